@@ -1,0 +1,5 @@
+"""`python -m cardvault` runs the CLI."""
+
+from cardvault.cli.app import main
+
+main()

@@ -1,0 +1,269 @@
+"""Knowledge cards: parsing, validation and minimal-diff rewriting.
+
+A card is YAML frontmatter between `---` lines and a Markdown body. Parsing keeps the file's
+exact text; rewriting edits only the frontmatter lines of the keys that changed, so key order,
+unknown keys, comments, quoting of untouched keys and every byte of the body survive, and a
+`git diff` of a maintenance run shows only what maintenance changed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardvault.errors import CardFormatError
+
+REQUIRED_KEYS = ("topic", "category", "tags", "created", "updated")
+STATUSES = ("active", "promoted", "archived")
+SEVERITIES = ("low", "medium", "high")
+TAG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
+_BLOCK_LIST_KEYS = frozenset({"sources", "aliases", "merged_from"})
+
+
+@dataclass(frozen=True)
+class Card:
+    """One parsed card file. `text` is the file exactly as read."""
+
+    path: Path
+    meta: dict[str, Any]
+    body: str
+    text: str
+    body_line: int  # 1-based line where the body starts
+    newline: str = "\n"
+
+    @property
+    def slug(self) -> str:
+        return self.path.stem
+
+    @property
+    def topic(self) -> str:
+        return str(self.meta.get("topic", self.slug))
+
+    @property
+    def category(self) -> str:
+        return str(self.meta.get("category", ""))
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        tags = self.meta.get("tags") or []
+        return tuple(str(t) for t in tags) if isinstance(tags, list) else ()
+
+    @property
+    def status(self) -> str:
+        return str(self.meta.get("status", "active"))
+
+    @property
+    def seen(self) -> int:
+        value = self.meta.get("seen", 1)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        value = self.meta.get("sources") or []
+        return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        value = self.meta.get("aliases") or []
+        return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+    def date(self, key: str) -> dt.date | None:
+        """The frontmatter date under `key` (created, updated, last_used, ...), if valid."""
+        return as_date(self.meta.get(key))
+
+    def key_line(self, key: str) -> int:
+        """1-based line of `key` in the file (the opening `---` line when absent)."""
+        for number, line in enumerate(self.text.splitlines()[1 : self.body_line - 1], start=2):
+            match = _TOP_KEY.match(line)
+            if match and match.group(1) == key:
+                return number
+        return 1
+
+
+def as_date(value: Any) -> dt.date | None:
+    """A date from a YAML value (a date, or an ISO string); None when it is neither."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
+def split_frontmatter(text: str, path: Path) -> tuple[str, str, int, str]:
+    """Split a card into (frontmatter text, body, body start line, newline)."""
+    newline = "\r\n" if text.startswith("---\r\n") else "\n"
+    if not text.strip():
+        raise CardFormatError("empty file; a card needs YAML frontmatter and a body", path, 1)
+    if not text.startswith("---" + newline):
+        raise CardFormatError("no frontmatter: a card must start with a '---' line", path, 1)
+    lines = text.split(newline)
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() == "---":
+            front = newline.join(lines[1:index])
+            body = newline.join(lines[index + 1 :])
+            return front, body, index + 2, newline
+    raise CardFormatError("frontmatter is not closed by a '---' line", path, 1)
+
+
+def parse_card(text: str, path: Path) -> Card:
+    """Parse card text; raise CardFormatError (with the line) when its YAML is unusable."""
+    front, body, body_line, newline = split_frontmatter(text, path)
+    meta = load_yaml(front, path, first_line=2)
+    return Card(path=path, meta=meta, body=body, text=text, body_line=body_line, newline=newline)
+
+
+def load_yaml(front: str, path: Path, first_line: int) -> dict[str, Any]:
+    """Load frontmatter YAML with python-frontmatter's handler; errors carry the file line."""
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    try:
+        meta = YAMLHandler().load(front) if front.strip() else {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + mark.line if mark is not None else first_line
+        raise CardFormatError(f"invalid YAML: {exc.problem or exc}", path, line) from exc
+    except yaml.YAMLError as exc:
+        raise CardFormatError(f"invalid YAML: {exc}", path, first_line) from exc
+    if not isinstance(meta, dict):
+        raise CardFormatError("frontmatter must be a YAML mapping of keys", path, first_line)
+    return {str(k): v for k, v in meta.items()}
+
+
+def schema_problems(meta: Mapping[str, Any], categories: Iterable[str]) -> list[tuple[str, str]]:
+    """(key, message) for every schema breach in a card's frontmatter."""
+    problems: list[tuple[str, str]] = []
+    for key in REQUIRED_KEYS:
+        if key not in meta or meta[key] in (None, ""):
+            problems.append((key, f"missing required key '{key}'"))
+    topic = meta.get("topic")
+    if topic is not None and not isinstance(topic, str):
+        problems.append(("topic", "'topic' must be text"))
+    category = meta.get("category")
+    allowed = list(categories)
+    if category not in (None, "") and category not in allowed:
+        problems.append(("category", f"unknown category '{category}' (allowed: {', '.join(allowed)})"))
+    tags = meta.get("tags")
+    if tags is not None:
+        if not isinstance(tags, list):
+            problems.append(("tags", "'tags' must be a list, e.g. [cortex, csrf]"))
+        else:
+            for tag in tags:
+                if not isinstance(tag, str) or not TAG_RE.match(tag):
+                    problems.append(("tags", f"tag {tag!r} is not lowercase-hyphenated"))
+    for key in ("created", "updated", "last_used", "promoted"):
+        if key in meta and meta[key] not in (None, "") and as_date(meta[key]) is None:
+            if key == "promoted" and isinstance(meta[key], bool):
+                continue
+            problems.append((key, f"'{key}' must be an ISO date (YYYY-MM-DD), got {meta[key]!r}"))
+    problems.extend(_optional_problems(meta))
+    return problems
+
+
+def _optional_problems(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    if "status" in meta and meta["status"] not in STATUSES:
+        problems.append(("status", f"'status' must be one of {', '.join(STATUSES)}"))
+    if "severity" in meta and meta["severity"] not in SEVERITIES:
+        problems.append(("severity", f"'severity' must be one of {', '.join(SEVERITIES)}"))
+    seen = meta.get("seen")
+    if "seen" in meta and (not isinstance(seen, int) or isinstance(seen, bool) or seen < 1):
+        problems.append(("seen", "'seen' must be a whole number of at least 1"))
+    impact = meta.get("impact")
+    if "impact" in meta and not (
+        isinstance(impact, int | float) and not isinstance(impact, bool) and 0 <= impact <= 1
+    ):
+        problems.append(("impact", "'impact' must be a number from 0 to 1"))
+    for key in ("sources", "aliases", "merged_from"):
+        if key in meta and not isinstance(meta[key], list):
+            problems.append((key, f"'{key}' must be a list"))
+    return problems
+
+
+def render_value(key: str, value: Any) -> list[str]:
+    """The frontmatter lines for one key, in cardvault's house style."""
+    import yaml
+
+    if isinstance(value, list) and (key in _BLOCK_LIST_KEYS or len(repr(value)) > 80):
+        dumped = yaml.safe_dump(
+            {key: value}, default_flow_style=False, sort_keys=False, allow_unicode=True, width=10**6
+        )
+    else:
+        dumped = yaml.safe_dump(
+            {key: value}, default_flow_style=None, sort_keys=False, allow_unicode=True, width=10**6
+        )
+    return dumped.rstrip("\n").split("\n")
+
+
+def render_card(meta: Mapping[str, Any], body: str) -> str:
+    """Text of a new card with keys in the given order."""
+    lines = ["---"]
+    for key, value in meta.items():
+        lines.extend(render_value(key, value))
+    lines.append("---")
+    body = body.strip("\n")
+    return "\n".join(lines) + "\n" + body + "\n"
+
+
+def update_card_text(
+    text: str, changes: Mapping[str, Any], remove: Iterable[str] = (), path: Path | None = None
+) -> str:
+    """Set/remove frontmatter keys, touching only those keys' lines; the rest stays byte-exact.
+
+    Keys whose parsed value already equals the new one are left alone. New keys go at the end of
+    the frontmatter, in the order given.
+    """
+    where = path or Path("<card>")
+    card = parse_card(text, where)
+    newline = card.newline
+    lines = text.split(newline)
+    end = card.body_line - 2  # index of the closing '---'
+    blocks = _key_blocks(lines[1:end])
+    removed = set(remove)
+    pending = {k: v for k, v in changes.items() if k not in card.meta or card.meta[k] != v}
+    if not pending and not (removed & set(card.meta)):
+        return text
+    out = [lines[0]]
+    for key, block in blocks:
+        if key is not None and key in removed:
+            continue
+        if key is not None and key in pending:
+            out.extend(render_value(key, pending.pop(key)))
+        else:
+            out.extend(block)
+    for key, value in pending.items():
+        out.extend(render_value(key, value))
+    out.extend(lines[end:])
+    return newline.join(out)
+
+
+def replace_body(text: str, body: str) -> str:
+    """Card text with its body replaced and its frontmatter bytes untouched."""
+    card = parse_card(text, Path("<card>"))
+    lines = text.split(card.newline)
+    head = card.newline.join(lines[: card.body_line - 1])
+    return head + card.newline + body.replace("\n", card.newline)
+
+
+def _key_blocks(lines: list[str]) -> list[tuple[str | None, list[str]]]:
+    """Group frontmatter lines into (key, lines) blocks; comments/blank lines are keyless."""
+    blocks: list[tuple[str | None, list[str]]] = []
+    for line in lines:
+        match = _TOP_KEY.match(line)
+        if match:
+            blocks.append((match.group(1), [line]))
+        elif blocks and blocks[-1][0] is not None and line[:1] in (" ", "\t", "-") and line.strip():
+            blocks[-1][1].append(line)
+        else:
+            blocks.append((None, [line]))
+    return blocks

@@ -1,0 +1,56 @@
+"""What every command shares: the vault from `--vault`, the clock, turning errors into exits."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from cardvault.errors import CardvaultError
+from cardvault.vault import Vault, find_vault
+
+#: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
+NOW_VAR = "CARDVAULT_NOW"
+
+
+class CardvaultGroup(TyperGroup):
+    """The command group: a CardvaultError from any command becomes a message and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from cardvault.cli import render
+
+        try:
+            return super().invoke(ctx)
+        except CardvaultError as exc:
+            render.error(str(exc))
+            raise typer.Exit(1) from exc
+
+
+def vault_of(ctx: typer.Context) -> Vault:
+    """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards)."""
+    root = ctx.find_root()
+    explicit: Path | None = (root.obj or {}).get("vault")
+    return find_vault(explicit)
+
+
+def now() -> dt.datetime:
+    """The current local time, or $CARDVAULT_NOW when set."""
+    pinned = os.environ.get(NOW_VAR)
+    if pinned:
+        return dt.datetime.fromisoformat(pinned)
+    return dt.datetime.now().replace(second=0, microsecond=0)
+
+
+def report_commit(result: Any) -> None:
+    """Tell the user which commit recorded the change (or why none did)."""
+    from cardvault.cli import render
+
+    if result.recorded:
+        render.note(f"committed {result.sha[:10]}: {result.message}")
+    elif result.note:
+        render.warning(result.note)

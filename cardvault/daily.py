@@ -1,0 +1,164 @@
+"""Daily logs (memory/YYYY-MM-DD.md): parsing into entries, and formatting appended entries.
+
+An entry is a `## HH:MM — Title` section. Inside it, distillation signals are lines that begin
+with a signal word and a colon (`Lesson:`, `Gotcha:` ... as configured; a list marker before it is
+allowed), lines carrying a `#lesson` tag, and `→ card: slug` links. An entry whose lines give
+`Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` and `Severity:`) is a structured
+correction and keeps those fields. Headings are found with markdown-it-py, so a `##` inside a
+fenced code block is not an entry.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P<title>.*)$")
+CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
+LESSON_TAG = re.compile(r"(?<![\w#])#lesson\b", re.IGNORECASE)
+CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One distillation signal line in an entry."""
+
+    kind: str  # the signal word, lower-case ("lesson", "fix", ...), or "tag" for #lesson
+    text: str  # the line's text after the signal word
+    line: int  # 1-based line in the log file
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One `## HH:MM — Title` entry of a daily log."""
+
+    path: Path
+    day: dt.date
+    time: str
+    title: str
+    body: str
+    line: int  # line of the heading
+    end_line: int  # last line of the entry
+    ordinal: int = 1  # 2, 3, ... when several entries of the day share a time
+    signals: tuple[Signal, ...] = ()
+    card_links: tuple[str, ...] = ()
+    fields: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ref(self) -> str:
+        """Stable citation of the entry, as stored in a card's `sources`."""
+        suffix = "" if self.ordinal == 1 else f"-{self.ordinal}"
+        return f"memory/{self.day.isoformat()}.md#{self.time}{suffix}"
+
+    @property
+    def label(self) -> str:
+        """How the entry is named to a person: `2026-03-19 14:30 "Cortex CSRF"`."""
+        return f'{self.day.isoformat()} {self.time} "{self.title}"'
+
+    @property
+    def is_correction(self) -> bool:
+        return "mistake" in self.fields and ("fix" in self.fields or "prevention" in self.fields)
+
+    @property
+    def has_signal(self) -> bool:
+        return bool(self.signals) or self.is_correction
+
+
+def day_of(path: Path) -> dt.date:
+    """The date a log file is for, from its name."""
+    return dt.date.fromisoformat(path.stem)
+
+
+def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEntry]:
+    """Every entry of a daily log, in file order."""
+    day = day_of(path)
+    lines = text.splitlines()
+    headings = _entry_headings(text)
+    words = {w.lower() for w in signal_words}
+    entries: list[LogEntry] = []
+    seen_times: dict[str, int] = {}
+    for index, (start, time, title) in enumerate(headings):
+        stop = headings[index + 1][0] if index + 1 < len(headings) else len(lines)
+        body_lines = lines[start + 1 : stop]
+        while body_lines and not body_lines[-1].strip():
+            body_lines.pop()
+        seen_times[time] = seen_times.get(time, 0) + 1
+        entries.append(
+            LogEntry(
+                path=path,
+                day=day,
+                time=time,
+                title=title,
+                body="\n".join(body_lines),
+                line=start + 1,
+                end_line=start + 1 + len(body_lines),
+                ordinal=seen_times[time],
+                signals=tuple(_signals(body_lines, start + 2, words)),
+                card_links=tuple(m.group("slug") for l in body_lines for m in CARD_LINK.finditer(l)),
+                fields=_fields(body_lines),
+            )
+        )
+    return entries
+
+
+def _entry_headings(text: str) -> list[tuple[int, str, str]]:
+    """(0-based line, time, title) of each `##` heading shaped like an entry heading."""
+    found = []
+    tokens = MarkdownIt("commonmark").parse(text)
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.tag != "h2" or token.map is None:
+            continue
+        content = tokens[index + 1].content.strip()
+        match = ENTRY_HEADING.match(content)
+        if match:
+            hours, minutes = match.group("time").split(":")
+            found.append((token.map[0], f"{int(hours):02d}:{minutes}", match.group("title").strip()))
+    return found
+
+
+def _signals(body_lines: list[str], first_line: int, words: set[str]) -> list[Signal]:
+    signals = []
+    for offset, raw in enumerate(body_lines):
+        line = _LIST_MARKER.sub("", raw, count=1)
+        head, colon, rest = line.partition(":")
+        if colon and head.strip().lower() in words and rest.strip():
+            signals.append(Signal(head.strip().lower(), rest.strip(), first_line + offset))
+        elif LESSON_TAG.search(raw):
+            text = LESSON_TAG.sub("", line).strip()
+            signals.append(Signal("tag", text, first_line + offset))
+    return signals
+
+
+def _fields(body_lines: list[str]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for raw in body_lines:
+        line = _LIST_MARKER.sub("", raw, count=1)
+        head, colon, rest = line.partition(":")
+        key = head.strip().lower()
+        if colon and key in CORRECTION_FIELDS and rest.strip() and key not in fields:
+            fields[key] = rest.strip()
+    return fields
+
+
+def format_entry(time: str, title: str, body: str) -> str:
+    """The Markdown of one new entry (heading, body, trailing newline)."""
+    body = body.strip("\n")
+    return f"## {time} — {title}\n{body}\n" if body else f"## {time} — {title}\n"
+
+
+def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
+    """The log's new text with `entry` appended; the current bytes stay a prefix of it."""
+    if current is None or not current.strip():
+        head = current or ""
+        return f"{head}# {day.isoformat()}\n\n{entry}"
+    if not current.endswith("\n"):
+        current += "\n"
+    if not current.endswith("\n\n"):
+        current += "\n"
+    return current + entry

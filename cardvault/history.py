@@ -1,0 +1,136 @@
+"""Git history of a vault: the only module that imports gitpython.
+
+Every command that changes the vault records exactly one commit here. A vault that is not a git
+repository still works (the change is written, `commit` returns a result saying it was not
+recorded); a repository with no user configured gets cardvault's default identity, so commits
+never fail for want of `git config user.name`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cardvault.errors import CardvaultError
+
+if TYPE_CHECKING:
+    from git import Repo
+
+    from cardvault.vault import Vault
+
+DEFAULT_NAME = "cardvault"
+DEFAULT_EMAIL = "cardvault@localhost"
+IGNORED = (".cardvault/",)
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What `commit` did: the new commit's id, or why nothing was recorded."""
+
+    sha: str | None
+    message: str
+    note: str | None = None  # e.g. "not a git repository: change not recorded"
+
+    @property
+    def recorded(self) -> bool:
+        return self.sha is not None
+
+
+def _repo(root: Path) -> Repo | None:
+    import git
+
+    try:
+        return git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+
+
+def is_repo(root: Path) -> bool:
+    """Whether `root` is inside a git work tree."""
+    return _repo(root) is not None
+
+
+def init_repo(root: Path) -> None:
+    """`git init` at `root` (branch main)."""
+    import git
+
+    try:
+        git.Repo.init(root, initial_branch="main")
+    except TypeError:  # older git without --initial-branch
+        git.Repo.init(root)
+
+
+def _identity_env(repo: Repo) -> dict[str, str]:
+    """Author/committer env vars, filled with cardvault's identity where git has none."""
+    env: dict[str, str] = {}
+    reader = repo.config_reader()
+    for kind, var_name, default in (
+        ("name", "NAME", DEFAULT_NAME),
+        ("email", "EMAIL", DEFAULT_EMAIL),
+    ):
+        configured = reader.get_value("user", kind, default="")
+        for role in ("AUTHOR", "COMMITTER"):
+            var = f"GIT_{role}_{var_name}"
+            if not os.environ.get(var) and not configured:
+                env[var] = default
+    return env
+
+
+def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
+    """Stage `paths` (all of the vault when None; deletions included) and commit them."""
+    repo = _repo(vault.root)
+    if repo is None:
+        return CommitResult(None, message, "not a git repository: change written, not committed")
+    import git
+
+    targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
+    try:
+        with repo.git.custom_environment(**_identity_env(repo)):
+            repo.git.add("-A", "--", *targets)
+            if not _staged(repo, targets):
+                return CommitResult(None, message, "nothing to commit")
+            repo.git.commit("-q", "--no-verify", "-m", message, "--", *targets)
+    except git.GitCommandError as exc:
+        detail = (exc.stderr or str(exc)).strip()
+        raise CardvaultError(f"git commit failed: {detail}", vault.root) from exc
+    return CommitResult(repo.head.commit.hexsha, message)
+
+
+def _staged(repo: Repo, targets: list[str]) -> bool:
+    if not repo.head.is_valid():
+        return bool(repo.git.diff("--cached", "--name-only", "--", *targets))
+    return bool(repo.git.diff("--cached", "--name-only", "HEAD", "--", *targets))
+
+
+def uncommitted(vault: Vault) -> list[str]:
+    """Paths in the vault with uncommitted changes (untracked included, the cache excluded)."""
+    repo = _repo(vault.root)
+    if repo is None:
+        return []
+    out = repo.git.status("--porcelain", "-z", "--untracked-files=all", "--", str(vault.root))
+    paths = []
+    for record in out.split("\0"):
+        if len(record) > 3:
+            path = record[3:]
+            if not path.startswith(IGNORED) and "/.cardvault/" not in f"/{path}":
+                paths.append(path)
+    return paths
+
+
+def head(vault: Vault) -> str | None:
+    """The current commit id, if any."""
+    repo = _repo(vault.root)
+    if repo is None or not repo.head.is_valid():
+        return None
+    return repo.head.commit.hexsha
+
+
+def commit_count(vault: Vault) -> int:
+    """Number of commits reachable from HEAD (0 for none or no repository)."""
+    repo = _repo(vault.root)
+    if repo is None or not repo.head.is_valid():
+        return 0
+    return int(repo.git.rev_list("--count", "HEAD"))

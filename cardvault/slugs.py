@@ -1,0 +1,40 @@
+"""Slugs: the file names of cards, made from topics and entry titles."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection
+
+MAX_SLUG = 60
+
+
+def slugify(text: str) -> str:
+    """Lowercase-hyphenated ASCII slug of `text` ("Cortex CSRF Automation" -> "cortex-csrf-automation").
+
+    Text with no ASCII letters or digits (e.g. only CJK) gives "card".
+    """
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > MAX_SLUG:
+            break
+        slug = candidate
+    return slug or "card"
+
+
+def unique_slug(base: str, taken: Collection[str]) -> str:
+    """`base`, or `base-2`, `base-3`, ... whichever is not in `taken`."""
+    if base not in taken:
+        return base
+    number = 2
+    while f"{base}-{number}" in taken:
+        number += 1
+    return f"{base}-{number}"
+
+
+def tagify(tag: str) -> str:
+    """A tag in the vault's form: lowercase words joined by hyphens."""
+    return slugify(tag) if tag.strip() else ""
