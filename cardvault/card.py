@@ -191,17 +191,19 @@ def _optional_problems(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def render_value(key: str, value: Any) -> list[str]:
-    """The frontmatter lines for one key, in cardvault's house style."""
+    """The frontmatter lines for one key, in cardvault's house style.
+
+    Short lists of scalars stay on one line (`tags: [a, b]`); provenance lists (sources,
+    aliases, merged_from) and long lists go one item per line, so diffs show each addition.
+    """
     import yaml
 
-    if isinstance(value, list) and (key in _BLOCK_LIST_KEYS or len(repr(value)) > 80):
-        dumped = yaml.safe_dump(
-            {key: value}, default_flow_style=False, sort_keys=False, allow_unicode=True, width=10**6
-        )
-    else:
-        dumped = yaml.safe_dump(
-            {key: value}, default_flow_style=None, sort_keys=False, allow_unicode=True, width=10**6
-        )
+    options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 10**6}
+    flat = isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
+    if flat and key not in _BLOCK_LIST_KEYS and len(repr(value)) <= 80:
+        inline = yaml.safe_dump(value, default_flow_style=True, **options).strip()
+        return [f"{key}: {inline}"]
+    dumped = yaml.safe_dump({key: value}, default_flow_style=False, **options)
     return dumped.rstrip("\n").split("\n")
 
 

@@ -25,7 +25,7 @@ def _span(text: str, name: str, path: Path | None) -> tuple[int, int] | None:
     if not starts and not ends:
         return None
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        first = (starts or ends)[0]
+        first = min(m.start() for m in re.finditer(re.escape(begin) + "|" + re.escape(end), text))
         line = text.count("\n", 0, first) + 1
         raise CardFormatError(
             f"managed section '{name}' needs exactly one begin marker followed by one end marker",

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -21,7 +20,7 @@ NOW_VAR = "CARDVAULT_NOW"
 class CardvaultGroup(TyperGroup):
     """The command group: a CardvaultError from any command becomes a message and exit 1."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         from cardvault.cli import render
 
         try:

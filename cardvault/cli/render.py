@@ -21,7 +21,7 @@ def console() -> Console:
     """The stdout console (created on first use, so `--help` never imports rich here)."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=True)
 
 
 @cache
@@ -29,7 +29,7 @@ def err_console() -> Console:
     """The stderr console, for errors, warnings and progress."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def wants_json(flag: bool) -> bool:
@@ -86,3 +86,72 @@ def table(
 def markdown_text(text: str) -> None:
     """Print Markdown source as is (cards are meant to be read as written)."""
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+# --- search and index (owned by the search module's author) ----------------------------------
+
+
+def search_results(results: Sequence[Any], title: str | None = None) -> None:
+    """Search hits as a table: rank, score, topic, path (+ log entry), snippet with matches lit."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table(title=title, header_style="bold", show_lines=False)
+    grid.add_column("#", justify="right", style="dim")
+    grid.add_column("score", justify="right")
+    grid.add_column("topic", style="bold", overflow="fold")
+    grid.add_column("path", style="cyan", overflow="fold")
+    grid.add_column("snippet", overflow="fold", ratio=1)
+    for rank, hit in enumerate(results, start=1):
+        where = hit.path if hit.entry is None else f"{hit.path}\n{hit.entry}"
+        snippet = Text(hit.snippet)
+        snippet.highlight_words(hit.matches, style="bold yellow", case_sensitive=False)
+        grid.add_row(str(rank), f"{hit.score:.3f}", hit.topic, where, snippet)
+    console().print(grid)
+
+
+class IndexProgress:
+    """A rich progress bar fed by the index service's progress(phase, done, total) callback."""
+
+    def __init__(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("{task.description:<14}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=err_console(),
+            transient=True,
+        )
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> IndexProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        task = self._tasks.get(phase)
+        if task is None:
+            for earlier in self._tasks.values():
+                self._progress.update(earlier, visible=False)
+            task = self._progress.add_task(phase, total=total or None, rate="")
+            self._tasks[phase] = task
+        self._progress.update(task, completed=done, total=total or None)
+        speed = self._progress.tasks[task].speed
+        if speed:
+            self._progress.update(task, rate=f"{speed:,.1f}/s")
+
+
+# --- end of search and index ------------------------------------------------------------------

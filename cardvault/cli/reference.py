@@ -1,0 +1,43 @@
+"""docs/cli.md, generated from the commands' own `--help`.
+
+Run `python -m cardvault.cli.reference > docs/cli.md` after changing a command; a test fails
+when the committed page differs from what this prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+HEADER = """# CLI reference
+
+Generated from `cardvault --help` by `python -m cardvault.cli.reference > docs/cli.md`;
+`tests/test_docs.py` fails when this page is stale.
+"""
+
+
+def _context(command: Any, name: str, parent: Any = None) -> typer.Context:
+    return typer.Context(
+        command, info_name=name, parent=parent, terminal_width=100, max_content_width=100
+    )
+
+
+def render_reference() -> str:
+    """The whole CLI reference as Markdown."""
+    from cardvault.cli.app import app
+
+    group = typer.main.get_command(app)
+    root_ctx = _context(group, "cardvault")
+    parts = [HEADER, "## cardvault\n", "```text", group.get_help(root_ctx), "```\n"]
+    for name in group.list_commands(root_ctx):  # type: ignore[attr-defined]
+        command = group.get_command(root_ctx, name)  # type: ignore[attr-defined]
+        if command is None or command.hidden:
+            continue
+        help_text = command.get_help(_context(command, name, root_ctx))
+        parts += [f"## cardvault {name}\n", "```text", help_text, "```\n"]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    print(render_reference(), end="")

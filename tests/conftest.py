@@ -1,0 +1,82 @@
+"""Shared fixtures: hermetic git and environment, and fresh real vaults in temp folders."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_VAULT = REPO / "sample-vault"
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's git config, vault variable or clock."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in (
+        "CARDVAULT_VAULT",
+        "CARDVAULT_NOW",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture
+def vault_path(tmp_path: Path) -> Path:
+    """A fresh vault made by `cardvault init` (real git repo, first commit)."""
+    from cardvault.initvault import init_vault
+
+    root = tmp_path / "vault"
+    init_vault(root)
+    return root
+
+
+@pytest.fixture
+def sample_vault(tmp_path: Path) -> Iterator[Path]:
+    """A copy of the bundled sample-vault/ as a git repository with one commit."""
+    from cardvault import history
+    from cardvault.vault import open_vault_at
+
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE_VAULT, root)
+    history.init_repo(root)
+    history.commit(open_vault_at(root), "sample vault")
+    yield root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file's bytes under `root` (the .git folder and the cache excluded)."""
+    files = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith((".git/", ".cardvault/")) or rel in (".git", ".cardvault"):
+            continue
+        if path.is_file() and not path.is_symlink():
+            files[rel] = path.read_bytes()
+    return files
+
+
+def git_log(root: Path) -> list[str]:
+    """Commit subjects, newest first."""
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "-C", str(root), "log", "--format=%s"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+    )
+    return out.stdout.splitlines()

@@ -1,0 +1,67 @@
+"""cardvault.toml validation and the token rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cardvault.config import VaultConfig, load_config
+from cardvault.errors import ConfigError
+from cardvault.tokens import count_tokens
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_template_config_equals_the_documented_defaults() -> None:
+    loaded = load_config(REPO / "templates" / "cardvault.toml")
+    assert loaded == VaultConfig()
+    assert loaded.card_token_budget == 350 and loaded.memory_byte_budget == 2048
+    assert loaded.context_token_budget == 2000 and loaded.promote_threshold == 3
+    assert loaded.archive_days == 180 and "security" in loaded.categories
+
+
+@pytest.mark.parametrize(
+    ("toml", "fragment"),
+    [
+        ("[cards]\ntoken_budget = 'big'\n", "'cards.token_budget' must be int"),
+        ("[cards]\ntokenbudget = 3\n", "unknown setting 'cards.tokenbudget'"),
+        ("[merge]\nthreshold = 1.5\n", "'merge.threshold' must be between 0 and 1"),
+        ("[archive]\ndays = -1\n", "'archive.days' must be positive"),
+        ("[cards]\ncategories = []\n", "'cards.categories' must name at least one"),
+        ("[cards\n", "invalid TOML"),
+        ("cards = 3\n", "'cards' must be a table"),
+    ],
+)
+def test_bad_config_names_the_key(tmp_path: Path, toml: str, fragment: str) -> None:
+    path = tmp_path / "cardvault.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert fragment in str(info.value)
+    assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("", 0),
+        ("hello world", 2),
+        ("authentication", 3),
+        ("port 5432 and 1234567", 7),
+        ("a.b/c", 5),
+        ("数据库迁移", 5),
+        ("   \n\t ", 0),
+    ],
+)
+def test_token_rule(text: str, tokens: int) -> None:
+    assert count_tokens(text) == tokens
+
+
+def test_token_count_is_close_to_a_word_count_on_prose() -> None:
+    prose = (
+        "Cortex uses non-standard CSRF. Send the token as a cookie and as a header on every "
+        "POST, PUT and DELETE request; the usual bypass header does not work."
+    )
+    words = len(prose.split())
+    assert words <= count_tokens(prose) <= 1.6 * words

@@ -1,0 +1,106 @@
+"""Every malformed input gets a clear `path:line` finding, and no file is touched."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardvault.cli.app import app
+from tests.conftest import snapshot
+
+GOOD_HEAD = "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n"
+
+CASES: dict[str, tuple[bytes, str, int, str]] = {
+    # name: (bytes, expected code, expected line, message fragment)
+    "broken-yaml": (b"---\ntopic: T\ntags: [a, b\ncategory: tools\n---\nbody\n", "unreadable", 4, "invalid YAML"),
+    "missing-keys": (b"---\ntopic: T\n---\nbody\n", "schema", 1, "missing required key 'category'"),
+    "wrong-types": (
+        b"---\ntopic: T\ncategory: tools\ntags: cortex\ncreated: yesterday\nupdated: 2026-01-01\n---\nb\n",
+        "schema",
+        4,
+        "'tags' must be a list",
+    ),
+    "unknown-category": (GOOD_HEAD.replace("tools", "snacks").encode() + b"b\n", "schema", 3, "unknown category"),
+    "bad-tag": (GOOD_HEAD.replace("[a]", "[Not OK]").encode() + b"b\n", "schema", 4, "lowercase-hyphenated"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "unreadable", 2, "binary file"),
+    "empty": (b"", "unreadable", 1, "empty file"),
+    "bom": (b"\xef\xbb\xbf" + GOOD_HEAD.encode() + b"b\n", "unreadable", 1, "byte-order mark"),
+    "latin1": (GOOD_HEAD.encode() + b"caf\xe9\n", "unreadable", 8, "not UTF-8"),
+    "huge": (GOOD_HEAD.encode() + b"word " * 250_000, "unreadable", 1, "over the 1,000,000-byte limit"),
+    "crlf": (GOOD_HEAD.replace("\n", "\r\n").encode() + b"b\r\n", "crlf", 1, "CRLF line endings"),
+    "over-budget": (GOOD_HEAD.encode() + b"word " * 400 + b"\n", "card-budget", 8, "over the budget of 350"),
+    "broken-link": (GOOD_HEAD.encode() + b"see [[no-such-card]]\n", "broken-link", 8, "links to no card"),
+}
+
+
+def run(vault: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["--vault", str(vault), *args])
+    return result.exit_code, result.stdout
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_malformed_card_is_reported_and_nothing_is_touched(vault_path: Path, name: str) -> None:
+    data, code, line, fragment = CASES[name]
+    (vault_path / "memory" / "cards" / f"{name}.md").write_bytes(data)
+    before = snapshot(vault_path)
+    exit_code, out = run(vault_path, "check", "--json")
+    findings = json.loads(out)
+    mine = [f for f in findings if f["path"] == f"memory/cards/{name}.md"]
+    assert any(f["code"] == code and f["line"] == line and fragment in f["message"] for f in mine), mine
+    errors = [f for f in findings if f["severity"] == "error"]
+    assert exit_code == (1 if errors else 0)
+    assert snapshot(vault_path) == before
+
+
+def test_text_output_uses_path_line_message(vault_path: Path) -> None:
+    (vault_path / "memory" / "cards" / "broken.md").write_bytes(CASES["broken-yaml"][0])
+    exit_code, out = run(vault_path, "check")
+    assert exit_code == 1
+    assert "memory/cards/broken.md:4: error: invalid YAML" in out
+
+
+def test_duplicate_slugs_in_subfolders(vault_path: Path) -> None:
+    cards = vault_path / "memory" / "cards"
+    (cards / "infra").mkdir()
+    (cards / "same.md").write_text(GOOD_HEAD + "one\n")
+    (cards / "infra" / "same.md").write_text(GOOD_HEAD + "two\n")
+    exit_code, out = run(vault_path, "check", "--json")
+    dupes = [f for f in json.loads(out) if f["code"] == "duplicate-slug"]
+    assert exit_code == 1
+    assert {f["path"] for f in dupes} == {"memory/cards/same.md", "memory/cards/infra/same.md"}
+
+
+def test_symlink_leaving_the_vault_is_refused(vault_path: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text(GOOD_HEAD + "secret notes\n")
+    os.symlink(outside, vault_path / "memory" / "cards" / "escape.md")
+    exit_code, out = run(vault_path, "check", "--json")
+    assert exit_code == 1
+    assert any(f["code"] == "outside-vault" for f in json.loads(out))
+    exit_code, out = run(vault_path, "list", "--json")
+    assert "escape" not in out
+
+
+@pytest.mark.parametrize("slug", ["../cardvault", "../../etc/passwd", "a/../../b", "UPPER"])
+def test_slug_with_dot_dot_is_an_error_not_a_read(vault_path: Path, slug: str) -> None:
+    result = CliRunner().invoke(app, ["--vault", str(vault_path), "show", slug])
+    assert result.exit_code == 1
+    assert "no card" in result.stderr or "invalid slug" in result.stderr
+
+
+def test_new_with_a_hostile_topic_stays_inside(vault_path: Path) -> None:
+    exit_code, _ = run(vault_path, "new", "../../etc/passwd", "-c", "tools", "--body", "x")
+    assert exit_code == 0
+    assert (vault_path / "memory" / "cards" / "etc-passwd.md").is_file()
+
+
+def test_log_with_a_broken_log_file_reports_line(vault_path: Path) -> None:
+    (vault_path / "memory" / "2026-01-02.md").write_bytes(b"# 2026-01-02\n\n## 10:00 \xff\n")
+    exit_code, out = run(vault_path, "check", "--json")
+    assert exit_code == 1
+    [finding] = [f for f in json.loads(out) if f["path"] == "memory/2026-01-02.md"]
+    assert finding["line"] == 3 and "not UTF-8" in finding["message"]

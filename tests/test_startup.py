@@ -1,0 +1,55 @@
+"""Commands that do not search never import the model stack (torch, sentence-transformers, ...)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("torch", "sentence_transformers", "transformers", "onnxruntime", "sklearn", "scipy")
+
+PROBE = """
+import json, sys
+from cardvault.cli.app import app
+try:
+    app(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+heavy = sorted({m.split('.')[0] for m in sys.modules} & set(json.loads(%r)))
+sys.__stdout__.write("\\nHEAVY=" + json.dumps(heavy) + "\\n")
+"""
+
+
+def loaded_heavy_modules(args: list[str], cwd: Path) -> list[str]:
+    """Run the CLI in a fresh interpreter and list which heavy packages it imported."""
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE % json.dumps(HEAVY), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"CARDVAULT_NOW": "2026-03-19T10:00", "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+        timeout=120,
+    )
+    marker = [line for line in out.stdout.splitlines() if line.startswith("HEAVY=")]
+    assert marker, out.stdout + out.stderr
+    return json.loads(marker[-1].removeprefix("HEAVY="))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["new", "Startup Probe", "-c", "tools", "--body", "plain words"],
+        ["log", "a plain note"],
+        ["list", "--json"],
+        ["check", "--json"],
+        ["show", "startup-probe"],
+    ],
+)
+def test_light_commands_do_not_import_the_model_stack(vault_path: Path, args: list[str]) -> None:
+    if args[0] == "show":
+        loaded_heavy_modules(["new", "Startup Probe", "-c", "tools", "--body", "x"], vault_path)
+    assert loaded_heavy_modules(args, vault_path) == []
