@@ -134,3 +134,29 @@ def commit_count(vault: Vault) -> int:
     if repo is None or not repo.head.is_valid():
         return 0
     return int(repo.git.rev_list("--count", "HEAD"))
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """One commit as reports show it: id, commit date (ISO 8601) and subject line."""
+
+    sha: str
+    date: str
+    subject: str
+
+
+def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
+    """The newest commit touching the vault whose subject starts with `prefix`, if any."""
+    import re
+
+    repo = _repo(vault.root)
+    if repo is None or not repo.head.is_valid():
+        return None
+    out = repo.git.log(
+        f"--grep=^{re.escape(prefix)}", "--format=%H%x00%cI%x00%s", "HEAD", "--", str(vault.root)
+    )
+    for record in out.splitlines():
+        sha, date, subject = record.split("\0", 2)
+        if subject.startswith(prefix):
+            return CommitInfo(sha, date, subject)
+    return None

@@ -14,6 +14,7 @@ import typer
 
 from cardvault import __version__
 from cardvault.cli import check_cmd, read_cmds, write_cmds
+from cardvault.cli import insight_cmds
 from cardvault.cli.common import CardvaultGroup
 
 app = typer.Typer(
@@ -65,6 +66,8 @@ app.command("remember")(write_cmds.remember)
 app.command("show")(read_cmds.show)
 app.command("list")(read_cmds.list_cards)
 app.command("check")(check_cmd.check)
+app.command("stats")(insight_cmds.stats)
+app.command("graph")(insight_cmds.graph)
 
 
 def main() -> None:
