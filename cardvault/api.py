@@ -1,0 +1,82 @@
+"""The Python API: `open_vault(path)` and the handle's `search` and `index`.
+
+Programs and tests use the same services as the CLI through this small surface:
+
+    from cardvault import open_vault
+    vault = open_vault("~/notes")
+    for hit in vault.search("why does the login POST fail", k=5):
+        print(hit.score, hit.path, hit.topic)
+
+Importing this module is cheap; the model and numpy load when a search or index first needs
+them, and a search never imports torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cardvault.vault import Vault, find_vault, open_vault_at
+
+if TYPE_CHECKING:
+    from cardvault.search.engine import SearchOutcome, SearchResult
+    from cardvault.search.sync import SyncProgress, SyncReport
+
+__all__ = ["VaultHandle", "open_vault"]
+
+
+class VaultHandle:
+    """An opened vault for programmatic use."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+
+    @property
+    def root(self) -> Path:
+        """The vault's root folder."""
+        return self.vault.root
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: str = "hybrid",
+        category: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        logs: bool = False,
+        archived: bool = False,
+    ) -> list[SearchResult]:
+        """The `k` best hits for `query` (mode: hybrid, semantic or keyword), best first."""
+        return self.query(query, k, mode, category, tag, status, logs, archived).results
+
+    def query(
+        self,
+        query: str,
+        k: int = 10,
+        mode: str = "hybrid",
+        category: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        logs: bool = False,
+        archived: bool = False,
+    ) -> SearchOutcome:
+        """Like `search`, but also returns the sync report, the mode used and any notices."""
+        from cardvault.search.engine import search
+        from cardvault.search.retrieve import Filters
+
+        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
+        return search(self.vault, query, k=k, mode=mode, filters=filters)
+
+    def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
+        """Bring the search index up to date (from scratch with `rebuild`); embeds in bulk."""
+        from cardvault.search.engine import build_index
+
+        return build_index(self.vault, rebuild=rebuild, progress=progress)
+
+
+def open_vault(path: str | Path | None = None) -> VaultHandle:
+    """Open the vault at `path`, or find it like the CLI does ($CARDVAULT_VAULT, walking up)."""
+    if path is not None:
+        return VaultHandle(open_vault_at(Path(path).expanduser()))
+    return VaultHandle(find_vault())

@@ -1,0 +1,147 @@
+"""What the index stores for each vault file: cards and archived cards (one document each) and
+daily logs (one document per `## HH:MM — Title` entry).
+
+`list_sources` walks the vault with `os.scandir` and returns each Markdown file's stat, without
+reading it: an unchanged file (same size and mtime) is never opened, so a no-op sync of 10,000
+cards costs only the stat calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.card import parse_card
+from cardvault.errors import CardvaultError, UnsafePathError
+from cardvault.fsio import inside
+from cardvault.vault import LOG_NAME, Vault
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A Markdown file the index covers: its path relative to the vault, kind and stat."""
+
+    rel: str
+    path: Path
+    kind: str  # "card", "archived" or "log"
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Document:
+    """One searchable unit and the text its vector is computed from."""
+
+    key: str
+    kind: str
+    slug: str
+    topic: str
+    category: str
+    tags: tuple[str, ...]
+    status: str
+    entry: str | None
+    line: int | None
+    body: str
+
+    @property
+    def embed_text(self) -> str:
+        """Topic, body and tags: what the embedding model reads."""
+        tags = f"\n\nTags: {', '.join(self.tags)}" if self.tags else ""
+        return f"{self.topic}\n\n{self.body.strip()}{tags}"
+
+    @property
+    def text_hash(self) -> str:
+        """Content key of the embedded text (a vector is reused while this is unchanged)."""
+        return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()
+
+
+def list_sources(vault: Vault) -> dict[str, SourceFile]:
+    """Every card, archived card and daily log of the vault, by relative path."""
+    found: dict[str, SourceFile] = {}
+    for kind, folder in (("card", vault.cards_dir), ("archived", vault.archive_dir)):
+        for entry in _walk_markdown(folder, vault.root):
+            found[_rel(vault, entry.path)] = _source(vault, entry, kind)
+    if vault.memory_dir.is_dir():
+        for entry in os.scandir(vault.memory_dir):
+            if LOG_NAME.match(entry.name) and entry.is_file():
+                found[_rel(vault, entry.path)] = _source(vault, entry, "log")
+    return found
+
+
+def _walk_markdown(folder: Path, root: Path) -> Iterator[os.DirEntry[str]]:
+    """`*.md` files under `folder`, skipping dot-names and symlinks that leave the vault."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink():
+            try:
+                inside(root, Path(entry.path))
+            except UnsafePathError:
+                continue
+        if entry.is_dir():
+            yield from _walk_markdown(Path(entry.path), root)
+        elif entry.name.endswith(".md") and entry.is_file():
+            yield entry
+
+
+def _rel(vault: Vault, path: str) -> str:
+    return Path(path).relative_to(vault.root).as_posix()
+
+
+def _source(vault: Vault, entry: os.DirEntry[str], kind: str) -> SourceFile:
+    stat = entry.stat()
+    return SourceFile(
+        _rel(vault, entry.path), Path(entry.path), kind, stat.st_mtime_ns, stat.st_size
+    )
+
+
+def documents_of(source: SourceFile, text: str, vault: Vault) -> list[Document]:
+    """The documents in one file's text; raises CardvaultError when the file does not parse."""
+    if source.kind == "log":
+        return _log_documents(source, text, vault)
+    card = parse_card(text, source.path)
+    return [
+        Document(
+            key=source.rel,
+            kind=source.kind,
+            slug=card.slug,
+            topic=card.topic,
+            category=card.category,
+            tags=card.tags,
+            status=card.status,
+            entry=None,
+            line=None,
+            body=card.body,
+        )
+    ]
+
+
+def _log_documents(source: SourceFile, text: str, vault: Vault) -> list[Document]:
+    from cardvault.daily import parse_log  # markdown-it: paid only when a log changed
+
+    try:
+        entries = parse_log(text, source.path, vault.config.signal_words)
+    except ValueError as exc:  # a file name that is not a real date
+        raise CardvaultError(f"not a daily log: {exc}", source.path) from exc
+    return [
+        Document(
+            key=f"{source.rel}#{entry.ref.partition('#')[2]}",
+            kind="log",
+            slug=f"{source.path.stem}#{entry.ref.partition('#')[2]}",
+            topic=entry.title,
+            category="",
+            tags=(),
+            status="active",
+            entry=f"{entry.time} {entry.title}",
+            line=entry.line,
+            body=entry.body,
+        )
+        for entry in entries
+    ]

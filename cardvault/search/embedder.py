@@ -1,0 +1,108 @@
+"""Turning text into unit vectors: sentence-transformers for bulk indexing.
+
+Two embedders share one shape (`model_id`, `embed(texts, progress)`): this module's
+`SentenceTransformerEmbedder`, used by `cardvault index` (its vectors are the reference), and
+`onnx.OnnxEmbedder`, the same weights run by onnxruntime without torch, used for queries and
+the few cards a `search` finds changed. Both return float32 rows of length 1.
+
+torch and sentence-transformers are imported inside functions only: importing this module costs
+nothing, and commands that never embed never load them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from cardvault.search.model import ModelRef, ModelUnavailableError, set_offline_env
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Called as progress(done, total) while texts are embedded.
+Progress = Callable[[int, int], None]
+BATCH = 32
+CHUNK = 128
+
+
+class Embedder(Protocol):
+    """Anything that maps texts to L2-normalised float32 vectors of one model."""
+
+    model_id: str
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """One row per text, in order."""
+        ...
+
+
+def length_order(texts: Sequence[str]) -> list[int]:
+    """Indices of `texts` from longest to shortest: batches of like lengths pad least."""
+    return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+
+
+def embed_in_chunks(
+    texts: Sequence[str],
+    encode: Callable[[list[str]], np.ndarray],
+    dim: int,
+    progress: Progress | None,
+) -> np.ndarray:
+    """Encode `texts` in length-sorted chunks, reporting progress; rows come back in order."""
+    import numpy as np
+
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    order = length_order(texts)
+    done = 0
+    for start in range(0, len(order), CHUNK):
+        index = order[start : start + CHUNK]
+        out[index] = encode([texts[i] for i in index])
+        done += len(index)
+        if progress is not None:
+            progress(done, len(texts))
+    return out
+
+
+class SentenceTransformerEmbedder:
+    """The model loaded by sentence-transformers (slow to import: about 10 s here)."""
+
+    def __init__(self, ref: ModelRef) -> None:
+        self.model_id = ref.model_id
+        self._model = load_sentence_transformer(ref)
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        self.dim = int(dimension() or 384)
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Vectors exactly as `SentenceTransformer.encode(normalize_embeddings=True)` gives."""
+        return embed_in_chunks(texts, self._encode, self.dim, progress)
+
+    def _encode(self, batch: list[str]) -> np.ndarray:
+        import numpy as np
+
+        vectors = self._model.encode(
+            batch, batch_size=BATCH, normalize_embeddings=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    @property
+    def model(self) -> Any:
+        """The underlying SentenceTransformer (for the ONNX export)."""
+        return self._model
+
+
+def load_sentence_transformer(ref: ModelRef) -> Any:
+    """Load `ref` with sentence-transformers on the CPU, offline; clear error when impossible."""
+    set_offline_env()
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ModelUnavailableError(
+            "sentence-transformers is not installed: pip install sentence-transformers"
+        ) from exc
+    try:
+        return SentenceTransformer(str(ref.path), device="cpu")
+    except Exception as exc:  # any load failure means the same thing to the user
+        raise ModelUnavailableError(
+            f"cannot load embedding model from {ref.path}: {exc}", ref.path
+        ) from exc

@@ -1,0 +1,163 @@
+"""The torch-free embedding path: an ONNX copy of the model run by onnxruntime + tokenizers.
+
+`export_onnx` converts the sentence-transformers model's transformer once (it needs torch, about
+10 s) into `<cache>/onnx/<model-id>/model.onnx`; the cache is `$CARDVAULT_CACHE`, else
+`$XDG_CACHE_HOME/cardvault`, else `~/.cache/cardvault`. `OnnxEmbedder` then tokenizes like
+sentence-transformers (truncation to the model's max_seq_length, padding to the longest text),
+runs the graph, mean-pools over the attention mask and L2-normalises: the vectors equal the
+sentence-transformers ones to float precision (tests/test_search_embedder.py checks it).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cardvault.search.embedder import Progress, embed_in_chunks, load_sentence_transformer
+from cardvault.search.model import ModelRef, ModelUnavailableError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+CACHE_ENV = "CARDVAULT_CACHE"
+INTRA_OP_THREADS = 2
+
+
+def cache_root() -> Path:
+    """Folder for machine-wide derived files (the ONNX models)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cardvault"
+
+
+def onnx_path(ref: ModelRef) -> Path:
+    """Where the ONNX copy of `ref` lives (it may not exist yet)."""
+    return cache_root() / "onnx" / ref.model_id / "model.onnx"
+
+
+def ensure_onnx(ref: ModelRef, st_model: Any = None) -> Path:
+    """The ONNX copy of `ref`, exported first if missing (reusing `st_model` when given)."""
+    path = onnx_path(ref)
+    if not path.is_file():
+        export_onnx(ref, path, st_model)
+    return path
+
+
+def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
+    """Export the model's transformer (returning last_hidden_state) to `target`, atomically."""
+    import torch
+
+    model = st_model if st_model is not None else load_sentence_transformer(ref)
+    transformer = model[0].auto_model.eval()
+    sample = model.tokenizer(["an example sentence"], return_tensors="pt")
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
+    wrapper = _hidden_state_module(transformer, names)
+    axes = {name: {0: "batch", 1: "sequence"} for name in names}
+    axes["last_hidden_state"] = {0: "batch", 1: "sequence"}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".model.", suffix=".onnx")
+    os.close(fd)
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                wrapper,
+                tuple(sample[n] for n in names),
+                tmp,
+                input_names=names,
+                output_names=["last_hidden_state"],
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
+            )
+        os.replace(tmp, target)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _hidden_state_module(transformer: Any, names: list[str]) -> Any:
+    import torch
+
+    class HiddenState(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.transformer = transformer
+
+        def forward(self, *inputs: Any) -> Any:
+            return self.transformer(**dict(zip(names, inputs, strict=True))).last_hidden_state
+
+    return HiddenState()
+
+
+class OnnxEmbedder:
+    """`ref`'s vectors computed by onnxruntime from its ONNX copy (no torch import)."""
+
+    def __init__(self, ref: ModelRef, model_file: Path) -> None:
+        self.model_id = ref.model_id
+        self.pooling = ref.pooling
+        self._session = _load_session(model_file)
+        self._inputs = [i.name for i in self._session.get_inputs()]
+        self._tokenizer = _load_tokenizer(ref)
+        self.dim = int(self._session.get_outputs()[0].shape[-1] or 384)
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Unit vectors for `texts`, batched by length."""
+        return embed_in_chunks(texts, self._encode_chunk, self.dim, progress)
+
+    def _encode_chunk(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        parts = [self._encode(texts[i : i + 32]) for i in range(0, len(texts), 32)]
+        return np.concatenate(parts) if parts else np.zeros((0, self.dim), np.float32)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        feed["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        hidden = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        if self.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def _load_session(model_file: Path) -> Any:
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:
+        raise ModelUnavailableError(
+            "onnxruntime is not installed: pip install onnxruntime"
+        ) from exc
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = INTRA_OP_THREADS
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # a truncated or foreign file: the caller re-exports
+        raise ModelUnavailableError(f"cannot load ONNX model {model_file}: {exc}") from exc
+
+
+def _load_tokenizer(ref: ModelRef) -> Any:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(ref.path / "tokenizer.json"))
+    pad = tokenizer.padding or {}
+    tokenizer.enable_truncation(ref.max_seq_length)
+    tokenizer.enable_padding(
+        pad_id=int(pad.get("pad_id", 0)), pad_token=str(pad.get("pad_token", "[PAD]"))
+    )
+    return tokenizer

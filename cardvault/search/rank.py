@@ -1,0 +1,32 @@
+"""Fusing the keyword and semantic rankings into one (weighted reciprocal-rank fusion).
+
+Each ranking gives a document `weight / (k + rank)` (rank from 1); the sums are divided by the
+best possible sum, so 1.0 means "first in every ranking". RRF needs no score calibration
+between BM25 and cosine, which live on unrelated scales. The constants were chosen on the
+SciFact train split (benchmarks/retrieval.py, docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+RRF_K = 60
+KEYWORD_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 1.0
+#: How deep each ranking goes before fusion.
+CANDIDATES = 100
+
+
+def fuse(
+    rankings: Sequence[Sequence[int]],
+    weights: Sequence[float],
+    k: int = RRF_K,
+) -> list[tuple[int, float]]:
+    """(document id, fused score in 0..1), best first; ties keep the first ranking's order."""
+    scores: dict[int, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, doc_id in enumerate(ranking, start=1):
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
+    best = sum(weight / (k + 1) for weight in weights) or 1.0
+    ordered = sorted(scores.items(), key=lambda item: -item[1])
+    return [(doc_id, score / best) for doc_id, score in ordered]

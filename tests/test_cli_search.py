@@ -1,0 +1,96 @@
+"""The `search` and `index` commands; a search loads onnxruntime but never torch.
+
+(tests/test_startup.py checks that commands which do not search load none of the model stack.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardvault.cli.app import app
+from tests.search_support import copy_vault, indexed_template, shared_cache
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "sentence_transformers", "onnxruntime", "transformers")
+
+
+@pytest.fixture(autouse=True)
+def model_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
+
+
+@pytest.fixture
+def vault_root(tmp_path: Path) -> Path:
+    return copy_vault(indexed_template(), tmp_path / "vault")
+
+
+@pytest.mark.slow
+def test_search_json_parses(vault_root: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["--vault", str(vault_root), "search", "Cortex CSRF header", "--json", "-k", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.stdout)
+    assert len(hits) == 3 and hits[0]["slug"] == "cortex-csrf-automation"
+    assert {"slug", "path", "topic", "category", "tags", "score", "snippet", "kind"} <= set(hits[0])
+
+
+@pytest.mark.slow
+def test_search_logs_and_filters_in_json(vault_root: Path) -> None:
+    args = ["--vault", str(vault_root), "search", "race between fixtures", "--logs", "--json"]
+    hits = json.loads(CliRunner().invoke(app, args).stdout)
+    assert hits[0]["entry"] == "09:15 Flaky CI" and hits[0]["path"] == "memory/2026-11-03.md"
+    args = ["--vault", str(vault_root), "search", "docker", "--tag", "arm64", "--json"]
+    assert [h["slug"] for h in json.loads(CliRunner().invoke(app, args).stdout)] == [
+        "docker-apple-silicon"
+    ]
+
+
+@pytest.mark.slow
+def test_index_reports_counts(vault_root: Path) -> None:
+    result = CliRunner().invoke(app, ["--vault", str(vault_root), "index"])
+    assert result.exit_code == 0, result.output
+    assert "0 texts embedded" in result.stdout
+    assert "broken-card.md" in result.stderr
+
+
+def test_keyword_search_needs_no_model_at_all(tmp_path: Path) -> None:
+    root = copy_vault(REPO / "tests" / "fixtures" / "search-vault", tmp_path / "vault")
+    (root / "cardvault.toml").write_text('[search]\nmodel = "./nothing-here"\n')
+    result = CliRunner().invoke(app, ["--vault", str(root), "search", "PgBouncer", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["slug"] == "postgres-connection-pool"
+    assert "keyword results only" in result.stderr
+
+
+def _modules_after(args: list[str], cwd: Path) -> set[str]:
+    """Run the CLI in a fresh interpreter and list which heavy modules it imported."""
+    code = (
+        "import sys\nfrom cardvault.cli.app import app\n"
+        f"try:\n    app({args!r})\nexcept BaseException:\n    pass\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CARDVAULT_NOW": "2026-11-30T09:15"}
+    env.update(
+        {
+            f"GIT_{who}_{key}": value
+            for who in ("AUTHOR", "COMMITTER")
+            for key, value in (("NAME", "Test"), ("EMAIL", "test@example.com"))
+        }
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return {name for name in done.stdout.strip().splitlines()[-1].split(",") if name}
+
+
+@pytest.mark.slow
+def test_search_itself_never_imports_torch(vault_root: Path) -> None:
+    assert _modules_after(["search", "docker", "--json"], vault_root) == {"onnxruntime"}

@@ -1,0 +1,101 @@
+"""Incremental sync and self-healing of the search index, with the real model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cardvault import open_vault
+from cardvault.search.index import DB_NAME
+from tests.search_support import copy_vault, indexed_template, shared_cache, write_card
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def model_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
+
+
+@pytest.fixture
+def vault_root(tmp_path: Path) -> Path:
+    return copy_vault(indexed_template(), tmp_path / "vault")
+
+
+def test_fresh_copy_needs_no_work(vault_root: Path) -> None:
+    report = open_vault(vault_root).query("anything").sync
+    assert (report.parsed, report.embedded, report.removed_files) == (0, 0, 0)
+
+
+def test_broken_card_is_reported_not_fatal(tmp_path: Path) -> None:
+    root = copy_vault(indexed_template(), tmp_path / "v")
+    report = open_vault(root).index(rebuild=True)
+    assert any("broken-card.md" in error for error in report.errors)
+    assert report.documents > 5
+
+
+def test_edited_card_alone_is_reembedded(vault_root: Path) -> None:
+    card = vault_root / "memory" / "cards" / "docker-apple-silicon.md"
+    card.write_text(card.read_text().replace("arm64;", "arm64 (aarch64);"), encoding="utf-8")
+    outcome = open_vault(vault_root).query("aarch64 images")
+    assert (outcome.sync.parsed, outcome.sync.embedded) == (1, 1)
+    assert outcome.results[0].slug == "docker-apple-silicon"
+
+
+def test_touched_but_unchanged_card_is_not_reembedded(vault_root: Path) -> None:
+    card = vault_root / "memory" / "cards" / "dana-prefers-small-prs.md"
+    os.utime(card, ns=(1, 1))
+    report = open_vault(vault_root).query("pull requests").sync
+    assert (report.parsed, report.embedded) == (0, 0)
+
+
+def test_new_and_deleted_cards(vault_root: Path) -> None:
+    vault = open_vault(vault_root)
+    write_card(vault_root, "redis-eviction", "Redis eviction policy", "Use allkeys-lru for caches.")
+    (vault_root / "memory" / "cards" / "pyjwt-import-error.md").unlink()
+    outcome = vault.query("cannot import name jwt", mode="keyword")
+    assert outcome.sync.embedded == 1 and outcome.sync.removed_files == 1
+    assert all(hit.slug != "pyjwt-import-error" for hit in outcome.results)
+    assert vault.search("redis eviction", k=1)[0].slug == "redis-eviction"
+
+
+def test_corrupted_index_heals_with_a_notice(vault_root: Path) -> None:
+    (vault_root / ".cardvault" / DB_NAME).write_bytes(b"this is not a database" * 100)
+    outcome = open_vault(vault_root).query("Cortex CSRF token")
+    assert any("rebuilding" in notice for notice in outcome.notices)
+    assert outcome.results[0].slug == "cortex-csrf-automation"
+
+
+def test_foreign_schema_version_is_rebuilt(vault_root: Path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(vault_root / ".cardvault" / DB_NAME)
+    with conn:
+        conn.execute("UPDATE meta SET value = '999' WHERE key = 'schema'")
+    conn.close()
+    outcome = open_vault(vault_root).query("docker platform", mode="keyword")
+    assert any("schema version 999" in notice for notice in outcome.notices)
+    assert outcome.results[0].slug == "docker-apple-silicon"
+
+
+def test_lost_vector_file_is_reembedded(vault_root: Path) -> None:
+    for path in (vault_root / ".cardvault").glob("vectors-*.npy"):
+        path.unlink()
+    outcome = open_vault(vault_root).query("connection pool")
+    assert outcome.sync.embedded >= 9
+    assert outcome.results[0].slug == "postgres-connection-pool"
+
+
+def test_missing_model_keeps_keyword_search(vault_root: Path) -> None:
+    (vault_root / "cardvault.toml").write_text('[search]\nmodel = "./no-such-model"\n')
+    vault = open_vault(vault_root)
+    outcome = vault.query("PgBouncer")
+    assert outcome.mode == "keyword"
+    assert any("no-such-model" in notice for notice in outcome.notices)
+    assert outcome.results[0].slug == "postgres-connection-pool"
+    from cardvault.search.model import ModelUnavailableError
+
+    with pytest.raises(ModelUnavailableError, match="does not exist"):
+        vault.search("PgBouncer", mode="semantic")
