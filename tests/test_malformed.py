@@ -26,7 +26,7 @@ CASES: dict[str, tuple[bytes, str, int, str]] = {
     ),
     "unknown-category": (GOOD_HEAD.replace("tools", "snacks").encode() + b"b\n", "schema", 3, "unknown category"),
     "bad-tag": (GOOD_HEAD.replace("[a]", "[Not OK]").encode() + b"b\n", "schema", 4, "lowercase-hyphenated"),
-    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "unreadable", 2, "binary file"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "unreadable", 3, "binary file"),
     "empty": (b"", "unreadable", 1, "empty file"),
     "bom": (b"\xef\xbb\xbf" + GOOD_HEAD.encode() + b"b\n", "unreadable", 1, "byte-order mark"),
     "latin1": (GOOD_HEAD.encode() + b"caf\xe9\n", "unreadable", 8, "not UTF-8"),

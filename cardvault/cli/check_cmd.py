@@ -28,7 +28,7 @@ def check(
         _apply_fixes(vault)
     findings = run_checks(vault)
     errors = sum(1 for f in findings if f.severity == "error")
-    if render.wants_json(json_out):
+    if json_out:  # text stays the default when piped: `path:line:` is what editors and CI read
         render.print_json([f.to_dict() for f in findings])
     else:
         for finding in findings:
