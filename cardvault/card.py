@@ -240,13 +240,25 @@ def update_card_text(
         if key is not None and key in removed:
             continue
         if key is not None and key in pending:
-            out.extend(render_value(key, pending.pop(key)))
+            out.extend(_same_indent(render_value(key, pending.pop(key)), block))
         else:
             out.extend(block)
     for key, value in pending.items():
         out.extend(render_value(key, value))
     out.extend(lines[end:])
     return newline.join(out)
+
+
+def _same_indent(rendered: list[str], old: list[str]) -> list[str]:
+    """`rendered` block-list lines indented like the `old` block's items ("  - x" stays so)."""
+    items = [line for line in old[1:] if line.lstrip().startswith("- ")]
+    if not items or len(rendered) < 2:
+        return rendered
+    indent = items[0][: len(items[0]) - len(items[0].lstrip())]
+    return [
+        rendered[0],
+        *(indent + line if line.startswith("- ") else line for line in rendered[1:]),
+    ]
 
 
 def replace_body(text: str, body: str) -> str:

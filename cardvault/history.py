@@ -9,7 +9,7 @@ never fail for want of `git config user.name`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -160,3 +160,57 @@ def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
         if subject.startswith(prefix):
             return CommitInfo(sha, date, subject)
     return None
+
+
+def commit_to_branch(
+    vault: Vault, branch: str, message: str, files: Mapping[Path, str | None]
+) -> CommitResult:
+    """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`.
+
+    The commit's parent is HEAD. The current branch, the index and the work tree are left
+    exactly as they were (the tree is built in a temporary index file).
+    """
+    import tempfile
+    from io import BytesIO
+
+    import git
+    from gitdb.base import IStream
+
+    repo = _repo(vault.root)
+    if repo is None:
+        return CommitResult(None, message, "not a git repository: nothing committed")
+    if not repo.head.is_valid():
+        raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
+    work = Path(str(repo.working_tree_dir)).resolve()
+    fd, index_file = tempfile.mkstemp(prefix="cardvault-index-")
+    os.close(fd)
+    try:
+        with repo.git.custom_environment(**_identity_env(repo), GIT_INDEX_FILE=index_file):
+            repo.git.read_tree("HEAD")
+            for path, text in files.items():
+                rel = path.resolve().relative_to(work).as_posix()
+                if text is None:
+                    repo.git.update_index("--force-remove", "--", rel)
+                    continue
+                data = text.encode("utf-8")
+                blob = repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha
+                listed = repo.git.ls_files("-s", "--", rel).split()
+                mode = listed[0] if listed else "100644"
+                repo.git.update_index("--add", "--cacheinfo", f"{mode},{blob.decode()},{rel}")
+            tree = repo.git.write_tree()
+            sha = repo.git.commit_tree(tree, "-p", "HEAD", "-m", message)
+            repo.git.branch(branch, sha)
+    except git.GitCommandError as exc:
+        detail = (exc.stderr or str(exc)).strip()
+        message_ = f"git could not commit to branch {branch}: {detail}"
+        raise CardvaultError(message_, vault.root) from exc
+    finally:
+        Path(index_file).unlink(missing_ok=True)
+    return CommitResult(sha, message)
+
+
+def work_tree(vault: Vault) -> Path | None:
+    """The root of the git work tree holding the vault (paths in `uncommitted` are relative to
+    it), or None outside a repository."""
+    repo = _repo(vault.root)
+    return None if repo is None or repo.working_tree_dir is None else Path(repo.working_tree_dir)

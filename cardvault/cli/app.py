@@ -15,6 +15,7 @@ import typer
 from cardvault import __version__
 from cardvault.cli import check_cmd, read_cmds, write_cmds
 from cardvault.cli import insight_cmds
+from cardvault.cli import maintain_cmd
 from cardvault.cli.common import CardvaultGroup
 
 app = typer.Typer(
@@ -68,6 +69,10 @@ app.command("list")(read_cmds.list_cards)
 app.command("check")(check_cmd.check)
 app.command("stats")(insight_cmds.stats)
 app.command("graph")(insight_cmds.graph)
+app.command("maintain")(maintain_cmd.maintain)
+app.command("promote")(maintain_cmd.promote)
+app.command("demote")(maintain_cmd.demote)
+app.command("archive")(maintain_cmd.archive)
 
 
 def main() -> None:

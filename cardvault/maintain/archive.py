@@ -1,0 +1,67 @@
+"""Archive: cards nobody has touched for `archive_days` move to memory/archive/.
+
+A live card whose latest of `updated` and `last_used` (or `created`, when neither is set) is
+more than `archive_days` before the run's date, and which is not promoted, moves to the same
+place under memory/archive/ with `status: archived`. Nothing is deleted; search still finds it
+with `--archived`, and links to it still resolve.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from cardvault.card import Card, update_card_text
+from cardvault.config import VaultConfig
+from cardvault.errors import CardvaultError
+from cardvault.maintain.changes import Change, MoveFile, Report
+from cardvault.maintain.state import CardFile, VaultState
+
+STEP = "archive"
+
+
+def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
+    """Move every stale, unpromoted live card to the archive."""
+    cutoff = state.today - dt.timedelta(days=cfg.archive_days)
+    changes: list[Change] = []
+    for card in state.live:
+        last = last_activity(card.card)
+        if card.card.status == "promoted" or last is None or last >= cutoff:
+            continue
+        changes.append(archival(state, card, f"last touched {last.isoformat()}"))
+    return changes
+
+
+def last_activity(card: Card) -> dt.date | None:
+    """The latest of `updated` and `last_used`; `created` when neither is set."""
+    dates = [d for d in (card.date("updated"), card.date("last_used")) if d is not None]
+    if dates:
+        return max(dates)
+    return card.date("created")
+
+
+def archival(state: VaultState, card: CardFile, why: str) -> Change:
+    """The move of `card` to the archive (a Report when the archive already has that name)."""
+    vault = state.vault
+    target = vault.archive_dir / card.path.relative_to(vault.cards_dir)
+    if any(c.path == target for c in state.cards) or target.exists():
+        message = f"{card.slug}: not archived, {vault.rel(target)} already exists"
+        return Report("skipped", message, (card.path, target), (), STEP)
+    text = update_card_text(card.file.text, {"status": "archived"}, path=card.path)
+    reason = f"archived {card.slug} ({why})"
+    return MoveFile(card.path, target, text, card.file.digest, reason, STEP, 1)
+
+
+def archive_by_hand(state: VaultState, slug: str) -> list[Change]:
+    """`cardvault archive SLUG`: archive one live card now, whatever its age."""
+    from cardvault.errors import NotFoundError
+
+    card = state.by_slug(slug)
+    if card is None:
+        raise NotFoundError(f"no live card with slug or alias '{slug}'")
+    if card.card.status == "promoted":
+        raise CardvaultError(
+            f"{card.slug} is promoted (its rule is in AGENTS.md); "
+            f"run `cardvault demote {card.slug}` first",
+            card.path,
+        )
+    return [archival(state, card, "by hand")]

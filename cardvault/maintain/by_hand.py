@@ -1,0 +1,66 @@
+"""The steps a person runs on one card: `promote SLUG`, `demote SLUG`, `archive SLUG`.
+
+Each reads the vault (no model needed), plans the card's change plus the AGENTS.md rules
+section and the MEMORY.md table it affects, applies them through the one applier under the
+vault lock, and records one commit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault import history
+from cardvault.maintain import memory_index
+from cardvault.maintain.apply import apply_changes, compose
+from cardvault.maintain.archive import archive_by_hand
+from cardvault.maintain.changes import Change, reason_lines
+from cardvault.maintain.lock import vault_lock
+from cardvault.maintain.promote import demote_by_hand, promote_by_hand
+from cardvault.maintain.state import VaultState, load_state
+from cardvault.vault import Vault
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The changes made and the commit that records them (None when nothing changed)."""
+
+    changes: tuple[Change, ...]
+    written: tuple[Path, ...]
+    commit: history.CommitResult | None
+
+
+def promote_card(vault: Vault, slug: str, today: dt.date, rule: str | None = None) -> HandResult:
+    """Promote `slug` now, with `rule` as its rule text when given."""
+    return _run(vault, today, f"promote: {slug}", lambda s: promote_by_hand(s, slug, rule))
+
+
+def demote_card(vault: Vault, slug: str, today: dt.date) -> HandResult:
+    """Take `slug`'s rule out of AGENTS.md and mark it not to be promoted again."""
+    return _run(vault, today, f"demote: {slug}", lambda s: demote_by_hand(s, slug))
+
+
+def archive_card(vault: Vault, slug: str, today: dt.date) -> HandResult:
+    """Move `slug` to memory/archive/ now."""
+    return _run(vault, today, f"archive: {slug}", lambda s: archive_by_hand(s, slug))
+
+
+def _run(
+    vault: Vault, today: dt.date, subject: str, plan: Callable[[VaultState], list[Change]]
+) -> HandResult:
+    with vault_lock(vault):
+        state = load_state(vault, today)
+        changes = plan(state)
+        changes += memory_index.step(state.after(changes), vault.config)
+        if not compose(changes):
+            return HandResult(tuple(changes), (), None)
+        message = subject + "\n\n" + "\n".join(reason_lines(changes)) + "\n"
+        commits: list[history.CommitResult] = []
+        written = apply_changes(
+            vault,
+            changes,
+            finish=lambda paths: commits.append(history.commit(vault, message, paths)),
+        )
+        return HandResult(tuple(changes), tuple(written), commits[0] if commits else None)

@@ -1,0 +1,157 @@
+"""Contradictions between two cards, found lexically: the same action on the same object with
+opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "disable X",
+"do X" / "don't X").
+
+Each clause yields its polar claims: (verb, object, +1 or -1). Two texts conflict when one
+claims (verb, object, +1) and the other (verb, object, -1). The object is the first one or two
+content words after the verb (code spans included), so "use `npm ci` for the dashboard" and
+"never use npm ci in Docker" are about the same object. Imports nothing heavy: `check` uses it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cardvault.maintain.text import body_sentences
+
+_CLAUSE = re.compile(r";|\s[—–]\s|:\s")
+_WORDS = re.compile(r"don't|[a-z0-9][a-z0-9._+/-]*")
+_NEGATED = (
+    (re.compile(r"\b(?:do|does|must|should|shall|can) ?not\b"), " don't "),
+    (re.compile(r"\b(?:doesn't|mustn't|shouldn't|can't)\b"), " don't "),
+    (re.compile(r"\bno longer\b"), " stop "),
+)
+NEGATIVE = ("never", "don't")
+POSITIVE = ("always", "must", "should")
+IMPERATIVES = {
+    "use", "run", "pass", "set", "commit", "add", "keep", "prefer", "install", "call",
+    "push", "merge", "deploy", "pin", "store", "put", "build", "send", "write", "enable",
+}  # fmt: skip
+_VERB_FORMS = {"using": "use", "used": "use", "uses": "use", "running": "run", "runs": "run"}
+_SKIP = {"the", "a", "an", "your", "our", "their", "its", "this", "that", "these", "those", "any"}
+_STOP = {
+    "it", "them", "for", "in", "on", "to", "with", "when", "if", "by", "from", "at", "of", "as",
+    "and", "or", "but", "so", "unless", "until", "before", "after", "because", "there", "here",
+    "instead", "only", "again", "ever", "be", "is", "are", "was", "yet", "anymore", "now", "not",
+    "don't", "never", "always", "stop", "avoid",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One polar statement: `polarity` +1 (do it) or -1 (don't), about `verb` `obj`."""
+
+    verb: str
+    obj: tuple[str, ...]
+    polarity: int
+    sentence: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What two claims must share to be about the same thing."""
+        return self.verb, self.obj[0]
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Two claims about the same action with opposite polarity."""
+
+    first: Claim
+    second: Claim
+
+
+def tokens(sentence: str) -> list[str]:
+    """Lower-case word tokens; "do not", "must not", "doesn't" ... all become "don't"."""
+    flat = sentence.lower().replace("`", " ").replace("’", "'")
+    for pattern, replacement in _NEGATED:
+        flat = pattern.sub(replacement, flat)
+    return [w.rstrip("._-/") or w for w in _WORDS.findall(flat)]
+
+
+def claims(text: str) -> list[Claim]:
+    """The polar claims of a card body or a lesson (code blocks are not read)."""
+    found: list[Claim] = []
+    for sentence in body_sentences(text):
+        if sentence.lstrip().startswith(("```", "~~~")):
+            continue
+        flat = " ".join(sentence.split())
+        for clause in _CLAUSE.split(sentence):
+            found.extend(_clause_claims(tokens(clause), flat))
+    return found
+
+
+def _clause_claims(words: list[str], sentence: str) -> list[Claim]:
+    found = []
+    index = 0
+    while index < len(words):
+        start = _claim_at(words, index)
+        if start is None:
+            index += 1
+            continue
+        polarity, verb, obj_start = start
+        obj = _object(words, obj_start)
+        if obj:
+            found.append(Claim(verb, obj, polarity, sentence))
+        index = obj_start
+    return found
+
+
+def _claim_at(words: list[str], index: int) -> tuple[int, str, int] | None:
+    """(polarity, verb, where the object starts) when a claim starts at `index`."""
+    word = words[index]
+    following = words[index + 1] if index + 1 < len(words) else ""
+    if word in ("avoid", "stop") and following in ("using", "use"):
+        return -1, "use", index + 2
+    if word == "avoid":
+        return -1, "use", index + 1
+    if word in ("disable", "enable"):
+        return (-1 if word == "disable" else 1), "enable", index + 1
+    if word in NEGATIVE or word in POSITIVE:
+        if not following or following in _STOP or following in _SKIP:
+            return None
+        polarity = 1 if word in POSITIVE else -1
+        verb = _VERB_FORMS.get(following, following)
+        if verb == "disable":  # "never disable X" = enable X
+            return -polarity, "enable", index + 2
+        return polarity, verb, index + 2
+    if index == 0 and word in IMPERATIVES:
+        return 1, word, index + 1
+    return None
+
+
+def _object(words: list[str], start: int) -> tuple[str, ...]:
+    obj: list[str] = []
+    for word in words[start:]:
+        if word in _SKIP and not obj:
+            continue
+        if word in _STOP or len(obj) == 2:
+            break
+        obj.append(word)
+    return tuple(obj)
+
+
+def _same_object(left: Claim, right: Claim) -> bool:
+    if left.key != right.key:
+        return False
+    return len(left.obj) == 1 or len(right.obj) == 1 or left.obj[1] == right.obj[1]
+
+
+def contradictions(left: Iterable[Claim], right: Iterable[Claim]) -> list[Contradiction]:
+    """Pairs of claims (one from each side) about the same action with opposite polarity."""
+    by_key: dict[tuple[str, str], list[Claim]] = {}
+    for claim in right:
+        by_key.setdefault(claim.key, []).append(claim)
+    found = []
+    for claim in left:
+        for other in by_key.get(claim.key, []):
+            if other.polarity != claim.polarity and _same_object(claim, other):
+                found.append(Contradiction(claim, other))
+    return found
+
+
+def contradict(left_text: str, right_text: str) -> Contradiction | None:
+    """The first contradiction between two texts, or None."""
+    found = contradictions(claims(left_text), claims(right_text))
+    return found[0] if found else None

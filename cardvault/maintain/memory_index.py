@@ -1,0 +1,121 @@
+"""Index: MEMORY.md's managed `categories` table, regenerated inside the file's byte budget.
+
+One row per category that has live cards (most cards first): the count and the main topics as
+links, `[Topic](memory/cards/slug.md)`, promoted cards first, then the most seen, then the most
+recently updated. The budget is for the whole file: while it is exceeded, the row showing the
+most topics gives one up (noted "…and N more"); when no row shows a topic any more, the smallest
+categories are folded into a last "…and N more categories" row. Only the text between the
+section's markers changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardvault.card import as_date
+from cardvault.config import VaultConfig
+from cardvault.maintain.changes import Change, Report, WriteFile
+from cardvault.maintain.state import CardFile, VaultState
+from cardvault.sections import set_section
+
+STEP = "index"
+SECTION = "categories"
+MAX_TOPICS = 4
+EMPTY = "_No cards yet._"
+HEADER = "| category | cards | main topics |\n|---|---|---|"
+
+
+@dataclass(frozen=True)
+class Row:
+    """A category, its number of live cards, and its topic links, most important first."""
+
+    category: str
+    count: int
+    links: tuple[str, ...]
+
+
+def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
+    """The MEMORY.md write that makes its categories table current, if it is not already."""
+    memory = state.memory
+    if memory is None:
+        return []
+    content, fits = fit_table(memory.text, category_rows(state), cfg.memory_byte_budget)
+    text = set_section(memory.text, SECTION, content, memory.path)
+    changes: list[Change] = []
+    if text != memory.text:
+        count = len(state.live)
+        reason = (
+            f"MEMORY.md: categories table regenerated ({count} card{'s' if count != 1 else ''})"
+        )
+        changes.append(WriteFile(memory.path, text, memory.digest, reason, STEP, 1))
+    if not fits:
+        size = len(text.encode("utf-8"))
+        message = (
+            f"MEMORY.md is {size} bytes even with the smallest table, over its budget of "
+            f"{cfg.memory_byte_budget}: shorten its hand-written parts"
+        )
+        changes.append(Report("over-budget", message, (memory.path,), (), STEP))
+    return changes
+
+
+def category_rows(state: VaultState) -> list[Row]:
+    """Rows for the table, largest category first."""
+    by_category: dict[str, list[CardFile]] = {}
+    for card in state.live:
+        by_category.setdefault(card.card.category or "uncategorised", []).append(card)
+    rows = [
+        Row(name, len(cards), tuple(_link(state, c) for c in sorted(cards, key=_importance)))
+        for name, cards in by_category.items()
+    ]
+    return sorted(rows, key=lambda r: (-r.count, r.category))
+
+
+def _importance(card: CardFile) -> tuple[int, int, int, str]:
+    updated = as_date(card.card.meta.get("updated"))
+    return (
+        0 if card.card.status == "promoted" else 1,
+        -card.card.seen,
+        -(updated.toordinal() if updated else 0),
+        card.card.topic.casefold(),
+    )
+
+
+def _link(state: VaultState, card: CardFile) -> str:
+    topic = card.card.topic.replace("\\", "\\\\").replace("]", "\\]").replace("|", "\\|")
+    return f"[{topic}]({state.vault.rel(card.path)})"
+
+
+def render_table(rows: list[Row], shown: list[int], visible: int) -> str:
+    """The section's content with `shown[i]` topics in row i and the first `visible` rows."""
+    if not rows:
+        return EMPTY
+    lines = [HEADER]
+    for row, count in zip(rows[:visible], shown, strict=False):
+        topics = ", ".join(row.links[:count])
+        rest = len(row.links) - count
+        if rest:
+            topics = f"{topics} …and {rest} more" if topics else f"…and {rest} more"
+        lines.append(f"| {row.category} | {row.count} | {topics} |")
+    hidden = rows[visible:]
+    if hidden:
+        cards = sum(r.count for r in hidden)
+        lines.append(f"| …and {len(hidden)} more categories | {cards} | |")
+    return "\n".join(lines)
+
+
+def fit_table(text: str, rows: list[Row], budget: int) -> tuple[str, bool]:
+    """The largest table that keeps the whole file within `budget` bytes, and whether it fits."""
+    shown = [min(MAX_TOPICS, len(r.links)) for r in rows]
+    visible = len(rows)
+    while True:
+        content = render_table(rows, shown, visible)
+        if len(set_section(text, SECTION, content).encode("utf-8")) <= budget:
+            return content, True
+        if any(shown[:visible]):
+            most = max(shown[:visible])
+            index = max(i for i in range(visible) if shown[i] == most)
+            shown[index] -= 1
+        elif visible > 1:
+            visible -= 1
+        else:
+            return content, False

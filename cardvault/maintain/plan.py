@@ -1,0 +1,183 @@
+"""A maintenance plan: the steps run in order over an in-memory state, nothing written.
+
+Every step has the signature `step(state, cfg) -> list[Change]`. Each sees the state the
+earlier steps' changes leave (`VaultState.after`), so a card distilled to `seen: 3` is promoted
+in the same run, and the index counts the cards after merging and archiving. Merge repeats
+until a round merges nothing (a merged card can come close to a third). The plan knows what
+each step did, the commit message that records it, and the unified diff it would make.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from cardvault.config import VaultConfig
+from cardvault.fsio import ABSENT, current_digest
+from cardvault.maintain import archive, distill, memory_index, merge, promote
+from cardvault.maintain.apply import compose
+from cardvault.maintain.changes import (
+    Change,
+    FileChange,
+    Report,
+    file_changes,
+    reason_lines,
+    reports,
+)
+from cardvault.maintain.state import VaultState
+
+Step = Callable[[VaultState, VaultConfig], list[Change]]
+STEPS: dict[str, Step] = {
+    "distill": distill.step,
+    "merge": merge.step,
+    "promote": promote.step,
+    "archive": archive.step,
+    "index": memory_index.step,
+}
+ORDER = tuple(STEPS)
+#: How each step's count reads in the commit subject.
+VERBS = {
+    "distill": "distilled",
+    "merge": "merged",
+    "promote": "promoted",
+    "archive": "archived",
+    "index": "reindexed",
+}
+MERGE_ROUNDS = 3
+#: progress(phase, done, total)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What one step planned."""
+
+    name: str
+    changes: tuple[Change, ...]
+    seconds: float = 0.0
+
+    @property
+    def count(self) -> int:
+        """Actions this step took (entries distilled, cards merged away, promoted, archived)."""
+        return sum(c.tally for c in file_changes(list(self.changes)))
+
+    @property
+    def files(self) -> list[FileChange]:
+        return file_changes(list(self.changes))
+
+    @property
+    def reports(self) -> list[Report]:
+        return reports(list(self.changes))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The steps' outcomes and the states before and after them."""
+
+    before: VaultState
+    after: VaultState
+    steps: tuple[StepOutcome, ...]
+
+    @property
+    def changes(self) -> list[Change]:
+        return [c for outcome in self.steps for c in outcome.changes]
+
+    @property
+    def file_changes(self) -> list[FileChange]:
+        return file_changes(self.changes)
+
+    @property
+    def reports(self) -> list[Report]:
+        return reports(self.changes)
+
+    @property
+    def empty(self) -> bool:
+        """True when no file would change."""
+        return not compose(self.changes)
+
+    def counts(self) -> dict[str, int]:
+        """Actions per step."""
+        return {outcome.name: outcome.count for outcome in self.steps}
+
+    def commit_message(self) -> str:
+        """Subject with the counts, body with every change, one per line."""
+        parts = [f"{VERBS[name]} {count}" for name, count in self.counts().items() if count]
+        subject = "maintain: " + (", ".join(parts) if parts else "updated")
+        return subject + "\n\n" + "\n".join(reason_lines(self.changes)) + "\n"
+
+    def diff(self) -> str:
+        """The unified diff of every file the plan would write, move or remove."""
+        vault = self.before.vault
+        texts = {c.path: c.file.text for c in self.before.cards}
+        for file in (self.before.memory, self.before.agents):
+            if file is not None:
+                texts[file.path] = file.text
+        chunks = []
+        for op in compose(self.changes):
+            old = texts.get(op.path, "") if op.expected != ABSENT else ""
+            new = op.text or ""
+            name = vault.rel(op.path)
+            before = f"a/{name}" if op.expected != ABSENT else "/dev/null"
+            after = f"b/{name}" if op.text is not None else "/dev/null"
+            lines = difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True), before, after
+            )
+            chunks.append("".join(_terminated(lines)))
+        return "".join(chunks)
+
+
+def _terminated(lines: Sequence[str] | object) -> list[str]:
+    out = []
+    for line in lines:  # type: ignore[attr-defined]
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return out
+
+
+def make_plan(
+    state: VaultState,
+    cfg: VaultConfig,
+    only: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> Plan:
+    """Run the selected steps (all, in ORDER, by default) over `state`."""
+    selected = [name for name in ORDER if only is None or name in only]
+    outcomes = []
+    current = state
+    for number, name in enumerate(selected, start=1):
+        if progress is not None:
+            progress(f"step: {name}", number - 1, len(selected))
+        start = time.perf_counter()
+        changes = _run_step(name, current, cfg)
+        outcomes.append(StepOutcome(name, tuple(changes), time.perf_counter() - start))
+        current = current.after(changes)
+    if progress is not None:
+        progress("planned", len(selected), len(selected))
+    return Plan(state, current, tuple(outcomes))
+
+
+def _run_step(name: str, state: VaultState, cfg: VaultConfig) -> list[Change]:
+    if name != "merge":
+        return STEPS[name](state, cfg)
+    changes: list[Change] = []
+    seen_reports: set[tuple[str, tuple[object, ...]]] = set()
+    current = state
+    for _ in range(MERGE_ROUNDS):
+        made = merge.step(current, cfg)
+        for change in made:
+            if isinstance(change, Report):
+                key = (change.message, change.paths)
+                if key in seen_reports:
+                    continue
+                seen_reports.add(key)
+            changes.append(change)
+        if not file_changes(made):
+            break
+        current = current.after(made)
+    return changes
+
+
+def unchanged_on_disk(plan: Plan) -> bool:
+    """Whether every file the plan touches still has the bytes it was planned from."""
+    return all(current_digest(op.path) == op.expected for op in compose(plan.changes))

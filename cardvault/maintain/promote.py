@@ -1,0 +1,145 @@
+"""Promote: recurring or severe lessons become one-line rules in AGENTS.md.
+
+A live card is due when `seen` reaches `promote_threshold` or its `severity` is high, unless a
+person demoted it (`demoted:` date). Promoting sets `status: promoted` and `promoted: <date>`.
+AGENTS.md's managed `rules` section then lists one line per promoted card,
+`- <rule> (memory/cards/<slug>.md)`, sorted, so the section's diff is one line per change. The
+rule is the card's `rule` key, else its first sentence. Lines in the section that cite no card
+(written there by hand) are kept. `demote` reverses a promotion.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from cardvault.config import VaultConfig
+from cardvault.errors import CardvaultError
+from cardvault.fsio import ABSENT
+from cardvault.maintain.changes import Change, WriteFile
+from cardvault.maintain.state import CardFile, VaultState
+from cardvault.maintain.text import first_sentence
+from cardvault.sections import get_section, set_section
+
+STEP = "promote"
+SECTION = "rules"
+RULE_LIMIT = 200
+_CITES_CARD = re.compile(r"\((?:memory/cards/|memory/archive/)[^)]*\.md\)\s*$")
+_NEW_AGENTS = "# AGENTS.md\n\n## Learned rules\n"
+
+
+def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
+    """Promote every due card, then bring AGENTS.md's rules section up to date."""
+    changes: list[Change] = []
+    for card in state.live:
+        why = due(card, cfg)
+        if why:
+            changes.append(promotion(card, state.today, why))
+    return changes + rules_changes(state.after(changes))
+
+
+def due(card: CardFile, cfg: VaultConfig) -> str | None:
+    """Why `card` should be promoted now ("seen 3", "severity high"), or None."""
+    meta = card.card.meta
+    if card.card.status in ("promoted", "archived") or meta.get("demoted"):
+        return None
+    if card.card.seen >= cfg.promote_threshold:
+        return f"seen {card.card.seen}"
+    if meta.get("severity") == "high":
+        return "severity high"
+    return None
+
+
+def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
+    """The card rewritten as promoted."""
+    from cardvault.card import update_card_text
+
+    changes: dict[str, object] = {"status": "promoted", "promoted": today}
+    if rule:
+        changes["rule"] = one_line(rule)
+    text = update_card_text(card.file.text, changes, remove=["demoted"], path=card.path)
+    return WriteFile(card.path, text, card.file.digest, f"promoted {card.slug} ({why})", STEP, 1)
+
+
+def demotion(card: CardFile, today: dt.date) -> WriteFile:
+    """The card rewritten as no longer promoted (and not promoted again automatically)."""
+    from cardvault.card import update_card_text
+
+    changes = {"status": "active", "demoted": today}
+    text = update_card_text(card.file.text, changes, remove=["promoted"], path=card.path)
+    return WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
+
+
+def one_line(text: str) -> str:
+    """`text` on one line, trimmed to RULE_LIMIT characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= RULE_LIMIT else flat[: RULE_LIMIT - 1].rstrip() + "…"
+
+
+def rule_text(card: CardFile) -> str:
+    """The card's rule: its `rule` key, else its first sentence, else its topic."""
+    rule = card.card.meta.get("rule")
+    if isinstance(rule, str) and rule.strip():
+        return one_line(rule)
+    return one_line(first_sentence(card.card.body, RULE_LIMIT) or card.card.topic)
+
+
+def rule_lines(state: VaultState) -> list[str]:
+    """One line per promoted live card, plus hand-written lines already in the section; sorted."""
+    vault = state.vault
+    lines = {
+        f"- {rule_text(c)} ({vault.rel(c.path)})" for c in state.live if c.card.status == "promoted"
+    }
+    current = get_section(state.agents.text, SECTION) if state.agents else None
+    for line in (current or "").splitlines():
+        if line.strip() and not _CITES_CARD.search(line):
+            lines.add(line.rstrip())
+    return sorted(lines, key=lambda line: (line.casefold(), line))
+
+
+def rules_changes(state: VaultState) -> list[Change]:
+    """The AGENTS.md write that makes its rules section match the promoted cards, if any."""
+    lines = rule_lines(state)
+    agents = state.agents
+    path = state.vault.agents_md
+    if agents is None and not lines:
+        return []
+    text = agents.text if agents else _NEW_AGENTS
+    updated = set_section(text, SECTION, "\n".join(lines), path)
+    if agents is not None and updated == agents.text:
+        return []
+    expected = agents.digest if agents else ABSENT
+    reason = f"AGENTS.md: learned rules now {len(lines)} line{'s' if len(lines) != 1 else ''}"
+    return [WriteFile(path, updated, expected, reason, STEP)]
+
+
+def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Change]:
+    """`cardvault promote SLUG`: promote one live card now (with an optional rule text)."""
+    card = _live(state, slug)
+    if card.card.status == "promoted" and not rule:
+        return rules_changes(state)
+    change = promotion(card, state.today, "by hand", rule)
+    return [change, *rules_changes(state.after([change]))]
+
+
+def demote_by_hand(state: VaultState, slug: str) -> list[Change]:
+    """`cardvault demote SLUG`: take a card's rule back out of AGENTS.md."""
+    card = _live(state, slug)
+    if card.card.status != "promoted":
+        raise CardvaultError(f"{slug} is not promoted", card.path)
+    change = demotion(card, state.today)
+    return [change, *rules_changes(state.after([change]))]
+
+
+def _live(state: VaultState, slug: str) -> CardFile:
+    from cardvault.errors import NotFoundError
+
+    card = state.by_slug(slug)
+    if card is None:
+        archived = state.by_slug(slug, archived=True)
+        if archived is not None:
+            raise CardvaultError(
+                f"{slug} is archived; move it back to memory/cards first", archived.path
+            )
+        raise NotFoundError(f"no live card with slug or alias '{slug}'")
+    return card

@@ -1,0 +1,181 @@
+"""Vectors for maintenance: card vectors from the search index, new texts from the same model.
+
+Maintenance keeps no index of its own. `Embeddings.preload` brings the search index
+(`.cardvault/`, cardvault.search) up to date and reads the vectors it holds, keyed by the digest
+of the embedded text; any other text (a lesson, a card rewritten during the run, a sentence) is
+embedded by the search package's ONNX embedder, which gives the same vectors as the indexer's
+sentence-transformers model. Every vector is memoised by text digest for the run.
+
+`pairs_above` finds all pairs of rows above a cosine threshold with blocked matrix products, so
+10,000 cards are compared in seconds without a Python loop over pairs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from cardvault.card import Card
+from cardvault.search.documents import Document
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from cardvault.vault import Vault
+
+#: progress(phase, done, total)
+Progress = Callable[[str, int, int], None]
+BLOCK = 2048
+
+
+def card_text(card: Card) -> str:
+    """What the model reads for a card: exactly the search index's text, so vectors are shared."""
+    doc = Document("", "card", card.slug, card.topic, "", card.tags, "", None, None, card.body)
+    return doc.embed_text
+
+
+def text_key(text: str) -> str:
+    """The digest the search index keys vectors by."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Embeddings:
+    """Unit vectors for texts, memoised; backed by the search index and the ONNX embedder.
+
+    `embedder` may be given (any object with `embed(texts) -> ndarray`, e.g. a test's
+    session-wide model); otherwise the vault's model is loaded on first need.
+    """
+
+    def __init__(
+        self,
+        vault: Vault,
+        embedder: Any = None,
+        progress: Progress | None = None,
+        use_index: bool = True,
+    ):
+        self._vault = vault
+        self._embedder = embedder
+        self._progress = progress
+        self._memo: dict[str, np.ndarray] = {}
+        self._use_index = use_index
+        self.computed = 0  # texts embedded during this run (not read from the index)
+        self.embed_seconds = 0.0  # time spent in the model
+        self.index_seconds = 0.0  # time spent bringing the search index up to date
+
+    def preload_once(self) -> None:
+        """`preload` on first use (when the index is to be used)."""
+        if self._use_index:
+            self._use_index = False
+            start = time.perf_counter()
+            self.preload()
+            self.index_seconds += time.perf_counter() - start
+
+    def preload(self) -> int:
+        """Sync the search index and memoise every vector it holds; return how many."""
+        from cardvault.search.engine import QueryModel
+        from cardvault.search.index import load_vectors, open_index, vector_rows
+        from cardvault.search.sync import Embedding, sync_index
+
+        model = QueryModel(self._vault)
+        if model.ref is None:
+            raise model.error or RuntimeError("no embedding model")
+        make = (lambda: self._embedder) if self._embedder is not None else model.embedder
+        index = open_index(self._vault.cache_dir)
+        try:
+            step = None
+            if self._progress is not None:
+                progress = self._progress
+                step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
+            sync_index(self._vault, index, Embedding(model.ref.model_id, make), step)
+            rows = vector_rows(index)
+            matrix = load_vectors(index)
+        finally:
+            index.close()
+        if matrix is not None:
+            import numpy as np
+
+            dense = np.asarray(matrix, dtype=np.float32)
+            for key, row in rows.items():
+                self._memo.setdefault(key, dense[row])
+        if self._embedder is None:
+            self._embedder = model.embedder()
+        return len(rows)
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit row per text, in order."""
+        import numpy as np
+
+        self.preload_once()
+        keys = [text_key(t) for t in texts]
+        missing = list(dict.fromkeys(k for k in keys if k not in self._memo))
+        if missing:
+            by_key = {k: t for k, t in zip(keys, texts, strict=True)}
+            self._embed_missing([by_key[k] for k in missing], missing)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._memo[k] for k in keys]).astype(np.float32, copy=False)
+
+    @property
+    def dim(self) -> int:
+        """Vector length (384 for MiniLM)."""
+        for vector in self._memo.values():
+            return int(vector.shape[0])
+        return 384
+
+    def _embed_missing(self, texts: list[str], keys: list[str]) -> None:
+        embedder = self._load()
+        progress = self._progress
+        step = None if progress is None else (lambda d, t: progress("embedding", d, t))
+        start = time.perf_counter()
+        try:
+            matrix = embedder.embed(texts, step)
+        except TypeError:  # an embedder without a progress parameter
+            matrix = embedder.embed(texts)
+        self.embed_seconds += time.perf_counter() - start
+        for key, row in zip(keys, matrix, strict=True):
+            self._memo[key] = row
+        self.computed += len(texts)
+
+    def _load(self) -> Any:
+        if self._embedder is None:
+            from cardvault.search.engine import QueryModel
+
+            if self._progress is not None:
+                self._progress("loading model", 0, 0)
+            self._embedder = QueryModel(self._vault).embedder()
+        return self._embedder
+
+
+def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:
+    """Normalised float32 vectors of `texts` with the vault's model (one row per text)."""
+    return Embeddings(vault).vectors(texts)
+
+
+def pairs_above(
+    matrix: np.ndarray, threshold: float, block: int = BLOCK
+) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) for every i < j whose rows' dot product is at least `threshold`.
+
+    Rows must be unit length. The product is taken in row blocks against the rows after them,
+    so memory stays at block × n floats.
+    """
+    import numpy as np
+
+    found: list[tuple[int, int, float]] = []
+    count = len(matrix)
+    for start in range(0, count, block):
+        stop = min(start + block, count)
+        scores = matrix[start:stop] @ matrix[start:].T
+        rows, cols = np.nonzero(scores >= threshold)
+        cols_abs = cols + start
+        keep = cols_abs > rows + start
+        for i, j, col in zip(rows[keep], cols_abs[keep], cols[keep], strict=True):
+            found.append((int(i + start), int(j), float(scores[i, col])))
+    return found
+
+
+def cross_scores(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Cosine of every row of `left` with every row of `right` (both unit rows)."""
+    return left @ right.T

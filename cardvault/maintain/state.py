@@ -1,0 +1,169 @@
+"""The vault as maintenance sees it, read once: cards (with the digests of their bytes), log
+entries, MEMORY.md and AGENTS.md, the date the run counts as today, and the vectors.
+
+A `VaultState` is immutable. `after(changes)` returns the state the changes would leave, so each
+step of a run plans against the results of the steps before it without anything being written.
+Files that do not parse are listed in `problems` and never touched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from cardvault.card import Card, parse_card
+from cardvault.daily import LogEntry, parse_log
+from cardvault.errors import CardvaultError
+from cardvault.fsio import FileText, digest_text, read_text
+from cardvault.maintain.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
+from cardvault.maintain.similarity import Embeddings
+from cardvault.vault import Vault, iter_card_paths, iter_log_paths
+
+
+@dataclass(frozen=True)
+class CardFile:
+    """A card and the exact text (and digest) it was parsed from."""
+
+    file: FileText
+    card: Card
+    archived: bool
+
+    @property
+    def slug(self) -> str:
+        return self.card.slug
+
+    @property
+    def path(self) -> Path:
+        return self.file.path
+
+
+@dataclass(frozen=True)
+class VaultState:
+    """Everything a maintenance step reads."""
+
+    vault: Vault
+    today: dt.date
+    cards: tuple[CardFile, ...]
+    entries: tuple[LogEntry, ...]
+    memory: FileText | None
+    agents: FileText | None
+    embeddings: Embeddings | None = field(default=None, compare=False)
+    since: dt.date | None = None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def live(self) -> list[CardFile]:
+        """Cards under memory/cards, in path order."""
+        return [c for c in self.cards if not c.archived]
+
+    @property
+    def archived(self) -> list[CardFile]:
+        """Cards under memory/archive."""
+        return [c for c in self.cards if c.archived]
+
+    def by_slug(self, slug: str, archived: bool = False) -> CardFile | None:
+        """The live (or, with `archived`, any) card whose slug or alias is `slug`."""
+        pool = self.cards if archived else tuple(self.live)
+        for entry in pool:
+            if entry.slug == slug:
+                return entry
+        for entry in pool:
+            if slug in entry.card.aliases:
+                return entry
+        return None
+
+    def slugs(self) -> set[str]:
+        """Every slug in use, live or archived."""
+        return {c.slug for c in self.cards}
+
+    def cited(self) -> set[str]:
+        """Every source cited by any card, live or archived."""
+        return {source for c in self.cards for source in c.card.sources}
+
+    def require_embeddings(self) -> Embeddings:
+        """The run's vectors (steps that need similarity call this)."""
+        if self.embeddings is None:
+            raise CardvaultError("this step needs the embedding model, which was not loaded")
+        return self.embeddings
+
+    def after(self, changes: Iterable[Change]) -> VaultState:
+        """The state once `changes` are applied (nothing is written)."""
+        cards = {c.path: c for c in self.cards}
+        memory, agents = self.memory, self.agents
+        for change in file_changes(list(changes)):
+            if isinstance(change, MoveFile):
+                cards.pop(change.source, None)
+                written = [(change.target, change.new_text)]
+            elif isinstance(change, DeleteFile):
+                cards.pop(change.path, None)
+                continue
+            else:
+                assert isinstance(change, WriteFile)
+                written = [(change.path, change.new_text)]
+            for path, text in written:
+                file = FileText(path, text, digest_text(text))
+                if path == self.vault.memory_md:
+                    memory = file
+                elif path == self.vault.agents_md:
+                    agents = file
+                else:
+                    archived = self.vault.archive_dir in path.parents
+                    cards[path] = CardFile(file, parse_card(text, path), archived)
+        ordered = tuple(sorted(cards.values(), key=lambda c: (c.archived, str(c.path))))
+        return replace(self, cards=ordered, memory=memory, agents=agents)
+
+
+def load_state(
+    vault: Vault,
+    today: dt.date,
+    embeddings: Embeddings | None = None,
+    since: dt.date | None = None,
+) -> VaultState:
+    """Read the vault once."""
+    problems: list[str] = []
+    cards = [c for archived in (False, True) for c in _read_cards(vault, archived, problems)]
+    entries = _read_entries(vault, problems)
+    return VaultState(
+        vault=vault,
+        today=today,
+        cards=tuple(cards),
+        entries=tuple(entries),
+        memory=_optional(vault.memory_md, problems),
+        agents=_optional(vault.agents_md, problems),
+        embeddings=embeddings,
+        since=since,
+        problems=tuple(problems),
+    )
+
+
+def _read_cards(vault: Vault, archived: bool, problems: list[str]) -> list[CardFile]:
+    found = []
+    for path in iter_card_paths(vault, archived=archived):
+        try:
+            file = read_text(path)
+            found.append(CardFile(file, parse_card(file.text, path), archived))
+        except CardvaultError as exc:
+            problems.append(f"{exc} (skipped)")
+    return found
+
+
+def _read_entries(vault: Vault, problems: list[str]) -> list[LogEntry]:
+    entries: list[LogEntry] = []
+    for path in iter_log_paths(vault):
+        try:
+            entries.extend(parse_log(read_text(path).text, path, vault.config.signal_words))
+        except (CardvaultError, ValueError) as exc:
+            problems.append(f"{vault.rel(path)}: {exc} (skipped)")
+    return entries
+
+
+def _optional(path: Path, problems: list[str]) -> FileText | None:
+    if not path.exists():
+        return None
+    try:
+        return read_text(path)
+    except CardvaultError as exc:
+        problems.append(f"{exc} (left alone)")
+        return None
