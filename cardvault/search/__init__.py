@@ -1,0 +1,1 @@
+"""Hybrid search over the vault: a derived SQLite FTS5 + vector index, synced incrementally."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from cardvault.search.embedder import Embedder
 from cardvault.search.index import IndexHandle, open_index
 from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
+from cardvault.search.query_model import QueryModel
 from cardvault.search.rank import CANDIDATES, KEYWORD_WEIGHT, RRF_K, SEMANTIC_WEIGHT, fuse
 from cardvault.search.retrieve import Filters, Ranking, keyword_ranking, semantic_ranking
 from cardvault.search.sync import Embedding, SyncProgress, SyncReport, sync_index
@@ -71,34 +72,6 @@ class SearchOutcome:
     notices: tuple[str, ...] = field(default=())
 
 
-class QueryModel:
-    """The vault's model for the query path: resolved on demand, ONNX session loaded once."""
-
-    def __init__(self, vault: Vault) -> None:
-        self._vault = vault
-        self._embedder: Embedder | None = None
-        self.ref: ModelRef | None = None
-        self.error: ModelUnavailableError | None = None
-        try:
-            self.ref = resolve_model(vault.config.model, vault.root)
-        except ModelUnavailableError as exc:
-            self.error = exc
-
-    def embedding(self) -> Embedding | None:
-        """How a sync embeds new texts, or None without a usable model."""
-        return None if self.ref is None else Embedding(self.ref.model_id, self.embedder)
-
-    def embedder(self) -> Embedder:
-        """The ONNX embedder (the model is exported to ONNX first if it never was)."""
-        if self._embedder is None:
-            if self.ref is None:
-                raise self.error or ModelUnavailableError("no embedding model")
-            from cardvault.search.onnx import OnnxEmbedder, ensure_onnx
-
-            self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref))
-        return self._embedder
-
-
 def search(
     vault: Vault, query: str, k: int = 10, mode: str = "hybrid", filters: Filters | None = None
 ) -> SearchOutcome:
@@ -107,6 +80,8 @@ def search(
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     filters = filters or Filters()
     model = QueryModel(vault)
+    if mode != "keyword":
+        model.prefetch()
     index, report, notices = _synced_index(vault, model.embedding(), None, rebuild=False)
     try:
         mode = _usable_mode(mode, model, notices)

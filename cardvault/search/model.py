@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardvault.errors import CardvaultError
 
@@ -69,7 +70,9 @@ def resolve_model(spec: str, vault_root: Path) -> ModelRef:
         spec=spec,
         path=folder,
         model_id=_model_id(spec, folder),
-        max_seq_length=int(st_config.get("max_seq_length", 256)) if st_config else 256,
+        max_seq_length=int(st_config.get("max_seq_length", 256))
+        if isinstance(st_config, dict)
+        else 256,
         pooling=pooling,
         normalize=normalize,
     )
@@ -119,9 +122,9 @@ def _model_id(spec: str, folder: Path) -> str:
     return f"{name}-{digest.hexdigest()[:12]}"
 
 
-def _read_json(path: Path) -> dict | list | None:  # type: ignore[type-arg]
+def _read_json(path: Path) -> Any:
+    """Parsed JSON of a small model file, or None when it is absent or unreadable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict | list) else None

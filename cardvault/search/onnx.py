@@ -75,6 +75,7 @@ def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
                 opset_version=17,
                 dynamo=False,
             )
+        os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)

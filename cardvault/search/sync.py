@@ -83,6 +83,9 @@ def sync_index(
     ]
     gone = [rel for rel in known if rel not in sources]
     parsed = _read_changed(stale, known, vault, report, progress)
+    if not stale and not gone and _vectors_current(index, embedding, report):
+        report.documents = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+        return report  # nothing to write: no transaction, no lock
     index.conn.execute("BEGIN IMMEDIATE")
     try:
         _write_files(index, parsed, gone)
@@ -230,6 +233,19 @@ def _needed_texts(index: IndexHandle) -> dict[str, str]:
             doc = Document("", "", "", topic, "", tuple(json.loads(tags)), "", None, None, body)
             needed[text_hash] = doc.embed_text
     return needed
+
+
+def _vectors_current(index: IndexHandle, embedding: Embedding | None, report: SyncReport) -> bool:
+    """Whether every document has a vector of the current model and no vector is unused."""
+    if embedding is None:
+        report.unembedded = _count_missing(index)
+        return True
+    return (
+        index.meta("model_id") == embedding.model_id
+        and load_vectors(index) is not None
+        and not _count_missing(index)
+        and not _count_unused(index)
+    )
 
 
 def _count_missing(index: IndexHandle) -> int:

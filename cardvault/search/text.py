@@ -20,10 +20,11 @@ CJK_RUN = re.compile(f"[{_CJK}]+")
 _TERM = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 MAX_QUERY_TERMS = 64
 #: Lucene's English stop words: dropped from keyword queries unless nothing else is left.
-STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their "
-    "then there these they this to was will with".split()
+_STOP_LIST = (
+    "a an and are as at be but by for if in into is it no not of on or "
+    "such that the their then there these they this to was will with"
 )
+STOP_WORDS = frozenset(_STOP_LIST.split())
 SNIPPET_CHARS = 180
 
 

@@ -1,0 +1,71 @@
+"""The model on the query path: resolved cheaply, its ONNX session loaded once per process.
+
+Loading the ONNX session is the largest single cost of a cold search (a few hundred ms), and
+onnxruntime releases the GIL while it loads. `prefetch` therefore starts the load on a
+background thread as soon as a search knows it will need vectors, and the index sync and the
+keyword ranking run meanwhile on the main thread; `embedder()` waits for it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from cardvault.search.embedder import Embedder
+from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
+from cardvault.search.sync import Embedding
+from cardvault.vault import Vault
+
+
+class QueryModel:
+    """The vault's model for `search`: `ref` is None (and `error` set) when it is unusable."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.ref: ModelRef | None = None
+        self.error: ModelUnavailableError | None = None
+        self._embedder: Embedder | None = None
+        self._loader: threading.Thread | None = None
+        self._failure: BaseException | None = None
+        try:
+            self.ref = resolve_model(vault.config.model, vault.root)
+        except ModelUnavailableError as exc:
+            self.error = exc
+
+    def embedding(self) -> Embedding | None:
+        """How a sync embeds new texts, or None without a usable model."""
+        return None if self.ref is None else Embedding(self.ref.model_id, self.embedder)
+
+    def prefetch(self) -> None:
+        """Start loading the ONNX session in the background, if its file is already there."""
+        from cardvault.search.onnx import onnx_path
+
+        if self.ref is None or self._loader is not None or self._embedder is not None:
+            return
+        if onnx_path(self.ref).is_file():
+            self._loader = threading.Thread(target=self._load, name="cardvault-onnx", daemon=True)
+            self._loader.start()
+
+    def _load(self) -> None:
+        from cardvault.search.onnx import OnnxEmbedder, onnx_path
+
+        assert self.ref is not None
+        try:
+            self._embedder = OnnxEmbedder(self.ref, onnx_path(self.ref))
+        except BaseException as exc:  # handed to the main thread by embedder()
+            self._failure = exc
+
+    def embedder(self) -> Embedder:
+        """The ONNX embedder; exports the model first if needed, re-exports a damaged copy."""
+        if self._loader is not None:
+            self._loader.join()
+            self._loader = None
+        if self._embedder is not None:
+            return self._embedder
+        if self.ref is None:
+            raise self.error or ModelUnavailableError("no embedding model")
+        from cardvault.search.onnx import OnnxEmbedder, ensure_onnx, onnx_path
+
+        if self._failure is not None:
+            self._failure = None
+            onnx_path(self.ref).unlink(missing_ok=True)  # unreadable: export it again
+        self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref))
+        return self._embedder
