@@ -144,3 +144,10 @@ def test_archived_cards_join_only_when_asked(sample_vault: Path) -> None:
     archived = len(card_files(sample_vault, "archive"))
     assert archived > 0
     assert len(both["nodes"]) == len(live["nodes"]) + archived
+
+
+def test_facts_pairs_share_tags_in_the_graph(sample_vault: Path) -> None:
+    facts = json.loads((Path(__file__).parent / "fixtures" / "sample-vault-facts.json").read_text())
+    shared = {(s["a"], s["b"]) for s in graph_json(sample_vault)["shared"]}
+    for a, b in facts["near_duplicates"] + [facts["contradiction"]]:
+        assert tuple(sorted((a, b))) in shared, (a, b)

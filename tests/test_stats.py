@@ -155,16 +155,24 @@ def test_dashboard_shows_the_figures(
 
 
 def test_matches_the_sample_vault_facts(sample_vault: Path) -> None:
-    if not FACTS.exists():
-        pytest.skip("tests/fixtures/sample-vault-facts.json has not landed")
     facts = json.loads(FACTS.read_text(encoding="utf-8"))
     data = stats_json(sample_vault)
-    compared = 0
-    for key in ("cards", "archived", "promoted"):
-        if isinstance(facts.get(key), int):
-            assert data[key] == facts[key], key
-            compared += 1
-    if isinstance(facts.get("by_category"), dict):
-        assert data["by_category"] == facts["by_category"]
-        compared += 1
-    assert compared, f"no comparable keys in {FACTS.name}: {sorted(facts)}"
+    assert data["cards"] == facts["card_count"]
+    assert data["archived"] == facts["archived_count"]
+    assert data["by_category"] == facts["cards_by_category"]
+    assert (data["logs"]["days"], data["logs"]["entries"]) == (
+        facts["log_days"],
+        facts["log_entries"],
+    )
+    undistilled = [
+        ref.replace("memory/", "").replace(".md#", " ") for ref in data["logs"]["undistilled"]
+    ]
+    assert undistilled == facts["undistilled_signal_entries"]
+    assert data["promoted"] == 1 and data["rules"] == 1
+    assert data["by_status"].get("promoted") == 1
+    promoted = json.loads(
+        CliRunner()
+        .invoke(app, ["--vault", str(sample_vault), "list", "--status", "promoted", "--json"])
+        .stdout
+    )
+    assert [row["slug"] for row in promoted] == [facts["promoted_card"]]

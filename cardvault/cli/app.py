@@ -14,7 +14,7 @@ import typer
 
 from cardvault import __version__
 from cardvault.cli import check_cmd, read_cmds, write_cmds
-from cardvault.cli import insight_cmds
+from cardvault.cli import insight_cmds, portable_cmds
 from cardvault.cli import maintain_cmd
 from cardvault.cli.common import CardvaultGroup
 
@@ -69,6 +69,9 @@ app.command("list")(read_cmds.list_cards)
 app.command("check")(check_cmd.check)
 app.command("stats")(insight_cmds.stats)
 app.command("graph")(insight_cmds.graph)
+app.command("forget")(portable_cmds.forget)
+app.command("export")(portable_cmds.export)
+app.command("import")(portable_cmds.import_)
 app.command("maintain")(maintain_cmd.maintain)
 app.command("promote")(maintain_cmd.promote)
 app.command("demote")(maintain_cmd.demote)

@@ -1,0 +1,204 @@
+"""`cardvault forget`: what goes, one commit that says logs were rewritten, exact `git revert`."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardvault.card import parse_card
+from cardvault.cli.app import app
+from cardvault.daily import parse_log
+from cardvault.errors import ConcurrentEditError
+from cardvault.forget import apply_forget, plan_forget
+from cardvault.forget_logs import Needles, cut_log
+from cardvault.fsio import FileText, digest_text
+from cardvault.vault import open_vault_at
+from tests.conftest import git_log, snapshot
+from tests.insight_support import card_files, frontmatter, git, log_entries, log_files
+
+SLUG = "docker-buildx-platform-flag"
+TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def forget(root: Path, *args: str, stdin: str | None = None):
+    return CliRunner().invoke(app, ["--vault", str(root), "forget", *args], input=stdin)
+
+
+def log_lines(root: Path) -> dict[str, list[str]]:
+    return {p.name: p.read_text(encoding="utf-8").splitlines() for p in log_files(root)}
+
+
+def is_subsequence(small: list[str], big: list[str]) -> bool:
+    rest = iter(big)
+    return all(any(line == other for other in rest) for line in small)
+
+
+def test_forget_by_slug_removes_card_and_its_log_entries_then_revert_restores(
+    sample_vault: Path,
+) -> None:
+    before = snapshot(sample_vault)
+    logs_before = log_lines(sample_vault)
+    cited = frontmatter(sample_vault / "memory" / "cards" / f"{SLUG}.md").get("sources") or []
+    result = forget(sample_vault, SLUG, "--yes")
+    assert result.exit_code == 0, result.output
+    assert not (sample_vault / "memory" / "cards" / f"{SLUG}.md").exists()
+    subject = git_log(sample_vault)[0]
+    assert subject.startswith(f'forget: "{SLUG}"') and "daily logs rewritten" in subject
+    assert "rewrote" in git(sample_vault, "log", "-1", "--format=%b")
+    for name, lines in log_lines(sample_vault).items():
+        assert not any(SLUG in line for line in lines), name
+        assert is_subsequence(lines, logs_before[name])
+    refs = {e["ref"] for p in log_files(sample_vault) for e in log_entries(p)}
+    assert cited and not set(cited) & refs
+    changed = {k for k in before if before[k] != snapshot(sample_vault).get(k)}
+    assert changed and all(k.startswith("memory/") for k in changed)
+    git(sample_vault, "revert", "--no-edit", "HEAD")
+    assert snapshot(sample_vault) == before
+
+
+def test_forget_by_words_matches_topics_and_every_log_line(sample_vault: Path) -> None:
+    query = "nginx timeouts"
+    expected = sorted(
+        p.stem
+        for p in card_files(sample_vault) + card_files(sample_vault, "archive")
+        if {"nginx", "timeouts"}
+        <= set(
+            re.findall(
+                r"\w+", " ".join([frontmatter(p)["topic"], p.stem, *frontmatter(p)["tags"]]).lower()
+            )
+        )
+    )
+    assert expected
+    before = snapshot(sample_vault)
+    result = forget(sample_vault, query, "--yes")
+    assert result.exit_code == 0, result.output
+    for slug in expected:
+        assert not (sample_vault / "memory" / "cards" / f"{slug}.md").exists()
+    for name, lines in log_lines(sample_vault).items():
+        for line in lines:
+            words = set(re.findall(r"\w+", line.lower()))
+            assert not {"nginx", "timeouts"} <= words, (name, line)
+            assert not any(slug in line for slug in expected), (name, line)
+    git(sample_vault, "revert", "--no-edit", "HEAD")
+    assert snapshot(sample_vault) == before
+
+
+def test_forget_asks_and_no_means_nothing_changes(sample_vault: Path) -> None:
+    before, commits = snapshot(sample_vault), git_log(sample_vault)
+    result = forget(sample_vault, SLUG, stdin="n\n")
+    assert result.exit_code == 1
+    assert f"memory/cards/{SLUG}.md" in result.stderr and "Remove all of this?" in result.stderr
+    assert snapshot(sample_vault) == before and git_log(sample_vault) == commits
+    assert forget(sample_vault, SLUG, stdin="y\n").exit_code == 0
+    assert not (sample_vault / "memory" / "cards" / f"{SLUG}.md").exists()
+
+
+def test_forget_a_promoted_card_removes_its_rule(sample_vault: Path) -> None:
+    promoted = [p for p in card_files(sample_vault) if frontmatter(p).get("status") == "promoted"]
+    assert promoted
+    rel = f"memory/cards/{promoted[0].name}"
+    agents = (sample_vault / "AGENTS.md").read_text(encoding="utf-8")
+    assert rel in agents
+    assert forget(sample_vault, promoted[0].stem, "--yes").exit_code == 0
+    after = (sample_vault / "AGENTS.md").read_text(encoding="utf-8")
+    assert rel not in after
+    assert [line for line in agents.splitlines() if rel not in line] == after.splitlines()
+
+
+def test_nothing_matches_is_an_error(sample_vault: Path) -> None:
+    result = forget(sample_vault, "zebra quaternion", "--yes")
+    assert result.exit_code == 1 and "nothing in the vault matches" in result.stderr
+
+
+def test_forget_drops_files_from_the_search_index(sample_vault: Path) -> None:
+    from cardvault.search.index import open_index
+    from cardvault.search.sync import sync_index
+
+    vault = open_vault_at(sample_vault)
+    index = open_index(vault.cache_dir)
+    sync_index(vault, index, None)
+    index.close()
+
+    def indexed_slugs() -> set[str]:
+        conn = sqlite3.connect(vault.cache_dir / "search.sqlite")
+        try:
+            return {row[0] for row in conn.execute("SELECT slug FROM docs WHERE kind = 'card'")}
+        finally:
+            conn.close()
+
+    assert SLUG in indexed_slugs()
+    assert forget(sample_vault, SLUG, "--yes").exit_code == 0
+    assert SLUG not in indexed_slugs()
+
+
+def test_a_log_edited_after_planning_aborts_without_writing(sample_vault: Path) -> None:
+    vault = open_vault_at(sample_vault)
+    plan = plan_forget(vault, SLUG)
+    assert plan.logs
+    edited = plan.logs[0].file.path
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nhand edit\n", encoding="utf-8")
+    before = snapshot(sample_vault)
+    with pytest.raises(ConcurrentEditError):
+        apply_forget(vault, plan)
+    assert snapshot(sample_vault) == before
+
+
+def test_a_secret_query_is_not_written_into_the_commit(sample_vault: Path) -> None:
+    log = sample_vault / "memory" / "2026-11-20.md"
+    log.write_text(f"# 2026-11-20\n\n## 10:00 — Oops\nPasted {TOKEN} by mistake.\nOther note.\n")
+    git(sample_vault, "add", "-A")
+    git(sample_vault, "commit", "-qm", "log")
+    assert forget(sample_vault, TOKEN, "--yes").exit_code == 0
+    assert TOKEN not in log.read_text(encoding="utf-8")
+    assert "Other note." in log.read_text(encoding="utf-8")
+    message = git(sample_vault, "log", "-1", "--format=%B")
+    assert TOKEN not in message and "looks like a secret" in message
+
+
+def cut(text: str, query: str):
+    path = Path("memory/2026-01-05.md")
+    file = FileText(path, text, digest_text(text))
+    entries = parse_log(text, path, ["Lesson"])
+    return cut_log(file, "memory/2026-01-05.md", entries, Needles.of(query, [], exact=False))
+
+
+def test_log_cuts_keep_every_other_byte() -> None:
+    text = (
+        "# 2026-01-05\n\n## 09:00 — Morning\nred fox seen\nblue sky\n\n"
+        "## 10:00 — Only fox\nred fox again\n\n## 11:00 — Red fox title\nanything\n"
+    )
+    result = cut(text, "red fox")
+    assert result is not None
+    assert result.new_text == "# 2026-01-05\n\n## 09:00 — Morning\nblue sky\n"
+    assert result.entries == ("10:00", "11:00")
+    assert result.removed == (4, 6, 7, 8, 9, 10, 11)
+
+
+def test_log_with_nothing_left_is_removed_and_fences_are_not_entries() -> None:
+    assert cut("# 2026-01-05\n\n## 09:00 — Fox\nred fox\n", "fox").new_text is None
+    fenced = "# 2026-01-05\n\n## 09:00 — Code\n```\n## 10:00 — fox\n```\nkeep\n"
+    result = cut(fenced, "fox")
+    assert result is not None and result.new_text == fenced.replace("## 10:00 — fox\n", "")
+    assert cut("# 2026-01-05\n\n## 09:00 — A\nnothing here\n", "fox") is None
+
+
+def test_entries_a_forgotten_card_cites_go_whole() -> None:
+    card = parse_card(
+        "---\ntopic: Zeta Rule\ncategory: tools\ntags: [z]\ncreated: 2026-01-01\n"
+        "updated: 2026-01-01\nsources:\n  - memory/2026-01-05.md#09:00\n---\nBody.\n",
+        Path("memory/cards/zeta-rule.md"),
+    )
+    text = "# 2026-01-05\n\n## 09:00 — Unrelated title\nplain words\n\n## 10:00 — B\nkept\n"
+    path = Path("memory/2026-01-05.md")
+    entries = parse_log(text, path, ["Lesson"])
+    result = cut_log(
+        FileText(path, text, digest_text(text)),
+        "x",
+        entries,
+        Needles.of("zeta-rule", [card], exact=True),
+    )
+    assert result is not None and result.new_text == "# 2026-01-05\n\n## 10:00 — B\nkept\n"
