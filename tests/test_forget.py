@@ -202,3 +202,30 @@ def test_entries_a_forgotten_card_cites_go_whole() -> None:
         Needles.of("zeta-rule", [card], exact=True),
     )
     assert result is not None and result.new_text == "# 2026-01-05\n\n## 10:00 — B\nkept\n"
+
+
+def test_memory_table_is_regenerated_without_the_forgotten_card(sample_vault: Path) -> None:
+    memory = sample_vault / "MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    slug = "nginx-proxy-timeouts"
+    head, _, rest = text.partition("<!-- cardvault:begin categories -->")
+    _, _, tail = rest.partition("<!-- cardvault:end categories -->")
+    assert slug in rest.partition("<!-- cardvault:end categories -->")[0]
+    before = snapshot(sample_vault)
+    assert forget(sample_vault, slug, "--yes").exit_code == 0
+    after = memory.read_text(encoding="utf-8")
+    assert slug not in after
+    assert after.startswith(head) and after.endswith(tail)
+    assert "MEMORY.md: categories table regenerated" in git(
+        sample_vault, "log", "-1", "--format=%b"
+    )
+    git(sample_vault, "revert", "--no-edit", "HEAD")
+    assert snapshot(sample_vault) == before
+
+
+def test_an_unrelated_forget_leaves_memory_md_alone(sample_vault: Path) -> None:
+    memory = sample_vault / "MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    assert "conference-talk-ideas" not in text
+    assert forget(sample_vault, "conference-talk-ideas", "--yes").exit_code == 0
+    assert memory.read_text(encoding="utf-8") == text

@@ -70,6 +70,8 @@ def _show_forget_plan(plan: ForgetPlan) -> None:
             out.print(f"  [red]{number:>4}[/] {render.escape(line)}")
     for rule in plan.rules:
         out.print(f"[bold]AGENTS.md rule:[/] {render.escape(rule)}")
+    if plan.memory is not None:
+        out.print("[bold]MEMORY.md:[/] categories table regenerated without these cards")
     if plan.mentions:
         out.print("[yellow]Still mentioned (not changed):[/] " + ", ".join(plan.mentions))
 
