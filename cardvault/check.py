@@ -71,6 +71,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     _check_links(scan)
     _check_logs(scan)
     _check_memory_md(scan)
+    _check_conflicts(scan)
     if secrets:
         _check_secrets(scan)
     return sorted(scan.findings, key=lambda f: (f.path, f.line, f.code))
@@ -167,6 +168,25 @@ def _line_of(text: str, needle: str, after_line: int) -> int:
         if number >= after_line and needle in line:
             return number
     return after_line
+
+
+def _check_conflicts(scan: _Scan) -> None:
+    """Live cards that contradict each other ("always use X" / "never use X"), lexically."""
+    from cardvault.maintain.contradict import conflicting_pairs
+
+    archive = scan.vault.archive_dir
+    live = [(c.slug, c.body) for _, c in scan.cards if archive not in c.path.parents]
+    cards = {c.slug: (file, c) for file, c in scan.cards}
+    for left, right, found in conflicting_pairs(live):
+        for (slug, mine), (other, theirs) in (
+            ((left, found.first), (right, found.second)),
+            ((right, found.second), (left, found.first)),
+        ):
+            file, card = cards[slug]
+            line = _line_of(file.text, mine.sentence[:40], card.body_line)
+            where = scan.vault.rel(cards[other][1].path)
+            message = f'contradicts {where}: "{mine.sentence}" vs "{theirs.sentence}"'
+            scan.add(card.path, line, "warning", "conflict", message)
 
 
 def _check_memory_md(scan: _Scan) -> None:

@@ -125,13 +125,21 @@ def apply_changes(
 def _snapshot(vault: Vault, op: FinalOp) -> _Snapshot:
     path = inside(vault.root, op.path)
     if op.expected == ABSENT:
-        if current_digest(path) != ABSENT:
+        if path.exists() or path.is_symlink():
             raise ConcurrentEditError("was created since the plan was made; nothing written", path)
         return _Snapshot(op.path, None, None)
     file = read_text(op.path) if op.path.exists() else None
     if file is None or file.digest != op.expected:
         raise ConcurrentEditError("changed on disk since it was read; nothing written", op.path)
     return _Snapshot(op.path, file, op.path.stat().st_mode & 0o7777)
+
+
+def _digest_or_absent(path: Path) -> str:
+    """The file's digest; ABSENT also when a parent is not a folder (a failed write's target)."""
+    try:
+        return current_digest(path)
+    except (NotADirectoryError, IsADirectoryError):
+        return ABSENT
 
 
 def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
@@ -148,7 +156,7 @@ def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
 def _restore(snapshots: list[_Snapshot], made_dirs: list[Path]) -> None:
     """Put every snapshotted file back to its exact bytes; remove what the run created."""
     for snap in snapshots:
-        found = current_digest(snap.path)
+        found = _digest_or_absent(snap.path)
         if snap.file is None:
             if found != ABSENT:
                 atomic_delete(snap.path, found)

@@ -155,3 +155,21 @@ def contradict(left_text: str, right_text: str) -> Contradiction | None:
     """The first contradiction between two texts, or None."""
     found = contradictions(claims(left_text), claims(right_text))
     return found[0] if found else None
+
+
+def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Contradiction]]:
+    """(name, other name, contradiction) for every pair of named texts that contradict.
+
+    Claims are joined on their key, so the cost grows with the number of claims, not pairs.
+    """
+    by_key: dict[tuple[str, str], list[tuple[int, Claim]]] = {}
+    for index, (_, text) in enumerate(texts):
+        for claim in claims(text):
+            by_key.setdefault(claim.key, []).append((index, claim))
+    found: dict[tuple[int, int], Contradiction] = {}
+    for group in by_key.values():
+        for i, left in group:
+            for j, right in group:
+                if i < j and left.polarity != right.polarity and _same_object(left, right):
+                    found.setdefault((i, j), Contradiction(left, right))
+    return [(texts[i][0], texts[j][0], c) for (i, j), c in sorted(found.items())]

@@ -74,21 +74,19 @@ class Embeddings:
 
     def preload(self) -> int:
         """Sync the search index and memoise every vector it holds; return how many."""
-        from cardvault.search.engine import QueryModel
         from cardvault.search.index import load_vectors, open_index, vector_rows
+        from cardvault.search.model import resolve_model
         from cardvault.search.sync import Embedding, sync_index
 
-        model = QueryModel(self._vault)
-        if model.ref is None:
-            raise model.error or RuntimeError("no embedding model")
-        make = (lambda: self._embedder) if self._embedder is not None else model.embedder
+        ref = resolve_model(self._vault.config.model, self._vault.root)
         index = open_index(self._vault.cache_dir)
         try:
             step = None
             if self._progress is not None:
                 progress = self._progress
                 step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
-            sync_index(self._vault, index, Embedding(model.ref.model_id, make), step)
+            embedding = Embedding(ref.model_id, lambda *_: self._load())
+            sync_index(self._vault, index, embedding, step)
             rows = vector_rows(index)
             matrix = load_vectors(index)
         finally:
@@ -99,8 +97,6 @@ class Embeddings:
             dense = np.asarray(matrix, dtype=np.float32)
             for key, row in rows.items():
                 self._memo.setdefault(key, dense[row])
-        if self._embedder is None:
-            self._embedder = model.embedder()
         return len(rows)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
@@ -139,12 +135,15 @@ class Embeddings:
         self.computed += len(texts)
 
     def _load(self) -> Any:
+        """The embedder: the one given, else the vault model's ONNX copy (exported once)."""
         if self._embedder is None:
-            from cardvault.search.engine import QueryModel
+            from cardvault.search.model import resolve_model
+            from cardvault.search.onnx import OnnxEmbedder, ensure_onnx
 
             if self._progress is not None:
                 self._progress("loading model", 0, 0)
-            self._embedder = QueryModel(self._vault).embedder()
+            ref = resolve_model(self._vault.config.model, self._vault.root)
+            self._embedder = OnnxEmbedder(ref, ensure_onnx(ref))
         return self._embedder
 
 

@@ -17,7 +17,12 @@ _LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)(.*)$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 _MARKS = re.compile(r"[`*_~\[\]()>#\"']")
 _PUNCT = re.compile(r"[^\w\s./:@+-]")
-_CODE_OR_NUMBER = re.compile(r"`[^`]+`|\b\d[\w.:/-]*")
+_CODE_OR_NUMBER = re.compile(
+    r"`[^`]+`"  # code spans
+    r"|\b\w*\d[\w.:/-]*"  # numbers and words with digits (arm64, 3.1.8)
+    r"|\b\w+(?:[_./:=]\w+)+"  # identifiers and paths (DOCKER_DEFAULT_PLATFORM, linux/amd64)
+    r"|\b[A-Z]{2,}\w*"  # acronyms and constants (KEYS, CSRF)
+)
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,8 @@ def words(text: str) -> set[str]:
 
 
 def facts(sentence: str) -> set[str]:
-    """The words inside code spans and the numbers of a sentence (what a paraphrase must keep)."""
+    """The words of a sentence's code spans, numbers, identifiers and acronyms: the details a
+    paraphrase must not lose."""
     found: set[str] = set()
     flat = re.sub(r"(?<=\d),(?=\d{3})", "", sentence)
     for match in _CODE_OR_NUMBER.finditer(flat):

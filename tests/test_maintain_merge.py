@@ -1,0 +1,108 @@
+"""Merge with the real model: near-duplicates become one card; contradictions are reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardvault.maintain.similarity import pairs_above
+from cardvault.vault import read_card
+from tests.maintain_support import card, commit_all, git, new_vault, run, shared_cache
+
+pytestmark = pytest.mark.slow
+
+PLATFORM_A = (
+    "Images built on an Apple Silicon Mac default to `linux/arm64`, but our Kubernetes nodes are "
+    "`linux/amd64`. Such an image crashes on start with `exec format error`.\n\n"
+    "Always build with `docker buildx build --platform linux/amd64`."
+)
+PLATFORM_B = (
+    "Docker on an M-series MacBook builds arm64 images unless told otherwise, while the cluster "
+    "nodes are amd64, so the pod dies with `exec format error`.\n\n"
+    "Fix: pass `--platform linux/amd64` to docker buildx, or export "
+    "DOCKER_DEFAULT_PLATFORM=linux/amd64 in the shell. Emulated builds are slow.\n\n"
+    "Always build with `docker buildx build --platform linux/amd64`."
+)
+NPM_CI = (
+    "Always use `npm ci` to install the dashboard's dependencies in the Docker build and in CI."
+)
+NPM_INSTALL = (
+    "Never use `npm ci` to install the dashboard's dependencies in the Docker build or in CI; "
+    "use `npm install` instead."
+)
+
+
+@pytest.fixture(autouse=True)
+def _cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
+
+
+@pytest.fixture
+def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
+    vault = new_vault(tmp_path / "v")
+    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A,
+         category="infrastructure", tags="[docker, arm64]", created="2026-03-01",
+         updated="2026-03-05", extra="sources:\n  - memory/2026-03-01.md#10:00\n")  # fmt: skip
+    card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
+         category="infrastructure", tags="[docker, arm64, apple-silicon]", created="2026-03-20",
+         updated="2026-04-02", extra="seen: 2\n")  # fmt: skip
+    links = (
+        "See [[apple-silicon-images]] and [[apple-silicon-images|the Mac notes]] before tagging."
+    )
+    card(
+        vault, "release-notes", "Release Notes", f"Release checklist. {links}", category="workflow"
+    )
+    card(vault, "npm-ci", "npm ci", NPM_CI, tags="[npm]")
+    card(vault, "npm-install", "npm install", NPM_INSTALL, tags="[npm]")
+    commit_all(vault)
+    return vault
+
+
+def test_near_duplicates_merge_into_the_earliest_card(vault) -> None:  # type: ignore[no-untyped-def]
+    result = run(vault)
+    assert not vault.card_path("apple-silicon-images").exists()
+    merged = read_card(vault.card_path("docker-platform-flag"))
+    assert merged.tags == ("docker", "arm64", "apple-silicon")
+    assert (
+        str(merged.meta["created"]) == "2026-03-01" and str(merged.meta["updated"]) == "2026-04-02"
+    )
+    assert merged.aliases == ("apple-silicon-images", "Docker Images on Apple Silicon")
+    assert merged.meta["merged_from"] == ["apple-silicon-images"]
+    assert merged.seen == 3  # 1 + 2
+    assert merged.sources == ("memory/2026-03-01.md#10:00",)
+    assert merged.body.startswith(PLATFORM_A)  # the survivor's bytes are kept
+    assert "DOCKER_DEFAULT_PLATFORM" in merged.body  # the other's new facts are carried
+    assert merged.body.count("Always build with") == 1  # its repeated sentence is not
+    links = read_card(vault.card_path("release-notes")).body
+    assert "[[docker-platform-flag]]" in links and "[[docker-platform-flag|the Mac notes]]" in links
+    assert result.plan.counts()["merge"] == 1
+    # git still has the merged-away card
+    assert "Apple Silicon" in git(vault.root, "show", "HEAD~1:memory/cards/apple-silicon-images.md")
+
+
+def test_contradicting_cards_are_reported_not_merged(vault) -> None:  # type: ignore[no-untyped-def]
+    result = run(vault)
+    assert vault.card_path("npm-ci").exists() and vault.card_path("npm-install").exists()
+    conflicts = [r for r in result.plan.reports if r.kind == "conflict"]
+    assert len(conflicts) == 1
+    assert {p.stem for p in conflicts[0].paths} == {"npm-ci", "npm-install"}
+    assert any("Always use `npm ci`" in t for t in conflicts[0].texts)
+    assert any("Never use `npm ci`" in t for t in conflicts[0].texts)
+    # reported again on the next run (nothing to commit, the conflict still stands)
+    again = run(vault)
+    assert again.plan.empty and [r.kind for r in again.plan.reports] == ["conflict"]
+
+
+def test_pairs_above_matches_brute_force_across_blocks() -> None:
+    rng = np.random.default_rng(7)
+    base = rng.normal(size=(40, 16)).astype(np.float32)
+    rows = np.vstack([base, base[:10] + 0.05 * rng.normal(size=(10, 16)).astype(np.float32)])
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    found = {(i, j) for i, j, _ in pairs_above(rows, 0.9, block=7)}
+    full = rows @ rows.T
+    expected = {
+        (i, j) for i in range(len(rows)) for j in range(i + 1, len(rows)) if full[i, j] >= 0.9
+    }
+    assert found == expected and len(found) >= 10

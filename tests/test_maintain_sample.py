@@ -1,0 +1,169 @@
+"""End to end on a copy of sample-vault/: everything the maintenance issue says it must show,
+checked against the ground truth in tests/fixtures/sample-vault-facts.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cardvault.check import run_checks
+from cardvault.sections import get_section
+from cardvault.vault import iter_card_paths, open_vault_at, read_card
+from tests.maintain_support import git, run, shared_cache
+
+pytestmark = pytest.mark.slow
+
+FACTS = json.loads(
+    (Path(__file__).parent / "fixtures" / "sample-vault-facts.json").read_text("utf-8")
+)
+TODAY = "2026-11-30"
+
+
+def ref(entry: str) -> str:
+    """'2026-11-02 11:30' -> 'memory/2026-11-02.md#11:30'."""
+    day, time = entry.split()
+    return f"memory/{day}.md#{time}"
+
+
+def outside(text: str, name: str) -> str:
+    start = text.index(f"<!-- cardvault:begin {name} -->")
+    end = text.index(f"<!-- cardvault:end {name} -->")
+    return text[:start] + text[end:]
+
+
+@pytest.fixture(scope="module")
+def maintained(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    import shutil
+
+    from cardvault import history
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CARDVAULT_CACHE", str(shared_cache()))
+        root = tmp_path_factory.mktemp("sample") / "vault"
+        shutil.copytree(Path(__file__).resolve().parents[1] / "sample-vault", root)
+        history.init_repo(root)
+        vault = open_vault_at(root)
+        history.commit(vault, "sample vault")
+        before = {p: p.read_text(encoding="utf-8") for p in (vault.memory_md, vault.agents_md)}
+        first = run(vault, today=TODAY)
+        head = git(root, "rev-parse", "HEAD")
+        second = run(vault, today=TODAY)
+        yield vault, first, second, before, head
+
+
+def cards_by_slug(vault) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    return {p.stem: read_card(p) for p in iter_card_paths(vault)}
+
+
+def citing(vault, entry: str):  # type: ignore[no-untyped-def]
+    found = [c for c in cards_by_slug(vault).values() if ref(entry) in c.sources]
+    assert len(found) == 1, f"{entry} is cited by {len(found)} live cards"
+    return found[0]
+
+
+def test_recurring_lesson_is_one_card_seen_three_times_with_a_rule(maintained) -> None:  # type: ignore[no-untyped-def]
+    vault, *_ = maintained
+    entries = FACTS["recurring_lesson"]["entries"]
+    lesson = citing(vault, entries[0])
+    assert [citing(vault, e).slug for e in entries] == [lesson.slug] * 3
+    assert lesson.seen == 3
+    assert set(lesson.sources) >= {ref(e) for e in entries}
+    assert "paginat" in lesson.body.lower()
+    rules = get_section(vault.agents_md.read_text(encoding="utf-8"), "rules")
+    assert f"(memory/cards/{lesson.slug}.md)" in rules
+    assert lesson.status == "promoted"
+
+
+def test_near_duplicates_merged_related_cards_kept(maintained) -> None:  # type: ignore[no-untyped-def]
+    vault, *_ = maintained
+    live = cards_by_slug(vault)
+    for pair in FACTS["near_duplicates"]:
+        kept = [slug for slug in pair if slug in live]
+        assert len(kept) == 1, pair
+        other = next(slug for slug in pair if slug not in live)
+        assert other in live[kept[0]].aliases
+        bodies = "".join(c.body for c in live.values())
+        assert f"[[{other}]]" not in bodies  # links were rewritten to the survivor
+    for left, right in FACTS["related_not_duplicate"]:
+        survivors = {
+            s: live.get(s) or next(c for c in live.values() if s in c.aliases)
+            for s in (left, right)
+        }
+        assert survivors[left].slug != survivors[right].slug, (left, right)
+
+
+def test_contradiction_reported_not_merged(maintained) -> None:  # type: ignore[no-untyped-def]
+    vault, first, second, *_ = maintained
+    left, right = FACTS["contradiction"]
+    live = cards_by_slug(vault)
+    assert left in live and right in live
+    for result in (first, second):
+        conflicts = [r for r in result.plan.reports if r.kind == "conflict"]
+        assert len(conflicts) == 1
+        assert {p.stem for p in conflicts[0].paths} == {left, right}
+        assert all(FACTS["contradiction_object"] in text for text in conflicts[0].texts)
+    assert {f.path for f in run_checks(vault) if f.code == "conflict"} == {
+        f"memory/cards/{left}.md",
+        f"memory/cards/{right}.md",
+    }
+
+
+def test_folds_new_cards_and_the_correction(maintained) -> None:  # type: ignore[no-untyped-def]
+    vault, *_ = maintained
+    for fold in FACTS["folds_into_existing"]:
+        assert citing(vault, fold["entry"]).slug == fold["card"]
+    existing = {
+        p.stem
+        for p in (Path(__file__).resolve().parents[1] / "sample-vault/memory/cards").glob("*.md")
+    }
+    for entry in FACTS["new_lessons"]:
+        assert citing(vault, entry).slug not in existing
+    correction = citing(vault, FACTS["structured_correction"])
+    assert correction.meta["severity"] == "high" and correction.status == "promoted"
+    assert "Mistake:" in correction.body and "Prevention:" in correction.body
+    for entry in FACTS["undistilled_signal_entries"]:
+        citing(vault, entry)
+
+
+def test_archive_index_and_hand_written_parts(maintained) -> None:  # type: ignore[no-untyped-def]
+    vault, _first, _second, before, _head = maintained
+    assert (vault.archive_dir / f"{FACTS['stale_card']}.md").exists()
+    assert read_card(vault.archive_dir / f"{FACTS['stale_card']}.md").status == "archived"
+    promoted_rule = f"- {FACTS['promoted_rule']} (memory/cards/{FACTS['promoted_card']}.md)"
+    agents = vault.agents_md.read_text(encoding="utf-8")
+    assert promoted_rule in agents
+    memory = vault.memory_md.read_text(encoding="utf-8")
+    assert outside(memory, "categories") == outside(before[vault.memory_md], "categories")
+    assert outside(agents, "rules") == outside(before[vault.agents_md], "rules")
+    assert len(memory.encode("utf-8")) <= vault.config.memory_byte_budget
+    counts: dict[str, int] = {}
+    for found in cards_by_slug(vault).values():
+        counts[found.category] = counts.get(found.category, 0) + 1
+    table = get_section(memory, "categories")
+    for category, count in counts.items():
+        assert f"| {category} | {count} |" in table
+
+
+def test_second_run_changes_nothing_and_commit_is_readable(maintained) -> None:  # type: ignore[no-untyped-def]
+    vault, first, second, _before, head = maintained
+    assert second.plan.empty and second.commit is None
+    assert git(vault.root, "rev-parse", "HEAD") == head
+    assert git(vault.root, "rev-list", "--count", "HEAD").strip() == "2"
+    message = git(vault.root, "log", "-1", "--format=%B")
+    subject, _, body = message.partition("\n\n")
+    assert subject.startswith("maintain: distilled 8, merged 2, promoted 2, archived 1")
+    assert len(body.strip().splitlines()) >= 15
+    changed = set(
+        git(vault.root, "show", "--no-renames", "--name-only", "--format=", "HEAD").split()
+    )
+    planned = {vault.rel(p) for p in first.written}
+    assert changed == planned
+    # folding into an existing card only adds lines (plus its `updated` date)
+    for fold in FACTS["folds_into_existing"]:
+        diff = git(vault.root, "show", "--format=", "HEAD", "--", f"memory/cards/{fold['card']}.md")
+        removed = [
+            ln for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
+        ]
+        assert all(ln.startswith("-updated:") for ln in removed), removed
