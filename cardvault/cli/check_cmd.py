@@ -12,7 +12,10 @@ from cardvault.cli.common import report_commit, vault_of
 
 def check(
     ctx: typer.Context,
-    fix: Annotated[bool, typer.Option("--fix", help="Repair tag spelling, CRLF endings, final newlines; commit.")] = False,
+    fix: Annotated[
+        bool,
+        typer.Option("--fix", help="Repair tag spelling, CRLF endings, final newlines; commit."),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Findings as a JSON array.")] = False,
 ) -> None:
     """Validate cards, logs, MEMORY.md and links; report `path:line: message`.
