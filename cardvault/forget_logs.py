@@ -23,17 +23,23 @@ from cardvault.vault import Vault, iter_log_paths
 _WORD = re.compile(r"\w+")
 
 
-def _phrase(text: str) -> re.Pattern[str]:
-    """`text` as a whole phrase: any case, any run of spaces between its words."""
-    parts = [re.escape(part) for part in text.lower().split()]
-    return re.compile(r"(?<![\w-])" + r"\s+".join(parts) + r"(?![\w-])")
+def _phrases(texts: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of `texts` as a whole phrase (lower case, any run of spaces
+    between words); longest first, so a topic wins over a slug it contains."""
+    alternatives = sorted(
+        {r"\s+".join(re.escape(part) for part in t.lower().split()) for t in texts if t.strip()},
+        key=lambda alt: (-len(alt), alt),
+    )
+    if not alternatives:
+        return None
+    return re.compile(r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?![\w-])")
 
 
 @dataclass(frozen=True)
 class Needles:
     """What mentions the forgotten topic."""
 
-    phrases: tuple[re.Pattern[str], ...]  # slugs, aliases and topics of the forgotten cards
+    phrases: re.Pattern[str] | None  # slugs, aliases and topics of the forgotten cards
     slugs: frozenset[str]  # slugs and aliases, for `→ card:` links
     sources: frozenset[str]  # log entries the forgotten cards cite
     query_words: frozenset[str]  # all of them on one line is a mention (keyword queries)
@@ -47,7 +53,7 @@ class Needles:
             texts.add(query.strip())
         words = frozenset() if exact else frozenset(w.lower() for w in _WORD.findall(query))
         return cls(
-            phrases=tuple(_phrase(t) for t in sorted(texts)),
+            phrases=_phrases(texts),
             slugs=frozenset(names),
             sources=frozenset(s for c in cards for s in c.sources),
             query_words=words,
@@ -55,8 +61,7 @@ class Needles:
 
     def names_card(self, line: str) -> bool:
         """Whether `line` names a forgotten card (slug, alias or topic)."""
-        flat = line.lower()
-        return any(p.search(flat) for p in self.phrases)
+        return self.phrases is not None and self.phrases.search(line.lower()) is not None
 
     def mentions(self, line: str) -> bool:
         """Whether `line` mentions the forgotten topic."""

@@ -6,6 +6,11 @@ for broken links, so the two never disagree); cards are related by tags when the
 A card's connections are the distinct other cards it reaches by a link (in or out) or a shared
 tag; hubs are the most connected cards, orphans the cards with none. Renderers live in
 graph_render.py.
+
+Tag pairs are listed only for tags on at most SHARED_PAIR_LIMIT cards: a tag on hundreds of
+cards is a theme, not a relation, and its pairs would grow with the square of its size (a
+10,000-card vault with random tags has 2.6 million). Such tags are listed in `broad_tags`; they
+still count in connections, computed as set unions per card, never pair by pair.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from cardvault.card import Card
 from cardvault.check import WIKILINK
 
 HUB_COUNT = 5
+SHARED_PAIR_LIMIT = 20
 
 
 @dataclass(frozen=True)
@@ -66,17 +72,16 @@ class Graph:
     nodes: tuple[Node, ...]
     links: tuple[Link, ...]
     unresolved: tuple[Link, ...]  # [[text]] naming no card in the graph (target == "")
-    shared: tuple[SharedTags, ...]
+    shared: tuple[SharedTags, ...]  # pairs sharing tags on at most SHARED_PAIR_LIMIT cards
+    broad_tags: dict[str, int]  # tags on more cards than that -> number of cards
     tag_tree: dict[str, dict[str, int]]  # category -> tag -> number of cards
     hubs: tuple[Hub, ...]
     orphans: tuple[str, ...]
-    neighbours: dict[str, tuple[str, ...]] = field(repr=False)
+    connections: dict[str, int] = field(repr=False)  # slug -> distinct connected cards
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for `--format json`."""
-        data = asdict(self)
-        data["neighbours"] = {k: list(v) for k, v in self.neighbours.items()}
-        return data
+        return asdict(self)
 
 
 def build_graph(cards: Iterable[Card]) -> Graph:
@@ -84,17 +89,18 @@ def build_graph(cards: Iterable[Card]) -> Graph:
     ordered = sorted(cards, key=lambda c: c.slug)
     nodes = tuple(Node(c.slug, c.topic, c.category or "(none)", c.tags) for c in ordered)
     links, unresolved = _links(ordered)
-    shared = _shared_tags(nodes)
-    neighbours = _neighbours(nodes, links, shared)
+    members = _members(nodes)
+    connections = _connections(nodes, links, members)
     return Graph(
         nodes=nodes,
         links=links,
         unresolved=unresolved,
-        shared=shared,
+        shared=_shared_tags(members),
+        broad_tags={t: len(m) for t, m in sorted(members.items()) if len(m) > SHARED_PAIR_LIMIT},
         tag_tree=_tag_tree(nodes),
-        hubs=_hubs(links, neighbours),
-        orphans=tuple(slug for slug, near in neighbours.items() if not near),
-        neighbours=neighbours,
+        hubs=_hubs(links, connections),
+        orphans=tuple(slug for slug, count in connections.items() if not count),
+        connections=connections,
     )
 
 
@@ -130,28 +136,42 @@ def _links(cards: list[Card]) -> tuple[tuple[Link, ...], tuple[Link, ...]]:
     return tuple(links.values()), tuple(unresolved.values())
 
 
-def _shared_tags(nodes: tuple[Node, ...]) -> tuple[SharedTags, ...]:
-    by_tag: dict[str, list[str]] = defaultdict(list)
+def _members(nodes: tuple[Node, ...]) -> dict[str, list[str]]:
+    """Tag -> the slugs carrying it, in slug order."""
+    members: dict[str, list[str]] = defaultdict(list)
     for node in nodes:
         for tag in dict.fromkeys(node.tags):
-            by_tag[tag].append(node.slug)
+            members[tag].append(node.slug)
+    return members
+
+
+def _shared_tags(members: dict[str, list[str]]) -> tuple[SharedTags, ...]:
     pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for tag in sorted(by_tag):
-        members = sorted(by_tag[tag])
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
+    for tag in sorted(members):
+        group = members[tag]
+        if len(group) > SHARED_PAIR_LIMIT:
+            continue
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
                 pairs[(a, b)].append(tag)
     return tuple(SharedTags(a, b, tuple(tags)) for (a, b), tags in sorted(pairs.items()))
 
 
-def _neighbours(
-    nodes: tuple[Node, ...], links: tuple[Link, ...], shared: tuple[SharedTags, ...]
-) -> dict[str, tuple[str, ...]]:
-    near: dict[str, set[str]] = {node.slug: set() for node in nodes}
-    for a, b in [(link.source, link.target) for link in links] + [(s.a, s.b) for s in shared]:
-        near[a].add(b)
-        near[b].add(a)
-    return {slug: tuple(sorted(others)) for slug, others in near.items()}
+def _connections(
+    nodes: tuple[Node, ...], links: tuple[Link, ...], members: dict[str, list[str]]
+) -> dict[str, int]:
+    """Distinct cards each card reaches by a link (either way) or a shared tag."""
+    linked: dict[str, set[str]] = defaultdict(set)
+    for link in links:
+        linked[link.source].add(link.target)
+        linked[link.target].add(link.source)
+    groups = {tag: set(group) for tag, group in members.items()}
+    counts = {}
+    for node in nodes:
+        near = linked[node.slug].union(*(groups[tag] for tag in node.tags))
+        near.discard(node.slug)
+        counts[node.slug] = len(near)
+    return counts
 
 
 def _tag_tree(nodes: tuple[Node, ...]) -> dict[str, dict[str, int]]:
@@ -164,12 +184,10 @@ def _tag_tree(nodes: tuple[Node, ...]) -> dict[str, dict[str, int]]:
     }
 
 
-def _hubs(links: tuple[Link, ...], neighbours: dict[str, tuple[str, ...]]) -> tuple[Hub, ...]:
+def _hubs(links: tuple[Link, ...], connections: dict[str, int]) -> tuple[Hub, ...]:
     ins = Counter(link.target for link in links)
     outs = Counter(link.source for link in links)
-    hubs = [
-        Hub(slug, len(near), ins[slug], outs[slug]) for slug, near in neighbours.items() if near
-    ]
+    hubs = [Hub(slug, count, ins[slug], outs[slug]) for slug, count in connections.items() if count]
     hubs.sort(key=lambda h: (-h.connections, -(h.links_in + h.links_out), h.slug))
     return tuple(hubs[:HUB_COUNT])
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from cardvault.graph import Graph, category_counts
+from cardvault.graph import SHARED_PAIR_LIMIT, Graph, category_counts
 
 
 def render_tree(graph: Graph) -> str:
@@ -31,6 +31,9 @@ def render_tree(graph: Graph) -> str:
         lines += [f"  {link.source} → [[{link.text}]]" for link in graph.unresolved]
     lines += ["", f"cards sharing tags ({len(graph.shared)} pairs)"]
     lines += [f"  {s.a} — {s.b}: {', '.join(s.tags)}" for s in graph.shared]
+    if graph.broad_tags:
+        lines += ["", f"broad tags (on more than {SHARED_PAIR_LIMIT} cards; pairs not listed)"]
+        lines += [f"  #{tag} ({count})" for tag, count in graph.broad_tags.items()]
     lines += ["", "hubs (most connected)"]
     lines += [
         f"  {h.slug}: {h.connections} connected, {h.links_in} links in, {h.links_out} out"
@@ -64,7 +67,13 @@ def render_mermaid(graph: Graph) -> str:
     for pair in graph.shared:
         label = _mermaid_label(", ".join(pair.tags))
         lines.append(f'  {_mermaid_id(pair.a)} -.-|"{label}"| {_mermaid_id(pair.b)}')
+    if graph.broad_tags:
+        lines.append(f"  %% not drawn, tags on many cards: {_broad(graph)}")
     return "\n".join(lines) + "\n"
+
+
+def _broad(graph: Graph) -> str:
+    return ", ".join(f"{tag} ({count})" for tag, count in graph.broad_tags.items())
 
 
 def _dot(text: str) -> str:
@@ -86,5 +95,7 @@ def render_dot(graph: Graph) -> str:
     for pair in graph.shared:
         label = _dot(", ".join(pair.tags))
         lines.append(f"  {_dot(pair.a)} -> {_dot(pair.b)} [dir=none, style=dashed, label={label}];")
+    if graph.broad_tags:
+        lines.append(f"  // not drawn, tags on many cards: {_broad(graph)}")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -87,16 +87,24 @@ def plan_import(
         embeddings = nearest[1]
     current = state if embeddings is None else replace(state, embeddings=embeddings)
     changes: list[Change] = []
+    taken = state.slugs()
     for item in pending:
         match = nearest[0].get(item.index) if nearest else None
-        made, outcome = place(current, item, match)
+        made, outcome = place(current, item, match, taken)
         outcomes.append(outcome)
         changes.extend(made)
-        current = current.after(made)
+        if outcome.kind == "merged":
+            current = current.after(made)
+    promoted = [c for c in changes if isinstance(c, WriteFile) and c.creates and _promoted(c)]
     log_changes, added = _log_changes(vault, export.logs, redact, problems)
-    changes += log_changes + _rule_changes(current, export.rules, changes)
+    changes += log_changes + _rule_changes(current.after(promoted), export.rules, changes)
     outcomes.sort(key=lambda o: o.index)
     return ImportPlan(tuple(outcomes), tuple(changes), tuple(problems), added)
+
+
+def _promoted(change: WriteFile) -> bool:
+    """Whether a new card's text says `status: promoted` (its rule then goes to AGENTS.md)."""
+    return re.search(r"(?m)^status:\s*promoted\s*$", change.new_text) is not None
 
 
 def same_content(left: Card, right: Card) -> bool:

@@ -19,6 +19,7 @@ from cardvault.maintain.changes import Change, Report, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.portable import ImportedCard
 from cardvault.slugs import unique_slug
+from cardvault.vault import Vault
 
 STEP = "import"
 
@@ -34,14 +35,17 @@ class Outcome:
 
 
 def place(
-    state: VaultState, item: ImportedCard, match: tuple[CardFile, float] | None
+    state: VaultState, item: ImportedCard, match: tuple[CardFile, float] | None, taken: set[str]
 ) -> tuple[list[Change], Outcome]:
-    """The changes and outcome for one card given its nearest live card (or None)."""
+    """The changes and outcome for one card given its nearest live card (or None).
+
+    `taken` holds every slug in use, including cards this import already placed; a new card's
+    slug is added to it. Only a merge changes a card `state` holds."""
     from cardvault.maintain.contradict import contradict
 
     target = state.by_slug(match[0].slug) if match else None
     if match is None or target is None:
-        written = write_new(state, item)
+        written = write_new(state.vault, item, taken)
         return [written], Outcome(item.index, item.rel, "new", f"→ {state.vault.rel(written.path)}")
     found = contradict(target.card.body, item.card.body)
     if found is not None:
@@ -64,10 +68,11 @@ def place(
     return [change], Outcome(item.index, item.rel, "merged", detail)
 
 
-def write_new(state: VaultState, item: ImportedCard) -> WriteFile:
+def write_new(vault: Vault, item: ImportedCard, taken: set[str]) -> WriteFile:
     """The card written at its exported path, renamed `-2`... when its slug is taken."""
-    path = state.vault.root / item.rel
-    slug = unique_slug(item.card.slug, state.slugs())
+    path = vault.root / item.rel
+    slug = unique_slug(item.card.slug, taken)
+    taken.add(slug)
     if slug != item.card.slug:
         path = path.with_name(f"{slug}.md")
     reason = f"imported {item.rel}" + (f" as {slug}" if slug != item.card.slug else "")

@@ -37,13 +37,16 @@ def independent_graph(root: Path) -> dict:
             target = names.get(raw.strip().removesuffix(".md").split("/")[-1])
             if target and target != path.stem:
                 links.add((path.stem, target))
-    pairs = {
+    tagged = {
         (a, b)
         for a, b in combinations(sorted(metas), 2)
         if set(metas[a]["tags"]) & set(metas[b]["tags"])
     }
+    usage = Counter(t for m in metas.values() for t in set(m["tags"]))
+    assert max(usage.values()) <= 20, "every sample tag is narrow enough to list its pairs"
+    pairs = tagged
     near: dict[str, set[str]] = defaultdict(set)
-    for a, b in links | pairs:
+    for a, b in links | tagged:
         near[a].add(b)
         near[b].add(a)
     return {"metas": metas, "links": links, "pairs": pairs, "near": near}
@@ -151,3 +154,15 @@ def test_facts_pairs_share_tags_in_the_graph(sample_vault: Path) -> None:
     shared = {(s["a"], s["b"]) for s in graph_json(sample_vault)["shared"]}
     for a, b in facts["near_duplicates"] + [facts["contradiction"]]:
         assert tuple(sorted((a, b))) in shared, (a, b)
+
+
+def test_broad_tags_count_as_connections_without_listing_pairs() -> None:
+    from cardvault.graph import SHARED_PAIR_LIMIT
+
+    size = SHARED_PAIR_LIMIT + 5
+    cards = [card(f"c{n:02d}", ["common"] + (["pair"] if n < 2 else [])) for n in range(size)]
+    graph = build_graph([*cards, card("alone", ["solo"])])
+    assert graph.broad_tags == {"common": size}
+    assert [(s.a, s.b, s.tags) for s in graph.shared] == [("c00", "c01", ("pair",))]
+    assert graph.connections["c05"] == size - 1 and graph.orphans == ("alone",)
+    assert "#common (25)" in render_tree(graph) and "common (25)" in render_mermaid(graph)
