@@ -20,6 +20,7 @@ from cardvault.vault import Vault, find_vault, open_vault_at
 
 if TYPE_CHECKING:
     from cardvault.search.engine import SearchOutcome, SearchResult
+    from cardvault.search.query_model import QueryModel
     from cardvault.search.sync import SyncProgress, SyncReport
 
 __all__ = ["VaultHandle", "open_vault"]
@@ -30,6 +31,7 @@ class VaultHandle:
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
+        self._model: QueryModel | None = None  # loaded by the first search, then reused
 
     @property
     def root(self) -> Path:
@@ -63,10 +65,13 @@ class VaultHandle:
     ) -> SearchOutcome:
         """Like `search`, but also returns the sync report, the mode used and any notices."""
         from cardvault.search.engine import search
+        from cardvault.search.query_model import QueryModel
         from cardvault.search.retrieve import Filters
 
+        if self._model is None:
+            self._model = QueryModel(self.vault)
         filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
-        return search(self.vault, query, k=k, mode=mode, filters=filters)
+        return search(self.vault, query, k=k, mode=mode, filters=filters, model=self._model)
 
     def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
         """Bring the search index up to date (from scratch with `rebuild`); embeds in bulk."""

@@ -55,6 +55,8 @@ def test_search_logs_and_filters_in_json(vault_root: Path) -> None:
 
 @pytest.mark.slow
 def test_index_reports_counts(vault_root: Path) -> None:
+    broken = vault_root / "memory" / "cards" / "broken-card.md"
+    broken.write_text(broken.read_text() + "Edited.\n")  # re-read, so reported again
     result = CliRunner().invoke(app, ["--vault", str(vault_root), "index"])
     assert result.exit_code == 0, result.output
     assert "0 texts embedded" in result.stdout

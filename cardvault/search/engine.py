@@ -24,6 +24,8 @@ from cardvault.search.text import make_snippet
 from cardvault.vault import Vault
 
 MODES = ("hybrid", "semantic", "keyword")
+#: Up to this many changed texts, `index` embeds with the ONNX copy instead of loading torch.
+SMALL_UPDATE = 256
 
 
 @dataclass(frozen=True)
@@ -73,13 +75,21 @@ class SearchOutcome:
 
 
 def search(
-    vault: Vault, query: str, k: int = 10, mode: str = "hybrid", filters: Filters | None = None
+    vault: Vault,
+    query: str,
+    k: int = 10,
+    mode: str = "hybrid",
+    filters: Filters | None = None,
+    model: QueryModel | None = None,
 ) -> SearchOutcome:
-    """Sync the index, then return the `k` best documents for `query` in `mode`."""
+    """Sync the index, then return the `k` best documents for `query` in `mode`.
+
+    Pass the same `model` to repeated searches to load the ONNX session only once.
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     filters = filters or Filters()
-    model = QueryModel(vault)
+    model = model or QueryModel(vault)
     if mode != "keyword":
         model.prefetch()
     index, report, notices = _synced_index(vault, model.embedding(), None, rebuild=False)
@@ -122,8 +132,11 @@ def rank(
 def build_index(
     vault: Vault, rebuild: bool = False, progress: SyncProgress | None = None
 ) -> SyncReport:
-    """Index the whole vault with sentence-transformers vectors; export the ONNX query model."""
-    from cardvault.search.embedder import SentenceTransformerEmbedder
+    """Index the vault; bulk embedding by sentence-transformers, then export the ONNX copy.
+
+    A handful of changed texts (up to SMALL_UPDATE) are embedded by the ONNX copy when it exists
+    (same vectors, no 10-second torch import).
+    """
     from cardvault.search.onnx import ensure_onnx
 
     ref: ModelRef | None = None
@@ -132,20 +145,28 @@ def build_index(
         ref = resolve_model(vault.config.model, vault.root)
     except ModelUnavailableError as exc:
         notices.append(f"semantic search unavailable (keyword search still works): {exc}")
-    loaded: list[SentenceTransformerEmbedder] = []
-
-    def make() -> Embedder:
-        assert ref is not None
-        loaded.append(SentenceTransformerEmbedder(ref))
-        return loaded[-1]
-
-    embedding = Embedding(ref.model_id, make) if ref else None
+    loaded: list[Embedder] = []
+    embedding = None
+    if ref is not None:
+        embedding = Embedding(ref.model_id, lambda count: _bulk_embedder(ref, count, loaded))
     index, report, opened = _synced_index(vault, embedding, progress, rebuild)
     index.close()
     if ref is not None and report.unembedded == 0:
-        ensure_onnx(ref, loaded[0].model if loaded else None)
+        ensure_onnx(ref, getattr(loaded[0], "model", None) if loaded else None)
     report.notices[:0] = [*notices, *opened]
     return report
+
+
+def _bulk_embedder(ref: ModelRef, count: int, loaded: list[Embedder]) -> Embedder:
+    """sentence-transformers for many texts; the ONNX copy, if present, for a few."""
+    from cardvault.search.embedder import SentenceTransformerEmbedder
+    from cardvault.search.onnx import OnnxEmbedder, onnx_path
+
+    if count <= SMALL_UPDATE and onnx_path(ref).is_file():
+        loaded.append(OnnxEmbedder(ref, onnx_path(ref)))
+    else:
+        loaded.append(SentenceTransformerEmbedder(ref))
+    return loaded[-1]
 
 
 def _synced_index(

@@ -70,14 +70,14 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     notices: list[str] = []
     if rebuild:
         remove_index(folder)
-    elif path.exists():
-        problem = _problem(path)
+    conn: sqlite3.Connection | None = None
+    if path.exists():
+        conn, problem = _open_existing(path)
         if problem is not None:
             notices.append(f"search index {problem}; rebuilding it")
             remove_index(folder)
-    fresh = not path.exists()
-    conn = _connect(path)
-    if fresh:
+    if conn is None:
+        conn = _connect(path)
         with conn:
             conn.executescript(_SCHEMA)
             conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -91,21 +91,22 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _problem(path: Path) -> str | None:
-    """Why the file at `path` cannot be used as it is, or None when it can."""
+def _open_existing(path: Path) -> tuple[sqlite3.Connection | None, str | None]:
+    """A connection to a usable index, or (None, why it cannot be used)."""
+    conn = None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            conn.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
-        finally:
-            conn.close()
+        conn = _connect(path)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        conn.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
     except sqlite3.DatabaseError as exc:
-        return f"is unreadable ({exc})"
+        if conn is not None:
+            conn.close()
+        return None, f"is unreadable ({exc})"
     if row is None or row[0] != SCHEMA_VERSION:
+        conn.close()
         found = "none" if row is None else row[0]
-        return f"has schema version {found}, this cardvault writes {SCHEMA_VERSION}"
-    return None
+        return None, f"has schema version {found}, this cardvault writes {SCHEMA_VERSION}"
+    return conn, None
 
 
 def remove_index(folder: Path) -> None:
@@ -114,6 +115,12 @@ def remove_index(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
     for vectors in folder.glob("vectors-*.npy"):
         vectors.unlink(missing_ok=True)
+
+
+def has_vector_file(index: IndexHandle) -> bool:
+    """Whether the vector file the database points at exists (checked without numpy)."""
+    name = index.meta("vectors_file")
+    return bool(name) and (index.folder / str(name)).is_file()
 
 
 def load_vectors(index: IndexHandle) -> np.ndarray | None:

@@ -32,7 +32,7 @@ class QueryModel:
 
     def embedding(self) -> Embedding | None:
         """How a sync embeds new texts, or None without a usable model."""
-        return None if self.ref is None else Embedding(self.ref.model_id, self.embedder)
+        return None if self.ref is None else Embedding(self.ref.model_id, lambda _: self.embedder())
 
     def prefetch(self) -> None:
         """Start loading the ONNX session in the background, if its file is already there."""

@@ -21,6 +21,7 @@ from cardvault.search.documents import Document, SourceFile, documents_of, list_
 from cardvault.search.embedder import Embedder
 from cardvault.search.index import (
     IndexHandle,
+    has_vector_file,
     load_vectors,
     prune_vector_files,
     vector_rows,
@@ -61,7 +62,7 @@ class Embedding:
     """How to embed during this sync: the current model id and a lazy embedder factory."""
 
     model_id: str
-    make: Callable[[], Embedder]
+    make: Callable[[int], Embedder]  # called with the number of texts to embed
 
 
 def sync_index(
@@ -192,7 +193,7 @@ def _sync_vectors(
         if progress is not None:
             progress("loading model", 0, 0)
         try:
-            embedder = embedding.make()
+            embedder = embedding.make(len(missing))
         except ModelUnavailableError as exc:
             report.notices.append(f"semantic search unavailable: {exc}")
             report.unembedded = len(missing)
@@ -242,7 +243,7 @@ def _vectors_current(index: IndexHandle, embedding: Embedding | None, report: Sy
         return True
     return (
         index.meta("model_id") == embedding.model_id
-        and load_vectors(index) is not None
+        and has_vector_file(index)
         and not _count_missing(index)
         and not _count_unused(index)
     )
