@@ -8,8 +8,10 @@ never fail for want of `git config user.name`.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Mapping
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,18 +90,42 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
 
     targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
     try:
-        with repo.git.custom_environment(**_identity_env(repo)):
-            repo.git.add("-A", "--", *targets)
+        with repo.git.custom_environment(**_identity_env(repo)), _pathspec(targets) as spec:
+            repo.git.add("-A", *spec)
             if not _staged(repo, targets):
                 return CommitResult(None, message, "nothing to commit")
-            repo.git.commit("-q", "--no-verify", "-m", message, "--", *targets)
+            repo.git.commit("-q", "--no-verify", "-m", message, *spec)
     except git.GitCommandError as exc:
         detail = (exc.stderr or str(exc)).strip()
         raise CardvaultError(f"git commit failed: {detail}", vault.root) from exc
     return CommitResult(repo.head.commit.hexsha, message)
 
 
+#: More paths than this go to git through a pathspec file, not the command line (whose length
+#: the operating system limits: a 10,000-card import or maintenance run would not fit).
+MANY_PATHS = 1000
+
+
+@contextlib.contextmanager
+def _pathspec(targets: list[str]) -> Iterator[list[str]]:
+    """git arguments naming `targets`: `-- path...`, or a NUL-separated pathspec file."""
+    if len(targets) <= MANY_PATHS:
+        yield ["--", *targets]
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".pathspec", delete=False) as handle:
+        handle.write("\0".join(targets))
+    try:
+        yield [f"--pathspec-from-file={handle.name}", "--pathspec-file-nul"]
+    finally:
+        os.unlink(handle.name)
+
+
 def _staged(repo: Repo, targets: list[str]) -> bool:
+    if len(targets) > MANY_PATHS:
+        against = ["HEAD"] if repo.head.is_valid() else []
+        staged = set(repo.git.diff("--cached", "--name-only", "-z", *against).split("\0"))
+        top = str(repo.working_tree_dir)
+        return any(Path(os.path.relpath(t, top)).as_posix() in staged for t in targets)
     if not repo.head.is_valid():
         return bool(repo.git.diff("--cached", "--name-only", "--", *targets))
     return bool(repo.git.diff("--cached", "--name-only", "HEAD", "--", *targets))

@@ -328,3 +328,25 @@ def test_overlap_counts_match_the_construction(
     assert again["counts"]["new"] == again["counts"]["merged"] == 0
     assert again["counts"]["conflicting"] == 1 and again["commit"] is None
     assert git_log(vault_path) == commits
+
+
+def test_one_commit_holds_more_paths_than_a_command_line(vault_path: Path) -> None:
+    from cardvault import history
+    from cardvault.vault import open_vault_at
+
+    folder = vault_path / "memory" / "cards"
+    paths = []
+    for number in range(history.MANY_PATHS + 50):
+        path = folder / f"c-{number:05d}-{'x' * 80}.md"
+        path.write_text(card(f"c-{number}", "Body."), encoding="utf-8")
+        paths.append(path)
+    (vault_path / "unrelated.txt").write_text("not part of the commit\n")
+    result = history.commit(open_vault_at(vault_path), "import: many", paths)
+    assert result.recorded
+    from tests.insight_support import git
+
+    committed = git(vault_path, "show", "--name-only", "--format=", "HEAD").split()
+    assert len(committed) == len(paths)
+    assert git(vault_path, "status", "--porcelain").strip() == "?? unrelated.txt"
+    again = history.commit(open_vault_at(vault_path), "nothing", paths)
+    assert not again.recorded and again.note == "nothing to commit"
