@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-RRF_K = 60
+RRF_K = 10
 KEYWORD_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 #: How deep each ranking goes before fusion.

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 #: BM25 column weights for (topic, tags, body): a word in the topic or tags says more about
 #: what a card is about than the same word in its body. Measured on SciFact (titles = topics).
-BM25_WEIGHTS = (2.0, 2.0, 1.0)
+BM25_WEIGHTS = (3.0, 2.0, 1.0)
 
 
 @dataclass(frozen=True)
