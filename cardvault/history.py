@@ -94,7 +94,8 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
             repo.git.add("-A", *spec)
             if not _staged(repo, targets):
                 return CommitResult(None, message, "nothing to commit")
-            repo.git.commit("-q", "--no-verify", "-m", message, *spec)
+            with _message_args(message) as message_args:
+                repo.git.commit("-q", "--no-verify", *message_args, *spec)
     except git.GitCommandError as exc:
         detail = (exc.stderr or str(exc)).strip()
         raise CardvaultError(f"git commit failed: {detail}", vault.root) from exc
@@ -116,6 +117,20 @@ def _pathspec(targets: list[str]) -> Iterator[list[str]]:
         handle.write("\0".join(targets))
     try:
         yield [f"--pathspec-from-file={handle.name}", "--pathspec-file-nul"]
+    finally:
+        os.unlink(handle.name)
+
+
+@contextlib.contextmanager
+def _message_args(message: str) -> Iterator[list[str]]:
+    """`-m message`, or `-F file` for a message too long for one command-line argument."""
+    if len(message.encode("utf-8")) < 64_000:
+        yield ["-m", message]
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".msg", delete=False, encoding="utf-8") as handle:
+        handle.write(message)
+    try:
+        yield ["--cleanup=verbatim", "-F", handle.name]
     finally:
         os.unlink(handle.name)
 

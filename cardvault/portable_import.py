@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from cardvault.maintain.similarity import Embeddings
 
 STEP = "import"
+BODY_LINES = 1000  # commit-body lines listed; the rest are counted
 KINDS = ("new", "merged", "skipped", "conflicting")
 _CITES_CARD = re.compile(r"\(memory/(?:cards|archive)/[^)]*\.md\)\s*$")
 
@@ -251,6 +252,8 @@ def commit_message(plan: ImportPlan, source: str) -> str:
         body.append(
             f"{plan.log_entries} daily-log entr{'y' if plan.log_entries == 1 else 'ies'} added"
         )
+    if len(body) > BODY_LINES:
+        body = [*body[:BODY_LINES], f"… and {len(body) - BODY_LINES} more"]
     return f"import: {plan.summary()} from {source}\n\n" + "\n".join(body) + "\n"
 
 

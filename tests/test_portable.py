@@ -333,6 +333,7 @@ def test_overlap_counts_match_the_construction(
 def test_one_commit_holds_more_paths_than_a_command_line(vault_path: Path) -> None:
     from cardvault import history
     from cardvault.vault import open_vault_at
+    from tests.insight_support import git
 
     folder = vault_path / "memory" / "cards"
     paths = []
@@ -341,8 +342,11 @@ def test_one_commit_holds_more_paths_than_a_command_line(vault_path: Path) -> No
         path.write_text(card(f"c-{number}", "Body."), encoding="utf-8")
         paths.append(path)
     (vault_path / "unrelated.txt").write_text("not part of the commit\n")
-    result = history.commit(open_vault_at(vault_path), "import: many", paths)
+    message = "import: many\n\n" + "\n".join(f"imported {p.name}" for p in paths) * 2
+    assert len(message) > 200_000  # longer than one command-line argument may be
+    result = history.commit(open_vault_at(vault_path), message, paths)
     assert result.recorded
+    assert git(vault_path, "log", "-1", "--format=%B").strip() == message.strip()
     from tests.insight_support import git
 
     committed = git(vault_path, "show", "--name-only", "--format=", "HEAD").split()
