@@ -15,6 +15,7 @@ import typer
 from cardvault import __version__
 from cardvault.cli import check_cmd, read_cmds, write_cmds
 from cardvault.cli import insight_cmds, portable_cmds
+from cardvault.cli import agent_cmds
 from cardvault.cli import maintain_cmd
 from cardvault.cli.common import CardvaultGroup
 
@@ -72,6 +73,8 @@ app.command("graph")(insight_cmds.graph)
 app.command("forget")(portable_cmds.forget)
 app.command("export")(portable_cmds.export)
 app.command("import")(portable_cmds.import_)
+app.command("context")(agent_cmds.context)
+app.command("capture", context_settings=agent_cmds.CAPTURE_SETTINGS)(agent_cmds.capture)
 app.command("maintain")(maintain_cmd.maintain)
 app.command("promote")(maintain_cmd.promote)
 app.command("demote")(maintain_cmd.demote)

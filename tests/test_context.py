@@ -1,0 +1,319 @@
+"""`cardvault context`: the budget is never exceeded, rules come first, the answer ranks high.
+
+The budget property runs on random small vaults built in memory (the same `plan_context` the CLI
+calls; keyword-style random ranks, no model) and on the bundled sample vault through the real
+CLI and the real keyword index. Ranking quality for realistic tasks uses the real model (slow).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from cardvault.card import parse_card, render_card
+from cardvault.cli.app import app
+from cardvault.context import (
+    Relevance,
+    Sources,
+    build_context,
+    keyword_relevance,
+    plan_context,
+    read_sources,
+)
+from cardvault.context_pack import FOOTER_HEADER, footer_reserve
+from cardvault.tokens import count_tokens
+from cardvault.vault import open_vault_at
+from tests.search_support import shared_cache
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "sample-vault"
+TODAY = dt.date(2026, 11, 30)
+ROOT = Path("/vault")
+_VOCABULARY = (
+    "docker build platform amd64 arm64 postgres pool timeout nginx upload release tag deploy "
+    "token rotate secret cache pip npm ci kubernetes probe memory oom fixture pytest the a of "
+    "to and in for with café naïve Ünïcödé 数据库 連接 `code` --flag 42 3.14 /usr/bin (x) [y]"
+)
+WORDS = tuple(_VOCABULARY.split())
+
+
+# --- random vaults in memory -------------------------------------------------------------------
+
+text_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=60).map(" ".join)
+body_st = st.lists(text_st, min_size=1, max_size=5).map("\n\n".join)
+
+
+@st.composite
+def vaults(draw: st.DrawFn) -> Sources:
+    """A random vault: cards of random size and value, maybe MEMORY.md, maybe AGENTS.md rules."""
+    count = draw(st.integers(0, 12))
+    cards = []
+    for number in range(count):
+        meta: dict[str, object] = {
+            "topic": draw(text_st)[:60] or "t",
+            "category": "tools",
+            "tags": ["x"],
+            "created": dt.date(2026, 1, 1),
+            "updated": TODAY - dt.timedelta(days=draw(st.integers(0, 400))),
+            "seen": draw(st.integers(1, 15)),
+        }
+        if draw(st.booleans()):
+            meta["impact"] = draw(st.floats(0, 1))
+        if draw(st.integers(0, 4)) == 0:
+            meta["status"] = "promoted"
+            meta["rule"] = draw(text_st)[:120]
+        path = ROOT / "memory" / "cards" / f"card-{number}.md"
+        cards.append(parse_card(render_card(meta, draw(body_st)), path))
+    memory = draw(st.none() | body_st.map(lambda b: f"# MEMORY.md\n\n<!-- note -->\n{b}\n"))
+    rules = draw(st.lists(text_st.map(lambda t: f"- {t[:100]}"), max_size=4))
+    agents = draw(
+        st.none()
+        | st.just(
+            "# AGENTS.md\n\n<!-- cardvault:begin rules -->\n"
+            + "\n".join(rules)
+            + "\n<!-- cardvault:end rules -->\n"
+        )
+    )
+    return Sources(ROOT, memory, agents, tuple(cards))
+
+
+@st.composite
+def relevances(draw: st.DrawFn, sources: Sources) -> Relevance | None:
+    paths = [sources.rel(c.path) for c in sources.cards]
+    hits = draw(st.permutations(paths)) if paths else []
+    return Relevance(
+        {p: i for i, p in enumerate(hits[: draw(st.integers(0, len(hits)))])}, "keyword"
+    )
+
+
+def check_pack_invariants(pack, budget: int) -> None:
+    """What every pack must satisfy, whatever the vault."""
+    assert count_tokens(pack.text) <= budget
+    assert pack.tokens == count_tokens(pack.text)
+    for decision in pack.included:
+        assert decision.item.block in pack.text
+    text = pack.text
+    if "# Learned rules" in text and "# Cards" in text:
+        assert text.index("# Learned rules") < text.index("# Cards")
+    omitted = pack.omitted
+    if omitted and budget >= 200:
+        assert FOOTER_HEADER in text, "what did not fit must be named"
+        shown = len(pack.listed)
+        if shown < len(omitted):
+            assert f"- … and {len(omitted) - shown} more" in text
+        for name in pack.listed:
+            assert f"\n- {name}" in text[text.index(FOOTER_HEADER) :]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), budget=st.integers(200, 4000))
+def test_random_vaults_never_exceed_budget(data: st.DataObject, budget: int) -> None:
+    sources = data.draw(vaults())
+    task = data.draw(st.none() | text_st)
+    relevance = data.draw(relevances(sources)) if task else None
+    pack = plan_context(sources, budget, TODAY, task, relevance)
+    check_pack_invariants(pack, budget)
+    rules = [d for d in pack.decisions if d.item.kind == "rule"]
+    rules_cost = sum(d.item.tokens for d in rules) + count_tokens("# Learned rules")
+    if rules and rules_cost <= budget - footer_reserve(budget):
+        assert all(d.included for d in rules), "rules go in before anything else"
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), budget=st.integers(1, 199))
+def test_tiny_budgets_never_exceeded(data: st.DataObject, budget: int) -> None:
+    sources = data.draw(vaults())
+    pack = plan_context(sources, budget, TODAY)
+    assert count_tokens(pack.text) <= budget
+
+
+# --- the sample vault ------------------------------------------------------------------------
+
+
+@functools.cache
+def keyword_sample() -> Path:
+    """A copy of the sample vault with its keyword index built (no model), once per run."""
+    root = Path(tempfile.mkdtemp(prefix="cardvault-context-")) / "sample"
+    shutil.copytree(SAMPLE, root)
+    keyword_relevance(open_vault_at(root), "warm up the index")
+    return root
+
+
+TASKS = (
+    "docker image fails with exec format error on the cluster",
+    "set up pgbouncer connection pooling",
+    "nginx returns 413 on large uploads",
+    "tag a release",
+    None,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(budget=st.integers(200, 4000), task=st.sampled_from(TASKS))
+def test_sample_vault_never_exceeds_budget(budget: int, task: str | None) -> None:
+    vault = open_vault_at(keyword_sample())
+    sources = read_sources(vault)
+    relevance = keyword_relevance(vault, task) if task else None
+    assert relevance is None or relevance.mode == "keyword"
+    pack = plan_context(sources, budget, TODAY, task, relevance)
+    check_pack_invariants(pack, budget)
+    assert pack.included and pack.included[0].item.kind == "rule", "the learned rule comes first"
+
+
+@pytest.mark.parametrize("budget", [200, 350, 700, 1200, 2000, 3000, 4000])
+def test_cli_on_sample_vault_respects_budget(budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDVAULT_NOW", "2026-11-30T09:00")
+    result = CliRunner().invoke(
+        app, ["--vault", str(keyword_sample()), "context", "--budget", str(budget)]
+    )
+    assert result.exit_code == 0, result.output
+    assert 0 < count_tokens(result.stdout) <= budget
+    lines = result.stdout.splitlines()
+    assert "# Learned rules" in lines
+    assert "never-commit-env-files.md" in lines[lines.index("# Learned rules") + 2]
+    if budget >= 2000:
+        assert result.stdout.index("# Learned rules") < result.stdout.index("# Cards")
+
+
+def test_default_budget_comes_from_config(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    shutil.copytree(SAMPLE, root)
+    config = (root / "cardvault.toml").read_text()
+    (root / "cardvault.toml").write_text(
+        config.replace("token_budget = 2000", "token_budget = 900")
+    )
+    result = CliRunner().invoke(app, ["--vault", str(root), "context", "--format", "json"])
+    data = json.loads(result.stdout)
+    assert data["budget"] == 900 and count_tokens(data["text"]) == data["tokens"] <= 900
+
+
+def test_json_and_explain_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDVAULT_NOW", "2026-11-30T09:00")
+    args = ["--vault", str(keyword_sample()), "context", "--budget", "800"]
+    markdown = CliRunner().invoke(app, args).stdout
+    data = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)
+    assert data["text"] == markdown and data["tokens"] == count_tokens(markdown) <= 800
+    assert data["ranking"] == "value" and data["task"] is None
+    assert data["included"][0]["kind"] == "rule" and data["omitted"]
+    for row in data["omitted"]:
+        assert row["reason"].startswith("out: needs") and row["source"].endswith(".md")
+    explained = CliRunner().invoke(app, [*args, "--explain"])
+    assert explained.stdout == markdown  # the explanation goes to stderr only
+    for row in data["included"] + data["omitted"]:
+        assert re.search(rf"(IN |OUT) {row['kind']}\s+{re.escape(row['name'])}\s", explained.stderr)
+
+
+def plain_vault(root: Path) -> Path:
+    """A vault without git (context only reads): cardvault.toml and a cards folder."""
+    (root / "memory" / "cards").mkdir(parents=True)
+    (root / "cardvault.toml").write_text("[context]\ntoken_budget = 2000\n")
+    return root
+
+
+def test_no_task_puts_most_valuable_first(tmp_path: Path) -> None:
+    vault_path = plain_vault(tmp_path / "v")
+    cards = vault_path / "memory" / "cards"
+    specs = {
+        "minor-note": "seen: 1\nimpact: 0.2\nupdated: 2026-06-01",
+        "recurring-lesson": "seen: 8\nseverity: high\nupdated: 2026-11-25",
+        "middling-tip": "seen: 3\nupdated: 2026-11-01",
+    }
+    for slug, extra in specs.items():
+        (cards / f"{slug}.md").write_text(
+            f"---\ntopic: {slug}\ncategory: tools\ntags: [x]\ncreated: 2026-01-01\n{extra}\n---\n"
+            f"Body of {slug}.\n"
+        )
+    pack = build_context(open_vault_at(vault_path), None, 2000, TODAY)
+    order = [d.item.name for d in pack.decisions if d.item.kind == "card"]
+    assert order == ["recurring-lesson", "middling-tip", "minor-note"]
+    text = pack.text
+    assert text.index("recurring-lesson") < text.index("middling-tip") < text.index("minor-note")
+    assert "Source: memory/cards/recurring-lesson.md" in text
+
+
+def test_promoted_card_rules_join_agents_rules(tmp_path: Path) -> None:
+    vault_path = plain_vault(tmp_path / "v")
+    (vault_path / "AGENTS.md").write_text(
+        "# Rules\n<!-- cardvault:begin rules -->\n- Run tests first. (memory/cards/tests.md)\n"
+        "<!-- cardvault:end rules -->\n"
+    )
+    (vault_path / "memory" / "cards" / "pin-python.md").write_text(
+        "---\ntopic: Pin Python\ncategory: tools\ntags: [python]\ncreated: 2026-01-01\n"
+        "updated: 2026-11-01\nstatus: promoted\nrule: Pin the Python minor version in CI.\n---\n"
+        "Long story about a CI break.\n"
+    )
+    pack = build_context(open_vault_at(vault_path), None, 200, TODAY)
+    rules = "# Learned rules\n\n- Run tests first. (memory/cards/tests.md)\n"
+    rules += "- Pin the Python minor version in CI. (memory/cards/pin-python.md)\n"
+    assert pack.text.startswith(rules)
+    assert [d.item.kind for d in pack.included[:2]] == ["rule", "rule"]
+
+
+def test_broken_search_falls_back_and_still_packs(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    shutil.copytree(SAMPLE, root)
+    (root / ".cardvault").write_text("not a folder")  # the index cannot be opened at all
+    pack = build_context(open_vault_at(root), "tag a release", 1500, TODAY)
+    assert pack.ranking == "none" and any("failed" in n for n in pack.notices)
+    check_pack_invariants(pack, 1500)
+    assert pack.included
+
+
+def test_context_writes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    shutil.copytree(SAMPLE, root)
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    CliRunner().invoke(app, ["--vault", str(root), "context", "--budget", "500"])
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert before == after
+
+
+# --- ranking quality with the real model ------------------------------------------------------
+
+REALISTIC = (
+    (
+        "our image crashes with exec format error after I built it on my MacBook",
+        {"docker-apple-silicon-builds", "docker-buildx-platform-flag"},
+    ),
+    ("too many database connections from the API pods", {"postgres-connection-pooling"}),
+    (
+        "users get 413 Request Entity Too Large when uploading big CSV files",
+        {"nginx-upload-size-limit"},
+    ),
+    (
+        "the ingest worker pod keeps dying with exit code 137",
+        {"kubernetes-oomkilled-memory-limits"},
+    ),
+    ("a deploy token was leaked in a CI log, what now", {"rotate-deploy-tokens"}),
+    (
+        "adding an index to a big Postgres table without blocking writes",
+        {"postgres-migration-locks"},
+    ),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("task", "answers"), REALISTIC)
+def test_answer_card_ranks_near_top(
+    task: str, answers: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
+    root = tmp_path / "v"
+    shutil.copytree(SAMPLE, root)
+    pack = build_context(open_vault_at(root), task, 2000, TODAY)
+    assert pack.ranking == "hybrid", pack.notices
+    cards = [d for d in pack.decisions if d.item.kind == "card"]
+    top = [d.item.name for d in cards[:3]]
+    assert answers & set(top), f"{task!r}: top cards {top}"
+    best = next(d for d in cards if d.item.name in answers)
+    assert best.included, "the answer fits a 2000-token pack"
