@@ -17,6 +17,7 @@ from cardvault.cli import check_cmd, read_cmds, write_cmds
 from cardvault.cli import insight_cmds, portable_cmds
 from cardvault.cli import agent_cmds
 from cardvault.cli import maintain_cmd
+from cardvault.cli import search_cmd
 from cardvault.cli.common import CardvaultGroup
 
 app = typer.Typer(
@@ -68,6 +69,8 @@ app.command("remember")(write_cmds.remember)
 app.command("show")(read_cmds.show)
 app.command("list")(read_cmds.list_cards)
 app.command("check")(check_cmd.check)
+app.command("index")(search_cmd.index)
+app.command("search")(search_cmd.search)
 app.command("stats")(insight_cmds.stats)
 app.command("graph")(insight_cmds.graph)
 app.command("forget")(portable_cmds.forget)
