@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,18 +31,25 @@ REPO = Path(__file__).resolve().parents[1]
 BREAKDOWN = REPO / "benchmarks" / "cold_breakdown.py"
 
 
-def median_seconds(command: list[str], runs: int, env: dict[str, str]) -> float:
-    """Median wall time of `command` run `runs` times in fresh processes (one warm-up first)."""
+def median_seconds(command: list[str], runs: int, env: dict[str, str]) -> dict[str, float]:
+    """Median wall and CPU (user + sys) seconds of `command` in fresh processes, after a warm-up.
+
+    CPU time is given because the benchmark machine is shared: a busy neighbour inflates the
+    wall time of a process but not the CPU time it needs.
+    """
     subprocess.run(command, env=env, capture_output=True, check=True)
-    times = []
+    walls, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, env=env, capture_output=True, check=True)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return {"wall s": statistics.median(walls), "cpu s": statistics.median(cpus)}
 
 
-def cold_figures(root: Path, runs: int, env: dict[str, str]) -> dict[str, float]:
+def cold_figures(root: Path, runs: int, env: dict[str, str]) -> dict[str, dict[str, float]]:
     """Cold-process times: bare interpreter, `--help`, and `search` in each mode."""
     cli = [sys.executable, "-m", "cardvault", "--vault", str(root)]
     figures = {
@@ -54,17 +62,21 @@ def cold_figures(root: Path, runs: int, env: dict[str, str]) -> dict[str, float]
     return figures
 
 
-def breakdown(root: Path, runs: int, env: dict[str, str]) -> dict[str, float]:
-    """Median milliseconds per step of a cold hybrid search (benchmarks/cold_breakdown.py)."""
-    samples: dict[str, list[float]] = {}
+def breakdown(root: Path, runs: int, env: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Median wall and CPU ms per step of a cold hybrid search (benchmarks/cold_breakdown.py)."""
+    samples: dict[str, dict[str, list[float]]] = {"wall": {}, "cpu": {}}
     for _ in range(runs + 1):
         done = subprocess.run(
             [sys.executable, str(BREAKDOWN), str(root), QUERIES[1]],
             env=env, capture_output=True, text=True, check=True,
         )  # fmt: skip
-        for step, ms in json.loads(done.stdout.splitlines()[-1]).items():
-            samples.setdefault(step, []).append(ms)
-    return {step: statistics.median(values[1:]) for step, values in samples.items()}
+        for clock, steps in json.loads(done.stdout.splitlines()[-1]).items():
+            for name, ms in steps.items():
+                samples[clock].setdefault(name, []).append(ms)
+    return {
+        name: {clock: statistics.median(samples[clock][name][1:]) for clock in samples}
+        for name in samples["wall"]
+    }
 
 
 def in_process(root: Path, runs: int) -> dict[str, float]:
@@ -111,7 +123,7 @@ def index_throughput(root: Path) -> dict[str, float]:
     }
 
 
-def noop_reindex(root: Path, env: dict[str, str], runs: int) -> dict[str, float]:
+def noop_reindex(root: Path, env: dict[str, str], runs: int) -> dict[str, object]:
     """A re-index with nothing changed: in-process and as a cold `cardvault index`."""
     handle = open_vault(root)
     started = time.perf_counter()
@@ -121,7 +133,7 @@ def noop_reindex(root: Path, env: dict[str, str], runs: int) -> dict[str, float]
     command = [sys.executable, "-m", "cardvault", "--vault", str(root), "index"]
     return {
         "no-op index() ms": in_proc * 1000,
-        "no-op `cardvault index` cold s": median_seconds(command, runs, env),
+        "no-op `cardvault index` cold": median_seconds(command, runs, env),
     }
 
 

@@ -80,9 +80,13 @@ def test_foreign_schema_version_is_rebuilt(vault_root: Path) -> None:
     assert outcome.results[0].slug == "docker-apple-silicon"
 
 
-def test_lost_vector_file_is_reembedded(vault_root: Path) -> None:
+@pytest.mark.parametrize("damage", ["delete", "truncate"])
+def test_lost_vector_file_is_reembedded(vault_root: Path, damage: str) -> None:
     for path in (vault_root / ".cardvault").glob("vectors-*.npy"):
-        path.unlink()
+        if damage == "delete":
+            path.unlink()
+        else:
+            path.write_bytes(path.read_bytes()[:1000])
     outcome = open_vault(vault_root).query("connection pool")
     assert outcome.sync.embedded >= 9
     assert outcome.results[0].slug == "postgres-connection-pool"

@@ -118,9 +118,12 @@ def remove_index(folder: Path) -> None:
 
 
 def has_vector_file(index: IndexHandle) -> bool:
-    """Whether the vector file the database points at exists (checked without numpy)."""
-    name = index.meta("vectors_file")
-    return bool(name) and (index.folder / str(name)).is_file()
+    """Whether the vector file the database points at is there, whole (checked without numpy)."""
+    name, size = index.meta("vectors_file"), index.meta("vectors_bytes")
+    try:
+        return bool(name) and (index.folder / str(name)).stat().st_size == int(size or -1)
+    except OSError:
+        return False
 
 
 def load_vectors(index: IndexHandle) -> np.ndarray | None:
@@ -151,6 +154,7 @@ def write_vectors(index: IndexHandle, hashes: list[str], matrix: np.ndarray) -> 
     tmp = index.folder / f".{name}.tmp"
     with tmp.open("wb") as handle:
         np.save(handle, np.ascontiguousarray(matrix, dtype=np.float32))
+    size = tmp.stat().st_size
     tmp.replace(index.folder / name)
     index.conn.execute("DELETE FROM vectors")
     index.conn.executemany(
@@ -158,6 +162,7 @@ def write_vectors(index: IndexHandle, hashes: list[str], matrix: np.ndarray) -> 
     )
     index.set_meta("vectors_generation", str(generation))
     index.set_meta("vectors_file", name)
+    index.set_meta("vectors_bytes", str(size))
 
 
 def prune_vector_files(index: IndexHandle) -> None:

@@ -146,6 +146,8 @@ def _load_session(model_file: Path) -> Any:
     options.intra_op_num_threads = INTRA_OP_THREADS
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    # Idle worker threads must sleep, not spin: a search does other work while the model loads.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # a truncated or foreign file: the caller re-exports
