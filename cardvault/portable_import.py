@@ -98,7 +98,8 @@ def plan_import(
             current = current.after(made)
     promoted = [c for c in changes if isinstance(c, WriteFile) and c.creates and _promoted(c)]
     log_changes, added = _log_changes(vault, export.logs, redact, problems)
-    changes += log_changes + _rule_changes(current.after(promoted), export.rules, changes)
+    rules = _screened_rules(export.rules, redact, problems)
+    changes += log_changes + _rule_changes(current.after(promoted), rules, changes)
     outcomes.sort(key=lambda o: o.index)
     return ImportPlan(tuple(outcomes), tuple(changes), tuple(problems), added)
 
@@ -175,6 +176,21 @@ def _nearest(
         if float(scores[row, best]) >= threshold:
             found[item.index] = (live[best], float(scores[row, best]))
     return found, embeddings
+
+
+def _screened_rules(
+    rules: tuple[str, ...], redact: bool, problems: list[Problem]
+) -> tuple[str, ...]:
+    """The file's rule lines that pass the secret guard (redacted with `redact`)."""
+    from cardvault.writing import screen
+
+    kept = []
+    for number, rule in enumerate(rules, start=1):
+        try:
+            kept.append(screen(rule, "AGENTS.md", redact))
+        except CardvaultError as exc:
+            problems.append(Problem(f"rule {number}", exc.message))
+    return tuple(kept)
 
 
 def _log_changes(

@@ -176,6 +176,13 @@ def test_secrets_are_refused_or_redacted(vault_path: Path, tmp_path: Path) -> No
     assert TOKEN not in text and "Deploy token is" in text
 
 
+def test_a_secret_in_a_rule_line_is_refused(vault_path: Path, tmp_path: Path) -> None:
+    source = export_of(tmp_path, {}, rules=[f"- Use token {TOKEN} for deploys."])
+    refused = run(vault_path, "import", str(source))
+    assert refused.exit_code == 1 and "rule 1" in refused.stderr and TOKEN not in refused.stderr
+    assert TOKEN not in (vault_path / "AGENTS.md").read_text()
+
+
 def test_dry_run_writes_nothing(vault_path: Path, tmp_path: Path) -> None:
     source = export_of(tmp_path, {"alpha": card("alpha", "Alpha body.")})
     before, commits = snapshot(vault_path), git_log(vault_path)

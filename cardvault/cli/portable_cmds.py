@@ -134,24 +134,26 @@ def import_(
         _refuse(file, export_file.problems, len(export_file.cards))
     plan = plan_import(vault, export_file, now().date(), redact=redact)
     if plan.problems and not partial:
-        _refuse(file, plan.problems, len(export_file.cards) - len(plan.problems))
+        _refuse(file, plan.problems, len(plan.outcomes))
     result = None if dry_run else apply_import(vault, plan, file.name)
     if render.wants_json(json_out):
-        render.print_json(
-            {
-                "counts": plan.counts(),
-                "outcomes": [vars(o) for o in plan.outcomes],
-                "problems": [str(p) for p in plan.problems],
-                "dry_run": dry_run,
-                "commit": result.sha if result else None,
-            }
-        )
+        render.print_json(_import_json(plan, dry_run, result))
     else:
         _show_import(plan, dry_run)
     if result is not None:
         _report(result)
     elif not dry_run:
         render.note("nothing to import: the vault already has all of it (no commit)")
+
+
+def _import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) -> dict[str, object]:
+    return {
+        "counts": plan.counts(),
+        "outcomes": [vars(o) for o in plan.outcomes],
+        "problems": [str(p) for p in plan.problems],
+        "dry_run": dry_run,
+        "commit": result.sha if result else None,
+    }
 
 
 def _refuse(file: Path, problems: Sequence[object], usable: int) -> None:
