@@ -217,7 +217,8 @@ def _check_secrets(scan: _Scan) -> None:
                 scan.add(extra, exc.line or 1, "error", "unreadable", exc.message)
     for path, text in files:
         for found in guard.scan_text(text):
-            scan.add(path, found.line, "error", "secret", f"possible secret: {found.kind} (value not shown); remove it or rewrite with --redact")
+            message = f"possible secret: {found.kind} (value not shown); remove it from the file"
+            scan.add(path, found.line, "error", "secret", message)
 
 
 def plan_fixes(vault: Vault) -> list[Fix]:
