@@ -173,6 +173,17 @@ def test_killed_by_signal_gives_128_plus_n(vault_path: Path) -> None:
     assert f"Exit code: {128 + signal.SIGTERM}" in text and "Category: runtime" in text
 
 
+def test_interrupted_by_ctrl_c_is_130_and_not_logged(vault_path: Path) -> None:
+    done = capture(vault_path, PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGINT)")
+    assert done.returncode == 128 + signal.SIGINT
+    assert not (vault_path / LOG).exists()
+
+
+def test_capture_without_a_command_is_a_usage_error(vault_path: Path) -> None:
+    done = capture(vault_path)
+    assert done.returncode == 2 and "name a command to run" in done.stderr
+
+
 def test_missing_program_is_127(vault_path: Path) -> None:
     done = capture(vault_path, "no-such-program-xyz", "--flag")
     assert done.returncode == 127 and "command not found" in done.stderr

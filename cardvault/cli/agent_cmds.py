@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, BinaryIO
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO
 
 import typer
 
@@ -13,13 +13,18 @@ from cardvault.cli.common import now, vault_of
 
 if TYPE_CHECKING:
     from cardvault.capture import RunResult
+    from cardvault.capture_log import KnownFix
     from cardvault.context import ContextPack
 
-#: `capture` takes the command's own arguments unparsed (`cardvault capture -- CMD [ARGS...]`).
-CAPTURE_SETTINGS = {
-    "allow_extra_args": True,
-    "ignore_unknown_options": True,
-    "allow_interspersed_args": False,
+#: How `capture` is registered: it takes the command's own arguments unparsed
+#: (`cardvault capture -- CMD [ARGS...]`), flags included.
+CAPTURE_COMMAND: dict[str, Any] = {
+    "context_settings": {
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "allow_interspersed_args": False,
+    },
+    "options_metavar": "[OPTIONS] -- CMD [ARGS]...",
 }
 
 
@@ -152,7 +157,7 @@ def _capture_failure(ctx: typer.Context, run: RunResult) -> None:
     _print_fixes(fixes, failure.signature)
 
 
-def _print_fixes(fixes: list, signature: str) -> None:
+def _print_fixes(fixes: list[KnownFix], signature: str) -> None:
     if not fixes:
         hint = f'cardvault log "Fix: ... (signature {signature})"'
         render.note(f"cardvault: no known fix yet; once solved: {hint}")
