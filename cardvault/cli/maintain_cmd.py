@@ -167,9 +167,8 @@ def _show_dry_run(plan: Any) -> None:
 
 def _show_review(result: RunResult) -> None:
     assert result.commit is not None and result.branch is not None
-    render.success(
-        f"committed {result.commit.sha[:10]} on branch {result.branch}; your files are unchanged"
-    )
+    sha = (result.commit.sha or "")[:10]
+    render.success(f"committed {sha} on branch {result.branch}; your files are unchanged")
     render.console().print(f"  look at it:  git show {result.branch}")
     render.console().print(f"  take it:     git merge {result.branch}")
     render.console().print(f"  drop it:     git branch -D {result.branch}")

@@ -25,6 +25,7 @@ from cardvault.maintain.changes import Change, MoveFile, Report, WriteFile, over
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.lessons import Lesson, group_lessons, pending_lessons
 from cardvault.maintain.newcard import (
+    NEIGHBOURS,
     Neighbour,
     correction_meta,
     group_rule,
@@ -33,7 +34,7 @@ from cardvault.maintain.newcard import (
     pick_category,
     pick_tags,
 )
-from cardvault.maintain.novelty import novel_blocks
+from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
@@ -55,15 +56,35 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     position = {lesson.ref: i for i, lesson in enumerate(lessons)}
     live = state.live
     card_vectors = embeddings.vectors([card_text(c.card) for c in live])
+    groups = group_lessons(lessons, vectors, cfg.distill_threshold)
+    placed = []
+    for group in groups:
+        centre = _centre(vectors[[position[lesson.ref] for lesson in group]])
+        placed.append((group, _ranked(live, card_vectors @ centre) if live else []))
+    _warm(state, placed, cfg)
     changes: list[Change] = []
     current = state
-    for group in group_lessons(lessons, vectors, cfg.distill_threshold):
-        centre = _centre(vectors[[position[lesson.ref] for lesson in group]])
-        ranked = _ranked(live, card_vectors @ centre) if live else []
+    for group, ranked in placed:
         made = _place(current, group, ranked, cfg)
         changes.extend(made)
         current = current.after(made)
     return changes
+
+
+def _warm(
+    state: VaultState, placed: list[tuple[list[Lesson], list[Neighbour]]], cfg: VaultConfig
+) -> None:
+    """Embed in one batch the sentences of every lesson and of every card one may fold into."""
+    texts = []
+    for group, ranked in placed:
+        target = _linked_card(state, group)
+        if target is None and ranked and ranked[0][1] >= cfg.distill_threshold:
+            target = ranked[0][0]
+        if target is not None:
+            texts.append(target.card.body)
+        if target is not None or len(group) > 1:
+            texts.append(_group_text(group))
+    warm(state.embeddings, texts)
 
 
 def _centre(rows: np.ndarray) -> np.ndarray:
@@ -74,7 +95,12 @@ def _centre(rows: np.ndarray) -> np.ndarray:
 
 
 def _ranked(live: list[CardFile], scores: np.ndarray) -> list[Neighbour]:
-    order = sorted(range(len(live)), key=lambda i: (-float(scores[i]), live[i].slug))
+    """The NEIGHBOURS nearest cards, nearest first (ties by slug)."""
+    import numpy as np
+
+    count = min(NEIGHBOURS, len(live))
+    top = np.argpartition(-scores, count - 1)[:count]
+    order = sorted(top, key=lambda i: (-float(scores[i]), live[i].slug))
     return [(live[i], float(scores[i])) for i in order]
 
 
@@ -84,7 +110,7 @@ def _place(
     reports: list[Change] = []
     target = _linked_card(state, group)
     if target is None and ranked and ranked[0][1] >= cfg.distill_threshold:
-        nearest = state.by_slug(ranked[0][0].slug)
+        nearest = state.card_at(ranked[0][0].path)
         conflict = contradict(nearest.card.body, _group_text(group)) if nearest else None
         if nearest is not None and conflict is None:
             target = nearest
@@ -155,9 +181,11 @@ def create(
     state: VaultState, group: list[Lesson], ranked: list[Neighbour], cfg: VaultConfig
 ) -> list[Change]:
     """A new card for `group`."""
-    slug = new_slug(group, state.slugs())
+    slug = new_slug(group, state.taken)
     path = state.vault.card_path(slug)
-    kept = novel_blocks("", _group_text(group), state.embeddings, cfg.distill_threshold)
+    # one lesson has nothing to repeat but its own lines: the normalised comparison suffices
+    embeddings = state.embeddings if len(group) > 1 else None
+    kept = novel_blocks("", _group_text(group), embeddings, cfg.distill_threshold)
     paragraphs = render_blocks(kept) or [group[0].text.split("\n\n", 1)[-1]]
     meta = new_card_meta(group, pick_category(ranked, cfg.categories), pick_tags(ranked, group))
     text = render_card(meta, "\n\n".join(paragraphs))

@@ -23,7 +23,7 @@ from cardvault.config import VaultConfig
 from cardvault.maintain.changes import Change, DeleteFile, Report, WriteFile, over_budget
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import Contradiction, contradict
-from cardvault.maintain.novelty import novel_blocks
+from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
@@ -50,11 +50,14 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         _conflict_report(live[i], live[j], c) for (i, j), c in conflicts.items()
     ]
     current = state
-    for group in constrained_clusters(
+    inbound = inbound_links(state)
+    groups = constrained_clusters(
         len(live), pairs, lambda i, j: (min(i, j), max(i, j)) in conflicts
-    ):
+    )
+    warm(state.embeddings, [live[i].card.body for group in groups if len(group) > 1 for i in group])
+    for group in groups:
         if len(group) > 1:
-            made = merge_cluster(current, [live[i] for i in group], cfg)
+            made = merge_cluster(current, [live[i] for i in group], cfg, inbound)
             changes.extend(made)
             current = current.after(made)
     return changes
@@ -95,10 +98,15 @@ def inbound_links(state: VaultState) -> Counter[str]:
     return counts
 
 
-def merge_cluster(state: VaultState, cluster: list[CardFile], cfg: VaultConfig) -> list[Change]:
+def merge_cluster(
+    state: VaultState,
+    cluster: list[CardFile],
+    cfg: VaultConfig,
+    inbound: Counter[str] | None = None,
+) -> list[Change]:
     """Changes merging `cluster` (current versions read from `state`) into one card."""
-    fresh = [state.by_slug(c.slug) or c for c in cluster]
-    ordered = survivor_order(fresh, inbound_links(state))
+    fresh = [state.card_at(c.path) or c for c in cluster]
+    ordered = survivor_order(fresh, inbound if inbound is not None else inbound_links(state))
     keep, others = ordered[0], ordered[1:]
     body = keep.card.body
     for other in others:
@@ -184,7 +192,7 @@ def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Any]) ->
     """Rewrite `[[old]]` (and `memory/cards/old.md`) to the new slug in every other card."""
     changes: list[Change] = []
     for card in state.cards:
-        if card.path in skip:
+        if card.path in skip or not any(old in card.file.text for old in renames):
             continue
         text = _renamed(card.file.text, renames)
         if text != card.file.text:

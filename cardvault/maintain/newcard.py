@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from cardvault.maintain.lessons import Lesson
@@ -35,7 +35,7 @@ _STOPWORDS = frozenset(
 Neighbour = tuple[CardFile, float]
 
 
-def new_slug(group: Sequence[Lesson], taken: set[str]) -> str:
+def new_slug(group: Sequence[Lesson], taken: Collection[str]) -> str:
     """The linked slug when an entry names one that is free, else one made from the topic."""
     for lesson in group:
         if lesson.target and SLUG_RE.match(lesson.target) and lesson.target not in taken:
@@ -62,10 +62,10 @@ def new_topic(group: Sequence[Lesson]) -> str:
 
 def pick_category(neighbours: Sequence[Neighbour], categories: Sequence[str]) -> str:
     """Weighted majority category of the close neighbours, else "lessons" (or the first one)."""
-    votes: Counter[str] = Counter()
+    votes: dict[str, float] = {}
     for card, score in neighbours[:NEIGHBOURS]:
         if score >= NEIGHBOUR_FLOOR and card.card.category in categories:
-            votes[card.card.category] += score
+            votes[card.card.category] = votes.get(card.card.category, 0.0) + score
     if votes:
         return max(sorted(votes), key=lambda c: votes[c])
     return FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0]

@@ -119,3 +119,20 @@ def _drop_bare_headings(kept: list[Block]) -> list[Block]:
             continue
         out.append(block)
     return out
+
+
+def warm(embeddings: Embeddings | None, texts: list[str]) -> None:
+    """Embed every sentence `novel_blocks` may ask about in `texts`, in one batch (the model is
+    several times faster on one large batch than on many small ones)."""
+    if embeddings is None:
+        return
+    sentences: dict[str, None] = {}
+    for text in texts:
+        for block in blocks(text):
+            if block.kind in ("paragraph", "item"):
+                sentences.update(dict.fromkeys(split_sentences(block.text)))
+        for sentence in body_sentences(text):
+            if not sentence.startswith(("```", "~~~")):
+                sentences.setdefault(sentence, None)
+    if sentences:
+        embeddings.vectors(list(sentences))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from cardvault.config import VaultConfig
@@ -56,7 +56,8 @@ class StepOutcome:
 
     name: str
     changes: tuple[Change, ...]
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time of the step
+    model_seconds: float = 0.0  # of which spent in the model or syncing the search index
 
     @property
     def count(self) -> int:
@@ -128,9 +129,9 @@ class Plan:
         return "".join(chunks)
 
 
-def _terminated(lines: Sequence[str] | object) -> list[str]:
+def _terminated(lines: Iterable[str]) -> list[str]:
     out = []
-    for line in lines:  # type: ignore[attr-defined]
+    for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return out
 
@@ -148,13 +149,21 @@ def make_plan(
     for number, name in enumerate(selected, start=1):
         if progress is not None:
             progress(f"step: {name}", number - 1, len(selected))
-        start = time.perf_counter()
+        start, model_start = time.perf_counter(), _model_time(current)
         changes = _run_step(name, current, cfg)
-        outcomes.append(StepOutcome(name, tuple(changes), time.perf_counter() - start))
+        spent = time.perf_counter() - start
+        outcomes.append(
+            StepOutcome(name, tuple(changes), spent, _model_time(current) - model_start)
+        )
         current = current.after(changes)
     if progress is not None:
         progress("planned", len(selected), len(selected))
     return Plan(state, current, tuple(outcomes))
+
+
+def _model_time(state: VaultState) -> float:
+    found = state.embeddings
+    return 0.0 if found is None else found.embed_seconds + found.index_seconds
 
 
 def _run_step(name: str, state: VaultState, cfg: VaultConfig) -> list[Change]:

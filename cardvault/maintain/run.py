@@ -97,6 +97,8 @@ def run_maintenance(
         plan = make_plan(state, vault.config, only, progress)
         for outcome in plan.steps:
             timings[outcome.name] = outcome.seconds
+            if outcome.model_seconds:
+                timings[f"{outcome.name}: model"] = outcome.model_seconds
         if embeddings is not None:
             timings["index sync"] = embeddings.index_seconds
             timings["embedding"] = embeddings.embed_seconds
@@ -145,4 +147,14 @@ def _carry_out(
 
     written = apply_changes(vault, plan.changes, after_write, finish=record)
     timings = {**result.timings, "write + commit": time.perf_counter() - start}
+    embeddings = plan.before.embeddings
+    if embeddings is not None and not embeddings.pending_preload:
+        import contextlib
+        import sqlite3
+
+        start = time.perf_counter()
+        # a cache: if this fails, the next search brings it up to date itself
+        with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
+            embeddings.refresh_index()
+        timings["index refresh"] = time.perf_counter() - start
     return replace(result, written=tuple(written), commit=commits[0], timings=timings)

@@ -64,6 +64,11 @@ class Embeddings:
         self.embed_seconds = 0.0  # time spent in the model
         self.index_seconds = 0.0  # time spent bringing the search index up to date
 
+    @property
+    def pending_preload(self) -> bool:
+        """True until the search index was read (it never is when no step needed vectors)."""
+        return self._use_index
+
     def preload_once(self) -> None:
         """`preload` on first use (when the index is to be used)."""
         if self._use_index:
@@ -74,6 +79,23 @@ class Embeddings:
 
     def preload(self) -> int:
         """Sync the search index and memoise every vector it holds; return how many."""
+        rows, matrix = self._sync(lambda *_: self._load())
+        if matrix is not None:
+            import numpy as np
+
+            dense = np.asarray(matrix, dtype=np.float32)
+            for key, row in rows.items():
+                self._memo.setdefault(key, dense[row])
+        return len(rows)
+
+    def refresh_index(self) -> None:
+        """Bring the search index up to date after the run wrote its files, giving it the
+        vectors this run already computed (so no text is embedded twice)."""
+        start = time.perf_counter()
+        self._sync(lambda *_: _MemoFirst(self))
+        self.index_seconds += time.perf_counter() - start
+
+    def _sync(self, make: Callable[..., Any]) -> tuple[dict[str, int], Any]:
         from cardvault.search.index import load_vectors, open_index, vector_rows
         from cardvault.search.model import resolve_model
         from cardvault.search.sync import Embedding, sync_index
@@ -85,19 +107,10 @@ class Embeddings:
             if self._progress is not None:
                 progress = self._progress
                 step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
-            embedding = Embedding(ref.model_id, lambda *_: self._load())
-            sync_index(self._vault, index, embedding, step)
-            rows = vector_rows(index)
-            matrix = load_vectors(index)
+            sync_index(self._vault, index, Embedding(ref.model_id, make), step)
+            return vector_rows(index), load_vectors(index)
         finally:
             index.close()
-        if matrix is not None:
-            import numpy as np
-
-            dense = np.asarray(matrix, dtype=np.float32)
-            for key, row in rows.items():
-                self._memo.setdefault(key, dense[row])
-        return len(rows)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """One unit row per text, in order."""
@@ -145,6 +158,16 @@ class Embeddings:
             ref = resolve_model(self._vault.config.model, self._vault.root)
             self._embedder = OnnxEmbedder(ref, ensure_onnx(ref))
         return self._embedder
+
+
+class _MemoFirst:
+    """An embedder for the index sync that answers from the run's memo first."""
+
+    def __init__(self, embeddings: Embeddings) -> None:
+        self._embeddings = embeddings
+
+    def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
+        return self._embeddings.vectors(texts)
 
 
 def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:

