@@ -41,18 +41,27 @@ class CommitResult:
         return self.sha is not None
 
 
-def _repo(root: Path) -> Repo | None:
+@contextlib.contextmanager
+def _repo(root: Path) -> Iterator[Repo | None]:
+    """The repository holding `root` (None outside one), closed afterwards so gitpython's
+    `git cat-file` helper processes do not outlive the call."""
     import git
 
     try:
-        return git.Repo(root, search_parent_directories=True)
+        repo = git.Repo(root, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return None
+        yield None
+        return
+    try:
+        yield repo
+    finally:
+        repo.close()
 
 
 def is_repo(root: Path) -> bool:
     """Whether `root` is inside a git work tree."""
-    return _repo(root) is not None
+    with _repo(root) as repo:
+        return repo is not None
 
 
 def init_repo(root: Path) -> None:
@@ -83,23 +92,25 @@ def _identity_env(repo: Repo) -> dict[str, str]:
 
 def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
     """Stage `paths` (all of the vault when None; deletions included) and commit them."""
-    repo = _repo(vault.root)
-    if repo is None:
-        return CommitResult(None, message, "not a git repository: change written, not committed")
-    import git
+    with _repo(vault.root) as repo:
+        if repo is None:
+            return CommitResult(
+                None, message, "not a git repository: change written, not committed"
+            )
+        import git
 
-    targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
-    try:
-        with repo.git.custom_environment(**_identity_env(repo)), _pathspec(targets) as spec:
-            repo.git.add("-A", *spec)
-            if not _staged(repo, targets):
-                return CommitResult(None, message, "nothing to commit")
-            with _message_args(message) as message_args:
-                repo.git.commit("-q", "--no-verify", *message_args, *spec)
-    except git.GitCommandError as exc:
-        detail = (exc.stderr or str(exc)).strip()
-        raise CardvaultError(f"git commit failed: {detail}", vault.root) from exc
-    return CommitResult(repo.head.commit.hexsha, message)
+        targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
+        try:
+            with repo.git.custom_environment(**_identity_env(repo)), _pathspec(targets) as spec:
+                repo.git.add("-A", *spec)
+                if not _staged(repo, targets):
+                    return CommitResult(None, message, "nothing to commit")
+                with _message_args(message) as message_args:
+                    repo.git.commit("-q", "--no-verify", *message_args, *spec)
+        except git.GitCommandError as exc:
+            detail = (exc.stderr or str(exc)).strip()
+            raise CardvaultError(f"git commit failed: {detail}", vault.root) from exc
+        return CommitResult(repo.head.commit.hexsha, message)
 
 
 #: More paths than this go to git through a pathspec file, not the command line (whose length
@@ -148,33 +159,33 @@ def _staged(repo: Repo, targets: list[str]) -> bool:
 
 def uncommitted(vault: Vault) -> list[str]:
     """Paths in the vault with uncommitted changes (untracked included, the cache excluded)."""
-    repo = _repo(vault.root)
-    if repo is None:
-        return []
-    out = repo.git.status("--porcelain", "-z", "--untracked-files=all", "--", str(vault.root))
-    paths = []
-    for record in out.split("\0"):
-        if len(record) > 3:
-            path = record[3:]
-            if not path.startswith(IGNORED) and "/.cardvault/" not in f"/{path}":
-                paths.append(path)
-    return paths
+    with _repo(vault.root) as repo:
+        if repo is None:
+            return []
+        out = repo.git.status("--porcelain", "-z", "--untracked-files=all", "--", str(vault.root))
+        paths = []
+        for record in out.split("\0"):
+            if len(record) > 3:
+                path = record[3:]
+                if not path.startswith(IGNORED) and "/.cardvault/" not in f"/{path}":
+                    paths.append(path)
+        return paths
 
 
 def head(vault: Vault) -> str | None:
     """The current commit id, if any."""
-    repo = _repo(vault.root)
-    if repo is None or not repo.head.is_valid():
-        return None
-    return repo.head.commit.hexsha
+    with _repo(vault.root) as repo:
+        if repo is None or not repo.head.is_valid():
+            return None
+        return repo.head.commit.hexsha
 
 
 def commit_count(vault: Vault) -> int:
     """Number of commits reachable from HEAD (0 for none or no repository)."""
-    repo = _repo(vault.root)
-    if repo is None or not repo.head.is_valid():
-        return 0
-    return int(repo.git.rev_list("--count", "HEAD"))
+    with _repo(vault.root) as repo:
+        if repo is None or not repo.head.is_valid():
+            return 0
+        return int(repo.git.rev_list("--count", "HEAD"))
 
 
 @dataclass(frozen=True)
@@ -190,17 +201,21 @@ def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
     """The newest commit touching the vault whose subject starts with `prefix`, if any."""
     import re
 
-    repo = _repo(vault.root)
-    if repo is None or not repo.head.is_valid():
+    with _repo(vault.root) as repo:
+        if repo is None or not repo.head.is_valid():
+            return None
+        out = repo.git.log(
+            f"--grep=^{re.escape(prefix)}",
+            "--format=%H%x00%cI%x00%s",
+            "HEAD",
+            "--",
+            str(vault.root),
+        )
+        for record in out.splitlines():
+            sha, date, subject = record.split("\0", 2)
+            if subject.startswith(prefix):
+                return CommitInfo(sha, date, subject)
         return None
-    out = repo.git.log(
-        f"--grep=^{re.escape(prefix)}", "--format=%H%x00%cI%x00%s", "HEAD", "--", str(vault.root)
-    )
-    for record in out.splitlines():
-        sha, date, subject = record.split("\0", 2)
-        if subject.startswith(prefix):
-            return CommitInfo(sha, date, subject)
-    return None
 
 
 def commit_to_branch(
@@ -217,41 +232,43 @@ def commit_to_branch(
     import git
     from gitdb.base import IStream
 
-    repo = _repo(vault.root)
-    if repo is None:
-        return CommitResult(None, message, "not a git repository: nothing committed")
-    if not repo.head.is_valid():
-        raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
-    work = Path(str(repo.working_tree_dir)).resolve()
-    fd, index_file = tempfile.mkstemp(prefix="cardvault-index-")
-    os.close(fd)
-    try:
-        with repo.git.custom_environment(**_identity_env(repo), GIT_INDEX_FILE=index_file):
-            repo.git.read_tree("HEAD")
-            for path, text in files.items():
-                rel = path.resolve().relative_to(work).as_posix()
-                if text is None:
-                    repo.git.update_index("--force-remove", "--", rel)
-                    continue
-                data = text.encode("utf-8")
-                blob = repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha
-                listed = repo.git.ls_files("-s", "--", rel).split()
-                mode = listed[0] if listed else "100644"
-                repo.git.update_index("--add", "--cacheinfo", f"{mode},{blob.decode()},{rel}")
-            tree = repo.git.write_tree()
-            sha = repo.git.commit_tree(tree, "-p", "HEAD", "-m", message)
-            repo.git.branch(branch, sha)
-    except git.GitCommandError as exc:
-        detail = (exc.stderr or str(exc)).strip()
-        message_ = f"git could not commit to branch {branch}: {detail}"
-        raise CardvaultError(message_, vault.root) from exc
-    finally:
-        Path(index_file).unlink(missing_ok=True)
-    return CommitResult(sha, message)
+    with _repo(vault.root) as repo:
+        if repo is None:
+            return CommitResult(None, message, "not a git repository: nothing committed")
+        if not repo.head.is_valid():
+            raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
+        work = Path(str(repo.working_tree_dir)).resolve()
+        fd, index_file = tempfile.mkstemp(prefix="cardvault-index-")
+        os.close(fd)
+        try:
+            with repo.git.custom_environment(**_identity_env(repo), GIT_INDEX_FILE=index_file):
+                repo.git.read_tree("HEAD")
+                for path, text in files.items():
+                    rel = path.resolve().relative_to(work).as_posix()
+                    if text is None:
+                        repo.git.update_index("--force-remove", "--", rel)
+                        continue
+                    data = text.encode("utf-8")
+                    blob = repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha
+                    listed = repo.git.ls_files("-s", "--", rel).split()
+                    mode = listed[0] if listed else "100644"
+                    repo.git.update_index("--add", "--cacheinfo", f"{mode},{blob.decode()},{rel}")
+                tree = repo.git.write_tree()
+                sha = repo.git.commit_tree(tree, "-p", "HEAD", "-m", message)
+                repo.git.branch(branch, sha)
+        except git.GitCommandError as exc:
+            detail = (exc.stderr or str(exc)).strip()
+            message_ = f"git could not commit to branch {branch}: {detail}"
+            raise CardvaultError(message_, vault.root) from exc
+        finally:
+            Path(index_file).unlink(missing_ok=True)
+        return CommitResult(sha, message)
 
 
 def work_tree(vault: Vault) -> Path | None:
     """The root of the git work tree holding the vault (paths in `uncommitted` are relative to
     it), or None outside a repository."""
-    repo = _repo(vault.root)
-    return None if repo is None or repo.working_tree_dir is None else Path(repo.working_tree_dir)
+    with _repo(vault.root) as repo:
+        return (
+            None if repo is None or repo.working_tree_dir is None else Path(repo.working_tree_dir)
+        )
