@@ -5,7 +5,8 @@ with a signal word and a colon (`Lesson:`, `Gotcha:` ... as configured; a list m
 allowed), lines carrying a `#lesson` tag, and `→ card: slug` links. An entry whose lines give
 `Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` and `Severity:`) is a structured
 correction and keeps those fields. Headings are found with markdown-it-py, so a `##` inside a
-fenced code block is not an entry.
+fenced code block is not an entry, and lines inside code blocks (pasted output, a captured
+stderr tail) are never signals or links.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P<title>.*)$")
 CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
@@ -79,7 +81,9 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     """Every entry of a daily log, in file order."""
     day = day_of(path)
     lines = text.splitlines()
-    headings = _entry_headings(text)
+    tokens = MarkdownIt("commonmark").parse(text)
+    headings = _entry_headings(tokens)
+    code = _code_lines(tokens)
     words = {w.lower() for w in signal_words}
     entries: list[LogEntry] = []
     seen_times: dict[str, int] = {}
@@ -88,6 +92,9 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
         body_lines = lines[start + 1 : stop]
         while body_lines and not body_lines[-1].strip():
             body_lines.pop()
+        prose = [
+            "" if start + 1 + offset in code else line for offset, line in enumerate(body_lines)
+        ]
         seen_times[time] = seen_times.get(time, 0) + 1
         entries.append(
             LogEntry(
@@ -99,18 +106,26 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
                 line=start + 1,
                 end_line=start + 1 + len(body_lines),
                 ordinal=seen_times[time],
-                signals=tuple(_signals(body_lines, start + 2, words)),
-                card_links=tuple(m.group("slug") for l in body_lines for m in CARD_LINK.finditer(l)),
-                fields=_fields(body_lines),
+                signals=tuple(_signals(prose, start + 2, words)),
+                card_links=tuple(m.group("slug") for ln in prose for m in CARD_LINK.finditer(ln)),
+                fields=_fields(prose),
             )
         )
     return entries
 
 
-def _entry_headings(text: str) -> list[tuple[int, str, str]]:
+def _code_lines(tokens: list[Token]) -> set[int]:
+    """0-based lines inside fenced or indented code: quoted output, never signals or links."""
+    lines: set[int] = set()
+    for token in tokens:
+        if token.type in ("fence", "code_block") and token.map is not None:
+            lines.update(range(token.map[0], token.map[1]))
+    return lines
+
+
+def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
     """(0-based line, time, title) of each `##` heading shaped like an entry heading."""
     found = []
-    tokens = MarkdownIt("commonmark").parse(text)
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag != "h2" or token.map is None:
             continue
@@ -118,7 +133,9 @@ def _entry_headings(text: str) -> list[tuple[int, str, str]]:
         match = ENTRY_HEADING.match(content)
         if match:
             hours, minutes = match.group("time").split(":")
-            found.append((token.map[0], f"{int(hours):02d}:{minutes}", match.group("title").strip()))
+            found.append(
+                (token.map[0], f"{int(hours):02d}:{minutes}", match.group("title").strip())
+            )
     return found
 
 

@@ -72,3 +72,15 @@ def test_first_entry_of_the_day_gets_the_date_heading() -> None:
     assert text == "# 2026-03-19\n\n## 09:15 — Start\nLesson: x\n"
     entries = parse_log(text, Path("memory/2026-03-19.md"), DEFAULT_SIGNALS)
     assert entries[0].signals[0].text == "x"
+
+
+def test_lines_inside_code_blocks_are_not_signals() -> None:
+    text = (
+        "# 2026-03-19\n\n## 10:00 — Captured failure\nCommand failed.\n```\n"
+        "Fix: this is tool output, not a lesson\n→ card: not-a-link\n```\n"
+        "Lesson: this one counts\n"
+    )
+    [entry] = parse_log(text, Path("memory/2026-03-19.md"), DEFAULT_SIGNALS)
+    assert [(s.kind, s.text, s.line) for s in entry.signals] == [("lesson", "this one counts", 9)]
+    assert entry.card_links == ()
+    assert "Fix: this is tool output" in entry.body
