@@ -152,7 +152,9 @@ def schema_problems(meta: Mapping[str, Any], categories: Iterable[str]) -> list[
     category = meta.get("category")
     allowed = list(categories)
     if category not in (None, "") and category not in allowed:
-        problems.append(("category", f"unknown category '{category}' (allowed: {', '.join(allowed)})"))
+        problems.append(
+            ("category", f"unknown category '{category}' (allowed: {', '.join(allowed)})")
+        )
     tags = meta.get("tags")
     if tags is not None:
         if not isinstance(tags, list):

@@ -104,13 +104,25 @@ def _check_card_file(scan: _Scan, path: Path) -> None:
     for key, message in schema_problems(card.meta, scan.vault.config.categories):
         scan.add(path, card.key_line(key), "error", "schema", message)
     if not SLUG_RE.match(path.stem):
-        scan.add(path, 1, "warning", "slug", f"file name '{path.name}' is not a lowercase-hyphenated slug")
+        scan.add(
+            path,
+            1,
+            "warning",
+            "slug",
+            f"file name '{path.name}' is not a lowercase-hyphenated slug",
+        )
     if card.newline == "\r\n":
         scan.add(path, 1, "warning", "crlf", "CRLF line endings (--fix converts to LF)")
     tokens = count_tokens(file.text)
     budget = scan.vault.config.card_token_budget
     if tokens > budget:
-        scan.add(path, card.body_line, "warning", "card-budget", f"card is {tokens} tokens, over the budget of {budget}")
+        scan.add(
+            path,
+            card.body_line,
+            "warning",
+            "card-budget",
+            f"card is {tokens} tokens, over the budget of {budget}",
+        )
     if not card.body.strip():
         scan.add(path, card.body_line, "warning", "empty-body", "card has no body")
 
@@ -123,7 +135,13 @@ def _check_duplicate_slugs(scan: _Scan) -> None:
         if len(cards) > 1:
             places = ", ".join(scan.vault.rel(c.path) for c in cards)
             for card in cards:
-                scan.add(card.path, 1, "error", "duplicate-slug", f"slug '{slug}' is used by several files: {places}")
+                scan.add(
+                    card.path,
+                    1,
+                    "error",
+                    "duplicate-slug",
+                    f"slug '{slug}' is used by several files: {places}",
+                )
 
 
 def _known_targets(scan: _Scan) -> set[str]:
@@ -192,12 +210,20 @@ def _check_conflicts(scan: _Scan) -> None:
 def _check_memory_md(scan: _Scan) -> None:
     path = scan.vault.memory_md
     if not path.exists():
-        scan.add(path, 1, "warning", "missing", "MEMORY.md is missing (the index loaded every session)")
+        scan.add(
+            path, 1, "warning", "missing", "MEMORY.md is missing (the index loaded every session)"
+        )
         return
     size = path.stat().st_size
     budget = scan.vault.config.memory_byte_budget
     if size > budget:
-        scan.add(path, 1, "error", "memory-budget", f"MEMORY.md is {size} bytes, over its budget of {budget}")
+        scan.add(
+            path,
+            1,
+            "error",
+            "memory-budget",
+            f"MEMORY.md is {size} bytes, over its budget of {budget}",
+        )
 
 
 def _check_secrets(scan: _Scan) -> None:
@@ -237,7 +263,7 @@ def plan_fixes(vault: Vault) -> list[Fix]:
 
 
 def _card_fix(file: FileText, card: Card) -> Fix | None:
-    text, what = file.text, []
+    text, what = file.text, list[str]()
     if card.newline == "\r\n":
         text, what = text.replace("\r\n", "\n"), [*what, "CRLF to LF"]
     tags = card.meta.get("tags")

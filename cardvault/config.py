@@ -134,12 +134,13 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     for key, value in positive.items():
         if value <= 0:
             raise ConfigError(f"'{key}' must be positive, got {value}", path)
-    for key, value in (
+    thresholds = (
         ("merge.threshold", config.merge_threshold),
         ("distill.threshold", config.distill_threshold),
-    ):
-        if not 0.0 < value <= 1.0:
-            raise ConfigError(f"'{key}' must be between 0 and 1, got {value}", path)
+    )
+    for key, fraction in thresholds:
+        if not 0.0 < fraction <= 1.0:
+            raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
     if not config.categories:
         raise ConfigError("'cards.categories' must name at least one category", path)
 

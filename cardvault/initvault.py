@@ -71,7 +71,10 @@ def _ensure_ignored(root: Path, template: str) -> list[str]:
         atomic_write(path, template, ABSENT)
         return [".gitignore"]
     current = read_text(path)
-    if any(line.strip() in (IGNORE_LINE, "/.cardvault/", ".cardvault") for line in current.text.splitlines()):
+    if any(
+        line.strip() in (IGNORE_LINE, "/.cardvault/", ".cardvault")
+        for line in current.text.splitlines()
+    ):
         return []
     sep = "" if current.text.endswith("\n") or not current.text else "\n"
     atomic_write(path, current.text + sep + IGNORE_LINE + "\n", current.digest)

@@ -10,7 +10,7 @@ MAX_SLUG = 60
 
 
 def slugify(text: str) -> str:
-    """Lowercase-hyphenated ASCII slug of `text` ("Cortex CSRF Automation" -> "cortex-csrf-automation").
+    """Lowercase-hyphenated ASCII slug: "Cortex CSRF Automation" -> "cortex-csrf-automation".
 
     Text with no ASCII letters or digits (e.g. only CJK) gives "card".
     """

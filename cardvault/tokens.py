@@ -39,9 +39,7 @@ def count_tokens(text: str) -> int:
         size = match.end() - match.start()
         if kind == "ascii":
             total += -(-size // 6)
-        elif kind == "digits":
-            total += -(-size // 3)
-        elif kind == "word":
+        elif kind == "digits" or kind == "word":
             total += -(-size // 3)
         elif kind != "space":
             total += 1

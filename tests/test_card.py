@@ -20,7 +20,8 @@ words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10)
 tags = st.lists(st.from_regex(r"[a-z0-9]{1,6}(-[a-z0-9]{1,6}){0,2}", fullmatch=True), max_size=5)
 dates = st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2100, 1, 1))
 body_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"), max_size=400
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"),
+    max_size=400,
 )
 extra_value = st.one_of(st.integers(-1000, 1000), words, st.booleans(), st.lists(words, max_size=3))
 
@@ -34,7 +35,9 @@ def cards(draw: st.DrawFn) -> str:
         "created": draw(dates),
         "updated": draw(dates),
     }
-    for key in draw(st.lists(st.sampled_from(["owner", "x_custom", "zeta", "review"]), unique=True)):
+    for key in draw(
+        st.lists(st.sampled_from(["owner", "x_custom", "zeta", "review"]), unique=True)
+    ):
         meta[key] = draw(extra_value)
     return render_card(meta, draw(body_text))
 
@@ -52,7 +55,7 @@ owner: {name: dana, team: infra}
 ---
 Cortex 3.1.8 uses non-standard CSRF.
 
-Trailing spaces stay.   
+Trailing spaces stay.\x20\x20\x20
 """
 
 
@@ -81,9 +84,8 @@ def test_one_key_update_changes_exactly_one_line(text: str, seen: int) -> None:
 
 def test_hand_written_formatting_survives_an_update() -> None:
     updated = update_card_text(HAND_WRITTEN, {"seen": 2, "updated": dt.date(2026, 4, 1)})
-    expected = (
-        HAND_WRITTEN.replace("updated: 2026-03-19", "updated: 2026-04-01")
-        .replace("# a comment the user keeps\n---", "# a comment the user keeps\nseen: 2\n---")
+    expected = HAND_WRITTEN.replace("updated: 2026-03-19", "updated: 2026-04-01").replace(
+        "# a comment the user keeps\n---", "# a comment the user keeps\nseen: 2\n---"
     )
     assert updated == expected
     card = parse_card(updated, PATH)
@@ -96,7 +98,7 @@ def test_multiline_value_is_replaced_whole_and_removal_drops_its_lines() -> None
     assert "  - csrf" not in updated
     assert "tags: [cortex]" in updated
     assert "owner" not in updated
-    assert updated.endswith("Trailing spaces stay.   \n")
+    assert updated.endswith("Trailing spaces stay.\x20\x20\x20\n")
 
 
 def test_crlf_card_keeps_its_line_endings() -> None:
@@ -130,8 +132,18 @@ def test_schema_names_each_problem() -> None:
     assert "unknown category 'nope'" in problems["category"]
     assert "not lowercase-hyphenated" in problems["tags"]
     assert "ISO date" in problems["created"]
-    assert schema_problems(
-        {"topic": "x", "category": "tools", "tags": [], "created": dt.date(2026, 1, 1),
-         "updated": dt.date(2026, 1, 2), "seen": 2, "custom": "kept"},
-        DEFAULT_CATEGORIES,
-    ) == []
+    assert (
+        schema_problems(
+            {
+                "topic": "x",
+                "category": "tools",
+                "tags": [],
+                "created": dt.date(2026, 1, 1),
+                "updated": dt.date(2026, 1, 2),
+                "seen": 2,
+                "custom": "kept",
+            },
+            DEFAULT_CATEGORIES,
+        )
+        == []
+    )

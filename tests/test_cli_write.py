@@ -41,9 +41,27 @@ def test_init_keeps_existing_files(tmp_path: Path) -> None:
 
 def test_each_writing_command_adds_exactly_one_commit(vault_path: Path) -> None:
     steps = [
-        (("new", "Cortex CSRF Automation", "-c", "infrastructure", "-t", "Cortex,csrf", "--body", "Cookie CORTEX-XSRF-TOKEN."), "card: add cortex-csrf-automation"),
-        (("log", "Spent an hour. Lesson: send the token twice.", "--title", "Cortex CSRF"), "log: 2026-03-19 14:30 Cortex CSRF"),
-        (("remember", "Bearer tokens bypass CSRF"), "log: 2026-03-19 14:30 Bearer tokens bypass CSRF"),
+        (
+            (
+                "new",
+                "Cortex CSRF Automation",
+                "-c",
+                "infrastructure",
+                "-t",
+                "Cortex,csrf",
+                "--body",
+                "Cookie CORTEX-XSRF-TOKEN.",
+            ),
+            "card: add cortex-csrf-automation",
+        ),
+        (
+            ("log", "Spent an hour. Lesson: send the token twice.", "--title", "Cortex CSRF"),
+            "log: 2026-03-19 14:30 Cortex CSRF",
+        ),
+        (
+            ("remember", "Bearer tokens bypass CSRF"),
+            "log: 2026-03-19 14:30 Bearer tokens bypass CSRF",
+        ),
     ]
     for args, subject in steps:
         before = len(git_log(vault_path))
@@ -80,7 +98,9 @@ def test_new_reads_the_body_from_stdin(vault_path: Path) -> None:
         (("log", "  "), "nothing to log"),
     ],
 )
-def test_bad_writes_fail_clearly_and_change_nothing(vault_path: Path, args: tuple[str, ...], fragment: str) -> None:
+def test_bad_writes_fail_clearly_and_change_nothing(
+    vault_path: Path, args: tuple[str, ...], fragment: str
+) -> None:
     before, log = snapshot(vault_path), git_log(vault_path)
     result = cli(vault_path, *args)
     assert result.exit_code == 1 and fragment in result.stderr
@@ -119,7 +139,9 @@ def test_commits_use_a_default_identity_when_git_has_none(vault_path: Path) -> N
     cli(vault_path, "log", "hello")
     author = subprocess.run(
         ["git", "-C", str(vault_path), "log", "-1", "--format=%an <%ae>"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     assert author == "cardvault <cardvault@localhost>"
 
@@ -131,7 +153,21 @@ def test_check_fix_repairs_mechanical_problems_in_one_commit(vault_path: Path) -
         b"updated: 2026-01-01\r\n---\r\nbody"
     )
     subprocess.run(["git", "-C", str(vault_path), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(vault_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "hand"], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(vault_path),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "hand",
+        ],
+        check=True,
+    )
     result = cli(vault_path, "check", "--fix")
     assert result.exit_code == 0, result.output
     assert card.read_bytes() == (
@@ -158,6 +194,9 @@ def test_discovery_walks_up_and_honours_the_env_var(vault_path: Path, tmp_path: 
 
     deep = vault_path / "memory" / "cards"
     assert find_vault(cwd=deep, env={}).root == vault_path.resolve()
-    assert find_vault(env={"CARDVAULT_VAULT": str(vault_path)}, cwd=tmp_path).root == vault_path.resolve()
+    assert (
+        find_vault(env={"CARDVAULT_VAULT": str(vault_path)}, cwd=tmp_path).root
+        == vault_path.resolve()
+    )
     with pytest.raises(VaultNotFoundError):
         find_vault(env={}, cwd=tmp_path)

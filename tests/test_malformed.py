@@ -12,28 +12,61 @@ from typer.testing import CliRunner
 from cardvault.cli.app import app
 from tests.conftest import snapshot
 
-GOOD_HEAD = "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n"
+GOOD_HEAD = (
+    "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n"
+)
 
 CASES: dict[str, tuple[bytes, str, int, str]] = {
     # name: (bytes, expected code, expected line, message fragment)
-    "broken-yaml": (b"---\ntopic: T\ntags: [a, b\ncategory: tools\n---\nbody\n", "unreadable", 4, "invalid YAML"),
+    "broken-yaml": (
+        b"---\ntopic: T\ntags: [a, b\ncategory: tools\n---\nbody\n",
+        "unreadable",
+        4,
+        "invalid YAML",
+    ),
     "missing-keys": (b"---\ntopic: T\n---\nbody\n", "schema", 1, "missing required key 'category'"),
     "wrong-types": (
-        b"---\ntopic: T\ncategory: tools\ntags: cortex\ncreated: yesterday\nupdated: 2026-01-01\n---\nb\n",
+        b"---\ntopic: T\ncategory: tools\ntags: cortex\ncreated: yesterday\n"
+        b"updated: 2026-01-01\n---\nb\n",
         "schema",
         4,
         "'tags' must be a list",
     ),
-    "unknown-category": (GOOD_HEAD.replace("tools", "snacks").encode() + b"b\n", "schema", 3, "unknown category"),
-    "bad-tag": (GOOD_HEAD.replace("[a]", "[Not OK]").encode() + b"b\n", "schema", 4, "lowercase-hyphenated"),
+    "unknown-category": (
+        GOOD_HEAD.replace("tools", "snacks").encode() + b"b\n",
+        "schema",
+        3,
+        "unknown category",
+    ),
+    "bad-tag": (
+        GOOD_HEAD.replace("[a]", "[Not OK]").encode() + b"b\n",
+        "schema",
+        4,
+        "lowercase-hyphenated",
+    ),
     "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "unreadable", 3, "binary file"),
     "empty": (b"", "unreadable", 1, "empty file"),
     "bom": (b"\xef\xbb\xbf" + GOOD_HEAD.encode() + b"b\n", "unreadable", 1, "byte-order mark"),
     "latin1": (GOOD_HEAD.encode() + b"caf\xe9\n", "unreadable", 8, "not UTF-8"),
-    "huge": (GOOD_HEAD.encode() + b"word " * 250_000, "unreadable", 1, "over the 1,000,000-byte limit"),
+    "huge": (
+        GOOD_HEAD.encode() + b"word " * 250_000,
+        "unreadable",
+        1,
+        "over the 1,000,000-byte limit",
+    ),
     "crlf": (GOOD_HEAD.replace("\n", "\r\n").encode() + b"b\r\n", "crlf", 1, "CRLF line endings"),
-    "over-budget": (GOOD_HEAD.encode() + b"word " * 400 + b"\n", "card-budget", 8, "over the budget of 350"),
-    "broken-link": (GOOD_HEAD.encode() + b"see [[no-such-card]]\n", "broken-link", 8, "links to no card"),
+    "over-budget": (
+        GOOD_HEAD.encode() + b"word " * 400 + b"\n",
+        "card-budget",
+        8,
+        "over the budget of 350",
+    ),
+    "broken-link": (
+        GOOD_HEAD.encode() + b"see [[no-such-card]]\n",
+        "broken-link",
+        8,
+        "links to no card",
+    ),
 }
 
 
@@ -50,7 +83,9 @@ def test_malformed_card_is_reported_and_nothing_is_touched(vault_path: Path, nam
     exit_code, out = run(vault_path, "check", "--json")
     findings = json.loads(out)
     mine = [f for f in findings if f["path"] == f"memory/cards/{name}.md"]
-    assert any(f["code"] == code and f["line"] == line and fragment in f["message"] for f in mine), mine
+    assert any(
+        f["code"] == code and f["line"] == line and fragment in f["message"] for f in mine
+    ), mine
     errors = [f for f in findings if f["severity"] == "error"]
     assert exit_code == (1 if errors else 0)
     assert snapshot(vault_path) == before

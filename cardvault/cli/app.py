@@ -13,11 +13,16 @@ from typing import Annotated
 import typer
 
 from cardvault import __version__
-from cardvault.cli import check_cmd, read_cmds, write_cmds
-from cardvault.cli import insight_cmds, portable_cmds
-from cardvault.cli import agent_cmds
-from cardvault.cli import maintain_cmd
-from cardvault.cli import search_cmd
+from cardvault.cli import (
+    agent_cmds,
+    check_cmd,
+    insight_cmds,
+    maintain_cmd,
+    portable_cmds,
+    read_cmds,
+    search_cmd,
+    write_cmds,
+)
 from cardvault.cli.common import CardvaultGroup
 
 app = typer.Typer(

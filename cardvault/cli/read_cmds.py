@@ -12,7 +12,9 @@ from cardvault.cli.common import vault_of
 
 def show(
     ctx: typer.Context,
-    slug: Annotated[str, typer.Argument(help="The card's slug (file name without .md) or an alias.")],
+    slug: Annotated[
+        str, typer.Argument(help="The card's slug (file name without .md) or an alias.")
+    ],
     json_out: Annotated[bool, typer.Option("--json", help="Frontmatter and body as JSON.")] = False,
 ) -> None:
     """Print one card as written (archived cards and aliases are found too)."""
@@ -21,16 +23,24 @@ def show(
     vault = vault_of(ctx)
     card = find_card(vault, slug)
     if json_out:
-        render.print_json({"slug": card.slug, "path": vault.rel(card.path), "meta": card.meta, "body": card.body})
+        render.print_json(
+            {"slug": card.slug, "path": vault.rel(card.path), "meta": card.meta, "body": card.body}
+        )
     else:
         render.markdown_text(card.text)
 
 
 def list_cards(
     ctx: typer.Context,
-    category: Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")] = None,
-    tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only cards with this tag.")] = None,
-    status: Annotated[str | None, typer.Option("--status", "-s", help="active, promoted or archived.")] = None,
+    category: Annotated[
+        str | None, typer.Option("--category", "-c", help="Only this category.")
+    ] = None,
+    tag: Annotated[
+        str | None, typer.Option("--tag", "-t", help="Only cards with this tag.")
+    ] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", "-s", help="active, promoted or archived.")
+    ] = None,
     archived: Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")] = False,
 ) -> None:
@@ -46,6 +56,9 @@ def list_cards(
         return
     render.table(
         ["slug", "category", "tags", "updated", "tokens", "status"],
-        [(r.slug, r.category, ", ".join(r.tags), r.updated, r.tokens, r.status) for r in listing.rows],
+        [
+            (r.slug, r.category, ", ".join(r.tags), r.updated, r.tokens, r.status)
+            for r in listing.rows
+        ],
         title=f"{len(listing.rows)} cards",
     )

@@ -69,9 +69,7 @@ def escape(text: str) -> str:
     return _escape(text)
 
 
-def table(
-    columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None
-) -> None:
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None) -> None:
     """A rich table on stdout."""
     from rich.table import Table
 

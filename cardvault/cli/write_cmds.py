@@ -13,7 +13,9 @@ from cardvault.cli.common import now, report_commit, vault_of
 
 
 def init(
-    path: Annotated[Path, typer.Argument(help="Folder for the new vault (created if missing).")] = Path("."),
+    path: Annotated[
+        Path, typer.Argument(help="Folder for the new vault (created if missing).")
+    ] = Path("."),
 ) -> None:
     """Create a vault: cardvault.toml, MEMORY.md, AGENTS.md, memory/, a git repo and a first commit.
 
@@ -32,11 +34,21 @@ def init(
 
 def new(
     ctx: typer.Context,
-    topic: Annotated[str, typer.Argument(help="What the card is about, e.g. 'Cortex CSRF Automation'.")],
-    category: Annotated[str, typer.Option("--category", "-c", help="One of the vault's categories.")],
-    tags: Annotated[list[str], typer.Option("--tags", "-t", help="Comma-separated tags; repeatable.")] = [],  # noqa: B006
-    body: Annotated[str, typer.Option("--body", "-b", help="Card text, or '-' to read it from stdin.")] = "-",
-    redact: Annotated[bool, typer.Option("--redact", help="Replace secrets instead of refusing.")] = False,
+    topic: Annotated[
+        str, typer.Argument(help="What the card is about, e.g. 'Cortex CSRF Automation'.")
+    ],
+    category: Annotated[
+        str, typer.Option("--category", "-c", help="One of the vault's categories.")
+    ],
+    tags: Annotated[
+        list[str], typer.Option("--tags", "-t", help="Comma-separated tags; repeatable.")
+    ] = [],  # noqa: B006
+    body: Annotated[
+        str, typer.Option("--body", "-b", help="Card text, or '-' to read it from stdin.")
+    ] = "-",
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Write a new knowledge card (memory/cards/<slug>.md) and commit it.
@@ -51,7 +63,9 @@ def new(
     for warning in result.warnings:
         render.warning(warning)
     if render.wants_json(json_out):
-        render.print_json({"slug": result.slug, "path": str(result.path), "commit": result.commit.sha})
+        render.print_json(
+            {"slug": result.slug, "path": str(result.path), "commit": result.commit.sha}
+        )
     else:
         render.success(f"card {result.slug} → {result.path}")
     report_commit(result.commit)
@@ -60,8 +74,12 @@ def new(
 def log(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="Entry text, or '-' to read it from stdin.")],
-    title: Annotated[str | None, typer.Option("--title", help="Entry title (default: first line).")] = None,
-    redact: Annotated[bool, typer.Option("--redact", help="Replace secrets instead of refusing.")] = False,
+    title: Annotated[
+        str | None, typer.Option("--title", help="Entry title (default: first line).")
+    ] = None,
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
+    ] = False,
 ) -> None:
     """Append an entry (## HH:MM — Title) to today's daily log and commit it.
 
@@ -79,7 +97,9 @@ def log(
 def remember(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The lesson, in one or two sentences.")],
-    redact: Annotated[bool, typer.Option("--redact", help="Replace secrets instead of refusing.")] = False,
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
+    ] = False,
 ) -> None:
     """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill."""
     from cardvault.writing import append_log
