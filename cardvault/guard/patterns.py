@@ -1,0 +1,81 @@
+"""Format detectors: detect-secrets' plugins for known token shapes, plus the shapes it misses.
+
+Its plugins cover AWS, GitHub, GitLab, Slack, OpenAI, JWT, Stripe, SendGrid, Twilio, PyPI, npm,
+Discord, Telegram, Mailchimp, Square, Azure storage and basic-auth URLs. Added here, each for a
+corpus case it gets wrong: `github_pat_`, Anthropic `sk-ant-`, OpenAI keys without the
+`T3BlbkFJ` marker, Google `AIza` keys, `redis://:pw@` (no user), JWT signatures (its regex
+stops before them), and "the password is X" in prose.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cardvault.guard.finding import Span
+from cardvault.guard.plugins import Kit
+from cardvault.guard.vetting import is_reference
+from cardvault.guard.words import looks_like_identifier
+
+_JWT_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/=."
+
+_SUPPLEMENTS = (  # (kind, regex); a group named `v` is the secret, else the whole match
+    ("GitHub token", re.compile(r"github_pat_[A-Za-z0-9_]{60,}")),
+    ("Anthropic API key", re.compile(r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{40,}")),
+    ("OpenAI API key", re.compile(r"(?<![\w-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{40,}")),
+    ("Google API key", re.compile(r"AIza[0-9A-Za-z_-]{35}")),
+    ("password in URL", re.compile(r"://:(?P<v>[^\s:/?#\[\]@$]+)@")),
+)
+_PROSE_PASSWORD = re.compile(  # "the password is Tr0ub4dor&3", "with password Zx9-Lk2"
+    r"\b(?:pass(?:word|phrase|code)|pwd)s?(?P<op>\s+(?:is|was)\s*:?|\s*[:=](?!=))?\s*[(`'\"]?"
+    r"(?P<v>[^\s`'\"]+)",
+    re.I,
+)
+
+
+def pattern_spans(line: str, kit: Kit) -> list[Span]:
+    """Known token formats on `line`: the plugins' matches, the supplements, prose passwords."""
+    spans = []
+    for plugin, kind in kit.patterns:
+        for value in _plugin_values(plugin, kind, line):
+            for m in re.finditer(re.escape(value), line):
+                spans.append((m.start(), _extend_jwt(line, m.end(), kind), _refine(kind, value)))
+    for kind, regex in _SUPPLEMENTS:
+        group = "v" if "v" in regex.groupindex else 0
+        spans += [(m.start(group), m.end(group), kind) for m in regex.finditer(line)]
+    for m in _PROSE_PASSWORD.finditer(line):
+        value = m.group("v").rstrip(".,;:)!?")
+        bare_ok = any(c.isdigit() for c in value) and not looks_like_identifier(value)
+        said = m.group("op") or bare_ok  # bare: "with password Zx9-Lk2", not "password v2-flow"
+        if said and _looks_like_password(value):
+            spans.append((m.start("v"), m.start("v") + len(value), "password"))
+    return spans
+
+
+def _looks_like_password(value: str) -> bool:
+    """After "password is", a password mixes letters with digits or symbols; a word is prose."""
+    has_other = any(not (c.isalpha() or c == "_") for c in value)  # `confirm_password`: a name
+    has_letter = any(c.isalpha() for c in value)
+    return len(value) >= 6 and has_letter and has_other and not is_reference(value)
+
+
+def _plugin_values(plugin: Any, kind: str, line: str) -> list[str]:
+    """What `plugin` reports as secret, but the whole match where it reports only a prefix."""
+    if kind in ("GitHub token", "GitLab token"):  # their regexes capture just `ghp`, `glpat`
+        return [match.group() for regex in plugin.denylist for match in regex.finditer(line)]
+    return [value.split()[0] for value in plugin.analyze_string(line) if value.strip()]
+
+
+def _extend_jwt(line: str, end: int, kind: str) -> int:
+    """detect-secrets' JWT regex stops lazily before the signature; take the signature too."""
+    tail = line[end:] if kind == "JWT" else ""
+    return end + len(tail) - len(tail.lstrip(_JWT_CHARS))
+
+
+def _refine(kind: str, value: str) -> str:
+    """A finer kind where one plugin finds two: AWS key id vs. secret, Slack token vs. webhook."""
+    if kind == "AWS access key" and not re.match(r"A3T|ABIA|ACCA|AKIA|ASIA", value):
+        return "AWS secret access key"
+    if kind == "Slack token" and value.startswith("https://"):
+        return "Slack webhook URL"
+    return kind

@@ -1,0 +1,58 @@
+"""Scanning a text: private-key blocks first, then every line, masking what was found and
+looking again until nothing new appears, so scanning redacted text finds nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cardvault.guard.finding import SecretFinding
+from cardvault.guard.gate import might_hold_secret
+from cardvault.guard.keyblocks import key_blocks
+from cardvault.guard.line import line_spans
+from cardvault.guard.plugins import load_kit
+
+_MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
+
+
+def scan_text(text: str) -> list[SecretFinding]:
+    """Every secret in `text`, in reading order."""
+    if not might_hold_secret(text):
+        return []
+    kit = load_kit()
+    # Markers of an earlier redaction become `#`s of the same width: never a value or context.
+    lines = _MARKER.sub(lambda m: "#" * len(m.group()), text).split("\n")
+    findings = key_blocks(lines, kit)
+    for _ in range(3):  # mask what was found and look again, so redacting twice changes nothing
+        taken = _regions(findings, lines)
+        lines = [_masked(line, taken.get(number, [])) for number, line in enumerate(lines, 1)]
+        found = [
+            SecretFinding(kind, number, start, end)
+            for number, line in enumerate(lines, start=1)
+            for start, end, kind in line_spans(line, kit, taken.get(number, []))
+        ]
+        if not found:
+            break
+        findings += found
+    return sorted(findings, key=lambda f: (f.line, f.start))
+
+
+def _masked(line: str, regions: list[tuple[int, int]]) -> str:
+    """`line` with `regions` overwritten by `#`: found secrets are neither values nor context."""
+    parts, cursor = [], 0
+    for start, end in sorted(regions):
+        parts += [line[cursor:start], "#" * (end - max(start, cursor))]
+        cursor = max(cursor, end)
+    return "".join([*parts, line[cursor:]])
+
+
+def _regions(findings: list[SecretFinding], lines: list[str]) -> dict[int, list[tuple[int, int]]]:
+    """Line number -> the columns findings cover on that line."""
+    regions: dict[int, list[tuple[int, int]]] = {}
+    for found in findings:
+        last = found.end_line or found.line
+        for number in range(found.line, last + 1):
+            start = found.start if number == found.line else 0
+            end = found.end if number == last else len(lines[number - 1])
+            regions.setdefault(number, []).append((start, end))
+    return regions
