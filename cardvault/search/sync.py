@@ -178,12 +178,14 @@ def _sync_vectors(
     progress: SyncProgress | None,
 ) -> None:
     """Embed texts without a vector, drop vectors no document uses; rewrite the matrix once."""
+    index.set_meta("vectors_complete", "")
     if embedding is None:
         report.unembedded = _count_missing(index)
         return
     matrix = load_vectors(index)
     current = index.meta("model_id") == embedding.model_id and matrix is not None
     if current and not _count_missing(index) and not _count_unused(index):
+        index.set_meta("vectors_complete", embedding.model_id)
         return
     have = vector_rows(index) if current else {}
     needed = _needed_texts(index)
@@ -204,6 +206,7 @@ def _sync_vectors(
     kept = [h for h in needed if h in have]
     _store_matrix(index, kept, [have[h] for h in kept], matrix, missing, new_vectors)
     index.set_meta("model_id", embedding.model_id)
+    index.set_meta("vectors_complete", embedding.model_id)
 
 
 def _store_matrix(
@@ -239,14 +242,9 @@ def _needed_texts(index: IndexHandle) -> dict[str, str]:
 def _vectors_current(index: IndexHandle, embedding: Embedding | None, report: SyncReport) -> bool:
     """Whether every document has a vector of the current model and no vector is unused."""
     if embedding is None:
-        report.unembedded = _count_missing(index)
         return True
-    return (
-        index.meta("model_id") == embedding.model_id
-        and has_vector_file(index)
-        and not _count_missing(index)
-        and not _count_unused(index)
-    )
+    # Set by the last sync that left every text with a vector (cleared by any other outcome).
+    return index.meta("vectors_complete") == embedding.model_id and has_vector_file(index)
 
 
 def _count_missing(index: IndexHandle) -> int:
