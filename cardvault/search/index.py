@@ -126,6 +126,13 @@ def has_vector_file(index: IndexHandle) -> bool:
         return False
 
 
+def record_vector_size(index: IndexHandle) -> None:
+    """Remember the current vector file's size (it was just loaded whole)."""
+    name = index.meta("vectors_file")
+    if name:
+        index.set_meta("vectors_bytes", str((index.folder / name).stat().st_size))
+
+
 def load_vectors(index: IndexHandle) -> np.ndarray | None:
     """The current vector matrix (memory-mapped, read-only), or None when there is none."""
     import numpy as np

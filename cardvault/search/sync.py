@@ -24,6 +24,7 @@ from cardvault.search.index import (
     has_vector_file,
     load_vectors,
     prune_vector_files,
+    record_vector_size,
     vector_rows,
     write_vectors,
 )
@@ -185,6 +186,7 @@ def _sync_vectors(
     matrix = load_vectors(index)
     current = index.meta("model_id") == embedding.model_id and matrix is not None
     if current and not _count_missing(index) and not _count_unused(index):
+        record_vector_size(index)  # an index written before sizes were recorded
         index.set_meta("vectors_complete", embedding.model_id)
         return
     have = vector_rows(index) if current else {}
