@@ -37,16 +37,22 @@ def median_seconds(command: list[str], runs: int, env: dict[str, str]) -> dict[s
     CPU time is given because the benchmark machine is shared: a busy neighbour inflates the
     wall time of a process but not the CPU time it needs.
     """
-    subprocess.run(command, env=env, capture_output=True, check=True)
+    _run(command, env)
     walls, cpus = [], []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        subprocess.run(command, env=env, capture_output=True, check=True)
+        _run(command, env)
         walls.append(time.perf_counter() - started)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return {"wall s": statistics.median(walls), "cpu s": statistics.median(cpus)}
+
+
+def _run(command: list[str], env: dict[str, str]) -> None:
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
 
 
 def cold_figures(root: Path, runs: int, env: dict[str, str]) -> dict[str, dict[str, float]]:
