@@ -128,7 +128,8 @@ def load_yaml(front: str, path: Path, first_line: int) -> dict[str, Any]:
     from frontmatter.default_handlers import YAMLHandler
 
     try:
-        meta = YAMLHandler().load(front) if front.strip() else {}
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~8x faster
+        meta = YAMLHandler().load(front, Loader=loader) if front.strip() else {}
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + mark.line if mark is not None else first_line
