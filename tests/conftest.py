@@ -14,18 +14,20 @@ SAMPLE_VAULT = REPO / "sample-vault"
 
 
 @pytest.fixture(scope="session")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One CARDVAULT_CACHE for the run: the ONNX copy of the model is exported once (~10 s)."""
     return tmp_path_factory.mktemp("model-cache")
 
 
 @pytest.fixture(autouse=True)
 def hermetic_env(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, model_cache: Path
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    session_model_cache: Path,
 ) -> None:
     """No test sees the developer's git config, vault variable, clock or model cache."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("CARDVAULT_CACHE", str(model_cache))
+    monkeypatch.setenv("CARDVAULT_CACHE", str(session_model_cache))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
