@@ -15,8 +15,8 @@ echo "== cardvault list"; cardvault list
 echo "== cardvault check"; cardvault check || true
 if cardvault search --help >/dev/null 2>&1; then
   echo "== cardvault index"; cardvault index
-  echo "== cardvault search 'tests share one sqlite file when run in parallel'"
-  cardvault search "tests share one sqlite file when run in parallel" -k 5
+  echo "== cardvault search 'image built on my Mac crashes in the cluster'"
+  cardvault search "image built on my Mac crashes in the cluster" -k 5
 fi
 if cardvault maintain --help >/dev/null 2>&1; then
   echo "== cardvault maintain --dry-run"; cardvault maintain --dry-run

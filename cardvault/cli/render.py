@@ -103,9 +103,27 @@ def search_results(results: Sequence[Any], title: str | None = None) -> None:
     for rank, hit in enumerate(results, start=1):
         where = hit.path if hit.entry is None else f"{hit.path}\n{hit.entry}"
         snippet = Text(hit.snippet)
-        snippet.highlight_words(hit.matches, style="bold yellow", case_sensitive=False)
+        _highlight(snippet, hit.matches)
         grid.add_row(str(rank), f"{hit.score:.3f}", hit.topic, where, snippet)
     console().print(grid)
+
+
+def _highlight(snippet: Any, matches: Sequence[str]) -> None:
+    """Mark the matched words in a snippet: whole words only, so "in" never lights up "install"
+    (CJK matches sit between other word characters, so they are marked wherever they occur)."""
+    import re
+
+    cjk = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+    words = sorted(matches, key=len, reverse=True)
+    latin = "|".join(re.escape(w) for w in words if not cjk.search(w))
+    ideographs = "|".join(re.escape(w) for w in words if cjk.search(w))
+    parts = ([rf"(?<![^\W_])(?:{latin})(?![^\W_])"] if latin else []) + (
+        [ideographs] if ideographs else []
+    )
+    if not parts:
+        return
+    for match in re.finditer("|".join(parts), snippet.plain, re.IGNORECASE):
+        snippet.stylize("bold yellow", match.start(), match.end())
 
 
 class IndexProgress:

@@ -80,7 +80,11 @@ class Snippet:
 def make_snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> Snippet:
     """The `width`-character window of `body` holding the most query terms, on one line."""
     flat = " ".join(body.split())
-    terms = [t for t in query_terms(query) if len(t) > 1 or CJK_RUN.fullmatch(t)]
+    terms = [
+        t
+        for t in query_terms(query)
+        if (len(t) > 1 and t.lower() not in STOP_WORDS) or CJK_RUN.fullmatch(t)
+    ]
     pattern = _terms_pattern(terms)
     hits = [m.start() for m in pattern.finditer(flat)] if pattern else []
     if len(flat) <= width:
