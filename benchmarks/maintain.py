@@ -59,6 +59,20 @@ def duplicate_detection_seconds(vault) -> tuple[float, int]:  # type: ignore[no-
     return time.perf_counter() - started, len(pairs)
 
 
+def planted_outcome(built: Path, scratch: Path) -> dict[str, int]:
+    """How many planted near-duplicate pairs were merged and contradicting pairs kept apart."""
+    folders = [scratch / "memory" / "cards", scratch / "memory" / "archive"]
+
+    def exists(name: str) -> bool:
+        return any((folder / name).exists() for folder in folders)
+
+    notes = sorted((built / "memory" / "cards").glob("*-notes.md"))
+    merged = sum(1 for p in notes if not (exists(p.name) and exists(p.name.replace("-notes", ""))))
+    always = sorted((built / "memory" / "cards").glob("*-always.md"))
+    apart = sum(1 for p in always if exists(p.name) and exists(p.name.replace("-always", "-never")))
+    return {"planted_merged": merged, "planted_pairs": len(notes), "contradictions_kept": apart}
+
+
 def measure(built: Path, scratch: Path) -> dict[str, object]:
     """One maintenance run and one repeat run on a fresh copy of the built vault."""
     if scratch.exists():
@@ -86,6 +100,7 @@ def measure(built: Path, scratch: Path) -> dict[str, object]:
         "repeat_seconds": round(repeat, 1),
         "repeat_changed_files": len(second.written),
         "repeat_committed": second.commit is not None,
+        **planted_outcome(built, scratch),
     }
 
 
@@ -130,6 +145,11 @@ def table(results: dict[str, dict[str, object]]) -> str:
         "conflicts reported / cards flagged over budget",
         [f"{r['conflicts']} / {r['over_budget']}" for r in runs],
     )
+    row("planted near-duplicate pairs merged / contradicting pairs kept apart", [
+        f"{r.get('planted_merged', '?')} of {r.get('planted_pairs', '?')} / "
+        f"{r.get('contradictions_kept', '?')} of {b['contradictions']}"
+        for r, b in zip(runs, build, strict=True)
+    ])  # fmt: skip
     row("second run: time (s), files changed, commit", [
         f"{r['repeat_seconds']}, {r['repeat_changed_files']}, "
         f"{'yes' if r['repeat_committed'] else 'no'}"

@@ -26,6 +26,7 @@ from cardvault.maintain.lock import vault_lock
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
 from cardvault.maintain.state import load_state
+from cardvault.search.model import ModelUnavailableError
 from cardvault.vault import Vault
 
 NEEDS_MODEL = ("distill", "merge")
@@ -94,7 +95,14 @@ def run_maintenance(
         embeddings = Embeddings(vault, embedder, progress) if needs_model else None
         state = load_state(vault, options.now.date(), embeddings, options.since)
         timings["read"] = time.perf_counter() - start
-        plan = make_plan(state, vault.config, only, progress)
+        try:
+            plan = make_plan(state, vault.config, only, progress)
+        except ModelUnavailableError as exc:
+            raise CardvaultError(
+                f"{exc.message}; the steps that need no model still run with "
+                "--only promote,archive,index",
+                exc.path,
+            ) from exc
         for outcome in plan.steps:
             timings[outcome.name] = outcome.seconds
             if outcome.model_seconds:
