@@ -178,3 +178,21 @@ def test_hand_commands_and_check_conflicts(vault) -> None:  # type: ignore[no-un
     assert git(vault.root, "log", "-1", "--format=%s").strip() == "archive: npm-ci"
     missing = cli(vault, "promote", "no-such-card")
     assert missing.exit_code == 1 and "no live card" in missing.output
+
+
+def test_a_vault_outside_git_is_maintained_without_a_commit(tmp_path: Path) -> None:
+    import shutil
+
+    vault = new_vault(tmp_path / "v")
+    card(
+        vault, "utc-timestamps", "UTC Timestamps", "Store timestamps as UTC.", created="2026-05-01"
+    )
+    shutil.rmtree(vault.root / ".git")
+    done = cli(vault, "maintain", "--only", "index", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["commit"] is None
+    assert "UTC Timestamps" in vault.memory_md.read_text(encoding="utf-8")
+    card(vault, "second", "Second Card", "Another card.", created="2026-05-02")
+    review = cli(vault, "maintain", "--review", "--only", "index")
+    assert review.exit_code == 1 and "git repository" in review.output
+    assert "Second Card" not in vault.memory_md.read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ that contradict each other, a card over its token budget).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.fsio import ABSENT
@@ -68,7 +68,6 @@ class Report:
     paths: tuple[Path, ...] = ()
     texts: tuple[str, ...] = ()
     step: str = ""
-    details: dict[str, object] = field(default_factory=dict, compare=False)
 
 
 FileChange = WriteFile | MoveFile | DeleteFile
