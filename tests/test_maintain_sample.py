@@ -167,3 +167,11 @@ def test_second_run_changes_nothing_and_commit_is_readable(maintained) -> None: 
             ln for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
         ]
         assert all(ln.startswith("-updated:") for ln in removed), removed
+
+
+def test_the_maintained_vault_passes_check_without_errors(maintained) -> None:  # type: ignore[no-untyped-def]
+    from cardvault.check import run_checks
+
+    vault = maintained[0]
+    errors = [str(f) for f in run_checks(vault) if f.severity == "error"]
+    assert errors == []  # e.g. the promoted rule's card path once read as a secret

@@ -5,7 +5,8 @@ Context is required, so the limits are lower than detect-secrets' defaults (4.5 
 3.0 for hex), which miss short keys: a random 32-character key scores ~4.3. Digests and other
 explained tokens are skipped: UUIDs, identifiers, commit ids and checksums (`sha256:`,
 `sha512-`, hex of digest length, lines that say commit/hash/checksum), data URIs, URL paths,
-SSH public keys and id-like settings.
+file paths and slugs (a promoted rule cites `memory/cards/<slug>.md`), SSH public keys and
+id-like settings.
 """
 
 from __future__ import annotations
@@ -87,9 +88,19 @@ def _is_random(value: str, plugin: Any, limit: float) -> bool:
     return bool(plugin.calculate_shannon_entropy(value) > limit)
 
 
+_FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+_SLUG_PATH = re.compile(r"[a-z0-9]+(?:[-/_.][a-z0-9]+){3,}")
+
+
 def _explained(line: str, start: int, end: int) -> bool:
-    """True for a digest, data URI, SSH public key, URL path, example or id-like setting."""
+    """True for a digest, data URI, SSH public key, URL or file path, slug, example or id-like
+    setting."""
     before = line[max(0, start - 120) : start]
+    value = line[start:end]
+    if "/" in value and _FILE_SUFFIX.match(line, end):
+        return True  # a file path: `memory/cards/s3-listing-stopped-at-1-000.md`
+    if _SLUG_PATH.fullmatch(value) and all(len(p) <= 12 for p in re.split(r"[-/_.]", value)):
+        return True  # lowercase words joined by hyphens or slashes: a slug, not a key
     if line.startswith(("...", "…"), end) or _EXPLAINED_BEFORE.search(before):
         return True
     if re.match(r"sha\d+-", line[start:end], re.I):
