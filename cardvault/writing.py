@@ -33,11 +33,11 @@ class WriteResult:
 
 def screen(text: str, where: Path | str, redact: bool, first_line: int = 1) -> str:
     """Refuse text holding a secret (SecretFoundError), or return it redacted when asked."""
-    from cardvault import guard
+    from cardvault.guard import ensure_no_secrets, redact_text
 
     if redact:
-        return guard.redact_text(text)
-    guard.ensure_no_secrets(text, where, first_line)
+        return redact_text(text)
+    ensure_no_secrets(text, where, first_line)
     return text
 
 
