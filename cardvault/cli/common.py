@@ -5,13 +5,21 @@ from __future__ import annotations
 import datetime as dt
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from cardvault.errors import CardvaultError
 from cardvault.vault import Vault, find_vault
+
+#: The card filters shared by `list` and `search`.
+CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
+TagOption = Annotated[str | None, typer.Option("--tag", "-t", help="Only cards with this tag.")]
+StatusOption = Annotated[
+    str | None, typer.Option("--status", "-s", help="active, promoted or archived.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")]
 
 #: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
 NOW_VAR = "CARDVAULT_NOW"

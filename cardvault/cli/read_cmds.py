@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import CategoryOption, JsonOption, StatusOption, TagOption, vault_of
 
 
 def show(
@@ -32,17 +32,11 @@ def show(
 
 def list_cards(
     ctx: typer.Context,
-    category: Annotated[
-        str | None, typer.Option("--category", "-c", help="Only this category.")
-    ] = None,
-    tag: Annotated[
-        str | None, typer.Option("--tag", "-t", help="Only cards with this tag.")
-    ] = None,
-    status: Annotated[
-        str | None, typer.Option("--status", "-s", help="active, promoted or archived.")
-    ] = None,
+    category: CategoryOption = None,
+    tag: TagOption = None,
+    status: StatusOption = None,
     archived: Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """List cards with their category, tags, last update and size in tokens."""
     from cardvault.listing import list_cards as service

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import CategoryOption, JsonOption, StatusOption, TagOption, vault_of
 
 
 class Mode(StrEnum):
@@ -24,20 +24,14 @@ def search(
     query: Annotated[str, typer.Argument(help="Words, a question, or an exact error message.")],
     k: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many results.")] = 10,
     mode: Annotated[Mode, typer.Option("--mode", "-m", help="How to rank.")] = Mode.hybrid,
-    category: Annotated[
-        str | None, typer.Option("--category", "-c", help="Only this category.")
-    ] = None,
-    tag: Annotated[
-        str | None, typer.Option("--tag", "-t", help="Only cards with this tag.")
-    ] = None,
-    status: Annotated[
-        str | None, typer.Option("--status", "-s", help="active, promoted or archived.")
-    ] = None,
+    category: CategoryOption = None,
+    tag: TagOption = None,
+    status: StatusOption = None,
     logs: Annotated[bool, typer.Option("--logs", help="Also search daily-log entries.")] = False,
     archived: Annotated[
         bool, typer.Option("--archived", help="Also search memory/archive/.")
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first."""
     from cardvault.api import VaultHandle
