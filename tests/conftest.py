@@ -13,21 +13,20 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "sample-vault"
 
 
-@pytest.fixture(scope="session")
-def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One CARDVAULT_CACHE for the run: the ONNX copy of the model is exported once (~10 s)."""
-    return tmp_path_factory.mktemp("model-cache")
+@pytest.fixture(scope="session", autouse=True)
+def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One CARDVAULT_CACHE for the whole run, set before any fixture of any scope uses the
+    model: the ONNX copy of the model is exported once (~10 s), not once per helper module."""
+    cache = tmp_path_factory.mktemp("model-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CARDVAULT_CACHE", str(cache))
+        yield cache
 
 
 @pytest.fixture(autouse=True)
-def hermetic_env(
-    tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
-    session_model_cache: Path,
-) -> None:
-    """No test sees the developer's git config, vault variable, clock or model cache."""
+def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's git config, vault variable or clock."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("CARDVAULT_CACHE", str(session_model_cache))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

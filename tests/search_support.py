@@ -15,12 +15,6 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "search-vault"
 
 
 @functools.cache
-def shared_cache() -> Path:
-    """A CARDVAULT_CACHE folder for the whole run (holds the exported ONNX model)."""
-    return Path(tempfile.mkdtemp(prefix="cardvault-test-cache-"))
-
-
-@functools.cache
 def indexed_template() -> Path:
     """The fixture vault, indexed with the real model once (set CARDVAULT_CACHE first)."""
     from cardvault import open_vault

@@ -15,15 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
-from tests.search_support import copy_vault, indexed_template, shared_cache
+from tests.search_support import copy_vault, indexed_template
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "sentence_transformers", "onnxruntime", "transformers")
-
-
-@pytest.fixture(autouse=True)
-def model_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
 
 
 @pytest.fixture

@@ -36,7 +36,6 @@ from cardvault.context import (
 from cardvault.context_pack import FOOTER_HEADER, footer_reserve
 from cardvault.tokens import count_tokens
 from cardvault.vault import open_vault_at
-from tests.search_support import shared_cache
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample-vault"
@@ -322,7 +321,6 @@ def test_exact_words_find_the_card_by_keywords(task: str, answers: set[str]) -> 
 def test_answer_card_ranks_near_top(
     task: str, answers: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
     pack = build_context(open_vault_at(hybrid_sample(tmp_path)), task, 2000, TODAY)
     assert pack.ranking == "hybrid", pack.notices
     top = card_order(pack)[:3]

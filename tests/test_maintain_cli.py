@@ -17,7 +17,6 @@ from tests.maintain_support import (
     log,
     new_vault,
     run,
-    shared_cache,
     snapshot,
 )
 
@@ -29,7 +28,6 @@ REDIS = "Lesson: KEYS walks every key in one blocking call; use SCAN with COUNT 
 
 @pytest.fixture(autouse=True)
 def _env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
     monkeypatch.setenv("CARDVAULT_NOW", "2026-06-01T09:15")
 
 

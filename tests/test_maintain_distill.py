@@ -9,7 +9,7 @@ import pytest
 from cardvault.maintain.changes import Report
 from cardvault.sections import get_section
 from cardvault.vault import iter_card_paths, read_card
-from tests.maintain_support import card, commit_all, git, log, new_vault, run, shared_cache
+from tests.maintain_support import card, commit_all, git, log, new_vault, run
 
 pytestmark = pytest.mark.slow
 
@@ -35,11 +35,6 @@ CORRECTION = (
     "Domain: kubernetes\nMistake: ran kubectl delete with the default context.\n"
     "Fix: restored from the backup.\nPrevention: always pass --context explicitly.\nSeverity: high"
 )
-
-
-@pytest.fixture(autouse=True)
-def _cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
 
 
 @pytest.fixture

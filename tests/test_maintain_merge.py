@@ -9,7 +9,7 @@ import pytest
 
 from cardvault.maintain.similarity import pairs_above
 from cardvault.vault import read_card
-from tests.maintain_support import card, commit_all, git, new_vault, run, shared_cache
+from tests.maintain_support import card, commit_all, git, new_vault, run
 
 pytestmark = pytest.mark.slow
 
@@ -32,11 +32,6 @@ NPM_INSTALL = (
     "Never use `npm ci` to install the dashboard's dependencies in the Docker build or in CI; "
     "use `npm install` instead."
 )
-
-
-@pytest.fixture(autouse=True)
-def _cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from cardvault.check import run_checks
 from cardvault.sections import get_section
 from cardvault.vault import iter_card_paths, open_vault_at, read_card
-from tests.maintain_support import git, run, shared_cache
+from tests.maintain_support import git, run
 
 pytestmark = pytest.mark.slow
 
@@ -39,18 +39,16 @@ def maintained(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unt
 
     from cardvault import history
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CARDVAULT_CACHE", str(shared_cache()))
-        root = tmp_path_factory.mktemp("sample") / "vault"
-        shutil.copytree(Path(__file__).resolve().parents[1] / "sample-vault", root)
-        history.init_repo(root)
-        vault = open_vault_at(root)
-        history.commit(vault, "sample vault")
-        before = {p: p.read_text(encoding="utf-8") for p in (vault.memory_md, vault.agents_md)}
-        first = run(vault, today=TODAY)
-        head = git(root, "rev-parse", "HEAD")
-        second = run(vault, today=TODAY)
-        yield vault, first, second, before, head
+    root = tmp_path_factory.mktemp("sample") / "vault"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "sample-vault", root)
+    history.init_repo(root)
+    vault = open_vault_at(root)
+    history.commit(vault, "sample vault")
+    before = {p: p.read_text(encoding="utf-8") for p in (vault.memory_md, vault.agents_md)}
+    first = run(vault, today=TODAY)
+    head = git(root, "rev-parse", "HEAD")
+    second = run(vault, today=TODAY)
+    yield vault, first, second, before, head
 
 
 def cards_by_slug(vault) -> dict:  # type: ignore[no-untyped-def, type-arg]

@@ -248,17 +248,8 @@ BASE = {
 }
 
 
-@pytest.fixture
-def model_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.search_support import shared_cache
-
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
-
-
 @pytest.mark.slow
-def test_overlap_counts_match_the_construction(
-    vault_path: Path, tmp_path: Path, model_cache: None
-) -> None:
+def test_overlap_counts_match_the_construction(vault_path: Path, tmp_path: Path) -> None:
     for slug, body in BASE.items():
         (vault_path / "memory" / "cards" / f"{slug}.md").write_text(card(slug, body))
     assert run(vault_path, "check").exit_code in (0, 1)

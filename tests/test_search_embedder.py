@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from cardvault.search.model import ModelUnavailableError, resolve_model
-from tests.search_support import shared_cache
 
 TEXTS = [
     "Cortex wants the CSRF token as cookie and header on every POST.",
@@ -17,11 +16,6 @@ TEXTS = [
     "short",
     "a long paragraph " * 200,  # beyond max_seq_length: truncation must match
 ]
-
-
-@pytest.fixture(autouse=True)
-def model_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
 
 
 @pytest.mark.slow

@@ -8,14 +8,9 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.api import VaultHandle
-from tests.search_support import copy_vault, indexed_template, shared_cache
+from tests.search_support import copy_vault, indexed_template
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def model_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
 
 
 @pytest.fixture

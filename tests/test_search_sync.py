@@ -9,14 +9,9 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.search.index import DB_NAME
-from tests.search_support import copy_vault, indexed_template, shared_cache, write_card
+from tests.search_support import copy_vault, indexed_template, write_card
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def model_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDVAULT_CACHE", str(shared_cache()))
 
 
 @pytest.fixture
