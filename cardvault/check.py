@@ -19,7 +19,7 @@ from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.fsio import FileText, inside, read_text
 from cardvault.slugs import tagify
 from cardvault.tokens import count_tokens
-from cardvault.vault import SLUG_RE, Vault, iter_log_paths
+from cardvault.vault import SLUG_RE, Vault, card_candidates, iter_log_paths
 
 WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]")
 
@@ -78,12 +78,9 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
 
 
 def _card_files(vault: Vault, scan: _Scan) -> Iterable[Path]:
-    for folder in (vault.cards_dir, vault.archive_dir):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*.md")):
-            if any(p.startswith(".") for p in path.relative_to(folder).parts):
-                continue
+    """Live and archived card files; those leading outside the vault are reported, not read."""
+    for archived in (False, True):
+        for path in card_candidates(vault, archived):
             try:
                 inside(vault.root, path)
             except UnsafePathError:

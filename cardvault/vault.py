@@ -105,17 +105,23 @@ def find_vault(
     )
 
 
+def card_candidates(vault: Vault, archived: bool = False) -> Iterator[Path]:
+    """Every `*.md` under memory/cards or memory/archive (sorted, hidden parts skipped), before
+    any safety check: what `iter_card_paths` filters and `check` reports on."""
+    folder = vault.archive_dir if archived else vault.cards_dir
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.rglob("*.md")):
+        if not any(part.startswith(".") for part in path.relative_to(folder).parts):
+            yield path
+
+
 def iter_card_paths(vault: Vault, archived: bool = False) -> Iterator[Path]:
     """Card files (sorted), under memory/cards or memory/archive, sub-folders included.
 
     Symlinks that lead outside the vault are skipped here; `check` reports them.
     """
-    folder = vault.archive_dir if archived else vault.cards_dir
-    if not folder.is_dir():
-        return
-    for path in sorted(folder.rglob("*.md")):
-        if any(part.startswith(".") for part in path.relative_to(folder).parts):
-            continue
+    for path in card_candidates(vault, archived):
         try:
             inside(vault.root, path)
         except UnsafePathError:

@@ -20,6 +20,10 @@ StatusOption = Annotated[
     str | None, typer.Option("--status", "-s", help="active, promoted or archived.")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")]
+#: The secret guard's escape hatch on the writing commands.
+RedactOption = Annotated[
+    bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
+]
 
 #: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
 NOW_VAR = "CARDVAULT_NOW"

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_commit, vault_of
+from cardvault.cli.common import RedactOption, now, report_commit, vault_of
 
 
 def init(
@@ -46,9 +46,7 @@ def new(
     body: Annotated[
         str, typer.Option("--body", "-b", help="Card text, or '-' to read it from stdin.")
     ] = "-",
-    redact: Annotated[
-        bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
-    ] = False,
+    redact: RedactOption = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Write a new knowledge card (memory/cards/<slug>.md) and commit it.
@@ -77,9 +75,7 @@ def log(
     title: Annotated[
         str | None, typer.Option("--title", help="Entry title (default: first line).")
     ] = None,
-    redact: Annotated[
-        bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
-    ] = False,
+    redact: RedactOption = False,
 ) -> None:
     """Append an entry (## HH:MM — Title) to today's daily log and commit it.
 
@@ -97,9 +93,7 @@ def log(
 def remember(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The lesson, in one or two sentences.")],
-    redact: Annotated[
-        bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
-    ] = False,
+    redact: RedactOption = False,
 ) -> None:
     """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill."""
     from cardvault.writing import append_log
