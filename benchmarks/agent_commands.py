@@ -32,9 +32,9 @@ PY = sys.executable
 ERROR = "ModuleNotFoundError: No module named 'nosuchmodule'"
 KEYWORD_LOOKUP = f"""
 import sys
-from cardvault.vault import open_vault_at
-from cardvault.capture import RunResult, describe_failure
-from cardvault.capture_log import known_fixes
+from cardvault.vault.layout import open_vault_at
+from cardvault.capture.run import RunResult, describe_failure
+from cardvault.capture.record import known_fixes
 vault = open_vault_at(sys.argv[1])
 known_fixes(vault, describe_failure(RunResult(("python",), ".", 1, {ERROR!r})))
 """

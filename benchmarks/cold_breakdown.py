@@ -36,11 +36,11 @@ def main() -> None:
     import cardvault.cli.app  # noqa: F401  (typer, click and the command modules)
 
     step("import CLI (typer + commands)")
-    from cardvault.cli import render, search_cmd  # noqa: F401
+    from cardvault.cli import render, search  # noqa: F401
     from cardvault.search import engine, onnx
     from cardvault.search.query_model import QueryModel
     from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking
-    from cardvault.vault import open_vault_at
+    from cardvault.vault.layout import open_vault_at
 
     step("import search modules")
     vault = open_vault_at(root)

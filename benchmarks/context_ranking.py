@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from cardvault import open_vault
-from cardvault.context import keyword_relevance, plan_context, read_sources, search_relevance
-from cardvault.vault import open_vault_at
+from cardvault.context.build import keyword_relevance, plan_context, read_sources, search_relevance
+from cardvault.vault.layout import open_vault_at
 
 REPO = Path(__file__).resolve().parents[1]
 TODAY = dt.date(2026, 11, 30)

@@ -49,13 +49,13 @@ def git_repo(root: Path) -> None:
 
 
 def run(size: int, work: Path) -> None:
-    from cardvault.forget import apply_forget, plan_forget
-    from cardvault.graph import build_graph
-    from cardvault.initvault import init_vault
-    from cardvault.portable import export_data, export_text, read_export
-    from cardvault.portable_import import apply_import, plan_import
-    from cardvault.stats import vault_stats
-    from cardvault.vault import open_vault_at, scan_cards
+    from cardvault.forget.plan import apply_forget, plan_forget
+    from cardvault.insight.graph import build_graph
+    from cardvault.insight.stats import vault_stats
+    from cardvault.portable.format import export_data, export_text, read_export
+    from cardvault.portable.importer import apply_import, plan_import
+    from cardvault.vault.layout import open_vault_at, scan_cards
+    from cardvault.write.init import init_vault
 
     source = build_synthetic_vault(Path(tempfile.gettempdir()) / f"cardvault-synth-{size}", size)
     root = work / f"v{size}"

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from maintain_vault import build_vault, collect_docstrings
 
 from cardvault.maintain.run import RunOptions, run_maintenance
-from cardvault.vault import open_vault_at
+from cardvault.vault.layout import open_vault_at
 
 NOW = dt.datetime(YEAR := 2027, 1, 5, 9, 15)
 STEPS = ("distill", "merge", "promote", "archive", "index")

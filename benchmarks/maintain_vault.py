@@ -220,8 +220,8 @@ def build_vault(root: Path, size: int, pool: list[Doc], seed: int = 11) -> dict[
     import time
 
     from cardvault import history, open_vault
-    from cardvault.initvault import init_vault
-    from cardvault.vault import open_vault_at
+    from cardvault.vault.layout import open_vault_at
+    from cardvault.write.init import init_vault
 
     if root.exists():
         shutil.rmtree(root)
@@ -262,7 +262,7 @@ def _drop_near_duplicates(  # type: ignore[no-untyped-def]
     index), so that only the planted pairs are duplicates; keep `size`."""
     from cardvault.maintain.similarity import Embeddings, pairs_above
     from cardvault.maintain.similarity import card_text as embed_text
-    from cardvault.vault import read_card
+    from cardvault.vault.layout import read_card
 
     embeddings = Embeddings(vault)
     parsed = [read_card(vault.card_path(slug)) for slug, _ in cards]

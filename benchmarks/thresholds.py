@@ -36,7 +36,7 @@ from cardvault.maintain.similarity import Embeddings, card_text  # noqa: E402
 from cardvault.maintain.state import load_state  # noqa: E402
 from cardvault.search.embedder import SentenceTransformerEmbedder  # noqa: E402
 from cardvault.search.model import resolve_model  # noqa: E402
-from cardvault.vault import open_vault_at  # noqa: E402
+from cardvault.vault.layout import open_vault_at  # noqa: E402
 
 STSB = REPO.parent / "shared" / "data" / "stsb-dev" / "sts-dev.csv"
 FACTS = REPO / "tests" / "fixtures" / "sample-vault-facts.json"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cardvault.vault import Vault, find_vault, open_vault_at
+from cardvault.vault.layout import Vault, find_vault, open_vault_at
 
 if TYPE_CHECKING:
     from cardvault.search.engine import SearchOutcome, SearchResult

@@ -21,7 +21,7 @@ from cardvault.errors import CardvaultError
 if TYPE_CHECKING:
     from git import Repo
 
-    from cardvault.vault import Vault
+    from cardvault.vault.layout import Vault
 
 DEFAULT_NAME = "cardvault"
 DEFAULT_EMAIL = "cardvault@localhost"

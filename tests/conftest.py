@@ -46,7 +46,7 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 @pytest.fixture
 def vault_path(tmp_path: Path) -> Path:
     """A fresh vault made by `cardvault init` (real git repo, first commit)."""
-    from cardvault.initvault import init_vault
+    from cardvault.write.init import init_vault
 
     root = tmp_path / "vault"
     init_vault(root)
@@ -57,7 +57,7 @@ def vault_path(tmp_path: Path) -> Path:
 def sample_vault(tmp_path: Path) -> Iterator[Path]:
     """A copy of the bundled sample-vault/ as a git repository with one commit."""
     from cardvault import history
-    from cardvault.vault import open_vault_at
+    from cardvault.vault.layout import open_vault_at
 
     root = tmp_path / "sample"
     shutil.copytree(SAMPLE_VAULT, root)

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from cardvault import history
-from cardvault.initvault import init_vault
-from cardvault.vault import Vault, open_vault_at
+from cardvault.vault.layout import Vault, open_vault_at
+from cardvault.write.init import init_vault
 
 
 @functools.cache

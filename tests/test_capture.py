@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from cardvault import failure
-from cardvault.capture_log import captures_of
-from cardvault.vault import open_vault_at
+from cardvault.capture import failure
+from cardvault.capture.record import captures_of
+from cardvault.vault.layout import open_vault_at
 from tests.conftest import git_log
 
 PY = sys.executable

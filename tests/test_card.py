@@ -10,9 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardvault.card import parse_card, render_card, replace_body, schema_problems, update_card_text
-from cardvault.config import DEFAULT_CATEGORIES
 from cardvault.errors import CardFormatError
+from cardvault.vault.card import (
+    parse_card,
+    render_card,
+    replace_body,
+    schema_problems,
+    update_card_text,
+)
+from cardvault.vault.config import DEFAULT_CATEGORIES
 
 PATH = Path("memory/cards/x.md")
 

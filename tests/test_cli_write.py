@@ -9,8 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
+from cardvault.edits.atomic import atomic_write
 from cardvault.errors import ConcurrentEditError
-from cardvault.fsio import atomic_write, read_text
+from cardvault.vault.files import read_text
 from tests.conftest import git_log, snapshot
 
 
@@ -190,7 +191,7 @@ def test_list_filters_and_json(vault_path: Path) -> None:
 
 def test_discovery_walks_up_and_honours_the_env_var(vault_path: Path, tmp_path: Path) -> None:
     from cardvault.errors import VaultNotFoundError
-    from cardvault.vault import find_vault
+    from cardvault.vault.layout import find_vault
 
     deep = vault_path / "memory" / "cards"
     assert find_vault(cwd=deep, env={}).root == vault_path.resolve()

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cardvault.config import VaultConfig, load_config
 from cardvault.errors import ConfigError
-from cardvault.tokens import count_tokens
+from cardvault.vault.config import VaultConfig, load_config
+from cardvault.vault.tokens import count_tokens
 
 REPO = Path(__file__).resolve().parents[1]
 

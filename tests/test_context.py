@@ -23,9 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cardvault.card import parse_card, render_card
 from cardvault.cli.app import app
-from cardvault.context import (
+from cardvault.context.build import (
     Relevance,
     Sources,
     build_context,
@@ -33,9 +32,10 @@ from cardvault.context import (
     plan_context,
     read_sources,
 )
-from cardvault.context_pack import FOOTER_HEADER, footer_reserve
-from cardvault.tokens import count_tokens
-from cardvault.vault import open_vault_at
+from cardvault.context.pack import FOOTER_HEADER, footer_reserve
+from cardvault.vault.card import parse_card, render_card
+from cardvault.vault.layout import open_vault_at
+from cardvault.vault.tokens import count_tokens
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample-vault"

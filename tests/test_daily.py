@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardvault.config import DEFAULT_SIGNALS
-from cardvault.daily import appended_log_text, format_entry, parse_log
+from cardvault.vault.config import DEFAULT_SIGNALS
+from cardvault.vault.daily import appended_log_text, format_entry, parse_log
 
 LOG = """# 2026-03-19
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cardvault.card import parse_card
 from cardvault.cli.app import app
-from cardvault.daily import parse_log
 from cardvault.errors import ConcurrentEditError
-from cardvault.forget import apply_forget, plan_forget
-from cardvault.forget_logs import Needles, cut_log
-from cardvault.fsio import FileText, digest_text
-from cardvault.vault import open_vault_at
+from cardvault.forget.logs import Needles, cut_log
+from cardvault.forget.plan import apply_forget, plan_forget
+from cardvault.vault.card import parse_card
+from cardvault.vault.daily import parse_log
+from cardvault.vault.files import FileText, digest_text
+from cardvault.vault.layout import open_vault_at
 from tests.conftest import git_log, snapshot
 from tests.insight_support import card_files, frontmatter, git, log_entries, log_files
 

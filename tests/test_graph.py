@@ -10,10 +10,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cardvault.card import parse_card
 from cardvault.cli.app import app
-from cardvault.graph import build_graph
-from cardvault.graph_render import render_dot, render_mermaid, render_tree
+from cardvault.insight.graph import build_graph
+from cardvault.insight.graph_render import render_dot, render_mermaid, render_tree
+from cardvault.vault.card import parse_card
 from tests.insight_support import body, card_files, frontmatter
 
 LINK = re.compile(r"\[\[([^\]|#]+)")
@@ -157,7 +157,7 @@ def test_facts_pairs_share_tags_in_the_graph(sample_vault: Path) -> None:
 
 
 def test_broad_tags_count_as_connections_without_listing_pairs() -> None:
-    from cardvault.graph import SHARED_PAIR_LIMIT
+    from cardvault.insight.graph import SHARED_PAIR_LIMIT
 
     size = SHARED_PAIR_LIMIT + 5
     cards = [card(f"c{n:02d}", ["common"] + (["pair"] if n < 2 else [])) for n in range(size)]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.edits.apply import ApplyError, apply_changes, compose
+from cardvault.edits.changes import DeleteFile, MoveFile, Report, WriteFile
 from cardvault.errors import CardvaultError, ConcurrentEditError
-from cardvault.fsio import ABSENT, digest_text, read_text
-from cardvault.maintain.apply import ApplyError, apply_changes, compose
-from cardvault.maintain.changes import DeleteFile, MoveFile, Report, WriteFile
+from cardvault.vault.files import ABSENT, digest_text, read_text
 from tests.maintain_support import card, new_vault, snapshot
 
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
-from cardvault.maintain.lock import vault_lock
+from cardvault.edits.lock import vault_lock
 from tests.maintain_support import (
     card,
     commit_all,
@@ -113,7 +113,7 @@ def test_a_second_run_is_locked_out(vault) -> None:  # type: ignore[no-untyped-d
 
 
 def test_failure_between_writes_leaves_the_vault_as_it_was(vault) -> None:  # type: ignore[no-untyped-def]
-    from cardvault.maintain.apply import ApplyError
+    from cardvault.edits.apply import ApplyError
 
     before, head = snapshot(vault.root), git(vault.root, "rev-parse", "HEAD")
     written: list[Path] = []

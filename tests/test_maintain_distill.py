@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cardvault.maintain.changes import Report
-from cardvault.sections import get_section
-from cardvault.vault import iter_card_paths, read_card
+from cardvault.edits.changes import Report
+from cardvault.vault.layout import iter_card_paths, read_card
+from cardvault.vault.sections import get_section
 from tests.maintain_support import card, commit_all, git, log, new_vault, run
 
 pytestmark = pytest.mark.slow

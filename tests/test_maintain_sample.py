@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cardvault.check import run_checks
-from cardvault.sections import get_section
-from cardvault.vault import iter_card_paths, open_vault_at, read_card
+from cardvault.check.run import run_checks
+from cardvault.vault.layout import iter_card_paths, open_vault_at, read_card
+from cardvault.vault.sections import get_section
 from tests.maintain_support import git, run
 
 pytestmark = pytest.mark.slow
@@ -168,7 +168,7 @@ def test_second_run_changes_nothing_and_commit_is_readable(maintained) -> None: 
 
 
 def test_the_maintained_vault_passes_check_without_errors(maintained) -> None:  # type: ignore[no-untyped-def]
-    from cardvault.check import run_checks
+    from cardvault.check.run import run_checks
 
     vault = maintained[0]
     errors = [str(f) for f in run_checks(vault) if f.severity == "error"]

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.edits.apply import apply_changes
+from cardvault.edits.changes import MoveFile, Report, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain import archive, memory_index, promote
-from cardvault.maintain.apply import apply_changes
 from cardvault.maintain.by_hand import archive_card, demote_card, promote_card
-from cardvault.maintain.changes import MoveFile, Report, WriteFile
 from cardvault.maintain.state import load_state
-from cardvault.sections import get_section
-from cardvault.vault import read_card
+from cardvault.vault.layout import read_card
+from cardvault.vault.sections import get_section
 from tests.maintain_support import card, commit_all, git, new_vault
 
 TODAY = dt.date(2026, 11, 30)

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.edits.lock import vault_lock
 from cardvault.errors import LockedError
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import claims, conflicting_pairs, contradict
-from cardvault.maintain.lock import vault_lock
 from cardvault.maintain.text import (
     append_paragraphs,
     blocks,
@@ -18,7 +18,7 @@ from cardvault.maintain.text import (
     normalise,
     render_blocks,
 )
-from cardvault.vault import Vault
+from cardvault.vault.layout import Vault
 
 
 @pytest.mark.parametrize(

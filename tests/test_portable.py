@@ -330,7 +330,7 @@ def test_overlap_counts_match_the_construction(vault_path: Path, tmp_path: Path)
 
 def test_one_commit_holds_more_paths_than_a_command_line(vault_path: Path) -> None:
     from cardvault import history
-    from cardvault.vault import open_vault_at
+    from cardvault.vault.layout import open_vault_at
     from tests.insight_support import git
 
     folder = vault_path / "memory" / "cards"

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardvault.errors import CardFormatError
-from cardvault.sections import get_section, set_section
+from cardvault.vault.sections import get_section, set_section
 
 user_text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="<\x00"), max_size=300

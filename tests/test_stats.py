@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
-from cardvault.stats import vault_stats
-from cardvault.tokens import count_tokens
-from cardvault.vault import open_vault_at
+from cardvault.insight.stats import vault_stats
+from cardvault.vault.layout import open_vault_at
+from cardvault.vault.tokens import count_tokens
 from tests.insight_support import card_files, frontmatter, git, has_signal, log_entries, log_files
 
 FACTS = Path(__file__).parent / "fixtures" / "sample-vault-facts.json"
@@ -143,7 +143,7 @@ def test_stats_service_reports_unreadable_cards(sample_vault: Path) -> None:
 def test_dashboard_shows_the_figures(
     sample_vault: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cardvault.cli.insight_cmds import _dashboard
+    from cardvault.cli.stats import _dashboard
 
     result = vault_stats(open_vault_at(sample_vault))
     _dashboard(result)

@@ -14,15 +14,22 @@ import typer
 
 from cardvault import __version__
 from cardvault.cli import (
-    agent_cmds,
-    check_cmd,
-    insight_cmds,
-    maintain_cmd,
-    portable_cmds,
-    read_cmds,
-    search_cmd,
-    write_cmds,
+    capture,
+    check,
+    context,
+    export,
+    forget,
+    graph,
+    import_,
+    init,
+    log,
+    maintain,
+    new,
+    search,
+    show,
+    stats,
 )
+from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
 
 app = typer.Typer(
@@ -67,26 +74,26 @@ def root(
     ctx.obj = {"vault": vault}
 
 
-app.command("init")(write_cmds.init)
-app.command("new")(write_cmds.new)
-app.command("log")(write_cmds.log)
-app.command("remember")(write_cmds.remember)
-app.command("show")(read_cmds.show)
-app.command("list")(read_cmds.list_cards)
-app.command("check")(check_cmd.check)
-app.command("index")(search_cmd.index)
-app.command("search")(search_cmd.search)
-app.command("stats")(insight_cmds.stats)
-app.command("graph")(insight_cmds.graph)
-app.command("forget")(portable_cmds.forget)
-app.command("export")(portable_cmds.export)
-app.command("import")(portable_cmds.import_)
-app.command("context")(agent_cmds.context)
-app.command("capture", **agent_cmds.CAPTURE_COMMAND)(agent_cmds.capture)
-app.command("maintain")(maintain_cmd.maintain)
-app.command("promote")(maintain_cmd.promote)
-app.command("demote")(maintain_cmd.demote)
-app.command("archive")(maintain_cmd.archive)
+app.command("init")(init.init)
+app.command("new")(new.new)
+app.command("log")(log.log)
+app.command("remember")(log.remember)
+app.command("show")(show.show)
+app.command("list")(list_command.list_cards)
+app.command("check")(check.check)
+app.command("index")(search.index)
+app.command("search")(search.search)
+app.command("stats")(stats.stats)
+app.command("graph")(graph.graph)
+app.command("forget")(forget.forget)
+app.command("export")(export.export)
+app.command("import")(import_.import_)
+app.command("context")(context.context)
+app.command("capture", **capture.CAPTURE_COMMAND)(capture.capture)
+app.command("maintain")(maintain.maintain)
+app.command("promote")(maintain.promote)
+app.command("demote")(maintain.demote)
+app.command("archive")(maintain.archive)
 
 
 def main() -> None:

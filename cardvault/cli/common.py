@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from cardvault.errors import CardvaultError
-from cardvault.vault import Vault, find_vault
+from cardvault.vault.layout import Vault, find_vault
 
 #: The card filters shared by `list` and `search`.
 CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
@@ -65,3 +65,10 @@ def report_commit(result: Any) -> None:
         render.note(f"committed {result.sha[:10]}: {result.message}")
     elif result.note:
         render.warning(result.note)
+
+
+def report_subject(result: Any) -> None:
+    """Like report_commit, with the subject line only (for commits with long bodies)."""
+    from dataclasses import replace
+
+    report_commit(replace(result, message=result.message.split("\n", 1)[0]))

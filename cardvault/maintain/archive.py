@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from cardvault.card import Card, update_card_text
-from cardvault.config import VaultConfig
+from cardvault.edits.changes import Change, MoveFile, Report
 from cardvault.errors import CardvaultError
-from cardvault.maintain.changes import Change, MoveFile, Report
 from cardvault.maintain.state import CardFile, VaultState
+from cardvault.vault.card import Card, update_card_text
+from cardvault.vault.config import VaultConfig
 
 STEP = "archive"
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault import history
+from cardvault.edits.apply import apply_changes, compose
+from cardvault.edits.changes import Change, reason_lines
+from cardvault.edits.lock import vault_lock
 from cardvault.maintain import memory_index
-from cardvault.maintain.apply import apply_changes, compose
 from cardvault.maintain.archive import archive_by_hand
-from cardvault.maintain.changes import Change, reason_lines
-from cardvault.maintain.lock import vault_lock
 from cardvault.maintain.promote import demote_by_hand, promote_by_hand
 from cardvault.maintain.state import VaultState, load_state
-from cardvault.vault import Vault
+from cardvault.vault.layout import Vault
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from cardvault.card import as_date, render_card, replace_body, update_card_text
-from cardvault.config import VaultConfig
-from cardvault.fsio import ABSENT
-from cardvault.maintain.changes import Change, MoveFile, Report, WriteFile, over_budget
+from cardvault.edits.changes import Change, MoveFile, Report, WriteFile, over_budget
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.lessons import Lesson, group_lessons, pending_lessons
 from cardvault.maintain.newcard import (
@@ -38,7 +35,10 @@ from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
-from cardvault.tokens import count_tokens
+from cardvault.vault.card import as_date, render_card, replace_body, update_card_text
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.files import ABSENT
+from cardvault.vault.tokens import count_tokens
 
 if TYPE_CHECKING:
     import numpy as np

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cardvault.daily import LogEntry
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.similarity import pairs_above
+from cardvault.vault.daily import LogEntry
 
 if TYPE_CHECKING:
     import numpy as np

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardvault.card import as_date
-from cardvault.config import VaultConfig
-from cardvault.maintain.changes import Change, Report, WriteFile
+from cardvault.edits.changes import Change, Report, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
-from cardvault.sections import set_section
+from cardvault.vault.card import as_date
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.sections import set_section
 
 STEP = "index"
 SECTION = "categories"

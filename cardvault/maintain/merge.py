@@ -18,16 +18,16 @@ import re
 from collections import Counter
 from typing import Any
 
-from cardvault.card import as_date, replace_body, update_card_text
-from cardvault.config import VaultConfig
-from cardvault.maintain.changes import Change, DeleteFile, Report, WriteFile, over_budget
+from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile, over_budget
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import Contradiction, contradict
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
-from cardvault.tokens import count_tokens
+from cardvault.vault.card import as_date, replace_body, update_card_text
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.tokens import count_tokens
 
 STEP = "merge"
 WIKILINK = re.compile(r"\[\[([^\]|#]+)((?:[#|][^\]]*)?)\]\]")

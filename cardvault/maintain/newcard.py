@@ -15,8 +15,8 @@ from typing import Any
 
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile
-from cardvault.slugs import slugify, tagify, unique_slug
-from cardvault.vault import SLUG_RE
+from cardvault.vault.layout import SLUG_RE
+from cardvault.vault.slugs import slugify, tagify, unique_slug
 
 NEIGHBOURS = 5
 NEIGHBOUR_FLOOR = 0.45

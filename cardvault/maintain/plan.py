@@ -14,11 +14,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from cardvault.config import VaultConfig
-from cardvault.fsio import ABSENT, current_digest
-from cardvault.maintain import archive, distill, memory_index, merge, promote
-from cardvault.maintain.apply import compose
-from cardvault.maintain.changes import (
+from cardvault.edits.apply import compose
+from cardvault.edits.changes import (
     Change,
     FileChange,
     Report,
@@ -26,7 +23,10 @@ from cardvault.maintain.changes import (
     reason_lines,
     reports,
 )
+from cardvault.maintain import archive, distill, memory_index, merge, promote
 from cardvault.maintain.state import VaultState
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.files import ABSENT, current_digest
 
 Step = Callable[[VaultState, VaultConfig], list[Change]]
 STEPS: dict[str, Step] = {

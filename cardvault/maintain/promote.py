@@ -13,13 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from cardvault.config import VaultConfig
+from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
-from cardvault.fsio import ABSENT
-from cardvault.maintain.changes import Change, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
-from cardvault.sections import get_section, set_section
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.files import ABSENT
+from cardvault.vault.sections import get_section, set_section
 
 STEP = "promote"
 SECTION = "rules"
@@ -52,7 +52,7 @@ def due(card: CardFile, cfg: VaultConfig) -> str | None:
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
     """The card rewritten as promoted."""
-    from cardvault.card import update_card_text
+    from cardvault.vault.card import update_card_text
 
     changes: dict[str, object] = {"status": "promoted", "promoted": today}
     if rule:
@@ -63,7 +63,7 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
 
 def demotion(card: CardFile, today: dt.date) -> WriteFile:
     """The card rewritten as no longer promoted (and not promoted again automatically)."""
-    from cardvault.card import update_card_text
+    from cardvault.vault.card import update_card_text
 
     changes = {"status": "active", "demoted": today}
     text = update_card_text(card.file.text, changes, remove=["promoted"], path=card.path)

@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from cardvault import history
+from cardvault.edits.apply import AfterWrite, apply_changes, check_unchanged, final_texts
+from cardvault.edits.lock import vault_lock
 from cardvault.errors import CardvaultError, DirtyVaultError
-from cardvault.maintain.apply import AfterWrite, apply_changes, check_unchanged, final_texts
-from cardvault.maintain.lock import vault_lock
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
 from cardvault.maintain.state import load_state
 from cardvault.search.model import ModelUnavailableError
-from cardvault.vault import Vault
+from cardvault.vault.layout import Vault
 
 NEEDS_MODEL = ("distill", "merge")
 BRANCH_PREFIX = "cardvault/maintain-"

@@ -17,13 +17,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cardvault.card import Card
 from cardvault.search.documents import Document
+from cardvault.vault.card import Card
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from cardvault.vault import Vault
+    from cardvault.vault.layout import Vault
 
 #: progress(phase, done, total)
 Progress = Callable[[str, int, int], None]

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from cardvault.card import Card, parse_card
-from cardvault.daily import LogEntry, parse_log
+from cardvault.edits.changes import Change, DeleteFile, MoveFile, file_changes
 from cardvault.errors import CardvaultError
-from cardvault.fsio import FileText, digest_text, read_text
-from cardvault.maintain.changes import Change, DeleteFile, MoveFile, file_changes
 from cardvault.maintain.similarity import Embeddings
-from cardvault.vault import Vault, iter_card_paths, iter_log_paths
+from cardvault.vault.card import Card, parse_card
+from cardvault.vault.daily import LogEntry, parse_log
+from cardvault.vault.files import FileText, digest_text, read_text
+from cardvault.vault.layout import Vault, iter_card_paths, iter_log_paths
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from cardvault.card import parse_card
 from cardvault.errors import CardvaultError, UnsafePathError
-from cardvault.fsio import inside
-from cardvault.vault import LOG_NAME, Vault
+from cardvault.vault.card import parse_card
+from cardvault.vault.files import inside
+from cardvault.vault.layout import LOG_NAME, Vault
 
 
 class SourceFile(NamedTuple):
@@ -135,7 +135,7 @@ def documents_of(source: SourceFile, text: str, vault: Vault) -> list[Document]:
 
 
 def _log_documents(source: SourceFile, text: str, vault: Vault) -> list[Document]:
-    from cardvault.daily import parse_log  # markdown-it: paid only when a log changed
+    from cardvault.vault.daily import parse_log  # markdown-it: paid only when a log changed
 
     try:
         entries = parse_log(text, source.path, vault.config.signal_words)

@@ -21,7 +21,7 @@ from cardvault.search.rank import CANDIDATES, KEYWORD_WEIGHT, RRF_K, SEMANTIC_WE
 from cardvault.search.retrieve import Filters, Ranking, keyword_ranking, semantic_ranking
 from cardvault.search.sync import Embedding, SyncProgress, SyncReport, sync_index
 from cardvault.search.text import make_snippet
-from cardvault.vault import Vault
+from cardvault.vault.layout import Vault
 
 MODES = ("hybrid", "semantic", "keyword")
 #: Up to this many changed texts, `index` embeds with the ONNX copy instead of loading torch.

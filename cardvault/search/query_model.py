@@ -13,7 +13,7 @@ import threading
 from cardvault.search.embedder import Embedder
 from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
 from cardvault.search.sync import Embedding
-from cardvault.vault import Vault
+from cardvault.vault.layout import Vault
 
 
 class QueryModel:

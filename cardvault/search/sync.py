@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
-from cardvault.fsio import read_text
 from cardvault.search.documents import Document, SourceFile, documents_of, list_sources
 from cardvault.search.embedder import Embedder
 from cardvault.search.index import (
@@ -30,7 +29,8 @@ from cardvault.search.index import (
 )
 from cardvault.search.model import ModelUnavailableError
 from cardvault.search.text import segment
-from cardvault.vault import Vault
+from cardvault.vault.files import read_text
+from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
     import numpy as np

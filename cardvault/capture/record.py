@@ -1,0 +1,205 @@
+"""Failed commands in memory: the log entry a capture appends, its counter, and the known fixes.
+
+Logs are append-only, so a repeated failure cannot bump a number inside the first entry. Instead
+every capture appends an entry carrying `Signature: <8 hex>` and an `Exit code:` line, and the
+counter is derived: `seen` = the number of such entries with that signature, in all daily logs.
+The first occurrence gets the full entry (command, exit code, directory, category, error line,
+normalised message, stderr tail); a repeat gets a three-line "failed again" entry that points to
+the first, so copies of the same traceback do not pile up. Each entry's `Seen: N` line is the
+count at the time it was written.
+
+Known fixes for a failure, in this order, without duplicates:
+1. signal lines (`Fix:`, `Lesson:`, `Gotcha:`, `Rule:`, `Correction:`, a correction's fix or
+   prevention) of any log entry that mentions the signature — which is how a fix is recorded:
+   `cardvault log "Fix: ... (signature 9ed6999b)"`;
+2. cards whose `sources` cite an earlier capture of the signature or an entry from step 1;
+3. cards (and log entries with a fix) that a keyword search for the error line finds and that
+   hold at least half of its distinctive words.
+
+The search is keyword-only (SQLite FTS5, BM25) and never embeds: a capture must not wait for the
+model (docs/agents.md gives the measurements). Texts changed since the last index are indexed for
+keywords here and embedded by the next `search`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault import history
+from cardvault.capture.run import Failure
+from cardvault.errors import CardvaultError
+from cardvault.vault.daily import LogEntry, parse_log
+from cardvault.vault.files import read_text
+from cardvault.vault.layout import Vault, iter_log_paths, scan_cards
+
+FIX_KINDS = ("fix", "lesson", "gotcha", "rule", "correction", "prevention")
+SEARCH_DEPTH = 8
+MIN_COVERAGE = 0.5
+_STOP = frozenset(
+    ("the", "and", "for", "not", "with", "from", "that", "this", "was", "are", "has", "had")
+)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """Where a capture was logged, the derived counter, and the commit."""
+
+    path: Path
+    ref: str
+    seen: int
+    first: str | None  # ref of the first capture with this signature (None: this is it)
+    commit: history.CommitResult
+
+
+@dataclass(frozen=True)
+class KnownFix:
+    """A fix the vault already holds: the text and where it lives."""
+
+    text: str
+    source: str
+
+
+def captures_of(vault: Vault, signature: str) -> list[LogEntry]:
+    """Capture entries (`Signature:` plus `Exit code:` lines) with `signature`, oldest first."""
+    return [e for e in _entries_mentioning(vault, signature) if _is_capture(e, signature)]
+
+
+def _is_capture(entry: LogEntry, signature: str) -> bool:
+    body = entry.body
+    return bool(re.search(rf"^Signature: {signature}\b", body, re.M)) and "\nExit code:" in (
+        "\n" + body
+    )
+
+
+def _entries_mentioning(vault: Vault, text: str) -> list[LogEntry]:
+    found: list[LogEntry] = []
+    for path in iter_log_paths(vault):
+        try:
+            content = read_text(path).text
+            if text in content:
+                entries = parse_log(content, path, vault.config.signal_words)
+                found.extend(e for e in entries if text in e.body or text in e.title)
+        except (CardvaultError, ValueError):
+            continue
+    return found
+
+
+def entry_text(failure: Failure, seen: int, first: str | None) -> tuple[str, str]:
+    """(title, body) of the log entry for a capture seen `seen` times so far (this one included)."""
+    command = failure.command if len(failure.command) <= 48 else failure.command[:45] + "..."
+    if first is not None:
+        body = (
+            f"Command: `{failure.command}`\n"
+            f"Exit code: {failure.exit_code} · Directory: {failure.cwd}\n"
+            f"Signature: {failure.signature}\n"
+            f"Seen: {seen} (first: {first})"
+        )
+        return f"Failed again: {command}", body
+    fence = "~~~~" if "~~~" in failure.tail else "~~~"
+    body = (
+        f"Command: `{failure.command}`\n"
+        f"Exit code: {failure.exit_code}\n"
+        f"Directory: {failure.cwd}\n"
+        f"Category: {failure.category}\n"
+        f"Signature: {failure.signature}\n"
+        f"Error: {failure.error}\n"
+        f"Normalised: {failure.message}\n"
+        f"Seen: {seen}\n"
+    )
+    if failure.tail:
+        body += f"\nStderr (last lines):\n{fence}text\n{failure.tail}\n{fence}"
+    return f"Command failed: {command}", body
+
+
+def record_failure(vault: Vault, failure: Failure, now: dt.datetime) -> Recorded:
+    """Append the capture's entry to today's log (secrets redacted) and commit it."""
+    from cardvault.write.add import append_log
+
+    past = captures_of(vault, failure.signature)
+    first = past[0].ref if past else None
+    title, body = entry_text(failure, len(past) + 1, first)
+    result = append_log(vault, body, title, now, redact=True)
+    entries = parse_log(read_text(result.path).text, result.path, vault.config.signal_words)
+    ref = entries[-1].ref if entries else vault.rel(result.path)
+    return Recorded(result.path, ref, len(past) + 1, first, result.commit)
+
+
+def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix]:
+    """What the vault already knows about fixing this failure (see the module docstring)."""
+    fixes: dict[tuple[str, str], KnownFix] = {}
+    mentioning = _entries_mentioning(vault, failure.signature)
+    for entry in mentioning:
+        for text in _fix_lines(entry):
+            fixes.setdefault((text, entry.ref), KnownFix(text, entry.ref))
+    refs = {e.ref for e in mentioning}
+    for card in scan_cards(vault).cards:
+        if refs & set(card.sources):
+            rel = vault.rel(card.path)
+            for text in _card_fix_lines(card.body) or [card.topic]:
+                fixes.setdefault((text, rel), KnownFix(f"{text} (card {card.slug})", rel))
+    for fix in _searched_fixes(vault, failure):
+        fixes.setdefault((fix.text, fix.source), fix)
+    return list(fixes.values())[:limit]
+
+
+def _fix_lines(entry: LogEntry) -> list[str]:
+    lines = [f"{s.kind.capitalize()}: {s.text}" for s in entry.signals if s.kind in FIX_KINDS]
+    for key in ("fix", "prevention"):
+        if key in entry.fields and not any(line.endswith(entry.fields[key]) for line in lines):
+            lines.append(f"{key.capitalize()}: {entry.fields[key]}")
+    return lines
+
+
+def _card_fix_lines(body: str) -> list[str]:
+    out = []
+    for line in body.splitlines():
+        head, colon, rest = line.strip().lstrip("-* ").partition(":")
+        if colon and head.strip().lower() in FIX_KINDS and rest.strip():
+            out.append(f"{head.strip()}: {rest.strip()}")
+    return out
+
+
+def _searched_fixes(vault: Vault, failure: Failure) -> list[KnownFix]:
+    """Cards and fix-bearing log entries a keyword search for the error line finds."""
+    terms = distinctive_terms(failure.error)
+    if not terms:
+        return []
+    from cardvault.search.keyword import keyword_hits
+
+    fixes = []
+    for hit in keyword_hits(vault, failure.error, SEARCH_DEPTH, logs=True):
+        if coverage(terms, f"{hit.topic}\n{hit.body}") < MIN_COVERAGE:
+            continue
+        if hit.kind == "log":
+            entry = _log_entry(vault, hit.path, hit.entry)
+            fixes += [KnownFix(text, entry.ref) for text in _fix_lines(entry)] if entry else []
+        else:
+            lines = _card_fix_lines(hit.body) or [f'see the card "{hit.topic}"']
+            fixes += [KnownFix(f"{text} (card {hit.slug})", hit.path) for text in lines]
+    return fixes
+
+
+def distinctive_terms(text: str) -> set[str]:
+    """Lower-cased words of 3+ characters in `text`, minus common words and numbers."""
+    from cardvault.search.text import query_terms
+
+    return {t for t in query_terms(text) if len(t) >= 3 and t not in _STOP and not t.isdigit()}
+
+
+def coverage(terms: set[str], text: str) -> float:
+    """Share of `terms` that occur as words in `text`."""
+    return len(terms & distinctive_terms(text)) / len(terms) if terms else 0.0
+
+
+def _log_entry(vault: Vault, file: str, entry: str | None) -> LogEntry | None:
+    if entry is None:
+        return None
+    path = vault.root / file
+    try:
+        entries = parse_log(read_text(path).text, path, vault.config.signal_words)
+    except (CardvaultError, ValueError):
+        return None
+    return next((e for e in entries if f"{e.time} {e.title}" == entry), None)

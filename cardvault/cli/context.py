@@ -1,0 +1,88 @@
+"""`cardvault context`: the session-start pack."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import now, vault_of
+
+if TYPE_CHECKING:
+    from cardvault.context.build import ContextPack
+
+
+class PackFormat(StrEnum):
+    """Output formats of `context`."""
+
+    markdown = "markdown"
+    json = "json"
+
+
+def context(
+    ctx: typer.Context,
+    task: Annotated[
+        str | None,
+        typer.Option(
+            "--task", "-t", help="What the session is about; ranks cards by relevance to it."
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            "--budget",
+            "-b",
+            min=1,
+            help="Token budget (default: [context] token_budget, 2000).",
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[
+        PackFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="markdown (the pack itself) or json (the pack plus what is in and out).",
+        ),
+    ] = PackFormat.markdown,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Also say on stderr why each item is in or out.")
+    ] = False,
+) -> None:
+    """Print the memory to load at session start: MEMORY.md, learned rules, the best cards.
+
+    Never more than the token budget (cardvault's token rule); what did not fit is named at the
+    end. With --task, cards are ranked by a hybrid search for the task mixed with their value
+    (seen × impact × recency); without, by value alone. Read-only.
+    """
+    from cardvault.context.build import build_context
+
+    pack = build_context(vault_of(ctx), task, budget, now().date())
+    for notice in pack.notices:
+        render.warning(notice)
+    if fmt is PackFormat.json:
+        render.print_json(pack.to_dict())
+    else:
+        sys.stdout.write(pack.text)
+        sys.stdout.flush()
+    if explain:
+        _explain(pack)
+
+
+def _explain(pack: ContextPack) -> None:
+    """Why each item is in or out, on stderr (stdout stays the pack)."""
+    task = f' · task "{pack.task}"' if pack.task else " · no task: most valuable first"
+    lines = [f"context: {pack.tokens} of {pack.budget} tokens · ranking: {pack.ranking}{task}"]
+    for decision in pack.decisions:
+        item = decision.item
+        mark = "IN " if decision.included else "OUT"
+        lines.append(f"  {mark} {item.kind:<6} {item.name:<36} {decision.reason} · {item.why}")
+    if pack.not_considered:
+        lines.append(f"  ... {pack.not_considered} lower-ranked cards not considered")
+    listed = len(pack.listed)
+    if listed < len(pack.omitted):
+        lines.append(f"  'Not included' names {listed} of the {len(pack.omitted)} left out")
+    typer.echo("\n".join(lines), err=True)

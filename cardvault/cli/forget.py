@@ -1,0 +1,70 @@
+"""`cardvault forget`: remove a topic everywhere, in one revertible commit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import report_subject, vault_of
+
+if TYPE_CHECKING:
+    from cardvault.forget.plan import ForgetPlan
+
+
+def forget(
+    ctx: typer.Context,
+    query: Annotated[
+        str, typer.Argument(help="A card's slug or alias, or words naming the topic.")
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before removing.")] = False,
+) -> None:
+    """Remove a topic everywhere: its cards, the daily-log lines and entries that mention it, and
+    its rules in AGENTS.md. Shows what would go and asks first; then one commit (daily logs are
+    rewritten, and the commit says so) that `git revert` undoes, and the search index drops it.
+
+    QUERY is matched as a slug or alias first, then as words in card topics, slugs and tags,
+    then as words in card bodies. Example: cardvault forget nginx-upload-size-limit
+    """
+    from cardvault.errors import NotFoundError
+    from cardvault.forget.plan import apply_forget, plan_forget
+
+    vault = vault_of(ctx)
+    plan = plan_forget(vault, query)
+    if plan.empty:
+        raise NotFoundError(f"nothing in the vault matches '{plan.query}'")
+    _show_forget_plan(plan)
+    if not yes:
+        typer.confirm("Remove all of this?", abort=True, err=True)
+    result = apply_forget(vault, plan)
+    render.success(
+        f"forgot {len(plan.cards)} card(s), {plan.log_lines} log line(s) in {len(plan.logs)} "
+        f"log(s), {len(plan.rules)} rule(s)"
+    )
+    report_subject(result.commit)
+    if result.commit.recorded:
+        render.note(f"undo with: git revert {result.commit.sha[:10] if result.commit.sha else ''}")
+    if result.index_note:
+        render.note(result.index_note)
+
+
+def _show_forget_plan(plan: ForgetPlan) -> None:
+    out = render.err_console()
+    how = {"slug": "slug or alias", "topic": "topic, slug or tags", "body": "card text"}
+    if plan.cards:
+        out.print(f"[bold]Cards[/] (matched by {how.get(plan.matched_by, plan.matched_by)}):")
+        for card in plan.cards:
+            out.print(f"  [red]-[/] {card.rel}  {render.escape(card.card.topic)}")
+    for cut in plan.logs:
+        whole = f" (entries {', '.join(cut.entries)} whole)" if cut.entries else ""
+        gone = " (the whole file)" if cut.new_text is None else whole
+        out.print(f"[bold]{cut.rel}[/]{gone}:")
+        for number, line in cut.removed_lines():
+            out.print(f"  [red]{number:>4}[/] {render.escape(line)}")
+    for rule in plan.rules:
+        out.print(f"[bold]AGENTS.md rule:[/] {render.escape(rule)}")
+    if plan.memory is not None:
+        out.print("[bold]MEMORY.md:[/] categories table regenerated without these cards")
+    if plan.mentions:
+        out.print("[yellow]Still mentioned (not changed):[/] " + ", ".join(plan.mentions))

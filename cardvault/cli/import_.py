@@ -1,0 +1,100 @@
+"""`cardvault import`: merge an export into this vault."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import now, report_subject, vault_of
+
+if TYPE_CHECKING:
+    from cardvault.history import CommitResult
+    from cardvault.portable.importer import ImportPlan
+
+
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="An export file (from `cardvault export`).")],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would happen; write nothing.")
+    ] = False,
+    partial: Annotated[
+        bool, typer.Option("--partial", help="Import the valid part of a file with problems.")
+    ] = False,
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Replace secrets instead of refusing the card.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Merge an export into this vault the way maintenance merges cards: exact duplicates are
+    skipped, near duplicates folded into their card, contradictions reported and not imported,
+    the rest added byte for byte; the secret guard screens every text; one commit.
+
+    A file with problems (wrong format or version, cards without text, bad frontmatter,
+    secrets) is refused with the list of what is wrong; --partial imports the valid part.
+    """
+    from cardvault.portable.format import load_export, read_export
+    from cardvault.portable.importer import apply_import, plan_import
+
+    vault = vault_of(ctx)
+    export_file = read_export(load_export(file), vault)
+    if export_file.problems and not partial:
+        _refuse(file, export_file.problems, len(export_file.cards))
+    plan = plan_import(vault, export_file, now().date(), redact=redact)
+    if plan.problems and not partial:
+        _refuse(file, plan.problems, len(plan.outcomes))
+    result = None if dry_run else apply_import(vault, plan, file.name)
+    if render.wants_json(json_out):
+        render.print_json(_import_json(plan, dry_run, result))
+    else:
+        _show_import(plan, dry_run)
+    if result is not None:
+        report_subject(result)
+    elif not dry_run:
+        render.note("nothing to import: the vault already has all of it (no commit)")
+
+
+def _import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) -> dict[str, object]:
+    return {
+        "counts": plan.counts(),
+        "outcomes": [vars(o) for o in plan.outcomes],
+        "problems": [str(p) for p in plan.problems],
+        "dry_run": dry_run,
+        "commit": result.sha if result else None,
+    }
+
+
+def _refuse(file: Path, problems: Sequence[object], usable: int) -> None:
+    from cardvault.errors import CardvaultError
+
+    listing = "\n".join(f"  - {p}" for p in problems)
+    hint = (
+        f"--partial imports the {usable} valid card(s)"
+        if usable > 0
+        else "nothing in it is importable"
+    )
+    raise CardvaultError(f"cannot import {file}:\n{listing}\n({hint})")
+
+
+def _show_import(plan: ImportPlan, dry_run: bool) -> None:
+    from cardvault.edits.changes import reports
+
+    render.table(
+        ["#", "card", "outcome", "detail"],
+        [(o.index, o.rel, o.kind, o.detail) for o in plan.outcomes],
+        title=("would import: " if dry_run else "imported: ") + plan.summary(),
+    )
+    for report in reports(list(plan.changes)):
+        render.warning(report.message)
+        for sentence in report.texts:
+            render.err_console().print(f"    {render.escape(sentence)}")
+    for problem in plan.problems:
+        render.warning(f"not imported: {problem}")
+    if plan.log_entries:
+        render.note(
+            f"{plan.log_entries} daily-log entr{'y' if plan.log_entries == 1 else 'ies'} added"
+        )

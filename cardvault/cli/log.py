@@ -1,0 +1,46 @@
+"""`cardvault log` and `cardvault remember`: append to today's daily log."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import RedactOption, now, report_commit, vault_of
+
+
+def log(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="Entry text, or '-' to read it from stdin.")],
+    title: Annotated[
+        str | None, typer.Option("--title", help="Entry title (default: first line).")
+    ] = None,
+    redact: RedactOption = False,
+) -> None:
+    """Append an entry (## HH:MM — Title) to today's daily log and commit it.
+
+    Start a line with 'Lesson:', 'Fix:', 'Gotcha:' ... so maintenance distills it into a card.
+    """
+    from cardvault.write.add import append_log
+
+    body = sys.stdin.read() if text == "-" else text
+    vault = vault_of(ctx)
+    result = append_log(vault, body, title, now(), redact=redact)
+    render.success(f"logged to {vault.rel(result.path)}")
+    report_commit(result.commit)
+
+
+def remember(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The lesson, in one or two sentences.")],
+    redact: RedactOption = False,
+) -> None:
+    """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill."""
+    from cardvault.write.add import append_log
+
+    vault = vault_of(ctx)
+    result = append_log(vault, f"Lesson: {text.strip()}", None, now(), redact=redact)
+    render.success(f"remembered in {vault.rel(result.path)}")
+    report_commit(result.commit)

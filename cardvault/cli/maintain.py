@@ -1,0 +1,224 @@
+"""`cardvault maintain` and the by-hand steps: `promote`, `demote`, `archive`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import now, report_commit, vault_of
+
+if TYPE_CHECKING:
+    from cardvault.maintain.run import RunResult
+
+
+def maintain(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "-n", help="Print the plan and the diff; write nothing.")
+    ] = False,
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review", help="Commit on a new branch; leave this branch and files as they are."
+        ),
+    ] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only", help="Steps to run, comma-separated: distill,merge,promote,archive,index."
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Distill only log entries from this date (YYYY-MM-DD) on."),
+    ] = None,
+    commit_pending: Annotated[
+        bool,
+        typer.Option("--commit-pending", help="Commit uncommitted edits first, as 'hand edits'."),
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """The maintenance pass: distill new log lessons into cards, merge duplicate cards, promote
+    recurring lessons to AGENTS.md, archive stale cards, regenerate MEMORY.md's table.
+
+    One git commit records the run (nothing is committed when nothing changed). Refuses to run on
+    uncommitted edits unless --commit-pending. Example: cardvault maintain --dry-run
+    """
+    from cardvault.maintain.run import RunOptions, run_maintenance
+
+    vault = vault_of(ctx)
+    options = RunOptions(
+        now(), tuple(only) if only else None, _date(since), dry_run, review, commit_pending
+    )
+    as_json = render.wants_json(json_out)
+    if as_json:
+        result = run_maintenance(vault, options)
+    else:
+        with render.IndexProgress() as progress:
+            result = run_maintenance(vault, options, progress)
+    if as_json:
+        render.print_json(result_json(result, dry_run))
+        return
+    _show(result, dry_run)
+
+
+def _date(text: str | None) -> dt.date | None:
+    from cardvault.errors import CardvaultError
+
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise CardvaultError(f"--since needs a date as YYYY-MM-DD, got {text!r}") from exc
+
+
+def result_json(result: RunResult, dry_run: bool) -> dict[str, Any]:
+    """The run as plain data (what --json prints)."""
+    vault = result.plan.before.vault
+    data: dict[str, Any] = {
+        "dry_run": dry_run,
+        "counts": result.plan.counts(),
+        "changes": [
+            {
+                "step": c.step,
+                "kind": type(c).__name__,
+                "paths": [vault.rel(p) for p in _paths(c)],
+                "reason": c.reason,
+            }
+            for c in result.plan.file_changes
+        ],
+        "conflicts": [_report_json(vault, r) for r in result.plan.reports if r.kind == "conflict"],
+        "flags": [_report_json(vault, r) for r in result.plan.reports if r.kind != "conflict"],
+        "problems": list(result.plan.before.problems),
+        "commit": result.commit.sha if result.commit else None,
+        "branch": result.branch,
+        "pending_commit": result.pending.sha if result.pending else None,
+        "timings": {k: round(v, 3) for k, v in result.timings.items()},
+    }
+    if dry_run:
+        data["diff"] = result.plan.diff()
+        data["message"] = result.plan.commit_message() if not result.plan.empty else None
+    return data
+
+
+def _paths(change: Any) -> tuple[Any, ...]:
+    from cardvault.edits.changes import touched_paths
+
+    return touched_paths(change)
+
+
+def _report_json(vault: Any, report: Any) -> dict[str, Any]:
+    return {
+        "kind": report.kind,
+        "step": report.step,
+        "message": report.message,
+        "paths": [vault.rel(p) for p in report.paths],
+        "texts": list(report.texts),
+    }
+
+
+def _show(result: RunResult, dry_run: bool) -> None:
+    plan = result.plan
+    for problem in plan.before.problems:
+        render.warning(problem)
+    if result.pending is not None:
+        report_commit(result.pending)
+    rows = []
+    for outcome in plan.steps:
+        files = len({p for c in outcome.files for p in _paths(c)})
+        notes = ", ".join(sorted({r.kind for r in outcome.reports})) or ""
+        rows.append((outcome.name, outcome.count, files, notes))
+    render.table(("step", "actions", "files", "reported"), rows, title="maintenance")
+    for line in _reason_lines(plan):
+        render.console().print(f"  {render.escape(line)}")
+    for report in plan.reports:
+        render.warning(f"{report.kind}: {report.message}")
+        for text in report.texts:
+            render.console().print(f"    [dim]│[/] {render.escape(text)}")
+    if dry_run:
+        _show_dry_run(plan)
+    elif plan.empty:
+        render.success("nothing to do: the vault is already maintained")
+    elif result.branch:
+        _show_review(result)
+    else:
+        report_commit(result.commit)
+
+
+def _reason_lines(plan: Any) -> list[str]:
+    from cardvault.edits.changes import reason_lines
+
+    return reason_lines(plan.changes)
+
+
+def _show_dry_run(plan: Any) -> None:
+    if plan.empty:
+        render.success("dry run: nothing to do")
+        return
+    sys.stdout.write("\n" + plan.diff())
+    render.note("dry run: nothing was written; the commit message would be:")
+    render.note(plan.commit_message().rstrip())
+
+
+def _show_review(result: RunResult) -> None:
+    assert result.commit is not None and result.branch is not None
+    sha = (result.commit.sha or "")[:10]
+    render.success(f"committed {sha} on branch {result.branch}; your files are unchanged")
+    render.console().print(f"  look at it:  git show {result.branch}")
+    render.console().print(f"  take it:     git merge {result.branch}")
+    render.console().print(f"  drop it:     git branch -D {result.branch}")
+
+
+def promote(
+    ctx: typer.Context,
+    slug: Annotated[str, typer.Argument(help="The card's slug (or an alias).")],
+    rule: Annotated[
+        str | None,
+        typer.Option(
+            "--rule", help="The one-line rule (default: the card's `rule` or first sentence)."
+        ),
+    ] = None,
+) -> None:
+    """Promote a card by hand: its rule goes into AGENTS.md's learned rules; one commit."""
+    from cardvault.maintain.by_hand import promote_card
+
+    _hand_result(promote_card(vault_of(ctx), slug, now().date(), rule))
+
+
+def demote(
+    ctx: typer.Context,
+    slug: Annotated[str, typer.Argument(help="The promoted card's slug (or an alias).")],
+) -> None:
+    """Take a card's rule back out of AGENTS.md (it is not promoted again automatically)."""
+    from cardvault.maintain.by_hand import demote_card
+
+    _hand_result(demote_card(vault_of(ctx), slug, now().date()))
+
+
+def archive(
+    ctx: typer.Context,
+    slug: Annotated[str, typer.Argument(help="The card's slug (or an alias).")],
+) -> None:
+    """Move a card to memory/archive/ now (kept, searchable with --archived); one commit."""
+    from cardvault.maintain.by_hand import archive_card
+
+    _hand_result(archive_card(vault_of(ctx), slug, now().date()))
+
+
+def _hand_result(result: Any) -> None:
+    from cardvault.edits.changes import reason_lines, reports
+
+    for report in reports(list(result.changes)):
+        render.warning(report.message)
+    lines = reason_lines(list(result.changes))
+    if result.commit is None:
+        render.success("nothing to change")
+        return
+    for line in lines:
+        render.success(line)
+    report_commit(result.commit)

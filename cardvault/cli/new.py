@@ -1,0 +1,48 @@
+"""`cardvault new`: write a new knowledge card."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import RedactOption, now, report_commit, vault_of
+
+
+def new(
+    ctx: typer.Context,
+    topic: Annotated[
+        str, typer.Argument(help="What the card is about, e.g. 'Cortex CSRF Automation'.")
+    ],
+    category: Annotated[
+        str, typer.Option("--category", "-c", help="One of the vault's categories.")
+    ],
+    tags: Annotated[
+        list[str], typer.Option("--tags", "-t", help="Comma-separated tags; repeatable.")
+    ] = [],  # noqa: B006
+    body: Annotated[
+        str, typer.Option("--body", "-b", help="Card text, or '-' to read it from stdin.")
+    ] = "-",
+    redact: RedactOption = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Write a new knowledge card (memory/cards/<slug>.md) and commit it.
+
+    The slug comes from the topic and never overwrites an existing card (a -2 suffix is added).
+    Example: cardvault new "Cortex CSRF" -c infrastructure -t cortex,csrf --body "Cortex 3.1.8 ..."
+    """
+    from cardvault.write.add import add_card
+
+    text = sys.stdin.read() if body == "-" else body
+    result = add_card(vault_of(ctx), topic, category, tags, text, now().date(), redact=redact)
+    for warning in result.warnings:
+        render.warning(warning)
+    if render.wants_json(json_out):
+        render.print_json(
+            {"slug": result.slug, "path": str(result.path), "commit": result.commit.sha}
+        )
+    else:
+        render.success(f"card {result.slug} → {result.path}")
+    report_commit(result.commit)

@@ -1,0 +1,74 @@
+"""`cardvault search` and `cardvault index`: thin wrappers over the search service."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import CategoryOption, JsonOption, StatusOption, TagOption, vault_of
+
+
+class Mode(StrEnum):
+    """Ranking modes of `search`."""
+
+    hybrid = "hybrid"
+    semantic = "semantic"
+    keyword = "keyword"
+
+
+def search(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Words, a question, or an exact error message.")],
+    k: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many results.")] = 10,
+    mode: Annotated[Mode, typer.Option("--mode", "-m", help="How to rank.")] = Mode.hybrid,
+    category: CategoryOption = None,
+    tag: TagOption = None,
+    status: StatusOption = None,
+    logs: Annotated[bool, typer.Option("--logs", help="Also search daily-log entries.")] = False,
+    archived: Annotated[
+        bool, typer.Option("--archived", help="Also search memory/archive/.")
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first."""
+    from cardvault.api import VaultHandle
+
+    vault = vault_of(ctx)
+    outcome = VaultHandle(vault).query(
+        query, k=k, mode=mode.value, category=category, tag=tag, status=status,
+        logs=logs, archived=archived,
+    )  # fmt: skip
+    for notice in outcome.notices:
+        render.warning(notice)
+    if render.wants_json(json_out):
+        render.print_json([hit.to_dict() for hit in outcome.results])
+        return
+    if not outcome.results:
+        render.note("no results")
+        return
+    render.search_results(outcome.results, title=f"{outcome.mode} search: {query}")
+
+
+def index(
+    ctx: typer.Context,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Drop the index and build it anew.")
+    ] = False,
+) -> None:
+    """Bring the search index (.cardvault/) up to date; only changed files are re-embedded."""
+    from cardvault.api import VaultHandle
+
+    vault = vault_of(ctx)
+    with render.IndexProgress() as progress:
+        report = VaultHandle(vault).index(rebuild=rebuild, progress=progress)
+    for notice in report.notices:
+        render.warning(notice)
+    for problem in report.errors:
+        render.warning(f"skipped {problem}")
+    render.success(
+        f"{report.documents} documents from {report.files} files: {report.parsed} files read, "
+        f"{report.embedded} texts embedded, {report.removed_files} files removed"
+    )

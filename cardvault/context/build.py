@@ -1,0 +1,280 @@
+"""`cardvault context`: the memory an agent loads at session start, inside a hard token budget.
+
+What goes in, in priority order:
+1. the learned rules — the lines of AGENTS.md's managed `rules` section, then the `rule` of any
+   promoted card no line there cites (one item per rule, each naming its card);
+2. MEMORY.md, the index (comment-only lines dropped: template placeholders cost tokens; a
+   `# MEMORY.md` title is added when the file does not start with a title of its own);
+3. cards, best first. With a task, a card's score is 0.75 × relevance + 0.25 × value, where
+   relevance comes from its rank in a hybrid search for the task (1 / (1 + rank / 3): 1.0, 0.75,
+   0.6, ...; ranks, not raw scores, so every search mode means the same) and value is
+   `value.card_value` (frequency × impact × recency). Without a task, cards rank by value alone.
+   Only the best `CARD_CANDIDATES` cards are considered at all.
+
+The text shows MEMORY.md, then the rules, then the cards, each card with its source path;
+`context.pack.pack` fits them to the budget and names what did not fit. Planning
+(`plan_context`) is pure; `build_context` reads the vault and runs the search. A search that
+fails (no index, no model, a read-only cache) never stops a session from starting: the pack falls
+back to ranking by value and says so in `notices`. Nothing is written to the vault.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cardvault.context.pack import Decision, Item, pack
+from cardvault.context.value import card_value
+from cardvault.errors import CardvaultError
+from cardvault.vault.card import Card
+from cardvault.vault.files import read_text
+from cardvault.vault.layout import Vault, scan_cards
+from cardvault.vault.sections import get_section
+
+CARD_CANDIDATES = 50
+SEARCH_DEPTH = 20
+RELEVANCE_WEIGHT = 0.75
+VALUE_WEIGHT = 0.25
+_COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
+_CARD_CITE = re.compile(r"memory/(?:cards|archive)/[^\s)\]`'\"]+\.md")
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What a pack is made from: MEMORY.md and AGENTS.md texts (None when absent) and the cards."""
+
+    root: Path
+    memory: str | None
+    agents: str | None
+    cards: tuple[Card, ...]
+    problems: tuple[str, ...] = ()
+
+    def rel(self, path: Path) -> str:
+        """`path` relative to the vault root."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """Search ranks of cards for the task (vault-relative path -> 0-based rank) and the mode."""
+
+    ranks: dict[str, int]
+    mode: str  # "hybrid", "keyword", "semantic", or "none" when no search ran
+    notices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ContextPack:
+    """The pack: its text and size, every decision with its reason, and how it was ranked."""
+
+    task: str | None
+    budget: int
+    text: str
+    tokens: int
+    decisions: tuple[Decision, ...]
+    listed: tuple[str, ...]  # names shown under "Not included"
+    ranking: str
+    not_considered: int = 0
+    notices: tuple[str, ...] = field(default=())
+
+    @property
+    def included(self) -> list[Decision]:
+        return [d for d in self.decisions if d.included]
+
+    @property
+    def omitted(self) -> list[Decision]:
+        return [d for d in self.decisions if not d.included]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: the exact text plus what is in and out, and why."""
+
+        def row(d: Decision) -> dict[str, Any]:
+            item = d.item
+            return {"kind": item.kind, "name": item.name, "source": item.source,
+                    "tokens": item.tokens, "score": round(item.score, 4),
+                    "ranked": item.why, "reason": d.reason}  # fmt: skip
+
+        return {
+            "task": self.task, "budget": self.budget, "tokens": self.tokens,
+            "ranking": self.ranking, "text": self.text,
+            "included": [row(d) for d in self.included],
+            "omitted": [row(d) for d in self.omitted],
+            "not_considered": self.not_considered, "notices": list(self.notices),
+        }  # fmt: skip
+
+
+def read_sources(vault: Vault) -> Sources:
+    """MEMORY.md, AGENTS.md and the live cards (broken cards are skipped and named)."""
+    scan = scan_cards(vault)
+    problems = [f"skipped {error}" for error in scan.errors]
+    texts: list[str | None] = []
+    for path in (vault.memory_md, vault.agents_md):
+        try:
+            texts.append(read_text(path).text if path.is_file() else None)
+        except CardvaultError as exc:
+            problems.append(f"skipped {exc}")
+            texts.append(None)
+    cards = tuple(c for c in scan.cards if c.status != "archived")
+    return Sources(vault.root, texts[0], texts[1], cards, tuple(problems))
+
+
+def relevance_score(rank: int) -> float:
+    """Relevance of the card at 0-based search rank `rank`: 1.0, 0.75, 0.6, 0.5, ..."""
+    return 1.0 / (1.0 + rank / 3.0)
+
+
+def search_relevance(vault: Vault, task: str, mode: str = "hybrid") -> Relevance:
+    """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model."""
+    from cardvault.api import VaultHandle
+
+    try:
+        outcome = VaultHandle(vault).query(task, k=SEARCH_DEPTH, mode=mode)
+    except Exception as exc:  # a broken search must not stop a session from starting
+        fallback = keyword_relevance(vault, task)
+        return Relevance(
+            fallback.ranks, fallback.mode, (f"{mode} search failed ({exc})", *fallback.notices)
+        )
+    ranks = {hit.path: rank for rank, hit in enumerate(outcome.results)}
+    return Relevance(ranks, outcome.mode, outcome.notices)
+
+
+def keyword_relevance(vault: Vault, task: str) -> Relevance:
+    """Ranks from a keyword-only search that never loads the model; none when that fails too."""
+    from cardvault.search.keyword import keyword_hits
+
+    try:
+        hits = keyword_hits(vault, task, SEARCH_DEPTH)
+    except Exception as exc:
+        return Relevance({}, "none", (f"keyword search failed too ({exc}); ranked by value",))
+    return Relevance({hit.path: rank for rank, hit in enumerate(hits)}, "keyword")
+
+
+def memory_item(sources: Sources) -> Item | None:
+    """MEMORY.md as one item, without its comment-only lines; None when absent or empty."""
+    if sources.memory is None:
+        return None
+    lines = [line for line in sources.memory.splitlines() if not _COMMENT_LINE.match(line)]
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    if not text:
+        return None
+    if not text.startswith("# "):
+        text = "# MEMORY.md\n\n" + text
+    return Item("memory", "MEMORY.md", "MEMORY.md", text, "the index, loaded every session", 1.0)
+
+
+def rule_items(sources: Sources, today: dt.date) -> tuple[list[Item], list[str]]:
+    """The learned rules (AGENTS.md section lines, then promoted cards' uncited rules)."""
+    items: list[Item] = []
+    problems: list[str] = []
+    cited: set[str] = set()
+    for number, line in enumerate(_section_rules(sources, problems), start=1):
+        match = _CARD_CITE.search(line)
+        name = Path(match.group()).stem if match else f"AGENTS.md rule {number}"
+        cited.update(m.group() for m in _CARD_CITE.finditer(line))
+        items.append(Item("rule", name, "AGENTS.md", line, "learned rule in AGENTS.md", 1.0))
+    promoted = [c for c in sources.cards if c.status == "promoted" and _rule_of(c)]
+    promoted.sort(key=lambda c: (-card_value(c, today).score, c.slug))
+    for card in promoted:
+        rel = sources.rel(card.path)
+        if rel not in cited:
+            block = f"- {_rule_of(card)} ({rel})"
+            items.append(Item("rule", card.slug, rel, block, "rule of a promoted card", 1.0))
+    return items, problems
+
+
+def _rule_of(card: Card) -> str:
+    rule = card.meta.get("rule")
+    return " ".join(rule.split()) if isinstance(rule, str) else ""
+
+
+def _section_rules(sources: Sources, problems: list[str]) -> list[str]:
+    """Lines of AGENTS.md's `rules` section; indented lines continue the rule above."""
+    if sources.agents is None:
+        return []
+    try:
+        section = get_section(sources.agents, "rules", sources.root / "AGENTS.md")
+    except CardvaultError as exc:
+        problems.append(f"rules not read: {exc}")
+        return []
+    rules: list[str] = []
+    for line in (section or "").splitlines():
+        if not line.strip() or _COMMENT_LINE.match(line):
+            continue
+        if line[:1] in (" ", "\t") and rules:
+            rules[-1] += "\n" + line
+        else:
+            rules.append(line.rstrip())
+    return rules
+
+
+def card_items(
+    sources: Sources, relevance: Relevance | None, today: dt.date
+) -> tuple[list[Item], int]:
+    """The best `CARD_CANDIDATES` cards as items, best first, and how many were not considered."""
+    scored = []
+    for card in sources.cards:
+        rel = sources.rel(card.path)
+        value = card_value(card, today)
+        rank = relevance.ranks.get(rel) if relevance else None
+        if relevance is None:
+            score, why = value.score, f"value: {value.explain()}"
+        else:
+            found = relevance_score(rank) if rank is not None else 0.0
+            score = RELEVANCE_WEIGHT * found + VALUE_WEIGHT * value.score
+            where = f"{relevance.mode} rank {rank + 1}" if rank is not None else "not a search hit"
+            why = (
+                f"{RELEVANCE_WEIGHT} × relevance {found:.2f} ({where}) + {VALUE_WEIGHT} × value "
+                f"{value.score:.2f} ({value.explain()}) = {score:.3f}"
+            )
+        scored.append((score, card, rel, why))
+    scored.sort(key=lambda s: (-s[0], s[2]))
+    items = [
+        Item("card", c.slug, rel, card_block(c, rel), why, score) for score, c, rel, why in scored
+    ]
+    return items[:CARD_CANDIDATES], max(0, len(items) - CARD_CANDIDATES)
+
+
+def card_block(card: Card, rel: str) -> str:
+    """A card as it appears in the pack: topic heading, source path, body."""
+    return f"## {card.topic}\nSource: {rel}\n\n{card.body.strip()}".rstrip()
+
+
+def plan_context(
+    sources: Sources,
+    budget: int,
+    today: dt.date,
+    task: str | None = None,
+    relevance: Relevance | None = None,
+) -> ContextPack:
+    """The pack for `task` (None: the most valuable memory) within `budget` tokens. Pure."""
+    if budget < 1:
+        raise ValueError(f"budget must be at least 1 token, got {budget}")
+    rules, problems = rule_items(sources, today)
+    memory = memory_item(sources)
+    cards, not_considered = card_items(sources, relevance if task else None, today)
+    items: Sequence[Item] = [*rules, *([memory] if memory else []), *cards]
+    packed = pack(items, budget)
+    ranking = "value" if not task else (relevance.mode if relevance else "none")
+    notices = (*sources.problems, *problems, *(relevance.notices if relevance and task else ()))
+    return ContextPack(
+        task, budget, packed.text, packed.tokens, packed.decisions, packed.listed,
+        ranking, not_considered, tuple(notices),
+    )  # fmt: skip
+
+
+def build_context(
+    vault: Vault, task: str | None, budget: int | None, today: dt.date, mode: str = "hybrid"
+) -> ContextPack:
+    """Read the vault, search for `task` when given, and plan the pack (default budget: config)."""
+    sources = read_sources(vault)
+    task = task.strip() if task and task.strip() else None
+    relevance = search_relevance(vault, task, mode) if task else None
+    limit = vault.config.context_token_budget if budget is None else budget
+    return plan_context(sources, limit, today, task, relevance)

@@ -1,0 +1,193 @@
+"""Fitting ranked context items into a hard token budget, and rendering the pack's text.
+
+The pack is Markdown in fixed sections — MEMORY.md, `# Learned rules`, `# Cards` — then, when
+anything did not fit, `# Not included`, which names what was left out. Items arrive in priority
+order (rules, then MEMORY.md, then cards best first) and are taken whole or not at all: nothing is
+truncated, because half a card can drop the line that mattered; what is left out is named so the
+agent can `cardvault show` it.
+
+The budget is counted with `tokens.count_tokens` on the exact text returned. Sections and blocks
+are joined by blank lines, and whitespace costs nothing under that rule, so the text's count is the
+sum of its parts' counts; `pack` still counts the final text and drops items if it were ever over.
+
+Room for the "Not included" list is reserved while packing (`footer_reserve`), and the list is cut
+to fit what is left ("- … and 12 more"). A second pass then offers the reserve's unused tokens to
+the items that were left out, as long as the list still fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cardvault.vault.tokens import count_tokens
+
+SECTIONS = ("memory", "rule", "card")
+#: Section headings. MEMORY.md has none of its own: its block carries its title (see context.py).
+HEADERS = {"memory": "", "rule": "# Learned rules", "card": "# Cards"}
+FOOTER_HEADER = "# Not included (over budget; read one with `cardvault show NAME`)"
+RESERVE_CAP = 120
+
+
+@dataclass(frozen=True)
+class Item:
+    """A candidate for the pack: its kind, name, source file, text block and why it is here."""
+
+    kind: str  # "rule", "memory" or "card"
+    name: str  # card slug, "MEMORY.md", or the rule's card slug / "AGENTS.md rule N"
+    source: str  # vault-relative path of the file it comes from
+    block: str  # its text in the pack
+    why: str  # how it was ranked, for --explain
+    score: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        """What the block costs."""
+        return count_tokens(self.block)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether an item made it into the pack, and the reason in words."""
+
+    item: Item
+    included: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The pack's text, its token count, every decision (priority order) and the listed names."""
+
+    text: str
+    tokens: int
+    decisions: tuple[Decision, ...]
+    listed: tuple[str, ...]
+
+
+def footer_reserve(budget: int) -> int:
+    """Tokens held back for the "Not included" list while packing."""
+    smallest = count_tokens(FOOTER_HEADER) + count_tokens(more_line(99999))
+    return max(smallest, min(budget // 8, RESERVE_CAP))
+
+
+def more_line(count: int) -> str:
+    """The line that stands for names that did not fit in the list."""
+    return f"- … and {count} more"
+
+
+def render_footer(names: Sequence[str], allowance: int) -> tuple[str, int]:
+    """The "Not included" section within `allowance` tokens, and how many names it shows.
+
+    Returns ("", 0) when there is nothing to list, or when not even the header fits.
+    """
+    if not names:
+        return "", 0
+    head = count_tokens(FOOTER_HEADER)
+    costs = [count_tokens(f"- {name}") for name in names]
+    best: int | None = None
+    spent = head
+    for shown in range(len(names) + 1):
+        if shown:
+            spent += costs[shown - 1]
+        rest = len(names) - shown
+        total = spent + (count_tokens(more_line(rest)) if rest else 0)
+        if total <= allowance:
+            best = shown
+        elif spent > allowance:
+            break
+    if best is None:
+        return "", 0
+    lines = [f"- {name}" for name in names[:best]]
+    if best < len(names):
+        lines.append(more_line(len(names) - best))
+    return FOOTER_HEADER + "\n\n" + "\n".join(lines), best
+
+
+def render(items: Sequence[Item], footer: str) -> str:
+    """The pack text: included items by section (in the order given), then the footer."""
+    parts = []
+    for kind in SECTIONS:
+        blocks = [item.block for item in items if item.kind == kind]
+        if blocks:
+            joiner = "\n" if kind == "rule" else "\n\n"
+            head = HEADERS[kind] + "\n\n" if HEADERS[kind] else ""
+            parts.append(head + joiner.join(blocks))
+    if footer:
+        parts.append(footer)
+    return "\n\n".join(parts) + "\n" if parts else ""
+
+
+def pack(items: Sequence[Item], budget: int) -> Packed:
+    """Take `items` (priority order) whole while they fit `budget`; name the rest at the end."""
+    costs = {id(item): item.tokens for item in items}
+    chosen = _greedy(items, costs, budget - footer_reserve(budget))
+    chosen = _use_leftover(items, costs, chosen, budget)
+    while True:
+        kept = [item for item in items if id(item) in chosen]
+        left = [item for item in items if id(item) not in chosen]
+        used = _cost(kept, costs)
+        footer, shown = render_footer([i.name for i in left], budget - used)
+        text = render(kept, footer)
+        tokens = count_tokens(text)
+        if tokens <= budget or not kept:
+            break
+        chosen.discard(id(kept[-1]))  # never reached while costs add up; a safety net
+    if tokens > budget:
+        text, tokens, shown = "", 0, 0
+    decisions = _decisions(items, costs, chosen, budget - tokens)
+    return Packed(text, tokens, decisions, tuple(i.name for i in left[:shown]))
+
+
+def _cost(items: Sequence[Item], costs: dict[int, int]) -> int:
+    """Tokens of these items rendered together (blocks plus the headers of their sections)."""
+    kinds = {item.kind for item in items}
+    return sum(costs[id(i)] for i in items) + sum(count_tokens(HEADERS[k]) for k in kinds)
+
+
+def _greedy(items: Sequence[Item], costs: dict[int, int], limit: int) -> set[int]:
+    chosen: set[int] = set()
+    kinds: set[str] = set()
+    used = 0
+    for item in items:
+        cost = costs[id(item)] + (0 if item.kind in kinds else count_tokens(HEADERS[item.kind]))
+        if used + cost <= limit:
+            chosen.add(id(item))
+            kinds.add(item.kind)
+            used += cost
+    return chosen
+
+
+def _use_leftover(
+    items: Sequence[Item], costs: dict[int, int], chosen: set[int], budget: int
+) -> set[int]:
+    """Add left-out items, best first, while they and the shrinking footer still fit."""
+    chosen = set(chosen)
+    for item in items:
+        if id(item) in chosen:
+            continue
+        trial = chosen | {id(item)}
+        kept = [i for i in items if id(i) in trial]
+        used = _cost(kept, costs)
+        names = [i.name for i in items if id(i) not in trial]
+        footer, _ = render_footer(names, budget - used)
+        if used <= budget and (footer or not names):
+            chosen = trial
+    return chosen
+
+
+def _decisions(
+    items: Sequence[Item], costs: dict[int, int], chosen: set[int], spare: int
+) -> tuple[Decision, ...]:
+    out = []
+    used = 0
+    kinds: set[str] = set()
+    for item in items:
+        cost = costs[id(item)]
+        if id(item) in chosen:
+            used += cost + (0 if item.kind in kinds else count_tokens(HEADERS[item.kind]))
+            kinds.add(item.kind)
+            out.append(Decision(item, True, f"in: {cost} tokens (running total {used})"))
+        else:
+            out.append(Decision(item, False, f"out: needs {cost} tokens, {spare} left"))
+    return tuple(out)

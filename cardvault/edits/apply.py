@@ -1,0 +1,181 @@
+"""The one applier: carry out a list of file changes atomically, or leave every file as it was.
+
+`apply_changes` first composes the changes into one final operation per path (a card written by
+distill and rewritten by merge is written once, checked against the digest of the text on disk
+before either), then checks every file against its expected digest before writing anything,
+then writes. If any write fails, every file already touched is restored to its exact previous
+bytes (and mode), files it created are removed, and so are folders it created; the error is
+re-raised. Used by `maintain`, `forget` and `import`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.edits.atomic import atomic_delete, atomic_write
+from cardvault.edits.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
+from cardvault.errors import CardvaultError, ConcurrentEditError
+from cardvault.vault.files import ABSENT, FileText, current_digest, digest_text, inside, read_text
+from cardvault.vault.layout import Vault
+
+#: Called with each path right after it was written or removed (tests inject failures here).
+AfterWrite = Callable[[Path], None]
+
+
+class ApplyError(CardvaultError):
+    """A write failed; every file was restored to what it was before the run."""
+
+
+@dataclass(frozen=True)
+class FinalOp:
+    """What one path ends as: `text` (None = removed), from the file whose digest is `expected`."""
+
+    path: Path
+    expected: str
+    text: str | None
+
+
+def compose(changes: Iterable[Change]) -> list[FinalOp]:
+    """One final operation per path, in first-touched order; no-ops dropped.
+
+    Raises ConcurrentEditError when a change expects a text the earlier changes did not leave.
+    """
+    original: dict[Path, str] = {}
+    current: dict[Path, str | None] = {}
+
+    def step(path: Path, expected: str, text: str | None) -> None:
+        if path in current:
+            now = current[path]
+            now_digest = ABSENT if now is None else digest_text(now)
+            if now_digest != expected:
+                raise ConcurrentEditError("changes disagree about this file's text", path)
+        else:
+            original[path] = expected
+        current[path] = text
+
+    for change in file_changes(list(changes)):
+        if isinstance(change, WriteFile):
+            step(change.path, change.expected_digest, change.new_text)
+        elif isinstance(change, DeleteFile):
+            step(change.path, change.expected_digest, None)
+        elif isinstance(change, MoveFile):
+            step(change.target, ABSENT, change.new_text)
+            step(change.source, change.expected_digest, None)
+    ops = []
+    for path, expected in original.items():
+        text = current[path]
+        final = ABSENT if text is None else digest_text(text)
+        if final != expected:
+            ops.append(FinalOp(path, expected, text))
+    return ops
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    path: Path
+    file: FileText | None  # None: the file did not exist
+    mode: int | None
+
+
+def apply_changes(
+    vault: Vault,
+    changes: Iterable[Change],
+    after_write: AfterWrite | None = None,
+    finish: Callable[[list[Path]], object] | None = None,
+) -> list[Path]:
+    """Write `changes` all or nothing; return the paths written or removed.
+
+    `finish(paths)` runs after the last write (the caller's git commit); if it raises, the files
+    are restored too.
+    """
+    ops = compose(changes)
+    snapshots = [_snapshot(vault, op) for op in ops]
+    made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
+    ordered = sorted(ops, key=lambda op: op.text is None)  # writes first, then removals
+    try:
+        for op in ordered:
+            if op.text is None:
+                atomic_delete(op.path, op.expected)
+            else:
+                atomic_write(op.path, op.text, op.expected)
+            if after_write is not None:
+                after_write(op.path)
+        if finish is not None:
+            finish([op.path for op in ops])
+    except BaseException as exc:
+        _restore(snapshots, made_dirs)
+        if isinstance(exc, CardvaultError) or not isinstance(exc, Exception):
+            raise
+        where = getattr(exc, "filename", None)
+        raise ApplyError(f"write failed ({exc}); every file was restored as it was", where) from exc
+    return [op.path for op in ops]
+
+
+def _snapshot(vault: Vault, op: FinalOp) -> _Snapshot:
+    path = inside(vault.root, op.path)
+    if op.expected == ABSENT:
+        if path.exists() or path.is_symlink():
+            raise ConcurrentEditError("was created since the plan was made; nothing written", path)
+        return _Snapshot(op.path, None, None)
+    file = read_text(op.path) if op.path.exists() else None
+    if file is None or file.digest != op.expected:
+        raise ConcurrentEditError("changed on disk since it was read; nothing written", op.path)
+    return _Snapshot(op.path, file, op.path.stat().st_mode & 0o7777)
+
+
+def _digest_or_absent(path: Path) -> str:
+    """The file's digest; ABSENT also when a parent is not a folder (a failed write's target)."""
+    try:
+        return current_digest(path)
+    except (NotADirectoryError, IsADirectoryError):
+        return ABSENT
+
+
+def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
+    """Folders that writing `paths` will create, deepest first."""
+    missing: set[Path] = set()
+    for path in paths:
+        for folder in path.parents:
+            if folder.exists():
+                break
+            missing.add(folder)
+    return sorted(missing, key=lambda p: len(p.parts), reverse=True)
+
+
+def _restore(snapshots: list[_Snapshot], made_dirs: list[Path]) -> None:
+    """Put every snapshotted file back to its exact bytes; remove what the run created."""
+    for snap in snapshots:
+        found = _digest_or_absent(snap.path)
+        if snap.file is None:
+            if found != ABSENT:
+                atomic_delete(snap.path, found)
+            continue
+        if found != snap.file.digest:
+            atomic_write(snap.path, snap.file.text, found)
+        if snap.mode is not None and snap.path.stat().st_mode & 0o7777 != snap.mode:
+            os.chmod(snap.path, snap.mode)
+    for folder in made_dirs:
+        try:
+            folder.rmdir()
+        except OSError:
+            continue
+
+
+def final_texts(changes: Iterable[Change]) -> dict[Path, str | None]:
+    """Each touched path's final text (None = removed): what a review branch commits."""
+    return {op.path: op.text for op in compose(changes)}
+
+
+def expected_of(changes: Iterable[Change]) -> dict[Path, str]:
+    """Each touched path's expected digest before the run."""
+    return {op.path: op.expected for op in compose(changes)}
+
+
+def check_unchanged(changes: Iterable[Change]) -> None:
+    """Raise ConcurrentEditError if any file changed since the changes were computed."""
+    for op in compose(changes):
+        if current_digest(op.path) != op.expected:
+            raise ConcurrentEditError("changed on disk since it was read; nothing written", op.path)

@@ -1,0 +1,67 @@
+"""The one low-level writer: replace or remove a file atomically, refusing to clobber an edit.
+
+`atomic_write` writes a temporary file in the same folder, fsyncs it, and renames it over the
+target, so a reader sees the old file or the new one, never half of each. It takes the digest of
+the text the caller read: if the file on disk no longer matches (someone saved it in an editor
+meanwhile), it refuses with ConcurrentEditError instead of clobbering the edit.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from cardvault.errors import ConcurrentEditError
+from cardvault.vault.files import ABSENT, current_digest, digest_bytes
+
+
+def atomic_write(path: Path, text: str, expected: str) -> str:
+    """Replace `path` with `text` if its bytes still have digest `expected`; return new digest.
+
+    `expected` is the digest from `read_text`, or ABSENT for a file that must not exist yet.
+    """
+    found = current_digest(path)
+    if found != expected:
+        what = "was created" if expected == ABSENT else "changed on disk since it was read"
+        raise ConcurrentEditError(f"{what}; not overwriting (re-run to pick up the edit)", path)
+    data = text.encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+    return digest_bytes(data)
+
+
+def atomic_delete(path: Path, expected: str) -> None:
+    """Remove `path` if its bytes still have digest `expected`."""
+    found = current_digest(path)
+    if found != expected:
+        raise ConcurrentEditError("changed on disk since it was read; not removing", path)
+    path.unlink()
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

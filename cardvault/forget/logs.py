@@ -1,0 +1,157 @@
+"""Which daily-log lines `forget` removes, and the logs' text without them.
+
+`Needles` says what counts as mentioning the forgotten topic: a forgotten card's slug, alias or
+topic as a whole phrase (any case), or every word of a keyword query on one line. An entry goes
+whole when a forgotten card cites it in `sources`, when it links to one (`→ card: slug`), when
+its heading mentions the topic, or when nothing but blank lines would be left of it; otherwise
+only its mentioning lines go. A log left with no entry and nothing but its `# date` title is
+removed. Every other byte of a log stays as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cardvault.errors import CardvaultError
+from cardvault.vault.card import Card
+from cardvault.vault.daily import LogEntry, parse_log
+from cardvault.vault.files import FileText, read_text
+from cardvault.vault.layout import Vault, iter_log_paths
+
+_WORD = re.compile(r"\w+")
+
+
+def _phrases(texts: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of `texts` as a whole phrase (lower case, any run of spaces
+    between words); longest first, so a topic wins over a slug it contains."""
+    alternatives = sorted(
+        {r"\s+".join(re.escape(part) for part in t.lower().split()) for t in texts if t.strip()},
+        key=lambda alt: (-len(alt), alt),
+    )
+    if not alternatives:
+        return None
+    return re.compile(r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?![\w-])")
+
+
+@dataclass(frozen=True)
+class Needles:
+    """What mentions the forgotten topic."""
+
+    phrases: re.Pattern[str] | None  # slugs, aliases and topics of the forgotten cards
+    slugs: frozenset[str]  # slugs and aliases, for `→ card:` links
+    sources: frozenset[str]  # log entries the forgotten cards cite
+    query_words: frozenset[str]  # all of them on one line is a mention (keyword queries)
+
+    @classmethod
+    def of(cls, query: str, cards: Iterable[Card], exact: bool) -> Needles:
+        cards = list(cards)
+        names = {name for c in cards for name in (c.slug, *c.aliases) if name.strip()}
+        texts = names | {c.topic for c in cards if c.topic.strip()}
+        if exact:
+            texts.add(query.strip())
+        words = frozenset() if exact else frozenset(w.lower() for w in _WORD.findall(query))
+        return cls(
+            phrases=_phrases(texts),
+            slugs=frozenset(names),
+            sources=frozenset(s for c in cards for s in c.sources),
+            query_words=words,
+        )
+
+    def names_card(self, line: str) -> bool:
+        """Whether `line` names a forgotten card (slug, alias or topic)."""
+        return self.phrases is not None and self.phrases.search(line.lower()) is not None
+
+    def mentions(self, line: str) -> bool:
+        """Whether `line` mentions the forgotten topic."""
+        if self.names_card(line):
+            return True
+        return bool(self.query_words) and self.query_words <= {
+            w.lower() for w in _WORD.findall(line)
+        }
+
+    def takes_entry(self, entry: LogEntry, heading: str) -> bool:
+        """Whether `entry` goes whole (cited, linked, or its heading mentions the topic)."""
+        linked = {link.removesuffix(".md").split("/")[-1] for link in entry.card_links}
+        return entry.ref in self.sources or bool(linked & self.slugs) or self.mentions(heading)
+
+
+@dataclass(frozen=True)
+class LogCut:
+    """One daily log's removals: 1-based lines, the entries removed whole, the new text."""
+
+    file: FileText
+    rel: str
+    removed: tuple[int, ...]
+    entries: tuple[str, ...]  # "HH:MM" of each entry removed whole
+    new_text: str | None  # None: the log goes (nothing but its title would be left)
+
+    @property
+    def reason(self) -> str:
+        if self.new_text is None:
+            return f"removed {self.rel} (every entry mentioned the topic)"
+        whole = f", entries {', '.join(self.entries)} whole" if self.entries else ""
+        return f"rewrote {self.rel}: removed {len(self.removed)} line(s){whole}"
+
+    def removed_lines(self) -> list[tuple[int, str]]:
+        """(line number, text) of each removed line, for showing the plan."""
+        lines = self.file.text.splitlines()
+        return [(n, lines[n - 1]) for n in self.removed]
+
+
+def cut_logs(vault: Vault, needles: Needles) -> list[LogCut]:
+    """The cut of every daily log that mentions the topic (unreadable logs are left alone)."""
+    cuts = []
+    for path in iter_log_paths(vault):
+        try:
+            file = read_text(path)
+            entries = parse_log(file.text, path, vault.config.signal_words)
+        except (CardvaultError, ValueError):
+            continue
+        cut = cut_log(file, vault.rel(path), entries, needles)
+        if cut is not None:
+            cuts.append(cut)
+    return cuts
+
+
+def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles) -> LogCut | None:
+    """One log's cut, or None when it does not mention the topic."""
+    lines = file.text.splitlines(keepends=True)
+    drop: set[int] = set()
+    whole: list[str] = []
+    first = entries[0].line - 1 if entries else len(lines)
+    drop.update(i for i in range(first) if not _is_title(lines, i) and needles.mentions(lines[i]))
+    for number, entry in enumerate(entries):
+        start = entry.line - 1
+        stop = entries[number + 1].line - 1 if number + 1 < len(entries) else len(lines)
+        hits = {i for i in range(start + 1, stop) if needles.mentions(lines[i])}
+        rest = [i for i in range(start + 1, stop) if i not in hits and lines[i].strip()]
+        if needles.takes_entry(entry, lines[start]) or (hits and not rest):
+            drop.update(range(start, stop))
+            whole.append(entry.time)
+        else:
+            drop.update(hits)
+    if not drop:
+        return None
+    _drop_trailing_gap(lines, drop)
+    kept = [line for i, line in enumerate(lines) if i not in drop]
+    left_empty = all(not line.strip() or _is_title(kept, i) for i, line in enumerate(kept))
+    new_text = None if left_empty else "".join(kept)
+    return LogCut(file, rel, tuple(sorted(i + 1 for i in drop)), tuple(whole), new_text)
+
+
+def _is_title(lines: list[str], index: int) -> bool:
+    return index == 0 and lines[0].startswith("# ")
+
+
+def _drop_trailing_gap(lines: list[str], drop: set[int]) -> None:
+    """When the end of the log goes, the blank lines that led up to it go too."""
+    index = len(lines) - 1
+    while index >= 0 and index in drop:
+        index -= 1
+    if index == len(lines) - 1:
+        return
+    while index > 0 and not lines[index].strip():
+        drop.add(index)
+        index -= 1

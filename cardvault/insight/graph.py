@@ -1,0 +1,198 @@
+"""The vault as a graph: categories and tags, card-to-card links, cards sharing tags, hubs, orphans.
+
+`build_graph(cards)` is a pure function from parsed cards to a `Graph` value. A link is a
+`[[target]]` in a card's text that names another card by slug or alias (the rule `check` uses
+for broken links, so the two never disagree); cards are related by tags when they share one.
+A card's connections are the distinct other cards it reaches by a link (in or out) or a shared
+tag; hubs are the most connected cards, orphans the cards with none. Renderers live in
+insight/graph_render.py.
+
+Tag pairs are listed only for tags on at most SHARED_PAIR_LIMIT cards: a tag on hundreds of
+cards is a theme, not a relation, and its pairs would grow with the square of its size (a
+10,000-card vault with random tags has 2.6 million). Such tags are listed in `broad_tags`; they
+still count in connections, computed as set unions per card, never pair by pair.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from cardvault.check.run import WIKILINK
+from cardvault.vault.card import Card
+
+HUB_COUNT = 5
+SHARED_PAIR_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class Node:
+    """One card in the graph."""
+
+    slug: str
+    topic: str
+    category: str
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Link:
+    """`source` names `target` with `[[text]]` (text may be an alias of the target)."""
+
+    source: str
+    target: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SharedTags:
+    """Two cards (a < b) and the tags they share."""
+
+    a: str
+    b: str
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hub:
+    """A card and its connection counts."""
+
+    slug: str
+    connections: int
+    links_in: int
+    links_out: int
+
+
+@dataclass(frozen=True)
+class Graph:
+    """Cards, their links and shared tags, the category → tag tree, hubs and orphans."""
+
+    nodes: tuple[Node, ...]
+    links: tuple[Link, ...]
+    unresolved: tuple[Link, ...]  # [[text]] naming no card in the graph (target == "")
+    shared: tuple[SharedTags, ...]  # pairs sharing tags on at most SHARED_PAIR_LIMIT cards
+    broad_tags: dict[str, int]  # tags on more cards than that -> number of cards
+    tag_tree: dict[str, dict[str, int]]  # category -> tag -> number of cards
+    hubs: tuple[Hub, ...]
+    orphans: tuple[str, ...]
+    connections: dict[str, int] = field(repr=False)  # slug -> distinct connected cards
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for `--format json`."""
+        return asdict(self)
+
+
+def build_graph(cards: Iterable[Card]) -> Graph:
+    """The graph of `cards` (pure: reads nothing but the cards given)."""
+    ordered = sorted(cards, key=lambda c: c.slug)
+    nodes = tuple(Node(c.slug, c.topic, c.category or "(none)", c.tags) for c in ordered)
+    links, unresolved = _links(ordered)
+    members = _members(nodes)
+    connections = _connections(nodes, links, members)
+    return Graph(
+        nodes=nodes,
+        links=links,
+        unresolved=unresolved,
+        shared=_shared_tags(members),
+        broad_tags={t: len(m) for t, m in sorted(members.items()) if len(m) > SHARED_PAIR_LIMIT},
+        tag_tree=_tag_tree(nodes),
+        hubs=_hubs(links, connections),
+        orphans=tuple(slug for slug, count in connections.items() if not count),
+        connections=connections,
+    )
+
+
+def resolver(cards: Iterable[Card]) -> dict[str, str]:
+    """Link text → slug: every card's slug, then its aliases (a slug always wins over an alias)."""
+    table: dict[str, str] = {}
+    cards = list(cards)
+    for card in cards:
+        for alias in card.aliases:
+            table.setdefault(alias, card.slug)
+    for card in cards:
+        table[card.slug] = card.slug
+    return table
+
+
+def link_key(text: str) -> str:
+    """The part of `[[text]]` that names a card: its last path part without `.md`."""
+    return text.strip().removesuffix(".md").split("/")[-1]
+
+
+def _links(cards: list[Card]) -> tuple[tuple[Link, ...], tuple[Link, ...]]:
+    table = resolver(cards)
+    links: dict[tuple[str, str], Link] = {}
+    unresolved: dict[tuple[str, str], Link] = {}
+    for card in cards:
+        for match in WIKILINK.finditer(card.body):
+            text = match.group(1).strip()
+            target = table.get(link_key(text))
+            if target is None:
+                unresolved.setdefault((card.slug, text), Link(card.slug, "", text))
+            elif target != card.slug:
+                links.setdefault((card.slug, target), Link(card.slug, target, text))
+    return tuple(links.values()), tuple(unresolved.values())
+
+
+def _members(nodes: tuple[Node, ...]) -> dict[str, list[str]]:
+    """Tag -> the slugs carrying it, in slug order."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for node in nodes:
+        for tag in dict.fromkeys(node.tags):
+            members[tag].append(node.slug)
+    return members
+
+
+def _shared_tags(members: dict[str, list[str]]) -> tuple[SharedTags, ...]:
+    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for tag in sorted(members):
+        group = members[tag]
+        if len(group) > SHARED_PAIR_LIMIT:
+            continue
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pairs[(a, b)].append(tag)
+    return tuple(SharedTags(a, b, tuple(tags)) for (a, b), tags in sorted(pairs.items()))
+
+
+def _connections(
+    nodes: tuple[Node, ...], links: tuple[Link, ...], members: dict[str, list[str]]
+) -> dict[str, int]:
+    """Distinct cards each card reaches by a link (either way) or a shared tag."""
+    linked: dict[str, set[str]] = defaultdict(set)
+    for link in links:
+        linked[link.source].add(link.target)
+        linked[link.target].add(link.source)
+    groups = {tag: set(group) for tag, group in members.items()}
+    counts = {}
+    for node in nodes:
+        near = linked[node.slug].union(*(groups[tag] for tag in node.tags))
+        near.discard(node.slug)
+        counts[node.slug] = len(near)
+    return counts
+
+
+def _tag_tree(nodes: tuple[Node, ...]) -> dict[str, dict[str, int]]:
+    tree: dict[str, Counter[str]] = defaultdict(Counter)
+    for node in nodes:
+        tree[node.category].update(dict.fromkeys(node.tags, 1))
+    order = sorted(tree, key=lambda cat: (-sum(1 for n in nodes if n.category == cat), cat))
+    return {
+        cat: dict(sorted(tree[cat].items(), key=lambda item: (-item[1], item[0]))) for cat in order
+    }
+
+
+def _hubs(links: tuple[Link, ...], connections: dict[str, int]) -> tuple[Hub, ...]:
+    ins = Counter(link.target for link in links)
+    outs = Counter(link.source for link in links)
+    hubs = [Hub(slug, count, ins[slug], outs[slug]) for slug, count in connections.items() if count]
+    hubs.sort(key=lambda h: (-h.connections, -(h.links_in + h.links_out), h.slug))
+    return tuple(hubs[:HUB_COUNT])
+
+
+def category_counts(graph: Graph) -> dict[str, int]:
+    """Cards per category, in the tag tree's order."""
+    counts = Counter(node.category for node in graph.nodes)
+    return {cat: counts[cat] for cat in graph.tag_tree}

@@ -1,0 +1,75 @@
+"""The card listing behind `cardvault list`: filter and summarise cards."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from cardvault.vault.card import Card
+from cardvault.vault.layout import Vault, scan_cards
+from cardvault.vault.tokens import count_tokens
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """One card as `list` shows it."""
+
+    slug: str
+    path: str
+    topic: str
+    category: str
+    tags: tuple[str, ...]
+    status: str
+    updated: str
+    tokens: int
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The rows that matched and the files that could not be read."""
+
+    rows: list[CardRow]
+    errors: list[str]
+
+
+def matches(card: Card, category: str | None, tag: str | None, status: str | None) -> bool:
+    """Whether a card passes the category/tag/status filters (None means any)."""
+    return (
+        (category is None or card.category == category)
+        and (tag is None or tag in card.tags)
+        and (status is None or card.status == status)
+    )
+
+
+def list_cards(
+    vault: Vault,
+    category: str | None = None,
+    tag: str | None = None,
+    status: str | None = None,
+    archived: bool = False,
+) -> Listing:
+    """Cards passing the filters, sorted by category then slug."""
+    scans = [scan_cards(vault)] + ([scan_cards(vault, archived=True)] if archived else [])
+    rows = []
+    errors = []
+    for scan in scans:
+        errors += [str(e) for e in scan.errors]
+        for card in scan.cards:
+            if matches(card, category, tag, status):
+                updated = card.date("updated")
+                rows.append(
+                    CardRow(
+                        slug=card.slug,
+                        path=vault.rel(card.path),
+                        topic=card.topic,
+                        category=card.category,
+                        tags=card.tags,
+                        status=card.status,
+                        updated=updated.isoformat() if updated else "",
+                        tokens=count_tokens(card.text),
+                    )
+                )
+    rows.sort(key=lambda r: (r.category, r.slug))
+    return Listing(rows, errors)

@@ -1,0 +1,237 @@
+"""The portable export format: a versioned JSON of cards, rules and (optionally) daily logs.
+
+```json
+{"format": "cardvault-export", "version": 1, "exported": "2026-11-30T09:15:00",
+ "cards": [{"path": "memory/cards/x.md", "text": "<the file exactly>",
+            "meta": {...}, "body": "..."}],
+ "rules": ["- rule line (memory/cards/x.md)"],
+ "logs": [{"path": "memory/2026-11-02.md", "text": "<the file exactly>"}]}
+```
+`text` is the card file byte for byte (as UTF-8) and is what import reads; `meta` (dates as ISO
+strings) and `body` are there for other programs. `rules` are the lines of AGENTS.md's managed
+rules section. `logs` is present only when asked for.
+
+`read_export` checks the shape and version and returns every item it can use, plus one
+`Problem` per thing that is wrong (with the item's index), so a caller can refuse, or import
+the compatible part.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardvault.errors import CardFormatError, CardvaultError
+from cardvault.vault.card import Card, parse_card, schema_problems
+from cardvault.vault.files import read_text
+from cardvault.vault.layout import LOG_NAME, Vault, iter_card_paths, iter_log_paths
+from cardvault.vault.sections import get_section
+
+FORMAT = "cardvault-export"
+VERSION = 1
+CARD_PATH = re.compile(
+    r"^memory/(cards|archive)/(?:[a-z0-9][a-z0-9-]*/)*([a-z0-9]+(?:-[a-z0-9]+)*)\.md$"
+)
+
+
+def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> dict[str, Any]:
+    """The export of `vault` as JSON-ready data (cards live then archived, in path order)."""
+    cards = []
+    for archived in (False, True):
+        for path in iter_card_paths(vault, archived=archived):
+            text = read_text(path).text
+            card = parse_card(text, path)
+            cards.append(
+                {
+                    "path": vault.rel(path),
+                    "text": text,
+                    "meta": json_safe(card.meta),
+                    "body": card.body,
+                }
+            )
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported": exported.isoformat(),
+        "cards": cards,
+        "rules": rule_lines(vault),
+    }
+    if logs:
+        data["logs"] = [
+            {"path": vault.rel(p), "text": read_text(p).text} for p in iter_log_paths(vault)
+        ]
+    return data
+
+
+def export_text(data: dict[str, Any]) -> str:
+    """The export file's text (UTF-8, indented, keys in a stable order)."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with dates as ISO strings, so frontmatter survives JSON."""
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def rule_lines(vault: Vault) -> list[str]:
+    """The non-blank lines of AGENTS.md's managed rules section."""
+    if not vault.agents_md.is_file():
+        return []
+    section = get_section(read_text(vault.agents_md).text, "rules", vault.agents_md) or ""
+    return [line for line in section.splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an export file; `where` names the item ("card 3 (memory/...)")."""
+
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+@dataclass(frozen=True)
+class ImportedCard:
+    """A card item that passed validation: its index in the file, path and parsed card."""
+
+    index: int
+    rel: str
+    card: Card
+
+    @property
+    def text(self) -> str:
+        return self.card.text
+
+
+@dataclass(frozen=True)
+class ImportedLog:
+    """A daily-log item that passed validation."""
+
+    index: int
+    rel: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """What an export file holds that this cardvault can use, and everything wrong with it."""
+
+    cards: tuple[ImportedCard, ...]
+    rules: tuple[str, ...]
+    logs: tuple[ImportedLog, ...]
+    problems: tuple[Problem, ...]
+
+
+def load_export(path: Path) -> Any:
+    """The JSON in `path`; a file that is not JSON is an error naming its line."""
+    text = read_text(path).text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CardFormatError(f"not JSON: {exc.msg}", path, exc.lineno) from exc
+
+
+def read_export(data: Any, vault: Vault) -> ExportFile:
+    """Validate export `data` against the format and `vault`'s settings (see module docstring)."""
+    if not isinstance(data, dict):
+        return ExportFile((), (), (), (Problem("", "the file must hold a JSON object"),))
+    problems = _header_problems(data)
+    cards = _items(data, "cards", problems)
+    valid_cards = [c for i, item in enumerate(cards, 1) if (c := _card(i, item, vault, problems))]
+    raw_rules = data.get("rules", [])
+    rules: list[str] = []
+    if not isinstance(raw_rules, list) or not all(isinstance(r, str) for r in raw_rules):
+        problems.append(Problem("rules", "must be a list of text lines"))
+    else:
+        rules = [r for r in raw_rules if r.strip()]
+    logs = _items(data, "logs", problems, required=False)
+    valid_logs = [g for i, item in enumerate(logs, 1) if (g := _log(i, item, problems))]
+    return ExportFile(tuple(valid_cards), tuple(rules), tuple(valid_logs), tuple(problems))
+
+
+def _header_problems(data: dict[str, Any]) -> list[Problem]:
+    problems = []
+    if data.get("format") != FORMAT:
+        problems.append(Problem("format", f"is {data.get('format')!r}, expected {FORMAT!r}"))
+    version = data.get("version")
+    if version != VERSION:
+        problems.append(
+            Problem(
+                "version", f"{version!r} is not supported (this cardvault reads version {VERSION})"
+            )
+        )
+    return problems
+
+
+def _items(
+    data: dict[str, Any], key: str, problems: list[Problem], required: bool = True
+) -> list[Any]:
+    value = data.get(key)
+    if value is None and not required:
+        return []
+    if not isinstance(value, list):
+        problems.append(Problem(key, "missing" if value is None else "must be a list"))
+        return []
+    return value
+
+
+def _card(index: int, item: Any, vault: Vault, problems: list[Problem]) -> ImportedCard | None:
+    where = f"card {index}"
+    if not isinstance(item, dict):
+        problems.append(Problem(where, "must be an object with 'path' and 'text'"))
+        return None
+    rel = item.get("path")
+    if isinstance(rel, str):
+        where = f"card {index} ({rel})"
+    text = item.get("text")
+    if not isinstance(text, str):
+        problems.append(Problem(where, "missing 'text' (the card file's exact text)"))
+        return None
+    if not isinstance(rel, str) or not CARD_PATH.match(rel):
+        problems.append(
+            Problem(where, "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md")
+        )
+        return None
+    try:
+        card = parse_card(text, vault.root / rel)
+    except CardvaultError as exc:
+        line = f"line {exc.line}: " if exc.line else ""
+        problems.append(Problem(where, f"{line}bad frontmatter: {exc.message}"))
+        return None
+    found = schema_problems(card.meta, vault.config.categories)
+    if found:
+        problems.append(Problem(where, "; ".join(message for _, message in found)))
+        return None
+    return ImportedCard(index, rel, card)
+
+
+def _log(index: int, item: Any, problems: list[Problem]) -> ImportedLog | None:
+    where = f"log {index}"
+    rel = item.get("path") if isinstance(item, dict) else None
+    text = item.get("text") if isinstance(item, dict) else None
+    if isinstance(rel, str):
+        where = f"log {index} ({rel})"
+    if not isinstance(rel, str) or not rel.startswith("memory/") or not LOG_NAME.match(rel[7:]):
+        problems.append(Problem(where, "'path' must be memory/YYYY-MM-DD.md"))
+        return None
+    try:
+        dt.date.fromisoformat(rel[7:-3])
+    except ValueError:
+        problems.append(Problem(where, "'path' is not a real date"))
+        return None
+    if not isinstance(text, str):
+        problems.append(Problem(where, "missing 'text'"))
+        return None
+    return ImportedLog(index, rel, text)

@@ -1,0 +1,286 @@
+"""`cardvault import`: bring an export's cards, rules and logs into a vault the way maintenance
+merges cards, in one commit.
+
+Each valid card of the file ends as one outcome:
+- skipped: the vault already has a card with exactly its text, or one with its slug and the same
+  frontmatter and body (or the file repeats it);
+- new: no live card comes near it; it is written at its exported path, byte for byte (a `-2`
+  suffix when another card already has its slug);
+- merged: its nearest live card reaches the vault's `merge_threshold` (cosine of the texts the
+  search index embeds) and the two do not contradict each other; it is folded into that card
+  with maintenance's merge pieces (portable/fold.py): only sentences not already said, tags,
+  aliases, sources, dates; the vault's card keeps its path;
+- conflicting: the nearest card passes the threshold but contradicts it (maintenance's
+  `contradict`); reported with both sentences, not imported.
+Imported cards are compared with the vault's cards, not with each other, so an export of a
+vault imported into an empty one reproduces it exactly. Every text passes the secret guard.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from cardvault import history
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.errors import CardvaultError
+from cardvault.maintain.state import CardFile, VaultState, load_state
+from cardvault.portable.fold import Outcome, place
+from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
+from cardvault.vault.card import Card
+from cardvault.vault.daily import appended_log_text, format_entry, parse_log
+from cardvault.vault.files import ABSENT
+from cardvault.vault.layout import Vault
+
+if TYPE_CHECKING:
+    from cardvault.maintain.similarity import Embeddings
+
+STEP = "import"
+BODY_LINES = 1000  # commit-body lines listed; the rest are counted
+KINDS = ("new", "merged", "skipped", "conflicting")
+_CITES_CARD = re.compile(r"\(memory/(?:cards|archive)/[^)]*\.md\)\s*$")
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """The outcomes, the changes that carry them out, and what could not be imported."""
+
+    outcomes: tuple[Outcome, ...]
+    changes: tuple[Change, ...]
+    problems: tuple[Problem, ...]
+    log_entries: int  # daily-log entries added
+
+    def count(self, kind: str) -> int:
+        return sum(1 for o in self.outcomes if o.kind == kind)
+
+    def counts(self) -> dict[str, int]:
+        """Cards per outcome, plus invalid items and log entries added."""
+        data = {kind: self.count(kind) for kind in KINDS}
+        data["invalid"] = len(self.problems)
+        data["log_entries"] = self.log_entries
+        return data
+
+    def summary(self) -> str:
+        c = self.counts()
+        return (
+            f"{c['new']} new, {c['merged']} merged, {c['skipped']} skipped, "
+            f"{c['conflicting']} conflicting"
+        )
+
+
+def plan_import(
+    vault: Vault,
+    export: ExportFile,
+    today: dt.date,
+    redact: bool = False,
+    embeddings: Embeddings | None = None,
+) -> ImportPlan:
+    """What importing `export` would do (nothing is written). The model loads only when some
+    card is neither a duplicate nor going into a vault without live cards."""
+    problems = list(export.problems)
+    state = load_state(vault, today)
+    outcomes, pending = _duplicates(state, export.cards)
+    pending = [c for c in (_screened(vault, item, redact, problems) for item in pending) if c]
+    nearest = _nearest(state, pending, embeddings)
+    if nearest and embeddings is None:
+        embeddings = nearest[1]
+    current = state if embeddings is None else replace(state, embeddings=embeddings)
+    changes: list[Change] = []
+    taken = state.slugs()
+    for item in pending:
+        match = nearest[0].get(item.index) if nearest else None
+        made, outcome = place(current, item, match, taken)
+        outcomes.append(outcome)
+        changes.extend(made)
+        if outcome.kind == "merged":
+            current = current.after(made)
+    promoted = [c for c in changes if isinstance(c, WriteFile) and c.creates and _promoted(c)]
+    log_changes, added = _log_changes(vault, export.logs, redact, problems)
+    rules = _screened_rules(export.rules, redact, problems)
+    changes += log_changes + _rule_changes(current.after(promoted), rules, changes)
+    outcomes.sort(key=lambda o: o.index)
+    return ImportPlan(tuple(outcomes), tuple(changes), tuple(problems), added)
+
+
+def _promoted(change: WriteFile) -> bool:
+    """Whether a new card's text says `status: promoted` (its rule then goes to AGENTS.md)."""
+    return re.search(r"(?m)^status:\s*promoted\s*$", change.new_text) is not None
+
+
+def same_content(left: Card, right: Card) -> bool:
+    """Same frontmatter values and the same body (ignoring surrounding blank lines)."""
+    return left.meta == right.meta and left.body.strip() == right.body.strip()
+
+
+def _duplicates(
+    state: VaultState, cards: tuple[ImportedCard, ...]
+) -> tuple[list[Outcome], list[ImportedCard]]:
+    """Skipped outcomes for exact duplicates; the remaining cards in file order."""
+    texts = {c.file.text: c for c in state.cards}
+    slugs = {c.slug: c for c in state.cards}
+    seen: set[str] = set()
+    skipped: list[Outcome] = []
+    rest: list[ImportedCard] = []
+    for item in cards:
+        twin = texts.get(item.text) or slugs.get(item.card.slug)
+        if twin is not None and (twin.file.text == item.text or same_content(twin.card, item.card)):
+            skipped.append(
+                Outcome(item.index, item.rel, "skipped", f"same as {state.vault.rel(twin.path)}")
+            )
+        elif item.text in seen:
+            skipped.append(Outcome(item.index, item.rel, "skipped", "repeated in the file"))
+        else:
+            rest.append(item)
+        seen.add(item.text)
+    return skipped, rest
+
+
+def _screened(
+    vault: Vault, item: ImportedCard, redact: bool, problems: list[Problem]
+) -> ImportedCard | None:
+    """The card after the secret guard (redacted with `redact`), or None with a problem."""
+    from cardvault.vault.card import parse_card
+    from cardvault.write.add import screen
+
+    where = f"card {item.index} ({item.rel})"
+    try:
+        text = screen(item.text, item.rel, redact)
+        card = parse_card(text, item.card.path) if text != item.text else item.card
+    except CardvaultError as exc:
+        problems.append(Problem(where, str(exc)))
+        return None
+    return ImportedCard(item.index, item.rel, card)
+
+
+def _nearest(
+    state: VaultState, pending: list[ImportedCard], embeddings: Embeddings | None
+) -> tuple[dict[int, tuple[CardFile, float]], Embeddings] | None:
+    """For each live-bound card, the vault's nearest live card at or above the threshold."""
+    live = state.live
+    candidates = [c for c in pending if c.rel.startswith("memory/cards/")]
+    if not live or not candidates:
+        return None
+    from cardvault.maintain.similarity import Embeddings, card_text, cross_scores
+
+    embeddings = embeddings or Embeddings(state.vault)
+    scores = cross_scores(
+        embeddings.vectors([card_text(c.card) for c in candidates]),
+        embeddings.vectors([card_text(c.card) for c in live]),
+    )
+    threshold = state.vault.config.merge_threshold
+    found: dict[int, tuple[CardFile, float]] = {}
+    for row, item in enumerate(candidates):
+        best = int(scores[row].argmax())
+        if float(scores[row, best]) >= threshold:
+            found[item.index] = (live[best], float(scores[row, best]))
+    return found, embeddings
+
+
+def _screened_rules(
+    rules: tuple[str, ...], redact: bool, problems: list[Problem]
+) -> tuple[str, ...]:
+    """The file's rule lines that pass the secret guard (redacted with `redact`)."""
+    from cardvault.write.add import screen
+
+    kept = []
+    for number, rule in enumerate(rules, start=1):
+        try:
+            kept.append(screen(rule, "AGENTS.md", redact))
+        except CardvaultError as exc:
+            problems.append(Problem(f"rule {number}", exc.message))
+    return tuple(kept)
+
+
+def _log_changes(
+    vault: Vault, logs: tuple[ImportedLog, ...], redact: bool, problems: list[Problem]
+) -> tuple[list[Change], int]:
+    """New daily logs written whole; entries missing from existing logs appended."""
+    from cardvault.vault.files import read_text
+    from cardvault.write.add import screen
+
+    changes: list[Change] = []
+    added = 0
+    for log in logs:
+        path = vault.root / log.rel
+        try:
+            text = screen(log.text, log.rel, redact)
+            incoming = parse_log(text, path, vault.config.signal_words)
+        except CardvaultError as exc:
+            problems.append(Problem(f"log {log.index} ({log.rel})", str(exc)))
+            continue
+        if not path.exists():
+            changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
+            added += len(incoming)
+            continue
+        current = read_text(path)
+        have = {_entry_key(e) for e in parse_log(current.text, path, vault.config.signal_words)}
+        new_text, count = current.text, 0
+        for entry in incoming:
+            if _entry_key(entry) not in have:
+                entry_text = format_entry(entry.time, entry.title, entry.body)
+                new_text = appended_log_text(new_text, entry.day, entry_text)
+                count += 1
+        if count:
+            reason = f"appended {count} entr{'y' if count == 1 else 'ies'} to {log.rel}"
+            changes.append(WriteFile(path, new_text, current.digest, reason, STEP))
+            added += count
+    return changes, added
+
+
+def _entry_key(entry: Any) -> tuple[str, str, str]:
+    return entry.time, entry.title, entry.body.strip()
+
+
+def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Change]) -> list[Change]:
+    """Rule lines to add to AGENTS.md: the file's hand-written ones, and those of promoted cards
+    this import wrote (maintenance's own rule text). Lines already there are left alone."""
+    from cardvault.maintain.promote import SECTION, rule_lines
+    from cardvault.vault.sections import get_section, set_section
+
+    agents = state.agents
+    section = get_section(agents.text, SECTION, agents.path) if agents else None
+    present = {line for line in (section or "").splitlines() if line.strip()}
+    written = {f"({state.vault.rel(c.path)})" for c in changes if isinstance(c, WriteFile)}
+    hand = {r.rstrip() for r in rules if not _CITES_CARD.search(r)}
+    promoted = {line for line in rule_lines(state) if any(line.endswith(w) for w in written)}
+    new = (hand | promoted) - present
+    if not new:
+        return []
+    lines = sorted(present | new, key=lambda line: (line.casefold(), line))
+    base = agents.text if agents else "# AGENTS.md\n\n## Learned rules\n"
+    text = set_section(base, SECTION, "\n".join(lines), state.vault.agents_md)
+    reason = f"AGENTS.md: added {len(new)} learned rule(s)"
+    return [
+        WriteFile(state.vault.agents_md, text, agents.digest if agents else ABSENT, reason, STEP)
+    ]
+
+
+def commit_message(plan: ImportPlan, source: str) -> str:
+    """Subject with the counts; body with every action and every conflict."""
+    from cardvault.edits.changes import reason_lines, reports
+
+    body = reason_lines(list(plan.changes))
+    for report in reports(list(plan.changes)):
+        body.append(f"conflict: {report.message}")
+    if plan.log_entries:
+        body.append(
+            f"{plan.log_entries} daily-log entr{'y' if plan.log_entries == 1 else 'ies'} added"
+        )
+    if len(body) > BODY_LINES:
+        body = [*body[:BODY_LINES], f"… and {len(body) - BODY_LINES} more"]
+    return f"import: {plan.summary()} from {source}\n\n" + "\n".join(body) + "\n"
+
+
+def apply_import(vault: Vault, plan: ImportPlan, source: str) -> history.CommitResult | None:
+    """Write the plan all or nothing and record one commit; None when nothing changes."""
+    from cardvault.edits.apply import apply_changes
+    from cardvault.edits.changes import file_changes
+    from cardvault.edits.lock import vault_lock
+
+    if not file_changes(list(plan.changes)):
+        return None
+    with vault_lock(vault):
+        paths = apply_changes(vault, plan.changes)
+        return history.commit(vault, commit_message(plan, source), paths)

@@ -1,0 +1,80 @@
+"""Reading and atomically writing vault files, and keeping every path inside the vault.
+
+`atomic_write` is the only function in cardvault that replaces a file's bytes. It writes a
+temporary file in the same folder, fsyncs it, and renames it over the target, so a reader sees
+the old file or the new one, never half of each. It takes the digest of the text the caller read:
+if the file on disk no longer matches (someone saved it in an editor meanwhile), it refuses with
+ConcurrentEditError instead of clobbering the edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.errors import CardFormatError, UnsafePathError
+
+#: Pass as `expected` when the file must not exist yet.
+ABSENT = "absent"
+#: Files larger than this are refused as cards or logs (a vault of notes has no such file).
+MAX_FILE_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class FileText:
+    """The decoded text of a file and the digest of the bytes it came from."""
+
+    path: Path
+    text: str
+    digest: str
+
+
+def digest_bytes(data: bytes) -> str:
+    """Content digest used for concurrency checks and index keys."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def digest_text(text: str) -> str:
+    """Digest of `text` as cardvault writes it (UTF-8)."""
+    return digest_bytes(text.encode("utf-8"))
+
+
+def read_text(path: Path) -> FileText:
+    """Read a vault text file strictly: UTF-8 (a BOM is refused), not binary, not huge."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError as exc:
+        raise CardFormatError("is a folder, not a file", path) from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise CardFormatError(
+            f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", path
+        )
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise CardFormatError("file starts with a UTF-8 byte-order mark; save it without", path, 1)
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise CardFormatError("binary file (NUL byte)", path, line)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
+    return FileText(path, text, digest_bytes(data))
+
+
+def current_digest(path: Path) -> str:
+    """Digest of the file's bytes now, or ABSENT."""
+    try:
+        return digest_bytes(path.read_bytes())
+    except FileNotFoundError:
+        return ABSENT
+
+
+def inside(root: Path, path: Path) -> Path:
+    """Return `path` resolved, refusing anything that leaves `root` (`..`, outward symlinks)."""
+    resolved_root = root.resolve()
+    resolved = (root / path).resolve() if not path.is_absolute() else path.resolve()
+    if resolved != resolved_root and resolved_root not in resolved.parents:
+        raise UnsafePathError("path leads outside the vault", path)
+    return resolved

@@ -1,0 +1,126 @@
+"""The writing commands' service: a new card, a log entry, a quick "remember this".
+
+Each function writes atomically, passes the text through the secret guard first, records one git
+commit, and returns what it did; none prints.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cardvault import history
+from cardvault.edits.atomic import atomic_write
+from cardvault.errors import CardFormatError, ConfigError
+from cardvault.vault.card import TAG_RE, render_card
+from cardvault.vault.daily import appended_log_text, format_entry
+from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.layout import Vault, iter_card_paths
+from cardvault.vault.slugs import slugify, tagify, unique_slug
+from cardvault.vault.tokens import count_tokens
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """A file cardvault wrote, the commit that records it, and anything the user should know."""
+
+    path: Path
+    commit: history.CommitResult
+    warnings: list[str] = field(default_factory=list)
+    slug: str | None = None
+
+
+def screen(text: str, where: Path | str, redact: bool, first_line: int = 1) -> str:
+    """Refuse text holding a secret (SecretFoundError), or return it redacted when asked."""
+    from cardvault.guard import ensure_no_secrets, redact_text
+
+    if redact:
+        return redact_text(text)
+    ensure_no_secrets(text, where, first_line)
+    return text
+
+
+def taken_slugs(vault: Vault) -> set[str]:
+    """Slugs of every card, live or archived (a new card must not reuse any)."""
+    return {p.stem for archived in (False, True) for p in iter_card_paths(vault, archived)}
+
+
+def normalise_tags(raw: Sequence[str]) -> list[str]:
+    """Tags split on commas, lowercased and hyphenated, de-duplicated in order."""
+    tags: list[str] = []
+    for chunk in raw:
+        for part in chunk.split(","):
+            tag = tagify(part)
+            if tag and TAG_RE.match(tag) and tag not in tags:
+                tags.append(tag)
+    return tags
+
+
+def add_card(
+    vault: Vault,
+    topic: str,
+    category: str,
+    tags: Sequence[str],
+    body: str,
+    today: dt.date,
+    redact: bool = False,
+) -> WriteResult:
+    """Create memory/cards/<slug>.md and commit it."""
+    topic = topic.strip()
+    if not topic:
+        raise CardFormatError("a card needs a topic")
+    if category not in vault.config.categories:
+        allowed = ", ".join(vault.config.categories)
+        raise ConfigError(f"unknown category '{category}' (allowed: {allowed})")
+    if not body.strip():
+        raise CardFormatError("a card needs a body (--body TEXT, or --body - to read stdin)")
+    slug = unique_slug(slugify(topic), taken_slugs(vault))
+    path = vault.card_path(slug)
+    meta = {
+        "topic": topic,
+        "category": category,
+        "tags": normalise_tags(tags),
+        "created": today,
+        "updated": today,
+    }
+    text = screen(render_card(meta, body), vault.rel(path), redact)
+    atomic_write(path, text, ABSENT)
+    warnings = []
+    tokens = count_tokens(text)
+    if tokens > vault.config.card_token_budget:
+        warnings.append(
+            f"{vault.rel(path)}: card is {tokens} tokens, over the budget of "
+            f"{vault.config.card_token_budget}; consider splitting it"
+        )
+    result = history.commit(vault, f"card: add {slug}", [path])
+    return WriteResult(path, result, warnings, slug)
+
+
+def append_log(
+    vault: Vault, text: str, title: str | None, now: dt.datetime, redact: bool = False
+) -> WriteResult:
+    """Append a `## HH:MM — Title` entry to today's log and commit it."""
+    body = text.strip("\n")
+    if not body.strip():
+        raise CardFormatError("nothing to log: the entry text is empty")
+    heading = (title or _title_from(body)).strip()
+    entry = format_entry(now.strftime("%H:%M"), heading, body)
+    path = vault.log_path(now.date().isoformat())
+    current = read_text(path) if path.exists() else None
+    new_text = appended_log_text(current.text if current else None, now.date(), entry)
+    start_line = new_text.count("\n", 0, len(new_text) - len(entry)) + 1
+    screened = screen(entry, vault.rel(path), redact, first_line=start_line)
+    new_text = new_text[: len(new_text) - len(entry)] + screened
+    atomic_write(path, new_text, current.digest if current else ABSENT)
+    result = history.commit(vault, f"log: {now.date().isoformat()} {now:%H:%M} {heading}", [path])
+    return WriteResult(path, result)
+
+
+def _title_from(body: str) -> str:
+    first = body.strip().splitlines()[0].strip()
+    for word in ("Lesson:", "Fix:", "Gotcha:", "Rule:", "Decision:", "Preference:", "Correction:"):
+        if first.lower().startswith(word.lower()):
+            first = first[len(word) :].strip()
+    return first if len(first) <= 60 else first[:57].rstrip() + "..."
