@@ -1,10 +1,11 @@
 """Distill: log entries with a signal become knowledge, folded into a card or made a new one.
 
-Pending lessons (lessons.py) are grouped when they say the same thing (cosine ≥
-`distill_threshold` between lesson texts), so a lesson written on three days in three wordings
-makes one card with `seen: 3`. A group goes to the card its `→ card:` link names; else to the
-nearest live card when the cosine of the group's centre with that card is at least
-`distill_threshold` and the two do not contradict each other; else to a new card.
+Where each pending lesson goes is grouping.py's decision, on combined evidence: lessons that
+are certainly the same lesson make one group (a lesson written on three days in three wordings
+makes one card with `seen: 3`); a group goes to the card its `→ card:` link names, or to a card
+it is certainly the same lesson as; otherwise it becomes a new card. What is only possible (the
+same lesson in other words? a lesson that contradicts a card?) becomes a question in the review
+queue (`memory/review.jsonl`), asked once: `cardvault review` answers it.
 
 Folding appends only the sentences the card does not already say (novelty.py), adds the
 group's size to `seen`, moves `updated` forward to the latest entry day and cites each entry in
@@ -16,126 +17,126 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from cardvault.edits.changes import Change, MoveFile, Report, WriteFile, over_budget
-from cardvault.maintain.contradict import contradict
-from cardvault.maintain.lessons import Lesson, group_lessons, pending_lessons
+from cardvault.maintain.asking import card_member, entry_member, new_item, queue_changes
+from cardvault.maintain.grouping import Placement, place, vocabulary
+from cardvault.maintain.lessons import Lesson, pending_lessons
 from cardvault.maintain.newcard import (
-    NEIGHBOURS,
     Neighbour,
+    TagWords,
     correction_meta,
     group_rule,
     new_card_meta,
     new_slug,
     pick_category,
     pick_tags,
+    tag_words,
 )
 from cardvault.maintain.novelty import novel_blocks, warm
-from cardvault.maintain.similarity import card_text
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
 from cardvault.vault.card import as_date, render_card, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.decisions import ReviewItem
 from cardvault.vault.files import ABSENT
 from cardvault.vault.tokens import count_tokens
-
-if TYPE_CHECKING:
-    import numpy as np
 
 STEP = "distill"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """Changes that distill every pending lesson of `state`."""
+    """Changes that distill every pending lesson of `state`, and the questions left over."""
     lessons = pending_lessons(state)
     if not lessons:
         return []
-    embeddings = state.require_embeddings()
-    vectors = embeddings.vectors([lesson.text for lesson in lessons])
-    position = {lesson.ref: i for i, lesson in enumerate(lessons)}
-    live = state.live
-    card_vectors = embeddings.vectors([card_text(c.card) for c in live])
-    groups = group_lessons(lessons, vectors, cfg.distill_threshold)
-    placed = []
-    for group in groups:
-        centre = _centre(vectors[[position[lesson.ref] for lesson in group]])
-        placed.append((group, _ranked(live, card_vectors @ centre) if live else []))
-    _warm(state, placed, cfg)
+    placement = place(state, cfg, lessons)
+    _warm(state, placement)
     changes: list[Change] = []
     current = state
-    for group, ranked in placed:
-        made = _place(current, group, ranked, cfg)
+    destinations: dict[int, Path] = {}
+    known = tag_words(state.live, placement.vocabulary or vocabulary(state))
+    for number in range(len(placement.groups)):
+        group = placement.lessons_of(number)
+        target = placement.card_of(number)
+        if not group:
+            if target is not None:
+                destinations[number] = target.path
+            continue
+        if target is not None:
+            fresh = current.card_at(target.path) or target
+            made = fold(current, fresh, group, cfg)
+        else:
+            made = create(current, group, placement.neighbours(number), cfg, known)
         changes.extend(made)
         current = current.after(made)
-    return changes
+        written = _written(made)
+        if written is not None:
+            destinations[number] = written
+    changes.extend(_conflict_reports(placement))
+    asked = questions(current, placement, destinations)
+    return changes + queue_changes(current, asked, STEP)
 
 
-def _warm(
-    state: VaultState, placed: list[tuple[list[Lesson], list[Neighbour]]], cfg: VaultConfig
-) -> None:
-    """Embed in one batch the sentences of every lesson and of every card one may fold into."""
+def _written(made: list[Change]) -> Path | None:
+    """The card a group's changes write (None when it was skipped)."""
+    for change in made:
+        if isinstance(change, MoveFile):
+            return change.target
+        if isinstance(change, WriteFile):
+            return change.path
+    return None
+
+
+def _warm(state: VaultState, placement: Placement) -> None:
+    """Embed in one batch the sentences of every group and of every card one folds into."""
     texts = []
-    for group, ranked in placed:
-        target = _linked_card(state, group)
-        if target is None and ranked and ranked[0][1] >= cfg.distill_threshold:
-            target = ranked[0][0]
+    for number in range(len(placement.groups)):
+        group = placement.lessons_of(number)
+        target = placement.card_of(number)
         if target is not None:
             texts.append(target.card.body)
-        if target is not None or len(group) > 1:
+        if group and (target is not None or len(group) > 1):
             texts.append(_group_text(group))
     warm(state.embeddings, texts)
 
 
-def _centre(rows: np.ndarray) -> np.ndarray:
-    import numpy as np
+def questions(
+    state: VaultState, placement: Placement, destinations: dict[int, Path]
+) -> list[ReviewItem]:
+    """The placement's questions as review items, members named where they now live."""
+    found = []
+    for question in placement.questions:
+        members = []
+        for number in question.groups:
+            card = placement.card_of(number)
+            where = destinations.get(number)
+            if card is not None:
+                now = state.card_at(where) if where is not None else None
+                members.append(card_member(state, now or card))
+            for lesson in placement.lessons_of(number):
+                members.append(entry_member(state, lesson, where))
+        found.append(new_item(question.kind, members, question.evidence, state.today))
+    return found
 
-    mean = rows.mean(axis=0)
-    return mean / max(float(np.linalg.norm(mean)), 1e-12)
 
-
-def _ranked(live: list[CardFile], scores: np.ndarray) -> list[Neighbour]:
-    """The NEIGHBOURS nearest cards, nearest first (ties by slug)."""
-    import numpy as np
-
-    count = min(NEIGHBOURS, len(live))
-    top = np.argpartition(-scores, count - 1)[:count]
-    order = sorted(top, key=lambda i: (-float(scores[i]), live[i].slug))
-    return [(live[i], float(scores[i])) for i in order]
-
-
-def _place(
-    state: VaultState, group: list[Lesson], ranked: list[Neighbour], cfg: VaultConfig
-) -> list[Change]:
+def _conflict_reports(placement: Placement) -> list[Change]:
     reports: list[Change] = []
-    target = _linked_card(state, group)
-    if target is None and ranked and ranked[0][1] >= cfg.distill_threshold:
-        nearest = state.card_at(ranked[0][0].path)
-        conflict = contradict(nearest.card.body, _group_text(group)) if nearest else None
-        if nearest is not None and conflict is None:
-            target = nearest
-        elif nearest is not None and conflict is not None:
-            reports.append(
-                Report(
-                    "conflict",
-                    f"{_labels(group)} contradicts {nearest.slug}: made a card of its own "
-                    "instead of folding it in",
-                    (nearest.path,),
-                    (conflict.first.sentence, conflict.second.sentence),
-                    STEP,
-                )
+    for number, card, claim in placement.conflicts:
+        labels = _labels(placement.lessons_of(number))
+        reports.append(
+            Report(
+                "conflict",
+                f"{labels} contradicts {card.slug}: kept apart, asked in the review queue "
+                "(cardvault review)",
+                (card.path,),
+                (claim.first.sentence, claim.second.sentence),
+                STEP,
             )
-    made = fold(state, target, group, cfg) if target else create(state, group, ranked, cfg)
-    return [*reports, *made]
-
-
-def _linked_card(state: VaultState, group: list[Lesson]) -> CardFile | None:
-    for lesson in group:
-        if lesson.target:
-            found = state.by_slug(lesson.target, archived=True)
-            if found is not None:
-                return found
-    return None
+        )
+    return reports
 
 
 def _group_text(group: Sequence[Lesson]) -> str:
@@ -178,16 +179,21 @@ def _later(current: Any, day: dt.date) -> dt.date:
 
 
 def create(
-    state: VaultState, group: list[Lesson], ranked: list[Neighbour], cfg: VaultConfig
+    state: VaultState,
+    group: list[Lesson],
+    ranked: list[Neighbour],
+    cfg: VaultConfig,
+    known: TagWords | None = None,
 ) -> list[Change]:
-    """A new card for `group`."""
+    """A new card for `group` (`known`: the vault's tag vocabulary, read once per run)."""
     slug = new_slug(group, state.taken)
     path = state.vault.card_path(slug)
     # one lesson has nothing to repeat but its own lines: the normalised comparison suffices
     embeddings = state.embeddings if len(group) > 1 else None
     kept = novel_blocks("", _group_text(group), embeddings, cfg.distill_threshold)
     paragraphs = render_blocks(kept) or [group[0].text.split("\n\n", 1)[-1]]
-    meta = new_card_meta(group, pick_category(ranked, cfg.categories), pick_tags(ranked, group))
+    tags = pick_tags(ranked, group, known)
+    meta = new_card_meta(group, pick_category(ranked, cfg.categories), tags)
     text = render_card(meta, "\n\n".join(paragraphs))
     return _guarded(state, path, text, paragraphs, group, cfg, None)
 

@@ -1,11 +1,12 @@
-"""Lessons: the log entries a distill run takes up, and how they group.
+"""Lessons: the log entries a distill run takes up, and what of each the model reads.
 
 An entry is a lesson when it has a distillation signal (a `Lesson:`-style line, a `#lesson`
 tag, a structured correction) or a `→ card: slug` link, no card (live or archived) cites it in
-`sources` yet, and it is not older than `--since`. Its body lines are its signal lines (a
-structured correction gives `Mistake:`, `Fix:`, `Prevention:` lines); an entry that only links
-a card adds no text, only its citation. What the model compares is the entry title plus those
-lines.
+`sources` yet, and it is not older than `--since`. Its lines are its signal lines (a structured
+correction gives `Mistake:`, `Fix:`, `Prevention:` lines); an entry that only links a card adds
+no text, only its citation. What decides where a lesson goes is its lesson text (`text`: the
+signal lines, not the title, which names the incident) and, as one signal among several, the
+whole entry (`whole`); see evidence.py.
 """
 
 from __future__ import annotations
@@ -14,14 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cardvault.maintain.clusters import constrained_clusters
-from cardvault.maintain.contradict import contradict
-from cardvault.maintain.similarity import pairs_above
+from cardvault.maintain.evidence import Telling
 from cardvault.vault.daily import LogEntry
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from cardvault.maintain.state import VaultState
 
 CORRECTION_LINES = ("mistake", "fix", "prevention")
@@ -42,9 +39,23 @@ class Lesson:
 
     @property
     def text(self) -> str:
-        """What the model reads: the entry title and the lesson lines."""
-        body = " ".join(self.lines) or _narrative(self.entry)
-        return f"{self.entry.title}\n\n{body}".strip()
+        """The lesson itself: the signal lines (the story, for an entry that only links)."""
+        return " ".join(self.lines) or _narrative(self.entry) or self.entry.title
+
+    @property
+    def whole(self) -> str:
+        """The whole entry, title and body: exactly the text the search index embeds for it."""
+        return whole_text(self.entry)
+
+    @property
+    def telling(self) -> Telling:
+        """What the evidence scorer reads of this lesson."""
+        return Telling(self.ref, self.text, self.whole)
+
+    @property
+    def query(self) -> str:
+        """What is compared with a whole card: the title and the lesson lines."""
+        return f"{self.entry.title}\n\n{self.text}".strip()
 
     @property
     def severity(self) -> str | None:
@@ -73,6 +84,17 @@ def pending_lessons(state: VaultState) -> list[Lesson]:
     return found
 
 
+def whole_text(entry: LogEntry) -> str:
+    """An entry's title and body as the search index embeds it (so its vector is shared)."""
+    return f"{entry.title}\n\n{entry.body.strip()}"
+
+
+def entry_telling(entry: LogEntry) -> Telling:
+    """What the evidence scorer reads of an entry a card already cites."""
+    lines = " ".join(lesson_lines(entry)) or _narrative(entry) or entry.title
+    return Telling(entry.ref, lines, whole_text(entry))
+
+
 def lesson_lines(entry: LogEntry) -> tuple[str, ...]:
     """The sentences an entry contributes to a card."""
     lines: list[str] = []
@@ -96,23 +118,3 @@ def _sentence(text: str) -> str:
 def _narrative(entry: LogEntry) -> str:
     kept = [line for line in entry.body.splitlines() if not _LINK_LINE.match(line)]
     return " ".join(" ".join(kept).split())
-
-
-def group_lessons(
-    lessons: list[Lesson], vectors: np.ndarray, threshold: float
-) -> list[list[Lesson]]:
-    """Lessons saying the same thing, as groups (a group of one for a lesson that stands alone).
-
-    Lessons linked to different cards, or contradicting each other, never share a group.
-    """
-
-    def apart(i: int, j: int) -> bool:
-        left, right = lessons[i], lessons[j]
-        if left.target and right.target and left.target != right.target:
-            return True
-        return contradict(left.text, right.text) is not None
-
-    pairs = pairs_above(vectors, threshold) if len(lessons) > 1 else []
-    return [
-        [lessons[i] for i in group] for group in constrained_clusters(len(lessons), pairs, apart)
-    ]

@@ -1,24 +1,29 @@
-"""Merge: clusters of near-duplicate live cards become one card.
+"""Merge: clusters of near-duplicate live cards become one card; the doubtful ones are asked.
 
 Pairs at or above `merge_threshold` come from one blocked matrix product over the card vectors
-(similarity.pairs_above). A pair whose texts contradict each other (contradict.py) is reported
-as a conflict with both sentences and is never merged, not even through a third card.
+(similarity.pairs_above). A pair whose texts contradict each other (contradict.py) is never
+merged, not even through a third card: it is reported, and asked in the review queue ("which
+one holds?"). A pair a person kept apart (a rejected or settled question) is never merged nor
+asked again. A pair from DUPLICATE_ASK up to the threshold is a "duplicate" question.
 
 In a cluster the survivor is the promoted card if there is one, else the earliest created, else
 the one most linked to. It keeps its bytes; the others' sentences that it does not already say
-are appended; tags are unioned; `created` is the earliest, `updated` the latest; the others'
-slugs and topics become `aliases`, their slugs `merged_from`; `sources` are joined and `seen`
-summed. The other files are removed (git keeps them) and `[[links]]` to them in any card are
-rewritten to the survivor.
+are appended while the card stays within its token budget; what does not fit becomes a "split"
+question (a card of its own, or appended anyway). Tags are unioned; `created` is the earliest,
+`updated` the latest; the others' slugs and topics become `aliases`, their slugs `merged_from`;
+`sources` are joined and `seen` summed. The other files are removed (git keeps them) and
+`[[links]]` to them in any card are rewritten to the survivor.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
-from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile, over_budget
+from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
+from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import Contradiction, contradict
 from cardvault.maintain.novelty import novel_blocks, warm
@@ -27,40 +32,100 @@ from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
 from cardvault.vault.card import as_date, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.decisions import ReviewItem, apart_pairs
 from cardvault.vault.tokens import count_tokens
 
 STEP = "merge"
 WIKILINK = re.compile(r"\[\[([^\]|#]+)((?:[#|][^\]]*)?)\]\]")
 _SEVERITY = {"low": 1, "medium": 2, "high": 3}
+#: Card pairs from here up to `merge_threshold` are asked about (docs/benchmarks.md).
+DUPLICATE_ASK = 0.75
+#: Contradicting card pairs from here up are asked about ("which one holds?").
+CONTRADICTION_ASK = 0.65
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """Changes that merge every cluster of near-duplicate live cards."""
+    """Changes that merge every cluster of near-duplicate live cards, and the questions."""
     live = state.live
     if len(live) < 2:
-        return []
+        return queue_changes(state, [], STEP)
     vectors = state.require_embeddings().vectors([card_text(c.card) for c in live])
-    pairs = pairs_above(vectors, cfg.merge_threshold)
+    pairs = pairs_above(vectors, min(DUPLICATE_ASK, CONTRADICTION_ASK, cfg.merge_threshold))
+    apart = _apart(state, live, pairs)
     conflicts: dict[tuple[int, int], Contradiction] = {}
     for i, j, _ in pairs:
         found = contradict(live[i].card.body, live[j].card.body)
-        if found is not None:
+        if found is not None and (i, j) not in apart:
             conflicts[(i, j)] = found
     changes: list[Change] = [
-        _conflict_report(live[i], live[j], c) for (i, j), c in conflicts.items()
+        _conflict_report(live[i], live[j], c)
+        for (i, j), c in conflicts.items()
+        if _score(pairs, i, j) >= cfg.merge_threshold
     ]
+    merging = [p for p in pairs if p[2] >= cfg.merge_threshold and (p[0], p[1]) not in apart]
+    never = set(conflicts) | apart
+    groups = constrained_clusters(len(live), merging, lambda i, j: (min(i, j), max(i, j)) in never)
+    warm(state.embeddings, [live[i].card.body for group in groups if len(group) > 1 for i in group])
     current = state
     inbound = inbound_links(state)
-    groups = constrained_clusters(
-        len(live), pairs, lambda i, j: (min(i, j), max(i, j)) in conflicts
-    )
-    warm(state.embeddings, [live[i].card.body for group in groups if len(group) > 1 for i in group])
+    asked: list[ReviewItem] = []
     for group in groups:
         if len(group) > 1:
-            made = merge_cluster(current, [live[i] for i in group], cfg, inbound)
+            made, overflow = merge_cluster(current, [live[i] for i in group], cfg, inbound)
             changes.extend(made)
             current = current.after(made)
-    return changes
+            asked.extend(overflow)
+    merged = {i for group in groups if len(group) > 1 for i in group}
+    asked += _questions(current, live, pairs, conflicts, apart, merged, cfg)
+    return changes + queue_changes(current, asked, STEP)
+
+
+def _score(pairs: list[tuple[int, int, float]], i: int, j: int) -> float:
+    return next(score for a, b, score in pairs if (a, b) == (i, j))
+
+
+def _apart(
+    state: VaultState, live: list[CardFile], pairs: list[tuple[int, int, float]]
+) -> set[tuple[int, int]]:
+    """Pairs of cards a person kept apart (any of their keys named in a settled decision)."""
+    kept = apart_pairs(state.review_items)
+    if not kept:
+        return set()
+    keys = {n: card_keys(state, live[n]) for pair in pairs for n in pair[:2]}
+    return {
+        (i, j)
+        for i, j, _ in pairs
+        if any(frozenset((a, b)) in kept for a in keys[i] for b in keys[j])
+    }
+
+
+def _questions(
+    state: VaultState,
+    live: list[CardFile],
+    pairs: list[tuple[int, int, float]],
+    conflicts: dict[tuple[int, int], Contradiction],
+    apart: set[tuple[int, int]],
+    merged: set[int],
+    cfg: VaultConfig,
+) -> list[ReviewItem]:
+    """A duplicate question for each pair in the asking band, a contradiction question for each
+    contradicting pair close enough (cards merged in this run wait for the next one)."""
+    found = []
+    for i, j, score in pairs:
+        if (i, j) in apart or i in merged or j in merged:
+            continue
+        members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
+        if (i, j) in conflicts and score >= CONTRADICTION_ASK:
+            claim = conflicts[(i, j)]
+            evidence = {
+                "cosine": round(score, 3),
+                "sentences": [claim.first.sentence, claim.second.sentence],
+            }
+            found.append(new_item("contradiction", members, evidence, state.today))
+        elif (i, j) not in conflicts and DUPLICATE_ASK <= score < cfg.merge_threshold:
+            evidence = {"cosine": round(score, 3), "merged_at": cfg.merge_threshold}
+            found.append(new_item("duplicate", members, evidence, state.today))
+    return found
 
 
 def _conflict_report(left: CardFile, right: CardFile, found: Contradiction) -> Report:
@@ -88,6 +153,17 @@ def survivor_order(cluster: list[CardFile], inbound: Counter[str]) -> list[CardF
     return sorted(cluster, key=key)
 
 
+def _units(paragraphs: list[str]) -> list[str]:
+    """Paragraphs, each one ending in a colon ("Manual form:") joined to the one it introduces."""
+    units: list[str] = []
+    for paragraph in paragraphs:
+        if units and units[-1].rstrip().endswith(":"):
+            units[-1] = f"{units[-1]}\n\n{paragraph}"
+        else:
+            units.append(paragraph)
+    return units
+
+
 def inbound_links(state: VaultState) -> Counter[str]:
     """How many `[[links]]` in other cards point at each slug."""
     counts: Counter[str] = Counter()
@@ -103,19 +179,15 @@ def merge_cluster(
     cluster: list[CardFile],
     cfg: VaultConfig,
     inbound: Counter[str] | None = None,
-) -> list[Change]:
-    """Changes merging `cluster` (current versions read from `state`) into one card."""
+) -> tuple[list[Change], list[ReviewItem]]:
+    """Changes merging `cluster` (current versions read from `state`) into one card, and the
+    split question for what did not fit in its budget."""
     fresh = [state.card_at(c.path) or c for c in cluster]
     ordered = survivor_order(fresh, inbound if inbound is not None else inbound_links(state))
     keep, others = ordered[0], ordered[1:]
-    body = keep.card.body
-    for other in others:
-        kept = novel_blocks(body, other.card.body, state.embeddings, cfg.distill_threshold)
-        body = append_paragraphs(body, render_blocks(kept))
-    text = replace_body(keep.file.text, body) if body != keep.card.body else keep.file.text
-    text = update_card_text(text, merged_meta(keep, others), path=keep.path)
+    meta = merged_meta(keep, others)
     renames = {o.slug: keep.slug for o in others}
-    text = _renamed(text, renames)
+    text, overflow = _merged_text(state, keep, others, meta, renames, cfg)
     reason = "\n".join(f"merged {o.slug} → {keep.slug}" for o in others)
     changes: list[Change] = [
         WriteFile(keep.path, text, keep.file.digest, reason, STEP, len(others))
@@ -125,12 +197,50 @@ def merge_cluster(
             DeleteFile(other.path, other.file.digest, f"merged {other.slug} → {keep.slug}", STEP)
         )
     changes.extend(rewrite_links(state, renames, {keep.path, *(o.path for o in others)}))
-    tokens = count_tokens(text)
-    if tokens > cfg.card_token_budget:
-        changes.append(
-            over_budget(state.vault.rel(keep.path), tokens, cfg.card_token_budget, keep.path, STEP)
+    if not overflow:
+        return changes, []
+    after = state.after(changes).card_at(keep.path) or keep
+    rest = "\n\n".join(overflow)
+    evidence = {
+        "tokens": count_tokens(text),
+        "budget": cfg.card_token_budget,
+        "overflow_tokens": count_tokens(rest),
+        "from": [o.slug for o in others],
+    }
+    member = card_member(state, after, rest)
+    return changes, [new_item("split", [member], evidence, state.today)]
+
+
+def _merged_text(
+    state: VaultState,
+    keep: CardFile,
+    others: Sequence[CardFile],
+    meta: dict[str, Any],
+    renames: dict[str, str],
+    cfg: VaultConfig,
+) -> tuple[str, list[str]]:
+    """The survivor's text with what the others add, paragraph by paragraph while it stays in
+    budget, and the paragraphs that did not fit."""
+    body = keep.card.body
+    overflow: list[str] = []
+
+    def rendered(candidate: str) -> str:
+        text = (
+            replace_body(keep.file.text, candidate)
+            if candidate != keep.card.body
+            else keep.file.text
         )
-    return changes
+        return _renamed(update_card_text(text, meta, path=keep.path), renames)
+
+    for other in others:
+        kept = novel_blocks(body, other.card.body, state.embeddings, cfg.distill_threshold)
+        for paragraph in _units(render_blocks(kept)):
+            candidate = append_paragraphs(body, [paragraph])
+            if overflow or count_tokens(rendered(candidate)) > cfg.card_token_budget:
+                overflow.append(_renamed(paragraph, renames))
+            else:
+                body = candidate
+    return rendered(body), overflow
 
 
 def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:

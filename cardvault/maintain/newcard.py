@@ -1,26 +1,40 @@
-"""A new card for a group of lessons: its slug, category, tags and frontmatter.
+"""A new card for a group of lessons: its slug, topic, category, tags and frontmatter.
 
-The slug comes from the first entry's title (or the slug its `→ card:` link names). The
-category is the similarity-weighted majority of the nearest cards' categories, counting only
-neighbours close enough to say something (cosine ≥ NEIGHBOUR_FLOOR); with none, "lessons". Tags
-are the neighbours' tags that the lesson's own words contain, then keywords of the title.
+The topic says the lesson, from the lesson lines (topic.py); the slug comes from the topic (or
+is the slug an entry's `→ card:` link names). The category is the similarity-weighted majority
+of the nearest cards' categories, counting only neighbours close enough to say something
+(cosine ≥ NEIGHBOUR_FLOOR); with none, "lessons". Tags come from the vault's own vocabulary and
+the lesson's identifiers, never from the entry title: the close neighbours' tags the lesson's
+words contain, then any tag the vault already uses that the lesson names, then the lesson's
+identifiers and names (`lock_timeout` → lock-timeout, `--force-with-lease` →
+force-with-lease, S3, PgBouncer), then, for a lesson told more than once and still short of two
+tags, the rarest terms all its tellings share.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from cardvault.maintain.evidence import Vocabulary, terms
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile
+from cardvault.maintain.topic import lesson_topic
 from cardvault.vault.layout import SLUG_RE
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 
 NEIGHBOURS = 5
 NEIGHBOUR_FLOOR = 0.45
 MAX_TAGS = 5
+MAX_TAG_LENGTH = 30
+_IDENTIFIER = re.compile(
+    r"(?<![\w-])--[a-z][a-z0-9-]+"  # --force-with-lease
+    r"|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"  # lock_timeout, list_objects_v2
+    r"|\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b"  # S3, PgBouncer, GitHub (not KEYS, HTTP)
+)
 FALLBACK_CATEGORY = "lessons"
 _SEVERITY_ORDER = {"low": 1, "medium": 2, "high": 3}
 _STOPWORDS = frozenset(
@@ -40,24 +54,20 @@ def new_slug(group: Sequence[Lesson], taken: Collection[str]) -> str:
     for lesson in group:
         if lesson.target and SLUG_RE.match(lesson.target) and lesson.target not in taken:
             return lesson.target
-    return unique_slug(slugify(new_topic(group)), taken)
+    return unique_slug(slugify(lesson_topic(group)), taken)
 
 
-def new_topic(group: Sequence[Lesson]) -> str:
-    """The first entry's title; for a recurring lesson, the words its titles begin with alike
-    ("S3 listing stopped at 1,000 files in ingest fetch" + "S3 listing stopped at 1,000 objects
-    in the October backfill" -> "S3 listing stopped at 1,000") when that is two words or more."""
-    titles = [lesson.entry.title.split() for lesson in group if lesson.entry.title.strip()]
-    if not titles:
-        return " ".join(group[0].text.split()[:8])
-    common: list[str] = []
-    for column in zip(*titles, strict=False):
-        if len({word.lower() for word in column}) != 1:
-            break
-        common.append(column[0])
-    while common and common[-1].lower() in _STOPWORDS:
-        common.pop()
-    return " ".join(common) if len(titles) > 1 and len(common) >= 2 else " ".join(titles[0])
+@dataclass(frozen=True)
+class TagWords:
+    """The vault's tags (by use) and its term rarity, read once per run."""
+
+    used: Counter[str]
+    vocabulary: Vocabulary
+
+
+def tag_words(cards: Iterable[CardFile], vocabulary: Vocabulary) -> TagWords:
+    """The tag vocabulary of `cards`."""
+    return TagWords(Counter(tag for c in cards for tag in c.card.tags), vocabulary)
 
 
 def pick_category(neighbours: Sequence[Neighbour], categories: Sequence[str]) -> str:
@@ -71,45 +81,57 @@ def pick_category(neighbours: Sequence[Neighbour], categories: Sequence[str]) ->
     return FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0]
 
 
-def pick_tags(neighbours: Sequence[Neighbour], group: Sequence[Lesson]) -> list[str]:
-    """Close neighbours' tags found in the lessons' words, then the title words that recur most
-    across the group's titles; at most MAX_TAGS."""
-    words = _words(" ".join(lesson.text for lesson in group))
+def pick_tags(
+    neighbours: Sequence[Neighbour], group: Sequence[Lesson], known: TagWords | None = None
+) -> list[str]:
+    """Tags from the vault's vocabulary and the lesson's identifiers; at most MAX_TAGS."""
+    text = " ".join(lesson.text for lesson in group)
+    flat = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
     tags: list[str] = []
+
+    def named(tag: str) -> bool:
+        return f" {tag.replace('-', ' ')} " in flat
+
+    def add(tag: str) -> None:
+        if tag and tag not in tags and not tag.isdigit() and len(tag) <= MAX_TAG_LENGTH:
+            tags.append(tag)
+
     for card, score in neighbours[:NEIGHBOURS]:
         if score < NEIGHBOUR_FLOOR:
             break
         for tag in card.card.tags:
-            if tag not in tags and all(part in words for part in tag.split("-")):
-                tags.append(tag)
-    counts: Counter[str] = Counter()
-    order: dict[str, int] = {}
-    for lesson in group:
-        for word in dict.fromkeys(re.findall(r"[A-Za-z0-9][A-Za-z0-9]+", lesson.entry.title)):
-            tag = tagify(word)
-            if (
-                tag
-                and tag not in _STOPWORDS
-                and not tag.isdigit()
-                and (len(tag) > 2 or not tag.isalpha())
-            ):
-                counts[tag] += 1
-                order.setdefault(tag, len(order))
-    for tag in sorted(counts, key=lambda t: (-counts[t], order[t])):
-        if tag not in tags:
-            tags.append(tag)
+            if named(tag):
+                add(tag)
+    if known is not None:
+        for tag, _ in sorted(known.used.items(), key=lambda kv: (-kv[1], kv[0])):
+            if named(tag):
+                add(tag)
+    for identifier in identifiers(text):
+        add(tagify(identifier))
+    if len(tags) < 2 and known is not None and len(group) > 1:
+        shared = frozenset.intersection(*(terms(lesson.text) for lesson in group))
+        for term in known.vocabulary.salient(shared - _STOPWORDS, MAX_TAGS):
+            if len(tags) < 2 and re.fullmatch(r"[a-z][a-z0-9]+", term):
+                add(term)
     return tags[:MAX_TAGS]
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
+def identifiers(text: str) -> list[str]:
+    """Names in code form (`snake_case`, `--flags`), in order of appearance."""
+    found: dict[str, None] = {}
+    for match in _IDENTIFIER.finditer(text):
+        name = match.group().strip("-.")
+        shouting = name.isupper() and not any(c.isdigit() for c in name) and "_" not in name
+        if len(name) > 1 and not shouting:
+            found.setdefault(name.lower(), None)
+    return list(found)
 
 
 def new_card_meta(group: Sequence[Lesson], category: str, tags: list[str]) -> dict[str, Any]:
     """Frontmatter for a card distilled from `group` (keys in the house order)."""
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
-        "topic": new_topic(group),
+        "topic": lesson_topic(group),
         "category": category,
         "tags": tags,
         "created": min(days),

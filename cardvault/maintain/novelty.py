@@ -1,11 +1,18 @@
 """What a text adds to another: its blocks reduced to the sentences not already said.
 
-A sentence is already said when its normalised form is present; or when the model finds it
-says the same as a present sentence (cosine at or above the threshold) and every word of its
-code spans and numbers occurs in the present text ("Cortex wants the token as cookie and
-header" adds nothing to a card that says so in other words, while "Cortex 3.1.9 changed the
-header" does); or when it is a short restatement: somewhat close (cosine ≥ COVER_FLOOR) and
-all its meaningful words are in the present text already ("Always paginate S3 listings.").
+A sentence is already said when its normalised form is present, or when the model finds it
+close to a present sentence and it brings (almost) no detail the present text lacks. Details
+are the words of code spans, numbers, identifiers and acronyms ("facts"); "covered" is the
+share of its meaningful words already present. Said, when its best cosine with a present
+sentence is
+- at least the threshold and every fact is present ("Cortex wants the token as cookie and
+  header" adds nothing to a card that says so in other words, while "Cortex 3.1.9 changed the
+  header" does);
+- at least NEAR (a near copy) and at least half its facts are present (a card that says
+  `docker image inspect --format '{{.Architecture}}'` needs no second inspect command);
+- at least COVER_FLOOR with at least COVERED of its words and FACTS_KNOWN of its facts present
+  (a restatement: "Pushed as is, such an image fails with `exec format error`..." after "An
+  arm64 image crashes on start with `exec format error`...").
 Used by distill (folding lessons into cards) and merge (combining card bodies).
 """
 
@@ -25,7 +32,10 @@ from cardvault.maintain.text import (
 )
 
 #: Below this cosine a sentence is never taken as said, whatever words it shares.
-COVER_FLOOR = 0.6
+COVER_FLOOR = 0.55
+COVERED = 0.55
+FACTS_KNOWN = 0.75
+NEAR = 0.85
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,9 +67,15 @@ class _Known:
         if vector is None or len(self.vectors) == 0:
             return False
         best = float((self.vectors @ vector).max())
-        if best >= self.threshold and facts(sentence) <= self.words:
+        details = facts(sentence)
+        known = len(details & self.words) / len(details) if details else 1.0
+        meaning = content_words(sentence)
+        covered = len(meaning & self.words) / len(meaning) if meaning else 1.0
+        if best >= self.threshold and known == 1.0:
             return True
-        return best >= COVER_FLOOR and content_words(sentence) <= self.words
+        if best >= NEAR and known >= 0.5:
+            return True
+        return best >= COVER_FLOOR and covered >= COVERED and known >= FACTS_KNOWN
 
     def add(self, sentence: str, vector: np.ndarray | None) -> None:
         import numpy as np

@@ -112,7 +112,7 @@ class Plan:
         """The unified diff of every file the plan would write, move or remove."""
         vault = self.before.vault
         texts = {c.path: c.file.text for c in self.before.cards}
-        for file in (self.before.memory, self.before.agents):
+        for file in (self.before.memory, self.before.agents, self.before.queue):
             if file is not None:
                 texts[file.path] = file.text
         chunks = []

@@ -1,5 +1,6 @@
 """The vault as maintenance sees it, read once: cards (with the digests of their bytes), log
-entries, MEMORY.md and AGENTS.md, the date the run counts as today, and the vectors.
+entries, MEMORY.md and AGENTS.md, the review queue, the date the run counts as today, and the
+vectors.
 
 A `VaultState` is immutable. `after(changes)` returns the state the changes would leave, so each
 step of a run plans against the results of the steps before it without anything being written.
@@ -19,6 +20,7 @@ from cardvault.errors import CardvaultError
 from cardvault.maintain.similarity import Embeddings
 from cardvault.vault.card import Card, parse_card
 from cardvault.vault.daily import LogEntry, parse_log
+from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path
 from cardvault.vault.files import FileText, digest_text, read_text
 from cardvault.vault.layout import Vault, iter_card_paths, iter_log_paths
 
@@ -54,6 +56,14 @@ class VaultState:
     embeddings: Embeddings | None = field(default=None, compare=False)
     since: dt.date | None = None
     problems: tuple[str, ...] = ()
+    queue: FileText | None = None  # memory/review.jsonl
+
+    @cached_property
+    def review_items(self) -> tuple[ReviewItem, ...]:
+        """The review queue's items, pending and settled, first asked first."""
+        if self.queue is None:
+            return ()
+        return tuple(parse_queue(self.queue.text, self.queue.path))
 
     @cached_property
     def cards(self) -> tuple[CardFile, ...]:
@@ -124,7 +134,7 @@ class VaultState:
         if not touched:
             return self
         files = dict(self.files)
-        memory, agents = self.memory, self.agents
+        memory, agents, queue = self.memory, self.agents, self.queue
         for change in touched:
             if isinstance(change, MoveFile | DeleteFile):
                 files.pop(change.source if isinstance(change, MoveFile) else change.path, None)
@@ -136,10 +146,12 @@ class VaultState:
                 memory = file
             elif path == self.vault.agents_md:
                 agents = file
+            elif path == queue_path(self.vault.root):
+                queue = file
             else:
                 archived = self.vault.archive_dir in path.parents
                 files[path] = CardFile(file, parse_card(change.new_text, path), archived)
-        return replace(self, files=files, memory=memory, agents=agents)
+        return replace(self, files=files, memory=memory, agents=agents, queue=queue)
 
 
 def load_state(
@@ -164,6 +176,7 @@ def load_state(
         embeddings=embeddings,
         since=since,
         problems=tuple(problems),
+        queue=_queue(vault),
     )
 
 
@@ -186,6 +199,17 @@ def _read_entries(vault: Vault, problems: list[str]) -> list[LogEntry]:
         except (CardvaultError, ValueError) as exc:
             problems.append(f"{vault.rel(path)}: {exc} (skipped)")
     return entries
+
+
+def _queue(vault: Vault) -> FileText | None:
+    """The review queue's text, checked: a queue that does not parse stops the run (its lines
+    are decisions a person made; nothing may overwrite them)."""
+    path = queue_path(vault.root)
+    if not path.exists():
+        return None
+    file = read_text(path)
+    parse_queue(file.text, path)
+    return file
 
 
 def _optional(path: Path, problems: list[str]) -> FileText | None:

@@ -1,0 +1,153 @@
+"""Putting questions in the review queue: members named the way `review` shows them, and one
+write of `memory/review.jsonl` per step.
+
+A new question that is already in the queue (same kind, same members, pending or settled) is
+not asked again. A same-lesson or duplicate question that touches a pending one of its kind
+(a member, or a member's card, in common) extends it with the new members instead of asking a
+second time. Pending questions whose members are gone (an entry no longer in its log, a card
+removed by hand) or already in one card are dropped: there is nothing left to decide.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.maintain.lessons import Lesson
+from cardvault.maintain.state import CardFile, VaultState
+from cardvault.maintain.text import first_sentence
+from cardvault.vault.decisions import (
+    Member,
+    ReviewItem,
+    item_id,
+    queue_path,
+    render_queue,
+)
+from cardvault.vault.files import ABSENT
+
+GROUPING = ("same-lesson", "duplicate")
+LABELS = {
+    "same-lesson": "same lesson?",
+    "duplicate": "duplicate cards?",
+    "contradiction": "which one holds?",
+    "split": "split the card?",
+}
+
+
+def entry_member(state: VaultState, lesson: Lesson, card: Path | None) -> Member:
+    """A log entry as a member: its source ref, its log file, its lesson lines, its card."""
+    vault = state.vault
+    return Member(
+        key=lesson.ref,
+        path=vault.rel(lesson.entry.path),
+        text=lesson.text,
+        source=lesson.ref,
+        card=vault.rel(card) if card is not None else None,
+    )
+
+
+def card_member(state: VaultState, card: CardFile, text: str | None = None) -> Member:
+    """A card as a member: its path and what it says first."""
+    rel = state.vault.rel(card.path)
+    said = text if text is not None else first_sentence(card.card.body, 300) or card.card.topic
+    return Member(key=rel, path=rel, text=said)
+
+
+def new_item(
+    kind: str, members: Sequence[Member], evidence: dict[str, object], today: dt.date
+) -> ReviewItem:
+    """A pending item (its id is settled when it joins the queue)."""
+    unique = list({m.key: m for m in members}.values())
+    return ReviewItem("", kind, tuple(unique), evidence, today.isoformat())
+
+
+def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> list[Change]:
+    """The write that adds `asked` to the queue and drops questions with nothing left to decide
+    (none when the queue would not change)."""
+    current = list(state.review_items)
+    items, lines = _added(current, list(asked))
+    kept = [i for i in items if not i.pending or _still_open(state, i)]
+    lines += [f"review: dropped {i.id} (nothing left to decide)" for i in items if i not in kept]
+    if kept == current:
+        return []
+    path = queue_path(state.vault.root)
+    expected = state.queue.digest if state.queue is not None else ABSENT
+    return [WriteFile(path, render_queue(kept), expected, "\n".join(lines), step)]
+
+
+def _added(
+    current: list[ReviewItem], asked: list[ReviewItem]
+) -> tuple[list[ReviewItem], list[str]]:
+    items = list(current)
+    lines: list[str] = []
+    for question in asked:
+        keys = set(question.keys)
+        if any(i.kind == question.kind and set(i.keys) == keys for i in items):
+            continue
+        touched = _touched(items, question) if question.kind in GROUPING else None
+        if touched is not None:
+            position = items.index(touched)
+            new = [m for m in question.members if m.key not in touched.keys]
+            if not new:
+                continue
+            items[position] = replace(touched, members=touched.members + tuple(new))
+            lines.append(f"review: {touched.id} {LABELS[touched.kind]} + {_names(new)}")
+            continue
+        made = replace(question, id=item_id(question.kind, keys, (i.id for i in items)))
+        items.append(made)
+        lines.append(f"review: asked {made.id} {LABELS[made.kind]} {_names(made.members)}")
+    return items, lines
+
+
+def _touched(items: list[ReviewItem], question: ReviewItem) -> ReviewItem | None:
+    names = {m.key for m in question.members} | {m.card for m in question.members if m.card}
+    for item in items:
+        if item.pending and item.kind in GROUPING:
+            theirs = {m.key for m in item.members} | {m.card for m in item.members if m.card}
+            if names & theirs:
+                return item
+    return None
+
+
+def _names(members: Iterable[Member]) -> str:
+    return ", ".join(m.source or m.path for m in members)
+
+
+def _still_open(state: VaultState, item: ReviewItem) -> bool:
+    """Whether a pending item's members still exist and (for grouping) are not yet together."""
+    refs = {e.ref for e in state.entries}
+    holders = card_holders(state)
+    places = set()
+    for member in item.members:
+        if member.source is not None:
+            if member.source not in refs:
+                return False
+            places.add(holders.get(member.source, member.source))
+        else:
+            if member.key not in holders:
+                return False
+            places.add(holders[member.key])
+    return item.kind not in GROUPING or len(places) > 1
+
+
+def card_keys(state: VaultState, card: CardFile) -> frozenset[str]:
+    """What decisions may name a card by: its path, its old slugs' paths, the entries it cites."""
+    rel = state.vault.rel(card.path)
+    folder = rel.rsplit("/", 1)[0]
+    aliases = {f"{folder}/{alias}.md" for alias in card.card.aliases}
+    return frozenset({rel, *aliases, *card.card.sources})
+
+
+def card_holders(state: VaultState) -> dict[str, str]:
+    """Member key -> the path of the live card that holds it (its path, an old slug's path, a
+    source it cites)."""
+    found: dict[str, str] = {}
+    for card in state.live:
+        rel = state.vault.rel(card.path)
+        for key in card_keys(state, card):
+            found.setdefault(key, rel)
+        found[rel] = rel
+    return found

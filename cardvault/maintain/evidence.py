@@ -1,0 +1,181 @@
+"""Is this the same lesson? Evidence from several signals, combined into one calibrated score.
+
+A telling is one way a lesson was written down: a log entry's lesson lines (`signal`) and the
+whole entry, title and story included (`whole`); a card counts as one more telling of itself
+(its body). For two tellings the score combines four signals:
+
+- the cosine of the lesson lines' sentence embeddings, and of the whole entries';
+- the salient terms and identifiers they share (`lock_timeout`, `npm`, `pgbouncer`), each
+  weighted by its rarity in the vault (inverse document frequency over every card and log
+  entry), as a share of the smaller side's weight: once for the lesson lines, once for the
+  whole entries.
+
+The weights are a logistic regression fitted on the calibration half of the labelled lesson
+set (tests/fixtures/lessons/) by `benchmarks/lessons.py`, which prints them; the two cut-offs
+come from the same run (docs/benchmarks.md, "Learning lessons"). Above CERTAIN a pair is the
+same lesson for maintenance to act on alone; from REVIEW up it is worth asking a person.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cardvault.maintain.contradict import Contradiction, conflicting_pairs, contradict
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from cardvault.maintain.similarity import Embeddings
+
+#: (cos signal, cos whole, shared signal terms, shared whole terms) and the intercept.
+WEIGHTS = (17.88, 7.59, 5.75, 7.77)
+INTERCEPT = -8.65
+#: At or above: the same lesson, certainly (above every different pair of the calibration set).
+CERTAIN = 10.2
+#: At or above: possibly the same lesson, a question for the review queue.
+REVIEW = 0.0
+#: What never counts as certain: a pair that contradicts, or where one side advises against
+#: ("never", "don't", "avoid" ...) and the other does not (a contradiction the lexical check
+#: missed looks just like that).
+_NEGATION = re.compile(
+    r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|no longer|avoid|stop)\b",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]|[a-z0-9]")
+_STOP = frozenset(
+    re.split(
+        r"\s+",
+        "a an and are as at be but by can for from has have in into is it its of on or so that "
+        "the their them then there these this those to was were when which while with will would "
+        "not no do does did if than too very just only also use used using uses every all any one "
+        "must should never always now after before our we you your out off via per get got set",
+    )
+)
+
+
+@dataclass(frozen=True)
+class Telling:
+    """What the scorer reads of one telling."""
+
+    key: str  # the entry's source ref, or the card's path
+    signal: str  # the lesson lines
+    whole: str  # title and body
+
+
+def terms(text: str) -> frozenset[str]:
+    """Salient terms: words of three letters or more that carry meaning, identifiers whole and
+    in parts (`lock_timeout` gives lock_timeout, lock, timeout), crudely singular."""
+    found: set[str] = set()
+    for token in _TOKEN.findall(text.lower()):
+        parts = [p for p in re.split(r"[_.\-/]", token) if p]
+        for part in parts + ([token] if len(parts) > 1 else []):
+            if len(part) < 3 or part in _STOP or part.isdigit():
+                continue
+            if part.endswith("s") and len(part) > 4 and not part.endswith("ss"):
+                part = part[:-1]
+            found.add(part)
+    return frozenset(found)
+
+
+class Vocabulary:
+    """How rare each term is in the vault: idf = log((N + 1) / (df + 1)) over N documents."""
+
+    def __init__(self, documents: Iterable[str]) -> None:
+        counts: Counter[str] = Counter()
+        total = 0
+        for text in documents:
+            counts.update(terms(text))
+            total += 1
+        self._df = counts
+        self._total = total
+
+    def idf(self, term: str) -> float:
+        """The term's weight (rare terms weigh most; an unseen term weighs like a rare one)."""
+        return math.log((self._total + 1) / (self._df.get(term, 0) + 1))
+
+    def salient(self, found: Iterable[str], limit: int = 5) -> list[str]:
+        """The rarest of `found`, rarest first (ties by name)."""
+        return sorted(found, key=lambda t: (-self.idf(t), t))[:limit]
+
+
+def negated(text: str) -> bool:
+    """Whether a lesson says what not to do."""
+    return bool(_NEGATION.search(text))
+
+
+class Evidence:
+    """Scores between tellings, block by block, with what each score rests on.
+
+    Vectors come from `embeddings` (a whole entry's text is exactly the search index's text for
+    that entry, so those vectors are usually read, not computed)."""
+
+    def __init__(
+        self, tellings: Sequence[Telling], embeddings: Embeddings, vocabulary: Vocabulary
+    ) -> None:
+        import numpy as np
+
+        self.tellings = list(tellings)
+        self.vocabulary = vocabulary
+        self._signal = embeddings.vectors([t.signal for t in tellings])
+        self._whole = embeddings.vectors([t.whole for t in tellings])
+        self._signal_terms = [terms(t.signal) for t in tellings]
+        self._whole_terms = [terms(t.whole) for t in tellings]
+        self.negated = np.array([negated(t.signal) for t in tellings], dtype=bool)
+
+    def scores(self, left: Sequence[int], right: Sequence[int]) -> np.ndarray:
+        """The score of every telling of `left` with every one of `right` (rows × columns)."""
+        w = WEIGHTS
+        a, b = list(left), list(right)
+        return (
+            w[0] * (self._signal[a] @ self._signal[b].T)
+            + w[1] * (self._whole[a] @ self._whole[b].T)
+            + w[2] * self._overlap(self._signal_terms, a, b)
+            + w[3] * self._overlap(self._whole_terms, a, b)
+            + INTERCEPT
+        )
+
+    def _overlap(self, sets: list[frozenset[str]], left: list[int], right: list[int]) -> np.ndarray:
+        """Shared weight / the smaller side's weight, for every pair."""
+        import numpy as np
+
+        vocab = sorted(set().union(*(sets[i] for i in left + right)))
+        index = {t: n for n, t in enumerate(vocab)}
+        weights = np.array([self.vocabulary.idf(t) for t in vocab], dtype=np.float64)
+
+        def present(rows: list[int]) -> np.ndarray:
+            found = np.zeros((len(rows), len(vocab)), dtype=np.float64)
+            for row, item in enumerate(rows):
+                found[row, [index[t] for t in sets[item]]] = 1.0
+            return found
+
+        mine, theirs = present(left), present(right)
+        shared = (mine * weights) @ theirs.T
+        smaller = np.minimum((mine @ weights)[:, None], (theirs @ weights)[None, :])
+        return np.divide(shared, smaller, out=np.zeros_like(shared), where=smaller > 0)
+
+    def contradiction(self, i: int, j: int) -> Contradiction | None:
+        """The contradiction between tellings i and j, if the lexical check finds one."""
+        return contradict(self.tellings[i].signal, self.tellings[j].signal)
+
+    def contradicting(self, rows: Sequence[int]) -> dict[tuple[int, int], Contradiction]:
+        """Every contradicting pair among `rows` (as (smaller, larger) telling rows)."""
+        found: dict[tuple[int, int], Contradiction] = {}
+        named = [(str(row), self.tellings[row].signal) for row in rows]
+        for left, right, claim in conflicting_pairs(named):
+            i, j = sorted((int(left), int(right)))
+            found[(i, j)] = claim
+        return found
+
+    def detail(self, i: int, j: int) -> dict[str, object]:
+        """What the score of (i, j) rests on, for a person reading the review queue."""
+        shared = self._whole_terms[i] & self._whole_terms[j]
+        return {
+            "score": round(float(self.scores([i], [j])[0, 0]), 2),
+            "cosine": round(float(self._signal[i] @ self._signal[j]), 3),
+            "shared_terms": self.vocabulary.salient(shared),
+        }

@@ -1,0 +1,216 @@
+"""The review queue file, `memory/review.jsonl`: memory decisions pending and settled.
+
+Maintenance writes a decision it cannot make with certainty here (is this the same lesson in
+other words? are these two cards duplicates? which of two contradicting cards holds? where does
+a merged card's overflow go?); `cardvault review` settles it. The file is tracked in git like
+every other vault file, so a settled decision is never asked again, on any clone.
+
+One JSON object per line, keys sorted, one line per item, in the order the items were asked: a
+settled decision is a one-line diff. Two clones that both append lines merge line by line (the
+vault's `.gitattributes` marks the file `merge=union`); reading tolerates the result: when an
+id occurs twice, a settled line beats a pending one and the later settlement wins.
+
+Members are what a decision is about: log entries (keyed by their `source` ref, the form cards
+cite in `sources`) or cards (keyed by their path). A member's `text` is what a person reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from cardvault.errors import CardFormatError, NotFoundError
+
+QUEUE_FILE = "memory/review.jsonl"
+KINDS = ("same-lesson", "duplicate", "contradiction", "split")
+PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+STATUSES = (PENDING, ACCEPTED, REJECTED)
+ID_LENGTH = 6
+
+
+@dataclass(frozen=True)
+class Member:
+    """One thing a decision is about: a log entry (`source` set) or a card."""
+
+    key: str  # the entry's source ref, or the card's path
+    path: str  # the file a person opens: the card's path, or the daily log's
+    text: str
+    source: str | None = None  # memory/YYYY-MM-DD.md#HH:MM, for log entries
+    card: str | None = None  # for a log entry: the card that holds it now
+
+    def to_json(self) -> dict[str, Any]:
+        """The member as `review --json` shows it (and as the file stores it)."""
+        data: dict[str, Any] = {"key": self.key, "path": self.path, "text": self.text}
+        if self.source is not None:
+            data["source"] = self.source
+        if self.card is not None:
+            data["card"] = self.card
+        return data
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One decision: what it is about, why it was asked, and (once settled) the answer."""
+
+    id: str
+    kind: str
+    members: tuple[Member, ...]
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    asked: str = ""  # ISO date
+    status: str = PENDING
+    decided: str | None = None  # ISO date
+    by: str | None = None  # "person", or "judge:NAME"
+    reason: str | None = None
+    chosen: tuple[str, ...] = ()  # accepted member keys; for a contradiction, the winner's
+
+    @property
+    def pending(self) -> bool:
+        return self.status == PENDING
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(m.key for m in self.members)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: the file's line, and what `review --json` prints."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "members": [m.to_json() for m in self.members],
+            "evidence": dict(self.evidence),
+            "asked": self.asked,
+            "status": self.status,
+        }
+        for key in ("decided", "by", "reason"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        if self.chosen:
+            data["chosen"] = list(self.chosen)
+        return data
+
+    def settled(
+        self, status: str, day: str, by: str, reason: str | None, chosen: Iterable[str] = ()
+    ) -> ReviewItem:
+        """This item with its answer."""
+        return replace(self, status=status, decided=day, by=by, reason=reason, chosen=tuple(chosen))
+
+
+def queue_path(root: Path) -> Path:
+    """Where a vault keeps its review queue."""
+    return root / QUEUE_FILE
+
+
+def item_id(kind: str, keys: Iterable[str], taken: Iterable[str] = ()) -> str:
+    """A short id from the kind and the members, lengthened until no other item has it."""
+    digest = hashlib.sha256("\n".join([kind, *sorted(keys)]).encode("utf-8")).hexdigest()
+    used = set(taken)
+    length = ID_LENGTH
+    while digest[:length] in used and length < len(digest):
+        length += 2
+    return digest[:length]
+
+
+def parse_queue(text: str, path: Path | None = None) -> list[ReviewItem]:
+    """The items of a queue file, first-asked first; raises CardFormatError naming the line."""
+    found: dict[str, ReviewItem] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = _item(line, path, number)
+        earlier = found.get(item.id)
+        if earlier is None or _supersedes(item, earlier):
+            found[item.id] = item
+    return list(found.values())
+
+
+def _supersedes(new: ReviewItem, old: ReviewItem) -> bool:
+    if new.pending:
+        return old.pending  # a pending copy never undoes a settlement
+    return old.pending or (new.decided or "") >= (old.decided or "")
+
+
+def _item(line: str, path: Path | None, number: int) -> ReviewItem:
+    try:
+        data = json.loads(line)
+        members = tuple(
+            Member(
+                str(m["key"]),
+                str(m["path"]),
+                str(m.get("text", "")),
+                m.get("source"),
+                m.get("card"),
+            )
+            for m in data["members"]
+        )
+        item = ReviewItem(
+            id=str(data["id"]),
+            kind=str(data["kind"]),
+            members=members,
+            evidence=dict(data.get("evidence") or {}),
+            asked=str(data.get("asked", "")),
+            status=str(data.get("status", PENDING)),
+            decided=data.get("decided"),
+            by=data.get("by"),
+            reason=data.get("reason"),
+            chosen=tuple(str(c) for c in data.get("chosen") or ()),
+        )
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CardFormatError(f"not a review item: {exc}", path, number) from exc
+    if item.kind not in KINDS or item.status not in STATUSES or not item.members:
+        raise CardFormatError(
+            f"review item {item.id}: kind must be one of {', '.join(KINDS)} and status one of "
+            f"{', '.join(STATUSES)}, with at least one member",
+            path,
+            number,
+        )
+    return item
+
+
+def render_queue(items: Iterable[ReviewItem]) -> str:
+    """The file's text: one line per item, keys sorted."""
+    lines = [json.dumps(i.to_json(), sort_keys=True, ensure_ascii=False) for i in items]
+    return "".join(line + "\n" for line in lines)
+
+
+def pending_items(items: Iterable[ReviewItem]) -> list[ReviewItem]:
+    """The items still waiting for an answer, in the order they were asked."""
+    return [i for i in items if i.pending]
+
+
+def find_items(items: Iterable[ReviewItem], wanted: Iterable[str]) -> list[ReviewItem]:
+    """The items named by ids or unique id prefixes, in the order named.
+
+    Raises NotFoundError for an id that matches no item or more than one."""
+    pool = list(items)
+    found = []
+    for name in wanted:
+        matches = [i for i in pool if i.id == name] or [i for i in pool if i.id.startswith(name)]
+        if len(matches) != 1:
+            what = "no review item" if not matches else "more than one review item"
+            raise NotFoundError(f"{what} has the id '{name}' (see `cardvault review`)")
+        found.append(matches[0])
+    return found
+
+
+def apart_pairs(items: Iterable[ReviewItem]) -> set[frozenset[str]]:
+    """Member keys a person (or the judge) said are not the same lesson, as pairs.
+
+    A rejected same-lesson or duplicate item keeps every two of its members apart; a partly
+    accepted one keeps each accepted member apart from each one left out; a settled
+    contradiction keeps its two sides apart."""
+    pairs: set[frozenset[str]] = set()
+    for item in items:
+        if item.pending or item.kind == "split":
+            continue
+        keys = item.keys
+        if item.status == ACCEPTED and item.kind != "contradiction":
+            chosen = set(item.chosen or keys)
+            pairs |= {frozenset((a, b)) for a in chosen for b in keys if b not in chosen}
+        else:
+            pairs |= {frozenset((a, b)) for a in keys for b in keys if a < b}
+    return pairs
