@@ -25,6 +25,7 @@ from cardvault.cli import (
     log,
     maintain,
     new,
+    review,
     search,
     show,
     stats,
@@ -94,6 +95,7 @@ app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
 app.command("archive")(maintain.archive)
+app.add_typer(review.review_app, name="review")
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from cardvault.cli.common import now, report_commit, vault_of
 
 if TYPE_CHECKING:
     from cardvault.maintain.run import RunResult
+    from cardvault.review.judge import JudgeOutcome
 
 
 def maintain(
@@ -60,10 +61,44 @@ def maintain(
     else:
         with render.IndexProgress() as progress:
             result = run_maintenance(vault, options, progress)
+    judged = _judge(vault, result, dry_run or review)
     if as_json:
-        render.print_json(result_json(result, dry_run))
+        data = result_json(result, dry_run)
+        if judged is not None:
+            data["judge"] = _judged_json(judged)
+            data["review_pending"] = judged.pending
+        render.print_json(data)
         return
     _show(result, dry_run)
+    pending = result.review_pending
+    if judged is not None:
+        for line in judged.messages:
+            render.warning(line)
+        for item in judged.settled:
+            render.success(f"judge: {item.id} {item.status} ({item.reason or 'no reason given'})")
+        pending = judged.pending
+    if pending:
+        render.warning(
+            f"{pending} memory decision{'s' if pending != 1 else ''} pending: cardvault review"
+        )
+
+
+def _judge(vault: Any, result: RunResult, skip: bool) -> JudgeOutcome | None:
+    """When a judge is set, let it answer the pending questions (not on a dry run or branch)."""
+    if skip or not vault.config.judge or not result.review_pending:
+        return None
+    from cardvault.review.judge import judge_pending
+
+    return judge_pending(vault, now())
+
+
+def _judged_json(judged: JudgeOutcome) -> dict[str, Any]:
+    done = judged.result
+    return {
+        "settled": [item.to_json() for item in judged.settled],
+        "messages": list(judged.messages),
+        "commit": done.commit.sha if done and done.commit else None,
+    }
 
 
 def _date(text: str | None) -> dt.date | None:
@@ -95,6 +130,8 @@ def result_json(result: RunResult, dry_run: bool) -> dict[str, Any]:
         "conflicts": [_report_json(vault, r) for r in result.plan.reports if r.kind == "conflict"],
         "flags": [_report_json(vault, r) for r in result.plan.reports if r.kind != "conflict"],
         "problems": list(result.plan.before.problems),
+        "review_pending": result.review_pending,
+        "asked": result.asked,
         "commit": result.commit.sha if result.commit else None,
         "branch": result.branch,
         "pending_commit": result.pending.sha if result.pending else None,

@@ -34,8 +34,13 @@ def render_reference() -> str:
         command = group.get_command(root_ctx, name)  # type: ignore[attr-defined]
         if command is None or command.hidden:
             continue
-        help_text = command.get_help(_context(command, name, root_ctx))
-        parts += [f"## cardvault {name}\n", "```text", help_text, "```\n"]
+        context = _context(command, name, root_ctx)
+        parts += [f"## cardvault {name}\n", "```text", command.get_help(context), "```\n"]
+        for sub in getattr(command, "list_commands", lambda _: [])(context):
+            found = command.get_command(context, sub)
+            if found is not None and not found.hidden:
+                help_text = found.get_help(_context(found, sub, context))
+                parts += [f"## cardvault {name} {sub}\n", "```text", help_text, "```\n"]
     return "\n".join(parts)
 
 

@@ -23,8 +23,8 @@ def stats(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")] = False,
 ) -> None:
     """Show what the vault holds: cards by category and status, tags, tokens against budgets,
-    MEMORY.md size, daily logs and undistilled entries, promotions, archived cards, the last
-    maintenance run and whether the search index is current."""
+    MEMORY.md size, daily logs and undistilled entries, promotions, archived cards, memory
+    decisions pending review, the last maintenance run and whether the search index is current."""
     from cardvault.insight.stats import vault_stats
 
     result = vault_stats(vault_of(ctx))
@@ -73,6 +73,11 @@ def _dashboard(s: VaultStats) -> None:
         f"Daily logs: {logs.days} days{span}, {logs.entries} entries, "
         f"{logs.signal_entries} with a lesson signal, {_flag(len(logs.undistilled), 'undistilled')}"
     )
+    if s.review_pending:
+        decisions = f"{s.review_pending} memory decision{'s' if s.review_pending != 1 else ''}"
+        out.print(f"Review: [yellow]{decisions} pending[/] (cardvault review)")
+    else:
+        out.print("Review: [green]no memory decisions pending[/]")
     _maintenance_and_index(s)
 
 

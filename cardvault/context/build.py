@@ -1,6 +1,8 @@
 """`cardvault context`: the memory an agent loads at session start, inside a hard token budget.
 
 What goes in, in priority order:
+0. when the review queue holds decisions, one line saying how many ("3 memory decisions pending:
+   cardvault review"), so the agent can answer them;
 1. the learned rules — the lines of AGENTS.md's managed `rules` section, then the `rule` of any
    promoted card no line there cites (one item per rule, each naming its card);
 2. MEMORY.md, the index (comment-only lines dropped: template placeholders cost tokens; a
@@ -31,6 +33,7 @@ from cardvault.context.pack import Decision, Item, pack
 from cardvault.context.value import card_value
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
+from cardvault.vault.decisions import QUEUE_FILE, pending_items, read_queue
 from cardvault.vault.files import read_text
 from cardvault.vault.layout import Vault, scan_cards
 from cardvault.vault.sections import get_section
@@ -52,6 +55,7 @@ class Sources:
     agents: str | None
     cards: tuple[Card, ...]
     problems: tuple[str, ...] = ()
+    review_pending: int = 0
 
     def rel(self, path: Path) -> str:
         """`path` relative to the vault root."""
@@ -122,7 +126,21 @@ def read_sources(vault: Vault) -> Sources:
             problems.append(f"skipped {exc}")
             texts.append(None)
     cards = tuple(c for c in scan.cards if c.status != "archived")
-    return Sources(vault.root, texts[0], texts[1], cards, tuple(problems))
+    try:
+        waiting = len(pending_items(read_queue(vault.root)))
+    except CardvaultError as exc:
+        problems.append(f"skipped {exc}")
+        waiting = 0
+    return Sources(vault.root, texts[0], texts[1], cards, tuple(problems), waiting)
+
+
+def review_item(sources: Sources) -> Item | None:
+    """The one line saying how many memory decisions wait (None when none do)."""
+    count = sources.review_pending
+    if not count:
+        return None
+    line = f"{count} memory decision{'s' if count != 1 else ''} pending: cardvault review"
+    return Item("review", "review queue", QUEUE_FILE, line, "decisions waiting for an answer", 1.0)
 
 
 def relevance_score(rank: int) -> float:
@@ -259,7 +277,13 @@ def plan_context(
     rules, problems = rule_items(sources, today)
     memory = memory_item(sources)
     cards, not_considered = card_items(sources, relevance if task else None, today)
-    items: Sequence[Item] = [*rules, *([memory] if memory else []), *cards]
+    waiting = review_item(sources)
+    items: Sequence[Item] = [
+        *([waiting] if waiting else []),
+        *rules,
+        *([memory] if memory else []),
+        *cards,
+    ]
     packed = pack(items, budget)
     ranking = "value" if not task else (relevance.mode if relevance else "none")
     notices = (*sources.problems, *problems, *(relevance.notices if relevance and task else ()))

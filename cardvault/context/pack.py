@@ -1,6 +1,7 @@
 """Fitting ranked context items into a hard token budget, and rendering the pack's text.
 
-The pack is Markdown in fixed sections — MEMORY.md, `# Learned rules`, `# Cards` — then, when
+The pack is Markdown in fixed sections — the pending-review line (when decisions wait), MEMORY.md,
+`# Learned rules`, `# Cards` — then, when
 anything did not fit, `# Not included`, which names what was left out. Items arrive in priority
 order (rules, then MEMORY.md, then cards best first) and are taken whole or not at all: nothing is
 truncated, because half a card can drop the line that mattered; what is left out is named so the
@@ -22,9 +23,10 @@ from dataclasses import dataclass
 
 from cardvault.vault.tokens import count_tokens
 
-SECTIONS = ("memory", "rule", "card")
-#: Section headings. MEMORY.md has none of its own: its block carries its title (see context.py).
-HEADERS = {"memory": "", "rule": "# Learned rules", "card": "# Cards"}
+SECTIONS = ("review", "memory", "rule", "card")
+#: Section headings. MEMORY.md has none of its own: its block carries its title (see context.py);
+#: the review line ("3 memory decisions pending: cardvault review") stands alone at the top.
+HEADERS = {"review": "", "memory": "", "rule": "# Learned rules", "card": "# Cards"}
 FOOTER_HEADER = "# Not included (over budget; read one with `cardvault show NAME`)"
 RESERVE_CAP = 120
 
@@ -33,7 +35,7 @@ RESERVE_CAP = 120
 class Item:
     """A candidate for the pack: its kind, name, source file, text block and why it is here."""
 
-    kind: str  # "rule", "memory" or "card"
+    kind: str  # "review", "rule", "memory" or "card"
     name: str  # card slug, "MEMORY.md", or the rule's card slug / "AGENTS.md rule N"
     source: str  # vault-relative path of the file it comes from
     block: str  # its text in the pack

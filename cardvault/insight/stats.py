@@ -3,7 +3,8 @@
 `vault_stats` reads the vault once and returns a `VaultStats` value: live cards by category and
 status, tag counts, per-card tokens against the card budget, MEMORY.md bytes against its budget,
 daily-log days and entries, the entries with a distillation signal no card cites yet, promotions,
-archived cards, the last maintenance commit and how far the search index is behind the files.
+archived cards, the memory decisions pending in the review queue, the last maintenance commit
+and how far the search index is behind the files.
 It reads; it never writes, and it never loads the embedding model.
 """
 
@@ -19,6 +20,7 @@ from cardvault.errors import CardvaultError
 from cardvault.search.freshness import IndexFreshness, index_freshness
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry, parse_log
+from cardvault.vault.decisions import pending_items, read_queue
 from cardvault.vault.files import read_text
 from cardvault.vault.layout import Vault, iter_log_paths, scan_cards
 from cardvault.vault.sections import get_section
@@ -67,6 +69,7 @@ class VaultStats:
     last_maintenance: history.CommitInfo | None
     index: IndexFreshness
     problems: tuple[str, ...]  # files that could not be read
+    review_pending: int = 0  # memory decisions waiting in memory/review.jsonl
 
     @property
     def total_tokens(self) -> int:
@@ -93,6 +96,7 @@ def vault_stats(vault: Vault) -> VaultStats:
     cited = {src for card in (*live.cards, *archived.cards) for src in card.sources}
     logs = _log_stats(vault, cited, problems)
     memory_bytes = vault.memory_md.stat().st_size if vault.memory_md.is_file() else None
+    review_pending = _review_pending(vault, problems)
     return VaultStats(
         cards=len(live.cards),
         by_category=_sorted_counts(Counter(c.category or "(none)" for c in live.cards)),
@@ -109,7 +113,17 @@ def vault_stats(vault: Vault) -> VaultStats:
         last_maintenance=history.last_commit_with_subject(vault, MAINTENANCE_PREFIX),
         index=index_freshness(vault),
         problems=tuple(problems),
+        review_pending=review_pending,
     )
+
+
+def _review_pending(vault: Vault, problems: list[str]) -> int:
+    """Decisions pending in the review queue (an unreadable queue is a problem, counted 0)."""
+    try:
+        return len(pending_items(read_queue(vault.root)))
+    except CardvaultError as exc:
+        problems.append(str(exc))
+        return 0
 
 
 def _sorted_counts(counts: Counter[str]) -> dict[str, int]:

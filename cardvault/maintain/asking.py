@@ -151,3 +151,13 @@ def card_holders(state: VaultState) -> dict[str, str]:
             found.setdefault(key, rel)
         found[rel] = rel
     return found
+
+
+def settle_changes(state: VaultState, settled: Sequence[ReviewItem], step: str) -> list[Change]:
+    """The write that records the answers `settled` (items already in the queue)."""
+    by_id = {item.id: item for item in settled}
+    items = [by_id.get(item.id, item) for item in state.review_items]
+    path = queue_path(state.vault.root)
+    expected = state.queue.digest if state.queue is not None else ABSENT
+    lines = [f"review: {i.id} {LABELS[i.kind]} {i.status} by {i.by}" for i in settled]
+    return [WriteFile(path, render_queue(items), expected, "\n".join(lines), step)]

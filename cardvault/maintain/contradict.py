@@ -3,9 +3,11 @@ opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "d
 "do X" / "don't X").
 
 Each clause yields its polar claims: (verb, object, +1 or -1). Two texts conflict when one
-claims (verb, object, +1) and the other (verb, object, -1). The object is the first one or two
-content words after the verb (code spans included), so "use `npm ci` for the dashboard" and
-"never use npm ci in Docker" are about the same object. Imports nothing heavy: `check` uses it.
+claims (verb, object, +1) and the other (verb, object, -1). The object is up to three content
+words after the verb (code spans included, articles skipped); two objects are the same when
+their first two words agree ("use `npm ci` for the dashboard" / "never use npm ci in Docker";
+not "npm ci" / "npm install") or they share two words ("always pin Docker base images" / "don't
+pin base images"). Imports nothing heavy: `check` uses it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ POSITIVE = ("always", "must", "should")
 IMPERATIVES = {
     "use", "run", "pass", "set", "commit", "add", "keep", "prefer", "install", "call",
     "push", "merge", "deploy", "pin", "store", "put", "build", "send", "write", "enable",
+    "mock", "squash", "rebase", "retry", "cache", "log", "expose", "track", "trust", "skip",
 }  # fmt: skip
 _VERB_FORMS = {"using": "use", "used": "use", "uses": "use", "running": "run", "runs": "run"}
 _SKIP = {"the", "a", "an", "your", "our", "their", "its", "this", "that", "these", "those", "any"}
@@ -122,30 +125,35 @@ def _claim_at(words: list[str], index: int) -> tuple[int, str, int] | None:
 
 
 def _object(words: list[str], start: int) -> tuple[str, ...]:
+    """Up to three words after the verb, articles and determiners left out."""
     obj: list[str] = []
     for word in words[start:]:
-        if word in _SKIP and not obj:
+        if word in _SKIP:
             continue
-        if word in _STOP or len(obj) == 2:
+        if word in _STOP or len(obj) == 3:
             break
         obj.append(word)
     return tuple(obj)
 
 
 def _same_object(left: Claim, right: Claim) -> bool:
-    if left.key != right.key:
+    """The same verb, and the same first word with the same second (when both have one), or
+    two object words in common ("pin Docker base images" / "pin base images")."""
+    if left.verb != right.verb:
         return False
-    return len(left.obj) == 1 or len(right.obj) == 1 or left.obj[1] == right.obj[1]
+    if left.obj[0] == right.obj[0]:
+        return len(left.obj) == 1 or len(right.obj) == 1 or left.obj[1] == right.obj[1]
+    return len(set(left.obj) & set(right.obj)) >= 2
 
 
 def contradictions(left: Iterable[Claim], right: Iterable[Claim]) -> list[Contradiction]:
     """Pairs of claims (one from each side) about the same action with opposite polarity."""
-    by_key: dict[tuple[str, str], list[Claim]] = {}
+    by_key: dict[str, list[Claim]] = {}
     for claim in right:
-        by_key.setdefault(claim.key, []).append(claim)
+        by_key.setdefault(claim.verb, []).append(claim)
     found = []
     for claim in left:
-        for other in by_key.get(claim.key, []):
+        for other in by_key.get(claim.verb, []):
             if other.polarity != claim.polarity and _same_object(claim, other):
                 found.append(Contradiction(claim, other))
     return found
@@ -162,10 +170,10 @@ def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Cont
 
     Claims are joined on their key, so the cost grows with the number of claims, not pairs.
     """
-    by_key: dict[tuple[str, str], list[tuple[int, Claim]]] = {}
+    by_key: dict[str, list[tuple[int, Claim]]] = {}
     for index, (_, text) in enumerate(texts):
         for claim in claims(text):
-            by_key.setdefault(claim.key, []).append((index, claim))
+            by_key.setdefault(claim.verb, []).append((index, claim))
     found: dict[tuple[int, int], Contradiction] = {}
     for group in by_key.values():
         for i, left in group:

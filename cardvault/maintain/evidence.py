@@ -129,15 +129,21 @@ class Evidence:
 
     def scores(self, left: Sequence[int], right: Sequence[int]) -> np.ndarray:
         """The score of every telling of `left` with every one of `right` (rows × columns)."""
-        w = WEIGHTS
+        signals = self.features(left, right)
+        total = signals[0] * WEIGHTS[0] + INTERCEPT
+        for weight, signal in zip(WEIGHTS[1:], signals[1:], strict=True):
+            total = total + weight * signal
+        return total
+
+    def features(self, left: Sequence[int], right: Sequence[int]) -> list[np.ndarray]:
+        """The four signals for every pair (rows × columns), in the order of WEIGHTS."""
         a, b = list(left), list(right)
-        return (
-            w[0] * (self._signal[a] @ self._signal[b].T)
-            + w[1] * (self._whole[a] @ self._whole[b].T)
-            + w[2] * self._overlap(self._signal_terms, a, b)
-            + w[3] * self._overlap(self._whole_terms, a, b)
-            + INTERCEPT
-        )
+        return [
+            self._signal[a] @ self._signal[b].T,
+            self._whole[a] @ self._whole[b].T,
+            self._overlap(self._signal_terms, a, b),
+            self._overlap(self._whole_terms, a, b),
+        ]
 
     def _overlap(self, sets: list[frozenset[str]], left: list[int], right: list[int]) -> np.ndarray:
         """Shared weight / the smaller side's weight, for every pair."""

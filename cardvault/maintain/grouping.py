@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from cardvault.maintain.asking import card_keys
 from cardvault.maintain.contradict import Contradiction, contradict
 from cardvault.maintain.evidence import CERTAIN, REVIEW, Evidence, Telling, Vocabulary
-from cardvault.maintain.lessons import Lesson, entry_telling
+from cardvault.maintain.lessons import Lesson, entry_telling, whole_text
 from cardvault.maintain.linkage import AVERAGE, COMPLETE, agglomerate
 from cardvault.maintain.similarity import card_text
 from cardvault.maintain.state import CardFile, VaultState
@@ -39,8 +39,8 @@ from cardvault.vault.decisions import ACCEPTED, apart_pairs
 if TYPE_CHECKING:
     import numpy as np
 
-SHORTLIST = 3
-SHORTLIST_FLOOR = 0.45
+SHORTLIST = 5
+SHORTLIST_FLOOR = 0.25
 LINK_FLOOR = 0.30
 CARD_PARAGRAPHS = 8
 #: A lesson and a card are asked about only when this close (cosine of lesson and card text).
@@ -58,6 +58,7 @@ class Node:
     card: CardFile | None = None
     rows: tuple[int, ...] = ()
     keys: frozenset[str] = frozenset()  # what decisions name it by
+    paragraphs: int = 0  # for a card: how many of its rows are its own paragraphs
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,8 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     evidence = Evidence(tellings, embeddings, words)
     links, best = _links(nodes, evidence, closeness)
     review, auto, contradictions = _constraints(state, cfg, nodes, evidence, links, closeness)
+    for m, n in _polarity_differs(nodes, evidence, best):
+        auto[m, n] = auto[n, m] = NEVER
     groups = agglomerate(auto, CERTAIN, COMPLETE, allowed=lambda a, b: _one_card(nodes, a, b))
     placement = Placement(nodes, groups, cards, closeness, words)
     proposals = agglomerate(
@@ -128,17 +131,19 @@ def vocabulary(state: VaultState) -> Vocabulary:
 
 
 def shortlist(state: VaultState, lessons: list[Lesson]) -> tuple[list[CardFile], np.ndarray]:
-    """The cards some lesson is near (its SHORTLIST nearest live cards at ≥ SHORTLIST_FLOOR)
-    or links to (live or archived), and every lesson's cosine with each of them."""
+    """The cards some lesson is near, and every lesson's closeness to each of them.
+
+    Closeness is the larger of two cosines: the lesson's title and lines with the card's text,
+    and the whole entry with the entries the card cites (vectors the search index already
+    holds). A lesson's SHORTLIST closest live cards at ≥ SHORTLIST_FLOOR are taken, and any card
+    a lesson links to (live or archived)."""
     import numpy as np
 
-    embeddings = state.require_embeddings()
-    queries = embeddings.vectors([lesson.query for lesson in lessons])
     live = state.live
     chosen: dict[Path, CardFile] = {}
     if live:
-        cosine = queries @ embeddings.vectors([card_text(c.card) for c in live]).T
-        for row in cosine:
+        closeness = _closeness(state, lessons, live)
+        for row in closeness:
             for i in np.argsort(-row)[:SHORTLIST]:
                 if row[i] >= SHORTLIST_FLOOR:
                     chosen[live[int(i)].path] = live[int(i)]
@@ -149,7 +154,24 @@ def shortlist(state: VaultState, lessons: list[Lesson]) -> tuple[list[CardFile],
     cards = sorted(chosen.values(), key=lambda c: (c.archived, str(c.path)))
     if not cards:
         return [], np.zeros((len(lessons), 0))
-    return cards, queries @ embeddings.vectors([card_text(c.card) for c in cards]).T
+    return cards, _closeness(state, lessons, cards)
+
+
+def _closeness(state: VaultState, lessons: list[Lesson], cards: list[CardFile]) -> np.ndarray:
+    import numpy as np
+
+    embeddings = state.require_embeddings()
+    queries = embeddings.vectors([lesson.query for lesson in lessons])
+    found = queries @ embeddings.vectors([card_text(c.card) for c in cards]).T
+    entries = {entry.ref: entry for entry in state.entries}
+    cited = [(n, entries[s]) for n, c in enumerate(cards) for s in c.card.sources if s in entries]
+    if cited:
+        wholes = embeddings.vectors([lesson.whole for lesson in lessons])
+        theirs = embeddings.vectors([whole_text(entry) for _, entry in cited])
+        scores = wholes @ theirs.T
+        for column, (n, _) in enumerate(cited):
+            found[:, n] = np.maximum(found[:, n], scores[:, column])
+    return found
 
 
 def _nodes(
@@ -163,10 +185,11 @@ def _nodes(
     entries = {entry.ref: entry for entry in state.entries}
     for card in cards:
         own = card_tellings(state, card)
+        paragraphs = len(own)
         own += [entry_telling(entries[s]) for s in card.card.sources if s in entries]
         rows = tuple(range(len(tellings), len(tellings) + len(own)))
         tellings.extend(own)
-        nodes.append(Node(card=card, rows=rows, keys=card_keys(state, card)))
+        nodes.append(Node(card=card, rows=rows, keys=card_keys(state, card), paragraphs=paragraphs))
     return nodes, tellings
 
 
@@ -228,19 +251,30 @@ def _constraints(
         review[i, j] = review[j, i] = NEVER
     auto = np.where(review >= CERTAIN, review, NEVER)
     lesson_nodes = [n for n, node in enumerate(nodes) if node.lesson is not None]
-    rows = [nodes[n].rows[0] for n in lesson_nodes]
-    polar = evidence.negated[rows]
-    differs = polar[:, None] != polar[None, :]
-    sub = auto[np.ix_(lesson_nodes, lesson_nodes)]
-    auto[np.ix_(lesson_nodes, lesson_nodes)] = np.where(differs, NEVER, sub)
     for i, j in _always(state, cfg, nodes, closeness) - never:
         auto[i, j] = auto[j, i] = ALWAYS
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    far = closeness < CARD_ASK_FLOOR
+    plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
+    far = (closeness < CARD_ASK_FLOOR) & plain[None, :]
     sub = review[np.ix_(lesson_nodes, cards)]
     review[np.ix_(lesson_nodes, cards)] = np.where(far, NEVER, sub)
     review[np.ix_(cards, lesson_nodes)] = review[np.ix_(lesson_nodes, cards)].T
     return review, auto, contradictions
+
+
+def _polarity_differs(
+    nodes: list[Node], evidence: Evidence, best: dict[tuple[int, int], tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Node pairs where one side advises against ("never", "don't") and the other does not:
+    lessons, and a lesson with the card telling it scored best against."""
+    import numpy as np
+
+    lessons = [n for n, node in enumerate(nodes) if node.lesson is not None]
+    polar = evidence.negated[[nodes[n].rows[0] for n in lessons]]
+    rows, columns = np.nonzero(polar[:, None] != polar[None, :])
+    found = [(lessons[int(i)], lessons[int(j)]) for i, j in zip(rows, columns, strict=True)]
+    found += [pair for pair, (a, b) in best.items() if evidence.negated[a] != evidence.negated[b]]
+    return found
 
 
 def _contradictions(
@@ -302,7 +336,9 @@ def _always(
     """A lesson and the card it links to, or is close enough to by the card rule; members a
     person said are one lesson."""
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    found = {(m, n) for m, n in _close_pairs(closeness, cfg.distill_threshold, cards)}
+    plain = {n for n in cards if len(nodes[n].rows) == nodes[n].paragraphs}
+    close = _close_pairs(closeness, cfg.distill_threshold, cards)
+    found = {(m, n) for m, n in close if n in plain}
     holders: dict[str, list[int]] = {}
     for n, node in enumerate(nodes):
         for key in node.keys:

@@ -26,10 +26,11 @@ from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import Contradiction, contradict
+from cardvault.maintain.evidence import negated
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
-from cardvault.maintain.text import append_paragraphs, render_blocks
+from cardvault.maintain.text import append_paragraphs, first_sentence, render_blocks
 from cardvault.vault.card import as_date, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import ReviewItem, apart_pairs
@@ -62,7 +63,12 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         for (i, j), c in conflicts.items()
         if _score(pairs, i, j) >= cfg.merge_threshold
     ]
-    merging = [p for p in pairs if p[2] >= cfg.merge_threshold and (p[0], p[1]) not in apart]
+    polar = [negated(first_sentence(c.card.body)) for c in live]
+    merging = [
+        p
+        for p in pairs
+        if p[2] >= cfg.merge_threshold and (p[0], p[1]) not in apart and polar[p[0]] == polar[p[1]]
+    ]
     never = set(conflicts) | apart
     groups = constrained_clusters(len(live), merging, lambda i, j: (min(i, j), max(i, j)) in never)
     warm(state.embeddings, [live[i].card.body for group in groups if len(group) > 1 for i in group])
@@ -76,7 +82,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
             current = current.after(made)
             asked.extend(overflow)
     merged = {i for group in groups if len(group) > 1 for i in group}
-    asked += _questions(current, live, pairs, conflicts, apart, merged, cfg)
+    merging_pairs = {(i, j) for i, j, _ in merging}
+    asked += _questions(current, live, pairs, conflicts, apart | merging_pairs, merged)
     return changes + queue_changes(current, asked, STEP)
 
 
@@ -104,15 +111,15 @@ def _questions(
     live: list[CardFile],
     pairs: list[tuple[int, int, float]],
     conflicts: dict[tuple[int, int], Contradiction],
-    apart: set[tuple[int, int]],
+    settled: set[tuple[int, int]],
     merged: set[int],
-    cfg: VaultConfig,
 ) -> list[ReviewItem]:
-    """A duplicate question for each pair in the asking band, a contradiction question for each
-    contradicting pair close enough (cards merged in this run wait for the next one)."""
+    """A duplicate question for each pair in the asking band that is not merged now (below the
+    threshold, or one advises against and the other does not), a contradiction question for
+    each contradicting pair close enough (cards merged in this run wait for the next one)."""
     found = []
     for i, j, score in pairs:
-        if (i, j) in apart or i in merged or j in merged:
+        if (i, j) in settled or i in merged or j in merged:
             continue
         members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
         if (i, j) in conflicts and score >= CONTRADICTION_ASK:
@@ -122,8 +129,8 @@ def _questions(
                 "sentences": [claim.first.sentence, claim.second.sentence],
             }
             found.append(new_item("contradiction", members, evidence, state.today))
-        elif (i, j) not in conflicts and DUPLICATE_ASK <= score < cfg.merge_threshold:
-            evidence = {"cosine": round(score, 3), "merged_at": cfg.merge_threshold}
+        elif (i, j) not in conflicts and score >= DUPLICATE_ASK:
+            evidence = {"cosine": round(score, 3), "asked_from": DUPLICATE_ASK}
             found.append(new_item("duplicate", members, evidence, state.today))
     return found
 

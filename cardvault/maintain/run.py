@@ -27,6 +27,7 @@ from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
 from cardvault.maintain.state import load_state
 from cardvault.search.model import ModelUnavailableError
+from cardvault.vault.decisions import pending_items
 from cardvault.vault.layout import Vault
 
 NEEDS_MODEL = ("distill", "merge")
@@ -62,6 +63,17 @@ class RunResult:
     def changed(self) -> bool:
         """Whether the run wrote files or a branch."""
         return bool(self.written) or self.branch is not None
+
+    @property
+    def review_pending(self) -> int:
+        """Memory decisions waiting in the review queue once the plan is carried out."""
+        return len(pending_items(self.plan.after.review_items))
+
+    @property
+    def asked(self) -> list[str]:
+        """Ids of the questions this run added to the review queue."""
+        before = {item.id for item in self.plan.before.review_items}
+        return [item.id for item in self.plan.after.review_items if item.id not in before]
 
 
 def check_steps(only: Sequence[str] | None) -> tuple[str, ...] | None:

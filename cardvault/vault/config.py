@@ -55,6 +55,10 @@ class VaultConfig:
     merge_threshold: float = 0.80
     # Cosine similarity above which a distilled lesson folds into an existing card.
     distill_threshold: float = 0.70
+    # A command that answers review questions (JSON on stdin; see review/judge.py); "" = none.
+    judge: str = ""
+    # Seconds the judge may take on one question before it is stopped.
+    judge_timeout: float = 60.0
     # Per-key sources of the values, for error messages; not a setting.
     source: Path | None = field(default=None, compare=False)
 
@@ -71,6 +75,8 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("promote", "threshold"): ("promote_threshold", int),
     ("archive", "days"): ("archive_days", int),
     ("search", "model"): ("model", str),
+    ("maintain", "judge"): ("judge", str),
+    ("maintain", "judge_timeout"): ("judge_timeout", float),
 }
 
 
@@ -143,6 +149,25 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
     if not config.categories:
         raise ConfigError("'cards.categories' must name at least one category", path)
+    if config.judge_timeout <= 0:
+        raise ConfigError(
+            f"'maintain.judge_timeout' must be positive, got {config.judge_timeout}", path
+        )
+    _validate_judge(config.judge, path)
+
+
+def _validate_judge(command: str, path: Path | None) -> None:
+    """A judge is a command line: words, quoted like a shell's."""
+    import shlex
+
+    if not command:
+        return
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise ConfigError(f"'maintain.judge' is not a command line: {exc}", path) from exc
+    if not words:
+        raise ConfigError("'maintain.judge' is blank; remove it to have no judge", path)
 
 
 def _toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:

@@ -214,3 +214,13 @@ def apart_pairs(items: Iterable[ReviewItem]) -> set[frozenset[str]]:
         else:
             pairs |= {frozenset((a, b)) for a in keys for b in keys if a < b}
     return pairs
+
+
+def read_queue(root: Path) -> list[ReviewItem]:
+    """The items of a vault's queue (none when it has no queue file)."""
+    from cardvault.vault.files import read_text
+
+    path = queue_path(root)
+    if not path.exists():
+        return []
+    return parse_queue(read_text(path).text, path)

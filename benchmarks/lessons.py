@@ -1,0 +1,413 @@
+"""Learning lessons: calibrate the same-lesson evidence, then measure maintain and the review queue.
+
+    python benchmarks/lessons.py calibrate   # fit the weights and cut-offs on the calibration half
+    python benchmarks/lessons.py report      # maintain alone, and maintain + review, on both halves
+    python benchmarks/lessons.py stsb        # the cut-offs cross-checked on STS-B dev
+
+The labelled set is tests/fixtures/lessons/ (tests/lessons_support.py): 48 lessons told three
+ways each, 50 look-alike lessons that share their vocabulary, 10 contradicting pairs. Families
+(a lesson with its look-alikes; a contradicting pair) are split once, by a digest of their name,
+into a calibration half and a held-out half: calibration never sees the held-out half.
+
+`calibrate` writes the calibration half as daily logs into a fresh vault, reads the lessons the
+way maintenance does, computes the four signals of evidence.py for every pair and fits the
+logistic weights (class-balanced, small L2). CERTAIN is the highest score of any different pair
+that maintenance could join (not contradicting, no "never"/"don't" on one side only), plus a
+margin; REVIEW is the highest cut-off at which grouping links at least 95 % of the calibration
+lessons while asking at most two questions per lesson. It prints the constants for evidence.py.
+
+`report` runs the real `maintain` service (the vault's ONNX model) on a fresh git vault of each
+half, either on all the logs at once or every seven days of logs in turn, and reads the result:
+
+- wrong merges: cards citing tellings of two different lessons (target 0);
+- grouped automatically: lessons whose tellings all ended in one card;
+- grouped or linked: lessons grouped, or whose cards are all members of one pending question;
+- questions per lesson: questions asked, divided by the lessons told more than once.
+
+Then it answers every question the way a careful person would (the labels: accept the members of
+the lesson most of them tell, reject otherwise, keep the later side of a real contradiction)
+through the real review service, runs `maintain` again, and measures once more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from cardvault import history  # noqa: E402
+from cardvault.maintain import evidence, grouping  # noqa: E402
+from cardvault.maintain.lessons import pending_lessons  # noqa: E402
+from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
+from cardvault.maintain.similarity import Embeddings  # noqa: E402
+from cardvault.maintain.state import load_state  # noqa: E402
+from cardvault.review.answer import Answer, answer  # noqa: E402
+from cardvault.vault.decisions import ReviewItem, read_queue  # noqa: E402
+from cardvault.vault.layout import Vault, open_vault_at  # noqa: E402
+from cardvault.write.init import init_vault  # noqa: E402
+from tests.lessons_support import LabelledSet, Telling, load, schedule  # noqa: E402
+
+STSB = REPO.parent / "shared" / "data" / "stsb-dev" / "sts-dev.csv"
+MARGIN = 1.0
+LINKED_TARGET = 0.95
+QUESTIONS_TARGET = 2.0
+
+
+# --- building a vault from the labelled set ----------------------------------------------------
+
+
+def new_vault(root: Path) -> Vault:
+    """A fresh vault made by `cardvault init` (a git repository with its first commit)."""
+    init_vault(root)
+    return open_vault_at(root)
+
+
+def write_days(vault: Vault, days: list[tuple[dt.date, list[Telling]]]) -> dict[str, Telling]:
+    """Append the tellings of each day as that day's log; return entry ref -> telling."""
+    refs: dict[str, Telling] = {}
+    for day, tellings in days:
+        text = f"# {day.isoformat()}\n"
+        for number, telling in enumerate(tellings):
+            time_ = f"{9 + number // 2:02d}:{(number % 2) * 30 + 5:02d}"
+            text += f"\n## {time_} — {telling.title}\n{telling.body}\n"
+            refs[f"memory/{day.isoformat()}.md#{time_}"] = telling
+        (vault.memory_dir / f"{day.isoformat()}.md").write_text(text, encoding="utf-8")
+    history.commit(vault, "logs", None)
+    return refs
+
+
+def by_day(part: LabelledSet) -> list[tuple[dt.date, list[Telling]]]:
+    """The part's tellings grouped by the day the schedule gives them."""
+    days: dict[dt.date, list[Telling]] = {}
+    for day, telling in schedule(list(part.tellings)):
+        days.setdefault(day, []).append(telling)
+    return sorted(days.items())
+
+
+# --- calibration -------------------------------------------------------------------------------
+
+
+def lesson_pairs(part: LabelledSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """The four signals, same-lesson labels, and the vetoes (contradiction, polarity) for every
+    pair of the part's lessons, read and scored the way maintenance does."""
+    with tempfile.TemporaryDirectory() as folder:
+        vault = new_vault(Path(folder) / "vault")
+        refs = write_days(vault, by_day(part))
+        state = load_state(vault, dt.date(2027, 1, 1), Embeddings(vault, use_index=False))
+        lessons = pending_lessons(state)
+        found = evidence.Evidence(
+            [lesson.telling for lesson in lessons],
+            state.require_embeddings(),
+            grouping.vocabulary(state),
+        )
+        rows = list(range(len(lessons)))
+        signals = found.features(rows, rows)
+        upper = np.triu_indices(len(lessons), k=1)
+        labels = np.array([refs[lesson.ref].lesson for lesson in lessons])
+        same = (labels[:, None] == labels[None, :])[upper]
+        contradicting = np.zeros((len(lessons), len(lessons)), dtype=bool)
+        for i, j in found.contradicting(rows):
+            contradicting[i, j] = True
+        polar = found.negated[:, None] != found.negated[None, :]
+        return [s[upper] for s in signals], same, contradicting[upper], polar[upper]
+
+
+def fit(signals: list[np.ndarray], same: np.ndarray, l2: float = 1e-2) -> np.ndarray:
+    """Logistic regression by Newton's method, classes weighted to count equally."""
+    x = np.column_stack([*signals, np.ones(len(same))])
+    weight = np.where(same, len(same) / (2 * same.sum()), len(same) / (2 * (~same).sum()))
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-x @ w))
+        penalty = l2 * np.r_[w[:-1], 0.0]
+        gradient = x.T @ (weight * (p - same)) + penalty
+        hessian = (x * (weight * p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hessian, gradient)
+    return w
+
+
+def calibrate() -> None:
+    """Fit and print the constants of evidence.py from the calibration half."""
+    part = load().part("calibration")
+    signals, same, contradicting, polar = lesson_pairs(part)
+    w = fit(signals, same)
+    score = np.column_stack([*signals, np.ones(len(same))]) @ w
+    joinable = ~same & ~contradicting & ~polar
+    certain = math.ceil((float(score[joinable].max()) + MARGIN) * 10) / 10
+    print(f"{len(same)} pairs, {int(same.sum())} of the same lesson")
+    print(f"WEIGHTS = ({', '.join(f'{v:.2f}' for v in w[:-1])})")
+    print(f"INTERCEPT = {w[-1]:.2f}")
+    print(f"CERTAIN = {certain}  (highest joinable different pair {score[joinable].max():.2f})")
+    print(f"same pairs at or above CERTAIN: {(score[same] >= certain).mean():.1%}")
+    evidence.WEIGHTS = tuple(float(v) for v in w[:-1])
+    evidence.INTERCEPT = float(w[-1])
+    grouping.CERTAIN = evidence.CERTAIN = certain
+    print("\n| REVIEW | linked | questions per lesson |\n| ---: | ---: | ---: |")
+    best = None
+    for review in np.arange(-3.0, 4.01, 0.5):
+        grouping.REVIEW = float(review)
+        linked, per_lesson = placement_quality(part)
+        print(f"| {review:.1f} | {linked:.1%} | {per_lesson:.2f} |")
+        if linked >= LINKED_TARGET and per_lesson <= QUESTIONS_TARGET:
+            best = float(review)
+    print(f"\nREVIEW = {best}  (the highest meeting both targets)")
+
+
+def placement_quality(part: LabelledSet) -> tuple[float, float]:
+    """Grouping's own answer on the part, all logs at once: share of lessons linked, questions
+    per lesson told more than once."""
+    with tempfile.TemporaryDirectory() as folder:
+        vault = new_vault(Path(folder) / "vault")
+        refs = write_days(vault, by_day(part))
+        state = load_state(vault, dt.date(2027, 1, 1), Embeddings(vault, use_index=False))
+        lessons = pending_lessons(state)
+        placement = grouping.place(state, vault.config, lessons)
+        group_of = {
+            lessons[n].ref: g for g, members in enumerate(placement.groups) for n in members
+        }
+        asked = [q for q in placement.questions if q.kind == "same-lesson"]
+        told = _told(refs)
+        linked = 0
+        for tellings in told.values():
+            groups = {group_of[r] for r in tellings}
+            if len(groups) == 1 or any(groups <= set(q.groups) for q in asked):
+                linked += 1
+        return linked / len(told), len(placement.questions) / len(told)
+
+
+def _told(refs: dict[str, Telling]) -> dict[str, list[str]]:
+    """Lesson -> its entry refs, for lessons told more than once."""
+    found: dict[str, list[str]] = {}
+    for ref, telling in refs.items():
+        found.setdefault(telling.lesson, []).append(ref)
+    return {lesson: tellings for lesson, tellings in found.items() if len(tellings) > 1}
+
+
+# --- measuring a maintained vault --------------------------------------------------------------
+
+
+def measure(vault: Vault, refs: dict[str, Telling], asked: int) -> dict[str, object]:
+    """Wrong merges, grouped, grouped or linked, questions per lesson, rules."""
+    state = load_state(vault, dt.date(2027, 1, 1))
+    card_of: dict[str, str] = {}
+    wrong = 0
+    for card in state.cards:
+        lessons = {refs[s].lesson for s in card.card.sources if s in refs}
+        wrong += len(lessons) > 1
+        for source in card.card.sources:
+            card_of[source] = vault.rel(card.path)
+    told = _told(refs)
+    pending = [
+        i
+        for i in state.review_items
+        if (i.pending and i.kind == "same-lesson") or (i.pending and i.kind == "duplicate")
+    ]
+    grouped = linked = 0
+    for tellings in told.values():
+        places = {card_of.get(r, r) for r in tellings}
+        if len(places) == 1:
+            grouped += 1
+            linked += 1
+        elif any(places <= _names(item) for item in pending):
+            linked += 1
+    rules = sum(1 for c in state.live if c.card.status == "promoted")
+    return {
+        "lessons": len(told),
+        "wrong merges": wrong,
+        "grouped": grouped,
+        "grouped or linked": linked,
+        "questions": asked,
+        "questions per lesson": round(asked / len(told), 2),
+        "pending": len([i for i in state.review_items if i.pending]),
+        "promoted": rules,
+    }
+
+
+def _names(item: ReviewItem) -> set[str]:
+    return {m.key for m in item.members} | {m.card for m in item.members if m.card}
+
+
+# --- answering like a careful person -----------------------------------------------------------
+
+
+def oracle(
+    item: ReviewItem, vault: Vault, refs: dict[str, Telling], pairs: set[frozenset[str]]
+) -> Answer:
+    """The answer the labels give (see the module docstring)."""
+    told = [_lesson_of(vault, m.key, m.source, refs) for m in item.members]
+    if item.kind == "split":
+        return Answer(item.id, True)
+    if item.kind == "contradiction":
+        sides = [t for t in told if t is not None]
+        if len(sides) == 2 and frozenset(sides) in pairs:
+            later = max(range(2), key=lambda n: _order(sides[n], pairs))
+            return Answer(item.id, True, keep=later + 1)
+        return Answer(item.id, False)
+    counts = Counter(t for t in told if t is not None)
+    if not counts or counts.most_common(1)[0][1] < 2:
+        return Answer(item.id, False)
+    top = counts.most_common(1)[0][0]
+    members = tuple(n + 1 for n, t in enumerate(told) if t == top)
+    return Answer(item.id, True, () if len(members) == len(told) else members)
+
+
+def _order(lesson: str, pairs: set[frozenset[str]]) -> int:
+    """1 for the second (later) side of a contradicting pair, 0 for the first."""
+    return 1 if lesson in SECOND_SIDES else 0
+
+
+SECOND_SIDES: set[str] = set()
+
+
+def _lesson_of(vault: Vault, key: str, source: str | None, refs: dict[str, Telling]) -> str | None:
+    if source is not None:
+        return refs[source].lesson if source in refs else None
+    path = vault.root / key
+    if not path.exists():
+        return None
+    from cardvault.vault.layout import read_card
+
+    lessons = Counter(refs[s].lesson for s in read_card(path).sources if s in refs)
+    return lessons.most_common(1)[0][0] if lessons else None
+
+
+def answer_all(vault: Vault, refs: dict[str, Telling], part: LabelledSet, now: dt.datetime) -> int:
+    """Answer every pending question (rounds, since an answer may ask a split); how many."""
+    pairs = {frozenset(p) for p in part.contradictions}
+    SECOND_SIDES.update(p[1] for p in part.contradictions)
+    answered = 0
+    for _ in range(5):
+        items = [i for i in read_queue(vault.root) if i.pending]
+        if not items:
+            break
+        for item in items:
+            if not any(i.id == item.id and i.pending for i in read_queue(vault.root)):
+                continue
+            answer(vault, [oracle(item, vault, refs, pairs)], now)
+            answered += 1
+    return answered
+
+
+# --- the report --------------------------------------------------------------------------------
+
+
+def run_once(vault: Vault, today: dt.date) -> int:
+    """One maintain run; the number of questions it asked."""
+    before = {i.id for i in read_queue(vault.root)}
+    run_maintenance(vault, RunOptions(dt.datetime.combine(today, dt.time(23, 0))))
+    return len({i.id for i in read_queue(vault.root)} - before)
+
+
+def scenario(part: LabelledSet, every: int | None, answering: bool) -> dict[str, object]:
+    """Maintain the part's logs (all at once, or every `every` days), answering the questions
+    after each run when `answering`; measure at the end (after one more maintain)."""
+    days = by_day(part)
+    batches = [days] if every is None else _batches(days, every)
+    with tempfile.TemporaryDirectory() as folder:
+        vault = new_vault(Path(folder) / "vault")
+        refs: dict[str, Telling] = {}
+        asked = 0
+        start = time.perf_counter()
+        for batch in batches:
+            refs.update(write_days(vault, batch))
+            today = batch[-1][0]
+            asked += run_once(vault, today)
+            if answering:
+                answer_all(vault, refs, part, dt.datetime.combine(today, dt.time(23, 30)))
+        if answering:
+            asked += run_once(vault, batches[-1][-1][0])
+        found = measure(vault, refs, asked)
+        found["seconds"] = round(time.perf_counter() - start, 1)
+        return found
+
+
+def _batches(
+    days: list[tuple[dt.date, list[Telling]]], every: int
+) -> list[list[tuple[dt.date, list[Telling]]]]:
+    batches: list[list[tuple[dt.date, list[Telling]]]] = []
+    for day, tellings in days:
+        if not batches or (day - batches[-1][0][0]).days >= every:
+            batches.append([])
+        batches[-1].append((day, tellings))
+    return batches
+
+
+def report(parts: list[str], every: int, modes: list[str]) -> None:
+    """The Markdown tables for docs/benchmarks.md."""
+    data = load()
+    rows: list[tuple[str, str, dict[str, object]]] = []
+    batches = {"once": ("all at once", None), "days": (f"every {every} days", every)}
+    for name in parts:
+        part = data.part(name)
+        for mode, batch in (batches[m] for m in modes):
+            for answering in (False, True):
+                label = "maintain + review" if answering else "maintain alone"
+                result = scenario(part, batch, answering)
+                rows.append((f"{name}, {mode}", label, result))
+                print(name, mode, label, result, flush=True)
+    keys = ["lessons", "wrong merges", "grouped", "grouped or linked", "questions per lesson",
+            "promoted", "pending", "seconds"]  # fmt: skip
+    print("\n| set, logs | run | " + " | ".join(keys) + " |")
+    print("| --- | --- |" + " ---: |" * len(keys))
+    for where, label, result in rows:
+        print(f"| {where} | {label} | " + " | ".join(str(result[k]) for k in keys) + " |")
+
+
+# --- STS-B -------------------------------------------------------------------------------------
+
+
+def stsb(path: Path) -> None:
+    """The score on STS-B dev sentence pairs (each sentence as both lesson and whole entry)."""
+    rows = [r.split("\t") for r in path.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if len(r) >= 7]
+    gold = np.array([float(r[4]) for r in rows])
+    with tempfile.TemporaryDirectory() as folder:
+        vault = new_vault(Path(folder) / "vault")
+        sentences = [r[5] for r in rows] + [r[6] for r in rows]
+        tellings = [evidence.Telling(str(n), s, s) for n, s in enumerate(sentences)]
+        found = evidence.Evidence(
+            tellings, Embeddings(vault, use_index=False), evidence.Vocabulary(sentences)
+        )
+        half = len(rows)
+        score = np.array([float(found.scores([i], [i + half])[0, 0]) for i in range(half)])
+    same, different = gold >= 4.0, gold <= 2.0
+    print(f"STS-B dev: {len(rows)} pairs, {int(same.sum())} same (≥ 4), ", end="")
+    print(f"{int(different.sum())} different (≤ 2)")
+    print("| cut-off | score ≥ | same pairs above | different pairs above |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, cut in (("REVIEW", evidence.REVIEW), ("CERTAIN", evidence.CERTAIN)):
+        above_same, above_different = (score[same] >= cut).mean(), (score[different] >= cut).mean()
+        print(f"| {name} | {cut} | {above_same:.1%} | {above_different:.1%} |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=("calibrate", "report", "stsb"))
+    parser.add_argument("--part", action="append", choices=("calibration", "held-out", "all"))
+    parser.add_argument("--every", type=int, default=7, help="days of logs per maintain run")
+    parser.add_argument("--mode", action="append", choices=("once", "days"))
+    parser.add_argument("--stsb", type=Path, default=STSB)
+    args = parser.parse_args(argv)
+    actions: dict[str, Callable[[], None]] = {
+        "calibrate": calibrate,
+        "report": lambda: report(
+            args.part or ["calibration", "held-out"], args.every, args.mode or ["once", "days"]
+        ),
+        "stsb": lambda: stsb(args.stsb),
+    }
+    actions[args.what]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""`cardvault review`: the memory decisions maintenance left for a person (or a judge)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import JsonOption, now, report_subject, vault_of
+
+if TYPE_CHECKING:
+    from cardvault.review.answer import ReviewResult
+    from cardvault.vault.decisions import ReviewItem
+
+review_app = typer.Typer(
+    name="review",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+IdsArgument = Annotated[list[str], typer.Argument(help="Review item ids (or unique prefixes).")]
+ReasonOption = Annotated[
+    str | None, typer.Option("--reason", help="Why (kept with the decision in the vault).")
+]
+QUESTIONS = {
+    "same-lesson": "the same lesson?",
+    "duplicate": "duplicate cards?",
+    "contradiction": "which one holds?",
+    "split": "this did not fit in the merged card: a card of its own?",
+}
+
+
+@review_app.callback()
+def review(ctx: typer.Context, json_out: JsonOption = False) -> None:
+    """List the pending memory decisions: possibly the same lesson in other words, possibly
+    duplicate cards, contradictions to settle, overflow of a merged card.
+
+    Answer with `cardvault review accept ID` or `reject ID`. With --json (or piped): an array
+    of {id, kind, members: [{path, source, text, ...}], evidence, asked}.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from cardvault.review.answer import pending
+
+    items = pending(vault_of(ctx))
+    if render.wants_json(json_out):
+        render.print_json([_item_json(item) for item in items])
+        return
+    if not items:
+        render.success("no memory decisions pending")
+        return
+    count = len(items)
+    render.console().print(
+        f"[bold]{count} memory decision{'s' if count != 1 else ''} pending[/] "
+        "(cardvault review accept|reject ID)\n"
+    )
+    for item in items:
+        _show_item(item)
+
+
+def _item_json(item: ReviewItem) -> dict[str, Any]:
+    data = item.to_json()
+    for number, member in enumerate(data["members"], start=1):
+        member["n"] = number
+    return data
+
+
+def _show_item(item: ReviewItem) -> None:
+    out = render.console()
+    out.print(f"[bold cyan]{item.id}[/]  {QUESTIONS[item.kind]}  [dim]asked {item.asked}[/]")
+    for number, member in enumerate(item.members, start=1):
+        where = member.source or member.path
+        held = f" → {member.card}" if member.card and member.card != member.path else ""
+        out.print(f"  {number}. [cyan]{render.escape(where)}[/]{render.escape(held)}")
+        out.print(f"     {render.escape(_short(member.text))}")
+    out.print(f"  [dim]{render.escape(_evidence_line(item))}[/]")
+    out.print(f"  [dim]{render.escape(_hint(item))}[/]\n")
+
+
+def _short(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _evidence_line(item: ReviewItem) -> str:
+    evidence = dict(item.evidence)
+    if item.kind == "same-lesson":
+        pairs = evidence.get("pairs") or []
+        shared = sorted({t for p in pairs for t in p.get("shared_terms", [])})[:6]
+        line = f"evidence: best score {evidence.get('score')}"
+        line += f" (certain at {evidence.get('certain_at')})"
+        return line + (f"; shared terms: {', '.join(shared)}" if shared else "")
+    if item.kind == "split":
+        return (
+            f"evidence: merged card {evidence.get('tokens')} tokens of {evidence.get('budget')}; "
+            f"{evidence.get('overflow_tokens')} more did not fit"
+        )
+    return "evidence: " + ", ".join(f"{k} {v}" for k, v in evidence.items() if k != "sentences")
+
+
+def _hint(item: ReviewItem) -> str:
+    if item.kind == "contradiction":
+        return f"cardvault review accept {item.id} --keep N   (N holds, the other is archived)"
+    if item.kind == "split":
+        return f"accept {item.id}: a card of its own; reject: append it anyway"
+    return f"cardvault review accept {item.id} [--only 1,2]   |   cardvault review reject {item.id}"
+
+
+@review_app.command("accept")
+def accept(
+    ctx: typer.Context,
+    ids: IdsArgument,
+    only: Annotated[
+        str | None,
+        typer.Option("--only", help="Same lesson: only these members (e.g. 1,3), not all."),
+    ] = None,
+    keep: Annotated[
+        int | None,
+        typer.Option(
+            "--keep", help="Contradiction: the member that holds (the other is archived)."
+        ),
+    ] = None,
+    reason: ReasonOption = None,
+) -> None:
+    """Accept decisions: make the members one card (same lesson, duplicate), keep one side of a
+    contradiction, give a merged card's overflow a card of its own. One commit."""
+    from cardvault.review.answer import accept as accept_items
+
+    members = _numbers(only)
+    result = accept_items(vault_of(ctx), ids, now(), members, keep, reason=reason)
+    _show_result(result)
+
+
+@review_app.command("reject")
+def reject(ctx: typer.Context, ids: IdsArgument, reason: ReasonOption = None) -> None:
+    """Reject decisions: not the same lesson (kept apart for good), both sides of a
+    contradiction stand, a merged card's overflow is appended anyway. One commit."""
+    from cardvault.review.answer import reject as reject_items
+
+    _show_result(reject_items(vault_of(ctx), ids, now(), reason=reason))
+
+
+@review_app.command("judge")
+def judge(
+    ctx: typer.Context,
+    ids: Annotated[
+        list[str] | None, typer.Argument(help="Items to ask about (default: all).")
+    ] = None,
+) -> None:
+    """Ask the judge command set in cardvault.toml ([maintain] judge) about pending decisions;
+    its answers are applied like a person's and recorded with its name."""
+    from cardvault.review.judge import judge_pending
+
+    outcome = judge_pending(vault_of(ctx), now(), ids or None)
+    for line in outcome.messages:
+        render.warning(line)
+    if outcome.result is not None:
+        _show_result(outcome.result)
+    elif not outcome.messages:
+        render.success("nothing for the judge to answer")
+
+
+def _numbers(text: str | None) -> tuple[int, ...]:
+    from cardvault.errors import CardvaultError
+
+    if not text:
+        return ()
+    try:
+        return tuple(int(part) for part in text.replace(" ", "").split(",") if part)
+    except ValueError as exc:
+        raise CardvaultError(f"--only takes member numbers like 1,3, got {text!r}") from exc
+
+
+def _show_result(result: ReviewResult) -> None:
+    from cardvault.edits.changes import reason_lines
+
+    for item in result.settled:
+        render.success(f"{item.id} {item.status}")
+    for line in reason_lines(list(result.changes)):
+        render.console().print(f"  {render.escape(line)}")
+    if result.commit is not None:
+        report_subject(result.commit)
+    left = result.pending
+    render.note(f"{left} memory decision{'s' if left != 1 else ''} still pending")

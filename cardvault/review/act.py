@@ -1,0 +1,117 @@
+"""What an answer to a review question does to the vault, as changes (nothing is written here).
+
+- same lesson / duplicate, accepted: the cards that hold the chosen members become one card
+  (maintenance's merge: facts once, tags and sources joined, `seen` summed, so a lesson told
+  three times reaches the promotion threshold like any other); members not yet in a card join
+  it at the next `maintain` (the accepted decision keeps them together).
+- same lesson / duplicate, rejected: nothing now; the members are kept apart from then on.
+- contradiction, accepted with the side that holds: the other card moves to the archive with
+  `status: archived` and `superseded_by: <the winner>` (git and `search --archived` keep it).
+- contradiction, rejected: both stand; the pair is never reported or asked again.
+- split, accepted: what did not fit in the merged card becomes a card of its own, linked both
+  ways; rejected: it is appended to the card, over budget as the person chose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from cardvault.edits.changes import Change, MoveFile, Report, WriteFile
+from cardvault.errors import CardvaultError
+from cardvault.maintain.archive import archival
+from cardvault.maintain.asking import card_holders
+from cardvault.maintain.merge import merge_cluster
+from cardvault.maintain.state import CardFile, VaultState
+from cardvault.maintain.text import append_paragraphs
+from cardvault.vault.card import render_card, replace_body, update_card_text
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.decisions import ACCEPTED, ReviewItem
+from cardvault.vault.files import ABSENT
+from cardvault.vault.slugs import slugify, unique_slug
+
+STEP = "review"
+
+
+def act(
+    state: VaultState, cfg: VaultConfig, item: ReviewItem
+) -> tuple[list[Change], list[ReviewItem]]:
+    """The changes a settled `item` makes, and any question they raise (a merge's overflow)."""
+    if item.kind in ("same-lesson", "duplicate"):
+        return _join(state, cfg, item) if item.status == ACCEPTED else ([], [])
+    if item.kind == "contradiction":
+        return (_supersede(state, item) if item.status == ACCEPTED else []), []
+    return _split(state, item), []
+
+
+def _join(
+    state: VaultState, cfg: VaultConfig, item: ReviewItem
+) -> tuple[list[Change], list[ReviewItem]]:
+    holders = card_holders(state)
+    chosen = set(item.chosen or item.keys)
+    paths = {holders[key] for key in chosen if key in holders}
+    cards = [c for c in state.live if state.vault.rel(c.path) in paths]
+    if len(cards) < 2:
+        return [], []
+    changes, overflow = merge_cluster(state, cards, cfg)
+    return [_as_review(c) for c in changes], overflow
+
+
+def _as_review(change: Change) -> Change:
+    return replace(change, step=STEP) if isinstance(change, WriteFile | MoveFile) else change
+
+
+def _card(state: VaultState, key: str) -> CardFile:
+    holders = card_holders(state)
+    path = holders.get(key)
+    found = next((c for c in state.live if state.vault.rel(c.path) == path), None)
+    if found is None:
+        raise CardvaultError(f"{key} is no longer a live card; nothing to settle")
+    return found
+
+
+def _supersede(state: VaultState, item: ReviewItem) -> list[Change]:
+    winner = _card(state, item.chosen[0])
+    losers = [_card(state, m.key) for m in item.members if m.key != item.chosen[0]]
+    changes: list[Change] = []
+    for loser in losers:
+        if loser.path == winner.path:
+            continue
+        move = archival(state, loser, f"superseded by {winner.slug}")
+        if isinstance(move, Report):
+            raise CardvaultError(move.message, loser.path)
+        assert isinstance(move, MoveFile)
+        text = update_card_text(move.new_text, {"superseded_by": winner.slug}, path=loser.path)
+        changes.append(replace(move, new_text=text, step=STEP))
+    return changes
+
+
+def _split(state: VaultState, item: ReviewItem) -> list[Change]:
+    member = item.members[0]
+    card = _card(state, member.key)
+    if item.status != ACCEPTED:
+        body = append_paragraphs(card.card.body, [member.text])
+        text = replace_body(card.file.text, body)
+        reason = f"appended the overflow of {card.slug} (split declined)"
+        return [WriteFile(card.path, text, card.file.digest, reason, STEP)]
+    topic = f"{card.card.topic} (more)"
+    slug = unique_slug(slugify(topic), state.taken)
+    meta = {
+        "topic": topic,
+        "category": card.card.category,
+        "tags": list(card.card.tags),
+        "created": state.today,
+        "updated": state.today,
+    }
+    new_text = render_card(meta, f"{member.text.strip()}\n\nSee also [[{card.slug}]].")
+    path = state.vault.card_path(slug)
+    body = append_paragraphs(card.card.body, [f"More: [[{slug}]]."])
+    return [
+        WriteFile(path, new_text, ABSENT, f"split {card.slug}: overflow → {slug}", STEP, 1),
+        WriteFile(
+            card.path,
+            replace_body(card.file.text, body),
+            card.file.digest,
+            f"linked {card.slug} → {slug}",
+            STEP,
+        ),
+    ]

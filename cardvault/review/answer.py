@@ -1,0 +1,186 @@
+"""The review queue as a service: list the pending decisions, accept or reject them.
+
+A plain function API (the CLI and the MCP server call the same functions): `pending` reads the
+queue (no model, no lock); `answer` settles items under the vault lock, records each answer in
+`memory/review.jsonl`, carries it out through the one applier (review/act.py), lets promotion
+and the MEMORY.md index follow, and records one commit. An answer names members by their
+1-based position in the item, as `review` lists them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardvault import history
+from cardvault.edits.apply import apply_changes, compose
+from cardvault.edits.changes import Change, reason_lines
+from cardvault.edits.lock import vault_lock
+from cardvault.errors import CardvaultError
+from cardvault.maintain import memory_index, promote
+from cardvault.maintain.asking import LABELS, new_item, queue_changes, settle_changes
+from cardvault.maintain.similarity import Embeddings
+from cardvault.maintain.state import VaultState, load_state
+from cardvault.review.act import act
+from cardvault.vault.decisions import (
+    ACCEPTED,
+    REJECTED,
+    ReviewItem,
+    find_items,
+    pending_items,
+    read_queue,
+)
+from cardvault.vault.layout import Vault
+
+PERSON = "person"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer to one item."""
+
+    id: str  # the item's id or a unique prefix
+    accept: bool
+    members: tuple[int, ...] = ()  # accept only these (1-based), for a same-lesson or duplicate
+    keep: int | None = None  # the side that holds (1-based), for a contradiction
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """The items settled, the changes made, the commit, and how many items are still pending."""
+
+    settled: tuple[ReviewItem, ...]
+    changes: tuple[Change, ...]
+    written: tuple[Path, ...]
+    commit: history.CommitResult | None
+    pending: int
+
+
+def pending(vault: Vault) -> list[ReviewItem]:
+    """The decisions waiting for an answer, first asked first."""
+    return pending_items(read_queue(vault.root))
+
+
+def accept(
+    vault: Vault,
+    ids: Sequence[str],
+    now: dt.datetime,
+    members: Sequence[int] = (),
+    keep: int | None = None,
+    by: str = PERSON,
+    reason: str | None = None,
+    embedder: Any = None,
+) -> ReviewResult:
+    """Accept items: same lesson (of the members given, or all), duplicate, the side to keep."""
+    answers = [Answer(i, True, tuple(members), keep, reason) for i in ids]
+    return answer(vault, answers, now, by, embedder)
+
+
+def reject(
+    vault: Vault, ids: Sequence[str], now: dt.datetime, by: str = PERSON, reason: str | None = None
+) -> ReviewResult:
+    """Reject items: not the same lesson, not duplicates, both sides stand, no split."""
+    return answer(vault, [Answer(i, False, reason=reason) for i in ids], now, by)
+
+
+def answer(
+    vault: Vault,
+    answers: Sequence[Answer],
+    now: dt.datetime,
+    by: str = PERSON,
+    embedder: Any = None,
+) -> ReviewResult:
+    """Settle every answered item in one commit (see the module docstring)."""
+    if not answers:
+        raise CardvaultError("name at least one review item")
+    with vault_lock(vault):
+        state = load_state(vault, now.date(), Embeddings(vault, embedder, use_index=False))
+        found = find_items(state.review_items, [a.id for a in answers])
+        settled = [_settle(item, a, now.date(), by) for item, a in zip(found, answers, strict=True)]
+        changes = plan_answers(state, settled)
+        if not compose(changes):
+            return ReviewResult(tuple(settled), tuple(changes), (), None, _left(state, changes))
+        message = _subject(settled) + "\n\n" + "\n".join(reason_lines(changes)) + "\n"
+        commits: list[history.CommitResult] = []
+        written = apply_changes(
+            vault,
+            changes,
+            finish=lambda paths: commits.append(history.commit(vault, message, paths)),
+        )
+        commit = commits[0] if commits else None
+        return ReviewResult(
+            tuple(settled), tuple(changes), tuple(written), commit, _left(state, changes)
+        )
+
+
+def plan_answers(state: VaultState, settled: Sequence[ReviewItem]) -> list[Change]:
+    """The changes that record and carry out `settled`, then promotion and the index."""
+    cfg = state.vault.config
+    changes = settle_changes(state, settled, "review")
+    current = state.after(changes)
+    asked: list[ReviewItem] = []
+    for item in settled:
+        made, more = act(current, cfg, item)
+        changes += made
+        current = current.after(made)
+        asked += more + _rest(item, state.today)
+    for step in (promote.step, memory_index.step):
+        made = step(current, cfg)
+        changes += made
+        current = current.after(made)
+    return changes + queue_changes(current, asked, "review")
+
+
+def _rest(item: ReviewItem, today: dt.date) -> list[ReviewItem]:
+    """After accepting some members of a grouping question, the others (two or more) are asked
+    about among themselves."""
+    if item.status != ACCEPTED or not item.chosen or item.kind not in ("same-lesson", "duplicate"):
+        return []
+    rest = [m for m in item.members if m.key not in item.chosen]
+    if len(rest) < 2:
+        return []
+    return [new_item(item.kind, rest, {"left_from": item.id}, today)]
+
+
+def _left(state: VaultState, changes: list[Change]) -> int:
+    return len(pending_items(state.after(changes).review_items))
+
+
+def _settle(item: ReviewItem, answer: Answer, day: dt.date, by: str) -> ReviewItem:
+    if not item.pending:
+        raise CardvaultError(
+            f"review item {item.id} was settled on {item.decided} by {item.by} ({item.status})"
+        )
+    chosen: list[str] = []
+    if answer.accept and item.kind == "contradiction":
+        if answer.keep is None:
+            raise CardvaultError(
+                f"review item {item.id} is a contradiction: say which side holds (--keep N)"
+            )
+        chosen = [_member(item, answer.keep).key]
+    elif answer.accept and answer.members:
+        if item.kind not in ("same-lesson", "duplicate") or len(set(answer.members)) < 2:
+            raise CardvaultError(
+                f"review item {item.id}: --only takes two or more members of a same-lesson "
+                "or duplicate question"
+            )
+        chosen = [_member(item, n).key for n in dict.fromkeys(answer.members)]
+    status = ACCEPTED if answer.accept else REJECTED
+    return item.settled(status, day.isoformat(), by, answer.reason, chosen)
+
+
+def _member(item: ReviewItem, number: int) -> Any:
+    if not 1 <= number <= len(item.members):
+        raise CardvaultError(
+            f"review item {item.id} has members 1 to {len(item.members)}, not {number}"
+        )
+    return item.members[number - 1]
+
+
+def _subject(settled: Sequence[ReviewItem]) -> str:
+    parts = [f"{i.status} {i.id} ({LABELS[i.kind].rstrip('?')})" for i in settled]
+    return "review: " + ", ".join(parts)

@@ -1,0 +1,201 @@
+"""The optional judge: an outside command (any LLM CLI the user has) that answers review questions.
+
+Set `[maintain] judge = "COMMAND"` in cardvault.toml (off by default; cardvault itself needs no
+network). The command is split like a shell line (no shell runs it: write `sh -c '…'` for pipes)
+and run once per pending question, with the question as JSON on stdin:
+
+    {"protocol": "cardvault-judge/1", "question": "...", "answers": ["same", "different",
+     "contradiction"], "item": {"id": ..., "kind": ..., "members": [{"n": 1, "path": ...,
+     "source": ..., "text": ...}], "evidence": {...}}}
+
+It answers on stdout, either as JSON, `{"answer": "same", "reason": "...", "members": [1, 3],
+"keep": 2}` (members and keep optional), or as plain text whose first word is the answer and
+the rest the reason. `same` accepts (only `members`, when given), `different` rejects; for a
+contradiction, `contradiction` with `keep` keeps that side, `different` lets both stand. Answers
+are applied exactly like a person's (review/answer.py) and recorded as `by: judge:NAME`.
+
+A judge that cannot be started, exits non-zero, runs past `[maintain] judge_timeout` seconds
+(default 60; it is killed), or answers anything else leaves the question pending, with a message
+saying which and why. Split questions (where a merged card's overflow goes) are not the judge's
+to answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shlex
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cardvault.errors import CardvaultError
+from cardvault.review.answer import Answer, ReviewResult, answer, pending
+from cardvault.vault.decisions import ReviewItem, find_items
+from cardvault.vault.layout import Vault
+
+PROTOCOL = "cardvault-judge/1"
+ANSWERS = ("same", "different", "contradiction")
+QUESTIONS = {
+    "same-lesson": "Do these log entries (and cards) teach the same lesson, in other words? "
+    "Answer same, different, or contradiction if they say opposite things.",
+    "duplicate": "Do these two cards say the same thing, so they should be one card? "
+    "Answer same, different, or contradiction if they say opposite things.",
+    "contradiction": "These two cards seem to say opposite things. Answer contradiction with "
+    '"keep": the member number that holds, or different if both can stand.',
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the judge said about one question (`answer` None: it said nothing usable)."""
+
+    item: str
+    answer: Answer | None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """The judge's verdicts, the commit that applied them, what went wrong, what is left."""
+
+    verdicts: tuple[Verdict, ...]
+    result: ReviewResult | None
+    messages: tuple[str, ...]
+    pending: int
+
+    @property
+    def settled(self) -> tuple[ReviewItem, ...]:
+        """The items the judge's answers settled."""
+        return self.result.settled if self.result is not None else ()
+
+
+def judge_name(command: str) -> str:
+    """How decisions record the judge: `judge:` and its program's name."""
+    words = shlex.split(command)
+    return "judge:" + (os.path.basename(words[0]) if words else "judge")
+
+
+def judge_pending(vault: Vault, now: dt.datetime, ids: Sequence[str] | None = None) -> JudgeOutcome:
+    """Ask the vault's judge about each pending question (or those named) and apply what it
+    answers in one commit."""
+    command = vault.config.judge
+    if not command:
+        raise CardvaultError(
+            'no judge is set: add `judge = "COMMAND"` under [maintain] in cardvault.toml'
+        )
+    items = pending(vault)
+    if ids:
+        items = find_items(items, ids)
+    verdicts = [
+        ask(command, item, vault.config.judge_timeout) for item in items if item.kind in QUESTIONS
+    ]
+    answers = [v.answer for v in verdicts if v.answer is not None]
+    messages = tuple(v.message for v in verdicts if v.message)
+    result = answer(vault, answers, now, judge_name(command)) if answers else None
+    left = result.pending if result is not None else len(pending(vault))
+    return JudgeOutcome(tuple(verdicts), result, messages, left)
+
+
+def ask(command: str, item: ReviewItem, timeout: float) -> Verdict:
+    """Run the judge on one question and read its answer."""
+    payload = json.dumps(request(item), ensure_ascii=False)
+    name = judge_name(command)
+    try:
+        done = subprocess.run(
+            shlex.split(command),
+            input=payload,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return Verdict(
+            item.id, None, f"{item.id}: {name} gave no answer within {timeout:g} s; still pending"
+        )
+    except (OSError, ValueError) as exc:
+        return Verdict(item.id, None, f"{item.id}: {name} could not be run ({exc}); still pending")
+    if done.returncode != 0:
+        tail = " ".join(done.stderr.split())[-200:]
+        return Verdict(
+            item.id,
+            None,
+            f"{item.id}: {name} exited with status {done.returncode}"
+            + (f" ({tail})" if tail else "")
+            + "; still pending",
+        )
+    return read_answer(item, done.stdout, name)
+
+
+def request(item: ReviewItem) -> dict[str, Any]:
+    """The JSON the judge reads on stdin."""
+    data = item.to_json()
+    for number, member in enumerate(data["members"], start=1):
+        member["n"] = number
+    for key in ("status", "decided", "by", "reason", "chosen"):
+        data.pop(key, None)
+    return {
+        "protocol": PROTOCOL,
+        "question": QUESTIONS[item.kind],
+        "answers": list(ANSWERS),
+        "item": data,
+    }
+
+
+def read_answer(item: ReviewItem, output: str, name: str) -> Verdict:
+    """The judge's stdout as an answer to `item`, or why it is not one."""
+    word, reason, members, keep = _parse(output)
+    shown = " ".join(output.split())[:80] or "nothing"
+    if word not in ANSWERS:
+        return Verdict(
+            item.id,
+            None,
+            f"{item.id}: {name} answered {shown!r}, not one of {', '.join(ANSWERS)}; still pending",
+        )
+    if item.kind == "contradiction":
+        if word == "different":
+            return Verdict(item.id, Answer(item.id, False, reason=reason))
+        if word == "contradiction" and keep is not None and 1 <= keep <= len(item.members):
+            return Verdict(item.id, Answer(item.id, True, keep=keep, reason=reason))
+        return Verdict(
+            item.id,
+            None,
+            f'{item.id}: {name} answered {word!r} without saying which side holds ("keep"); '
+            "still pending",
+        )
+    if word == "same":
+        chosen = tuple(n for n in members if 1 <= n <= len(item.members))
+        return Verdict(
+            item.id, Answer(item.id, True, chosen if len(chosen) >= 2 else (), reason=reason)
+        )
+    why = f"{word}: {reason}" if word == "contradiction" and reason else (reason or word)
+    return Verdict(item.id, Answer(item.id, False, reason=why))
+
+
+def _parse(output: str) -> tuple[str, str | None, tuple[int, ...], int | None]:
+    text = output.strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        word = str(data.get("answer", "")).strip().lower()
+        reason = data.get("reason")
+        members = data.get("members") or ()
+        keep = data.get("keep")
+        numbers = (
+            tuple(n for n in members if isinstance(n, int)) if isinstance(members, list) else ()
+        )
+        return (
+            word,
+            str(reason) if reason else None,
+            numbers,
+            keep if isinstance(keep, int) else None,
+        )
+    words = text.split(maxsplit=1)
+    word = words[0].strip(".,:;!\"'`*").lower() if words else ""
+    rest = words[1].strip() if len(words) > 1 else ""
+    return word, rest or None, (), None
