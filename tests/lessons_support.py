@@ -63,7 +63,7 @@ class LabelledSet:
 
 
 def split_of(family: str) -> str:
-    """"held-out" for about HELD_OUT_SHARE of families, fixed by the name's digest."""
+    """ "held-out" for about HELD_OUT_SHARE of families, fixed by the name's digest."""
     digest = int(hashlib.sha256(family.encode("utf-8")).hexdigest()[:8], 16)
     return "held-out" if digest % 1000 < HELD_OUT_SHARE * 1000 else "calibration"
 
@@ -90,9 +90,7 @@ def _tellings(item: dict[str, object], kind: str, family: str) -> list[Telling]:
     found = item["tellings"]
     assert isinstance(found, list)
     name = str(item["lesson"])
-    return [
-        Telling(name, kind, family, str(t["title"]), str(t["body"]).strip()) for t in found
-    ]
+    return [Telling(name, kind, family, str(t["title"]), str(t["body"]).strip()) for t in found]
 
 
 def schedule(tellings: Sequence[Telling], seed: int = 11) -> list[tuple[dt.date, Telling]]:

@@ -53,7 +53,8 @@ _STOP = frozenset(
         "a an and are as at be but by can for from has have in into is it its of on or so that "
         "the their them then there these this those to was were when which while with will would "
         "not no do does did if than too very just only also use used using uses every all any one "
-        "must should never always now after before our we you your out off via per get got set",
+        "must should never always now after before our we you your out off via per get got set "
+        "lesson gotcha rule decision preference correction need needs",
     )
 )
 

@@ -7,8 +7,8 @@ of the nearest cards' categories, counting only neighbours close enough to say s
 the lesson's identifiers, never from the entry title: the close neighbours' tags the lesson's
 words contain, then any tag the vault already uses that the lesson names, then the lesson's
 identifiers and names (`lock_timeout` → lock-timeout, `--force-with-lease` →
-force-with-lease, S3, PgBouncer), then, for a lesson told more than once and still short of two
-tags, the rarest terms all its tellings share.
+force-with-lease, S3, PgBouncer), then, while there are fewer than MIN_TAGS, the rarest words of
+the lesson's topic ("Set a timeout on every HTTP client call" → timeout, http).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from cardvault.vault.slugs import slugify, tagify, unique_slug
 NEIGHBOURS = 5
 NEIGHBOUR_FLOOR = 0.45
 MAX_TAGS = 5
+MIN_TAGS = 2
 MAX_TAG_LENGTH = 30
 _IDENTIFIER = re.compile(
     r"(?<![\w-])--[a-z][a-z0-9-]+"  # --force-with-lease
@@ -108,10 +109,9 @@ def pick_tags(
                 add(tag)
     for identifier in identifiers(text):
         add(tagify(identifier))
-    if len(tags) < 2 and known is not None and len(group) > 1:
-        shared = frozenset.intersection(*(terms(lesson.text) for lesson in group))
-        for term in known.vocabulary.salient(shared - _STOPWORDS, MAX_TAGS):
-            if len(tags) < 2 and re.fullmatch(r"[a-z][a-z0-9]+", term):
+    if len(tags) < MIN_TAGS and known is not None:
+        for term in known.vocabulary.salient(terms(lesson_topic(group)) - _STOPWORDS, MAX_TAGS):
+            if len(tags) < MIN_TAGS and re.fullmatch(r"[a-z][a-z0-9]+", term):
                 add(term)
     return tags[:MAX_TAGS]
 

@@ -1,0 +1,145 @@
+"""The judge protocol, with real script judges: JSON on stdin, an answer on stdout, applied like a
+person's answer and recorded with the judge's name; a judge that crashes, hangs or talks
+nonsense leaves the question pending and says why."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from cardvault.errors import ConfigError
+from cardvault.review.judge import judge_name, judge_pending
+from cardvault.vault.config import parse_config
+from cardvault.vault.decisions import Member, ReviewItem, item_id, read_queue, render_queue
+from cardvault.vault.layout import Vault, open_vault_at
+from tests.maintain_support import card, commit_all, new_vault
+
+NOW = dt.datetime(2026, 3, 20, 10, 0)
+
+
+def judge_script(folder: Path, name: str, body: str) -> str:
+    """A Python judge at folder/name; returns the command line that runs it."""
+    path = folder / name
+    path.write_text("import json, sys, time\n" + body, encoding="utf-8")
+    return f"{sys.executable} {path}"
+
+
+def vault_with(tmp_path: Path, judge: str, timeout: float = 20.0) -> Vault:
+    """Two cards and two pending questions about them: a duplicate and a contradiction."""
+    vault = new_vault(tmp_path / "v")
+    card(
+        vault,
+        "use-jest",
+        "Use Jest",
+        "Always use Jest for the dashboard tests.",
+        created="2026-01-02",
+    )
+    card(
+        vault,
+        "no-jest",
+        "Vitest",
+        "Never use Jest for the dashboard tests; use Vitest.",
+        created="2026-02-01",
+    )
+    members = (
+        Member("memory/cards/use-jest.md", "memory/cards/use-jest.md", "Always use Jest."),
+        Member("memory/cards/no-jest.md", "memory/cards/no-jest.md", "Never use Jest."),
+    )
+    items = [
+        ReviewItem(
+            item_id(kind, [m.key for m in members]), kind, members, {"cosine": 0.77}, "2026-03-19"
+        )
+        for kind in ("duplicate", "contradiction")
+    ]
+    (vault.root / "memory" / "review.jsonl").write_text(render_queue(items), encoding="utf-8")
+    config = vault.root / "cardvault.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + f"\n[maintain]\njudge = {json.dumps(judge)}\njudge_timeout = {timeout}\n",
+        encoding="utf-8",
+    )
+    commit_all(vault)
+    return open_vault_at(vault.root)
+
+
+def settled(vault: Vault) -> dict[str, ReviewItem]:
+    return {i.kind: i for i in read_queue(vault.root)}
+
+
+def test_the_judge_reads_the_question_and_its_answers_are_applied(tmp_path: Path) -> None:
+    seen = tmp_path / "seen.jsonl"
+    command = judge_script(
+        tmp_path,
+        "judge.py",
+        f"""
+question = json.load(sys.stdin)
+with open({str(seen)!r}, "a") as out:
+    out.write(json.dumps(question) + "\\n")
+if question["item"]["kind"] == "contradiction":
+    print(json.dumps({{"answer": "contradiction", "keep": 2, "reason": "Vitest replaced Jest"}}))
+else:
+    print("different: one says use Jest, the other says never")
+""",
+    )
+    vault = vault_with(tmp_path, command)
+    outcome = judge_pending(vault, NOW)
+    assert outcome.messages == () and outcome.pending == 0
+    asked = [json.loads(line) for line in seen.read_text(encoding="utf-8").splitlines()]
+    assert {q["protocol"] for q in asked} == {"cardvault-judge/1"}
+    assert {q["item"]["kind"] for q in asked} == {"duplicate", "contradiction"}
+    first = asked[0]["item"]["members"][0]
+    assert {"n", "path", "text"} <= set(first) and first["n"] == 1
+    found = settled(vault)
+    assert (
+        found["duplicate"].status == "rejected" and found["duplicate"].by == "judge:python3"
+    ) or (found["duplicate"].by == f"judge:{Path(sys.executable).name}")
+    assert "never" in (found["duplicate"].reason or "")
+    assert found["contradiction"].status == "accepted"
+    assert (vault.root / "memory" / "archive" / "use-jest.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "timeout", "says"),
+    [
+        (
+            "sys.stderr.write('model not loaded')\nsys.exit(3)",
+            20.0,
+            "exited with status 3 (model not loaded)",
+        ),
+        ("time.sleep(30)", 1.0, "gave no answer within 1 s"),
+        ("print('perhaps, who knows')", 20.0, "answered 'perhaps, who knows'"),
+        ("print(json.dumps({'answer': 'contradiction'}))", 20.0, "without saying which side holds"),
+    ],
+)
+def test_a_judge_that_fails_leaves_the_question_pending(
+    tmp_path: Path, body: str, timeout: float, says: str
+) -> None:
+    vault = vault_with(tmp_path, judge_script(tmp_path, "judge.py", body), timeout)
+    before = (vault.root / "memory" / "review.jsonl").read_bytes()
+    outcome = judge_pending(vault, NOW, [settled(vault)["contradiction"].id])
+    assert outcome.result is None and outcome.pending == 2
+    assert len(outcome.messages) == 1 and says in outcome.messages[0]
+    assert "still pending" in outcome.messages[0]
+    assert (vault.root / "memory" / "review.jsonl").read_bytes() == before
+
+
+def test_a_judge_that_cannot_start_is_reported(tmp_path: Path) -> None:
+    vault = vault_with(tmp_path, str(tmp_path / "no-such-judge"))
+    outcome = judge_pending(vault, NOW)
+    assert outcome.pending == 2 and all("could not be run" in m for m in outcome.messages)
+
+
+def test_judge_settings_are_checked() -> None:
+    assert parse_config({"maintain": {"judge": "llm -m local"}}).judge == "llm -m local"
+    assert parse_config({}).judge == ""
+    with pytest.raises(ConfigError, match=r"maintain\.judge"):
+        parse_config({"maintain": {"judge": "llm 'unclosed"}})
+    with pytest.raises(ConfigError, match=r"maintain\.judge_timeout"):
+        parse_config({"maintain": {"judge_timeout": 0}})
+    with pytest.raises(ConfigError, match=r"unknown setting 'maintain\.judg'"):
+        parse_config({"maintain": {"judg": "llm"}})
+    assert judge_name("/usr/local/bin/llm -m gpt") == "judge:llm"
