@@ -24,6 +24,8 @@ pytestmark = pytest.mark.slow
 
 
 REDIS = "Lesson: KEYS walks every key in one blocking call; use SCAN with COUNT 1000 instead."
+#: The new card is named after the lesson, not the entry's title ("Redis stall").
+SLUG = "use-scan-with-count-1000-instead"
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +55,7 @@ def test_dry_run_prints_plan_and_diff_and_writes_nothing(vault) -> None:  # type
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["dry_run"] is True and data["counts"]["distill"] == 1
-    assert "+++ b/memory/cards/redis-stall.md" in data["diff"]
+    assert f"+++ b/memory/cards/{SLUG}.md" in data["diff"]
     assert data["message"].startswith("maintain: distilled 1")
     assert snapshot(vault.root) == before
     assert git(vault.root, "rev-parse", "HEAD") == head
@@ -100,10 +102,10 @@ def test_review_commits_on_a_branch_and_leaves_the_work_tree(vault) -> None:  # 
     assert git(vault.root, "rev-parse", "--abbrev-ref", "HEAD") == branch_before
     assert git(vault.root, "status", "--porcelain", "--", "memory", "MEMORY.md") == ""
     shown = git(vault.root, "show", "--stat", branch)
-    assert "maintain: distilled 1" in shown and "memory/cards/redis-stall.md" in shown
+    assert "maintain: distilled 1" in shown and f"memory/cards/{SLUG}.md" in shown
     assert git(vault.root, "rev-parse", f"{branch}~1") == head
     merged = git(vault.root, "merge", "--ff-only", branch)
-    assert "redis-stall.md" in merged
+    assert f"{SLUG}.md" in merged
 
 
 def test_a_second_run_is_locked_out(vault) -> None:  # type: ignore[no-untyped-def]
@@ -142,7 +144,7 @@ def test_only_runs_the_named_steps(vault) -> None:  # type: ignore[no-untyped-de
     data = json.loads(result.stdout)
     assert list(data["counts"]) == ["index"]
     assert git(vault.root, "log", "-1", "--format=%s").strip() == "maintain: reindexed 1"
-    assert not vault.card_path("redis-stall").exists()
+    assert not vault.card_path(SLUG).exists()
 
 
 def test_hand_commands_and_check_conflicts(vault) -> None:  # type: ignore[no-untyped-def]

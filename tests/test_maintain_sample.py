@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cardvault.check.run import run_checks
@@ -173,3 +174,34 @@ def test_the_maintained_vault_passes_check_without_errors(maintained) -> None:  
     vault = maintained[0]
     errors = [str(f) for f in run_checks(vault) if f.severity == "error"]
     assert errors == []  # e.g. the promoted rule's card path once read as a secret
+
+
+#: Two sentences of one card this close say the same thing (STS-B dev: 80 % of pairs scored
+#: "same content" reach 0.80, 2 % of clearly different ones do; docs/benchmarks.md).
+NEAR_DUPLICATE = 0.80
+
+
+def test_cards_maintain_wrote_say_each_thing_once_and_fit_their_budget(maintained) -> None:  # type: ignore[no-untyped-def]
+    from cardvault.maintain.text import body_sentences, normalise
+    from cardvault.vault.decisions import read_queue
+    from cardvault.vault.tokens import count_tokens
+    from tests.maintain_support import model
+
+    vault, first, *_ = maintained
+    written = [p for p in first.written if p.parent == vault.cards_dir and p.exists()]
+    assert len(written) >= 6
+    for path in written:
+        found = read_card(path)
+        sentences = [s for s in body_sentences(found.body) if not s.startswith(("```", "~~~"))]
+        assert len({normalise(s) for s in sentences}) == len(sentences), path.name
+        if len(sentences) > 1:
+            vectors = model().embed(sentences)
+            close = vectors @ vectors.T - np.eye(len(sentences)) * 2
+            worst = np.unravel_index(int(close.argmax()), close.shape)
+            assert close.max() < NEAR_DUPLICATE, (path.name, [sentences[i] for i in worst])
+        if found.meta.get("merged_from"):
+            tokens = count_tokens(path.read_text(encoding="utf-8"))
+            assert tokens <= vault.config.card_token_budget, (path.name, tokens)
+    splits = [i for i in read_queue(vault.root) if i.kind == "split" and i.pending]
+    for item in splits:
+        assert (vault.root / item.members[0].path).exists() and item.members[0].text.strip()
