@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from cardvault import history  # noqa: E402
-from cardvault.maintain import evidence, grouping  # noqa: E402
+from cardvault.maintain import candidates, evidence, grouping  # noqa: E402
 from cardvault.maintain.lessons import pending_lessons  # noqa: E402
 from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
 from cardvault.maintain.similarity import Embeddings  # noqa: E402
@@ -109,7 +109,7 @@ def lesson_pairs(part: LabelledSet) -> tuple[list[np.ndarray], np.ndarray, np.nd
         found = evidence.Evidence(
             [lesson.telling for lesson in lessons],
             state.require_embeddings(),
-            grouping.vocabulary(state),
+            candidates.vocabulary(state),
         )
         rows = list(range(len(lessons)))
         signals = found.features(rows, rows)
@@ -152,16 +152,18 @@ def calibrate() -> None:
     print(f"same pairs at or above CERTAIN: {(score[same] >= certain).mean():.1%}")
     evidence.WEIGHTS = tuple(float(v) for v in w[:-1])
     evidence.INTERCEPT = float(w[-1])
-    grouping.CERTAIN = evidence.CERTAIN = certain
-    print("\n| REVIEW | linked | questions per lesson |\n| ---: | ---: | ---: |")
+    evidence.CERTAIN = certain
+    print("\n| REVIEW | MAX_ASK | linked | questions per lesson |\n| ---: | ---: | ---: | ---: |")
     best = None
-    for review in np.arange(-3.0, 4.01, 0.5):
-        grouping.REVIEW = float(review)
-        linked, per_lesson = placement_quality(part)
-        print(f"| {review:.1f} | {linked:.1%} | {per_lesson:.2f} |")
-        if linked >= LINKED_TARGET and per_lesson <= QUESTIONS_TARGET:
-            best = float(review)
-    print(f"\nREVIEW = {best}  (the highest meeting both targets)")
+    for size in (4, 6, 8, 10):
+        grouping.MAX_ASK = size
+        for review in np.arange(-3.0, 3.01, 0.5):
+            evidence.REVIEW = float(review)
+            linked, per_lesson = placement_quality(part)
+            print(f"| {review:.1f} | {size} | {linked:.1%} | {per_lesson:.2f} |", flush=True)
+            if linked >= LINKED_TARGET and per_lesson <= QUESTIONS_TARGET:
+                best = best if best and best[1] <= size else (float(review), size)
+    print(f"\nREVIEW, MAX_ASK = {best}  (the smallest questions, then the highest cut-off)")
 
 
 def placement_quality(part: LabelledSet) -> tuple[float, float]:
@@ -397,8 +399,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--part", action="append", choices=("calibration", "held-out", "all"))
     parser.add_argument("--every", type=int, default=7, help="days of logs per maintain run")
     parser.add_argument("--mode", action="append", choices=("once", "days"))
+    parser.add_argument("--review", type=float, help="try another REVIEW cut-off (exploring)")
     parser.add_argument("--stsb", type=Path, default=STSB)
     args = parser.parse_args(argv)
+    if args.review is not None:
+        evidence.REVIEW = args.review
     actions: dict[str, Callable[[], None]] = {
         "calibrate": calibrate,
         "report": lambda: report(

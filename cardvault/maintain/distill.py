@@ -22,7 +22,8 @@ from typing import Any
 
 from cardvault.edits.changes import Change, MoveFile, Report, WriteFile, over_budget
 from cardvault.maintain.asking import card_member, entry_member, new_item, queue_changes
-from cardvault.maintain.grouping import Placement, place, vocabulary
+from cardvault.maintain.candidates import vocabulary
+from cardvault.maintain.grouping import Placement, place
 from cardvault.maintain.lessons import Lesson, pending_lessons
 from cardvault.maintain.newcard import (
     Neighbour,

@@ -1,0 +1,154 @@
+"""The nodes lesson grouping works on: pending lessons, the cards they may join, and the best
+score between every two of them.
+
+A lesson may join one of its SHORTLIST closest live cards (closeness: the larger of the cosine of
+its title and lines with the card's text, and of the whole entry with the entries the card
+cites, vectors the search index already holds), or the card it links to. A card's tellings are
+its paragraphs (at most CARD_PARAGRAPHS) and the entries it cites, so a lesson is compared with
+every way the card's lesson was told before; its link to the card is its best score with any
+of them (computed for lessons at least LINK_FLOOR close). Cards are not compared with each
+other here: merge does that.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cardvault.maintain.asking import card_keys
+from cardvault.maintain.evidence import Evidence, Telling, Vocabulary
+from cardvault.maintain.lessons import Lesson, entry_telling, whole_text
+from cardvault.maintain.similarity import card_text
+from cardvault.maintain.state import CardFile, VaultState
+from cardvault.maintain.text import blocks
+
+if TYPE_CHECKING:
+    import numpy as np
+
+SHORTLIST = 5
+SHORTLIST_FLOOR = 0.25
+LINK_FLOOR = 0.30
+CARD_PARAGRAPHS = 8
+NEVER = -math.inf
+
+
+@dataclass(frozen=True)
+class Node:
+    """A lesson to place, or a card one may join; `rows` are its tellings in the evidence."""
+
+    lesson: Lesson | None = None
+    card: CardFile | None = None
+    rows: tuple[int, ...] = ()
+    keys: frozenset[str] = frozenset()  # what decisions name it by
+    paragraphs: int = 0  # for a card: how many of its rows are its own paragraphs
+
+
+def vocabulary(state: VaultState) -> Vocabulary:
+    """Term rarity over every card and log entry of the vault."""
+    documents = [c.card.body for c in state.cards]
+    documents += [f"{e.title}\n{e.body}" for e in state.entries]
+    return Vocabulary(documents)
+
+
+def shortlist(state: VaultState, lessons: list[Lesson]) -> tuple[list[CardFile], np.ndarray]:
+    """The cards some lesson is near, and every lesson's closeness to each of them.
+
+    Closeness is the larger of two cosines: the lesson's title and lines with the card's text,
+    and the whole entry with the entries the card cites (vectors the search index already
+    holds). A lesson's SHORTLIST closest live cards at ≥ SHORTLIST_FLOOR are taken, and any card
+    a lesson links to (live or archived)."""
+    import numpy as np
+
+    live = state.live
+    chosen: dict[Path, CardFile] = {}
+    if live:
+        closeness = _closeness(state, lessons, live)
+        for row in closeness:
+            for i in np.argsort(-row)[:SHORTLIST]:
+                if row[i] >= SHORTLIST_FLOOR:
+                    chosen[live[int(i)].path] = live[int(i)]
+    for lesson in lessons:
+        linked = state.by_slug(lesson.target, archived=True) if lesson.target else None
+        if linked is not None:
+            chosen[linked.path] = linked
+    cards = sorted(chosen.values(), key=lambda c: (c.archived, str(c.path)))
+    if not cards:
+        return [], np.zeros((len(lessons), 0))
+    return cards, _closeness(state, lessons, cards)
+
+
+def _closeness(state: VaultState, lessons: list[Lesson], cards: list[CardFile]) -> np.ndarray:
+    import numpy as np
+
+    embeddings = state.require_embeddings()
+    queries = embeddings.vectors([lesson.query for lesson in lessons])
+    found = queries @ embeddings.vectors([card_text(c.card) for c in cards]).T
+    entries = {entry.ref: entry for entry in state.entries}
+    cited = [(n, entries[s]) for n, c in enumerate(cards) for s in c.card.sources if s in entries]
+    if cited:
+        wholes = embeddings.vectors([lesson.whole for lesson in lessons])
+        theirs = embeddings.vectors([whole_text(entry) for _, entry in cited])
+        scores = wholes @ theirs.T
+        for column, (n, _) in enumerate(cited):
+            found[:, n] = np.maximum(found[:, n], scores[:, column])
+    return found
+
+
+def build_nodes(
+    state: VaultState, lessons: list[Lesson], cards: list[CardFile]
+) -> tuple[list[Node], list[Telling]]:
+    tellings: list[Telling] = []
+    nodes: list[Node] = []
+    for lesson in lessons:
+        nodes.append(Node(lesson=lesson, rows=(len(tellings),), keys=frozenset({lesson.ref})))
+        tellings.append(lesson.telling)
+    entries = {entry.ref: entry for entry in state.entries}
+    for card in cards:
+        own = card_tellings(state, card)
+        paragraphs = len(own)
+        own += [entry_telling(entries[s]) for s in card.card.sources if s in entries]
+        rows = tuple(range(len(tellings), len(tellings) + len(own)))
+        tellings.extend(own)
+        nodes.append(Node(card=card, rows=rows, keys=card_keys(state, card), paragraphs=paragraphs))
+    return nodes, tellings
+
+
+def card_tellings(state: VaultState, card: CardFile) -> list[Telling]:
+    """A card's body as tellings of its own: each paragraph (or list item) with the card's
+    whole text, at most CARD_PARAGRAPHS of them, so a long card is not one long telling."""
+    whole = card_text(card.card)
+    rel = state.vault.rel(card.path)
+    paragraphs = [b.text for b in blocks(card.card.body) if b.kind in ("paragraph", "item")]
+    return [Telling(rel, text, whole) for text in paragraphs[:CARD_PARAGRAPHS]] or [
+        Telling(rel, card.card.topic, whole)
+    ]
+
+
+def node_links(
+    nodes: list[Node], evidence: Evidence, closeness: np.ndarray
+) -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, int]]]:
+    """Node × node: the best score between their tellings (cards never link to cards; a lesson
+    links to the cards it is at least LINK_FLOOR close to), and which two tellings gave it."""
+    import numpy as np
+
+    count = len(nodes)
+    links = np.full((count, count), NEVER)
+    best: dict[tuple[int, int], tuple[int, int]] = {}
+    lessons = [n for n, node in enumerate(nodes) if node.lesson is not None]
+    rows = [nodes[n].rows[0] for n in lessons]
+    if rows:
+        links[np.ix_(lessons, lessons)] = evidence.scores(rows, rows)
+    cards = [n for n, node in enumerate(nodes) if node.card is not None]
+    for column, n in enumerate(cards):
+        near = [m for m in lessons if closeness[m, column] >= LINK_FLOOR]
+        if not near:
+            continue
+        block = evidence.scores([nodes[m].rows[0] for m in near], list(nodes[n].rows))
+        top = block.argmax(axis=1)
+        for position, m in enumerate(near):
+            links[m, n] = links[n, m] = block[position, top[position]]
+            best[(m, n)] = (nodes[m].rows[0], nodes[n].rows[int(top[position])])
+    np.fill_diagonal(links, NEVER)
+    return links, best

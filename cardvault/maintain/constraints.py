@@ -1,0 +1,175 @@
+"""What may and may not be grouped: the rules on top of the evidence scores.
+
+Never together: lessons that contradict each other or a card near them (lexically), lessons
+linked to different cards (or a lesson and a card other than the one it links to), members a
+person said are different. Never certain (asked instead): a lesson that advises against
+("never", "don't") with one, or a card telling, that does not. Always together: a lesson and
+the card its `→ card:` link names, members a person said are one lesson, and a lesson whose
+cosine with a hand-written card (one citing no entries) reaches `distill.threshold` (the rule
+measured on hand-written cards, docs/benchmarks.md). A hand-written card is asked about only
+from CARD_ASK_FLOOR closeness; two cards count as NEUTRAL_GAP below REVIEW, so a lesson near
+two cards is asked about both while two cards never make a question on their own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cardvault.maintain import evidence as calibrated
+from cardvault.maintain.candidates import NEVER, SHORTLIST_FLOOR, Node
+from cardvault.maintain.contradict import Contradiction, contradict
+from cardvault.maintain.evidence import Evidence
+from cardvault.maintain.state import VaultState
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.decisions import ACCEPTED, apart_pairs
+
+if TYPE_CHECKING:
+    import numpy as np
+
+ALWAYS = 1e6
+#: A lesson and a hand-written card are asked about only when this close.
+CARD_ASK_FLOOR = 0.55
+NEUTRAL_GAP = 0.01
+
+
+def constraints(
+    state: VaultState,
+    cfg: VaultConfig,
+    nodes: list[Node],
+    evidence: Evidence,
+    links: np.ndarray,
+    closeness: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, int], Contradiction]]:
+    """The review matrix (never-together pairs removed), the certain matrix (only what may be
+    joined without asking, always-together pairs added), and the contradicting node pairs."""
+    import numpy as np
+
+    review = links.copy()
+    contradictions = _contradictions(nodes, evidence, closeness)
+    never = _never(state, nodes) | set(contradictions)
+    for i, j in never:
+        review[i, j] = review[j, i] = NEVER
+    auto = np.where(review >= calibrated.CERTAIN, review, NEVER)
+    lesson_nodes = [n for n, node in enumerate(nodes) if node.lesson is not None]
+    for i, j in _always(state, cfg, nodes, closeness) - never:
+        auto[i, j] = auto[j, i] = ALWAYS
+    cards = [n for n, node in enumerate(nodes) if node.card is not None]
+    plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
+    far = (closeness < CARD_ASK_FLOOR) & plain[None, :]
+    sub = review[np.ix_(lesson_nodes, cards)]
+    review[np.ix_(lesson_nodes, cards)] = np.where(far, NEVER, sub)
+    review[np.ix_(cards, lesson_nodes)] = review[np.ix_(lesson_nodes, cards)].T
+    between = review[np.ix_(cards, cards)]
+    review[np.ix_(cards, cards)] = np.where(
+        np.isfinite(between), between, calibrated.REVIEW - NEUTRAL_GAP
+    )
+    for i, j in never:
+        review[i, j] = review[j, i] = NEVER
+    np.fill_diagonal(review, NEVER)
+    return review, auto, contradictions
+
+
+def polarity_differs(
+    nodes: list[Node], evidence: Evidence, best: dict[tuple[int, int], tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Node pairs where one side advises against ("never", "don't") and the other does not:
+    lessons, and a lesson with the card telling it scored best against."""
+    import numpy as np
+
+    lessons = [n for n, node in enumerate(nodes) if node.lesson is not None]
+    polar = evidence.negated[[nodes[n].rows[0] for n in lessons]]
+    rows, columns = np.nonzero(polar[:, None] != polar[None, :])
+    found = [(lessons[int(i)], lessons[int(j)]) for i, j in zip(rows, columns, strict=True)]
+    found += [pair for pair, (a, b) in best.items() if evidence.negated[a] != evidence.negated[b]]
+    return found
+
+
+def _contradictions(
+    nodes: list[Node], evidence: Evidence, closeness: np.ndarray
+) -> dict[tuple[int, int], Contradiction]:
+    """Contradicting lessons (among themselves, and with the shortlisted cards near them)."""
+    found: dict[tuple[int, int], Contradiction] = {}
+    lesson_nodes = {nodes[n].rows[0]: n for n, node in enumerate(nodes) if node.lesson}
+    for (a, b), claim in evidence.contradicting(list(lesson_nodes)).items():
+        found[(lesson_nodes[a], lesson_nodes[b])] = claim
+    cards = [n for n, node in enumerate(nodes) if node.card is not None]
+    for m, n in _close_pairs(closeness, SHORTLIST_FLOOR, cards):
+        lesson, card = nodes[m].lesson, nodes[n].card
+        assert lesson is not None and card is not None
+        against = contradict(card.card.body, lesson.text)
+        if against is not None:
+            found[(min(m, n), max(m, n))] = against
+    return found
+
+
+def _close_pairs(closeness: np.ndarray, floor: float, cards: list[int]) -> list[tuple[int, int]]:
+    """(lesson node, card node) for every lesson-card cosine at or above `floor`."""
+    import numpy as np
+
+    rows, columns = np.nonzero(closeness >= floor)
+    return [(int(m), cards[int(c)]) for m, c in zip(rows, columns, strict=True)]
+
+
+def _never(state: VaultState, nodes: list[Node]) -> set[tuple[int, int]]:
+    """Pairs a person kept apart, and lessons linked to different cards (or to another card)."""
+    found: set[tuple[int, int]] = set()
+    holders: dict[str, list[int]] = {}
+    for n, node in enumerate(nodes):
+        for key in node.keys:
+            holders.setdefault(key, []).append(n)
+    for pair in apart_pairs(state.review_items):
+        left, right = sorted(pair)
+        for i in holders.get(left, ()):
+            found.update((min(i, j), max(i, j)) for j in holders.get(right, ()) if i != j)
+    for m, node in enumerate(nodes):
+        if node.lesson is None or not node.lesson.target:
+            continue
+        linked = state.by_slug(node.lesson.target, archived=True)
+        for n, other in enumerate(nodes):
+            if other.lesson is not None:
+                elsewhere = bool(other.lesson.target) and other.lesson.target != node.lesson.target
+            else:
+                elsewhere = other.card is not None and (
+                    linked is None or linked.path != other.card.path
+                )
+            if elsewhere:
+                found.add((min(m, n), max(m, n)))
+    return found
+
+
+def _always(
+    state: VaultState, cfg: VaultConfig, nodes: list[Node], closeness: np.ndarray
+) -> set[tuple[int, int]]:
+    """A lesson and the card it links to, or is close enough to by the card rule; members a
+    person said are one lesson."""
+    cards = [n for n, node in enumerate(nodes) if node.card is not None]
+    plain = {n for n in cards if len(nodes[n].rows) == nodes[n].paragraphs}
+    close = _close_pairs(closeness, cfg.distill_threshold, cards)
+    found = {(m, n) for m, n in close if n in plain}
+    holders: dict[str, list[int]] = {}
+    for n, node in enumerate(nodes):
+        for key in node.keys:
+            holders.setdefault(key, []).append(n)
+    together = _accepted_together(state)
+    for m, node in enumerate(nodes):
+        lesson = node.lesson
+        if lesson is None:
+            continue
+        linked = state.by_slug(lesson.target, archived=True) if lesson.target else None
+        for n in cards:
+            if linked is not None and linked == nodes[n].card:
+                found.add((m, n))
+        for key in together.get(lesson.ref, ()):
+            found.update((min(m, n), max(m, n)) for n in holders.get(key, ()) if n != m)
+    return found
+
+
+def _accepted_together(state: VaultState) -> dict[str, set[str]]:
+    """For each member key of an accepted same-lesson or duplicate item, the keys it joins."""
+    found: dict[str, set[str]] = {}
+    for item in state.review_items:
+        if item.status == ACCEPTED and item.kind in ("same-lesson", "duplicate"):
+            chosen = set(item.chosen or item.keys)
+            for key in chosen:
+                found.setdefault(key, set()).update(chosen - {key})
+    return found
