@@ -233,3 +233,43 @@ def test_maintain_asks_the_judge_and_applies_its_answers(timeout_vault: Vault) -
         json.loads(line) for line in (root / "memory" / "review.jsonl").read_text().splitlines()
     ]
     assert decided and all(d["by"] == f"judge:{Path(sys.executable).name}" for d in decided)
+
+
+PLATFORM_A = (
+    "Images built on an Apple Silicon Mac default to `linux/arm64`, but our Kubernetes nodes are "
+    "`linux/amd64`. Such an image crashes on start with `exec format error`.\n\n"
+    "Always build with `docker buildx build --platform linux/amd64`."
+)
+PLATFORM_B = (
+    "Docker on an M-series MacBook builds arm64 images unless told otherwise, while the cluster "
+    "nodes are amd64, so the pod dies with `exec format error`.\n\n"
+    "Always build with `docker buildx build --platform linux/amd64`."
+)
+
+
+def test_a_duplicate_kept_apart_stays_apart_in_maintain_and_import(tmp_path: Path) -> None:
+    """Two near-duplicate cards a person said are different: maintain never merges them, and
+    importing one of them from an export never folds it into the other."""
+    from cardvault.vault.decisions import Member, ReviewItem, item_id, render_queue
+
+    vault = new_vault(tmp_path / "v")
+    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-01-02")
+    card(vault, "apple-silicon-images", "Apple Silicon Images", PLATFORM_B, created="2026-02-02")
+    members = tuple(
+        Member(f"memory/cards/{slug}.md", f"memory/cards/{slug}.md", "…")
+        for slug in ("docker-platform-flag", "apple-silicon-images")
+    )
+    answered = ReviewItem(
+        item_id("duplicate", [m.key for m in members]), "duplicate", members, {}, "2026-03-01"
+    ).settled("rejected", "2026-03-02", "person", "one is about CI images")
+    (vault.root / "memory" / "review.jsonl").write_text(render_queue([answered]), "utf-8")
+    commit_all(vault)
+    result = run(vault, today="2026-03-20")
+    assert result.plan.counts()["merge"] == 0 and pending(vault.root) == []
+    exported = tmp_path / "export.json"
+    cli(vault.root, "export", str(exported))
+    (vault.root / "memory" / "cards" / "apple-silicon-images.md").unlink()
+    commit_all(vault, "removed by hand")
+    outcome = json.loads(cli(vault.root, "import", str(exported), "--json").stdout)
+    assert outcome["counts"]["new"] == 1 and outcome["counts"]["merged"] == 0
+    assert (vault.root / "memory" / "cards" / "apple-silicon-images.md").exists()

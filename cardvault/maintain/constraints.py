@@ -59,12 +59,9 @@ def constraints(
     sub = review[np.ix_(lesson_nodes, cards)]
     review[np.ix_(lesson_nodes, cards)] = np.where(far, NEVER, sub)
     review[np.ix_(cards, lesson_nodes)] = review[np.ix_(lesson_nodes, cards)].T
-    between = review[np.ix_(cards, cards)]
-    review[np.ix_(cards, cards)] = np.where(
-        np.isfinite(between), between, calibrated.REVIEW - NEUTRAL_GAP
-    )
-    for i, j in never:
-        review[i, j] = review[j, i] = NEVER
+    # two cards, even ones a person kept apart, may be candidates in one question: it asks
+    # which of them a new lesson tells, never to join them (merge decides that)
+    review[np.ix_(cards, cards)] = calibrated.REVIEW - NEUTRAL_GAP
     np.fill_diagonal(review, NEVER)
     return review, auto, contradictions
 

@@ -6,6 +6,8 @@ survives, so an import never renames or removes a card the vault already has. Wh
 card is the same card edited elsewhere (same slug), it adds no alias or `merged_from` naming
 itself, and `seen` becomes the larger of the two rather than their sum. A fold that would add
 nothing but a higher `seen` counts as skipped, so importing the same file twice changes nothing.
+A card the review queue's answers keep apart from its nearest card (by path, old slug or a cited
+entry) is imported as a card of its own: an import never undoes a person's decision.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def place(
     from cardvault.maintain.contradict import contradict
 
     target = state.by_slug(match[0].slug) if match else None
-    if match is None or target is None:
+    if match is None or target is None or kept_apart(state, item, target):
         written = write_new(state.vault, item, taken)
         return [written], Outcome(item.index, item.rel, "new", f"→ {state.vault.rel(written.path)}")
     found = contradict(target.card.body, item.card.body)
@@ -66,6 +68,21 @@ def place(
     change = WriteFile(target.path, text, target.file.digest, reason, STEP, 1)
     detail = f"folded into {target.slug} (cosine {match[1]:.2f})"
     return [change], Outcome(item.index, item.rel, "merged", detail)
+
+
+def kept_apart(state: VaultState, item: ImportedCard, target: CardFile) -> bool:
+    """Whether an answer in the review queue said the imported card and `target` are not the
+    same (so an import never undoes a person's decision)."""
+    from cardvault.maintain.asking import card_keys
+    from cardvault.vault.decisions import apart_pairs
+
+    apart = apart_pairs(state.review_items)
+    if not apart:
+        return False
+    folder = item.rel.rsplit("/", 1)[0]
+    mine = {item.rel, *item.card.sources, *(f"{folder}/{a}.md" for a in item.card.aliases)}
+    theirs = card_keys(state, target)
+    return any(frozenset((a, b)) in apart for a in mine for b in theirs if a != b)
 
 
 def write_new(vault: Vault, item: ImportedCard, taken: set[str]) -> WriteFile:

@@ -19,13 +19,13 @@ from dataclasses import replace
 from cardvault.edits.changes import Change, MoveFile, Report, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain.archive import archival
-from cardvault.maintain.asking import card_holders
+from cardvault.maintain.asking import card_holders, card_keys
 from cardvault.maintain.merge import merge_cluster
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs
 from cardvault.vault.card import render_card, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.decisions import ACCEPTED, ReviewItem
+from cardvault.vault.decisions import ACCEPTED, ReviewItem, apart_pairs
 from cardvault.vault.files import ABSENT
 from cardvault.vault.slugs import slugify, unique_slug
 
@@ -54,6 +54,20 @@ def _join(
         return [], []
     changes, overflow = merge_cluster(state, cards, cfg)
     return [_as_review(c) for c in changes], overflow
+
+
+def _refuse_what_was_kept_apart(state: VaultState, item: ReviewItem, cards: list[CardFile]) -> None:
+    """Accepting may not join two cards an earlier answer kept apart."""
+    earlier = apart_pairs(i for i in state.review_items if i.id != item.id)
+    keys = {c.slug: card_keys(state, c) for c in cards}
+    for left in cards:
+        for right in cards:
+            pairs = {frozenset((a, b)) for a in keys[left.slug] for b in keys[right.slug]}
+            if left.slug < right.slug and pairs & earlier:
+                raise CardvaultError(
+                    f"review item {item.id}: {left.slug} and {right.slug} were kept apart by an "
+                    "earlier answer; accept --only the members that tell one lesson"
+                )
 
 
 def _as_review(change: Change) -> Change:
