@@ -59,7 +59,6 @@ from cardvault.write.init import init_vault  # noqa: E402
 from tests.lessons_support import LabelledSet, Telling, load, schedule  # noqa: E402
 
 STSB = REPO.parent / "shared" / "data" / "stsb-dev" / "sts-dev.csv"
-MARGIN = 1.0
 LINKED_TARGET = 0.95
 QUESTIONS_TARGET = 2.0
 
@@ -98,9 +97,11 @@ def by_day(part: LabelledSet) -> list[tuple[dt.date, list[Telling]]]:
 # --- calibration -------------------------------------------------------------------------------
 
 
-def lesson_pairs(part: LabelledSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
-    """The four signals, same-lesson labels, and the vetoes (contradiction, polarity) for every
-    pair of the part's lessons, read and scored the way maintenance does."""
+def lesson_pairs(
+    part: LabelledSet,
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The four signals, same-lesson labels, the vetoes (contradiction, polarity) and the two
+    families for every pair of the part's lessons, read and scored the way maintenance does."""
     with tempfile.TemporaryDirectory() as folder:
         vault = new_vault(Path(folder) / "vault")
         refs = write_days(vault, by_day(part))
@@ -120,7 +121,9 @@ def lesson_pairs(part: LabelledSet) -> tuple[list[np.ndarray], np.ndarray, np.nd
         for i, j in found.contradicting(rows):
             contradicting[i, j] = True
         polar = found.negated[:, None] != found.negated[None, :]
-        return [s[upper] for s in signals], same, contradicting[upper], polar[upper]
+        family = np.array([refs[lesson.ref].family for lesson in lessons])
+        families = np.stack([family[upper[0]], family[upper[1]]], axis=1)
+        return [s[upper] for s in signals], same, contradicting[upper], polar[upper], families
 
 
 def fit(signals: list[np.ndarray], same: np.ndarray, l2: float = 1e-2) -> np.ndarray:
@@ -140,15 +143,17 @@ def fit(signals: list[np.ndarray], same: np.ndarray, l2: float = 1e-2) -> np.nda
 def calibrate() -> None:
     """Fit and print the constants of evidence.py from the calibration half."""
     part = load().part("calibration")
-    signals, same, contradicting, polar = lesson_pairs(part)
+    signals, same, contradicting, polar, families = lesson_pairs(part)
     w = fit(signals, same)
     score = np.column_stack([*signals, np.ones(len(same))]) @ w
     joinable = ~same & ~contradicting & ~polar
-    certain = math.ceil((float(score[joinable].max()) + MARGIN) * 10) / 10
+    margin = new_family_margin(score[joinable], families[joinable])
+    certain = math.ceil((float(score[joinable].max()) + margin) * 10) / 10
     print(f"{len(same)} pairs, {int(same.sum())} of the same lesson")
     print(f"WEIGHTS = ({', '.join(f'{v:.2f}' for v in w[:-1])})")
     print(f"INTERCEPT = {w[-1]:.2f}")
-    print(f"CERTAIN = {certain}  (highest joinable different pair {score[joinable].max():.2f})")
+    print(f"CERTAIN = {certain}  (highest joinable different pair {score[joinable].max():.2f}")
+    print(f"  + margin {margin:.2f}: the most it rose when 40 % new families joined)")
     print(f"same pairs at or above CERTAIN: {(score[same] >= certain).mean():.1%}")
     evidence.WEIGHTS = tuple(float(v) for v in w[:-1])
     evidence.INTERCEPT = float(w[-1])
@@ -164,6 +169,20 @@ def calibrate() -> None:
             if linked >= LINKED_TARGET and per_lesson <= QUESTIONS_TARGET:
                 best = best if best and best[1] <= size else (float(review), size)
     print(f"\nREVIEW, MAX_ASK = {best}  (the smallest questions, then the highest cut-off)")
+
+
+def new_family_margin(scores: np.ndarray, families: np.ndarray, rounds: int = 200) -> float:
+    """How far the highest different-pair score rises when unseen lesson families join: the
+    calibration families are split at random (60 % seen, 40 % new) `rounds` times; the margin
+    is the largest rise of the maximum observed."""
+    rng = np.random.default_rng(0)
+    names = sorted(set(families.ravel()))
+    rises = []
+    for _ in range(rounds):
+        new = set(rng.choice(names, size=len(names) * 2 // 5, replace=False))
+        seen = ~np.isin(families, list(new)).any(axis=1)
+        rises.append(float(scores.max() - scores[seen].max()))
+    return max(rises)
 
 
 def placement_quality(part: LabelledSet) -> tuple[float, float]:

@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 WEIGHTS = (17.65, 7.88, 6.17, 7.20)
 INTERCEPT = -8.63
 #: At or above: the same lesson, certainly (above every different pair of the calibration set).
-CERTAIN = 10.1
+CERTAIN = 11.6
 #: At or above: possibly the same lesson, a question for the review queue.
-REVIEW = 0.0
+REVIEW = -3.0
 #: What never counts as certain: a pair that contradicts, or where one side advises against
 #: ("never", "don't", "avoid" ...) and the other does not (a contradiction the lexical check
 #: missed looks just like that).

@@ -17,7 +17,6 @@ question (a card of its own, or appended anyway). Tags are unioned; `created` is
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +29,7 @@ from cardvault.maintain.evidence import negated
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
+from cardvault.maintain.survivor import inbound_links, renamed, rewrite_links, survivor_order
 from cardvault.maintain.text import append_paragraphs, first_sentence, render_blocks
 from cardvault.vault.card import as_date, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
@@ -37,7 +37,6 @@ from cardvault.vault.decisions import ReviewItem, apart_pairs
 from cardvault.vault.tokens import count_tokens
 
 STEP = "merge"
-WIKILINK = re.compile(r"\[\[([^\]|#]+)((?:[#|][^\]]*)?)\]\]")
 _SEVERITY = {"low": 1, "medium": 2, "high": 3}
 #: Card pairs from here up to `merge_threshold` are asked about (docs/benchmarks.md).
 DUPLICATE_ASK = 0.75
@@ -145,21 +144,6 @@ def _conflict_report(left: CardFile, right: CardFile, found: Contradiction) -> R
     )
 
 
-def survivor_order(cluster: list[CardFile], inbound: Counter[str]) -> list[CardFile]:
-    """The cluster, survivor first: promoted, then earliest created, then most linked."""
-
-    def key(card: CardFile) -> tuple[int, str, int, str]:
-        created = as_date(card.card.meta.get("created"))
-        return (
-            0 if card.card.status == "promoted" else 1,
-            created.isoformat() if created else "9999",
-            -inbound[card.slug],
-            card.slug,
-        )
-
-    return sorted(cluster, key=key)
-
-
 def _units(paragraphs: list[str]) -> list[str]:
     """Paragraphs, each one ending in a colon ("Manual form:") joined to the one it introduces."""
     units: list[str] = []
@@ -169,16 +153,6 @@ def _units(paragraphs: list[str]) -> list[str]:
         else:
             units.append(paragraph)
     return units
-
-
-def inbound_links(state: VaultState) -> Counter[str]:
-    """How many `[[links]]` in other cards point at each slug."""
-    counts: Counter[str] = Counter()
-    for card in state.cards:
-        for target in {m.group(1).strip() for m in WIKILINK.finditer(card.card.body)}:
-            if target != card.slug:
-                counts[target] += 1
-    return counts
 
 
 def merge_cluster(
@@ -237,14 +211,14 @@ def _merged_text(
             if candidate != keep.card.body
             else keep.file.text
         )
-        return _renamed(update_card_text(text, meta, path=keep.path), renames)
+        return renamed(update_card_text(text, meta, path=keep.path), renames)
 
     for other in others:
         kept = novel_blocks(body, other.card.body, state.embeddings, cfg.distill_threshold)
         for paragraph in _units(render_blocks(kept)):
             candidate = append_paragraphs(body, [paragraph])
             if overflow or count_tokens(rendered(candidate)) > cfg.card_token_budget:
-                overflow.append(_renamed(paragraph, renames))
+                overflow.append(renamed(paragraph, renames))
             else:
                 body = candidate
     return rendered(body), overflow
@@ -303,39 +277,3 @@ def _union(groups: Any) -> list[str]:
 def _extreme(cards: list[Any], key: str, pick: Any) -> Any:
     dates = [d for d in (as_date(c.meta.get(key)) for c in cards) if d is not None]
     return pick(dates) if dates else None
-
-
-def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Any]) -> list[Change]:
-    """Rewrite `[[old]]` (and `memory/cards/old.md`) to the new slug in every other card."""
-    changes: list[Change] = []
-    for card in state.cards:
-        if card.path in skip or not any(old in card.file.text for old in renames):
-            continue
-        text = _renamed(card.file.text, renames)
-        if text != card.file.text:
-            moved = ", ".join(
-                f"[[{old}]] → [[{new}]]" for old, new in renames.items() if old in card.file.text
-            )
-            changes.append(
-                WriteFile(
-                    card.path,
-                    text,
-                    card.file.digest,
-                    f"rewrote links in {card.slug}: {moved}",
-                    STEP,
-                )
-            )
-    return changes
-
-
-def _renamed(text: str, renames: dict[str, str]) -> str:
-    def link(match: re.Match[str]) -> str:
-        target = match.group(1).strip()
-        if target in renames:
-            return f"[[{renames[target]}{match.group(2)}]]"
-        return match.group(0)
-
-    text = WIKILINK.sub(link, text)
-    for old, new in renames.items():
-        text = re.sub(rf"memory/cards/{re.escape(old)}\.md\b", f"memory/cards/{new}.md", text)
-    return text

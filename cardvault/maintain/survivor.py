@@ -1,0 +1,80 @@
+"""Cards that merge: which one survives, and the links that must follow it.
+
+The survivor of a cluster is the promoted card if there is one, else the earliest created, else
+the one most linked to. Once the others are merged into it, every `[[old-slug]]` link (and
+`memory/cards/old-slug.md` path) in any card is rewritten to the survivor.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.maintain.state import CardFile, VaultState
+from cardvault.vault.card import as_date
+
+STEP = "merge"
+WIKILINK = re.compile(r"\[\[([^\]|#]+)((?:[#|][^\]]*)?)\]\]")
+
+
+def survivor_order(cluster: list[CardFile], inbound: Counter[str]) -> list[CardFile]:
+    """The cluster, survivor first: promoted, then earliest created, then most linked."""
+
+    def key(card: CardFile) -> tuple[int, str, int, str]:
+        created = as_date(card.card.meta.get("created"))
+        return (
+            0 if card.card.status == "promoted" else 1,
+            created.isoformat() if created else "9999",
+            -inbound[card.slug],
+            card.slug,
+        )
+
+    return sorted(cluster, key=key)
+
+
+def inbound_links(state: VaultState) -> Counter[str]:
+    """How many `[[links]]` in other cards point at each slug."""
+    counts: Counter[str] = Counter()
+    for card in state.cards:
+        for target in {m.group(1).strip() for m in WIKILINK.finditer(card.card.body)}:
+            if target != card.slug:
+                counts[target] += 1
+    return counts
+
+
+def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Path]) -> list[Change]:
+    """Rewrite `[[old]]` (and `memory/cards/old.md`) to the new slug in every other card."""
+    changes: list[Change] = []
+    for card in state.cards:
+        if card.path in skip or not any(old in card.file.text for old in renames):
+            continue
+        text = renamed(card.file.text, renames)
+        if text != card.file.text:
+            moved = ", ".join(
+                f"[[{old}]] → [[{new}]]" for old, new in renames.items() if old in card.file.text
+            )
+            changes.append(
+                WriteFile(
+                    card.path,
+                    text,
+                    card.file.digest,
+                    f"rewrote links in {card.slug}: {moved}",
+                    STEP,
+                )
+            )
+    return changes
+
+
+def renamed(text: str, renames: dict[str, str]) -> str:
+    def link(match: re.Match[str]) -> str:
+        target = match.group(1).strip()
+        if target in renames:
+            return f"[[{renames[target]}{match.group(2)}]]"
+        return match.group(0)
+
+    text = WIKILINK.sub(link, text)
+    for old, new in renames.items():
+        text = re.sub(rf"memory/cards/{re.escape(old)}\.md\b", f"memory/cards/{new}.md", text)
+    return text
