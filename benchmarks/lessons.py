@@ -58,7 +58,15 @@ from cardvault.vault.layout import Vault, open_vault_at  # noqa: E402
 from cardvault.write.init import init_vault  # noqa: E402
 from tests.lessons_support import LabelledSet, Telling, load, schedule  # noqa: E402
 
-STSB = REPO.parent / "shared" / "data" / "stsb-dev" / "sts-dev.csv"
+STSB = (
+    next(
+        (p for p in (REPO.parent / "shared", REPO.parents[1] / "shared") if p.is_dir()),
+        REPO.parent / "shared",
+    )
+    / "data"
+    / "stsb-dev"
+    / "sts-dev.csv"
+)
 LINKED_TARGET = 0.95
 QUESTIONS_TARGET = 2.0
 
@@ -389,7 +397,9 @@ def report(parts: list[str], every: int, modes: list[str]) -> None:
 
 
 def stsb(path: Path) -> None:
-    """The score on STS-B dev sentence pairs (each sentence as both lesson and whole entry)."""
+    """The cut-offs on STS-B dev sentence pairs, each sentence taken as a one-line lesson with no
+    story (its whole entry is the sentence itself), two ways: the full score, and the cosine the
+    score needs when the two share no term (what the embedding alone must show)."""
     rows = [r.split("\t") for r in path.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if len(r) >= 7]
     gold = np.array([float(r[4]) for r in rows])
@@ -402,6 +412,7 @@ def stsb(path: Path) -> None:
         )
         half = len(rows)
         score = np.array([float(found.scores([i], [i + half])[0, 0]) for i in range(half)])
+        cosine = np.array([float(found.features([i], [i + half])[0][0, 0]) for i in range(half)])
     same, different = gold >= 4.0, gold <= 2.0
     print(f"STS-B dev: {len(rows)} pairs, {int(same.sum())} same (≥ 4), ", end="")
     print(f"{int(different.sum())} different (≤ 2)")
@@ -410,6 +421,13 @@ def stsb(path: Path) -> None:
     for name, cut in (("REVIEW", evidence.REVIEW), ("CERTAIN", evidence.CERTAIN)):
         above_same, above_different = (score[same] >= cut).mean(), (score[different] >= cut).mean()
         print(f"| {name} | {cut} | {above_same:.1%} | {above_different:.1%} |")
+    print("\n| cut-off | cosine it needs with no shared term | same above | different above |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, cut in (("REVIEW", evidence.REVIEW), ("CERTAIN", evidence.CERTAIN)):
+        needed = (cut - evidence.INTERCEPT) / (evidence.WEIGHTS[0] + evidence.WEIGHTS[1])
+        above_same = (cosine[same] >= needed).mean()
+        above_different = (cosine[different] >= needed).mean()
+        print(f"| {name} | {needed:.2f} | {above_same:.1%} | {above_different:.1%} |")
 
 
 def main(argv: list[str] | None = None) -> None:

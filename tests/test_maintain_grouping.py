@@ -128,3 +128,12 @@ def test_the_labelled_set_is_as_large_as_promised() -> None:
     assert {t.family for t in calibration.tellings}.isdisjoint(t.family for t in held_out.tellings)
     assert len(held_out.lessons("recurring")) >= 15
     assert split_of("http-timeout") in ("calibration", "held-out")
+
+
+def test_the_same_action_on_different_things_is_a_substitution() -> None:
+    from cardvault.maintain.contradict import substitution
+
+    jest = "Use Jest for the dashboard's unit tests."
+    assert substitution(jest, "Use Vitest for the dashboard's unit tests.") is not None
+    assert substitution(jest, "Use Jest; its jsdom setup is configured.") is None
+    assert substitution("Never use `npm ci`.", "Always use `npm ci`.") is None  # a contradiction

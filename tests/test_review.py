@@ -273,3 +273,20 @@ def test_a_duplicate_kept_apart_stays_apart_in_maintain_and_import(tmp_path: Pat
     outcome = json.loads(cli(vault.root, "import", str(exported), "--json").stdout)
     assert outcome["counts"]["new"] == 1 and outcome["counts"]["merged"] == 0
     assert (vault.root / "memory" / "cards" / "apple-silicon-images.md").exists()
+
+
+def test_same_words_different_tool_is_asked_not_merged(tmp_path: Path) -> None:
+    """'use Jest' and 'use Vitest' share nearly every word; the STS-B check showed such pairs
+    ("playing a guitar" / "playing a flute") can score as high as one lesson told twice."""
+    vault = new_vault(tmp_path / "v")
+    for day, tool in (("2026-03-02", "Jest"), ("2026-03-09", "Vitest")):
+        decision = (
+            f"Decision: use {tool} for the dashboard's unit tests with the jsdom environment."
+        )
+        log(vault, day, [("10:00", "Dashboard tests", decision)])
+    commit_all(vault)
+    run(vault, today="2026-03-20")
+    refs = {"memory/2026-03-02.md#10:00", "memory/2026-03-09.md#10:00"}
+    assert len(cards_citing(vault, refs)) == 2
+    asked = [{m.get("source") for m in item["members"]} for item in pending(vault.root)]
+    assert any(refs <= members for members in asked)

@@ -3,12 +3,14 @@
 Never together: lessons that contradict each other or a card near them (lexically), lessons
 linked to different cards (or a lesson and a card other than the one it links to), members a
 person said are different. Never certain (asked instead): a lesson that advises against
-("never", "don't") with one, or a card telling, that does not. Always together: a lesson and
-the card its `→ card:` link names, members a person said are one lesson, and a lesson whose
-cosine with a hand-written card (one citing no entries) reaches `distill.threshold` (the rule
-measured on hand-written cards, docs/benchmarks.md). A hand-written card is asked about only
-from CARD_ASK_FLOOR closeness; two cards count as NEUTRAL_GAP below REVIEW, so a lesson near
-two cards is asked about both while two cards never make a question on their own.
+("never", "don't") with one, or a card telling, that does not; two that advise the same
+action on different things ("use Jest" / "use Vitest"), whatever words they share. Always
+together: a lesson and the card its `→ card:` link names, members a person said are one
+lesson, and a lesson whose cosine with a hand-written card (one citing no entries) reaches
+`distill.threshold` (the rule measured on hand-written cards, docs/benchmarks.md). A
+hand-written card is asked about only from CARD_ASK_FLOOR closeness; two cards count as
+NEUTRAL_GAP below REVIEW, so a lesson near two cards is asked about both while two cards never
+make a question on their own.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain import evidence as calibrated
 from cardvault.maintain.candidates import NEVER, SHORTLIST_FLOOR, Node
-from cardvault.maintain.contradict import Contradiction, contradict
+from cardvault.maintain.contradict import Contradiction, contradict, substitution
 from cardvault.maintain.evidence import Evidence
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
@@ -78,6 +80,25 @@ def polarity_differs(
     rows, columns = np.nonzero(polar[:, None] != polar[None, :])
     found = [(lessons[int(i)], lessons[int(j)]) for i, j in zip(rows, columns, strict=True)]
     found += [pair for pair, (a, b) in best.items() if evidence.negated[a] != evidence.negated[b]]
+    return found
+
+
+def substitutions(
+    nodes: list[Node],
+    evidence: Evidence,
+    best: dict[tuple[int, int], tuple[int, int]],
+    auto: np.ndarray,
+) -> list[tuple[int, int]]:
+    """Pairs that would be certain but advise the same action on different things ("use Jest"
+    / "use Vitest"): words in common prove nothing there."""
+    import numpy as np
+
+    rows, columns = np.nonzero(np.triu((auto >= calibrated.CERTAIN) & (auto < ALWAYS), k=1))
+    found = []
+    for m, n in zip(rows.tolist(), columns.tolist(), strict=True):
+        a, b = best.get((m, n)) or best.get((n, m)) or (nodes[m].rows[0], nodes[n].rows[0])
+        if substitution(evidence.tellings[a].signal, evidence.tellings[b].signal) is not None:
+            found.append((m, n))
     return found
 
 

@@ -165,6 +165,20 @@ def contradict(left_text: str, right_text: str) -> Contradiction | None:
     return found[0] if found else None
 
 
+def substitution(left_text: str, right_text: str) -> Contradiction | None:
+    """Two texts that advise the same action on different things ("use Jest for the dashboard
+    tests" / "use Vitest for the dashboard tests"): not a contradiction, but never proof of the
+    same lesson either, however many words they share."""
+    theirs: dict[tuple[str, int], list[Claim]] = {}
+    for claim in claims(right_text):
+        theirs.setdefault((claim.verb, claim.polarity), []).append(claim)
+    for claim in claims(left_text):
+        for other in theirs.get((claim.verb, claim.polarity), []):
+            if claim.obj[0] != other.obj[0] and not set(claim.obj) & set(other.obj):
+                return Contradiction(claim, other)
+    return None
+
+
 def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Contradiction]]:
     """(name, other name, contradiction) for every pair of named texts that contradict.
 

@@ -28,7 +28,7 @@ from cardvault.maintain.candidates import (
     shortlist,
     vocabulary,
 )
-from cardvault.maintain.constraints import constraints, polarity_differs
+from cardvault.maintain.constraints import constraints, polarity_differs, substitutions
 from cardvault.maintain.contradict import Contradiction
 from cardvault.maintain.evidence import Evidence, Vocabulary
 from cardvault.maintain.lessons import Lesson
@@ -92,7 +92,9 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     evidence = Evidence(tellings, embeddings, words)
     links, best = node_links(nodes, evidence, closeness)
     review, auto, contradictions = constraints(state, cfg, nodes, evidence, links, closeness)
-    for m, n in polarity_differs(nodes, evidence, best):
+    for m, n in polarity_differs(nodes, evidence, best) + substitutions(
+        nodes, evidence, best, auto
+    ):
         auto[m, n] = auto[n, m] = NEVER
     groups = certain_groups(nodes, auto)
     placement = Placement(nodes, groups, cards, closeness, words)

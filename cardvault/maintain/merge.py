@@ -24,7 +24,7 @@ from typing import Any
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.clusters import constrained_clusters
-from cardvault.maintain.contradict import Contradiction, contradict
+from cardvault.maintain.contradict import Contradiction, contradict, substitution
 from cardvault.maintain.evidence import negated
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
@@ -62,11 +62,12 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         for (i, j), c in conflicts.items()
         if _score(pairs, i, j) >= cfg.merge_threshold
     ]
-    polar = [negated(first_sentence(c.card.body)) for c in live]
     merging = [
         p
         for p in pairs
-        if p[2] >= cfg.merge_threshold and (p[0], p[1]) not in apart and polar[p[0]] == polar[p[1]]
+        if p[2] >= cfg.merge_threshold
+        and (p[0], p[1]) not in apart
+        and _alike(live[p[0]], live[p[1]])
     ]
     never = set(conflicts) | apart
     groups = constrained_clusters(len(live), merging, lambda i, j: (min(i, j), max(i, j)) in never)
@@ -84,6 +85,13 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     merging_pairs = {(i, j) for i, j, _ in merging}
     asked += _questions(current, live, pairs, conflicts, apart | merging_pairs, merged)
     return changes + queue_changes(current, asked, STEP)
+
+
+def _alike(left: CardFile, right: CardFile) -> bool:
+    """Whether two close cards may merge without asking: their first sentences do not differ in
+    advising against, and do not advise the same action on different things."""
+    first, second = first_sentence(left.card.body), first_sentence(right.card.body)
+    return negated(first) == negated(second) and substitution(first, second) is None
 
 
 def _score(pairs: list[tuple[int, int, float]], i: int, j: int) -> float:
