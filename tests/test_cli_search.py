@@ -54,7 +54,7 @@ def test_index_reports_counts(vault_root: Path) -> None:
     broken.write_text(broken.read_text() + "Edited.\n")  # re-read, so reported again
     result = CliRunner().invoke(app, ["--vault", str(vault_root), "index"])
     assert result.exit_code == 0, result.output
-    assert "0 texts embedded" in result.stdout
+    assert "0 passages embedded" in result.stdout
     assert "broken-card.md" in result.stderr
 
 

@@ -32,24 +32,31 @@ def search(
         bool, typer.Option("--archived", help="Also search memory/archive/.")
     ] = False,
     json_out: JsonOption = False,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="Show each side's rank and score and the fusion's weights."),
+    ] = False,
 ) -> None:
     """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first."""
     from cardvault.api import VaultHandle
 
     vault = vault_of(ctx)
-    outcome = VaultHandle(vault).query(
-        query, k=k, mode=mode.value, category=category, tag=tag, status=status,
-        logs=logs, archived=archived,
-    )  # fmt: skip
+    with VaultHandle(vault) as handle:
+        outcome = handle.query(
+            query, k=k, mode=mode.value, category=category, tag=tag, status=status,
+            logs=logs, archived=archived,
+        )  # fmt: skip
     for notice in outcome.notices:
         render.warning(notice)
     if render.wants_json(json_out):
-        render.print_json([hit.to_dict() for hit in outcome.results])
+        render.print_json(outcome.hits_json())
         return
     if not outcome.results:
         render.note("no results")
         return
     render.search_results(outcome.results, title=f"{outcome.mode} search: {query}")
+    if explain:
+        render.search_explanation(outcome)
 
 
 def index(
@@ -62,13 +69,14 @@ def index(
     from cardvault.api import VaultHandle
 
     vault = vault_of(ctx)
-    with render.IndexProgress() as progress:
-        report = VaultHandle(vault).index(rebuild=rebuild, progress=progress)
+    with render.IndexProgress() as progress, VaultHandle(vault) as handle:
+        report = handle.index(rebuild=rebuild, progress=progress)
     for notice in report.notices:
         render.warning(notice)
     for problem in report.errors:
         render.warning(f"skipped {problem}")
     render.success(
-        f"{report.documents} documents from {report.files} files: {report.parsed} files read, "
-        f"{report.embedded} texts embedded, {report.removed_files} files removed"
+        f"{report.documents} documents ({report.passages} passages) from {report.files} files: "
+        f"{report.parsed} files read, {report.embedded} passages embedded, "
+        f"{report.removed_files} files removed"
     )

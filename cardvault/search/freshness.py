@@ -1,4 +1,5 @@
-"""How far the search index in `.cardvault/` is behind the vault's files, checked cheaply.
+"""How far the search index in `.cardvault/` is behind the vault's files, checked cheaply, and
+which files changed since a warm search last looked (`ChangeWatcher`).
 
 The index records each file it covers with its mtime, size and content digest (the `files` table
 of `search.sqlite`, see cardvault/search/index.py). This module compares that table with a stat
@@ -9,9 +10,12 @@ loads the embedding model.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardvault.errors import CardvaultError
 from cardvault.vault.files import read_text
@@ -75,14 +79,13 @@ def _indexed_files(path: Path) -> tuple[dict[str, tuple[int, int, str]], int]:
     """The `files` records (path -> mtime, size, digest) and the count of texts lacking a vector."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
+        from cardvault.search.embed_sync import count_unembedded
+
         rows = conn.execute("SELECT path, mtime_ns, size, digest FROM files").fetchall()
-        missing = conn.execute(
-            "SELECT count(DISTINCT d.text_hash) FROM docs d "
-            "LEFT JOIN vectors v ON v.text_hash = d.text_hash WHERE v.text_hash IS NULL"
-        ).fetchone()
+        missing = count_unembedded(conn)
     finally:
         conn.close()
-    return {str(r[0]): (r[1], r[2], str(r[3])) for r in rows}, int(missing[0])
+    return {str(r[0]): (r[1], r[2], str(r[3])) for r in rows}, missing
 
 
 def _digest(path: Path) -> str | None:
@@ -90,3 +93,64 @@ def _digest(path: Path) -> str | None:
         return read_text(path).digest
     except CardvaultError:
         return None
+
+
+class ChangeWatcher:
+    """Which vault files changed since the last look, from the OS's file events (inotify and
+    the like, through watchfiles), so a warm search on an unchanged vault stats nothing.
+
+    `changes()` returns the changed paths relative to the vault, or None when the watcher cannot
+    say (it is not running, or an event named a folder or an unknown path): the caller then
+    compares every file, as a search without a watcher does. A change written before `changes()`
+    is called is reported by it: it drains the events the OS has already delivered, which takes
+    about a millisecond.
+    """
+
+    def __init__(self, vault: Vault) -> None:
+        self._vault = vault
+        self._notify: Any = None
+        self._started = False
+        try:
+            from watchfiles._rust_notify import RustNotify
+
+            self._notify = RustNotify([str(vault.memory_dir)], False, False, 0, True, True)
+        except Exception:  # no watchfiles, no memory/ folder, or no inotify: compare files
+            self._notify = None
+
+    def changes(self) -> set[str] | None:
+        """Vault-relative paths changed since the last call (None: compare everything)."""
+        if self._notify is None or not self._started:
+            self._started = self._notify is not None
+            if self._notify is not None:
+                self._drain()  # what happened before the first full comparison is covered by it
+            return None
+        events = self._drain()
+        if events is None:
+            return None
+        return self._relative(events)
+
+    def _drain(self) -> set[str] | None:
+        try:
+            found = self._notify.watch(0, 1, 1, None)
+        except Exception:  # the watcher died: fall back to comparing every file
+            self.stop()
+            return None
+        if not isinstance(found, set):
+            return set()  # "timeout": nothing happened
+        return {path for _, path in found}
+
+    def _relative(self, paths: set[str]) -> set[str] | None:
+        prefix = str(self._vault.root) + os.sep
+        out = set()
+        for path in paths:
+            if not path.startswith(prefix) or not path.endswith(".md") or os.path.isdir(path):
+                return None  # a folder moved or something unexpected: compare everything
+            out.add(path[len(prefix) :].replace(os.sep, "/"))
+        return out
+
+    def stop(self) -> None:
+        """Stop watching (later `changes()` return None)."""
+        if self._notify is not None:
+            with contextlib.suppress(Exception):
+                self._notify.close()
+            self._notify = None

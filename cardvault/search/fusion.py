@@ -2,19 +2,25 @@
 
 Each ranking gives a document `weight / (k + rank)` (rank from 1); the sums are divided by the
 best possible sum, so 1.0 means "first in every ranking". RRF needs no score calibration
-between BM25 and cosine, which live on unrelated scales. The constants were chosen on the
-SciFact train split (benchmarks/retrieval.py, docs/benchmarks.md).
+between BM25 and cosine, which live on unrelated scales.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 RRF_K = 10
-KEYWORD_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 1.0
 #: How deep each ranking goes before fusion.
 CANDIDATES = 100
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much the fusion trusted each side for one query (they sum to 2)."""
+
+    keyword: float = 1.0
+    semantic: float = 1.0
 
 
 def fuse(
@@ -30,3 +36,10 @@ def fuse(
     best = sum(weight / (k + 1) for weight in weights) or 1.0
     ordered = sorted(scores.items(), key=lambda item: -item[1])
     return [(doc_id, score / best) for doc_id, score in ordered]
+
+
+def adaptive_weights(
+    query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]]
+) -> Weights:
+    """How much to trust each side for this query (equal until measured otherwise)."""
+    return Weights()
