@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
 from cardvault.search.embed_sync import Embedding
-from cardvault.search.fusion import CANDIDATES, Weights, adaptive_weights, fuse
+from cardvault.search.fusion import CANDIDATES, Weights, hybrid
 from cardvault.search.index import DB_NAME, IndexHandle, open_index
 from cardvault.search.model import ModelUnavailableError
 from cardvault.search.query_model import QueryModel
@@ -244,11 +244,10 @@ class Searcher:
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
             return Ranked(semantic[:k], semantic=_evidence(semantic), passages=passages)
-        weights = adaptive_weights(query, keyword, semantic)
-        fused = fuse(
-            [[d for d, _ in keyword], [d for d, _ in semantic]], [weights.keyword, weights.semantic]
+        fused = hybrid(query, keyword, semantic)
+        return Ranked(
+            fused.hits[:k], _evidence(keyword), _evidence(semantic), passages, fused.weights
         )
-        return Ranked(fused[:k], _evidence(keyword), _evidence(semantic), passages, weights)
 
     def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
         """The eligible passage vectors, kept while the index is unchanged."""

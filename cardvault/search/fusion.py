@@ -38,8 +38,26 @@ def fuse(
     return [(doc_id, score / best) for doc_id, score in ordered]
 
 
-def adaptive_weights(
-    query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]]
-) -> Weights:
+Ranking = list[tuple[int, float]]
+
+
+@dataclass(frozen=True)
+class Fused:
+    """A hybrid ranking and the weights the fusion gave each side for its query."""
+
+    hits: Ranking
+    weights: Weights
+
+
+def hybrid(query: str, keyword: Ranking, semantic: Ranking) -> Fused:
+    """The hybrid ranking of one query from its keyword and semantic rankings."""
+    weights = adaptive_weights(query, keyword, semantic)
+    ranking = fuse(
+        [[d for d, _ in keyword], [d for d, _ in semantic]], [weights.keyword, weights.semantic]
+    )
+    return Fused(ranking, weights)
+
+
+def adaptive_weights(query: str, keyword: Ranking, semantic: Ranking) -> Weights:
     """How much to trust each side for this query (equal until measured otherwise)."""
     return Weights()

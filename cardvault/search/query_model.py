@@ -50,6 +50,11 @@ class QueryModel:
         if self.ref is None or self._loader is not None or self._embedder is not None:
             return
         if onnx_path(self.ref).is_file():
+            # numpy first, here: onnxruntime imports it on the loader thread, and a second
+            # thread importing numpy meanwhile (the sync does) fails with a circular import.
+            import numpy  # noqa: F401
+            import tokenizers  # noqa: F401
+
             self._loader = threading.Thread(target=self._load, name="cardvault-onnx", daemon=True)
             self._loader.start()
 
