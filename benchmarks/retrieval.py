@@ -205,7 +205,7 @@ def dump(path: Path, workloads: dict[str, tuple[Components, list[Query]]]) -> No
                 }
                 for q in queries
             ],
-        }  # fmt: skip
+        }
         for name, (comp, queries) in workloads.items()
     }
     path.write_text(json.dumps(data), encoding="utf-8")

@@ -3,6 +3,7 @@ shown as the snippet, and re-embedded alone when it changes."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -80,9 +81,7 @@ def test_an_edit_to_one_passage_reembeds_that_card_alone(vault_root: Path) -> No
         first = vault.query("anything")
         assert first.sync.embedded_docs == 1  # the new card, and nothing else
         card = vault_root / "memory" / "cards" / "team-handbook.md"
-        card.write_text(
-            card.read_text().replace("ninety days", "sixty days"), encoding="utf-8"
-        )
+        card.write_text(card.read_text().replace("ninety days", "sixty days"), encoding="utf-8")
         report = vault.query("anything").sync
     assert (report.parsed, report.embedded_docs) == (1, 1)
     assert 1 <= report.embedded < first.sync.embedded  # unchanged passages kept their vectors
@@ -100,4 +99,4 @@ def test_cuts_prefer_blank_lines_and_overlap() -> None:
     spans = body_spans(body, offsets, budget=16)
     assert body[spans[0][0] : spans[0][1]].endswith("w11")  # cut at the blank line
     assert spans[-1][1] == len(body)
-    assert all(b[0] < a[1] for a, b in zip(spans, spans[1:], strict=False))  # overlapping
+    assert all(b[0] < a[1] for a, b in itertools.pairwise(spans))  # overlapping
