@@ -40,7 +40,8 @@ from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking
 
 K = 10
 Ranking = list[tuple[int, float]]
-Fusion = Callable[[str, Ranking, Ranking], Ranking]
+#: (query, keyword ranking, semantic ranking, text of the best keyword hit) -> ranking
+Fusion = Callable[[str, Ranking, Ranking, str], Ranking]
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Components:
     paths: dict[int, str]
     keyword: dict[str, Ranking]
     semantic: dict[str, Ranking]
+    texts: dict[int, str]  # topic, tags and body, for the fusion's coverage
 
 
 def ndcg_at_k(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
@@ -116,20 +118,24 @@ def components(root: Path, queries: list[Query]) -> Components:
     with Searcher(open_vault(root).vault) as searcher:
         index, _ = searcher.synced(searcher.model.embedding(), [])
         paths = dict(index.conn.execute("SELECT id, file FROM docs").fetchall())
+        texts = {
+            doc_id: "\n".join(parts)
+            for doc_id, *parts in index.conn.execute("SELECT id, topic, tags, body FROM docs")
+        }
         vectors = searcher.model.embedder().embed([q.text for q in queries])
         passages = searcher._passage_vectors(index, Filters())
         keyword, semantic = {}, {}
         for query, vector in zip(queries, vectors, strict=True):
             keyword[query.qid] = keyword_ranking(index, query.text, Filters(), CANDIDATES)
             semantic[query.qid] = semantic_ranking(passages, vector, CANDIDATES)[0]
-    return Components(paths, keyword, semantic)
+    return Components(paths, keyword, semantic, texts)
 
 
 def modes(fusion: Fusion) -> dict[str, Fusion]:
     """The three modes as functions of (query, keyword ranking, semantic ranking)."""
     return {
-        "keyword": lambda q, kw, sem: kw,
-        "semantic": lambda q, kw, sem: sem,
+        "keyword": lambda q, kw, sem, text: kw,
+        "semantic": lambda q, kw, sem, text: sem,
         "hybrid": fusion,
     }
 
@@ -140,7 +146,9 @@ def score(comp: Components, queries: list[Query], rank: Fusion) -> tuple[float, 
         return 0.0, 0.0
     ndcg = hits = 0.0
     for query in queries:
-        fused = rank(query.text, comp.keyword[query.qid], comp.semantic[query.qid])
+        keyword = comp.keyword[query.qid]
+        best = comp.texts[keyword[0][0]] if keyword else ""
+        fused = rank(query.text, keyword, comp.semantic[query.qid], best)
         ranked = [comp.paths[d] for d, _ in fused[:K]]
         ndcg += ndcg_at_k(ranked, query.relevant)
         hits += hit_at(ranked, query.relevant)
@@ -186,7 +194,7 @@ def main() -> None:
         workloads["scifact"] = (components(root, queries), queries)
     if args.dump:
         dump(args.dump, workloads)
-    print("\n".join(table(workloads, lambda q, kw, sem: hybrid(q, kw, sem).hits)))
+    print("\n".join(table(workloads, lambda q, kw, sem, text: hybrid(q, kw, sem, text).hits)))
 
 
 def dump(path: Path, workloads: dict[str, tuple[Components, list[Query]]]) -> None:

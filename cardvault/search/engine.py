@@ -244,7 +244,7 @@ class Searcher:
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
             return Ranked(semantic[:k], semantic=_evidence(semantic), passages=passages)
-        fused = hybrid(query, keyword, semantic)
+        fused = hybrid(query, keyword, semantic, document_text(index, keyword))
         return Ranked(
             fused.hits[:k], _evidence(keyword), _evidence(semantic), passages, fused.weights
         )
@@ -266,6 +266,16 @@ class _Freshness:
 
     state: tuple[int, ...]
     embedding: Embedding | None
+
+
+def document_text(index: IndexHandle, ranking: Ranking) -> str:
+    """Topic, tags and body of the first document of `ranking` ("" when it is empty)."""
+    if not ranking:
+        return ""
+    row = index.conn.execute(
+        "SELECT topic, tags, body FROM docs WHERE id = ?", (ranking[0][0],)
+    ).fetchone()
+    return "" if row is None else "\n".join(row)
 
 
 def index_state(index: IndexHandle) -> tuple[int, ...]:

@@ -100,49 +100,73 @@ class ChangeWatcher:
     the like, through watchfiles), so a warm search on an unchanged vault stats nothing.
 
     `changes()` returns the changed paths relative to the vault, or None when the watcher cannot
-    say (it is not running, or an event named a folder or an unknown path): the caller then
-    compares every file, as a search without a watcher does. A change written before `changes()`
-    is called is reported by it: it drains the events the OS has already delivered, which takes
-    about a millisecond.
+    say (it is not running, an event named a folder or an unknown path, or the OS was slow to
+    deliver): the caller then compares every file, as a search without a watcher does.
+
+    A change made before `changes()` is called is always reported by it. The OS delivers file
+    events in order but on another thread, so `changes()` first touches a marker file in
+    `.cardvault/` and collects events until the marker's own event arrives: everything written
+    before the call has then been seen. That round trip takes about a millisecond.
     """
+
+    MARKER = "watch-marker"
+    #: How long to wait for the marker's event before comparing every file instead.
+    PATIENCE_MS = 200
 
     def __init__(self, vault: Vault) -> None:
         self._vault = vault
+        self._marker = vault.cache_dir / self.MARKER
         self._notify: Any = None
         self._started = False
         try:
             from watchfiles._rust_notify import RustNotify
 
-            self._notify = RustNotify([str(vault.memory_dir)], False, False, 0, True, True)
-        except Exception:  # no watchfiles, no memory/ folder, or no inotify: compare files
+            vault.cache_dir.mkdir(parents=True, exist_ok=True)
+            folders = [str(vault.memory_dir), str(vault.cache_dir)]
+            self._notify = RustNotify(folders, False, False, 0, True, True)
+        except Exception:  # no watchfiles, no memory/ folder, no inotify: compare files
             self._notify = None
 
     def changes(self) -> set[str] | None:
         """Vault-relative paths changed since the last call (None: compare everything)."""
-        if self._notify is None or not self._started:
-            self._started = self._notify is not None
-            if self._notify is not None:
-                self._drain()  # what happened before the first full comparison is covered by it
+        if self._notify is None:
             return None
         events = self._drain()
-        if events is None:
-            return None
+        if events is None or not self._started:
+            self._started = events is not None
+            return None  # before the first full comparison, events say nothing
         return self._relative(events)
 
     def _drain(self) -> set[str] | None:
+        """Every event up to now (waiting for the marker's), or None when that failed."""
         try:
-            found = self._notify.watch(0, 1, 1, None)
-        except Exception:  # the watcher died: fall back to comparing every file
-            self.stop()
+            self._marker.write_bytes(b"")
+        except OSError:
             return None
-        if not isinstance(found, set):
-            return set()  # "timeout": nothing happened
-        return {path for _, path in found}
+        marker = str(self._marker)
+        found: set[str] = set()
+        waited = 0
+        while marker not in found:
+            try:
+                batch = self._notify.watch(0, 1, self.PATIENCE_MS - waited, None)
+            except Exception:  # the watcher died: compare every file from now on
+                self.stop()
+                return None
+            if not isinstance(batch, set):
+                return None  # "timeout" (or a signal) before the marker came back
+            found.update(path for _, path in batch)
+            waited += 1
+            if waited >= self.PATIENCE_MS:
+                return None
+        return found
 
     def _relative(self, paths: set[str]) -> set[str] | None:
         prefix = str(self._vault.root) + os.sep
+        cache = str(self._vault.cache_dir) + os.sep
         out = set()
         for path in paths:
+            if path.startswith(cache):
+                continue  # the index's own files and the marker
             if not path.startswith(prefix) or not path.endswith(".md") or os.path.isdir(path):
                 return None  # a folder moved or something unexpected: compare everything
             out.add(path[len(prefix) :].replace(os.sep, "/"))

@@ -1,18 +1,31 @@
-"""Fusing the keyword and semantic rankings into one (weighted reciprocal-rank fusion).
+"""Fusing the keyword and semantic rankings into one, weighted by what the query looks like.
 
-Each ranking gives a document `weight / (k + rank)` (rank from 1); the sums are divided by the
-best possible sum, so 1.0 means "first in every ranking". RRF needs no score calibration
-between BM25 and cosine, which live on unrelated scales.
+Each side's scores are rescaled to 0..1 over its own top CANDIDATES (min-max: the best hit 1,
+the last 0), so BM25 and cosine become comparable per query, and a document's fused score is
+the weighted sum of its two rescaled scores (absent from a side's list: 0 there). Unlike
+reciprocal-rank fusion, a side whose best hit stands far above the rest keeps that lead.
+
+The weights come from the query itself: `coverage`, the share of the query's words that the
+best keyword hit contains. A query copied from a note (an error message, a command, a flag, an
+identifier) is covered completely by the card it came from, and the fusion leans on keywords;
+a query in other words than the note's shares only a few common words with any card, and the
+fusion leans on meaning. Between the two the weights move linearly, from 1:3 to 3:1.
+Nothing here was fitted to a data set: docs/benchmarks.md shows the evaluation and what was
+held out.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-RRF_K = 10
+from cardvault.search.text import CJK_RUN, STOP_WORDS, query_terms
+
 #: How deep each ranking goes before fusion.
 CANDIDATES = 100
+Ranking = list[tuple[int, float]]
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -23,41 +36,63 @@ class Weights:
     semantic: float = 1.0
 
 
-def fuse(
-    rankings: Sequence[Sequence[int]],
-    weights: Sequence[float],
-    k: int = RRF_K,
-) -> list[tuple[int, float]]:
-    """(document id, fused score in 0..1), best first; ties keep the first ranking's order."""
-    scores: dict[int, float] = {}
-    for ranking, weight in zip(rankings, weights, strict=True):
-        for rank, doc_id in enumerate(ranking, start=1):
-            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
-    best = sum(weight / (k + 1) for weight in weights) or 1.0
-    ordered = sorted(scores.items(), key=lambda item: -item[1])
-    return [(doc_id, score / best) for doc_id, score in ordered]
-
-
-Ranking = list[tuple[int, float]]
-
-
 @dataclass(frozen=True)
 class Fused:
-    """A hybrid ranking and the weights the fusion gave each side for its query."""
+    """A hybrid ranking (scores 0..1) and the weights the fusion gave each side."""
 
     hits: Ranking
     weights: Weights
 
 
-def hybrid(query: str, keyword: Ranking, semantic: Ranking) -> Fused:
-    """The hybrid ranking of one query from its keyword and semantic rankings."""
-    weights = adaptive_weights(query, keyword, semantic)
-    ranking = fuse(
-        [[d for d, _ in keyword], [d for d, _ in semantic]], [weights.keyword, weights.semantic]
-    )
-    return Fused(ranking, weights)
+def hybrid(query: str, keyword: Ranking, semantic: Ranking, best_keyword_text: str) -> Fused:
+    """The hybrid ranking of one query from its two rankings and the best keyword hit's text."""
+    weights = weights_for(coverage(query, best_keyword_text) if keyword else 0.0)
+    return Fused(fuse_scores(keyword, semantic, weights), weights)
 
 
-def adaptive_weights(query: str, keyword: Ranking, semantic: Ranking) -> Weights:
-    """How much to trust each side for this query (equal until measured otherwise)."""
-    return Weights()
+def weights_for(covered: float) -> Weights:
+    """Keyword weight from 0.5 (no query word in the best keyword hit) to 1.5 (every word)."""
+    return Weights(keyword=0.5 + covered, semantic=1.5 - covered)
+
+
+def fuse_scores(keyword: Ranking, semantic: Ranking, weights: Weights) -> Ranking:
+    """(document id, fused score in 0..1), best first; ties keep the keyword side's order."""
+    sides = ((rescaled(keyword), weights.keyword), (rescaled(semantic), weights.semantic))
+    total = sum(weight for scores, weight in sides if scores) or 1.0
+    fused: dict[int, float] = {}
+    for scores, weight in sides:
+        for doc_id, score in scores.items():
+            fused[doc_id] = fused.get(doc_id, 0.0) + weight * score / total
+    order = {doc_id: n for n, (doc_id, _) in enumerate([*keyword, *semantic])}
+    return sorted(fused.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+def rescaled(ranking: Sequence[tuple[int, float]]) -> dict[int, float]:
+    """Scores mapped to 0..1 over the ranking (best 1, worst 0; a lone or flat list all 1)."""
+    if not ranking:
+        return {}
+    scores = [score for _, score in ranking]
+    low, high = min(scores), max(scores)
+    if high <= low:
+        return {doc_id: 1.0 for doc_id, _ in ranking}
+    return {doc_id: (score - low) / (high - low) for doc_id, score in ranking}
+
+
+def coverage(query: str, text: str) -> float:
+    """Share of the query's words (stop words aside, unless nothing else is left) that occur
+    in `text`, comparing crude stems ("indexes" ~ "index"); CJK runs as substrings."""
+    terms = query_terms(query)
+    terms = [t for t in terms if t not in STOP_WORDS] or terms
+    if not terms:
+        return 0.0
+    lowered = text.lower()
+    words = {_stem(w) for w in _WORD.findall(lowered)}
+    found = sum(1 for t in terms if (t in lowered if CJK_RUN.fullmatch(t) else _stem(t) in words))
+    return found / len(terms)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "es", "ed", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
