@@ -91,3 +91,20 @@ def _modules_after(args: list[str], cwd: Path) -> set[str]:
 @pytest.mark.slow
 def test_search_itself_never_imports_torch(vault_root: Path) -> None:
     assert _modules_after(["search", "docker", "--json"], vault_root) == {"onnxruntime"}
+
+
+@pytest.mark.slow
+def test_a_search_writes_nothing_outside_the_vault_and_the_cache(
+    vault_root: Path, tmp_path: Path
+) -> None:
+    """onnxruntime's usage database (~/.cache/Microsoft/DeveloperTools) is switched off."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    env.pop("ORT_DISABLE_TELEMETRY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "cardvault", "--vault", str(vault_root), "search", "csrf"],
+        env=env, cwd=REPO, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
