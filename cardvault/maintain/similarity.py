@@ -62,6 +62,7 @@ class Embeddings:
         self.computed = 0  # texts embedded during this run (not read from the index)
         self.embed_seconds = 0.0  # time spent in the model
         self.index_seconds = 0.0  # time spent bringing the search index up to date
+        self.notices: list[str] = []  # repairs of the search index (damaged cache) to show
 
     @property
     def pending_preload(self) -> bool:
@@ -95,7 +96,7 @@ class Embeddings:
         if self._progress is not None:
             progress = self._progress
             step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
-        return search_vectors.indexed_vectors(self._vault, make, step)
+        return search_vectors.indexed_vectors(self._vault, make, step, self.notices)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """One unit row per text, in order."""

@@ -57,9 +57,11 @@ def indexed_vectors(
     vault: Vault,
     make_embedder: Callable[[], Embedder],
     progress: SyncProgress | None = None,
+    notices: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """Sync the search index, embedding what it lacks with `make_embedder()` (called only when
-    something must be embedded); return every verified stored vector by `text_key`."""
+    something must be embedded); return every verified stored vector by `text_key`. Repairs
+    of a damaged index are appended to `notices`."""
     from cardvault.search.embed_sync import Embedding
     from cardvault.search.engine import Searcher
     from cardvault.search.model import resolve_model
@@ -68,5 +70,5 @@ def indexed_vectors(
     ref = resolve_model(vault.config.model, vault.root)
     with Searcher(vault) as searcher:
         embedding = Embedding(ref, lambda _count: make_embedder())
-        index, _ = searcher.synced(embedding, [], progress)
+        index, _ = searcher.synced(embedding, notices if notices is not None else [], progress)
         return verified_vectors(index)
