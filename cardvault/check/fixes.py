@@ -24,7 +24,9 @@ class Fix:
 
 def plan_fixes(vault: Vault) -> list[Fix]:
     """Mechanical repairs for every card that needs one (unreadable cards are left alone)."""
-    return [fix for card in read_vault(vault).cards if (fix := card_fix(card)) is not None]
+    return [
+        fix for card in read_vault(vault, verify=True).cards if (fix := card_fix(card)) is not None
+    ]
 
 
 def card_fix(card: CardFile) -> Fix | None:

@@ -122,7 +122,7 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
     """What forgetting `query` would remove (nothing is written)."""
     if not query.strip():
         raise CardvaultError("forget needs a slug or some words naming the topic")
-    snapshot = read_vault(vault)
+    snapshot = read_vault(vault, verify=True)
     cards = [ForgottenCard(c.file, c.card, snapshot.rel(c.path)) for c in snapshot.cards]
     chosen, how = match_cards(cards, query)
     needles = Needles.of(query, [c.card for c in chosen], exact=how == "slug")

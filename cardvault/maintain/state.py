@@ -135,7 +135,7 @@ def load_state(
     since: dt.date | None = None,
 ) -> VaultState:
     """Read the vault once (through the one read path)."""
-    return state_of(read_vault(vault), today, embeddings, since)
+    return state_of(read_vault(vault, verify=True), today, embeddings, since)
 
 
 def state_of(

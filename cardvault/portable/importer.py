@@ -82,7 +82,7 @@ def plan_import(
     """What importing `export` would do (nothing is written). The model loads only when some
     card is neither a duplicate nor going into a vault without live cards."""
     problems = list(export.problems)
-    snapshot = read_vault(vault)
+    snapshot = read_vault(vault, verify=True)
     state = state_of(snapshot, today)
     outcomes, pending = _duplicates(state, export.cards)
     pending = [c for c in (_screened(vault, item, redact, problems) for item in pending) if c]
