@@ -24,6 +24,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,11 @@ class Sources:
 
     def rel(self, path: Path) -> str:
         """`path` relative to the vault root."""
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return self._vault.rel(path)
+
+    @cached_property
+    def _vault(self) -> Vault:
+        return Vault(self.root)
 
 
 @dataclass(frozen=True)

