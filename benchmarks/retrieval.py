@@ -36,12 +36,12 @@ import til
 from cardvault import open_vault
 from cardvault.search.engine import Searcher
 from cardvault.search.fusion import CANDIDATES, hybrid
-from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking
+from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking, term_idf
 
 K = 10
 Ranking = list[tuple[int, float]]
-#: (query, keyword ranking, semantic ranking, text of the best keyword hit) -> ranking
-Fusion = Callable[[str, Ranking, Ranking, str], Ranking]
+#: (query, keyword ranking, semantic ranking, text of the best keyword hit, idf) -> ranking
+Fusion = Callable[[str, Ranking, Ranking, str, dict[str, float]], Ranking]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class Components:
     keyword: dict[str, Ranking]
     semantic: dict[str, Ranking]
     texts: dict[int, str]  # topic, tags and body, for the fusion's coverage
+    idf: dict[str, dict[str, float]]  # per query: its words' inverse document frequency
 
 
 def ndcg_at_k(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
@@ -124,18 +125,19 @@ def components(root: Path, queries: list[Query]) -> Components:
         }
         vectors = searcher.model.embedder().embed([q.text for q in queries])
         passages = searcher._passage_vectors(index, Filters())
-        keyword, semantic = {}, {}
+        keyword, semantic, idf = {}, {}, {}
         for query, vector in zip(queries, vectors, strict=True):
+            idf[query.qid] = term_idf(index, query.text)
             keyword[query.qid] = keyword_ranking(index, query.text, Filters(), CANDIDATES)
             semantic[query.qid] = semantic_ranking(passages, vector, CANDIDATES)[0]
-    return Components(paths, keyword, semantic, texts)
+    return Components(paths, keyword, semantic, texts, idf)
 
 
 def modes(fusion: Fusion) -> dict[str, Fusion]:
     """The three modes as functions of (query, keyword ranking, semantic ranking)."""
     return {
-        "keyword": lambda q, kw, sem, text: kw,
-        "semantic": lambda q, kw, sem, text: sem,
+        "keyword": lambda q, kw, sem, text, idf: kw,
+        "semantic": lambda q, kw, sem, text, idf: sem,
         "hybrid": fusion,
     }
 
@@ -148,7 +150,7 @@ def score(comp: Components, queries: list[Query], rank: Fusion) -> tuple[float, 
     for query in queries:
         keyword = comp.keyword[query.qid]
         best = comp.texts[keyword[0][0]] if keyword else ""
-        fused = rank(query.text, keyword, comp.semantic[query.qid], best)
+        fused = rank(query.text, keyword, comp.semantic[query.qid], best, comp.idf[query.qid])
         ranked = [comp.paths[d] for d, _ in fused[:K]]
         ndcg += ndcg_at_k(ranked, query.relevant)
         hits += hit_at(ranked, query.relevant)
@@ -194,7 +196,8 @@ def main() -> None:
         workloads["scifact"] = (components(root, queries), queries)
     if args.dump:
         dump(args.dump, workloads)
-    print("\n".join(table(workloads, lambda q, kw, sem, text: hybrid(q, kw, sem, text).hits)))
+    fusion: Fusion = lambda q, kw, sem, text, idf: hybrid(q, kw, sem, text, idf).hits  # noqa: E731
+    print("\n".join(table(workloads, fusion)))
 
 
 def dump(path: Path, workloads: dict[str, tuple[Components, list[Query]]]) -> None:

@@ -33,6 +33,7 @@ from cardvault.search.retrieve import (
     keyword_ranking,
     passage_vectors,
     semantic_ranking,
+    term_idf,
 )
 from cardvault.search.sync import SyncProgress, SyncReport, sync_index
 from cardvault.vault.layout import Vault
@@ -244,7 +245,8 @@ class Searcher:
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
             return Ranked(semantic[:k], semantic=_evidence(semantic), passages=passages)
-        fused = hybrid(query, keyword, semantic, document_text(index, keyword))
+        best = document_text(index, keyword)
+        fused = hybrid(query, keyword, semantic, best, term_idf(index, query) if keyword else {})
         return Ranked(
             fused.hits[:k], _evidence(keyword), _evidence(semantic), passages, fused.weights
         )

@@ -6,10 +6,12 @@ the weighted sum of its two rescaled scores (absent from a side's list: 0 there)
 reciprocal-rank fusion, a side whose best hit stands far above the rest keeps that lead.
 
 The weights come from the query itself: `coverage`, the share of the query's words that the
-best keyword hit contains. A query copied from a note (an error message, a command, a flag, an
-identifier) is covered completely by the card it came from, and the fusion leans on keywords;
-a query in other words than the note's shares only a few common words with any card, and the
-fusion leans on meaning. Between the two the weights move linearly, from 1:3 to 3:1.
+best keyword hit contains, each word weighted by its BM25 inverse document frequency (a rare
+word found counts much, a word most cards contain little). A query copied from a note (an error
+message, a command, a flag, an identifier) is covered completely by the card it came from, and
+the fusion leans on keywords; a query in other words than the note's shares at most a few
+common words with any card, and the fusion leans on meaning. Between the two the weights move
+linearly, from 1:3 to 3:1.
 Nothing here was fitted to a data set: docs/benchmarks.md shows the evaluation and what was
 held out.
 """
@@ -20,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cardvault.search.text import CJK_RUN, STOP_WORDS, query_terms
+from cardvault.search.text import CJK_RUN, coverage_terms
 
 #: How deep each ranking goes before fusion.
 CANDIDATES = 100
@@ -44,9 +46,16 @@ class Fused:
     weights: Weights
 
 
-def hybrid(query: str, keyword: Ranking, semantic: Ranking, best_keyword_text: str) -> Fused:
-    """The hybrid ranking of one query from its two rankings and the best keyword hit's text."""
-    weights = weights_for(coverage(query, best_keyword_text) if keyword else 0.0)
+def hybrid(
+    query: str,
+    keyword: Ranking,
+    semantic: Ranking,
+    best_keyword_text: str,
+    idf: dict[str, float],
+) -> Fused:
+    """The hybrid ranking of one query from its two rankings, the best keyword hit's text and
+    the inverse document frequency of the query's words (`retrieve.term_idf`)."""
+    weights = weights_for(coverage(query, best_keyword_text, idf) if keyword else 0.0)
     return Fused(fuse_scores(keyword, semantic, weights), weights)
 
 
@@ -78,17 +87,23 @@ def rescaled(ranking: Sequence[tuple[int, float]]) -> dict[int, float]:
     return {doc_id: (score - low) / (high - low) for doc_id, score in ranking}
 
 
-def coverage(query: str, text: str) -> float:
+def coverage(query: str, text: str, idf: dict[str, float] | None = None) -> float:
     """Share of the query's words (stop words aside, unless nothing else is left) that occur
-    in `text`, comparing crude stems ("indexes" ~ "index"); CJK runs as substrings."""
-    terms = query_terms(query)
-    terms = [t for t in terms if t not in STOP_WORDS] or terms
+    in `text`, each weighted by its `idf` (1 when not given), comparing crude stems ("indexes"
+    ~ "index"); CJK runs as substrings."""
+    terms = coverage_terms(query)
     if not terms:
         return 0.0
     lowered = text.lower()
     words = {_stem(w) for w in _WORD.findall(lowered)}
-    found = sum(1 for t in terms if (t in lowered if CJK_RUN.fullmatch(t) else _stem(t) in words))
-    return found / len(terms)
+    weight = {t: (idf or {}).get(t, 1.0) for t in terms}
+    total = sum(weight.values())
+    if total <= 0:
+        return 0.0
+    found = sum(
+        weight[t] for t in terms if (t in lowered if CJK_RUN.fullmatch(t) else _stem(t) in words)
+    )
+    return found / total
 
 
 def _stem(word: str) -> str:

@@ -8,6 +8,7 @@ is that of its best passage (a long card is as close to a query as its closest p
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -70,6 +71,21 @@ def keyword_ranking(index: IndexHandle, query: str, filters: Filters, limit: int
         [match, *params, limit],
     ).fetchall()
     return [(int(doc_id), -float(score)) for doc_id, score in rows]
+
+
+def term_idf(index: IndexHandle, query: str) -> dict[str, float]:
+    """BM25's inverse document frequency of each query word (stop words aside) in the index:
+    rare words weigh much, words in most documents little."""
+    from cardvault.search.text import coverage_terms, fts_term
+
+    total = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    idf = {}
+    for term in coverage_terms(query):
+        found = index.conn.execute(
+            "SELECT count(*) FROM fts WHERE fts MATCH ?", (fts_term(term),)
+        ).fetchone()[0]
+        idf[term] = math.log(1 + (total - found + 0.5) / (found + 0.5))
+    return idf
 
 
 class PassageVectors(NamedTuple):
