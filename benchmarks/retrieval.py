@@ -168,7 +168,7 @@ def table(workloads: dict[str, tuple[Components, list[Query]]], fusion: Fusion) 
         for split in ("test", "dev", "all"):
             chosen = [q for q in queries if split in ("all", q.split)]
             results = {m: score(comp, chosen, f) for m, f in modes(fusion).items()}
-            ndcgs = " | ".join(f"{results[m][0]:.3f}" for m in results)
+            ndcgs = " | ".join(f"{results[m][0]:.4f}" for m in results)
             hits = " | ".join(f"{results[m][1]:.3f}" for m in results)
             lines.append(f"| {name} ({split}) | {len(chosen)} | {ndcgs} | {hits} |")
     return lines
