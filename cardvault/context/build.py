@@ -98,6 +98,7 @@ class ContextPack:
         def row(d: Decision) -> dict[str, Any]:
             item = d.item
             return {"kind": item.kind, "name": item.name, "source": item.source,
+                    "tier": item.tier, "vault": item.vault,
                     "tokens": item.tokens, "score": round(item.score, 4),
                     "ranked": item.why, "reason": d.reason}  # fmt: skip
 
