@@ -92,7 +92,7 @@ def _explain(pack: ContextPack) -> None:
         item = decision.item
         mark = "IN " if decision.included else "OUT"
         lines.append(
-            f"  {mark} {item.tier:<4} {item.kind:<6} {item.name:<36} {decision.reason} · "
+            f"  {mark} {item.kind:<6} {item.name:<36} {item.tier:<4} {decision.reason} · "
             f"{item.vault} · {item.why}"
         )
     if pack.not_considered:
