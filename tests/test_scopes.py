@@ -4,7 +4,6 @@ a pack across scopes and tiers (a hypothesis property)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import subprocess
@@ -226,12 +225,12 @@ def test_stats_shows_tiers_and_check_reports_a_hot_part_over_its_limit(vault_pat
     run("--vault", str(vault_path), "hot", "--agent", "ada", "short")
     hot = vault_path / "memory" / "agents" / "ada.md"
     hot.write_text(hot.read_text(encoding="utf-8") + "word " * 400, encoding="utf-8")
-    code, out, _ = run("--vault", str(vault_path), "stats", "--json")
+    _code, out, _ = run("--vault", str(vault_path), "stats", "--json")
     tiers = {part["part"]: part for part in json.loads(out)["tiers"]}
     assert tiers["agent ada"]["tier"] == "HOT" and tiers["agent ada"]["over"]
     assert tiers["cards"]["tier"] == "WARM" and tiers["archive"]["tier"] == "COLD"
     assert tiers["MEMORY.md"]["limit"] == 2048 and tiers["rules"]["limit"] == 600
-    code, out, _ = run("--vault", str(vault_path), "check")
+    _, out, _ = run("--vault", str(vault_path), "check")
     assert "memory/agents/ada.md:1: warning: HOT tier: agent ada is" in out
     assert "[tier-budget]" in out
 
@@ -241,7 +240,7 @@ def test_config_keys_for_scopes_are_validated() -> None:
     assert cfg.global_promote_projects == 3 and cfg.agent_hot_tokens == 50
     with pytest.raises(ConfigError, match="review_threshold"):
         parse_config({"global": {"threshold": 0.5, "review_threshold": 0.7}})
-    with pytest.raises(ConfigError, match="tiers.rules_tokens"):
+    with pytest.raises(ConfigError, match=r"tiers\.rules_tokens"):
         parse_config({"tiers": {"rules_tokens": 0}})
 
 
