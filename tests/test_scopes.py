@@ -331,3 +331,16 @@ def test_budget_holds_across_scopes_and_tiers(data: st.DataObject, budget: int) 
     kinds = [d.item.kind for d in pack.decisions]
     if "global-rule" in kinds and "rule" in kinds:
         assert kinds.index("rule") < kinds.index("global-rule"), "project first"
+
+
+def test_cold_cards_only_on_request(vault_path: Path) -> None:
+    base = ("--vault", str(vault_path))
+    run(*base, "new", "Old trick", "-c", "tools", "--body", "The walrus operator trick.")
+    code, _, err = run(*base, "archive", "old-trick")
+    assert code == 0, err
+    _, out, _ = run(*base, "context", "--format", "json")
+    assert "walrus" not in json.loads(out)["text"]
+    _, out, _ = run(*base, "context", "--format", "json", "--archived")
+    data = json.loads(out)
+    assert "walrus" in data["text"]
+    assert [r["tier"] for r in data["included"] if r["name"] == "old-trick"] == ["COLD"]

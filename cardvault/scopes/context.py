@@ -30,6 +30,7 @@ from cardvault.context.build import (
     memory_item,
     rule_items,
     search_relevance,
+    sources_of,
 )
 from cardvault.context.pack import Item, pack
 from cardvault.scopes.scope import GLOBAL, PROJECT, InScope
@@ -190,14 +191,9 @@ def _origin_key(side: Side) -> str | None:
 
 def _side(name: str, vault: Vault, task: str | None, mode: str) -> Side:
     snapshot = read_vault(vault)
-    problems = [f"skipped {problem}" for problem in snapshot.problems]
-    if snapshot.rule_problem is not None:
-        problems.append(f"rules not read: {snapshot.rule_problem}")
+    sources = sources_of(snapshot)
     if name == GLOBAL:
-        problems = [f"global vault: {p}" for p in problems]
-    cards = tuple(c.card for c in snapshot.live if c.card.status != "archived")
-    memory = snapshot.memory.text if snapshot.memory else None
-    sources = Sources(vault.root, memory, snapshot.rules, cards, tuple(problems))
+        sources = replace(sources, problems=tuple(f"global vault: {p}" for p in sources.problems))
     relevance = search_relevance(vault, task, mode) if task else None
     return Side(name, snapshot, sources, relevance)
 
