@@ -6,8 +6,10 @@ Priority order (what is taken first when the budget is short), project first:
    the global vault's learned rules (under `# Global rules`);
 2. WARM — cards matched to the task: the first vault's (ranked as `context.build` ranks them)
    and the global cards a search for the task found, one ranking by score, the project's card
-   first on a tie. A global card promoted from this very project's card is left out when that
-   card is a candidate. Without a task, global cards are not loaded (none is relevant);
+   first on a tie. Search ranks are interleaved project first (the global vault's rank r counts
+   as rank 2r + 1, the project's as 2r), since each vault's own best hit is its rank 1. A
+   global card promoted from this very project's card is left out when that card is a
+   candidate. Without a task, global cards are not loaded (none is relevant);
 3. COLD — archived cards, only with `archived`, after every WARM card.
 
 The first vault is the project (scope `project` or `all`) or the global vault (scope
@@ -138,7 +140,8 @@ def warm_items(first: Side, others: list[Side], request: Request) -> list[Item]:
         mine = {item.source for item in cards}
         origin = _origin_key(first) if others else None
         for order, side in enumerate(others, start=1):
-            for n, item in enumerate(_relevant_cards(side, request, origin, mine)):
+            found = _relevant_cards(side, request, origin, mine, order, len(others) + 1)
+            for n, item in enumerate(found):
                 ranked.append((item.score, order, n, item))
     ranked.sort(key=lambda row: (-row[0], row[1], row[2]))
     return [item for *_, item in ranked[:CARD_CANDIDATES]]
@@ -160,12 +163,18 @@ def cold_items(sides: list[Side], today: dt.date) -> list[Item]:
     return items
 
 
-def _relevant_cards(side: Side, request: Request, origin: str | None, mine: set[str]) -> list[Item]:
-    """The cards of a secondary vault its search for the task found, best first."""
+def _relevant_cards(
+    side: Side, request: Request, origin: str | None, mine: set[str], order: int, sides: int
+) -> list[Item]:
+    """The cards of a secondary vault its search for the task found, best first. Ranks are
+    interleaved after the project's (rank r of vault `order` counts as rank r × sides + order),
+    so a global card never outranks the project card of the same rank on relevance alone."""
     if side.relevance is None or not side.relevance.ranks:
         return []
     hits = tuple(c for c in side.sources.cards if side.sources.rel(c.path) in side.relevance.ranks)
-    found, _ = card_items(replace(side.sources, cards=hits), side.relevance, request.today)
+    ranks = {path: rank * sides + order for path, rank in side.relevance.ranks.items()}
+    interleaved = replace(side.relevance, ranks=ranks)
+    found, _ = card_items(replace(side.sources, cards=hits), interleaved, request.today)
     items = []
     for item in found:
         card = next(c for c in hits if c.slug == item.name)
