@@ -247,6 +247,7 @@ def test_config_keys_for_scopes_are_validated() -> None:
 # --- reads across scopes (keyword search: no model) -----------------------------------------------
 
 
+@pytest.mark.slow
 def test_global_writes_and_scoped_reads(tmp_path: Path) -> None:
     alpha = make_project(tmp_path, "alpha")
     base = ("--vault", str(alpha))
@@ -344,3 +345,44 @@ def test_cold_cards_only_on_request(vault_path: Path) -> None:
     data = json.loads(out)
     assert "walrus" in data["text"]
     assert [r["tier"] for r in data["included"] if r["name"] == "old-trick"] == ["COLD"]
+
+
+@pytest.mark.slow
+def test_commands_write_only_in_the_vaults_and_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's worth of commands leaves nothing outside the project vault, the global vault
+    and the cache: $HOME and the work folder stay as they were. One exception, not cardvault's:
+    importing onnxruntime writes its telemetry device id to ~/.cache/Microsoft/DeveloperTools
+    (the native library does it; no setting turns it off)."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("CARDVAULT_HOME", str(tmp_path / "global"))
+    monkeypatch.chdir(work)
+    alpha = make_project(tmp_path, "alpha")
+    base = ("--vault", str(alpha))
+    for args in (
+        ("new", "Walrus", "-c", "tools", "--body", "The walrus operator."),
+        ("log", "--agent", "ada", "Lesson: use the walrus"),
+        ("remember", "--global", "walruses are global"),
+        ("hot", "--agent", "ada", "a fragment"),
+        ("list", "--scope", "all"),
+        ("search", "walrus", "--mode", "keyword"),
+        ("stats", "--scope", "all"),
+        ("graph", "--scope", "all"),
+        ("check",),
+        ("context", "--agent", "ada", "--task", "walrus"),
+        ("maintain", "--only", "promote,archive,index"),
+        ("agents",),
+        ("scope",),
+    ):
+        code, _, err = run(*base, *args)
+        assert code == 0, (args, err)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "gitconfig") == [
+        "alpha", "global", "home", "work"]  # fmt: skip
+    left = sorted(p.relative_to(home).as_posix() for p in home.rglob("*"))
+    assert [p for p in left if not p.startswith(".cache/Microsoft")] in ([], [".cache"])
+    assert list(work.iterdir()) == []
