@@ -91,8 +91,11 @@ def markdown_text(text: str) -> None:
 # --- search and index (owned by the search module's author) ----------------------------------
 
 
-def search_results(results: Sequence[Any], title: str | None = None) -> None:
-    """Search hits as a table: rank, score, topic, path (+ log entry), snippet with matches lit."""
+def search_results(
+    results: Sequence[Any], title: str | None = None, vaults: Sequence[str] | None = None
+) -> None:
+    """Search hits as a table: rank, score, topic, path (+ log entry, + the vault it came from
+    when several were searched), snippet with matches lit."""
     from rich.table import Table
     from rich.text import Text
 
@@ -104,23 +107,26 @@ def search_results(results: Sequence[Any], title: str | None = None) -> None:
     grid.add_column("snippet", overflow="fold", ratio=1)
     for rank, hit in enumerate(results, start=1):
         where = hit.path if hit.entry is None else f"{hit.path}\n{hit.entry}"
+        if vaults is not None:
+            where = f"{vaults[rank - 1]}: {where}"
         snippet = Text(hit.snippet)
         _highlight(snippet, hit.matches)
         grid.add_row(str(rank), f"{hit.score:.3f}", hit.topic, where, snippet)
     console().print(grid)
 
 
-def search_explanation(outcome: Any) -> None:
+def search_explanation(outcome: Any, vault: str | None = None) -> None:
     """Why each hit ranked where it did: each side's rank and score, the matching passage, and
-    the weights the fusion gave the two sides for this query."""
+    the weights the fusion gave the two sides for this query (per vault when several)."""
     from rich.table import Table
 
+    where = f" in {vault}" if vault else ""
     if outcome.weights is not None:
         note(
-            f"fusion weights for this query: keyword {outcome.weights.keyword:.2f}, "
+            f"fusion weights for this query{where}: keyword {outcome.weights.keyword:.2f}, "
             f"semantic {outcome.weights.semantic:.2f}"
         )
-    grid = Table(title="why", header_style="bold")
+    grid = Table(title=f"why{where}", header_style="bold")
     for name in ("#", "score", "keyword rank", "BM25", "semantic rank", "cosine", "passage"):
         grid.add_column(name, justify="right")
     grid.add_column("path", style="cyan", overflow="fold")

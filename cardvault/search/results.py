@@ -83,15 +83,18 @@ class SearchOutcome:
     notices: tuple[str, ...] = field(default=())
     weights: Weights | None = None  # hybrid only
 
+    def weights_json(self) -> dict[str, float] | None:
+        """The fusion's weights for this query as JSON (None outside hybrid mode)."""
+        if self.weights is None:
+            return None
+        return {
+            "keyword": round(self.weights.keyword, 4),
+            "semantic": round(self.weights.semantic, 4),
+        }
+
     def hits_json(self) -> list[dict[str, object]]:
-        """The hits as `cardvault search --json` prints them; in hybrid mode each also carries
-        the fusion's `weights` for this query."""
-        hits = [hit.to_dict() for hit in self.results]
-        if self.weights is not None:
-            weights = {"keyword": self.weights.keyword, "semantic": self.weights.semantic}
-            for hit in hits:
-                hit["weights"] = weights
-        return hits
+        """The hits as JSON, each with the fusion's `weights` for this query (hybrid only)."""
+        return [{**hit.to_dict(), "weights": self.weights_json()} for hit in self.results]
 
 
 @dataclass(frozen=True)
