@@ -35,6 +35,12 @@ def test_search_json_parses(vault_root: Path) -> None:
     hits = json.loads(result.stdout)
     assert len(hits) == 3 and hits[0]["slug"] == "cortex-csrf-automation"
     assert {"slug", "path", "topic", "category", "tags", "score", "snippet", "kind"} <= set(hits[0])
+    first = hits[0]
+    assert first["keyword"]["rank"] >= 1 and first["semantic"]["rank"] >= 1
+    assert first["passage"] == {"number": 0, "of": 1}
+    weights = first["weights"]
+    assert weights["keyword"] + weights["semantic"] == pytest.approx(2.0)
+    assert weights["keyword"] > weights["semantic"]  # every query word is in the best hit
 
 
 @pytest.mark.slow
