@@ -116,12 +116,12 @@ class Searcher:
             notices: list[str] = []
             try:
                 return self._search(query, k, mode, filters, notices)
-            except sqlite3.DatabaseError as exc:  # damaged while in use: rebuild once
+            except (sqlite3.DatabaseError, OSError) as exc:  # damaged while in use: rebuild once
                 notices.append(f"search index was damaged ({exc}); rebuilt it")
-                self._open(True, notices)
                 try:
+                    self._open(True, notices)
                     return self._search(query, k, mode, filters, notices)
-                except sqlite3.DatabaseError as again:
+                except (sqlite3.DatabaseError, OSError) as again:
                     raise CardvaultError(f"search index unusable: {again}", self._folder) from again
 
     def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
@@ -175,7 +175,7 @@ class Searcher:
                 raise
             notices.append("the index is being updated by another cardvault; results may be stale")
             return index, SyncReport()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError) as exc:
             notices.append(f"search index was damaged ({exc}); rebuilt it")
             index = self._open(True, notices)
             report = sync_index(self.vault, index, embedding, progress)

@@ -6,8 +6,9 @@ only when the file is a 2-D float32 matrix of the model's width and the row's ch
 the one recorded when it was written: a truncated, zeroed, foreign or permuted file (rows that
 describe other texts) yields no vector for the affected texts, which the next sync embeds again.
 The file is written whole under a new generation name before the database points at it, so a
-crash leaves the old pair intact; `np.load(mmap_mode="r")` maps 10,000 × 384 floats in about a
-millisecond and the checksums of all rows take about 3 ms.
+crash leaves the old pair intact. The file is read whole (never memory-mapped: a file truncated
+by another process under a mapping kills the reader), and the checksums of 10,000 rows take
+about 3 ms.
 """
 
 from __future__ import annotations
@@ -36,14 +37,19 @@ def row_checksums(matrix: np.ndarray) -> np.ndarray:
 
 
 def load_matrix(index: IndexHandle) -> np.ndarray | None:
-    """The current vector matrix (memory-mapped, read-only), or None when missing or malformed."""
+    """The current vector matrix, read whole, or None when missing or malformed.
+
+    Read, not memory-mapped: another process may truncate or replace the file at any moment,
+    and touching a mapped page past the new end of a file kills the process (SIGBUS); a short
+    read is only an error. Every row is read by the checksum pass anyway.
+    """
     import numpy as np
 
     name = index.meta("vectors_file")
     if not name:
         return None
     try:
-        matrix = np.load(index.folder / name, mmap_mode="r", allow_pickle=False)
+        matrix = np.load(index.folder / name, allow_pickle=False)
     except Exception:  # zero bytes, truncated, a folder, not numpy: all mean "no vectors"
         return None
     if not isinstance(matrix, np.ndarray) or matrix.ndim != 2 or matrix.dtype != np.float32:
