@@ -95,13 +95,14 @@ def index(
     from cardvault.api import VaultHandle
 
     vault = vault_of(ctx)
-    with render.IndexProgress() as progress:
-        report = VaultHandle(vault).index(rebuild=rebuild, progress=progress)
+    with render.IndexProgress() as progress, VaultHandle(vault) as handle:
+        report = handle.index(rebuild=rebuild, progress=progress)
     for notice in report.notices:
         render.warning(notice)
     for problem in report.errors:
         render.warning(f"skipped {problem}")
     render.success(
-        f"{report.documents} documents from {report.files} files: {report.parsed} files read, "
-        f"{report.embedded} texts embedded, {report.removed_files} files removed"
+        f"{report.documents} documents ({report.passages} passages) from {report.files} files: "
+        f"{report.parsed} files read, {report.embedded} passages embedded, "
+        f"{report.removed_files} files removed"
     )
