@@ -305,7 +305,7 @@ def _lesson_of(vault: Vault, key: str, source: str | None, refs: dict[str, Telli
     path = vault.root / key
     if not path.exists():
         return None
-    from cardvault.vault.layout import read_card
+    from cardvault.vault.read import read_card
 
     lessons = Counter(refs[s].lesson for s in read_card(path).sources if s in refs)
     return lessons.most_common(1)[0][0] if lessons else None

@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
-from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at, read_card
+from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at
+from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.maintain_support import card, commit_all, git, log, new_vault, run
 

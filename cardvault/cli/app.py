@@ -7,6 +7,7 @@ when the module is loaded here; heavy libraries are imported inside command bodi
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,7 @@ import typer
 
 from cardvault import __version__
 from cardvault.cli import (
+    agents,
     capture,
     check,
     context,
@@ -26,12 +28,16 @@ from cardvault.cli import (
     maintain,
     new,
     review,
+    scope,
     search,
     show,
     stats,
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
+
+#: Set to see where a command spends its time (files read and parsed, ...) on stderr.
+DEBUG_VAR = "CARDVAULT_DEBUG"
 
 app = typer.Typer(
     name="cardvault",
@@ -67,12 +73,24 @@ def root(
             show_default=False,
         ),
     ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Act as this agent in any command (default $CARDVAULT_AGENT).",
+            show_default=False,
+        ),
+    ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
     """Keep the vault path for the command that runs."""
-    ctx.obj = {"vault": vault}
+    ctx.obj = {"vault": vault, "agent": agent}
+    if os.environ.get(DEBUG_VAR):
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="cardvault: %(message)s")
 
 
 app.command("init")(init.init)
@@ -95,6 +113,9 @@ app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
 app.command("archive")(maintain.archive)
+app.command("hot")(agents.hot)
+app.command("agents")(agents.agents)
+app.command("scope")(scope.scope)
 app.add_typer(review.review_app, name="review")
 
 

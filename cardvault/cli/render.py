@@ -38,8 +38,10 @@ def wants_json(flag: bool) -> bool:
 
 
 def print_json(data: Any) -> None:
-    """Write `data` as JSON to stdout (dates as ISO strings)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """Write `data` as JSON to stdout (dates as ISO strings): indented for a person at a
+    terminal, compact for a program (json's fast C encoder; indenting costs 5x)."""
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n")
 
 
 def error(message: str) -> None:
@@ -89,8 +91,11 @@ def markdown_text(text: str) -> None:
 # --- search and index (owned by the search module's author) ----------------------------------
 
 
-def search_results(results: Sequence[Any], title: str | None = None) -> None:
-    """Search hits as a table: rank, score, topic, path (+ log entry), snippet with matches lit."""
+def search_results(
+    results: Sequence[Any], title: str | None = None, vaults: Sequence[str] | None = None
+) -> None:
+    """Search hits as a table: rank, score, topic, path (+ log entry, + the vault it came from
+    when several were searched), snippet with matches lit."""
     from rich.table import Table
     from rich.text import Text
 
@@ -102,9 +107,40 @@ def search_results(results: Sequence[Any], title: str | None = None) -> None:
     grid.add_column("snippet", overflow="fold", ratio=1)
     for rank, hit in enumerate(results, start=1):
         where = hit.path if hit.entry is None else f"{hit.path}\n{hit.entry}"
+        if vaults is not None:
+            where = f"{vaults[rank - 1]}: {where}"
         snippet = Text(hit.snippet)
         _highlight(snippet, hit.matches)
         grid.add_row(str(rank), f"{hit.score:.3f}", hit.topic, where, snippet)
+    console().print(grid)
+
+
+def search_explanation(outcome: Any, vault: str | None = None) -> None:
+    """Why each hit ranked where it did: each side's rank and score, the matching passage, and
+    the weights the fusion gave the two sides for this query (per vault when several)."""
+    from rich.table import Table
+
+    where = f" in {vault}" if vault else ""
+    if outcome.weights is not None:
+        note(
+            f"fusion weights for this query{where}: keyword {outcome.weights.keyword:.2f}, "
+            f"semantic {outcome.weights.semantic:.2f}"
+        )
+    grid = Table(title=f"why{where}", header_style="bold")
+    for name in ("#", "score", "keyword rank", "BM25", "semantic rank", "cosine", "passage"):
+        grid.add_column(name, justify="right")
+    grid.add_column("path", style="cyan", overflow="fold")
+
+    def cell(value: Any, form: str) -> str:
+        return "-" if value is None else format(value, form)
+
+    for rank, hit in enumerate(outcome.results, start=1):
+        passage = "-" if hit.passage is None else f"{hit.passage + 1} of {hit.passages}"
+        grid.add_row(
+            str(rank), f"{hit.score:.3f}", cell(hit.keyword_rank, "d"),
+            cell(hit.keyword_score, ".2f"), cell(hit.semantic_rank, "d"),
+            cell(hit.semantic_score, ".3f"), passage, hit.path,
+        )  # fmt: skip
     console().print(grid)
 
 

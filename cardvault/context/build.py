@@ -26,43 +26,47 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardvault.context.pack import Decision, Item, pack
 from cardvault.context.value import card_value
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
 from cardvault.vault.decisions import QUEUE_FILE, pending_items, read_queue
-from cardvault.vault.files import read_text
-from cardvault.vault.layout import Vault, scan_cards
-from cardvault.vault.sections import get_section
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot, read_vault
+from cardvault.vault.rules import Rule
+
+if TYPE_CHECKING:
+    from cardvault.search.engine import Searcher
 
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
 RELEVANCE_WEIGHT = 0.75
 VALUE_WEIGHT = 0.25
 _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
-_CARD_CITE = re.compile(r"memory/(?:cards|archive)/[^\s)\]`'\"]+\.md")
 
 
 @dataclass(frozen=True)
 class Sources:
-    """What a pack is made from: MEMORY.md and AGENTS.md texts (None when absent) and the cards."""
+    """What a pack is made from: MEMORY.md's text (None when absent), the rules and the cards."""
 
     root: Path
     memory: str | None
-    agents: str | None
+    rules: tuple[Rule, ...]
     cards: tuple[Card, ...]
     problems: tuple[str, ...] = ()
     review_pending: int = 0
 
     def rel(self, path: Path) -> str:
         """`path` relative to the vault root."""
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return self._vault.rel(path)
+
+    @cached_property
+    def _vault(self) -> Vault:
+        return Vault(self.root)
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ class ContextPack:
         def row(d: Decision) -> dict[str, Any]:
             item = d.item
             return {"kind": item.kind, "name": item.name, "source": item.source,
+                    "tier": item.tier, "vault": item.vault,
                     "tokens": item.tokens, "score": round(item.score, 4),
                     "ranked": item.why, "reason": d.reason}  # fmt: skip
 
@@ -115,23 +120,24 @@ class ContextPack:
 
 
 def read_sources(vault: Vault) -> Sources:
-    """MEMORY.md, AGENTS.md and the live cards (broken cards are skipped and named)."""
-    scan = scan_cards(vault)
-    problems = [f"skipped {error}" for error in scan.errors]
-    texts: list[str | None] = []
-    for path in (vault.memory_md, vault.agents_md):
-        try:
-            texts.append(read_text(path).text if path.is_file() else None)
-        except CardvaultError as exc:
-            problems.append(f"skipped {exc}")
-            texts.append(None)
-    cards = tuple(c for c in scan.cards if c.status != "archived")
+    """MEMORY.md, the learned rules and the live cards, from the one read path (broken files
+    are skipped and named)."""
+    return sources_of(read_vault(vault))
+
+
+def sources_of(snapshot: VaultSnapshot) -> Sources:
+    """The pack's sources from a snapshot already read."""
+    problems = [f"skipped {problem}" for problem in snapshot.problems]
+    if snapshot.rule_problem is not None:
+        problems.append(f"rules not read: {snapshot.rule_problem}")
+    cards = tuple(c.card for c in snapshot.live if c.card.status != "archived")
+    memory = snapshot.memory.text if snapshot.memory else None
     try:
-        waiting = len(pending_items(read_queue(vault.root)))
+        waiting = len(pending_items(read_queue(snapshot.vault.root)))
     except CardvaultError as exc:
         problems.append(f"skipped {exc}")
         waiting = 0
-    return Sources(vault.root, texts[0], texts[1], cards, tuple(problems), waiting)
+    return Sources(snapshot.vault.root, memory, snapshot.rules, cards, tuple(problems), waiting)
 
 
 def review_item(sources: Sources) -> Item | None:
@@ -148,12 +154,22 @@ def relevance_score(rank: int) -> float:
     return 1.0 / (1.0 + rank / 3.0)
 
 
-def search_relevance(vault: Vault, task: str, mode: str = "hybrid") -> Relevance:
-    """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model."""
-    from cardvault.api import VaultHandle
+def search_relevance(
+    vault: Vault, task: str, mode: str = "hybrid", searcher: Searcher | None = None
+) -> Relevance:
+    """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model.
+
+    A long-lived caller (the agent server) passes its warm `searcher`; otherwise one is made for
+    this search alone.
+    """
+    from cardvault.search.engine import Searcher
 
     try:
-        outcome = VaultHandle(vault).query(task, k=SEARCH_DEPTH, mode=mode)
+        if searcher is not None:
+            outcome = searcher.search(task, k=SEARCH_DEPTH, mode=mode)
+        else:
+            with Searcher(vault) as own:
+                outcome = own.search(task, k=SEARCH_DEPTH, mode=mode)
     except Exception as exc:  # a broken search must not stop a session from starting
         fallback = keyword_relevance(vault, task)
         return Relevance(
@@ -187,16 +203,14 @@ def memory_item(sources: Sources) -> Item | None:
     return Item("memory", "MEMORY.md", "MEMORY.md", text, "the index, loaded every session", 1.0)
 
 
-def rule_items(sources: Sources, today: dt.date) -> tuple[list[Item], list[str]]:
-    """The learned rules (AGENTS.md section lines, then promoted cards' uncited rules)."""
+def rule_items(sources: Sources, today: dt.date) -> list[Item]:
+    """The learned rules (AGENTS.md's, then promoted cards' rules no AGENTS.md rule cites)."""
     items: list[Item] = []
-    problems: list[str] = []
     cited: set[str] = set()
-    for number, line in enumerate(_section_rules(sources, problems), start=1):
-        match = _CARD_CITE.search(line)
-        name = Path(match.group()).stem if match else f"AGENTS.md rule {number}"
-        cited.update(m.group() for m in _CARD_CITE.finditer(line))
-        items.append(Item("rule", name, "AGENTS.md", line, "learned rule in AGENTS.md", 1.0))
+    for number, rule in enumerate(sources.rules, start=1):
+        name = Path(rule.cites[0]).stem if rule.cites else f"AGENTS.md rule {number}"
+        cited.update(rule.cites)
+        items.append(Item("rule", name, "AGENTS.md", rule.text, "learned rule in AGENTS.md", 1.0))
     promoted = [c for c in sources.cards if c.status == "promoted" and _rule_of(c)]
     promoted.sort(key=lambda c: (-card_value(c, today).score, c.slug))
     for card in promoted:
@@ -204,32 +218,12 @@ def rule_items(sources: Sources, today: dt.date) -> tuple[list[Item], list[str]]
         if rel not in cited:
             block = f"- {_rule_of(card)} ({rel})"
             items.append(Item("rule", card.slug, rel, block, "rule of a promoted card", 1.0))
-    return items, problems
+    return items
 
 
 def _rule_of(card: Card) -> str:
     rule = card.meta.get("rule")
     return " ".join(rule.split()) if isinstance(rule, str) else ""
-
-
-def _section_rules(sources: Sources, problems: list[str]) -> list[str]:
-    """Lines of AGENTS.md's `rules` section; indented lines continue the rule above."""
-    if sources.agents is None:
-        return []
-    try:
-        section = get_section(sources.agents, "rules", sources.root / "AGENTS.md")
-    except CardvaultError as exc:
-        problems.append(f"rules not read: {exc}")
-        return []
-    rules: list[str] = []
-    for line in (section or "").splitlines():
-        if not line.strip() or _COMMENT_LINE.match(line):
-            continue
-        if line[:1] in (" ", "\t") and rules:
-            rules[-1] += "\n" + line
-        else:
-            rules.append(line.rstrip())
-    return rules
 
 
 def card_items(
@@ -274,7 +268,7 @@ def plan_context(
     """The pack for `task` (None: the most valuable memory) within `budget` tokens. Pure."""
     if budget < 1:
         raise ValueError(f"budget must be at least 1 token, got {budget}")
-    rules, problems = rule_items(sources, today)
+    rules = rule_items(sources, today)
     memory = memory_item(sources)
     cards, not_considered = card_items(sources, relevance if task else None, today)
     waiting = review_item(sources)
@@ -286,7 +280,7 @@ def plan_context(
     ]
     packed = pack(items, budget)
     ranking = "value" if not task else (relevance.mode if relevance else "none")
-    notices = (*sources.problems, *problems, *(relevance.notices if relevance and task else ()))
+    notices = (*sources.problems, *(relevance.notices if relevance and task else ()))
     return ContextPack(
         task, budget, packed.text, packed.tokens, packed.decisions, packed.listed,
         ranking, not_considered, tuple(notices),
@@ -294,11 +288,18 @@ def plan_context(
 
 
 def build_context(
-    vault: Vault, task: str | None, budget: int | None, today: dt.date, mode: str = "hybrid"
+    vault: Vault,
+    task: str | None,
+    budget: int | None,
+    today: dt.date,
+    mode: str = "hybrid",
+    searcher: Searcher | None = None,
 ) -> ContextPack:
-    """Read the vault, search for `task` when given, and plan the pack (default budget: config)."""
+    """Read the vault, search for `task` when given, and plan the pack (default budget: config).
+
+    `searcher` is a warm search service to reuse (see `search_relevance`)."""
     sources = read_sources(vault)
     task = task.strip() if task and task.strip() else None
-    relevance = search_relevance(vault, task, mode) if task else None
+    relevance = search_relevance(vault, task, mode, searcher) if task else None
     limit = vault.config.context_token_budget if budget is None else budget
     return plan_context(sources, limit, today, task, relevance)

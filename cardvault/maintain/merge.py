@@ -29,11 +29,12 @@ from cardvault.maintain.evidence import negated
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
-from cardvault.maintain.survivor import inbound_links, renamed, rewrite_links, survivor_order
+from cardvault.maintain.survivor import inbound_links, rewrite_links, survivor_order
 from cardvault.maintain.text import append_paragraphs, first_sentence, render_blocks
 from cardvault.vault.card import as_date, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import ReviewItem, apart_pairs
+from cardvault.vault.links import rename_links
 from cardvault.vault.tokens import count_tokens
 
 STEP = "merge"
@@ -219,14 +220,14 @@ def _merged_text(
             if candidate != keep.card.body
             else keep.file.text
         )
-        return renamed(update_card_text(text, meta, path=keep.path), renames)
+        return rename_links(update_card_text(text, meta, path=keep.path), renames)
 
     for other in others:
         kept = novel_blocks(body, other.card.body, state.embeddings, cfg.distill_threshold)
         for paragraph in _units(render_blocks(kept)):
             candidate = append_paragraphs(body, [paragraph])
             if overflow or count_tokens(rendered(candidate)) > cfg.card_token_budget:
-                overflow.append(renamed(paragraph, renames))
+                overflow.append(rename_links(paragraph, renames))
             else:
                 body = candidate
     return rendered(body), overflow

@@ -1,45 +1,53 @@
 """Promote: recurring or severe lessons become one-line rules in AGENTS.md.
 
-A live card is due when `seen` reaches `promote_threshold` or its `severity` is high, unless a
-person demoted it (`demoted:` date). Promoting sets `status: promoted` and `promoted: <date>`.
+A live card is due when `seen` reaches `promote_threshold`, its `severity` is high, or
+`[agents] promote_threshold` different agents learned it (the agents of the log entries it cites
+in `sources`, and its `learned_by`), unless a person demoted it (`demoted:` date). The rule line
+of a lesson agents learned names them:
+`- <rule> — learned by ada, bob (memory/cards/<slug>.md)`. Promoting sets `status: promoted`
+and `promoted: <date>`.
 AGENTS.md's managed `rules` section then lists one line per promoted card,
 `- <rule> (memory/cards/<slug>.md)`, sorted, so the section's diff is one line per change. The
-rule is the card's `rule` key, else its first sentence. Lines in the section that cite no card
-(written there by hand) are kept. `demote` reverses a promotion.
+rule is the card's `rule` key, else its first sentence. Rules written there by hand (and
+comments) are kept (vault/rules.py reads and rebuilds the section). `demote` reverses a
+promotion.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
+from collections.abc import Mapping, Sequence
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
+from cardvault.vault.card import Card
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.daily import LogEntry
 from cardvault.vault.files import ABSENT
+from cardvault.vault.rules import SECTION, parse_rules, rebuilt_section
 from cardvault.vault.sections import get_section, set_section
 
 STEP = "promote"
-SECTION = "rules"
 RULE_LIMIT = 200
-_CITES_CARD = re.compile(r"\((?:memory/cards/|memory/archive/)[^)]*\.md\)\s*$")
 _NEW_AGENTS = "# AGENTS.md\n\n## Learned rules\n"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     """Promote every due card, then bring AGENTS.md's rules section up to date."""
     changes: list[Change] = []
+    by_ref = _entries_by_ref(state)
     for card in state.live:
-        why = due(card, cfg)
+        why = due(card, cfg, learners(card.card, by_ref))
         if why:
             changes.append(promotion(card, state.today, why))
     return changes + rules_changes(state.after(changes))
 
 
-def due(card: CardFile, cfg: VaultConfig) -> str | None:
-    """Why `card` should be promoted now ("seen 3", "severity high"), or None."""
+def due(card: CardFile, cfg: VaultConfig, agents: Sequence[str] = ()) -> str | None:
+    """Why `card` should be promoted now ("seen 3", "severity high", "learned by 2 agents"),
+    or None. `agents`: who learned it (`learners`)."""
     meta = card.card.meta
     if card.card.status in ("promoted", "archived") or meta.get("demoted"):
         return None
@@ -47,7 +55,23 @@ def due(card: CardFile, cfg: VaultConfig) -> str | None:
         return f"seen {card.card.seen}"
     if meta.get("severity") == "high":
         return "severity high"
+    if len(agents) >= cfg.agent_promote_threshold:
+        return f"learned by {len(agents)} agents: {', '.join(agents)}"
     return None
+
+
+def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
+    """The agents who learned a card's lesson, sorted: those of the log entries it cites, and
+    its `learned_by` names."""
+    found = {by_ref[s].agent for s in card.sources if s in by_ref and by_ref[s].agent}
+    named = card.meta.get("learned_by")
+    if isinstance(named, list):
+        found.update(str(n).strip().lower() for n in named if str(n).strip())
+    return tuple(sorted(n for n in found if n))
+
+
+def _entries_by_ref(state: VaultState) -> dict[str, LogEntry]:
+    return {entry.ref: entry for entry in state.entries}
 
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
@@ -84,32 +108,34 @@ def rule_text(card: CardFile) -> str:
     return one_line(first_sentence(card.card.body, RULE_LIMIT) or card.card.topic)
 
 
-def rule_lines(state: VaultState) -> list[str]:
-    """One line per promoted live card, plus hand-written lines already in the section; sorted."""
+def generated_rules(state: VaultState) -> list[str]:
+    """One rule line per promoted live card, citing the card (and who learned it)."""
     vault = state.vault
-    lines = {
-        f"- {rule_text(c)} ({vault.rel(c.path)})" for c in state.live if c.card.status == "promoted"
-    }
-    current = get_section(state.agents.text, SECTION) if state.agents else None
-    for line in (current or "").splitlines():
-        if line.strip() and not _CITES_CARD.search(line):
-            lines.add(line.rstrip())
-    return sorted(lines, key=lambda line: (line.casefold(), line))
+    by_ref = _entries_by_ref(state)
+    lines = []
+    for card in state.live:
+        if card.card.status == "promoted":
+            agents = learners(card.card, by_ref)
+            who = f" — learned by {', '.join(agents)}" if agents else ""
+            lines.append(f"- {rule_text(card)}{who} ({vault.rel(card.path)})")
+    return lines
 
 
 def rules_changes(state: VaultState) -> list[Change]:
     """The AGENTS.md write that makes its rules section match the promoted cards, if any."""
-    lines = rule_lines(state)
     agents = state.agents
     path = state.vault.agents_md
-    if agents is None and not lines:
+    current = get_section(agents.text, SECTION, path) if agents else None
+    content = rebuilt_section(current, generated_rules(state))
+    if agents is None and not content:
         return []
     text = agents.text if agents else _NEW_AGENTS
-    updated = set_section(text, SECTION, "\n".join(lines), path)
+    updated = set_section(text, SECTION, content, path)
     if agents is not None and updated == agents.text:
         return []
     expected = agents.digest if agents else ABSENT
-    reason = f"AGENTS.md: learned rules now {len(lines)} line{'s' if len(lines) != 1 else ''}"
+    count = len(parse_rules(content))
+    reason = f"AGENTS.md: learned rules now {count} line{'s' if count != 1 else ''}"
     return [WriteFile(path, updated, expected, reason, STEP)]
 
 

@@ -7,16 +7,15 @@ the one most linked to. Once the others are merged into it, every `[[old-slug]]`
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import as_date
+from cardvault.vault.links import rename_links
 
 STEP = "merge"
-WIKILINK = re.compile(r"\[\[([^\]|#]+)((?:[#|][^\]]*)?)\]\]")
 
 
 def survivor_order(cluster: list[CardFile], inbound: Counter[str]) -> list[CardFile]:
@@ -38,7 +37,7 @@ def inbound_links(state: VaultState) -> Counter[str]:
     """How many `[[links]]` in other cards point at each slug."""
     counts: Counter[str] = Counter()
     for card in state.cards:
-        for target in {m.group(1).strip() for m in WIKILINK.finditer(card.card.body)}:
+        for target in {link.key for link in card.links}:
             if target != card.slug:
                 counts[target] += 1
     return counts
@@ -50,7 +49,7 @@ def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Path]) -
     for card in state.cards:
         if card.path in skip or not any(old in card.file.text for old in renames):
             continue
-        text = renamed(card.file.text, renames)
+        text = rename_links(card.file.text, renames)
         if text != card.file.text:
             moved = ", ".join(
                 f"[[{old}]] → [[{new}]]" for old, new in renames.items() if old in card.file.text
@@ -65,16 +64,3 @@ def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Path]) -
                 )
             )
     return changes
-
-
-def renamed(text: str, renames: dict[str, str]) -> str:
-    def link(match: re.Match[str]) -> str:
-        target = match.group(1).strip()
-        if target in renames:
-            return f"[[{renames[target]}{match.group(2)}]]"
-        return match.group(0)
-
-    text = WIKILINK.sub(link, text)
-    for old, new in renames.items():
-        text = re.sub(rf"memory/cards/{re.escape(old)}\.md\b", f"memory/cards/{new}.md", text)
-    return text

@@ -16,14 +16,17 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P<title>.*)$")
 CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
 LESSON_TAG = re.compile(r"(?<![\w#])#lesson\b", re.IGNORECASE)
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
+#: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
+AGENT_FIELD = "agent"
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
 
 
@@ -64,6 +67,12 @@ class LogEntry:
         return f'{self.day.isoformat()} {self.time} "{self.title}"'
 
     @property
+    def agent(self) -> str | None:
+        """The agent that wrote the entry (its `Agent: NAME` line), if one is named."""
+        name = self.fields.get(AGENT_FIELD, "").strip().lower()
+        return name or None
+
+    @property
     def is_correction(self) -> bool:
         return "mistake" in self.fields and ("fix" in self.fields or "prevention" in self.fields)
 
@@ -81,6 +90,8 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     """Every entry of a daily log, in file order."""
     day = day_of(path)
     lines = text.splitlines()
+    from markdown_it import MarkdownIt  # ~15 ms to import: paid only when a log is parsed
+
     tokens = MarkdownIt("commonmark").parse(text)
     headings = _entry_headings(tokens)
     code = _code_lines(tokens)
@@ -158,7 +169,8 @@ def _fields(body_lines: list[str]) -> dict[str, str]:
         line = _LIST_MARKER.sub("", raw, count=1)
         head, colon, rest = line.partition(":")
         key = head.strip().lower()
-        if colon and key in CORRECTION_FIELDS and rest.strip() and key not in fields:
+        known = key in CORRECTION_FIELDS or key == AGENT_FIELD
+        if colon and known and rest.strip() and key not in fields:
             fields[key] = rest.strip()
     return fields
 
