@@ -22,7 +22,8 @@ half, either on all the logs at once or every seven days of logs in turn, and re
 - wrong merges: cards citing tellings of two different lessons (target 0);
 - grouped automatically: lessons whose tellings all ended in one card;
 - grouped or linked: lessons grouped, or whose cards are all members of one pending question;
-- questions per lesson: questions asked, divided by the lessons told more than once.
+- questions per lesson: questions asked, divided by the lessons told more than once (and, per
+  true lesson, by every lesson of the set, look-alikes and contradicting sides included).
 
 Then it answers every question the way a careful person would (the labels: accept the members of
 the lesson most of them tell, reject otherwise, keep the later side of a real contradiction)
@@ -258,6 +259,7 @@ def measure(vault: Vault, refs: dict[str, Telling], asked: int) -> dict[str, obj
         "grouped or linked": linked,
         "questions": asked,
         "questions per lesson": round(asked / len(told), 2),
+        "questions per true lesson": round(asked / len({t.lesson for t in refs.values()}), 2),
         "pending": len([i for i in state.review_items if i.pending]),
         "promoted": rules,
     }
@@ -386,7 +388,7 @@ def report(parts: list[str], every: int, modes: list[str]) -> None:
                 rows.append((f"{name}, {mode}", label, result))
                 print(name, mode, label, result, flush=True)
     keys = ["lessons", "wrong merges", "grouped", "grouped or linked", "questions per lesson",
-            "promoted", "pending", "seconds"]  # fmt: skip
+            "questions per true lesson", "promoted", "pending", "seconds"]  # fmt: skip
     print("\n| set, logs | run | " + " | ".join(keys) + " |")
     print("| --- | --- |" + " ---: |" * len(keys))
     for where, label, result in rows:
