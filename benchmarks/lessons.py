@@ -439,10 +439,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--every", type=int, default=7, help="days of logs per maintain run")
     parser.add_argument("--mode", action="append", choices=("once", "days"))
     parser.add_argument("--review", type=float, help="try another REVIEW cut-off (exploring)")
+    parser.add_argument("--review-card", type=float, help="and another REVIEW_CARD (exploring)")
     parser.add_argument("--stsb", type=Path, default=STSB)
     args = parser.parse_args(argv)
     if args.review is not None:
         evidence.REVIEW = args.review
+    if args.review_card is not None:
+        evidence.REVIEW_CARD = args.review_card
     actions: dict[str, Callable[[], None]] = {
         "calibrate": calibrate,
         "report": lambda: report(

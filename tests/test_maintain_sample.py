@@ -108,6 +108,12 @@ def test_contradiction_reported_not_merged(maintained) -> None:  # type: ignore[
         f"memory/cards/{left}.md",
         f"memory/cards/{right}.md",
     }
+    from cardvault.vault.decisions import read_queue
+
+    asked = [i for i in read_queue(vault.root) if i.kind == "contradiction" and i.pending]
+    assert [{m.path for m in i.members} for i in asked] == [
+        {f"memory/cards/{left}.md", f"memory/cards/{right}.md"}
+    ]
 
 
 def test_folds_new_cards_and_the_correction(maintained) -> None:  # type: ignore[no-untyped-def]

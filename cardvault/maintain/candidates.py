@@ -116,14 +116,14 @@ def build_nodes(
 
 
 def card_tellings(state: VaultState, card: CardFile) -> list[Telling]:
-    """A card's body as tellings of its own: each paragraph (or list item) with the card's
-    whole text, at most CARD_PARAGRAPHS of them, so a long card is not one long telling."""
-    whole = card_text(card.card)
+    """A card's body as tellings of its own: each paragraph (or list item) with the card's topic
+    as its story, at most CARD_PARAGRAPHS of them, so a long card counts like a few entries, not
+    like one long text that shares a word with everything."""
     rel = state.vault.rel(card.path)
+    topic = card.card.topic
     paragraphs = [b.text for b in blocks(card.card.body) if b.kind in ("paragraph", "item")]
-    return [Telling(rel, text, whole) for text in paragraphs[:CARD_PARAGRAPHS]] or [
-        Telling(rel, card.card.topic, whole)
-    ]
+    found = [Telling(rel, text, f"{topic}\n\n{text}") for text in paragraphs[:CARD_PARAGRAPHS]]
+    return found or [Telling(rel, topic, card_text(card.card))]
 
 
 def node_links(

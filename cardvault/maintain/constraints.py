@@ -59,6 +59,7 @@ def constraints(
     plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
     far = (closeness < CARD_ASK_FLOOR) & plain[None, :]
     sub = review[np.ix_(lesson_nodes, cards)]
+    far |= sub < calibrated.REVIEW_CARD
     review[np.ix_(lesson_nodes, cards)] = np.where(far, NEVER, sub)
     review[np.ix_(cards, lesson_nodes)] = review[np.ix_(lesson_nodes, cards)].T
     # two cards, even ones a person kept apart, may be candidates in one question: it asks

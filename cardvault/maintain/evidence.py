@@ -39,6 +39,8 @@ INTERCEPT = -8.63
 CERTAIN = 11.6
 #: At or above: possibly the same lesson, a question for the review queue.
 REVIEW = -3.0
+#: The same, for a new lesson and a card it may belong to.
+REVIEW_CARD = -3.0
 #: What never counts as certain: a pair that contradicts, or where one side advises against
 #: ("never", "don't", "avoid" ...) and the other does not (a contradiction the lexical check
 #: missed looks just like that).

@@ -178,7 +178,8 @@ def _ask_same(
         pairs = []
         for a in proposal:
             for b in proposal:
-                if a < b and group_of[a] != group_of[b] and math.isfinite(review[a, b]):
+                either = nodes[a].lesson is not None or nodes[b].lesson is not None
+                if a < b and either and group_of[a] != group_of[b] and math.isfinite(review[a, b]):
                     pairs.append((float(review[a, b]), a, b))
         pairs.sort(reverse=True)
         shown = [_pair_detail(nodes, a, b, best, evidence) for _, a, b in pairs[:MAX_ASK]]

@@ -83,7 +83,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
             current = current.after(made)
             asked.extend(overflow)
     merged = {i for group in groups if len(group) > 1 for i in group}
-    merging_pairs = {(i, j) for i, j, _ in merging}
+    merging_pairs = {(i, j) for i, j, _ in merging} - set(conflicts)
     asked += _questions(current, live, pairs, conflicts, apart | merging_pairs, merged)
     return changes + queue_changes(current, asked, STEP)
 
