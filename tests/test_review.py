@@ -219,10 +219,8 @@ def test_maintain_asks_the_judge_and_applies_its_answers(timeout_vault: Vault) -
     )
     config = root / "cardvault.toml"
     judge = f"{sys.executable} {script}"
-    config.write_text(
-        config.read_text(encoding="utf-8") + f"\n[maintain]\njudge = {json.dumps(judge)}\n",
-        encoding="utf-8",
-    )
+    text = config.read_text(encoding="utf-8").replace('judge = ""', f"judge = {json.dumps(judge)}")
+    config.write_text(text, encoding="utf-8")
     commit_all(open_vault_at(root), "a judge")
     for day in ("2026-03-20", "2026-03-21"):
         done = json.loads(cli(root, "maintain", "--json", now=f"{day}T09:00").stdout)

@@ -57,11 +57,9 @@ def vault_with(tmp_path: Path, judge: str, timeout: float = 20.0) -> Vault:
     ]
     (vault.root / "memory" / "review.jsonl").write_text(render_queue(items), encoding="utf-8")
     config = vault.root / "cardvault.toml"
-    config.write_text(
-        config.read_text(encoding="utf-8")
-        + f"\n[maintain]\njudge = {json.dumps(judge)}\njudge_timeout = {timeout}\n",
-        encoding="utf-8",
-    )
+    text = config.read_text(encoding="utf-8")
+    text = text.replace('judge = ""', f"judge = {json.dumps(judge)}")
+    config.write_text(text.replace("judge_timeout = 60", f"judge_timeout = {timeout}"), "utf-8")
     commit_all(vault)
     return open_vault_at(vault.root)
 
