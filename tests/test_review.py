@@ -16,6 +16,7 @@ from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.maintain_support import card, commit_all, git, log, new_vault, run
+from tests.test_maintain_merge import PLATFORM_A, PLATFORM_B
 
 pytestmark = pytest.mark.slow
 
@@ -232,18 +233,6 @@ def test_maintain_asks_the_judge_and_applies_its_answers(timeout_vault: Vault) -
         json.loads(line) for line in (root / "memory" / "review.jsonl").read_text().splitlines()
     ]
     assert decided and all(d["by"] == f"judge:{Path(sys.executable).name}" for d in decided)
-
-
-PLATFORM_A = (
-    "Images built on an Apple Silicon Mac default to `linux/arm64`, but our Kubernetes nodes are "
-    "`linux/amd64`. Such an image crashes on start with `exec format error`.\n\n"
-    "Always build with `docker buildx build --platform linux/amd64`."
-)
-PLATFORM_B = (
-    "Docker on an M-series MacBook builds arm64 images unless told otherwise, while the cluster "
-    "nodes are amd64, so the pod dies with `exec format error`.\n\n"
-    "Always build with `docker buildx build --platform linux/amd64`."
-)
 
 
 def test_a_duplicate_kept_apart_stays_apart_in_maintain_and_import(tmp_path: Path) -> None:
