@@ -26,6 +26,7 @@ from cardvault.cli import (
     maintain,
     new,
     search,
+    serve,
     show,
     stats,
 )
@@ -70,8 +71,8 @@ def root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
-    """Keep the vault path for the command that runs."""
-    ctx.obj = {"vault": vault}
+    """Keep the vault path for the command that runs (beside what `serve` passes in)."""
+    ctx.ensure_object(dict)["vault"] = vault
 
 
 app.command("init")(init.init)
@@ -90,6 +91,7 @@ app.command("export")(export.export)
 app.command("import")(import_.import_)
 app.command("context")(context.context)
 app.command("capture", **capture.CAPTURE_COMMAND)(capture.capture)
+app.command("serve")(serve.serve)
 app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)

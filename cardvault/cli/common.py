@@ -5,13 +5,16 @@ from __future__ import annotations
 import datetime as dt
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from cardvault.errors import CardvaultError
 from cardvault.vault.layout import Vault, find_vault
+
+if TYPE_CHECKING:
+    from cardvault.api import VaultHandle
 
 #: The card filters shared by `list` and `search`.
 CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
@@ -43,10 +46,24 @@ class CardvaultGroup(TyperGroup):
 
 
 def vault_of(ctx: typer.Context) -> Vault:
-    """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards)."""
-    root = ctx.find_root()
-    explicit: Path | None = (root.obj or {}).get("vault")
+    """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards; in
+    `cardvault serve`, the served vault)."""
+    obj = ctx.find_root().obj or {}
+    explicit: Path | None = obj.get("vault")
+    served: VaultHandle | None = obj.get("handle")
+    if explicit is None and served is not None:
+        return served.vault
     return find_vault(explicit)
+
+
+def handle_of(ctx: typer.Context, vault: Vault) -> VaultHandle:
+    """A search handle on `vault`: the resident process's warm one when it serves this vault."""
+    from cardvault.api import VaultHandle
+
+    served: VaultHandle | None = (ctx.find_root().obj or {}).get("handle")
+    if served is not None and served.vault.root == vault.root:
+        return served
+    return VaultHandle(vault)
 
 
 def now() -> dt.datetime:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, vault_of
+from cardvault.cli.common import handle_of, now, vault_of
 
 if TYPE_CHECKING:
     from cardvault.context.build import ContextPack
@@ -60,7 +60,8 @@ def context(
     """
     from cardvault.context.build import build_context
 
-    pack = build_context(vault_of(ctx), task, budget, now().date())
+    vault = vault_of(ctx)
+    pack = build_context(vault, task, budget, now().date(), searcher=handle_of(ctx, vault))
     for notice in pack.notices:
         render.warning(notice)
     if fmt is PackFormat.json:

@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import CategoryOption, JsonOption, StatusOption, TagOption, vault_of
+from cardvault.cli.common import (
+    CategoryOption,
+    JsonOption,
+    StatusOption,
+    TagOption,
+    handle_of,
+    vault_of,
+)
 
 
 class Mode(StrEnum):
@@ -34,10 +41,8 @@ def search(
     json_out: JsonOption = False,
 ) -> None:
     """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first."""
-    from cardvault.api import VaultHandle
-
     vault = vault_of(ctx)
-    outcome = VaultHandle(vault).query(
+    outcome = handle_of(ctx, vault).query(
         query, k=k, mode=mode.value, category=category, tag=tag, status=status,
         logs=logs, archived=archived,
     )  # fmt: skip

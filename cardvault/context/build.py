@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cardvault.context.pack import Decision, Item, pack
 from cardvault.context.value import card_value
@@ -35,12 +35,23 @@ from cardvault.vault.files import read_text
 from cardvault.vault.layout import Vault, scan_cards
 from cardvault.vault.sections import get_section
 
+if TYPE_CHECKING:
+    from cardvault.search.engine import SearchOutcome
+
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
 RELEVANCE_WEIGHT = 0.75
 VALUE_WEIGHT = 0.25
 _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
 _CARD_CITE = re.compile(r"memory/(?:cards|archive)/[^\s)\]`'\"]+\.md")
+
+
+class TaskSearch(Protocol):
+    """What ranks cards for a task: `api.VaultHandle`, or a long-lived one holding its model."""
+
+    def query(self, query: str, k: int = ..., mode: str = ...) -> SearchOutcome:
+        """The search outcome for `query`."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -130,12 +141,14 @@ def relevance_score(rank: int) -> float:
     return 1.0 / (1.0 + rank / 3.0)
 
 
-def search_relevance(vault: Vault, task: str, mode: str = "hybrid") -> Relevance:
+def search_relevance(
+    vault: Vault, task: str, mode: str = "hybrid", searcher: TaskSearch | None = None
+) -> Relevance:
     """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model."""
     from cardvault.api import VaultHandle
 
     try:
-        outcome = VaultHandle(vault).query(task, k=SEARCH_DEPTH, mode=mode)
+        outcome = (searcher or VaultHandle(vault)).query(task, k=SEARCH_DEPTH, mode=mode)
     except Exception as exc:  # a broken search must not stop a session from starting
         fallback = keyword_relevance(vault, task)
         return Relevance(
@@ -270,11 +283,17 @@ def plan_context(
 
 
 def build_context(
-    vault: Vault, task: str | None, budget: int | None, today: dt.date, mode: str = "hybrid"
+    vault: Vault,
+    task: str | None,
+    budget: int | None,
+    today: dt.date,
+    mode: str = "hybrid",
+    searcher: TaskSearch | None = None,
 ) -> ContextPack:
-    """Read the vault, search for `task` when given, and plan the pack (default budget: config)."""
+    """Read the vault, search for `task` when given (with `searcher`, else a new handle), and
+    plan the pack (default budget: config)."""
     sources = read_sources(vault)
     task = task.strip() if task and task.strip() else None
-    relevance = search_relevance(vault, task, mode) if task else None
+    relevance = search_relevance(vault, task, mode, searcher) if task else None
     limit = vault.config.context_token_budget if budget is None else budget
     return plan_context(sources, limit, today, task, relevance)
