@@ -24,6 +24,7 @@ from cardvault.cli import (
     init,
     log,
     maintain,
+    mcp,
     new,
     search,
     serve,
@@ -92,6 +93,7 @@ app.command("import")(import_.import_)
 app.command("context")(context.context)
 app.command("capture", **capture.CAPTURE_COMMAND)(capture.capture)
 app.command("serve")(serve.serve)
+app.command("mcp")(mcp.mcp)
 app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
