@@ -42,7 +42,7 @@ app = typer.Typer(
         "daily logs, hybrid search and a maintenance pass. Every change is a git commit."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
