@@ -48,7 +48,9 @@ def answer_from_server(argv: list[str]) -> int | None:
     if stdout_tty and "COLUMNS" not in env:
         size = os.get_terminal_size(sys.stdout.fileno())
         env.update(COLUMNS=str(size.columns), LINES=str(size.lines))
-    request = RunRequest(split[1], env, stdout_tty, sys.stderr.isatty(), sys.stdout.encoding)
+    request = RunRequest(
+        split[1], env, stdout_tty, sys.stderr.isatty(), sys.stdout.encoding, program_name()
+    )
     result = run(root, request)
     if result is None:
         return None
@@ -57,6 +59,18 @@ def answer_from_server(argv: list[str]) -> int | None:
         target.write(text)
         target.flush()
     return result.code
+
+
+def program_name() -> str:
+    """The name click shows in usage lines: "cardvault", or "python -m cardvault" (the rule of
+    click's `_detect_program_name`, so an answered usage error reads the same)."""
+    package = getattr(sys.modules.get("__main__"), "__package__", None)
+    path = sys.argv[0]
+    if not package:
+        return os.path.basename(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    module = package if name == "__main__" else f"{package}.{name}"
+    return f"python -m {module.lstrip('.')}"
 
 
 def split_global_options(argv: list[str]) -> tuple[str | None, list[str]] | None:

@@ -55,13 +55,13 @@ class ResidentCli:
             contextlib.redirect_stdout(out),
             contextlib.redirect_stderr(err),
         ):
-            code = self._invoke(request.argv)
+            code = self._invoke(request.argv, request.prog)
         return RunResult(code, output)
 
-    def _invoke(self, argv: list[str]) -> int:
+    def _invoke(self, argv: list[str], prog: str) -> int:
         try:
             self._command.main(
-                args=argv, prog_name="cardvault", obj={"handle": self.handle},
+                args=argv, prog_name=prog, obj={"handle": self.handle},
                 standalone_mode=True,
             )  # fmt: skip
         except SystemExit as exc:
@@ -107,7 +107,10 @@ class _CapturedStream(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, text: str) -> int:
+    def write(self, text: str | bytes) -> int:
+        """Record `text` (bytes, which click writes at times, are decoded as the caller would)."""
+        if isinstance(text, bytes):
+            text = text.decode(self._encoding, "replace")
         if text:
             self._log.append((self._number, text))
         return len(text)

@@ -83,6 +83,7 @@ def run(root: Path, request: RunRequest, timeout: float = ANSWER_TIMEOUT) -> Run
         {
             "op": "run", "argv": request.argv, "env": request.env,
             "tty": [request.stdout_tty, request.stderr_tty], "encoding": request.encoding,
+            "prog": request.prog,
         },
         timeout,
     )  # fmt: skip

@@ -5,7 +5,7 @@ answers one JSON object and closes. Every message carries the protocol version `
 request's random `id`; an answer is accepted only if both match and it names the vault the
 client asked about, so a stale or foreign process can never pass off a wrong answer.
 
-Requests (`op`): `run` (argv, env, tty, encoding: run one CLI command), `status`, `stop`.
+Requests (`op`): `run` (argv, env, tty, encoding, prog: run one CLI command), `status`, `stop`.
 Answers: `{"ok": true, ...}` with `code` and `output` for `run` (what the command wrote, as
 `[stream, text]` pairs in the order written: 1 stdout, 2 stderr), or
 `{"ok": false, "error": "..."}`.
@@ -48,13 +48,15 @@ class ProtocolError(Exception):
 @dataclass(frozen=True)
 class RunRequest:
     """One CLI command for the resident process: its argv (without global options), the
-    client's environment subset, whether its stdout/stderr are terminals, and their encoding."""
+    client's environment subset, whether its stdout/stderr are terminals, their encoding, and
+    the program name usage lines show ("cardvault" or "python -m cardvault")."""
 
     argv: list[str]
     env: dict[str, str]
     stdout_tty: bool
     stderr_tty: bool
     encoding: str
+    prog: str = "cardvault"
 
 
 @dataclass(frozen=True)
@@ -130,11 +132,11 @@ def run_request(message: dict[str, Any]) -> RunRequest:
         raise ProtocolError("env must map names to strings")
     if not (isinstance(tty, list) and len(tty) == 2 and all(isinstance(t, bool) for t in tty)):
         raise ProtocolError("tty must be [stdout, stderr] booleans")
-    encoding = message.get("encoding")
-    if not isinstance(encoding, str):
-        raise ProtocolError("encoding must be a string")
+    encoding, prog = message.get("encoding"), message.get("prog")
+    if not (isinstance(encoding, str) and isinstance(prog, str)):
+        raise ProtocolError("encoding and prog must be strings")
     env = {k: v for k, v in env.items() if k in CLIENT_ENV}
-    return RunRequest(argv, env, tty[0], tty[1], encoding)
+    return RunRequest(argv, env, tty[0], tty[1], encoding, prog)
 
 
 def run_result(answer: dict[str, Any]) -> RunResult:

@@ -108,7 +108,11 @@ def _loop(listener: socket.socket, inode: int, state: ServerState, answer: Answe
         except TimeoutError:
             continue
         with conn:
-            stop = _serve_one(conn, state, answer)
+            try:
+                stop = _serve_one(conn, state, answer)
+            except Exception:  # one bad exchange never ends the server
+                traceback.print_exc(file=sys.stderr)
+                stop = False
         deadline = time.monotonic() + state.idle_timeout
         if stop:
             return "stopped"
@@ -124,9 +128,8 @@ def _serve_one(conn: socket.socket, state: ServerState, answer: Answer) -> bool:
         message = decode(receive(conn, MAX_REQUEST))
     except (OSError, ProtocolError):
         return False
-    reply: dict[str, Any] = {
-        "v": PROTOCOL, "id": message["id"], "root": str(state.root), "version": __version__,
-    }  # fmt: skip
+    header = {"v": PROTOCOL, "id": message["id"], "root": str(state.root), "version": __version__}
+    reply: dict[str, Any] = dict(header)
     op = message.get("op")
     if message.get("root") != str(state.root):
         reply.update(ok=False, error="this server serves another vault")
@@ -138,8 +141,13 @@ def _serve_one(conn: socket.socket, state: ServerState, answer: Answer) -> bool:
         reply.update(_run(message, answer))
     else:
         reply.update(ok=False, error=f"unknown request {op!r}")
+    try:
+        data = encode(reply)
+    except (TypeError, ValueError) as exc:
+        data = encode({**header, "ok": False, "error": f"unsendable answer: {exc}"})
+        reply["ok"] = False
     with contextlib.suppress(OSError):
-        conn.sendall(encode(reply))
+        conn.sendall(data)
     return op == "stop" and reply["ok"] is True
 
 
