@@ -59,136 +59,136 @@ def test_fast_path_reads_global_options_like_typer(argv: list[str], expected: ob
 
 
 @pytest.mark.slow
-def test_results_are_identical_with_and_without_the_server(sample_vault: Path) -> None:
-    cli(sample_vault, "search", "warm the index")
-    alone = [outcome(cli(sample_vault, *command)) for command in COMMANDS]
+def test_results_are_identical_with_and_without_the_server(indexed_sample: Path) -> None:
+    cli(indexed_sample, "search", "warm the index")
+    alone = [outcome(cli(indexed_sample, *command)) for command in COMMANDS]
     assert alone[0][0] == 0 and json.loads(alone[0][1])[0]["slug"] == (
         "kubernetes-oomkilled-memory-limits"
     )
     assert alone[5][0] == 2 and alone[9][0] == 2  # usage errors are answered the same way too
-    with running_server(sample_vault):
-        served = [outcome(cli(sample_vault, *command)) for command in COMMANDS]
-        assert requests_served(sample_vault) == len(COMMANDS)
+    with running_server(indexed_sample):
+        served = [outcome(cli(indexed_sample, *command)) for command in COMMANDS]
+        assert requests_served(indexed_sample) == len(COMMANDS)
     for command, mine, theirs in zip(COMMANDS, served, alone, strict=True):
         assert mine == theirs, command
 
 
 @pytest.mark.slow
-def test_terminal_output_is_identical_byte_for_byte(sample_vault: Path) -> None:
+def test_terminal_output_is_identical_byte_for_byte(indexed_sample: Path) -> None:
     argv = [sys.executable, "-m", "cardvault", "search", "docker image fails", "-k", "3"]
-    cli(sample_vault, "search", "warm the index")
-    alone = run_in_terminal(argv, cwd=sample_vault)
-    with running_server(sample_vault):
-        served = run_in_terminal(argv, cwd=sample_vault)
-        assert requests_served(sample_vault) == 1
+    cli(indexed_sample, "search", "warm the index")
+    alone = run_in_terminal(argv, cwd=indexed_sample)
+    with running_server(indexed_sample):
+        served = run_in_terminal(argv, cwd=indexed_sample)
+        assert requests_served(indexed_sample) == 1
     assert alone[0] == 0 and b"\x1b[" in alone[1] and "┃".encode() in alone[1]
     assert served == alone
 
 
 @pytest.mark.slow
-def test_an_edit_made_while_it_runs_is_found_by_the_next_search(sample_vault: Path) -> None:
-    card = sample_vault / "memory" / "cards" / "quokka-feeding.md"
+def test_an_edit_made_while_it_runs_is_found_by_the_next_search(indexed_sample: Path) -> None:
+    card = indexed_sample / "memory" / "cards" / "quokka-feeding.md"
     query = ["search", "quokka feeding schedule", "--json"]
-    with running_server(sample_vault):
-        assert "quokka-feeding" not in cli(sample_vault, *query).stdout
+    with running_server(indexed_sample):
+        assert "quokka-feeding" not in cli(indexed_sample, *query).stdout
         card.write_text(
             "---\ntopic: Quokka Feeding\ncategory: lessons\ntags: [zoo]\ncreated: 2026-11-30\n"
             "updated: 2026-11-30\n---\nFeed the quokkas at noon, never after dusk.\n"
         )
-        hits = json.loads(cli(sample_vault, *query).stdout)
+        hits = json.loads(cli(indexed_sample, *query).stdout)
         assert hits[0]["slug"] == "quokka-feeding"
         card.write_text(card.read_text().replace("noon", "sunrise"))
-        hits = json.loads(cli(sample_vault, "search", "sunrise", "--mode", "keyword").stdout)
+        hits = json.loads(cli(indexed_sample, "search", "sunrise", "--mode", "keyword").stdout)
         assert hits[0]["slug"] == "quokka-feeding" and "sunrise" in hits[0]["snippet"]
-        assert requests_served(sample_vault) == 3
+        assert requests_served(indexed_sample) == 3
 
 
 @pytest.mark.slow
-def test_a_changed_cardvault_toml_is_seen(sample_vault: Path) -> None:
-    config = sample_vault / "cardvault.toml"
-    with running_server(sample_vault):
-        assert json.loads(cli(sample_vault, "context", "-f", "json").stdout)["budget"] == 2000
+def test_a_changed_cardvault_toml_is_seen(indexed_sample: Path) -> None:
+    config = indexed_sample / "cardvault.toml"
+    with running_server(indexed_sample):
+        assert json.loads(cli(indexed_sample, "context", "-f", "json").stdout)["budget"] == 2000
         config.write_text(config.read_text().replace("token_budget = 2000", "token_budget = 700"))
-        assert json.loads(cli(sample_vault, "context", "-f", "json").stdout)["budget"] == 700
-        assert requests_served(sample_vault) == 2
+        assert json.loads(cli(indexed_sample, "context", "-f", "json").stdout)["budget"] == 700
+        assert requests_served(indexed_sample) == 2
 
 
 @pytest.mark.slow
-def test_a_killed_server_leaves_nothing_that_breaks_the_next_command(sample_vault: Path) -> None:
-    expected = outcome(cli(sample_vault, "search", PARAPHRASE, "--json"))
-    with running_server(sample_vault) as process:
+def test_a_killed_server_leaves_nothing_that_breaks_the_next_command(indexed_sample: Path) -> None:
+    expected = outcome(cli(indexed_sample, "search", PARAPHRASE, "--json"))
+    with running_server(indexed_sample) as process:
         process.kill()
         process.wait()
-        assert socket_path(sample_vault).exists()  # stale, and the lock is free
-        assert lock_holder(sample_vault) is None
-        assert outcome(cli(sample_vault, "search", PARAPHRASE, "--json")) == expected
-        status = cli(sample_vault, "serve", "--status")
+        assert socket_path(indexed_sample).exists()  # stale, and the lock is free
+        assert lock_holder(indexed_sample) is None
+        assert outcome(cli(indexed_sample, "search", PARAPHRASE, "--json")) == expected
+        status = cli(indexed_sample, "serve", "--status")
         assert status.returncode == 1 and "no server" in status.stderr
-    started = cli(sample_vault, "serve", "--background", "--idle-timeout", "5")
+    started = cli(indexed_sample, "serve", "--background", "--idle-timeout", "5")
     assert started.returncode == 0, started.stderr
     try:
-        assert outcome(cli(sample_vault, "search", PARAPHRASE, "--json")) == expected
-        assert requests_served(sample_vault) == 1
+        assert outcome(cli(indexed_sample, "search", PARAPHRASE, "--json")) == expected
+        assert requests_served(indexed_sample) == 1
     finally:
-        assert cli(sample_vault, "serve", "--stop").returncode == 0
-    assert not socket_path(sample_vault).exists() and lock_holder(sample_vault) is None
+        assert cli(indexed_sample, "serve", "--stop").returncode == 0
+    assert not socket_path(indexed_sample).exists() and lock_holder(indexed_sample) is None
 
 
 @pytest.mark.slow
-def test_status_stop_and_a_second_server(sample_vault: Path) -> None:
-    assert cli(sample_vault, "serve", "--status").returncode == 1
-    assert "no server was running" in cli(sample_vault, "serve", "--stop").stdout
-    started = cli(sample_vault, "serve", "-d", "--idle-timeout", "5")
+def test_status_stop_and_a_second_server(indexed_sample: Path) -> None:
+    assert cli(indexed_sample, "serve", "--status").returncode == 1
+    assert "no server was running" in cli(indexed_sample, "serve", "--stop").stdout
+    started = cli(indexed_sample, "serve", "-d", "--idle-timeout", "5")
     assert started.returncode == 0 and "serving" in started.stdout
-    pid = wait_for_status(sample_vault).pid
-    again = cli(sample_vault, "serve", "-d")
+    pid = wait_for_status(indexed_sample).pid
+    again = cli(indexed_sample, "serve", "-d")
     assert again.returncode == 0 and f"pid {pid}" in again.stdout  # the running one, not a new one
-    second = cli(sample_vault, "serve", "--idle-timeout", "1")
+    second = cli(indexed_sample, "serve", "--idle-timeout", "1")
     assert second.returncode == 1 and f"already served by pid {pid}" in second.stderr
-    status = cli(sample_vault, "serve", "--status")
+    status = cli(indexed_sample, "serve", "--status")
     assert status.returncode == 0 and f"pid {pid}" in status.stdout
-    stopped = cli(sample_vault, "serve", "--stop")
+    stopped = cli(indexed_sample, "serve", "--stop")
     assert stopped.returncode == 0 and f"pid {pid}" in stopped.stdout
-    assert server_status(sample_vault) is None and lock_holder(sample_vault) is None
+    assert server_status(indexed_sample) is None and lock_holder(indexed_sample) is None
 
 
 @pytest.mark.slow
-def test_it_exits_after_the_idle_timeout(sample_vault: Path) -> None:
-    with running_server(sample_vault, idle_minutes=0.05) as process:
+def test_it_exits_after_the_idle_timeout(indexed_sample: Path) -> None:
+    with running_server(indexed_sample, idle_minutes=0.05) as process:
         assert process.wait(120) == 0
-        assert not socket_path(sample_vault).exists()
+        assert not socket_path(indexed_sample).exists()
 
 
 @pytest.mark.slow
-def test_it_answers_only_search_and_context(sample_vault: Path) -> None:
-    before = sorted(p.name for p in (sample_vault / "memory").iterdir())
-    with running_server(sample_vault):
+def test_it_answers_only_search_and_context(indexed_sample: Path) -> None:
+    before = sorted(p.name for p in (indexed_sample / "memory").iterdir())
+    with running_server(indexed_sample):
         for argv in (["log", "sneaky"], ["forget", "docker"], ["index", "--rebuild"]):
             request = RunRequest(argv, {}, False, False, "utf-8")
-            assert run(sample_vault.resolve(), request) is None
-        assert requests_served(sample_vault) == 3
-    assert sorted(p.name for p in (sample_vault / "memory").iterdir()) == before
+            assert run(indexed_sample.resolve(), request) is None
+        assert requests_served(indexed_sample) == 3
+    assert sorted(p.name for p in (indexed_sample / "memory").iterdir()) == before
 
 
 @pytest.mark.slow
-def test_a_socket_open_to_other_users_is_ignored(sample_vault: Path) -> None:
-    expected = outcome(cli(sample_vault, "search", PARAPHRASE, "--json"))
-    with running_server(sample_vault):
-        os.chmod(socket_path(sample_vault), 0o666)
-        assert outcome(cli(sample_vault, "search", PARAPHRASE, "--json")) == expected
-        os.chmod(socket_path(sample_vault), 0o600)
-        assert requests_served(sample_vault) == 0
+def test_a_socket_open_to_other_users_is_ignored(indexed_sample: Path) -> None:
+    expected = outcome(cli(indexed_sample, "search", PARAPHRASE, "--json"))
+    with running_server(indexed_sample):
+        os.chmod(socket_path(indexed_sample), 0o666)
+        assert outcome(cli(indexed_sample, "search", PARAPHRASE, "--json")) == expected
+        os.chmod(socket_path(indexed_sample), 0o600)
+        assert requests_served(indexed_sample) == 0
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.getuid() != 0, reason="only root can give a file to another user")
-def test_a_socket_owned_by_another_user_is_ignored(sample_vault: Path) -> None:
-    expected = outcome(cli(sample_vault, "search", PARAPHRASE, "--json"))
-    with running_server(sample_vault):
-        os.chown(socket_path(sample_vault), 65534, 65534)
-        assert outcome(cli(sample_vault, "search", PARAPHRASE, "--json")) == expected
-        os.chown(socket_path(sample_vault), 0, 0)
-        assert requests_served(sample_vault) == 0
+def test_a_socket_owned_by_another_user_is_ignored(indexed_sample: Path) -> None:
+    expected = outcome(cli(indexed_sample, "search", PARAPHRASE, "--json"))
+    with running_server(indexed_sample):
+        os.chown(socket_path(indexed_sample), 65534, 65534)
+        assert outcome(cli(indexed_sample, "search", PARAPHRASE, "--json")) == expected
+        os.chown(socket_path(indexed_sample), 0, 0)
+        assert requests_served(indexed_sample) == 0
 
 
 def _answer(request: dict, **fields: object) -> bytes:
@@ -236,10 +236,10 @@ def test_a_well_formed_answer_is_replayed(
 
 
 @pytest.mark.slow
-def test_a_command_still_works_when_the_server_answers_garbage(sample_vault: Path) -> None:
-    expected = outcome(cli(sample_vault, "search", PARAPHRASE, "--json"))
-    with fake_server(sample_vault, GARBAGE["not json"]) as received:
-        assert outcome(cli(sample_vault, "search", PARAPHRASE, "--json")) == expected
+def test_a_command_still_works_when_the_server_answers_garbage(indexed_sample: Path) -> None:
+    expected = outcome(cli(indexed_sample, "search", PARAPHRASE, "--json"))
+    with fake_server(indexed_sample, GARBAGE["not json"]) as received:
+        assert outcome(cli(indexed_sample, "search", PARAPHRASE, "--json")) == expected
         assert len(received) == 1
 
 
@@ -260,7 +260,7 @@ def _probe(root: Path) -> dict:
 
 
 @pytest.mark.slow
-def test_the_fast_path_imports_nothing_heavy(sample_vault: Path) -> None:
-    assert _probe(sample_vault) == {"code": None, "heavy": []}  # no server: a few stat calls
-    with running_server(sample_vault):
-        assert _probe(sample_vault) == {"code": 0, "heavy": []}
+def test_the_fast_path_imports_nothing_heavy(indexed_sample: Path) -> None:
+    assert _probe(indexed_sample) == {"code": None, "heavy": []}  # no server: a few stat calls
+    with running_server(indexed_sample):
+        assert _probe(indexed_sample) == {"code": 0, "heavy": []}

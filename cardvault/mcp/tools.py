@@ -95,7 +95,10 @@ class MemoryTools(Toolset):
         match = _LOG_NAME.match(name)
         if day or match:
             day = day or (match.group(1) if match else "")
-            path = vault.log_path(dt.date.fromisoformat(day).isoformat())
+            try:
+                path = vault.log_path(dt.date.fromisoformat(day).isoformat())
+            except ValueError as exc:
+                raise NotFoundError(f"not a date: {day} ({exc}); use YYYY-MM-DD") from exc
             if not path.is_file():
                 raise NotFoundError(f"no daily log for {day} ({vault.rel(path)} does not exist)")
             return {
