@@ -30,10 +30,12 @@ async def connected(
     """An initialized client session with a fresh server process for the vault at `root`."""
     errlog = (root.parent / "mcp-server.log").open("a")
     try:
-        async with stdio_client(server_params(root, command), errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
+        async with (
+            stdio_client(server_params(root, command), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
     finally:
         errlog.close()
 
