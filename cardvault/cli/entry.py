@@ -48,9 +48,8 @@ def answer_from_server(argv: list[str]) -> int | None:
     if stdout_tty and "COLUMNS" not in env:
         size = os.get_terminal_size(sys.stdout.fileno())
         env.update(COLUMNS=str(size.columns), LINES=str(size.lines))
-    request = RunRequest(
-        split[1], env, stdout_tty, sys.stderr.isatty(), sys.stdout.encoding, program_name()
-    )
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    request = RunRequest(split[1], env, stdout_tty, sys.stderr.isatty(), encoding, program_name())
     result = run(root, request)
     if result is None:
         return None

@@ -91,6 +91,8 @@ def serve(
             return _loop(listener, inode, state, answer)
         except _Terminated:
             return "terminated"
+        except KeyboardInterrupt:
+            return "interrupted"
 
 
 def _loop(listener: socket.socket, inode: int, state: ServerState, answer: Answer) -> str:
