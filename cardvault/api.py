@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from cardvault.search.query_model import QueryModel
     from cardvault.search.sync import SyncProgress, SyncReport
 
-__all__ = ["VaultHandle", "open_vault"]
+__all__ = ["LiveVault", "VaultHandle", "open_vault"]
 
 
 class VaultHandle:
@@ -78,6 +78,36 @@ class VaultHandle:
         from cardvault.search.engine import build_index
 
         return build_index(self.vault, rebuild=rebuild, progress=progress)
+
+
+class LiveVault:
+    """A vault held by a long-lived process (`cardvault serve`, `cardvault mcp`): one warm
+    handle, opened afresh when cardvault.toml changes (another model, other categories or
+    budgets), so the process never answers with settings that are no longer the vault's."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._handle = VaultHandle(open_vault_at(root))
+        self._stamp = _config_stamp(root)
+
+    @property
+    def handle(self) -> VaultHandle:
+        """The handle on the vault as its settings are now."""
+        stamp = _config_stamp(self.root)
+        if stamp != self._stamp:
+            self._handle = VaultHandle(open_vault_at(self.root))
+            self._stamp = stamp
+        return self._handle
+
+
+def _config_stamp(root: Path) -> tuple[int, int, int] | None:
+    from cardvault.vault.config import CONFIG_FILE
+
+    try:
+        info = (root / CONFIG_FILE).stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def open_vault(path: str | Path | None = None) -> VaultHandle:

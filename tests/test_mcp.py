@@ -124,6 +124,23 @@ def test_a_secret_is_refused_with_its_kind_named_and_nothing_written(indexed_sam
     assert len(git_log(indexed_sample)) == len(before) + 1  # the redacted entry only
 
 
+def test_a_changed_cardvault_toml_is_seen_by_the_tools(indexed_sample: Path) -> None:
+    config = indexed_sample / "cardvault.toml"
+    card = {"topic": "Sourdough starter", "category": "recipes", "body": "Feed it daily."}
+
+    async def scenario() -> None:
+        async with connected(indexed_sample) as client:
+            refused = await client.call_tool("new_card", card)
+            assert refused.is_error and "unknown category 'recipes'" in text_of(refused)
+            config.write_text(config.read_text().replace('"models"]', '"models", "recipes"]'))
+            created = await client.call_tool("new_card", card)
+            assert (
+                not created.is_error and created.structured_content["slug"] == "sourdough-starter"
+            )
+
+    _run(scenario)
+
+
 BAD_CALLS = [
     ("search", {}, "query"),
     ("search", {"query": "x", "k": "lots"}, "k"),

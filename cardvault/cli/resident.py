@@ -18,10 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cardvault.api import VaultHandle
+from cardvault.api import LiveVault
 from cardvault.serve.protocol import CLIENT_ENV, RunRequest, RunResult
-from cardvault.vault.config import CONFIG_FILE
-from cardvault.vault.layout import open_vault_at
 
 WARM_UP_QUERY = "warm up the search index and model"
 
@@ -30,9 +28,7 @@ class ResidentCli:
     """The CLI commands of one vault, answered in this long-lived process."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self.handle = VaultHandle(open_vault_at(root))
-        self._config_stamp = _stamp(root / CONFIG_FILE)
+        self.live = LiveVault(root)
         from typer.main import get_command
 
         from cardvault.cli.app import app
@@ -41,11 +37,10 @@ class ResidentCli:
 
     def warm_up(self) -> tuple[str, ...]:
         """Sync the index and load the model now, not at the first request; notices to show."""
-        return self.handle.query(WARM_UP_QUERY, k=1).notices
+        return self.live.handle.query(WARM_UP_QUERY, k=1).notices
 
     def answer(self, request: RunRequest) -> RunResult:
         """Run `request.argv` as `cardvault <argv>` would in the caller's process."""
-        self._reopen_if_config_changed()
         output: list[tuple[int, str]] = []
         out = _CapturedStream(1, output, request.stdout_tty, request.encoding)
         err = _CapturedStream(2, output, request.stderr_tty, request.encoding)
@@ -61,26 +56,12 @@ class ResidentCli:
     def _invoke(self, argv: list[str], prog: str) -> int:
         try:
             self._command.main(
-                args=argv, prog_name=prog, obj={"handle": self.handle},
+                args=argv, prog_name=prog, obj={"handle": self.live.handle},
                 standalone_mode=True,
             )  # fmt: skip
         except SystemExit as exc:
             return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         return 0
-
-    def _reopen_if_config_changed(self) -> None:
-        stamp = _stamp(self.root / CONFIG_FILE)
-        if stamp != self._config_stamp:
-            self.handle = VaultHandle(open_vault_at(self.root))
-            self._config_stamp = stamp
-
-
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 class _CapturedStream(io.TextIOBase):

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from cardvault.api import VaultHandle
+from cardvault.api import LiveVault, VaultHandle
 from cardvault.cli.common import now
 from cardvault.errors import CardvaultError
 from cardvault.vault.layout import Vault
@@ -31,11 +31,20 @@ class VaultSession:
     """The served vault and what its tools share."""
 
     def __init__(self, vault: Vault, clock: Callable[[], dt.datetime] = now) -> None:
-        self.vault = vault
-        self.handle = VaultHandle(vault)
+        self.live = LiveVault(vault.root)
         self.clock = clock
         self._reading = threading.Lock()
         self._writing = threading.Lock()
+
+    @property
+    def handle(self) -> VaultHandle:
+        """The warm search handle (reopened when cardvault.toml changes)."""
+        return self.live.handle
+
+    @property
+    def vault(self) -> Vault:
+        """The vault with its current settings."""
+        return self.live.handle.vault
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the model and sync the index on a daemon thread; the first search waits for it."""

@@ -36,7 +36,10 @@ class ServerStatus:
 
 def lock_holder(root: Path) -> int | None:
     """The pid of the process holding the vault's serve lock, or None when nobody holds it."""
-    import fcntl
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no server can run
+        return None
 
     try:
         fd = os.open(lock_path(root), os.O_RDONLY)

@@ -183,7 +183,10 @@ def _gone(root: Path, inode: int) -> str | None:
 @contextlib.contextmanager
 def _held_lock(root: Path) -> Iterator[None]:
     """Hold `.cardvault/serve.lock` exclusively, with this pid inside; refuse if it is held."""
-    import fcntl
+    try:
+        import fcntl
+    except ImportError as exc:  # pragma: no cover - Windows
+        raise CardvaultError("cardvault serve needs flock and unix sockets (POSIX)") from exc
 
     path = lock_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
