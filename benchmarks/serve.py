@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from speed import _run, median_seconds
 from synthetic import QUERIES, build_synthetic_vault
 
 from cardvault import open_vault
@@ -36,26 +36,8 @@ OLD_ENTRY = "import sys; from cardvault.cli.app import main; sys.argv[0] = 'card
 
 
 def median_process(command: list[str], runs: int, env: dict[str, str]) -> dict[str, float]:
-    """Median wall and CPU seconds of `command` in fresh processes, after one warm-up."""
-    _run(command, env)
-    walls, cpus = [], []
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        _run(command, env)
-        walls.append(time.perf_counter() - started)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return {
-        "wall s": round(statistics.median(walls), 3),
-        "cpu s": round(statistics.median(cpus), 3),
-    }
-
-
-def _run(command: list[str], env: dict[str, str]) -> None:
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
+    """speed.py's median wall and CPU seconds of fresh processes, rounded to milliseconds."""
+    return {name: round(value, 3) for name, value in median_seconds(command, runs, env).items()}
 
 
 def prepared_vault(workdir: Path, size: int) -> Path:
