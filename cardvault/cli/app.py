@@ -7,6 +7,7 @@ when the module is loaded here; heavy libraries are imported inside command bodi
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,9 @@ from cardvault.cli import (
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
+
+#: Set to see where a command spends its time (files read and parsed, ...) on stderr.
+DEBUG_VAR = "CARDVAULT_DEBUG"
 
 app = typer.Typer(
     name="cardvault",
@@ -74,6 +78,10 @@ def root(
 ) -> None:
     """Keep the vault path for the command that runs (beside what `serve` passes in)."""
     ctx.ensure_object(dict)["vault"] = vault
+    if os.environ.get(DEBUG_VAR):
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="cardvault: %(message)s")
 
 
 app.command("init")(init.init)

@@ -20,7 +20,8 @@ from cardvault.context.build import read_sources, rule_items
 from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.mcp.session import VaultSession
 from cardvault.vault.files import read_text
-from cardvault.vault.layout import find_card, iter_card_paths
+from cardvault.vault.layout import iter_card_paths
+from cardvault.vault.read import find_card
 
 MARKDOWN = "text/markdown"
 CARD_URI = "cardvault://cards/{slug}"
@@ -28,7 +29,6 @@ CARD_URI = "cardvault://cards/{slug}"
 
 def register_resources(server: MCPServer, session: VaultSession) -> None:
     """Add the fixed resources and the card and log templates to `server`."""
-    vault = session.vault
 
     @server.resource(
         "cardvault://memory",
@@ -38,6 +38,7 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def memory() -> str:
         with _resource_errors():
+            vault = session.vault
             if not vault.memory_md.is_file():
                 raise NotFoundError("the vault has no MEMORY.md")
             return read_text(vault.memory_md).text
@@ -50,7 +51,7 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def rules() -> str:
         with _resource_errors():
-            items, _ = rule_items(read_sources(vault), session.clock().date())
+            items = rule_items(read_sources(session.vault), session.clock().date())
             lines = [item.block for item in items] or ["(no learned rules yet)"]
             return "# Learned rules\n\n" + "\n".join(lines) + "\n"
 
@@ -62,7 +63,7 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def card(slug: str) -> str:
         with _resource_errors():
-            return find_card(vault, slug).text
+            return find_card(session.vault, slug).file.text
 
     @server.resource(
         "cardvault://logs/{date}",
@@ -72,6 +73,7 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def log(date: str) -> str:
         with _resource_errors():
+            vault = session.vault
             try:
                 day = dt.date.fromisoformat(date).isoformat()
             except ValueError as exc:

@@ -19,7 +19,7 @@ from cardvault.context.build import build_context
 from cardvault.errors import NotFoundError
 from cardvault.mcp.session import VaultSession
 from cardvault.vault.files import read_text
-from cardvault.vault.layout import find_card
+from cardvault.vault.read import find_card
 from cardvault.write.add import WriteResult, add_card, append_log
 
 _LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?$")
@@ -108,7 +108,7 @@ class MemoryTools(Toolset):
                 "text": read_text(path).text,
             }
         slug_match = _CARD_PATH.match(name)
-        card = find_card(vault, slug_match.group(1) if slug_match else name)
+        card = find_card(vault, slug_match.group(1) if slug_match else name).card
         meta = json.loads(json.dumps(card.meta, default=str))
         return {"kind": "card", "slug": card.slug, "path": vault.rel(card.path), "meta": meta,
                 "body": card.body}  # fmt: skip
