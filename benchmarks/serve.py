@@ -125,6 +125,17 @@ def mcp_figures(root: Path, runs: int) -> dict[str, float]:
     return anyio.run(_mcp_figures, root, runs)
 
 
+def _mcp_server_pid(root: Path) -> int:
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and b"mcp" in argv and os.fsencode(root) in argv:
+            return int(entry.name)
+    raise RuntimeError("the MCP server process was not found")
+
+
 async def _mcp_figures(root: Path, runs: int) -> dict[str, float]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -150,9 +161,12 @@ async def _mcp_figures(root: Path, runs: int) -> dict[str, float]:
             ),
             "context --task": lambda n: ("context", {"task": query(n)}),
         }  # fmt: skip
+        pid = _mcp_server_pid(root)
         for name, make in calls.items():
+            cpu_before = server_cpu(pid)
             times = [await _timed(client, *make(n)) for n in range(runs)]
             figures[name] = statistics.median(times)
+            figures[f"{name}: server cpu per call"] = (server_cpu(pid) - cpu_before) / runs
     return {name: round(seconds * 1000, 1) for name, seconds in figures.items()}
 
 

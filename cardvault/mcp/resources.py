@@ -19,9 +19,9 @@ from mcp.types import Resource
 from cardvault.context.build import read_sources, rule_items
 from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.mcp.session import VaultSession
+from cardvault.mcp.tools import card_named
 from cardvault.vault.files import read_text
 from cardvault.vault.layout import iter_card_paths
-from cardvault.vault.read import find_card
 
 MARKDOWN = "text/markdown"
 CARD_URI = "cardvault://cards/{slug}"
@@ -63,7 +63,7 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def card(slug: str) -> str:
         with _resource_errors():
-            return find_card(session.vault, slug).file.text
+            return card_named(session.vault, slug).text
 
     @server.resource(
         "cardvault://logs/{date}",

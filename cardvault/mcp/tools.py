@@ -16,10 +16,12 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from cardvault.context.build import build_context
-from cardvault.errors import NotFoundError
+from cardvault.errors import NotFoundError, UnsafePathError
 from cardvault.mcp.session import VaultSession
+from cardvault.vault.card import Card
 from cardvault.vault.files import read_text
-from cardvault.vault.read import find_card
+from cardvault.vault.layout import Vault, check_slug
+from cardvault.vault.read import find_card, read_card
 from cardvault.write.add import WriteResult, add_card, append_log
 
 _LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?$")
@@ -108,7 +110,7 @@ class MemoryTools(Toolset):
                 "text": read_text(path).text,
             }
         slug_match = _CARD_PATH.match(name)
-        card = find_card(vault, slug_match.group(1) if slug_match else name).card
+        card = card_named(vault, slug_match.group(1) if slug_match else name)
         meta = json.loads(json.dumps(card.meta, default=str))
         return {"kind": "card", "slug": card.slug, "path": vault.rel(card.path), "meta": meta,
                 "body": card.body}  # fmt: skip
@@ -191,6 +193,18 @@ class MemoryTools(Toolset):
         """The categories `new_card` accepts in this vault."""
         categories = ", ".join(self.session.vault.config.categories)
         return {"new_card": f"Categories: {categories}."}
+
+
+def card_named(vault: Vault, name: str) -> Card:
+    """The card named `name`: memory/cards/<name>.md when it exists (one file read, where
+    resolving an alias reads the whole vault), else the read path's slug-or-alias lookup."""
+    try:
+        direct = vault.cards_dir / f"{check_slug(name)}.md"
+    except UnsafePathError:
+        direct = None
+    if direct is not None and direct.is_file():
+        return read_card(direct)
+    return find_card(vault, name).card
 
 
 def _written(result: WriteResult, session: VaultSession) -> dict[str, Any]:
