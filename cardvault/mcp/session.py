@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -58,6 +59,9 @@ class VaultSession:
                 self.handle.query(WARM_UP_QUERY, k=1)
             except Exception as exc:  # the first real search reports the problem to the model
                 print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
+            # Everything loaded so far (the SDK, pydantic, the model) lives as long as the
+            # server: keep it out of the garbage collector's scans (~20% of a search's CPU).
+            gc.freeze()
 
     def search(self, action: Callable[[], T]) -> T:
         """Run a call that searches with the shared handle (one at a time)."""
