@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -223,6 +224,17 @@ def test_a_garbage_answer_is_ignored(
         assert answer_from_server(argv) is None
     assert len(received) == 1 and received[0]["argv"] == ["search", "anything"]
     assert capsys.readouterr() == ("", "")
+
+
+def test_a_server_that_does_not_answer_in_time_is_ignored(vault_path: Path) -> None:
+    def slow(request: dict) -> bytes:
+        time.sleep(2)
+        return _answer(request)
+
+    request = RunRequest(["search", "anything"], {}, False, False, "utf-8")
+    with fake_server(vault_path, slow) as received:  # its answer, once it comes, is valid
+        assert run(vault_path.resolve(), request, timeout=0.3) is None
+    assert len(received) == 1
 
 
 def test_a_well_formed_answer_is_replayed(
