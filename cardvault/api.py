@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from cardvault.search.query_model import QueryModel
     from cardvault.search.sync import SyncProgress, SyncReport
 
-__all__ = ["LiveVault", "VaultHandle", "open_vault"]
+__all__ = ["LiveVault", "VaultHandle", "WarmHandles", "open_vault"]
 
 
 class VaultHandle:
@@ -98,6 +98,21 @@ class LiveVault:
             self._handle = VaultHandle(open_vault_at(self.root))
             self._stamp = stamp
         return self._handle
+
+
+class WarmHandles:
+    """The warm handles of a long-lived process: one `LiveVault` per vault it has searched (its
+    own, and the global vault a `--scope all` search reads too), each opened on first use."""
+
+    def __init__(self) -> None:
+        self._live: dict[Path, LiveVault] = {}
+
+    def handle(self, root: Path) -> VaultHandle:
+        """The warm handle on the vault at `root`."""
+        live = self._live.get(root)
+        if live is None:
+            live = self._live[root] = LiveVault(root)
+        return live.handle
 
 
 def _config_stamp(root: Path) -> tuple[int, int, int] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -72,6 +73,27 @@ def test_search_finds_a_paraphrased_card_and_read_returns_it(indexed_sample: Pat
             pack = await client.call_tool("context", {"task": query, "budget": 600})
             assert "# Learned rules" in text_of(pack) and count_tokens(text_of(pack)) <= 600
             assert "kubernetes-oomkilled-memory-limits" in text_of(pack)
+
+    _run(scenario)
+
+
+def test_search_and_context_cover_the_global_vault(
+    indexed_sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "global"
+    shutil.copytree(Path(__file__).resolve().parent / "fixtures" / "search-vault", shared)
+    monkeypatch.setenv("CARDVAULT_HOME", str(shared))
+
+    async def scenario() -> None:
+        async with connected(indexed_sample) as client:
+            query = {"query": "csrf token rejected on login", "k": 5}
+            hits = (await client.call_tool("search", query)).structured_content["results"]
+            assert "global" in {hit["vault"] for hit in hits}
+            assert any(hit["slug"] == "cortex-csrf-automation" for hit in hits)
+            alone = await client.call_tool("search", {**query, "scope": "project"})
+            assert {h["vault"] for h in alone.structured_content["results"]} == {"project"}
+            pack = await client.call_tool("context", {"task": "login csrf error"})
+            assert "cortex-csrf-automation" in text_of(pack)
 
     _run(scenario)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +27,7 @@ from tests.serve_support import (
     wait_for_status,
 )
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PARAPHRASE = "my containers keep getting terminated because they use too much RAM"
 COMMANDS = [
     ["search", PARAPHRASE, "--json"],
@@ -72,6 +74,28 @@ def test_results_are_identical_with_and_without_the_server(indexed_sample: Path)
         assert requests_served(indexed_sample) == len(COMMANDS)
     for command, mine, theirs in zip(COMMANDS, served, alone, strict=True):
         assert mine == theirs, command
+
+
+@pytest.mark.slow
+def test_the_global_vault_is_searched_the_same_way(
+    indexed_sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a global vault ($CARDVAULT_HOME), `search` and `context` (scope all by default) read
+    both vaults, in the server as in-process."""
+    shared = tmp_path / "global"
+    shutil.copytree(FIXTURES / "search-vault", shared)
+    monkeypatch.setenv("CARDVAULT_HOME", str(shared))
+    commands = [
+        ["search", "csrf token rejected on login", "--json"],
+        ["search", "docker", "--mode", "keyword", "-k", "4"],
+        ["context", "--task", "login fails with a csrf error", "--format", "json"],
+    ]
+    alone = [outcome(cli(indexed_sample, *command)) for command in commands]
+    assert {hit["vault"] for hit in json.loads(alone[0][1])} == {"project", "global"}
+    with running_server(indexed_sample):
+        served = [outcome(cli(indexed_sample, *command)) for command in commands]
+        assert requests_served(indexed_sample) == len(commands)
+    assert served == alone
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ import typer
 
 from cardvault import __version__
 from cardvault.cli import (
+    agents,
     capture,
     check,
     context,
@@ -27,6 +28,7 @@ from cardvault.cli import (
     maintain,
     mcp,
     new,
+    scope,
     search,
     serve,
     show,
@@ -72,12 +74,20 @@ def root(
             show_default=False,
         ),
     ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Act as this agent in any command (default $CARDVAULT_AGENT).",
+            show_default=False,
+        ),
+    ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
-    """Keep the vault path for the command that runs (beside what `serve` passes in)."""
-    ctx.ensure_object(dict)["vault"] = vault
+    """Keep the vault path and agent for the command that runs (beside what `serve` passes)."""
+    ctx.ensure_object(dict).update(vault=vault, agent=agent)
     if os.environ.get(DEBUG_VAR):
         import logging
 
@@ -106,6 +116,9 @@ app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
 app.command("archive")(maintain.archive)
+app.command("hot")(agents.hot)
+app.command("agents")(agents.agents)
+app.command("scope")(scope.scope)
 
 
 def main() -> None:

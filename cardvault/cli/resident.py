@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cardvault.api import LiveVault
+from cardvault.api import WarmHandles
 from cardvault.serve.protocol import CLIENT_ENV, RunRequest, RunResult
 
 WARM_UP_QUERY = "warm up the search index and model"
@@ -29,7 +29,8 @@ class ResidentCli:
     """The CLI commands of one vault, answered in this long-lived process."""
 
     def __init__(self, root: Path) -> None:
-        self.live = LiveVault(root)
+        self.root = root
+        self.warm = WarmHandles()
         from typer.main import get_command
 
         from cardvault.cli.app import app
@@ -37,8 +38,14 @@ class ResidentCli:
         self._command = get_command(app)
 
     def warm_up(self) -> tuple[str, ...]:
-        """Sync the index and load the model now, not at the first request; notices to show."""
-        notices = self.live.handle.query(WARM_UP_QUERY, k=1).notices
+        """Sync the index and load the model now, not at the first request, for this vault and
+        the global vault (a default `--scope all` search reads both); notices to show."""
+        from cardvault.scopes.home import global_vault
+
+        notices = self.warm.handle(self.root).query(WARM_UP_QUERY, k=1).notices
+        shared = global_vault()
+        if shared is not None and shared.root != self.root:
+            self.warm.handle(shared.root).query(WARM_UP_QUERY, k=1)
         # What is loaded now lives as long as the process: keep it out of the garbage
         # collector's scans, which otherwise cost a share of every request.
         gc.freeze()
@@ -61,7 +68,7 @@ class ResidentCli:
     def _invoke(self, argv: list[str], prog: str) -> int:
         try:
             self._command.main(
-                args=argv, prog_name=prog, obj={"handle": self.live.handle},
+                args=argv, prog_name=prog, obj={"served": self.root, "handles": self.warm},
                 standalone_mode=True,
             )  # fmt: skip
         except SystemExit as exc:

@@ -11,11 +11,14 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     CategoryOption,
     JsonOption,
+    ScopeOption,
     StatusOption,
     TagOption,
     handle_of,
+    scope_of,
     vault_of,
 )
+from cardvault.scopes.scope import Scope
 
 
 class Mode(StrEnum):
@@ -39,22 +42,30 @@ def search(
         bool, typer.Option("--archived", help="Also search memory/archive/.")
     ] = False,
     json_out: JsonOption = False,
+    scope: ScopeOption = Scope.all,
 ) -> None:
-    """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first."""
-    vault = vault_of(ctx)
-    outcome = handle_of(ctx, vault).query(
-        query, k=k, mode=mode.value, category=category, tag=tag, status=status,
-        logs=logs, archived=archived,
+    """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first.
+
+    By default this project's vault and the global vault are searched (--scope all); each hit
+    names the vault it came from.
+    """
+    from cardvault.scopes.search import search_scope
+
+    found = search_scope(
+        scope_of(ctx, scope), lambda vault: handle_of(ctx, vault), query, k=k, mode=mode.value,
+        category=category, tag=tag, status=status, logs=logs, archived=archived,
     )  # fmt: skip
-    for notice in outcome.notices:
+    for notice in found.notices:
         render.warning(notice)
     if render.wants_json(json_out):
-        render.print_json([hit.to_dict() for hit in outcome.results])
+        render.print_json([{**hit.to_dict(), "vault": name} for name, hit in found.hits])
         return
-    if not outcome.results:
+    if not found.hits:
         render.note("no results")
         return
-    render.search_results(outcome.results, title=f"{outcome.mode} search: {query}")
+    vaults = [name for name, _ in found.hits] if found.vaults > 1 else None
+    title = f"{'/'.join(found.modes)} search: {query}"
+    render.search_results([hit for _, hit in found.hits], title, vaults)
 
 
 def index(

@@ -32,7 +32,7 @@ from cardvault.context.pack import Decision, Item, pack
 from cardvault.context.value import card_value
 from cardvault.vault.card import Card
 from cardvault.vault.layout import Vault
-from cardvault.vault.read import read_vault
+from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.rules import Rule
 
 if TYPE_CHECKING:
@@ -109,6 +109,7 @@ class ContextPack:
         def row(d: Decision) -> dict[str, Any]:
             item = d.item
             return {"kind": item.kind, "name": item.name, "source": item.source,
+                    "tier": item.tier, "vault": item.vault,
                     "tokens": item.tokens, "score": round(item.score, 4),
                     "ranked": item.why, "reason": d.reason}  # fmt: skip
 
@@ -124,13 +125,17 @@ class ContextPack:
 def read_sources(vault: Vault) -> Sources:
     """MEMORY.md, the learned rules and the live cards, from the one read path (broken files
     are skipped and named)."""
-    snapshot = read_vault(vault)
+    return sources_of(read_vault(vault))
+
+
+def sources_of(snapshot: VaultSnapshot) -> Sources:
+    """The pack's sources from a snapshot already read."""
     problems = [f"skipped {problem}" for problem in snapshot.problems]
     if snapshot.rule_problem is not None:
         problems.append(f"rules not read: {snapshot.rule_problem}")
     cards = tuple(c.card for c in snapshot.live if c.card.status != "archived")
     memory = snapshot.memory.text if snapshot.memory else None
-    return Sources(vault.root, memory, snapshot.rules, cards, tuple(problems))
+    return Sources(snapshot.vault.root, memory, snapshot.rules, cards, tuple(problems))
 
 
 def relevance_score(rank: int) -> float:
@@ -258,17 +263,11 @@ def plan_context(
 
 
 def build_context(
-    vault: Vault,
-    task: str | None,
-    budget: int | None,
-    today: dt.date,
-    mode: str = "hybrid",
-    searcher: TaskSearch | None = None,
+    vault: Vault, task: str | None, budget: int | None, today: dt.date, mode: str = "hybrid"
 ) -> ContextPack:
-    """Read the vault, search for `task` when given (with `searcher`, else a new handle), and
-    plan the pack (default budget: config)."""
+    """Read the vault, search for `task` when given, and plan the pack (default budget: config)."""
     sources = read_sources(vault)
     task = task.strip() if task and task.strip() else None
-    relevance = search_relevance(vault, task, mode, searcher) if task else None
+    relevance = search_relevance(vault, task, mode) if task else None
     limit = vault.config.context_token_budget if budget is None else budget
     return plan_context(sources, limit, today, task, relevance)

@@ -15,11 +15,12 @@ import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from cardvault.api import LiveVault, VaultHandle
+from cardvault.api import VaultHandle, WarmHandles
 from cardvault.cli.common import now
 from cardvault.errors import CardvaultError
 from cardvault.vault.layout import Vault
@@ -32,20 +33,25 @@ class VaultSession:
     """The served vault and what its tools share."""
 
     def __init__(self, vault: Vault, clock: Callable[[], dt.datetime] = now) -> None:
-        self.live = LiveVault(vault.root)
+        self.root = vault.root
+        self.warm = WarmHandles()
         self.clock = clock
         self._reading = threading.Lock()
         self._writing = threading.Lock()
 
     @property
     def handle(self) -> VaultHandle:
-        """The warm search handle (reopened when cardvault.toml changes)."""
-        return self.live.handle
+        """The served vault's warm search handle (reopened when cardvault.toml changes)."""
+        return self.warm.handle(self.root)
 
     @property
     def vault(self) -> Vault:
-        """The vault with its current settings."""
-        return self.live.handle.vault
+        """The served vault with its current settings."""
+        return self.handle.vault
+
+    def searcher(self, vault: Vault) -> VaultHandle:
+        """The warm handle for any vault a scope covers (this one, the global vault)."""
+        return self.warm.handle(vault.root)
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the model and sync the index on a daemon thread; the first search waits for it."""
@@ -54,9 +60,16 @@ class VaultSession:
         return thread
 
     def _warm_up(self) -> None:
+        from cardvault.scopes.home import global_vault
+
         with self._reading:
             try:
-                self.handle.query(WARM_UP_QUERY, k=1)
+                shared = global_vault()
+                roots: list[Path] = [self.root]
+                if shared is not None and shared.root != self.root:
+                    roots.append(shared.root)
+                for root in roots:
+                    self.warm.handle(root).query(WARM_UP_QUERY, k=1)
             except Exception as exc:  # the first real search reports the problem to the model
                 print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
             # Everything loaded so far (the SDK, pydantic, the model) lives as long as the

@@ -15,9 +15,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from cardvault.context.build import build_context
 from cardvault.errors import NotFoundError, UnsafePathError
 from cardvault.mcp.session import VaultSession
+from cardvault.scopes.scope import InScope
 from cardvault.vault.card import Card
 from cardvault.vault.files import read_text
 from cardvault.vault.layout import Vault, check_slug
@@ -29,6 +29,7 @@ _CARD_PATH = re.compile(r"^(?:memory/(?:cards|archive)/(?:.+/)?)?([^/]+?)(?:\.md
 
 Limit = Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")]
 Text = Annotated[str, Field(min_length=1)]
+ScopeName = Literal["project", "global", "all"]
 
 
 class Toolset:
@@ -61,24 +62,29 @@ class MemoryTools(Toolset):
         tag: str | None = None,
         include_logs: bool = False,
         include_archived: bool = False,
+        scope: ScopeName = "all",
     ) -> dict[str, Any]:
         """Search long-term memory for what is already known about a question, an error
         message, a command, a tool or a topic. Call it before guessing or working something out
         again, as soon as an error appears (paste the exact message), and before `new_card`
         (update what exists instead of duplicating it). Hybrid mode matches meaning and exact
-        words, so paraphrases work; `keyword` is for exact strings only. Returns the best hits
-        first: {mode, results: [{slug, path, topic, category, tags, status, score, snippet,
-        kind}], notices}. Read a whole hit with `read` (its slug, or its path for a log hit)."""
+        words, so paraphrases work; `keyword` is for exact strings only. `scope` "all" (the
+        default) searches this project's vault and the user's global vault. Returns the best
+        hits first: {mode, results: [{slug, path, topic, category, tags, status, score,
+        snippet, kind, vault}], notices}. Read a whole hit with `read` (its slug, or its path
+        for a log hit) when its vault is "project"."""
+        from cardvault.scopes.search import search_scope
 
         def run() -> dict[str, Any]:
-            outcome = self.session.handle.query(
-                query, k=k, mode=mode, category=category, tag=tag,
-                logs=include_logs, archived=include_archived,
+            in_scope = _scope(self.session, scope)
+            found = search_scope(
+                in_scope, self.session.searcher, query, k=k, mode=mode, category=category,
+                tag=tag, logs=include_logs, archived=include_archived,
             )  # fmt: skip
             return {
-                "mode": outcome.mode,
-                "results": [hit.to_dict() for hit in outcome.results],
-                "notices": list(outcome.notices),
+                "mode": "/".join(found.modes),
+                "results": [{**hit.to_dict(), "vault": name} for name, hit in found.hits],
+                "notices": [*in_scope.notices, *found.notices],
             }
 
         return self.session.search(run)
@@ -119,18 +125,21 @@ class MemoryTools(Toolset):
         self,
         task: str | None = None,
         budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
+        scope: ScopeName = "all",
     ) -> str:
         """Load the memory to start work with: MEMORY.md (the vault's index), the learned rules
         (follow them) and the knowledge cards most relevant to `task`, never more than `budget`
-        tokens (default: the vault's setting, usually 2000). Call it at the start of a session
-        and again whenever the task changes; describe the task in one line. Returns Markdown;
-        cards that did not fit are named under "Not included" (fetch them with `read`)."""
+        tokens (default: the vault's setting, usually 2000); with `scope` "all" (the default)
+        the user's global rules and cards come after the project's. Call it at the start of a
+        session and again whenever the task changes; describe the task in one line. Returns
+        Markdown; cards that did not fit are named under "Not included" (fetch them with
+        `read`)."""
+        from cardvault.scopes.context import Request, scoped_context
 
         def run() -> str:
-            pack = build_context(
-                self.session.vault, task, budget, self.session.clock().date(),
-                searcher=self.session.handle,
-            )  # fmt: skip
+            session = self.session
+            request = Request(task, budget, session.clock().date(), searcher=session.searcher)
+            pack = scoped_context(_scope(session, scope), request)
             notes = "".join(f"\n\n> note: {notice}" for notice in pack.notices)
             return pack.text + notes
 
@@ -193,6 +202,15 @@ class MemoryTools(Toolset):
         """The categories `new_card` accepts in this vault."""
         categories = ", ".join(self.session.vault.config.categories)
         return {"new_card": f"Categories: {categories}."}
+
+
+def _scope(session: VaultSession, name: str) -> InScope:
+    """The vaults scope `name` covers for the served vault (the global vault if it exists)."""
+    from cardvault.scopes.home import global_vault
+    from cardvault.scopes.scope import Scope, resolve
+
+    scope = Scope(name)
+    return resolve(scope, lambda: session.vault, global_vault() if name != "project" else None)
 
 
 def card_named(vault: Vault, name: str) -> Card:

@@ -33,8 +33,9 @@ LOG_NAME = "serve.log"
 RESIDENT_COMMANDS = frozenset({"search", "context"})
 #: Environment variables a command's output depends on, passed with each request.
 CLIENT_ENV = (
-    "CARDVAULT_NOW", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE",
-    "TTY_INTERACTIVE", "COLUMNS", "LINES",
+    "CARDVAULT_NOW", "CARDVAULT_AGENT", "CARDVAULT_HOME", "HOME", "XDG_DATA_HOME",
+    "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
+    "COLUMNS", "LINES",
 )  # fmt: skip
 MAX_REQUEST = 1 << 20
 MAX_ANSWER = 64 << 20
