@@ -193,6 +193,8 @@ def main() -> None:
     parser.add_argument("--skip-mcp", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
+    # No global vault: the figures are for one vault (a global one adds its own search).
+    os.environ["CARDVAULT_HOME"] = str(args.workdir / "no-global-vault")
     env = dict(os.environ)
     for size in args.sizes:
         root = prepared_vault(args.workdir, size)
