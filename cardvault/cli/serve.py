@@ -34,7 +34,10 @@ def serve(
     idle_minutes: Annotated[
         float,
         typer.Option(
-            "--idle-timeout", min=0.05, help="Exit after this many minutes without a request."
+            "--idle-timeout",
+            min=0.05,
+            metavar="MINUTES",
+            help="Exit after this many minutes without a request.",
         ),
     ] = DEFAULT_IDLE_MINUTES,
 ) -> None:
