@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -13,6 +15,9 @@ from typer.core import TyperGroup
 from cardvault.errors import CardvaultError
 from cardvault.scopes.scope import InScope, Scope
 from cardvault.vault.layout import Vault, find_vault
+
+if TYPE_CHECKING:
+    from cardvault.search.engine import Searcher
 
 #: The card filters shared by `list` and `search`.
 CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
@@ -70,10 +75,24 @@ def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = Fal
         from cardvault.scopes.home import ensure_global
 
         return ensure_global(agent=name)
-    root = ctx.find_root()
-    explicit: Path | None = (root.obj or {}).get("vault")
+    obj = ctx.find_root().obj or {}
+    explicit: Path | None = obj.get("vault") or obj.get("served")  # `cardvault serve`'s vault
     vault = find_vault(explicit)
     return replace(vault, agent=name) if name else vault
+
+
+@contextlib.contextmanager
+def searchers(ctx: typer.Context) -> Iterator[Callable[[Vault], Searcher]]:
+    """The search service for each vault a command reads: inside `cardvault serve`, the warm one
+    (model loaded, vault watched); otherwise a fresh one, closed when the command ends."""
+    from cardvault.search.engine import Searcher
+
+    warm = (ctx.find_root().obj or {}).get("handles")
+    if warm is not None:
+        yield lambda vault: warm.handle(vault.root).searcher
+        return
+    with contextlib.ExitStack() as stack:
+        yield lambda vault: stack.enter_context(Searcher(vault))
 
 
 def agent_of(ctx: typer.Context, agent: str | None = None) -> str | None:

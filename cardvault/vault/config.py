@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import ConfigError
-
-CONFIG_FILE = "cardvault.toml"
+from cardvault.vault.root import CONFIG_FILE as CONFIG_FILE  # defined with the root search
 
 DEFAULT_CATEGORIES = (
     "system",

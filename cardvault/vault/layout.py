@@ -17,8 +17,8 @@ from typing import NamedTuple
 from cardvault.errors import UnsafePathError, VaultNotFoundError
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.files import inside
+from cardvault.vault.root import ENV_VAR, locate_root
 
-ENV_VAR = "CARDVAULT_VAULT"
 LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -107,19 +107,14 @@ def find_vault(
     explicit: Path | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
 ) -> Vault:
     """Find the vault like git finds its repo: --vault, then $CARDVAULT_VAULT, then walk up."""
-    env = os.environ if env is None else env
-    if explicit is not None:
-        return open_vault_at(explicit)
-    if env.get(ENV_VAR):
-        return open_vault_at(Path(env[ENV_VAR]))
-    start = (cwd or Path.cwd()).resolve()
-    for folder in (start, *start.parents):
-        if (folder / CONFIG_FILE).is_file():
-            return open_vault_at(folder)
-    raise VaultNotFoundError(
-        f"no vault here or in any parent folder of {start} "
-        f"(run `cardvault init`, pass --vault PATH or set {ENV_VAR})"
-    )
+    root = locate_root(explicit, env, cwd)
+    if root is None:
+        start = (cwd or Path.cwd()).resolve()
+        raise VaultNotFoundError(
+            f"no vault here or in any parent folder of {start} "
+            f"(run `cardvault init`, pass --vault PATH or set {ENV_VAR})"
+        )
+    return open_vault_at(root)
 
 
 class FileStat(NamedTuple):
