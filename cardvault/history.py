@@ -1,17 +1,20 @@
-"""Git history of a vault: the only module that imports gitpython.
+"""Git history of a vault: the one module that runs git.
 
 Every command that changes the vault records exactly one commit here. A vault that is not a git
 repository still works (the change is written, `commit` returns a result saying it was not
 recorded); a repository with no user configured gets cardvault's default identity, so commits
-never fail for want of `git config user.name`.
+never fail for want of `git config user.name`. git runs as a subprocess (no library: importing
+one cost ~60 ms of every `log` and `new`); `run_git` is the one way cardvault starts it, and
+`sync/` builds its fetch, merge and push on it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,13 +22,18 @@ from typing import TYPE_CHECKING
 from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
-    from git import Repo
-
     from cardvault.vault.layout import Vault
 
 DEFAULT_NAME = "cardvault"
 DEFAULT_EMAIL = "cardvault@localhost"
 IGNORED = (".cardvault/",)
+#: More paths than this go to git through a pathspec file, not the command line (whose length
+#: the operating system limits: a 10,000-card import or maintenance run would not fit).
+MANY_PATHS = 1000
+
+
+class GitError(CardvaultError):
+    """A git command failed; the message holds git's own words."""
 
 
 @dataclass(frozen=True)
@@ -41,81 +49,100 @@ class CommitResult:
         return self.sha is not None
 
 
-@contextlib.contextmanager
-def _repo(root: Path) -> Iterator[Repo | None]:
-    """The repository holding `root` (None outside one), closed afterwards so gitpython's
-    `git cat-file` helper processes do not outlive the call."""
-    import git
+def run_git(
+    root: Path,
+    *args: str,
+    input: str | None = None,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """Run `git args...` in `root`; raise GitError with git's message when it fails and `check`."""
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+    done = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        input=input,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        env=full_env,
+        check=False,
+    )
+    if check and done.returncode != 0:
+        detail = (done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}")[-2000:]
+        raise GitError(f"git {args[0]} failed: {detail}", root)
+    return done
 
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        yield None
-        return
-    try:
-        yield repo
-    finally:
-        repo.close()
+
+def work_tree_of(root: Path) -> Path | None:
+    """The top of the git work tree holding `root` (the nearest folder upwards with a `.git`),
+    or None outside a repository. Found without starting git: this runs on every write."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        done = run_git(root, "rev-parse", "--show-toplevel", check=False)
+        return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+    start = root.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def git_dir(root: Path) -> Path | None:
+    """The repository's git folder for the work tree holding `root`, or None."""
+    top = work_tree_of(root)
+    if top is None:
+        return None
+    dot_git = top / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    done = run_git(top, "rev-parse", "--absolute-git-dir", check=False)
+    return Path(done.stdout.strip()) if done.returncode == 0 else None
 
 
 def is_repo(root: Path) -> bool:
     """Whether `root` is inside a git work tree."""
-    with _repo(root) as repo:
-        return repo is not None
+    return work_tree_of(root) is not None
 
 
 def init_repo(root: Path) -> None:
     """`git init` at `root` (branch main)."""
-    import git
-
-    try:
-        git.Repo.init(root, initial_branch="main")
-    except TypeError:  # older git without --initial-branch
-        git.Repo.init(root)
+    root.mkdir(parents=True, exist_ok=True)
+    if run_git(root, "init", "-q", "-b", "main", check=False).returncode != 0:
+        run_git(root, "init", "-q")  # older git without -b
 
 
-def _identity_env(repo: Repo) -> dict[str, str]:
+def identity_env(root: Path) -> dict[str, str]:
     """Author/committer env vars, filled with cardvault's identity where git has none."""
+    done = run_git(root, "config", "--get-regexp", r"^user\.(name|email)$", check=False)
+    configured = {line.split(" ", 1)[0] for line in done.stdout.splitlines()}
     env: dict[str, str] = {}
-    reader = repo.config_reader()
-    for kind, var_name, default in (
-        ("name", "NAME", DEFAULT_NAME),
-        ("email", "EMAIL", DEFAULT_EMAIL),
-    ):
-        configured = reader.get_value("user", kind, default="")
+    defaults = (("name", "NAME", DEFAULT_NAME), ("email", "EMAIL", DEFAULT_EMAIL))
+    for kind, var_name, default in defaults:
         for role in ("AUTHOR", "COMMITTER"):
             var = f"GIT_{role}_{var_name}"
-            if not os.environ.get(var) and not configured:
+            if not os.environ.get(var) and f"user.{kind}" not in configured:
                 env[var] = default
     return env
 
 
 def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
-    """Stage `paths` (all of the vault when None; deletions included) and commit them."""
-    with _repo(vault.root) as repo:
-        if repo is None:
-            return CommitResult(
-                None, message, "not a git repository: change written, not committed"
-            )
-        import git
-
-        targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
-        try:
-            with repo.git.custom_environment(**_identity_env(repo)), _pathspec(targets) as spec:
-                repo.git.add("-A", *spec)
-                if not _staged(repo, targets):
-                    return CommitResult(None, message, "nothing to commit")
-                with _message_args(message) as message_args:
-                    repo.git.commit("-q", "--no-verify", *message_args, *spec)
-        except git.GitCommandError as exc:
-            detail = (exc.stderr or str(exc)).strip()
-            raise CardvaultError(f"git commit failed: {detail}", vault.root) from exc
-        return CommitResult(repo.head.commit.hexsha, message)
-
-
-#: More paths than this go to git through a pathspec file, not the command line (whose length
-#: the operating system limits: a 10,000-card import or maintenance run would not fit).
-MANY_PATHS = 1000
+    """Stage `paths` (all of the vault when None; deletions included) and commit those alone."""
+    top = work_tree_of(vault.root)
+    if top is None:
+        return CommitResult(None, message, "not a git repository: change written, not committed")
+    targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
+    env = identity_env(top)
+    with _pathspec(targets) as spec, _message_args(message) as message_args:
+        run_git(top, "add", "-A", *spec, env=env)
+        args = ("commit", "-q", "--no-verify", *message_args, *spec)
+        done = run_git(top, *args, env=env, check=False)
+    if done.returncode != 0:
+        if "nothing to commit" in done.stdout or "nothing added to commit" in done.stdout:
+            return CommitResult(None, message, "nothing to commit")
+        detail = (done.stderr.strip() or done.stdout.strip())[-2000:]
+        raise GitError(f"git commit failed: {detail}", vault.root)
+    return CommitResult(run_git(top, "rev-parse", "HEAD").stdout.strip(), message)
 
 
 @contextlib.contextmanager
@@ -146,46 +173,75 @@ def _message_args(message: str) -> Iterator[list[str]]:
         os.unlink(handle.name)
 
 
-def _staged(repo: Repo, targets: list[str]) -> bool:
-    if len(targets) > MANY_PATHS:
-        against = ["HEAD"] if repo.head.is_valid() else []
-        staged = set(repo.git.diff("--cached", "--name-only", "-z", *against).split("\0"))
-        top = str(repo.working_tree_dir)
-        return any(Path(os.path.relpath(t, top)).as_posix() in staged for t in targets)
-    if not repo.head.is_valid():
-        return bool(repo.git.diff("--cached", "--name-only", "--", *targets))
-    return bool(repo.git.diff("--cached", "--name-only", "HEAD", "--", *targets))
+def unstage(vault: Vault, paths: Sequence[Path]) -> None:
+    """Take `paths` out of the index again (after a failed commit); best effort."""
+    top = work_tree_of(vault.root)
+    if top is None or not paths:
+        return
+    with _pathspec([str(p) for p in paths]) as spec:
+        run_git(top, "reset", "-q", *spec, check=False)
 
 
-def uncommitted(vault: Vault) -> list[str]:
-    """Paths in the vault with uncommitted changes (untracked included, the cache excluded)."""
-    with _repo(vault.root) as repo:
-        if repo is None:
-            return []
-        out = repo.git.status("--porcelain", "-z", "--untracked-files=all", "--", str(vault.root))
-        paths = []
-        for record in out.split("\0"):
-            if len(record) > 3:
-                path = record[3:]
-                if not path.startswith(IGNORED) and "/.cardvault/" not in f"/{path}":
-                    paths.append(path)
-        return paths
+def parse_status(out: str) -> list[str]:
+    """Paths in `git status --porcelain -z` output; a rename or copy gives both of its paths."""
+    records = out.split("\0")
+    paths: list[str] = []
+    index = 0
+    while index < len(records):
+        record = records[index]
+        index += 1
+        if len(record) < 4:
+            continue
+        status, path = record[:2], record[3:]
+        paths.append(path)
+        if "R" in status or "C" in status:  # the next record is the source path, unprefixed
+            if index < len(records) and records[index]:
+                paths.append(records[index])
+            index += 1
+    return paths
+
+
+def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
+    """Paths with uncommitted changes, relative to the work tree (untracked files included, the
+    cache excluded): in the whole vault, or among `paths`."""
+    top = work_tree_of(vault.root)
+    if top is None or (paths is not None and not paths):
+        return []
+    few = paths is not None and len(paths) <= MANY_PATHS
+    targets = [str(p) for p in paths] if few and paths is not None else [str(vault.root)]
+    out = run_git(top, "status", "--porcelain", "-z", "--untracked-files=all", "--", *targets)
+    found = [
+        path
+        for path in parse_status(out.stdout)
+        if not path.startswith(IGNORED) and "/.cardvault/" not in f"/{path}"
+    ]
+    if paths is None or few:
+        return found
+    wanted = {Path(os.path.relpath(p, top)).as_posix() for p in paths}
+    return [path for path in found if path in wanted]
+
+
+def merge_in_progress(vault: Vault) -> bool:
+    """Whether the repository is in the middle of a merge (MERGE_HEAD exists)."""
+    folder = git_dir(vault.root)
+    return folder is not None and (folder / "MERGE_HEAD").exists()
 
 
 def head(vault: Vault) -> str | None:
     """The current commit id, if any."""
-    with _repo(vault.root) as repo:
-        if repo is None or not repo.head.is_valid():
-            return None
-        return repo.head.commit.hexsha
+    if work_tree_of(vault.root) is None:
+        return None
+    done = run_git(vault.root, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
 
 
 def commit_count(vault: Vault) -> int:
     """Number of commits reachable from HEAD (0 for none or no repository)."""
-    with _repo(vault.root) as repo:
-        if repo is None or not repo.head.is_valid():
-            return 0
-        return int(repo.git.rev_list("--count", "HEAD"))
+    if head(vault) is None:
+        return 0
+    return int(run_git(vault.root, "rev-list", "--count", "HEAD").stdout.strip())
 
 
 @dataclass(frozen=True)
@@ -201,21 +257,22 @@ def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
     """The newest commit touching the vault whose subject starts with `prefix`, if any."""
     import re
 
-    with _repo(vault.root) as repo:
-        if repo is None or not repo.head.is_valid():
-            return None
-        out = repo.git.log(
-            f"--grep=^{re.escape(prefix)}",
-            "--format=%H%x00%cI%x00%s",
-            "HEAD",
-            "--",
-            str(vault.root),
-        )
-        for record in out.splitlines():
-            sha, date, subject = record.split("\0", 2)
-            if subject.startswith(prefix):
-                return CommitInfo(sha, date, subject)
+    if head(vault) is None:
         return None
+    out = run_git(
+        vault.root,
+        "log",
+        f"--grep=^{re.escape(prefix)}",
+        "--format=%H%x00%cI%x00%s",
+        "HEAD",
+        "--",
+        str(vault.root),
+    ).stdout
+    for record in out.splitlines():
+        sha, date, subject = record.split("\0", 2)
+        if subject.startswith(prefix):
+            return CommitInfo(sha, date, subject)
+    return None
 
 
 def commit_to_branch(
@@ -224,51 +281,42 @@ def commit_to_branch(
     """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`.
 
     The commit's parent is HEAD. The current branch, the index and the work tree are left
-    exactly as they were (the tree is built in a temporary index file).
+    exactly as they were (the tree is built in a temporary index file inside the git folder).
     """
-    import tempfile
-    from io import BytesIO
-
-    import git
-    from gitdb.base import IStream
-
-    with _repo(vault.root) as repo:
-        if repo is None:
-            return CommitResult(None, message, "not a git repository: nothing committed")
-        if not repo.head.is_valid():
-            raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
-        work = Path(str(repo.working_tree_dir)).resolve()
-        fd, index_file = tempfile.mkstemp(prefix="cardvault-index-")
-        os.close(fd)
-        try:
-            with repo.git.custom_environment(**_identity_env(repo), GIT_INDEX_FILE=index_file):
-                repo.git.read_tree("HEAD")
-                for path, text in files.items():
-                    rel = path.resolve().relative_to(work).as_posix()
-                    if text is None:
-                        repo.git.update_index("--force-remove", "--", rel)
-                        continue
-                    data = text.encode("utf-8")
-                    blob = repo.odb.store(IStream(b"blob", len(data), BytesIO(data))).hexsha
-                    listed = repo.git.ls_files("-s", "--", rel).split()
-                    mode = listed[0] if listed else "100644"
-                    repo.git.update_index("--add", "--cacheinfo", f"{mode},{blob.decode()},{rel}")
-                tree = repo.git.write_tree()
-                sha = repo.git.commit_tree(tree, "-p", "HEAD", "-m", message)
-                repo.git.branch(branch, sha)
-        except git.GitCommandError as exc:
-            detail = (exc.stderr or str(exc)).strip()
-            message_ = f"git could not commit to branch {branch}: {detail}"
-            raise CardvaultError(message_, vault.root) from exc
-        finally:
-            Path(index_file).unlink(missing_ok=True)
-        return CommitResult(sha, message)
+    top, folder = work_tree_of(vault.root), git_dir(vault.root)
+    if top is None or folder is None:
+        return CommitResult(None, message, "not a git repository: nothing committed")
+    if head(vault) is None:
+        raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
+    fd, index_file = tempfile.mkstemp(prefix="cardvault-index-", dir=folder)
+    os.close(fd)
+    env = {**identity_env(top), "GIT_INDEX_FILE": index_file}
+    try:
+        run_git(top, "read-tree", "HEAD", env=env)
+        entries = []
+        for path, text in files.items():
+            rel = path.resolve().relative_to(top.resolve()).as_posix()
+            if text is None:
+                run_git(top, "update-index", "--force-remove", "--", rel, env=env)
+                continue
+            blob = run_git(top, "hash-object", "-w", "--stdin", input=text).stdout.strip()
+            listed = run_git(top, "ls-files", "-s", "--", rel, env=env).stdout.split()
+            entries.append(f"{listed[0] if listed else '100644'} {blob}\t{rel}")
+        if entries:
+            run_git(top, "update-index", "--index-info", input="\n".join(entries) + "\n", env=env)
+        tree = run_git(top, "write-tree", env=env).stdout.strip()
+        sha = run_git(top, "commit-tree", tree, "-p", "HEAD", "-m", message, env=env).stdout.strip()
+        run_git(top, "branch", branch, sha)
+    except GitError as exc:
+        raise CardvaultError(
+            f"git could not commit to branch {branch}: {exc.message}", vault.root
+        ) from exc
+    finally:
+        Path(index_file).unlink(missing_ok=True)
+    return CommitResult(sha, message)
 
 
 def work_tree(vault: Vault) -> Path | None:
     """The root of the git work tree holding the vault (paths in `uncommitted` are relative to
     it), or None outside a repository."""
-    with _repo(vault.root) as repo:
-        return (
-            None if repo is None or repo.working_tree_dir is None else Path(repo.working_tree_dir)
-        )
+    return work_tree_of(vault.root)

@@ -2,7 +2,7 @@
 
 Errors break the format (exit 1); warnings are budgets and hygiene (exit 0). `plan_fixes` returns
 the mechanical repairs (tag spelling, CRLF line endings, a missing final newline) as new file
-texts; the CLI writes them through the one atomic writer and commits them.
+texts; `check/fix.py` writes them through the one door (edits/door.py) in one commit.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from cardvault.cli import (
     search,
     show,
     stats,
+    sync,
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
@@ -94,6 +95,7 @@ app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
 app.command("archive")(maintain.archive)
+app.command("sync")(sync.sync)
 
 
 def main() -> None:

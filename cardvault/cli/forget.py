@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_subject, vault_of
+from cardvault.cli.common import report_subject, vault_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan
@@ -37,7 +37,7 @@ def forget(
     _show_forget_plan(plan)
     if not yes:
         typer.confirm("Remove all of this?", abort=True, err=True)
-    result = apply_forget(vault, plan)
+    result = apply_forget(vault, plan, on_wait=waiting_note)
     render.success(
         f"forgot {len(plan.cards)} card(s), {plan.log_lines} log line(s) in {len(plan.logs)} "
         f"log(s), {len(plan.rules)} rule(s)"

@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import RedactOption, now, report_commit, vault_of
+from cardvault.cli.common import (
+    RedactOption,
+    now,
+    report_commit,
+    report_notes,
+    vault_of,
+    waiting_note,
+)
 
 
 def log(
@@ -27,7 +34,8 @@ def log(
 
     body = sys.stdin.read() if text == "-" else text
     vault = vault_of(ctx)
-    result = append_log(vault, body, title, now(), redact=redact)
+    result = append_log(vault, body, title, now(), redact=redact, on_wait=waiting_note)
+    report_notes(result.notes)
     render.success(f"logged to {vault.rel(result.path)}")
     report_commit(result.commit)
 
@@ -41,6 +49,8 @@ def remember(
     from cardvault.write.add import append_log
 
     vault = vault_of(ctx)
-    result = append_log(vault, f"Lesson: {text.strip()}", None, now(), redact=redact)
+    lesson = f"Lesson: {text.strip()}"
+    result = append_log(vault, lesson, None, now(), redact=redact, on_wait=waiting_note)
+    report_notes(result.notes)
     render.success(f"remembered in {vault.rel(result.path)}")
     report_commit(result.commit)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_commit, vault_of
+from cardvault.cli.common import now, report_commit, report_notes, vault_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.maintain.run import RunResult
@@ -56,10 +56,10 @@ def maintain(
     )
     as_json = render.wants_json(json_out)
     if as_json:
-        result = run_maintenance(vault, options)
+        result = run_maintenance(vault, options, on_wait=waiting_note)
     else:
         with render.IndexProgress() as progress:
-            result = run_maintenance(vault, options, progress)
+            result = run_maintenance(vault, options, progress, on_wait=waiting_note)
     if as_json:
         render.print_json(result_json(result, dry_run))
         return
@@ -216,6 +216,7 @@ def _hand_result(result: Any) -> None:
     for report in reports(list(result.changes)):
         render.warning(report.message)
     lines = reason_lines(list(result.changes))
+    report_notes(result.notes)
     if result.commit is None:
         render.success("nothing to change")
         return

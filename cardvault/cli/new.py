@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import RedactOption, now, report_commit, vault_of
+from cardvault.cli.common import (
+    RedactOption,
+    now,
+    report_commit,
+    report_notes,
+    vault_of,
+    waiting_note,
+)
 
 
 def new(
@@ -36,7 +43,11 @@ def new(
     from cardvault.write.add import add_card
 
     text = sys.stdin.read() if body == "-" else body
-    result = add_card(vault_of(ctx), topic, category, tags, text, now().date(), redact=redact)
+    vault = vault_of(ctx)
+    result = add_card(
+        vault, topic, category, tags, text, now().date(), redact=redact, on_wait=waiting_note
+    )
+    report_notes(result.notes)
     for warning in result.warnings:
         render.warning(warning)
     if render.wants_json(json_out):

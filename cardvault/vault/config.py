@@ -55,6 +55,8 @@ class VaultConfig:
     merge_threshold: float = 0.80
     # Cosine similarity above which a distilled lesson folds into an existing card.
     distill_threshold: float = 0.70
+    # Seconds a writing command waits for another writer to finish before giving up.
+    lock_timeout: float = 120.0
     # Per-key sources of the values, for error messages; not a setting.
     source: Path | None = field(default=None, compare=False)
 
@@ -71,6 +73,7 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("promote", "threshold"): ("promote_threshold", int),
     ("archive", "days"): ("archive_days", int),
     ("search", "model"): ("model", str),
+    ("write", "lock_timeout"): ("lock_timeout", float),
 }
 
 
@@ -141,6 +144,10 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     for key, fraction in thresholds:
         if not 0.0 < fraction <= 1.0:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
+    if config.lock_timeout < 0:
+        raise ConfigError(
+            f"'write.lock_timeout' must be 0 or more, got {config.lock_timeout}", path
+        )
     if not config.categories:
         raise ConfigError("'cards.categories' must name at least one category", path)
 
