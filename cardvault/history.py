@@ -127,14 +127,18 @@ def identity_env(root: Path) -> dict[str, str]:
 
 
 def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
-    """Stage `paths` (all of the vault when None; deletions included) and commit those alone."""
+    """Stage `paths` (all of the vault when None; deletions and renames included) and commit
+    those alone (`git commit -- paths`: whatever else is staged stays out of the commit)."""
     top = work_tree_of(vault.root)
     if top is None:
         return CommitResult(None, message, "not a git repository: change written, not committed")
     targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
+    present = [t for t in targets if os.path.lexists(t)]  # `git add` refuses a vanished path
     env = identity_env(top)
     with _pathspec(targets) as spec, _message_args(message) as message_args:
-        run_git(top, "add", "-A", *spec, env=env)
+        if present:
+            with _pathspec(present) as add_spec:
+                run_git(top, "add", "-A", *add_spec, env=env)
         args = ("commit", "-q", "--no-verify", *message_args, *spec)
         done = run_git(top, *args, env=env, check=False)
     if done.returncode != 0:

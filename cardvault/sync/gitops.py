@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
-from cardvault.history import GitError, run_git
+from cardvault.history import GitError, identity_env, run_git
 from cardvault.sync.merge_text import conflict_lines
 
 
@@ -66,14 +66,14 @@ def fetch(top: Path, remote: str, branch: str) -> bool:
     done = run_git(top, "fetch", "--quiet", remote, check=False)
     if done.returncode != 0:
         raise GitError(f"git fetch {remote} failed: {done.stderr.strip()}", top)
-    ref = f"refs/remotes/{remote}/{branch}"
-    return run_git(top, "rev-parse", "--verify", "--quiet", ref, check=False).returncode == 0
+    return remote_head(top, remote, branch) is not None
 
 
 def merge(top: Path, target: str, message: str) -> MergeOutcome:
     """Merge `target` into HEAD with the vault's drivers; abort and describe a conflict."""
     before = run_git(top, "rev-parse", "HEAD").stdout.strip()
-    done = run_git(top, "merge", "--no-edit", "-m", message, target, check=False)
+    env = identity_env(top)
+    done = run_git(top, "merge", "--no-edit", "-m", message, target, env=env, check=False)
     if done.returncode == 0:
         after = run_git(top, "rev-parse", "HEAD").stdout.strip()
         changed = run_git(top, "diff", "--name-only", before, after).stdout.split("\n")
@@ -96,14 +96,25 @@ def _marked_lines(path: Path) -> list[int]:
         return []
 
 
+def remote_head(top: Path, remote: str, branch: str) -> str | None:
+    """The commit our copy of the remote's branch points at (None: no such branch)."""
+    ref = f"refs/remotes/{remote}/{branch}"
+    done = run_git(top, "rev-parse", "--verify", "--quiet", ref, check=False)
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
+
+
 def push(top: Path, remote: str, branch: str) -> bool:
-    """Push HEAD to the remote's branch; False when rejected because the remote moved on."""
+    """Push HEAD to the remote's branch. False when it was refused because the remote's branch
+    moved since we fetched it (another machine pushed first); other failures raise."""
+    known = remote_head(top, remote, branch)
     upstream = run_git(top, "config", "--get", f"branch.{branch}.remote", check=False).stdout
     args = ["push", "--quiet", *([] if upstream.strip() else ["-u"]), remote, f"HEAD:{branch}"]
     done = run_git(top, *args, check=False)
     if done.returncode == 0:
         return True
-    text = done.stderr
-    if "[rejected]" in text or "fetch first" in text or "non-fast-forward" in text:
+    run_git(top, "fetch", "--quiet", remote, check=False)
+    if remote_head(top, remote, branch) != known:
         return False
-    raise GitError(f"git push {remote} {branch} failed: {text.strip()}", top)
+    raise GitError(f"git push {remote} {branch} failed: {done.stderr.strip()}", top)

@@ -66,12 +66,12 @@ def merge_meta(
     conflicts: list[str] = []
     for key in [*ours, *(k for k in theirs if k not in ours)]:
         b, o, t = (side.get(key, _MISSING) for side in (base, ours, theirs))
-        if o == t or t == b:
-            value = o
-        elif o == b:
-            value = t
-        else:
+        if o != b and t != b and (o != t or key == "seen"):  # two recurrences may agree
             value = _both_changed(key, b, o, t, base, ours, theirs)
+        elif t == b:
+            value = o
+        else:
+            value = t
         if value is _CONFLICT:
             conflicts.append(key)
         elif value is not _MISSING:

@@ -5,8 +5,8 @@ Under the vault lock (writers on this machine wait; readers never do):
 2. commit pending hand edits in the vault, as "hand edits";
 3. fetch the remote, merge its branch with cardvault's drivers (daily logs entry by entry,
    cards key by key, managed sections as sets of lines: sync/driver.py);
-4. after a merge that changed cards or the managed files, regenerate MEMORY.md's table and
-   AGENTS.md's learned rules from the merged cards, in one commit;
+4. after a true merge (not a fast-forward) that changed cards or the managed files, regenerate
+   MEMORY.md's table and AGENTS.md's learned rules from the merged cards, in one commit;
 5. push; when the push is rejected because another machine pushed first, go back to 3.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
 one side removed a file the other changed) stops the sync: the merge is aborted so the
@@ -98,7 +98,8 @@ def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncRes
                     remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
                 )
             outcomes.append(outcome.how)
-            if any(path.startswith(_REGENERATE) for path in _in_vault(vault, outcome.changed)):
+            merged = _in_vault(vault, outcome.changed) if outcome.how == "merged" else []
+            if any(path.startswith(_REGENERATE) for path in merged):
                 regenerated = _regenerate(vault, today) or regenerated
         else:
             outcomes.append("new branch")

@@ -1,0 +1,36 @@
+"""8 writer processes × 25 mixed writes (log, remember, new, capture of a failing command) on
+one vault while `maintain` and `search` run: nothing lost, nothing twice, every change in git.
+
+Sized for the suite: maintain runs its steps that need no model and search is keyword-only
+(the model would add tens of seconds of CPU on a shared machine); `benchmarks/writers.py`
+runs the full maintenance and hybrid search at 8 × 100.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.writers_load import background, check_vault, read_reports, start_workers
+
+WORKERS = 8
+WRITES = 25
+
+
+def test_parallel_writers_lose_nothing(vault_path: Path, tmp_path: Path) -> None:
+    stop = tmp_path / "stop"
+    helpers = [
+        background(vault_path, ["maintain", "--only", "promote,archive,index", "--json"], stop),
+        background(vault_path, ["search", "--mode", "keyword", "--json", "retry"], stop),
+    ]
+    workers = start_workers(vault_path, WORKERS, WRITES, seed=11, folder=tmp_path)
+    codes = [proc.wait(timeout=600) for proc in workers]
+    stop.touch()
+    for proc in helpers:
+        proc.wait(timeout=600)
+    assert codes == [0] * WORKERS
+    records = read_reports(tmp_path)
+    assert len(records) == WORKERS * WRITES
+    assert check_vault(vault_path, records) == []
+    for name in ("maintain", "search"):
+        runs = Path(f"{stop}.{name}.codes").read_text(encoding="utf-8").splitlines()
+        assert runs and all(line.startswith("0 ") for line in runs), runs
