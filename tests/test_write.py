@@ -201,3 +201,20 @@ def test_discovery_walks_up_and_honours_the_env_var(vault_path: Path, tmp_path: 
     )
     with pytest.raises(VaultNotFoundError):
         find_vault(env={}, cwd=tmp_path)
+
+
+def test_init_sets_up_the_merge_drivers_and_an_old_vault_gets_them(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    assert "merge=cardvault-log" in (root / ".gitattributes").read_text(encoding="utf-8")
+    config = subprocess.run(["git", "-C", str(root), "config", "--get-regexp", "merge"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "cardvault.sync.driver card %O %A %B %P" in config
+    (root / ".gitattributes").unlink()  # an older vault, without them
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qam", "old"], check=True)  # fmt: skip
+    assert cli(root, "log", "a note").exit_code == 0  # type: ignore[attr-defined]
+    assert git_log(root)[:2] == [
+        "log: 2026-03-19 14:30 a note",
+        "vault: merge cardvault's files with its git merge drivers",
+    ]

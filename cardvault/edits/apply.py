@@ -19,8 +19,8 @@ from pathlib import Path
 from cardvault.edits.batch import sweep_temp_files, write_steps
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
 from cardvault.edits.journal import Journal, Step, clear_journal, new_journal, write_journal
-from cardvault.errors import CardvaultError, ConcurrentEditError
-from cardvault.vault.files import ABSENT, FileText, current_digest, digest_text, inside, read_text
+from cardvault.errors import CardvaultError, ConcurrentEditError, UnsafePathError
+from cardvault.vault.files import ABSENT, FileText, current_digest, digest_text, read_text
 from cardvault.vault.layout import Vault
 
 #: Called with each path right after it was written or removed (tests inject failures here).
@@ -97,7 +97,8 @@ def apply_changes(
     files are restored too. Callers hold the vault lock: `door.locked_write` is the way in.
     """
     ops = compose(changes)
-    snapshots = [_snapshot(vault, op) for op in ops]
+    _check_inside(vault, ops)
+    snapshots = [_snapshot(op) for op in ops]
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
     journal = new_journal(
         message, [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
@@ -123,8 +124,22 @@ def _forward(vault: Vault, op: FinalOp, snap: _Snapshot) -> Step:
     return Step(vault.rel(op.path), op.expected, after, op.text, snap.mode)
 
 
-def _snapshot(vault: Vault, op: FinalOp) -> _Snapshot:
-    path = inside(vault.root, op.path)
+def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
+    """Refuse any path that leads outside the vault (`..`, a symlink); each folder is resolved
+    once (an import writes thousands of files into one)."""
+    root = vault.root.resolve()
+    folders: dict[Path, Path] = {}
+    for op in ops:
+        folder = op.path.parent
+        if folder not in folders:
+            folders[folder] = Path(os.path.realpath(folder))
+        real = op.path.resolve() if op.path.is_symlink() else folders[folder] / op.path.name
+        if real != root and root not in real.parents:
+            raise UnsafePathError("path leads outside the vault", op.path)
+
+
+def _snapshot(op: FinalOp) -> _Snapshot:
+    path = op.path
     if op.expected == ABSENT:
         if path.exists() or path.is_symlink():
             raise ConcurrentEditError("was created since the plan was made; nothing written", path)

@@ -91,9 +91,13 @@ def run_maintenance(
 ) -> RunResult:
     """Plan and carry out one maintenance run (see the module docstring)."""
     only = check_steps(options.only)
+    needs_model = any(name in NEEDS_MODEL for name in (only or ORDER))
+    embeddings = Embeddings(vault, embedder, progress) if needs_model else None
     if options.dry_run:  # reads only: never waits for the lock
         dirty = tuple(history.uncommitted(vault))
-        return _planned(vault, options, only, progress, embedder, dirty, None)
+        return _planned(vault, options, only, progress, embeddings, dirty, None)
+    if embeddings is not None:  # the slow part, before taking the lock: writers need not wait
+        _warm(embeddings)
     branch = None
     if options.review:
         if not history.is_repo(vault.root):
@@ -105,7 +109,7 @@ def run_maintenance(
     def plan() -> Proposal[RunResult]:
         dirty = tuple(history.uncommitted(vault))
         pending = _settle_pending(vault, options, dirty)
-        result = _planned(vault, options, only, progress, embedder, dirty, pending)
+        result = _planned(vault, options, only, progress, embeddings, dirty, pending)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
         return propose(result.plan.changes, message, result)
@@ -127,15 +131,13 @@ def _planned(
     options: RunOptions,
     only: tuple[str, ...] | None,
     progress: Progress | None,
-    embedder: Any,
+    embeddings: Embeddings | None,
     dirty: tuple[str, ...],
     pending: history.CommitResult | None,
 ) -> RunResult:
     """Read the vault and plan the run (no write)."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    needs_model = any(name in NEEDS_MODEL for name in (only or ORDER))
-    embeddings = Embeddings(vault, embedder, progress) if needs_model else None
     state = load_state(vault, options.now.date(), embeddings, options.since)
     timings["read"] = time.perf_counter() - start
     try:
@@ -155,6 +157,16 @@ def _planned(
         timings["embedding"] = embeddings.embed_seconds
     computed = embeddings.computed if embeddings else 0
     return RunResult(plan, pending=pending, timings=timings, embedded=computed, dirty=dirty)
+
+
+def _warm(embeddings: Embeddings) -> None:
+    """Bring the search index up to date and read its vectors (the model loads if a card needs
+    embedding). Vectors are keyed by content digest, so the plan made under the lock uses those
+    of unchanged cards and embeds only what changed meanwhile."""
+    try:
+        embeddings.vectors([])
+    except ModelUnavailableError:
+        return  # the plan reports it, under the lock, with its advice
 
 
 def _settle_pending(
