@@ -158,15 +158,18 @@ PACK_ABOVE = 100
 
 
 def _stage(top: Path, targets: list[str], env: dict[str, str]) -> None:
-    """`git add -A` the targets that exist (`git add` refuses a vanished path; the commit takes
-    a removal or a rename's old path without it)."""
+    """Stage the targets: `git add -A` those that exist, `git rm --cached` those that vanished
+    (`git add` refuses a path that is neither on disk nor in the index, as after `git mv`)."""
     present = [t for t in targets if os.path.lexists(t)]
-    if not present:
-        return
-    # above PACK_ABOVE files, every blob goes to one pack: 10,000 loose objects cost ~15 s here
-    pack = ["-c", "core.bigFileThreshold=1"] if len(present) > PACK_ABOVE else []
-    with _pathspec(present) as spec:
-        run_git(top, *pack, "add", "-A", *spec, env=env)
+    gone = [t for t in targets if not os.path.lexists(t)]
+    if present:
+        # above PACK_ABOVE files, every blob goes to one pack: 10,000 loose objects cost ~15 s
+        pack = ["-c", "core.bigFileThreshold=1"] if len(present) > PACK_ABOVE else []
+        with _pathspec(present) as spec:
+            run_git(top, *pack, "add", "-A", *spec, env=env)
+    if gone:
+        with _pathspec(gone) as spec:
+            run_git(top, "rm", "-q", "--cached", "--ignore-unmatch", *spec, env=env)
 
 
 def _staged(top: Path) -> set[str]:
@@ -234,7 +237,7 @@ def parse_status(out: str) -> list[str]:
 
 def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
     """Paths with uncommitted changes, relative to the work tree (untracked files included, the
-    cache excluded): in the whole vault, or among `paths`."""
+    cache and hidden temporary files excluded): in the whole vault, or among `paths`."""
     top = work_tree_of(vault.root)
     if top is None or (paths is not None and not paths):
         return []
@@ -244,12 +247,20 @@ def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
     found = [
         path
         for path in parse_status(out.stdout)
-        if not path.startswith(IGNORED) and "/.cardvault/" not in f"/{path}"
+        if not path.startswith(IGNORED)
+        and "/.cardvault/" not in f"/{path}"
+        and not is_temp_file(path)
     ]
     if paths is None or few:
         return found
     wanted = {Path(os.path.relpath(p, top)).as_posix() for p in paths}
     return [path for path in found if path in wanted]
+
+
+def is_temp_file(path: str) -> bool:
+    """A writer's hidden temporary file (`.card.md.x1y2z3.tmp`): never a change to commit."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith(".") and name.endswith(".tmp")
 
 
 def merge_in_progress(vault: Vault) -> bool:

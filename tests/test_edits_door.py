@@ -230,3 +230,12 @@ def _now():  # type: ignore[no-untyped-def]
     import datetime as dt
 
     return dt.datetime.fromisoformat(NOW)
+
+
+def test_a_temporary_file_left_by_an_old_writer_is_never_committed(vault_path: Path) -> None:
+    orphan = vault_path / "memory" / "cards" / ".note.md.k2j3h4g5.tmp"
+    orphan.write_text("half a card", encoding="utf-8")
+    assert history.uncommitted(open_vault_at(vault_path)) == []
+    done = cardvault(vault_path, "maintain", "--only", "index", "--commit-pending", now=NOW)
+    assert done.returncode == 0, done.stderr
+    assert ".tmp" not in git(vault_path, "log", "--name-only", "--format=")

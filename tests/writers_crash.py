@@ -122,6 +122,9 @@ def intended(template: Path, args: list[str], work: Path) -> Intended:
     assert code == 0, err
     after = snapshot(root)
     assert after != before and commit_count(root) == commits + 1
+    from tests.writers_support import assert_vault_sound
+
+    assert_vault_sound(root)
     shutil.rmtree(root)
     return Intended(before, after, commits, seconds)
 
