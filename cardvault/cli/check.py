@@ -51,7 +51,7 @@ def check(
 
 
 def _apply_fixes(vault: Vault) -> None:
-    from cardvault.check.fix import apply_fixes
+    from cardvault.check.repair import apply_fixes
     from cardvault.edits.door import door_notes
 
     written = apply_fixes(vault, on_wait=waiting_note)

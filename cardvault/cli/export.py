@@ -29,7 +29,10 @@ def export(
     from cardvault.vault.files import ABSENT, current_digest
 
     vault = vault_of(ctx)
-    data = export_data(vault, now(), logs=logs)
+    export = export_data(vault, now(), logs=logs)
+    for skipped in export.skipped:
+        render.warning(f"not exported: {skipped}")
+    data = export.data
     text = export_text(data)
     if str(file) == "-":
         sys.stdout.write(text)

@@ -1,10 +1,9 @@
-"""Reading and atomically writing vault files, and keeping every path inside the vault.
+"""Reading vault files strictly, their digests, and keeping every path inside the vault.
 
-`atomic_write` is the only function in cardvault that replaces a file's bytes. It writes a
-temporary file in the same folder, fsyncs it, and renames it over the target, so a reader sees
-the old file or the new one, never half of each. It takes the digest of the text the caller read:
-if the file on disk no longer matches (someone saved it in an editor meanwhile), it refuses with
-ConcurrentEditError instead of clobbering the edit.
+Every card, log and managed file is read through `read_text` (or `decode` of bytes already read),
+which refuses what is not reasonable UTF-8 text with the line of the first bad byte. The
+digests here key every concurrency check and every derived cache. Writing lives in
+`cardvault.edits`.
 """
 
 from __future__ import annotations
@@ -46,6 +45,12 @@ def read_text(path: Path) -> FileText:
         data = path.read_bytes()
     except IsADirectoryError as exc:
         raise CardFormatError("is a folder, not a file", path) from exc
+    return FileText(path, decode(data, path), digest_bytes(data))
+
+
+def decode(data: bytes, path: Path) -> str:
+    """The text of a vault file's bytes; CardFormatError (with the line) when they are not
+    UTF-8 text of a reasonable size."""
     if len(data) > MAX_FILE_BYTES:
         raise CardFormatError(
             f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", path
@@ -56,11 +61,10 @@ def read_text(path: Path) -> FileText:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise CardFormatError("binary file (NUL byte)", path, line)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
-    return FileText(path, text, digest_bytes(data))
 
 
 def current_digest(path: Path) -> str:

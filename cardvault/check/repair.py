@@ -1,4 +1,4 @@
-"""`cardvault check --fix`: the mechanical repairs written through the one door, in one commit.
+"""`cardvault check --fix`: the repairs of check/fixes.py, written through the one door.
 
 The repairs are planned under the vault lock (so they are made from the files as they are when
 the write happens) and written all or nothing; nothing is written when there is nothing to fix.
@@ -6,7 +6,7 @@ the write happens) and written all or nothing; nothing is written when there is 
 
 from __future__ import annotations
 
-from cardvault.check.run import Fix, plan_fixes
+from cardvault.check.fixes import Fix, plan_fixes
 from cardvault.edits.changes import WriteFile
 from cardvault.edits.door import OnWait, Proposal, Written, locked_write, propose
 from cardvault.vault.layout import Vault
