@@ -106,9 +106,11 @@ def crash(trials: int, seed: int) -> None:
             delay = rng.uniform(0.0, states[name].seconds)
             root = folder / f"trial-{number}"
             outcome = trial(template, args, states[name], delay, root)
-            tally[name][outcome] += 1
-            print(f"trial {number + 1:3d}: {name:<8} killed at {delay:5.2f} s -> {outcome}",
-                  flush=True)  # fmt: skip
+            for key in (outcome.state, *outcome.left):
+                tally[name][key] = tally[name].get(key, 0) + 1
+            left = f" (left: {', '.join(outcome.left)})" if outcome.left else ""
+            print(f"trial {number + 1:3d}: {name:<8} killed at {delay:5.2f} s -> "
+                  f"{outcome.state}{left}", flush=True)  # fmt: skip
             shutil.rmtree(root)
         print(json.dumps(tally))
 

@@ -27,4 +27,4 @@ def test_a_killed_writer_leaves_the_vault_before_or_as_intended(
     seed = time.time_ns() % 10**6
     delay = random.Random(seed).uniform(0.0, states.seconds)
     outcome = trial(template, args, states, delay, tmp_path / "trial")
-    assert outcome in ("before", "intended"), f"seed {seed}"
+    assert outcome.state in ("before", "intended"), f"seed {seed}"

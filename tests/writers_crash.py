@@ -135,15 +135,25 @@ def commit_count(root: Path) -> int:
     return int(done.stdout)
 
 
-def trial(template: Path, args: list[str], states: Intended, delay: float, root: Path) -> str:
-    """Kill the command after `delay` seconds; "before" or "intended", or raise AssertionError
-    naming what is wrong."""
+@dataclass(frozen=True)
+class Outcome:
+    """How a trial ended: "before" or "intended", and what the kill left for the next command
+    (a journal to finish, temporary files, git's index.lock)."""
+
+    state: str
+    left: tuple[str, ...]
+
+
+def trial(template: Path, args: list[str], states: Intended, delay: float, root: Path) -> Outcome:
+    """Kill the command after `delay` seconds and check the vault (raises AssertionError naming
+    what is wrong)."""
     shutil.copytree(template, root, symlinks=True)
     proc = cardvault(root, *args, group=True)
     time.sleep(delay)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate()
+    left = _left_behind(root)
     code, err = run(root, "check", "--fix")
     assert code == 0, f"the next command failed after a kill at {delay:.2f} s: {err}"
     files = snapshot(root)
@@ -156,7 +166,21 @@ def trial(template: Path, args: list[str], states: Intended, delay: float, root:
     from tests.writers_support import assert_vault_sound
 
     assert_vault_sound(root)
-    return outcome
+    return Outcome(outcome, left)
+
+
+def _left_behind(root: Path) -> tuple[str, ...]:
+    """What a kill left for the next command to clean up."""
+    from tests.writers_support import temp_files
+
+    left = []
+    if (root / ".cardvault" / "journal.json").exists():
+        left.append("journal")
+    if temp_files(root):
+        left.append("temp files")
+    if (root / ".git" / "index.lock").exists():
+        left.append("index.lock")
+    return tuple(left)
 
 
 def today() -> dt.date:
