@@ -133,8 +133,7 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
     if top is None:
         return CommitResult(None, message, "not a git repository: change written, not committed")
     targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
-    env = identity_env(top)
-    _stage(top, targets, env)
+    _stage(top, targets)
     staged = _staged(top)
     if not staged:
         return CommitResult(None, message, "nothing to commit")
@@ -144,20 +143,45 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
         # `git commit -- paths` rebuilds a temporary index (seconds at 10,000 paths): needed
         # only when something else is staged too
         args = ("commit", "-q", "--no-verify", *message_args, *([] if only_ours else spec))
-        done = run_git(top, *args, env=env, check=False)
+        # the configured identity, never one git guesses from the host name; none: cardvault's
+        done = run_git(top, "-c", "user.useConfigOnly=true", *args, check=False)
+        if done.returncode != 0 and _no_identity(done.stderr):
+            done = run_git(top, *args, env=identity_env(top), check=False)
     if done.returncode != 0:
         if "nothing to commit" in done.stdout or "nothing added to commit" in done.stdout:
             return CommitResult(None, message, "nothing to commit")
         detail = (done.stderr.strip() or done.stdout.strip())[-2000:]
         raise GitError(f"git commit failed: {detail}", vault.root)
-    return CommitResult(run_git(top, "rev-parse", "HEAD").stdout.strip(), message)
+    return CommitResult(head_of(top), message)
+
+
+def _no_identity(stderr: str) -> bool:
+    """Whether git refused a commit for want of a configured name or email."""
+    signs = ("tell me who you are", "no email was given", "empty ident name", "no name was given")
+    return any(sign in stderr for sign in signs)
+
+
+def head_of(top: Path) -> str:
+    """The commit HEAD points at, read from the git folder (git only for what that cannot
+    answer: a detached HEAD is read directly, packed refs and odd layouts ask git)."""
+    folder = top / ".git"
+    try:
+        ref = (folder / "HEAD").read_text(encoding="utf-8").strip()
+        if not ref.startswith("ref: "):
+            return ref
+        loose = folder / ref.removeprefix("ref: ")
+        if loose.is_file():
+            return loose.read_text(encoding="utf-8").strip()
+    except OSError:
+        pass
+    return run_git(top, "rev-parse", "HEAD").stdout.strip()
 
 
 #: Staging more files than this writes their objects into one pack, not one file per object.
 PACK_ABOVE = 100
 
 
-def _stage(top: Path, targets: list[str], env: dict[str, str]) -> None:
+def _stage(top: Path, targets: list[str]) -> None:
     """Stage the targets: `git add -A` those that exist, `git rm --cached` those that vanished
     (`git add` refuses a path that is neither on disk nor in the index, as after `git mv`)."""
     present = [t for t in targets if os.path.lexists(t)]
@@ -166,10 +190,10 @@ def _stage(top: Path, targets: list[str], env: dict[str, str]) -> None:
         # above PACK_ABOVE files, every blob goes to one pack: 10,000 loose objects cost ~15 s
         pack = ["-c", "core.bigFileThreshold=1"] if len(present) > PACK_ABOVE else []
         with _pathspec(present) as spec:
-            run_git(top, *pack, "add", "-A", *spec, env=env)
+            run_git(top, *pack, "add", "-A", *spec)
     if gone:
         with _pathspec(gone) as spec:
-            run_git(top, "rm", "-q", "--cached", "--ignore-unmatch", *spec, env=env)
+            run_git(top, "rm", "-q", "--cached", "--ignore-unmatch", *spec)
 
 
 def _staged(top: Path) -> set[str]:

@@ -218,3 +218,13 @@ def test_init_sets_up_the_merge_drivers_and_an_old_vault_gets_them(tmp_path: Pat
         "log: 2026-03-19 14:30 a note",
         "vault: merge cardvault's files with its git merge drivers",
     ]
+
+
+def test_commits_use_the_configured_identity_and_never_a_guessed_one(vault_path: Path) -> None:
+    subprocess.run(["git", "-C", str(vault_path), "config", "user.name", "Ada"], check=True)
+    assert cli(vault_path, "log", "by Ada").exit_code == 0  # type: ignore[attr-defined]
+    author = subprocess.run(
+        ["git", "-C", str(vault_path), "log", "-1", "--format=%an <%ae>"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert author == "Ada <cardvault@localhost>"  # the name set, the missing email cardvault's

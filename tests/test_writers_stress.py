@@ -1,9 +1,9 @@
 """8 writer processes × 25 mixed writes (log, remember, new, capture of a failing command) on
 one vault while `maintain` and `search` run: nothing lost, nothing twice, every change in git.
 
-Sized for the suite: maintain runs its steps that need no model and search is keyword-only
-(the model would add tens of seconds of CPU on a shared machine); `benchmarks/writers.py`
-runs the full maintenance and hybrid search at 8 × 100.
+Sized for the suite: maintain runs its steps that need no model and search is keyword-only,
+each again every 3 seconds (the model would add tens of seconds of CPU on a shared machine);
+`benchmarks/writers.py stress` runs the full maintenance and hybrid search at 8 × 100.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ WRITES = 25
 
 def test_parallel_writers_lose_nothing(vault_path: Path, tmp_path: Path) -> None:
     stop = tmp_path / "stop"
-    helpers = [
-        background(vault_path, ["maintain", "--only", "promote,archive,index", "--json"], stop),
-        background(vault_path, ["search", "--mode", "keyword", "--json", "retry"], stop),
-    ]
+    maintain = ["maintain", "--only", "promote,archive,index", "--json"]
+    search = ["search", "--mode", "keyword", "--json", "retry"]
+    helpers = [background(vault_path, args, stop, pause=3.0) for args in (maintain, search)]
     workers = start_workers(vault_path, WORKERS, WRITES, seed=11, folder=tmp_path)
     codes = [proc.wait(timeout=600) for proc in workers]
     stop.touch()
