@@ -9,6 +9,7 @@ commit. Returns what it did; never prints.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from cardvault.errors import CardFormatError, ConfigError
 from cardvault.vault.card import TAG_RE, render_card
 from cardvault.vault.daily import appended_log_text, format_entry
 from cardvault.vault.files import ABSENT, read_text
-from cardvault.vault.layout import Vault, iter_card_paths
+from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 from cardvault.vault.tokens import count_tokens
 
@@ -48,8 +49,14 @@ def screen(text: str, where: Path | str, redact: bool, first_line: int = 1) -> s
 
 
 def taken_slugs(vault: Vault) -> set[str]:
-    """Slugs of every card, live or archived (a new card must not reuse any)."""
-    return {p.stem for archived in (False, True) for p in iter_card_paths(vault, archived)}
+    """Slugs of every card file, live or archived, in any sub-folder (a new card must not reuse
+    any). Names only, read with one directory walk: this runs under the lock on every `new`."""
+    taken: set[str] = set()
+    for folder in (vault.cards_dir, vault.archive_dir):
+        for _top, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            taken.update(name[:-3] for name in files if name.endswith(".md"))
+    return taken
 
 
 def normalise_tags(raw: Sequence[str]) -> list[str]:
