@@ -36,6 +36,10 @@ class GitError(CardvaultError):
     """A git command failed; the message holds git's own words."""
 
 
+#: The commit trailer naming the agent that wrote (`--agent`, CARDVAULT_AGENT).
+AGENT_TRAILER = "Agent"
+
+
 @dataclass(frozen=True)
 class CommitResult:
     """What `commit` did: the new commit's id, or why nothing was recorded."""
@@ -126,9 +130,18 @@ def identity_env(root: Path) -> dict[str, str]:
     return env
 
 
+def signed(message: str, agent: str | None) -> str:
+    """`message` with an `Agent: NAME` trailer when an agent writes (git interpret-trailers
+    reads it: `git log --format='%(trailers:key=Agent)'`)."""
+    if not agent:
+        return message
+    return f"{message.rstrip()}\n\n{AGENT_TRAILER}: {agent}\n"
+
+
 def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
     """Stage `paths` (all of the vault when None; deletions and renames included) and commit
-    those alone: whatever else is staged stays staged, out of the commit."""
+    those alone (whatever else is staged stays staged, out of the commit), signed with the
+    vault's agent, if any."""
     top = work_tree_of(vault.root)
     if top is None:
         return CommitResult(None, message, "not a git repository: change written, not committed")
@@ -139,7 +152,8 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
         return CommitResult(None, message, "nothing to commit")
     ours = {Path(os.path.relpath(t, top)).as_posix() for t in targets}
     only_ours = paths is not None and staged <= ours
-    with _pathspec(targets) as spec, _message_args(message) as message_args:
+    told = signed(message, vault.agent)
+    with _pathspec(targets) as spec, _message_args(told) as message_args:
         # `git commit -- paths` rebuilds a temporary index (seconds at 10,000 paths): needed
         # only when something else is staged too
         args = ("commit", "-q", "--no-verify", *message_args, *([] if only_ours else spec))
@@ -371,7 +385,8 @@ def commit_to_branch(
         if entries:
             run_git(top, "update-index", "--index-info", input="\n".join(entries) + "\n", env=env)
         tree = run_git(top, "write-tree", env=env).stdout.strip()
-        sha = run_git(top, "commit-tree", tree, "-p", "HEAD", "-m", message, env=env).stdout.strip()
+        told = signed(message, vault.agent)
+        sha = run_git(top, "commit-tree", tree, "-p", "HEAD", "-m", told, env=env).stdout.strip()
         run_git(top, "branch", branch, sha)
     except GitError as exc:
         raise CardvaultError(
@@ -386,3 +401,18 @@ def work_tree(vault: Vault) -> Path | None:
     """The root of the git work tree holding the vault (paths in `uncommitted` are relative to
     it), or None outside a repository."""
     return work_tree_of(vault.root)
+
+
+def remote_url(root: Path) -> str | None:
+    """The URL of the repository's `origin` remote (else its first remote), or None: no
+    repository, no remote."""
+    if work_tree_of(root) is None:
+        return None
+    remotes = run_git(root, "remote", check=False).stdout.split()
+    if not remotes:
+        return None
+    name = "origin" if "origin" in remotes else remotes[0]
+    done = run_git(root, "remote", "get-url", name, check=False)
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None

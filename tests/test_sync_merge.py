@@ -201,3 +201,17 @@ def test_the_driver_runs_as_a_module(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0
     assert (tmp_path / "a").read_text(encoding="utf-8") == "theirs\na\nours\n"
+
+
+def test_hot_memory_keeps_every_fragment_once_in_time_order() -> None:
+    from cardvault.sync.merge_lines import merge_lines
+
+    head = "# Hot memory: ada\n\n"
+    base = head + "- 2026-03-19 09:00 first\n- 2026-03-19 09:30 moved to the log\n"
+    ours = base + "- 2026-03-19 10:00 ours\n"
+    theirs = head + "- 2026-03-19 09:00 first\n- 2026-03-19 09:45 theirs\n"
+    merged = merge_lines(base, ours, theirs, Path("memory/agents/ada.md"))
+    assert merged.conflicts == 0
+    assert merged.text == head + (
+        "- 2026-03-19 09:00 first\n- 2026-03-19 09:45 theirs\n- 2026-03-19 10:00 ours\n"
+    )

@@ -9,6 +9,8 @@ import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import (
+    AgentOption,
+    GlobalOption,
     RedactOption,
     now,
     report_commit,
@@ -25,6 +27,8 @@ def log(
         str | None, typer.Option("--title", help="Entry title (default: first line).")
     ] = None,
     redact: RedactOption = False,
+    to_global: GlobalOption = False,
+    agent: AgentOption = None,
 ) -> None:
     """Append an entry (## HH:MM — Title) to today's daily log and commit it.
 
@@ -33,7 +37,7 @@ def log(
     from cardvault.write.add import append_log
 
     body = sys.stdin.read() if text == "-" else text
-    vault = vault_of(ctx)
+    vault = vault_of(ctx, agent, to_global)
     result = append_log(vault, body, title, now(), redact=redact, on_wait=waiting_note)
     report_notes(result.notes)
     render.success(f"logged to {vault.rel(result.path)}")
@@ -44,11 +48,13 @@ def remember(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The lesson, in one or two sentences.")],
     redact: RedactOption = False,
+    to_global: GlobalOption = False,
+    agent: AgentOption = None,
 ) -> None:
     """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill."""
     from cardvault.write.add import append_log
 
-    vault = vault_of(ctx)
+    vault = vault_of(ctx, agent, to_global)
     lesson = f"Lesson: {text.strip()}"
     result = append_log(vault, lesson, None, now(), redact=redact, on_wait=waiting_note)
     report_notes(result.notes)

@@ -9,6 +9,8 @@ import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import (
+    AgentOption,
+    GlobalOption,
     RedactOption,
     now,
     report_commit,
@@ -34,6 +36,8 @@ def new(
     ] = "-",
     redact: RedactOption = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    to_global: GlobalOption = False,
+    agent: AgentOption = None,
 ) -> None:
     """Write a new knowledge card (memory/cards/<slug>.md) and commit it.
 
@@ -43,7 +47,7 @@ def new(
     from cardvault.write.add import add_card
 
     text = sys.stdin.read() if body == "-" else body
-    vault = vault_of(ctx)
+    vault = vault_of(ctx, agent, to_global)
     result = add_card(
         vault, topic, category, tags, text, now().date(), redact=redact, on_wait=waiting_note
     )

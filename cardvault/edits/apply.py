@@ -100,9 +100,8 @@ def apply_changes(
     _check_inside(vault, ops)
     snapshots = [_snapshot(op) for op in ops]
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
-    journal = new_journal(
-        message, [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
-    )
+    steps = [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
+    journal = new_journal(message, steps, agent=vault.agent)
     write_journal(vault, journal)
     paths = [op.path for op in ops]
     try:

@@ -5,7 +5,8 @@ the merge driver `.gitattributes` names for it (the drivers live in `cardvault/s
 - `cardvault-log` for daily logs: entry by entry, both sides' entries kept once, in time order;
 - `cardvault-card` for cards: frontmatter key by key, the body three-way;
 - `cardvault-managed` for MEMORY.md and AGENTS.md: managed sections merged as sets of lines, the
-  hand-written rest three-way.
+  hand-written rest three-way;
+- `cardvault-hot` for agents' hot memory: fragment by fragment, in time order.
 `.gitattributes` is a tracked file of the vault (written once, in its own commit); the driver
 commands live in the clone's `.git/config` (never shared by git) and name the Python that runs
 cardvault here. Both are checked on every write (two small file reads) and set up when missing.
@@ -28,6 +29,7 @@ ATTRIBUTES = f"""{BEGIN} (docs/writers.md; set up by cardvault)
 memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=cardvault-log
 memory/cards/**/*.md merge=cardvault-card
 memory/archive/**/*.md merge=cardvault-card
+memory/agents/*.md merge=cardvault-hot
 MEMORY.md merge=cardvault-managed
 AGENTS.md merge=cardvault-managed
 {END}
@@ -36,6 +38,7 @@ DRIVERS = {
     "cardvault-log": ("log", "cardvault: daily logs, entry by entry"),
     "cardvault-card": ("card", "cardvault: cards, frontmatter key by key, body three-way"),
     "cardvault-managed": ("managed", "cardvault: MEMORY.md / AGENTS.md managed sections"),
+    "cardvault-hot": ("hot", "cardvault: agents' hot memory, fragment by fragment"),
 }
 SUBJECT = "vault: merge cardvault's files with its git merge drivers"
 
@@ -47,15 +50,21 @@ def driver_command(kind: str) -> str:
 
 
 def attributes_change(vault: Vault) -> WriteFile | None:
-    """The change adding cardvault's block to the vault's `.gitattributes` (None: present)."""
+    """The change that puts cardvault's block, as this version writes it, into the vault's
+    `.gitattributes` (None: it is there). The rest of the file is left as it is."""
     path = vault.root / ".gitattributes"
     if not path.exists():
         return WriteFile(path, ATTRIBUTES, ABSENT, "added .gitattributes (merge drivers)", "git")
     current = read_text(path)
-    if BEGIN in current.text:
+    if ATTRIBUTES in current.text:
         return None
-    sep = "" if current.text.endswith("\n") or not current.text else "\n"
-    text = current.text + sep + ATTRIBUTES
+    start = current.text.find(BEGIN)
+    end = current.text.find(END, start)
+    if start >= 0 and end >= 0:  # an older block: replaced where it is
+        text = current.text[:start] + ATTRIBUTES + current.text[end + len(END) :].lstrip("\n")
+    else:
+        sep = "" if current.text.endswith("\n") or not current.text else "\n"
+        text = current.text + sep + ATTRIBUTES
     return WriteFile(path, text, current.digest, "merge drivers in .gitattributes", "git")
 
 
@@ -94,6 +103,6 @@ def needs_attributes(vault: Vault) -> bool:
         return False
     path: Path = vault.root / ".gitattributes"
     try:
-        return BEGIN not in path.read_text(encoding="utf-8", errors="replace")
+        return ATTRIBUTES not in path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True

@@ -51,11 +51,14 @@ class Journal:
     steps: tuple[Step, ...]
     pid: int
     rollback: bool = False
+    agent: str | None = None  # the agent the commit is signed with (docs/scopes.md)
 
 
-def new_journal(message: str | None, steps: list[Step], rollback: bool = False) -> Journal:
+def new_journal(
+    message: str | None, steps: list[Step], rollback: bool = False, agent: str | None = None
+) -> Journal:
     """A journal with a fresh id for the current process."""
-    return Journal(uuid.uuid4().hex[:12], message, tuple(steps), os.getpid(), rollback)
+    return Journal(uuid.uuid4().hex[:12], message, tuple(steps), os.getpid(), rollback, agent)
 
 
 def journal_path(vault: Vault) -> Path:
@@ -80,6 +83,7 @@ def write_journal(vault: Vault, journal: Journal) -> None:
         "message": journal.message,
         "pid": journal.pid,
         "rollback": journal.rollback,
+        "agent": journal.agent,
         "steps": [asdict(step) for step in journal.steps],
     }
     tmp = path.with_name(f".{JOURNAL_NAME}.tmp")
@@ -105,7 +109,15 @@ def read_journal(vault: Vault) -> Journal | None:
         message = data["message"]
         if message is not None and not isinstance(message, str):
             raise TypeError("message is not text")
-        return Journal(str(data["id"]), message, steps, int(data["pid"]), bool(data["rollback"]))
+        agent = data.get("agent")
+        return Journal(
+            str(data["id"]),
+            message,
+            steps,
+            int(data["pid"]),
+            bool(data["rollback"]),
+            agent if isinstance(agent, str) else None,
+        )
     except (ValueError, KeyError, TypeError) as exc:
         raise CardvaultError(
             f"the journal of an interrupted write is unreadable ({exc}); look at `git status`, "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
@@ -60,7 +60,8 @@ def recover(vault: Vault) -> Recovery:
         message = journal.message.rstrip("\n") + "\n\n(finished after an interruption)\n"
         settle_git_locks(vault)
         try:
-            commit = history.commit(vault, message, [vault.root / s.rel for s in done])
+            writer = replace(vault, agent=journal.agent)  # signed by the agent who wrote it
+            commit = history.commit(writer, message, [vault.root / s.rel for s in done])
         except CardvaultError as exc:
             raise CardvaultError(
                 f"an interrupted write was finished on disk but git could not record it "

@@ -1,8 +1,9 @@
 """The git merge driver: `python -m cardvault.sync.driver KIND BASE OURS THEIRS PATH`.
 
 git runs it (edits/gitsetup.py registers it) when both sides of a merge changed a file that
-`.gitattributes` gives to a cardvault driver: KIND is `log`, `card` or `managed`; BASE, OURS and
-THEIRS are temporary files git made (`%O %A %B`), PATH the file's path in the repository (`%P`).
+`.gitattributes` gives to a cardvault driver: KIND is `log`, `card`, `managed` or `hot`; BASE,
+OURS and THEIRS are temporary files git made (`%O %A %B`), PATH the file's path in the
+repository (`%P`).
 The merged text is written to OURS. The exit status tells git whether the merge is clean (0) or
 left conflict markers (1); anything unexpected falls back to a plain three-way merge, so a
 driver problem never loses either side.
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cardvault.sync.merge_card import merge_card
+from cardvault.sync.merge_lines import merge_lines
 from cardvault.sync.merge_log import merge_log
 from cardvault.sync.merge_managed import merge_managed
 from cardvault.sync.merge_text import Merged, merge3
@@ -23,6 +25,7 @@ MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
     "log": merge_log,
     "card": merge_card,
     "managed": merge_managed,
+    "hot": merge_lines,
 }
 
 

@@ -132,7 +132,7 @@ def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:
     from cardvault.maintain.state import load_state
     from cardvault.vault.layout import open_vault_at
 
-    fresh = open_vault_at(vault.root)  # the merge may have changed cardvault.toml
+    fresh = replace(open_vault_at(vault.root), agent=vault.agent)  # settings may have merged
     state = load_state(fresh, today)
     changes: list[Change] = list(rules_changes(state))
     changes += memory_index.step(state.after(changes), fresh.config)

@@ -57,6 +57,17 @@ class VaultConfig:
     distill_threshold: float = 0.70
     # Seconds a writing command waits for another writer to finish before giving up.
     lock_timeout: float = 120.0
+    # Tiers and agents (docs/scopes.md): the HOT tier's learned rules and each agent's hot
+    # memory stay under these many tokens; a lesson learned by this many agents is promoted.
+    hot_rules_tokens: int = 600
+    agent_hot_tokens: int = 300
+    agent_promote_threshold: int = 2
+    # Cross-project promotion (`maintain --global`, read from the global vault's settings): a
+    # lesson in this many projects becomes a global card and rule; cards at least this similar
+    # are the same lesson, and pairs between review_threshold and it go to review.
+    global_promote_projects: int = 2
+    global_threshold: float = 0.80
+    global_review_threshold: float = 0.60
     # Per-key sources of the values, for error messages; not a setting.
     source: Path | None = field(default=None, compare=False)
 
@@ -74,6 +85,12 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("archive", "days"): ("archive_days", int),
     ("search", "model"): ("model", str),
     ("write", "lock_timeout"): ("lock_timeout", float),
+    ("tiers", "rules_tokens"): ("hot_rules_tokens", int),
+    ("agents", "hot_tokens"): ("agent_hot_tokens", int),
+    ("agents", "promote_threshold"): ("agent_promote_threshold", int),
+    ("global", "promote_projects"): ("global_promote_projects", int),
+    ("global", "threshold"): ("global_threshold", float),
+    ("global", "review_threshold"): ("global_review_threshold", float),
 }
 
 
@@ -133,6 +150,10 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         "context.token_budget": config.context_token_budget,
         "promote.threshold": config.promote_threshold,
         "archive.days": config.archive_days,
+        "tiers.rules_tokens": config.hot_rules_tokens,
+        "agents.hot_tokens": config.agent_hot_tokens,
+        "agents.promote_threshold": config.agent_promote_threshold,
+        "global.promote_projects": config.global_promote_projects,
     }
     for key, value in positive.items():
         if value <= 0:
@@ -140,6 +161,8 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     thresholds = (
         ("merge.threshold", config.merge_threshold),
         ("distill.threshold", config.distill_threshold),
+        ("global.threshold", config.global_threshold),
+        ("global.review_threshold", config.global_review_threshold),
     )
     for key, fraction in thresholds:
         if not 0.0 < fraction <= 1.0:
@@ -147,6 +170,12 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     if config.lock_timeout < 0:
         raise ConfigError(
             f"'write.lock_timeout' must be 0 or more, got {config.lock_timeout}", path
+        )
+    if config.global_review_threshold > config.global_threshold:
+        raise ConfigError(
+            "'global.review_threshold' must not be above 'global.threshold' "
+            f"({config.global_review_threshold} > {config.global_threshold})",
+            path,
         )
     if not config.categories:
         raise ConfigError("'cards.categories' must name at least one category", path)

@@ -97,6 +97,8 @@ def add_card(
         "created": today,
         "updated": today,
     }
+    if vault.agent:  # who learned it: promotion counts agents (docs/scopes.md)
+        meta["learned_by"] = [vault.agent]
     text = screen(render_card(meta, body), vault.rel(vault.card_path(slugify(topic))), redact)
 
     def plan() -> Proposal[str]:
@@ -138,6 +140,8 @@ def prepare_entry(
     body = text.strip("\n")
     if not body.strip():
         raise CardFormatError("nothing to log: the entry text is empty")
+    if vault.agent:
+        body += f"\nAgent: {vault.agent}"
     heading = (title or _title_from(body)).strip()
     entry = format_entry(now.strftime("%H:%M"), heading, body)
     path = vault.log_path(now.date().isoformat())
