@@ -108,14 +108,17 @@ def add_card(
 
     written = locked_write(vault, plan, on_wait=on_wait)
     path = vault.card_path(written.value)
-    warnings = []
-    tokens = count_tokens(text)
-    if tokens > vault.config.card_token_budget:
-        warnings.append(
-            f"{vault.rel(path)}: card is {tokens} tokens, over the budget of "
-            f"{vault.config.card_token_budget}; consider splitting it"
-        )
+    warnings = _budget_warnings(vault, path, text)
     return WriteResult(path, _commit_of(written), warnings, written.value, door_notes(written))
+
+
+def _budget_warnings(vault: Vault, path: Path, text: str) -> list[str]:
+    tokens = count_tokens(text)
+    if tokens <= vault.config.card_token_budget:
+        return []
+    budget = vault.config.card_token_budget
+    return [f"{vault.rel(path)}: card is {tokens} tokens, over the budget of {budget}; "
+            "consider splitting it"]  # fmt: skip
 
 
 @dataclass(frozen=True)
