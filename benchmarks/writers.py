@@ -128,7 +128,7 @@ def import_write(sizes: list[int]) -> None:
         for size in sizes:
             source = build_synthetic_vault(Path(tempfile.gettempdir()) / f"cardvault-synth-{size}",
                                            size)  # fmt: skip
-            text = export_text(export_data(open_vault_at(source), now))
+            text = export_text(export_data(open_vault_at(source), now).data)
             empty = init_vault(Path(work) / f"empty-{size}").vault
             plan = plan_import(empty, read_export(json.loads(text), empty), now.date())
             started = time.perf_counter()
