@@ -9,6 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
@@ -183,3 +184,18 @@ def test_sync_refuses_a_vault_outside_git_and_an_unknown_remote(tmp_path: Path) 
     (a,) = clones(tmp_path, "a")
     result = cv(a, "sync", "--remote", "nowhere")
     assert result.exit_code == 1 and "no git remote named 'nowhere'" in str(result.output)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_sync_brings_an_existing_search_index_up_to_date(tmp_path: Path) -> None:
+    from cardvault.search.freshness import index_freshness
+    from cardvault.vault.layout import open_vault_at
+
+    a, b = clones(tmp_path, "ab")
+    ok(a, "index")
+    ok(b, "new", "Kafka consumer lag", "-c", "tools", "--body", "Lag grows when a rebalance loops.")
+    ok(b, "sync")
+    ok(a, "log", "something of mine", "--title", "mine")  # so the sync is a true merge
+    output = ok(a, "sync")
+    assert "search index updated" in output
+    assert index_freshness(open_vault_at(a)).fresh
