@@ -119,3 +119,12 @@ def tmp_path_vault(tmp_path: Path) -> Path:
     root.mkdir(exist_ok=True)
     (root / "cardvault.toml").write_text("", encoding="utf-8")
     return root
+
+
+def test_a_cache_path_that_is_not_a_folder_is_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / ".cardvault").write_text("not a folder", encoding="utf-8")
+    with (
+        pytest.raises(CardvaultError, match="must be a writable folder"),
+        vault_lock(Vault(tmp_path)),
+    ):
+        pass

@@ -63,14 +63,22 @@ def vault_lock(
     if path in held:
         raise CardvaultError("internal error: this thread already holds the vault lock", path)
     limit = vault.config.lock_timeout if timeout is None else timeout
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise CardvaultError(
+            f"cannot open the vault's lock file ({exc.strerror}); {vault.cache_dir.name}/ must "
+            "be a writable folder (cardvault keeps its caches and its write lock there)",
+            path,
+        ) from exc
     try:
         import fcntl  # noqa: F401
     except ImportError:  # pragma: no cover - Windows
-        with _exclusive_file(path, limit):
+        os.close(fd)
+        with _exclusive_file(path.with_suffix(".excl"), limit):
             yield path
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     if not _acquire(fd, limit, on_wait, path):  # the waiting thread now owns `fd`
         holder = read_holder(path)
         raise LockedError(
