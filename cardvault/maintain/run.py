@@ -61,6 +61,7 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     embedded: int = 0
     dirty: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()  # repairs of derived data (a damaged search index)
 
     @property
     def changed(self) -> bool:
@@ -156,7 +157,10 @@ def _planned(
         timings["index sync"] = embeddings.index_seconds
         timings["embedding"] = embeddings.embed_seconds
     computed = embeddings.computed if embeddings else 0
-    return RunResult(plan, pending=pending, timings=timings, embedded=computed, dirty=dirty)
+    notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
+    return RunResult(
+        plan, pending=pending, timings=timings, embedded=computed, dirty=dirty, notices=notices
+    )
 
 
 def _warm(embeddings: Embeddings) -> None:
