@@ -33,6 +33,7 @@ from cardvault.cli import (
     serve,
     show,
     stats,
+    sync,
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
@@ -116,6 +117,7 @@ app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
 app.command("archive")(maintain.archive)
+app.command("sync")(sync.sync)
 app.command("hot")(agents.hot)
 app.command("agents")(agents.agents)
 app.command("scope")(scope.scope)

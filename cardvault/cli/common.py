@@ -156,3 +156,18 @@ def report_subject(result: Any) -> None:
     from dataclasses import replace
 
     report_commit(replace(result, message=result.message.split("\n", 1)[0]))
+
+
+def waiting_note(holder: Any) -> None:
+    """Tell the user their write waits for another writer (the door's `on_wait`)."""
+    from cardvault.cli import render
+
+    render.note(f"waiting for another cardvault writer ({holder.describe()})…")
+
+
+def report_notes(notes: Any) -> None:
+    """Show what happened on the way in (an interrupted write finished, hand edits committed)."""
+    from cardvault.cli import render
+
+    for line in notes:
+        render.note(line)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_subject, vault_of
+from cardvault.cli.common import report_subject, vault_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan
@@ -61,7 +61,7 @@ def forget(
     if not yes:
         typer.confirm("Remove all of this?", abort=True, err=True)
     for name, vault, plan in plans:
-        result = apply_forget(vault, plan)
+        result = apply_forget(vault, plan, on_wait=waiting_note)
         where = "" if name == "project" else f" in {name}"
         render.success(
             f"forgot{where} {len(plan.cards)} card(s), {plan.log_lines} log line(s) in "

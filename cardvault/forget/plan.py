@@ -11,7 +11,7 @@
   forgotten card.
 Other cards that still link to or name a forgotten card are listed, not edited.
 
-`apply_forget` writes the plan through the one applier (all or nothing), records one commit whose
+`apply_forget` writes the plan through the one door (all or nothing), records one commit whose
 message says the daily logs were rewritten (they are otherwise append-only), and drops the
 removed files from the search index. `git revert` of that commit restores every byte.
 """
@@ -25,6 +25,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, DeleteFile, WriteFile, reason_lines
+from cardvault.edits.door import OnWait, Proposal, locked_write, propose
 from cardvault.errors import CardvaultError
 from cardvault.forget.logs import LogCut, Needles, cut_logs
 from cardvault.vault.card import Card
@@ -243,20 +244,40 @@ def commit_message(plan: ForgetPlan, secret_query: bool) -> str:
     return "\n".join([subject, "", *body]) + "\n"
 
 
-def apply_forget(vault: Vault, plan: ForgetPlan) -> ForgetResult:
-    """Carry the plan out: one all-or-nothing write, one commit, then the index catches up."""
+def removals(plan: ForgetPlan) -> tuple[object, ...]:
+    """What a plan takes out, by content (cards, each log's removed lines, rule lines, the cards
+    whose links it unlinks): two plans with the same removals forget the same thing, whatever
+    else changed in the files."""
+    logs = tuple((cut.rel, tuple(text for _, text in cut.removed_lines())) for cut in plan.logs)
+    unlinked = tuple(str(change.path) for change in plan.unlinked)
+    return (tuple(c.rel for c in plan.cards), logs, plan.rules, unlinked)
+
+
+def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) -> ForgetResult:
+    """Carry the plan out: one all-or-nothing write, one commit, then the index catches up.
+
+    Under the vault lock the plan is made again from the files as they are; it is carried out
+    when it removes exactly what `plan` (the one shown) removes, whatever else was written
+    meanwhile (an entry appended to a log is kept), and refused otherwise.
+    """
     from cardvault import guard
-    from cardvault.edits.apply import apply_changes
 
     if plan.empty:
         raise CardvaultError(f"nothing in the vault matches '{plan.query}'")
-    from cardvault.edits.lock import vault_lock
-
     secret = bool(guard.scan_text(plan.query))
-    with vault_lock(vault):
-        paths = apply_changes(vault, plan.changes())
-        result = history.commit(vault, commit_message(plan, secret), paths)
-    return ForgetResult(plan, result, drop_from_index(vault))
+
+    def proposal() -> Proposal[ForgetPlan]:
+        current = plan_forget(vault, plan.query)
+        if removals(current) != removals(plan):
+            raise CardvaultError(
+                "the vault changed since this plan was made and forgetting now would remove "
+                "something else; nothing was written (run forget again to see the new plan)"
+            )
+        return propose(current.changes(), commit_message(current, secret), current)
+
+    written = locked_write(vault, proposal, on_wait=on_wait)
+    commit = written.commit or history.CommitResult(None, "", "nothing to commit")
+    return ForgetResult(written.value, commit, drop_from_index(vault))
 
 
 def drop_from_index(vault: Vault) -> str | None:

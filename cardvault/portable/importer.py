@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.errors import CardvaultError
+from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
@@ -38,6 +38,9 @@ from cardvault.vault.rules import SECTION, Rule, parse_rules, rebuilt_section
 from cardvault.vault.sections import get_section, set_section
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from cardvault.edits.door import OnWait, Proposal
     from cardvault.maintain.similarity import Embeddings
 
 STEP = "import"
@@ -283,14 +286,41 @@ def commit_message(plan: ImportPlan, source: str) -> str:
     return f"import: {plan.summary()} from {source}\n\n" + "\n".join(body) + "\n"
 
 
-def apply_import(vault: Vault, plan: ImportPlan, source: str) -> history.CommitResult | None:
-    """Write the plan all or nothing and record one commit; None when nothing changes."""
-    from cardvault.edits.apply import apply_changes
-    from cardvault.edits.changes import file_changes
-    from cardvault.edits.lock import vault_lock
+@dataclass(frozen=True)
+class ImportResult:
+    """The plan that was carried out, its commit (None: nothing to write), and what the write
+    door had to do first."""
 
-    if not file_changes(list(plan.changes)):
-        return None
-    with vault_lock(vault):
-        paths = apply_changes(vault, plan.changes)
-        return history.commit(vault, commit_message(plan, source), paths)
+    plan: ImportPlan
+    commit: history.CommitResult | None
+    notes: tuple[str, ...] = ()
+
+
+def apply_import(
+    vault: Vault,
+    plan: ImportPlan,
+    source: str,
+    replan: Callable[[], ImportPlan] | None = None,
+    on_wait: OnWait | None = None,
+) -> ImportResult:
+    """Write the plan all or nothing through the one door and record one commit.
+
+    When a file the plan read has changed by the time the vault lock is held (another writer
+    appended to a log), `replan` makes the plan again from the vault as it is; without it the
+    import stops with ConcurrentEditError and writes nothing.
+    """
+    from cardvault.edits.apply import check_unchanged
+    from cardvault.edits.door import door_notes, locked_write, propose
+
+    def proposal() -> Proposal[ImportPlan]:
+        current = plan
+        try:
+            check_unchanged(current.changes)
+        except ConcurrentEditError:
+            if replan is None:
+                raise
+            current = replan()
+        return propose(current.changes, commit_message(current, source), current)
+
+    written = locked_write(vault, proposal, on_wait=on_wait)
+    return ImportResult(written.value, written.commit, tuple(door_notes(written)))
