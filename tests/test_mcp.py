@@ -233,13 +233,6 @@ def test_the_handshake_does_not_wait_for_search(indexed_sample: Path) -> None:
 WRITES_EACH = 8
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="log/remember/new take no cross-process vault lock yet (issue 10, the writers "
-    "branch): two servers writing at once see 'git commit failed: nothing added to commit' "
-    "(the entry was written, and swept into the other writer's commit) and 'was created; not "
-    "overwriting'. Strict: the day the waiting lock lands, this passes and the mark must go.",
-)
 def test_two_clients_writing_at_once_lose_nothing(indexed_sample: Path) -> None:
     before = git_log(indexed_sample)
     results: dict[str, list[str | None]] = {"a": [], "b": []}
