@@ -123,19 +123,10 @@ def parse_card(text: str, path: Path) -> Card:
 
 
 def load_yaml(front: str, path: Path, first_line: int) -> dict[str, Any]:
-    """Load frontmatter YAML with python-frontmatter's handler; errors carry the file line."""
-    import yaml
-    from frontmatter.default_handlers import YAMLHandler
+    """Load frontmatter YAML within limits (`bounded_yaml`); errors carry the file line."""
+    from cardvault.vault.bounded_yaml import load_bounded
 
-    try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~8x faster
-        meta = YAMLHandler().load(front, Loader=loader) if front.strip() else {}
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = first_line + mark.line if mark is not None else first_line
-        raise CardFormatError(f"invalid YAML: {exc.problem or exc}", path, line) from exc
-    except yaml.YAMLError as exc:
-        raise CardFormatError(f"invalid YAML: {exc}", path, first_line) from exc
+    meta = load_bounded(front, path, first_line) if front.strip() else {}
     if not isinstance(meta, dict):
         raise CardFormatError("frontmatter must be a YAML mapping of keys", path, first_line)
     return {str(k): v for k, v in meta.items()}
