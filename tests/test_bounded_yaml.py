@@ -53,7 +53,8 @@ def test_a_small_alias_is_allowed() -> None:
 
 
 def test_an_impossible_date_stays_text_and_is_a_schema_finding_at_its_line() -> None:
-    text = "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-02-30\nupdated: 2026-03-01\n---\nb\n"
+    text = "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-02-30\nupdated: 2026-03-01\n"
+    text += "---\nbody\n"
     card = parse_card(text, PATH)
     assert card.meta["created"] == "2026-02-30"
     assert card.date("created") is None

@@ -34,17 +34,17 @@ MAX_DEPTH = 32
 class _LenientConstructor(SafeConstructor):
     """SafeConstructor that keeps the text of a timestamp or integer Python cannot build."""
 
-    def construct_yaml_timestamp(self, node: Node) -> Any:  # type: ignore[override]
+    def construct_yaml_timestamp(self, node: Node) -> Any:
         try:
-            return super().construct_yaml_timestamp(node)  # type: ignore[arg-type]
+            return super().construct_yaml_timestamp(node)
         except (ValueError, OverflowError):
-            return self.construct_scalar(node)  # type: ignore[arg-type]
+            return self.construct_scalar(node)
 
-    def construct_yaml_int(self, node: Node) -> Any:  # type: ignore[override]
+    def construct_yaml_int(self, node: Node) -> Any:
         try:
-            return super().construct_yaml_int(node)  # type: ignore[arg-type]
+            return super().construct_yaml_int(node)
         except (ValueError, OverflowError):
-            return self.construct_scalar(node)  # type: ignore[arg-type]
+            return self.construct_scalar(node)
 
 
 _LenientConstructor.add_constructor(
