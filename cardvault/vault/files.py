@@ -74,7 +74,10 @@ def current_digest(path: Path) -> str:
 def inside(root: Path, path: Path) -> Path:
     """Return `path` resolved, refusing anything that leaves `root` (`..`, outward symlinks)."""
     resolved_root = root.resolve()
-    resolved = (root / path).resolve() if not path.is_absolute() else path.resolve()
+    try:
+        resolved = (root / path).resolve() if not path.is_absolute() else path.resolve()
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a symlink loop (Python 3.11, 3.12)
+        raise UnsafePathError("a symlink that loops or cannot be followed", path) from exc
     if resolved != resolved_root and resolved_root not in resolved.parents:
         raise UnsafePathError("path leads outside the vault", path)
     return resolved

@@ -19,7 +19,8 @@ from cardvault.vault.files import inside, read_text
 
 ENV_VAR = "CARDVAULT_VAULT"
 LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: Lowercase words joined by hyphens, at most 100 characters (a file name has room for 255).
+SLUG_RE = re.compile(r"^(?=.{1,100}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
