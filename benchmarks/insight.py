@@ -69,7 +69,7 @@ def run(size: int, work: Path) -> None:
     pairs, broad = len(graph.shared), len(graph.broad_tags)
     print(f"  ({stats.cards} cards, {pairs} tag pairs, {broad} broad tags)")
     now = dt.datetime(2026, 11, 30, 9, 15)
-    text = timed("export", lambda: export_text(export_data(vault, now)))
+    text = timed("export", lambda: export_text(export_data(vault, now)[0]))
     empty = init_vault(work / f"empty{size}").vault
     parsed = timed("import: read + validate", lambda: read_export(json.loads(text), empty))
     plan = timed("import: plan", lambda: plan_import(empty, parsed, now.date()))

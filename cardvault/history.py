@@ -91,7 +91,11 @@ def _identity_env(repo: Repo) -> dict[str, str]:
 
 
 def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
-    """Stage `paths` (all of the vault when None; deletions included) and commit them."""
+    """Stage `paths` (all of the vault when None; deletions included) and commit them.
+
+    The message passes the secret guard first (`safe_message`): history is forever.
+    """
+    message = safe_message(message)
     with _repo(vault.root) as repo:
         if repo is None:
             return CommitResult(
@@ -116,6 +120,14 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
 #: More paths than this go to git through a pathspec file, not the command line (whose length
 #: the operating system limits: a 10,000-card import or maintenance run would not fit).
 MANY_PATHS = 1000
+
+
+def safe_message(message: str) -> str:
+    """A commit message with any secret redacted: every commit message passes here, whichever
+    service built it from whatever text (an entry title, a query, a card's topic)."""
+    from cardvault.guard import redact_text
+
+    return redact_text(message)
 
 
 @contextlib.contextmanager
@@ -224,8 +236,10 @@ def commit_to_branch(
     """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`.
 
     The commit's parent is HEAD. The current branch, the index and the work tree are left
-    exactly as they were (the tree is built in a temporary index file).
+    exactly as they were (the tree is built in a temporary index file). The message passes the
+    secret guard, as in `commit`.
     """
+    message = safe_message(message)
     import tempfile
     from io import BytesIO
 

@@ -29,7 +29,9 @@ def export(
     from cardvault.vault.files import ABSENT, current_digest
 
     vault = vault_of(ctx)
-    data = export_data(vault, now(), logs=logs)
+    data, skipped = export_data(vault, now(), logs=logs)
+    for error in skipped:
+        render.warning(f"not exported: {error}")
     text = export_text(data)
     if str(file) == "-":
         sys.stdout.write(text)

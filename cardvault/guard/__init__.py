@@ -39,13 +39,13 @@ adapter, loaded lazily), `keyblocks` (private-key blocks), `patterns` (token for
 `commands` (passwords on command lines),
 `keywords` (keyword assignments), `entropy` (entropy in credential context), `vetting`
 (references and placeholders), `words` (how a line is read), `line` (all detectors on one line),
-`scan` (`scan_text`), `redact` (`redact_text`), `refuse` (`ensure_no_secrets`).
+`scan` (`scan_text`, `secrets_added`), `redact` (`redact_text`), `refuse` (`ensure_no_secrets`).
 """
 
 from cardvault.guard.finding import SecretFinding
 from cardvault.guard.gate import FRAGMENTS as _FRAGMENTS  # noqa: F401 - a test checks it
 from cardvault.guard.redact import redact_text
 from cardvault.guard.refuse import ensure_no_secrets
-from cardvault.guard.scan import scan_text
+from cardvault.guard.scan import scan_text, secrets_added
 
-__all__ = ["SecretFinding", "ensure_no_secrets", "redact_text", "scan_text"]
+__all__ = ["SecretFinding", "ensure_no_secrets", "redact_text", "scan_text", "secrets_added"]

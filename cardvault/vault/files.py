@@ -46,21 +46,37 @@ def read_text(path: Path) -> FileText:
         data = path.read_bytes()
     except IsADirectoryError as exc:
         raise CardFormatError("is a folder, not a file", path) from exc
+    problem = bytes_problem(data)
+    if problem is not None:
+        raise CardFormatError(problem[0], path, problem[1])
+    return FileText(path, data.decode("utf-8"), digest_bytes(data))
+
+
+def bytes_problem(data: bytes) -> tuple[str, int | None] | None:
+    """Why `data` is not a vault text file (message, line), or None: the rules `read_text`
+    applies, so what passes here reads back."""
     if len(data) > MAX_FILE_BYTES:
-        raise CardFormatError(
-            f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", path
-        )
+        return f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", None
     if data.startswith(b"\xef\xbb\xbf"):
-        raise CardFormatError("file starts with a UTF-8 byte-order mark; save it without", path, 1)
+        return "file starts with a UTF-8 byte-order mark; save it without", 1
     if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise CardFormatError("binary file (NUL byte)", path, line)
+        return "binary file (NUL byte)", data[: data.index(b"\x00")].count(b"\n") + 1
     try:
-        text = data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
-    return FileText(path, text, digest_bytes(data))
+        return f"not UTF-8 text (byte 0x{data[exc.start]:02x})", line
+    return None
+
+
+def text_problem(text: str) -> tuple[str, int | None] | None:
+    """Why `text` cannot be written as a vault file that reads back (message, line), or None:
+    text from outside (an import, a JSON field) may hold NUL or lone surrogates."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return "not valid Unicode (a lone surrogate)", text.count("\n", 0, exc.start) + 1
+    return bytes_problem(data)
 
 
 def current_digest(path: Path) -> str:

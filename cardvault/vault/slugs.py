@@ -12,9 +12,13 @@ MAX_SLUG = 60
 def slugify(text: str) -> str:
     """Lowercase-hyphenated ASCII slug: "Cortex CSRF Automation" -> "cortex-csrf-automation".
 
-    Text with no ASCII letters or digits (e.g. only CJK) gives "card".
+    Text with no ASCII letters or digits (e.g. only CJK) gives "card". A secret in `text` becomes
+    `redacted-<kind>` first: a slug is a file name, in git history for good, and lower-casing
+    would hide a key's shape from the guard afterwards.
     """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    from cardvault.guard import redact_text
+
+    ascii_text = unicodedata.normalize("NFKD", redact_text(text)).encode("ascii", "ignore").decode()
     words = re.findall(r"[a-z0-9]+", ascii_text.lower())
     slug = ""
     for word in words:

@@ -68,14 +68,14 @@ def add_card(
     redact: bool = False,
 ) -> WriteResult:
     """Create memory/cards/<slug>.md and commit it."""
-    topic = topic.strip()
-    if not topic:
+    if not topic.strip():
         raise CardFormatError("a card needs a topic")
     if category not in vault.config.categories:
         allowed = ", ".join(vault.config.categories)
         raise ConfigError(f"unknown category '{category}' (allowed: {allowed})")
     if not body.strip():
         raise CardFormatError("a card needs a body (--body TEXT, or --body - to read stdin)")
+    topic, tags, body = screened_card_fields(topic, tags, body, redact)
     slug = unique_slug(slugify(topic), taken_slugs(vault))
     path = vault.card_path(slug)
     meta = {
@@ -85,7 +85,8 @@ def add_card(
         "created": today,
         "updated": today,
     }
-    text = screen(render_card(meta, body), vault.rel(path), redact)
+    text = render_card(meta, body)
+    screen(text, vault.rel(path), redact=False)  # the fields are clean; so must their card be
     atomic_write(path, text, ABSENT)
     warnings = []
     tokens = count_tokens(text)
@@ -98,6 +99,17 @@ def add_card(
     return WriteResult(path, result, warnings, slug)
 
 
+def screened_card_fields(
+    topic: str, tags: Sequence[str], body: str, redact: bool
+) -> tuple[str, list[str], str]:
+    """A new card's topic, tags and body through the guard, before anything is made of them:
+    the slug and file name come from the topic, and a tag is lower-cased (which hides a key's
+    shape from the guard). A refusal names the field, never the file the topic would make."""
+    topic = screen(" ".join(topic.split()), "TOPIC", redact)
+    tags = [screen(tag, "--tags", redact) for tag in tags]
+    return topic, tags, screen(body, "--body", redact)
+
+
 def append_log(
     vault: Vault, text: str, title: str | None, now: dt.datetime, redact: bool = False
 ) -> WriteResult:
@@ -105,17 +117,28 @@ def append_log(
     body = text.strip("\n")
     if not body.strip():
         raise CardFormatError("nothing to log: the entry text is empty")
-    heading = (title or _title_from(body)).strip()
-    entry = format_entry(now.strftime("%H:%M"), heading, body)
     path = vault.log_path(now.date().isoformat())
     current = read_text(path) if path.exists() else None
-    new_text = appended_log_text(current.text if current else None, now.date(), entry)
-    start_line = new_text.count("\n", 0, len(new_text) - len(entry)) + 1
-    screened = screen(entry, vault.rel(path), redact, first_line=start_line)
-    new_text = new_text[: len(new_text) - len(entry)] + screened
+    before = current.text if current else None
+    entry, heading = screened_entry(vault.rel(path), before, now, body, title, redact)
+    new_text = appended_log_text(before, now.date(), entry)
     atomic_write(path, new_text, current.digest if current else ABSENT)
     result = history.commit(vault, f"log: {now.date().isoformat()} {now:%H:%M} {heading}", [path])
     return WriteResult(path, result)
+
+
+def screened_entry(
+    where: str, current: str | None, now: dt.datetime, body: str, title: str | None, redact: bool
+) -> tuple[str, str]:
+    """The entry to append and its title, each screened before anything is derived from it: the
+    default title (the body's first line, cut to 60 characters) comes from the screened body, so
+    a cut never leaves half a secret the guard can no longer recognise. A refusal names the
+    log line the text would have had."""
+    heading_line = appended_log_text(current, now.date(), "-").count("\n") + 1
+    body = screen(body, where, redact, first_line=heading_line + 1)
+    given = " ".join((title or "").split())  # one line: a title cannot start another entry
+    heading = screen(given, where, redact, heading_line) if given else _title_from(body)
+    return format_entry(now.strftime("%H:%M"), heading, body), heading
 
 
 def _title_from(body: str) -> str:
