@@ -112,9 +112,28 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
                 with _message_args(message) as message_args:
                     repo.git.commit("-q", "--no-verify", *message_args, *spec)
         except git.GitCommandError as exc:
-            detail = (exc.stderr or str(exc)).strip()
-            raise CardvaultError(f"git commit failed: {detail}", vault.root) from exc
+            return _failed_commit(exc, message, vault)
         return CommitResult(repo.head.commit.hexsha, message)
+
+
+def _failed_commit(exc: Exception, message: str, vault: Vault) -> CommitResult:
+    """A failed `git add`/`git commit` as one clear outcome: nothing left to commit (another
+    commit recorded the change first), the paths git is told to ignore, or one error line."""
+    detail = _git_output(exc)
+    if "ignored by one of your .gitignore files" in detail:
+        return CommitResult(None, message, "written, not committed: git ignores the file")
+    if "nothing to commit" in detail or "no changes added" in detail:
+        return CommitResult(None, message, "nothing to commit")
+    first = next((line.strip() for line in detail.splitlines() if line.strip()), "")
+    status = getattr(exc, "status", "?")
+    raise CardvaultError(f"git commit failed (exit {status}): {first}", vault.root) from exc
+
+
+def _git_output(exc: Exception) -> str:
+    """What git printed, without gitpython's `stderr: '...'` wrapping."""
+    parts = [str(getattr(exc, name, "") or "") for name in ("stderr", "stdout")]
+    text = "\n".join(parts)
+    return text.replace("stderr: '", "").replace("stdout: '", "").strip().strip("'")
 
 
 #: More paths than this go to git through a pathspec file, not the command line (whose length

@@ -40,13 +40,22 @@ class CardvaultGroup(TyperGroup):
         except CardvaultError as exc:
             render.error(str(exc))
             raise typer.Exit(1) from exc
+        except OSError as exc:  # the disk, permissions, a name too long: one line, not a trace
+            where = f"{exc.filename}: " if exc.filename else ""
+            render.error(f"{where}{exc.strerror or exc}")
+            raise typer.Exit(1) from exc
 
 
 def vault_of(ctx: typer.Context) -> Vault:
     """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards)."""
+    from cardvault.cli import render
+
     root = ctx.find_root()
     explicit: Path | None = (root.obj or {}).get("vault")
-    return find_vault(explicit)
+    vault = find_vault(explicit)
+    for notice in vault.notices:
+        render.warning(notice)
+    return vault
 
 
 def now() -> dt.datetime:

@@ -55,6 +55,7 @@ class ForgetPlan:
     agents: WriteFile | None
     memory: WriteFile | None  # MEMORY.md's categories table without the forgotten cards
     mentions: tuple[str, ...]  # "path:line" of kept text that still names a forgotten card
+    unreadable: tuple[str, ...] = ()  # cards that could not be read, so were not searched
 
     @property
     def empty(self) -> bool:
@@ -117,7 +118,8 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
     """What forgetting `query` would remove (nothing is written)."""
     if not query.strip():
         raise CardvaultError("forget needs a slug or some words naming the topic")
-    cards = _read_cards(vault)
+    unreadable: list[str] = []
+    cards = _read_cards(vault, unreadable)
     chosen, how = match_cards(cards, query)
     needles = Needles.of(query, [c.card for c in chosen], exact=how == "slug")
     logs = cut_logs(vault, needles)
@@ -134,18 +136,20 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
         agents=agents,
         memory=memory,
         mentions=tuple(_mentions(kept, needles, vault, memory)),
+        unreadable=tuple(unreadable),
     )
 
 
-def _read_cards(vault: Vault) -> list[ForgottenCard]:
+def _read_cards(vault: Vault, unreadable: list[str]) -> list[ForgottenCard]:
+    """Every card that reads; the others go to `unreadable` (forget never touches them)."""
     found = []
     for archived in (False, True):
         for path in iter_card_paths(vault, archived=archived):
             try:
                 file = read_text(path)
                 found.append(ForgottenCard(file, parse_card(file.text, path), vault.rel(path)))
-            except CardvaultError:
-                continue  # `check` reports unreadable cards; forget never touches them
+            except CardvaultError as exc:
+                unreadable.append(str(exc))
     return found
 
 

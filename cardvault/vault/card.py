@@ -181,6 +181,11 @@ def _optional_problems(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
     for key in ("sources", "aliases", "merged_from"):
         if key in meta and not isinstance(meta[key], list):
             problems.append((key, f"'{key}' must be a list"))
+    rule = meta.get("rule")
+    if "rule" in meta and rule is not None and not isinstance(rule, str):
+        problems.append(("rule", "'rule' must be text (the one-line rule to promote)"))
+    elif isinstance(rule, str) and "cardvault:" in rule and "<!--" in rule:
+        problems.append(("rule", "'rule' holds a cardvault section marker; remove it"))
     return problems
 
 
