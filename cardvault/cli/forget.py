@@ -47,14 +47,14 @@ def forget(
     for problem in plan.unreadable:
         render.warning(f"not searched (unreadable): {problem}")
     if plan.empty:
-        raise NotFoundError(f"nothing in the vault matches '{plan.query}'")
+        raise NotFoundError(f"nothing in the vault matches {plan.shown_query}")
     _show_forget_plan(plan)
     if not yes:
         _confirm()
     elif plan.matched_by == "body" and not match_text:
         raise NotFoundError(
-            f"no card's slug, topic or tags match '{plan.query}'; the {len(plan.cards)} card(s) "
-            "above only mention it in their text. Nothing removed: to remove them, run again "
+            f"no card's slug, topic or tags match {plan.shown_query}; the {len(plan.cards)} "
+            "card(s) above only mention it in their text. Nothing removed: to remove them, run again "
             "with --yes --match-text (or without --yes, and answer the prompt)"
         )
     result = apply_forget(vault, plan)
@@ -86,6 +86,10 @@ def _confirm() -> None:
 
 
 def _show_forget_plan(plan: ForgetPlan) -> None:
+    """The plan on stderr; quoted text is redacted (the query may be a leaked key, and the
+    lines that go are shown to an agent's transcript)."""
+    from cardvault.guard import redact_text
+
     out = render.err_console()
     how = {
         "slug": "slug or alias",
@@ -95,15 +99,15 @@ def _show_forget_plan(plan: ForgetPlan) -> None:
     if plan.cards:
         out.print(f"[bold]Cards[/] (matched by {how.get(plan.matched_by, plan.matched_by)}):")
         for card in plan.cards:
-            out.print(f"  [red]-[/] {card.rel}  {render.escape(card.card.topic)}")
+            out.print(f"  [red]-[/] {card.rel}  {render.escape(redact_text(card.card.topic))}")
     for cut in plan.logs:
         whole = f" (entries {', '.join(cut.entries)} whole)" if cut.entries else ""
         gone = " (the whole file)" if cut.new_text is None else whole
         out.print(f"[bold]{cut.rel}[/]{gone}:")
         for number, line in cut.removed_lines():
-            out.print(f"  [red]{number:>4}[/] {render.escape(line)}")
+            out.print(f"  [red]{number:>4}[/] {render.escape(redact_text(line))}")
     for rule in plan.rules:
-        out.print(f"[bold]AGENTS.md rule:[/] {render.escape(rule)}")
+        out.print(f"[bold]AGENTS.md rule:[/] {render.escape(redact_text(rule))}")
     if plan.memory is not None:
         out.print("[bold]MEMORY.md:[/] categories table regenerated without these cards")
     if plan.mentions:

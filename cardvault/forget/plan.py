@@ -32,6 +32,10 @@ from cardvault.vault.layout import Vault, iter_card_paths
 from cardvault.vault.sections import get_section, set_section
 
 _WORD = re.compile(r"\w+")
+# Words, numbers, slugs: a piece mixing letters and digits is short (`k8s`, `x86-64`, `s3`).
+_PLAIN_WORD = re.compile(
+    r"(?:[A-Za-z]+|\d+|[a-z0-9]{1,6})(?:[-'._/][A-Za-z]+|-\d+|-[a-z0-9]{1,6})*"
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,18 @@ class ForgetPlan:
     memory: WriteFile | None  # MEMORY.md's categories table without the forgotten cards
     mentions: tuple[str, ...]  # "path:line" of kept text that still names a forgotten card
     unreadable: tuple[str, ...] = ()  # cards that could not be read, so were not searched
+
+    @property
+    def shown_query(self) -> str:
+        """The query as messages and the commit name it: quoted when it is plain words or a
+        slug, else a stand-in. Forgetting a leaked key or password is what forget is for, and a
+        bare password looks like nothing the guard knows, so only plain queries are shown."""
+        from cardvault import guard
+
+        plain = all(_PLAIN_WORD.fullmatch(word) for word in self.query.split())
+        if not plain or guard.scan_text(self.query):
+            return "(query not shown: it may be a secret)"
+        return f'"{self.query}"'
 
     @property
     def empty(self) -> bool:
@@ -207,11 +223,11 @@ def _mentions(
     return found
 
 
-def commit_message(plan: ForgetPlan, secret_query: bool) -> str:
+def commit_message(plan: ForgetPlan) -> str:
     """Subject and body of the forget commit; it names places, never the removed text."""
-    what = "(a query that looks like a secret)" if secret_query else f'"{plan.query}"'
     subject = (
-        f"forget: {what}: {len(plan.cards)} card(s), {plan.log_lines} log line(s) removed; "
+        f"forget: {plan.shown_query}: {len(plan.cards)} card(s), {plan.log_lines} log line(s) "
+        "removed; "
         "daily logs rewritten"
     )
     body = [
@@ -225,17 +241,14 @@ def commit_message(plan: ForgetPlan, secret_query: bool) -> str:
 
 def apply_forget(vault: Vault, plan: ForgetPlan) -> ForgetResult:
     """Carry the plan out: one all-or-nothing write, one commit, then the index catches up."""
-    from cardvault import guard
     from cardvault.edits.apply import apply_changes
-
-    if plan.empty:
-        raise CardvaultError(f"nothing in the vault matches '{plan.query}'")
     from cardvault.edits.lock import vault_lock
 
-    secret = bool(guard.scan_text(plan.query))
+    if plan.empty:
+        raise CardvaultError(f"nothing in the vault matches {plan.shown_query}")
     with vault_lock(vault):
         paths = apply_changes(vault, plan.changes())
-        result = history.commit(vault, commit_message(plan, secret), paths)
+        result = history.commit(vault, commit_message(plan), paths)
     return ForgetResult(plan, result, drop_from_index(vault))
 
 

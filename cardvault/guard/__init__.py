@@ -39,7 +39,8 @@ adapter, loaded lazily), `keyblocks` (private-key blocks), `patterns` (token for
 `commands` (passwords on command lines),
 `keywords` (keyword assignments), `entropy` (entropy in credential context), `vetting`
 (references and placeholders), `words` (how a line is read), `line` (all detectors on one line),
-`scan` (`scan_text`, `secrets_added`), `redact` (`redact_text`), `refuse` (`ensure_no_secrets`).
+`scan` (`scan_text`, `secrets_added`), `redact` (`redact_text`), `refuse` (`ensure_no_secrets`);
+`words.looks_random` judges a bare token with no context (a file name, a query).
 """
 
 from cardvault.guard.finding import SecretFinding
@@ -47,5 +48,13 @@ from cardvault.guard.gate import FRAGMENTS as _FRAGMENTS  # noqa: F401 - a test 
 from cardvault.guard.redact import redact_text
 from cardvault.guard.refuse import ensure_no_secrets
 from cardvault.guard.scan import scan_text, secrets_added
+from cardvault.guard.words import looks_random
 
-__all__ = ["SecretFinding", "ensure_no_secrets", "redact_text", "scan_text", "secrets_added"]
+__all__ = [
+    "SecretFinding",
+    "ensure_no_secrets",
+    "looks_random",
+    "redact_text",
+    "scan_text",
+    "secrets_added",
+]

@@ -77,6 +77,8 @@ def pattern_spans(line: str, kit: Kit) -> list[Span]:
         group = "v" if "v" in regex.groupindex else 0
         spans += [(m.start(group), m.end(group), kind) for m in regex.finditer(line)]
     for m in _PROSE_PASSWORD.finditer(line):
+        if not m.group("op") and line[m.start("v") - 1] not in " \t(`'\"":
+            continue  # `password-reset-2fa`, `passwords.md`: a word goes on, no value follows
         value = m.group("v").rstrip(".,;:)!?")
         bare_ok = any(c.isdigit() for c in value) and not looks_like_identifier(value)
         said = m.group("op") or bare_ok  # bare: "with password Zx9-Lk2", not "password v2-flow"

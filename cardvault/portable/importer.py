@@ -143,13 +143,13 @@ def _screened(
     """The card after the secret guard (redacted with `redact`), or None with a problem. Its
     file name is screened too: a slug that is a key would put the key in git for good."""
     from cardvault.vault.card import parse_card
-    from cardvault.write.add import screen
+    from cardvault.write.add import screen_card
 
     where = f"card {item.index}"
     try:
         rel = _screened_path(item.rel, redact)
         where = f"card {item.index} ({rel})"
-        text = screen(item.text, rel, redact)
+        text = screen_card(item.text, rel, redact)
         if text == item.text and rel == item.rel:
             return item
         card = parse_card(text, vault.root / rel)
@@ -165,13 +165,14 @@ def _screened_path(rel: str, redact: bool) -> str:
     from cardvault.errors import SecretFoundError
     from cardvault.vault.slugs import slugify
 
+    folder, _, name = rel.rpartition("/")
     found = guard.scan_text(rel)
-    if not found:
+    random = [word for word in name.removesuffix(".md").split("-") if guard.looks_random(word)]
+    if not found and not random:
         return rel
     if not redact:
-        message = f"its file name holds a secret ({found[0].kind}); the value is not shown"
-        raise SecretFoundError(message)
-    folder, _, name = rel.rpartition("/")
+        kind = found[0].kind if found else "a random token, like a key"
+        raise SecretFoundError(f"its file name holds a secret ({kind}); the value is not shown")
     return f"{folder}/{slugify(name.removesuffix('.md'))}.md"
 
 

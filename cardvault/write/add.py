@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cardvault import history
 from cardvault.edits.atomic import atomic_write
@@ -40,6 +41,32 @@ def screen(text: str, where: Path | str, redact: bool, first_line: int = 1) -> s
         return redact_text(text)
     ensure_no_secrets(text, where, first_line)
     return text
+
+
+def screen_card(text: str, where: str, redact: bool) -> str:
+    """A card's text through the guard as a file, then value by value: YAML quoting hides a
+    value's shape (`topic: "password=\\"x\\""` reads as `password="x"`). A redacted value is
+    written back into its key's lines only."""
+    from cardvault.vault.card import parse_card, update_card_text
+
+    text = screen(text, where, redact)
+    card = parse_card(text, Path(where))
+    changes = {}
+    for key, value in card.meta.items():
+        clean = _screened_value(value, where, redact, card.key_line(key))
+        if clean != value:
+            changes[key] = clean
+    return update_card_text(text, changes, path=Path(where)) if changes else text
+
+
+def _screened_value(value: Any, where: str, redact: bool, line: int) -> Any:
+    if isinstance(value, str):
+        return screen(value, where, redact, line)
+    if isinstance(value, list):
+        return [_screened_value(item, where, redact, line) for item in value]
+    if isinstance(value, dict):
+        return {k: _screened_value(v, where, redact, line) for k, v in value.items()}
+    return value
 
 
 def taken_slugs(vault: Vault) -> set[str]:
@@ -105,7 +132,7 @@ def screened_card_fields(
     """A new card's topic, tags and body through the guard, before anything is made of them:
     the slug and file name come from the topic, and a tag is lower-cased (which hides a key's
     shape from the guard). A refusal names the field, never the file the topic would make."""
-    topic = screen(" ".join(topic.split()), "TOPIC", redact)
+    topic = " ".join(screen(topic, "TOPIC", redact).split())  # screened before it is flattened
     tags = [screen(tag, "--tags", redact) for tag in tags]
     return topic, tags, screen(body, "--body", redact)
 
@@ -136,8 +163,9 @@ def screened_entry(
     log line the text would have had."""
     heading_line = appended_log_text(current, now.date(), "-").count("\n") + 1
     body = screen(body, where, redact, first_line=heading_line + 1)
-    given = " ".join((title or "").split())  # one line: a title cannot start another entry
-    heading = screen(given, where, redact, heading_line) if given else _title_from(body)
+    given = screen(title or "", where, redact, heading_line)  # screened, then flattened:
+    given = " ".join(given.split())  # one line, so a title cannot start another entry
+    heading = given or _title_from(body)
     return format_entry(now.strftime("%H:%M"), heading, body), heading
 
 
