@@ -54,8 +54,8 @@ def forget(
     elif plan.matched_by == "body" and not match_text:
         raise NotFoundError(
             f"no card's slug, topic or tags match {plan.shown_query}; the {len(plan.cards)} "
-            "card(s) above only mention it in their text. Nothing removed: to remove them, run again "
-            "with --yes --match-text (or without --yes, and answer the prompt)"
+            "card(s) above only mention it in their text. Nothing removed: to remove them, run "
+            "again with --yes --match-text (or without --yes, and answer the prompt)"
         )
     result = apply_forget(vault, plan)
     render.success(
