@@ -54,7 +54,8 @@ def run(size: int, work: Path) -> None:
     from cardvault.insight.stats import vault_stats
     from cardvault.portable.format import export_data, export_text, read_export
     from cardvault.portable.importer import apply_import, plan_import
-    from cardvault.vault.layout import open_vault_at, scan_cards
+    from cardvault.vault.layout import open_vault_at
+    from cardvault.vault.read import read_vault
     from cardvault.write.init import init_vault
 
     source = build_synthetic_vault(Path(tempfile.gettempdir()) / f"cardvault-synth-{size}", size)
@@ -64,12 +65,12 @@ def run(size: int, work: Path) -> None:
     vault = open_vault_at(root)
     print(f"{size} cards")
     stats = timed("stats", lambda: vault_stats(vault))
-    cards = timed("graph: read cards", lambda: scan_cards(vault).cards)
+    cards = timed("graph: read cards", lambda: read_vault(vault).live)
     graph = timed("graph: build", lambda: build_graph(cards))
     pairs, broad = len(graph.shared), len(graph.broad_tags)
     print(f"  ({stats.cards} cards, {pairs} tag pairs, {broad} broad tags)")
     now = dt.datetime(2026, 11, 30, 9, 15)
-    text = timed("export", lambda: export_text(export_data(vault, now)[0]))
+    text = timed("export", lambda: export_text(export_data(vault, now).data))
     empty = init_vault(work / f"empty{size}").vault
     parsed = timed("import: read + validate", lambda: read_export(json.loads(text), empty))
     plan = timed("import: plan", lambda: plan_import(empty, parsed, now.date()))

@@ -262,7 +262,7 @@ def _drop_near_duplicates(  # type: ignore[no-untyped-def]
     index), so that only the planted pairs are duplicates; keep `size`."""
     from cardvault.maintain.similarity import Embeddings, pairs_above
     from cardvault.maintain.similarity import card_text as embed_text
-    from cardvault.vault.layout import read_card
+    from cardvault.vault.read import read_card
 
     embeddings = Embeddings(vault)
     parsed = [read_card(vault.card_path(slug)) for slug, _ in cards]

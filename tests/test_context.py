@@ -35,7 +35,9 @@ from cardvault.context.build import (
 from cardvault.context.pack import FOOTER_HEADER, footer_reserve
 from cardvault.vault.card import parse_card, render_card
 from cardvault.vault.layout import open_vault_at
+from cardvault.vault.rules import read_rules
 from cardvault.vault.tokens import count_tokens
+from tests.conftest import snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample-vault"
@@ -86,7 +88,7 @@ def vaults(draw: st.DrawFn) -> Sources:
             + "\n<!-- cardvault:end rules -->\n"
         )
     )
-    return Sources(ROOT, memory, agents, tuple(cards))
+    return Sources(ROOT, memory, tuple(read_rules(agents)), tuple(cards))
 
 
 @st.composite
@@ -272,13 +274,13 @@ def test_broken_search_falls_back_and_still_packs(tmp_path: Path) -> None:
     assert pack.included
 
 
-def test_context_writes_nothing(tmp_path: Path) -> None:
+def test_context_writes_nothing_but_its_cache(tmp_path: Path) -> None:
     root = tmp_path / "v"
     shutil.copytree(SAMPLE, root)
-    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
-    CliRunner().invoke(app, ["--vault", str(root), "context", "--budget", "500"])
-    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
-    assert before == after
+    before = snapshot(root)
+    result = CliRunner().invoke(app, ["--vault", str(root), "context", "--budget", "500"])
+    assert result.exit_code == 0
+    assert snapshot(root) == before
 
 
 # --- ranking quality: ground truth from tests/fixtures/sample-vault-facts.json ------------------

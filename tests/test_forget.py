@@ -229,3 +229,30 @@ def test_an_unrelated_forget_leaves_memory_md_alone(sample_vault: Path) -> None:
     assert "conference-talk-ideas" not in text
     assert forget(sample_vault, "conference-talk-ideas", "--yes").exit_code == 0
     assert memory.read_text(encoding="utf-8") == text
+
+
+def test_forget_turns_links_to_the_removed_card_into_plain_text(vault_path: Path) -> None:
+    """Kept cards that linked to a forgotten card (by slug, path or alias) keep their words,
+    lose the dangling link; `check` finds no broken link afterwards."""
+    cards = vault_path / "memory" / "cards"
+    head = "---\ntopic: {}\ncategory: tools\ntags: [t]\ncreated: 2026-01-01\nupdated: 2026-01-01\n"
+    (cards / "gone-card.md").write_text(
+        head.format("Gone card") + "aliases: [old-gone]\n---\nSoon forgotten.\n"
+    )
+    (cards / "keeper.md").write_text(
+        head.format("Keeper")
+        + "rule: see [[gone-card]]\n---\n"
+        + "See [[gone-card]], [[old-gone|the old one]] and [[memory/cards/gone-card.md]].\n"
+        + "Also [[keeper]] itself.\n"
+    )
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "cards")
+    result = forget(vault_path, "gone-card", "--yes")
+    assert result.exit_code == 0, result.output
+    text = (cards / "keeper.md").read_text()
+    assert "rule: see gone-card\n" in text
+    assert (
+        "See gone-card, the old one and memory/cards/gone-card.md.\nAlso [[keeper]] itself." in text
+    )
+    findings = CliRunner().invoke(app, ["--vault", str(vault_path), "check", "--json"]).stdout
+    assert "broken-link" not in findings

@@ -14,6 +14,8 @@ from cardvault.cli.app import app
 from cardvault.insight.graph import build_graph
 from cardvault.insight.graph_render import render_dot, render_mermaid, render_tree
 from cardvault.vault.card import parse_card
+from cardvault.vault.files import FileText
+from cardvault.vault.read import CardFile
 from tests.insight_support import body, card_files, frontmatter
 
 LINK = re.compile(r"\[\[([^\]|#]+)")
@@ -88,7 +90,9 @@ def card(
     front = (
         f"---\ntopic: {slug.title()}\ncategory: {category}\ntags: [{', '.join(tags)}]\n{extra}---\n"
     )
-    return parse_card(front + (text or "Body.") + "\n", Path(f"memory/cards/{slug}.md"))
+    path = Path(f"memory/cards/{slug}.md")
+    text = front + (text or "Body.") + "\n"
+    return CardFile(FileText(path, text, ""), parse_card(text, path), archived=False)
 
 
 def small_graph():

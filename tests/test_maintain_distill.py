@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from cardvault.edits.changes import Report
-from cardvault.vault.layout import iter_card_paths, read_card
+from cardvault.vault.layout import iter_card_paths
+from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.maintain_support import card, commit_all, git, log, new_vault, run
 

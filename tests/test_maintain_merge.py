@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cardvault.maintain.similarity import pairs_above
-from cardvault.vault.layout import read_card
+from cardvault.vault.read import read_card
 from tests.maintain_support import card, commit_all, git, new_vault, run
 
 pytestmark = pytest.mark.slow

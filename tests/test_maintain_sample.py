@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cardvault.check.run import run_checks
-from cardvault.vault.layout import iter_card_paths, open_vault_at, read_card
+from cardvault.vault.layout import iter_card_paths, open_vault_at
+from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.maintain_support import git, run
 

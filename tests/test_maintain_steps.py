@@ -14,7 +14,7 @@ from cardvault.errors import CardvaultError
 from cardvault.maintain import archive, memory_index, promote
 from cardvault.maintain.by_hand import archive_card, demote_card, promote_card
 from cardvault.maintain.state import load_state
-from cardvault.vault.layout import read_card
+from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.maintain_support import card, commit_all, git, new_vault
 

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.capture.run import Failure
-from cardvault.errors import CardvaultError
 from cardvault.vault.daily import LogEntry, parse_log
 from cardvault.vault.files import read_text
-from cardvault.vault.layout import Vault, iter_log_paths, scan_cards
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot, read_vault
 
 FIX_KINDS = ("fix", "lesson", "gotcha", "rule", "correction", "prevention")
 SEARCH_DEPTH = 8
@@ -75,16 +75,18 @@ def _is_capture(entry: LogEntry, signature: str) -> bool:
 
 
 def _entries_mentioning(vault: Vault, text: str) -> list[LogEntry]:
-    found: list[LogEntry] = []
-    for path in iter_log_paths(vault):
-        try:
-            content = read_text(path).text
-            if text in content:
-                entries = parse_log(content, path, vault.config.signal_words)
-                found.extend(e for e in entries if text in e.body or text in e.title)
-        except (CardvaultError, ValueError):
-            continue
-    return found
+    return entries_mentioning(read_vault(vault), text)
+
+
+def entries_mentioning(snapshot: VaultSnapshot, text: str) -> list[LogEntry]:
+    """Log entries whose title or body holds `text`, oldest first."""
+    return [
+        entry
+        for log in snapshot.logs
+        if text in log.file.text
+        for entry in log.entries
+        if text in entry.body or text in entry.title
+    ]
 
 
 def entry_text(failure: Failure, seen: int, first: str | None) -> tuple[str, str]:
@@ -129,18 +131,20 @@ def record_failure(vault: Vault, failure: Failure, now: dt.datetime) -> Recorded
 
 def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix]:
     """What the vault already knows about fixing this failure (see the module docstring)."""
+    snapshot = read_vault(vault)
     fixes: dict[tuple[str, str], KnownFix] = {}
-    mentioning = _entries_mentioning(vault, failure.signature)
+    mentioning = entries_mentioning(snapshot, failure.signature)
     for entry in mentioning:
         for text in _fix_lines(entry):
             fixes.setdefault((text, entry.ref), KnownFix(text, entry.ref))
     refs = {e.ref for e in mentioning}
-    for card in scan_cards(vault).cards:
+    for file in snapshot.live:
+        card = file.card
         if refs & set(card.sources):
             rel = vault.rel(card.path)
             for text in _card_fix_lines(card.body) or [card.topic]:
                 fixes.setdefault((text, rel), KnownFix(f"{text} (card {card.slug})", rel))
-    for fix in _searched_fixes(vault, failure):
+    for fix in _searched_fixes(snapshot, failure):
         fixes.setdefault((fix.text, fix.source), fix)
     return list(fixes.values())[:limit]
 
@@ -162,7 +166,7 @@ def _card_fix_lines(body: str) -> list[str]:
     return out
 
 
-def _searched_fixes(vault: Vault, failure: Failure) -> list[KnownFix]:
+def _searched_fixes(snapshot: VaultSnapshot, failure: Failure) -> list[KnownFix]:
     """Cards and fix-bearing log entries a keyword search for the error line finds."""
     terms = distinctive_terms(failure.error)
     if not terms:
@@ -170,11 +174,11 @@ def _searched_fixes(vault: Vault, failure: Failure) -> list[KnownFix]:
     from cardvault.search.keyword import keyword_hits
 
     fixes = []
-    for hit in keyword_hits(vault, failure.error, SEARCH_DEPTH, logs=True):
+    for hit in keyword_hits(snapshot.vault, failure.error, SEARCH_DEPTH, logs=True):
         if coverage(terms, f"{hit.topic}\n{hit.body}") < MIN_COVERAGE:
             continue
         if hit.kind == "log":
-            entry = _log_entry(vault, hit.path, hit.entry)
+            entry = _log_entry(snapshot, hit.path, hit.entry)
             fixes += [KnownFix(text, entry.ref) for text in _fix_lines(entry)] if entry else []
         else:
             lines = _card_fix_lines(hit.body) or [f'see the card "{hit.topic}"']
@@ -194,12 +198,10 @@ def coverage(terms: set[str], text: str) -> float:
     return len(terms & distinctive_terms(text)) / len(terms) if terms else 0.0
 
 
-def _log_entry(vault: Vault, file: str, entry: str | None) -> LogEntry | None:
+def _log_entry(snapshot: VaultSnapshot, file: str, entry: str | None) -> LogEntry | None:
     if entry is None:
         return None
-    path = vault.root / file
-    try:
-        entries = parse_log(read_text(path).text, path, vault.config.signal_words)
-    except (CardvaultError, ValueError):
-        return None
-    return next((e for e in entries if f"{e.time} {e.title}" == entry), None)
+    for log in snapshot.logs:
+        if snapshot.rel(log.file.path) == file:
+            return next((e for e in log.entries if f"{e.time} {e.title}" == entry), None)
+    return None

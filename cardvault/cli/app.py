@@ -7,6 +7,7 @@ when the module is loaded here; heavy libraries are imported inside command bodi
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -31,6 +32,9 @@ from cardvault.cli import (
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
+
+#: Set to see where a command spends its time (files read and parsed, ...) on stderr.
+DEBUG_VAR = "CARDVAULT_DEBUG"
 
 app = typer.Typer(
     name="cardvault",
@@ -72,6 +76,10 @@ def root(
 ) -> None:
     """Keep the vault path for the command that runs."""
     ctx.obj = {"vault": vault}
+    if os.environ.get(DEBUG_VAR):
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="cardvault: %(message)s")
 
 
 app.command("init")(init.init)

@@ -49,7 +49,7 @@ def check(
 
 def _apply_fixes(vault: object) -> None:
     from cardvault import history
-    from cardvault.check.run import plan_fixes
+    from cardvault.check.fixes import plan_fixes
     from cardvault.edits.atomic import atomic_write
     from cardvault.vault.layout import Vault
 

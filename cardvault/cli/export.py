@@ -29,9 +29,10 @@ def export(
     from cardvault.vault.files import ABSENT, current_digest
 
     vault = vault_of(ctx)
-    data, skipped = export_data(vault, now(), logs=logs)
-    for error in skipped:
-        render.warning(f"not exported: {error}")
+    export = export_data(vault, now(), logs=logs)
+    for skipped in export.skipped:
+        render.warning(f"not exported: {skipped}")
+    data = export.data
     text = export_text(data)
     if str(file) == "-":
         sys.stdout.write(text)

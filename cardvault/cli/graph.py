@@ -36,16 +36,12 @@ def graph(
 
     Example: cardvault graph --format mermaid > vault.mmd
     """
-    from cardvault.insight.graph import build_graph
+    from cardvault.insight.graph import vault_graph
     from cardvault.insight.graph_render import render_dot, render_mermaid, render_tree
-    from cardvault.vault.layout import scan_cards
 
-    vault = vault_of(ctx)
-    scans = [scan_cards(vault)] + ([scan_cards(vault, archived=True)] if archived else [])
-    for scan in scans:
-        for problem in scan.errors:
-            render.warning(f"skipped {problem}")
-    result = build_graph(card for scan in scans for card in scan.cards)
+    result, problems = vault_graph(vault_of(ctx), archived)
+    for problem in problems:
+        render.warning(f"skipped {problem}")
     if fmt is GraphFormat.json:
         render.print_json(result.to_dict())
         return

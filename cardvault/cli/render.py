@@ -38,8 +38,10 @@ def wants_json(flag: bool) -> bool:
 
 
 def print_json(data: Any) -> None:
-    """Write `data` as JSON to stdout (dates as ISO strings)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """Write `data` as JSON to stdout (dates as ISO strings): indented for a person at a
+    terminal, compact for a program (json's fast C encoder; indenting costs 5x)."""
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n")
 
 
 def error(message: str) -> None:

@@ -18,10 +18,10 @@ def show(
     json_out: Annotated[bool, typer.Option("--json", help="Frontmatter and body as JSON.")] = False,
 ) -> None:
     """Print one card as written (archived cards and aliases are found too)."""
-    from cardvault.vault.layout import find_card
+    from cardvault.vault.read import find_card
 
     vault = vault_of(ctx)
-    card = find_card(vault, slug)
+    card = find_card(vault, slug).card
     if json_out:
         render.print_json(
             {"slug": card.slug, "path": vault.rel(card.path), "meta": card.meta, "body": card.body}

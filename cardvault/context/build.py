@@ -24,41 +24,41 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from cardvault.context.pack import Decision, Item, pack
 from cardvault.context.value import card_value
-from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
-from cardvault.vault.files import read_text
-from cardvault.vault.layout import Vault, scan_cards
-from cardvault.vault.sections import get_section
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import read_vault
+from cardvault.vault.rules import Rule
 
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
 RELEVANCE_WEIGHT = 0.75
 VALUE_WEIGHT = 0.25
 _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
-_CARD_CITE = re.compile(r"memory/(?:cards|archive)/[^\s)\]`'\"]+\.md")
 
 
 @dataclass(frozen=True)
 class Sources:
-    """What a pack is made from: MEMORY.md and AGENTS.md texts (None when absent) and the cards."""
+    """What a pack is made from: MEMORY.md's text (None when absent), the rules and the cards."""
 
     root: Path
     memory: str | None
-    agents: str | None
+    rules: tuple[Rule, ...]
     cards: tuple[Card, ...]
     problems: tuple[str, ...] = ()
 
     def rel(self, path: Path) -> str:
         """`path` relative to the vault root."""
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return self._vault.rel(path)
+
+    @cached_property
+    def _vault(self) -> Vault:
+        return Vault(self.root)
 
 
 @dataclass(frozen=True)
@@ -111,18 +111,15 @@ class ContextPack:
 
 
 def read_sources(vault: Vault) -> Sources:
-    """MEMORY.md, AGENTS.md and the live cards (broken cards are skipped and named)."""
-    scan = scan_cards(vault)
-    problems = [f"skipped {error}" for error in scan.errors]
-    texts: list[str | None] = []
-    for path in (vault.memory_md, vault.agents_md):
-        try:
-            texts.append(read_text(path).text if path.is_file() else None)
-        except CardvaultError as exc:
-            problems.append(f"skipped {exc}")
-            texts.append(None)
-    cards = tuple(c for c in scan.cards if c.status != "archived")
-    return Sources(vault.root, texts[0], texts[1], cards, tuple(problems))
+    """MEMORY.md, the learned rules and the live cards, from the one read path (broken files
+    are skipped and named)."""
+    snapshot = read_vault(vault)
+    problems = [f"skipped {problem}" for problem in snapshot.problems]
+    if snapshot.rule_problem is not None:
+        problems.append(f"rules not read: {snapshot.rule_problem}")
+    cards = tuple(c.card for c in snapshot.live if c.card.status != "archived")
+    memory = snapshot.memory.text if snapshot.memory else None
+    return Sources(vault.root, memory, snapshot.rules, cards, tuple(problems))
 
 
 def relevance_score(rank: int) -> float:
@@ -169,16 +166,14 @@ def memory_item(sources: Sources) -> Item | None:
     return Item("memory", "MEMORY.md", "MEMORY.md", text, "the index, loaded every session", 1.0)
 
 
-def rule_items(sources: Sources, today: dt.date) -> tuple[list[Item], list[str]]:
-    """The learned rules (AGENTS.md section lines, then promoted cards' uncited rules)."""
+def rule_items(sources: Sources, today: dt.date) -> list[Item]:
+    """The learned rules (AGENTS.md's, then promoted cards' rules no AGENTS.md rule cites)."""
     items: list[Item] = []
-    problems: list[str] = []
     cited: set[str] = set()
-    for number, line in enumerate(_section_rules(sources, problems), start=1):
-        match = _CARD_CITE.search(line)
-        name = Path(match.group()).stem if match else f"AGENTS.md rule {number}"
-        cited.update(m.group() for m in _CARD_CITE.finditer(line))
-        items.append(Item("rule", name, "AGENTS.md", line, "learned rule in AGENTS.md", 1.0))
+    for number, rule in enumerate(sources.rules, start=1):
+        name = Path(rule.cites[0]).stem if rule.cites else f"AGENTS.md rule {number}"
+        cited.update(rule.cites)
+        items.append(Item("rule", name, "AGENTS.md", rule.text, "learned rule in AGENTS.md", 1.0))
     promoted = [c for c in sources.cards if c.status == "promoted" and _rule_of(c)]
     promoted.sort(key=lambda c: (-card_value(c, today).score, c.slug))
     for card in promoted:
@@ -186,32 +181,12 @@ def rule_items(sources: Sources, today: dt.date) -> tuple[list[Item], list[str]]
         if rel not in cited:
             block = f"- {_rule_of(card)} ({rel})"
             items.append(Item("rule", card.slug, rel, block, "rule of a promoted card", 1.0))
-    return items, problems
+    return items
 
 
 def _rule_of(card: Card) -> str:
     rule = card.meta.get("rule")
     return " ".join(rule.split()) if isinstance(rule, str) else ""
-
-
-def _section_rules(sources: Sources, problems: list[str]) -> list[str]:
-    """Lines of AGENTS.md's `rules` section; indented lines continue the rule above."""
-    if sources.agents is None:
-        return []
-    try:
-        section = get_section(sources.agents, "rules", sources.root / "AGENTS.md")
-    except CardvaultError as exc:
-        problems.append(f"rules not read: {exc}")
-        return []
-    rules: list[str] = []
-    for line in (section or "").splitlines():
-        if not line.strip() or _COMMENT_LINE.match(line):
-            continue
-        if line[:1] in (" ", "\t") and rules:
-            rules[-1] += "\n" + line
-        else:
-            rules.append(line.rstrip())
-    return rules
 
 
 def card_items(
@@ -256,13 +231,13 @@ def plan_context(
     """The pack for `task` (None: the most valuable memory) within `budget` tokens. Pure."""
     if budget < 1:
         raise ValueError(f"budget must be at least 1 token, got {budget}")
-    rules, problems = rule_items(sources, today)
+    rules = rule_items(sources, today)
     memory = memory_item(sources)
     cards, not_considered = card_items(sources, relevance if task else None, today)
     items: Sequence[Item] = [*rules, *([memory] if memory else []), *cards]
     packed = pack(items, budget)
     ranking = "value" if not task else (relevance.mode if relevance else "none")
-    notices = (*sources.problems, *problems, *(relevance.notices if relevance and task else ()))
+    notices = (*sources.problems, *(relevance.notices if relevance and task else ()))
     return ContextPack(
         task, budget, packed.text, packed.tokens, packed.decisions, packed.listed,
         ranking, not_considered, tuple(notices),

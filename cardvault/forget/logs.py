@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
-from cardvault.vault.daily import LogEntry, parse_log
-from cardvault.vault.files import FileText, read_text
-from cardvault.vault.layout import Vault, iter_log_paths
+from cardvault.vault.daily import LogEntry
+from cardvault.vault.files import FileText
+from cardvault.vault.links import link_key
+from cardvault.vault.read import VaultSnapshot
 
 _WORD = re.compile(r"\w+")
 
@@ -73,7 +73,7 @@ class Needles:
 
     def takes_entry(self, entry: LogEntry, heading: str) -> bool:
         """Whether `entry` goes whole (cited, linked, or its heading mentions the topic)."""
-        linked = {link.removesuffix(".md").split("/")[-1] for link in entry.card_links}
+        linked = {link_key(link) for link in entry.card_links}
         return entry.ref in self.sources or bool(linked & self.slugs) or self.mentions(heading)
 
 
@@ -100,16 +100,11 @@ class LogCut:
         return [(n, lines[n - 1]) for n in self.removed]
 
 
-def cut_logs(vault: Vault, needles: Needles) -> list[LogCut]:
+def cut_logs(snapshot: VaultSnapshot, needles: Needles) -> list[LogCut]:
     """The cut of every daily log that mentions the topic (unreadable logs are left alone)."""
     cuts = []
-    for path in iter_log_paths(vault):
-        try:
-            file = read_text(path)
-            entries = parse_log(file.text, path, vault.config.signal_words)
-        except (CardvaultError, ValueError):
-            continue
-        cut = cut_log(file, vault.rel(path), entries, needles)
+    for log in snapshot.logs:
+        cut = cut_log(log.file, snapshot.rel(log.file.path), list(log.entries), needles)
         if cut is not None:
             cuts.append(cut)
     return cuts

@@ -21,15 +21,18 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, DeleteFile, WriteFile, reason_lines
 from cardvault.errors import CardvaultError
 from cardvault.forget.logs import LogCut, Needles, cut_logs
-from cardvault.vault.card import Card, parse_card
-from cardvault.vault.files import FileText, read_text
-from cardvault.vault.layout import Vault, iter_card_paths
-from cardvault.vault.sections import get_section, set_section
+from cardvault.vault.card import Card
+from cardvault.vault.files import FileText
+from cardvault.vault.layout import Vault
+from cardvault.vault.links import unlink
+from cardvault.vault.read import VaultSnapshot, read_vault
+from cardvault.vault.sections import get_section
 
 _WORD = re.compile(r"\w+")
 # Words, numbers, slugs: a piece mixing letters and digits is short (`k8s`, `x86-64`, `s3`).
@@ -59,6 +62,7 @@ class ForgetPlan:
     agents: WriteFile | None
     memory: WriteFile | None  # MEMORY.md's categories table without the forgotten cards
     mentions: tuple[str, ...]  # "path:line" of kept text that still names a forgotten card
+    unlinked: tuple[WriteFile, ...] = ()  # kept cards whose [[links]] to them become plain text
     unreadable: tuple[str, ...] = ()  # cards that could not be read, so were not searched
 
     @property
@@ -94,6 +98,7 @@ class ForgetPlan:
                 out.append(
                     WriteFile(cut.file.path, cut.new_text, cut.file.digest, cut.reason, "forget")
                 )
+        out.extend(self.unlinked)
         out.extend(c for c in (self.agents, self.memory) if c is not None)
         return out
 
@@ -134,14 +139,15 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
     """What forgetting `query` would remove (nothing is written)."""
     if not query.strip():
         raise CardvaultError("forget needs a slug or some words naming the topic")
-    unreadable: list[str] = []
-    cards = _read_cards(vault, unreadable)
+    snapshot = read_vault(vault, verify=True)
+    cards = [ForgottenCard(c.file, c.card, snapshot.rel(c.path)) for c in snapshot.cards]
     chosen, how = match_cards(cards, query)
     needles = Needles.of(query, [c.card for c in chosen], exact=how == "slug")
-    logs = cut_logs(vault, needles)
-    rules, agents = _rule_cut(vault, chosen)
-    memory = _memory_table(vault, chosen, needles, today or dt.date.today())
+    logs = cut_logs(snapshot, needles)
+    rules, agents = _rule_cut(snapshot, chosen)
     gone = {c.file.path for c in chosen}
+    unlinked = _unlinked(snapshot, chosen, gone)
+    memory = _memory_table(snapshot, chosen, unlinked, needles, today or dt.date.today())
     kept = [c for c in cards if c.file.path not in gone]
     return ForgetPlan(
         query=query.strip(),
@@ -151,75 +157,95 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
         rules=tuple(rules),
         agents=agents,
         memory=memory,
-        mentions=tuple(_mentions(kept, needles, vault, memory)),
-        unreadable=tuple(unreadable),
+        mentions=tuple(_mentions(kept, unlinked, needles, snapshot, memory)),
+        unlinked=tuple(unlinked),
+        unreadable=tuple(
+            str(p)
+            for p in snapshot.problems
+            if p.rel.startswith(("memory/cards/", "memory/archive/"))
+        ),
     )
 
 
-def _read_cards(vault: Vault, unreadable: list[str]) -> list[ForgottenCard]:
-    """Every card that reads; the others go to `unreadable` (forget never touches them)."""
-    found = []
-    for archived in (False, True):
-        for path in iter_card_paths(vault, archived=archived):
-            try:
-                file = read_text(path)
-                found.append(ForgottenCard(file, parse_card(file.text, path), vault.rel(path)))
-            except CardvaultError as exc:
-                unreadable.append(str(exc))
-    return found
-
-
-def _rule_cut(vault: Vault, cards: list[ForgottenCard]) -> tuple[list[str], WriteFile | None]:
-    """Rule lines of AGENTS.md's managed section that cite a forgotten card, and the rewrite."""
-    if not cards or not vault.agents_md.is_file():
+def _rule_cut(
+    snapshot: VaultSnapshot, cards: list[ForgottenCard]
+) -> tuple[list[str], WriteFile | None]:
+    """Rules of AGENTS.md that cite a forgotten card, and AGENTS.md without their lines."""
+    agents = snapshot.agents
+    cited = {c.rel for c in cards}
+    gone = [rule for rule in snapshot.rules if cited & set(rule.cites)]
+    if agents is None or not gone:
         return [], None
-    file = read_text(vault.agents_md)
-    section = get_section(file.text, "rules", vault.agents_md)
-    if not section:
-        return [], None
-    cited = tuple(c.rel for c in cards)
-    lines = section.split("\n")
-    gone = [line for line in lines if any(rel in line for rel in cited)]
-    if not gone:
-        return [], None
-    kept = "\n".join(line for line in lines if line not in gone)
-    text = set_section(file.text, "rules", kept, vault.agents_md)
+    lines = agents.text.split("\n")
+    drop = {rule.line - 1 + offset for rule in gone for offset in range(len(rule.text.split("\n")))}
+    text = "\n".join(line for number, line in enumerate(lines) if number not in drop)
     reason = f"removed {len(gone)} rule line(s) from AGENTS.md"
-    return gone, WriteFile(vault.agents_md, text, file.digest, reason, "forget")
+    return [rule.text for rule in gone], WriteFile(
+        agents.path, text, agents.digest, reason, "forget"
+    )
+
+
+def _unlinked(
+    snapshot: VaultSnapshot, cards: list[ForgottenCard], gone: set[Path]
+) -> list[WriteFile]:
+    """Kept cards with wiki-links to a forgotten card, those links turned into plain text."""
+    slugs = {c.card.slug for c in cards}
+    changes = []
+    for card in snapshot.cards:
+        if card.path in gone:
+            continue
+        keys = {link.key for link in card.links if snapshot.names.get(link.key) in slugs}
+        if keys:
+            text = unlink(card.file.text, keys)
+            reason = f"unlinked {', '.join(sorted(keys))} in {snapshot.rel(card.path)}"
+            changes.append(WriteFile(card.path, text, card.file.digest, reason, "forget"))
+    return changes
 
 
 def _memory_table(
-    vault: Vault, cards: list[ForgottenCard], needles: Needles, today: dt.date
+    snapshot: VaultSnapshot,
+    cards: list[ForgottenCard],
+    unlinked: list[WriteFile],
+    needles: Needles,
+    today: dt.date,
 ) -> WriteFile | None:
     """MEMORY.md's categories table as `maintain` makes it once the cards are gone, when the
     table names one of them (so a stale table is not rewritten for an unrelated forget)."""
-    if not cards or not vault.memory_md.is_file():
+    memory = snapshot.memory
+    if not cards or memory is None:
         return None
     from cardvault.maintain import memory_index
-    from cardvault.maintain.state import load_state
+    from cardvault.maintain.state import state_of
 
-    section = get_section(read_text(vault.memory_md).text, memory_index.SECTION, vault.memory_md)
+    section = get_section(memory.text, memory_index.SECTION, memory.path)
     if not any(needles.names_card(line) for line in (section or "").splitlines()):
         return None
-    gone = [DeleteFile(c.file.path, c.file.digest, "", "forget") for c in cards]
-    after = load_state(vault, today).after(gone)
-    writes = [c for c in memory_index.step(after, vault.config) if isinstance(c, WriteFile)]
+    gone: list[Change] = [DeleteFile(c.file.path, c.file.digest, "", "forget") for c in cards]
+    after = state_of(snapshot, today).after([*gone, *unlinked])
+    writes = [
+        c for c in memory_index.step(after, snapshot.vault.config) if isinstance(c, WriteFile)
+    ]
     return writes[0] if writes else None
 
 
 def _mentions(
-    kept: list[ForgottenCard], needles: Needles, vault: Vault, memory: WriteFile | None
+    kept: list[ForgottenCard],
+    unlinked: list[WriteFile],
+    needles: Needles,
+    snapshot: VaultSnapshot,
+    memory: WriteFile | None,
 ) -> list[str]:
-    found = []
-    files = [(c.file.path, c.file.text) for c in kept]
+    texts = {change.path: change.new_text for change in unlinked}
+    files = [(c.file.path, texts.get(c.file.path, c.file.text)) for c in kept]
     if memory is not None:
-        files.append((vault.memory_md, memory.new_text))
-    elif vault.memory_md.is_file():
-        files.append((vault.memory_md, read_text(vault.memory_md).text))
+        files.append((memory.path, memory.new_text))
+    elif snapshot.memory is not None:
+        files.append((snapshot.memory.path, snapshot.memory.text))
+    found = []
     for path, text in files:
         for number, line in enumerate(text.splitlines(), start=1):
             if needles.names_card(line):
-                found.append(f"{vault.rel(path)}:{number}")
+                found.append(f"{snapshot.rel(path)}:{number}")
     return found
 
 

@@ -1,8 +1,10 @@
 """The vault as a graph: categories and tags, card-to-card links, cards sharing tags, hubs, orphans.
 
-`build_graph(cards)` is a pure function from parsed cards to a `Graph` value. A link is a
-`[[target]]` in a card's text that names another card by slug or alias (the rule `check` uses
-for broken links, so the two never disagree); cards are related by tags when they share one.
+`build_graph(cards)` is a pure function from the snapshot's cards to a `Graph` value. A link is
+a `[[target]]` anywhere in a card's text that names another card by slug or alias
+(`vault.links`, the definition `check` uses for broken links, so the two never disagree); a link
+to a card not drawn (an archived one, without `--archived`) is neither drawn nor unresolved.
+Cards are related by tags when they share one.
 A card's connections are the distinct other cards it reaches by a link (in or out) or a shared
 tag; hubs are the most connected cards, orphans the cards with none. Renderers live in
 insight/graph_render.py.
@@ -17,11 +19,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from cardvault.check.run import WIKILINK
-from cardvault.vault.card import Card
+from cardvault.vault.layout import Vault
+from cardvault.vault.links import name_table
+from cardvault.vault.read import CardFile, Problem, read_vault
 
 HUB_COUNT = 5
 SHARED_PAIR_LIMIT = 20
@@ -80,15 +83,38 @@ class Graph:
     connections: dict[str, int] = field(repr=False)  # slug -> distinct connected cards
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for `--format json`."""
-        return asdict(self)
+        """Plain data for `--format json` (built directly: `dataclasses.asdict` deep-copies
+        every value and costs most of a 10,000-card graph's time)."""
+        return {
+            "nodes": [vars(n) | {"tags": list(n.tags)} for n in self.nodes],
+            "links": [vars(link) for link in self.links],
+            "unresolved": [vars(link) for link in self.unresolved],
+            "shared": [vars(s) | {"tags": list(s.tags)} for s in self.shared],
+            "broad_tags": self.broad_tags,
+            "tag_tree": self.tag_tree,
+            "hubs": [vars(hub) for hub in self.hubs],
+            "orphans": list(self.orphans),
+            "connections": self.connections,
+        }
 
 
-def build_graph(cards: Iterable[Card]) -> Graph:
-    """The graph of `cards` (pure: reads nothing but the cards given)."""
+def vault_graph(vault: Vault, archived: bool = False) -> tuple[Graph, tuple[Problem, ...]]:
+    """The graph of the vault's live cards (and archived ones with `archived`), and the files
+    that could not be read."""
+    snapshot = read_vault(vault)
+    cards = snapshot.cards if archived else snapshot.live
+    return build_graph(cards, snapshot.names), snapshot.problems
+
+
+def build_graph(cards: Iterable[CardFile], names: dict[str, str] | None = None) -> Graph:
+    """The graph of `cards` (pure). Links resolve through `names` (name -> slug, default: the
+    names of `cards` themselves)."""
     ordered = sorted(cards, key=lambda c: c.slug)
-    nodes = tuple(Node(c.slug, c.topic, c.category or "(none)", c.tags) for c in ordered)
-    links, unresolved = _links(ordered)
+    table = names if names is not None else name_table((c.slug, c.card.aliases) for c in ordered)
+    nodes = tuple(
+        Node(c.slug, c.card.topic, c.card.category or "(none)", c.card.tags) for c in ordered
+    )
+    links, unresolved = _links(ordered, table)
     members = _members(nodes)
     connections = _connections(nodes, links, members)
     return Graph(
@@ -104,35 +130,19 @@ def build_graph(cards: Iterable[Card]) -> Graph:
     )
 
 
-def resolver(cards: Iterable[Card]) -> dict[str, str]:
-    """Link text → slug: every card's slug, then its aliases (a slug always wins over an alias)."""
-    table: dict[str, str] = {}
-    cards = list(cards)
-    for card in cards:
-        for alias in card.aliases:
-            table.setdefault(alias, card.slug)
-    for card in cards:
-        table[card.slug] = card.slug
-    return table
-
-
-def link_key(text: str) -> str:
-    """The part of `[[text]]` that names a card: its last path part without `.md`."""
-    return text.strip().removesuffix(".md").split("/")[-1]
-
-
-def _links(cards: list[Card]) -> tuple[tuple[Link, ...], tuple[Link, ...]]:
-    table = resolver(cards)
+def _links(
+    cards: list[CardFile], names: dict[str, str]
+) -> tuple[tuple[Link, ...], tuple[Link, ...]]:
+    shown = {card.slug for card in cards}
     links: dict[tuple[str, str], Link] = {}
     unresolved: dict[tuple[str, str], Link] = {}
     for card in cards:
-        for match in WIKILINK.finditer(card.body):
-            text = match.group(1).strip()
-            target = table.get(link_key(text))
+        for link in card.links:
+            target = names.get(link.key)
             if target is None:
-                unresolved.setdefault((card.slug, text), Link(card.slug, "", text))
-            elif target != card.slug:
-                links.setdefault((card.slug, target), Link(card.slug, target, text))
+                unresolved.setdefault((card.slug, link.target), Link(card.slug, "", link.target))
+            elif target != card.slug and target in shown:
+                links.setdefault((card.slug, target), Link(card.slug, target, link.target))
     return tuple(links.values()), tuple(unresolved.values())
 
 

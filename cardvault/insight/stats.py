@@ -15,14 +15,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from cardvault import history
-from cardvault.errors import CardvaultError
 from cardvault.search.freshness import IndexFreshness, index_freshness
-from cardvault.vault.card import Card
-from cardvault.vault.daily import LogEntry, parse_log
-from cardvault.vault.files import read_text
-from cardvault.vault.layout import Vault, iter_log_paths, scan_cards
-from cardvault.vault.sections import get_section
-from cardvault.vault.tokens import count_tokens
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot, read_vault
 
 MAINTENANCE_PREFIX = "maintain:"
 
@@ -87,27 +82,28 @@ class VaultStats:
 
 def vault_stats(vault: Vault) -> VaultStats:
     """Measure `vault` (see the module docstring)."""
-    live = scan_cards(vault)
-    archived = scan_cards(vault, archived=True)
-    problems = [str(e) for e in (*live.errors, *archived.errors)]
-    cited = {src for card in (*live.cards, *archived.cards) for src in card.sources}
-    logs = _log_stats(vault, cited, problems)
-    memory_bytes = vault.memory_md.stat().st_size if vault.memory_md.is_file() else None
+    snapshot = read_vault(vault)
+    live = [c.card for c in snapshot.live]
+    problems = [str(p) for p in snapshot.problems]
+    if snapshot.rule_problem is not None:
+        problems.append(str(snapshot.rule_problem))
+    cited = {src for card in snapshot.cards for src in card.card.sources}
+    broken_archived = sum(1 for p in snapshot.problems if p.rel.startswith("memory/archive/"))
     return VaultStats(
-        cards=len(live.cards),
-        by_category=_sorted_counts(Counter(c.category or "(none)" for c in live.cards)),
-        by_status=_sorted_counts(Counter(c.status for c in live.cards)),
-        tags=_sorted_counts(Counter(t for c in live.cards for t in c.tags)),
-        card_sizes=_card_sizes(vault, live.cards),
+        cards=len(live),
+        by_category=_sorted_counts(Counter(c.category or "(none)" for c in live)),
+        by_status=_sorted_counts(Counter(c.status for c in live)),
+        tags=_sorted_counts(Counter(t for c in live for t in c.tags)),
+        card_sizes=_card_sizes(snapshot),
         card_token_budget=vault.config.card_token_budget,
-        memory_md_bytes=memory_bytes,
+        memory_md_bytes=len(snapshot.memory.text.encode("utf-8")) if snapshot.memory else None,
         memory_byte_budget=vault.config.memory_byte_budget,
-        logs=logs,
-        promoted=sum(1 for c in live.cards if c.status == "promoted"),
-        rules=_rule_count(vault, problems),
-        archived=len(archived.cards) + len(archived.errors),
+        logs=_log_stats(snapshot, cited),
+        promoted=sum(1 for c in live if c.status == "promoted"),
+        rules=len(snapshot.rules),
+        archived=len(snapshot.archived) + broken_archived,
         last_maintenance=history.last_commit_with_subject(vault, MAINTENANCE_PREFIX),
-        index=index_freshness(vault),
+        index=index_freshness(vault, snapshot.stamps, snapshot.digests),
         problems=tuple(problems),
     )
 
@@ -117,27 +113,15 @@ def _sorted_counts(counts: Counter[str]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def _card_sizes(vault: Vault, cards: list[Card]) -> tuple[CardSize, ...]:
-    sizes = [CardSize(c.slug, vault.rel(c.path), count_tokens(c.text)) for c in cards]
+def _card_sizes(snapshot: VaultSnapshot) -> tuple[CardSize, ...]:
+    sizes = [CardSize(c.slug, snapshot.rel(c.path), c.tokens) for c in snapshot.live]
     return tuple(sorted(sizes, key=lambda s: (-s.tokens, s.slug)))
 
 
-def read_log_entries(vault: Vault, problems: list[str]) -> list[LogEntry]:
-    """Every entry of every daily log; unreadable logs are added to `problems`."""
-    entries: list[LogEntry] = []
-    for path in iter_log_paths(vault):
-        try:
-            entries += parse_log(read_text(path).text, path, vault.config.signal_words)
-        except CardvaultError as exc:
-            problems.append(str(exc))
-        except ValueError:
-            problems.append(f"{vault.rel(path)}: log file name is not a valid date")
-    return entries
-
-
-def _log_stats(vault: Vault, cited: set[str], problems: list[str]) -> LogStats:
-    entries = read_log_entries(vault, problems)
-    days = sorted({e.day for e in entries} | _log_days(vault))
+def _log_stats(snapshot: VaultSnapshot, cited: set[str]) -> LogStats:
+    entries = snapshot.entries
+    found = (_day(log.file.path.stem) for log in snapshot.logs)
+    days = sorted(day for day in found if day is not None)
     signalled = [e for e in entries if e.has_signal]
     return LogStats(
         days=len(days),
@@ -149,23 +133,8 @@ def _log_stats(vault: Vault, cited: set[str], problems: list[str]) -> LogStats:
     )
 
 
-def _log_days(vault: Vault) -> set[dt.date]:
-    days = set()
-    for path in iter_log_paths(vault):
-        try:
-            days.add(dt.date.fromisoformat(path.stem))
-        except ValueError:
-            continue
-    return days
-
-
-def _rule_count(vault: Vault, problems: list[str]) -> int:
-    if not vault.agents_md.is_file():
-        return 0
+def _day(stem: str) -> dt.date | None:
     try:
-        section = get_section(read_text(vault.agents_md).text, "rules", vault.agents_md)
-    except CardvaultError as exc:
-        problems.append(str(exc))
-        return 0
-    lines = (section or "").splitlines()
-    return sum(1 for line in lines if line.strip() and not line.strip().startswith("<!--"))
+        return dt.date.fromisoformat(stem)
+    except ValueError:
+        return None

@@ -158,18 +158,25 @@ def contradict(left_text: str, right_text: str) -> Contradiction | None:
 
 
 def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Contradiction]]:
-    """(name, other name, contradiction) for every pair of named texts that contradict.
+    """(name, other name, contradiction) for every pair of named texts that contradict."""
+    return conflicting_claims([(name, claims(text)) for name, text in texts])
+
+
+def conflicting_claims(
+    named: list[tuple[str, list[Claim]]],
+) -> list[tuple[str, str, Contradiction]]:
+    """Like `conflicting_pairs`, over claims already worked out (e.g. kept in the catalog).
 
     Claims are joined on their key, so the cost grows with the number of claims, not pairs.
     """
     by_key: dict[tuple[str, str], list[tuple[int, Claim]]] = {}
-    for index, (_, text) in enumerate(texts):
-        for claim in claims(text):
+    for index, (_, found) in enumerate(named):
+        for claim in found:
             by_key.setdefault(claim.key, []).append((index, claim))
-    found: dict[tuple[int, int], Contradiction] = {}
+    pairs: dict[tuple[int, int], Contradiction] = {}
     for group in by_key.values():
         for i, left in group:
             for j, right in group:
                 if i < j and left.polarity != right.polarity and _same_object(left, right):
-                    found.setdefault((i, j), Contradiction(left, right))
-    return [(texts[i][0], texts[j][0], c) for (i, j), c in sorted(found.items())]
+                    pairs.setdefault((i, j), Contradiction(left, right))
+    return [(named[i][0], named[j][0], c) for (i, j), c in sorted(pairs.items())]

@@ -18,6 +18,7 @@ from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.similarity import pairs_above
 from cardvault.vault.daily import LogEntry
+from cardvault.vault.links import link_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,9 +67,7 @@ def pending_lessons(state: VaultState) -> list[Lesson]:
             continue
         if entry.ref in cited or not (entry.has_signal or entry.card_links):
             continue
-        target = (
-            entry.card_links[0].removesuffix(".md").split("/")[-1] if entry.card_links else None
-        )
+        target = link_key(entry.card_links[0]) if entry.card_links else None
         found.append(Lesson(entry, lesson_lines(entry), target))
     return found
 

@@ -14,7 +14,6 @@ rewritten to the survivor.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
@@ -27,10 +26,10 @@ from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
 from cardvault.vault.card import as_date, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.links import rename_links
 from cardvault.vault.tokens import count_tokens
 
 STEP = "merge"
-WIKILINK = re.compile(r"\[\[([^\]|#]+)((?:[#|][^\]]*)?)\]\]")
 _SEVERITY = {"low": 1, "medium": 2, "high": 3}
 
 
@@ -92,7 +91,7 @@ def inbound_links(state: VaultState) -> Counter[str]:
     """How many `[[links]]` in other cards point at each slug."""
     counts: Counter[str] = Counter()
     for card in state.cards:
-        for target in {m.group(1).strip() for m in WIKILINK.finditer(card.card.body)}:
+        for target in {link.key for link in card.links}:
             if target != card.slug:
                 counts[target] += 1
     return counts
@@ -115,7 +114,7 @@ def merge_cluster(
     text = replace_body(keep.file.text, body) if body != keep.card.body else keep.file.text
     text = update_card_text(text, merged_meta(keep, others), path=keep.path)
     renames = {o.slug: keep.slug for o in others}
-    text = _renamed(text, renames)
+    text = rename_links(text, renames)
     reason = "\n".join(f"merged {o.slug} → {keep.slug}" for o in others)
     changes: list[Change] = [
         WriteFile(keep.path, text, keep.file.digest, reason, STEP, len(others))
@@ -194,7 +193,7 @@ def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Any]) ->
     for card in state.cards:
         if card.path in skip or not any(old in card.file.text for old in renames):
             continue
-        text = _renamed(card.file.text, renames)
+        text = rename_links(card.file.text, renames)
         if text != card.file.text:
             moved = ", ".join(
                 f"[[{old}]] → [[{new}]]" for old, new in renames.items() if old in card.file.text
@@ -209,16 +208,3 @@ def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Any]) ->
                 )
             )
     return changes
-
-
-def _renamed(text: str, renames: dict[str, str]) -> str:
-    def link(match: re.Match[str]) -> str:
-        target = match.group(1).strip()
-        if target in renames:
-            return f"[[{renames[target]}{match.group(2)}]]"
-        return match.group(0)
-
-    text = WIKILINK.sub(link, text)
-    for old, new in renames.items():
-        text = re.sub(rf"memory/cards/{re.escape(old)}\.md\b", f"memory/cards/{new}.md", text)
-    return text

@@ -4,14 +4,14 @@ A live card is due when `seen` reaches `promote_threshold` or its `severity` is 
 person demoted it (`demoted:` date). Promoting sets `status: promoted` and `promoted: <date>`.
 AGENTS.md's managed `rules` section then lists one line per promoted card,
 `- <rule> (memory/cards/<slug>.md)`, sorted, so the section's diff is one line per change. The
-rule is the card's `rule` key, else its first sentence. Lines in the section that cite no card
-(written there by hand) are kept. `demote` reverses a promotion.
+rule is the card's `rule` key, else its first sentence. Rules written there by hand (and
+comments) are kept (vault/rules.py reads and rebuilds the section). `demote` reverses a
+promotion.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
@@ -19,12 +19,11 @@ from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.files import ABSENT
+from cardvault.vault.rules import SECTION, parse_rules, rebuilt_section
 from cardvault.vault.sections import get_section, set_section
 
 STEP = "promote"
-SECTION = "rules"
 RULE_LIMIT = 200
-_CITES_CARD = re.compile(r"\((?:memory/cards/|memory/archive/)[^)]*\.md\)\s*$")
 _NEW_AGENTS = "# AGENTS.md\n\n## Learned rules\n"
 
 
@@ -89,32 +88,29 @@ def rule_text(card: CardFile) -> str:
     return one_line(first_sentence(card.card.body, RULE_LIMIT) or card.card.topic)
 
 
-def rule_lines(state: VaultState) -> list[str]:
-    """One line per promoted live card, plus hand-written lines already in the section; sorted."""
+def generated_rules(state: VaultState) -> list[str]:
+    """One rule line per promoted live card, citing the card."""
     vault = state.vault
-    lines = {
+    return [
         f"- {rule_text(c)} ({vault.rel(c.path)})" for c in state.live if c.card.status == "promoted"
-    }
-    current = get_section(state.agents.text, SECTION) if state.agents else None
-    for line in (current or "").splitlines():
-        if line.strip() and not _CITES_CARD.search(line):
-            lines.add(line.rstrip())
-    return sorted(lines, key=lambda line: (line.casefold(), line))
+    ]
 
 
 def rules_changes(state: VaultState) -> list[Change]:
     """The AGENTS.md write that makes its rules section match the promoted cards, if any."""
-    lines = rule_lines(state)
     agents = state.agents
     path = state.vault.agents_md
-    if agents is None and not lines:
+    current = get_section(agents.text, SECTION, path) if agents else None
+    content = rebuilt_section(current, generated_rules(state))
+    if agents is None and not content:
         return []
     text = agents.text if agents else _NEW_AGENTS
-    updated = set_section(text, SECTION, "\n".join(lines), path)
+    updated = set_section(text, SECTION, content, path)
     if agents is not None and updated == agents.text:
         return []
     expected = agents.digest if agents else ABSENT
-    reason = f"AGENTS.md: learned rules now {len(lines)} line{'s' if len(lines) != 1 else ''}"
+    count = len(parse_rules(content))
+    reason = f"AGENTS.md: learned rules now {count} line{'s' if count != 1 else ''}"
     return [WriteFile(path, updated, expected, reason, STEP)]
 
 

@@ -1,5 +1,5 @@
-"""The vault as maintenance sees it, read once: cards (with the digests of their bytes), log
-entries, MEMORY.md and AGENTS.md, the date the run counts as today, and the vectors.
+"""The vault as maintenance sees it: the one read path's snapshot (cards with the digests of their
+bytes, log entries, MEMORY.md and AGENTS.md) plus the date the run counts as today and the vectors.
 
 A `VaultState` is immutable. `after(changes)` returns the state the changes would leave, so each
 step of a run plans against the results of the steps before it without anything being written.
@@ -17,27 +17,13 @@ from pathlib import Path
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, file_changes
 from cardvault.errors import CardvaultError
 from cardvault.maintain.similarity import Embeddings
-from cardvault.vault.card import Card, parse_card
-from cardvault.vault.daily import LogEntry, parse_log
-from cardvault.vault.files import FileText, digest_text, read_text
-from cardvault.vault.layout import Vault, iter_card_paths, iter_log_paths
+from cardvault.vault.card import parse_card
+from cardvault.vault.daily import LogEntry
+from cardvault.vault.files import FileText, digest_text
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
 
-
-@dataclass(frozen=True)
-class CardFile:
-    """A card and the exact text (and digest) it was parsed from."""
-
-    file: FileText
-    card: Card
-    archived: bool
-
-    @property
-    def slug(self) -> str:
-        return self.card.slug
-
-    @property
-    def path(self) -> Path:
-        return self.file.path
+__all__ = ["CardFile", "VaultState", "load_state", "state_of"]
 
 
 @dataclass(frozen=True)
@@ -148,51 +134,25 @@ def load_state(
     embeddings: Embeddings | None = None,
     since: dt.date | None = None,
 ) -> VaultState:
-    """Read the vault once."""
-    problems: list[str] = []
-    cards = {
-        c.path: c for archived in (False, True) for c in _read_cards(vault, archived, problems)
-    }
-    entries = _read_entries(vault, problems)
+    """Read the vault once (through the one read path)."""
+    return state_of(read_vault(vault, verify=True), today, embeddings, since)
+
+
+def state_of(
+    snapshot: VaultSnapshot,
+    today: dt.date,
+    embeddings: Embeddings | None = None,
+    since: dt.date | None = None,
+) -> VaultState:
+    """The maintenance view of a snapshot the caller already holds."""
     return VaultState(
-        vault=vault,
+        vault=snapshot.vault,
         today=today,
-        files=cards,
-        entries=tuple(entries),
-        memory=_optional(vault.memory_md, problems),
-        agents=_optional(vault.agents_md, problems),
+        files={card.path: card for card in snapshot.cards},
+        entries=snapshot.entries,
+        memory=snapshot.memory,
+        agents=snapshot.agents,
         embeddings=embeddings,
         since=since,
-        problems=tuple(problems),
+        problems=tuple(f"{problem} (skipped)" for problem in snapshot.problems),
     )
-
-
-def _read_cards(vault: Vault, archived: bool, problems: list[str]) -> list[CardFile]:
-    found = []
-    for path in iter_card_paths(vault, archived=archived):
-        try:
-            file = read_text(path)
-            found.append(CardFile(file, parse_card(file.text, path), archived))
-        except CardvaultError as exc:
-            problems.append(f"{exc} (skipped)")
-    return found
-
-
-def _read_entries(vault: Vault, problems: list[str]) -> list[LogEntry]:
-    entries: list[LogEntry] = []
-    for path in iter_log_paths(vault):
-        try:
-            entries.extend(parse_log(read_text(path).text, path, vault.config.signal_words))
-        except (CardvaultError, ValueError) as exc:
-            problems.append(f"{vault.rel(path)}: {exc} (skipped)")
-    return entries
-
-
-def _optional(path: Path, problems: list[str]) -> FileText | None:
-    if not path.exists():
-        return None
-    try:
-        return read_text(path)
-    except CardvaultError as exc:
-        problems.append(f"{exc} (left alone)")
-        return None

@@ -8,8 +8,8 @@
  "logs": [{"path": "memory/2026-11-02.md", "text": "<the file exactly>"}]}
 ```
 `text` is the card file byte for byte (as UTF-8) and is what import reads; `meta` (dates as ISO
-strings) and `body` are there for other programs. `rules` are the lines of AGENTS.md's managed
-rules section. `logs` is present only when asked for.
+strings) and `body` are there for other programs. `rules` are AGENTS.md's learned rules
+(vault/rules.py), one line each. `logs` is present only when asked for.
 
 `read_export` checks the shape and version and returns every item it can use, plus one
 `Problem` per thing that is wrong (with the item's index), so a caller can refuse, or import
@@ -27,9 +27,9 @@ from typing import Any
 
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
 from cardvault.vault.card import Card, parse_card, schema_problems
-from cardvault.vault.files import inside, read_text, text_problem
-from cardvault.vault.layout import LOG_NAME, Vault, iter_log_paths, scan_cards
-from cardvault.vault.sections import get_section
+from cardvault.vault.files import inside, text_problem
+from cardvault.vault.layout import LOG_NAME, Vault
+from cardvault.vault.read import read_vault
 
 FORMAT = "cardvault-export"
 VERSION = 1
@@ -38,43 +38,43 @@ CARD_PATH = re.compile(
 )
 
 
-def export_data(
-    vault: Vault, exported: dt.datetime, logs: bool = False
-) -> tuple[dict[str, Any], list[CardvaultError]]:
-    """The export of `vault` as JSON-ready data (cards live then archived, in path order), and
-    the files left out because they cannot be read (each error names its file and line)."""
-    cards, skipped = [], []
-    for archived in (False, True):
-        scan = scan_cards(vault, archived=archived)
-        skipped += scan.errors
-        for card in scan.cards:
-            cards.append(
-                {
-                    "path": vault.rel(card.path),
-                    "text": card.text,
-                    "meta": json_safe(card.meta),
-                    "body": card.body,
-                }
-            )
-    try:
-        rules = rule_lines(vault)
-    except CardvaultError as exc:
-        rules, skipped = [], [*skipped, exc]
+@dataclass(frozen=True)
+class Export:
+    """The export's JSON-ready data and the files it left out (they could not be read)."""
+
+    data: dict[str, Any]
+    skipped: tuple[str, ...]
+
+
+def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Export:
+    """The export of `vault` (cards live then archived, in path order). A card that cannot be
+    read is left out and named in `skipped`, never a reason to stop."""
+    snapshot = read_vault(vault)
+    cards = [
+        {
+            "path": snapshot.rel(card.path),
+            "text": card.file.text,
+            "meta": json_safe(card.card.meta),
+            "body": card.card.body,
+        }
+        for card in snapshot.cards
+    ]
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "exported": exported.isoformat(),
         "cards": cards,
-        "rules": rules,
+        "rules": [rule.flat for rule in snapshot.rules],
     }
     if logs:
-        data["logs"] = []
-        for path in iter_log_paths(vault):
-            try:
-                data["logs"].append({"path": vault.rel(path), "text": read_text(path).text})
-            except CardvaultError as exc:
-                skipped.append(exc)
-    return data, skipped
+        data["logs"] = [
+            {"path": snapshot.rel(log.file.path), "text": log.file.text} for log in snapshot.logs
+        ]
+    exported_folders = ("memory/cards/", "memory/archive/") + (("memory/",) if logs else ())
+    skipped = [str(p) for p in snapshot.problems if p.rel.startswith(exported_folders)]
+    if snapshot.rule_problem is not None:
+        skipped.append(f"AGENTS.md rules: {snapshot.rule_problem}")
+    return Export(data, tuple(skipped))
 
 
 def export_text(data: dict[str, Any]) -> str:
@@ -91,14 +91,6 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [json_safe(v) for v in value]
     return value
-
-
-def rule_lines(vault: Vault) -> list[str]:
-    """The non-blank lines of AGENTS.md's managed rules section."""
-    if not vault.agents_md.is_file():
-        return []
-    section = get_section(read_text(vault.agents_md).text, "rules", vault.agents_md) or ""
-    return [line for line in section.splitlines() if line.strip()]
 
 
 @dataclass(frozen=True)

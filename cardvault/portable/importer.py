@@ -26,13 +26,16 @@ from typing import TYPE_CHECKING, Any
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
-from cardvault.maintain.state import CardFile, VaultState, load_state
+from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
 from cardvault.vault.card import Card
 from cardvault.vault.daily import appended_log_text, format_entry, parse_log
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot, read_vault
+from cardvault.vault.rules import SECTION, Rule, parse_rules, rebuilt_section
+from cardvault.vault.sections import get_section, set_section
 
 if TYPE_CHECKING:
     from cardvault.maintain.similarity import Embeddings
@@ -40,7 +43,6 @@ if TYPE_CHECKING:
 STEP = "import"
 BODY_LINES = 1000  # commit-body lines listed; the rest are counted
 KINDS = ("new", "merged", "skipped", "conflicting")
-_CITES_CARD = re.compile(r"\(memory/(?:cards|archive)/[^)]*\.md\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,8 @@ def plan_import(
     """What importing `export` would do (nothing is written). The model loads only when some
     card is neither a duplicate nor going into a vault without live cards."""
     problems = list(export.problems)
-    state = load_state(vault, today)
+    snapshot = read_vault(vault, verify=True)
+    state = state_of(snapshot, today)
     outcomes, pending = _duplicates(state, export.cards)
     pending = [c for c in (_screened(vault, item, redact, problems) for item in pending) if c]
     nearest = _nearest(state, pending, embeddings)
@@ -97,7 +100,7 @@ def plan_import(
         if outcome.kind == "merged":
             current = current.after(made)
     promoted = [c for c in changes if isinstance(c, WriteFile) and c.creates and _promoted(c)]
-    log_changes, added = _log_changes(vault, export.logs, redact, problems)
+    log_changes, added = _log_changes(snapshot, export.logs, redact, problems)
     rules = _screened_rules(export.rules, redact, problems)
     changes += log_changes + _rule_changes(current.after(promoted), rules, changes)
     outcomes.sort(key=lambda o: o.index)
@@ -216,12 +219,13 @@ def _screened_rules(
 
 
 def _log_changes(
-    vault: Vault, logs: tuple[ImportedLog, ...], redact: bool, problems: list[Problem]
+    snapshot: VaultSnapshot, logs: tuple[ImportedLog, ...], redact: bool, problems: list[Problem]
 ) -> tuple[list[Change], int]:
     """New daily logs written whole; entries missing from existing logs appended."""
-    from cardvault.vault.files import read_text
     from cardvault.write.add import screen
 
+    vault = snapshot.vault
+    existing = {snapshot.rel(log.file.path): log for log in snapshot.logs}
     changes: list[Change] = []
     added = 0
     for log in logs:
@@ -232,13 +236,18 @@ def _log_changes(
         except CardvaultError as exc:
             problems.append(Problem(f"log {log.index} ({log.rel})", str(exc)))
             continue
-        if not path.exists():
+        current = existing.get(log.rel)
+        if current is None and not path.exists():
             changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
             added += len(incoming)
             continue
-        current = read_text(path)
-        have = {_entry_key(e) for e in parse_log(current.text, path, vault.config.signal_words)}
-        new_text, count = current.text, 0
+        if current is None:  # there, but unreadable: `check` reports it; import leaves it
+            problems.append(
+                Problem(f"log {log.index} ({log.rel})", "the vault's log is unreadable")
+            )
+            continue
+        have = {_entry_key(e) for e in current.entries}
+        new_text, count = current.file.text, 0
         for entry in incoming:
             if _entry_key(entry) not in have:
                 entry_text = format_entry(entry.time, entry.title, entry.body)
@@ -246,7 +255,7 @@ def _log_changes(
                 count += 1
         if count:
             reason = f"appended {count} entr{'y' if count == 1 else 'ies'} to {log.rel}"
-            changes.append(WriteFile(path, new_text, current.digest, reason, STEP))
+            changes.append(WriteFile(path, new_text, current.file.digest, reason, STEP))
             added += count
     return changes, added
 
@@ -256,23 +265,24 @@ def _entry_key(entry: Any) -> tuple[str, str, str]:
 
 
 def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Change]) -> list[Change]:
-    """Rule lines to add to AGENTS.md: the file's hand-written ones, and those of promoted cards
-    this import wrote (maintenance's own rule text). Lines already there are left alone."""
-    from cardvault.maintain.promote import SECTION, rule_lines
-    from cardvault.vault.sections import get_section, set_section
+    """Rules to add to AGENTS.md: the file's hand-written ones, and those of promoted cards
+    this import wrote (maintenance's own rule text). Rules already there are left alone."""
+    from cardvault.maintain.promote import generated_rules
 
     agents = state.agents
     section = get_section(agents.text, SECTION, agents.path) if agents else None
-    present = {line for line in (section or "").splitlines() if line.strip()}
+    present = parse_rules(section or "")
     written = {f"({state.vault.rel(c.path)})" for c in changes if isinstance(c, WriteFile)}
-    hand = {r.rstrip() for r in rules if not _CITES_CARD.search(r)}
-    promoted = {line for line in rule_lines(state) if any(line.endswith(w) for w in written)}
-    new = (hand | promoted) - present
+    hand = [r for r in rules if not Rule(r, 0).generated]
+    promoted = [line for line in generated_rules(state) if any(line.endswith(w) for w in written)]
+    have = {rule.flat for rule in present}
+    new = [r for r in dict.fromkeys([*hand, *promoted]) if Rule(r, 0).flat not in have]
     if not new:
         return []
-    lines = sorted(present | new, key=lambda line: (line.casefold(), line))
+    kept = [rule.text for rule in present if rule.generated]
+    content = rebuilt_section(section, [*kept, *promoted], hand)
     base = agents.text if agents else "# AGENTS.md\n\n## Learned rules\n"
-    text = set_section(base, SECTION, "\n".join(lines), state.vault.agents_md)
+    text = set_section(base, SECTION, content, state.vault.agents_md)
     reason = f"AGENTS.md: added {len(new)} learned rule(s)"
     return [
         WriteFile(state.vault.agents_md, text, agents.digest if agents else ABSENT, reason, STEP)

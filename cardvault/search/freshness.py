@@ -10,12 +10,13 @@ loads the embedding model.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
 from cardvault.vault.files import read_text
-from cardvault.vault.layout import Vault
+from cardvault.vault.layout import FileStat, Vault, walk
 
 DB_NAME = "search.sqlite"
 
@@ -47,8 +48,14 @@ class IndexFreshness:
         return self.added + self.changed + self.removed
 
 
-def index_freshness(vault: Vault) -> IndexFreshness:
-    """Compare the index's file records with the vault's files now."""
+def index_freshness(
+    vault: Vault,
+    stamps: Mapping[str, FileStat] | None = None,
+    digests: Mapping[str, str] | None = None,
+) -> IndexFreshness:
+    """Compare the index's file records with the vault's files now. A caller that has just
+    read the vault passes its stamps and digests (the read path's snapshot), so nothing is
+    stat-ed or read twice."""
     path = vault.cache_dir / DB_NAME
     if not path.is_file():
         return IndexFreshness(exists=False)
@@ -56,9 +63,7 @@ def index_freshness(vault: Vault) -> IndexFreshness:
         known, unembedded = _indexed_files(path)
     except sqlite3.DatabaseError as exc:
         return IndexFreshness(exists=True, problem=f"unreadable ({exc})")
-    from cardvault.search.documents import list_sources
-
-    sources = list_sources(vault)
+    sources = stamps if stamps is not None else walk(vault).files
     added = sum(1 for rel in sources if rel not in known)
     removed = sum(1 for rel in known if rel not in sources)
     changed = 0
@@ -66,7 +71,8 @@ def index_freshness(vault: Vault) -> IndexFreshness:
         record = known.get(rel)
         if record is None or record[:2] == (source.mtime_ns, source.size):
             continue
-        if _digest(source.path) != record[2]:
+        digest = digests.get(rel) if digests is not None else _digest(source.path)
+        if digest != record[2]:
             changed += 1
     return IndexFreshness(True, len(known), added, changed, removed, unembedded)
 

@@ -12,6 +12,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ class Card:
     body_line: int  # 1-based line where the body starts
     newline: str = "\n"
 
-    @property
+    @cached_property
     def slug(self) -> str:
         return self.path.stem
 

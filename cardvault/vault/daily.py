@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P<title>.*)$")
 CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
@@ -84,6 +85,8 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     """Every entry of a daily log, in file order."""
     day = day_of(path)
     lines = text.splitlines()
+    from markdown_it import MarkdownIt  # ~15 ms to import: paid only when a log is parsed
+
     tokens = MarkdownIt("commonmark").parse(text)
     headings = _entry_headings(tokens)
     code = _code_lines(tokens)

@@ -1,10 +1,9 @@
-"""Reading and atomically writing vault files, and keeping every path inside the vault.
+"""Reading vault files strictly, their digests, and keeping every path inside the vault.
 
-`atomic_write` is the only function in cardvault that replaces a file's bytes. It writes a
-temporary file in the same folder, fsyncs it, and renames it over the target, so a reader sees
-the old file or the new one, never half of each. It takes the digest of the text the caller read:
-if the file on disk no longer matches (someone saved it in an editor meanwhile), it refuses with
-ConcurrentEditError instead of clobbering the edit.
+Every card, log and managed file is read through `read_text` (or `decode` of bytes already read),
+which refuses what is not reasonable UTF-8 text with the line of the first bad byte. The
+digests here key every concurrency check and every derived cache. Writing lives in
+`cardvault.edits`.
 """
 
 from __future__ import annotations
@@ -46,10 +45,16 @@ def read_text(path: Path) -> FileText:
         data = path.read_bytes()
     except IsADirectoryError as exc:
         raise CardFormatError("is a folder, not a file", path) from exc
+    return FileText(path, decode(data, path), digest_bytes(data))
+
+
+def decode(data: bytes, path: Path) -> str:
+    """The text of a vault file's bytes; CardFormatError (with the line) when they are not
+    UTF-8 text of a reasonable size (`bytes_problem`)."""
     problem = bytes_problem(data)
     if problem is not None:
         raise CardFormatError(problem[0], path, problem[1])
-    return FileText(path, data.decode("utf-8"), digest_bytes(data))
+    return data.decode("utf-8")
 
 
 def bytes_problem(data: bytes) -> tuple[str, int | None] | None:

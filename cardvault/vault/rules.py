@@ -1,0 +1,102 @@
+"""Learned rules: the one reading of AGENTS.md's managed `rules` section, and how it is rebuilt.
+
+Inside the section, a rule starts on a non-indented, non-blank line; indented lines that follow
+continue it (a rule wrapped by hand); blank lines are skipped, and so are HTML comments (one line
+or several). A rule that ends with a card citation, `(memory/cards/slug.md)`, was written by
+promotion and is regenerated from the card; any other rule was written by hand and is kept as
+it is. `stats`, `context`, `export`, `forget`, promotion and import all count and read rules
+through `read_rules`, so they agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.vault.links import cited_paths
+from cardvault.vault.sections import get_section, section_line
+
+SECTION = "rules"
+_GENERATED = re.compile(r"\((?:memory/cards/|memory/archive/)[^)]*\.md\)\s*$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: its text as written (continuation lines joined by newlines) and first line."""
+
+    text: str
+    line: int
+
+    @property
+    def flat(self) -> str:
+        """The rule on one line (continuation lines joined with single spaces)."""
+        return " ".join(part.strip() for part in self.text.splitlines() if part.strip())
+
+    @property
+    def cites(self) -> tuple[str, ...]:
+        """Card paths the rule cites."""
+        return tuple(cited_paths(self.text))
+
+    @property
+    def generated(self) -> bool:
+        """Whether promotion wrote it (it ends with the citation of its card)."""
+        return bool(_GENERATED.search(self.text.rstrip()))
+
+
+def parse_rules(section: str, first_line: int = 1) -> list[Rule]:
+    """The rules of a section's content; `first_line` is the file line of its first line."""
+    rules: list[tuple[list[str], int]] = []
+    in_comment = False
+    for number, line in enumerate(section.splitlines(), start=first_line):
+        stripped = line.strip()
+        if in_comment or stripped.startswith("<!--"):
+            in_comment = "-->" not in stripped
+            continue
+        if not stripped:
+            continue
+        if line[:1] in (" ", "\t") and rules:
+            rules[-1][0].append(line.rstrip())
+        else:
+            rules.append(([line.rstrip()], number))
+    return [Rule("\n".join(lines), number) for lines, number in rules]
+
+
+def read_rules(agents_text: str | None, path: Path | None = None) -> list[Rule]:
+    """The rules in AGENTS.md's text (none when absent); a broken section raises
+    CardFormatError with the marker's line."""
+    if agents_text is None:
+        return []
+    section = get_section(agents_text, SECTION, path)
+    if section is None:
+        return []
+    begin = section_line(agents_text, SECTION) or 1
+    after = agents_text.split("\n")[begin:]  # the lines after the begin marker
+    leading = next((index for index, line in enumerate(after) if line), 0)
+    return parse_rules(section, begin + 1 + leading)
+
+
+def rebuilt_section(
+    current: str | None, generated: Iterable[str], added: Iterable[str] = ()
+) -> str:
+    """The section's new content: its comments as they were, then every hand-written rule it
+    has, the `added` ones and the `generated` ones (promotion's), sorted case-insensitively
+    with duplicates dropped. Rules promotion wrote before are left out: `generated` replaces
+    them."""
+    section = current or ""
+    comments = _comment_lines(section)
+    hand = [rule.text for rule in parse_rules(section) if not rule.generated]
+    unique = dict.fromkeys(r.rstrip() for r in (*hand, *added, *generated) if r.strip())
+    rules = sorted(unique, key=lambda text: (text.casefold(), text))
+    return "\n".join([*comments, *rules])
+
+
+def _comment_lines(section: str) -> list[str]:
+    lines: list[str] = []
+    in_comment = False
+    for line in section.splitlines():
+        if in_comment or line.strip().startswith("<!--"):
+            lines.append(line.rstrip())
+            in_comment = "-->" not in line
+    return lines

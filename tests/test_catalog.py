@@ -1,0 +1,171 @@
+"""The catalog under the read path: an unchanged vault parses nothing, an edited file is parsed
+alone, a deleted one leaves, a damaged catalog heals, a tampered row never feeds a write.
+
+Parsing is counted by the read path itself (`snapshot.parsed`, and the `CARDVAULT_DEBUG` log
+line the CLI prints), never by a timer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardvault.cli.app import app
+from cardvault.vault.catalog import DB_NAME
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import read_vault
+from tests.conftest import snapshot as files_of
+
+CARD = (
+    "---\ntopic: {topic}\ncategory: tools\ntags: [t]\ncreated: 2026-01-01\n"
+    "updated: 2026-01-01\n---\n{body}\n"
+)
+
+
+def write_card(vault: Vault, slug: str, body: str = "Body.", topic: str | None = None) -> Path:
+    path = vault.cards_dir / f"{slug}.md"
+    path.write_text(CARD.format(topic=topic or slug, body=body), encoding="utf-8")
+    return path
+
+
+def age(path: Path, seconds: int = 60) -> None:
+    """Move a file's mtime into the past, out of the 'racily clean' window."""
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - seconds * 1_000_000_000))
+
+
+@pytest.fixture
+def vault(vault_path: Path) -> Vault:
+    from cardvault.vault.layout import open_vault_at
+
+    v = open_vault_at(vault_path)
+    for number in range(5):
+        age(write_card(v, f"card-{number}"))
+    (v.memory_dir / "2026-11-02.md").write_text("# 2026-11-02\n\n## 10:00 — A\nLesson: x\n")
+    age(v.memory_dir / "2026-11-02.md")
+    return v
+
+
+def test_a_second_read_parses_nothing(vault: Vault) -> None:
+    first = read_vault(vault)
+    assert first.parsed == 6 and len(first.cards) == 5
+    second = read_vault(vault)
+    assert second.parsed == 0
+    assert second.cards == first.cards and second.entries == first.entries
+
+
+@pytest.mark.parametrize("command", [["check"], ["list", "--json"], ["stats", "--json"]])
+def test_a_second_command_run_parses_no_file(
+    vault: Vault, command: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """check, list and stats on an unchanged vault: the second run parses nothing."""
+    runner = CliRunner()
+    args = ["--vault", str(vault.root), *command]
+    with caplog.at_level(logging.DEBUG, logger="cardvault.vault.read"):
+        runner.invoke(app, args, env={"CARDVAULT_DEBUG": "1"})
+        caplog.clear()
+        result = runner.invoke(app, args, env={"CARDVAULT_DEBUG": "1"})
+    assert result.exit_code == 0, result.output
+    reads = [r.getMessage() for r in caplog.records if r.name == "cardvault.vault.read"]
+    assert reads and all(", 0 parsed," in line for line in reads), reads
+
+
+def test_an_edited_file_is_parsed_alone(vault: Vault) -> None:
+    read_vault(vault)
+    write_card(vault, "card-2", body="A new body, same old card.")
+    after = read_vault(vault)
+    assert after.parsed == 1
+    assert after.card("card-2").card.body.strip() == "A new body, same old card."  # type: ignore[union-attr]
+
+
+def test_a_touched_but_unchanged_file_is_read_not_parsed(vault: Vault) -> None:
+    read_vault(vault)
+    age(vault.cards_dir / "card-1.md", seconds=10)  # new mtime, same bytes
+    assert read_vault(vault).parsed == 0
+
+
+def test_an_edit_in_the_same_clock_tick_is_still_seen(vault: Vault) -> None:
+    """Same size, same mtime, new bytes: a 'racily clean' file is checked by digest."""
+    path = write_card(vault, "racy", body="first")
+    stat = path.stat()
+    read_vault(vault)
+    path.write_text(CARD.format(topic="racy", body="other"), encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    assert read_vault(vault).card("racy").card.body.strip() == "other"  # type: ignore[union-attr]
+
+
+def test_a_deleted_file_leaves_the_catalog(vault: Vault) -> None:
+    read_vault(vault)
+    (vault.cards_dir / "card-3.md").unlink()
+    after = read_vault(vault)
+    assert after.card("card-3") is None and after.parsed == 0
+    with sqlite3.connect(vault.cache_dir / DB_NAME) as conn:
+        rows = {r[0] for r in conn.execute("SELECT rel FROM files")}
+    assert "memory/cards/card-3.md" not in rows and "memory/cards/card-4.md" in rows
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_bytes(b"this is not a database at all" * 100),
+        lambda p: p.write_bytes(b""),
+        lambda p: p.write_bytes(p.read_bytes()[:1000]),
+    ],
+    ids=["garbage", "zero-length", "truncated"],
+)
+def test_a_damaged_catalog_heals_with_a_notice(vault: Vault, damage: object) -> None:
+    first = read_vault(vault)
+    path = vault.cache_dir / DB_NAME
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    damage(path)  # type: ignore[operator]
+    healed = read_vault(vault)
+    assert healed.cards == first.cards
+    assert healed.parsed == 6 and any("rebuilt" in n for n in healed.notices)
+    assert read_vault(vault).parsed == 0
+
+
+def test_a_catalog_from_another_version_is_rebuilt(vault: Vault) -> None:
+    read_vault(vault)
+    with sqlite3.connect(vault.cache_dir / DB_NAME) as conn:
+        conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    again = read_vault(vault)
+    assert again.parsed == 6 and any("rebuilt" in n for n in again.notices)
+
+
+def test_an_unusable_cache_folder_still_reads(vault: Vault) -> None:
+    read_vault(vault)
+    path = vault.cache_dir / DB_NAME
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.mkdir()  # a folder where the database should be
+    found = read_vault(vault)
+    assert len(found.cards) == 5 and found.notices
+
+
+def test_a_tampered_row_never_feeds_a_write(vault: Vault) -> None:
+    """Swap two rows' texts (a well-formed catalog describing the wrong cards): reads for a
+    write (`verify=True`) notice and parse the files again."""
+    read_vault(vault)
+    with sqlite3.connect(vault.cache_dir / DB_NAME) as conn:
+        rows = dict(conn.execute("SELECT rel, text FROM files WHERE kind = 'card'").fetchall())
+        a, b = "memory/cards/card-0.md", "memory/cards/card-1.md"
+        conn.execute("UPDATE files SET text = ? WHERE rel = ?", (rows[b], a))
+        conn.execute("UPDATE files SET text = ? WHERE rel = ?", (rows[a], b))
+    checked = read_vault(vault, verify=True)
+    assert checked.parsed == 2
+    card = checked.card("card-0")
+    assert card is not None and card.file.text == (vault.cards_dir / "card-0.md").read_text()
+
+
+def test_the_catalog_lives_in_the_cache_and_nothing_else_is_written(vault: Vault) -> None:
+    before = files_of(vault.root)
+    read_vault(vault)
+    assert files_of(vault.root) == before
+    assert (vault.cache_dir / DB_NAME).is_file()
