@@ -161,6 +161,9 @@ class OnnxEmbedder:
 
 
 def _load_session(model_file: Path) -> Any:
+    # onnxruntime keeps a usage database under ~/.cache/Microsoft/DeveloperTools unless this is
+    # set before it loads: cardvault writes nothing outside the vault and its own cache.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:
         import onnxruntime as ort
     except ImportError as exc:
