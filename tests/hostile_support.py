@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -380,3 +382,47 @@ def problems_of(runs: list[Run]) -> list[str]:
         elif outcome.exit_code not in (0, 1) or "Traceback" in outcome.output:
             found.append(f"{name}: exit {outcome.exit_code}: {outcome.output[-300:]}")
     return found
+
+
+def worst_vault(root: Path, entries: int) -> Path:
+    """The base vault plus one of each known worst case: the 482-byte alias bomb in `tags`,
+    nesting at libyaml's own limit, a 1 MB single-line card, a daily log of `entries`
+    near-identical lessons; and beside the vault, `deep-export.json` nested 200,000 deep."""
+    make_base(root)
+    cards = root / "memory" / "cards"
+    head = "topic: W\ncategory: tools\ncreated: 2026-01-01\nupdated: 2026-01-01\n"
+    (cards / "bomb.md").write_text(f"---\n{head}{alias_bomb(9, 9)}\n---\nbody\n")
+    deep = "[" * 999 + "]" * 999
+    (cards / "deep.md").write_text(f"---\n{head}tags: {deep}\n---\nbody\n")
+    (cards / "huge.md").write_text(f"---\n{head}tags: [a]\n---\n" + "word " * 199_000 + "\n")
+    lessons = "".join(
+        f"## {8 + i // 60:02d}:{i % 60:02d} — entry {i}\nLesson: repeated thing {i}\n\n"
+        for i in range(entries)
+    )
+    (root / "memory" / "2026-11-20.md").write_text("# 2026-11-20\n\n" + lessons)
+    (root.parent / "deep-export.json").write_bytes(export_bytes(None, "deep"))
+    return root
+
+
+_WRAPPER = """
+import resource, sys
+from cardvault.cli.app import main
+try:
+    main()
+finally:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    sys.stderr.write(f"\\nMAXRSS_KB={peak}\\n")
+"""
+
+
+def run_in_process(root: Path, args: tuple[str, ...]) -> tuple[float, int, bool]:
+    """(wall seconds, peak RSS in MB, clean?) of `cardvault --vault root ARGS` run as a new
+    process; clean = exit 0 or 1 and no traceback."""
+    command = [sys.executable, "-c", _WRAPPER, "--vault", str(root), *args]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    seconds = time.perf_counter() - start
+    marker = done.stderr.rfind("MAXRSS_KB=")
+    peak = int(done.stderr[marker + 10 :].split()[0]) // 1024 if marker >= 0 else -1
+    clean = done.returncode in (0, 1) and "Traceback" not in done.stderr
+    return seconds, peak, clean

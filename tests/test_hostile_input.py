@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hostile_support import (
+    MEMORY_LIMIT_MB,
     READ_COMMANDS,
     alias_bomb,
     card_bytes,
@@ -31,6 +32,8 @@ from tests.hostile_support import (
     make_base,
     problems_of,
     run,
+    run_in_process,
+    worst_vault,
 )
 
 #: Examples per fuzz test; `CARDVAULT_FUZZ_EXAMPLES=200 pytest tests/test_hostile_input.py`
@@ -196,3 +199,19 @@ CARD = (
     "---\ntopic: Bulk {n}\ncategory: tools\ntags: [bulk]\ncreated: 2026-01-01\n"
     "updated: 2026-01-01\n---\nBulk card {n} about topic {n}. {pad}\n"
 )
+
+
+@pytest.mark.slow
+def test_the_worst_inputs_stay_within_memory_in_a_fresh_process(tmp_path: Path) -> None:
+    """The alias bomb (which once took maintain to 10.9 GB), libyaml-deep nesting, a 1 MB card
+    and a 200,000-deep export, each command in its own process: peak RSS stays far below what
+    an expansion would take (the model alone is ~0.9 GB; commands without it use ~50 MB)."""
+    root = worst_vault(tmp_path / "worst", entries=50)
+    commands = [*READ_COMMANDS, ("import", "--dry-run", str(tmp_path / "deep-export.json"))]
+    peaks = {}
+    for args in commands:
+        _, peak, clean = run_in_process(root, tuple(args))
+        assert clean, args
+        peaks[" ".join(args)] = peak
+    assert 0 < max(peaks.values()) < MEMORY_LIMIT_MB, peaks
+    assert peaks["check"] < 300 and peaks["list"] < 300 and peaks["export - --logs"] < 300, peaks
