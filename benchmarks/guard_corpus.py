@@ -3,7 +3,9 @@
     python benchmarks/guard_corpus.py
 
 The corpus is tests/fixtures/secrets (see its README): notes that hold secrets and notes that
-only look as if they might. Counted per note:
+only look as if they might; the guard's rules were written against it. The held-out set
+(heldout-*.txt there) was written afterwards, in other styles, and measured once before any
+rule was changed for it. Counted per note:
 - recall: secret notes in which every labelled secret is covered by a finding (for the guard;
   detect-secrets alone is counted as finding the note when it reports anything in it);
 - precision: flagged secret notes / all flagged notes (a flagged look-alike is a false positive).
@@ -24,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cardvault import guard  # noqa: E402
-from tests.test_guard import LOOKALIKES, SECRETS  # noqa: E402
+from tests.test_guard import LOOKALIKES, SECRETS, load_cases  # noqa: E402
 
 
 def covered(text: str, secret: str) -> bool:
@@ -76,14 +78,13 @@ def scores(hits: int, total: int, false_alarms: int) -> dict[str, float | int]:
 
 
 def main() -> None:
-    guard_hits = sum(all(covered(text, s) for s in secrets) for _, secrets, text in SECRETS)
-    guard_false = sum(bool(guard.scan_text(text)) for _, _, text in LOOKALIKES)
-    plain_hits = sum(detect_secrets_flags(text) for _, _, text in SECRETS)
-    plain_false = sum(detect_secrets_flags(text) for _, _, text in LOOKALIKES)
-    missed = [
-        label for label, secrets, text in SECRETS if not all(covered(text, s) for s in secrets)
-    ]
-    flagged = [label for label, _, text in LOOKALIKES if guard.scan_text(text)]
+    report: dict[str, object] = {
+        "corpus": {"secret_notes": len(SECRETS), "lookalike_notes": len(LOOKALIKES)},
+        **compare(SECRETS, LOOKALIKES),
+    }
+    report["heldout"] = compare(
+        load_cases("heldout-secrets.txt"), load_cases("heldout-lookalikes.txt")
+    )
     texts = [text for _, _, text in SECRETS + LOOKALIKES]
     runs = []
     for _ in range(5):
@@ -91,15 +92,25 @@ def main() -> None:
         for text in texts:
             guard.scan_text(text)
         runs.append((time.perf_counter() - start) / len(texts))
-    report = {
-        "corpus": {"secret_notes": len(SECRETS), "lookalike_notes": len(LOOKALIKES)},
-        "guard": scores(guard_hits, len(SECRETS), guard_false),
-        "detect_secrets_alone": scores(plain_hits, len(SECRETS), plain_false),
-        "guard_missed": missed,
-        "guard_false_alarms": flagged,
-        "guard_median_ms_per_note": round(statistics.median(runs) * 1000, 3),
-    }
+    report["guard_median_ms_per_note"] = round(statistics.median(runs) * 1000, 3)
     print(json.dumps(report, indent=2))
+
+
+Cases = list[tuple[str, list[str], str]]
+
+
+def compare(secrets_cases: Cases, lookalikes: Cases) -> dict[str, object]:
+    """The guard and detect-secrets alone on one labelled set."""
+    caught = [all(covered(text, s) for s in secrets) for _, secrets, text in secrets_cases]
+    guard_false = sum(bool(guard.scan_text(text)) for _, _, text in lookalikes)
+    plain_hits = sum(detect_secrets_flags(text) for _, _, text in secrets_cases)
+    plain_false = sum(detect_secrets_flags(text) for _, _, text in lookalikes)
+    return {
+        "guard": scores(sum(caught), len(secrets_cases), guard_false),
+        "detect_secrets_alone": scores(plain_hits, len(secrets_cases), plain_false),
+        "guard_missed": [case[0] for case, ok in zip(secrets_cases, caught, strict=True) if not ok],
+        "guard_false_alarms": [label for label, _, text in lookalikes if guard.scan_text(text)],
+    }
 
 
 if __name__ == "__main__":

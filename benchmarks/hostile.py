@@ -11,7 +11,8 @@ Two vaults, both the sample vault plus hostile files from tests/hostile_support.
   and a 200,000-deep JSON export for `import --dry-run`.
 Each command runs `--runs` times as `python -m cardvault` in a fresh process (the model cache
 warm); prints per command the median wall seconds, the largest peak RSS (MB, from the child's
-rusage) and whether any run ended in a traceback or an exit code other than 0/1. Timings are
+rusage), the slowest run (the first builds the caches) and whether any run ended in a
+traceback or an exit code other than 0/1. Timings are
 wall clock on a shared machine: compare medians, expect noise.
 
 The in-suite version (tests/test_hostile_input.py) runs the same generators in-process, a few
@@ -81,6 +82,7 @@ def measure(root: Path, commands: list[tuple[str, ...]], runs: int) -> list[dict
             {
                 "command": " ".join(args)[:60],
                 "median_s": round(statistics.median(o[0] for o in outcomes), 2),
+                "max_s": round(max(o[0] for o in outcomes), 2),  # the first run builds caches
                 "peak_mb": max(o[1] for o in outcomes),
                 "clean": all(o[2] for o in outcomes),
             }
@@ -110,7 +112,7 @@ def main() -> None:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary = {
         "all_clean": all(row["clean"] for row in fuzzed + worst),
-        "slowest_s": max(float(str(row["median_s"])) for row in fuzzed + worst),
+        "slowest_s": max(float(str(row["max_s"])) for row in fuzzed + worst),
         "largest_peak_mb": max(int(str(row["peak_mb"])) for row in fuzzed + worst),
         "children_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
     }

@@ -11,21 +11,13 @@ import pytest
 from cardvault.errors import CardFormatError
 from cardvault.vault.bounded_yaml import MAX_DEPTH, load_bounded
 from cardvault.vault.card import parse_card, schema_problems
+from tests.hostile_support import alias_bomb
 
 PATH = Path("memory/cards/x.md")
 
 
-def alias_bomb(levels: int = 9, width: int = 9) -> str:
-    """The classic "billion laughs": each level lists the previous one `width` times."""
-    lines = [f"l0: &l0 [{', '.join(['lol'] * width)}]"]
-    for level in range(1, levels):
-        refs = ", ".join([f"*l{level - 1}"] * width)
-        lines.append(f"l{level}: &l{level} [{refs}]")
-    return "\n".join([*lines, f"tags: *l{levels - 1}"])
-
-
 def test_an_alias_bomb_is_refused_at_the_line_where_it_grows_too_big() -> None:
-    text = alias_bomb()
+    text = alias_bomb(9, 9)
     assert len(text) < 600
     with pytest.raises(CardFormatError) as caught:
         load_bounded(text, PATH, first_line=2)

@@ -1,5 +1,5 @@
 """Passwords given on a command line: `mysql -u root -pS3cret`, `curl -u deploy:S3cret`,
-`sshpass -p S3cret ssh host`, `docker login -u bob -p S3cret`.
+`sshpass -p S3cret ssh host`, `docker login -u bob -p S3cret`, `echo 'S3cret' | sudo -S`.
 
 Notes are full of pasted commands, and these tools take a password as an argument that no token
 format or `name=value` rule sees. Each rule names the tool, so `-p` after `mysql` is a password
@@ -42,6 +42,7 @@ _RULES = (  # (tool, regex matching from the tool's name to the value)
     ("smbclient", rf"\bsmbclient{_ARGS}\s-U\s*['\"]?[^\s%'\"]+%{_VALUE}"),
     ("openssl", rf"\s-pass(?:in|out)?\s+['\"]?pass:{_VALUE}"),
     ("keytool", rf"\bkeytool{_ARGS}\s-(?:store|key|src|dest)(?:store)?pass\s+{_VALUE}"),
+    ("sudo -S", rf"\becho\s+{_VALUE}\s*\|\s*sudo(?:\s+-\w+)*\s+-\w*S\b"),  # pw on stdin
     ("htpasswd", rf"\bhtpasswd\s+-\w*b\w*\s+(?:\S+\s+)?\S+\s+{_VALUE}"),  # [file] user pw
 )
 _PATTERNS = tuple(re.compile(regex) for _, regex in _RULES)

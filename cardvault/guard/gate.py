@@ -21,7 +21,7 @@ contrasena passphrase passcode
 npm_ hvs. hvb. hvr. dckr_ hf_ gocspx- shpat_ shpca_ shppa_ shpss_ _v1_ dp. pmak- glsa_ glc_ xapp-
 sntr dapi atatt3 lin_api_ age-secret-key- q~ nrak- pul- sbp_ gsk_ r8_ pplx- cloudant softlayer ibm
 mysql mariadb curl sshpass login redis-cli mongo ldap sqlcmd bcp osql smbclient pass: keytool
-htpasswd
+htpasswd sudo
 """
 FRAGMENTS = (*_FRAGMENT_TEXT.split(), "private key")
 # Shapes: AWS key id, sk- keys, SendGrid, Twilio, Discord, Telegram, Mailchimp, URL password.

@@ -60,7 +60,8 @@ _SUPPLEMENTS = (  # (kind, regex); a group named `v` is the secret, else the who
     ("Perplexity API key", re.compile(r"(?<![\w-])pplx-[A-Za-z0-9]{48}(?![\w-])")),
 )
 _PROSE_PASSWORD = re.compile(  # "the password is Tr0ub4dor&3", "with password Zx9-Lk2"
-    r"\b(?:pass(?:word|phrase|code)|pwd)s?(?P<op>\s+(?:is|was)\s*:?|\s*[:=](?!=))?\s*[(`'\"]?"
+    r"\b(?:pass(?:word|phrase|code)|pwd)s?(?P<op>\s+(?:is|was)(?:\s+(?:now|still|currently))?"
+    r"\s*:?|\s*[:=](?!=))?\s*[(`'\"]?"
     r"(?P<v>[^\s`'\"]+)",
     re.I,
 )
