@@ -10,7 +10,8 @@ import pytest
 
 from cardvault.errors import CardFormatError
 from cardvault.vault.bounded_yaml import MAX_DEPTH, load_bounded
-from cardvault.vault.card import parse_card, schema_problems
+from cardvault.vault.card import parse_card
+from cardvault.vault.schema import schema_problems
 from tests.hostile_support import alias_bomb
 
 PATH = Path("memory/cards/x.md")

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
-from cardvault.vault.card import Card, parse_card, schema_problems
+from cardvault.vault.card import Card, parse_card
 from cardvault.vault.files import inside, text_problem
 from cardvault.vault.layout import LOG_NAME, Vault
 from cardvault.vault.read import read_vault
+from cardvault.vault.schema import schema_problems
 
 FORMAT = "cardvault-export"
 VERSION = 1

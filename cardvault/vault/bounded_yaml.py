@@ -9,7 +9,7 @@ those limits (`updated: *created`) is fine.
 
 Values YAML recognises but cannot build — `2026-02-30` (a timestamp with no such day), an integer
 longer than Python converts — stay as their text, so the card still reads and `check` reports
-the key as a schema finding at its line (see `card.schema_problems`).
+the key as a schema finding at its line (see `schema.schema_problems`).
 """
 
 from __future__ import annotations
