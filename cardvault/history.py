@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 DEFAULT_NAME = "cardvault"
 DEFAULT_EMAIL = "cardvault@localhost"
 IGNORED = (".cardvault/",)
+AGENT_TRAILER = "Agent"
 
 
 @dataclass(frozen=True)
@@ -90,12 +91,20 @@ def _identity_env(repo: Repo) -> dict[str, str]:
     return env
 
 
-def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
-    """Stage `paths` (all of the vault when None; deletions included) and commit them.
+def signed(message: str, agent: str | None) -> str:
+    """`message` with an `Agent: NAME` trailer when an agent writes (git interpret-trailers
+    reads it: `git log --format='%(trailers:key=Agent)'`)."""
+    if not agent:
+        return message
+    return f"{message.rstrip()}\n\n{AGENT_TRAILER}: {agent}\n"
 
-    The message passes the secret guard first (`safe_message`): history is forever.
-    """
+
+def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
+    """Stage `paths` (all of the vault when None; deletions included) and commit them, signed
+    with the vault's agent, if any. The message passes the secret guard first (`safe_message`):
+    history is forever."""
     message = safe_message(message)
+    told = signed(message, vault.agent)
     with _repo(vault.root) as repo:
         if repo is None:
             return CommitResult(
@@ -109,7 +118,7 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
                 repo.git.add("-A", *spec)
                 if not _staged(repo, targets):
                     return CommitResult(None, message, "nothing to commit")
-                with _message_args(message) as message_args:
+                with _message_args(told) as message_args:
                     repo.git.commit("-q", "--no-verify", *message_args, *spec)
         except git.GitCommandError as exc:
             return _failed_commit(exc, message, vault)
@@ -269,6 +278,7 @@ def commit_to_branch(
     import git
     from gitdb.base import IStream
 
+    told = signed(message, vault.agent)
     with _repo(vault.root) as repo:
         if repo is None:
             return CommitResult(None, message, "not a git repository: nothing committed")
@@ -291,7 +301,7 @@ def commit_to_branch(
                     mode = listed[0] if listed else "100644"
                     repo.git.update_index("--add", "--cacheinfo", f"{mode},{blob.decode()},{rel}")
                 tree = repo.git.write_tree()
-                sha = repo.git.commit_tree(tree, "-p", "HEAD", "-m", message)
+                sha = repo.git.commit_tree(tree, "-p", "HEAD", "-m", told)
                 repo.git.branch(branch, sha)
         except git.GitCommandError as exc:
             detail = (exc.stderr or str(exc)).strip()
@@ -309,3 +319,24 @@ def work_tree(vault: Vault) -> Path | None:
         return (
             None if repo is None or repo.working_tree_dir is None else Path(repo.working_tree_dir)
         )
+
+
+def remote_url(root: Path) -> str | None:
+    """The URL of the repository's `origin` remote (else its first remote), or None: no
+    repository, no remote. A plain `git` call, like last_commit_with_subject."""
+    import subprocess
+
+    def git_out(*args: str) -> str:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30
+            )
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    remotes = git_out("remote").split()
+    if not remotes:
+        return None
+    name = "origin" if "origin" in remotes else remotes[0]
+    return git_out("remote", "get-url", name) or None

@@ -25,14 +25,19 @@ def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pa
 
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test sees the developer's git config, vault variable or clock."""
+    """No test sees the developer's git config, vault variable, agent or clock, and none touches
+    the real global vault: $CARDVAULT_HOME is a fresh temp folder (not created: the first write
+    to the global vault makes it)."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("CARDVAULT_HOME", str(tmp_path_factory.mktemp("global") / "vault"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for var in (
         "CARDVAULT_VAULT",
         "CARDVAULT_NOW",
+        "CARDVAULT_AGENT",
         "GIT_AUTHOR_NAME",
         "GIT_AUTHOR_EMAIL",
         "GIT_COMMITTER_NAME",

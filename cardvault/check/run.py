@@ -31,6 +31,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
     findings += _conflicts(snapshot)
+    findings += _tiers(snapshot)
     if secrets:
         findings += _secrets(snapshot)
     return sorted(findings, key=lambda f: (f.path, f.line, f.code))
@@ -142,6 +143,16 @@ def _memory_budget(snapshot: VaultSnapshot) -> list[Finding]:
     ]
 
 
+def _tiers(snapshot: VaultSnapshot) -> list[Finding]:
+    """HOT tier parts over their limits in cardvault.toml (docs/scopes.md)."""
+    from cardvault.scopes.tiers import tier_findings
+
+    return [
+        Finding(rel, line, "warning", "tier-budget", message)
+        for rel, line, message in tier_findings(snapshot)
+    ]
+
+
 def _conflicts(snapshot: VaultSnapshot) -> list[Finding]:
     """Live cards that contradict each other ("always use X" / "never use X"), lexically."""
     live = {snapshot.rel(c.path): c for c in snapshot.live}
@@ -173,7 +184,7 @@ def _secrets(snapshot: VaultSnapshot) -> list[Finding]:
     files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
     results = remembered(snapshot, SECRETS_FACT, files, secret_findings)
     found = [f for rel in files for f in _found(rel, [tuple(x) for x in results[rel]])]
-    for extra in (snapshot.memory, snapshot.agents):
+    for extra in (snapshot.memory, snapshot.agents, *snapshot.hot.values()):
         if extra is not None:
             found += _found(snapshot.rel(extra.path), secret_findings(extra.text))
     return found

@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from cardvault.errors import CardvaultError
+from cardvault.scopes.scope import InScope, Scope
 from cardvault.vault.layout import Vault, find_vault
 
 #: The card filters shared by `list` and `search`.
@@ -23,6 +24,23 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (also when 
 #: The secret guard's escape hatch on the writing commands.
 RedactOption = Annotated[
     bool, typer.Option("--redact", help="Replace secrets instead of refusing.")
+]
+
+#: Scopes and agents (docs/scopes.md).
+ScopeHelp = "project (this vault), global (the global vault) or all (both, project first)."
+ScopeOption = Annotated[Scope, typer.Option("--scope", help=f"Vaults to read: {ScopeHelp}")]
+GlobalOption = Annotated[
+    bool,
+    typer.Option("--global", help="Write to the global vault ($CARDVAULT_HOME), not the project."),
+]
+AgentOption = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        help="Write (or read) as this agent: commits and log entries name it; default "
+        "$CARDVAULT_AGENT.",
+        show_default=False,
+    ),
 ]
 
 #: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
@@ -46,16 +64,64 @@ class CardvaultGroup(TyperGroup):
             raise typer.Exit(1) from exc
 
 
-def vault_of(ctx: typer.Context) -> Vault:
-    """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards)."""
+def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = False) -> Vault:
+    """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards; the
+    global vault, made on first use, with `to_global`), acting as the agent if one is named."""
+    from dataclasses import replace
+
     from cardvault.cli import render
 
-    root = ctx.find_root()
-    explicit: Path | None = (root.obj or {}).get("vault")
-    vault = find_vault(explicit)
-    for notice in vault.notices:
+    name = agent_of(ctx, agent)
+    if to_global:
+        from cardvault.scopes.home import ensure_global
+
+        vault = ensure_global(agent=name)
+    else:
+        root = ctx.find_root()
+        explicit: Path | None = (root.obj or {}).get("vault")
+        found = find_vault(explicit)
+        vault = replace(found, agent=name) if name else found
+    for notice in vault.notices:  # what opening it healed (a `.cardvault` that was a file)
         render.warning(notice)
     return vault
+
+
+def agent_of(ctx: typer.Context, agent: str | None = None) -> str | None:
+    """The agent named by the command's `--agent`, the root `--agent`, or $CARDVAULT_AGENT."""
+    from cardvault.scopes.agents import agent_name
+
+    explicit = agent if agent is not None else (ctx.find_root().obj or {}).get("agent")
+    return agent_name(explicit)
+
+
+def scope_of(ctx: typer.Context, scope: Scope) -> InScope:
+    """The vaults `--scope` covers, project first; notices go to stderr."""
+    from cardvault.cli import render
+    from cardvault.scopes.home import global_vault
+    from cardvault.scopes.scope import resolve
+
+    found = resolve(scope, lambda: vault_of(ctx), global_vault() if scope != "project" else None)
+    for notice in found.notices:
+        render.warning(notice)
+    return found
+
+
+def register_project(vault: Vault) -> None:
+    """Register a project vault with the global vault (made on first use); a failure is a
+    warning, never a failed command."""
+    from cardvault.cli import render
+    from cardvault.scopes.home import ensure_global, is_global
+    from cardvault.scopes.registry import register
+
+    if is_global(vault):
+        return
+    try:
+        done = register(ensure_global(), vault, now().date())
+    except (CardvaultError, OSError) as exc:
+        render.warning(f"not registered with the global vault: {exc}")
+        return
+    if done.commit is not None:
+        render.note(f"registered with the global vault as {done.key}")
 
 
 def now() -> dt.datetime:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, vault_of
+from cardvault.cli.common import AgentOption, ScopeOption, agent_of, now, scope_of
+from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
     from cardvault.context.build import ContextPack
@@ -49,18 +50,29 @@ def context(
         ),
     ] = PackFormat.markdown,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Also say on stderr why each item is in or out.")
+        bool,
+        typer.Option(
+            "--explain", help="Also say on stderr why each item is in or out, and its tier."
+        ),
+    ] = False,
+    scope: ScopeOption = Scope.all,
+    agent: AgentOption = None,
+    archived: Annotated[
+        bool, typer.Option("--archived", help="Also consider archived cards (the COLD tier).")
     ] = False,
 ) -> None:
     """Print the memory to load at session start: MEMORY.md, learned rules, the best cards.
 
     Never more than the token budget (cardvault's token rule); what did not fit is named at the
     end. With --task, cards are ranked by a hybrid search for the task mixed with their value
-    (seen × impact × recency); without, by value alone. Read-only.
+    (seen × impact × recency); without, by value alone. By default (--scope all) the project's
+    memory comes first, then the global vault's rules and the global cards the task matches.
+    With --agent (or $CARDVAULT_AGENT) that agent's hot memory is loaded too. Read-only.
     """
-    from cardvault.context.build import build_context
+    from cardvault.scopes.context import Request, scoped_context
 
-    pack = build_context(vault_of(ctx), task, budget, now().date())
+    request = Request(task, budget, now().date(), agent_of(ctx, agent), archived)
+    pack = scoped_context(scope_of(ctx, scope), request)
     for notice in pack.notices:
         render.warning(notice)
     if fmt is PackFormat.json:
@@ -79,7 +91,10 @@ def _explain(pack: ContextPack) -> None:
     for decision in pack.decisions:
         item = decision.item
         mark = "IN " if decision.included else "OUT"
-        lines.append(f"  {mark} {item.kind:<6} {item.name:<36} {decision.reason} · {item.why}")
+        lines.append(
+            f"  {mark} {item.kind:<6} {item.name:<36} {item.tier:<4} {decision.reason} · "
+            f"{item.vault} · {item.why}"
+        )
     if pack.not_considered:
         lines.append(f"  ... {pack.not_considered} lower-ranked cards not considered")
     listed = len(pack.listed)

@@ -1,7 +1,8 @@
-"""`cardvault forget`: remove a topic everywhere, in one revertible commit."""
+"""`cardvault forget`: remove a topic everywhere, in one revertible commit per vault."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,6 +12,15 @@ from cardvault.cli.common import report_subject, vault_of
 
 if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan
+    from cardvault.vault.layout import Vault
+
+
+class ForgetScope(StrEnum):
+    """Where `forget` removes a topic."""
+
+    project = "project"
+    global_ = "global"
+    everywhere = "everywhere"
 
 
 def forget(
@@ -27,10 +37,21 @@ def forget(
             "card's slug, topic or tags match, the plan widens to card text).",
         ),
     ] = False,
+    scope: Annotated[
+        ForgetScope | None,
+        typer.Option(
+            "--scope",
+            help="project (this vault), global (the global vault) or everywhere (this vault, "
+            "the global vault and every registered project). Asked when the topic is also in "
+            "the global vault; default project.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Remove a topic everywhere: its cards, the daily-log lines and entries that mention it, and
-    its rules in AGENTS.md. Shows what would go and asks first; then one commit (daily logs are
-    rewritten, and the commit says so) that `git revert` undoes, and the search index drops it.
+    its rules in AGENTS.md. Shows what would go and asks first; then one commit per vault (daily
+    logs are rewritten, and the commit says so) that `git revert` undoes, and the search index
+    drops it.
 
     QUERY is matched as a slug or alias first, then as words in card topics, slugs and tags,
     then as words in card bodies. The plan is always shown, and exactly what it names is
@@ -40,33 +61,99 @@ def forget(
     Example: cardvault forget nginx-upload-size-limit
     """
     from cardvault.errors import NotFoundError
-    from cardvault.forget.plan import apply_forget, plan_forget
+    from cardvault.forget.plan import apply_forget, shown_query
 
-    vault = vault_of(ctx)
-    plan = plan_forget(vault, query)
-    for problem in plan.unreadable:
-        render.warning(f"not searched (unreadable): {problem}")
-    if plan.empty:
-        raise NotFoundError(f"nothing in the vault matches {plan.shown_query}")
-    _show_forget_plan(plan)
+    plans = _plans(ctx, query, scope, yes)
+    if not plans:
+        raise NotFoundError(f"nothing in the vault matches {shown_query(query)}")
+    for name, _, plan in plans:
+        if len(plans) > 1 or name != "project":
+            render.err_console().print(f"[bold underline]{render.escape(name)}[/]")
+        _show_forget_plan(plan)
+    widened = sum(len(plan.cards) for _, _, plan in plans if plan.matched_by == "body")
     if not yes:
         _confirm()
-    elif plan.matched_by == "body" and not match_text:
+    elif widened and not match_text:
         raise NotFoundError(
-            f"no card's slug, topic or tags match {plan.shown_query}; the {len(plan.cards)} "
-            "card(s) above only mention it in their text. Nothing removed: to remove them, run "
-            "again with --yes --match-text (or without --yes, and answer the prompt)"
+            f"no card's slug, topic or tags match {shown_query(query)}; the {widened} card(s) "
+            "above only mention it in their text. Nothing removed: to remove them, run again "
+            "with --yes --match-text (or without --yes, and answer the prompt)"
         )
-    result = apply_forget(vault, plan)
-    render.success(
-        f"forgot {len(plan.cards)} card(s), {plan.log_lines} log line(s) in {len(plan.logs)} "
-        f"log(s), {len(plan.rules)} rule(s)"
-    )
-    report_subject(result.commit)
-    if result.commit.recorded:
-        render.note(f"undo with: git revert {result.commit.sha[:10] if result.commit.sha else ''}")
-    if result.index_note:
-        render.note(result.index_note)
+    for name, vault, plan in plans:
+        result = apply_forget(vault, plan)
+        where = "" if name == "project" else f" in {name}"
+        render.success(
+            f"forgot{where} {len(plan.cards)} card(s), {plan.log_lines} log line(s) in "
+            f"{len(plan.logs)} log(s), {len(plan.rules)} rule(s)"
+        )
+        report_subject(result.commit)
+        if result.commit.recorded:
+            sha = result.commit.sha[:10] if result.commit.sha else ""
+            render.note(f"undo with: git -C {vault.root} revert {sha}")
+        if result.index_note:
+            render.note(result.index_note)
+
+
+def _plans(
+    ctx: typer.Context, query: str, scope: ForgetScope | None, yes: bool
+) -> list[tuple[str, Vault, ForgetPlan]]:
+    """The non-empty plans of the vaults in scope (asking the scope when it matters)."""
+    from cardvault.errors import VaultNotFoundError
+    from cardvault.forget.plan import plan_forget
+    from cardvault.scopes.home import global_vault
+
+    home = global_vault()
+    try:
+        project: Vault | None = vault_of(ctx)
+    except VaultNotFoundError:
+        if home is None or scope is ForgetScope.project:
+            raise
+        project = None
+    if project is not None and home is not None and project.root == home.root:
+        project = None
+    if scope is None:
+        scope = _ask(query, home, yes) if project is not None else ForgetScope.global_
+    vaults: list[tuple[str, Vault]] = []
+    if project is not None and scope is not ForgetScope.global_:
+        vaults.append(("project", project))
+    if home is not None and scope is not ForgetScope.project:
+        vaults.append(("global", home))
+    if home is not None and scope is ForgetScope.everywhere:
+        from cardvault.scopes.registry import open_projects
+
+        found, notices = open_projects(home)
+        for notice in notices:
+            render.warning(notice)
+        seen = {v.root for _, v in vaults}
+        vaults += [(key, v) for key, v in found if v.root not in seen]
+    plans = [(name, vault, plan_forget(vault, query)) for name, vault in vaults]
+    for _, _, plan in plans:
+        for problem in plan.unreadable:
+            render.warning(f"not searched (unreadable): {problem}")
+    return [(name, vault, plan) for name, vault, plan in plans if not plan.empty]
+
+
+def _ask(query: str, home: Vault | None, yes: bool) -> ForgetScope:
+    """The scope, asked when the global vault holds the topic too (project otherwise)."""
+    import click
+
+    from cardvault.errors import CardvaultError
+    from cardvault.forget.plan import plan_forget
+
+    if yes or home is None or plan_forget(home, query).empty:
+        return ForgetScope.project
+    try:
+        answer = typer.prompt(
+            "The global vault has it too. Forget it in: project, global or everywhere?",
+            default="project",
+            type=click.Choice([s.value for s in ForgetScope]),
+            err=True,
+        )
+    except click.exceptions.Abort as exc:  # EOF on stdin, or Ctrl-C
+        raise CardvaultError(
+            "no answer (stdin is closed): nothing removed; pass --scope to say where"
+        ) from exc
+    return ForgetScope(answer)
 
 
 def _confirm() -> None:

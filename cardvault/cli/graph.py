@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import ScopeOption, scope_of
+from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
     pass
@@ -30,24 +31,37 @@ def graph(
         GraphFormat, typer.Option("--format", "-f", help="tree, mermaid, dot or json.")
     ] = GraphFormat.tree,
     archived: Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")] = False,
+    scope: ScopeOption = Scope.project,
 ) -> None:
     """Show the vault's graph: categories → tags with counts, [[links]] between cards (aliases
     resolved), cards sharing tags, hub cards (most connected) and orphans (no link, no shared tag).
 
+    Each vault in --scope is its own graph (links never cross vaults); with --scope all they are
+    printed one after the other (JSON: a list, each with "vault").
     Example: cardvault graph --format mermaid > vault.mmd
     """
     from cardvault.insight.graph import vault_graph
     from cardvault.insight.graph_render import render_dot, render_mermaid, render_tree
 
-    result, problems = vault_graph(vault_of(ctx), archived)
-    for problem in problems:
-        render.warning(f"skipped {problem}")
+    graphs = []
+    for scoped in scope_of(ctx, scope).vaults:
+        result, problems = vault_graph(scoped.vault, archived)
+        for problem in problems:
+            render.warning(f"skipped {problem}")
+        graphs.append((scoped.name, result))
     if fmt is GraphFormat.json:
-        render.print_json(result.to_dict())
+        data = [{**result.to_dict(), "vault": name} for name, result in graphs]
+        render.print_json(data if scope is Scope.all else (data[0] if data else {}))
         return
     renderer = {
         GraphFormat.tree: render_tree,
         GraphFormat.mermaid: render_mermaid,
         GraphFormat.dot: render_dot,
     }[fmt]
-    sys.stdout.write(renderer(result))
+    for name, result in graphs:
+        if len(graphs) > 1:
+            marker = (
+                "%%" if fmt is GraphFormat.mermaid else ("//" if fmt is GraphFormat.dot else "#")
+            )
+            sys.stdout.write(f"{marker} {name} vault\n")
+        sys.stdout.write(renderer(result))

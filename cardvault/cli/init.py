@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_commit
+from cardvault.cli.common import register_project, report_commit
 
 
 def init(
@@ -19,6 +19,7 @@ def init(
     """Create a vault: cardvault.toml, MEMORY.md, AGENTS.md, memory/, a git repo and a first commit.
 
     Files the folder already has are kept; `.cardvault/` (the derived cache) is git-ignored.
+    The new vault registers with the global vault ($CARDVAULT_HOME), made on first use.
     """
     from cardvault.write.init import init_vault
 
@@ -29,3 +30,4 @@ def init(
         render.note(f"kept your existing {kept}")
     render.success(f"vault ready at {result.vault.root}")
     report_commit(result.commit)
+    register_project(result.vault)

@@ -7,7 +7,15 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import CategoryOption, JsonOption, StatusOption, TagOption, vault_of
+from cardvault.cli.common import (
+    CategoryOption,
+    JsonOption,
+    ScopeOption,
+    StatusOption,
+    TagOption,
+    scope_of,
+)
+from cardvault.scopes.scope import Scope
 
 
 def list_cards(
@@ -17,22 +25,28 @@ def list_cards(
     status: StatusOption = None,
     archived: Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")] = False,
     json_out: JsonOption = False,
+    scope: ScopeOption = Scope.project,
 ) -> None:
-    """List cards with their category, tags, last update and size in tokens."""
+    """List cards with their category, tags, last update and size in tokens (this project's
+    vault by default; --scope global or all for the global vault)."""
     from cardvault.insight.listing import list_cards as service
 
-    vault = vault_of(ctx)
-    listing = service(vault, category=category, tag=tag, status=status, archived=archived)
-    for problem in listing.errors:
-        render.warning(f"skipped {problem}")
+    rows = []
+    for scoped in scope_of(ctx, scope).vaults:
+        listing = service(
+            scoped.vault, category=category, tag=tag, status=status, archived=archived
+        )
+        for problem in listing.errors:
+            render.warning(f"skipped {problem}")
+        rows += [(scoped.name, row) for row in listing.rows]
     if render.wants_json(json_out):
-        render.print_json([row.to_dict() for row in listing.rows])
+        render.print_json([{**row.to_dict(), "vault": name} for name, row in rows])
         return
-    render.table(
-        ["slug", "category", "tags", "updated", "tokens", "status"],
-        [
-            (r.slug, r.category, ", ".join(r.tags), r.updated, r.tokens, r.status)
-            for r in listing.rows
-        ],
-        title=f"{len(listing.rows)} cards",
-    )
+    lead = ["vault"] if scope is Scope.all else []
+    columns = [*lead, "slug", "category", "tags", "updated", "tokens", "status"]
+    table = [
+        (*([name] if lead else []), r.slug, r.category, ", ".join(r.tags), r.updated, r.tokens,
+         r.status)
+        for name, r in rows
+    ]  # fmt: skip
+    render.table(columns, table, title=f"{len(rows)} cards")

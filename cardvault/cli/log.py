@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import RedactOption, now, report_commit, vault_of
+from cardvault.cli.common import (
+    AgentOption,
+    GlobalOption,
+    RedactOption,
+    now,
+    report_commit,
+    vault_of,
+)
 
 
 def log(
@@ -18,6 +25,8 @@ def log(
         str | None, typer.Option("--title", help="Entry title (default: first line).")
     ] = None,
     redact: RedactOption = False,
+    to_global: GlobalOption = False,
+    agent: AgentOption = None,
 ) -> None:
     """Append an entry (## HH:MM — Title) to today's daily log and commit it.
 
@@ -26,7 +35,7 @@ def log(
     from cardvault.write.add import append_log
 
     body = sys.stdin.read() if text == "-" else text
-    vault = vault_of(ctx)
+    vault = vault_of(ctx, agent, to_global)
     result = append_log(vault, body, title, now(), redact=redact)
     render.success(f"logged to {vault.rel(result.path)}")
     report_commit(result.commit)
@@ -36,11 +45,13 @@ def remember(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The lesson, in one or two sentences.")],
     redact: RedactOption = False,
+    to_global: GlobalOption = False,
+    agent: AgentOption = None,
 ) -> None:
     """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill."""
     from cardvault.write.add import append_log
 
-    vault = vault_of(ctx)
+    vault = vault_of(ctx, agent, to_global)
     result = append_log(vault, f"Lesson: {text.strip()}", None, now(), redact=redact)
     render.success(f"remembered in {vault.rel(result.path)}")
     report_commit(result.commit)

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_commit, vault_of
+from cardvault.cli.common import (
+    AgentOption,
+    now,
+    register_project,
+    report_commit,
+    vault_of,
+)
 
 if TYPE_CHECKING:
     from cardvault.maintain.run import RunResult
@@ -41,16 +47,31 @@ def maintain(
         typer.Option("--commit-pending", help="Commit uncommitted edits first, as 'hand edits'."),
     ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+    across: Annotated[
+        bool,
+        typer.Option(
+            "--global",
+            help="Look across the registered projects instead: a lesson found in several "
+            "becomes a global card and rule in the global vault.",
+        ),
+    ] = False,
+    agent: AgentOption = None,
 ) -> None:
     """The maintenance pass: distill new log lessons into cards, merge duplicate cards, promote
-    recurring lessons to AGENTS.md, archive stale cards, regenerate MEMORY.md's table.
+    recurring lessons (or lessons several agents learned) to AGENTS.md, archive stale cards,
+    regenerate MEMORY.md's table.
 
     One git commit records the run (nothing is committed when nothing changed). Refuses to run on
-    uncommitted edits unless --commit-pending. Example: cardvault maintain --dry-run
+    uncommitted edits unless --commit-pending. The project registers with the global vault.
+    With --global: cross-project promotion in the global vault (docs/scopes.md).
+    Example: cardvault maintain --dry-run
     """
     from cardvault.maintain.run import RunOptions, run_maintenance
 
-    vault = vault_of(ctx)
+    if across:
+        _maintain_global(ctx, agent, dry_run, render.wants_json(json_out))
+        return
+    vault = vault_of(ctx, agent)
     options = RunOptions(
         now(), tuple(only) if only else None, _date(since), dry_run, review, commit_pending
     )
@@ -60,10 +81,45 @@ def maintain(
     else:
         with render.IndexProgress() as progress:
             result = run_maintenance(vault, options, progress)
+    if not dry_run:
+        register_project(vault)
     if as_json:
         render.print_json(result_json(result, dry_run))
         return
     _show(result, dry_run)
+
+
+def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_json: bool) -> None:
+    import contextlib
+
+    from cardvault.errors import VaultNotFoundError
+    from cardvault.scopes.crossproject import reports_of, run_global
+
+    with contextlib.suppress(VaultNotFoundError):  # run inside a project, it registers first
+        register_project(vault_of(ctx, agent))
+    result = run_global(vault_of(ctx, agent, to_global=True), now(), dry_run)
+    plan = result.plan
+    if as_json:
+        render.print_json(
+            {"dry_run": dry_run, "projects": list(plan.projects), "promoted": plan.promoted,
+             "changes": plan.lines, "notices": list(plan.notices),
+             "review": [r.message for r in reports_of(plan)],
+             "commit": result.commit.sha if result.commit else None}
+        )  # fmt: skip
+        return
+    for notice in plan.notices:
+        render.warning(notice)
+    render.note(f"read {len(plan.projects)} project(s): {', '.join(plan.projects) or 'none'}")
+    for line in plan.lines:
+        render.console().print(f"  {render.escape(line)}")
+    for report in reports_of(plan):
+        render.warning(f"{report.kind}: {report.message}")
+    if dry_run:
+        render.note("dry run: nothing was written")
+    elif result.commit is None:
+        render.success("nothing to do: the global vault is up to date")
+    else:
+        report_commit(result.commit)
 
 
 def _date(text: str | None) -> dt.date | None:

@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import RedactOption, now, report_commit, vault_of
+from cardvault.cli.common import (
+    AgentOption,
+    GlobalOption,
+    RedactOption,
+    now,
+    report_commit,
+    vault_of,
+)
 
 
 def new(
@@ -27,6 +34,8 @@ def new(
     ] = "-",
     redact: RedactOption = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    to_global: GlobalOption = False,
+    agent: AgentOption = None,
 ) -> None:
     """Write a new knowledge card (memory/cards/<slug>.md) and commit it.
 
@@ -36,7 +45,8 @@ def new(
     from cardvault.write.add import add_card
 
     text = sys.stdin.read() if body == "-" else body
-    result = add_card(vault_of(ctx), topic, category, tags, text, now().date(), redact=redact)
+    vault = vault_of(ctx, agent, to_global)
+    result = add_card(vault, topic, category, tags, text, now().date(), redact=redact)
     for warning in result.warnings:
         render.warning(warning)
     if render.wants_json(json_out):

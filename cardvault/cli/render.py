@@ -97,8 +97,11 @@ def markdown_text(text: str) -> None:
 # --- search and index (owned by the search module's author) ----------------------------------
 
 
-def search_results(results: Sequence[Any], title: str | None = None) -> None:
-    """Search hits as a table: rank, score, topic, path (+ log entry), snippet with matches lit."""
+def search_results(
+    results: Sequence[Any], title: str | None = None, vaults: Sequence[str] | None = None
+) -> None:
+    """Search hits as a table: rank, score, topic, path (+ log entry, + the vault it came from
+    when several were searched), snippet with matches lit."""
     from rich.table import Table
     from rich.text import Text
 
@@ -110,6 +113,8 @@ def search_results(results: Sequence[Any], title: str | None = None) -> None:
     grid.add_column("snippet", overflow="fold", ratio=1)
     for rank, hit in enumerate(results, start=1):
         where = hit.path if hit.entry is None else f"{hit.path}\n{hit.entry}"
+        if vaults is not None:
+            where = f"{vaults[rank - 1]}: {where}"
         snippet = Text(hit.snippet)
         _highlight(snippet, hit.matches)
         grid.add_row(str(rank), f"{hit.score:.3f}", hit.topic, where, snippet)

@@ -8,7 +8,16 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import CategoryOption, JsonOption, StatusOption, TagOption, vault_of
+from cardvault.cli.common import (
+    CategoryOption,
+    JsonOption,
+    ScopeOption,
+    StatusOption,
+    TagOption,
+    scope_of,
+    vault_of,
+)
+from cardvault.scopes.scope import Scope
 
 
 class Mode(StrEnum):
@@ -32,24 +41,37 @@ def search(
         bool, typer.Option("--archived", help="Also search memory/archive/.")
     ] = False,
     json_out: JsonOption = False,
+    scope: ScopeOption = Scope.all,
 ) -> None:
-    """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first."""
-    from cardvault.api import VaultHandle
+    """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first.
 
-    vault = vault_of(ctx)
-    outcome = VaultHandle(vault).query(
-        query, k=k, mode=mode.value, category=category, tag=tag, status=status,
-        logs=logs, archived=archived,
-    )  # fmt: skip
-    for notice in outcome.notices:
-        render.warning(notice)
+    By default this project's vault and the global vault are searched (--scope all); each hit
+    names the vault it came from.
+    """
+    from cardvault.api import VaultHandle
+    from cardvault.scopes.scope import merge_ranked
+
+    per_vault = []
+    modes = []
+    for scoped in scope_of(ctx, scope).vaults:
+        outcome = VaultHandle(scoped.vault).query(
+            query, k=k, mode=mode.value, category=category, tag=tag, status=status,
+            logs=logs, archived=archived,
+        )  # fmt: skip
+        for notice in outcome.notices:
+            render.warning(notice if scoped.name == "project" else f"{scoped.name}: {notice}")
+        per_vault.append((scoped.name, outcome.results))
+        modes.append(outcome.mode)
+    hits = merge_ranked(per_vault, lambda hit: hit.score, k)
     if render.wants_json(json_out):
-        render.print_json([hit.to_dict() for hit in outcome.results])
+        render.print_json([{**hit.to_dict(), "vault": name} for name, hit in hits])
         return
-    if not outcome.results:
+    if not hits:
         render.note("no results")
         return
-    render.search_results(outcome.results, title=f"{outcome.mode} search: {query}")
+    shown = "/".join(dict.fromkeys(modes))
+    vaults = [name for name, _ in hits] if len(per_vault) > 1 else None
+    render.search_results([hit for _, hit in hits], f"{shown} search: {query}", vaults)
 
 
 def index(

@@ -8,6 +8,7 @@ import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import vault_of
+from cardvault.vault.layout import Vault
 
 
 def show(
@@ -16,11 +17,14 @@ def show(
         str, typer.Argument(help="The card's slug (file name without .md) or an alias.")
     ],
     json_out: Annotated[bool, typer.Option("--json", help="Frontmatter and body as JSON.")] = False,
+    from_global: Annotated[
+        bool, typer.Option("--global", help="Look in the global vault, not the project's.")
+    ] = False,
 ) -> None:
     """Print one card as written (archived cards and aliases are found too)."""
     from cardvault.vault.read import find_card
 
-    vault = vault_of(ctx)
+    vault = _global() if from_global else vault_of(ctx)
     card = find_card(vault, slug).card
     if json_out:
         render.print_json(
@@ -28,3 +32,13 @@ def show(
         )
     else:
         render.markdown_text(card.text)
+
+
+def _global() -> Vault:
+    from cardvault.errors import VaultNotFoundError
+    from cardvault.scopes.home import global_root, global_vault
+
+    found = global_vault()
+    if found is None:
+        raise VaultNotFoundError("no global vault yet", global_root())
+    return found

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import ScopeOption, scope_of
+from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
     from cardvault.insight.stats import VaultStats
@@ -21,19 +22,26 @@ TOP_CARDS = 5
 def stats(
     ctx: typer.Context,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")] = False,
+    scope: ScopeOption = Scope.project,
 ) -> None:
     """Show what the vault holds: cards by category and status, tags, tokens against budgets,
     MEMORY.md size, daily logs and undistilled entries, promotions, archived cards, the last
-    maintenance run and whether the search index is current."""
+    maintenance run, whether the search index is current, and each tier (HOT, WARM, COLD)
+    against its limit. --scope all shows the project and the global vault one after the other
+    (JSON: a list, each with "vault")."""
     from cardvault.insight.stats import vault_stats
 
-    result = vault_stats(vault_of(ctx))
+    results = [(s.name, s.vault.root, vault_stats(s.vault)) for s in scope_of(ctx, scope).vaults]
     if render.wants_json(json_out):
-        render.print_json(result.to_dict())
+        data = [{**result.to_dict(), "vault": name} for name, _, result in results]
+        render.print_json(data if scope is Scope.all else (data[0] if data else {}))
         return
-    for problem in result.problems:
-        render.warning(f"skipped {problem}")
-    _dashboard(result)
+    for name, root, result in results:
+        if len(results) > 1 or name != "project":
+            render.console().print(f"[bold underline]{name} vault[/] {render.escape(str(root))}")
+        for problem in result.problems:
+            render.warning(f"skipped {problem}")
+        _dashboard(result)
 
 
 def _dashboard(s: VaultStats) -> None:
@@ -74,6 +82,22 @@ def _dashboard(s: VaultStats) -> None:
         f"{logs.signal_entries} with a lesson signal, {_flag(len(logs.undistilled), 'undistilled')}"
     )
     _maintenance_and_index(s)
+    _tiers(s)
+
+
+def _tiers(s: VaultStats) -> None:
+    rows = []
+    for part in s.tiers:
+        if part.tier == "HOT":
+            limit = f"{part.limit} {part.unit}"
+            state = _ratio(part.size, part.limit) if part.limit else ""
+        elif part.tier == "WARM":
+            limit = f"{part.limit} per card"
+            state = f"{part.over_items} over" if part.over_items else "ok"
+        else:
+            limit, state = "none (on request)", ""
+        rows.append((part.tier, part.part, f"{part.size} {part.unit}", limit, state))
+    render.table(["tier", "part", "size", "limit", "use"], rows, title="Tiers")
 
 
 def _maintenance_and_index(s: VaultStats) -> None:

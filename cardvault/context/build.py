@@ -32,7 +32,7 @@ from cardvault.context.pack import Decision, Item, pack
 from cardvault.context.value import card_value
 from cardvault.vault.card import Card
 from cardvault.vault.layout import Vault
-from cardvault.vault.read import read_vault
+from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.rules import Rule
 
 CARD_CANDIDATES = 50
@@ -98,6 +98,7 @@ class ContextPack:
         def row(d: Decision) -> dict[str, Any]:
             item = d.item
             return {"kind": item.kind, "name": item.name, "source": item.source,
+                    "tier": item.tier, "vault": item.vault,
                     "tokens": item.tokens, "score": round(item.score, 4),
                     "ranked": item.why, "reason": d.reason}  # fmt: skip
 
@@ -113,13 +114,17 @@ class ContextPack:
 def read_sources(vault: Vault) -> Sources:
     """MEMORY.md, the learned rules and the live cards, from the one read path (broken files
     are skipped and named)."""
-    snapshot = read_vault(vault)
+    return sources_of(read_vault(vault))
+
+
+def sources_of(snapshot: VaultSnapshot) -> Sources:
+    """The pack's sources from a snapshot already read."""
     problems = [f"skipped {problem}" for problem in snapshot.problems]
     if snapshot.rule_problem is not None:
         problems.append(f"rules not read: {snapshot.rule_problem}")
     cards = tuple(c.card for c in snapshot.live if c.card.status != "archived")
     memory = snapshot.memory.text if snapshot.memory else None
-    return Sources(vault.root, memory, snapshot.rules, cards, tuple(problems))
+    return Sources(snapshot.vault.root, memory, snapshot.rules, cards, tuple(problems))
 
 
 def relevance_score(rank: int) -> float:

@@ -22,9 +22,19 @@ from dataclasses import dataclass
 
 from cardvault.vault.tokens import count_tokens
 
-SECTIONS = ("memory", "rule", "card")
-#: Section headings. MEMORY.md has none of its own: its block carries its title (see context.py).
-HEADERS = {"memory": "", "rule": "# Learned rules", "card": "# Cards"}
+SECTIONS = ("memory", "rule", "global-rule", "agent", "card")
+#: Section headings. MEMORY.md and an agent's hot memory have none of their own: their blocks
+#: carry their titles (see context.py).
+HEADERS = {
+    "memory": "",
+    "rule": "# Learned rules",
+    "global-rule": "# Global rules",
+    "agent": "",
+    "card": "# Cards",
+}
+#: Kinds loaded in every session (the HOT tier, docs/scopes.md); cards are WARM, or COLD when
+#: archived.
+HOT_KINDS = ("memory", "rule", "global-rule", "agent")
 FOOTER_HEADER = "# Not included (over budget; read one with `cardvault show NAME`)"
 RESERVE_CAP = 120
 
@@ -33,12 +43,21 @@ RESERVE_CAP = 120
 class Item:
     """A candidate for the pack: its kind, name, source file, text block and why it is here."""
 
-    kind: str  # "rule", "memory" or "card"
+    kind: str  # "rule", "global-rule", "memory", "agent" or "card"
     name: str  # card slug, "MEMORY.md", or the rule's card slug / "AGENTS.md rule N"
     source: str  # vault-relative path of the file it comes from
     block: str  # its text in the pack
     why: str  # how it was ranked, for --explain
     score: float = 0.0
+    vault: str = "project"  # the vault it comes from: "project" or "global"
+    cold: bool = False  # an archived card, loaded on request
+
+    @property
+    def tier(self) -> str:
+        """HOT (always loaded), WARM (a card matched to the task) or COLD (archived)."""
+        if self.kind in HOT_KINDS:
+            return "HOT"
+        return "COLD" if self.cold else "WARM"
 
     @property
     def tokens(self) -> int:
@@ -110,7 +129,7 @@ def render(items: Sequence[Item], footer: str) -> str:
     for kind in SECTIONS:
         blocks = [item.block for item in items if item.kind == kind]
         if blocks:
-            joiner = "\n" if kind == "rule" else "\n\n"
+            joiner = "\n" if kind in ("rule", "global-rule") else "\n\n"
             head = HEADERS[kind] + "\n\n" if HEADERS[kind] else ""
             parts.append(head + joiner.join(blocks))
     if footer:

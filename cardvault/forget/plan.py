@@ -41,6 +41,19 @@ _PLAIN_WORD = re.compile(
 )
 
 
+def shown_query(query: str) -> str:
+    """A forget query as messages and the commit name it: quoted when it is plain words or a
+    slug, else a stand-in. Forgetting a leaked key or password is what forget is for, and a bare
+    password looks like nothing the guard knows, so only plain queries are shown."""
+    from cardvault import guard
+
+    query = query.strip()
+    plain = all(_PLAIN_WORD.fullmatch(word) for word in query.split())
+    if not plain or guard.scan_text(query):
+        return "(query not shown: it may be a secret)"
+    return f'"{query}"'
+
+
 @dataclass(frozen=True)
 class ForgottenCard:
     """A card that would go, with the text (and digest) it was read from."""
@@ -67,15 +80,8 @@ class ForgetPlan:
 
     @property
     def shown_query(self) -> str:
-        """The query as messages and the commit name it: quoted when it is plain words or a
-        slug, else a stand-in. Forgetting a leaked key or password is what forget is for, and a
-        bare password looks like nothing the guard knows, so only plain queries are shown."""
-        from cardvault import guard
-
-        plain = all(_PLAIN_WORD.fullmatch(word) for word in self.query.split())
-        if not plain or guard.scan_text(self.query):
-            return "(query not shown: it may be a secret)"
-        return f'"{self.query}"'
+        """The query as messages and the commit name it (`shown_query`)."""
+        return shown_query(self.query)
 
     @property
     def empty(self) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from cardvault import history
+from cardvault.scopes.tiers import TierPart, tier_parts
 from cardvault.search.freshness import IndexFreshness, index_freshness
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -62,6 +63,7 @@ class VaultStats:
     last_maintenance: history.CommitInfo | None
     index: IndexFreshness
     problems: tuple[str, ...]  # files that could not be read
+    tiers: tuple[TierPart, ...] = ()  # HOT, WARM, COLD parts against their limits
 
     @property
     def total_tokens(self) -> int:
@@ -77,6 +79,7 @@ class VaultStats:
         data["total_tokens"] = self.total_tokens
         data["over_budget"] = [s.slug for s in self.over_budget]
         data["index"]["fresh"] = self.index.fresh
+        data["tiers"] = [part.to_dict() for part in self.tiers]
         return data
 
 
@@ -105,6 +108,7 @@ def vault_stats(vault: Vault) -> VaultStats:
         last_maintenance=history.last_commit_with_subject(vault, MAINTENANCE_PREFIX),
         index=index_freshness(vault, snapshot.stamps, snapshot.digests),
         problems=tuple(problems),
+        tiers=tuple(tier_parts(snapshot)),
     )
 
 

@@ -1,7 +1,11 @@
 """Promote: recurring or severe lessons become one-line rules in AGENTS.md.
 
-A live card is due when `seen` reaches `promote_threshold` or its `severity` is high, unless a
-person demoted it (`demoted:` date). Promoting sets `status: promoted` and `promoted: <date>`.
+A live card is due when `seen` reaches `promote_threshold`, its `severity` is high, or
+`[agents] promote_threshold` different agents learned it (the agents of the log entries it cites
+in `sources`, and its `learned_by`), unless a person demoted it (`demoted:` date). The rule line
+of a lesson agents learned names them:
+`- <rule> — learned by ada, bob (memory/cards/<slug>.md)`. Promoting sets `status: promoted`
+and `promoted: <date>`.
 AGENTS.md's managed `rules` section then lists one line per promoted card,
 `- <rule> (memory/cards/<slug>.md)`, sorted, so the section's diff is one line per change. The
 rule is the card's `rule` key, else its first sentence. Rules written there by hand (and
@@ -12,12 +16,15 @@ promotion.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping, Sequence
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
+from cardvault.vault.card import Card
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.daily import LogEntry
 from cardvault.vault.files import ABSENT
 from cardvault.vault.rules import SECTION, parse_rules, rebuilt_section
 from cardvault.vault.sections import get_section, set_section
@@ -30,15 +37,17 @@ _NEW_AGENTS = "# AGENTS.md\n\n## Learned rules\n"
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     """Promote every due card, then bring AGENTS.md's rules section up to date."""
     changes: list[Change] = []
+    by_ref = _entries_by_ref(state)
     for card in state.live:
-        why = due(card, cfg)
+        why = due(card, cfg, learners(card.card, by_ref))
         if why:
             changes.append(promotion(card, state.today, why))
     return changes + rules_changes(state.after(changes))
 
 
-def due(card: CardFile, cfg: VaultConfig) -> str | None:
-    """Why `card` should be promoted now ("seen 3", "severity high"), or None."""
+def due(card: CardFile, cfg: VaultConfig, agents: Sequence[str] = ()) -> str | None:
+    """Why `card` should be promoted now ("seen 3", "severity high", "learned by 2 agents"),
+    or None. `agents`: who learned it (`learners`)."""
     meta = card.card.meta
     if card.card.status in ("promoted", "archived") or meta.get("demoted"):
         return None
@@ -46,7 +55,23 @@ def due(card: CardFile, cfg: VaultConfig) -> str | None:
         return f"seen {card.card.seen}"
     if meta.get("severity") == "high":
         return "severity high"
+    if len(agents) >= cfg.agent_promote_threshold:
+        return f"learned by {len(agents)} agents: {', '.join(agents)}"
     return None
+
+
+def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
+    """The agents who learned a card's lesson, sorted: those of the log entries it cites, and
+    its `learned_by` names."""
+    found = {by_ref[s].agent for s in card.sources if s in by_ref and by_ref[s].agent}
+    named = card.meta.get("learned_by")
+    if isinstance(named, list):
+        found.update(str(n).strip().lower() for n in named if str(n).strip())
+    return tuple(sorted(n for n in found if n))
+
+
+def _entries_by_ref(state: VaultState) -> dict[str, LogEntry]:
+    return {entry.ref: entry for entry in state.entries}
 
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
@@ -89,11 +114,16 @@ def rule_text(card: CardFile) -> str:
 
 
 def generated_rules(state: VaultState) -> list[str]:
-    """One rule line per promoted live card, citing the card."""
+    """One rule line per promoted live card, citing the card (and who learned it)."""
     vault = state.vault
-    return [
-        f"- {rule_text(c)} ({vault.rel(c.path)})" for c in state.live if c.card.status == "promoted"
-    ]
+    by_ref = _entries_by_ref(state)
+    lines = []
+    for card in state.live:
+        if card.card.status == "promoted":
+            agents = learners(card.card, by_ref)
+            who = f" — learned by {', '.join(agents)}" if agents else ""
+            lines.append(f"- {rule_text(card)}{who} ({vault.rel(card.path)})")
+    return lines
 
 
 def rules_changes(state: VaultState) -> list[Change]:

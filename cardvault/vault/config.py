@@ -55,6 +55,17 @@ class VaultConfig:
     merge_threshold: float = 0.80
     # Cosine similarity above which a distilled lesson folds into an existing card.
     distill_threshold: float = 0.70
+    # Tiers and agents (docs/scopes.md): the HOT tier's learned rules and each agent's hot
+    # memory stay under these many tokens; a lesson learned by this many agents is promoted.
+    hot_rules_tokens: int = 600
+    agent_hot_tokens: int = 300
+    agent_promote_threshold: int = 2
+    # Cross-project promotion (`maintain --global`, read from the global vault's settings): a
+    # lesson in this many projects becomes a global card and rule; cards at least this similar
+    # are the same lesson, and pairs between review_threshold and it go to review.
+    global_promote_projects: int = 2
+    global_threshold: float = 0.80
+    global_review_threshold: float = 0.60
     # Per-key sources of the values, for error messages; not a setting.
     source: Path | None = field(default=None, compare=False)
 
@@ -71,6 +82,12 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("promote", "threshold"): ("promote_threshold", int),
     ("archive", "days"): ("archive_days", int),
     ("search", "model"): ("model", str),
+    ("tiers", "rules_tokens"): ("hot_rules_tokens", int),
+    ("agents", "hot_tokens"): ("agent_hot_tokens", int),
+    ("agents", "promote_threshold"): ("agent_promote_threshold", int),
+    ("global", "promote_projects"): ("global_promote_projects", int),
+    ("global", "threshold"): ("global_threshold", float),
+    ("global", "review_threshold"): ("global_review_threshold", float),
 }
 
 
@@ -130,6 +147,10 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         "context.token_budget": config.context_token_budget,
         "promote.threshold": config.promote_threshold,
         "archive.days": config.archive_days,
+        "tiers.rules_tokens": config.hot_rules_tokens,
+        "agents.hot_tokens": config.agent_hot_tokens,
+        "agents.promote_threshold": config.agent_promote_threshold,
+        "global.promote_projects": config.global_promote_projects,
     }
     for key, value in positive.items():
         if value <= 0:
@@ -137,10 +158,18 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     thresholds = (
         ("merge.threshold", config.merge_threshold),
         ("distill.threshold", config.distill_threshold),
+        ("global.threshold", config.global_threshold),
+        ("global.review_threshold", config.global_review_threshold),
     )
     for key, fraction in thresholds:
         if not 0.0 < fraction <= 1.0:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
+    if config.global_review_threshold > config.global_threshold:
+        raise ConfigError(
+            "'global.review_threshold' must not be above 'global.threshold' "
+            f"({config.global_review_threshold} > {config.global_threshold})",
+            path,
+        )
     if not config.categories:
         raise ConfigError("'cards.categories' must name at least one category", path)
 

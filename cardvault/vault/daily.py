@@ -25,6 +25,8 @@ ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P
 CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
 LESSON_TAG = re.compile(r"(?<![\w#])#lesson\b", re.IGNORECASE)
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
+#: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
+AGENT_FIELD = "agent"
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
 
 
@@ -66,6 +68,12 @@ class LogEntry:
         from cardvault.guard import redact_text
 
         return f'{self.day.isoformat()} {self.time} "{redact_text(self.title)}"'
+
+    @property
+    def agent(self) -> str | None:
+        """The agent that wrote the entry (its `Agent: NAME` line), if one is named."""
+        name = self.fields.get(AGENT_FIELD, "").strip().lower()
+        return name or None
 
     @property
     def is_correction(self) -> bool:
@@ -164,7 +172,8 @@ def _fields(body_lines: list[str]) -> dict[str, str]:
         line = _LIST_MARKER.sub("", raw, count=1)
         head, colon, rest = line.partition(":")
         key = head.strip().lower()
-        if colon and key in CORRECTION_FIELDS and rest.strip() and key not in fields:
+        known = key in CORRECTION_FIELDS or key == AGENT_FIELD
+        if colon and known and rest.strip() and key not in fields:
             fields[key] = rest.strip()
     return fields
 

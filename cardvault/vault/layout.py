@@ -31,6 +31,9 @@ class Vault:
 
     root: Path
     config: VaultConfig = field(default_factory=VaultConfig)
+    #: The agent this invocation writes as (`--agent`, $CARDVAULT_AGENT): commits carry an
+    #: `Agent:` trailer and log entries an `Agent:` line (docs/scopes.md). None: anonymous.
+    agent: str | None = None
     #: What opening the vault healed (e.g. a `.cardvault` file where the cache folder goes);
     #: front ends show these once.
     notices: tuple[str, ...] = field(default=(), compare=False)
@@ -46,6 +49,11 @@ class Vault:
     @property
     def archive_dir(self) -> Path:
         return self.root / "memory" / "archive"
+
+    @property
+    def agents_dir(self) -> Path:
+        """Where each agent's hot memory file lives (memory/agents/<name>.md)."""
+        return self.root / "memory" / "agents"
 
     @property
     def cache_dir(self) -> Path:

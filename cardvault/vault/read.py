@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import gc
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -113,6 +114,8 @@ class VaultSnapshot:
     notices: tuple[str, ...] = ()
     stamps: Mapping[str, FileStat] = field(default_factory=dict, compare=False, repr=False)
     digests: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: Each agent's hot memory (memory/agents/<name>.md) by agent name.
+    hot: Mapping[str, FileText] = field(default_factory=dict)
 
     @cached_property
     def live(self) -> tuple[CardFile, ...]:
@@ -223,10 +226,12 @@ def _read(vault: Vault, verify: bool) -> VaultSnapshot:
         catalog.store(changed, [rel for rel in known if rel not in found.files])
         notices = tuple(catalog.notices)
     memory, agents = (_optional(vault, p, problems) for p in (vault.memory_md, vault.agents_md))
+    hot = _hot_memories(vault, problems)
     return VaultSnapshot(
         vault=vault, cards=cards, logs=logs, memory=memory, agents=agents,
         problems=tuple(sorted(problems, key=lambda p: (p.rel, p.line))), parsed=parsed,
         notices=notices, stamps=found.files, digests={rel: r.digest for rel, r in rows.items()},
+        hot=hot,
     )  # fmt: skip
 
 
@@ -393,6 +398,20 @@ def _loads_or_none(stored: str) -> Any:
         return loads(stored)
     except RecordError:
         return None  # TypeError on use: the row counts as damaged
+
+
+def _hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
+    """memory/agents/<name>.md by agent name (small files, read whole on every read)."""
+    try:
+        names = sorted(e.name for e in os.scandir(vault.agents_dir) if e.name.endswith(".md"))
+    except OSError:
+        return {}
+    found: dict[str, FileText] = {}
+    for name in names:
+        file = _optional(vault, vault.agents_dir / name, problems)
+        if file is not None:
+            found[name[: -len(".md")]] = file
+    return found
 
 
 def _optional(vault: Vault, path: Path, problems: list[Problem]) -> FileText | None:

@@ -112,6 +112,8 @@ def add_card(
         "created": today,
         "updated": today,
     }
+    if vault.agent:  # who learned it: promotion counts agents (docs/scopes.md)
+        meta["learned_by"] = [vault.agent]
     text = render_card(meta, body)
     screen(text, vault.rel(path), redact=False)  # the fields are clean; so must their card be
     atomic_write(path, text, ABSENT)
@@ -144,6 +146,8 @@ def append_log(
     body = text.strip("\n")
     if not body.strip():
         raise CardFormatError("nothing to log: the entry text is empty")
+    if vault.agent:
+        body += f"\nAgent: {vault.agent}"
     path = vault.log_path(now.date().isoformat())
     current = read_text(path) if path.exists() else None
     before = current.text if current else None

@@ -1,0 +1,169 @@
+"""Agents: their names, their hot memory, and what each one wrote.
+
+An agent is named by `--agent NAME` or $CARDVAULT_AGENT (lowercase letters, digits, `-`, `_`).
+A write made as an agent carries it: the commit gets an `Agent: NAME` trailer, a log entry an
+`Agent: NAME` line, a new card `learned_by: [NAME]` (history.py, write/add.py).
+
+Each agent has a hot memory, `memory/agents/NAME.md`: short fragments, noise allowed, loaded in
+every `context --agent NAME` and in no other agent's. `add_fragment` appends one
+(`- YYYY-MM-DD HH:MM text`); when the file would pass `[agents] hot_tokens`, its oldest
+fragments move to today's daily log as one entry of that agent, so nothing is lost and the next
+maintenance can distill them. An agent's corrections are its log entries that are structured
+corrections (`Mistake:` and `Fix:`/`Prevention:` lines).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from cardvault import history
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.errors import CardFormatError, CardvaultError
+from cardvault.scopes.writing import write_changes
+from cardvault.vault.config import VaultConfig
+from cardvault.vault.daily import appended_log_text, format_entry
+from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot
+from cardvault.vault.tokens import count_tokens
+
+AGENT_VAR = "CARDVAULT_AGENT"
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+FRAGMENT = re.compile(r"^- \d{4}-\d{2}-\d{2} \d{2}:\d{2} ")
+
+
+def agent_name(explicit: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """The agent this invocation acts as (`--agent`, else $CARDVAULT_AGENT), validated."""
+    env = os.environ if env is None else env
+    raw = explicit if explicit is not None else env.get(AGENT_VAR)
+    if raw is None or not raw.strip():
+        return None
+    name = raw.strip().lower()
+    if not NAME_RE.match(name):
+        raise CardvaultError(
+            f"invalid agent name {raw!r}: use lowercase letters, digits, '-' and '_' "
+            "(at most 64 characters)"
+        )
+    return name
+
+
+def hot_header(name: str) -> str:
+    """The first lines of a new hot memory file."""
+    return f"# Hot memory: {name}\n\n"
+
+
+@dataclass(frozen=True)
+class HotWrite:
+    """What adding a fragment did: the file, fragments moved to the log, the commit."""
+
+    path: str
+    moved: int
+    commit: history.CommitResult | None
+
+
+def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False) -> HotWrite:
+    """Append `text` to the writing agent's hot memory (see the module docstring)."""
+    from cardvault.write.add import screen
+
+    name = vault.agent
+    if not name:
+        raise CardvaultError("hot memory belongs to an agent: pass --agent NAME")
+    line = " ".join(text.split())
+    if not line:
+        raise CardFormatError("nothing to remember: the fragment is empty")
+    path = vault.agents_dir / f"{name}.md"
+    fragment = screen(f"- {now:%Y-%m-%d %H:%M} {line}", vault.rel(path), redact)
+    moved: list[str] = []
+
+    def plan() -> list[Change]:
+        current = read_text(path) if path.is_file() else None
+        before = (current.text if current else hot_header(name)).rstrip("\n")
+        last = before.rsplit("\n", 1)[-1]
+        joiner = "\n" if FRAGMENT.match(last) or not last.strip() else "\n\n"
+        kept, gone = bounded(before + joiner + fragment + "\n", vault.config)
+        moved[:] = gone
+        changes: list[Change] = [
+            WriteFile(path, kept, current.digest if current else ABSENT, f"hot memory of {name}")
+        ]
+        if gone:
+            changes.append(overflow_entry(vault, name, gone, now))
+        return changes
+
+    commit = write_changes(vault, plan, f"hot: {name}: {line[:60]}")
+    return HotWrite(vault.rel(path), len(moved), commit)
+
+
+def bounded(text: str, cfg: VaultConfig) -> tuple[str, list[str]]:
+    """`text` with its oldest fragments taken out until it fits `[agents] hot_tokens`, and the
+    fragments taken out (oldest first). Lines that are not fragments always stay."""
+    limit = cfg.agent_hot_tokens
+    lines = text.splitlines()
+    gone: list[str] = []
+    while count_tokens("\n".join(lines)) > limit:
+        oldest = next((i for i, line in enumerate(lines) if FRAGMENT.match(line)), None)
+        if oldest is None or sum(1 for line in lines if FRAGMENT.match(line)) <= 1:
+            break  # the newest fragment always stays; `check` reports a file still over
+        gone.append(lines.pop(oldest))
+    return "\n".join(lines) + "\n", gone
+
+
+def overflow_entry(vault: Vault, name: str, fragments: list[str], now: dt.datetime) -> WriteFile:
+    """Today's log with the fragments that left `name`'s hot memory appended as one entry."""
+    body = "\n".join([*fragments, f"Agent: {name}"])
+    entry = format_entry(now.strftime("%H:%M"), f"Hot memory overflow ({name})", body)
+    path = vault.log_path(now.date().isoformat())
+    current = read_text(path) if path.exists() else None
+    text = appended_log_text(current.text if current else None, now.date(), entry)
+    expected = current.digest if current else ABSENT
+    reason = f"moved {len(fragments)} fragment(s) of {name}'s hot memory to the log"
+    return WriteFile(path, text, expected, reason)
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """One agent as `cardvault agents` shows it."""
+
+    name: str
+    hot_tokens: int
+    hot_limit: int
+    entries: int
+    lessons: int
+    corrections: tuple[str, ...]  # refs of its structured corrections
+    cards: int  # live cards it learned (sources or learned_by)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return {
+            "name": self.name, "hot_tokens": self.hot_tokens, "hot_limit": self.hot_limit,
+            "entries": self.entries, "lessons": self.lessons,
+            "corrections": list(self.corrections), "cards": self.cards,
+        }  # fmt: skip
+
+
+def agent_summaries(snapshot: VaultSnapshot) -> list[AgentSummary]:
+    """Every agent the vault knows of (a hot memory file, an attributed entry or card)."""
+    from cardvault.maintain.promote import learners
+
+    names = set(snapshot.hot)
+    names.update(e.agent for e in snapshot.entries if e.agent)
+    by_ref = {entry.ref: entry for entry in snapshot.entries}
+    learned = {c.slug: learners(c.card, by_ref) for c in snapshot.live}
+    names.update(n for found in learned.values() for n in found)
+    limit = snapshot.vault.config.agent_hot_tokens
+    out = []
+    for name in sorted(names):
+        mine = [e for e in snapshot.entries if e.agent == name]
+        hot = snapshot.hot.get(name)
+        out.append(
+            AgentSummary(
+                name, count_tokens(hot.text) if hot else 0, limit, len(mine),
+                sum(1 for e in mine if e.has_signal),
+                tuple(e.ref for e in mine if e.is_correction),
+                sum(1 for found in learned.values() if name in found),
+            )
+        )  # fmt: skip
+    return out

@@ -1,0 +1,273 @@
+"""`maintain --global`: a lesson found in several projects becomes one global card and rule.
+
+1. Every project registered with the global vault (registry.py) is read through the one read
+   path; a path that no longer holds a vault is skipped with a notice. Its live cards are the
+   candidates, except those marked `private: true`.
+2. Each card is embedded as search embeds it (maintain.similarity, from each project's own
+   index), and cards of *different* projects are compared: at or above `[global] threshold`
+   (the global vault's setting) they tell the same lesson, unless they contradict each other.
+3. Same-lesson cards are grouped; a group spanning at least `[global] promote_projects`
+   projects becomes one global card — the body of its most-seen member, the citation of every
+   member in `sources` as `<context key>:memory/cards/<slug>.md`, `seen` = the number of
+   projects, `status: promoted` — and AGENTS.md's learned rules in the global vault are
+   rebuilt, so the card's rule is a global rule. A group whose members a global card already
+   cites updates that card (new citations, `seen`) instead of making another.
+4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
+   fewer projects than required — is a question for a person (asking.py), never a card.
+
+Planning is pure apart from reading and embedding; `run_global` writes the plan into the global
+vault under its lock in one commit. Projects' vaults are only read (their search caches may be
+brought up to date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardvault import history
+from cardvault.edits.changes import Change, Report, WriteFile, reason_lines
+from cardvault.maintain import memory_index
+from cardvault.maintain.clusters import constrained_clusters
+from cardvault.maintain.contradict import contradict
+from cardvault.maintain.promote import rule_text, rules_changes
+from cardvault.maintain.state import CardFile, VaultState, load_state
+from cardvault.scopes.asking import Weak, ask
+from cardvault.scopes.registry import open_projects
+from cardvault.scopes.writing import write_changes
+from cardvault.vault.card import render_card, update_card_text
+from cardvault.vault.files import ABSENT
+from cardvault.vault.layout import Vault
+from cardvault.vault.links import unlink
+from cardvault.vault.read import read_vault
+from cardvault.vault.slugs import slugify, unique_slug
+
+STEP = "global"
+
+
+@dataclass(frozen=True)
+class Member:
+    """A project card taking part: the project's key and the card."""
+
+    project: str
+    card: CardFile
+    rel: str
+    vault: Vault = field(compare=False, repr=False)
+
+    @property
+    def cite(self) -> str:
+        """How the global vault cites it: `<key>:memory/cards/<slug>.md`."""
+        return f"{self.project}:{self.rel}"
+
+
+@dataclass(frozen=True)
+class GlobalPlan:
+    """What `maintain --global` would do: the changes to the global vault (reports included),
+    how many projects were read, and what the reader should be told."""
+
+    changes: tuple[Change, ...]
+    projects: tuple[str, ...]
+    notices: tuple[str, ...] = ()
+
+    @property
+    def lines(self) -> list[str]:
+        """One line per action, as the commit body lists them."""
+        return reason_lines(list(self.changes))
+
+    def message(self) -> str:
+        """The commit message: counts in the subject, one line per action in the body."""
+        subject = (
+            f"maintain --global: {self.promoted} lesson(s) found in several projects "
+            f"({len(self.projects)} project(s) read)"
+        )
+        return subject + "\n\n" + "\n".join(self.lines) + "\n"
+
+    @property
+    def promoted(self) -> int:
+        """Global cards made or extended."""
+        return sum(c.tally for c in self.changes if isinstance(c, WriteFile) and c.step == STEP)
+
+
+@dataclass(frozen=True)
+class GlobalResult:
+    """The plan and the commit that recorded it (None for a dry run or nothing to do)."""
+
+    plan: GlobalPlan
+    commit: history.CommitResult | None = None
+    dry_run: bool = False
+
+
+@dataclass
+class _Found:
+    members: list[Member] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    projects: list[str] = field(default_factory=list)
+
+
+def run_global(
+    global_vault: Vault, now: dt.datetime, dry_run: bool = False, embedder: Any = None
+) -> GlobalResult:
+    """Plan (and unless `dry_run`, write and commit) the cross-project promotion."""
+    if dry_run:
+        return GlobalResult(plan_global(global_vault, now.date(), embedder), None, True)
+    plans: list[GlobalPlan] = []
+
+    def plan() -> list[Change]:
+        plans.append(plan_global(global_vault, now.date(), embedder))
+        return list(plans[-1].changes)
+
+    commit = write_changes(global_vault, plan, lambda: plans[-1].message())
+    return GlobalResult(plans[-1], commit)
+
+
+def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> GlobalPlan:
+    """The changes that make the global vault hold every lesson found in enough projects."""
+    cfg = global_vault.config
+    found = project_members(global_vault)
+    state = load_state(global_vault, today)
+    groups, weak = same_lessons(found.members, cfg.global_threshold,
+                                cfg.global_review_threshold, embedder)  # fmt: skip
+    cited = _cited_by(state)
+    changes: list[Change] = []
+    for group in groups:
+        projects = {m.project for m in group}
+        owner = next((cited[m.cite] for m in group if m.cite in cited), None)
+        if owner is not None:
+            changes += _extended(state.card_at(owner.path) or owner, group, today)
+        elif len(projects) >= cfg.global_promote_projects:
+            changes.append(_new_global_card(state.after(changes), group, today))
+        else:
+            needed = f"found in {len(projects)} project(s), {cfg.global_promote_projects} needed"
+            weak.append(Weak(tuple(group), None, needed))
+    after = state.after(changes)
+    rules = rules_changes(after)
+    changes += rules + memory_index.step(after.after(rules), cfg)
+    changes += ask(global_vault, [w for w in weak if not _settled(w, cited)], today)
+    return GlobalPlan(tuple(changes), tuple(found.projects), tuple(found.notices))
+
+
+def project_members(global_vault: Vault) -> _Found:
+    """The live, non-private cards of every registered project found on this machine."""
+    found = _Found()
+    vaults, found.notices = open_projects(global_vault)
+    for key, vault in vaults:
+        snapshot = read_vault(vault)
+        found.projects.append(key)
+        found.notices += [f"{key}: skipped {p}" for p in snapshot.problems]
+        for card in snapshot.live:
+            if card.card.status != "archived" and card.card.meta.get("private") is not True:
+                found.members.append(Member(key, card, snapshot.rel(card.path), vault))
+    return found
+
+
+def same_lessons(
+    members: list[Member], threshold: float, review: float, embedder: Any = None
+) -> tuple[list[list[Member]], list[Weak]]:
+    """Groups of cards of different projects telling the same lesson (groups of one left out),
+    and the weaker pairs (between `review` and `threshold`)."""
+    if len({m.project for m in members}) < 2:
+        return [], []
+    from cardvault.maintain.similarity import pairs_above
+
+    matrix = _vectors(members, embedder)
+    certain: list[tuple[int, int, float]] = []
+    weak: list[Weak] = []
+    for i, j, score in pairs_above(matrix, review):
+        left, right = members[i], members[j]
+        if left.project == right.project:
+            continue
+        if contradict(left.card.card.body, right.card.card.body) is not None:
+            continue
+        if score >= threshold:
+            certain.append((i, j, score))
+        else:
+            weak.append(Weak((left, right), round(score, 3), "similar, not certain"))
+    groups = constrained_clusters(len(members), certain)
+    joined = [[members[i] for i in g] for g in groups if len(g) > 1]
+    together = {frozenset(m.cite for m in g) for g in joined}
+    weak = [w for w in weak if not any({m.cite for m in w.members} <= g for g in together)]
+    return joined, weak
+
+
+def _vectors(members: list[Member], embedder: Any) -> Any:
+    """One unit vector per member, each project's from its own index and model."""
+    import numpy as np
+
+    from cardvault.maintain.similarity import Embeddings, card_text
+
+    by_project: dict[str, list[int]] = {}
+    for index, member in enumerate(members):
+        by_project.setdefault(member.project, []).append(index)
+    rows: list[Any] = [None] * len(members)
+    for indices in by_project.values():
+        texts = [card_text(members[i].card.card) for i in indices]
+        vectors = Embeddings(members[indices[0]].vault, embedder).vectors(texts)
+        for index, vector in zip(indices, vectors, strict=True):
+            rows[index] = vector
+    return np.stack(rows).astype(np.float32)
+
+
+def _cited_by(state: VaultState) -> dict[str, CardFile]:
+    """Project-card citation -> the global card citing it."""
+    return {s: card for card in state.live for s in card.card.sources if ":" in s}
+
+
+def _settled(weak: Weak, cited: dict[str, CardFile]) -> bool:
+    """A weak pair both of whose cards one global card already cites needs no question."""
+    owners = {cited[m.cite].slug for m in weak.members if m.cite in cited}
+    return len(owners) == 1 and all(m.cite in cited for m in weak.members)
+
+
+def _new_global_card(state: VaultState, group: list[Member], today: dt.date) -> WriteFile:
+    """The global card for a group: the most-seen member's lesson, citing every member."""
+    best = max(group, key=lambda m: (m.card.card.seen, len(m.card.card.body), m.cite))
+    card = best.card.card
+    projects = sorted({m.project for m in group})
+    cfg = state.vault.config
+    category = card.category if card.category in cfg.categories else _fallback(cfg.categories)
+    tags = sorted({t for m in group for t in m.card.card.tags})[:8]
+    slug = unique_slug(slugify(card.topic), state.taken)
+    meta: dict[str, Any] = {
+        "topic": card.topic, "category": category, "tags": tags,
+        "created": today, "updated": today, "status": "promoted", "promoted": today,
+        "seen": len(projects), "rule": rule_text(best.card),
+        "sources": sorted(m.cite for m in group),
+    }  # fmt: skip
+    names = {link for m in group for link in (x.key for x in m.card.links)}
+    body = unlink(card.body.strip(), names) + "\n\n" + _learned_in(group) + "\n"
+    path = state.vault.card_path(slug)
+    reason = (
+        f"global card {slug}: the same lesson in {len(projects)} projects ({', '.join(projects)})"
+    )
+    return WriteFile(path, render_card(meta, body), ABSENT, reason, STEP, 1)
+
+
+def _extended(owner: CardFile, group: list[Member], today: dt.date) -> list[Change]:
+    """The global card citing the group, with the members it did not cite yet."""
+    known = list(owner.card.sources)
+    new = sorted(m.cite for m in group if m.cite not in known)
+    if not new:
+        return []
+    sources = [*known, *new]
+    projects = {s.split(":", 1)[0] for s in sources if ":" in s}
+    text = update_card_text(
+        owner.file.text, {"sources": sources, "seen": len(projects), "updated": today},
+        path=owner.path,
+    )  # fmt: skip
+    reason = f"global card {owner.slug}: also found in {', '.join(new)}"
+    return [WriteFile(owner.path, text, owner.file.digest, reason, STEP, 1)]
+
+
+def _learned_in(group: list[Member]) -> str:
+    cites = ", ".join(f"{m.project} ({m.rel})" for m in sorted(group, key=lambda m: m.cite))
+    return f"Learned in {len({m.project for m in group})} projects: {cites}."
+
+
+def _fallback(categories: tuple[str, ...]) -> str:
+    return "lessons" if "lessons" in categories else categories[0]
+
+
+def reports_of(plan: GlobalPlan) -> list[Report]:
+    """The questions and findings of a plan."""
+    return [c for c in plan.changes if isinstance(c, Report)]

@@ -1,0 +1,62 @@
+"""Where the global vault lives, and making it on first use.
+
+The global vault is an ordinary vault at `$CARDVAULT_HOME`, else at the user data folder
+platformdirs names for cardvault (`~/.local/share/cardvault` on Linux). Reads never create it
+(a missing global vault reads as empty); the first write to it — `--global`, a project's
+registration, `maintain --global` — runs `init` there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from cardvault.errors import CardvaultError
+from cardvault.vault.config import CONFIG_FILE
+from cardvault.vault.layout import Vault, open_vault_at
+
+HOME_VAR = "CARDVAULT_HOME"
+
+
+def global_root(env: Mapping[str, str] | None = None) -> Path:
+    """The global vault's folder ($CARDVAULT_HOME, else the user data folder)."""
+    env = os.environ if env is None else env
+    if env.get(HOME_VAR):
+        return Path(env[HOME_VAR]).expanduser().resolve()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("cardvault", appauthor=False)).resolve()
+
+
+def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None) -> Vault | None:
+    """The global vault, or None when it was never created."""
+    root = global_root(env)
+    if not (root / CONFIG_FILE).is_file():
+        return None
+    return _as_agent(open_vault_at(root), agent)
+
+
+def ensure_global(env: Mapping[str, str] | None = None, agent: str | None = None) -> Vault:
+    """The global vault, created (`cardvault init`) when it does not exist yet."""
+    found = global_vault(env, agent)
+    if found is not None:
+        return found
+    from cardvault.write.init import init_vault
+
+    root = global_root(env)
+    if root.exists() and not root.is_dir():
+        raise CardvaultError(f"{HOME_VAR} must name a folder for the global vault", root)
+    init_vault(root)
+    return _as_agent(open_vault_at(root), agent)
+
+
+def is_global(vault: Vault, env: Mapping[str, str] | None = None) -> bool:
+    """Whether `vault` is the global vault."""
+    return vault.root == global_root(env)
+
+
+def _as_agent(vault: Vault, agent: str | None) -> Vault:
+    from dataclasses import replace
+
+    return replace(vault, agent=agent) if agent else vault

@@ -1,0 +1,134 @@
+"""The projects a global vault knows: `projects.toml` at its root, one table per context key.
+
+```toml
+["github.com/acme/web"]
+paths = ["/home/ada/src/web"]
+registered = 2026-03-19
+```
+
+A project registers itself (`cardvault init`, a project's `maintain`, `cardvault scope
+register`) so that `maintain --global` can look across every project on this machine. `paths`
+lists where this machine has clones of the project; a path that no longer holds a vault is
+skipped with a notice, never an error. The file is tracked in the global vault's git history
+like every other vault file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault import history
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.errors import ConfigError
+from cardvault.scopes.key import context_key
+from cardvault.scopes.writing import write_changes
+from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.layout import Vault
+
+REGISTRY_FILE = "projects.toml"
+_HEADER = "# Projects registered with this global vault (cardvault writes this file).\n"
+
+
+@dataclass(frozen=True)
+class Project:
+    """A registered project: its context key, where its clones are, when it registered."""
+
+    key: str
+    paths: tuple[str, ...]
+    registered: str
+
+
+@dataclass(frozen=True)
+class Registered:
+    """What registering did: the key, and the commit (None when it was registered already)."""
+
+    key: str
+    commit: history.CommitResult | None
+
+
+def registry_path(global_vault: Vault) -> Path:
+    """Where the global vault lists its projects."""
+    return global_vault.root / REGISTRY_FILE
+
+
+def read_projects(global_vault: Vault) -> dict[str, Project]:
+    """The registered projects by key (none when the file is missing); ConfigError naming the
+    file on a broken one."""
+    path = registry_path(global_vault)
+    if not path.is_file():
+        return {}
+    text = read_text(path).text
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", path, getattr(exc, "lineno", None)) from exc
+    projects = {}
+    for key, table in data.items():
+        paths = table.get("paths") if isinstance(table, dict) else None
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise ConfigError(f"project '{key}' needs paths = [\"...\"]", path)
+        projects[key] = Project(key, tuple(paths), str(table.get("registered", "")))
+    return projects
+
+
+def render_projects(projects: dict[str, Project]) -> str:
+    """The registry file's text, projects sorted by key."""
+    blocks = [_HEADER]
+    for key in sorted(projects):
+        project = projects[key]
+        paths = ", ".join(json.dumps(p) for p in project.paths)
+        blocks.append(f"\n[{json.dumps(key)}]\npaths = [{paths}]\n")
+        if project.registered:
+            blocks.append(f"registered = {project.registered}\n")
+    return "".join(blocks)
+
+
+def register(global_vault: Vault, project: Vault, today: dt.date) -> Registered:
+    """Register `project` under its context key (a no-op when this path is known already)."""
+    key = context_key(project.root)
+    where = str(project.root)
+
+    def plan() -> list[Change]:
+        projects = read_projects(global_vault)
+        known = projects.get(key)
+        if known is not None and where in known.paths:
+            return []
+        paths = (*known.paths, where) if known else (where,)
+        since = known.registered if known else today.isoformat()
+        projects[key] = Project(key, paths, since)
+        path = registry_path(global_vault)
+        expected = read_text(path).digest if path.is_file() else ABSENT
+        text = render_projects(projects)
+        return [WriteFile(path, text, expected, f"registered {key} at {where}", "register", 1)]
+
+    commit = write_changes(global_vault, plan, f"scope: register {key}")
+    return Registered(key, commit)
+
+
+def open_projects(global_vault: Vault) -> tuple[list[tuple[str, Vault]], list[str]]:
+    """Each registered project's vault on this machine (its first path that holds one), by key,
+    and a notice for each project none of whose paths does."""
+    from cardvault.errors import CardvaultError
+    from cardvault.vault.layout import open_vault_at
+
+    found: list[tuple[str, Vault]] = []
+    notices: list[str] = []
+    for key, project in sorted(read_projects(global_vault).items()):
+        vault = None
+        for text in project.paths:
+            try:
+                vault = open_vault_at(Path(text))
+            except CardvaultError:
+                continue
+            if vault.root != global_vault.root:
+                break
+            vault = None
+        if vault is None:
+            notices.append(f"{key}: no vault at {', '.join(project.paths)}; skipped")
+        else:
+            found.append((key, vault))
+    return found, notices

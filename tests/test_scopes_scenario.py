@@ -1,0 +1,162 @@
+"""The scopes-and-agents scenario, end to end through the real CLI, the real git and the real
+embedding model: two project vaults, three agents, $CARDVAULT_HOME in a temp folder.
+
+- the same lesson learned in both projects becomes one global card and one global rule after
+  `maintain --global`, cited to both (and a second run changes nothing);
+- project A's private card never shows in project B's search or context;
+- `context` in project B includes the new global rule;
+- a lesson learned once each by two agents becomes a shared rule naming both;
+- agent X's hot memory is in X's context and not in Y's;
+- every pack stays inside its budget.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardvault.cli.app import app
+from cardvault.scopes.home import global_vault
+from cardvault.vault.read import read_vault
+from cardvault.vault.tokens import count_tokens
+from tests.conftest import git_log
+
+pytestmark = pytest.mark.slow
+
+TIMEOUT_BODY = (
+    "Give every HTTP client call an explicit timeout: a request without one can hang forever "
+    "when the server stalls."
+)
+TIMEOUT_BODY_B = (
+    "Set an explicit timeout on every HTTP client call, because a request without one can hang "
+    "forever when the server stalls."
+)
+
+
+def cli(*args: str, input: str | None = None) -> str:
+    result = CliRunner().invoke(app, list(args), input=input)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def project(tmp_path: Path, name: str, remote: str) -> Path:
+    root = tmp_path / name
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "remote", "add", "origin", remote], check=True)
+    cli("init", str(root))
+    return root
+
+
+def context(root: Path, *args: str) -> dict[str, object]:
+    data = json.loads(cli("--vault", str(root), "context", "--format", "json", *args))
+    assert count_tokens(str(data["text"])) == data["tokens"] <= data["budget"]
+    return data
+
+
+@pytest.fixture
+def projects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.setenv("CARDVAULT_NOW", "2026-11-30T09:15")
+    alpha = project(tmp_path, "alpha", "git@github.com:acme/alpha.git")
+    beta = project(tmp_path, "beta", "https://github.com/acme/beta.git")
+    cli("--vault", str(alpha), "new", "HTTP calls need a timeout", "-c", "lessons",
+        "-t", "http,timeout", "--body", TIMEOUT_BODY)  # fmt: skip
+    cli("--vault", str(alpha), "new", "Alpha deploy window", "-c", "projects", "-t", "deploy",
+        "--body", "Alpha deploys only on Tuesdays through the marigold cluster.")  # fmt: skip
+    cli("--vault", str(beta), "new", "Every HTTP call needs a timeout", "-c", "lessons",
+        "-t", "http", "--body", TIMEOUT_BODY_B)  # fmt: skip
+    cli("--vault", str(beta), "new", "Beta database", "-c", "infrastructure", "-t", "postgres",
+        "--body", "Beta runs Postgres 16 with pgbouncer in transaction mode.")  # fmt: skip
+    return alpha, beta
+
+
+def test_a_lesson_in_two_projects_becomes_one_global_card_and_rule(
+    projects: tuple[Path, Path],
+) -> None:
+    alpha, beta = projects
+    cli("--vault", str(beta), "maintain", "--global")
+    home = global_vault()
+    assert home is not None
+    snapshot = read_vault(home)
+    assert len(snapshot.live) == 1, "one global card for the one lesson"
+    card = snapshot.live[0].card
+    assert card.sources == (
+        "github.com/acme/alpha:memory/cards/http-calls-need-a-timeout.md",
+        "github.com/acme/beta:memory/cards/every-http-call-needs-a-timeout.md",
+    )
+    assert card.seen == 2 and card.status == "promoted"
+    assert [r.cites for r in snapshot.rules] == [(f"memory/cards/{card.slug}.md",)]
+    assert git_log(home.root)[0].startswith("maintain --global: 1 lesson(s)")
+    before = git_log(home.root)
+    cli("--vault", str(alpha), "maintain", "--global")
+    assert git_log(home.root) == before, "a second run finds nothing new"
+
+    # project B: the global rule is loaded, project A's private card never is
+    pack = context(beta, "--task", "deploy window on Tuesdays for the marigold cluster")
+    assert "# Global rules" in str(pack["text"]) and "HTTP client call" in str(pack["text"])
+    assert "marigold" not in str(pack["text"])
+    global_rule = [r for r in pack["included"] if r["kind"] == "global-rule"]  # type: ignore[union-attr]
+    assert global_rule and global_rule[0]["vault"] == "global" and global_rule[0]["tier"] == "HOT"
+    for mode in ("hybrid", "keyword"):
+        hits = json.loads(cli("--vault", str(beta), "search", "Alpha deploy window Tuesdays",
+                              "--mode", mode, "--json"))  # fmt: skip
+        assert all("alpha" not in h["slug"] and "marigold" not in h["snippet"] for h in hits)
+    # project A still sees its own card
+    pack = context(alpha, "--task", "deploy window", "--budget", "600")
+    assert "marigold" in str(pack["text"])
+    # the budget holds whatever the size
+    for budget in ("60", "150", "400"):
+        context(beta, "--task", "http timeout", "--budget", budget)
+
+
+def test_agents_promotion_hot_memory_and_privacy(projects: tuple[Path, Path]) -> None:
+    alpha, _ = projects
+    base = ("--vault", str(alpha))
+    cli(*base, "log", "--agent", "ada", "Lesson: Run the database migrations before the seed "
+        "script, or the seed fails on missing tables.", "--title", "Seeding failed")  # fmt: skip
+    cli(*base, "log", "--agent", "bob", "Lesson: Run the database migrations before the seed "
+        "script, or the seed fails on missing tables.", "--title", "Seed broke")  # fmt: skip
+    cli(*base, "hot", "--agent", "ada", "ada notes: the staging cluster resets at noon")
+    cli(*base, "hot", "--agent", "cy", "cy notes: prefers terse commit messages")
+    cli(*base, "maintain")
+    agents_md = (alpha / "AGENTS.md").read_text(encoding="utf-8")
+    rule = [line for line in agents_md.splitlines() if "migrations" in line]
+    assert len(rule) == 1 and "learned by ada, bob" in rule[0], agents_md
+    assert "Agent: " not in rule[0]
+
+    ada = str(context(alpha, "--agent", "ada")["text"])
+    bob = str(context(alpha, "--agent", "bob")["text"])
+    cy = str(context(alpha, "--agent", "cy")["text"])
+    anonymous = str(context(alpha)["text"])
+    assert "staging cluster resets at noon" in ada
+    assert "staging cluster resets at noon" not in bob + cy + anonymous
+    assert "terse commit messages" in cy and "terse commit messages" not in ada + bob
+    assert "learned by ada, bob" in ada and "learned by ada, bob" in bob  # the shared rule
+    explained = CliRunner().invoke(app, [*base, "context", "--agent", "ada", "--explain"])
+    assert "agent  ada hot memory (project)" in explained.stderr and " HOT " in explained.stderr
+
+
+def test_weaker_evidence_is_a_question_not_a_card(projects: tuple[Path, Path]) -> None:
+    """With three projects required, the lesson two projects share is asked about instead."""
+    alpha, _ = projects
+    home = global_vault()
+    assert home is not None
+    toml = home.root / "cardvault.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace("promote_projects = 2", "promote_projects = 3"),
+        encoding="utf-8",
+    )
+    from cardvault import history
+    from cardvault.vault.layout import open_vault_at
+
+    history.commit(open_vault_at(home.root), "three projects")
+    data = json.loads(cli("--vault", str(alpha), "maintain", "--global", "--json"))
+    assert data["promoted"] == 0 and data["commit"] is None
+    assert any("found in 2 project(s), 3 needed" in q for q in data["review"]), data
+    assert read_vault(home).live == ()
