@@ -3,7 +3,8 @@
 Every command that reads, writes, searches (the model, onnxruntime) or runs another command
 runs as a real process with HOME, the XDG folders and TMPDIR pointed at empty temporary
 folders; afterwards those folders, and the folder around the vault, hold nothing new. The model
-cache (CARDVAULT_CACHE) is the one place outside the vault cardvault may write.
+cache (CARDVAULT_CACHE) and the global vault (CARDVAULT_HOME, a vault too) are the only places
+outside the project vault cardvault may write.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def test_no_command_writes_outside_the_vault_and_the_cache(tmp_path: Path) -> No
         "TMPDIR": str(temp),
         "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
         "CARDVAULT_NOW": "2026-11-30T10:15",
+        "CARDVAULT_HOME": str(around / "global"),
     }
 
     def cardvault(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -54,6 +56,7 @@ def test_no_command_writes_outside_the_vault_and_the_cache(tmp_path: Path) -> No
         ("new", "Docker buildx platform", "-c", "tools", "-t", "docker", "-b", "Use --platform."),
         ("log", "Lesson: pin the base image digest in Dockerfiles"),
         ("remember", "nginx needs client_max_body_size for big uploads"),
+        ("remember", "--global", "pin tool versions in every project"),
         ("capture", "--", PY, "-c", "raise SystemExit('config file missing')"),
         ("index",),
         ("search", "docker platform"),
@@ -79,7 +82,7 @@ def test_no_command_writes_outside_the_vault_and_the_cache(tmp_path: Path) -> No
     export.unlink()
     assert files_under(home) == set(), "written under HOME"
     assert files_under(temp) == set(), "temporary files left behind"
-    assert files_under(around) == {"vault"} | {f"vault/{p}" for p in files_under(vault)}
+    assert {p.split("/")[0] for p in files_under(around)} == {"vault", "global"}
     status = subprocess.run(
         ["git", "-C", str(vault), "status", "--porcelain"], env=env, capture_output=True, text=True
     )
