@@ -404,13 +404,19 @@ def worst_vault(root: Path, entries: int) -> Path:
     return root
 
 
+# Peak RSS from /proc (VmHWM belongs to this program's memory map); rusage's ru_maxrss would
+# also count the parent's size at the fork, which under pytest is the model's ~1.5 GB.
 _WRAPPER = """
 import resource, sys
 from cardvault.cli.app import main
 try:
     main()
 finally:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        status = open("/proc/self/status").read()
+        peak = int(status.split("VmHWM:")[1].split()[0])
+    except (OSError, IndexError, ValueError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     sys.stderr.write(f"\\nMAXRSS_KB={peak}\\n")
 """
 
