@@ -149,7 +149,8 @@ def _ask(query: str, home: Vault | None, yes: bool) -> ForgetScope:
             type=click.Choice([s.value for s in ForgetScope]),
             err=True,
         )
-    except click.exceptions.Abort as exc:  # EOF on stdin, or Ctrl-C
+    except typer.Abort as exc:  # EOF on stdin, or Ctrl-C
+        render.err_console().print()  # end the prompt's line
         raise CardvaultError(
             "no answer (stdin is closed): nothing removed; pass --scope to say where"
         ) from exc
@@ -158,13 +159,12 @@ def _ask(query: str, home: Vault | None, yes: bool) -> ForgetScope:
 
 def _confirm() -> None:
     """Ask before removing; no answer (stdin closed or not a terminal) removes nothing."""
-    import click
-
     from cardvault.errors import CardvaultError
 
     try:
         answer = typer.confirm("Remove all of this?", err=True)
-    except click.exceptions.Abort as exc:  # EOF on stdin, or Ctrl-C
+    except typer.Abort as exc:  # EOF on stdin, or Ctrl-C
+        render.err_console().print()  # end the prompt's line
         raise CardvaultError(
             "no answer (stdin is closed): nothing removed; pass --yes to remove without asking"
         ) from exc
