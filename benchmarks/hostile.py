@@ -74,10 +74,12 @@ def fuzzed_vault(root: Path, cards: int, logs: int) -> Path:
     return root
 
 
-def measure(root: Path, commands: list[tuple[str, ...]], runs: int) -> list[dict[str, object]]:
+def measure(
+    root: Path, commands: list[tuple[str, ...]], runs: int, env: dict[str, str]
+) -> list[dict[str, object]]:
     rows = []
     for args in commands:
-        outcomes = [run_in_process(root, args) for _ in range(runs)]
+        outcomes = [run_in_process(root, args, env) for _ in range(runs)]
         rows.append(
             {
                 "command": " ".join(args)[:60],
@@ -85,6 +87,7 @@ def measure(root: Path, commands: list[tuple[str, ...]], runs: int) -> list[dict
                 "max_s": round(max(o[0] for o in outcomes), 2),  # the first run builds caches
                 "peak_mb": max(o[1] for o in outcomes),
                 "clean": all(o[2] for o in outcomes),
+                "exit": sorted({o[3] for o in outcomes}),
             }
         )
         print(json.dumps(rows[-1]), flush=True)
@@ -98,17 +101,23 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/cardvault-hostile"))
     args = parser.parse_args()
-    os.environ.setdefault("CARDVAULT_NOW", "2026-11-30T10:15")
     work = args.workdir
     subprocess.run(["rm", "-rf", str(work)], check=True)
     work.mkdir(parents=True)
+    (work / "home").mkdir()
+    env = {  # hermetic: no global vault or settings of this machine's user
+        **os.environ,
+        "HOME": str(work / "home"),
+        "CARDVAULT_HOME": str(work / "global"),
+        "CARDVAULT_NOW": "2026-11-30T10:15",
+    }
     commands = [tuple(c) for c in READ_COMMANDS] + [("index",)]
     print(f"# fuzzed vault: {args.cards} hostile cards, {args.logs} hostile logs")
-    fuzzed = measure(fuzzed_vault(work / "fuzzed", args.cards, args.logs), commands, args.runs)
+    fuzzed = measure(fuzzed_vault(work / "fuzzed", args.cards, args.logs), commands, args.runs, env)
     print("# worst cases")
     worst_root = worst_vault(work / "worst", entries=3000)
     deep_import = [("import", "--dry-run", str(work / "deep-export.json"))]
-    worst = measure(worst_root, commands + deep_import, args.runs)
+    worst = measure(worst_root, commands + deep_import, args.runs, env)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary = {
         "all_clean": all(row["clean"] for row in fuzzed + worst),

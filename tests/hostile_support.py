@@ -421,14 +421,16 @@ finally:
 """
 
 
-def run_in_process(root: Path, args: tuple[str, ...]) -> tuple[float, int, bool]:
-    """(wall seconds, peak RSS in MB, clean?) of `cardvault --vault root ARGS` run as a new
-    process; clean = exit 0 or 1 and no traceback."""
+def run_in_process(
+    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None
+) -> tuple[float, int, bool, int]:
+    """(wall seconds, peak RSS in MB, clean?, exit code) of `cardvault --vault root ARGS` run as
+    a new process; clean = exit 0 or 1 and no traceback."""
     command = [sys.executable, "-c", _WRAPPER, "--vault", str(root), *args]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, env=env)
     seconds = time.perf_counter() - start
     marker = done.stderr.rfind("MAXRSS_KB=")
     peak = int(done.stderr[marker + 10 :].split()[0]) // 1024 if marker >= 0 else -1
     clean = done.returncode in (0, 1) and "Traceback" not in done.stderr
-    return seconds, peak, clean
+    return seconds, peak, clean, done.returncode
