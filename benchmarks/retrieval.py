@@ -1,181 +1,225 @@
-"""Retrieval quality on BEIR SciFact (train split): keyword vs semantic vs hybrid, nDCG@10.
+"""Retrieval quality per workload: keyword vs semantic vs hybrid, nDCG@10 and hits@3.
 
-    python benchmarks/retrieval.py [--workdir /tmp/cardvault-bench] [--tune]
+    python benchmarks/retrieval.py [--workdir /tmp/cardvault-bench] [--workloads til scifact]
 
-Builds a vault with one card per abstract (5,183 cards; reused while the work folder exists),
-indexes it with `VaultHandle.index()` (sentence-transformers; about 5 minutes here the first
-time), then runs the 809 train claims through `cardvault.search.engine.rank`, the function
-`cardvault search` calls once its index is synced, in each mode. `--tune` also sweeps the
-fusion constants and BM25 column weights and reports a two-fold cross-validation (choose on
-half the queries, score on the other half), so the chosen values are not just fitted to the
-figures they produce.
+Workloads:
+- `til paraphrase` / `til exact`: the hand-written queries of benchmarks/eval/til-jbranchaud.tsv
+  over a vault of the 1,871 til-jbranchaud notes (benchmarks/til.py), one target note each;
+- `scifact`: the 809 BEIR SciFact train claims over a vault of its 5,183 abstracts
+  (benchmarks/scifact.py), judged by qrels/train.tsv.
+
+Each query set is split: `dev` rows (til: every fifth query of each kind; SciFact: odd query
+ids) were looked at while the fusion was designed, `test` rows never were. The table gives both
+and all. The vaults are built and indexed once under the work folder (first-index throughput is
+printed), then every query runs through the same functions `cardvault search` uses: the BM25
+and passage rankings of `search.retrieve`, fused by `search.fusion`.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import json
 import math
 import os
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scifact import build_vault, load_qrels, load_queries
+import scifact
+import til
 
 from cardvault import open_vault
-from cardvault.search import rank as rank_module
-from cardvault.search import retrieve
-from cardvault.search.engine import rank
-from cardvault.search.index import open_index
-from cardvault.search.query_model import QueryModel
-from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking
+from cardvault.search.engine import Searcher
+from cardvault.search.fusion import CANDIDATES, hybrid
+from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking, term_idf
 
 K = 10
-Qrels = dict[str, dict[str, int]]
+Ranking = list[tuple[int, float]]
+#: (query, keyword ranking, semantic ranking, text of the best keyword hit, idf) -> ranking
+Fusion = Callable[[str, Ranking, Ranking, str, dict[str, float]], Ranking]
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query of a workload: id, split, text and judged documents (path -> relevance)."""
+
+    qid: str
+    split: str
+    text: str
+    relevant: dict[str, int]
+
+
+@dataclass
+class Components:
+    """Each query's keyword and semantic rankings (top CANDIDATES), and paths by document id."""
+
+    paths: dict[int, str]
+    keyword: dict[str, Ranking]
+    semantic: dict[str, Ranking]
+    texts: dict[int, str]  # topic, tags and body, for the fusion's coverage
+    idf: dict[str, dict[str, float]]  # per query: its words' inverse document frequency
 
 
 def ndcg_at_k(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
-    """Normalised discounted cumulative gain of the first k slugs."""
+    """Normalised discounted cumulative gain of the first k paths."""
     dcg = sum(relevant.get(s, 0) / math.log2(i + 2) for i, s in enumerate(ranked[:k]))
     ideal = sorted(relevant.values(), reverse=True)[:k]
     idcg = sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
     return dcg / idcg if idcg else 0.0
 
 
-def recall_at_k(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
-    """Share of the relevant slugs found in the first k."""
-    return len(set(ranked[:k]) & set(relevant)) / len(relevant)
+def hit_at(ranked: list[str], relevant: dict[str, int], k: int = 3) -> float:
+    """1 when a relevant document is in the first k, else 0."""
+    return 1.0 if set(ranked[:k]) & set(relevant) else 0.0
 
 
-def evaluate(runs: dict[str, list[str]], qrels: Qrels, ids: list[str]) -> tuple[float, float]:
-    """Mean nDCG@10 and recall@10 over the query ids."""
-    ndcg = sum(ndcg_at_k(runs[q], qrels[q]) for q in ids) / len(ids)
-    recall = sum(recall_at_k(runs[q], qrels[q]) for q in ids) / len(ids)
-    return ndcg, recall
+def til_queries(kind: str) -> list[Query]:
+    """The hand-written til-jbranchaud queries of one kind (paraphrase or exact)."""
+    return [Query(q.qid, q.split, q.text, {q.target: 1}) for q in til.load_eval() if q.kind == kind]
 
 
-def prepare(workdir: Path) -> tuple[Path, float, int]:
-    """Build and index the SciFact vault; return its root, index seconds, texts embedded."""
-    root = workdir / "scifact"
-    build_vault(root)
-    started = time.perf_counter()
-    report = open_vault(root).index()
-    return root, time.perf_counter() - started, report.embedded
-
-
-def run_modes(root: Path, queries: dict[str, str]) -> dict[str, dict[str, list[str]]]:
-    """Top-10 slugs per query for each mode, through engine.rank."""
-    vault = open_vault(root).vault
-    model = QueryModel(vault)
-    index = open_index(vault.cache_dir)
-    slugs = dict(index.conn.execute("SELECT id, slug FROM docs").fetchall())
-    runs: dict[str, dict[str, list[str]]] = {}
-    for mode in ("keyword", "semantic", "hybrid"):
-        runs[mode] = {
-            qid: [slugs[d] for d, _ in rank(index, model, text, mode, Filters(), K)]
-            for qid, text in queries.items()
-        }
-    index.close()
-    return runs
-
-
-Params = tuple[float, int, float]  # BM25 topic weight, RRF k, semantic weight
-
-
-def component_rankings(
-    root: Path, queries: dict[str, str], topic_weights: tuple[float, ...]
-) -> tuple[dict[int, str], dict[float, dict[str, list[int]]], dict[str, list[int]]]:
-    """Slugs by doc id, keyword rankings per topic weight, and semantic rankings (top 100)."""
-    vault = open_vault(root).vault
-    model = QueryModel(vault)
-    index = open_index(vault.cache_dir)
-    slugs = dict(index.conn.execute("SELECT id, slug FROM docs").fetchall())
-    vectors = model.embedder().embed(list(queries.values()))
-    depth = rank_module.CANDIDATES
-    semantic = {
-        q: [d for d, _ in semantic_ranking(index, v, Filters(), depth)]
-        for q, v in zip(queries, vectors, strict=True)
-    }
-    keyword: dict[float, dict[str, list[int]]] = {}
-    default = retrieve.BM25_WEIGHTS
-    for weight in topic_weights:
-        retrieve.BM25_WEIGHTS = (weight, default[1], default[2])
-        keyword[weight] = {
-            q: [d for d, _ in keyword_ranking(index, text, Filters(), depth)]
-            for q, text in queries.items()
-        }
-    retrieve.BM25_WEIGHTS = default
-    index.close()
-    return slugs, keyword, semantic
-
-
-def tune(root: Path, queries: dict[str, str], qrels: Qrels) -> list[str]:
-    """Sweep BM25 topic weight, RRF k and semantic weight; report the grid and a 2-fold CV."""
-    topic_weights = (1.0, 2.0, 3.0, 5.0)
-    slugs, keyword, semantic = component_rankings(root, queries, topic_weights)
-    lines = []
-    for weight in topic_weights:
-        runs = {q: [slugs[d] for d in keyword[weight][q][:K]] for q in queries}
-        ndcg = evaluate(runs, qrels, list(queries))[0]
-        lines.append(f"keyword alone, topic weight {weight}: nDCG@10 {ndcg:.4f}")
-    grid: dict[Params, dict[str, list[str]]] = {}
-    for weight, rrf_k, sem in itertools.product(
-        topic_weights, (5, 10, 20, 30, 60, 100), (0.5, 0.75, 1.0, 1.5, 2.0)
-    ):
-        grid[(weight, rrf_k, sem)] = {
-            q: [
-                slugs[d]
-                for d, _ in rank_module.fuse([keyword[weight][q], semantic[q]], [1.0, sem], rrf_k)
-            ][:K]
-            for q in queries
-        }
-
-    def score(params: Params, ids: list[str]) -> float:
-        return evaluate(grid[params], qrels, ids)[0]
-
-    ids = sorted(queries, key=int)
-    best = max(grid, key=lambda p: score(p, ids))
-    lines.append(f"best (topic weight, RRF k, semantic weight) = {best}: {score(best, ids):.4f}")
-    halves = [ids[0::2], ids[1::2]]
-    shipped = (retrieve.BM25_WEIGHTS[0], rank_module.RRF_K, rank_module.SEMANTIC_WEIGHT)
-    for name, (train, test) in (("odd", halves), ("even", halves[::-1])):
-        chosen = max(grid, key=lambda p: score(p, train))
-        lines.append(
-            f"2-fold CV, held-out {name} ids: {chosen} chosen on the other half scores "
-            f"{score(chosen, test):.4f}; shipped {shipped} {score(shipped, test):.4f}; "
-            f"RRF k=60 (2.0, 60, 1.0) {score((2.0, 60, 1.0), test):.4f}"
+def scifact_queries() -> list[Query]:
+    """The SciFact train claims; odd ids are the dev half."""
+    qrels = scifact.load_qrels()
+    return [
+        Query(
+            qid,
+            "dev" if int(qid) % 2 else "test",
+            text,
+            {f"memory/cards/{slug}.md": rel for slug, rel in qrels[qid].items()},
         )
-    lines.extend(
-        f"  {p}: {score(p, ids):.4f}" for p in sorted(grid, key=lambda p: -score(p, ids))[:10]
-    )
+        for qid, text in scifact.load_queries().items()
+    ]
+
+
+def prepare(root: Path, build: Callable[[Path], int]) -> dict[str, float]:
+    """Build the vault once and bring its index up to date; the first index is timed."""
+    cards = build(root)
+    started = time.perf_counter()
+    with open_vault(root) as handle:
+        report = handle.index()
+    seconds = time.perf_counter() - started
+    figures = {"cards": cards, "passages": report.passages, "embedded": report.embedded}
+    if report.embedded:
+        figures.update(
+            seconds=round(seconds, 1),
+            cards_per_s=round(report.embedded_docs / seconds, 2),
+            passages_per_s=round(report.embedded / seconds, 2),
+        )
+    return figures
+
+
+def components(root: Path, queries: list[Query]) -> Components:
+    """Keyword and semantic rankings of every query, as `search` computes them."""
+    with Searcher(open_vault(root).vault) as searcher:
+        index, _ = searcher.synced(searcher.model.embedding(), [])
+        paths = dict(index.conn.execute("SELECT id, file FROM docs").fetchall())
+        texts = {
+            doc_id: "\n".join(parts)
+            for doc_id, *parts in index.conn.execute("SELECT id, topic, tags, body FROM docs")
+        }
+        vectors = searcher.model.embedder().embed([q.text for q in queries])
+        passages = searcher._passage_vectors(index, Filters())
+        keyword, semantic, idf = {}, {}, {}
+        for query, vector in zip(queries, vectors, strict=True):
+            idf[query.qid] = term_idf(index, query.text)
+            keyword[query.qid] = keyword_ranking(index, query.text, Filters(), CANDIDATES)
+            semantic[query.qid] = semantic_ranking(passages, vector, CANDIDATES)[0]
+    return Components(paths, keyword, semantic, texts, idf)
+
+
+def modes(fusion: Fusion) -> dict[str, Fusion]:
+    """The three modes as functions of (query, keyword ranking, semantic ranking)."""
+    return {
+        "keyword": lambda q, kw, sem, text, idf: kw,
+        "semantic": lambda q, kw, sem, text, idf: sem,
+        "hybrid": fusion,
+    }
+
+
+def score(comp: Components, queries: list[Query], rank: Fusion) -> tuple[float, float]:
+    """Mean nDCG@10 and hits@3 of `rank` over `queries`."""
+    if not queries:
+        return 0.0, 0.0
+    ndcg = hits = 0.0
+    for query in queries:
+        keyword = comp.keyword[query.qid]
+        best = comp.texts[keyword[0][0]] if keyword else ""
+        fused = rank(query.text, keyword, comp.semantic[query.qid], best, comp.idf[query.qid])
+        ranked = [comp.paths[d] for d, _ in fused[:K]]
+        ndcg += ndcg_at_k(ranked, query.relevant)
+        hits += hit_at(ranked, query.relevant)
+    return ndcg / len(queries), hits / len(queries)
+
+
+def table(workloads: dict[str, tuple[Components, list[Query]]], fusion: Fusion) -> list[str]:
+    """Markdown rows: workload, split, n, then nDCG@10 / hits@3 per mode."""
+    lines = [
+        "| workload | queries | keyword nDCG@10 | semantic nDCG@10 | hybrid nDCG@10 "
+        "| keyword hits@3 | semantic hits@3 | hybrid hits@3 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, (comp, queries) in workloads.items():
+        for split in ("test", "dev", "all"):
+            chosen = [q for q in queries if split in ("all", q.split)]
+            results = {m: score(comp, chosen, f) for m, f in modes(fusion).items()}
+            ndcgs = " | ".join(f"{results[m][0]:.4f}" for m in results)
+            hits = " | ".join(f"{results[m][1]:.3f}" for m in results)
+            lines.append(f"| {name} ({split}) | {len(chosen)} | {ndcgs} | {hits} |")
     return lines
 
 
 def main() -> None:
-    """Print the side-by-side table (and, with --tune, the sweep)."""
+    """Build, index, rank and print the table (and the first-index throughput)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/cardvault-bench"))
-    parser.add_argument("--tune", action="store_true", help="sweep fusion and BM25 constants")
+    parser.add_argument("--workloads", nargs="+", default=["til", "scifact"])
+    parser.add_argument("--dump", type=Path, help="also write the component rankings as JSON")
     args = parser.parse_args()
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
-    queries, qrels = load_queries(), load_qrels()
-    root, seconds, embedded = prepare(args.workdir)
-    print(f"vault {root}: index took {seconds:.1f} s ({embedded} texts embedded)")
-    started = time.perf_counter()
-    runs = run_modes(root, queries)
-    elapsed = time.perf_counter() - started
-    print(f"{len(queries)} queries x 3 modes in {elapsed:.1f} s\n")
-    print("| mode | nDCG@10 | recall@10 |\n| --- | --- | --- |")
-    for mode, mode_runs in runs.items():
-        ndcg, recall = evaluate(mode_runs, qrels, list(queries))
-        print(f"| {mode} | {ndcg:.4f} | {recall:.4f} |")
-    if args.tune:
-        print()
-        print("\n".join(tune(root, queries, qrels)))
+    workloads: dict[str, tuple[Components, list[Query]]] = {}
+    if "til" in args.workloads:
+        root = args.workdir / "til-jbranchaud"
+        print("til-jbranchaud index:", json.dumps(prepare(root, til.build_vault)), flush=True)
+        for kind in ("paraphrase", "exact"):
+            queries = til_queries(kind)
+            workloads[f"til {kind}"] = (components(root, queries), queries)
+    if "scifact" in args.workloads:
+        root = args.workdir / "scifact"
+        print("scifact index:", json.dumps(prepare(root, scifact.build_vault)), flush=True)
+        queries = scifact_queries()
+        workloads["scifact"] = (components(root, queries), queries)
+    if args.dump:
+        dump(args.dump, workloads)
+    fusion: Fusion = lambda q, kw, sem, text, idf: hybrid(q, kw, sem, text, idf).hits  # noqa: E731
+    print("\n".join(table(workloads, fusion)))
+
+
+def dump(path: Path, workloads: dict[str, tuple[Components, list[Query]]]) -> None:
+    """Write every query's component rankings as JSON (for studying fusions offline)."""
+    data = {
+        name: {
+            "paths": comp.paths,
+            "queries": [
+                {
+                    "qid": q.qid,
+                    "split": q.split,
+                    "text": q.text,
+                    "relevant": q.relevant,
+                    "keyword": comp.keyword[q.qid],
+                    "semantic": comp.semantic[q.qid],
+                }
+                for q in queries
+            ],
+        }
+        for name, (comp, queries) in workloads.items()
+    }
+    path.write_text(json.dumps(data), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact-train"
+from data_path import shared_data
+
+DATA = shared_data() / "scifact-train"
 
 
 def build_vault(root: Path, data: Path = DATA) -> int:

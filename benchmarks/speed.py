@@ -1,11 +1,14 @@
-"""Search speed on generated vaults: cold CLI latency and its breakdown, in-process queries,
-indexing throughput against raw sentence-transformers, and a no-op re-index.
+"""Search speed on generated vaults: warm in-process queries (median, p95) at 1,000 and 10,000
+cards, their agreement with a fresh search, the cost of noticing one changed card, and (with
+`--cold`) cold CLI latency with its breakdown and a no-op re-index; `--encode` compares the raw
+embedding throughput of sentence-transformers and the ONNX copy.
 
-    python benchmarks/speed.py [--sizes 1000 10000] [--runs 7] [--workdir /tmp/cardvault-bench]
+    python benchmarks/speed.py [--runs 7] [--warm-runs 50] [--cold] [--encode]
+                               [--workdir /tmp/cardvault-bench]
 
-Vaults are generated once under the work folder (benchmarks/synthetic.py) and indexed with
-`VaultHandle.index()`; reruns reuse them. The first full index of each size is timed and kept
-in `<workdir>/index-times.json`; `--reindex` rebuilds and re-times the 1,000-card vault.
+Vaults are generated once under the work folder (benchmarks/synthetic.py, benchmarks/warm.py)
+and reused. First-index throughput on SciFact and til-jbranchaud is printed by
+benchmarks/retrieval.py, which indexes those vaults.
 """
 
 from __future__ import annotations
@@ -24,6 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from synthetic import QUERIES, build_synthetic_vault
+from warm import (
+    change_cost,
+    encode_throughput,
+    identical_to_fresh,
+    matmul_ms,
+    replicated_vault,
+    warm_latency,
+)
 
 from cardvault import open_vault
 
@@ -85,50 +96,6 @@ def breakdown(root: Path, runs: int, env: dict[str, str]) -> dict[str, dict[str,
     }
 
 
-def in_process(root: Path, runs: int) -> dict[str, float]:
-    """Median ms of a search in a warm process (sync included), per mode."""
-    vault = open_vault(root)
-    figures = {}
-    for mode in ("keyword", "semantic", "hybrid"):
-        vault.search(QUERIES[0], mode=mode)
-        times = []
-        for query in QUERIES * max(1, runs // len(QUERIES)):
-            started = time.perf_counter()
-            vault.search(query, mode=mode)
-            times.append(time.perf_counter() - started)
-        figures[f"search() {mode}, warm process"] = statistics.median(times) * 1000
-    return figures
-
-
-def index_throughput(root: Path) -> dict[str, float]:
-    """Full rebuild with `index(rebuild=True)` against raw `SentenceTransformer.encode`."""
-    from cardvault.search.documents import documents_of, list_sources
-    from cardvault.search.embedder import load_sentence_transformer
-    from cardvault.search.model import resolve_model
-
-    handle = open_vault(root)
-    started = time.perf_counter()
-    report = handle.index(rebuild=True)
-    full = time.perf_counter() - started
-    ref = resolve_model(handle.vault.config.model, root)
-    texts = [
-        doc.embed_text
-        for source in list_sources(handle.vault).values()
-        for doc in documents_of(source, source.path.read_text("utf-8"), handle.vault)
-    ]
-    model = load_sentence_transformer(ref)
-    started = time.perf_counter()
-    model.encode(texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False)
-    raw = time.perf_counter() - started
-    return {
-        "cards": report.embedded,
-        "index --rebuild seconds (incl. model load)": full,
-        "index cards/s": report.embedded / full,
-        "raw encode seconds": raw,
-        "raw encode texts/s": len(texts) / raw,
-    }
-
-
 def noop_reindex(root: Path, env: dict[str, str], runs: int) -> dict[str, object]:
     """A re-index with nothing changed: in-process and as a cold `cardvault index`."""
     handle = open_vault(root)
@@ -146,26 +113,46 @@ def noop_reindex(root: Path, env: dict[str, str], runs: int) -> dict[str, object
 def main() -> None:
     """Run every measurement and print them as JSON (docs/benchmarks.md holds the tables)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--warm-runs", type=int, default=50)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/cardvault-bench"))
-    parser.add_argument("--reindex", action="store_true", help="time a full rebuild (1k cards)")
+    parser.add_argument("--cold", action="store_true", help="also time cold CLI processes")
+    parser.add_argument("--encode", action="store_true", help="raw embedding throughput")
     args = parser.parse_args()
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    results: dict[str, object] = {}
-    for size in args.sizes:
-        root = build_synthetic_vault(args.workdir / f"synth-{size}", size)
-        open_vault(root).index()  # the first time: the full index (minutes at 10k)
-        figures: dict[str, object] = {}
-        figures.update(cold_figures(root, args.runs, env))
-        figures["breakdown ms"] = breakdown(root, args.runs, env)
-        figures.update(in_process(root, args.runs))
-        figures.update(noop_reindex(root, env, 3))
-        if args.reindex and size == min(args.sizes):
-            figures.update(index_throughput(root))
-        results[f"{size} cards"] = figures
+    small = build_synthetic_vault(args.workdir / "synth-1000", 1000)
+    started = time.perf_counter()
+    with open_vault(small) as handle:
+        report = handle.index()
+    first = {"seconds": round(time.perf_counter() - started, 1), "embedded": report.embedded}
+    print(json.dumps({"1000 cards: first index (0 if reused)": first}), flush=True)
+    large = replicated_vault(small, args.workdir / "synth-10000", 10)
+    for size, root in ((1000, small), (10000, large)):
+        figures: dict[str, object] = warm_latency(root, args.warm_runs)
+        figures["warm results equal a fresh search's"] = identical_to_fresh(root)
+        figures.update(change_cost(root, args.runs))
+        figures[f"query x {size}-row matrix ms"] = matmul_ms(size)
+        if args.cold:
+            figures.update(cold_figures(root, args.runs, env))
+            figures["breakdown ms"] = breakdown(root, args.runs, env)
+            figures.update(noop_reindex(root, env, 3))
         print(json.dumps({f"{size} cards": figures}, indent=2), flush=True)
+    if args.encode:
+        texts = passage_texts(small)[:256]
+        print(json.dumps({"encode (256 texts)": encode_throughput(texts)}), flush=True)
+
+
+def passage_texts(root: Path) -> list[str]:
+    """The texts the model reads for the vault's cards."""
+    from cardvault.search.documents import documents_of, list_sources
+
+    with open_vault(root) as handle:
+        return [
+            doc.embed_text
+            for source in list_sources(handle.vault).values()
+            for doc in documents_of(source, source.path.read_text("utf-8"), handle.vault)
+        ]
 
 
 if __name__ == "__main__":

@@ -14,11 +14,12 @@ if TYPE_CHECKING:
     from cardvault.api import VaultHandle
 
 
-def open_vault(path: Any = None) -> VaultHandle:
-    """Open the vault at `path` (or found from the current directory) for programmatic use."""
+def open_vault(path: Any = None, watch: bool = False) -> VaultHandle:
+    """Open the vault at `path` (or found from the current directory) for programmatic use;
+    `watch` keeps a file watcher for fast repeated searches (see cardvault.api)."""
     from cardvault.api import open_vault as _open
 
-    return _open(path)
+    return _open(path, watch)
 
 
 __all__ = ["__version__", "open_vault"]

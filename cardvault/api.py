@@ -7,6 +7,11 @@ Programs and tests use the same services as the CLI through this small surface:
     for hit in vault.search("why does the login POST fail", k=5):
         print(hit.score, hit.path, hit.topic)
 
+A handle is the warm path: it keeps one search service (`search.engine.Searcher`) with the
+model, the open index and the loaded vectors, so repeated searches pay only for what changed.
+`open_vault(path, watch=True)` also watches the vault's files, so a search on an unchanged vault
+skips the sync altogether. Close the handle (or use it as a context manager) when done.
+
 Importing this module is cheap; the model and numpy load when a search or index first needs
 them, and a search never imports torch.
 """
@@ -19,9 +24,13 @@ from typing import TYPE_CHECKING
 from cardvault.vault.layout import Vault, find_vault, open_vault_at
 
 if TYPE_CHECKING:
-    from cardvault.search.engine import SearchOutcome, SearchResult
-    from cardvault.search.query_model import QueryModel
-    from cardvault.search.sync import SyncProgress, SyncReport
+    from cardvault.search.engine import (
+        Searcher,
+        SearchOutcome,
+        SearchResult,
+        SyncProgress,
+        SyncReport,
+    )
 
 __all__ = ["VaultHandle", "open_vault"]
 
@@ -29,9 +38,31 @@ __all__ = ["VaultHandle", "open_vault"]
 class VaultHandle:
     """An opened vault for programmatic use."""
 
-    def __init__(self, vault: Vault) -> None:
+    def __init__(self, vault: Vault, watch: bool = False) -> None:
         self.vault = vault
-        self._model: QueryModel | None = None  # loaded by the first search, then reused
+        self._watch = watch
+        self._searcher: Searcher | None = None  # made by the first search, then reused
+
+    def __enter__(self) -> VaultHandle:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @property
+    def searcher(self) -> Searcher:
+        """The handle's warm search service (for services that take one, e.g. context)."""
+        if self._searcher is None:
+            from cardvault.search.engine import Searcher
+
+            self._searcher = Searcher(self.vault, watch=self._watch)
+        return self._searcher
+
+    def close(self) -> None:
+        """Release the index, the watcher and the model's loader thread."""
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
 
     @property
     def root(self) -> Path:
@@ -63,25 +94,23 @@ class VaultHandle:
         logs: bool = False,
         archived: bool = False,
     ) -> SearchOutcome:
-        """Like `search`, but also returns the sync report, the mode used and any notices."""
-        from cardvault.search.engine import search
-        from cardvault.search.query_model import QueryModel
-        from cardvault.search.retrieve import Filters
+        """Like `search`, but also returns the sync report, the mode used, the fusion weights
+        and any notices."""
+        from cardvault.search.engine import Filters
 
-        if self._model is None:
-            self._model = QueryModel(self.vault)
         filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
-        return search(self.vault, query, k=k, mode=mode, filters=filters, model=self._model)
+        return self.searcher.search(query, k=k, mode=mode, filters=filters)
 
     def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
         """Bring the search index up to date (from scratch with `rebuild`); embeds in bulk."""
-        from cardvault.search.engine import build_index
-
-        return build_index(self.vault, rebuild=rebuild, progress=progress)
+        return self.searcher.index(rebuild=rebuild, progress=progress)
 
 
-def open_vault(path: str | Path | None = None) -> VaultHandle:
-    """Open the vault at `path`, or find it like the CLI does ($CARDVAULT_VAULT, walking up)."""
+def open_vault(path: str | Path | None = None, watch: bool = False) -> VaultHandle:
+    """Open the vault at `path`, or find it like the CLI does ($CARDVAULT_VAULT, walking up).
+
+    `watch` keeps a file watcher on the vault for the handle's life (for long-lived programs:
+    searches on an unchanged vault then skip the sync)."""
     if path is not None:
-        return VaultHandle(open_vault_at(Path(path).expanduser()))
-    return VaultHandle(find_vault())
+        return VaultHandle(open_vault_at(Path(path).expanduser()), watch)
+    return VaultHandle(find_vault(), watch)

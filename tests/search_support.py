@@ -21,7 +21,8 @@ def indexed_template() -> Path:
 
     root = Path(tempfile.mkdtemp(prefix="cardvault-search-vault-")) / "vault"
     shutil.copytree(FIXTURE, root)
-    open_vault(root).index()
+    with open_vault(root) as handle:
+        handle.index()
     return root
 
 

@@ -35,6 +35,12 @@ def test_search_json_parses(vault_root: Path) -> None:
     hits = json.loads(result.stdout)
     assert len(hits) == 3 and hits[0]["slug"] == "cortex-csrf-automation"
     assert {"slug", "path", "topic", "category", "tags", "score", "snippet", "kind"} <= set(hits[0])
+    first = hits[0]
+    assert first["keyword"]["rank"] >= 1 and first["semantic"]["rank"] >= 1
+    assert first["passage"] == {"number": 0, "of": 1}
+    weights = first["weights"]
+    assert weights["keyword"] + weights["semantic"] == pytest.approx(2.0)
+    assert weights["keyword"] > weights["semantic"]  # every query word is in the best hit
 
 
 @pytest.mark.slow
@@ -54,7 +60,7 @@ def test_index_reports_counts(vault_root: Path) -> None:
     broken.write_text(broken.read_text() + "Edited.\n")  # re-read, so reported again
     result = CliRunner().invoke(app, ["--vault", str(vault_root), "index"])
     assert result.exit_code == 0, result.output
-    assert "0 texts embedded" in result.stdout
+    assert "0 passages embedded" in result.stdout
     assert "broken-card.md" in result.stderr
 
 
@@ -91,3 +97,20 @@ def _modules_after(args: list[str], cwd: Path) -> set[str]:
 @pytest.mark.slow
 def test_search_itself_never_imports_torch(vault_root: Path) -> None:
     assert _modules_after(["search", "docker", "--json"], vault_root) == {"onnxruntime"}
+
+
+@pytest.mark.slow
+def test_a_search_writes_nothing_outside_the_vault_and_the_cache(
+    vault_root: Path, tmp_path: Path
+) -> None:
+    """onnxruntime's usage database (~/.cache/Microsoft/DeveloperTools) is switched off."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    env.pop("ORT_DISABLE_TELEMETRY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "cardvault", "--vault", str(vault_root), "search", "csrf"],
+        env=env, cwd=REPO, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []

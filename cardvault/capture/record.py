@@ -188,7 +188,7 @@ def _searched_fixes(snapshot: VaultSnapshot, failure: Failure) -> list[KnownFix]
 
 def distinctive_terms(text: str) -> set[str]:
     """Lower-cased words of 3+ characters in `text`, minus common words and numbers."""
-    from cardvault.search.text import query_terms
+    from cardvault.search.keyword import query_terms
 
     return {t for t in query_terms(text) if len(t) >= 3 and t not in _STOP and not t.isdigit()}
 

@@ -84,6 +84,8 @@ def maintain(
     if not dry_run:
         register_project(vault)
     if as_json:
+        for notice in result.notices:
+            render.warning(notice)
         render.print_json(result_json(result, dry_run))
         return
     _show(result, dry_run)
@@ -151,6 +153,7 @@ def result_json(result: RunResult, dry_run: bool) -> dict[str, Any]:
         "conflicts": [_report_json(vault, r) for r in result.plan.reports if r.kind == "conflict"],
         "flags": [_report_json(vault, r) for r in result.plan.reports if r.kind != "conflict"],
         "problems": list(result.plan.before.problems),
+        "notices": list(result.notices),
         "commit": result.commit.sha if result.commit else None,
         "branch": result.branch,
         "pending_commit": result.pending.sha if result.pending else None,
@@ -180,7 +183,7 @@ def _report_json(vault: Any, report: Any) -> dict[str, Any]:
 
 def _show(result: RunResult, dry_run: bool) -> None:
     plan = result.plan
-    for problem in plan.before.problems:
+    for problem in (*plan.before.problems, *result.notices):
         render.warning(problem)
     if result.pending is not None:
         report_commit(result.pending)

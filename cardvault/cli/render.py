@@ -121,6 +121,35 @@ def search_results(
     console().print(grid)
 
 
+def search_explanation(outcome: Any, vault: str | None = None) -> None:
+    """Why each hit ranked where it did: each side's rank and score, the matching passage, and
+    the weights the fusion gave the two sides for this query (per vault when several)."""
+    from rich.table import Table
+
+    where = f" in {vault}" if vault else ""
+    if outcome.weights is not None:
+        note(
+            f"fusion weights for this query{where}: keyword {outcome.weights.keyword:.2f}, "
+            f"semantic {outcome.weights.semantic:.2f}"
+        )
+    grid = Table(title=f"why{where}", header_style="bold")
+    for name in ("#", "score", "keyword rank", "BM25", "semantic rank", "cosine", "passage"):
+        grid.add_column(name, justify="right")
+    grid.add_column("path", style="cyan", overflow="fold")
+
+    def cell(value: Any, form: str) -> str:
+        return "-" if value is None else format(value, form)
+
+    for rank, hit in enumerate(outcome.results, start=1):
+        passage = "-" if hit.passage is None else f"{hit.passage + 1} of {hit.passages}"
+        grid.add_row(
+            str(rank), f"{hit.score:.3f}", cell(hit.keyword_rank, "d"),
+            cell(hit.keyword_score, ".2f"), cell(hit.semantic_rank, "d"),
+            cell(hit.semantic_score, ".3f"), passage, hit.path,
+        )  # fmt: skip
+    console().print(grid)
+
+
 def _highlight(snippet: Any, matches: Sequence[str]) -> None:
     """Mark the matched words in a snippet: whole words only, so "in" never lights up "install"
     (CJK matches sit between other word characters, so they are marked wherever they occur)."""

@@ -42,6 +42,10 @@ def search(
     ] = False,
     json_out: JsonOption = False,
     scope: ScopeOption = Scope.all,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="Show each side's rank and score and the fusion's weights."),
+    ] = False,
 ) -> None:
     """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first.
 
@@ -52,26 +56,33 @@ def search(
     from cardvault.scopes.scope import merge_ranked
 
     per_vault = []
-    modes = []
+    outcomes = []
     for scoped in scope_of(ctx, scope).vaults:
-        outcome = VaultHandle(scoped.vault).query(
-            query, k=k, mode=mode.value, category=category, tag=tag, status=status,
-            logs=logs, archived=archived,
-        )  # fmt: skip
+        with VaultHandle(scoped.vault) as handle:
+            outcome = handle.query(
+                query, k=k, mode=mode.value, category=category, tag=tag, status=status,
+                logs=logs, archived=archived,
+            )  # fmt: skip
         for notice in outcome.notices:
             render.warning(notice if scoped.name == "project" else f"{scoped.name}: {notice}")
         per_vault.append((scoped.name, outcome.results))
-        modes.append(outcome.mode)
+        outcomes.append((scoped.name, outcome))
     hits = merge_ranked(per_vault, lambda hit: hit.score, k)
     if render.wants_json(json_out):
-        render.print_json([{**hit.to_dict(), "vault": name} for name, hit in hits])
+        weights = {name: outcome.weights_json() for name, outcome in outcomes}
+        render.print_json(
+            [{**hit.to_dict(), "vault": name, "weights": weights[name]} for name, hit in hits]
+        )
         return
     if not hits:
         render.note("no results")
         return
-    shown = "/".join(dict.fromkeys(modes))
+    shown = "/".join(dict.fromkeys(outcome.mode for _, outcome in outcomes))
     vaults = [name for name, _ in hits] if len(per_vault) > 1 else None
     render.search_results([hit for _, hit in hits], f"{shown} search: {query}", vaults)
+    if explain:
+        for name, outcome in outcomes:
+            render.search_explanation(outcome, name if len(outcomes) > 1 else None)
 
 
 def index(
@@ -84,13 +95,14 @@ def index(
     from cardvault.api import VaultHandle
 
     vault = vault_of(ctx)
-    with render.IndexProgress() as progress:
-        report = VaultHandle(vault).index(rebuild=rebuild, progress=progress)
+    with render.IndexProgress() as progress, VaultHandle(vault) as handle:
+        report = handle.index(rebuild=rebuild, progress=progress)
     for notice in report.notices:
         render.warning(notice)
     for problem in report.errors:
         render.warning(f"skipped {problem}")
     render.success(
-        f"{report.documents} documents from {report.files} files: {report.parsed} files read, "
-        f"{report.embedded} texts embedded, {report.removed_files} files removed"
+        f"{report.documents} documents ({report.passages} passages) from {report.files} files: "
+        f"{report.parsed} files read, {report.embedded} passages embedded, "
+        f"{report.removed_files} files removed"
     )

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardvault.context.pack import Decision, Item, pack
 from cardvault.context.value import card_value
@@ -34,6 +34,9 @@ from cardvault.vault.card import Card
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.rules import Rule
+
+if TYPE_CHECKING:
+    from cardvault.search.engine import Searcher
 
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
@@ -132,12 +135,22 @@ def relevance_score(rank: int) -> float:
     return 1.0 / (1.0 + rank / 3.0)
 
 
-def search_relevance(vault: Vault, task: str, mode: str = "hybrid") -> Relevance:
-    """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model."""
-    from cardvault.api import VaultHandle
+def search_relevance(
+    vault: Vault, task: str, mode: str = "hybrid", searcher: Searcher | None = None
+) -> Relevance:
+    """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model.
+
+    A long-lived caller (the agent server) passes its warm `searcher`; otherwise one is made for
+    this search alone.
+    """
+    from cardvault.search.engine import Searcher
 
     try:
-        outcome = VaultHandle(vault).query(task, k=SEARCH_DEPTH, mode=mode)
+        if searcher is not None:
+            outcome = searcher.search(task, k=SEARCH_DEPTH, mode=mode)
+        else:
+            with Searcher(vault) as own:
+                outcome = own.search(task, k=SEARCH_DEPTH, mode=mode)
     except Exception as exc:  # a broken search must not stop a session from starting
         fallback = keyword_relevance(vault, task)
         return Relevance(
@@ -250,11 +263,18 @@ def plan_context(
 
 
 def build_context(
-    vault: Vault, task: str | None, budget: int | None, today: dt.date, mode: str = "hybrid"
+    vault: Vault,
+    task: str | None,
+    budget: int | None,
+    today: dt.date,
+    mode: str = "hybrid",
+    searcher: Searcher | None = None,
 ) -> ContextPack:
-    """Read the vault, search for `task` when given, and plan the pack (default budget: config)."""
+    """Read the vault, search for `task` when given, and plan the pack (default budget: config).
+
+    `searcher` is a warm search service to reuse (see `search_relevance`)."""
     sources = read_sources(vault)
     task = task.strip() if task and task.strip() else None
-    relevance = search_relevance(vault, task, mode) if task else None
+    relevance = search_relevance(vault, task, mode, searcher) if task else None
     limit = vault.config.context_token_budget if budget is None else budget
     return plan_context(sources, limit, today, task, relevance)

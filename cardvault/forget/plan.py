@@ -286,17 +286,12 @@ def apply_forget(vault: Vault, plan: ForgetPlan) -> ForgetResult:
 
 def drop_from_index(vault: Vault) -> str | None:
     """Sync an existing search index (no model needed) so removed text is no longer found."""
-    if not (vault.cache_dir / "search.sqlite").is_file():
-        return None
-    from cardvault.search.index import open_index
-    from cardvault.search.sync import sync_index
+    from cardvault.search.keyword import refresh_keywords
 
     try:
-        index = open_index(vault.cache_dir)
-        try:
-            report = sync_index(vault, index, None)
-        finally:
-            index.close()
+        done = refresh_keywords(vault)
     except Exception as exc:  # the index is a cache: a failure here must not undo the forget
         return f"search index not updated ({exc}); the next search catches up"
-    return f"search index updated ({report.removed_files} file(s) dropped, {report.parsed} re-read)"
+    if done is None:
+        return None
+    return f"search index updated ({done.removed_files} file(s) dropped, {done.parsed} re-read)"

@@ -57,6 +57,7 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     embedded: int = 0
     dirty: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()  # repairs of derived data (a damaged search index)
 
     @property
     def changed(self) -> bool:
@@ -111,7 +112,10 @@ def run_maintenance(
             timings["index sync"] = embeddings.index_seconds
             timings["embedding"] = embeddings.embed_seconds
         computed = embeddings.computed if embeddings else 0
-        result = RunResult(plan, pending=pending, timings=timings, embedded=computed, dirty=dirty)
+        notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
+        result = RunResult(
+            plan, pending=pending, timings=timings, embedded=computed, dirty=dirty, notices=notices
+        )
         if options.dry_run or plan.empty:
             return result
         return _carry_out(vault, plan, options, result, after_write)

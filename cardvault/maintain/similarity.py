@@ -1,10 +1,11 @@
 """Vectors for maintenance: card vectors from the search index, new texts from the same model.
 
 Maintenance keeps no index of its own. `Embeddings.preload` brings the search index
-(`.cardvault/`, cardvault.search) up to date and reads the vectors it holds, keyed by the digest
-of the embedded text; any other text (a lesson, a card rewritten during the run, a sentence) is
-embedded by the search package's ONNX embedder, which gives the same vectors as the indexer's
-sentence-transformers model. Every vector is memoised by text digest for the run.
+(`.cardvault/`, through `cardvault.search.vectors`) up to date and reads the vectors it holds,
+keyed by the digest of the embedded text and verified against their rows' checksums (a damaged
+or permuted vector file is never read as the wrong card's meaning); any other text (a lesson, a
+card rewritten during the run, a sentence) is embedded by the search package's ONNX embedder.
+Every vector is memoised by text digest for the run.
 
 `pairs_above` finds all pairs of rows above a cosine threshold with blocked matrix products, so
 10,000 cards are compared in seconds without a Python loop over pairs.
@@ -12,12 +13,11 @@ sentence-transformers model. Every vector is memoised by text digest for the run
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cardvault.search.documents import Document
+from cardvault.search import vectors as search_vectors
 from cardvault.vault.card import Card
 
 if TYPE_CHECKING:
@@ -32,13 +32,12 @@ BLOCK = 2048
 
 def card_text(card: Card) -> str:
     """What the model reads for a card: exactly the search index's text, so vectors are shared."""
-    doc = Document("", "card", card.slug, card.topic, "", card.tags, "", None, None, card.body)
-    return doc.embed_text
+    return search_vectors.card_text(card.topic, card.body, card.tags)
 
 
 def text_key(text: str) -> str:
     """The digest the search index keys vectors by."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return search_vectors.text_key(text)
 
 
 class Embeddings:
@@ -63,6 +62,7 @@ class Embeddings:
         self.computed = 0  # texts embedded during this run (not read from the index)
         self.embed_seconds = 0.0  # time spent in the model
         self.index_seconds = 0.0  # time spent bringing the search index up to date
+        self.notices: list[str] = []  # repairs of the search index (damaged cache) to show
 
     @property
     def pending_preload(self) -> bool:
@@ -79,38 +79,24 @@ class Embeddings:
 
     def preload(self) -> int:
         """Sync the search index and memoise every vector it holds; return how many."""
-        rows, matrix = self._sync(lambda *_: self._load())
-        if matrix is not None:
-            import numpy as np
-
-            dense = np.asarray(matrix, dtype=np.float32)
-            for key, row in rows.items():
-                self._memo.setdefault(key, dense[row])
-        return len(rows)
+        stored = self._sync(self._load)
+        for key, vector in stored.items():
+            self._memo.setdefault(key, vector)
+        return len(stored)
 
     def refresh_index(self) -> None:
         """Bring the search index up to date after the run wrote its files, giving it the
         vectors this run already computed (so no text is embedded twice)."""
         start = time.perf_counter()
-        self._sync(lambda *_: _MemoFirst(self))
+        self._sync(lambda: _MemoFirst(self))
         self.index_seconds += time.perf_counter() - start
 
-    def _sync(self, make: Callable[..., Any]) -> tuple[dict[str, int], Any]:
-        from cardvault.search.index import load_vectors, open_index, vector_rows
-        from cardvault.search.model import resolve_model
-        from cardvault.search.sync import Embedding, sync_index
-
-        ref = resolve_model(self._vault.config.model, self._vault.root)
-        index = open_index(self._vault.cache_dir)
-        try:
-            step = None
-            if self._progress is not None:
-                progress = self._progress
-                step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
-            sync_index(self._vault, index, Embedding(ref.model_id, make), step)
-            return vector_rows(index), load_vectors(index)
-        finally:
-            index.close()
+    def _sync(self, make: Callable[[], Any]) -> dict[str, np.ndarray]:
+        step = None
+        if self._progress is not None:
+            progress = self._progress
+            step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
+        return search_vectors.indexed_vectors(self._vault, make, step, self.notices)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """One unit row per text, in order."""
@@ -150,13 +136,9 @@ class Embeddings:
     def _load(self) -> Any:
         """The embedder: the one given, else the vault model's ONNX copy (exported once)."""
         if self._embedder is None:
-            from cardvault.search.model import resolve_model
-            from cardvault.search.onnx import OnnxEmbedder, ensure_onnx
-
             if self._progress is not None:
                 self._progress("loading model", 0, 0)
-            ref = resolve_model(self._vault.config.model, self._vault.root)
-            self._embedder = OnnxEmbedder(ref, ensure_onnx(ref))
+            self._embedder = search_vectors.load_embedder(self._vault)
         return self._embedder
 
 

@@ -56,14 +56,24 @@ class Document:
 
     @property
     def embed_text(self) -> str:
-        """Topic, body and tags: what the embedding model reads."""
-        tags = f"\n\nTags: {', '.join(self.tags)}" if self.tags else ""
-        return f"{self.topic}\n\n{self.body.strip()}{tags}"
+        """Topic, body and tags: what the embedding model reads (long bodies in passages)."""
+        return embed_text(self.topic, self.body, self.tags)
 
     @property
     def text_hash(self) -> str:
-        """Content key of the embedded text (a vector is reused while this is unchanged)."""
-        return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()
+        """Content key of the document's text (its passages are split again when it changes)."""
+        return text_key(self.embed_text)
+
+
+def embed_text(topic: str, body: str, tags: tuple[str, ...]) -> str:
+    """The text the model reads for a topic, a body (or a passage of it) and tags."""
+    suffix = f"\n\nTags: {', '.join(tags)}" if tags else ""
+    return f"{topic}\n\n{body.strip()}{suffix}"
+
+
+def text_key(text: str) -> str:
+    """Content key of a text: its vector is stored and found under this digest."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def list_sources(vault: Vault) -> dict[str, SourceFile]:
@@ -81,6 +91,35 @@ def list_sources(vault: Vault) -> dict[str, SourceFile]:
         for entry in os.scandir(vault.memory_dir):
             if LOG_NAME.match(entry.name) and entry.is_file():
                 found[_posix(entry.path[prefix:])] = _source(entry, prefix, "log")
+    return found
+
+
+def sources_at(vault: Vault, rels: set[str]) -> dict[str, SourceFile]:
+    """The files among `rels` (vault-relative paths) that exist and the index covers: what
+    `list_sources` would list for them, without walking the vault."""
+    found: dict[str, SourceFile] = {}
+    folders = (
+        ("card", _posix(os.path.relpath(vault.cards_dir, vault.root)) + "/"),
+        ("archived", _posix(os.path.relpath(vault.archive_dir, vault.root)) + "/"),
+    )
+    memory = _posix(os.path.relpath(vault.memory_dir, vault.root)) + "/"
+    for rel in rels:
+        kind = next((k for k, folder in folders if rel.startswith(folder)), None)
+        name = rel.rsplit("/", 1)[-1]
+        if kind is None and rel.startswith(memory) and "/" not in rel[len(memory) :]:
+            kind = "log" if LOG_NAME.match(name) else None
+        parts = rel.split("/")
+        if kind is None or not rel.endswith(".md") or any(p.startswith(".") for p in parts):
+            continue
+        path = vault.root / rel
+        try:
+            if path.is_symlink():
+                inside(vault.root, path)
+            stat = path.stat()
+        except (OSError, UnsafePathError):
+            continue
+        if path.is_file():
+            found[rel] = SourceFile(rel, str(path), kind, stat.st_mtime_ns, stat.st_size)
     return found
 
 

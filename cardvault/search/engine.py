@@ -1,77 +1,293 @@
 """Search and index as services: bring the index up to date, rank, fuse, describe the hits.
 
-`search` is the query path and imports neither torch nor sentence-transformers: the query and
-any card a sync finds changed are embedded by onnxruntime (`onnx.OnnxEmbedder`). `build_index`
-(the `cardvault index` command) embeds with sentence-transformers and leaves the ONNX copy of
-the model in the cache for the searches that follow. Neither prints: problems the user should
-know about (an index rebuilt after corruption, a missing model) come back as `notices`.
+`Searcher` is the search service for one vault. A short-lived caller (the CLI) makes one, asks
+once and closes it; a long-lived one (the Python API's handle, the agent server, `context`)
+keeps it: it holds the query model, the open index and the vectors already loaded, so a warm
+query pays only for what changed (see `freshness.ChangeWatcher`). `search()` is the one-shot
+form. Neither prints: what the user should know (an index rebuilt after damage, a missing model)
+comes back as `notices`.
+
+The query path imports neither torch nor sentence-transformers: the query and any passage a sync
+finds new are embedded by onnxruntime (`onnx.OnnxEmbedder`). `build_index` (`cardvault index`)
+embeds in bulk and leaves the ONNX copy of the model in the cache for the searches that follow.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cardvault.search.embedder import Embedder
-from cardvault.search.index import IndexHandle, open_index
-from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
+from cardvault.errors import CardvaultError
+from cardvault.search.embed_sync import Embedding
+from cardvault.search.fusion import CANDIDATES, Weights, hybrid
+from cardvault.search.index import DB_NAME, IndexHandle, open_index
+from cardvault.search.model import ModelUnavailableError
 from cardvault.search.query_model import QueryModel
-from cardvault.search.rank import CANDIDATES, KEYWORD_WEIGHT, RRF_K, SEMANTIC_WEIGHT, fuse
-from cardvault.search.retrieve import Filters, Ranking, keyword_ranking, semantic_ranking
-from cardvault.search.sync import Embedding, SyncProgress, SyncReport, sync_index
-from cardvault.search.text import make_snippet
+from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
+from cardvault.search.retrieve import (
+    Filters,
+    PassageVectors,
+    Ranking,
+    keyword_ranking,
+    passage_vectors,
+    semantic_ranking,
+    term_idf,
+)
+from cardvault.search.sync import SyncProgress, SyncReport, sync_index
 from cardvault.vault.layout import Vault
 
+if TYPE_CHECKING:
+    from cardvault.search.freshness import ChangeWatcher
+
+__all__ = [
+    "MODES",
+    "Filters",
+    "QueryModel",
+    "SearchOutcome",
+    "SearchResult",
+    "Searcher",
+    "SyncProgress",
+    "SyncReport",
+    "Weights",
+    "build_index",
+    "search",
+]
+
 MODES = ("hybrid", "semantic", "keyword")
-#: Up to this many changed texts, `index` embeds with the ONNX copy instead of loading torch.
-SMALL_UPDATE = 256
+
+
+class Searcher:
+    """The search service for one vault, reusable across queries (and threads).
+
+    `model` may be shared between searchers; `watch` starts a file watcher so that a query on an
+    unchanged vault skips the sync (without it, every query compares the vault with the index).
+    """
+
+    def __init__(self, vault: Vault, model: QueryModel | None = None, watch: bool = False):
+        self.vault = vault
+        self._model = model
+        self._index: IndexHandle | None = None
+        self._lock = threading.RLock()
+        self._vectors: dict[Filters, PassageVectors | None] = {}
+        self._state: tuple[int, ...] | None = None
+        self._fresh: _Freshness | None = None
+        self._opened_id: tuple[int, int] | None = None
+        self._watcher: ChangeWatcher | None = None
+        if watch:
+            from cardvault.search.freshness import ChangeWatcher
+
+            self._watcher = ChangeWatcher(vault)
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @property
+    def model(self) -> QueryModel:
+        """The query model (resolved on first use: a keyword-only caller never needs it)."""
+        if self._model is None:
+            self._model = QueryModel(self.vault)
+        return self._model
+
+    def close(self) -> None:
+        """Stop the watcher, close the index, and wait for a model still loading."""
+        with self._lock:
+            if self._watcher is not None:
+                self._watcher.stop()
+                self._watcher = None
+            self._close_index()
+            if self._model is not None:
+                self._model.settle()
+
+    def search(
+        self, query: str, k: int = 10, mode: str = "hybrid", filters: Filters | None = None
+    ) -> SearchOutcome:
+        """Sync the index as needed, then return the `k` best documents for `query` in `mode`."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        filters = filters or Filters()
+        with self._lock:
+            if mode != "keyword":
+                self.model.prefetch()
+            notices: list[str] = []
+            try:
+                return self._search(query, k, mode, filters, notices)
+            except (sqlite3.DatabaseError, OSError) as exc:  # damaged while in use: rebuild once
+                notices.append(f"search index was damaged ({exc}); rebuilt it")
+                try:
+                    self._open(True, notices)
+                    return self._search(query, k, mode, filters, notices)
+                except (sqlite3.DatabaseError, OSError) as again:
+                    raise CardvaultError(f"search index unusable: {again}", self._folder) from again
+
+    def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
+        """Bring the index up to date, embedding in bulk (`cardvault index`)."""
+        with self._lock:
+            return build_index(self.vault, rebuild, progress, searcher=self)
+
+    @property
+    def _folder(self) -> str:
+        return str(self.vault.cache_dir)
+
+    def _search(
+        self, query: str, k: int, mode: str, filters: Filters, notices: list[str]
+    ) -> SearchOutcome:
+        embedding = self.model.embedding(verify=mode != "keyword")
+        index, report = self.synced(embedding, notices)
+        mode = _usable_mode(mode, self.model, notices)
+        try:
+            ranked = self._rank(index, query, mode, filters, k)
+        except ModelUnavailableError as exc:
+            if mode != "hybrid":
+                raise
+            notices.append(f"keyword results only: {exc}")
+            mode = "keyword"
+            ranked = self._rank(index, query, mode, filters, k)
+        results = describe(index, ranked, query)
+        weights = ranked.weights if mode == "hybrid" else None
+        return SearchOutcome(results, mode, report, tuple(notices), weights)
+
+    def synced(
+        self,
+        embedding: Embedding | None,
+        notices: list[str],
+        progress: SyncProgress | None = None,
+        rebuild: bool = False,
+    ) -> tuple[IndexHandle, SyncReport]:
+        """The open index, brought up to date (a database found broken mid-way is rebuilt).
+
+        With a watcher, only the files it reports changed are compared, and nothing at all when
+        none changed and the index is as this searcher last left it.
+        """
+        index = self._open(rebuild, notices)
+        only = None if rebuild else self._changed_paths()
+        if only == set() and self._still_fresh(index, embedding):
+            return index, SyncReport()
+        self._fresh = None  # until this sync has succeeded
+        try:
+            report = sync_index(self.vault, index, embedding, progress, only)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+            notices.append("the index is being updated by another cardvault; results may be stale")
+            return index, SyncReport()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            notices.append(f"search index was damaged ({exc}); rebuilt it")
+            index = self._open(True, notices)
+            report = sync_index(self.vault, index, embedding, progress)
+        notices.extend(report.notices)
+        if self._watcher is not None:
+            self._fresh = _Freshness(index_state(index), embedding)
+        return index, report
+
+    def _changed_paths(self) -> set[str] | None:
+        """What the watcher saw change since the last sync (None: compare every file)."""
+        if self._watcher is None:
+            return None
+        changed = self._watcher.changes()
+        return None if self._fresh is None else changed
+
+    def _still_fresh(self, index: IndexHandle, embedding: Embedding | None) -> bool:
+        """Whether the last sync still holds: no file changed (the caller knows), no other
+        process wrote the index, and it covered what `embedding` needs."""
+        fresh = self._fresh
+        if fresh is None or fresh.state != index_state(index):
+            return False
+        if embedding is None:
+            return True
+        last = fresh.embedding
+        return (
+            last is not None
+            and last.model_id == embedding.model_id
+            and (last.verify or not embedding.verify)
+        )
+
+    def _open(self, rebuild: bool = False, notices: list[str] | None = None) -> IndexHandle:
+        """The open index (opened, or rebuilt, now if needed; repairs noted in `notices`).
+
+        An index file replaced since it was opened (another process rebuilt it) is reopened.
+        """
+        if rebuild or (self._index is not None and self._file_id() != self._opened_id):
+            self._close_index()
+        if self._index is None:
+            self._index = open_index(self.vault.cache_dir, rebuild=rebuild)
+            self._opened_id = self._file_id()
+            if notices is not None:
+                notices.extend(self._index.notices)
+        return self._index
+
+    def _file_id(self) -> tuple[int, int] | None:
+        try:
+            stat = (self.vault.cache_dir / DB_NAME).stat()
+        except OSError:
+            return None
+        return (stat.st_dev, stat.st_ino)
+
+    def _close_index(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+        self._vectors.clear()
+        self._state = None
+        self._fresh = None
+
+    def _rank(self, index: IndexHandle, query: str, mode: str, filters: Filters, k: int) -> Ranked:
+        """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence."""
+        depth = max(CANDIDATES, k)
+        keyword = keyword_ranking(index, query, filters, depth) if mode != "semantic" else []
+        if mode == "keyword":
+            return Ranked(keyword[:k], keyword=_evidence(keyword))
+        vector = self.model.embedder().embed([query])[0]
+        semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
+        if mode == "semantic":
+            return Ranked(semantic[:k], semantic=_evidence(semantic), passages=passages)
+        best = document_text(index, keyword)
+        fused = hybrid(query, keyword, semantic, best, term_idf(index, query) if keyword else {})
+        return Ranked(
+            fused.hits[:k], _evidence(keyword), _evidence(semantic), passages, fused.weights
+        )
+
+    def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
+        """The eligible passage vectors, kept while the index is unchanged."""
+        state = index_state(index)
+        if state != self._state:
+            self._vectors.clear()
+            self._state = state
+        if filters not in self._vectors:
+            self._vectors[filters] = passage_vectors(index, filters)
+        return self._vectors[filters]
 
 
 @dataclass(frozen=True)
-class SearchResult:
-    """One hit. `path` is relative to the vault; `entry` names the log entry for log hits."""
+class _Freshness:
+    """The index state a searcher's last sync left, and what that sync covered."""
 
-    slug: str
-    path: str
-    topic: str
-    category: str
-    tags: tuple[str, ...]
-    status: str
-    score: float
-    snippet: str
-    kind: str  # "card", "archived" or "log"
-    entry: str | None = None
-    line: int | None = None
-    matches: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready form (what `cardvault search --json` prints)."""
-        data: dict[str, object] = {
-            "slug": self.slug,
-            "path": self.path,
-            "topic": self.topic,
-            "category": self.category,
-            "tags": list(self.tags),
-            "status": self.status,
-            "score": round(self.score, 4),
-            "snippet": self.snippet,
-            "kind": self.kind,
-        }
-        if self.kind == "log":
-            data["entry"] = self.entry
-            data["line"] = self.line
-        return data
+    state: tuple[int, ...]
+    embedding: Embedding | None
 
 
-@dataclass(frozen=True)
-class SearchOutcome:
-    """Results, the mode actually used, the sync that ran first, and notices for the user."""
+def document_text(index: IndexHandle, ranking: Ranking) -> str:
+    """Topic, tags and body of the first document of `ranking` ("" when it is empty)."""
+    if not ranking:
+        return ""
+    row = index.conn.execute(
+        "SELECT topic, tags, body FROM docs WHERE id = ?", (ranking[0][0],)
+    ).fetchone()
+    return "" if row is None else "\n".join(row)
 
-    results: list[SearchResult]
-    mode: str
-    sync: SyncReport
-    notices: tuple[str, ...] = field(default=())
+
+def index_state(index: IndexHandle) -> tuple[int, ...]:
+    """Changes whenever the index changes: commits by any connection, this one's included."""
+    version = index.conn.execute("PRAGMA data_version").fetchone()[0]
+    return (int(version), index.conn.total_changes)
+
+
+def _evidence(ranking: Ranking) -> dict[int, tuple[int, float]]:
+    return {doc_id: (rank, score) for rank, (doc_id, score) in enumerate(ranking, start=1)}
 
 
 def search(
@@ -82,113 +298,34 @@ def search(
     filters: Filters | None = None,
     model: QueryModel | None = None,
 ) -> SearchOutcome:
-    """Sync the index, then return the `k` best documents for `query` in `mode`.
+    """One search: sync the index, then the `k` best documents for `query` in `mode`.
 
-    Pass the same `model` to repeated searches to load the ONNX session only once.
+    Pass the same `model` to repeated searches to load the ONNX session only once (or keep a
+    `Searcher`, which also keeps the index and its vectors).
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    filters = filters or Filters()
-    model = model or QueryModel(vault)
-    if mode != "keyword":
-        model.prefetch()
-    index, report, notices = _synced_index(vault, model.embedding(), None, rebuild=False)
-    try:
-        mode = _usable_mode(mode, model, notices)
-        try:
-            ranked = rank(index, model, query, mode, filters, k)
-        except ModelUnavailableError as exc:
-            if mode != "hybrid":
-                raise
-            notices.append(f"keyword results only: {exc}")
-            mode = "keyword"
-            ranked = rank(index, model, query, mode, filters, k)
-        results = _describe(index, ranked, query)
-    finally:
-        index.close()
-    return SearchOutcome(results, mode, report, tuple(notices))
-
-
-def rank(
-    index: IndexHandle, model: QueryModel, query: str, mode: str, filters: Filters, k: int
-) -> Ranking:
-    """The top `k` (document id, score) for `query` in `mode` over an up-to-date index."""
-    depth = max(CANDIDATES, k)
-    keyword = keyword_ranking(index, query, filters, depth) if mode != "semantic" else []
-    if mode == "keyword":
-        return keyword[:k]
-    vector = model.embedder().embed([query])[0]
-    semantic = semantic_ranking(index, vector, filters, depth)
-    if mode == "semantic":
-        return semantic[:k]
-    fused = fuse(
-        [[d for d, _ in keyword], [d for d, _ in semantic]],
-        [KEYWORD_WEIGHT, SEMANTIC_WEIGHT],
-        RRF_K,
-    )
-    return fused[:k]
+    with Searcher(vault, model) as searcher:
+        return searcher.search(query, k, mode, filters)
 
 
 def build_index(
-    vault: Vault, rebuild: bool = False, progress: SyncProgress | None = None
+    vault: Vault,
+    rebuild: bool = False,
+    progress: SyncProgress | None = None,
+    searcher: Searcher | None = None,
 ) -> SyncReport:
-    """Index the vault; bulk embedding by sentence-transformers, then export the ONNX copy.
+    """Index the vault, embedding in bulk; export the ONNX copy of the model for searches."""
+    from cardvault.search.bulk import bulk_embedding
 
-    A handful of changed texts (up to SMALL_UPDATE) are embedded by the ONNX copy when it exists
-    (same vectors, no 10-second torch import).
-    """
-    from cardvault.search.onnx import ensure_onnx
-
-    ref: ModelRef | None = None
-    notices: list[str] = []
+    embedding, notices = bulk_embedding(vault)
+    own = searcher is None
+    worker = searcher or Searcher(vault)
     try:
-        ref = resolve_model(vault.config.model, vault.root)
-    except ModelUnavailableError as exc:
-        notices.append(f"semantic search unavailable (keyword search still works): {exc}")
-    loaded: list[Embedder] = []
-    embedding = None
-    if ref is not None:
-        embedding = Embedding(ref.model_id, lambda count: _bulk_embedder(ref, count, loaded))
-    index, report, opened = _synced_index(vault, embedding, progress, rebuild)
-    index.close()
-    if ref is not None and report.unembedded == 0:
-        ensure_onnx(ref, getattr(loaded[0], "model", None) if loaded else None)
-    report.notices[:0] = [*notices, *opened]
+        _, report = worker.synced(embedding, notices, progress, rebuild)
+    finally:
+        if own:
+            worker.close()
+    report.notices = notices
     return report
-
-
-def _bulk_embedder(ref: ModelRef, count: int, loaded: list[Embedder]) -> Embedder:
-    """sentence-transformers for many texts; the ONNX copy, if present, for a few."""
-    from cardvault.search.embedder import SentenceTransformerEmbedder
-    from cardvault.search.onnx import OnnxEmbedder, onnx_path
-
-    if count <= SMALL_UPDATE and onnx_path(ref).is_file():
-        loaded.append(OnnxEmbedder(ref, onnx_path(ref)))
-    else:
-        loaded.append(SentenceTransformerEmbedder(ref))
-    return loaded[-1]
-
-
-def _synced_index(
-    vault: Vault, embedding: Embedding | None, progress: SyncProgress | None, rebuild: bool
-) -> tuple[IndexHandle, SyncReport, list[str]]:
-    """Open and sync the index; a database found broken mid-way is rebuilt once."""
-    index = open_index(vault.cache_dir, rebuild=rebuild)
-    notices = list(index.notices)
-    try:
-        report = sync_index(vault, index, embedding, progress)
-    except sqlite3.OperationalError as exc:
-        if "locked" not in str(exc):
-            raise
-        notices.append("the index is being updated by another cardvault; results may be stale")
-        return index, SyncReport(), notices
-    except sqlite3.DatabaseError as exc:
-        index.close()
-        notices.append(f"search index was damaged ({exc}); rebuilt it")
-        index = open_index(vault.cache_dir, rebuild=True)
-        report = sync_index(vault, index, embedding, progress)
-    notices.extend(report.notices)
-    return index, report, notices
 
 
 def _usable_mode(mode: str, model: QueryModel, notices: list[str]) -> str:
@@ -198,28 +335,3 @@ def _usable_mode(mode: str, model: QueryModel, notices: list[str]) -> str:
         raise model.error or ModelUnavailableError("no embedding model")
     notices.append(f"keyword results only: {model.error}")
     return "keyword"
-
-
-def _describe(index: IndexHandle, ranked: Ranking, query: str) -> list[SearchResult]:
-    """SearchResults (with snippets) for ranked document ids."""
-    if not ranked:
-        return []
-    ids = [doc_id for doc_id, _ in ranked]
-    rows = index.conn.execute(
-        "SELECT id, file, kind, slug, topic, category, tags, status, entry, line, body "
-        f"FROM docs WHERE id IN ({', '.join('?' * len(ids))})",
-        ids,
-    ).fetchall()
-    by_id = {row[0]: row for row in rows}
-    results = []
-    for doc_id, score in ranked:
-        _, file, kind, slug, topic, category, tags, status, entry, line, body = by_id[doc_id]
-        snippet = make_snippet(body, query)
-        results.append(
-            SearchResult(
-                slug=slug, path=file, topic=topic, category=category,
-                tags=tuple(json.loads(tags)), status=status, score=score, snippet=snippet.text,
-                kind=kind, entry=entry, line=line, matches=snippet.matches,
-            )
-        )  # fmt: skip
-    return results

@@ -1,4 +1,5 @@
-"""How far the search index in `.cardvault/` is behind the vault's files, checked cheaply.
+"""How far the search index in `.cardvault/` is behind the vault's files, checked cheaply, and
+which files changed since a warm search last looked (`ChangeWatcher`).
 
 The index records each file it covers with its mtime, size and content digest (the `files` table
 of `search.sqlite`, see cardvault/search/index.py). This module compares that table with a stat
@@ -9,10 +10,13 @@ loads the embedding model.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardvault.errors import CardvaultError
 from cardvault.vault.files import read_text
@@ -81,14 +85,13 @@ def _indexed_files(path: Path) -> tuple[dict[str, tuple[int, int, str]], int]:
     """The `files` records (path -> mtime, size, digest) and the count of texts lacking a vector."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
+        from cardvault.search.embed_sync import count_unembedded
+
         rows = conn.execute("SELECT path, mtime_ns, size, digest FROM files").fetchall()
-        missing = conn.execute(
-            "SELECT count(DISTINCT d.text_hash) FROM docs d "
-            "LEFT JOIN vectors v ON v.text_hash = d.text_hash WHERE v.text_hash IS NULL"
-        ).fetchone()
+        missing = count_unembedded(conn)
     finally:
         conn.close()
-    return {str(r[0]): (r[1], r[2], str(r[3])) for r in rows}, int(missing[0])
+    return {str(r[0]): (r[1], r[2], str(r[3])) for r in rows}, missing
 
 
 def _digest(path: Path) -> str | None:
@@ -96,3 +99,88 @@ def _digest(path: Path) -> str | None:
         return read_text(path).digest
     except CardvaultError:
         return None
+
+
+class ChangeWatcher:
+    """Which vault files changed since the last look, from the OS's file events (inotify and
+    the like, through watchfiles), so a warm search on an unchanged vault stats nothing.
+
+    `changes()` returns the changed paths relative to the vault, or None when the watcher cannot
+    say (it is not running, an event named a folder or an unknown path, or the OS was slow to
+    deliver): the caller then compares every file, as a search without a watcher does.
+
+    A change made before `changes()` is called is always reported by it. The OS delivers file
+    events in order but on another thread, so `changes()` first touches a marker file in
+    `.cardvault/` and collects events until the marker's own event arrives: everything written
+    before the call has then been seen. That round trip takes about a millisecond.
+    """
+
+    MARKER = "watch-marker"
+    #: How long to wait for the marker's event before comparing every file instead.
+    PATIENCE_MS = 200
+
+    def __init__(self, vault: Vault) -> None:
+        self._vault = vault
+        self._marker = vault.cache_dir / self.MARKER
+        self._notify: Any = None
+        self._started = False
+        try:
+            from watchfiles._rust_notify import RustNotify
+
+            vault.cache_dir.mkdir(parents=True, exist_ok=True)
+            folders = [str(vault.memory_dir), str(vault.cache_dir)]
+            self._notify = RustNotify(folders, False, False, 0, True, True)
+        except Exception:  # no watchfiles, no memory/ folder, no inotify: compare files
+            self._notify = None
+
+    def changes(self) -> set[str] | None:
+        """Vault-relative paths changed since the last call (None: compare everything)."""
+        if self._notify is None:
+            return None
+        events = self._drain()
+        if events is None or not self._started:
+            self._started = events is not None
+            return None  # before the first full comparison, events say nothing
+        return self._relative(events)
+
+    def _drain(self) -> set[str] | None:
+        """Every event up to now (waiting for the marker's), or None when that failed."""
+        try:
+            self._marker.write_bytes(b"")
+        except OSError:
+            return None
+        marker = str(self._marker)
+        found: set[str] = set()
+        waited = 0
+        while marker not in found:
+            try:
+                batch = self._notify.watch(0, 1, self.PATIENCE_MS - waited, None)
+            except Exception:  # the watcher died: compare every file from now on
+                self.stop()
+                return None
+            if not isinstance(batch, set):
+                return None  # "timeout" (or a signal) before the marker came back
+            found.update(path for _, path in batch)
+            waited += 1
+            if waited >= self.PATIENCE_MS:
+                return None
+        return found
+
+    def _relative(self, paths: set[str]) -> set[str] | None:
+        prefix = str(self._vault.root) + os.sep
+        cache = str(self._vault.cache_dir) + os.sep
+        out = set()
+        for path in paths:
+            if path.startswith(cache):
+                continue  # the index's own files and the marker
+            if not path.startswith(prefix) or not path.endswith(".md") or os.path.isdir(path):
+                return None  # a folder moved or something unexpected: compare everything
+            out.add(path[len(prefix) :].replace(os.sep, "/"))
+        return out
+
+    def stop(self) -> None:
+        """Stop watching (later `changes()` return None)."""
+        if self._notify is not None:
+            with contextlib.suppress(Exception):
+                self._notify.close()
+            self._notify = None

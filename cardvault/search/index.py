@@ -2,27 +2,27 @@
 
 `search.sqlite` holds what was indexed from which file (`files`, by stat and content digest), the
 searchable documents (`docs`: cards, archived cards, log entries), an FTS5 table over their
-topic, tags and body (CJK segmented, see text.py) and `vectors`, mapping the digest of each
-embedded text to its row in `vectors-<generation>.npy`. The vector file is written whole under a
-new generation name before the database points at it, so a crash leaves the old pair intact;
-`np.load(mmap_mode="r")` reads 10,000 × 384 floats in about a millisecond.
+topic, tags and body (CJK segmented, see text.py), each document's `passages` (body offsets,
+by the digest of the document's text; see passages.py) and `vectors`, mapping the digest of each
+embedded passage text to its row in `vectors-<generation>.npy` and that row's checksum
+(vector_store.py).
 
-Everything here can be thrown away: a file that is not a database, or one written by another
-schema version, is deleted and rebuilt, and the caller gets a notice to show.
+Everything here can be thrown away: a file that is not a database, a folder where the file
+should be, or one written by another schema version, is deleted and rebuilt, and the caller gets
+a notice to show.
 """
 
 from __future__ import annotations
 
-import contextlib
+import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import numpy as np
+from cardvault.errors import CardvaultError
 
-SCHEMA_VERSION = "1"
+#: 2: passages, and a checksum per vector row.
+SCHEMA_VERSION = "2"
 DB_NAME = "search.sqlite"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -37,7 +37,12 @@ CREATE TABLE docs (
 CREATE INDEX docs_file ON docs(file);
 CREATE INDEX docs_hash ON docs(text_hash);
 CREATE VIRTUAL TABLE fts USING fts5(topic, tags, body, tokenize = '{TOKENIZER}');
-CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, row INTEGER NOT NULL);
+CREATE TABLE passages (
+    doc_hash TEXT NOT NULL, seq INTEGER NOT NULL, start INTEGER NOT NULL, stop INTEGER NOT NULL,
+    text_hash TEXT NOT NULL, PRIMARY KEY (doc_hash, seq)
+);
+CREATE INDEX passages_hash ON passages(text_hash);
+CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, row INTEGER NOT NULL, checksum INTEGER NOT NULL);
 """
 
 
@@ -65,23 +70,49 @@ class IndexHandle:
 
 def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     """Open (creating, or rebuilding when broken, foreign or asked) the index in `folder`."""
-    folder.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder)
     path = folder / DB_NAME
     notices: list[str] = []
     if rebuild:
         remove_index(folder)
     conn: sqlite3.Connection | None = None
-    if path.exists():
+    if path.exists() or path.is_symlink():
         conn, problem = _open_existing(path)
         if problem is not None:
             notices.append(f"search index {problem}; rebuilding it")
             remove_index(folder)
     if conn is None:
-        conn = _connect(path)
-        with conn:
-            conn.executescript(_SCHEMA)
-            conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        conn = _create(path)
     return IndexHandle(conn, folder, tuple(notices))
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise CardvaultError(
+            "is not a folder; cardvault keeps its derived cache there: move the file away", folder
+        ) from None
+    except OSError as exc:
+        raise CardvaultError(f"cannot create the cache folder: {exc.strerror}", folder) from exc
+
+
+def _create(path: Path) -> sqlite3.Connection:
+    """A new index (another process creating it at the same moment is no error)."""
+    conn = _connect(path)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+            for statement in _SCHEMA.split(";"):  # executescript would commit first
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        conn.close()
+        raise
+    return conn
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -110,72 +141,10 @@ def _open_existing(path: Path) -> tuple[sqlite3.Connection | None, str | None]:
 
 
 def remove_index(folder: Path) -> None:
-    """Delete the index database, its journal files and every vector file."""
-    for name in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal"):
-        (folder / name).unlink(missing_ok=True)
-    for vectors in folder.glob("vectors-*.npy"):
-        vectors.unlink(missing_ok=True)
-
-
-def has_vector_file(index: IndexHandle) -> bool:
-    """Whether the vector file the database points at is there, whole (checked without numpy)."""
-    name, size = index.meta("vectors_file"), index.meta("vectors_bytes")
-    try:
-        return bool(name) and (index.folder / str(name)).stat().st_size == int(size or -1)
-    except OSError:
-        return False
-
-
-def record_vector_size(index: IndexHandle) -> None:
-    """Remember the current vector file's size (it was just loaded whole)."""
-    name = index.meta("vectors_file")
-    if name:
-        index.set_meta("vectors_bytes", str((index.folder / name).stat().st_size))
-
-
-def load_vectors(index: IndexHandle) -> np.ndarray | None:
-    """The current vector matrix (memory-mapped, read-only), or None when there is none."""
-    import numpy as np
-
-    name = index.meta("vectors_file")
-    if not name:
-        return None
-    try:
-        matrix = np.load(index.folder / name, mmap_mode="r")
-    except (OSError, ValueError):
-        return None
-    return matrix if matrix.ndim == 2 else None
-
-
-def vector_rows(index: IndexHandle) -> dict[str, int]:
-    """text digest -> row in the vector matrix."""
-    return dict(index.conn.execute("SELECT text_hash, row FROM vectors").fetchall())
-
-
-def write_vectors(index: IndexHandle, hashes: list[str], matrix: np.ndarray) -> None:
-    """Make `matrix` (row i = text digest hashes[i]) the index's vectors; caller commits."""
-    import numpy as np
-
-    generation = int(index.meta("vectors_generation") or "0") + 1
-    name = f"vectors-{generation}.npy"
-    tmp = index.folder / f".{name}.tmp"
-    with tmp.open("wb") as handle:
-        np.save(handle, np.ascontiguousarray(matrix, dtype=np.float32))
-    size = tmp.stat().st_size
-    tmp.replace(index.folder / name)
-    index.conn.execute("DELETE FROM vectors")
-    index.conn.executemany(
-        "INSERT INTO vectors VALUES (?, ?)", [(h, i) for i, h in enumerate(hashes)]
-    )
-    index.set_meta("vectors_generation", str(generation))
-    index.set_meta("vectors_file", name)
-    index.set_meta("vectors_bytes", str(size))
-
-
-def prune_vector_files(index: IndexHandle) -> None:
-    """Remove vector files the database no longer points at (after the commit)."""
-    current = index.meta("vectors_file")
-    for path in index.folder.glob("vectors-*.npy"):
-        if path.name != current:
-            with contextlib.suppress(OSError):
-                path.unlink()
+    """Delete the index database, its journal files and every vector file (or folder so named)."""
+    names = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal")
+    for path in [*(folder / name for name in names), *folder.glob("vectors-*.npy")]:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)

@@ -1,16 +1,21 @@
-"""Keyword lookups in the search index that never load the embedding model.
+"""Keyword lookups and index upkeep that never load the embedding model.
 
-`capture` uses it to find known fixes (a failing command must not wait for a model), and
-`context` falls back to it when hybrid search fails. The index is brought up to date for
-keywords only: texts that changed are parsed and indexed for BM25, and the next `search` embeds
-them. Ranking is the search package's own BM25 (`search.retrieve.keyword_ranking`).
+`capture` uses it to find known fixes (a failing command must not wait for a model), `context`
+falls back to it when hybrid search fails, and `forget` drops removed text from the index with
+`refresh_keywords`. The index is brought up to date for keywords only: texts that changed are
+parsed and indexed for BM25, and the next `search` embeds them. Ranking is the search package's
+own BM25; `query_terms` is how it splits a query into words. A damaged index is rebuilt (keywords
+only) with a notice, as for `search`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cardvault.search.text import query_terms
 from cardvault.vault.layout import Vault
+
+__all__ = ["KeywordHit", "KeywordRefresh", "keyword_hits", "query_terms", "refresh_keywords"]
 
 
 @dataclass(frozen=True)
@@ -25,15 +30,22 @@ class KeywordHit:
     entry: str | None
 
 
+@dataclass(frozen=True)
+class KeywordRefresh:
+    """What a keyword-only sync did: files re-read and dropped, and notices (repairs)."""
+
+    parsed: int
+    removed_files: int
+    notices: tuple[str, ...] = ()
+
+
 def keyword_hits(vault: Vault, query: str, k: int, logs: bool = False) -> list[KeywordHit]:
     """The `k` best BM25 hits for `query` among live cards (and log entries with `logs`)."""
-    from cardvault.search.index import open_index
+    from cardvault.search.engine import Searcher
     from cardvault.search.retrieve import Filters, keyword_ranking
-    from cardvault.search.sync import sync_index
 
-    index = open_index(vault.cache_dir)
-    try:
-        sync_index(vault, index, None)
+    with Searcher(vault) as searcher:
+        index, _ = searcher.synced(None, [])
         ranked = keyword_ranking(index, query, Filters(logs=logs), k)
         hits = []
         for doc_id, _ in ranked:
@@ -43,5 +55,17 @@ def keyword_hits(vault: Vault, query: str, k: int, logs: bool = False) -> list[K
             if row is not None:
                 hits.append(KeywordHit(*row))
         return hits
-    finally:
-        index.close()
+
+
+def refresh_keywords(vault: Vault) -> KeywordRefresh | None:
+    """Sync an existing index without the model (removed text stops being found); None when
+    the vault has no index yet."""
+    from cardvault.search.engine import Searcher
+    from cardvault.search.index import DB_NAME
+
+    if not (vault.cache_dir / DB_NAME).is_file():
+        return None
+    notices: list[str] = []
+    with Searcher(vault) as searcher:
+        _, report = searcher.synced(None, notices)
+    return KeywordRefresh(report.parsed, report.removed_files, tuple(notices))

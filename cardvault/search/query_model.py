@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 
+from cardvault.search.embed_sync import Embedding
 from cardvault.search.embedder import Embedder
 from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
-from cardvault.search.sync import Embedding
 from cardvault.vault.layout import Vault
 
 
@@ -30,9 +30,18 @@ class QueryModel:
         except ModelUnavailableError as exc:
             self.error = exc
 
-    def embedding(self) -> Embedding | None:
-        """How a sync embeds new texts, or None without a usable model."""
-        return None if self.ref is None else Embedding(self.ref.model_id, lambda _: self.embedder())
+    def embedding(self, verify: bool = True) -> Embedding | None:
+        """How a sync embeds new texts, or None without a usable model; `verify` checks every
+        stored vector row even when nothing changed (needed before ranking by vectors)."""
+        if self.ref is None:
+            return None
+        return Embedding(self.ref, lambda _: self.embedder(), verify)
+
+    def settle(self) -> None:
+        """Wait for a background load to finish (a process must not exit while onnxruntime is
+        still loading on another thread: that aborts it)."""
+        if self._loader is not None:
+            self._loader.join()
 
     def prefetch(self) -> None:
         """Start loading the ONNX session in the background, if its file is already there."""
@@ -41,6 +50,11 @@ class QueryModel:
         if self.ref is None or self._loader is not None or self._embedder is not None:
             return
         if onnx_path(self.ref).is_file():
+            # numpy first, here: onnxruntime imports it on the loader thread, and a second
+            # thread importing numpy meanwhile (the sync does) fails with a circular import.
+            import numpy  # noqa: F401
+            import tokenizers  # noqa: F401
+
             self._loader = threading.Thread(target=self._load, name="cardvault-onnx", daemon=True)
             self._loader.start()
 

@@ -1,17 +1,20 @@
-"""The two rankings search fuses: BM25 over the FTS5 table, and cosine over the vector matrix.
+"""The two rankings search fuses: BM25 over the FTS5 table, and cosine over passage vectors.
 
 Both apply the same filters (kind, category, tag, status) in SQL before ranking, so a filter
 never empties a page that a deeper ranking would have filled. Each returns document ids best
-first with their raw scores (BM25 made positive; cosine in -1..1).
+first with their raw scores (BM25 made positive; cosine in -1..1). A document's semantic score
+is that of its best passage (a long card is as close to a query as its closest part).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from cardvault.search.index import IndexHandle, load_vectors
+from cardvault.search.index import IndexHandle
 from cardvault.search.text import fts_query
+from cardvault.search.vector_store import load_matrix, verified_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,26 +73,84 @@ def keyword_ranking(index: IndexHandle, query: str, filters: Filters, limit: int
     return [(int(doc_id), -float(score)) for doc_id, score in rows]
 
 
-def semantic_ranking(
-    index: IndexHandle, query_vector: np.ndarray, filters: Filters, limit: int
-) -> Ranking:
-    """Documents by cosine similarity to `query_vector` (unit length), best first."""
+def term_idf(index: IndexHandle, query: str) -> dict[str, float]:
+    """BM25's inverse document frequency of each query word (stop words aside) in the index:
+    rare words weigh much, words in most documents little."""
+    from cardvault.search.text import coverage_terms, fts_term
+
+    total = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    idf = {}
+    for term in coverage_terms(query):
+        found = index.conn.execute(
+            "SELECT count(*) FROM fts WHERE fts MATCH ?", (fts_term(term),)
+        ).fetchone()[0]
+        idf[term] = math.log(1 + (total - found + 0.5) / (found + 0.5))
+    return idf
+
+
+class PassageVectors(NamedTuple):
+    """The verified passage vectors of the documents a filter admits, ready to score.
+
+    `matrix` holds one row per stored vector; `doc_ids`, `rows` and `seqs` list each eligible
+    (document, passage) pair sorted by document id, and `starts` is where each document's pairs
+    begin. Built once per index state and filter (a warm `Searcher` keeps it).
+    """
+
+    matrix: np.ndarray
+    doc_ids: np.ndarray
+    rows: np.ndarray
+    seqs: np.ndarray
+    starts: np.ndarray
+
+
+def passage_vectors(index: IndexHandle, filters: Filters) -> PassageVectors | None:
+    """The eligible passages' vectors, or None when there are none (no model, no vectors)."""
     import numpy as np
 
-    matrix = load_vectors(index)
-    if matrix is None or len(matrix) == 0:
-        return []
+    matrix = load_matrix(index)
+    rows_of = verified_rows(index, matrix)
+    if matrix is None or not rows_of:
+        return None
     where, params = filters.sql()
-    pairs = index.conn.execute(
-        f"SELECT d.id, v.row FROM docs d JOIN vectors v ON v.text_hash = d.text_hash WHERE {where}",
-        params,
-    ).fetchall()
+    pairs = [
+        (doc_id, rows_of[text_hash], seq)
+        for doc_id, seq, text_hash in index.conn.execute(
+            "SELECT d.id, p.seq, p.text_hash FROM docs d JOIN passages p "
+            f"ON p.doc_hash = d.text_hash WHERE {where} ORDER BY d.id, p.seq",
+            params,
+        )
+        if text_hash in rows_of
+    ]
     if not pairs:
-        return []
-    ids = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
-    rows = np.fromiter((p[1] for p in pairs), dtype=np.int64, count=len(pairs))
-    scores = (np.asarray(matrix) @ query_vector.astype(np.float32))[rows]
-    top = min(limit, len(scores))
-    best = np.argpartition(-scores, top - 1)[:top]
-    best = best[np.argsort(-scores[best], kind="stable")]
-    return [(int(ids[i]), float(scores[i])) for i in best]
+        return None
+    table = np.array(pairs, dtype=np.int64)
+    doc_ids = table[:, 0]
+    starts = np.flatnonzero(np.r_[True, doc_ids[1:] != doc_ids[:-1]])
+    dense = np.ascontiguousarray(matrix, dtype=np.float32)
+    return PassageVectors(dense, doc_ids, table[:, 1], table[:, 2], starts)
+
+
+def semantic_ranking(
+    vectors: PassageVectors | None, query_vector: np.ndarray, limit: int
+) -> tuple[Ranking, dict[int, int]]:
+    """Documents by the cosine of their best passage to `query_vector` (unit length), best
+    first, and for each ranked document the number of that passage."""
+    import numpy as np
+
+    if vectors is None:
+        return [], {}
+    scores = (vectors.matrix @ query_vector.astype(np.float32))[vectors.rows]
+    best = np.maximum.reduceat(scores, vectors.starts)
+    top = min(limit, len(best))
+    chosen = np.argpartition(-best, top - 1)[:top]
+    chosen = chosen[np.argsort(-best[chosen], kind="stable")]
+    ranking: Ranking = []
+    passages: dict[int, int] = {}
+    ends = np.r_[vectors.starts[1:], len(scores)]
+    for group in chosen:
+        first, last = int(vectors.starts[group]), int(ends[group])
+        pair = first + int(np.argmax(scores[first:last]))
+        doc_id = int(vectors.doc_ids[pair])
+        ranking.append((doc_id, float(best[group])))
+        passages[doc_id] = int(vectors.seqs[pair])
+    return ranking, passages

@@ -11,43 +11,45 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from cardvault.errors import CardvaultError
-from cardvault.search.documents import Document, SourceFile, documents_of, list_sources
-from cardvault.search.embedder import Embedder
-from cardvault.search.index import (
-    IndexHandle,
-    has_vector_file,
-    load_vectors,
-    prune_vector_files,
-    record_vector_size,
-    vector_rows,
-    write_vectors,
+from cardvault.search.documents import (
+    Document,
+    SourceFile,
+    documents_of,
+    list_sources,
+    sources_at,
 )
-from cardvault.search.model import ModelUnavailableError
+from cardvault.search.embed_sync import (
+    Embedding,
+    SyncProgress,
+    sync_vectors,
+    vectors_current,
+)
+from cardvault.search.index import IndexHandle
 from cardvault.search.text import segment
+from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.files import read_text
 from cardvault.vault.layout import Vault
 
-if TYPE_CHECKING:
-    import numpy as np
-
-#: progress(phase, done, total); phase is "reading" or "embedding".
-SyncProgress = Callable[[str, int, int], None]
+__all__ = ["Embedding", "SyncProgress", "SyncReport", "sync_index"]
 
 
 @dataclass
 class SyncReport:
-    """What one sync did. `embedded` counts the texts sent to the model."""
+    """What one sync did. `embedded` counts the passage texts sent to the model and
+    `embedded_docs` the documents they belong to; `passages` is the index's total after it."""
 
     files: int = 0
     parsed: int = 0
     removed_files: int = 0
     documents: int = 0
+    passages: int = 0
     embedded: int = 0
+    embedded_docs: int = 0
     unembedded: int = 0
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -58,49 +60,67 @@ class SyncReport:
         return bool(self.parsed or self.removed_files or self.embedded)
 
 
-@dataclass(frozen=True)
-class Embedding:
-    """How to embed during this sync: the current model id and a lazy embedder factory."""
-
-    model_id: str
-    make: Callable[[int], Embedder]  # called with the number of texts to embed
-
-
 def sync_index(
     vault: Vault,
     index: IndexHandle,
     embedding: Embedding | None,
     progress: SyncProgress | None = None,
+    only: set[str] | None = None,
 ) -> SyncReport:
-    """Update `index` to match `vault`; embed what lacks a vector when `embedding` is given."""
+    """Update `index` to match `vault`; embed what lacks a vector when `embedding` is given.
+
+    `only` limits the comparison to those vault-relative paths (a watcher's report of what
+    changed); by default every file of the vault is compared.
+    """
     report = SyncReport()
-    sources = list_sources(vault)
-    report.files = len(sources)
-    known = {
-        row[0]: (row[1], row[2], row[3])
-        for row in index.conn.execute("SELECT path, mtime_ns, size, digest FROM files")
-    }
+    if only is None:
+        sources = list_sources(vault)
+        known = _known(index.conn.execute("SELECT path, mtime_ns, size, digest FROM files"))
+        report.files = len(sources)
+    else:
+        sources = sources_at(vault, only)
+        known = _known(
+            index.conn.execute(
+                "SELECT path, mtime_ns, size, digest FROM files WHERE path = ?", (rel,)
+            ).fetchone()
+            for rel in only
+        )
+        report.files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
     stale = [
         s for rel, s in sources.items() if known.get(rel, (None, None))[:2] != (s.mtime_ns, s.size)
     ]
     gone = [rel for rel in known if rel not in sources]
     parsed = _read_changed(stale, known, vault, report, progress)
-    if not stale and not gone and _vectors_current(index, embedding, report):
-        report.documents = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    if not stale and not gone and vectors_current(index, embedding):
+        _count(index, report)
         return report  # nothing to write: no transaction, no lock
     index.conn.execute("BEGIN IMMEDIATE")
     try:
         _write_files(index, parsed, gone)
         report.parsed = sum(1 for _, _, docs in parsed if docs is not None)
         report.removed_files = len(gone)
-        _sync_vectors(index, embedding, report, progress)
+        vectors = sync_vectors(index, embedding, progress)
         index.conn.execute("COMMIT")
     except BaseException:
         index.conn.execute("ROLLBACK")
         raise
     prune_vector_files(index)
-    report.documents = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    report.embedded, report.embedded_docs = vectors.embedded, vectors.embedded_docs
+    report.unembedded = vectors.unembedded
+    report.notices.extend(vectors.notices)
+    _count(index, report)
     return report
+
+
+def _known(rows: Iterable[Any]) -> dict[str, tuple[int, int, str]]:
+    """path -> (mtime_ns, size, digest) of the `files` rows given (None rows skipped)."""
+    return {row[0]: (row[1], row[2], row[3]) for row in rows if row is not None}
+
+
+def _count(index: IndexHandle, report: SyncReport) -> None:
+    report.documents, report.passages = index.conn.execute(
+        "SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM passages)"
+    ).fetchone()
 
 
 Parsed = tuple[SourceFile, str, "list[Document] | None"]
@@ -170,97 +190,3 @@ def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document) -> None:
         "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)",
         (cursor.lastrowid, segment(doc.topic), segment(" ".join(doc.tags)), segment(doc.body)),
     )
-
-
-def _sync_vectors(
-    index: IndexHandle,
-    embedding: Embedding | None,
-    report: SyncReport,
-    progress: SyncProgress | None,
-) -> None:
-    """Embed texts without a vector, drop vectors no document uses; rewrite the matrix once."""
-    index.set_meta("vectors_complete", "")
-    if embedding is None:
-        report.unembedded = _count_missing(index)
-        return
-    matrix = load_vectors(index)
-    current = index.meta("model_id") == embedding.model_id and matrix is not None
-    if current and not _count_missing(index) and not _count_unused(index):
-        record_vector_size(index)  # an index written before sizes were recorded
-        index.set_meta("vectors_complete", embedding.model_id)
-        return
-    have = vector_rows(index) if current else {}
-    needed = _needed_texts(index)
-    missing = [h for h in needed if h not in have]
-    new_vectors = None
-    if missing:
-        if progress is not None:
-            progress("loading model", 0, 0)
-        try:
-            embedder = embedding.make(len(missing))
-        except ModelUnavailableError as exc:
-            report.notices.append(f"semantic search unavailable: {exc}")
-            report.unembedded = len(missing)
-            return
-        step = None if progress is None else (lambda d, t: progress("embedding", d, t))
-        new_vectors = embedder.embed([needed[h] for h in missing], step)
-        report.embedded = len(missing)
-    kept = [h for h in needed if h in have]
-    _store_matrix(index, kept, [have[h] for h in kept], matrix, missing, new_vectors)
-    index.set_meta("model_id", embedding.model_id)
-    index.set_meta("vectors_complete", embedding.model_id)
-
-
-def _store_matrix(
-    index: IndexHandle,
-    kept: list[str],
-    kept_rows: list[int],
-    matrix: np.ndarray | None,
-    missing: list[str],
-    new_vectors: np.ndarray | None,
-) -> None:
-    import numpy as np
-
-    parts = []
-    if kept and matrix is not None:
-        parts.append(np.asarray(matrix[kept_rows], dtype=np.float32))
-    if new_vectors is not None:
-        parts.append(new_vectors)
-    combined = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
-    write_vectors(index, kept + missing, combined)
-
-
-def _needed_texts(index: IndexHandle) -> dict[str, str]:
-    """text digest -> the text to embed, for every document in the index."""
-    needed: dict[str, str] = {}
-    rows = index.conn.execute("SELECT text_hash, topic, body, tags FROM docs ORDER BY id")
-    for text_hash, topic, body, tags in rows:
-        if text_hash not in needed:
-            doc = Document("", "", "", topic, "", tuple(json.loads(tags)), "", None, None, body)
-            needed[text_hash] = doc.embed_text
-    return needed
-
-
-def _vectors_current(index: IndexHandle, embedding: Embedding | None, report: SyncReport) -> bool:
-    """Whether every document has a vector of the current model and no vector is unused."""
-    if embedding is None:
-        return True
-    # Set by the last sync that left every text with a vector (cleared by any other outcome).
-    return index.meta("vectors_complete") == embedding.model_id and has_vector_file(index)
-
-
-def _count_missing(index: IndexHandle) -> int:
-    """Distinct document texts that have no vector."""
-    row = index.conn.execute(
-        "SELECT count(DISTINCT d.text_hash) FROM docs d "
-        "LEFT JOIN vectors v ON v.text_hash = d.text_hash WHERE v.text_hash IS NULL"
-    ).fetchone()
-    return int(row[0])
-
-
-def _count_unused(index: IndexHandle) -> int:
-    """Vectors whose text no document has any more."""
-    row = index.conn.execute(
-        "SELECT count(*) FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM docs)"
-    ).fetchone()
-    return int(row[0])

@@ -48,24 +48,30 @@ def query_terms(query: str) -> list[str]:
     return list(seen)[:MAX_QUERY_TERMS]
 
 
+def coverage_terms(query: str) -> list[str]:
+    """The words a keyword search looks for: the query's terms without stop words (unless
+    nothing else is left)."""
+    terms = query_terms(query)
+    return [t for t in terms if t not in STOP_WORDS] or terms
+
+
+def fts_term(term: str) -> str:
+    """One query term as an FTS5 expression (a CJK run as the phrase of its bigrams)."""
+    if CJK_RUN.fullmatch(term):
+        grams = bigrams(term)
+        if len(grams) == 1 and len(term) == 1:
+            return f'"{term}"*'  # a lone ideograph: any bigram starting with it
+        return '"' + " ".join(grams) + '"'
+    return f'"{term}"'
+
+
 def fts_query(query: str) -> str | None:
     """An FTS5 MATCH expression: any of the query's terms (OR), each quoted; None if no terms.
 
     OR (not AND) gives BM25 ranking over partial matches, as classic BM25 engines do; a card
     holding every word of an error message still ranks first.
     """
-    parts = []
-    terms = query_terms(query)
-    terms = [t for t in terms if t not in STOP_WORDS] or terms
-    for term in terms:
-        if CJK_RUN.fullmatch(term):
-            grams = bigrams(term)
-            if len(grams) == 1 and len(term) == 1:
-                parts.append(f'"{term}"*')  # a lone ideograph: any bigram starting with it
-            else:
-                parts.append('"' + " ".join(grams) + '"')
-        else:
-            parts.append(f'"{term}"')
+    parts = [fts_term(term) for term in coverage_terms(query)]
     return " OR ".join(parts) if parts else None
 
 

@@ -1,0 +1,35 @@
+"""How `cardvault index` embeds: the model's ONNX copy, in length-sorted batches.
+
+onnxruntime gives the same vectors as sentence-transformers (cosine > 0.9999, see
+tests/test_search_embedder.py) without importing torch, which alone costs several seconds here,
+and it embeds at least as fast (docs/benchmarks.md). sentence-transformers is loaded only once
+per machine and model: to export the ONNX copy when the cache lacks it.
+"""
+
+from __future__ import annotations
+
+from cardvault.search.embed_sync import Embedding
+from cardvault.search.embedder import Embedder
+from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
+from cardvault.vault.layout import Vault
+
+
+def bulk_embedding(vault: Vault) -> tuple[Embedding | None, list[str]]:
+    """The embedding for a bulk index of `vault`, or None (with a notice) without a model."""
+    try:
+        ref = resolve_model(vault.config.model, vault.root)
+    except ModelUnavailableError as exc:
+        return None, [f"semantic search unavailable (keyword search still works): {exc}"]
+    return Embedding(ref, lambda _count: onnx_embedder(ref)), []
+
+
+def onnx_embedder(ref: ModelRef) -> Embedder:
+    """`ref`'s ONNX embedder, exporting the ONNX copy first when the cache lacks it (or holds
+    a damaged one)."""
+    from cardvault.search.onnx import OnnxEmbedder, ensure_onnx, onnx_path
+
+    try:
+        return OnnxEmbedder(ref, ensure_onnx(ref))
+    except ModelUnavailableError:
+        onnx_path(ref).unlink(missing_ok=True)
+        return OnnxEmbedder(ref, ensure_onnx(ref))

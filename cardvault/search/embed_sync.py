@@ -1,0 +1,223 @@
+"""The semantic half of a sync: split new documents into passages, embed passages lacking a
+vector, drop what no document uses, and rewrite the vector matrix once.
+
+Everything is keyed by content: a document's passages by the digest of its text, a vector by the
+digest of its passage's text. So an unchanged document is never split again, a passage whose
+text did not change is never embedded again (even when another part of its card changed), and a
+vector whose row fails its checksum (vector_store.py) counts as missing and is computed again.
+Passages depend on the model's tokenizer, so a model change drops them with the vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from cardvault.search.documents import embed_text, text_key
+from cardvault.search.embedder import Embedder, Progress
+from cardvault.search.index import IndexHandle
+from cardvault.search.model import ModelRef, ModelUnavailableError
+from cardvault.search.vector_store import (
+    has_vector_file,
+    load_matrix,
+    verified_rows,
+    write_vectors,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: progress(phase, done, total)
+SyncProgress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """How a sync embeds: the model, a lazy embedder factory (called with the number of texts
+    to embed), and whether to verify every stored row even when nothing changed."""
+
+    ref: ModelRef
+    make: Callable[[int], Embedder]
+    verify: bool = True
+
+    @property
+    def model_id(self) -> str:
+        """The model's id (vectors of another id are never used)."""
+        return self.ref.model_id
+
+
+@dataclass
+class VectorReport:
+    """What the semantic half did: passages split and texts embedded, and any notices."""
+
+    split: int = 0
+    embedded: int = 0
+    embedded_docs: int = 0
+    rejected: int = 0  # stored rows that failed their checksum
+    unembedded: int = 0
+    notices: list[str] = field(default_factory=list)
+
+
+def vectors_current(index: IndexHandle, embedding: Embedding | None) -> bool:
+    """Whether every passage has a vector of the current model and no vector is unused.
+
+    Set by the last sync that left every text with a vector; with `verify`, every stored row's
+    checksum is checked as well (a permuted or foreign file of the right size is caught here).
+    """
+    if embedding is None:
+        return True
+    if index.meta("vectors_complete") != embedding.model_id or not has_vector_file(index):
+        return False
+    if not embedding.verify:
+        return True
+    records = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    return len(verified_rows(index, load_matrix(index))) == records
+
+
+def sync_vectors(
+    index: IndexHandle, embedding: Embedding | None, progress: SyncProgress | None
+) -> VectorReport:
+    """Bring passages and vectors up to date inside the caller's transaction."""
+    report = VectorReport()
+    index.set_meta("vectors_complete", "")
+    if embedding is None:
+        report.unembedded = count_unembedded(index.conn)
+        return report
+    if index.meta("model_id") != embedding.model_id:
+        index.conn.execute("DELETE FROM passages")
+        index.conn.execute("DELETE FROM vectors")
+    index.set_meta("model_id", embedding.model_id)
+    report.split = _split_new_documents(index, embedding.ref)
+    index.conn.execute("DELETE FROM passages WHERE doc_hash NOT IN (SELECT text_hash FROM docs)")
+    matrix = load_matrix(index)
+    have = verified_rows(index, matrix)
+    report.rejected = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] - len(have)
+    if report.rejected:
+        report.notices.append(
+            f"{report.rejected} stored vector(s) did not match their text; computing them again"
+        )
+    needed = [row[0] for row in index.conn.execute("SELECT DISTINCT text_hash FROM passages")]
+    missing = [h for h in needed if h not in have]
+    new_vectors = _embed(index, embedding, missing, report, progress) if missing else None
+    if missing and new_vectors is None:
+        return report  # no model: keep what there is, the next sync tries again
+    if missing or report.rejected or len(have) != len(needed):
+        kept = [h for h in needed if h in have]
+        _store(index, kept, [have[h] for h in kept], matrix, missing, new_vectors)
+    index.set_meta("vectors_complete", embedding.model_id)
+    return report
+
+
+def _split_new_documents(index: IndexHandle, ref: ModelRef) -> int:
+    """Passages for every document text that has none yet; returns how many texts were split."""
+    from cardvault.search.passages import Splitter
+
+    rows = index.conn.execute(
+        "SELECT DISTINCT d.text_hash, d.topic, d.body, d.tags FROM docs d WHERE NOT EXISTS "
+        "(SELECT 1 FROM passages p WHERE p.doc_hash = d.text_hash)"
+    ).fetchall()
+    if not rows:
+        return 0
+    docs = [(topic, body, tuple(json.loads(tags))) for _, topic, body, tags in rows]
+    spans = Splitter(ref).spans(docs)
+    for (doc_hash, _, _, _), (topic, body, tags), doc_spans in zip(rows, docs, spans, strict=True):
+        index.conn.executemany(
+            "INSERT OR REPLACE INTO passages VALUES (?, ?, ?, ?, ?)",
+            [
+                (doc_hash, seq, start, stop, text_key(embed_text(topic, body[start:stop], tags)))
+                for seq, (start, stop) in enumerate(doc_spans)
+            ],
+        )
+    return len(rows)
+
+
+def passage_texts(index: IndexHandle, hashes: list[str]) -> dict[str, str]:
+    """passage digest -> the text the model reads, for the given digests."""
+    texts: dict[str, str] = {}
+    for first in range(0, len(hashes), 500):
+        chunk = hashes[first : first + 500]
+        rows = index.conn.execute(
+            "SELECT p.text_hash, p.start, p.stop, d.topic, d.body, d.tags FROM passages p "
+            "JOIN docs d ON d.text_hash = p.doc_hash "
+            f"WHERE p.text_hash IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall()
+        for text_hash, start, stop, topic, body, tags in rows:
+            if text_hash not in texts:
+                texts[text_hash] = embed_text(topic, body[start:stop], tuple(json.loads(tags)))
+    return texts
+
+
+def _embed(
+    index: IndexHandle,
+    embedding: Embedding,
+    missing: list[str],
+    report: VectorReport,
+    progress: SyncProgress | None,
+) -> np.ndarray | None:
+    """Vectors for the `missing` passage digests, or None when the model cannot be loaded."""
+    texts = passage_texts(index, missing)
+    if progress is not None:
+        progress("loading model", 0, 0)
+    try:
+        embedder = embedding.make(len(missing))
+    except ModelUnavailableError as exc:
+        report.notices.append(f"semantic search unavailable: {exc}")
+        report.unembedded = len(missing)
+        return None
+    step: Progress | None = None
+    if progress is not None:
+        step = lambda done, total: progress("embedding", done, total)  # noqa: E731
+    vectors = embedder.embed([texts[h] for h in missing], step)
+    report.embedded = len(missing)
+    report.embedded_docs = _documents_of(index, missing)
+    return vectors
+
+
+def _documents_of(index: IndexHandle, hashes: list[str]) -> int:
+    """How many distinct document texts the passage digests belong to."""
+    found: set[str] = set()
+    for first in range(0, len(hashes), 500):
+        chunk = hashes[first : first + 500]
+        found.update(
+            row[0]
+            for row in index.conn.execute(
+                "SELECT DISTINCT doc_hash FROM passages "
+                f"WHERE text_hash IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+        )
+    return len(found)
+
+
+def _store(
+    index: IndexHandle,
+    kept: list[str],
+    kept_rows: list[int],
+    matrix: np.ndarray | None,
+    missing: list[str],
+    new_vectors: np.ndarray | None,
+) -> None:
+    import numpy as np
+
+    parts = []
+    if kept and matrix is not None:
+        parts.append(np.asarray(matrix[kept_rows], dtype=np.float32))
+    if new_vectors is not None and len(missing):
+        parts.append(np.asarray(new_vectors, dtype=np.float32))
+    combined = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+    write_vectors(index, kept + missing, combined)
+
+
+def count_unembedded(conn: sqlite3.Connection) -> int:
+    """Document texts not yet split plus passage texts without a vector."""
+    row = conn.execute(
+        "SELECT (SELECT count(DISTINCT d.text_hash) FROM docs d WHERE NOT EXISTS "
+        "(SELECT 1 FROM passages p WHERE p.doc_hash = d.text_hash)) + "
+        "(SELECT count(DISTINCT p.text_hash) FROM passages p "
+        "LEFT JOIN vectors v ON v.text_hash = p.text_hash WHERE v.text_hash IS NULL)"
+    ).fetchone()
+    return int(row[0])

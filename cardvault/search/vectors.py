@@ -1,0 +1,74 @@
+"""Text vectors for other services (maintenance, import): the search index's vectors by content.
+
+Maintenance compares cards and lessons by meaning and keeps no index of its own. This module
+gives it the same vectors search uses, keyed by the digest of the exact text the model read:
+
+- `card_text(topic, body, tags)` is what the model reads for a card, and `text_key(text)` the
+  key its vector is stored under, so a card's vector is found by its content, never by position;
+- `indexed_vectors(vault, make_embedder)` brings the search index up to date (embedding new
+  texts with the embedder the caller supplies) and returns every stored vector that was verified
+  against its row checksum, by key;
+- `load_embedder(vault)` is the vault model's torch-free (ONNX) embedder for any other text.
+
+A vector is returned only under the key of the text it was computed from: rows of a damaged or
+permuted vector file are dropped by the index and computed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from cardvault.search.embedder import Embedder, Progress
+from cardvault.vault.layout import Vault
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["Embedder", "Progress", "card_text", "indexed_vectors", "load_embedder", "text_key"]
+
+#: progress(phase, done, total) while the index is synced.
+SyncProgress = Callable[[str, int, int], None]
+
+
+def card_text(topic: str, body: str, tags: Sequence[str]) -> str:
+    """What the model reads for a card: its topic, body and tags (exactly the search index's)."""
+    from cardvault.search.documents import embed_text
+
+    return embed_text(topic, body, tuple(tags))
+
+
+def text_key(text: str) -> str:
+    """The content key a vector of `text` is stored under."""
+    from cardvault.search.documents import text_key as key
+
+    return key(text)
+
+
+def load_embedder(vault: Vault) -> Embedder:
+    """The vault model run by onnxruntime (exported once); raises ModelUnavailableError."""
+    from cardvault.search.bulk import onnx_embedder
+    from cardvault.search.model import resolve_model
+
+    return onnx_embedder(resolve_model(vault.config.model, vault.root))
+
+
+def indexed_vectors(
+    vault: Vault,
+    make_embedder: Callable[[], Embedder],
+    progress: SyncProgress | None = None,
+    notices: list[str] | None = None,
+) -> dict[str, np.ndarray]:
+    """Sync the search index, embedding what it lacks with `make_embedder()` (called only when
+    something must be embedded); return every verified stored vector by `text_key`. Repairs
+    of a damaged index are appended to `notices`."""
+    from cardvault.search.embed_sync import Embedding
+    from cardvault.search.engine import Searcher
+    from cardvault.search.model import resolve_model
+    from cardvault.search.vector_store import verified_vectors
+
+    ref = resolve_model(vault.config.model, vault.root)
+    with Searcher(vault) as searcher:
+        embedding = Embedding(ref, lambda _count: make_embedder())
+        index, _ = searcher.synced(embedding, notices if notices is not None else [], progress)
+        return verified_vectors(index)
