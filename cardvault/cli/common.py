@@ -63,6 +63,10 @@ class CardvaultGroup(TyperGroup):
         except CardvaultError as exc:
             render.error(str(exc))
             raise typer.Exit(1) from exc
+        except OSError as exc:  # the disk, permissions, a name too long: one line, not a trace
+            where = f"{exc.filename}: " if exc.filename else ""
+            render.error(f"{where}{exc.strerror or exc}")
+            raise typer.Exit(1) from exc
 
 
 def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = False) -> Vault:
@@ -70,15 +74,21 @@ def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = Fal
     global vault, made on first use, with `to_global`), acting as the agent if one is named."""
     from dataclasses import replace
 
+    from cardvault.cli import render
+
     name = agent_of(ctx, agent)
     if to_global:
         from cardvault.scopes.home import ensure_global
 
-        return ensure_global(agent=name)
-    obj = ctx.find_root().obj or {}
-    explicit: Path | None = obj.get("vault") or obj.get("served")  # `cardvault serve`'s vault
-    vault = find_vault(explicit)
-    return replace(vault, agent=name) if name else vault
+        vault = ensure_global(agent=name)
+    else:
+        obj = ctx.find_root().obj or {}
+        explicit: Path | None = obj.get("vault") or obj.get("served")  # `cardvault serve`'s vault
+        found = find_vault(explicit)
+        vault = replace(found, agent=name) if name else found
+    for notice in vault.notices:  # what opening it healed (a `.cardvault` that was a file)
+        render.warning(notice)
+    return vault
 
 
 @contextlib.contextmanager

@@ -66,7 +66,20 @@ def import_(
     if commit is not None:
         report_subject(commit)
     elif not dry_run:
-        render.note("nothing to import: the vault already has all of it (no commit)")
+        _nothing_imported(file, plan)
+
+
+def _nothing_imported(file: Path, plan: ImportPlan) -> None:
+    """Say why an import wrote nothing: an error when no item of the file was valid."""
+    from cardvault.errors import CardvaultError
+
+    if plan.problems and not plan.outcomes and not plan.log_entries:
+        raise CardvaultError(
+            f"nothing imported: no item in {file.name} is valid ({len(plan.problems)} problem(s) "
+            "listed above)"
+        )
+    invalid = f"; {len(plan.problems)} invalid item(s) skipped" if plan.problems else ""
+    render.note(f"nothing to import: the vault already has every valid item{invalid} (no commit)")
 
 
 def _import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) -> dict[str, object]:

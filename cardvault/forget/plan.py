@@ -36,6 +36,23 @@ from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.sections import get_section
 
 _WORD = re.compile(r"\w+")
+# Words, numbers, slugs: a piece mixing letters and digits is short (`k8s`, `x86-64`, `s3`).
+_PLAIN_WORD = re.compile(
+    r"(?:[A-Za-z]+|\d+|[a-z0-9]{1,6})(?:[-'._/][A-Za-z]+|-\d+|-[a-z0-9]{1,6})*"
+)
+
+
+def shown_query(query: str) -> str:
+    """A forget query as messages and the commit name it: quoted when it is plain words or a
+    slug, else a stand-in. Forgetting a leaked key or password is what forget is for, and a bare
+    password looks like nothing the guard knows, so only plain queries are shown."""
+    from cardvault import guard
+
+    query = query.strip()
+    plain = all(_PLAIN_WORD.fullmatch(word) for word in query.split())
+    if not plain or guard.scan_text(query):
+        return "(query not shown: it may be a secret)"
+    return f'"{query}"'
 
 
 @dataclass(frozen=True)
@@ -60,6 +77,12 @@ class ForgetPlan:
     memory: WriteFile | None  # MEMORY.md's categories table without the forgotten cards
     mentions: tuple[str, ...]  # "path:line" of kept text that still names a forgotten card
     unlinked: tuple[WriteFile, ...] = ()  # kept cards whose [[links]] to them become plain text
+    unreadable: tuple[str, ...] = ()  # cards that could not be read, so were not searched
+
+    @property
+    def shown_query(self) -> str:
+        """The query as messages and the commit name it (`shown_query`)."""
+        return shown_query(self.query)
 
     @property
     def empty(self) -> bool:
@@ -143,6 +166,11 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
         memory=memory,
         mentions=tuple(_mentions(kept, unlinked, needles, snapshot, memory)),
         unlinked=tuple(unlinked),
+        unreadable=tuple(
+            str(p)
+            for p in snapshot.problems
+            if p.rel.startswith(("memory/cards/", "memory/archive/"))
+        ),
     )
 
 
@@ -228,11 +256,11 @@ def _mentions(
     return found
 
 
-def commit_message(plan: ForgetPlan, secret_query: bool) -> str:
+def commit_message(plan: ForgetPlan) -> str:
     """Subject and body of the forget commit; it names places, never the removed text."""
-    what = "(a query that looks like a secret)" if secret_query else f'"{plan.query}"'
     subject = (
-        f"forget: {what}: {len(plan.cards)} card(s), {plan.log_lines} log line(s) removed; "
+        f"forget: {plan.shown_query}: {len(plan.cards)} card(s), {plan.log_lines} log line(s) "
+        "removed; "
         "daily logs rewritten"
     )
     body = [
@@ -260,11 +288,8 @@ def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) 
     when it removes exactly what `plan` (the one shown) removes, whatever else was written
     meanwhile (an entry appended to a log is kept), and refused otherwise.
     """
-    from cardvault import guard
-
     if plan.empty:
-        raise CardvaultError(f"nothing in the vault matches '{plan.query}'")
-    secret = bool(guard.scan_text(plan.query))
+        raise CardvaultError(f"nothing in the vault matches {plan.shown_query}")
 
     def proposal() -> Proposal[ForgetPlan]:
         current = plan_forget(vault, plan.query)
@@ -273,7 +298,7 @@ def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) 
                 "the vault changed since this plan was made and forgetting now would remove "
                 "something else; nothing was written (run forget again to see the new plan)"
             )
-        return propose(current.changes(), commit_message(current, secret), current)
+        return propose(current.changes(), commit_message(current), current)
 
     written = locked_write(vault, proposal, on_wait=on_wait)
     commit = written.commit or history.CommitResult(None, "", "nothing to commit")

@@ -17,6 +17,7 @@ from cardvault.history.commits import (
     commit,
     commit_to_branch,
     head_of,
+    safe_message,
     signed,
     unstage,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "parse_status",
     "remote_url",
     "run_git",
+    "safe_message",
     "signed",
     "uncommitted",
     "unstage",

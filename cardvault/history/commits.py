@@ -53,12 +53,19 @@ def signed(message: str, agent: str | None) -> str:
 def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
     """Stage `paths` (all of the vault when None; deletions and renames included) and commit
     those alone (whatever else is staged stays staged, out of the commit), signed with the
-    vault's agent, if any."""
+    vault's agent, if any. The message passes the secret guard first (`safe_message`): history
+    is forever."""
+    message = safe_message(message)
     top = work_tree_of(vault.root)
     if top is None:
         return CommitResult(None, message, "not a git repository: change written, not committed")
     targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
-    _stage(top, targets)
+    try:
+        _stage(top, targets)
+    except GitError as exc:
+        if IGNORED_BY_GIT in exc.message:
+            return CommitResult(None, message, "written, not committed: git ignores the file")
+        raise
     staged = _staged(top)
     if not staged:
         return CommitResult(None, message, "nothing to commit")
@@ -76,9 +83,22 @@ def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> C
     if done.returncode != 0:
         if "nothing to commit" in done.stdout or "nothing added to commit" in done.stdout:
             return CommitResult(None, message, "nothing to commit")
-        detail = (done.stderr.strip() or done.stdout.strip())[-2000:]
-        raise GitError(f"git commit failed: {detail}", vault.root)
+        said = f"{done.stderr}\n{done.stdout}"
+        first = next((line.strip() for line in said.splitlines() if line.strip()), "")
+        raise GitError(f"git commit failed (exit {done.returncode}): {first}", vault.root)
     return CommitResult(head_of(top), message)
+
+
+#: What git says when a path to add is ignored by a .gitignore.
+IGNORED_BY_GIT = "ignored by one of your .gitignore files"
+
+
+def safe_message(message: str) -> str:
+    """A commit message with any secret redacted: every commit message passes here, whichever
+    service built it from whatever text (an entry title, a query, a card's topic)."""
+    from cardvault.guard import redact_text
+
+    return redact_text(message)
 
 
 def _no_identity(stderr: str) -> bool:
@@ -145,7 +165,9 @@ def commit_to_branch(
 
     The commit's parent is HEAD. The current branch, the index and the work tree are left
     exactly as they were (the tree is built in a temporary index file inside the git folder).
+    The message passes the secret guard, as in `commit`.
     """
+    message = safe_message(message)
     top, folder = work_tree_of(vault.root), git_dir(vault.root)
     if top is None or folder is None:
         return CommitResult(None, message, "not a git repository: nothing committed")

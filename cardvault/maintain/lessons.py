@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cardvault.maintain.clusters import constrained_clusters
-from cardvault.maintain.contradict import contradict
+from cardvault.maintain.contradict import claims, contradictions
 from cardvault.maintain.similarity import pairs_above
 from cardvault.vault.daily import LogEntry
 from cardvault.vault.links import link_key
@@ -105,13 +105,16 @@ def group_lessons(
     Lessons linked to different cards, or contradicting each other, never share a group.
     """
 
+    polar = [claims(lesson.text) for lesson in lessons]  # once each: `apart` runs per pair
+
     def apart(i: int, j: int) -> bool:
         left, right = lessons[i], lessons[j]
         if left.target and right.target and left.target != right.target:
             return True
-        return contradict(left.text, right.text) is not None
+        return bool(polar[i] and polar[j] and contradictions(polar[i], polar[j]))
 
     pairs = pairs_above(vectors, threshold) if len(lessons) > 1 else []
-    return [
-        [lessons[i] for i in group] for group in constrained_clusters(len(lessons), pairs, apart)
-    ]
+    targets = {lesson.target for lesson in lessons if lesson.target}
+    free = not any(polar) and len(targets) <= 1  # nothing can keep two apart: skip the checks
+    clusters = constrained_clusters(len(lessons), pairs, *([] if free else [apart]))
+    return [[lessons[i] for i in group] for group in clusters]

@@ -146,18 +146,40 @@ def _duplicates(
 def _screened(
     vault: Vault, item: ImportedCard, redact: bool, problems: list[Problem]
 ) -> ImportedCard | None:
-    """The card after the secret guard (redacted with `redact`), or None with a problem."""
+    """The card after the secret guard (redacted with `redact`), or None with a problem. Its
+    file name is screened too: a slug that is a key would put the key in git for good."""
     from cardvault.vault.card import parse_card
-    from cardvault.write.add import screen
+    from cardvault.write.add import screen_card
 
-    where = f"card {item.index} ({item.rel})"
+    where = f"card {item.index}"
     try:
-        text = screen(item.text, item.rel, redact)
-        card = parse_card(text, item.card.path) if text != item.text else item.card
+        rel = _screened_path(item.rel, redact)
+        where = f"card {item.index} ({rel})"
+        text = screen_card(item.text, rel, redact)
+        if text == item.text and rel == item.rel:
+            return item
+        card = parse_card(text, vault.root / rel)
     except CardvaultError as exc:
         problems.append(Problem(where, str(exc)))
         return None
-    return ImportedCard(item.index, item.rel, card)
+    return ImportedCard(item.index, rel, card)
+
+
+def _screened_path(rel: str, redact: bool) -> str:
+    """`rel`, or with --redact the same folder and a slug made of the redacted name."""
+    from cardvault import guard
+    from cardvault.errors import SecretFoundError
+    from cardvault.vault.slugs import slugify
+
+    folder, _, name = rel.rpartition("/")
+    found = guard.scan_text(rel)
+    random = [word for word in name.removesuffix(".md").split("-") if guard.looks_random(word)]
+    if not found and not random:
+        return rel
+    if not redact:
+        kind = found[0].kind if found else "a random token, like a key"
+        raise SecretFoundError(f"its file name holds a secret ({kind}); the value is not shown")
+    return f"{folder}/{slugify(name.removesuffix('.md'))}.md"
 
 
 def _nearest(

@@ -14,13 +14,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
-from cardvault.errors import UnsafePathError, VaultNotFoundError
+from cardvault.errors import CardvaultError, UnsafePathError, VaultNotFoundError
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.files import inside
 from cardvault.vault.root import ENV_VAR, locate_root
 
+CACHE_DIR = ".cardvault"
 LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: Lowercase words joined by hyphens, at most 100 characters (a file name has room for 255).
+SLUG_RE = re.compile(r"^(?=.{1,100}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class Vault:
     #: The agent this invocation writes as (`--agent`, $CARDVAULT_AGENT): commits carry an
     #: `Agent:` trailer and log entries an `Agent:` line (docs/scopes.md). None: anonymous.
     agent: str | None = None
+    #: What opening the vault healed (e.g. a `.cardvault` file where the cache folder goes);
+    #: front ends show these once.
+    notices: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def memory_dir(self) -> Path:
@@ -52,7 +57,7 @@ class Vault:
 
     @property
     def cache_dir(self) -> Path:
-        return self.root / ".cardvault"
+        return self.root / CACHE_DIR
 
     @property
     def memory_md(self) -> Path:
@@ -100,7 +105,27 @@ def open_vault_at(root: Path) -> Vault:
     root = root.resolve()
     if not (root / CONFIG_FILE).is_file():
         raise VaultNotFoundError(f"not a vault: no {CONFIG_FILE} (run `cardvault init`)", root)
-    return Vault(root=root, config=load_config(root / CONFIG_FILE))
+    config = load_config(root / CONFIG_FILE)
+    notice = heal_cache_dir(root / CACHE_DIR)
+    return Vault(root=root, config=config, notices=(notice,) if notice else ())
+
+
+def heal_cache_dir(path: Path) -> str | None:
+    """Make room for the cache folder at `path` (`.cardvault`): anything there that is not a
+    folder (a file, a broken symlink, a fifo) is removed, as the cache is cardvault's own and
+    disposable; a notice says so. A symlink to a folder is kept (a cache moved elsewhere)."""
+    if path.is_dir() or not (path.is_symlink() or path.exists()):
+        return None
+    what = "a symlink that leads to no folder" if path.is_symlink() else "not a folder"
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise CardvaultError(
+            f"{what}, and cannot be removed ({exc.strerror}); cardvault keeps its cache here: "
+            "remove it",
+            path,
+        ) from exc
+    return f"{path}: was {what}; removed it to make room for cardvault's cache folder"
 
 
 def find_vault(

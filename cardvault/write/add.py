@@ -48,6 +48,32 @@ def screen(text: str, where: Path | str, redact: bool, first_line: int = 1) -> s
     return text
 
 
+def screen_card(text: str, where: str, redact: bool) -> str:
+    """A card's text through the guard as a file, then value by value: YAML quoting hides a
+    value's shape (`topic: "password=\\"x\\""` reads as `password="x"`). A redacted value is
+    written back into its key's lines only."""
+    from cardvault.vault.card import parse_card, update_card_text
+
+    text = screen(text, where, redact)
+    card = parse_card(text, Path(where))
+    changes = {}
+    for key, value in card.meta.items():
+        clean = _screened_value(value, where, redact, card.key_line(key))
+        if clean != value:
+            changes[key] = clean
+    return update_card_text(text, changes, path=Path(where)) if changes else text
+
+
+def _screened_value(value: Any, where: str, redact: bool, line: int) -> Any:
+    if isinstance(value, str):
+        return screen(value, where, redact, line)
+    if isinstance(value, list):
+        return [_screened_value(item, where, redact, line) for item in value]
+    if isinstance(value, dict):
+        return {k: _screened_value(v, where, redact, line) for k, v in value.items()}
+    return value
+
+
 def taken_slugs(vault: Vault) -> set[str]:
     """Slugs of every card file, live or archived, in any sub-folder (a new card must not reuse
     any). Names only, read with one directory walk: this runs under the lock on every `new`."""
@@ -90,6 +116,7 @@ def add_card(
         raise ConfigError(f"unknown category '{category}' (allowed: {allowed})")
     if not body.strip():
         raise CardFormatError("a card needs a body (--body TEXT, or --body - to read stdin)")
+    topic, tags, body = screened_card_fields(topic, tags, body, redact)
     meta = {
         "topic": topic,
         "category": category,
@@ -99,7 +126,8 @@ def add_card(
     }
     if vault.agent:  # who learned it: promotion counts agents (docs/scopes.md)
         meta["learned_by"] = [vault.agent]
-    text = screen(render_card(meta, body), vault.rel(vault.card_path(slugify(topic))), redact)
+    text = render_card(meta, body)
+    screen(text, "the new card", redact=False)  # the fields are clean; so must their card be
 
     def plan() -> Proposal[str]:
         slug = unique_slug(slugify(topic), taken_slugs(vault))
@@ -119,6 +147,17 @@ def _budget_warnings(vault: Vault, path: Path, text: str) -> list[str]:
     budget = vault.config.card_token_budget
     return [f"{vault.rel(path)}: card is {tokens} tokens, over the budget of {budget}; "
             "consider splitting it"]  # fmt: skip
+
+
+def screened_card_fields(
+    topic: str, tags: Sequence[str], body: str, redact: bool
+) -> tuple[str, list[str], str]:
+    """A new card's topic, tags and body through the guard, before anything is made of them:
+    the slug and file name come from the topic, and a tag is lower-cased (which hides a key's
+    shape from the guard). A refusal names the field, never the file the topic would make."""
+    topic = " ".join(screen(topic, "TOPIC", redact).split())  # screened before it is flattened
+    tags = [screen(tag, "--tags", redact) for tag in tags]
+    return topic, tags, screen(body, "--body", redact)
 
 
 @dataclass(frozen=True)
@@ -145,13 +184,25 @@ def prepare_entry(
         raise CardFormatError("nothing to log: the entry text is empty")
     if vault.agent:
         body += f"\nAgent: {vault.agent}"
-    heading = (title or _title_from(body)).strip()
-    entry = format_entry(now.strftime("%H:%M"), heading, body)
     path = vault.log_path(now.date().isoformat())
     current = read_text(path).text if path.exists() else None
-    start_line = appended_log_text(current, now.date(), entry).count("\n") - entry.count("\n") + 1
-    screened = screen(entry, vault.rel(path), redact, first_line=start_line)
-    return Entry(now.date(), now.strftime("%H:%M"), heading, screened)
+    entry, heading = screened_entry(vault.rel(path), current, now, body, title, redact)
+    return Entry(now.date(), now.strftime("%H:%M"), heading, entry)
+
+
+def screened_entry(
+    where: str, current: str | None, now: dt.datetime, body: str, title: str | None, redact: bool
+) -> tuple[str, str]:
+    """The entry to append and its title, each screened before anything is derived from it: the
+    default title (the body's first line, cut to 60 characters) comes from the screened body, so
+    a cut never leaves half a secret the guard can no longer recognise. A refusal names the
+    log line the text would have had."""
+    heading_line = appended_log_text(current, now.date(), "-").count("\n") + 1
+    body = screen(body, where, redact, first_line=heading_line + 1)
+    given = screen(title or "", where, redact, heading_line)  # screened, then flattened:
+    given = " ".join(given.split())  # one line, so a title cannot start another entry
+    heading = given or _title_from(body)
+    return format_entry(now.strftime("%H:%M"), heading, body), heading
 
 
 def entry_change(vault: Vault, entry: Entry, reason: str = "") -> WriteFile:
