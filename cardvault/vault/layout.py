@@ -223,6 +223,34 @@ def _stat(entry: os.DirEntry[str], rel: str, kind: str) -> FileStat:
     return FileStat(rel, entry.path, kind, stat.st_mtime_ns, stat.st_size)
 
 
+def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
+    """The files among `rels` (vault-relative paths) that exist and are cards or logs: what
+    `walk` would list for them, without walking the vault (a file watcher's report)."""
+    found: dict[str, FileStat] = {}
+    kinds = (("card", "memory/cards/"), ("archived", "memory/archive/"))
+    for rel in rels:
+        kind = next((k for k, folder in kinds if rel.startswith(folder)), None)
+        if kind is None and rel.startswith("memory/") and LOG_NAME.match(rel[len("memory/") :]):
+            kind = "log"
+        if (
+            kind is None
+            or not rel.endswith(".md")
+            or any(p.startswith(".") for p in rel.split("/"))
+        ):
+            continue
+        path = vault.root / rel
+        try:
+            if path.is_symlink():
+                inside(vault.root, path)
+            if not path.is_file():
+                continue
+            stat = path.stat()
+        except (OSError, UnsafePathError):
+            continue
+        found[rel] = FileStat(rel, str(path), kind, stat.st_mtime_ns, stat.st_size)
+    return found
+
+
 def iter_card_paths(vault: Vault, archived: bool = False) -> Iterator[Path]:
     """Card files (sorted) under memory/cards or memory/archive, symlinks out of the vault
     skipped (`check` reports them)."""
