@@ -250,6 +250,8 @@ def _mentions(
         files.append((snapshot.memory.path, snapshot.memory.text))
     found = []
     for path, text in files:
+        if not needles.names_card(text):  # one search per file; lines only where it names one
+            continue
         for number, line in enumerate(text.splitlines(), start=1):
             if needles.names_card(line):
                 found.append(f"{snapshot.rel(path)}:{number}")
