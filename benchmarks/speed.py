@@ -145,13 +145,16 @@ def main() -> None:
 
 def passage_texts(root: Path) -> list[str]:
     """The texts the model reads for the vault's cards."""
-    from cardvault.search.documents import documents_of, list_sources
+    from cardvault.search.documents import card_documents, list_sources
+    from cardvault.vault.read import read_vault
 
     with open_vault(root) as handle:
+        sources = list_sources(handle.vault)
+        cards = read_vault(handle.vault).cards
         return [
             doc.embed_text
-            for source in list_sources(handle.vault).values()
-            for doc in documents_of(source, source.path.read_text("utf-8"), handle.vault)
+            for card in cards
+            for doc in card_documents(sources[handle.vault.rel(card.path)], card.card)
         ]
 
 

@@ -1,5 +1,5 @@
-"""`python -m cardvault` runs the CLI."""
+"""`python -m cardvault` runs the CLI (through the same fast path as the `cardvault` command)."""
 
-from cardvault.cli.app import main
+from cardvault.cli.entry import main
 
 main()

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         SyncReport,
     )
 
-__all__ = ["VaultHandle", "open_vault"]
+__all__ = ["LiveVault", "VaultHandle", "WarmHandles", "open_vault"]
 
 
 class VaultHandle:
@@ -104,6 +104,62 @@ class VaultHandle:
     def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
         """Bring the search index up to date (from scratch with `rebuild`); embeds in bulk."""
         return self.searcher.index(rebuild=rebuild, progress=progress)
+
+
+class LiveVault:
+    """A vault held by a long-lived process (`cardvault serve`, `cardvault mcp`): one warm
+    handle, opened afresh when cardvault.toml changes (another model, other categories or
+    budgets), so the process never answers with settings that are no longer the vault's."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._handle = VaultHandle(open_vault_at(root), watch=True)
+        self._stamp = _config_stamp(root)
+
+    @property
+    def handle(self) -> VaultHandle:
+        """The handle on the vault as its settings are now."""
+        stamp = _config_stamp(self.root)
+        if stamp != self._stamp:
+            self._handle.close()
+            self._handle = VaultHandle(open_vault_at(self.root), watch=True)
+            self._stamp = stamp
+        return self._handle
+
+    def close(self) -> None:
+        """Stop the handle's watcher and close its index."""
+        self._handle.close()
+
+
+class WarmHandles:
+    """The warm handles of a long-lived process: one `LiveVault` per vault it has searched (its
+    own, and the global vault a `--scope all` search reads too), each opened on first use."""
+
+    def __init__(self) -> None:
+        self._live: dict[Path, LiveVault] = {}
+
+    def handle(self, root: Path) -> VaultHandle:
+        """The warm handle on the vault at `root`."""
+        live = self._live.get(root)
+        if live is None:
+            live = self._live[root] = LiveVault(root)
+        return live.handle
+
+    def close(self) -> None:
+        """Close every handle (the process is ending)."""
+        for live in self._live.values():
+            live.close()
+        self._live.clear()
+
+
+def _config_stamp(root: Path) -> tuple[int, int, int] | None:
+    from cardvault.vault.config import CONFIG_FILE
+
+    try:
+        info = (root / CONFIG_FILE).stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def open_vault(path: str | Path | None = None, watch: bool = False) -> VaultHandle:

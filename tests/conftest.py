@@ -71,6 +71,28 @@ def sample_vault(tmp_path: Path) -> Iterator[Path]:
     yield root
 
 
+@pytest.fixture(scope="session")
+def indexed_sample_template(
+    tmp_path_factory: pytest.TempPathFactory, session_model_cache: Path
+) -> Path:
+    """The sample vault as a git repository, indexed with the real model once per run."""
+    from cardvault import history, open_vault
+    from cardvault.vault.layout import open_vault_at
+
+    root = tmp_path_factory.mktemp("indexed-sample") / "sample"
+    shutil.copytree(SAMPLE_VAULT, root)
+    history.init_repo(root)
+    history.commit(open_vault_at(root), "sample vault")
+    open_vault(root).index()
+    return root
+
+
+@pytest.fixture
+def indexed_sample(tmp_path: Path, indexed_sample_template: Path) -> Path:
+    """A copy of the indexed sample vault (git history, index and vectors) of its own."""
+    return Path(shutil.copytree(indexed_sample_template, tmp_path / "sample", symlinks=True))
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file's bytes under `root` (the .git folder and the cache excluded)."""
     files = {}

@@ -15,10 +15,10 @@ from cardvault.vault.card import (
     parse_card,
     render_card,
     replace_body,
-    schema_problems,
     update_card_text,
 )
 from cardvault.vault.config import DEFAULT_CATEGORIES
+from cardvault.vault.schema import schema_problems
 
 PATH = Path("memory/cards/x.md")
 

@@ -9,7 +9,6 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
-from cardvault.edits.lock import vault_lock
 from tests.maintain_support import (
     card,
     commit_all,
@@ -19,6 +18,7 @@ from tests.maintain_support import (
     run,
     snapshot,
 )
+from tests.writers_support import lock_held_elsewhere, set_lock_timeout
 
 pytestmark = pytest.mark.slow
 
@@ -108,10 +108,12 @@ def test_review_commits_on_a_branch_and_leaves_the_work_tree(vault) -> None:  # 
     assert f"{SLUG}.md" in merged
 
 
-def test_a_second_run_is_locked_out(vault) -> None:  # type: ignore[no-untyped-def]
-    with vault_lock(vault):
+def test_a_second_run_waits_then_gives_up_naming_the_holder(vault) -> None:  # type: ignore[no-untyped-def]
+    set_lock_timeout(vault.root, 0.5)
+    with lock_held_elsewhere(vault.root) as holder:
         result = cli(vault, "maintain", "--json")
-    assert result.exit_code == 1 and "another cardvault run" in result.output
+    assert result.exit_code == 1
+    assert "gave up after waiting 0.5 s" in result.output and f"pid {holder.pid}" in result.output
 
 
 def test_failure_between_writes_leaves_the_vault_as_it_was(vault) -> None:  # type: ignore[no-untyped-def]

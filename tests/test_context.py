@@ -266,8 +266,9 @@ def test_promoted_card_rules_join_agents_rules(tmp_path: Path) -> None:
 def test_broken_search_falls_back_and_still_packs(tmp_path: Path) -> None:
     root = tmp_path / "v"
     shutil.copytree(SAMPLE, root)
-    (root / ".cardvault").write_text("not a folder")  # the index cannot be opened at all
-    pack = build_context(open_vault_at(root), "tag a release", 1500, TODAY)
+    vault = open_vault_at(root)
+    (root / ".cardvault").write_text("not a folder")  # after opening: the index cannot be made
+    pack = build_context(vault, "tag a release", 1500, TODAY)
     assert pack.ranking == "none" and any("failed" in n for n in pack.notices)
     check_pack_invariants(pack, 1500)
     assert pack.included

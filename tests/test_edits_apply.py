@@ -137,3 +137,16 @@ def test_paths_outside_the_vault_are_refused(vault, tmp_path: Path) -> None:  # 
     with pytest.raises(CardvaultError):
         apply_changes(vault, [WriteFile(outside, "x\n", ABSENT, "escape")])
     assert not outside.exists()
+
+
+def test_a_path_leading_outside_the_vault_is_refused(vault, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from cardvault.errors import UnsafePathError
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (vault.root / "memory" / "cards" / "link").symlink_to(outside, target_is_directory=True)
+    before = snapshot(vault.root)
+    for path in (vault.root / "memory" / "cards" / "link" / "x.md", vault.root / ".." / "y.md"):
+        with pytest.raises(UnsafePathError):
+            apply_changes(vault, [WriteFile(path, "x\n", ABSENT, "escape")])
+    assert snapshot(vault.root) == before and list(outside.iterdir()) == []

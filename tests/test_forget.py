@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
-from cardvault.errors import ConcurrentEditError
+from cardvault.errors import CardvaultError
 from cardvault.forget.logs import Needles, cut_log
 from cardvault.forget.plan import apply_forget, plan_forget
 from cardvault.vault.card import parse_card
@@ -135,14 +135,26 @@ def test_forget_drops_files_from_the_search_index(sample_vault: Path) -> None:
     assert SLUG not in indexed_slugs()
 
 
-def test_a_log_edited_after_planning_aborts_without_writing(sample_vault: Path) -> None:
+def test_a_log_edited_after_planning_keeps_the_edit(sample_vault: Path) -> None:
     vault = open_vault_at(sample_vault)
     plan = plan_forget(vault, SLUG)
     assert plan.logs
     edited = plan.logs[0].file.path
     edited.write_text(edited.read_text(encoding="utf-8") + "\nhand edit\n", encoding="utf-8")
+    result = apply_forget(vault, plan)
+    assert result.commit.recorded
+    assert edited.read_text(encoding="utf-8").endswith("\nhand edit\n")
+    assert git(sample_vault, "log", "-2", "--format=%s").splitlines()[1] == "hand edits"
+
+
+def test_an_edit_that_widens_the_plan_aborts_without_writing(sample_vault: Path) -> None:
+    vault = open_vault_at(sample_vault)
+    plan = plan_forget(vault, SLUG)
+    edited = plan.logs[0].file.path
+    text = edited.read_text(encoding="utf-8") + f"\nsee also {SLUG}\n"
+    edited.write_text(text, encoding="utf-8")
     before = snapshot(sample_vault)
-    with pytest.raises(ConcurrentEditError):
+    with pytest.raises(CardvaultError, match="changed since this plan was made"):
         apply_forget(vault, plan)
     assert snapshot(sample_vault) == before
 
@@ -156,7 +168,7 @@ def test_a_secret_query_is_not_written_into_the_commit(sample_vault: Path) -> No
     assert TOKEN not in log.read_text(encoding="utf-8")
     assert "Other note." in log.read_text(encoding="utf-8")
     message = git(sample_vault, "log", "-1", "--format=%B")
-    assert TOKEN not in message and "looks like a secret" in message
+    assert TOKEN not in message and "query not shown: it may be a secret" in message
 
 
 def cut(text: str, query: str):

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from cardvault.edits.lock import vault_lock
-from cardvault.errors import LockedError
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import claims, conflicting_pairs, contradict
 from cardvault.maintain.text import (
@@ -18,7 +14,6 @@ from cardvault.maintain.text import (
     normalise,
     render_blocks,
 )
-from cardvault.vault.layout import Vault
 
 
 @pytest.mark.parametrize(
@@ -110,12 +105,3 @@ def test_clusters_never_join_items_kept_apart() -> None:
     groups = constrained_clusters(5, pairs, lambda i, j: (min(i, j), max(i, j)) in apart)
     assert groups == [[0, 1], [2], [3, 4]]
     assert constrained_clusters(3, []) == [[0], [1], [2]]
-
-
-def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
-    vault = Vault(tmp_path)
-    held = vault_lock(vault)
-    with held, pytest.raises(LockedError, match="another cardvault run"), vault_lock(vault):
-        pass
-    with vault_lock(vault):  # released: taken again
-        pass

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("torch", "sentence_transformers", "transformers", "onnxruntime", "sklearn", "scipy")
+HEAVY = ("torch", "sentence_transformers", "transformers", "onnxruntime", "sklearn", "scipy", "mcp")
 
 PROBE = """
 import json, sys
@@ -47,6 +47,8 @@ def loaded_heavy_modules(args: list[str], cwd: Path) -> list[str]:
         ["list", "--json"],
         ["check", "--json"],
         ["show", "startup-probe"],
+        ["serve", "--status"],
+        ["mcp", "--config", "codex"],
     ],
 )
 def test_light_commands_do_not_import_the_model_stack(vault_path: Path, args: list[str]) -> None:

@@ -201,3 +201,30 @@ def test_discovery_walks_up_and_honours_the_env_var(vault_path: Path, tmp_path: 
     )
     with pytest.raises(VaultNotFoundError):
         find_vault(env={}, cwd=tmp_path)
+
+
+def test_init_sets_up_the_merge_drivers_and_an_old_vault_gets_them(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    assert "merge=cardvault-log" in (root / ".gitattributes").read_text(encoding="utf-8")
+    config = subprocess.run(["git", "-C", str(root), "config", "--get-regexp", "merge"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "cardvault.sync.driver card %O %A %B %P" in config
+    (root / ".gitattributes").unlink()  # an older vault, without them
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qam", "old"], check=True)  # fmt: skip
+    assert cli(root, "log", "a note").exit_code == 0  # type: ignore[attr-defined]
+    assert git_log(root)[:2] == [
+        "log: 2026-03-19 14:30 a note",
+        "vault: merge cardvault's files with its git merge drivers",
+    ]
+
+
+def test_commits_use_the_configured_identity_and_never_a_guessed_one(vault_path: Path) -> None:
+    subprocess.run(["git", "-C", str(vault_path), "config", "user.name", "Ada"], check=True)
+    assert cli(vault_path, "log", "by Ada").exit_code == 0  # type: ignore[attr-defined]
+    author = subprocess.run(
+        ["git", "-C", str(vault_path), "log", "-1", "--format=%an <%ae>"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert author == "Ada <cardvault@localhost>"  # the name set, the missing email cardvault's

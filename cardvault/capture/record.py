@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardvault import history
 from cardvault.capture.run import Failure
+from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
 from cardvault.vault.daily import LogEntry, parse_log
-from cardvault.vault.files import read_text
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 
@@ -52,6 +52,7 @@ class Recorded:
     seen: int
     first: str | None  # ref of the first capture with this signature (None: this is it)
     commit: history.CommitResult
+    notes: list[str] = field(default_factory=list)  # what the write door had to do first
 
 
 @dataclass(frozen=True)
@@ -116,17 +117,28 @@ def entry_text(failure: Failure, seen: int, first: str | None) -> tuple[str, str
     return f"Command failed: {command}", body
 
 
-def record_failure(vault: Vault, failure: Failure, now: dt.datetime) -> Recorded:
-    """Append the capture's entry to today's log (secrets redacted) and commit it."""
-    from cardvault.write.add import append_log
+def record_failure(
+    vault: Vault, failure: Failure, now: dt.datetime, on_wait: OnWait | None = None
+) -> Recorded:
+    """Append the capture's entry to today's log (secrets redacted) and commit it. The earlier
+    captures are counted under the vault lock, so parallel captures count 1, 2, 3..."""
+    from cardvault.write.add import entry_change, prepare_entry
 
-    past = captures_of(vault, failure.signature)
-    first = past[0].ref if past else None
-    title, body = entry_text(failure, len(past) + 1, first)
-    result = append_log(vault, body, title, now, redact=True)
-    entries = parse_log(read_text(result.path).text, result.path, vault.config.signal_words)
-    ref = entries[-1].ref if entries else vault.rel(result.path)
-    return Recorded(result.path, ref, len(past) + 1, first, result.commit)
+    def plan() -> Proposal[tuple[int, str | None, str]]:
+        past = captures_of(vault, failure.signature)
+        first = past[0].ref if past else None
+        title, body = entry_text(failure, len(past) + 1, first)
+        entry = prepare_entry(vault, body, title, now, redact=True)
+        change = entry_change(vault, entry, f"captured {failure.signature}")
+        entries = parse_log(change.new_text, change.path, vault.config.signal_words)
+        ref = entries[-1].ref if entries else vault.rel(change.path)
+        return propose([change], entry.message, (len(past) + 1, first, ref))
+
+    written = locked_write(vault, plan, on_wait=on_wait)
+    seen, first, ref = written.value
+    path = vault.log_path(now.date().isoformat())
+    commit = written.commit or history.CommitResult(None, "", "nothing to commit")
+    return Recorded(path, ref, seen, first, commit, door_notes(written))
 
 
 def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix]:

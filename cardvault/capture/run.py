@@ -140,15 +140,21 @@ def _signals_to(proc: subprocess.Popen[bytes]) -> Iterator[None]:
 
 
 def describe_failure(run: RunResult) -> Failure:
-    """Category, signature and redacted texts of a failed run (loads the secret guard)."""
+    """Category, signature and redacted texts of a failed run (loads the secret guard).
+
+    The whole stderr is redacted before its tail and error line are taken (a key block cut by
+    the tail is no longer recognisable), and the command line both argument by argument (shell
+    quoting hides a quoted value's shape) and joined (`mysql ... -pX` needs the whole line).
+    """
     from cardvault.guard import redact_text
 
-    lines = failure.clean(run.stderr).splitlines()
-    tail = redact_text("\n".join(lines[-TAIL_LINES:]).strip("\n"))
-    error = redact_text(failure.error_line(run.stderr, run.exit_code, run.argv[0]))
+    stderr = redact_text(failure.clean(run.stderr))
+    lines = stderr.splitlines()
+    tail = "\n".join(lines[-TAIL_LINES:]).strip("\n")
+    error = failure.error_line(stderr, run.exit_code, run.argv[0])
     message = failure.normalise(error)
     return Failure(
-        command=redact_text(shlex.join(run.argv)),
+        command=redact_text(shlex.join(redact_text(arg) for arg in run.argv)),
         cwd=run.cwd,
         exit_code=run.exit_code,
         category=failure.categorize(error, run.stderr, run.exit_code),

@@ -6,10 +6,10 @@ catalog under the card's digest and works them out again only for cards that cha
 
 from __future__ import annotations
 
-from cardvault.vault.card import schema_problems
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.layout import SLUG_RE
 from cardvault.vault.read import CardFile
+from cardvault.vault.schema import schema_problems
 
 #: (line, severity, code, message): a finding without its path, as the catalog keeps it.
 Found = tuple[int, str, str, str]

@@ -87,7 +87,8 @@ def _log_links(snapshot: VaultSnapshot) -> list[Finding]:
             for slug in entry.card_links:
                 if link_key(slug) not in snapshot.names:
                     line = _line_of(log.file.text, f"card: {slug}", entry.line)
-                    message = f"→ card: {slug} names no card"
+                    shown = slug if len(slug) <= 80 else slug[:77] + "..."  # one line
+                    message = f"→ card: {shown} names no card"
                     found.append(
                         Finding(
                             snapshot.rel(log.file.path), line, "warning", "broken-link", message

@@ -26,12 +26,15 @@ from cardvault.cli import (
     init,
     log,
     maintain,
+    mcp,
     new,
     review,
     scope,
     search,
+    serve,
     show,
     stats,
+    sync,
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
@@ -47,7 +50,7 @@ app = typer.Typer(
         "daily logs, hybrid search and a maintenance pass. Every change is a git commit."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -85,8 +88,8 @@ def root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
-    """Keep the vault path for the command that runs."""
-    ctx.obj = {"vault": vault, "agent": agent}
+    """Keep the vault path and agent for the command that runs (beside what `serve` passes)."""
+    ctx.ensure_object(dict).update(vault=vault, agent=agent)
     if os.environ.get(DEBUG_VAR):
         import logging
 
@@ -109,10 +112,13 @@ app.command("export")(export.export)
 app.command("import")(import_.import_)
 app.command("context")(context.context)
 app.command("capture", **capture.CAPTURE_COMMAND)(capture.capture)
+app.command("serve")(serve.serve)
+app.command("mcp")(mcp.mcp)
 app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
 app.command("archive")(maintain.archive)
+app.command("sync")(sync.sync)
 app.command("hot")(agents.hot)
 app.command("agents")(agents.agents)
 app.command("scope")(scope.scope)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, vault_of
+from cardvault.cli.common import now, report_notes, vault_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.capture.record import KnownFix
@@ -68,12 +68,13 @@ def _capture_failure(ctx: typer.Context, run: RunResult) -> None:
         fixes = []
         render.warning(f"could not look up known fixes: {exc}")
     try:
-        recorded = record_failure(vault, failure, now())
+        recorded = record_failure(vault, failure, now(), on_wait=waiting_note)
     except Exception as exc:
         render.warning(
             f"failure not logged ({failure.category}, signature {failure.signature}): {exc}"
         )
     else:
+        report_notes(recorded.notes)
         again = f", seen {recorded.seen}×" if recorded.seen > 1 else ""
         render.note(
             f"cardvault: {failure.category} failure logged → {recorded.ref} "

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_commit, vault_of
+from cardvault.cli.common import report_commit, report_notes, vault_of, waiting_note
+
+if TYPE_CHECKING:
+    from cardvault.vault.layout import Vault
 
 
 def check(
@@ -47,19 +50,13 @@ def check(
         raise typer.Exit(1)
 
 
-def _apply_fixes(vault: object) -> None:
-    from cardvault import history
-    from cardvault.check.fixes import plan_fixes
-    from cardvault.edits.atomic import atomic_write
-    from cardvault.vault.layout import Vault
+def _apply_fixes(vault: Vault) -> None:
+    from cardvault.check.repair import apply_fixes
+    from cardvault.edits.door import door_notes
 
-    assert isinstance(vault, Vault)
-    fixes = plan_fixes(vault)
-    for fix in fixes:
-        atomic_write(fix.path, fix.text, fix.expected)
+    written = apply_fixes(vault, on_wait=waiting_note)
+    report_notes(door_notes(written))
+    for fix in written.value:
         render.note(f"fixed {vault.rel(fix.path)}: {fix.what}")
-    if fixes:
-        message = f"check: fix {len(fixes)} file(s)\n\n" + "\n".join(
-            f"{vault.rel(f.path)}: {f.what}" for f in fixes
-        )
-        report_commit(history.commit(vault, message, [f.path for f in fixes]))
+    if written.commit is not None:
+        report_commit(written.commit)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -13,6 +15,9 @@ from typer.core import TyperGroup
 from cardvault.errors import CardvaultError
 from cardvault.scopes.scope import InScope, Scope
 from cardvault.vault.layout import Vault, find_vault
+
+if TYPE_CHECKING:
+    from cardvault.search.engine import Searcher
 
 #: The card filters shared by `list` and `search`.
 CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
@@ -58,6 +63,10 @@ class CardvaultGroup(TyperGroup):
         except CardvaultError as exc:
             render.error(str(exc))
             raise typer.Exit(1) from exc
+        except OSError as exc:  # the disk, permissions, a name too long: one line, not a trace
+            where = f"{exc.filename}: " if exc.filename else ""
+            render.error(f"{where}{exc.strerror or exc}")
+            raise typer.Exit(1) from exc
 
 
 def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = False) -> Vault:
@@ -65,15 +74,35 @@ def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = Fal
     global vault, made on first use, with `to_global`), acting as the agent if one is named."""
     from dataclasses import replace
 
+    from cardvault.cli import render
+
     name = agent_of(ctx, agent)
     if to_global:
         from cardvault.scopes.home import ensure_global
 
-        return ensure_global(agent=name)
-    root = ctx.find_root()
-    explicit: Path | None = (root.obj or {}).get("vault")
-    vault = find_vault(explicit)
-    return replace(vault, agent=name) if name else vault
+        vault = ensure_global(agent=name)
+    else:
+        obj = ctx.find_root().obj or {}
+        explicit: Path | None = obj.get("vault") or obj.get("served")  # `cardvault serve`'s vault
+        found = find_vault(explicit)
+        vault = replace(found, agent=name) if name else found
+    for notice in vault.notices:  # what opening it healed (a `.cardvault` that was a file)
+        render.warning(notice)
+    return vault
+
+
+@contextlib.contextmanager
+def searchers(ctx: typer.Context) -> Iterator[Callable[[Vault], Searcher]]:
+    """The search service for each vault a command reads: inside `cardvault serve`, the warm one
+    (model loaded, vault watched); otherwise a fresh one, closed when the command ends."""
+    from cardvault.search.engine import Searcher
+
+    warm = (ctx.find_root().obj or {}).get("handles")
+    if warm is not None:
+        yield lambda vault: warm.handle(vault.root).searcher
+        return
+    with contextlib.ExitStack() as stack:
+        yield lambda vault: stack.enter_context(Searcher(vault))
 
 
 def agent_of(ctx: typer.Context, agent: str | None = None) -> str | None:
@@ -137,3 +166,18 @@ def report_subject(result: Any) -> None:
     from dataclasses import replace
 
     report_commit(replace(result, message=result.message.split("\n", 1)[0]))
+
+
+def waiting_note(holder: Any) -> None:
+    """Tell the user their write waits for another writer (the door's `on_wait`)."""
+    from cardvault.cli import render
+
+    render.note(f"waiting for another cardvault writer ({holder.describe()})…")
+
+
+def report_notes(notes: Any) -> None:
+    """Show what happened on the way in (an interrupted write finished, hand edits committed)."""
+    from cardvault.cli import render
+
+    for line in notes:
+        render.note(line)

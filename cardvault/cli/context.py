@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import AgentOption, ScopeOption, agent_of, now, scope_of
+from cardvault.cli.common import AgentOption, ScopeOption, agent_of, now, scope_of, searchers
 from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
@@ -71,8 +71,11 @@ def context(
     """
     from cardvault.scopes.context import Request, scoped_context
 
-    request = Request(task, budget, now().date(), agent_of(ctx, agent), archived)
-    pack = scoped_context(scope_of(ctx, scope), request)
+    with searchers(ctx) as searcher:
+        request = Request(
+            task, budget, now().date(), agent_of(ctx, agent), archived, searcher=searcher
+        )
+        pack = scoped_context(scope_of(ctx, scope), request)
     for notice in pack.notices:
         render.warning(notice)
     if fmt is PackFormat.json:

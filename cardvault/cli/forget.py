@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_subject, vault_of
+from cardvault.cli.common import report_subject, vault_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan
@@ -29,6 +29,14 @@ def forget(
         str, typer.Argument(help="A card's slug or alias, or words naming the topic.")
     ],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before removing.")] = False,
+    match_text: Annotated[
+        bool,
+        typer.Option(
+            "--match-text",
+            help="With --yes, also remove cards that only mention QUERY in their text (when no "
+            "card's slug, topic or tags match, the plan widens to card text).",
+        ),
+    ] = False,
     scope: Annotated[
         ForgetScope | None,
         typer.Option(
@@ -46,22 +54,33 @@ def forget(
     drops it.
 
     QUERY is matched as a slug or alias first, then as words in card topics, slugs and tags,
-    then as words in card bodies. Example: cardvault forget nginx-upload-size-limit
+    then as words in card bodies. The plan is always shown, and exactly what it names is
+    removed (a file changed since is refused). A plan that had to widen to card text is carried
+    out only after a yes at the prompt, or with --yes --match-text: a rerun after the topic's
+    cards are gone must not quietly take cards that merely mention it.
+    Example: cardvault forget nginx-upload-size-limit
     """
     from cardvault.errors import NotFoundError
-    from cardvault.forget.plan import apply_forget
+    from cardvault.forget.plan import apply_forget, shown_query
 
     plans = _plans(ctx, query, scope, yes)
     if not plans:
-        raise NotFoundError(f"nothing in the vault matches '{query.strip()}'")
+        raise NotFoundError(f"nothing in the vault matches {shown_query(query)}")
     for name, _, plan in plans:
         if len(plans) > 1 or name != "project":
             render.err_console().print(f"[bold underline]{render.escape(name)}[/]")
         _show_forget_plan(plan)
+    widened = sum(len(plan.cards) for _, _, plan in plans if plan.matched_by == "body")
     if not yes:
-        typer.confirm("Remove all of this?", abort=True, err=True)
+        _confirm()
+    elif widened and not match_text:
+        raise NotFoundError(
+            f"no card's slug, topic or tags match {shown_query(query)}; the {widened} card(s) "
+            "above only mention it in their text. Nothing removed: to remove them, run again "
+            "with --yes --match-text (or without --yes, and answer the prompt)"
+        )
     for name, vault, plan in plans:
-        result = apply_forget(vault, plan)
+        result = apply_forget(vault, plan, on_wait=waiting_note)
         where = "" if name == "project" else f" in {name}"
         render.success(
             f"forgot{where} {len(plan.cards)} card(s), {plan.log_lines} log line(s) in "
@@ -108,6 +127,9 @@ def _plans(
         seen = {v.root for _, v in vaults}
         vaults += [(key, v) for key, v in found if v.root not in seen]
     plans = [(name, vault, plan_forget(vault, query)) for name, vault in vaults]
+    for _, _, plan in plans:
+        for problem in plan.unreadable:
+            render.warning(f"not searched (unreadable): {problem}")
     return [(name, vault, plan) for name, vault, plan in plans if not plan.empty]
 
 
@@ -115,34 +137,64 @@ def _ask(query: str, home: Vault | None, yes: bool) -> ForgetScope:
     """The scope, asked when the global vault holds the topic too (project otherwise)."""
     import click
 
+    from cardvault.errors import CardvaultError
     from cardvault.forget.plan import plan_forget
 
     if yes or home is None or plan_forget(home, query).empty:
         return ForgetScope.project
-    answer = typer.prompt(
-        "The global vault has it too. Forget it in: project, global or everywhere?",
-        default="project",
-        type=click.Choice([s.value for s in ForgetScope]),
-        err=True,
-    )
+    try:
+        answer = typer.prompt(
+            "The global vault has it too. Forget it in: project, global or everywhere?",
+            default="project",
+            type=click.Choice([s.value for s in ForgetScope]),
+            err=True,
+        )
+    except typer.Abort as exc:  # EOF on stdin, or Ctrl-C
+        render.err_console().print()  # end the prompt's line
+        raise CardvaultError(
+            "no answer (stdin is closed): nothing removed; pass --scope to say where"
+        ) from exc
     return ForgetScope(answer)
 
 
+def _confirm() -> None:
+    """Ask before removing; no answer (stdin closed or not a terminal) removes nothing."""
+    from cardvault.errors import CardvaultError
+
+    try:
+        answer = typer.confirm("Remove all of this?", err=True)
+    except typer.Abort as exc:  # EOF on stdin, or Ctrl-C
+        render.err_console().print()  # end the prompt's line
+        raise CardvaultError(
+            "no answer (stdin is closed): nothing removed; pass --yes to remove without asking"
+        ) from exc
+    if not answer:
+        raise CardvaultError("cancelled: nothing removed")
+
+
 def _show_forget_plan(plan: ForgetPlan) -> None:
+    """The plan on stderr; quoted text is redacted (the query may be a leaked key, and the
+    lines that go are shown to an agent's transcript)."""
+    from cardvault.guard import redact_text
+
     out = render.err_console()
-    how = {"slug": "slug or alias", "topic": "topic, slug or tags", "body": "card text"}
+    how = {
+        "slug": "slug or alias",
+        "topic": "topic, slug or tags",
+        "body": "card text only: no card's slug, topic or tags match",
+    }
     if plan.cards:
         out.print(f"[bold]Cards[/] (matched by {how.get(plan.matched_by, plan.matched_by)}):")
         for card in plan.cards:
-            out.print(f"  [red]-[/] {card.rel}  {render.escape(card.card.topic)}")
+            out.print(f"  [red]-[/] {card.rel}  {render.escape(redact_text(card.card.topic))}")
     for cut in plan.logs:
         whole = f" (entries {', '.join(cut.entries)} whole)" if cut.entries else ""
         gone = " (the whole file)" if cut.new_text is None else whole
         out.print(f"[bold]{cut.rel}[/]{gone}:")
         for number, line in cut.removed_lines():
-            out.print(f"  [red]{number:>4}[/] {render.escape(line)}")
+            out.print(f"  [red]{number:>4}[/] {render.escape(redact_text(line))}")
     for rule in plan.rules:
-        out.print(f"[bold]AGENTS.md rule:[/] {render.escape(rule)}")
+        out.print(f"[bold]AGENTS.md rule:[/] {render.escape(redact_text(rule))}")
     if plan.memory is not None:
         out.print("[bold]MEMORY.md:[/] categories table regenerated without these cards")
     if plan.mentions:

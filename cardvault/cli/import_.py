@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_subject, vault_of
+from cardvault.cli.common import now, report_notes, report_subject, vault_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.history import CommitResult
@@ -44,18 +44,42 @@ def import_(
     export_file = read_export(load_export(file), vault)
     if export_file.problems and not partial:
         _refuse(file, export_file.problems, len(export_file.cards))
-    plan = plan_import(vault, export_file, now().date(), redact=redact)
+    today = now().date()
+    plan = plan_import(vault, export_file, today, redact=redact)
     if plan.problems and not partial:
         _refuse(file, plan.problems, len(plan.outcomes))
-    result = None if dry_run else apply_import(vault, plan, file.name)
+    commit = None
+    if not dry_run:
+        result = apply_import(
+            vault,
+            plan,
+            file.name,
+            replan=lambda: plan_import(vault, export_file, today, redact=redact),
+            on_wait=waiting_note,
+        )
+        report_notes(result.notes)
+        plan, commit = result.plan, result.commit
     if render.wants_json(json_out):
-        render.print_json(_import_json(plan, dry_run, result))
+        render.print_json(_import_json(plan, dry_run, commit))
     else:
         _show_import(plan, dry_run)
-    if result is not None:
-        report_subject(result)
+    if commit is not None:
+        report_subject(commit)
     elif not dry_run:
-        render.note("nothing to import: the vault already has all of it (no commit)")
+        _nothing_imported(file, plan)
+
+
+def _nothing_imported(file: Path, plan: ImportPlan) -> None:
+    """Say why an import wrote nothing: an error when no item of the file was valid."""
+    from cardvault.errors import CardvaultError
+
+    if plan.problems and not plan.outcomes and not plan.log_entries:
+        raise CardvaultError(
+            f"nothing imported: no item in {file.name} is valid ({len(plan.problems)} problem(s) "
+            "listed above)"
+        )
+    invalid = f"; {len(plan.problems)} invalid item(s) skipped" if plan.problems else ""
+    render.note(f"nothing to import: the vault already has every valid item{invalid} (no commit)")
 
 
 def _import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) -> dict[str, object]:

@@ -14,7 +14,9 @@ from cardvault.cli.common import (
     RedactOption,
     now,
     report_commit,
+    report_notes,
     vault_of,
+    waiting_note,
 )
 
 
@@ -36,7 +38,8 @@ def log(
 
     body = sys.stdin.read() if text == "-" else text
     vault = vault_of(ctx, agent, to_global)
-    result = append_log(vault, body, title, now(), redact=redact)
+    result = append_log(vault, body, title, now(), redact=redact, on_wait=waiting_note)
+    report_notes(result.notes)
     render.success(f"logged to {vault.rel(result.path)}")
     report_commit(result.commit)
 
@@ -52,6 +55,8 @@ def remember(
     from cardvault.write.add import append_log
 
     vault = vault_of(ctx, agent, to_global)
-    result = append_log(vault, f"Lesson: {text.strip()}", None, now(), redact=redact)
+    lesson = f"Lesson: {text.strip()}"
+    result = append_log(vault, lesson, None, now(), redact=redact, on_wait=waiting_note)
+    report_notes(result.notes)
     render.success(f"remembered in {vault.rel(result.path)}")
     report_commit(result.commit)

@@ -14,7 +14,9 @@ from cardvault.cli.common import (
     now,
     register_project,
     report_commit,
+    report_notes,
     vault_of,
+    waiting_note,
 )
 
 if TYPE_CHECKING:
@@ -78,10 +80,10 @@ def maintain(
     )
     as_json = render.wants_json(json_out)
     if as_json:
-        result = run_maintenance(vault, options)
+        result = run_maintenance(vault, options, on_wait=waiting_note)
     else:
         with render.IndexProgress() as progress:
-            result = run_maintenance(vault, options, progress)
+            result = run_maintenance(vault, options, progress, on_wait=waiting_note)
     if not dry_run:
         register_project(vault)
     judged = _judge(vault, result, dry_run or review)
@@ -312,6 +314,7 @@ def _hand_result(result: Any) -> None:
     for report in reports(list(result.changes)):
         render.warning(report.message)
     lines = reason_lines(list(result.changes))
+    report_notes(result.notes)
     if result.commit is None:
         render.success("nothing to change")
         return

@@ -14,7 +14,9 @@ from cardvault.cli.common import (
     RedactOption,
     now,
     report_commit,
+    report_notes,
     vault_of,
+    waiting_note,
 )
 
 
@@ -46,7 +48,10 @@ def new(
 
     text = sys.stdin.read() if body == "-" else body
     vault = vault_of(ctx, agent, to_global)
-    result = add_card(vault, topic, category, tags, text, now().date(), redact=redact)
+    result = add_card(
+        vault, topic, category, tags, text, now().date(), redact=redact, on_wait=waiting_note
+    )
+    report_notes(result.notes)
     for warning in result.warnings:
         render.warning(warning)
     if render.wants_json(json_out):

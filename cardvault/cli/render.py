@@ -45,13 +45,19 @@ def print_json(data: Any) -> None:
 
 
 def error(message: str) -> None:
-    """An error line on stderr."""
-    err_console().print(f"[bold red]error:[/] {escape(message)}")
+    """An error line on stderr, any secret in it redacted (errors quote what the user typed)."""
+    err_console().print(f"[bold red]error:[/] {escape(_redacted(message))}")
 
 
 def warning(message: str) -> None:
-    """A warning line on stderr."""
-    err_console().print(f"[yellow]warning:[/] {escape(message)}")
+    """A warning line on stderr, any secret in it redacted."""
+    err_console().print(f"[yellow]warning:[/] {escape(_redacted(message))}")
+
+
+def _redacted(message: str) -> str:
+    from cardvault.guard import redact_text
+
+    return redact_text(message)
 
 
 def note(message: str) -> None:

@@ -15,6 +15,7 @@ from cardvault.cli.common import (
     StatusOption,
     TagOption,
     scope_of,
+    searchers,
     vault_of,
 )
 from cardvault.scopes.scope import Scope
@@ -52,37 +53,31 @@ def search(
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from.
     """
-    from cardvault.api import VaultHandle
-    from cardvault.scopes.scope import merge_ranked
+    from cardvault.scopes.search import search_scope
 
-    per_vault = []
-    outcomes = []
-    for scoped in scope_of(ctx, scope).vaults:
-        with VaultHandle(scoped.vault) as handle:
-            outcome = handle.query(
-                query, k=k, mode=mode.value, category=category, tag=tag, status=status,
-                logs=logs, archived=archived,
-            )  # fmt: skip
-        for notice in outcome.notices:
-            render.warning(notice if scoped.name == "project" else f"{scoped.name}: {notice}")
-        per_vault.append((scoped.name, outcome.results))
-        outcomes.append((scoped.name, outcome))
-    hits = merge_ranked(per_vault, lambda hit: hit.score, k)
+    with searchers(ctx) as searcher:
+        found = search_scope(
+            scope_of(ctx, scope), searcher, query, k=k, mode=mode.value,
+            category=category, tag=tag, status=status, logs=logs, archived=archived,
+        )  # fmt: skip
+    for notice in found.notices:
+        render.warning(notice)
     if render.wants_json(json_out):
-        weights = {name: outcome.weights_json() for name, outcome in outcomes}
+        weights = {name: outcome.weights_json() for name, outcome in found.outcomes}
         render.print_json(
-            [{**hit.to_dict(), "vault": name, "weights": weights[name]} for name, hit in hits]
+            [{**hit.to_dict(), "vault": name, "weights": weights[name]} for name, hit in found.hits]
         )
         return
-    if not hits:
+    if not found.hits:
         render.note("no results")
         return
-    shown = "/".join(dict.fromkeys(outcome.mode for _, outcome in outcomes))
-    vaults = [name for name, _ in hits] if len(per_vault) > 1 else None
-    render.search_results([hit for _, hit in hits], f"{shown} search: {query}", vaults)
+    vaults = [name for name, _ in found.hits] if found.vaults > 1 else None
+    render.search_results(
+        [hit for _, hit in found.hits], f"{'/'.join(found.modes)} search: {query}", vaults
+    )
     if explain:
-        for name, outcome in outcomes:
-            render.search_explanation(outcome, name if len(outcomes) > 1 else None)
+        for name, outcome in found.outcomes:
+            render.search_explanation(outcome, name if found.vaults > 1 else None)
 
 
 def index(

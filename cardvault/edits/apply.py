@@ -1,11 +1,12 @@
-"""The one applier: carry out a list of file changes atomically, or leave every file as it was.
+"""The one applier: carry out a list of file changes all or nothing, even across a crash.
 
 `apply_changes` first composes the changes into one final operation per path (a card written by
 distill and rewritten by merge is written once, checked against the digest of the text on disk
 before either), then checks every file against its expected digest before writing anything,
-then writes. If any write fails, every file already touched is restored to its exact previous
-bytes (and mode), files it created are removed, and so are folders it created; the error is
-re-raised. Used by `maintain`, `forget` and `import`.
+journals the change (journal.py), and writes it in one batch (batch.py). If any write or the
+caller's commit fails, every file already touched is restored to its exact previous bytes (and
+mode), files it created are removed, and so are folders it created; the error is re-raised.
+Every writer reaches it through `door.locked_write`, which holds the vault lock around it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.edits.atomic import atomic_delete, atomic_write
+from cardvault.edits.batch import sweep_temp_files, write_steps
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
-from cardvault.errors import CardvaultError, ConcurrentEditError
-from cardvault.vault.files import ABSENT, FileText, current_digest, digest_text, inside, read_text
+from cardvault.edits.journal import Journal, Step, clear_journal, new_journal, write_journal
+from cardvault.errors import CardvaultError, ConcurrentEditError, UnsafePathError
+from cardvault.vault.files import ABSENT, FileText, current_digest, digest_text, read_text
 from cardvault.vault.layout import Vault
 
 #: Called with each path right after it was written or removed (tests inject failures here).
@@ -85,37 +87,58 @@ def apply_changes(
     changes: Iterable[Change],
     after_write: AfterWrite | None = None,
     finish: Callable[[list[Path]], object] | None = None,
+    message: str | None = None,
 ) -> list[Path]:
     """Write `changes` all or nothing; return the paths written or removed.
 
-    `finish(paths)` runs after the last write (the caller's git commit); if it raises, the files
-    are restored too.
+    The change is journaled first (journal.py), so a crash at any later moment is finished by
+    the next writing command, which commits it with `message` (left uncommitted when None).
+    `finish(paths)` runs after the last write (the caller's git commit); if it raises, the
+    files are restored too. Callers hold the vault lock: `door.locked_write` is the way in.
     """
     ops = compose(changes)
-    snapshots = [_snapshot(vault, op) for op in ops]
+    _check_inside(vault, ops)
+    snapshots = [_snapshot(op) for op in ops]
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
-    ordered = sorted(ops, key=lambda op: op.text is None)  # writes first, then removals
+    steps = [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
+    journal = new_journal(message, steps, agent=vault.agent)
+    write_journal(vault, journal)
+    paths = [op.path for op in ops]
     try:
-        for op in ordered:
-            if op.text is None:
-                atomic_delete(op.path, op.expected)
-            else:
-                atomic_write(op.path, op.text, op.expected)
-            if after_write is not None:
-                after_write(op.path)
+        write_steps(vault.root, journal.steps, journal.id, after_write)
         if finish is not None:
-            finish([op.path for op in ops])
+            finish(paths)
     except BaseException as exc:
-        _restore(snapshots, made_dirs)
+        _roll_back(vault, journal, snapshots, made_dirs)
         if isinstance(exc, CardvaultError) or not isinstance(exc, Exception):
             raise
         where = getattr(exc, "filename", None)
         raise ApplyError(f"write failed ({exc}); every file was restored as it was", where) from exc
-    return [op.path for op in ops]
+    clear_journal(vault)
+    return paths
 
 
-def _snapshot(vault: Vault, op: FinalOp) -> _Snapshot:
-    path = inside(vault.root, op.path)
+def _forward(vault: Vault, op: FinalOp, snap: _Snapshot) -> Step:
+    after = ABSENT if op.text is None else digest_text(op.text)
+    return Step(vault.rel(op.path), op.expected, after, op.text, snap.mode)
+
+
+def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
+    """Refuse any path that leads outside the vault (`..`, a symlink); each folder is resolved
+    once (an import writes thousands of files into one)."""
+    root = vault.root.resolve()
+    folders: dict[Path, Path] = {}
+    for op in ops:
+        folder = op.path.parent
+        if folder not in folders:
+            folders[folder] = Path(os.path.realpath(folder))
+        real = op.path.resolve() if op.path.is_symlink() else folders[folder] / op.path.name
+        if real != root and root not in real.parents:
+            raise UnsafePathError("path leads outside the vault", op.path)
+
+
+def _snapshot(op: FinalOp) -> _Snapshot:
+    path = op.path
     if op.expected == ABSENT:
         if path.exists() or path.is_symlink():
             raise ConcurrentEditError("was created since the plan was made; nothing written", path)
@@ -124,14 +147,6 @@ def _snapshot(vault: Vault, op: FinalOp) -> _Snapshot:
     if file is None or file.digest != op.expected:
         raise ConcurrentEditError("changed on disk since it was read; nothing written", op.path)
     return _Snapshot(op.path, file, op.path.stat().st_mode & 0o7777)
-
-
-def _digest_or_absent(path: Path) -> str:
-    """The file's digest; ABSENT also when a parent is not a folder (a failed write's target)."""
-    try:
-        return current_digest(path)
-    except (NotADirectoryError, IsADirectoryError):
-        return ABSENT
 
 
 def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
@@ -145,23 +160,41 @@ def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
     return sorted(missing, key=lambda p: len(p.parts), reverse=True)
 
 
-def _restore(snapshots: list[_Snapshot], made_dirs: list[Path]) -> None:
-    """Put every snapshotted file back to its exact bytes; remove what the run created."""
-    for snap in snapshots:
+def _roll_back(
+    vault: Vault, journal: Journal, snapshots: list[_Snapshot], made_dirs: list[Path]
+) -> None:
+    """Put every file back to its exact bytes and mode; remove what the run created. The undo
+    is journaled too, so a crash in the middle of it is finished by the next command."""
+    steps = []
+    for snap, step in zip(snapshots, journal.steps, strict=True):
         found = _digest_or_absent(snap.path)
-        if snap.file is None:
-            if found != ABSENT:
-                atomic_delete(snap.path, found)
+        old = ABSENT if snap.file is None else snap.file.digest
+        if found == old:
             continue
-        if found != snap.file.digest:
-            atomic_write(snap.path, snap.file.text, found)
-        if snap.mode is not None and snap.path.stat().st_mode & 0o7777 != snap.mode:
-            os.chmod(snap.path, snap.mode)
+        text = None if snap.file is None else snap.file.text
+        steps.append(Step(step.rel, found, old, text, snap.mode))
+    undo = new_journal(None, steps, rollback=True)
+    write_journal(vault, undo)
+    sweep_temp_files(vault.root, (s.rel for s in journal.steps), journal.id)
+    write_steps(vault.root, undo.steps, undo.id)
+    for snap in snapshots:
+        mode = snap.mode
+        if mode is not None and snap.path.exists() and snap.path.stat().st_mode & 0o7777 != mode:
+            os.chmod(snap.path, mode)
     for folder in made_dirs:
         try:
             folder.rmdir()
         except OSError:
             continue
+    clear_journal(vault)
+
+
+def _digest_or_absent(path: Path) -> str:
+    """The file's digest; ABSENT also when a parent is not a folder (a failed write's target)."""
+    try:
+        return current_digest(path)
+    except (NotADirectoryError, IsADirectoryError):
+        return ABSENT
 
 
 def final_texts(changes: Iterable[Change]) -> dict[Path, str | None]:

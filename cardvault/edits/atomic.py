@@ -1,4 +1,5 @@
-"""The one low-level writer: replace or remove a file atomically, refusing to clobber an edit.
+"""A single file replaced or removed atomically, refusing to clobber an edit (files outside the
+vault, such as `export`'s output; vault files are written by the door's batch writer).
 
 `atomic_write` writes a temporary file in the same folder, fsyncs it, and renames it over the
 target, so a reader sees the old file or the new one, never half of each. It takes the digest of
@@ -12,6 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from cardvault.edits.batch import fsync_folder
 from cardvault.errors import ConcurrentEditError
 from cardvault.vault.files import ABSENT, current_digest, digest_bytes
 
@@ -41,7 +43,7 @@ def atomic_write(path: Path, text: str, expected: str) -> str:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_folder(path.parent)
     return digest_bytes(data)
 
 
@@ -51,17 +53,4 @@ def atomic_delete(path: Path, expected: str) -> None:
     if found != expected:
         raise ConcurrentEditError("changed on disk since it was read; not removing", path)
     path.unlink()
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    fsync_folder(path.parent)

@@ -1,22 +1,48 @@
-"""The vault lock: one maintenance (or hand promote/archive) run at a time.
+"""The vault lock: one writer at a time; a second writer waits its turn instead of failing.
 
-`.cardvault/maintain.lock` is held with an exclusive, non-blocking `flock`, so the operating
-system releases it when the process ends, even after a crash: a stale lock never needs manual
-cleanup. The file holds the holder's pid for the error message. Where `fcntl` does not exist
-(Windows), an O_EXCL lock file is used instead and removed on exit.
+`.cardvault/write.lock` is held with an exclusive `flock`, an advisory lock the operating system
+releases when the holder's process ends, even after `kill -9`: a lock is never left behind and
+never needs cleaning up. A writer that finds the lock taken waits for it (the kernel wakes it
+when the holder lets go) for at most `[write] lock_timeout` seconds (cardvault.toml), then gives
+up with LockedError naming the holder. Readers never take the lock.
+
+The file holds the holder's pid, command and start time, for the waiting writer's messages.
+Where `fcntl` does not exist (Windows), an O_EXCL lock file is polled instead and removed on
+exit. Taking the lock again in a thread that holds it is a programming error (it would wait for
+itself) and raises at once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.errors import LockedError
+from cardvault.errors import CardvaultError, LockedError
 from cardvault.vault.layout import Vault
 
-LOCK_NAME = "maintain.lock"
+LOCK_NAME = "write.lock"
+#: After this many seconds of waiting, `on_wait` is told who holds the lock.
+NOTICE_AFTER = 1.0
+_held = threading.local()
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds the lock, as its file says."""
+
+    pid: str
+    command: str
+    since: float | None
+
+    def describe(self) -> str:
+        held = f", for {time.time() - self.since:.0f} s" if self.since else ""
+        return f"pid {self.pid}, `{self.command}`{held}"
 
 
 def lock_path(vault: Vault) -> Path:
@@ -25,45 +51,124 @@ def lock_path(vault: Vault) -> Path:
 
 
 @contextlib.contextmanager
-def vault_lock(vault: Vault) -> Iterator[Path]:
-    """Hold the vault's lock for the block; raise LockedError when another process has it."""
+def vault_lock(
+    vault: Vault,
+    timeout: float | None = None,
+    on_wait: Callable[[Holder], None] | None = None,
+) -> Iterator[Path]:
+    """Hold the vault's lock for the block, waiting up to `timeout` seconds (default: the
+    vault's `lock_timeout`) for another writer to finish; LockedError when it does not."""
     path = lock_path(vault)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    held: set[Path] = getattr(_held, "paths", set())
+    if path in held:
+        raise CardvaultError("internal error: this thread already holds the vault lock", path)
+    limit = vault.config.lock_timeout if timeout is None else timeout
     try:
-        import fcntl
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise CardvaultError(
+            f"cannot open the vault's lock file ({exc.strerror}); {vault.cache_dir.name}/ must "
+            "be a writable folder (cardvault keeps its caches and its write lock there)",
+            path,
+        ) from exc
+    try:
+        import fcntl  # noqa: F401
     except ImportError:  # pragma: no cover - Windows
-        with _exclusive_file(path):
+        os.close(fd)
+        with _exclusive_file(path.with_suffix(".excl"), limit):
             yield path
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    if not _acquire(fd, limit, on_wait, path):  # the waiting thread now owns `fd`
+        holder = read_holder(path)
+        raise LockedError(
+            f"another cardvault process ({holder.describe()}) is writing to this vault; gave "
+            f"up after waiting {limit:g} s (raise [write] lock_timeout in cardvault.toml to wait "
+            "longer)",
+            path,
+        )
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
-            raise LockedError(
-                f"another cardvault run (pid {holder}) is maintaining this vault; try again "
-                "when it has finished",
-                path,
-            ) from exc
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _write_holder(fd)
+        _held.paths = held | {path}
         try:
             yield path
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            _held.paths = getattr(_held, "paths", set()) - {path}
     finally:
-        os.close(fd)
+        os.close(fd)  # closing the file releases the flock
+
+
+def _acquire(fd: int, limit: float, on_wait: Callable[[Holder], None] | None, path: Path) -> bool:
+    """Take the flock on `fd`: at once if free, else wait for it in a helper thread (so the wait
+    can be bounded) and tell `on_wait` who holds it once the wait is noticeable. False when
+    `limit` passed first: the helper thread then owns `fd` and closes it when it gets the lock."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        pass
+    handoff = threading.Lock()
+    got = threading.Event()
+    state = {"gave_up": False}
+
+    def wait_for_it() -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with handoff:
+            if state["gave_up"]:
+                os.close(fd)  # too late: the caller is gone; let the next writer have it
+            else:
+                got.set()
+
+    threading.Thread(target=wait_for_it, name="cardvault-lock-wait", daemon=True).start()
+    deadline = time.monotonic() + limit
+    if on_wait is not None and not got.wait(min(NOTICE_AFTER, limit)):
+        on_wait(read_holder(path))
+    got.wait(max(0.0, deadline - time.monotonic()))
+    with handoff:
+        if got.is_set():
+            return True
+        state["gave_up"] = True
+        return False
+
+
+def _write_holder(fd: int) -> None:
+    command = " ".join(["cardvault", *sys.argv[1:3]]) if sys.argv else "cardvault"
+    record = f"{os.getpid()}\n{command}\n{time.time():.3f}\n".encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, record, 0)
+
+
+def read_holder(path: Path) -> Holder:
+    """The holder recorded in the lock file (fields are "?" when unreadable)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    pid = lines[0].strip() if lines else "?"
+    command = lines[1].strip() if len(lines) > 1 else "?"
+    try:
+        since: float | None = float(lines[2])
+    except (IndexError, ValueError):
+        since = None
+    return Holder(pid or "?", command or "?", since)
 
 
 @contextlib.contextmanager
-def _exclusive_file(path: Path) -> Iterator[None]:  # pragma: no cover - Windows
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError as exc:
-        raise LockedError(
-            f"another cardvault run holds the lock; delete {path} if none is running", path
-        ) from exc
+def _exclusive_file(path: Path, limit: float) -> Iterator[None]:  # pragma: no cover - Windows
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            break
+        except FileExistsError as exc:
+            if time.monotonic() >= deadline:
+                raise LockedError(
+                    f"another cardvault run holds the lock; delete {path} if none is running",
+                    path,
+                ) from exc
+            time.sleep(0.05)
     os.write(fd, f"{os.getpid()}\n".encode())
     os.close(fd)
     try:

@@ -11,7 +11,7 @@
   forgotten card.
 Other cards that still link to or name a forgotten card are listed, not edited.
 
-`apply_forget` writes the plan through the one applier (all or nothing), records one commit whose
+`apply_forget` writes the plan through the one door (all or nothing), records one commit whose
 message says the daily logs were rewritten (they are otherwise append-only), and drops the
 removed files from the search index. `git revert` of that commit restores every byte.
 """
@@ -25,6 +25,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, DeleteFile, WriteFile, reason_lines
+from cardvault.edits.door import OnWait, Proposal, locked_write, propose
 from cardvault.errors import CardvaultError
 from cardvault.forget.logs import LogCut, Needles, cut_logs
 from cardvault.vault.card import Card
@@ -35,6 +36,23 @@ from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.sections import get_section
 
 _WORD = re.compile(r"\w+")
+# Words, numbers, slugs: a piece mixing letters and digits is short (`k8s`, `x86-64`, `s3`).
+_PLAIN_WORD = re.compile(
+    r"(?:[A-Za-z]+|\d+|[a-z0-9]{1,6})(?:[-'._/][A-Za-z]+|-\d+|-[a-z0-9]{1,6})*"
+)
+
+
+def shown_query(query: str) -> str:
+    """A forget query as messages and the commit name it: quoted when it is plain words or a
+    slug, else a stand-in. Forgetting a leaked key or password is what forget is for, and a bare
+    password looks like nothing the guard knows, so only plain queries are shown."""
+    from cardvault import guard
+
+    query = query.strip()
+    plain = all(_PLAIN_WORD.fullmatch(word) for word in query.split())
+    if not plain or guard.scan_text(query):
+        return "(query not shown: it may be a secret)"
+    return f'"{query}"'
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,12 @@ class ForgetPlan:
     memory: WriteFile | None  # MEMORY.md's categories table without the forgotten cards
     mentions: tuple[str, ...]  # "path:line" of kept text that still names a forgotten card
     unlinked: tuple[WriteFile, ...] = ()  # kept cards whose [[links]] to them become plain text
+    unreadable: tuple[str, ...] = ()  # cards that could not be read, so were not searched
+
+    @property
+    def shown_query(self) -> str:
+        """The query as messages and the commit name it (`shown_query`)."""
+        return shown_query(self.query)
 
     @property
     def empty(self) -> bool:
@@ -142,6 +166,11 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
         memory=memory,
         mentions=tuple(_mentions(kept, unlinked, needles, snapshot, memory)),
         unlinked=tuple(unlinked),
+        unreadable=tuple(
+            str(p)
+            for p in snapshot.problems
+            if p.rel.startswith(("memory/cards/", "memory/archive/"))
+        ),
     )
 
 
@@ -221,17 +250,19 @@ def _mentions(
         files.append((snapshot.memory.path, snapshot.memory.text))
     found = []
     for path, text in files:
+        if not needles.names_card(text):  # one search per file; lines only where it names one
+            continue
         for number, line in enumerate(text.splitlines(), start=1):
             if needles.names_card(line):
                 found.append(f"{snapshot.rel(path)}:{number}")
     return found
 
 
-def commit_message(plan: ForgetPlan, secret_query: bool) -> str:
+def commit_message(plan: ForgetPlan) -> str:
     """Subject and body of the forget commit; it names places, never the removed text."""
-    what = "(a query that looks like a secret)" if secret_query else f'"{plan.query}"'
     subject = (
-        f"forget: {what}: {len(plan.cards)} card(s), {plan.log_lines} log line(s) removed; "
+        f"forget: {plan.shown_query}: {len(plan.cards)} card(s), {plan.log_lines} log line(s) "
+        "removed; "
         "daily logs rewritten"
     )
     body = [
@@ -243,20 +274,37 @@ def commit_message(plan: ForgetPlan, secret_query: bool) -> str:
     return "\n".join([subject, "", *body]) + "\n"
 
 
-def apply_forget(vault: Vault, plan: ForgetPlan) -> ForgetResult:
-    """Carry the plan out: one all-or-nothing write, one commit, then the index catches up."""
-    from cardvault import guard
-    from cardvault.edits.apply import apply_changes
+def removals(plan: ForgetPlan) -> tuple[object, ...]:
+    """What a plan takes out, by content (cards, each log's removed lines, rule lines, the cards
+    whose links it unlinks): two plans with the same removals forget the same thing, whatever
+    else changed in the files."""
+    logs = tuple((cut.rel, tuple(text for _, text in cut.removed_lines())) for cut in plan.logs)
+    unlinked = tuple(str(change.path) for change in plan.unlinked)
+    return (tuple(c.rel for c in plan.cards), logs, plan.rules, unlinked)
 
+
+def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) -> ForgetResult:
+    """Carry the plan out: one all-or-nothing write, one commit, then the index catches up.
+
+    Under the vault lock the plan is made again from the files as they are; it is carried out
+    when it removes exactly what `plan` (the one shown) removes, whatever else was written
+    meanwhile (an entry appended to a log is kept), and refused otherwise.
+    """
     if plan.empty:
-        raise CardvaultError(f"nothing in the vault matches '{plan.query}'")
-    from cardvault.edits.lock import vault_lock
+        raise CardvaultError(f"nothing in the vault matches {plan.shown_query}")
 
-    secret = bool(guard.scan_text(plan.query))
-    with vault_lock(vault):
-        paths = apply_changes(vault, plan.changes())
-        result = history.commit(vault, commit_message(plan, secret), paths)
-    return ForgetResult(plan, result, drop_from_index(vault))
+    def proposal() -> Proposal[ForgetPlan]:
+        current = plan_forget(vault, plan.query)
+        if removals(current) != removals(plan):
+            raise CardvaultError(
+                "the vault changed since this plan was made and forgetting now would remove "
+                "something else; nothing was written (run forget again to see the new plan)"
+            )
+        return propose(current.changes(), commit_message(current), current)
+
+    written = locked_write(vault, proposal, on_wait=on_wait)
+    commit = written.commit or history.CommitResult(None, "", "nothing to commit")
+    return ForgetResult(written.value, commit, drop_from_index(vault))
 
 
 def drop_from_index(vault: Vault) -> str | None:

@@ -89,6 +89,7 @@ def _is_random(value: str, plugin: Any, limit: float) -> bool:
 
 
 _FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+_AGE_RECIPIENT = re.compile(r"age1[02-9ac-hj-np-z]{58}")  # an age public key (bech32)
 _SLUG_PATH = re.compile(r"[a-z0-9]+(?:[-/_.][a-z0-9]+){3,}")
 
 
@@ -103,11 +104,13 @@ def _explained(line: str, start: int, end: int) -> bool:
         return True  # lowercase words joined by hyphens or slashes: a slug, not a key
     if line.startswith(("...", "…"), end) or _EXPLAINED_BEFORE.search(before):
         return True
-    if re.match(r"sha\d+-", line[start:end], re.I):
+    if re.match(r"sha\d+-", value, re.I) or _AGE_RECIPIENT.fullmatch(value):
         return True
     url = before[max(before.rfind(" "), before.rfind("("), before.rfind('"')) + 1 :]
     if "://" in url and not _CREDENTIAL_QUERY.search(before):
         return True
     assignment = ASSIGNMENT.search(before)
-    label = words(assignment.group(1) if assignment else before[-20:])[-1:]
-    return label in (["id"], ["ids"], ["name"], ["uuid"])  # `client_id: X`, `--job-id X`
+    label = words(assignment.group(1) if assignment else before[-20:])
+    if label[-2:] in (["public", "key"], ["pub", "key"], ["public", "keys"]):
+        return True  # `public key: age1...`: published on purpose
+    return label[-1:] in (["id"], ["ids"], ["name"], ["uuid"])  # `client_id: X`, `--job-id X`

@@ -18,13 +18,17 @@ api_key apikey auth_key authkey service_key servicekey account_key accountkey db
 database_key databasekey priv_key privkey private_key privatekey client_key clientkey db_pass
 dbpass database_pass databasepass key_pass keypass password passwd pwd secret contraseña
 contrasena passphrase passcode
+npm_ hvs. hvb. hvr. dckr_ hf_ gocspx- shpat_ shpca_ shppa_ shpss_ _v1_ dp. pmak- glsa_ glc_ xapp-
+sntr dapi atatt3 lin_api_ age-secret-key- q~ nrak- pul- sbp_ gsk_ r8_ pplx- cloudant softlayer ibm
+mysql mariadb curl sshpass login redis-cli mongo ldap sqlcmd bcp osql smbclient pass: keytool
+htpasswd sudo
 """
 FRAGMENTS = (*_FRAGMENT_TEXT.split(), "private key")
 # Shapes: AWS key id, sk- keys, SendGrid, Twilio, Discord, Telegram, Mailchimp, URL password.
 _SHAPES = re.compile(
     r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}|sk-[\w-]{20}|SG\.[\w-]{22}\."
     r"|(?:AC|SK)[a-z0-9]{32}|[MNO][\w-]{23,25}\.[\w-]{6}\.|\d{8,10}:[\w-]{35}|-us\d"
-    r"|://[^\s/@]+@"
+    r"|://[^\s/@]+@|(?:AKC|AP[\dA-F])[a-zA-Z0-9]{8,}"
 )
 _HINT = re.compile(r"key|token|secret|pass|pwd|cred|auth|bearer|session|cookie|priv")
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cardvault.guard.commands import command_spans
 from cardvault.guard.entropy import entropy_spans
 from cardvault.guard.finding import Span
 from cardvault.guard.gate import might_hold_secret
@@ -31,7 +32,7 @@ def line_spans(line: str, kit: Kit, taken: list[tuple[int, int]]) -> list[Span]:
         context = low if low == 0 else line.find(" ", low, start) + 1 or start
         piece = line[context:end]
         if might_hold_secret(piece):
-            found = [*pattern_spans(piece, kit), *keyword_spans(piece, kit)]
+            found = [*pattern_spans(piece, kit), *command_spans(piece), *keyword_spans(piece, kit)]
             found += entropy_spans(piece, kit)
             spans += [(context + s, context + e, k) for s, e, k in found if context + s >= start]
     mask = bytearray(len(line))

@@ -41,6 +41,11 @@ _PLUGINS = (  # (module in detect_secrets.plugins, class, kind), most specific f
     ("mailchimp", "MailchimpDetector", "Mailchimp key"),
     ("square_oauth", "SquareOAuthDetector", "Square OAuth secret"),
     ("azure_storage_key", "AzureStorageKeyDetector", "Azure storage key"),
+    ("artifactory", "ArtifactoryDetector", "Artifactory token"),
+    ("cloudant", "CloudantDetector", "Cloudant key"),
+    ("ibm_cloud_iam", "IbmCloudIamDetector", "IBM Cloud IAM key"),
+    ("ibm_cos_hmac", "IbmCosHmacDetector", "IBM COS HMAC secret"),
+    ("softlayer", "SoftlayerDetector", "SoftLayer key"),
     ("basic_auth", "BasicAuthDetector", "password in URL"),
 )
 

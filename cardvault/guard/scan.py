@@ -56,3 +56,25 @@ def _regions(findings: list[SecretFinding], lines: list[str]) -> dict[int, list[
             end = found.end if number == last else len(lines[number - 1])
             regions.setdefault(number, []).append((start, end))
     return regions
+
+
+def secrets_added(before: str, after: str) -> list[SecretFinding]:
+    """The findings of `after` whose text `before` does not already hold: what a rewrite of
+    `before` into `after` would add (a card that already quotes a key is not blamed again)."""
+    old = _values(before, scan_text(before))
+    lines = after.split("\n")
+    return [f for f in scan_text(after) if _value(lines, f) not in old]
+
+
+def _values(text: str, findings: list[SecretFinding]) -> set[str]:
+    lines = text.split("\n")
+    return {_value(lines, found) for found in findings}
+
+
+def _value(lines: list[str], found: SecretFinding) -> str:
+    """The text a finding covers (lines joined by newlines for a multi-line key block)."""
+    last = found.end_line or found.line
+    if last == found.line:
+        return lines[found.line - 1][found.start : found.end]
+    middle = lines[found.line : last - 1]
+    return "\n".join([lines[found.line - 1][found.start :], *middle, lines[last - 1][: found.end]])

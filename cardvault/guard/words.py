@@ -41,3 +41,20 @@ def looks_like_identifier(value: str) -> bool:
     snake_case = re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value) is not None
     long_runs = sum(map(len, runs)) >= 3 * len(runs)
     return sum(run.isdigit() for run in runs) <= 2 and (snake_case or long_runs)
+
+
+def looks_random(token: str) -> bool:
+    """A bare token that can only be a key, an id or a digest: 16+ letters and digits, mixing
+    both, random enough, with no words in it. A value with no context around it (a file name)
+    cannot be recognised any other way; what passes here is at least no name for anything.
+    """
+    import math
+    from collections import Counter
+
+    if len(token) < 16 or not token.isascii() or not token.isalnum():
+        return False
+    if token.isalpha() or token.isdigit():
+        return False
+    counts = Counter(token.lower())
+    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+    return entropy >= 3.0 and not looks_like_identifier(token)

@@ -170,17 +170,25 @@ def _shared_tags(members: dict[str, list[str]]) -> tuple[SharedTags, ...]:
 def _connections(
     nodes: tuple[Node, ...], links: tuple[Link, ...], members: dict[str, list[str]]
 ) -> dict[str, int]:
-    """Distinct cards each card reaches by a link (either way) or a shared tag."""
-    linked: dict[str, set[str]] = defaultdict(set)
+    """Distinct cards each card reaches by a link (either way) or a shared tag.
+
+    Sets of cards are bit masks over the cards' positions (Python ints): a union is one OR
+    and a count one `bit_count`, where set unions cost a tenth of a second at 10,000 cards."""
+    bit = {node.slug: 1 << position for position, node in enumerate(nodes)}
+    linked: dict[str, int] = defaultdict(int)
     for link in links:
-        linked[link.source].add(link.target)
-        linked[link.target].add(link.source)
-    groups = {tag: set(group) for tag, group in members.items()}
+        linked[link.source] |= bit[link.target]
+        linked[link.target] |= bit[link.source]
+    groups: dict[str, int] = defaultdict(int)
+    for tag, group in members.items():
+        for slug in group:
+            groups[tag] |= bit[slug]
     counts = {}
     for node in nodes:
-        near = linked[node.slug].union(*(groups[tag] for tag in node.tags))
-        near.discard(node.slug)
-        counts[node.slug] = len(near)
+        near = linked[node.slug]
+        for tag in node.tags:
+            near |= groups[tag]
+        counts[node.slug] = (near & ~bit[node.slug]).bit_count()
     return counts
 
 

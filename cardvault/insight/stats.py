@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from cardvault import history
@@ -78,8 +78,13 @@ class VaultStats:
         return tuple(s for s in self.card_sizes if s.tokens > self.card_token_budget)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for `--json` (sizes as a list, derived totals included)."""
-        data = asdict(self)
+        """Plain data for `--json` (sizes as a list, derived totals included). Built field by
+        field: `dataclasses.asdict` deep-copies 10,000 card sizes (a quarter of the command)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["card_sizes"] = [vars(size) for size in self.card_sizes]
+        data["logs"] = asdict(self.logs)
+        data["index"] = asdict(self.index)
+        data["last_maintenance"] = asdict(self.last_maintenance) if self.last_maintenance else None
         data["total_tokens"] = self.total_tokens
         data["over_budget"] = [s.slug for s in self.over_budget]
         data["index"]["fresh"] = self.index.fresh

@@ -1,21 +1,20 @@
 """The steps a person runs on one card: `promote SLUG`, `demote SLUG`, `archive SLUG`.
 
 Each reads the vault (no model needed), plans the card's change plus the AGENTS.md rules
-section and the MEMORY.md table it affects, applies them through the one applier under the
-vault lock, and records one commit.
+section and the MEMORY.md table it affects under the vault lock, and writes them through the one
+door (edits/door.py) in one commit.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.apply import apply_changes, compose
 from cardvault.edits.changes import Change, reason_lines
-from cardvault.edits.lock import vault_lock
+from cardvault.edits.door import Proposal, door_notes, locked_write, propose
 from cardvault.maintain import memory_index
 from cardvault.maintain.archive import archive_by_hand
 from cardvault.maintain.promote import demote_by_hand, promote_by_hand
@@ -30,6 +29,7 @@ class HandResult:
     changes: tuple[Change, ...]
     written: tuple[Path, ...]
     commit: history.CommitResult | None
+    notes: list[str] = field(default_factory=list)  # what the write door had to do first
 
 
 def promote_card(vault: Vault, slug: str, today: dt.date, rule: str | None = None) -> HandResult:
@@ -50,17 +50,12 @@ def archive_card(vault: Vault, slug: str, today: dt.date) -> HandResult:
 def _run(
     vault: Vault, today: dt.date, subject: str, plan: Callable[[VaultState], list[Change]]
 ) -> HandResult:
-    with vault_lock(vault):
+    def proposal() -> Proposal[None]:
         state = load_state(vault, today)
         changes = plan(state)
         changes += memory_index.step(state.after(changes), vault.config)
-        if not compose(changes):
-            return HandResult(tuple(changes), (), None)
         message = subject + "\n\n" + "\n".join(reason_lines(changes)) + "\n"
-        commits: list[history.CommitResult] = []
-        written = apply_changes(
-            vault,
-            changes,
-            finish=lambda paths: commits.append(history.commit(vault, message, paths)),
-        )
-        return HandResult(tuple(changes), tuple(written), commits[0] if commits else None)
+        return propose(changes, message, None)
+
+    written = locked_write(vault, proposal)
+    return HandResult(written.changes, written.paths, written.commit, door_notes(written))

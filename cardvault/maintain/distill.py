@@ -208,11 +208,13 @@ def _guarded(
     cfg: VaultConfig,
     target: CardFile | None,
 ) -> list[Change]:
-    """The write for `text`, unless the added text holds a secret; plus an over-budget flag."""
+    """The write for `text`, unless it adds a secret (in the added text, or in a topic or rule
+    taken from an entry's title or lines); plus an over-budget flag."""
     from cardvault import guard
 
     rel = state.vault.rel(path)
-    if any(guard.scan_text(paragraph) for paragraph in added):
+    before = target.file.text if target is not None else ""
+    if any(guard.scan_text(paragraph) for paragraph in added) or guard.secrets_added(before, text):
         message = f"{_labels(group)}: looks like it holds a secret; not copied into {rel}"
         return [Report("skipped", message, (path,), (), STEP)]
     slug = path.stem

@@ -95,8 +95,13 @@ def demotion(card: CardFile, today: dt.date) -> WriteFile:
 
 
 def one_line(text: str) -> str:
-    """`text` on one line, trimmed to RULE_LIMIT characters."""
-    flat = " ".join(text.split())
+    """`text` on one line, trimmed to RULE_LIMIT characters, without managed-section markers
+    (a rule line sits inside one) and with any secret redacted (AGENTS.md is loaded by every
+    agent and committed)."""
+    from cardvault.guard import redact_text
+    from cardvault.vault.sections import without_markers
+
+    flat = " ".join(redact_text(without_markers(text)).split())
     return flat if len(flat) <= RULE_LIMIT else flat[: RULE_LIMIT - 1].rstrip() + "…"
 
 

@@ -1,12 +1,16 @@
 """One maintenance run as a service: lock, safety checks, plan, then dry-run, review or apply.
 
-- The vault's lock is held for the whole run; a second run fails at once with LockedError.
+- A run that writes goes through the one door (edits/door.py): the vault lock is held from the
+  read to the commit, and a writer that comes meanwhile waits for it. A dry run only reads and
+  never waits.
 - Uncommitted changes in the vault stop a run (DirtyVaultError) unless `commit_pending`, which
   first commits them as their own "hand edits" commit, so the maintenance commit holds
   maintenance alone. A dry run reads the work tree as it is and writes nothing.
 - A plan with no file change makes no commit. Otherwise the applier writes everything
-  atomically and one git commit records it; if the writes or the commit fail, every file is
-  restored. `review` writes no file: it commits the same tree on a new branch.
+  all or nothing (journaled, so even a killed run is finished by the next command) and one git
+  commit records it; if the writes or the commit fail, every file is restored. `review` writes
+  no file: it commits the same tree on a new branch. The search index is refreshed after the
+  lock is released.
 Never prints: progress goes to the callback, the outcome comes back as a RunResult.
 """
 
@@ -15,13 +19,13 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from cardvault import history
-from cardvault.edits.apply import AfterWrite, apply_changes, check_unchanged, final_texts
-from cardvault.edits.lock import vault_lock
+from cardvault.edits.apply import AfterWrite
+from cardvault.edits.door import OnWait, Proposal, locked_write, propose
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
@@ -96,41 +100,89 @@ def run_maintenance(
     progress: Progress | None = None,
     embedder: Any = None,
     after_write: AfterWrite | None = None,
+    on_wait: OnWait | None = None,
 ) -> RunResult:
     """Plan and carry out one maintenance run (see the module docstring)."""
     only = check_steps(options.only)
-    with vault_lock(vault):
+    needs_model = any(name in NEEDS_MODEL for name in (only or ORDER))
+    embeddings = Embeddings(vault, embedder, progress) if needs_model else None
+    if options.dry_run:  # reads only: never waits for the lock
+        dirty = tuple(history.uncommitted(vault))
+        return _planned(vault, options, only, progress, embeddings, dirty, None)
+    if embeddings is not None:  # the slow part, before taking the lock: writers need not wait
+        _warm(embeddings)
+    branch = None
+    if options.review:
+        if not history.is_repo(vault.root):
+            raise CardvaultError("--review needs the vault to be a git repository", vault.root)
+        branch = f"{BRANCH_PREFIX}{options.now:%Y%m%d-%H%M%S}"
+
+    planned_at: list[float] = []
+
+    def plan() -> Proposal[RunResult]:
         dirty = tuple(history.uncommitted(vault))
         pending = _settle_pending(vault, options, dirty)
-        timings: dict[str, float] = {}
-        start = time.perf_counter()
-        needs_model = any(name in NEEDS_MODEL for name in (only or ORDER))
-        embeddings = Embeddings(vault, embedder, progress) if needs_model else None
-        state = load_state(vault, options.now.date(), embeddings, options.since)
-        timings["read"] = time.perf_counter() - start
-        try:
-            plan = make_plan(state, vault.config, only, progress)
-        except ModelUnavailableError as exc:
-            raise CardvaultError(
-                f"{exc.message}; the steps that need no model still run with "
-                "--only promote,archive,index",
-                exc.path,
-            ) from exc
-        for outcome in plan.steps:
-            timings[outcome.name] = outcome.seconds
-            if outcome.model_seconds:
-                timings[f"{outcome.name}: model"] = outcome.model_seconds
-        if embeddings is not None:
-            timings["index sync"] = embeddings.index_seconds
-            timings["embedding"] = embeddings.embed_seconds
-        computed = embeddings.computed if embeddings else 0
-        notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
-        result = RunResult(
-            plan, pending=pending, timings=timings, embedded=computed, dirty=dirty, notices=notices
-        )
-        if options.dry_run or plan.empty:
-            return result
-        return _carry_out(vault, plan, options, result, after_write)
+        result = _planned(vault, options, only, progress, embeddings, dirty, pending)
+        message = "" if result.plan.empty else result.plan.commit_message()
+        planned_at.append(time.perf_counter())
+        return propose(result.plan.changes, message, result)
+
+    written = locked_write(vault, plan, branch=branch, after_write=after_write, on_wait=on_wait)
+    result = written.value
+    if written.commit is None:
+        return result
+    label = "commit" if branch else "write + commit"
+    timings = {**result.timings, label: time.perf_counter() - planned_at[-1]}
+    result = replace(
+        result, written=written.paths, commit=written.commit, branch=branch, timings=timings
+    )
+    return result if branch else _refresh_index(result)
+
+
+def _planned(
+    vault: Vault,
+    options: RunOptions,
+    only: tuple[str, ...] | None,
+    progress: Progress | None,
+    embeddings: Embeddings | None,
+    dirty: tuple[str, ...],
+    pending: history.CommitResult | None,
+) -> RunResult:
+    """Read the vault and plan the run (no write)."""
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    state = load_state(vault, options.now.date(), embeddings, options.since)
+    timings["read"] = time.perf_counter() - start
+    try:
+        plan = make_plan(state, vault.config, only, progress)
+    except ModelUnavailableError as exc:
+        raise CardvaultError(
+            f"{exc.message}; the steps that need no model still run with "
+            "--only promote,archive,index",
+            exc.path,
+        ) from exc
+    for outcome in plan.steps:
+        timings[outcome.name] = outcome.seconds
+        if outcome.model_seconds:
+            timings[f"{outcome.name}: model"] = outcome.model_seconds
+    if embeddings is not None:
+        timings["index sync"] = embeddings.index_seconds
+        timings["embedding"] = embeddings.embed_seconds
+    computed = embeddings.computed if embeddings else 0
+    notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
+    return RunResult(
+        plan, pending=pending, timings=timings, embedded=computed, dirty=dirty, notices=notices
+    )
+
+
+def _warm(embeddings: Embeddings) -> None:
+    """Bring the search index up to date and read its vectors (the model loads if a card needs
+    embedding). Vectors are keyed by content digest, so the plan made under the lock uses those
+    of unchanged cards and embeds only what changed meanwhile."""
+    try:
+        embeddings.vectors([])
+    except ModelUnavailableError:
+        return  # the plan reports it, under the lock, with its advice
 
 
 def _settle_pending(
@@ -149,36 +201,16 @@ def _settle_pending(
     )
 
 
-def _carry_out(
-    vault: Vault, plan: Plan, options: RunOptions, result: RunResult, after_write: AfterWrite | None
-) -> RunResult:
-    from dataclasses import replace
+def _refresh_index(result: RunResult) -> RunResult:
+    """Bring the search index up to date after the write (outside the lock: it is a cache; if
+    this fails, the next search catches up by itself)."""
+    import contextlib
+    import sqlite3
 
-    message = plan.commit_message()
+    embeddings = result.plan.before.embeddings
+    if embeddings is None or embeddings.pending_preload:
+        return result
     start = time.perf_counter()
-    if options.review:
-        if not history.is_repo(vault.root):
-            raise CardvaultError("--review needs the vault to be a git repository", vault.root)
-        check_unchanged(plan.changes)
-        branch = f"{BRANCH_PREFIX}{options.now:%Y%m%d-%H%M%S}"
-        commit = history.commit_to_branch(vault, branch, message, final_texts(plan.changes))
-        timings = {**result.timings, "commit": time.perf_counter() - start}
-        return replace(result, commit=commit, branch=branch, timings=timings)
-    commits: list[history.CommitResult] = []
-
-    def record(paths: list[Path]) -> None:
-        commits.append(history.commit(vault, message, paths))
-
-    written = apply_changes(vault, plan.changes, after_write, finish=record)
-    timings = {**result.timings, "write + commit": time.perf_counter() - start}
-    embeddings = plan.before.embeddings
-    if embeddings is not None and not embeddings.pending_preload:
-        import contextlib
-        import sqlite3
-
-        start = time.perf_counter()
-        # a cache: if this fails, the next search brings it up to date itself
-        with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
-            embeddings.refresh_index()
-        timings["index refresh"] = time.perf_counter() - start
-    return replace(result, written=tuple(written), commit=commits[0], timings=timings)
+    with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
+        embeddings.refresh_index()
+    return replace(result, timings={**result.timings, "index refresh": time.perf_counter() - start})

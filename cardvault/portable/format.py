@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardvault.errors import CardFormatError, CardvaultError
-from cardvault.vault.card import Card, parse_card, schema_problems
-from cardvault.vault.files import read_text
+from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
+from cardvault.vault.card import Card, parse_card
+from cardvault.vault.files import inside, text_problem
 from cardvault.vault.layout import LOG_NAME, Vault
 from cardvault.vault.read import read_vault
+from cardvault.vault.schema import schema_problems
 
 FORMAT = "cardvault-export"
 VERSION = 1
@@ -101,7 +102,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}" if self.where else self.message
+        """The problem as shown and as --json lists it; an item's text may hold a secret."""
+        from cardvault.guard import redact_text
+
+        return redact_text(f"{self.where}: {self.message}" if self.where else self.message)
 
 
 @dataclass(frozen=True)
@@ -136,13 +140,36 @@ class ExportFile:
     problems: tuple[Problem, ...]
 
 
+#: The largest export file read (~50,000 cards); a 10,000-card export is about 16-25 MB.
+MAX_EXPORT_BYTES = 128_000_000
+#: The longest rule line accepted (a promoted rule is at most 200 characters).
+MAX_RULE_CHARS = 1000
+
+
 def load_export(path: Path) -> Any:
-    """The JSON in `path`; a file that is not JSON is an error naming its line."""
-    text = read_text(path).text
+    """The JSON in `path`; a file that is not JSON, or too big or deep to read, is an error
+    naming its line."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CardFormatError(f"cannot read the export: {exc.strerror}", path) from exc
+    if size > MAX_EXPORT_BYTES:
+        limit = f"{MAX_EXPORT_BYTES:,}"
+        raise CardFormatError(f"export is {size:,} bytes, over the {limit}-byte limit", path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CardFormatError(f"not JSON: {exc.msg}", path, exc.lineno) from exc
+    except RecursionError as exc:
+        raise CardFormatError("not an export: JSON nested too deeply", path) from exc
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise CardFormatError(f"not an export: {exc}", path) from exc
 
 
 def read_export(data: Any, vault: Vault) -> ExportFile:
@@ -152,12 +179,7 @@ def read_export(data: Any, vault: Vault) -> ExportFile:
     problems = _header_problems(data)
     cards = _items(data, "cards", problems)
     valid_cards = [c for i, item in enumerate(cards, 1) if (c := _card(i, item, vault, problems))]
-    raw_rules = data.get("rules", [])
-    rules: list[str] = []
-    if not isinstance(raw_rules, list) or not all(isinstance(r, str) for r in raw_rules):
-        problems.append(Problem("rules", "must be a list of text lines"))
-    else:
-        rules = [r for r in raw_rules if r.strip()]
+    rules = _rules(data.get("rules", []), problems)
     logs = _items(data, "logs", problems, required=False)
     valid_logs = [g for i, item in enumerate(logs, 1) if (g := _log(i, item, problems))]
     return ExportFile(tuple(valid_cards), tuple(rules), tuple(valid_logs), tuple(problems))
@@ -175,6 +197,30 @@ def _header_problems(data: dict[str, Any]) -> list[Problem]:
             )
         )
     return problems
+
+
+def _rules(raw: Any, problems: list[Problem]) -> list[str]:
+    """The rule lines that can go into AGENTS.md's managed section as they are: text on one
+    line, without a cardvault marker (either would rewrite the section's bounds)."""
+    if not isinstance(raw, list):
+        problems.append(Problem("rules", "must be a list of text lines"))
+        return []
+    from cardvault.vault.sections import without_markers
+
+    rules = []
+    for number, rule in enumerate(raw, start=1):
+        where = f"rule {number}"
+        if not isinstance(rule, str):
+            problems.append(Problem(where, "must be text"))
+        elif len(rule.strip().splitlines()) > 1:
+            problems.append(Problem(where, "must be one line"))
+        elif without_markers(rule) != rule:
+            problems.append(Problem(where, "holds a cardvault section marker"))
+        elif len(rule) > MAX_RULE_CHARS or text_problem(rule) is not None:
+            problems.append(Problem(where, f"must be text of at most {MAX_RULE_CHARS} characters"))
+        elif rule.strip():
+            rules.append(rule.strip())
+    return rules
 
 
 def _items(
@@ -196,15 +242,18 @@ def _card(index: int, item: Any, vault: Vault, problems: list[Problem]) -> Impor
         return None
     rel = item.get("path")
     if isinstance(rel, str):
-        where = f"card {index} ({rel})"
+        where = f"card {index} ({_shown(rel)})"
     text = item.get("text")
     if not isinstance(text, str):
         problems.append(Problem(where, "missing 'text' (the card file's exact text)"))
         return None
-    if not isinstance(rel, str) or not CARD_PATH.match(rel):
+    if not isinstance(rel, str) or not CARD_PATH.match(rel) or not _stays_inside(vault, rel):
         problems.append(
             Problem(where, "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md")
         )
+        return None
+    if (problem := text_problem(text)) is not None:
+        problems.append(Problem(where, _at_line(*problem)))
         return None
     try:
         card = parse_card(text, vault.root / rel)
@@ -224,7 +273,7 @@ def _log(index: int, item: Any, problems: list[Problem]) -> ImportedLog | None:
     rel = item.get("path") if isinstance(item, dict) else None
     text = item.get("text") if isinstance(item, dict) else None
     if isinstance(rel, str):
-        where = f"log {index} ({rel})"
+        where = f"log {index} ({_shown(rel)})"
     if not isinstance(rel, str) or not rel.startswith("memory/") or not LOG_NAME.match(rel[7:]):
         problems.append(Problem(where, "'path' must be memory/YYYY-MM-DD.md"))
         return None
@@ -236,4 +285,27 @@ def _log(index: int, item: Any, problems: list[Problem]) -> ImportedLog | None:
     if not isinstance(text, str):
         problems.append(Problem(where, "missing 'text'"))
         return None
+    if (problem := text_problem(text)) is not None:
+        problems.append(Problem(where, _at_line(*problem)))
+        return None
     return ImportedLog(index, rel, text)
+
+
+def _shown(value: str) -> str:
+    """A path from the file as a message shows it: escaped when it holds control characters,
+    cut when long."""
+    text = value if value.isprintable() else repr(value)[1:-1]
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
+def _at_line(message: str, line: int | None) -> str:
+    return f"line {line}: {message}" if line else message
+
+
+def _stays_inside(vault: Vault, rel: str) -> bool:
+    """Whether `rel` resolves inside the vault (no folder on the way is a symlink leading out)."""
+    try:
+        inside(vault.root, Path(rel))
+    except UnsafePathError:
+        return False
+    return True

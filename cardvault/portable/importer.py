@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.errors import CardvaultError
+from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
@@ -38,6 +38,9 @@ from cardvault.vault.rules import SECTION, Rule, parse_rules, rebuilt_section
 from cardvault.vault.sections import get_section, set_section
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from cardvault.edits.door import OnWait, Proposal
     from cardvault.maintain.similarity import Embeddings
 
 STEP = "import"
@@ -143,18 +146,40 @@ def _duplicates(
 def _screened(
     vault: Vault, item: ImportedCard, redact: bool, problems: list[Problem]
 ) -> ImportedCard | None:
-    """The card after the secret guard (redacted with `redact`), or None with a problem."""
+    """The card after the secret guard (redacted with `redact`), or None with a problem. Its
+    file name is screened too: a slug that is a key would put the key in git for good."""
     from cardvault.vault.card import parse_card
-    from cardvault.write.add import screen
+    from cardvault.write.add import screen_card
 
-    where = f"card {item.index} ({item.rel})"
+    where = f"card {item.index}"
     try:
-        text = screen(item.text, item.rel, redact)
-        card = parse_card(text, item.card.path) if text != item.text else item.card
+        rel = _screened_path(item.rel, redact)
+        where = f"card {item.index} ({rel})"
+        text = screen_card(item.text, rel, redact)
+        if text == item.text and rel == item.rel:
+            return item
+        card = parse_card(text, vault.root / rel)
     except CardvaultError as exc:
         problems.append(Problem(where, str(exc)))
         return None
-    return ImportedCard(item.index, item.rel, card)
+    return ImportedCard(item.index, rel, card)
+
+
+def _screened_path(rel: str, redact: bool) -> str:
+    """`rel`, or with --redact the same folder and a slug made of the redacted name."""
+    from cardvault import guard
+    from cardvault.errors import SecretFoundError
+    from cardvault.vault.slugs import slugify
+
+    folder, _, name = rel.rpartition("/")
+    found = guard.scan_text(rel)
+    random = [word for word in name.removesuffix(".md").split("-") if guard.looks_random(word)]
+    if not found and not random:
+        return rel
+    if not redact:
+        kind = found[0].kind if found else "a random token, like a key"
+        raise SecretFoundError(f"its file name holds a secret ({kind}); the value is not shown")
+    return f"{folder}/{slugify(name.removesuffix('.md'))}.md"
 
 
 def _nearest(
@@ -283,14 +308,41 @@ def commit_message(plan: ImportPlan, source: str) -> str:
     return f"import: {plan.summary()} from {source}\n\n" + "\n".join(body) + "\n"
 
 
-def apply_import(vault: Vault, plan: ImportPlan, source: str) -> history.CommitResult | None:
-    """Write the plan all or nothing and record one commit; None when nothing changes."""
-    from cardvault.edits.apply import apply_changes
-    from cardvault.edits.changes import file_changes
-    from cardvault.edits.lock import vault_lock
+@dataclass(frozen=True)
+class ImportResult:
+    """The plan that was carried out, its commit (None: nothing to write), and what the write
+    door had to do first."""
 
-    if not file_changes(list(plan.changes)):
-        return None
-    with vault_lock(vault):
-        paths = apply_changes(vault, plan.changes)
-        return history.commit(vault, commit_message(plan, source), paths)
+    plan: ImportPlan
+    commit: history.CommitResult | None
+    notes: tuple[str, ...] = ()
+
+
+def apply_import(
+    vault: Vault,
+    plan: ImportPlan,
+    source: str,
+    replan: Callable[[], ImportPlan] | None = None,
+    on_wait: OnWait | None = None,
+) -> ImportResult:
+    """Write the plan all or nothing through the one door and record one commit.
+
+    When a file the plan read has changed by the time the vault lock is held (another writer
+    appended to a log), `replan` makes the plan again from the vault as it is; without it the
+    import stops with ConcurrentEditError and writes nothing.
+    """
+    from cardvault.edits.apply import check_unchanged
+    from cardvault.edits.door import door_notes, locked_write, propose
+
+    def proposal() -> Proposal[ImportPlan]:
+        current = plan
+        try:
+            check_unchanged(current.changes)
+        except ConcurrentEditError:
+            if replan is None:
+                raise
+            current = replan()
+        return propose(current.changes, commit_message(current, source), current)
+
+    written = locked_write(vault, proposal, on_wait=on_wait)
+    return ImportResult(written.value, written.commit, tuple(door_notes(written)))

@@ -1,9 +1,10 @@
 """The review queue as a service: list the pending decisions, accept or reject them.
 
 A plain function API (the CLI and the MCP server call the same functions): `pending` reads the
-queue (no model, no lock); `answer` settles items under the vault lock, records each answer in
-`memory/review.jsonl`, carries it out through the one applier (review/act.py), lets promotion
-and the MEMORY.md index follow, and records one commit. An answer names members by their
+queue (no model, no lock); `answer` settles items through the one write door (edits/door.py:
+the vault lock, the plan made under it, all-or-nothing writes), records each answer in
+`memory/review.jsonl`, carries it out (review/act.py), lets promotion and the MEMORY.md index
+follow, and records one commit. An answer names members by their
 1-based position in the item, as `review` lists them.
 """
 
@@ -16,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cardvault import history
-from cardvault.edits.apply import apply_changes, compose
 from cardvault.edits.changes import Change, reason_lines
-from cardvault.edits.lock import vault_lock
+from cardvault.edits.door import Proposal, locked_write, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index, promote
 from cardvault.maintain.asking import LABELS, new_item, queue_changes, settle_changes
@@ -94,27 +94,25 @@ def answer(
     by: str = PERSON,
     embedder: Any = None,
 ) -> ReviewResult:
-    """Settle every answered item in one commit (see the module docstring)."""
+    """Settle every answered item in one commit, through the one write door (the vault lock,
+    recovery, the plan made under the lock, all-or-nothing writes, one commit)."""
     if not answers:
         raise CardvaultError("name at least one review item")
-    with vault_lock(vault):
-        state = load_state(vault, now.date(), Embeddings(vault, embedder, use_index=False))
+    embeddings = Embeddings(vault, embedder, use_index=False)
+
+    def plan() -> Proposal[tuple[tuple[ReviewItem, ...], int]]:
+        state = load_state(vault, now.date(), embeddings)
         found = find_items(state.review_items, [a.id for a in answers])
-        settled = [_settle(item, a, now.date(), by) for item, a in zip(found, answers, strict=True)]
+        settled = tuple(
+            _settle(item, a, now.date(), by) for item, a in zip(found, answers, strict=True)
+        )
         changes = plan_answers(state, settled)
-        if not compose(changes):
-            return ReviewResult(tuple(settled), tuple(changes), (), None, _left(state, changes))
         message = _subject(settled) + "\n\n" + "\n".join(reason_lines(changes)) + "\n"
-        commits: list[history.CommitResult] = []
-        written = apply_changes(
-            vault,
-            changes,
-            finish=lambda paths: commits.append(history.commit(vault, message, paths)),
-        )
-        commit = commits[0] if commits else None
-        return ReviewResult(
-            tuple(settled), tuple(changes), tuple(written), commit, _left(state, changes)
-        )
+        return propose(changes, message, (settled, _left(state, changes)))
+
+    written = locked_write(vault, plan)
+    settled, left = written.value
+    return ReviewResult(settled, written.changes, written.paths, written.commit, left)
 
 
 def plan_answers(state: VaultState, settled: Sequence[ReviewItem]) -> list[Change]:

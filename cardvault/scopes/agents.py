@@ -2,7 +2,7 @@
 
 An agent is named by `--agent NAME` or $CARDVAULT_AGENT (lowercase letters, digits, `-`, `_`).
 A write made as an agent carries it: the commit gets an `Agent: NAME` trailer, a log entry an
-`Agent: NAME` line, a new card `learned_by: [NAME]` (history.py, write/add.py).
+`Agent: NAME` line, a new card `learned_by: [NAME]` (history/commits.py, write/add.py).
 
 Each agent has a hot memory, `memory/agents/NAME.md`: short fragments, noise allowed, loaded in
 every `context --agent NAME` and in no other agent's. `add_fragment` appends one

@@ -20,6 +20,7 @@ the whole inside the budget; `--explain` shows each item's tier and vault.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from cardvault.context.build import (
@@ -37,6 +38,7 @@ from cardvault.context.build import (
 )
 from cardvault.context.pack import Item, pack
 from cardvault.scopes.scope import GLOBAL, PROJECT, InScope
+from cardvault.search.engine import Searcher
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 
@@ -51,6 +53,8 @@ class Request:
     agent: str | None = None
     archived: bool = False
     mode: str = "hybrid"
+    #: The search service for a vault (a long-lived process passes its warm ones); None: new.
+    searcher: Callable[[Vault], Searcher] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class Side:
 def scoped_context(scope: InScope, request: Request) -> ContextPack:
     """Read each vault in scope, search each for the task, and pack (see the module docstring)."""
     task = request.task.strip() if request.task and request.task.strip() else None
-    sides = [_side(s.name, s.vault, task, request.mode) for s in scope.vaults]
+    sides = [_side(s.name, s.vault, task, request) for s in scope.vaults]
     if not sides:
         return _empty(request, task, scope.notices)
     budget = sides[0].snapshot.vault.config.context_token_budget
@@ -202,12 +206,13 @@ def _origin_key(side: Side) -> str | None:
     return context_key(side.snapshot.vault.root)
 
 
-def _side(name: str, vault: Vault, task: str | None, mode: str) -> Side:
+def _side(name: str, vault: Vault, task: str | None, request: Request) -> Side:
     snapshot = read_vault(vault)
     sources = sources_of(snapshot)
     if name == GLOBAL:
         sources = replace(sources, problems=tuple(f"global vault: {p}" for p in sources.problems))
-    relevance = search_relevance(vault, task, mode) if task else None
+    searcher = request.searcher(vault) if request.searcher else None
+    relevance = search_relevance(vault, task, request.mode, searcher) if task else None
     return Side(name, snapshot, sources, relevance)
 
 

@@ -1,42 +1,24 @@
 """What the index stores for each vault file: cards and archived cards (one document each) and
 daily logs (one document per `## HH:MM — Title` entry).
 
-`list_sources` walks the vault with `os.scandir` and returns each Markdown file's stat, without
-reading it: an unchanged file (same size and mtime) is never opened, so a no-op sync of 10,000
-cards costs only the stat calls.
+Which files exist comes from the vault's one walker (`vault.layout.walk`), stat-ed but not read:
+an unchanged file (same size and mtime) is never opened, so a no-op sync of 10,000 cards costs
+only the stat calls. Changed files are parsed by the one read path (`vault.read.read_files`, so
+the catalog learns them too); this module only turns a parsed card or log into documents.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import NamedTuple
 
-from cardvault.errors import CardvaultError, UnsafePathError
-from cardvault.vault.card import parse_card
-from cardvault.vault.files import inside
-from cardvault.vault.layout import LOG_NAME, Vault
+from cardvault.vault.card import Card
+from cardvault.vault.daily import LogEntry
+from cardvault.vault.layout import FileStat, Vault, files_at, walk
 
-
-class SourceFile(NamedTuple):
-    """A Markdown file the index covers: its path relative to the vault, kind and stat.
-
-    A NamedTuple, not a frozen dataclass: 10,000 of them are built on every search.
-    """
-
-    rel: str
-    abspath: str
-    kind: str  # "card", "archived" or "log"
-    mtime_ns: int
-    size: int
-
-    @property
-    def path(self) -> Path:
-        """The file's absolute path."""
-        return Path(self.abspath)
+#: A file the index covers: the read path's stat of it (relative path, kind, mtime, size).
+SourceFile = FileStat
 
 
 @dataclass(frozen=True)
@@ -77,114 +59,35 @@ def text_key(text: str) -> str:
 
 
 def list_sources(vault: Vault) -> dict[str, SourceFile]:
-    """Every card, archived card and daily log of the vault, by relative path.
-
-    Plain strings rather than Path objects here: at 10,000 files, pathlib's parsing cost more
-    than the stat calls themselves.
-    """
-    prefix = len(str(vault.root)) + 1
-    found: dict[str, SourceFile] = {}
-    for kind, folder in (("card", vault.cards_dir), ("archived", vault.archive_dir)):
-        for entry in _walk_markdown(str(folder), vault.root):
-            found[_posix(entry.path[prefix:])] = _source(entry, prefix, kind)
-    if vault.memory_dir.is_dir():
-        for entry in os.scandir(vault.memory_dir):
-            if LOG_NAME.match(entry.name) and entry.is_file():
-                found[_posix(entry.path[prefix:])] = _source(entry, prefix, "log")
-    return found
+    """Every card, archived card and daily log of the vault, by relative path (the vault's one
+    walker: stat-ed, not read)."""
+    return walk(vault).files
 
 
 def sources_at(vault: Vault, rels: set[str]) -> dict[str, SourceFile]:
-    """The files among `rels` (vault-relative paths) that exist and the index covers: what
-    `list_sources` would list for them, without walking the vault."""
-    found: dict[str, SourceFile] = {}
-    folders = (
-        ("card", _posix(os.path.relpath(vault.cards_dir, vault.root)) + "/"),
-        ("archived", _posix(os.path.relpath(vault.archive_dir, vault.root)) + "/"),
-    )
-    memory = _posix(os.path.relpath(vault.memory_dir, vault.root)) + "/"
-    for rel in rels:
-        kind = next((k for k, folder in folders if rel.startswith(folder)), None)
-        name = rel.rsplit("/", 1)[-1]
-        if kind is None and rel.startswith(memory) and "/" not in rel[len(memory) :]:
-            kind = "log" if LOG_NAME.match(name) else None
-        parts = rel.split("/")
-        if kind is None or not rel.endswith(".md") or any(p.startswith(".") for p in parts):
-            continue
-        path = vault.root / rel
-        try:
-            if path.is_symlink():
-                inside(vault.root, path)
-            stat = path.stat()
-        except (OSError, UnsafePathError):
-            continue
-        if path.is_file():
-            found[rel] = SourceFile(rel, str(path), kind, stat.st_mtime_ns, stat.st_size)
-    return found
+    """The files among `rels` the index covers, stat-ed without walking the vault."""
+    return files_at(vault, rels)
 
 
-def _walk_markdown(folder: str, root: Path) -> Iterator[os.DirEntry[str]]:
-    """`*.md` files under `folder`, skipping dot-names and symlinks that leave the vault."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_symlink():
-            try:
-                inside(root, Path(entry.path))
-            except UnsafePathError:
-                continue
-        if entry.is_dir():
-            yield from _walk_markdown(entry.path, root)
-        elif entry.name.endswith(".md") and entry.is_file():
-            yield entry
-
-
-def _posix(rel: str) -> str:
-    return rel if os.sep == "/" else rel.replace(os.sep, "/")
-
-
-def _source(entry: os.DirEntry[str], prefix: int, kind: str) -> SourceFile:
-    stat = entry.stat()
-    return SourceFile(_posix(entry.path[prefix:]), entry.path, kind, stat.st_mtime_ns, stat.st_size)
-
-
-def documents_of(source: SourceFile, text: str, vault: Vault) -> list[Document]:
-    """The documents in one file's text; raises CardvaultError when the file does not parse."""
-    if source.kind == "log":
-        return _log_documents(source, text, vault)
-    card = parse_card(text, source.path)
+def card_documents(source: SourceFile, card: Card) -> list[Document]:
+    """The one document of a card (parsed by the read path)."""
     return [
         Document(
-            key=source.rel,
-            kind=source.kind,
-            slug=card.slug,
-            topic=card.topic,
-            category=card.category,
-            tags=card.tags,
-            status=card.status,
-            entry=None,
-            line=None,
+            key=source.rel, kind=source.kind, slug=card.slug, topic=card.topic,
+            category=card.category, tags=card.tags, status=card.status, entry=None, line=None,
             body=card.body,
         )
-    ]
+    ]  # fmt: skip
 
 
-def _log_documents(source: SourceFile, text: str, vault: Vault) -> list[Document]:
-    from cardvault.vault.daily import parse_log  # markdown-it: paid only when a log changed
-
-    try:
-        entries = parse_log(text, source.path, vault.config.signal_words)
-    except ValueError as exc:  # a file name that is not a real date
-        raise CardvaultError(f"not a daily log: {exc}", source.path) from exc
+def log_documents(source: SourceFile, entries: Sequence[LogEntry]) -> list[Document]:
+    """One document per entry of a daily log (parsed by the read path)."""
+    stem = source.rel.rsplit("/", 1)[-1].removesuffix(".md")
     return [
         Document(
             key=f"{source.rel}#{entry.ref.partition('#')[2]}",
             kind="log",
-            slug=f"{source.path.stem}#{entry.ref.partition('#')[2]}",
+            slug=f"{stem}#{entry.ref.partition('#')[2]}",
             topic=entry.title,
             category="",
             tags=(),

@@ -116,7 +116,9 @@ def _create(path: Path) -> sqlite3.Connection:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+    # A long-lived Searcher (the agent server) opens its index on a warm-up thread and queries
+    # it from the request threads; it serialises every use with its own lock.
+    conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     return conn

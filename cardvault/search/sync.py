@@ -15,12 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardvault.errors import CardvaultError
 from cardvault.search.documents import (
     Document,
     SourceFile,
-    documents_of,
+    card_documents,
     list_sources,
+    log_documents,
     sources_at,
 )
 from cardvault.search.embed_sync import (
@@ -32,8 +32,8 @@ from cardvault.search.embed_sync import (
 from cardvault.search.index import IndexHandle
 from cardvault.search.text import segment
 from cardvault.search.vector_store import prune_vector_files
-from cardvault.vault.files import read_text
 from cardvault.vault.layout import Vault
+from cardvault.vault.read import read_files
 
 __all__ = ["Embedding", "SyncProgress", "SyncReport", "sync_index"]
 
@@ -133,26 +133,29 @@ def _read_changed(
     report: SyncReport,
     progress: SyncProgress | None,
 ) -> list[Parsed]:
-    """(source, digest, documents or None when the bytes did not change) for stale files."""
+    """(source, digest, documents or None when the bytes did not change) for stale files,
+    parsed by the one read path (which keeps them in the catalog for every other command)."""
+    if not stale:
+        return []
+    if progress is not None:
+        progress("reading", 0, len(stale))
+    found = read_files(vault, {source.rel: source for source in stale})
     parsed: list[Parsed] = []
-    for number, source in enumerate(stale, start=1):
-        try:
-            text = read_text(source.path)
-        except CardvaultError as exc:
-            report.errors.append(str(exc))
-            parsed.append((source, "unreadable", []))
-            continue
-        if source.rel in known and known[source.rel][2] == text.digest:
-            parsed.append((source, text.digest, None))
-            continue
-        try:
-            docs = documents_of(source, text.text, vault)
-        except CardvaultError as exc:
-            report.errors.append(str(exc))
-            docs = []
-        parsed.append((source, text.digest, docs))
-        if progress is not None and (number % 200 == 0 or number == len(stale)):
-            progress("reading", number, len(stale))
+    for source in stale:
+        digest = found.digests.get(source.rel)
+        if digest is None:
+            continue  # removed since it was stat-ed: the next sync drops it
+        if source.rel in known and known[source.rel][2] == digest:
+            parsed.append((source, digest, None))
+        elif source.rel in found.problems:
+            report.errors.append(str(found.problems[source.rel]))
+            parsed.append((source, digest, []))
+        elif source.rel in found.logs:
+            parsed.append((source, digest, log_documents(source, found.logs[source.rel].entries)))
+        else:
+            parsed.append((source, digest, card_documents(source, found.cards[source.rel].card)))
+    if progress is not None:
+        progress("reading", len(stale), len(stale))
     return parsed
 
 

@@ -124,74 +124,13 @@ def parse_card(text: str, path: Path) -> Card:
 
 
 def load_yaml(front: str, path: Path, first_line: int) -> dict[str, Any]:
-    """Load frontmatter YAML with python-frontmatter's handler; errors carry the file line."""
-    import yaml
-    from frontmatter.default_handlers import YAMLHandler
+    """Load frontmatter YAML within limits (`bounded_yaml`); errors carry the file line."""
+    from cardvault.vault.bounded_yaml import load_bounded
 
-    try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~8x faster
-        meta = YAMLHandler().load(front, Loader=loader) if front.strip() else {}
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = first_line + mark.line if mark is not None else first_line
-        raise CardFormatError(f"invalid YAML: {exc.problem or exc}", path, line) from exc
-    except yaml.YAMLError as exc:
-        raise CardFormatError(f"invalid YAML: {exc}", path, first_line) from exc
+    meta = load_bounded(front, path, first_line) if front.strip() else {}
     if not isinstance(meta, dict):
         raise CardFormatError("frontmatter must be a YAML mapping of keys", path, first_line)
     return {str(k): v for k, v in meta.items()}
-
-
-def schema_problems(meta: Mapping[str, Any], categories: Iterable[str]) -> list[tuple[str, str]]:
-    """(key, message) for every schema breach in a card's frontmatter."""
-    problems: list[tuple[str, str]] = []
-    for key in REQUIRED_KEYS:
-        if key not in meta or meta[key] in (None, ""):
-            problems.append((key, f"missing required key '{key}'"))
-    topic = meta.get("topic")
-    if topic is not None and not isinstance(topic, str):
-        problems.append(("topic", "'topic' must be text"))
-    category = meta.get("category")
-    allowed = list(categories)
-    if category not in (None, "") and category not in allowed:
-        problems.append(
-            ("category", f"unknown category '{category}' (allowed: {', '.join(allowed)})")
-        )
-    tags = meta.get("tags")
-    if tags is not None:
-        if not isinstance(tags, list):
-            problems.append(("tags", "'tags' must be a list, e.g. [cortex, csrf]"))
-        else:
-            for tag in tags:
-                if not isinstance(tag, str) or not TAG_RE.match(tag):
-                    problems.append(("tags", f"tag {tag!r} is not lowercase-hyphenated"))
-    for key in ("created", "updated", "last_used", "promoted"):
-        if key in meta and meta[key] not in (None, "") and as_date(meta[key]) is None:
-            if key == "promoted" and isinstance(meta[key], bool):
-                continue
-            problems.append((key, f"'{key}' must be an ISO date (YYYY-MM-DD), got {meta[key]!r}"))
-    problems.extend(_optional_problems(meta))
-    return problems
-
-
-def _optional_problems(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
-    problems: list[tuple[str, str]] = []
-    if "status" in meta and meta["status"] not in STATUSES:
-        problems.append(("status", f"'status' must be one of {', '.join(STATUSES)}"))
-    if "severity" in meta and meta["severity"] not in SEVERITIES:
-        problems.append(("severity", f"'severity' must be one of {', '.join(SEVERITIES)}"))
-    seen = meta.get("seen")
-    if "seen" in meta and (not isinstance(seen, int) or isinstance(seen, bool) or seen < 1):
-        problems.append(("seen", "'seen' must be a whole number of at least 1"))
-    impact = meta.get("impact")
-    if "impact" in meta and not (
-        isinstance(impact, int | float) and not isinstance(impact, bool) and 0 <= impact <= 1
-    ):
-        problems.append(("impact", "'impact' must be a number from 0 to 1"))
-    for key in ("sources", "aliases", "merged_from"):
-        if key in meta and not isinstance(meta[key], list):
-            problems.append((key, f"'{key}' must be a list"))
-    return problems
 
 
 def render_value(key: str, value: Any) -> list[str]:

@@ -90,14 +90,21 @@ class Catalog:
             return cls(None, notices)
         return cls(conn, notices)
 
-    def rows(self) -> dict[str, Row]:
-        """Every file row, by relative path (empty when a row or the table is unreadable)."""
+    def rows(self, rels: Iterable[str] | None = None) -> dict[str, Row]:
+        """Every file row (or those of `rels`), by relative path; empty when unreadable."""
         if self._conn is None:
             return {}
+        query = "SELECT rel, kind, size, mtime_ns, digest, racy, text, record FROM files"
         try:
-            found = self._conn.execute(
-                "SELECT rel, kind, size, mtime_ns, digest, racy, text, record FROM files"
-            ).fetchall()
+            if rels is None:
+                found = self._conn.execute(query).fetchall()
+            else:
+                wanted = list(rels)
+                found = []
+                for start in range(0, len(wanted), 500):  # SQLite's limit on parameters
+                    chunk = wanted[start : start + 500]
+                    marks = ", ".join("?" * len(chunk))
+                    found += self._conn.execute(f"{query} WHERE rel IN ({marks})", chunk).fetchall()
         except sqlite3.Error as exc:
             self.notices.append(f"catalog unreadable ({exc}); reading every file")
             return {}

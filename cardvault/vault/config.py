@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import ConfigError
-
-CONFIG_FILE = "cardvault.toml"
+from cardvault.vault.root import CONFIG_FILE as CONFIG_FILE  # defined with the root search
 
 DEFAULT_CATEGORIES = (
     "system",
@@ -55,6 +54,8 @@ class VaultConfig:
     merge_threshold: float = 0.80
     # Cosine similarity above which a distilled lesson folds into an existing card.
     distill_threshold: float = 0.70
+    # Seconds a writing command waits for another writer to finish before giving up.
+    lock_timeout: float = 120.0
     # Tiers and agents (docs/scopes.md): the HOT tier's learned rules and each agent's hot
     # memory stay under these many tokens; a lesson learned by this many agents is promoted.
     hot_rules_tokens: int = 600
@@ -86,6 +87,7 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("promote", "threshold"): ("promote_threshold", int),
     ("archive", "days"): ("archive_days", int),
     ("search", "model"): ("model", str),
+    ("write", "lock_timeout"): ("lock_timeout", float),
     ("tiers", "rules_tokens"): ("hot_rules_tokens", int),
     ("agents", "hot_tokens"): ("agent_hot_tokens", int),
     ("agents", "promote_threshold"): ("agent_promote_threshold", int),
@@ -170,6 +172,10 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     for key, fraction in thresholds:
         if not 0.0 < fraction <= 1.0:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
+    if config.lock_timeout < 0:
+        raise ConfigError(
+            f"'write.lock_timeout' must be 0 or more, got {config.lock_timeout}", path
+        )
     if config.global_review_threshold > config.global_threshold:
         raise ConfigError(
             "'global.review_threshold' must not be above 'global.threshold' "

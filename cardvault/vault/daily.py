@@ -63,8 +63,11 @@ class LogEntry:
 
     @property
     def label(self) -> str:
-        """How the entry is named to a person: `2026-03-19 14:30 "Cortex CSRF"`."""
-        return f'{self.day.isoformat()} {self.time} "{self.title}"'
+        """How the entry is named to a person (and in commit messages): `2026-03-19 14:30
+        "Cortex CSRF"`, any secret in a hand-written title redacted."""
+        from cardvault.guard import redact_text
+
+        return f'{self.day.isoformat()} {self.time} "{redact_text(self.title)}"'
 
     @property
     def agent(self) -> str | None:

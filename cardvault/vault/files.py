@@ -50,21 +50,38 @@ def read_text(path: Path) -> FileText:
 
 def decode(data: bytes, path: Path) -> str:
     """The text of a vault file's bytes; CardFormatError (with the line) when they are not
-    UTF-8 text of a reasonable size."""
+    UTF-8 text of a reasonable size (`bytes_problem`)."""
+    problem = bytes_problem(data)
+    if problem is not None:
+        raise CardFormatError(problem[0], path, problem[1])
+    return data.decode("utf-8")
+
+
+def bytes_problem(data: bytes) -> tuple[str, int | None] | None:
+    """Why `data` is not a vault text file (message, line), or None: the rules `read_text`
+    applies, so what passes here reads back."""
     if len(data) > MAX_FILE_BYTES:
-        raise CardFormatError(
-            f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", path
-        )
+        return f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", None
     if data.startswith(b"\xef\xbb\xbf"):
-        raise CardFormatError("file starts with a UTF-8 byte-order mark; save it without", path, 1)
+        return "file starts with a UTF-8 byte-order mark; save it without", 1
     if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise CardFormatError("binary file (NUL byte)", path, line)
+        return "binary file (NUL byte)", data[: data.index(b"\x00")].count(b"\n") + 1
     try:
-        return data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
+        return f"not UTF-8 text (byte 0x{data[exc.start]:02x})", line
+    return None
+
+
+def text_problem(text: str) -> tuple[str, int | None] | None:
+    """Why `text` cannot be written as a vault file that reads back (message, line), or None:
+    text from outside (an import, a JSON field) may hold NUL or lone surrogates."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return "not valid Unicode (a lone surrogate)", text.count("\n", 0, exc.start) + 1
+    return bytes_problem(data)
 
 
 def current_digest(path: Path) -> str:
@@ -78,7 +95,10 @@ def current_digest(path: Path) -> str:
 def inside(root: Path, path: Path) -> Path:
     """Return `path` resolved, refusing anything that leaves `root` (`..`, outward symlinks)."""
     resolved_root = root.resolve()
-    resolved = (root / path).resolve() if not path.is_absolute() else path.resolve()
+    try:
+        resolved = (root / path).resolve() if not path.is_absolute() else path.resolve()
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a symlink loop (Python 3.11, 3.12)
+        raise UnsafePathError("a symlink that loops or cannot be followed", path) from exc
     if resolved != resolved_root and resolved_root not in resolved.parents:
         raise UnsafePathError("path leads outside the vault", path)
     return resolved

@@ -14,13 +14,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
-from cardvault.errors import UnsafePathError, VaultNotFoundError
+from cardvault.errors import CardvaultError, UnsafePathError, VaultNotFoundError
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.files import inside
+from cardvault.vault.root import ENV_VAR, locate_root
 
-ENV_VAR = "CARDVAULT_VAULT"
+CACHE_DIR = ".cardvault"
 LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: Lowercase words joined by hyphens, at most 100 characters (a file name has room for 255).
+SLUG_RE = re.compile(r"^(?=.{1,100}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class Vault:
     #: The agent this invocation writes as (`--agent`, $CARDVAULT_AGENT): commits carry an
     #: `Agent:` trailer and log entries an `Agent:` line (docs/scopes.md). None: anonymous.
     agent: str | None = None
+    #: What opening the vault healed (e.g. a `.cardvault` file where the cache folder goes);
+    #: front ends show these once.
+    notices: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def memory_dir(self) -> Path:
@@ -52,7 +57,7 @@ class Vault:
 
     @property
     def cache_dir(self) -> Path:
-        return self.root / ".cardvault"
+        return self.root / CACHE_DIR
 
     @property
     def memory_md(self) -> Path:
@@ -100,26 +105,41 @@ def open_vault_at(root: Path) -> Vault:
     root = root.resolve()
     if not (root / CONFIG_FILE).is_file():
         raise VaultNotFoundError(f"not a vault: no {CONFIG_FILE} (run `cardvault init`)", root)
-    return Vault(root=root, config=load_config(root / CONFIG_FILE))
+    config = load_config(root / CONFIG_FILE)
+    notice = heal_cache_dir(root / CACHE_DIR)
+    return Vault(root=root, config=config, notices=(notice,) if notice else ())
+
+
+def heal_cache_dir(path: Path) -> str | None:
+    """Make room for the cache folder at `path` (`.cardvault`): anything there that is not a
+    folder (a file, a broken symlink, a fifo) is removed, as the cache is cardvault's own and
+    disposable; a notice says so. A symlink to a folder is kept (a cache moved elsewhere)."""
+    if path.is_dir() or not (path.is_symlink() or path.exists()):
+        return None
+    what = "a symlink that leads to no folder" if path.is_symlink() else "not a folder"
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise CardvaultError(
+            f"{what}, and cannot be removed ({exc.strerror}); cardvault keeps its cache here: "
+            "remove it",
+            path,
+        ) from exc
+    return f"{path}: was {what}; removed it to make room for cardvault's cache folder"
 
 
 def find_vault(
     explicit: Path | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
 ) -> Vault:
     """Find the vault like git finds its repo: --vault, then $CARDVAULT_VAULT, then walk up."""
-    env = os.environ if env is None else env
-    if explicit is not None:
-        return open_vault_at(explicit)
-    if env.get(ENV_VAR):
-        return open_vault_at(Path(env[ENV_VAR]))
-    start = (cwd or Path.cwd()).resolve()
-    for folder in (start, *start.parents):
-        if (folder / CONFIG_FILE).is_file():
-            return open_vault_at(folder)
-    raise VaultNotFoundError(
-        f"no vault here or in any parent folder of {start} "
-        f"(run `cardvault init`, pass --vault PATH or set {ENV_VAR})"
-    )
+    root = locate_root(explicit, env, cwd)
+    if root is None:
+        start = (cwd or Path.cwd()).resolve()
+        raise VaultNotFoundError(
+            f"no vault here or in any parent folder of {start} "
+            f"(run `cardvault init`, pass --vault PATH or set {ENV_VAR})"
+        )
+    return open_vault_at(root)
 
 
 class FileStat(NamedTuple):
@@ -201,6 +221,34 @@ def _posix(rel: str) -> str:
 def _stat(entry: os.DirEntry[str], rel: str, kind: str) -> FileStat:
     stat = entry.stat()
     return FileStat(rel, entry.path, kind, stat.st_mtime_ns, stat.st_size)
+
+
+def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
+    """The files among `rels` (vault-relative paths) that exist and are cards or logs: what
+    `walk` would list for them, without walking the vault (a file watcher's report)."""
+    found: dict[str, FileStat] = {}
+    kinds = (("card", "memory/cards/"), ("archived", "memory/archive/"))
+    for rel in rels:
+        kind = next((k for k, folder in kinds if rel.startswith(folder)), None)
+        if kind is None and rel.startswith("memory/") and LOG_NAME.match(rel[len("memory/") :]):
+            kind = "log"
+        if (
+            kind is None
+            or not rel.endswith(".md")
+            or any(p.startswith(".") for p in rel.split("/"))
+        ):
+            continue
+        path = vault.root / rel
+        try:
+            if path.is_symlink():
+                inside(vault.root, path)
+            if not path.is_file():
+                continue
+            stat = path.stat()
+        except (OSError, UnsafePathError):
+            continue
+        found[rel] = FileStat(rel, str(path), kind, stat.st_mtime_ns, stat.st_size)
+    return found
 
 
 def iter_card_paths(vault: Vault, archived: bool = False) -> Iterator[Path]:

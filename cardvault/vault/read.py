@@ -192,14 +192,17 @@ def read_vault(vault: Vault, verify: bool = False) -> VaultSnapshot:
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while the snapshot is built: it would scan the
-    tens of thousands of new objects several times over (half the read time at 10,000 cards)
-    although none of them forms a cycle."""
+    """Keep Python's cyclic garbage collector off the snapshot: paused while it is built (it
+    would scan the tens of thousands of new objects several times over: half the read time at
+    10,000 cards), then the objects are moved out of its reach (`gc.freeze`), or the first
+    collection after would scan them all once more. None of them forms a cycle; reference
+    counting still frees them when the snapshot goes."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
 
@@ -276,6 +279,40 @@ def remembered(
             name, {rel: (digests[rel], v) for rel, v in fresh.items() if rel in digests}
         )
     return {**values, **fresh}
+
+
+@dataclass(frozen=True)
+class FilesRead:
+    """Some files of the vault as the read path has them: parsed cards and logs, the files that
+    could not be used, and each file's digest (all by relative path)."""
+
+    cards: dict[str, CardFile]
+    logs: dict[str, LogFile]
+    problems: dict[str, Problem]
+    digests: dict[str, str]
+
+
+def read_files(vault: Vault, files: Mapping[str, FileStat]) -> FilesRead:
+    """The given files (stat-ed by `walk` or `files_at`) through the catalog: what changed is
+    parsed and kept for every other command, the rest comes from the catalog. For a caller that
+    needs a few files, not the snapshot (the search index's sync)."""
+    problems: list[Problem] = []
+    with _collector_paused(), Catalog.open(vault.cache_dir, _fingerprint(vault)) as catalog:
+        rows, changed, _ = _refresh(vault, files, catalog.rows(files))
+        cards, logs, damaged = _decode(files, rows, problems)
+        if damaged:
+            again, redone, _ = _refresh(vault, {rel: files[rel] for rel in damaged}, {})
+            more_cards, more_logs, _ = _decode(files, again, problems)
+            cards, logs = cards + more_cards, logs + more_logs
+            rows.update(again)
+            changed += redone
+        catalog.store(changed, [])
+    return FilesRead(
+        cards={vault.rel(card.path): card for card in cards},
+        logs={vault.rel(log.file.path): log for log in logs},
+        problems={problem.rel: problem for problem in problems},
+        digests={rel: row.digest for rel, row in rows.items()},
+    )
 
 
 def _fingerprint(vault: Vault) -> str:

@@ -12,6 +12,13 @@ from pathlib import Path
 
 from cardvault.errors import CardFormatError
 
+_ANY_MARKER = re.compile(r"<!--\s*cardvault:(?:begin|end)\b.*?-->", re.S)
+
+
+def without_markers(text: str) -> str:
+    """`text` with every cardvault section marker removed: text bound for a section."""
+    return _ANY_MARKER.sub("", text)
+
 
 def _markers(name: str) -> tuple[str, str]:
     return f"<!-- cardvault:begin {name} -->", f"<!-- cardvault:end {name} -->"
@@ -44,7 +51,17 @@ def get_section(text: str, name: str, path: Path | None = None) -> str | None:
 
 
 def set_section(text: str, name: str, content: str, path: Path | None = None) -> str:
-    """`text` with the section's content replaced (or the section appended at the end)."""
+    """`text` with the section's content replaced (or the section appended at the end).
+
+    Content holding a section marker is refused: it would end the section early or open
+    another, and every later read of the file would see a different section.
+    """
+    marker = _ANY_MARKER.search(content)
+    if marker is not None:
+        line = text.count("\n", 0, (_span(text, name, path) or (len(text), 0))[0]) + 1
+        raise CardFormatError(
+            f"refusing to write a cardvault marker into managed section '{name}'", path, line
+        )
     body = "\n" + content.strip("\n") + "\n" if content.strip("\n") else "\n"
     span = _span(text, name, path)
     if span is not None:

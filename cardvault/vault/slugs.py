@@ -12,10 +12,16 @@ MAX_SLUG = 60
 def slugify(text: str) -> str:
     """Lowercase-hyphenated ASCII slug: "Cortex CSRF Automation" -> "cortex-csrf-automation".
 
-    Text with no ASCII letters or digits (e.g. only CJK) gives "card".
+    Text with no ASCII letters or digits (e.g. only CJK) gives "card". A secret in `text` becomes
+    `redacted-<kind>` first, and a bare random token (a key or id out of context) is left out: a
+    slug is a file name, in git history for good, and lower-casing would hide a key's shape
+    from the guard afterwards.
     """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    from cardvault.guard import looks_random, redact_text
+
+    ascii_text = unicodedata.normalize("NFKD", redact_text(text)).encode("ascii", "ignore").decode()
+    kept = [word for word in re.findall(r"[A-Za-z0-9]+", ascii_text) if not looks_random(word)]
+    words = [word.lower() for word in kept]
     slug = ""
     for word in words:
         candidate = f"{slug}-{word}" if slug else word

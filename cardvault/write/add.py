@@ -1,23 +1,28 @@
 """The writing commands' service: a new card, a log entry, a quick "remember this".
 
-Each function writes atomically, passes the text through the secret guard first, records one git
-commit, and returns what it did; none prints.
+Each function passes the text through the secret guard first (outside the lock: the guard is
+the slow part), then writes through the one door (edits/door.py): under the vault lock it reads
+the vault as it is now (today's log, the slugs taken), writes atomically and records one git
+commit. Returns what it did; never prints.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cardvault import history
-from cardvault.edits.atomic import atomic_write
+from cardvault.edits.changes import WriteFile
+from cardvault.edits.door import OnWait, Proposal, Written, door_notes, locked_write, propose
 from cardvault.errors import CardFormatError, ConfigError
 from cardvault.vault.card import TAG_RE, render_card
 from cardvault.vault.daily import appended_log_text, format_entry
 from cardvault.vault.files import ABSENT, read_text
-from cardvault.vault.layout import Vault, iter_card_paths
+from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 from cardvault.vault.tokens import count_tokens
 
@@ -30,6 +35,7 @@ class WriteResult:
     commit: history.CommitResult
     warnings: list[str] = field(default_factory=list)
     slug: str | None = None
+    notes: list[str] = field(default_factory=list)  # recovery, hand edits committed first
 
 
 def screen(text: str, where: Path | str, redact: bool, first_line: int = 1) -> str:
@@ -42,9 +48,41 @@ def screen(text: str, where: Path | str, redact: bool, first_line: int = 1) -> s
     return text
 
 
+def screen_card(text: str, where: str, redact: bool) -> str:
+    """A card's text through the guard as a file, then value by value: YAML quoting hides a
+    value's shape (`topic: "password=\\"x\\""` reads as `password="x"`). A redacted value is
+    written back into its key's lines only."""
+    from cardvault.vault.card import parse_card, update_card_text
+
+    text = screen(text, where, redact)
+    card = parse_card(text, Path(where))
+    changes = {}
+    for key, value in card.meta.items():
+        clean = _screened_value(value, where, redact, card.key_line(key))
+        if clean != value:
+            changes[key] = clean
+    return update_card_text(text, changes, path=Path(where)) if changes else text
+
+
+def _screened_value(value: Any, where: str, redact: bool, line: int) -> Any:
+    if isinstance(value, str):
+        return screen(value, where, redact, line)
+    if isinstance(value, list):
+        return [_screened_value(item, where, redact, line) for item in value]
+    if isinstance(value, dict):
+        return {k: _screened_value(v, where, redact, line) for k, v in value.items()}
+    return value
+
+
 def taken_slugs(vault: Vault) -> set[str]:
-    """Slugs of every card, live or archived (a new card must not reuse any)."""
-    return {p.stem for archived in (False, True) for p in iter_card_paths(vault, archived)}
+    """Slugs of every card file, live or archived, in any sub-folder (a new card must not reuse
+    any). Names only, read with one directory walk: this runs under the lock on every `new`."""
+    taken: set[str] = set()
+    for folder in (vault.cards_dir, vault.archive_dir):
+        for _top, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            taken.update(name[:-3] for name in files if name.endswith(".md"))
+    return taken
 
 
 def normalise_tags(raw: Sequence[str]) -> list[str]:
@@ -66,8 +104,10 @@ def add_card(
     body: str,
     today: dt.date,
     redact: bool = False,
+    on_wait: OnWait | None = None,
 ) -> WriteResult:
-    """Create memory/cards/<slug>.md and commit it."""
+    """Create memory/cards/<slug>.md and commit it (the slug is chosen under the vault lock, so
+    two writers of the same topic get `topic` and `topic-2`, never one card)."""
     topic = topic.strip()
     if not topic:
         raise CardFormatError("a card needs a topic")
@@ -76,8 +116,7 @@ def add_card(
         raise ConfigError(f"unknown category '{category}' (allowed: {allowed})")
     if not body.strip():
         raise CardFormatError("a card needs a body (--body TEXT, or --body - to read stdin)")
-    slug = unique_slug(slugify(topic), taken_slugs(vault))
-    path = vault.card_path(slug)
+    topic, tags, body = screened_card_fields(topic, tags, body, redact)
     meta = {
         "topic": topic,
         "category": category,
@@ -87,39 +126,115 @@ def add_card(
     }
     if vault.agent:  # who learned it: promotion counts agents (docs/scopes.md)
         meta["learned_by"] = [vault.agent]
-    text = screen(render_card(meta, body), vault.rel(path), redact)
-    atomic_write(path, text, ABSENT)
-    warnings = []
+    text = render_card(meta, body)
+    screen(text, "the new card", redact=False)  # the fields are clean; so must their card be
+
+    def plan() -> Proposal[str]:
+        slug = unique_slug(slugify(topic), taken_slugs(vault))
+        change = WriteFile(vault.card_path(slug), text, ABSENT, f"added card {slug}", "new", 1)
+        return propose([change], f"card: add {slug}", slug)
+
+    written = locked_write(vault, plan, on_wait=on_wait)
+    path = vault.card_path(written.value)
+    warnings = _budget_warnings(vault, path, text)
+    return WriteResult(path, _commit_of(written), warnings, written.value, door_notes(written))
+
+
+def _budget_warnings(vault: Vault, path: Path, text: str) -> list[str]:
     tokens = count_tokens(text)
-    if tokens > vault.config.card_token_budget:
-        warnings.append(
-            f"{vault.rel(path)}: card is {tokens} tokens, over the budget of "
-            f"{vault.config.card_token_budget}; consider splitting it"
-        )
-    result = history.commit(vault, f"card: add {slug}", [path])
-    return WriteResult(path, result, warnings, slug)
+    if tokens <= vault.config.card_token_budget:
+        return []
+    budget = vault.config.card_token_budget
+    return [f"{vault.rel(path)}: card is {tokens} tokens, over the budget of {budget}; "
+            "consider splitting it"]  # fmt: skip
 
 
-def append_log(
+def screened_card_fields(
+    topic: str, tags: Sequence[str], body: str, redact: bool
+) -> tuple[str, list[str], str]:
+    """A new card's topic, tags and body through the guard, before anything is made of them:
+    the slug and file name come from the topic, and a tag is lower-cased (which hides a key's
+    shape from the guard). A refusal names the field, never the file the topic would make."""
+    topic = " ".join(screen(topic, "TOPIC", redact).split())  # screened before it is flattened
+    tags = [screen(tag, "--tags", redact) for tag in tags]
+    return topic, tags, screen(body, "--body", redact)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A log entry ready to append: its day, heading and Markdown (already screened)."""
+
+    day: dt.date
+    time: str
+    heading: str
+    text: str
+
+    @property
+    def message(self) -> str:
+        """The subject of the commit that records it."""
+        return f"log: {self.day.isoformat()} {self.time} {self.heading}"
+
+
+def prepare_entry(
     vault: Vault, text: str, title: str | None, now: dt.datetime, redact: bool = False
-) -> WriteResult:
-    """Append a `## HH:MM — Title` entry to today's log and commit it."""
+) -> Entry:
+    """The entry `text` makes at `now`, through the secret guard (refused, or redacted)."""
     body = text.strip("\n")
     if not body.strip():
         raise CardFormatError("nothing to log: the entry text is empty")
     if vault.agent:
         body += f"\nAgent: {vault.agent}"
-    heading = (title or _title_from(body)).strip()
-    entry = format_entry(now.strftime("%H:%M"), heading, body)
     path = vault.log_path(now.date().isoformat())
+    current = read_text(path).text if path.exists() else None
+    entry, heading = screened_entry(vault.rel(path), current, now, body, title, redact)
+    return Entry(now.date(), now.strftime("%H:%M"), heading, entry)
+
+
+def screened_entry(
+    where: str, current: str | None, now: dt.datetime, body: str, title: str | None, redact: bool
+) -> tuple[str, str]:
+    """The entry to append and its title, each screened before anything is derived from it: the
+    default title (the body's first line, cut to 60 characters) comes from the screened body, so
+    a cut never leaves half a secret the guard can no longer recognise. A refusal names the
+    log line the text would have had."""
+    heading_line = appended_log_text(current, now.date(), "-").count("\n") + 1
+    body = screen(body, where, redact, first_line=heading_line + 1)
+    given = screen(title or "", where, redact, heading_line)  # screened, then flattened:
+    given = " ".join(given.split())  # one line, so a title cannot start another entry
+    heading = given or _title_from(body)
+    return format_entry(now.strftime("%H:%M"), heading, body), heading
+
+
+def entry_change(vault: Vault, entry: Entry, reason: str = "") -> WriteFile:
+    """The change appending `entry` to its day's log as the file is now (call under the lock)."""
+    path = vault.log_path(entry.day.isoformat())
     current = read_text(path) if path.exists() else None
-    new_text = appended_log_text(current.text if current else None, now.date(), entry)
-    start_line = new_text.count("\n", 0, len(new_text) - len(entry)) + 1
-    screened = screen(entry, vault.rel(path), redact, first_line=start_line)
-    new_text = new_text[: len(new_text) - len(entry)] + screened
-    atomic_write(path, new_text, current.digest if current else ABSENT)
-    result = history.commit(vault, f"log: {now.date().isoformat()} {now:%H:%M} {heading}", [path])
-    return WriteResult(path, result)
+    new_text = appended_log_text(current.text if current else None, entry.day, entry.text)
+    expected = current.digest if current else ABSENT
+    return WriteFile(path, new_text, expected, reason or f"logged {entry.heading}", "log", 1)
+
+
+def append_log(
+    vault: Vault,
+    text: str,
+    title: str | None,
+    now: dt.datetime,
+    redact: bool = False,
+    on_wait: OnWait | None = None,
+) -> WriteResult:
+    """Append a `## HH:MM — Title` entry to today's log and commit it."""
+    entry = prepare_entry(vault, text, title, now, redact)
+    written = locked_write(
+        vault, lambda: propose([entry_change(vault, entry)], entry.message, None), on_wait=on_wait
+    )
+    path = vault.log_path(entry.day.isoformat())
+    return WriteResult(path, _commit_of(written), notes=door_notes(written))
+
+
+def _commit_of(written: Written[Any]) -> history.CommitResult:
+    if written.commit is not None:
+        return written.commit
+    return history.CommitResult(None, "", "nothing to commit")
 
 
 def _title_from(body: str) -> str:

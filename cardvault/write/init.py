@@ -1,7 +1,9 @@
 """`cardvault init`: a ready vault from the bundled templates, a git repo and a first commit.
 
 Files the folder already has (an existing MEMORY.md or AGENTS.md, say) are kept as they are;
-only what is missing is written, and `.cardvault/` is added to `.gitignore`.
+only what is missing is written, `.cardvault/` is added to `.gitignore`, and git is set up to
+merge the vault's files with cardvault's drivers (`.gitattributes` plus the clone's git config,
+edits/gitsetup.py). Written through the one door, in one commit.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from importlib import resources
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.atomic import atomic_write
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.door import Proposal, locked_write, propose
+from cardvault.edits.gitsetup import attributes_change, configure_drivers
 from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
 from cardvault.vault.files import ABSENT, read_text
@@ -45,38 +49,53 @@ def init_vault(root: Path) -> InitResult:
     if (root / CONFIG_FILE).exists():
         raise CardvaultError(f"already a vault ({CONFIG_FILE} exists)", root)
     root.mkdir(parents=True, exist_ok=True)
-    templates = resources.files("cardvault.templates")
-    written, kept = [], []
-    for source, target in TEMPLATE_FILES.items():
-        dest = root / target
-        if dest.exists():
-            kept.append(target)
-            continue
-        text = templates.joinpath(source).read_text(encoding="utf-8")
-        atomic_write(dest, text, ABSENT)
-        written.append(target)
-    written += _ensure_ignored(root, templates.joinpath("gitignore").read_text(encoding="utf-8"))
     notes = []
     if not history.is_repo(root):
         history.init_repo(root)
         notes.append("initialised a git repository")
-    vault = open_vault_at(root)
-    paths = [root / p for p in written]
-    result = history.commit(vault, "vault: init", paths)
-    return InitResult(vault, written, kept, result, notes)
+    vault = Vault(root)  # the default settings, until cardvault.toml is written
+    configure_drivers(vault)
+
+    def plan() -> Proposal[tuple[list[str], list[str]]]:
+        changes, written, kept = _template_changes(root)
+        extra = [c for c in (_ignore_change(root), attributes_change(vault)) if c is not None]
+        changes += extra
+        written += [vault.rel(c.path) for c in extra]
+        return propose(changes, "vault: init", (written, kept))
+
+    done = locked_write(vault, plan, merge_setup=False)
+    written, kept = done.value
+    commit = done.commit or history.CommitResult(None, "vault: init", "nothing to commit")
+    return InitResult(open_vault_at(root), written, kept, commit, notes)
 
 
-def _ensure_ignored(root: Path, template: str) -> list[str]:
+def _template_changes(root: Path) -> tuple[list[Change], list[str], list[str]]:
+    """New files from the templates for what the folder lacks; the names written and kept."""
+    templates = resources.files("cardvault.templates")
+    changes: list[Change] = []
+    written, kept = [], []
+    for source, target in TEMPLATE_FILES.items():
+        if (root / target).exists():
+            kept.append(target)
+            continue
+        text = templates.joinpath(source).read_text(encoding="utf-8")
+        changes.append(WriteFile(root / target, text, ABSENT, f"added {target}", "init"))
+        written.append(target)
+    return changes, written, kept
+
+
+def _ignore_change(root: Path) -> WriteFile | None:
+    """`.gitignore` with `.cardvault/` in it (None when it is already ignored)."""
     path = root / ".gitignore"
     if not path.exists():
-        atomic_write(path, template, ABSENT)
-        return [".gitignore"]
+        template = resources.files("cardvault.templates").joinpath("gitignore")
+        return WriteFile(path, template.read_text(encoding="utf-8"), ABSENT, "ignore cache", "init")
     current = read_text(path)
     if any(
         line.strip() in (IGNORE_LINE, "/.cardvault/", ".cardvault")
         for line in current.text.splitlines()
     ):
-        return []
+        return None
     sep = "" if current.text.endswith("\n") or not current.text else "\n"
-    atomic_write(path, current.text + sep + IGNORE_LINE + "\n", current.digest)
-    return [".gitignore"]
+    text = current.text + sep + IGNORE_LINE + "\n"
+    return WriteFile(path, text, current.digest, "ignore .cardvault/", "init")

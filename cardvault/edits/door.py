@@ -1,0 +1,210 @@
+"""The one door every write to a vault goes through: lock, recover, plan, write, commit.
+
+`locked_write(vault, plan)`:
+1. takes the vault lock, waiting while another writer finishes (lock.py);
+2. finishes a write an earlier process was killed in the middle of, and clears the lock files a
+   killed git left (recover.py);
+3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
+   returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
+4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
+   the write's commit holds the write alone;
+5. applies the changes all or nothing (apply.py: journal, one batch, rollback on failure) and
+   records one commit of exactly those paths (or, with `branch`, commits them on a new branch
+   and leaves the work tree alone);
+6. lets go of the lock. Work that only reads (a search index refresh) belongs after the door.
+
+If a file changes between the plan and the write (an editor saved it), the plan is made again
+(up to REPLANS times) rather than clobbering the edit. Every writing service — new, log,
+remember, capture, check --fix, forget, import, maintain and the by-hand steps, review, sync,
+the MCP tools — goes through here; nothing else takes the lock or commits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from cardvault import history
+from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
+from cardvault.edits.changes import Change
+from cardvault.edits.gitsetup import SUBJECT, attributes_change, configure_drivers, needs_attributes
+from cardvault.edits.lock import Holder, vault_lock
+from cardvault.edits.recover import Recovery, describe, recover, settle_git_locks
+from cardvault.errors import CardvaultError, ConcurrentEditError
+from cardvault.vault.files import ABSENT
+from cardvault.vault.layout import Vault
+
+T = TypeVar("T")
+#: Told who holds the lock when a writer has waited for it a noticeable while.
+OnWait = Callable[[Holder], None]
+#: How many times a plan is made again when a file changed between the plan and the write.
+REPLANS = 2
+
+
+@dataclass(frozen=True)
+class Proposal(Generic[T]):
+    """What a planning function returns: the changes, the message of the commit that records
+    them, and a value handed back to the caller (the maintenance plan, a new card's slug...)."""
+
+    changes: tuple[Change, ...]
+    message: str
+    value: T
+
+
+def propose(changes: Sequence[Change], message: str, value: T) -> Proposal[T]:
+    """A Proposal of `changes`."""
+    return Proposal(tuple(changes), message, value)
+
+
+@dataclass(frozen=True)
+class Written(Generic[T]):
+    """What went through the door: the plan's value and changes, the paths written or removed,
+    the commit (None when nothing changed), and what happened on the way."""
+
+    value: T
+    changes: tuple[Change, ...]
+    paths: tuple[Path, ...]
+    commit: history.CommitResult | None
+    branch: str | None = None
+    pending: history.CommitResult | None = None  # hand edits committed first
+    recovery: Recovery = field(default_factory=Recovery)
+    setup: history.CommitResult | None = None  # .gitattributes for the merge drivers added
+    waited: float = 0.0  # seconds spent waiting for the lock
+
+
+@dataclass(frozen=True)
+class Entered:
+    """What taking the door's lock did before the write: the recovery of an interrupted write,
+    the merge-driver set-up commit (if any), and how long the lock took to get."""
+
+    recovery: Recovery
+    setup: history.CommitResult | None
+    waited: float
+
+
+@contextlib.contextmanager
+def holding_the_lock(
+    vault: Vault,
+    *,
+    on_wait: OnWait | None = None,
+    timeout: float | None = None,
+    merge_setup: bool = True,
+) -> Iterator[Entered]:
+    """Steps 1-2 of the door for writers whose change git makes (`sync`'s merge): hold the
+    lock, finish an interrupted write, set up the merge drivers when missing."""
+    asked = time.monotonic()
+    with vault_lock(vault, timeout, on_wait):
+        waited = time.monotonic() - asked
+        recovery = recover(vault)
+        setup = _merge_setup(vault) if merge_setup else None
+        yield Entered(recovery, setup, waited)
+
+
+def locked_write(
+    vault: Vault,
+    plan: Callable[[], Proposal[T]],
+    *,
+    branch: str | None = None,
+    after_write: AfterWrite | None = None,
+    on_wait: OnWait | None = None,
+    timeout: float | None = None,
+    merge_setup: bool = True,
+) -> Written[T]:
+    """Plan and carry out one write under the vault lock (see the module docstring)."""
+    with holding_the_lock(
+        vault, on_wait=on_wait, timeout=timeout, merge_setup=merge_setup
+    ) as entered:
+        for attempt in range(REPLANS + 1):
+            proposal = plan()
+            try:
+                if branch is not None:
+                    written = _to_branch(vault, proposal, branch)
+                else:
+                    written = write_while_holding(vault, proposal, after_write)
+            except ConcurrentEditError:
+                if attempt == REPLANS:
+                    raise
+                continue
+            break
+    return replace(written, recovery=entered.recovery, setup=entered.setup, waited=entered.waited)
+
+
+def _merge_setup(vault: Vault) -> history.CommitResult | None:
+    """Configure the merge drivers in the clone; add the `.gitattributes` block in its own
+    commit when the vault lacks it (see gitsetup.py)."""
+    configure_drivers(vault)
+    if not needs_attributes(vault):
+        return None
+    change = attributes_change(vault)
+    if change is None:
+        return None
+    return write_while_holding(vault, propose([change], SUBJECT, None)).commit
+
+
+def write_while_holding(
+    vault: Vault, proposal: Proposal[T], after_write: AfterWrite | None = None
+) -> Written[T]:
+    """Steps 4-5 of the door for a caller inside `holding_the_lock` (sync's regeneration after
+    a merge): commit hand edits of the targets, apply all or nothing, commit."""
+    ops = compose(proposal.changes)
+    if not ops:
+        return Written(proposal.value, proposal.changes, (), None)
+    if history.merge_in_progress(vault):
+        raise CardvaultError(
+            "a git merge is in progress in this vault's repository; finish it (`git commit`) "
+            "or abort it (`git merge --abort`), then try again",
+            vault.root,
+        )
+    settle_git_locks(vault)
+    pending = commit_hand_edits(vault, [op.path for op in ops if op.expected != ABSENT])
+    commits: list[history.CommitResult] = []
+
+    def record(paths: list[Path]) -> None:
+        settle_git_locks(vault)
+        try:
+            commits.append(history.commit(vault, proposal.message, paths))
+        except BaseException:
+            history.unstage(vault, paths)
+            raise
+
+    paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
+    return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
+
+
+def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
+    if not history.is_repo(vault.root):
+        raise CardvaultError("committing to a branch needs the vault to be a git repository")
+    if not compose(proposal.changes):
+        return Written(proposal.value, proposal.changes, (), None)
+    commit = history.commit_to_branch(
+        vault, branch, proposal.message, final_texts(proposal.changes)
+    )
+    return Written(proposal.value, proposal.changes, (), commit, branch)
+
+
+def commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
+    """Commit uncommitted edits of `paths` as "hand edits" (None when there are none)."""
+    if not paths:
+        return None
+    dirty = history.uncommitted(vault, paths)
+    if not dirty:
+        return None
+    top = history.work_tree(vault) or vault.root
+    listing = "\n".join(dirty[:50]) + (f"\n… and {len(dirty) - 50} more" if len(dirty) > 50 else "")
+    return history.commit(vault, f"hand edits\n\n{listing}\n", [top / rel for rel in dirty])
+
+
+def door_notes(written: Written[Any]) -> list[str]:
+    """What a person should hear about the way in: an interrupted write finished, git's stale
+    locks removed, hand edits committed before the change."""
+    notes = describe(written.recovery)
+    if written.setup is not None and written.setup.recorded:
+        sha = (written.setup.sha or "")[:10]
+        notes.append(f"set up git merge drivers for the vault's files (.gitattributes, {sha})")
+    if written.pending is not None and written.pending.recorded:
+        notes.append(f"committed hand edits first: {(written.pending.sha or '')[:10]}")
+    return notes

@@ -1,0 +1,136 @@
+"""The journal: the planned change, made durable before the first file of it is touched.
+
+A multi-file change (a maintenance run, an import) must be all or nothing even when the process
+is killed half-way. Before writing, the applier records every file's text before and after in
+`.cardvault/journal.json` (written to a temporary name, fsynced, renamed: the rename is the
+moment the change is decided). If the process dies before the journal is cleared, the next
+writing command finds it and finishes the job (`recover.py`): files still as they were are
+written, files already written are left, and the change is committed with its own message, never
+swept into another commit. A rollback journal is an undo in progress (a write that failed and was
+being undone): finishing it restores the old texts and commits nothing.
+
+Temporary files the batch writes are named after the journal (`.<name>.<id>.tmp` beside their
+target), so the recovery removes exactly the ones an interrupted run left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from cardvault.errors import CardvaultError
+from cardvault.vault.files import ABSENT
+from cardvault.vault.layout import Vault
+
+JOURNAL_NAME = "journal.json"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One file of the change: turn the file with digest `before` into `text` (digest `after`;
+    None = remove the file), keeping permission bits `mode` when given."""
+
+    rel: str
+    before: str
+    after: str
+    text: str | None
+    mode: int | None = None
+
+
+@dataclass(frozen=True)
+class Journal:
+    """A change in flight: its steps, the commit message that records it (None: leave it
+    uncommitted), and whether it is an undo (`rollback`) rather than the change itself."""
+
+    id: str
+    message: str | None
+    steps: tuple[Step, ...]
+    pid: int
+    rollback: bool = False
+    agent: str | None = None  # the agent the commit is signed with (docs/scopes.md)
+
+
+def new_journal(
+    message: str | None, steps: list[Step], rollback: bool = False, agent: str | None = None
+) -> Journal:
+    """A journal with a fresh id for the current process."""
+    return Journal(uuid.uuid4().hex[:12], message, tuple(steps), os.getpid(), rollback, agent)
+
+
+def journal_path(vault: Vault) -> Path:
+    """Where the journal of the change in flight lives."""
+    return vault.cache_dir / JOURNAL_NAME
+
+
+def temp_path(path: Path, journal_id: str) -> Path:
+    """The temporary file the batch writer fills before renaming it over `path`."""
+    return path.with_name(f".{path.name}.{journal_id}.tmp")
+
+
+def write_journal(vault: Vault, journal: Journal) -> None:
+    """Make `journal` durable: temporary file, fsync, rename, fsync of the folder."""
+    from cardvault.edits.batch import fsync_folder
+
+    path = journal_path(vault)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "version": VERSION,
+        "id": journal.id,
+        "message": journal.message,
+        "pid": journal.pid,
+        "rollback": journal.rollback,
+        "agent": journal.agent,
+        "steps": [asdict(step) for step in journal.steps],
+    }
+    tmp = path.with_name(f".{JOURNAL_NAME}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    fsync_folder(path.parent)
+
+
+def read_journal(vault: Vault) -> Journal | None:
+    """The journal left by an interrupted write, or None. An unreadable one raises."""
+    path = journal_path(vault)
+    path.with_name(f".{JOURNAL_NAME}.tmp").unlink(missing_ok=True)  # never became the journal
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        data = json.loads(raw)
+        steps = tuple(Step(**step) for step in data["steps"])
+        message = data["message"]
+        if message is not None and not isinstance(message, str):
+            raise TypeError("message is not text")
+        agent = data.get("agent")
+        return Journal(
+            str(data["id"]),
+            message,
+            steps,
+            int(data["pid"]),
+            bool(data["rollback"]),
+            agent if isinstance(agent, str) else None,
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CardvaultError(
+            f"the journal of an interrupted write is unreadable ({exc}); look at `git status`, "
+            "then delete the file to carry on",
+            path,
+        ) from exc
+
+
+def clear_journal(vault: Vault) -> None:
+    """Remove the journal: the change it describes is complete (or fully undone)."""
+    journal_path(vault).unlink(missing_ok=True)
+
+
+def is_removal(step: Step) -> bool:
+    """Whether the step removes its file."""
+    return step.text is None or step.after == ABSENT

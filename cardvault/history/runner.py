@@ -1,0 +1,132 @@
+"""Running git: the one place cardvault starts it (a subprocess; no git library), finding the
+repository that holds a vault, and cardvault's identity for a repository that has none."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cardvault.errors import CardvaultError
+
+if TYPE_CHECKING:
+    pass
+
+DEFAULT_NAME = "cardvault"
+DEFAULT_EMAIL = "cardvault@localhost"
+#: More paths than this go to git through a pathspec file, not the command line (whose length
+#: the operating system limits: a 10,000-card import or maintenance run would not fit).
+MANY_PATHS = 1000
+
+
+class GitError(CardvaultError):
+    """A git command failed; the message holds git's own words."""
+
+
+def run_git(
+    root: Path,
+    *args: str,
+    input: str | None = None,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """Run `git args...` in `root`; raise GitError with git's message when it fails and `check`."""
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+    done = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        input=input,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        env=full_env,
+        check=False,
+    )
+    if check and done.returncode != 0:
+        detail = (done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}")[-2000:]
+        raise GitError(f"git {args[0]} failed: {detail}", root)
+    return done
+
+
+def work_tree_of(root: Path) -> Path | None:
+    """The top of the git work tree holding `root` (the nearest folder upwards with a `.git`),
+    or None outside a repository. Found without starting git: this runs on every write."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        done = run_git(root, "rev-parse", "--show-toplevel", check=False)
+        return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+    start = root.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def git_dir(root: Path) -> Path | None:
+    """The repository's git folder for the work tree holding `root`, or None."""
+    top = work_tree_of(root)
+    if top is None:
+        return None
+    dot_git = top / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    done = run_git(top, "rev-parse", "--absolute-git-dir", check=False)
+    return Path(done.stdout.strip()) if done.returncode == 0 else None
+
+
+def is_repo(root: Path) -> bool:
+    """Whether `root` is inside a git work tree."""
+    return work_tree_of(root) is not None
+
+
+def init_repo(root: Path) -> None:
+    """`git init` at `root` (branch main)."""
+    root.mkdir(parents=True, exist_ok=True)
+    if run_git(root, "init", "-q", "-b", "main", check=False).returncode != 0:
+        run_git(root, "init", "-q")  # older git without -b
+
+
+def identity_env(root: Path) -> dict[str, str]:
+    """Author/committer env vars, filled with cardvault's identity where git has none."""
+    done = run_git(root, "config", "--get-regexp", r"^user\.(name|email)$", check=False)
+    configured = {line.split(" ", 1)[0] for line in done.stdout.splitlines()}
+    env: dict[str, str] = {}
+    defaults = (("name", "NAME", DEFAULT_NAME), ("email", "EMAIL", DEFAULT_EMAIL))
+    for kind, var_name, default in defaults:
+        for role in ("AUTHOR", "COMMITTER"):
+            var = f"GIT_{role}_{var_name}"
+            if not os.environ.get(var) and f"user.{kind}" not in configured:
+                env[var] = default
+    return env
+
+
+@contextlib.contextmanager
+def pathspec(targets: list[str]) -> Iterator[list[str]]:
+    """git arguments naming `targets`: `-- path...`, or a NUL-separated pathspec file."""
+    if len(targets) <= MANY_PATHS:
+        yield ["--", *targets]
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".pathspec", delete=False) as handle:
+        handle.write("\0".join(targets))
+    try:
+        yield [f"--pathspec-from-file={handle.name}", "--pathspec-file-nul"]
+    finally:
+        os.unlink(handle.name)
+
+
+@contextlib.contextmanager
+def message_args(message: str) -> Iterator[list[str]]:
+    """`-m message`, or `-F file` for a message too long for one command-line argument."""
+    if len(message.encode("utf-8")) < 64_000:
+        yield ["-m", message]
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".msg", delete=False, encoding="utf-8") as handle:
+        handle.write(message)
+    try:
+        yield ["--cleanup=verbatim", "-F", handle.name]
+    finally:
+        os.unlink(handle.name)

@@ -1,0 +1,45 @@
+"""The snippets that register `cardvault mcp` with an agent host, and where each one goes.
+
+Each names the exact program that is running now (the `cardvault` script beside this Python,
+else `python -m cardvault`) and the vault's absolute path, so the host starts the same install
+on the same vault whatever its own working directory and PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+HOSTS = ("claude", "cursor", "codex")
+
+
+def launch_command(root: Path) -> list[str]:
+    """The argv that starts the MCP server for the vault at `root`."""
+    script = Path(sys.executable).with_name("cardvault")
+    program = [str(script)] if script.is_file() else [sys.executable, "-m", "cardvault"]
+    return [*program, "mcp", "--vault", str(root)]
+
+
+def registration(host: str, root: Path) -> tuple[str, str]:
+    """(the snippet, where it goes) for `host` (claude, cursor or codex)."""
+    command = launch_command(root)
+    if host == "codex":
+        args = ", ".join(json.dumps(arg) for arg in command[1:])
+        text = f"[mcp_servers.cardvault]\ncommand = {json.dumps(command[0])}\nargs = [{args}]\n"
+        return text, "add it to ~/.codex/config.toml"
+    entry = {"mcpServers": {"cardvault": {"command": command[0], "args": command[1:]}}}
+    text = json.dumps(entry, indent=2) + "\n"
+    if host == "cursor":
+        return text, (
+            "save it as .cursor/mcp.json in the project (or ~/.cursor/mcp.json for every "
+            "project); merge it into an existing mcpServers object"
+        )
+    if host == "claude":
+        add = shlex.join(["claude", "mcp", "add", "--scope", "user", "cardvault", "--", *command])
+        return text, (
+            f"save it as .mcp.json in the project root (shared with the team), or register it "
+            f"for yourself only: {add}"
+        )
+    raise ValueError(f"unknown host {host!r}: one of {', '.join(HOSTS)}")

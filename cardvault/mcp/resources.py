@@ -1,0 +1,103 @@
+"""The MCP resources: MEMORY.md, the learned rules, every card and every day's log.
+
+`cardvault://memory` and `cardvault://rules` are fixed; cards (`cardvault://cards/{slug}`,
+live and archived, aliases too) and logs (`cardvault://logs/{date}`) are templates, and each
+live card is also listed by `resources/list` (`card_listing`). Reading goes through the same
+vault readers as the CLI (`find_card`, the context pack's rule items).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from collections.abc import Iterator
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.types import Resource
+
+from cardvault.context.build import read_sources, rule_items
+from cardvault.errors import CardvaultError, NotFoundError
+from cardvault.mcp.session import VaultSession
+from cardvault.mcp.tools import card_named
+from cardvault.vault.files import read_text
+from cardvault.vault.layout import iter_card_paths
+
+MARKDOWN = "text/markdown"
+CARD_URI = "cardvault://cards/{slug}"
+
+
+def register_resources(server: MCPServer, session: VaultSession) -> None:
+    """Add the fixed resources and the card and log templates to `server`."""
+
+    @server.resource(
+        "cardvault://memory",
+        name="MEMORY.md",
+        mime_type=MARKDOWN,
+        description="The vault's index, read at the start of every session.",
+    )
+    def memory() -> str:
+        with _resource_errors():
+            vault = session.vault
+            if not vault.memory_md.is_file():
+                raise NotFoundError("the vault has no MEMORY.md")
+            return read_text(vault.memory_md).text
+
+    @server.resource(
+        "cardvault://rules",
+        name="Learned rules",
+        mime_type=MARKDOWN,
+        description="Rules learned from recurring lessons (AGENTS.md and promoted cards).",
+    )
+    def rules() -> str:
+        with _resource_errors():
+            items = rule_items(read_sources(session.vault), session.clock().date())
+            lines = [item.block for item in items] or ["(no learned rules yet)"]
+            return "# Learned rules\n\n" + "\n".join(lines) + "\n"
+
+    @server.resource(
+        CARD_URI,
+        name="card",
+        mime_type=MARKDOWN,
+        description="A knowledge card as written (frontmatter and body), by slug or alias.",
+    )
+    def card(slug: str) -> str:
+        with _resource_errors():
+            return card_named(session.vault, slug).text
+
+    @server.resource(
+        "cardvault://logs/{date}",
+        name="daily log",
+        mime_type=MARKDOWN,
+        description="One day's raw log (date as YYYY-MM-DD).",
+    )
+    def log(date: str) -> str:
+        with _resource_errors():
+            vault = session.vault
+            try:
+                day = dt.date.fromisoformat(date).isoformat()
+            except ValueError as exc:
+                raise NotFoundError(f"not a date: {date!r} (use YYYY-MM-DD)") from exc
+            path = vault.log_path(day)
+            if not path.is_file():
+                raise NotFoundError(f"no daily log for {day}")
+            return read_text(path).text
+
+
+def card_listing(session: VaultSession) -> list[Resource]:
+    """One resource per live card, named by its slug."""
+    return [
+        Resource(uri=CARD_URI.format(slug=path.stem), name=path.stem, mime_type=MARKDOWN)
+        for path in iter_card_paths(session.vault)
+    ]
+
+
+@contextlib.contextmanager
+def _resource_errors() -> Iterator[None]:
+    """A CardvaultError reaches the client as a resource error with the CLI's message."""
+    try:
+        yield
+    except NotFoundError as exc:
+        raise ResourceNotFoundError(str(exc)) from exc
+    except CardvaultError as exc:
+        raise ResourceError(str(exc)) from exc

@@ -1,0 +1,76 @@
+"""Assembling the MCP server for one vault and running it over stdio."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.types import Resource, ToolAnnotations
+
+from cardvault import __version__
+from cardvault.mcp.resources import card_listing, register_resources
+from cardvault.mcp.session import VaultSession
+from cardvault.mcp.tools import TOOLSETS
+from cardvault.vault.layout import Vault
+
+INSTRUCTIONS = """\
+This server is the user's long-term memory: a git-versioned vault of Markdown notes at {root}.
+At the start of a session, and whenever the task changes, call `context` with the task in one
+line and follow the learned rules it returns. Call `search` before guessing, when an error
+appears, and before creating a card. When you learn something a later session would need (a
+fix, a gotcha, a preference, a decision), call `remember` right away. Never store secrets.
+"""
+
+
+class CardvaultServer(MCPServer[Any]):
+    """MCPServer whose resource list also names every live card."""
+
+    def __init__(self, session: VaultSession, **settings: Any) -> None:
+        super().__init__(**settings)
+        self.session = session
+
+    async def list_resources(self) -> list[Resource]:
+        """The fixed resources, then one per live card."""
+        fixed = await super().list_resources()
+        cards = await anyio.to_thread.run_sync(card_listing, self.session)
+        return [*fixed, *cards]
+
+
+def build_server(vault: Vault, warm_up: bool = True) -> CardvaultServer:
+    """The server for `vault`; with `warm_up`, the model starts loading when it starts."""
+    session = VaultSession(vault)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[None]:
+        if warm_up:
+            session.warm_up_in_background()
+        yield
+
+    server = CardvaultServer(
+        session, name="cardvault", version=__version__, log_level="WARNING",
+        instructions=INSTRUCTIONS.format(root=vault.root), lifespan=lifespan,
+    )  # fmt: skip
+    for toolset_class in TOOLSETS:
+        toolset = toolset_class(session)
+        notes = toolset.notes()
+        for name in toolset.tools:
+            method = getattr(toolset, name)
+            description = inspect.cleandoc(method.__doc__ or "")
+            if name in notes:
+                description += "\n" + notes[name]
+            hints = ToolAnnotations(
+                read_only_hint=name in toolset.read_only, destructive_hint=False,
+                open_world_hint=False,
+            )  # fmt: skip
+            server.add_tool(method, name=name, description=description, annotations=hints)
+    register_resources(server, session)
+    return server
+
+
+def run_stdio(vault: Vault) -> None:
+    """Serve `vault` on stdin/stdout until the client closes the connection."""
+    build_server(vault).run("stdio")

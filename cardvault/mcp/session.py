@@ -1,0 +1,102 @@
+"""One vault served to one MCP client: the vault, its warm search handle, and the locks.
+
+The SDK runs each synchronous tool in a worker thread, so calls can arrive at once. Searches
+share one `VaultHandle` (its ONNX session is loaded once, by a warm-up on a background thread
+started with the server, so the handshake never waits for it) and take turns; writes take
+turns inside this process, and rely on the write services' own vault lock against
+other processes. A `CardvaultError` becomes the SDK's `ToolError` with the CLI's message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import gc
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from cardvault.api import VaultHandle, WarmHandles
+from cardvault.cli.common import now
+from cardvault.errors import CardvaultError
+from cardvault.search.engine import Searcher
+from cardvault.vault.layout import Vault
+
+T = TypeVar("T")
+WARM_UP_QUERY = "warm up the search index and model"
+
+
+class VaultSession:
+    """The served vault and what its tools share."""
+
+    def __init__(self, vault: Vault, clock: Callable[[], dt.datetime] = now) -> None:
+        self.root = vault.root
+        self.warm = WarmHandles()
+        self.clock = clock
+        self._reading = threading.Lock()
+        self._writing = threading.Lock()
+
+    @property
+    def handle(self) -> VaultHandle:
+        """The served vault's warm search handle (reopened when cardvault.toml changes)."""
+        return self.warm.handle(self.root)
+
+    @property
+    def vault(self) -> Vault:
+        """The served vault with its current settings."""
+        return self.handle.vault
+
+    def searcher(self, vault: Vault) -> Searcher:
+        """The warm search service for any vault a scope covers (this one, the global vault)."""
+        return self.warm.handle(vault.root).searcher
+
+    def warm_up_in_background(self) -> threading.Thread:
+        """Load the model and sync the index on a daemon thread; the first search waits for it."""
+        thread = threading.Thread(target=self._warm_up, name="cardvault-warm-up", daemon=True)
+        thread.start()
+        return thread
+
+    def _warm_up(self) -> None:
+        from cardvault.scopes.home import global_vault
+
+        with self._reading:
+            try:
+                shared = global_vault()
+                roots: list[Path] = [self.root]
+                if shared is not None and shared.root != self.root:
+                    roots.append(shared.root)
+                for root in roots:
+                    self.warm.handle(root).query(WARM_UP_QUERY, k=1)
+            except Exception as exc:  # the first real search reports the problem to the model
+                print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
+            # Everything loaded so far (the SDK, pydantic, the model) lives as long as the
+            # server: keep it out of the garbage collector's scans (~20% of a search's CPU).
+            gc.freeze()
+
+    def search(self, action: Callable[[], T]) -> T:
+        """Run a call that searches with the shared handle (one at a time)."""
+        with self._reading, _as_tool_error():
+            return action()
+
+    def read(self, action: Callable[[], T]) -> T:
+        """Run a read-only call that does not search (no waiting)."""
+        with _as_tool_error():
+            return action()
+
+    def write(self, action: Callable[[], T]) -> T:
+        """Run a writing service call, one at a time in this server."""
+        with self._writing, _as_tool_error():
+            return action()
+
+
+@contextlib.contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """A CardvaultError reaches the model as a tool error carrying the CLI's message."""
+    try:
+        yield
+    except CardvaultError as exc:
+        raise ToolError(str(exc)) from exc

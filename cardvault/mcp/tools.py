@@ -1,0 +1,238 @@
+"""The MCP tools: what a model can do with its memory, each a thin call of a CLI service.
+
+A `Toolset` names its tools in `tools`; each is a method whose name is the tool's name, whose
+typed parameters are the input schema and whose docstring is the description the model reads
+(when to call it, what comes back). `TOOLSETS` lists the sets the server registers: a new group
+of tools (the review queue's, say) is one more `Toolset` subclass and one more entry there.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from cardvault.errors import NotFoundError, UnsafePathError
+from cardvault.mcp.session import VaultSession
+from cardvault.scopes.scope import InScope
+from cardvault.vault.card import Card
+from cardvault.vault.files import read_text
+from cardvault.vault.layout import Vault, check_slug
+from cardvault.vault.read import find_card, read_card
+from cardvault.write.add import WriteResult, add_card, append_log
+
+_LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?$")
+_CARD_PATH = re.compile(r"^(?:memory/(?:cards|archive)/(?:.+/)?)?([^/]+?)(?:\.md)?$")
+
+Limit = Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")]
+Text = Annotated[str, Field(min_length=1)]
+ScopeName = Literal["project", "global", "all"]
+
+
+class Toolset:
+    """A group of tools over one session: `tools` are method names, `read_only` the subset
+    that never writes (hosts may call those without asking the user)."""
+
+    tools: ClassVar[tuple[str, ...]] = ()
+    read_only: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, session: VaultSession) -> None:
+        self.session = session
+
+    def notes(self) -> dict[str, str]:
+        """Lines added to a tool's description that depend on the vault."""
+        return {}
+
+
+class MemoryTools(Toolset):
+    """Search, read, load context, and write lessons, log entries and cards."""
+
+    tools = ("search", "read", "context", "remember", "log", "new_card")
+    read_only = frozenset({"search", "read", "context"})
+
+    def search(
+        self,
+        query: Text,
+        k: Limit = 8,
+        mode: Literal["hybrid", "semantic", "keyword"] = "hybrid",
+        category: str | None = None,
+        tag: str | None = None,
+        include_logs: bool = False,
+        include_archived: bool = False,
+        scope: ScopeName = "all",
+    ) -> dict[str, Any]:
+        """Search long-term memory for what is already known about a question, an error
+        message, a command, a tool or a topic. Call it before guessing or working something out
+        again, as soon as an error appears (paste the exact message), and before `new_card`
+        (update what exists instead of duplicating it). Hybrid mode matches meaning and exact
+        words, so paraphrases work; `keyword` is for exact strings only. `scope` "all" (the
+        default) searches this project's vault and the user's global vault. Returns the best
+        hits first: {mode, results: [{slug, path, topic, category, tags, status, score,
+        snippet, kind, vault}], notices}. Read a whole hit with `read` (its slug, or its path
+        for a log hit) when its vault is "project"."""
+        from cardvault.scopes.search import search_scope
+
+        def run() -> dict[str, Any]:
+            in_scope = _scope(self.session, scope)
+            found = search_scope(
+                in_scope, self.session.searcher, query, k=k, mode=mode, category=category,
+                tag=tag, logs=include_logs, archived=include_archived,
+            )  # fmt: skip
+            return {
+                "mode": "/".join(found.modes),
+                "results": [{**hit.to_dict(), "vault": name} for name, hit in found.hits],
+                "notices": [*in_scope.notices, *found.notices],
+            }
+
+        return self.session.search(run)
+
+    def read(self, name: Text) -> dict[str, Any]:
+        """Read one memory file in full: a knowledge card by its slug or an alias (as `search`
+        returns them, e.g. "docker-buildx-platform-flag", or its path), or one day's raw log
+        by date ("2026-03-19", "memory/2026-03-19.md" or "today"). Returns for a card {kind:
+        "card", slug, path, meta (its frontmatter: topic, category, tags, dates...), body};
+        for a log {kind: "log", date, path, text}."""
+        return self.session.read(lambda: self._read(name.strip()))
+
+    def _read(self, name: str) -> dict[str, Any]:
+        vault = self.session.vault
+        day = self.session.clock().date().isoformat() if name == "today" else None
+        match = _LOG_NAME.match(name)
+        if day or match:
+            day = day or (match.group(1) if match else "")
+            try:
+                path = vault.log_path(dt.date.fromisoformat(day).isoformat())
+            except ValueError as exc:
+                raise NotFoundError(f"not a date: {day} ({exc}); use YYYY-MM-DD") from exc
+            if not path.is_file():
+                raise NotFoundError(f"no daily log for {day} ({vault.rel(path)} does not exist)")
+            return {
+                "kind": "log",
+                "date": day,
+                "path": vault.rel(path),
+                "text": read_text(path).text,
+            }
+        slug_match = _CARD_PATH.match(name)
+        card = card_named(vault, slug_match.group(1) if slug_match else name)
+        meta = json.loads(json.dumps(card.meta, default=str))
+        return {"kind": "card", "slug": card.slug, "path": vault.rel(card.path), "meta": meta,
+                "body": card.body}  # fmt: skip
+
+    def context(
+        self,
+        task: str | None = None,
+        budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
+        scope: ScopeName = "all",
+    ) -> str:
+        """Load the memory to start work with: MEMORY.md (the vault's index), the learned rules
+        (follow them) and the knowledge cards most relevant to `task`, never more than `budget`
+        tokens (default: the vault's setting, usually 2000); with `scope` "all" (the default)
+        the user's global rules and cards come after the project's. Call it at the start of a
+        session and again whenever the task changes; describe the task in one line. Returns
+        Markdown; cards that did not fit are named under "Not included" (fetch them with
+        `read`)."""
+        from cardvault.scopes.context import Request, scoped_context
+
+        def run() -> str:
+            session = self.session
+            request = Request(task, budget, session.clock().date(), searcher=session.searcher)
+            pack = scoped_context(_scope(session, scope), request)
+            notes = "".join(f"\n\n> note: {notice}" for notice in pack.notices)
+            return pack.text + notes
+
+        return self.session.search(run)
+
+    def remember(self, text: Text, redact: bool = False) -> dict[str, Any]:
+        """Save a lesson for future sessions, in one or two self-contained sentences: a fix
+        that worked, a gotcha, a user preference, a decision and why. Call it as soon as you
+        learn something a later session would otherwise have to rediscover. It is appended to
+        today's daily log as "Lesson: ..." and committed to git; maintenance later distills it
+        into a card. Text holding a credential (key, token, password) is refused and nothing is
+        written; pass redact=true to store it with the secret replaced. Returns {path, commit}."""
+        return self.session.write(
+            lambda: _written(
+                append_log(self.session.vault, f"Lesson: {text.strip()}", None,
+                           self.session.clock(), redact=redact),
+                self.session,
+            )
+        )  # fmt: skip
+
+    def log(self, text: Text, title: str | None = None, redact: bool = False) -> dict[str, Any]:
+        """Append an entry to today's daily log ("## HH:MM — title", then the text) and commit
+        it: a record of what happened, e.g. the steps of a fix or why a decision was taken.
+        Start lines with "Lesson:", "Fix:", "Gotcha:", "Decision:" or "Preference:" so
+        maintenance distills them into cards. The title defaults to the first line. Secrets are
+        refused as in `remember` (redact=true replaces them). Returns {path, commit}."""
+        return self.session.write(
+            lambda: _written(
+                append_log(self.session.vault, text, title, self.session.clock(), redact=redact),
+                self.session,
+            )
+        )
+
+    def new_card(
+        self,
+        topic: Text,
+        category: Text,
+        body: Text,
+        tags: list[str] | None = None,
+        redact: bool = False,
+    ) -> dict[str, Any]:
+        """Create a knowledge card: one topic, readable with no other context, about 350
+        tokens at most, and commit it. Search first: when a card on the topic exists, use
+        `remember` instead so maintenance updates that card. `category` must be one of the
+        vault's categories (listed below); tags are lowercase words. The slug comes from the
+        topic and never overwrites a card. Secrets are refused as in `remember`. Returns
+        {slug, path, commit, warnings}."""
+
+        def run() -> dict[str, Any]:
+            session = self.session
+            result = add_card(
+                session.vault, topic, category, tags or [], body, session.clock().date(),
+                redact=redact,
+            )  # fmt: skip
+            return {**_written(result, session), "slug": result.slug, "warnings": result.warnings}
+
+        return self.session.write(run)
+
+    def notes(self) -> dict[str, str]:
+        """The categories `new_card` accepts in this vault."""
+        categories = ", ".join(self.session.vault.config.categories)
+        return {"new_card": f"Categories: {categories}."}
+
+
+def _scope(session: VaultSession, name: str) -> InScope:
+    """The vaults scope `name` covers for the served vault (the global vault if it exists)."""
+    from cardvault.scopes.home import global_vault
+    from cardvault.scopes.scope import Scope, resolve
+
+    scope = Scope(name)
+    return resolve(scope, lambda: session.vault, global_vault() if name != "project" else None)
+
+
+def card_named(vault: Vault, name: str) -> Card:
+    """The card named `name`: memory/cards/<name>.md when it exists (one file read, where
+    resolving an alias reads the whole vault), else the read path's slug-or-alias lookup."""
+    try:
+        direct = vault.cards_dir / f"{check_slug(name)}.md"
+    except UnsafePathError:
+        direct = None
+    if direct is not None and direct.is_file():
+        return read_card(direct)
+    return find_card(vault, name).card
+
+
+def _written(result: WriteResult, session: VaultSession) -> dict[str, Any]:
+    commit = result.commit
+    return {
+        "path": session.vault.rel(result.path),
+        "commit": commit.sha,
+        "note": commit.note,
+    }
+
+
+#: The tool groups the server registers, each built from the session.
+TOOLSETS: tuple[type[Toolset], ...] = (MemoryTools,)

@@ -1,0 +1,181 @@
+"""The resident process's socket and messages: where they live and what a valid one is.
+
+Standard library only, and none of its slow-to-import parts (dataclasses, secrets): the CLI's
+fast path imports this before anything else.
+
+One exchange per connection. The client sends one JSON object and half-closes; the server
+answers one JSON object and closes. Every message carries the protocol version `v` and the
+request's random `id`; an answer is accepted only if both match and it names the vault the
+client asked about, so a stale or foreign process can never pass off a wrong answer.
+
+Requests (`op`): `run` (argv, env, tty, encoding, prog: run one CLI command), `status`, `stop`.
+Answers: `{"ok": true, ...}` with `code` and `output` for `run` (what the command wrote, as
+`[stream, text]` pairs in the order written: 1 stdout, 2 stderr), or
+`{"ok": false, "error": "..."}`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+PROTOCOL = 1
+SOCKET_NAME = "serve.sock"
+LOCK_NAME = "serve.lock"
+LOG_NAME = "serve.log"
+#: Commands the resident process answers; everything else runs in the calling process.
+RESIDENT_COMMANDS = frozenset({"search", "context"})
+#: Environment variables a command's output depends on, passed with each request.
+CLIENT_ENV = (
+    "CARDVAULT_NOW", "CARDVAULT_AGENT", "CARDVAULT_HOME", "HOME", "XDG_DATA_HOME",
+    "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
+    "COLUMNS", "LINES",
+)  # fmt: skip
+MAX_REQUEST = 1 << 20
+MAX_ANSWER = 64 << 20
+#: The longest socket path bind/connect accept (sun_path is 108 bytes on Linux, 104 on macOS).
+_MAX_ADDRESS = 100
+
+
+class ProtocolError(Exception):
+    """A message that is not valid JSON of the expected shape."""
+
+
+class RunRequest(NamedTuple):
+    """One CLI command for the resident process: its argv (without global options), the
+    client's environment subset, whether its stdout/stderr are terminals, their encoding, and
+    the program name usage lines show ("cardvault" or "python -m cardvault")."""
+
+    argv: list[str]
+    env: dict[str, str]
+    stdout_tty: bool
+    stderr_tty: bool
+    encoding: str
+    prog: str = "cardvault"
+
+
+class RunResult(NamedTuple):
+    """The command's exit code and what it wrote: (1 for stdout or 2 for stderr, text) pairs."""
+
+    code: int
+    output: list[tuple[int, str]]
+
+    def text(self, stream: int) -> str:
+        """Everything written to `stream` (1 or 2)."""
+        return "".join(text for number, text in self.output if number == stream)
+
+
+def cache_dir(root: Path) -> Path:
+    """The vault's derived-files folder (`.cardvault/`)."""
+    return root / ".cardvault"
+
+
+def socket_path(root: Path) -> Path:
+    """Where the resident process for the vault at `root` listens."""
+    return cache_dir(root) / SOCKET_NAME
+
+
+def lock_path(root: Path) -> Path:
+    """The file a running server holds locked (with its pid inside)."""
+    return cache_dir(root) / LOCK_NAME
+
+
+def new_id() -> str:
+    """A fresh random request id (os.urandom: the `secrets` module costs 9 ms to import)."""
+    return os.urandom(8).hex()
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as bytes on the wire."""
+    return json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    """A message from the wire; ProtocolError unless it is a JSON object of this protocol."""
+    try:
+        message = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"not JSON: {exc}") from exc
+    if not isinstance(message, dict) or message.get("v") != PROTOCOL:
+        raise ProtocolError("not a cardvault serve message of this version")
+    if not isinstance(message.get("id"), str):
+        raise ProtocolError("message without an id")
+    return message
+
+
+def receive(conn: socket.socket, limit: int) -> bytes:
+    """Everything the peer sends until it closes its side (ProtocolError past `limit` bytes)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise ProtocolError(f"message longer than {limit} bytes")
+        chunks.append(chunk)
+
+
+def run_request(message: dict[str, Any]) -> RunRequest:
+    """The RunRequest inside a `run` message (ProtocolError when a field has the wrong type)."""
+    argv, env, tty = message.get("argv"), message.get("env"), message.get("tty")
+    if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
+        raise ProtocolError("argv must be a list of strings")
+    if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
+        raise ProtocolError("env must map names to strings")
+    if not (isinstance(tty, list) and len(tty) == 2 and all(isinstance(t, bool) for t in tty)):
+        raise ProtocolError("tty must be [stdout, stderr] booleans")
+    encoding, prog = message.get("encoding"), message.get("prog")
+    if not (isinstance(encoding, str) and isinstance(prog, str)):
+        raise ProtocolError("encoding and prog must be strings")
+    env = {k: v for k, v in env.items() if k in CLIENT_ENV}
+    return RunRequest(argv, env, tty[0], tty[1], encoding, prog)
+
+
+def run_result(answer: dict[str, Any]) -> RunResult:
+    """The RunResult inside an answer (ProtocolError when a field has the wrong type)."""
+    code, output = answer.get("code"), answer.get("output")
+    if type(code) is not int or not isinstance(output, list):
+        raise ProtocolError("a run answer needs an integer code and an output list")
+    chunks: list[tuple[int, str]] = []
+    for chunk in output:
+        if not (isinstance(chunk, list) and len(chunk) == 2 and chunk[0] in (1, 2)):
+            raise ProtocolError("output chunks are [1 or 2, text]")
+        if not isinstance(chunk[1], str):
+            raise ProtocolError("output text must be a string")
+        chunks.append((chunk[0], chunk[1]))
+    return RunResult(code, chunks)
+
+
+def peer_uid(conn: socket.socket) -> int | None:
+    """The user id of the process at the other end (Linux), or None where it cannot be told."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    import struct
+
+    creds = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[1])
+
+
+@contextlib.contextmanager
+def address(path: Path) -> Iterator[str]:
+    """A path bind/connect accept for `path`: itself, or through /proc/self/fd when too long."""
+    text = os.fsencode(path)
+    if len(text) <= _MAX_ADDRESS:
+        yield str(path)
+        return
+    if not sys.platform.startswith("linux"):
+        raise OSError(f"socket path too long: {path}")
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{fd}/{path.name}"
+    finally:
+        os.close(fd)

@@ -1,0 +1,72 @@
+"""The git merge driver: `python -m cardvault.sync.driver KIND BASE OURS THEIRS PATH`.
+
+git runs it (edits/gitsetup.py registers it) when both sides of a merge changed a file that
+`.gitattributes` gives to a cardvault driver: KIND is `log`, `card`, `managed` or `hot`; BASE,
+OURS and THEIRS are temporary files git made (`%O %A %B`), PATH the file's path in the
+repository (`%P`).
+The merged text is written to OURS. The exit status tells git whether the merge is clean (0) or
+left conflict markers (1); anything unexpected falls back to a plain three-way merge, so a
+driver problem never loses either side.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from cardvault.sync.merge_card import merge_card
+from cardvault.sync.merge_lines import merge_lines
+from cardvault.sync.merge_log import merge_log
+from cardvault.sync.merge_managed import merge_managed
+from cardvault.sync.merge_text import Merged, merge3
+
+MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
+    "log": merge_log,
+    "card": merge_card,
+    "managed": merge_managed,
+    "hot": merge_lines,
+}
+
+
+def merge_file(kind: str, base: str, ours: str, theirs: str, path: Path) -> Merged:
+    """Merge with the driver for `kind`; on any failure of it, a plain three-way merge."""
+    merger = MERGERS.get(kind)
+    if merger is None:
+        return merge3(base, ours, theirs)
+    try:
+        return merger(base, ours, theirs, path)
+    except Exception:  # a driver bug must not lose a side: fall back to git's line merge
+        return merge3(base, ours, theirs)
+
+
+def main(argv: list[str]) -> int:
+    """Run as git's merge driver; the exit status git reads (0 clean, 1 conflicts)."""
+    if len(argv) != 5:
+        sys.stderr.write("usage: python -m cardvault.sync.driver KIND BASE OURS THEIRS PATH\n")
+        return 2
+    kind, base_file, ours_file, theirs_file, path = argv
+    try:
+        base, ours, theirs = (
+            Path(name).read_bytes().decode("utf-8") for name in (base_file, ours_file, theirs_file)
+        )
+    except (OSError, UnicodeDecodeError):
+        return _git_fallback(base_file, ours_file, theirs_file)
+    merged = merge_file(kind, base, ours, theirs, Path(path))
+    Path(ours_file).write_bytes(merged.text.encode("utf-8"))
+    return 1 if merged.conflicts else 0
+
+
+def _git_fallback(base_file: str, ours_file: str, theirs_file: str) -> int:
+    """git's own merge of files that are not UTF-8 text, in place."""
+    from cardvault.history import run_git
+
+    done = run_git(
+        Path.cwd(), "merge-file", "-L", "ours", "-L", "base", "-L", "theirs",
+        ours_file, base_file, theirs_file, check=False,
+    )  # fmt: skip
+    return 0 if done.returncode == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,132 @@
+"""Merging two versions of a card: frontmatter key by key, the body three-way.
+
+For each frontmatter key, a side that left it as in the base takes the other side's value
+(a key removed on one side stays removed). Where both sides changed a key:
+- `tags`, `sources`, `aliases`, `merged_from`: unioned (our order, then theirs' additions), an
+  item either side removed left out;
+- `created`: the earlier date; `updated`, `last_used`, `promoted` (dates): the later one;
+- `seen`: both sides' recurrences counted, `base + (ours - base) + (theirs - base)`, less one
+  for each source both sides added (the same log entry distilled on both machines counts once);
+- any other key: a conflict, shown with git's markers in the frontmatter.
+The body is merged line by line (merge_text.py): markers only where both sides changed the same
+lines. The result keeps our file's bytes wherever nothing changed (update_card_text). A side
+that is not a valid card is merged as plain text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cardvault.errors import CardFormatError
+from cardvault.sync.merge_text import Merged, merge3
+from cardvault.vault.card import as_date, parse_card, render_value, replace_body, update_card_text
+
+UNION_KEYS = ("tags", "sources", "aliases", "merged_from")
+EARLIEST = ("created",)
+LATEST = ("updated", "last_used", "promoted")
+_MISSING = object()
+
+
+def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
+    """`ours` and `theirs` merged against `base` (see the module docstring)."""
+    if ours == theirs or theirs == base:
+        return Merged(ours)
+    if ours == base:
+        return Merged(theirs)
+    try:
+        o, t = parse_card(ours, path), parse_card(theirs, path)
+        b_meta, b_body = _base_parts(base, path)
+    except CardFormatError:
+        return merge3(base, ours, theirs)
+    meta, conflicts = merge_meta(b_meta, o.meta, t.meta)
+    body = merge3(b_body, o.body, t.body)
+    changes = {k: v for k, v in meta.items() if o.meta.get(k, _MISSING) != v}
+    removed = [k for k in o.meta if k not in meta]
+    text = update_card_text(ours, changes, removed, path)
+    text = replace_body(text, body.text)
+    for key in conflicts:
+        text = _mark_conflict(text, key, o.meta.get(key, _MISSING), t.meta.get(key, _MISSING))
+    return Merged(text, body.conflicts + len(conflicts))
+
+
+def _base_parts(base: str, path: Path) -> tuple[dict[str, Any], str]:
+    """The base's frontmatter and body; nothing for a card both sides created (empty base)."""
+    if not base.strip():
+        return {}, ""
+    card = parse_card(base, path)
+    return card.meta, card.body
+
+
+def merge_meta(
+    base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The merged frontmatter (our key order, then theirs' new keys) and the keys in conflict."""
+    merged: dict[str, Any] = {}
+    conflicts: list[str] = []
+    for key in [*ours, *(k for k in theirs if k not in ours)]:
+        b, o, t = (side.get(key, _MISSING) for side in (base, ours, theirs))
+        if o != b and t != b and (o != t or key == "seen"):  # two recurrences may agree
+            value = _both_changed(key, b, o, t, base, ours, theirs)
+        elif t == b:
+            value = o
+        else:
+            value = t
+        if value is _CONFLICT:
+            conflicts.append(key)
+        elif value is not _MISSING:
+            merged[key] = value
+    return merged, conflicts
+
+
+_CONFLICT = object()
+
+
+def _both_changed(
+    key: str,
+    b: Any,
+    o: Any,
+    t: Any,
+    base: dict[str, Any],
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+) -> Any:
+    if key in UNION_KEYS and all(isinstance(v, list) for v in (o, t)):
+        return union(b if isinstance(b, list) else [], o, t)
+    dates = [as_date(o), as_date(t)]
+    if (key in EARLIEST or key in LATEST) and None not in dates:
+        pick = min if key in EARLIEST else max
+        return o if as_date(o) == pick(d for d in dates if d is not None) else t
+    if key == "seen" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
+        start = b if isinstance(b, int) and not isinstance(b, bool) else 0
+        both = _added(base, ours, "sources") & _added(base, theirs, "sources")
+        return max(o, t, start + (o - start) + (t - start) - len(both))
+    return _CONFLICT
+
+
+def union(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
+    """Our items minus those theirs removed, then theirs' additions, each once."""
+    removed = [item for item in base if item not in theirs]
+    out = [item for item in ours if item not in removed]
+    for item in theirs:
+        if item not in base and item not in out:
+            out.append(item)
+    return out
+
+
+def _added(base: dict[str, Any], side: dict[str, Any], key: str) -> set[str]:
+    before = base.get(key) if isinstance(base.get(key), list) else []
+    now = side.get(key) if isinstance(side.get(key), list) else []
+    return {str(item) for item in now or []} - {str(item) for item in before or []}
+
+
+def _mark_conflict(text: str, key: str, ours: Any, theirs: Any) -> str:
+    """`text` with a conflict block for `key` at the end of its frontmatter."""
+    lines = text.split("\n")
+    close = next(i for i in range(1, len(lines)) if lines[i].rstrip() == "---")
+    block = ["<<<<<<< ours"]
+    block += render_value(key, ours) if ours is not _MISSING else [f"# ({key} removed)"]
+    block += ["======="]
+    block += render_value(key, theirs) if theirs is not _MISSING else [f"# ({key} removed)"]
+    block += [">>>>>>> theirs"]
+    return "\n".join(lines[:close] + block + lines[close:])

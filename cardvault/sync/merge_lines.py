@@ -1,0 +1,44 @@
+"""Merging two versions of an agent's hot memory (`memory/agents/NAME.md`): fragment by fragment.
+
+A hot memory is a title and fragments, one line each (`- YYYY-MM-DD HH:MM text`, written by
+scopes/agents.py). Every fragment of both sides is kept once, in time order; a fragment one side
+removed (moved to the daily log when the file passed its budget) stays removed. The lines that
+are not fragments (the title) are merged three-way.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cardvault.sync.merge_card import union
+from cardvault.sync.merge_text import Merged, merge3
+
+FRAGMENT = re.compile(r"^- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) ")
+
+
+def _split(text: str) -> tuple[str, list[str]]:
+    """The lines that are not fragments (as text) and the fragments, in file order."""
+    lines = text.split("\n")
+    fragments = [line for line in lines if FRAGMENT.match(line)]
+    rest = "\n".join(line for line in lines if not FRAGMENT.match(line)).rstrip("\n")
+    return rest, fragments
+
+
+def _when(fragment: str) -> str:
+    match = FRAGMENT.match(fragment)
+    return match.group(1) if match else ""
+
+
+def merge_lines(base: str, ours: str, theirs: str, path: Path) -> Merged:
+    """`ours` and `theirs` merged against `base` (see the module docstring)."""
+    if ours == theirs or theirs == base:
+        return Merged(ours)
+    if ours == base:
+        return Merged(theirs)
+    (b_rest, b), (o_rest, o), (t_rest, t) = _split(base), _split(ours), _split(theirs)
+    head = merge3(b_rest + "\n", o_rest + "\n", t_rest + "\n")
+    fragments = sorted(union(b, o, t), key=_when)
+    body = "\n".join(fragments)
+    text = head.text.rstrip("\n") + ("\n\n" + body if body else "") + "\n"
+    return Merged(text, head.conflicts)

@@ -1,0 +1,157 @@
+"""`cardvault sync`: share the vault with other machines through any git remote.
+
+Under the vault lock (writers on this machine wait; readers never do):
+1. finish an interrupted write, set up the merge drivers if missing (edits/door.py);
+2. commit pending hand edits in the vault, as "hand edits";
+3. fetch the remote, merge its branch with cardvault's drivers (daily logs entry by entry,
+   cards key by key, managed sections as sets of lines: sync/driver.py);
+4. after a true merge (not a fast-forward) that changed cards or the managed files, regenerate
+   MEMORY.md's table and AGENTS.md's learned rules from the merged cards, in one commit;
+5. push; when the push is rejected because another machine pushed first, go back to 3.
+A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
+one side removed a file the other changed) stops the sync: the merge is aborted so the
+repository is exactly as before, and the conflicts come back as `path:line`. The search index
+is brought up to date after the lock is released.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, replace
+
+from cardvault import history
+from cardvault.edits.changes import Change
+from cardvault.edits.door import (
+    OnWait,
+    commit_hand_edits,
+    holding_the_lock,
+    propose,
+    write_while_holding,
+)
+from cardvault.edits.recover import describe
+from cardvault.errors import CardvaultError
+from cardvault.sync import gitops
+from cardvault.vault.layout import Vault
+
+ATTEMPTS = 5
+_REGENERATE = ("memory/cards/", "memory/archive/", "MEMORY.md", "AGENTS.md")
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """What a sync did; `conflicts` non-empty means it stopped and changed nothing."""
+
+    remote: str
+    branch: str
+    merged: str  # "up to date" | "fast-forward" | "merged" | "conflict" | "new branch"
+    pushed: bool
+    attempts: int
+    pending: history.CommitResult | None = None
+    regenerated: history.CommitResult | None = None
+    conflicts: tuple[gitops.Conflict, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+
+def sync_vault(
+    vault: Vault,
+    remote: str | None = None,
+    today: dt.date | None = None,
+    on_wait: OnWait | None = None,
+) -> SyncResult:
+    """Commit, fetch, merge, regenerate, push (see the module docstring)."""
+    top = history.work_tree(vault)
+    if top is None:
+        raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
+    with holding_the_lock(vault, on_wait=on_wait) as entered:
+        if history.merge_in_progress(vault):
+            raise CardvaultError("a git merge is in progress; finish or abort it first", top)
+        branch = gitops.current_branch(top)
+        name = remote or gitops.default_remote(top, branch)
+        gitops.check_remote(top, name)
+        pending = commit_hand_edits(vault, [vault.root / p for p in _vault_dirty(vault)])
+        result = _exchange(vault, name, branch, today or dt.date.today())
+        notes = describe(entered.recovery)
+    return replace(result, pending=pending, notes=[*notes, *_index_notes(vault, result)])
+
+
+def _vault_dirty(vault: Vault) -> list[str]:
+    """Uncommitted paths of the vault, relative to the vault root."""
+    top = history.work_tree(vault) or vault.root
+    return [
+        (top / rel).relative_to(vault.root).as_posix()
+        for rel in history.uncommitted(vault)
+        if (top / rel).resolve().is_relative_to(vault.root)
+    ]
+
+
+def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncResult:
+    """Fetch, merge, regenerate and push until the push goes through (or a conflict)."""
+    top = history.work_tree(vault)
+    assert top is not None
+    outcomes: list[str] = []
+    regenerated = None
+    for attempt in range(1, ATTEMPTS + 1):
+        if gitops.fetch(top, remote, branch):
+            outcome = gitops.merge(top, f"{remote}/{branch}", f"sync: merge {remote}/{branch}")
+            if outcome.conflicts:
+                return SyncResult(
+                    remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
+                )
+            outcomes.append(outcome.how)
+            merged = _in_vault(vault, outcome.changed) if outcome.how == "merged" else []
+            if any(path.startswith(_REGENERATE) for path in merged):
+                regenerated = _regenerate(vault, today) or regenerated
+        else:
+            outcomes.append("new branch")
+        if gitops.push(top, remote, branch):
+            how = next(
+                (h for h in ("merged", "fast-forward", "new branch") if h in outcomes),
+                "up to date",
+            )
+            return SyncResult(remote, branch, how, True, attempt, regenerated=regenerated)
+    raise CardvaultError(
+        f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
+        top,
+    )
+
+
+def _in_vault(vault: Vault, paths: tuple[str, ...]) -> list[str]:
+    top = history.work_tree(vault) or vault.root
+    out = []
+    for rel in paths:
+        full = (top / rel).resolve()
+        if full.is_relative_to(vault.root):
+            out.append(full.relative_to(vault.root).as_posix())
+    return out
+
+
+def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:
+    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards."""
+    from cardvault.maintain import memory_index
+    from cardvault.maintain.promote import rules_changes
+    from cardvault.maintain.state import load_state
+    from cardvault.vault.layout import open_vault_at
+
+    fresh = replace(open_vault_at(vault.root), agent=vault.agent)  # settings may have merged
+    state = load_state(fresh, today)
+    changes: list[Change] = list(rules_changes(state))
+    changes += memory_index.step(state.after(changes), fresh.config)
+    message = "sync: regenerate MEMORY.md's table and AGENTS.md's rules after the merge"
+    return write_while_holding(fresh, propose(changes, message, None)).commit
+
+
+def _index_notes(vault: Vault, result: SyncResult) -> list[str]:
+    """Bring an existing search index up to date (outside the lock); what to tell the user."""
+    if result.conflicts or result.merged in ("up to date", "new branch"):
+        return []
+    from cardvault.search.freshness import index_freshness
+
+    if not index_freshness(vault).exists:
+        return []
+    try:
+        from cardvault.search.engine import build_index
+
+        report = build_index(vault)
+    except Exception as exc:  # a cache: the next search catches up by itself
+        return [f"search index not updated ({exc}); the next search catches up"]
+    return [f"search index updated ({report.parsed} file(s) re-read)"]

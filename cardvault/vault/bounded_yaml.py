@@ -1,0 +1,138 @@
+"""Frontmatter YAML read with limits: the one place cardvault turns YAML text into values.
+
+YAML aliases share nodes, so a few hundred bytes (`a1: &a1 [*a0, *a0, ...]`, eight levels) can
+describe a billion items; `&a [*a]` describes an endless one. PyYAML builds them as shared
+objects, and the first code that walks them (a tag list, a JSON export, a comparison) hangs and
+eats memory. So the node graph libyaml composes is measured before any value is built: at most
+MAX_NODES nodes with aliases expanded, MAX_DEPTH levels, no cycles. An alias that stays inside
+those limits (`updated: *created`) is fine.
+
+Values YAML recognises but cannot build — `2026-02-30` (a timestamp with no such day), an integer
+longer than Python converts — stay as their text, so the card still reads and `check` reports
+the key as a schema finding at its line (see `schema.schema_problems`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.resolver import Resolver
+
+from cardvault.errors import CardFormatError
+
+#: Nodes a frontmatter may expand to (aliases counted each time they are used). A card with a
+#: thousand sources and aliases has about 2,100.
+MAX_NODES = 20_000
+#: Nesting levels (a card needs three: the mapping, a list, an item).
+MAX_DEPTH = 32
+
+
+class _LenientConstructor(SafeConstructor):
+    """SafeConstructor that keeps the text of a timestamp or integer Python cannot build."""
+
+    def construct_yaml_timestamp(self, node: Node) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError):
+            return self.construct_scalar(node)
+
+    def construct_yaml_int(self, node: Node) -> Any:
+        try:
+            return super().construct_yaml_int(node)
+        except (ValueError, OverflowError):
+            return self.construct_scalar(node)
+
+
+_LenientConstructor.add_constructor(
+    "tag:yaml.org,2002:timestamp", _LenientConstructor.construct_yaml_timestamp
+)
+_LenientConstructor.add_constructor("tag:yaml.org,2002:int", _LenientConstructor.construct_yaml_int)
+
+
+def _loader_class() -> Any:
+    """libyaml's parser where PyYAML has it (~8x faster), PyYAML's own otherwise; with the
+    lenient constructor and the standard resolver."""
+    try:
+        from yaml.cyaml import CParser as Parser
+    except ImportError:  # pragma: no cover - PyYAML built without libyaml
+        from yaml import SafeLoader as Parser
+
+    def __init__(self: Any, text: str) -> None:
+        Parser.__init__(self, text)
+        _LenientConstructor.__init__(self)
+        Resolver.__init__(self)
+
+    return type("BoundedLoader", (Parser, _LenientConstructor, Resolver), {"__init__": __init__})
+
+
+_Loader = _loader_class()
+
+
+def load_bounded(text: str, path: Path, first_line: int) -> Any:
+    """The YAML document in `text` as Python values; CardFormatError (with the file line, counted
+    from `first_line`) when it is not YAML or breaks a limit."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _measure(node, path, first_line)
+        return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + mark.line if mark is not None else first_line
+        raise CardFormatError(f"invalid YAML: {exc.problem or exc}", path, line) from exc
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+        raise CardFormatError(f"invalid YAML: {exc}", path, first_line) from exc
+    finally:
+        loader.dispose()
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _measure(root: Node, path: Path, first_line: int) -> None:
+    """Refuse a node graph that expands past MAX_NODES, nests past MAX_DEPTH or holds a cycle.
+
+    Depth-first without recursion; each distinct node is sized once (its size counts every use
+    of an alias below it), so a bomb is measured in time linear in its text.
+    """
+    sizes: dict[int, int] = {}
+    ancestors: set[int] = set()
+    stack: list[tuple[Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, finished = stack.pop()
+        key = id(node)
+        if finished:
+            ancestors.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > MAX_NODES:
+                _refuse(
+                    node,
+                    f"expands to more than {MAX_NODES:,} values (an alias bomb?)",
+                    path,
+                    first_line,
+                )
+            continue
+        if key in sizes:
+            continue  # an alias of a node already measured
+        if key in ancestors:
+            _refuse(node, "an alias refers to itself (a recursive structure)", path, first_line)
+        if depth > MAX_DEPTH:
+            _refuse(node, f"nested more than {MAX_DEPTH} levels deep", path, first_line)
+        ancestors.add(key)
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in _children(node))
+
+
+def _refuse(node: Node, problem: str, path: Path, first_line: int) -> None:
+    raise CardFormatError(f"invalid YAML: {problem}", path, first_line + node.start_mark.line)

@@ -1,0 +1,78 @@
+"""Frontmatter YAML within limits: alias bombs, cycles and deep nesting refused at their line,
+impossible dates and huge integers kept as text, benign aliases allowed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from cardvault.errors import CardFormatError
+from cardvault.vault.bounded_yaml import MAX_DEPTH, load_bounded
+from cardvault.vault.card import parse_card
+from cardvault.vault.schema import schema_problems
+from tests.hostile_support import alias_bomb
+
+PATH = Path("memory/cards/x.md")
+
+
+def test_an_alias_bomb_is_refused_at_the_line_where_it_grows_too_big() -> None:
+    text = alias_bomb(9, 9)
+    assert len(text) < 600
+    with pytest.raises(CardFormatError) as caught:
+        load_bounded(text, PATH, first_line=2)
+    assert "alias bomb" in caught.value.message
+    assert caught.value.line == 2 + 4  # l4 is the first level past 20,000 values
+
+
+def test_a_recursive_alias_is_refused() -> None:
+    with pytest.raises(CardFormatError, match="refers to itself"):
+        load_bounded("topic: x\ntags: &t [a, *t]\n", PATH, first_line=2)
+
+
+def test_nesting_deeper_than_the_limit_is_refused() -> None:
+    deep = "tags: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
+    with pytest.raises(CardFormatError, match="nested more than"):
+        load_bounded(deep, PATH, first_line=2)
+    very_deep = "tags: " + "[" * 50_000 + "]" * 50_000  # past libyaml's own limit
+    with pytest.raises(CardFormatError):
+        load_bounded(very_deep, PATH, first_line=2)
+
+
+def test_a_small_alias_is_allowed() -> None:
+    meta = load_bounded("created: &d 2026-01-02\nupdated: *d\n", PATH, first_line=2)
+    assert meta == {"created": dt.date(2026, 1, 2), "updated": dt.date(2026, 1, 2)}
+
+
+def test_an_impossible_date_stays_text_and_is_a_schema_finding_at_its_line() -> None:
+    text = "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-02-30\nupdated: 2026-03-01\n"
+    text += "---\nbody\n"
+    card = parse_card(text, PATH)
+    assert card.meta["created"] == "2026-02-30"
+    assert card.date("created") is None
+    problems = dict(schema_problems(card.meta, ["tools"]))
+    assert "2026-02-30" in problems["created"]
+    assert card.key_line("created") == 5
+
+
+def test_a_huge_integer_stays_text() -> None:
+    meta = load_bounded("seen: " + "9" * 10_000, PATH, first_line=2)
+    assert meta["seen"] == "9" * 10_000
+    assert ("seen", "'seen' must be a whole number of at least 1") in schema_problems(meta, [])
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "tags: !!binary not-base64-$$$",
+        "? [a, b]\n: unhashable key",
+        "a: !!python/object:os.system [echo]",
+        "---\na: 1\n---\nb: 2",
+        "a: 'unclosed",
+    ],
+)
+def test_yaml_that_cannot_be_built_is_a_format_error_with_a_line(front: str) -> None:
+    with pytest.raises(CardFormatError) as caught:
+        load_bounded(front, PATH, first_line=2)
+    assert caught.value.line is not None and caught.value.line >= 2

@@ -1,0 +1,241 @@
+"""The write door: recovery after a killed writer, git's stale locks, hand edits, re-planning."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cardvault import history
+from cardvault.edits.changes import WriteFile
+from cardvault.edits.door import locked_write, propose
+from cardvault.edits.journal import Step, new_journal, read_journal, temp_path, write_journal
+from cardvault.edits.recover import recover
+from cardvault.errors import CardvaultError
+from cardvault.vault.files import ABSENT, digest_text, read_text
+from cardvault.vault.layout import open_vault_at
+from cardvault.write.add import append_log
+from tests.conftest import git_log
+from tests.writers_support import REPO, assert_vault_sound, cardvault, git, lock_held_elsewhere
+
+NOW = "2026-03-19T14:30"
+
+#: A writer of three cards that is killed (os._exit: no cleanup, like kill -9) right after
+#: writing its `argv[2]`-th file.
+KILLED_WRITER = """
+import os, sys
+from pathlib import Path
+from cardvault.edits.changes import WriteFile
+from cardvault.edits.door import locked_write, propose
+from cardvault.vault.files import ABSENT
+from cardvault.vault.layout import open_vault_at
+vault = open_vault_at(Path(sys.argv[1]))
+stop_after = int(sys.argv[2])
+written = []
+def die(path):
+    written.append(path)
+    if len(written) == stop_after:
+        os._exit(137)
+head = "---\\ntopic: T\\ncategory: tools\\ntags: [t]\\ncreated: 2026-03-19\\n"
+body = head + "updated: 2026-03-19\\n---\\nBody {n}.\\n"
+changes = [
+    WriteFile(vault.card_path(f"card-{n}"), body.format(n=n), ABSENT, f"card {n}")
+    for n in range(3)
+]
+locked_write(vault, lambda: propose(changes, "three cards", None), after_write=die)
+"""
+
+
+def _killed_writer(root: Path, stop_after: int) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_WRITER, str(root), str(stop_after)], cwd=REPO, check=False
+    )
+    return done.returncode
+
+
+@pytest.mark.parametrize("stop_after", [1, 2, 3])
+def test_a_write_killed_midway_is_finished_and_committed_by_the_next(
+    vault_path: Path, stop_after: int
+) -> None:
+    assert _killed_writer(vault_path, stop_after) == 137
+    assert (vault_path / ".cardvault" / "journal.json").exists()
+    vault = open_vault_at(vault_path)
+    result = append_log(vault, "after the crash", None, _now())
+    assert any("finished an interrupted write (three cards)" in n for n in result.notes)
+    for n in range(3):
+        assert vault.card_path(f"card-{n}").read_text(encoding="utf-8").endswith(f"Body {n}.\n")
+    subjects = git_log(vault_path)
+    assert subjects[:2] == ["log: 2026-03-19 14:30 after the crash", "three cards"]
+    body = git(vault_path, "log", "-1", "--format=%B", "HEAD~1")
+    assert "finished after an interruption" in body
+    assert_vault_sound(vault_path)
+
+
+def test_a_file_edited_by_hand_after_the_crash_is_left_as_found(vault_path: Path) -> None:
+    assert _killed_writer(vault_path, 1) == 137
+    vault = open_vault_at(vault_path)
+    first = next(p for p in vault.cards_dir.glob("card-*.md"))
+    first.write_text("my own words\n", encoding="utf-8")
+    outcome = recover(vault)
+    assert outcome.left == (vault.rel(first),)
+    assert first.read_text(encoding="utf-8") == "my own words\n"
+    assert read_journal(vault) is None
+
+
+def test_an_undo_interrupted_by_a_crash_is_finished_without_a_commit(vault_path: Path) -> None:
+    vault = open_vault_at(vault_path)
+    memory = read_text(vault.memory_md)
+    new_text = memory.text + "half-written change\n"
+    vault.memory_md.write_text(new_text, encoding="utf-8")  # the change was written...
+    step = Step("MEMORY.md", digest_text(new_text), memory.digest, memory.text, 0o644)
+    journal = new_journal(None, [step], rollback=True)  # ...and its undo had begun
+    write_journal(vault, journal)
+    temp_path(vault.memory_md, journal.id).write_text("partial", encoding="utf-8")
+    heads = history.commit_count(vault)
+    outcome = recover(vault)
+    assert outcome.rollback and outcome.commit is None
+    assert not temp_path(vault.memory_md, journal.id).exists()
+    assert vault.memory_md.read_text(encoding="utf-8") == memory.text
+    assert history.commit_count(vault) == heads
+    assert_vault_sound(vault_path)
+
+
+def test_a_stale_index_lock_is_cleared_and_reported(vault_path: Path) -> None:
+    (vault_path / ".git" / "index.lock").write_text("", encoding="utf-8")
+    (vault_path / ".git" / "refs" / "heads" / "main.lock").write_text("", encoding="utf-8")
+    result = append_log(open_vault_at(vault_path), "note", None, _now())
+    assert result.commit.recorded
+    assert any("index.lock" in n and "refs/heads/main.lock" in n for n in result.notes)
+    assert_vault_sound(vault_path)
+
+
+def test_a_lock_of_a_live_git_is_waited_for_never_removed(vault_path: Path, tmp_path: Path) -> None:
+    """While a git process runs in the repository (here a `sleep` named git), its index.lock is
+    not cleared: the write waits until that git lets go of it."""
+    fake_git = tmp_path / "bin" / "git"
+    fake_git.parent.mkdir()
+    fake_git.write_bytes(Path(shutil.which("sleep") or "/bin/sleep").read_bytes())
+    fake_git.chmod(0o755)
+    lock = vault_path / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+    live = subprocess.Popen([str(fake_git), "30"], cwd=vault_path)
+    seen: list[bool] = []
+
+    def finish_later() -> None:
+        time.sleep(1.0)
+        seen.append(lock.exists())  # still there: nobody removed a live git's lock
+        lock.unlink()
+        live.kill()
+
+    thread = threading.Thread(target=finish_later)
+    thread.start()
+    try:
+        result = append_log(open_vault_at(vault_path), "while git ran", None, _now())
+    finally:
+        thread.join()
+        live.wait()
+    assert seen == [True] and result.commit.recorded
+    assert not any("index.lock" in n for n in result.notes)
+
+
+def test_hand_edits_of_the_target_get_their_own_commit(vault_path: Path) -> None:
+    vault = open_vault_at(vault_path)
+    append_log(vault, "first", None, _now())
+    log = vault.log_path("2026-03-19")
+    log.write_text(log.read_text(encoding="utf-8") + "\nA line typed by hand.\n", "utf-8")
+    result = append_log(vault, "second", None, _now())
+    assert git_log(vault_path)[:2] == ["log: 2026-03-19 14:30 second", "hand edits"]
+    assert "A line typed by hand." in log.read_text(encoding="utf-8")
+    assert any("hand edits" in n for n in result.notes)
+    assert_vault_sound(vault_path)
+
+
+def test_a_file_saved_between_plan_and_write_makes_the_plan_again(vault_path: Path) -> None:
+    vault = open_vault_at(vault_path)
+    path = vault.memory_md
+    calls: list[int] = []
+
+    def plan():  # type: ignore[no-untyped-def]
+        current = read_text(path)
+        calls.append(1)
+        if len(calls) == 1:  # an editor saves the file right after this read
+            path.write_text(current.text + "saved in an editor\n", encoding="utf-8")
+        return propose([WriteFile(path, current.text + "ours\n", current.digest, "x")], "m", 0)
+
+    written = locked_write(vault, plan)
+    assert len(calls) == 2 and written.commit is not None
+    assert path.read_text(encoding="utf-8").endswith("saved in an editor\nours\n")
+
+
+def test_many_files_are_written_in_one_batch(vault_path: Path) -> None:
+    vault = open_vault_at(vault_path)
+    changes = [
+        WriteFile(vault.card_path(f"c-{n}"), f"card {n}\n", ABSENT, f"card {n}") for n in range(60)
+    ]
+    written = locked_write(vault, lambda: propose(changes, "sixty cards", None))
+    assert len(written.paths) == 60 and written.commit is not None
+    assert vault.card_path("c-59").read_text(encoding="utf-8") == "card 59\n"
+    assert_vault_sound(vault_path)
+
+
+def test_writes_are_refused_while_a_merge_is_in_progress(vault_path: Path) -> None:
+    (vault_path / ".git" / "MERGE_HEAD").write_text(git(vault_path, "rev-parse", "HEAD"))
+    with pytest.raises(CardvaultError, match="merge is in progress"):
+        append_log(open_vault_at(vault_path), "note", None, _now())
+    assert (vault_path / ".git" / "MERGE_HEAD").exists()
+
+
+def test_readers_never_wait_for_a_writer(vault_path: Path) -> None:
+    with lock_held_elsewhere(vault_path) as holder:
+        for args in (["list", "--json"], ["search", "--mode", "keyword", "anything"], ["check"]):
+            done = cardvault(vault_path, *args)
+            assert done.returncode in (0, 1), done.stderr
+            assert "waiting" not in done.stderr
+        assert holder.poll() is None  # still holding: the readers did not wait for it
+
+
+def test_a_rename_in_the_index_is_parsed_with_both_paths() -> None:
+    out = "R  memory/archive/x.md\0memory/cards/x.md\0 M MEMORY.md\0?? new file.md\0"
+    assert history.parse_status(out) == [
+        "memory/archive/x.md",
+        "memory/cards/x.md",
+        "MEMORY.md",
+        "new file.md",
+    ]
+
+
+def test_commit_pending_after_git_mv(vault_path: Path) -> None:
+    card = vault_path / "memory" / "cards" / "old-note.md"
+    card.write_text(
+        "---\ntopic: Old\ncategory: tools\ntags: [x]\ncreated: 2026-01-01\nupdated: 2026-01-01\n"
+        "---\nOld note.\n",
+        encoding="utf-8",
+    )
+    git(vault_path, "add", "-A")
+    git(vault_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "card")
+    git(vault_path, "mv", "memory/cards/old-note.md", "memory/archive/")
+    done = cardvault(vault_path, "maintain", "--only", "index", "--commit-pending", now=NOW)
+    assert done.returncode == 0, done.stderr
+    assert "pathspec" not in done.stderr
+    assert git(vault_path, "status", "--porcelain") == ""
+    assert "hand edits" in git_log(vault_path)
+
+
+def _now():  # type: ignore[no-untyped-def]
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(NOW)
+
+
+def test_a_temporary_file_left_by_an_old_writer_is_never_committed(vault_path: Path) -> None:
+    orphan = vault_path / "memory" / "cards" / ".note.md.k2j3h4g5.tmp"
+    orphan.write_text("half a card", encoding="utf-8")
+    assert history.uncommitted(open_vault_at(vault_path)) == []
+    done = cardvault(vault_path, "maintain", "--only", "index", "--commit-pending", now=NOW)
+    assert done.returncode == 0, done.stderr
+    assert ".tmp" not in git(vault_path, "log", "--name-only", "--format=")

@@ -1,0 +1,124 @@
+"""The ready integrations, each run for real: shell completion in bash, the pre-commit hook in a
+vault repository, and the Claude Code SessionStart hooks from docs/agents.md with the resident
+process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SAMPLE_VAULT
+from tests.serve_support import requests_served, wait_for_status
+
+BIN = Path(sys.executable).parent
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    path = f"{BIN}{os.pathsep}{os.environ['PATH']}"
+    return {**os.environ, "HOME": str(home), "PATH": path, **extra}
+
+
+def _bash(script: str, env: dict[str, str], cwd: Path | None = None) -> str:
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+COMPLETE = """
+complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _cardvault_completion cardvault; }
+complete_words cardvault se; echo "${COMPREPLY[*]}"
+complete_words cardvault search --mo; echo "${COMPREPLY[*]}"
+complete_words cardvault search --mode ''; echo "${COMPREPLY[*]}"
+"""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_show_completion_completes_commands_options_and_values(tmp_path: Path) -> None:
+    lines = _bash(f'eval "$(cardvault --show-completion)"\n{COMPLETE}', _env(tmp_path))
+    assert lines.splitlines() == ["search serve", "--mode", "hybrid semantic keyword"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_install_completion_sets_up_bash(tmp_path: Path) -> None:
+    installed = _bash("cardvault --install-completion", _env(tmp_path))
+    assert "bash completion installed" in installed
+    assert ".bash_completions/cardvault.sh" in (tmp_path / ".bashrc").read_text()
+    lines = _bash(f"source ~/.bashrc\n{COMPLETE}", _env(tmp_path))
+    assert lines.splitlines()[0] == "search serve"
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("pre-commit", path=str(BIN)) is None, reason="needs pre-commit")
+@pytest.mark.skipif(not (REPO / ".git").exists(), reason="try-repo needs this repository in git")
+def test_the_pre_commit_hook_checks_a_vault_repository(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    _git(vault, "init", "-q")
+    _git(vault, "add", "-A")
+    env = _env(tmp_path, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
+    hook = [str(BIN / "pre-commit"), "try-repo", str(REPO), "cardvault-check-system"]
+    passed = subprocess.run(hook, cwd=vault, env=env, capture_output=True, text=True)
+    assert passed.returncode == 0 and "Passed" in passed.stdout, passed.stdout + passed.stderr
+    bad = vault / "memory" / "cards" / "half-written.md"
+    bad.write_text("---\ntopic: Half written\n---\nNo category, tags or dates.\n")
+    _git(vault, "add", "-A")
+    failed = subprocess.run(hook, cwd=vault, env=env, capture_output=True, text=True)
+    assert failed.returncode == 1 and "Failed" in failed.stdout
+    assert "memory/cards/half-written.md:1: error: missing required key 'category'" in (
+        failed.stdout
+    )
+
+
+def test_the_hook_definitions_run_cardvault_check() -> None:
+    """Both hooks run the same command on the same files; only how cardvault is found differs."""
+    import yaml
+
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    by_id = {hook["id"]: hook for hook in hooks}
+    assert set(by_id) == {"cardvault-check", "cardvault-check-system"}
+    assert by_id["cardvault-check"]["language"] == "python"
+    assert by_id["cardvault-check-system"]["language"] == "system"
+    for hook in hooks:
+        assert hook["entry"] == "cardvault check" and hook["pass_filenames"] is False
+        assert hook["files"] == by_id["cardvault-check"]["files"]
+
+
+def _session_start_hooks() -> list[str]:
+    doc = (REPO / "docs" / "agents.md").read_text()
+    block = doc.split("### Claude Code: a SessionStart hook", 1)[1].split("```json\n", 1)[1]
+    entry = json.loads(block.split("```", 1)[0])["hooks"]["SessionStart"][0]
+    return [hook["command"] for hook in entry["hooks"]]
+
+
+@pytest.mark.slow
+def test_session_start_hooks_with_the_resident_process(tmp_path: Path) -> None:
+    """The documented hooks: the context pack, then the server started in the background; the
+    next `cardvault search` or `context` is answered by it, with the same output."""
+    context_hook, serve_hook = _session_start_hooks()
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_VAULT, home / "agent-memory")
+    env = _env(home, CARDVAULT_NOW="2026-11-30T09:00")
+    first = subprocess.run(["sh", "-c", context_hook], capture_output=True, text=True, env=env)
+    assert first.returncode == 0 and "# Learned rules" in first.stdout
+    started = subprocess.run(["sh", "-c", serve_hook], capture_output=True, text=True, env=env)
+    assert started.returncode == 0 and started.stdout == ""
+    vault = home / "agent-memory"
+    try:
+        wait_for_status(vault)
+        again = subprocess.run(["sh", "-c", context_hook], capture_output=True, text=True, env=env)
+        assert again.stdout == first.stdout and requests_served(vault) == 1
+    finally:
+        subprocess.run(["cardvault", "--vault", str(vault), "serve", "--stop"], env=env)
+    shutil.rmtree(vault)
+    for hook in (context_hook, serve_hook):
+        missing = subprocess.run(["sh", "-c", hook], capture_output=True, text=True, env=env)
+        assert missing.returncode == 0 and missing.stdout == "", "a missing vault never blocks"

@@ -1,0 +1,187 @@
+"""kill -9 at a random moment of a writing command, then check the vault: the crash trials of
+the test suite and of `benchmarks/writers.py`.
+
+Each scenario has a template vault (a real git repository) and a command; the state the command
+intends is found once by running it to the end on a copy. A trial copies the template, starts
+the command in its own process group, kills the whole group (git included) at a random moment
+of that run, then runs the next command (`cardvault check --fix`, which finishes or undoes what
+the killed one left) and checks: the vault's files are exactly as before or exactly as intended,
+with one commit more exactly when intended; no journal, temporary file or git lock is left; the
+work tree is clean; `git fsck` passes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.conftest import snapshot
+
+REPO = Path(__file__).resolve().parents[1]
+NOW = "2026-06-01T09:15"
+SCENARIOS = ("log", "new", "maintain", "import", "forget")
+CARD = (
+    "---\ntopic: {topic}\ncategory: tools\ntags: [{tag}]\ncreated: {day}\nupdated: {day}\n"
+    "---\n{body}\n"
+)
+
+
+def cardvault(root: Path, *args: str, group: bool = False) -> subprocess.Popen[bytes]:
+    """Start `cardvault ARGS` on the vault at `root` (in a new process group with `group`)."""
+    env = {**os.environ, "CARDVAULT_VAULT": str(root), "CARDVAULT_NOW": NOW}
+    return subprocess.Popen(
+        [sys.executable, "-m", "cardvault", *args],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=group,
+    )
+
+
+def run(root: Path, *args: str) -> tuple[int, str]:
+    """Run `cardvault ARGS` to the end: exit code and stderr."""
+    proc = cardvault(root, *args)
+    _, err = proc.communicate(timeout=600)
+    return proc.returncode, err.decode("utf-8", "replace")
+
+
+def _cards(root: Path, count: int, tag: str, day: str, folder: str = "cards") -> None:
+    for n in range(count):
+        path = root / "memory" / folder / f"{tag}-{n:03d}.md"
+        body = f"Note {n} about {tag}: keep the {tag} settings in one place, number {n}."
+        path.write_text(CARD.format(topic=f"{tag.title()} note {n}", tag=tag, day=day, body=body))
+
+
+def _commit(root: Path) -> None:
+    for args in (
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fixture"],
+    ):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def build_templates(folder: Path) -> dict[str, tuple[Path, list[str]]]:
+    """Each scenario's template vault and command."""
+    from cardvault.write.init import init_vault
+
+    base = folder / "base"
+    init_vault(base)
+    _cards(base, 30, "stale", "2025-01-01")  # maintain archives these: a 30-file move
+    _cards(base, 4, "nginx", "2026-05-20")
+    log = base / "memory" / "2026-05-20.md"
+    log.write_text(
+        "# 2026-05-20\n\n## 10:00 — nginx upload\nnginx rejected a 20 MB upload.\n"
+        "Fix: raise client_max_body_size.\n\n## 11:00 — other\nUnrelated note.\n"
+    )
+    _commit(base)
+    source = folder / "source"
+    init_vault(source)
+    _cards(source, 40, "imported", "2026-05-01")
+    _commit(source)
+    export = folder / "export.json"
+    code, err = run(source, "export", str(export))
+    assert code == 0, err
+    empty = folder / "empty"
+    init_vault(empty)
+    return {
+        "log": (base, ["log", "an entry written during a crash test", "--title", "crash"]),
+        "new": (base, ["new", "Crash test card", "-c", "tools", "--body", "Written, then killed?"]),
+        "maintain": (base, ["maintain", "--only", "archive,index", "--json"]),
+        "import": (empty, ["import", str(export), "--json"]),
+        "forget": (base, ["forget", "nginx", "--yes"]),
+    }
+
+
+@dataclass(frozen=True)
+class Intended:
+    """A scenario's states: before the command, after it, and how long it takes."""
+
+    before: dict[str, bytes]
+    after: dict[str, bytes]
+    commits: int
+    seconds: float
+
+
+def intended(template: Path, args: list[str], work: Path) -> Intended:
+    """Run the command to the end on a copy of `template`: what it intends and how long it takes."""
+    root = work / "intended"
+    shutil.copytree(template, root, symlinks=True)
+    before, commits = snapshot(root), commit_count(root)
+    started = time.monotonic()
+    code, err = run(root, *args)
+    seconds = time.monotonic() - started
+    assert code == 0, err
+    after = snapshot(root)
+    assert after != before and commit_count(root) == commits + 1
+    from tests.writers_support import assert_vault_sound
+
+    assert_vault_sound(root)
+    shutil.rmtree(root)
+    return Intended(before, after, commits, seconds)
+
+
+def commit_count(root: Path) -> int:
+    done = subprocess.run(["git", "-C", str(root), "rev-list", "--count", "HEAD"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(done.stdout)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a trial ended: "before" or "intended", and what the kill left for the next command
+    (a journal to finish, temporary files, git's index.lock)."""
+
+    state: str
+    left: tuple[str, ...]
+
+
+def trial(template: Path, args: list[str], states: Intended, delay: float, root: Path) -> Outcome:
+    """Kill the command after `delay` seconds and check the vault (raises AssertionError naming
+    what is wrong)."""
+    shutil.copytree(template, root, symlinks=True)
+    proc = cardvault(root, *args, group=True)
+    time.sleep(delay)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    left = _left_behind(root)
+    code, err = run(root, "check", "--fix")
+    assert code == 0, f"the next command failed after a kill at {delay:.2f} s: {err}"
+    files = snapshot(root)
+    outcome = "before" if files == states.before else "intended" if files == states.after else None
+    if outcome is None:
+        changed = sorted(k for k in {*files, *states.after} if files.get(k) != states.after.get(k))
+        raise AssertionError(f"partial vault after a kill at {delay:.2f} s: {changed[:10]}")
+    expected = states.commits + (1 if outcome == "intended" else 0)
+    assert commit_count(root) == expected, f"{commit_count(root)} commits, expected {expected}"
+    from tests.writers_support import assert_vault_sound
+
+    assert_vault_sound(root)
+    return Outcome(outcome, left)
+
+
+def _left_behind(root: Path) -> tuple[str, ...]:
+    """What a kill left for the next command to clean up."""
+    from tests.writers_support import temp_files
+
+    left = []
+    if (root / ".cardvault" / "journal.json").exists():
+        left.append("journal")
+    if temp_files(root):
+        left.append("temp files")
+    if (root / ".git" / "index.lock").exists():
+        left.append("index.lock")
+    return tuple(left)
+
+
+def today() -> dt.date:
+    return dt.datetime.fromisoformat(NOW).date()
