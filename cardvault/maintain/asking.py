@@ -14,6 +14,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.maintain.lessons import Lesson
@@ -29,6 +30,7 @@ from cardvault.vault.decisions import (
 from cardvault.vault.files import ABSENT
 
 GROUPING = ("same-lesson", "duplicate")
+WITHHELD = "(not shown: the entry looks like it holds a secret; read it in its log)"
 LABELS = {
     "same-lesson": "same lesson?",
     "duplicate": "duplicate cards?",
@@ -38,12 +40,16 @@ LABELS = {
 
 
 def entry_member(state: VaultState, lesson: Lesson, card: Path | None) -> Member:
-    """A log entry as a member: its source ref, its log file, its lesson lines, its card."""
+    """A log entry as a member: its source ref, its log file, its lesson lines, its card. An
+    entry the secret guard flags lends no text (its log keeps it; the queue never copies it)."""
+    from cardvault.guard import scan_text
+
     vault = state.vault
+    flagged = scan_text(f"{lesson.entry.title}\n{lesson.entry.body}")
     return Member(
         key=lesson.ref,
         path=vault.rel(lesson.entry.path),
-        text=lesson.text,
+        text=WITHHELD if flagged else lesson.text,
         source=lesson.ref,
         card=vault.rel(card) if card is not None else None,
     )
@@ -59,9 +65,23 @@ def card_member(state: VaultState, card: CardFile, text: str | None = None) -> M
 def new_item(
     kind: str, members: Sequence[Member], evidence: dict[str, object], today: dt.date
 ) -> ReviewItem:
-    """A pending item (its id is settled when it joins the queue)."""
-    unique = list({m.key: m for m in members}.values())
-    return ReviewItem("", kind, tuple(unique), evidence, today.isoformat())
+    """A pending item (its id is settled when it joins the queue). Every text in it passes the
+    secret guard's redaction first: the queue is a vault file like any other."""
+    unique = [replace(m, text=_screened(m.text)) for m in {m.key: m for m in members}.values()]
+    screened = {key: _screened(value) for key, value in evidence.items()}
+    return ReviewItem("", kind, tuple(unique), screened, today.isoformat())
+
+
+def _screened(value: Any) -> Any:
+    from cardvault.guard import redact_text
+
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list | tuple):
+        return [_screened(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _screened(v) for k, v in value.items()}
+    return value
 
 
 def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> list[Change]:

@@ -214,7 +214,9 @@ def _guarded(
 
     rel = state.vault.rel(path)
     before = target.file.text if target is not None else ""
-    if any(guard.scan_text(paragraph) for paragraph in added) or guard.secrets_added(before, text):
+    raw = [lesson.raw for lesson in group]  # as written: reshaping must not hide a secret
+    flagged = any(guard.scan_text(t) for t in [*raw, *added])
+    if flagged or guard.secrets_added(before, text):
         message = f"{_labels(group)}: looks like it holds a secret; not copied into {rel}"
         return [Report("skipped", message, (path,), (), STEP)]
     slug = path.stem

@@ -44,6 +44,13 @@ class Lesson:
         return " ".join(self.lines) or _narrative(self.entry) or self.entry.title
 
     @property
+    def raw(self) -> str:
+        """The title and the lesson lines exactly as the log has them (what the secret guard
+        reads before anything is reworded into a topic or a card)."""
+        lines = [s.text for s in self.entry.signals] + list(self.entry.fields.values())
+        return "\n".join([self.entry.title, *lines])
+
+    @property
     def whole(self) -> str:
         """The whole entry, title and body: exactly the text the search index embeds for it."""
         return whole_text(self.entry)
