@@ -11,8 +11,8 @@ For every command, "first" is a cold process with no catalog (`.cardvault/catalo
 removed before each run: every file is parsed), "repeat" a cold process on an unchanged vault
 with the catalog in place. Medians of `--runs` processes, wall and CPU seconds (the machine is
 shared; CPU time is what the command itself needed). `new`/`log` add to the vault each run;
-`forget` of one card's slug is answered "no" (its plan is what is timed); `import` writes a fresh export of the
-vault into a new empty vault each run.
+`forget` of one card's slug is answered "no" (its plan is what is timed); `import` writes a
+fresh export of the vault into a new empty vault each run.
 """
 
 from __future__ import annotations
