@@ -1,0 +1,201 @@
+"""How the read path brings the catalog up to date: which files to open, which to parse, and
+turning catalog rows back into cards and logs (rows that no longer decode are parsed again).
+Private to the read path (read.py); nothing else needs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import gc
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from cardvault.errors import CardvaultError
+from cardvault.vault.catalog import Row, fingerprint, racy
+from cardvault.vault.files import FileText, decode, digest_bytes, digest_text, read_text
+from cardvault.vault.layout import FileStat, Vault
+from cardvault.vault.records import (
+    RECORD_VERSION,
+    RecordError,
+    card_record,
+    decode_card,
+    decode_log,
+    dumps,
+    error_record,
+    loads,
+    loads_many,
+    log_record,
+)
+from cardvault.vault.snapshot import CardFile, LogFile, Problem
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Keep Python's cyclic garbage collector off the snapshot: paused while it is built (it
+    would scan the tens of thousands of new objects several times over: half the read time at
+    10,000 cards), then the objects are moved out of its reach (`gc.freeze`), or the first
+    collection after would scan them all once more. None of them forms a cycle; reference
+    counting still frees them when the snapshot goes."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def intact(row: Row) -> bool:
+    """Whether a row's text is the text of the bytes its digest names."""
+    return row.text is None or digest_text(row.text) == row.digest
+
+
+def vault_fingerprint(vault: Vault) -> str:
+    """What every record depends on besides its file: the settings, and cardvault's own code
+    (so an upgrade, or a developer's edit, re-reads the vault rather than trusting old records)."""
+    settings = dataclasses.replace(vault.config, source=None)
+    return fingerprint(RECORD_VERSION, settings, code_stamp())
+
+
+@functools.cache
+def code_stamp() -> str:
+    from cardvault import __version__
+
+    package = Path(__file__).resolve().parents[1]
+    stamps = [__version__]
+    for path in sorted(package.rglob("*.py")):
+        stat = path.stat()
+        stamps.append(f"{path.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "\n".join(stamps)
+
+
+def refresh(
+    vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row]
+) -> tuple[dict[str, Row], list[Row], int]:
+    """The current row of every file, the rows to store, and how many files were parsed."""
+    rows: dict[str, Row] = {}
+    changed: list[Row] = []
+    parsed = 0
+    for rel, stat in files.items():
+        row = known.get(rel)
+        if row is not None and not row.racy and (row.size, row.mtime_ns, row.kind) == (
+            stat.size, stat.mtime_ns, stat.kind,
+        ):  # fmt: skip
+            rows[rel] = row
+            continue
+        try:
+            data = stat.path.read_bytes()
+        except FileNotFoundError:
+            continue  # removed since the walk
+        except OSError as exc:
+            data = f"cannot read: {exc.strerror}".encode()
+            unreadable = True
+        else:
+            unreadable = False
+        digest = digest_bytes(data)
+        keep = row is not None and row.digest == digest and row.kind == stat.kind
+        if row is not None and keep:
+            text, stored = row.text, row.record
+        else:
+            text, record = parse_file(vault, stat, data, unreadable)
+            stored = dumps(record)
+            parsed += 1
+        fresh = Row(
+            rel, stat.kind, stat.size, stat.mtime_ns, digest, racy(stat.mtime_ns), text, stored
+        )
+        rows[rel] = fresh
+        if fresh != row:
+            changed.append(fresh)
+    return rows, changed, parsed
+
+
+def parse_file(
+    vault: Vault, stat: FileStat, data: bytes, unreadable: bool
+) -> tuple[str | None, dict[str, Any]]:
+    if unreadable:
+        return None, error_record(CardvaultError(data.decode(), stat.path))
+    try:
+        text = decode(data, stat.path)
+    except CardvaultError as exc:
+        return None, error_record(exc)
+    if stat.kind == "log":
+        return text, log_record(text, stat.path, vault.config.signal_words)
+    return text, card_record(text, stat.path)
+
+
+def decode_rows(
+    files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Problem]
+) -> tuple[tuple[CardFile, ...], tuple[LogFile, ...], list[str]]:
+    """Cards (live first) and logs from their rows, in path order, and the rels of rows that
+    could not be decoded."""
+    cards: list[CardFile] = []
+    logs: list[LogFile] = []
+    damaged: list[str] = []
+    ordered = list(rows.values())
+    try:
+        records = loads_many([row.record for row in ordered])
+    except RecordError:
+        records = [loads_or_none(row.record) for row in ordered]
+    for row, record in zip(ordered, records, strict=True):
+        stat = files[row.rel]
+        try:
+            if "error" in record:
+                error = record["error"]
+                line, code = int(error["line"]), str(error["code"])
+                problems.append(Problem(row.rel, line, code, str(error["message"])))
+                continue
+            path = Path(stat.abspath)
+            file = FileText(path, row.text, row.digest)  # type: ignore[arg-type]
+            if stat.kind == "log":
+                logs.append(LogFile(file, decode_log(record, path)))
+            else:
+                card, tokens, links = decode_card(record, file.text, path)
+                cards.append(CardFile(file, card, stat.kind == "archived", tokens, links))
+        except (KeyError, TypeError, ValueError, CardvaultError):
+            damaged.append(row.rel)
+    cards.sort(key=lambda c: c.archived)
+    return tuple(cards), tuple(logs), damaged
+
+
+def merged(items: tuple[Any, ...], more: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Two path-ordered runs of cards or logs as one (live cards before archived ones)."""
+    if not more:
+        return items
+    joined = sorted([*items, *more], key=lambda item: str(item.file.path))
+    return tuple(sorted(joined, key=lambda item: getattr(item, "archived", False)))
+
+
+def loads_or_none(stored: str) -> Any:
+    try:
+        return loads(stored)
+    except RecordError:
+        return None  # TypeError on use: the row counts as damaged
+
+
+def hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
+    """memory/agents/<name>.md by agent name (small files, read whole on every read)."""
+    try:
+        names = sorted(e.name for e in os.scandir(vault.agents_dir) if e.name.endswith(".md"))
+    except OSError:
+        return {}
+    found: dict[str, FileText] = {}
+    for name in names:
+        file = optional_file(vault, vault.agents_dir / name, problems)
+        if file is not None:
+            found[name[: -len(".md")]] = file
+    return found
+
+
+def optional_file(vault: Vault, path: Path, problems: list[Problem]) -> FileText | None:
+    if not path.is_file():
+        return None
+    try:
+        return read_text(path)
+    except CardvaultError as exc:
+        problems.append(Problem(vault.rel(path), exc.line or 1, "unreadable", exc.message))
+        return None
