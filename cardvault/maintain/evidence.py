@@ -1,8 +1,8 @@
 """Is this the same lesson? Evidence from several signals, combined into one calibrated score.
 
 A telling is one way a lesson was written down: a log entry's lesson lines (`signal`) and the
-whole entry, title and story included (`whole`); a card counts as one more telling of itself
-(its body). For two tellings the score combines four signals:
+whole entry, title and story included (`whole`); each paragraph of a card counts as one more
+telling of its lesson. For two tellings the score combines four signals:
 
 - the cosine of the lesson lines' sentence embeddings, and of the whole entries';
 - the salient terms and identifiers they share (`lock_timeout`, `npm`, `pgbouncer`), each
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 #: (cos signal, cos whole, shared signal terms, shared whole terms) and the intercept.
 WEIGHTS = (17.65, 7.88, 6.17, 7.20)
 INTERCEPT = -8.63
-#: At or above: the same lesson, certainly (above every different pair of the calibration set).
+#: At or above: the same lesson, certainly: above every different pair of the calibration set
+#: that could be joined, by the margin that maximum rose when unseen lesson families joined.
 CERTAIN = 11.6
 #: At or above: possibly the same lesson, a question for the review queue.
 REVIEW = -3.0
