@@ -126,7 +126,7 @@ def lesson_table(state, embeddings, facts: dict) -> str:  # type: ignore[no-unty
     lessons = pending_lessons(state)
     live = state.live
     cards = embeddings.vectors([card_text(c.card) for c in live])
-    vectors = embeddings.vectors([lesson.text for lesson in lessons])
+    vectors = embeddings.vectors([lesson.query for lesson in lessons])
     folds = {
         f"memory/{f['entry'].split()[0]}.md#{f['entry'].split()[1]}": f["card"]
         for f in facts["folds_into_existing"]
