@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from typer.testing import Result
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "sample-vault"
@@ -87,10 +91,35 @@ def indexed_sample_template(
     return root
 
 
+@pytest.fixture(scope="session")
+def search_vault_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/fixtures/search-vault indexed with the real model, once per run (tests copy it:
+    `search_support.copy_vault`)."""
+    from cardvault import open_vault
+
+    root = tmp_path_factory.mktemp("search-vault") / "vault"
+    shutil.copytree(REPO / "tests" / "fixtures" / "search-vault", root)
+    with open_vault(root) as handle:
+        handle.index()
+    return root
+
+
 @pytest.fixture
 def indexed_sample(tmp_path: Path, indexed_sample_template: Path) -> Path:
     """A copy of the indexed sample vault (git history, index and vectors) of its own."""
     return Path(shutil.copytree(indexed_sample_template, tmp_path / "sample", symlinks=True))
+
+
+def run_cli(
+    argv: Sequence[str], input: str | None = None, env: Mapping[str, str] | None = None
+) -> Result:
+    """The real `cardvault` CLI, run in-process through typer's runner: the tests' one way in
+    (`run_cli(["--vault", str(root), "list", "--json"])`)."""
+    from typer.testing import CliRunner
+
+    from cardvault.cli.app import app
+
+    return CliRunner().invoke(app, list(argv), input=input, env=env)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+
+from tests.conftest import run_cli
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-vault"
 #: A few cards and logs of the sample vault: enough for every command to have work to do.
@@ -363,11 +364,10 @@ def hang_guard(seconds: int = HANG_SECONDS) -> Iterator[None]:
 
 def run(root: Path, *args: str, stdin: str | None = None) -> Run:
     """`cardvault --vault root ARGS` in-process, with the hang guard."""
-    from cardvault.cli.app import app
 
     start = time.perf_counter()
     with hang_guard():
-        result = CliRunner().invoke(app, ["--vault", str(root), *args], input=stdin)
+        result = run_cli(["--vault", str(root), *args], input=stdin)
     exception = None if isinstance(result.exception, SystemExit) else result.exception
     return Run(args, result.exit_code, result.output, exception, time.perf_counter() - start)
 

@@ -1,29 +1,12 @@
-"""Helpers shared by the search tests: one model cache and one indexed fixture vault per run.
-
-Exporting the ONNX model and embedding the fixture vault take seconds, so both happen once per
-test process (cached here) and every test gets a copy of the indexed vault in its own tmp_path.
-"""
+"""Helpers shared by the search tests. The indexed fixture vault is built once per run by the
+session fixture `search_vault_template` (tests/conftest.py); each test copies it."""
 
 from __future__ import annotations
 
-import functools
 import shutil
-import tempfile
 from pathlib import Path
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "search-vault"
-
-
-@functools.cache
-def indexed_template() -> Path:
-    """The fixture vault, indexed with the real model once (set CARDVAULT_CACHE first)."""
-    from cardvault import open_vault
-
-    root = Path(tempfile.mkdtemp(prefix="cardvault-search-vault-")) / "vault"
-    shutil.copytree(FIXTURE, root)
-    with open_vault(root) as handle:
-        handle.index()
-    return root
 
 
 def copy_vault(source: Path, target: Path) -> Path:

@@ -13,12 +13,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.vault.catalog import DB_NAME
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
+from tests.conftest import run_cli
 from tests.conftest import snapshot as files_of
 
 CARD = (
@@ -64,12 +63,11 @@ def test_a_second_command_run_parses_no_file(
     vault: Vault, command: list[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     """check, list and stats on an unchanged vault: the second run parses nothing."""
-    runner = CliRunner()
     args = ["--vault", str(vault.root), *command]
     with caplog.at_level(logging.DEBUG, logger="cardvault.vault.read"):
-        runner.invoke(app, args, env={"CARDVAULT_DEBUG": "1"})
+        run_cli(args, env={"CARDVAULT_DEBUG": "1"})
         caplog.clear()
-        result = runner.invoke(app, args, env={"CARDVAULT_DEBUG": "1"})
+        result = run_cli(args, env={"CARDVAULT_DEBUG": "1"})
     assert result.exit_code == 0, result.output
     reads = [r.getMessage() for r in caplog.records if r.name == "cardvault.vault.read"]
     assert reads and all(", 0 parsed," in line for line in reads), reads

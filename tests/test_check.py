@@ -7,10 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
-from tests.conftest import snapshot
+from tests.conftest import run_cli, snapshot
 
 GOOD_HEAD = (
     "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n"
@@ -71,7 +69,7 @@ CASES: dict[str, tuple[bytes, str, int, str]] = {
 
 
 def run(vault: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["--vault", str(vault), *args])
+    result = run_cli(["--vault", str(vault), *args])
     return result.exit_code, result.stdout
 
 
@@ -122,7 +120,7 @@ def test_symlink_leaving_the_vault_is_refused(vault_path: Path, tmp_path: Path) 
 
 @pytest.mark.parametrize("slug", ["../cardvault", "../../etc/passwd", "a/../../b", "UPPER"])
 def test_slug_with_dot_dot_is_an_error_not_a_read(vault_path: Path, slug: str) -> None:
-    result = CliRunner().invoke(app, ["--vault", str(vault_path), "show", slug])
+    result = run_cli(["--vault", str(vault_path), "show", slug])
     assert result.exit_code == 1
     assert "no card" in result.stderr or "invalid slug" in result.stderr
 

@@ -12,24 +12,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
-from tests.search_support import copy_vault, indexed_template
+from tests.conftest import run_cli
+from tests.search_support import copy_vault
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "sentence_transformers", "onnxruntime", "transformers")
 
 
 @pytest.fixture
-def vault_root(tmp_path: Path) -> Path:
-    return copy_vault(indexed_template(), tmp_path / "vault")
+def vault_root(search_vault_template: Path, tmp_path: Path) -> Path:
+    return copy_vault(search_vault_template, tmp_path / "vault")
 
 
 @pytest.mark.slow
 def test_search_json_parses(vault_root: Path) -> None:
-    result = CliRunner().invoke(
-        app, ["--vault", str(vault_root), "search", "Cortex CSRF header", "--json", "-k", "3"]
+    result = run_cli(
+        ["--vault", str(vault_root), "search", "Cortex CSRF header", "--json", "-k", "3"]
     )
     assert result.exit_code == 0, result.output
     hits = json.loads(result.stdout)
@@ -46,19 +45,17 @@ def test_search_json_parses(vault_root: Path) -> None:
 @pytest.mark.slow
 def test_search_logs_and_filters_in_json(vault_root: Path) -> None:
     args = ["--vault", str(vault_root), "search", "race between fixtures", "--logs", "--json"]
-    hits = json.loads(CliRunner().invoke(app, args).stdout)
+    hits = json.loads(run_cli(args).stdout)
     assert hits[0]["entry"] == "09:15 Flaky CI" and hits[0]["path"] == "memory/2026-11-03.md"
     args = ["--vault", str(vault_root), "search", "docker", "--tag", "arm64", "--json"]
-    assert [h["slug"] for h in json.loads(CliRunner().invoke(app, args).stdout)] == [
-        "docker-apple-silicon"
-    ]
+    assert [h["slug"] for h in json.loads(run_cli(args).stdout)] == ["docker-apple-silicon"]
 
 
 @pytest.mark.slow
 def test_index_reports_counts(vault_root: Path) -> None:
     broken = vault_root / "memory" / "cards" / "broken-card.md"
     broken.write_text(broken.read_text() + "Edited.\n")  # re-read, so reported again
-    result = CliRunner().invoke(app, ["--vault", str(vault_root), "index"])
+    result = run_cli(["--vault", str(vault_root), "index"])
     assert result.exit_code == 0, result.output
     assert "0 passages embedded" in result.stdout
     assert "broken-card.md" in result.stderr
@@ -67,7 +64,7 @@ def test_index_reports_counts(vault_root: Path) -> None:
 def test_keyword_search_needs_no_model_at_all(tmp_path: Path) -> None:
     root = copy_vault(REPO / "tests" / "fixtures" / "search-vault", tmp_path / "vault")
     (root / "cardvault.toml").write_text('[search]\nmodel = "./nothing-here"\n')
-    result = CliRunner().invoke(app, ["--vault", str(root), "search", "PgBouncer", "--json"])
+    result = run_cli(["--vault", str(root), "search", "PgBouncer", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["slug"] == "postgres-connection-pool"
     assert "keyword results only" in result.stderr

@@ -8,22 +8,18 @@ CLI and the real keyword index. Ranking quality for realistic tasks uses the rea
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.context.build import (
     Relevance,
     Sources,
@@ -37,7 +33,7 @@ from cardvault.vault.card import parse_card, render_card
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.rules import read_rules
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import snapshot
+from tests.conftest import run_cli, snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample-vault"
@@ -144,10 +140,10 @@ def test_tiny_budgets_never_exceeded(data: st.DataObject, budget: int) -> None:
 # --- the sample vault ------------------------------------------------------------------------
 
 
-@functools.cache
-def keyword_sample() -> Path:
-    """A copy of the sample vault with its keyword index built (no model), once per run."""
-    root = Path(tempfile.mkdtemp(prefix="cardvault-context-")) / "sample"
+@pytest.fixture(scope="module")
+def keyword_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the sample vault with its keyword index built (no model), once per module."""
+    root = tmp_path_factory.mktemp("context") / "sample"
     shutil.copytree(SAMPLE, root)
     keyword_relevance(open_vault_at(root), "warm up the index")
     return root
@@ -164,8 +160,10 @@ TASKS = (
 
 @settings(max_examples=80, deadline=None)
 @given(budget=st.integers(200, 4000), task=st.sampled_from(TASKS))
-def test_sample_vault_never_exceeds_budget(budget: int, task: str | None) -> None:
-    vault = open_vault_at(keyword_sample())
+def test_sample_vault_never_exceeds_budget(
+    keyword_sample: Path, budget: int, task: str | None
+) -> None:
+    vault = open_vault_at(keyword_sample)
     sources = read_sources(vault)
     relevance = keyword_relevance(vault, task) if task else None
     assert relevance is None or relevance.mode == "keyword"
@@ -175,11 +173,11 @@ def test_sample_vault_never_exceeds_budget(budget: int, task: str | None) -> Non
 
 
 @pytest.mark.parametrize("budget", [200, 350, 700, 1200, 2000, 3000, 4000])
-def test_cli_on_sample_vault_respects_budget(budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_on_sample_vault_respects_budget(
+    keyword_sample: Path, budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CARDVAULT_NOW", "2026-11-30T09:00")
-    result = CliRunner().invoke(
-        app, ["--vault", str(keyword_sample()), "context", "--budget", str(budget)]
-    )
+    result = run_cli(["--vault", str(keyword_sample), "context", "--budget", str(budget)])
     assert result.exit_code == 0, result.output
     assert 0 < count_tokens(result.stdout) <= budget
     lines = result.stdout.splitlines()
@@ -196,22 +194,22 @@ def test_default_budget_comes_from_config(tmp_path: Path) -> None:
     (root / "cardvault.toml").write_text(
         config.replace("token_budget = 2000", "token_budget = 900")
     )
-    result = CliRunner().invoke(app, ["--vault", str(root), "context", "--format", "json"])
+    result = run_cli(["--vault", str(root), "context", "--format", "json"])
     data = json.loads(result.stdout)
     assert data["budget"] == 900 and count_tokens(data["text"]) == data["tokens"] <= 900
 
 
-def test_json_and_explain_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_json_and_explain_say_why(keyword_sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CARDVAULT_NOW", "2026-11-30T09:00")
-    args = ["--vault", str(keyword_sample()), "context", "--budget", "800"]
-    markdown = CliRunner().invoke(app, args).stdout
-    data = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)
+    args = ["--vault", str(keyword_sample), "context", "--budget", "800"]
+    markdown = run_cli(args).stdout
+    data = json.loads(run_cli([*args, "--format", "json"]).stdout)
     assert data["text"] == markdown and data["tokens"] == count_tokens(markdown) <= 800
     assert data["ranking"] == "value" and data["task"] is None
     assert data["included"][0]["kind"] == "rule" and data["omitted"]
     for row in data["omitted"]:
         assert row["reason"].startswith("out: needs") and row["source"].endswith(".md")
-    explained = CliRunner().invoke(app, [*args, "--explain"])
+    explained = run_cli([*args, "--explain"])
     assert explained.stdout == markdown  # the explanation goes to stderr only
     for row in data["included"] + data["omitted"]:
         assert re.search(rf"(IN |OUT) {row['kind']}\s+{re.escape(row['name'])}\s", explained.stderr)
@@ -278,7 +276,7 @@ def test_context_writes_nothing_but_its_cache(tmp_path: Path) -> None:
     root = tmp_path / "v"
     shutil.copytree(SAMPLE, root)
     before = snapshot(root)
-    result = CliRunner().invoke(app, ["--vault", str(root), "context", "--budget", "500"])
+    result = run_cli(["--vault", str(root), "context", "--budget", "500"])
     assert result.exit_code == 0
     assert snapshot(root) == before
 
@@ -303,8 +301,8 @@ def card_order(pack) -> list[str]:
     return [d.item.name for d in pack.decisions if d.item.kind == "card"]
 
 
-def test_promoted_rule_of_the_facts_leads_the_pack() -> None:
-    vault = open_vault_at(keyword_sample())
+def test_promoted_rule_of_the_facts_leads_the_pack(keyword_sample: Path) -> None:
+    vault = open_vault_at(keyword_sample)
     for budget in (200, 2000):
         pack = plan_context(read_sources(vault), budget, TODAY)
         first = pack.included[0].item
@@ -313,8 +311,10 @@ def test_promoted_rule_of_the_facts_leads_the_pack() -> None:
 
 
 @pytest.mark.parametrize(("task", "answers"), EXACT)
-def test_exact_words_find_the_card_by_keywords(task: str, answers: set[str]) -> None:
-    vault = open_vault_at(keyword_sample())
+def test_exact_words_find_the_card_by_keywords(
+    keyword_sample: Path, task: str, answers: set[str]
+) -> None:
+    vault = open_vault_at(keyword_sample)
     pack = plan_context(read_sources(vault), 2000, TODAY, task, keyword_relevance(vault, task))
     assert answers & set(card_order(pack)[:3]), f"{task!r}: top cards {card_order(pack)[:3]}"
 
@@ -322,30 +322,14 @@ def test_exact_words_find_the_card_by_keywords(task: str, answers: set[str]) -> 
 @pytest.mark.slow
 @pytest.mark.parametrize(("task", "answers"), PROBES + AGENT_TASKS)
 def test_answer_card_ranks_near_top(
-    task: str, answers: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    task: str, answers: set[str], indexed_sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pack = build_context(open_vault_at(hybrid_sample(tmp_path)), task, 2000, TODAY)
+    pack = build_context(open_vault_at(indexed_sample), task, 2000, TODAY)
     assert pack.ranking == "hybrid", pack.notices
     top = card_order(pack)[:3]
     assert answers & set(top), f"{task!r}: top cards {top}"
     best = next(d for d in pack.decisions if d.item.name in answers and d.item.kind == "card")
     assert best.included, "the answer fits a 2000-token pack"
-
-
-@functools.cache
-def hybrid_template() -> Path:
-    """The sample vault indexed with the real model once per run (CARDVAULT_CACHE set first)."""
-    from cardvault import open_vault
-
-    root = Path(tempfile.mkdtemp(prefix="cardvault-context-hybrid-")) / "sample"
-    shutil.copytree(SAMPLE, root)
-    open_vault(root).index()
-    return root
-
-
-def hybrid_sample(tmp_path: Path) -> Path:
-    """A fresh copy of the indexed sample vault for one test."""
-    return Path(shutil.copytree(hybrid_template(), tmp_path / "sample"))
 
 
 def test_session_start_hook_snippet_runs(tmp_path: Path) -> None:

@@ -7,9 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.errors import CardvaultError
 from cardvault.forget.logs import Needles, cut_log
 from cardvault.forget.plan import apply_forget, plan_forget
@@ -17,7 +15,7 @@ from cardvault.vault.card import parse_card
 from cardvault.vault.daily import parse_log
 from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import git_log, snapshot
+from tests.conftest import git_log, run_cli, snapshot
 from tests.insight_support import card_files, frontmatter, git, log_entries, log_files
 
 SLUG = "docker-buildx-platform-flag"
@@ -25,7 +23,7 @@ TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 
 
 def forget(root: Path, *args: str, stdin: str | None = None):
-    return CliRunner().invoke(app, ["--vault", str(root), "forget", *args], input=stdin)
+    return run_cli(["--vault", str(root), "forget", *args], input=stdin)
 
 
 def log_lines(root: Path) -> dict[str, list[str]]:
@@ -266,5 +264,5 @@ def test_forget_turns_links_to_the_removed_card_into_plain_text(vault_path: Path
     assert (
         "See gone-card, the old one and memory/cards/gone-card.md.\nAlso [[keeper]] itself." in text
     )
-    findings = CliRunner().invoke(app, ["--vault", str(vault_path), "check", "--json"]).stdout
+    findings = run_cli(["--vault", str(vault_path), "check", "--json"]).stdout
     assert "broken-link" not in findings

@@ -8,21 +8,19 @@ from collections import Counter, defaultdict
 from itertools import combinations
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from cardvault.cli.app import app
 from cardvault.insight.graph import build_graph
 from cardvault.insight.graph_render import render_dot, render_mermaid, render_tree
 from cardvault.vault.card import parse_card
 from cardvault.vault.files import FileText
 from cardvault.vault.read import CardFile
+from tests.conftest import run_cli
 from tests.insight_support import body, card_files, frontmatter
 
 LINK = re.compile(r"\[\[([^\]|#]+)")
 
 
 def graph_json(root: Path, *extra: str) -> dict:
-    result = CliRunner().invoke(app, ["--vault", str(root), "graph", "--format", "json", *extra])
+    result = run_cli(["--vault", str(root), "graph", "--format", "json", *extra])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -136,12 +134,11 @@ def test_renderers_show_every_edge() -> None:
 
 
 def test_cli_formats(sample_vault: Path) -> None:
-    runner = CliRunner()
     for fmt, marker in (("tree", "cards ("), ("mermaid", "graph LR"), ("dot", "digraph cardvault")):
-        result = runner.invoke(app, ["--vault", str(sample_vault), "graph", "-f", fmt])
+        result = run_cli(["--vault", str(sample_vault), "graph", "-f", fmt])
         assert result.exit_code == 0, result.output
         assert result.stdout.startswith(marker)
-    bad = runner.invoke(app, ["--vault", str(sample_vault), "graph", "-f", "png"])
+    bad = run_cli(["--vault", str(sample_vault), "graph", "-f", "png"])
     assert bad.exit_code != 0
 
 

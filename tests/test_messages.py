@@ -9,13 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
+from tests.conftest import run_cli
 
 
 def cli(root: Path, *args: str, stdin: str | None = None):
-    return CliRunner().invoke(app, ["--vault", str(root), *args], input=stdin)
+    return run_cli(["--vault", str(root), *args], input=stdin)
 
 
 def error_lines(output: str) -> list[str]:

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
-from tests.conftest import git_log, snapshot
+from tests.conftest import git_log, run_cli, snapshot
 from tests.insight_support import card_files, log_files
 
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
@@ -19,7 +17,7 @@ NOW = {"CARDVAULT_NOW": "2026-11-30T09:15"}
 
 
 def run(root: Path, *args: str):
-    return CliRunner().invoke(app, ["--vault", str(root), *args], env=NOW)
+    return run_cli(["--vault", str(root), *args], env=NOW)
 
 
 def export(root: Path, target: Path, *extra: str) -> dict[str, Any]:

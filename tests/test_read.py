@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from cardvault import history
-from cardvault.cli.app import app
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.read import read_vault
 from cardvault.vault.rules import parse_rules
+from tests.conftest import run_cli
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "tricky-vault"
 CRLF_CARD = (
@@ -39,7 +38,7 @@ def tricky(tmp_path: Path) -> Path:
 
 
 def cli(root: Path, *args: str) -> Any:
-    result = CliRunner().invoke(app, ["--vault", str(root), *args])
+    result = run_cli(["--vault", str(root), *args])
     assert result.exit_code in (0, 1), result.output
     return result
 

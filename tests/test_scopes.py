@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from cardvault import history
-from cardvault.cli.app import app
 from cardvault.context.build import Relevance, Sources
 from cardvault.errors import CardvaultError, ConfigError, VaultNotFoundError
 from cardvault.scopes.agents import agent_name, bounded
@@ -29,14 +27,14 @@ from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.vault.read import VaultSnapshot
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import git_log
+from tests.conftest import git_log, run_cli
 from tests.test_context import ROOT, TODAY, check_pack_invariants, relevances, text_st, vaults
 
 NOW = "2026-11-30T09:15"
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args), input=input)
+    result = run_cli(list(args), input=input)
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.stdout, result.stderr

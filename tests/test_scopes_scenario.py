@@ -17,13 +17,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.scopes.home import global_vault
 from cardvault.vault.read import read_vault
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import git_log
+from tests.conftest import git_log, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +36,7 @@ TIMEOUT_BODY_B = (
 
 
 def cli(*args: str, input: str | None = None) -> str:
-    result = CliRunner().invoke(app, list(args), input=input)
+    result = run_cli(list(args), input=input)
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -138,7 +136,7 @@ def test_agents_promotion_hot_memory_and_privacy(projects: tuple[Path, Path]) ->
     assert "staging cluster resets at noon" not in bob + cy + anonymous
     assert "terse commit messages" in cy and "terse commit messages" not in ada + bob
     assert "learned by ada, bob" in ada and "learned by ada, bob" in bob  # the shared rule
-    explained = CliRunner().invoke(app, [*base, "context", "--agent", "ada", "--explain"])
+    explained = run_cli([*base, "context", "--agent", "ada", "--explain"])
     assert "agent  ada hot memory (project)" in explained.stderr and " HOT " in explained.stderr
 
 

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.search.engine import search
 from cardvault.search.index import DB_NAME
 from cardvault.vault.layout import open_vault_at
-from tests.search_support import copy_vault, indexed_template
+from tests.conftest import run_cli
+from tests.search_support import copy_vault
 
 pytestmark = pytest.mark.slow
 
@@ -73,10 +72,12 @@ COMMANDS = {
 
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("damage", DAMAGE)
-def test_damage_heals_with_a_notice(tmp_path: Path, damage: str, command: str) -> None:
-    root = copy_vault(indexed_template(), tmp_path / "vault")
+def test_damage_heals_with_a_notice(
+    search_vault_template: Path, tmp_path: Path, damage: str, command: str
+) -> None:
+    root = copy_vault(search_vault_template, tmp_path / "vault")
     DAMAGE[damage](root)
-    result = CliRunner().invoke(app, ["--vault", str(root), *COMMANDS[command]])
+    result = run_cli(["--vault", str(root), *COMMANDS[command]])
     assert result.exit_code == 0, result.output
     assert result.exception is None and "Traceback" not in result.output
     if not (command == "keyword search" and damage == "vectors permuted"):
@@ -96,8 +97,10 @@ def test_permuted_vectors_change_no_maintenance_decision(sample_vault: Path) -> 
     assert after == healthy
 
 
-def test_searches_while_the_index_is_damaged_and_rebuilt(tmp_path: Path) -> None:
-    root = copy_vault(indexed_template(), tmp_path / "vault")
+def test_searches_while_the_index_is_damaged_and_rebuilt(
+    search_vault_template: Path, tmp_path: Path
+) -> None:
+    root = copy_vault(search_vault_template, tmp_path / "vault")
     vault = open_vault_at(root)
     stop = threading.Event()
 

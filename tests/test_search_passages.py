@@ -11,7 +11,7 @@ import pytest
 from cardvault import open_vault
 from cardvault.search.model import resolve_model
 from cardvault.search.passages import Splitter, body_spans, break_strengths
-from tests.search_support import copy_vault, indexed_template, write_card
+from tests.search_support import copy_vault, write_card
 
 PARAGRAPHS = [
     "Our team handbook starts with the weekly rhythm. Planning happens on Monday morning, "
@@ -38,8 +38,8 @@ QUERY = "how do I get the fresh credentials for the pre-production db after they
 
 
 @pytest.fixture
-def vault_root(tmp_path: Path) -> Path:
-    root = copy_vault(indexed_template(), tmp_path / "vault")
+def vault_root(search_vault_template: Path, tmp_path: Path) -> Path:
+    root = copy_vault(search_vault_template, tmp_path / "vault")
     write_card(root, "team-handbook", "Team handbook", "\n\n".join(PARAGRAPHS))
     return root
 

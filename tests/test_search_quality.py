@@ -8,14 +8,14 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.api import VaultHandle
-from tests.search_support import copy_vault, indexed_template
+from tests.search_support import copy_vault
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> VaultHandle:
-    return open_vault(copy_vault(indexed_template(), tmp_path / "vault"))
+def vault(search_vault_template: Path, tmp_path: Path) -> VaultHandle:
+    return open_vault(copy_vault(search_vault_template, tmp_path / "vault"))
 
 
 def slugs(hits: list) -> list[str]:  # type: ignore[type-arg]

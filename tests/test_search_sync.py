@@ -9,14 +9,14 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.search.index import DB_NAME
-from tests.search_support import copy_vault, indexed_template, write_card
+from tests.search_support import copy_vault, write_card
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def vault_root(tmp_path: Path) -> Path:
-    return copy_vault(indexed_template(), tmp_path / "vault")
+def vault_root(search_vault_template: Path, tmp_path: Path) -> Path:
+    return copy_vault(search_vault_template, tmp_path / "vault")
 
 
 def test_fresh_copy_needs_no_work(vault_root: Path) -> None:
@@ -24,8 +24,8 @@ def test_fresh_copy_needs_no_work(vault_root: Path) -> None:
     assert (report.parsed, report.embedded, report.removed_files) == (0, 0, 0)
 
 
-def test_broken_card_is_reported_not_fatal(tmp_path: Path) -> None:
-    root = copy_vault(indexed_template(), tmp_path / "v")
+def test_broken_card_is_reported_not_fatal(search_vault_template: Path, tmp_path: Path) -> None:
+    root = copy_vault(search_vault_template, tmp_path / "v")
     report = open_vault(root).index(rebuild=True)
     assert any("broken-card.md" in error for error in report.errors)
     assert report.documents > 5

@@ -10,15 +10,15 @@ import pytest
 from cardvault import open_vault
 from cardvault.search import documents
 from cardvault.search.engine import search
-from tests.search_support import copy_vault, indexed_template, write_card
+from tests.search_support import copy_vault, write_card
 
 pytestmark = pytest.mark.slow
 QUERIES = ("Cortex CSRF header", "too many db clients", "--no-verify", "docker platform")
 
 
 @pytest.fixture
-def vault_root(tmp_path: Path) -> Path:
-    return copy_vault(indexed_template(), tmp_path / "vault")
+def vault_root(search_vault_template: Path, tmp_path: Path) -> Path:
+    return copy_vault(search_vault_template, tmp_path / "vault")
 
 
 @pytest.fixture

@@ -21,9 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
+from tests.conftest import run_cli
 from tests.test_guard import SECRETS
 
 CASES = [(label, secrets, text) for label, secrets, text in SECRETS]
@@ -88,7 +87,7 @@ def built_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def cli(root: Path, *args: str):
-    return CliRunner().invoke(app, ["--vault", str(root), *args])
+    return run_cli(["--vault", str(root), *args])
 
 
 def secret_line(secrets: list[str], text: str) -> str:

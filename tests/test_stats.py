@@ -9,19 +9,18 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.insight.stats import vault_stats
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.tokens import count_tokens
+from tests.conftest import run_cli
 from tests.insight_support import card_files, frontmatter, git, has_signal, log_entries, log_files
 
 FACTS = Path(__file__).parent / "fixtures" / "sample-vault-facts.json"
 
 
 def stats_json(root: Path) -> dict:
-    result = CliRunner().invoke(app, ["--vault", str(root), "stats", "--json"])
+    result = run_cli(["--vault", str(root), "stats", "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -171,8 +170,6 @@ def test_matches_the_sample_vault_facts(sample_vault: Path) -> None:
     assert data["promoted"] == 1 and data["rules"] == 1
     assert data["by_status"].get("promoted") == 1
     promoted = json.loads(
-        CliRunner()
-        .invoke(app, ["--vault", str(sample_vault), "list", "--status", "promoted", "--json"])
-        .stdout
+        run_cli(["--vault", str(sample_vault), "list", "--status", "promoted", "--json"]).stdout
     )
     assert [row["slug"] for row in promoted] == [facts["promoted_card"]]

@@ -10,10 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
-from tests.conftest import snapshot
+from tests.conftest import run_cli, snapshot
 from tests.writers_support import assert_vault_sound, git
 
 SHARED = "memory/cards/shared-runbook.md"
@@ -21,7 +19,7 @@ BODY = "Line for a.\n\nkept 1\nkept 2\n\nLine for b.\n\nkept 3\nkept 4\n\nLine f
 
 
 def cv(root: Path, *args: str, now: str = "2026-03-19T10:00") -> object:
-    result = CliRunner().invoke(app, ["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
+    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
     return result
 
 

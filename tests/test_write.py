@@ -6,36 +6,32 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.edits.atomic import atomic_write
 from cardvault.errors import ConcurrentEditError
 from cardvault.vault.files import read_text
-from tests.conftest import git_log, snapshot
+from tests.conftest import git_log, run_cli, snapshot
 
 
 def cli(vault: Path, *args: str, stdin: str | None = None, now: str = "2026-03-19T14:30") -> object:
-    return CliRunner().invoke(
-        app, ["--vault", str(vault), *args], input=stdin, env={"CARDVAULT_NOW": now}
-    )
+    return run_cli(["--vault", str(vault), *args], input=stdin, env={"CARDVAULT_NOW": now})
 
 
 def test_init_makes_a_vault_with_one_commit_and_ignored_cache(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["init", str(tmp_path / "v")])
+    result = run_cli(["init", str(tmp_path / "v")])
     assert result.exit_code == 0, result.output
     root = tmp_path / "v"
     assert git_log(root) == ["vault: init"]
     assert ".cardvault/" in (root / ".gitignore").read_text()
     for name in ("cardvault.toml", "MEMORY.md", "AGENTS.md"):
         assert (root / name).is_file()
-    again = CliRunner().invoke(app, ["init", str(root)])
+    again = run_cli(["init", str(root)])
     assert again.exit_code == 1 and "already a vault" in again.stderr
 
 
 def test_init_keeps_existing_files(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").write_text("# mine\n")
-    result = CliRunner().invoke(app, ["init", str(tmp_path)])
+    result = run_cli(["init", str(tmp_path)])
     assert result.exit_code == 0
     assert (tmp_path / "AGENTS.md").read_text() == "# mine\n"
 
@@ -128,7 +124,7 @@ def test_concurrent_edit_between_read_and_write_is_refused(vault_path: Path) -> 
 
 def test_vault_without_git_still_works(tmp_path: Path) -> None:
     root = tmp_path / "plain"
-    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    assert run_cli(["init", str(root)]).exit_code == 0
     subprocess.run(["rm", "-rf", str(root / ".git")], check=True)
     result = cli(root, "new", "No Git", "-c", "tools", "--body", "still written")
     assert result.exit_code == 0
@@ -205,7 +201,7 @@ def test_discovery_walks_up_and_honours_the_env_var(vault_path: Path, tmp_path: 
 
 def test_init_sets_up_the_merge_drivers_and_an_old_vault_gets_them(tmp_path: Path) -> None:
     root = tmp_path / "v"
-    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    assert run_cli(["init", str(root)]).exit_code == 0
     assert "merge=cardvault-log" in (root / ".gitattributes").read_text(encoding="utf-8")
     config = subprocess.run(["git", "-C", str(root), "config", "--get-regexp", "merge"],
                             capture_output=True, text=True, check=True).stdout  # fmt: skip
