@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from cardvault.cli.app import app
 from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
+from tests.conftest import run_cli
 from tests.maintain_support import card, commit_all, git, log, new_vault, run
 from tests.test_maintain_merge import PLATFORM_A, PLATFORM_B
 
@@ -59,10 +58,8 @@ def timeout_logs(vault: Vault) -> None:
 
 
 def cli(root: Path, *args: str, now: str = "2026-03-20T10:00") -> Any:
-    result = CliRunner().invoke(
-        app, ["--vault", str(root), *args], env={"CARDVAULT_NOW": now}, catch_exceptions=False
-    )
-    assert result.exit_code == 0, result.output
+    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
+    assert result.exit_code == 0, (result.output, result.exception)
     return result
 
 
@@ -191,13 +188,9 @@ def test_an_answer_names_a_pending_item(timeout_vault: Vault) -> None:
     run(timeout_vault, today="2026-03-20")
     item = pending(timeout_vault.root)[0]
     cli(timeout_vault.root, "review", "reject", item["id"][:4])
-    result = CliRunner().invoke(
-        app, ["--vault", str(timeout_vault.root), "review", "accept", item["id"]]
-    )
+    result = run_cli(["--vault", str(timeout_vault.root), "review", "accept", item["id"]])
     assert result.exit_code == 1 and "was settled on" in result.output
-    missing = CliRunner().invoke(
-        app, ["--vault", str(timeout_vault.root), "review", "reject", "ffff"]
-    )
+    missing = run_cli(["--vault", str(timeout_vault.root), "review", "reject", "ffff"])
     assert missing.exit_code == 1 and "no review item" in missing.output
 
 
