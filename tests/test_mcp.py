@@ -29,7 +29,10 @@ def test_it_lists_its_tools_and_resources(indexed_sample: Path) -> None:
     async def scenario() -> None:
         async with connected(indexed_sample) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-            assert set(tools) == {"search", "read", "context", "remember", "log", "new_card"}
+            assert set(tools) == {
+                "search", "read", "context", "remember", "log", "new_card",
+                "review_pending", "review_answer",
+            }  # fmt: skip
             for tool in tools.values():
                 assert len(tool.description or "") > 200 and "Returns" in (tool.description or "")
             assert tools["search"].input_schema["required"] == ["query"]
@@ -215,7 +218,7 @@ def test_the_handshake_does_not_wait_for_search(indexed_sample: Path) -> None:
 
     async def scenario() -> None:
         async with connected(indexed_sample) as client:
-            assert len((await client.list_tools()).tools) == 6
+            assert len((await client.list_tools()).tools) == 8
             card_read = await client.call_tool("read", {"name": "nginx-upload-size-limit"})
             assert "client_body_buffer_size" in card_read.structured_content["body"]
             remembered = await client.call_tool("remember", {"text": "searching can wait"})
@@ -280,6 +283,47 @@ def test_the_registration_snippets_start_the_server(indexed_sample: Path) -> Non
 
     async def scenario() -> None:
         async with connected(indexed_sample, commands[0]) as client:
-            assert len((await client.list_tools()).tools) == 6
+            assert len((await client.list_tools()).tools) == 8
 
     _run(scenario)
+
+
+def test_review_decisions_are_listed_and_answered_through_the_tools(tmp_path: Path) -> None:
+    """A contradiction maintain could not settle: listed by `review_pending` as `review --json`
+    lists it, settled by `review_answer` through the write door (one commit), then gone."""
+    from tests.maintain_support import card, commit_all, new_vault, run
+
+    vault = new_vault(tmp_path / "v")
+    card(vault, "use-jest", "Use Jest for dashboard tests",
+         "Always use Jest for the dashboard's unit tests; its jsdom setup is configured.",
+         tags="[testing, jest]", created="2026-01-10")  # fmt: skip
+    card(vault, "vitest-not-jest", "Vitest for dashboard tests",
+         "Never use Jest for the dashboard's unit tests; use Vitest, which runs ESM natively.",
+         tags="[testing, vitest]", created="2026-03-01")  # fmt: skip
+    commit_all(vault)
+    run(vault, today="2026-03-20")
+    before = git_log(vault.root)
+
+    async def scenario() -> None:
+        async with connected(vault.root) as client:
+            listed = await client.call_tool("review_pending", {})
+            assert not listed.is_error
+            items = (
+                json.loads(text_of(listed))
+                if listed.structured_content is None
+                else (listed.structured_content.get("result", listed.structured_content))
+            )
+            contradiction = next(i for i in items if i["kind"] == "contradiction")
+            winner = next(m["n"] for m in contradiction["members"] if "vitest" in m["path"])
+            answered = await client.call_tool(
+                "review_answer",
+                {"id": contradiction["id"], "accept": True, "keep": winner, "reason": "ESM"},
+            )
+            assert not answered.is_error, text_of(answered)
+            assert answered.structured_content["settled"][0]["id"] == contradiction["id"]
+            again = await client.call_tool("review_answer", {"id": "no-such-item", "accept": False})
+            assert again.is_error and "no-such-item" in text_of(again)
+
+    _run(scenario)
+    assert (vault.root / "memory" / "archive" / "use-jest.md").exists()
+    assert len(git_log(vault.root)) == len(before) + 1

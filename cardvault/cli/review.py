@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -42,11 +42,11 @@ def review(ctx: typer.Context, json_out: JsonOption = False) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from cardvault.review.answer import pending
+    from cardvault.review.answer import listing, pending
 
     items = pending(vault_of(ctx))
     if render.wants_json(json_out):
-        render.print_json([_item_json(item) for item in items])
+        render.print_json([listing(item) for item in items])
         return
     if not items:
         render.success("no memory decisions pending")
@@ -58,13 +58,6 @@ def review(ctx: typer.Context, json_out: JsonOption = False) -> None:
     )
     for item in items:
         _show_item(item)
-
-
-def _item_json(item: ReviewItem) -> dict[str, Any]:
-    data = item.to_json()
-    for number, member in enumerate(data["members"], start=1):
-        member["n"] = number
-    return data
 
 
 def _show_item(item: ReviewItem) -> None:

@@ -235,4 +235,59 @@ def _written(result: WriteResult, session: VaultSession) -> dict[str, Any]:
 
 
 #: The tool groups the server registers, each built from the session.
-TOOLSETS: tuple[type[Toolset], ...] = (MemoryTools,)
+class ReviewTools(Toolset):
+    """The review queue: decisions maintenance was not sure enough to take alone."""
+
+    tools = ("review_pending", "review_answer")
+    read_only = frozenset({"review_pending"})
+
+    def review_pending(self) -> list[dict[str, Any]]:
+        """List the memory decisions waiting for an answer: lessons logged in other words that
+        may be the same lesson ("same-lesson"), cards that may say the same thing
+        ("duplicate"), cards that contradict each other ("contradiction"), and cards too long
+        to keep whole ("split"). Call it when `context` says decisions are pending, read each
+        item's members (their text and where they live) and the evidence, then settle it with
+        `review_answer`. Returns [{id, kind, members: [{n, path, source, text}], evidence}]."""
+        from cardvault.review.answer import listing, pending
+
+        return self.session.read(lambda: [listing(item) for item in pending(self.session.vault)])
+
+    def review_answer(
+        self,
+        id: Text,
+        accept: bool,
+        members: list[int] | None = None,
+        keep: int | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """Settle one pending decision (its `id` from `review_pending`, or a unique prefix).
+        accept=true: the members are the same lesson / the same card (merged into one card
+        citing every source), or, for a contradiction, the side numbered `keep` (1-based)
+        holds; `members` (1-based) accepts only some members of a same-lesson or duplicate
+        item. accept=false: they are different (never asked again); for a contradiction,
+        both stand. Say why in `reason` (kept in the vault's review record). The change is
+        committed to git. Returns {settled: [{id, kind, status, chosen}], commit, pending}."""
+        from cardvault.review.answer import Answer, answer
+
+        def run() -> dict[str, Any]:
+            session = self.session
+            chosen = Answer(id.strip(), accept, tuple(members or ()), keep, reason)
+            result = answer(session.vault, [chosen], session.clock(), by="agent (mcp)")
+            return {
+                "settled": [
+                    {
+                        "id": item.id,
+                        "kind": item.kind,
+                        "status": item.status,
+                        "chosen": list(item.chosen),
+                    }
+                    for item in result.settled
+                ],
+                "commit": result.commit.sha if result.commit else None,
+                "pending": result.pending,
+            }
+
+        return self.session.write(run)
+
+
+TOOLSETS: tuple[type[Toolset], ...] = (MemoryTools, ReviewTools)

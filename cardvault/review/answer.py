@@ -65,6 +65,15 @@ def pending(vault: Vault) -> list[ReviewItem]:
     return pending_items(read_queue(vault.root))
 
 
+def listing(item: ReviewItem) -> dict[str, Any]:
+    """An item as `review --json` and the MCP `review_pending` tool show it: its stored form,
+    each member numbered (`n`, 1-based) as answers name them."""
+    data = item.to_json()
+    for number, member in enumerate(data["members"], start=1):
+        member["n"] = number
+    return data
+
+
 def accept(
     vault: Vault,
     ids: Sequence[str],
