@@ -140,9 +140,7 @@ def test_agents_promotion_hot_memory_and_privacy(projects: tuple[Path, Path]) ->
     assert "agent  ada hot memory (project)" in explained.stderr and " HOT " in explained.stderr
 
 
-def test_weaker_evidence_is_a_question_not_a_card(projects: tuple[Path, Path]) -> None:
-    """With three projects required, the lesson two projects share is asked about instead."""
-    alpha, _ = projects
+def _three_projects_needed() -> Path:
     home = global_vault()
     assert home is not None
     toml = home.root / "cardvault.toml"
@@ -154,7 +152,60 @@ def test_weaker_evidence_is_a_question_not_a_card(projects: tuple[Path, Path]) -
     from cardvault.vault.layout import open_vault_at
 
     history.commit(open_vault_at(home.root), "three projects")
+    return home.root
+
+
+def _asked(alpha: Path) -> dict[str, object]:
+    """`maintain --global` asks; the question is the one cross-project item of `review`."""
     data = json.loads(cli("--vault", str(alpha), "maintain", "--global", "--json"))
-    assert data["promoted"] == 0 and data["commit"] is None
+    assert data["promoted"] == 0 and data["commit"] is not None
     assert any("found in 2 project(s), 3 needed" in q for q in data["review"]), data
-    assert read_vault(home).live == ()
+    items = json.loads(cli("review", "--global", "--json"))
+    assert [i["kind"] for i in items] == ["cross-project"], items
+    cites = sorted(m["key"] for m in items[0]["members"])
+    assert cites == [
+        "github.com/acme/alpha:memory/cards/http-calls-need-a-timeout.md",
+        "github.com/acme/beta:memory/cards/every-http-call-needs-a-timeout.md",
+    ], cites
+    return dict(items[0])
+
+
+def test_weaker_evidence_is_a_question_and_accepting_it_promotes(
+    projects: tuple[Path, Path],
+) -> None:
+    """With three projects required, the lesson two projects share is asked about in the global
+    vault's review queue instead of promoted; a second run does not ask again; accepting it
+    makes the global card and rule at once, in one commit."""
+    alpha, beta = projects
+    home = _three_projects_needed()
+    item = _asked(alpha)
+    assert read_vault(global_vault()).live == ()  # type: ignore[arg-type]
+    again = json.loads(cli("--vault", str(alpha), "maintain", "--global", "--json"))
+    assert again["commit"] is None and len(json.loads(cli("review", "--global", "--json"))) == 1
+    before = git_log(home)
+    cli("review", "--global", "accept", str(item["id"]), "--reason", "one lesson")
+    assert len(git_log(home)) == len(before) + 1
+    cards = read_vault(global_vault()).live  # type: ignore[arg-type]
+    assert len(cards) == 1 and len(cards[0].card.sources) == 2
+    assert "timeout" in (home / "AGENTS.md").read_text(encoding="utf-8").lower()
+    assert json.loads(cli("review", "--global", "--json")) == []
+    assert "timeout" in str(context(beta)["text"]).lower()
+    settled = json.loads(cli("--vault", str(alpha), "maintain", "--global", "--json"))
+    assert settled["commit"] is None and settled["review"] == []
+
+
+def test_a_rejected_question_keeps_the_cards_apart(projects: tuple[Path, Path]) -> None:
+    """Rejected: nothing is promoted, and even with two projects enough again, `maintain
+    --global` neither groups the two cards nor asks about them."""
+    alpha, _ = projects
+    home = _three_projects_needed()
+    item = _asked(alpha)
+    cli("review", "--global", "reject", str(item["id"]), "--reason", "different clients")
+    toml = home / "cardvault.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace("promote_projects = 3", "promote_projects = 2"),
+        encoding="utf-8",
+    )
+    data = json.loads(cli("--vault", str(alpha), "maintain", "--global", "--json"))
+    assert data["promoted"] == 0 and data["review"] == [], data
+    assert read_vault(global_vault()).live == ()  # type: ignore[arg-type]

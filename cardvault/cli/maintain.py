@@ -132,7 +132,7 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
     import contextlib
 
     from cardvault.errors import VaultNotFoundError
-    from cardvault.scopes.crossproject import reports_of, run_global
+    from cardvault.scopes.crossproject import run_global
 
     with contextlib.suppress(VaultNotFoundError):  # run inside a project, it registers first
         register_project(vault_of(ctx, agent))
@@ -142,7 +142,7 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
         render.print_json(
             {"dry_run": dry_run, "projects": list(plan.projects), "promoted": plan.promoted,
              "changes": plan.lines, "notices": list(plan.notices),
-             "review": [r.message for r in reports_of(plan)],
+             "review": list(plan.questions),
              "commit": result.commit.sha if result.commit else None}
         )  # fmt: skip
         return
@@ -151,8 +151,10 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
     render.note(f"read {len(plan.projects)} project(s): {', '.join(plan.projects) or 'none'}")
     for line in plan.lines:
         render.console().print(f"  {render.escape(line)}")
-    for report in reports_of(plan):
-        render.warning(f"{report.kind}: {report.message}")
+    for question in plan.questions:
+        render.warning(f"review: {question}")
+    if plan.questions:
+        render.note("answer with `cardvault review --global accept|reject ID`")
     if dry_run:
         render.note("dry run: nothing was written")
     elif result.commit is None:

@@ -12,6 +12,7 @@ from cardvault.cli.common import JsonOption, now, report_subject, vault_of
 if TYPE_CHECKING:
     from cardvault.review.answer import ReviewResult
     from cardvault.vault.decisions import ReviewItem
+    from cardvault.vault.layout import Vault
 
 review_app = typer.Typer(
     name="review",
@@ -29,22 +30,44 @@ QUESTIONS = {
     "duplicate": "duplicate cards?",
     "contradiction": "which one holds?",
     "split": "this did not fit in the merged card: a card of its own?",
+    "cross-project": "the same lesson in several projects: one global card?",
 }
 
 
+GlobalReviewOption = Annotated[
+    bool,
+    typer.Option(
+        "--global",
+        help="The global vault's queue ($CARDVAULT_HOME): lessons found in several projects.",
+    ),
+]
+GLOBAL_KEY = "cardvault.review.global"
+
+
+def _vault(ctx: typer.Context) -> Vault:
+    """The vault whose queue this invocation answers: the project's, or with --global the
+    global vault's (the callback's option, shared with the subcommand through ctx.meta)."""
+    return vault_of(ctx, to_global=bool(ctx.meta.get(GLOBAL_KEY)))
+
+
 @review_app.callback()
-def review(ctx: typer.Context, json_out: JsonOption = False) -> None:
+def review(
+    ctx: typer.Context, json_out: JsonOption = False, to_global: GlobalReviewOption = False
+) -> None:
     """List the pending memory decisions: possibly the same lesson in other words, possibly
     duplicate cards, contradictions to settle, overflow of a merged card.
 
     Answer with `cardvault review accept ID` or `reject ID`. With --json (or piped): an array
-    of {id, kind, members: [{path, source, text, ...}], evidence, asked}.
+    of {id, kind, members: [{n, path, source, text, ...}], evidence, asked}. `review --global`
+    (and `review --global accept ID`) works on the global vault's queue, where `maintain
+    --global` asks whether cards of several projects tell one lesson.
     """
+    ctx.meta[GLOBAL_KEY] = to_global
     if ctx.invoked_subcommand is not None:
         return
     from cardvault.review.answer import listing, pending
 
-    items = pending(vault_of(ctx))
+    items = pending(_vault(ctx))
     if render.wants_json(json_out):
         render.print_json([listing(item) for item in items])
         return
@@ -98,6 +121,11 @@ def _hint(item: ReviewItem) -> str:
         return f"cardvault review accept {item.id} --keep N   (N holds, the other is archived)"
     if item.kind == "split":
         return f"accept {item.id}: a card of its own; reject: append it anyway"
+    if item.kind == "cross-project":
+        return (
+            f"cardvault review --global accept {item.id} [--only 1,2] (one global card)   |   "
+            f"cardvault review --global reject {item.id}"
+        )
     return f"cardvault review accept {item.id} [--only 1,2]   |   cardvault review reject {item.id}"
 
 
@@ -122,7 +150,7 @@ def accept(
     from cardvault.review.answer import accept as accept_items
 
     members = _numbers(only)
-    result = accept_items(vault_of(ctx), ids, now(), members, keep, reason=reason)
+    result = accept_items(_vault(ctx), ids, now(), members, keep, reason=reason)
     _show_result(result)
 
 
@@ -132,7 +160,7 @@ def reject(ctx: typer.Context, ids: IdsArgument, reason: ReasonOption = None) ->
     contradiction stand, a merged card's overflow is appended anyway. One commit."""
     from cardvault.review.answer import reject as reject_items
 
-    _show_result(reject_items(vault_of(ctx), ids, now(), reason=reason))
+    _show_result(reject_items(_vault(ctx), ids, now(), reason=reason))
 
 
 @review_app.command("judge")
@@ -146,7 +174,7 @@ def judge(
     its answers are applied like a person's and recorded with its name."""
     from cardvault.review.judge import judge_pending
 
-    outcome = judge_pending(vault_of(ctx), now(), ids or None)
+    outcome = judge_pending(_vault(ctx), now(), ids or None)
     for line in outcome.messages:
         render.warning(line)
     if outcome.result is not None:

@@ -36,6 +36,7 @@ LABELS = {
     "duplicate": "duplicate cards?",
     "contradiction": "which one holds?",
     "split": "split the card?",
+    "cross-project": "the same lesson in several projects?",
 }
 
 
@@ -140,6 +141,8 @@ def _still_open(state: VaultState, item: ReviewItem) -> bool:
     """Whether a pending item's members still exist and (for grouping) are not yet together."""
     refs = {e.ref for e in state.entries}
     holders = card_holders(state)
+    if item.kind == "cross-project":  # project cards, cited by the global card they joined
+        return len({holders.get(m.key, m.key) for m in item.members}) > 1
     places = set()
     for member in item.members:
         if member.source is not None:

@@ -8,6 +8,9 @@
 - contradiction, accepted with the side that holds: the other card moves to the archive with
   `status: archived` and `superseded_by: <the winner>` (git and `search --archived` keep it).
 - contradiction, rejected: both stand; the pair is never reported or asked again.
+- cross-project (in the global vault), accepted: the chosen project cards become one global
+  card (or join the one citing some of them) at once, as `maintain --global` promotes;
+  rejected: they are kept apart from then on.
 - split, accepted: what did not fit in the merged card becomes a card of its own, linked both
   ways; rejected: it is appended to the card, over budget as the person chose.
 """
@@ -40,6 +43,10 @@ def act(
         return _join(state, cfg, item) if item.status == ACCEPTED else ([], [])
     if item.kind == "contradiction":
         return (_supersede(state, item) if item.status == ACCEPTED else []), []
+    if item.kind == "cross-project":
+        from cardvault.scopes.crossproject import promotion_by_answer
+
+        return (promotion_by_answer(state, item) if item.status == ACCEPTED else []), []
     return _split(state, item), []
 
 

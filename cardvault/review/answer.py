@@ -36,6 +36,8 @@ from cardvault.vault.decisions import (
 from cardvault.vault.layout import Vault
 
 PERSON = "person"
+#: The questions whose members are grouped (so some of them may be accepted alone).
+GROUPS = ("same-lesson", "duplicate", "cross-project")
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ def plan_answers(state: VaultState, settled: Sequence[ReviewItem]) -> list[Chang
 def _rest(item: ReviewItem, today: dt.date) -> list[ReviewItem]:
     """After accepting some members of a grouping question, the others (two or more) are asked
     about among themselves."""
-    if item.status != ACCEPTED or not item.chosen or item.kind not in ("same-lesson", "duplicate"):
+    if item.status != ACCEPTED or not item.chosen or item.kind not in GROUPS:
         return []
     rest = [m for m in item.members if m.key not in item.chosen]
     if len(rest) < 2:
@@ -170,10 +172,10 @@ def _settle(item: ReviewItem, answer: Answer, day: dt.date, by: str) -> ReviewIt
             )
         chosen = [_member(item, answer.keep).key]
     elif answer.accept and answer.members:
-        if item.kind not in ("same-lesson", "duplicate") or len(set(answer.members)) < 2:
+        if item.kind not in GROUPS or len(set(answer.members)) < 2:
             raise CardvaultError(
-                f"review item {item.id}: --only takes two or more members of a same-lesson "
-                "or duplicate question"
+                f"review item {item.id}: --only takes two or more members of a same-lesson, "
+                "duplicate or cross-project question"
             )
         chosen = [_member(item, n).key for n in dict.fromkeys(answer.members)]
     status = ACCEPTED if answer.accept else REJECTED

@@ -1,11 +1,12 @@
-"""Weak cross-project evidence: a question for a person, never a global card.
+"""Weak cross-project evidence: a question in the global vault's review queue, never a card.
 
 A pair of cards from two projects that look alike without being certainly the same lesson, or a
 lesson found in fewer projects than `[global] promote_projects`, is asked about rather than
-promoted. `ask` is the one place that turns them into questions. The review queue (issue 11,
-`cardvault review`) was not on main when this was written, so `ask` returns them as findings
-(`Report` changes of kind "review") that `maintain --global` shows and writes nowhere; routing
-them into the queue changes this function alone.
+promoted: `ask` puts it in the global vault's `memory/review.jsonl` as a `cross-project` item
+(members named by their citation, `<context key>:memory/cards/<slug>.md`), and `cardvault
+review --global` lists it with the other decisions. Accepting it promotes the members into one
+global card at once (`promotion_by_answer`); rejecting it keeps them apart from then on, so
+`maintain --global` neither asks again nor groups them.
 """
 
 from __future__ import annotations
@@ -15,13 +16,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cardvault.edits.changes import Change, Report
-from cardvault.vault.layout import Vault
+from cardvault.edits.changes import Change
+from cardvault.maintain.asking import new_item, queue_changes
+from cardvault.maintain.text import first_sentence
+from cardvault.vault.decisions import Member as Asked
+from cardvault.vault.decisions import ReviewItem
 
 if TYPE_CHECKING:
+    from cardvault.maintain.state import VaultState
     from cardvault.scopes.crossproject import Member
 
-KIND = "review"
+KIND = "cross-project"
+STEP = "global"
 
 
 @dataclass(frozen=True)
@@ -32,15 +38,37 @@ class Weak:
     score: float | None
     why: str
 
+    @property
+    def message(self) -> str:
+        """The question in one line, as `maintain --global` reports it."""
+        cites = [m.cite for m in self.members]
+        score = f" (similarity {self.score:.2f})" if self.score is not None else ""
+        return f"same lesson in {len(cites)} places?{score}: {self.why}: {', '.join(cites)}"
 
-def ask(global_vault: Vault, weak: Sequence[Weak], today: dt.date) -> list[Change]:
-    """The questions weak evidence raises, one per group of cards."""
-    questions: list[Change] = []
-    for item in weak:
-        cites = [m.cite for m in item.members]
-        score = f" (similarity {item.score:.2f})" if item.score is not None else ""
-        message = f"same lesson in {len(cites)} places?{score}: {item.why}: {', '.join(cites)}"
-        texts = tuple(f"{m.cite}: {m.card.card.topic}" for m in item.members)
-        paths = tuple(m.card.path for m in item.members)
-        questions.append(Report(KIND, message, paths, texts, "global"))
-    return questions
+
+def ask(state: VaultState, weak: Sequence[Weak], today: dt.date) -> list[Change]:
+    """The write that puts the questions weak evidence raises in the global vault's queue (an
+    item already asked, pending or answered, is not asked again)."""
+    return queue_changes(state, [question(w, today) for w in weak], STEP)
+
+
+def question(weak: Weak, today: dt.date) -> ReviewItem:
+    """One weak group as a pending `cross-project` review item."""
+    members = [
+        Asked(key=m.cite, path=m.cite, text=_said(m)) for m in sorted(weak.members, key=_cite)
+    ]
+    evidence: dict[str, object] = {"why": weak.why}
+    if weak.score is not None:
+        evidence["similarity"] = weak.score
+    evidence["projects"] = sorted({m.project for m in weak.members})
+    return new_item(KIND, members, evidence, today)
+
+
+def _said(member: Member) -> str:
+    card = member.card.card
+    first = first_sentence(card.body, 300)
+    return f"{card.topic}: {first}" if first else card.topic
+
+
+def _cite(member: Member) -> str:
+    return member.cite

@@ -13,7 +13,10 @@
    rebuilt, so the card's rule is a global rule. A group whose members a global card already
    cites updates that card (new citations, `seen`) instead of making another.
 4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
-   fewer projects than required — is a question for a person (asking.py), never a card.
+   fewer projects than required — is a question in the global vault's review queue
+   (asking.py), never a card. An accepted question is promoted at once
+   (`promotion_by_answer`, called by `cardvault review accept`); cards a rejected one named
+   are kept apart from then on.
 
 Planning is pure apart from reading and embedding; `run_global` writes the plan into the global
 vault under its lock in one commit. Projects' vaults are only read (their search caches may be
@@ -27,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardvault import history
-from cardvault.edits.changes import Change, Report, WriteFile, reason_lines
+from cardvault.edits.changes import Change, WriteFile, reason_lines
+from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
@@ -37,6 +41,7 @@ from cardvault.scopes.asking import Weak, ask
 from cardvault.scopes.registry import open_projects
 from cardvault.scopes.writing import write_changes
 from cardvault.vault.card import render_card, update_card_text
+from cardvault.vault.decisions import ReviewItem, apart_pairs
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
 from cardvault.vault.links import unlink
@@ -63,12 +68,13 @@ class Member:
 
 @dataclass(frozen=True)
 class GlobalPlan:
-    """What `maintain --global` would do: the changes to the global vault (reports included),
-    how many projects were read, and what the reader should be told."""
+    """What `maintain --global` would do: the changes to the global vault (the review queue's
+    included), the projects read, what the reader should be told, and the open questions."""
 
     changes: tuple[Change, ...]
     projects: tuple[str, ...]
     notices: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
 
     @property
     def lines(self) -> list[str]:
@@ -81,6 +87,8 @@ class GlobalPlan:
             f"maintain --global: {self.promoted} lesson(s) found in several projects "
             f"({len(self.projects)} project(s) read)"
         )
+        if self.questions:
+            subject += f", {len(self.questions)} question(s) for `review --global`"
         return subject + "\n\n" + "\n".join(self.lines) + "\n"
 
     @property
@@ -126,8 +134,9 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
     cfg = global_vault.config
     found = project_members(global_vault)
     state = load_state(global_vault, today)
+    apart = apart_pairs(state.review_items)
     groups, weak = same_lessons(found.members, cfg.global_threshold,
-                                cfg.global_review_threshold, embedder)  # fmt: skip
+                                cfg.global_review_threshold, embedder, apart)  # fmt: skip
     cited = _cited_by(state)
     changes: list[Change] = []
     for group in groups:
@@ -143,8 +152,10 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
     after = state.after(changes)
     rules = rules_changes(after)
     changes += rules + memory_index.step(after.after(rules), cfg)
-    changes += ask(global_vault, [w for w in weak if not _settled(w, cited)], today)
-    return GlobalPlan(tuple(changes), tuple(found.projects), tuple(found.notices))
+    open_ = [w for w in weak if not _settled(w, cited)]
+    changes += ask(state.after(changes), open_, today)
+    questions = tuple(w.message for w in open_)
+    return GlobalPlan(tuple(changes), tuple(found.projects), tuple(found.notices), questions)
 
 
 def project_members(global_vault: Vault) -> _Found:
@@ -162,10 +173,16 @@ def project_members(global_vault: Vault) -> _Found:
 
 
 def same_lessons(
-    members: list[Member], threshold: float, review: float, embedder: Any = None
+    members: list[Member],
+    threshold: float,
+    review: float,
+    embedder: Any = None,
+    apart: set[frozenset[str]] | None = None,
 ) -> tuple[list[list[Member]], list[Weak]]:
     """Groups of cards of different projects telling the same lesson (groups of one left out),
-    and the weaker pairs (between `review` and `threshold`)."""
+    and the weaker pairs (between `review` and `threshold`); two cards whose citations are a
+    pair in `apart` (an answered question said so) are neither grouped nor asked about."""
+    apart = apart or set()
     if len({m.project for m in members}) < 2:
         return [], []
     from cardvault.maintain.similarity import pairs_above
@@ -175,7 +192,7 @@ def same_lessons(
     weak: list[Weak] = []
     for i, j, score in pairs_above(matrix, review):
         left, right = members[i], members[j]
-        if left.project == right.project:
+        if left.project == right.project or frozenset((left.cite, right.cite)) in apart:
             continue
         if contradict(left.card.card.body, right.card.card.body) is not None:
             continue
@@ -183,7 +200,11 @@ def same_lessons(
             certain.append((i, j, score))
         else:
             weak.append(Weak((left, right), round(score, 3), "similar, not certain"))
-    groups = constrained_clusters(len(members), certain)
+
+    def kept_apart(i: int, j: int) -> bool:
+        return frozenset((members[i].cite, members[j].cite)) in apart
+
+    groups = constrained_clusters(len(members), certain, kept_apart)
     joined = [[members[i] for i in g] for g in groups if len(g) > 1]
     together = {frozenset(m.cite for m in g) for g in joined}
     weak = [w for w in weak if not any({m.cite for m in w.members} <= g for g in together)]
@@ -268,6 +289,19 @@ def _fallback(categories: tuple[str, ...]) -> str:
     return "lessons" if "lessons" in categories else categories[0]
 
 
-def reports_of(plan: GlobalPlan) -> list[Report]:
-    """The questions and findings of a plan."""
-    return [c for c in plan.changes if isinstance(c, Report)]
+def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:
+    """The global card an accepted cross-project question makes (or extends): its chosen
+    members (all, unless some were chosen), read again from their projects."""
+    wanted = set(item.chosen or item.keys)
+    group = [m for m in project_members(state.vault).members if m.cite in wanted]
+    missing = sorted(wanted - {m.cite for m in group})
+    if missing:
+        raise CardvaultError(
+            f"review item {item.id}: {', '.join(missing)} is no longer a live card of a "
+            "registered project; reject the item or register the project again"
+        )
+    cited = _cited_by(state)
+    owner = next((cited[m.cite] for m in group if m.cite in cited), None)
+    if owner is not None:
+        return _extended(state.card_at(owner.path) or owner, group, state.today)
+    return [_new_global_card(state, group, state.today)]

@@ -26,7 +26,7 @@ from typing import Any
 from cardvault.errors import CardFormatError, NotFoundError
 
 QUEUE_FILE = "memory/review.jsonl"
-KINDS = ("same-lesson", "duplicate", "contradiction", "split")
+KINDS = ("same-lesson", "duplicate", "contradiction", "split", "cross-project")
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
 STATUSES = (PENDING, ACCEPTED, REJECTED)
 ID_LENGTH = 6
