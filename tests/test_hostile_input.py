@@ -80,7 +80,7 @@ def test_hostile_cards_and_logs_never_crash_a_read_command(
 def _reads_back_clean(path: Path) -> bool:
     """Whether the card parses and breaks no schema rule (check then has nothing to say)."""
     from cardvault.errors import CardvaultError
-    from cardvault.vault.layout import read_card
+    from cardvault.vault.read import read_card
     from cardvault.vault.schema import schema_problems
 
     try:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from cardvault.edits.changes import Report
-from cardvault.vault.layout import iter_card_paths
+from cardvault.search.embedder import Embedder
+from cardvault.vault.layout import Vault, iter_card_paths
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.maintain_support import card, commit_all, git, log, new_vault, run
@@ -68,8 +69,10 @@ def _card_with_source(vault, ref: str):  # type: ignore[no-untyped-def]
     raise AssertionError(f"no card cites {ref}")
 
 
-def test_recurring_lesson_becomes_one_card_seen_three_times_and_a_rule(vault) -> None:  # type: ignore[no-untyped-def]
-    result = run(vault)
+def test_recurring_lesson_becomes_one_card_seen_three_times_and_a_rule(
+    vault: Vault, embedder: Embedder
+) -> None:
+    result = run(vault, embedder)
     refs = [
         "memory/2026-03-10.md#09:00",
         "memory/2026-03-12.md#10:00",
@@ -96,9 +99,11 @@ def test_recurring_lesson_becomes_one_card_seen_three_times_and_a_rule(vault) ->
     assert f'distilled 2026-03-12 10:00 "Uploads failing again" → {lesson.slug} (seen 2)' in body
 
 
-def test_lesson_in_other_words_folds_into_the_existing_card(vault) -> None:  # type: ignore[no-untyped-def]
+def test_lesson_in_other_words_folds_into_the_existing_card(
+    vault: Vault, embedder: Embedder
+) -> None:
     before = read_card(vault.card_path("cortex-csrf-automation"))
-    run(vault)
+    run(vault, embedder)
     after = read_card(vault.card_path("cortex-csrf-automation"))
     assert after.sources == ("memory/2026-03-15.md#17:00",)
     assert after.seen == before.seen + 1
@@ -112,15 +117,17 @@ def test_lesson_in_other_words_folds_into_the_existing_card(vault) -> None:  # t
     assert all(line.startswith("+") for line in changed if "updated" not in line)
 
 
-def test_second_run_changes_nothing_and_makes_no_commit(vault) -> None:  # type: ignore[no-untyped-def]
-    run(vault)
+def test_second_run_changes_nothing_and_makes_no_commit(vault: Vault, embedder: Embedder) -> None:
+    run(vault, embedder)
     head = git(vault.root, "rev-parse", "HEAD")
-    second = run(vault)
+    second = run(vault, embedder)
     assert second.plan.empty and second.commit is None
     assert git(vault.root, "rev-parse", "HEAD") == head
 
 
-def test_linked_entry_goes_to_its_card_and_correction_keeps_its_fields(tmp_path: Path) -> None:
+def test_linked_entry_goes_to_its_card_and_correction_keeps_its_fields(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     vault = new_vault(tmp_path / "v")
     card(vault, "utc-timestamps", "UTC Timestamps", "Store every timestamp as UTC timestamptz.",
          category="workflow", tags="[postgres, time]")  # fmt: skip
@@ -130,7 +137,7 @@ def test_linked_entry_goes_to_its_card_and_correction_keeps_its_fields(tmp_path:
         ("15:00", "Notes", "Met the team. #lesson write the agenda before the meeting"),
     ])  # fmt: skip
     commit_all(vault)
-    run(vault)
+    run(vault, embedder)
     linked = read_card(vault.card_path("utc-timestamps"))
     assert linked.sources == ("memory/2026-04-02.md#08:30",)
     assert "Reports convert to local time only at render." in linked.body
@@ -148,29 +155,29 @@ def test_linked_entry_goes_to_its_card_and_correction_keeps_its_fields(tmp_path:
     assert "write the agenda before the meeting" in tagged.body
 
 
-def test_since_limits_the_entries_distilled(vault) -> None:  # type: ignore[no-untyped-def]
+def test_since_limits_the_entries_distilled(vault: Vault, embedder: Embedder) -> None:
     import datetime as dt
 
-    result = run(vault, since=dt.date(2026, 3, 14))
+    result = run(vault, embedder, since=dt.date(2026, 3, 14))
     assert result.plan.counts()["distill"] == 2
     assert not any("2026-03-10" in s for p in iter_card_paths(vault) for s in read_card(p).sources)
 
 
-def test_card_over_budget_is_kept_whole_and_flagged(tmp_path: Path) -> None:
+def test_card_over_budget_is_kept_whole_and_flagged(tmp_path: Path, embedder: Embedder) -> None:
     vault = new_vault(tmp_path / "v")
     long_lesson = " ".join(
         f"Step {n}: check the replica lag on node {n} before failing over." for n in range(60)
     )
     log(vault, "2026-05-01", [("10:00", "Failover checklist", f"Lesson: {long_lesson}")])
     commit_all(vault)
-    result = run(vault)
+    result = run(vault, embedder)
     flags = [r for r in result.plan.reports if r.kind == "over-budget"]
     assert flags and "kept whole" in flags[0].message
     made = _card_with_source(vault, "memory/2026-05-01.md#10:00")
     assert "Step 59" in made.body
 
 
-def test_secret_in_a_lesson_is_not_copied_into_a_card(tmp_path: Path) -> None:
+def test_secret_in_a_lesson_is_not_copied_into_a_card(tmp_path: Path, embedder: Embedder) -> None:
     vault = new_vault(tmp_path / "v")
     secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     log(
@@ -179,7 +186,7 @@ def test_secret_in_a_lesson_is_not_copied_into_a_card(tmp_path: Path) -> None:
         [("10:00", "Token", f"Lesson: the deploy token is {secret} keep it handy")],
     )
     commit_all(vault)
-    result = run(vault)
+    result = run(vault, embedder)
     assert any(r.kind == "skipped" and "secret" in r.message for r in result.plan.reports)
     assert all(secret not in p.read_text(encoding="utf-8") for p in iter_card_paths(vault))
     assert result.plan.counts()["distill"] == 0

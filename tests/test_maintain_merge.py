@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from cardvault.maintain.similarity import pairs_above
+from cardvault.search.embedder import Embedder
+from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_card
 from tests.maintain_support import card, commit_all, git, new_vault, run
 
@@ -55,8 +57,8 @@ def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
     return vault
 
 
-def test_near_duplicates_merge_into_the_earliest_card(vault) -> None:  # type: ignore[no-untyped-def]
-    result = run(vault)
+def test_near_duplicates_merge_into_the_earliest_card(vault: Vault, embedder: Embedder) -> None:
+    result = run(vault, embedder)
     assert not vault.card_path("apple-silicon-images").exists()
     merged = read_card(vault.card_path("docker-platform-flag"))
     assert merged.tags == ("docker", "arm64", "apple-silicon")
@@ -77,8 +79,8 @@ def test_near_duplicates_merge_into_the_earliest_card(vault) -> None:  # type: i
     assert "Apple Silicon" in git(vault.root, "show", "HEAD~1:memory/cards/apple-silicon-images.md")
 
 
-def test_contradicting_cards_are_reported_not_merged(vault) -> None:  # type: ignore[no-untyped-def]
-    result = run(vault)
+def test_contradicting_cards_are_reported_not_merged(vault: Vault, embedder: Embedder) -> None:
+    result = run(vault, embedder)
     assert vault.card_path("npm-ci").exists() and vault.card_path("npm-install").exists()
     conflicts = [r for r in result.plan.reports if r.kind == "conflict"]
     assert len(conflicts) == 1
@@ -86,7 +88,7 @@ def test_contradicting_cards_are_reported_not_merged(vault) -> None:  # type: ig
     assert any("Always use `npm ci`" in t for t in conflicts[0].texts)
     assert any("Never use `npm ci`" in t for t in conflicts[0].texts)
     # reported again on the next run (nothing to commit, the conflict still stands)
-    again = run(vault)
+    again = run(vault, embedder)
     assert again.plan.empty and [r.kind for r in again.plan.reports] == ["conflict"]
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from cardvault.check.run import run_checks
+from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
@@ -36,7 +38,7 @@ def outside(text: str, name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def maintained(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def maintained(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder):  # type: ignore[no-untyped-def]
     import shutil
 
     from cardvault import history
@@ -47,9 +49,9 @@ def maintained(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unt
     vault = open_vault_at(root)
     history.commit(vault, "sample vault")
     before = {p: p.read_text(encoding="utf-8") for p in (vault.memory_md, vault.agents_md)}
-    first = run(vault, today=TODAY)
+    first = run(vault, embedder, today=TODAY)
     head = git(root, "rev-parse", "HEAD")
-    second = run(vault, today=TODAY)
+    second = run(vault, embedder, today=TODAY)
     yield vault, first, second, before, head
 
 
@@ -188,11 +190,12 @@ def test_the_maintained_vault_passes_check_without_errors(maintained) -> None:  
 NEAR_DUPLICATE = 0.80
 
 
-def test_cards_maintain_wrote_say_each_thing_once_and_fit_their_budget(maintained) -> None:  # type: ignore[no-untyped-def]
+def test_cards_maintain_wrote_say_each_thing_once_and_fit_their_budget(
+    maintained: tuple[Any, ...], embedder: Embedder
+) -> None:
     from cardvault.maintain.text import body_sentences, normalise
     from cardvault.vault.decisions import read_queue
     from cardvault.vault.tokens import count_tokens
-    from tests.maintain_support import model
 
     vault, first, *_ = maintained
     written = [p for p in first.written if p.parent == vault.cards_dir and p.exists()]
@@ -202,7 +205,7 @@ def test_cards_maintain_wrote_say_each_thing_once_and_fit_their_budget(maintaine
         sentences = [s for s in body_sentences(found.body) if not s.startswith(("```", "~~~"))]
         assert len({normalise(s) for s in sentences}) == len(sentences), path.name
         if len(sentences) > 1:
-            vectors = model().embed(sentences)
+            vectors = embedder.embed(sentences)
             close = vectors @ vectors.T - np.eye(len(sentences)) * 2
             worst = np.unravel_index(int(close.argmax()), close.shape)
             assert close.max() < NEAR_DUPLICATE, (path.name, [sentences[i] for i in worst])

@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from cardvault.search.embedder import Embedder
 from cardvault.vault.tokens import count_tokens
 from tests.conftest import git_log
 from tests.mcp_support import NOW, connected, mapped_files, server_pids, text_of
@@ -288,7 +289,9 @@ def test_the_registration_snippets_start_the_server(indexed_sample: Path) -> Non
     _run(scenario)
 
 
-def test_review_decisions_are_listed_and_answered_through_the_tools(tmp_path: Path) -> None:
+def test_review_decisions_are_listed_and_answered_through_the_tools(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     """A contradiction maintain could not settle: listed by `review_pending` as `review --json`
     lists it, settled by `review_answer` through the write door (one commit), then gone."""
     from tests.maintain_support import card, commit_all, new_vault, run
@@ -301,7 +304,7 @@ def test_review_decisions_are_listed_and_answered_through_the_tools(tmp_path: Pa
          "Never use Jest for the dashboard's unit tests; use Vitest, which runs ESM natively.",
          tags="[testing, vitest]", created="2026-03-01")  # fmt: skip
     commit_all(vault)
-    run(vault, today="2026-03-20")
+    run(vault, embedder, today="2026-03-20")
     before = git_log(vault.root)
 
     async def scenario() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
@@ -105,9 +106,11 @@ def timeout_vault(tmp_path: Path) -> Vault:
     return vault
 
 
-def test_three_phrasings_become_one_card_and_one_rule_after_review(timeout_vault: Vault) -> None:
+def test_three_phrasings_become_one_card_and_one_rule_after_review(
+    timeout_vault: Vault, embedder: Embedder
+) -> None:
     vault, root = timeout_vault, timeout_vault.root
-    first = run(vault, today="2026-03-20")
+    first = run(vault, embedder, today="2026-03-20")
     assert first.review_pending >= 1
     asked = pending(root)
     assert any({m.get("source") for m in item["members"]} >= TIMEOUTS for item in asked), (
@@ -128,15 +131,17 @@ def test_three_phrasings_become_one_card_and_one_rule_after_review(timeout_vault
     lines = [line for line in rules.splitlines() if line.strip()]
     assert len(lines) == 1 and f"memory/cards/{lesson.slug}.md" in lines[0]
     head = git(root, "rev-parse", "HEAD")
-    second = run(vault, today="2026-03-21")
+    second = run(vault, embedder, today="2026-03-21")
     assert second.plan.empty and second.commit is None
     assert git(root, "rev-parse", "HEAD") == head
     assert cli(root, "review", "--json").stdout.strip() == "[]"
 
 
-def test_rejected_questions_are_not_asked_again_on_another_clone(timeout_vault: Vault) -> None:
+def test_rejected_questions_are_not_asked_again_on_another_clone(
+    timeout_vault: Vault, embedder: Embedder
+) -> None:
     vault, root = timeout_vault, timeout_vault.root
-    run(vault, today="2026-03-20")
+    run(vault, embedder, today="2026-03-20")
     for item in pending(root):
         cli(root, "review", "reject", item["id"])
     settled = (root / "memory" / "review.jsonl").read_text(encoding="utf-8")
@@ -145,7 +150,7 @@ def test_rejected_questions_are_not_asked_again_on_another_clone(timeout_vault: 
     other = open_vault_at(clone)
     log(other, "2026-03-23", [("09:00", "Standup", "Nothing new. #lesson keep standups short")])
     commit_all(other, "a new day")
-    run(other, today="2026-03-24")
+    run(other, embedder, today="2026-03-24")
     assert pending(clone) == []
     again = (clone / "memory" / "review.jsonl").read_text(encoding="utf-8")
     assert again == settled
@@ -153,7 +158,9 @@ def test_rejected_questions_are_not_asked_again_on_another_clone(timeout_vault: 
     assert len(apart) == 3, "rejected tellings stay apart"
 
 
-def test_contradiction_keeps_one_side_and_archives_the_other(tmp_path: Path) -> None:
+def test_contradiction_keeps_one_side_and_archives_the_other(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     vault = new_vault(tmp_path / "v")
     card(vault, "use-jest", "Use Jest for dashboard tests",
          "Always use Jest for the dashboard's unit tests; its jsdom setup is configured.",
@@ -162,7 +169,7 @@ def test_contradiction_keeps_one_side_and_archives_the_other(tmp_path: Path) -> 
          "Never use Jest for the dashboard's unit tests; use Vitest, which runs ESM natively.",
          tags="[testing, vitest]", created="2026-03-01")  # fmt: skip
     commit_all(vault)
-    run(vault, today="2026-03-20")
+    run(vault, embedder, today="2026-03-20")
     items = [i for i in pending(vault.root) if i["kind"] == "contradiction"]
     assert len(items) == 1
     winner = next(m["n"] for m in items[0]["members"] if "vitest" in m["path"])
@@ -170,12 +177,14 @@ def test_contradiction_keeps_one_side_and_archives_the_other(tmp_path: Path) -> 
     archived = read_card(vault.root / "memory" / "archive" / "use-jest.md")
     assert archived.status == "archived" and archived.meta["superseded_by"] == "vitest-not-jest"
     assert (vault.root / "memory" / "cards" / "vitest-not-jest.md").exists()
-    assert run(vault, today="2026-03-21").plan.empty
+    assert run(vault, embedder, today="2026-03-21").plan.empty
     assert pending(vault.root) == []
 
 
-def test_pending_decisions_show_in_stats_and_context(timeout_vault: Vault) -> None:
-    run(timeout_vault, today="2026-03-20")
+def test_pending_decisions_show_in_stats_and_context(
+    timeout_vault: Vault, embedder: Embedder
+) -> None:
+    run(timeout_vault, embedder, today="2026-03-20")
     count = len(pending(timeout_vault.root))
     stats = json.loads(cli(timeout_vault.root, "stats", "--json").stdout)
     assert stats["review_pending"] == count
@@ -184,8 +193,8 @@ def test_pending_decisions_show_in_stats_and_context(timeout_vault: Vault) -> No
     assert pack.splitlines()[0] == f"{count} memory {noun} pending: cardvault review"
 
 
-def test_an_answer_names_a_pending_item(timeout_vault: Vault) -> None:
-    run(timeout_vault, today="2026-03-20")
+def test_an_answer_names_a_pending_item(timeout_vault: Vault, embedder: Embedder) -> None:
+    run(timeout_vault, embedder, today="2026-03-20")
     item = pending(timeout_vault.root)[0]
     cli(timeout_vault.root, "review", "reject", item["id"][:4])
     result = run_cli(["--vault", str(timeout_vault.root), "review", "accept", item["id"]])
@@ -228,7 +237,9 @@ def test_maintain_asks_the_judge_and_applies_its_answers(timeout_vault: Vault) -
     assert decided and all(d["by"] == f"judge:{Path(sys.executable).name}" for d in decided)
 
 
-def test_a_duplicate_kept_apart_stays_apart_in_maintain_and_import(tmp_path: Path) -> None:
+def test_a_duplicate_kept_apart_stays_apart_in_maintain_and_import(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     """Two near-duplicate cards a person said are different: maintain never merges them, and
     importing one of them from an export never folds it into the other."""
     from cardvault.vault.decisions import Member, ReviewItem, item_id, render_queue
@@ -245,7 +256,7 @@ def test_a_duplicate_kept_apart_stays_apart_in_maintain_and_import(tmp_path: Pat
     ).settled("rejected", "2026-03-02", "person", "one is about CI images")
     (vault.root / "memory" / "review.jsonl").write_text(render_queue([answered]), "utf-8")
     commit_all(vault)
-    result = run(vault, today="2026-03-20")
+    result = run(vault, embedder, today="2026-03-20")
     assert result.plan.counts()["merge"] == 0 and pending(vault.root) == []
     exported = tmp_path / "export.json"
     cli(vault.root, "export", str(exported))
@@ -256,7 +267,7 @@ def test_a_duplicate_kept_apart_stays_apart_in_maintain_and_import(tmp_path: Pat
     assert (vault.root / "memory" / "cards" / "apple-silicon-images.md").exists()
 
 
-def test_same_words_different_tool_is_asked_not_merged(tmp_path: Path) -> None:
+def test_same_words_different_tool_is_asked_not_merged(tmp_path: Path, embedder: Embedder) -> None:
     """'use Jest' and 'use Vitest' share nearly every word; the STS-B check showed such pairs
     ("playing a guitar" / "playing a flute") can score as high as one lesson told twice."""
     vault = new_vault(tmp_path / "v")
@@ -266,7 +277,7 @@ def test_same_words_different_tool_is_asked_not_merged(tmp_path: Path) -> None:
         )
         log(vault, day, [("10:00", "Dashboard tests", decision)])
     commit_all(vault)
-    run(vault, today="2026-03-20")
+    run(vault, embedder, today="2026-03-20")
     refs = {"memory/2026-03-02.md#10:00", "memory/2026-03-09.md#10:00"}
     assert len(cards_citing(vault, refs)) == 2
     asked = [{m.get("source") for m in item["members"]} for item in pending(vault.root)]

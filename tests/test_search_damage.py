@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardvault.search.embedder import Embedder
 from cardvault.search.engine import search
 from cardvault.search.index import DB_NAME
 from cardvault.vault.layout import open_vault_at
@@ -86,14 +87,16 @@ def test_damage_heals_with_a_notice(
     assert healthy == "cortex-csrf-automation"
 
 
-def test_permuted_vectors_change_no_maintenance_decision(sample_vault: Path) -> None:
+def test_permuted_vectors_change_no_maintenance_decision(
+    sample_vault: Path, embedder: Embedder
+) -> None:
     from tests.maintain_support import run
 
     vault = open_vault_at(sample_vault)
     search(vault, "warm up the index")
-    healthy = run(vault, dry_run=True).plan.diff()
+    healthy = run(vault, embedder, dry_run=True).plan.diff()
     DAMAGE["vectors permuted"](sample_vault)
-    after = run(vault, dry_run=True).plan.diff()
+    after = run(vault, embedder, dry_run=True).plan.diff()
     assert after == healthy
 
 

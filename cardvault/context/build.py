@@ -229,28 +229,43 @@ def _rule_of(card: Card) -> str:
 def card_items(
     sources: Sources, relevance: Relevance | None, today: dt.date
 ) -> tuple[list[Item], int]:
-    """The best `CARD_CANDIDATES` cards as items, best first, and how many were not considered."""
-    scored = []
+    """The best `CARD_CANDIDATES` cards as items, best first, and how many were not considered.
+
+    Every card is scored; only the candidates are described (their text block and the
+    explanation), so a vault of 10,000 cards costs one score each."""
+    scored: list[tuple[float, str, Card]] = []
     for card in sources.cards:
         rel = sources.rel(card.path)
-        value = card_value(card, today)
-        rank = relevance.ranks.get(rel) if relevance else None
-        if relevance is None:
-            score, why = value.score, f"value: {value.explain()}"
-        else:
+        score = card_value(card, today).score
+        if relevance is not None:
+            rank = relevance.ranks.get(rel)
             found = relevance_score(rank) if rank is not None else 0.0
-            score = RELEVANCE_WEIGHT * found + VALUE_WEIGHT * value.score
-            where = f"{relevance.mode} rank {rank + 1}" if rank is not None else "not a search hit"
-            why = (
-                f"{RELEVANCE_WEIGHT} × relevance {found:.2f} ({where}) + {VALUE_WEIGHT} × value "
-                f"{value.score:.2f} ({value.explain()}) = {score:.3f}"
-            )
-        scored.append((score, card, rel, why))
-    scored.sort(key=lambda s: (-s[0], s[2]))
+            score = RELEVANCE_WEIGHT * found + VALUE_WEIGHT * score
+        scored.append((score, rel, card))
+    scored.sort(key=lambda s: (-s[0], s[1]))
     items = [
-        Item("card", c.slug, rel, card_block(c, rel), why, score) for score, c, rel, why in scored
+        _card_item(card, rel, score, relevance, today)
+        for score, rel, card in scored[:CARD_CANDIDATES]
     ]
-    return items[:CARD_CANDIDATES], max(0, len(items) - CARD_CANDIDATES)
+    return items, max(0, len(scored) - CARD_CANDIDATES)
+
+
+def _card_item(
+    card: Card, rel: str, score: float, relevance: Relevance | None, today: dt.date
+) -> Item:
+    """A candidate card as an item, with how it was ranked in words."""
+    value = card_value(card, today)
+    if relevance is None:
+        why = f"value: {value.explain()}"
+    else:
+        rank = relevance.ranks.get(rel)
+        found = relevance_score(rank) if rank is not None else 0.0
+        where = f"{relevance.mode} rank {rank + 1}" if rank is not None else "not a search hit"
+        why = (
+            f"{RELEVANCE_WEIGHT} × relevance {found:.2f} ({where}) + {VALUE_WEIGHT} × value "
+            f"{value.score:.2f} ({value.explain()}) = {score:.3f}"
+        )
+    return Item("card", card.slug, rel, card_block(card, rel), why, score)
 
 
 def card_block(card: Card, rel: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -75,6 +76,7 @@ class Searcher:
         self._fresh: _Freshness | None = None
         self._opened_id: tuple[int, int] | None = None
         self._watcher: ChangeWatcher | None = None
+        self._embedder_thread: ThreadPoolExecutor | None = None
         if watch:
             from cardvault.search.freshness import ChangeWatcher
 
@@ -100,6 +102,9 @@ class Searcher:
                 self._watcher.stop()
                 self._watcher = None
             self._close_index()
+            if self._embedder_thread is not None:
+                self._embedder_thread.shutdown()
+                self._embedder_thread = None
             if self._model is not None:
                 self._model.settle()
 
@@ -238,10 +243,15 @@ class Searcher:
     def _rank(self, index: IndexHandle, query: str, mode: str, filters: Filters, k: int) -> Ranked:
         """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence."""
         depth = max(CANDIDATES, k)
-        keyword = keyword_ranking(index, query, filters, depth) if mode != "semantic" else []
         if mode == "keyword":
+            keyword = keyword_ranking(index, query, filters, depth)
             return Ranked(keyword[:k], keyword=_evidence(keyword))
-        vector = self.model.embedder().embed([query])[0]
+        # The query is embedded on a second thread while the keyword side ranks: onnxruntime
+        # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
+        model = self.model
+        embedding = self._embedding_thread().submit(lambda: model.embedder().embed([query]))
+        keyword = keyword_ranking(index, query, filters, depth) if mode != "semantic" else []
+        vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
             return Ranked(semantic[:k], semantic=_evidence(semantic), passages=passages)
@@ -250,6 +260,12 @@ class Searcher:
         return Ranked(
             fused.hits[:k], _evidence(keyword), _evidence(semantic), passages, fused.weights
         )
+
+    def _embedding_thread(self) -> ThreadPoolExecutor:
+        """The one worker thread that embeds queries (started on first use)."""
+        if self._embedder_thread is None:
+            self._embedder_thread = ThreadPoolExecutor(1, thread_name_prefix="cardvault-embed")
+        return self._embedder_thread
 
     def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
         """The eligible passage vectors, kept while the index is unchanged."""
