@@ -93,3 +93,18 @@ def run(vault: Vault, embedder: Embedder, today: str = "2026-06-01", **options: 
     return run_maintenance(
         vault, RunOptions(moment, **options), embedder=embedder, after_write=after_write
     )
+
+
+def contradicting_vault(root: Path, embedder: Embedder) -> Vault:
+    """A committed vault of two cards that contradict each other (use Jest / never Jest, use
+    Vitest), maintained once: its review queue holds the contradiction, pending."""
+    vault = new_vault(root)
+    card(vault, "use-jest", "Use Jest for dashboard tests",
+         "Always use Jest for the dashboard's unit tests; its jsdom setup is configured.",
+         tags="[testing, jest]", created="2026-01-10")  # fmt: skip
+    card(vault, "vitest-not-jest", "Vitest for dashboard tests",
+         "Never use Jest for the dashboard's unit tests; use Vitest, which runs ESM natively.",
+         tags="[testing, vitest]", created="2026-03-01")  # fmt: skip
+    commit_all(vault)
+    run(vault, embedder, today="2026-03-20")
+    return vault

@@ -294,17 +294,9 @@ def test_review_decisions_are_listed_and_answered_through_the_tools(
 ) -> None:
     """A contradiction maintain could not settle: listed by `review_pending` as `review --json`
     lists it, settled by `review_answer` through the write door (one commit), then gone."""
-    from tests.maintain_support import card, commit_all, new_vault, run
+    from tests.maintain_support import contradicting_vault
 
-    vault = new_vault(tmp_path / "v")
-    card(vault, "use-jest", "Use Jest for dashboard tests",
-         "Always use Jest for the dashboard's unit tests; its jsdom setup is configured.",
-         tags="[testing, jest]", created="2026-01-10")  # fmt: skip
-    card(vault, "vitest-not-jest", "Vitest for dashboard tests",
-         "Never use Jest for the dashboard's unit tests; use Vitest, which runs ESM natively.",
-         tags="[testing, vitest]", created="2026-03-01")  # fmt: skip
-    commit_all(vault)
-    run(vault, embedder, today="2026-03-20")
+    vault = contradicting_vault(tmp_path / "v", embedder)
     before = git_log(vault.root)
 
     async def scenario() -> None:

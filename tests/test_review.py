@@ -15,7 +15,7 @@ from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.conftest import run_cli
-from tests.maintain_support import card, commit_all, git, log, new_vault, run
+from tests.maintain_support import card, commit_all, contradicting_vault, git, log, new_vault, run
 from tests.test_maintain_merge import PLATFORM_A, PLATFORM_B
 
 pytestmark = pytest.mark.slow
@@ -161,15 +161,7 @@ def test_rejected_questions_are_not_asked_again_on_another_clone(
 def test_contradiction_keeps_one_side_and_archives_the_other(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    vault = new_vault(tmp_path / "v")
-    card(vault, "use-jest", "Use Jest for dashboard tests",
-         "Always use Jest for the dashboard's unit tests; its jsdom setup is configured.",
-         tags="[testing, jest]", created="2026-01-10")  # fmt: skip
-    card(vault, "vitest-not-jest", "Vitest for dashboard tests",
-         "Never use Jest for the dashboard's unit tests; use Vitest, which runs ESM natively.",
-         tags="[testing, vitest]", created="2026-03-01")  # fmt: skip
-    commit_all(vault)
-    run(vault, embedder, today="2026-03-20")
+    vault = contradicting_vault(tmp_path / "v", embedder)
     items = [i for i in pending(vault.root) if i["kind"] == "contradiction"]
     assert len(items) == 1
     winner = next(m["n"] for m in items[0]["members"] if "vitest" in m["path"])
