@@ -39,8 +39,8 @@ def mcp(
     Tools: search, read (a card, a day's log), context, remember, log, new_card,
     review_pending and review_answer, each doing what the CLI command does (secret guard, one
     git commit per write). Resources: MEMORY.md, the learned rules, every card and every day's
-    log. The model loads once, in the background,
-    when the server starts. `--config claude|cursor|codex` prints the registration instead.
+    log. The model loads once, in the background, when the server starts. `--config
+    claude|cursor|codex` prints the registration instead.
     """
     from cardvault.vault.layout import find_vault
 

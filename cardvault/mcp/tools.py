@@ -234,7 +234,6 @@ def _written(result: WriteResult, session: VaultSession) -> dict[str, Any]:
     }
 
 
-#: The tool groups the server registers, each built from the session.
 class ReviewTools(Toolset):
     """The review queue: decisions maintenance was not sure enough to take alone."""
 
@@ -244,10 +243,12 @@ class ReviewTools(Toolset):
     def review_pending(self) -> list[dict[str, Any]]:
         """List the memory decisions waiting for an answer: lessons logged in other words that
         may be the same lesson ("same-lesson"), cards that may say the same thing
-        ("duplicate"), cards that contradict each other ("contradiction"), and cards too long
-        to keep whole ("split"). Call it when `context` says decisions are pending, read each
-        item's members (their text and where they live) and the evidence, then settle it with
-        `review_answer`. Returns [{id, kind, members: [{n, path, source, text}], evidence}]."""
+        ("duplicate"), cards that contradict each other ("contradiction"), cards too long to
+        keep whole ("split"), and, in the global vault, cards of several projects that may tell
+        one lesson ("cross-project"). Call it when `context` says decisions are pending, read
+        each item's members (their text and where they live) and the evidence, then settle it
+        with `review_answer`. Returns [{id, kind, members: [{n, path, source, text}],
+        evidence}]."""
         from cardvault.review.answer import listing, pending
 
         return self.session.read(lambda: [listing(item) for item in pending(self.session.vault)])
@@ -262,11 +263,12 @@ class ReviewTools(Toolset):
     ) -> dict[str, Any]:
         """Settle one pending decision (its `id` from `review_pending`, or a unique prefix).
         accept=true: the members are the same lesson / the same card (merged into one card
-        citing every source), or, for a contradiction, the side numbered `keep` (1-based)
-        holds; `members` (1-based) accepts only some members of a same-lesson or duplicate
-        item. accept=false: they are different (never asked again); for a contradiction,
-        both stand. Say why in `reason` (kept in the vault's review record). The change is
-        committed to git. Returns {settled: [{id, kind, status, chosen}], commit, pending}."""
+        citing every source; for cross-project, one global card), or, for a contradiction,
+        the side numbered `keep` (1-based) holds; `members` (1-based) accepts only some members
+        of a same-lesson, duplicate or cross-project item. accept=false: they are different
+        (never asked again); for a contradiction, both stand. Say why in `reason` (kept in the
+        vault's review record). The change is committed to git. Returns {settled: [{id, kind,
+        status, chosen}], commit, pending}."""
         from cardvault.review.answer import Answer, answer
 
         def run() -> dict[str, Any]:
@@ -290,4 +292,5 @@ class ReviewTools(Toolset):
         return self.session.write(run)
 
 
+#: The tool groups the server registers, each built from the session.
 TOOLSETS: tuple[type[Toolset], ...] = (MemoryTools, ReviewTools)
