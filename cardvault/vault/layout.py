@@ -173,6 +173,8 @@ def walk(vault: Vault) -> Walk:
 
     Cards are `*.md` under memory/cards and memory/archive (sub-folders included, dot-names
     skipped); logs are memory/YYYY-MM-DD.md. Symlinks that lead outside the vault are refused.
+    The files come sorted by relative path (one sort at the end: 10,000 of them are walked on
+    every read).
     """
     prefix = len(str(vault.root)) + 1
     files: dict[str, FileStat] = {}
@@ -180,7 +182,8 @@ def walk(vault: Vault) -> Walk:
     for kind, folder in (("card", vault.cards_dir), ("archived", vault.archive_dir)):
         for entry in _markdown_under(str(folder), vault.root, outside, prefix):
             rel = _posix(entry.path[prefix:])
-            files[rel] = _stat(entry, rel, kind)
+            stat = entry.stat()
+            files[rel] = FileStat(rel, entry.path, kind, stat.st_mtime_ns, stat.st_size)
     try:
         logs = list(os.scandir(vault.memory_dir))
     except OSError:
@@ -194,24 +197,31 @@ def walk(vault: Vault) -> Walk:
 
 def _markdown_under(
     folder: str, root: Path, outside: list[str], prefix: int
-) -> Iterator[os.DirEntry[str]]:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
+) -> list[os.DirEntry[str]]:
+    """The `*.md` files under `folder`, sub-folders included (in no particular order)."""
+    found: list[os.DirEntry[str]] = []
+    pending = [folder]
+    while pending:
+        try:
+            entries = os.scandir(pending.pop())
+        except OSError:
             continue
-        if entry.is_symlink():
-            try:
-                inside(root, Path(entry.path))
-            except UnsafePathError:
-                outside.append(_posix(entry.path[prefix:]))
-                continue
-        if entry.is_dir():
-            yield from _markdown_under(entry.path, root, outside, prefix)
-        elif entry.name.endswith(".md") and entry.is_file():
-            yield entry
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                if entry.is_symlink():
+                    try:
+                        inside(root, Path(entry.path))
+                    except UnsafePathError:
+                        outside.append(_posix(entry.path[prefix:]))
+                        continue
+                if entry.is_dir():
+                    pending.append(entry.path)
+                elif name.endswith(".md") and entry.is_file():
+                    found.append(entry)
+    return found
 
 
 def _posix(rel: str) -> str:
