@@ -89,3 +89,42 @@ def test_log_entries_only_with_logs(vault: VaultHandle) -> None:
 def test_bad_mode_is_refused(vault: VaultHandle) -> None:
     with pytest.raises(ValueError, match="mode"):
         vault.search("x", mode="fuzzy")
+
+
+@pytest.mark.parametrize("widen", [(1, 1), (4, 200)])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {},
+        {"logs": True},
+        {"archived": True},
+        {"category": "infrastructure"},
+        {"tag": "arm64"},
+        {"status": "promoted"},
+    ],
+)
+def test_keyword_ranking_read_from_the_fts_table_alone_equals_the_join(
+    vault: VaultHandle,
+    monkeypatch: pytest.MonkeyPatch,
+    widen: tuple[int, int],
+    filters: dict[str, object],
+) -> None:
+    """A warm searcher ranks keyword hits without joining `docs` and filters them itself; read
+    no wider than asked, the filter leaves the page short and the join has to take over: the
+    same documents and scores in the same order either way."""
+    from cardvault.search import retrieve
+    from cardvault.search.index import open_index
+
+    monkeypatch.setattr(retrieve, "WIDEN", widen[0])
+    monkeypatch.setattr(retrieve, "MIN_WIDE", widen[1])
+    chosen = retrieve.Filters(**filters)  # type: ignore[arg-type]
+    index = open_index(vault.vault.cache_dir)
+    try:
+        eligible = retrieve.eligible_ids(index, chosen)
+        for query in ("docker build", "problem", "commit hooks", "tests failing randomly", "vpn"):
+            for limit in (1, 2, 3, 50):
+                joined = retrieve.keyword_ranking(index, query, chosen, limit)
+                alone = retrieve.keyword_ranking(index, query, chosen, limit, eligible)
+                assert alone == joined, (query, limit)
+    finally:
+        index.conn.close()

@@ -31,6 +31,7 @@ from cardvault.search.retrieve import (
     Filters,
     PassageVectors,
     Ranking,
+    eligible_ids,
     keyword_ranking,
     passage_vectors,
     semantic_ranking,
@@ -72,6 +73,8 @@ class Searcher:
         self._index: IndexHandle | None = None
         self._lock = threading.RLock()
         self._vectors: dict[Filters, PassageVectors | None] = {}
+        self._eligible_ids: dict[Filters, frozenset[int]] = {}
+        self._asked: set[Filters] = set()  # filters a query has used (see `_eligible`)
         self._state: tuple[int, ...] | None = None
         self._fresh: _Freshness | None = None
         self._opened_id: tuple[int, int] | None = None
@@ -244,13 +247,17 @@ class Searcher:
         """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence."""
         depth = max(CANDIDATES, k)
         if mode == "keyword":
-            keyword = keyword_ranking(index, query, filters, depth)
+            keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
             return Ranked(keyword[:k], keyword=_evidence(keyword))
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
         model = self.model
         embedding = self._embedding_thread().submit(lambda: model.embedder().embed([query]))
-        keyword = keyword_ranking(index, query, filters, depth) if mode != "semantic" else []
+        keyword = (
+            keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
+            if mode != "semantic"
+            else []
+        )
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
@@ -269,13 +276,30 @@ class Searcher:
 
     def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
         """The eligible passage vectors, kept while the index is unchanged."""
-        state = index_state(index)
-        if state != self._state:
-            self._vectors.clear()
-            self._state = state
+        self._check_state(index)
         if filters not in self._vectors:
             self._vectors[filters] = passage_vectors(index, filters)
         return self._vectors[filters]
+
+    def _eligible(self, index: IndexHandle, filters: Filters) -> frozenset[int] | None:
+        """The ids of the documents `filters` admits, kept while the index is unchanged; None
+        on a searcher's first query (a cold process asks once: the SQL join is cheaper then)."""
+        self._check_state(index)
+        if filters in self._eligible_ids:
+            return self._eligible_ids[filters]
+        if filters not in self._asked:
+            self._asked.add(filters)
+            return None
+        self._eligible_ids[filters] = eligible_ids(index, filters)
+        return self._eligible_ids[filters]
+
+    def _check_state(self, index: IndexHandle) -> None:
+        """Forget what was kept for an older state of the index."""
+        state = index_state(index)
+        if state != self._state:
+            self._vectors.clear()
+            self._eligible_ids.clear()
+            self._state = state
 
 
 @dataclass(frozen=True)
