@@ -112,7 +112,7 @@ class ChangeWatcher:
     A change made before `changes()` is called is always reported by it. The OS delivers file
     events in order but on another thread, so `changes()` first touches a marker file in
     `.cardvault/` and collects events until the marker's own event arrives: everything written
-    before the call has then been seen. That round trip takes about a millisecond.
+    before the call has then been seen. That round trip takes a few hundredths of a millisecond.
     """
 
     MARKER = "watch-marker"
@@ -154,7 +154,8 @@ class ChangeWatcher:
         waited = 0
         while marker not in found:
             try:
-                batch = self._notify.watch(0, 1, self.PATIENCE_MS - waited, None)
+                # step 0: return the moment events are there (a 1 ms step cost ~2 ms a query)
+                batch = self._notify.watch(0, 0, self.PATIENCE_MS - waited, None)
             except Exception:  # the watcher died: compare every file from now on
                 self.stop()
                 return None
