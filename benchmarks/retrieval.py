@@ -1,10 +1,13 @@
 """Retrieval quality per workload: keyword vs semantic vs hybrid, nDCG@10 and hits@3.
 
-    python benchmarks/retrieval.py [--workdir /tmp/cardvault-bench] [--workloads til scifact]
+    python benchmarks/retrieval.py [--workdir /tmp/cardvault-bench]
+                                   [--workloads til simonw scifact]
 
 Workloads:
 - `til paraphrase` / `til exact`: the hand-written queries of benchmarks/eval/til-jbranchaud.tsv
   over a vault of the 1,871 til-jbranchaud notes (benchmarks/til.py), one target note each;
+- `simonw paraphrase` / `simonw exact`: benchmarks/eval/til-simonw.tsv, written blind (no search
+  run) after the fusion was settled, over the 577 longer til-simonw notes: every row is `test`;
 - `scifact`: the 809 BEIR SciFact train claims over a vault of its 5,183 abstracts
   (benchmarks/scifact.py), judged by qrels/train.tsv.
 
@@ -78,9 +81,11 @@ def hit_at(ranked: list[str], relevant: dict[str, int], k: int = 3) -> float:
     return 1.0 if set(ranked[:k]) & set(relevant) else 0.0
 
 
-def til_queries(kind: str) -> list[Query]:
-    """The hand-written til-jbranchaud queries of one kind (paraphrase or exact)."""
-    return [Query(q.qid, q.split, q.text, {q.target: 1}) for q in til.load_eval() if q.kind == kind]
+def til_queries(kind: str, path: Path = til.EVAL) -> list[Query]:
+    """The hand-written til queries of one kind (paraphrase or exact)."""
+    return [
+        Query(q.qid, q.split, q.text, {q.target: 1}) for q in til.load_eval(path) if q.kind == kind
+    ]
 
 
 def scifact_queries() -> list[Query]:
@@ -167,6 +172,8 @@ def table(workloads: dict[str, tuple[Components, list[Query]]], fusion: Fusion) 
     for name, (comp, queries) in workloads.items():
         for split in ("test", "dev", "all"):
             chosen = [q for q in queries if split in ("all", q.split)]
+            if not chosen:
+                continue
             results = {m: score(comp, chosen, f) for m, f in modes(fusion).items()}
             ndcgs = " | ".join(f"{results[m][0]:.4f}" for m in results)
             hits = " | ".join(f"{results[m][1]:.3f}" for m in results)
@@ -189,6 +196,13 @@ def main() -> None:
         for kind in ("paraphrase", "exact"):
             queries = til_queries(kind)
             workloads[f"til {kind}"] = (components(root, queries), queries)
+    if "simonw" in args.workloads:
+        root = args.workdir / "til-simonw"
+        build = lambda r: til.build_vault(r, til.SIMONW)  # noqa: E731
+        print("til-simonw index:", json.dumps(prepare(root, build)), flush=True)
+        for kind in ("paraphrase", "exact"):
+            queries = til_queries(kind, til.SIMONW_EVAL)
+            workloads[f"simonw {kind}"] = (components(root, queries), queries)
     if "scifact" in args.workloads:
         root = args.workdir / "scifact"
         print("scifact index:", json.dumps(prepare(root, scifact.build_vault)), flush=True)

@@ -17,6 +17,9 @@ from data_path import shared_data
 
 DATA = shared_data() / "til-jbranchaud"
 EVAL = Path(__file__).resolve().parent / "eval" / "til-jbranchaud.tsv"
+#: The second author's notes (longer, less atomic) and their held-out queries.
+SIMONW = shared_data() / "til-simonw"
+SIMONW_EVAL = Path(__file__).resolve().parent / "eval" / "til-simonw.tsv"
 
 
 def build_vault(root: Path, data: Path = DATA) -> int:
