@@ -111,3 +111,31 @@ def test_a_search_writes_nothing_outside_the_vault_and_the_cache(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
+
+
+@pytest.mark.slow
+def test_a_search_of_the_project_and_the_global_vault_loads_the_model_once(
+    vault_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`search` reads the project and the global vault (scope all, the default): both are set
+    to the same model, so one ONNX session serves both; hits come from both vaults."""
+    from cardvault.search import onnx
+
+    new = run_cli(
+        ["new", "--global", "Zeppelin hangar doors", "-c", "tools",
+         "--body", "The hangar doors open with the blue lever; never force them."]
+    )  # fmt: skip
+    assert new.exit_code == 0, new.output
+    made: list[object] = []
+    real_init = onnx.OnnxEmbedder.__init__
+
+    def counted(self: object, *args: object, **kwargs: object) -> None:
+        made.append(self)
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(onnx.OnnxEmbedder, "__init__", counted)
+    result = run_cli(["--vault", str(vault_root), "search", "airship shed gates", "--json"])
+    assert result.exit_code == 0, result.output
+    vaults = {hit["vault"] for hit in json.loads(result.stdout)}
+    assert vaults == {"project", "global"}
+    assert len(made) == 1

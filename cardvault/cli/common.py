@@ -94,15 +94,18 @@ def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = Fal
 @contextlib.contextmanager
 def searchers(ctx: typer.Context) -> Iterator[Callable[[Vault], Searcher]]:
     """The search service for each vault a command reads: inside `cardvault serve`, the warm one
-    (model loaded, vault watched); otherwise a fresh one, closed when the command ends."""
+    (model loaded, vault watched); otherwise a fresh one, closed when the command ends, the
+    vaults sharing one query model when their settings name the same model."""
     from cardvault.search.engine import Searcher
+    from cardvault.search.query_model import QueryModels
 
     warm = (ctx.find_root().obj or {}).get("handles")
     if warm is not None:
         yield lambda vault: warm.handle(vault.root).searcher
         return
+    models = QueryModels()  # the project and the global vault load their model once
     with contextlib.ExitStack() as stack:
-        yield lambda vault: stack.enter_context(Searcher(vault))
+        yield lambda vault: stack.enter_context(Searcher(vault, models.for_vault(vault)))
 
 
 def agent_of(ctx: typer.Context, agent: str | None = None) -> str | None:

@@ -83,3 +83,18 @@ class QueryModel:
             onnx_path(self.ref).unlink(missing_ok=True)  # unreadable: export it again
         self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref))
         return self._embedder
+
+
+class QueryModels:
+    """Query models shared across the vaults one command searches (a project and the global
+    vault): vaults set to the same model share one ONNX session, loaded once per process."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, QueryModel] = {}
+
+    def for_vault(self, vault: Vault) -> QueryModel:
+        """The query model of `vault`'s settings (the one already made, for the same model)."""
+        model = QueryModel(vault)
+        if model.ref is None:
+            return model
+        return self._by_id.setdefault(model.ref.model_id, model)
