@@ -350,14 +350,19 @@ def scenario(part: LabelledSet, every: int | None, answering: bool) -> dict[str,
         refs: dict[str, Telling] = {}
         asked = 0
         start = time.perf_counter()
+        answered = 0
         for batch in batches:
             refs.update(write_days(vault, batch))
             today = batch[-1][0]
             asked += run_once(vault, today)
             if answering:
-                answer_all(vault, refs, part, dt.datetime.combine(today, dt.time(23, 30)))
+                moment = dt.datetime.combine(today, dt.time(23, 30))
+                answered += answer_all(vault, refs, part, moment)
         if answering:
-            asked += run_once(vault, batches[-1][-1][0])
+            run_once(vault, batches[-1][-1][0])
+            # every question a person saw: the ones answered (maintain's, and those an answer
+            # left, e.g. the rest of a partly accepted group) and the ones still pending
+            asked = answered + len([i for i in read_queue(vault.root) if i.pending])
         found = measure(vault, refs, asked)
         found["seconds"] = round(time.perf_counter() - start, 1)
         return found

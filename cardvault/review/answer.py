@@ -146,11 +146,15 @@ def plan_answers(state: VaultState, settled: Sequence[ReviewItem]) -> list[Chang
 
 def _rest(item: ReviewItem, today: dt.date) -> list[ReviewItem]:
     """After accepting some members of a grouping question, the others (two or more) are asked
-    about among themselves."""
+    about among themselves — when a same-lesson question leaves a log entry to place. Cards
+    left over were near the entry, not known to be near each other: whether two cards say the
+    same thing is the duplicate step's question, asked on its own evidence."""
     if item.status != ACCEPTED or not item.chosen or item.kind not in GROUPS:
         return []
     rest = [m for m in item.members if m.key not in item.chosen]
     if len(rest) < 2:
+        return []
+    if item.kind == "same-lesson" and not any(m.source for m in rest):
         return []
     return [new_item(item.kind, rest, {"left_from": item.id}, today)]
 
