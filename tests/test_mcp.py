@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from cardvault.search.embedder import Embedder
+from cardvault.vault.decisions import ReviewItem
 from cardvault.vault.tokens import count_tokens
 from tests.conftest import git_log
 from tests.mcp_support import NOW, connected, mapped_files, server_pids, text_of
@@ -322,3 +323,49 @@ def test_review_decisions_are_listed_and_answered_through_the_tools(
     _run(scenario)
     assert (vault.root / "memory" / "archive" / "use-jest.md").exists()
     assert len(git_log(vault.root)) == len(before) + 1
+
+
+def test_the_global_queue_is_listed_and_answered_through_the_tools(indexed_sample: Path) -> None:
+    """`queue: global` reads and answers the global vault's queue (where `maintain --global`
+    asks about lessons found in several projects); the project's queue is not touched."""
+    from dataclasses import replace
+
+    from cardvault import history
+    from cardvault.scopes.home import ensure_global
+    from cardvault.vault.decisions import Member, item_id, queue_path, read_queue, render_queue
+
+    home = ensure_global()
+    members = tuple(
+        Member(key=cite, path=cite, text="HTTP calls need a timeout")
+        for cite in (
+            "github.com/acme/alpha:memory/cards/a.md",
+            "github.com/acme/beta:memory/cards/b.md",
+        )
+    )
+    asked = ReviewItem("", "cross-project", members, {"why": "similar, not certain"}, "2026-11-29")
+    asked = replace(asked, id=item_id(asked.kind, asked.keys))
+    queue_path(home.root).write_text(render_queue([asked]), encoding="utf-8")
+    history.commit(home, "a cross-project question")
+    before = git_log(home.root)
+
+    async def scenario() -> None:
+        async with connected(indexed_sample) as client:
+            listed = await client.call_tool("review_pending", {"queue": "global"})
+            items = listed.structured_content["result"]
+            assert [(i["id"], i["kind"]) for i in items] == [(asked.id, "cross-project")]
+            assert [m["n"] for m in items[0]["members"]] == [1, 2]
+            project = await client.call_tool("review_pending", {})
+            assert project.structured_content["result"] == []
+            answered = await client.call_tool(
+                "review_answer",
+                {"id": asked.id, "accept": False, "reason": "two clients", "queue": "global"},
+            )
+            assert not answered.is_error, text_of(answered)
+            assert answered.structured_content["settled"][0]["status"] == "rejected"
+
+    _run(scenario)
+    settled = read_queue(home.root)
+    assert [(i.status, i.by, i.reason) for i in settled] == [
+        ("rejected", "agent (mcp)", "two clients")
+    ]
+    assert len(git_log(home.root)) == len(before) + 1

@@ -30,6 +30,7 @@ _CARD_PATH = re.compile(r"^(?:memory/(?:cards|archive)/(?:.+/)?)?([^/]+?)(?:\.md
 Limit = Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")]
 Text = Annotated[str, Field(min_length=1)]
 ScopeName = Literal["project", "global", "all"]
+QueueName = Literal["project", "global"]
 
 
 class Toolset:
@@ -240,18 +241,20 @@ class ReviewTools(Toolset):
     tools = ("review_pending", "review_answer")
     read_only = frozenset({"review_pending"})
 
-    def review_pending(self) -> list[dict[str, Any]]:
+    def review_pending(self, queue: QueueName = "project") -> list[dict[str, Any]]:
         """List the memory decisions waiting for an answer: lessons logged in other words that
         may be the same lesson ("same-lesson"), cards that may say the same thing
         ("duplicate"), cards that contradict each other ("contradiction"), cards too long to
-        keep whole ("split"), and, in the global vault, cards of several projects that may tell
-        one lesson ("cross-project"). Call it when `context` says decisions are pending, read
-        each item's members (their text and where they live) and the evidence, then settle it
-        with `review_answer`. Returns [{id, kind, members: [{n, path, source, text}],
-        evidence}]."""
+        keep whole ("split"). Call it when `context` says decisions are pending, read each
+        item's members (their text and where they live) and the evidence, then settle it with
+        `review_answer`. `queue` "global" lists the global vault's queue instead: cards of
+        several projects that may tell one lesson ("cross-project"), asked by `maintain
+        --global`. Returns [{id, kind, members: [{n, path, source, text}], evidence}]."""
         from cardvault.review.answer import listing, pending
 
-        return self.session.read(lambda: [listing(item) for item in pending(self.session.vault)])
+        return self.session.read(
+            lambda: [listing(item) for item in pending(_queue_vault(self.session, queue))]
+        )
 
     def review_answer(
         self,
@@ -260,21 +263,23 @@ class ReviewTools(Toolset):
         members: list[int] | None = None,
         keep: int | None = None,
         reason: str | None = None,
+        queue: QueueName = "project",
     ) -> dict[str, Any]:
-        """Settle one pending decision (its `id` from `review_pending`, or a unique prefix).
-        accept=true: the members are the same lesson / the same card (merged into one card
-        citing every source; for cross-project, one global card), or, for a contradiction,
-        the side numbered `keep` (1-based) holds; `members` (1-based) accepts only some members
-        of a same-lesson, duplicate or cross-project item. accept=false: they are different
-        (never asked again); for a contradiction, both stand. Say why in `reason` (kept in the
-        vault's review record). The change is committed to git. Returns {settled: [{id, kind,
-        status, chosen}], commit, pending}."""
+        """Settle one pending decision (its `id` from `review_pending`, or a unique prefix;
+        `queue` as it was listed). accept=true: the members are the same lesson / the same
+        card (merged into one card citing every source; for cross-project, one global card and
+        rule), or, for a contradiction, the side numbered `keep` (1-based) holds; `members`
+        (1-based) accepts only some members of a same-lesson, duplicate or cross-project item.
+        accept=false: they are different (never asked again); for a contradiction, both stand.
+        Say why in `reason` (kept in the vault's review record). The change is committed to
+        git. Returns {settled: [{id, kind, status, chosen}], commit, pending}."""
         from cardvault.review.answer import Answer, answer
 
         def run() -> dict[str, Any]:
             session = self.session
             chosen = Answer(id.strip(), accept, tuple(members or ()), keep, reason)
-            result = answer(session.vault, [chosen], session.clock(), by="agent (mcp)")
+            vault = _queue_vault(session, queue)
+            result = answer(vault, [chosen], session.clock(), by="agent (mcp)")
             return {
                 "settled": [
                     {
@@ -290,6 +295,19 @@ class ReviewTools(Toolset):
             }
 
         return self.session.write(run)
+
+
+def _queue_vault(session: VaultSession, queue: str) -> Vault:
+    """The vault whose review queue `queue` names: the served one, or the global vault."""
+    if queue == "project":
+        return session.vault
+    from cardvault.errors import CardvaultError
+    from cardvault.scopes.home import global_vault
+
+    found = global_vault()
+    if found is None:
+        raise CardvaultError("there is no global vault yet (`cardvault scope` says where it goes)")
+    return found
 
 
 #: The tool groups the server registers, each built from the session.
