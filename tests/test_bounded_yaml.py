@@ -76,3 +76,38 @@ def test_yaml_that_cannot_be_built_is_a_format_error_with_a_line(front: str) -> 
     with pytest.raises(CardFormatError) as caught:
         load_bounded(front, PATH, first_line=2)
     assert caught.value.line is not None and caught.value.line >= 2
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("topic: !!set {a, b}\n", {"topic": ["a", "b"]}),
+        ("t: !!binary aGVsbG8=\n", {"t": "aGVsbG8="}),
+        ("o: !!omap [a: 1, b: 2]\n", {"o": [["a", 1], ["b", 2]]}),
+        ("p: !!pairs [a: 1, a: 2]\n", {"p": [["a", 1], ["a", 2]]}),
+        (
+            "2026-01-01: x\n1: y\ntrue: z\n~: w\n",
+            {"2026-01-01": "x", "1": "y", "true": "z", "null": "w"},
+        ),
+        ("base: &b {a: 1}\nm:\n  <<: *b\n  c: 2\n", {"base": {"a": 1}, "m": {"a": 1, "c": 2}}),
+    ],
+)
+def test_values_are_what_json_can_hold(text: str, expected: dict[str, object]) -> None:
+    """A set, binary, ordered pairs or keys that are not text (found by the hostile-input suite:
+    `topic: !!set {a, b}` made `export` fail) are built as lists and text; merge keys still work."""
+    import json
+
+    value = load_bounded(text, PATH, first_line=2)
+    assert value == expected
+    assert json.loads(json.dumps(value)) == expected
+
+
+def test_a_card_with_a_set_topic_exports(vault_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    (vault_path / "memory" / "cards" / "odd.md").write_text(
+        "---\ntopic: !!set {a, b}\ncategory: tools\n---\nPlain body text.\n", encoding="utf-8"
+    )
+    result = run_cli(["--vault", str(vault_path), "export", "-", "--logs"])
+    assert result.exit_code == 0, result.output
+    assert '"odd"' in result.stdout or "odd.md" in result.stdout

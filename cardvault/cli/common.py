@@ -96,8 +96,7 @@ def searchers(ctx: typer.Context) -> Iterator[Callable[[Vault], Searcher]]:
     """The search service for each vault a command reads: inside `cardvault serve`, the warm one
     (model loaded, vault watched); otherwise a fresh one, closed when the command ends, the
     vaults sharing one query model when their settings name the same model."""
-    from cardvault.search.engine import Searcher
-    from cardvault.search.query_model import QueryModels
+    from cardvault.search.engine import QueryModels, Searcher
 
     warm = (ctx.find_root().obj or {}).get("handles")
     if warm is not None:

@@ -25,7 +25,7 @@ from cardvault.search.embed_sync import Embedding
 from cardvault.search.fusion import CANDIDATES, Weights, hybrid
 from cardvault.search.index import DB_NAME, IndexHandle, open_index
 from cardvault.search.model import ModelUnavailableError
-from cardvault.search.query_model import QueryModel
+from cardvault.search.query_model import QueryModel, QueryModels
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
 from cardvault.search.retrieve import (
     Filters,
@@ -47,6 +47,7 @@ __all__ = [
     "MODES",
     "Filters",
     "QueryModel",
+    "QueryModels",
     "SearchOutcome",
     "SearchResult",
     "Searcher",

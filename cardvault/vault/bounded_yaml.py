@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.constructor import SafeConstructor
+from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, SequenceNode
 from yaml.resolver import Resolver
 
@@ -32,7 +32,10 @@ MAX_DEPTH = 32
 
 
 class _LenientConstructor(SafeConstructor):
-    """SafeConstructor that keeps the text of a timestamp or integer Python cannot build."""
+    """SafeConstructor that keeps the text of a timestamp or integer Python cannot build, and
+    builds only values JSON can hold (every command may export, index or catalog them): a
+    `!!set` as a list of its items, `!!omap`/`!!pairs` as [key, value] lists, `!!binary` as its
+    base64 text, and mapping keys that are not text (`1:`, `2026-01-01:`, `true:`) as text."""
 
     def construct_yaml_timestamp(self, node: Node) -> Any:
         try:
@@ -46,6 +49,64 @@ class _LenientConstructor(SafeConstructor):
         except (ValueError, OverflowError):
             return self.construct_scalar(node)
 
+    def construct_yaml_set(self, node: Node) -> Any:
+        data: list[Any] = []
+        yield data
+        data.extend(self.construct_mapping(node))
+
+    def construct_yaml_pairs(self, node: Node) -> Any:
+        data: list[Any] = []
+        yield data
+        data.extend([key, value] for key, value in self.construct_pairs(node))
+
+    def construct_yaml_binary(self, node: Node) -> Any:
+        super().construct_yaml_binary(node)  # refuses what is not base64
+        return self.construct_scalar(node)
+
+    def construct_yaml_map(self, node: Node) -> Any:
+        data: dict[str, Any] = {}
+        yield data
+        if isinstance(node, MappingNode):
+            self.flatten_mapping(node)  # `<<` merge keys, as SafeConstructor does
+            for key_node, value_node in node.value:  # keys as text before they can collide
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, list | dict):
+                    raise ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        "found unhashable key", key_node.start_mark,
+                    )  # fmt: skip
+                data[_key_text(key)] = self.construct_object(value_node, deep=True)
+
+    def construct_pairs(self, node: Node) -> list[tuple[Any, Any]]:
+        pairs = []
+        for subnode in node.value:  # each a one-key mapping (or a pair, for !!pairs)
+            if isinstance(subnode, MappingNode):
+                for key_node, value_node in subnode.value:
+                    pairs.append(
+                        (self.construct_object(key_node), self.construct_object(value_node))
+                    )
+        return pairs
+
+
+def _key_text(key: Any) -> Any:
+    """A mapping key as text, the way YAML wrote it (`true`, `null`, `2026-01-01`, `1`)."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool) or key is None:
+        return {True: "true", False: "false", None: "null"}[key]
+    if hasattr(key, "isoformat"):
+        return key.isoformat()
+    return str(key)
+
+
+for _tag, _method in (
+    ("set", _LenientConstructor.construct_yaml_set),
+    ("omap", _LenientConstructor.construct_yaml_pairs),
+    ("pairs", _LenientConstructor.construct_yaml_pairs),
+    ("binary", _LenientConstructor.construct_yaml_binary),
+    ("map", _LenientConstructor.construct_yaml_map),
+):
+    _LenientConstructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _method)
 
 _LenientConstructor.add_constructor(
     "tag:yaml.org,2002:timestamp", _LenientConstructor.construct_yaml_timestamp
