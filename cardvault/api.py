@@ -25,6 +25,7 @@ from cardvault.vault.layout import Vault, find_vault, open_vault_at
 
 if TYPE_CHECKING:
     from cardvault.search.engine import (
+        QueryModels,
         Searcher,
         SearchOutcome,
         SearchResult,
@@ -38,9 +39,10 @@ __all__ = ["LiveVault", "VaultHandle", "WarmHandles", "open_vault"]
 class VaultHandle:
     """An opened vault for programmatic use."""
 
-    def __init__(self, vault: Vault, watch: bool = False) -> None:
+    def __init__(self, vault: Vault, watch: bool = False, models: QueryModels | None = None):
         self.vault = vault
         self._watch = watch
+        self._models = models  # shared with other handles of the same process, if given
         self._searcher: Searcher | None = None  # made by the first search, then reused
 
     def __enter__(self) -> VaultHandle:
@@ -55,7 +57,8 @@ class VaultHandle:
         if self._searcher is None:
             from cardvault.search.engine import Searcher
 
-            self._searcher = Searcher(self.vault, watch=self._watch)
+            model = self._models.for_vault(self.vault) if self._models is not None else None
+            self._searcher = Searcher(self.vault, model, watch=self._watch)
         return self._searcher
 
     def close(self) -> None:
@@ -111,9 +114,10 @@ class LiveVault:
     handle, opened afresh when cardvault.toml changes (another model, other categories or
     budgets), so the process never answers with settings that are no longer the vault's."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, models: QueryModels | None = None) -> None:
         self.root = root
-        self._handle = VaultHandle(open_vault_at(root), watch=True)
+        self._models = models
+        self._handle = VaultHandle(open_vault_at(root), watch=True, models=models)
         self._stamp = _config_stamp(root)
 
     @property
@@ -122,7 +126,7 @@ class LiveVault:
         stamp = _config_stamp(self.root)
         if stamp != self._stamp:
             self._handle.close()
-            self._handle = VaultHandle(open_vault_at(self.root), watch=True)
+            self._handle = VaultHandle(open_vault_at(self.root), watch=True, models=self._models)
             self._stamp = stamp
         return self._handle
 
@@ -136,13 +140,16 @@ class WarmHandles:
     own, and the global vault a `--scope all` search reads too), each opened on first use."""
 
     def __init__(self) -> None:
+        from cardvault.search.engine import QueryModels
+
         self._live: dict[Path, LiveVault] = {}
+        self._models = QueryModels()  # vaults set to the same model share one ONNX session
 
     def handle(self, root: Path) -> VaultHandle:
         """The warm handle on the vault at `root`."""
         live = self._live.get(root)
         if live is None:
-            live = self._live[root] = LiveVault(root)
+            live = self._live[root] = LiveVault(root, self._models)
         return live.handle
 
     def close(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -300,3 +301,28 @@ def test_the_fast_path_imports_nothing_heavy(indexed_sample: Path) -> None:
     assert _probe(indexed_sample) == {"code": None, "heavy": []}  # no server: a few stat calls
     with running_server(indexed_sample):
         assert _probe(indexed_sample) == {"code": 0, "heavy": []}
+
+
+def test_the_vaults_of_a_long_lived_process_share_one_model(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """`cardvault serve` and `cardvault mcp` search the project and the global vault: set to
+    the same model, both use one query model (one ONNX session in memory); another model in
+    one vault's settings gets its own."""
+    from cardvault.api import WarmHandles
+    from cardvault.write.init import init_vault
+
+    other = tmp_path / "other"
+    init_vault(other)
+    handles = WarmHandles()
+    try:
+        shared = handles.handle(vault_path).searcher.model
+        assert handles.handle(other).searcher.model is shared
+        toml = other / "cardvault.toml"
+        text = toml.read_text(encoding="utf-8")
+        changed = re.sub(r"(?m)^model = .*$", 'model = "./no-such-model"', text, count=1)
+        assert changed != text
+        toml.write_text(changed, encoding="utf-8")
+        assert handles.handle(other).searcher.model is not shared
+    finally:
+        handles.close()

@@ -9,6 +9,7 @@ keyword ranking run meanwhile on the main thread; `embedder()` waits for it.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from cardvault.search.embed_sync import Embedding
 from cardvault.search.embedder import Embedder
@@ -25,6 +26,7 @@ class QueryModel:
         self._embedder: Embedder | None = None
         self._loader: threading.Thread | None = None
         self._failure: BaseException | None = None
+        self._lock = threading.Lock()  # searchers of several vaults may share the model
         try:
             self.ref = resolve_model(vault.config.model, vault.root)
         except ModelUnavailableError as exc:
@@ -47,6 +49,10 @@ class QueryModel:
         """Start loading the ONNX session in the background, if its file is already there."""
         from cardvault.search.onnx import onnx_path
 
+        with self._lock:
+            self._prefetch(onnx_path)
+
+    def _prefetch(self, onnx_path: Any) -> None:
         if self.ref is None or self._loader is not None or self._embedder is not None:
             return
         if onnx_path(self.ref).is_file():
@@ -69,6 +75,10 @@ class QueryModel:
 
     def embedder(self) -> Embedder:
         """The ONNX embedder; exports the model first if needed, re-exports a damaged copy."""
+        with self._lock:
+            return self._embedder_now()
+
+    def _embedder_now(self) -> Embedder:
         if self._loader is not None:
             self._loader.join()
             self._loader = None
