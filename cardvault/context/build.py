@@ -140,12 +140,13 @@ def sources_of(snapshot: VaultSnapshot) -> Sources:
     return Sources(snapshot.vault.root, memory, snapshot.rules, cards, tuple(problems), waiting)
 
 
-def review_item(sources: Sources) -> Item | None:
-    """The one line saying how many memory decisions wait (None when none do)."""
+def review_item(sources: Sources, command: str = "cardvault review") -> Item | None:
+    """The one line saying how many memory decisions wait (None when none do), and the
+    command that lists them."""
     count = sources.review_pending
     if not count:
         return None
-    line = f"{count} memory decision{'s' if count != 1 else ''} pending: cardvault review"
+    line = f"{count} memory decision{'s' if count != 1 else ''} pending: {command}"
     return Item("review", "review queue", QUEUE_FILE, line, "decisions waiting for an answer", 1.0)
 
 

@@ -104,10 +104,16 @@ def plan_scoped(
 
 
 def hot_items(first: Side, others: list[Side], request: Request) -> list[Item]:
-    """HOT: the pending-review line, rules and MEMORY.md of the first vault, the agent's hot
-    memory, global rules."""
+    """HOT: the pending-review lines (the first vault's, then the global vault's), rules and
+    MEMORY.md of the first vault, the agent's hot memory, global rules."""
     waiting = review_item(first.sources)
     items = [_named(waiting, first.name)] if waiting is not None else []
+    for side in others:  # the global vault's cross-project questions (`maintain --global`)
+        theirs = review_item(side.sources, "cardvault review --global")
+        if theirs is not None:
+            named = replace(theirs, name=f"review queue ({side.name})",
+                            source=f"{side.name}:{theirs.source}")  # fmt: skip
+            items.append(_named(named, side.name))
     items += [_named(i, first.name) for i in rule_items(first.sources, request.today)]
     memory = memory_item(first.sources)
     if memory is not None:
