@@ -274,3 +274,40 @@ def test_same_words_different_tool_is_asked_not_merged(tmp_path: Path, embedder:
     assert len(cards_citing(vault, refs)) == 2
     asked = [{m.get("source") for m in item["members"]} for item in pending(vault.root)]
     assert any(refs <= members for members in asked)
+
+
+def test_an_answer_never_joins_cards_an_earlier_answer_kept_apart(tmp_path: Path) -> None:
+    """A person said two cards are different; a later question names both with a third.
+    Accepting all of it is refused with the way out named, and nothing is written; accepting
+    only the members that tell one lesson works."""
+    from cardvault.vault.decisions import Member, ReviewItem, item_id, render_queue
+
+    vault = new_vault(tmp_path / "v")
+    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-01-02")
+    card(vault, "apple-silicon-images", "Apple Silicon Images", PLATFORM_B, created="2026-02-02")
+    card(vault, "buildx-for-amd64", "Buildx for amd64", PLATFORM_A + " Use buildx.",
+         created="2026-02-10")  # fmt: skip
+
+    def members(*slugs: str) -> tuple[Member, ...]:
+        return tuple(Member(f"memory/cards/{s}.md", f"memory/cards/{s}.md", "…") for s in slugs)
+
+    apart = members("docker-platform-flag", "apple-silicon-images")
+    answered = ReviewItem(
+        item_id("duplicate", [m.key for m in apart]), "duplicate", apart, {}, "2026-03-01"
+    ).settled("rejected", "2026-03-02", "person", "one is about CI images")
+    asked = members("docker-platform-flag", "apple-silicon-images", "buildx-for-amd64")
+    question = ReviewItem(item_id("same-lesson", [m.key for m in asked]), "same-lesson", asked,
+                          {}, "2026-03-03")  # fmt: skip
+    (vault.root / "memory" / "review.jsonl").write_text(render_queue([answered, question]), "utf-8")
+    commit_all(vault)
+    head = git(vault.root, "rev-parse", "HEAD")
+    refused = run_cli(["--vault", str(vault.root), "review", "accept", question.id])
+    assert refused.exit_code == 1
+    assert "were kept apart by an earlier answer" in refused.stderr and "--only" in refused.stderr
+    assert git(vault.root, "rev-parse", "HEAD") == head
+    assert git(vault.root, "status", "--porcelain") == ""
+    cli(vault.root, "review", "accept", question.id, "--only", "1,3")
+    cards = vault.root / "memory" / "cards"
+    assert (cards / "apple-silicon-images.md").exists()
+    joined = [(cards / f"{s}.md").exists() for s in ("docker-platform-flag", "buildx-for-amd64")]
+    assert joined.count(True) == 1  # members 1 and 3 are one card now

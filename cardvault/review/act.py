@@ -59,6 +59,7 @@ def _join(
     cards = [c for c in state.live if state.vault.rel(c.path) in paths]
     if len(cards) < 2:
         return [], []
+    _refuse_what_was_kept_apart(state, item, cards)
     changes, overflow = merge_cluster(state, cards, cfg)
     return [_as_review(c) for c in changes], overflow
 
