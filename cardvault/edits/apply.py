@@ -202,11 +202,6 @@ def final_texts(changes: Iterable[Change]) -> dict[Path, str | None]:
     return {op.path: op.text for op in compose(changes)}
 
 
-def expected_of(changes: Iterable[Change]) -> dict[Path, str]:
-    """Each touched path's expected digest before the run."""
-    return {op.path: op.expected for op in compose(changes)}
-
-
 def check_unchanged(changes: Iterable[Change]) -> None:
     """Raise ConcurrentEditError if any file changed since the changes were computed."""
     for op in compose(changes):

@@ -45,12 +45,3 @@ def atomic_write(path: Path, text: str, expected: str) -> str:
         raise
     fsync_folder(path.parent)
     return digest_bytes(data)
-
-
-def atomic_delete(path: Path, expected: str) -> None:
-    """Remove `path` if its bytes still have digest `expected`."""
-    found = current_digest(path)
-    if found != expected:
-        raise ConcurrentEditError("changed on disk since it was read; not removing", path)
-    path.unlink()
-    fsync_folder(path.parent)

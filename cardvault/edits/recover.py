@@ -42,10 +42,6 @@ class Recovery:
     swept: int = 0  # temporary files removed
     git_locks: tuple[str, ...] = field(default=())  # stale git lock files removed
 
-    @property
-    def happened(self) -> bool:
-        return self.message is not None or self.rollback or bool(self.git_locks)
-
 
 def recover(vault: Vault) -> Recovery:
     """Finish an interrupted write and clear git's stale locks (call with the lock held)."""
@@ -184,8 +180,3 @@ def describe(recovery: Recovery) -> list[str]:
         names = ", ".join(recovery.git_locks)
         lines.append(f"removed git lock files left by a killed git: {names}")
     return lines
-
-
-def unfinished(vault: Vault) -> bool:
-    """Whether an interrupted write is waiting (for readers that report it)."""
-    return journal_path(vault).exists()

@@ -26,7 +26,7 @@ from cardvault.edits.changes import (
 from cardvault.maintain import archive, distill, memory_index, merge, promote
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.files import ABSENT, current_digest
+from cardvault.vault.files import ABSENT
 
 Step = Callable[[VaultState, VaultConfig], list[Change]]
 STEPS: dict[str, Step] = {
@@ -185,8 +185,3 @@ def _run_step(name: str, state: VaultState, cfg: VaultConfig) -> list[Change]:
             break
         current = current.after(made)
     return changes
-
-
-def unchanged_on_disk(plan: Plan) -> bool:
-    """Whether every file the plan touches still has the bytes it was planned from."""
-    return all(current_digest(op.path) == op.expected for op in compose(plan.changes))

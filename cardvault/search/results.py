@@ -92,10 +92,6 @@ class SearchOutcome:
             "semantic": round(self.weights.semantic, 4),
         }
 
-    def hits_json(self) -> list[dict[str, object]]:
-        """The hits as JSON, each with the fusion's `weights` for this query (hybrid only)."""
-        return [{**hit.to_dict(), "weights": self.weights_json()} for hit in self.results]
-
 
 @dataclass(frozen=True)
 class Ranked:

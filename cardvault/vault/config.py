@@ -7,7 +7,7 @@ error (a typo must not silently fall back to a default).
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -208,8 +208,3 @@ def _validate_judge(command: str, path: Path | None) -> None:
 def _toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
     lineno = getattr(exc, "lineno", None)
     return lineno if isinstance(lineno, int) else None
-
-
-def config_field_names() -> list[str]:
-    """Names of the settings (for docs and tests)."""
-    return [f.name for f in fields(VaultConfig) if f.name != "source"]

@@ -268,10 +268,3 @@ def iter_card_paths(vault: Vault, archived: bool = False) -> Iterator[Path]:
     for stat in walk(vault).files.values():
         if stat.kind == kind:
             yield stat.path
-
-
-def iter_log_paths(vault: Vault) -> Iterator[Path]:
-    """Daily log files (memory/YYYY-MM-DD.md), oldest first."""
-    for stat in walk(vault).files.values():
-        if stat.kind == "log":
-            yield stat.path
