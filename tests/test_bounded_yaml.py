@@ -66,6 +66,8 @@ def test_a_huge_integer_stays_text() -> None:
     "front",
     [
         "tags: !!binary not-base64-$$$",
+        "p: !!pairs [a, b]",
+        "o: !!omap {a: 1}",
         "? [a, b]\n: unhashable key",
         "a: !!python/object:os.system [echo]",
         "---\na: 1\n---\nb: 2",

@@ -54,10 +54,11 @@ class _LenientConstructor(SafeConstructor):
         yield data
         data.extend(self.construct_mapping(node))
 
+    def construct_yaml_omap(self, node: Node) -> Any:
+        return _as_lists(super().construct_yaml_omap(node))
+
     def construct_yaml_pairs(self, node: Node) -> Any:
-        data: list[Any] = []
-        yield data
-        data.extend([key, value] for key, value in self.construct_pairs(node))
+        return _as_lists(super().construct_yaml_pairs(node))
 
     def construct_yaml_binary(self, node: Node) -> Any:
         super().construct_yaml_binary(node)  # refuses what is not base64
@@ -77,15 +78,16 @@ class _LenientConstructor(SafeConstructor):
                     )  # fmt: skip
                 data[_key_text(key)] = self.construct_object(value_node, deep=True)
 
-    def construct_pairs(self, node: Node) -> list[tuple[Any, Any]]:
-        pairs = []
-        for subnode in node.value:  # each a one-key mapping (or a pair, for !!pairs)
-            if isinstance(subnode, MappingNode):
-                for key_node, value_node in subnode.value:
-                    pairs.append(
-                        (self.construct_object(key_node), self.construct_object(value_node))
-                    )
-        return pairs
+
+def _as_lists(built: Any) -> Any:
+    """SafeConstructor's `!!omap`/`!!pairs` (a list it fills with (key, value) tuples, checking
+    the shape) with each pair as a [key, value] list."""
+    data: list[Any] = []
+    yield data
+    pairs = next(built)
+    for _ in built:  # the library fills `pairs`, refusing what is not a list of pairs
+        pass
+    data.extend([key, value] for key, value in pairs)
 
 
 def _key_text(key: Any) -> Any:
@@ -101,7 +103,7 @@ def _key_text(key: Any) -> Any:
 
 for _tag, _method in (
     ("set", _LenientConstructor.construct_yaml_set),
-    ("omap", _LenientConstructor.construct_yaml_pairs),
+    ("omap", _LenientConstructor.construct_yaml_omap),
     ("pairs", _LenientConstructor.construct_yaml_pairs),
     ("binary", _LenientConstructor.construct_yaml_binary),
     ("map", _LenientConstructor.construct_yaml_map),
