@@ -19,7 +19,7 @@ from pathlib import Path
 from synthetic import QUERIES
 
 from cardvault import open_vault
-from cardvault.search.engine import search
+from tests.search_support import warm_and_fresh
 
 
 def replicated_vault(source: Path, target: Path, copies: int) -> Path:
@@ -72,16 +72,9 @@ def warm_latency(root: Path, runs: int) -> dict[str, dict[str, float]]:
 
 
 def identical_to_fresh(root: Path) -> bool:
-    """Whether a warm handle's hits (paths and scores) equal a fresh search's, every mode."""
-    with open_vault(root, watch=True) as handle:
-        for query in QUERIES:
-            for mode in ("keyword", "semantic", "hybrid"):
-                handle.search(query, mode=mode)
-                warm = [(h.path, round(h.score, 6)) for h in handle.search(query, mode=mode)]
-                fresh = search(handle.vault, query, mode=mode).results
-                if warm != [(h.path, round(h.score, 6)) for h in fresh]:
-                    return False
-    return True
+    """Whether a warm handle's hits (paths and scores) equal a fresh search's, every mode (the
+    comparison tests/test_search_warm.py makes)."""
+    return all(warm == fresh for _, _, warm, fresh in warm_and_fresh(root, QUERIES))
 
 
 def change_cost(root: Path, runs: int) -> dict[str, float]:

@@ -108,3 +108,20 @@ def contradicting_vault(root: Path, embedder: Embedder) -> Vault:
     commit_all(vault)
     run(vault, embedder, today="2026-03-20")
     return vault
+
+
+def ask_cross_project(vault: Vault) -> Any:
+    """Put one pending cross-project question in `vault`'s review queue (as `maintain --global`
+    asks it of the global vault: two project cards that may tell one lesson) and commit it;
+    the question (a ReviewItem) is returned."""
+    from dataclasses import replace
+
+    from cardvault.vault.decisions import Member, ReviewItem, item_id, queue_path, render_queue
+
+    cites = ("github.com/acme/alpha:memory/cards/a.md", "github.com/acme/beta:memory/cards/b.md")
+    members = tuple(Member(key=c, path=c, text="HTTP calls need a timeout") for c in cites)
+    asked = ReviewItem("", "cross-project", members, {"why": "similar, not certain"}, "2026-11-29")
+    asked = replace(asked, id=item_id(asked.kind, asked.keys))
+    queue_path(vault.root).write_text(render_queue([asked]), encoding="utf-8")
+    history.commit(vault, "a cross-project question")
+    return asked

@@ -4,6 +4,7 @@ session fixture `search_vault_template` (tests/conftest.py); each test copies it
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "search-vault"
@@ -25,3 +26,20 @@ def write_card(root: Path, slug: str, topic: str, body: str, category: str = "to
         encoding="utf-8",
     )
     return path
+
+
+def warm_and_fresh(
+    root: Path, queries: Iterable[str]
+) -> Iterator[tuple[str, str, list[tuple[str, float]], list[tuple[str, float]]]]:
+    """For each query and mode: the hits (path, score to 6 places) of a warm, watching handle
+    (asked twice, the second answer kept) and of a fresh search — which must be equal."""
+    from cardvault import open_vault
+    from cardvault.search.engine import search
+
+    with open_vault(root, watch=True) as handle:
+        for query in queries:
+            for mode in ("hybrid", "semantic", "keyword"):
+                handle.search(query, mode=mode)
+                warm = [(h.path, round(h.score, 6)) for h in handle.search(query, mode=mode)]
+                fresh = search(handle.vault, query, mode=mode).results
+                yield query, mode, warm, [(h.path, round(h.score, 6)) for h in fresh]

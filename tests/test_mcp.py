@@ -13,7 +13,6 @@ import anyio
 import pytest
 
 from cardvault.search.embedder import Embedder
-from cardvault.vault.decisions import ReviewItem
 from cardvault.vault.tokens import count_tokens
 from tests.conftest import git_log
 from tests.mcp_support import NOW, connected, mapped_files, server_pids, text_of
@@ -328,24 +327,12 @@ def test_review_decisions_are_listed_and_answered_through_the_tools(
 def test_the_global_queue_is_listed_and_answered_through_the_tools(indexed_sample: Path) -> None:
     """`queue: global` reads and answers the global vault's queue (where `maintain --global`
     asks about lessons found in several projects); the project's queue is not touched."""
-    from dataclasses import replace
-
-    from cardvault import history
     from cardvault.scopes.home import ensure_global
-    from cardvault.vault.decisions import Member, item_id, queue_path, read_queue, render_queue
+    from cardvault.vault.decisions import read_queue
+    from tests.maintain_support import ask_cross_project
 
     home = ensure_global()
-    members = tuple(
-        Member(key=cite, path=cite, text="HTTP calls need a timeout")
-        for cite in (
-            "github.com/acme/alpha:memory/cards/a.md",
-            "github.com/acme/beta:memory/cards/b.md",
-        )
-    )
-    asked = ReviewItem("", "cross-project", members, {"why": "similar, not certain"}, "2026-11-29")
-    asked = replace(asked, id=item_id(asked.kind, asked.keys))
-    queue_path(home.root).write_text(render_queue([asked]), encoding="utf-8")
-    history.commit(home, "a cross-project question")
+    asked = ask_cross_project(home)
     before = git_log(home.root)
 
     async def scenario() -> None:

@@ -389,22 +389,14 @@ def test_commands_write_only_in_the_vaults_and_the_cache(
 def test_context_says_when_the_global_vault_has_questions(tmp_path: Path) -> None:
     """A cross-project question `maintain --global` left in the global queue is one HOT line of
     every project's context (scope all), naming the command that lists it."""
-    from dataclasses import replace
-
-    from cardvault import history
-    from cardvault.vault.decisions import Member, ReviewItem, item_id, queue_path, render_queue
+    from tests.maintain_support import ask_cross_project
 
     alpha = make_project(tmp_path, "alpha")
     base = ("--vault", str(alpha))
     run(*base, "new", "Shared wisdom", "-c", "tools", "--global", "--body", "Be patient.")
     home = global_vault()
     assert home is not None
-    cites = ("github.com/acme/alpha:memory/cards/a.md", "github.com/acme/beta:memory/cards/b.md")
-    members = tuple(Member(key=c, path=c, text="HTTP calls need a timeout") for c in cites)
-    asked = ReviewItem("", "cross-project", members, {"why": "similar"}, "2026-11-29")
-    asked = replace(asked, id=item_id(asked.kind, asked.keys))
-    queue_path(home.root).write_text(render_queue([asked]), encoding="utf-8")
-    history.commit(home, "a cross-project question")
+    ask_cross_project(home)
     code, out, err = run(*base, "context", "--format", "json")
     assert code == 0, err
     assert "1 memory decision pending: cardvault review --global" in json.loads(out)["text"]

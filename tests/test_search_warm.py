@@ -9,8 +9,7 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.search import documents
-from cardvault.search.engine import search
-from tests.search_support import copy_vault, write_card
+from tests.search_support import copy_vault, warm_and_fresh, write_card
 
 pytestmark = pytest.mark.slow
 QUERIES = ("Cortex CSRF header", "too many db clients", "--no-verify", "docker platform")
@@ -56,13 +55,8 @@ def test_changes_written_before_a_query_are_seen(vault_root: Path, listings: lis
 
 
 def test_warm_answers_equal_a_fresh_search(vault_root: Path) -> None:
-    with open_vault(vault_root, watch=True) as vault:
-        for query in QUERIES:
-            for mode in ("hybrid", "semantic", "keyword"):
-                vault.search(query, mode=mode)
-                warm = [(h.path, round(h.score, 6)) for h in vault.search(query, mode=mode)]
-                fresh = search(vault.vault, query, mode=mode).results
-                assert warm == [(h.path, round(h.score, 6)) for h in fresh]
+    for query, mode, warm, fresh in warm_and_fresh(vault_root, QUERIES):
+        assert warm == fresh, (query, mode)
 
 
 def test_another_process_rebuilding_the_index_is_noticed(vault_root: Path) -> None:
