@@ -145,6 +145,16 @@ def test_the_review_queue_shows_what_each_question_asks(sample_vault: Path) -> N
     assert "Review (1)" in page and "HTTP calls need a timeout" in page
 
 
+def test_rendered_bodies_are_kept_by_digest_and_follow_edits(sample_vault: Path) -> None:
+    vault = open_vault_at(sample_vault)
+    first = render_page(vault_view(vault, TODAY))
+    assert render_page(vault_view(vault, TODAY)) == first  # from the catalog, the same page
+    card = sample_vault / "memory" / "cards" / "prompt-caching.md"
+    card.write_text(card.read_text(encoding="utf-8") + "\nNew **line** here.\n", encoding="utf-8")
+    (shown,) = [c for c in vault_view(vault, TODAY).cards if c.slug == "prompt-caching"]
+    assert "<p>New <strong>line</strong> here.</p>" in shown.html
+
+
 # ---- hostile text stays inert ----
 
 

@@ -4,8 +4,9 @@ against their budgets and the pending review queue, from one read of the vault.
 `vault_view(vault, today)` reads the snapshot once and takes each part from the service that
 owns it: the graph from `insight.graph.build_graph` (live and archived cards, links resolved the
 way `check` resolves them), the figures from `insight.stats.vault_stats`, the questions from the
-review queue (`vault.decisions`), a card's HTML from `insight.card_html`. Nothing is computed a
-second way here. The page itself is built by `insight/view_html.py`.
+review queue (`vault.decisions`), a card's HTML from `insight.card_html`, kept in the catalog
+under the card file's digest (`vault.read.remembered`) so only changed cards are rendered
+again. Nothing is computed a second way here. The page itself is built by `insight/view_html.py`.
 
 A card is marked
 - **archived** when it lives under `memory/archive/` (or says `status: archived`);
@@ -29,7 +30,7 @@ from cardvault.insight.graph import Graph, build_graph
 from cardvault.insight.stats import VaultStats, vault_stats
 from cardvault.vault.decisions import ReviewItem, pending_items, read_queue
 from cardvault.vault.layout import Vault
-from cardvault.vault.read import CardFile, read_vault
+from cardvault.vault.read import CardFile, read_vault, remembered
 
 #: What each kind of review question asks a person, and how it is answered.
 ANSWERS = {
@@ -38,6 +39,8 @@ ANSWERS = {
     "cross-project": "cardvault review --global accept {id} [--only 1,2] | reject {id}",
 }
 DEFAULT_ANSWER = "cardvault review accept {id} [--only 1,2] | cardvault review reject {id}"
+#: The version of card_html's output kept in the catalog (bump when it changes).
+HTML_VERSION = 1
 #: Longest member text shown for a review question (the rest is in the file it names).
 MEMBER_TEXT_LIMIT = 600
 
@@ -118,10 +121,14 @@ def vault_view(vault: Vault, today: dt.date) -> VaultView:
     stats = vault_stats(vault, snapshot)
     ordered = sorted(snapshot.cards, key=lambda c: (c.archived, c.slug, snapshot.rel(c.path)))
     cutoff = today - dt.timedelta(days=vault.config.archive_days)
+    files = {snapshot.rel(c.path): c for c in ordered}
+    bodies = remembered(
+        snapshot, html_fact(), {r: c.card.body for r, c in files.items()}, card_html
+    )
     return VaultView(
         name=vault.root.name,
         generated=today.isoformat(),
-        cards=tuple(_view_card(snapshot.rel(c.path), c, cutoff) for c in ordered),
+        cards=tuple(_view_card(rel, c, cutoff, bodies[rel]) for rel, c in files.items()),
         graph=build_graph(ordered, snapshot.names),
         stats=stats,
         questions=_questions(vault),
@@ -129,7 +136,15 @@ def vault_view(vault: Vault, today: dt.date) -> VaultView:
     )
 
 
-def _view_card(rel: str, file: CardFile, cutoff: dt.date) -> ViewCard:
+def html_fact() -> str:
+    """The catalog fact a card's rendered body is kept under (its digest is the key), named for
+    the renderer: bump HTML_VERSION when insight/card_html.py renders differently."""
+    from markdown_it import __version__ as markdown_it_version
+
+    return f"view.html@{HTML_VERSION}:{markdown_it_version}"
+
+
+def _view_card(rel: str, file: CardFile, cutoff: dt.date, html: str) -> ViewCard:
     card = file.card
     updated = card.date("updated")
     archived = file.archived or card.status == "archived"
@@ -145,7 +160,7 @@ def _view_card(rel: str, file: CardFile, cutoff: dt.date) -> ViewCard:
         tokens=file.tokens,
         archived=archived,
         stale=None if archived else staleness(file, cutoff),
-        html=card_html(card.body),
+        html=html,
     )
 
 
