@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from tests.insight_support import card_files, frontmatter, git
 from tests.maintain_support import ask_cross_project
 from tests.view_support import (
     WINDOW,
+    DevTools,
     body_data,
     dump_dom,
     inked_pixels,
@@ -361,3 +363,57 @@ def test_a_screenshot_of_the_graph_is_not_blank(page_file: Path, tmp_path: Path)
     inked, blank = inked_pixels(drawn, graph), inked_pixels(empty, graph)
     assert blank < 200, f"the page without script inked {blank} pixels of its graph pane"
     assert inked > 3000, f"only {inked} pixels of the graph pane are drawn"
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[DevTools]:
+    tools = DevTools(tmp_path / "devtools-profile")
+    yield tools
+    tools.close()
+
+
+def _centre(browser: DevTools, selector: str) -> tuple[float, float]:
+    """The viewport point at the middle of the element, checked to be what a click there hits."""
+    found = browser.evaluate(
+        f"""(function () {{
+          const e = document.querySelector({json.dumps(selector)});
+          const b = e.getBoundingClientRect(), x = b.x + b.width / 2, y = b.y + b.height / 2;
+          const hit = document.elementFromPoint(x, y);
+          return [x, y, hit === e || e.contains(hit)];
+        }})()"""
+    )
+    assert isinstance(found, list) and found[2], f"{selector} is covered where it is drawn"
+    return found[0], found[1]
+
+
+@pytest.mark.slow
+def test_typing_in_the_filter_then_clicking_a_node_and_a_link(
+    page_file: Path, sample_vault: Path, browser: DevTools
+) -> None:
+    """A person's way through the page, over the DevTools protocol: type into the filter box,
+    click a dot in the graph, then a [[link]] in the card that opened."""
+    browser.open(page_file.as_uri())
+    assert browser.evaluate("document.body.dataset.ready") == "1"
+    browser.click(*_centre(browser, "#filter"))
+    browser.send("Input.insertText", text="Docker")
+    expected = sorted(t for t in _topics(sample_vault) if "docker" in t.lower())
+    shown = browser.evaluate(
+        "[...document.querySelectorAll('#list li:not([hidden]) a')].map(a => a.textContent)"
+    )
+    assert sorted(shown) == expected  # type: ignore[arg-type]
+    assert browser.evaluate("location.hash") == "#q=Docker"
+    topics = browser.evaluate("JSON.parse(document.getElementById('view-data').textContent).nodes")
+    index = [n[0] for n in topics].index("docker-apple-silicon-builds")  # type: ignore[union-attr]
+    browser.click(*_centre(browser, f'#graph circle[data-i="{index}"]'))
+    assert (
+        browser.evaluate("location.hash") == "#q=Docker&card=docker-apple-silicon-builds&tab=card"
+    )
+    opened = "[...document.querySelectorAll('article:not([hidden]) h2')].map(h => h.textContent)"
+    assert browser.evaluate(opened) == ["Docker Builds on Apple Silicon"]
+    browser.click(*_centre(browser, f"#card-{index} a.wikilink"))
+    assert browser.settled(opened) == ["Docker BuildKit Cache Mounts"]
+    assert (
+        browser.evaluate("location.hash") == "#q=Docker&card=docker-buildkit-cache-mounts&tab=card"
+    )
+    assert browser.evaluate("document.getElementById('filter').value") == "Docker"  # kept
+    assert "pwned" not in str(browser.evaluate("JSON.stringify(document.body.dataset)"))

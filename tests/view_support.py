@@ -1,5 +1,6 @@
-"""Helpers for tests/test_view.py: headless Chromium (Debian's package), a small PNG reader, and
-an HTML tag collector.
+"""Helpers for tests/test_view.py: headless Chromium (Debian's package) run for one dump or
+screenshot or driven over the DevTools protocol on a pipe, a small PNG reader, and an HTML tag
+collector.
 
 Chromium runs as the machine's own program, with nothing downloaded: `--dump-dom` prints the
 DOM after the page's load event (the page lays out and draws synchronously while loading, so
@@ -9,6 +10,8 @@ machine notes give for running as root on a closed network, with a fresh profile
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
@@ -203,3 +206,117 @@ def parse_tags(page: str) -> Tags:
     parser.feed(page)
     parser.close()
     return parser
+
+
+class DevTools:
+    """Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`:
+    commands as NUL-terminated JSON on the child's fd 3, replies and events on its fd 4), so
+    a test can type and click like a person without a websocket client or any download."""
+
+    def __init__(self, profile: Path) -> None:
+        profile.mkdir(parents=True, exist_ok=True)
+        to_child, self._commands = os.pipe()
+        self._replies, from_child = os.pipe()
+
+        def wire() -> None:  # runs in the child before exec: its fd 3 and fd 4 are the pipe
+            os.dup2(to_child, 3)
+            os.dup2(from_child, 4)
+
+        self._process = subprocess.Popen(
+            [chromium(), *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe",
+             f"--window-size={WINDOW[0]},{WINDOW[1]}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=wire, pass_fds=(3, 4),
+        )  # fmt: skip
+        os.close(to_child)
+        os.close(from_child)
+        self._buffer = b""
+        self._next = 0
+        self.events: list[dict[str, object]] = []
+        self.session = ""
+
+    def send(self, method: str, session: bool = True, **params: object) -> dict:
+        """One command; its result (raises AssertionError on a protocol error)."""
+        self._next += 1
+        message: dict[str, object] = {"id": self._next, "method": method, "params": params}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._next:
+                assert "error" not in reply, reply
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def wait_event(self, method: str) -> dict:
+        """The first event called `method` (one already received, or the next to come)."""
+        for event in self.events:
+            if event.get("method") == method:
+                self.events.remove(event)
+                return event
+        while True:
+            event = self._read()
+            if event.get("method") == method:
+                return event
+            self.events.append(event)
+
+    def _read(self) -> dict:
+        while b"\0" not in self._buffer:
+            chunk = os.read(self._replies, 1 << 16)
+            assert chunk, "Chromium closed the DevTools pipe"
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def open(self, url: str) -> None:
+        """Attach to the first page and load `url` (returns after its load event)."""
+        targets = self.send("Target.getTargets", session=False)["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page")
+        attached = self.send(
+            "Target.attachToTarget", session=False, targetId=page["targetId"], flatten=True
+        )
+        self.session = attached["sessionId"]
+        self.send("Page.enable")
+        self.send("Page.navigate", url=url)
+        self.wait_event("Page.loadEventFired")
+
+    def evaluate(self, expression: str) -> object:
+        """A JavaScript expression's value in the page."""
+        result = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+        assert "exceptionDetails" not in result, result
+        return result["result"].get("value")
+
+    def settled(self, expression: str) -> object:
+        """`expression`'s value once it equals itself twice in a row, polled in the page every
+        20 ms at most 500 times (events a click queues, such as hashchange, run in between)."""
+        script = f"""new Promise(resolve => {{
+          let last = JSON.stringify({expression}), tries = 0;
+          const again = () => {{
+            const now = JSON.stringify({expression});
+            if ((now === last && tries > 1) || tries > 500) resolve(JSON.parse(now));
+            else {{ last = now; tries++; setTimeout(again, 20); }}
+          }};
+          setTimeout(again, 20);
+        }})"""
+        result = self.send(
+            "Runtime.evaluate", expression=script, awaitPromise=True, returnByValue=True
+        )
+        assert "exceptionDetails" not in result, result
+        return result["result"].get("value")
+
+    def click(self, x: float, y: float) -> None:
+        """A left click at (x, y) in the viewport, as a mouse makes it."""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, AssertionError):
+            self.send("Browser.close", session=False)
+        try:
+            self._process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        os.close(self._commands)
+        os.close(self._replies)

@@ -110,16 +110,17 @@ const CardvaultLayout = (function () {
   // Push apart cards closer than SPACING * 0.8, looking only at neighbouring grid cells.
   function separate(nodes) {
     const size = SPACING, least = SPACING * 0.8, grid = new Map();
+    function cellKey(x, y) { return (x + 1048576) * 2097152 + (y + 1048576); }  // exact in a double
     nodes.forEach(function (node) {
-      const key = Math.floor(node.x / size) + "," + Math.floor(node.y / size);
-      if (!grid.has(key)) grid.set(key, []);
-      grid.get(key).push(node);
+      const key = cellKey(Math.floor(node.x / size), Math.floor(node.y / size));
+      const cell = grid.get(key);
+      if (cell) cell.push(node); else grid.set(key, [node]);
     });
     nodes.forEach(function (node) {
       const gx = Math.floor(node.x / size), gy = Math.floor(node.y / size);
       for (let x = gx - 1; x <= gx + 1; x++) {
         for (let y = gy - 1; y <= gy + 1; y++) {
-          const cell = grid.get(x + "," + y);
+          const cell = grid.get(cellKey(x, y));
           if (!cell) continue;
           cell.forEach(function (other) {
             if (other.i <= node.i) return;

@@ -24,6 +24,7 @@
 
   // ---- drawing ----
   const svg = document.getElementById("graph");
+  const items = Array.prototype.slice.call(document.querySelectorAll("#list li"));
   const edges = document.createElementNS(SVG, "path");
   const near = document.createElementNS(SVG, "path");
   const dots = document.createElementNS(SVG, "g");
@@ -82,6 +83,9 @@
     });
     svg.append(edges, near, dots, labels);
     legend(paint.legend);
+    if (data.categories.length < 2) {  // the list's dots follow the graph's colours
+      items.forEach(function (li, i) { li.querySelector(".dot").style.background = paint.of(nodes[i]); });
+    }
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     nodes.forEach(function (p) { x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y); });
     const pad = Math.max(40, (x1 - x0) * 0.08);
@@ -110,7 +114,7 @@
   }
 
   // Labels in order of importance, each drawn only where it covers no label drawn before.
-  function label(cards) {
+  function label(cards, hubs) {
     labels.textContent = "";
     const unit = scale(), taken = [];
     function put(text, x, y, size, kind, centred) {
@@ -126,7 +130,8 @@
       t.textContent = text;
       labels.appendChild(t);
     }
-    cards.forEach(function (node) { put(node.topic, node.x + radius(node) + 2 * unit, node.y + 6 * unit, 11, "card", false); });
+    function card(node) { put(node.topic, node.x + radius(node) + 2 * unit, node.y + 6 * unit, 11, "card", false); }
+    cards.forEach(card);
     if (data.categories.length > 1) {
       placed.categories.forEach(function (cat) {
         let top = Infinity;
@@ -137,6 +142,7 @@
     placed.groups.slice().sort(function (a, b) { return b.members.length - a.members.length; }).forEach(function (g) {
       if (g.tag && g.members.length > 2) put("#" + g.tag, g.x, g.y - g.r, 10.5, "group", true);
     });
+    hubs.forEach(card);
   }
   // ---- zoom and pan ----
   svg.addEventListener("wheel", function (event) {
@@ -172,7 +178,6 @@
 
   // ---- filter, selection, tabs: all state lives in the address's #fragment ----
   const filter = document.getElementById("filter");
-  const items = Array.prototype.slice.call(document.querySelectorAll("#list li"));
   const count = document.getElementById("count");
   let state = { q: "", card: "", tab: "" };
   let current = -1;
@@ -207,8 +212,9 @@
     if (current >= 0) shown.push(nodes[current]);
     if (current >= 0) out[current].concat(back[current]).forEach(function (j) { shown.push(nodes[j]); });
     if (matches.length < nodes.length) shown.push.apply(shown, matches.slice(0, 200));
-    else shown.push.apply(shown, nodes.filter(function (n) { return n.deg > 0; }).sort(function (a, b) { return b.deg - a.deg; }).slice(0, 40));
-    label(shown);
+    const hubs = matches.length < nodes.length ? [] : nodes.filter(function (n) { return n.deg > 0; })
+      .sort(function (a, b) { return b.deg - a.deg || a.i - b.i; }).slice(0, 40);
+    label(shown, hubs);
   }
 
   function showCard(index) {
@@ -225,6 +231,8 @@
       article.hidden = false;
       items[index].classList.add("current");
       if (nodes[index].circle) nodes[index].circle.classList.add("current");
+      const dot = article.querySelector(".meta .dot");
+      if (dot && data.categories.length < 2) dot.style.background = nodes[index].circle.getAttribute("fill");
       markBrokenLinks(article);
       nearCards(article, index);
       out[index].concat(back[index]).forEach(function (j) {
