@@ -157,6 +157,21 @@ def test_rendered_bodies_are_kept_by_digest_and_follow_edits(sample_vault: Path)
     assert "<p>New <strong>line</strong> here.</p>" in shown.html
 
 
+def test_the_stats_tab_shows_the_budgets(sample_vault: Path) -> None:
+    vault = open_vault_at(sample_vault)
+    card = sample_vault / "memory" / "cards" / "release-tagging.md"
+    card.write_text(card.read_text(encoding="utf-8") + "\nword " * 400, encoding="utf-8")
+    page = render_page(vault_view(vault, TODAY))
+    stats = page[page.index('id="tab-stats"') : page.index('id="tab-review"')]
+    memory = len((sample_vault / "MEMORY.md").read_bytes())
+    assert f"{memory} of {vault.config.memory_byte_budget} bytes" in stats
+    assert (
+        "1 over budget" in stats and 'over budget: <a href="#card=memory%2Fcards%2Frelease' in stats
+    )
+    assert f"each of {vault.config.card_token_budget}" in stats
+    assert "<h3>Tiers</h3>" in stats and "<td>HOT</td>" in stats
+
+
 # ---- hostile text stays inert ----
 
 

@@ -46,7 +46,7 @@ def render_page(view: VaultView) -> str:
     script = _asset("layout.js") + _asset("view.js")
     policy = (
         f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(css)}'; "
-        "img-src data:; base-uri 'none'; form-action 'none'"
+        "base-uri 'none'; form-action 'none'"
     )
     title = html.escape(f"cardvault — {view.name}")
     return "".join(

@@ -17,6 +17,7 @@ from cardvault.insight.stats import VaultStats
 from cardvault.insight.view import VaultView, ViewQuestion
 
 LARGEST_SHOWN = 10
+OVER_LISTED = 50
 
 
 def escaped(text: object) -> str:
@@ -34,6 +35,9 @@ _card_href = card_href
 
 
 def _meter(used: int, budget: int) -> str:
+    """A meter of `used` against `budget` (red past 90 %) and the share in words."""
+    if budget <= 0:
+        return "no budget set"
     state = '<span class="over">over</span>' if used > budget else f"{100 * used // budget}%"
     high = max(1, budget * 9 // 10)
     return (
@@ -47,14 +51,20 @@ def _rows(pairs: Iterable[tuple[object, object]]) -> str:
 
 
 def stats_html(s: VaultStats) -> str:
+    """The Stats tab: `cardvault stats`' figures, budgets first."""
     average = s.total_tokens // s.cards if s.cards else 0
     over = s.over_budget
+    over_list = ", ".join(
+        f'<a href="{_e(_card_href(c.path))}">{_e(c.slug)}</a>' for c in over[:OVER_LISTED]
+    )
+    more = f" and {len(over) - OVER_LISTED} more" if len(over) > OVER_LISTED else ""
     parts = [
         "<h3>Budgets</h3><table>",
         f"<tr><td>MEMORY.md</td><td>{_memory_md(s)}</td></tr>",
         f"<tr><td>card tokens (each of {s.card_token_budget})</td><td>"
         f'<span class="{"over" if over else "okay"}">{len(over)} over budget</span>; '
         f"{s.total_tokens} in all, {average} per card</td></tr></table>",
+        f'<p class="meta">over budget: {over_list}{more}</p>' if over else "",
         "<h3>Largest cards</h3><table>",
         *(
             f'<tr><td><a href="{_e(_card_href(c.path))}">{_e(c.slug)}</a></td>'
@@ -131,6 +141,7 @@ def _logs_and_index(s: VaultStats) -> str:
 
 
 def review_html(view: VaultView) -> str:
+    """The Review tab: each pending decision, or a line saying there is none."""
     if not view.questions:
         return '<p class="hint">No memory decisions pending.</p>'
     cards = {card.path for card in view.cards}
