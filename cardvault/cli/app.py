@@ -35,6 +35,7 @@ from cardvault.cli import (
     show,
     stats,
     sync,
+    view,
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
@@ -107,6 +108,7 @@ app.command("index")(search.index)
 app.command("search")(search.search)
 app.command("stats")(stats.stats)
 app.command("graph")(graph.graph)
+app.command("view")(view.view)
 app.command("forget")(forget.forget)
 app.command("export")(export.export)
 app.command("import")(import_.import_)
