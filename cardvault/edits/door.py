@@ -187,15 +187,39 @@ def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
 
 
 def commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
-    """Commit uncommitted edits of `paths` as "hand edits" (None when there are none)."""
+    """Commit uncommitted edits of `paths` as "hand edits" (None when there are none), once
+    the secret guard found nothing they add (SecretFoundError naming the file and line)."""
     if not paths:
         return None
     dirty = history.uncommitted(vault, paths)
     if not dirty:
         return None
     top = history.work_tree(vault) or vault.root
+    screen_hand_edits(top, dirty)
     listing = "\n".join(dirty[:50]) + (f"\n… and {len(dirty) - 50} more" if len(dirty) > 50 else "")
     return history.commit(vault, f"hand edits\n\n{listing}\n", [top / rel for rel in dirty])
+
+
+def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
+    """Refuse (SecretFoundError) when a hand edit adds a secret to its file: compared with the
+    committed text, so a secret already in history is not blamed again."""
+    from cardvault.errors import SecretFoundError
+    from cardvault.guard import secrets_added
+
+    for rel in dirty:
+        path = top / rel
+        if not path.is_file() or path.is_symlink():
+            continue
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        before = history.run_git(top, "show", f"HEAD:{rel}", check=False)
+        found = secrets_added(before.stdout if before.returncode == 0 else "", text)
+        if found:
+            raise SecretFoundError(
+                f"not committing this hand edit: it holds a secret ({found[0].kind}; the value "
+                "is not shown); take it out of the file, then run the command again",
+                path,
+                found[0].line,
+            )
 
 
 def door_notes(written: Written[Any]) -> list[str]:
