@@ -1,8 +1,9 @@
 """Recovery: what a writing command does first, under the lock, after another one was killed.
 
 0. Files git tracks in `.cardvault/` came from a repository, not from this machine: they are
-   taken out of git's index (`git rm --cached`, through git) and set aside unread
-   (vault/cache.py), so a journal someone committed is never finished (docs/security.md).
+   set aside unread (vault/cache.py), so a journal someone committed is never finished
+   (docs/security.md). git's index is left alone (a staged removal would stop every merge
+   until committed): the note tells the user to `git rm --cached` them.
 1. A journal left behind (journal.py) is finished: each file still as it was before the change
    gets its new text, files already written are left, the temporary files of the batch are
    removed, and the change is committed with its own message (a rollback journal restores the
@@ -110,21 +111,19 @@ def take_out_tracked_cache(vault: Vault) -> list[str]:
     cache = vault.cache_dir
     where = Path(os.path.relpath(cache, top)).as_posix()
     listed = history.run_git(top, "ls-files", "-z", "--", where).stdout.split("\0")
-    tracked = [path for path in listed if path]
-    if not tracked:
-        return []
-    history.run_git(top, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", where)
     keep = {cache, lock_path(vault)}  # the folder itself, and the lock this writer holds
-    for rel in tracked:
-        path = top / rel
-        if path not in keep and os.path.lexists(path):
-            set_aside(cache, path, "git-" + "".join(c if c.isalnum() else "_" for c in rel)[-80:])
-    names = ", ".join(shown(rel) for rel in tracked[:3])
-    more = f" and {len(tracked) - 3} more" if len(tracked) > 3 else ""
+    present = [r for r in listed if r and top / r not in keep and os.path.lexists(top / r)]
+    for rel in present:
+        label = "git-" + "".join(c if c.isalnum() else "_" for c in rel)[-80:]
+        set_aside(cache, top / rel, label)
+    if not present:
+        return []
+    names = ", ".join(shown(rel) for rel in present[:3])
+    more = f" and {len(present) - 3} more" if len(present) > 3 else ""
     return [
-        f"{where}: git tracks {names}{more} there, files from the repository that cardvault "
-        f"never uses; took them out of git's index (commit that removal) and set them aside in "
-        f"{where}/untrusted/"
+        f"{where}: git tracks {names}{more}, files that came from the repository: cardvault "
+        f"never uses them and set them aside in {where}/untrusted/ (`git rm --cached` them to "
+        "stop tracking them)"
     ]
 
 
