@@ -567,3 +567,47 @@ def test_every_attack_is_in_a_world_and_every_mutation_names_an_attack_run() -> 
     used = set(SHARED) | {"cache-link", "local-journal", "bare-mimic", "code-edit"}
     assert used == set(ATTACKS), set(ATTACKS) - used
     assert {m.values[2] for m in MUTATIONS} == set(ATTACK_RUNS)
+
+
+# --- the cache folder and the user's own files ----------------------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_a_cache_folder_of_another_user_is_moved_aside(vault_path: Path) -> None:
+    cache = vault_path / ".cardvault"
+    cache.mkdir(exist_ok=True)
+    (cache / "journal.json").write_text("{}", encoding="utf-8")
+    os.chown(cache, 54321, 54321)
+    done = cli(vault_path, "list")
+    assert done.exit_code == 0, done.output
+    assert "belonged to another user (uid 54321); moved it to" in done.stderr
+    assert cache.stat().st_uid == os.getuid()
+    assert next((cache / "untrusted").iterdir()).name.endswith("foreign-uid54321")
+
+
+def test_links_inside_the_cache_folder_are_removed_never_followed(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "outside.sqlite"
+    target.write_bytes(b"not a catalog")
+    cache = vault_path / ".cardvault"
+    cache.mkdir(exist_ok=True)
+    (cache / "catalog.sqlite").unlink(missing_ok=True)
+    (cache / "catalog.sqlite").symlink_to(target)
+    done = cli(vault_path, "list")
+    assert done.exit_code == 0 and "was a symlink in cardvault's cache folder" in done.stderr
+    assert target.read_bytes() == b"not a catalog"
+
+
+def test_settings_and_approvals_inside_the_vault_are_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = build(tmp_path, "vault", ["judge"])
+    monkeypatch.setenv("CARDVAULT_CONFIG_DIR", str(world.vault / "memory" / "cfg"))
+    refused = cli(world.vault, "trust", "--yes")
+    assert refused.exit_code == 1 and "would be kept inside the vault" in refused.stderr
+    mine = world.vault / "memory" / "cfg" / "config.toml"
+    mine.parent.mkdir()
+    mine.write_text(f'[maintain]\njudge = "touch {world.canary}/from-inside"\n', encoding="utf-8")
+    cli(world.vault, "review", "judge")
+    assert canaries(world) == []

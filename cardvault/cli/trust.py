@@ -62,10 +62,10 @@ def _approve(ctx: typer.Context, yes: bool) -> None:
     from cardvault.errors import CardvaultError
     from cardvault.trust.settings import asked
     from cardvault.trust.store import approve
-    from cardvault.vault.config import load_config
+    from cardvault.vault.config import CONFIG_FILE, load_config
 
     vault = vault_of(ctx)
-    found = asked(vault.root, load_config(vault.root / "cardvault.toml"))
+    found = asked(vault.root, load_config(vault.root / CONFIG_FILE))  # as the file says
     waiting = [item for item in found if not item.trusted]
     if not waiting:
         already = ", ".join(item.setting.key for item in found)

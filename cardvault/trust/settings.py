@@ -57,13 +57,17 @@ class Ignored:
     setting: CodeSetting
     value: str
     file: Path
+    yours: bool = False  # the user's own value is used in its place
 
     def note(self) -> str:
-        """One line: what was ignored, why, and how to allow it."""
+        """One line: what was ignored, why, what is used instead, and how to allow it."""
+        instead = (
+            f"not used; yours ({user_config_path()}) is" if self.yours else (self.setting.instead)
+        )
         return (
             f"{self.file}: {self.setting.shown_key} = {shown(self.value)} is {self.setting.runs} "
-            f"from the vault's own settings: {self.setting.instead}. Allow it with `cardvault "
-            f"trust` (it shows the value and asks), or set it in {user_config_path()}"
+            f"from the vault's own settings: {instead}. Allow it with `cardvault trust` (it "
+            f"shows the value and asks), or set it in {user_config_path()}"
         )
 
     def to_json(self) -> dict[str, str]:
@@ -97,7 +101,8 @@ def settle(
                 values[setting.field] = mine
         elif not is_approved(root, setting.key, own, env):
             values[setting.field] = mine if mine is not None else getattr(DEFAULTS, setting.field)
-            ignored.append(Ignored(setting, own, config.source or root / CONFIG_FILE))
+            where = config.source or root / CONFIG_FILE
+            ignored.append(Ignored(setting, own, where, yours=mine is not None))
     if not values:
         return config, tuple(ignored)
     return dataclasses.replace(config, **values), tuple(ignored)
