@@ -55,9 +55,9 @@ from tests.untrusted_support import (
 SHARED = ("judge", "model", "package", "tracked-journal", "star", "code")
 
 
-#: One invocation of every CLI command on the clone; the walk below fails on a command missing
-#: here. Reads first, then writes (the first write meets the tracked journal).
 def commands(world: World) -> list[tuple[str, list[str]]]:
+    """One invocation of every CLI command on the clone; the walk fails on a command missing
+    here. Reads first, then writes (the first write meets the tracked journal)."""
     exported = str(world.base / "export.json")
     return [
         ("show", ["show", "deploy-checklist"]),
