@@ -35,6 +35,7 @@ from cardvault.cli import (
     show,
     stats,
     sync,
+    trust,
     view,
 )
 from cardvault.cli import list as list_command
@@ -124,6 +125,7 @@ app.command("sync")(sync.sync)
 app.command("hot")(agents.hot)
 app.command("agents")(agents.agents)
 app.command("scope")(scope.scope)
+app.command("trust")(trust.trust)
 app.add_typer(review.review_app, name="review")
 
 

@@ -1,8 +1,9 @@
 """The snippets that register `cardvault mcp` with an agent host, and where each one goes.
 
 Each names the exact program that is running now (the `cardvault` script beside this Python,
-else `python -m cardvault`) and the vault's absolute path, so the host starts the same install
-on the same vault whatever its own working directory and PATH.
+else this Python running this installation in isolated mode, `cardvault/launch.py`) and the
+vault's absolute path, so the host starts the same install on the same vault whatever its own
+working directory and PATH, and never imports anything from that directory.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ HOSTS = ("claude", "cursor", "codex")
 
 def launch_command(root: Path) -> list[str]:
     """The argv that starts the MCP server for the vault at `root`."""
+    from cardvault.launch import python_command
+
     script = Path(sys.executable).with_name("cardvault")
-    program = [str(script)] if script.is_file() else [sys.executable, "-m", "cardvault"]
+    program = [str(script)] if script.is_file() else python_command("cardvault")
     return [*program, "mcp", "--vault", str(root)]
 
 
