@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from cardvault.maintain.similarity import Embeddings
 
 STEP = "import"
+IMPORTED = "imported"  # the date a folder import wrote the card (portable/notecards.py)
 BODY_LINES = 1000  # commit-body lines listed; the rest are counted
 KINDS = ("new", "merged", "skipped", "conflicting")
 
@@ -116,8 +117,13 @@ def _promoted(change: WriteFile) -> bool:
 
 
 def same_content(left: Card, right: Card) -> bool:
-    """Same frontmatter values and the same body (ignoring surrounding blank lines)."""
-    return left.meta == right.meta and left.body.strip() == right.body.strip()
+    """Same frontmatter values and the same body (ignoring surrounding blank lines, and the
+    date a folder import brought the card in: importing the same notes again is no change)."""
+
+    def meta(card: Card) -> dict[str, Any]:
+        return {k: v for k, v in card.meta.items() if k != IMPORTED}
+
+    return meta(left) == meta(right) and left.body.strip() == right.body.strip()
 
 
 def _duplicates(
