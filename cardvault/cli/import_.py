@@ -66,7 +66,7 @@ def import_(
     if path.is_dir():
         from cardvault.cli.import_notes import import_folder
 
-        import_folder(ctx, path, dry_run, partial, redact, category, json_out)
+        import_folder(vault_of(ctx), path, dry_run, partial, redact, category, json_out)
         return
     if category is not None:
         from cardvault.errors import CardvaultError

@@ -5,19 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
-
 from cardvault.cli import render
-from cardvault.cli.common import now, report_notes, report_subject, vault_of, waiting_note
+from cardvault.cli.common import now, report_notes, report_subject, waiting_note
 from cardvault.cli.import_ import refuse
 
 if TYPE_CHECKING:
     from cardvault.history import CommitResult
     from cardvault.portable.folder import FolderPlan
+    from cardvault.vault.layout import Vault
 
 
 def import_folder(
-    ctx: typer.Context,
+    vault: Vault,
     source: Path,
     dry_run: bool,
     partial: bool,
@@ -29,7 +28,6 @@ def import_folder(
     from cardvault.portable.folder import plan_folder
     from cardvault.portable.importer import apply_import
 
-    vault = vault_of(ctx)
     today = now().date()
     as_json = render.wants_json(json_out)
 
