@@ -479,3 +479,46 @@ def test_simonw_tils_import_without_false_link_findings(vault_path: Path) -> Non
         if not inside(code_spans(text), offset + lines[finding["line"] - 1].index("[[")):
             outside_code.append(finding)
     assert outside_code == []
+
+
+def test_links_and_tags_inside_code_are_left_as_they_are(vault_path: Path, tmp_path: Path) -> None:
+    """Fenced, indented and inline code is copied byte for byte: no link in it is converted,
+    no `#word` in it is a tag (whether `check` reads links in code is check's own rule)."""
+    source = tmp_path / "notes"
+    source.mkdir()
+    (source / "Target.md").write_text("The target.\n", encoding="utf-8")
+    code = (
+        "```toml\n[[Target]]\nname = '#fenced'\n```\n\n    indented [[Target]] #indented\n\n"
+        "Inline `[[Target]] #inline` then prose [[Target]] #prose.\n"
+    )
+    (source / "code.md").write_text(code, encoding="utf-8")
+    import_notes(vault_path, source)
+    card = card_at(vault_path, "memory/cards/code.md")
+    assert card.meta["tags"] == ["prose"]
+    assert card.body == code.replace("prose [[Target]]", "prose [[target|Target]]")
+
+
+def test_a_vault_inside_the_folder_is_not_imported_into_itself(tmp_path: Path) -> None:
+    source = copy_fixture("claude-memory", tmp_path)
+    vault = source / "vault"
+    assert run_cli(["init", str(vault)]).exit_code == 0
+    outcome = import_notes(vault, source)
+    assert outcome["notes"] == 6 and all(
+        not c["note"].startswith("vault/") for c in outcome["cards"]
+    )
+    again = import_notes(vault, source)
+    assert again["counts"]["skipped"] == 6
+
+
+@pytest.mark.slow
+def test_a_note_edited_since_its_import_is_folded_into_its_card(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    source = copy_fixture("claude-memory", tmp_path)
+    import_notes(vault_path, source)
+    with (source / "debugging.md").open("a", encoding="utf-8") as note:
+        note.write("\nThe billing API's fixtures live in `tests/fixtures/billing/`.\n")
+    outcome = import_notes(vault_path, source)
+    assert outcome["counts"] == {**outcome["counts"], "merged": 1, "skipped": 5, "new": 0}
+    card = card_at(vault_path, "memory/cards/debugging.md")
+    assert card.body.count("recorded fixtures") == 1 and "billing API's fixtures" in card.body
