@@ -29,6 +29,7 @@ from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
+from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import appended_log_text, format_entry, parse_log
 from cardvault.vault.files import ABSENT
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from cardvault.maintain.similarity import Embeddings
 
 STEP = "import"
-IMPORTED = "imported"  # the date a folder import wrote the card (portable/notecards.py)
 BODY_LINES = 1000  # commit-body lines listed; the rest are counted
 KINDS = ("new", "merged", "skipped", "conflicting")
 

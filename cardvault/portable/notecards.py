@@ -32,7 +32,6 @@ from typing import Any
 from cardvault.errors import CardFormatError
 from cardvault.portable.dates import CREATED_KEYS, UPDATED_KEYS, GitDates, NoteDates, note_dates
 from cardvault.portable.format import Problem
-from cardvault.portable.importer import IMPORTED
 from cardvault.portable.markup import inline_tags
 from cardvault.portable.notes import SourceNote
 from cardvault.portable.relink import LinkOutcome, Relinker, relink
@@ -46,7 +45,7 @@ from cardvault.vault.card import (
 from cardvault.vault.schema import schema_problems
 from cardvault.vault.slugs import slugify
 
-IMPORTED_FROM = "imported_from"
+IMPORTED, IMPORTED_FROM = "imported", "imported_from"
 #: Keys cardvault gives a meaning to: a note's own value is kept as `note_<key>`.
 RESERVED = frozenset(
     {*REQUIRED_KEYS, "status", "sources", "seen", "impact", "severity", "rule", "merged_from",
