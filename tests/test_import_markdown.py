@@ -522,3 +522,10 @@ def test_a_note_edited_since_its_import_is_folded_into_its_card(
     assert outcome["counts"] == {**outcome["counts"], "merged": 1, "skipped": 5, "new": 0}
     card = card_at(vault_path, "memory/cards/debugging.md")
     assert card.body.count("recorded fixtures") == 1 and "billing API's fixtures" in card.body
+
+
+def test_a_folder_without_notes_is_one_clear_error(vault_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty" / ".obsidian").mkdir(parents=True)
+    (tmp_path / "empty" / "picture.png").write_bytes(b"\x89PNG")
+    result = run_cli(["--vault", str(vault_path), "import", str(tmp_path / "empty")])
+    assert result.exit_code == 1 and "no Markdown notes (*.md) in this folder" in result.stderr

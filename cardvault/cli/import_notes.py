@@ -40,6 +40,10 @@ def import_folder(
         with render.IndexProgress() as progress:
             folder = planned(progress)
     problems = folder.plan.problems
+    if not folder.notes and not problems:
+        from cardvault.errors import CardvaultError
+
+        raise CardvaultError("no Markdown notes (*.md) in this folder", source)
     if problems and not partial and not dry_run:
         refuse(source, problems, len(folder.plan.outcomes))
     commit = None

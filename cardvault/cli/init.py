@@ -70,5 +70,10 @@ def _offer_import(vault: Vault, found: Survey) -> None:
         render.note(f"not imported; later: {command}")
         return
     from cardvault.cli.import_notes import import_folder
+    from cardvault.errors import CardvaultError
 
-    import_folder(vault, vault.root, False, False, False, None, False)
+    try:
+        import_folder(vault, vault.root, False, False, False, None, False)
+    except CardvaultError:
+        render.note(f"the vault is ready; nothing was imported (see below). Later: {command}")
+        raise

@@ -55,7 +55,7 @@ class FolderPlan:
     cards: tuple[NoteCard, ...]  # in the plan's order: card i is the plan's item i + 1
     plan: ImportPlan
     skipped: tuple[Skipped, ...]
-    notes: int  # Markdown files found
+    notes: int  # Markdown files read (those that could not be read are among the problems)
 
     @property
     def links(self) -> tuple[LinkOutcome, ...]:
