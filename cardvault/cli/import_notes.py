@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,6 @@ def import_folder(
 ) -> None:
     """Plan, show and (unless `dry_run`) carry out the import of the notes in `source`."""
     from cardvault.portable.folder import plan_folder
-    from cardvault.portable.importer import apply_import
 
     today = now().date()
     as_json = render.wants_json(json_out)
@@ -48,15 +48,7 @@ def import_folder(
         refuse(source, problems, len(folder.plan.outcomes))
     commit = None
     if not dry_run:
-        latest = [folder]
-
-        def replan() -> Any:
-            latest[0] = planned()
-            return latest[0].plan
-
-        result = apply_import(vault, folder.plan, source.name, replan, on_wait=waiting_note)
-        report_notes(result.notes)
-        folder, commit = latest[0], result.commit
+        folder, commit = _carry_out(vault, folder, planned)
     if as_json:
         render.print_json(folder_json(folder, dry_run, commit))
     else:
@@ -65,6 +57,23 @@ def import_folder(
         report_subject(commit)
     elif not dry_run:
         render.note("nothing to import: the vault already has every note (no commit)")
+
+
+def _carry_out(
+    vault: Vault, folder: FolderPlan, planned: Callable[[], FolderPlan]
+) -> tuple[FolderPlan, CommitResult | None]:
+    """Write the plan through the door (planned again if a file changed meanwhile)."""
+    from cardvault.portable.importer import ImportPlan, apply_import
+
+    latest = [folder]
+
+    def replan() -> ImportPlan:
+        latest[0] = planned()
+        return latest[0].plan
+
+    result = apply_import(vault, folder.plan, folder.source.name, replan, on_wait=waiting_note)
+    report_notes(result.notes)
+    return latest[0], result.commit
 
 
 def folder_json(folder: FolderPlan, dry_run: bool, commit: CommitResult | None) -> dict[str, Any]:

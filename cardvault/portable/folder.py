@@ -15,6 +15,7 @@ card that is not there.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +38,7 @@ from cardvault.portable.notes import Progress, Skipped, SourceTree, read_tree
 from cardvault.portable.relink import LinkOutcome, Relinker
 from cardvault.vault.card import parse_card
 from cardvault.vault.layout import Vault
+from cardvault.vault.read import CardFile
 from cardvault.vault.slugs import slugify
 
 if TYPE_CHECKING:
@@ -79,8 +81,6 @@ def plan_folder(
 ) -> FolderPlan:
     """What importing the notes of `source` would do (nothing is written)."""
     from cardvault.maintain.newcard import FALLBACK_CATEGORY
-    from cardvault.vault.read import read_vault
-    from cardvault.write.add import taken_slugs
 
     categories = tuple(vault.config.categories)
     if category is not None and category not in categories:
@@ -90,17 +90,11 @@ def plan_folder(
         )
     tree = read_tree(source, vault.root, progress)
     parsed, problems = _parsed(tree, redact)
-    snapshot = read_vault(vault)
     label = tree.root.name or "notes"
-    reserved = _imported_before(snapshot.cards, label, {p.note.rel for p in parsed})
-    slugs = assign_slugs(
-        [p.note.rel for p in parsed], reserved, set(snapshot.names) | taken_slugs(vault)
-    )
-    names = NoteNames([_named(p, slugs[p.note.rel]) for p in parsed], snapshot.names)
+    slugs, names = _names(vault, parsed, label)
     default = category or (FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0])
     settings = CardSettings(categories, default, today, label, git_dates(tree.root))
     paths = {p.note.rel: _card_rel(p.note.rel, slugs[p.note.rel]) for p in parsed}
-    kind = kind_of(tree.has_obsidian, [n.rel for n in tree.notes], [p.meta for p in parsed])
     gone: set[str] = set()
     for _ in range(ROUNDS):
         relinker = Relinker(
@@ -123,7 +117,21 @@ def plan_folder(
             break
         gone |= dropped
         names = names.without(gone)
+    kind = kind_of(tree.has_obsidian, [n.rel for n in tree.notes], [p.meta for p in parsed])
     return FolderPlan(tree.root, kind, tuple(cards), plan, tree.skipped, len(tree.notes))
+
+
+def _names(vault: Vault, parsed: list[ParsedNote], label: str) -> tuple[dict[str, str], NoteNames]:
+    """Each note's slug (a card imported from it before keeps its own), and the names links
+    resolve against: the notes' and the vault's."""
+    from cardvault.vault.read import read_vault
+    from cardvault.write.add import taken_slugs
+
+    snapshot = read_vault(vault)
+    reserved = _imported_before(snapshot.cards, label, {p.note.rel for p in parsed})
+    taken = set(snapshot.names) | taken_slugs(vault)
+    slugs = assign_slugs([p.note.rel for p in parsed], reserved, taken)
+    return slugs, NoteNames([_named(p, slugs[p.note.rel]) for p in parsed], snapshot.names)
 
 
 def _parsed(tree: SourceTree, redact: bool) -> tuple[list[ParsedNote], list[Problem]]:
@@ -153,10 +161,10 @@ def _where(rel: str, line: int | None) -> str:
     return f"{rel}:{line}" if line else rel
 
 
-def _imported_before(cards: object, label: str, rels: set[str]) -> dict[str, str]:
+def _imported_before(cards: Iterable[CardFile], label: str, rels: set[str]) -> dict[str, str]:
     """Note path -> slug of the vault card already imported from it (from this folder)."""
     found: dict[str, str] = {}
-    for card in cards:  # type: ignore[attr-defined]
+    for card in cards:
         origin = card.card.meta.get(IMPORTED_FROM)
         if isinstance(origin, str) and origin.startswith(f"{label}/"):
             rel = origin.removeprefix(f"{label}/")
