@@ -36,6 +36,7 @@ from cardvault.cli import (
     show,
     stats,
     sync,
+    view,
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
@@ -108,6 +109,7 @@ app.command("index")(search.index)
 app.command("search")(search.search)
 app.command("stats")(stats.stats)
 app.command("graph")(graph.graph)
+app.command("view")(view.view)
 app.command("forget")(forget.forget)
 app.command("rename")(rename.rename)
 app.command("export")(export.export)
