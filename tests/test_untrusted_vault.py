@@ -87,6 +87,7 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("archive", ["archive", "victim-notes"]),
         ("export", ["export", exported]),
         ("import", ["import", exported]),
+        ("rename", ["rename", "victim-notes", "victim-notes-renamed"]),
         ("forget", ["forget", "no-such-topic-anywhere", "--yes"]),
         ("review judge", ["review", "judge"]),
         ("review accept", ["review", "accept", "zzzzzz"]),
