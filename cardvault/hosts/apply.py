@@ -18,27 +18,32 @@ from dataclasses import replace
 from pathlib import Path
 
 from cardvault.hosts.plan import FileChange
-from cardvault.hosts.state import FileRecord, read_records, write_records
+from cardvault.hosts.state import read_records, write_records
 
 
 def apply_changes(changes: list[FileChange]) -> None:
     """Write every changed file, then the records."""
     records = read_records()
+    emptied: set[str] = set()
+    made_now: list[Path] = []  # folders made in this run (files in one folder share them)
     for change in changes:
         if not change.changed:
             continue
         key = str(change.path)
         if change.after is None:
-            _remove(change.path, records.get(key))
-            records.pop(key, None)
+            change.path.unlink(missing_ok=True)
+            known = records.pop(key, None)
+            emptied.update(known.created_dirs if known else ())
         else:
-            made = _write(change.path, change.after)
+            made_now += _write(change.path, change.after)
             if change.record is None:
                 records.pop(key, None)
             else:
                 known = records.get(key)
-                dirs = known.created_dirs if known else tuple(str(d) for d in made)
+                mine = [str(d) for d in made_now if d in change.path.parents]
+                dirs = known.created_dirs if known else tuple(mine)
                 records[key] = replace(change.record, created_dirs=dirs)
+    _remove_folders(emptied)
     write_records(records)
 
 
@@ -79,9 +84,9 @@ def _write(path: Path, text: str) -> list[Path]:
     return made
 
 
-def _remove(path: Path, record: FileRecord | None) -> None:
-    path.unlink(missing_ok=True)
-    for folder in reversed(record.created_dirs if record else ()):
+def _remove_folders(folders: set[str]) -> None:
+    """Remove the folders install made for files now gone, innermost first, when empty."""
+    for folder in sorted(folders, key=lambda f: len(Path(f).parts), reverse=True):
         with contextlib.suppress(OSError):  # not empty (something else is there): kept
             Path(folder).rmdir()
 
