@@ -40,22 +40,26 @@ def doctor(
     only; --fix configures the merge drivers in this clone's .git/config, the one fix safe to
     make unasked. Exit 1 when a check finds something broken (an error).
     """
+    from cardvault.doctor.checks import Check
     from cardvault.doctor.run import broken, fix_safe, run_checks
-    from cardvault.errors import VaultNotFoundError
+    from cardvault.errors import CardvaultError, VaultNotFoundError
 
+    vault, opened = None, None
     try:
         vault = vault_of(ctx)
     except VaultNotFoundError:
-        vault = None
-    checks = run_checks(vault, _project(vault), model=not no_model)
+        pass
+    except CardvaultError as exc:  # found, but it does not open: that is the finding
+        opened = Check("vault", "error", str(exc), "fix the file and line named")
+    checks = run_checks(vault, _project(vault), not no_model, opened)
     fixed = fix_safe(vault, checks) if fix else []
     if fixed:
-        checks = run_checks(vault, _project(vault), model=not no_model)
+        checks = run_checks(vault, _project(vault), not no_model, opened)
     if render.wants_json(as_json):
         data = {"ok": not broken(checks), "fixed": fixed, "checks": [c.to_json() for c in checks]}
         render.print_json(data)
     else:
-        _show(checks, fixed, vault is None)
+        _show(checks, fixed)
     if broken(checks):
         raise typer.Exit(1)
 
@@ -75,14 +79,13 @@ def _project(vault: Vault | None) -> Path | None:
     return folder if found == vault.root.resolve() else None
 
 
-def _show(checks: list[Check], fixed: list[str], no_vault: bool) -> None:
+def _show(checks: list[Check], fixed: list[str]) -> None:
     out = render.console()
-    if no_vault:
-        render.note("no vault here: the vault's checks are skipped (pass --vault PATH)")
     width = max(len(check.name) for check in checks)
     for check in checks:
         out.print(f"{MARKS[check.status]} {check.name:<{width}}  {render.escape(check.summary)}")
         if check.fix and check.status != "ok":
-            out.print(f"  {'':<{width}}  [dim]fix: {render.escape(check.fix)}[/]")
+            label = "fix" if check.status in ("warn", "error") else "to set it up"
+            out.print(f"  {'':<{width}}  [dim]{label}: {render.escape(check.fix)}[/]")
     for line in fixed:
         render.success(line)

@@ -20,13 +20,23 @@ from cardvault.vault.layout import Vault
 SAFE_FIXES = ("merge drivers",)
 
 
-def run_checks(vault: Vault | None, project: Path | None, model: bool = True) -> list[Check]:
-    """Every check (`model` False: the model is found, not loaded)."""
-    checks = [check_install(), check_model(vault, load=model)]
+def run_checks(
+    vault: Vault | None, project: Path | None, model: bool = True, opened: Check | None = None
+) -> list[Check]:
+    """Every check (`model` False: the model is found, not loaded); `opened` says how opening
+    the vault went, when it did not."""
+    checks = [check_install(), opened or check_vault(vault), check_model(vault, load=model)]
     checks += [check_caches(vault), check_global(), check_server(vault)]
     checks += check_registrations(vault, project)
     checks += [check_merge_drivers(vault), check_identity(vault)]
     return checks
+
+
+def check_vault(vault: Vault | None) -> Check:
+    """Which vault the checks are about."""
+    if vault is None:
+        return Check("vault", "info", "no vault here (pass --vault PATH): its checks are skipped")
+    return Check("vault", "ok", f"at {vault.root}", None, {"path": str(vault.root)})
 
 
 def fix_safe(vault: Vault | None, checks: list[Check]) -> list[str]:
