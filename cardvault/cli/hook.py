@@ -22,9 +22,14 @@ LABELS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor"}
 
 def hook(
     ctx: typer.Context,
-    event: Annotated[str, typer.Argument(help="session-start, pre-compact or stop.")],
+    event: Annotated[
+        str, typer.Argument(metavar="EVENT", help="session-start, pre-compact or stop.")
+    ],
     host: Annotated[
-        str, typer.Option("--host", help="The host running it: claude-code, codex or cursor.")
+        str,
+        typer.Option(
+            "--host", metavar="HOST", help="The host running it: claude-code, codex or cursor."
+        ),
     ] = "claude-code",
 ) -> None:
     """Run an agent-host hook: reads the host's hook JSON on stdin.

@@ -34,7 +34,10 @@ class HostName(StrEnum):
 
 def install(
     ctx: typer.Context,
-    host: Annotated[HostName, typer.Argument(help="The agent host: claude-code, codex or cursor.")],
+    host: Annotated[
+        HostName,
+        typer.Argument(metavar="HOST", help="The agent host: claude-code, codex or cursor."),
+    ],
     project: Annotated[
         bool,
         typer.Option(
