@@ -244,7 +244,8 @@ def seed(home: Path, project: Path) -> dict[Path, bytes]:
             indent=4,
         )
         + "\n",
-        home / ".cursor" / "mcp.json": '{\n  "mcpServers": {}\n}\n',
+        home / ".cursor" / "mcp.json": '{\n  "mcpServers": {}\n}\n',  # as Cursor makes it
+        project / ".cursor" / "mcp.json": "\n",  # an editor's new, empty file
         home / ".cursor" / "hooks.json": json.dumps(
             {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}]}}, indent=2
         ),

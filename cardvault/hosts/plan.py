@@ -45,8 +45,9 @@ def plan_install(
         before = read_host_file(target.path, project)
         record = records.get(str(target.path))
         if isinstance(target, JsonFile):
-            after, made = _install_json(target, before)
-            kept = record or FileRecord(created_file=before is None)
+            blank = before if before is not None and not before.strip() else None
+            after, made = _install_json(target, None if blank is not None else before)
+            kept = record or FileRecord(created_file=before is None, blank=blank)
             record = replace(kept, created=_union(kept.created, made))
         else:
             after, separator = _install_toml(target, before)
@@ -163,6 +164,8 @@ def _place(text: str, slot: Member | Item) -> str:
 
 
 def _uninstall_json(target: JsonFile, before: str, record: FileRecord | None) -> str | None:
+    if not before.strip():
+        return before
     jsonedit.load(before, target.path)
     text = before
     for slot in target.slots:
@@ -185,8 +188,11 @@ def _uninstall_json(target: JsonFile, before: str, record: FileRecord | None) ->
         return before
     text = _prune(text, target, record)
     _check(target, before, text, present=False)
-    if record is not None and record.created_file and json.loads(text) == dict(target.skeleton):
-        return None
+    if record is not None and json.loads(text) == dict(target.skeleton):
+        if record.created_file:
+            return None
+        if record.blank is not None:
+            return record.blank
     return text
 
 

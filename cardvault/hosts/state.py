@@ -29,6 +29,7 @@ class FileRecord:
     created: tuple[tuple[str, ...], ...] = ()  # JSON paths of the containers it added
     separator: str | None = None  # TOML: what it put before its table
     created_dirs: tuple[str, ...] = ()  # folders it made for the file, outermost first
+    blank: str | None = None  # the file was only whitespace (an editor's new file): this
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -36,6 +37,7 @@ class FileRecord:
             "created": [list(path) for path in self.created],
             "separator": self.separator,
             "created_dirs": list(self.created_dirs),
+            "blank": self.blank,
         }
 
     @classmethod
@@ -46,6 +48,7 @@ class FileRecord:
         created = data.get("created", [])
         dirs = data.get("created_dirs", [])
         separator = data.get("separator")
+        blank = data.get("blank")
         if not (isinstance(created, list) and all(isinstance(p, list) for p in created)):
             return None
         if not (isinstance(dirs, list) and all(isinstance(d, str) for d in dirs)):
@@ -55,6 +58,7 @@ class FileRecord:
             created=tuple(tuple(str(step) for step in path) for path in created),
             separator=separator if isinstance(separator, str) else None,
             created_dirs=tuple(dirs),
+            blank=blank if isinstance(blank, str) and not blank.strip() else None,
         )
 
 
