@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import agent_of, now, waiting_note
+
+if TYPE_CHECKING:
+    from cardvault.vault.layout import Vault
 
 #: Registered leniently: a hook must never fail on its arguments with click's usage exit code
 #: 2, which Claude Code and Codex read as "block" (a Stop hook would keep the agent going).
@@ -89,7 +92,7 @@ def _read(stream: Any, limit: int) -> bytes:
     return str(stream.read(limit)).encode("utf-8")
 
 
-def _vault(ctx: typer.Context, cwd: Path | None) -> Any:
+def _vault(ctx: typer.Context, cwd: Path | None) -> Vault:
     """The vault: `--vault` (user-level hooks pin it), else found from the session's folder."""
     from dataclasses import replace
 
@@ -101,7 +104,7 @@ def _vault(ctx: typer.Context, cwd: Path | None) -> Any:
     return replace(vault, agent=name) if name else vault
 
 
-def _session_start(ctx: typer.Context, vault: Any, host: str) -> str:
+def _session_start(ctx: typer.Context, vault: Vault, host: str) -> str:
     from cardvault.cli.common import searchers
     from cardvault.hosts.payload import session_start_output
     from cardvault.scopes.context import Request, scoped_context

@@ -80,17 +80,15 @@ def install(
         done = "not installed" if uninstall else "already installed"
         render.success(f"cardvault is {done} in {_where(planned)}: nothing to change")
         return
-    for change in planned.changed:
-        from cardvault.hosts.apply import unified_diff
+    from cardvault.hosts.apply import apply_changes, unified_diff
 
+    for change in planned.changed:
         render.diff(unified_diff(change, planned.shown(change.path)))
     if dry_run:
         render.note("dry run: nothing written")
         return
     if not yes and not _confirmed():
         raise typer.Exit(1)
-    from cardvault.hosts.apply import apply_changes
-
     apply_changes(list(planned.changes))
     _report(planned)
 
