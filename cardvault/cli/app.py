@@ -38,6 +38,7 @@ from cardvault.cli import (
     show,
     stats,
     sync,
+    trust,
     view,
 )
 from cardvault.cli import list as list_command
@@ -130,6 +131,7 @@ app.command("sync")(sync.sync)
 app.command("hot")(agents.hot)
 app.command("agents")(agents.agents)
 app.command("scope")(scope.scope)
+app.command("trust")(trust.trust)
 app.add_typer(review.review_app, name="review")
 
 

