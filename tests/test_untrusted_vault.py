@@ -68,6 +68,7 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("scope", ["scope"]),
         ("agents", ["agents"]),
         ("review", ["review"]),
+        ("view", ["view", "--out", str(world.base / "view.html")]),
         ("trust", ["trust", "--list"]),
         ("trust", ["trust"]),  # asks; no terminal here: refused, nothing approved
         ("serve", ["serve", "--status"]),

@@ -31,6 +31,7 @@ from cardvault.cli import (
     maintain,
     mcp,
     new,
+    rename,
     review,
     scope,
     search,
@@ -114,6 +115,7 @@ app.command("stats")(stats.stats)
 app.command("graph")(graph.graph)
 app.command("view")(view.view)
 app.command("forget")(forget.forget)
+app.command("rename")(rename.rename)
 app.command("export")(export.export)
 app.command("import")(import_.import_)
 app.command("context")(context.context)
