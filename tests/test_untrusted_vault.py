@@ -77,7 +77,6 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("install", ["install", "codex", "--dry-run"]),
         ("hook", ["hook", "session-start"]),
         ("doctor", ["doctor", "--no-model"]),
-        ("view", ["view", "--out", str(world.base / "view.html")]),
         ("index", ["index"]),
         ("search", ["search", "deploy migrations"]),
         ("context", ["context", "--task", "deploy"]),
