@@ -92,6 +92,7 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("export", ["export", exported]),
         ("import", ["import", exported]),
         ("forget", ["forget", "no-such-topic-anywhere", "--yes"]),
+        ("rename", ["rename", "deploy-checklist", "deploy-steps"]),
         ("review judge", ["review", "judge"]),
         ("review accept", ["review", "accept", "zzzzzz"]),
         ("review reject", ["review", "reject", "zzzzzz"]),
