@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("edits", "history"),
     (
         "search", "maintain", "review", "context", "capture", "insight", "forget", "portable",
-        "write", "check", "sync", "scopes", "serve",
+        "write", "check", "sync", "scopes", "serve", "hosts", "doctor",
     ),
     ("api",),
     ("cli", "mcp"),

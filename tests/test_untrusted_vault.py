@@ -73,6 +73,10 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("trust", ["trust"]),  # asks; no terminal here: refused, nothing approved
         ("serve", ["serve", "--status"]),
         ("mcp", ["mcp", "--config", "claude"]),
+        ("install", ["install", "claude-code", "--project", "--dry-run"]),
+        ("install", ["install", "codex", "--dry-run"]),
+        ("hook", ["hook", "session-start"]),
+        ("doctor", ["doctor", "--no-model"]),
         ("index", ["index"]),
         ("search", ["search", "deploy migrations"]),
         ("context", ["context", "--task", "deploy"]),
@@ -89,6 +93,7 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("import", ["import", exported]),
         ("rename", ["rename", "victim-notes", "victim-notes-renamed"]),
         ("forget", ["forget", "no-such-topic-anywhere", "--yes"]),
+        ("rename", ["rename", "deploy-checklist", "deploy-steps"]),
         ("review judge", ["review", "judge"]),
         ("review accept", ["review", "accept", "zzzzzz"]),
         ("review reject", ["review", "reject", "zzzzzz"]),
@@ -129,7 +134,7 @@ TOOL_CALLS: dict[str, dict[str, Any]] = {
 async def call_every_tool(world: World) -> list[str]:
     """Start the MCP server the way hosts are told to (`mcp --config`'s command), in the
     vault's folder, and call each tool once; the texts it answered."""
-    from cardvault.mcp.registration import launch_command
+    from cardvault.hosts.registration import launch_command
     from tests.mcp_support import connected, text_of
 
     answers = []

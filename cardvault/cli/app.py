@@ -19,11 +19,14 @@ from cardvault.cli import (
     capture,
     check,
     context,
+    doctor,
     export,
     forget,
     graph,
+    hook,
     import_,
     init,
+    install,
     log,
     maintain,
     mcp,
@@ -119,6 +122,9 @@ app.command("context")(context.context)
 app.command("capture", **capture.CAPTURE_COMMAND)(capture.capture)
 app.command("serve")(serve.serve)
 app.command("mcp")(mcp.mcp)
+app.command("install")(install.install)
+app.command("hook", **hook.HOOK_COMMAND)(hook.hook)
+app.command("doctor")(doctor.doctor)
 app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
