@@ -91,7 +91,6 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("archive", ["archive", "victim-notes"]),
         ("export", ["export", exported]),
         ("import", ["import", exported]),
-        ("rename", ["rename", "victim-notes", "victim-notes-renamed"]),
         ("forget", ["forget", "no-such-topic-anywhere", "--yes"]),
         ("rename", ["rename", "deploy-checklist", "deploy-steps"]),
         ("review judge", ["review", "judge"]),
