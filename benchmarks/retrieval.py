@@ -45,7 +45,7 @@ import til
 
 from cardvault import open_vault
 from cardvault.search.engine import Searcher
-from cardvault.search.fusion import CANDIDATES, Evidence, hybrid
+from cardvault.search.fusion import CANDIDATES, Evidence, calibration_for, hybrid
 from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking, term_idf
 from cardvault.vault.config import VaultConfig
 
@@ -158,12 +158,15 @@ def prepare(root: Path, build: Callable[[Path], int], model: str) -> dict[str, f
     return figures
 
 
-def components(root: Path, queries: list[Query]) -> Components:
-    """Keyword and semantic rankings of every query, as `search` computes them."""
+def components(root: Path, queries: list[Query], prefix: bool = True) -> Components:
+    """Keyword and semantic rankings of every query, as `search` computes them (`prefix`:
+    with the model's query instruction, as search does; without, to measure what it adds)."""
     with Searcher(open_vault(root).vault) as searcher:
         index, _ = searcher.synced(searcher.model.embedding(), [])
         paths = dict(index.conn.execute("SELECT id, file FROM docs").fetchall())
-        vectors = searcher.model.embedder().embed_queries([q.text for q in queries])
+        embedder = searcher.model.embedder()
+        texts = [q.text for q in queries]
+        vectors = embedder.embed_queries(texts) if prefix else embedder.embed(texts)
         keyword, semantic, evidence = {}, {}, {}
         for query, vector in zip(queries, vectors, strict=True):
             filters = Filters(category=query.category)
@@ -205,7 +208,7 @@ def scores(comp: Components, queries: list[Query], fusion: Fusion) -> dict[str, 
 def row(model: str, kind: str, per_mode: dict[str, list[tuple]]) -> str:
     """One table row: each metric for each mode with its interval, and hybrid − best."""
     cells = [kind, model, str(len(per_mode["hybrid"]))]
-    for m, metric in enumerate(METRICS):
+    for m in range(len(METRICS)):
         for mode in MODES:
             values = [v[m] for v in per_mode[mode]]
             low, high = bootstrap(values)
@@ -219,8 +222,10 @@ def row(model: str, kind: str, per_mode: dict[str, list[tuple]]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def table(results: dict[str, dict[str, tuple[Components, list[Query]]]], fusion: Fusion) -> str:
-    """Markdown table: per workload kind, per model."""
+def table(
+    results: dict[str, dict[str, tuple[Components, list[Query]]]], fusions: dict[str, Fusion]
+) -> str:
+    """Markdown table: per workload kind, per model (each model with its own fusion)."""
     head = ["kind", "model", "n"] + [f"{mode} {metric}" for metric in METRICS for mode in MODES]
     lines = ["| " + " | ".join([*head, "hybrid − best nDCG@10"]) + " |"]
     lines.append("|" + " --- |" * (len(head) + 1))
@@ -229,7 +234,7 @@ def table(results: dict[str, dict[str, tuple[Components, list[Query]]]], fusion:
         for model, per in results.items():
             if kind in per:
                 comp, queries = per[kind]
-                lines.append(row(model, kind, scores(comp, queries, fusion)))
+                lines.append(row(model, kind, scores(comp, queries, fusions[model])))
     return "\n".join(lines)
 
 
@@ -258,7 +263,7 @@ BUILDERS: dict[str, Callable[[Path], int]] = {
 
 
 def run_model(
-    workdir: Path, model: str, names: list[str]
+    workdir: Path, model: str, names: list[str], prefix: bool = True
 ) -> dict[str, tuple[Components, list[Query]]]:
     """Index every workload's vault with `model` and compute the rankings of its queries."""
     per: dict[str, tuple[Components, list[Query]]] = {}
@@ -269,7 +274,7 @@ def run_model(
         )
         sets = workload_queries(name)
         everything = [q for qs in sets.values() for q in qs]
-        comp = components(root, list({q.qid: q for q in everything}.values()))
+        comp = components(root, list({q.qid: q for q in everything}.values()), prefix)
         per.update({kind: (comp, queries) for kind, queries in sets.items()})
     return per
 
@@ -281,14 +286,26 @@ def main() -> None:
     parser.add_argument("--workloads", nargs="+", default=["til", "simonw", "scifact", "locomo"])
     parser.add_argument("--models", nargs="+", default=[VaultConfig().model])
     parser.add_argument("--dump-dir", type=Path, help="write the component rankings as JSON")
+    parser.add_argument(
+        "--no-query-prefix", action="store_true", help="embed queries without the instruction"
+    )
     args = parser.parse_args()
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
-    results = {}
+    results, fusions = {}, {}
+    prefix = not args.no_query_prefix
     for model in args.models:
-        results[model] = run_model(args.workdir, model, args.workloads)
+        name = model if prefix else f"{model} (no query prefix)"
+        results[name] = run_model(args.workdir, model, args.workloads, prefix)
+        fusions[name] = shipped_fusion(model)
         if args.dump_dir:
-            dump(args.dump_dir / f"{model}.json", results[model])
-    print(table(results, lambda kw, sem, evidence: hybrid(kw, sem, evidence).hits))
+            dump(args.dump_dir / f"{name}.json", results[name])
+    print(table(results, fusions))
+
+
+def shipped_fusion(model: str) -> Fusion:
+    """`search.fusion.hybrid` with the constants shipped for `model`."""
+    calibration = calibration_for(model)
+    return lambda kw, sem, evidence: hybrid(kw, sem, evidence, calibration).hits
 
 
 def dump(path: Path, per: dict[str, tuple[Components, list[Query]]]) -> None:

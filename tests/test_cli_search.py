@@ -32,14 +32,17 @@ def test_search_json_parses(vault_root: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     hits = json.loads(result.stdout)
-    assert len(hits) == 3 and hits[0]["slug"] == "cortex-csrf-automation"
-    assert {"slug", "path", "topic", "category", "tags", "score", "snippet", "kind"} <= set(hits[0])
+    assert 1 <= len(hits) <= 3 and hits[0]["slug"] == "cortex-csrf-automation"
+    keys = {"slug", "path", "topic", "category", "tags", "score", "weak", "snippet", "kind"}
+    assert keys <= set(hits[0])
     first = hits[0]
-    assert first["keyword"]["rank"] >= 1 and first["semantic"]["rank"] >= 1
+    assert first["keyword"]["rank"] == 1 and first["semantic"]["rank"] == 1
     assert first["passage"] == {"number": 0, "of": 1}
+    assert 0.5 < first["score"] <= 1 and not first["weak"]  # a calibrated probability
+    # The hybrid score's coefficients for the cosine and the keyword share (the same for
+    # every query of one model; they no longer sum to 2 as the coverage rule's weights did).
     weights = first["weights"]
-    assert weights["keyword"] + weights["semantic"] == pytest.approx(2.0)
-    assert weights["keyword"] > weights["semantic"]  # every query word is in the best hit
+    assert weights["keyword"] > 0 and weights["semantic"] > 0
 
 
 @pytest.mark.slow

