@@ -116,8 +116,12 @@ def features(q: Q) -> tuple[list[str], np.ndarray]:
         top = 1.0 if p in kw and kw[p][0] == 0 else 0.0
         r_sem = 1 / (1 + sem[p][0]) if p in sem else 0.0
         r_kw = 1 / (1 + kw[p][0]) if p in kw else 0.0
-        rows.append((cos, kwn, top, r_sem, r_kw, cos - cos_top, kwn - kwn_top))
-    return paths, np.array(rows, dtype=np.float64).reshape(-1, 7)
+        strength = min(kwn_top, 3.0)
+        rows.append(
+            (cos, kwn, top, r_sem, r_kw, cos - cos_top, kwn - kwn_top,
+             (kwn - kwn_top) * strength, (cos - cos_top) * strength)
+        )  # fmt: skip
+    return paths, np.array(rows, dtype=np.float64).reshape(-1, 9)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-3) -> np.ndarray:
@@ -218,6 +222,8 @@ CANDIDATES: dict[str, Callable[[list[Q]], Fusion]] = {
     "logistic cos+kwn+ranks": logistic([0, 1, 3, 4]),
     "logistic cos+kwn+gaps": logistic([0, 1, 5, 6]),
     "logistic all": logistic([0, 1, 2, 3, 4, 5, 6]),
+    "logistic gaps x strength": logistic([0, 1, 5, 6, 7, 8]),
+    "logistic gaps + kw gap x strength": logistic([0, 1, 5, 6, 7]),
 }
 
 

@@ -263,9 +263,14 @@ BUILDERS: dict[str, Callable[[Path], int]] = {
 
 
 def run_model(
-    workdir: Path, model: str, names: list[str], prefix: bool = True
+    workdir: Path,
+    model: str,
+    names: list[str],
+    prefix: bool = True,
+    done: Callable[[dict[str, tuple[Components, list[Query]]]], None] | None = None,
 ) -> dict[str, tuple[Components, list[Query]]]:
-    """Index every workload's vault with `model` and compute the rankings of its queries."""
+    """Index every workload's vault with `model` and compute the rankings of its queries
+    (`done` is called with what is ready after each workload: the dump is kept up to date)."""
     per: dict[str, tuple[Components, list[Query]]] = {}
     for name in names:
         root = workdir / model / name
@@ -276,6 +281,8 @@ def run_model(
         everything = [q for qs in sets.values() for q in qs]
         comp = components(root, list({q.qid: q for q in everything}.values()), prefix)
         per.update({kind: (comp, queries) for kind, queries in sets.items()})
+        if done is not None:
+            done(per)
     return per
 
 
@@ -289,16 +296,24 @@ def main() -> None:
     parser.add_argument(
         "--no-query-prefix", action="store_true", help="embed queries without the instruction"
     )
+    parser.add_argument(
+        "--from-dumps", nargs="+", type=Path, help="score earlier dumps instead of indexing"
+    )
     args = parser.parse_args()
+    if args.from_dumps:
+        loaded = {path.stem: undump(path) for path in args.from_dumps}
+        fusions = {name: shipped_fusion(name.split(" (")[0]) for name in loaded}
+        print(table(loaded, fusions))
+        return
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
     results, fusions = {}, {}
     prefix = not args.no_query_prefix
     for model in args.models:
         name = model if prefix else f"{model} (no query prefix)"
-        results[name] = run_model(args.workdir, model, args.workloads, prefix)
+        target = args.dump_dir / f"{name}.json" if args.dump_dir else None
+        save = (lambda per, target=target: dump(target, per)) if target else None
+        results[name] = run_model(args.workdir, model, args.workloads, prefix, save)
         fusions[name] = shipped_fusion(model)
-        if args.dump_dir:
-            dump(args.dump_dir / f"{name}.json", results[name])
     print(table(results, fusions))
 
 
@@ -306,6 +321,31 @@ def shipped_fusion(model: str) -> Fusion:
     """`search.fusion.hybrid` with the constants shipped for `model`."""
     calibration = calibration_for(model)
     return lambda kw, sem, evidence: hybrid(kw, sem, evidence, calibration).hits
+
+
+def undump(path: Path) -> dict[str, tuple[Components, list[Query]]]:
+    """The rankings `dump` wrote, as Components again (documents numbered by path)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    ids: dict[str, int] = {}
+
+    def ranking(rows: list[list]) -> Ranking:
+        return [(ids.setdefault(p, len(ids)), float(score)) for p, score in rows]
+
+    per = {}
+    for kind, rows in data.items():
+        comp = Components({}, {}, {}, {})
+        queries = []
+        for row in rows:
+            qid = row["qid"]
+            comp.keyword[qid] = ranking(row["keyword"])
+            comp.semantic[qid] = ranking(row["semantic"])
+            comp.evidence[qid] = Evidence.of(row["text"], row["evidence"]["idf"])
+            queries.append(Query(qid, kind, row["text"], row["relevant"]))
+        comp.paths = {i: p for p, i in ids.items()}
+        per[kind] = (comp, queries)
+    for comp, _ in per.values():
+        comp.paths = {i: p for p, i in ids.items()}
+    return per
 
 
 def dump(path: Path, per: dict[str, tuple[Components, list[Query]]]) -> None:

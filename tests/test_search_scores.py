@@ -25,10 +25,10 @@ NONSENSE = (
     "glacier pancake hologram tuba festival",
 )
 SAMPLE_QUESTIONS = (  # (question in other words than the card's, the card that answers it)
-    ("login POST rejected with 403", "cortex-csrf-automation"),
-    ("too many connections to the database", "postgres-connection-pool"),
-    ("docker image does not run on my M1 laptop", "docker-apple-silicon"),
-    ("skip the pre-commit checks just this once", "git-hooks-bypass"),
+    ("file uploads fail with 413 request entity too large", "nginx-upload-size-limit"),
+    ("too many connections to the database", "postgres-connection-pooling"),
+    ("pod keeps getting killed for using too much memory", "kubernetes-oomkilled-memory-limits"),
+    ("how do I cut a new release version", "release-tagging"),
 )
 
 

@@ -279,7 +279,12 @@ class Searcher:
         evidence = Evidence.of(query, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)
         return Ranked(
-            fused.hits[:k], _evidence(keyword), _evidence(semantic), passages, fused.weights
+            fused.hits[:k],
+            _evidence(keyword),
+            _evidence(semantic),
+            passages,
+            fused.weights,
+            fused.weak,
         )
 
     def _embedding_thread(self) -> ThreadPoolExecutor:

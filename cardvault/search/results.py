@@ -106,6 +106,7 @@ class Ranked:
     semantic: dict[int, tuple[int, float]] = field(default_factory=dict)
     passages: dict[int, int] = field(default_factory=dict)  # id -> best passage number
     weights: Weights | None = None
+    weak: frozenset[int] | None = None  # hybrid: hits no side vouches for (else: by score)
 
 
 def describe(index: IndexHandle, ranked: Ranked, query: str) -> list[SearchResult]:
@@ -139,11 +140,16 @@ def describe(index: IndexHandle, ranked: Ranked, query: str) -> list[SearchResul
                 keyword_score=keyword[1] if keyword else None,
                 semantic_rank=semantic[0] if semantic else None,
                 semantic_score=semantic[1] if semantic else None,
-                passage=passage, passages=max(int(count), 1), weak=is_weak(score),
+                passage=passage, passages=max(int(count), 1), weak=_weak(ranked, doc_id, score),
                 source=key if kind == "log" else None,
             )
         )  # fmt: skip
     return results
+
+
+def _weak(ranked: Ranked, doc_id: int, score: float) -> bool:
+    """Hybrid: no side's own evidence vouches for the hit; a single mode: its score is low."""
+    return is_weak(score) if ranked.weak is None else doc_id in ranked.weak
 
 
 def _snippet_source(index: IndexHandle, ranked: Ranked, doc_id: int, body: str) -> str:
