@@ -70,6 +70,10 @@ def search(
         render.warning(notice)
     shown = found.hits if show_all else [(name, hit) for name, hit in found.hits if not hit.weak]
     hidden = len(found.hits) - len(shown)
+    if not shown:  # on stderr in JSON mode too: the array is then empty
+        render.note(
+            f"no strong match ({hidden} weak, --all to show them)" if hidden else "no results"
+        )
     if render.wants_json(json_out):
         weights = {name: outcome.weights_json() for name, outcome in found.outcomes}
         render.print_json(
@@ -77,9 +81,6 @@ def search(
         )
         return
     if not shown:
-        render.note(
-            f"no strong match ({hidden} weak, --all to show them)" if hidden else "no results"
-        )
         return
     vaults = [name for name, _ in shown] if found.vaults > 1 else None
     render.search_results(
