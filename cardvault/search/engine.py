@@ -28,6 +28,7 @@ from cardvault.search.fusion import (
     Weights,
     calibration_for,
     hybrid,
+    is_weak,
     keyword_scored,
     semantic_scored,
 )
@@ -40,6 +41,7 @@ from cardvault.search.retrieve import (
     PassageVectors,
     Ranking,
     eligible_ids,
+    holding_every_term,
     keyword_ranking,
     passage_vectors,
     semantic_ranking,
@@ -260,8 +262,10 @@ class Searcher:
         if mode == "keyword":
             keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
             evidence = Evidence.of(query, term_idf(index, query) if keyword else {})
-            scored = keyword_scored(keyword, evidence, calibration)
-            return Ranked(scored[:k], keyword=_evidence(keyword))
+            scored = keyword_scored(keyword, evidence, calibration)[:k]
+            exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
+            weak = frozenset(d for d, p in scored if is_weak(p) and d not in exact)
+            return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
         model = self.model
@@ -278,13 +282,15 @@ class Searcher:
             return Ranked(scored[:k], semantic=_evidence(semantic), passages=passages)
         evidence = Evidence.of(query, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)
+        top = [doc_id for doc_id, _ in fused.hits[:k]]
+        exact = holding_every_term(index, query, [d for d in top if d in fused.weak])
         return Ranked(
             fused.hits[:k],
             _evidence(keyword),
             _evidence(semantic),
             passages,
             fused.weights,
-            fused.weak,
+            fused.weak - exact,
         )
 
     def _embedding_thread(self) -> ThreadPoolExecutor:

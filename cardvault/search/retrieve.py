@@ -108,6 +108,21 @@ def keyword_ranking(
     return [(int(doc_id), -float(score)) for doc_id, score in rows]
 
 
+def holding_every_term(index: IndexHandle, query: str, ids: list[int]) -> frozenset[int]:
+    """Which of `ids` hold every word of `query` (an exact match is never a weak one, even
+    where BM25's IDF says little: a word found in every card of a small vault)."""
+    from cardvault.search.text import fts_all_terms
+
+    match = fts_all_terms(query)
+    if match is None or not ids:
+        return frozenset()
+    rows = index.conn.execute(
+        f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(ids))})",
+        [match, *ids],
+    )
+    return frozenset(int(row[0]) for row in rows)
+
+
 def eligible_ids(index: IndexHandle, filters: Filters) -> frozenset[int]:
     """The ids of the documents `filters` admits."""
     where, params = filters.sql()
