@@ -7,7 +7,8 @@
 3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
    returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
-   the write's commit holds the write alone;
+   the write's commit holds the write alone (with `commit_pending`, every pending hand edit of
+   the vault's own files, before the plan: `sync`, `maintain --commit-pending`);
 5. applies the changes all or nothing (apply.py: journal, one batch, rollback on failure) and
    records one commit of exactly those paths (or, with `branch`, commits them on a new branch
    and leaves the work tree alone);
@@ -16,7 +17,8 @@
 If a file changes between the plan and the write (an editor saved it), the plan is made again
 (up to REPLANS times) rather than clobbering the edit. Every writing service — new, log,
 remember, capture, check --fix, forget, import, maintain and the by-hand steps, review, sync,
-the MCP tools — goes through here; nothing else takes the lock or commits.
+the MCP tools — goes through here; nothing else takes the lock or commits (git itself is
+history/'s: this door calls it with plain values).
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def holding_the_lock(
         waited = time.monotonic() - asked
         recovery = recover(vault)
         setup = _merge_setup(vault) if merge_setup else None
-        pending = commit_pending_edits(vault) if commit_pending else None
+        pending = _commit_pending_edits(vault) if commit_pending else None
         yield Entered(recovery, setup, waited, pending)
 
 
@@ -186,7 +188,7 @@ def write_while_holding(
         return Written(proposal.value, proposal.changes, (), None)
     _refuse_during_a_merge(vault)
     history.settle_git_locks(vault.root)
-    pending = commit_hand_edits(vault, [op.path for op in ops if op.expected != ABSENT])
+    pending = _commit_hand_edits(vault, [op.path for op in ops if op.expected != ABSENT])
     created = {op.path for op in ops if op.expected == ABSENT}
     commits: list[history.CommitResult] = []
 
@@ -223,16 +225,16 @@ def _refuse_during_a_merge(vault: Vault) -> None:
         )
 
 
-def commit_pending_edits(vault: Vault) -> history.CommitResult | None:
+def _commit_pending_edits(vault: Vault) -> history.CommitResult | None:
     """Commit every uncommitted edit of the vault's own files (vault/owned.py) as "hand
-    edits", as `commit_hand_edits` does (None when there are none)."""
+    edits", as `_commit_hand_edits` does (None when there are none)."""
     if history.work_tree(vault) is None:
         return None
     _refuse_during_a_merge(vault)
     return _commit_dirty(vault, history.uncommitted(vault))
 
 
-def commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
+def _commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
     """Commit uncommitted edits of `paths` as "hand edits" (None when there are none), once
     the secret guard found nothing they add (SecretFoundError naming the file and line)."""
     if not paths:
