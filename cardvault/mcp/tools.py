@@ -19,7 +19,7 @@ from cardvault.errors import NotFoundError, UnsafePathError
 from cardvault.mcp.session import VaultSession
 from cardvault.scopes.scope import InScope
 from cardvault.vault.card import Card
-from cardvault.vault.files import read_text
+from cardvault.vault.files import read_if_present
 from cardvault.vault.layout import Vault, check_slug
 from cardvault.vault.read import find_card, read_card
 from cardvault.write.add import WriteResult, add_card, append_log
@@ -108,14 +108,10 @@ class MemoryTools(Toolset):
                 path = vault.log_path(dt.date.fromisoformat(day).isoformat())
             except ValueError as exc:
                 raise NotFoundError(f"not a date: {day} ({exc}); use YYYY-MM-DD") from exc
-            if not path.is_file():
+            found = read_if_present(path, vault.root)
+            if found is None:
                 raise NotFoundError(f"no daily log for {day} ({vault.rel(path)} does not exist)")
-            return {
-                "kind": "log",
-                "date": day,
-                "path": vault.rel(path),
-                "text": read_text(path).text,
-            }
+            return {"kind": "log", "date": day, "path": vault.rel(path), "text": found.text}
         slug_match = _CARD_PATH.match(name)
         card = card_named(vault, slug_match.group(1) if slug_match else name)
         meta = json.loads(json.dumps(card.meta, default=str))
@@ -221,8 +217,8 @@ def card_named(vault: Vault, name: str) -> Card:
         direct = vault.cards_dir / f"{check_slug(name)}.md"
     except UnsafePathError:
         direct = None
-    if direct is not None and direct.is_file():
-        return read_card(direct)
+    if direct is not None and (direct.is_file() or direct.is_symlink()):
+        return read_card(direct, vault.root)  # a symlink is refused, never followed
     return find_card(vault, name).card
 
 

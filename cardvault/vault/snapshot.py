@@ -63,7 +63,7 @@ class Problem:
 
     rel: str
     line: int
-    code: str  # "unreadable" | "outside-vault" | "log-name"
+    code: str  # "unreadable" | "outside-vault" | "symlink" | "not-a-file" | "file-name" | ...
     message: str
 
     def __str__(self) -> str:

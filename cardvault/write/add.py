@@ -21,7 +21,7 @@ from cardvault.edits.door import OnWait, Proposal, Written, door_notes, locked_w
 from cardvault.errors import CardFormatError, ConfigError
 from cardvault.vault.card import TAG_RE, render_card
 from cardvault.vault.daily import appended_log_text, format_entry
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 from cardvault.vault.tokens import count_tokens
@@ -185,7 +185,8 @@ def prepare_entry(
     if vault.agent:
         body += f"\nAgent: {vault.agent}"
     path = vault.log_path(now.date().isoformat())
-    current = read_text(path).text if path.exists() else None
+    found = read_if_present(path, vault.root)
+    current = found.text if found else None
     entry, heading = screened_entry(vault.rel(path), current, now, body, title, redact)
     return Entry(now.date(), now.strftime("%H:%M"), heading, entry)
 
@@ -208,7 +209,7 @@ def screened_entry(
 def entry_change(vault: Vault, entry: Entry, reason: str = "") -> WriteFile:
     """The change appending `entry` to its day's log as the file is now (call under the lock)."""
     path = vault.log_path(entry.day.isoformat())
-    current = read_text(path) if path.exists() else None
+    current = read_if_present(path, vault.root)
     new_text = appended_log_text(current.text if current else None, entry.day, entry.text)
     expected = current.digest if current else ABSENT
     return WriteFile(path, new_text, expected, reason or f"logged {entry.heading}", "log", 1)
