@@ -19,9 +19,16 @@ from pathlib import Path
 from cardvault.edits.batch import sweep_temp_files, write_steps
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
 from cardvault.edits.journal import Journal, Step, clear_journal, new_journal, write_journal
-from cardvault.errors import CardvaultError, ConcurrentEditError
+from cardvault.errors import CardFormatError, CardvaultError, ConcurrentEditError
 from cardvault.vault.confine import confined
-from cardvault.vault.files import ABSENT, FileText, current_digest, digest_text, read_if_present
+from cardvault.vault.files import (
+    ABSENT,
+    MAX_FILE_BYTES,
+    FileText,
+    current_digest,
+    digest_text,
+    read_if_present,
+)
 from cardvault.vault.layout import Vault
 
 #: Called with each path right after it was written or removed (tests inject failures here).
@@ -126,11 +133,18 @@ def _forward(vault: Vault, op: FinalOp, snap: _Snapshot) -> Step:
 
 def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
     """Refuse any path that leads outside the vault or into `.git`, or passes through a
-    symlink (vault/confine.py); each folder is checked once (an import writes thousands of
-    files into one)."""
+    symlink (vault/confine.py), and any text bigger than a vault file may be; each folder is
+    checked once (an import writes thousands of files into one)."""
     real_folders: dict[str, bool] = {}
     for op in ops:
         confined(vault.root, op.path, real_folders)
+        size = len(op.text.encode("utf-8", errors="surrogatepass")) if op.text else 0
+        if size > MAX_FILE_BYTES:  # never write a file the read path would refuse
+            raise CardFormatError(
+                f"would be {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a vault file may "
+                "hold; nothing written",
+                op.path,
+            )
 
 
 def _snapshot(root: Path, op: FinalOp) -> _Snapshot:

@@ -26,7 +26,7 @@ from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.scopes.writing import write_changes
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import appended_log_text, format_entry
-from cardvault.vault.files import ABSENT, read_if_present
+from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot
 from cardvault.vault.tokens import count_tokens
@@ -72,6 +72,7 @@ def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False
     name = vault.agent
     if not name:
         raise CardvaultError("hot memory belongs to an agent: pass --agent NAME")
+    ensure_within(text, "the fragment", vault.config.max_entry_bytes)
     line = " ".join(text.split())
     if not line:
         raise CardFormatError("nothing to remember: the fragment is empty")

@@ -19,7 +19,8 @@ from cardvault.vault.confine import confined, read_confined
 
 #: Pass as `expected` when the file must not exist yet.
 ABSENT = "absent"
-#: Files larger than this are refused as cards or logs (a vault of notes has no such file).
+#: Files larger than this are refused as cards or logs (a vault of notes has no such file);
+#: the applier writes no file larger (config.MAX_ENTRY_CEILING is the same number).
 MAX_FILE_BYTES = 1_000_000
 
 
@@ -97,6 +98,18 @@ def text_problem(text: str) -> tuple[str, int | None] | None:
     except UnicodeEncodeError as exc:
         return "not valid Unicode (a lone surrogate)", text.count("\n", 0, exc.start) + 1
     return bytes_problem(data)
+
+
+def ensure_within(text: str, what: str, limit: int, where: Path | str | None = None) -> None:
+    """Refuse (CardFormatError, one line naming the limit and its setting) a text to be written
+    that is over `limit` bytes of UTF-8 (`[write] max_entry_bytes`)."""
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > limit:
+        raise CardFormatError(
+            f"{what} is {size:,} bytes, over the limit of {limit:,} bytes per write; nothing "
+            "written (the limit is [write] max_entry_bytes in cardvault.toml)",
+            where,
+        )
 
 
 def current_digest(path: Path) -> str:
