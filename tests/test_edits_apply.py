@@ -31,7 +31,9 @@ def test_writes_creates_moves_and_deletes(vault) -> None:  # type: ignore[no-unt
     new = vault.card_path("gamma")
     archived = vault.archive_dir / "beta.md"
     changes = [
-        WriteFile(alpha, _text(alpha) + "More.\n", read_text(alpha, vault.root).digest, "edit alpha"),
+        WriteFile(
+            alpha, _text(alpha) + "More.\n", read_text(alpha, vault.root).digest, "edit alpha"
+        ),
         WriteFile(new, "---\ntopic: G\n---\nG\n", ABSENT, "new gamma"),
         MoveFile(beta, archived, _text(beta), read_text(beta, vault.root).digest, "archive beta"),
         Report("conflict", "not a file change"),
@@ -90,7 +92,9 @@ def test_failing_finish_restores_files(vault) -> None:  # type: ignore[no-untype
 
     with pytest.raises(CardvaultError, match="git commit failed"):
         apply_changes(
-            vault, [WriteFile(alpha, "x\n", read_text(alpha, vault.root).digest, "a")], finish=commit_fails
+            vault,
+            [WriteFile(alpha, "x\n", read_text(alpha, vault.root).digest, "a")],
+            finish=commit_fails,
         )
     assert snapshot(vault.root) == before
 

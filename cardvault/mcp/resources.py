@@ -17,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import Resource
 
 from cardvault.context.build import read_sources, rule_items
+from cardvault.context.pack import PREAMBLE, quoted
 from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.mcp.session import VaultSession
 from cardvault.mcp.tools import card_named
@@ -53,8 +54,10 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     def rules() -> str:
         with _resource_errors():
             items = rule_items(read_sources(session.vault), session.clock().date())
-            lines = [item.block for item in items] or ["(no learned rules yet)"]
-            return "# Learned rules\n\n" + "\n".join(lines) + "\n"
+            if not items:
+                return "# Learned rules\n\n(no learned rules yet)\n"
+            lines = "\n".join(item.block for item in items)
+            return f"# Learned rules\n\n{PREAMBLE}\n\n{quoted('AGENTS.md', lines)}\n"
 
     @server.resource(
         CARD_URI,
