@@ -25,10 +25,18 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?"
             r"(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|original)\s+"
-            r"(?:instructions?|prompts?|directions|directives|rules|guidelines)\b",
+            r"(?:instructions?|prompts?|directions|directives|rules|guidelines)\b"
+            r"|\b(?:ignore|disregard)\s+(?:everything|anything|all)\s+(?:above|before|prior)\b",
             re.IGNORECASE,
         ),
         "an instruction to ignore earlier instructions",
+    ),
+    (
+        re.compile(
+            r"\b(?:without|never|don't|do not)\s+(?:telling|tell|informing|inform)\s+the\s+user\b",
+            re.IGNORECASE,
+        ),
+        "an instruction to act behind the user's back",
     ),
     (
         re.compile(_LEAD + r"new\s+(?:system\s+)?instructions?\s*:", re.IGNORECASE),

@@ -69,7 +69,9 @@ def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Expo
     }
     if logs:
         data["logs"] = [
-            {"path": snapshot.rel(log.file.path), "text": log.file.text} for log in snapshot.logs
+            {"path": rel, "text": log.file.text}
+            for log in snapshot.logs
+            if (rel := snapshot.rel(log.file.path)) not in snapshot.partial  # never cut short
         ]
     exported_folders = ("memory/cards/", "memory/archive/") + (("memory/",) if logs else ())
     skipped = [str(p) for p in snapshot.problems if p.rel.startswith(exported_folders)]

@@ -244,6 +244,11 @@ def _log_changes(
             problems.append(Problem(f"log {log.index} ({log.rel})", big))
             continue
         current = existing.get(log.rel)
+        if log.rel in snapshot.partial:
+            problems.append(
+                Problem(f"log {log.index} ({log.rel})", "the vault's log is too big to add to")
+            )
+            continue
         if current is None and not os.path.lexists(path):
             changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
             added += len(incoming)

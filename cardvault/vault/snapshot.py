@@ -98,6 +98,13 @@ class VaultSnapshot:
         return tuple(c for c in self.cards if c.archived)
 
     @cached_property
+    def partial(self) -> frozenset[str]:
+        """Logs too big to read whole (relative paths): their first entries are in `logs` for
+        search, context and maintenance, but no text of theirs may be written back or
+        exported as the file (it is not all of it)."""
+        return frozenset(p.rel for p in self.problems if p.code == "too-big")
+
+    @cached_property
     def entries(self) -> tuple[LogEntry, ...]:
         """Every log entry, in file order, oldest log first."""
         return tuple(entry for log in self.logs for entry in log.entries)
