@@ -159,6 +159,7 @@ def load_export(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
+    del data  # the text alone is parsed
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -169,28 +170,25 @@ def load_export(path: Path) -> Any:
         raise CardFormatError(f"not an export: {exc}", path) from exc
 
 
-def _read_export_bytes(path: Path) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
+def _read_export_bytes(path: Path) -> bytearray:
+    data = bytearray()
     try:
         with open(path, "rb") as handle:
             while chunk := handle.read(1 << 20):
                 if b"\x00" in chunk:
-                    line = sum(c.count(b"\n") for c in chunks) + 1
-                    line += chunk[: chunk.index(b"\x00")].count(b"\n")
+                    line = data.count(b"\n") + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
                     raise CardFormatError("not an export: binary data (NUL byte)", path, line)
-                total += len(chunk)
-                if total > MAX_EXPORT_BYTES:
+                if len(data) + len(chunk) > MAX_EXPORT_BYTES:
                     raise CardFormatError(
                         f"export is over the {MAX_EXPORT_BYTES:,}-byte limit (stopped reading)",
                         path,
                     )
-                chunks.append(chunk)
+                data += chunk
     except IsADirectoryError as exc:
         raise CardFormatError("cannot read the export: is a folder", path) from exc
     except OSError as exc:
         raise CardFormatError(f"cannot read the export: {exc.strerror}", path) from exc
-    return b"".join(chunks)
+    return data
 
 
 def read_export(data: Any, vault: Vault) -> ExportFile:
