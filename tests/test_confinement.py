@@ -269,6 +269,8 @@ def test_an_unreadable_folder_is_reported_and_skipped(tmp_path: Path) -> None:
 
 
 def test_mcp_tools_read_and_write_nothing_behind_a_symlink(planted: Planted) -> None:
+    from mcp.shared.exceptions import MCPError
+
     from tests.mcp_support import connected, text_of
 
     head = git(planted.root, "rev-parse", "HEAD")
@@ -289,7 +291,7 @@ def test_mcp_tools_read_and_write_nothing_behind_a_symlink(planted: Planted) -> 
             )
             assert leaks(json.dumps(found.structured_content)) == []
             for uri in ("cardvault://logs/2026-11-30", "cardvault://cards/leak"):
-                with pytest.raises(Exception) as refused:  # noqa: PT011 - the SDK's McpError
+                with pytest.raises(MCPError) as refused:
                     await client.read_resource(uri)
                 assert leaks(str(refused.value)) == []
 

@@ -73,7 +73,9 @@ def test_every_writing_command_refuses_text_over_the_limit(
 
 def test_the_limit_is_a_setting_with_a_ceiling(vault_path: Path) -> None:
     config = vault_path / "cardvault.toml"
-    config.write_text(config.read_text().replace("max_entry_bytes = 65536", "max_entry_bytes = 100"))
+    config.write_text(
+        config.read_text().replace("max_entry_bytes = 65536", "max_entry_bytes = 100")
+    )
     assert "over the limit of 100 bytes" in refused_once(cli(vault_path, "log", "n" * 101))
     assert cli(vault_path, "log", "n" * 90).exit_code == 0
     for bad in (0, -1, 2_000_000):

@@ -10,8 +10,9 @@ its server loop reads and writes — and changes only the two ends:
   message is skipped to its newline in bounded memory and answered -32600 (Invalid Request),
   naming the limit; a line that is not UTF-8 or not JSON (nested past the parser's depth, a
   lone surrogate) is answered -32700 (Parse error); JSON that is not a JSON-RPC message -32600,
-  or -32602 (Invalid params) when only its `params` are wrong. Each answer carries the
-  request's id when it can be read, else `null`, as JSON-RPC 2.0 says;
+  or -32602 (Invalid params) when only its `params` are wrong (a request whose id is neither
+  text nor a number, which the SDK would take for a notification, is -32600 too). Each answer
+  carries the request's id when it can be read, else `null`, as JSON-RPC 2.0 says;
 - the writer turns an answer the SDK cannot encode (text that is not valid Unicode) into a
   -32603 error for that request, and carries on.
 
@@ -41,6 +42,7 @@ from mcp.types import (
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
+    JSONRPCNotification,
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
@@ -131,9 +133,22 @@ def read_message(line: bytes | Oversized) -> SessionMessage | JSONRPCError | Non
     if not text.strip():
         return None
     try:
-        return SessionMessage(jsonrpc_message_adapter.validate_json(text, by_name=False))
+        message = jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError as exc:
         return _invalid(text, exc)
+    if isinstance(message, JSONRPCNotification) and '"id"' in text and _has_id(text):
+        # an id that is neither text nor a number (`true`, an object): the SDK would take
+        # the request for a notification and never answer it
+        return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or a number")
+    return SessionMessage(message)
+
+
+def _has_id(text: str) -> bool:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "id" in data
 
 
 def _invalid(text: str, exc: ValidationError) -> JSONRPCError:
