@@ -123,13 +123,12 @@ def read_message(line: bytes | Oversized) -> SessionMessage | JSONRPCError | Non
     None (a blank line)."""
     if isinstance(line, Oversized):
         limit = f"{MAX_MESSAGE_BYTES:,}"
-        message = f"Invalid Request: message is over the {limit}-byte limit"
-        return _error(leading_id(line.head), INVALID_REQUEST, message)
+        why = f"Invalid Request: message is over the {limit}-byte limit"
+        return _error(leading_id(line.head), INVALID_REQUEST, why)
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        message = "Parse error: the message is not UTF-8 text"
-        return _error(leading_id(line), PARSE_ERROR, message)
+        return _error(leading_id(line), PARSE_ERROR, "Parse error: the message is not UTF-8 text")
     if not text.strip():
         return None
     try:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardvault.errors import ConfigError
+from cardvault.errors import CardvaultError, ConfigError
+from cardvault.vault.confine import read_regular
 from cardvault.vault.root import CONFIG_FILE as CONFIG_FILE  # defined with the root search
 
 DEFAULT_CATEGORIES = (
@@ -106,13 +107,18 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
 
 
 def load_config(path: Path) -> VaultConfig:
-    """Read `path` (a cardvault.toml); raise ConfigError naming the file and key on bad input."""
+    """Read `path` (a cardvault.toml); raise ConfigError naming the file and key on bad input.
+    A symlink, a FIFO or a file over 1 MB is refused, never read (vault/confine.py)."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_ENTRY_CEILING)
     except FileNotFoundError:
         return VaultConfig(source=path)
+    except CardvaultError as exc:
+        raise ConfigError(f"cannot read config: {exc.message}", path) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror}", path) from exc
+    if len(raw) > MAX_ENTRY_CEILING:
+        raise ConfigError(f"config is over {MAX_ENTRY_CEILING:,} bytes; not read", path)
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -16,7 +16,13 @@ from typing import Any
 
 from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.vault.catalog import Row, fingerprint, racy
-from cardvault.vault.confine import leads_outside, name_problem, read_regular, shown
+from cardvault.vault.confine import (
+    leads_outside,
+    name_problem,
+    read_regular,
+    shown,
+    symlink_message,
+)
 from cardvault.vault.files import (
     MAX_FILE_BYTES,
     FileText,
@@ -217,6 +223,11 @@ def loads_or_none(stored: str) -> Any:
 
 def hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
     """memory/agents/<name>.md by agent name (small files, read whole on every read)."""
+    if os.path.islink(vault.agents_dir):  # never listed: its names are not the vault's
+        rel = vault.rel(vault.agents_dir)
+        code = "outside-vault" if leads_outside(vault.root, vault.agents_dir) else "symlink"
+        problems.append(Problem(rel, 1, code, symlink_message(vault.agents_dir, vault.root)))
+        return {}
     try:
         names = sorted(e.name for e in os.scandir(vault.agents_dir) if e.name.endswith(".md"))
     except OSError:
