@@ -1,7 +1,8 @@
 """Fitting ranked context items into a hard token budget, and rendering the pack's text.
 
-Memory reaches the agent as quoted data, never as instructions: the pack opens with one line
-saying so (`PREAMBLE`), and every text that comes from the vault sits in a block that names its
+Memory reaches the agent as quoted data, never as instructions: one line says so before the
+first memory section (`PREAMBLE`; only the pending-review line, cardvault's own, comes before
+it), and every text that comes from the vault sits in a block that names its
 source, `<memory source="memory/cards/x.md">` ... `</memory>` (`quoted`): each card, MEMORY.md,
 a hot memory, and each rules section as a whole (every rule line cites its card). A `<memory`
 inside a text is escaped, so no note can close its block and speak for the pack.
@@ -164,11 +165,13 @@ def render_footer(names: Sequence[str], allowance: int) -> tuple[str, int]:
 
 
 def render(items: Sequence[Item], footer: str) -> str:
-    """The pack text: the preamble, included items by section (in the order given), then the
-    footer."""
-    parts = [PREAMBLE] if items else []
+    """The pack text: included items by section (in the order given), the preamble before the
+    first section of memory (the pending-review line is cardvault's own), then the footer."""
+    parts = []
     for kind in SECTIONS:
         blocks = [item.block for item in items if item.kind == kind]
+        if blocks and kind != "review" and PREAMBLE not in parts:
+            parts.append(PREAMBLE)
         if blocks:
             joiner = "\n" if kind in QUOTED_SECTIONS else "\n\n"
             head = HEADERS[kind] + "\n\n" if HEADERS[kind] else ""
