@@ -41,13 +41,15 @@ def embedder(session_model_cache: Path) -> Embedder:
 
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test sees the developer's git config, vault variable, agent or clock, and none touches
-    the real global vault: $CARDVAULT_HOME is a fresh temp folder (not created: the first write
-    to the global vault makes it)."""
+    """No test sees the developer's git config, vault variable, agent, clock, settings or trust
+    approvals, and none touches the real global vault: $CARDVAULT_HOME is a fresh temp folder
+    (not created: the first write to the global vault makes it)."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("CARDVAULT_HOME", str(tmp_path_factory.mktemp("global") / "vault"))
+    # the user's own settings and trust approvals (docs/security.md): none, in a temp folder
+    monkeypatch.setenv("CARDVAULT_CONFIG_DIR", str(home / ".config" / "cardvault"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for var in (

@@ -64,6 +64,7 @@ def test_index_reports_counts(vault_root: Path) -> None:
 def test_keyword_search_needs_no_model_at_all(tmp_path: Path) -> None:
     root = copy_vault(REPO / "tests" / "fixtures" / "search-vault", tmp_path / "vault")
     (root / "cardvault.toml").write_text('[search]\nmodel = "./nothing-here"\n')
+    assert run_cli(["--vault", str(root), "trust", "--yes"]).exit_code == 0  # the user's choice
     result = run_cli(["--vault", str(root), "search", "PgBouncer", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["slug"] == "postgres-connection-pool"

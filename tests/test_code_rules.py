@@ -21,12 +21,12 @@ PACKAGE = REPO / "cardvault"
 #: The layers from the bottom (docs/architecture.md). A module may import its own layer and
 #: the layers below it, never a layer above.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "guard"),
-    ("vault",),
+    ("errors", "guard", "launch"),
+    ("vault", "trust"),
     ("edits", "history"),
     (
         "search", "maintain", "review", "context", "capture", "insight", "forget", "portable",
-        "write", "check", "sync", "scopes", "serve",
+        "write", "check", "sync", "scopes", "serve", "hosts", "doctor",
     ),
     ("api",),
     ("cli", "mcp"),

@@ -78,6 +78,47 @@ def test_the_pre_commit_hook_checks_a_vault_repository(tmp_path: Path) -> None:
     )
 
 
+def _recipe() -> str:
+    """The .pre-commit-config.yaml docs/agents.md gives."""
+    doc = (REPO / "docs" / "agents.md").read_text()
+    block = doc.split("### pre-commit", 1)[1].split("```yaml\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+@pytest.mark.skipif(shutil.which("pre-commit", path=str(BIN)) is None, reason="needs pre-commit")
+@pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs this repository in git")
+def test_the_documented_pre_commit_recipe_works_as_written(tmp_path: Path) -> None:
+    """The recipe with its `repo:` pointed at this repository (no network): `autoupdate
+    --bleeding-edge` pins a commit that exists, and the hook then runs on the vault."""
+    import yaml
+
+    recipe = _recipe()
+    assert "rev: main" in recipe and yaml.safe_load(recipe)["repos"][0]["hooks"] == [
+        {"id": "cardvault-check-system"}
+    ]
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    _git(vault, "init", "-q")
+    config = vault / ".pre-commit-config.yaml"
+    config.write_text(recipe.replace("https://github.com/<owner>/cardvault", str(REPO)))
+    _git(vault, "add", "-A")
+    env = _env(tmp_path, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
+    pre_commit = str(BIN / "pre-commit")
+    done = subprocess.run([pre_commit, "autoupdate", "--bleeding-edge"], cwd=vault, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    rev = yaml.safe_load(config.read_text())["repos"][0]["rev"]
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()  # fmt: skip
+    assert rev == head, "rev is now a commit id that exists"
+    _git(vault, "add", "-A")
+    ran = subprocess.run([pre_commit, "run", "--all-files"], cwd=vault, env=env,
+                         capture_output=True, text=True)  # fmt: skip
+    assert ran.returncode == 0 and "cardvault check" in ran.stdout and "Passed" in ran.stdout, (
+        ran.stdout + ran.stderr
+    )
+
+
 def test_the_hook_definitions_run_cardvault_check() -> None:
     """Both hooks run the same command on the same files; only how cardvault is found differs."""
     import yaml
@@ -90,6 +131,14 @@ def test_the_hook_definitions_run_cardvault_check() -> None:
     for hook in hooks:
         assert hook["entry"] == "cardvault check" and hook["pass_filenames"] is False
         assert hook["files"] == by_id["cardvault-check"]["files"]
+
+
+def _hook(command: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A hook command as Claude Code runs it: a shell, the hook's JSON on stdin."""
+    stdin = json.dumps({"session_id": "s1", "hook_event_name": "SessionStart", "cwd": "/"})
+    return subprocess.run(
+        ["sh", "-c", command], input=stdin, capture_output=True, text=True, env=env
+    )
 
 
 def _session_start_hooks() -> list[str]:
@@ -107,18 +156,23 @@ def test_session_start_hooks_with_the_resident_process(tmp_path: Path) -> None:
     home = tmp_path / "home"
     shutil.copytree(SAMPLE_VAULT, home / "agent-memory")
     env = _env(home, CARDVAULT_NOW="2026-11-30T09:00")
-    first = subprocess.run(["sh", "-c", context_hook], capture_output=True, text=True, env=env)
+    first = _hook(context_hook, env)
     assert first.returncode == 0 and "# Learned rules" in first.stdout
-    started = subprocess.run(["sh", "-c", serve_hook], capture_output=True, text=True, env=env)
+    started = _hook(serve_hook, env)
     assert started.returncode == 0 and started.stdout == ""
     vault = home / "agent-memory"
     try:
         wait_for_status(vault)
-        again = subprocess.run(["sh", "-c", context_hook], capture_output=True, text=True, env=env)
+        # the resident process answers `context`, not `hook`: same pack, from the same code
+        again = subprocess.run(
+            ["cardvault", "--vault", str(vault), "context"], capture_output=True, text=True, env=env
+        )
         assert again.stdout == first.stdout and requests_served(vault) == 1
     finally:
         subprocess.run(["cardvault", "--vault", str(vault), "serve", "--stop"], env=env)
     shutil.rmtree(vault)
     for hook in (context_hook, serve_hook):
-        missing = subprocess.run(["sh", "-c", hook], capture_output=True, text=True, env=env)
-        assert missing.returncode == 0 and missing.stdout == "", "a missing vault never blocks"
+        missing = _hook(hook, env)
+        # said on stderr; exit 1, which Claude Code takes as a non-blocking error (2 would block)
+        assert missing.returncode == 1 and missing.stdout == "", missing
+        assert "agent-memory" in missing.stderr

@@ -217,6 +217,7 @@ def test_maintain_asks_the_judge_and_applies_its_answers(timeout_vault: Vault) -
     text = config.read_text(encoding="utf-8").replace('judge = ""', f"judge = {json.dumps(judge)}")
     config.write_text(text, encoding="utf-8")
     commit_all(open_vault_at(root), "a judge")
+    assert cli(root, "trust", "--yes").exit_code == 0  # the user approves the vault's judge
     for day in ("2026-03-20", "2026-03-21"):
         done = json.loads(cli(root, "maintain", "--json", now=f"{day}T09:00").stdout)
         if not done["review_pending"]:

@@ -13,6 +13,7 @@ import pytest
 
 from cardvault.errors import ConfigError
 from cardvault.review.judge import judge_name, judge_pending
+from cardvault.trust.store import approve
 from cardvault.vault.config import parse_config
 from cardvault.vault.decisions import Member, ReviewItem, item_id, read_queue, render_queue
 from cardvault.vault.layout import Vault, open_vault_at
@@ -29,7 +30,8 @@ def judge_script(folder: Path, name: str, body: str) -> str:
 
 
 def vault_with(tmp_path: Path, judge: str, timeout: float = 20.0) -> Vault:
-    """Two cards and two pending questions about them: a duplicate and a contradiction."""
+    """Two cards and two pending questions about them: a duplicate and a contradiction; the
+    vault's judge approved by its user, as `cardvault trust` records it."""
     vault = new_vault(tmp_path / "v")
     card(
         vault,
@@ -61,6 +63,7 @@ def vault_with(tmp_path: Path, judge: str, timeout: float = 20.0) -> Vault:
     text = text.replace('judge = ""', f"judge = {json.dumps(judge)}")
     config.write_text(text.replace("judge_timeout = 60", f"judge_timeout = {timeout}"), "utf-8")
     commit_all(vault)
+    approve(vault.root, [("maintain.judge", judge)], NOW)
     return open_vault_at(vault.root)
 
 

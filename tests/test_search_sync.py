@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.search.index import DB_NAME
+from cardvault.trust.store import approve
 from tests.search_support import copy_vault, write_card
 
 pytestmark = pytest.mark.slow
@@ -89,6 +91,7 @@ def test_lost_vector_file_is_reembedded(vault_root: Path, damage: str) -> None:
 
 def test_missing_model_keeps_keyword_search(vault_root: Path) -> None:
     (vault_root / "cardvault.toml").write_text('[search]\nmodel = "./no-such-model"\n')
+    approve(vault_root, [("search.model", "./no-such-model")], dt.datetime(2026, 3, 19))
     vault = open_vault(vault_root)
     outcome = vault.query("PgBouncer")
     assert outcome.mode == "keyword"

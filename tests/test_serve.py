@@ -3,6 +3,7 @@ real `cardvault` subprocesses, a real server process on a real unix socket, the 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -18,6 +19,7 @@ from cardvault.cli.entry import answer_from_server, split_global_options
 from cardvault.serve.client import run
 from cardvault.serve.control import lock_holder, server_status
 from cardvault.serve.protocol import PROTOCOL, RunRequest, socket_path
+from cardvault.trust.store import approve
 from tests.serve_support import (
     cli,
     fake_server,
@@ -323,6 +325,7 @@ def test_the_vaults_of_a_long_lived_process_share_one_model(
         changed = re.sub(r"(?m)^model = .*$", 'model = "./no-such-model"', text, count=1)
         assert changed != text
         toml.write_text(changed, encoding="utf-8")
+        approve(other, [("search.model", "./no-such-model")], dt.datetime(2026, 3, 19))
         assert handles.handle(other).searcher.model is not shared
     finally:
         handles.close()

@@ -49,6 +49,10 @@ def loaded_heavy_modules(args: list[str], cwd: Path) -> list[str]:
         ["show", "startup-probe"],
         ["serve", "--status"],
         ["mcp", "--config", "codex"],
+        ["install", "claude-code", "--project", "--dry-run"],
+        ["hook", "session-start"],
+        ["hook", "stop"],
+        ["doctor", "--no-model"],
     ],
 )
 def test_light_commands_do_not_import_the_model_stack(vault_path: Path, args: list[str]) -> None:

@@ -19,15 +19,19 @@ from cardvault.cli import (
     capture,
     check,
     context,
+    doctor,
     export,
     forget,
     graph,
+    hook,
     import_,
     init,
+    install,
     log,
     maintain,
     mcp,
     new,
+    rename,
     review,
     scope,
     search,
@@ -35,6 +39,8 @@ from cardvault.cli import (
     show,
     stats,
     sync,
+    trust,
+    view,
 )
 from cardvault.cli import list as list_command
 from cardvault.cli.common import CardvaultGroup
@@ -107,13 +113,18 @@ app.command("index")(search.index)
 app.command("search")(search.search)
 app.command("stats")(stats.stats)
 app.command("graph")(graph.graph)
+app.command("view")(view.view)
 app.command("forget")(forget.forget)
+app.command("rename")(rename.rename)
 app.command("export")(export.export)
 app.command("import")(import_.import_)
 app.command("context")(context.context)
 app.command("capture", **capture.CAPTURE_COMMAND)(capture.capture)
 app.command("serve")(serve.serve)
 app.command("mcp")(mcp.mcp)
+app.command("install")(install.install)
+app.command("hook", **hook.HOOK_COMMAND)(hook.hook)
+app.command("doctor")(doctor.doctor)
 app.command("maintain")(maintain.maintain)
 app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
@@ -122,6 +133,7 @@ app.command("sync")(sync.sync)
 app.command("hot")(agents.hot)
 app.command("agents")(agents.agents)
 app.command("scope")(scope.scope)
+app.command("trust")(trust.trust)
 app.add_typer(review.review_app, name="review")
 
 

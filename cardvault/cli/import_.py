@@ -1,4 +1,5 @@
-"""`cardvault import`: merge an export into this vault."""
+"""`cardvault import`: merge an export into this vault, or import a folder of notes
+(cli/import_notes.py)."""
 
 from __future__ import annotations
 
@@ -18,36 +19,76 @@ if TYPE_CHECKING:
 
 def import_(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="An export file (from `cardvault export`).")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="An export file (from `cardvault export`), or a folder of Markdown notes.",
+            show_default=False,
+        ),
+    ],
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show what would happen; write nothing.")
+        bool,
+        typer.Option("--dry-run", help="Show every card and link it would write; write nothing."),
     ] = False,
     partial: Annotated[
-        bool, typer.Option("--partial", help="Import the valid part of a file with problems.")
+        bool, typer.Option("--partial", help="Import the valid part when some items have problems.")
     ] = False,
     redact: Annotated[
         bool, typer.Option("--redact", help="Replace secrets instead of refusing the card.")
     ] = False,
+    category: Annotated[
+        str | None,
+        typer.Option(
+            "--category",
+            "-c",
+            help="Notes: the category of a note whose frontmatter, type, folders and tags name "
+            "none of the vault's (default: lessons).",
+            show_default=False,
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
-    """Merge an export into this vault the way maintenance merges cards: exact duplicates are
-    skipped, near duplicates folded into their card, contradictions reported and not imported,
-    the rest added byte for byte; the secret guard screens every text; one commit.
+    """Bring memory in: an export of another vault, or a folder of Markdown notes (plain notes,
+    an Obsidian vault, Claude Code's auto-memory folder, basic-memory notes). One commit.
 
-    A file with problems (wrong format or version, cards without text, bad frontmatter,
-    secrets) is refused with the list of what is wrong; --partial imports the valid part.
+    An export is merged the way maintenance merges cards: exact duplicates skipped, near
+    duplicates folded into their card, contradictions reported and not imported, the rest added
+    byte for byte.
+
+    A folder becomes one card per note (docs/import.md): frontmatter, aliases and #tags kept,
+    [[links]], embeds and links to notes turned into vault links, attachments linked where they
+    are, dates from the frontmatter, else git, else the file, categories from the frontmatter,
+    folders or tags. The folder is only read. --dry-run shows every card and every link.
+
+    The secret guard screens every text. Items with problems (bad frontmatter, not UTF-8, too
+    big, secrets) are listed and nothing is written; --partial imports the rest.
     """
+    if path.is_dir():
+        from cardvault.cli.import_notes import import_folder
+
+        import_folder(vault_of(ctx), path, dry_run, partial, redact, category, json_out)
+        return
+    if category is not None:
+        from cardvault.errors import CardvaultError
+
+        raise CardvaultError("--category is for a folder of notes; an export keeps its categories")
+    _import_export(ctx, path, dry_run, partial, redact, json_out)
+
+
+def _import_export(
+    ctx: typer.Context, file: Path, dry_run: bool, partial: bool, redact: bool, json_out: bool
+) -> None:
     from cardvault.portable.format import load_export, read_export
     from cardvault.portable.importer import apply_import, plan_import
 
     vault = vault_of(ctx)
     export_file = read_export(load_export(file), vault)
     if export_file.problems and not partial:
-        _refuse(file, export_file.problems, len(export_file.cards))
+        refuse(file, export_file.problems, len(export_file.cards))
     today = now().date()
     plan = plan_import(vault, export_file, today, redact=redact)
     if plan.problems and not partial:
-        _refuse(file, plan.problems, len(plan.outcomes))
+        refuse(file, plan.problems, len(plan.outcomes))
     commit = None
     if not dry_run:
         result = apply_import(
@@ -60,16 +101,16 @@ def import_(
         report_notes(result.notes)
         plan, commit = result.plan, result.commit
     if render.wants_json(json_out):
-        render.print_json(_import_json(plan, dry_run, commit))
+        render.print_json(import_json(plan, dry_run, commit))
     else:
         _show_import(plan, dry_run)
     if commit is not None:
         report_subject(commit)
     elif not dry_run:
-        _nothing_imported(file, plan)
+        nothing_imported(file, plan)
 
 
-def _nothing_imported(file: Path, plan: ImportPlan) -> None:
+def nothing_imported(file: Path, plan: ImportPlan) -> None:
     """Say why an import wrote nothing: an error when no item of the file was valid."""
     from cardvault.errors import CardvaultError
 
@@ -82,7 +123,7 @@ def _nothing_imported(file: Path, plan: ImportPlan) -> None:
     render.note(f"nothing to import: the vault already has every valid item{invalid} (no commit)")
 
 
-def _import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) -> dict[str, object]:
+def import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) -> dict[str, object]:
     return {
         "counts": plan.counts(),
         "outcomes": [vars(o) for o in plan.outcomes],
@@ -92,7 +133,7 @@ def _import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) -
     }
 
 
-def _refuse(file: Path, problems: Sequence[object], usable: int) -> None:
+def refuse(file: Path, problems: Sequence[object], usable: int) -> None:
     from cardvault.errors import CardvaultError
 
     listing = "\n".join(f"  - {p}" for p in problems)

@@ -1,14 +1,27 @@
-"""`cardvault init`: create a vault."""
+"""`cardvault init`: create a vault, and offer to import the notes the folder already holds."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import register_project, report_commit
+
+if TYPE_CHECKING:
+    from cardvault.portable.kinds import Survey
+    from cardvault.vault.layout import Vault
+
+KIND_NAMES = {
+    "obsidian": "an Obsidian vault",
+    "claude-code": "Claude Code's memory folder",
+    "basic-memory": "basic-memory notes",
+    "plain": "plain Markdown notes",
+}
 
 
 def init(
@@ -20,6 +33,9 @@ def init(
 
     Files the folder already has are kept; `.cardvault/` (the derived cache) is git-ignored.
     The new vault registers with the global vault ($CARDVAULT_HOME), made on first use.
+    When the folder already holds notes (an Obsidian vault, Claude Code's memory folder,
+    basic-memory or plain Markdown), init says so and offers to import them: a question in a
+    terminal, else the `cardvault import` command to run. It never imports on its own.
     """
     from cardvault.write.init import init_vault
 
@@ -31,3 +47,33 @@ def init(
     render.success(f"vault ready at {result.vault.root}")
     report_commit(result.commit)
     register_project(result.vault)
+    if result.found is not None and result.found.notes:
+        _offer_import(result.vault, result.found)
+
+
+def _offer_import(vault: Vault, found: Survey) -> None:
+    """Say what notes the folder holds; import them only when a person says yes."""
+    root = str(vault.root)
+    command = f"cardvault --vault {shlex.quote(root)} import {shlex.quote(root)}"
+    what = f"{found.notes} Markdown file(s) ({KIND_NAMES[found.kind]})"
+    if found.project is not None and found.kind == "plain":
+        render.note(
+            f"this folder holds {what}; with {found.project} here it looks like a code "
+            f"project's documentation, so no import is offered ({command} would take them)"
+        )
+        return
+    render.note(f"this folder already holds {what}")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        render.note(f"to import them as cards, run: {command} (add --dry-run to see the plan)")
+        return
+    if not typer.confirm("Import them as cards now? (one commit; the notes stay as they are)"):
+        render.note(f"not imported; later: {command}")
+        return
+    from cardvault.cli.import_notes import import_folder
+    from cardvault.errors import CardvaultError
+
+    try:
+        import_folder(vault, vault.root, False, False, False, None, False)
+    except CardvaultError:
+        render.note(f"the vault is ready; nothing was imported (see below). Later: {command}")
+        raise

@@ -87,6 +87,7 @@ def maintain(
     if not dry_run:
         register_project(vault)
     judged = _judge(vault, result, dry_run or review)
+    set_aside = _set_aside_judge(vault, result)
     if as_json:
         for notice in result.notices:
             render.warning(notice)
@@ -94,9 +95,15 @@ def maintain(
         if judged is not None:
             data["judge"] = _judged_json(judged)
             data["review_pending"] = judged.pending
+        if set_aside:
+            data["ignored"] = [
+                item.to_json() for item in vault.ignored if item.setting.key == "maintain.judge"
+            ]
         render.print_json(data)
         return
     _show(result, dry_run)
+    for note in set_aside:
+        render.warning(note)
     pending = result.review_pending
     if judged is not None:
         for line in judged.messages:
@@ -117,6 +124,13 @@ def _judge(vault: Any, result: RunResult, skip: bool) -> JudgeOutcome | None:
     from cardvault.review.judge import judge_pending
 
     return judge_pending(vault, now())
+
+
+def _set_aside_judge(vault: Any, result: RunResult) -> list[str]:
+    """The note on the vault's own judge, set aside until approved, when it had questions."""
+    if vault.config.judge or not result.review_pending:
+        return []
+    return list(vault.ignored_notes("maintain.judge"))
 
 
 def _judged_json(judged: JudgeOutcome) -> dict[str, Any]:

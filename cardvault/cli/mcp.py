@@ -46,7 +46,7 @@ def mcp(
 
     vault = find_vault(vault_path) if vault_path is not None else vault_of(ctx)
     if config is not None:
-        from cardvault.mcp.registration import registration
+        from cardvault.hosts.registration import registration
 
         text, where = registration(config.value, vault.root)
         sys.stdout.write(text)

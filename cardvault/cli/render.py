@@ -70,6 +70,17 @@ def success(message: str) -> None:
     console().print(f"[green]✓[/] {escape(message)}")
 
 
+def diff(text: str) -> None:
+    """A unified diff on stdout: coloured in a terminal, as it is when piped."""
+    if not sys.stdout.isatty():
+        sys.stdout.write(text)
+        return
+    styles = {"+": "green", "-": "red", "@": "cyan"}
+    for line in text.splitlines():
+        style = "bold" if line.startswith(("+++", "---")) else styles.get(line[:1])
+        console().print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+
+
 def escape(text: str) -> str:
     """Escape rich markup in user text, and every control character but the line breaks a
     message is made of (a terminal escape in a name or a note is shown, never obeyed)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import TYPE_CHECKING, Annotated
 
@@ -59,10 +58,11 @@ def serve(
     elif background:
         running = server_status(vault.root)
         if running is None:
-            command = [
-                sys.executable, "-m", "cardvault", "--vault", str(vault.root), "serve",
-                "--idle-timeout", str(idle_minutes),
-            ]  # fmt: skip
+            from cardvault.launch import python_command
+
+            # isolated: it starts in this folder, maybe the vault, whose files came from a remote
+            where, idle = str(vault.root), str(idle_minutes)
+            command = python_command("cardvault", "--vault", where, "serve", "--idle-timeout", idle)
             running = start_detached(vault.root, command)
         render.success(f"serving {vault.root} (pid {running.pid}); stop: cardvault serve --stop")
     else:

@@ -44,6 +44,9 @@ def sync(
         raise typer.Exit(1)
     if result.regenerated is not None:
         report_subject(result.regenerated)
+    if result.refused is not None:
+        render.error(result.refused)
+        raise typer.Exit(1)
     render.success(
         f"synced with {result.remote}/{result.branch}: {result.merged}, pushed"
         + (f" (after {result.attempts} tries)" if result.attempts > 1 else "")

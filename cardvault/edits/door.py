@@ -187,15 +187,53 @@ def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
 
 
 def commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
-    """Commit uncommitted edits of `paths` as "hand edits" (None when there are none)."""
+    """Commit uncommitted edits of `paths` as "hand edits" (None when there are none), once
+    the secret guard found nothing they add (SecretFoundError naming the file and line)."""
     if not paths:
         return None
     dirty = history.uncommitted(vault, paths)
     if not dirty:
         return None
     top = history.work_tree(vault) or vault.root
+    screen_hand_edits(top, dirty)
     listing = "\n".join(dirty[:50]) + (f"\n… and {len(dirty) - 50} more" if len(dirty) > 50 else "")
     return history.commit(vault, f"hand edits\n\n{listing}\n", [top / rel for rel in dirty])
+
+
+def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
+    """Refuse (SecretFoundError) when a hand edit adds a secret to its text file: compared with
+    the committed text, so a secret already in history is not blamed again."""
+    from cardvault.errors import SecretFoundError
+    from cardvault.guard import secrets_added
+
+    texts = {}
+    for rel in dirty:
+        path = top / rel
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            if b"\0" not in data:  # a binary file holds no note to screen
+                texts[rel] = data.decode("utf-8", errors="replace")
+    committed = _committed_texts(top, list(texts))
+    for rel, text in texts.items():
+        found = secrets_added(committed.get(rel, ""), text)
+        if found:
+            path = top / rel
+            raise SecretFoundError(
+                f"not committing this hand edit: it holds a secret ({found[0].kind}; the value "
+                "is not shown); take it out of the file, then run the command again",
+                path,
+                found[0].line,
+            )
+
+
+def _committed_texts(top: Path, rels: list[str]) -> dict[str, str]:
+    """The text HEAD holds for each of `rels` (absent: not committed yet)."""
+    texts = {}
+    for rel in rels:
+        done = history.run_git(top, "show", f"HEAD:{rel}", check=False)
+        if done.returncode == 0:
+            texts[rel] = done.stdout
+    return texts
 
 
 def door_notes(written: Written[Any]) -> list[str]:

@@ -10,18 +10,19 @@ the merge driver `.gitattributes` names for it (the drivers live in `cardvault/s
 - git's own `union` for the review queue (`memory/review.jsonl`): both sides' lines kept, and
   reading it prefers an answered line to a pending one (vault/decisions.py).
 `.gitattributes` is a tracked file of the vault (written once, in its own commit); the driver
-commands live in the clone's `.git/config` (never shared by git) and name the Python that runs
-cardvault here. Both are checked on every write (two small file reads) and set up when missing.
+commands live in the clone's `.git/config` (never shared by git), written there by `git config`,
+and name the Python and the cardvault installation that run here, in isolated mode
+(`cardvault/launch.py`): git runs them inside the work tree, whose files come from the remote,
+so nothing may be imported from there. Both are checked on every write (two small file reads)
+and set up when missing or different (a clone set up by an older cardvault is rewritten).
 """
 
 from __future__ import annotations
 
-import shlex
-import sys
-
 from cardvault import history
 from cardvault.edits.changes import WriteFile
 from cardvault.errors import CardvaultError
+from cardvault.launch import shell_command
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
@@ -47,9 +48,9 @@ SUBJECT = "vault: merge cardvault's files with its git merge drivers"
 
 
 def driver_command(kind: str) -> str:
-    """The shell command git runs for a driver (%O base, %A ours and result, %B theirs)."""
-    python = shlex.quote(sys.executable)
-    return f"{python} -m cardvault.sync.driver {kind} %O %A %B %P"
+    """The shell command git runs for a driver (%O base, %A ours and result, %B theirs, %P the
+    path, which git quotes): this cardvault's driver module in an isolated Python."""
+    return shell_command("cardvault.sync.driver", kind, raw="%O %A %B %P")
 
 
 def attributes_change(vault: Vault) -> WriteFile | None:
@@ -72,7 +73,9 @@ def attributes_change(vault: Vault) -> WriteFile | None:
 
 
 def drivers_configured(vault: Vault) -> bool:
-    """Whether the clone's git config names the drivers with this Python (no git started)."""
+    """Whether the clone's git config names each driver with exactly this cardvault's command
+    (read from the file, no git started; git keeps a value without quotes or backslashes
+    verbatim, so the command appears as it is)."""
     folder = history.git_dir(vault.root)
     if folder is None:
         return True  # not a repository: nothing to configure
@@ -80,12 +83,9 @@ def drivers_configured(vault: Vault) -> bool:
         config = (folder / "config").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return (
-        all(
-            f'[merge "{name}"]' in config and f"cardvault.sync.driver {kind} " in config
-            for name, (kind, _) in DRIVERS.items()
-        )
-        and shlex.quote(sys.executable) in config
+    return all(
+        f'[merge "{name}"]' in config and driver_command(kind) in config
+        for name, (kind, _) in DRIVERS.items()
     )
 
 

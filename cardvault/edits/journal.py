@@ -11,22 +11,38 @@ being undone): finishing it restores the old texts and commits nothing.
 
 Temporary files the batch writes are named after the journal (`.<name>.<id>.tmp` beside their
 target), so the recovery removes exactly the ones an interrupted run left.
+
+A journal is trusted only as far as cardvault could have written it (docs/security.md): every
+step must name, by a plain relative path, a file cardvault writes (vault/owned.py: cards, logs,
+MEMORY.md, AGENTS.md, the settings, the review queue, `.gitattributes`...), with no symlink on
+the way and no set-uid bit in its mode. One step outside that voids the whole journal
+(`VoidJournal`): nothing of it is applied. (A journal git tracks never gets this far: the
+recovery sets it aside first.)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
+from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
+from cardvault.vault.owned import is_written_file
 
 JOURNAL_NAME = "journal.json"
 VERSION = 1
+_ID = re.compile(r"^[0-9a-f]{1,64}$")
+
+
+class VoidJournal(CardvaultError):
+    """A journal names something cardvault never writes: none of it may be applied."""
 
 
 @dataclass(frozen=True)
@@ -105,12 +121,12 @@ def read_journal(vault: Vault) -> Journal | None:
         return None
     try:
         data = json.loads(raw)
-        steps = tuple(Step(**step) for step in data["steps"])
+        steps = tuple(_step(step) for step in data["steps"])
         message = data["message"]
         if message is not None and not isinstance(message, str):
             raise TypeError("message is not text")
         agent = data.get("agent")
-        return Journal(
+        journal = Journal(
             str(data["id"]),
             message,
             steps,
@@ -124,6 +140,52 @@ def read_journal(vault: Vault) -> Journal | None:
             "then delete the file to carry on",
             path,
         ) from exc
+    check_journal(vault, journal)
+    return journal
+
+
+def _step(data: dict[str, object]) -> Step:
+    """A step from its JSON, each field of its type (TypeError otherwise)."""
+    step = Step(**data)  # type: ignore[arg-type]
+    texts = (step.rel, step.before, step.after)
+    if not all(isinstance(t, str) for t in texts) or not isinstance(step.text, str | None):
+        raise TypeError("a step's path, digests and text must be text")
+    if step.mode is not None and (not isinstance(step.mode, int) or isinstance(step.mode, bool)):
+        raise TypeError("a step's mode must be a number")
+    return step
+
+
+def check_journal(vault: Vault, journal: Journal) -> None:
+    """Raise VoidJournal unless every step is one cardvault could have planned (module
+    docstring): a plain path to a file it writes, no symlink on the way, an ordinary mode."""
+    if not _ID.match(journal.id):
+        raise VoidJournal(f"discarded it: its id {shown(journal.id)} is not one cardvault makes")
+    for number, step in enumerate(journal.steps, start=1):
+        why = _outside(vault.root, step)
+        if why is not None:
+            raise VoidJournal(
+                f"discarded it, nothing of it applied: step {number} names {shown(step.rel)}, {why}"
+            )
+
+
+def _outside(root: Path, step: Step) -> str | None:
+    """Why `step` is not one cardvault could have planned, or None."""
+    if not is_written_file(step.rel):
+        return "not a file cardvault writes (cards, logs, MEMORY.md, AGENTS.md, settings)"
+    if (step.mode is not None and not 0 <= step.mode <= 0o7777) or (step.mode or 0) & 0o6000:
+        return f"with mode {step.mode!r}, not an ordinary file's"
+    folder = root
+    for part in step.rel.split("/"):
+        folder = folder / part
+        try:
+            info = folder.lstat()
+        except FileNotFoundError:
+            return None  # nothing further exists: no link can lie on the way
+        except OSError as exc:
+            return f"which cannot be looked at ({exc.strerror})"
+        if stat.S_ISLNK(info.st_mode):
+            return f"through the symlink {folder.relative_to(root).as_posix()}"
+    return "a folder, not a file" if folder.is_dir() else None
 
 
 def clear_journal(vault: Vault) -> None:

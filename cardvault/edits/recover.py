@@ -1,5 +1,9 @@
 """Recovery: what a writing command does first, under the lock, after another one was killed.
 
+0. Files git tracks in `.cardvault/` came from a repository, not from this machine: they are
+   set aside unread (vault/cache.py), so a journal someone committed is never finished
+   (docs/security.md). git's index is left alone (a staged removal would stop every merge
+   until committed): the note tells the user to `git rm --cached` them.
 1. A journal left behind (journal.py) is finished: each file still as it was before the change
    gets its new text, files already written are left, the temporary files of the batch are
    removed, and the change is committed with its own message (a rollback journal restores the
@@ -8,19 +12,34 @@
    `.lock`) block every later commit. They are removed when no git process is running in the
    repository (seen through /proc; where there is none, when they are older than
    STALE_SECONDS). A lock held by a live git (an editor open for `git commit`) is waited for.
+   This is the one thing cardvault does in `.git/` other than through git: it removes a regular
+   file of one of git's own lock names, never writes one (docs/security.md says why).
+A journal that names anything cardvault never writes is void: it is set aside, nothing of it
+applied, and a note says so.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.batch import sweep_temp_files, write_steps
-from cardvault.edits.journal import Journal, Step, clear_journal, journal_path, read_journal
+from cardvault.edits.journal import (
+    Journal,
+    Step,
+    VoidJournal,
+    clear_journal,
+    journal_path,
+    read_journal,
+)
+from cardvault.edits.lock import lock_path
 from cardvault.errors import CardvaultError
+from cardvault.trust.settings import shown
+from cardvault.vault.cache import set_aside
 from cardvault.vault.files import ABSENT, current_digest
 from cardvault.vault.layout import Vault
 
@@ -41,14 +60,21 @@ class Recovery:
     left: tuple[str, ...] = ()  # files edited since the interruption, left as found
     swept: int = 0  # temporary files removed
     git_locks: tuple[str, ...] = field(default=())  # stale git lock files removed
+    notes: tuple[str, ...] = ()  # tracked cache files and void journals set aside
 
 
 def recover(vault: Vault) -> Recovery:
     """Finish an interrupted write and clear git's stale locks (call with the lock held)."""
+    notes = take_out_tracked_cache(vault)
     cleared = clear_stale_git_locks(vault)
-    journal = read_journal(vault)
+    try:
+        journal = read_journal(vault)
+    except VoidJournal as exc:
+        kept = set_aside(vault.cache_dir, journal_path(vault), "journal.json")
+        notes.append(f"{journal_path(vault)}: {exc.message} (kept as {vault.rel(kept)})")
+        journal = None
     if journal is None:
-        return Recovery(git_locks=tuple(cleared))
+        return Recovery(git_locks=tuple(cleared), notes=tuple(notes))
     done, left = _replay(vault, journal)
     swept = sweep_temp_files(vault.root, (s.rel for s in journal.steps), journal.id)
     commit = None
@@ -66,8 +92,39 @@ def recover(vault: Vault) -> Recovery:
             ) from exc
     clear_journal(vault)
     return Recovery(
-        journal.message or "", journal.rollback, commit, tuple(left), swept, tuple(cleared)
+        journal.message or "",
+        journal.rollback,
+        commit,
+        tuple(left),
+        swept,
+        tuple(cleared),
+        tuple(notes),
     )
+
+
+def take_out_tracked_cache(vault: Vault) -> list[str]:
+    """Files git tracks in the cache folder: out of git's index and set aside, never used (they
+    came from a repository); a note naming them, or none."""
+    top = history.work_tree_of(vault.root)
+    if top is None:
+        return []
+    cache = vault.cache_dir
+    where = Path(os.path.relpath(cache, top)).as_posix()
+    listed = history.run_git(top, "ls-files", "-z", "--", where).stdout.split("\0")
+    keep = {cache, lock_path(vault)}  # the folder itself, and the lock this writer holds
+    present = [r for r in listed if r and top / r not in keep and os.path.lexists(top / r)]
+    for rel in present:
+        label = "git-" + "".join(c if c.isalnum() else "_" for c in rel)[-80:]
+        set_aside(cache, top / rel, label)
+    if not present:
+        return []
+    names = ", ".join(shown(rel) for rel in present[:3])
+    more = f" and {len(present) - 3} more" if len(present) > 3 else ""
+    return [
+        f"{where}: git tracks {names}{more}, files that came from the repository: cardvault "
+        f"never uses them and set them aside in {where}/untrusted/ (`git rm --cached` them to "
+        "stop tracking them)"
+    ]
 
 
 def _replay(vault: Vault, journal: Journal) -> tuple[list[Step], list[str]]:
@@ -101,11 +158,19 @@ def git_lock_files(vault: Vault) -> list[Path]:
     folder = history.git_dir(vault.root)
     if folder is None:
         return []
-    found = [folder / name for name in _GIT_LOCKS if (folder / name).exists()]
+    found = [folder / name for name in _GIT_LOCKS if _regular(folder / name)]
     refs = folder / "refs"
     if refs.is_dir():
-        found += sorted(refs.rglob("*.lock"))
+        found += [lock for lock in sorted(refs.rglob("*.lock")) if _regular(lock)]
     return found
+
+
+def _regular(path: Path) -> bool:
+    """Whether `path` is a regular file (not followed if it is a link)."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def clear_stale_git_locks(vault: Vault) -> list[str]:
@@ -176,6 +241,7 @@ def describe(recovery: Recovery) -> list[str]:
             lines.append(f"finished an interrupted write ({subject})")
     for rel in recovery.left:
         lines.append(f"{rel}: edited since an interrupted write; left as it is")
+    lines.extend(recovery.notes)
     if recovery.git_locks:
         names = ", ".join(recovery.git_locks)
         lines.append(f"removed git lock files left by a killed git: {names}")

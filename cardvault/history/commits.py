@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 from cardvault.history.runner import (
     GitError,
-    git_dir,
     identity_env,
     message_args,
     pathspec,
@@ -164,16 +163,18 @@ def commit_to_branch(
     """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`.
 
     The commit's parent is HEAD. The current branch, the index and the work tree are left
-    exactly as they were (the tree is built in a temporary index file inside the git folder).
-    The message passes the secret guard, as in `commit`.
+    exactly as they were (the tree is built in a temporary index file in the vault's own cache
+    folder: cardvault writes nothing into `.git/` but through git). The message passes the
+    secret guard, as in `commit`.
     """
     message = safe_message(message)
-    top, folder = work_tree_of(vault.root), git_dir(vault.root)
-    if top is None or folder is None:
+    top = work_tree_of(vault.root)
+    if top is None:
         return CommitResult(None, message, "not a git repository: nothing committed")
     if run_git(top, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0:
         raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
-    fd, index_file = tempfile.mkstemp(prefix="cardvault-index-", dir=folder)
+    vault.cache_dir.mkdir(exist_ok=True)
+    fd, index_file = tempfile.mkstemp(prefix="branch-index-", dir=vault.cache_dir)
     os.close(fd)
     env = {**identity_env(top), "GIT_INDEX_FILE": index_file}
     try:

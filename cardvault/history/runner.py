@@ -1,5 +1,11 @@
 """Running git: the one place cardvault starts it (a subprocess; no git library), finding the
-repository that holds a vault, and cardvault's identity for a repository that has none."""
+repository that holds a vault, and cardvault's identity for a repository that has none.
+
+Every git runs with pathspecs taken literally (`GIT_LITERAL_PATHSPECS`: a card named
+`[s]tar.md` stages that file, never `star.md` beside it) and with `safe.bareRepository=explicit`
+(a vault folder whose files mimic a bare repository, with a `config` of their own, is never
+taken for one when git looks for its repository: docs/security.md).
+"""
 
 from __future__ import annotations
 
@@ -23,6 +29,26 @@ DEFAULT_EMAIL = "cardvault@localhost"
 MANY_PATHS = 1000
 
 
+#: What every git cardvault starts gets: no prompt, C messages, literal pathspecs.
+SAFE_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
+#: Settings given to every git on its command-line level (git honours `safe.*` only there and
+#: in the user's and system's files, never in a repository's own config).
+PROTECTED = (("safe.bareRepository", "explicit"),)
+
+
+def protected_config(environ: Mapping[str, str]) -> dict[str, str]:
+    """`GIT_CONFIG_COUNT` variables adding PROTECTED after any the caller's environment has."""
+    try:
+        first = int(environ.get("GIT_CONFIG_COUNT", "0") or "0")
+    except ValueError:
+        first = 0
+    env = {"GIT_CONFIG_COUNT": str(first + len(PROTECTED))}
+    for number, (key, value) in enumerate(PROTECTED, start=first):
+        env[f"GIT_CONFIG_KEY_{number}"] = key
+        env[f"GIT_CONFIG_VALUE_{number}"] = value
+    return env
+
+
 class GitError(CardvaultError):
     """A git command failed; the message holds git's own words."""
 
@@ -35,7 +61,7 @@ def run_git(
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """Run `git args...` in `root`; raise GitError with git's message when it fails and `check`."""
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+    full_env = {**os.environ, **SAFE_ENV, **protected_config(os.environ), **(env or {})}
     done = subprocess.run(
         ["git", *args],
         cwd=root,

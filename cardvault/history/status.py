@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from cardvault.vault.layout import Vault
 
 from cardvault.history.runner import MANY_PATHS, git_dir, run_git, work_tree_of
+from cardvault.vault.owned import is_vault_file
 
 IGNORED = (".cardvault/",)
 
@@ -37,7 +38,9 @@ def parse_status(out: str) -> list[str]:
 
 def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
     """Paths with uncommitted changes, relative to the work tree (untracked files included, the
-    cache and hidden temporary files excluded): in the whole vault, or among `paths`."""
+    cache and hidden temporary files excluded): among `paths`, or in the whole vault, where
+    only cardvault's own files count (vault/owned.py: a vault that shares its repository with
+    code never sees the code's changes, nor untracked files beside its own, as its edits)."""
     top = work_tree_of(vault.root)
     if top is None or (paths is not None and not paths):
         return []
@@ -51,10 +54,18 @@ def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
         and "/.cardvault/" not in f"/{path}"
         and not is_temp_file(path)
     ]
-    if paths is None or few:
+    if paths is None:
+        return [path for path in found if is_vault_file(_vault_rel(vault, top, path))]
+    if few:
         return found
     wanted = {Path(os.path.relpath(p, top)).as_posix() for p in paths}
     return [path for path in found if path in wanted]
+
+
+def _vault_rel(vault: Vault, top: Path, path: str) -> str:
+    """`path` (relative to the work tree) relative to the vault root ("" when outside it)."""
+    rel = os.path.relpath(os.path.join(top, path), vault.root)
+    return "" if rel.startswith("..") else Path(rel).as_posix()
 
 
 def is_temp_file(path: str) -> bool:
@@ -71,9 +82,10 @@ def merge_in_progress(vault: Vault) -> bool:
 
 def head(vault: Vault) -> str | None:
     """The current commit id, if any."""
-    if work_tree_of(vault.root) is None:
+    top = work_tree_of(vault.root)
+    if top is None:
         return None
-    done = run_git(vault.root, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    done = run_git(top, "rev-parse", "--verify", "-q", "HEAD", check=False)
     if done.returncode != 0:
         return None
     return done.stdout.strip() or None
@@ -81,9 +93,10 @@ def head(vault: Vault) -> str | None:
 
 def commit_count(vault: Vault) -> int:
     """Number of commits reachable from HEAD (0 for none or no repository)."""
-    if head(vault) is None:
+    top = work_tree_of(vault.root)
+    if top is None or head(vault) is None:
         return 0
-    return int(run_git(vault.root, "rev-list", "--count", "HEAD").stdout.strip())
+    return int(run_git(top, "rev-list", "--count", "HEAD").stdout.strip())
 
 
 @dataclass(frozen=True)
@@ -99,10 +112,11 @@ def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
     """The newest commit touching the vault whose subject starts with `prefix`, if any."""
     import re
 
-    if head(vault) is None:
+    top = work_tree_of(vault.root)
+    if top is None or head(vault) is None:
         return None
     out = run_git(
-        vault.root,
+        top,
         "log",
         f"--grep=^{re.escape(prefix)}",
         "--format=%H%x00%cI%x00%s",
@@ -126,13 +140,14 @@ def work_tree(vault: Vault) -> Path | None:
 def remote_url(root: Path) -> str | None:
     """The URL of the repository's `origin` remote (else its first remote), or None: no
     repository, no remote."""
-    if work_tree_of(root) is None:
+    top = work_tree_of(root)
+    if top is None:
         return None
-    remotes = run_git(root, "remote", check=False).stdout.split()
+    remotes = run_git(top, "remote", check=False).stdout.split()
     if not remotes:
         return None
     name = "origin" if "origin" in remotes else remotes[0]
-    done = run_git(root, "remote", "get-url", name, check=False)
+    done = run_git(top, "remote", "get-url", name, check=False)
     if done.returncode != 0:
         return None
     return done.stdout.strip() or None

@@ -92,9 +92,10 @@ class VaultStats:
         return data
 
 
-def vault_stats(vault: Vault) -> VaultStats:
-    """Measure `vault` (see the module docstring)."""
-    snapshot = read_vault(vault)
+def vault_stats(vault: Vault, snapshot: VaultSnapshot | None = None) -> VaultStats:
+    """Measure `vault` (see the module docstring), from `snapshot` when the caller has read it
+    already (`cardvault view` reads once for the stats, the graph and the cards)."""
+    snapshot = snapshot if snapshot is not None else read_vault(vault)
     live = [c.card for c in snapshot.live]
     problems = [str(p) for p in snapshot.problems]
     if snapshot.rule_problem is not None:

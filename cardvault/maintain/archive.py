@@ -4,6 +4,10 @@ A live card whose latest of `updated` and `last_used` (or `created`, when neithe
 more than `archive_days` before the run's date, and which is not promoted, moves to the same
 place under memory/archive/ with `status: archived`. Nothing is deleted; search still finds it
 with `--archived`, and links to it still resolve.
+
+A card a folder import wrote (`imported: DATE`, docs/import.md) keeps the dates of the note it
+came from, often years old; it is not archived until `archive_days` after its import, and the
+run says how many cards it held back for that reason (a `skipped` report).
 """
 
 from __future__ import annotations
@@ -17,18 +21,40 @@ from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
 
 STEP = "archive"
+#: The date a folder import wrote the card (portable/notecards.py). Until cards record their
+#: use (DESIGN §10), it keeps a freshly imported folder of old notes out of the archive.
+IMPORTED = "imported"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """Move every stale, unpromoted live card to the archive."""
+    """Move every stale, unpromoted live card to the archive; say how many recently imported
+    cards were held back."""
     cutoff = state.today - dt.timedelta(days=cfg.archive_days)
     changes: list[Change] = []
+    held: list[CardFile] = []
     for card in state.live:
         last = last_activity(card.card)
         if card.card.status == "promoted" or last is None or last >= cutoff:
             continue
+        imported = card.card.date(IMPORTED)
+        if imported is not None and imported >= cutoff:
+            held.append(card)
+            continue
         changes.append(archival(state, card, f"last touched {last.isoformat()}"))
+    if held:
+        changes.append(_held_back(held, cfg))
     return changes
+
+
+def _held_back(held: list[CardFile], cfg: VaultConfig) -> Report:
+    """The note that imported cards older than `archive.days` were not archived."""
+    days = sorted({d.isoformat() for c in held if (d := c.card.date(IMPORTED)) is not None})
+    message = (
+        f"not archived: {len(held)} card(s) imported on {', '.join(days[:3])}"
+        f"{' …' if len(days) > 3 else ''} whose own dates are over {cfg.archive_days} days old; "
+        f"an import counts as a touch, so they wait {cfg.archive_days} days from it"
+    )
+    return Report("skipped", message, tuple(c.path for c in held[:20]), (), STEP)
 
 
 def last_activity(card: Card) -> dt.date | None:

@@ -3,9 +3,11 @@
 - A run that writes goes through the one door (edits/door.py): the vault lock is held from the
   read to the commit, and a writer that comes meanwhile waits for it. A dry run only reads and
   never waits.
-- Uncommitted changes in the vault stop a run (DirtyVaultError) unless `commit_pending`, which
-  first commits them as their own "hand edits" commit, so the maintenance commit holds
-  maintenance alone. A dry run reads the work tree as it is and writes nothing.
+- Uncommitted changes to the vault's own files stop a run (DirtyVaultError) unless
+  `commit_pending`, which first commits them (after the secret guard) as their own "hand edits"
+  commit, so the maintenance commit holds maintenance alone. Other files of a repository the
+  vault shares with code are never the vault's edits: they neither stop a run nor are committed
+  (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
 - A plan with no file change makes no commit. Otherwise the applier writes everything
   all or nothing (journaled, so even a killed run is finished by the next command) and one git
   commit records it; if the writes or the commit fail, every file is restored. `review` writes
@@ -25,7 +27,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
-from cardvault.edits.door import OnWait, Proposal, locked_write, propose
+from cardvault.edits.door import OnWait, Proposal, commit_hand_edits, locked_write, propose
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
@@ -192,7 +194,7 @@ def _settle_pending(
         return None
     if options.commit_pending:
         root = history.work_tree(vault) or vault.root
-        return history.commit(vault, "hand edits", [root / path for path in dirty])
+        return commit_hand_edits(vault, [root / path for path in dirty])
     shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
     raise DirtyVaultError(
         f"uncommitted changes in the vault ({shown}); commit them first, or run with "

@@ -62,7 +62,8 @@ class Embeddings:
         self.computed = 0  # texts embedded during this run (not read from the index)
         self.embed_seconds = 0.0  # time spent in the model
         self.index_seconds = 0.0  # time spent bringing the search index up to date
-        self.notices: list[str] = []  # repairs of the search index (damaged cache) to show
+        # repairs of the search index (damaged cache) to show, and a vault model set aside
+        self.notices: list[str] = vault.ignored_notes("search.model")
 
     @property
     def pending_preload(self) -> bool:

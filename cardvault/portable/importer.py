@@ -30,6 +30,7 @@ from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
+from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry, appended_log_text, format_entry, parse_log
 from cardvault.vault.files import ABSENT
@@ -117,8 +118,13 @@ def _promoted(change: WriteFile) -> bool:
 
 
 def same_content(left: Card, right: Card) -> bool:
-    """Same frontmatter values and the same body (ignoring surrounding blank lines)."""
-    return left.meta == right.meta and left.body.strip() == right.body.strip()
+    """Same frontmatter values and the same body (ignoring surrounding blank lines, and the
+    date a folder import brought the card in: importing the same notes again is no change)."""
+
+    def meta(card: Card) -> dict[str, Any]:
+        return {k: v for k, v in card.meta.items() if k != IMPORTED}
+
+    return meta(left) == meta(right) and left.body.strip() == right.body.strip()
 
 
 def _duplicates(

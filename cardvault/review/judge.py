@@ -1,8 +1,10 @@
 """The optional judge: an outside command (any LLM CLI the user has) that answers review questions.
 
 Set `[maintain] judge = "COMMAND"` in cardvault.toml (off by default; cardvault itself needs no
-network). The command is split like a shell line (no shell runs it: write `sh -c '…'` for pipes)
-and run once per pending question, with the question as JSON on stdin:
+network). A judge from a vault's own settings runs only once the user approved it with
+`cardvault trust`, or from the user's own settings file (trust/; docs/security.md). The
+command is split like a shell line (no shell runs it: write `sh -c '…'` for pipes) and run
+once per pending question, with the question as JSON on stdin:
 
     {"protocol": "cardvault-judge/1", "question": "...", "answers": ["same", "different",
      "contradiction"], "item": {"id": ..., "kind": ..., "members": [{"n": 1, "path": ...,
@@ -83,6 +85,8 @@ def judge_pending(vault: Vault, now: dt.datetime, ids: Sequence[str] | None = No
     answers in one commit."""
     command = vault.config.judge
     if not command:
+        for note in vault.ignored_notes("maintain.judge"):  # set, but not approved here
+            raise CardvaultError(note)
         raise CardvaultError(
             'no judge is set: add `judge = "COMMAND"` under [maintain] in cardvault.toml'
         )

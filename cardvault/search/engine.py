@@ -146,6 +146,8 @@ class Searcher:
         self, query: str, k: int, mode: str, filters: Filters, notices: list[str]
     ) -> SearchOutcome:
         embedding = self.model.embedding(verify=mode != "keyword")
+        if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
+            notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices)
         mode = _usable_mode(mode, self.model, notices)
         try:
@@ -358,6 +360,7 @@ def build_index(
     from cardvault.search.bulk import bulk_embedding
 
     embedding, notices = bulk_embedding(vault)
+    notices[:0] = vault.ignored_notes("search.model")
     own = searcher is None
     worker = searcher or Searcher(vault)
     try:

@@ -8,7 +8,8 @@ gives it the same vectors search uses, keyed by the digest of the exact text the
 - `indexed_vectors(vault, make_embedder)` brings the search index up to date (embedding new
   texts with the embedder the caller supplies) and returns every stored vector that was verified
   against its row checksum, by key;
-- `load_embedder(vault)` is the vault model's torch-free (ONNX) embedder for any other text.
+- `load_embedder(vault)` is the vault model's torch-free (ONNX) embedder for any other text;
+  `model_cache_dir()` is where its ONNX copies are kept (machine-wide, disposable).
 
 A vector is returned only under the key of the text it was computed from: rows of a damaged or
 permuted vector file are dropped by the index and computed again.
@@ -17,6 +18,7 @@ permuted vector file are dropped by the index and computed again.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardvault.search.embedder import Embedder, Progress
@@ -25,7 +27,10 @@ from cardvault.vault.layout import Vault
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Embedder", "Progress", "card_text", "indexed_vectors", "load_embedder", "text_key"]
+__all__ = [
+    "Embedder", "Progress", "card_text", "indexed_vectors", "load_embedder", "model_cache_dir",
+    "text_key",
+]  # fmt: skip
 
 #: progress(phase, done, total) while the index is synced.
 SyncProgress = Callable[[str, int, int], None]
@@ -43,6 +48,13 @@ def text_key(text: str) -> str:
     from cardvault.search.documents import text_key as key
 
     return key(text)
+
+
+def model_cache_dir() -> Path:
+    """The machine-wide folder of the models' ONNX copies ($CARDVAULT_CACHE, ...)."""
+    from cardvault.search.onnx import cache_root
+
+    return cache_root()
 
 
 def load_embedder(vault: Vault) -> Embedder:

@@ -109,6 +109,19 @@ def remote_head(top: Path, remote: str, branch: str) -> str | None:
     return done.stdout.strip() or None
 
 
+def unpublished(top: Path, remote: str, branch: str) -> list[str]:
+    """The files a push of HEAD to `remote`'s `branch` would publish changes to: the tree
+    difference from the remote's branch; for a new branch, every file the commits the remote
+    does not have yet touch."""
+    known = remote_head(top, remote, branch)
+    if known is not None:
+        args = ["diff", "--name-only", "--no-renames", "-z", known, "HEAD"]
+    else:
+        args = ["log", "--format=", "--name-only", "--no-renames", "-z", "HEAD"]
+        args += ["--not", f"--remotes={remote}"]
+    return sorted({path for path in run_git(top, *args).stdout.split("\0") if path.strip()})
+
+
 def push(top: Path, remote: str, branch: str) -> bool:
     """Push HEAD to the remote's branch. False when it was refused because the remote's branch
     moved since we fetched it (another machine pushed first); other failures raise."""

@@ -2,12 +2,17 @@
 
 Under the vault lock (writers on this machine wait; readers never do):
 1. finish an interrupted write, set up the merge drivers if missing (edits/door.py);
-2. commit pending hand edits in the vault, as "hand edits";
+2. commit pending hand edits of the vault's own files (vault/owned.py), as "hand edits", once
+   the secret guard found nothing in them: in a repository the vault shares with code, code
+   changes and untracked files are never committed, and never stop a sync;
 3. fetch the remote, merge its branch with cardvault's drivers (daily logs entry by entry,
    cards key by key, managed sections as sets of lines: sync/driver.py);
 4. after a true merge (not a fast-forward) that changed cards or the managed files, regenerate
    MEMORY.md's table and AGENTS.md's learned rules from the merged cards, in one commit;
-5. push; when the push is rejected because another machine pushed first, go back to 3.
+5. push, unless what the push would publish (the difference between the remote's branch and
+   HEAD; every unpublished commit for a new branch) touches a file that is not cardvault's:
+   cardvault never publishes code, so such a branch is left for the user to push (`refused`);
+   when the push is rejected because another machine pushed first, go back to 3.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
 one side removed a file the other changed) stops the sync: the merge is aborted so the
 repository is exactly as before, and the conflicts come back as `path:line`. The search index
@@ -17,7 +22,9 @@ is brought up to date after the lock is released.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change
@@ -31,7 +38,9 @@ from cardvault.edits.door import (
 from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
 from cardvault.sync import gitops
+from cardvault.trust.settings import shown
 from cardvault.vault.layout import Vault
+from cardvault.vault.owned import is_written_file
 
 ATTEMPTS = 5
 _REGENERATE = ("memory/cards/", "memory/archive/", "MEMORY.md", "AGENTS.md")
@@ -50,6 +59,7 @@ class SyncResult:
     regenerated: history.CommitResult | None = None
     conflicts: tuple[gitops.Conflict, ...] = ()
     notes: list[str] = field(default_factory=list)
+    refused: str | None = None  # why nothing was pushed (changes outside the vault's files)
 
 
 def sync_vault(
@@ -103,15 +113,45 @@ def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncRes
                 regenerated = _regenerate(vault, today) or regenerated
         else:
             outcomes.append("new branch")
+        foreign = _not_ours(vault, gitops.unpublished(top, remote, branch))
+        if foreign:
+            return SyncResult(
+                remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
+                refused=_refusal(foreign),
+            )  # fmt: skip
         if gitops.push(top, remote, branch):
-            how = next(
-                (h for h in ("merged", "fast-forward", "new branch") if h in outcomes),
-                "up to date",
+            return SyncResult(
+                remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
             )
-            return SyncResult(remote, branch, how, True, attempt, regenerated=regenerated)
     raise CardvaultError(
         f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
         top,
+    )
+
+
+def _how(outcomes: list[str]) -> str:
+    return next(
+        (h for h in ("merged", "fast-forward", "new branch") if h in outcomes), "up to date"
+    )
+
+
+def _not_ours(vault: Vault, paths: list[str]) -> list[str]:
+    """Those of `paths` (relative to the work tree) that are not files cardvault writes."""
+    top = history.work_tree(vault) or vault.root
+    foreign = []
+    for rel in paths:
+        inside = os.path.relpath(os.path.join(top, rel), vault.root)
+        if inside.startswith("..") or not is_written_file(Path(inside).as_posix()):
+            foreign.append(rel)
+    return foreign
+
+
+def _refusal(foreign: list[str]) -> str:
+    names = ", ".join(shown(rel) for rel in foreign[:3])
+    more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+    return (
+        f"not pushed: the branch holds changes to files outside the vault ({names}{more}); "
+        "cardvault publishes memory only: push them yourself (`git push`), then sync again"
     )
 
 

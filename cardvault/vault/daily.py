@@ -169,15 +169,23 @@ def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
     return found
 
 
+def signal_in(line: str, words: set[str]) -> tuple[str, str] | None:
+    """(kind, text) when `line` is a signal line: a signal word of `words` (lower-case) and a
+    colon, after an optional list marker, then some text; else None."""
+    head, colon, rest = _LIST_MARKER.sub("", line, count=1).partition(":")
+    if colon and head.strip().lower() in words and rest.strip():
+        return head.strip().lower(), rest.strip()
+    return None
+
+
 def _signals(body_lines: list[str], first_line: int, words: set[str]) -> list[Signal]:
     signals = []
     for offset, raw in enumerate(body_lines):
-        line = _LIST_MARKER.sub("", raw, count=1)
-        head, colon, rest = line.partition(":")
-        if colon and head.strip().lower() in words and rest.strip():
-            signals.append(Signal(head.strip().lower(), rest.strip(), first_line + offset))
+        found = signal_in(raw, words)
+        if found is not None:
+            signals.append(Signal(found[0], found[1], first_line + offset))
         elif LESSON_TAG.search(raw):
-            text = LESSON_TAG.sub("", line).strip()
+            text = LESSON_TAG.sub("", _LIST_MARKER.sub("", raw, count=1)).strip()
             signals.append(Signal("tag", text, first_line + offset))
     return signals
 

@@ -15,7 +15,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
-from cardvault.errors import CardvaultError, UnsafePathError, VaultNotFoundError
+from cardvault.errors import UnsafePathError, VaultNotFoundError
+from cardvault.trust.settings import Ignored, settle
+from cardvault.vault.cache import heal_cache_dir
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.confine import confined, leads_outside, name_problem, shown, symlink_message
 from cardvault.vault.root import ENV_VAR, locate_root
@@ -38,6 +40,9 @@ class Vault:
     #: What opening the vault healed (e.g. a `.cardvault` file where the cache folder goes);
     #: front ends show these once.
     notices: tuple[str, ...] = field(default=(), compare=False)
+    #: Settings of the vault that run code and were set aside, not approved (trust/): the
+    #: commands that would have used one say so.
+    ignored: tuple[Ignored, ...] = field(default=(), compare=False)
 
     @property
     def memory_dir(self) -> Path:
@@ -93,6 +98,10 @@ class Vault:
         """The daily log file for ISO date `day`."""
         return self.memory_dir / f"{day}.md"
 
+    def ignored_notes(self, *keys: str) -> list[str]:
+        """One line for each set-aside setting among `keys` (`maintain.judge`...)."""
+        return [item.note() for item in self.ignored if item.setting.key in keys]
+
 
 def check_slug(slug: str) -> str:
     """Return `slug` if it is lowercase-hyphenated, else raise UnsafePathError."""
@@ -106,27 +115,9 @@ def open_vault_at(root: Path) -> Vault:
     root = root.resolve()
     if not (root / CONFIG_FILE).is_file():
         raise VaultNotFoundError(f"not a vault: no {CONFIG_FILE} (run `cardvault init`)", root)
-    config = load_config(root / CONFIG_FILE)
-    notice = heal_cache_dir(root / CACHE_DIR)
-    return Vault(root=root, config=config, notices=(notice,) if notice else ())
-
-
-def heal_cache_dir(path: Path) -> str | None:
-    """Make room for the cache folder at `path` (`.cardvault`): anything there that is not a
-    folder (a file, a broken symlink, a fifo) is removed, as the cache is cardvault's own and
-    disposable; a notice says so. A symlink to a folder is kept (a cache moved elsewhere)."""
-    if path.is_dir() or not (path.is_symlink() or path.exists()):
-        return None
-    what = "a symlink that leads to no folder" if path.is_symlink() else "not a folder"
-    try:
-        path.unlink()
-    except OSError as exc:
-        raise CardvaultError(
-            f"{what}, and cannot be removed ({exc.strerror}); cardvault keeps its cache here: "
-            "remove it",
-            path,
-        ) from exc
-    return f"{path}: was {what}; removed it to make room for cardvault's cache folder"
+    config, ignored = settle(root, load_config(root / CONFIG_FILE))
+    notices = heal_cache_dir(root / CACHE_DIR)
+    return Vault(root=root, config=config, notices=notices, ignored=ignored)
 
 
 def find_vault(

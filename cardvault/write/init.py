@@ -1,9 +1,11 @@
 """`cardvault init`: a ready vault from the bundled templates, a git repo and a first commit.
 
 Files the folder already has (an existing MEMORY.md or AGENTS.md, say) are kept as they are;
-only what is missing is written, `.cardvault/` is added to `.gitignore`, and git is set up to
-merge the vault's files with cardvault's drivers (`.gitattributes` plus the clone's git config,
-edits/gitsetup.py). Written through the one door, in one commit.
+notes already there are counted and their kind told (portable/kinds.py: Obsidian, Claude Code
+memory, basic-memory or plain), so the command can offer to import them; init itself never
+imports a note. Only what is missing is written, `.cardvault/` is added to `.gitignore`, and
+git is set up to merge the vault's files with cardvault's drivers (`.gitattributes` plus the
+clone's git config, edits/gitsetup.py). Written through the one door, in one commit.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
@@ -20,6 +23,9 @@ from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault, open_vault_at
+
+if TYPE_CHECKING:
+    from cardvault.portable.kinds import Survey
 
 # template file -> path in the vault
 TEMPLATE_FILES = {
@@ -41,13 +47,17 @@ class InitResult:
     kept: list[str]
     commit: history.CommitResult
     notes: list[str] = field(default_factory=list)
+    found: Survey | None = None  # the Markdown the folder held before init
 
 
 def init_vault(root: Path) -> InitResult:
     """Create a vault at `root` (created if missing); refuse if it already is one."""
+    from cardvault.portable.kinds import survey
+
     root = root.resolve()
     if (root / CONFIG_FILE).exists():
         raise CardvaultError(f"already a vault ({CONFIG_FILE} exists)", root)
+    found = survey(root) if root.is_dir() else None
     root.mkdir(parents=True, exist_ok=True)
     notes = []
     if not history.is_repo(root):
@@ -66,7 +76,7 @@ def init_vault(root: Path) -> InitResult:
     done = locked_write(vault, plan, merge_setup=False)
     written, kept = done.value
     commit = done.commit or history.CommitResult(None, "vault: init", "nothing to commit")
-    return InitResult(open_vault_at(root), written, kept, commit, notes)
+    return InitResult(open_vault_at(root), written, kept, commit, notes, found)
 
 
 def _template_changes(root: Path) -> tuple[list[Change], list[str], list[str]]:

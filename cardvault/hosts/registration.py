@@ -1,25 +1,27 @@
 """The snippets that register `cardvault mcp` with an agent host, and where each one goes.
 
 Each names the exact program that is running now (the `cardvault` script beside this Python,
-else `python -m cardvault`) and the vault's absolute path, so the host starts the same install
-on the same vault whatever its own working directory and PATH.
+else this Python running this installation in isolated mode, `cardvault/launch.py`) and the
+vault's absolute path, so the host starts the same install on the same vault whatever its own
+working directory and PATH, and never imports anything from that directory. `cardvault
+install` writes these entries into the host's files itself (hosts.py); these snippets are for
+doing it by hand.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-import sys
 from pathlib import Path
+
+from cardvault.hosts.program import installed_program
 
 HOSTS = ("claude", "cursor", "codex")
 
 
 def launch_command(root: Path) -> list[str]:
     """The argv that starts the MCP server for the vault at `root`."""
-    script = Path(sys.executable).with_name("cardvault")
-    program = [str(script)] if script.is_file() else [sys.executable, "-m", "cardvault"]
-    return [*program, "mcp", "--vault", str(root)]
+    return [*installed_program(), "mcp", "--vault", str(root)]
 
 
 def registration(host: str, root: Path) -> tuple[str, str]:

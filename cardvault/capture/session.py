@@ -1,0 +1,194 @@
+"""What an agent session learned, captured from its transcript by a host's hook (before a
+compaction, and when the agent stops): the signal lines of the assistant's messages written
+since the last capture, each logged as its own entry of today's log, in one commit.
+
+- A signal line is what the daily-log format calls one (docs/format.md): a signal word of the
+  vault (`Lesson:`, `Fix:`, `Gotcha:`, `Rule:`, `Decision:`, ...) and a colon at the start of a
+  line, after an optional list marker; Markdown emphasis around the word (`**Lesson:**`) is
+  dropped. Lines inside code blocks are quoted output, never signals.
+- Once: the transcript's read offset is kept in `.cardvault/transcripts/` (local, never
+  committed), so a line is read by one capture only; and a line whose text memory already
+  holds (a log's signal, a card's line, a learned rule; case and spacing aside) is not logged
+  again: an agent quoting its context pack, or saying what it just ran `cardvault log` for,
+  adds nothing.
+- Bounded: at most MAX_LINES lines per capture (the first ones), each cut to MAX_CHARS
+  characters after the secret guard has redacted it.
+- Through the write door (one lock from the check against memory to the commit), each entry
+  redacted by the secret guard (the text was not typed by a person choosing to store it, as
+  with `capture`), naming where it came from (`Via: Claude Code stop hook, session 1a2b3c4d`).
+  One entry per line: maintenance distills each into its own lesson.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cardvault import history
+from cardvault.edits.changes import WriteFile
+from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
+from cardvault.hosts.transcript import assistant_texts, read_since
+from cardvault.vault.daily import appended_log_text, signal_in
+from cardvault.vault.files import ABSENT, read_if_present
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot, read_vault
+
+MAX_LINES = 20
+MAX_CHARS = 500
+STATE_FOLDER = "transcripts"
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_EMPHASIS = re.compile(r"^(\s*(?:[-*+]\s+)?)(\*\*|__|\*|_)([A-Za-z][\w-]*)(:?)\2(:?)")
+_CITATION = re.compile(r"\s*\((?:see\s+)?memory/[^)]*\)\s*$")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A signal line: its kind (the signal word, lower-case) and its text."""
+
+    kind: str
+    text: str
+
+    @property
+    def line(self) -> str:
+        return f"{self.kind.capitalize()}: {self.text}"
+
+
+@dataclass(frozen=True)
+class SessionCapture:
+    """What a capture did: the lines logged, those memory already held, those past the bound,
+    and the commit (None: nothing was written)."""
+
+    logged: tuple[str, ...]
+    known: int
+    dropped: int
+    commit: history.CommitResult | None
+    notes: list[str] = field(default_factory=list)
+
+
+def signal_lines(texts: list[str], words: tuple[str, ...]) -> tuple[list[Found], int]:
+    """The signal lines of `texts` in order, each once, at most MAX_LINES of them; and how many
+    more there were."""
+    from cardvault.guard import redact_text
+
+    wanted = {w.lower() for w in words}
+    found: dict[str, Found] = {}
+    for text in texts:
+        fenced = False
+        for raw in text.splitlines():
+            if _FENCE.match(raw):
+                fenced = not fenced
+                continue
+            signal = None if fenced else signal_in(_EMPHASIS.sub(r"\1\3\4\5", raw), wanted)
+            if signal is not None:
+                clean = _bounded(redact_text(" ".join(signal[1].split())))
+                found.setdefault(normal(clean), Found(signal[0], clean))
+    listed = list(found.values())
+    return listed[:MAX_LINES], max(0, len(listed) - MAX_LINES)
+
+
+def normal(text: str) -> str:
+    """`text` as compared with memory: case, spacing, a trailing full stop and a trailing
+    citation of a card aside."""
+    text = _CITATION.sub("", text)
+    return " ".join(text.casefold().split()).rstrip(" .")
+
+
+def known_texts(snapshot: VaultSnapshot) -> set[str]:
+    """Everything memory already says, as `normal` text: log signals, card lines, rules."""
+    words = {w.lower() for w in snapshot.vault.config.signal_words}
+    known = {normal(entry_signal.text) for e in snapshot.entries for entry_signal in e.signals}
+    for card in snapshot.live:
+        known.add(normal(card.card.topic))
+        for line in card.card.body.splitlines():
+            signal = signal_in(line, words)
+            known.add(normal(signal[1] if signal else line.strip().lstrip("-*+ ")))
+    known.update(normal(rule.flat.lstrip("-*+ ")) for rule in snapshot.rules)
+    known.discard("")
+    return known
+
+
+def capture_transcript(
+    vault: Vault, transcript: Path, via: str, now: dt.datetime, on_wait: OnWait | None = None
+) -> SessionCapture:
+    """Log the signal lines the assistant wrote in `transcript` since the last capture."""
+    offset_file = _offset_file(vault, transcript)
+    chunk = read_since(transcript, _read_offset(offset_file))
+    found, dropped = signal_lines(assistant_texts(chunk.data), vault.config.signal_words)
+    result = record_signals(vault, found, via, now, on_wait) if found else None
+    _write_offset(offset_file, transcript, chunk.end)
+    if result is None:
+        return SessionCapture((), 0, dropped, None)
+    return SessionCapture(result.logged, result.known, dropped, result.commit, result.notes)
+
+
+def record_signals(
+    vault: Vault, found: list[Found], via: str, now: dt.datetime, on_wait: OnWait | None = None
+) -> SessionCapture:
+    """Append one entry per signal memory does not hold yet to today's log, in one commit."""
+    from cardvault.write.add import prepare_entry
+
+    path = vault.log_path(now.date().isoformat())
+
+    def plan() -> Proposal[tuple[tuple[str, ...], int]]:
+        known = known_texts(read_vault(vault))
+        new = [f for f in found if normal(f.text) not in known]
+        current = read_if_present(path, vault.root)
+        text = current.text if current else None
+        for signal in new:
+            entry = prepare_entry(vault, f"{signal.line}\nVia: {via}", None, now, redact=True)
+            text = appended_log_text(text, now.date(), entry.text)
+        changes = []
+        if new and text is not None:
+            expected = current.digest if current else ABSENT
+            reason = f"logged {len(new)} line(s) from a session"
+            changes.append(WriteFile(path, text, expected, reason, "log", 1))
+        logged = tuple(signal.line for signal in new)
+        message = f"log: {_count(len(new))} from a session ({via})"
+        return propose(changes, message, (logged, len(found) - len(new)))
+
+    written = locked_write(vault, plan, on_wait=on_wait)
+    logged, known = written.value
+    return SessionCapture(logged, known, 0, written.commit, door_notes(written))
+
+
+def _count(number: int) -> str:
+    return "1 signal line" if number == 1 else f"{number} signal lines"
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= MAX_CHARS:
+        return text
+    cut = text[: MAX_CHARS - 1].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def _offset_file(vault: Vault, transcript: Path) -> Path:
+    digest = hashlib.sha256(str(transcript).encode("utf-8", "surrogateescape")).hexdigest()
+    return vault.cache_dir / STATE_FOLDER / f"{digest[:24]}.json"
+
+
+def _read_offset(path: Path) -> int:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    offset = data.get("offset") if isinstance(data, dict) else None
+    return offset if isinstance(offset, int) and offset >= 0 else 0
+
+
+def _write_offset(path: Path, transcript: Path, offset: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".offset.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"transcript": str(transcript), "offset": offset}, handle)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,161 @@
+"""`cardvault import FOLDER`: plan a folder of notes as cards, show it, import it in one commit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cardvault.cli import render
+from cardvault.cli.common import now, report_notes, report_subject, waiting_note
+from cardvault.cli.import_ import refuse
+
+if TYPE_CHECKING:
+    from cardvault.history import CommitResult
+    from cardvault.portable.folder import FolderPlan
+    from cardvault.vault.layout import Vault
+
+
+def import_folder(
+    vault: Vault,
+    source: Path,
+    dry_run: bool,
+    partial: bool,
+    redact: bool,
+    category: str | None,
+    json_out: bool,
+) -> None:
+    """Plan, show and (unless `dry_run`) carry out the import of the notes in `source`."""
+    from cardvault.portable.folder import plan_folder
+
+    today = now().date()
+    as_json = render.wants_json(json_out)
+
+    def planned(progress: Any = None) -> FolderPlan:
+        return plan_folder(vault, source, today, category, redact, progress)
+
+    if as_json:
+        folder = planned()
+    else:
+        with render.IndexProgress() as progress:
+            folder = planned(progress)
+    problems = folder.plan.problems
+    if not folder.notes and not problems:
+        from cardvault.errors import CardvaultError
+
+        raise CardvaultError("no Markdown notes (*.md) in this folder", source)
+    if problems and not partial and not dry_run:
+        refuse(source, problems, len(folder.plan.outcomes))
+    commit = None
+    if not dry_run:
+        folder, commit = _carry_out(vault, folder, planned)
+    if as_json:
+        render.print_json(folder_json(folder, dry_run, commit))
+    else:
+        _show(folder, dry_run, partial)
+    if commit is not None:
+        report_subject(commit)
+    elif not dry_run:
+        render.note("nothing to import: the vault already has every note (no commit)")
+
+
+def _carry_out(
+    vault: Vault, folder: FolderPlan, planned: Callable[[], FolderPlan]
+) -> tuple[FolderPlan, CommitResult | None]:
+    """Write the plan through the door (planned again if a file changed meanwhile)."""
+    from cardvault.portable.importer import ImportPlan, apply_import
+
+    latest = [folder]
+
+    def replan() -> ImportPlan:
+        latest[0] = planned()
+        return latest[0].plan
+
+    result = apply_import(vault, folder.plan, folder.source.name, replan, on_wait=waiting_note)
+    report_notes(result.notes)
+    return latest[0], result.commit
+
+
+def folder_json(folder: FolderPlan, dry_run: bool, commit: CommitResult | None) -> dict[str, Any]:
+    """Everything the plan holds, for a program."""
+    outcomes = {o.index: o for o in folder.plan.outcomes}
+    cards = []
+    for index, card in enumerate(folder.cards, start=1):
+        outcome = outcomes.get(index)
+        cards.append(
+            {
+                "note": card.note, "card": card.rel, "slug": card.slug, "topic": card.topic,
+                "category": card.category, "category_from": card.category_from,
+                "tags": list(card.tags), "created": card.dates.created.isoformat(),
+                "updated": card.dates.updated.isoformat(), "dates_from": card.dates.source,
+                "outcome": outcome.kind if outcome else "not imported",
+                "detail": outcome.detail if outcome else "",
+            }
+        )  # fmt: skip
+    return {
+        "source": str(folder.source),
+        "kind": folder.kind,
+        "notes": folder.notes,
+        "counts": folder.plan.counts(),
+        "link_counts": folder.link_counts(),
+        "cards": cards,
+        "links": [vars(link) for link in folder.links],
+        "skipped": [vars(skip) for skip in folder.skipped],
+        "problems": [str(p) for p in folder.plan.problems],
+        "dry_run": dry_run,
+        "commit": commit.sha if commit else None,
+    }
+
+
+def _show(folder: FolderPlan, dry_run: bool, partial: bool) -> None:
+    from cardvault.edits.changes import reports
+
+    outcomes = {o.index: o for o in folder.plan.outcomes}
+    rows = []
+    for index, card in enumerate(folder.cards, start=1):
+        outcome = outcomes.get(index)
+        dates = f"{card.dates.created} – {card.dates.updated} ({card.dates.source})"
+        shown = f"{outcome.kind}: {outcome.detail}" if outcome else "not imported"
+        rows.append((card.note, card.rel, f"{card.category} ({card.category_from})", dates, shown))
+    title = ("would import" if dry_run else "imported") + f" from {folder.source.name} "
+    title += f"({folder.kind}, {folder.notes} notes): {folder.plan.summary()}"
+    render.table(["note", "card", "category", "dates", "outcome"], rows, title=title)
+    _show_links(folder, every=dry_run)
+    for skip in folder.skipped:
+        render.note(f"left out {skip.rel}: {skip.why}")
+    for report in reports(list(folder.plan.changes)):
+        render.warning(report.message)
+    for problem in folder.plan.problems:
+        render.warning(f"not imported: {problem}")
+    if dry_run and folder.plan.problems and not partial:
+        render.note(
+            f"without --partial the import stops on these {len(folder.plan.problems)} "
+            "problem(s) and writes nothing"
+        )
+
+
+def _show_links(folder: FolderPlan, every: bool) -> None:
+    """Every link (a dry run), else those that need a look: unresolved or ambiguous."""
+    counts = folder.link_counts()
+    links = [link for link in folder.links if every or link.kind == "unresolved" or link.detail]
+    if links:
+        render.table(
+            ["note:line", "link", "became", "detail"],
+            [
+                (f"{link.note}:{link.line}", link.written, _became(link), link.detail)
+                for link in links
+            ],
+            title="links",
+        )
+    render.note(
+        f"links: {counts['note']} to imported notes, {counts['card']} to vault cards, "
+        f"{counts['attachment']} to attachments, {counts['unresolved']} unresolved"
+    )
+
+
+def _became(link: Any) -> str:
+    if link.kind in ("note", "card"):
+        return f"[[{link.target}]]"
+    if link.kind == "attachment":
+        return f"file {link.target}"
+    return "(no link)"

@@ -1,0 +1,51 @@
+"""`cardvault rename SLUG NEW`: rename a card and every link to it, in one commit."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from cardvault.cli import render
+from cardvault.cli.common import JsonOption, report_commit, report_notes, vault_of, waiting_note
+
+
+def rename(
+    ctx: typer.Context,
+    slug: Annotated[str, typer.Argument(help="The card's slug (or one of its aliases).")],
+    new: Annotated[str, typer.Argument(help="Its new slug: lowercase letters, digits, hyphens.")],
+    json_out: JsonOption = False,
+) -> None:
+    """Rename a card: its file becomes NEW.md (same folder) and keeps SLUG as an alias; every
+    [[link]] and path citation of it in cards, and in the managed sections of MEMORY.md and
+    AGENTS.md, is rewritten; one commit.
+
+    Your own text outside the managed markers and the daily logs (append-only) are left as they
+    are: the lines there that still name SLUG are listed, and resolve through the alias. A NEW
+    that is not a slug, or that another card already uses, is refused and nothing is written.
+    Example: cardvault rename cortex-csrf cortex-csrf-tokens
+    """
+    from cardvault.edits.changes import reason_lines
+    from cardvault.write.rename import rename_card
+
+    vault = vault_of(ctx)
+    result = rename_card(vault, slug, new, on_wait=waiting_note)
+    report_notes(result.notes)
+    if render.wants_json(json_out):
+        render.print_json(
+            {
+                "old": result.old,
+                "new": result.new,
+                "path": vault.rel(result.path),
+                "changes": reason_lines(list(result.changes)),
+                "left": list(result.left),
+                "commit": result.commit.sha if result.commit else None,
+            }
+        )
+    else:
+        for line in reason_lines(list(result.changes)):
+            render.success(line)
+        for where in result.left:
+            render.note(f"{where}: still names {result.old} (left as written; resolves by alias)")
+    if result.commit is not None:
+        report_commit(result.commit)

@@ -1,0 +1,106 @@
+"""What `cardvault install` added to each host file, remembered so `--uninstall` gives the file
+back exactly as it was: whether it made the file (and its folders), the containers it added
+(an `mcpServers` object, a `hooks.Stop` list), and the text it put before a TOML table.
+
+Kept in the user's state folder (`$XDG_STATE_HOME/cardvault/installs.json`, by default
+`~/.local/state/cardvault/` on Linux), outside every vault and project: it describes this
+machine's files. Without a record (a teammate uninstalling from a clone, a lost state folder)
+uninstall still removes exactly cardvault's entries, and the hook lists they leave empty; only
+containers and files it cannot know it made stay behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+STATE_NAME = "installs.json"
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """What install added to one file."""
+
+    created_file: bool = False
+    created: tuple[tuple[str, ...], ...] = ()  # JSON paths of the containers it added
+    separator: str | None = None  # TOML: what it put before its table
+    created_dirs: tuple[str, ...] = ()  # folders it made for the file, outermost first
+    blank: str | None = None  # the file was only whitespace (an editor's new file): this
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "created_file": self.created_file,
+            "created": [list(path) for path in self.created],
+            "separator": self.separator,
+            "created_dirs": list(self.created_dirs),
+            "blank": self.blank,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> FileRecord | None:
+        """The record in `data`, or None when it is not one (a damaged state file)."""
+        if not isinstance(data, dict):
+            return None
+        created = data.get("created", [])
+        dirs = data.get("created_dirs", [])
+        separator = data.get("separator")
+        blank = data.get("blank")
+        if not (isinstance(created, list) and all(isinstance(p, list) for p in created)):
+            return None
+        if not (isinstance(dirs, list) and all(isinstance(d, str) for d in dirs)):
+            return None
+        return cls(
+            created_file=data.get("created_file") is True,
+            created=tuple(tuple(str(step) for step in path) for path in created),
+            separator=separator if isinstance(separator, str) else None,
+            created_dirs=tuple(dirs),
+            blank=blank if isinstance(blank, str) and not blank.strip() else None,
+        )
+
+
+def state_path() -> Path:
+    """Where the records are kept."""
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("cardvault", appauthor=False)) / STATE_NAME
+
+
+def read_records() -> dict[str, FileRecord]:
+    """Every file's record by absolute path; empty when there are none or the file is damaged
+    (uninstall then works without them)."""
+    try:
+        data = json.loads(state_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        return {}
+    records = {}
+    for path, raw in files.items():
+        record = FileRecord.from_json(raw)
+        if record is not None:
+            records[path] = record
+    return records
+
+
+def write_records(records: dict[str, FileRecord]) -> None:
+    """Replace the records (atomically); the file goes when none are left."""
+    path = state_path()
+    if not records:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"version": 1, "files": {k: v.to_json() for k, v in sorted(records.items())}}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{STATE_NAME}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

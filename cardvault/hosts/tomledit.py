@@ -1,0 +1,170 @@
+"""A targeted edit of one table in a TOML file (Codex's `config.toml`), the rest kept byte for
+byte: comments, order, other servers.
+
+`tomllib` reads the file (so it is valid TOML and we know whether the table exists); the edit
+itself is on the text: the table is the lines from its `[a.b]` header (and the marker comment
+cardvault writes above it) to the last key line before the next header. A new table goes at
+the end of the file after a blank line; removing it takes that blank line away again. Every
+edit is checked by parsing the result: everything but the table must read as before, and the
+table as asked. A table defined another way (inline, dotted keys) is refused, not rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from cardvault.hosts.jsonedit import HostFileError
+
+MARKER = "# cardvault's MCP server: `cardvault install` wrote it, `--uninstall` removes it"
+_HEADER = re.compile(r"^[ \t]*\[")
+_TRIPLE = re.compile(r'"""|\'\'\'')
+
+
+def load(text: str, path: Path) -> dict[str, Any]:
+    """The parsed file; HostFileError naming the file unless it is valid TOML."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise HostFileError(f"not valid TOML: {exc}", path) from exc
+
+
+def table_text(dotted: tuple[str, ...], values: dict[str, Any]) -> str:
+    """The marker comment, the `[a.b]` header and one `key = value` line per value (strings
+    and lists of strings, written as TOML basic strings)."""
+    lines = [MARKER, "[" + ".".join(dotted) + "]"]
+    for key, value in values.items():
+        if isinstance(value, list):
+            rendered = "[" + ", ".join(json.dumps(item) for item in value) + "]"
+        else:
+            rendered = json.dumps(value)
+        lines.append(f"{key} = {rendered}")
+    return "\n".join(lines) + "\n"
+
+
+def table_span(text: str, dotted: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where the table `dotted` (and its sub-tables) is written as a `[header]` block: the
+    character span, or None when no such header exists."""
+    lines = text.splitlines(keepends=True)
+    starts = _line_starts(lines)
+    own = _own_header(dotted)
+    first = None
+    for number, line in _outside_strings(lines):
+        if first is None and own.match(line):
+            first = number
+        elif first is not None and _HEADER.match(line) and not _sub_header(dotted).match(line):
+            return _block(lines, starts, first, number)
+    if first is None:
+        return None
+    return _block(lines, starts, first, len(lines))
+
+
+def upsert(text: str, dotted: tuple[str, ...], block: str, path: Path) -> tuple[str, str]:
+    """`text` with the table replaced by (or, when absent, appended as) `block`; also the
+    separator put before an appended block ("" when replaced in place)."""
+    data = load(text, path)
+    span = table_span(text, dotted)
+    if span is not None:
+        return text[: span[0]] + block + text[span[1] :], ""
+    if _get(data, dotted) is not None:
+        raise HostFileError(
+            f"[{'.'.join(dotted)}] is defined without its own header (inline or dotted keys): "
+            "edit it by hand",
+            path,
+        )
+    separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+    return text + separator + block, separator
+
+
+def remove(text: str, dotted: tuple[str, ...], separator: str | None, path: Path) -> str:
+    """`text` without the table's block and the separator appended before it (`separator`
+    None: not known, a blank line is assumed)."""
+    span = table_span(text, dotted)
+    if span is None:
+        if _get(load(text, path), dotted) is not None:
+            raise HostFileError(
+                f"[{'.'.join(dotted)}] is not written as its own table: remove it by hand", path
+            )
+        return text
+    start, end = span
+    gap = "\n" if separator is None else separator
+    if gap and text[:start].endswith(gap):
+        start -= len(gap)
+    return text[:start] + text[end:]
+
+
+def check(before: str, after: str, dotted: tuple[str, ...], wanted: Any, path: Path) -> None:
+    """Refuse an edit that changed anything but the table, or left the table otherwise than
+    `wanted` (None: absent)."""
+    old, new = load(before, path), load(after, path)
+    if _get(new, dotted) != wanted or _without(old, dotted) != _without(new, dotted):
+        raise HostFileError(f"could not edit [{'.'.join(dotted)}] safely: edit it by hand", path)
+
+
+def _block(lines: list[str], starts: list[int], first: int, stop: int) -> tuple[int, int]:
+    """Span of lines first..stop, less trailing blank and comment lines (they belong to what
+    follows), plus the marker comment just above the header."""
+    last = stop
+    while last > first + 1 and (not lines[last - 1].strip() or lines[last - 1].lstrip()[:1] == "#"):
+        last -= 1
+    if first > 0 and lines[first - 1].rstrip("\r\n") == MARKER:
+        first -= 1
+    return starts[first], starts[last]
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _outside_strings(lines: list[str]) -> list[tuple[int, str]]:
+    """(number, line) of the lines that are not inside a multi-line string."""
+    inside = False
+    found = []
+    for number, line in enumerate(lines):
+        if not inside:
+            found.append((number, line))
+        if len(_TRIPLE.findall(line)) % 2:
+            inside = not inside
+    return found
+
+
+def _name(part: str) -> str:
+    return rf"""[ \t]*(?:{re.escape(part)}|"{re.escape(part)}"|'{re.escape(part)}')[ \t]*"""
+
+
+def _own_header(dotted: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"^[ \t]*\[" + r"\.".join(map(_name, dotted)) + r"\][ \t]*(?:#.*)?$")
+
+
+def _sub_header(dotted: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"^[ \t]*\[" + r"\.".join(map(_name, dotted)) + r"\.")
+
+
+def _get(data: dict[str, Any], dotted: tuple[str, ...]) -> Any:
+    here: Any = data
+    for part in dotted:
+        if not isinstance(here, dict) or part not in here:
+            return None
+        here = here[part]
+    return here
+
+
+def _without(data: dict[str, Any], dotted: tuple[str, ...]) -> dict[str, Any]:
+    """`data` less the table `dotted`, and less the tables left empty by its going."""
+    if len(dotted) == 1:
+        return {k: v for k, v in data.items() if k != dotted[0]}
+    head, rest = dotted[0], dotted[1:]
+    inner = data.get(head)
+    if not isinstance(inner, dict):
+        return data
+    pruned = _without(inner, rest)
+    out = {k: v for k, v in data.items() if k != head}
+    if pruned:
+        out[head] = pruned
+    return out

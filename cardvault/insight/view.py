@@ -1,0 +1,220 @@
+"""What `cardvault view` shows, as plain values: every card (rendered inert), the graph, the stats
+against their budgets and the pending review queue, from one read of the vault.
+
+`vault_view(vault, today)` reads the snapshot once and takes each part from the service that
+owns it: the graph from `insight.graph.build_graph` (live and archived cards, links resolved the
+way `check` resolves them), the figures from `insight.stats.vault_stats`, the questions from the
+review queue (`vault.decisions`), a card's HTML from `insight.card_html`, kept in the catalog
+under the card file's digest (`vault.read.remembered`) so only changed cards are rendered
+again. Nothing is computed a second way here. The page itself is built by `insight/view_html.py`.
+
+A card is marked
+- **archived** when it lives under `memory/archive/` (or says `status: archived`);
+- **stale** when its frontmatter says so (`stale: true`, or `stale: <why>`), or when it is live,
+  not promoted, and untouched for longer than `archive.days` (`maintain.archive.last_activity`):
+  the next `maintain` archives it;
+- **promoted** when `status: promoted` (its lesson is a rule in AGENTS.md).
+It reads; it never writes and never loads the embedding model.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from cardvault.errors import CardvaultError
+from cardvault.insight.card_html import card_html
+from cardvault.insight.graph import Graph, build_graph
+from cardvault.insight.stats import VaultStats, vault_stats
+from cardvault.vault.decisions import ReviewItem, pending_items, read_queue
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import CardFile, read_vault, remembered
+
+#: What each kind of review question asks a person, and how it is answered.
+ANSWERS = {
+    "contradiction": "cardvault review accept {id} --keep N (N holds; the other is archived)",
+    "split": "cardvault review accept {id} (a card of its own) | reject {id} (append it anyway)",
+    "cross-project": "cardvault review --global accept {id} [--only 1,2] | reject {id}",
+}
+DEFAULT_ANSWER = "cardvault review accept {id} [--only 1,2] | cardvault review reject {id}"
+#: The version of card_html's output kept in the catalog (bump when it changes).
+HTML_VERSION = 1
+#: Longest member text shown for a review question (the rest is in the file it names).
+MEMBER_TEXT_LIMIT = 600
+
+
+@dataclass(frozen=True)
+class ViewCard:
+    """One card as the page shows it; `html` is its body rendered inert (insight/card_html.py)."""
+
+    slug: str
+    path: str
+    topic: str
+    category: str
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    status: str
+    updated: str
+    tokens: int
+    archived: bool
+    stale: str | None  # why the card is stale, None when it is not
+    html: str
+
+    @property
+    def promoted(self) -> bool:
+        return self.status == "promoted"
+
+
+@dataclass(frozen=True)
+class ViewMember:
+    """What a review question is about: a log entry or a card, where it is, what it says."""
+
+    where: str  # the log entry's source ref, or the card's path
+    card: str | None  # the card holding it now, when that is another file
+    text: str
+
+
+@dataclass(frozen=True)
+class ViewQuestion:
+    """One pending review decision: what it asks, about what, on what evidence, how to answer."""
+
+    id: str
+    kind: str
+    question: str
+    asked: str
+    members: tuple[ViewMember, ...]
+    evidence: tuple[tuple[str, str], ...]
+    answer: str
+
+
+@dataclass(frozen=True)
+class VaultView:
+    """Everything the page shows."""
+
+    name: str  # the vault folder's name
+    generated: str  # ISO date the page was made
+    cards: tuple[ViewCard, ...]  # live first, then archived; slug order in each
+    #: Over the same cards. Links name cards by slug: where two cards share a slug (the same
+    #: file name in two folders), links go to and from the first, as `[[slug]]` resolves.
+    graph: Graph
+    stats: VaultStats
+    questions: tuple[ViewQuestion, ...]
+    problems: tuple[str, ...]  # files that could not be read (as `stats` lists them)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for `view --json`."""
+        return {
+            "cards": sum(1 for c in self.cards if not c.archived),
+            "archived": sum(1 for c in self.cards if c.archived),
+            "stale": sum(1 for c in self.cards if c.stale),
+            "links": len(self.graph.links),
+            "review_pending": len(self.questions),
+            "problems": list(self.problems),
+        }
+
+
+def vault_view(vault: Vault, today: dt.date) -> VaultView:
+    """The view of `vault` as of `today` (see the module docstring)."""
+    snapshot = read_vault(vault)
+    stats = vault_stats(vault, snapshot)
+    ordered = sorted(snapshot.cards, key=lambda c: (c.archived, c.slug, snapshot.rel(c.path)))
+    cutoff = today - dt.timedelta(days=vault.config.archive_days)
+    files = {snapshot.rel(c.path): c for c in ordered}
+    bodies = remembered(
+        snapshot, html_fact(), {r: c.card.body for r, c in files.items()}, card_html
+    )
+    return VaultView(
+        name=vault.root.name,
+        generated=today.isoformat(),
+        cards=tuple(_view_card(rel, c, cutoff, bodies[rel]) for rel, c in files.items()),
+        graph=build_graph(ordered, snapshot.names),
+        stats=stats,
+        questions=_questions(vault),
+        problems=stats.problems,
+    )
+
+
+def html_fact() -> str:
+    """The catalog fact a card's rendered body is kept under (its digest is the key), named for
+    the renderer: bump HTML_VERSION when insight/card_html.py renders differently."""
+    from markdown_it import __version__ as markdown_it_version
+
+    return f"view.html@{HTML_VERSION}:{markdown_it_version}"
+
+
+def _view_card(rel: str, file: CardFile, cutoff: dt.date, html: str) -> ViewCard:
+    card = file.card
+    updated = card.date("updated")
+    archived = file.archived or card.status == "archived"
+    return ViewCard(
+        slug=card.slug,
+        path=rel,
+        topic=card.topic,
+        category=card.category or "(none)",
+        tags=card.tags,
+        aliases=card.aliases,
+        status=card.status,
+        updated=updated.isoformat() if updated else "",
+        tokens=file.tokens,
+        archived=archived,
+        stale=None if archived else staleness(file, cutoff),
+        html=html,
+    )
+
+
+def staleness(file: CardFile, cutoff: dt.date) -> str | None:
+    """Why a live card is stale (its own `stale:` field, else untouched since before `cutoff`
+    and not promoted: the next maintain archives it), or None."""
+    from cardvault.maintain.archive import last_activity
+
+    marked = file.card.meta.get("stale")
+    if marked not in (None, False, "", "false", "no"):
+        return "marked stale" if marked is True else f"marked stale: {marked}"
+    if file.card.status == "promoted":
+        return None
+    last = last_activity(file.card)
+    if last is not None and last < cutoff:
+        return f"untouched since {last.isoformat()}: the next maintain archives it"
+    return None
+
+
+def _questions(vault: Vault) -> tuple[ViewQuestion, ...]:
+    from cardvault.maintain.asking import LABELS
+
+    try:
+        items = pending_items(read_queue(vault.root))
+    except CardvaultError:  # vault_stats has listed it among the problems
+        return ()
+    return tuple(_question(item, LABELS.get(item.kind, item.kind)) for item in items)
+
+
+def _question(item: ReviewItem, label: str) -> ViewQuestion:
+    members = tuple(
+        ViewMember(
+            where=m.source or m.path,
+            card=m.card if m.card and m.card != m.path else None,
+            text=_shortened(m.text),
+        )
+        for m in item.members
+    )
+    return ViewQuestion(
+        id=item.id,
+        kind=item.kind,
+        question=label,
+        asked=item.asked,
+        members=members,
+        evidence=tuple((str(k), _evidence_value(v)) for k, v in item.evidence.items()),
+        answer=ANSWERS.get(item.kind, DEFAULT_ANSWER).format(id=item.id),
+    )
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= MEMBER_TEXT_LIMIT else text[: MEMBER_TEXT_LIMIT - 1] + "…"
+
+
+def _evidence_value(value: Any) -> str:
+    """An evidence value as one short line of text."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return _shortened(text)

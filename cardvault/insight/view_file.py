@@ -1,0 +1,116 @@
+"""Where `cardvault view` writes its page, and the writing.
+
+The page is derived data, never part of the vault: it is refused inside the vault's `memory/`
+(where it would sit beside the cards and be committed) and inside `.git/`. By default it goes
+to the vault's cache folder (`.cardvault/view.html`, ignored by git); `--out FILE` puts it
+anywhere else; `--open` in a new temporary file. The write is atomic (a reader sees the old
+page or the new one), and an existing file is replaced only when it is a page this command
+wrote before, so a mistyped `--out ~/.bashrc` costs nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.errors import CardvaultError
+from cardvault.insight.view import vault_view
+from cardvault.insight.view_html import GENERATOR, render_page
+from cardvault.vault.files import ABSENT, current_digest
+from cardvault.vault.layout import Vault
+
+DEFAULT_NAME = "view.html"
+#: How much of an existing file is read to tell whether it is an earlier page.
+MARKER_WINDOW = 4096
+
+
+@dataclass(frozen=True)
+class ViewWritten:
+    """Where the page went, its size, and what it shows."""
+
+    path: Path
+    bytes: int
+    cards: int
+    archived: int
+    links: int
+    review_pending: int
+    problems: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": str(self.path), "bytes": self.bytes, "cards": self.cards,
+            "archived": self.archived, "links": self.links,
+            "review_pending": self.review_pending, "problems": list(self.problems),
+        }  # fmt: skip
+
+
+def write_view(
+    vault: Vault, today: dt.date, out: Path | None = None, temporary: bool = False
+) -> ViewWritten:
+    """Build the page of `vault` and write it to `out`, to a new temporary file (`temporary`),
+    or to the vault's cache folder."""
+    from cardvault.edits.atomic import atomic_write
+
+    view = vault_view(vault, today)
+    text = render_page(view)
+    if temporary:
+        path = _temporary_file(text)
+    else:
+        path = destination(vault, out)
+        atomic_write(path, text, _replaceable(path))
+    summary = view.summary()
+    return ViewWritten(
+        path=path,
+        bytes=len(text.encode("utf-8")),
+        cards=int(summary["cards"]),
+        archived=int(summary["archived"]),
+        links=int(summary["links"]),
+        review_pending=int(summary["review_pending"]),
+        problems=view.problems,
+    )
+
+
+def destination(vault: Vault, out: Path | None) -> Path:
+    """The file to write: `out` (made absolute), or the cache folder's view.html. Raises
+    CardvaultError for a place inside the vault's memory/ or .git/, or a folder."""
+    if out is None:
+        return vault.cache_dir / DEFAULT_NAME
+    path = Path(os.path.abspath(out.expanduser()))
+    real = path.resolve()
+    for inside in (vault.memory_dir, vault.root / ".git"):
+        if real.is_relative_to(inside.resolve()):
+            raise CardvaultError(
+                f"not writing the page inside the vault's {inside.name}/ (it is not vault "
+                "data); choose a file outside it",
+                path,
+            )
+    if path.is_dir():
+        raise CardvaultError("is a folder; give a file name for the page", path)
+    return path
+
+
+def _replaceable(path: Path) -> str:
+    """The digest `atomic_write` may replace: ABSENT for a new file, the file's own digest when
+    it is an earlier page; raises CardvaultError for any other existing file."""
+    found = current_digest(path)
+    if found == ABSENT:
+        return ABSENT
+    with path.open("rb") as handle:
+        head = handle.read(MARKER_WINDOW)
+    if f'<meta name="generator" content="{GENERATOR}">'.encode() not in head:
+        raise CardvaultError(
+            "exists and is not a page `cardvault view` wrote; not overwriting it "
+            "(remove it or choose another file)",
+            path,
+        )
+    return found
+
+
+def _temporary_file(text: str) -> Path:
+    handle, name = tempfile.mkstemp(prefix="cardvault-view-", suffix=".html")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    return Path(name)

@@ -1,0 +1,137 @@
+"""The dates an imported note keeps: `created` and `updated`, each with where it came from.
+
+Each of the two is taken from the first of:
+1. the note's frontmatter: `created` (or `date`, `created_at`, `creation_date`, `date created`)
+   and `updated` (or `modified`, `updated_at`, `last_modified`, `date modified`, `lastmod`);
+2. the git history of the folder, when it is (inside) a git repository and the note is tracked:
+   the author date of the first and of the last commit that touched the file under its name.
+   This comes before the file's times because a clone's files all carry the time of the clone;
+3. the file: its modification time for `updated`, its creation time for `created` where the
+   system records one (else the modification time too).
+`updated` is never before `created`. The history is read with one `git log` for the whole
+folder, through `history.run_git`, with nothing in the repository's configuration able to run a
+program (no signature check, no external diff, no text conversion, no fsmonitor).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardvault.portable.notes import SourceNote
+from cardvault.vault.card import as_date
+
+CREATED_KEYS = ("created", "date", "created_at", "creation_date", "date created", "date_created")
+UPDATED_KEYS = (
+    "updated", "modified", "updated_at", "last_modified", "date modified", "date_modified",
+    "lastmod",
+)  # fmt: skip
+_RECORD = "\x1e"  # starts each commit's line in the log output
+
+
+@dataclass(frozen=True)
+class NoteDates:
+    """A note's two dates and where each came from ("frontmatter", "git" or "file")."""
+
+    created: dt.date
+    updated: dt.date
+    created_from: str
+    updated_from: str
+
+    @property
+    def source(self) -> str:
+        """Where the dates came from, in one word or two ("git", "frontmatter+file")."""
+        if self.created_from == self.updated_from:
+            return self.created_from
+        return f"{self.created_from}+{self.updated_from}"
+
+
+GitDates = Mapping[str, tuple[dt.date, dt.date]]
+
+
+def note_dates(note: SourceNote, meta: Mapping[str, Any], history: GitDates) -> NoteDates:
+    """The dates `note` keeps (see the module docstring)."""
+    tracked = history.get(note.rel)
+    file_updated = dt.date.fromtimestamp(note.mtime)
+    file_created = dt.date.fromtimestamp(min(note.birth or note.mtime, note.mtime))
+    created, created_from = _first(
+        (_from_meta(meta, CREATED_KEYS), "frontmatter"),
+        (tracked[0] if tracked else None, "git"),
+        (file_created, "file"),
+    )
+    updated, updated_from = _first(
+        (_from_meta(meta, UPDATED_KEYS), "frontmatter"),
+        (tracked[1] if tracked else None, "git"),
+        (file_updated, "file"),
+    )
+    return NoteDates(created, max(created, updated), created_from, updated_from)
+
+
+def _first(*options: tuple[dt.date | None, str]) -> tuple[dt.date, str]:
+    for value, origin in options:
+        if value is not None:
+            return value, origin
+    raise AssertionError("the file's own time is always there")
+
+
+def _from_meta(meta: Mapping[str, Any], keys: tuple[str, ...]) -> dt.date | None:
+    """The first of `keys` holding a date (a YAML date or datetime, or ISO text)."""
+    lowered = {str(k).casefold(): v for k, v in meta.items()}
+    for key in keys:
+        value = lowered.get(key)
+        found = as_date(value)
+        if found is None and isinstance(value, str):
+            found = _iso_prefix(value)
+        if found is not None:
+            return found
+    return None
+
+
+def _iso_prefix(text: str) -> dt.date | None:
+    """The date of text such as `2024-01-05T10:00:00Z` or `2024-01-05 10:00`."""
+    try:
+        return dt.date.fromisoformat(text.strip()[:10])
+    except ValueError:
+        return None
+
+
+def git_dates(source: Path) -> dict[str, tuple[dt.date, dt.date]]:
+    """Path in `source` -> (first, last) commit date, for the files git tracks there; empty
+    when `source` is not in a repository (or git cannot read it)."""
+    from cardvault.history import run_git, work_tree_of
+
+    if work_tree_of(source) is None:
+        return {}
+    done = run_git(
+        source,
+        "-c", "log.showSignature=false", "-c", "core.fsmonitor=false",
+        "-c", "core.quotePath=false", "--no-pager",
+        "log", "--no-show-signature", "--no-textconv", "--no-ext-diff", "--no-renames",
+        "--relative", f"--format={_RECORD}%aI", "--name-only", "-z", "--", ".",
+        check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        return {}
+    return _parse_log(done.stdout)
+
+
+def _parse_log(out: str) -> dict[str, tuple[dt.date, dt.date]]:
+    """Newest commit first: a path's first sighting is its last change, its last sighting its
+    first commit."""
+    dates: dict[str, tuple[dt.date, dt.date]] = {}
+    for record in out.split(_RECORD)[1:]:
+        head, _, names = record.partition("\n")
+        try:
+            when = dt.datetime.fromisoformat(head.strip("\x00").strip()).date()
+        except ValueError:
+            continue
+        for name in names.split("\x00"):
+            name = name.strip("\n")
+            if not name:
+                continue
+            last = dates.get(name, (when, when))[1]
+            dates[name] = (when, last)
+    return dates

@@ -1,0 +1,216 @@
+"""`cardvault import FOLDER`: a folder of Markdown notes planned as cards, then imported the way
+an export is (importer.py), in one commit.
+
+The plan: read the folder (notes.py), split each note's frontmatter (notecards.py), give every
+note its slug and path (names.py: a note in `a/b/` goes to `memory/cards/a/b/<slug>.md`, folder
+names in slug form), turn its links into vault links (relink.py) and its frontmatter into the
+card's, then hand the cards to `plan_import`: duplicates of vault cards are skipped, notes near a
+vault card are folded into it, contradictions are reported, the rest written as new cards. The
+secret guard screens every text (each note first, so a refusal names the note's own line). A
+note that is not imported after all (a problem, a contradiction) is taken out of the names and
+the notes are planned again (that note still reported as it was), so no card keeps a link to a
+card that is not there.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cardvault.errors import CardvaultError
+from cardvault.portable.dates import git_dates
+from cardvault.portable.format import ExportFile, ImportedCard, Problem
+from cardvault.portable.importer import ImportPlan, plan_import
+from cardvault.portable.kinds import kind_of
+from cardvault.portable.names import FileNames, Named, NoteNames, assign_slugs
+from cardvault.portable.notecards import (
+    IMPORTED_FROM,
+    CardSettings,
+    NoteCard,
+    ParsedNote,
+    note_card,
+    parse_note,
+)
+from cardvault.portable.notes import Progress, Skipped, SourceTree, read_tree
+from cardvault.portable.relink import LinkOutcome, Relinker
+from cardvault.vault.card import parse_card
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import CardFile
+from cardvault.vault.slugs import slugify
+
+if TYPE_CHECKING:
+    from cardvault.maintain.similarity import Embeddings
+
+#: Rounds of planning again without the notes a round could not import (each takes some out).
+ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class FolderPlan:
+    """The folder's notes as cards, what importing them does, and what was left out."""
+
+    source: Path
+    kind: str
+    cards: tuple[NoteCard, ...]  # in the plan's order: card i is the plan's item i + 1
+    plan: ImportPlan
+    skipped: tuple[Skipped, ...]
+    notes: int  # Markdown files read (those that could not be read are among the problems)
+
+    @property
+    def links(self) -> tuple[LinkOutcome, ...]:
+        return tuple(link for card in self.cards for link in card.links)
+
+    def link_counts(self) -> dict[str, int]:
+        counts = {"note": 0, "card": 0, "attachment": 0, "unresolved": 0}
+        for link in self.links:
+            counts[link.kind] += 1
+        return counts
+
+
+def plan_folder(
+    vault: Vault,
+    source: Path,
+    today: dt.date,
+    category: str | None = None,
+    redact: bool = False,
+    progress: Progress | None = None,
+    embeddings: Embeddings | None = None,
+) -> FolderPlan:
+    """What importing the notes of `source` would do (nothing is written)."""
+    from cardvault.maintain.newcard import FALLBACK_CATEGORY
+
+    categories = tuple(vault.config.categories)
+    if category is not None and category not in categories:
+        raise CardvaultError(
+            f"--category {category!r} is not one of this vault's categories: "
+            + ", ".join(categories)
+        )
+    tree = read_tree(source, vault.root, progress)
+    parsed, problems = _parsed(tree, redact)
+    label = tree.root.name or "notes"
+    slugs, names = _names(vault, parsed, label)
+    default = category or (FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0])
+    settings = CardSettings(categories, default, today, label, git_dates(tree.root))
+    paths = {p.note.rel: _card_rel(p.note.rel, slugs[p.note.rel]) for p in parsed}
+    gone: set[str] = set()
+    for _ in range(ROUNDS):
+        relinker = Relinker(
+            names, FileNames(tree.attachments), tree.root, vault.root,
+            lambda rel: (vault.root / paths[rel]).parent,
+        )  # fmt: skip
+        cards, card_problems = _cards(parsed, slugs, paths, relinker, settings, progress)
+        export = ExportFile(
+            tuple(
+                ImportedCard(i, c.rel, parse_card(c.text, vault.root / c.rel))
+                for i, c in enumerate(cards, start=1)
+            ),
+            (),
+            (),
+            tuple([*problems, *card_problems]),
+        )
+        plan = plan_import(vault, export, today, redact=redact, embeddings=embeddings)
+        dropped = _not_imported(cards, plan) | {p.where.split(":")[0] for p in card_problems}
+        if dropped <= gone:
+            break
+        gone |= dropped
+        names = names.without(gone)
+    kind = kind_of(tree.has_obsidian, [n.rel for n in tree.notes], [p.meta for p in parsed])
+    return FolderPlan(tree.root, kind, tuple(cards), plan, tree.skipped, len(tree.notes))
+
+
+def _names(vault: Vault, parsed: list[ParsedNote], label: str) -> tuple[dict[str, str], NoteNames]:
+    """Each note's slug (a card imported from it before keeps its own), and the names links
+    resolve against: the notes' and the vault's."""
+    from cardvault.vault.read import read_vault
+    from cardvault.write.add import taken_slugs
+
+    snapshot = read_vault(vault)
+    reserved = _imported_before(snapshot.cards, label, {p.note.rel for p in parsed})
+    taken = set(snapshot.names) | taken_slugs(vault)
+    slugs = assign_slugs([p.note.rel for p in parsed], reserved, taken)
+    return slugs, NoteNames([_named(p, slugs[p.note.rel]) for p in parsed], snapshot.names)
+
+
+def _parsed(tree: SourceTree, redact: bool) -> tuple[list[ParsedNote], list[Problem]]:
+    """The notes that read, and a problem for each that does not. Without `redact`, a note
+    holding a secret is a problem naming its own line (the card's lines would differ) and is
+    not planned: links to it must not resolve when the rest is imported with --partial."""
+    from cardvault.guard import ensure_no_secrets
+
+    parsed: list[ParsedNote] = []
+    problems = list(tree.problems)
+    for note in tree.notes:
+        found = parse_note(note)
+        if isinstance(found, Problem):
+            problems.append(found)
+            continue
+        if not redact:
+            try:
+                ensure_no_secrets(note.text, note.rel)
+            except CardvaultError as exc:
+                problems.append(Problem(_where(note.rel, exc.line), exc.message))
+                continue
+        parsed.append(found)
+    return parsed, problems
+
+
+def _where(rel: str, line: int | None) -> str:
+    return f"{rel}:{line}" if line else rel
+
+
+def _imported_before(cards: Iterable[CardFile], label: str, rels: set[str]) -> dict[str, str]:
+    """Note path -> slug of the vault card already imported from it (from this folder)."""
+    found: dict[str, str] = {}
+    for card in cards:
+        origin = card.card.meta.get(IMPORTED_FROM)
+        if isinstance(origin, str) and origin.startswith(f"{label}/"):
+            rel = origin.removeprefix(f"{label}/")
+            if rel in rels:
+                found.setdefault(rel, card.slug)
+    return found
+
+
+def _named(parsed: ParsedNote, slug: str) -> Named:
+    return Named(
+        parsed.note.rel,
+        slug,
+        parsed.text_of("title"),
+        parsed.text_of("permalink"),
+        parsed.aliases(),
+    )
+
+
+def _card_rel(note_rel: str, slug: str) -> str:
+    """`memory/cards/<folders in slug form>/<slug>.md` for the note at `note_rel`."""
+    folders = [slugify(part) for part in note_rel.split("/")[:-1]]
+    return "/".join(["memory", "cards", *folders, f"{slug}.md"])
+
+
+def _cards(
+    parsed: list[ParsedNote],
+    slugs: dict[str, str],
+    paths: dict[str, str],
+    relinker: Relinker,
+    settings: CardSettings,
+    progress: Progress | None,
+) -> tuple[list[NoteCard], list[Problem]]:
+    cards: list[NoteCard] = []
+    problems: list[Problem] = []
+    for number, item in enumerate(parsed, start=1):
+        if progress is not None:
+            progress("planning cards", number, len(parsed))
+        made = note_card(item, slugs[item.note.rel], paths[item.note.rel], relinker, settings)
+        if isinstance(made, Problem):
+            problems.append(made)
+        else:
+            cards.append(made)
+    return cards, problems
+
+
+def _not_imported(cards: list[NoteCard], plan: ImportPlan) -> set[str]:
+    """Notes whose card the plan does not write or fold (a problem, a contradiction)."""
+    placed = {o.index for o in plan.outcomes if o.kind != "conflicting"}
+    return {card.note for index, card in enumerate(cards, start=1) if index not in placed}

@@ -1,0 +1,189 @@
+"""Reading a note's Markdown for import: where its code is, its inline `#tags`, its links.
+
+Code is found with markdown-it-py's tokens: fenced and indented blocks by their line ranges,
+code spans (`` `…` ``) inside the other lines by CommonMark's backtick rule. Nothing inside code
+is a tag or a link, and import never rewrites a byte of it.
+
+- A tag is Obsidian's: `#` at the start of a text run or after white space, then letters,
+  digits, `_`, `-` or `/`, not only digits (`#2024` is no tag). Tags in headings are not tags
+  (`# Title` is a heading, but `## Plans #draft` is not tagged either: headings are titles).
+- A link is a wiki-link as cardvault's link reader sees it (`vault/links.py`'s pattern, so import
+  rewrites exactly what `check` will read), with a `!` before it for an embed; or a Markdown
+  link `[text](target)` / image `![alt](target)` whose target is a relative path (URLs, mail
+  addresses and `#anchors` are left alone).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from cardvault.vault.links import WIKILINK
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+TAG = re.compile(r"(?:^|(?<=\s))#([A-Za-z0-9_][\w/-]*)")
+MARKDOWN_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^\s)]+)((?:\s+\"[^\"\n]*\")?)\s*\)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_BACKTICKS = re.compile(r"`+")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One link in a note's text: where it is, and its parts as written."""
+
+    start: int
+    end: int
+    kind: str  # "wiki" | "embed" | "markdown" | "image"
+    target: str  # the note or file named, as written (`Note`, `sub/Note.md`, `img.png`)
+    heading: str  # after `#` ("" when none)
+    label: str  # the shown text (`[[x|label]]`, `[label](x)`); "" when none
+    line: int  # 1-based, in the text scanned
+
+
+@cache
+def _parser() -> object:
+    from markdown_it import MarkdownIt  # imported only when an import reads notes
+
+    return MarkdownIt("commonmark")
+
+
+def _tokens(text: str) -> list[Token]:
+    return _parser().parse(text)  # type: ignore[attr-defined]
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Character ranges of `text` that are code: fenced or indented blocks, and code spans."""
+    tokens = _tokens(text)
+    offsets = _line_offsets(text)
+    code_lines: set[int] = set()
+    for token in tokens:
+        if token.type in ("fence", "code_block") and token.map:
+            code_lines.update(range(token.map[0], token.map[1]))
+    spans: list[tuple[int, int]] = []
+    region_start: int | None = None
+    for line in range(len(offsets) - 1):
+        if line in code_lines:
+            if region_start is not None:
+                spans += _inline_code(text, region_start, offsets[line])
+                region_start = None
+            spans.append((offsets[line], offsets[line + 1]))
+        elif region_start is None:
+            region_start = offsets[line]
+    if region_start is not None:
+        spans += _inline_code(text, region_start, len(text))
+    return sorted(spans)
+
+
+def _line_offsets(text: str) -> list[int]:
+    """The offset where each line starts, and the text's length at the end."""
+    offsets = [0]
+    for match in re.finditer("\n", text):
+        offsets.append(match.end())
+    if offsets[-1] != len(text):
+        offsets.append(len(text))
+    return offsets
+
+
+def _inline_code(text: str, start: int, stop: int) -> Iterator[tuple[int, int]]:
+    """Code spans between `start` and `stop`: a run of N backticks up to the next run of
+    exactly N (CommonMark); a run with no partner is literal text."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, start, stop)]
+    index = 0
+    while index < len(runs):
+        begin, end = runs[index]
+        width = end - begin
+        partner = next(
+            (j for j in range(index + 1, len(runs)) if runs[j][1] - runs[j][0] == width), None
+        )
+        if partner is None:
+            index += 1
+            continue
+        yield begin, runs[partner][1]
+        index = partner + 1
+
+
+def inside(spans: list[tuple[int, int]], position: int) -> bool:
+    """Whether `position` falls in one of the sorted `spans`."""
+    import bisect
+
+    index = bisect.bisect_right(spans, (position, float("inf"))) - 1
+    return index >= 0 and spans[index][0] <= position < spans[index][1]
+
+
+def inline_tags(text: str) -> list[str]:
+    """The `#tags` of `text` as written (without `#`), in order: text runs only, so none from
+    code, headings, link targets or HTML."""
+    found: list[str] = []
+    in_heading = False
+    for token in _tokens(text):
+        if token.type == "heading_open":
+            in_heading = True
+        elif token.type == "heading_close":
+            in_heading = False
+        elif token.type == "inline" and not in_heading:
+            for child in token.children or ():
+                if child.type == "text":
+                    found += [
+                        tag.rstrip("/")
+                        for tag in TAG.findall(child.content)
+                        if not tag.replace("/", "").isdigit()
+                    ]
+    return found
+
+
+def find_links(text: str, code: list[tuple[int, int]] | None = None) -> list[Found]:
+    """Every wiki-link, embed and relative Markdown link outside code, in order."""
+    spans = code_spans(text) if code is None else code
+    found: list[Found] = []
+    for match in WIKILINK.finditer(text):
+        if inside(spans, match.start()):
+            continue
+        embed = match.start() > 0 and text[match.start() - 1] == "!"
+        head, bar, label = match.group(2).partition("|")
+        found.append(
+            Found(
+                start=match.start() - embed,
+                end=match.end(),
+                kind="embed" if embed else "wiki",
+                target=match.group(1).strip(),
+                heading=head[1:].strip() if head.startswith("#") else "",
+                label=label.strip() if bar else "",
+                line=text.count("\n", 0, match.start()) + 1,
+            )
+        )
+    taken = [(f.start, f.end) for f in found]
+    for match in MARKDOWN_LINK.finditer(text):
+        destination = match.group(3).strip("<>").strip()
+        if inside(spans, match.start()) or _external(destination):
+            continue
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        path, _, heading = destination.partition("#")
+        found.append(
+            Found(
+                match.start(),
+                match.end(),
+                "image" if match.group(1) else "markdown",
+                path,
+                heading,
+                match.group(2),
+                text.count("\n", 0, match.start()) + 1,
+            )
+        )
+    return sorted(found, key=lambda f: f.start)
+
+
+def _external(destination: str) -> bool:
+    """A URL, a mail address or an anchor in the same page: not a note of the folder."""
+    return not destination or destination.startswith("#") or bool(_SCHEME.match(destination))
+
+
+def unlinked(text: str) -> str:
+    """`text` with every `[[` broken by a backslash (`[\\[x]]`): it reads the same in Markdown
+    but no link reader takes it for a link."""
+    return re.sub(r"\[(?=\[)", "[\\\\", text)

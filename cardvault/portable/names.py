@@ -1,0 +1,175 @@
+"""The names of the notes being imported: each note's slug, and what a link in a note names.
+
+Slugs. Notes are taken in a fixed order (shallowest first, then by path, ignoring case). A note
+already imported from the same place (a vault card whose `imported_from` is this note) keeps its
+card's slug, so importing a folder again finds its cards rather than copying them. Every other
+note gets `slugify` of its file name, with `-2`, `-3`, ... when a vault card or an earlier note
+already has that name (vault/slugs.py), so the same folder always gives the same slugs.
+
+Links. A link target (`Note`, `Folder/Note`, `Note.md`, `../other/Note`) names, first match
+wins, ignoring case as Obsidian does:
+1. a note by path: relative to the linking note's folder, else from the top of the folder,
+   else the shortest path ending in it (targets with a `/`);
+2. a note by file name (Obsidian), then by `title` (basic-memory), then by `permalink`
+   (basic-memory), then by `aliases`;
+3. a note or vault card by slug (`[[my-note]]`), then a vault card by alias.
+When several notes match at the same step, the one in the linking note's folder wins, then the
+one nearest the top, then the first by path; the others are reported as the ambiguity.
+Attachments resolve the same way by path, else by file name.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from cardvault.vault.links import link_key
+from cardvault.vault.slugs import slugify, unique_slug
+
+
+@dataclass(frozen=True)
+class Named:
+    """A note as links may name it."""
+
+    rel: str  # path in the folder
+    slug: str
+    title: str | None
+    permalink: str | None
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a link target names: a note of the import (`rel` set) or a vault card (`rel`
+    None), by slug; and the other candidates when it was ambiguous."""
+
+    slug: str
+    rel: str | None
+    others: tuple[str, ...] = ()
+
+
+def _key(text: str) -> str:
+    return text.strip().replace("\\", "/").casefold()
+
+
+def _without_md(target: str) -> str:
+    return target[:-3] if target.lower().endswith(".md") else target
+
+
+def _depth_order(rel: str) -> tuple[int, str]:
+    return rel.count("/"), rel.casefold()
+
+
+def assign_slugs(
+    rels: Iterable[str], reserved: Mapping[str, str], taken: Iterable[str]
+) -> dict[str, str]:
+    """Note path -> slug (see the module docstring); `reserved` maps notes imported before to
+    their cards' slugs, `taken` holds every name the vault uses."""
+    used = set(taken)
+    slugs = {rel: slug for rel, slug in reserved.items()}
+    for rel in sorted(rels, key=_depth_order):
+        if rel in slugs:
+            continue
+        stem = rel.rsplit("/", 1)[-1]
+        slug = unique_slug(slugify(_without_md(stem)), used | set(slugs.values()))
+        slugs[rel] = slug
+    return slugs
+
+
+class NoteNames:
+    """Resolves link targets against the notes of one import and the vault's own names."""
+
+    def __init__(self, notes: Iterable[Named], vault_names: Mapping[str, str]) -> None:
+        self.notes = {note.rel: note for note in notes}
+        self.vault_names = dict(vault_names)
+        self._paths = {_key(_without_md(rel)): rel for rel in self.notes}
+        self._tables: list[dict[str, list[str]]] = [defaultdict(list) for _ in range(4)]
+        for note in self.notes.values():
+            stem = note.rel.rsplit("/", 1)[-1]
+            self._tables[0][_key(_without_md(stem))].append(note.rel)
+            if note.title:
+                self._tables[1][_key(note.title)].append(note.rel)
+            if note.permalink:
+                self._tables[2][_key(note.permalink)].append(note.rel)
+            for alias in note.aliases:
+                self._tables[3][_key(alias)].append(note.rel)
+        self._slugs = {note.slug: note.rel for note in self.notes.values()}
+
+    def without(self, gone: Iterable[str]) -> NoteNames:
+        """These names minus the notes at the `gone` paths (not imported after all)."""
+        missing = set(gone)
+        kept = [note for rel, note in self.notes.items() if rel not in missing]
+        return NoteNames(kept, self.vault_names)
+
+    def resolve(self, target: str, from_rel: str) -> Resolved | None:
+        """The note or card `target` names, seen from the note at `from_rel`; None if none."""
+        wanted = _without_md(target.strip().replace("\\", "/").removeprefix("./"))
+        if not wanted:
+            return None
+        folder = from_rel.rpartition("/")[0]
+        if "/" in wanted:
+            found = self._by_path(wanted, folder)
+            if found:
+                return self._pick(found, folder)
+        for table in self._tables:
+            found = table.get(_key(wanted), [])
+            if found:
+                return self._pick(found, folder)
+        slug = slugify(wanted)
+        if slug in self._slugs:
+            return Resolved(slug, self._slugs[slug])
+        card = self.vault_names.get(link_key(wanted)) or self.vault_names.get(slug)
+        return Resolved(card, None) if card else None
+
+    def _by_path(self, wanted: str, folder: str) -> list[str]:
+        relative = posixpath.normpath(posixpath.join(folder, wanted))
+        for candidate in (relative, posixpath.normpath(wanted.lstrip("/"))):
+            rel = self._paths.get(_key(candidate))
+            if rel is not None and not candidate.startswith("../"):
+                return [rel]
+        tail = "/" + _key(wanted.lstrip("/"))
+        return [rel for key, rel in self._paths.items() if ("/" + key).endswith(tail)]
+
+    def _pick(self, found: list[str], folder: str) -> Resolved:
+        ranked = _ranked(found, folder)
+        best = ranked[0]
+        return Resolved(self.notes[best].slug, best, tuple(ranked[1:]))
+
+
+class FileNames:
+    """Resolves embed and link targets against the attachments of one import."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self._paths = {_key(rel): rel for rel in files}
+        self._names: dict[str, list[str]] = defaultdict(list)
+        for key, rel in self._paths.items():
+            self._names[key.rsplit("/", 1)[-1]].append(rel)
+
+    def resolve(self, target: str, from_rel: str) -> tuple[str | None, tuple[str, ...]]:
+        """The attachment `target` names (its path in the folder) and the other candidates."""
+        wanted = target.strip().replace("\\", "/").removeprefix("./")
+        if not wanted:
+            return None, ()
+        folder = from_rel.rpartition("/")[0]
+        if "/" in wanted:
+            joined = posixpath.normpath(posixpath.join(folder, wanted))
+            for candidate in (joined, posixpath.normpath(wanted.lstrip("/"))):
+                if not candidate.startswith("../") and _key(candidate) in self._paths:
+                    return self._paths[_key(candidate)], ()
+        found = self._names.get(_key(wanted.rsplit("/", 1)[-1]), [])
+        if "/" in wanted:
+            tail = "/" + _key(wanted.lstrip("/"))
+            found = [rel for rel in found if ("/" + _key(rel)).endswith(tail)]
+        if not found:
+            return None, ()
+        ranked = _ranked(found, folder)
+        return ranked[0], tuple(ranked[1:])
+
+
+def _ranked(found: Iterable[str], folder: str) -> list[str]:
+    """Candidates best first: in the linking note's folder, then nearest the top, then by path."""
+    return sorted(
+        set(found), key=lambda rel: (rel.rpartition("/")[0] != folder, *_depth_order(rel))
+    )

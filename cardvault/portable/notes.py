@@ -1,0 +1,182 @@
+"""Reading a folder of notes for import, bounded and without following a symlink anywhere.
+
+The walk takes every `*.md` file under the folder as a note and every other regular file as an
+attachment a note may embed (attachments are never read, only named). It leaves out:
+- dot-folders and dot-files (`.obsidian/`, `.trash/`, `.git/`, ...);
+- symlinks, to files or folders, wherever they point (named in `skipped`: a link out of the
+  folder would import a file the user never meant to share; one inside it names a file the walk
+  reaches anyway);
+- anything that is not a regular file (a pipe or a device is never opened for reading);
+- when the vault is the folder itself or sits inside it, the vault's own files (`memory/`,
+  MEMORY.md, AGENTS.md, cardvault.toml) or the vault's folder.
+
+Each note is read with one bounded read of at most the vault file limit (`MAX_FILE_BYTES`)
+plus one byte, through a descriptor opened without following symlinks, and the whole import
+stops at `MAX_IMPORT_BYTES`. A note that is too big, not UTF-8, or binary is a problem naming
+the file (and line), never imported. A UTF-8 byte-order mark is dropped and CRLF line ends
+become LF: the card is written the vault's way; the source is only read, never written.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.errors import CardvaultError
+from cardvault.portable.format import MAX_EXPORT_BYTES, Problem
+from cardvault.vault.files import MAX_FILE_BYTES, bytes_problem
+
+#: The most bytes of notes one import reads (the export file's limit: the same door, in JSON).
+MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
+#: The vault's own files, left out when the vault is the folder being imported.
+VAULT_OWN = ("memory", "MEMORY.md", "AGENTS.md", "cardvault.toml")
+NOTE_SUFFIX = ".md"
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class SourceNote:
+    """One note: its path in the folder (POSIX), its text, and its file times."""
+
+    rel: str
+    text: str
+    mtime: float
+    birth: float | None  # creation time where the system keeps one
+
+    @property
+    def stem(self) -> str:
+        return self.rel.rsplit("/", 1)[-1].removesuffix(NOTE_SUFFIX)
+
+    @property
+    def folder(self) -> str:
+        return self.rel.rpartition("/")[0]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path the walk did not take, and why."""
+
+    rel: str
+    why: str
+
+
+@dataclass(frozen=True)
+class SourceTree:
+    """What the folder holds that import can use, what it left out, and what is wrong."""
+
+    root: Path
+    notes: tuple[SourceNote, ...]
+    attachments: tuple[str, ...]
+    skipped: tuple[Skipped, ...]
+    problems: tuple[Problem, ...]
+    has_obsidian: bool  # an `.obsidian/` folder at the top
+
+
+def read_tree(
+    source: Path, vault_root: Path | None, progress: Progress | None = None
+) -> SourceTree:
+    """Walk and read `source` (see the module docstring)."""
+    root = source.resolve()
+    if not root.is_dir():
+        raise CardvaultError("not a folder", source)
+    own = vault_root.resolve() if vault_root is not None else None
+    if own is not None:
+        _refuse_inside_vault(root, own)
+    note_paths, attachments, skipped = walk_folder(root, own)
+    notes: list[SourceNote] = []
+    problems: list[Problem] = []
+    total = 0
+    for number, rel in enumerate(note_paths, start=1):
+        if progress is not None:
+            progress("reading notes", number, len(note_paths))
+        note, size, problem = read_note(root, rel)
+        total += size
+        if total > MAX_IMPORT_BYTES:
+            raise CardvaultError(
+                f"the notes are over the {MAX_IMPORT_BYTES:,}-byte limit of one import "
+                f"(stopped at {rel}); import the folder in parts",
+                source,
+            )
+        if problem is not None:
+            problems.append(problem)
+        elif note is not None:
+            notes.append(note)
+    has_obsidian = (root / ".obsidian").is_dir() and not (root / ".obsidian").is_symlink()
+    return SourceTree(
+        root, tuple(notes), tuple(attachments), tuple(skipped), tuple(problems), has_obsidian
+    )
+
+
+def _refuse_inside_vault(root: Path, vault: Path) -> None:
+    """A folder inside the vault's own memory or cache would import the vault into itself."""
+    for own in (vault / "memory", vault / ".cardvault", vault / ".git"):
+        if root == own or own in root.parents:
+            raise CardvaultError(
+                f"is inside the vault's own {own.name}/ folder; import notes from elsewhere", root
+            )
+
+
+def walk_folder(root: Path, vault: Path | None) -> tuple[list[str], list[str], list[Skipped]]:
+    """(note paths, attachment paths, skipped paths), each sorted; nothing followed."""
+    notes: list[str] = []
+    attachments: list[str] = []
+    skipped: list[Skipped] = []
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = sorted(os.scandir(root / folder), key=lambda e: e.name)
+        except OSError as exc:
+            skipped.append(Skipped(folder or ".", f"cannot be listed: {exc.strerror}"))
+            continue
+        for entry in entries:
+            rel = f"{folder}/{entry.name}" if folder else entry.name
+            if entry.name.startswith(".") or _vault_own(root, rel, vault):
+                continue
+            if entry.is_symlink():
+                skipped.append(Skipped(rel, "a symlink (never followed)"))
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(rel)
+            elif not entry.is_file(follow_symlinks=False):
+                skipped.append(Skipped(rel, "not a regular file"))
+            elif entry.name.lower().endswith(NOTE_SUFFIX):
+                notes.append(rel)
+            else:
+                attachments.append(rel)
+    return sorted(notes), sorted(attachments), sorted(skipped, key=lambda s: s.rel)
+
+
+def _vault_own(root: Path, rel: str, vault: Path | None) -> bool:
+    """Whether `rel` is the vault (inside the folder) or one of the vault's own files."""
+    if vault is None:
+        return False
+    if root == vault:
+        return rel in VAULT_OWN
+    return root / rel == vault
+
+
+def read_note(root: Path, rel: str) -> tuple[SourceNote | None, int, Problem | None]:
+    """The note at `rel`, the bytes read, and the problem that keeps it out (if any)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(root / rel, flags)
+    except OSError as exc:
+        return None, 0, Problem(rel, f"cannot be read: {exc.strerror}")
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None, 0, Problem(rel, "not a regular file")
+        data = handle.read(MAX_FILE_BYTES + 1)
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    problem = bytes_problem(data)
+    if problem is not None:
+        message, line = problem
+        if len(data) > MAX_FILE_BYTES:
+            message = f"over the {MAX_FILE_BYTES:,}-byte limit of a card (read stopped there)"
+        return None, len(data), Problem(f"{rel}:{line}" if line else rel, message)
+    text = data.decode("utf-8").replace("\r\n", "\n")
+    birth = getattr(info, "st_birthtime", None)
+    return SourceNote(rel, text, info.st_mtime, birth), len(data), None

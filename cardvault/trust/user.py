@@ -1,0 +1,104 @@
+"""The user's own configuration: a folder outside every vault, and the `config.toml` in it.
+
+The folder is `$CARDVAULT_CONFIG_DIR` when set (tests point it at a temporary folder), else the
+platform's user configuration folder for cardvault (`~/.config/cardvault` on Linux, where
+`$XDG_CONFIG_HOME` moves it; `~/Library/Application Support/cardvault` on macOS). Its
+`config.toml` may hold the settings that run code (settings.CODE_SETTINGS), for every vault:
+
+    [maintain]
+    judge = "llm -m gpt-4o-mini --system 'Answer as asked'"
+
+    [search]
+    model = "/opt/models/my-model"
+
+Nothing else belongs there (a vault's other settings are the vault's). The file is read on
+every opening of a vault, so it is read with a stat and, when present, one small parse.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.errors import ConfigError
+from cardvault.vault.config import parse_config
+
+ENV_VAR = "CARDVAULT_CONFIG_DIR"
+CONFIG_NAME = "config.toml"
+#: (section, key) of the settings the user's file may hold (the settings that run code).
+USER_KEYS = (("maintain", "judge"), ("search", "model"))
+
+
+@dataclass(frozen=True)
+class UserSettings:
+    """The code-running settings the user set for every vault (None: not set)."""
+
+    values: Mapping[str, str]
+    path: Path
+
+    def get(self, key: str) -> str | None:
+        """The user's value for `key` (`maintain.judge`), or None."""
+        return self.values.get(key)
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's cardvault configuration folder (not created here)."""
+    env = os.environ if env is None else env
+    explicit = env.get(ENV_VAR)
+    if explicit:
+        return Path(explicit).expanduser()
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        # platformdirs' rule on these systems, without its import on every command
+        base = env.get("XDG_CONFIG_HOME", "").strip()
+        return (Path(base) if base else Path.home() / ".config") / "cardvault"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("cardvault", appauthor=False))
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where the user's `config.toml` is (it may not exist)."""
+    return config_dir(env) / CONFIG_NAME
+
+
+def read_user_settings(env: Mapping[str, str] | None = None) -> UserSettings:
+    """The user's settings; empty when the file does not exist. ConfigError names the file and
+    the key when it holds something else than the settings that run code, or a bad value."""
+    path = user_config_path(env)
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return UserSettings({}, path)
+    except OSError as exc:
+        raise ConfigError(f"cannot read your cardvault settings: {exc.strerror}", path) from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"your cardvault settings are not valid TOML: {exc}", path) from exc
+    values: dict[str, str] = {}
+    for section, table in data.items():
+        keys = table.items() if isinstance(table, dict) else [("", table)]
+        for key, value in keys:
+            if (section, key) not in USER_KEYS:
+                allowed = ", ".join(f"{s}.{k}" for s, k in USER_KEYS)
+                raise ConfigError(
+                    f"'{section}.{key}' does not belong in your own settings: only the settings "
+                    f"that run code do ({allowed}); the rest are each vault's (cardvault.toml)",
+                    path,
+                )
+            values[f"{section}.{key}"] = value
+    parse_config(data, path)  # types and command lines, checked as the vault's are
+    return UserSettings(values, path)
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path` lies in the folder `root` (both resolved): the user's files must not be
+    part of a vault, where a remote could supply them."""
+    try:
+        return Path(os.path.realpath(path)).is_relative_to(Path(os.path.realpath(root)))
+    except OSError:
+        return True

@@ -1,0 +1,109 @@
+"""The cache folder `.cardvault/`: derived state, local to this clone and this user, never taken
+from git (docs/security.md).
+
+Everything in it (the catalog, the search index, the write lock, the crash journal, the resident
+server's socket) is rebuilt on demand, so anything there that cardvault did not make itself is
+set aside rather than used. `heal_cache_dir` runs on every opening of a vault, with a few
+`lstat` calls:
+- a symlink at `.cardvault` (to a folder or not) is removed, the link itself (what it points at
+  is never followed nor touched), and a real folder takes its place on first use;
+- a file, fifo or other non-folder there is removed;
+- a folder owned by another user is moved aside into a new folder of this user's;
+- a symlink directly inside the folder (`catalog.sqlite -> ../memory/cards/x.md`) is removed:
+  cardvault's own files there are never links.
+Writers also take out what git tracks in the folder (edits/recover.py, `set_aside`). What is set
+aside goes to `.cardvault/untrusted/<time>-<name>`, kept for a person to look at, never read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+from cardvault.errors import CardvaultError
+
+UNTRUSTED = "untrusted"
+
+
+def heal_cache_dir(path: Path) -> tuple[str, ...]:
+    """Make `path` (a vault's `.cardvault`) fit to be the cache folder; what was done, one line
+    each. CardvaultError (naming the folder) when something there cannot be put right."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return ()
+    except OSError as exc:
+        raise CardvaultError(f"cannot look at the cache folder: {exc.strerror}", path) from exc
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        what = "a symlink (never followed)" if stat.S_ISLNK(info.st_mode) else "not a folder"
+        _remove(path, what)
+        return (f"{path}: was {what}; removed it to make room for cardvault's cache folder",)
+    if _foreign(info):
+        moved = _move_foreign(path, info.st_uid)
+        return (
+            f"{path}: belonged to another user (uid {info.st_uid}); moved it to {moved} and "
+            "started a cache folder of your own",
+        )
+    return tuple(_remove_links(path))
+
+
+def _foreign(info: os.stat_result) -> bool:
+    getuid = getattr(os, "getuid", None)
+    return getuid is not None and info.st_uid != getuid()
+
+
+def _remove(path: Path, what: str) -> None:
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise CardvaultError(
+            f"is {what} and cannot be removed ({exc.strerror}); cardvault keeps its cache here: "
+            "remove it",
+            path,
+        ) from exc
+
+
+def _move_foreign(path: Path, uid: int) -> Path:
+    """Rename another user's `.cardvault` away, make a new one, and put the old one inside."""
+    parking = path.with_name(f"{path.name}.foreign-{os.getpid()}")
+    try:
+        os.rename(path, parking)
+        path.mkdir(mode=0o700)
+        return set_aside(path, parking, f"foreign-uid{uid}")
+    except OSError as exc:
+        raise CardvaultError(
+            f"belongs to another user (uid {uid}) and cannot be moved aside ({exc.strerror}); "
+            "cardvault uses only a cache folder of your own: remove it or run as its owner",
+            path,
+        ) from exc
+
+
+def _remove_links(folder: Path) -> list[str]:
+    """Remove symlinks directly inside the cache folder; a line for each."""
+    notes = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.is_symlink():
+            Path(entry.path).unlink(missing_ok=True)
+            notes.append(f"{entry.path}: was a symlink in cardvault's cache folder; removed it")
+    return notes
+
+
+def set_aside(cache_dir: Path, path: Path, label: str) -> Path:
+    """Move `path` (a file, link or folder: renamed, never followed) into the cache folder's
+    `untrusted/` part, under a name saying when and what; the new place."""
+    folder = cache_dir / UNTRUSTED
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target = folder / f"{stamp}-{label}"
+    number = 1
+    while os.path.lexists(target):
+        number += 1
+        target = folder / f"{stamp}-{label}-{number}"
+    os.rename(path, target)
+    return target

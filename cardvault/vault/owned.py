@@ -1,0 +1,49 @@
+"""Which files are cardvault's own: what it may write, journal, commit as hand edits and push.
+
+A vault may share its folder and its git repository with other things (`cardvault init .` in a
+code repository, a vault in a sub-folder of a larger one: docs/security.md). cardvault's files
+are fixed by the layout (DESIGN.md §1): the settings, MEMORY.md, AGENTS.md, everything under
+`memory/`, the `.gitattributes` that names its merge drivers, and the global vault's project
+registry. It also writes `.gitignore` once (`init`, to ignore its cache), so that one may appear
+in its own writes and in what `sync` pushes, but a hand edit of it is never cardvault's to
+commit. Nothing else is ever cardvault's: not code, not untracked files beside the vault, never
+`.cardvault/` (derived and local) or anything in `.git/`.
+
+Paths here are relative to the vault root, with forward slashes; a path that is not in that
+plain form (absolute, `..`, `.`, empty parts, a backslash, a NUL) is no vault file at all.
+"""
+
+from __future__ import annotations
+
+#: cardvault's own files at the vault root (besides everything under memory/).
+ROOT_FILES = frozenset(
+    {"cardvault.toml", "MEMORY.md", "AGENTS.md", ".gitattributes", "projects.toml"}
+)
+#: Files cardvault writes but whose hand edits are the user's business (`init` adds a line).
+WRITTEN_ONCE = frozenset({".gitignore"})
+MEMORY_DIR = "memory/"
+
+
+def plain_rel(rel: str) -> bool:
+    """Whether `rel` is a plain relative path: no root, drive, `..`, `.`, empty part, backslash
+    or NUL (the only form a vault file is named in)."""
+    if not rel or rel.startswith("/") or "\\" in rel or "\0" in rel:
+        return False
+    return all(part not in ("", ".", "..") for part in rel.split("/"))
+
+
+def is_vault_file(rel: str) -> bool:
+    """Whether the file at `rel` (relative to the vault root) is one of cardvault's own files:
+    a hand edit of it may be committed by cardvault (`sync`, `maintain --commit-pending`)."""
+    if not plain_rel(rel):
+        return False
+    parts = rel.split("/")
+    if any(part in (".git", ".cardvault") for part in parts):
+        return False
+    return rel in ROOT_FILES or (rel.startswith(MEMORY_DIR) and len(parts) > 1)
+
+
+def is_written_file(rel: str) -> bool:
+    """Whether cardvault itself ever writes the file at `rel`: a vault file, or `.gitignore`
+    (what a crash journal may name, and what `sync` may push)."""
+    return is_vault_file(rel) or rel in WRITTEN_ONCE
