@@ -37,10 +37,14 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
         ("It broke. **Lesson:** pin it.", [("lesson", "pin it.")]),
         ("It broke. **Lesson**: pin it.", [("lesson", "pin it.")]),
         ("1. Preference: tabs over spaces", [("preference", "tabs over spaces")]),
-        # the rest of the paragraph belongs to the lesson, up to a field line or a link
+        # a hard-wrapped lesson goes on to the next line; the story after a finished one does not
         ("Slow again. Lesson: set a timeout on every HTTP call,\notherwise the worker hangs.",
          [("lesson", "set a timeout on every HTTP call, otherwise the worker hangs.")]),
         ("Lesson: one thing\n→ card: somewhere", [("lesson", "one thing")]),
+        ("Lesson: always paginate.\nSwitched fetch to the paginator.",
+         [("lesson", "always paginate.")]),
+        ("Lesson: wrapped `code`\nand more. Then a story.",
+         [("lesson", "wrapped `code` and more. Then a story.")]),
         ("Lesson: first\n\nA story told after it.", [("lesson", "first")]),
         # a #lesson tag anywhere: what follows it, or the sentence it ends
         ("Met the team. #lesson write the agenda first", [("tag", "write the agenda first")]),

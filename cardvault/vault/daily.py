@@ -5,8 +5,9 @@ a signal; `distill.signal_words` configures the words):
 - a signal word and a colon (`Lesson:`, `Gotcha:` ...; `**Lesson:**` too) wherever a sentence
   starts: at the start of a line (after a list marker) or after a sentence's closing `.`, `!` or
   `?` — "Login kept failing. Lesson: send the token twice." is a lesson. Its text is the rest of
-  the line and what follows in the same paragraph, up to the next signal, a field line
-  (`Mistake:` ...) or a `→ card:` line;
+  the line and, while a line ends mid-sentence (hard-wrapped text), what follows it in the same
+  paragraph, up to the next signal, a field line (`Mistake:` ...) or a `→ card:` line; the
+  story told on the lines after a finished sentence is not the lesson;
 - a `#lesson` tag anywhere in prose: the text after it in the paragraph, or, when nothing
   follows, the sentence it ends.
 Never inside code (fenced, indented, an inline code span) or quoted output (a block quote):
@@ -44,6 +45,7 @@ _AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+")
 _SIGNAL_WORD = re.compile(
     r"(?:\*\*|__)?(?P<word>[A-Za-z][A-Za-z-]*)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
 )
+_SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
 _FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
 
 
@@ -202,7 +204,7 @@ def _signals(
     found: list[tuple[int, Signal]] = []
     spans = []
     for at, end, kind in signals:
-        close = next(b for b in ends if b > at)
+        close = _wrapped_end(text, end, next(b for b in ends if b > at))
         spans.append((at, close))
         cleaned = _clean(text[end:close])
         if cleaned:
@@ -210,12 +212,24 @@ def _signals(
     for tag in tags:
         if any(a <= tag.start() < b for a, b in spans):
             continue
-        close = next(b for b in ends if b > tag.start())
+        close = _wrapped_end(text, tag.end(), next(b for b in ends if b > tag.start()))
         after = _clean(text[tag.end() : close])
         before = _clean(text[_sentence_start(prose, tag.start()) : tag.start()])
         line = start + 1 + prose.count("\n", 0, tag.start())
         found.append((tag.start(), Signal("tag", after or before, line)))
     return [signal for _, signal in sorted(found, key=lambda pair: pair[0])]
+
+
+def _wrapped_end(text: str, start: int, close: int) -> int:
+    """Where a signal's text ends before `close`: at the first line end that ends a sentence.
+    A line that stops mid-sentence was wrapped, and the next line goes on with it; a line that
+    ends with `.`, `!` or `?` ends the lesson, and the story told on the next lines is not it."""
+    at = text.find("\n", start, close)
+    while at != -1:
+        if _SENTENCE_END.search(text, start, at):
+            return at
+        at = text.find("\n", at + 1, close)
+    return close
 
 
 def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
