@@ -9,7 +9,7 @@ existing body byte for byte and adds new blocks after it, so a diff shows only t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -136,11 +136,21 @@ _SUFFIXES = (("ies", "i"), ("ied", "i"), ("ing", ""), ("ed", ""), ("es", ""), ("
 _WORD = re.compile(r"[a-z][a-z0-9_']*")
 
 
+_NUMBER_WORDS = {
+    word: str(number)
+    for number, word in enumerate(
+        re.split(r"\s+", "zero one two three four five six seven eight nine ten eleven twelve")
+    )
+}
+_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
 def figures(text: str) -> set[str]:
     """The figures of `text`, each whole and lower case: "11.91" is one figure, not 11 and 91;
-    "3.1.8", "5ms", "2026-03-01", "10:30" are one each; "1,000" is "1000"."""
+    "3.1.8", "5ms", "2026-03-01", "10:30" are one each; "1,000" is "1000"; "five" is "5"."""
     flat = _THOUSANDS.sub("", text)
-    return {m.group().lower().rstrip(".") for m in _FIGURE.finditer(flat)}
+    found = {m.group().lower().rstrip(".") for m in _FIGURE.finditer(flat)}
+    return found | {_NUMBER_WORDS[m.group().lower()] for m in _NUMBER_WORD.finditer(flat)}
 
 
 def identifiers(text: str) -> set[str]:
@@ -167,6 +177,41 @@ def negations(sentence: str) -> set[str]:
 def conditions(sentence: str) -> set[str]:
     """The words that make a sentence conditional ("if", "unless", "only", "until" ...)."""
     return {w for w in _WORD.findall(sentence.lower()) if w in CONDITIONS}
+
+
+#: Capitalised words that start sentences without naming anything.
+_STARTERS = frozenset(
+    re.split(
+        r"\s+",
+        "a an the this that these those it he she they we you i in on at for if when as but and "
+        "or so after before while with by from of to its his her their our there here then also "
+        "all some most many every each no not never always use set run do don't make keep",
+    )
+)
+_NAME = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?![\w'’-])")
+
+
+def names(sentence: str, common: Collection[str] = ()) -> set[str]:
+    """The names in a sentence outside its code spans, lower case: capitalised words of letters
+    (a sentence's first word too, unless it is a common opener such as "The" or "Always", or a
+    word of `common`: words the vault writes in lower case, "Verify", "Check"), acronyms,
+    CamelCase. Words with digits (M1, S3) are identifiers, not names."""
+    found = set()
+    prose = re.sub(r"`[^`]*`", " ", sentence)
+    for number, word in enumerate(_NAME.findall(prose)):
+        plain = word.lower().rstrip("'’")
+        if not word[0].isupper() or (number == 0 and (plain in _STARTERS or plain in common)):
+            continue
+        found.add(plain)
+    return found
+
+
+def lower_case_words(texts: Iterable[str]) -> frozenset[str]:
+    """Every word the texts write in lower case somewhere (so it is no name)."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(re.findall(r"(?<![\w'’-])[a-z][a-z'’-]*", text))
+    return frozenset(found)
 
 
 def stem(word: str) -> str:
