@@ -16,6 +16,7 @@ make a question on their own.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cardvault.maintain import evidence as calibrated
@@ -36,6 +37,19 @@ CARD_ASK_FLOOR = 0.55
 NEUTRAL_GAP = 0.01
 
 
+@dataclass(frozen=True)
+class Constrained:
+    """The review matrix (never-together pairs removed), the certain matrix (only what may be
+    joined without asking, always-together pairs added), the support matrix (pairs close enough
+    to join a group of three or more tellings that are all that close: CERTAIN_GROUP), and the
+    contradicting node pairs."""
+
+    review: np.ndarray
+    auto: np.ndarray
+    support: np.ndarray
+    contradictions: dict[tuple[int, int], Contradiction]
+
+
 def constraints(
     state: VaultState,
     cfg: VaultConfig,
@@ -43,9 +57,8 @@ def constraints(
     evidence: Evidence,
     links: np.ndarray,
     closeness: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, int], Contradiction]]:
-    """The review matrix (never-together pairs removed), the certain matrix (only what may be
-    joined without asking, always-together pairs added), and the contradicting node pairs."""
+) -> Constrained:
+    """The matrices grouping works on (see Constrained)."""
     import numpy as np
 
     review = links.copy()
@@ -63,8 +76,11 @@ def constraints(
         nearest = np.where(block >= ALWAYS, ALWAYS + closeness[lesson_nodes], block)
         auto[np.ix_(lesson_nodes, cards)] = nearest
         auto[np.ix_(cards, lesson_nodes)] = nearest.T
-    for (i, j), claim in _disagreeing(state, nodes, auto).items():
+    support = np.where(review >= calibrated.CERTAIN_GROUP, review, NEVER)
+    support = np.maximum(support, auto)
+    for (i, j), claim in _disagreeing(state, nodes, support).items():
         auto[i, j] = auto[j, i] = review[i, j] = review[j, i] = NEVER
+        support[i, j] = support[j, i] = NEVER
         contradictions[(i, j)] = claim
     plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
     far = (closeness < CARD_ASK_FLOOR) & plain[None, :]
@@ -76,7 +92,9 @@ def constraints(
     # which of them a new lesson tells, never to join them (merge decides that)
     review[np.ix_(cards, cards)] = calibrated.REVIEW - NEUTRAL_GAP
     np.fill_diagonal(review, NEVER)
-    return review, auto, contradictions
+    support[np.ix_(cards, cards)] = NEVER
+    np.fill_diagonal(support, NEVER)
+    return Constrained(review, auto, support, contradictions)
 
 
 def polarity_differs(
@@ -99,12 +117,14 @@ def substitutions(
     evidence: Evidence,
     best: dict[tuple[int, int], tuple[int, int]],
     auto: np.ndarray,
+    floor: float | None = None,
 ) -> list[tuple[int, int]]:
-    """Pairs that would be certain but advise the same action on different things ("use Jest"
-    / "use Vitest"): words in common prove nothing there."""
+    """Pairs that would be certain (from `floor`, CERTAIN by default) but advise the same
+    action on different things ("use Jest" / "use Vitest"): words in common prove nothing."""
     import numpy as np
 
-    rows, columns = np.nonzero(np.triu((auto >= calibrated.CERTAIN) & (auto < ALWAYS), k=1))
+    cut = calibrated.CERTAIN if floor is None else floor
+    rows, columns = np.nonzero(np.triu((auto >= cut) & (auto < ALWAYS), k=1))
     found = []
     for m, n in zip(rows.tolist(), columns.tolist(), strict=True):
         a, b = best.get((m, n)) or best.get((n, m)) or (nodes[m].rows[0], nodes[n].rows[0])

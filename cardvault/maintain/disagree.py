@@ -5,7 +5,9 @@ another value: "killed 12 rebels" / "killed 16 rebels", "p95 is 0.70 s" / "p95 i
 "bomber hits Iraq" / "bomber strikes Syria". Joining them without a person would keep both as
 if they agreed (or, before issue 22, drop one as "already said"). A disagreement is two
 sentences, one from each text, at least ALIGN_FIGURES similar, each holding a figure the other
-text never mentions (or, from ALIGN_NAMES, a name). A text that only adds figures or names, or
+text never mentions, in the same slot (a word just before or after it in common: "12
+rebels" / "16 rebels", not "60s default" / "6 replicas"), or, from ALIGN_NAMES, each holding
+a name the other text never mentions. A text that only adds figures or names, or
 says elsewhere what the other's sentence names, is no disagreement.
 """
 
@@ -15,7 +17,7 @@ import re
 from typing import Any
 
 from cardvault.maintain.state import VaultState
-from cardvault.maintain.text import body_sentences, figures, names
+from cardvault.maintain.text import body_sentences, figure_contexts, figures, names
 
 #: Two sentences of two close cards this similar tell the same thing, so their figures must
 #: agree; this similar, their names too (technical cards name one thing many ways: "Apple
@@ -37,14 +39,18 @@ def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | N
     said = (_mentioned(left), _mentioned(right))
     for a, b in zip(*(scores >= ALIGN_FIGURES).nonzero(), strict=True):
         first, second = mine[int(a)], theirs[int(b)]
-        read = [("figures", False, figures(first), figures(second))]
+        mine_at, theirs_at = figure_contexts(first), figure_contexts(second)
+        alone = {x for x in mine_at if x not in said[1]["figures"]}
+        other = {y for y in theirs_at if y not in said[0]["figures"]}
+        slot = [(x, y) for x in alone for y in other if mine_at[x] & theirs_at[y]]
+        if slot:
+            ours, others = sorted({x for x, _ in slot}), sorted({y for _, y in slot})
+            return {"figures": [ours, others], "sentences": [first, second]}
         if scores[a, b] >= ALIGN_NAMES:
-            read.append(("names", True, names(first, common), names(second, common)))
-        for kind, prefix, ours, others in read:
-            alone = {x for x in ours if not _mentions(said[1][kind], x, prefix)}
-            other = {x for x in others if not _mentions(said[0][kind], x, prefix)}
+            alone = {x for x in names(first, common) if not _mentions(said[1]["names"], x)}
+            other = {x for x in names(second, common) if not _mentions(said[0]["names"], x)}
             if alone and other:
-                return {kind: [sorted(alone), sorted(other)], "sentences": [first, second]}
+                return {"names": [sorted(alone), sorted(other)], "sentences": [first, second]}
     return None
 
 
@@ -53,10 +59,11 @@ def _mentioned(body: str) -> dict[str, set[str]]:
     return {"figures": figures(body), "names": set(re.findall(r"[a-z][a-z'’-]*", body.lower()))}
 
 
-def _mentions(found: set[str], item: str, prefix: bool) -> bool:
+def _mentions(found: set[str], item: str) -> bool:
+    """Whether a name is among the words, or begins one or is begun by one ("Mac", "MacBook")."""
     if item in found:
         return True
-    return prefix and any(
+    return any(
         min(len(item), len(w)) >= 3 and (w.startswith(item) or item.startswith(w)) for w in found
     )
 

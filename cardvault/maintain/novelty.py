@@ -26,8 +26,8 @@ from cardvault.maintain.text import (
     blocks,
     body_sentences,
     conditions,
-    facts,
     figures,
+    identifiers,
     meaning_words,
     negations,
     normalise,
@@ -46,7 +46,7 @@ def adds_detail(sentence: str, present: str) -> bool:
     return bool(
         meaning_words(sentence) - meaning_words(present)
         or figures(sentence) - figures(present)
-        or {f for f in facts(sentence) if not _holds(present, f)}
+        or {f for f in identifiers(sentence) if not _holds(present, f)}
     )
 
 

@@ -153,6 +153,25 @@ def figures(text: str) -> set[str]:
     return found | {_NUMBER_WORDS[m.group().lower()] for m in _NUMBER_WORD.finditer(flat)}
 
 
+def figure_contexts(text: str) -> dict[str, set[str]]:
+    """Each figure of `text` with the words just before and after it ("killed 12 rebels": 12
+    -> {killed, rebels}): two figures compete for one slot when they share such a word."""
+    flat = _THOUSANDS.sub("", text)
+    tokens = [
+        (m.group().lower().rstrip("."), m.lastgroup == "figure")
+        for m in re.finditer(rf"(?P<figure>{_FIGURE.pattern})|(?P<word>[A-Za-z]+)", flat)
+    ]
+    found: dict[str, set[str]] = {}
+    for index, (token, is_figure) in enumerate(tokens):
+        if not is_figure:
+            continue
+        near = found.setdefault(token, set())
+        for other in (index - 1, index + 1):
+            if 0 <= other < len(tokens) and not tokens[other][1]:
+                near.add(tokens[other][0])
+    return found
+
+
 def identifiers(text: str) -> set[str]:
     """The identifiers of `text`, each whole and lower case (a code span without its ticks)."""
     found = set()
