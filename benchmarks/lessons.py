@@ -48,6 +48,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from cardvault import history  # noqa: E402
+from cardvault.errors import CardvaultError  # noqa: E402
 from cardvault.maintain import candidates, evidence, grouping  # noqa: E402
 from cardvault.maintain.lessons import pending_lessons  # noqa: E402
 from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
@@ -372,7 +373,12 @@ def answer_all(vault: Vault, refs: dict[str, Telling], part: LabelledSet, now: d
         for item in items:
             if not any(i.id == item.id and i.pending for i in read_queue(vault.root)):
                 continue
-            answer(vault, [oracle(item, vault, refs, pairs)], now)
+            try:
+                answer(vault, [oracle(item, vault, refs, pairs)], now)
+            except CardvaultError:
+                # the review service refuses to join two cards an earlier answer kept apart;
+                # a person told so, with no member set left that joins them, answers "different"
+                answer(vault, [Answer(item.id, False)], now)
             answered += 1
     return answered
 
