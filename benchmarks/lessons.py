@@ -166,13 +166,11 @@ def calibrate() -> None:
     print(f"  + margin {margin:.2f}: the most it rose when 40 % new families joined)")
     print(f"same pairs at or above CERTAIN: {(score[same] >= certain).mean():.1%}")
     group, group_margin = group_cut(score, same, ~joinable & ~same, families)
-    certain_group = min(certain, math.ceil((group + group_margin) * 10) / 10)
-    print(f"CERTAIN_GROUP = {certain_group}  (highest weakest pair of a group of three that is")
-    print(f"  not one lesson {group:.2f} + margin {group_margin:.2f}, the same resampling)")
+    print(f"(a group rule — three tellings all this close are one lesson — would need {group:.2f}")
+    print(f"  + margin {group_margin:.2f}: tried for issue 22, a wrong group on the held-out half)")
     evidence.WEIGHTS = tuple(float(v) for v in w[:-1])
     evidence.INTERCEPT = float(w[-1])
     evidence.CERTAIN = certain
-    evidence.CERTAIN_GROUP = certain_group
     print("\n| REVIEW | MAX_ASK | linked | questions per lesson |\n| ---: | ---: | ---: | ---: |")
     best = None
     for size in (grouping.MAX_ASK,):  # at most four members to a question (issue 22)

@@ -176,7 +176,7 @@ MODEL_CONSTANTS = (
      "benchmarks/merge_stsb.py"),
     ("maintain/evidence.py", "WEIGHTS, INTERCEPT", "the same-lesson score (two of its four "
      "signals are cosines)", "benchmarks/lessons.py calibrate"),
-    ("maintain/evidence.py", "CERTAIN, CERTAIN_GROUP", "scores from which lessons join alone",
+    ("maintain/evidence.py", "CERTAIN", "score from which lessons join alone",
      "benchmarks/lessons.py calibrate"),
     ("maintain/evidence.py", "REVIEW, REVIEW_CARD", "scores from which a question is asked",
      "benchmarks/lessons.py calibrate"),

@@ -16,7 +16,6 @@ make a question on their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cardvault.maintain import evidence as calibrated
@@ -37,19 +36,6 @@ CARD_ASK_FLOOR = 0.55
 NEUTRAL_GAP = 0.01
 
 
-@dataclass(frozen=True)
-class Constrained:
-    """The review matrix (never-together pairs removed), the certain matrix (only what may be
-    joined without asking, always-together pairs added), the support matrix (pairs close enough
-    to join a group of three or more tellings that are all that close: CERTAIN_GROUP), and the
-    contradicting node pairs."""
-
-    review: np.ndarray
-    auto: np.ndarray
-    support: np.ndarray
-    contradictions: dict[tuple[int, int], Contradiction]
-
-
 def constraints(
     state: VaultState,
     cfg: VaultConfig,
@@ -57,8 +43,9 @@ def constraints(
     evidence: Evidence,
     links: np.ndarray,
     closeness: np.ndarray,
-) -> Constrained:
-    """The matrices grouping works on (see Constrained)."""
+) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, int], Contradiction]]:
+    """The review matrix (never-together pairs removed), the certain matrix (only what may be
+    joined without asking, always-together pairs added), and the contradicting node pairs."""
     import numpy as np
 
     review = links.copy()
@@ -76,11 +63,8 @@ def constraints(
         nearest = np.where(block >= ALWAYS, ALWAYS + closeness[lesson_nodes], block)
         auto[np.ix_(lesson_nodes, cards)] = nearest
         auto[np.ix_(cards, lesson_nodes)] = nearest.T
-    support = np.where(review >= calibrated.CERTAIN_GROUP, review, NEVER)
-    support = np.maximum(support, auto)
-    for (i, j), claim in _disagreeing(state, nodes, support).items():
+    for (i, j), claim in _disagreeing(state, nodes, auto).items():
         auto[i, j] = auto[j, i] = review[i, j] = review[j, i] = NEVER
-        support[i, j] = support[j, i] = NEVER
         contradictions[(i, j)] = claim
     plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
     far = (closeness < CARD_ASK_FLOOR) & plain[None, :]
@@ -92,9 +76,7 @@ def constraints(
     # which of them a new lesson tells, never to join them (merge decides that)
     review[np.ix_(cards, cards)] = calibrated.REVIEW - NEUTRAL_GAP
     np.fill_diagonal(review, NEVER)
-    support[np.ix_(cards, cards)] = NEVER
-    np.fill_diagonal(support, NEVER)
-    return Constrained(review, auto, support, contradictions)
+    return review, auto, contradictions
 
 
 def polarity_differs(
@@ -117,14 +99,12 @@ def substitutions(
     evidence: Evidence,
     best: dict[tuple[int, int], tuple[int, int]],
     auto: np.ndarray,
-    floor: float | None = None,
 ) -> list[tuple[int, int]]:
-    """Pairs that would be certain (from `floor`, CERTAIN by default) but advise the same
-    action on different things ("use Jest" / "use Vitest"): words in common prove nothing."""
+    """Pairs that would be certain but advise the same action on different things ("use Jest"
+    / "use Vitest"): words in common prove nothing there."""
     import numpy as np
 
-    cut = calibrated.CERTAIN if floor is None else floor
-    rows, columns = np.nonzero(np.triu((auto >= cut) & (auto < ALWAYS), k=1))
+    rows, columns = np.nonzero(np.triu((auto >= calibrated.CERTAIN) & (auto < ALWAYS), k=1))
     found = []
     for m, n in zip(rows.tolist(), columns.tolist(), strict=True):
         a, b = best.get((m, n)) or best.get((n, m)) or (nodes[m].rows[0], nodes[n].rows[0])

@@ -91,15 +91,12 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     words = vocabulary(state)
     evidence = Evidence(tellings, embeddings, words)
     links, best = node_links(nodes, evidence, closeness)
-    found = constraints(state, cfg, nodes, evidence, links, closeness)
-    review, auto, support, contradictions = (
-        found.review, found.auto, found.support, found.contradictions
-    )  # fmt: skip
-    vetoed = polarity_differs(nodes, evidence, best)
-    vetoed += substitutions(nodes, evidence, best, support, calibrated.CERTAIN_GROUP)
-    for m, n in vetoed:
-        auto[m, n] = auto[n, m] = support[m, n] = support[n, m] = NEVER
-    groups = certain_groups(nodes, auto, support, _card_support(nodes, evidence, support))
+    review, auto, contradictions = constraints(state, cfg, nodes, evidence, links, closeness)
+    for m, n in polarity_differs(nodes, evidence, best) + substitutions(
+        nodes, evidence, best, auto
+    ):
+        auto[m, n] = auto[n, m] = NEVER
+    groups = certain_groups(nodes, auto)
     placement = Placement(nodes, groups, cards, closeness, words)
     between = group_links(nodes, groups, review)
     near = nearest(review, MAX_ASK - 1)
@@ -116,18 +113,10 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     return placement
 
 
-def certain_groups(
-    nodes: list[Node],
-    auto: np.ndarray,
-    support: np.ndarray | None = None,
-    card_support: dict[int, int] | None = None,
-) -> list[list[int]]:
+def certain_groups(nodes: list[Node], auto: np.ndarray) -> list[list[int]]:
     """Certain groups of node indices: each card with the lessons certainly telling its lesson
     (its best certain card, for a lesson certain of several), then the other lessons by
-    complete linkage among themselves. With `support`: lessons left alone may also join a group
-    of at least GROUP_SIZE tellings that are all at least CERTAIN_GROUP with each other (three
-    tellings that close are far less likely to be three lessons than two are), and
-    `card_support` (lesson -> card) a card whose cited entries are all that close to it."""
+    complete linkage among themselves."""
     import numpy as np
 
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
@@ -137,57 +126,17 @@ def certain_groups(
     for m in lessons:
         row = auto[m, cards] if cards else np.zeros(0)
         card = cards[int(row.argmax())] if len(row) and row.max() >= calibrated.CERTAIN else None
-        if card is None and card_support and m in card_support:
-            card = card_support[m]
-        others = joined[card][1:] if card is not None else []
-        together = support if support is not None else auto
-        if card is not None and not np.isneginf(together[m, others]).any():
+        if card is not None and not np.isneginf(auto[m, joined[card]]).any():
             joined[card].append(m)
         else:
             rest.append(m)
     found = [sorted(group) for group in joined.values()]
     if rest:
         sub = auto[np.ix_(rest, rest)]
-        pairs = agglomerate(sub, calibrated.CERTAIN, COMPLETE)
-        if support is not None:
-            pairs = _supported(support[np.ix_(rest, rest)], pairs)
-        found += [[rest[i] for i in group] for group in pairs]
+        found += [
+            [rest[i] for i in group] for group in agglomerate(sub, calibrated.CERTAIN, COMPLETE)
+        ]
     return sorted(found, key=lambda g: g[0])
-
-
-def _supported(support: np.ndarray, groups: list[list[int]]) -> list[list[int]]:
-    """The certain groups, joined further where GROUP_SIZE or more tellings are all at least
-    CERTAIN_GROUP with each other (complete linkage); a join that makes a smaller group is
-    undone."""
-    joined = agglomerate(support, calibrated.CERTAIN_GROUP, COMPLETE, start=groups)
-    found = []
-    for group in joined:
-        if len(group) >= calibrated.GROUP_SIZE:
-            found.append(group)
-        else:
-            found += [g for g in groups if g[0] in group]
-    return found
-
-
-def _card_support(nodes: list[Node], evidence: Evidence, support: np.ndarray) -> dict[int, int]:
-    """Lesson -> the card it joins by group support: a card citing GROUP_SIZE - 1 or more
-    entries, every one of them at least CERTAIN_GROUP with the lesson (the lesson would make
-    a certain group of them). The closest such card, when several."""
-    import numpy as np
-
-    found: dict[int, tuple[float, int]] = {}
-    for n, node in enumerate(nodes):
-        told = node.rows[node.paragraphs :] if node.card is not None else ()
-        if len(told) < calibrated.GROUP_SIZE - 1:
-            continue
-        for m, other in enumerate(nodes):
-            if other.lesson is None or not np.isfinite(support[m, n]):
-                continue
-            scores = evidence.scores([other.rows[0]], list(told))
-            low = float(scores.min())
-            if low >= calibrated.CERTAIN_GROUP and low > found.get(m, (-np.inf, 0))[0]:
-                found[m] = (low, n)
-    return {m: n for m, (_, n) in found.items()}
 
 
 def group_links(nodes: list[Node], groups: list[list[int]], review: np.ndarray) -> np.ndarray:
