@@ -1,14 +1,16 @@
 """Search speed on generated vaults: warm in-process queries (median, p95) at 1,000 and 10,000
 cards, their agreement with a fresh search, the cost of noticing one changed card, and (with
 `--cold`) cold CLI latency with its breakdown and a no-op re-index; `--encode` compares the raw
-embedding throughput of sentence-transformers and the ONNX copy.
+embedding throughput of sentence-transformers and the ONNX copy. Then, with the default model:
+how many texts a `maintain` of an unchanged vault of long real notes (150 til-simonw notes)
+sends to the model — counted — and (`--scifact`) the first index of the SciFact corpus, timed,
+with its CPU time and the machine's load.
 
-    python benchmarks/speed.py [--runs 7] [--warm-runs 50] [--cold] [--encode]
+    python benchmarks/speed.py [--runs 7] [--warm-runs 50] [--cold] [--encode] [--scifact]
                                [--workdir /tmp/cardvault-bench]
 
 Vaults are generated once under the work folder (benchmarks/synthetic.py, benchmarks/warm.py)
-and reused. First-index throughput on SciFact and til-jbranchaud is printed by
-benchmarks/retrieval.py, which indexes those vaults.
+and reused.
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/cardvault-bench"))
     parser.add_argument("--cold", action="store_true", help="also time cold CLI processes")
     parser.add_argument("--encode", action="store_true", help="raw embedding throughput")
+    parser.add_argument("--scifact", action="store_true", help="time SciFact's first index")
     args = parser.parse_args()
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -141,6 +144,97 @@ def main() -> None:
     if args.encode:
         texts = passage_texts(small)[:256]
         print(json.dumps({"encode (256 texts)": encode_throughput(texts)}), flush=True)
+    print(json.dumps({"maintain, unchanged vault": maintain_embeds(args.workdir)}), flush=True)
+    if args.scifact:
+        print(json.dumps({"SciFact first index": scifact_first_index(args.workdir)}), flush=True)
+
+
+class CountingEmbeds:
+    """Counts the texts every ONNX embedder of this process sends to the model."""
+
+    def __init__(self) -> None:
+        from cardvault.search.onnx import OnnxEmbedder
+
+        self.texts = 0
+        self._original = OnnxEmbedder._encode_chunk
+        counter = self
+
+        def counted(embedder: OnnxEmbedder, texts: list[str]):  # type: ignore[no-untyped-def]
+            counter.texts += len(texts)
+            return counter._original(embedder, texts)
+
+        OnnxEmbedder._encode_chunk = counted  # type: ignore[method-assign]
+
+    def close(self) -> None:
+        from cardvault.search.onnx import OnnxEmbedder
+
+        OnnxEmbedder._encode_chunk = self._original  # type: ignore[method-assign]
+
+
+def maintain_embeds(workdir: Path, notes: int = 150) -> dict[str, object]:
+    """Texts embedded by the first index, a first `maintain`, and a second `maintain` of the
+    unchanged vault (which must be 0), on `notes` long til-simonw notes."""
+    import datetime as dt
+    import shutil
+
+    import til
+
+    from cardvault import history
+    from cardvault.maintain.run import RunOptions, run_maintenance
+    from cardvault.vault.layout import open_vault_at
+
+    full = workdir / "til-simonw-all"
+    til.build_vault(full, til.SIMONW)
+    root = workdir / f"simonw-{notes}"
+    shutil.rmtree(root, ignore_errors=True)
+    cards = sorted((full / "memory" / "cards").rglob("*.md"))[:notes]
+    for card in cards:
+        target = root / card.relative_to(full)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(card, target)
+    shutil.copy2(full / "cardvault.toml", root / "cardvault.toml")
+    history.init_repo(root)
+    vault = open_vault_at(root)
+    history.commit(vault, "notes")
+    counter = CountingEmbeds()
+    try:
+        with open_vault(root) as handle:
+            report = handle.index()
+        counts: dict[str, object] = {"cards": len(cards), "passages": report.passages}
+        counts["first index: texts embedded"] = counter.texts
+        now = dt.datetime(2026, 12, 1, 9, 0)
+        for run in ("first maintain", "second maintain (unchanged vault)"):
+            before, started = counter.texts, time.perf_counter()
+            result = run_maintenance(open_vault_at(root), RunOptions(now))
+            counts[f"{run}: texts embedded"] = counter.texts - before
+            counts[f"{run}: seconds"] = round(time.perf_counter() - started, 1)
+            counts[f"{run}: changed"] = result.changed
+    finally:
+        counter.close()
+    counts["load"] = round(os.getloadavg()[0], 1)
+    return counts
+
+
+def scifact_first_index(workdir: Path) -> dict[str, object]:
+    """`index()` of the SciFact vault into an empty `.cardvault/` with the default model."""
+    import shutil
+
+    import scifact
+
+    root = workdir / "scifact-speed"
+    scifact.build_vault(root)
+    shutil.rmtree(root / ".cardvault", ignore_errors=True)
+    load = os.getloadavg()[0]
+    started, cpu = time.perf_counter(), time.process_time()
+    with open_vault(root) as handle:
+        report = handle.index()
+    wall, cpu_s = time.perf_counter() - started, time.process_time() - cpu
+    return {
+        "documents": report.documents, "passages": report.embedded, "seconds": round(wall, 1),
+        "cpu seconds": round(cpu_s, 1),
+        "passages per cpu second": round(report.embedded / cpu_s, 1),
+        "load before / after": [round(load, 1), round(os.getloadavg()[0], 1)],
+    }  # fmt: skip
 
 
 def passage_texts(root: Path) -> list[str]:

@@ -32,14 +32,17 @@ def test_search_json_parses(vault_root: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     hits = json.loads(result.stdout)
-    assert len(hits) == 3 and hits[0]["slug"] == "cortex-csrf-automation"
-    assert {"slug", "path", "topic", "category", "tags", "score", "snippet", "kind"} <= set(hits[0])
+    assert 1 <= len(hits) <= 3 and hits[0]["slug"] == "cortex-csrf-automation"
+    keys = {"slug", "path", "topic", "category", "tags", "score", "weak", "snippet", "kind"}
+    assert keys <= set(hits[0])
     first = hits[0]
-    assert first["keyword"]["rank"] >= 1 and first["semantic"]["rank"] >= 1
+    assert first["keyword"]["rank"] == 1 and first["semantic"]["rank"] == 1
     assert first["passage"] == {"number": 0, "of": 1}
+    assert 0.5 < first["score"] <= 1 and not first["weak"]  # a calibrated probability
+    # The hybrid score's coefficients for the cosine and the keyword share (the same for
+    # every query of one model; they no longer sum to 2 as the coverage rule's weights did).
     weights = first["weights"]
-    assert weights["keyword"] + weights["semantic"] == pytest.approx(2.0)
-    assert weights["keyword"] > weights["semantic"]  # every query word is in the best hit
+    assert weights["keyword"] > 0 and weights["semantic"] > 0
 
 
 @pytest.mark.slow
@@ -135,7 +138,10 @@ def test_a_search_of_the_project_and_the_global_vault_loads_the_model_once(
         real_init(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(onnx.OnnxEmbedder, "__init__", counted)
-    result = run_cli(["--vault", str(vault_root), "search", "airship shed gates", "--json"])
+    # --all: the project's hits for this query are weak (nothing there is about it), and only
+    # shown when asked for; the point here is that both vaults were searched.
+    args = ["--vault", str(vault_root), "search", "airship shed gates", "--json", "--all"]
+    result = run_cli(args)
     assert result.exit_code == 0, result.output
     vaults = {hit["vault"] for hit in json.loads(result.stdout)}
     assert vaults == {"project", "global"}

@@ -101,3 +101,34 @@ def test_missing_model_keeps_keyword_search(vault_root: Path) -> None:
 
     with pytest.raises(ModelUnavailableError, match="does not exist"):
         vault.search("PgBouncer", mode="semantic")
+
+
+def test_another_model_rebuilds_the_vectors_with_a_notice(vault_root: Path) -> None:
+    """Vectors of two models never mix: changing `[search] model` embeds every passage again
+    (with a notice), and the index then answers in the new model's space."""
+    from cardvault.search.model import BUNDLED
+    from cardvault.vault.config import VaultConfig
+
+    other = next(name for name in BUNDLED if name != VaultConfig().model)
+    config = vault_root / "cardvault.toml"
+    config.write_text(config.read_text() + f'\n[search]\nmodel = "{other}"\n', encoding="utf-8")
+    outcome = open_vault(vault_root).query("login POST rejected with 403")
+    assert any("another model" in notice for notice in outcome.notices), outcome.notices
+    assert outcome.sync.embedded == outcome.sync.passages > 5
+    assert outcome.results[0].slug == "cortex-csrf-automation"
+    again = open_vault(vault_root).query("login POST rejected with 403")
+    assert again.sync.embedded == 0 and not again.notices
+
+
+def test_upgrade_from_schema_2_keeps_every_vector(vault_root: Path) -> None:
+    """An index written by the previous schema is upgraded in place: files are read again (to
+    learn which log entries are pending and what cards cite), nothing is embedded again."""
+    import sqlite3
+
+    with sqlite3.connect(vault_root / ".cardvault" / DB_NAME) as conn:
+        conn.execute("DROP TABLE cites")
+        conn.execute("ALTER TABLE docs DROP COLUMN pending")
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    outcome = open_vault(vault_root).query("race between fixtures", logs=True)
+    assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
+    assert outcome.results[0].entry == "09:15 Flaky CI"

@@ -28,6 +28,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _duplicate_slugs(snapshot)
     findings += _card_links(snapshot)
     findings += _log_links(snapshot)
+    findings += _entry_times(snapshot)
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
     findings += _conflicts(snapshot)
@@ -96,6 +97,24 @@ def _log_links(snapshot: VaultSnapshot) -> list[Finding]:
                         )
                     )
     return found
+
+
+def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
+    """Log entries whose `## HH:MM` is not a time of day (`## 23:99`)."""
+    from cardvault.vault.daily import valid_time
+
+    return [
+        Finding(
+            snapshot.rel(log.file.path),
+            entry.line,
+            "error",
+            "entry-time",
+            f"entry time {entry.time} is not a time of day (00:00 to 23:59)",
+        )
+        for log in snapshot.logs
+        for entry in log.entries
+        if not valid_time(entry.time)
+    ]
 
 
 def _rules(snapshot: VaultSnapshot) -> list[Finding]:

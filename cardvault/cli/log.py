@@ -32,7 +32,7 @@ def log(
 ) -> None:
     """Append an entry (## HH:MM — Title) to today's daily log and commit it.
 
-    Start a line with 'Lesson:', 'Fix:', 'Gotcha:' ... so maintenance distills it into a card.
+    Write 'Lesson:', 'Fix:', 'Gotcha:' ... where a sentence starts so maintenance distills it.
     """
     from cardvault.write.add import append_log
 

@@ -133,7 +133,8 @@ def search_results(
             where = f"{vaults[rank - 1]}: {where}"
         snippet = Text(hit.snippet)
         _highlight(snippet, hit.matches)
-        grid.add_row(str(rank), f"{hit.score:.3f}", hit.topic, where, snippet)
+        score = f"{hit.score:.3f}" + (" weak" if hit.weak else "")
+        grid.add_row(str(rank), score, hit.topic, where, snippet)
     console().print(grid)
 
 

@@ -47,9 +47,15 @@ def search(
         bool,
         typer.Option("--explain", help="Show each side's rank and score and the fusion's weights."),
     ] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also show weak matches (score below the floor).")
+    ] = False,
 ) -> None:
     """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first.
 
+    Log entries not yet distilled into a card (what was just remembered) are found too. Scores
+    estimate how likely a hit is what you look for (0-1, the same scale for every query and
+    mode); weak matches are hidden unless --all ("no strong match" when only those exist).
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from.
     """
@@ -62,19 +68,26 @@ def search(
         )  # fmt: skip
     for notice in found.notices:
         render.warning(notice)
+    shown = found.hits if show_all else [(name, hit) for name, hit in found.hits if not hit.weak]
+    hidden = len(found.hits) - len(shown)
+    if not shown:  # on stderr in JSON mode too: the array is then empty
+        render.note(
+            f"no strong match ({hidden} weak, --all to show them)" if hidden else "no results"
+        )
     if render.wants_json(json_out):
         weights = {name: outcome.weights_json() for name, outcome in found.outcomes}
         render.print_json(
-            [{**hit.to_dict(), "vault": name, "weights": weights[name]} for name, hit in found.hits]
+            [{**hit.to_dict(), "vault": name, "weights": weights[name]} for name, hit in shown]
         )
         return
-    if not found.hits:
-        render.note("no results")
+    if not shown:
         return
-    vaults = [name for name, _ in found.hits] if found.vaults > 1 else None
+    vaults = [name for name, _ in shown] if found.vaults > 1 else None
     render.search_results(
-        [hit for _, hit in found.hits], f"{'/'.join(found.modes)} search: {query}", vaults
+        [hit for _, hit in shown], f"{'/'.join(found.modes)} search: {query}", vaults
     )
+    if hidden:
+        render.note(f"{hidden} weak match{'es' if hidden != 1 else ''} hidden (--all to show)")
     if explain:
         for name, outcome in found.outcomes:
             render.search_explanation(outcome, name if found.vaults > 1 else None)

@@ -7,11 +7,14 @@ What goes in, in priority order:
    promoted card no line there cites (one item per rule, each naming its card);
 2. MEMORY.md, the index (comment-only lines dropped: template placeholders cost tokens; a
    `# MEMORY.md` title is added when the file does not start with a title of its own);
-3. cards, best first. With a task, a card's score is 0.75 × relevance + 0.25 × value, where
-   relevance comes from its rank in a hybrid search for the task (1 / (1 + rank / 3): 1.0, 0.75,
-   0.6, ...; ranks, not raw scores, so every search mode means the same) and value is
-   `value.card_value` (frequency × impact × recency). Without a task, cards rank by value alone.
-   Only the best `CARD_CANDIDATES` cards are considered at all.
+3. with a task, the log entries not yet distilled into a card (what was just remembered) that
+   the search for the task found strongly, best first;
+4. cards, best first. With a task, a card's score is 0.75 × relevance + 0.25 × value, where
+   relevance comes from its rank among the strong hits of a hybrid search for the task
+   (1 / (1 + rank / 3): 1.0, 0.75, 0.6, ...; a weak match — below search's relevance floor —
+   counts as not found) and value is `value.card_value` (frequency × impact × recency).
+   Without a task, cards rank by value alone. Only the best `CARD_CANDIDATES` cards are
+   considered at all.
 
 The text shows MEMORY.md, then the rules, then the cards, each card with its source path;
 `context.pack.pack` fits them to the budget and names what did not fit. Planning
@@ -70,12 +73,25 @@ class Sources:
 
 
 @dataclass(frozen=True)
+class FreshEntry:
+    """A log entry not yet distilled that the task's search found strongly."""
+
+    source: str  # the entry as a card would cite it (memory/2026-11-30.md#09:15)
+    path: str
+    entry: str  # "09:15 Title"
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
 class Relevance:
-    """Search ranks of cards for the task (vault-relative path -> 0-based rank) and the mode."""
+    """Search ranks of cards for the task (vault-relative path -> 0-based rank among the strong
+    hits), the fresh log entries it found, and the mode."""
 
     ranks: dict[str, int]
     mode: str  # "hybrid", "keyword", "semantic", or "none" when no search ran
     notices: tuple[str, ...] = ()
+    fresh: tuple[FreshEntry, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -176,8 +192,15 @@ def search_relevance(
         return Relevance(
             fallback.ranks, fallback.mode, (f"{mode} search failed ({exc})", *fallback.notices)
         )
-    ranks = {hit.path: rank for rank, hit in enumerate(outcome.results)}
-    return Relevance(ranks, outcome.mode, outcome.notices)
+    strong = [hit for hit in outcome.results if not hit.weak]
+    cards = [hit for hit in strong if hit.kind != "log"]
+    fresh = tuple(
+        FreshEntry(hit.source or hit.path, hit.path, hit.entry or "", hit.snippet, hit.score)
+        for hit in strong
+        if hit.kind == "log"
+    )
+    ranks = {hit.path: rank for rank, hit in enumerate(cards)}
+    return Relevance(ranks, outcome.mode, outcome.notices, fresh)
 
 
 def keyword_relevance(vault: Vault, task: str) -> Relevance:
@@ -189,6 +212,23 @@ def keyword_relevance(vault: Vault, task: str) -> Relevance:
     except Exception as exc:
         return Relevance({}, "none", (f"keyword search failed too ({exc}); ranked by value",))
     return Relevance({hit.path: rank for rank, hit in enumerate(hits)}, "keyword")
+
+
+def fresh_items(relevance: Relevance | None) -> list[Item]:
+    """The task's strongly matching log entries not yet distilled, best first."""
+    if relevance is None:
+        return []
+    return [
+        Item(
+            "log",
+            entry.source,
+            entry.path,
+            f"- {entry.entry}: {entry.text} ({entry.source})",
+            f"log entry not yet distilled, {relevance.mode} score {entry.score:.2f}",
+            entry.score,
+        )
+        for entry in relevance.fresh
+    ]
 
 
 def memory_item(sources: Sources) -> Item | None:
@@ -295,6 +335,7 @@ def plan_context(
         *([waiting] if waiting else []),
         *rules,
         *([memory] if memory else []),
+        *fresh_items(relevance if task else None),
         *cards,
     ]
     packed = pack(items, budget)

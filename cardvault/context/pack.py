@@ -33,7 +33,7 @@ from functools import cache
 
 from cardvault.vault.tokens import count_tokens
 
-SECTIONS = ("review", "memory", "rule", "global-rule", "agent", "card")
+SECTIONS = ("review", "memory", "rule", "global-rule", "agent", "log", "card")
 #: Section headings. MEMORY.md and an agent's hot memory have none of their own: their blocks
 #: carry their titles (see context.py); the review line ("3 memory decisions pending:
 #: cardvault review") stands alone at the top.
@@ -43,6 +43,7 @@ HEADERS = {
     "rule": "# Learned rules",
     "global-rule": "# Global rules",
     "agent": "",
+    "log": "# Just remembered (log entries not yet distilled into a card)",
     "card": "# Cards",
 }
 #: Kinds loaded in every session (the HOT tier, docs/scopes.md); cards are WARM, or COLD when
@@ -84,7 +85,7 @@ def preamble_cost() -> int:
 class Item:
     """A candidate for the pack: its kind, name, source file, text block and why it is here."""
 
-    kind: str  # "review", "rule", "global-rule", "memory", "agent" or "card"
+    kind: str  # "review", "rule", "global-rule", "memory", "agent", "log" or "card"
     name: str  # card slug, "MEMORY.md", or the rule's card slug / "AGENTS.md rule N"
     source: str  # vault-relative path of the file it comes from
     block: str  # its text in the pack

@@ -52,6 +52,15 @@ class VaultState:
         return tuple(parse_queue(self.queue.text, self.queue.path))
 
     @cached_property
+    def lower_case_words(self) -> frozenset[str]:
+        """Every word some card or log entry writes in lower case (so a sentence's capitalised
+        first word "Verify" is no name; merge.py)."""
+        from cardvault.maintain.text import lower_case_words
+
+        texts = [c.card.body for c in self.files.values()]
+        return lower_case_words(texts + [f"{e.title}\n{e.body}" for e in self.entries])
+
+    @cached_property
     def cards(self) -> tuple[CardFile, ...]:
         """Every card, live first, in path order."""
         return tuple(sorted(self.files.values(), key=lambda c: (c.archived, str(c.path))))

@@ -77,6 +77,23 @@ class VaultSession:
             # server: keep it out of the garbage collector's scans (~20% of a search's CPU).
             gc.freeze()
 
+    def embed_soon(self) -> threading.Thread:
+        """Bring the served vault's index up to date on a daemon thread, right after a write:
+        the warm model embeds the new entry (one short text) before the next search needs it.
+        A search meanwhile waits for it, and finds the entry either way."""
+
+        def sync() -> None:
+            with self._reading:
+                try:
+                    searcher = self.handle.searcher
+                    searcher.synced(searcher.model.embedding(), [])
+                except Exception as exc:  # the next search syncs (and reports) it again
+                    print(f"cardvault mcp: indexing the new entry failed: {exc}", file=sys.stderr)
+
+        thread = threading.Thread(target=sync, name="cardvault-embed-new", daemon=True)
+        thread.start()
+        return thread
+
     def search(self, action: Callable[[], T]) -> T:
         """Run a call that searches with the shared handle (one at a time)."""
         with self._reading, _as_tool_error():

@@ -67,16 +67,21 @@ class MemoryTools(Toolset):
         include_logs: bool = False,
         include_archived: bool = False,
         scope: ScopeName = "all",
+        include_weak: bool = False,
     ) -> dict[str, Any]:
         """Search long-term memory for what is already known about a question, an error
         message, a command, a tool or a topic. Call it before guessing or working something out
         again, as soon as an error appears (paste the exact message), and before `new_card`
         (update what exists instead of duplicating it). Hybrid mode matches meaning and exact
         words, so paraphrases work; `keyword` is for exact strings only. `scope` "all" (the
-        default) searches this project's vault and the user's global vault. Returns the best
-        hits first: {mode, results: [{slug, path, topic, category, tags, status, score,
-        snippet, kind, vault}], notices}. Read a whole hit with `read` (its slug, or its path
-        for a log hit) when its vault is "project"."""
+        default) searches this project's vault and the user's global vault. What was just
+        remembered is found at once (kind "log", with its `source` entry). `score` (0-1) is
+        how likely a hit is what you look for, on one scale for every query; hits below the
+        floor are left out unless include_weak (then marked weak: true), and an empty list
+        means no strong match. Returns the best hits first: {mode, results: [{slug, path,
+        topic, category, tags, status, score, weak, snippet, kind, vault}], notices}. Read a
+        whole hit with `read` (its slug, or its path for a log hit) when its vault is
+        "project"."""
         from cardvault.scopes.search import search_scope
 
         def run() -> dict[str, Any]:
@@ -85,11 +90,15 @@ class MemoryTools(Toolset):
                 in_scope, self.session.searcher, query, k=k, mode=mode, category=category,
                 tag=tag, logs=include_logs, archived=include_archived,
             )  # fmt: skip
+            hits = [(n, h) for n, h in found.hits if include_weak or not h.weak]
+            notices = [*in_scope.notices, *found.notices]
+            if not hits:
+                notices.append("no strong match" if found.hits else "no results")
             return {
                 "mode": "/".join(found.modes),
                 "memory": QUOTED,
-                "results": [{**hit.to_dict(), "vault": name} for name, hit in found.hits],
-                "notices": [*in_scope.notices, *found.notices],
+                "results": [{**hit.to_dict(), "vault": name} for name, hit in hits],
+                "notices": notices,
             }
 
         return self.session.search(run)
@@ -154,13 +163,15 @@ class MemoryTools(Toolset):
         today's daily log as "Lesson: ..." and committed to git; maintenance later distills it
         into a card. Text holding a credential (key, token, password) is refused and nothing is
         written; pass redact=true to store it with the secret replaced. Returns {path, commit}."""
-        return self.session.write(
+        written = self.session.write(
             lambda: _written(
                 append_log(self.session.vault, f"Lesson: {text.strip()}", None,
                            self.session.clock(), redact=redact),
                 self.session,
             )
         )  # fmt: skip
+        self.session.embed_soon()  # the warm model embeds the one new entry now
+        return written
 
     def log(self, text: Text, title: str | None = None, redact: bool = False) -> dict[str, Any]:
         """Append an entry to today's daily log ("## HH:MM — title", then the text) and commit
@@ -168,12 +179,14 @@ class MemoryTools(Toolset):
         Start lines with "Lesson:", "Fix:", "Gotcha:", "Decision:" or "Preference:" so
         maintenance distills them into cards. The title defaults to the first line. Secrets are
         refused as in `remember` (redact=true replaces them). Returns {path, commit}."""
-        return self.session.write(
+        written = self.session.write(
             lambda: _written(
                 append_log(self.session.vault, text, title, self.session.clock(), redact=redact),
                 self.session,
             )
         )
+        self.session.embed_soon()
+        return written
 
     def new_card(
         self,

@@ -30,6 +30,7 @@ from cardvault.context.build import (
     Sources,
     card_block,
     card_items,
+    fresh_items,
     memory_item,
     review_item,
     rule_items,
@@ -159,7 +160,8 @@ def warm_items(first: Side, others: list[Side], request: Request) -> list[Item]:
             for n, item in enumerate(found):
                 ranked.append((item.score, order, n, item))
     ranked.sort(key=lambda row: (-row[0], row[1], row[2]))
-    return [item for *_, item in ranked[:CARD_CANDIDATES]]
+    fresh = fresh_items(first.relevance if request.task else None)  # just remembered, first
+    return [*fresh, *(item for *_, item in ranked[:CARD_CANDIDATES])]
 
 
 def cold_items(sides: list[Side], today: dt.date) -> list[Item]:

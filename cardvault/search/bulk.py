@@ -26,10 +26,12 @@ def bulk_embedding(vault: Vault) -> tuple[Embedding | None, list[str]]:
 def onnx_embedder(ref: ModelRef) -> Embedder:
     """`ref`'s ONNX embedder, exporting the ONNX copy first when the cache lacks it (or holds
     a damaged one)."""
-    from cardvault.search.onnx import OnnxEmbedder, ensure_onnx, onnx_path
+    from cardvault.search.onnx import OnnxEmbedder, discard_copy, ensure_onnx
 
     try:
         return OnnxEmbedder(ref, ensure_onnx(ref))
     except ModelUnavailableError:
-        onnx_path(ref).unlink(missing_ok=True)
+        if ref.onnx_file is not None:
+            raise
+        discard_copy(ref)
         return OnnxEmbedder(ref, ensure_onnx(ref))

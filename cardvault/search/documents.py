@@ -35,6 +35,10 @@ class Document:
     entry: str | None
     line: int | None
     body: str
+    #: A log entry that maintenance has yet to distill (it carries a lesson signal or a card link).
+    pending: bool = False
+    #: The log entries a card cites in `sources` (once cited, an entry is no longer fresh).
+    cites: tuple[str, ...] = ()
 
     @property
     def embed_text(self) -> str:
@@ -75,9 +79,16 @@ def card_documents(source: SourceFile, card: Card) -> list[Document]:
         Document(
             key=source.rel, kind=source.kind, slug=card.slug, topic=card.topic,
             category=card.category, tags=card.tags, status=card.status, entry=None, line=None,
-            body=card.body,
+            body=card.body, cites=tuple(card.sources),
         )
     ]  # fmt: skip
+
+
+def entry_identity(entry: LogEntry) -> str:
+    """How search names a log entry — as a card's `sources` cites it
+    (`memory/2026-03-19.md#14:30`). The one place that decides it: a log hit's key and source,
+    and the check that a card already distilled the entry, all come from here."""
+    return entry.ref
 
 
 def log_documents(source: SourceFile, entries: Sequence[LogEntry]) -> list[Document]:
@@ -85,9 +96,9 @@ def log_documents(source: SourceFile, entries: Sequence[LogEntry]) -> list[Docum
     stem = source.rel.rsplit("/", 1)[-1].removesuffix(".md")
     return [
         Document(
-            key=f"{source.rel}#{entry.ref.partition('#')[2]}",
+            key=entry_identity(entry),
             kind="log",
-            slug=f"{stem}#{entry.ref.partition('#')[2]}",
+            slug=f"{stem}#{entry_identity(entry).partition('#')[2]}",
             topic=entry.title,
             category="",
             tags=(),
@@ -95,6 +106,7 @@ def log_documents(source: SourceFile, entries: Sequence[LogEntry]) -> list[Docum
             entry=f"{entry.time} {entry.title}",
             line=entry.line,
             body=entry.body,
+            pending=entry.has_signal or bool(entry.card_links),
         )
         for entry in entries
     ]

@@ -86,11 +86,17 @@ def sync_vectors(
     if embedding is None:
         report.unembedded = count_unembedded(index.conn)
         return report
-    if index.meta("model_id") != embedding.model_id:
+    before = index.meta("model_id")
+    if before != embedding.model_id:
+        if before:  # vectors of two models never meet: every text is embedded again
+            report.notices.append(
+                f"the index was built with another model ({before}); embedding every passage "
+                f"again with {embedding.model_id}"
+            )
         index.conn.execute("DELETE FROM passages")
         index.conn.execute("DELETE FROM vectors")
     index.set_meta("model_id", embedding.model_id)
-    report.split = _split_new_documents(index, embedding.ref)
+    report.split = _split_new_documents(index, embedding.ref, progress)
     index.conn.execute("DELETE FROM passages WHERE doc_hash NOT IN (SELECT text_hash FROM docs)")
     matrix = load_matrix(index)
     have = verified_rows(index, matrix)
@@ -111,7 +117,9 @@ def sync_vectors(
     return report
 
 
-def _split_new_documents(index: IndexHandle, ref: ModelRef) -> int:
+def _split_new_documents(
+    index: IndexHandle, ref: ModelRef, progress: SyncProgress | None = None
+) -> int:
     """Passages for every document text that has none yet; returns how many texts were split."""
     from cardvault.search.passages import Splitter
 
@@ -121,6 +129,8 @@ def _split_new_documents(index: IndexHandle, ref: ModelRef) -> int:
     ).fetchall()
     if not rows:
         return 0
+    if progress is not None:
+        progress("splitting", 0, len(rows))
     docs = [(topic, body, tuple(json.loads(tags))) for _, topic, body, tags in rows]
     spans = Splitter(ref).spans(docs)
     for (doc_hash, _, _, _), (topic, body, tags), doc_spans in zip(rows, docs, spans, strict=True):
@@ -131,6 +141,8 @@ def _split_new_documents(index: IndexHandle, ref: ModelRef) -> int:
                 for seq, (start, stop) in enumerate(doc_spans)
             ],
         )
+    if progress is not None:
+        progress("splitting", len(rows), len(rows))
     return len(rows)
 
 
@@ -161,7 +173,7 @@ def _embed(
     """Vectors for the `missing` passage digests, or None when the model cannot be loaded."""
     texts = passage_texts(index, missing)
     if progress is not None:
-        progress("loading model", 0, 0)
+        progress("loading model", 0, 1)
     try:
         embedder = embedding.make(len(missing))
     except ModelUnavailableError as exc:
@@ -169,6 +181,9 @@ def _embed(
         report.unembedded = len(missing)
         return None
     step: Progress | None = None
+    if progress is not None:
+        progress("loading model", 1, 1)
+        progress("embedding", 0, len(missing))
     if progress is not None:
         step = lambda done, total: progress("embedding", done, total)  # noqa: E731
     vectors = embedder.embed([texts[h] for h in missing], step)

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 #: Called as progress(done, total) while texts are embedded.
 Progress = Callable[[int, int], None]
 BATCH = 32
-CHUNK = 128
+#: Texts per progress report (a chunk holds texts of like length, from the sorted order).
+CHUNK = 32
 
 
 class Embedder(Protocol):
@@ -32,6 +33,10 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """One row per text, in order."""
+        ...
+
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """One row per search query (with the model's query instruction, if it has one)."""
         ...
 
 
@@ -46,13 +51,19 @@ def embed_in_chunks(
     dim: int,
     progress: Progress | None,
 ) -> np.ndarray:
-    """Encode `texts` in length-sorted chunks, reporting progress; rows come back in order."""
+    """Encode `texts` in chunks of like length, reporting progress after each; rows come back in
+    order. The chunks are taken in a fixed shuffled order, not longest first, so the rate a
+    progress bar sees from the first chunk on is the run's average and its ETA holds."""
+    import random
+
     import numpy as np
 
     out = np.zeros((len(texts), dim), dtype=np.float32)
     order = length_order(texts)
+    starts = list(range(0, len(order), CHUNK))
+    random.Random(0).shuffle(starts)
     done = 0
-    for start in range(0, len(order), CHUNK):
+    for start in starts:
         index = order[start : start + CHUNK]
         out[index] = encode([texts[i] for i in index])
         done += len(index)
@@ -66,6 +77,7 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, ref: ModelRef) -> None:
         self.model_id = ref.model_id
+        self.query_prefix = ref.query_prefix
         self._model = load_sentence_transformer(ref)
         dimension = (
             getattr(self._model, "get_embedding_dimension", None)
@@ -76,6 +88,10 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Vectors exactly as `SentenceTransformer.encode(normalize_embeddings=True)` gives."""
         return embed_in_chunks(texts, self._encode, self.dim, progress)
+
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Vectors for search queries (with the model's query instruction, if it has one)."""
+        return self.embed([self.query_prefix + q for q in queries])
 
     def _encode(self, batch: list[str]) -> np.ndarray:
         import numpy as np

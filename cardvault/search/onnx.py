@@ -40,7 +40,9 @@ def cache_root() -> Path:
 
 
 def onnx_path(ref: ModelRef) -> Path:
-    """Where the ONNX copy of `ref` lives (it may not exist yet)."""
+    """Where the ONNX copy of `ref` lives (it may not exist yet); a bundled model's own file."""
+    if ref.onnx_file is not None:
+        return ref.onnx_file
     return cache_root() / "onnx" / f"{ref.model_id}.{EXPORT_FORMAT}" / "model.onnx"
 
 
@@ -48,8 +50,16 @@ def ensure_onnx(ref: ModelRef, st_model: Any = None) -> Path:
     """The ONNX copy of `ref`, exported first if missing (reusing `st_model` when given)."""
     path = onnx_path(ref)
     if not path.is_file():
+        if ref.onnx_file is not None:
+            raise ModelUnavailableError(f"the model's ONNX file {path} is missing; reinstall it")
         export_onnx(ref, path, st_model)
     return path
+
+
+def discard_copy(ref: ModelRef) -> None:
+    """Delete a damaged exported copy (a bundled model's own file is never touched)."""
+    if ref.onnx_file is None:
+        onnx_path(ref).unlink(missing_ok=True)
 
 
 def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
@@ -127,6 +137,11 @@ class OnnxEmbedder:
     def __init__(self, ref: ModelRef, model_file: Path) -> None:
         self.model_id = ref.model_id
         self.pooling = ref.pooling
+        self.query_prefix = ref.query_prefix
+        # An int8 file quantises each batch's activations with one scale, so a text's vector
+        # would depend on its batch mates (and their padding): such models read one text at a
+        # time, which was also faster per CPU second here (docs/benchmarks.md).
+        self.batch = 1 if ref.onnx_file is not None else 32
         self._session = _load_session(model_file)
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = _load_tokenizer(ref)
@@ -136,10 +151,15 @@ class OnnxEmbedder:
         """Unit vectors for `texts`, batched by length."""
         return embed_in_chunks(texts, self._encode_chunk, self.dim, progress)
 
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Unit vectors for search queries (with the model's query instruction, if it has one)."""
+        return self.embed([self.query_prefix + q for q in queries])
+
     def _encode_chunk(self, texts: list[str]) -> np.ndarray:
         import numpy as np
 
-        parts = [self._encode(texts[i : i + 32]) for i in range(0, len(texts), 32)]
+        size = self.batch
+        parts = [self._encode(texts[i : i + size]) for i in range(0, len(texts), size)]
         return np.concatenate(parts) if parts else np.zeros((0, self.dim), np.float32)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
@@ -188,7 +208,7 @@ def _load_session(model_file: Path) -> Any:
 def _load_tokenizer(ref: ModelRef) -> Any:
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(ref.path / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(ref.tokenizer_path))
     pad = tokenizer.padding or {}
     tokenizer.enable_truncation(ref.max_seq_length)
     tokenizer.enable_padding(

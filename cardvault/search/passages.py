@@ -39,7 +39,7 @@ class Splitter:
         from tokenizers import Tokenizer
 
         self.window = ref.max_seq_length - SPECIAL_TOKENS
-        self._tokenizer: Any = Tokenizer.from_file(str(ref.path / "tokenizer.json"))
+        self._tokenizer: Any = Tokenizer.from_file(str(ref.tokenizer_path))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
 

@@ -86,11 +86,11 @@ class QueryModel:
             return self._embedder
         if self.ref is None:
             raise self.error or ModelUnavailableError("no embedding model")
-        from cardvault.search.onnx import OnnxEmbedder, ensure_onnx, onnx_path
+        from cardvault.search.onnx import OnnxEmbedder, discard_copy, ensure_onnx
 
         if self._failure is not None:
             self._failure = None
-            onnx_path(self.ref).unlink(missing_ok=True)  # unreadable: export it again
+            discard_copy(self.ref)  # unreadable: export it again
         self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref))
         return self._embedder
 

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cardvault.search.fusion import Weights
+from cardvault.search.fusion import Weights, is_weak
 from cardvault.search.index import IndexHandle
 from cardvault.search.text import make_snippet
 
@@ -43,6 +43,8 @@ class SearchResult:
     semantic_score: float | None = None
     passage: int | None = None  # 0-based number of the passage that matched by meaning
     passages: int = 1
+    weak: bool = False  # the score is below the relevance floor (fusion.WEAK_BELOW)
+    source: str | None = None  # a log hit's entry, as a card's `sources` would cite it
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (what `cardvault search --json` prints)."""
@@ -54,12 +56,14 @@ class SearchResult:
             "tags": list(self.tags),
             "status": self.status,
             "score": round(self.score, 4),
+            "weak": self.weak,
             "snippet": self.snippet,
             "kind": self.kind,
         }
         if self.kind == "log":
             data["entry"] = self.entry
             data["line"] = self.line
+            data["source"] = self.source
         data["keyword"] = _side(self.keyword_rank, self.keyword_score)
         data["semantic"] = _side(self.semantic_rank, self.semantic_score)
         if self.semantic_rank is not None:
@@ -102,6 +106,7 @@ class Ranked:
     semantic: dict[int, tuple[int, float]] = field(default_factory=dict)
     passages: dict[int, int] = field(default_factory=dict)  # id -> best passage number
     weights: Weights | None = None
+    weak: frozenset[int] | None = None  # hybrid: hits no side vouches for (else: by score)
 
 
 def describe(index: IndexHandle, ranked: Ranked, query: str) -> list[SearchResult]:
@@ -110,7 +115,7 @@ def describe(index: IndexHandle, ranked: Ranked, query: str) -> list[SearchResul
     if not ids:
         return []
     rows = index.conn.execute(
-        "SELECT id, file, kind, slug, topic, category, tags, status, entry, line, body, "
+        "SELECT id, file, kind, slug, topic, category, tags, status, entry, line, body, key, "
         "(SELECT count(*) FROM passages p WHERE p.doc_hash = docs.text_hash) "
         f"FROM docs WHERE id IN ({', '.join('?' * len(ids))})",
         ids,
@@ -120,7 +125,9 @@ def describe(index: IndexHandle, ranked: Ranked, query: str) -> list[SearchResul
     for doc_id, score in ranked.hits:
         if doc_id not in by_id:
             continue  # removed by a concurrent sync between ranking and now
-        _, file, kind, slug, topic, category, tags, status, entry, line, body, count = by_id[doc_id]
+        _, file, kind, slug, topic, category, tags, status, entry, line, body, key, count = by_id[
+            doc_id
+        ]
         passage = ranked.passages.get(doc_id)
         snippet = make_snippet(_snippet_source(index, ranked, doc_id, body), query)
         keyword, semantic = ranked.keyword.get(doc_id), ranked.semantic.get(doc_id)
@@ -133,10 +140,16 @@ def describe(index: IndexHandle, ranked: Ranked, query: str) -> list[SearchResul
                 keyword_score=keyword[1] if keyword else None,
                 semantic_rank=semantic[0] if semantic else None,
                 semantic_score=semantic[1] if semantic else None,
-                passage=passage, passages=max(int(count), 1),
+                passage=passage, passages=max(int(count), 1), weak=_weak(ranked, doc_id, score),
+                source=key if kind == "log" else None,
             )
         )  # fmt: skip
     return results
+
+
+def _weak(ranked: Ranked, doc_id: int, score: float) -> bool:
+    """Hybrid: no side's own evidence vouches for the hit; a single mode: its score is low."""
+    return is_weak(score) if ranked.weak is None else doc_id in ranked.weak
 
 
 def _snippet_source(index: IndexHandle, ranked: Ranked, doc_id: int, body: str) -> str:
@@ -144,9 +157,9 @@ def _snippet_source(index: IndexHandle, ranked: Ranked, doc_id: int, body: str) 
     passage = ranked.passages.get(doc_id)
     if passage is None:
         return body
-    weights = ranked.weights
-    if weights is not None and weights.keyword > weights.semantic and doc_id in ranked.keyword:
-        return body  # the query's own words decided: show where they are
+    keyword, semantic = ranked.keyword.get(doc_id), ranked.semantic.get(doc_id)
+    if keyword is not None and (semantic is None or keyword[0] <= semantic[0]):
+        return body  # the query's own words ranked it at least as high: show where they are
     row = index.conn.execute(
         "SELECT p.start, p.stop FROM passages p JOIN docs d ON p.doc_hash = d.text_hash "
         "WHERE d.id = ? AND p.seq = ?",

@@ -28,15 +28,23 @@ WIDEN = 4
 MIN_WIDE = 200
 
 
+#: Log entries with a lesson signal that no card cites yet: what an agent just remembered.
+FRESH_LOGS = (
+    "(d.kind = 'log' AND d.pending = 1 AND NOT EXISTS (SELECT 1 FROM cites c WHERE c.ref = d.key))"
+)
+
+
 @dataclass(frozen=True)
 class Filters:
-    """Which documents a search may return."""
+    """Which documents a search may return: cards, and log entries not yet distilled into one
+    (`fresh`); every log entry with `logs`, archived cards with `archived`."""
 
     category: str | None = None
     tag: str | None = None
     status: str | None = None
     logs: bool = False
     archived: bool = False
+    fresh: bool = True
 
     def sql(self) -> tuple[str, list[str]]:
         """A WHERE clause over `docs d` and its parameters."""
@@ -45,7 +53,8 @@ class Filters:
             kinds.append("archived")
         if self.logs:
             kinds.append("log")
-        clauses = [f"d.kind IN ({', '.join('?' * len(kinds))})"]
+        kind = f"d.kind IN ({', '.join('?' * len(kinds))})"
+        clauses = [f"({kind} OR {FRESH_LOGS})" if self.fresh and not self.logs else kind]
         params = list(kinds)
         if self.category:
             clauses.append("d.category = ?")
@@ -97,6 +106,21 @@ def keyword_ranking(
         [match, *params, limit],
     ).fetchall()
     return [(int(doc_id), -float(score)) for doc_id, score in rows]
+
+
+def holding_every_term(index: IndexHandle, query: str, ids: list[int]) -> frozenset[int]:
+    """Which of `ids` hold every word of `query` (an exact match is never a weak one, even
+    where BM25's IDF says little: a word found in every card of a small vault)."""
+    from cardvault.search.text import fts_all_terms
+
+    match = fts_all_terms(query)
+    if match is None or not ids:
+        return frozenset()
+    rows = index.conn.execute(
+        f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(ids))})",
+        [match, *ids],
+    )
+    return frozenset(int(row[0]) for row in rows)
 
 
 def eligible_ids(index: IndexHandle, filters: Filters) -> frozenset[int]:

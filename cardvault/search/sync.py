@@ -181,16 +181,20 @@ def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> N
 def _delete_file_docs(conn: sqlite3.Connection, rel: str) -> None:
     ids = [row[0] for row in conn.execute("SELECT id FROM docs WHERE file = ?", (rel,))]
     conn.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in ids])
+    conn.executemany("DELETE FROM cites WHERE doc_id = ?", [(i,) for i in ids])
     conn.execute("DELETE FROM docs WHERE file = ?", (rel,))
 
 
 def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document) -> None:
     cursor = conn.execute(
         "INSERT OR REPLACE INTO docs (file, key, kind, slug, topic, category, tags, status, "
-        "entry, line, body, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "entry, line, body, text_hash, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, json.dumps(list(doc.tags)),
-         doc.status, doc.entry, doc.line, doc.body, doc.text_hash),
+         doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending)),
     )  # fmt: skip
+    conn.executemany(
+        "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
+    )
     conn.execute(
         "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)",
         (cursor.lastrowid, segment(doc.topic), segment(" ".join(doc.tags)), segment(doc.body)),

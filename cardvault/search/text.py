@@ -75,6 +75,12 @@ def fts_query(query: str) -> str | None:
     return " OR ".join(parts) if parts else None
 
 
+def fts_all_terms(query: str) -> str | None:
+    """An FTS5 MATCH expression requiring every one of the query's terms (AND); None if none."""
+    parts = [fts_term(term) for term in coverage_terms(query)]
+    return " AND ".join(parts) if parts else None
+
+
 @dataclass(frozen=True)
 class Snippet:
     """A short excerpt of a document and the query terms it contains (for highlighting)."""

@@ -7,7 +7,9 @@ gives it the same vectors search uses, keyed by the digest of the exact text the
   key its vector is stored under, so a card's vector is found by its content, never by position;
 - `indexed_vectors(vault, make_embedder)` brings the search index up to date (embedding new
   texts with the embedder the caller supplies) and returns every stored vector that was verified
-  against its row checksum, by key;
+  against its row checksum, by key — and for a long card, stored as several passages, one vector
+  of the whole card under its whole text's key (the normalised mean of its passages' vectors), so
+  a maintenance run over unchanged cards embeds nothing;
 - `load_embedder(vault)` is the vault model's torch-free (ONNX) embedder for any other text;
   `model_cache_dir()` is where its ONNX copies are kept (machine-wide, disposable).
 
@@ -26,6 +28,8 @@ from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from cardvault.search.index import IndexHandle
 
 __all__ = [
     "Embedder", "Progress", "card_text", "indexed_vectors", "load_embedder", "model_cache_dir",
@@ -83,4 +87,26 @@ def indexed_vectors(
     with Searcher(vault) as searcher:
         embedding = Embedding(ref, lambda _count: make_embedder())
         index, _ = searcher.synced(embedding, notices if notices is not None else [], progress)
-        return verified_vectors(index)
+        stored = verified_vectors(index)
+        return {**stored, **_whole_documents(index, stored)}
+
+
+def _whole_documents(index: IndexHandle, stored: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """For each document of several passages whose vectors are all verified: the normalised
+    mean of its passages' vectors, under the key of the document's whole text."""
+    import numpy as np
+
+    groups: dict[str, list[str]] = {}
+    for doc_hash, text_hash in index.conn.execute(
+        "SELECT doc_hash, text_hash FROM passages WHERE doc_hash IN "
+        "(SELECT doc_hash FROM passages GROUP BY doc_hash HAVING count(*) > 1) "
+        "ORDER BY doc_hash, seq"
+    ):
+        groups.setdefault(doc_hash, []).append(text_hash)
+    whole = {}
+    for doc_hash, parts in groups.items():
+        if doc_hash in stored or not all(part in stored for part in parts):
+            continue
+        mean = np.mean([stored[part] for part in parts], axis=0)
+        whole[doc_hash] = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
+    return whole

