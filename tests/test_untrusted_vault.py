@@ -451,7 +451,10 @@ MUTATIONS = [
     pytest.param(
         ("code", ["local-journal"]),
         [("edits/journal.py", "    check_journal(vault, journal)\n    return journal",
-          "    return journal")],
+          "    return journal"),
+         # the batch writer confines every target too (vault/confine.py): both must go
+         ("edits/batch.py", "        confined(root, root / step.rel, real_folders)",
+          "        pass")],
         "write-then-commit", ["post-commit"], id="journal-steps-stay-in-the-vault",
     ),
     pytest.param(

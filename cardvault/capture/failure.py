@@ -59,7 +59,7 @@ _RULE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?-i:\bFAILED\b)", "tests? failed",
     )),
     ("runtime", (
-        "Traceback", r"\w+(Error|Exception)\b", "segmentation fault", "core dumped", "panic:",
+        "Traceback", r"\b\w*(Error|Exception)\b", "segmentation fault", "core dumped", "panic:",
         r"\bKilled\b", "fatal", "out of memory", r"\bOOM", "stack overflow", "aborted",
     )),
 )  # fmt: skip
@@ -67,6 +67,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile("|".join(words), re.IGNORECASE)) for name, words in _RULE_WORDS
 )
 
+#: How much of each line the category rules read (some have `.*` between two words).
+LINE_SCAN = 2000
 _EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt|Warning)\b:?")
 _ERROR_WORDS = re.compile(
     r"error|fatal|denied|not found|failed|failure|panic|cannot|can't|unable|invalid|refused",
@@ -112,8 +114,10 @@ def error_line(stderr: str, exit_code: int, program: str = "") -> str:
 
 
 def categorize(line: str, stderr: str, exit_code: int) -> str:
-    """The category of a failure, from its error line, its stderr tail and its exit code."""
-    for text in (line, clean(stderr)):
+    """The category of a failure, from its error line, its stderr tail and its exit code (each
+    line looked at up to LINE_SCAN characters: a 64 KB line costs what a short one does)."""
+    tail = "\n".join(part[:LINE_SCAN] for part in clean(stderr).splitlines())
+    for text in (line[:LINE_SCAN], tail):
         for name, pattern in RULES:
             if pattern.search(text):
                 return name

@@ -101,7 +101,8 @@ def entry_text(failure: Failure, seen: int, first: str | None) -> tuple[str, str
             f"Seen: {seen} (first: {first})"
         )
         return f"Failed again: {command}", body
-    fence = "~~~~" if "~~~" in failure.tail else "~~~"
+    longest = max((len(run) for run in re.findall(r"~+", failure.tail)), default=0)
+    fence = "~" * max(3, longest + 1)  # longer than any run in the tail: nothing closes it
     body = (
         f"Command: `{failure.command}`\n"
         f"Exit code: {failure.exit_code}\n"

@@ -33,6 +33,10 @@ from cardvault.capture import failure
 
 TAIL_BYTES = 64 * 1024
 TAIL_LINES = 20
+#: What one logged line of a failure may hold (the error line, each tail line), and the command
+#: line: a capture's entry stays far inside `[write] max_entry_bytes` however long they were.
+LINE_CHARS = 1000
+COMMAND_CHARS = 2000
 #: How long to wait for stderr to drain once the command has exited (a background child it left
 #: behind may hold the pipe open forever).
 DRAIN_SECONDS = 2.0
@@ -150,16 +154,24 @@ def describe_failure(run: RunResult) -> Failure:
 
     stderr = redact_text(failure.clean(run.stderr))
     lines = stderr.splitlines()
-    tail = "\n".join(lines[-TAIL_LINES:]).strip("\n")
+    tail = "\n".join(_cut(line, LINE_CHARS) for line in lines[-TAIL_LINES:]).strip("\n")
     error = failure.error_line(stderr, run.exit_code, run.argv[0])
     message = failure.normalise(error)
+    command = redact_text(shlex.join(redact_text(arg) for arg in run.argv))
     return Failure(
-        command=redact_text(shlex.join(redact_text(arg) for arg in run.argv)),
+        command=_cut(command, COMMAND_CHARS),
         cwd=run.cwd,
         exit_code=run.exit_code,
         category=failure.categorize(error, run.stderr, run.exit_code),
         signature=failure.signature(message),
         message=message,
-        error=error,
+        error=_cut(error, LINE_CHARS),
         tail=tail,
     )
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying so (cut after redaction: no half secret)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} characters cut)"

@@ -35,7 +35,7 @@ from cardvault.edits.changes import WriteFile
 from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
 from cardvault.hosts.transcript import assistant_texts, read_since
 from cardvault.vault.daily import appended_log_text, signals_in
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 
@@ -128,7 +128,7 @@ def record_signals(
     def plan() -> Proposal[tuple[tuple[str, ...], int]]:
         known = known_texts(read_vault(vault))
         new = [f for f in found if normal(f.text) not in known]
-        current = read_text(path) if path.exists() else None
+        current = read_if_present(path, vault.root)
         text = current.text if current else None
         for signal in new:
             entry = prepare_entry(vault, f"{signal.line}\nVia: {via}", None, now, redact=True)

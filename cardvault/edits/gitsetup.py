@@ -19,12 +19,11 @@ and set up when missing or different (a clone set up by an older cardvault is re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from cardvault import history
 from cardvault.edits.changes import WriteFile
+from cardvault.errors import CardvaultError
 from cardvault.launch import shell_command
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
 BEGIN = "# cardvault:begin merge drivers"
@@ -58,9 +57,9 @@ def attributes_change(vault: Vault) -> WriteFile | None:
     """The change that puts cardvault's block, as this version writes it, into the vault's
     `.gitattributes` (None: it is there). The rest of the file is left as it is."""
     path = vault.root / ".gitattributes"
-    if not path.exists():
+    current = read_if_present(path, vault.root)
+    if current is None:
         return WriteFile(path, ATTRIBUTES, ABSENT, "added .gitattributes (merge drivers)", "git")
-    current = read_text(path)
     if ATTRIBUTES in current.text:
         return None
     start = current.text.find(BEGIN)
@@ -105,8 +104,8 @@ def needs_attributes(vault: Vault) -> bool:
     """Whether the vault's repository lacks cardvault's `.gitattributes` block."""
     if history.work_tree_of(vault.root) is None:
         return False
-    path: Path = vault.root / ".gitattributes"
     try:
-        return ATTRIBUTES not in path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return True
+        found = read_if_present(vault.root / ".gitattributes", vault.root)
+    except (OSError, CardvaultError):
+        return True  # attributes_change says what is wrong with it
+    return found is None or ATTRIBUTES not in found.text

@@ -13,6 +13,8 @@ from pathlib import Path
 from cardvault.errors import CardvaultError
 from cardvault.history import GitError, identity_env, run_git
 from cardvault.sync.merge_text import conflict_lines
+from cardvault.vault.confine import read_confined
+from cardvault.vault.files import MAX_FILE_BYTES
 
 
 @dataclass(frozen=True)
@@ -84,16 +86,18 @@ def merge(top: Path, target: str, message: str) -> MergeOutcome:
     unmerged = run_git(top, "diff", "--name-only", "--diff-filter=U").stdout.split()
     if not unmerged:  # the merge never started (an untracked file in the way, ...)
         raise GitError(f"git merge {target} failed: {(done.stderr or done.stdout).strip()}", top)
-    conflicts = tuple(Conflict(path, tuple(_marked_lines(top / path))) for path in unmerged)
+    conflicts = tuple(Conflict(path, tuple(_marked_lines(top, path))) for path in unmerged)
     run_git(top, "merge", "--abort")
     return MergeOutcome("conflict", conflicts)
 
 
-def _marked_lines(path: Path) -> list[int]:
+def _marked_lines(top: Path, rel: str) -> list[int]:
+    """Where the conflict blocks of a real file of the work tree start (none for a symlink)."""
     try:
-        return conflict_lines(path.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
+        data = read_confined(top, top / rel, MAX_FILE_BYTES)
+    except (OSError, CardvaultError):
         return []
+    return conflict_lines(data.decode("utf-8", errors="replace"))
 
 
 def remote_head(top: Path, remote: str, branch: str) -> str | None:

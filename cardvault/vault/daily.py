@@ -16,6 +16,14 @@ whose lines give `Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` an
 is a structured correction and keeps those fields. Headings are found with markdown-it-py too,
 so a `##` inside a fenced code block is not an entry. `## 23:99` is an entry whose time is not
 a time of day: `check` reports it (`valid_time`).
+
+Written text cannot forge structure (`format_entry`, `appended_log_text`): a line of an entry's
+text that would read as an entry heading (`## 10:00 — Lesson: ...`, or a setext `---` under
+one) is escaped with a backslash (`\\## 10:00 — ...`: Markdown shows it as typed, and this
+parser reads it as body; a blank line keeps it a paragraph of its own, as the heading was, so it
+never runs on into the lesson before it), and a code fence or HTML block left open, which would
+swallow every later entry of the day, is closed at the end of the text that opened it. Only
+top-level `##` headings are entries (one inside a quote or a list item is body).
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from cardvault.vault import prose
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -110,8 +120,6 @@ def day_of(path: Path) -> dt.date:
 
 def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEntry]:
     """Every entry of a daily log, in file order."""
-    from cardvault.vault import prose
-
     day = day_of(path)
     lines = text.splitlines()
     tokens = prose.parse(text)
@@ -169,10 +177,13 @@ def _code_lines(tokens: list[Token]) -> set[int]:
 
 
 def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
-    """(0-based line, time, title) of each `##` heading shaped like an entry heading."""
+    """(0-based line, time, title) of each top-level `##` heading shaped like an entry heading
+    (one inside a quote or a list item is body)."""
     found = []
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag != "h2" or token.map is None:
+            continue
+        if token.level != 0:
             continue
         content = tokens[index + 1].content.strip()
         match = ENTRY_HEADING.match(content)
@@ -303,18 +314,88 @@ def _fields(body_lines: list[str]) -> dict[str, str]:
 
 
 def format_entry(time: str, title: str, body: str) -> str:
-    """The Markdown of one new entry (heading, body, trailing newline)."""
-    body = body.strip("\n")
+    """The Markdown of one new entry (heading, body, trailing newline); the body is kept as
+    the text of this one entry (see the module docstring)."""
+    body = as_entry_body(body.strip("\n"))
     return f"## {time} — {title}\n{body}\n" if body else f"## {time} — {title}\n"
 
 
 def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
-    """The log's new text with `entry` appended; the current bytes stay a prefix of it."""
+    """The log's new text with `entry` appended; the current bytes stay a prefix of it (a block
+    the current text leaves open is closed after it, so the new heading is an entry)."""
     if current is None or not current.strip():
         head = current or ""
         return f"{head}# {day.isoformat()}\n\n{entry}"
     if not current.endswith("\n"):
         current += "\n"
+    current += block_closers(current)
     if not current.endswith("\n\n"):
         current += "\n"
     return current + entry
+
+
+#: Lines that may start a heading, a code fence or an HTML block (or underline a setext
+#: heading): text without any is an entry body as it is, and is not parsed.
+_MAYBE_STRUCTURE = re.compile(r"^ {0,3}(?:#|`{3}|~{3}|<|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+_CANARY = "## 00:00 — canary"
+_HTML_CLOSERS = (
+    (re.compile(r" {0,3}<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE), "</{0}>"),
+    (re.compile(r" {0,3}<!--"), "-->"),
+    (re.compile(r" {0,3}<\?"), "?>"),
+    (re.compile(r" {0,3}<!\[CDATA\["), "]]>"),
+    (re.compile(r" {0,3}<![A-Za-z]"), ">"),
+)
+
+
+def as_entry_body(body: str) -> str:
+    """`body` escaped where a line would start an entry, with any block it leaves open closed
+    (see the module docstring). Text without heading, fence or HTML lines is returned as it is."""
+    if not _MAYBE_STRUCTURE.search(body):
+        return body
+    lines = body.split("\n")
+    for _ in range(2 * len(lines) + 2):  # each pass mends one line; a clean parse ends it
+        forged = _forged_heading_line(lines)
+        if forged is None:
+            closers = block_closers("\n".join(lines) + "\n")
+            return "\n".join(lines) + ("\n" + closers.rstrip("\n") if closers else "")
+        heading = lines[forged].lstrip().startswith("#")
+        lines[forged] = re.sub(r"^( {0,3})", r"\1\\", lines[forged], count=1)
+        if heading and forged > 0 and lines[forged - 1].strip():
+            lines.insert(forged, "")  # a heading was a block of its own: so is its escaped text
+    return "\n".join("    " + line for line in lines)  # unsettled: indented code forges nothing
+
+
+def _forged_heading_line(lines: list[str]) -> int | None:
+    """The line to escape for the first entry heading the body would start: the `##` line of an
+    ATX heading, the underline of a setext one."""
+    for start, _time, _title in _entry_headings(prose.parse("\n".join(lines))):
+        if lines[start].lstrip().startswith("#"):
+            return start
+        underline = start + 1
+        while underline < len(lines) and not re.match(r"^ {0,3}[-=]+[ \t]*$", lines[underline]):
+            underline += 1
+        return underline if underline < len(lines) else start
+    return None
+
+
+def block_closers(text: str) -> str:
+    """The lines that close a code fence or HTML block `text` leaves open ("" when none is), so
+    that a heading after it is a heading."""
+    if not _MAYBE_STRUCTURE.search(text):
+        return ""
+    probe = text + ("" if text.endswith("\n") else "\n") + "\n" + _CANARY + "\n"
+    canary = probe.count("\n") - 1
+    tokens = prose.parse(probe)
+    if any(start == canary for start, _, _ in _entry_headings(tokens)):
+        return ""
+    for token in tokens:
+        if token.level != 0 or token.map is None or not token.map[0] <= canary < token.map[1]:
+            continue
+        if token.type == "fence":
+            return token.markup + "\n"
+        if token.type == "html_block":
+            first = probe.split("\n")[token.map[0]]
+            for pattern, closer in _HTML_CLOSERS:
+                if match := pattern.match(first):
+                    return closer.format(*match.groups()) + "\n"
+    return ""
