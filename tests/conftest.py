@@ -19,12 +19,48 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "sample-vault"
 
 
+#: Variables of the caller that would reach into a test: the vault, the agent, the clock and the
+#: git identity (a test that needs one names it), plus what git and the model read from them.
+CALLER_VARS = (
+    "CARDVAULT_VAULT",
+    "CARDVAULT_NOW",
+    "CARDVAULT_AGENT",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "EMAIL",
+)
+
+
+def make_hermetic(patch: pytest.MonkeyPatch, home: Path, global_root: Path) -> None:
+    """Point HOME, the XDG data folder, git's global config and $CARDVAULT_HOME at fresh temp
+    folders and drop the caller's vault, agent, clock and git identity: a test sees neither
+    the developer's dotfiles nor an empty or unwritable HOME of a CI runner."""
+    patch.setenv("HOME", str(home))
+    patch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    patch.setenv("CARDVAULT_HOME", str(global_root / "vault"))
+    patch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in CALLER_VARS:
+        patch.delenv(var, raising=False)
+    patch.setenv("HF_HUB_OFFLINE", "1")
+    patch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One CARDVAULT_CACHE for the whole run, set before any fixture of any scope uses the
-    model: the ONNX copy of the model is exported once (~10 s), not once per helper module."""
+    model: the ONNX copy of the model is exported once (~10 s), not once per helper module.
+    The session's fixtures (the indexed templates, which commit with git) get the same
+    hermetic environment as each test."""
     cache = tmp_path_factory.mktemp("model-cache")
     with pytest.MonkeyPatch.context() as patch:
+        home = tmp_path_factory.mktemp("session-home")
+        make_hermetic(patch, home, tmp_path_factory.mktemp("session-global"))
         patch.setenv("CARDVAULT_CACHE", str(cache))
         yield cache
 
@@ -44,24 +80,7 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """No test sees the developer's git config, vault variable, agent or clock, and none touches
     the real global vault: $CARDVAULT_HOME is a fresh temp folder (not created: the first write
     to the global vault makes it)."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("CARDVAULT_HOME", str(tmp_path_factory.mktemp("global") / "vault"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in (
-        "CARDVAULT_VAULT",
-        "CARDVAULT_NOW",
-        "CARDVAULT_AGENT",
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-    ):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    make_hermetic(monkeypatch, tmp_path_factory.mktemp("home"), tmp_path_factory.mktemp("global"))
 
 
 @pytest.fixture
