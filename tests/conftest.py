@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +19,35 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "sample-vault"
+
+
+@functools.cache
+def modes_bind() -> bool:
+    """Whether file modes stop this process: a file chmod 000 cannot be read (not so for root,
+    nor for a process with CAP_DAC_OVERRIDE). Probed, not guessed from the user id."""
+    with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / "probe"
+        probe.write_text("x")
+        probe.chmod(0)
+        try:
+            probe.read_text()
+        except PermissionError:
+            return True
+        return False
+
+
+#: Set by .ci/unprivileged: there, a permission test that cannot run is a failure, not a skip.
+UNPRIVILEGED_VAR = "CARDVAULT_TEST_UNPRIVILEGED"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A `permissions` test needs a process that file modes bind; as root it is skipped here
+    and run by `.ci/run` as an unprivileged user (`pytest -m permissions`)."""
+    if item.get_closest_marker("permissions") is None or modes_bind():
+        return
+    if os.environ.get(UNPRIVILEGED_VAR):
+        pytest.fail(f"{UNPRIVILEGED_VAR} is set but file modes do not bind this process")
+    pytest.skip("file modes do not bind this process (root); .ci/run runs it unprivileged")
 
 
 #: Variables of the caller that would reach into a test: the vault, the agent, the clock and the

@@ -128,7 +128,7 @@ def test_permission_error(vault_path: Path, tmp_path: Path) -> None:
     assert "Category: permission" in log_text(vault_path)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 file")
+@pytest.mark.permissions
 def test_permission_error_on_reading(vault_path: Path, tmp_path: Path) -> None:
     secret = tmp_path / "data.txt"
     secret.write_text("x")

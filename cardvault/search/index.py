@@ -14,6 +14,7 @@ a notice to show.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     if path.exists() or path.is_symlink():
         conn, problem = _open_existing(path)
         if problem is not None:
-            notices.append(f"search index {problem}; rebuilding it")
+            notices.append(f"search index {index_trouble(folder, problem)}; rebuilding it")
             remove_index(folder)
     if conn is None:
         conn = _create(path)
@@ -140,6 +141,19 @@ def _open_existing(path: Path) -> tuple[sqlite3.Connection | None, str | None]:
         found = "none" if row is None else row[0]
         return None, f"has schema version {found}, this cardvault writes {SCHEMA_VERSION}"
     return conn, None
+
+
+def index_trouble(folder: Path, damage: str) -> str:
+    """What is wrong with the index in `folder`, to follow "search index": a file or folder this
+    user may not read or write is said to be so, else `damage` ("was damaged (...)")."""
+    path = folder / DB_NAME
+    if path.exists() and not os.access(path, os.R_OK):
+        return f"{path} cannot be read by this user (permission denied)"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{path} cannot be written (this user may not write in {folder})"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{path} is read-only for this user"
+    return f"{path} {damage}" if damage.startswith(("is ", "was ", "has ")) else damage
 
 
 def remove_index(folder: Path) -> None:
