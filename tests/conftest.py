@@ -50,8 +50,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     pytest.skip("file modes do not bind this process (root); .ci/run runs it unprivileged")
 
 
-#: Variables of the caller that would reach into a test: the vault, the agent, the clock and the
-#: git identity (a test that needs one names it), plus what git and the model read from them.
+#: Variables of the caller that would reach into a test: the vault, the agent, the clock, the
+#: git identity and repository (a test that needs one names it), and the terminal's colours and
+#: size (a test that needs them sets them: serve_support.run_in_terminal).
 CALLER_VARS = (
     "CARDVAULT_VAULT",
     "CARDVAULT_NOW",
@@ -64,6 +65,15 @@ CALLER_VARS = (
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
     "EMAIL",
+    # The terminal the suite happens to run in: rich and click read these to colour and wrap.
+    "FORCE_COLOR",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
 )
 
 
