@@ -104,7 +104,7 @@ def ignored_at_start() -> tuple[str, ...]:
 
 
 def signal_name(number: int) -> str:
-    """ "SIGTERM" for 15; "signal 99" for a number with no name."""
+    """The name of signal `number`: SIGTERM for 15, "signal 99" for a number without one."""
     try:
         return signal.Signals(number).name
     except ValueError:
