@@ -2,7 +2,8 @@
 
 - The error line is the last line that names an error: a Python exception line
   (`ModuleNotFoundError: ...`), else the last line saying error / fatal / denied / not found /
-  failed / panic, else the last non-blank line; with no stderr, "PROGRAM: exit status N".
+  failed / panic, else the last non-blank line; with no stderr, "PROGRAM: exit status N" (or
+  "PROGRAM: killed by SIGTERM" when a signal ended it).
 - The category is one of syntax, runtime, config, network, permission, dependency, logic: the
   first rule below whose pattern matches the error line, else the first matching the whole tail,
   else one read from the exit code (126 permission, 127 dependency, 128+N runtime), else logic
@@ -95,10 +96,11 @@ def clean(text: str) -> str:
     return "\n".join(line.rsplit("\r", 1)[-1] for line in text.splitlines())
 
 
-def error_line(stderr: str, exit_code: int, program: str = "") -> str:
+def error_line(stderr: str, exit_code: int, program: str = "", killed_by: str | None = None) -> str:
     """The line of `stderr` that best says what went wrong (see the module docstring).
 
-    A command that failed silently is named by its program: "pytest: exit status 1".
+    A command that failed silently is named by its program: "pytest: exit status 1", or
+    "pytest: killed by SIGTERM" when a signal ended it.
     """
     lines = [line.strip() for line in clean(stderr).splitlines() if line.strip()]
     for line in reversed(lines):
@@ -110,7 +112,8 @@ def error_line(stderr: str, exit_code: int, program: str = "") -> str:
     if lines:
         return lines[-1]
     name = re.split(r"[/\\]", program)[-1]
-    return f"{name}: exit status {exit_code}" if name else f"exit status {exit_code}"
+    how = f"killed by {killed_by}" if killed_by else f"exit status {exit_code}"
+    return f"{name}: {how}" if name else how
 
 
 def categorize(line: str, stderr: str, exit_code: int) -> str:

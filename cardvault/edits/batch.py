@@ -51,11 +51,15 @@ def write_steps(
             if found != step.before:
                 what = "was created" if step.before == ABSENT else "changed on disk"
                 raise ConcurrentEditError(f"{what} since it was read; not overwriting", path)
-        if is_removal(step):
-            path.unlink(missing_ok=True)
-        else:
-            assert step.text is not None
-            _replace(path, step.text.encode("utf-8"), step.mode, temp_path(path, journal_id), each)
+        try:
+            if is_removal(step):
+                path.unlink(missing_ok=True)
+            else:
+                assert step.text is not None
+                data = step.text.encode("utf-8")
+                _replace(path, data, step.mode, temp_path(path, journal_id), each)
+        except OSError as exc:  # named after the file written, not its temporary file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         folders.add(path.parent)
         if after_write is not None:
             after_write(path)

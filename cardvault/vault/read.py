@@ -108,11 +108,16 @@ def read_card(path: Path, root: Path | None = None) -> Card:
 
 
 def find_card(vault: Vault, name: str) -> CardFile:
-    """The card whose slug or alias is `name` (live first, then archived)."""
-    from cardvault.errors import NotFoundError
+    """The card whose slug or alias is `name` (live first, then archived); a card file of that
+    name that cannot be read or parsed raises its problem, not "no card"."""
+    from cardvault.errors import CardvaultError, NotFoundError
 
-    found = read_vault(vault).card(name)
+    snapshot = read_vault(vault)
+    found = snapshot.card(name)
     if found is None:
+        for problem in snapshot.problems:
+            if problem.rel.endswith(f"/{name}.md") and problem.code == "unreadable":
+                raise CardvaultError(problem.message, vault.root / problem.rel, problem.line)
         raise NotFoundError(f"no card with slug or alias '{name}'")
     return found
 

@@ -125,9 +125,10 @@ def refresh(
                 record["partial"] = partial_note(stat, cut)
             stored = dumps(record)
             parsed += 1
-        fresh = Row(
-            rel, stat.kind, stat.size, stat.mtime_ns, digest, racy(stat.mtime_ns), text, stored
-        )
+        # A file that could not be read is tried again by the next read, like a racy one: a
+        # chmod that fixes it changes no size or mtime, so its stat would look unchanged.
+        again = unreadable or racy(stat.mtime_ns)
+        fresh = Row(rel, stat.kind, stat.size, stat.mtime_ns, digest, again, text, stored)
         rows[rel] = fresh
         if fresh != row:
             changed.append(fresh)
