@@ -249,7 +249,7 @@ def test_a_loop_and_a_fifo_never_stop_the_other_files(tmp_path: Path) -> None:
     assert logged.exit_code == 1 and "not a regular file" in logged.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file whatever its mode")
+@pytest.mark.permissions
 def test_an_unreadable_folder_is_reported_and_skipped(tmp_path: Path) -> None:
     from cardvault.write.init import init_vault
 
