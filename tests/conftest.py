@@ -40,14 +40,35 @@ def modes_bind() -> bool:
 UNPRIVILEGED_VAR = "CARDVAULT_TEST_UNPRIVILEGED"
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A `permissions` test needs a process that file modes bind; as root it is skipped here
-    and run by `.ci/run` as an unprivileged user (`pytest -m permissions`)."""
-    if item.get_closest_marker("permissions") is None or modes_bind():
+#: How many `permissions` tests this run left to .ci/unprivileged (said in the summary).
+_LEFT_TO_UNPRIVILEGED: list[str] = []
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A `permissions` test needs a process that file modes bind. As root they are not run
+    (nor skipped) here: `.ci/run` runs them next as an unprivileged user (.ci/unprivileged),
+    and the summary says how many were left to it. With CARDVAULT_TEST_UNPRIVILEGED set (that
+    run), a process file modes do not bind is an error."""
+    if modes_bind():
         return
     if os.environ.get(UNPRIVILEGED_VAR):
-        pytest.fail(f"{UNPRIVILEGED_VAR} is set but file modes do not bind this process")
-    pytest.skip("file modes do not bind this process (root); .ci/run runs it unprivileged")
+        raise pytest.UsageError(
+            f"{UNPRIVILEGED_VAR} is set but file modes do not bind this process"
+        )
+    left = [item for item in items if item.get_closest_marker("permissions") is not None]
+    if left:
+        _LEFT_TO_UNPRIVILEGED.extend(item.nodeid for item in left)
+        config.hook.pytest_deselected(items=left)
+        items[:] = [item for item in items if item.get_closest_marker("permissions") is None]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _LEFT_TO_UNPRIVILEGED:
+        terminalreporter.write_line(
+            f"{len(_LEFT_TO_UNPRIVILEGED)} permission tests not run here: file modes do not bind"
+            " this process (root); `bash .ci/unprivileged` runs them as an ordinary user"
+            " (.ci/run does, next)"
+        )
 
 
 #: Variables of the caller that would reach into a test: the vault, the agent, the clock, the

@@ -31,8 +31,9 @@ def test_every_command_has_help_text() -> None:
 
 
 def test_ci_runs_the_readme_test_command_as_given() -> None:
-    """README's set-up block ends with the test command; .ci/run runs that very line, then the
-    permission tests unprivileged (.ci/unprivileged), and nothing else."""
+    """README's set-up block ends with the test command; .ci/run installs the browser the view
+    tests drive (.ci/browser), runs that very line, then the permission tests unprivileged
+    (.ci/unprivileged), and nothing else."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = readme.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
     assert len(block) == 2 and block[1].endswith('pip install ".[test]" && pytest')
@@ -41,6 +42,7 @@ def test_ci_runs_the_readme_test_command_as_given() -> None:
     assert commands == [
         "set -euo pipefail",
         'cd "$(dirname "$0")/.."',
+        "bash .ci/browser",
         block[1],
         "bash .ci/unprivileged",
     ]

@@ -2,8 +2,8 @@
 or written: one clear line naming the file, and nothing lost — the file, the other files and the
 git history stay as they were, and what was refused can be done once the mode is fixed.
 
-Every test here needs file modes to bind (conftest.modes_bind): as root they are skipped, and
-`.ci/run` runs them again as an unprivileged user (`pytest -m permissions`).
+Every test here needs file modes to bind (conftest.modes_bind): as root they are left out of
+the full run, and `.ci/run` runs them next as an unprivileged user (`pytest -m permissions`).
 """
 
 from __future__ import annotations
