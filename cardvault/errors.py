@@ -59,3 +59,8 @@ class LockedError(CardvaultError):
 
 class SecretFoundError(CardvaultError):
     """Text about to be written to memory contains something that looks like a secret."""
+
+
+class NotWritableError(CardvaultError):
+    """A vault file is read-only, or its folder cannot take a new file, for this user: refused
+    before anything is written."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,12 +21,110 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "sample-vault"
 
 
+@functools.cache
+def modes_bind() -> bool:
+    """Whether file modes stop this process: a file chmod 000 cannot be read (not so for root,
+    nor for a process with CAP_DAC_OVERRIDE). Probed, not guessed from the user id."""
+    with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / "probe"
+        probe.write_text("x")
+        probe.chmod(0)
+        try:
+            probe.read_text()
+        except PermissionError:
+            return True
+        return False
+
+
+#: Set by .ci/unprivileged: there, a permission test that cannot run is a failure, not a skip.
+UNPRIVILEGED_VAR = "CARDVAULT_TEST_UNPRIVILEGED"
+
+
+#: How many `permissions` tests this run left to .ci/unprivileged (said in the summary).
+_LEFT_TO_UNPRIVILEGED: list[str] = []
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A `permissions` test needs a process that file modes bind. As root they are not run
+    (nor skipped) here: `.ci/run` runs them next as an unprivileged user (.ci/unprivileged),
+    and the summary says how many were left to it. With CARDVAULT_TEST_UNPRIVILEGED set (that
+    run), a process file modes do not bind is an error."""
+    if modes_bind():
+        return
+    if os.environ.get(UNPRIVILEGED_VAR):
+        raise pytest.UsageError(
+            f"{UNPRIVILEGED_VAR} is set but file modes do not bind this process"
+        )
+    left = [item for item in items if item.get_closest_marker("permissions") is not None]
+    if left:
+        _LEFT_TO_UNPRIVILEGED.extend(item.nodeid for item in left)
+        config.hook.pytest_deselected(items=left)
+        items[:] = [item for item in items if item.get_closest_marker("permissions") is None]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _LEFT_TO_UNPRIVILEGED:
+        terminalreporter.write_line(
+            f"{len(_LEFT_TO_UNPRIVILEGED)} permission tests not run here: file modes do not bind"
+            " this process (root); `bash .ci/unprivileged` runs them as an ordinary user"
+            " (.ci/run does, next)"
+        )
+
+
+#: Variables of the caller that would reach into a test: the vault, the agent, the clock, the
+#: git identity and repository (a test that needs one names it), and the terminal's colours and
+#: size (a test that needs them sets them: serve_support.run_in_terminal).
+CALLER_VARS = (
+    "CARDVAULT_VAULT",
+    "CARDVAULT_NOW",
+    "CARDVAULT_AGENT",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "EMAIL",
+    # The terminal the suite happens to run in: rich and click read these to colour and wrap.
+    "FORCE_COLOR",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
+)
+
+
+def make_hermetic(patch: pytest.MonkeyPatch, home: Path, global_root: Path) -> None:
+    """Point HOME, the XDG data folder, git's global config and $CARDVAULT_HOME at fresh temp
+    folders and drop the caller's vault, agent, clock and git identity: a test sees neither
+    the developer's dotfiles nor an empty or unwritable HOME of a CI runner."""
+    patch.setenv("HOME", str(home))
+    patch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    patch.setenv("CARDVAULT_HOME", str(global_root / "vault"))
+    # the user's own settings and trust approvals (docs/security.md): none, in a temp folder
+    patch.setenv("CARDVAULT_CONFIG_DIR", str(home / ".config" / "cardvault"))
+    patch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in CALLER_VARS:
+        patch.delenv(var, raising=False)
+    patch.setenv("HF_HUB_OFFLINE", "1")
+    patch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One CARDVAULT_CACHE for the whole run, set before any fixture of any scope uses the
-    model: the ONNX copy of the model is exported once (~10 s), not once per helper module."""
+    model: the ONNX copy of the model is exported once (~10 s), not once per helper module.
+    The session's fixtures (the indexed templates, which commit with git) get the same
+    hermetic environment as each test."""
     cache = tmp_path_factory.mktemp("model-cache")
     with pytest.MonkeyPatch.context() as patch:
+        home = tmp_path_factory.mktemp("session-home")
+        make_hermetic(patch, home, tmp_path_factory.mktemp("session-global"))
         patch.setenv("CARDVAULT_CACHE", str(cache))
         yield cache
 
@@ -42,28 +142,10 @@ def embedder(session_model_cache: Path) -> Embedder:
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the developer's git config, vault variable, agent, clock, settings or trust
-    approvals, and none touches the real global vault: $CARDVAULT_HOME is a fresh temp folder
-    (not created: the first write to the global vault makes it)."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("CARDVAULT_HOME", str(tmp_path_factory.mktemp("global") / "vault"))
-    # the user's own settings and trust approvals (docs/security.md): none, in a temp folder
-    monkeypatch.setenv("CARDVAULT_CONFIG_DIR", str(home / ".config" / "cardvault"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in (
-        "CARDVAULT_VAULT",
-        "CARDVAULT_NOW",
-        "CARDVAULT_AGENT",
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-    ):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    approvals, and none touches
+    the real global vault: $CARDVAULT_HOME is a fresh temp folder (not created: the first write
+    to the global vault makes it)."""
+    make_hermetic(monkeypatch, tmp_path_factory.mktemp("home"), tmp_path_factory.mktemp("global"))
 
 
 @pytest.fixture

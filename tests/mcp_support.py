@@ -60,6 +60,18 @@ def server_pids(root: Path) -> list[int]:
     return pids
 
 
+def peak_mb(pid: int) -> float:
+    """The peak resident memory (VmHWM) of process `pid` so far, in MB; 0 once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def mapped_files(pid: int, suffix: str) -> list[str]:
     """The distinct memory mappings of files ending in `suffix` in process `pid`."""
     lines = Path(f"/proc/{pid}/maps").read_text().splitlines()

@@ -1,12 +1,16 @@
 """`cardvault capture`: real failing commands, run through the real CLI in a subprocess.
 
 Each test runs `cardvault capture -- CMD` as a process (real stdin/stdout/stderr, real exit
-codes and signals) against a fresh vault with a real git repository.
+codes and signals) against a fresh vault with a real git repository. The process starts with
+signal dispositions the test names (`LAUNCHER`), never the ones pytest happened to inherit: run
+as a background job of a script, pytest itself ignores SIGINT and SIGQUIT, and under `nohup`
+SIGHUP, and a child would inherit that.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,17 +28,46 @@ PY = sys.executable
 NOW = "2026-11-30T10:15"
 LOG = "memory/2026-11-30.md"
 BAD_TOML = 'name = "demo"\nport = = 8080\n'
+JOB_SIGNALS = ("SIGINT", "SIGQUIT", "SIGHUP", "SIGTERM")
+#: `python -c LAUNCHER IGNORED PROGRAM ARGS...`: sets every job signal to default, or to ignored
+#: for those named in IGNORED (comma-separated), then becomes PROGRAM (dispositions survive exec).
+LAUNCHER = (
+    "import os, signal, sys\n"
+    "ignored = set(sys.argv[1].split(','))\n"
+    f"for name in {JOB_SIGNALS!r}:\n"
+    "    way = signal.SIG_IGN if name in ignored else signal.SIG_DFL\n"
+    "    signal.signal(getattr(signal, name), way)\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
+#: What a shell script gives `cardvault capture -- CMD &`, and what `nohup` gives.
+BACKGROUND = ("SIGINT", "SIGQUIT")
+NOHUP = ("SIGHUP",)
+
+
+def launched(ignored: tuple[str, ...] = ()) -> list[str]:
+    """The start of a command line that runs what follows with `ignored` ignored."""
+    return [PY, "-c", LAUNCHER, ",".join(ignored)]
+
+
+def capture_args(vault: Path | None, ignored: tuple[str, ...] = ()) -> list[str]:
+    """`cardvault [--vault V] capture --`, started with `ignored` ignored and the rest default."""
+    vault_args = ["--vault", str(vault)] if vault else []
+    return [*launched(ignored), PY, "-m", "cardvault", *vault_args, "capture", "--"]
 
 
 def capture(
-    vault: Path | None, *command: str, cwd: Path | None = None, now: str = NOW
+    vault: Path | None,
+    *command: str,
+    cwd: Path | None = None,
+    now: str = NOW,
+    ignored: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """Run `cardvault [--vault V] capture -- COMMAND...` as a real process."""
     env = {**os.environ, "CARDVAULT_NOW": now}
-    args = [PY, "-m", "cardvault", *(["--vault", str(vault)] if vault else []), "capture", "--"]
     return subprocess.run(
-        [*args, *command], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
-    )
+        [*capture_args(vault, ignored), *command],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
+    )  # fmt: skip
 
 
 def log_text(vault: Path) -> str:
@@ -95,7 +128,7 @@ def test_permission_error(vault_path: Path, tmp_path: Path) -> None:
     assert "Category: permission" in log_text(vault_path)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 file")
+@pytest.mark.permissions
 def test_permission_error_on_reading(vault_path: Path, tmp_path: Path) -> None:
     secret = tmp_path / "data.txt"
     secret.write_text("x")
@@ -166,17 +199,90 @@ def test_exit_codes_pass_through(vault_path: Path, code: int) -> None:
     assert capture(vault_path, PY, "-c", f"import sys; sys.exit({code})").returncode == code
 
 
-def test_killed_by_signal_gives_128_plus_n(vault_path: Path) -> None:
-    done = capture(vault_path, PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
+SELF_TERM = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
+SELF_INT = "import os, signal; os.kill(os.getpid(), signal.SIGINT)"
+
+
+@pytest.mark.parametrize(
+    "ignored", [(), BACKGROUND, NOHUP], ids=["foreground", "background", "nohup"]
+)
+def test_killed_by_signal_is_reported_the_same_however_started(
+    vault_path: Path, ignored: tuple[str, ...]
+) -> None:
+    done = capture(vault_path, PY, "-c", SELF_TERM, ignored=ignored)
     assert done.returncode == 128 + signal.SIGTERM
     text = log_text(vault_path)
-    assert f"Exit code: {128 + signal.SIGTERM}" in text and "Category: runtime" in text
+    assert f"Exit code: {128 + signal.SIGTERM} (killed by SIGTERM)\n" in text
+    assert "Category: runtime" in text
+    assert f"Error: {Path(PY).name}: killed by SIGTERM\n" in text
+    if ignored:  # said in the entry and on stderr: the command ran with them ignored
+        assert f"Ignored signals: {', '.join(ignored)} (inherited:" in text
+        assert f"the command ran with these signals ignored: {', '.join(ignored)}" in done.stderr
+    else:
+        assert "Ignored signals" not in text and "signals ignored" not in done.stderr
 
 
 def test_interrupted_by_ctrl_c_is_130_and_not_logged(vault_path: Path) -> None:
-    done = capture(vault_path, PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGINT)")
+    done = capture(vault_path, PY, "-c", SELF_INT)
     assert done.returncode == 128 + signal.SIGINT
     assert not (vault_path / LOG).exists()
+
+
+def test_a_background_job_runs_its_command_as_a_shell_would(vault_path: Path) -> None:
+    """Started in the background by a script, cardvault inherits SIGINT ignored, and its command
+    does too, exactly as if the script had started the command itself: SIGINT does not stop it."""
+    direct = subprocess.run([*launched(BACKGROUND), PY, "-c", SELF_INT], timeout=60)
+    done = capture(vault_path, PY, "-c", SELF_INT + "; print('still here')", ignored=BACKGROUND)
+    assert direct.returncode == done.returncode == 0
+    assert done.stdout == "still here\n" and not (vault_path / LOG).exists()
+    failed = capture(vault_path, PY, "-c", "import sys; sys.exit(3)", ignored=BACKGROUND)
+    assert failed.returncode == 3
+    assert (
+        "Ignored signals: SIGINT, SIGQUIT (inherited: started in the background by a script?)"
+        in (log_text(vault_path))
+    )
+
+
+def _wait_until_catching(pid: int, number: int) -> None:
+    """Wait until process `pid` has a handler for signal `number` (Linux: /proc/PID/status)."""
+    status = Path(f"/proc/{pid}/status")
+    for _ in range(6000):
+        found = re.search(r"^SigCgt:\s*([0-9a-f]+)$", status.read_text(), re.M)
+        assert found is not None
+        if int(found.group(1), 16) >> (number - 1) & 1:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} never caught signal {number}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc/PID/status")
+@pytest.mark.parametrize(
+    ("ignored", "sent", "code"),
+    [((), ("SIGHUP",), 42), (NOHUP, ("SIGHUP", "SIGTERM"), 15)],
+    ids=["default", "nohup"],
+)
+def test_a_signal_ignored_at_start_is_not_passed_on(
+    vault_path: Path, ignored: tuple[str, ...], sent: tuple[str, ...], code: int
+) -> None:
+    """SIGHUP sent to cardvault is passed on (the command's handler exits 42); under nohup it
+    reaches neither, and the SIGTERM sent after it is what ends the command (exit 15)."""
+    child = (
+        "import os, signal, time\n"
+        "signal.signal(signal.SIGHUP, lambda *_: os._exit(42))\n"
+        "signal.signal(signal.SIGTERM, lambda *_: os._exit(15))\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    env = {**os.environ, "CARDVAULT_NOW": NOW}
+    args = [*capture_args(vault_path, ignored), PY, "-c", child]
+    out = subprocess.PIPE
+    with subprocess.Popen(args, env=env, text=True, stdout=out, stderr=out) as proc:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"  # handlers set
+        _wait_until_catching(proc.pid, signal.SIGTERM)  # cardvault is waiting for its command
+        for name in sent:
+            proc.send_signal(getattr(signal, name))
+        proc.communicate(timeout=120)
+    assert proc.returncode == code
 
 
 def test_capture_without_a_command_is_a_usage_error(vault_path: Path) -> None:

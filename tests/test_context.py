@@ -28,7 +28,13 @@ from cardvault.context.build import (
     plan_context,
     read_sources,
 )
-from cardvault.context.pack import FOOTER_HEADER, footer_reserve
+from cardvault.context.pack import (
+    FOOTER_HEADER,
+    PREAMBLE,
+    footer_reserve,
+    preamble_cost,
+    section_cost,
+)
 from cardvault.vault.card import parse_card, render_card
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.rules import read_rules
@@ -124,7 +130,7 @@ def test_random_vaults_never_exceed_budget(data: st.DataObject, budget: int) -> 
     pack = plan_context(sources, budget, TODAY, task, relevance)
     check_pack_invariants(pack, budget)
     rules = [d for d in pack.decisions if d.item.kind == "rule"]
-    rules_cost = sum(d.item.tokens for d in rules) + count_tokens("# Learned rules")
+    rules_cost = sum(d.item.tokens for d in rules) + section_cost("rule") + preamble_cost()
     if rules and rules_cost <= budget - footer_reserve(budget):
         assert all(d.included for d in rules), "rules go in before anything else"
 
@@ -182,7 +188,8 @@ def test_cli_on_sample_vault_respects_budget(
     assert 0 < count_tokens(result.stdout) <= budget
     lines = result.stdout.splitlines()
     assert "# Learned rules" in lines
-    assert "never-commit-env-files.md" in lines[lines.index("# Learned rules") + 2]
+    assert lines[lines.index("# Learned rules") + 2] == '<memory source="AGENTS.md">'
+    assert "never-commit-env-files.md" in lines[lines.index("# Learned rules") + 3]
     if budget >= 2000:
         assert result.stdout.index("# Learned rules") < result.stdout.index("# Cards")
 
@@ -240,7 +247,7 @@ def test_no_task_puts_most_valuable_first(tmp_path: Path) -> None:
     assert order == ["recurring-lesson", "middling-tip", "minor-note"]
     text = pack.text
     assert text.index("recurring-lesson") < text.index("middling-tip") < text.index("minor-note")
-    assert "Source: memory/cards/recurring-lesson.md" in text
+    assert '<memory source="memory/cards/recurring-lesson.md">\n## recurring-lesson' in text
 
 
 def test_promoted_card_rules_join_agents_rules(tmp_path: Path) -> None:
@@ -255,8 +262,9 @@ def test_promoted_card_rules_join_agents_rules(tmp_path: Path) -> None:
         "Long story about a CI break.\n"
     )
     pack = build_context(open_vault_at(vault_path), None, 200, TODAY)
-    rules = "# Learned rules\n\n- Run tests first. (memory/cards/tests.md)\n"
-    rules += "- Pin the Python minor version in CI. (memory/cards/pin-python.md)\n"
+    rules = f'{PREAMBLE}\n\n# Learned rules\n\n<memory source="AGENTS.md">\n'
+    rules += "- Run tests first. (memory/cards/tests.md)\n"
+    rules += "- Pin the Python minor version in CI. (memory/cards/pin-python.md)\n</memory>\n"
     assert pack.text.startswith(rules)
     assert [d.item.kind for d in pack.included[:2]] == ["rule", "rule"]
 

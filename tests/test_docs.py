@@ -1,4 +1,5 @@
-"""The docs stay true: the CLI reference matches `--help`, and every command is documented."""
+"""The docs stay true: the CLI reference matches `--help`, every command is documented, and CI
+runs the test command README.md gives."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import typer
 from cardvault.cli.app import app
 from cardvault.cli.reference import render_reference
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
 
 
 def test_cli_reference_is_current() -> None:
@@ -26,3 +28,21 @@ def test_every_command_has_help_text() -> None:
         command = group.get_command(ctx, name)  # type: ignore[attr-defined]
         assert command.help and len(command.help) > 20, f"`cardvault {name}` has no real help"
         assert f"## cardvault {name}" in (DOCS / "cli.md").read_text(encoding="utf-8")
+
+
+def test_ci_runs_the_readme_test_command_as_given() -> None:
+    """README's set-up block ends with the test command; .ci/run installs the browser the view
+    tests drive (.ci/browser), runs that very line, then the permission tests unprivileged
+    (.ci/unprivileged), and nothing else."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(block) == 2 and block[1].endswith('pip install ".[test]" && pytest')
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line for line in ci.splitlines() if line and not line.startswith("#")]
+    assert commands == [
+        "set -euo pipefail",
+        'cd "$(dirname "$0")/.."',
+        "bash .ci/browser",
+        block[1],
+        "bash .ci/unprivileged",
+    ]

@@ -31,9 +31,11 @@ def test_writes_creates_moves_and_deletes(vault) -> None:  # type: ignore[no-unt
     new = vault.card_path("gamma")
     archived = vault.archive_dir / "beta.md"
     changes = [
-        WriteFile(alpha, _text(alpha) + "More.\n", read_text(alpha).digest, "edit alpha"),
+        WriteFile(
+            alpha, _text(alpha) + "More.\n", read_text(alpha, vault.root).digest, "edit alpha"
+        ),
         WriteFile(new, "---\ntopic: G\n---\nG\n", ABSENT, "new gamma"),
-        MoveFile(beta, archived, _text(beta), read_text(beta).digest, "archive beta"),
+        MoveFile(beta, archived, _text(beta), read_text(beta, vault.root).digest, "archive beta"),
         Report("conflict", "not a file change"),
     ]
     written = apply_changes(vault, changes)
@@ -47,8 +49,8 @@ def test_failure_between_writes_restores_every_byte(vault) -> None:  # type: ign
     os.chmod(beta, 0o600)
     before = snapshot(vault.root)
     changes = [
-        WriteFile(alpha, "changed\n", read_text(alpha).digest, "a"),
-        DeleteFile(beta, read_text(beta).digest, "b"),
+        WriteFile(alpha, "changed\n", read_text(alpha, vault.root).digest, "a"),
+        DeleteFile(beta, read_text(beta, vault.root).digest, "b"),
         WriteFile(vault.root / "memory" / "new" / "deep" / "x.md", "x\n", ABSENT, "c"),
     ]
     calls: list[Path] = []
@@ -72,7 +74,7 @@ def test_unwritable_target_fails_midway_and_restores(vault) -> None:  # type: ig
     blocker.write_text("a file where a folder is needed\n", encoding="utf-8")
     before = snapshot(vault.root)
     changes = [
-        WriteFile(alpha, "changed\n", read_text(alpha).digest, "a"),
+        WriteFile(alpha, "changed\n", read_text(alpha, vault.root).digest, "a"),
         WriteFile(blocker / "x.md", "x\n", ABSENT, "cannot be written: its folder is a file"),
     ]
     with pytest.raises(CardvaultError):
@@ -90,7 +92,9 @@ def test_failing_finish_restores_files(vault) -> None:  # type: ignore[no-untype
 
     with pytest.raises(CardvaultError, match="git commit failed"):
         apply_changes(
-            vault, [WriteFile(alpha, "x\n", read_text(alpha).digest, "a")], finish=commit_fails
+            vault,
+            [WriteFile(alpha, "x\n", read_text(alpha, vault.root).digest, "a")],
+            finish=commit_fails,
         )
     assert snapshot(vault.root) == before
 
@@ -98,8 +102,8 @@ def test_failing_finish_restores_files(vault) -> None:  # type: ignore[no-untype
 def test_file_edited_after_planning_is_never_clobbered(vault) -> None:  # type: ignore[no-untyped-def]
     alpha, beta = vault.card_path("alpha"), vault.card_path("beta")
     changes = [
-        WriteFile(alpha, "planned\n", read_text(alpha).digest, "a"),
-        WriteFile(beta, "planned\n", read_text(beta).digest, "b"),
+        WriteFile(alpha, "planned\n", read_text(alpha, vault.root).digest, "a"),
+        WriteFile(beta, "planned\n", read_text(beta, vault.root).digest, "b"),
     ]
     beta.write_text("edited in an editor meanwhile\n", encoding="utf-8")
     before = snapshot(vault.root)
@@ -110,7 +114,7 @@ def test_file_edited_after_planning_is_never_clobbered(vault) -> None:  # type: 
 
 def test_compose_chains_changes_to_one_operation_per_path(vault) -> None:  # type: ignore[no-untyped-def]
     alpha = vault.card_path("alpha")
-    original = read_text(alpha).digest
+    original = read_text(alpha, vault.root).digest
     temp = vault.card_path("temp")
     ops = compose(
         [
@@ -125,7 +129,7 @@ def test_compose_chains_changes_to_one_operation_per_path(vault) -> None:  # typ
 
 def test_compose_refuses_changes_that_disagree(vault) -> None:  # type: ignore[no-untyped-def]
     alpha = vault.card_path("alpha")
-    original = read_text(alpha).digest
+    original = read_text(alpha, vault.root).digest
     with pytest.raises(ConcurrentEditError):
         compose(
             [WriteFile(alpha, "one\n", original, "a"), WriteFile(alpha, "two\n", original, "b")]

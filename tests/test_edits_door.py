@@ -89,7 +89,7 @@ def test_a_file_edited_by_hand_after_the_crash_is_left_as_found(vault_path: Path
 
 def test_an_undo_interrupted_by_a_crash_is_finished_without_a_commit(vault_path: Path) -> None:
     vault = open_vault_at(vault_path)
-    memory = read_text(vault.memory_md)
+    memory = read_text(vault.memory_md, vault.root)
     new_text = memory.text + "half-written change\n"
     vault.memory_md.write_text(new_text, encoding="utf-8")  # the change was written...
     step = Step("MEMORY.md", digest_text(new_text), memory.digest, memory.text, 0o644)
@@ -161,7 +161,7 @@ def test_a_file_saved_between_plan_and_write_makes_the_plan_again(vault_path: Pa
     calls: list[int] = []
 
     def plan():  # type: ignore[no-untyped-def]
-        current = read_text(path)
+        current = read_text(path, vault.root)
         calls.append(1)
         if len(calls) == 1:  # an editor saves the file right after this read
             path.write_text(current.text + "saved in an editor\n", encoding="utf-8")

@@ -44,9 +44,15 @@ def test_show_completion_completes_commands_options_and_values(tmp_path: Path) -
     assert lines.splitlines() == ["search serve", "--mode", "hybrid semantic keyword"]
 
 
+#: `--install-completion` installs for the nearest shell among cardvault's parent processes
+#: (typer asks shellingham). `bash -c CMD` runs a lone CMD in bash's own process, so the nearest
+#: shell would be whichever started pytest (zsh, sh...); a command after it keeps bash the parent.
+BASH_IS_THE_PARENT = "\nstatus=$?; exit $status"
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_install_completion_sets_up_bash(tmp_path: Path) -> None:
-    installed = _bash("cardvault --install-completion", _env(tmp_path))
+    installed = _bash("cardvault --install-completion" + BASH_IS_THE_PARENT, _env(tmp_path))
     assert "bash completion installed" in installed
     assert ".bash_completions/cardvault.sh" in (tmp_path / ".bashrc").read_text()
     lines = _bash(f"source ~/.bashrc\n{COMPLETE}", _env(tmp_path))

@@ -79,11 +79,15 @@ def test_archived_cards_only_on_request(vault: VaultHandle) -> None:
     )  # fmt: skip
 
 
-def test_log_entries_only_with_logs(vault: VaultHandle) -> None:
+def test_undistilled_lessons_are_found_and_other_entries_only_with_logs(vault: VaultHandle) -> None:
+    """An entry with a lesson signal ("Fix: ...") that no card cites yet is fresh memory, found by
+    default; an entry with nothing to learn ("Lunch") is searched only with `logs`."""
     query = "tests failing randomly because fixtures share a temp folder"
-    assert all(hit.kind != "log" for hit in vault.search(query))
-    hit = vault.search(query, logs=True, k=1)[0]
+    hit = vault.search(query, k=1)[0]
     assert (hit.kind, hit.path, hit.entry) == ("log", "memory/2026-11-03.md", "09:15 Flaky CI")
+    assert all(hit.kind != "log" for hit in vault.search("lunch", mode="keyword"))
+    hit = vault.search("lunch", mode="keyword", logs=True, k=1)[0]
+    assert (hit.kind, hit.entry) == ("log", "14:30 Lunch")
 
 
 def test_bad_mode_is_refused(vault: VaultHandle) -> None:

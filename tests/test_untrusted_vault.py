@@ -368,6 +368,26 @@ def test_a_model_named_by_the_vault_is_not_imported_until_approved(
     assert canaries(world) == ["model-import"]  # the payload is live: approved, it is imported
 
 
+def test_a_bundled_model_named_by_the_vault_needs_no_approval(tmp_path: Path) -> None:
+    """A bundled model is read from a file another package ships, found without importing
+    anything: a vault may choose it, and nothing is set aside (a package name still is)."""
+    from cardvault.trust.settings import settle
+    from cardvault.vault.config import BUNDLED_MODELS, VaultConfig
+
+    for name in BUNDLED_MODELS:
+        config, ignored = settle(tmp_path, VaultConfig(model=name))
+        assert config.model == name and ignored == ()
+    config, ignored = settle(tmp_path, VaultConfig(model="antigravity"))
+    assert config.model == VaultConfig().model and len(ignored) == 1
+
+
+def test_the_bundled_models_trust_allows_are_the_ones_search_reads() -> None:
+    from cardvault.search.model import BUNDLED
+    from cardvault.vault.config import BUNDLED_MODELS
+
+    assert set(BUNDLED) == set(BUNDLED_MODELS)
+
+
 # --- processes cardvault starts ------------------------------------------------------------
 
 
@@ -431,7 +451,10 @@ MUTATIONS = [
     pytest.param(
         ("code", ["local-journal"]),
         [("edits/journal.py", "    check_journal(vault, journal)\n    return journal",
-          "    return journal")],
+          "    return journal"),
+         # the batch writer confines every target too (vault/confine.py): both must go
+         ("edits/batch.py", "        confined(root, root / step.rel, real_folders)",
+          "        pass")],
         "write-then-commit", ["post-commit"], id="journal-steps-stay-in-the-vault",
     ),
     pytest.param(

@@ -114,7 +114,7 @@ def test_appending_keeps_the_log_prefix_byte_identical(vault_path: Path) -> None
 
 def test_concurrent_edit_between_read_and_write_is_refused(vault_path: Path) -> None:
     path = vault_path / "MEMORY.md"
-    seen = read_text(path)
+    seen = read_text(path, vault_path)
     path.write_text(seen.text + "edited in an editor meanwhile\n")
     with pytest.raises(ConcurrentEditError):
         atomic_write(path, "cardvault's version\n", seen.digest)

@@ -51,7 +51,8 @@ def test_no_command_writes_outside_the_vault_and_the_cache(tmp_path: Path) -> No
         ).returncode
         == 0
     )
-    export = vault / "memory" / "export.json"  # an export written inside the vault
+    export = around / "exports" / "export.json"  # where the user asked (never inside the vault)
+    export.parent.mkdir()
     steps = [
         ("new", "Docker buildx platform", "-c", "tools", "-t", "docker", "-b", "Use --platform."),
         ("log", "Lesson: pin the base image digest in Dockerfiles"),
@@ -80,6 +81,7 @@ def test_no_command_writes_outside_the_vault_and_the_cache(tmp_path: Path) -> No
         assert "Traceback" not in done.stderr, (args, done.stderr[-2000:])
         assert done.returncode in (0, 1) or args[0] == "capture", (args, done.stderr[-2000:])
     export.unlink()
+    export.parent.rmdir()
     assert files_under(home) == set(), "written under HOME"
     assert files_under(temp) == set(), "temporary files left behind"
     assert {p.split("/")[0] for p in files_under(around)} == {"vault", "global"}

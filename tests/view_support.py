@@ -36,14 +36,14 @@ TIMEOUT = 180
 
 def chromium() -> str:
     """The Chromium program. Where it is not installed the test skips, saying how to install
-    it; in CI ($CI set) it fails instead: `.ci/run` installs Debian's chromium there."""
+    it; in CI ($CI set) it fails instead: `.ci/browser` installs Debian's chromium there."""
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None and os.environ.get("CI"):
-        pytest.fail("Chromium is not installed in CI: .ci/run should have installed it")
+        pytest.fail("Chromium is not installed in CI: .ci/browser should have installed it")
     if found is None:
         pytest.skip(
             "Chromium is not installed: `apt-get install chromium chromium-driver` "
-            "(.ci/run does it where apt-get is available)"
+            "(.ci/browser does it where apt-get is available)"
         )
     return found
 

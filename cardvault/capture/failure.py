@@ -2,7 +2,8 @@
 
 - The error line is the last line that names an error: a Python exception line
   (`ModuleNotFoundError: ...`), else the last line saying error / fatal / denied / not found /
-  failed / panic, else the last non-blank line; with no stderr, "PROGRAM: exit status N".
+  failed / panic, else the last non-blank line; with no stderr, "PROGRAM: exit status N" (or
+  "PROGRAM: killed by SIGTERM" when a signal ended it).
 - The category is one of syntax, runtime, config, network, permission, dependency, logic: the
   first rule below whose pattern matches the error line, else the first matching the whole tail,
   else one read from the exit code (126 permission, 127 dependency, 128+N runtime), else logic
@@ -59,7 +60,7 @@ _RULE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?-i:\bFAILED\b)", "tests? failed",
     )),
     ("runtime", (
-        "Traceback", r"\w+(Error|Exception)\b", "segmentation fault", "core dumped", "panic:",
+        "Traceback", r"\b\w*(Error|Exception)\b", "segmentation fault", "core dumped", "panic:",
         r"\bKilled\b", "fatal", "out of memory", r"\bOOM", "stack overflow", "aborted",
     )),
 )  # fmt: skip
@@ -67,6 +68,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile("|".join(words), re.IGNORECASE)) for name, words in _RULE_WORDS
 )
 
+#: How much of each line the category rules read (some have `.*` between two words).
+LINE_SCAN = 2000
 _EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt|Warning)\b:?")
 _ERROR_WORDS = re.compile(
     r"error|fatal|denied|not found|failed|failure|panic|cannot|can't|unable|invalid|refused",
@@ -93,10 +96,11 @@ def clean(text: str) -> str:
     return "\n".join(line.rsplit("\r", 1)[-1] for line in text.splitlines())
 
 
-def error_line(stderr: str, exit_code: int, program: str = "") -> str:
+def error_line(stderr: str, exit_code: int, program: str = "", killed_by: str | None = None) -> str:
     """The line of `stderr` that best says what went wrong (see the module docstring).
 
-    A command that failed silently is named by its program: "pytest: exit status 1".
+    A command that failed silently is named by its program: "pytest: exit status 1", or
+    "pytest: killed by SIGTERM" when a signal ended it.
     """
     lines = [line.strip() for line in clean(stderr).splitlines() if line.strip()]
     for line in reversed(lines):
@@ -108,12 +112,15 @@ def error_line(stderr: str, exit_code: int, program: str = "") -> str:
     if lines:
         return lines[-1]
     name = re.split(r"[/\\]", program)[-1]
-    return f"{name}: exit status {exit_code}" if name else f"exit status {exit_code}"
+    how = f"killed by {killed_by}" if killed_by else f"exit status {exit_code}"
+    return f"{name}: {how}" if name else how
 
 
 def categorize(line: str, stderr: str, exit_code: int) -> str:
-    """The category of a failure, from its error line, its stderr tail and its exit code."""
-    for text in (line, clean(stderr)):
+    """The category of a failure, from its error line, its stderr tail and its exit code (each
+    line looked at up to LINE_SCAN characters: a 64 KB line costs what a short one does)."""
+    tail = "\n".join(part[:LINE_SCAN] for part in clean(stderr).splitlines())
+    for text in (line[:LINE_SCAN], tail):
         for name, pattern in RULES:
             if pattern.search(text):
                 return name

@@ -93,18 +93,24 @@ def entries_mentioning(snapshot: VaultSnapshot, text: str) -> list[LogEntry]:
 def entry_text(failure: Failure, seen: int, first: str | None) -> tuple[str, str]:
     """(title, body) of the log entry for a capture seen `seen` times so far (this one included)."""
     command = failure.command if len(failure.command) <= 48 else failure.command[:45] + "..."
+    killed = f" (killed by {failure.killed_by})" if failure.killed_by else ""
+    exit_code = f"{failure.exit_code}{killed}"
+    ignored = f"Ignored signals: {ignored_note(failure.ignored)}\n" if failure.ignored else ""
     if first is not None:
         body = (
             f"Command: `{failure.command}`\n"
-            f"Exit code: {failure.exit_code} · Directory: {failure.cwd}\n"
+            f"Exit code: {exit_code} · Directory: {failure.cwd}\n"
+            f"{ignored}"
             f"Signature: {failure.signature}\n"
             f"Seen: {seen} (first: {first})"
         )
         return f"Failed again: {command}", body
-    fence = "~~~~" if "~~~" in failure.tail else "~~~"
+    longest = max((len(run) for run in re.findall(r"~+", failure.tail)), default=0)
+    fence = "~" * max(3, longest + 1)  # longer than any run in the tail: nothing closes it
     body = (
         f"Command: `{failure.command}`\n"
-        f"Exit code: {failure.exit_code}\n"
+        f"Exit code: {exit_code}\n"
+        f"{ignored}"
         f"Directory: {failure.cwd}\n"
         f"Category: {failure.category}\n"
         f"Signature: {failure.signature}\n"
@@ -115,6 +121,19 @@ def entry_text(failure: Failure, seen: int, first: str | None) -> tuple[str, str
     if failure.tail:
         body += f"\nStderr (last lines):\n{fence}text\n{failure.tail}\n{fence}"
     return f"Command failed: {command}", body
+
+
+def ignored_note(ignored: tuple[str, ...]) -> str:
+    """Why a command ran with `ignored` signals ignored: it inherited them from cardvault's
+    caller ("SIGINT, SIGQUIT (inherited: started in the background by a script?)")."""
+    if not ignored:
+        return ""
+    hints = []
+    if "SIGINT" in ignored or "SIGQUIT" in ignored:
+        hints.append("started in the background by a script?")
+    if "SIGHUP" in ignored:
+        hints.append("started under nohup?")
+    return f"{', '.join(ignored)} (inherited: {' '.join(hints) or 'from the caller'})"
 
 
 def record_failure(

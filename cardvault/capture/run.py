@@ -6,10 +6,18 @@ the last 64 KB, so the failure's tail can be logged. Consequence: the command se
 terminal, on stderr, and some tools drop colours there.
 
 The exit code is the command's own; a command killed by signal N gives 128 + N, as shells report
-it. While the command runs, Ctrl-C is left to it (the terminal sends SIGINT to both; cardvault
-ignores it and reports whatever the command does), and SIGTERM / SIGHUP sent to cardvault are
-passed on to it. A program that cannot be started gives 127 (not found) or 126 (not executable),
-as a shell would.
+it, and the result names the signal. While the command runs, SIGINT and SIGQUIT (Ctrl-C and
+Ctrl-backslash) are left to it (the terminal sends them to both; cardvault ignores them and
+reports whatever the command does), and SIGTERM / SIGHUP sent to cardvault are passed on to it.
+A program that cannot be started gives 127 (not found) or 126 (not executable), as a shell would.
+
+Signal dispositions are the caller's, not reset: the command starts with the dispositions
+cardvault started with, as it would have run directly. A shell script starts `cmd &` with SIGINT
+and SIGQUIT ignored (so the Ctrl-C meant for the script's foreground spares its background jobs),
+and `nohup` ignores SIGHUP; the command inherits exactly that, and a signal ignored at start is
+never passed on either. The result lists the signals that were ignored (`RunResult.ignored`), so
+a failure's log entry says so: a command that "ignored" Ctrl-C may simply have been started in
+the background.
 
 Nothing here touches the vault or imports anything heavy: a command that succeeds costs only the
 process start. `describe_failure` turns a failed run into a `Failure` — redacted by the secret
@@ -27,28 +35,43 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from cardvault.capture import failure
 
 TAIL_BYTES = 64 * 1024
 TAIL_LINES = 20
+#: What one logged line of a failure may hold (the error line, each tail line), and the command
+#: line: a capture's entry stays far inside `[write] max_entry_bytes` however long they were.
+LINE_CHARS = 1000
+COMMAND_CHARS = 2000
 #: How long to wait for stderr to drain once the command has exited (a background child it left
 #: behind may hold the pipe open forever).
 DRAIN_SECONDS = 2.0
 #: Ctrl-C ends a run the user chose to stop; it is not a failure worth a log entry.
 NOT_FAILURES = frozenset({128 + signal.SIGINT})
+#: The signals a terminal or a session sends to a whole job: their dispositions at start are
+#: reported (`ignored_at_start`) and kept.
+JOB_SIGNALS = ("SIGINT", "SIGQUIT", "SIGHUP", "SIGTERM")
+#: Left to the command while it runs (the terminal sends them to cardvault too).
+LEFT_TO_COMMAND = ("SIGINT", "SIGQUIT")
+#: Passed on to the command while it runs, unless ignored at start.
+PASSED_ON = ("SIGTERM", "SIGHUP")
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """How a command ended: exit code (128+N for signal N) and the tail of its stderr."""
+    """How a command ended: exit code (128+N for signal N), the signal that killed it, the tail
+    of its stderr, and the job signals it started with ignored (inherited from cardvault's
+    caller)."""
 
     argv: tuple[str, ...]
     cwd: str
     exit_code: int
     stderr: str
     launched: bool = True
+    killed_by: str | None = None  # "SIGTERM" when a signal ended it
+    ignored: tuple[str, ...] = ()  # e.g. ("SIGINT", "SIGQUIT") for `cardvault capture ... &`
 
     @property
     def failed(self) -> bool:
@@ -68,17 +91,40 @@ class Failure:
     message: str  # the normalised error line the signature is computed from
     error: str  # the error line as the command wrote it
     tail: str  # the last TAIL_LINES lines of stderr
+    killed_by: str | None = None
+    ignored: tuple[str, ...] = ()
+
+
+def ignored_at_start() -> tuple[str, ...]:
+    """The JOB_SIGNALS this process ignores, which a command it starts inherits: SIGINT and
+    SIGQUIT for a background job of a script (`cardvault capture -- make &`), SIGHUP under
+    `nohup`. Read before `_signals_to` changes anything."""
+    found = []
+    for name in JOB_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_IGN:
+            found.append(name)
+    return tuple(found)
+
+
+def signal_name(number: int) -> str:
+    """The name of signal `number`: SIGTERM for 15, "signal 99" for a number without one."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def run_command(argv: Sequence[str], echo: BinaryIO | None, cwd: Path | None = None) -> RunResult:
     """Run `argv`, copying its stderr to `echo` live; return its exit code and stderr tail."""
     where = str(cwd or Path.cwd())
+    ignored = ignored_at_start()
     try:
         proc = subprocess.Popen(list(argv), stderr=subprocess.PIPE, cwd=cwd)
     except FileNotFoundError:
-        return _not_started(argv, where, 127, "command not found", echo)
+        return _not_started(argv, where, 127, "command not found", echo, ignored)
     except OSError as exc:
-        return _not_started(argv, where, 126, exc.strerror or "cannot execute", echo)
+        return _not_started(argv, where, 126, exc.strerror or "cannot execute", echo, ignored)
     assert proc.stderr is not None
     tail = bytearray()
     reader = threading.Thread(target=_pump, args=(proc.stderr, echo, tail), daemon=True)
@@ -87,17 +133,24 @@ def run_command(argv: Sequence[str], echo: BinaryIO | None, cwd: Path | None = N
         code = proc.wait()
     reader.join(DRAIN_SECONDS)
     exit_code = 128 - code if code < 0 else code
-    return RunResult(tuple(argv), where, exit_code, bytes(tail).decode("utf-8", "replace"))
+    killed_by = signal_name(-code) if code < 0 else None
+    text = bytes(tail).decode("utf-8", "replace")
+    return RunResult(tuple(argv), where, exit_code, text, True, killed_by, ignored)
 
 
 def _not_started(
-    argv: Sequence[str], cwd: str, code: int, why: str, echo: BinaryIO | None
+    argv: Sequence[str],
+    cwd: str,
+    code: int,
+    why: str,
+    echo: BinaryIO | None,
+    ignored: tuple[str, ...],
 ) -> RunResult:
     message = f"cardvault capture: {argv[0]}: {why}\n"
     if echo is not None:
         echo.write(message.encode())
         echo.flush()
-    return RunResult(tuple(argv), cwd, code, message, launched=False)
+    return RunResult(tuple(argv), cwd, code, message, launched=False, ignored=ignored)
 
 
 def _pump(pipe: BinaryIO, echo: BinaryIO | None, tail: bytearray) -> None:
@@ -118,7 +171,8 @@ def _pump(pipe: BinaryIO, echo: BinaryIO | None, tail: bytearray) -> None:
 
 @contextmanager
 def _signals_to(proc: subprocess.Popen[bytes]) -> Iterator[None]:
-    """While the command runs: ignore SIGINT here, pass SIGTERM and SIGHUP on to it."""
+    """While the command runs: ignore SIGINT and SIGQUIT here, pass SIGTERM and SIGHUP on to it
+    (not one that was ignored at start: under `nohup` a hangup reaches neither)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -127,11 +181,12 @@ def _signals_to(proc: subprocess.Popen[bytes]) -> Iterator[None]:
         if proc.poll() is None:
             proc.send_signal(signum)
 
-    saved = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            number = getattr(signal, name)
-            saved[number] = signal.signal(number, forward)
+    saved: dict[int, Any] = {}
+    for names, handler in ((LEFT_TO_COMMAND, signal.SIG_IGN), (PASSED_ON, forward)):
+        for name in names:
+            number = getattr(signal, name, None)
+            if number is not None and signal.getsignal(number) != signal.SIG_IGN:
+                saved[number] = signal.signal(number, handler)
     try:
         yield
     finally:
@@ -150,16 +205,26 @@ def describe_failure(run: RunResult) -> Failure:
 
     stderr = redact_text(failure.clean(run.stderr))
     lines = stderr.splitlines()
-    tail = "\n".join(lines[-TAIL_LINES:]).strip("\n")
-    error = failure.error_line(stderr, run.exit_code, run.argv[0])
+    tail = "\n".join(_cut(line, LINE_CHARS) for line in lines[-TAIL_LINES:]).strip("\n")
+    error = failure.error_line(stderr, run.exit_code, run.argv[0], run.killed_by)
     message = failure.normalise(error)
+    command = redact_text(shlex.join(redact_text(arg) for arg in run.argv))
     return Failure(
-        command=redact_text(shlex.join(redact_text(arg) for arg in run.argv)),
+        command=_cut(command, COMMAND_CHARS),
         cwd=run.cwd,
         exit_code=run.exit_code,
         category=failure.categorize(error, run.stderr, run.exit_code),
         signature=failure.signature(message),
         message=message,
-        error=error,
+        error=_cut(error, LINE_CHARS),
         tail=tail,
+        killed_by=run.killed_by,
+        ignored=run.ignored,
     )
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying so (cut after redaction: no half secret)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} characters cut)"

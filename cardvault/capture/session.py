@@ -34,16 +34,14 @@ from cardvault import history
 from cardvault.edits.changes import WriteFile
 from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
 from cardvault.hosts.transcript import assistant_texts, read_since
-from cardvault.vault.daily import appended_log_text, signal_in
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.daily import appended_log_text, signals_in
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 
 MAX_LINES = 20
 MAX_CHARS = 500
 STATE_FOLDER = "transcripts"
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_EMPHASIS = re.compile(r"^(\s*(?:[-*+]\s+)?)(\*\*|__|\*|_)([A-Za-z][\w-]*)(:?)\2(:?)")
 _CITATION = re.compile(r"\s*\((?:see\s+)?memory/[^)]*\)\s*$")
 
 
@@ -76,18 +74,11 @@ def signal_lines(texts: list[str], words: tuple[str, ...]) -> tuple[list[Found],
     more there were."""
     from cardvault.guard import redact_text
 
-    wanted = {w.lower() for w in words}
     found: dict[str, Found] = {}
     for text in texts:
-        fenced = False
-        for raw in text.splitlines():
-            if _FENCE.match(raw):
-                fenced = not fenced
-                continue
-            signal = None if fenced else signal_in(_EMPHASIS.sub(r"\1\3\4\5", raw), wanted)
-            if signal is not None:
-                clean = _bounded(redact_text(" ".join(signal[1].split())))
-                found.setdefault(normal(clean), Found(signal[0], clean))
+        for signal in signals_in(text, words):
+            clean = _bounded(redact_text(" ".join(signal.text.split())))
+            found.setdefault(normal(clean), Found(signal.kind, clean))
     listed = list(found.values())
     return listed[:MAX_LINES], max(0, len(listed) - MAX_LINES)
 
@@ -101,13 +92,12 @@ def normal(text: str) -> str:
 
 def known_texts(snapshot: VaultSnapshot) -> set[str]:
     """Everything memory already says, as `normal` text: log signals, card lines, rules."""
-    words = {w.lower() for w in snapshot.vault.config.signal_words}
+    words = snapshot.vault.config.signal_words
     known = {normal(entry_signal.text) for e in snapshot.entries for entry_signal in e.signals}
     for card in snapshot.live:
         known.add(normal(card.card.topic))
-        for line in card.card.body.splitlines():
-            signal = signal_in(line, words)
-            known.add(normal(signal[1] if signal else line.strip().lstrip("-*+ ")))
+        known.update(normal(signal.text) for signal in signals_in(card.card.body, words))
+        known.update(normal(line.strip().lstrip("-*+ ")) for line in card.card.body.splitlines())
     known.update(normal(rule.flat.lstrip("-*+ ")) for rule in snapshot.rules)
     known.discard("")
     return known
@@ -138,7 +128,7 @@ def record_signals(
     def plan() -> Proposal[tuple[tuple[str, ...], int]]:
         known = known_texts(read_vault(vault))
         new = [f for f in found if normal(f.text) not in known]
-        current = read_text(path) if path.exists() else None
+        current = read_if_present(path, vault.root)
         text = current.text if current else None
         for signal in new:
             entry = prepare_entry(vault, f"{signal.line}\nVia: {via}", None, now, redact=True)

@@ -17,7 +17,11 @@ class Finding:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.severity}: {self.message} [{self.code}]"
+        """One line, whatever the path and message hold (control characters shown escaped)."""
+        from cardvault.vault.confine import shown
+
+        text = f"{self.path}:{self.line}: {self.severity}: {self.message} [{self.code}]"
+        return shown(text)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

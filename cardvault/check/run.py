@@ -28,10 +28,12 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _duplicate_slugs(snapshot)
     findings += _card_links(snapshot)
     findings += _log_links(snapshot)
+    findings += _entry_times(snapshot)
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
     findings += _conflicts(snapshot)
     findings += _tiers(snapshot)
+    findings += _instructions(snapshot)
     if secrets:
         findings += _secrets(snapshot)
     return sorted(findings, key=lambda f: (f.path, f.line, f.code))
@@ -95,6 +97,24 @@ def _log_links(snapshot: VaultSnapshot) -> list[Finding]:
                         )
                     )
     return found
+
+
+def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
+    """Log entries whose `## HH:MM` is not a time of day (`## 23:99`)."""
+    from cardvault.vault.daily import valid_time
+
+    return [
+        Finding(
+            snapshot.rel(log.file.path),
+            entry.line,
+            "error",
+            "entry-time",
+            f"entry time {entry.time} is not a time of day (00:00 to 23:59)",
+        )
+        for log in snapshot.logs
+        for entry in log.entries
+        if not valid_time(entry.time)
+    ]
 
 
 def _rules(snapshot: VaultSnapshot) -> list[Finding]:
@@ -178,6 +198,20 @@ def _claims_json(body: str) -> list[list[object]]:
     from cardvault.maintain.contradict import claims
 
     return [[c.verb, list(c.obj), c.polarity, c.sentence] for c in claims(body)]
+
+
+def _instructions(snapshot: VaultSnapshot) -> list[Finding]:
+    """Instruction-like text in cards, logs and hot memories (check/instructions.py)."""
+    from cardvault.check.instructions import FACT as INSTRUCTIONS_FACT
+    from cardvault.check.instructions import instruction_findings
+
+    files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
+    files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
+    results = remembered(snapshot, INSTRUCTIONS_FACT, files, instruction_findings)
+    found = [f for rel in files for f in _found(rel, [tuple(x) for x in results[rel]])]
+    for hot in snapshot.hot.values():
+        found += _found(snapshot.rel(hot.path), instruction_findings(hot.text))
+    return found
 
 
 def _secrets(snapshot: VaultSnapshot) -> list[Finding]:

@@ -30,7 +30,9 @@ def capture(ctx: typer.Context) -> None:
     """Run a command; when it fails, log the failure and show the fixes the vault knows.
 
     Usage: cardvault capture -- CMD [ARGS...]. Output passes through live and the exit code is
-    the command's own (128+N when killed by signal N). A failure is logged to today's daily log
+    the command's own (128+N when killed by signal N). The command starts with the signal
+    dispositions cardvault started with (a background job of a script ignores Ctrl-C; so does
+    its command), and a failure's entry says so. A failure is logged to today's daily log
     (command, exit code, directory, stderr tail with secrets redacted, category, signature);
     the same signature again adds a short "failed again" entry and bumps the count. If the vault
     cannot be written, a warning is printed and the exit code is still the command's.
@@ -53,7 +55,7 @@ def _stderr_bytes() -> BinaryIO | None:
 
 def _capture_failure(ctx: typer.Context, run: RunResult) -> None:
     """Log the failure and print known fixes; any problem becomes a warning, never an error."""
-    from cardvault.capture.record import known_fixes, record_failure
+    from cardvault.capture.record import ignored_note, known_fixes, record_failure
     from cardvault.capture.run import describe_failure
 
     try:
@@ -79,6 +81,10 @@ def _capture_failure(ctx: typer.Context, run: RunResult) -> None:
         render.note(
             f"cardvault: {failure.category} failure logged → {recorded.ref} "
             f"(signature {failure.signature}{again})"
+        )
+    if run.ignored:
+        render.note(
+            f"cardvault: the command ran with these signals ignored: {ignored_note(run.ignored)}"
         )
     _print_fixes(fixes, failure.signature)
 

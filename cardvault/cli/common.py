@@ -153,6 +153,32 @@ def now() -> dt.datetime:
     return dt.datetime.now().replace(second=0, microsecond=0)
 
 
+def read_stdin(vault: Vault, what: str) -> str:
+    """Standard input as text, at most the vault's `[write] max_entry_bytes` read: more is
+    refused at once (CardFormatError) rather than read into memory (`log - < /dev/zero`)."""
+    import sys
+
+    from cardvault.errors import CardFormatError
+    from cardvault.vault.files import ensure_within
+
+    limit = vault.config.max_entry_bytes
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream with no bytes under it
+        text = sys.stdin.read(limit + 1)
+        ensure_within(text, what, limit)
+        return text
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise CardFormatError(
+            f"{what} on stdin is over the limit of {limit:,} bytes per write; nothing written "
+            "(the limit is [write] max_entry_bytes in cardvault.toml)"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CardFormatError(f"{what} on stdin is not UTF-8 text") from exc
+
+
 def report_commit(result: Any) -> None:
     """Tell the user which commit recorded the change (or why none did)."""
     from cardvault.cli import render

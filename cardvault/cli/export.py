@@ -25,10 +25,12 @@ def export(
     with --logs, daily logs to a portable JSON file (format cardvault-export, version 1)."""
     from cardvault.edits.atomic import atomic_write
     from cardvault.errors import CardvaultError
-    from cardvault.portable.format import export_data, export_text
+    from cardvault.portable.format import export_data, export_target, export_text
     from cardvault.vault.files import ABSENT, current_digest
 
     vault = vault_of(ctx)
+    if str(file) != "-":
+        export_target(vault, file)  # refused before anything is read
     export = export_data(vault, now(), logs=logs)
     for skipped in export.skipped:
         render.warning(f"not exported: {skipped}")

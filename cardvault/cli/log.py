@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
@@ -13,6 +12,7 @@ from cardvault.cli.common import (
     GlobalOption,
     RedactOption,
     now,
+    read_stdin,
     report_commit,
     report_notes,
     vault_of,
@@ -32,12 +32,12 @@ def log(
 ) -> None:
     """Append an entry (## HH:MM — Title) to today's daily log and commit it.
 
-    Start a line with 'Lesson:', 'Fix:', 'Gotcha:' ... so maintenance distills it into a card.
+    Write 'Lesson:', 'Fix:', 'Gotcha:' ... where a sentence starts so maintenance distills it.
     """
     from cardvault.write.add import append_log
 
-    body = sys.stdin.read() if text == "-" else text
     vault = vault_of(ctx, agent, to_global)
+    body = read_stdin(vault, "the entry text") if text == "-" else text
     result = append_log(vault, body, title, now(), redact=redact, on_wait=waiting_note)
     report_notes(result.notes)
     render.success(f"logged to {vault.rel(result.path)}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
@@ -13,6 +12,7 @@ from cardvault.cli.common import (
     GlobalOption,
     RedactOption,
     now,
+    read_stdin,
     report_commit,
     report_notes,
     vault_of,
@@ -46,8 +46,8 @@ def new(
     """
     from cardvault.write.add import add_card
 
-    text = sys.stdin.read() if body == "-" else body
     vault = vault_of(ctx, agent, to_global)
+    text = read_stdin(vault, "the card text") if body == "-" else body
     result = add_card(
         vault, topic, category, tags, text, now().date(), redact=redact, on_wait=waiting_note
     )

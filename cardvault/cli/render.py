@@ -82,9 +82,14 @@ def diff(text: str) -> None:
 
 
 def escape(text: str) -> str:
-    """Escape rich markup in user text."""
+    """Escape rich markup in user text, and every control character but the line breaks a
+    message is made of (a terminal escape in a name or a note is shown, never obeyed)."""
     from rich.markup import escape as _escape
 
+    from cardvault.vault.confine import shown
+
+    if not text.isprintable():
+        text = "\n".join(shown(line) for line in text.split("\n"))
     return _escape(text)
 
 

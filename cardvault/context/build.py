@@ -33,7 +33,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardvault.context.pack import Decision, Item, pack
+from cardvault.context.pack import Decision, Item, pack, quoted
 from cardvault.context.value import card_value
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
@@ -241,7 +241,8 @@ def memory_item(sources: Sources) -> Item | None:
         return None
     if not text.startswith("# "):
         text = "# MEMORY.md\n\n" + text
-    return Item("memory", "MEMORY.md", "MEMORY.md", text, "the index, loaded every session", 1.0)
+    block = quoted("MEMORY.md", text)
+    return Item("memory", "MEMORY.md", "MEMORY.md", block, "the index, loaded every session", 1.0)
 
 
 def rule_items(sources: Sources, today: dt.date) -> list[Item]:
@@ -310,8 +311,10 @@ def _card_item(
 
 
 def card_block(card: Card, rel: str) -> str:
-    """A card as it appears in the pack: topic heading, source path, body."""
-    return f"## {card.topic}\nSource: {rel}\n\n{card.body.strip()}".rstrip()
+    """A card as it appears in the pack: quoted with its source path, topic heading, body (the
+    topic on one line: YAML can hold a newline that would start a heading of its own)."""
+    topic = " ".join(card.topic.split())
+    return quoted(rel, f"## {topic}\n\n{card.body.strip()}".rstrip())
 
 
 def plan_context(

@@ -2,8 +2,10 @@
 
 `apply_changes` first composes the changes into one final operation per path (a card written by
 distill and rewritten by merge is written once, checked against the digest of the text on disk
-before either), then checks every file against its expected digest before writing anything,
-journals the change (journal.py), and writes it in one batch (batch.py). If any write or the
+before either), then checks every file against its expected digest and against the user's
+permissions (a read-only file is neither rewritten nor removed, as `rm` asks first; a folder
+that cannot take a new file is named) before writing anything, journals the change
+(journal.py), and writes it in one batch (batch.py). If any write or the
 caller's commit fails, every file already touched is restored to its exact previous bytes (and
 mode), files it created are removed, and so are folders it created; the error is re-raised.
 Every writer reaches it through `door.locked_write`, which holds the vault lock around it.
@@ -19,8 +21,16 @@ from pathlib import Path
 from cardvault.edits.batch import sweep_temp_files, write_steps
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
 from cardvault.edits.journal import Journal, Step, clear_journal, new_journal, write_journal
-from cardvault.errors import CardvaultError, ConcurrentEditError, UnsafePathError
-from cardvault.vault.files import ABSENT, FileText, current_digest, digest_text, read_text
+from cardvault.errors import CardFormatError, CardvaultError, ConcurrentEditError, NotWritableError
+from cardvault.vault.confine import confined
+from cardvault.vault.files import (
+    ABSENT,
+    MAX_FILE_BYTES,
+    FileText,
+    current_digest,
+    digest_text,
+    read_if_present,
+)
 from cardvault.vault.layout import Vault
 
 #: Called with each path right after it was written or removed (tests inject failures here).
@@ -98,7 +108,8 @@ def apply_changes(
     """
     ops = compose(changes)
     _check_inside(vault, ops)
-    snapshots = [_snapshot(op) for op in ops]
+    snapshots = [_snapshot(vault.root, op) for op in ops]
+    _check_writable(vault, ops)
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
     steps = [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
     journal = new_journal(message, steps, agent=vault.agent)
@@ -113,7 +124,8 @@ def apply_changes(
         if isinstance(exc, CardvaultError) or not isinstance(exc, Exception):
             raise
         where = getattr(exc, "filename", None)
-        raise ApplyError(f"write failed ({exc}); every file was restored as it was", where) from exc
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ApplyError(f"write failed ({why}); every file was restored as it was", where) from exc
     clear_journal(vault)
     return paths
 
@@ -124,26 +136,49 @@ def _forward(vault: Vault, op: FinalOp, snap: _Snapshot) -> Step:
 
 
 def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
-    """Refuse any path that leads outside the vault (`..`, a symlink); each folder is resolved
-    once (an import writes thousands of files into one)."""
-    root = vault.root.resolve()
-    folders: dict[Path, Path] = {}
+    """Refuse any path that leads outside the vault or into `.git`, or passes through a
+    symlink (vault/confine.py), and any text bigger than a vault file may be; each folder is
+    checked once (an import writes thousands of files into one)."""
+    real_folders: dict[str, bool] = {}
     for op in ops:
-        folder = op.path.parent
-        if folder not in folders:
-            folders[folder] = Path(os.path.realpath(folder))
-        real = op.path.resolve() if op.path.is_symlink() else folders[folder] / op.path.name
-        if real != root and root not in real.parents:
-            raise UnsafePathError("path leads outside the vault", op.path)
+        confined(vault.root, op.path, real_folders)
+        size = len(op.text.encode("utf-8", errors="surrogatepass")) if op.text else 0
+        if size > MAX_FILE_BYTES:  # never write a file the read path would refuse
+            raise CardFormatError(
+                f"would be {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a vault file may "
+                "hold; nothing written",
+                op.path,
+            )
 
 
-def _snapshot(op: FinalOp) -> _Snapshot:
+def _check_writable(vault: Vault, ops: list[FinalOp]) -> None:
+    """Refuse, before the journal or any file is written, what this user may not change: a
+    file without write permission (rewritten or removed: a rename would get round the mode,
+    and a person who made a card read-only meant it) or a folder that cannot take the new
+    file beside it. Root passes both checks, as it passes the kernel's."""
+    for op in ops:
+        if op.expected != ABSENT and not os.access(op.path, os.W_OK):
+            raise NotWritableError(
+                "is read-only for this user; nothing written (make it writable to change it)",
+                op.path,
+            )
+        folder = next(p for p in op.path.parents if p.exists())
+        if not os.access(folder, os.W_OK | os.X_OK):
+            where = vault.rel(folder)
+            named = "the vault's folder" if where in ("", ".") else f"{where}/"
+            raise NotWritableError(
+                f"cannot be written: this user may not write in {named}; nothing written",
+                op.path,
+            )
+
+
+def _snapshot(root: Path, op: FinalOp) -> _Snapshot:
     path = op.path
     if op.expected == ABSENT:
         if path.exists() or path.is_symlink():
             raise ConcurrentEditError("was created since the plan was made; nothing written", path)
         return _Snapshot(op.path, None, None)
-    file = read_text(op.path) if op.path.exists() else None
+    file = read_if_present(op.path, root)
     if file is None or file.digest != op.expected:
         raise ConcurrentEditError("changed on disk since it was read; nothing written", op.path)
     return _Snapshot(op.path, file, op.path.stat().st_mode & 0o7777)

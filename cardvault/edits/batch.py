@@ -6,7 +6,9 @@ target is checked against the digest the plan was made from, so an edit saved in
 meanwhile is never clobbered. Durability is paid once per batch, not twice per file: a small
 batch fsyncs each file and then each folder once; a large one (an import of thousands of cards)
 asks the kernel to flush the whole file system once (`syncfs`). The journal, made durable
-before the first write, is what makes the batch all or nothing across a crash.
+before the first write, is what makes the batch all or nothing across a crash. Every target is
+checked to be inside the vault with no symlink on the way before anything is written
+(vault/confine.py), whoever made the steps (a plan, or a journal being finished).
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from cardvault.edits.journal import Step, is_removal, temp_path
-from cardvault.errors import ConcurrentEditError
+from cardvault.errors import ConcurrentEditError, UnsafePathError
+from cardvault.vault.confine import confined
 from cardvault.vault.files import ABSENT, current_digest
 
 #: Up to this many files, each is fsynced on its own; above, one file-system flush for all.
 FEW = 16
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def write_steps(
@@ -37,6 +41,9 @@ def write_steps(
     """
     each = len(steps) <= FEW
     folders: set[Path] = set()
+    real_folders: dict[str, bool] = {}
+    for step in steps:  # every target first: inside the vault, no symlink on the way
+        confined(root, root / step.rel, real_folders)
     for step in sorted(steps, key=is_removal):
         path = root / step.rel
         if check:
@@ -44,11 +51,15 @@ def write_steps(
             if found != step.before:
                 what = "was created" if step.before == ABSENT else "changed on disk"
                 raise ConcurrentEditError(f"{what} since it was read; not overwriting", path)
-        if is_removal(step):
-            path.unlink(missing_ok=True)
-        else:
-            assert step.text is not None
-            _replace(path, step.text.encode("utf-8"), step.mode, temp_path(path, journal_id), each)
+        try:
+            if is_removal(step):
+                path.unlink(missing_ok=True)
+            else:
+                assert step.text is not None
+                data = step.text.encode("utf-8")
+                _replace(path, data, step.mode, temp_path(path, journal_id), each)
+        except OSError as exc:  # named after the file written, not its temporary file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         folders.add(path.parent)
         if after_write is not None:
             after_write(path)
@@ -63,7 +74,7 @@ def _replace(path: Path, data: bytes, mode: int | None, tmp: Path, sync: bool) -
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -121,8 +132,11 @@ def sweep_temp_files(root: Path, rels: Iterable[str], journal_id: str) -> int:
     """Remove the temporary files an interrupted batch left beside `rels`; return how many."""
     removed = 0
     for rel in rels:
-        tmp = temp_path(root / rel, journal_id)
-        if tmp.exists():
+        try:
+            tmp = confined(root, temp_path(root / rel, journal_id))
+        except UnsafePathError:
+            continue  # never a file of this vault's batches
+        if tmp.is_file():
             tmp.unlink()
             removed += 1
     return removed

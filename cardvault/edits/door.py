@@ -36,7 +36,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.lock import Holder, vault_lock
 from cardvault.edits.recover import Recovery, describe, recover
 from cardvault.errors import CardvaultError, ConcurrentEditError
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
@@ -169,7 +169,7 @@ def attributes_change(vault: Vault) -> WriteFile | None:
     """The change that puts cardvault's block, as this version writes it, into the vault's
     `.gitattributes` (None: it is there)."""
     path = vault.root / ".gitattributes"
-    current = read_text(path) if path.exists() else None
+    current = read_if_present(path, vault.root)
     text = history.attributes_text(current.text if current is not None else None)
     if text is None:
         return None

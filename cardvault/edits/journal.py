@@ -30,7 +30,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cardvault.errors import CardvaultError
+from cardvault.errors import CardvaultError, NotWritableError
 from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
@@ -103,11 +103,19 @@ def write_journal(vault: Vault, journal: Journal) -> None:
         "steps": [asdict(step) for step in journal.steps],
     }
     tmp = path.with_name(f".{JOURNAL_NAME}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except PermissionError as exc:
+        raise NotWritableError(
+            f"cannot write the write journal ({exc.strerror}); {path.parent.name}/ must be a "
+            "writable folder (cardvault keeps its caches, its lock and its journal there); "
+            "nothing written",
+            path,
+        ) from exc
     fsync_folder(path.parent)
 
 

@@ -101,9 +101,12 @@ class LogCut:
 
 
 def cut_logs(snapshot: VaultSnapshot, needles: Needles) -> list[LogCut]:
-    """The cut of every daily log that mentions the topic (unreadable logs are left alone)."""
+    """The cut of every daily log that mentions the topic (unreadable logs, and logs too big to
+    read whole, are left alone: `check` reports them)."""
     cuts = []
     for log in snapshot.logs:
+        if snapshot.rel(log.file.path) in snapshot.partial:
+            continue
         cut = cut_log(log.file, snapshot.rel(log.file.path), list(log.entries), needles)
         if cut is not None:
             cuts.append(cut)

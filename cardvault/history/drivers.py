@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cardvault.errors import CardvaultError
 from cardvault.history.runner import git_dir, work_tree_of
 from cardvault.launch import shell_command
+from cardvault.vault.files import read_if_present
 
 BEGIN = "# cardvault:begin merge drivers"
 END = "# cardvault:end merge drivers"
@@ -76,9 +78,10 @@ def needs_attributes(root: Path) -> bool:
     if work_tree_of(root) is None:
         return False
     try:
-        return ATTRIBUTES not in (root / ".gitattributes").read_text("utf-8", errors="replace")
-    except OSError:
-        return True
+        found = read_if_present(root / ".gitattributes", root)
+    except (OSError, CardvaultError):
+        return True  # the door's attributes change says what is wrong with it
+    return found is None or ATTRIBUTES not in found.text
 
 
 def drivers_configured(root: Path) -> bool:

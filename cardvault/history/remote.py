@@ -18,6 +18,8 @@ import git
 from cardvault.errors import CardvaultError
 from cardvault.history.repo import VaultRepo, head_commit, open_repo, run, top_of
 from cardvault.history.runner import GitError, identity_env
+from cardvault.vault.confine import read_confined
+from cardvault.vault.files import MAX_FILE_BYTES
 
 #: How git starts a conflict block in a file it could not merge.
 CONFLICT_START = "<<<<<<< "
@@ -103,7 +105,7 @@ def merge(top: Path, target: str, message: str) -> MergeOutcome:
     unmerged = [path for path in unmerged if path]
     if not unmerged:  # the merge never started (an untracked file in the way, ...)
         raise GitError(f"git merge {target} failed: {(done.stderr or done.stdout).strip()}", top)
-    conflicts = tuple(Conflict(path, tuple(_marked_lines(top / path))) for path in unmerged)
+    conflicts = tuple(Conflict(path, tuple(_marked_lines(top, path))) for path in unmerged)
     run(repo, "merge", "--abort")
     return MergeOutcome("conflict", conflicts)
 
@@ -122,11 +124,13 @@ def conflict_lines(text: str) -> list[int]:
     ]
 
 
-def _marked_lines(path: Path) -> list[int]:
+def _marked_lines(top: Path, rel: str) -> list[int]:
+    """Where the conflict blocks of a real file of the work tree start (none for a symlink)."""
     try:
-        return conflict_lines(path.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
+        data = read_confined(top, top / rel, MAX_FILE_BYTES)
+    except (OSError, CardvaultError):
         return []
+    return conflict_lines(data.decode("utf-8", errors="replace"))
 
 
 def remote_head(top: Path, remote: str, branch: str) -> str | None:

@@ -4,10 +4,11 @@ score between every two of them.
 A lesson may join one of its SHORTLIST closest live cards (closeness: the larger of the cosine of
 its title and lines with the card's text, and of the whole entry with the entries the card
 cites, vectors the search index already holds), or the card it links to. A card's tellings are
-its paragraphs (at most CARD_PARAGRAPHS) and the entries it cites, so a lesson is compared with
-every way the card's lesson was told before; its link to the card is its best score with any
-of them (computed for lessons at least LINK_FLOOR close). Cards are not compared with each
-other here: merge does that.
+the entries it cites (else its paragraphs, at most CARD_PARAGRAPHS), so a lesson is compared
+with every way the card's lesson was told before; its link to the card is its best score with
+any of them (computed for lessons at least LINK_FLOOR close). Cards are not compared with each
+other here: merge does that. A card that cites entries is compared through them alone (the
+pairs the scores are calibrated on); a hand-written card through its paragraphs.
 """
 
 from __future__ import annotations
@@ -106,9 +107,15 @@ def build_nodes(
         tellings.append(lesson.telling)
     entries = {entry.ref: entry for entry in state.entries}
     for card in cards:
-        own = card_tellings(state, card)
-        paragraphs = len(own)
-        own += [entry_telling(entries[s]) for s in card.card.sources if s in entries]
+        # a card that cites entries is compared with them: a lesson with the earlier tellings,
+        # the kind of pair the scores are calibrated on (a paragraph with the card's topic as
+        # its story scored up to 16 against look-alikes; issue 22); a card that cites none is
+        # compared with its paragraphs
+        own = [entry_telling(entries[s]) for s in card.card.sources if s in entries]
+        paragraphs = 0
+        if not own:
+            own = card_tellings(state, card)
+            paragraphs = len(own)
         rows = tuple(range(len(tellings), len(tellings) + len(own)))
         tellings.extend(own)
         nodes.append(Node(card=card, rows=rows, keys=card_keys(state, card), paragraphs=paragraphs))

@@ -1,9 +1,11 @@
-"""Clusters from similar pairs: union-find that refuses to join what must stay apart.
+"""Clusters from similar pairs.
 
-Pairs are taken best first; two groups are joined unless some member of one may not be with
-some member of the other (two cards that contradict each other, two lessons aimed at different
-cards). A pair that would join such groups is skipped, so one conflict never blocks the rest
-of a cluster.
+`complete_clusters` (merge): every two members of a cluster are one of the pairs given
+(complete linkage: a chain a~b~c where a and c are not close never makes one cluster).
+`constrained_clusters` (cross-project grouping): union-find that refuses to join what must
+stay apart; pairs are taken best first, and two groups are joined unless some member of one
+may not be with some member of the other. A pair that would join such groups is skipped, so
+one conflict never blocks the rest of a cluster.
 """
 
 from __future__ import annotations
@@ -37,3 +39,29 @@ def constrained_clusters(
         parent[right] = left
         members[left].extend(members.pop(right))
     return sorted((sorted(group) for group in members.values()), key=lambda g: g[0])
+
+
+def complete_clusters(count: int, pairs: Iterable[tuple[int, int, float]]) -> list[list[int]]:
+    """Groups of item indices (each sorted; groups ordered by first member), singletons
+    included, in which every two members are a pair of `pairs`; best pairs join first."""
+    import numpy as np
+
+    from cardvault.maintain.linkage import COMPLETE, agglomerate
+
+    given = list(pairs)
+    parts = constrained_clusters(count, given)
+    scores = {(min(i, j), max(i, j)): score for i, j, score in given}
+    found: list[list[int]] = []
+    for part in parts:
+        if len(part) < 3:
+            found.append(part)
+            continue
+        matrix = np.full((len(part), len(part)), -np.inf)
+        for a, i in enumerate(part):
+            for b, j in enumerate(part):
+                if i < j and (i, j) in scores:
+                    matrix[a, b] = matrix[b, a] = scores[(i, j)]
+        floor = min(scores[(min(i, j), max(i, j))] for i in part for j in part if (i, j) in scores)
+        for group in agglomerate(matrix, floor, COMPLETE):
+            found.append(sorted(part[n] for n in group))
+    return sorted(found, key=lambda g: g[0])

@@ -1,6 +1,7 @@
 """What may and may not be grouped: the rules on top of the evidence scores.
 
-Never together: lessons that contradict each other or a card near them (lexically), lessons
+Never together: lessons that contradict each other or a card near them (lexically), or that
+would be joined but say the same with other figures or names (disagree.py), lessons
 linked to different cards (or a lesson and a card other than the one it links to), members a
 person said are different. Never certain (asked instead): a lesson that advises against
 ("never", "don't") with one, or a card telling, that does not; two that advise the same
@@ -19,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain import evidence as calibrated
 from cardvault.maintain.candidates import NEVER, SHORTLIST_FLOOR, Node
-from cardvault.maintain.contradict import Contradiction, contradict, substitution
+from cardvault.maintain.contradict import Claim, Contradiction, contradict, substitution
+from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import Evidence
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
@@ -53,9 +55,17 @@ def constraints(
         review[i, j] = review[j, i] = NEVER
     auto = np.where(review >= calibrated.CERTAIN, review, NEVER)
     lesson_nodes = [n for n, node in enumerate(nodes) if node.lesson is not None]
+    cards = [n for n, node in enumerate(nodes) if node.card is not None]
     for i, j in _always(state, cfg, nodes, closeness) - never:
         auto[i, j] = auto[j, i] = ALWAYS
-    cards = [n for n, node in enumerate(nodes) if node.card is not None]
+    if lesson_nodes and cards:  # of the cards a lesson must join, the closest
+        block = auto[np.ix_(lesson_nodes, cards)]
+        nearest = np.where(block >= ALWAYS, ALWAYS + closeness[lesson_nodes], block)
+        auto[np.ix_(lesson_nodes, cards)] = nearest
+        auto[np.ix_(cards, lesson_nodes)] = nearest.T
+    for (i, j), claim in _disagreeing(state, nodes, auto).items():
+        auto[i, j] = auto[j, i] = review[i, j] = review[j, i] = NEVER
+        contradictions[(i, j)] = claim
     plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
     far = (closeness < CARD_ASK_FLOOR) & plain[None, :]
     sub = review[np.ix_(lesson_nodes, cards)]
@@ -101,6 +111,39 @@ def substitutions(
         if substitution(evidence.tellings[a].signal, evidence.tellings[b].signal) is not None:
             found.append((m, n))
     return found
+
+
+def _disagreeing(
+    state: VaultState, nodes: list[Node], auto: np.ndarray
+) -> dict[tuple[int, int], Contradiction]:
+    """Pairs that would be joined without asking (a lesson and a card, two lessons) but tell
+    the same thing with other figures or names ("p95 is 0.70 s" / "p95 is 11.91 s"): kept
+    apart, and asked which holds (disagree.py). Only these pairs are read, so the cost follows
+    what would be joined, not the vault."""
+    import numpy as np
+
+    found: dict[tuple[int, int], Contradiction] = {}
+    rows, columns = np.nonzero(np.triu(auto >= calibrated.CERTAIN, k=1))
+    for i, j in zip(rows.tolist(), columns.tolist(), strict=True):
+        if nodes[i].lesson is None and nodes[j].lesson is None:
+            continue
+        texts = [_text_of(nodes[n]) for n in (i, j)]
+        where = disagreement(state, texts[0], texts[1])
+        if where is not None:
+            kind = "figures" if "figures" in where else "names"
+            sides = where[kind]
+            first, second = where["sentences"]
+            found[(i, j)] = Contradiction(
+                Claim("says", tuple(sides[0]), 1, first), Claim("says", tuple(sides[1]), -1, second)
+            )
+    return found
+
+
+def _text_of(node: Node) -> str:
+    if node.lesson is not None:
+        return node.lesson.text
+    assert node.card is not None
+    return node.card.card.body
 
 
 def _contradictions(

@@ -39,7 +39,7 @@ from cardvault.vault.config import VaultConfig
 if TYPE_CHECKING:
     import numpy as np
 
-MAX_ASK = 6
+MAX_ASK = 4
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,14 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     groups = certain_groups(nodes, auto)
     placement = Placement(nodes, groups, cards, closeness, words)
     between = group_links(nodes, groups, review)
+    near = nearest(review, MAX_ASK - 1)
     proposals = agglomerate(
         between,
         calibrated.REVIEW,
         AVERAGE,
-        allowed=lambda a, b: _askable(nodes, [n for g in a + b for n in groups[g]]),
+        allowed=lambda a, b: _askable(
+            nodes, [n for g in a for n in groups[g]], [n for g in b for n in groups[g]], near
+        ),
     )
     _ask_same(placement, proposals, review, best, evidence)
     _ask_contradictions(placement, contradictions, links)
@@ -155,9 +158,29 @@ def group_links(nodes: list[Node], groups: list[list[int]], review: np.ndarray) 
     return links
 
 
-def _askable(nodes: list[Node], members: list[int]) -> bool:
-    """A question holds a new lesson and at most MAX_ASK members."""
-    return len(members) <= MAX_ASK and any(nodes[n].lesson is not None for n in members)
+def nearest(review: np.ndarray, count: int) -> list[set[int]]:
+    """Each node's `count` nearest nodes by review score (never-together pairs left out)."""
+    import numpy as np
+
+    found = []
+    for row in review:
+        order = [int(n) for n in np.argsort(-row, kind="stable")[:count]]
+        found.append({n for n in order if np.isfinite(row[n])})
+    return found
+
+
+def _askable(nodes: list[Node], left: list[int], right: list[int], near: list[set[int]]) -> bool:
+    """A question holds a new lesson, at most MAX_ASK members, and members that are each
+    other's nearest neighbours (each among the other's MAX_ASK - 1 nearest; two cards need not
+    be: the question is which of them the lesson tells)."""
+    members = left + right
+    if len(members) > MAX_ASK or not any(nodes[n].lesson is not None for n in members):
+        return False
+    return all(
+        (nodes[a].card is not None and nodes[b].card is not None) or (b in near[a] and a in near[b])
+        for a in left
+        for b in right
+    )
 
 
 def _ask_same(

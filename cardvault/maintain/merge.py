@@ -1,10 +1,14 @@
 """Merge: clusters of near-duplicate live cards become one card; the doubtful ones are asked.
 
 Pairs at or above `merge_threshold` come from one blocked matrix product over the card vectors
-(similarity.pairs_above). A pair whose texts contradict each other (contradict.py) is never
-merged, not even through a third card: it is reported, and asked in the review queue ("which
-one holds?"). A pair a person kept apart (a rejected or settled question) is never merged nor
-asked again. A pair from DUPLICATE_ASK up to the threshold is a "duplicate" question.
+(similarity.pairs_above). Cards merge in clusters whose every two members are such a pair
+(complete linkage: never a chain), one round per run. A pair whose texts contradict each other
+(contradict.py) is never merged: it is reported, and asked in the review queue ("which one
+holds?"). A pair whose figures or names disagree (two near-identical sentences, "killed 12
+rebels" / "killed 16 rebels") is asked, not merged; so is a pair where one advises against
+what the other says. A pair a person kept apart (a rejected or settled question) is never
+merged nor asked again. A pair from DUPLICATE_ASK up to the threshold is a "duplicate"
+question.
 
 In a cluster the survivor is the promoted card if there is one, else the earliest created, else
 the one most linked to. It keeps its bytes; the others' sentences that it does not already say
@@ -23,8 +27,9 @@ from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
-from cardvault.maintain.clusters import constrained_clusters
+from cardvault.maintain.clusters import complete_clusters
 from cardvault.maintain.contradict import Contradiction, contradict, substitution
+from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import negated
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
@@ -63,16 +68,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         for (i, j), c in conflicts.items()
         if _score(pairs, i, j) >= cfg.merge_threshold
     ]
-    merging = [
-        p
-        for p in pairs
-        if p[2] >= cfg.merge_threshold
-        and (p[0], p[1]) not in apart
-        and _alike(live[p[0]], live[p[1]])
-    ]
-    never = set(conflicts) | apart
-    groups = constrained_clusters(len(live), merging, lambda i, j: (min(i, j), max(i, j)) in never)
-    warm(state.embeddings, [live[i].card.body for group in groups if len(group) > 1 for i in group])
+    merging, disputed = _mergeable(state, live, pairs, apart | set(conflicts), cfg)
+    groups = complete_clusters(len(live), merging)
     current = state
     inbound = inbound_links(state)
     asked: list[ReviewItem] = []
@@ -83,8 +80,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
             current = current.after(made)
             asked.extend(overflow)
     merged = {i for group in groups if len(group) > 1 for i in group}
-    merging_pairs = {(i, j) for i, j, _ in merging} - set(conflicts)
-    asked += _questions(current, live, pairs, conflicts, apart | merging_pairs, merged)
+    merging_pairs = {(i, j) for i, j, _ in merging}
+    asked += _questions(current, live, pairs, conflicts, apart | merging_pairs, merged, disputed)
     return changes + queue_changes(current, asked, STEP)
 
 
@@ -93,6 +90,31 @@ def _alike(left: CardFile, right: CardFile) -> bool:
     advising against, and do not advise the same action on different things."""
     first, second = first_sentence(left.card.body), first_sentence(right.card.body)
     return negated(first) == negated(second) and substitution(first, second) is None
+
+
+def _mergeable(
+    state: VaultState,
+    live: list[CardFile],
+    pairs: list[tuple[int, int, float]],
+    never: set[tuple[int, int]],
+    cfg: VaultConfig,
+) -> tuple[list[tuple[int, int, float]], dict[tuple[int, int], dict[str, Any]]]:
+    """The pairs that may merge without asking, and the close pairs whose figures or names
+    disagree (with where)."""
+    close = [
+        p
+        for p in pairs
+        if p[2] >= cfg.merge_threshold
+        and (p[0], p[1]) not in never
+        and _alike(live[p[0]], live[p[1]])
+    ]
+    warm(state.embeddings, [live[i].card.body for i in sorted({n for p in close for n in p[:2]})])
+    disputed = {}
+    for i, j, _ in close:
+        found = disagreement(state, live[i].card.body, live[j].card.body)
+        if found is not None:
+            disputed[(i, j)] = found
+    return [p for p in close if (p[0], p[1]) not in disputed], disputed
 
 
 def _score(pairs: list[tuple[int, int, float]], i: int, j: int) -> float:
@@ -121,9 +143,11 @@ def _questions(
     conflicts: dict[tuple[int, int], Contradiction],
     settled: set[tuple[int, int]],
     merged: set[int],
+    disputed: dict[tuple[int, int], dict[str, Any]],
 ) -> list[ReviewItem]:
     """A duplicate question for each pair in the asking band that is not merged now (below the
-    threshold, or one advises against and the other does not), a contradiction question for
+    threshold, one advises against and the other does not, their figures or names disagree,
+    or a member of a cluster not close to every other member), a contradiction question for
     each contradicting pair close enough (cards merged in this run wait for the next one)."""
     found = []
     for i, j, score in pairs:
@@ -139,6 +163,7 @@ def _questions(
             found.append(new_item("contradiction", members, evidence, state.today))
         elif (i, j) not in conflicts and score >= DUPLICATE_ASK:
             evidence = {"cosine": round(score, 3), "asked_from": DUPLICATE_ASK}
+            evidence.update(disputed.get((i, j), {}))
             found.append(new_item("duplicate", members, evidence, state.today))
     return found
 

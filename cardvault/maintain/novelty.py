@@ -1,19 +1,20 @@
 """What a text adds to another: its blocks reduced to the sentences not already said.
 
-A sentence is already said when its normalised form is present, or when the model finds it
-close to a present sentence and it brings (almost) no detail the present text lacks. Details
-are the words of code spans, numbers, identifiers and acronyms ("facts"); "covered" is the
-share of its meaningful words already present. Said, when its best cosine with a present
-sentence is
-- at least the threshold and every fact is present ("Cortex wants the token as cookie and
-  header" adds nothing to a card that says so in other words, while "Cortex 3.1.9 changed the
-  header" does);
-- at least NEAR (a near copy) and at least half its facts are present (a card that says
-  `docker image inspect --format '{{.Architecture}}'` needs no second inspect command);
-- at least COVER_FLOOR with at least COVERED of its words and FACTS_KNOWN of its facts present
-  (a restatement: "Pushed as is, such an image fails with `exec format error`..." after "An
-  arm64 image crashes on start with `exec format error`...").
-Used by distill (folding lessons into cards) and merge (combining card bodies).
+No fact is ever dropped (issue 22). A sentence is already said only when it brings nothing the
+present text lacks:
+- its normalised form is present ("Use `npm ci`." and "use npm ci" are one sentence); or
+- every word that carries meaning (stemmed: "retries"/"retry"), every figure taken whole
+  ("11.91", "3.1.8", "5ms", "2026-03-01"; never "11" and "91") and every identifier (code
+  spans, `lock_timeout`, linux/amd64, CSRF, PgBouncer) is already in the present text, AND the
+  model finds a present sentence that says it (cosine ≥ the threshold, `distill.threshold`)
+  with the same negation ("not", "never", "without" ...) and at least its conditions ("if",
+  "unless", "only" ...). "Bearer tokens bypass Cortex CSRF entirely" is new to a card that says
+  "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST" (bearer, bypass,
+  entirely are not in it), however close the model puts them (0.73).
+A sentence with a new word is kept even when it only says the same in other words: a repeated
+lesson costs a line, a dropped one costs the fact. Used by distill (folding lessons into cards)
+and merge (combining card bodies); what does not fit a card's budget becomes a question, never
+a loss (merge.py).
 """
 
 from __future__ import annotations
@@ -24,18 +25,14 @@ from cardvault.maintain.text import (
     Block,
     blocks,
     body_sentences,
-    content_words,
-    facts,
+    conditions,
+    figures,
+    identifiers,
+    meaning_words,
+    negations,
     normalise,
     split_sentences,
-    words,
 )
-
-#: Below this cosine a sentence is never taken as said, whatever words it shares.
-COVER_FLOOR = 0.55
-COVERED = 0.55
-FACTS_KNOWN = 0.75
-NEAR = 0.85
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,20 +40,38 @@ if TYPE_CHECKING:
     from cardvault.maintain.similarity import Embeddings
 
 
+def adds_detail(sentence: str, present: str) -> bool:
+    """Whether `sentence` brings a word, figure or identifier `present` does not hold (the
+    lexical half of "already said"; no model)."""
+    return bool(
+        meaning_words(sentence) - meaning_words(present)
+        or figures(sentence) - figures(present)
+        or {f for f in identifiers(sentence) if not _holds(present, f)}
+    )
+
+
+def _holds(text: str, fact: str) -> bool:
+    """Whether `fact` (lower case, whole) is in `text` as a whole token."""
+    import re
+
+    pattern = rf"(?<![\w.-]){re.escape(fact)}(?![\w-]|\.\d)"
+    return re.search(pattern, text.lower().replace("`", " ")) is not None
+
+
 class _Known:
-    """Sentences already present: their normalised forms, vectors and facts."""
+    """Sentences already present: their normalised forms, text, vectors."""
 
     def __init__(self, text: str, embeddings: Embeddings | None, threshold: float) -> None:
         import numpy as np
 
         sentences = body_sentences(text)
         self.norms = {normalise(s) for s in sentences}
-        self.words = words(text) | content_words(text)
+        self.text = text
         self.embeddings = embeddings
         self.threshold = threshold
-        prose = [s for s in sentences if not s.startswith(("```", "~~~"))]
-        if embeddings is not None and prose:
-            self.vectors: np.ndarray = embeddings.vectors(prose)
+        self.prose = [s for s in sentences if not s.startswith(("```", "~~~"))]
+        if embeddings is not None and self.prose:
+            self.vectors: np.ndarray = embeddings.vectors(self.prose)
         else:
             self.vectors = np.zeros((0, embeddings.dim if embeddings else 1), dtype=np.float32)
 
@@ -64,25 +79,23 @@ class _Known:
         norm = normalise(sentence)
         if not norm or norm in self.norms:
             return True
-        if vector is None or len(self.vectors) == 0:
+        if vector is None or len(self.vectors) == 0 or adds_detail(sentence, self.text):
             return False
-        best = float((self.vectors @ vector).max())
-        details = facts(sentence)
-        known = len(details & self.words) / len(details) if details else 1.0
-        meaning = content_words(sentence)
-        covered = len(meaning & self.words) / len(meaning) if meaning else 1.0
-        if best >= self.threshold and known == 1.0:
-            return True
-        if best >= NEAR and known >= 0.5:
-            return True
-        return best >= COVER_FLOOR and covered >= COVERED and known >= FACTS_KNOWN
+        scores = self.vectors @ vector
+        best = int(scores.argmax())
+        if float(scores[best]) < self.threshold:
+            return False
+        match = self.prose[best]
+        same_polarity = bool(negations(sentence)) == bool(negations(match))
+        return same_polarity and conditions(sentence) <= conditions(match)
 
     def add(self, sentence: str, vector: np.ndarray | None) -> None:
         import numpy as np
 
         self.norms.add(normalise(sentence))
-        self.words |= words(sentence) | content_words(sentence)
+        self.text = f"{self.text}\n{sentence}"
         if vector is not None:
+            self.prose.append(sentence)
             self.vectors = (
                 np.vstack([self.vectors, vector[None, :]]) if len(self.vectors) else vector[None, :]
             )

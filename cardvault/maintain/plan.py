@@ -2,8 +2,8 @@
 
 Every step has the signature `step(state, cfg) -> list[Change]`. Each sees the state the
 earlier steps' changes leave (`VaultState.after`), so a card distilled to `seen: 3` is promoted
-in the same run, and the index counts the cards after merging and archiving. Merge repeats
-until a round merges nothing (a merged card can come close to a third). The plan knows what
+in the same run, and the index counts the cards after merging and archiving. Merge runs
+once (no chains through a card merged this run). The plan knows what
 each step did, the commit message that records it, and the unified diff it would make.
 """
 
@@ -45,7 +45,6 @@ VERBS = {
     "archive": "archived",
     "index": "reindexed",
 }
-MERGE_ROUNDS = 3
 #: progress(phase, done, total)
 Progress = Callable[[str, int, int], None]
 
@@ -167,21 +166,7 @@ def _model_time(state: VaultState) -> float:
 
 
 def _run_step(name: str, state: VaultState, cfg: VaultConfig) -> list[Change]:
-    if name != "merge":
-        return STEPS[name](state, cfg)
-    changes: list[Change] = []
-    seen_reports: set[tuple[str, tuple[object, ...]]] = set()
-    current = state
-    for _ in range(MERGE_ROUNDS):
-        made = merge.step(current, cfg)
-        for change in made:
-            if isinstance(change, Report):
-                key = (change.message, change.paths)
-                if key in seen_reports:
-                    continue
-                seen_reports.add(key)
-            changes.append(change)
-        if not file_changes(made):
-            break
-        current = current.after(made)
-    return changes
+    """One step's changes. Merge runs once: a card merged in this run is not merged again with
+    a third card it has come close to (its members were not all close to that third: a chain,
+    issue 22); the next run compares it as the one card it now is."""
+    return STEPS[name](state, cfg)

@@ -21,7 +21,7 @@ from cardvault.maintain.similarity import Embeddings
 from cardvault.vault.card import parse_card
 from cardvault.vault.daily import LogEntry
 from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path
-from cardvault.vault.files import FileText, digest_text, read_text
+from cardvault.vault.files import FileText, digest_text, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
 
@@ -50,6 +50,15 @@ class VaultState:
         if self.queue is None:
             return ()
         return tuple(parse_queue(self.queue.text, self.queue.path))
+
+    @cached_property
+    def lower_case_words(self) -> frozenset[str]:
+        """Every word some card or log entry writes in lower case (so a sentence's capitalised
+        first word "Verify" is no name; merge.py)."""
+        from cardvault.maintain.text import lower_case_words
+
+        texts = [c.card.body for c in self.files.values()]
+        return lower_case_words(texts + [f"{e.title}\n{e.body}" for e in self.entries])
 
     @cached_property
     def cards(self) -> tuple[CardFile, ...]:
@@ -175,8 +184,8 @@ def _queue(vault: Vault) -> FileText | None:
     """The review queue's text, checked: a queue that does not parse stops the run (its lines
     are decisions a person made; nothing may overwrite them)."""
     path = queue_path(vault.root)
-    if not path.exists():
+    file = read_if_present(path, vault.root)
+    if file is None:
         return None
-    file = read_text(path)
     parse_queue(file.text, path)
     return file

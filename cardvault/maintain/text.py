@@ -9,7 +9,7 @@ existing body byte for byte and adds new blocks after it, so a diff shows only t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -17,12 +17,6 @@ _LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)(.*)$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 _MARKS = re.compile(r"[`*_~\[\]()>#\"']")
 _PUNCT = re.compile(r"[^\w\s./:@+-]")
-_CODE_OR_NUMBER = re.compile(
-    r"`[^`]+`"  # code spans
-    r"|\b\w*\d[\w.:/-]*"  # numbers and words with digits (arm64, 3.1.8)
-    r"|\b\w+(?:[_./:=]\w+)+"  # identifiers and paths (DOCKER_DEFAULT_PLATFORM, linux/amd64)
-    r"|\b[A-Z]{2,}\w*"  # acronyms and constants (KEYS, CSRF)
-)
 
 
 @dataclass(frozen=True)
@@ -107,25 +101,159 @@ def normalise(sentence: str) -> str:
 
 def words(text: str) -> set[str]:
     """The lower-case word tokens of `text`, numbers without thousands separators."""
-    flat = re.sub(r"(?<=\d),(?=\d{3})", "", text.lower())
+    flat = _THOUSANDS.sub("", text.lower())
     return set(re.findall(r"[a-z0-9_]+", flat))
 
 
-def facts(sentence: str) -> set[str]:
-    """The words of a sentence's code spans, numbers, identifiers and acronyms: the details a
-    paraphrase must not lose."""
-    found: set[str] = set()
-    flat = re.sub(r"(?<=\d),(?=\d{3})", "", sentence)
-    for match in _CODE_OR_NUMBER.finditer(flat):
-        found |= words(match.group())
+#: A figure, read whole: 12, 11.91, 0.70, 3.1.8, v2, 5ms, 95%, 2026-03-01, 10:30, 1,000 (as 1000).
+_FIGURE = re.compile(r"(?<![\w.])[vV]?\d+(?:[.:/-]\d+)*(?:%|[a-zA-Zµ]+)?(?!\w)")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+#: Identifiers, read whole: code spans, snake_case, dotted.names, paths, --flags, arm64, CSRF,
+#: PgBouncer.
+_IDENTIFIER = re.compile(
+    r"`[^`]+`"  # a code span
+    r"|(?<![\w-])--?[A-Za-z][\w-]*"  # --force-with-lease, -z
+    r"|\b\w+(?:[_./:=@-]\w+)+"  # lock_timeout, linux/amd64, X-CORTEX-XSRF-TOKEN, a.b
+    r"|\b[A-Za-z]+\d\w*"  # arm64, s3, M1
+    r"|\b[A-Z]{2,}[a-z]?\b"  # CSRF, KEYS, URLs
+    r"|\b[A-Z][a-z]+[A-Z]\w*"  # PgBouncer, GitHub
+)
+NEGATIONS = frozenset(
+    re.split(
+        r"\s+",
+        "not no never none nothing nobody neither nor without cannot can't don't doesn't didn't "
+        "isn't aren't wasn't weren't won't wouldn't shouldn't mustn't",
+    )
+)
+CONDITIONS = frozenset(
+    re.split(
+        r"\s+",
+        "if unless when whenever only except until while before after once otherwise provided "
+        "whether",
+    )
+)
+_SUFFIXES = (("ies", "i"), ("ied", "i"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+_WORD = re.compile(r"[a-z][a-z0-9_']*")
+
+
+_NUMBER_WORDS = {
+    word: str(number)
+    for number, word in enumerate(
+        re.split(r"\s+", "zero one two three four five six seven eight nine ten eleven twelve")
+    )
+}
+_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+def figures(text: str) -> set[str]:
+    """The figures of `text`, each whole and lower case: "11.91" is one figure, not 11 and 91;
+    "3.1.8", "5ms", "2026-03-01", "10:30" are one each; "1,000" is "1000"; "five" is "5"."""
+    flat = _THOUSANDS.sub("", text)
+    found = {m.group().lower().rstrip(".") for m in _FIGURE.finditer(flat)}
+    return found | {_NUMBER_WORDS[m.group().lower()] for m in _NUMBER_WORD.finditer(flat)}
+
+
+def figure_contexts(text: str) -> dict[str, set[str]]:
+    """Each figure of `text` with the words just before and after it ("killed 12 rebels": 12
+    -> {killed, rebels}): two figures compete for one slot when they share such a word."""
+    flat = _THOUSANDS.sub("", text)
+    tokens = [
+        (m.group().lower().rstrip("."), m.lastgroup == "figure")
+        for m in re.finditer(rf"(?P<figure>{_FIGURE.pattern})|(?P<word>[A-Za-z]+)", flat)
+    ]
+    found: dict[str, set[str]] = {}
+    for index, (token, is_figure) in enumerate(tokens):
+        if not is_figure:
+            continue
+        near = found.setdefault(token, set())
+        for other in (index - 1, index + 1):
+            if 0 <= other < len(tokens) and not tokens[other][1]:
+                near.add(tokens[other][0])
     return found
 
 
-def content_words(sentence: str) -> set[str]:
-    """Words that carry meaning (3+ letters, not function words), crudely singular."""
-    return {
-        w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words(sentence)
-    } - FUNCTION_WORDS
+def identifiers(text: str) -> set[str]:
+    """The identifiers of `text`, each whole and lower case (a code span without its ticks)."""
+    found = set()
+    for match in _IDENTIFIER.finditer(_THOUSANDS.sub("", text)):
+        token = match.group().strip("`").strip().lower().rstrip(".:")
+        if token and not _FIGURE.fullmatch(token):
+            found.add(token)
+    return found
+
+
+def facts(sentence: str) -> set[str]:
+    """The details a sentence must not lose, each whole: its figures and its identifiers."""
+    return figures(sentence) | identifiers(sentence)
+
+
+def negations(sentence: str) -> set[str]:
+    """The negating words of a sentence ("not", "never", "don't", "without" ...)."""
+    flat = sentence.lower().replace("’", "'")
+    return {w for w in _WORD.findall(flat) if w in NEGATIONS or w.endswith("n't")}
+
+
+def conditions(sentence: str) -> set[str]:
+    """The words that make a sentence conditional ("if", "unless", "only", "until" ...)."""
+    return {w for w in _WORD.findall(sentence.lower()) if w in CONDITIONS}
+
+
+#: Capitalised words that start sentences without naming anything.
+_STARTERS = frozenset(
+    re.split(
+        r"\s+",
+        "a an the this that these those it he she they we you i in on at for if when as but and "
+        "or so after before while with by from of to its his her their our there here then also "
+        "all some most many every each no not never always use set run do don't make keep",
+    )
+)
+_NAME = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?![\w'’-])")
+
+
+def names(sentence: str, common: Collection[str] = ()) -> set[str]:
+    """The names in a sentence outside its code spans, lower case: capitalised words of letters
+    (a sentence's first word too, unless it is a common opener such as "The" or "Always", or a
+    word of `common`: words the vault writes in lower case, "Verify", "Check"), acronyms,
+    CamelCase. Words with digits (M1, S3) are identifiers, not names."""
+    found = set()
+    prose = re.sub(r"`[^`]*`", " ", sentence)
+    for number, word in enumerate(_NAME.findall(prose)):
+        plain = word.lower().rstrip("'’")
+        if not word[0].isupper() or (number == 0 and (plain in _STARTERS or plain in common)):
+            continue
+        found.add(plain)
+    return found
+
+
+def lower_case_words(texts: Iterable[str]) -> frozenset[str]:
+    """Every word the texts write in lower case somewhere (so it is no name)."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(re.findall(r"(?<![\w'’-])[a-z][a-z'’-]*", text))
+    return frozenset(found)
+
+
+def stem(word: str) -> str:
+    """A crude stem, so "retries"/"retry", "failing"/"fails" and "cookie"/"cookies" meet."""
+    for suffix, keep in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)] + keep
+            break
+    if len(word) > 3 and word.endswith("e"):
+        return word[:-1]
+    return word[:-1] + "i" if len(word) > 3 and word.endswith("y") else word
+
+
+def meaning_words(text: str) -> set[str]:
+    """The stems of the words that carry meaning: not function words, negations, conditions or
+    figures (those are compared on their own)."""
+    flat = _THOUSANDS.sub("", text.lower()).replace("’", "'")
+    found = set()
+    for word in re.findall(r"[a-z][a-z0-9_]*", flat):
+        if word in FUNCTION_WORDS or word in NEGATIONS or word in CONDITIONS or len(word) < 2:
+            continue
+        found.add(stem(word))
+    return found
 
 
 FUNCTION_WORDS = frozenset(

@@ -17,10 +17,11 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import Resource
 
 from cardvault.context.build import read_sources, rule_items
+from cardvault.context.pack import PREAMBLE, quoted
 from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.mcp.session import VaultSession
 from cardvault.mcp.tools import card_named
-from cardvault.vault.files import read_text
+from cardvault.vault.files import read_if_present
 from cardvault.vault.layout import iter_card_paths
 
 MARKDOWN = "text/markdown"
@@ -39,9 +40,10 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     def memory() -> str:
         with _resource_errors():
             vault = session.vault
-            if not vault.memory_md.is_file():
+            found = read_if_present(vault.memory_md, vault.root)
+            if found is None:
                 raise NotFoundError("the vault has no MEMORY.md")
-            return read_text(vault.memory_md).text
+            return found.text
 
     @server.resource(
         "cardvault://rules",
@@ -52,8 +54,10 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     def rules() -> str:
         with _resource_errors():
             items = rule_items(read_sources(session.vault), session.clock().date())
-            lines = [item.block for item in items] or ["(no learned rules yet)"]
-            return "# Learned rules\n\n" + "\n".join(lines) + "\n"
+            if not items:
+                return "# Learned rules\n\n(no learned rules yet)\n"
+            lines = "\n".join(item.block for item in items)
+            return f"# Learned rules\n\n{PREAMBLE}\n\n{quoted('AGENTS.md', lines)}\n"
 
     @server.resource(
         CARD_URI,
@@ -78,10 +82,10 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
                 day = dt.date.fromisoformat(date).isoformat()
             except ValueError as exc:
                 raise NotFoundError(f"not a date: {date!r} (use YYYY-MM-DD)") from exc
-            path = vault.log_path(day)
-            if not path.is_file():
+            found = read_if_present(vault.log_path(day), vault.root)
+            if found is None:
                 raise NotFoundError(f"no daily log for {day}")
-            return read_text(path).text
+            return found.text
 
 
 def card_listing(session: VaultSession) -> list[Resource]:

@@ -69,7 +69,9 @@ def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Expo
     }
     if logs:
         data["logs"] = [
-            {"path": snapshot.rel(log.file.path), "text": log.file.text} for log in snapshot.logs
+            {"path": rel, "text": log.file.text}
+            for log in snapshot.logs
+            if (rel := snapshot.rel(log.file.path)) not in snapshot.partial  # never cut short
         ]
     exported_folders = ("memory/cards/", "memory/archive/") + (("memory/",) if logs else ())
     skipped = [str(p) for p in snapshot.problems if p.rel.startswith(exported_folders)]
@@ -148,20 +150,16 @@ MAX_RULE_CHARS = 1000
 
 def load_export(path: Path) -> Any:
     """The JSON in `path`; a file that is not JSON, or too big or deep to read, is an error
-    naming its line."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise CardFormatError(f"cannot read the export: {exc.strerror}", path) from exc
-    if size > MAX_EXPORT_BYTES:
-        limit = f"{MAX_EXPORT_BYTES:,}"
-        raise CardFormatError(f"export is {size:,} bytes, over the {limit}-byte limit", path)
-    data = path.read_bytes()
+    naming its line. At most MAX_EXPORT_BYTES are read from any file, device or pipe (its size
+    is not trusted: /dev/zero has none), and bytes JSON text never holds (NUL) stop the read at
+    once."""
+    data = _read_export_bytes(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
+    del data  # the text alone is parsed
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -170,6 +168,27 @@ def load_export(path: Path) -> Any:
         raise CardFormatError("not an export: JSON nested too deeply", path) from exc
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise CardFormatError(f"not an export: {exc}", path) from exc
+
+
+def _read_export_bytes(path: Path) -> bytearray:
+    data = bytearray()
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                if b"\x00" in chunk:
+                    line = data.count(b"\n") + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
+                    raise CardFormatError("not an export: binary data (NUL byte)", path, line)
+                if len(data) + len(chunk) > MAX_EXPORT_BYTES:
+                    raise CardFormatError(
+                        f"export is over the {MAX_EXPORT_BYTES:,}-byte limit (stopped reading)",
+                        path,
+                    )
+                data += chunk
+    except IsADirectoryError as exc:
+        raise CardFormatError("cannot read the export: is a folder", path) from exc
+    except OSError as exc:
+        raise CardFormatError(f"cannot read the export: {exc.strerror}", path) from exc
+    return data
 
 
 def read_export(data: Any, vault: Vault) -> ExportFile:
@@ -255,6 +274,9 @@ def _card(index: int, item: Any, vault: Vault, problems: list[Problem]) -> Impor
     if (problem := text_problem(text)) is not None:
         problems.append(Problem(where, _at_line(*problem)))
         return None
+    if (too_big := _over_limit(text, vault)) is not None:
+        problems.append(Problem(where, too_big))
+        return None
     try:
         card = parse_card(text, vault.root / rel)
     except CardvaultError as exc:
@@ -291,6 +313,17 @@ def _log(index: int, item: Any, problems: list[Problem]) -> ImportedLog | None:
     return ImportedLog(index, rel, text)
 
 
+def _over_limit(text: str, vault: Vault) -> str | None:
+    """Why a card's text is too big to import (`[write] max_entry_bytes`), or None."""
+    size, limit = len(text.encode("utf-8")), vault.config.max_entry_bytes
+    if size <= limit:
+        return None
+    return (
+        f"is {size:,} bytes, over the limit of {limit:,} bytes per write "
+        "([write] max_entry_bytes in cardvault.toml)"
+    )
+
+
 def _shown(value: str) -> str:
     """A path from the file as a message shows it: escaped when it holds control characters,
     cut when long."""
@@ -303,9 +336,22 @@ def _at_line(message: str, line: int | None) -> str:
 
 
 def _stays_inside(vault: Vault, rel: str) -> bool:
-    """Whether `rel` resolves inside the vault (no folder on the way is a symlink leading out)."""
+    """Whether `rel` stays inside the vault with no symlink on the way (vault/confine.py)."""
     try:
         inside(vault.root, Path(rel))
     except UnsafePathError:
         return False
     return True
+
+
+def export_target(vault: Vault, path: Path) -> Path:
+    """Where `export` may write: anywhere but inside the vault (an export file there would be
+    written past the write door: no lock, no journal, no commit, and `--force` would overwrite
+    a card). UnsafePathError names the refusal."""
+    target = path.resolve()
+    root = vault.root.resolve()
+    if target == root or root in target.parents:
+        raise UnsafePathError(
+            "is inside the vault; write the export somewhere else (or '-' for stdout)", path
+        )
+    return path

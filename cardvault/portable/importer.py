@@ -19,6 +19,7 @@ vault imported into an empty one reproduces it exactly. Every text passes the se
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,7 @@ from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
 from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
-from cardvault.vault.daily import appended_log_text, format_entry, parse_log
+from cardvault.vault.daily import LogEntry, appended_log_text, format_entry, parse_log
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -245,12 +246,20 @@ def _log_changes(
         except CardvaultError as exc:
             problems.append(Problem(f"log {log.index} ({log.rel})", str(exc)))
             continue
+        if (big := _big_entry(incoming, vault.config.max_entry_bytes)) is not None:
+            problems.append(Problem(f"log {log.index} ({log.rel})", big))
+            continue
         current = existing.get(log.rel)
-        if current is None and not path.exists():
+        if log.rel in snapshot.partial:
+            problems.append(
+                Problem(f"log {log.index} ({log.rel})", "the vault's log is too big to add to")
+            )
+            continue
+        if current is None and not os.path.lexists(path):
             changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
             added += len(incoming)
             continue
-        if current is None:  # there, but unreadable: `check` reports it; import leaves it
+        if current is None:  # there, but unusable: `check` reports it; import leaves it
             problems.append(
                 Problem(f"log {log.index} ({log.rel})", "the vault's log is unreadable")
             )
@@ -267,6 +276,18 @@ def _log_changes(
             changes.append(WriteFile(path, new_text, current.file.digest, reason, STEP))
             added += count
     return changes, added
+
+
+def _big_entry(entries: list[LogEntry], limit: int) -> str | None:
+    """Why a log's entries are too big to import (one over `[write] max_entry_bytes`), or None."""
+    for entry in entries:
+        size = len(entry.title.encode("utf-8")) + len(entry.body.encode("utf-8"))
+        if size > limit:
+            return (
+                f"line {entry.line}: entry is {size:,} bytes, over the limit of {limit:,} bytes "
+                "per write ([write] max_entry_bytes in cardvault.toml)"
+            )
+    return None
 
 
 def _entry_key(entry: Any) -> tuple[str, str, str]:

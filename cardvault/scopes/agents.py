@@ -27,7 +27,7 @@ from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.scopes.writing import write_changes
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import appended_log_text, format_entry
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.tokens import count_tokens
 
@@ -75,6 +75,7 @@ def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False
     name = vault.agent
     if not name:
         raise CardvaultError("hot memory belongs to an agent: pass --agent NAME")
+    ensure_within(text, "the fragment", vault.config.max_entry_bytes)
     line = " ".join(text.split())
     if not line:
         raise CardFormatError("nothing to remember: the fragment is empty")
@@ -83,7 +84,7 @@ def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False
     moved: list[str] = []
 
     def plan() -> list[Change]:
-        current = read_text(path) if path.is_file() else None
+        current = read_if_present(path, vault.root)
         before = (current.text if current else hot_header(name)).rstrip("\n")
         last = before.rsplit("\n", 1)[-1]
         joiner = "\n" if FRAGMENT.match(last) or not last.strip() else "\n\n"
@@ -119,7 +120,7 @@ def overflow_entry(vault: Vault, name: str, fragments: list[str], now: dt.dateti
     body = "\n".join([*fragments, f"Agent: {name}"])
     entry = format_entry(now.strftime("%H:%M"), f"Hot memory overflow ({name})", body)
     path = vault.log_path(now.date().isoformat())
-    current = read_text(path) if path.exists() else None
+    current = read_if_present(path, vault.root)
     text = appended_log_text(current.text if current else None, now.date(), entry)
     expected = current.digest if current else ABSENT
     reason = f"moved {len(fragments)} fragment(s) of {name}'s hot memory to the log"

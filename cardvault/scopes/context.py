@@ -37,7 +37,7 @@ from cardvault.context.build import (
     search_relevance,
     sources_of,
 )
-from cardvault.context.pack import Item, pack
+from cardvault.context.pack import Item, pack, quoted
 from cardvault.scopes.scope import GLOBAL, PROJECT, InScope
 from cardvault.search.engine import Searcher
 from cardvault.vault.layout import Vault
@@ -144,7 +144,8 @@ def agent_item(side: Side, agent: str) -> Item | None:
         text = f"# Hot memory: {agent}\n\n{text}"
     where = side.snapshot.rel(file.path)
     why = f"{agent}'s hot memory ({side.name}), loaded for {agent} only"
-    return Item("agent", f"{agent} hot memory ({side.name})", where, text, why, 1.0, side.name)
+    block = quoted(where if side.name == PROJECT else f"{where} ({side.name} vault)", text)
+    return Item("agent", f"{agent} hot memory ({side.name})", where, block, why, 1.0, side.name)
 
 
 def warm_items(first: Side, others: list[Side], request: Request) -> list[Item]:

@@ -26,7 +26,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import ConfigError
 from cardvault.scopes.key import context_key
 from cardvault.scopes.writing import write_changes
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
 REGISTRY_FILE = "projects.toml"
@@ -59,9 +59,10 @@ def read_projects(global_vault: Vault) -> dict[str, Project]:
     """The registered projects by key (none when the file is missing); ConfigError naming the
     file on a broken one."""
     path = registry_path(global_vault)
-    if not path.is_file():
+    found = read_if_present(path, global_vault.root)
+    if found is None:
         return {}
-    text = read_text(path).text
+    text = found.text
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -101,7 +102,8 @@ def register(global_vault: Vault, project: Vault, today: dt.date) -> Registered:
         since = known.registered if known else today.isoformat()
         projects[key] = Project(key, paths, since)
         path = registry_path(global_vault)
-        expected = read_text(path).digest if path.is_file() else ABSENT
+        found = read_if_present(path, global_vault.root)
+        expected = found.digest if found else ABSENT
         text = render_projects(projects)
         return [WriteFile(path, text, expected, f"registered {key} at {where}", "register", 1)]
 

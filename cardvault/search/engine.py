@@ -32,7 +32,7 @@ from cardvault.search.fusion import (
     keyword_scored,
     semantic_scored,
 )
-from cardvault.search.index import DB_NAME, IndexHandle, open_index
+from cardvault.search.index import DB_NAME, IndexHandle, index_trouble, open_index
 from cardvault.search.model import ModelUnavailableError
 from cardvault.search.query_model import QueryModel, QueryModels
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
@@ -136,21 +136,22 @@ class Searcher:
             try:
                 return self._search(query, k, mode, filters, notices)
             except (sqlite3.DatabaseError, OSError) as exc:  # damaged while in use: rebuild once
-                notices.append(f"search index was damaged ({exc}); rebuilt it")
+                notices.append(f"search index {self._trouble(exc)}; rebuilt it")
                 try:
                     self._open(True, notices)
                     return self._search(query, k, mode, filters, notices)
                 except (sqlite3.DatabaseError, OSError) as again:
-                    raise CardvaultError(f"search index unusable: {again}", self._folder) from again
+                    trouble = self._trouble(again)
+                    raise CardvaultError(f"search index {trouble}; cannot search") from again
 
     def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
         """Bring the index up to date, embedding in bulk (`cardvault index`)."""
         with self._lock:
             return build_index(self.vault, rebuild, progress, searcher=self)
 
-    @property
-    def _folder(self) -> str:
-        return str(self.vault.cache_dir)
+    def _trouble(self, exc: BaseException) -> str:
+        """What went wrong with the index, following "search index" (see `index_trouble`)."""
+        return index_trouble(self.vault.cache_dir, f"was damaged ({exc})")
 
     def _search(
         self, query: str, k: int, mode: str, filters: Filters, notices: list[str]
@@ -197,7 +198,7 @@ class Searcher:
             notices.append("the index is being updated by another cardvault; results may be stale")
             return index, SyncReport()
         except (sqlite3.DatabaseError, OSError) as exc:
-            notices.append(f"search index was damaged ({exc}); rebuilt it")
+            notices.append(f"search index {self._trouble(exc)}; rebuilt it")
             index = self._open(True, notices)
             report = sync_index(self.vault, index, embedding, progress)
         notices.extend(report.notices)

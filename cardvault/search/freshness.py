@@ -75,7 +75,7 @@ def index_freshness(
         record = known.get(rel)
         if record is None or record[:2] == (source.mtime_ns, source.size):
             continue
-        digest = digests.get(rel) if digests is not None else _digest(source.path)
+        digest = digests.get(rel) if digests is not None else _digest(vault.root, source.path)
         if digest != record[2]:
             changed += 1
     return IndexFreshness(True, len(known), added, changed, removed, unembedded)
@@ -94,10 +94,10 @@ def _indexed_files(path: Path) -> tuple[dict[str, tuple[int, int, str]], int]:
     return {str(r[0]): (r[1], r[2], str(r[3])) for r in rows}, missing
 
 
-def _digest(path: Path) -> str | None:
+def _digest(root: Path, path: Path) -> str | None:
     try:
-        return read_text(path).digest
-    except CardvaultError:
+        return read_text(path, root).digest
+    except (CardvaultError, OSError):
         return None
 
 

@@ -16,6 +16,7 @@ a notice to show.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -86,7 +87,7 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     if path.exists() or path.is_symlink():
         conn, problem = _open_existing(path)
         if problem is not None:
-            notices.append(f"search index {problem}; rebuilding it")
+            notices.append(f"search index {index_trouble(folder, problem)}; rebuilding it")
             remove_index(folder)
     if conn is None:
         conn = _create(path)
@@ -169,6 +170,19 @@ def _upgrade_from_2(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def index_trouble(folder: Path, damage: str) -> str:
+    """What is wrong with the index in `folder`, to follow "search index": a file or folder this
+    user may not read or write is said to be so, else `damage` ("was damaged (...)")."""
+    path = folder / DB_NAME
+    if path.exists() and not os.access(path, os.R_OK):
+        return f"{path} cannot be read by this user (permission denied)"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{path} cannot be written (this user may not write in {folder})"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{path} is read-only for this user"
+    return f"{path} {damage}" if damage.startswith(("is ", "was ", "has ")) else damage
 
 
 def remove_index(folder: Path) -> None:

@@ -147,11 +147,13 @@ def _read_changed(
             continue  # removed since it was stat-ed: the next sync drops it
         if source.rel in known and known[source.rel][2] == digest:
             parsed.append((source, digest, None))
+        elif source.rel in found.logs:  # a log too big to read whole: its first entries
+            if source.rel in found.problems:
+                report.errors.append(str(found.problems[source.rel]))
+            parsed.append((source, digest, log_documents(source, found.logs[source.rel].entries)))
         elif source.rel in found.problems:
             report.errors.append(str(found.problems[source.rel]))
             parsed.append((source, digest, []))
-        elif source.rel in found.logs:
-            parsed.append((source, digest, log_documents(source, found.logs[source.rel].entries)))
         else:
             parsed.append((source, digest, card_documents(source, found.cards[source.rel].card)))
     if progress is not None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from cardvault.trust.store import is_approved
 from cardvault.trust.user import UserSettings, inside, read_user_settings, user_config_path
-from cardvault.vault.config import CONFIG_FILE, VaultConfig
+from cardvault.vault.config import BUNDLED_MODELS, CONFIG_FILE, VaultConfig
 
 DEFAULTS = VaultConfig()
 
@@ -32,6 +32,7 @@ class CodeSetting:
     field: str  # the VaultConfig field
     runs: str  # what the value is, for messages
     instead: str  # what happens while it is not allowed
+    runs_nothing: tuple[str, ...] = ()  # values that run no code (allowed like the default)
 
     @property
     def shown_key(self) -> str:
@@ -46,6 +47,7 @@ CODE_SETTINGS = (
         "model",
         "a model (a package imported, or a folder whose code is loaded)",
         f"not loaded; searching with the default model {DEFAULTS.model}",
+        runs_nothing=BUNDLED_MODELS,
     ),
 )
 
@@ -96,7 +98,7 @@ def settle(
     for setting in CODE_SETTINGS:
         own = getattr(config, setting.field)
         mine = user.get(setting.key)
-        if own == getattr(DEFAULTS, setting.field):
+        if own == getattr(DEFAULTS, setting.field) or own in setting.runs_nothing:
             if mine is not None:
                 values[setting.field] = mine
         elif not is_approved(root, setting.key, own, env):
@@ -123,7 +125,7 @@ def asked(root: Path, config: VaultConfig, env: Mapping[str, str] | None = None)
     found = []
     for setting in CODE_SETTINGS:
         value = getattr(config, setting.field)
-        if value == getattr(DEFAULTS, setting.field):
+        if value == getattr(DEFAULTS, setting.field) or value in setting.runs_nothing:
             continue
         trusted = is_approved(root, setting.key, value, env)
         found.append(Asked(setting, value, trusted, _vault_files(root, value)))

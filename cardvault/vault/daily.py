@@ -1,12 +1,29 @@
 """Daily logs (memory/YYYY-MM-DD.md): parsing into entries, and formatting appended entries.
 
-An entry is a `## HH:MM — Title` section. Inside it, distillation signals are lines that begin
-with a signal word and a colon (`Lesson:`, `Gotcha:` ... as configured; a list marker before it is
-allowed), lines carrying a `#lesson` tag, and `→ card: slug` links. An entry whose lines give
-`Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` and `Severity:`) is a structured
-correction and keeps those fields. Headings are found with markdown-it-py, so a `##` inside a
-fenced code block is not an entry, and lines inside code blocks (pasted output, a captured
-stderr tail) are never signals or links.
+An entry is a `## HH:MM — Title` section. Inside it, distillation signals (the one definition of
+a signal; `distill.signal_words` configures the words):
+- a signal word and a colon (`Lesson:`, `Gotcha:` ...; `**Lesson:**` too) wherever a sentence
+  starts: at the start of a line (after a list marker) or after a sentence's closing `.`, `!` or
+  `?` — "Login kept failing. Lesson: send the token twice." is a lesson. Its text is the rest of
+  the line and, while a line ends mid-sentence (hard-wrapped text), what follows it in the same
+  paragraph, up to the next signal, a field line (`Mistake:` ...) or a `→ card:` line; the
+  story told on the lines after a finished sentence is not the lesson;
+- a `#lesson` tag anywhere in prose: the text after it in the paragraph, or, when nothing
+  follows, the sentence it ends.
+Never inside code (fenced, indented, an inline code span) or quoted output (a block quote):
+prose.py says what is code, through markdown-it-py. `→ card: slug` lines are links. An entry
+whose lines give `Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` and `Severity:`)
+is a structured correction and keeps those fields. Headings are found with markdown-it-py too,
+so a `##` inside a fenced code block is not an entry. `## 23:99` is an entry whose time is not
+a time of day: `check` reports it (`valid_time`).
+
+Written text cannot forge structure (`format_entry`, `appended_log_text`): a line of an entry's
+text that would read as an entry heading (`## 10:00 — Lesson: ...`, or a setext `---` under
+one) is escaped with a backslash (`\\## 10:00 — ...`: Markdown shows it as typed, and this
+parser reads it as body; a blank line keeps it a paragraph of its own, as the heading was, so it
+never runs on into the lesson before it), and a code fence or HTML block left open, which would
+swallow every later entry of the day, is closed at the end of the text that opened it. Only
+top-level `##` headings are entries (one inside a quote or a list item is body).
 """
 
 from __future__ import annotations
@@ -18,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cardvault.vault import prose
+
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
@@ -28,6 +47,16 @@ CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
 #: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
 AGENT_FIELD = "agent"
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
+#: Where a line's words start: after indentation and a list marker ("- ", "1. ").
+_LINE_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?")
+#: The end of a sentence: `.`, `!` or `?`, closing quotes or brackets, then white space.
+_AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+")
+#: A signal word (or field name) and its colon, `**Lesson:**` and `**Lesson**:` included.
+_SIGNAL_WORD = re.compile(
+    r"(?:\*\*|__)?(?P<word>[A-Za-z][A-Za-z-]*)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
+)
+_SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
+_FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
 
 
 @dataclass(frozen=True)
@@ -93,11 +122,12 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     """Every entry of a daily log, in file order."""
     day = day_of(path)
     lines = text.splitlines()
-    from markdown_it import MarkdownIt  # ~15 ms to import: paid only when a log is parsed
-
-    tokens = MarkdownIt("commonmark").parse(text)
+    tokens = prose.parse(text)
     headings = _entry_headings(tokens)
     code = _code_lines(tokens)
+    raw = text.split("\n")  # the lines markdown-it counts, split as `masked_lines` splits
+    said = prose.masked_lines(text, tokens, quotes=True)
+    paragraphs = prose.paragraph_ranges(tokens)
     words = {w.lower() for w in signal_words}
     entries: list[LogEntry] = []
     seen_times: dict[str, int] = {}
@@ -106,10 +136,11 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
         body_lines = lines[start + 1 : stop]
         while body_lines and not body_lines[-1].strip():
             body_lines.pop()
-        prose = [
+        prose_lines = [
             "" if start + 1 + offset in code else line for offset, line in enumerate(body_lines)
         ]
         seen_times[time] = seen_times.get(time, 0) + 1
+        mine = [(a, b) for a, b in paragraphs if start < a < stop]
         entries.append(
             LogEntry(
                 path=path,
@@ -120,12 +151,20 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
                 line=start + 1,
                 end_line=start + 1 + len(body_lines),
                 ordinal=seen_times[time],
-                signals=tuple(_signals(prose, start + 2, words)),
-                card_links=tuple(m.group("slug") for ln in prose for m in CARD_LINK.finditer(ln)),
-                fields=_fields(prose),
+                signals=tuple(s for a, b in mine for s in _signals(raw, said, a, b, words)),
+                card_links=tuple(
+                    m.group("slug") for ln in prose_lines for m in CARD_LINK.finditer(ln)
+                ),
+                fields=_fields(prose_lines),
             )
         )
     return entries
+
+
+def valid_time(time: str) -> bool:
+    """Whether an entry's `HH:MM` is a time of day (00:00 to 23:59)."""
+    hours, _, minutes = time.partition(":")
+    return hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60
 
 
 def _code_lines(tokens: list[Token]) -> set[int]:
@@ -138,10 +177,13 @@ def _code_lines(tokens: list[Token]) -> set[int]:
 
 
 def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
-    """(0-based line, time, title) of each `##` heading shaped like an entry heading."""
+    """(0-based line, time, title) of each top-level `##` heading shaped like an entry heading
+    (one inside a quote or a list item is body)."""
     found = []
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag != "h2" or token.map is None:
+            continue
+        if token.level != 0:
             continue
         content = tokens[index + 1].content.strip()
         match = ENTRY_HEADING.match(content)
@@ -153,25 +195,110 @@ def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
     return found
 
 
-def signal_in(line: str, words: set[str]) -> tuple[str, str] | None:
-    """(kind, text) when `line` is a signal line: a signal word of `words` (lower-case) and a
-    colon, after an optional list marker, then some text; else None."""
-    head, colon, rest = _LIST_MARKER.sub("", line, count=1).partition(":")
-    if colon and head.strip().lower() in words and rest.strip():
-        return head.strip().lower(), rest.strip()
-    return None
+def signals_in(text: str, signal_words: Iterable[str]) -> list[Signal]:
+    """The signals of any Markdown text (an assistant's message, a card's body) by the same
+    rules as an entry's: wherever a sentence starts, never in code or quotes; `line` is the
+    1-based line in `text`."""
+    from cardvault.vault import prose
+
+    tokens = prose.parse(text)
+    raw = text.split("\n")
+    said = prose.masked_lines(text, tokens, quotes=True)
+    words = {w.lower() for w in signal_words}
+    return [s for a, b in prose.paragraph_ranges(tokens) for s in _signals(raw, said, a, b, words)]
 
 
-def _signals(body_lines: list[str], first_line: int, words: set[str]) -> list[Signal]:
-    signals = []
-    for offset, raw in enumerate(body_lines):
-        found = signal_in(raw, words)
-        if found is not None:
-            signals.append(Signal(found[0], found[1], first_line + offset))
-        elif LESSON_TAG.search(raw):
-            text = LESSON_TAG.sub("", _LIST_MARKER.sub("", raw, count=1)).strip()
-            signals.append(Signal("tag", text, first_line + offset))
-    return signals
+def _signals(
+    lines: list[str], said: list[str], start: int, stop: int, words: set[str]
+) -> list[Signal]:
+    """The signals of one paragraph (lines start..stop), found in its prose (`said`: code and
+    quotes blanked) and read from its text as written."""
+    text = "\n".join(lines[start:stop])
+    prose = "\n".join(said[start:stop])
+    signals = _signal_starts(prose, words)
+    tags = list(LESSON_TAG.finditer(prose))
+    # a signal's or a tag's text runs to the next signal, field line, link, or sentence that
+    # carries a tag (a tag in the signal's own first sentence is part of it)
+    ends = sorted(
+        _boundaries(prose)
+        | {at for at, _, _ in signals}
+        | {_sentence_start(prose, t.start()) for t in tags}
+        | {len(prose)}
+    )
+    found: list[tuple[int, Signal]] = []
+    spans = []
+    for at, end, kind in signals:
+        close = _wrapped_end(text, end, next(b for b in ends if b > at))
+        spans.append((at, close))
+        cleaned = _clean(text[end:close])
+        if cleaned:
+            found.append((at, Signal(kind, cleaned, start + 1 + prose.count("\n", 0, at))))
+    for tag in tags:
+        if any(a <= tag.start() < b for a, b in spans):
+            continue
+        close = _wrapped_end(text, tag.end(), next(b for b in ends if b > tag.start()))
+        after = _clean(text[tag.end() : close])
+        before = _clean(text[_sentence_start(prose, tag.start()) : tag.start()])
+        line = start + 1 + prose.count("\n", 0, tag.start())
+        found.append((tag.start(), Signal("tag", after or before, line)))
+    return [signal for _, signal in sorted(found, key=lambda pair: pair[0])]
+
+
+def _wrapped_end(text: str, start: int, close: int) -> int:
+    """Where a signal's text ends before `close`: at the first line end that ends a sentence.
+    A line that stops mid-sentence was wrapped, and the next line goes on with it; a line that
+    ends with `.`, `!` or `?` ends the lesson, and the story told on the next lines is not it."""
+    at = text.find("\n", start, close)
+    while at != -1:
+        if _SENTENCE_END.search(text, start, at):
+            return at
+        at = text.find("\n", at + 1, close)
+    return close
+
+
+def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
+    """(start, where its text starts, kind) of every signal word and colon at a sentence start."""
+    found = []
+    for at in _sentence_starts(prose):
+        match = _SIGNAL_WORD.match(prose, at)
+        if match and match.group("word").lower() in words:
+            found.append((at, match.end(), match.group("word").lower()))
+    return found
+
+
+def _sentence_starts(prose: str) -> list[int]:
+    """Where sentences start: each line's first word (after a list marker), and after a
+    sentence's closing `.`, `!` or `?`."""
+    starts = set()
+    offset = 0
+    for line in prose.split("\n"):
+        starts.add(offset + _LINE_START.match(line).end())  # type: ignore[union-attr]
+        offset += len(line) + 1
+    starts.update(m.end() for m in _AFTER_SENTENCE.finditer(prose))
+    return sorted(starts)
+
+
+def _sentence_start(prose: str, before: int) -> int:
+    starts = [at for at in _sentence_starts(prose) if at <= before]
+    return starts[-1] if starts else 0
+
+
+def _boundaries(prose: str) -> set[int]:
+    """Starts of the lines that end a signal's text: a field line (`Mistake:` ...) or a link."""
+    found = set()
+    offset = 0
+    for line in prose.split("\n"):
+        head = _LINE_START.match(line).end()  # type: ignore[union-attr]
+        field_line = _SIGNAL_WORD.match(line, head)
+        named = field_line is not None and field_line.group("word").lower() in _FIELD_NAMES
+        if named or CARD_LINK.match(line, head):
+            found.add(offset + head)
+        offset += len(line) + 1
+    return found
+
+
+def _clean(text: str) -> str:
+    return " ".join(LESSON_TAG.sub("", text).split()).strip()
 
 
 def _fields(body_lines: list[str]) -> dict[str, str]:
@@ -187,18 +314,88 @@ def _fields(body_lines: list[str]) -> dict[str, str]:
 
 
 def format_entry(time: str, title: str, body: str) -> str:
-    """The Markdown of one new entry (heading, body, trailing newline)."""
-    body = body.strip("\n")
+    """The Markdown of one new entry (heading, body, trailing newline); the body is kept as
+    the text of this one entry (see the module docstring)."""
+    body = as_entry_body(body.strip("\n"))
     return f"## {time} — {title}\n{body}\n" if body else f"## {time} — {title}\n"
 
 
 def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
-    """The log's new text with `entry` appended; the current bytes stay a prefix of it."""
+    """The log's new text with `entry` appended; the current bytes stay a prefix of it (a block
+    the current text leaves open is closed after it, so the new heading is an entry)."""
     if current is None or not current.strip():
         head = current or ""
         return f"{head}# {day.isoformat()}\n\n{entry}"
     if not current.endswith("\n"):
         current += "\n"
+    current += block_closers(current)
     if not current.endswith("\n\n"):
         current += "\n"
     return current + entry
+
+
+#: Lines that may start a heading, a code fence or an HTML block (or underline a setext
+#: heading): text without any is an entry body as it is, and is not parsed.
+_MAYBE_STRUCTURE = re.compile(r"^ {0,3}(?:#|`{3}|~{3}|<|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+_CANARY = "## 00:00 — canary"
+_HTML_CLOSERS = (
+    (re.compile(r" {0,3}<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE), "</{0}>"),
+    (re.compile(r" {0,3}<!--"), "-->"),
+    (re.compile(r" {0,3}<\?"), "?>"),
+    (re.compile(r" {0,3}<!\[CDATA\["), "]]>"),
+    (re.compile(r" {0,3}<![A-Za-z]"), ">"),
+)
+
+
+def as_entry_body(body: str) -> str:
+    """`body` escaped where a line would start an entry, with any block it leaves open closed
+    (see the module docstring). Text without heading, fence or HTML lines is returned as it is."""
+    if not _MAYBE_STRUCTURE.search(body):
+        return body
+    lines = body.split("\n")
+    for _ in range(2 * len(lines) + 2):  # each pass mends one line; a clean parse ends it
+        forged = _forged_heading_line(lines)
+        if forged is None:
+            closers = block_closers("\n".join(lines) + "\n")
+            return "\n".join(lines) + ("\n" + closers.rstrip("\n") if closers else "")
+        heading = lines[forged].lstrip().startswith("#")
+        lines[forged] = re.sub(r"^( {0,3})", r"\1\\", lines[forged], count=1)
+        if heading and forged > 0 and lines[forged - 1].strip():
+            lines.insert(forged, "")  # a heading was a block of its own: so is its escaped text
+    return "\n".join("    " + line for line in lines)  # unsettled: indented code forges nothing
+
+
+def _forged_heading_line(lines: list[str]) -> int | None:
+    """The line to escape for the first entry heading the body would start: the `##` line of an
+    ATX heading, the underline of a setext one."""
+    for start, _time, _title in _entry_headings(prose.parse("\n".join(lines))):
+        if lines[start].lstrip().startswith("#"):
+            return start
+        underline = start + 1
+        while underline < len(lines) and not re.match(r"^ {0,3}[-=]+[ \t]*$", lines[underline]):
+            underline += 1
+        return underline if underline < len(lines) else start
+    return None
+
+
+def block_closers(text: str) -> str:
+    """The lines that close a code fence or HTML block `text` leaves open ("" when none is), so
+    that a heading after it is a heading."""
+    if not _MAYBE_STRUCTURE.search(text):
+        return ""
+    probe = text + ("" if text.endswith("\n") else "\n") + "\n" + _CANARY + "\n"
+    canary = probe.count("\n") - 1
+    tokens = prose.parse(probe)
+    if any(start == canary for start, _, _ in _entry_headings(tokens)):
+        return ""
+    for token in tokens:
+        if token.level != 0 or token.map is None or not token.map[0] <= canary < token.map[1]:
+            continue
+        if token.type == "fence":
+            return token.markup + "\n"
+        if token.type == "html_block":
+            first = probe.split("\n")[token.map[0]]
+            for pattern, closer in _HTML_CLOSERS:
+                if match := pattern.match(first):
+                    return closer.format(*match.groups()) + "\n"
+    return ""

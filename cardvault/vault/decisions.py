@@ -218,9 +218,8 @@ def apart_pairs(items: Iterable[ReviewItem]) -> set[frozenset[str]]:
 
 def read_queue(root: Path) -> list[ReviewItem]:
     """The items of a vault's queue (none when it has no queue file)."""
-    from cardvault.vault.files import read_text
+    from cardvault.vault.files import read_if_present
 
     path = queue_path(root)
-    if not path.exists():
-        return []
-    return parse_queue(read_text(path).text, path)
+    file = read_if_present(path, root)
+    return [] if file is None else parse_queue(file.text, path)

@@ -1,7 +1,8 @@
 """Reading vault files strictly, their digests, and keeping every path inside the vault.
 
 Every card, log and managed file is read through `read_text` (or `decode` of bytes already read),
-which refuses what is not reasonable UTF-8 text with the line of the first bad byte. The
+which opens only real files inside the vault (confine.py) and refuses what is not reasonable
+UTF-8 text with the line of the first bad byte. The
 digests here key every concurrency check and every derived cache. Writing lives in
 `cardvault.edits`.
 """
@@ -9,14 +10,17 @@ digests here key every concurrency check and every derived cache. Writing lives 
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.errors import CardFormatError, UnsafePathError
+from cardvault.errors import CardFormatError
+from cardvault.vault.confine import confined, read_confined
 
 #: Pass as `expected` when the file must not exist yet.
 ABSENT = "absent"
-#: Files larger than this are refused as cards or logs (a vault of notes has no such file).
+#: Files larger than this are refused as cards or logs (a vault of notes has no such file);
+#: the applier writes no file larger (config.MAX_ENTRY_CEILING is the same number).
 MAX_FILE_BYTES = 1_000_000
 
 
@@ -39,29 +43,41 @@ def digest_text(text: str) -> str:
     return digest_bytes(text.encode("utf-8"))
 
 
-def read_text(path: Path) -> FileText:
-    """Read a vault text file strictly: UTF-8 (a BOM is refused), not binary, not huge."""
+def read_text(path: Path, root: Path) -> FileText:
+    """Read a vault text file strictly: a regular file inside `root` reached through no symlink
+    (vault/confine.py), UTF-8 (a BOM is refused), not binary, not huge (at most MAX_FILE_BYTES
+    + 1 bytes are ever read)."""
+    data = read_confined(root, path, MAX_FILE_BYTES)
+    size = os.stat(path).st_size if len(data) > MAX_FILE_BYTES else len(data)
+    return FileText(path, decode(data, path, size), digest_bytes(data))
+
+
+def read_if_present(path: Path, root: Path) -> FileText | None:
+    """`read_text`, or None when there is no file there (a symlink, dangling or not, is
+    refused like any other: UnsafePathError)."""
     try:
-        data = path.read_bytes()
-    except IsADirectoryError as exc:
-        raise CardFormatError("is a folder, not a file", path) from exc
-    return FileText(path, decode(data, path), digest_bytes(data))
+        return read_text(path, root)
+    except FileNotFoundError:
+        return None
 
 
-def decode(data: bytes, path: Path) -> str:
+def decode(data: bytes, path: Path, size: int | None = None) -> str:
     """The text of a vault file's bytes; CardFormatError (with the line) when they are not
-    UTF-8 text of a reasonable size (`bytes_problem`)."""
-    problem = bytes_problem(data)
+    UTF-8 text of a reasonable size (`bytes_problem`). `size` is the file's size when only its
+    first bytes were read."""
+    problem = bytes_problem(data, size)
     if problem is not None:
         raise CardFormatError(problem[0], path, problem[1])
     return data.decode("utf-8")
 
 
-def bytes_problem(data: bytes) -> tuple[str, int | None] | None:
+def bytes_problem(data: bytes, size: int | None = None) -> tuple[str, int | None] | None:
     """Why `data` is not a vault text file (message, line), or None: the rules `read_text`
-    applies, so what passes here reads back."""
+    applies, so what passes here reads back. `size`: the whole file's, when `data` is its
+    first bytes."""
     if len(data) > MAX_FILE_BYTES:
-        return f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", None
+        size = max(size or 0, len(data))
+        return f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", None
     if data.startswith(b"\xef\xbb\xbf"):
         return "file starts with a UTF-8 byte-order mark; save it without", 1
     if b"\x00" in data:
@@ -84,21 +100,35 @@ def text_problem(text: str) -> tuple[str, int | None] | None:
     return bytes_problem(data)
 
 
+def ensure_within(text: str, what: str, limit: int, where: Path | str | None = None) -> None:
+    """Refuse (CardFormatError, one line naming the limit and its setting) a text to be written
+    that is over `limit` bytes of UTF-8 (`[write] max_entry_bytes`)."""
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > limit:
+        raise CardFormatError(
+            f"{what} is {size:,} bytes, over the limit of {limit:,} bytes per write; nothing "
+            "written (the limit is [write] max_entry_bytes in cardvault.toml)",
+            where,
+        )
+
+
 def current_digest(path: Path) -> str:
-    """Digest of the file's bytes now, or ABSENT."""
+    """Digest of the file's bytes now, or ABSENT. Read in pieces (a huge file costs no memory);
+    a symlink is never followed: its digest is that of its target's name, which no text a
+    writer expects can have, so a write planned against a real file never lands on a link."""
     try:
-        return digest_bytes(path.read_bytes())
+        if os.path.islink(path):
+            return digest_bytes(b"symlink:" + os.fsencode(os.readlink(path)))
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        return digest.hexdigest()
     except FileNotFoundError:
         return ABSENT
 
 
 def inside(root: Path, path: Path) -> Path:
-    """Return `path` resolved, refusing anything that leaves `root` (`..`, outward symlinks)."""
-    resolved_root = root.resolve()
-    try:
-        resolved = (root / path).resolve() if not path.is_absolute() else path.resolve()
-    except (RuntimeError, OSError) as exc:  # RuntimeError: a symlink loop (Python 3.11, 3.12)
-        raise UnsafePathError("a symlink that loops or cannot be followed", path) from exc
-    if resolved != resolved_root and resolved_root not in resolved.parents:
-        raise UnsafePathError("path leads outside the vault", path)
-    return resolved
+    """`path` (relative to `root`, or absolute) inside `root` with no symlink on the way;
+    UnsafePathError otherwise (vault/confine.py says why)."""
+    return confined(root, path if path.is_absolute() else root / path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat as stat_module
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,7 +19,7 @@ from cardvault.errors import UnsafePathError, VaultNotFoundError
 from cardvault.trust.settings import Ignored, settle
 from cardvault.vault.cache import heal_cache_dir
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
-from cardvault.vault.files import inside
+from cardvault.vault.confine import confined, leads_outside, name_problem, shown, symlink_message
 from cardvault.vault.root import ENV_VAR, locate_root
 
 CACHE_DIR = ".cardvault"
@@ -91,7 +92,7 @@ class Vault:
         """Where a top-level card with `slug` lives; refuses slugs that could escape the vault."""
         check_slug(slug)
         folder = self.archive_dir if archived else self.cards_dir
-        return inside(self.root, folder / f"{slug}.md")
+        return confined(self.root, folder / f"{slug}.md")
 
     def log_path(self, day: str) -> Path:
         """The daily log file for ISO date `day`."""
@@ -151,68 +152,119 @@ class FileStat(NamedTuple):
 
 
 @dataclass(frozen=True)
+class Refused:
+    """A name the walker found and will not read: where (escaped for showing), why (a check
+    code: "outside-vault", "symlink", "not-a-file", "file-name", "unreadable"), in words."""
+
+    rel: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Walk:
-    """The vault's card and log files by relative path, and the paths refused on the way
-    (symlinks leading outside the vault)."""
+    """The vault's card and log files by relative path, and the names refused on the way
+    (symlinks, FIFOs and devices, file names with control characters, unreadable folders)."""
 
     files: dict[str, FileStat]
-    outside: tuple[str, ...]
+    refused: tuple[Refused, ...]
 
 
 def walk(vault: Vault) -> Walk:
     """Every card, archived card and daily log, stat-ed but not read (the one vault walker).
 
     Cards are `*.md` under memory/cards and memory/archive (sub-folders included, dot-names
-    skipped); logs are memory/YYYY-MM-DD.md. Symlinks that lead outside the vault are refused.
-    The files come sorted by relative path (one sort at the end: 10,000 of them are walked on
-    every read).
+    skipped); logs are memory/YYYY-MM-DD.md. Only real folders and regular files are taken: a
+    symlink is never followed (so no loop, no file outside the vault, nothing in `.git`), and
+    it, a FIFO, a file name that cannot be shown on one line and a folder that cannot be listed
+    are refused and reported, never a reason to stop. The files come sorted by relative path
+    (one sort at the end: 10,000 of them are walked on every read).
     """
     prefix = len(str(vault.root)) + 1
     files: dict[str, FileStat] = {}
-    outside: list[str] = []
-    for kind, folder in (("card", vault.cards_dir), ("archived", vault.archive_dir)):
-        for entry in _markdown_under(str(folder), vault.root, outside, prefix):
-            rel = _posix(entry.path[prefix:])
-            stat = entry.stat()
-            files[rel] = FileStat(rel, entry.path, kind, stat.st_mtime_ns, stat.st_size)
-    try:
-        logs = list(os.scandir(vault.memory_dir))
-    except OSError:
-        logs = []
-    for entry in logs:
-        if LOG_NAME.match(entry.name) and entry.is_file():
-            rel = _posix(entry.path[prefix:])
-            files[rel] = _stat(entry, rel, "log")
-    return Walk(dict(sorted(files.items())), tuple(sorted(outside)))
+    refused: list[Refused] = []
+    walker = _Walker(vault.root, prefix, refused)
+    if walker.enter(vault.memory_dir):
+        for kind, folder in (("card", vault.cards_dir), ("archived", vault.archive_dir)):
+            if not walker.enter(folder):
+                continue
+            for entry in walker.markdown_under(str(folder)):
+                rel = _posix(entry.path[prefix:])
+                files[rel] = _stat(entry, rel, kind)
+        for entry in walker.listing(str(vault.memory_dir)):
+            if LOG_NAME.match(entry.name) and walker.regular(entry):
+                rel = _posix(entry.path[prefix:])
+                files[rel] = _stat(entry, rel, "log")
+    return Walk(dict(sorted(files.items())), tuple(sorted(refused, key=lambda r: r.rel)))
 
 
-def _markdown_under(
-    folder: str, root: Path, outside: list[str], prefix: int
-) -> list[os.DirEntry[str]]:
-    """The `*.md` files under `folder`, sub-folders included (in no particular order)."""
-    found: list[os.DirEntry[str]] = []
-    pending = [folder]
-    while pending:
+class _Walker:
+    """The walk's checks, each refusal recorded once."""
+
+    def __init__(self, root: Path, prefix: int, refused: list[Refused]) -> None:
+        self.root, self.prefix, self.refused = root, prefix, refused
+
+    def refuse(self, path: str, code: str, message: str) -> None:
+        self.refused.append(Refused(shown(_posix(path[self.prefix :])), code, message))
+
+    def enter(self, folder: Path) -> bool:
+        """Whether `folder` (memory/, memory/cards, memory/archive) is a real folder to walk."""
         try:
-            entries = os.scandir(pending.pop())
+            info = os.lstat(folder)
         except OSError:
-            continue
-        with entries:
-            for entry in entries:
+            return False
+        if stat_module.S_ISLNK(info.st_mode):
+            self._refuse_link(str(folder))
+            return False
+        return stat_module.S_ISDIR(info.st_mode)
+
+    def listing(self, folder: str) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(folder) as entries:
+                return list(entries)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            self.refuse(folder, "unreadable", f"folder cannot be listed ({exc.strerror}); skipped")
+            return []
+
+    def regular(self, entry: os.DirEntry[str]) -> bool:
+        """Whether `entry` is a regular file with a showable name; refused (reported) else."""
+        if entry.is_symlink():
+            self._refuse_link(entry.path)
+            return False
+        if (problem := name_problem(entry.name)) is not None:
+            self.refuse(entry.path, "file-name", f"{problem} (shown escaped); rename it")
+            return False
+        if entry.is_file(follow_symlinks=False):
+            return True
+        if not entry.is_dir(follow_symlinks=False):
+            self.refuse(entry.path, "not-a-file", "not a regular file (a FIFO, device or socket)")
+        return False
+
+    def markdown_under(self, folder: str) -> list[os.DirEntry[str]]:
+        """The `*.md` files under `folder`, sub-folders included (in no particular order)."""
+        found: list[os.DirEntry[str]] = []
+        pending = [folder]
+        while pending:
+            for entry in self.listing(pending.pop()):
                 name = entry.name
                 if name.startswith("."):
                     continue
                 if entry.is_symlink():
-                    try:
-                        inside(root, Path(entry.path))
-                    except UnsafePathError:
-                        outside.append(_posix(entry.path[prefix:]))
-                        continue
-                if entry.is_dir():
-                    pending.append(entry.path)
-                elif name.endswith(".md") and entry.is_file():
+                    self._refuse_link(entry.path)  # a folder's or a card's: never followed
+                elif entry.is_dir(follow_symlinks=False):
+                    if (problem := name_problem(name)) is None:
+                        pending.append(entry.path)
+                    else:
+                        self.refuse(entry.path, "file-name", f"folder {problem}; skipped")
+                elif name.endswith(".md") and self.regular(entry):
                     found.append(entry)
-    return found
+        return found
+
+    def _refuse_link(self, path: str) -> None:
+        code = "outside-vault" if leads_outside(self.root, Path(path)) else "symlink"
+        self.refuse(path, code, symlink_message(path, self.root))
 
 
 def _posix(rel: str) -> str:
@@ -220,7 +272,7 @@ def _posix(rel: str) -> str:
 
 
 def _stat(entry: os.DirEntry[str], rel: str, kind: str) -> FileStat:
-    stat = entry.stat()
+    stat = entry.stat(follow_symlinks=False)
     return FileStat(rel, entry.path, kind, stat.st_mtime_ns, stat.st_size)
 
 
@@ -233,22 +285,21 @@ def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
         kind = next((k for k, folder in kinds if rel.startswith(folder)), None)
         if kind is None and rel.startswith("memory/") and LOG_NAME.match(rel[len("memory/") :]):
             kind = "log"
+        parts = rel.split("/")
         if (
             kind is None
             or not rel.endswith(".md")
-            or any(p.startswith(".") for p in rel.split("/"))
+            or any(p.startswith(".") or name_problem(p) is not None for p in parts)
         ):
             continue
         path = vault.root / rel
         try:
-            if path.is_symlink():
-                inside(vault.root, path)
-            if not path.is_file():
-                continue
-            stat = path.stat()
+            confined(vault.root, path)
+            stat = os.lstat(path)
         except (OSError, UnsafePathError):
             continue
-        found[rel] = FileStat(rel, str(path), kind, stat.st_mtime_ns, stat.st_size)
+        if stat_module.S_ISREG(stat.st_mode):
+            found[rel] = FileStat(rel, str(path), kind, stat.st_mtime_ns, stat.st_size)
     return found
 
 

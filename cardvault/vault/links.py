@@ -2,7 +2,9 @@
 
 Three kinds of reference name a card:
 - a wiki-link `[[target]]`, `[[target|shown text]]` or `[[target#heading]]` anywhere in a card's
-  text, frontmatter values included (`rule: see [[other-card]]`);
+  text, frontmatter values included (`rule: see [[other-card]]`), but never in code: a fenced or
+  indented code block or an inline code span (prose.py) holds `[[ -z "$x" ]]` or a TOML
+  `[[services]]` table, not links;
 - a log entry's `→ card: slug` line (parsed with the entry, see daily.py);
 - a path citation `memory/cards/slug.md` (AGENTS.md rules, MEMORY.md's table, `sources`).
 A target names a card by its *key*: the last path part without `.md` (`[[cards/x.md]]` and
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 
 WIKILINK = re.compile(r"\[\[([^\]|#\n]+)((?:[#|][^\]\n]*)?)\]\]")
 CARD_CITATION = re.compile(r"memory/(?:cards|archive)/[^\s)\]`'\"]+\.md")
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)??---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -39,11 +42,19 @@ def link_key(target: str) -> str:
 
 
 def wiki_links(text: str) -> tuple[WikiLink, ...]:
-    """Every wiki-link in `text`, in order, with its line."""
+    """Every wiki-link in `text` outside code, in order, with its line (a card's frontmatter,
+    which is YAML, is read as it is; its body as Markdown)."""
+    if "[[" not in text:
+        return ()
+    head = _FRONTMATTER.match(text)
+    split = head.end() if head else 0
+    from cardvault.vault.prose import masked_lines
+
+    readable = text[:split] + "\n".join(masked_lines(text[split:]))
     found = []
     line, offset = 1, 0
-    for match in WIKILINK.finditer(text):
-        line += text.count("\n", offset, match.start())
+    for match in WIKILINK.finditer(readable):
+        line += readable.count("\n", offset, match.start())
         offset = match.start()
         found.append(WikiLink(match.group(1).strip(), line))
     return tuple(found)

@@ -71,9 +71,7 @@ def read_vault(vault: Vault, verify: bool = False) -> VaultSnapshot:
 
 def _read(vault: Vault, verify: bool) -> VaultSnapshot:
     found = walk(vault)
-    problems = [
-        Problem(rel, 1, "outside-vault", "symlink leads outside the vault") for rel in found.outside
-    ]
+    problems = [Problem(r.rel, 1, r.code, r.message) for r in found.refused]
     with Catalog.open(vault.cache_dir, vault_fingerprint(vault)) as catalog:
         known = catalog.rows()
         if verify:
@@ -100,19 +98,26 @@ def _read(vault: Vault, verify: bool) -> VaultSnapshot:
     )  # fmt: skip
 
 
-def read_card(path: Path) -> Card:
-    """One card file read and parsed directly, without the catalog (tests, one-off tools)."""
+def read_card(path: Path, root: Path | None = None) -> Card:
+    """One card file read and parsed directly, without the catalog (tests, one-off tools):
+    inside the vault at `root` with no symlink on the way (default: the card's own folder,
+    so the file itself is never a symlink)."""
     from cardvault.vault.card import parse_card
 
-    return parse_card(read_text(path).text, path)
+    return parse_card(read_text(path, root or path.parent).text, path)
 
 
 def find_card(vault: Vault, name: str) -> CardFile:
-    """The card whose slug or alias is `name` (live first, then archived)."""
-    from cardvault.errors import NotFoundError
+    """The card whose slug or alias is `name` (live first, then archived); a card file of that
+    name that cannot be read or parsed raises its problem, not "no card"."""
+    from cardvault.errors import CardvaultError, NotFoundError
 
-    found = read_vault(vault).card(name)
+    snapshot = read_vault(vault)
+    found = snapshot.card(name)
     if found is None:
+        for problem in snapshot.problems:
+            if problem.rel.endswith(f"/{name}.md") and problem.code == "unreadable":
+                raise CardvaultError(problem.message, vault.root / problem.rel, problem.line)
         raise NotFoundError(f"no card with slug or alias '{name}'")
     return found
 

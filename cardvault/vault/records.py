@@ -23,7 +23,7 @@ from cardvault.vault.links import WikiLink, wiki_links
 from cardvault.vault.tokens import count_tokens
 
 #: Bumped whenever a record's shape changes (it is part of the catalog's fingerprint).
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 _TAGS = {"$date": dt.date.fromisoformat, "$datetime": dt.datetime.fromisoformat}
 
 

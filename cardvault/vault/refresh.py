@@ -14,9 +14,23 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from cardvault.errors import CardvaultError
+from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.vault.catalog import Row, fingerprint, racy
-from cardvault.vault.files import FileText, decode, digest_bytes, digest_text, read_text
+from cardvault.vault.confine import (
+    leads_outside,
+    name_problem,
+    read_regular,
+    shown,
+    symlink_message,
+)
+from cardvault.vault.files import (
+    MAX_FILE_BYTES,
+    FileText,
+    decode,
+    digest_bytes,
+    digest_text,
+    read_if_present,
+)
 from cardvault.vault.layout import FileStat, Vault
 from cardvault.vault.records import (
     RECORD_VERSION,
@@ -89,25 +103,32 @@ def refresh(
             rows[rel] = row
             continue
         try:
-            data = stat.path.read_bytes()
+            data = read_regular(stat.path, MAX_FILE_BYTES)  # the walk vetted its folders
         except FileNotFoundError:
             continue  # removed since the walk
+        except CardvaultError as exc:  # became a symlink or a FIFO since the walk
+            data, unreadable = exc.message.encode(), True
         except OSError as exc:
-            data = f"cannot read: {exc.strerror}".encode()
-            unreadable = True
+            data, unreadable = f"cannot read: {exc.strerror}".encode(), True
         else:
             unreadable = False
+        cut = None
+        if not unreadable and stat.kind == "log" and len(data) > MAX_FILE_BYTES:
+            data, cut = readable_part(data)  # the entries that fit: never lose them all
         digest = digest_bytes(data)
         keep = row is not None and row.digest == digest and row.kind == stat.kind
         if row is not None and keep:
             text, stored = row.text, row.record
         else:
             text, record = parse_file(vault, stat, data, unreadable)
+            if cut is not None and "entries" in record:
+                record["partial"] = partial_note(stat, cut)
             stored = dumps(record)
             parsed += 1
-        fresh = Row(
-            rel, stat.kind, stat.size, stat.mtime_ns, digest, racy(stat.mtime_ns), text, stored
-        )
+        # A file that could not be read is tried again by the next read, like a racy one: a
+        # chmod that fixes it changes no size or mtime, so its stat would look unchanged.
+        again = unreadable or racy(stat.mtime_ns)
+        fresh = Row(rel, stat.kind, stat.size, stat.mtime_ns, digest, again, text, stored)
         rows[rel] = fresh
         if fresh != row:
             changed.append(fresh)
@@ -120,12 +141,33 @@ def parse_file(
     if unreadable:
         return None, error_record(CardvaultError(data.decode(), stat.path))
     try:
-        text = decode(data, stat.path)
+        text = decode(data, stat.path, stat.size)
     except CardvaultError as exc:
         return None, error_record(exc)
     if stat.kind == "log":
         return text, log_record(text, stat.path, vault.config.signal_words)
     return text, card_record(text, stat.path)
+
+
+def readable_part(data: bytes) -> tuple[bytes, int]:
+    """The part of an over-long log's first bytes that can be read (every entry that fits whole:
+    the text up to the last `## ` heading within the limit, else up to the last full line), and
+    the line its cut is at."""
+    head = data[:MAX_FILE_BYTES]
+    heading = head.rfind(b"\n## ")
+    stop = heading + 1 if heading > 0 else head.rfind(b"\n") + 1
+    kept = head[:stop]
+    return kept, kept.count(b"\n") + 1
+
+
+def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
+    """The problem recorded with an over-long log whose first entries were read."""
+    message = (
+        f"log is {stat.size:,} bytes, over the {MAX_FILE_BYTES:,} a vault file may hold: its "
+        f"entries before line {line} are read, the rest is left out of search, context and "
+        "maintenance, and nothing more can be appended; move the later entries out by hand"
+    )
+    return {"line": line, "code": "too-big", "message": message}
 
 
 def decode_rows(
@@ -153,6 +195,9 @@ def decode_rows(
             file = FileText(path, row.text, row.digest)  # type: ignore[arg-type]
             if stat.kind == "log":
                 logs.append(LogFile(file, decode_log(record, path)))
+                if "partial" in record:
+                    cut = record["partial"]
+                    problems.append(Problem(row.rel, int(cut["line"]), cut["code"], cut["message"]))
             else:
                 card, tokens, links = decode_card(record, file.text, path)
                 cards.append(CardFile(file, card, stat.kind == "archived", tokens, links))
@@ -179,12 +224,21 @@ def loads_or_none(stored: str) -> Any:
 
 def hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
     """memory/agents/<name>.md by agent name (small files, read whole on every read)."""
+    if os.path.islink(vault.agents_dir):  # never listed: its names are not the vault's
+        rel = vault.rel(vault.agents_dir)
+        code = "outside-vault" if leads_outside(vault.root, vault.agents_dir) else "symlink"
+        problems.append(Problem(rel, 1, code, symlink_message(vault.agents_dir, vault.root)))
+        return {}
     try:
         names = sorted(e.name for e in os.scandir(vault.agents_dir) if e.name.endswith(".md"))
     except OSError:
         return {}
     found: dict[str, FileText] = {}
     for name in names:
+        if (problem := name_problem(name)) is not None:
+            rel = shown(vault.rel(vault.agents_dir / name))
+            problems.append(Problem(rel, 1, "file-name", f"{problem} (shown escaped); rename it"))
+            continue
         file = optional_file(vault, vault.agents_dir / name, problems)
         if file is not None:
             found[name[: -len(".md")]] = file
@@ -192,10 +246,16 @@ def hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
 
 
 def optional_file(vault: Vault, path: Path, problems: list[Problem]) -> FileText | None:
-    if not path.is_file():
-        return None
+    """MEMORY.md, AGENTS.md or a hot memory, read strictly (None when there is none); a file
+    that cannot be used is a problem, never an exception."""
     try:
-        return read_text(path)
+        return read_if_present(path, vault.root)
+    except UnsafePathError as exc:
+        link = os.path.islink(path) and leads_outside(vault.root, path)
+        code = "outside-vault" if link else "symlink"
+        problems.append(Problem(vault.rel(path), 1, code, exc.message))
     except CardvaultError as exc:
         problems.append(Problem(vault.rel(path), exc.line or 1, "unreadable", exc.message))
-        return None
+    except OSError as exc:
+        problems.append(Problem(vault.rel(path), 1, "unreadable", f"cannot read: {exc.strerror}"))
+    return None

@@ -63,7 +63,7 @@ class Problem:
 
     rel: str
     line: int
-    code: str  # "unreadable" | "outside-vault" | "log-name"
+    code: str  # "unreadable" | "outside-vault" | "symlink" | "not-a-file" | "file-name" | ...
     message: str
 
     def __str__(self) -> str:
@@ -96,6 +96,13 @@ class VaultSnapshot:
     def archived(self) -> tuple[CardFile, ...]:
         """Cards under memory/archive."""
         return tuple(c for c in self.cards if c.archived)
+
+    @cached_property
+    def partial(self) -> frozenset[str]:
+        """Logs too big to read whole (relative paths): their first entries are in `logs` for
+        search, context and maintenance, but no text of theirs may be written back or
+        exported as the file (it is not all of it)."""
+        return frozenset(p.rel for p in self.problems if p.code == "too-big")
 
     @cached_property
     def entries(self) -> tuple[LogEntry, ...]:

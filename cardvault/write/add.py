@@ -21,7 +21,7 @@ from cardvault.edits.door import OnWait, Proposal, Written, door_notes, locked_w
 from cardvault.errors import CardFormatError, ConfigError
 from cardvault.vault.card import TAG_RE, render_card
 from cardvault.vault.daily import appended_log_text, format_entry
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 from cardvault.vault.tokens import count_tokens
@@ -116,6 +116,9 @@ def add_card(
         raise ConfigError(f"unknown category '{category}' (allowed: {allowed})")
     if not body.strip():
         raise CardFormatError("a card needs a body (--body TEXT, or --body - to read stdin)")
+    limit = vault.config.max_entry_bytes
+    ensure_within(body, "the card's body", limit)
+    ensure_within(topic + "".join(tags), "the card's topic and tags", limit)
     topic, tags, body = screened_card_fields(topic, tags, body, redact)
     meta = {
         "topic": topic,
@@ -127,6 +130,7 @@ def add_card(
     if vault.agent:  # who learned it: promotion counts agents (docs/scopes.md)
         meta["learned_by"] = [vault.agent]
     text = render_card(meta, body)
+    ensure_within(text, "the card", limit)
     screen(text, "the new card", redact=False)  # the fields are clean; so must their card be
 
     def plan() -> Proposal[str]:
@@ -178,14 +182,19 @@ class Entry:
 def prepare_entry(
     vault: Vault, text: str, title: str | None, now: dt.datetime, redact: bool = False
 ) -> Entry:
-    """The entry `text` makes at `now`, through the secret guard (refused, or redacted)."""
+    """The entry `text` makes at `now`, through the secret guard (refused, or redacted); text
+    over `[write] max_entry_bytes` is refused before anything is made of it."""
+    limit = vault.config.max_entry_bytes
+    ensure_within(text, "the entry text", limit)
+    ensure_within(title or "", "the entry title", limit)
     body = text.strip("\n")
     if not body.strip():
         raise CardFormatError("nothing to log: the entry text is empty")
     if vault.agent:
         body += f"\nAgent: {vault.agent}"
     path = vault.log_path(now.date().isoformat())
-    current = read_text(path).text if path.exists() else None
+    found = read_if_present(path, vault.root)
+    current = found.text if found else None
     entry, heading = screened_entry(vault.rel(path), current, now, body, title, redact)
     return Entry(now.date(), now.strftime("%H:%M"), heading, entry)
 
@@ -208,7 +217,7 @@ def screened_entry(
 def entry_change(vault: Vault, entry: Entry, reason: str = "") -> WriteFile:
     """The change appending `entry` to its day's log as the file is now (call under the lock)."""
     path = vault.log_path(entry.day.isoformat())
-    current = read_text(path) if path.exists() else None
+    current = read_if_present(path, vault.root)
     new_text = appended_log_text(current.text if current else None, entry.day, entry.text)
     expected = current.digest if current else ABSENT
     return WriteFile(path, new_text, expected, reason or f"logged {entry.heading}", "log", 1)

@@ -20,7 +20,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.door import Proposal, attributes_change, locked_write, propose
 from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
-from cardvault.vault.files import ABSENT, read_text
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault, open_vault_at
 
 if TYPE_CHECKING:
@@ -96,10 +96,10 @@ def _template_changes(root: Path) -> tuple[list[Change], list[str], list[str]]:
 def _ignore_change(root: Path) -> WriteFile | None:
     """`.gitignore` with `.cardvault/` in it (None when it is already ignored)."""
     path = root / ".gitignore"
-    if not path.exists():
+    current = read_if_present(path, root)
+    if current is None:
         template = resources.files("cardvault.templates").joinpath("gitignore")
         return WriteFile(path, template.read_text(encoding="utf-8"), ABSENT, "ignore cache", "init")
-    current = read_text(path)
     if any(
         line.strip() in (IGNORE_LINE, "/.cardvault/", ".cardvault")
         for line in current.text.splitlines()

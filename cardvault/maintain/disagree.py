@@ -1,0 +1,72 @@
+"""Where two texts that tell the same thing disagree on a figure or a name.
+
+Two close cards, or a lesson and the card it would fold into, may say the same sentence with
+another value: "killed 12 rebels" / "killed 16 rebels", "p95 is 0.70 s" / "p95 is 11.91 s",
+"bomber hits Iraq" / "bomber strikes Syria". Joining them without a person would keep both as
+if they agreed (or, before issue 22, drop one as "already said"). A disagreement is two
+sentences, one from each text, at least ALIGN_FIGURES similar, each holding a figure the other
+text never mentions, in the same slot (a word just before or after it in common: "12
+rebels" / "16 rebels", not "60s default" / "6 replicas"), or, from ALIGN_NAMES, each holding
+a name the other text never mentions. A text that only adds figures or names, or
+says elsewhere what the other's sentence names, is no disagreement.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cardvault.maintain.state import VaultState
+from cardvault.maintain.text import body_sentences, figure_contexts, figures, names
+
+#: Two sentences of two close cards this similar tell the same thing, so their figures must
+#: agree; this similar, their names too (technical cards name one thing many ways: "Apple
+#: Silicon Mac" / "M-series MacBook" at 0.65). Both depend on the model (docs/benchmarks.md,
+#: "Merging duplicates").
+ALIGN_FIGURES = 0.60
+ALIGN_NAMES = 0.70
+
+
+def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | None:
+    """The first disagreement between two texts (the figures or names each side holds alone,
+    and the two sentences), or None."""
+    embeddings = state.require_embeddings()
+    mine, theirs = _prose(left), _prose(right)
+    if not mine or not theirs:
+        return None
+    scores = embeddings.vectors(mine) @ embeddings.vectors(theirs).T
+    common = state.lower_case_words
+    said = (_mentioned(left), _mentioned(right))
+    for a, b in zip(*(scores >= ALIGN_FIGURES).nonzero(), strict=True):
+        first, second = mine[int(a)], theirs[int(b)]
+        mine_at, theirs_at = figure_contexts(first), figure_contexts(second)
+        alone = {x for x in mine_at if x not in said[1]["figures"]}
+        other = {y for y in theirs_at if y not in said[0]["figures"]}
+        slot = [(x, y) for x in alone for y in other if mine_at[x] & theirs_at[y]]
+        if slot:
+            ours, others = sorted({x for x, _ in slot}), sorted({y for _, y in slot})
+            return {"figures": [ours, others], "sentences": [first, second]}
+        if scores[a, b] >= ALIGN_NAMES:
+            alone = {x for x in names(first, common) if not _mentions(said[1]["names"], x)}
+            other = {x for x in names(second, common) if not _mentions(said[0]["names"], x)}
+            if alone and other:
+                return {"names": [sorted(alone), sorted(other)], "sentences": [first, second]}
+    return None
+
+
+def _mentioned(body: str) -> dict[str, set[str]]:
+    """A text's figures, and every word it writes (for names)."""
+    return {"figures": figures(body), "names": set(re.findall(r"[a-z][a-z'’-]*", body.lower()))}
+
+
+def _mentions(found: set[str], item: str) -> bool:
+    """Whether a name is among the words, or begins one or is begun by one ("Mac", "MacBook")."""
+    if item in found:
+        return True
+    return any(
+        min(len(item), len(w)) >= 3 and (w.startswith(item) or item.startswith(w)) for w in found
+    )
+
+
+def _prose(body: str) -> list[str]:
+    return [s for s in body_sentences(body) if not s.startswith(("```", "~~~"))]

@@ -1,0 +1,123 @@
+"""What in a Markdown text is prose, and what is code or quoted output.
+
+One definition, read by markdown-it-py (the CommonMark parser the project is specified with):
+fenced and indented code blocks, raw HTML blocks, inline code spans and (for signals) block
+quotes are not prose. `masked_lines` gives the text's lines with all of that blanked out, the
+same length each, so a pattern searched in them finds only prose and keeps its line and column.
+A `[[ -z "$x" ]]` in a bash block, a `[[services]]` table in a TOML block, a `Lesson:` in a
+pasted log or in `` `grep Lesson:` `` are not links or signals.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+_BLOCKS = ("fence", "code_block", "html_block")
+
+
+def parse(text: str) -> list[Token]:
+    """The CommonMark block tokens of `text` (markdown-it-py; ~15 ms to import, paid here)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").parse(text)
+
+
+def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = False) -> list[str]:
+    """`text`'s lines (split on "\\n") with code blocks, HTML blocks, inline code spans and, when
+    `quotes`, block quotes replaced by spaces."""
+    lines = text.split("\n")
+    found = parse(text) if tokens is None else tokens
+    depth = 0
+    for token in found:
+        if token.type == "blockquote_open":
+            depth += 1
+            if quotes and token.map is not None:
+                _blank(lines, token.map[0], token.map[1])
+        elif token.type == "blockquote_close":
+            depth -= 1
+        elif token.type in _BLOCKS and token.map is not None:
+            _blank(lines, token.map[0], token.map[1])
+        elif token.type == "inline" and token.map is not None and not (quotes and depth):
+            _blank_spans(lines, token.map[0], token.map[1])
+    return lines
+
+
+def paragraph_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
+    """(first line, line after the last), 0-based, of every paragraph outside block quotes."""
+    found = []
+    depth = 0
+    for token in tokens:
+        if token.type == "blockquote_open":
+            depth += 1
+        elif token.type == "blockquote_close":
+            depth -= 1
+        elif token.type == "paragraph_open" and token.map is not None and not depth:
+            found.append((token.map[0], token.map[1]))
+    return found
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every inline code span in `text`, as CommonMark reads them: a run of N
+    backticks opens a span that the next run of exactly N closes; a run with no match is
+    literal, and so is a backtick escaped with a backslash (outside a span)."""
+    spans = []
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        if char == "\\":  # an escape: the next character is literal (a backtick too)
+            index += 2
+            continue
+        if char != "`":
+            index += 1
+            continue
+        run = _run(text, index)
+        close = _closing(text, index + run, run)
+        if close is None:
+            index += run
+            continue
+        spans.append((index, close + run))
+        index = close + run
+    return spans
+
+
+def _run(text: str, start: int) -> int:
+    end = start
+    while end < len(text) and text[end] == "`":
+        end += 1
+    return end - start
+
+
+def _closing(text: str, start: int, run: int) -> int | None:
+    index = start
+    while index < len(text):
+        if text[index] != "`":
+            index += 1
+            continue
+        length = _run(text, index)
+        if length == run:
+            return index
+        index += length
+    return None
+
+
+def _blank(lines: list[str], start: int, end: int) -> None:
+    for number in range(start, min(end, len(lines))):
+        lines[number] = " " * len(lines[number])
+
+
+def _blank_spans(lines: list[str], start: int, end: int) -> None:
+    """Blank the inline code spans of the block on lines start..end (its container marks, "- "
+    or "> ", hold no backticks, so the spans are the same in the raw lines)."""
+    block = "\n".join(lines[start:end])
+    spans = code_spans(block)
+    if not spans:
+        return
+    chars = list(block)
+    for left, right in spans:
+        for index in range(left, right):
+            if chars[index] != "\n":
+                chars[index] = " "
+    lines[start:end] = "".join(chars).split("\n")

@@ -1,0 +1,137 @@
+"""Signals where people write them (issue 22): a signal word and a colon wherever a sentence
+starts, a `#lesson` tag anywhere, never in code or quoted output; the README tour's examples
+distilled verbatim through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cardvault.vault.config import DEFAULT_SIGNALS
+from cardvault.vault.daily import parse_log
+from cardvault.vault.read import read_card
+from tests.conftest import run_cli
+
+
+def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[str, str]]:
+    text = f"# 2026-03-19\n\n## 14:30 — An entry\n{body}\n"
+    [entry] = parse_log(text, Path("memory/2026-03-19.md"), words)
+    return [(s.kind, s.text) for s in entry.signals]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # the README tour, verbatim
+        ("Login kept failing. Lesson: send the token twice.",
+         [("lesson", "send the token twice.")]),
+        ("Lesson: Bearer tokens bypass Cortex CSRF entirely",
+         [("lesson", "Bearer tokens bypass Cortex CSRF entirely")]),
+        # after any sentence end, several in one line, any case, bold
+        ("Deploy failed! Fix: pin the base image.", [("fix", "pin the base image.")]),
+        ("Why did it hang? gotcha: requests has no default timeout.",
+         [("gotcha", "requests has no default timeout.")]),
+        ("Two things. Rule: one. Decision: two.", [("rule", "one."), ("decision", "two.")]),
+        ("It broke. **Lesson:** pin it.", [("lesson", "pin it.")]),
+        ("It broke. **Lesson**: pin it.", [("lesson", "pin it.")]),
+        ("1. Preference: tabs over spaces", [("preference", "tabs over spaces")]),
+        # a hard-wrapped lesson goes on to the next line; the story after a finished one does not
+        ("Slow again. Lesson: set a timeout on every HTTP call,\notherwise the worker hangs.",
+         [("lesson", "set a timeout on every HTTP call, otherwise the worker hangs.")]),
+        ("Lesson: one thing\n→ card: somewhere", [("lesson", "one thing")]),
+        ("Lesson: always paginate.\nSwitched fetch to the paginator.",
+         [("lesson", "always paginate.")]),
+        ("Lesson: wrapped `code`\nand more. Then a story.",
+         [("lesson", "wrapped `code` and more. Then a story.")]),
+        ("Lesson: first\n\nA story told after it.", [("lesson", "first")]),
+        # a #lesson tag anywhere: what follows it, or the sentence it ends
+        ("Met the team. #lesson write the agenda first", [("tag", "write the agenda first")]),
+        ("Always pin the image #lesson", [("tag", "Always pin the image")]),
+        # not at a sentence start: not a signal
+        ("The fix: restart the pod.", []),
+        ("We took a decision: ship it.", []),
+        ("Lessons: learned nothing", []),
+        ("Lesson:", []),
+    ],
+)  # fmt: skip
+def test_signal_words_wherever_a_sentence_starts(
+    body: str, expected: list[tuple[str, str]]
+) -> None:
+    assert signals(body) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Ran `grep Lesson: foo` and it printed nothing.",
+        "Output was ``Fix: `x` done`` here.",
+        "```\nLesson: this is tool output\n```",
+        "~~~text\nGotcha: pasted log\n~~~",
+        "Captured:\n\n    Fix: indented code, a pasted traceback\n",
+        "> Lesson: quoted output of a tool",
+        "> The tool said\n> Rule: never do that",
+        "`#lesson` is the tag we use",
+        "> quoted #lesson text",
+        "```\n#lesson inside a fence\n```",
+    ],
+)
+def test_signals_in_code_and_quotes_are_ignored(body: str) -> None:
+    assert signals(body) == []
+
+
+def test_prose_around_code_still_counts() -> None:
+    body = "Ran `make` twice. Lesson: `make clean` first.\n\n> Fix: quoted\n\nRule: real one"
+    assert signals(body) == [("lesson", "`make clean` first."), ("rule", "real one")]
+
+
+def test_the_signal_words_are_configurable() -> None:
+    assert signals("Ok. Takeaway: be brief.", ("Takeaway",)) == [("takeaway", "be brief.")]
+    assert signals("Ok. Lesson: be brief.", ("Takeaway",)) == []
+
+
+def test_structured_correction_lines_stay_fields() -> None:
+    text = (
+        "# 2026-03-19\n\n## 14:30 — Wrong context\nMistake: deleted in prod\n"
+        "Fix: restored the backup\nPrevention: pass --context\nSeverity: high\n"
+    )
+    [entry] = parse_log(text, Path("memory/2026-03-19.md"), DEFAULT_SIGNALS)
+    assert entry.is_correction and entry.fields["prevention"] == "pass --context"
+    assert [(s.kind, s.text) for s in entry.signals] == [("fix", "restored the backup")]
+
+
+def test_signal_lines_are_file_lines() -> None:
+    text = "# 2026-03-19\n\n## 14:30 — E\nStory.\nMore story. Lesson: on line six\n"
+    [entry] = parse_log(text, Path("memory/2026-03-19.md"), DEFAULT_SIGNALS)
+    assert [(s.text, s.line) for s in entry.signals] == [("on line six", 5)]
+
+
+@pytest.mark.slow
+def test_the_readme_tour_is_distilled_verbatim(tmp_path: Path) -> None:
+    """The tour of README.md, command for command, then `maintain`: both lessons are in cards,
+    in the words they were written in."""
+    root = tmp_path / "my-vault"
+    env = {"CARDVAULT_NOW": "2026-03-19T14:30:00"}
+
+    def cli(*argv: str) -> str:
+        result = run_cli(["--vault", str(root), *argv], env=env)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert run_cli(["init", str(root)]).exit_code == 0
+    body = "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST."
+    cli(
+        "new", "Cortex CSRF Automation", "-c", "infrastructure", "-t", "cortex,csrf", "--body", body
+    )
+    cli("log", "Login kept failing. Lesson: send the token twice.", "--title", "Cortex CSRF")
+    cli("remember", "Bearer tokens bypass Cortex CSRF entirely")
+    done = json.loads(cli("maintain", "--json"))
+    assert done["counts"]["distill"] == 2
+    cards = [read_card(p) for p in sorted((root / "memory" / "cards").glob("*.md"))]
+    bodies = "\n".join(c.body for c in cards)
+    assert "Send the token twice." in bodies
+    assert "Bearer tokens bypass Cortex CSRF entirely" in bodies
+    assert "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST." in bodies
+    cited = {s for c in cards for s in c.sources}
+    assert cited == {"memory/2026-03-19.md#14:30", "memory/2026-03-19.md#14:30-2"}
