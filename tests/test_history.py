@@ -83,7 +83,7 @@ def test_a_commit_of_a_few_files_leaves_what_else_is_staged(vault_path: Path) ->
     other = vault_path / "notes.txt"
     other.write_text("staged by the person\n", encoding="utf-8")
     git(vault_path, "add", "notes.txt")
-    memory = read_text(vault.memory_md)
+    memory = read_text(vault.memory_md, vault.root)
     change = WriteFile(vault.memory_md, memory.text + "\nmore\n", memory.digest, "more")
     card = WriteFile(vault.card_path("fresh"), "---\ntopic: F\n---\nbody\n", ABSENT, "new")
     written = locked_write(vault, lambda: propose([change, card], "two files", None))
@@ -96,7 +96,7 @@ def test_a_commit_of_a_few_files_leaves_what_else_is_staged(vault_path: Path) ->
 def test_a_removal_of_a_tracked_file_is_one_commit(vault_path: Path) -> None:
     vault = open_vault_at(vault_path)
     keep = vault_path / "memory" / "cards" / ".gitkeep"
-    gone = DeleteFile(keep, read_text(keep).digest, "removed")
+    gone = DeleteFile(keep, read_text(keep, vault.root).digest, "removed")
     written = locked_write(vault, lambda: propose([gone], "remove the keep file", None))
     assert written.commit is not None and written.commit.recorded
     assert git(vault_path, "show", "--name-status", "--format=", "HEAD").split() == [
