@@ -59,20 +59,21 @@ def _with_identity(root: Path) -> None:
     git(root, "config", "user.email", "person@example.com")
 
 
-def test_a_log_and_a_new_card_start_two_gits_each(vault_path: Path, tmp_path: Path) -> None:
-    """The everyday write: a new file is added then committed (`--only`), an existing one is
-    asked for hand edits then committed; nothing else (the cache folder is answered from the
-    index file, the drivers from the config file, HEAD from the refs)."""
+def test_a_log_and_a_new_card_start_three_gits_each(vault_path: Path, tmp_path: Path) -> None:
+    """The everyday write: is anything else staged (no), add the new file, commit it; or for
+    an existing file: its hand edits (none), is anything else staged, commit it. Nothing more
+    (the cache folder is answered from the index file, the drivers from the config file, HEAD
+    from the refs)."""
     _with_identity(vault_path)
     first = _cli_with_counted_gits(tmp_path, vault_path, "log", "the first entry of the day")
-    assert [line.split()[0] for line in first] == ["add", "-c"]
-    assert "commit -q --no-verify" in first[1] and "--only --" in first[1]
+    assert [line.split()[0] for line in first] == ["diff", "add", "-c"]
+    assert "commit -q --no-verify" in first[2] and "--include --" in first[2]
     again = _cli_with_counted_gits(tmp_path, vault_path, "log", "a second entry")
-    assert [line.split()[0] for line in again] == ["status", "-c"]
+    assert [line.split()[0] for line in again] == ["status", "diff", "-c"]
     card = _cli_with_counted_gits(
         tmp_path, vault_path, "new", "Counted", "-c", "tools", "--body", "b"
     )
-    assert [line.split()[0] for line in card] == ["add", "-c"]
+    assert [line.split()[0] for line in card] == ["diff", "add", "-c"]
     assert git(vault_path, "status", "--porcelain") == ""
     shown = git(vault_path, "show", "--name-only", "--format=%s", "HEAD").split()
     assert shown[-1] == "memory/cards/counted.md"
