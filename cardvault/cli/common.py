@@ -103,8 +103,24 @@ def searchers(ctx: typer.Context) -> Iterator[Callable[[Vault], Searcher]]:
         yield lambda vault: warm.handle(vault.root).searcher
         return
     models = QueryModels()  # the project and the global vault load their model once
+    opened: list[Vault] = []
+
+    def open_searcher(vault: Vault) -> Searcher:
+        opened.append(vault)
+        return stack.enter_context(Searcher(vault, models.for_vault(vault)))
+
     with contextlib.ExitStack() as stack:
-        yield lambda vault: stack.enter_context(Searcher(vault, models.for_vault(vault)))
+        yield open_searcher
+    if opened:  # warm by default: the next search in this vault is answered by its server
+        start_resident(opened[0])
+
+
+def start_resident(vault: Vault) -> None:
+    """Start the vault's resident process in the background (serve/autostart.py)."""
+    from cardvault.serve.autostart import serve_settings, start_resident
+
+    config = vault.config
+    start_resident(vault.root, serve_settings(config.serve_auto, config.serve_idle_minutes))
 
 
 def agent_of(ctx: typer.Context, agent: str | None = None) -> str | None:

@@ -16,6 +16,7 @@ from cardvault.cli.common import (
     TagOption,
     scope_of,
     searchers,
+    start_resident,
     vault_of,
 )
 from cardvault.scopes.scope import Scope
@@ -105,6 +106,7 @@ def index(
     vault = vault_of(ctx)
     with render.IndexProgress() as progress, VaultHandle(vault) as handle:
         report = handle.index(rebuild=rebuild, progress=progress)
+    start_resident(vault)
     for notice in report.notices:
         render.warning(notice)
     for problem in report.errors:
