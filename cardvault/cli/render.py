@@ -81,6 +81,14 @@ def diff(text: str) -> None:
         console().print(f"[{style}]{escape(line)}[/]" if style else escape(line))
 
 
+def memory_commit(sha: str, when: str, author: str, subject: str, lines: Sequence[str]) -> None:
+    """One commit of `cardvault history`/`diff`: its header, then what it did, a line each."""
+    out = console()
+    out.print(f"[bold yellow]{sha}[/] {escape(when)} [dim]{escape(author)}[/]  {escape(subject)}")
+    for line in lines:
+        out.print(f"  • {escape(line)}")
+
+
 def escape(text: str) -> str:
     """Escape rich markup in user text, and every control character but the line breaks a
     message is made of (a terminal escape in a name or a note is shown, never obeyed)."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, vault_of
+from cardvault.cli.common import vault_of
 
 if TYPE_CHECKING:
     from cardvault.serve.autostart import ServeSettings
@@ -40,7 +40,7 @@ def serve(
             show_default=False,
         ),
     ] = None,
-    json_out: JsonOption = False,
+    json_out: Annotated[bool, typer.Option("--json", help="With --status: print JSON.")] = False,
 ) -> None:
     """Keep this vault's search index, model and tokenizer loaded for `search` and `context`.
 
@@ -106,7 +106,7 @@ def _report_status(
     vault: Vault, running: ServerStatus | None, holder: int | None, json_out: bool
 ) -> None:
     auto = _settings(vault).auto
-    if render.wants_json(json_out):
+    if json_out:  # only when asked: hooks read the line `serve --status` prints
         render.print_json(_status_json(vault, running, auto))
         if running is None:
             raise typer.Exit(1)
