@@ -84,7 +84,7 @@ def test_history_says_each_change_in_words(lived_in: Path) -> None:
     assert ("removed", "apple-silicon-images") not in kinds
     # newest first: forget is the last command
     assert commits[0]["message"].startswith("forget")
-    assert set(commits[0]) == {"commit", "date", "author", "message", "changes"}
+    assert set(commits[0]) == {"commit", "date", "author", "message", "body", "changes"}
     text = run_cli(["--vault", str(lived_in), "history"]).stdout
     assert "promoted utc-timestamps to a rule" in text
 
@@ -119,6 +119,9 @@ def test_maintain_commit_message_says_the_same_in_short(lived_in: Path) -> None:
     maintain = next(c for c in _history(lived_in) if c["message"].startswith("maintain"))
     subject = maintain["message"]
     assert "merged 1" in subject and "promoted" in subject
+    # ... and its body a line per change, naming the cards as history does
+    assert "merged apple-silicon-images → docker-platform-flag" in maintain["body"]
+    assert "promoted utc-timestamps" in maintain["body"]
     body = json.loads(cli(lived_in, "diff", maintain["commit"], "--json").stdout)  # type: ignore[attr-defined]
     assert body["changes"] == maintain["changes"]
     assert open_vault_at(lived_in).card_path("docker-platform-flag").exists()

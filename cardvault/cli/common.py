@@ -53,9 +53,22 @@ NOW_VAR = "CARDVAULT_NOW"
 
 
 class CardvaultGroup(TyperGroup):
-    """The command group: a CardvaultError from any command becomes a message and exit 1."""
+    """The command group: a CardvaultError from any command becomes a message and exit 1;
+    every command gets `--json` and `--quiet` (cli/output.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from cardvault.cli.output import add_output_options
+
+        super().__init__(*args, **kwargs)
+        add_output_options(self)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        from cardvault.cli.output import session
+
+        with session():
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx: typer.Context) -> Any:
         from cardvault.cli import render
 
         try:

@@ -51,7 +51,15 @@ def error(message: str) -> None:
 
 def warning(message: str) -> None:
     """A warning line on stderr, any secret in it redacted."""
+    if _silenced("warning", _redacted(message)):
+        return
     err_console().print(f"[yellow]warning:[/] {escape(_redacted(message))}")
+
+
+def _silenced(level: str, text: str) -> bool:
+    from cardvault.cli.output import silenced
+
+    return silenced(level, text)
 
 
 def _redacted(message: str) -> str:
@@ -62,11 +70,15 @@ def _redacted(message: str) -> str:
 
 def note(message: str) -> None:
     """A dim informational line on stderr (e.g. commit ids), keeping stdout clean for data."""
+    if _silenced("note", message):
+        return
     err_console().print(f"[dim]{escape(message)}[/]")
 
 
 def success(message: str) -> None:
     """A confirmation line on stdout."""
+    if _silenced("success", message):
+        return
     console().print(f"[green]✓[/] {escape(message)}")
 
 

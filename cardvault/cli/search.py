@@ -61,10 +61,13 @@ def search(
     names the vault it came from.
     """
     from cardvault.scopes.search import search_scope
+    from cardvault.vault.filters import check_filters
 
+    in_scope = scope_of(ctx, scope)
+    check_filters((c for s in in_scope.vaults for c in s.vault.config.categories), category, status)
     with searchers(ctx) as searcher:
         found = search_scope(
-            scope_of(ctx, scope), searcher, query, k=k, mode=mode.value,
+            in_scope, searcher, query, k=k, mode=mode.value,
             category=category, tag=tag, status=status, logs=logs, archived=archived,
         )  # fmt: skip
     for notice in found.notices:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardvault.history.changes import CommitChanges, FileChange, memory_commits, one_commit
+from cardvault.history import CommitChanges, FileChange, memory_commits, one_commit
 from cardvault.vault.layout import Vault
 
 _CARD = re.compile(r"^memory/(cards|archive)/([^/]+)\.md$")
@@ -49,6 +49,7 @@ class MemoryCommit:
     author: str
     message: str
     events: tuple[MemoryEvent, ...]
+    body: str = ""
 
     def names(self, slug: str) -> bool:
         """Whether any event is about `slug` (or merged it away)."""
@@ -58,7 +59,8 @@ class MemoryCommit:
         """JSON form."""
         return {
             "commit": self.sha, "date": self.date.isoformat(), "author": self.author,
-            "message": self.message, "changes": [e.to_dict() for e in self.events],
+            "message": self.message, "body": self.body,
+            "changes": [e.to_dict() for e in self.events],
         }  # fmt: skip
 
 
@@ -92,7 +94,9 @@ def described(commit: CommitChanges) -> MemoryCommit:
     ]
     for change in commit.files:
         events.extend(_other_events(change, commit.subject))
-    return MemoryCommit(commit.sha, commit.date, commit.author, commit.subject, tuple(events))
+    return MemoryCommit(
+        commit.sha, commit.date, commit.author, commit.subject, tuple(events), commit.body
+    )
 
 
 def _card_of(change: FileChange) -> str | None:
