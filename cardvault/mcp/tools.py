@@ -15,13 +15,12 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from cardvault.errors import NotFoundError, UnsafePathError
+from cardvault.context.used import read_used
+from cardvault.errors import NotFoundError
 from cardvault.mcp.session import VaultSession
 from cardvault.scopes.scope import InScope
-from cardvault.vault.card import Card
 from cardvault.vault.files import read_if_present
-from cardvault.vault.layout import Vault, check_slug
-from cardvault.vault.read import find_card, read_card
+from cardvault.vault.layout import Vault
 from cardvault.write.add import WriteResult, add_card, append_log
 
 _LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?$")
@@ -127,7 +126,8 @@ class MemoryTools(Toolset):
             return {"kind": "log", "date": day, "path": vault.rel(path), "memory": QUOTED,
                     "text": found.text}  # fmt: skip
         slug_match = _CARD_PATH.match(name)
-        card = card_named(vault, slug_match.group(1) if slug_match else name)
+        named = slug_match.group(1) if slug_match else name
+        card = read_used(vault, named, self.session.clock().date())  # a use, in the ledger
         meta = json.loads(json.dumps(card.meta, default=str))
         return {"kind": "card", "slug": card.slug, "path": vault.rel(card.path), "meta": meta,
                 "memory": QUOTED, "body": card.body}  # fmt: skip
@@ -226,18 +226,6 @@ def _scope(session: VaultSession, name: str) -> InScope:
 
     scope = Scope(name)
     return resolve(scope, lambda: session.vault, global_vault() if name != "project" else None)
-
-
-def card_named(vault: Vault, name: str) -> Card:
-    """The card named `name`: memory/cards/<name>.md when it exists (one file read, where
-    resolving an alias reads the whole vault), else the read path's slug-or-alias lookup."""
-    try:
-        direct = vault.cards_dir / f"{check_slug(name)}.md"
-    except UnsafePathError:
-        direct = None
-    if direct is not None and (direct.is_file() or direct.is_symlink()):
-        return read_card(direct, vault.root)  # a symlink is refused, never followed
-    return find_card(vault, name).card
 
 
 def _written(result: WriteResult, session: VaultSession) -> dict[str, Any]:
