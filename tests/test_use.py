@@ -149,3 +149,31 @@ def test_many_processes_append_whole_lines(vault_path: Path) -> None:
     assert unfolded.uses["shared"].count == 6 * 200
     assert len(unfolded.uses) == 6 * 200 + 1
     assert all(u.count == 1 for name, u in unfolded.uses.items() if name != "shared")
+
+
+@pytest.mark.slow
+def test_an_agent_opening_a_search_hit_over_mcp_is_a_use(indexed_sample: Path) -> None:
+    """The MCP server (a real subprocess): a search hit carries the card's age; reading it and
+    packing context record uses in the ledger; the vault's history does not move."""
+    import anyio
+
+    from tests.mcp_support import connected
+
+    before = git_log(indexed_sample)
+
+    async def scenario() -> None:
+        async with connected(indexed_sample) as client:
+            query = "my containers keep getting terminated because they use too much RAM"
+            found = await client.call_tool("search", {"query": query, "k": 3})
+            hit = found.structured_content["results"][0]
+            assert hit["slug"] == "kubernetes-oomkilled-memory-limits"
+            assert hit["age"].startswith("updated ") and "stale" not in hit
+            card = await client.call_tool("read", {"name": hit["path"]})
+            assert card.structured_content["age"] == hit["age"]
+            await client.call_tool("context", {"task": query, "budget": 600, "scope": "project"})
+
+    anyio.run(scenario)
+    lines = ledger_path(open_vault_at(indexed_sample)).read_text().splitlines()
+    assert any(line.endswith("\tkubernetes-oomkilled-memory-limits\tread") for line in lines)
+    assert any(line.endswith("\tkubernetes-oomkilled-memory-limits\tcontext") for line in lines)
+    assert git_log(indexed_sample) == before

@@ -66,3 +66,20 @@ def named_card(vault: Vault, name: str) -> Card:
     if direct is not None and (direct.is_file() or direct.is_symlink()):
         return read_card(direct, vault.root)  # a symlink is refused, never followed
     return find_card(vault, name).card
+
+
+def hit_age(vault: Vault, rel: str, today: dt.date) -> dict[str, object]:
+    """What an agent is told of a search hit's card besides the hit: its age in words
+    (value.card_age) and the `stale` mark, read from the card's frontmatter (one bounded,
+    confined read); nothing for a log hit or a card that cannot be read."""
+    from cardvault.context.value import card_age
+    from cardvault.errors import CardvaultError
+
+    if not rel.startswith(("memory/cards/", "memory/archive/")):
+        return {}
+    try:
+        card = read_card(vault.root / rel, vault.root)
+    except (CardvaultError, OSError):
+        return {}
+    stale = card.meta.get("stale")
+    return {"age": card_age(card, today), **({"stale": True} if isinstance(stale, dict) else {})}

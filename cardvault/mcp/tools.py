@@ -15,7 +15,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from cardvault.context.used import read_used
+from cardvault.context.used import hit_age, read_used
+from cardvault.context.value import card_age
 from cardvault.errors import NotFoundError
 from cardvault.mcp.session import VaultSession
 from cardvault.scopes.scope import InScope
@@ -78,7 +79,9 @@ class MemoryTools(Toolset):
         how likely a hit is what you look for, on one scale for every query; hits below the
         floor are left out unless include_weak (then marked weak: true), and an empty list
         means no strong match. Returns the best hits first: {mode, results: [{slug, path,
-        topic, category, tags, status, score, weak, snippet, kind, vault}], notices}. Read a
+        topic, category, tags, status, score, weak, snippet, kind, vault, age, stale}],
+        notices}; `age` says when a card was last updated and used, `stale: true` that the
+        project no longer has something it names (weigh it with care). Read a
         whole hit with `read` (its slug, or its path for a log hit) when its vault is
         "project"."""
         from cardvault.scopes.search import search_scope
@@ -90,13 +93,19 @@ class MemoryTools(Toolset):
                 tag=tag, logs=include_logs, archived=include_archived,
             )  # fmt: skip
             hits = [(n, h) for n, h in found.hits if include_weak or not h.weak]
+            today = self.session.clock().date()
+            vaults = {v.name: v.vault for v in in_scope.vaults}
+            ages = {(n, h.path): hit_age(vaults[n], h.path, today) for n, h in hits if n in vaults}
             notices = [*in_scope.notices, *found.notices]
             if not hits:
                 notices.append("no strong match" if found.hits else "no results")
             return {
                 "mode": "/".join(found.modes),
                 "memory": QUOTED,
-                "results": [{**hit.to_dict(), "vault": name} for name, hit in hits],
+                "results": [
+                    {**hit.to_dict(), "vault": name, **ages.get((name, hit.path), {})}
+                    for name, hit in hits
+                ],
                 "notices": notices,
             }
 
@@ -106,7 +115,8 @@ class MemoryTools(Toolset):
         """Read one memory file in full: a knowledge card by its slug or an alias (as `search`
         returns them, e.g. "docker-buildx-platform-flag", or its path), or one day's raw log
         by date ("2026-03-19", "memory/2026-03-19.md" or "today"). Returns for a card {kind:
-        "card", slug, path, meta (its frontmatter: topic, category, tags, dates...), body};
+        "card", slug, path, meta (its frontmatter: topic, category, tags, dates, `stale`...),
+        age ("updated 40 days ago, last used 3 days ago"), body};
         for a log {kind: "log", date, path, text}."""
         return self.session.read(lambda: self._read(name.strip()))
 
@@ -127,10 +137,11 @@ class MemoryTools(Toolset):
                     "text": found.text}  # fmt: skip
         slug_match = _CARD_PATH.match(name)
         named = slug_match.group(1) if slug_match else name
-        card = read_used(vault, named, self.session.clock().date())  # a use, in the ledger
+        today = self.session.clock().date()
+        card = read_used(vault, named, today)  # a use, in the ledger
         meta = json.loads(json.dumps(card.meta, default=str))
         return {"kind": "card", "slug": card.slug, "path": vault.rel(card.path), "meta": meta,
-                "memory": QUOTED, "body": card.body}  # fmt: skip
+                "age": card_age(card, today), "memory": QUOTED, "body": card.body}  # fmt: skip
 
     def context(
         self,
