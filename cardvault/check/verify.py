@@ -12,7 +12,9 @@ Each live card's names (check/names.py) are checked against the project (check/p
 A stale card gets `stale: {reason, date}` (the reasons joined by "; ", the date it was first
 found with those reasons); a card that is no longer stale loses the key. Cards are written
 through the one door (one commit, `verify: N stale`); nothing is run, the bodies are not
-touched. `maintain` runs the same check as its `verify` step.
+touched. `maintain` runs the same check as its `verify` step, but only marks: a program on
+PATH differs from machine to machine, and a maintenance run on a clone that has it must not
+undo, commit after commit, the mark a clone without it made. Only `verify` clears a mark.
 """
 
 from __future__ import annotations
@@ -188,9 +190,10 @@ def _pin_stale(text: str, project: Project) -> str | None:
 
 
 def stale_changes(
-    checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date
+    checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date, clear: bool = True
 ) -> list[Change]:
-    """The frontmatter writes that mark stale cards and clear cards no longer stale."""
+    """The frontmatter writes that mark stale cards and (with `clear`) clear cards no longer
+    stale."""
     changes: list[Change] = []
     for check in checks:
         card = cards[check.path]
@@ -202,7 +205,7 @@ def stale_changes(
             value = {"reason": reason, "date": today}
             text = update_card_text(card.file.text, {STALE: value}, path=card.path)
             why = f"{check.slug}: stale ({reason})"
-        elif before is not None:
+        elif before is not None and clear:
             text = update_card_text(card.file.text, {}, [STALE], card.path)
             why = f"{check.slug}: no longer stale"
         else:
