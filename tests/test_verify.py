@@ -147,3 +147,19 @@ def test_what_a_card_names() -> None:
         ("pin", "react@18.2.0"),
         ("command", "pytest -q"),
     ]
+
+
+def test_a_vault_initialised_in_a_code_repository_checks_that_repository(tmp_path: Path) -> None:
+    """`cardvault init .` in a code repository (the documented set-up): the repository is the
+    project, though it is also the vault's root."""
+    top = tmp_path / "api"
+    top.mkdir()
+    (top / "main.go").write_text("package main\n")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(top)], check=True)
+    ok(top, "init", str(top), now=WRITTEN)
+    body = "Start at `main.go`, not `cmd/old.go`."
+    ok(top, "new", "Entry point", "-c", "workflow", "--body", body, now=WRITTEN)
+    result = run_cli(["--vault", str(top), "verify", "--json"], env={"CARDVAULT_NOW": TODAY})
+    verdict = json.loads(result.output)
+    assert verdict["project"] == str(top.resolve())
+    assert [row["reasons"] for row in verdict["stale"]] == [["`cmd/old.go` no longer exists"]]

@@ -1,8 +1,9 @@
 """The project a vault is checked against (`verify`): its files, scripts and locked versions.
 
-The project is the git work tree the vault lives in (a vault in `<repo>/memory-vault/`), or a
-folder a person names (`verify --project PATH`). A vault that is its own repository and names no
-project has nothing to be checked against.
+The project is the git work tree the vault lives in (a vault in `<repo>/memory-vault/`, or
+`cardvault init .` in a code repository), or a folder a person names (`verify --project PATH`);
+check/verify.py's `project_of` decides. A vault alone in its repository has nothing to be
+checked against.
 
 Only files are read, never run, and only inside the project (vault/confine.py: no `..`, no
 `.git`, no symlink at any component; a read is bounded to `MAX_READ` bytes):

@@ -1,6 +1,9 @@
 """`cardvault verify`: cards checked against the project they describe, stale ones marked.
 
 Each live card's names (check/names.py) are checked against the project (check/project.py):
+The project is the git work tree holding the vault: a vault in `<repo>/memory-vault/`, or
+`cardvault init .` in a code repository (then the vault's root holds more than its own files);
+a vault alone in its repository has none (`verify --project PATH` names one).
 - a path that no longer exists (relative to the project root, else to the vault's root; a
   bare file name anywhere in neither is missing). A path with no known extension counts only
   when its first folder exists: `origin/main` is a branch, not a missing folder;
@@ -20,6 +23,7 @@ undo, commit after commit, the mark a clone without it made. Only `verify` clear
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,15 +86,31 @@ class CardCheck:
 
 def project_of(vault: Vault, named: Path | None = None) -> Path | None:
     """The project to check `vault` against: `named`, else the git work tree holding the vault
-    when that is more than the vault itself, else None."""
+    (a vault in a sub-folder of a repository, or `cardvault init .` in one), unless that tree
+    holds nothing but the vault's own files (a vault of its own: None)."""
     if named is not None:
         return named.resolve()
     from cardvault.history import work_tree
 
     top = work_tree(vault)
-    if top is None or top.resolve() == vault.root.resolve():
+    if top is None:
+        return None
+    if top.resolve() == vault.root.resolve() and not _beside_the_vault(top):
         return None
     return top.resolve()
+
+
+def _beside_the_vault(root: Path) -> bool:
+    """Whether the vault's root folder holds anything besides the vault's own files."""
+    from cardvault.vault.owned import ROOT_FILES as OWN
+    from cardvault.vault.owned import WRITTEN_ONCE
+
+    ignored = {*OWN, *WRITTEN_ONCE, "memory", ".git", ".cardvault"}
+    try:
+        with os.scandir(root) as entries:
+            return any(entry.name not in ignored for entry in entries)
+    except OSError:
+        return False
 
 
 def check_cards(cards: Iterable[CardFile], vault: Vault, project: Project) -> list[CardCheck]:

@@ -56,8 +56,8 @@ def verify_vault(
     """Check every live card against the project; mark and clear through the door."""
     root = project_of(vault, project)
     if root is None:
-        return VerifyResult(None, (), (), (), ("no project to check against: the vault is its "
-                            "own repository; name one with --project PATH",))  # fmt: skip
+        return VerifyResult(None, (), (), (), ("no project to check against: the vault is alone "
+                            "in its repository; name one with --project PATH",))  # fmt: skip
 
     def plan() -> Proposal[VerifyResult]:
         result, changes = _planned(vault, today, root)
