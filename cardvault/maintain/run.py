@@ -127,7 +127,8 @@ def run_maintenance(
         result = _planned(vault, options, only, progress, embeddings, dirty, pending)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
-        return propose(result.plan.changes, message, result)
+        # the status above was taken under the lock: hand edits stopped the run or were committed
+        return propose(result.plan.changes, message, result, committed=True)
 
     written = locked_write(vault, plan, branch=branch, after_write=after_write, on_wait=on_wait)
     result = written.value
