@@ -23,7 +23,7 @@ from cardvault.search.documents import (
 )
 from cardvault.search.embed_sync import (
     Embedding,
-    SyncProgress,
+    Progress,
     sync_vectors,
     vectors_current,
 )
@@ -34,7 +34,7 @@ from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_files
 
-__all__ = ["Embedding", "SyncProgress", "SyncReport", "sync_index"]
+__all__ = ["Embedding", "Progress", "SyncReport", "sync_index"]
 
 
 @dataclass
@@ -63,7 +63,7 @@ def sync_index(
     vault: Vault,
     index: IndexHandle,
     embedding: Embedding | None,
-    progress: SyncProgress | None = None,
+    progress: Progress | None = None,
     only: set[str] | None = None,
 ) -> SyncReport:
     """Update `index` to match `vault`; embed what lacks a vector when `embedding` is given.
@@ -118,7 +118,7 @@ def _read_changed(
     known: dict[str, Seen],
     vault: Vault,
     report: SyncReport,
-    progress: SyncProgress | None,
+    progress: Progress | None,
 ) -> list[Parsed]:
     """(source, digest, documents or None when the bytes did not change) for stale files,
     parsed by the one read path (which keeps them in the catalog for every other command)."""
