@@ -25,11 +25,11 @@ from cardvault.vault.layout import Vault, find_vault, open_vault_at
 
 if TYPE_CHECKING:
     from cardvault.search.engine import (
+        Progress,
         QueryModels,
         Searcher,
         SearchOutcome,
         SearchResult,
-        SyncProgress,
         SyncReport,
     )
 
@@ -104,7 +104,7 @@ class VaultHandle:
         filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
         return self.searcher.search(query, k=k, mode=mode, filters=filters)
 
-    def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
+    def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
         """Bring the search index up to date (from scratch with `rebuild`); embeds in bulk."""
         return self.searcher.index(rebuild=rebuild, progress=progress)
 

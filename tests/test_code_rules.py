@@ -75,6 +75,8 @@ def test_mypy_is_clean() -> None:
         ("maintain/planted.py", "import onnxruntime", "onnxruntime"),
         ("context/planted.py", "from sentence_transformers import SentenceTransformer", "sentence"),
         ("check/planted.py", "import torch", "torch"),
+        ("search/planted.py", "import frontmatter", "frontmatter"),
+        ("cli/planted.py", "from frontmatter import YAMLHandler", "frontmatter"),
     ],
 )
 def test_banned_import_rule_fails_on_a_planted_violation(

@@ -49,16 +49,21 @@ REPLANS = 2
 @dataclass(frozen=True)
 class Proposal(Generic[T]):
     """What a planning function returns: the changes, the message of the commit that records
-    them, and a value handed back to the caller (the maintenance plan, a new card's slug...)."""
+    them, and a value handed back to the caller (the maintenance plan, a new card's slug...).
+    `committed` says the planner asked git, under the lock, and found none of the vault's own
+    files with uncommitted changes (or committed them): the door then asks git no second time."""
 
     changes: tuple[Change, ...]
     message: str
     value: T
+    committed: bool = False
 
 
-def propose(changes: Sequence[Change], message: str, value: T) -> Proposal[T]:
+def propose(
+    changes: Sequence[Change], message: str, value: T, committed: bool = False
+) -> Proposal[T]:
     """A Proposal of `changes`."""
-    return Proposal(tuple(changes), message, value)
+    return Proposal(tuple(changes), message, value, committed)
 
 
 @dataclass(frozen=True)
@@ -188,7 +193,8 @@ def write_while_holding(
         return Written(proposal.value, proposal.changes, (), None)
     _refuse_during_a_merge(vault)
     history.settle_git_locks(vault.root)
-    pending = _commit_hand_edits(vault, [op.path for op in ops if op.expected != ABSENT])
+    edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
+    pending = _commit_hand_edits(vault, edited)
     created = {op.path for op in ops if op.expected == ABSENT}
     commits: list[history.CommitResult] = []
 

@@ -27,6 +27,7 @@ from cardvault.maintain import archive, distill, memory_index, merge, promote, s
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.files import ABSENT
+from cardvault.vault.progress import Progress
 
 Step = Callable[[VaultState, VaultConfig], list[Change]]
 STEPS: dict[str, Step] = {
@@ -49,8 +50,6 @@ VERBS = {
     "archive": "archived",
     "index": "reindexed",
 }
-#: progress(phase, done, total)
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)

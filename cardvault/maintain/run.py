@@ -138,7 +138,8 @@ def run_maintenance(
         result = _planned(vault, options, only, progress, embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
-        return propose(result.plan.changes, message, result)
+        # the status above was taken under the lock: hand edits stopped the run or were committed
+        return propose(result.plan.changes, message, result, committed=True)
 
     folds = branch is None and (only is None or "uses" in only)
     with folding(vault) if folds else contextlib.nullcontext():

@@ -47,7 +47,7 @@ from cardvault.search.retrieve import (
     semantic_ranking,
     term_idf,
 )
-from cardvault.search.sync import SyncProgress, SyncReport, sync_index
+from cardvault.search.sync import Progress, SyncReport, sync_index
 from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
@@ -56,12 +56,12 @@ if TYPE_CHECKING:
 __all__ = [
     "MODES",
     "Filters",
+    "Progress",
     "QueryModel",
     "QueryModels",
     "SearchOutcome",
     "SearchResult",
     "Searcher",
-    "SyncProgress",
     "SyncReport",
     "Weights",
     "build_index",
@@ -144,7 +144,7 @@ class Searcher:
                     trouble = self._trouble(again)
                     raise CardvaultError(f"search index {trouble}; cannot search") from again
 
-    def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
+    def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
         """Bring the index up to date, embedding in bulk (`cardvault index`)."""
         with self._lock:
             return build_index(self.vault, rebuild, progress, searcher=self)
@@ -177,7 +177,7 @@ class Searcher:
         self,
         embedding: Embedding | None,
         notices: list[str],
-        progress: SyncProgress | None = None,
+        progress: Progress | None = None,
         rebuild: bool = False,
     ) -> tuple[IndexHandle, SyncReport]:
         """The open index, brought up to date (a database found broken mid-way is rebuilt).
@@ -368,7 +368,7 @@ def search(
 def build_index(
     vault: Vault,
     rebuild: bool = False,
-    progress: SyncProgress | None = None,
+    progress: Progress | None = None,
     searcher: Searcher | None = None,
 ) -> SyncReport:
     """Index the vault, embedding in bulk; export the ONNX copy of the model for searches."""

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardvault.search.embedder import Progress, embed_in_chunks, load_sentence_transformer
+from cardvault.search.embedder import EmbedProgress, embed_in_chunks, load_sentence_transformer
 from cardvault.search.model import ModelRef, ModelUnavailableError
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ class OnnxEmbedder:
         self._tokenizer = _load_tokenizer(ref)
         self.dim = int(self._session.get_outputs()[0].shape[-1] or 384)
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: EmbedProgress | None = None) -> np.ndarray:
         """Unit vectors for `texts`, batched by length."""
         return embed_in_chunks(texts, self._encode_chunk, self.dim, progress)
 
