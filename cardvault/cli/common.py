@@ -89,11 +89,6 @@ def opened(vault: Vault) -> Vault:
     return vault
 
 
-def agent_of(ctx: typer.Context, agent: str | None = None) -> str | None:
-    """The agent named by the command's `--agent`, the root `--agent`, or $CARDVAULT_AGENT."""
-    return session_of(ctx, agent).agent
-
-
 def scope_of(ctx: typer.Context, scope: Scope) -> InScope:
     """The vaults `--scope` covers, project first; notices go to stderr."""
     from cardvault.cli import render
@@ -113,21 +108,17 @@ def open_scope(ctx: typer.Context, scope: Scope) -> None:
         opened(scoped.vault)
 
 
-def register_project(vault: Vault) -> None:
+def register_project(ctx: typer.Context, vault: Vault) -> None:
     """Register a project vault with the global vault (made on first use); a failure is a
     warning, never a failed command."""
     from cardvault.cli import render
-    from cardvault.scopes.home import ensure_global, is_global
-    from cardvault.scopes.registry import register
 
-    if is_global(vault):
-        return
     try:
-        done = register(ensure_global(), vault, now().date())
+        done = session_of(ctx).with_options(vault.root).register()
     except (CardvaultError, OSError) as exc:
         render.warning(f"not registered with the global vault: {exc}")
         return
-    if done.commit is not None:
+    if done is not None and done.commit is not None:
         render.note(f"registered with the global vault as {done.key}")
 
 

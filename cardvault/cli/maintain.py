@@ -90,7 +90,7 @@ def maintain(
         with render.IndexProgress() as progress:
             result = session.maintain(options, progress, on_wait=waiting_note)
     if not dry_run:
-        register_project(vault)
+        register_project(ctx, vault)
     judged = _judge(session, vault, result, dry_run or review)
     set_aside = _set_aside_judge(vault, result)
     if as_json:
@@ -151,7 +151,7 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
     from cardvault.errors import VaultNotFoundError
 
     with contextlib.suppress(VaultNotFoundError):  # run inside a project, it registers first
-        register_project(vault_of(ctx, agent))
+        register_project(ctx, vault_of(ctx, agent))
     vault_of(ctx, agent, to_global=True)
     result = session_of(ctx, agent).maintain_global(dry_run)
     plan = result.plan
