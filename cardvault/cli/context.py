@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import AgentOption, ScopeOption, agent_of, now, scope_of, searchers
+from cardvault.cli.common import AgentOption, ScopeOption, open_scope, session_of
 from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
@@ -69,13 +69,8 @@ def context(
     memory comes first, then the global vault's rules and the global cards the task matches.
     With --agent (or $CARDVAULT_AGENT) that agent's hot memory is loaded too. Read-only.
     """
-    from cardvault.scopes.context import Request, scoped_context
-
-    with searchers(ctx) as searcher:
-        request = Request(
-            task, budget, now().date(), agent_of(ctx, agent), archived, searcher=searcher
-        )
-        pack = scoped_context(scope_of(ctx, scope), request)
+    open_scope(ctx, scope)
+    pack = session_of(ctx, agent).context(task, budget, scope, archived)
     for notice in pack.notices:
         render.warning(notice)
     if fmt is PackFormat.json:

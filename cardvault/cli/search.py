@@ -14,8 +14,8 @@ from cardvault.cli.common import (
     ScopeOption,
     StatusOption,
     TagOption,
-    scope_of,
-    searchers,
+    open_scope,
+    session_of,
     vault_of,
 )
 from cardvault.scopes.scope import Scope
@@ -59,16 +59,13 @@ def search(
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from.
     """
-    from cardvault.scopes.search import search_scope
-
-    with searchers(ctx) as searcher:
-        found = search_scope(
-            scope_of(ctx, scope), searcher, query, k=k, mode=mode.value,
-            category=category, tag=tag, status=status, logs=logs, archived=archived,
-        )  # fmt: skip
+    open_scope(ctx, scope)
+    found = session_of(ctx).search_hits(
+        query, k, mode.value, category, tag, status, logs, archived, scope
+    )
     for notice in found.notices:
         render.warning(notice)
-    shown = found.hits if show_all else [(name, hit) for name, hit in found.hits if not hit.weak]
+    shown = found.strong(show_all)
     hidden = len(found.hits) - len(shown)
     if not shown:  # on stderr in JSON mode too: the array is then empty
         render.note(
@@ -76,9 +73,8 @@ def search(
         )
     if render.wants_json(json_out):
         weights = {name: outcome.weights_json() for name, outcome in found.outcomes}
-        render.print_json(
-            [{**hit.to_dict(), "vault": name, "weights": weights[name]} for name, hit in shown]
-        )
+        rows = found.rows(show_all)
+        render.print_json([{**row, "weights": weights[row["vault"]]} for row in rows])
         return
     if not shown:
         return
@@ -100,11 +96,10 @@ def index(
     ] = False,
 ) -> None:
     """Bring the search index (.cardvault/) up to date; only changed files are re-embedded."""
-    from cardvault.api import VaultHandle
-
-    vault = vault_of(ctx)
-    with render.IndexProgress() as progress, VaultHandle(vault) as handle:
-        report = handle.index(rebuild=rebuild, progress=progress)
+    session = session_of(ctx)
+    vault_of(ctx)  # its notices
+    with render.IndexProgress() as progress:
+        report = session.index(rebuild=rebuild, progress=progress)
     for notice in report.notices:
         render.warning(notice)
     for problem in report.errors:

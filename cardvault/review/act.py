@@ -44,7 +44,7 @@ def act(
     if item.kind == "contradiction":
         return (_supersede(state, item) if item.status == ACCEPTED else []), []
     if item.kind == "cross-project":
-        from cardvault.scopes.crossproject import promotion_by_answer
+        from cardvault.maintain.crossproject import promotion_by_answer
 
         return (promotion_by_answer(state, item) if item.status == ACCEPTED else []), []
     return _split(state, item), []

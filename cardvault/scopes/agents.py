@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.door import locked_write, propose
 from cardvault.errors import CardFormatError, CardvaultError
-from cardvault.scopes.writing import write_changes
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import appended_log_text, format_entry
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
@@ -97,7 +97,8 @@ def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False
             changes.append(overflow_entry(vault, name, gone, now))
         return changes
 
-    commit = write_changes(vault, plan, f"hot: {name}: {line[:60]}")
+    message = f"hot: {name}: {line[:60]}"
+    commit = locked_write(vault, lambda: propose(plan(), message, None)).commit
     return HotWrite(vault.rel(path), len(moved), commit)
 
 

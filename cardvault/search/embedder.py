@@ -111,7 +111,7 @@ def load_sentence_transformer(ref: ModelRef) -> Any:
     """Load `ref` with sentence-transformers on the CPU, offline; clear error when impossible."""
     import os
 
-    from cardvault.search.onnx import cache_root
+    from cardvault.search.model import cache_root
 
     set_offline_env()
     # Importing torch makes a `torchinductor_<user>` folder in the system temp folder unless

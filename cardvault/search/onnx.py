@@ -20,23 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.search.embedder import EmbedProgress, embed_in_chunks, load_sentence_transformer
-from cardvault.search.model import ModelRef, ModelUnavailableError
+from cardvault.search.model import ModelRef, ModelUnavailableError, cache_root
 
 if TYPE_CHECKING:
     import numpy as np
 
-CACHE_ENV = "CARDVAULT_CACHE"
 INTRA_OP_THREADS = 2
 #: Bumped when the exported files change shape (2: weights as memory-mapped external data).
 EXPORT_FORMAT = "v2"
-
-
-def cache_root() -> Path:
-    """Folder for machine-wide derived files (the ONNX models)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cardvault"
 
 
 def onnx_path(ref: ModelRef) -> Path:

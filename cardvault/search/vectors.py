@@ -54,7 +54,7 @@ def text_key(text: str) -> str:
 
 def model_cache_dir() -> Path:
     """The machine-wide folder of the models' ONNX copies ($CARDVAULT_CACHE, ...)."""
-    from cardvault.search.onnx import cache_root
+    from cardvault.search.model import cache_root
 
     return cache_root()
 
