@@ -4,20 +4,25 @@
   read to the commit, and a writer that comes meanwhile waits for it. A dry run only reads and
   never waits.
 - Uncommitted changes to the vault's own files stop a run (DirtyVaultError) unless
-  `commit_pending`, which first commits them (after the secret guard) as their own "hand edits"
-  commit, so the maintenance commit holds maintenance alone. Other files of a repository the
-  vault shares with code are never the vault's edits: they neither stop a run nor are committed
-  (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
+  `commit_pending`, with which the door first commits them (after the secret guard) as their
+  own "hand edits" commit, so the maintenance commit holds maintenance alone. Other files of a
+  repository the vault shares with code are never the vault's edits: they neither stop a run
+  nor are committed (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
 - A plan with no file change makes no commit. Otherwise the applier writes everything
   all or nothing (journaled, so even a killed run is finished by the next command) and one git
   commit records it; if the writes or the commit fail, every file is restored. `review` writes
   no file: it commits the same tree on a new branch. The search index is refreshed after the
   lock is released.
+- The uses this clone recorded (vault/uses.py) are folded in the same commit; the watermark
+  moves once the commit is made, while a fold lock keeps a second run from reading the old one.
+  A `--review` branch leaves them in the ledger (its commit may never land); archiving still
+  counts them as uses.
 Never prints: progress goes to the callback, the outcome comes back as a RunResult.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
 from collections.abc import Sequence
@@ -27,7 +32,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
-from cardvault.edits.door import OnWait, Proposal, commit_hand_edits, locked_write, propose
+from cardvault.edits.door import OnWait, Proposal, locked_write, propose
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
@@ -35,9 +40,14 @@ from cardvault.maintain.state import load_state
 from cardvault.search.model import ModelUnavailableError
 from cardvault.vault.decisions import pending_items
 from cardvault.vault.layout import Vault
+from cardvault.vault.uses import folding, mark_folded
 
 NEEDS_MODEL = ("distill", "merge")
 BRANCH_PREFIX = "cardvault/maintain-"
+WATERMARK_FAILED = (
+    "the uses just folded could not be marked as folded in .cardvault/uses.folded; "
+    "make the cache folder writable, or the next run counts them again"
+)
 
 
 @dataclass(frozen=True)
@@ -110,7 +120,7 @@ def run_maintenance(
     embeddings = Embeddings(vault, embedder, progress) if needs_model else None
     if options.dry_run:  # reads only: never waits for the lock
         dirty = tuple(history.uncommitted(vault))
-        return _planned(vault, options, only, progress, embeddings, dirty, None)
+        return _planned(vault, options, only, progress, embeddings, dirty)
     if embeddings is not None:  # the slow part, before taking the lock: writers need not wait
         _warm(embeddings)
     branch = None
@@ -118,19 +128,31 @@ def run_maintenance(
         if not history.is_repo(vault.root):
             raise CardvaultError("--review needs the vault to be a git repository", vault.root)
         branch = f"{BRANCH_PREFIX}{options.now:%Y%m%d-%H%M%S}"
+        only = tuple(name for name in (only or ORDER) if name != "uses")
 
     planned_at: list[float] = []
 
     def plan() -> Proposal[RunResult]:
-        dirty = tuple(history.uncommitted(vault))
-        pending = _settle_pending(vault, options, dirty)
-        result = _planned(vault, options, only, progress, embeddings, dirty, pending)
+        dirty = tuple(history.uncommitted(vault))  # with commit_pending: committed already
+        _refuse_pending(vault, dirty)
+        result = _planned(vault, options, only, progress, embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
         return propose(result.plan.changes, message, result)
 
-    written = locked_write(vault, plan, branch=branch, after_write=after_write, on_wait=on_wait)
-    result = written.value
+    folds = branch is None and (only is None or "uses" in only)
+    with folding(vault) if folds else contextlib.nullcontext():
+        written = locked_write(
+            vault,
+            plan,
+            branch=branch,
+            after_write=after_write,
+            on_wait=on_wait,
+            commit_pending=options.commit_pending,
+        )
+        result = replace(written.value, pending=written.pending)
+        if folds and not mark_folded(vault, result.plan.before.uses):
+            result = replace(result, notices=(*result.notices, WATERMARK_FAILED))
     if written.commit is None:
         return result
     label = "commit" if branch else "write + commit"
@@ -148,7 +170,6 @@ def _planned(
     progress: Progress | None,
     embeddings: Embeddings | None,
     dirty: tuple[str, ...],
-    pending: history.CommitResult | None,
 ) -> RunResult:
     """Read the vault and plan the run (no write)."""
     timings: dict[str, float] = {}
@@ -160,7 +181,7 @@ def _planned(
     except ModelUnavailableError as exc:
         raise CardvaultError(
             f"{exc.message}; the steps that need no model still run with "
-            "--only promote,archive,index",
+            "--only promote,uses,verify,archive,index",
             exc.path,
         ) from exc
     for outcome in plan.steps:
@@ -172,9 +193,7 @@ def _planned(
         timings["embedding"] = embeddings.embed_seconds
     computed = embeddings.computed if embeddings else 0
     notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
-    return RunResult(
-        plan, pending=pending, timings=timings, embedded=computed, dirty=dirty, notices=notices
-    )
+    return RunResult(plan, timings=timings, embedded=computed, dirty=dirty, notices=notices)
 
 
 def _warm(embeddings: Embeddings) -> None:
@@ -187,14 +206,10 @@ def _warm(embeddings: Embeddings) -> None:
         return  # the plan reports it, under the lock, with its advice
 
 
-def _settle_pending(
-    vault: Vault, options: RunOptions, dirty: tuple[str, ...]
-) -> history.CommitResult | None:
-    if not dirty or options.dry_run:
-        return None
-    if options.commit_pending:
-        root = history.work_tree(vault) or vault.root
-        return commit_hand_edits(vault, [root / path for path in dirty])
+def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
+    """Uncommitted edits of the vault's own files stop a run that may not commit them."""
+    if not dirty:
+        return
     shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
     raise DirtyVaultError(
         f"uncommitted changes in the vault ({shown}); commit them first, or run with "
