@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,7 @@ from tests.untrusted_support import (
     FORGED_LINK,
     FORGED_RULE,
     GIT_TOKEN,
+    LOOKALIKE,
     NOW,
     OUTSIDE_TOKEN,
     TEXT_LOG,
@@ -197,7 +199,7 @@ def all_text(result: Any) -> str:
     """Every text block of a tool result, and its structured content (an empty list of hits
     has no block)."""
     texts = [getattr(block, "text", "") for block in result.content]
-    return "\n".join([*texts, json.dumps(getattr(result, "structuredContent", None) or {})])
+    return "\n".join([*texts, json.dumps(result.structured_content or {})])
 
 
 def one_line_refusals(name: str, code: int, stderr: str) -> None:
@@ -270,10 +272,16 @@ def _serve_in_the_background(world: World) -> list[str]:
     """`cardvault serve --background` from the vault's folder (the session-start hook), a
     search answered by it, and `--stop`."""
     said = []
+    from cardvault.serve.protocol import socket_path
+
     for args in (["serve", "--background"], ["search", "deploy"], ["serve", "--stop"]):
         done: Any = run_script(world, *args)
         assert done.returncode == 0, (args, done.stderr)
         said += [done.stdout, done.stderr]
+        if args == ["search", "deploy"]:  # only its user may connect: a 0600 socket of theirs
+            info = os.lstat(socket_path(world.vault))
+            assert stat.S_ISSOCK(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
+            assert info.st_uid == os.getuid()
     return said
 
 
@@ -315,7 +323,10 @@ def _assert_nothing_escaped(
 
 #: Links, names, text and sizes (the paths, text and bounds half of issue 19): a vault that is
 #: the whole repository, every trap beside a good card.
-LINKED = ("log-to-git-config", "outside-links", "loops", "fifo", "names", "forged-text", "big-log")
+LINKED = (
+    "log-to-git-config", "outside-links", "loops", "fifo", "names", "forged-text", "big-log",
+    "yaml-traps",
+)  # fmt: skip
 #: Traps that stop every write (`memory/cards`, `.gitattributes`) or every command
 #: (`cardvault.toml`): each in a world of its own, so the others still meet the walk.
 DOORS = (("cards-link", "attributes-link"), ("config-link",))
@@ -329,7 +340,8 @@ HOSTILE_TOOL_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("read", {"name": "/etc/passwd"}),
     ("read", {"name": "memory/cards/leak.md"}),
     ("read", {"name": "deploy\x00checklist"}),
-    ("new_card", {"topic": "../../outside/x", "category": "../..", "body": "climbs"}),
+    ("new_card", {"topic": "../../outside/x", "category": "tools", "body": "climbs"}),
+    ("new_card", {"topic": "x", "category": "../..", "body": "climbs"}),
     ("search", {"query": "\x00" * 10}),
 ]
 HOSTILE_RESOURCES = ("cardvault://cards/leak", "cardvault://cards/..%2F..%2F.git%2Fconfig")
@@ -367,6 +379,8 @@ def test_every_command_on_a_clone_of_links_names_and_forged_text_stays_inside(
         ("memory/cards/rtl\\u202egnp.md", "file-name"),
         (f"memory/{BIG_LOG}.md", "too-big"), ("memory/cards/forge-rules.md", "instruction-like"),
         (f"memory/{TEXT_LOG}.md", "instruction-like"),
+        ("memory/cards/bomb.md", "unreadable"), ("memory/cards/deep.md", "unreadable"),
+        (f"memory/cards/{LOOKALIKE}", "slug"),
     }  # fmt: skip
     assert expected - codes == set(), expected - codes
     assert any(f["path"].startswith("memory/agents") for f in found), "the linked hot memory"
@@ -392,14 +406,14 @@ async def call_hostile_tools(world: World) -> list[str]:
         for name, arguments in HOSTILE_TOOL_CALLS:
             result = await client.call_tool(name, arguments)
             if name == "read":
-                assert result.isError, (arguments, all_text(result))
+                assert result.is_error, (arguments, all_text(result))
             answers.append(f"{name}: {all_text(result)}")
         for uri in HOSTILE_RESOURCES:
             try:
                 answers.append(str(await client.read_resource(uri)))  # type: ignore[arg-type]
             except Exception as exc:  # an MCP error answer: what the client raises
                 answers.append(str(exc))
-        assert (await client.call_tool("read", {"name": "deploy-checklist"})).isError is False
+        assert (await client.call_tool("read", {"name": "deploy-checklist"})).is_error is False
     assert not list(world.outside.glob("x*")) and not (world.base / "outside" / "x.md").exists()
     return answers
 
@@ -478,6 +492,51 @@ def test_a_vault_in_a_subfolder_commits_and_publishes_only_its_own_files(tmp_pat
     assert app.read_text().endswith("# unfinished work\n")
     assert "memory/cards/deploy-checklist.md" in published_files(world)  # the hand edit went out
     _assert_nothing_escaped(world, planted, outputs)
+
+
+def test_a_git_folder_handed_over_with_the_vault_runs_nothing_through_cardvault(
+    tmp_path: Path,
+) -> None:
+    """A vault shipped as a tarball (or a copied folder) brings its `.git`: an fsmonitor program
+    in its config and hooks. No git cardvault starts runs them; the user's own git does (it is
+    their repository now: docs/security.md says to clone such a vault instead)."""
+    world = build(tmp_path, "vault", ["shipped-git"])
+    for args in (["log", "x"], ["remember", "y"], ["check", "--fix"], ["list"], ["sync"]):
+        done: Any = cli(world.vault, *args)
+        assert done.exit_code == 0, (args, done.output)
+    assert canaries(world) == []
+    git(world.victim, "status")
+    assert canaries(world) == ["fsmonitor"]  # the payload is live: plain git runs it
+
+
+def test_the_merge_drivers_merge_only_their_own_files() -> None:
+    """A committed `.gitattributes` may give any file to a cardvault driver (`src/*.py
+    merge=cardvault-log`): on a file that is not of its kind, each keeps the conflict as git's
+    own merge would, never merging code as memory (log-shaped text in a code file included)."""
+    from cardvault.sync.driver import merge_file
+
+    sides = [
+        ("a = 1\n", "a = 1\nb = 2\n", "a = 1\nb = 3\n"),
+        ("# 2026-01-01\n", "# 2026-01-01\n\n## 10:00 — A\nx\n",
+         "# 2026-01-01\n\n## 11:00 — B\ny\n"),
+    ]  # fmt: skip
+    sides.append(("# Changes\n", "# Changes\n- 2026-01-01 10:00 ours\n",
+                  "# Changes\n- 2026-01-01 11:00 theirs\n"))  # fmt: skip
+    for kind in ("log", "card", "hot", "managed"):
+        for base, ours, theirs in sides:
+            merged = merge_file(kind, base, ours, theirs, Path("src/app.py"))
+            assert merged.conflicts and "<<<<<<< ours" in merged.text, (kind, merged.text)
+    # its own files are merged as before, in a vault at the root or in a sub-folder
+    for where in ("memory/agents/bob.md", "notes/memory/agents/bob.md"):
+        merged = merge_file("hot", *sides[-1], Path(where))
+        assert not merged.conflicts and "ours" in merged.text and "theirs" in merged.text
+    from cardvault.sync.driver import is_of_kind
+
+    owned = {"log": "notes/memory/2026-01-01.md", "card": "memory/cards/a/b.md",
+             "managed": "AGENTS.md"}  # fmt: skip
+    assert all(is_of_kind(kind, Path(path)) for kind, path in owned.items())
+    assert not is_of_kind("card", Path("memory/cards.md"))
+    assert not is_of_kind("log", Path("memory/cards/2026-01-01.md"))
 
 
 # --- trust ---------------------------------------------------------------------------------
@@ -658,6 +717,12 @@ MUTATIONS = [
         [("sync/run.py", "        if foreign:\n", "        if False:\n")],
         "sync-code-commit", ["src/app.py"], id="sync-publishes-memory-only",
     ),
+    pytest.param(
+        ("vault", ["shipped-git"]),
+        [("history/runner.py",
+          '    ("core.fsmonitor", "false"),\n    ("core.hooksPath", os.devnull),\n', "")],
+        "write-and-sync", ["fsmonitor", "hook-post-commit"], id="git-runs-no-program-of-the-repo",
+    ),
     # the paths, text and bounds half
     pytest.param(
         ("vault", ["log-to-git-config"]),
@@ -793,6 +858,12 @@ def wait_for_canary(world: World, name: str, seconds: float = 10.0) -> None:
         time.sleep(0.1)
 
 
+def _write_and_sync(copy: Path, world: World) -> str:
+    for args in (["log", "a first write"], ["sync"]):
+        run_copy(copy, world, *args)
+    return "\n".join(canaries(world))
+
+
 def _remember(copy: Path, world: World) -> str:
     done = run_copy(copy, world, "remember", "a first write")
     return "\n".join([done.stderr, _victims_commits(world)])
@@ -831,6 +902,7 @@ ATTACK_RUNS = {
     "sync-commits": _sync_commits,
     "sync-secret": _sync_secret,
     "sync-code-commit": _sync_code_commit,
+    "write-and-sync": _write_and_sync,
     "remember": _remember,
     "export": _export,
     "list": _list,
@@ -841,7 +913,7 @@ ATTACK_RUNS = {
 
 def test_every_attack_is_in_a_world_and_every_mutation_names_an_attack_run() -> None:
     """The fixture's entries are all used (a new attack must be placed in a test)."""
-    used = set(SHARED) | {"cache-link", "local-journal", "bare-mimic", "code-edit"}
+    used = set(SHARED) | {"cache-link", "local-journal", "bare-mimic", "code-edit", "shipped-git"}
     used |= set(LINKED) | {name for world in DOORS for name in world}
     assert used == set(ATTACKS), set(ATTACKS) - used
     assert {m.values[2] for m in MUTATIONS} == set(ATTACK_RUNS)

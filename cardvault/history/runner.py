@@ -2,9 +2,10 @@
 repository that holds a vault, and cardvault's identity for a repository that has none.
 
 Every git runs with pathspecs taken literally (`GIT_LITERAL_PATHSPECS`: a card named
-`[s]tar.md` stages that file, never `star.md` beside it) and with `safe.bareRepository=explicit`
+`[s]tar.md` stages that file, never `star.md` beside it), with `safe.bareRepository=explicit`
 (a vault folder whose files mimic a bare repository, with a `config` of their own, is never
-taken for one when git looks for its repository: docs/security.md).
+taken for one when git looks for its repository), and with no fsmonitor and no hooks (a
+`.git` that came with the vault runs nothing through cardvault: docs/security.md).
 """
 
 from __future__ import annotations
@@ -32,8 +33,14 @@ MANY_PATHS = 1000
 #: What every git cardvault starts gets: no prompt, C messages, literal pathspecs.
 SAFE_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
 #: Settings given to every git on its command-line level (git honours `safe.*` only there and
-#: in the user's and system's files, never in a repository's own config).
-PROTECTED = (("safe.bareRepository", "explicit"),)
+#: in the user's and system's files, never in a repository's own config), which outranks every
+#: config file: no fsmonitor program and no hook runs for a git cardvault starts, whatever a
+#: `.git/config` or `.git/hooks/` that came with the vault (a tarball, a copied folder) holds.
+PROTECTED = (
+    ("safe.bareRepository", "explicit"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+)
 
 
 def protected_config(environ: Mapping[str, str]) -> dict[str, str]:
