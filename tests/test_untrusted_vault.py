@@ -354,6 +354,7 @@ def test_every_command_on_a_clone_of_links_names_and_forged_text_stays_inside(
     world = build(tmp_path, "vault", LINKED)
     planted = outside_files(world)
     config = world.victim / ".git" / "config"
+    found = json.loads(cli(world.vault, "check", "--json").stdout)  # before `check --fix`
     outputs = walk(world)
     outputs += anyio.run(call_every_tool, world)
     outputs += anyio.run(call_hostile_tools, world)
@@ -366,8 +367,7 @@ def test_every_command_on_a_clone_of_links_names_and_forged_text_stays_inside(
     # names never print raw: no injected line, no terminal escape, no bidi override
     assert "\x1b[2J" not in said and "\u202e" not in said
     assert not re.search(r"^## Injected", said, re.M)
-    # check names every trap at path:1, and the instruction-like lines at their lines
-    found = json.loads(cli(world.vault, "check", "--json").stdout)
+    # check named every trap at path:1, and the instruction-like lines at their lines
     codes = {(f["path"], f["code"]) for f in found}
     expected = {
         ("memory/cards/leak.md", "outside-vault"), (f"memory/{YESTERDAY}.md", "outside-vault"),
@@ -611,6 +611,18 @@ def test_a_bundled_model_named_by_the_vault_needs_no_approval(tmp_path: Path) ->
         assert config.model == name and ignored == ()
     config, ignored = settle(tmp_path, VaultConfig(model="antigravity"))
     assert config.model == VaultConfig().model and len(ignored) == 1
+
+
+def test_no_setting_of_the_vaults_reaches_the_network_unapproved(tmp_path: Path) -> None:
+    """A model named like one on a model hub (which the libraries would download), a URL, or a
+    folder of the vault are set aside like any package name: the bundled model is searched."""
+    from cardvault.trust.settings import settle
+    from cardvault.vault.config import VaultConfig
+
+    for name in ("sentence-transformers/all-MiniLM-L6-v2", "https://example.invalid/m.onnx",
+                 "./memory/model", str(tmp_path)):  # fmt: skip
+        config, ignored = settle(tmp_path, VaultConfig(model=name))
+        assert config.model == VaultConfig().model and len(ignored) == 1, name
 
 
 def test_the_bundled_models_trust_allows_are_the_ones_search_reads() -> None:
