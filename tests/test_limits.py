@@ -214,7 +214,7 @@ def test_a_hand_edit_is_screened_reading_at_most_what_the_reader_takes(vault_pat
     screen's allocations far below the file's size, and a hand-edited symlink is not followed."""
     import tracemalloc
 
-    from cardvault.edits.door import commit_hand_edits
+    from cardvault.edits.door import _commit_hand_edits as commit_hand_edits
     from cardvault.errors import CardFormatError, SecretFoundError
     from cardvault.vault.layout import open_vault_at
 
