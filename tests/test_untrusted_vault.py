@@ -99,6 +99,7 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("capture", ["capture", "--", sys.executable, "-c", "raise SystemExit(3)"]),
         *hostile_arguments(world),
         ("check", ["check", "--fix"]),
+        ("verify", ["verify"]),  # reads the code repository's files, runs nothing
         ("promote", ["promote", "deploy-checklist"]),
         ("demote", ["demote", "deploy-checklist"]),
         ("archive", ["archive", "victim-notes"]),
