@@ -260,17 +260,19 @@ def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None
 
 def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
     """Refuse (SecretFoundError) when a hand edit adds a secret to its text file: compared with
-    the committed text, so a secret already in history is not blamed again."""
+    the committed text, so a secret already in history is not blamed again. Each file is read
+    as the reader reads it (vault/confine.py: inside `top`, never through a symlink, at most
+    MAX_FILE_BYTES + 1 bytes); one too big to read whole is refused (CardFormatError) rather
+    than committed unscreened. A symlink, FIFO or missing file is not read: git records a link's
+    target name, never what it points at."""
     from cardvault.errors import SecretFoundError
     from cardvault.guard import secrets_added
 
     texts = {}
     for rel in dirty:
-        path = top / rel
-        if path.is_file() and not path.is_symlink():
-            data = path.read_bytes()
-            if b"\0" not in data:  # a binary file holds no note to screen
-                texts[rel] = data.decode("utf-8", errors="replace")
+        data = _hand_edit_bytes(top, rel)
+        if data is not None and b"\0" not in data:  # a binary file holds no note to screen
+            texts[rel] = data.decode("utf-8", errors="replace")
     committed = history.committed_texts(top, list(texts))
     for rel, text in texts.items():
         found = secrets_added(committed.get(rel, ""), text)
@@ -282,6 +284,26 @@ def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
                 path,
                 found[0].line,
             )
+
+
+def _hand_edit_bytes(top: Path, rel: str) -> bytes | None:
+    """The bytes of the hand-edited file `rel` to screen (see screen_hand_edits), or None."""
+    from cardvault.errors import CardFormatError, UnsafePathError
+    from cardvault.vault.confine import read_confined
+    from cardvault.vault.files import MAX_FILE_BYTES
+
+    path = top / rel
+    try:
+        data = read_confined(top, path, MAX_FILE_BYTES)
+    except (OSError, UnsafePathError, CardFormatError):
+        return None  # gone, a link, a FIFO or a folder: nothing of its own to screen
+    if len(data) > MAX_FILE_BYTES:
+        raise CardFormatError(
+            f"not committing this hand edit: it is over the {MAX_FILE_BYTES:,} bytes a vault "
+            "file may hold, too big to screen for secrets; shrink it, or commit it yourself",
+            path,
+        )
+    return data
 
 
 def door_notes(written: Written[Any]) -> list[str]:
