@@ -180,7 +180,10 @@ def test_fix_logged_for_a_signature_is_shown_next_time(vault_path: Path) -> None
     )  # fmt: skip
     second = capture(vault_path, PY, "-c", "import nosuchmodule", now="2026-11-30T10:30")
     assert "Fix: pip install nosuchmodule-client" in second.stderr
-    assert "memory/2026-11-30.md#10:20" in second.stderr
+    fix_entry = [line for line in (vault_path / "memory/2026-11-30.md").read_text().splitlines()
+                 if line.startswith("## 10:20 — ")]  # fmt: skip
+    entry_id = fix_entry[0].split("<!-- id:")[1].split(" ")[0]  # cited by its id
+    assert f"memory/2026-11-30.md#{entry_id}" in second.stderr
     assert "seen 2×" in second.stderr, "the fix entry is not counted as a capture"
 
 

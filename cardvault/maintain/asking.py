@@ -139,7 +139,7 @@ def _names(members: Iterable[Member]) -> str:
 
 def _still_open(state: VaultState, item: ReviewItem) -> bool:
     """Whether a pending item's members still exist and (for grouping) are not yet together."""
-    refs = {e.ref for e in state.entries}
+    refs = state.entries_by_ref
     holders = card_holders(state)
     if item.kind == "cross-project":  # project cards, cited by the global card they joined
         return len({holders.get(m.key, m.key) for m in item.members}) > 1
@@ -161,7 +161,8 @@ def card_keys(state: VaultState, card: CardFile) -> frozenset[str]:
     rel = state.vault.rel(card.path)
     folder = rel.rsplit("/", 1)[0]
     aliases = {f"{folder}/{alias}.md" for alias in card.card.aliases}
-    return frozenset({rel, *aliases, *card.card.sources})
+    cited = {name for source in card.card.sources for name in state.entry_names(source)}
+    return frozenset({rel, *aliases, *cited})
 
 
 def card_holders(state: VaultState) -> dict[str, str]:

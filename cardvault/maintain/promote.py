@@ -71,7 +71,9 @@ def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
 
 
 def _entries_by_ref(state: VaultState) -> dict[str, LogEntry]:
-    return {entry.ref: entry for entry in state.entries}
+    from cardvault.vault.entry_ids import entries_by_ref
+
+    return entries_by_ref(state.entries)
 
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
