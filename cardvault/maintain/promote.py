@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
+from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
 from cardvault.vault.card import Card
@@ -40,7 +41,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     by_ref = _entries_by_ref(state)
     for card in state.live:
         why = due(card, cfg, learners(card.card, by_ref))
-        if why:
+        if why and not refused(state, "promote", state.vault.rel(card.path)):
             changes.append(promotion(card, state.today, why))
     return changes + rules_changes(state.after(changes))
 
