@@ -21,11 +21,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.door import Proposal
 from cardvault.vault.card import update_card_text
 from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
 from cardvault.vault.entry_ids import is_positional, stamped_log
 from cardvault.vault.files import read_if_present
+from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot
 
 STEP = "ids"
@@ -79,6 +82,19 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
         changes.append(queue[0])
         citations += queue[1]
     return IdMigration(tuple(changes), stamped, citations)
+
+
+def give_entry_ids(vault: Vault) -> history.CommitResult | None:
+    """Migrate the vault now, through the one write door, in its own commit (None when there
+    is nothing to migrate). `maintain` does this by itself under its own lock."""
+    from cardvault.edits.door import locked_write, propose
+    from cardvault.vault.read import read_vault
+
+    def plan() -> Proposal[None]:
+        migration = id_changes(read_vault(vault, verify=True))
+        return propose(migration.changes, migration.message, None)
+
+    return locked_write(vault, plan).commit
 
 
 def _queue_change(
