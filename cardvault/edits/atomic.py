@@ -5,6 +5,9 @@ vault, such as `export`'s output; vault files are written by the door's batch wr
 target, so a reader sees the old file or the new one, never half of each. It takes the digest of
 the text the caller read: if the file on disk no longer matches (someone saved it in an editor
 meanwhile), it refuses with ConcurrentEditError instead of clobbering the edit.
+
+`fsync_folder` makes a folder's entries durable; the batch writer and the journal use it too
+(here, below both, so neither imports the other's writer).
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import os
 import tempfile
 from pathlib import Path
 
-from cardvault.edits.batch import fsync_folder
 from cardvault.errors import ConcurrentEditError
 from cardvault.vault.files import ABSENT, current_digest, digest_bytes
 
@@ -45,3 +47,17 @@ def atomic_write(path: Path, text: str, expected: str) -> str:
         raise
     fsync_folder(path.parent)
     return digest_bytes(data)
+
+
+def fsync_folder(folder: Path) -> None:
+    """Make the folder's entries (a rename, a removal) durable; best effort."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

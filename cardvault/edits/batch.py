@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from cardvault.edits.atomic import fsync_folder
 from cardvault.edits.journal import Step, is_removal, temp_path
 from cardvault.errors import ConcurrentEditError, UnsafePathError
 from cardvault.vault.confine import confined
@@ -94,20 +95,6 @@ def _digest_or_absent(path: Path) -> str:
         return current_digest(path)
     except (NotADirectoryError, IsADirectoryError):
         return ABSENT
-
-
-def fsync_folder(folder: Path) -> None:
-    """Make the folder's entries (a rename, a removal) durable; best effort."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def flush_file_system(root: Path) -> None:

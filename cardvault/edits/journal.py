@@ -30,6 +30,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from cardvault.edits.atomic import fsync_folder
 from cardvault.errors import CardvaultError, NotWritableError
 from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT
@@ -89,8 +90,6 @@ def temp_path(path: Path, journal_id: str) -> Path:
 
 def write_journal(vault: Vault, journal: Journal) -> None:
     """Make `journal` durable: temporary file, fsync, rename, fsync of the folder."""
-    from cardvault.edits.batch import fsync_folder
-
     path = journal_path(vault)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {

@@ -34,7 +34,6 @@ from cardvault.vault.files import ABSENT
 
 STEP = "answers"
 ARCHIVE, PROMOTE, DUPLICATE = "archive", "promote", "duplicate"
-_REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
 _LINES = (
     (DUPLICATE, re.compile(r"^merged (\S+) → (\S+)$")),
     (ARCHIVE, re.compile(r"^archived (\S+)(?: \(.*\))?$")),
@@ -57,30 +56,10 @@ def undone_actions(state: VaultState) -> list[Undone]:
     """Every merge, archive and promotion a standing revert of a maintenance commit undid."""
     from cardvault import history
 
-    top = history.work_tree(state.vault)
-    if top is None or history.head(state.vault) is None:
-        return []
-    log = history.run_git(
-        top, "log", "--grep=This reverts commit", "--format=%H%x00%B%x1e", "HEAD"
-    ).stdout
-    reverts: dict[str, str] = {}  # reverted commit -> the revert
-    for record in log.split("\x1e"):
-        sha, _, body = record.strip().partition("\0")
-        for target in _REVERTS.findall(body):
-            reverts.setdefault(target, sha)
-    standing = {t: r for t, r in reverts.items() if not any(r.startswith(k) for k in reverts)}
-    if not standing:
-        return []
-    shown = history.run_git(
-        top, "show", "-s", "--format=%H%x00%B%x1e", *standing, check=False
-    ).stdout
     found = []
-    for record in shown.split("\x1e"):
-        sha, _, body = record.strip().partition("\0")
-        by = next((r for t, r in standing.items() if sha.startswith(t)), None)
-        if by is None or not body.startswith("maintain:"):
-            continue
-        found += _actions(body.splitlines()[1:], sha, by)
+    for reverted in history.reverted_commits(state.vault):
+        if reverted.message.startswith("maintain:"):
+            found += _actions(reverted.message.splitlines()[1:], reverted.sha, reverted.by)
     return found
 
 

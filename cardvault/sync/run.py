@@ -1,18 +1,20 @@
 """`cardvault sync`: share the vault with other machines through any git remote.
 
-Under the vault lock (writers on this machine wait; readers never do):
-1. finish an interrupted write, set up the merge drivers if missing (edits/door.py);
-2. commit pending hand edits of the vault's own files (vault/owned.py), as "hand edits", once
-   the secret guard found nothing in them: in a repository the vault shares with code, code
+Once the branch and the remote are known (a detached HEAD, an unknown remote: refused), under
+the vault lock (writers on this machine wait; readers never do):
+1. finish an interrupted write, set up the merge drivers if missing, and commit pending hand
+   edits of the vault's own files (vault/owned.py), as "hand edits", once the secret guard
+   found nothing in them (edits/door.py): in a repository the vault shares with code, code
    changes and untracked files are never committed, and never stop a sync;
-3. fetch the remote, merge its branch with cardvault's drivers (daily logs entry by entry,
-   cards key by key, managed sections as sets of lines: sync/driver.py);
-4. after a true merge (not a fast-forward) that changed cards or the managed files, regenerate
+2. fetch the remote, merge its branch with cardvault's drivers (daily logs entry by entry,
+   cards key by key, managed sections as sets of lines: sync/driver.py; git's side of it in
+   history/remote.py);
+3. after a true merge (not a fast-forward) that changed cards or the managed files, regenerate
    MEMORY.md's table and AGENTS.md's learned rules from the merged cards, in one commit;
-5. push, unless what the push would publish (the difference between the remote's branch and
+4. push, unless what the push would publish (the difference between the remote's branch and
    HEAD; every unpublished commit for a new branch) touches a file that is not cardvault's:
    cardvault never publishes code, so such a branch is left for the user to push (`refused`);
-   when the push is rejected because another machine pushed first, go back to 3.
+   when the push is rejected because another machine pushed first, go back to 2.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
 one side removed a file the other changed) stops the sync: the merge is aborted so the
 repository is exactly as before, and the conflicts come back as `path:line`. The search index
@@ -28,16 +30,10 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change
-from cardvault.edits.door import (
-    OnWait,
-    commit_hand_edits,
-    holding_the_lock,
-    propose,
-    write_while_holding,
-)
+from cardvault.edits.door import OnWait, holding_the_lock, propose, write_while_holding
 from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
-from cardvault.sync import gitops
+from cardvault.history import remote as git_remote
 from cardvault.trust.settings import shown
 from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
@@ -57,7 +53,7 @@ class SyncResult:
     attempts: int
     pending: history.CommitResult | None = None
     regenerated: history.CommitResult | None = None
-    conflicts: tuple[gitops.Conflict, ...] = ()
+    conflicts: tuple[git_remote.Conflict, ...] = ()
     notes: list[str] = field(default_factory=list)
     refused: str | None = None  # why nothing was pushed (changes outside the vault's files)
 
@@ -72,26 +68,13 @@ def sync_vault(
     top = history.work_tree(vault)
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
-    with holding_the_lock(vault, on_wait=on_wait) as entered:
-        if history.merge_in_progress(vault):
-            raise CardvaultError("a git merge is in progress; finish or abort it first", top)
-        branch = gitops.current_branch(top)
-        name = remote or gitops.default_remote(top, branch)
-        gitops.check_remote(top, name)
-        pending = commit_hand_edits(vault, [vault.root / p for p in _vault_dirty(vault)])
+    branch = git_remote.current_branch(top)
+    name = remote or git_remote.default_remote(top, branch)
+    git_remote.check_remote(top, name)
+    with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
         result = _exchange(vault, name, branch, today or dt.date.today())
         notes = describe(entered.recovery)
-    return replace(result, pending=pending, notes=[*notes, *_index_notes(vault, result)])
-
-
-def _vault_dirty(vault: Vault) -> list[str]:
-    """Uncommitted paths of the vault, relative to the vault root."""
-    top = history.work_tree(vault) or vault.root
-    return [
-        (top / rel).relative_to(vault.root).as_posix()
-        for rel in history.uncommitted(vault)
-        if (top / rel).resolve().is_relative_to(vault.root)
-    ]
+    return replace(result, pending=entered.pending, notes=[*notes, *_index_notes(vault, result)])
 
 
 def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncResult:
@@ -101,8 +84,8 @@ def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncRes
     outcomes: list[str] = []
     regenerated = None
     for attempt in range(1, ATTEMPTS + 1):
-        if gitops.fetch(top, remote, branch):
-            outcome = gitops.merge(top, f"{remote}/{branch}", f"sync: merge {remote}/{branch}")
+        if git_remote.fetch(top, remote, branch):
+            outcome = git_remote.merge(top, f"{remote}/{branch}", f"sync: merge {remote}/{branch}")
             if outcome.conflicts:
                 return SyncResult(
                     remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
@@ -113,13 +96,13 @@ def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncRes
                 regenerated = _regenerate(vault, today) or regenerated
         else:
             outcomes.append("new branch")
-        foreign = _not_ours(vault, gitops.unpublished(top, remote, branch))
+        foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
         if foreign:
             return SyncResult(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
                 refused=_refusal(foreign),
             )  # fmt: skip
-        if gitops.push(top, remote, branch):
+        if git_remote.push(top, remote, branch):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
             )
