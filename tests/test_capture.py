@@ -97,14 +97,16 @@ def test_second_identical_failure_bumps_the_counter(vault_path: Path) -> None:
     text = log_text(vault_path)
     assert text.count("Traceback (most recent call last)") == 1, "no second copy of the tail"
     assert "## 11:02 — Failed again:" in text
-    assert "Seen: 2 (first: memory/2026-11-30.md#10:15)" in text
+    assert re.search(r"Seen: 2 \(first: memory/2026-11-30\.md#[0-9a-f]{6}\)", text)  # by id
     signature = failure.signature("ModuleNotFoundError: No module named <q>")
     assert len(captures_of(open_vault_at(vault_path), signature)) == 2
     assert "seen 2×" in second.stderr
     third = capture(vault_path, PY, "-c", "import nosuchmodule", now="2026-12-01T08:00")
     assert "seen 3×" in third.stderr
+    first_id = re.search(r"## 10:15 — .*<!-- id:([0-9a-f]{6}) -->", text)
+    assert first_id is not None
     assert (
-        "Seen: 3 (first: memory/2026-11-30.md#10:15)"
+        f"Seen: 3 (first: memory/2026-11-30.md#{first_id.group(1)})"
         in (vault_path / "memory/2026-12-01.md").read_text()
     )
 
