@@ -16,6 +16,7 @@ from cardvault.cli.common import (
     register_project,
     report_commit,
     report_notes,
+    report_subject,
     session_of,
     vault_of,
     waiting_note,
@@ -219,6 +220,7 @@ def result_json(result: RunResult, dry_run: bool) -> dict[str, Any]:
         "commit": result.commit.sha if result.commit else None,
         "branch": result.branch,
         "pending_commit": result.pending.sha if result.pending else None,
+        "ids_commit": result.ids.sha if result.ids else None,
         "timings": {k: round(v, 3) for k, v in result.timings.items()},
     }
     if dry_run:
@@ -249,6 +251,8 @@ def _show(result: RunResult, dry_run: bool) -> None:
         render.warning(problem)
     if result.pending is not None:
         report_commit(result.pending)
+    if result.ids is not None:
+        report_subject(result.ids)
     rows = []
     for outcome in plan.steps:
         files = len({p for c in outcome.files for p in _paths(c)})

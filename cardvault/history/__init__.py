@@ -18,7 +18,8 @@ Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathsp
 - runner.py: the safe settings, finding the repository, the default identity;
 - repo.py: the one place a GitPython `Repo` is made (private to this folder);
 - commits.py: `commit` (one per write, of exactly its files), `commit_to_branch`, `unstage`;
-- status.py: uncommitted paths, what the index tracks, what HEAD holds, past commits, the remote;
+- status.py: uncommitted paths, what the index tracks, what HEAD holds, past commits (and the
+  reverted ones), the remote;
 - locks.py: git's lock files, and clearing those a killed git left;
 - drivers.py: `.gitattributes` and the merge drivers in the clone's config;
 - merging.py: git's line-by-line three-way merge, for the drivers;
@@ -70,6 +71,7 @@ from cardvault.history.runner import (
 from cardvault.history.status import (
     IGNORED,
     CommitInfo,
+    Reverted,
     commit_count,
     committed_texts,
     head,
@@ -78,6 +80,7 @@ from cardvault.history.status import (
     merge_in_progress,
     parse_status,
     remote_url,
+    reverted_commits,
     tracked_under,
     uncommitted,
     work_tree,
@@ -97,6 +100,7 @@ __all__ = [
     "CommitInfo",
     "CommitResult",
     "GitError",
+    "Reverted",
     "attributes_text",
     "clear_stale_git_locks",
     "commit",
@@ -123,6 +127,7 @@ __all__ = [
     "needs_attributes",
     "parse_status",
     "remote_url",
+    "reverted_commits",
     "safe_message",
     "settle_git_locks",
     "signed",
