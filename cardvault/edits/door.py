@@ -2,8 +2,10 @@
 
 `locked_write(vault, plan)`:
 1. takes the vault lock, waiting while another writer finishes (lock.py);
-2. finishes a write an earlier process was killed in the middle of, and clears the lock files a
-   killed git left (recover.py);
+2. refuses, with one line saying how to finish it, while git is in the middle of something a
+   commit would be lost to or swept into (a rebase, merge, cherry-pick, revert or bisect, a
+   detached HEAD: history/states.py); finishes a write an earlier process was killed in the
+   middle of, and clears the lock files a killed git left (recover.py);
 3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
    returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
@@ -34,7 +36,7 @@ from cardvault.edits.changes import Change
 from cardvault.edits.gitsetup import SUBJECT, attributes_change, configure_drivers, needs_attributes
 from cardvault.edits.lock import Holder, vault_lock
 from cardvault.edits.recover import Recovery, describe, recover, settle_git_locks
-from cardvault.errors import CardvaultError, ConcurrentEditError
+from cardvault.errors import CardvaultError, ConcurrentEditError, UnfinishedGitError
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
 
@@ -99,6 +101,7 @@ def holding_the_lock(
     asked = time.monotonic()
     with vault_lock(vault, timeout, on_wait):
         waited = time.monotonic() - asked
+        refuse_unfinished_git(vault)
         recovery = recover(vault)
         setup = _merge_setup(vault) if merge_setup else None
         yield Entered(recovery, setup, waited)
@@ -131,6 +134,14 @@ def locked_write(
                 continue
             break
     return replace(written, recovery=entered.recovery, setup=entered.setup, waited=entered.waited)
+
+
+def refuse_unfinished_git(vault: Vault) -> None:
+    """Raise, with the line history/states.py words, while git is in the middle of an
+    operation a commit would be lost to or swept into (nothing is written, nothing recovered)."""
+    operation = history.unfinished_operation(vault.root)
+    if operation is not None:
+        raise UnfinishedGitError(operation.message, history.work_tree_of(vault.root))
 
 
 def _merge_setup(vault: Vault) -> history.CommitResult | None:

@@ -8,7 +8,8 @@ one way cardvault starts it, and `sync/` builds its fetch, merge and push on it.
 
 - runner.py: `run_git`, the repository holding a vault, the default identity;
 - commits.py: `commit` (one per write, of exactly its files), `commit_to_branch`, `unstage`;
-- status.py: uncommitted paths, HEAD, commit counts and subjects, the remote.
+- status.py: uncommitted paths, HEAD, commit counts and subjects, the remote;
+- states.py: what git is in the middle of (a rebase, a merge, a detached HEAD...).
 """
 
 from cardvault.history.commits import (
@@ -33,6 +34,7 @@ from cardvault.history.runner import (
     run_git,
     work_tree_of,
 )
+from cardvault.history.states import GitOperation, unfinished_operation
 from cardvault.history.status import (
     IGNORED,
     CommitInfo,
@@ -56,6 +58,7 @@ __all__ = [
     "CommitInfo",
     "CommitResult",
     "GitError",
+    "GitOperation",
     "commit",
     "commit_count",
     "commit_to_branch",
@@ -74,6 +77,7 @@ __all__ = [
     "safe_message",
     "signed",
     "uncommitted",
+    "unfinished_operation",
     "unstage",
     "work_tree",
     "work_tree_of",
