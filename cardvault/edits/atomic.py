@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from cardvault.edits.batch import fsync_folder
+from cardvault.edits.journal import short_name
 from cardvault.errors import ConcurrentEditError
 from cardvault.vault.files import ABSENT, current_digest, digest_bytes
 
@@ -29,7 +30,9 @@ def atomic_write(path: Path, text: str, expected: str) -> str:
         raise ConcurrentEditError(f"{what}; not overwriting (re-run to pick up the edit)", path)
     data = text.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # mkstemp puts 8 characters between prefix and suffix: room kept for them within 255 bytes
+    prefix = short_name(path.name, ".xxxxxxxx.tmp").removesuffix("xxxxxxxx.tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

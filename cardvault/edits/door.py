@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from cardvault import history
+from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
 from cardvault.edits.changes import Change
 from cardvault.edits.gitsetup import SUBJECT, attributes_change, configure_drivers, needs_attributes
@@ -101,6 +102,7 @@ def holding_the_lock(
     asked = time.monotonic()
     with vault_lock(vault, timeout, on_wait):
         waited = time.monotonic() - asked
+        faults.begin()
         refuse_unfinished_git(vault)
         recovery = recover(vault)
         setup = _merge_setup(vault) if merge_setup else None
@@ -177,6 +179,7 @@ def write_while_holding(
     def record(paths: list[Path]) -> None:
         settle_git_locks(vault)
         try:
+            faults.step(vault.root / ".git")
             commits.append(history.commit(vault, proposal.message, paths))
         except BaseException:
             history.unstage(vault, paths)

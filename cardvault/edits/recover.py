@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.batch import sweep_temp_files, write_steps
+from cardvault.edits.batch import put_back, sweep_temp_files, write_steps
 from cardvault.edits.journal import (
     Journal,
     Step,
@@ -141,6 +141,8 @@ def _replay(vault: Vault, journal: Journal) -> tuple[list[Step], list[str]]:
             pending.append(step)
         else:
             left.append(step.rel)
+    if journal.rollback:  # an undo: the old bytes kept beside a file are renamed back first
+        pending = [s for s in pending if not put_back(vault.root, s.rel, journal.id)]
     if pending:
         write_steps(vault.root, pending, journal.id)
     return done + pending, left
@@ -233,7 +235,7 @@ def describe(recovery: Recovery) -> list[str]:
     if recovery.message is not None or recovery.rollback:
         subject = (recovery.message or "").split("\n", 1)[0]
         if recovery.rollback:
-            lines.append("finished undoing a write that failed when its process was killed")
+            lines.append("finished undoing a write that failed (nothing of it was kept)")
         elif recovery.commit is not None and recovery.commit.recorded:
             sha = (recovery.commit.sha or "")[:10]
             lines.append(f"finished an interrupted write ({subject}): committed {sha}")
