@@ -107,11 +107,13 @@ def apply_changes(
     after_write: AfterWrite | None = None,
     finish: Callable[[list[Path]], object] | None = None,
     message: str | None = None,
+    moves: tuple[str, str] | None = None,
 ) -> list[Path]:
     """Write `changes` all or nothing; return the paths written or removed.
 
     The change is journaled first (journal.py), so a crash at any later moment is finished by
-    the next writing command, which commits it with `message` (left uncommitted when None).
+    the next writing command, which commits it with `message` (left uncommitted when None), or
+    with `moves` (sync's merge), moves the branch to the merge commit (history/treemerge.py).
     `finish(paths)` runs after the last write (the caller's git commit); if it raises, the
     files are restored too. Callers hold the vault lock: `door.locked_write` is the way in.
     """
@@ -121,7 +123,7 @@ def apply_changes(
     _check_writable(vault, ops)
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
     steps = [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
-    journal = new_journal(message, steps, agent=vault.agent)
+    journal = new_journal(message, steps, agent=vault.agent, moves=moves)
     write_journal(vault, journal)
     paths = [op.path for op in ops]
     try:

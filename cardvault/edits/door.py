@@ -24,6 +24,7 @@ the MCP tools — goes through here; nothing else takes the lock or commits.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -187,6 +188,31 @@ def write_while_holding(
 
     paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
     return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
+
+
+def merge_while_holding(
+    vault: Vault, changes: Sequence[Change], merge: history.TreeMerge
+) -> tuple[Path, ...]:
+    """Step 5 of the door for sync's merge, inside `holding_the_lock`: write the vault's
+    merged files all or nothing (journaled, so a kill is finished by the next command), then
+    move the branch to the merge commit (history.move_head) instead of committing. A failure
+    restores the files and leaves the branch where it was."""
+    new = merge.new
+    top = history.work_tree_of(vault.root)
+    assert new is not None and top is not None
+    settle_git_locks(vault)
+    moves = (merge.old, new)
+
+    def move(paths: list[Path]) -> None:
+        settle_git_locks(vault)
+        faults.step(vault.root / ".git")
+        rels = [Path(os.path.relpath(p, top)).as_posix() for p in paths]
+        history.move_head(top, merge.old, new, rels)
+
+    if not compose(changes):
+        move([])
+        return ()
+    return tuple(apply_changes(vault, changes, None, move, None, moves))
 
 
 def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:

@@ -89,13 +89,21 @@ class Journal:
     pid: int
     rollback: bool = False
     agent: str | None = None  # the agent the commit is signed with (docs/scopes.md)
+    #: sync's merge: instead of a commit, the branch moves from the first commit to the second
+    #: once the steps are written (history/treemerge.py)
+    moves: tuple[str, str] | None = None
 
 
 def new_journal(
-    message: str | None, steps: list[Step], rollback: bool = False, agent: str | None = None
+    message: str | None,
+    steps: list[Step],
+    rollback: bool = False,
+    agent: str | None = None,
+    moves: tuple[str, str] | None = None,
 ) -> Journal:
     """A journal with a fresh id for the current process."""
-    return Journal(uuid.uuid4().hex[:12], message, tuple(steps), os.getpid(), rollback, agent)
+    ident = uuid.uuid4().hex[:12]
+    return Journal(ident, message, tuple(steps), os.getpid(), rollback, agent, moves)
 
 
 def journal_path(vault: Vault) -> Path:
@@ -137,6 +145,7 @@ def write_journal(vault: Vault, journal: Journal) -> None:
         "pid": journal.pid,
         "rollback": journal.rollback,
         "agent": journal.agent,
+        "moves": list(journal.moves) if journal.moves else None,
         "steps": [asdict(step) for step in journal.steps],
     }
     tmp = path.with_name(f".{JOURNAL_NAME}.tmp")
@@ -201,6 +210,7 @@ def read_journal(vault: Vault) -> Journal | None:
             int(data["pid"]),
             bool(data["rollback"]),
             agent if isinstance(agent, str) else None,
+            _moves(data.get("moves")),
         )
         if path == undo:  # a write being undone: its steps turned round, nothing to commit
             journal = replace(journal, steps=tuple(s.undone() for s in steps), rollback=True)
@@ -212,6 +222,20 @@ def read_journal(vault: Vault) -> Journal | None:
         ) from exc
     check_journal(vault, journal)
     return journal
+
+
+def _moves(data: object) -> tuple[str, str] | None:
+    """A merge's two commit ids, each a full hexadecimal id (TypeError otherwise)."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) != 2 or not all(_is_sha(x) for x in data):
+        raise TypeError("moves must name two commits")
+    return (data[0], data[1])
+
+
+def _is_sha(text: object) -> bool:
+    hexadecimal = isinstance(text, str) and all(c in "0123456789abcdef" for c in text)
+    return hexadecimal and len(str(text)) in (40, 64)
 
 
 def _step(data: dict[str, object]) -> Step:

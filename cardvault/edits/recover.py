@@ -78,7 +78,9 @@ def recover(vault: Vault) -> Recovery:
     done, left = _replay(vault, journal)
     swept = sweep_temp_files(vault.root, (s.rel for s in journal.steps), journal.id)
     commit = None
-    if journal.message is not None and not journal.rollback and done:
+    if journal.moves is not None and not journal.rollback:
+        notes.append(_finish_merge(vault, journal, done))
+    elif journal.message is not None and not journal.rollback and done:
         message = journal.message.rstrip("\n") + "\n\n(finished after an interruption)\n"
         settle_git_locks(vault)
         try:
@@ -100,6 +102,22 @@ def recover(vault: Vault) -> Recovery:
         tuple(cleared),
         tuple(notes),
     )
+
+
+def _finish_merge(vault: Vault, journal: Journal, done: list[Step]) -> str:
+    """sync's merge, killed after its journal was made: its files are written now (the
+    replay); bring the branch and the rest of the work tree to the merge commit."""
+    top = history.work_tree_of(vault.root)
+    assert journal.moves is not None
+    old, new = journal.moves
+    if top is None:
+        return "an interrupted sync's files were written; the vault is no longer in git"
+    rels = [os.path.relpath(vault.root / s.rel, top) for s in journal.steps]
+    settle_git_locks(vault)
+    found = history.finish_move(top, old, new, [Path(r).as_posix() for r in rels])
+    if found == "moved on":
+        return f"an interrupted sync's merge ({new[:10]}) was not recorded: the branch moved since"
+    return f"finished an interrupted sync: the branch is at its merge {new[:10]}"
 
 
 def take_out_tracked_cache(vault: Vault) -> list[str]:

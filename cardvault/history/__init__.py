@@ -9,7 +9,8 @@ one way cardvault starts it, and `sync/` builds its fetch, merge and push on it.
 - runner.py: `run_git`, the repository holding a vault, the default identity;
 - commits.py: `commit` (one per write, of exactly its files), `commit_to_branch`, `unstage`;
 - status.py: uncommitted paths, HEAD, commit counts and subjects, the remote;
-- states.py: what git is in the middle of (a rebase, a merge, a detached HEAD...).
+- states.py: what git is in the middle of (a rebase, a merge, a detached HEAD...);
+- treemerge.py: sync's merge made in the object store, then the branch moved to it.
 """
 
 from cardvault.history.commits import (
@@ -48,6 +49,14 @@ from cardvault.history.status import (
     uncommitted,
     work_tree,
 )
+from cardvault.history.treemerge import (
+    TreeMerge,
+    blob_text,
+    changed_paths,
+    finish_move,
+    merge_in_objects,
+    move_head,
+)
 
 __all__ = [
     "AGENT_TRAILER",
@@ -59,9 +68,13 @@ __all__ = [
     "CommitResult",
     "GitError",
     "GitOperation",
+    "TreeMerge",
+    "blob_text",
+    "changed_paths",
     "commit",
     "commit_count",
     "commit_to_branch",
+    "finish_move",
     "git_dir",
     "head",
     "head_of",
@@ -70,7 +83,9 @@ __all__ = [
     "is_repo",
     "is_temp_file",
     "last_commit_with_subject",
+    "merge_in_objects",
     "merge_in_progress",
+    "move_head",
     "parse_status",
     "remote_url",
     "run_git",

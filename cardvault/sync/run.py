@@ -27,23 +27,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.changes import Change
+from cardvault.edits.changes import Change, DeleteFile, WriteFile
 from cardvault.edits.door import (
     OnWait,
     commit_hand_edits,
     holding_the_lock,
+    merge_while_holding,
     propose,
+    refuse_unfinished_git,
     write_while_holding,
 )
 from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
 from cardvault.sync import gitops
+from cardvault.sync.merge_text import conflict_lines
 from cardvault.trust.settings import shown
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
 
 ATTEMPTS = 5
-_REGENERATE = ("memory/cards/", "memory/archive/", "MEMORY.md", "AGENTS.md")
 
 
 @dataclass(frozen=True)
@@ -72,15 +75,14 @@ def sync_vault(
     top = history.work_tree(vault)
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
+    refuse_unfinished_git(vault)
+    branch = gitops.current_branch(top)
+    name = remote or gitops.default_remote(top, branch)
+    gitops.check_remote(top, name)
     with holding_the_lock(vault, on_wait=on_wait) as entered:
-        if history.merge_in_progress(vault):
-            raise CardvaultError("a git merge is in progress; finish or abort it first", top)
-        branch = gitops.current_branch(top)
-        name = remote or gitops.default_remote(top, branch)
-        gitops.check_remote(top, name)
         pending = commit_hand_edits(vault, [vault.root / p for p in _vault_dirty(vault)])
-        result = _exchange(vault, name, branch, today or dt.date.today())
         notes = describe(entered.recovery)
+    result = _exchange(vault, name, branch, today or dt.date.today(), on_wait)
     return replace(result, pending=pending, notes=[*notes, *_index_notes(vault, result)])
 
 
@@ -94,32 +96,36 @@ def _vault_dirty(vault: Vault) -> list[str]:
     ]
 
 
-def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncResult:
-    """Fetch, merge, regenerate and push until the push goes through (or a conflict)."""
+def _exchange(
+    vault: Vault, remote: str, branch: str, today: dt.date, on_wait: OnWait | None
+) -> SyncResult:
+    """Fetch, merge, regenerate and push until the push goes through (or a conflict). The
+    network waits (fetch, push) hold no lock; the merge and its regeneration do."""
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
     regenerated = None
     for attempt in range(1, ATTEMPTS + 1):
-        if gitops.fetch(top, remote, branch):
-            outcome = gitops.merge(top, f"{remote}/{branch}", f"sync: merge {remote}/{branch}")
-            if outcome.conflicts:
-                return SyncResult(
-                    remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
-                )
-            outcomes.append(outcome.how)
-            merged = _in_vault(vault, outcome.changed) if outcome.how == "merged" else []
-            if any(path.startswith(_REGENERATE) for path in merged):
-                regenerated = _regenerate(vault, today) or regenerated
-        else:
-            outcomes.append("new branch")
-        foreign = _not_ours(vault, gitops.unpublished(top, remote, branch))
+        exists = gitops.fetch(top, remote, branch)
+        with holding_the_lock(vault, on_wait=on_wait):
+            if exists:
+                outcome = _merge(vault, top, f"{remote}/{branch}")
+                if outcome.conflicts:
+                    return SyncResult(
+                        remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
+                    )
+                outcomes.append(outcome.how)
+            else:
+                outcomes.append("new branch")
+            regenerated = _regenerate(vault, today) or regenerated
+            published = history.head(vault)
+            foreign = _not_ours(vault, gitops.unpublished(top, remote, branch))
         if foreign:
             return SyncResult(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
                 refused=_refusal(foreign),
             )  # fmt: skip
-        if gitops.push(top, remote, branch):
+        if gitops.push(top, remote, branch, published or "HEAD"):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
             )
@@ -127,6 +133,44 @@ def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncRes
         f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
         top,
     )
+
+
+def _merge(vault: Vault, top: Path, target: str) -> gitops.MergeOutcome:
+    """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
+    git's object store (history/treemerge.py), the vault's files written through the journal,
+    then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
+    merge = history.merge_in_objects(top, target, f"sync: merge {target}")
+    if merge.how == "conflict":
+        conflicts = tuple(
+            gitops.Conflict(path, tuple(conflict_lines(text)) if text else ())
+            for path, text in merge.conflicts
+        )
+        return gitops.MergeOutcome("conflict", conflicts)
+    if merge.new is None:
+        return gitops.MergeOutcome(merge.how)
+    gitops.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
+    changes = [
+        _file_change(vault, top / rel, history.blob_text(top, merge.new, rel))
+        for rel in merge.changed
+        if _journaled(vault, top, rel)
+    ]
+    merge_while_holding(vault, changes, merge)
+    return gitops.MergeOutcome(merge.how, (), merge.changed)
+
+
+def _journaled(vault: Vault, top: Path, rel: str) -> bool:
+    """Whether a changed path is one of the vault's files (written through the journal)."""
+    inside = os.path.relpath(os.path.join(top, rel), vault.root)
+    return not inside.startswith("..") and is_written_file(Path(inside).as_posix())
+
+
+def _file_change(vault: Vault, path: Path, text: str | None) -> Change:
+    """The change that makes `path` hold `text` (None: removed), from what is on disk."""
+    found = read_if_present(path, vault.root)
+    digest = found.digest if found is not None else ABSENT
+    if text is None:
+        return DeleteFile(path, digest, "sync: merged")
+    return WriteFile(path, text, digest, "sync: merged", "sync")
 
 
 def _how(outcomes: list[str]) -> str:
@@ -166,7 +210,9 @@ def _in_vault(vault: Vault, paths: tuple[str, ...]) -> list[str]:
 
 
 def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:
-    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards."""
+    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards: after every
+    merge, fast-forward or not (a sync killed after its merge is caught up by the next one);
+    nothing when they already agree."""
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state
