@@ -70,6 +70,8 @@ def test_mypy_is_clean() -> None:
     [
         ("insight/planted.py", "from rich.table import Table", "rich"),
         ("vault/planted.py", "import git", "git"),
+        ("sync/planted.py", "from git import Repo", "git"),
+        ("edits/planted.py", "from gitdb import LooseObjectDB", "gitdb"),
         ("maintain/planted.py", "import onnxruntime", "onnxruntime"),
         ("context/planted.py", "from sentence_transformers import SentenceTransformer", "sentence"),
         ("check/planted.py", "import torch", "torch"),
@@ -88,6 +90,109 @@ def test_banned_import_rule_fails_on_a_planted_violation(
     )
     assert result.returncode == 1
     assert "TID251" in result.stdout and library in result.stdout
+
+
+def test_gitpython_is_allowed_in_history_alone(tmp_path: Path) -> None:
+    """The same import planted in history/ passes: GitPython's one home (pyproject's
+    per-file rule), so the planted violations above fail for where they are."""
+    planted = tmp_path / "cardvault" / "history" / "planted.py"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("import git\n", encoding="utf-8")
+    shutil.copyfile(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    result = subprocess.run(  # its file patterns are read from the folder ruff runs in
+        [_tool("ruff"), "check", "--select", "TID251", "cardvault"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout
+
+
+#: What other folders may import from history/: the package's names, and sync's git steps.
+HISTORY_PUBLIC = {"remote", *__import__("cardvault.history", fromlist=["__all__"]).__all__}
+
+
+def _starts_git(node: ast.AST) -> bool:
+    """Whether `node` is a call whose first argument is a command line starting with "git"."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    first = node.args[0]
+    if isinstance(first, (ast.List, ast.Tuple)) and first.elts:
+        head = first.elts[0]
+        return isinstance(head, ast.Constant) and head.value == "git"
+    return False
+
+
+def _imported_names(node: ast.AST) -> list[str]:
+    """The dotted names an import statement brings in (`a.b` and `a.b.name` for a from-import)."""
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    return []
+
+
+def _git_breaches(root: Path) -> list[str]:
+    """Modules of the package at `root` outside history/ that start git, or import what
+    history/ keeps to itself (its runner, GitPython's `Repo` maker...)."""
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] == "history":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for name in _imported_names(node):
+                parts = name.split(".")
+                private = len(parts) > 2 and parts[2] not in HISTORY_PUBLIC
+                if parts[:2] == ["cardvault", "history"] and private:
+                    wrong.append(f"{rel}:{getattr(node, 'lineno', 0)}: {name}")
+            if _starts_git(node):
+                wrong.append(f"{rel}:{getattr(node, 'lineno', 0)}: starts git")
+    return wrong
+
+
+def test_only_history_runs_git() -> None:
+    """All git knowledge lives in history/: no other module starts git, imports `run_git` or
+    GitPython's `Repo` maker (history's private modules)."""
+    assert _git_breaches(PACKAGE) == []
+
+
+def test_the_git_rule_fails_on_a_planted_violation(tmp_path: Path) -> None:
+    """The rule is real: a service that runs git itself, or imports history's runner, fails."""
+    package = tmp_path / "cardvault"
+    (package / "sync").mkdir(parents=True)
+    (package / "sync" / "planted.py").write_text(
+        "import subprocess\nsubprocess.run(['git', 'status'])\n", encoding="utf-8"
+    )
+    (package / "edits").mkdir()
+    (package / "edits" / "planted.py").write_text(
+        "from cardvault.history.runner import run_git\n", encoding="utf-8"
+    )
+    assert _git_breaches(package) == [
+        "edits/planted.py:1: cardvault.history.runner",
+        "edits/planted.py:1: cardvault.history.runner.run_git",
+        "sync/planted.py:2: starts git",
+    ]
+
+
+#: GitPython's own writers of `.git/` (config, index, refs, objects): cardvault writes there
+#: only through git commands (docs/security.md), so history/ calls none of them.
+GITPYTHON_WRITERS = (
+    "config_writer", "index.add", "index.remove", "index.write", "index.commit", "IndexFile",
+    "set_reference", "set_object", "set_commit", "create_head", "create_tag", "create_remote",
+    "odb.store", "Repo.init", "clone_from", ".delete(",
+)  # fmt: skip
+
+
+def test_history_writes_into_git_only_through_git() -> None:
+    found = [
+        f"{path.relative_to(REPO)}: {writer}"
+        for path in sorted((PACKAGE / "history").glob("*.py"))
+        for writer in GITPYTHON_WRITERS
+        if writer in path.read_text(encoding="utf-8")
+    ]
+    assert found == []
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

@@ -162,7 +162,8 @@ def test_a_rollback_that_cannot_mark_its_journal_still_restores_everything(
 def test_a_card_named_with_255_bytes_is_written_moved_and_rolled_back(
     template: Path, tmp_path: Path
 ) -> None:
-    from cardvault.edits.journal import NAME_MAX, temp_path
+    from cardvault.edits.atomic import NAME_MAX
+    from cardvault.edits.journal import temp_path
 
     long_card = Path("memory/cards") / f"{LONG}.md"
     assert len(long_card.name.encode()) == 255

@@ -1,4 +1,5 @@
-"""Commands that do not search never import the model stack (torch, sentence-transformers, ...)."""
+"""Commands that do not search never import the model stack (torch, sentence-transformers, ...);
+readers, `--help` and the everyday commit never import a git library (GitPython)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 HEAVY = ("torch", "sentence_transformers", "transformers", "onnxruntime", "sklearn", "scipy", "mcp")
+#: GitPython and the object database under it.
+GIT_LIBRARY = ("git", "gitdb", "smmap")
 
 PROBE = """
 import json, sys
@@ -23,10 +26,10 @@ sys.__stdout__.write("\\nHEAVY=" + json.dumps(heavy) + "\\n")
 """
 
 
-def loaded_heavy_modules(args: list[str], cwd: Path) -> list[str]:
-    """Run the CLI in a fresh interpreter and list which heavy packages it imported."""
+def loaded_heavy_modules(args: list[str], cwd: Path, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    """Run the CLI in a fresh interpreter and list which of the `heavy` packages it imported."""
     out = subprocess.run(
-        [sys.executable, "-c", PROBE % json.dumps(HEAVY), *args],
+        [sys.executable, "-c", PROBE % json.dumps(heavy), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -59,3 +62,36 @@ def test_light_commands_do_not_import_the_model_stack(vault_path: Path, args: li
     if args[0] == "show":
         loaded_heavy_modules(["new", "Startup Probe", "-c", "tools", "--body", "x"], vault_path)
     assert loaded_heavy_modules(args, vault_path) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["list", "--json"],
+        ["show", "startup-probe"],
+        ["search", "-m", "keyword", "probe"],
+        ["context"],
+        ["check", "--json"],
+        ["stats", "--json"],
+        ["graph", "--format", "json"],
+        ["view", "--out", "page.html"],
+        ["new", "Startup Probe Two", "-c", "tools", "--body", "plain words"],
+        ["log", "a plain note"],
+    ],
+)
+def test_readers_and_the_everyday_commit_do_not_import_gitpython(
+    vault_path: Path, args: list[str]
+) -> None:
+    """GitPython is for sync, review branches, the drivers' set-up... (cardvault/history/):
+    a reader never loads it, nor does a `new` or a `log` in a clone set up (the first write of
+    a clone writes the merge drivers into its config through it; init did here)."""
+    if args[0] == "show":
+        loaded_heavy_modules(["new", "Startup Probe", "-c", "tools", "--body", "x"], vault_path)
+    assert loaded_heavy_modules(args, vault_path, GIT_LIBRARY) == []
+
+
+def test_sync_imports_gitpython(vault_path: Path) -> None:
+    """The probe sees GitPython where it is used: sync reads the branch and remotes with it
+    (and refuses here, the vault having no remote)."""
+    assert "git" in loaded_heavy_modules(["sync"], vault_path, GIT_LIBRARY)

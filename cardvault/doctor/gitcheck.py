@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from cardvault import history
 from cardvault.doctor.checks import Check
 from cardvault.vault.layout import Vault
@@ -14,16 +12,14 @@ DRIVERS_FIX = "cardvault doctor --fix (or any cardvault write) sets them in this
 def check_merge_drivers(vault: Vault | None) -> Check:
     """Whether git merges this clone's logs, cards and managed sections with cardvault's
     drivers: the commands in `.git/config` and the vault's `.gitattributes` block."""
-    from cardvault.edits.gitsetup import drivers_configured, needs_attributes
-
     if vault is None:
         return Check("merge drivers", "info", "no vault here")
     if history.work_tree_of(vault.root) is None:
         return Check("merge drivers", "info", "the vault is not in a git repository")
-    if not drivers_configured(vault):
+    if not history.drivers_configured(vault.root):
         summary = "not configured in this clone: a `git pull` merges logs and cards line by line"
         return Check("merge drivers", "error", summary, DRIVERS_FIX)
-    if needs_attributes(vault):
+    if history.needs_attributes(vault.root):
         summary = "configured, but the vault's .gitattributes lacks cardvault's block"
         return Check("merge drivers", "warn", summary, "the next cardvault write commits it")
     return Check("merge drivers", "ok", "configured in this clone (.git/config, .gitattributes)")
@@ -37,8 +33,9 @@ def check_identity(vault: Vault | None) -> Check:
     if top is None:
         fix = "git init in the vault (cardvault init does), so every change is a commit"
         return Check("git identity", "warn", "the vault is not in a git repository", fix)
-    name = _config(top, "user.name")
-    email = _config(top, "user.email")
+    configured = history.configured_identity(top)
+    name = configured.get("user.name") or None
+    email = configured.get("user.email") or None
     detail = {"name": name, "email": email}
     if not name or not email:
         missing = " and ".join(k for k, v in (("user.name", name), ("user.email", email)) if not v)
@@ -46,9 +43,3 @@ def check_identity(vault: Vault | None) -> Check:
         fix = 'git config --global user.name "Your Name" && git config --global user.email you@...'
         return Check("git identity", "warn", summary, fix, detail)
     return Check("git identity", "ok", f"commits as {name} <{email}>", None, detail)
-
-
-def _config(top: Path, key: str) -> str | None:
-    done = history.run_git(top, "config", "--get", key, check=False)
-    value = done.stdout.strip()
-    return value or None

@@ -41,11 +41,11 @@ def check_vault(vault: Vault | None) -> Check:
 
 def fix_safe(vault: Vault | None, checks: list[Check]) -> list[str]:
     """Make the safe fixes the checks call for; what was done."""
-    from cardvault.edits.gitsetup import configure_drivers
+    from cardvault import history
 
     done = []
     broken = {check.name for check in checks if check.status in ("warn", "error")}
-    if vault is not None and "merge drivers" in broken and configure_drivers(vault):
+    if vault is not None and "merge drivers" in broken and history.configure_drivers(vault.root):
         done.append("configured cardvault's merge drivers in this clone's git config")
     return done
 

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from cardvault.edits import faults
-from cardvault.edits.journal import Step, is_removal, short_name, temp_path
+from cardvault.edits.atomic import fsync_folder, short_name
+from cardvault.edits.journal import Step, is_removal, temp_path
 from cardvault.errors import ConcurrentEditError, UnsafePathError
 from cardvault.vault.confine import confined
 from cardvault.vault.files import ABSENT, current_digest
@@ -154,20 +155,6 @@ def _digest_or_absent(path: Path) -> str:
         return current_digest(path)
     except (NotADirectoryError, IsADirectoryError):
         return ABSENT
-
-
-def fsync_folder(folder: Path) -> None:
-    """Make the folder's entries (a rename, a removal) durable; best effort."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def flush_file_system(root: Path) -> None:

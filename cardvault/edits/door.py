@@ -9,7 +9,8 @@
 3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
    returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
-   the write's commit holds the write alone;
+   the write's commit holds the write alone (with `commit_pending`, every pending hand edit of
+   the vault's own files, before the plan: `sync`, `maintain --commit-pending`);
 5. applies the changes all or nothing (apply.py: journal, one batch, rollback on failure) and
    records one commit of exactly those paths (or, with `branch`, commits them on a new branch
    and leaves the work tree alone);
@@ -18,7 +19,8 @@
 If a file changes between the plan and the write (an editor saved it), the plan is made again
 (up to REPLANS times) rather than clobbering the edit. Every writing service — new, log,
 remember, capture, check --fix, forget, import, maintain and the by-hand steps, review, sync,
-the MCP tools — goes through here; nothing else takes the lock or commits.
+the MCP tools — goes through here; nothing else takes the lock or commits (git itself is
+history/'s: this door calls it with plain values).
 """
 
 from __future__ import annotations
@@ -34,12 +36,11 @@ from typing import Any, Generic, TypeVar
 from cardvault import history
 from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
-from cardvault.edits.changes import Change
-from cardvault.edits.gitsetup import SUBJECT, attributes_change, configure_drivers, needs_attributes
+from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.lock import Holder, vault_lock
-from cardvault.edits.recover import Recovery, describe, recover, settle_git_locks
+from cardvault.edits.recover import Recovery, describe, recover
 from cardvault.errors import CardvaultError, ConcurrentEditError, UnfinishedGitError
-from cardvault.vault.files import ABSENT
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
@@ -83,11 +84,13 @@ class Written(Generic[T]):
 @dataclass(frozen=True)
 class Entered:
     """What taking the door's lock did before the write: the recovery of an interrupted write,
-    the merge-driver set-up commit (if any), and how long the lock took to get."""
+    the merge-driver set-up commit (if any), the pending hand edits committed (when asked),
+    and how long the lock took to get."""
 
     recovery: Recovery
     setup: history.CommitResult | None
     waited: float
+    pending: history.CommitResult | None = None
 
 
 @contextlib.contextmanager
@@ -97,9 +100,12 @@ def holding_the_lock(
     on_wait: OnWait | None = None,
     timeout: float | None = None,
     merge_setup: bool = True,
+    commit_pending: bool = False,
 ) -> Iterator[Entered]:
     """Steps 1-2 of the door for writers whose change git makes (`sync`'s merge): hold the
-    lock, finish an interrupted write, set up the merge drivers when missing."""
+    lock, finish an interrupted write, set up the merge drivers when missing; with
+    `commit_pending`, commit every pending hand edit of the vault's own files first (sync,
+    `maintain --commit-pending`)."""
     asked = time.monotonic()
     with vault_lock(vault, timeout, on_wait):
         waited = time.monotonic() - asked
@@ -107,7 +113,8 @@ def holding_the_lock(
         refuse_unfinished_git(vault)
         recovery = recover(vault)
         setup = _merge_setup(vault) if merge_setup else None
-        yield Entered(recovery, setup, waited)
+        pending = _commit_pending_edits(vault) if commit_pending else None
+        yield Entered(recovery, setup, waited, pending)
 
 
 def locked_write(
@@ -119,10 +126,17 @@ def locked_write(
     on_wait: OnWait | None = None,
     timeout: float | None = None,
     merge_setup: bool = True,
+    commit_pending: bool = False,
 ) -> Written[T]:
-    """Plan and carry out one write under the vault lock (see the module docstring)."""
+    """Plan and carry out one write under the vault lock (see the module docstring); with
+    `commit_pending`, every pending hand edit of the vault's own files is committed before the
+    plan is made (`maintain --commit-pending`), else only those of the files it changes."""
     with holding_the_lock(
-        vault, on_wait=on_wait, timeout=timeout, merge_setup=merge_setup
+        vault,
+        on_wait=on_wait,
+        timeout=timeout,
+        merge_setup=merge_setup,
+        commit_pending=commit_pending,
     ) as entered:
         for attempt in range(REPLANS + 1):
             proposal = plan()
@@ -136,7 +150,13 @@ def locked_write(
                     raise
                 continue
             break
-    return replace(written, recovery=entered.recovery, setup=entered.setup, waited=entered.waited)
+    return replace(
+        written,
+        recovery=entered.recovery,
+        setup=entered.setup,
+        waited=entered.waited,
+        pending=entered.pending or written.pending,
+    )
 
 
 def refuse_unfinished_git(vault: Vault) -> None:
@@ -149,14 +169,27 @@ def refuse_unfinished_git(vault: Vault) -> None:
 
 def _merge_setup(vault: Vault) -> history.CommitResult | None:
     """Configure the merge drivers in the clone; add the `.gitattributes` block in its own
-    commit when the vault lacks it (see gitsetup.py)."""
-    configure_drivers(vault)
-    if not needs_attributes(vault):
+    commit when the vault lacks it (history/drivers.py)."""
+    history.configure_drivers(vault.root)
+    if not history.needs_attributes(vault.root):
         return None
     change = attributes_change(vault)
     if change is None:
         return None
-    return write_while_holding(vault, propose([change], SUBJECT, None)).commit
+    return write_while_holding(vault, propose([change], history.SUBJECT, None)).commit
+
+
+def attributes_change(vault: Vault) -> WriteFile | None:
+    """The change that puts cardvault's block, as this version writes it, into the vault's
+    `.gitattributes` (None: it is there)."""
+    path = vault.root / ".gitattributes"
+    current = read_if_present(path, vault.root)
+    text = history.attributes_text(current.text if current is not None else None)
+    if text is None:
+        return None
+    if current is None:
+        return WriteFile(path, text, ABSENT, "added .gitattributes (merge drivers)", "git")
+    return WriteFile(path, text, current.digest, "merge drivers in .gitattributes", "git")
 
 
 def write_while_holding(
@@ -167,21 +200,17 @@ def write_while_holding(
     ops = compose(proposal.changes)
     if not ops:
         return Written(proposal.value, proposal.changes, (), None)
-    if history.merge_in_progress(vault):
-        raise CardvaultError(
-            "a git merge is in progress in this vault's repository; finish it (`git commit`) "
-            "or abort it (`git merge --abort`), then try again",
-            vault.root,
-        )
-    settle_git_locks(vault)
-    pending = commit_hand_edits(vault, [op.path for op in ops if op.expected != ABSENT])
+    _refuse_during_a_merge(vault)
+    history.settle_git_locks(vault.root)
+    pending = _commit_hand_edits(vault, [op.path for op in ops if op.expected != ABSENT])
+    created = {op.path for op in ops if op.expected == ABSENT}
     commits: list[history.CommitResult] = []
 
     def record(paths: list[Path]) -> None:
-        settle_git_locks(vault)
+        history.settle_git_locks(vault.root)
         try:
             faults.step(vault.root / ".git")
-            commits.append(history.commit(vault, proposal.message, paths))
+            commits.append(history.commit(vault, proposal.message, paths, created=created))
         except BaseException:
             history.unstage(vault, paths)
             raise
@@ -200,11 +229,11 @@ def merge_while_holding(
     new = merge.new
     top = history.work_tree_of(vault.root)
     assert new is not None and top is not None
-    settle_git_locks(vault)
+    history.settle_git_locks(vault.root)
     moves = (merge.old, new)
 
     def move(paths: list[Path]) -> None:
-        settle_git_locks(vault)
+        history.settle_git_locks(vault.root)
         faults.step(vault.root / ".git")
         rels = [Path(os.path.relpath(p, top)).as_posix() for p in paths]
         history.move_head(top, merge.old, new, rels)
@@ -226,12 +255,35 @@ def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
     return Written(proposal.value, proposal.changes, (), commit, branch)
 
 
-def commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
+def _refuse_during_a_merge(vault: Vault) -> None:
+    """A merge left in progress would take the write's commit into it: stop, and say how on."""
+    if history.merge_in_progress(vault):
+        raise CardvaultError(
+            "a git merge is in progress in this vault's repository; finish it (`git commit`) "
+            "or abort it (`git merge --abort`), then try again",
+            vault.root,
+        )
+
+
+def _commit_pending_edits(vault: Vault) -> history.CommitResult | None:
+    """Commit every uncommitted edit of the vault's own files (vault/owned.py) as "hand
+    edits", as `_commit_hand_edits` does (None when there are none)."""
+    if history.work_tree(vault) is None:
+        return None
+    _refuse_during_a_merge(vault)
+    return _commit_dirty(vault, history.uncommitted(vault))
+
+
+def _commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
     """Commit uncommitted edits of `paths` as "hand edits" (None when there are none), once
     the secret guard found nothing they add (SecretFoundError naming the file and line)."""
     if not paths:
         return None
-    dirty = history.uncommitted(vault, paths)
+    return _commit_dirty(vault, history.uncommitted(vault, paths))
+
+
+def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None:
+    """Commit `dirty` (paths relative to the work tree) as "hand edits", once screened."""
     if not dirty:
         return None
     top = history.work_tree(vault) or vault.root
@@ -253,7 +305,7 @@ def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
             data = path.read_bytes()
             if b"\0" not in data:  # a binary file holds no note to screen
                 texts[rel] = data.decode("utf-8", errors="replace")
-    committed = _committed_texts(top, list(texts))
+    committed = history.committed_texts(top, list(texts))
     for rel, text in texts.items():
         found = secrets_added(committed.get(rel, ""), text)
         if found:
@@ -264,16 +316,6 @@ def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
                 path,
                 found[0].line,
             )
-
-
-def _committed_texts(top: Path, rels: list[str]) -> dict[str, str]:
-    """The text HEAD holds for each of `rels` (absent: not committed yet)."""
-    texts = {}
-    for rel in rels:
-        done = history.run_git(top, "show", f"HEAD:{rel}", check=False)
-        if done.returncode == 0:
-            texts[rel] = done.stdout
-    return texts
 
 
 def door_notes(written: Written[Any]) -> list[str]:

@@ -20,7 +20,7 @@ wrote, is an undo too.)
 Temporary files the batch writes are named after the journal (`.<name>.<id>.tmp` beside their
 target), so the recovery removes exactly the ones an interrupted run left. A name that would
 pass the file system's 255 bytes (a card named with 230 bytes or more) is shortened to its
-first characters and a digest of the whole name (`short_name`), the same every time.
+first characters and a digest of the whole name (atomic.py `short_name`), the same every time.
 
 A journal is trusted only as far as cardvault could have written it (docs/security.md): every
 step must name, by a plain relative path, a file cardvault writes (vault/owned.py: cards, logs,
@@ -32,7 +32,6 @@ recovery sets it aside first.)
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -42,6 +41,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from cardvault.edits import faults
+from cardvault.edits.atomic import fsync_folder, short_name
 from cardvault.errors import CardvaultError, NotWritableError
 from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT
@@ -51,8 +51,6 @@ from cardvault.vault.owned import is_written_file
 JOURNAL_NAME = "journal.json"
 #: The journal of a write that failed and is being undone (module docstring).
 UNDO_NAME = "undo.json"
-#: The longest file name (in bytes) the file systems cardvault runs on take.
-NAME_MAX = 255
 VERSION = 1
 _ID = re.compile(r"^[0-9a-f]{1,64}$")
 
@@ -121,21 +119,8 @@ def temp_path(path: Path, journal_id: str) -> Path:
     return path.with_name(short_name(path.name, f".{journal_id}.tmp"))
 
 
-def short_name(name: str, suffix: str) -> str:
-    """`.NAME` + `suffix` when that fits in NAME_MAX bytes; else the start of the name, `~`
-    and a digest of the whole name, then `suffix` (always the same for the same name)."""
-    whole = f".{name}{suffix}"
-    if len(os.fsencode(whole)) <= NAME_MAX:
-        return whole
-    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
-    start = os.fsencode(name)[:48].decode("utf-8", errors="ignore")  # never half a character
-    return f".{start}~{digest}{suffix}"
-
-
 def write_journal(vault: Vault, journal: Journal) -> None:
     """Make `journal` durable: temporary file, fsync, rename, fsync of the folder."""
-    from cardvault.edits.batch import fsync_folder
-
     path = journal_path(vault)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {
@@ -175,8 +160,6 @@ def write_journal(vault: Vault, journal: Journal) -> None:
 def mark_undo(vault: Vault) -> None:
     """Turn the journal into an undo in progress (a rename: no space needed; module
     docstring). OSError when even that fails."""
-    from cardvault.edits.batch import fsync_folder
-
     path = journal_path(vault)
     faults.step(path)
     os.replace(path, undo_path(vault))

@@ -9,11 +9,8 @@
    removed, and the change is committed with its own message (a rollback journal restores the
    old texts and commits nothing). A file edited by hand since is left as found and reported.
 2. git lock files a killed git left behind (`.git/index.lock`, `HEAD.lock`, a branch's
-   `.lock`) block every later commit. They are removed when no git process is running in the
-   repository (seen through /proc; where there is none, when they are older than
-   STALE_SECONDS). A lock held by a live git (an editor open for `git commit`) is waited for.
-   This is the one thing cardvault does in `.git/` other than through git: it removes a regular
-   file of one of git's own lock names, never writes one (docs/security.md says why).
+   `.lock`) block every later commit: history/locks.py removes them when no git is running
+   in the repository, and waits for a live git's.
 A journal that names anything cardvault never writes is void: it is set aside, nothing of it
 applied, and a note says so.
 """
@@ -21,8 +18,6 @@ applied, and a note says so.
 from __future__ import annotations
 
 import os
-import stat
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -43,12 +38,6 @@ from cardvault.vault.cache import set_aside
 from cardvault.vault.files import ABSENT, current_digest
 from cardvault.vault.layout import Vault
 
-#: Without /proc, a git lock file older than this is taken as left by a dead git.
-STALE_SECONDS = 600.0
-#: How long a commit waits for a live git to let go of its lock files.
-GIT_LOCK_WAIT = 10.0
-_GIT_LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "MERGE_HEAD.lock", "packed-refs.lock")
-
 
 @dataclass(frozen=True)
 class Recovery:
@@ -66,7 +55,7 @@ class Recovery:
 def recover(vault: Vault) -> Recovery:
     """Finish an interrupted write and clear git's stale locks (call with the lock held)."""
     notes = take_out_tracked_cache(vault)
-    cleared = clear_stale_git_locks(vault)
+    cleared = history.clear_stale_git_locks(vault.root)
     try:
         journal = read_journal(vault)
     except VoidJournal as exc:
@@ -82,7 +71,7 @@ def recover(vault: Vault) -> Recovery:
         notes.append(_finish_merge(vault, journal, done))
     elif journal.message is not None and not journal.rollback and done:
         message = journal.message.rstrip("\n") + "\n\n(finished after an interruption)\n"
-        settle_git_locks(vault)
+        history.settle_git_locks(vault.root)
         try:
             writer = replace(vault, agent=journal.agent)  # signed by the agent who wrote it
             commit = history.commit(writer, message, [vault.root / s.rel for s in done])
@@ -113,7 +102,7 @@ def _finish_merge(vault: Vault, journal: Journal, done: list[Step]) -> str:
     if top is None:
         return "an interrupted sync's files were written; the vault is no longer in git"
     rels = [os.path.relpath(vault.root / s.rel, top) for s in journal.steps]
-    settle_git_locks(vault)
+    history.settle_git_locks(vault.root)
     found = history.finish_move(top, old, new, [Path(r).as_posix() for r in rels])
     if found == "moved on":
         return f"an interrupted sync's merge ({new[:10]}) was not recorded: the branch moved since"
@@ -128,7 +117,7 @@ def take_out_tracked_cache(vault: Vault) -> list[str]:
         return []
     cache = vault.cache_dir
     where = Path(os.path.relpath(cache, top)).as_posix()
-    listed = history.run_git(top, "ls-files", "-z", "--", where).stdout.split("\0")
+    listed = history.tracked_under(vault, cache)
     keep = {cache, lock_path(vault)}  # the folder itself, and the lock this writer holds
     present = [r for r in listed if r and top / r not in keep and os.path.lexists(top / r)]
     for rel in present:
@@ -171,80 +160,6 @@ def _digest(path: Path) -> str:
         return current_digest(path)
     except (NotADirectoryError, IsADirectoryError):
         return ABSENT
-
-
-def git_lock_files(vault: Vault) -> list[Path]:
-    """git's lock files present in the vault's repository."""
-    folder = history.git_dir(vault.root)
-    if folder is None:
-        return []
-    found = [folder / name for name in _GIT_LOCKS if _regular(folder / name)]
-    refs = folder / "refs"
-    if refs.is_dir():
-        found += [lock for lock in sorted(refs.rglob("*.lock")) if _regular(lock)]
-    return found
-
-
-def _regular(path: Path) -> bool:
-    """Whether `path` is a regular file (not followed if it is a link)."""
-    try:
-        return stat.S_ISREG(path.lstat().st_mode)
-    except OSError:
-        return False
-
-
-def clear_stale_git_locks(vault: Vault) -> list[str]:
-    """Remove git lock files no live git holds; return their names (relative to .git)."""
-    locks = git_lock_files(vault)
-    if not locks or git_running(vault):
-        return []
-    folder = history.git_dir(vault.root)
-    assert folder is not None
-    cleared = []
-    for lock in locks:
-        lock.unlink(missing_ok=True)
-        cleared.append(lock.relative_to(folder).as_posix())
-    return cleared
-
-
-def settle_git_locks(vault: Vault, wait: float = GIT_LOCK_WAIT) -> list[str]:
-    """Before a commit: clear stale git locks; wait (up to `wait` s) for a live git's to go."""
-    deadline = time.monotonic() + wait
-    while True:
-        cleared = clear_stale_git_locks(vault)
-        if not git_lock_files(vault) or time.monotonic() >= deadline:
-            return cleared
-        time.sleep(0.05)
-
-
-def git_running(vault: Vault) -> bool:
-    """Whether a git process is running inside the vault's repository (work tree or .git)."""
-    top = history.work_tree_of(vault.root)
-    if top is None:
-        return False
-    proc = Path("/proc")
-    if not (proc / "self" / "cwd").exists():
-        return any(_age(lock) < STALE_SECONDS for lock in git_lock_files(vault))
-    top_text = str(top.resolve())
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or entry.name == str(os.getpid()):
-            continue
-        try:
-            if (entry / "comm").read_text().strip() != "git":
-                continue
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            continue
-        if cwd == top_text or cwd.startswith(top_text + os.sep):
-            return True
-    return False
-
-
-def _age(path: Path) -> float:
-    try:
-        return time.time() - path.stat().st_mtime
-    except OSError:
-        return float("inf")
 
 
 def describe(recovery: Recovery) -> list[str]:

@@ -1,16 +1,31 @@
-"""Git history of a vault: every command that changes the vault records exactly one commit here.
+"""Git: everything cardvault knows about it lives in this folder, and nothing else starts it.
 
-A vault that is not a git repository still works (the change is written, `commit` returns a
-result saying it was not recorded); a repository with no user configured gets cardvault's
-default identity, so commits never fail for want of `git config user.name`. git runs as a
-subprocess (no library: importing one cost ~60 ms of every `log` and `new`); `run_git` is the
-one way cardvault starts it, and `sync/` builds its fetch, merge and push on it.
+Every command that changes the vault records exactly one commit here. A vault that is not a git
+repository still works (the change is written, `commit` returns a result saying it was not
+recorded); a repository with no user configured gets cardvault's default identity, so commits
+never fail for want of `git config user.name`.
 
-- runner.py: `run_git`, the repository holding a vault, the default identity;
+Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathspecs,
+`safe.bareRepository=explicit`, no prompt):
+- GitPython (repo.py) for the repository as objects and the git work that is more than one
+  commit: sync's fetch, merge and push (`history.remote`, imported by sync/ alone), review
+  branches, the merge drivers' set-up, the text HEAD holds. Imported when such a function is
+  first called: readers, `--help` and the everyday commit never load it (its import costs more
+  than the gits it would save them: docs/benchmarks.md);
+- `runner.run_git`, a plain subprocess, for the readers' questions, the everyday commit of a
+  few files (one or two gits), the merge drivers' line merge.
+
+- runner.py: the safe settings, finding the repository, the default identity;
+- repo.py: the one place a GitPython `Repo` is made (private to this folder);
 - commits.py: `commit` (one per write, of exactly its files), `commit_to_branch`, `unstage`;
-- status.py: uncommitted paths, HEAD, commit counts and subjects, the remote;
 - states.py: what git is in the middle of (a rebase, a merge, a detached HEAD...);
-- treemerge.py: sync's merge made in the object store, then the branch moved to it.
+- treemerge.py: sync's merge made in the object store, then the branch moved to it;
+- status.py: uncommitted paths, what the index tracks, what HEAD holds, past commits, the remote;
+- locks.py: git's lock files, and clearing those a killed git left;
+- drivers.py: `.gitattributes` and the merge drivers in the clone's config;
+- merging.py: git's line-by-line three-way merge, for the drivers;
+- dates.py: when git first and last saw each file of a folder (import);
+- remote.py: the branch and remote to sync, fetch, merge, push.
 """
 
 from cardvault.history.commits import (
@@ -23,16 +38,35 @@ from cardvault.history.commits import (
     signed,
     unstage,
 )
+from cardvault.history.dates import file_dates
+from cardvault.history.drivers import (
+    ATTRIBUTES,
+    DRIVERS,
+    SUBJECT,
+    attributes_text,
+    configure_drivers,
+    driver_command,
+    drivers_configured,
+    needs_attributes,
+)
+from cardvault.history.locks import (
+    GIT_LOCK_WAIT,
+    STALE_SECONDS,
+    clear_stale_git_locks,
+    git_lock_files,
+    git_running,
+    settle_git_locks,
+)
+from cardvault.history.merging import merge_files_in_place, merge_texts
 from cardvault.history.runner import (
     DEFAULT_EMAIL,
     DEFAULT_NAME,
     MANY_PATHS,
     GitError,
+    configured_identity,
     git_dir,
-    identity_env,
     init_repo,
     is_repo,
-    run_git,
     work_tree_of,
 )
 from cardvault.history.states import GitOperation, unfinished_operation
@@ -40,12 +74,14 @@ from cardvault.history.status import (
     IGNORED,
     CommitInfo,
     commit_count,
+    committed_texts,
     head,
     is_temp_file,
     last_commit_with_subject,
     merge_in_progress,
     parse_status,
     remote_url,
+    tracked_under,
     uncommitted,
     work_tree,
 )
@@ -60,37 +96,55 @@ from cardvault.history.treemerge import (
 
 __all__ = [
     "AGENT_TRAILER",
+    "ATTRIBUTES",
     "DEFAULT_EMAIL",
     "DEFAULT_NAME",
+    "DRIVERS",
+    "GIT_LOCK_WAIT",
     "IGNORED",
     "MANY_PATHS",
+    "STALE_SECONDS",
+    "SUBJECT",
     "CommitInfo",
     "CommitResult",
     "GitError",
     "GitOperation",
     "TreeMerge",
+    "attributes_text",
     "blob_text",
     "changed_paths",
+    "clear_stale_git_locks",
     "commit",
     "commit_count",
     "commit_to_branch",
+    "committed_texts",
+    "configure_drivers",
+    "configured_identity",
+    "driver_command",
+    "drivers_configured",
+    "file_dates",
     "finish_move",
     "git_dir",
+    "git_lock_files",
+    "git_running",
     "head",
     "head_of",
-    "identity_env",
     "init_repo",
     "is_repo",
     "is_temp_file",
     "last_commit_with_subject",
+    "merge_files_in_place",
     "merge_in_objects",
     "merge_in_progress",
+    "merge_texts",
     "move_head",
+    "needs_attributes",
     "parse_status",
     "remote_url",
-    "run_git",
     "safe_message",
+    "settle_git_locks",
     "signed",
+    "tracked_under",
     "uncommitted",
     "unfinished_operation",
     "unstage",

@@ -4,8 +4,9 @@ tree alone), signed with the writing agent."""
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,9 @@ from typing import TYPE_CHECKING
 from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
+    import git
+
+    from cardvault.history.repo import VaultRepo
     from cardvault.vault.layout import Vault
 
 from cardvault.history.runner import (
@@ -49,43 +53,101 @@ def signed(message: str, agent: str | None) -> str:
     return f"{message.rstrip()}\n\n{AGENT_TRAILER}: {agent}\n"
 
 
-def commit(vault: Vault, message: str, paths: Iterable[Path] | None = None) -> CommitResult:
+def commit(
+    vault: Vault,
+    message: str,
+    paths: Iterable[Path] | None = None,
+    *,
+    created: Collection[Path] | None = None,
+) -> CommitResult:
     """Stage `paths` (all of the vault when None; deletions and renames included) and commit
     those alone (whatever else is staged stays staged, out of the commit), signed with the
     vault's agent, if any. The message passes the secret guard first (`safe_message`): history
-    is forever."""
+    is forever.
+
+    `created` names the paths this write created (git cannot know them yet): a write of a few
+    files then costs two gits (`diff --cached --quiet`, `commit --include`), three when it
+    created files (`add` of those first); without it, every present path is added first.
+    """
     message = safe_message(message)
     top = work_tree_of(vault.root)
     if top is None:
         return CommitResult(None, message, "not a git repository: change written, not committed")
     targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
+    told = signed(message, vault.agent)
     try:
-        _stage(top, targets)
+        if paths is not None and len(targets) <= FEW_PATHS:
+            done = _commit_few(top, targets, told, created)
+        else:
+            done = _commit_many(top, targets, told, paths is not None)
     except GitError as exc:
         if IGNORED_BY_GIT in exc.message:
             return CommitResult(None, message, "written, not committed: git ignores the file")
         raise
-    staged = _staged(top)
-    if not staged:
+    if done is None:
         return CommitResult(None, message, "nothing to commit")
-    ours = {Path(os.path.relpath(t, top)).as_posix() for t in targets}
-    only_ours = paths is not None and staged <= ours
-    told = signed(message, vault.agent)
-    with pathspec(targets) as spec, message_args(told) as told_args:
-        # `git commit -- paths` rebuilds a temporary index (seconds at 10,000 paths): needed
-        # only when something else is staged too
-        args = ("commit", "-q", "--no-verify", *told_args, *([] if only_ours else spec))
-        # the configured identity, never one git guesses from the host name; none: cardvault's
-        done = run_git(top, "-c", "user.useConfigOnly=true", *args, check=False)
-        if done.returncode != 0 and _no_identity(done.stderr):
-            done = run_git(top, *args, env=identity_env(top), check=False)
     if done.returncode != 0:
-        if "nothing to commit" in done.stdout or "nothing added to commit" in done.stdout:
+        if any(sign in done.stdout for sign in NOTHING_TO_COMMIT):
             return CommitResult(None, message, "nothing to commit")
         said = f"{done.stderr}\n{done.stdout}"
         first = next((line.strip() for line in said.splitlines() if line.strip()), "")
         raise GitError(f"git commit failed (exit {done.returncode}): {first}", vault.root)
     return CommitResult(head_of(top), message)
+
+
+#: Up to this many paths, a commit names them (`--include`); more are staged, then committed.
+FEW_PATHS = 100
+#: What `git commit` prints when the paths hold no change.
+NOTHING_TO_COMMIT = ("nothing to commit", "nothing added to commit", "no changes added to commit")
+#: What `git commit --include -- paths` says of a path it does not track.
+UNKNOWN_PATH = "did not match any file(s) known to git"
+
+
+def _commit_few(
+    top: Path, targets: list[str], told: str, created: Collection[Path] | None
+) -> subprocess.CompletedProcess[str] | None:
+    """Commit a few paths when nothing else is staged (`git diff --cached --quiet`): the new
+    files added first, then `git commit --include` of the paths, which stages their changes
+    and removals and commits the index. Anything else staged, or a path git does not know,
+    takes the general way (`git commit --only` rebuilds a temporary index from HEAD: it costs
+    more in a 10,000-file work tree than the two gits it saves)."""
+    if run_git(top, "diff", "--cached", "--quiet", check=False).returncode != 0:
+        return _commit_many(top, targets, told, True)
+    new = {str(p) for p in created} if created is not None else set(targets)
+    fresh = [t for t in targets if t in new and os.path.lexists(t)]
+    if fresh:
+        run_git(top, "add", "-A", "--", *fresh)
+    done = _run_commit(top, told, ["--include", "--", *targets])
+    if done.returncode != 0 and UNKNOWN_PATH in done.stderr:
+        return _commit_many(top, targets, told, True)
+    return done
+
+
+def _commit_many(
+    top: Path, targets: list[str], told: str, exact: bool
+) -> subprocess.CompletedProcess[str] | None:
+    """Stage the targets, then commit: the index as it is when only they are staged (`git
+    commit -- paths` rebuilds a temporary index, seconds at 10,000 paths), else with the
+    paths named. None when nothing is staged."""
+    _stage(top, targets)
+    staged = _staged(top)
+    if not staged:
+        return None
+    ours = {Path(os.path.relpath(t, top)).as_posix() for t in targets}
+    only_ours = exact and staged <= ours
+    with pathspec(targets) as spec:
+        return _run_commit(top, told, [] if only_ours else spec)
+
+
+def _run_commit(top: Path, told: str, spec: list[str]) -> subprocess.CompletedProcess[str]:
+    """`git commit` with `told` as the message: no hooks of the commit's own (`--no-verify`),
+    the configured identity, never one git guesses from the host name; none: cardvault's."""
+    with message_args(told) as told_args:
+        args = ("commit", "-q", "--no-verify", *told_args, *spec)
+        done = run_git(top, "-c", "user.useConfigOnly=true", *args, check=False)
+        if done.returncode != 0 and _no_identity(done.stderr):
+            done = run_git(top, *args, env=identity_env(top), check=False)
+    return done
 
 
 #: What git says when a path to add is ignored by a .gitignore.
@@ -165,39 +227,69 @@ def commit_to_branch(
     The commit's parent is HEAD. The current branch, the index and the work tree are left
     exactly as they were (the tree is built in a temporary index file in the vault's own cache
     folder: cardvault writes nothing into `.git/` but through git). The message passes the
-    secret guard, as in `commit`.
+    secret guard, as in `commit`. Five gits whatever the number of files: the file modes come
+    from HEAD's tree, read in-process.
     """
+    from cardvault.history.repo import head_commit, open_repo, run, top_of
+
     message = safe_message(message)
-    top = work_tree_of(vault.root)
-    if top is None:
+    repo = open_repo(vault.root)
+    if repo is None:
         return CommitResult(None, message, "not a git repository: nothing committed")
-    if run_git(top, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0:
+    head = head_commit(repo)
+    if head is None:
         raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
+    top = top_of(repo)
     vault.cache_dir.mkdir(exist_ok=True)
-    fd, index_file = tempfile.mkstemp(prefix="branch-index-", dir=vault.cache_dir)
-    os.close(fd)
-    env = {**identity_env(top), "GIT_INDEX_FILE": index_file}
     try:
-        run_git(top, "read-tree", "HEAD", env=env)
-        entries = []
-        for path, text in files.items():
-            rel = path.resolve().relative_to(top.resolve()).as_posix()
-            if text is None:
-                run_git(top, "update-index", "--force-remove", "--", rel, env=env)
-                continue
-            blob = run_git(top, "hash-object", "-w", "--stdin", input=text).stdout.strip()
-            listed = run_git(top, "ls-files", "-s", "--", rel, env=env).stdout.split()
-            entries.append(f"{listed[0] if listed else '100644'} {blob}\t{rel}")
-        if entries:
-            run_git(top, "update-index", "--index-info", input="\n".join(entries) + "\n", env=env)
-        tree = run_git(top, "write-tree", env=env).stdout.strip()
-        told = signed(message, vault.agent)
-        sha = run_git(top, "commit-tree", tree, "-p", "HEAD", "-m", told, env=env).stdout.strip()
-        run_git(top, "branch", branch, sha)
+        with tempfile.TemporaryDirectory(prefix="branch-", dir=vault.cache_dir) as folder:
+            env = {**identity_env(top), "GIT_INDEX_FILE": str(Path(folder) / "index")}
+            run(repo, "read-tree", head.hexsha, env=env)
+            rels = {path.resolve().relative_to(top.resolve()).as_posix(): text
+                    for path, text in files.items()}  # fmt: skip
+            entries = _index_entries(repo, head, rels, Path(folder))
+            if entries:
+                run(repo, "update-index", "--index-info", input="".join(entries), env=env)
+            tree = run(repo, "write-tree", env=env).stdout.strip()
+            told = signed(message, vault.agent)
+            args = ("commit-tree", tree, "-p", head.hexsha, "-m", told)
+            sha = run(repo, *args, env=env).stdout.strip()
+            run(repo, "branch", branch, sha)
     except GitError as exc:
         raise CardvaultError(
             f"git could not commit to branch {branch}: {exc.message}", vault.root
         ) from exc
     finally:
-        Path(index_file).unlink(missing_ok=True)
+        repo.git.clear_cache()  # the `cat-file` that read HEAD's tree
     return CommitResult(sha, message)
+
+
+def _index_entries(
+    repo: VaultRepo, head: git.Commit, rels: Mapping[str, str | None], folder: Path
+) -> list[str]:
+    """`update-index --index-info` lines: each written file's new blob (one `hash-object` for
+    all, the texts as they are) with the mode HEAD gives it; a removed file's line of mode 0."""
+    from cardvault.history.repo import run
+
+    written = [rel for rel, text in rels.items() if text is not None]
+    sources = []
+    for number, rel in enumerate(written):
+        source = folder / f"blob-{number}"
+        source.write_bytes((rels[rel] or "").encode("utf-8"))
+        sources.append(str(source))
+    out = run(repo, "hash-object", "-w", "--no-filters", "--stdin-paths",
+              input="".join(f"{s}\n" for s in sources)).stdout.split()  # fmt: skip
+    zero = "0" * len(head.hexsha)
+    lines = [
+        f"{_mode_at(head, rel)} {blob}\t{rel}\n" for rel, blob in zip(written, out, strict=True)
+    ]
+    lines += [f"0 {zero}\t{rel}\n" for rel, text in rels.items() if text is None]
+    return lines
+
+
+def _mode_at(head: git.Commit, rel: str) -> str:
+    """The mode HEAD's tree gives `rel` (octal), 100644 for a file it does not hold."""
+    try:
+        return f"{head.tree[rel].mode:o}"
+    except KeyError:
+        return "100644"

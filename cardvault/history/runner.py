@@ -1,10 +1,16 @@
-"""Running git: the one place cardvault starts it (a subprocess; no git library), finding the
+"""Starting git without a library: the settings every git cardvault runs gets, finding the
 repository that holds a vault, and cardvault's identity for a repository that has none.
+
+Standard library only: the readers' few questions (`stats`' last maintenance, `context`'s
+project key), every write's one commit (history/commits.py), the merge drivers' line merge
+(history/merging.py) run git through `run_git` here and load no git library. What GitPython
+does (history/repo.py) runs git with the same environment, `safe_env`.
 
 Every git runs with pathspecs taken literally (`GIT_LITERAL_PATHSPECS`: a card named
 `[s]tar.md` stages that file, never `star.md` beside it) and with `safe.bareRepository=explicit`
 (a vault folder whose files mimic a bare repository, with a `config` of their own, is never
-taken for one when git looks for its repository: docs/security.md).
+taken for one when git looks for its repository: docs/security.md). `run_git` is history's own:
+no module outside `history/` starts git (tests/test_code_rules.py).
 """
 
 from __future__ import annotations
@@ -15,12 +21,8 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
-
-if TYPE_CHECKING:
-    pass
 
 DEFAULT_NAME = "cardvault"
 DEFAULT_EMAIL = "cardvault@localhost"
@@ -49,6 +51,11 @@ def protected_config(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def safe_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables every git cardvault starts gets on top of `environ` (SAFE_ENV, PROTECTED)."""
+    return {**SAFE_ENV, **protected_config(environ)}
+
+
 class GitError(CardvaultError):
     """A git command failed; the message holds git's own words."""
 
@@ -61,7 +68,7 @@ def run_git(
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """Run `git args...` in `root`; raise GitError with git's message when it fails and `check`."""
-    full_env = {**os.environ, **SAFE_ENV, **protected_config(os.environ), **(env or {})}
+    full_env = {**os.environ, **safe_env(os.environ), **(env or {})}
     done = subprocess.run(
         ["git", *args],
         cwd=root,
@@ -116,10 +123,20 @@ def init_repo(root: Path) -> None:
         run_git(root, "init", "-q")  # older git without -b
 
 
+def configured_identity(root: Path) -> dict[str, str]:
+    """`user.name` and `user.email` as git resolves them for the repository holding `root`
+    (every config file git reads, includes and `GIT_CONFIG_*` too); the keys it has."""
+    done = run_git(root, "config", "--get-regexp", r"^user\.(name|email)$", check=False)
+    found = {}
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        found[key] = value  # the last one wins, as in git
+    return found
+
+
 def identity_env(root: Path) -> dict[str, str]:
     """Author/committer env vars, filled with cardvault's identity where git has none."""
-    done = run_git(root, "config", "--get-regexp", r"^user\.(name|email)$", check=False)
-    configured = {line.split(" ", 1)[0] for line in done.stdout.splitlines()}
+    configured = configured_identity(root)
     env: dict[str, str] = {}
     defaults = (("name", "NAME", DEFAULT_NAME), ("email", "EMAIL", DEFAULT_EMAIL))
     for kind, var_name, default in defaults:

@@ -1,4 +1,10 @@
-"""What git knows about a vault: uncommitted paths, the head, past commits, the remote."""
+"""What git knows about a vault: uncommitted paths, what the index tracks, what HEAD holds,
+past commits, the remote.
+
+Readers ask some of these (`stats`: the last maintenance; `context`: the remote that names the
+project), so this module starts git without a library; only `committed_texts`, which writers
+call, reads blobs through GitPython.
+"""
 
 from __future__ import annotations
 
@@ -60,6 +66,62 @@ def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
         return found
     wanted = {Path(os.path.relpath(p, top)).as_posix() for p in paths}
     return [path for path in found if path in wanted]
+
+
+def tracked_under(vault: Vault, folder: Path) -> list[str]:
+    """Paths (relative to the work tree) git's index lists under `folder`. Answered from the
+    index file when it certainly lists none (no git started: every write asks this about the
+    cache folder), else by `git ls-files`."""
+    top = work_tree_of(vault.root)
+    if top is None:
+        return []
+    where = Path(os.path.relpath(folder, top)).as_posix()
+    if not _index_may_list(top, where):
+        return []
+    listed = run_git(top, "ls-files", "-z", "--", where).stdout.split("\0")
+    return [rel for rel in listed if rel]
+
+
+def _index_may_list(top: Path, where: str) -> bool:
+    """False only when the index certainly lists nothing under `where`: git keeps each path
+    whole in an index of version 2 or 3, so one that is not split (no shared index) and does
+    not hold the folder's path with a slash after it lists nothing there. Anything else (index
+    version 4's shortened paths, a split or unreadable index, `GIT_INDEX_FILE`): maybe."""
+    folder = git_dir(top)
+    if folder is None or os.environ.get("GIT_INDEX_FILE"):
+        return True
+    try:
+        data = (folder / "index").read_bytes()
+        split = any(name.startswith("sharedindex.") for name in os.listdir(folder))
+    except FileNotFoundError:
+        return False  # no index: git tracks nothing
+    except OSError:
+        return True
+    whole = data[:4] == b"DIRC" and int.from_bytes(data[4:8], "big") in (2, 3)
+    return split or not whole or os.fsencode(where.rstrip("/") + "/") in data
+
+
+def committed_texts(top: Path, rels: Sequence[str]) -> dict[str, str]:
+    """The text HEAD holds for each of `rels` (relative to the work tree at `top`; one that
+    HEAD lacks is left out), read as objects through GitPython: one `git cat-file` for all."""
+    from cardvault.history.repo import head_commit, open_repo
+
+    repo = open_repo(top) if rels else None
+    head = head_commit(repo) if repo is not None else None
+    if repo is None or head is None:
+        return {}
+    texts = {}
+    try:
+        for rel in rels:
+            try:
+                item = head.tree[rel]
+            except KeyError:
+                continue
+            if item.type == "blob":
+                texts[rel] = item.data_stream.read().decode("utf-8", errors="replace")
+    finally:
+        repo.git.clear_cache()  # the persistent `cat-file` ends here
+    return texts
 
 
 def _vault_rel(vault: Vault, top: Path, path: str) -> str:

@@ -4,10 +4,10 @@
   read to the commit, and a writer that comes meanwhile waits for it. A dry run only reads and
   never waits.
 - Uncommitted changes to the vault's own files stop a run (DirtyVaultError) unless
-  `commit_pending`, which first commits them (after the secret guard) as their own "hand edits"
-  commit, so the maintenance commit holds maintenance alone. Other files of a repository the
-  vault shares with code are never the vault's edits: they neither stop a run nor are committed
-  (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
+  `commit_pending`, with which the door first commits them (after the secret guard) as their
+  own "hand edits" commit, so the maintenance commit holds maintenance alone. Other files of a
+  repository the vault shares with code are never the vault's edits: they neither stop a run
+  nor are committed (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
 - A plan with no file change makes no commit. Otherwise the applier writes everything
   all or nothing (journaled, so even a killed run is finished by the next command) and one git
   commit records it; if the writes or the commit fail, every file is restored. `review` writes
@@ -27,7 +27,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
-from cardvault.edits.door import OnWait, Proposal, commit_hand_edits, locked_write, propose
+from cardvault.edits.door import OnWait, Proposal, locked_write, propose
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
@@ -110,7 +110,7 @@ def run_maintenance(
     embeddings = Embeddings(vault, embedder, progress) if needs_model else None
     if options.dry_run:  # reads only: never waits for the lock
         dirty = tuple(history.uncommitted(vault))
-        return _planned(vault, options, only, progress, embeddings, dirty, None)
+        return _planned(vault, options, only, progress, embeddings, dirty)
     if embeddings is not None:  # the slow part, before taking the lock: writers need not wait
         _warm(embeddings)
     branch = None
@@ -122,15 +122,22 @@ def run_maintenance(
     planned_at: list[float] = []
 
     def plan() -> Proposal[RunResult]:
-        dirty = tuple(history.uncommitted(vault))
-        pending = _settle_pending(vault, options, dirty)
-        result = _planned(vault, options, only, progress, embeddings, dirty, pending)
+        dirty = tuple(history.uncommitted(vault))  # with commit_pending: committed already
+        _refuse_pending(vault, dirty)
+        result = _planned(vault, options, only, progress, embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
         return propose(result.plan.changes, message, result)
 
-    written = locked_write(vault, plan, branch=branch, after_write=after_write, on_wait=on_wait)
-    result = written.value
+    written = locked_write(
+        vault,
+        plan,
+        branch=branch,
+        after_write=after_write,
+        on_wait=on_wait,
+        commit_pending=options.commit_pending,
+    )
+    result = replace(written.value, pending=written.pending)
     if written.commit is None:
         return result
     label = "commit" if branch else "write + commit"
@@ -148,7 +155,6 @@ def _planned(
     progress: Progress | None,
     embeddings: Embeddings | None,
     dirty: tuple[str, ...],
-    pending: history.CommitResult | None,
 ) -> RunResult:
     """Read the vault and plan the run (no write)."""
     timings: dict[str, float] = {}
@@ -172,9 +178,7 @@ def _planned(
         timings["embedding"] = embeddings.embed_seconds
     computed = embeddings.computed if embeddings else 0
     notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
-    return RunResult(
-        plan, pending=pending, timings=timings, embedded=computed, dirty=dirty, notices=notices
-    )
+    return RunResult(plan, timings=timings, embedded=computed, dirty=dirty, notices=notices)
 
 
 def _warm(embeddings: Embeddings) -> None:
@@ -187,14 +191,10 @@ def _warm(embeddings: Embeddings) -> None:
         return  # the plan reports it, under the lock, with its advice
 
 
-def _settle_pending(
-    vault: Vault, options: RunOptions, dirty: tuple[str, ...]
-) -> history.CommitResult | None:
-    if not dirty or options.dry_run:
-        return None
-    if options.commit_pending:
-        root = history.work_tree(vault) or vault.root
-        return commit_hand_edits(vault, [root / path for path in dirty])
+def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
+    """Uncommitted edits of the vault's own files stop a run that may not commit them."""
+    if not dirty:
+        return
     shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
     raise DirtyVaultError(
         f"uncommitted changes in the vault ({shown}); commit them first, or run with "

@@ -9,8 +9,8 @@ Each of the two is taken from the first of:
 3. the file: its modification time for `updated`, its creation time for `created` where the
    system records one (else the modification time too).
 `updated` is never before `created`. The history is read with one `git log` for the whole
-folder, through `history.run_git`, with nothing in the repository's configuration able to run a
-program (no signature check, no external diff, no text conversion, no fsmonitor).
+folder, with nothing in the repository's configuration able to run a program
+(`history.file_dates`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from cardvault.portable.notes import SourceNote
@@ -29,7 +28,6 @@ UPDATED_KEYS = (
     "updated", "modified", "updated_at", "last_modified", "date modified", "date_modified",
     "lastmod",
 )  # fmt: skip
-_RECORD = "\x1e"  # starts each commit's line in the log output
 
 
 @dataclass(frozen=True)
@@ -96,42 +94,3 @@ def _iso_prefix(text: str) -> dt.date | None:
         return dt.date.fromisoformat(text.strip()[:10])
     except ValueError:
         return None
-
-
-def git_dates(source: Path) -> dict[str, tuple[dt.date, dt.date]]:
-    """Path in `source` -> (first, last) commit date, for the files git tracks there; empty
-    when `source` is not in a repository (or git cannot read it)."""
-    from cardvault.history import run_git, work_tree_of
-
-    if work_tree_of(source) is None:
-        return {}
-    done = run_git(
-        source,
-        "-c", "log.showSignature=false", "-c", "core.fsmonitor=false",
-        "-c", "core.quotePath=false", "--no-pager",
-        "log", "--no-show-signature", "--no-textconv", "--no-ext-diff", "--no-renames",
-        "--relative", f"--format={_RECORD}%aI", "--name-only", "-z", "--", ".",
-        check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        return {}
-    return _parse_log(done.stdout)
-
-
-def _parse_log(out: str) -> dict[str, tuple[dt.date, dt.date]]:
-    """Newest commit first: a path's first sighting is its last change, its last sighting its
-    first commit."""
-    dates: dict[str, tuple[dt.date, dt.date]] = {}
-    for record in out.split(_RECORD)[1:]:
-        head, _, names = record.partition("\n")
-        try:
-            when = dt.datetime.fromisoformat(head.strip("\x00").strip()).date()
-        except ValueError:
-            continue
-        for name in names.split("\x00"):
-            name = name.strip("\n")
-            if not name:
-                continue
-            last = dates.get(name, (when, when))[1]
-            dates[name] = (when, last)
-    return dates

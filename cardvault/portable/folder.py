@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cardvault import history
 from cardvault.errors import CardvaultError
-from cardvault.portable.dates import git_dates
 from cardvault.portable.format import ExportFile, ImportedCard, Problem
 from cardvault.portable.importer import ImportPlan, plan_import
 from cardvault.portable.kinds import kind_of
@@ -93,7 +93,7 @@ def plan_folder(
     label = tree.root.name or "notes"
     slugs, names = _names(vault, parsed, label)
     default = category or (FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0])
-    settings = CardSettings(categories, default, today, label, git_dates(tree.root))
+    settings = CardSettings(categories, default, today, label, history.file_dates(tree.root))
     paths = {p.note.rel: _card_rel(p.note.rel, slugs[p.note.rel]) for p in parsed}
     gone: set[str] = set()
     for _ in range(ROUNDS):

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
@@ -28,8 +29,10 @@ from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import appended_log_text, format_entry
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
-from cardvault.vault.read import VaultSnapshot
 from cardvault.vault.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from cardvault.vault.read import VaultSnapshot
 
 AGENT_VAR = "CARDVAULT_AGENT"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")

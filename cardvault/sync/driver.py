@@ -1,6 +1,6 @@
 """The git merge driver: `python -m cardvault.sync.driver KIND BASE OURS THEIRS PATH`.
 
-git runs it (edits/gitsetup.py registers it) when both sides of a merge changed a file that
+git runs it (history/drivers.py registers it) when both sides of a merge changed a file that
 `.gitattributes` gives to a cardvault driver: KIND is `log`, `card`, `managed` or `hot`; BASE,
 OURS and THEIRS are temporary files git made (`%O %A %B`), PATH the file's path in the
 repository (`%P`).
@@ -59,13 +59,9 @@ def main(argv: list[str]) -> int:
 
 def _git_fallback(base_file: str, ours_file: str, theirs_file: str) -> int:
     """git's own merge of files that are not UTF-8 text, in place."""
-    from cardvault.history import run_git
+    from cardvault.history import merge_files_in_place
 
-    done = run_git(
-        Path.cwd(), "merge-file", "-L", "ours", "-L", "base", "-L", "theirs",
-        ours_file, base_file, theirs_file, check=False,
-    )  # fmt: skip
-    return 0 if done.returncode == 0 else 1
+    return 0 if merge_files_in_place(ours_file, base_file, theirs_file) else 1
 
 
 if __name__ == "__main__":

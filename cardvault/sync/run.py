@@ -1,22 +1,29 @@
 """`cardvault sync`: share the vault with other machines through any git remote.
 
-Under the vault lock (writers on this machine wait; readers never do):
-1. finish an interrupted write, set up the merge drivers if missing (edits/door.py);
-2. commit pending hand edits of the vault's own files (vault/owned.py), as "hand edits", once
-   the secret guard found nothing in them: in a repository the vault shares with code, code
-   changes and untracked files are never committed, and never stop a sync;
-3. fetch the remote, merge its branch with cardvault's drivers (daily logs entry by entry,
-   cards key by key, managed sections as sets of lines: sync/driver.py);
-4. after a true merge (not a fast-forward) that changed cards or the managed files, regenerate
-   MEMORY.md's table and AGENTS.md's learned rules from the merged cards, in one commit;
-5. push, unless what the push would publish (the difference between the remote's branch and
-   HEAD; every unpublished commit for a new branch) touches a file that is not cardvault's:
-   cardvault never publishes code, so such a branch is left for the user to push (`refused`);
-   when the push is rejected because another machine pushed first, go back to 3.
+Refused at once while git is in the middle of something (a rebase, a merge, a detached HEAD:
+history/states.py) and for an unknown remote. Then:
+1. under the vault lock: finish an interrupted write (or an interrupted sync's merge), set up
+   the merge drivers if missing, and commit pending hand edits of the vault's own files
+   (vault/owned.py), as "hand edits", once the secret guard found nothing in them
+   (edits/door.py): in a repository the vault shares with code, code changes and untracked
+   files are never committed, and never stop a sync;
+2. fetch the remote, holding no lock (a network wait never makes another writer wait);
+3. under the lock again: merge its branch where a kill leaves nothing in the vault: computed in
+   git's object store with cardvault's drivers (daily logs entry by entry, cards key by key,
+   managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
+   scratch work tree outside the repository), then the vault's changed files written through
+   the journal and the branch moved to the merge (a kill is finished by the next command);
+   then MEMORY.md's table and AGENTS.md's learned rules regenerated from the merged cards when
+   they differ, in one commit (after any merge, so a sync killed before it is caught up);
+4. push the commit checked under the lock, holding no lock, unless what it would publish (the
+   difference from the remote's branch; every unpublished commit for a new branch) touches a
+   file that is not cardvault's: cardvault never publishes code, so such a branch is left for
+   the user to push (`refused`); when the push is rejected because another machine pushed
+   first, go back to 2.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
-one side removed a file the other changed) stops the sync: the merge is aborted so the
-repository is exactly as before, and the conflicts come back as `path:line`. The search index
-is brought up to date after the lock is released.
+one side removed a file the other changed) stops the sync with nothing changed, and the
+conflicts come back as `path:line`. The search index is brought up to date after the lock is
+released.
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ from cardvault import history
 from cardvault.edits.changes import Change, DeleteFile, WriteFile
 from cardvault.edits.door import (
     OnWait,
-    commit_hand_edits,
     holding_the_lock,
     merge_while_holding,
     propose,
@@ -39,8 +45,7 @@ from cardvault.edits.door import (
 )
 from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
-from cardvault.sync import gitops
-from cardvault.sync.merge_text import conflict_lines
+from cardvault.history import remote as git_remote
 from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
@@ -60,7 +65,7 @@ class SyncResult:
     attempts: int
     pending: history.CommitResult | None = None
     regenerated: history.CommitResult | None = None
-    conflicts: tuple[gitops.Conflict, ...] = ()
+    conflicts: tuple[git_remote.Conflict, ...] = ()
     notes: list[str] = field(default_factory=list)
     refused: str | None = None  # why nothing was pushed (changes outside the vault's files)
 
@@ -76,24 +81,13 @@ def sync_vault(
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
     refuse_unfinished_git(vault)
-    branch = gitops.current_branch(top)
-    name = remote or gitops.default_remote(top, branch)
-    gitops.check_remote(top, name)
-    with holding_the_lock(vault, on_wait=on_wait) as entered:
-        pending = commit_hand_edits(vault, [vault.root / p for p in _vault_dirty(vault)])
+    branch = git_remote.current_branch(top)
+    name = remote or git_remote.default_remote(top, branch)
+    git_remote.check_remote(top, name)
+    with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
         notes = describe(entered.recovery)
     result = _exchange(vault, name, branch, today or dt.date.today(), on_wait)
-    return replace(result, pending=pending, notes=[*notes, *_index_notes(vault, result)])
-
-
-def _vault_dirty(vault: Vault) -> list[str]:
-    """Uncommitted paths of the vault, relative to the vault root."""
-    top = history.work_tree(vault) or vault.root
-    return [
-        (top / rel).relative_to(vault.root).as_posix()
-        for rel in history.uncommitted(vault)
-        if (top / rel).resolve().is_relative_to(vault.root)
-    ]
+    return replace(result, pending=entered.pending, notes=[*notes, *_index_notes(vault, result)])
 
 
 def _exchange(
@@ -106,7 +100,7 @@ def _exchange(
     outcomes: list[str] = []
     regenerated = None
     for attempt in range(1, ATTEMPTS + 1):
-        exists = gitops.fetch(top, remote, branch)
+        exists = git_remote.fetch(top, remote, branch)
         with holding_the_lock(vault, on_wait=on_wait):
             if exists:
                 outcome = _merge(vault, top, f"{remote}/{branch}")
@@ -119,13 +113,13 @@ def _exchange(
                 outcomes.append("new branch")
             regenerated = _regenerate(vault, today) or regenerated
             published = history.head(vault)
-            foreign = _not_ours(vault, gitops.unpublished(top, remote, branch))
+            foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
         if foreign:
             return SyncResult(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
                 refused=_refusal(foreign),
             )  # fmt: skip
-        if gitops.push(top, remote, branch, published or "HEAD"):
+        if git_remote.push(top, remote, branch, published or "HEAD"):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
             )
@@ -135,27 +129,27 @@ def _exchange(
     )
 
 
-def _merge(vault: Vault, top: Path, target: str) -> gitops.MergeOutcome:
+def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
     git's object store (history/treemerge.py), the vault's files written through the journal,
     then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
     merge = history.merge_in_objects(top, target, f"sync: merge {target}")
     if merge.how == "conflict":
         conflicts = tuple(
-            gitops.Conflict(path, tuple(conflict_lines(text)) if text else ())
+            git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
             for path, text in merge.conflicts
         )
-        return gitops.MergeOutcome("conflict", conflicts)
+        return git_remote.MergeOutcome("conflict", conflicts)
     if merge.new is None:
-        return gitops.MergeOutcome(merge.how)
-    gitops.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
+        return git_remote.MergeOutcome(merge.how)
+    git_remote.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
     changes = [
         _file_change(vault, top / rel, history.blob_text(top, merge.new, rel))
         for rel in merge.changed
         if _journaled(vault, top, rel)
     ]
     merge_while_holding(vault, changes, merge)
-    return gitops.MergeOutcome(merge.how, (), merge.changed)
+    return git_remote.MergeOutcome(merge.how, (), merge.changed)
 
 
 def _journaled(vault: Vault, top: Path, rel: str) -> bool:

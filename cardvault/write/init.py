@@ -5,7 +5,7 @@ notes already there are counted and their kind told (portable/kinds.py: Obsidian
 memory, basic-memory or plain), so the command can offer to import them; init itself never
 imports a note. Only what is missing is written, `.cardvault/` is added to `.gitignore`, and
 git is set up to merge the vault's files with cardvault's drivers (`.gitattributes` plus the
-clone's git config, edits/gitsetup.py). Written through the one door, in one commit.
+clone's git config, history/drivers.py). Written through the one door, in one commit.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.door import Proposal, locked_write, propose
-from cardvault.edits.gitsetup import attributes_change, configure_drivers
+from cardvault.edits.door import Proposal, attributes_change, locked_write, propose
 from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
 from cardvault.vault.files import ABSENT, read_if_present
@@ -64,7 +63,7 @@ def init_vault(root: Path) -> InitResult:
         history.init_repo(root)
         notes.append("initialised a git repository")
     vault = Vault(root)  # the default settings, until cardvault.toml is written
-    configure_drivers(vault)
+    history.configure_drivers(root)
 
     def plan() -> Proposal[tuple[list[str], list[str]]]:
         changes, written, kept = _template_changes(root)

@@ -9,22 +9,24 @@ the merge driver `.gitattributes` names for it (the drivers live in `cardvault/s
 - `cardvault-hot` for agents' hot memory: fragment by fragment, in time order;
 - git's own `union` for the review queue (`memory/review.jsonl`): both sides' lines kept, and
   reading it prefers an answered line to a pending one (vault/decisions.py).
-`.gitattributes` is a tracked file of the vault (written once, in its own commit); the driver
-commands live in the clone's `.git/config` (never shared by git), written there by `git config`,
-and name the Python and the cardvault installation that run here, in isolated mode
+`.gitattributes` is a tracked file of the vault (written once, in its own commit, by the write
+door: `attributes_text` says what it should hold); the driver commands live in the clone's
+`.git/config` (never shared by git), written there by `git config` through GitPython, and name
+the Python and the cardvault installation that run here, in isolated mode
 (`cardvault/launch.py`): git runs them inside the work tree, whose files come from the remote,
-so nothing may be imported from there. Both are checked on every write (two small file reads)
-and set up when missing or different (a clone set up by an older cardvault is rewritten).
+so nothing may be imported from there. Both are checked on every write (two small file reads,
+no git and no library) and set up when missing or different (a clone set up by an older
+cardvault is rewritten).
 """
 
 from __future__ import annotations
 
-from cardvault import history
-from cardvault.edits.changes import WriteFile
+from pathlib import Path
+
 from cardvault.errors import CardvaultError
+from cardvault.history.runner import git_dir, work_tree_of
 from cardvault.launch import shell_command
-from cardvault.vault.files import ABSENT, read_if_present
-from cardvault.vault.layout import Vault
+from cardvault.vault.files import read_if_present
 
 BEGIN = "# cardvault:begin merge drivers"
 END = "# cardvault:end merge drivers"
@@ -44,6 +46,7 @@ DRIVERS = {
     "cardvault-managed": ("managed", "cardvault: MEMORY.md / AGENTS.md managed sections"),
     "cardvault-hot": ("hot", "cardvault: agents' hot memory, fragment by fragment"),
 }
+#: The subject of the commit that adds the block to a vault's `.gitattributes`.
 SUBJECT = "vault: merge cardvault's files with its git merge drivers"
 
 
@@ -53,30 +56,39 @@ def driver_command(kind: str) -> str:
     return shell_command("cardvault.sync.driver", kind, raw="%O %A %B %P")
 
 
-def attributes_change(vault: Vault) -> WriteFile | None:
-    """The change that puts cardvault's block, as this version writes it, into the vault's
-    `.gitattributes` (None: it is there). The rest of the file is left as it is."""
-    path = vault.root / ".gitattributes"
-    current = read_if_present(path, vault.root)
+def attributes_text(current: str | None) -> str | None:
+    """`.gitattributes` with cardvault's block as this version writes it, from the file's
+    `current` text (None: no such file); None when it is there already. The rest of the file
+    is kept as it is; an older block is replaced where it is."""
     if current is None:
-        return WriteFile(path, ATTRIBUTES, ABSENT, "added .gitattributes (merge drivers)", "git")
-    if ATTRIBUTES in current.text:
+        return ATTRIBUTES
+    if ATTRIBUTES in current:
         return None
-    start = current.text.find(BEGIN)
-    end = current.text.find(END, start)
-    if start >= 0 and end >= 0:  # an older block: replaced where it is
-        text = current.text[:start] + ATTRIBUTES + current.text[end + len(END) :].lstrip("\n")
-    else:
-        sep = "" if current.text.endswith("\n") or not current.text else "\n"
-        text = current.text + sep + ATTRIBUTES
-    return WriteFile(path, text, current.digest, "merge drivers in .gitattributes", "git")
+    start = current.find(BEGIN)
+    end = current.find(END, start)
+    if start >= 0 and end >= 0:
+        return current[:start] + ATTRIBUTES + current[end + len(END) :].lstrip("\n")
+    sep = "" if current.endswith("\n") or not current else "\n"
+    return current + sep + ATTRIBUTES
 
 
-def drivers_configured(vault: Vault) -> bool:
+def needs_attributes(root: Path) -> bool:
+    """Whether the vault at `root` is in a repository and lacks cardvault's `.gitattributes`
+    block."""
+    if work_tree_of(root) is None:
+        return False
+    try:
+        found = read_if_present(root / ".gitattributes", root)
+    except (OSError, CardvaultError):
+        return True  # the door's attributes change says what is wrong with it
+    return found is None or ATTRIBUTES not in found.text
+
+
+def drivers_configured(root: Path) -> bool:
     """Whether the clone's git config names each driver with exactly this cardvault's command
     (read from the file, no git started; git keeps a value without quotes or backslashes
     verbatim, so the command appears as it is)."""
-    folder = history.git_dir(vault.root)
+    folder = git_dir(root)
     if folder is None:
         return True  # not a repository: nothing to configure
     try:
@@ -89,23 +101,16 @@ def drivers_configured(vault: Vault) -> bool:
     )
 
 
-def configure_drivers(vault: Vault) -> bool:
-    """Write the drivers into the clone's git config when missing; True when it changed."""
-    top = history.work_tree_of(vault.root)
-    if top is None or drivers_configured(vault):
+def configure_drivers(root: Path) -> bool:
+    """Write the drivers into the clone's git config when missing (`git config`, through
+    GitPython's Git); True when it changed."""
+    if work_tree_of(root) is None or drivers_configured(root):
         return False
+    from cardvault.history.repo import open_repo, run
+
+    repo = open_repo(root)
+    assert repo is not None
     for name, (kind, label) in DRIVERS.items():
-        history.run_git(top, "config", f"merge.{name}.name", label)
-        history.run_git(top, "config", f"merge.{name}.driver", driver_command(kind))
+        run(repo, "config", f"merge.{name}.name", label)
+        run(repo, "config", f"merge.{name}.driver", driver_command(kind))
     return True
-
-
-def needs_attributes(vault: Vault) -> bool:
-    """Whether the vault's repository lacks cardvault's `.gitattributes` block."""
-    if history.work_tree_of(vault.root) is None:
-        return False
-    try:
-        found = read_if_present(vault.root / ".gitattributes", vault.root)
-    except (OSError, CardvaultError):
-        return True  # attributes_change says what is wrong with it
-    return found is None or ATTRIBUTES not in found.text

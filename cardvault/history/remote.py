@@ -1,8 +1,11 @@
-"""The git steps of `cardvault sync`: which branch and remote, fetch, merge, push.
+"""A vault's repository and its remote: the branch and remote to sync, fetch, merge, push.
 
-Each is one or two git commands through `history.run_git`; none takes the lock (the sync
-service holds it around them). A merge that stops on a conflict is described (files and the
-lines of each conflict block) and aborted, so the repository is back where it was.
+What git knows (the checked-out branch, its upstream remote, the remotes, where our copy of the
+remote's branch points, HEAD before and after a merge) is read in-process through GitPython;
+fetch, merge and push are git's own commands, run through GitPython's Git with cardvault's safe
+environment (history/repo.py). None takes the vault lock: `cardvault sync` (sync/run.py) holds
+it around them. A merge that stops on a conflict is described (files and the lines of each
+conflict block) and aborted, so the repository is back where it was.
 """
 
 from __future__ import annotations
@@ -10,11 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import git
+
 from cardvault.errors import CardvaultError
-from cardvault.history import GitError, identity_env, run_git
-from cardvault.sync.merge_text import conflict_lines
+from cardvault.history.repo import VaultRepo, head_commit, open_repo, run, top_of
+from cardvault.history.runner import GitError, identity_env
 from cardvault.vault.confine import read_confined
 from cardvault.vault.files import MAX_FILE_BYTES
+
+#: How git starts a conflict block in a file it could not merge.
+CONFLICT_START = "<<<<<<< "
 
 
 @dataclass(frozen=True)
@@ -41,31 +49,40 @@ class MergeOutcome:
     changed: tuple[str, ...] = ()  # files the merge changed in the work tree
 
 
+def _repo(top: Path) -> VaultRepo:
+    repo = open_repo(top)
+    if repo is None:
+        raise CardvaultError("not in a git repository", top)
+    return repo
+
+
 def current_branch(top: Path) -> str:
     """The checked-out branch (a detached HEAD cannot sync)."""
-    done = run_git(top, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    if done.returncode != 0:
+    repo = _repo(top)
+    if repo.head.is_detached:
         raise CardvaultError("HEAD is detached; check out a branch before syncing", top)
-    return done.stdout.strip()
+    return repo.active_branch.name
 
 
 def default_remote(top: Path, branch: str) -> str:
-    """The branch's upstream remote, else `origin`."""
-    done = run_git(top, "config", "--get", f"branch.{branch}.remote", check=False)
-    return done.stdout.strip() or "origin"
+    """The branch's upstream remote (the clone's own config), else `origin`."""
+    reader = _repo(top).config_reader("repository")
+    value = reader.get_value(f'branch "{branch}"', "remote", default="")
+    return str(value).strip() or "origin"
 
 
 def check_remote(top: Path, remote: str) -> None:
     """Refuse a remote the repository does not know."""
-    if run_git(top, "remote", "get-url", remote, check=False).returncode != 0:
-        known = run_git(top, "remote").stdout.split()
+    known = [each.name for each in _repo(top).remotes]
+    if remote not in known:
         listed = ", ".join(known) if known else "none; add one with `git remote add origin URL`"
         raise CardvaultError(f"no git remote named '{remote}' (remotes: {listed})", top)
 
 
 def fetch(top: Path, remote: str, branch: str) -> bool:
     """Fetch the remote's branch; False when the remote has no such branch yet."""
-    done = run_git(top, "fetch", "--quiet", remote, check=False)
+    repo = _repo(top)
+    done = run(repo, "fetch", "--quiet", remote, check=False)
     if done.returncode != 0:
         raise GitError(f"git fetch {remote} failed: {done.stderr.strip()}", top)
     return remote_head(top, remote, branch) is not None
@@ -73,22 +90,38 @@ def fetch(top: Path, remote: str, branch: str) -> bool:
 
 def merge(top: Path, target: str, message: str) -> MergeOutcome:
     """Merge `target` into HEAD with the vault's drivers; abort and describe a conflict."""
-    before = run_git(top, "rev-parse", "HEAD").stdout.strip()
-    env = identity_env(top)
-    done = run_git(top, "merge", "--no-edit", "-m", message, target, env=env, check=False)
+    repo = _repo(top)
+    before = _head_sha(repo)
+    args = ("merge", "--no-edit", "-m", message, target)
+    done = run(repo, *args, env=identity_env(top_of(repo)), check=False)
     if done.returncode == 0:
-        after = run_git(top, "rev-parse", "HEAD").stdout.strip()
-        changed = run_git(top, "diff", "--name-only", before, after).stdout.split("\n")
+        after = _head_sha(repo)
+        changed = run(repo, "diff", "--name-only", "-z", before, after).stdout.split("\0")
         how = "up to date" if before == after else (
             "fast-forward" if "Fast-forward" in done.stdout else "merged"
         )  # fmt: skip
         return MergeOutcome(how, (), tuple(p for p in changed if p))
-    unmerged = run_git(top, "diff", "--name-only", "--diff-filter=U").stdout.split()
+    unmerged = run(repo, "diff", "--name-only", "-z", "--diff-filter=U").stdout.split("\0")
+    unmerged = [path for path in unmerged if path]
     if not unmerged:  # the merge never started (an untracked file in the way, ...)
         raise GitError(f"git merge {target} failed: {(done.stderr or done.stdout).strip()}", top)
     conflicts = tuple(Conflict(path, tuple(_marked_lines(top, path))) for path in unmerged)
-    run_git(top, "merge", "--abort")
+    run(repo, "merge", "--abort")
     return MergeOutcome("conflict", conflicts)
+
+
+def _head_sha(repo: VaultRepo) -> str:
+    head = head_commit(repo)
+    if head is None:
+        raise CardvaultError("the repository has no commit yet; commit once first", top_of(repo))
+    return head.hexsha
+
+
+def conflict_lines(text: str) -> list[int]:
+    """1-based lines where conflict blocks start (`<<<<<<< `)."""
+    return [
+        n for n, line in enumerate(text.splitlines(), start=1) if line.startswith(CONFLICT_START)
+    ]
 
 
 def _marked_lines(top: Path, rel: str) -> list[int]:
@@ -105,7 +138,7 @@ def refuse_overwriting(top: Path, paths: list[str]) -> None:
     vault's (code in a shared repository), as `git merge` does."""
     if not paths:
         return
-    out = run_git(top, "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
+    out = run(_repo(top), "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
     dirty = [record[3:] for record in out.stdout.split("\0") if len(record) > 3]
     if dirty:
         names = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
@@ -118,38 +151,40 @@ def refuse_overwriting(top: Path, paths: list[str]) -> None:
 
 def remote_head(top: Path, remote: str, branch: str) -> str | None:
     """The commit our copy of the remote's branch points at (None: no such branch)."""
-    ref = f"refs/remotes/{remote}/{branch}"
-    done = run_git(top, "rev-parse", "--verify", "--quiet", ref, check=False)
-    if done.returncode != 0:
+    ref = git.Reference(_repo(top), f"refs/remotes/{remote}/{branch}")
+    if not ref.is_valid():
         return None
-    return done.stdout.strip() or None
+    return ref.commit.hexsha
 
 
 def unpublished(top: Path, remote: str, branch: str) -> list[str]:
     """The files a push of HEAD to `remote`'s `branch` would publish changes to: the tree
     difference from the remote's branch; for a new branch, every file the commits the remote
     does not have yet touch."""
+    repo = _repo(top)
     known = remote_head(top, remote, branch)
     if known is not None:
         args = ["diff", "--name-only", "--no-renames", "-z", known, "HEAD"]
     else:
         args = ["log", "--format=", "--name-only", "--no-renames", "-z", "HEAD"]
         args += ["--not", f"--remotes={remote}"]
-    return sorted({path for path in run_git(top, *args).stdout.split("\0") if path.strip()})
+    return sorted({path for path in run(repo, *args).stdout.split("\0") if path.strip()})
 
 
 def push(top: Path, remote: str, branch: str, commit: str = "HEAD") -> bool:
     """Push `commit` (the one checked under the lock; HEAD may have moved on since) to the
     remote's branch. False when it was refused because the remote's branch moved since we
     fetched it (another machine pushed first); other failures raise."""
+    repo = _repo(top)
     known = remote_head(top, remote, branch)
-    upstream = run_git(top, "config", "--get", f"branch.{branch}.remote", check=False).stdout
-    done = run_git(top, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
+    reader = repo.config_reader("repository")
+    upstream = str(reader.get_value(f'branch "{branch}"', "remote", default="")).strip()
+    done = run(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
     if done.returncode == 0:
-        if not upstream.strip():  # the first push: the branch follows the remote's from now on
-            run_git(top, "branch", f"--set-upstream-to={remote}/{branch}", branch, check=False)
+        if not upstream:  # the first push: the branch follows the remote's from now on
+            run(repo, "branch", f"--set-upstream-to={remote}/{branch}", branch, check=False)
         return True
-    run_git(top, "fetch", "--quiet", remote, check=False)
+    run(repo, "fetch", "--quiet", remote, check=False)
     if remote_head(top, remote, branch) != known:
         return False
     raise GitError(f"git push {remote} {branch} failed: {done.stderr.strip()}", top)

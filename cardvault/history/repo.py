@@ -1,0 +1,126 @@
+"""GitPython for a vault's repository: the one place a `git.Repo` is made, and made safely.
+
+Imported only by the history functions that need it, when they are called (a reader, `--help`
+and the everyday commit of a `log` or `new` never load it: tests/test_startup.py). What it is
+for: the repository as objects, read in-process (the git folders, HEAD, branches, remote refs,
+the clone's own config, commits and blobs), and the git commands of sync, review branches and
+the merge drivers' set-up, run through its `Git`.
+
+How it stays safe (docs/security.md):
+- the repository is the work tree `runner.work_tree_of` found (the nearest folder upwards with a
+  `.git`), opened at its `.git` folder: GitPython never searches on its own, so a folder whose
+  files mimic a bare repository is never taken for one;
+- every git it starts gets `runner.safe_env` (literal pathspecs, `safe.bareRepository=explicit`,
+  no prompt), whether cardvault asked for the command or GitPython did (its persistent
+  `cat-file` included): `SafeGit` adds it to each call;
+- GitPython only reads `.git/`; every write there (config, index, refs, objects) is a git
+  command (`git config`, `git update-index`, `git branch`...), never GitPython's own writers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+import git
+
+from cardvault.history.runner import GitError, safe_env, work_tree_of
+
+
+class SafeGit(git.Git):
+    """GitPython's `Git`, every command given cardvault's safe environment on top of the
+    caller's (`env=` of a call adds to it)."""
+
+    def execute(self, command: Any, istream: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs["env"] = {**safe_env(os.environ), **(kwargs.get("env") or {})}
+        return super().execute(command, istream, **kwargs)
+
+
+class VaultRepo(git.Repo):
+    """A `git.Repo` whose git commands run through `SafeGit`."""
+
+    GitCommandWrapperType = SafeGit
+
+
+#: Repositories opened in this process, by work tree (a `Repo` reads its config when made).
+_OPEN: dict[Path, VaultRepo] = {}
+
+
+def open_repo(root: Path) -> VaultRepo | None:
+    """The repository whose work tree holds `root`, or None outside one."""
+    top = work_tree_of(root)
+    if top is None:
+        return None
+    key = top.resolve()
+    known = _OPEN.get(key)
+    if known is not None and os.path.isdir(known.git_dir):
+        return known
+    dot_git = key / ".git"
+    try:
+        repo = VaultRepo(dot_git if dot_git.is_dir() else key, search_parent_directories=False)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise GitError(f"not a git repository git can open: {exc}", top) from exc
+    if repo.working_tree_dir is None or Path(repo.working_tree_dir).resolve() != key:
+        raise GitError("the repository's work tree is not the folder holding its .git", top)
+    _OPEN[key] = repo
+    return repo
+
+
+def top_of(repo: VaultRepo) -> Path:
+    """The repository's work tree (where its git commands run)."""
+    assert repo.working_tree_dir is not None  # open_repo refuses a bare repository
+    return Path(repo.working_tree_dir)
+
+
+def run(
+    repo: VaultRepo,
+    *args: str,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """`git args...` in the work tree through GitPython, as `runner.run_git` gives it back;
+    GitError with git's message when it fails and `check`. Output is kept byte for byte (no
+    newline stripped); `input` goes to git's standard input."""
+    with _stdin(input) as stream:
+        status, out, err = repo.git.execute(
+            ["git", *args],
+            stream,
+            as_process=False,
+            with_extended_output=True,
+            stdout_as_string=True,
+            with_exceptions=False,
+            strip_newline_in_stdout=False,
+            env=env,
+        )
+    done = subprocess.CompletedProcess(["git", *args], status, out, err)
+    if check and status != 0:
+        detail = (err.strip() or out.strip() or f"exit {status}")[-2000:]
+        raise GitError(f"git {args[0]} failed: {detail}", top_of(repo))
+    return done
+
+
+@contextlib.contextmanager
+def _stdin(text: str | None) -> Iterator[BinaryIO | None]:
+    """A temporary file holding `text`, to hand git as its standard input (GitPython gives the
+    process a file, not a string); None when there is no input."""
+    if text is None:
+        yield None
+        return
+    with tempfile.TemporaryFile() as handle:
+        handle.write(text.encode("utf-8"))
+        handle.seek(0)
+        yield cast(BinaryIO, handle)
+
+
+def head_commit(repo: VaultRepo) -> git.Commit | None:
+    """The commit HEAD points at (None on an unborn branch)."""
+    try:
+        return repo.head.commit
+    except ValueError:
+        return None
