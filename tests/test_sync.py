@@ -222,6 +222,5 @@ def test_a_writer_waiting_behind_a_sync_is_not_held_across_its_fetch(tmp_path: P
     finally:
         _, err = slow.communicate(timeout=300)
     assert slow.returncode == 0, err
-    assert "written while a sync fetches" in (a / "memory").joinpath(
-        sorted(p.name for p in (a / "memory").glob("20*.md"))[-1]
-    ).read_text()
+    logs = sorted((a / "memory").glob("20*.md"))
+    assert "written while a sync fetches" in logs[-1].read_text()
