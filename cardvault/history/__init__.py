@@ -90,6 +90,7 @@ from cardvault.history.treemerge import (
     blob_text,
     changed_paths,
     finish_move,
+    head_is_sync_merge,
     merge_in_objects,
     move_head,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "git_lock_files",
     "git_running",
     "head",
+    "head_is_sync_merge",
     "head_of",
     "init_repo",
     "is_repo",

@@ -117,6 +117,14 @@ def finish_move(top: Path, old: str, new: str, journaled: Sequence[str]) -> str:
     return "moved on"
 
 
+def head_is_sync_merge(top: Path) -> bool:
+    """Whether HEAD is a merge commit a sync made and nothing came after it (a sync killed
+    between its merge and the regeneration of MEMORY.md's table leaves the branch so)."""
+    done = run_git(top, "log", "-1", "--format=%P%x00%s", "HEAD", check=False)
+    parents, _, subject = done.stdout.strip().partition("\0")
+    return done.returncode == 0 and len(parents.split()) == 2 and subject.startswith("sync: merge")
+
+
 def _index_to_head(top: Path, paths: Sequence[str]) -> None:
     if paths:
         with pathspec(list(paths)) as spec:

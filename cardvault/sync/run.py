@@ -13,8 +13,9 @@ history/states.py) and for an unknown remote. Then:
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
    scratch work tree outside the repository), then the vault's changed files written through
    the journal and the branch moved to the merge (a kill is finished by the next command);
-   then MEMORY.md's table and AGENTS.md's learned rules regenerated from the merged cards when
-   they differ, in one commit (after any merge, so a sync killed before it is caught up);
+   then, after a true merge that changed cards or the managed files (or when the branch still
+   ends in a sync's merge: one killed before this step), MEMORY.md's table and AGENTS.md's
+   learned rules regenerated from the merged cards when they differ, in one commit;
 4. push the commit checked under the lock, holding no lock, unless what it would publish (the
    difference from the remote's branch; every unpublished commit for a new branch) touches a
    file that is not cardvault's: cardvault never publishes code, so such a branch is left for
@@ -52,6 +53,7 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
 
 ATTEMPTS = 5
+_REGENERATE = ("memory/cards/", "memory/archive/", "MEMORY.md", "AGENTS.md")
 
 
 @dataclass(frozen=True)
@@ -110,8 +112,10 @@ def _exchange(
                     )
                 outcomes.append(outcome.how)
             else:
+                outcome = git_remote.MergeOutcome("new branch")
                 outcomes.append("new branch")
-            regenerated = _regenerate(vault, today) or regenerated
+            if _needs_regeneration(vault, top, outcome):
+                regenerated = _regenerate(vault, today) or regenerated
             published = history.head(vault)
             foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
         if foreign:
@@ -150,6 +154,17 @@ def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     ]
     merge_while_holding(vault, changes, merge)
     return git_remote.MergeOutcome(merge.how, (), merge.changed)
+
+
+def _needs_regeneration(vault: Vault, top: Path, outcome: git_remote.MergeOutcome) -> bool:
+    """After a true merge that changed cards or the managed files, or when the branch still
+    ends in a sync's merge (one killed before its regeneration): MEMORY.md's table and
+    AGENTS.md's rules are made again from the merged cards (nothing when they agree)."""
+    if outcome.how == "merged" and any(
+        p.startswith(_REGENERATE) for p in _in_vault(vault, outcome.changed)
+    ):
+        return True
+    return history.head_is_sync_merge(top)
 
 
 def _journaled(vault: Vault, top: Path, rel: str) -> bool:
@@ -204,9 +219,8 @@ def _in_vault(vault: Vault, paths: tuple[str, ...]) -> list[str]:
 
 
 def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:
-    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards: after every
-    merge, fast-forward or not (a sync killed after its merge is caught up by the next one);
-    nothing when they already agree."""
+    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards (nothing when
+    they already agree)."""
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state
