@@ -21,6 +21,11 @@ all=(foreground background nohup zsh sh empty-home stdin-closed)
 modes=("$@")
 [ ${#modes[@]} -eq 0 ] && modes=("${all[@]}")
 out=$(mktemp -d "${TMPDIR:-/tmp}/ci-anywhere.XXXXXX")
+# The clones live under $out, where benchmarks/data_path.py finds no shared/data above them:
+# point the tests that read real notes at the data beside this checkout.
+for data in "${CARDVAULT_DATA:-}" "$repo/../shared/data"; do
+    if [ -n "$data" ] && [ -d "$data" ]; then export CARDVAULT_DATA=$(cd "$data" && pwd); break; fi
+done
 chmod 755 "$out"  # an unprivileged user (.ci/unprivileged) must be able to read the clones
 
 if [ -n "$(git -C "$repo" status --porcelain)" ]; then

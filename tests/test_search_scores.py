@@ -70,8 +70,10 @@ def test_json_carries_score_and_weak_and_the_cli_says_no_strong_match(
 def real_notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A vault of real notes the calibration never saw whole: every 12th til-jbranchaud note,
     plus the targets of the first hand-written queries, indexed with the real model."""
-    import til
-
+    try:
+        import til
+    except SystemExit as missing:  # data_path found no shared/data above this checkout
+        pytest.skip(f"{missing} (the real notes live there)")
     if not til.DATA.is_dir():
         pytest.skip("shared data not present")
     root = tmp_path_factory.mktemp("real-notes") / "vault"

@@ -86,6 +86,7 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("hot", ["--agent", "victim", "hot", "keep deploys small"]),
         ("capture", ["capture", "--", sys.executable, "-c", "raise SystemExit(3)"]),
         ("check", ["check", "--fix"]),
+        ("verify", ["verify"]),  # reads the code repository's files, runs nothing
         ("promote", ["promote", "deploy-checklist"]),
         ("demote", ["demote", "deploy-checklist"]),
         ("archive", ["archive", "victim-notes"]),

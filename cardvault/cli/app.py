@@ -40,6 +40,7 @@ from cardvault.cli import (
     stats,
     sync,
     trust,
+    verify,
     view,
 )
 from cardvault.cli import list as list_command
@@ -109,6 +110,7 @@ app.command("remember")(log.remember)
 app.command("show")(show.show)
 app.command("list")(list_command.list_cards)
 app.command("check")(check.check)
+app.command("verify")(verify.verify)
 app.command("index")(search.index)
 app.command("search")(search.search)
 app.command("stats")(stats.stats)

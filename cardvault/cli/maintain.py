@@ -38,7 +38,8 @@ def maintain(
     only: Annotated[
         list[str] | None,
         typer.Option(
-            "--only", help="Steps to run, comma-separated: distill,merge,promote,archive,index."
+            "--only",
+            help="Steps to run, comma-separated: distill,merge,promote,uses,verify,archive,index.",
         ),
     ] = None,
     since: Annotated[
@@ -61,8 +62,11 @@ def maintain(
     agent: AgentOption = None,
 ) -> None:
     """The maintenance pass: distill new log lessons into cards, merge duplicate cards, promote
-    recurring lessons (or lessons several agents learned) to AGENTS.md, archive stale cards,
-    regenerate MEMORY.md's table.
+    recurring lessons (or lessons several agents learned) to AGENTS.md, fold the uses this
+    clone recorded (cards read by context, MCP read, an agent's show) into `uses`/`last_used`,
+    mark cards the project no longer bears out as stale (as `cardvault verify`, which alone
+    clears marks), archive cards neither updated nor used for [archive] days, regenerate
+    MEMORY.md's table.
 
     One git commit records the run (nothing is committed when nothing changed). Refuses to run on
     uncommitted edits unless --commit-pending. The project registers with the global vault.

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import now, vault_of
 from cardvault.vault.layout import Vault
 
 
@@ -22,10 +22,10 @@ def show(
     ] = False,
 ) -> None:
     """Print one card as written (archived cards and aliases are found too)."""
-    from cardvault.vault.read import find_card
+    from cardvault.context.used import read_used
 
     vault = _global() if from_global else vault_of(ctx)
-    card = find_card(vault, slug).card
+    card = read_used(vault, slug, now().date(), "show")  # a use when an agent asks
     if json_out:
         render.print_json(
             {"slug": card.slug, "path": vault.rel(card.path), "meta": card.meta, "body": card.body}

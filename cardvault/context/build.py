@@ -20,7 +20,8 @@ The text shows MEMORY.md, then the rules, then the cards, each card with its sou
 `context.pack.pack` fits them to the budget and names what did not fit. Planning
 (`plan_context`) is pure; `build_context` reads the vault and runs the search. A search that
 fails (no index, no model, a read-only cache) never stops a session from starting: the pack falls
-back to ranking by value and says so in `notices`. Nothing is written to the vault.
+back to ranking by value and says so in `notices`. Nothing is written to the vault; each packed
+card is recorded as a use in the local ledger (context/used.py, at no commit).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.context.pack import Decision, Item, pack, quoted
-from cardvault.context.value import card_value
+from cardvault.context.used import record_pack
+from cardvault.context.value import card_age, card_value
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
 from cardvault.vault.decisions import QUEUE_FILE, pending_items, read_queue
@@ -307,14 +309,16 @@ def _card_item(
             f"{RELEVANCE_WEIGHT} × relevance {found:.2f} ({where}) + {VALUE_WEIGHT} × value "
             f"{value.score:.2f} ({value.explain()}) = {score:.3f}"
         )
-    return Item("card", card.slug, rel, card_block(card, rel), why, score)
+    return Item("card", card.slug, rel, card_block(card, rel, today), why, score)
 
 
-def card_block(card: Card, rel: str) -> str:
-    """A card as it appears in the pack: quoted with its source path, topic heading, body (the
-    topic on one line: YAML can hold a newline that would start a heading of its own)."""
+def card_block(card: Card, rel: str, today: dt.date | None = None) -> str:
+    """A card as it appears in the pack: quoted with its source path, topic heading, its age
+    as of `today` (value.card_age: `*updated 40 days ago*`), body (the topic on one line: YAML
+    can hold a newline that would start a heading of its own)."""
     topic = " ".join(card.topic.split())
-    return quoted(rel, f"## {topic}\n\n{card.body.strip()}".rstrip())
+    age = f"*{card_age(card, today)}*\n\n" if today is not None else ""
+    return quoted(rel, f"## {topic}\n\n{age}{card.body.strip()}".rstrip())
 
 
 def plan_context(
@@ -362,4 +366,6 @@ def build_context(
     task = task.strip() if task and task.strip() else None
     relevance = search_relevance(vault, task, mode, searcher) if task else None
     limit = vault.config.context_token_budget if budget is None else budget
-    return plan_context(sources, limit, today, task, relevance)
+    packed = plan_context(sources, limit, today, task, relevance)
+    record_pack(packed.decisions, {"project": vault}, today)
+    return packed

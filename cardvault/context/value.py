@@ -10,7 +10,9 @@ The score is the self-learning-agent seed's promotion score, kept on a 0..1 scal
   latest of `last_used`, `updated` and `created`, never below 0.1 — the seed's "decays 0.1 per
   week of non-use", with a floor so an old but frequent lesson still outranks an unknown one.
 
-`context` ranks cards by this value when no task is given and mixes it with relevance when one is.
+`context` ranks cards by this value when no task is given and mixes it with relevance when one is,
+and shows every card's age (`card_age`): when it was last edited and last used, and whether
+`verify` found it stale.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from cardvault.vault.card import Card
+from cardvault.vault.card import Card, as_date
 
 FREQUENCY_CAP = 10
 DEFAULT_IMPACT = 0.5
@@ -73,3 +75,26 @@ def card_recency(card: Card, today: dt.date) -> float:
     last = max(dates)
     weeks = max((today - last).days, 0) // 7
     return max(RECENCY_FLOOR, round(1.0 - RECENCY_DECAY_PER_WEEK * weeks, 6))
+
+
+def days_ago(then: dt.date, today: dt.date) -> str:
+    """`today`, `yesterday`, `12 days ago` (a future date reads as today)."""
+    days = max((today - then).days, 0)
+    return "today" if days == 0 else "yesterday" if days == 1 else f"{days} days ago"
+
+
+def card_age(card: Card, today: dt.date) -> str:
+    """How old the card's knowledge is, in words: `updated 40 days ago, last used 3 days ago`,
+    then, for a card `verify` found stale, `STALE since 2026-12-01: <reason>`."""
+    edited = card.date("updated") or card.date("created")
+    parts = [f"updated {days_ago(edited, today)}" if edited else "never dated"]
+    used = card.date("last_used")
+    if used is not None:
+        parts.append(f"last used {days_ago(used, today)}")
+    line = ", ".join(parts)
+    stale = card.meta.get("stale")
+    if isinstance(stale, dict):
+        since = as_date(stale.get("date"))
+        reason = " ".join(str(stale.get("reason", "")).split())
+        line += f"; STALE since {since.isoformat() if since else '?'}: {reason}"
+    return line

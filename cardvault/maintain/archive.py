@@ -1,13 +1,18 @@
 """Archive: cards nobody has touched for `archive_days` move to memory/archive/.
 
-A live card whose latest of `updated` and `last_used` (or `created`, when neither is set) is
-more than `archive_days` before the run's date, and which is not promoted, moves to the same
-place under memory/archive/ with `status: archived`. Nothing is deleted; search still finds it
-with `--archived`, and links to it still resolve.
+A live card whose latest of `updated`, `last_used` and the last use this clone's ledger
+recorded but has not folded yet (vault/uses.py; so `--only archive` counts reads too), or
+`created` when none is set, is more than `archive_days` before the run's date, and which is not
+promoted, moves to the same place under memory/archive/ with `status: archived`. Nothing is
+deleted; search still finds it with `--archived`, and links to it still resolve.
 
 A card a folder import wrote (`imported: DATE`, docs/import.md) keeps the dates of the note it
 came from, often years old; it is not archived until `archive_days` after its import, and the
-run says how many cards it held back for that reason (a `skipped` report).
+run says how many cards it held back for that reason (a `skipped` report). The use ledger does
+not replace this: a card imported today has no use yet, so by use alone every old note would be
+archived on the first run. The import date is when the vault received it; from then on, reads
+keep it (each use moves `last_used`), and a card nobody reads for `archive_days` after its
+import is archived like any other.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from cardvault.errors import CardvaultError
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.uses import Use
 
 STEP = "archive"
-#: The date a folder import wrote the card (portable/notecards.py). Until cards record their
-#: use (DESIGN §10), it keeps a freshly imported folder of old notes out of the archive.
+#: The date a folder import wrote the card (portable/notecards.py): it keeps a freshly imported
+#: folder of old notes out of the archive until they have had `archive_days` to be used.
 IMPORTED = "imported"
 
 
@@ -33,7 +39,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     changes: list[Change] = []
     held: list[CardFile] = []
     for card in state.live:
-        last = last_activity(card.card)
+        last = last_activity(card.card, state.uses.of((card.slug, *card.card.aliases)))
         if card.card.status == "promoted" or last is None or last >= cutoff:
             continue
         imported = card.card.date(IMPORTED)
@@ -57,9 +63,11 @@ def _held_back(held: list[CardFile], cfg: VaultConfig) -> Report:
     return Report("skipped", message, tuple(c.path for c in held[:20]), (), STEP)
 
 
-def last_activity(card: Card) -> dt.date | None:
-    """The latest of `updated` and `last_used`; `created` when neither is set."""
-    dates = [d for d in (card.date("updated"), card.date("last_used")) if d is not None]
+def last_activity(card: Card, use: Use | None = None) -> dt.date | None:
+    """The latest of `updated`, `last_used` and `use` (not folded yet); `created` when none
+    is set."""
+    recorded = use.last if use is not None else None
+    dates = [d for d in (card.date("updated"), card.date("last_used"), recorded) if d]
     if dates:
         return max(dates)
     return card.date("created")

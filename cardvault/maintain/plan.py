@@ -23,7 +23,7 @@ from cardvault.edits.changes import (
     reason_lines,
     reports,
 )
-from cardvault.maintain import archive, distill, memory_index, merge, promote
+from cardvault.maintain import archive, distill, memory_index, merge, promote, stale, uses
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.files import ABSENT
@@ -33,6 +33,8 @@ STEPS: dict[str, Step] = {
     "distill": distill.step,
     "merge": merge.step,
     "promote": promote.step,
+    "uses": uses.step,
+    "verify": stale.step,
     "archive": archive.step,
     "index": memory_index.step,
 }
@@ -42,6 +44,8 @@ VERBS = {
     "distill": "distilled",
     "merge": "merged",
     "promote": "promoted",
+    "uses": "counted uses",
+    "verify": "found stale",
     "archive": "archived",
     "index": "reindexed",
 }

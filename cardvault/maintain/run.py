@@ -13,11 +13,16 @@
   commit records it; if the writes or the commit fail, every file is restored. `review` writes
   no file: it commits the same tree on a new branch. The search index is refreshed after the
   lock is released.
+- The uses this clone recorded (vault/uses.py) are folded in the same commit; the watermark
+  moves once the commit is made, while a fold lock keeps a second run from reading the old one.
+  A `--review` branch leaves them in the ledger (its commit may never land); archiving still
+  counts them as uses.
 Never prints: progress goes to the callback, the outcome comes back as a RunResult.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
 from collections.abc import Sequence
@@ -35,9 +40,14 @@ from cardvault.maintain.state import load_state
 from cardvault.search.model import ModelUnavailableError
 from cardvault.vault.decisions import pending_items
 from cardvault.vault.layout import Vault
+from cardvault.vault.uses import folding, mark_folded
 
 NEEDS_MODEL = ("distill", "merge")
 BRANCH_PREFIX = "cardvault/maintain-"
+WATERMARK_FAILED = (
+    "the uses just folded could not be marked as folded in .cardvault/uses.folded; "
+    "make the cache folder writable, or the next run counts them again"
+)
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,7 @@ def run_maintenance(
         if not history.is_repo(vault.root):
             raise CardvaultError("--review needs the vault to be a git repository", vault.root)
         branch = f"{BRANCH_PREFIX}{options.now:%Y%m%d-%H%M%S}"
+        only = tuple(name for name in (only or ORDER) if name != "uses")
 
     planned_at: list[float] = []
 
@@ -129,15 +140,19 @@ def run_maintenance(
         planned_at.append(time.perf_counter())
         return propose(result.plan.changes, message, result)
 
-    written = locked_write(
-        vault,
-        plan,
-        branch=branch,
-        after_write=after_write,
-        on_wait=on_wait,
-        commit_pending=options.commit_pending,
-    )
-    result = replace(written.value, pending=written.pending)
+    folds = branch is None and (only is None or "uses" in only)
+    with folding(vault) if folds else contextlib.nullcontext():
+        written = locked_write(
+            vault,
+            plan,
+            branch=branch,
+            after_write=after_write,
+            on_wait=on_wait,
+            commit_pending=options.commit_pending,
+        )
+        result = replace(written.value, pending=written.pending)
+        if folds and not mark_folded(vault, result.plan.before.uses):
+            result = replace(result, notices=(*result.notices, WATERMARK_FAILED))
     if written.commit is None:
         return result
     label = "commit" if branch else "write + commit"
@@ -166,7 +181,7 @@ def _planned(
     except ModelUnavailableError as exc:
         raise CardvaultError(
             f"{exc.message}; the steps that need no model still run with "
-            "--only promote,archive,index",
+            "--only promote,uses,verify,archive,index",
             exc.path,
         ) from exc
     for outcome in plan.steps:

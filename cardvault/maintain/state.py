@@ -1,6 +1,6 @@
 """The vault as maintenance sees it: the one read path's snapshot (cards with the digests of their
 bytes, log entries, MEMORY.md and AGENTS.md) plus the review queue (memory/review.jsonl), the
-date the run counts as today and the vectors.
+date the run counts as today, the vectors and the uses this clone recorded since its last fold.
 
 A `VaultState` is immutable. `after(changes)` returns the state the changes would leave, so each
 step of a run plans against the results of the steps before it without anything being written.
@@ -24,6 +24,7 @@ from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path
 from cardvault.vault.files import FileText, digest_text, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
+from cardvault.vault.uses import Unfolded, read_unfolded
 
 __all__ = ["CardFile", "VaultState", "load_state", "state_of"]
 
@@ -43,6 +44,8 @@ class VaultState:
     since: dt.date | None = None
     problems: tuple[str, ...] = ()
     queue: FileText | None = None  # memory/review.jsonl
+    #: The uses this clone recorded since its last fold (vault/uses.py).
+    uses: Unfolded = field(default_factory=Unfolded, compare=False)
 
     @cached_property
     def review_items(self) -> tuple[ReviewItem, ...]:
@@ -155,8 +158,9 @@ def load_state(
     embeddings: Embeddings | None = None,
     since: dt.date | None = None,
 ) -> VaultState:
-    """Read the vault once (through the one read path)."""
-    return state_of(read_vault(vault, verify=True), today, embeddings, since)
+    """Read the vault once (through the one read path), and this clone's unfolded uses."""
+    state = state_of(read_vault(vault, verify=True), today, embeddings, since)
+    return replace(state, uses=read_unfolded(vault))
 
 
 def state_of(

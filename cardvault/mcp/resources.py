@@ -18,9 +18,9 @@ from mcp.types import Resource
 
 from cardvault.context.build import read_sources, rule_items
 from cardvault.context.pack import PREAMBLE, quoted
+from cardvault.context.used import named_card as card_named
 from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.mcp.session import VaultSession
-from cardvault.mcp.tools import card_named
 from cardvault.vault.files import read_if_present
 from cardvault.vault.layout import iter_card_paths
 

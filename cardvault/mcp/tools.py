@@ -15,13 +15,13 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from cardvault.errors import NotFoundError, UnsafePathError
+from cardvault.context.used import hit_age, read_used
+from cardvault.context.value import card_age
+from cardvault.errors import NotFoundError
 from cardvault.mcp.session import VaultSession
 from cardvault.scopes.scope import InScope
-from cardvault.vault.card import Card
 from cardvault.vault.files import read_if_present
-from cardvault.vault.layout import Vault, check_slug
-from cardvault.vault.read import find_card, read_card
+from cardvault.vault.layout import Vault
 from cardvault.write.add import WriteResult, add_card, append_log
 
 _LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?$")
@@ -79,7 +79,9 @@ class MemoryTools(Toolset):
         how likely a hit is what you look for, on one scale for every query; hits below the
         floor are left out unless include_weak (then marked weak: true), and an empty list
         means no strong match. Returns the best hits first: {mode, results: [{slug, path,
-        topic, category, tags, status, score, weak, snippet, kind, vault}], notices}. Read a
+        topic, category, tags, status, score, weak, snippet, kind, vault, age, stale}],
+        notices}; `age` says when a card was last updated and used, `stale: true` that the
+        project no longer has something it names (weigh it with care). Read a
         whole hit with `read` (its slug, or its path for a log hit) when its vault is
         "project"."""
         from cardvault.scopes.search import search_scope
@@ -91,13 +93,19 @@ class MemoryTools(Toolset):
                 tag=tag, logs=include_logs, archived=include_archived,
             )  # fmt: skip
             hits = [(n, h) for n, h in found.hits if include_weak or not h.weak]
+            today = self.session.clock().date()
+            vaults = {v.name: v.vault for v in in_scope.vaults}
+            ages = {(n, h.path): hit_age(vaults[n], h.path, today) for n, h in hits if n in vaults}
             notices = [*in_scope.notices, *found.notices]
             if not hits:
                 notices.append("no strong match" if found.hits else "no results")
             return {
                 "mode": "/".join(found.modes),
                 "memory": QUOTED,
-                "results": [{**hit.to_dict(), "vault": name} for name, hit in hits],
+                "results": [
+                    {**hit.to_dict(), "vault": name, **ages.get((name, hit.path), {})}
+                    for name, hit in hits
+                ],
                 "notices": notices,
             }
 
@@ -107,7 +115,8 @@ class MemoryTools(Toolset):
         """Read one memory file in full: a knowledge card by its slug or an alias (as `search`
         returns them, e.g. "docker-buildx-platform-flag", or its path), or one day's raw log
         by date ("2026-03-19", "memory/2026-03-19.md" or "today"). Returns for a card {kind:
-        "card", slug, path, meta (its frontmatter: topic, category, tags, dates...), body};
+        "card", slug, path, meta (its frontmatter: topic, category, tags, dates, `stale`...),
+        age ("updated 40 days ago, last used 3 days ago"), body};
         for a log {kind: "log", date, path, text}."""
         return self.session.read(lambda: self._read(name.strip()))
 
@@ -127,10 +136,12 @@ class MemoryTools(Toolset):
             return {"kind": "log", "date": day, "path": vault.rel(path), "memory": QUOTED,
                     "text": found.text}  # fmt: skip
         slug_match = _CARD_PATH.match(name)
-        card = card_named(vault, slug_match.group(1) if slug_match else name)
+        named = slug_match.group(1) if slug_match else name
+        today = self.session.clock().date()
+        card = read_used(vault, named, today)  # a use, in the ledger
         meta = json.loads(json.dumps(card.meta, default=str))
         return {"kind": "card", "slug": card.slug, "path": vault.rel(card.path), "meta": meta,
-                "memory": QUOTED, "body": card.body}  # fmt: skip
+                "age": card_age(card, today), "memory": QUOTED, "body": card.body}  # fmt: skip
 
     def context(
         self,
@@ -226,18 +237,6 @@ def _scope(session: VaultSession, name: str) -> InScope:
 
     scope = Scope(name)
     return resolve(scope, lambda: session.vault, global_vault() if name != "project" else None)
-
-
-def card_named(vault: Vault, name: str) -> Card:
-    """The card named `name`: memory/cards/<name>.md when it exists (one file read, where
-    resolving an alias reads the whole vault), else the read path's slug-or-alias lookup."""
-    try:
-        direct = vault.cards_dir / f"{check_slug(name)}.md"
-    except UnsafePathError:
-        direct = None
-    if direct is not None and (direct.is_file() or direct.is_symlink()):
-        return read_card(direct, vault.root)  # a symlink is refused, never followed
-    return find_card(vault, name).card
 
 
 def _written(result: WriteResult, session: VaultSession) -> dict[str, Any]:

@@ -14,7 +14,8 @@ Priority order (what is taken first when the budget is short), project first:
 
 The first vault is the project (scope `project` or `all`) or the global vault (scope
 `global`, where it stands alone: its MEMORY.md, rules and cards by value or task). `pack` keeps
-the whole inside the budget; `--explain` shows each item's tier and vault.
+the whole inside the budget; `--explain` shows each item's tier and vault. Each packed card is
+a use, recorded in its vault's local ledger (context/used.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from cardvault.context.build import (
     sources_of,
 )
 from cardvault.context.pack import Item, pack, quoted
+from cardvault.context.used import record_pack
 from cardvault.scopes.scope import GLOBAL, PROJECT, InScope
 from cardvault.search.engine import Searcher
 from cardvault.vault.layout import Vault
@@ -76,7 +78,9 @@ def scoped_context(scope: InScope, request: Request) -> ContextPack:
         return _empty(request, task, scope.notices)
     budget = sides[0].snapshot.vault.config.context_token_budget
     limit = request.budget if request.budget is not None else budget
-    return plan_scoped(sides, replace(request, task=task), limit, scope.notices)
+    packed = plan_scoped(sides, replace(request, task=task), limit, scope.notices)
+    record_pack(packed.decisions, {s.name: s.snapshot.vault for s in sides}, request.today)
+    return packed
 
 
 def plan_scoped(
@@ -201,7 +205,7 @@ def _relevant_cards(
         where = f"{item.source} ({side.name} vault)"
         items.append(
             replace(item, name=f"{item.name} ({side.name})", source=f"{side.name}:{item.source}",
-                    block=card_block(card, where), vault=side.name)
+                    block=card_block(card, where, request.today), vault=side.name)
         )  # fmt: skip
     return items
 

@@ -7,6 +7,8 @@ For each frontmatter key, a side that left it as in the base takes the other sid
 - `created`: the earlier date; `updated`, `last_used`, `promoted` (dates): the later one;
 - `seen`: both sides' recurrences counted, `base + (ours - base) + (theirs - base)`, less one
   for each source both sides added (the same log entry distilled on both machines counts once);
+- `uses`: both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each clone
+  folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
 - any other key: a conflict, shown with git's markers in the frontmatter.
 The body is merged line by line (merge_text.py): markers only where both sides changed the same
 lines. The result keeps our file's bytes wherever nothing changed (update_card_text). A side
@@ -25,6 +27,7 @@ from cardvault.vault.card import as_date, parse_card, render_value, replace_body
 UNION_KEYS = ("tags", "sources", "aliases", "merged_from")
 EARLIEST = ("created",)
 LATEST = ("updated", "last_used", "promoted")
+COUNTS = ("seen", "uses")
 _MISSING = object()
 
 
@@ -66,7 +69,7 @@ def merge_meta(
     conflicts: list[str] = []
     for key in [*ours, *(k for k in theirs if k not in ours)]:
         b, o, t = (side.get(key, _MISSING) for side in (base, ours, theirs))
-        if o != b and t != b and (o != t or key == "seen"):  # two recurrences may agree
+        if o != b and t != b and (o != t or key in COUNTS):  # two counts may agree
             value = _both_changed(key, b, o, t, base, ours, theirs)
         elif t == b:
             value = o
@@ -101,6 +104,9 @@ def _both_changed(
         start = b if isinstance(b, int) and not isinstance(b, bool) else 0
         both = _added(base, ours, "sources") & _added(base, theirs, "sources")
         return max(o, t, start + (o - start) + (t - start) - len(both))
+    if key == "uses" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
+        start = b if isinstance(b, int) and not isinstance(b, bool) else 0
+        return start + (o - start) + (t - start)
     return _CONFLICT
 
 

@@ -25,6 +25,7 @@ from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 from cardvault.vault.tokens import count_tokens
+from cardvault.vault.uses import cited_cards, record_uses
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,7 @@ def append_log(
         vault, lambda: propose([entry_change(vault, entry)], entry.message, None), on_wait=on_wait
     )
     path = vault.log_path(entry.day.isoformat())
+    record_uses(vault, cited_cards(text), "cited", entry.day)  # a card cited is a card used
     return WriteResult(path, _commit_of(written), notes=door_notes(written))
 
 

@@ -1,0 +1,181 @@
+"""What a card names in the project: file paths, commands and pinned versions (`verify`).
+
+Read from the card's body, never run:
+- **paths**: an inline code span that is one path-like word (`src/app.py`, `./scripts/x.sh`,
+  `package.json`; a `:12` line suffix is dropped), and the target of a relative Markdown link
+  `[text](docs/setup.md)`. A word counts as a path when it holds a `/` or ends in a known file
+  extension, or is a well-known root file (`Makefile`, `Dockerfile`). URLs, globs, absolute
+  paths, `~` and `..` are not paths of the project.
+- **commands**: an inline code span starting with `$ ` or with a runner (`make`, `npm`, `yarn`,
+  `pnpm`, `npx`, `uv`, `poetry`, `just` excepted), and each line of a fenced block marked as
+  shell (`sh`, `bash`, `shell`, `console`, `zsh`), its `$ ` prompt dropped.
+- **pins**: an inline code span `name==1.2.3` (Python) or `name@1.2.3` (npm, `@scope/name@1.2.3`).
+Everything is bounded: at most `MAX_NAMES` names per card.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_NAMES = 100
+RUNNERS = frozenset({"make", "npm", "yarn", "pnpm", "npx", "uv", "poetry"})
+SHELL_LANGUAGES = frozenset({"sh", "bash", "shell", "console", "zsh"})
+ROOT_FILES = frozenset({"Makefile", "makefile", "GNUmakefile", "Dockerfile", "Justfile",
+                        "Procfile", "Gemfile", "Pipfile", "Rakefile"})  # fmt: skip
+EXTENSIONS = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "jsx",
+        "json",
+        "toml",
+        "yaml",
+        "yml",
+        "md",
+        "rst",
+        "txt",
+        "lock",
+        "cfg",
+        "ini",
+        "sh",
+        "bash",
+        "zsh",
+        "go",
+        "rs",
+        "rb",
+        "java",
+        "kt",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "css",
+        "scss",
+        "html",
+        "sql",
+        "xml",
+        "gradle",
+        "tf",
+        "env",
+        "conf",
+        "proto",
+        "vue",
+        "svelte",
+        "php",
+        "swift",
+        "lua",
+        "pl",
+        "r",
+        "ipynb",
+        "csv",
+    ]
+)
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*$")
+_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_PATH_WORD = re.compile(r"^[\w.\-/@+]+$")
+_LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
+_PIN = re.compile(r"^(@?[A-Za-z0-9][\w.\-/]*?)(==|@)(\d[\w.\-+]*)$")
+_VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)*$")
+
+
+@dataclass(frozen=True)
+class Named:
+    """One thing a card names: `kind` ("path", "command" or "pin"), its text, its body line."""
+
+    kind: str
+    text: str
+    line: int
+
+
+def named_in(body: str) -> list[Named]:
+    """Every path, command and pin `body` names, in order, each once (see the docstring)."""
+    found: list[Named] = []
+    fence: tuple[str, str] | None = None  # (marker, language) of the open fenced block
+    for number, line in enumerate(body.splitlines(), start=1):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(2).startswith(fence[0][0]) and not opened.group(3):
+                fence = None
+            elif fence[1] in SHELL_LANGUAGES and (command := _shell_line(line)):
+                found.append(Named("command", command, number))
+            continue
+        if opened:
+            fence = (opened.group(2), opened.group(3).lower())
+            continue
+        found += _in_prose(line, number)
+    unique = {(n.kind, n.text): n for n in reversed(found)}
+    return sorted(unique.values(), key=lambda n: (n.line, n.kind, n.text))[:MAX_NAMES]
+
+
+def _in_prose(line: str, number: int) -> list[Named]:
+    found = []
+    for match in _SPAN.finditer(line):
+        named = classify_span(match.group(1).strip())
+        if named is not None:
+            found.append(Named(named[0], named[1], number))
+    for match in _LINK.finditer(line):
+        target = match.group(1).split("#")[0]
+        if target and (path := project_path(target, link=True)):
+            found.append(Named("path", path, number))
+    return found
+
+
+def _shell_line(line: str) -> str | None:
+    text = line.strip()
+    if text.startswith("$ "):
+        text = text[2:].strip()
+    if not text or text.startswith("#"):
+        return None
+    return text
+
+
+def classify_span(span: str) -> tuple[str, str] | None:
+    """What an inline code span names: ("command" | "pin" | "path", text), or None."""
+    if span.startswith("$ "):
+        return ("command", span[2:].strip()) if span[2:].strip() else None
+    words = span.split()
+    if len(words) >= 2 and words[0] in RUNNERS:
+        return ("command", span)
+    if len(words) != 1:
+        return None
+    pin = _PIN.match(span)
+    if pin and pin.group(1) and not pin.group(1).endswith("/"):
+        return ("pin", span)
+    path = project_path(span)
+    return ("path", path) if path else None
+
+
+def project_path(word: str, link: bool = False) -> str | None:
+    """`word` as a path relative to the project, or None when it does not name one."""
+    word = _LINE_SUFFIX.sub("", word.strip())
+    if not word or "://" in word or word.startswith(("mailto:", "-", "/", "~", "#")):
+        return None
+    if any(c in word for c in "*?[]{}<>$%=") or not _PATH_WORD.match(word):
+        return None
+    parts = [p for p in word.removeprefix("./").split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or word.startswith("@"):
+        return None
+    last = parts[-1]
+    if _VERSION_LIKE.match(last):
+        return None
+    extension = last.rsplit(".", 1)[1].lower() if "." in last[1:] else ""
+    if link or (extension in EXTENSIONS) or last in ROOT_FILES:
+        return "/".join(parts)
+    if "/" in word.strip("/") and (extension or len(parts) >= 2) and not word.endswith("/"):
+        return "/".join(parts)
+    return None
+
+
+def pin_parts(text: str) -> tuple[str, str, str] | None:
+    """A pin's (name, "==" or "@", version)."""
+    match = _PIN.match(text)
+    return (match.group(1), match.group(2), match.group(3)) if match else None

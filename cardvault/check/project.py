@@ -1,0 +1,178 @@
+"""The project a vault is checked against (`verify`): its files, scripts and locked versions.
+
+The project is the git work tree the vault lives in (a vault in `<repo>/memory-vault/`, or
+`cardvault init .` in a code repository), or a folder a person names (`verify --project PATH`);
+check/verify.py's `project_of` decides. A vault alone in its repository has nothing to be
+checked against.
+
+Only files are read, never run, and only inside the project (vault/confine.py: no `..`, no
+`.git`, no symlink at any component; a read is bounded to `MAX_READ` bytes):
+- whether a path exists (`lstat`; a path through a symlink is not checked);
+- `Makefile` targets, `package.json` scripts, `pyproject.toml` scripts
+  (`[project.scripts]`, `[tool.poetry.scripts]`);
+- versions in `requirements*.txt` (`name==v`), `package-lock.json` (`packages`), `poetry.lock`
+  and `uv.lock` (`[[package]]` name and version).
+Commands are looked up on PATH with `shutil.which` and in the project's `node_modules/.bin` and
+`.venv/bin`: nothing is started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from cardvault.errors import CardFormatError, UnsafePathError
+from cardvault.vault.confine import confined, read_confined
+
+MAX_READ = 4 * 1024 * 1024
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+MAX_FILES = 50_000
+SKIPPED = frozenset({"node_modules", "venv", "__pycache__", "dist", "build", "target"})
+_TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:\s+[A-Za-z0-9_.\-/%]+)*)\s*::?(?!=)", re.MULTILINE)
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][\w.\-]*)(?:\[[^\]]*\])?\s*==\s*([\w.\-+!]+)", re.M)
+
+
+def normal_name(name: str) -> str:
+    """A package name compared case- and separator-blind (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class Project:
+    """One project's facts, each read once, on first use."""
+
+    root: Path
+    problems: list[str] = field(default_factory=list, compare=False)
+
+    def read(self, rel: str) -> str | None:
+        """The text of the project file `rel`, or None when it is absent, unsafe or too big."""
+        try:
+            data = read_confined(self.root, self.root / rel, MAX_READ)
+        except FileNotFoundError:
+            return None
+        except (OSError, UnsafePathError, CardFormatError) as exc:
+            self.problems.append(f"{rel}: not read ({exc})")
+            return None
+        if len(data) > MAX_READ:
+            self.problems.append(f"{rel}: over {MAX_READ} bytes, not read")
+            return None
+        return data.decode("utf-8", "replace")
+
+    def exists(self, rel: str) -> bool | None:
+        """Whether `rel` exists in the project; None when it cannot be checked (a symlink on
+        the way, a name that leaves the project)."""
+        try:
+            path = confined(self.root, self.root / rel)
+        except (UnsafePathError, NotADirectoryError):
+            return None
+        except OSError:
+            return False
+        return os.path.lexists(path)
+
+    @cached_property
+    def make_targets(self) -> frozenset[str] | None:
+        """The Makefile's targets; None when the project has no Makefile."""
+        for name in MAKEFILES:
+            text = self.read(name)
+            if text is not None:
+                return frozenset(t for m in _TARGET.finditer(text) for t in m.group(1).split())
+        return None
+
+    @cached_property
+    def npm_scripts(self) -> frozenset[str] | None:
+        """package.json's scripts; None when there is no package.json."""
+        text = self.read("package.json")
+        if text is None:
+            return None
+        try:
+            scripts = json.loads(text).get("scripts") or {}
+        except (ValueError, AttributeError):
+            self.problems.append("package.json: not valid JSON")
+            return frozenset()
+        return frozenset(scripts) if isinstance(scripts, dict) else frozenset()
+
+    @cached_property
+    def python_scripts(self) -> frozenset[str]:
+        """The console scripts pyproject.toml declares."""
+        data = self._toml("pyproject.toml")
+        project, tool = data.get("project"), data.get("tool")
+        poetry = tool.get("poetry") if isinstance(tool, dict) else None
+        names: set[str] = set()
+        for owner in (project, poetry):
+            table = owner.get("scripts") if isinstance(owner, dict) else None
+            if isinstance(table, dict):
+                names.update(table)
+        return frozenset(names)
+
+    @cached_property
+    def locked(self) -> dict[str, tuple[set[str], str]]:
+        """Normalised package name -> (the versions the lock files pin, the first lock file)."""
+        found: dict[str, tuple[set[str], str]] = {}
+
+        def add(name: str, version: str, where: str) -> None:
+            found.setdefault(normal_name(name), (set(), where))[0].add(version)
+
+        for rel in self._requirement_files():
+            for match in _REQUIREMENT.finditer(self.read(rel) or ""):
+                add(match.group(1), match.group(2), rel)
+        lock = self.read("package-lock.json")
+        if lock is not None:
+            try:
+                packages = json.loads(lock).get("packages") or {}
+            except (ValueError, AttributeError):
+                packages = {}
+            for key, info in packages.items() if isinstance(packages, dict) else ():
+                if key.startswith("node_modules/") and isinstance(info, dict):
+                    version = info.get("version")
+                    if isinstance(version, str):
+                        add(key.rsplit("node_modules/", 1)[1], version, "package-lock.json")
+        for rel in ("poetry.lock", "uv.lock"):
+            packages = self._toml(rel).get("package")
+            for package in packages if isinstance(packages, list) else []:
+                if isinstance(package, dict) and isinstance(package.get("version"), str):
+                    add(str(package.get("name", "")), package["version"], rel)
+        return found
+
+    @cached_property
+    def file_names(self) -> frozenset[str]:
+        """The names of the project's files (a walk that follows no symlink and skips `.git`,
+        hidden folders, `node_modules` and virtual environments; at most `MAX_FILES`)."""
+        names: set[str] = set()
+        seen = 0
+        for _folder, subfolders, files in os.walk(self.root, followlinks=False):
+            subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
+            names.update(files)
+            seen += len(files)
+            if seen > MAX_FILES:
+                self.problems.append(f"over {MAX_FILES} files: bare file names checked in part")
+                break
+        return frozenset(names)
+
+    def has_command(self, name: str) -> bool:
+        """Whether `name` is on PATH or among the project's own installed tools."""
+        if shutil.which(name) is not None:
+            return True
+        return any(self.exists(f"{folder}/{name}") for folder in ("node_modules/.bin", ".venv/bin"))
+
+    def _requirement_files(self) -> list[str]:
+        try:
+            names = sorted(os.listdir(self.root))
+        except OSError:
+            return []
+        return [n for n in names if n.startswith("requirements") and n.endswith(".txt")]
+
+    def _toml(self, rel: str) -> dict[str, object]:
+        text = self.read(rel)
+        if text is None:
+            return {}
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            self.problems.append(f"{rel}: not valid TOML ({exc})")
+            return {}

@@ -1,0 +1,234 @@
+"""`cardvault verify`: cards checked against the project they describe, stale ones marked.
+
+Each live card's names (check/names.py) are checked against the project (check/project.py):
+The project is the git work tree holding the vault: a vault in `<repo>/memory-vault/`, or
+`cardvault init .` in a code repository (then the vault's root holds more than its own files);
+a vault alone in its repository has none (`verify --project PATH` names one).
+- a path that no longer exists (relative to the project root, else to the vault's root; a
+  bare file name anywhere in neither is missing). A path with no known extension counts only
+  when its first folder exists: `origin/main` is a branch, not a missing folder;
+- `make T` whose Makefile has no target T; `npm run X` / `yarn X` / `pnpm run X` whose
+  package.json has no script X; `uv run X` / `poetry run X` with X neither a pyproject script
+  nor a tool here; any other command whose program is not on PATH nor in the project's
+  `node_modules/.bin` or `.venv/bin`;
+- a pin `name==v` / `name@v` whose lock files lock `name` at other versions only.
+A stale card gets `stale: {reason, date}` (the reasons joined by "; ", the date it was first
+found with those reasons); a card that is no longer stale loses the key. Cards are written
+through the one door (one commit, `verify: N stale`); nothing is run, the bodies are not
+touched. `maintain` runs the same check as its `verify` step, but only marks: a program on
+PATH differs from machine to machine, and a maintenance run on a clone that has it must not
+undo, commit after commit, the mark a clone without it made. Only `verify` clears a mark.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.check.names import EXTENSIONS, ROOT_FILES, Named, named_in, pin_parts
+from cardvault.check.project import Project, normal_name
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.vault.card import update_card_text
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import CardFile
+
+STEP = "verify"
+STALE = "stale"
+SHELL_WORDS = frozenset(
+    [
+        "cd",
+        "export",
+        "echo",
+        "source",
+        "set",
+        "unset",
+        "if",
+        "then",
+        "else",
+        "fi",
+        "for",
+        "do",
+        "done",
+        "while",
+        "case",
+        "esac",
+        "alias",
+        "exit",
+        "true",
+        "false",
+        "test",
+        "[",
+        "[[",
+        "read",
+        "eval",
+        "exec",
+        "time",
+        "env",
+        "sudo",
+        "nohup",
+    ]
+)
+SCRIPT_RUNNERS = {("npm", "run"), ("npm", "run-script"), ("pnpm", "run"), ("yarn", "run")}
+
+
+@dataclass(frozen=True)
+class CardCheck:
+    """One card's verdict: how many names were checked, and why it is stale (empty: fresh)."""
+
+    slug: str
+    path: Path
+    checked: int
+    reasons: tuple[str, ...]
+
+
+def project_of(vault: Vault, named: Path | None = None) -> Path | None:
+    """The project to check `vault` against: `named`, else the git work tree holding the vault
+    (a vault in a sub-folder of a repository, or `cardvault init .` in one), unless that tree
+    holds nothing but the vault's own files (a vault of its own: None)."""
+    if named is not None:
+        return named.resolve()
+    from cardvault.history import work_tree
+
+    top = work_tree(vault)
+    if top is None:
+        return None
+    if top.resolve() == vault.root.resolve() and not _beside_the_vault(top):
+        return None
+    return top.resolve()
+
+
+def _beside_the_vault(root: Path) -> bool:
+    """Whether the vault's root folder holds anything besides the vault's own files."""
+    from cardvault.vault.owned import ROOT_FILES as OWN
+    from cardvault.vault.owned import WRITTEN_ONCE
+
+    ignored = {*OWN, *WRITTEN_ONCE, "memory", ".git", ".cardvault"}
+    try:
+        with os.scandir(root) as entries:
+            return any(entry.name not in ignored for entry in entries)
+    except OSError:
+        return False
+
+
+def check_cards(cards: Iterable[CardFile], vault: Vault, project: Project) -> list[CardCheck]:
+    """The verdict on each card (in the order given)."""
+    vault_files = Project(vault.root)
+    return [
+        _check(card, [why for n in names if (why := _stale(n, project, vault_files))])
+        for card in cards
+        for names in [named_in(card.card.body)]
+    ]
+
+
+def _check(card: CardFile, reasons: list[str]) -> CardCheck:
+    return CardCheck(card.slug, card.path, len(named_in(card.card.body)), tuple(reasons))
+
+
+def _stale(named: Named, project: Project, vault_files: Project) -> str | None:
+    if named.kind == "path":
+        return _path_stale(named.text, project, vault_files)
+    if named.kind == "command":
+        return _command_stale(named.text, project)
+    return _pin_stale(named.text, project)
+
+
+def _path_stale(rel: str, project: Project, vault_files: Project) -> str | None:
+    found = [project.exists(rel), vault_files.exists(rel)]
+    if True in found or found == [None, None]:
+        return None
+    last = rel.rsplit("/", 1)[-1]
+    firm = last in ROOT_FILES or ("." in last[1:] and last.rsplit(".", 1)[1].lower() in EXTENSIONS)
+    if not firm and "/" in rel and not project.exists(rel.split("/")[0]):
+        return None  # `origin/main`: not a path of this project
+    if "/" not in rel and _anywhere(last, project):
+        return None
+    return f"`{rel}` no longer exists"
+
+
+def _anywhere(name: str, project: Project) -> bool:
+    """Whether a file of this name is somewhere in the project (a bounded walk)."""
+    return name in project.file_names
+
+
+def _command_stale(command: str, project: Project) -> str | None:
+    words = [w for w in command.split() if "=" not in w or w.startswith("-")]
+    while words and words[0] in ("sudo", "env", "nohup", "time", "exec"):
+        words = words[1:]
+    if not words or words[0] in SHELL_WORDS or (not words[0][0].isalnum() and "/" not in words[0]):
+        return None
+    program, rest = words[0], words[1:]
+    if "/" in program:
+        return (
+            None
+            if project.exists(program.removeprefix("./")) is not False
+            else (f"`{program}` (in `{command}`) no longer exists")
+        )
+    if program == "make" and rest and not rest[0].startswith("-"):
+        targets = project.make_targets
+        if targets is None:
+            return f"`{command}`: the project has no Makefile"
+        missing = [t for t in rest if not t.startswith("-") and "=" not in t and t not in targets]
+        return f"`{command}`: no make target {', '.join(missing)}" if missing else None
+    script = _npm_script(program, rest)
+    if script is not None:
+        scripts = project.npm_scripts
+        if scripts is None:
+            return f"`{command}`: the project has no package.json"
+        return None if script in scripts else f"`{command}`: no script `{script}` in package.json"
+    if program in ("uv", "poetry") and rest[:1] == ["run"] and len(rest) > 1:
+        tool = rest[1]
+        if tool in project.python_scripts or project.has_command(tool):
+            return None
+        return f"`{command}`: `{tool}` is neither a pyproject script nor installed here"
+    if not project.has_command(program):
+        return f"`{command}`: `{program}` is not on PATH"
+    return None
+
+
+def _npm_script(program: str, rest: list[str]) -> str | None:
+    """The package.json script `program rest...` runs, or None when it runs no script."""
+    if (program, rest[0] if rest else "") in SCRIPT_RUNNERS and len(rest) > 1:
+        return rest[1]
+    if program == "npm" and rest[:1] in (["test"], ["start"]):
+        return rest[0]
+    return None
+
+
+def _pin_stale(text: str, project: Project) -> str | None:
+    parts = pin_parts(text)
+    if parts is None:
+        return None
+    name, _, version = parts
+    locked = project.locked.get(normal_name(name))
+    if locked is None or version in locked[0]:
+        return None
+    now = ", ".join(sorted(locked[0]))
+    return f"`{text}`: {locked[1]} locks {name} at {now}"
+
+
+def stale_changes(
+    checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date, clear: bool = True
+) -> list[Change]:
+    """The frontmatter writes that mark stale cards and (with `clear`) clear cards no longer
+    stale."""
+    changes: list[Change] = []
+    for check in checks:
+        card = cards[check.path]
+        before = card.card.meta.get(STALE)
+        reason = "; ".join(check.reasons)
+        if check.reasons:
+            if isinstance(before, dict) and before.get("reason") == reason:
+                continue
+            value = {"reason": reason, "date": today}
+            text = update_card_text(card.file.text, {STALE: value}, path=card.path)
+            why = f"{check.slug}: stale ({reason})"
+        elif before is not None and clear:
+            text = update_card_text(card.file.text, {}, [STALE], card.path)
+            why = f"{check.slug}: no longer stale"
+        else:
+            continue
+        changes.append(WriteFile(card.path, text, card.file.digest, why, STEP, 1))
+    return changes

@@ -1,0 +1,85 @@
+"""Cards read for a task, recorded in the use ledger (vault/uses.py, DESIGN §10) at no commit.
+
+- A pack: `context` (the CLI, the MCP tool, the hosts' session-start hook) records one use of
+  each card it packs, WARM or COLD, in that card's vault's ledger (`record_pack`). Rules,
+  MEMORY.md and hot memory are loaded every session and are not uses of a card.
+- A read: the MCP `read` of a card (what an agent opens after a search) and `show` by an agent
+  record one use of that card (`read_used`).
+A log entry citing a card is recorded by the writer of the entry (write/add.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+from cardvault.context.pack import Decision
+from cardvault.errors import UnsafePathError
+from cardvault.vault.card import Card
+from cardvault.vault.layout import Vault, check_slug
+from cardvault.vault.read import find_card, read_card
+from cardvault.vault.uses import record_uses
+
+HOW = "context"
+
+
+def packed_cards(decisions: tuple[Decision, ...]) -> dict[str, list[str]]:
+    """Vault name -> the slugs of the cards the pack included, in pack order."""
+    found: dict[str, list[str]] = {}
+    for decision in decisions:
+        item = decision.item
+        if decision.included and item.kind == "card":
+            rel = item.source.removeprefix(f"{item.vault}:")  # "global:memory/cards/x.md"
+            found.setdefault(item.vault, []).append(PurePosixPath(rel).stem)
+    return found
+
+
+def record_pack(decisions: tuple[Decision, ...], vaults: Mapping[str, Vault], day: dt.date) -> int:
+    """Record a use of each packed card in its vault's ledger; how many were recorded."""
+    recorded = 0
+    for name, slugs in packed_cards(decisions).items():
+        vault = vaults.get(name)
+        if vault is not None:
+            recorded += record_uses(vault, slugs, HOW, day)
+    return recorded
+
+
+def read_used(vault: Vault, name: str, day: dt.date, how: str = "read") -> Card:
+    """The card named `name` (a slug or an alias), read for a task: one use recorded under
+    its slug. `how` "show" (`cardvault show`) records only when an agent is named (`--agent`,
+    $CARDVAULT_AGENT): a person looking at a card is not memory in use. NotFoundError when
+    there is no such card."""
+    card = named_card(vault, name)
+    if how != "show" or vault.agent:
+        record_uses(vault, [card.slug], how, day)
+    return card
+
+
+def named_card(vault: Vault, name: str) -> Card:
+    """The card named `name`: memory/cards/<name>.md when it exists (one file read, where
+    resolving an alias reads the whole vault), else the read path's slug-or-alias lookup."""
+    try:
+        direct = vault.cards_dir / f"{check_slug(name)}.md"
+    except UnsafePathError:
+        direct = None
+    if direct is not None and (direct.is_file() or direct.is_symlink()):
+        return read_card(direct, vault.root)  # a symlink is refused, never followed
+    return find_card(vault, name).card
+
+
+def hit_age(vault: Vault, rel: str, today: dt.date) -> dict[str, object]:
+    """What an agent is told of a search hit's card besides the hit: its age in words
+    (value.card_age) and the `stale` mark, read from the card's frontmatter (one bounded,
+    confined read); nothing for a log hit or a card that cannot be read."""
+    from cardvault.context.value import card_age
+    from cardvault.errors import CardvaultError
+
+    if not rel.startswith(("memory/cards/", "memory/archive/")):
+        return {}
+    try:
+        card = read_card(vault.root / rel, vault.root)
+    except (CardvaultError, OSError):
+        return {}
+    stale = card.meta.get("stale")
+    return {"age": card_age(card, today), **({"stale": True} if isinstance(stale, dict) else {})}

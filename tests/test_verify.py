@@ -1,0 +1,165 @@
+"""Staleness checked against the project (issue 22): a vault inside a project repository, cards
+naming files, commands and pinned versions that exist and that are gone; `verify` marks exactly
+the stale ones, with reasons, and `context` shows every card's age and the stale mark."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cardvault.check.names import named_in
+from cardvault.vault.read import read_card
+from tests.conftest import git_log, run_cli
+from tests.writers_support import git
+
+WRITTEN = "2026-10-22T09:00"
+TODAY = "2026-12-01T09:00"
+
+CARDS = {
+    "Settings module": "Settings live in `src/app/settings.py`; see [the guide](docs/setup.md).",
+    "Old loader": "The loader is `src/app/loader.py`, read at start-up.",
+    "Deploying": "Deploy with `make deploy`; build first with `npm run build`.",
+    "Releasing": "Cut a release with `make release`, then:\n\n"
+    "```sh\n$ frobnicate-release --all\n```",
+    "Pinned client": "We pin `requests==2.31.0` in requirements.txt.",
+    "Git branches": "Work on `origin/main` and run `git status` before pushing.",
+}
+
+
+def ok(root: Path, *args: str, now: str = TODAY) -> str:
+    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
+    assert result.exit_code == 0, f"{args}: {result.output}"
+    return str(result.output)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project repository with code, a Makefile, package.json and a lock file, and its vault
+    in `memory-vault/` holding the cards above."""
+    top = tmp_path / "web"
+    (top / "src/app").mkdir(parents=True)
+    (top / "docs").mkdir()
+    (top / "src/app/settings.py").write_text("DEBUG = False\n")
+    (top / "src/app/loader.py").write_text("def load(): ...\n")
+    (top / "docs/setup.md").write_text("# Setup\n")
+    (top / "Makefile").write_text("deploy: build\n\t./deploy.sh\n\nbuild:\n\tnpm run build\n")
+    (top / "package.json").write_text(json.dumps({"scripts": {"build": "vite build"}}))
+    (top / "requirements.txt").write_text("requests==2.32.3\nidna==3.7\n")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(top)], check=True)
+    git(top, "add", "-A")
+    git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "code")
+    vault = top / "memory-vault"
+    ok(top, "init", str(vault), now=WRITTEN)
+    for topic, body in CARDS.items():
+        ok(vault, "new", topic, "-c", "workflow", "-t", "project", "--body", body, now=WRITTEN)
+    return vault
+
+
+def meta(vault: Path, slug: str) -> dict[str, object]:
+    return read_card(vault / "memory/cards" / f"{slug}.md", vault).meta
+
+
+def test_exactly_the_stale_cards_are_marked_with_reasons(project: Path) -> None:
+    top = project.parent
+    git(top, "rm", "-q", "src/app/loader.py")  # the code moved on; the card did not
+    git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "drop the loader")
+    before = git_log(project)
+
+    result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": TODAY})
+    assert result.exit_code == 1, result.output  # stale cards: exit 1
+    verdict = json.loads(result.output)
+    stale = {Path(row["path"]).stem: row["reasons"] for row in verdict["stale"]}
+    assert stale == {
+        "old-loader": ["`src/app/loader.py` no longer exists"],
+        "releasing": [
+            "`make release`: no make target release",
+            "`frobnicate-release --all`: `frobnicate-release` is not on PATH",
+        ],
+        "pinned-client": ["`requests==2.31.0`: requirements.txt locks requests at 2.32.3"],
+    }
+    assert verdict["project"] == str(top.resolve())
+    for slug in ("settings-module", "deploying", "git-branches"):
+        assert "stale" not in meta(project, slug), slug
+    marked = meta(project, "old-loader")["stale"]
+    assert isinstance(marked, dict)
+    assert marked["reason"] == "`src/app/loader.py` no longer exists"
+    assert str(marked["date"]) == "2026-12-01"
+    assert git_log(project) == ["verify: 3 stale", *before]  # one commit, through the door
+    assert git(top, "status", "--porcelain") == ""
+
+    again = run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
+    assert again.exit_code == 1 and git_log(project)[0] == "verify: 3 stale"  # nothing new
+
+    pack = ok(project, "context", "--scope", "project", "--budget", "3000")
+    assert "*updated 40 days ago*" in pack  # every card's age
+    assert (
+        "*updated 40 days ago; STALE since 2026-12-01: `src/app/loader.py` no longer exists*"
+        in pack
+    )
+
+
+def test_maintain_marks_and_verify_clears_a_fixed_card(project: Path) -> None:
+    top = project.parent
+    (top / "src/app/settings.py").unlink()
+    out = ok(project, "maintain", "--only", "verify")
+    assert "settings-module" in git(project, "show", "--stat", "HEAD")
+    assert meta(project, "settings-module")["stale"], out
+    (top / "src/app/settings.py").write_text("DEBUG = True\n")
+    commits = git_log(project)
+    ok(project, "maintain", "--only", "verify")  # maintain only marks (PATH differs by machine)
+    assert meta(project, "settings-module")["stale"] and git_log(project) == commits
+    result = run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
+    assert "stale" not in meta(project, "settings-module"), result.output
+    assert git_log(project)[0].startswith("verify: ") and "fresh again" in git_log(project)[0]
+
+
+def test_verify_dry_run_writes_nothing_and_a_standalone_vault_has_no_project(
+    project: Path, vault_path: Path
+) -> None:
+    before = git_log(project)
+    result = run_cli(["--vault", str(project), "verify", "--dry-run", "--json"])
+    assert result.exit_code == 1 and json.loads(result.output)["stale"]
+    assert git_log(project) == before
+    alone = run_cli(["--vault", str(vault_path), "verify", "--json"])
+    assert alone.exit_code == 0
+    assert json.loads(alone.output)["project"] is None
+
+
+def test_what_a_card_names() -> None:
+    body = (
+        "See `src/a.py:12`, `Makefile`, [x](docs/b.md) and [web](https://e.com/a.md).\n"
+        "Not paths: `3.1.8`, `--force`, `a b`, `/etc/passwd`, `../up.py`, `*.py`.\n"
+        "Run `make test` or `$ ./run.sh`; pin `react@18.2.0` and `@types/node@20.1.0`.\n"
+        "```bash\n$ pytest -q\n# a comment\n```\n"
+        "```python\nimport os\n```\n"
+    )
+    found = [(n.kind, n.text) for n in named_in(body)]
+    assert found == [
+        ("path", "Makefile"),
+        ("path", "docs/b.md"),
+        ("path", "src/a.py"),
+        ("command", "./run.sh"),
+        ("command", "make test"),
+        ("pin", "@types/node@20.1.0"),
+        ("pin", "react@18.2.0"),
+        ("command", "pytest -q"),
+    ]
+
+
+def test_a_vault_initialised_in_a_code_repository_checks_that_repository(tmp_path: Path) -> None:
+    """`cardvault init .` in a code repository (the documented set-up): the repository is the
+    project, though it is also the vault's root."""
+    top = tmp_path / "api"
+    top.mkdir()
+    (top / "main.go").write_text("package main\n")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(top)], check=True)
+    ok(top, "init", str(top), now=WRITTEN)
+    body = "Start at `main.go`, not `cmd/old.go`."
+    ok(top, "new", "Entry point", "-c", "workflow", "--body", body, now=WRITTEN)
+    result = run_cli(["--vault", str(top), "verify", "--json"], env={"CARDVAULT_NOW": TODAY})
+    verdict = json.loads(result.output)
+    assert verdict["project"] == str(top.resolve())
+    assert [row["reasons"] for row in verdict["stale"]] == [["`cmd/old.go` no longer exists"]]
