@@ -2,8 +2,10 @@
 
 `locked_write(vault, plan)`:
 1. takes the vault lock, waiting while another writer finishes (lock.py);
-2. finishes a write an earlier process was killed in the middle of, and clears the lock files a
-   killed git left (recover.py);
+2. refuses, with one line saying how to finish it, while git is in the middle of something a
+   commit would be lost to or swept into (a rebase, merge, cherry-pick, revert or bisect, a
+   detached HEAD: history/states.py); finishes a write an earlier process was killed in the
+   middle of, and clears the lock files a killed git left (recover.py);
 3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
    returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
@@ -24,6 +26,7 @@ history/'s: this door calls it with plain values).
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,11 +34,12 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from cardvault import history
+from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.lock import Holder, vault_lock
 from cardvault.edits.recover import Recovery, describe, recover
-from cardvault.errors import CardvaultError, ConcurrentEditError
+from cardvault.errors import CardvaultError, ConcurrentEditError, UnfinishedGitError
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
@@ -110,6 +114,8 @@ def holding_the_lock(
     asked = time.monotonic()
     with vault_lock(vault, timeout, on_wait):
         waited = time.monotonic() - asked
+        faults.begin()
+        refuse_unfinished_git(vault)
         recovery = recover(vault)
         setup = _merge_setup(vault) if merge_setup else None
         pending = _commit_pending_edits(vault) if commit_pending else None
@@ -158,6 +164,14 @@ def locked_write(
     )
 
 
+def refuse_unfinished_git(vault: Vault) -> None:
+    """Raise, with the line history/states.py words, while git is in the middle of an
+    operation a commit would be lost to or swept into (nothing is written, nothing recovered)."""
+    operation = history.unfinished_operation(vault.root)
+    if operation is not None:
+        raise UnfinishedGitError(operation.message, history.work_tree_of(vault.root))
+
+
 def _merge_setup(vault: Vault) -> history.CommitResult | None:
     """Configure the merge drivers in the clone; add the `.gitattributes` block in its own
     commit when the vault lacks it (history/drivers.py)."""
@@ -201,6 +215,7 @@ def write_while_holding(
     def record(paths: list[Path]) -> None:
         history.settle_git_locks(vault.root)
         try:
+            faults.step(vault.root / ".git")
             commits.append(history.commit(vault, proposal.message, paths, created=created))
         except BaseException:
             history.unstage(vault, paths)
@@ -208,6 +223,31 @@ def write_while_holding(
 
     paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
     return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
+
+
+def merge_while_holding(
+    vault: Vault, changes: Sequence[Change], merge: history.TreeMerge
+) -> tuple[Path, ...]:
+    """Step 5 of the door for sync's merge, inside `holding_the_lock`: write the vault's
+    merged files all or nothing (journaled, so a kill is finished by the next command), then
+    move the branch to the merge commit (history.move_head) instead of committing. A failure
+    restores the files and leaves the branch where it was."""
+    new = merge.new
+    top = history.work_tree_of(vault.root)
+    assert new is not None and top is not None
+    history.settle_git_locks(vault.root)
+    moves = (merge.old, new)
+
+    def move(paths: list[Path]) -> None:
+        history.settle_git_locks(vault.root)
+        faults.step(vault.root / ".git")
+        rels = [Path(os.path.relpath(p, top)).as_posix() for p in paths]
+        history.move_head(top, merge.old, new, rels)
+
+    if not compose(changes):
+        move([])
+        return ()
+    return tuple(apply_changes(vault, changes, None, move, None, moves))
 
 
 def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:

@@ -145,9 +145,20 @@ class Searcher:
                     raise CardvaultError(f"search index {trouble}; cannot search") from again
 
     def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
-        """Bring the index up to date, embedding in bulk (`cardvault index`)."""
+        """Bring the index up to date, embedding in bulk (`cardvault index`). A disk that is
+        full or a cache folder that cannot be written is one CardvaultError naming the index."""
         with self._lock:
-            return build_index(self.vault, rebuild, progress, searcher=self)
+            try:
+                return build_index(self.vault, rebuild, progress, searcher=self)
+            except (sqlite3.Error, OSError) as exc:
+                where = getattr(exc, "filename", None) or self.vault.cache_dir / DB_NAME
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise CardvaultError(
+                    f"the search index could not be written ({why}: is the disk full, or the "
+                    "folder read-only?); the vault is untouched: free space or fix the "
+                    "permissions, then run `cardvault index` again",
+                    where,
+                ) from exc
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
