@@ -59,7 +59,7 @@ def main() -> None:
     step("open index + no-op sync (stat every file)")
     keyword = keyword_ranking(index, query, Filters(), 100)
     step("keyword ranking (FTS5 BM25)")
-    session = onnx._load_session(onnx.ensure_onnx(model.ref))
+    session = onnx.load_session(onnx.ensure_onnx(model.ref))
     step("ONNX session load")
     tokenizer = onnx._load_tokenizer(model.ref)
     step("tokenizer load")

@@ -17,11 +17,29 @@ import tempfile
 from pathlib import Path
 
 from cardvault import open_vault
-from cardvault.context.build import keyword_relevance, plan_context, read_sources, search_relevance
+from cardvault.context.build import (
+    ContextPack,
+    Relevance,
+    Sources,
+    keyword_relevance,
+    read_sources,
+    search_relevance,
+)
+from cardvault.context.plan import Request, Side, plan_context
 from cardvault.vault.layout import open_vault_at
 
 REPO = Path(__file__).resolve().parents[1]
 TODAY = dt.date(2026, 11, 30)
+
+
+def plan(sources: Sources, budget: int, task: str, relevance: Relevance) -> ContextPack:
+    """The one context planner, on this vault alone (its one side)."""
+    from cardvault.vault.layout import Vault
+    from cardvault.vault.read import VaultSnapshot
+
+    snapshot = VaultSnapshot(Vault(sources.root), (), (), None, None)
+    side = Side("project", snapshot, sources, relevance)
+    return plan_context([side], Request(task, budget, TODAY), budget)
 
 
 def position(pack: object, slug: str) -> tuple[int, bool]:
@@ -48,14 +66,12 @@ def main() -> None:
             ("hybrid", search_relevance(vault, task)),
             ("keyword", keyword_relevance(vault, task)),
         ):
-            rank, _ = position(plan_context(sources, 2000, TODAY, task, relevance), slug)
+            rank, _ = position(plan(sources, 2000, task, relevance), slug)
             firsts[mode] += rank == 1
             top3[mode] += 0 < rank <= 3
             cells.append(str(rank or "—"))
         hybrid = search_relevance(vault, task)
-        ins = [
-            position(plan_context(sources, b, TODAY, task, hybrid), slug)[1] for b in (1000, 2000)
-        ]
+        ins = [position(plan(sources, b, task, hybrid), slug)[1] for b in (1000, 2000)]
         fits += ins[1]
         rows.append(f"| {task} | {probe['kind']} | {' | '.join(cells)} | "
                     f"{'yes' if ins[0] else 'no'} | {'yes' if ins[1] else 'no'} |")  # fmt: skip

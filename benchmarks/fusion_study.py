@@ -6,8 +6,10 @@ For each model's dump (every query's keyword ranking with BM25 scores and semant
 cosines, top 100 each), every candidate fusion is scored leave-one-workload-out: its constants
 are fitted (or picked from a grid) on the other workloads — each workload weighing the same,
 whatever its number of queries — and the result is measured on the one left out. A fusion is
-acceptable only if, on every held-out query kind, its nDCG@10 is not below the better single
-mode's; among the acceptable, the best mean wins. The fitted constants of the winner on ALL
+acceptable only if on no held-out query kind its nDCG@10 is below the better single mode's by
+a whole query's worth or more (the difference times the kind's number of queries: one query
+moved from rank 1 out of the top 10 is one); among the acceptable, the best mean wins, and if
+none is acceptable, the best worst case. The fitted constants of the winner on ALL
 workloads are what `search/fusion.py` ships (printed last).
 
 Candidates:
@@ -48,13 +50,14 @@ def load(path: Path) -> list[Q]:
     data = json.loads(path.read_text())
     out = []
     for kind, queries in data.items():
-        if kind == "locomo (all)":
+        if kind.endswith("(all)"):
             continue
         for q in queries:
             idf = q["evidence"]["idf"]
             out.append(
-                Q(kind.split()[0], kind, q["relevant"], [tuple(x) for x in q["keyword"]],
-                  [tuple(x) for x in q["semantic"]], sum(idf.values()) or 1.0)
+                Q(kind.split()[0].split("[")[0], kind, q["relevant"],
+                  [tuple(x) for x in q["keyword"]], [tuple(x) for x in q["semantic"]],
+                  sum(idf.values()) or 1.0)
             )  # fmt: skip
     return out
 
@@ -139,10 +142,6 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-3) 
     return beta
 
 
-#: The single modes' calibrated scores: each side's own features, over its own candidates.
-SINGLE_MODES = {"semantic": [0, 5], "keyword": [1, 6]}
-
-
 def training_set(
     queries: list[Q], columns: list[int], side: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,6 +171,50 @@ def logistic(columns: list[int]) -> Callable[[list[Q]], Fusion]:
             return [paths[i] for i in np.argsort(-z, kind="stable")]
 
         fuse.beta = beta  # type: ignore[attr-defined]
+        return fuse
+
+    return fit
+
+
+def side_calibrated(
+    combine: str, semantic_columns: list[int], keyword_columns: list[int]
+) -> Callable[[list[Q]], Fusion]:
+    """Each side's own calibrated probability (a logistic fitted on that side's candidates),
+    the two combined: `noisy-or` (1 - (1 - p_s)(1 - p_k): a side that is unsure — low
+    probabilities everywhere — leaves the other side's order as it is) or `stack` (a logistic
+    over the two logits)."""
+
+    def fit(train: list[Q]) -> Fusion:
+        sem = fit_logistic(*training_set(train, semantic_columns, side="semantic"))
+        kw = fit_logistic(*training_set(train, keyword_columns, side="keyword"))
+
+        def logits(q: Q) -> tuple[list[str], np.ndarray, np.ndarray]:
+            paths, f = features(q)
+            zs = sem[0] + f[:, semantic_columns] @ sem[1:]
+            return paths, zs, kw[0] + f[:, keyword_columns] @ kw[1:]
+
+        stack = None
+        if combine == "stack":
+            xs, ys, ws = [], [], []
+            count: dict[str, int] = {}
+            for q in train:
+                count[q.workload] = count.get(q.workload, 0) + 1
+            for q in train:
+                paths, zs, zk = logits(q)
+                xs.append(np.stack([zs, zk], 1))
+                ys.append(np.array([1.0 if p in q.relevant else 0.0 for p in paths]))
+                ws.append(np.full(len(paths), 1.0 / count[q.workload]))
+            stack = fit_logistic(np.vstack(xs), np.concatenate(ys), np.concatenate(ws))
+
+        def fuse(q: Q) -> list[str]:
+            paths, zs, zk = logits(q)
+            if stack is not None:
+                score = stack[0] + stack[1] * zs + stack[2] * zk
+            else:
+                score = 1 - (1 - 1 / (1 + np.exp(-zs))) * (1 - 1 / (1 + np.exp(-zk)))
+            return [paths[i] for i in np.argsort(-score, kind="stable")]
+
+        fuse.beta = (sem, kw, stack)  # type: ignore[attr-defined]
         return fuse
 
     return fit
@@ -224,6 +267,9 @@ CANDIDATES: dict[str, Callable[[list[Q]], Fusion]] = {
     "logistic all": logistic([0, 1, 2, 3, 4, 5, 6]),
     "logistic gaps x strength": logistic([0, 1, 5, 6, 7, 8]),
     "logistic gaps + kw gap x strength": logistic([0, 1, 5, 6, 7]),
+    "noisy-or: level + gap": side_calibrated("noisy-or", [0, 5], [1, 6]),
+    "noisy-or: level + gap + rank": side_calibrated("noisy-or", [0, 5, 3], [1, 6, 4]),
+    "stack: level + gap + rank": side_calibrated("stack", [0, 5, 3], [1, 6, 4]),
 }
 
 
@@ -244,46 +290,65 @@ def study(queries: list[Q]) -> None:
     for kind, figures in rows.items():
         print(f"| {kind} | " + " | ".join(f"{figures[n]:.3f}" for n in names) + " |")
     print()
+    sizes = {kind: sum(1 for q in queries if q.kind == kind) for kind in rows}
     ranked = []
     for name in CANDIDATES:
-        margins = [f[name] - max(f["keyword"], f["semantic"]) for f in rows.values()]
+        # The margin over the better single mode in queries' worth: nDCG@10 difference times
+        # the kind's number of queries (one query moved from rank 1 to out of the top 10 = 1).
+        margins = [
+            (f[name] - max(f["keyword"], f["semantic"])) * sizes[kind] for kind, f in rows.items()
+        ]
         mean = sum(f[name] for f in rows.values()) / len(rows)
-        ranked.append((min(margins), mean, name))
-    # The rule, fixed before the runs: the best worst-case margin over the better single mode
-    # across every held-out kind; the mean nDCG@10 breaks ties.
-    for worst, mean, name in sorted(ranked, reverse=True):
-        print(f"{name}: worst margin over best single {worst:+.4f}, mean {mean:.4f}")
+        ranked.append((min(margins) >= -1.0, mean if min(margins) >= -1.0 else min(margins),
+                       min(margins), mean, name))  # fmt: skip
+    # The rule, fixed before this round's runs: acceptable = on no held-out kind below the
+    # better single mode by a whole query's worth or more; among the acceptable the best mean
+    # nDCG@10; if none is acceptable, the best worst case.
+    for ok, _, worst, mean, name in sorted(ranked, reverse=True):
+        print(f"{name}: {'acceptable' if ok else 'below'}; worst margin {worst:+.2f} queries, "
+              f"mean nDCG@10 {mean:.4f}")  # fmt: skip
     for name, fit in CANDIDATES.items():
         f = fit(queries)
         print(name, "fitted on all:", getattr(f, "beta", getattr(f, "params", None)))
-    for name, columns in SINGLE_MODES.items():
-        beta = fit_logistic(*training_set(queries, columns, side=name))
-        print(f"{name} score fitted on all:", beta)
-    floors(queries, logistic(FLOOR_FORM)(queries))
+    sem = fit_logistic(*training_set(queries, SIDES["semantic"], side="semantic"))
+    kw = fit_logistic(*training_set(queries, SIDES["keyword"], side="keyword"))
+    hyb = CANDIDATES[SHIPPED](queries).beta  # type: ignore[attr-defined]
+    print(f"\n{SHIPPED} fitted on all (fusion.Calibration):")
+    for name, beta in (("semantic", sem), ("keyword", kw), ("hybrid", hyb)):
+        print(f"    {name}=({', '.join(f'{v:.3f}' for v in beta)}),")
+    print()
+    floors(queries, CANDIDATES[SHIPPED](queries), sem, kw)
 
 
-#: The form whose probabilities the floor is read from (the shipped hybrid).
-FLOOR_FORM = [0, 1, 5, 6]
+#: The shipped form (search/fusion.py): one logistic over both sides' levels and gaps. The
+#: forms with rank features can score as well (docs/benchmarks.md) but give every query's first
+#: hit a high probability whatever its evidence, so the score would stop saying "no match".
+SHIPPED = "logistic cos+kwn+gaps"
+#: Each side's own score (its single mode, and the evidence the weak floor reads): level + gap.
+SIDES = {"semantic": [0, 5], "keyword": [1, 6]}
 
 
-def floors(queries: list[Q], fused: Fusion) -> None:
-    """For candidate floors: the share of queries whose first hit is relevant yet weak, and the
-    share of first hits called strong that are not relevant (per workload)."""
-    beta = fused.beta  # type: ignore[attr-defined]
+def floors(queries: list[Q], fused: Fusion, sem: np.ndarray, kw: np.ndarray) -> None:
+    """For candidate floors: the share of queries whose first hit is relevant yet weak (neither
+    side's own probability clears the floor), and the share of first hits called strong that
+    are not relevant (per workload)."""
     tops: dict[str, list[tuple[float, bool]]] = {}
     for q in queries:
+        first = fused(q)[0]
         paths, f = features(q)
-        z = beta[0] + f[:, FLOOR_FORM] @ beta[1:]
-        best = int(np.argmax(z))
-        tops.setdefault(q.workload, []).append(
-            (1 / (1 + math.exp(-z[best])), paths[best] in q.relevant)
-        )
+        row = f[paths.index(first)]
+        own = [-60.0]
+        if first in {p for p, _ in q.semantic}:
+            own.append(sem[0] + row[SIDES["semantic"]] @ sem[1:])
+        if first in {p for p, _ in q.keyword}:
+            own.append(kw[0] + row[SIDES["keyword"]] @ kw[1:])
+        tops.setdefault(q.workload, []).append((1 / (1 + math.exp(-max(own))), first in q.relevant))
     print(
         "| floor | "
         + " | ".join(f"{w}: relevant called weak / strong not relevant" for w in tops)
         + " |"
     )
-    for floor in (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5):
+    for floor in (0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3):
         cells = []
         for rows in tops.values():
             good = [p for p, ok in rows if ok]

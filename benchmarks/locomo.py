@@ -59,8 +59,11 @@ def _date(stamp: str) -> str:
     return stamp.split(" on ", 1)[-1].strip()
 
 
-def build_vault(root: Path, data: Path = DATA) -> int:
-    """Write one card per turn under `root` (skipped when already there); return the count."""
+def build_vault(root: Path, data: Path = DATA, neighbours: int = 0) -> int:
+    """Write one card per turn under `root` (skipped when already there); return the count.
+
+    With `neighbours` n > 0 the card's body also carries the n turns before and after it in the
+    same session, as context (the unit scored is still the turn: its own text comes first)."""
     cards = root / "memory" / "cards"
     marker = root / ".built"
     if marker.exists():
@@ -76,10 +79,16 @@ def build_vault(root: Path, data: Path = DATA) -> int:
         conv, name = sample["conversation"], sample["sample_id"]
         for session in sessions(conv):
             date = _date(str(conv[f"{session}_date_time"]))
-            for turn in conv[session]:
-                body = turn["text"].strip()
-                if turn.get("blip_caption"):
-                    body += f" [shares a photo: {turn['blip_caption']}]"
+            turns = conv[session]
+            for number, turn in enumerate(turns):
+                body = _turn_text(turn)
+                around = (
+                    turns[max(0, number - neighbours) : number]
+                    + turns[number + 1 : number + 1 + neighbours]
+                )
+                if neighbours and around:
+                    said = "\n".join(f"{t['speaker']}: {_turn_text(t)}" for t in around)
+                    body += f"\n\nIn the same conversation:\n{said}"
                 path = root / turn_path(name, turn["dia_id"])
                 path.parent.mkdir(parents=True, exist_ok=True)
                 topic = f"{date}, {turn['speaker']}"
@@ -91,6 +100,14 @@ def build_vault(root: Path, data: Path = DATA) -> int:
                 count += 1
     marker.write_text("ok\n", encoding="utf-8")
     return count
+
+
+def _turn_text(turn: dict[str, object]) -> str:
+    """A turn's text, with the caption of the photo it shares."""
+    text = str(turn["text"]).strip()
+    if turn.get("blip_caption"):
+        text += f" [shares a photo: {turn['blip_caption']}]"
+    return text
 
 
 def load_queries(data: Path = DATA) -> list[LocomoQuery]:

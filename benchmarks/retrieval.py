@@ -250,6 +250,17 @@ def workload_queries(name: str) -> dict[str, list[Query]]:
     if name == "scifact":
         return {"scifact": scifact_queries()}
     queries = locomo_queries()
+    if name != "locomo":
+        label = name.replace("locomo", "").strip("-")
+        queries = [
+            Query(q.qid, q.kind.replace("locomo", f"locomo[{label}]"), q.text, q.relevant,
+                  q.category)
+            for q in queries
+        ]  # fmt: skip
+        kinds = [f"locomo[{label}] {c}" for c in locomo.CATEGORIES.values()]
+        return {f"locomo[{label}] (all)": queries} | {
+            k: [q for q in queries if q.kind == k] for k in kinds
+        }
     kinds = [f"locomo {c}" for c in locomo.CATEGORIES.values()]
     return {"locomo (all)": queries} | {k: [q for q in queries if q.kind == k] for k in kinds}
 
@@ -259,6 +270,8 @@ BUILDERS: dict[str, Callable[[Path], int]] = {
     "simonw": lambda root: til.build_vault(root, til.SIMONW),
     "scifact": scifact.build_vault,
     "locomo": locomo.build_vault,
+    # LoCoMo with each turn's neighbours (one before, one after) as context in its card.
+    "locomo-context": lambda root: locomo.build_vault(root, neighbours=1),
 }
 
 

@@ -7,10 +7,11 @@ sends to the model — counted — and (`--scifact`) the first index of the SciF
 with its CPU time and the machine's load.
 
     python benchmarks/speed.py [--runs 7] [--warm-runs 50] [--cold] [--encode] [--scifact]
-                               [--workdir /tmp/cardvault-bench]
+                               [--workdir /tmp/cardvault-bench] [--model bge-small-en-v1.5]
 
 Vaults are generated once under the work folder (benchmarks/synthetic.py, benchmarks/warm.py)
-and reused.
+and reused; `--model` (default: the default model) sets their `[search] model`, in a folder of
+the work folder per model.
 """
 
 from __future__ import annotations
@@ -121,10 +122,15 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="also time cold CLI processes")
     parser.add_argument("--encode", action="store_true", help="raw embedding throughput")
     parser.add_argument("--scifact", action="store_true", help="time SciFact's first index")
+    parser.add_argument("--model", help="the vaults' [search] model (default: the default)")
     args = parser.parse_args()
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    small = build_synthetic_vault(args.workdir / "synth-1000", 1000)
+    global MODEL
+    MODEL = args.model
+    if MODEL:
+        args.workdir = args.workdir / MODEL
+    small = model_set(build_synthetic_vault(args.workdir / "synth-1000", 1000))
     started = time.perf_counter()
     with open_vault(small) as handle:
         report = handle.index()
@@ -147,6 +153,19 @@ def main() -> None:
     print(json.dumps({"maintain, unchanged vault": maintain_embeds(args.workdir)}), flush=True)
     if args.scifact:
         print(json.dumps({"SciFact first index": scifact_first_index(args.workdir)}), flush=True)
+
+
+#: The model the benchmark vaults use (None: the default model).
+MODEL: str | None = None
+
+
+def model_set(root: Path) -> Path:
+    """`root` with its `[search] model` set to `MODEL` (unchanged without one)."""
+    if MODEL:
+        from retrieval import with_model
+
+        with_model(root, MODEL)
+    return root
 
 
 class CountingEmbeds:
@@ -193,6 +212,7 @@ def maintain_embeds(workdir: Path, notes: int = 150) -> dict[str, object]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(card, target)
     shutil.copy2(full / "cardvault.toml", root / "cardvault.toml")
+    model_set(root)
     history.init_repo(root)
     vault = open_vault_at(root)
     history.commit(vault, "notes")
@@ -216,13 +236,14 @@ def maintain_embeds(workdir: Path, notes: int = 150) -> dict[str, object]:
 
 
 def scifact_first_index(workdir: Path) -> dict[str, object]:
-    """`index()` of the SciFact vault into an empty `.cardvault/` with the default model."""
+    """`index()` of the SciFact vault into an empty `.cardvault/` with the benchmark's model."""
     import shutil
 
     import scifact
 
     root = workdir / "scifact-speed"
     scifact.build_vault(root)
+    model_set(root)
     shutil.rmtree(root / ".cardvault", ignore_errors=True)
     load = os.getloadavg()[0]
     started, cpu = time.perf_counter(), time.process_time()

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from cardvault.api import VaultHandle
+    from cardvault.app import Session
 
 
-def open_vault(path: Any = None, watch: bool = False) -> VaultHandle:
-    """Open the vault at `path` (or found from the current directory) for programmatic use;
-    `watch` keeps a file watcher for fast repeated searches (see cardvault.api)."""
-    from cardvault.api import open_vault as _open
+def open_vault(path: Any = None, watch: bool = False) -> Session:
+    """A session on the vault at `path` (or found from the current directory) that does what
+    the CLI does; `watch` keeps a file watcher for fast repeated searches (see cardvault.app)."""
+    from cardvault.app import open_vault as _open
 
     return _open(path, watch)
 

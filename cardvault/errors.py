@@ -64,3 +64,8 @@ class SecretFoundError(CardvaultError):
 class NotWritableError(CardvaultError):
     """A vault file is read-only, or its folder cannot take a new file, for this user: refused
     before anything is written."""
+
+
+class UnfinishedGitError(CardvaultError):
+    """git is in the middle of a rebase, merge, cherry-pick, revert or bisect, or HEAD is
+    detached: a commit now would be lost or misplaced, so a writer refuses."""

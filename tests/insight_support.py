@@ -16,6 +16,7 @@ import yaml
 
 SIGNAL_WORDS = ("lesson", "fix", "gotcha", "rule", "decision", "preference", "correction")
 HEADING = re.compile(r"^## (\d{1,2}):(\d{2})\s*(?:—|–|-{1,2})\s*(.*)$")
+ENTRY_ID = re.compile(r"\s*<!-- id:([0-9a-f]+) -->\s*$")
 SIGNAL = re.compile(r"^\s*(?:[-*+]\s+)?(\w+)\s*:\s*\S")
 FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(mistake|fix|prevention)\s*:\s*\S", re.IGNORECASE)
 
@@ -57,9 +58,11 @@ def log_entries(path: Path) -> list[dict[str, Any]]:
             time = f"{int(match.group(1)):02d}:{match.group(2)}"
             times[time] = times.get(time, 0) + 1
             suffix = "" if times[time] == 1 else f"-{times[time]}"
-            entries.append(
-                {"ref": f"memory/{path.name}#{time}{suffix}", "title": match.group(3), "lines": []}
-            )
+            title, marked = match.group(3), ENTRY_ID.search(match.group(3))
+            anchor = marked.group(1) if marked else f"{time}{suffix}"  # by id, else position
+            title = title[: marked.start()] if marked else title
+            ref = f"memory/{path.name}#{anchor}"
+            entries.append({"ref": ref, "title": title, "lines": [], "time": time})
         elif entries:
             entries[-1]["lines"].append(line)
     return entries

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,17 @@ def log(vault: Vault, day: str, entries: list[tuple[str, str, str]]) -> Path:
     path = vault.root / "memory" / f"{day}.md"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def cited_as(vault: Vault, refs: Iterable[str]) -> set[str]:
+    """How maintenance cites now the entries these positional citations name: a test's logs
+    are written by hand, without ids, and the first `maintain` gives them theirs (old
+    citations keep naming the same entries: vault/entry_ids.py)."""
+    from cardvault.vault.entry_ids import entries_by_ref
+    from cardvault.vault.read import read_vault
+
+    by_ref = entries_by_ref(read_vault(vault).entries)
+    return {by_ref[r].ref if r in by_ref else r for r in refs}
 
 
 def commit_all(vault: Vault, message: str = "fixture") -> None:

@@ -97,14 +97,16 @@ def test_second_identical_failure_bumps_the_counter(vault_path: Path) -> None:
     text = log_text(vault_path)
     assert text.count("Traceback (most recent call last)") == 1, "no second copy of the tail"
     assert "## 11:02 — Failed again:" in text
-    assert "Seen: 2 (first: memory/2026-11-30.md#10:15)" in text
+    assert re.search(r"Seen: 2 \(first: memory/2026-11-30\.md#[0-9a-f]{6}\)", text)  # by id
     signature = failure.signature("ModuleNotFoundError: No module named <q>")
     assert len(captures_of(open_vault_at(vault_path), signature)) == 2
     assert "seen 2×" in second.stderr
     third = capture(vault_path, PY, "-c", "import nosuchmodule", now="2026-12-01T08:00")
     assert "seen 3×" in third.stderr
+    first_id = re.search(r"## 10:15 — .*<!-- id:([0-9a-f]{6}) -->", text)
+    assert first_id is not None
     assert (
-        "Seen: 3 (first: memory/2026-11-30.md#10:15)"
+        f"Seen: 3 (first: memory/2026-11-30.md#{first_id.group(1)})"
         in (vault_path / "memory/2026-12-01.md").read_text()
     )
 
@@ -180,7 +182,10 @@ def test_fix_logged_for_a_signature_is_shown_next_time(vault_path: Path) -> None
     )  # fmt: skip
     second = capture(vault_path, PY, "-c", "import nosuchmodule", now="2026-11-30T10:30")
     assert "Fix: pip install nosuchmodule-client" in second.stderr
-    assert "memory/2026-11-30.md#10:20" in second.stderr
+    fix_entry = [line for line in (vault_path / "memory/2026-11-30.md").read_text().splitlines()
+                 if line.startswith("## 10:20 — ")]  # fmt: skip
+    entry_id = fix_entry[0].split("<!-- id:")[1].split(" ")[0]  # cited by its id
+    assert f"memory/2026-11-30.md#{entry_id}" in second.stderr
     assert "seen 2×" in second.stderr, "the fix entry is not counted as a capture"
 
 

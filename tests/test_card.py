@@ -153,3 +153,39 @@ def test_schema_names_each_problem() -> None:
         )
         == []
     )
+
+
+# --- python-frontmatter's handler API, with cardvault's handler (vault/frontmatter_handler.py)
+
+
+def test_the_frontmatter_handler_is_python_frontmatters_and_splits_byte_exact() -> None:
+    import frontmatter
+
+    from cardvault.vault.frontmatter_handler import HANDLER
+
+    assert isinstance(HANDLER, frontmatter.YAMLHandler)
+    text = "---\r\ntopic: T\r\ntags: [a]\r\n---  \r\n\r\n  Body, indented.\r\n\r\n\r\n"
+    assert HANDLER.detect(text) and not HANDLER.detect("--- \nnot frontmatter\n")
+    front, body = HANDLER.split(text)
+    assert front == "topic: T\r\ntags: [a]" and body == "\r\n  Body, indented.\r\n\r\n\r\n"
+    assert HANDLER.load(front) == {"topic": "T", "tags": ["a"]}
+
+
+def test_the_frontmatter_handler_loads_within_limits_and_names_the_line() -> None:
+    from cardvault.vault.frontmatter_handler import HANDLER
+    from tests.hostile_support import alias_bomb
+
+    where = Path("memory/cards/bomb.md")
+    with pytest.raises(CardFormatError) as raised:
+        HANDLER.load(alias_bomb(9, 9), path=where, first_line=2)
+    assert raised.value.path == where and raised.value.line is not None
+    with pytest.raises(CardFormatError):
+        HANDLER.load("a: &a [*a]", path=where, first_line=2)
+
+
+def test_the_frontmatter_handler_exports_in_the_house_style() -> None:
+    from cardvault.vault.frontmatter_handler import HANDLER
+
+    meta = {"topic": "T", "tags": ["a", "b"], "sources": ["2026-01-01#10:00"]}
+    assert HANDLER.export(meta) == "topic: T\ntags: [a, b]\nsources:\n- 2026-01-01#10:00"
+    assert render_card(meta, "Body.") == f"---\n{HANDLER.export(meta)}\n---\nBody.\n"

@@ -85,9 +85,10 @@ def test_refuses_uncommitted_edits_unless_commit_pending(vault) -> None:  # type
     assert "Hand edit." in note.read_text(encoding="utf-8")
     done = cli(vault, "maintain", "--commit-pending", "--json")
     assert done.exit_code == 0, done.output
-    subjects = git(vault.root, "log", "-2", "--format=%s").splitlines()
-    assert subjects[1] == "hand edits" and subjects[0].startswith("maintain:")
-    hand = git(vault.root, "show", "--stat", "--format=", "HEAD~1")
+    subjects = git(vault.root, "log", "-3", "--format=%s").splitlines()
+    assert subjects[2] == "hand edits" and subjects[0].startswith("maintain:")
+    assert subjects[1].startswith("log: give")  # the fixture's entries get ids (own commit)
+    hand = git(vault.root, "show", "--stat", "--format=", "HEAD~2")
     assert "utc-timestamps.md" in hand and "redis" not in hand
 
 
@@ -122,7 +123,9 @@ def test_failure_between_writes_leaves_the_vault_as_it_was(
     vault: Vault, embedder: Embedder
 ) -> None:
     from cardvault.edits.apply import ApplyError
+    from cardvault.maintain.entry_ids import give_entry_ids
 
+    give_entry_ids(vault)  # the fixture's entries get their ids first, in a commit of their own
     before, head = snapshot(vault.root), git(vault.root, "rev-parse", "HEAD")
     written: list[Path] = []
 

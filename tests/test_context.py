@@ -1,8 +1,10 @@
 """`cardvault context`: the budget is never exceeded, rules come first, the answer ranks high.
 
-The budget property runs on random small vaults built in memory (the same `plan_context` the CLI
-calls; keyword-style random ranks, no model) and on the bundled sample vault through the real
-CLI and the real keyword index. Ranking quality for realistic tasks uses the real model (slow).
+The budget property runs on random small vaults built in memory, through the one planner
+(`context.plan.plan_context`, which the CLI, the MCP tool and the API call) with the vault as
+its one side (keyword-style random ranks, no model), and on the bundled sample vault through the
+real CLI and the real keyword index. Ranking quality for realistic tasks uses the real model
+(slow).
 """
 
 from __future__ import annotations
@@ -21,11 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardvault.context.build import (
+    ContextPack,
     Relevance,
     Sources,
-    build_context,
     keyword_relevance,
-    plan_context,
     read_sources,
 )
 from cardvault.context.pack import (
@@ -35,8 +36,9 @@ from cardvault.context.pack import (
     preamble_cost,
     section_cost,
 )
+from cardvault.context.plan import Request, Side, build_context, plan_context
 from cardvault.vault.card import parse_card, render_card
-from cardvault.vault.layout import open_vault_at
+from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.vault.rules import read_rules
 from cardvault.vault.tokens import count_tokens
 from tests.conftest import run_cli, snapshot
@@ -44,6 +46,26 @@ from tests.conftest import run_cli, snapshot
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample-vault"
 TODAY = dt.date(2026, 11, 30)
+
+
+def plan(
+    sources: Sources, budget: int, task: str | None = None, relevance: Relevance | None = None
+) -> ContextPack:
+    """The one planner on a vault of these sources alone (no hot memory, no archive)."""
+    from cardvault.vault.read import VaultSnapshot
+
+    snapshot = VaultSnapshot(Vault(sources.root), (), (), None, None)
+    side = Side("project", snapshot, sources, relevance)
+    return plan_context([side], Request(task, budget, TODAY), budget)
+
+
+def build(vault: Vault, task: str | None, budget: int) -> ContextPack:
+    """`cardvault context --scope project` on `vault`: read, search, plan."""
+    from cardvault.scopes.scope import InScope, Scoped
+
+    return build_context(InScope((Scoped("project", vault),)), Request(task, budget, TODAY))
+
+
 ROOT = Path("/vault")
 _VOCABULARY = (
     "docker build platform amd64 arm64 postgres pool timeout nginx upload release tag deploy "
@@ -127,7 +149,7 @@ def test_random_vaults_never_exceed_budget(data: st.DataObject, budget: int) -> 
     sources = data.draw(vaults())
     task = data.draw(st.none() | text_st)
     relevance = data.draw(relevances(sources)) if task else None
-    pack = plan_context(sources, budget, TODAY, task, relevance)
+    pack = plan(sources, budget, task, relevance)
     check_pack_invariants(pack, budget)
     rules = [d for d in pack.decisions if d.item.kind == "rule"]
     rules_cost = sum(d.item.tokens for d in rules) + section_cost("rule") + preamble_cost()
@@ -139,7 +161,7 @@ def test_random_vaults_never_exceed_budget(data: st.DataObject, budget: int) -> 
 @given(data=st.data(), budget=st.integers(1, 199))
 def test_tiny_budgets_never_exceeded(data: st.DataObject, budget: int) -> None:
     sources = data.draw(vaults())
-    pack = plan_context(sources, budget, TODAY)
+    pack = plan(sources, budget)
     assert count_tokens(pack.text) <= budget
 
 
@@ -173,7 +195,7 @@ def test_sample_vault_never_exceeds_budget(
     sources = read_sources(vault)
     relevance = keyword_relevance(vault, task) if task else None
     assert relevance is None or relevance.mode == "keyword"
-    pack = plan_context(sources, budget, TODAY, task, relevance)
+    pack = plan(sources, budget, task, relevance)
     check_pack_invariants(pack, budget)
     assert pack.included and pack.included[0].item.kind == "rule", "the learned rule comes first"
 
@@ -242,7 +264,7 @@ def test_no_task_puts_most_valuable_first(tmp_path: Path) -> None:
             f"---\ntopic: {slug}\ncategory: tools\ntags: [x]\ncreated: 2026-01-01\n{extra}\n---\n"
             f"Body of {slug}.\n"
         )
-    pack = build_context(open_vault_at(vault_path), None, 2000, TODAY)
+    pack = build(open_vault_at(vault_path), None, 2000)
     order = [d.item.name for d in pack.decisions if d.item.kind == "card"]
     assert order == ["recurring-lesson", "middling-tip", "minor-note"]
     text = pack.text
@@ -261,7 +283,7 @@ def test_promoted_card_rules_join_agents_rules(tmp_path: Path) -> None:
         "updated: 2026-11-01\nstatus: promoted\nrule: Pin the Python minor version in CI.\n---\n"
         "Long story about a CI break.\n"
     )
-    pack = build_context(open_vault_at(vault_path), None, 200, TODAY)
+    pack = build(open_vault_at(vault_path), None, 200)
     rules = f'{PREAMBLE}\n\n# Learned rules\n\n<memory source="AGENTS.md">\n'
     rules += "- Run tests first. (memory/cards/tests.md)\n"
     rules += "- Pin the Python minor version in CI. (memory/cards/pin-python.md)\n</memory>\n"
@@ -274,7 +296,7 @@ def test_broken_search_falls_back_and_still_packs(tmp_path: Path) -> None:
     shutil.copytree(SAMPLE, root)
     vault = open_vault_at(root)
     (root / ".cardvault").write_text("not a folder")  # after opening: the index cannot be made
-    pack = build_context(vault, "tag a release", 1500, TODAY)
+    pack = build(vault, "tag a release", 1500)
     assert pack.ranking == "none" and any("failed" in n for n in pack.notices)
     check_pack_invariants(pack, 1500)
     assert pack.included
@@ -312,7 +334,7 @@ def card_order(pack) -> list[str]:
 def test_promoted_rule_of_the_facts_leads_the_pack(keyword_sample: Path) -> None:
     vault = open_vault_at(keyword_sample)
     for budget in (200, 2000):
-        pack = plan_context(read_sources(vault), budget, TODAY)
+        pack = plan(read_sources(vault), budget)
         first = pack.included[0].item
         assert first.kind == "rule" and FACTS["promoted_rule"] in first.block
         assert FACTS["promoted_card"] in first.block
@@ -323,7 +345,7 @@ def test_exact_words_find_the_card_by_keywords(
     keyword_sample: Path, task: str, answers: set[str]
 ) -> None:
     vault = open_vault_at(keyword_sample)
-    pack = plan_context(read_sources(vault), 2000, TODAY, task, keyword_relevance(vault, task))
+    pack = plan(read_sources(vault), 2000, task, keyword_relevance(vault, task))
     assert answers & set(card_order(pack)[:3]), f"{task!r}: top cards {card_order(pack)[:3]}"
 
 
@@ -332,7 +354,7 @@ def test_exact_words_find_the_card_by_keywords(
 def test_answer_card_ranks_near_top(
     task: str, answers: set[str], indexed_sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pack = build_context(open_vault_at(indexed_sample), task, 2000, TODAY)
+    pack = build(open_vault_at(indexed_sample), task, 2000)
     assert pack.ranking == "hybrid", pack.notices
     top = card_order(pack)[:3]
     assert answers & set(top), f"{task!r}: top cards {top}"

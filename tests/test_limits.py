@@ -206,3 +206,38 @@ def test_export_never_writes_inside_the_vault(vault_path: Path, tmp_path: Path) 
         assert "inside the vault" in message, target
     assert card.read_bytes() == before and not (vault_path / "export.json").exists()
     assert cli(vault_path, "export", str(tmp_path / "out.json")).exit_code == 0
+
+
+def test_a_hand_edit_is_screened_reading_at_most_what_the_reader_takes(vault_path: Path) -> None:
+    """`commit_hand_edits` (sync, maintain --commit-pending) reads each hand-edited file as the
+    reader does: a 40 MB card is refused in one line (never committed unscreened) with the
+    screen's allocations far below the file's size, and a hand-edited symlink is not followed."""
+    import tracemalloc
+
+    from cardvault.edits.door import _commit_hand_edits as commit_hand_edits
+    from cardvault.errors import CardFormatError, SecretFoundError
+    from cardvault.vault.layout import open_vault_at
+
+    cards = vault_path / "memory" / "cards"
+    huge = cards / "huge.md"
+    huge.write_bytes(b"x" * 40_000_000 + b"\naws_access_key_id = AKIAQWERTYUIOPASDFGH\n")
+    outside = vault_path.parent / "outside-secret.txt"
+    outside.write_text("aws_access_key_id = AKIAQWERTYUIOPASDFGH\n", encoding="utf-8")
+    (cards / "linked.md").symlink_to(outside)
+    vault = open_vault_at(vault_path)
+    head = git_log(vault_path)
+    tracemalloc.start()
+    try:
+        with pytest.raises(CardFormatError) as refused:
+            commit_hand_edits(vault, [huge])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "over the 1,000,000 bytes a vault file may hold" in str(refused.value)
+    assert str(refused.value).startswith(str(huge)) and "\n" not in str(refused.value)
+    assert peak < 8_000_000, peak  # the old screen read all 40 MB (and decoded it)
+    assert git_log(vault_path) == head
+    try:  # the link's target is outside: git records the link's text, the screen reads nothing
+        commit_hand_edits(vault, [cards / "linked.md"])
+    except SecretFoundError as exc:  # pragma: no cover - the failure this test exists for
+        raise AssertionError(f"read through a symlink: {exc}") from exc

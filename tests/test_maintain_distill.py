@@ -11,7 +11,7 @@ from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import Vault, iter_card_paths
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
-from tests.maintain_support import card, commit_all, git, log, new_vault, run
+from tests.maintain_support import card, cited_as, commit_all, git, log, new_vault, run
 
 pytestmark = pytest.mark.slow
 
@@ -62,6 +62,7 @@ def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def _card_with_source(vault, ref: str):  # type: ignore[no-untyped-def]
+    (ref,) = cited_as(vault, {ref})
     for path in iter_card_paths(vault):
         found = read_card(path)
         if ref in found.sources:
@@ -79,7 +80,7 @@ def test_recurring_lesson_becomes_one_card_seen_three_times_and_a_rule(
         "memory/2026-03-15.md#16:00",
     ]
     lesson = _card_with_source(vault, refs[0])
-    assert list(lesson.sources) == refs
+    assert list(lesson.sources) == [next(iter(cited_as(vault, {r}))) for r in refs]
     assert lesson.seen == 3
     assert lesson.status == "promoted"
     assert (
@@ -97,9 +98,9 @@ def test_recurring_lesson_becomes_one_card_seen_three_times_and_a_rule(
     rules = get_section(vault.agents_md.read_text(encoding="utf-8"), "rules")
     assert f"(memory/cards/{lesson.slug}.md)" in rules
     # the entry without a signal was not distilled
-    assert "memory/2026-03-10.md#11:00" not in {
-        s for p in iter_card_paths(vault) for s in read_card(p).sources
-    }
+    assert cited_as(vault, {"memory/2026-03-10.md#11:00"}).isdisjoint(
+        {s for p in iter_card_paths(vault) for s in read_card(p).sources}
+    )
     assert result.plan.counts()["distill"] == 4
     body = git(vault.root, "log", "-1", "--format=%B")
     assert f'distilled 2026-03-12 10:00 "Uploads failing again" → {lesson.slug} (seen 2)' in body
@@ -111,7 +112,7 @@ def test_lesson_in_other_words_folds_into_the_existing_card(
     before = read_card(vault.card_path("cortex-csrf-automation"))
     run(vault, embedder)
     after = read_card(vault.card_path("cortex-csrf-automation"))
-    assert after.sources == ("memory/2026-03-15.md#17:00",)
+    assert after.sources == tuple(cited_as(vault, {"memory/2026-03-15.md#17:00"}))
     assert after.seen == before.seen + 1
     assert str(after.meta["updated"]) == "2026-03-15"
     assert after.body.startswith(before.body.rstrip("\n"))  # existing bytes kept
@@ -148,7 +149,7 @@ def test_linked_entry_goes_to_its_card_and_correction_keeps_its_fields(
     commit_all(vault)
     run(vault, embedder)
     linked = read_card(vault.card_path("utc-timestamps"))
-    assert linked.sources == ("memory/2026-04-02.md#08:30",)
+    assert linked.sources == tuple(cited_as(vault, {"memory/2026-04-02.md#08:30"}))
     assert "Reports convert to local time only at render." in linked.body
     correction = _card_with_source(vault, "memory/2026-04-02.md#14:00")
     assert correction.meta["severity"] == "high" and correction.meta["domain"] == "kubernetes"

@@ -25,9 +25,16 @@ TODAY = "2026-11-30"
 
 
 def ref(entry: str) -> str:
-    """'2026-11-02 11:30' -> 'memory/2026-11-02.md#11:30'."""
+    """'2026-11-02 11:30' -> how a card cites that entry: by its id ('memory/2026-11-02.md#2f8da9';
+    the sample vault's entries have ids), else by its position ('memory/2026-11-02.md#11:30')."""
+    from cardvault.vault.daily import parse_log
+    from cardvault.vault.entry_ids import entries_by_ref
+
     day, time = entry.split()
-    return f"memory/{day}.md#{time}"
+    positional = f"memory/{day}.md#{time}"
+    path = Path(__file__).resolve().parents[1] / "sample-vault" / "memory" / f"{day}.md"
+    found = entries_by_ref(parse_log(path.read_text(encoding="utf-8"), path, ()))
+    return found[positional].ref if positional in found else positional
 
 
 def outside(text: str, name: str) -> str:

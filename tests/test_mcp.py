@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -114,7 +115,10 @@ def test_remember_writes_one_log_entry_and_one_commit(indexed_sample: Path) -> N
             logged = await client.call_tool("log", {"text": "Fix: pin numpy<2", "title": "CI"})
             assert not logged.is_error
             today = await client.call_tool("read", {"name": "today"})
-            assert "## 09:00 — CI\nFix: pin numpy<2" in today.structured_content["text"]
+            assert re.search(
+                r"## 09:00 — CI <!-- id:[0-9a-f]{6} -->\nFix: pin numpy<2",
+                today.structured_content["text"],
+            )
 
     _run(scenario)
     log = (indexed_sample / TODAY_LOG).read_text()

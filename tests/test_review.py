@@ -15,7 +15,16 @@ from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.conftest import run_cli
-from tests.maintain_support import card, commit_all, contradicting_vault, git, log, new_vault, run
+from tests.maintain_support import (
+    card,
+    cited_as,
+    commit_all,
+    contradicting_vault,
+    git,
+    log,
+    new_vault,
+    run,
+)
 from tests.test_maintain_merge import PLATFORM_A, PLATFORM_B
 
 pytestmark = pytest.mark.slow
@@ -90,6 +99,7 @@ def _numbers(found: list[int]) -> str:
 
 
 def cards_citing(vault: Vault, refs: set[str]) -> dict[str, Any]:
+    refs = cited_as(vault, refs)
     found = {}
     for path in iter_card_paths(vault):
         parsed = read_card(path)
@@ -113,7 +123,8 @@ def test_three_phrasings_become_one_card_and_one_rule_after_review(
     first = run(vault, embedder, today="2026-03-20")
     assert first.review_pending >= 1
     asked = pending(root)
-    assert any({m.get("source") for m in item["members"]} >= TIMEOUTS for item in asked), (
+    timeouts = cited_as(vault, TIMEOUTS)
+    assert any({m.get("source") for m in item["members"]} >= timeouts for item in asked), (
         "one question links all three tellings"
     )
     for item in asked:
@@ -121,11 +132,11 @@ def test_three_phrasings_become_one_card_and_one_rule_after_review(
         for member in item["members"]:
             assert {"path", "text"} <= set(member)
             assert member.get("source") is None or member["source"].startswith("memory/2026-")
-    answer_like_a_person(root, TIMEOUTS)
+    answer_like_a_person(root, timeouts)
     holders = cards_citing(vault, TIMEOUTS)
     assert len(holders) == 1, holders
     lesson = next(iter(holders.values()))
-    assert lesson.seen == 3 and set(lesson.sources) >= TIMEOUTS
+    assert lesson.seen == 3 and set(lesson.sources) >= timeouts
     assert lesson.status == "promoted" and "timeout" in lesson.topic.lower()
     rules = get_section(vault.agents_md.read_text(encoding="utf-8"), "rules") or ""
     lines = [line for line in rules.splitlines() if line.strip()]
@@ -271,7 +282,7 @@ def test_same_words_different_tool_is_asked_not_merged(tmp_path: Path, embedder:
         log(vault, day, [("10:00", "Dashboard tests", decision)])
     commit_all(vault)
     run(vault, embedder, today="2026-03-20")
-    refs = {"memory/2026-03-02.md#10:00", "memory/2026-03-09.md#10:00"}
+    refs = cited_as(vault, {"memory/2026-03-02.md#10:00", "memory/2026-03-09.md#10:00"})
     assert len(cards_citing(vault, refs)) == 2
     asked = [{m.get("source") for m in item["members"]} for item in pending(vault.root)]
     assert any(refs <= members for members in asked)

@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 
 from cardvault import history
 from cardvault.context.build import Relevance, Sources
+from cardvault.context.plan import Request, Side, plan_context
 from cardvault.errors import CardvaultError, ConfigError, VaultNotFoundError
 from cardvault.scopes.agents import agent_name, bounded
-from cardvault.scopes.context import Request, Side, plan_scoped
 from cardvault.scopes.home import HOME_VAR, global_root, global_vault
 from cardvault.scopes.key import path_key, remote_key
 from cardvault.scopes.registry import read_projects
-from cardvault.scopes.scope import Scope, merge_ranked, resolve
+from cardvault.scopes.scope import Scope, resolve
+from cardvault.search.scoped import merge_ranked
 from cardvault.vault.config import VaultConfig, parse_config
 from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import Vault, open_vault_at
@@ -314,7 +315,7 @@ def test_budget_holds_across_scopes_and_tiers(data: st.DataObject, budget: int) 
         hot = data.draw(st.none() | text_st.map(lambda t: f"# Hot memory: ada\n\n- {t}"))
         sides.append(_side(name, sources, relevance, hot))
     agent = data.draw(st.sampled_from([None, "ada", "bob"]))
-    pack = plan_scoped(sides, Request(task, budget, TODAY, agent), budget)
+    pack = plan_context(sides, Request(task, budget, TODAY, agent), budget)
     assert count_tokens(pack.text) <= budget
     if budget >= 200:
         check_pack_invariants(pack, budget)

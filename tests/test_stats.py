@@ -163,9 +163,12 @@ def test_matches_the_sample_vault_facts(sample_vault: Path) -> None:
         facts["log_days"],
         facts["log_entries"],
     )
-    undistilled = [
-        ref.replace("memory/", "").replace(".md#", " ") for ref in data["logs"]["undistilled"]
-    ]
+    when = {  # "memory/2026-11-02.md#2f8da9" -> "2026-11-02 11:30", as the facts name entries
+        e["ref"]: f"{path.stem} {e['time']}"
+        for path in log_files(sample_vault)
+        for e in log_entries(path)
+    }
+    undistilled = [when[ref] for ref in data["logs"]["undistilled"]]
     assert undistilled == facts["undistilled_signal_entries"]
     assert data["promoted"] == 1 and data["rules"] == 1
     assert data["by_status"].get("promoted") == 1

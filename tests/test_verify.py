@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cardvault.check.names import named_in
 from cardvault.vault.read import read_card
+from cardvault.verify.names import named_in
 from tests.conftest import git_log, run_cli
 from tests.writers_support import git
 

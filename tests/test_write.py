@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def test_each_writing_command_adds_exactly_one_commit(vault_path: Path) -> None:
     card = (vault_path / "memory/cards/cortex-csrf-automation.md").read_text()
     assert "tags: [cortex, csrf]" in card and "created: 2026-03-19" in card
     day = (vault_path / "memory/2026-03-19.md").read_text()
-    assert day.startswith("# 2026-03-19\n\n## 14:30 — Cortex CSRF\n")
+    assert re.match(r"# 2026-03-19\n\n## 14:30 — Cortex CSRF <!-- id:[0-9a-f]{6} -->\n", day)
     assert "Lesson: Bearer tokens bypass CSRF" in day
 
 

@@ -8,6 +8,13 @@ of that run, then runs the next command (`cardvault check --fix`, which finishes
 the killed one left) and checks: the vault's files are exactly as before or exactly as intended,
 with one commit more exactly when intended; no journal, temporary file or git lock is left; the
 work tree is clean; `git fsck` passes.
+
+`sync` is tried on a folder holding the vault, its bare remote and a teammate's clone that
+pushed first (a true merge: the same day's log and new cards on both sides, so MEMORY.md's table
+is regenerated). After the kill, nothing of git's merge may be in the vault (no `.merge_file_*`,
+no MERGE_HEAD, no half-applied file: the files are as before or as merged); the next command is
+`sync` itself, which must succeed and leave the files exactly as intended (the table included:
+nothing stale), everything pushed.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from tests.conftest import snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = "2026-06-01T09:15"
-SCENARIOS = ("log", "new", "maintain", "import", "forget")
+SCENARIOS = ("log", "new", "maintain", "import", "forget", "sync")
 CARD = (
     "---\ntopic: {topic}\ncategory: tools\ntags: [{tag}]\ncreated: {day}\nupdated: {day}\n"
     "---\n{body}\n"
@@ -93,12 +100,53 @@ def build_templates(folder: Path) -> dict[str, tuple[Path, list[str]]]:
     empty = folder / "empty"
     init_vault(empty)
     return {
+        "sync": (_sync_template(folder / "sync"), ["sync"]),
         "log": (base, ["log", "an entry written during a crash test", "--title", "crash"]),
         "new": (base, ["new", "Crash test card", "-c", "tools", "--body", "Written, then killed?"]),
         "maintain": (base, ["maintain", "--only", "archive,index", "--json"]),
         "import": (empty, ["import", str(export), "--json"]),
         "forget": (base, ["forget", "nginx", "--yes"]),
     }
+
+
+def _sync_template(folder: Path) -> Path:
+    """A vault (`vault/`) whose remote (`remote.git`, named by a relative path so a copy of
+    the folder works) got a teammate's cards and log entries after the vault's own: the next
+    sync is a true merge."""
+    from cardvault.write.init import init_vault
+
+    vault = folder / "vault"
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(folder / "remote.git")],
+                   check=True)  # fmt: skip
+    init_vault(vault)
+    _cards(vault, 3, "shared", "2026-05-20")
+    _commit(vault)
+    subprocess.run(
+        ["git", "-C", str(vault), "remote", "add", "origin", "../remote.git"], check=True
+    )
+    code, err = run(vault, "sync")
+    assert code == 0, err
+    mate = folder / "mate"
+    subprocess.run(["git", "clone", "-q", "remote.git", "mate"], cwd=folder, check=True)
+    code, err = run(mate, "sync")  # sets up its drivers
+    assert code == 0, err
+    for n in range(3):
+        assert run(mate, "log", f"mate entry {n}", "--title", f"mate {n}")[0] == 0
+        assert run(mate, "new", f"Mate card {n}", "-c", "tools", "--body", f"Mate {n}.")[0] == 0
+    code, err = run(mate, "sync")
+    assert code == 0, err
+    for n in range(3):
+        assert run(vault, "log", f"own entry {n}", "--title", f"own {n}")[0] == 0
+        assert run(vault, "new", f"Own card {n}", "-c", "tools", "--body", f"Own {n}.")[0] == 0
+    shutil.rmtree(mate)
+    return folder
+
+
+def vault_in(root: Path) -> Path:
+    """The vault of a trial folder: the folder itself, or its `vault/` (sync's, beside its
+    remote)."""
+    return root / "vault" if (root / "remote.git").is_dir() else root
 
 
 @dataclass(frozen=True)
@@ -113,19 +161,21 @@ class Intended:
 
 def intended(template: Path, args: list[str], work: Path) -> Intended:
     """Run the command to the end on a copy of `template`: what it intends and how long it takes."""
-    root = work / "intended"
-    shutil.copytree(template, root, symlinks=True)
+    folder = work / "intended"
+    shutil.copytree(template, folder, symlinks=True)
+    root = vault_in(folder)
     before, commits = snapshot(root), commit_count(root)
     started = time.monotonic()
     code, err = run(root, *args)
     seconds = time.monotonic() - started
     assert code == 0, err
     after = snapshot(root)
-    assert after != before and commit_count(root) == commits + 1
+    syncing = root != folder
+    assert after != before and (syncing or commit_count(root) == commits + 1)
     from tests.writers_support import assert_vault_sound
 
     assert_vault_sound(root)
-    shutil.rmtree(root)
+    shutil.rmtree(folder)
     return Intended(before, after, commits, seconds)
 
 
@@ -148,6 +198,8 @@ def trial(template: Path, args: list[str], states: Intended, delay: float, root:
     """Kill the command after `delay` seconds and check the vault (raises AssertionError naming
     what is wrong)."""
     shutil.copytree(template, root, symlinks=True)
+    if vault_in(root) != root:
+        return _sync_trial(vault_in(root), args, states, delay)
     proc = cardvault(root, *args, group=True)
     time.sleep(delay)
     with contextlib.suppress(ProcessLookupError):
@@ -169,6 +221,39 @@ def trial(template: Path, args: list[str], states: Intended, delay: float, root:
     return Outcome(outcome, left)
 
 
+def _sync_trial(root: Path, args: list[str], states: Intended, delay: float) -> Outcome:
+    """A kill during `sync`: nothing of the merge in the vault, then the next sync finishes."""
+    from tests.writers_support import assert_vault_sound, git
+
+    proc = cardvault(root, *args, group=True)
+    time.sleep(delay)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    left = _left_behind(root)
+    merge_files = sorted(p.name for p in root.rglob(".merge_file_*"))
+    assert not merge_files, f"git's merge files left in the vault: {merge_files}"
+    assert not (root / ".git" / "MERGE_HEAD").exists(), "a merge left in progress"
+    files = snapshot(root)
+    if not {"journal", "undo"} & set(left):  # else the next command finishes or undoes it
+        dirty = git(root, "status", "--porcelain", "--untracked-files=all")
+        assert dirty == "", f"half-merged vault after a kill at {delay:.2f} s: {dirty[:300]}"
+    state = (
+        "before" if files == states.before else "intended" if files == states.after else "merged"
+    )  # merged: the merge is in, its regenerated table comes with the next sync
+    code, err = run(root, *args)
+    assert code == 0, f"the next sync failed after a kill at {delay:.2f} s: {err}"
+    files = snapshot(root)
+    if files != states.after:
+        changed = sorted(k for k in {*files, *states.after} if files.get(k) != states.after.get(k))
+        raise AssertionError(f"not as intended after the next sync (kill at {delay:.2f} s): "
+                             f"{changed[:10]}")  # fmt: skip
+    assert_vault_sound(root)
+    pushed = git(root, "rev-parse", "refs/remotes/origin/main").strip()
+    assert pushed == git(root, "rev-parse", "HEAD").strip(), "the next sync did not push"
+    return Outcome(state, left)
+
+
 def _left_behind(root: Path) -> tuple[str, ...]:
     """What a kill left for the next command to clean up."""
     from tests.writers_support import temp_files
@@ -176,6 +261,8 @@ def _left_behind(root: Path) -> tuple[str, ...]:
     left = []
     if (root / ".cardvault" / "journal.json").exists():
         left.append("journal")
+    if (root / ".cardvault" / "undo.json").exists():
+        left.append("undo")
     if temp_files(root):
         left.append("temp files")
     if (root / ".git" / "index.lock").exists():

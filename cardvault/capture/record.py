@@ -168,7 +168,7 @@ def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix
     for entry in mentioning:
         for text in _fix_lines(entry):
             fixes.setdefault((text, entry.ref), KnownFix(text, entry.ref))
-    refs = {e.ref for e in mentioning}
+    refs = {ref for e in mentioning for ref in e.refs}
     for file in snapshot.live:
         card = file.card
         if refs & set(card.sources):

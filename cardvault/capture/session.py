@@ -34,7 +34,8 @@ from cardvault import history
 from cardvault.edits.changes import WriteFile
 from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
 from cardvault.hosts.transcript import assistant_texts, read_since
-from cardvault.vault.daily import appended_log_text, signals_in
+from cardvault.vault.daily import signals_in
+from cardvault.vault.entry_ids import append_entry
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -132,7 +133,7 @@ def record_signals(
         text = current.text if current else None
         for signal in new:
             entry = prepare_entry(vault, f"{signal.line}\nVia: {via}", None, now, redact=True)
-            text = appended_log_text(text, now.date(), entry.text)
+            text = append_entry(text, now.date(), entry.text).text
         changes = []
         if new and text is not None:
             expected = current.digest if current else ABSENT

@@ -96,8 +96,13 @@ def root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
-    """Keep the vault path and agent for the command that runs (beside what `serve` passes)."""
-    ctx.ensure_object(dict).update(vault=vault, agent=agent)
+    """Make the session the command runs in (`cardvault serve` lends its own, warm one)."""
+    from cardvault.app import Session
+
+    lent = ctx.obj if isinstance(ctx.obj, Session) else None
+    ctx.obj = lent.with_options(vault, agent) if lent else Session(vault, agent=agent)
+    if lent is None:
+        ctx.call_on_close(ctx.obj.close)
     if os.environ.get(DEBUG_VAR):
         import logging
 

@@ -1,12 +1,10 @@
-"""What every command shares: the vault from `--vault`, the clock, turning errors into exits."""
+"""What every command shares: its session (`cardvault.app.Session`: the vault, the agent, the
+clock, the scope), the options several commands take, and turning errors into exits."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import os
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -14,10 +12,10 @@ from typer.core import TyperGroup
 
 from cardvault.errors import CardvaultError
 from cardvault.scopes.scope import InScope, Scope
-from cardvault.vault.layout import Vault, find_vault
+from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
-    from cardvault.search.engine import Searcher
+    from cardvault.app import Session
 
 #: The card filters shared by `list` and `search`.
 CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
@@ -47,9 +45,6 @@ AgentOption = Annotated[
         show_default=False,
     ),
 ]
-
-#: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
-NOW_VAR = "CARDVAULT_NOW"
 
 
 class CardvaultGroup(TyperGroup):
@@ -82,104 +77,81 @@ class CardvaultGroup(TyperGroup):
             raise typer.Exit(1) from exc
 
 
+def session_of(ctx: typer.Context, agent: str | None = None) -> Session:
+    """The session this invocation runs in (made by the root callback from `--vault` and
+    `--agent`, or lent by `cardvault serve`), acting as `agent` when a command names one."""
+    from cardvault.app import Session
+
+    found = ctx.find_root().obj
+    session = found if isinstance(found, Session) else Session()
+    return session.with_options(agent=agent) if agent is not None else session
+
+
 def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = False) -> Vault:
     """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards; the
     global vault, made on first use, with `to_global`), acting as the agent if one is named."""
-    from dataclasses import replace
+    return opened(session_of(ctx, agent).vault_for(to_global))
 
+
+def opened(vault: Vault) -> Vault:
+    """`vault`, after telling the user what opening it healed (a `.cardvault` that was a file)."""
     from cardvault.cli import render
 
-    name = agent_of(ctx, agent)
-    if to_global:
-        from cardvault.scopes.home import ensure_global
-
-        vault = ensure_global(agent=name)
-    else:
-        obj = ctx.find_root().obj or {}
-        explicit: Path | None = obj.get("vault") or obj.get("served")  # `cardvault serve`'s vault
-        found = find_vault(explicit)
-        vault = replace(found, agent=name) if name else found
-    for notice in vault.notices:  # what opening it healed (a `.cardvault` that was a file)
+    for notice in vault.notices:
         render.warning(notice)
     return vault
 
 
-@contextlib.contextmanager
-def searchers(ctx: typer.Context) -> Iterator[Callable[[Vault], Searcher]]:
-    """The search service for each vault a command reads: inside `cardvault serve`, the warm one
-    (model loaded, vault watched); otherwise a fresh one, closed when the command ends, the
-    vaults sharing one query model when their settings name the same model."""
-    from cardvault.search.engine import QueryModels, Searcher
-
-    warm = (ctx.find_root().obj or {}).get("handles")
-    if warm is not None:
-        yield lambda vault: warm.handle(vault.root).searcher
-        return
-    models = QueryModels()  # the project and the global vault load their model once
-    opened: list[Vault] = []
-
-    def open_searcher(vault: Vault) -> Searcher:
-        opened.append(vault)
-        return stack.enter_context(Searcher(vault, models.for_vault(vault)))
-
-    with contextlib.ExitStack() as stack:
-        yield open_searcher
-    if opened:  # warm by default: the next search in this vault is answered by its server
-        start_resident(opened[0])
-
-
-def start_resident(vault: Vault) -> None:
-    """Start the vault's resident process in the background (serve/autostart.py)."""
+def start_resident(ctx: typer.Context, vault: Vault) -> None:
+    """Warm by default: start `vault`'s resident process in the background (serve/autostart.py)
+    after a command that loaded the model in this process; never inside `cardvault serve`."""
     from cardvault.serve.autostart import serve_settings, start_resident
 
+    if session_of(ctx).served:
+        return
     config = vault.config
     start_resident(vault.root, serve_settings(config.serve_auto, config.serve_idle_minutes))
-
-
-def agent_of(ctx: typer.Context, agent: str | None = None) -> str | None:
-    """The agent named by the command's `--agent`, the root `--agent`, or $CARDVAULT_AGENT."""
-    from cardvault.scopes.agents import agent_name
-
-    explicit = agent if agent is not None else (ctx.find_root().obj or {}).get("agent")
-    return agent_name(explicit)
 
 
 def scope_of(ctx: typer.Context, scope: Scope) -> InScope:
     """The vaults `--scope` covers, project first; notices go to stderr."""
     from cardvault.cli import render
-    from cardvault.scopes.home import global_vault
-    from cardvault.scopes.scope import resolve
 
-    found = resolve(scope, lambda: vault_of(ctx), global_vault() if scope != "project" else None)
+    found = session_of(ctx).scope(scope)
+    for scoped in found.vaults:
+        opened(scoped.vault)
     for notice in found.notices:
         render.warning(notice)
     return found
 
 
-def register_project(vault: Vault) -> None:
+def open_scope(ctx: typer.Context, scope: Scope) -> None:
+    """Tell the user what opening the scope's vaults healed, before a command reads them
+    through the session (whose results carry the scope's own notices)."""
+    for scoped in session_of(ctx).scope(scope).vaults:
+        opened(scoped.vault)
+
+
+def register_project(ctx: typer.Context, vault: Vault) -> None:
     """Register a project vault with the global vault (made on first use); a failure is a
     warning, never a failed command."""
     from cardvault.cli import render
-    from cardvault.scopes.home import ensure_global, is_global
-    from cardvault.scopes.registry import register
 
-    if is_global(vault):
-        return
     try:
-        done = register(ensure_global(), vault, now().date())
+        done = session_of(ctx).with_options(vault.root).register()
     except (CardvaultError, OSError) as exc:
         render.warning(f"not registered with the global vault: {exc}")
         return
-    if done.commit is not None:
+    if done is not None and done.commit is not None:
         render.note(f"registered with the global vault as {done.key}")
 
 
 def now() -> dt.datetime:
-    """The current local time, or $CARDVAULT_NOW when set."""
-    pinned = os.environ.get(NOW_VAR)
-    if pinned:
-        return dt.datetime.fromisoformat(pinned)
-    return dt.datetime.now().replace(second=0, microsecond=0)
+    """The current local time, or $CARDVAULT_NOW when set (the session's clock is the same
+    rule read from its own environment: `session_of(ctx).now()`)."""
+    from cardvault.app import clock_of
+
+    return clock_of(os.environ)()
 
 
 def read_stdin(vault: Vault, what: str) -> str:

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import AgentOption, ScopeOption, agent_of, now, scope_of, searchers
+from cardvault.cli.common import (
+    AgentOption,
+    ScopeOption,
+    open_scope,
+    session_of,
+    start_resident,
+)
 from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
@@ -69,15 +75,13 @@ def context(
     memory comes first, then the global vault's rules and the global cards the task matches.
     With --agent (or $CARDVAULT_AGENT) that agent's hot memory is loaded too. Read-only.
     """
-    from cardvault.scopes.context import Request, scoped_context
-
-    with searchers(ctx) as searcher:
-        request = Request(
-            task, budget, now().date(), agent_of(ctx, agent), archived, searcher=searcher
-        )
-        pack = scoped_context(scope_of(ctx, scope), request)
+    open_scope(ctx, scope)
+    pack = session_of(ctx, agent).context(task, budget, scope, archived)
     for notice in pack.notices:
         render.warning(notice)
+    vaults = session_of(ctx).scope(scope).vaults if task else ()
+    if vaults:  # a ranked pack loaded the model: warm by default
+        start_resident(ctx, vaults[0].vault)
     if fmt is PackFormat.json:
         render.print_json(pack.to_dict())
     else:

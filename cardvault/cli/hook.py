@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import agent_of, now, waiting_note
+from cardvault.cli.common import now, session_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.vault.layout import Vault
@@ -94,26 +94,17 @@ def _read(stream: Any, limit: int) -> bytes:
 
 def _vault(ctx: typer.Context, cwd: Path | None) -> Vault:
     """The vault: `--vault` (user-level hooks pin it), else found from the session's folder."""
-    from dataclasses import replace
-
     from cardvault.vault.layout import find_vault
 
-    explicit = (ctx.find_root().obj or {}).get("vault")
-    vault = find_vault(explicit, cwd=cwd)
-    name = agent_of(ctx)
-    return replace(vault, agent=name) if name else vault
+    session = session_of(ctx)
+    return session.with_options(find_vault(session.explicit, session.env, cwd).root).project()
 
 
 def _session_start(ctx: typer.Context, vault: Vault, host: str) -> str:
-    from cardvault.cli.common import searchers
     from cardvault.hosts.payload import session_start_output
-    from cardvault.scopes.context import Request, scoped_context
-    from cardvault.scopes.home import global_vault
-    from cardvault.scopes.scope import Scope, resolve
+    from cardvault.scopes.scope import Scope
 
-    with searchers(ctx) as searcher:
-        request = Request(None, None, now().date(), vault.agent, searcher=searcher)
-        pack = scoped_context(resolve(Scope.all, lambda: vault, global_vault()), request)
+    pack = session_of(ctx).with_options(vault.root).context(scope=Scope.all)
     for notice in pack.notices:
         render.warning(notice)
     return session_start_output(host, pack.text)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,6 +10,7 @@ import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import now, report_notes, report_subject, vault_of, waiting_note
+from cardvault.cli.import_notes import import_folder, refuse
 
 if TYPE_CHECKING:
     from cardvault.history import CommitResult
@@ -64,8 +64,6 @@ def import_(
     big, secrets) are listed and nothing is written; --partial imports the rest.
     """
     if path.is_dir():
-        from cardvault.cli.import_notes import import_folder
-
         import_folder(vault_of(ctx), path, dry_run, partial, redact, category, json_out)
         return
     if category is not None:
@@ -131,18 +129,6 @@ def import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) ->
         "dry_run": dry_run,
         "commit": result.sha if result else None,
     }
-
-
-def refuse(file: Path, problems: Sequence[object], usable: int) -> None:
-    from cardvault.errors import CardvaultError
-
-    listing = "\n".join(f"  - {p}" for p in problems)
-    hint = (
-        f"--partial imports the {usable} valid card(s)"
-        if usable > 0
-        else "nothing in it is importable"
-    )
-    raise CardvaultError(f"cannot import {file}:\n{listing}\n({hint})")
 
 
 def _show_import(plan: ImportPlan, dry_run: bool) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.cli import render
 from cardvault.cli.common import now, report_notes, report_subject, waiting_note
-from cardvault.cli.import_ import refuse
 
 if TYPE_CHECKING:
     from cardvault.history import CommitResult
@@ -159,3 +158,16 @@ def _became(link: Any) -> str:
     if link.kind == "attachment":
         return f"file {link.target}"
     return "(no link)"
+
+
+def refuse(file: Path, problems: Sequence[object], usable: int) -> None:
+    """Stop the import with every problem of `file` listed (CardvaultError)."""
+    from cardvault.errors import CardvaultError
+
+    listing = "\n".join(f"  - {p}" for p in problems)
+    hint = (
+        f"--partial imports the {usable} valid card(s)"
+        if usable > 0
+        else "nothing in it is importable"
+    )
+    raise CardvaultError(f"cannot import {file}:\n{listing}\n({hint})")

@@ -25,6 +25,7 @@ KIND_NAMES = {
 
 
 def init(
+    ctx: typer.Context,
     path: Annotated[
         Path, typer.Argument(help="Folder for the new vault (created if missing).")
     ] = Path("."),
@@ -46,7 +47,7 @@ def init(
         render.note(f"kept your existing {kept}")
     render.success(f"vault ready at {result.vault.root}")
     report_commit(result.commit)
-    register_project(result.vault)
+    register_project(ctx, result.vault)
     if result.found is not None and result.found.notes:
         _offer_import(result.vault, result.found)
 

@@ -11,11 +11,11 @@ from cardvault.cli.common import (
     AgentOption,
     GlobalOption,
     RedactOption,
-    now,
+    opened,
     read_stdin,
     report_commit,
     report_notes,
-    vault_of,
+    session_of,
     waiting_note,
 )
 
@@ -34,11 +34,10 @@ def log(
 
     Write 'Lesson:', 'Fix:', 'Gotcha:' ... where a sentence starts so maintenance distills it.
     """
-    from cardvault.write.add import append_log
-
-    vault = vault_of(ctx, agent, to_global)
+    session = session_of(ctx, agent)
+    vault = opened(session.vault_for(to_global))
     body = read_stdin(vault, "the entry text") if text == "-" else text
-    result = append_log(vault, body, title, now(), redact=redact, on_wait=waiting_note)
+    result = session.log(body, title, to_global, redact, on_wait=waiting_note)
     report_notes(result.notes)
     render.success(f"logged to {vault.rel(result.path)}")
     report_commit(result.commit)
@@ -52,11 +51,9 @@ def remember(
     agent: AgentOption = None,
 ) -> None:
     """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill."""
-    from cardvault.write.add import append_log
-
-    vault = vault_of(ctx, agent, to_global)
-    lesson = f"Lesson: {text.strip()}"
-    result = append_log(vault, lesson, None, now(), redact=redact, on_wait=waiting_note)
+    session = session_of(ctx, agent)
+    vault = opened(session.vault_for(to_global))
+    result = session.remember(text, to_global, redact, on_wait=waiting_note)
     report_notes(result.notes)
     render.success(f"remembered in {vault.rel(result.path)}")
     report_commit(result.commit)

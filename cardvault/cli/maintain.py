@@ -12,14 +12,18 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
     now,
+    opened,
     register_project,
     report_commit,
     report_notes,
+    report_subject,
+    session_of,
     vault_of,
     waiting_note,
 )
 
 if TYPE_CHECKING:
+    from cardvault.app import Session
     from cardvault.maintain.run import RunResult
     from cardvault.review.judge import JudgeOutcome
 
@@ -73,24 +77,26 @@ def maintain(
     With --global: cross-project promotion in the global vault (docs/scopes.md).
     Example: cardvault maintain --dry-run
     """
-    from cardvault.maintain.run import RunOptions, run_maintenance
+    from cardvault.maintain.run import RunOptions
 
     if across:
         _maintain_global(ctx, agent, dry_run, render.wants_json(json_out))
         return
-    vault = vault_of(ctx, agent)
+    session = session_of(ctx, agent)
+    vault = opened(session.project())
     options = RunOptions(
-        now(), tuple(only) if only else None, _date(since), dry_run, review, commit_pending
-    )
+        session.now(), tuple(only) if only else None, _date(since), dry_run, review,
+        commit_pending,
+    )  # fmt: skip
     as_json = render.wants_json(json_out)
     if as_json:
-        result = run_maintenance(vault, options, on_wait=waiting_note)
+        result = session.maintain(options, on_wait=waiting_note)
     else:
         with render.IndexProgress() as progress:
-            result = run_maintenance(vault, options, progress, on_wait=waiting_note)
+            result = session.maintain(options, progress, on_wait=waiting_note)
     if not dry_run:
-        register_project(vault)
-    judged = _judge(vault, result, dry_run or review)
+        register_project(ctx, vault)
+    judged = _judge(session, vault, result, dry_run or review)
     set_aside = _set_aside_judge(vault, result)
     if as_json:
         for notice in result.notices:
@@ -121,13 +127,11 @@ def maintain(
         )
 
 
-def _judge(vault: Any, result: RunResult, skip: bool) -> JudgeOutcome | None:
+def _judge(session: Session, vault: Any, result: RunResult, skip: bool) -> JudgeOutcome | None:
     """When a judge is set, let it answer the pending questions (not on a dry run or branch)."""
     if skip or not vault.config.judge or not result.review_pending:
         return None
-    from cardvault.review.judge import judge_pending
-
-    return judge_pending(vault, now())
+    return session.review_judge()
 
 
 def _set_aside_judge(vault: Any, result: RunResult) -> list[str]:
@@ -150,11 +154,11 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
     import contextlib
 
     from cardvault.errors import VaultNotFoundError
-    from cardvault.scopes.crossproject import run_global
 
     with contextlib.suppress(VaultNotFoundError):  # run inside a project, it registers first
-        register_project(vault_of(ctx, agent))
-    result = run_global(vault_of(ctx, agent, to_global=True), now(), dry_run)
+        register_project(ctx, vault_of(ctx, agent))
+    vault_of(ctx, agent, to_global=True)
+    result = session_of(ctx, agent).maintain_global(dry_run)
     plan = result.plan
     if as_json:
         render.print_json(
@@ -216,6 +220,7 @@ def result_json(result: RunResult, dry_run: bool) -> dict[str, Any]:
         "commit": result.commit.sha if result.commit else None,
         "branch": result.branch,
         "pending_commit": result.pending.sha if result.pending else None,
+        "ids_commit": result.ids.sha if result.ids else None,
         "timings": {k: round(v, 3) for k, v in result.timings.items()},
     }
     if dry_run:
@@ -246,6 +251,8 @@ def _show(result: RunResult, dry_run: bool) -> None:
         render.warning(problem)
     if result.pending is not None:
         report_commit(result.pending)
+    if result.ids is not None:
+        report_subject(result.ids)
     rows = []
     for outcome in plan.steps:
         files = len({p for c in outcome.files for p in _paths(c)})

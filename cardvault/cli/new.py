@@ -11,11 +11,11 @@ from cardvault.cli.common import (
     AgentOption,
     GlobalOption,
     RedactOption,
-    now,
+    opened,
     read_stdin,
     report_commit,
     report_notes,
-    vault_of,
+    session_of,
     waiting_note,
 )
 from cardvault.errors import CardvaultError
@@ -48,13 +48,10 @@ def new(
     The slug comes from the topic and never overwrites an existing card (a -2 suffix is added).
     Example: cardvault new "Cortex CSRF" -c infrastructure -t cortex,csrf --body "Cortex 3.1.8 ..."
     """
-    from cardvault.write.add import add_card
-
-    vault = vault_of(ctx, agent, to_global)
+    session = session_of(ctx, agent)
+    vault = opened(session.vault_for(to_global))
     text = _card_text(vault, body)
-    result = add_card(
-        vault, topic, category, tags, text, now().date(), redact=redact, on_wait=waiting_note
-    )
+    result = session.new(topic, category, text, tags, to_global, redact, on_wait=waiting_note)
     report_notes(result.notes)
     for warning in result.warnings:
         render.warning(warning)

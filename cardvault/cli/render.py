@@ -6,9 +6,11 @@ when stdout is piped, or `--json` is given, commands print JSON instead (see `wa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -16,20 +18,48 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
+#: The environment the consoles read (TERM, NO_COLOR, COLUMNS...): this process's, or the
+#: caller's while `cardvault serve` answers a request (`environment`).
+_environ: ContextVar[Mapping[str, str] | None] = ContextVar("cardvault_render_env", default=None)
+
+
 @cache
+def _consoles(environ: Mapping[str, str] | None) -> tuple[Console, Console]:
+    from rich.console import Console
+
+    return (
+        Console(highlight=False, soft_wrap=True, _environ=environ),
+        Console(stderr=True, highlight=False, soft_wrap=True, _environ=environ),
+    )
+
+
 def console() -> Console:
     """The stdout console (created on first use, so `--help` never imports rich here)."""
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=True)
+    return _consoles(_environ.get())[0]
 
 
-@cache
 def err_console() -> Console:
     """The stderr console, for errors, warnings and progress."""
-    from rich.console import Console
+    return _consoles(_environ.get())[1]
 
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+@contextlib.contextmanager
+def environment(environ: Mapping[str, str]) -> Iterator[None]:
+    """Consoles made for `environ` and the streams of the moment (a resident request's
+    captured ones) while the block runs, dropped afterwards."""
+    token = _environ.set(_Frozen(environ))
+    try:
+        yield
+    finally:
+        _environ.reset(token)
+        _consoles.cache_clear()
+
+
+class _Frozen(dict[str, str]):
+    """An environment as a hashable key of the console cache (one per request)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return id(self)
 
 
 def wants_json(flag: bool) -> bool:

@@ -1,79 +1,82 @@
-"""How `cardvault serve` answers a CLI request: the real command, run on a warm `VaultHandle`.
+"""How `cardvault serve` answers a CLI request: the real command, in a session lent by the server.
 
 The command runs in the server exactly as it would in the caller's process: the same typer app
 and argument parsing, with stdout and stderr captured as the caller's terminal would take them
-(whether each is a terminal, the encoding, the caller's width and colour variables) and the
-caller's CARDVAULT_NOW. The only difference is that `vault_of` gives the server's vault and the
-commands search through the server's handle, whose model and tokenizer stay loaded; the index
-is brought up to date by every search as usual, so an edited card is found by the next one.
-A changed cardvault.toml (another model, other categories) opens the vault afresh.
+(whether each is a terminal, the encoding, the caller's width and colour variables). The
+session it runs in (`cardvault.app.Session`) reads the caller's environment (CARDVAULT_NOW, the
+agent, where the global vault is) from the request, never from this process's `os.environ`, and
+searches through the server's warm handles, whose model and tokenizer stay loaded; the index is
+brought up to date by every search as usual, so an edited card is found by the next one. A
+changed cardvault.toml (another model, other categories) opens the vault afresh.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from cardvault.api import WarmHandles
+from cardvault.app import Session
+from cardvault.search.warm import WarmHandles
 from cardvault.serve.protocol import CLIENT_ENV, RunRequest, RunResult
 
-WARM_UP_QUERY = "warm up the search index and model"
+
+class Command(Protocol):
+    """The `cardvault` command group as click runs it (`ctx.find_root().command`)."""
+
+    def main(self, *args: Any, **extra: Any) -> Any: ...
 
 
 class ResidentCli:
     """The CLI commands of one vault, answered in this long-lived process."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, command: Command) -> None:
         self.root = root
         self.warm = WarmHandles()
-        from typer.main import get_command
+        self._command = command  # the `cardvault` group, as the caller's process would run it
 
-        from cardvault.cli.app import app
-
-        self._command = get_command(app)
+    def session(self, env: dict[str, str]) -> Session:
+        """The session one request runs in: the caller's environment, the server's handles."""
+        caller = {k: v for k, v in os.environ.items() if k not in CLIENT_ENV} | env
+        return Session(self.root, env=caller, handles=self.warm)
 
     def warm_up(self) -> tuple[str, ...]:
-        """Sync the index and load the model now, not at the first request, for this vault and
-        the global vault (a default `--scope all` search reads both); notices to show."""
-        from cardvault.scopes.home import global_vault
-
-        notices = self.warm.handle(self.root).query(WARM_UP_QUERY, k=1).notices
-        shared = global_vault()
-        if shared is not None and shared.root != self.root:
-            self.warm.handle(shared.root).query(WARM_UP_QUERY, k=1)
-        # What is loaded now lives as long as the process: keep it out of the garbage
-        # collector's scans, which otherwise cost a share of every request.
-        gc.freeze()
-        return notices
+        """Sync the index and load the model now, not at the first request (`Session.warm_up`)."""
+        return self.session(dict(os.environ)).warm_up()
 
     def answer(self, request: RunRequest) -> RunResult:
         """Run `request.argv` as `cardvault <argv>` would in the caller's process."""
+        from contextlib import redirect_stderr, redirect_stdout
+
+        from cardvault.cli import render
+
         output: list[tuple[int, str]] = []
         out = _CapturedStream(1, output, request.stdout_tty, request.encoding)
         err = _CapturedStream(2, output, request.stderr_tty, request.encoding)
-        with (
-            _caller_env(request.env),
-            _fresh_consoles(),
-            contextlib.redirect_stdout(out),
-            contextlib.redirect_stderr(err),
-        ):
-            code = self._invoke(request.argv, request.prog)
+        session = self.session(request.env)
+        with render.environment(session.env), redirect_stdout(out), redirect_stderr(err):
+            code = self._invoke(request, session)
         return RunResult(code, output)
 
-    def _invoke(self, argv: list[str], prog: str) -> int:
+    def _invoke(self, request: RunRequest, session: Session) -> int:
         try:
             self._command.main(
-                args=argv, prog_name=prog, obj={"served": self.root, "handles": self.warm},
-                standalone_mode=True,
+                args=request.argv, prog_name=request.prog, obj=session, standalone_mode=True,
+                terminal_width=_columns(session.env),
             )  # fmt: skip
         except SystemExit as exc:
             return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         return 0
+
+
+def _columns(env: Mapping[str, str]) -> int | None:
+    """The caller's terminal width for help text ($COLUMNS), or None: click's default."""
+    try:
+        return max(1, int(env.get("COLUMNS", "")))
+    except ValueError:
+        return None
 
 
 class _CapturedStream(io.TextIOBase):
@@ -107,37 +110,3 @@ class _CapturedStream(io.TextIOBase):
         if text:
             self._log.append((self._number, text))
         return len(text)
-
-
-@contextlib.contextmanager
-def _caller_env(env: dict[str, str]) -> Iterator[None]:
-    """The caller's values of CLIENT_ENV (set or unset) for the duration of one command."""
-    saved = {name: os.environ.get(name) for name in CLIENT_ENV}
-    try:
-        for name in CLIENT_ENV:
-            _set_env(name, env.get(name))
-        yield
-    finally:
-        for name, value in saved.items():
-            _set_env(name, value)
-
-
-def _set_env(name: str, value: str | None) -> None:
-    if value is None:
-        os.environ.pop(name, None)
-    else:
-        os.environ[name] = value
-
-
-@contextlib.contextmanager
-def _fresh_consoles() -> Iterator[Any]:
-    """rich consoles made for this command's streams and environment, dropped afterwards."""
-    from cardvault.cli import render
-
-    render.console.cache_clear()
-    render.err_console.cache_clear()
-    try:
-        yield
-    finally:
-        render.console.cache_clear()
-        render.err_console.cache_clear()

@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, now, report_subject, vault_of
+from cardvault.cli.common import JsonOption, report_subject, session_of, vault_of
 
 if TYPE_CHECKING:
     from cardvault.review.answer import ReviewResult
     from cardvault.vault.decisions import ReviewItem
-    from cardvault.vault.layout import Vault
 
 review_app = typer.Typer(
     name="review",
@@ -44,10 +43,12 @@ GlobalReviewOption = Annotated[
 GLOBAL_KEY = "cardvault.review.global"
 
 
-def _vault(ctx: typer.Context) -> Vault:
-    """The vault whose queue this invocation answers: the project's, or with --global the
-    global vault's (the callback's option, shared with the subcommand through ctx.meta)."""
-    return vault_of(ctx, to_global=bool(ctx.meta.get(GLOBAL_KEY)))
+def _to_global(ctx: typer.Context) -> bool:
+    """Whether this invocation answers the global vault's queue (the callback's --global,
+    shared with the subcommand through ctx.meta); the vault's notices are shown."""
+    to_global = bool(ctx.meta.get(GLOBAL_KEY))
+    vault_of(ctx, to_global=to_global)
+    return to_global
 
 
 @review_app.callback()
@@ -65,9 +66,9 @@ def review(
     ctx.meta[GLOBAL_KEY] = to_global
     if ctx.invoked_subcommand is not None:
         return
-    from cardvault.review.answer import listing, pending
+    from cardvault.review.answer import listing
 
-    items = pending(_vault(ctx))
+    items = session_of(ctx).review_pending(_to_global(ctx))
     if render.wants_json(json_out):
         render.print_json([listing(item) for item in items])
         return
@@ -147,10 +148,8 @@ def accept(
 ) -> None:
     """Accept decisions: make the members one card (same lesson, duplicate), keep one side of a
     contradiction, give a merged card's overflow a card of its own. One commit."""
-    from cardvault.review.answer import accept as accept_items
-
     members = _numbers(only)
-    result = accept_items(_vault(ctx), ids, now(), members, keep, reason=reason)
+    result = session_of(ctx).review_accept(ids, members, keep, reason, _to_global(ctx))
     _show_result(result)
 
 
@@ -158,9 +157,7 @@ def accept(
 def reject(ctx: typer.Context, ids: IdsArgument, reason: ReasonOption = None) -> None:
     """Reject decisions: not the same lesson (kept apart for good), both sides of a
     contradiction stand, a merged card's overflow is appended anyway. One commit."""
-    from cardvault.review.answer import reject as reject_items
-
-    _show_result(reject_items(_vault(ctx), ids, now(), reason=reason))
+    _show_result(session_of(ctx).review_reject(ids, reason, _to_global(ctx)))
 
 
 @review_app.command("judge")
@@ -172,9 +169,7 @@ def judge(
 ) -> None:
     """Ask the judge command set in cardvault.toml ([maintain] judge) about pending decisions;
     its answers are applied like a person's and recorded with its name."""
-    from cardvault.review.judge import judge_pending
-
-    outcome = judge_pending(_vault(ctx), now(), ids or None)
+    outcome = session_of(ctx).review_judge(ids or None, _to_global(ctx))
     for line in outcome.messages:
         render.warning(line)
     if outcome.result is not None:

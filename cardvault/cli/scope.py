@@ -32,7 +32,7 @@ def scope(
     if register:
         if project is None:
             raise VaultNotFoundError("no project vault here to register")
-        register_project(project)
+        register_project(ctx, project)
     home = global_vault()
     projects = read_projects(home) if home else {}
     data = {

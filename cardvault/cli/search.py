@@ -14,8 +14,8 @@ from cardvault.cli.common import (
     ScopeOption,
     StatusOption,
     TagOption,
-    scope_of,
-    searchers,
+    open_scope,
+    session_of,
     start_resident,
     vault_of,
 )
@@ -60,19 +60,19 @@ def search(
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from.
     """
-    from cardvault.scopes.search import search_scope
     from cardvault.vault.filters import check_filters
 
-    in_scope = scope_of(ctx, scope)
+    in_scope = session_of(ctx).scope(scope)
     check_filters((c for s in in_scope.vaults for c in s.vault.config.categories), category, status)
-    with searchers(ctx) as searcher:
-        found = search_scope(
-            in_scope, searcher, query, k=k, mode=mode.value,
-            category=category, tag=tag, status=status, logs=logs, archived=archived,
-        )  # fmt: skip
+    open_scope(ctx, scope)
+    found = session_of(ctx).search_hits(
+        query, k, mode.value, category, tag, status, logs, archived, scope
+    )
+    if in_scope.vaults:  # warm by default: the next search is answered by the vault's server
+        start_resident(ctx, in_scope.vaults[0].vault)
     for notice in found.notices:
         render.warning(notice)
-    shown = found.hits if show_all else [(name, hit) for name, hit in found.hits if not hit.weak]
+    shown = found.strong(show_all)
     hidden = len(found.hits) - len(shown)
     if not shown:  # on stderr in JSON mode too: the array is then empty
         render.note(
@@ -80,9 +80,8 @@ def search(
         )
     if render.wants_json(json_out):
         weights = {name: outcome.weights_json() for name, outcome in found.outcomes}
-        render.print_json(
-            [{**hit.to_dict(), "vault": name, "weights": weights[name]} for name, hit in shown]
-        )
+        rows = found.rows(show_all)
+        render.print_json([{**row, "weights": weights[row["vault"]]} for row in rows])
         return
     if not shown:
         return
@@ -104,12 +103,11 @@ def index(
     ] = False,
 ) -> None:
     """Bring the search index (.cardvault/) up to date; only changed files are re-embedded."""
-    from cardvault.api import VaultHandle
-
-    vault = vault_of(ctx)
-    with render.IndexProgress() as progress, VaultHandle(vault) as handle:
-        report = handle.index(rebuild=rebuild, progress=progress)
-    start_resident(vault)
+    session = session_of(ctx)
+    vault = vault_of(ctx)  # its notices
+    with render.IndexProgress() as progress:
+        report = session.index(rebuild=rebuild, progress=progress)
+    start_resident(ctx, vault)
     for notice in report.notices:
         render.warning(notice)
     for problem in report.errors:

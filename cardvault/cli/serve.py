@@ -11,6 +11,7 @@ from cardvault.cli import render
 from cardvault.cli.common import vault_of
 
 if TYPE_CHECKING:
+    from cardvault.cli.resident import Command
     from cardvault.serve.autostart import ServeSettings
     from cardvault.serve.control import ServerStatus
     from cardvault.vault.layout import Vault
@@ -75,14 +76,15 @@ def serve(
             running = start_detached(vault.root, serve_command(vault.root, idle_minutes))
         render.success(f"serving {vault.root} (pid {running.pid}); stop: cardvault serve --stop")
     else:
-        _serve_here(vault, idle_minutes)
+        _serve_here(vault, idle_minutes, ctx.find_root().command)
 
 
-def _serve_here(vault: Vault, idle_minutes: float) -> None:
+def _serve_here(vault: Vault, idle_minutes: float, command: Command) -> None:
+    """Serve `command` (the whole `cardvault` group) for this vault until idle or stopped."""
     from cardvault.cli.resident import ResidentCli
     from cardvault.serve.server import serve as serve_loop
 
-    resident = ResidentCli(vault.root)
+    resident = ResidentCli(vault.root, command)
     for notice in resident.warm_up():
         render.warning(notice)
 

@@ -12,7 +12,7 @@ from cardvault.cli import render
 from cardvault.cli.common import now, report_subject, vault_of
 
 if TYPE_CHECKING:
-    from cardvault.check.verify_run import VerifyResult
+    from cardvault.verify.run import VerifyResult
 
 
 def verify(
@@ -43,7 +43,7 @@ def verify(
     `cardvault archive` it) and run verify again: the mark goes. `maintain` runs the same check.
     Exit 1 when a card is stale.
     """
-    from cardvault.check.verify_run import verify_vault
+    from cardvault.verify.run import verify_vault
 
     vault = vault_of(ctx)
     result = verify_vault(vault, now().date(), project, dry_run)

@@ -16,26 +16,24 @@ What goes in, in priority order:
    Without a task, cards rank by value alone. Only the best `CARD_CANDIDATES` cards are
    considered at all.
 
-The text shows MEMORY.md, then the rules, then the cards, each card with its source path;
-`context.pack.pack` fits them to the budget and names what did not fit. Planning
-(`plan_context`) is pure; `build_context` reads the vault and runs the search. A search that
-fails (no index, no model, a read-only cache) never stops a session from starting: the pack falls
-back to ranking by value and says so in `notices`. Nothing is written to the vault; each packed
-card is recorded as a use in the local ledger (context/used.py, at no commit).
+This module makes the items of one vault (its sources, the task's relevance); `context.plan`
+orders the items of every vault in scope, and `context.pack.pack` fits them to the budget and
+names what did not fit. A search that fails (no index, no model, a read-only cache) never stops
+a session from starting: the pack falls back to ranking by value and says so in `notices`.
+Nothing is written to the vault; each packed card is recorded as a use in the local ledger
+(context/used.py, at no commit) by the planner that packs it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardvault.context.pack import Decision, Item, pack, quoted
-from cardvault.context.used import record_pack
+from cardvault.context.pack import Decision, Item, quoted
 from cardvault.context.value import card_age, card_value
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
@@ -319,53 +317,3 @@ def card_block(card: Card, rel: str, today: dt.date | None = None) -> str:
     topic = " ".join(card.topic.split())
     age = f"*{card_age(card, today)}*\n\n" if today is not None else ""
     return quoted(rel, f"## {topic}\n\n{age}{card.body.strip()}".rstrip())
-
-
-def plan_context(
-    sources: Sources,
-    budget: int,
-    today: dt.date,
-    task: str | None = None,
-    relevance: Relevance | None = None,
-) -> ContextPack:
-    """The pack for `task` (None: the most valuable memory) within `budget` tokens. Pure."""
-    if budget < 1:
-        raise ValueError(f"budget must be at least 1 token, got {budget}")
-    rules = rule_items(sources, today)
-    memory = memory_item(sources)
-    cards, not_considered = card_items(sources, relevance if task else None, today)
-    waiting = review_item(sources)
-    items: Sequence[Item] = [
-        *([waiting] if waiting else []),
-        *rules,
-        *([memory] if memory else []),
-        *fresh_items(relevance if task else None),
-        *cards,
-    ]
-    packed = pack(items, budget)
-    ranking = "value" if not task else (relevance.mode if relevance else "none")
-    notices = (*sources.problems, *(relevance.notices if relevance and task else ()))
-    return ContextPack(
-        task, budget, packed.text, packed.tokens, packed.decisions, packed.listed,
-        ranking, not_considered, tuple(notices),
-    )  # fmt: skip
-
-
-def build_context(
-    vault: Vault,
-    task: str | None,
-    budget: int | None,
-    today: dt.date,
-    mode: str = "hybrid",
-    searcher: Searcher | None = None,
-) -> ContextPack:
-    """Read the vault, search for `task` when given, and plan the pack (default budget: config).
-
-    `searcher` is a warm search service to reuse (see `search_relevance`)."""
-    sources = read_sources(vault)
-    task = task.strip() if task and task.strip() else None
-    relevance = search_relevance(vault, task, mode, searcher) if task else None
-    limit = vault.config.context_token_budget if budget is None else budget
-    packed = plan_context(sources, limit, today, task, relevance)
-    record_pack(packed.decisions, {"project": vault}, today)
-    return packed

@@ -18,9 +18,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.edits.batch import sweep_temp_files, write_steps
+from cardvault.edits.batch import drop_kept, put_back, sweep_temp_files, write_steps
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
-from cardvault.edits.journal import Journal, Step, clear_journal, new_journal, write_journal
+from cardvault.edits.journal import (
+    Journal,
+    Step,
+    clear_journal,
+    is_removal,
+    journal_path,
+    mark_undo,
+    new_journal,
+    write_journal,
+)
 from cardvault.errors import CardFormatError, CardvaultError, ConcurrentEditError, NotWritableError
 from cardvault.vault.confine import confined
 from cardvault.vault.files import (
@@ -98,11 +107,13 @@ def apply_changes(
     after_write: AfterWrite | None = None,
     finish: Callable[[list[Path]], object] | None = None,
     message: str | None = None,
+    moves: tuple[str, str] | None = None,
 ) -> list[Path]:
     """Write `changes` all or nothing; return the paths written or removed.
 
     The change is journaled first (journal.py), so a crash at any later moment is finished by
-    the next writing command, which commits it with `message` (left uncommitted when None).
+    the next writing command, which commits it with `message` (left uncommitted when None), or
+    with `moves` (sync's merge), moves the branch to the merge commit (history/treemerge.py).
     `finish(paths)` runs after the last write (the caller's git commit); if it raises, the
     files are restored too. Callers hold the vault lock: `door.locked_write` is the way in.
     """
@@ -112,27 +123,46 @@ def apply_changes(
     _check_writable(vault, ops)
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
     steps = [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
-    journal = new_journal(message, steps, agent=vault.agent)
+    journal = new_journal(message, steps, agent=vault.agent, moves=moves)
     write_journal(vault, journal)
     paths = [op.path for op in ops]
     try:
-        write_steps(vault.root, journal.steps, journal.id, after_write)
+        write_steps(vault.root, journal.steps, journal.id, after_write, keep_old=True)
         if finish is not None:
             finish(paths)
     except BaseException as exc:
-        _roll_back(vault, journal, snapshots, made_dirs)
-        if isinstance(exc, CardvaultError) or not isinstance(exc, Exception):
+        unrestored = _roll_back(vault, journal, made_dirs)
+        if not unrestored and (isinstance(exc, CardvaultError) or not isinstance(exc, Exception)):
             raise
-        where = getattr(exc, "filename", None)
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise ApplyError(f"write failed ({why}); every file was restored as it was", where) from exc
+        raise _failure(vault, exc, unrestored) from exc
+    drop_kept(vault.root, (s.rel for s in journal.steps), journal.id)
     clear_journal(vault)
     return paths
 
 
+def _failure(vault: Vault, exc: BaseException, unrestored: list[str]) -> CardvaultError:
+    """The one line a failed write reports: what failed (the file named) and, when a file
+    could not be put back, which, and that the next command puts it back."""
+    where = getattr(exc, "filename", None) or getattr(exc, "path", None)
+    if isinstance(exc, CardvaultError):
+        why: object = exc.message
+    else:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+    if not unrestored:
+        return ApplyError(f"write failed ({why}); every file was restored as it was", where)
+    more = f" and {len(unrestored) - 3} more" if len(unrestored) > 3 else ""
+    names = ", ".join(unrestored[:3]) + more
+    return ApplyError(
+        f"write failed ({why}); could not restore {names} yet: the next cardvault command "
+        "puts it back as it was (the write is not finished later)",
+        where,
+    )
+
+
 def _forward(vault: Vault, op: FinalOp, snap: _Snapshot) -> Step:
     after = ABSENT if op.text is None else digest_text(op.text)
-    return Step(vault.rel(op.path), op.expected, after, op.text, snap.mode)
+    old = None if snap.file is None else snap.file.text
+    return Step(vault.rel(op.path), op.expected, after, op.text, snap.mode, old)
 
 
 def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
@@ -195,33 +225,54 @@ def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
     return sorted(missing, key=lambda p: len(p.parts), reverse=True)
 
 
-def _roll_back(
-    vault: Vault, journal: Journal, snapshots: list[_Snapshot], made_dirs: list[Path]
-) -> None:
-    """Put every file back to its exact bytes and mode; remove what the run created. The undo
-    is journaled too, so a crash in the middle of it is finished by the next command."""
-    steps = []
-    for snap, step in zip(snapshots, journal.steps, strict=True):
-        found = _digest_or_absent(snap.path)
-        old = ABSENT if snap.file is None else snap.file.digest
-        if found == old:
+def _roll_back(vault: Vault, journal: Journal, made_dirs: list[Path]) -> list[str]:
+    """Put every file back to its exact bytes and mode; remove what the run created; return
+    the files that could not be put back (an empty list: all were).
+
+    First the journal becomes an undo in progress (a rename: journal.py), so whatever happens
+    next, the write is never finished later: a crash, or a file that cannot be restored now, is
+    undone by the next command. Then each file on its own, by renaming its kept old bytes back
+    (batch.py: no space needed) or else writing its old text: one that fails is named and the
+    rest are still restored (removals first, so a full disk gets its space back)."""
+    unrestored: list[str] = []
+    try:
+        mark_undo(vault)
+        marked = True
+    except OSError:
+        marked = False  # the journal stays as it was: see below
+    undo = [step.undone() for step in journal.steps]
+    for step in sorted(undo, key=lambda s: not is_removal(s)):
+        found = _digest_or_absent(vault.root / step.rel)
+        if found == step.after:
+            continue  # never touched, or already back
+        if found != step.before:
+            unrestored.append(f"{step.rel} (changed by someone else meanwhile)")
             continue
-        text = None if snap.file is None else snap.file.text
-        steps.append(Step(step.rel, found, old, text, snap.mode))
-    undo = new_journal(None, steps, rollback=True)
-    write_journal(vault, undo)
-    sweep_temp_files(vault.root, (s.rel for s in journal.steps), journal.id)
-    write_steps(vault.root, undo.steps, undo.id)
-    for snap in snapshots:
-        mode = snap.mode
-        if mode is not None and snap.path.exists() and snap.path.stat().st_mode & 0o7777 != mode:
-            os.chmod(snap.path, mode)
+        try:
+            if not put_back(vault.root, step.rel, journal.id):  # the kept bytes: a rename
+                write_steps(vault.root, [step], journal.id)
+        except OSError as exc:
+            unrestored.append(f"{step.rel} ({exc.strerror or exc})")
+    if not unrestored:
+        sweep_temp_files(vault.root, (s.rel for s in journal.steps), journal.id)
+    for step in undo:
+        path = vault.root / step.rel
+        try:
+            mode = step.mode
+            if mode is not None and path.exists() and path.stat().st_mode & 0o7777 != mode:
+                os.chmod(path, mode)
+        except OSError as exc:
+            unrestored.append(f"{step.rel}'s mode ({exc.strerror or exc})")
     for folder in made_dirs:
         try:
             folder.rmdir()
         except OSError:
             continue
-    clear_journal(vault)
+    if not unrestored:
+        clear_journal(vault)
+    elif not marked:  # never finish forward a write reported as failed: drop the journal
+        journal_path(vault).unlink(missing_ok=True)
+    return unrestored
 
 
 def _digest_or_absent(path: Path) -> str:

@@ -6,18 +6,35 @@ target, so a reader sees the old file or the new one, never half of each. It tak
 the text the caller read: if the file on disk no longer matches (someone saved it in an editor
 meanwhile), it refuses with ConcurrentEditError instead of clobbering the edit.
 
-`fsync_folder` makes a folder's entries durable; the batch writer and the journal use it too
-(here, below both, so neither imports the other's writer).
+`fsync_folder` makes a folder's entries durable, and `short_name` keeps a temporary file's name
+within the file system's 255 bytes (a card named with 230 bytes or more: the start of the name
+and a digest of the whole); the batch writer and the journal use both too (here, below both, so
+neither imports the other's writer).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
 
 from cardvault.errors import ConcurrentEditError
 from cardvault.vault.files import ABSENT, current_digest, digest_bytes
+
+#: The longest file name (in bytes) the file systems cardvault runs on take.
+NAME_MAX = 255
+
+
+def short_name(name: str, suffix: str) -> str:
+    """`.NAME` + `suffix` when that fits in NAME_MAX bytes; else the start of the name, `~`
+    and a digest of the whole name, then `suffix` (always the same for the same name)."""
+    whole = f".{name}{suffix}"
+    if len(os.fsencode(whole)) <= NAME_MAX:
+        return whole
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+    start = os.fsencode(name)[:48].decode("utf-8", errors="ignore")  # never half a character
+    return f".{start}~{digest}{suffix}"
 
 
 def atomic_write(path: Path, text: str, expected: str) -> str:
@@ -31,7 +48,9 @@ def atomic_write(path: Path, text: str, expected: str) -> str:
         raise ConcurrentEditError(f"{what}; not overwriting (re-run to pick up the edit)", path)
     data = text.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # mkstemp puts 8 characters between prefix and suffix: room kept for them within 255 bytes
+    prefix = short_name(path.name, ".xxxxxxxx.tmp").removesuffix("xxxxxxxx.tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -6,18 +6,25 @@ target is checked against the digest the plan was made from, so an edit saved in
 meanwhile is never clobbered. Durability is paid once per batch, not twice per file: a small
 batch fsyncs each file and then each folder once; a large one (an import of thousands of cards)
 asks the kernel to flush the whole file system once (`syncfs`). The journal, made durable
-before the first write, is what makes the batch all or nothing across a crash. Every target is
+before the first write, is what makes the batch all or nothing across a crash. With `keep_old`
+(the applier's first run of a change), each file about to be replaced or removed is first kept
+under a second name, a hard link to the same bytes (`.<name>.<id>.old.tmp`), so a failed
+write is undone by renames alone, which need no space on a full disk (`put_back`); the links
+are removed once the change is committed (`drop_kept`), or by the recovery. Every target is
 checked to be inside the vault with no symlink on the way before anything is written
 (vault/confine.py), whoever made the steps (a plan, or a journal being finished).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from cardvault.edits.atomic import fsync_folder
+from cardvault.edits import faults
+from cardvault.edits.atomic import fsync_folder, short_name
 from cardvault.edits.journal import Step, is_removal, temp_path
 from cardvault.errors import ConcurrentEditError, UnsafePathError
 from cardvault.vault.confine import confined
@@ -34,11 +41,13 @@ def write_steps(
     journal_id: str,
     after_write: Callable[[Path], None] | None = None,
     check: bool = True,
+    keep_old: bool = False,
 ) -> None:
     """Carry out `steps` (writes first, then removals) and make them durable.
 
     With `check`, a target whose digest is no longer the step's `before` raises
-    ConcurrentEditError before it is touched.
+    ConcurrentEditError before it is touched; with `keep_old`, each file replaced or removed
+    is kept as a hard link first (module docstring).
     """
     each = len(steps) <= FEW
     folders: set[Path] = set()
@@ -52,13 +61,18 @@ def write_steps(
             if found != step.before:
                 what = "was created" if step.before == ABSENT else "changed on disk"
                 raise ConcurrentEditError(f"{what} since it was read; not overwriting", path)
+        kept = kept_path(path, journal_id) if keep_old and step.before != ABSENT else None
         try:
             if is_removal(step):
-                path.unlink(missing_ok=True)
+                faults.step(path, "rename" if kept else "remove")
+                if kept is not None:
+                    os.replace(path, kept)  # removed, and kept for an undo in one rename
+                else:
+                    path.unlink(missing_ok=True)
             else:
                 assert step.text is not None
                 data = step.text.encode("utf-8")
-                _replace(path, data, step.mode, temp_path(path, journal_id), each)
+                _replace(path, data, step.mode, temp_path(path, journal_id), each, kept)
         except OSError as exc:  # named after the file written, not its temporary file
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
         folders.add(path.parent)
@@ -71,10 +85,15 @@ def write_steps(
         flush_file_system(root)
 
 
-def _replace(path: Path, data: bytes, mode: int | None, tmp: Path, sync: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _replace(
+    path: Path, data: bytes, mode: int | None, tmp: Path, sync: bool, kept: Path | None = None
+) -> None:
+    if not path.parent.is_dir():
+        faults.step(path.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    faults.step(tmp)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -83,10 +102,51 @@ def _replace(path: Path, data: bytes, mode: int | None, tmp: Path, sync: bool) -
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(tmp, mode)
+        if kept is not None and path.exists():
+            faults.step(kept, "link")
+            _link(path, kept)
+        faults.step(path, "rename")
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _link(path: Path, kept: Path) -> None:
+    """Keep `path`'s bytes under `kept` (a hard link; a file system without them: a copy
+    made the ordinary way, which needs space, so is done only there)."""
+    kept.unlink(missing_ok=True)
+    try:
+        os.link(path, kept, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        shutil.copy2(path, kept, follow_symlinks=False)
+
+
+def kept_path(path: Path, journal_id: str) -> Path:
+    """Where `path`'s old bytes are kept while the batch `journal_id` is not committed."""
+    return path.with_name(short_name(path.name, f".{journal_id}.old.tmp"))
+
+
+def put_back(root: Path, rel: str, journal_id: str) -> bool:
+    """Rename the kept old bytes of `rel` over it (no space needed); False when none are kept."""
+    path = root / rel
+    kept = kept_path(path, journal_id)
+    if not kept.is_file() or kept.is_symlink():
+        return False
+    faults.step(path, "rename")
+    os.replace(kept, path)
+    return True
+
+
+def drop_kept(root: Path, rels: Iterable[str], journal_id: str) -> None:
+    """Remove the kept old bytes of a committed (or undone) batch; best effort."""
+    for rel in rels:
+        try:
+            confined(root, kept_path(root / rel, journal_id)).unlink(missing_ok=True)
+        except (OSError, UnsafePathError):
+            continue
 
 
 def _digest_or_absent(path: Path) -> str:
@@ -121,9 +181,15 @@ def sweep_temp_files(root: Path, rels: Iterable[str], journal_id: str) -> int:
     for rel in rels:
         try:
             tmp = confined(root, temp_path(root / rel, journal_id))
+            if tmp.is_file():
+                tmp.unlink()
+                removed += 1
+            kept = confined(root, kept_path(root / rel, journal_id))
+            if kept.is_file():
+                kept.unlink()
+                removed += 1
         except UnsafePathError:
             continue  # never a file of this vault's batches
-        if tmp.is_file():
-            tmp.unlink()
-            removed += 1
+        except OSError:
+            continue  # a folder that cannot be read: nothing of ours can be in it
     return removed

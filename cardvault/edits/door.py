@@ -2,8 +2,10 @@
 
 `locked_write(vault, plan)`:
 1. takes the vault lock, waiting while another writer finishes (lock.py);
-2. finishes a write an earlier process was killed in the middle of, and clears the lock files a
-   killed git left (recover.py);
+2. refuses, with one line saying how to finish it, while git is in the middle of something a
+   commit would be lost to or swept into (a rebase, merge, cherry-pick, revert or bisect, a
+   detached HEAD: history/states.py); finishes a write an earlier process was killed in the
+   middle of, and clears the lock files a killed git left (recover.py);
 3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
    returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
@@ -24,6 +26,7 @@ history/'s: this door calls it with plain values).
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,11 +34,12 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from cardvault import history
+from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.lock import Holder, vault_lock
 from cardvault.edits.recover import Recovery, describe, recover
-from cardvault.errors import CardvaultError, ConcurrentEditError
+from cardvault.errors import CardvaultError, ConcurrentEditError, UnfinishedGitError
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
@@ -49,16 +53,21 @@ REPLANS = 2
 @dataclass(frozen=True)
 class Proposal(Generic[T]):
     """What a planning function returns: the changes, the message of the commit that records
-    them, and a value handed back to the caller (the maintenance plan, a new card's slug...)."""
+    them, and a value handed back to the caller (the maintenance plan, a new card's slug...).
+    `committed` says the planner asked git, under the lock, and found none of the vault's own
+    files with uncommitted changes (or committed them): the door then asks git no second time."""
 
     changes: tuple[Change, ...]
     message: str
     value: T
+    committed: bool = False
 
 
-def propose(changes: Sequence[Change], message: str, value: T) -> Proposal[T]:
+def propose(
+    changes: Sequence[Change], message: str, value: T, committed: bool = False
+) -> Proposal[T]:
     """A Proposal of `changes`."""
-    return Proposal(tuple(changes), message, value)
+    return Proposal(tuple(changes), message, value, committed)
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,8 @@ def holding_the_lock(
     asked = time.monotonic()
     with vault_lock(vault, timeout, on_wait):
         waited = time.monotonic() - asked
+        faults.begin()
+        refuse_unfinished_git(vault)
         recovery = recover(vault)
         setup = _merge_setup(vault) if merge_setup else None
         pending = _commit_pending_edits(vault) if commit_pending else None
@@ -153,6 +164,14 @@ def locked_write(
     )
 
 
+def refuse_unfinished_git(vault: Vault) -> None:
+    """Raise, with the line history/states.py words, while git is in the middle of an
+    operation a commit would be lost to or swept into (nothing is written, nothing recovered)."""
+    operation = history.unfinished_operation(vault.root)
+    if operation is not None:
+        raise UnfinishedGitError(operation.message, history.work_tree_of(vault.root))
+
+
 def _merge_setup(vault: Vault) -> history.CommitResult | None:
     """Configure the merge drivers in the clone; add the `.gitattributes` block in its own
     commit when the vault lacks it (history/drivers.py)."""
@@ -188,13 +207,15 @@ def write_while_holding(
         return Written(proposal.value, proposal.changes, (), None)
     _refuse_during_a_merge(vault)
     history.settle_git_locks(vault.root)
-    pending = _commit_hand_edits(vault, [op.path for op in ops if op.expected != ABSENT])
+    edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
+    pending = _commit_hand_edits(vault, edited)
     created = {op.path for op in ops if op.expected == ABSENT}
     commits: list[history.CommitResult] = []
 
     def record(paths: list[Path]) -> None:
         history.settle_git_locks(vault.root)
         try:
+            faults.step(vault.root / ".git")
             commits.append(history.commit(vault, proposal.message, paths, created=created))
         except BaseException:
             history.unstage(vault, paths)
@@ -202,6 +223,31 @@ def write_while_holding(
 
     paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
     return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
+
+
+def merge_while_holding(
+    vault: Vault, changes: Sequence[Change], merge: history.TreeMerge
+) -> tuple[Path, ...]:
+    """Step 5 of the door for sync's merge, inside `holding_the_lock`: write the vault's
+    merged files all or nothing (journaled, so a kill is finished by the next command), then
+    move the branch to the merge commit (history.move_head) instead of committing. A failure
+    restores the files and leaves the branch where it was."""
+    new = merge.new
+    top = history.work_tree_of(vault.root)
+    assert new is not None and top is not None
+    history.settle_git_locks(vault.root)
+    moves = (merge.old, new)
+
+    def move(paths: list[Path]) -> None:
+        history.settle_git_locks(vault.root)
+        faults.step(vault.root / ".git")
+        rels = [Path(os.path.relpath(p, top)).as_posix() for p in paths]
+        history.move_head(top, merge.old, new, rels)
+
+    if not compose(changes):
+        move([])
+        return ()
+    return tuple(apply_changes(vault, changes, None, move, None, moves))
 
 
 def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
@@ -254,17 +300,19 @@ def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None
 
 def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
     """Refuse (SecretFoundError) when a hand edit adds a secret to its text file: compared with
-    the committed text, so a secret already in history is not blamed again."""
+    the committed text, so a secret already in history is not blamed again. Each file is read
+    as the reader reads it (vault/confine.py: inside `top`, never through a symlink, at most
+    MAX_FILE_BYTES + 1 bytes); one too big to read whole is refused (CardFormatError) rather
+    than committed unscreened. A symlink, FIFO or missing file is not read: git records a link's
+    target name, never what it points at."""
     from cardvault.errors import SecretFoundError
     from cardvault.guard import secrets_added
 
     texts = {}
     for rel in dirty:
-        path = top / rel
-        if path.is_file() and not path.is_symlink():
-            data = path.read_bytes()
-            if b"\0" not in data:  # a binary file holds no note to screen
-                texts[rel] = data.decode("utf-8", errors="replace")
+        data = _hand_edit_bytes(top, rel)
+        if data is not None and b"\0" not in data:  # a binary file holds no note to screen
+            texts[rel] = data.decode("utf-8", errors="replace")
     committed = history.committed_texts(top, list(texts))
     for rel, text in texts.items():
         found = secrets_added(committed.get(rel, ""), text)
@@ -276,6 +324,26 @@ def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
                 path,
                 found[0].line,
             )
+
+
+def _hand_edit_bytes(top: Path, rel: str) -> bytes | None:
+    """The bytes of the hand-edited file `rel` to screen (see screen_hand_edits), or None."""
+    from cardvault.errors import CardFormatError, UnsafePathError
+    from cardvault.vault.confine import read_confined
+    from cardvault.vault.files import MAX_FILE_BYTES
+
+    path = top / rel
+    try:
+        data = read_confined(top, path, MAX_FILE_BYTES)
+    except (OSError, UnsafePathError, CardFormatError):
+        return None  # gone, a link, a FIFO or a folder: nothing of its own to screen
+    if len(data) > MAX_FILE_BYTES:
+        raise CardFormatError(
+            f"not committing this hand edit: it is over the {MAX_FILE_BYTES:,} bytes a vault "
+            "file may hold, too big to screen for secrets; shrink it, or commit it yourself",
+            path,
+        )
+    return data
 
 
 def door_notes(written: Written[Any]) -> list[str]:

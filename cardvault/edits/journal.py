@@ -6,11 +6,21 @@ is killed half-way. Before writing, the applier records every file's text before
 moment the change is decided). If the process dies before the journal is cleared, the next
 writing command finds it and finishes the job (`recover.py`): files still as they were are
 written, files already written are left, and the change is committed with its own message, never
-swept into another commit. A rollback journal is an undo in progress (a write that failed and was
-being undone): finishing it restores the old texts and commits nothing.
+swept into another commit.
+
+A write that fails while its process lives is undone, never finished later: each step keeps the
+file's old text too (`old`), so the undo needs no new space on a full disk. The first thing the
+undo does is rename the journal to `.cardvault/undo.json` (a rename takes no space, and is
+durable once the folder is flushed); from then on the journal is an undo in progress, and a
+command that finds it (the undo killed half-way, or a file it could not restore) finishes the
+undo: the old texts back, nothing committed. Only a journal whose process died before it
+reported anything is finished forward. (A journal with `rollback` set, as older versions
+wrote, is an undo too.)
 
 Temporary files the batch writes are named after the journal (`.<name>.<id>.tmp` beside their
-target), so the recovery removes exactly the ones an interrupted run left.
+target), so the recovery removes exactly the ones an interrupted run left. A name that would
+pass the file system's 255 bytes (a card named with 230 bytes or more) is shortened to its
+first characters and a digest of the whole name (atomic.py `short_name`), the same every time.
 
 A journal is trusted only as far as cardvault could have written it (docs/security.md): every
 step must name, by a plain relative path, a file cardvault writes (vault/owned.py: cards, logs,
@@ -27,10 +37,11 @@ import os
 import re
 import stat
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from cardvault.edits.atomic import fsync_folder
+from cardvault.edits import faults
+from cardvault.edits.atomic import fsync_folder, short_name
 from cardvault.errors import CardvaultError, NotWritableError
 from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT
@@ -38,6 +49,8 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
 
 JOURNAL_NAME = "journal.json"
+#: The journal of a write that failed and is being undone (module docstring).
+UNDO_NAME = "undo.json"
 VERSION = 1
 _ID = re.compile(r"^[0-9a-f]{1,64}$")
 
@@ -56,6 +69,11 @@ class Step:
     after: str
     text: str | None
     mode: int | None = None
+    old: str | None = None  # the text before (None: the file did not exist)
+
+    def undone(self) -> Step:
+        """The step that puts the file back as it was."""
+        return Step(self.rel, self.after, self.before, self.old, self.mode, self.text)
 
 
 @dataclass(frozen=True)
@@ -69,13 +87,21 @@ class Journal:
     pid: int
     rollback: bool = False
     agent: str | None = None  # the agent the commit is signed with (docs/scopes.md)
+    #: sync's merge: instead of a commit, the branch moves from the first commit to the second
+    #: once the steps are written (history/treemerge.py)
+    moves: tuple[str, str] | None = None
 
 
 def new_journal(
-    message: str | None, steps: list[Step], rollback: bool = False, agent: str | None = None
+    message: str | None,
+    steps: list[Step],
+    rollback: bool = False,
+    agent: str | None = None,
+    moves: tuple[str, str] | None = None,
 ) -> Journal:
     """A journal with a fresh id for the current process."""
-    return Journal(uuid.uuid4().hex[:12], message, tuple(steps), os.getpid(), rollback, agent)
+    ident = uuid.uuid4().hex[:12]
+    return Journal(ident, message, tuple(steps), os.getpid(), rollback, agent, moves)
 
 
 def journal_path(vault: Vault) -> Path:
@@ -83,9 +109,14 @@ def journal_path(vault: Vault) -> Path:
     return vault.cache_dir / JOURNAL_NAME
 
 
+def undo_path(vault: Vault) -> Path:
+    """Where the journal of a write being undone lives."""
+    return vault.cache_dir / UNDO_NAME
+
+
 def temp_path(path: Path, journal_id: str) -> Path:
     """The temporary file the batch writer fills before renaming it over `path`."""
-    return path.with_name(f".{path.name}.{journal_id}.tmp")
+    return path.with_name(short_name(path.name, f".{journal_id}.tmp"))
 
 
 def write_journal(vault: Vault, journal: Journal) -> None:
@@ -99,22 +130,39 @@ def write_journal(vault: Vault, journal: Journal) -> None:
         "pid": journal.pid,
         "rollback": journal.rollback,
         "agent": journal.agent,
+        "moves": list(journal.moves) if journal.moves else None,
         "steps": [asdict(step) for step in journal.steps],
     }
     tmp = path.with_name(f".{JOURNAL_NAME}.tmp")
     try:
+        faults.step(tmp)
         with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(data, handle, ensure_ascii=False)
             handle.flush()
             os.fsync(handle.fileno())
+        faults.step(path)
         os.replace(tmp, path)
-    except PermissionError as exc:
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        hint = (
+            f"; {path.parent.name}/ must be a writable folder (cardvault keeps its caches, its "
+            "lock and its journal there)"
+            if isinstance(exc, PermissionError)
+            else ""
+        )
         raise NotWritableError(
-            f"cannot write the write journal ({exc.strerror}); {path.parent.name}/ must be a "
-            "writable folder (cardvault keeps its caches, its lock and its journal there); "
-            "nothing written",
+            f"cannot write the write journal ({exc.strerror or exc}){hint}; nothing written",
             path,
         ) from exc
+    fsync_folder(path.parent)
+
+
+def mark_undo(vault: Vault) -> None:
+    """Turn the journal into an undo in progress (a rename: no space needed; module
+    docstring). OSError when even that fails."""
+    path = journal_path(vault)
+    faults.step(path)
+    os.replace(path, undo_path(vault))
     fsync_folder(path.parent)
 
 
@@ -122,10 +170,15 @@ def read_journal(vault: Vault) -> Journal | None:
     """The journal left by an interrupted write, or None. An unreadable one raises."""
     path = journal_path(vault)
     path.with_name(f".{JOURNAL_NAME}.tmp").unlink(missing_ok=True)  # never became the journal
+    undo = undo_path(vault)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = undo.read_text(encoding="utf-8")
+        path = undo
     except FileNotFoundError:
-        return None
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
     try:
         data = json.loads(raw)
         steps = tuple(_step(step) for step in data["steps"])
@@ -140,7 +193,10 @@ def read_journal(vault: Vault) -> Journal | None:
             int(data["pid"]),
             bool(data["rollback"]),
             agent if isinstance(agent, str) else None,
+            _moves(data.get("moves")),
         )
+        if path == undo:  # a write being undone: its steps turned round, nothing to commit
+            journal = replace(journal, steps=tuple(s.undone() for s in steps), rollback=True)
     except (ValueError, KeyError, TypeError) as exc:
         raise CardvaultError(
             f"the journal of an interrupted write is unreadable ({exc}); look at `git status`, "
@@ -151,12 +207,28 @@ def read_journal(vault: Vault) -> Journal | None:
     return journal
 
 
+def _moves(data: object) -> tuple[str, str] | None:
+    """A merge's two commit ids, each a full hexadecimal id (TypeError otherwise)."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) != 2 or not all(_is_sha(x) for x in data):
+        raise TypeError("moves must name two commits")
+    return (data[0], data[1])
+
+
+def _is_sha(text: object) -> bool:
+    hexadecimal = isinstance(text, str) and all(c in "0123456789abcdef" for c in text)
+    return hexadecimal and len(str(text)) in (40, 64)
+
+
 def _step(data: dict[str, object]) -> Step:
     """A step from its JSON, each field of its type (TypeError otherwise)."""
     step = Step(**data)  # type: ignore[arg-type]
     texts = (step.rel, step.before, step.after)
     if not all(isinstance(t, str) for t in texts) or not isinstance(step.text, str | None):
         raise TypeError("a step's path, digests and text must be text")
+    if not isinstance(step.old, str | None):
+        raise TypeError("a step's old text must be text")
     if step.mode is not None and (not isinstance(step.mode, int) or isinstance(step.mode, bool)):
         raise TypeError("a step's mode must be a number")
     return step
@@ -198,6 +270,7 @@ def _outside(root: Path, step: Step) -> str | None:
 def clear_journal(vault: Vault) -> None:
     """Remove the journal: the change it describes is complete (or fully undone)."""
     journal_path(vault).unlink(missing_ok=True)
+    undo_path(vault).unlink(missing_ok=True)
 
 
 def is_removal(step: Step) -> bool:

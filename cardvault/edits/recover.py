@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.batch import sweep_temp_files, write_steps
+from cardvault.edits.batch import put_back, sweep_temp_files, write_steps
 from cardvault.edits.journal import (
     Journal,
     Step,
@@ -67,7 +67,9 @@ def recover(vault: Vault) -> Recovery:
     done, left = _replay(vault, journal)
     swept = sweep_temp_files(vault.root, (s.rel for s in journal.steps), journal.id)
     commit = None
-    if journal.message is not None and not journal.rollback and done:
+    if journal.moves is not None and not journal.rollback:
+        notes.append(_finish_merge(vault, journal, done))
+    elif journal.message is not None and not journal.rollback and done:
         message = journal.message.rstrip("\n") + "\n\n(finished after an interruption)\n"
         history.settle_git_locks(vault.root)
         try:
@@ -89,6 +91,22 @@ def recover(vault: Vault) -> Recovery:
         tuple(cleared),
         tuple(notes),
     )
+
+
+def _finish_merge(vault: Vault, journal: Journal, done: list[Step]) -> str:
+    """sync's merge, killed after its journal was made: its files are written now (the
+    replay); bring the branch and the rest of the work tree to the merge commit."""
+    top = history.work_tree_of(vault.root)
+    assert journal.moves is not None
+    old, new = journal.moves
+    if top is None:
+        return "an interrupted sync's files were written; the vault is no longer in git"
+    rels = [os.path.relpath(vault.root / s.rel, top) for s in journal.steps]
+    history.settle_git_locks(vault.root)
+    found = history.finish_move(top, old, new, [Path(r).as_posix() for r in rels])
+    if found == "moved on":
+        return f"an interrupted sync's merge ({new[:10]}) was not recorded: the branch moved since"
+    return f"finished an interrupted sync: the branch is at its merge {new[:10]}"
 
 
 def take_out_tracked_cache(vault: Vault) -> list[str]:
@@ -130,6 +148,8 @@ def _replay(vault: Vault, journal: Journal) -> tuple[list[Step], list[str]]:
             pending.append(step)
         else:
             left.append(step.rel)
+    if journal.rollback:  # an undo: the old bytes kept beside a file are renamed back first
+        pending = [s for s in pending if not put_back(vault.root, s.rel, journal.id)]
     if pending:
         write_steps(vault.root, pending, journal.id)
     return done + pending, left
@@ -148,7 +168,7 @@ def describe(recovery: Recovery) -> list[str]:
     if recovery.message is not None or recovery.rollback:
         subject = (recovery.message or "").split("\n", 1)[0]
         if recovery.rollback:
-            lines.append("finished undoing a write that failed when its process was killed")
+            lines.append("finished undoing a write that failed (nothing of it was kept)")
         elif recovery.commit is not None and recovery.commit.recorded:
             sha = (recovery.commit.sha or "")[:10]
             lines.append(f"finished an interrupted write ({subject}): committed {sha}")

@@ -74,7 +74,7 @@ class Needles:
     def takes_entry(self, entry: LogEntry, heading: str) -> bool:
         """Whether `entry` goes whole (cited, linked, or its heading mentions the topic)."""
         linked = {link_key(link) for link in entry.card_links}
-        return entry.ref in self.sources or bool(linked & self.slugs) or self.mentions(heading)
+        return entry.cited_in(self.sources) or bool(linked & self.slugs) or self.mentions(heading)
 
 
 @dataclass(frozen=True)

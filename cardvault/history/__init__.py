@@ -18,7 +18,10 @@ Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathsp
 - runner.py: the safe settings, finding the repository, the default identity;
 - repo.py: the one place a GitPython `Repo` is made (private to this folder);
 - commits.py: `commit` (one per write, of exactly its files), `commit_to_branch`, `unstage`;
-- status.py: uncommitted paths, what the index tracks, what HEAD holds, past commits, the remote;
+- states.py: what git is in the middle of (a rebase, a merge, a detached HEAD...);
+- treemerge.py: sync's merge made in the object store, then the branch moved to it;
+- status.py: uncommitted paths, what the index tracks, what HEAD holds, past commits (and the
+  reverted ones), the remote;
 - locks.py: git's lock files, and clearing those a killed git left;
 - drivers.py: `.gitattributes` and the merge drivers in the clone's config;
 - merging.py: git's line-by-line three-way merge, for the drivers;
@@ -69,9 +72,11 @@ from cardvault.history.runner import (
     is_repo,
     work_tree_of,
 )
+from cardvault.history.states import GitOperation, unfinished_operation
 from cardvault.history.status import (
     IGNORED,
     CommitInfo,
+    Reverted,
     commit_count,
     committed_texts,
     head,
@@ -80,9 +85,19 @@ from cardvault.history.status import (
     merge_in_progress,
     parse_status,
     remote_url,
+    reverted_commits,
     tracked_under,
     uncommitted,
     work_tree,
+)
+from cardvault.history.treemerge import (
+    TreeMerge,
+    blob_text,
+    changed_paths,
+    finish_move,
+    head_is_sync_merge,
+    merge_in_objects,
+    move_head,
 )
 
 __all__ = [
@@ -101,7 +116,12 @@ __all__ = [
     "CommitResult",
     "FileChange",
     "GitError",
+    "GitOperation",
+    "Reverted",
+    "TreeMerge",
     "attributes_text",
+    "blob_text",
+    "changed_paths",
     "clear_stale_git_locks",
     "commit",
     "commit_count",
@@ -112,10 +132,12 @@ __all__ = [
     "driver_command",
     "drivers_configured",
     "file_dates",
+    "finish_move",
     "git_dir",
     "git_lock_files",
     "git_running",
     "head",
+    "head_is_sync_merge",
     "head_of",
     "init_repo",
     "is_repo",
@@ -123,17 +145,21 @@ __all__ = [
     "last_commit_with_subject",
     "memory_commits",
     "merge_files_in_place",
+    "merge_in_objects",
     "merge_in_progress",
     "merge_texts",
+    "move_head",
     "needs_attributes",
     "one_commit",
     "parse_status",
     "remote_url",
+    "reverted_commits",
     "safe_message",
     "settle_git_locks",
     "signed",
     "tracked_under",
     "uncommitted",
+    "unfinished_operation",
     "unstage",
     "work_tree",
     "work_tree_of",

@@ -133,6 +133,22 @@ def _marked_lines(top: Path, rel: str) -> list[int]:
     return conflict_lines(data.decode("utf-8", errors="replace"))
 
 
+def refuse_overwriting(top: Path, paths: list[str]) -> None:
+    """Refuse a merge that would overwrite uncommitted changes to files that are not the
+    vault's (code in a shared repository), as `git merge` does."""
+    if not paths:
+        return
+    out = run(_repo(top), "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
+    dirty = [record[3:] for record in out.stdout.split("\0") if len(record) > 3]
+    if dirty:
+        names = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
+        raise CardvaultError(
+            f"the merge would overwrite uncommitted changes to {names}; commit or stash them, "
+            "then sync again; nothing merged",
+            top,
+        )
+
+
 def remote_head(top: Path, remote: str, branch: str) -> str | None:
     """The commit our copy of the remote's branch points at (None: no such branch)."""
     ref = git.Reference(_repo(top), f"refs/remotes/{remote}/{branch}")
@@ -155,16 +171,18 @@ def unpublished(top: Path, remote: str, branch: str) -> list[str]:
     return sorted({path for path in run(repo, *args).stdout.split("\0") if path.strip()})
 
 
-def push(top: Path, remote: str, branch: str) -> bool:
-    """Push HEAD to the remote's branch. False when it was refused because the remote's branch
-    moved since we fetched it (another machine pushed first); other failures raise."""
+def push(top: Path, remote: str, branch: str, commit: str = "HEAD") -> bool:
+    """Push `commit` (the one checked under the lock; HEAD may have moved on since) to the
+    remote's branch. False when it was refused because the remote's branch moved since we
+    fetched it (another machine pushed first); other failures raise."""
     repo = _repo(top)
     known = remote_head(top, remote, branch)
     reader = repo.config_reader("repository")
     upstream = str(reader.get_value(f'branch "{branch}"', "remote", default="")).strip()
-    args = ["push", "--quiet", *([] if upstream else ["-u"]), remote, f"HEAD:{branch}"]
-    done = run(repo, *args, check=False)
+    done = run(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
     if done.returncode == 0:
+        if not upstream:  # the first push: the branch follows the remote's from now on
+            run(repo, "branch", f"--set-upstream-to={remote}/{branch}", branch, check=False)
         return True
     run(repo, "fetch", "--quiet", remote, check=False)
     if remote_head(top, remote, branch) != known:

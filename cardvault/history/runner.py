@@ -7,10 +7,11 @@ project key), every write's one commit (history/commits.py), the merge drivers' 
 does (history/repo.py) runs git with the same environment, `safe_env`.
 
 Every git runs with pathspecs taken literally (`GIT_LITERAL_PATHSPECS`: a card named
-`[s]tar.md` stages that file, never `star.md` beside it) and with `safe.bareRepository=explicit`
+`[s]tar.md` stages that file, never `star.md` beside it), with `safe.bareRepository=explicit`
 (a vault folder whose files mimic a bare repository, with a `config` of their own, is never
-taken for one when git looks for its repository: docs/security.md). `run_git` is history's own:
-no module outside `history/` starts git (tests/test_code_rules.py).
+taken for one when git looks for its repository), and with no fsmonitor program (one named by
+a `.git/config` that came with the vault never runs through cardvault: docs/security.md).
+`run_git` is history's own: no module outside `history/` starts git (tests/test_code_rules.py).
 """
 
 from __future__ import annotations
@@ -34,8 +35,13 @@ MANY_PATHS = 1000
 #: What every git cardvault starts gets: no prompt, C messages, literal pathspecs.
 SAFE_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
 #: Settings given to every git on its command-line level (git honours `safe.*` only there and
-#: in the user's and system's files, never in a repository's own config).
-PROTECTED = (("safe.bareRepository", "explicit"),)
+#: in the user's and system's files, never in a repository's own config), which outranks every
+#: config file: no fsmonitor program runs for a git cardvault starts (every status would run
+#: it), whatever a `.git/config` that came with the vault (a tarball, a copied folder) names.
+PROTECTED = (
+    ("safe.bareRepository", "explicit"),
+    ("core.fsmonitor", "false"),
+)
 
 
 def protected_config(environ: Mapping[str, str]) -> dict[str, str]:

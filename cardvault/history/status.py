@@ -193,6 +193,42 @@ def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
     return None
 
 
+@dataclass(frozen=True)
+class Reverted:
+    """A commit a standing `git revert` undid: its message, and the revert's sha."""
+
+    sha: str
+    message: str
+    by: str
+
+
+def reverted_commits(vault: Vault) -> list[Reverted]:
+    """The commits reverted in HEAD's history (`This reverts commit SHA.` in a message), less
+    those whose revert was itself reverted; newest revert first (maintain/reverts.py)."""
+    import re
+
+    top = work_tree_of(vault.root)
+    if top is None or head(vault) is None:
+        return []
+    log = run_git(top, "log", "--grep=This reverts commit", "--format=%H%x00%B%x1e", "HEAD")
+    reverts: dict[str, str] = {}  # reverted commit (as named) -> the revert
+    for record in log.stdout.split("\x1e"):
+        sha, _, body = record.strip().partition("\0")
+        for target in re.findall(r"This reverts commit ([0-9a-f]{7,40})", body):
+            reverts.setdefault(target, sha)
+    standing = {t: r for t, r in reverts.items() if not any(r.startswith(k) for k in reverts)}
+    if not standing:
+        return []
+    shown = run_git(top, "show", "-s", "--format=%H%x00%B%x1e", *standing, check=False).stdout
+    found = []
+    for record in shown.split("\x1e"):
+        sha, _, body = record.strip().partition("\0")
+        by = next((r for t, r in standing.items() if sha and sha.startswith(t)), None)
+        if by is not None:
+            found.append(Reverted(sha, body, by))
+    return found
+
+
 def work_tree(vault: Vault) -> Path | None:
     """The root of the git work tree holding the vault (paths in `uncommitted` are relative to
     it), or None outside a repository."""

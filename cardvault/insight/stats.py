@@ -152,7 +152,7 @@ def _log_stats(snapshot: VaultSnapshot, cited: set[str]) -> LogStats:
         days=len(days),
         entries=len(entries),
         signal_entries=len(signalled),
-        undistilled=tuple(e.ref for e in signalled if e.ref not in cited),
+        undistilled=tuple(e.ref for e in signalled if not e.cited_in(cited)),
         first_day=days[0].isoformat() if days else None,
         last_day=days[-1].isoformat() if days else None,
     )

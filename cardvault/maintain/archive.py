@@ -21,6 +21,7 @@ import datetime as dt
 
 from cardvault.edits.changes import Change, MoveFile, Report
 from cardvault.errors import CardvaultError
+from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
@@ -42,6 +43,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         last = last_activity(card.card, state.uses.of((card.slug, *card.card.aliases)))
         if card.card.status == "promoted" or last is None or last >= cutoff:
             continue
+        if refused(state, "archive", state.vault.rel(card.path)):
+            continue  # a person reverted its archiving (maintain/reverts.py)
         imported = card.card.date(IMPORTED)
         if imported is not None and imported >= cutoff:
             held.append(card)

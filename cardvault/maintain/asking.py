@@ -4,8 +4,9 @@ write of `memory/review.jsonl` per step.
 A new question that is already in the queue (same kind, same members, pending or settled) is
 not asked again. A same-lesson or duplicate question that touches a pending one of its kind
 (a member, or a member's card, in common) extends it with the new members instead of asking a
-second time. Pending questions whose members are gone (an entry no longer in its log, a card
-removed by hand) or already in one card are dropped: there is nothing left to decide.
+second time. Pending questions whose members moved or are gone (an entry no longer in its log, a
+card archived or removed by hand) or are already in one card are closed with the reason shown
+(`review: closed ID (memory/cards/x.md was archived (now memory/archive/x.md))`), not dropped.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
 from cardvault.vault.decisions import (
+    CLOSED_BY,
+    REJECTED,
     Member,
     ReviewItem,
     item_id,
@@ -37,6 +40,8 @@ LABELS = {
     "contradiction": "which one holds?",
     "split": "split the card?",
     "cross-project": "the same lesson in several projects?",
+    "archive": "archive the card?",
+    "promote": "promote the card?",
 }
 
 
@@ -90,8 +95,14 @@ def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> 
     (none when the queue would not change)."""
     current = list(state.review_items)
     items, lines = _added(current, list(asked))
-    kept = [i for i in items if not i.pending or _still_open(state, i)]
-    lines += [f"review: dropped {i.id} (nothing left to decide)" for i in items if i not in kept]
+    kept = []
+    for item in items:
+        why = None if not item.pending else _why_closed(state, item)
+        if why is not None:
+            day = state.today.isoformat()
+            item = item.settled(REJECTED, day, CLOSED_BY, f"closed: {why}")
+            lines.append(f"review: closed {item.id} ({why})")
+        kept.append(item)
     if kept == current:
         return []
     path = queue_path(state.vault.root)
@@ -137,23 +148,35 @@ def _names(members: Iterable[Member]) -> str:
     return ", ".join(m.source or m.path for m in members)
 
 
-def _still_open(state: VaultState, item: ReviewItem) -> bool:
-    """Whether a pending item's members still exist and (for grouping) are not yet together."""
-    refs = {e.ref for e in state.entries}
+def _why_closed(state: VaultState, item: ReviewItem) -> str | None:
+    """Why a pending item has nothing left to decide (a member archived or gone, the members
+    already in one card), or None while it is open."""
     holders = card_holders(state)
     if item.kind == "cross-project":  # project cards, cited by the global card they joined
-        return len({holders.get(m.key, m.key) for m in item.members}) > 1
+        places = {holders.get(m.key, m.key) for m in item.members}
+        return None if len(places) > 1 else f"already in {next(iter(places))}"
     places = set()
     for member in item.members:
         if member.source is not None:
-            if member.source not in refs:
-                return False
+            if member.source not in state.entries_by_ref:
+                return f"the entry {member.source} is gone"
             places.add(holders.get(member.source, member.source))
-        else:
-            if member.key not in holders:
-                return False
+        elif member.key in holders:
             places.add(holders[member.key])
-    return item.kind not in GROUPING or len(places) > 1
+        else:
+            return moved(state, member.key)
+    if item.kind in GROUPING and len(places) <= 1:
+        return f"already in one card, {next(iter(places))}" if places else "nothing left"
+    return None
+
+
+def moved(state: VaultState, key: str) -> str:
+    """Where a card member went: the archive (with its path there), or nowhere."""
+    slug = key.rsplit("/", 1)[-1].removesuffix(".md")
+    archived = state.by_slug(slug, archived=True)
+    if archived is not None and archived.archived:
+        return f"{key} was archived (now {state.vault.rel(archived.path)})"
+    return f"{key} is gone"
 
 
 def card_keys(state: VaultState, card: CardFile) -> frozenset[str]:
@@ -161,7 +184,8 @@ def card_keys(state: VaultState, card: CardFile) -> frozenset[str]:
     rel = state.vault.rel(card.path)
     folder = rel.rsplit("/", 1)[0]
     aliases = {f"{folder}/{alias}.md" for alias in card.card.aliases}
-    return frozenset({rel, *aliases, *card.card.sources})
+    cited = {name for source in card.card.sources for name in state.entry_names(source)}
+    return frozenset({rel, *aliases, *cited})
 
 
 def card_holders(state: VaultState) -> dict[str, str]:

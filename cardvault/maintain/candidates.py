@@ -24,6 +24,7 @@ from cardvault.maintain.lessons import Lesson, entry_telling, whole_text
 from cardvault.maintain.similarity import card_text
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import blocks
+from cardvault.vault.entry_ids import entries_by_ref
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,7 +87,7 @@ def _closeness(state: VaultState, lessons: list[Lesson], cards: list[CardFile]) 
     embeddings = state.require_embeddings()
     queries = embeddings.vectors([lesson.query for lesson in lessons])
     found = queries @ embeddings.vectors([card_text(c.card) for c in cards]).T
-    entries = {entry.ref: entry for entry in state.entries}
+    entries = entries_by_ref(state.entries)
     cited = [(n, entries[s]) for n, c in enumerate(cards) for s in c.card.sources if s in entries]
     if cited:
         wholes = embeddings.vectors([lesson.whole for lesson in lessons])
@@ -105,7 +106,7 @@ def build_nodes(
     for lesson in lessons:
         nodes.append(Node(lesson=lesson, rows=(len(tellings),), keys=frozenset({lesson.ref})))
         tellings.append(lesson.telling)
-    entries = {entry.ref: entry for entry in state.entries}
+    entries = entries_by_ref(state.entries)
     for card in cards:
         # a card that cites entries is compared with them: a lesson with the earlier tellings,
         # the kind of pair the scores are calibrated on (a paragraph with the card's topic as

@@ -83,7 +83,7 @@ def pending_lessons(state: VaultState) -> list[Lesson]:
     for entry in sorted(state.entries, key=lambda e: (e.day, e.time, e.ordinal)):
         if state.since is not None and entry.day < state.since:
             continue
-        if entry.ref in cited or not (entry.has_signal or entry.card_links):
+        if entry.cited_in(cited) or not (entry.has_signal or entry.card_links):
             continue
         target = link_key(entry.card_links[0]) if entry.card_links else None
         found.append(Lesson(entry, lesson_lines(entry), target))

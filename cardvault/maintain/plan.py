@@ -23,10 +23,12 @@ from cardvault.edits.changes import (
     reason_lines,
     reports,
 )
-from cardvault.maintain import archive, distill, memory_index, merge, promote, stale, uses
+from cardvault.maintain import archive, distill, memory_index, merge, promote, reverts, stale, uses
+from cardvault.maintain.asking import queue_changes
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.files import ABSENT
+from cardvault.vault.progress import Progress
 
 Step = Callable[[VaultState, VaultConfig], list[Change]]
 STEPS: dict[str, Step] = {
@@ -39,6 +41,9 @@ STEPS: dict[str, Step] = {
     "index": memory_index.step,
 }
 ORDER = tuple(STEPS)
+#: Not steps of their own: reverted maintenance read as answers (before the steps), and pending
+#: questions whose members moved closed with the reason (after them).
+CLOSING = "questions"
 #: How each step's count reads in the commit subject.
 VERBS = {
     "distill": "distilled",
@@ -48,9 +53,9 @@ VERBS = {
     "verify": "found stale",
     "archive": "archived",
     "index": "reindexed",
+    reverts.STEP: "recorded reverts",
+    CLOSING: "closed questions",
 }
-#: progress(phase, done, total)
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -147,8 +152,9 @@ def make_plan(
 ) -> Plan:
     """Run the selected steps (all, in ORDER, by default) over `state`."""
     selected = [name for name in ORDER if only is None or name in only]
-    outcomes = []
-    current = state
+    answers = reverts.step(state)  # reverted maintenance, read as answers, before any step
+    outcomes = [StepOutcome(reverts.STEP, tuple(answers))] if answers else []
+    current = state.after(answers)
     for number, name in enumerate(selected, start=1):
         if progress is not None:
             progress(f"step: {name}", number - 1, len(selected))
@@ -159,6 +165,10 @@ def make_plan(
             StepOutcome(name, tuple(changes), spent, _model_time(current) - model_start)
         )
         current = current.after(changes)
+    closing = queue_changes(current, [], CLOSING)  # questions whose members moved meanwhile
+    if closing:
+        outcomes.append(StepOutcome(CLOSING, tuple(closing)))
+        current = current.after(closing)
     if progress is not None:
         progress("planned", len(selected), len(selected))
     return Plan(state, current, tuple(outcomes))

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
+from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
 from cardvault.vault.card import Card
@@ -40,7 +41,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     by_ref = _entries_by_ref(state)
     for card in state.live:
         why = due(card, cfg, learners(card.card, by_ref))
-        if why:
+        if why and not refused(state, "promote", state.vault.rel(card.path)):
             changes.append(promotion(card, state.today, why))
     return changes + rules_changes(state.after(changes))
 
@@ -71,7 +72,9 @@ def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
 
 
 def _entries_by_ref(state: VaultState) -> dict[str, LogEntry]:
-    return {entry.ref: entry for entry in state.entries}
+    from cardvault.vault.entry_ids import entries_by_ref
+
+    return entries_by_ref(state.entries)
 
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:

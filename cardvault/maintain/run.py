@@ -5,9 +5,11 @@
   never waits.
 - Uncommitted changes to the vault's own files stop a run (DirtyVaultError) unless
   `commit_pending`, with which the door first commits them (after the secret guard) as their
-  own "hand edits" commit, so the maintenance commit holds maintenance alone. Other files of a
-  repository the vault shares with code are never the vault's edits: they neither stop a run
-  nor are committed (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
+  own "hand edits" commit, so the maintenance commit holds maintenance alone. Log entries without
+  an id get theirs (and positional citations are rewritten) in a commit of their own too
+  (maintain/entry_ids.py; not on a dry run or `--review`). Other files of a repository the
+  vault shares with code are never the vault's edits: they neither stop a run nor are committed
+  (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
 - A plan with no file change makes no commit. Otherwise the applier writes everything
   all or nothing (journaled, so even a killed run is finished by the next command) and one git
   commit records it; if the writes or the commit fail, every file is restored. `review` writes
@@ -32,7 +34,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
-from cardvault.edits.door import OnWait, Proposal, locked_write, propose
+from cardvault.edits.door import OnWait, Proposal, locked_write, propose, write_while_holding
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
@@ -75,6 +77,7 @@ class RunResult:
     embedded: int = 0
     dirty: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()  # repairs of derived data (a damaged search index)
+    ids: history.CommitResult | None = None  # log entries given ids first (entry_ids.py)
 
     @property
     def changed(self) -> bool:
@@ -131,14 +134,19 @@ def run_maintenance(
         only = tuple(name for name in (only or ORDER) if name != "uses")
 
     planned_at: list[float] = []
+    given: list[history.CommitResult] = []
 
     def plan() -> Proposal[RunResult]:
         dirty = tuple(history.uncommitted(vault))  # with commit_pending: committed already
         _refuse_pending(vault, dirty)
+        ids = None if options.review else _give_ids(vault)
+        given.extend([ids] if ids is not None else [])
         result = _planned(vault, options, only, progress, embeddings, dirty)
+        result = replace(result, ids=given[0] if given else None)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
-        return propose(result.plan.changes, message, result)
+        # the status above was taken under the lock: hand edits stopped the run or were committed
+        return propose(result.plan.changes, message, result, committed=True)
 
     folds = branch is None and (only is None or "uses" in only)
     with folding(vault) if folds else contextlib.nullcontext():
@@ -216,6 +224,19 @@ def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
         "--commit-pending to commit them as 'hand edits' before maintaining",
         vault.root,
     )
+
+
+def _give_ids(vault: Vault) -> history.CommitResult | None:
+    """Give log entries without an id theirs, and rewrite positional citations, in a commit of
+    their own before the maintenance commit (call under the lock; maintain/entry_ids.py)."""
+    from cardvault.maintain.entry_ids import id_changes
+    from cardvault.vault.read import read_vault
+
+    migration = id_changes(read_vault(vault, verify=True))
+    if not migration.changes:
+        return None
+    proposal = propose(migration.changes, migration.message, None)
+    return write_while_holding(vault, proposal).commit
 
 
 def _refresh_index(result: RunResult) -> RunResult:

@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from cardvault.search import vectors as search_vectors
 from cardvault.vault.card import Card
+from cardvault.vault.progress import Progress
 
 if TYPE_CHECKING:
     import numpy as np
 
     from cardvault.vault.layout import Vault
 
-#: progress(phase, done, total)
-Progress = Callable[[str, int, int], None]
 BLOCK = 2048
 
 

@@ -1,19 +1,19 @@
-"""Verify: maintenance's step of `cardvault verify` (check/verify.py).
+"""Verify: maintenance's step of `cardvault verify` (verify/marks.py).
 
 Live cards are checked against the project the vault lives in; a card that names a file,
 command or pinned version the project no longer has gets `stale: {reason, date}`. Marks are
-only added or updated here, never cleared (`cardvault verify` clears them: check/verify.py says
+only added or updated here, never cleared (`cardvault verify` clears them: verify/marks.py says
 why). A vault that is its own repository has no project: nothing
 changes. Problems reading the project are reported, never fatal.
 """
 
 from __future__ import annotations
 
-from cardvault.check.project import Project
-from cardvault.check.verify import check_cards, project_of, stale_changes
 from cardvault.edits.changes import Change, Report
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
+from cardvault.verify.marks import check_cards, project_of, stale_changes
+from cardvault.verify.project import Project
 
 STEP = "verify"
 

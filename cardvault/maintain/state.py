@@ -120,6 +120,18 @@ class VaultState:
         """Every source cited by any card, live or archived."""
         return {source for c in self.files.values() for source in c.card.sources}
 
+    @cached_property
+    def entries_by_ref(self) -> dict[str, LogEntry]:
+        """Every citation that names a log entry (by id, or by its old position) -> the entry."""
+        from cardvault.vault.entry_ids import entries_by_ref
+
+        return entries_by_ref(self.entries)
+
+    def entry_names(self, source: str) -> frozenset[str]:
+        """Every citation naming the entry `source` names (just `source` when it names none)."""
+        entry = self.entries_by_ref.get(source)
+        return entry.refs if entry is not None else frozenset((source,))
+
     def require_embeddings(self) -> Embeddings:
         """The run's vectors (steps that need similarity call this)."""
         if self.embeddings is None:

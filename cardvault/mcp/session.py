@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -20,39 +19,39 @@ from typing import TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from cardvault.api import VaultHandle, WarmHandles
-from cardvault.cli.common import now
+from cardvault.app import Session
 from cardvault.errors import CardvaultError
 from cardvault.search.engine import Searcher
+from cardvault.search.warm import VaultHandle, WarmHandles
 from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
-WARM_UP_QUERY = "warm up the search index and model"
 
 
 class VaultSession:
-    """The served vault and what its tools share."""
+    """The served vault and what its tools share: the app session, and the turns they take."""
 
-    def __init__(self, vault: Vault, clock: Callable[[], dt.datetime] = now) -> None:
-        self.root = vault.root
+    def __init__(self, vault: Vault, clock: Callable[[], dt.datetime] | None = None) -> None:
+        self.root: Path = vault.root
         self.warm = WarmHandles()
-        self.clock = clock
+        self.app = Session(vault.root, clock=clock, handles=self.warm)
+        self.clock = self.app.now
         self._reading = threading.Lock()
         self._writing = threading.Lock()
 
     @property
     def handle(self) -> VaultHandle:
         """The served vault's warm search handle (reopened when cardvault.toml changes)."""
-        return self.warm.handle(self.root)
+        return self.app.handle
 
     @property
     def vault(self) -> Vault:
         """The served vault with its current settings."""
-        return self.handle.vault
+        return self.app.project()
 
     def searcher(self, vault: Vault) -> Searcher:
         """The warm search service for any vault a scope covers (this one, the global vault)."""
-        return self.warm.handle(vault.root).searcher
+        return self.app.searcher(vault)
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the model and sync the index on a daemon thread; the first search waits for it."""
@@ -61,21 +60,11 @@ class VaultSession:
         return thread
 
     def _warm_up(self) -> None:
-        from cardvault.scopes.home import global_vault
-
         with self._reading:
             try:
-                shared = global_vault()
-                roots: list[Path] = [self.root]
-                if shared is not None and shared.root != self.root:
-                    roots.append(shared.root)
-                for root in roots:
-                    self.warm.handle(root).query(WARM_UP_QUERY, k=1)
+                self.app.warm_up()
             except Exception as exc:  # the first real search reports the problem to the model
                 print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
-            # Everything loaded so far (the SDK, pydantic, the model) lives as long as the
-            # server: keep it out of the garbage collector's scans (~20% of a search's CPU).
-            gc.freeze()
 
     def embed_soon(self) -> threading.Thread:
         """Bring the served vault's index up to date on a daemon thread, right after a write:

@@ -1,4 +1,4 @@
-"""The MCP tools: what a model can do with its memory, each a thin call of a CLI service.
+"""The MCP tools: what a model can do with its memory, each a thin call of the app session.
 
 A `Toolset` names its tools in `tools`; each is a method whose name is the tool's name, whose
 typed parameters are the input schema and whose docstring is the description the model reads
@@ -15,14 +15,13 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from cardvault.context.used import hit_age, read_used
+from cardvault.app import Session
+from cardvault.context.used import read_used
 from cardvault.context.value import card_age
 from cardvault.errors import NotFoundError
 from cardvault.mcp.session import VaultSession
-from cardvault.scopes.scope import InScope
 from cardvault.vault.files import read_if_present
-from cardvault.vault.layout import Vault
-from cardvault.write.add import WriteResult, add_card, append_log
+from cardvault.write.add import WriteResult
 
 _LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?$")
 _CARD_PATH = re.compile(r"^(?:memory/(?:cards|archive)/(?:.+/)?)?([^/]+?)(?:\.md)?$")
@@ -84,30 +83,17 @@ class MemoryTools(Toolset):
         project no longer has something it names (weigh it with care). Read a
         whole hit with `read` (its slug, or its path for a log hit) when its vault is
         "project"."""
-        from cardvault.scopes.search import search_scope
 
         def run() -> dict[str, Any]:
-            in_scope = _scope(self.session, scope)
-            found = search_scope(
-                in_scope, self.session.searcher, query, k=k, mode=mode, category=category,
-                tag=tag, logs=include_logs, archived=include_archived,
-            )  # fmt: skip
-            hits = [(n, h) for n, h in found.hits if include_weak or not h.weak]
-            today = self.session.clock().date()
-            vaults = {v.name: v.vault for v in in_scope.vaults}
-            ages = {(n, h.path): hit_age(vaults[n], h.path, today) for n, h in hits if n in vaults}
-            notices = [*in_scope.notices, *found.notices]
-            if not hits:
+            found = self.session.app.search_hits(
+                query, k, mode, category, tag, None, include_logs, include_archived, scope
+            )
+            rows = list(found.rows(include_weak))
+            notices = list(found.notices)
+            if not rows:
                 notices.append("no strong match" if found.hits else "no results")
-            return {
-                "mode": "/".join(found.modes),
-                "memory": QUOTED,
-                "results": [
-                    {**hit.to_dict(), "vault": name, **ages.get((name, hit.path), {})}
-                    for name, hit in hits
-                ],
-                "notices": notices,
-            }
+            return {"mode": "/".join(found.modes), "memory": QUOTED, "results": rows,
+                    "notices": notices}  # fmt: skip
 
         return self.session.search(run)
 
@@ -156,12 +142,9 @@ class MemoryTools(Toolset):
         session and again whenever the task changes; describe the task in one line. Returns
         Markdown; cards that did not fit are named under "Not included" (fetch them with
         `read`)."""
-        from cardvault.scopes.context import Request, scoped_context
 
         def run() -> str:
-            session = self.session
-            request = Request(task, budget, session.clock().date(), searcher=session.searcher)
-            pack = scoped_context(_scope(session, scope), request)
+            pack = self.session.app.context(task, budget, scope)
             notes = "".join(f"\n\n> note: {notice}" for notice in pack.notices)
             return pack.text + notes
 
@@ -174,13 +157,10 @@ class MemoryTools(Toolset):
         today's daily log as "Lesson: ..." and committed to git; maintenance later distills it
         into a card. Text holding a credential (key, token, password) is refused and nothing is
         written; pass redact=true to store it with the secret replaced. Returns {path, commit}."""
+        app = self.session.app
         written = self.session.write(
-            lambda: _written(
-                append_log(self.session.vault, f"Lesson: {text.strip()}", None,
-                           self.session.clock(), redact=redact),
-                self.session,
-            )
-        )  # fmt: skip
+            lambda: _written(app.remember(text, redact=redact), self.session)
+        )
         self.session.embed_soon()  # the warm model embeds the one new entry now
         return written
 
@@ -190,11 +170,9 @@ class MemoryTools(Toolset):
         Start lines with "Lesson:", "Fix:", "Gotcha:", "Decision:" or "Preference:" so
         maintenance distills them into cards. The title defaults to the first line. Secrets are
         refused as in `remember` (redact=true replaces them). Returns {path, commit}."""
+        app = self.session.app
         written = self.session.write(
-            lambda: _written(
-                append_log(self.session.vault, text, title, self.session.clock(), redact=redact),
-                self.session,
-            )
+            lambda: _written(app.log(text, title, redact=redact), self.session)
         )
         self.session.embed_soon()
         return written
@@ -215,12 +193,9 @@ class MemoryTools(Toolset):
         {slug, path, commit, warnings}."""
 
         def run() -> dict[str, Any]:
-            session = self.session
-            result = add_card(
-                session.vault, topic, category, tags or [], body, session.clock().date(),
-                redact=redact,
-            )  # fmt: skip
-            return {**_written(result, session), "slug": result.slug, "warnings": result.warnings}
+            result = self.session.app.new(topic, category, body, tags or (), redact=redact)
+            written = _written(result, self.session)
+            return {**written, "slug": result.slug, "warnings": result.warnings}
 
         return self.session.write(run)
 
@@ -228,15 +203,6 @@ class MemoryTools(Toolset):
         """The categories `new_card` accepts in this vault."""
         categories = ", ".join(self.session.vault.config.categories)
         return {"new_card": f"Categories: {categories}."}
-
-
-def _scope(session: VaultSession, name: str) -> InScope:
-    """The vaults scope `name` covers for the served vault (the global vault if it exists)."""
-    from cardvault.scopes.home import global_vault
-    from cardvault.scopes.scope import Scope, resolve
-
-    scope = Scope(name)
-    return resolve(scope, lambda: session.vault, global_vault() if name != "project" else None)
 
 
 def _written(result: WriteResult, session: VaultSession) -> dict[str, Any]:
@@ -263,10 +229,11 @@ class ReviewTools(Toolset):
         `review_answer`. `queue` "global" lists the global vault's queue instead: cards of
         several projects that may tell one lesson ("cross-project"), asked by `maintain
         --global`. Returns [{id, kind, members: [{n, path, source, text}], evidence}]."""
-        from cardvault.review.answer import listing, pending
+        from cardvault.review.answer import listing
 
+        app = self.session.app
         return self.session.read(
-            lambda: [listing(item) for item in pending(_queue_vault(self.session, queue))]
+            lambda: [listing(item) for item in app.review_pending(_to_global(app, queue))]
         )
 
     def review_answer(
@@ -286,13 +253,12 @@ class ReviewTools(Toolset):
         accept=false: they are different (never asked again); for a contradiction, both stand.
         Say why in `reason` (kept in the vault's review record). The change is committed to
         git. Returns {settled: [{id, kind, status, chosen}], commit, pending}."""
-        from cardvault.review.answer import Answer, answer
+        from cardvault.review.answer import Answer
 
         def run() -> dict[str, Any]:
-            session = self.session
+            app = self.session.app
             chosen = Answer(id.strip(), accept, tuple(members or ()), keep, reason)
-            vault = _queue_vault(session, queue)
-            result = answer(vault, [chosen], session.clock(), by="agent (mcp)")
+            result = app.review_answer([chosen], "agent (mcp)", _to_global(app, queue))
             return {
                 "settled": [
                     {
@@ -310,17 +276,15 @@ class ReviewTools(Toolset):
         return self.session.write(run)
 
 
-def _queue_vault(session: VaultSession, queue: str) -> Vault:
-    """The vault whose review queue `queue` names: the served one, or the global vault."""
+def _to_global(app: Session, queue: str) -> bool:
+    """Whether `queue` names the global vault's queue (which must exist: reads never make it)."""
     if queue == "project":
-        return session.vault
+        return False
     from cardvault.errors import CardvaultError
-    from cardvault.scopes.home import global_vault
 
-    found = global_vault()
-    if found is None:
+    if app.global_vault() is None:
         raise CardvaultError("there is no global vault yet (`cardvault scope` says where it goes)")
-    return found
+    return True
 
 
 #: The tool groups the server registers, each built from the session.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -347,10 +348,14 @@ def _stays_inside(vault: Vault, rel: str) -> bool:
 def export_target(vault: Vault, path: Path) -> Path:
     """Where `export` may write: anywhere but inside the vault (an export file there would be
     written past the write door: no lock, no journal, no commit, and `--force` would overwrite
-    a card). UnsafePathError names the refusal."""
+    a card). UnsafePathError names the refusal. Both the path as given and where it resolves
+    count: `memory/cards/x.md` is inside even when the vault's `memory/cards` is a symlink to a
+    folder outside (writing there would write through the vault's link)."""
     target = path.resolve()
     root = vault.root.resolve()
-    if target == root or root in target.parents:
+    given = Path(os.path.abspath(path))
+    if any(where == base or base in where.parents
+           for where in (target, given) for base in (root, vault.root.absolute())):  # fmt: skip
         raise UnsafePathError(
             "is inside the vault; write the export somewhere else (or '-' for stdout)", path
         )

@@ -32,7 +32,8 @@ from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
 from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
-from cardvault.vault.daily import LogEntry, appended_log_text, format_entry, parse_log
+from cardvault.vault.daily import LogEntry, format_entry, parse_log
+from cardvault.vault.entry_ids import append_entry
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -268,8 +269,8 @@ def _log_changes(
         new_text, count = current.file.text, 0
         for entry in incoming:
             if _entry_key(entry) not in have:
-                entry_text = format_entry(entry.time, entry.title, entry.body)
-                new_text = appended_log_text(new_text, entry.day, entry_text)
+                entry_text = format_entry(entry.time, entry.title, entry.body, entry.entry_id)
+                new_text = append_entry(new_text, entry.day, entry_text).text
                 count += 1
         if count:
             reason = f"appended {count} entr{'y' if count == 1 else 'ies'} to {log.rel}"

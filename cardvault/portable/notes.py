@@ -21,20 +21,19 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
 from cardvault.portable.format import MAX_EXPORT_BYTES, Problem
 from cardvault.vault.files import MAX_FILE_BYTES, bytes_problem
+from cardvault.vault.progress import Progress
 
 #: The most bytes of notes one import reads (the export file's limit: the same door, in JSON).
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 #: The vault's own files, left out when the vault is the folder being imported.
 VAULT_OWN = ("memory", "MEMORY.md", "AGENTS.md", "cardvault.toml")
 NOTE_SUFFIX = ".md"
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from dataclasses import replace
 from cardvault.edits.changes import Change, MoveFile, Report, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain.archive import archival
-from cardvault.maintain.asking import card_holders, card_keys
+from cardvault.maintain.asking import card_holders, card_keys, moved
 from cardvault.maintain.merge import merge_cluster
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs
@@ -44,7 +44,7 @@ def act(
     if item.kind == "contradiction":
         return (_supersede(state, item) if item.status == ACCEPTED else []), []
     if item.kind == "cross-project":
-        from cardvault.scopes.crossproject import promotion_by_answer
+        from cardvault.maintain.crossproject import promotion_by_answer
 
         return (promotion_by_answer(state, item) if item.status == ACCEPTED else []), []
     return _split(state, item), []
@@ -58,10 +58,30 @@ def _join(
     paths = {holders[key] for key in chosen if key in holders}
     cards = [c for c in state.live if state.vault.rel(c.path) in paths]
     if len(cards) < 2:
+        _ensure_something_joins(state, item, chosen, holders, len(cards))
         return [], []
     _refuse_what_was_kept_apart(state, item, cards)
     changes, overflow = merge_cluster(state, cards, cfg)
     return [_as_review(c) for c in changes], overflow
+
+
+def _ensure_something_joins(
+    state: VaultState, item: ReviewItem, chosen: set[str], holders: dict[str, str], cards: int
+) -> None:
+    """Accepting must join something: two live cards now, or a card and an entry that joins it
+    at the next `maintain`. An answer that would join nothing (members archived or gone, or
+    already in one card) is refused, saying why, and never reported as accepted."""
+    waiting = [k for k in chosen if k not in holders and k in state.entries_by_ref]
+    if cards + len(waiting) >= 2:
+        return
+    why = [moved(state, k) for k in sorted(chosen) if k not in holders and k not in waiting]
+    if not why:
+        held = sorted({holders[k] for k in chosen if k in holders})
+        why = [f"the members are already in one card, {held[0]}"] if held else ["no members"]
+    raise CardvaultError(
+        f"review item {item.id}: accepting it would merge nothing: {'; '.join(why)}; "
+        f"reject it instead (`cardvault review reject {item.id}`)"
+    )
 
 
 def _refuse_what_was_kept_apart(state: VaultState, item: ReviewItem, cards: list[CardFile]) -> None:

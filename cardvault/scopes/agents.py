@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.door import locked_write, propose
 from cardvault.errors import CardFormatError, CardvaultError
-from cardvault.scopes.writing import write_changes
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.daily import appended_log_text, format_entry
+from cardvault.vault.daily import format_entry
+from cardvault.vault.entry_ids import append_entry, entries_by_ref
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.tokens import count_tokens
@@ -97,7 +98,8 @@ def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False
             changes.append(overflow_entry(vault, name, gone, now))
         return changes
 
-    commit = write_changes(vault, plan, f"hot: {name}: {line[:60]}")
+    message = f"hot: {name}: {line[:60]}"
+    commit = locked_write(vault, lambda: propose(plan(), message, None)).commit
     return HotWrite(vault.rel(path), len(moved), commit)
 
 
@@ -121,7 +123,7 @@ def overflow_entry(vault: Vault, name: str, fragments: list[str], now: dt.dateti
     entry = format_entry(now.strftime("%H:%M"), f"Hot memory overflow ({name})", body)
     path = vault.log_path(now.date().isoformat())
     current = read_if_present(path, vault.root)
-    text = appended_log_text(current.text if current else None, now.date(), entry)
+    text = append_entry(current.text if current else None, now.date(), entry).text
     expected = current.digest if current else ABSENT
     reason = f"moved {len(fragments)} fragment(s) of {name}'s hot memory to the log"
     return WriteFile(path, text, expected, reason)
@@ -154,7 +156,7 @@ def agent_summaries(snapshot: VaultSnapshot) -> list[AgentSummary]:
 
     names = set(snapshot.hot)
     names.update(e.agent for e in snapshot.entries if e.agent)
-    by_ref = {entry.ref: entry for entry in snapshot.entries}
+    by_ref = entries_by_ref(snapshot.entries)
     learned = {c.slug: learners(c.card, by_ref) for c in snapshot.live}
     names.update(n for found in learned.values() for n in found)
     limit = snapshot.vault.config.agent_hot_tokens

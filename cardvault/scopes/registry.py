@@ -23,9 +23,9 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.door import locked_write, propose
 from cardvault.errors import ConfigError
 from cardvault.scopes.key import context_key
-from cardvault.scopes.writing import write_changes
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
@@ -107,7 +107,8 @@ def register(global_vault: Vault, project: Vault, today: dt.date) -> Registered:
         text = render_projects(projects)
         return [WriteFile(path, text, expected, f"registered {key} at {where}", "register", 1)]
 
-    commit = write_changes(global_vault, plan, f"scope: register {key}")
+    message = f"scope: register {key}"
+    commit = locked_write(global_vault, lambda: propose(plan(), message, None)).commit
     return Registered(key, commit)
 
 

@@ -1,4 +1,4 @@
-"""Which vaults a read covers, and results named by the vault they came from.
+"""Which vaults a read covers.
 
 `project` is the vault found from here (`--vault`, $CARDVAULT_VAULT, walking up); `global` the
 global vault; `all` both, project first. Nothing of another project is ever in scope: only what
@@ -7,15 +7,12 @@ was promoted or written to the global vault crosses from one project to another.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
 
 from cardvault.errors import VaultNotFoundError
 from cardvault.vault.layout import Vault
-
-T = TypeVar("T")
 
 
 class Scope(StrEnum):
@@ -70,22 +67,3 @@ def resolve(scope: Scope, find_project: Callable[[], Vault], global_vault: Vault
         elif scope is Scope.global_:
             notices.append("no global vault yet (the first `--global` write creates it)")
     return InScope(tuple(vaults), tuple(notices))
-
-
-def merge_ranked(
-    per_vault: Sequence[tuple[str, Sequence[T]]], score: Callable[[T], float], k: int
-) -> list[tuple[str, T]]:
-    """Hits of several vaults as one ranking: by score, the earlier vault (project) first on a
-    tie, then each vault's own order; at most `k`."""
-    tagged = [
-        (-score(hit), order, rank, name, hit)
-        for order, (name, hits) in enumerate(per_vault)
-        for rank, hit in enumerate(hits)
-    ]
-    tagged.sort(key=lambda row: row[:3])
-    return [(name, hit) for _, _, _, name, hit in tagged[:k]]
-
-
-def named(rows: Iterable[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    """JSON rows with the vault they came from (`"vault": "project"` or `"global"`)."""
-    return [{**row, "vault": name} for row in rows]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cardvault.search.documents import embed_text, text_key
-from cardvault.search.embedder import Embedder, Progress
+from cardvault.search.embedder import Embedder, EmbedProgress
 from cardvault.search.index import IndexHandle
 from cardvault.search.model import ModelRef, ModelUnavailableError
 from cardvault.search.vector_store import (
@@ -26,12 +26,10 @@ from cardvault.search.vector_store import (
     verified_rows,
     write_vectors,
 )
+from cardvault.vault.progress import Progress
 
 if TYPE_CHECKING:
     import numpy as np
-
-#: progress(phase, done, total)
-SyncProgress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ def vectors_current(index: IndexHandle, embedding: Embedding | None) -> bool:
 
 
 def sync_vectors(
-    index: IndexHandle, embedding: Embedding | None, progress: SyncProgress | None
+    index: IndexHandle, embedding: Embedding | None, progress: Progress | None
 ) -> VectorReport:
     """Bring passages and vectors up to date inside the caller's transaction."""
     report = VectorReport()
@@ -118,7 +116,7 @@ def sync_vectors(
 
 
 def _split_new_documents(
-    index: IndexHandle, ref: ModelRef, progress: SyncProgress | None = None
+    index: IndexHandle, ref: ModelRef, progress: Progress | None = None
 ) -> int:
     """Passages for every document text that has none yet; returns how many texts were split."""
     from cardvault.search.passages import Splitter
@@ -168,7 +166,7 @@ def _embed(
     embedding: Embedding,
     missing: list[str],
     report: VectorReport,
-    progress: SyncProgress | None,
+    progress: Progress | None,
 ) -> np.ndarray | None:
     """Vectors for the `missing` passage digests, or None when the model cannot be loaded."""
     texts = passage_texts(index, missing)
@@ -180,7 +178,7 @@ def _embed(
         report.notices.append(f"semantic search unavailable: {exc}")
         report.unembedded = len(missing)
         return None
-    step: Progress | None = None
+    step: EmbedProgress | None = None
     if progress is not None:
         progress("loading model", 1, 1)
         progress("embedding", 0, len(missing))

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 #: Called as progress(done, total) while texts are embedded.
-Progress = Callable[[int, int], None]
+EmbedProgress = Callable[[int, int], None]
 BATCH = 32
 #: Texts per progress report (a chunk holds texts of like length, from the sorted order).
 CHUNK = 32
@@ -31,7 +31,7 @@ class Embedder(Protocol):
 
     model_id: str
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: EmbedProgress | None = None) -> np.ndarray:
         """One row per text, in order."""
         ...
 
@@ -49,7 +49,7 @@ def embed_in_chunks(
     texts: Sequence[str],
     encode: Callable[[list[str]], np.ndarray],
     dim: int,
-    progress: Progress | None,
+    progress: EmbedProgress | None,
 ) -> np.ndarray:
     """Encode `texts` in chunks of like length, reporting progress after each; rows come back in
     order. The chunks are taken in a fixed shuffled order, not longest first, so the rate a
@@ -85,7 +85,7 @@ class SentenceTransformerEmbedder:
         )
         self.dim = int(dimension() or 384)
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: EmbedProgress | None = None) -> np.ndarray:
         """Vectors exactly as `SentenceTransformer.encode(normalize_embeddings=True)` gives."""
         return embed_in_chunks(texts, self._encode, self.dim, progress)
 
@@ -111,7 +111,7 @@ def load_sentence_transformer(ref: ModelRef) -> Any:
     """Load `ref` with sentence-transformers on the CPU, offline; clear error when impossible."""
     import os
 
-    from cardvault.search.onnx import cache_root
+    from cardvault.search.model import cache_root
 
     set_offline_env()
     # Importing torch makes a `torchinductor_<user>` folder in the system temp folder unless

@@ -47,7 +47,7 @@ from cardvault.search.retrieve import (
     semantic_ranking,
     term_idf,
 )
-from cardvault.search.sync import SyncProgress, SyncReport, sync_index
+from cardvault.search.sync import Progress, SyncReport, sync_index
 from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
@@ -56,12 +56,12 @@ if TYPE_CHECKING:
 __all__ = [
     "MODES",
     "Filters",
+    "Progress",
     "QueryModel",
     "QueryModels",
     "SearchOutcome",
     "SearchResult",
     "Searcher",
-    "SyncProgress",
     "SyncReport",
     "Weights",
     "build_index",
@@ -144,10 +144,21 @@ class Searcher:
                     trouble = self._trouble(again)
                     raise CardvaultError(f"search index {trouble}; cannot search") from again
 
-    def index(self, rebuild: bool = False, progress: SyncProgress | None = None) -> SyncReport:
-        """Bring the index up to date, embedding in bulk (`cardvault index`)."""
+    def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
+        """Bring the index up to date, embedding in bulk (`cardvault index`). A disk that is
+        full or a cache folder that cannot be written is one CardvaultError naming the index."""
         with self._lock:
-            return build_index(self.vault, rebuild, progress, searcher=self)
+            try:
+                return build_index(self.vault, rebuild, progress, searcher=self)
+            except (sqlite3.Error, OSError) as exc:
+                where = getattr(exc, "filename", None) or self.vault.cache_dir / DB_NAME
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise CardvaultError(
+                    f"the search index could not be written ({why}: is the disk full, or the "
+                    "folder read-only?); the vault is untouched: free space or fix the "
+                    "permissions, then run `cardvault index` again",
+                    where,
+                ) from exc
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
@@ -177,7 +188,7 @@ class Searcher:
         self,
         embedding: Embedding | None,
         notices: list[str],
-        progress: SyncProgress | None = None,
+        progress: Progress | None = None,
         rebuild: bool = False,
     ) -> tuple[IndexHandle, SyncReport]:
         """The open index, brought up to date (a database found broken mid-way is rebuilt).
@@ -368,7 +379,7 @@ def search(
 def build_index(
     vault: Vault,
     rebuild: bool = False,
-    progress: SyncProgress | None = None,
+    progress: Progress | None = None,
     searcher: Searcher | None = None,
 ) -> SyncReport:
     """Index the vault, embedding in bulk; export the ONNX copy of the model for searches."""

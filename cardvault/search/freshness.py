@@ -1,9 +1,10 @@
 """How far the search index in `.cardvault/` is behind the vault's files, checked cheaply, and
 which files changed since a warm search last looked (`ChangeWatcher`).
 
-The index records each file it covers with its mtime, size and content digest (the `files` table
-of `search.sqlite`, see cardvault/search/index.py). This module compares that table with a stat
-of the vault's Markdown files, reading a file only when its stat differs, and counts what the
+The index records each file it covers with its stat signature and content digest (the `files`
+table of `search.sqlite`, see cardvault/search/index.py). This module compares that table with a
+stat of the vault's Markdown files through the one change detection (vault/changes.py), reading
+a file only when its signature differs or was ambiguous, and counts what the
 next sync would add, re-read or drop. It opens the database read-only, writes nothing and never
 loads the embedding model.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
+from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.files import read_text
 from cardvault.vault.layout import FileStat, Vault, walk
 
@@ -68,30 +70,30 @@ def index_freshness(
     except sqlite3.DatabaseError as exc:
         return IndexFreshness(exists=True, problem=f"unreadable ({exc})")
     sources = stamps if stamps is not None else walk(vault).files
-    added = sum(1 for rel in sources if rel not in known)
-    removed = sum(1 for rel in known if rel not in sources)
+    changes = changed_since(sources, known)
+    added = sum(1 for rel in changes.stale if rel not in known)
     changed = 0
-    for rel, source in sources.items():
-        record = known.get(rel)
-        if record is None or record[:2] == (source.mtime_ns, source.size):
+    for rel, source in changes.stale.items():
+        if rel not in known:
             continue
         digest = digests.get(rel) if digests is not None else _digest(vault.root, source.path)
-        if digest != record[2]:
+        if digest != known[rel].digest:
             changed += 1
-    return IndexFreshness(True, len(known), added, changed, removed, unembedded)
+    return IndexFreshness(True, len(known), added, changed, len(changes.gone), unembedded)
 
 
-def _indexed_files(path: Path) -> tuple[dict[str, tuple[int, int, str]], int]:
-    """The `files` records (path -> mtime, size, digest) and the count of texts lacking a vector."""
+def _indexed_files(path: Path) -> tuple[dict[str, Seen], int]:
+    """What the index recorded of each file, and the count of texts lacking a vector."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         from cardvault.search.embed_sync import count_unembedded
+        from cardvault.search.index import recorded_files
 
-        rows = conn.execute("SELECT path, mtime_ns, size, digest FROM files").fetchall()
+        known = recorded_files(conn)
         missing = count_unembedded(conn)
     finally:
         conn.close()
-    return {str(r[0]): (r[1], r[2], str(r[3])) for r in rows}, missing
+    return known, missing
 
 
 def _digest(root: Path, path: Path) -> str | None:

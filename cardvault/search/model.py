@@ -40,6 +40,19 @@ class ModelUnavailableError(CardvaultError):
     """The configured embedding model is missing or cannot be loaded; keyword search still works."""
 
 
+#: The machine-wide cache of derived model files (the ONNX copies): this, else
+#: $XDG_CACHE_HOME/cardvault, else ~/.cache/cardvault.
+CACHE_ENV = "CARDVAULT_CACHE"
+
+
+def cache_root() -> Path:
+    """Folder for machine-wide derived files (the ONNX models)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cardvault"
+
+
 @dataclass(frozen=True)
 class ModelRef:
     """A resolved local sentence-transformers model."""

@@ -19,24 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardvault.search.embedder import Progress, embed_in_chunks, load_sentence_transformer
-from cardvault.search.model import ModelRef, ModelUnavailableError
+from cardvault.search.embedder import EmbedProgress, embed_in_chunks, load_sentence_transformer
+from cardvault.search.model import ModelRef, ModelUnavailableError, cache_root
 
 if TYPE_CHECKING:
     import numpy as np
 
-CACHE_ENV = "CARDVAULT_CACHE"
 INTRA_OP_THREADS = 2
 #: Bumped when the exported files change shape (2: weights as memory-mapped external data).
 EXPORT_FORMAT = "v2"
-
-
-def cache_root() -> Path:
-    """Folder for machine-wide derived files (the ONNX models)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cardvault"
 
 
 def onnx_path(ref: ModelRef) -> Path:
@@ -142,12 +133,12 @@ class OnnxEmbedder:
         # would depend on its batch mates (and their padding): such models read one text at a
         # time, which was also faster per CPU second here (docs/benchmarks.md).
         self.batch = 1 if ref.onnx_file is not None else 32
-        self._session = _load_session(model_file)
+        self._session = load_session(model_file)
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = _load_tokenizer(ref)
         self.dim = int(self._session.get_outputs()[0].shape[-1] or 384)
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: EmbedProgress | None = None) -> np.ndarray:
         """Unit vectors for `texts`, batched by length."""
         return embed_in_chunks(texts, self._encode_chunk, self.dim, progress)
 
@@ -180,7 +171,8 @@ class OnnxEmbedder:
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
-def _load_session(model_file: Path) -> Any:
+def load_session(model_file: Path, threads: int = INTRA_OP_THREADS) -> Any:
+    """An onnxruntime session of `model_file` (the embedder's, or the reranker's)."""
     # onnxruntime keeps a usage database under ~/.cache/Microsoft/DeveloperTools unless this is
     # set before it loads: cardvault writes nothing outside the vault and its own cache.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -192,7 +184,7 @@ def _load_session(model_file: Path) -> Any:
         ) from exc
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.intra_op_num_threads = INTRA_OP_THREADS
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     # Idle worker threads must sleep, not spin: a search does other work while the model loads.

@@ -1,19 +1,17 @@
 """Bringing the index up to date with the vault: a pure diff of files on disk against index rows.
 
-A file whose size and mtime match its `files` row is skipped unread; a changed file is read and
-its digest compared, and only a file whose bytes changed is parsed again. A vector is computed
-only for a text digest that has none under the current model, so an edited card is re-embedded
-alone, a touched-but-unchanged one not at all, and a model change re-embeds everything.
-All writes of one sync happen in one transaction.
+A file whose stat signature matches its `files` row is skipped unread (vault/changes.py, the
+one change detection, decides); a changed file is read and its digest compared, and only a file
+whose bytes changed is parsed again. A vector is computed only for a text digest that has none
+under the current model, so an edited card is re-embedded alone, a touched-but-unchanged one not
+at all, and a model change re-embeds everything. All writes of one sync happen in one transaction.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from cardvault.search.documents import (
     Document,
@@ -25,17 +23,18 @@ from cardvault.search.documents import (
 )
 from cardvault.search.embed_sync import (
     Embedding,
-    SyncProgress,
+    Progress,
     sync_vectors,
     vectors_current,
 )
-from cardvault.search.index import IndexHandle
+from cardvault.search.index import IndexHandle, record_file, recorded_files
 from cardvault.search.text import segment
 from cardvault.search.vector_store import prune_vector_files
+from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_files
 
-__all__ = ["Embedding", "SyncProgress", "SyncReport", "sync_index"]
+__all__ = ["Embedding", "Progress", "SyncReport", "sync_index"]
 
 
 @dataclass
@@ -64,7 +63,7 @@ def sync_index(
     vault: Vault,
     index: IndexHandle,
     embedding: Embedding | None,
-    progress: SyncProgress | None = None,
+    progress: Progress | None = None,
     only: set[str] | None = None,
 ) -> SyncReport:
     """Update `index` to match `vault`; embed what lacks a vector when `embedding` is given.
@@ -75,21 +74,14 @@ def sync_index(
     report = SyncReport()
     if only is None:
         sources = list_sources(vault)
-        known = _known(index.conn.execute("SELECT path, mtime_ns, size, digest FROM files"))
+        known = recorded_files(index.conn)
         report.files = len(sources)
     else:
         sources = sources_at(vault, only)
-        known = _known(
-            index.conn.execute(
-                "SELECT path, mtime_ns, size, digest FROM files WHERE path = ?", (rel,)
-            ).fetchone()
-            for rel in only
-        )
+        known = recorded_files(index.conn, only)
         report.files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
-    stale = [
-        s for rel, s in sources.items() if known.get(rel, (None, None))[:2] != (s.mtime_ns, s.size)
-    ]
-    gone = [rel for rel in known if rel not in sources]
+    changes = changed_since(sources, known)
+    stale, gone = list(changes.stale.values()), changes.gone
     parsed = _read_changed(stale, known, vault, report, progress)
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
@@ -112,11 +104,6 @@ def sync_index(
     return report
 
 
-def _known(rows: Iterable[Any]) -> dict[str, tuple[int, int, str]]:
-    """path -> (mtime_ns, size, digest) of the `files` rows given (None rows skipped)."""
-    return {row[0]: (row[1], row[2], row[3]) for row in rows if row is not None}
-
-
 def _count(index: IndexHandle, report: SyncReport) -> None:
     report.documents, report.passages = index.conn.execute(
         "SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM passages)"
@@ -128,10 +115,10 @@ Parsed = tuple[SourceFile, str, "list[Document] | None"]
 
 def _read_changed(
     stale: list[SourceFile],
-    known: dict[str, tuple[int, int, str]],
+    known: dict[str, Seen],
     vault: Vault,
     report: SyncReport,
-    progress: SyncProgress | None,
+    progress: Progress | None,
 ) -> list[Parsed]:
     """(source, digest, documents or None when the bytes did not change) for stale files,
     parsed by the one read path (which keeps them in the catalog for every other command)."""
@@ -145,7 +132,7 @@ def _read_changed(
         digest = found.digests.get(source.rel)
         if digest is None:
             continue  # removed since it was stat-ed: the next sync drops it
-        if source.rel in known and known[source.rel][2] == digest:
+        if source.rel in known and known[source.rel].digest == digest:
             parsed.append((source, digest, None))
         elif source.rel in found.logs:  # a log too big to read whole: its first entries
             if source.rel in found.problems:
@@ -167,10 +154,7 @@ def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> N
         _delete_file_docs(conn, rel)
         conn.execute("DELETE FROM files WHERE path = ?", (rel,))
     for source, digest, docs in parsed:
-        conn.execute(
-            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)",
-            (source.rel, source.mtime_ns, source.size, digest),
-        )
+        record_file(conn, source, digest)
         if docs is None:
             continue
         _delete_file_docs(conn, source.rel)

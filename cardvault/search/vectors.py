@@ -23,8 +23,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cardvault.search.embedder import Embedder, Progress
+from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import Vault
+from cardvault.vault.progress import Progress
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,9 +36,6 @@ __all__ = [
     "Embedder", "Progress", "card_text", "indexed_vectors", "load_embedder", "model_cache_dir",
     "text_key",
 ]  # fmt: skip
-
-#: progress(phase, done, total) while the index is synced.
-SyncProgress = Callable[[str, int, int], None]
 
 
 def card_text(topic: str, body: str, tags: Sequence[str]) -> str:
@@ -56,7 +54,7 @@ def text_key(text: str) -> str:
 
 def model_cache_dir() -> Path:
     """The machine-wide folder of the models' ONNX copies ($CARDVAULT_CACHE, ...)."""
-    from cardvault.search.onnx import cache_root
+    from cardvault.search.model import cache_root
 
     return cache_root()
 
@@ -72,7 +70,7 @@ def load_embedder(vault: Vault) -> Embedder:
 def indexed_vectors(
     vault: Vault,
     make_embedder: Callable[[], Embedder],
-    progress: SyncProgress | None = None,
+    progress: Progress | None = None,
     notices: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """Sync the search index, embedding what it lacks with `make_embedder()` (called only when

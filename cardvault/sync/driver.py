@@ -6,13 +6,16 @@ OURS and THEIRS are temporary files git made (`%O %A %B`), PATH the file's path 
 repository (`%P`).
 The merged text is written to OURS. The exit status tells git whether the merge is clean (0) or
 left conflict markers (1); anything unexpected falls back to a plain three-way merge, so a
-driver problem never loses either side.
+driver problem never loses either side, and so does a file that is not of the driver's kind
+(a committed `.gitattributes` may name a cardvault driver for any file: docs/security.md).
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 from cardvault.sync.merge_card import merge_card
@@ -21,6 +24,7 @@ from cardvault.sync.merge_log import merge_log
 from cardvault.sync.merge_managed import merge_managed
 from cardvault.sync.merge_text import Merged, merge3
 
+_LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
     "log": merge_log,
     "card": merge_card,
@@ -29,10 +33,28 @@ MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
 }
 
 
+def is_of_kind(kind: str, path: Path) -> bool:
+    """Whether `path` (the repository's `%P`) is a file the `kind` driver was written for, as
+    edits/gitsetup.py's `.gitattributes` lines give them: a committed `.gitattributes` may give
+    any file to a driver (`src/*.py merge=cardvault-hot` would move and union code lines)."""
+    parts, name = path.parts, path.name
+    pairs = list(pairwise(parts))
+    if kind == "log":
+        return parts[-2:-1] == ("memory",) and _LOG_NAME.fullmatch(name) is not None
+    if kind == "card":
+        return name.endswith(".md") and any(
+            a == "memory" and b in ("cards", "archive") for a, b in pairs[:-1]
+        )
+    if kind == "hot":
+        return parts[-3:-1] == ("memory", "agents") and name.endswith(".md")
+    return kind == "managed" and name in ("MEMORY.md", "AGENTS.md")
+
+
 def merge_file(kind: str, base: str, ours: str, theirs: str, path: Path) -> Merged:
-    """Merge with the driver for `kind`; on any failure of it, a plain three-way merge."""
+    """Merge with the driver for `kind`; a plain three-way merge for a file not of that kind,
+    and on any failure of the driver."""
     merger = MERGERS.get(kind)
-    if merger is None:
+    if merger is None or not is_of_kind(kind, path):
         return merge3(base, ours, theirs)
     try:
         return merger(base, ours, theirs, path)

@@ -1,11 +1,14 @@
 """Merging two versions of a daily log: entry by entry, each entry once, in time order.
 
 A log is a preamble (the `# YYYY-MM-DD` title) and `## HH:MM — Title` entries (found by
-vault/daily.py, so a `##` inside a code block is not an entry). Two clones that both appended to
-the same day's log keep every entry of both, once: our file's entries stay where they are and in
-their order, and each entry only the other side added goes before the first of ours with a later
-time. An entry one side removed (`forget` rewrites logs) stays removed; an entry one side edited
-is the edited one. Only the preamble can conflict (both sides retitled the log).
+vault/daily.py, so a `##` inside a code block is not an entry). An entry is named across the
+three versions by its id (`<!-- id:... -->` on its heading, vault/entry_ids.py), else by its
+text. Two clones that both appended to the same day's log keep every entry of both, once: our
+file's entries stay where they are and in their order, and each entry only the other side added
+goes before the first of ours with a later time. An entry one side removed (`forget` rewrites
+logs) stays removed; an entry one side edited (or gave an id) is the edited one, where it was;
+an entry both sides edited is merged line by line and may conflict, as may the preamble (both
+sides retitled the log).
 """
 
 from __future__ import annotations
@@ -25,6 +28,13 @@ class LogParts:
     preamble: str
     entries: tuple[str, ...]
     times: tuple[str, ...]
+    ids: tuple[str | None, ...] = ()
+
+    def keys(self) -> tuple[str, ...]:
+        """What names each entry across versions: its id, else (an entry without one) its text."""
+        ids = self.ids or (None,) * len(self.entries)
+        pairs = zip(self.entries, ids, strict=True)
+        return tuple(f"id:{i}" if i else f"text:{e}" for e, i in pairs)
 
 
 def split_log(text: str, path: Path) -> LogParts:
@@ -36,7 +46,8 @@ def split_log(text: str, path: Path) -> LogParts:
     starts = [entry.line - 1 for entry in entries] + [len(lines)]
     preamble = "\n".join(lines[: starts[0]])
     chunks = tuple("\n".join(lines[a:b]).rstrip() for a, b in pairwise(starts))
-    return LogParts(preamble, chunks, tuple(entry.time for entry in entries))
+    times = tuple(entry.time for entry in entries)
+    return LogParts(preamble, chunks, times, tuple(entry.entry_id for entry in entries))
 
 
 def merge_log(base: str, ours: str, theirs: str, path: Path) -> Merged:
@@ -46,18 +57,29 @@ def merge_log(base: str, ours: str, theirs: str, path: Path) -> Merged:
     if ours == base:
         return Merged(theirs)
     b, o, t = split_log(base, path), split_log(ours, path), split_log(theirs, path)
-    removed_by_theirs = set(b.entries) - set(t.entries)
-    kept = [
-        (e, time) for e, time in zip(o.entries, o.times, strict=True) if e not in removed_by_theirs
-    ]
-    known = set(b.entries) | set(o.entries)
-    for entry, time in zip(t.entries, t.times, strict=True):
-        if entry not in known:
-            at = next((i for i, (_, other) in enumerate(kept) if other > time), len(kept))
-            kept.insert(at, (entry, time))
-            known.add(entry)
+    based = dict(zip(b.keys(), b.entries, strict=True))
+    theirs_by_key = dict(zip(t.keys(), t.entries, strict=True))
+    conflicts = 0
+    kept: list[tuple[str, str]] = []
+    for key, entry, time in zip(o.keys(), o.entries, o.times, strict=True):
+        was = based.get(key)
+        other = theirs_by_key.get(key)
+        if was is not None and other is None and entry == was:
+            continue  # they removed it (forget), we left it as it was
+        if was is not None and other is not None and other != entry:
+            merged = merge3(was, entry, other)  # one side's edit wins; both: a conflict
+            entry, conflicts = merged.text, conflicts + merged.conflicts
+        kept.append((entry, time))
+    ours_keys = dict(zip(o.keys(), o.entries, strict=True))
+    for key, entry, time in zip(t.keys(), t.entries, t.times, strict=True):
+        if key in ours_keys and (key in based or ours_keys[key] == entry):
+            continue  # merged above, or the same new entry on both sides
+        if key in based and entry == based[key]:
+            continue  # we removed it; they left it as it was
+        at = next((i for i, (_, other) in enumerate(kept) if other > time), len(kept))
+        kept.insert(at, (entry, time))  # theirs alone (or two new entries of one id: both)
     preamble = merge3(b.preamble, o.preamble, t.preamble)
     head = preamble.text.rstrip("\n")
     body = "\n\n".join(entry for entry, _ in kept)
     text = f"{head}\n\n{body}\n" if head and body else (head or body) + "\n"
-    return Merged(text, preamble.conflicts)
+    return Merged(text, preamble.conflicts + conflicts)

@@ -1,24 +1,30 @@
 """`cardvault sync`: share the vault with other machines through any git remote.
 
-Once the branch and the remote are known (a detached HEAD, an unknown remote: refused), under
-the vault lock (writers on this machine wait; readers never do):
-1. finish an interrupted write, set up the merge drivers if missing, and commit pending hand
-   edits of the vault's own files (vault/owned.py), as "hand edits", once the secret guard
-   found nothing in them (edits/door.py): in a repository the vault shares with code, code
-   changes and untracked files are never committed, and never stop a sync;
-2. fetch the remote, merge its branch with cardvault's drivers (daily logs entry by entry,
-   cards key by key, managed sections as sets of lines: sync/driver.py; git's side of it in
-   history/remote.py);
-3. after a true merge (not a fast-forward) that changed cards or the managed files, regenerate
-   MEMORY.md's table and AGENTS.md's learned rules from the merged cards, in one commit;
-4. push, unless what the push would publish (the difference between the remote's branch and
-   HEAD; every unpublished commit for a new branch) touches a file that is not cardvault's:
-   cardvault never publishes code, so such a branch is left for the user to push (`refused`);
-   when the push is rejected because another machine pushed first, go back to 2.
+Refused at once while git is in the middle of something (a rebase, a merge, a detached HEAD:
+history/states.py) and for an unknown remote. Then:
+1. under the vault lock: finish an interrupted write (or an interrupted sync's merge), set up
+   the merge drivers if missing, and commit pending hand edits of the vault's own files
+   (vault/owned.py), as "hand edits", once the secret guard found nothing in them
+   (edits/door.py): in a repository the vault shares with code, code changes and untracked
+   files are never committed, and never stop a sync;
+2. fetch the remote, holding no lock (a network wait never makes another writer wait);
+3. under the lock again: merge its branch where a kill leaves nothing in the vault: computed in
+   git's object store with cardvault's drivers (daily logs entry by entry, cards key by key,
+   managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
+   scratch work tree outside the repository), then the vault's changed files written through
+   the journal and the branch moved to the merge (a kill is finished by the next command);
+   then, after a true merge that changed cards or the managed files (or when the branch still
+   ends in a sync's merge: one killed before this step), MEMORY.md's table and AGENTS.md's
+   learned rules regenerated from the merged cards when they differ, in one commit;
+4. push the commit checked under the lock, holding no lock, unless what it would publish (the
+   difference from the remote's branch; every unpublished commit for a new branch) touches a
+   file that is not cardvault's: cardvault never publishes code, so such a branch is left for
+   the user to push (`refused`); when the push is rejected because another machine pushed
+   first, go back to 2.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
-one side removed a file the other changed) stops the sync: the merge is aborted so the
-repository is exactly as before, and the conflicts come back as `path:line`. The search index
-is brought up to date after the lock is released.
+one side removed a file the other changed) stops the sync with nothing changed, and the
+conflicts come back as `path:line`. The search index is brought up to date after the lock is
+released.
 """
 
 from __future__ import annotations
@@ -29,12 +35,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.changes import Change
-from cardvault.edits.door import OnWait, holding_the_lock, propose, write_while_holding
+from cardvault.edits.changes import Change, DeleteFile, WriteFile
+from cardvault.edits.door import (
+    OnWait,
+    holding_the_lock,
+    merge_while_holding,
+    propose,
+    refuse_unfinished_git,
+    write_while_holding,
+)
 from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.trust.settings import shown
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
 
@@ -68,41 +82,48 @@ def sync_vault(
     top = history.work_tree(vault)
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
+    refuse_unfinished_git(vault)
     branch = git_remote.current_branch(top)
     name = remote or git_remote.default_remote(top, branch)
     git_remote.check_remote(top, name)
     with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
-        result = _exchange(vault, name, branch, today or dt.date.today())
         notes = describe(entered.recovery)
+    result = _exchange(vault, name, branch, today or dt.date.today(), on_wait)
     return replace(result, pending=entered.pending, notes=[*notes, *_index_notes(vault, result)])
 
 
-def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncResult:
-    """Fetch, merge, regenerate and push until the push goes through (or a conflict)."""
+def _exchange(
+    vault: Vault, remote: str, branch: str, today: dt.date, on_wait: OnWait | None
+) -> SyncResult:
+    """Fetch, merge, regenerate and push until the push goes through (or a conflict). The
+    network waits (fetch, push) hold no lock; the merge and its regeneration do."""
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
     regenerated = None
     for attempt in range(1, ATTEMPTS + 1):
-        if git_remote.fetch(top, remote, branch):
-            outcome = git_remote.merge(top, f"{remote}/{branch}", f"sync: merge {remote}/{branch}")
-            if outcome.conflicts:
-                return SyncResult(
-                    remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
-                )
-            outcomes.append(outcome.how)
-            merged = _in_vault(vault, outcome.changed) if outcome.how == "merged" else []
-            if any(path.startswith(_REGENERATE) for path in merged):
+        exists = git_remote.fetch(top, remote, branch)
+        with holding_the_lock(vault, on_wait=on_wait):
+            if exists:
+                outcome = _merge(vault, top, f"{remote}/{branch}")
+                if outcome.conflicts:
+                    return SyncResult(
+                        remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
+                    )
+                outcomes.append(outcome.how)
+            else:
+                outcome = git_remote.MergeOutcome("new branch")
+                outcomes.append("new branch")
+            if _needs_regeneration(vault, top, outcome):
                 regenerated = _regenerate(vault, today) or regenerated
-        else:
-            outcomes.append("new branch")
-        foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
+            published = history.head(vault)
+            foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
         if foreign:
             return SyncResult(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
                 refused=_refusal(foreign),
             )  # fmt: skip
-        if git_remote.push(top, remote, branch):
+        if git_remote.push(top, remote, branch, published or "HEAD"):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
             )
@@ -110,6 +131,55 @@ def _exchange(vault: Vault, remote: str, branch: str, today: dt.date) -> SyncRes
         f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
         top,
     )
+
+
+def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
+    """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
+    git's object store (history/treemerge.py), the vault's files written through the journal,
+    then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
+    merge = history.merge_in_objects(top, target, f"sync: merge {target}")
+    if merge.how == "conflict":
+        conflicts = tuple(
+            git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
+            for path, text in merge.conflicts
+        )
+        return git_remote.MergeOutcome("conflict", conflicts)
+    if merge.new is None:
+        return git_remote.MergeOutcome(merge.how)
+    git_remote.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
+    changes = [
+        _file_change(vault, top / rel, history.blob_text(top, merge.new, rel))
+        for rel in merge.changed
+        if _journaled(vault, top, rel)
+    ]
+    merge_while_holding(vault, changes, merge)
+    return git_remote.MergeOutcome(merge.how, (), merge.changed)
+
+
+def _needs_regeneration(vault: Vault, top: Path, outcome: git_remote.MergeOutcome) -> bool:
+    """After a true merge that changed cards or the managed files, or when the branch still
+    ends in a sync's merge (one killed before its regeneration): MEMORY.md's table and
+    AGENTS.md's rules are made again from the merged cards (nothing when they agree)."""
+    if outcome.how == "merged" and any(
+        p.startswith(_REGENERATE) for p in _in_vault(vault, outcome.changed)
+    ):
+        return True
+    return history.head_is_sync_merge(top)
+
+
+def _journaled(vault: Vault, top: Path, rel: str) -> bool:
+    """Whether a changed path is one of the vault's files (written through the journal)."""
+    inside = os.path.relpath(os.path.join(top, rel), vault.root)
+    return not inside.startswith("..") and is_written_file(Path(inside).as_posix())
+
+
+def _file_change(vault: Vault, path: Path, text: str | None) -> Change:
+    """The change that makes `path` hold `text` (None: removed), from what is on disk."""
+    found = read_if_present(path, vault.root)
+    digest = found.digest if found is not None else ABSENT
+    if text is None:
+        return DeleteFile(path, digest, "sync: merged")
+    return WriteFile(path, text, digest, "sync: merged", "sync")
 
 
 def _how(outcomes: list[str]) -> str:
@@ -149,7 +219,8 @@ def _in_vault(vault: Vault, paths: tuple[str, ...]) -> list[str]:
 
 
 def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:
-    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards."""
+    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards (nothing when
+    they already agree)."""
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state

@@ -1,9 +1,11 @@
 """Knowledge cards: parsing, validation and minimal-diff rewriting.
 
-A card is YAML frontmatter between `---` lines and a Markdown body. Parsing keeps the file's
-exact text; rewriting edits only the frontmatter lines of the keys that changed, so key order,
-unknown keys, comments, quoting of untouched keys and every byte of the body survive, and a
-`git diff` of a maintenance run shows only what maintenance changed.
+A card is YAML frontmatter between `---` lines and a Markdown body, read and written through
+python-frontmatter with cardvault's handler (frontmatter_handler.py: byte-exact split, bounded
+YAML, house-style dump). Parsing keeps the file's exact text; rewriting edits only the
+frontmatter lines of the keys that changed, so key order, unknown keys, comments, quoting of
+untouched keys and every byte of the body survive, and a `git diff` of a maintenance run shows
+only what maintenance changed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ STATUSES = ("active", "promoted", "archived")
 SEVERITIES = ("low", "medium", "high")
 TAG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
-_BLOCK_LIST_KEYS = frozenset({"sources", "aliases", "merged_from"})
 
 
 @dataclass(frozen=True)
@@ -101,19 +102,10 @@ def as_date(value: Any) -> dt.date | None:
 
 
 def split_frontmatter(text: str, path: Path) -> tuple[str, str, int, str]:
-    """Split a card into (frontmatter text, body, body start line, newline)."""
-    newline = "\r\n" if text.startswith("---\r\n") else "\n"
-    if not text.strip():
-        raise CardFormatError("empty file; a card needs YAML frontmatter and a body", path, 1)
-    if not text.startswith("---" + newline):
-        raise CardFormatError("no frontmatter: a card must start with a '---' line", path, 1)
-    lines = text.split(newline)
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() == "---":
-            front = newline.join(lines[1:index])
-            body = newline.join(lines[index + 1 :])
-            return front, body, index + 2, newline
-    raise CardFormatError("frontmatter is not closed by a '---' line", path, 1)
+    """Split a card into (frontmatter text, body, body start line, newline), every byte kept."""
+    from cardvault.vault.frontmatter_handler import HANDLER
+
+    return tuple(HANDLER.split_exact(text, path))  # type: ignore[return-value]
 
 
 def parse_card(text: str, path: Path) -> Card:
@@ -124,38 +116,30 @@ def parse_card(text: str, path: Path) -> Card:
 
 
 def load_yaml(front: str, path: Path, first_line: int) -> dict[str, Any]:
-    """Load frontmatter YAML within limits (`bounded_yaml`); errors carry the file line."""
-    from cardvault.vault.bounded_yaml import load_bounded
+    """Load frontmatter YAML within limits (`bounded_yaml`, as the frontmatter handler's load);
+    errors carry the file line."""
+    from cardvault.vault.frontmatter_handler import HANDLER
 
-    meta = load_bounded(front, path, first_line) if front.strip() else {}
+    meta = HANDLER.load(front, path=path, first_line=first_line)
     if not isinstance(meta, dict):
         raise CardFormatError("frontmatter must be a YAML mapping of keys", path, first_line)
     return {str(k): v for k, v in meta.items()}
 
 
 def render_value(key: str, value: Any) -> list[str]:
-    """The frontmatter lines for one key, in cardvault's house style.
+    """The frontmatter lines for one key, in cardvault's house style (`frontmatter_handler.
+    dump_key`: short lists of scalars on one line, provenance and long lists one item a line,
+    so diffs show each addition)."""
+    from cardvault.vault.frontmatter_handler import dump_key
 
-    Short lists of scalars stay on one line (`tags: [a, b]`); provenance lists (sources,
-    aliases, merged_from) and long lists go one item per line, so diffs show each addition.
-    """
-    import yaml
-
-    options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 10**6}
-    flat = isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
-    if flat and key not in _BLOCK_LIST_KEYS and len(repr(value)) <= 80:
-        inline = yaml.safe_dump(value, default_flow_style=True, **options).strip()
-        return [f"{key}: {inline}"]
-    dumped = yaml.safe_dump({key: value}, default_flow_style=False, **options)
-    return dumped.rstrip("\n").split("\n")
+    return dump_key(key, value)
 
 
 def render_card(meta: Mapping[str, Any], body: str) -> str:
     """Text of a new card with keys in the given order."""
-    lines = ["---"]
-    for key, value in meta.items():
-        lines.extend(render_value(key, value))
-    lines.append("---")
+    from cardvault.vault.frontmatter_handler import HANDLER
+
+    lines = ["---", *([HANDLER.export(dict(meta))] if meta else []), "---"]
     body = body.strip("\n")
     return "\n".join(lines) + "\n" + body + "\n"
 

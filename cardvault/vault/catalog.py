@@ -1,9 +1,10 @@
 """The catalog: the parsed form of every card and log, kept in `.cardvault/catalog.sqlite`.
 
-One row per file: its stat (size, mtime), the digest of its bytes, its text and its parsed
-record (JSON: frontmatter, token count, links, log entries, or the parse error). A read stats
-every file and re-reads only those whose stat changed; of those, only a file whose digest
-changed is parsed again. So a command on an unchanged vault parses nothing.
+One row per file: its stat signature (size, mtime, ctime, inode), the digest of its bytes, its
+text and its parsed record (JSON: frontmatter, token count, links, log entries, or the parse
+error). A read stats every file and re-reads only those whose signature changed (vault/changes.py
+decides); of those, only a file whose digest changed is parsed again. So a command on an
+unchanged vault parses nothing.
 
 Named *facts* are per-file values derived by the services (a card's check findings, its secret
 scan) and kept under the file's digest, so they are recomputed only for changed files.
@@ -11,9 +12,9 @@ scan) and kept under the file's digest, so they are recomputed only for changed 
 Like the search index, the catalog is derived and disposable: a file that is not a database, a
 schema from another version, or records made under other settings (the catalog's fingerprint)
 are thrown away and rebuilt with a notice. It is never a source of truth: nothing is written to
-the vault from it without the applier checking the file's digest on disk first. A file written
-within RACY_NS of its stat being taken is checked by digest on the next read as well (its
-mtime might not show an edit made in the same clock tick; git calls these "racily clean").
+the vault from it without the applier checking the file's digest on disk first. A file changed
+within a timestamp tick of its stat being taken is checked by digest on the next read as well
+(its row is `racy`: see vault/changes.py).
 When the catalog cannot be opened or written (a read-only cache, another process writing), the
 vault is still read, just without caching.
 """
@@ -24,14 +25,12 @@ import contextlib
 import hashlib
 import json
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: ctime and inode in the signature
 DB_NAME = "catalog.sqlite"
-RACY_NS = 2_000_000_000
 #: How long a write waits for another process's write before giving up (the data is a cache).
 BUSY_MS = 500
 
@@ -39,7 +38,8 @@ _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (
     rel TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    digest TEXT NOT NULL, racy INTEGER NOT NULL, text TEXT, record TEXT NOT NULL
+    ctime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, digest TEXT NOT NULL,
+    racy INTEGER NOT NULL, text TEXT, record TEXT NOT NULL
 );
 CREATE TABLE facts (
     rel TEXT NOT NULL, name TEXT NOT NULL, digest TEXT NOT NULL, value TEXT NOT NULL,
@@ -57,15 +57,12 @@ class Row(NamedTuple):
     kind: str
     size: int
     mtime_ns: int
+    ctime_ns: int
+    inode: int
     digest: str
     racy: bool
     text: str | None
     record: str
-
-
-def racy(mtime_ns: int, now_ns: int | None = None) -> bool:
-    """Whether a file with this mtime may change again without its stat showing it."""
-    return (now_ns if now_ns is not None else time.time_ns()) - mtime_ns < RACY_NS
 
 
 class Catalog:
@@ -94,7 +91,10 @@ class Catalog:
         """Every file row (or those of `rels`), by relative path; empty when unreadable."""
         if self._conn is None:
             return {}
-        query = "SELECT rel, kind, size, mtime_ns, digest, racy, text, record FROM files"
+        query = (
+            "SELECT rel, kind, size, mtime_ns, ctime_ns, inode, digest, racy, text, record "
+            "FROM files"
+        )
         try:
             if rels is None:
                 found = self._conn.execute(query).fetchall()
@@ -108,7 +108,10 @@ class Catalog:
         except sqlite3.Error as exc:
             self.notices.append(f"catalog unreadable ({exc}); reading every file")
             return {}
-        return {r[0]: Row(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], r[7]) for r in found}
+        return {
+            r[0]: Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9])
+            for r in found
+        }
 
     def store(self, rows: Iterable[Row], gone: Iterable[str]) -> bool:
         """Write new and changed rows and drop the gone ones in one transaction; False when
@@ -116,15 +119,13 @@ class Catalog:
         rows, gone = list(rows), list(gone)
         if self._conn is None or not (rows or gone):
             return False
-        values = [
-            (r.rel, r.kind, r.size, r.mtime_ns, r.digest, int(r.racy), r.text, r.record)
-            for r in rows
-        ]
+        marks = ",".join("?" * len(Row._fields))
+        values = [(*r[:7], int(r.racy), r.text, r.record) for r in rows]
         return self._write(
             lambda conn: (
                 conn.executemany("DELETE FROM files WHERE rel = ?", [(g,) for g in gone]),
                 conn.executemany("DELETE FROM facts WHERE rel = ?", [(g,) for g in gone]),
-                conn.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?)", values),
+                conn.executemany(f"INSERT OR REPLACE INTO files VALUES ({marks})", values),
             )
         )
 

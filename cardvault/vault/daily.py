@@ -15,7 +15,9 @@ prose.py says what is code, through markdown-it-py. `→ card: slug` lines are l
 whose lines give `Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` and `Severity:`)
 is a structured correction and keeps those fields. Headings are found with markdown-it-py too,
 so a `##` inside a fenced code block is not an entry. `## 23:99` is an entry whose time is not
-a time of day: `check` reports it (`valid_time`).
+a time of day: `check` reports it (`valid_time`). A heading may end with the entry's identity,
+`<!-- id:3f9a2c -->` (hidden by Markdown viewers; vault/entry_ids.py gives and resolves them):
+citations name the entry by it, `memory/2026-03-19.md#3f9a2c`, whatever moves around it.
 
 Written text cannot forge structure (`format_entry`, `appended_log_text`): a line of an entry's
 text that would read as an entry heading (`## 10:00 — Lesson: ...`, or a setext `---` under
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +43,9 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P<title>.*)$")
+#: An entry's identity, written at the end of its heading: `## 14:30 — Title <!-- id:3f9a2c -->`
+#: (an HTML comment: Markdown viewers hide it; git diffs show it). See vault/entry_ids.py.
+ENTRY_ID = re.compile(r"[ \t]*<!--[ \t]*id:[ \t]*(?P<id>[0-9a-f]{6,16})[ \t]*-->[ \t]*$")
 CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
 LESSON_TAG = re.compile(r"(?<![\w#])#lesson\b", re.IGNORECASE)
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
@@ -80,15 +85,36 @@ class LogEntry:
     line: int  # line of the heading
     end_line: int  # last line of the entry
     ordinal: int = 1  # 2, 3, ... when several entries of the day share a time
+    entry_id: str | None = None  # the `<!-- id:... -->` on its heading (None: an old entry)
     signals: tuple[Signal, ...] = ()
     card_links: tuple[str, ...] = ()
     fields: dict[str, str] = field(default_factory=dict)
 
     @property
     def ref(self) -> str:
-        """Stable citation of the entry, as stored in a card's `sources`."""
+        """Stable citation of the entry, as stored in a card's `sources`:
+        `memory/2026-03-19.md#3f9a2c` by its id; an entry without one (written before ids,
+        or by hand) by its position, `memory/2026-03-19.md#14:30-2`."""
+        if self.entry_id is not None:
+            return f"memory/{self.day.isoformat()}.md#{self.entry_id}"
+        return self.position_ref
+
+    @property
+    def position_ref(self) -> str:
+        """The old positional citation: the entry's time and its place among the entries of
+        that minute (`#14:30`, `#14:30-2`). It names another entry once a merge interleaves
+        two clones' entries of one minute; kept so that old citations still resolve."""
         suffix = "" if self.ordinal == 1 else f"-{self.ordinal}"
         return f"memory/{self.day.isoformat()}.md#{self.time}{suffix}"
+
+    @property
+    def refs(self) -> frozenset[str]:
+        """Every citation that names this entry: its ref, and its old positional one."""
+        return frozenset((self.ref, self.position_ref))
+
+    def cited_in(self, sources: Container[str]) -> bool:
+        """Whether any of `sources` (a card's, or every card's) names this entry."""
+        return self.ref in sources or self.position_ref in sources
 
     @property
     def label(self) -> str:
@@ -131,7 +157,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     words = {w.lower() for w in signal_words}
     entries: list[LogEntry] = []
     seen_times: dict[str, int] = {}
-    for index, (start, time, title) in enumerate(headings):
+    for index, (start, time, title, entry_id) in enumerate(headings):
         stop = headings[index + 1][0] if index + 1 < len(headings) else len(lines)
         body_lines = lines[start + 1 : stop]
         while body_lines and not body_lines[-1].strip():
@@ -151,6 +177,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
                 line=start + 1,
                 end_line=start + 1 + len(body_lines),
                 ordinal=seen_times[time],
+                entry_id=entry_id,
                 signals=tuple(s for a, b in mine for s in _signals(raw, said, a, b, words)),
                 card_links=tuple(
                     m.group("slug") for ln in prose_lines for m in CARD_LINK.finditer(ln)
@@ -176,9 +203,9 @@ def _code_lines(tokens: list[Token]) -> set[int]:
     return lines
 
 
-def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
-    """(0-based line, time, title) of each top-level `##` heading shaped like an entry heading
-    (one inside a quote or a list item is body)."""
+def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None]]:
+    """(0-based line, time, title, id) of each top-level `##` heading shaped like an entry
+    heading (one inside a quote or a list item is body)."""
     found = []
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag != "h2" or token.map is None:
@@ -189,9 +216,11 @@ def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
         match = ENTRY_HEADING.match(content)
         if match:
             hours, minutes = match.group("time").split(":")
-            found.append(
-                (token.map[0], f"{int(hours):02d}:{minutes}", match.group("title").strip())
-            )
+            title = match.group("title")
+            marked = ENTRY_ID.search(title)
+            entry_id = marked.group("id") if marked else None
+            title = title[: marked.start()] if marked else title
+            found.append((token.map[0], f"{int(hours):02d}:{minutes}", title.strip(), entry_id))
     return found
 
 
@@ -313,11 +342,13 @@ def _fields(body_lines: list[str]) -> dict[str, str]:
     return fields
 
 
-def format_entry(time: str, title: str, body: str) -> str:
+def format_entry(time: str, title: str, body: str, entry_id: str | None = None) -> str:
     """The Markdown of one new entry (heading, body, trailing newline); the body is kept as
-    the text of this one entry (see the module docstring)."""
+    the text of this one entry (see the module docstring). New entries are made by
+    vault/entry_ids.py's `append_entry`, which gives each its id."""
     body = as_entry_body(body.strip("\n"))
-    return f"## {time} — {title}\n{body}\n" if body else f"## {time} — {title}\n"
+    heading = f"## {time} — {title}" + (f" <!-- id:{entry_id} -->" if entry_id else "")
+    return f"{heading}\n{body}\n" if body else f"{heading}\n"
 
 
 def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
@@ -368,7 +399,7 @@ def as_entry_body(body: str) -> str:
 def _forged_heading_line(lines: list[str]) -> int | None:
     """The line to escape for the first entry heading the body would start: the `##` line of an
     ATX heading, the underline of a setext one."""
-    for start, _time, _title in _entry_headings(prose.parse("\n".join(lines))):
+    for start, _time, _title, _id in _entry_headings(prose.parse("\n".join(lines))):
         if lines[start].lstrip().startswith("#"):
             return start
         underline = start + 1
@@ -386,7 +417,7 @@ def block_closers(text: str) -> str:
     probe = text + ("" if text.endswith("\n") else "\n") + "\n" + _CANARY + "\n"
     canary = probe.count("\n") - 1
     tokens = prose.parse(probe)
-    if any(start == canary for start, _, _ in _entry_headings(tokens)):
+    if any(heading[0] == canary for heading in _entry_headings(tokens)):
         return ""
     for token in tokens:
         if token.level != 0 or token.map is None or not token.map[0] <= canary < token.map[1]:

@@ -10,6 +10,10 @@ settled decision is a one-line diff. Two clones that both append lines merge lin
 vault's `.gitattributes` marks the file `merge=union`); reading tolerates the result: when an
 id occurs twice, a settled line beats a pending one and the later settlement wins.
 
+A pending question whose members moved (a card archived, an entry gone, the members already in
+one card) is closed, not dropped: settled `rejected` by `maintain` (CLOSED_BY) with the reason in
+`reason`; such a closing keeps nothing apart.
+
 Members are what a decision is about: log entries (keyed by their `source` ref, the form cards
 cite in `sources`) or cards (keyed by their path). A member's `text` is what a person reads.
 """
@@ -26,10 +30,21 @@ from typing import Any
 from cardvault.errors import CardFormatError, NotFoundError
 
 QUEUE_FILE = "memory/review.jsonl"
-KINDS = ("same-lesson", "duplicate", "contradiction", "split", "cross-project")
+#: `archive` and `promote` are only ever settled, by a revert of maintenance (maintain/reverts.py).
+KINDS = (
+    "same-lesson",
+    "duplicate",
+    "contradiction",
+    "split",
+    "cross-project",
+    "archive",
+    "promote",
+)
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
 STATUSES = (PENDING, ACCEPTED, REJECTED)
 ID_LENGTH = 6
+#: Who settles a question whose members moved (maintain/asking.py): an answer of no one's.
+CLOSED_BY = "maintain"
 
 
 @dataclass(frozen=True)
@@ -205,7 +220,7 @@ def apart_pairs(items: Iterable[ReviewItem]) -> set[frozenset[str]]:
     contradiction keeps its two sides apart."""
     pairs: set[frozenset[str]] = set()
     for item in items:
-        if item.pending or item.kind == "split":
+        if item.pending or item.kind in ("split", "archive", "promote") or item.by == CLOSED_BY:
             continue
         keys = item.keys
         if item.status == ACCEPTED and item.kind != "contradiction":

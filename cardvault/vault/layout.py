@@ -135,7 +135,8 @@ def find_vault(
 
 
 class FileStat(NamedTuple):
-    """A Markdown file of the vault: path relative to the root, kind and stat (not read).
+    """A Markdown file of the vault: path relative to the root, kind and stat (not read); the
+    stat's size, mtime, ctime and inode are its signature (vault/changes.py).
 
     A NamedTuple of plain strings, not Paths: 10,000 of them are built on every read."""
 
@@ -144,6 +145,8 @@ class FileStat(NamedTuple):
     kind: str  # "card", "archived" or "log"
     mtime_ns: int
     size: int
+    ctime_ns: int
+    inode: int
 
     @property
     def path(self) -> Path:
@@ -273,7 +276,9 @@ def _posix(rel: str) -> str:
 
 def _stat(entry: os.DirEntry[str], rel: str, kind: str) -> FileStat:
     stat = entry.stat(follow_symlinks=False)
-    return FileStat(rel, entry.path, kind, stat.st_mtime_ns, stat.st_size)
+    return FileStat(
+        rel, entry.path, kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino
+    )
 
 
 def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
@@ -299,7 +304,9 @@ def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
         except (OSError, UnsafePathError):
             continue
         if stat_module.S_ISREG(stat.st_mode):
-            found[rel] = FileStat(rel, str(path), kind, stat.st_mtime_ns, stat.st_size)
+            found[rel] = FileStat(
+                rel, str(path), kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino
+            )
     return found
 
 

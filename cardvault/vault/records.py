@@ -23,7 +23,7 @@ from cardvault.vault.links import WikiLink, wiki_links
 from cardvault.vault.tokens import count_tokens
 
 #: Bumped whenever a record's shape changes (it is part of the catalog's fingerprint).
-RECORD_VERSION = 3
+RECORD_VERSION = 4
 _TAGS = {"$date": dt.date.fromisoformat, "$datetime": dt.datetime.fromisoformat}
 
 
@@ -86,6 +86,7 @@ def decode_log(record: dict[str, Any], path: Path) -> tuple[LogEntry, ...]:
             line=e["line"],
             end_line=e["end_line"],
             ordinal=e["ordinal"],
+            entry_id=e.get("entry_id"),
             signals=tuple(Signal(*s) for s in e["signals"]),
             card_links=tuple(e["card_links"]),
             fields=dict(e["fields"]),
@@ -97,7 +98,7 @@ def decode_log(record: dict[str, Any], path: Path) -> tuple[LogEntry, ...]:
 def _entry(entry: LogEntry) -> dict[str, Any]:
     return {
         "time": entry.time, "title": entry.title, "body": entry.body, "line": entry.line,
-        "end_line": entry.end_line, "ordinal": entry.ordinal,
+        "end_line": entry.end_line, "ordinal": entry.ordinal, "entry_id": entry.entry_id,
         "signals": [[s.kind, s.text, s.line] for s in entry.signals],
         "card_links": list(entry.card_links), "fields": entry.fields,
     }  # fmt: skip

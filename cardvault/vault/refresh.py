@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError, UnsafePathError
-from cardvault.vault.catalog import Row, fingerprint, racy
+from cardvault.vault.catalog import Row, fingerprint
+from cardvault.vault.changes import changed_since, racy
 from cardvault.vault.confine import (
     leads_outside,
     name_problem,
@@ -91,15 +92,15 @@ def code_stamp() -> str:
 def refresh(
     vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row]
 ) -> tuple[dict[str, Row], list[Row], int]:
-    """The current row of every file, the rows to store, and how many files were parsed."""
+    """The current row of every file, the rows to store, and how many files were parsed: the
+    files `changed_since` names are read, and parsed when their digest changed."""
     rows: dict[str, Row] = {}
     changed: list[Row] = []
     parsed = 0
+    stale = changed_since(files, known).stale
     for rel, stat in files.items():
         row = known.get(rel)
-        if row is not None and not row.racy and (row.size, row.mtime_ns, row.kind) == (
-            stat.size, stat.mtime_ns, stat.kind,
-        ):  # fmt: skip
+        if row is not None and rel not in stale and row.kind == stat.kind:
             rows[rel] = row
             continue
         try:
@@ -127,8 +128,11 @@ def refresh(
             parsed += 1
         # A file that could not be read is tried again by the next read, like a racy one: a
         # chmod that fixes it changes no size or mtime, so its stat would look unchanged.
-        again = unreadable or racy(stat.mtime_ns)
-        fresh = Row(rel, stat.kind, stat.size, stat.mtime_ns, digest, again, text, stored)
+        again = unreadable or racy(stat)
+        fresh = Row(
+            rel, stat.kind, stat.size, stat.mtime_ns, stat.ctime_ns, stat.inode, digest, again,
+            text, stored,
+        )  # fmt: skip
         rows[rel] = fresh
         if fresh != row:
             changed.append(fresh)

@@ -21,6 +21,7 @@ from cardvault.edits.door import OnWait, Proposal, Written, door_notes, locked_w
 from cardvault.errors import CardFormatError, ConfigError
 from cardvault.vault.card import TAG_RE, render_card
 from cardvault.vault.daily import appended_log_text, format_entry
+from cardvault.vault.entry_ids import append_entry
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import slugify, tagify, unique_slug
@@ -219,7 +220,7 @@ def entry_change(vault: Vault, entry: Entry, reason: str = "") -> WriteFile:
     """The change appending `entry` to its day's log as the file is now (call under the lock)."""
     path = vault.log_path(entry.day.isoformat())
     current = read_if_present(path, vault.root)
-    new_text = appended_log_text(current.text if current else None, entry.day, entry.text)
+    new_text = append_entry(current.text if current else None, entry.day, entry.text).text
     expected = current.digest if current else ABSENT
     return WriteFile(path, new_text, expected, reason or f"logged {entry.heading}", "log", 1)
 

@@ -1,4 +1,6 @@
-"""The session-start pack across scopes, agents and tiers, inside the one token budget.
+"""The session-start pack, the one planner: every vault of the scope, the agent's hot memory
+and the tiers, inside the one token budget. `build_context` reads and searches each vault and
+`plan_context` (pure) orders and packs; one vault alone is the same path with one side.
 
 Priority order (what is taken first when the budget is short), project first:
 1. HOT — the first vault's learned rules, then its MEMORY.md, then the agent's hot memory (the
@@ -70,7 +72,7 @@ class Side:
     relevance: Relevance | None
 
 
-def scoped_context(scope: InScope, request: Request) -> ContextPack:
+def build_context(scope: InScope, request: Request) -> ContextPack:
     """Read each vault in scope, search each for the task, and pack (see the module docstring)."""
     task = request.task.strip() if request.task and request.task.strip() else None
     sides = [_side(s.name, s.vault, task, request) for s in scope.vaults]
@@ -78,12 +80,12 @@ def scoped_context(scope: InScope, request: Request) -> ContextPack:
         return _empty(request, task, scope.notices)
     budget = sides[0].snapshot.vault.config.context_token_budget
     limit = request.budget if request.budget is not None else budget
-    packed = plan_scoped(sides, replace(request, task=task), limit, scope.notices)
+    packed = plan_context(sides, replace(request, task=task), limit, scope.notices)
     record_pack(packed.decisions, {s.name: s.snapshot.vault for s in sides}, request.today)
     return packed
 
 
-def plan_scoped(
+def plan_context(
     sides: list[Side], request: Request, budget: int, notices: tuple[str, ...] = ()
 ) -> ContextPack:
     """The pack from already-read sides (first side first). Pure."""

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault import history
-from cardvault.check.project import Project
-from cardvault.check.verify import CardCheck, check_cards, project_of, stale_changes
 from cardvault.edits.changes import Change, WriteFile, file_changes
 from cardvault.edits.door import Proposal, locked_write, propose
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
+from cardvault.verify.marks import CardCheck, check_cards, project_of, stale_changes
+from cardvault.verify.project import Project
 
 
 @dataclass(frozen=True)

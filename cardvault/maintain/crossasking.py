@@ -1,4 +1,5 @@
-"""Weak cross-project evidence: a question in the global vault's review queue, never a card.
+"""The cards `maintain --global` compares (`Member`), and weak cross-project evidence: a
+question in the global vault's review queue, never a card.
 
 A pair of cards from two projects that look alike without being certainly the same lesson, or a
 lesson found in fewer projects than `[global] promote_projects`, is asked about rather than
@@ -13,21 +14,33 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from cardvault.edits.changes import Change
 from cardvault.maintain.asking import new_item, queue_changes
+from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
 from cardvault.vault.decisions import Member as Asked
 from cardvault.vault.decisions import ReviewItem
-
-if TYPE_CHECKING:
-    from cardvault.maintain.state import VaultState
-    from cardvault.scopes.crossproject import Member
+from cardvault.vault.layout import Vault
 
 KIND = "cross-project"
 STEP = "global"
+
+
+@dataclass(frozen=True)
+class Member:
+    """A project card taking part: the project's key and the card."""
+
+    project: str
+    card: CardFile
+    rel: str
+    vault: Vault = field(compare=False, repr=False)
+
+    @property
+    def cite(self) -> str:
+        """How the global vault cites it: `<key>:memory/cards/<slug>.md`."""
+        return f"{self.project}:{self.rel}"
 
 
 @dataclass(frozen=True)

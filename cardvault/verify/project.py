@@ -2,7 +2,7 @@
 
 The project is the git work tree the vault lives in (a vault in `<repo>/memory-vault/`, or
 `cardvault init .` in a code repository), or a folder a person names (`verify --project PATH`);
-check/verify.py's `project_of` decides. A vault alone in its repository has nothing to be
+verify/marks.py's `project_of` decides. A vault alone in its repository has nothing to be
 checked against.
 
 Only files are read, never run, and only inside the project (vault/confine.py: no `..`, no

@@ -1,6 +1,6 @@
 """`maintain --global`: a lesson found in several projects becomes one global card and rule.
 
-1. Every project registered with the global vault (registry.py) is read through the one read
+1. Every project registered with the global vault (scopes/registry.py) is read through the one read
    path; a path that no longer holds a vault is skipped with a notice. Its live cards are the
    candidates, except those marked `private: true`.
 2. Each card is embedded as search embeds it (maintain.similarity, from each project's own
@@ -14,7 +14,7 @@
    cites updates that card (new citations, `seen`) instead of making another.
 4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
    fewer projects than required — is a question in the global vault's review queue
-   (asking.py), never a card. An accepted question is promoted at once
+   (crossasking.py), never a card. An accepted question is promoted at once
    (`promotion_by_answer`, called by `cardvault review accept`); cards a rejected one named
    are kept apart from then on.
 
@@ -31,15 +31,15 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile, reason_lines
+from cardvault.edits.door import Proposal, locked_write, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
+from cardvault.maintain.crossasking import Member, Weak, ask
 from cardvault.maintain.promote import rule_text, rules_changes
 from cardvault.maintain.state import CardFile, VaultState, load_state
-from cardvault.scopes.asking import Weak, ask
 from cardvault.scopes.registry import open_projects
-from cardvault.scopes.writing import write_changes
 from cardvault.vault.card import render_card, update_card_text
 from cardvault.vault.decisions import ReviewItem, apart_pairs
 from cardvault.vault.files import ABSENT
@@ -49,21 +49,6 @@ from cardvault.vault.read import read_vault
 from cardvault.vault.slugs import slugify, unique_slug
 
 STEP = "global"
-
-
-@dataclass(frozen=True)
-class Member:
-    """A project card taking part: the project's key and the card."""
-
-    project: str
-    card: CardFile
-    rel: str
-    vault: Vault = field(compare=False, repr=False)
-
-    @property
-    def cite(self) -> str:
-        """How the global vault cites it: `<key>:memory/cards/<slug>.md`."""
-        return f"{self.project}:{self.rel}"
 
 
 @dataclass(frozen=True)
@@ -119,14 +104,13 @@ def run_global(
     """Plan (and unless `dry_run`, write and commit) the cross-project promotion."""
     if dry_run:
         return GlobalResult(plan_global(global_vault, now.date(), embedder), None, True)
-    plans: list[GlobalPlan] = []
 
-    def plan() -> list[Change]:
-        plans.append(plan_global(global_vault, now.date(), embedder))
-        return list(plans[-1].changes)
+    def proposal() -> Proposal[GlobalPlan]:
+        plan = plan_global(global_vault, now.date(), embedder)
+        return propose(plan.changes, plan.message(), plan)
 
-    commit = write_changes(global_vault, plan, lambda: plans[-1].message())
-    return GlobalResult(plans[-1], commit)
+    written = locked_write(global_vault, proposal)
+    return GlobalResult(written.value, written.commit)
 
 
 def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> GlobalPlan:

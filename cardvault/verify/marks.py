@@ -1,6 +1,6 @@
 """`cardvault verify`: cards checked against the project they describe, stale ones marked.
 
-Each live card's names (check/names.py) are checked against the project (check/project.py):
+Each live card's names (verify/names.py) are checked against the project (verify/project.py):
 The project is the git work tree holding the vault: a vault in `<repo>/memory-vault/`, or
 `cardvault init .` in a code repository (then the vault's root holds more than its own files);
 a vault alone in its repository has none (`verify --project PATH` names one).
@@ -28,12 +28,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.check.names import EXTENSIONS, ROOT_FILES, Named, named_in, pin_parts
-from cardvault.check.project import Project, normal_name
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.vault.card import update_card_text
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
+from cardvault.verify.names import EXTENSIONS, ROOT_FILES, Named, named_in, pin_parts
+from cardvault.verify.project import Project, normal_name
 
 STEP = "verify"
 STALE = "stale"

@@ -1,0 +1,157 @@
+"""A merge made in git's object store alone: nothing of it touches the work tree until the
+caller applies it, so a kill at any moment of the merge leaves the vault as it was.
+
+`merge_in_objects` answers how HEAD and a fetched branch come together: already up to date, a
+fast-forward to theirs, or a merge commit made with `git merge-tree --write-tree` (the vault's
+merge drivers included) and `git commit-tree`, or the conflicts. git runs the drivers in a
+scratch work tree outside the repository holding only HEAD's `.gitattributes` files, so the
+temporary `.merge_file_*` copies git makes for them, and anything a killed merge leaves, are
+never in the vault. The caller writes the changed files through its journal and then calls
+`move_head`, which brings everything else (files that are not the vault's) and git's own
+view (the branch, the index) to the merge; `finish_move` does the same after a crash.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.history.runner import GitError, git_dir, identity_env, pathspec, run_git
+
+
+@dataclass(frozen=True)
+class TreeMerge:
+    """How HEAD (`old`) and the target come together: `how` is "up to date", "fast-forward",
+    "merged" or "conflict"; `new` the commit HEAD is to move to; `changed` the paths (relative
+    to the work tree) that differ from `old` to `new`; `conflicts` each conflicted path and
+    its text with git's markers ("" when one side removed it)."""
+
+    how: str
+    old: str
+    new: str | None = None
+    changed: tuple[str, ...] = ()
+    conflicts: tuple[tuple[str, str], ...] = ()
+
+
+def merge_in_objects(top: Path, target: str, message: str) -> TreeMerge:
+    """Merge `target` into HEAD without touching the work tree or the index (module docstring)."""
+    old = _sha(top, "HEAD")
+    theirs = _sha(top, target)
+    if _is_ancestor(top, theirs, old):
+        return TreeMerge("up to date", old)
+    if _is_ancestor(top, old, theirs):
+        return TreeMerge("fast-forward", old, theirs, changed_paths(top, old, theirs))
+    folder = git_dir(top)
+    if folder is None:
+        raise GitError("not a git repository", top)
+    with tempfile.TemporaryDirectory(prefix="cardvault-merge-") as scratch:
+        _attributes_into(top, Path(scratch), old)
+        done = run_git(
+            Path(scratch),
+            f"--git-dir={folder}",
+            f"--work-tree={scratch}",
+            "merge-tree",
+            "--write-tree",
+            "--name-only",
+            "--no-messages",
+            old,
+            theirs,
+            check=False,
+        )
+    lines = done.stdout.splitlines()
+    if done.returncode not in (0, 1) or not lines:
+        raise GitError(f"git merge-tree failed: {(done.stderr or done.stdout).strip()}", top)
+    tree = lines[0].strip()
+    if done.returncode == 1:
+        paths = [line for line in lines[1:] if line.strip()]
+        return TreeMerge("conflict", old, conflicts=tuple((p, _text(top, tree, p)) for p in paths))
+    env = identity_env(top)
+    new = run_git(top, "commit-tree", tree, "-p", old, "-p", theirs, "-m", message, env=env)
+    sha = new.stdout.strip()
+    return TreeMerge("merged", old, sha, changed_paths(top, old, sha))
+
+
+def changed_paths(top: Path, old: str, new: str) -> tuple[str, ...]:
+    """Paths (relative to the work tree) whose content differs between two commits."""
+    out = run_git(top, "diff", "--name-only", "--no-renames", "-z", old, new).stdout
+    return tuple(path for path in out.split("\0") if path)
+
+
+def blob_text(top: Path, commit: str, path: str) -> str | None:
+    """The text `commit` holds at `path` (None: not there)."""
+    done = run_git(top, "cat-file", "blob", f"{commit}:{path}", check=False)
+    return done.stdout if done.returncode == 0 else None
+
+
+def move_head(top: Path, old: str, new: str, journaled: Sequence[str]) -> None:
+    """After the caller wrote the `journaled` paths (relative to the work tree) as `new` holds
+    them: check out every other changed path from `new`, move the branch from `old` to `new`
+    (refused if it moved meanwhile), and set the index of the journaled paths to `new`."""
+    mine = set(journaled)
+    others = [path for path in changed_paths(top, old, new) if path not in mine]
+    present = [p for p in others if blob_text(top, new, p) is not None]
+    gone = [p for p in others if p not in present]
+    if present:
+        with pathspec(present) as spec:
+            run_git(top, "checkout", "-q", new, *spec)
+    if gone:
+        with pathspec(gone) as spec:
+            run_git(top, "rm", "-q", "--ignore-unmatch", *spec)
+    run_git(top, "update-ref", "-m", "cardvault sync: merge", "HEAD", new, old)
+    _index_to_head(top, journaled)
+
+
+def finish_move(top: Path, old: str, new: str, journaled: Sequence[str]) -> str:
+    """After a crash between the journaled write and the end of `move_head`: finish it.
+    Returns what was found: "moved" (done now), "already" (HEAD was at `new`), "moved on"
+    (HEAD is at neither: left as it is)."""
+    head = _sha(top, "HEAD")
+    if head == old:
+        move_head(top, old, new, journaled)
+        return "moved"
+    if head == new:
+        _index_to_head(top, journaled)
+        return "already"
+    return "moved on"
+
+
+def head_is_sync_merge(top: Path) -> bool:
+    """Whether HEAD is a merge commit a sync made and nothing came after it (a sync killed
+    between its merge and the regeneration of MEMORY.md's table leaves the branch so)."""
+    done = run_git(top, "log", "-1", "--format=%P%x00%s", "HEAD", check=False)
+    parents, _, subject = done.stdout.strip().partition("\0")
+    return done.returncode == 0 and len(parents.split()) == 2 and subject.startswith("sync: merge")
+
+
+def _index_to_head(top: Path, paths: Sequence[str]) -> None:
+    if paths:
+        with pathspec(list(paths)) as spec:
+            run_git(top, "reset", "-q", "HEAD", *spec, check=False)
+
+
+def _attributes_into(top: Path, scratch: Path, commit: str) -> None:
+    """Every `.gitattributes` `commit` holds, written at its path under `scratch` (where git
+    looks for attributes when it merges there)."""
+    listed = run_git(top, "ls-tree", "-r", "-z", "--name-only", commit).stdout.split("\0")
+    for rel in listed:
+        if rel == ".gitattributes" or rel.endswith("/.gitattributes"):
+            text = blob_text(top, commit, rel)
+            if text is not None and ".." not in rel.split("/"):
+                target = scratch / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8", errors="surrogateescape")
+
+
+def _text(top: Path, tree: str, path: str) -> str:
+    done = run_git(top, "cat-file", "blob", f"{tree}:{path}", check=False)
+    return done.stdout if done.returncode == 0 else ""
+
+
+def _sha(top: Path, ref: str) -> str:
+    return run_git(top, "rev-parse", "--verify", f"{ref}^{{commit}}").stdout.strip()
+
+
+def _is_ancestor(top: Path, maybe: str, of: str) -> bool:
+    return run_git(top, "merge-base", "--is-ancestor", maybe, of, check=False).returncode == 0

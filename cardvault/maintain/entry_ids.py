@@ -1,0 +1,128 @@
+"""Giving log entries their ids: the once-only migration of a vault of positional citations.
+
+A vault written before entries had ids cites them by position (`memory/2026-03-10.md#10:00-2`:
+the second entry of 10:00), which names another entry once a merge interleaves two clones'
+entries of one minute. `id_changes` plans, from the vault as it is:
+- every entry without an id gets one at the end of its heading (vault/entry_ids.py's
+  `derived_id`: from the entry's own text, so two clones that migrate the same entries write
+  the same bytes); nothing else in a log changes;
+- every positional citation that names an entry is rewritten to the entry's id: cards' `sources`
+  (live and archived; only that key's lines change) and the review queue's members;
+- citations that name no entry are left as they are (`check` reports them).
+
+`maintain` runs it first, under the same lock, as a commit of its own ("log: give N entries
+stable ids ..."), so a person reviews the migration apart from any maintenance. Once every
+entry has an id and nothing cites by position, it plans nothing: it happens once, and again
+only for entries written by hand without an id since.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from cardvault import history
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.door import Proposal
+from cardvault.vault.card import update_card_text
+from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
+from cardvault.vault.entry_ids import is_positional, stamped_log
+from cardvault.vault.files import read_if_present
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot
+
+STEP = "ids"
+
+
+@dataclass(frozen=True)
+class IdMigration:
+    """The migration's changes, and how many entries and citations it touches."""
+
+    changes: tuple[Change, ...]
+    entries: int
+    citations: int
+
+    @property
+    def message(self) -> str:
+        """The subject (and body) of the migration's commit."""
+        cited = f"; {self.citations} citation(s) rewritten to them" if self.citations else ""
+        why = (
+            "Citations name entries by these ids (memory/DATE.md#ID), which survive merges "
+            "and reordering; the old positional form (#HH:MM-N) still resolves."
+        )
+        return f"log: give {self.entries} entries stable ids{cited}\n\n{why}\n"
+
+
+def id_changes(snapshot: VaultSnapshot) -> IdMigration:
+    """The migration of `snapshot`'s vault (no changes when there is nothing to migrate)."""
+    changes: list[Change] = []
+    renamed: dict[str, str] = {}
+    stamped = 0
+    for log in snapshot.logs:
+        rel = snapshot.rel(log.file.path)
+        if rel in snapshot.partial:
+            continue
+        done = stamped_log(log.file.text, log.file.path)
+        renamed.update(done.renamed)
+        if done.stamped:
+            stamped += done.stamped
+            reason = f"gave {done.stamped} entr{'y' if done.stamped == 1 else 'ies'} an id"
+            changes.append(WriteFile(log.file.path, done.text, log.file.digest, reason, STEP))
+    citations = 0
+    for card in snapshot.cards:
+        sources = card.card.sources
+        new = [renamed.get(s, s) if is_positional(s) else s for s in sources]
+        if new != list(sources):
+            citations += sum(1 for a, b in zip(sources, new, strict=True) if a != b)
+            text = update_card_text(card.file.text, {"sources": new}, path=card.path)
+            reason = "cites its log entries by id"
+            changes.append(WriteFile(card.path, text, card.file.digest, reason, STEP))
+    queue = _queue_change(snapshot, renamed)
+    if queue is not None:
+        changes.append(queue[0])
+        citations += queue[1]
+    return IdMigration(tuple(changes), stamped, citations)
+
+
+def give_entry_ids(vault: Vault) -> history.CommitResult | None:
+    """Migrate the vault now, through the one write door, in its own commit (None when there
+    is nothing to migrate). `maintain` does this by itself under its own lock."""
+    from cardvault.edits.door import locked_write, propose
+    from cardvault.vault.read import read_vault
+
+    def plan() -> Proposal[None]:
+        migration = id_changes(read_vault(vault, verify=True))
+        return propose(migration.changes, migration.message, None)
+
+    return locked_write(vault, plan).commit
+
+
+def _queue_change(
+    snapshot: VaultSnapshot, renamed: Mapping[str, str]
+) -> tuple[WriteFile, int] | None:
+    path = queue_path(snapshot.vault.root)
+    file = read_if_present(path, snapshot.vault.root)
+    if file is None:
+        return None
+    items = parse_queue(file.text, path)
+    rewritten = [_renamed_item(item, renamed) for item in items]
+    count = sum(1 for a, b in zip(items, rewritten, strict=True) if a != b)
+    if not count:
+        return None
+    reason = f"{count} review item(s) name their log entries by id"
+    return WriteFile(path, render_queue(rewritten), file.digest, reason, STEP), count
+
+
+def _renamed_item(item: ReviewItem, renamed: Mapping[str, str]) -> ReviewItem:
+    """`item` with its entry members (and the answers naming them) named by id; its own id
+    stays, so an answer given is still the answer."""
+    members = tuple(
+        replace(m, key=renamed.get(m.key, m.key), source=renamed.get(m.source, m.source))
+        if m.source is not None
+        else m
+        for m in item.members
+    )
+    chosen = tuple(renamed.get(key, key) for key in item.chosen)
+    if members == item.members and chosen == item.chosen:
+        return item
+    return replace(item, members=members, chosen=chosen)

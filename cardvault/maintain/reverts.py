@@ -1,0 +1,124 @@
+"""Reverted maintenance read as answers: what a person undid is not done again.
+
+`git revert` of a maintenance commit (`maintain: ...`) says that commit's merges, archives and
+promotions are not wanted. Before its steps, every maintenance run reads the reverts in the
+vault's history (`This reverts commit SHA.` in a commit's message; a revert that was itself
+reverted is withdrawn) and the reverted commits' change lines (`merged a → b`, `archived x
+(...)`, `promoted x (...)`), and records each as a settled answer in the review queue
+(memory/review.jsonl, where maintenance's decisions live), once:
+- a merge of `a` into `b`: a rejected duplicate question of the two cards, so they are kept
+  apart (the merge step never joins what an answer keeps apart);
+- an archive of `x`: a rejected `archive` decision of the card: the archive step leaves it;
+- a promotion of `x`: a rejected `promote` decision of the card: the promote step leaves it.
+The answers name `by: revert SHA` and say which revert gave them; a person who changes their
+mind rewrites or removes the line (or reverts the revert).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.maintain.state import VaultState
+from cardvault.vault.decisions import (
+    REJECTED,
+    Member,
+    ReviewItem,
+    item_id,
+    queue_path,
+    render_queue,
+)
+from cardvault.vault.files import ABSENT
+
+STEP = "answers"
+ARCHIVE, PROMOTE, DUPLICATE = "archive", "promote", "duplicate"
+_LINES = (
+    (DUPLICATE, re.compile(r"^merged (\S+) → (\S+)$")),
+    (ARCHIVE, re.compile(r"^archived (\S+)(?: \(.*\))?$")),
+    (PROMOTE, re.compile(r"^promoted (\S+)(?: \(.*\))?$")),
+)
+
+
+@dataclass(frozen=True)
+class Undone:
+    """One maintenance action a revert undid."""
+
+    kind: str  # "duplicate" (a merge), "archive" or "promote"
+    slugs: tuple[str, ...]
+    line: str  # the reverted commit's line for it
+    reverted: str  # the maintenance commit
+    by: str  # the revert
+
+
+def undone_actions(state: VaultState) -> list[Undone]:
+    """Every merge, archive and promotion a standing revert of a maintenance commit undid."""
+    from cardvault import history
+
+    found = []
+    for reverted in history.reverted_commits(state.vault):
+        if reverted.message.startswith("maintain:"):
+            found += _actions(reverted.message.splitlines()[1:], reverted.sha, reverted.by)
+    return found
+
+
+def _actions(lines: Iterable[str], reverted: str, by: str) -> list[Undone]:
+    found = []
+    for line in lines:
+        for kind, pattern in _LINES:
+            match = pattern.match(line.strip())
+            if match:
+                found.append(Undone(kind, match.groups(), line.strip(), reverted, by))
+    return found
+
+
+def step(state: VaultState) -> list[Change]:
+    """The queue write that records every standing revert not yet recorded (none when all are)."""
+    undone = undone_actions(state)
+    if not undone:
+        return []
+    items = list(state.review_items)
+    lines = []
+    for action in undone:
+        members = tuple(_card_member(state, slug) for slug in action.slugs)
+        keys = {m.key for m in members}
+        if any(i.kind == action.kind and set(i.keys) == keys and not i.pending for i in items):
+            continue
+        items = [i for i in items if not (i.kind == action.kind and set(i.keys) == keys)]
+        day = state.today.isoformat()
+        item = ReviewItem(
+            item_id(action.kind, keys, (i.id for i in items)),
+            action.kind,
+            members,
+            {"reverted": action.reverted, "line": action.line},
+            day,
+        ).settled(
+            REJECTED,
+            day,
+            f"revert {action.by[:10]}",
+            f"git revert {action.by[:10]} undid `{action.line}` of {action.reverted[:10]}",
+        )
+        items.append(item)
+        lines.append(f"review: {item.id} not wanted: {action.line} (reverted by {action.by[:10]})")
+    if not lines:
+        return []
+    path = queue_path(state.vault.root)
+    expected = state.queue.digest if state.queue is not None else ABSENT
+    reason = "\n".join(lines)
+    return [WriteFile(path, render_queue(items), expected, reason, STEP, len(lines))]
+
+
+def _card_member(state: VaultState, slug: str) -> Member:
+    card = state.by_slug(slug, archived=True)
+    rel = state.vault.rel(card.path) if card is not None and card.slug == slug else None
+    rel = rel or state.vault.rel(state.vault.card_path(slug))
+    return Member(key=rel, path=rel, text=card.card.topic if card is not None else slug)
+
+
+def refused(state: VaultState, kind: str, path_rel: str) -> bool:
+    """Whether a standing answer says no to `kind` ("archive", "promote") of the card at
+    `path_rel` (a revert of that action, or a person's rejection)."""
+    return any(
+        i.kind == kind and i.status == REJECTED and path_rel in i.keys for i in state.review_items
+    )

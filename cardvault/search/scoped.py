@@ -1,0 +1,88 @@
+"""Search across several vaults (a scope: the project and the global vault): each vault searched
+with its own service, the hits merged into one ranking (the earlier vault first on a tie), each
+named by the vault it came from.
+
+The app session (`cardvault.app`) calls `search_vaults` for the CLI, the MCP tool and the
+Python API alike, passing how it gets a vault's search service (its warm `Searcher`s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from cardvault.search.engine import Filters, Searcher, SearchOutcome, SearchResult
+from cardvault.vault.layout import Vault
+
+T = TypeVar("T")
+#: The name of the first vault of a scope, whose notices carry no prefix.
+PROJECT = "project"
+
+
+@dataclass(frozen=True)
+class ScopedHits:
+    """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome
+    (its fusion weights and explanations), and what the app adds to a hit's row, by (vault
+    name, path): a card's age and `stale` mark (context/used.hit_age)."""
+
+    hits: list[tuple[str, SearchResult]]
+    modes: tuple[str, ...]
+    notices: tuple[str, ...]
+    outcomes: tuple[tuple[str, SearchOutcome], ...]
+    about: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def vaults(self) -> int:
+        """How many vaults were searched."""
+        return len(self.outcomes)
+
+    @property
+    def results(self) -> list[SearchResult]:
+        """The hits without their vault names, best first."""
+        return [hit for _, hit in self.hits]
+
+    def strong(self, include_weak: bool = False) -> list[tuple[str, SearchResult]]:
+        """The hits to show: all with `include_weak`, else those above the relevance floor."""
+        return [(name, hit) for name, hit in self.hits if include_weak or not hit.weak]
+
+    def rows(self, include_weak: bool = False) -> Iterator[dict[str, Any]]:
+        """The shown hits as JSON rows, each with its `vault`."""
+        for name, hit in self.strong(include_weak):
+            yield {**hit.to_dict(), "vault": name, **self.about.get((name, hit.path), {})}
+
+
+def search_vaults(
+    vaults: Sequence[tuple[str, Vault]],
+    searcher: Callable[[Vault], Searcher],
+    query: str,
+    k: int = 10,
+    mode: str = "hybrid",
+    filters: Filters | None = None,
+) -> ScopedHits:
+    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order."""
+    outcomes: list[tuple[str, SearchOutcome]] = []
+    notices: list[str] = []
+    for name, vault in vaults:
+        outcome = searcher(vault).search(query, k=k, mode=mode, filters=filters)
+        prefix = "" if name == PROJECT else f"{name}: "
+        notices += [f"{prefix}{notice}" for notice in outcome.notices]
+        outcomes.append((name, outcome))
+    per_vault = [(name, outcome.results) for name, outcome in outcomes]
+    hits = merge_ranked(per_vault, lambda hit: hit.score, k)
+    modes = tuple(dict.fromkeys(outcome.mode for _, outcome in outcomes))
+    return ScopedHits(hits, modes, tuple(notices), tuple(outcomes))
+
+
+def merge_ranked(
+    per_vault: Sequence[tuple[str, Sequence[T]]], score: Callable[[T], float], k: int
+) -> list[tuple[str, T]]:
+    """Hits of several vaults as one ranking: by score, the earlier vault (project) first on a
+    tie, then each vault's own order; at most `k`."""
+    tagged = [
+        (-score(hit), order, rank, name, hit)
+        for order, (name, hits) in enumerate(per_vault)
+        for rank, hit in enumerate(hits)
+    ]
+    tagged.sort(key=lambda row: row[:3])
+    return [(name, hit) for _, _, _, name, hit in tagged[:k]]

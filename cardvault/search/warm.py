@@ -1,0 +1,157 @@
+"""Warm search handles: one vault's search service kept loaded for the life of a session.
+
+A `VaultHandle` keeps one `engine.Searcher` (the model, the open index, the loaded vectors), so
+repeated searches pay only for what changed; with `watch` it also watches the vault's files, so
+a search on an unchanged vault skips the sync. `WarmHandles` holds one per vault a session
+reads (its own, and the global vault a `--scope all` search reads too), each reopened when its
+cardvault.toml changes, the vaults sharing one query model when their settings name the same.
+
+Importing this module is cheap: the model and numpy load when a search first needs them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cardvault.vault.layout import Vault, open_vault_at
+
+if TYPE_CHECKING:
+    from cardvault.search.engine import (
+        Filters,
+        Progress,
+        QueryModel,
+        QueryModels,
+        Searcher,
+        SearchOutcome,
+        SyncReport,
+    )
+
+
+class SharedModels:
+    """`engine.QueryModels`, made when the first search needs a model (a session that only
+    writes never imports the search engine)."""
+
+    def __init__(self) -> None:
+        self._models: QueryModels | None = None
+
+    def for_vault(self, vault: Vault) -> QueryModel:
+        """The query model `vault`'s settings name, shared by every vault naming the same."""
+        if self._models is None:
+            from cardvault.search.engine import QueryModels
+
+            self._models = QueryModels()
+        return self._models.for_vault(vault)
+
+
+class VaultHandle:
+    """One vault and its search service, made by the first search and then reused."""
+
+    def __init__(
+        self, vault: Vault, watch: bool = False, models: QueryModels | SharedModels | None = None
+    ) -> None:
+        self.vault = vault
+        self._watch = watch
+        self._models = models  # shared with other handles of the same session, if given
+        self._searcher: Searcher | None = None
+
+    def __enter__(self) -> VaultHandle:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @property
+    def root(self) -> Path:
+        """The vault's root folder."""
+        return self.vault.root
+
+    @property
+    def searcher(self) -> Searcher:
+        """The handle's warm search service."""
+        if self._searcher is None:
+            from cardvault.search.engine import Searcher
+
+            model = self._models.for_vault(self.vault) if self._models is not None else None
+            self._searcher = Searcher(self.vault, model, watch=self._watch)
+        return self._searcher
+
+    def query(
+        self, query: str, k: int = 10, mode: str = "hybrid", filters: Filters | None = None
+    ) -> SearchOutcome:
+        """The `k` best hits for `query` in this vault, with the sync report, mode, weights."""
+        return self.searcher.search(query, k=k, mode=mode, filters=filters)
+
+    def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
+        """Bring the search index up to date (from scratch with `rebuild`); embeds in bulk."""
+        return self.searcher.index(rebuild=rebuild, progress=progress)
+
+    def close(self) -> None:
+        """Release the index, the watcher and the model's loader thread."""
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
+
+
+class LiveVault:
+    """A vault held by a session: one handle, opened afresh when cardvault.toml changes (another
+    model, other categories or budgets), so it never answers with settings no longer the vault's."""
+
+    def __init__(
+        self,
+        root: Path,
+        models: QueryModels | SharedModels | None,
+        watch: bool = True,
+        opened: Vault | None = None,
+    ) -> None:
+        self.root = root
+        self._models = models
+        self._watch = watch
+        self._stamp = _config_stamp(root)
+        self._handle = VaultHandle(opened or open_vault_at(root), watch, models)
+
+    @property
+    def handle(self) -> VaultHandle:
+        """The handle on the vault as its settings are now."""
+        stamp = _config_stamp(self.root)
+        if stamp != self._stamp:
+            self._handle.close()
+            self._handle = VaultHandle(open_vault_at(self.root), self._watch, self._models)
+            self._stamp = stamp
+        return self._handle
+
+    def close(self) -> None:
+        """Stop the handle's watcher and close its index."""
+        self._handle.close()
+
+
+class WarmHandles:
+    """A session's warm handles: one `LiveVault` per vault it has read, opened on first use."""
+
+    def __init__(self, watch: bool = True) -> None:
+        self._watch = watch
+        self._live: dict[Path, LiveVault] = {}
+        self._models = SharedModels()  # vaults set to one model share its session
+
+    def handle(self, root: Path, opened: Vault | None = None) -> VaultHandle:
+        """The warm handle on the vault at `root` (`opened`: that vault, already opened)."""
+        live = self._live.get(root)
+        if live is None:
+            live = self._live[root] = LiveVault(root, self._models, self._watch, opened)
+        return live.handle
+
+    def close(self) -> None:
+        """Close every handle (the session is ending)."""
+        for live in self._live.values():
+            live.close()
+        self._live.clear()
+
+
+def _config_stamp(root: Path) -> tuple[int, int, int] | None:
+    from cardvault.vault.config import CONFIG_FILE
+
+    try:
+        info = (root / CONFIG_FILE).stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size

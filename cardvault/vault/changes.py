@@ -1,0 +1,89 @@
+"""Which vault files changed since a recorded state: the one change detection.
+
+The catalog (refresh.py), the search index's sync (search/sync.py) and its freshness check and
+warm watcher (search/freshness.py) each record, per file, the stat they last saw and the digest
+of the bytes they read. `changed_since` compares that record with the files on disk now and says
+which files must be read again (their digest then decides whether they really changed) and which
+are gone. All three ask it, so they can never disagree about an edit.
+
+A file's stat signature is its size, mtime, ctime and inode. An edit that kept the size and set
+the old mtime back (`os.utime`, `touch -r`, a tool that preserves times) still moves the ctime,
+which no user call can set; a file replaced by a rename has a new inode. A signature taken
+within the filesystem's timestamp granularity of the file's last change is ambiguous: a second
+edit in the same tick would leave every field as it was (git's "racily clean" files). Such a
+record is `racy`, and a racy file is read again, by digest, on every later look until its
+signature is old enough to be trusted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import NamedTuple, Protocol
+
+from cardvault.vault.layout import FileStat
+
+#: How close to a file's last change a signature is ambiguous. Filesystem timestamps tick at
+#: up to 2 s (FAT), 1 s (ext3, HFS+), or the kernel's clock tick (ext4, tmpfs, APFS).
+RACY_NS = 2_000_000_000
+
+
+class Recorded(Protocol):
+    """What a look at a file recorded: its stat signature and whether it was ambiguous. The
+    catalog's `Row` and the search index's `Seen` both have these fields."""
+
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    @property
+    def ctime_ns(self) -> int: ...
+    @property
+    def inode(self) -> int: ...
+    @property
+    def racy(self) -> bool: ...
+
+
+class Seen(NamedTuple):
+    """A file as a look recorded it, with the digest of the bytes read then."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    racy: bool
+    digest: str
+
+
+class Changes(NamedTuple):
+    """Files to read again (new, or their signature differs or was ambiguous) and the relative
+    paths of recorded files that are gone."""
+
+    stale: dict[str, FileStat]
+    gone: list[str]
+
+
+def unchanged(stat: FileStat, seen: Recorded | None) -> bool:
+    """Whether `stat` is the file `seen` recorded (same signature, recorded unambiguously)."""
+    return (
+        seen is not None
+        and not seen.racy
+        and seen.size == stat.size
+        and seen.mtime_ns == stat.mtime_ns
+        and seen.ctime_ns == stat.ctime_ns
+        and seen.inode == stat.inode
+    )
+
+
+def changed_since(files: Mapping[str, FileStat], recorded: Mapping[str, Recorded]) -> Changes:
+    """Which of `files` (the walk's, or a watcher's few) may differ from `recorded`, and which
+    recorded files are no longer among them."""
+    stale = {rel: stat for rel, stat in files.items() if not unchanged(stat, recorded.get(rel))}
+    gone = [rel for rel in recorded if rel not in files]
+    return Changes(stale, gone)
+
+
+def racy(stat: FileStat, now_ns: int | None = None) -> bool:
+    """Whether a signature of `stat` taken now is ambiguous (see the module docstring)."""
+    now = now_ns if now_ns is not None else time.time_ns()
+    return now - max(stat.mtime_ns, stat.ctime_ns) < RACY_NS

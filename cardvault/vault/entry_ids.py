@@ -1,0 +1,140 @@
+"""Log entries' identities: the one builder of new entries, ids for old ones, and citations.
+
+An entry's identity is a short hex id written at the end of its heading as an HTML comment,
+`## 14:30 — Cortex CSRF <!-- id:3f9a2c -->`: Markdown viewers hide it, git diffs show it, the
+time and title stay for people. A card cites the entry as `memory/2026-03-19.md#3f9a2c`, which
+names the same entry whatever merges, reorderings or hand edits do to the entries around it.
+
+- `append_entry` is the one way a new entry joins a daily log (`log`, `remember`, capture, the
+  MCP tools, hot-memory overflow, import): it gives the entry a random id no other entry of the
+  day has (random, not content-derived: two clones that log the same words in the same minute
+  make two entries, and each citation keeps naming its own).
+- `derived_id` gives an entry written without one (before ids, or by hand) an id derived from
+  its day, time, title and body, so two clones that give ids to the same old entries write the
+  same bytes and their merge is clean (`stamped_log`, used by maintain/entry_ids.py).
+- `entries_by_ref` resolves citations: by id, and the old positional form (`#14:30`,
+  `#14:30-2`: the second entry of 14:30 in file order) still resolves, as it always did.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.vault.daily import ENTRY_ID, LogEntry, appended_log_text, parse_log
+
+ID_LENGTH = 6
+#: Ids on heading lines, found without parsing (a match inside a code block only reserves an
+#: id that is then not used: harmless).
+_IDS_IN_TEXT = re.compile(r"^ {0,3}##[ \t].*<!--[ \t]*id:[ \t]*([0-9a-f]{6,16})[ \t]*-->", re.M)
+
+
+@dataclass(frozen=True)
+class AppendedEntry:
+    """A log's text with a new entry appended, the id given to it, and its citation."""
+
+    text: str
+    entry_id: str
+    ref: str
+
+
+def ids_in(text: str | None) -> set[str]:
+    """The entry ids a log's text already uses."""
+    return set(_IDS_IN_TEXT.findall(text or ""))
+
+
+def fresh_id(taken: Iterable[str]) -> str:
+    """A random id no entry of `taken` has."""
+    used = set(taken)
+    while True:
+        candidate = secrets.token_hex(ID_LENGTH // 2)
+        if candidate not in used:
+            return candidate
+
+
+def with_id(entry_text: str, entry_id: str) -> str:
+    """`entry_text` (format_entry's Markdown) with `entry_id` at the end of its heading line;
+    an id already there is replaced."""
+    heading, newline, rest = entry_text.partition("\n")
+    marked = ENTRY_ID.search(heading)
+    heading = heading[: marked.start()] if marked else heading.rstrip()
+    return f"{heading} <!-- id:{entry_id} -->{newline}{rest}"
+
+
+def append_entry(current: str | None, day: dt.date, entry_text: str) -> AppendedEntry:
+    """The log's new text with `entry_text` (format_entry's Markdown, without an id, or with
+    one it keeps when no entry of the day has it: an imported entry) appended under an id of
+    its own. Call under the vault lock, with the log as it is now."""
+    taken = ids_in(current)
+    heading = entry_text.partition("\n")[0]
+    marked = ENTRY_ID.search(heading)
+    kept = marked.group("id") if marked and marked.group("id") not in taken else None
+    entry_id = kept or fresh_id(taken)
+    text = appended_log_text(current, day, with_id(entry_text, entry_id))
+    return AppendedEntry(text, entry_id, f"memory/{day.isoformat()}.md#{entry_id}")
+
+
+def derived_id(entry: LogEntry, taken: set[str], occurrence: int = 0) -> str:
+    """An id for an entry written without one, from its day, time, title, body and which
+    occurrence of that same text in the day it is: the same on every clone. Lengthened while
+    another entry of the day has it."""
+    material = f"{entry.day.isoformat()}\n{entry.time}\n{entry.title}\n{entry.body}\n{occurrence}"
+    digest = hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()
+    length = ID_LENGTH
+    while digest[:length] in taken and length < 16:
+        length += 2
+    return digest[:length]
+
+
+@dataclass(frozen=True)
+class StampedLog:
+    """A log with an id on every entry, and what each old citation of it now reads."""
+
+    text: str
+    renamed: dict[str, str]  # positional ref -> id ref, for every entry of the log
+    stamped: int  # entries that got an id
+
+
+def stamped_log(text: str, path: Path) -> StampedLog:
+    """`text` with `derived_id`s added to the headings of entries that have none; every other
+    byte stays. `renamed` maps each entry's positional citation to its id citation."""
+    entries = parse_log(text, path, ())
+    taken = {e.entry_id for e in entries if e.entry_id} | ids_in(text)
+    lines = text.split("\n")
+    renamed: dict[str, str] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    stamped = 0
+    for entry in entries:
+        key = (entry.time, entry.title, entry.body)
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        entry_id = entry.entry_id
+        if entry_id is None:
+            entry_id = derived_id(entry, taken, occurrence)
+            taken.add(entry_id)
+            index = entry.line - 1
+            lines[index] = with_id(lines[index], entry_id)
+            stamped += 1
+        renamed[entry.position_ref] = f"memory/{entry.day.isoformat()}.md#{entry_id}"
+    return StampedLog("\n".join(lines), renamed, stamped)
+
+
+def entries_by_ref(entries: Iterable[LogEntry]) -> dict[str, LogEntry]:
+    """Every citation that names an entry -> the entry: its id ref, and its old positional
+    ref (an id ref and a positional one never look alike: an id has no colon)."""
+    entries = list(entries)
+    found = {entry.ref: entry for entry in reversed(entries)}  # a repeated id: the first
+    for entry in entries:
+        found.setdefault(entry.position_ref, entry)
+    return found
+
+
+def is_positional(ref: str) -> bool:
+    """Whether a citation names a log entry by its position (`memory/D.md#14:30-2`)."""
+    _, hash_mark, anchor = ref.partition("#")
+    return bool(hash_mark) and ref.startswith("memory/") and ":" in anchor

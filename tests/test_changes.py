@@ -1,0 +1,198 @@
+"""One change detection (cardvault/vault/changes.py): an edit that kept the file's size and set
+its old mtime back is seen alike by the catalog (`show`, `list`), a cold search and a warm,
+watching searcher; and `maintain` reads each file once and asks `git status` once.
+
+Each test first lets the files' timestamps age past the racy window (changes.RACY_NS), and
+checks that the recorded state is unambiguous: otherwise the edit would be caught because the
+record was racy, and the test would show nothing about the signature.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardvault import open_vault
+from cardvault.search.freshness import index_freshness
+from cardvault.vault.changes import RACY_NS
+from cardvault.vault.layout import open_vault_at, walk
+from tests.conftest import run_cli, snapshot
+from tests.search_support import copy_vault, write_card
+
+CARD = "memory/cards/docker-apple-silicon.md"
+
+
+def settle(root: Path) -> None:
+    """Wait until no file of the vault changed within the racy window (a second or two)."""
+    newest = max(
+        max(p.stat().st_mtime_ns, p.stat().st_ctime_ns) for p in (root / "memory").rglob("*.md")
+    )
+    time.sleep(max(0.0, (newest + RACY_NS - time.time_ns()) / 1e9 + 0.05))
+
+
+def edit_keeping_stat(path: Path, old: str, new: str) -> None:
+    """Replace `old` by `new` (same length), then set the old atime and mtime back."""
+    assert len(old.encode()) == len(new.encode())
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def racy_flag(database: Path, table: str, key: str, rel: str) -> int:
+    with sqlite3.connect(database) as conn:
+        row = conn.execute(f"SELECT racy FROM {table} WHERE {key} = ?", (rel,)).fetchone()
+    assert row is not None, rel
+    return int(row[0])
+
+
+def test_the_catalog_sees_a_same_size_same_mtime_edit(vault_path: Path) -> None:
+    write_card(vault_path, "packing", "Packing crates", "The wood is walnut.")
+    settle(vault_path)
+    args = ["--vault", str(vault_path)]
+    assert "walnut" in run_cli([*args, "show", "packing"]).output
+    rel = "memory/cards/packing.md"
+    assert racy_flag(vault_path / ".cardvault" / "catalog.sqlite", "files", "rel", rel) == 0
+
+    path = vault_path / rel
+    edit_keeping_stat(path, "walnut", "almond")
+    edit_keeping_stat(path, "crates", "barrel")
+    shown = run_cli([*args, "show", "packing"])
+    assert shown.exit_code == 0, shown.output
+    assert "almond" in shown.output and "walnut" not in shown.output
+    listed = json.loads(run_cli([*args, "list", "--json"]).output)
+    assert "Packing barrel" in json.dumps(listed) and "Packing crates" not in json.dumps(listed)
+
+
+@pytest.mark.slow
+def test_a_cold_search_sees_a_same_size_same_mtime_edit(
+    search_vault_template: Path, tmp_path: Path
+) -> None:
+    root = copy_vault(search_vault_template, tmp_path / "vault")
+    settle(root)
+    assert open_vault(root).query("arm64 images").sync.files > 0  # records every file
+    assert racy_flag(root / ".cardvault" / "search.sqlite", "files", "path", CARD) == 0
+
+    edit_keeping_stat(root / CARD, "laptop", "wombat")
+    assert index_freshness(open_vault_at(root)).changed == 1
+    hits = open_vault(root).search("wombat", mode="keyword")
+    assert [hit.slug for hit in hits][:1] == ["docker-apple-silicon"]
+    shown = run_cli(["--vault", str(root), "search", "wombat"])
+    assert shown.exit_code == 0 and "docker-apple-silicon" in shown.output, shown.output
+
+
+@pytest.mark.slow
+def test_a_warm_searcher_sees_a_same_size_same_mtime_edit(
+    search_vault_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cardvault.search import documents
+
+    listings: list[int] = []
+
+    def counting(vault):  # type: ignore[no-untyped-def]
+        listings.append(1)  # a full comparison of every file (the real one, counted)
+        return documents.list_sources(vault)
+
+    monkeypatch.setattr("cardvault.search.sync.list_sources", counting)
+    root = copy_vault(search_vault_template, tmp_path / "vault")
+    settle(root)
+    with open_vault(root, watch=True) as handle:
+        assert not handle.search("wombat", mode="keyword")  # compares every file, records them
+        assert racy_flag(root / ".cardvault" / "search.sqlite", "files", "path", CARD) == 0
+        edit_keeping_stat(root / CARD, "laptop", "wombat")
+        outcome = handle.query("wombat", mode="keyword")
+        assert [hit.slug for hit in outcome.results][:1] == ["docker-apple-silicon"]
+    assert len(listings) == 1  # the second query went by the watcher's report alone
+
+
+class Observed:
+    """Files opened for reading under a vault and the `git status` runs about it, as Python's
+    audit events report them (`open`, `subprocess.Popen`): the real calls, counted."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self.reads: collections.Counter[str] = collections.Counter()
+        self.statuses = 0
+
+    def event(self, name: str, args: tuple[Any, ...]) -> None:
+        if name == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            flags = args[2] if len(args) > 2 and isinstance(args[2], int) else os.O_RDONLY
+            path = os.fsdecode(args[0])
+            if flags & os.O_ACCMODE == os.O_RDONLY and path.startswith(self.root + os.sep):
+                rel = path[len(self.root) + 1 :]
+                if rel.endswith(".md") and not rel.startswith((".git/", ".cardvault/")):
+                    self.reads[rel] += 1
+        elif name == "subprocess.Popen":
+            argv = [os.fsdecode(a) for a in args[1]] if isinstance(args[1], list) else []
+            if "status" in argv and any(a.startswith(self.root) for a in argv):
+                self.statuses += 1
+
+
+_WATCHING: list[Observed] = []
+
+
+def _audit(name: str, args: tuple[Any, ...]) -> None:
+    for observed in _WATCHING:
+        observed.event(name, args)
+
+
+@contextmanager
+def observing(root: Path) -> Iterator[Observed]:
+    """Count the reads and git status runs of the block (the hook is added once per process:
+    Python cannot remove an audit hook)."""
+    if _audit not in _HOOKED:
+        sys.addaudithook(_audit)
+        _HOOKED.append(_audit)
+    observed = Observed(root)
+    _WATCHING.append(observed)
+    try:
+        yield observed
+    finally:
+        _WATCHING.remove(observed)
+
+
+_HOOKED: list[object] = []
+
+
+def vault_files(root: Path) -> set[str]:
+    """Every card and log, and MEMORY.md and AGENTS.md: what maintain reads."""
+    files = set(walk(open_vault_at(root)).files)
+    return files | {name for name in ("MEMORY.md", "AGENTS.md") if (root / name).is_file()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
+def test_maintain_reads_each_file_once_and_asks_git_once(
+    sample_vault: Path, session_model_cache: Path, dry_run: bool
+) -> None:
+    settle(sample_vault)
+    before = snapshot(sample_vault)
+    expected = vault_files(sample_vault)
+    extra = ["--dry-run"] if dry_run else []
+    with observing(sample_vault) as observed:
+        result = run_cli(["--vault", str(sample_vault), "maintain", "--json", *extra])
+    assert result.exit_code == 0, result.output
+    after = snapshot(sample_vault)
+    written = {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
+    assert bool(written) != dry_run  # the sample vault has work for maintain
+    unwritten = expected - written
+    assert unwritten and {rel: observed.reads[rel] for rel in unwritten} == dict.fromkeys(
+        unwritten, 1
+    )
+    # A file maintain writes is read once by the read path; the write door then reads it again
+    # under the lock to check it did not change since the plan (edits/apply.py), and the index
+    # refresh reads its new bytes. That is the door's safety check, not a second vault read.
+    assert observed.statuses == 1

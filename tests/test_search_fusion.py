@@ -1,0 +1,81 @@
+"""The hybrid fusion's promises with each model's shipped constants, on rankings made by hand: a
+side that is unsure of every document leaves the other side's order as it is; a document both
+sides vouch for rises above one only one side does; single modes keep their side's order;
+scores are probabilities."""
+
+from __future__ import annotations
+
+import pytest
+
+from cardvault.search.fusion import (
+    CALIBRATIONS,
+    Evidence,
+    hybrid,
+    keyword_scored,
+    semantic_scored,
+)
+
+MODELS = sorted(CALIBRATIONS)
+#: Three query words of IDF 2 each: a BM25 score of 6 is a share of 1 (every word matched).
+EVIDENCE = Evidence.of("three query words", {"three": 2.0, "query": 2.0, "words": 2.0})
+
+
+def cosines(best: float) -> list[tuple[int, float]]:
+    """A confident semantic list: documents 1..20, each a little below the one before."""
+    return [(doc, best - 0.004 * (doc - 1)) for doc in range(1, 21)]
+
+
+def confident_cosine(model: str) -> float:
+    """A cosine at which the model's semantic side is clearly strong (probability 0.3 or more,
+    well above the weak floor)."""
+    calibration = CALIBRATIONS[model]
+    for step in range(100):
+        cosine = 0.5 + step * 0.005
+        if calibration.semantic_score(cosine, cosine) >= 0.3:
+            return cosine
+    pytest.fail(f"{model}: no cosine makes the semantic side sure")
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_an_unsure_keyword_side_leaves_the_semantic_order(model: str) -> None:
+    semantic = cosines(confident_cosine(model))
+    # The keyword side matches one common word in other documents, all alike (share 0.1).
+    keyword = [(doc, 0.6 - 0.01 * n) for n, doc in enumerate(range(101, 121))]
+    fused = hybrid(keyword, semantic, EVIDENCE, CALIBRATIONS[model])
+    assert [doc for doc, _ in fused.hits[:5]] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_an_unsure_semantic_side_leaves_the_keyword_order(model: str) -> None:
+    # An exact command: BM25 finds every word in documents 101.. (share 1.0 and falling).
+    keyword = [(doc, 6.0 - 0.3 * n) for n, doc in enumerate(range(101, 121))]
+    # Meaning finds nothing that stands out: low, flat cosines over other documents.
+    semantic = [(doc, 0.30 - 0.001 * n) for n, doc in enumerate(range(1, 21))]
+    fused = hybrid(keyword, semantic, EVIDENCE, CALIBRATIONS[model])
+    assert [doc for doc, _ in fused.hits[:5]] == [101, 102, 103, 104, 105]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_document_both_sides_vouch_for_comes_first(model: str) -> None:
+    best = confident_cosine(model)
+    semantic = [(1, best), (2, best - 0.001)] + [(d, best - 0.1) for d in range(3, 20)]
+    keyword = [(2, 4.0), (1, 1.0)] + [(d, 0.5) for d in range(30, 40)]
+    fused = hybrid(keyword, semantic, EVIDENCE, CALIBRATIONS[model])
+    assert fused.hits[0][0] == 2  # second by meaning by a hair, first by its words
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_single_modes_keep_their_order_and_scores_are_probabilities(model: str) -> None:
+    calibration = CALIBRATIONS[model]
+    semantic = cosines(confident_cosine(model))
+    keyword = [(doc, 6.0 - 0.25 * n) for n, doc in enumerate(range(101, 121))]
+    for scored, ranking in (
+        (semantic_scored(semantic, calibration), semantic),
+        (keyword_scored(keyword, EVIDENCE, calibration), keyword),
+    ):
+        assert [doc for doc, _ in scored] == [doc for doc, _ in ranking]
+        values = [p for _, p in scored]
+        assert values == sorted(values, reverse=True)
+        assert all(0.0 <= p <= 1.0 for p in values)
+    fused = hybrid(keyword, semantic, EVIDENCE, calibration)
+    assert all(0.0 <= p <= 1.0 for _, p in fused.hits)
