@@ -113,10 +113,13 @@ def session() -> Iterator[None]:
 
 
 def _print_collected(done: OutputMode, code: int) -> None:
-    from cardvault.cli import render
+    """The collected object on stdout (compact JSON, as render.print_json writes for programs;
+    render imports this module, so this one writes it itself)."""
+    import json
+    import sys
 
     text = done.captured.getvalue() if done.captured is not None else ""
     result: dict[str, Any] = {"ok": code == 0, "messages": done.messages}
     if text:
         result["output"] = text
-    render.print_json(result)
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
