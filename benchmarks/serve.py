@@ -2,6 +2,12 @@
 without `cardvault serve`, the fast path's cost when no server runs, and MCP tool-call latency.
 
     python benchmarks/serve.py [--sizes 1000 10000] [--runs 9] [--workdir DIR] [--skip-mcp]
+                               [--only-autoserve]
+
+Warm by default (issue 24): with auto-serve on, a plain `cardvault search` in a fresh process
+with no server running (cold: it answers and launches the resident process), then, once the
+server answers, a second plain `search` (warm); both beside a plain Python + SQLite FTS5 script
+that searches the same notes (its index built once, not timed).
 
 Vaults are generated once under the work folder (benchmarks/synthetic.py), put in git (so
 `remember` commits as in real use) and indexed; reruns reuse them. Every figure is the median of
@@ -90,6 +96,71 @@ def cold_figures(root: Path, runs: int, env: dict[str, str]) -> dict[str, Any]:
     finally:
         _run([CLI, "--vault", str(root), "serve", "--stop"], env)
     return figures
+
+
+def autoserve_figures(root: Path, runs: int, env: dict[str, str]) -> dict[str, Any]:
+    """Median wall seconds of the first plain `search` (no server; auto-serve launches one) and
+    of the second (served), over `runs` rounds, and of the FTS5 script on the same notes."""
+    env = {k: v for k, v in env.items() if k != "CARDVAULT_NO_AUTOSERVE"}
+    search = [CLI, "--vault", str(root), "search", QUERIES[1], "--json"]
+    firsts, seconds = [], []
+    for _ in range(runs):
+        _run([CLI, "--vault", str(root), "serve", "--stop"], env)
+        firsts.append(_timed_run(search, env))
+        _wait_for_server(root)
+        seconds.append(_timed_run(search, env))
+    _run([CLI, "--vault", str(root), "serve", "--stop"], env)
+    fts = fts5_command(root)
+    return {
+        "first search, auto-serve on, no server (wall s)": round(statistics.median(firsts), 3),
+        "second search, served (wall s)": round(statistics.median(seconds), 3),
+        "plain sqlite FTS5 script (wall s)": median_process(fts, runs, env)["wall s"],
+    }
+
+
+def _timed_run(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    _run(command, env)
+    return time.perf_counter() - started
+
+
+def _wait_for_server(root: Path) -> None:
+    from cardvault.serve.control import server_status
+
+    deadline = time.monotonic() + 300
+    while server_status(root) is None:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the auto-started server never answered")
+        time.sleep(0.05)
+
+
+FTS5_SCRIPT = """
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute(
+    "SELECT slug, bm25(notes) FROM notes WHERE notes MATCH ? ORDER BY bm25(notes) LIMIT 10",
+    (" OR ".join(w for w in sys.argv[2].split() if w.isalnum()),),
+).fetchall()
+print(json.dumps(rows))
+"""
+
+
+def fts5_command(root: Path) -> list[str]:
+    """A plain Python + SQLite FTS5 search of the vault's cards (the index built here, once)."""
+    import sqlite3
+
+    db_path = root.parent / f"{root.name}-fts5.sqlite"
+    if not db_path.exists():
+        db = sqlite3.connect(db_path)
+        db.execute("CREATE VIRTUAL TABLE notes USING fts5(slug, body)")
+        cards = sorted((root / "memory" / "cards").glob("*.md"))
+        db.executemany(
+            "INSERT INTO notes VALUES (?, ?)",
+            [(card.stem, card.read_text(encoding="utf-8")) for card in cards],
+        )
+        db.commit()
+        db.close()
+    return [sys.executable, "-c", FTS5_SCRIPT, str(db_path), QUERIES[1]]
 
 
 def _status_json(root: Path) -> str:
@@ -191,14 +262,22 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/cardvault-serve-bench"))
     parser.add_argument("--skip-mcp", action="store_true")
+    parser.add_argument("--only-autoserve", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("CARDVAULT_CACHE", str(args.workdir / "cache"))
     # No global vault: the figures are for one vault (a global one adds its own search).
     os.environ["CARDVAULT_HOME"] = str(args.workdir / "no-global-vault")
-    env = dict(os.environ)
+    # the figures without a server must not start one (warm by default); autoserve_figures
+    # drops this again
+    env = {**os.environ, "CARDVAULT_NO_AUTOSERVE": "1"}
     for size in args.sizes:
         root = prepared_vault(args.workdir, size)
         figures: dict[str, Any] = {"load average before": os.getloadavg()[0]}
+        figures["warm by default"] = autoserve_figures(root, args.runs, env)
+        if args.only_autoserve:
+            figures["load average after"] = os.getloadavg()[0]
+            print(json.dumps({f"{size} cards": figures}, indent=2), flush=True)
+            continue
         figures["cold processes"] = cold_figures(root, args.runs, env)
         if not args.skip_mcp:
             figures["mcp tool calls (ms)"] = mcp_figures(root, args.runs)

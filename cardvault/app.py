@@ -93,6 +93,12 @@ class Session:
         self.handles = WarmHandles(watch) if handles is None else handles
         self._root: Path | None = None
 
+    @property
+    def served(self) -> bool:
+        """Whether this session runs on warm services lent to it (inside `cardvault serve`, or a
+        `with_options` copy), rather than its own."""
+        return not self._owns_handles
+
     def with_options(self, vault: Path | None = None, agent: str | None = None) -> Session:
         """This session with another vault or agent (None keeps its own), sharing its warm
         services, environment and clock."""

@@ -113,6 +113,8 @@ def make_hermetic(patch: pytest.MonkeyPatch, home: Path, global_root: Path) -> N
         patch.delenv(var, raising=False)
     patch.setenv("HF_HUB_OFFLINE", "1")
     patch.setenv("TRANSFORMERS_OFFLINE", "1")
+    # no test leaves a resident process behind (tests/test_autoserve.py turns this off)
+    patch.setenv("CARDVAULT_NO_AUTOSERVE", "1")
 
 
 @pytest.fixture(scope="session", autouse=True)

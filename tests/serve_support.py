@@ -87,6 +87,7 @@ def fake_server(root: Path, reply: Callable[[dict[str, Any]], bytes]) -> Iterato
     request with `reply(request)`; yields the requests it received."""
     path = socket_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)  # the server's rule: a private socket in a private folder
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     with address(path) as where:
         listener.bind(where)

@@ -33,7 +33,12 @@ def loaded_heavy_modules(args: list[str], cwd: Path, heavy: tuple[str, ...] = HE
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={"CARDVAULT_NOW": "2026-03-19T10:00", "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+        env={
+            "CARDVAULT_NOW": "2026-03-19T10:00",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(cwd),
+            "CARDVAULT_NO_AUTOSERVE": "1",  # a search here must not leave a server behind
+        },
         timeout=120,
     )
     marker = [line for line in out.stdout.splitlines() if line.startswith("HEAVY=")]

@@ -23,6 +23,7 @@ from cardvault.cli import (
     export,
     forget,
     graph,
+    history,
     hook,
     import_,
     init,
@@ -123,6 +124,8 @@ app.command("graph")(graph.graph)
 app.command("view")(view.view)
 app.command("forget")(forget.forget)
 app.command("rename")(rename.rename)
+app.command("history")(history.history)
+app.command("diff")(history.diff)
 app.command("export")(export.export)
 app.command("import")(import_.import_)
 app.command("context")(context.context)

@@ -48,9 +48,22 @@ AgentOption = Annotated[
 
 
 class CardvaultGroup(TyperGroup):
-    """The command group: a CardvaultError from any command becomes a message and exit 1."""
+    """The command group: a CardvaultError from any command becomes a message and exit 1;
+    every command gets `--json` and `--quiet` (cli/output.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from cardvault.cli.output import add_output_options
+
+        super().__init__(*args, **kwargs)
+        add_output_options(self)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        from cardvault.cli.output import session
+
+        with session():
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx: typer.Context) -> Any:
         from cardvault.cli import render
 
         try:
@@ -87,6 +100,17 @@ def opened(vault: Vault) -> Vault:
     for notice in vault.notices:
         render.warning(notice)
     return vault
+
+
+def start_resident(ctx: typer.Context, vault: Vault) -> None:
+    """Warm by default: start `vault`'s resident process in the background (serve/autostart.py)
+    after a command that loaded the model in this process; never inside `cardvault serve`."""
+    from cardvault.serve.autostart import serve_settings, start_resident
+
+    if session_of(ctx).served:
+        return
+    config = vault.config
+    start_resident(vault.root, serve_settings(config.serve_auto, config.serve_idle_minutes))
 
 
 def scope_of(ctx: typer.Context, scope: Scope) -> InScope:

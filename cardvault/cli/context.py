@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import AgentOption, ScopeOption, open_scope, session_of
+from cardvault.cli.common import (
+    AgentOption,
+    ScopeOption,
+    open_scope,
+    session_of,
+    start_resident,
+)
 from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
@@ -73,6 +79,9 @@ def context(
     pack = session_of(ctx, agent).context(task, budget, scope, archived)
     for notice in pack.notices:
         render.warning(notice)
+    vaults = session_of(ctx).scope(scope).vaults if task else ()
+    if vaults:  # a ranked pack loaded the model: warm by default
+        start_resident(ctx, vaults[0].vault)
     if fmt is PackFormat.json:
         render.print_json(pack.to_dict())
     else:

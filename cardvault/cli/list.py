@@ -30,9 +30,12 @@ def list_cards(
     """List cards with their category, tags, last update and size in tokens (this project's
     vault by default; --scope global or all for the global vault)."""
     from cardvault.insight.listing import list_cards as service
+    from cardvault.vault.filters import check_filters
 
     rows = []
-    for scoped in scope_of(ctx, scope).vaults:
+    found = scope_of(ctx, scope)
+    check_filters((c for s in found.vaults for c in s.vault.config.categories), category, status)
+    for scoped in found.vaults:
         listing = service(
             scoped.vault, category=category, tag=tag, status=status, archived=archived
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,10 @@ from cardvault.cli.common import (
     session_of,
     waiting_note,
 )
+from cardvault.errors import CardvaultError
+
+if TYPE_CHECKING:
+    from cardvault.vault.layout import Vault
 
 
 def new(
@@ -46,7 +50,7 @@ def new(
     """
     session = session_of(ctx, agent)
     vault = opened(session.vault_for(to_global))
-    text = read_stdin(vault, "the card text") if body == "-" else body
+    text = _card_text(vault, body)
     result = session.new(topic, category, text, tags, to_global, redact, on_wait=waiting_note)
     report_notes(result.notes)
     for warning in result.warnings:
@@ -58,3 +62,21 @@ def new(
     else:
         render.success(f"card {result.slug} → {result.path}")
     report_commit(result.commit)
+
+
+def _card_text(vault: Vault, body: str) -> str:
+    """`--body`, or the text typed at the prompt (a terminal) or piped on stdin; refused when
+    there is none."""
+    import sys
+
+    if body != "-":
+        return body
+    if sys.stdin.isatty():
+        render.note("card text (Markdown); end it with Ctrl-D on a line of its own:")
+    text = read_stdin(vault, "the card text")
+    if not text.strip():
+        raise CardvaultError(
+            "no card text: give --body TEXT, or type it at the prompt, or pipe it on stdin "
+            "(echo TEXT | cardvault new TOPIC -c CATEGORY)"
+        )
+    return text

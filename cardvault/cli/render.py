@@ -81,7 +81,15 @@ def error(message: str) -> None:
 
 def warning(message: str) -> None:
     """A warning line on stderr, any secret in it redacted."""
+    if _silenced("warning", _redacted(message)):
+        return
     err_console().print(f"[yellow]warning:[/] {escape(_redacted(message))}")
+
+
+def _silenced(level: str, text: str) -> bool:
+    from cardvault.cli.output import silenced
+
+    return silenced(level, text)
 
 
 def _redacted(message: str) -> str:
@@ -92,11 +100,15 @@ def _redacted(message: str) -> str:
 
 def note(message: str) -> None:
     """A dim informational line on stderr (e.g. commit ids), keeping stdout clean for data."""
+    if _silenced("note", message):
+        return
     err_console().print(f"[dim]{escape(message)}[/]")
 
 
 def success(message: str) -> None:
     """A confirmation line on stdout."""
+    if _silenced("success", message):
+        return
     console().print(f"[green]✓[/] {escape(message)}")
 
 
@@ -109,6 +121,14 @@ def diff(text: str) -> None:
     for line in text.splitlines():
         style = "bold" if line.startswith(("+++", "---")) else styles.get(line[:1])
         console().print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+
+
+def memory_commit(sha: str, when: str, author: str, subject: str, lines: Sequence[str]) -> None:
+    """One commit of `cardvault history`/`diff`: its header, then what it did, a line each."""
+    out = console()
+    out.print(f"[bold yellow]{sha}[/] {escape(when)} [dim]{escape(author)}[/]  {escape(subject)}")
+    for line in lines:
+        out.print(f"  • {escape(line)}")
 
 
 def escape(text: str) -> str:

@@ -16,6 +16,7 @@ from cardvault.cli.common import (
     TagOption,
     open_scope,
     session_of,
+    start_resident,
     vault_of,
 )
 from cardvault.scopes.scope import Scope
@@ -59,10 +60,16 @@ def search(
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from.
     """
+    from cardvault.vault.filters import check_filters
+
+    in_scope = session_of(ctx).scope(scope)
+    check_filters((c for s in in_scope.vaults for c in s.vault.config.categories), category, status)
     open_scope(ctx, scope)
     found = session_of(ctx).search_hits(
         query, k, mode.value, category, tag, status, logs, archived, scope
     )
+    if in_scope.vaults:  # warm by default: the next search is answered by the vault's server
+        start_resident(ctx, in_scope.vaults[0].vault)
     for notice in found.notices:
         render.warning(notice)
     shown = found.strong(show_all)
@@ -97,9 +104,10 @@ def index(
 ) -> None:
     """Bring the search index (.cardvault/) up to date; only changed files are re-embedded."""
     session = session_of(ctx)
-    vault_of(ctx)  # its notices
+    vault = vault_of(ctx)  # its notices
     with render.IndexProgress() as progress:
         report = session.index(rebuild=rebuild, progress=progress)
+    start_resident(ctx, vault)
     for notice in report.notices:
         render.warning(notice)
     for problem in report.errors:

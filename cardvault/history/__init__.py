@@ -26,9 +26,11 @@ Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathsp
 - drivers.py: `.gitattributes` and the merge drivers in the clone's config;
 - merging.py: git's line-by-line three-way merge, for the drivers;
 - dates.py: when git first and last saw each file of a folder (import);
-- remote.py: the branch and remote to sync, fetch, merge, push.
+- remote.py: the branch and remote to sync, fetch, merge, push;
+- changes.py: what each commit changed under memory/ (files before and after), for `history`.
 """
 
+from cardvault.history.changes import CommitChanges, FileChange, memory_commits, one_commit
 from cardvault.history.commits import (
     AGENT_TRAILER,
     CommitResult,
@@ -109,8 +111,10 @@ __all__ = [
     "MANY_PATHS",
     "STALE_SECONDS",
     "SUBJECT",
+    "CommitChanges",
     "CommitInfo",
     "CommitResult",
+    "FileChange",
     "GitError",
     "GitOperation",
     "Reverted",
@@ -139,12 +143,14 @@ __all__ = [
     "is_repo",
     "is_temp_file",
     "last_commit_with_subject",
+    "memory_commits",
     "merge_files_in_place",
     "merge_in_objects",
     "merge_in_progress",
     "merge_texts",
     "move_head",
     "needs_attributes",
+    "one_commit",
     "parse_status",
     "remote_url",
     "reverted_commits",

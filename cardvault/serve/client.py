@@ -38,12 +38,15 @@ ANSWER_TIMEOUT = 60.0
 
 
 def trusted(path: Path) -> bool:
-    """Whether `path` is a socket (not a link to one) owned by this user, closed to others."""
+    """Whether `path` is a socket (not a link to one) owned by this user, closed to others, in
+    a folder that is this user's and closed to others too (nobody else can swap it)."""
     try:
-        info = os.lstat(path)
+        info, folder = os.lstat(path), os.lstat(path.parent)
     except OSError:
         return False
-    return stat.S_ISSOCK(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+    mine = info.st_uid == folder.st_uid == os.getuid()
+    closed = not (info.st_mode | folder.st_mode) & 0o077
+    return stat.S_ISSOCK(info.st_mode) and stat.S_ISDIR(folder.st_mode) and mine and closed
 
 
 def exchange(

@@ -32,6 +32,12 @@ class ServerStatus:
     last_request: float | None
     idle_timeout: float
     socket: Path
+    model: str = ""
+
+    def idle_left(self, now: float) -> float:
+        """Seconds until the server exits for want of a request."""
+        since = self.started if self.last_request is None else self.last_request
+        return max(0.0, self.idle_timeout - (now - since))
 
 
 def lock_holder(root: Path) -> int | None:
@@ -68,6 +74,7 @@ def server_status(root: Path) -> ServerStatus | None:
             requests=int(answer["requests"]),
             last_request=None if answer["last_request"] is None else float(answer["last_request"]),
             idle_timeout=float(answer["idle_timeout"]), socket=socket_path(root),
+            model=str(answer.get("model", "")),
         )  # fmt: skip
     except (KeyError, TypeError, ValueError):
         return None
@@ -93,13 +100,14 @@ def stop_server(root: Path, wait: float = 10.0) -> int | None:
     return pid
 
 
-def start_detached(root: Path, command: Sequence[str], wait: float = 120.0) -> ServerStatus:
-    """Run `command` (a `cardvault serve` in the foreground) in a new session, detached from
-    this one and logging to `.cardvault/serve.log`; return its status once it answers."""
-    cache_dir(root).mkdir(parents=True, exist_ok=True)
-    log = cache_dir(root) / LOG_NAME
+def spawn_detached(root: Path, command: Sequence[str]) -> int:
+    """Start `command` (a `cardvault serve` in the foreground) in a new session, detached from
+    this one, stdin from /dev/null and logging to `.cardvault/serve.log`; its pid, at once."""
+    folder = cache_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / LOG_NAME
     append = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-    pid = os.posix_spawn(
+    return os.posix_spawn(
         command[0], list(command), dict(os.environ),
         file_actions=[
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
@@ -108,6 +116,12 @@ def start_detached(root: Path, command: Sequence[str], wait: float = 120.0) -> S
         ],
         setsid=True,
     )  # fmt: skip
+
+
+def start_detached(root: Path, command: Sequence[str], wait: float = 120.0) -> ServerStatus:
+    """`spawn_detached`, then the new server's status once it answers."""
+    log = cache_dir(root) / LOG_NAME
+    pid = spawn_detached(root, command)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         status = server_status(root)

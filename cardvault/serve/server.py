@@ -66,6 +66,7 @@ class ServerState:
 
     root: Path
     idle_timeout: float
+    model: str = ""
     pid: int = field(default_factory=os.getpid)
     started: float = field(default_factory=time.time)
     requests: int = 0
@@ -76,14 +77,20 @@ class ServerState:
         return {
             "pid": self.pid, "started": self.started, "requests": self.requests,
             "last_request": self.last_request, "idle_timeout": self.idle_timeout,
+            "model": self.model,
         }  # fmt: skip
 
 
 def serve(
-    root: Path, answer: Answer, idle_timeout: float, ready: Callable[[], None] | None = None
+    root: Path,
+    answer: Answer,
+    idle_timeout: float,
+    ready: Callable[[], None] | None = None,
+    model: str = "",
 ) -> str:
-    """Serve the vault at `root` (resolved) until it is time to stop; return why it stopped."""
-    state = ServerState(root, idle_timeout)
+    """Serve the vault at `root` (resolved) until it is time to stop; return why it stopped.
+    `model` is what `status` names as the loaded model."""
+    state = ServerState(root, idle_timeout, model)
     with _held_lock(root), _listening(socket_path(root)) as (listener, inode), _on_sigterm():
         if ready is not None:
             ready()
@@ -208,7 +215,9 @@ def _held_lock(root: Path) -> Iterator[None]:
 def _listening(path: Path) -> Iterator[tuple[socket.socket, int]]:
     """A listening socket at `path`, mode 0600 from the start; removed again on the way out.
 
-    The caller holds the serve lock, so a socket file already there is a dead server's."""
+    The caller holds the serve lock, so a socket file already there is a dead server's. Its
+    folder (`.cardvault/`, derived files only) is made private to the user (0700) as well."""
+    os.chmod(path.parent, 0o700)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -11,7 +11,8 @@ platform's user configuration folder for cardvault (`~/.config/cardvault` on Lin
     [search]
     model = "/opt/models/my-model"
 
-Nothing else belongs there (a vault's other settings are the vault's). The file is read on
+and the resident process's `[serve] auto` and `idle_minutes` (this machine's choice, over the
+vault's). Nothing else belongs there (a vault's other settings are the vault's). The file is read on
 every opening of a vault, so it is read with a stat and, when present, one small parse.
 """
 
@@ -23,6 +24,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardvault.errors import ConfigError
 from cardvault.vault.config import parse_config
@@ -30,17 +32,22 @@ from cardvault.vault.config import parse_config
 ENV_VAR = "CARDVAULT_CONFIG_DIR"
 CONFIG_NAME = "config.toml"
 #: (section, key) of the settings the user's file may hold (the settings that run code).
-USER_KEYS = (("maintain", "judge"), ("search", "model"))
+USER_KEYS = (
+    ("maintain", "judge"),
+    ("search", "model"),
+    ("serve", "auto"),
+    ("serve", "idle_minutes"),
+)
 
 
 @dataclass(frozen=True)
 class UserSettings:
     """The code-running settings the user set for every vault (None: not set)."""
 
-    values: Mapping[str, str]
+    values: Mapping[str, Any]
     path: Path
 
-    def get(self, key: str) -> str | None:
+    def get(self, key: str) -> Any:
         """The user's value for `key` (`maintain.judge`), or None."""
         return self.values.get(key)
 
@@ -79,7 +86,7 @@ def read_user_settings(env: Mapping[str, str] | None = None) -> UserSettings:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"your cardvault settings are not valid TOML: {exc}", path) from exc
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
     for section, table in data.items():
         keys = table.items() if isinstance(table, dict) else [("", table)]
         for key, value in keys:
@@ -87,7 +94,8 @@ def read_user_settings(env: Mapping[str, str] | None = None) -> UserSettings:
                 allowed = ", ".join(f"{s}.{k}" for s, k in USER_KEYS)
                 raise ConfigError(
                     f"'{section}.{key}' does not belong in your own settings: only the settings "
-                    f"that run code do ({allowed}); the rest are each vault's (cardvault.toml)",
+                    f"that run code and the resident process's do ({allowed}); the rest are "
+                    "each vault's (cardvault.toml)",
                     path,
                 )
             values[f"{section}.{key}"] = value

@@ -83,6 +83,10 @@ class VaultConfig:
     judge: str = ""
     # Seconds the judge may take on one question before it is stopped.
     judge_timeout: float = 60.0
+    # Warm by default (docs/agents.md): the first command that loads the model starts the
+    # vault's resident process (`cardvault serve`), which exits after this many idle minutes.
+    serve_auto: bool = True
+    serve_idle_minutes: float = 15.0
     # Per-key sources of the values, for error messages; not a setting.
     source: Path | None = field(default=None, compare=False)
 
@@ -109,6 +113,8 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("global", "review_threshold"): ("global_review_threshold", float),
     ("maintain", "judge"): ("judge", str),
     ("maintain", "judge_timeout"): ("judge_timeout", float),
+    ("serve", "auto"): ("serve_auto", bool),
+    ("serve", "idle_minutes"): ("serve_idle_minutes", float),
 }
 
 
@@ -159,6 +165,10 @@ def _coerce(key: str, value: Any, kind: type, path: Path | None) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise ConfigError(f"'{key}' must be a list of non-empty strings", path)
         return tuple(value)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"'{key}' must be true or false, got {value!r}", path)
+        return value
     if not isinstance(value, kind) or isinstance(value, bool):
         raise ConfigError(
             f"'{key}' must be {kind.__name__}, got {type(value).__name__} {value!r}", path
@@ -212,6 +222,11 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     if config.judge_timeout <= 0:
         raise ConfigError(
             f"'maintain.judge_timeout' must be positive, got {config.judge_timeout}", path
+        )
+    if not 0.05 <= config.serve_idle_minutes <= 24 * 60:
+        raise ConfigError(
+            f"'serve.idle_minutes' must be between 0.05 and 1440, got {config.serve_idle_minutes}",
+            path,
         )
     _validate_judge(config.judge, path)
 

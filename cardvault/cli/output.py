@@ -1,0 +1,125 @@
+"""`--json` and `--quiet` on every command, given in one place (not per command).
+
+`add_output_options` walks the command tree once, when the app's group is built, and gives
+each command that lacks them:
+- `--quiet`: nothing on stdout, and no notes, warnings or confirmations on stderr; errors still
+  go to stderr, and the exit code is the command's own (for hooks and scripts);
+- `--json` (a command with its own `--json` keeps it): what the command would have said, as one
+  JSON object on stdout: `{"ok": true, "messages": [{"level": "success", "text": ...}],
+  "output": "text it printed"}` (`ok` false when it exits non-zero).
+`session` holds the mode for one invocation (the resident process runs many in turn).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import typer
+from typer.core import TyperOption
+
+
+@dataclass
+class OutputMode:
+    """How the running command's output goes out."""
+
+    quiet: bool = False
+    collect: bool = False
+    messages: list[dict[str, str]] = field(default_factory=list)
+    captured: io.StringIO | None = None
+
+
+#: The mode of the command running now (reset by `session`).
+mode = OutputMode()
+
+
+def silenced(level: str, text: str) -> bool:
+    """Whether a `level` line (note, warning, success) is kept from the terminal: dropped in
+    quiet mode, collected for the JSON object in collecting mode."""
+    if mode.quiet:
+        return True
+    if mode.collect:
+        mode.messages.append({"level": level, "text": text})
+        return True
+    return False
+
+
+def add_output_options(command: Any) -> None:
+    """Give `command` and every command under it `--quiet`, and `--json` where it has none."""
+    if hasattr(command, "commands"):  # a group (typer vendors its own click)
+        for sub in command.commands.values():
+            add_output_options(sub)
+        return
+    names = {opt for param in command.params for opt in getattr(param, "opts", ())}
+    if "--quiet" not in names:
+        command.params.append(
+            TyperOption(
+                param_decls=["--quiet", "-q"] if "-q" not in names else ["--quiet"], is_flag=True,
+                expose_value=False, callback=_quiet, is_eager=True,
+                help="Print nothing on success (errors still go to stderr; same exit code).",
+            )
+        )  # fmt: skip
+    if "--json" not in names:
+        command.params.append(
+            TyperOption(
+                param_decls=["--json"], is_flag=True, expose_value=False, callback=_collect,
+                help="Print what the command says as one JSON object.",
+            )
+        )  # fmt: skip
+
+
+def _quiet(ctx: Any, _param: Any, value: bool) -> None:
+    if value:
+        mode.quiet = True
+        ctx.with_resource(_stdout_dropped())
+
+
+def _collect(ctx: Any, _param: Any, value: bool) -> None:
+    if value and not mode.quiet:
+        mode.collect = True
+        mode.captured = io.StringIO()
+        ctx.with_resource(contextlib.redirect_stdout(mode.captured))
+
+
+@contextlib.contextmanager
+def _stdout_dropped() -> Iterator[None]:
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
+        yield
+
+
+@contextlib.contextmanager
+def session() -> Iterator[None]:
+    """One command's output mode: fresh on the way in; in collecting mode, the JSON object
+    printed on the way out (after the command's stdout is restored)."""
+    global mode
+    mode = OutputMode()
+    code = 0
+    try:
+        yield
+    except typer.Exit as exc:
+        code = exc.exit_code
+        raise
+    except Exception:
+        code = 1
+        raise
+    finally:
+        done, mode = mode, OutputMode()
+        if done.collect:
+            _print_collected(done, code)
+
+
+def _print_collected(done: OutputMode, code: int) -> None:
+    """The collected object on stdout (compact JSON, as render.print_json writes for programs;
+    render imports this module, so this one writes it itself)."""
+    import json
+    import sys
+
+    text = done.captured.getvalue() if done.captured is not None else ""
+    result: dict[str, Any] = {"ok": code == 0, "messages": done.messages}
+    if text:
+        result["output"] = text
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")

@@ -1,0 +1,84 @@
+"""Warm by default: the first command that loads a vault's model starts its resident process.
+
+A cold `search`, `context` or `index` answers its own call, then calls `start_resident`, which
+(unless turned off) launches `cardvault serve` for the vault detached, in the background, and
+returns at once; the next `search` finds its socket and is answered warm (cli/entry.py). It is
+turned off by `[serve] auto = false` (in the vault's cardvault.toml or, winning over it, in the
+user's own config.toml) or by CARDVAULT_NO_AUTOSERVE=1 (CI, the test suite). The server exits
+after `[serve] idle_minutes` without a request (default 15), so no process outlives its idle
+timeout; it runs through launch.py (`python -I`), never importing from the vault's folder.
+
+One resident per vault: when something holds the serve lock nothing is started; a socket left
+by a killed server (nobody holds the lock) is removed first. Two cold commands racing may both
+launch one; the second finds the lock held and exits at once (server.py), logging why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.serve.control import lock_holder, spawn_detached
+from cardvault.serve.protocol import socket_path
+
+#: Set (to anything but "" or "0") to never start a resident process on one's own.
+NO_AUTOSERVE_VAR = "CARDVAULT_NO_AUTOSERVE"
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """Whether to start a resident process on one's own, and its idle timeout in minutes."""
+
+    auto: bool
+    idle_minutes: float
+
+
+def serve_settings(vault_auto: bool, vault_idle_minutes: float) -> ServeSettings:
+    """The vault's `[serve]` settings, overridden by the user's config.toml and the env var."""
+    from cardvault.trust.user import read_user_settings
+
+    auto, idle = vault_auto, vault_idle_minutes
+    with contextlib.suppress(Exception):  # a broken user file is reported by the commands
+        user = read_user_settings()
+        mine_auto, mine_idle = user.get("serve.auto"), user.get("serve.idle_minutes")
+        auto = auto if mine_auto is None else bool(mine_auto)
+        idle = idle if mine_idle is None else float(mine_idle)
+    if os.environ.get(NO_AUTOSERVE_VAR, "") not in ("", "0"):
+        auto = False
+    return ServeSettings(auto, idle)
+
+
+def serve_command(root: Path, idle_minutes: float) -> list[str]:
+    """The isolated command line of a foreground `cardvault serve` for the vault at `root`."""
+    from cardvault.launch import python_command
+
+    idle = f"{idle_minutes:g}"
+    return python_command("cardvault", "--vault", str(root), "serve", "--idle-timeout", idle)
+
+
+def clear_stale_socket(root: Path) -> bool:
+    """Remove the socket of a server that died without removing it (nobody holds the lock)."""
+    path = socket_path(root)
+    if lock_holder(root) is not None or not os.path.lexists(path):
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    return True
+
+
+def start_resident(root: Path, settings: ServeSettings) -> int | None:
+    """Launch the vault's resident process in the background unless it is off or one already
+    runs; the new process's pid, or None. Never raises for a failed launch: the command that
+    asked has already answered, and the next one runs cold again."""
+    if not settings.auto:
+        return None
+    root = root.resolve()
+    try:
+        if lock_holder(root) is not None:
+            return None
+        clear_stale_socket(root)
+        return spawn_detached(root, serve_command(root, settings.idle_minutes))
+    except OSError:
+        return None

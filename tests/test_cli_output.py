@@ -1,0 +1,139 @@
+"""`--json` and `--quiet` on every command (cli/output.py), `new` without a body, and unknown
+filter values, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+
+def _commands() -> list[list[str]]:
+    from typer.main import get_command
+
+    from cardvault.cli.app import app
+
+    found: list[list[str]] = []
+
+    def walk(command: object, path: list[str]) -> None:
+        subs = getattr(command, "commands", None)
+        if subs is None:
+            found.append(path)
+            return
+        for name, sub in subs.items():
+            walk(sub, [*path, name])
+
+    walk(get_command(app), [])
+    return found
+
+
+COMMANDS = _commands()
+
+
+def test_the_walk_finds_the_commands() -> None:
+    names = {" ".join(path) for path in COMMANDS}
+    assert {"search", "new", "log", "history", "diff", "review accept"} <= names
+    assert len(COMMANDS) > 30
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=[" ".join(p) for p in COMMANDS])
+def test_every_command_has_json_and_quiet(path: list[str]) -> None:
+    shown = run_cli([*path, "--help"])
+    assert shown.exit_code == 0, shown.output
+    assert "--json" in shown.stdout and "--quiet" in shown.stdout
+
+
+CASES = [
+    ["log", "Lesson: retry the flaky upload twice."],
+    ["new", "Upload retries", "-c", "tools", "--body", "Retry twice."],
+    ["list"],
+    ["check"],
+    ["stats"],
+    ["history"],
+    ["diff"],
+    ["promote", "upload-retries", "--rule", "Retry uploads twice."],
+]
+
+
+@pytest.mark.parametrize("argv", CASES, ids=[a[0] for a in CASES])
+def test_json_parses_and_quiet_prints_nothing(vault_path: Path, argv: list[str]) -> None:
+    root = ["--vault", str(vault_path)]
+    if argv[0] == "promote":
+        run_cli([*root, "new", "Upload retries", "-c", "tools", "--body", "Retry twice."])
+    quiet = run_cli([*root, *argv, "--quiet"])
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.stdout == "" and quiet.stderr == ""
+    loud = run_cli([*root, *argv, "--json"])
+    assert loud.exit_code == 0, loud.output
+    json.loads(loud.stdout)
+
+
+def test_quiet_keeps_errors_and_exit_codes(vault_path: Path) -> None:
+    missing = run_cli(["--vault", str(vault_path), "show", "no-such-card", "--quiet"])
+    assert missing.exit_code == 1 and missing.stdout == ""
+    assert "no card with slug or alias 'no-such-card'" in missing.stderr
+    failed = run_cli(["--vault", str(vault_path), "show", "no-such-card", "--json"])
+    assert failed.exit_code == 1
+
+
+def test_new_without_a_body_refuses_on_empty_stdin(vault_path: Path) -> None:
+    done = run_cli(["--vault", str(vault_path), "new", "Some topic", "-c", "tools"], input="")
+    assert done.exit_code == 1
+    assert "no card text: give --body TEXT" in done.stderr
+    assert not list((vault_path / "memory" / "cards").glob("some-topic*.md"))
+    piped = run_cli(
+        ["--vault", str(vault_path), "new", "Some topic", "-c", "tools"], input="Piped body.\n"
+    )
+    assert piped.exit_code == 0, piped.output
+    assert "Piped body." in (vault_path / "memory" / "cards" / "some-topic.md").read_text()
+
+
+def test_new_prompts_in_a_terminal(vault_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.serve_support import cli_env
+
+    leader, follower = pty.openpty()
+    argv = [sys.executable, "-m", "cardvault", "--vault", str(vault_path), "new", "Typed topic"]
+    process = subprocess.Popen(
+        [*argv, "-c", "tools"], stdin=follower, stdout=follower, stderr=follower, env=cli_env()
+    )
+    os.close(follower)
+    os.write(leader, b"Typed body.\n\x04")
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert process.wait(120) == 0, shown
+    assert b"card text (Markdown); end it with Ctrl-D" in shown
+    assert "Typed body." in (vault_path / "memory" / "cards" / "typed-topic.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["list", "--category", "bogus"], "unknown category 'bogus' (valid: system, human,"),
+        (
+            ["list", "--status", "bogus"],
+            "unknown status 'bogus' (valid: active, promoted, archived)",
+        ),
+        (["search", "x", "--category", "bogus"], "unknown category 'bogus' (valid: system,"),
+        (["search", "x", "-m", "keyword", "--status", "gone"], "unknown status 'gone' (valid:"),
+    ],
+)
+def test_unknown_filter_values_are_errors(vault_path: Path, argv: list[str], said: str) -> None:
+    done = run_cli(["--vault", str(vault_path), *argv])
+    assert done.exit_code == 1
+    assert said in done.stderr
