@@ -171,7 +171,9 @@ def test_a_push_refused_because_another_machine_pushed_first_is_retried(tmp_path
     )
     hook.chmod(0o755)
     ok(b, "log", "b was second", "--title", "b-second")
-    output = ok(b, "sync")
+    with pytest.MonkeyPatch.context() as patch:  # the clone's own hooks run only when allowed
+        patch.setenv("CARDVAULT_GIT_HOOKS", "1")
+        output = ok(b, "sync")
     assert marker.exists() and "after 2 tries" in output
     ok(a, "sync")
     log = (a / "memory" / "2026-03-19.md").read_text(encoding="utf-8")

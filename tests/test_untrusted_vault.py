@@ -500,15 +500,27 @@ def test_a_git_folder_handed_over_with_the_vault_runs_nothing_through_cardvault(
     tmp_path: Path,
 ) -> None:
     """A vault shipped as a tarball (or a copied folder) brings its `.git`: an fsmonitor program
-    in its config. No git cardvault starts runs it; the user's own git does (it is their
-    repository now: docs/security.md says to clone such a vault instead)."""
+    in its config and hooks. No git cardvault starts runs any of them (its commits, merges and
+    pushes included); the user's own git does (it is their repository now: docs/security.md
+    says to clone such a vault instead), and so does cardvault's when the user's environment
+    says CARDVAULT_GIT_HOOKS=1."""
+    from tests.untrusted_support import SHIPPED_HOOKS
+
     world = build(tmp_path, "vault", ["shipped-git"])
+    (world.teammate / "memory" / "2026-03-18.md").write_text("# 2026-03-18\n", "utf-8")
+    git(world.teammate, "add", "-A")
+    git(world.teammate, "commit", "-qm", "teammate")
+    git(world.teammate, "push", "-q")
     for args in (["log", "x"], ["remember", "y"], ["check", "--fix"], ["list"], ["sync"]):
         done: Any = cli(world.vault, *args)
         assert done.exit_code == 0, (args, done.output)
     assert canaries(world) == []
+    done = cli(world.vault, "log", "with the user's leave", CARDVAULT_GIT_HOOKS="1")
+    assert done.exit_code == 0, done.output
+    assert "hook-post-commit" in canaries(world)  # the hooks are live when allowed
     git(world.victim, "status")
-    assert canaries(world) == ["fsmonitor"]  # the payload is live: plain git runs it
+    assert "fsmonitor" in canaries(world)  # the payload is live: plain git runs it
+    assert set(canaries(world)) <= {"fsmonitor", *(f"hook-{name}" for name in SHIPPED_HOOKS)}
 
 
 def test_the_merge_drivers_merge_only_their_own_files() -> None:

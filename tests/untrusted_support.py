@@ -416,10 +416,22 @@ def plant_config_link(world: World, root: Path) -> None:
     _link(root, "cardvault.toml", world.outside / "settings.toml")
 
 
+#: The hooks a `.git` handed over with the vault brings, each run by git on a commit, a
+#: merge or a push cardvault makes (the checking ones, pre-commit and commit-msg, too).
+SHIPPED_HOOKS = ("pre-commit", "commit-msg", "post-commit", "post-merge", "pre-push")
+
+
 def local_shipped_git(world: World) -> None:
     """The victim's `.git` as a tarball of the attacker's repository would hand it over: an
-    fsmonitor program in its config (a clone carries none), which every `git status` runs."""
+    fsmonitor program in its config, which every `git status` runs, and hooks in .git/hooks
+    (a clone carries neither)."""
     git(world.victim, "config", "core.fsmonitor", sh_payload(world, "fsmonitor"))
+    hooks = world.victim / ".git" / "hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    for name in SHIPPED_HOOKS:
+        hook = hooks / name
+        hook.write_text(f"#!/bin/sh\n{sh_payload(world, 'hook-' + name)}\nexit 0\n", "utf-8")
+        hook.chmod(0o755)
 
 
 ATTACKS = {
@@ -460,7 +472,7 @@ ATTACKS = {
         Attack("attributes-link", ".gitattributes a symlink to a file outside",
                plant_attributes_link),
         Attack("config-link", "cardvault.toml a symlink to a file outside", plant_config_link),
-        Attack("shipped-git", "a .git handed over with the vault names an fsmonitor program",
+        Attack("shipped-git", "a .git handed over with the vault: an fsmonitor program, hooks",
                lambda world, root: None, local_shipped_git),
     )
 }  # fmt: skip

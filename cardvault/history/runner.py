@@ -9,8 +9,8 @@ does (history/repo.py) runs git with the same environment, `safe_env`.
 Every git runs with pathspecs taken literally (`GIT_LITERAL_PATHSPECS`: a card named
 `[s]tar.md` stages that file, never `star.md` beside it), with `safe.bareRepository=explicit`
 (a vault folder whose files mimic a bare repository, with a `config` of their own, is never
-taken for one when git looks for its repository), and with no fsmonitor program (one named by
-a `.git/config` that came with the vault never runs through cardvault: docs/security.md).
+taken for one when git looks for its repository), with no fsmonitor program and no hook (those of
+a `.git` that came with the vault never run through cardvault: docs/security.md).
 `run_git` is history's own: no module outside `history/` starts git (tests/test_code_rules.py).
 """
 
@@ -42,6 +42,16 @@ PROTECTED = (
     ("safe.bareRepository", "explicit"),
     ("core.fsmonitor", "false"),
 )
+#: Nor does any hook of the repository's run (`core.hooksPath` pointed at a folder that cannot
+#: hold one): a `.git/hooks/` handed over with the vault is the vault's code, and cardvault's
+#: commits are memory, not the project's (docs/security.md). The user's own environment (never
+#: the vault) may let the clone's hooks run: CARDVAULT_GIT_HOOKS=1.
+NO_HOOKS = ("core.hooksPath", os.devnull)
+HOOKS_VAR = "CARDVAULT_GIT_HOOKS"
+
+
+def _protected() -> tuple[tuple[str, str], ...]:
+    return PROTECTED if os.environ.get(HOOKS_VAR) == "1" else (*PROTECTED, NO_HOOKS)
 
 
 def protected_config(environ: Mapping[str, str]) -> dict[str, str]:
@@ -50,8 +60,9 @@ def protected_config(environ: Mapping[str, str]) -> dict[str, str]:
         first = int(environ.get("GIT_CONFIG_COUNT", "0") or "0")
     except ValueError:
         first = 0
-    env = {"GIT_CONFIG_COUNT": str(first + len(PROTECTED))}
-    for number, (key, value) in enumerate(PROTECTED, start=first):
+    protected = _protected()
+    env = {"GIT_CONFIG_COUNT": str(first + len(protected))}
+    for number, (key, value) in enumerate(protected, start=first):
         env[f"GIT_CONFIG_KEY_{number}"] = key
         env[f"GIT_CONFIG_VALUE_{number}"] = value
     return env
