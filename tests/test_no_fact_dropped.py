@@ -19,7 +19,7 @@ from cardvault.search.embedder import Embedder
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
 from tests.conftest import run_cli
-from tests.maintain_support import card, commit_all, log, new_vault, run
+from tests.maintain_support import card, cited_as, commit_all, log, new_vault, run
 
 CORTEX = "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST."
 BEARER = "Bearer tokens bypass Cortex CSRF entirely"
@@ -96,7 +96,8 @@ def test_figures_that_disagree_are_asked_not_merged_nor_folded(
     assert LATENCY_A in bodies["ingest-latency"] and LATENCY_B in bodies["ingest-latency-again"]
     # the lesson's 11.91 is kept where it went, never dropped as "already said"
     cited = [read_card(p) for p in vault.cards_dir.glob("*.md")]
-    holder = [c for c in cited if "memory/2026-03-09.md#10:00" in c.sources]
+    [lesson] = cited_as(vault, ["memory/2026-03-09.md#10:00"])  # the id maintain gave it
+    holder = [c for c in cited if lesson in c.sources]
     assert len(holder) == 1 and "11.91" in holder[0].body
     # the cards are asked about ("duplicate cards?", with the figures that differ) ...
     queue = list(read_queue(vault.root))
