@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from cardvault.maintain.text import figures, identifiers
 from cardvault.search.embedder import Embedder
+from cardvault.vault.config import DEFAULT_SIGNALS
+from cardvault.vault.daily import parse_log
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
 from tests.conftest import run_cli
@@ -68,7 +70,9 @@ def test_the_cortex_bearer_fact_is_kept_end_to_end(tmp_path: Path) -> None:
     assert BEARER in cortex.body or any(BEARER in text for text in asked)
     # and the run said where it went: a source cited, the card counted once more
     if BEARER in cortex.body:
-        assert cortex.seen == 2 and cortex.sources == ("memory/2026-03-19.md#14:30",)
+        log_path = root / "memory" / "2026-03-19.md"
+        [entry] = parse_log(log_path.read_text("utf-8"), log_path, DEFAULT_SIGNALS)
+        assert entry.entry_id and cortex.seen == 2 and cortex.sources == (entry.ref,)
     # a second run changes nothing
     again = json.loads(cli("maintain", "--json"))
     assert again["commit"] is None
