@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -237,6 +238,9 @@ FRONTS: dict[str, Callable[[Path, Case], Any]] = {"cli": via_cli, "mcp": via_mcp
 def _comparable(files: dict[str, bytes]) -> dict[str, bytes]:
     """The vault's files, with who answered a review question (a person at the CLI, the agent
     through MCP: the one thing the front end is meant to change) set aside."""
+    for name, data in files.items():
+        if _DAILY_LOG.fullmatch(name):
+            files[name] = _with_ids_in_order(data)
     queue = files.get("memory/review.jsonl")
     if queue is not None:
         rows = [json.loads(line) for line in queue.decode().splitlines()]
@@ -244,6 +248,21 @@ def _comparable(files: dict[str, bytes]) -> dict[str, bytes]:
             row.pop("by", None)
         files["memory/review.jsonl"] = json.dumps(rows, sort_keys=True).encode()
     return files
+
+
+_DAILY_LOG = re.compile(r"memory/\d{4}-\d{2}-\d{2}\.md")
+_ENTRY_ID = re.compile(rb"<!-- id:([0-9a-f]{6,16}) -->")
+
+
+def _with_ids_in_order(log: bytes) -> bytes:
+    """A daily log with each entry id (random: vault/entry_ids.py) replaced by its rank of first
+    appearance, `<!-- id:1 -->`: the ids' presence, place and distinctness still compared."""
+    ranks: dict[bytes, int] = {}
+
+    def rank(found: re.Match[bytes]) -> bytes:
+        return b"<!-- id:%d -->" % ranks.setdefault(found.group(1), len(ranks) + 1)
+
+    return _ENTRY_ID.sub(rank, log)
 
 
 def _subject(root: Path) -> str:

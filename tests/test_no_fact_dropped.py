@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from cardvault.maintain.text import figures, identifiers
 from cardvault.search.embedder import Embedder
+from cardvault.vault.config import DEFAULT_SIGNALS
+from cardvault.vault.daily import parse_log
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
 from tests.conftest import run_cli
-from tests.maintain_support import card, commit_all, log, new_vault, run
+from tests.maintain_support import card, cited_as, commit_all, log, new_vault, run
 
 CORTEX = "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST."
 BEARER = "Bearer tokens bypass Cortex CSRF entirely"
@@ -68,7 +70,9 @@ def test_the_cortex_bearer_fact_is_kept_end_to_end(tmp_path: Path) -> None:
     assert BEARER in cortex.body or any(BEARER in text for text in asked)
     # and the run said where it went: a source cited, the card counted once more
     if BEARER in cortex.body:
-        assert cortex.seen == 2 and cortex.sources == ("memory/2026-03-19.md#14:30",)
+        log_path = root / "memory" / "2026-03-19.md"
+        [entry] = parse_log(log_path.read_text("utf-8"), log_path, DEFAULT_SIGNALS)
+        assert entry.entry_id and cortex.seen == 2 and cortex.sources == (entry.ref,)
     # a second run changes nothing
     again = json.loads(cli("maintain", "--json"))
     assert again["commit"] is None
@@ -96,7 +100,8 @@ def test_figures_that_disagree_are_asked_not_merged_nor_folded(
     assert LATENCY_A in bodies["ingest-latency"] and LATENCY_B in bodies["ingest-latency-again"]
     # the lesson's 11.91 is kept where it went, never dropped as "already said"
     cited = [read_card(p) for p in vault.cards_dir.glob("*.md")]
-    holder = [c for c in cited if "memory/2026-03-09.md#10:00" in c.sources]
+    [lesson] = cited_as(vault, ["memory/2026-03-09.md#10:00"])  # the id maintain gave it
+    holder = [c for c in cited if lesson in c.sources]
     assert len(holder) == 1 and "11.91" in holder[0].body
     # the cards are asked about ("duplicate cards?", with the figures that differ) ...
     queue = list(read_queue(vault.root))

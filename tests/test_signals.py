@@ -134,4 +134,8 @@ def test_the_readme_tour_is_distilled_verbatim(tmp_path: Path) -> None:
     assert "Bearer tokens bypass Cortex CSRF entirely" in bodies
     assert "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST." in bodies
     cited = {s for c in cards for s in c.sources}
-    assert cited == {"memory/2026-03-19.md#14:30", "memory/2026-03-19.md#14:30-2"}
+    log_path = root / "memory" / "2026-03-19.md"
+    entries = parse_log(log_path.read_text("utf-8"), log_path, DEFAULT_SIGNALS)
+    assert [(e.time, e.ordinal) for e in entries] == [("14:30", 1), ("14:30", 2)]
+    assert all(e.entry_id for e in entries)  # both cited by the ids their headings carry
+    assert cited == {e.ref for e in entries}
