@@ -80,6 +80,8 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("scope", ["scope"]),
         ("agents", ["agents"]),
         ("review", ["review"]),
+        ("history", ["history"]),  # reads git's commits of the memory, runs nothing
+        ("diff", ["diff"]),
         ("view", ["view", "--out", str(world.base / "view.html")]),
         ("trust", ["trust", "--list"]),
         ("trust", ["trust"]),  # asks; no terminal here: refused, nothing approved
