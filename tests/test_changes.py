@@ -63,6 +63,9 @@ def test_the_catalog_sees_a_same_size_same_mtime_edit(vault_path: Path) -> None:
     write_card(vault_path, "packing", "Packing crates", "The wood is walnut.")
     settle(vault_path)
     args = ["--vault", str(vault_path)]
+    # `list` reads through the catalog and records the file (`show` of a slug reads the one
+    # file directly, context/used.py named_card, so it leaves no catalog row behind)
+    assert "Packing crates" in run_cli([*args, "list", "--json"]).output
     assert "walnut" in run_cli([*args, "show", "packing"]).output
     rel = "memory/cards/packing.md"
     assert racy_flag(vault_path / ".cardvault" / "catalog.sqlite", "files", "rel", rel) == 0

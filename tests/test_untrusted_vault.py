@@ -80,6 +80,8 @@ def commands(world: World) -> list[tuple[str, list[str]]]:
         ("scope", ["scope"]),
         ("agents", ["agents"]),
         ("review", ["review"]),
+        ("history", ["history"]),  # reads git's commits of the memory, runs nothing
+        ("diff", ["diff"]),
         ("view", ["view", "--out", str(world.base / "view.html")]),
         ("trust", ["trust", "--list"]),
         ("trust", ["trust"]),  # asks; no terminal here: refused, nothing approved
@@ -759,7 +761,14 @@ MUTATIONS = [
           "            raise UnsafePathError(symlink_message(current, root), path)"),
          # O_NOFOLLOW on every open is the second wall: both must go
          ("vault/confine.py", "_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK",
-          "_READ_FLAGS = os.O_RDONLY | _NONBLOCK")],
+          "_READ_FLAGS = os.O_RDONLY | _NONBLOCK"),
+         # and the writers' digest of a link is its target's name (vault/files.py), which no
+         # text read through the link has: the write planned on the log's text is refused
+         # as "changed on disk" — the third wall of the same defence, so it goes too
+         ("vault/files.py",
+          "        if os.path.islink(path):\n"
+          "            return digest_bytes(b\"symlink:\" + os.fsencode(os.readlink(path)))\n",
+          "")],
         "remember", [GIT_TOKEN], id="reads-and-writes-never-pass-a-symlink",
     ),
     pytest.param(

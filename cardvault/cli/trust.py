@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, now, vault_of
+from cardvault.cli.common import JsonOption, now, session_of, vault_of
 
 if TYPE_CHECKING:
     from cardvault.trust.settings import Asked
@@ -108,7 +108,7 @@ def _root_to_revoke(ctx: typer.Context) -> Path:
     """The vault named by --vault (even if it is gone), else the one found here."""
     import os
 
-    explicit = (ctx.find_root().obj or {}).get("vault")
+    explicit = session_of(ctx).explicit
     if explicit is not None:
         return Path(os.path.realpath(explicit))
     return vault_of(ctx).root

@@ -102,7 +102,14 @@ class StampedLog:
 
 def stamped_log(text: str, path: Path) -> StampedLog:
     """`text` with `derived_id`s added to the headings of entries that have none; every other
-    byte stays. `renamed` maps each entry's positional citation to its id citation."""
+    byte stays. `renamed` maps each entry's positional citation to its id citation.
+
+    An entry whose heading line holds a secret (guard.scan_text) is left without an id: giving
+    it one rewrites that line, and the commit would copy the hand-written secret into history
+    again (where a purge of the commit that brought it would miss it). Its positional
+    citation still resolves, and `check` reports the secret."""
+    from cardvault.guard import scan_text
+
     entries = parse_log(text, path, ())
     taken = {e.entry_id for e in entries if e.entry_id} | ids_in(text)
     lines = text.split("\n")
@@ -115,6 +122,8 @@ def stamped_log(text: str, path: Path) -> StampedLog:
         seen[key] = occurrence + 1
         entry_id = entry.entry_id
         if entry_id is None:
+            if scan_text(lines[entry.line - 1]):
+                continue  # stamping would copy the heading's secret into a new commit
             entry_id = derived_id(entry, taken, occurrence)
             taken.add(entry_id)
             index = entry.line - 1
