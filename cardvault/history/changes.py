@@ -99,7 +99,7 @@ def _changes(commit: Any, prefix: str) -> CommitChanges:
     import git
 
     parent = commit.parents[0] if commit.parents else git.NULL_TREE
-    paths = [f"{prefix}{path}" for path in MEMORY_PATHS]
+    paths = _showable(commit, [f"{prefix}{path}" for path in MEMORY_PATHS])
     diffs = commit.diff(parent, paths=paths, R=True, find_renames=True) if paths else []
     files = tuple(_file(diff, prefix) for diff in diffs)
     message = commit.message if isinstance(commit.message, str) else commit.message.decode()
@@ -108,6 +108,38 @@ def _changes(commit: Any, prefix: str) -> CommitChanges:
         sha=commit.hexsha, date=commit.committed_datetime, author=str(commit.author.name),
         subject=subject.strip(), body=body.strip(), files=files,
     )  # fmt: skip
+
+
+def _showable(commit: Any, paths: list[str]) -> list[str]:
+    """`paths` as they are, unless the commit touches a file whose name the walker refuses (not
+    UTF-8, which GitPython's diff reader cannot decode and then returns nothing for; control
+    characters or bidi overrides, which would forge lines): then the commit's other file names
+    below `paths`, so the rest is still told and those files are left out."""
+    if not paths:
+        return paths
+    parent = commit.parents[0].hexsha if commit.parents else None
+    spec = [parent, commit.hexsha] if parent else ["--root", commit.hexsha]
+    raw = commit.repo.git.execute(
+        ["git", "diff-tree", "-r", "-z", "--name-only", "--no-renames", *spec, "--", *paths],
+        stdout_as_string=False,
+    )
+    names = [name for name in bytes(raw).split(b"\0") if name]
+    if parent is None and names:
+        names = names[1:] if names[0] == commit.hexsha.encode() else names
+    good = [text for text in map(_showable_name, names) if text is not None]
+    return paths if len(good) == len(names) else good
+
+
+def _showable_name(name: bytes) -> str | None:
+    """`name` as text, or None when it is not UTF-8 or cannot be shown as one line (control
+    characters, bidi overrides: vault/confine.name_problem), like the walker refuses it."""
+    from cardvault.vault.confine import name_problem
+
+    try:
+        text = name.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if name_problem(text) else text
 
 
 def _file(diff: Any, prefix: str) -> FileChange:
