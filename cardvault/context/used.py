@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from cardvault.context.pack import Decision
-from cardvault.errors import UnsafePathError
+from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.vault.card import Card
 from cardvault.vault.layout import Vault, check_slug
 from cardvault.vault.read import find_card, read_card
@@ -64,7 +64,10 @@ def named_card(vault: Vault, name: str) -> Card:
     except UnsafePathError:
         direct = None
     if direct is not None and (direct.is_file() or direct.is_symlink()):
-        return read_card(direct, vault.root)  # a symlink is refused, never followed
+        try:
+            return read_card(direct, vault.root)  # a symlink is refused, never followed
+        except PermissionError as exc:  # said as the read path says it: path:1
+            raise CardvaultError(f"cannot read: {exc.strerror}", direct, 1) from exc
     return find_card(vault, name).card
 
 
