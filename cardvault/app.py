@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cardvault.scopes.scope import Scope
 from cardvault.search.warm import VaultHandle, WarmHandles
@@ -212,17 +212,19 @@ class Session:
         """`cardvault search`: the `k` best hits over the scope's vaults, each named by its
         vault, with the modes used, the notices (the scope's first), each vault's outcome and
         each card hit's age and stale mark (`about`)."""
+        from cardvault.context.used import hit_age
         from cardvault.search.engine import Filters
         from cardvault.search.scoped import search_vaults
 
         in_scope = self.scope(scope)
         filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
-        from cardvault.context.used import hit_age
-
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
         found = search_vaults(vaults, self.searcher, query, k, mode, filters)
         named, today = dict(vaults), self.now().date()
-        about = {(n, h.path): hit_age(named[n], h.path, today) for n, h in found.hits}
+
+        def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown
+            return hit_age(named[name], path, today)
+
         return replace(found, notices=(*in_scope.notices, *found.notices), about=about)
 
     def search(

@@ -9,7 +9,7 @@ Python API alike, passing how it gets a vault's search service (its warm `Search
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cardvault.search.engine import Filters, Searcher, SearchOutcome, SearchResult
@@ -23,14 +23,15 @@ PROJECT = "project"
 @dataclass(frozen=True)
 class ScopedHits:
     """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome
-    (its fusion weights and explanations), and what the app adds to a hit's row, by (vault
-    name, path): a card's age and `stale` mark (context/used.hit_age)."""
+    (its fusion weights and explanations), and what the app adds to a shown hit's row, asked
+    of (vault name, path) only when `rows` makes the row: a card's age and `stale` mark
+    (context/used.hit_age reads the card, so a search shown as a table reads none)."""
 
     hits: list[tuple[str, SearchResult]]
     modes: tuple[str, ...]
     notices: tuple[str, ...]
     outcomes: tuple[tuple[str, SearchOutcome], ...]
-    about: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
+    about: Callable[[str, str], Mapping[str, Any]] | None = None
 
     @property
     def vaults(self) -> int:
@@ -49,7 +50,8 @@ class ScopedHits:
     def rows(self, include_weak: bool = False) -> Iterator[dict[str, Any]]:
         """The shown hits as JSON rows, each with its `vault`."""
         for name, hit in self.strong(include_weak):
-            yield {**hit.to_dict(), "vault": name, **self.about.get((name, hit.path), {})}
+            extra = self.about(name, hit.path) if self.about is not None else {}
+            yield {**hit.to_dict(), "vault": name, **extra}
 
 
 def search_vaults(
