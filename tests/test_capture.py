@@ -21,6 +21,7 @@ import pytest
 
 from cardvault.capture import failure
 from cardvault.capture.record import captures_of
+from cardvault.capture.run import PASSED_ON
 from cardvault.vault.layout import open_vault_at
 from tests.conftest import git_log
 
@@ -283,7 +284,9 @@ def test_a_signal_ignored_at_start_is_not_passed_on(
     out = subprocess.PIPE
     with subprocess.Popen(args, env=env, text=True, stdout=out, stderr=out) as proc:
         assert proc.stdout is not None and proc.stdout.readline() == "ready\n"  # handlers set
-        _wait_until_catching(proc.pid, signal.SIGTERM)  # cardvault is waiting for its command
+        for name in PASSED_ON:  # cardvault is waiting for its command, every handler set
+            if name not in ignored:
+                _wait_until_catching(proc.pid, getattr(signal, name))
         for name in sent:
             proc.send_signal(getattr(signal, name))
         proc.communicate(timeout=120)
