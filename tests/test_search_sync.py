@@ -132,3 +132,21 @@ def test_upgrade_from_schema_2_keeps_every_vector(vault_root: Path) -> None:
     outcome = open_vault(vault_root).query("race between fixtures", logs=True)
     assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
     assert outcome.results[0].entry == "09:15 Flaky CI"
+
+
+def test_upgrade_from_schema_4_stems_every_text_again(vault_root: Path) -> None:
+    """Schema 4 held FTS5's own Porter stems; the upgrade indexes every text's terms again with
+    the one stemmer (cardvault/words.py) that queries use, and embeds nothing again."""
+    import sqlite3
+
+    with sqlite3.connect(vault_root / ".cardvault" / DB_NAME) as conn:
+        conn.execute("DROP TABLE fts")
+        conn.execute(
+            "CREATE VIRTUAL TABLE fts USING fts5(topic, tags, body, "
+            "tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
+    outcome = open_vault(vault_root).query("races between fixtures", mode="keyword", logs=True)
+    assert any("schema version 4, upgraded to 5" in n for n in outcome.notices), outcome.notices
+    assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
+    assert outcome.results[0].entry == "09:15 Flaky CI"

@@ -1,4 +1,5 @@
-"""CJK segmentation, FTS5 query quoting and snippets (no model needed)."""
+"""The keyword index's terms (stems, CJK bigrams), FTS5 query quoting and snippets (no model
+needed)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cardvault.search.index import TOKENIZER
-from cardvault.search.text import bigrams, fts_query, make_snippet, query_terms, segment
+from cardvault.search.text import (
+    KeywordQuery,
+    bigrams,
+    fts_query,
+    index_text,
+    make_snippet,
+    query_terms,
+)
 
 
 def test_bigrams_of_a_cjk_run() -> None:
@@ -16,13 +24,14 @@ def test_bigrams_of_a_cjk_run() -> None:
     assert bigrams("库") == ["库"]
 
 
-def test_segment_splits_only_cjk_runs() -> None:
-    assert segment("use 连接池 now").split() == ["use", "连接", "接池", "now"]
+def test_index_text_stems_words_and_splits_cjk_runs() -> None:
+    assert index_text("Use 连接池 now") == "use 连接 接池 now"
+    assert index_text("Boxes of failing cookies") == "box of fail cooki"
 
 
 def test_query_terms_are_distinct_and_lowercase() -> None:
     assert query_terms("Foo foo --no-verify") == ["foo", "no", "verify"]
-    assert fts_query("the --no-verify") == '"verify"'
+    assert fts_query("the --no-verify") == '"verifi"'  # stemmed, as the index holds it
     assert fts_query("to be") == '"to" OR "be"'
 
 
@@ -30,6 +39,7 @@ def test_fts_query_quotes_every_term() -> None:
     assert fts_query("ImportError: cannot import name 'jwt'") == (
         '"importerror" OR "cannot" OR "import" OR "name" OR "jwt"'
     )
+    assert fts_query("retries failing") == '"retri" OR "fail"'  # the stems the index holds
     assert fts_query("数据库") == '"数据 据库"'
     assert fts_query("--") is None
 
@@ -42,9 +52,9 @@ def _fts() -> sqlite3.Connection:
     conn.execute(
         "INSERT INTO fts VALUES (?, ?, ?)",
         (
-            segment("缓存失效策略"),
+            index_text("缓存失效策略"),
             "cache",
-            segment("pip says ImportError: cannot import name 'jwt'"),
+            index_text("pip says ImportError: cannot import name 'jwt'"),
         ),
     )
     return conn
@@ -72,6 +82,12 @@ def test_snippet_centres_on_the_matches() -> None:
     assert "login POST fails with 403 Forbidden" in snippet.text
     assert snippet.text.startswith("…") and snippet.text.endswith("…")
     assert set(snippet.matches) == {"login", "Forbidden"}
+
+
+def test_a_query_is_read_once_one_word_per_stem() -> None:
+    read = KeywordQuery.of("Box boxes the BOXES retry")
+    assert read.terms == ("box", "retry") and read.match_all == '"box" AND "retri"'
+    assert KeywordQuery.of(read) is read
 
 
 def test_snippet_highlights_inflected_words_and_cjk() -> None:

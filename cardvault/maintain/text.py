@@ -12,6 +12,8 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
+from cardvault.words import is_cjk, stem, words
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)(.*)$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
@@ -99,12 +101,6 @@ def normalise(sentence: str) -> str:
     return " ".join(flat.split()).strip(" .:")
 
 
-def words(text: str) -> set[str]:
-    """The lower-case word tokens of `text`, numbers without thousands separators."""
-    flat = _THOUSANDS.sub("", text.lower())
-    return set(re.findall(r"[a-z0-9_]+", flat))
-
-
 #: A figure, read whole: 12, 11.91, 0.70, 3.1.8, v2, 5ms, 95%, 2026-03-01, 10:30, 1,000 (as 1000).
 _FIGURE = re.compile(r"(?<![\w.])[vV]?\d+(?:[.:/-]\d+)*(?:%|[a-zA-Zµ]+)?(?!\w)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -132,7 +128,6 @@ CONDITIONS = frozenset(
         "whether",
     )
 )
-_SUFFIXES = (("ies", "i"), ("ied", "i"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[a-z][a-z0-9_']*")
 
 
@@ -233,26 +228,16 @@ def lower_case_words(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def stem(word: str) -> str:
-    """A crude stem, so "retries"/"retry", "failing"/"fails" and "cookie"/"cookies" meet."""
-    for suffix, keep in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            word = word[: -len(suffix)] + keep
-            break
-    if len(word) > 3 and word.endswith("e"):
-        return word[:-1]
-    return word[:-1] + "i" if len(word) > 3 and word.endswith("y") else word
-
-
 def meaning_words(text: str) -> set[str]:
-    """The stems of the words that carry meaning: not function words, negations, conditions or
-    figures (those are compared on their own)."""
-    flat = _THOUSANDS.sub("", text.lower()).replace("’", "'")
+    """The stems of the words that carry meaning (`cardvault.words`, as search stems them): not
+    function words, negations, conditions or figures (those are compared on their own), nor
+    CJK runs."""
     found = set()
-    for word in re.findall(r"[a-z][a-z0-9_]*", flat):
+    for word in words(text):
         if word in FUNCTION_WORDS or word in NEGATIONS or word in CONDITIONS or len(word) < 2:
             continue
-        found.add(stem(word))
+        if word[0].isalpha() and not is_cjk(word):
+            found.add(stem(word))
     return found
 
 

@@ -48,6 +48,7 @@ from cardvault.search.retrieve import (
     term_idf,
 )
 from cardvault.search.sync import Progress, SyncReport, sync_index
+from cardvault.search.text import KeywordQuery
 from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MODES",
     "Filters",
+    "KeywordQuery",
     "Progress",
     "QueryModel",
     "QueryModels",
@@ -123,12 +125,18 @@ class Searcher:
                 self._model.settle()
 
     def search(
-        self, query: str, k: int = 10, mode: str = "hybrid", filters: Filters | None = None
+        self,
+        query: str | KeywordQuery,
+        k: int = 10,
+        mode: str = "hybrid",
+        filters: Filters | None = None,
     ) -> SearchOutcome:
-        """Sync the index as needed, then return the `k` best documents for `query` in `mode`."""
+        """Sync the index as needed, then return the `k` best documents for `query` in `mode`
+        (a query read once with `KeywordQuery.of` can be asked of many searchers)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         filters = filters or Filters()
+        query = KeywordQuery.of(query)
         with self._lock:
             if mode != "keyword":
                 self.model.prefetch()
@@ -165,7 +173,7 @@ class Searcher:
         return index_trouble(self.vault.cache_dir, f"was damaged ({exc})")
 
     def _search(
-        self, query: str, k: int, mode: str, filters: Filters, notices: list[str]
+        self, query: KeywordQuery, k: int, mode: str, filters: Filters, notices: list[str]
     ) -> SearchOutcome:
         embedding = self.model.embedding(verify=mode != "keyword")
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
@@ -268,14 +276,16 @@ class Searcher:
         self._state = None
         self._fresh = None
 
-    def _rank(self, index: IndexHandle, query: str, mode: str, filters: Filters, k: int) -> Ranked:
+    def _rank(
+        self, index: IndexHandle, query: KeywordQuery, mode: str, filters: Filters, k: int
+    ) -> Ranked:
         """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence;
         every score calibrated (fusion.py), so it means the same for any query."""
         depth = max(CANDIDATES, k)
         calibration = calibration_for(self.vault.config.model)
         if mode == "keyword":
             keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
-            evidence = Evidence.of(query, term_idf(index, query) if keyword else {})
+            evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
             weak = frozenset(d for d, p in scored if is_weak(p) and d not in exact)
@@ -283,7 +293,9 @@ class Searcher:
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
         model = self.model
-        embedding = self._embedding_thread().submit(lambda: model.embedder().embed_queries([query]))
+        embedding = self._embedding_thread().submit(
+            lambda: model.embedder().embed_queries([query.text])
+        )
         keyword = (
             keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
             if mode != "semantic"
@@ -294,7 +306,7 @@ class Searcher:
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)
             return Ranked(scored[:k], semantic=_evidence(semantic), passages=passages)
-        evidence = Evidence.of(query, term_idf(index, query) if keyword else {})
+        evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)
         top = [doc_id for doc_id, _ in fused.hits[:k]]
         exact = holding_every_term(index, query, [d for d in top if d in fused.weak])

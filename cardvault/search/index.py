@@ -1,11 +1,11 @@
 """The derived search index in `.cardvault/`: one SQLite file plus one float32 `.npy` of vectors.
 
 `search.sqlite` holds what was indexed from which file (`files`, by stat and content digest), the
-searchable documents (`docs`: cards, archived cards, log entries), an FTS5 table over their
-topic, tags and body (CJK segmented, see text.py), the log entries each card cites (`cites`:
-an entry a card cites is distilled; one with a lesson signal that none cites is fresh memory,
-searched by default), each document's `passages` (body offsets,
-by the digest of the document's text; see passages.py) and `vectors`, mapping the digest of each
+searchable documents (`docs`: cards, archived cards, log entries), an FTS5 table over the terms
+of their topic, tags and body (each word's stem, CJK runs as bigrams: text.py), the log entries
+each card cites (`cites`: an entry a card cites is distilled; one with a lesson signal that none
+cites is fresh memory, searched by default), each document's `passages` (body offsets, by the
+digest of the document's text; see passages.py) and `vectors`, mapping the digest of each
 embedded passage text to its row in `vectors-<generation>.npy` and that row's checksum
 (vector_store.py).
 
@@ -29,10 +29,12 @@ from cardvault.vault.layout import FileStat
 
 #: 2: passages, and a checksum per vector row. 3: log entries still to distill (`pending`)
 #: and the entries cards cite (`cites`), so fresh memory is searched by default. 4: each file's
-#: full stat signature (ctime, inode, racy: vault/changes.py).
-SCHEMA_VERSION = "4"
+#: full stat signature (ctime, inode, racy: vault/changes.py). 5: the FTS table holds the stems
+#: of cardvault.words (which the queries ask for), not FTS5's own Porter stems.
+SCHEMA_VERSION = "5"
 DB_NAME = "search.sqlite"
-TOKENIZER = "porter unicode61 remove_diacritics 2"
+#: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
+TOKENIZER = "unicode61 remove_diacritics 2"
 
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -189,14 +191,15 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
     return conn, None
 
 
-UPGRADABLE = ("2", "3")
+UPGRADABLE = ("2", "3", "4")
 
 
 def _upgrade(conn: sqlite3.Connection, found: str) -> None:
     """An older schema upgraded in place: (from 2) the `pending` column and `cites` table,
     the `files` and `fts` tables made anew, and every file read again (so each log entry learns
     whether it is pending, each card what it cites, each file its signature, each text its
-    terms); the passages and vectors, keyed by content, are kept, so nothing is embedded again."""
+    terms, stemmed as queries are since 5); the passages and vectors, keyed by content, are
+    kept, so nothing is embedded again."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         if found == "2":

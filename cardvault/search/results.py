@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.search.fusion import Weights, is_weak
 from cardvault.search.index import IndexHandle
-from cardvault.search.text import make_snippet
+from cardvault.search.text import KeywordQuery, make_snippet
 
 if TYPE_CHECKING:
     from cardvault.search.sync import SyncReport
@@ -109,11 +109,12 @@ class Ranked:
     weak: frozenset[int] | None = None  # hybrid: hits no side vouches for (else: by score)
 
 
-def describe(index: IndexHandle, ranked: Ranked, query: str) -> list[SearchResult]:
+def describe(index: IndexHandle, ranked: Ranked, query: str | KeywordQuery) -> list[SearchResult]:
     """SearchResults (with snippets and evidence) for a ranking."""
     ids = [doc_id for doc_id, _ in ranked.hits]
     if not ids:
         return []
+    query = KeywordQuery.of(query)
     rows = index.conn.execute(
         "SELECT id, file, kind, slug, topic, category, tags, status, entry, line, body, key, "
         "(SELECT count(*) FROM passages p WHERE p.doc_hash = docs.text_hash) "

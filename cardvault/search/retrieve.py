@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from cardvault.search.index import IndexHandle
-from cardvault.search.text import fts_query
+from cardvault.search.text import KeywordQuery
 from cardvault.search.vector_store import load_matrix, verified_rows
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ Ranking = list[tuple[int, float]]
 
 def keyword_ranking(
     index: IndexHandle,
-    query: str,
+    query: str | KeywordQuery,
     filters: Filters,
     limit: int,
     eligible: frozenset[int] | None = None,
@@ -85,7 +85,7 @@ def keyword_ranking(
     costs more than the ranking at 10,000 cards — and taken from the join only when too few
     of the widened top hits pass the filter. Scores and order are the same either way: BM25
     does not depend on the filter."""
-    match = fts_query(query)
+    match = KeywordQuery.of(query).match_any
     if match is None:
         return []
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -108,12 +108,12 @@ def keyword_ranking(
     return [(int(doc_id), -float(score)) for doc_id, score in rows]
 
 
-def holding_every_term(index: IndexHandle, query: str, ids: list[int]) -> frozenset[int]:
+def holding_every_term(
+    index: IndexHandle, query: str | KeywordQuery, ids: list[int]
+) -> frozenset[int]:
     """Which of `ids` hold every word of `query` (an exact match is never a weak one, even
     where BM25's IDF says little: a word found in every card of a small vault)."""
-    from cardvault.search.text import fts_all_terms
-
-    match = fts_all_terms(query)
+    match = KeywordQuery.of(query).match_all
     if match is None or not ids:
         return frozenset()
     rows = index.conn.execute(
@@ -131,16 +131,15 @@ def eligible_ids(index: IndexHandle, filters: Filters) -> frozenset[int]:
     )
 
 
-def term_idf(index: IndexHandle, query: str) -> dict[str, float]:
-    """BM25's inverse document frequency of each query word (stop words aside) in the index:
-    rare words weigh much, words in most documents little."""
-    from cardvault.search.text import coverage_terms, fts_term
-
+def term_idf(index: IndexHandle, query: str | KeywordQuery) -> dict[str, float]:
+    """BM25's inverse document frequency of each query word (stop words aside; one per stem)
+    in the index: rare words weigh much, words in most documents little."""
+    read = KeywordQuery.of(query)
     total = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
     idf = {}
-    for term in coverage_terms(query):
+    for term, expression in zip(read.terms, read.expressions, strict=True):
         found = index.conn.execute(
-            "SELECT count(*) FROM fts WHERE fts MATCH ?", (fts_term(term),)
+            "SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)
         ).fetchone()[0]
         idf[term] = math.log(1 + (total - found + 0.5) / (found + 0.5))
     return idf

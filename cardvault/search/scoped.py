@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from cardvault.search.engine import Filters, Searcher, SearchOutcome, SearchResult
+from cardvault.search.engine import Filters, KeywordQuery, Searcher, SearchOutcome, SearchResult
 from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
@@ -62,11 +62,13 @@ def search_vaults(
     mode: str = "hybrid",
     filters: Filters | None = None,
 ) -> ScopedHits:
-    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order."""
+    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order (the
+    query read once for them all)."""
     outcomes: list[tuple[str, SearchOutcome]] = []
     notices: list[str] = []
+    read = KeywordQuery.of(query)
     for name, vault in vaults:
-        outcome = searcher(vault).search(query, k=k, mode=mode, filters=filters)
+        outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters)
         prefix = "" if name == PROJECT else f"{name}: "
         notices += [f"{prefix}{notice}" for notice in outcome.notices]
         outcomes.append((name, outcome))

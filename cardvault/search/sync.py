@@ -28,7 +28,7 @@ from cardvault.search.embed_sync import (
     vectors_current,
 )
 from cardvault.search.index import IndexHandle, record_file, recorded_files
-from cardvault.search.text import segment
+from cardvault.search.text import index_text
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.layout import Vault
@@ -179,7 +179,7 @@ def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document) -> None:
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
     )
+    terms = (index_text(doc.topic), index_text(" ".join(doc.tags)), index_text(doc.body))
     conn.execute(
-        "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)",
-        (cursor.lastrowid, segment(doc.topic), segment(" ".join(doc.tags)), segment(doc.body)),
+        "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)", (cursor.lastrowid, *terms)
     )

@@ -1,23 +1,26 @@
-"""Text preparation for the keyword index: CJK segmentation, safe FTS5 queries, snippets.
+"""The keyword side's text: the index's terms, safe FTS5 queries, snippets with highlights.
 
-SQLite's unicode61 tokenizer keeps a run of Chinese or Japanese characters as one token, so
-"数据库连接" could only be found by typing the whole run. Both indexed text and queries therefore
-go through `segment`, which rewrites every CJK run as its overlapping bigrams ("数据 据库 库连
-连接"); a query run becomes the phrase of its bigrams, which matches the same run anywhere.
+Words and stems come from `cardvault.words`, for the indexed text and the query alike: the
+index holds each word's stem (FTS5's own tokenizer only splits the stems again, it stems
+nothing), and a query asks for its words' stems, so "boxes" finds "box" and highlighting marks
+exactly the words whose stem was asked for. SQLite's tokenizer would keep a run of Chinese or
+Japanese characters as one token, so "数据库连接" could only be found by typing the whole run:
+the index holds every CJK run as its overlapping bigrams ("数据 据库 库连 连接"), and a query run
+becomes the phrase of its bigrams, which matches the same run anywhere.
 
-User queries never reach FTS5 syntax: `fts_query` keeps only word tokens and quotes each one,
-so `--no-verify`, `ImportError: cannot import name 'jwt'` or `AND (` are plain words to search.
+A query is read once (`KeywordQuery.of`), however many vaults it searches. User queries never
+reach FTS5 syntax: only word tokens are kept and each is quoted, so `--no-verify`,
+`ImportError: cannot import name 'jwt'` or `AND (` are plain words to search.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-CJK_RUN = re.compile(f"[{_CJK}]+")
-# A word as unicode61 sees it (letters/digits), or one CJK run.
-_TERM = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+from cardvault.words import CJK_RUN, bigrams, index_terms, is_cjk, stem, word_spans, words
+
 MAX_QUERY_TERMS = 64
 #: Lucene's English stop words: dropped from keyword queries unless nothing else is left.
 _STOP_LIST = (
@@ -27,58 +30,87 @@ _STOP_LIST = (
 STOP_WORDS = frozenset(_STOP_LIST.split())
 SNIPPET_CHARS = 180
 
-
-def bigrams(run: str) -> list[str]:
-    """Overlapping pairs of a CJK run ("数据库" -> ["数据", "据库"]); a lone char stays."""
-    if len(run) < 2:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
+__all__ = ["CJK_RUN", "STOP_WORDS", "KeywordQuery", "bigrams", "index_text", "make_snippet"]
 
 
-def segment(text: str) -> str:
-    """`text` with each CJK run replaced by its space-separated bigrams (for indexing)."""
-    return CJK_RUN.sub(lambda m: f" {' '.join(bigrams(m.group()))} ", text)
+def index_text(text: str) -> str:
+    """`text` as the keyword index holds it: its terms (`words.index_terms`), space-separated."""
+    return " ".join(index_terms(text))
 
 
 def query_terms(query: str) -> list[str]:
-    """The distinct search terms of a query, lower-cased, in order (CJK runs kept whole)."""
-    seen: dict[str, None] = {}
-    for match in _TERM.finditer(query):
-        seen.setdefault(match.group().lower(), None)
-    return list(seen)[:MAX_QUERY_TERMS]
-
-
-def coverage_terms(query: str) -> list[str]:
-    """The words a keyword search looks for: the query's terms without stop words (unless
-    nothing else is left)."""
-    terms = query_terms(query)
-    return [t for t in terms if t not in STOP_WORDS] or terms
+    """The distinct words of a query, in order (CJK runs kept whole; see `cardvault.words`)."""
+    return list(dict.fromkeys(words(query)))[:MAX_QUERY_TERMS]
 
 
 def fts_term(term: str) -> str:
-    """One query term as an FTS5 expression (a CJK run as the phrase of its bigrams)."""
-    if CJK_RUN.fullmatch(term):
+    """One query word as an FTS5 expression: its stem, quoted (a CJK run as the phrase of its
+    bigrams)."""
+    if is_cjk(term):
         grams = bigrams(term)
         if len(grams) == 1 and len(term) == 1:
             return f'"{term}"*'  # a lone ideograph: any bigram starting with it
         return '"' + " ".join(grams) + '"'
-    return f'"{term}"'
+    return f'"{stem(term)}"'
+
+
+@dataclass(frozen=True)
+class KeywordQuery:
+    """A query as the keyword side reads it, once: its text (for the embedding), the words it
+    looks for (stop words aside unless nothing else is left; one per stem) and each word's
+    FTS5 expression, and the stems a snippet highlights."""
+
+    text: str
+    terms: tuple[str, ...]
+    expressions: tuple[str, ...]
+    marked: frozenset[str]
+    cjk: tuple[str, ...]
+
+    @classmethod
+    def of(cls, query: str | KeywordQuery) -> KeywordQuery:
+        """`query` read (a query already read is returned as it is)."""
+        if isinstance(query, KeywordQuery):
+            return query
+        every = query_terms(query)
+        wanted = [t for t in every if t not in STOP_WORDS] or every
+        by_expression = {fts_term(term): term for term in reversed(wanted)}
+        kept = [term for term in wanted if by_expression.get(fts_term(term)) == term]
+        shown = [t for t in every if (len(t) > 1 and t not in STOP_WORDS) or is_cjk(t)]
+        return cls(
+            query,
+            tuple(kept),
+            tuple(fts_term(term) for term in kept),
+            frozenset(stem(t) for t in shown if not is_cjk(t)),
+            tuple(t for t in shown if is_cjk(t)),
+        )
+
+    @property
+    def match_any(self) -> str | None:
+        """An FTS5 MATCH expression: any of the words (OR), each quoted; None if no words.
+
+        OR (not AND) gives BM25 ranking over partial matches, as classic BM25 engines do; a
+        card holding every word of an error message still ranks first."""
+        return " OR ".join(self.expressions) if self.expressions else None
+
+    @property
+    def match_all(self) -> str | None:
+        """An FTS5 MATCH expression requiring every one of the words (AND); None if none."""
+        return " AND ".join(self.expressions) if self.expressions else None
+
+
+def coverage_terms(query: str) -> list[str]:
+    """The words a keyword search looks for (`KeywordQuery.terms`)."""
+    return list(KeywordQuery.of(query).terms)
 
 
 def fts_query(query: str) -> str | None:
-    """An FTS5 MATCH expression: any of the query's terms (OR), each quoted; None if no terms.
-
-    OR (not AND) gives BM25 ranking over partial matches, as classic BM25 engines do; a card
-    holding every word of an error message still ranks first.
-    """
-    parts = [fts_term(term) for term in coverage_terms(query)]
-    return " OR ".join(parts) if parts else None
+    """An FTS5 MATCH expression for any of the query's words (`KeywordQuery.match_any`)."""
+    return KeywordQuery.of(query).match_any
 
 
 def fts_all_terms(query: str) -> str | None:
-    """An FTS5 MATCH expression requiring every one of the query's terms (AND); None if none."""
-    parts = [fts_term(term) for term in coverage_terms(query)]
-    return " AND ".join(parts) if parts else None
+    """An FTS5 MATCH expression for every one of the query's words (`KeywordQuery.match_all`)."""
+    return KeywordQuery.of(query).match_all
 
 
 @dataclass(frozen=True)
@@ -89,18 +121,17 @@ class Snippet:
     matches: tuple[str, ...]
 
 
-def make_snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> Snippet:
-    """The `width`-character window of `body` holding the most query terms, on one line."""
+def make_snippet(body: str, query: str | KeywordQuery, width: int = SNIPPET_CHARS) -> Snippet:
+    """The `width`-character window of `body` holding the most query words, on one line; a
+    word is marked when its stem is one the query asked for (and a CJK run where it occurs)."""
     flat = " ".join(body.split())
-    terms = [
-        t
-        for t in query_terms(query)
-        if (len(t) > 1 and t.lower() not in STOP_WORDS) or CJK_RUN.fullmatch(t)
-    ]
-    pattern = _terms_pattern(terms)
-    hits = [m.start() for m in pattern.finditer(flat)] if pattern else []
+    if not flat.isascii():
+        flat = unicodedata.normalize("NFC", flat)  # as `words` reads it: the marks' offsets
+    wanted = KeywordQuery.of(query)
+    found = _marks(flat, wanted)
     if len(flat) <= width:
-        return Snippet(flat, _found(flat, pattern))
+        return Snippet(flat, _distinct(found))
+    hits = [start for start, _ in found]
     start = _best_start(hits, width) if hits else 0
     start = max(0, min(start, len(flat) - width))
     if start > 0:
@@ -108,32 +139,28 @@ def make_snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> Snippet:
         start = space + 1 if space != -1 else start
     window = flat[start : start + width].rstrip()
     text = ("…" if start > 0 else "") + window + ("…" if start + width < len(flat) else "")
-    return Snippet(text, _found(window, pattern))
+    end = start + len(window)
+    shown = [(at, word) for at, word in found if at >= start and at + len(word) <= end]
+    return Snippet(text, _distinct(shown))
 
 
-def _stem(term: str) -> str:
-    """A crude stem for highlighting ("failing" -> "fail"); the index itself uses Porter."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(term) > len(suffix) + 3 and term.endswith(suffix):
-            return term[: -len(suffix)]
-    return term
+def _marks(flat: str, wanted: KeywordQuery) -> list[tuple[int, str]]:
+    """Where in `flat` the query's words are, as (start, the word as written), in order."""
+    found: list[tuple[int, str]] = []
+    if wanted.marked:
+        for at, end, word in word_spans(flat):
+            if not is_cjk(word) and stem(word) in wanted.marked:
+                found.append((at, flat[at:end]))
+    if wanted.cjk:
+        grams = {g for t in wanted.cjk for g in (t, *bigrams(t))}
+        pattern = re.compile("|".join(re.escape(g) for g in sorted(grams, key=len, reverse=True)))
+        found.extend((m.start(), m.group()) for m in pattern.finditer(flat))
+        found.sort()
+    return found
 
 
-def _terms_pattern(terms: list[str]) -> re.Pattern[str] | None:
-    latin = [re.escape(_stem(t)) for t in terms if not CJK_RUN.fullmatch(t)]
-    cjk = {g for t in terms if CJK_RUN.fullmatch(t) for g in (t, *bigrams(t))}
-    alternatives = []
-    if latin:
-        # Word starts only, so "port" marks "ports" but not "import"; short terms whole words.
-        long_terms = "|".join(sorted((t for t in latin if len(t) > 3), key=len, reverse=True))
-        short_terms = "|".join(sorted((t for t in latin if len(t) <= 3), key=len, reverse=True))
-        if long_terms:
-            alternatives.append(rf"(?<![^\W_])(?:{long_terms})[^\W_]*")
-        if short_terms:
-            alternatives.append(rf"(?<![^\W_])(?:{short_terms})(?![^\W_])")
-    if cjk:
-        alternatives.extend(re.escape(g) for g in sorted(cjk, key=len, reverse=True))
-    return re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
+def _distinct(found: list[tuple[int, str]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(word for _, word in found))
 
 
 def _best_start(hits: list[int], width: int) -> int:
@@ -144,9 +171,3 @@ def _best_start(hits: list[int], width: int) -> int:
         if count > best_count:
             best, best_count = first, count
     return max(0, best - 30)
-
-
-def _found(window: str, pattern: re.Pattern[str] | None) -> tuple[str, ...]:
-    if pattern is None:
-        return ()
-    return tuple(dict.fromkeys(m.group() for m in pattern.finditer(window)))

@@ -1,0 +1,107 @@
+"""Words and their stems: the one tokenizer and stemmer of cardvault.
+
+A word is a run of letters and digits (what SQLite's unicode61 tokenizer takes for one),
+lower-cased, its diacritics removed ("Café" -> "cafe"); a run of Chinese, Japanese or Korean
+characters is one word, kept as written (`bigrams` splits it for the search index, which cannot
+tell where such words end). A word's stem is the Snowball English stemmer's (Porter2, from
+snowballstemmer, through its C accelerator PyStemmer when that is installed): "boxes" and "box"
+are "box", "retries", "retried" and "retry" are "retri", "failing", "fails" and "failed" are
+"fail", "cookies" and "cookie" are "cooki". A CJK run and a word with digits stem to themselves.
+
+The search index stores these stems and its queries ask for them (search/text.py), a hit's
+highlighting marks the words whose stem the query asked for, and maintenance compares sentences
+by them (maintain/text.py): one word has one stem everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+CJK_RUN = re.compile(f"[{_CJK}]+")
+#: A word as unicode61 sees it (letters and digits), or one CJK run.
+_WORD = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+#: Words this long are stemmed from their first `_LONGEST` characters only (a hash, a base64
+#: blob: nothing to stem, and the stemmer's time grows with the word).
+_LONGEST = 64
+_local = threading.local()  # a Stemmer object may not be shared between threads
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` in order: lower case, diacritics removed, CJK runs whole."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)  # "e" + U+0301 is one letter, as "é" is
+    return [_plain(word) for word in _WORD.findall(text)]
+
+
+def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each word of `text` with where it starts and ends in `text` (for highlighting in place;
+    `text` should be NFC, as `words` makes it)."""
+    for match in _WORD.finditer(text):
+        yield match.start(), match.end(), _plain(match.group())
+
+
+def _plain(word: str) -> str:
+    """A word lower-cased, Latin letters without their diacritics (CJK runs as they are)."""
+    if word.isascii():
+        return word.lower()
+    if CJK_RUN.fullmatch(word):
+        return word
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not _combining(c)))
+
+
+def _combining(char: str) -> bool:
+    return unicodedata.combining(char) != 0
+
+
+def is_cjk(word: str) -> bool:
+    """Whether `word` is a run of CJK characters (no stem; the index splits it into bigrams)."""
+    return CJK_RUN.fullmatch(word) is not None
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """The stem of one word (as `words` gives it): "boxes" -> "box", "retries" -> "retri"."""
+    if not word or is_cjk(word) or not word.isalpha():
+        return word
+    return str(_stemmer().stemWord(word[:_LONGEST]))
+
+
+def stems(text: str) -> list[str]:
+    """The stems of the words of `text`, in order (CJK runs whole)."""
+    return [stem(word) for word in words(text)]
+
+
+def bigrams(run: str) -> list[str]:
+    """Overlapping pairs of a CJK run ("数据库" -> ["数据", "据库"]); a lone char stays."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms the keyword index holds for `text`: each word's stem, each CJK run as its
+    bigrams (so any part of the run can be found)."""
+    terms: list[str] = []
+    for word in words(text):
+        if is_cjk(word):
+            terms.extend(bigrams(word))
+        else:
+            terms.append(stem(word))
+    return terms
+
+
+def _stemmer() -> Any:
+    """This thread's English stemmer (made on first use: the import is paid by its users)."""
+    found = getattr(_local, "stemmer", None)
+    if found is None:
+        import snowballstemmer
+
+        found = _local.stemmer = snowballstemmer.stemmer("english")
+    return found
