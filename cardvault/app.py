@@ -13,24 +13,21 @@ all make one and call it; none of them wires services on its own:
         print(vault.context(task="fix the login form").text)
         vault.remember("The login POST needs the CSRF header from /token.")
 
-Everything a session reads from the environment comes from its `env` (default: this process's),
-so a long-lived process answers each caller with the caller's values without touching
-`os.environ`. Methods return the services' typed results; they never print. Importing this
-module is cheap: the services load when a method first needs them.
+The wiring (the vaults, agent, clock, scope, warm searchers, all read from the session's `env`,
+never from `os.environ` behind its back) is `cardvault.wiring.Wiring`; this module adds the
+commands. Methods return the services' typed results; they never print. Importing this module
+is cheap: the services load when a method first needs them.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.scopes.scope import Scope
-from cardvault.search.warm import VaultHandle, WarmHandles
-from cardvault.vault.layout import Vault
+from cardvault.wiring import NOW_VAR, Wiring, clock_of
 
 if TYPE_CHECKING:
     from cardvault.context.build import ContextPack
@@ -40,160 +37,21 @@ if TYPE_CHECKING:
     from cardvault.review.answer import Answer, ReviewResult
     from cardvault.review.judge import JudgeOutcome
     from cardvault.scopes.registry import Registered
-    from cardvault.scopes.scope import InScope
-    from cardvault.search.engine import (
-        Progress,
-        Searcher,
-        SearchOutcome,
-        SearchResult,
-        SyncReport,
-    )
+    from cardvault.search.engine import Progress, SearchOutcome, SearchResult, SyncReport
     from cardvault.search.scoped import ScopedHits
     from cardvault.vault.decisions import ReviewItem
     from cardvault.write.add import WriteResult
 
-#: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
-NOW_VAR = "CARDVAULT_NOW"
+__all__ = ["NOW_VAR", "WARM_UP_QUERY", "Session", "clock_of", "open_vault"]
+
 #: What a long-lived process searches for once at start, to sync the index and load the model.
 WARM_UP_QUERY = "warm up the search index and model"
 
 
-def clock_of(env: Mapping[str, str]) -> Callable[[], dt.datetime]:
-    """The clock `env` sets: $CARDVAULT_NOW when given, else local time to the minute."""
-
-    def now() -> dt.datetime:
-        pinned = env.get(NOW_VAR)
-        if pinned:
-            return dt.datetime.fromisoformat(pinned)
-        return dt.datetime.now().replace(second=0, microsecond=0)
-
-    return now
-
-
-class Session:
-    """One session of cardvault (see the module docstring). Close it, or use it as a context
-    manager, to release the warm search services it made."""
-
-    def __init__(
-        self,
-        vault: str | Path | None = None,
-        *,
-        agent: str | None = None,
-        env: Mapping[str, str] | None = None,
-        clock: Callable[[], dt.datetime] | None = None,
-        handles: WarmHandles | None = None,
-        watch: bool = False,
-    ) -> None:
-        self.env: Mapping[str, str] = os.environ if env is None else env
-        self.now = clock or clock_of(self.env)
-        #: The vault named by the caller (`--vault`, a path), else None: found as the CLI does.
-        self.explicit = Path(vault).expanduser() if vault is not None else None
-        self._agent = agent
-        self._owns_handles = handles is None
-        self.handles = WarmHandles(watch) if handles is None else handles
-        self._root: Path | None = None
-
-    @property
-    def served(self) -> bool:
-        """Whether this session runs on warm services lent to it (inside `cardvault serve`, or a
-        `with_options` copy), rather than its own."""
-        return not self._owns_handles
-
-    def with_options(self, vault: Path | None = None, agent: str | None = None) -> Session:
-        """This session with another vault or agent (None keeps its own), sharing its warm
-        services, environment and clock."""
-        same = Session(
-            vault if vault is not None else self.explicit,
-            agent=agent if agent is not None else self._agent,
-            env=self.env, clock=self.now, handles=self.handles,
-        )  # fmt: skip
-        same._owns_handles = False
-        same._root = self._root if vault is None else None
-        return same
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Release the search services this session made (not those it was lent)."""
-        if self._owns_handles:
-            self.handles.close()
-
-    # -- the vaults ---------------------------------------------------------------------------
-
-    @property
-    def agent(self) -> str | None:
-        """The agent this session acts as (validated), or None."""
-        from cardvault.scopes.agents import agent_name
-
-        return agent_name(self._agent, self.env)
-
-    @property
-    def root(self) -> Path:
-        """The project vault's root folder (VaultNotFoundError when there is none)."""
-        if self._root is None:
-            from cardvault.vault.layout import find_vault
-
-            found = find_vault(self.explicit, self.env)
-            self._root = found.root
-            self.handles.handle(found.root, found)
-        return self._root
-
-    def project(self) -> Vault:
-        """The project vault with its current settings, as the session's agent."""
-        return self._as_agent(self.handles.handle(self.root).vault)
-
-    def global_vault(self) -> Vault | None:
-        """The global vault, or None when it was never created (reads never create it)."""
-        from cardvault.scopes.home import global_root
-        from cardvault.vault.config import CONFIG_FILE
-
-        root = global_root(self.env)
-        if not (root / CONFIG_FILE).is_file():
-            return None
-        return self._as_agent(self.handles.handle(root).vault)
-
-    @property
-    def vault(self) -> Vault:
-        """The project vault (`project()`)."""
-        return self.project()
-
-    def vault_for(self, to_global: bool = False) -> Vault:
-        """The vault a command works on: the project, or the global vault (made on first use)."""
-        if not to_global:
-            return self.project()
-        from cardvault.scopes.home import ensure_global
-
-        found = self.global_vault()
-        if found is None:
-            ensure_global(self.env)
-            found = self.global_vault()
-        assert found is not None  # just made
-        return found
-
-    def scope(self, scope: Scope | str) -> InScope:
-        """The vaults `scope` covers, project first, with notices for what is missing."""
-        from cardvault.scopes.scope import resolve
-
-        chosen = Scope(scope)
-        shared = self.global_vault() if chosen is not Scope.project else None
-        return resolve(chosen, self.project, shared)
-
-    def searcher(self, vault: Vault) -> Searcher:
-        """The warm search service of `vault`."""
-        return self.handles.handle(vault.root).searcher
-
-    @property
-    def handle(self) -> VaultHandle:
-        """The project vault's warm handle."""
-        return self.handles.handle(self.root)
-
-    def _as_agent(self, vault: Vault) -> Vault:
-        name = self.agent
-        return replace(vault, agent=name) if name else vault
+class Session(Wiring):
+    """One session of cardvault (see the module docstring): its wiring, and one method per
+    command. Close it, or use it as a context manager, to release the warm search services it
+    made."""
 
     # -- search and context -------------------------------------------------------------------
 

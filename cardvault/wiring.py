@@ -1,0 +1,169 @@
+"""A session's wiring: the vaults, the agent, the clock, scope resolution and warm searchers.
+
+The project vault is the one named (`--vault`, a path), $CARDVAULT_VAULT, or found upwards; the
+global vault is read where $CARDVAULT_HOME (or the platform's data folder) puts it and made
+only when a command writes to it. The agent is `--agent` or $CARDVAULT_AGENT; the clock is
+$CARDVAULT_NOW when pinned, else local time to the minute. Everything comes from the session's
+`env` (default: this process's), so a long-lived process answers each caller with the caller's
+values without touching `os.environ`. `cardvault.app.Session` is this wiring with one method per
+command.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
+
+from cardvault.scopes.scope import Scope
+from cardvault.search.warm import VaultHandle, WarmHandles
+from cardvault.vault.layout import Vault
+
+if TYPE_CHECKING:
+    from cardvault.scopes.scope import InScope
+    from cardvault.search.engine import Searcher
+
+#: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
+NOW_VAR = "CARDVAULT_NOW"
+
+
+def clock_of(env: Mapping[str, str]) -> Callable[[], dt.datetime]:
+    """The clock `env` sets: $CARDVAULT_NOW when given, else local time to the minute."""
+
+    def now() -> dt.datetime:
+        pinned = env.get(NOW_VAR)
+        if pinned:
+            return dt.datetime.fromisoformat(pinned)
+        return dt.datetime.now().replace(second=0, microsecond=0)
+
+    return now
+
+
+class Wiring:
+    """What a session is made of (see the module docstring); `cardvault.app.Session` adds the
+    commands. Close it, or use it as a context manager, to release the warm search services it
+    made."""
+
+    def __init__(
+        self,
+        vault: str | Path | None = None,
+        *,
+        agent: str | None = None,
+        env: Mapping[str, str] | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+        handles: WarmHandles | None = None,
+        watch: bool = False,
+    ) -> None:
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.now = clock or clock_of(self.env)
+        #: The vault named by the caller (`--vault`, a path), else None: found as the CLI does.
+        self.explicit = Path(vault).expanduser() if vault is not None else None
+        self._agent = agent
+        self._owns_handles = handles is None
+        self.handles = WarmHandles(watch) if handles is None else handles
+        self._root: Path | None = None
+
+    @property
+    def served(self) -> bool:
+        """Whether this session runs on warm services lent to it (inside `cardvault serve`, or a
+        `with_options` copy), rather than its own."""
+        return not self._owns_handles
+
+    def with_options(self, vault: Path | None = None, agent: str | None = None) -> Self:
+        """This session with another vault or agent (None keeps its own), sharing its warm
+        services, environment and clock."""
+        same = type(self)(
+            vault if vault is not None else self.explicit,
+            agent=agent if agent is not None else self._agent,
+            env=self.env, clock=self.now, handles=self.handles,
+        )  # fmt: skip
+        same._owns_handles = False
+        same._root = self._root if vault is None else None
+        return same
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the search services this session made (not those it was lent)."""
+        if self._owns_handles:
+            self.handles.close()
+
+    # -- the vaults ---------------------------------------------------------------------------
+
+    @property
+    def agent(self) -> str | None:
+        """The agent this session acts as (validated), or None."""
+        from cardvault.scopes.agents import agent_name
+
+        return agent_name(self._agent, self.env)
+
+    @property
+    def root(self) -> Path:
+        """The project vault's root folder (VaultNotFoundError when there is none)."""
+        if self._root is None:
+            from cardvault.vault.layout import find_vault
+
+            found = find_vault(self.explicit, self.env)
+            self._root = found.root
+            self.handles.handle(found.root, found)
+        return self._root
+
+    def project(self) -> Vault:
+        """The project vault with its current settings, as the session's agent."""
+        return self._as_agent(self.handles.handle(self.root).vault)
+
+    def global_vault(self) -> Vault | None:
+        """The global vault, or None when it was never created (reads never create it)."""
+        from cardvault.scopes.home import global_root
+        from cardvault.vault.config import CONFIG_FILE
+
+        root = global_root(self.env)
+        if not (root / CONFIG_FILE).is_file():
+            return None
+        return self._as_agent(self.handles.handle(root).vault)
+
+    @property
+    def vault(self) -> Vault:
+        """The project vault (`project()`)."""
+        return self.project()
+
+    def vault_for(self, to_global: bool = False) -> Vault:
+        """The vault a command works on: the project, or the global vault (made on first use)."""
+        if not to_global:
+            return self.project()
+        from cardvault.scopes.home import ensure_global
+
+        found = self.global_vault()
+        if found is None:
+            ensure_global(self.env)
+            found = self.global_vault()
+        assert found is not None  # just made
+        return found
+
+    def scope(self, scope: Scope | str) -> InScope:
+        """The vaults `scope` covers, project first, with notices for what is missing."""
+        from cardvault.scopes.scope import resolve
+
+        chosen = Scope(scope)
+        shared = self.global_vault() if chosen is not Scope.project else None
+        return resolve(chosen, self.project, shared)
+
+    def searcher(self, vault: Vault) -> Searcher:
+        """The warm search service of `vault`."""
+        return self.handles.handle(vault.root).searcher
+
+    @property
+    def handle(self) -> VaultHandle:
+        """The project vault's warm handle."""
+        return self.handles.handle(self.root)
+
+    def _as_agent(self, vault: Vault) -> Vault:
+        name = self.agent
+        return replace(vault, agent=name) if name else vault
