@@ -50,7 +50,7 @@ def cli_json(root: Path, *args: str) -> Any:
 def test_the_snapshot_sees_the_tricky_vault_as_designed(tricky: Path) -> None:
     snapshot = read_vault(open_vault_at(tricky))
     assert len(snapshot.live) == LIVE and len(snapshot.archived) == ARCHIVED
-    assert [(p.rel, p.code) for p in snapshot.problems] == [
+    assert [(p.path, p.code) for p in snapshot.problems] == [
         ("memory/cards/broken-card.md", "unreadable")
     ]
     assert len(snapshot.entries) == ENTRIES

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from cardvault.check.cards import FACT, Found, card_findings, secret_findings
-from cardvault.check.findings import Finding
 from cardvault.maintain.contradict import Claim, conflicting_claims
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault, remembered
 
@@ -23,7 +23,7 @@ CLAIMS_FACT = "check.claims@1"
 def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     """All findings for the vault, sorted by path and line."""
     snapshot = read_vault(vault)
-    findings = [Finding(p.rel, p.line, "error", p.code, p.message) for p in snapshot.problems]
+    findings = list(snapshot.problems)  # errors, each with its code
     findings += _single_card_rules(snapshot)
     findings += _duplicate_slugs(snapshot)
     findings += _card_links(snapshot)
@@ -40,7 +40,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
 
 
 def _found(rel: str, items: list[Found]) -> list[Finding]:
-    return [Finding(rel, line, severity, code, message) for line, severity, code, message in items]
+    return [Finding(rel, line, message, code, severity) for line, severity, code, message in items]
 
 
 def _single_card_rules(snapshot: VaultSnapshot) -> list[Finding]:
@@ -60,7 +60,7 @@ def _duplicate_slugs(snapshot: VaultSnapshot) -> list[Finding]:
             places = ", ".join(snapshot.rel(c.path) for c in cards)
             message = f"slug '{slug}' is used by several files: {places}"
             found += [
-                Finding(snapshot.rel(c.path), 1, "error", "duplicate-slug", message) for c in cards
+                Finding(snapshot.rel(c.path), 1, message, "duplicate-slug", "error") for c in cards
             ]
     return found
 
@@ -70,9 +70,9 @@ def _card_links(snapshot: VaultSnapshot) -> list[Finding]:
         Finding(
             snapshot.rel(card.path),
             link.line,
-            "error",
-            "broken-link",
             f"[[{link.target}]] links to no card",
+            "broken-link",
+            "error",
         )
         for card in snapshot.cards
         for link in card.links
@@ -93,7 +93,7 @@ def _log_links(snapshot: VaultSnapshot) -> list[Finding]:
                     message = f"→ card: {shown} names no card"
                     found.append(
                         Finding(
-                            snapshot.rel(log.file.path), line, "warning", "broken-link", message
+                            snapshot.rel(log.file.path), line, message, "broken-link", "warning"
                         )
                     )
     return found
@@ -107,9 +107,9 @@ def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
         Finding(
             snapshot.rel(log.file.path),
             entry.line,
-            "error",
-            "entry-time",
             f"entry time {entry.time} is not a time of day (00:00 to 23:59)",
+            "entry-time",
+            "error",
         )
         for log in snapshot.logs
         for entry in log.entries
@@ -122,11 +122,11 @@ def _rules(snapshot: VaultSnapshot) -> list[Finding]:
     rel = snapshot.rel(snapshot.vault.agents_md)
     problem = snapshot.rule_problem
     if problem is not None:
-        return [Finding(rel, problem.line or 1, "error", "rules", problem.message)]
+        return [Finding(rel, problem.line or 1, problem.message, "rules", "error")]
     paths = {snapshot.rel(card.path) for card in snapshot.cards}
     return [
         Finding(
-            rel, rule.line, "warning", "broken-link", f"rule cites {cited}, which does not exist"
+            rel, rule.line, f"rule cites {cited}, which does not exist", "broken-link", "warning"
         )
         for rule in snapshot.rules
         for cited in rule.cites
@@ -138,15 +138,15 @@ def _memory_budget(snapshot: VaultSnapshot) -> list[Finding]:
     vault = snapshot.vault
     rel = snapshot.rel(vault.memory_md)
     if snapshot.memory is None:
-        if any(p.rel == rel for p in snapshot.problems):
+        if any(p.path == rel for p in snapshot.problems):
             return []
         return [
             Finding(
                 rel,
                 1,
-                "warning",
-                "missing",
                 "MEMORY.md is missing (the index loaded every session)",
+                "missing",
+                "warning",
             )
         ]
     size = len(snapshot.memory.text.encode("utf-8"))
@@ -157,9 +157,9 @@ def _memory_budget(snapshot: VaultSnapshot) -> list[Finding]:
         Finding(
             rel,
             1,
-            "error",
-            "memory-budget",
             f"MEMORY.md is {size} bytes, over its budget of {budget}",
+            "memory-budget",
+            "error",
         )
     ]
 
@@ -169,7 +169,7 @@ def _tiers(snapshot: VaultSnapshot) -> list[Finding]:
     from cardvault.scopes.tiers import tier_findings
 
     return [
-        Finding(rel, line, "warning", "tier-budget", message)
+        Finding(rel, line, message, "tier-budget", "warning")
         for rel, line, message in tier_findings(snapshot)
     ]
 
@@ -190,7 +190,7 @@ def _conflicts(snapshot: VaultSnapshot) -> list[Finding]:
             card = live[rel]
             line = _line_of(card.file.text, mine.sentence[:40], card.card.body_line)
             message = f'contradicts {other}: "{mine.sentence}" vs "{theirs.sentence}"'
-            found.append(Finding(rel, line, "warning", "conflict", message))
+            found.append(Finding(rel, line, message, "conflict", "warning"))
     return found
 
 

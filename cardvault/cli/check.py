@@ -41,7 +41,7 @@ def check(
     else:
         for finding in findings:
             colour = "red" if finding.severity == "error" else "yellow"
-            render.console().print(f"[{colour}]{render.escape(str(finding))}[/]")
+            render.console().print(f"[{colour}]{render.escape(finding.report())}[/]")
         warnings = len(findings) - errors
         summary = f"{errors} error(s), {warnings} warning(s)"
         if findings:

@@ -58,7 +58,7 @@ def verify(
 def _show(result: VerifyResult, rel: Callable[[Path], str]) -> None:
     """The verdict as lines: `path: reason` per stale name, then a summary."""
     for problem in result.problems:
-        render.warning(problem)
+        render.warning(str(problem))
     for check in result.stale:
         for reason in check.reasons:
             render.console().print(render.escape(f"{rel(check.path)}: {reason}"))

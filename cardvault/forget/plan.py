@@ -169,7 +169,7 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
         unreadable=tuple(
             str(p)
             for p in snapshot.problems
-            if p.rel.startswith(("memory/cards/", "memory/archive/"))
+            if p.path.startswith(("memory/cards/", "memory/archive/"))
         ),
     )
 

@@ -22,9 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.links import name_table
-from cardvault.vault.read import CardFile, Problem, read_vault
+from cardvault.vault.read import CardFile, read_vault
 
 HUB_COUNT = 5
 SHARED_PAIR_LIMIT = 20
@@ -98,7 +99,7 @@ class Graph:
         }
 
 
-def vault_graph(vault: Vault, archived: bool = False) -> tuple[Graph, tuple[Problem, ...]]:
+def vault_graph(vault: Vault, archived: bool = False) -> tuple[Graph, tuple[Finding, ...]]:
     """The graph of the vault's live cards (and archived ones with `archived`), and the files
     that could not be read."""
     snapshot = read_vault(vault)

@@ -76,5 +76,5 @@ def list_cards(
             )
     rows.sort(key=lambda r: (r.category, r.slug))
     folders = ("memory/cards/", "memory/archive/") if archived else ("memory/cards/",)
-    errors = [str(p) for p in snapshot.problems if p.rel.startswith(folders)]
+    errors = [str(p) for p in snapshot.problems if p.path.startswith(folders)]
     return Listing(rows, errors)

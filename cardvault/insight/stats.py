@@ -101,7 +101,7 @@ def vault_stats(vault: Vault, snapshot: VaultSnapshot | None = None) -> VaultSta
     if snapshot.rule_problem is not None:
         problems.append(str(snapshot.rule_problem))
     cited = {src for card in snapshot.cards for src in card.card.sources}
-    broken_archived = sum(1 for p in snapshot.problems if p.rel.startswith("memory/archive/"))
+    broken_archived = sum(1 for p in snapshot.problems if p.path.startswith("memory/archive/"))
     review_pending = _review_pending(vault, problems)
     return VaultStats(
         cards=len(live),

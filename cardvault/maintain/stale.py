@@ -27,5 +27,5 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     checks = check_cards(state.live, state.vault, project)
     marks = stale_changes(checks, dict(state.files), state.today, clear=False)
     changes: list[Change] = list(marks)
-    changes += [Report("skipped", problem, (), (), STEP) for problem in project.problems]
+    changes += [Report("skipped", str(problem), (), (), STEP) for problem in project.problems]
     return changes

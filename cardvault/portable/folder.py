@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.errors import CardvaultError
-from cardvault.portable.format import ExportFile, ImportedCard, Problem
+from cardvault.portable.format import ExportFile, ImportedCard, problem
 from cardvault.portable.importer import ImportPlan, plan_import
 from cardvault.portable.kinds import kind_of
 from cardvault.portable.names import FileNames, Named, NoteNames, assign_slugs
@@ -37,6 +37,7 @@ from cardvault.portable.notecards import (
 from cardvault.portable.notes import Progress, Skipped, SourceTree, read_tree
 from cardvault.portable.relink import LinkOutcome, Relinker
 from cardvault.vault.card import parse_card
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
 from cardvault.vault.slugs import slugify
@@ -101,7 +102,7 @@ def plan_folder(
             names, FileNames(tree.attachments), tree.root, vault.root,
             lambda rel: (vault.root / paths[rel]).parent,
         )  # fmt: skip
-        cards, card_problems = _cards(parsed, slugs, paths, relinker, settings, progress)
+        cards, card_problems, failed = _cards(parsed, slugs, paths, relinker, settings, progress)
         export = ExportFile(
             tuple(
                 ImportedCard(i, c.rel, parse_card(c.text, vault.root / c.rel))
@@ -112,7 +113,7 @@ def plan_folder(
             tuple([*problems, *card_problems]),
         )
         plan = plan_import(vault, export, today, redact=redact, embeddings=embeddings)
-        dropped = _not_imported(cards, plan) | {p.where.split(":")[0] for p in card_problems}
+        dropped = _not_imported(cards, plan) | failed
         if dropped <= gone:
             break
         gone |= dropped
@@ -134,7 +135,7 @@ def _names(vault: Vault, parsed: list[ParsedNote], label: str) -> tuple[dict[str
     return slugs, NoteNames([_named(p, slugs[p.note.rel]) for p in parsed], snapshot.names)
 
 
-def _parsed(tree: SourceTree, redact: bool) -> tuple[list[ParsedNote], list[Problem]]:
+def _parsed(tree: SourceTree, redact: bool) -> tuple[list[ParsedNote], list[Finding]]:
     """The notes that read, and a problem for each that does not. Without `redact`, a note
     holding a secret is a problem naming its own line (the card's lines would differ) and is
     not planned: links to it must not resolve when the rest is imported with --partial."""
@@ -144,21 +145,17 @@ def _parsed(tree: SourceTree, redact: bool) -> tuple[list[ParsedNote], list[Prob
     problems = list(tree.problems)
     for note in tree.notes:
         found = parse_note(note)
-        if isinstance(found, Problem):
+        if isinstance(found, Finding):
             problems.append(found)
             continue
         if not redact:
             try:
                 ensure_no_secrets(note.text, note.rel)
             except CardvaultError as exc:
-                problems.append(Problem(_where(note.rel, exc.line), exc.message))
+                problems.append(problem(note.rel, exc.message, exc.line or 0))
                 continue
         parsed.append(found)
     return parsed, problems
-
-
-def _where(rel: str, line: int | None) -> str:
-    return f"{rel}:{line}" if line else rel
 
 
 def _imported_before(cards: Iterable[CardFile], label: str, rels: set[str]) -> dict[str, str]:
@@ -196,18 +193,21 @@ def _cards(
     relinker: Relinker,
     settings: CardSettings,
     progress: Progress | None,
-) -> tuple[list[NoteCard], list[Problem]]:
+) -> tuple[list[NoteCard], list[Finding], set[str]]:
+    """The notes' cards, the problems keeping the others out, and those notes' paths."""
     cards: list[NoteCard] = []
-    problems: list[Problem] = []
+    problems: list[Finding] = []
+    failed: set[str] = set()
     for number, item in enumerate(parsed, start=1):
         if progress is not None:
             progress("planning cards", number, len(parsed))
         made = note_card(item, slugs[item.note.rel], paths[item.note.rel], relinker, settings)
-        if isinstance(made, Problem):
+        if isinstance(made, Finding):
             problems.append(made)
+            failed.add(item.note.rel)
         else:
             cards.append(made)
-    return cards, problems
+    return cards, problems, failed
 
 
 def _not_imported(cards: list[NoteCard], plan: ImportPlan) -> set[str]:

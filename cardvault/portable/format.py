@@ -12,7 +12,7 @@ strings) and `body` are there for other programs. `rules` are AGENTS.md's learne
 (vault/rules.py), one line each. `logs` is present only when asked for.
 
 `read_export` checks the shape and version and returns every item it can use, plus one
-`Problem` per thing that is wrong (with the item's index), so a caller can refuse, or import
+`Finding` per thing that is wrong (with the item's index), so a caller can refuse, or import
 the compatible part.
 """
 
@@ -29,6 +29,7 @@ from typing import Any
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
 from cardvault.vault.card import Card, parse_card
 from cardvault.vault.files import inside, text_problem
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import LOG_NAME, Vault
 from cardvault.vault.read import read_vault
 from cardvault.vault.schema import schema_problems
@@ -75,7 +76,7 @@ def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Expo
             if (rel := snapshot.rel(log.file.path)) not in snapshot.partial  # never cut short
         ]
     exported_folders = ("memory/cards/", "memory/archive/") + (("memory/",) if logs else ())
-    skipped = [str(p) for p in snapshot.problems if p.rel.startswith(exported_folders)]
+    skipped = [str(p) for p in snapshot.problems if p.path.startswith(exported_folders)]
     if snapshot.rule_problem is not None:
         skipped.append(f"AGENTS.md rules: {snapshot.rule_problem}")
     return Export(data, tuple(skipped))
@@ -97,18 +98,13 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with an export file; `where` names the item ("card 3 (memory/...)")."""
+def problem(where: str, message: str, line: int = 0) -> Finding:
+    """A thing in the way of an import, as a Finding: `where` is a note's path, or an item of
+    an export file ("card 3 (memory/...)"). An item's text may hold a secret: both are redacted
+    here, so what is shown and what --json lists is redacted."""
+    from cardvault.guard import redact_text
 
-    where: str
-    message: str
-
-    def __str__(self) -> str:
-        """The problem as shown and as --json lists it; an item's text may hold a secret."""
-        from cardvault.guard import redact_text
-
-        return redact_text(f"{self.where}: {self.message}" if self.where else self.message)
+    return Finding(redact_text(where), line, redact_text(message))
 
 
 @dataclass(frozen=True)
@@ -140,7 +136,7 @@ class ExportFile:
     cards: tuple[ImportedCard, ...]
     rules: tuple[str, ...]
     logs: tuple[ImportedLog, ...]
-    problems: tuple[Problem, ...]
+    problems: tuple[Finding, ...]
 
 
 #: The largest export file read (~50,000 cards); a 10,000-card export is about 16-25 MB.
@@ -195,7 +191,7 @@ def _read_export_bytes(path: Path) -> bytearray:
 def read_export(data: Any, vault: Vault) -> ExportFile:
     """Validate export `data` against the format and `vault`'s settings (see module docstring)."""
     if not isinstance(data, dict):
-        return ExportFile((), (), (), (Problem("", "the file must hold a JSON object"),))
+        return ExportFile((), (), (), (problem("", "the file must hold a JSON object"),))
     problems = _header_problems(data)
     cards = _items(data, "cards", problems)
     valid_cards = [c for i, item in enumerate(cards, 1) if (c := _card(i, item, vault, problems))]
@@ -205,25 +201,25 @@ def read_export(data: Any, vault: Vault) -> ExportFile:
     return ExportFile(tuple(valid_cards), tuple(rules), tuple(valid_logs), tuple(problems))
 
 
-def _header_problems(data: dict[str, Any]) -> list[Problem]:
+def _header_problems(data: dict[str, Any]) -> list[Finding]:
     problems = []
     if data.get("format") != FORMAT:
-        problems.append(Problem("format", f"is {data.get('format')!r}, expected {FORMAT!r}"))
+        problems.append(problem("format", f"is {data.get('format')!r}, expected {FORMAT!r}"))
     version = data.get("version")
     if version != VERSION:
         problems.append(
-            Problem(
+            problem(
                 "version", f"{version!r} is not supported (this cardvault reads version {VERSION})"
             )
         )
     return problems
 
 
-def _rules(raw: Any, problems: list[Problem]) -> list[str]:
+def _rules(raw: Any, problems: list[Finding]) -> list[str]:
     """The rule lines that can go into AGENTS.md's managed section as they are: text on one
     line, without a cardvault marker (either would rewrite the section's bounds)."""
     if not isinstance(raw, list):
-        problems.append(Problem("rules", "must be a list of text lines"))
+        problems.append(problem("rules", "must be a list of text lines"))
         return []
     from cardvault.vault.sections import without_markers
 
@@ -231,85 +227,85 @@ def _rules(raw: Any, problems: list[Problem]) -> list[str]:
     for number, rule in enumerate(raw, start=1):
         where = f"rule {number}"
         if not isinstance(rule, str):
-            problems.append(Problem(where, "must be text"))
+            problems.append(problem(where, "must be text"))
         elif len(rule.strip().splitlines()) > 1:
-            problems.append(Problem(where, "must be one line"))
+            problems.append(problem(where, "must be one line"))
         elif without_markers(rule) != rule:
-            problems.append(Problem(where, "holds a cardvault section marker"))
+            problems.append(problem(where, "holds a cardvault section marker"))
         elif len(rule) > MAX_RULE_CHARS or text_problem(rule) is not None:
-            problems.append(Problem(where, f"must be text of at most {MAX_RULE_CHARS} characters"))
+            problems.append(problem(where, f"must be text of at most {MAX_RULE_CHARS} characters"))
         elif rule.strip():
             rules.append(rule.strip())
     return rules
 
 
 def _items(
-    data: dict[str, Any], key: str, problems: list[Problem], required: bool = True
+    data: dict[str, Any], key: str, problems: list[Finding], required: bool = True
 ) -> list[Any]:
     value = data.get(key)
     if value is None and not required:
         return []
     if not isinstance(value, list):
-        problems.append(Problem(key, "missing" if value is None else "must be a list"))
+        problems.append(problem(key, "missing" if value is None else "must be a list"))
         return []
     return value
 
 
-def _card(index: int, item: Any, vault: Vault, problems: list[Problem]) -> ImportedCard | None:
+def _card(index: int, item: Any, vault: Vault, problems: list[Finding]) -> ImportedCard | None:
     where = f"card {index}"
     if not isinstance(item, dict):
-        problems.append(Problem(where, "must be an object with 'path' and 'text'"))
+        problems.append(problem(where, "must be an object with 'path' and 'text'"))
         return None
     rel = item.get("path")
     if isinstance(rel, str):
         where = f"card {index} ({_shown(rel)})"
     text = item.get("text")
     if not isinstance(text, str):
-        problems.append(Problem(where, "missing 'text' (the card file's exact text)"))
+        problems.append(problem(where, "missing 'text' (the card file's exact text)"))
         return None
     if not isinstance(rel, str) or not CARD_PATH.match(rel) or not _stays_inside(vault, rel):
         problems.append(
-            Problem(where, "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md")
+            problem(where, "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md")
         )
         return None
-    if (problem := text_problem(text)) is not None:
-        problems.append(Problem(where, _at_line(*problem)))
+    if (trouble := text_problem(text)) is not None:
+        problems.append(problem(where, _at_line(*trouble)))
         return None
     if (too_big := _over_limit(text, vault)) is not None:
-        problems.append(Problem(where, too_big))
+        problems.append(problem(where, too_big))
         return None
     try:
         card = parse_card(text, vault.root / rel)
     except CardvaultError as exc:
         line = f"line {exc.line}: " if exc.line else ""
-        problems.append(Problem(where, f"{line}bad frontmatter: {exc.message}"))
+        problems.append(problem(where, f"{line}bad frontmatter: {exc.message}"))
         return None
     found = schema_problems(card.meta, vault.config.categories)
     if found:
-        problems.append(Problem(where, "; ".join(message for _, message in found)))
+        problems.append(problem(where, "; ".join(message for _, message in found)))
         return None
     return ImportedCard(index, rel, card)
 
 
-def _log(index: int, item: Any, problems: list[Problem]) -> ImportedLog | None:
+def _log(index: int, item: Any, problems: list[Finding]) -> ImportedLog | None:
     where = f"log {index}"
     rel = item.get("path") if isinstance(item, dict) else None
     text = item.get("text") if isinstance(item, dict) else None
     if isinstance(rel, str):
         where = f"log {index} ({_shown(rel)})"
     if not isinstance(rel, str) or not rel.startswith("memory/") or not LOG_NAME.match(rel[7:]):
-        problems.append(Problem(where, "'path' must be memory/YYYY-MM-DD.md"))
+        problems.append(problem(where, "'path' must be memory/YYYY-MM-DD.md"))
         return None
     try:
         dt.date.fromisoformat(rel[7:-3])
     except ValueError:
-        problems.append(Problem(where, "'path' is not a real date"))
+        problems.append(problem(where, "'path' is not a real date"))
         return None
     if not isinstance(text, str):
-        problems.append(Problem(where, "missing 'text'"))
+        problems.append(problem(where, "missing 'text'"))
         return None
-    if (problem := text_problem(text)) is not None:
-        problems.append(Problem(where, _at_line(*problem)))
+    if (trouble := text_problem(text)) is not None:
+        problems.append(problem(where, _at_line(*trouble)))
         return None
     return ImportedLog(index, rel, text)
 

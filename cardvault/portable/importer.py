@@ -29,12 +29,13 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
-from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, Problem
+from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, problem
 from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry, format_entry, parse_log
 from cardvault.vault.entry_ids import append_entry
 from cardvault.vault.files import ABSENT
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.rules import SECTION, Rule, parse_rules, rebuilt_section
@@ -57,7 +58,7 @@ class ImportPlan:
 
     outcomes: tuple[Outcome, ...]
     changes: tuple[Change, ...]
-    problems: tuple[Problem, ...]
+    problems: tuple[Finding, ...]
     log_entries: int  # daily-log entries added
 
     def count(self, kind: str) -> int:
@@ -152,7 +153,7 @@ def _duplicates(
 
 
 def _screened(
-    vault: Vault, item: ImportedCard, redact: bool, problems: list[Problem]
+    vault: Vault, item: ImportedCard, redact: bool, problems: list[Finding]
 ) -> ImportedCard | None:
     """The card after the secret guard (redacted with `redact`), or None with a problem. Its
     file name is screened too: a slug that is a key would put the key in git for good."""
@@ -168,7 +169,7 @@ def _screened(
             return item
         card = parse_card(text, vault.root / rel)
     except CardvaultError as exc:
-        problems.append(Problem(where, str(exc)))
+        problems.append(problem(where, str(exc)))
         return None
     return ImportedCard(item.index, rel, card)
 
@@ -215,7 +216,7 @@ def _nearest(
 
 
 def _screened_rules(
-    rules: tuple[str, ...], redact: bool, problems: list[Problem]
+    rules: tuple[str, ...], redact: bool, problems: list[Finding]
 ) -> tuple[str, ...]:
     """The file's rule lines that pass the secret guard (redacted with `redact`)."""
     from cardvault.write.add import screen
@@ -225,12 +226,12 @@ def _screened_rules(
         try:
             kept.append(screen(rule, "AGENTS.md", redact))
         except CardvaultError as exc:
-            problems.append(Problem(f"rule {number}", exc.message))
+            problems.append(problem(f"rule {number}", exc.message))
     return tuple(kept)
 
 
 def _log_changes(
-    snapshot: VaultSnapshot, logs: tuple[ImportedLog, ...], redact: bool, problems: list[Problem]
+    snapshot: VaultSnapshot, logs: tuple[ImportedLog, ...], redact: bool, problems: list[Finding]
 ) -> tuple[list[Change], int]:
     """New daily logs written whole; entries missing from existing logs appended."""
     from cardvault.write.add import screen
@@ -245,15 +246,15 @@ def _log_changes(
             text = screen(log.text, log.rel, redact)
             incoming = parse_log(text, path, vault.config.signal_words)
         except CardvaultError as exc:
-            problems.append(Problem(f"log {log.index} ({log.rel})", str(exc)))
+            problems.append(problem(f"log {log.index} ({log.rel})", str(exc)))
             continue
         if (big := _big_entry(incoming, vault.config.max_entry_bytes)) is not None:
-            problems.append(Problem(f"log {log.index} ({log.rel})", big))
+            problems.append(problem(f"log {log.index} ({log.rel})", big))
             continue
         current = existing.get(log.rel)
         if log.rel in snapshot.partial:
             problems.append(
-                Problem(f"log {log.index} ({log.rel})", "the vault's log is too big to add to")
+                problem(f"log {log.index} ({log.rel})", "the vault's log is too big to add to")
             )
             continue
         if current is None and not os.path.lexists(path):
@@ -262,7 +263,7 @@ def _log_changes(
             continue
         if current is None:  # there, but unusable: `check` reports it; import leaves it
             problems.append(
-                Problem(f"log {log.index} ({log.rel})", "the vault's log is unreadable")
+                problem(f"log {log.index} ({log.rel})", "the vault's log is unreadable")
             )
             continue
         have = {_entry_key(e) for e in current.entries}

@@ -31,7 +31,7 @@ from typing import Any
 
 from cardvault.errors import CardFormatError
 from cardvault.portable.dates import CREATED_KEYS, UPDATED_KEYS, GitDates, NoteDates, note_dates
-from cardvault.portable.format import Problem
+from cardvault.portable.format import problem
 from cardvault.portable.markup import inline_tags
 from cardvault.portable.notes import SourceNote
 from cardvault.portable.relink import LinkOutcome, Relinker, relink
@@ -42,6 +42,7 @@ from cardvault.vault.card import (
     render_card,
     split_frontmatter,
 )
+from cardvault.vault.finding import Finding
 from cardvault.vault.schema import schema_problems
 from cardvault.vault.slugs import slugify
 
@@ -100,8 +101,8 @@ class NoteCard:
     links: tuple[LinkOutcome, ...]
 
 
-def parse_note(note: SourceNote) -> ParsedNote | Problem:
-    """The note's frontmatter and body; a Problem (with the line) when the frontmatter is there
+def parse_note(note: SourceNote) -> ParsedNote | Finding:
+    """The note's frontmatter and body; a Finding (with the line) when the frontmatter is there
     but does not read. A first `---` line with no closing one is a rule, not frontmatter."""
     if not note.text.startswith("---\n"):
         return ParsedNote(note, {}, note.text, 1)
@@ -112,7 +113,7 @@ def parse_note(note: SourceNote) -> ParsedNote | Problem:
     try:
         meta = load_yaml(front, Path(note.rel), first_line=2)
     except CardFormatError as exc:
-        return Problem(f"{note.rel}:{exc.line}" if exc.line else note.rel, exc.message)
+        return problem(note.rel, exc.message, exc.line or 0)
     return ParsedNote(note, meta, body, body_line)
 
 
@@ -129,8 +130,8 @@ class CardSettings:
 
 def note_card(
     parsed: ParsedNote, slug: str, rel: str, relinker: Relinker, settings: CardSettings
-) -> NoteCard | Problem:
-    """The card for `parsed` at `rel` (see the module docstring), or the Problem keeping it out."""
+) -> NoteCard | Finding:
+    """The card for `parsed` at `rel` (see the module docstring), or the Finding keeping it out."""
     note = parsed.note
     body, links = relink(relinker, note.rel, parsed.body, parsed.body_line)
     carried, value_links = _carried(parsed, relinker)
@@ -154,7 +155,7 @@ def note_card(
     problems = schema_problems(meta, settings.categories)
     if problems:
         key, message = problems[0]
-        return Problem(note.rel, f"{message} (frontmatter key '{key}')")
+        return problem(note.rel, f"{message} (frontmatter key '{key}')")
     text = render_card(meta, body)
     all_links = tuple(sorted([*links, *value_links], key=lambda o: o.line))
     return NoteCard(

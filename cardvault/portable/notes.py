@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
-from cardvault.portable.format import MAX_EXPORT_BYTES, Problem
+from cardvault.portable.format import MAX_EXPORT_BYTES, problem
 from cardvault.vault.files import MAX_FILE_BYTES, bytes_problem
+from cardvault.vault.finding import Finding
 from cardvault.vault.progress import Progress
 
 #: The most bytes of notes one import reads (the export file's limit: the same door, in JSON).
@@ -70,7 +71,7 @@ class SourceTree:
     notes: tuple[SourceNote, ...]
     attachments: tuple[str, ...]
     skipped: tuple[Skipped, ...]
-    problems: tuple[Problem, ...]
+    problems: tuple[Finding, ...]
     has_obsidian: bool  # an `.obsidian/` folder at the top
 
 
@@ -86,7 +87,7 @@ def read_tree(
         _refuse_inside_vault(root, own)
     note_paths, attachments, skipped = walk_folder(root, own)
     notes: list[SourceNote] = []
-    problems: list[Problem] = []
+    problems: list[Finding] = []
     total = 0
     for number, rel in enumerate(note_paths, start=1):
         if progress is not None:
@@ -157,25 +158,25 @@ def _vault_own(root: Path, rel: str, vault: Path | None) -> bool:
     return root / rel == vault
 
 
-def read_note(root: Path, rel: str) -> tuple[SourceNote | None, int, Problem | None]:
+def read_note(root: Path, rel: str) -> tuple[SourceNote | None, int, Finding | None]:
     """The note at `rel`, the bytes read, and the problem that keeps it out (if any)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         descriptor = os.open(root / rel, flags)
     except OSError as exc:
-        return None, 0, Problem(rel, f"cannot be read: {exc.strerror}")
+        return None, 0, problem(rel, f"cannot be read: {exc.strerror}")
     with os.fdopen(descriptor, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
-            return None, 0, Problem(rel, "not a regular file")
+            return None, 0, problem(rel, "not a regular file")
         data = handle.read(MAX_FILE_BYTES + 1)
     data = data.removeprefix(b"\xef\xbb\xbf")
-    problem = bytes_problem(data)
-    if problem is not None:
-        message, line = problem
+    trouble = bytes_problem(data)
+    if trouble is not None:
+        message, line = trouble
         if len(data) > MAX_FILE_BYTES:
             message = f"over the {MAX_FILE_BYTES:,}-byte limit of a card (read stopped there)"
-        return None, len(data), Problem(f"{rel}:{line}" if line else rel, message)
+        return None, len(data), problem(rel, message, line or 0)
     text = data.decode("utf-8").replace("\r\n", "\n")
     birth = getattr(info, "st_birthtime", None)
     return SourceNote(rel, text, info.st_mtime, birth), len(data), None

@@ -3,7 +3,7 @@
 `read_vault` is the one read path. Every service — check, list, stats, graph, context, forget,
 export, import, maintain, capture — takes what it needs from the `VaultSnapshot` it returns, so
 they all see the same cards, the same rules and the same links. A file that cannot be read or
-parsed is a `Problem` in the snapshot, never an exception that stops the run.
+parsed is a `Finding` in the snapshot, never an exception that stops the run.
 
 Reading goes through the catalog (catalog.py): files whose stat is unchanged are not opened,
 changed files are parsed only when their digest changed. `snapshot.parsed` counts the files
@@ -22,6 +22,7 @@ from typing import Any
 from cardvault.vault.card import Card
 from cardvault.vault.catalog import Catalog
 from cardvault.vault.files import read_text
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import FileStat, Vault, walk
 from cardvault.vault.refresh import (
     collector_paused,
@@ -33,13 +34,13 @@ from cardvault.vault.refresh import (
     refresh,
     vault_fingerprint,
 )
-from cardvault.vault.snapshot import CardFile, LogFile, Problem, VaultSnapshot
+from cardvault.vault.snapshot import CardFile, LogFile, VaultSnapshot
 
 __all__ = [
     "CardFile",
     "FilesRead",
+    "Finding",
     "LogFile",
-    "Problem",
     "VaultSnapshot",
     "find_card",
     "read_card",
@@ -71,7 +72,7 @@ def read_vault(vault: Vault, verify: bool = False) -> VaultSnapshot:
 
 def _read(vault: Vault, verify: bool) -> VaultSnapshot:
     found = walk(vault)
-    problems = [Problem(r.rel, 1, r.code, r.message) for r in found.refused]
+    problems = [Finding(r.rel, 1, r.message, r.code) for r in found.refused]
     with Catalog.open(vault.cache_dir, vault_fingerprint(vault)) as catalog:
         known = catalog.rows()
         if verify:
@@ -92,7 +93,7 @@ def _read(vault: Vault, verify: bool) -> VaultSnapshot:
     hot = hot_memories(vault, problems)
     return VaultSnapshot(
         vault=vault, cards=cards, logs=logs, memory=memory, agents=agents,
-        problems=tuple(sorted(problems, key=lambda p: (p.rel, p.line))), parsed=parsed,
+        problems=tuple(sorted(problems, key=lambda p: (p.path, p.line))), parsed=parsed,
         notices=notices, stamps=found.files, digests={rel: r.digest for rel, r in rows.items()},
         hot=hot,
     )  # fmt: skip
@@ -116,8 +117,8 @@ def find_card(vault: Vault, name: str) -> CardFile:
     found = snapshot.card(name)
     if found is None:
         for problem in snapshot.problems:
-            if problem.rel.endswith(f"/{name}.md") and problem.code == "unreadable":
-                raise CardvaultError(problem.message, vault.root / problem.rel, problem.line)
+            if problem.path.endswith(f"/{name}.md") and problem.code == "unreadable":
+                raise CardvaultError(problem.message, vault.root / problem.path, problem.line)
         raise NotFoundError(f"no card with slug or alias '{name}'")
     return found
 
@@ -150,7 +151,7 @@ class FilesRead:
 
     cards: dict[str, CardFile]
     logs: dict[str, LogFile]
-    problems: dict[str, Problem]
+    problems: dict[str, Finding]
     digests: dict[str, str]
 
 
@@ -158,7 +159,7 @@ def read_files(vault: Vault, files: Mapping[str, FileStat]) -> FilesRead:
     """The given files (stat-ed by `walk` or `files_at`) through the catalog: what changed is
     parsed and kept for every other command, the rest comes from the catalog. For a caller that
     needs a few files, not the snapshot (the search index's sync)."""
-    problems: list[Problem] = []
+    problems: list[Finding] = []
     with collector_paused(), Catalog.open(vault.cache_dir, vault_fingerprint(vault)) as catalog:
         rows, changed, _ = refresh(vault, files, catalog.rows(files))
         cards, logs, damaged = decode_rows(files, rows, problems)
@@ -172,6 +173,6 @@ def read_files(vault: Vault, files: Mapping[str, FileStat]) -> FilesRead:
     return FilesRead(
         cards={vault.rel(card.path): card for card in cards},
         logs={vault.rel(log.file.path): log for log in logs},
-        problems={problem.rel: problem for problem in problems},
+        problems={problem.path: problem for problem in problems},
         digests={rel: row.digest for rel, row in rows.items()},
     )

@@ -32,6 +32,7 @@ from cardvault.vault.files import (
     digest_text,
     read_if_present,
 )
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import FileStat, Vault
 from cardvault.vault.records import (
     RECORD_VERSION,
@@ -45,7 +46,7 @@ from cardvault.vault.records import (
     loads_many,
     log_record,
 )
-from cardvault.vault.snapshot import CardFile, LogFile, Problem
+from cardvault.vault.snapshot import CardFile, LogFile
 
 
 @contextlib.contextmanager
@@ -175,7 +176,7 @@ def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
 
 
 def decode_rows(
-    files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Problem]
+    files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Finding]
 ) -> tuple[tuple[CardFile, ...], tuple[LogFile, ...], list[str]]:
     """Cards (live first) and logs from their rows, in path order, and the rels of rows that
     could not be decoded."""
@@ -193,7 +194,7 @@ def decode_rows(
             if "error" in record:
                 error = record["error"]
                 line, code = int(error["line"]), str(error["code"])
-                problems.append(Problem(row.rel, line, code, str(error["message"])))
+                problems.append(Finding(row.rel, line, str(error["message"]), code))
                 continue
             path = Path(stat.abspath)
             file = FileText(path, row.text, row.digest)  # type: ignore[arg-type]
@@ -201,7 +202,7 @@ def decode_rows(
                 logs.append(LogFile(file, decode_log(record, path)))
                 if "partial" in record:
                     cut = record["partial"]
-                    problems.append(Problem(row.rel, int(cut["line"]), cut["code"], cut["message"]))
+                    problems.append(Finding(row.rel, int(cut["line"]), cut["message"], cut["code"]))
             else:
                 card, tokens, links = decode_card(record, file.text, path)
                 cards.append(CardFile(file, card, stat.kind == "archived", tokens, links))
@@ -226,12 +227,12 @@ def loads_or_none(stored: str) -> Any:
         return None  # TypeError on use: the row counts as damaged
 
 
-def hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
+def hot_memories(vault: Vault, problems: list[Finding]) -> dict[str, FileText]:
     """memory/agents/<name>.md by agent name (small files, read whole on every read)."""
     if os.path.islink(vault.agents_dir):  # never listed: its names are not the vault's
         rel = vault.rel(vault.agents_dir)
         code = "outside-vault" if leads_outside(vault.root, vault.agents_dir) else "symlink"
-        problems.append(Problem(rel, 1, code, symlink_message(vault.agents_dir, vault.root)))
+        problems.append(Finding(rel, 1, symlink_message(vault.agents_dir, vault.root), code))
         return {}
     try:
         names = sorted(e.name for e in os.scandir(vault.agents_dir) if e.name.endswith(".md"))
@@ -241,7 +242,7 @@ def hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
     for name in names:
         if (problem := name_problem(name)) is not None:
             rel = shown(vault.rel(vault.agents_dir / name))
-            problems.append(Problem(rel, 1, "file-name", f"{problem} (shown escaped); rename it"))
+            problems.append(Finding(rel, 1, f"{problem} (shown escaped); rename it", "file-name"))
             continue
         file = optional_file(vault, vault.agents_dir / name, problems)
         if file is not None:
@@ -249,7 +250,7 @@ def hot_memories(vault: Vault, problems: list[Problem]) -> dict[str, FileText]:
     return found
 
 
-def optional_file(vault: Vault, path: Path, problems: list[Problem]) -> FileText | None:
+def optional_file(vault: Vault, path: Path, problems: list[Finding]) -> FileText | None:
     """MEMORY.md, AGENTS.md or a hot memory, read strictly (None when there is none); a file
     that cannot be used is a problem, never an exception."""
     try:
@@ -257,9 +258,9 @@ def optional_file(vault: Vault, path: Path, problems: list[Problem]) -> FileText
     except UnsafePathError as exc:
         link = os.path.islink(path) and leads_outside(vault.root, path)
         code = "outside-vault" if link else "symlink"
-        problems.append(Problem(vault.rel(path), 1, code, exc.message))
+        problems.append(Finding(vault.rel(path), 1, exc.message, code))
     except CardvaultError as exc:
-        problems.append(Problem(vault.rel(path), exc.line or 1, "unreadable", exc.message))
+        problems.append(Finding(vault.rel(path), exc.line or 1, exc.message, "unreadable"))
     except OSError as exc:
-        problems.append(Problem(vault.rel(path), 1, "unreadable", f"cannot read: {exc.strerror}"))
+        problems.append(Finding(vault.rel(path), 1, f"cannot read: {exc.strerror}", "unreadable"))
     return None

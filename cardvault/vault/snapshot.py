@@ -14,6 +14,7 @@ from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry
 from cardvault.vault.files import FileText
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import FileStat, Vault
 from cardvault.vault.links import WikiLink, link_key, name_table, wiki_links
 from cardvault.vault.rules import Rule, read_rules
@@ -58,19 +59,6 @@ class LogFile:
 
 
 @dataclass(frozen=True)
-class Problem:
-    """A file the read path could not use: where, what kind of trouble, and the message."""
-
-    rel: str
-    line: int
-    code: str  # "unreadable" | "outside-vault" | "symlink" | "not-a-file" | "file-name" | ...
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.rel}:{self.line}: {self.message}"
-
-
-@dataclass(frozen=True)
 class VaultSnapshot:
     """Everything in the vault's Markdown as of one read. Treat as read-only."""
 
@@ -79,7 +67,7 @@ class VaultSnapshot:
     logs: tuple[LogFile, ...]  # oldest first
     memory: FileText | None
     agents: FileText | None
-    problems: tuple[Problem, ...] = ()
+    problems: tuple[Finding, ...] = ()  # the files it could not use
     parsed: int = 0
     notices: tuple[str, ...] = ()
     stamps: Mapping[str, FileStat] = field(default_factory=dict, compare=False, repr=False)
@@ -102,7 +90,7 @@ class VaultSnapshot:
         """Logs too big to read whole (relative paths): their first entries are in `logs` for
         search, context and maintenance, but no text of theirs may be written back or
         exported as the file (it is not all of it)."""
-        return frozenset(p.rel for p in self.problems if p.code == "too-big")
+        return frozenset(p.path for p in self.problems if p.code == "too-big")
 
     @cached_property
     def entries(self) -> tuple[LogEntry, ...]:

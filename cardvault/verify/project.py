@@ -29,6 +29,7 @@ from pathlib import Path
 
 from cardvault.errors import CardFormatError, UnsafePathError
 from cardvault.vault.confine import confined, read_confined
+from cardvault.vault.finding import Finding
 
 MAX_READ = 4 * 1024 * 1024
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
@@ -48,7 +49,7 @@ class Project:
     """One project's facts, each read once, on first use."""
 
     root: Path
-    problems: list[str] = field(default_factory=list, compare=False)
+    problems: list[Finding] = field(default_factory=list, compare=False)
 
     def read(self, rel: str) -> str | None:
         """The text of the project file `rel`, or None when it is absent, unsafe or too big."""
@@ -57,10 +58,10 @@ class Project:
         except FileNotFoundError:
             return None
         except (OSError, UnsafePathError, CardFormatError) as exc:
-            self.problems.append(f"{rel}: not read ({exc})")
+            self.problems.append(Finding(rel, 0, f"not read ({exc})"))
             return None
         if len(data) > MAX_READ:
-            self.problems.append(f"{rel}: over {MAX_READ} bytes, not read")
+            self.problems.append(Finding(rel, 0, f"over {MAX_READ} bytes, not read"))
             return None
         return data.decode("utf-8", "replace")
 
@@ -93,7 +94,7 @@ class Project:
         try:
             scripts = json.loads(text).get("scripts") or {}
         except (ValueError, AttributeError):
-            self.problems.append("package.json: not valid JSON")
+            self.problems.append(Finding("package.json", 0, "not valid JSON"))
             return frozenset()
         return frozenset(scripts) if isinstance(scripts, dict) else frozenset()
 
@@ -150,7 +151,9 @@ class Project:
             names.update(files)
             seen += len(files)
             if seen > MAX_FILES:
-                self.problems.append(f"over {MAX_FILES} files: bare file names checked in part")
+                self.problems.append(
+                    Finding("", 0, f"over {MAX_FILES} files: bare file names checked in part")
+                )
                 break
         return frozenset(names)
 
@@ -174,5 +177,5 @@ class Project:
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            self.problems.append(f"{rel}: not valid TOML ({exc})")
+            self.problems.append(Finding(rel, 0, f"not valid TOML ({exc})"))
             return {}

@@ -13,6 +13,7 @@ from pathlib import Path
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile, file_changes
 from cardvault.edits.door import Proposal, locked_write, propose
+from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
 from cardvault.verify.marks import CardCheck, check_cards, project_of, stale_changes
@@ -27,7 +28,7 @@ class VerifyResult:
     checks: tuple[CardCheck, ...]
     marked: tuple[str, ...]  # slugs newly marked stale (or with new reasons)
     cleared: tuple[str, ...]  # slugs no longer stale
-    problems: tuple[str, ...]
+    problems: tuple[Finding, ...]
     commit: history.CommitResult | None = None
 
     @property
@@ -45,7 +46,7 @@ class VerifyResult:
             ],
             "marked": list(self.marked),
             "cleared": list(self.cleared),
-            "problems": list(self.problems),
+            "problems": [str(p) for p in self.problems],
             "commit": self.commit.sha if self.commit else None,
         }
 
@@ -56,8 +57,8 @@ def verify_vault(
     """Check every live card against the project; mark and clear through the door."""
     root = project_of(vault, project)
     if root is None:
-        return VerifyResult(None, (), (), (), ("no project to check against: the vault is alone "
-                            "in its repository; name one with --project PATH",))  # fmt: skip
+        alone = "no project to check against: the vault is alone in its repository; name one "
+        return VerifyResult(None, (), (), (), (Finding("", 0, alone + "with --project PATH"),))
 
     def plan() -> Proposal[VerifyResult]:
         result, changes = _planned(vault, today, root)
@@ -83,5 +84,5 @@ def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, li
     touched = [by_path[c.path] for c in changes if isinstance(c, WriteFile)]
     marked = tuple(c.slug for c in touched if c.reasons)
     cleared = tuple(c.slug for c in touched if not c.reasons)
-    problems = (*(str(p) for p in snapshot.problems), *facts.problems)
+    problems = (*snapshot.problems, *facts.problems)
     return VerifyResult(root, tuple(checks), marked, cleared, problems), changes
