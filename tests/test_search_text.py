@@ -12,7 +12,6 @@ from cardvault.search.index import TOKENIZER
 from cardvault.search.text import (
     KeywordQuery,
     bigrams,
-    fts_query,
     index_text,
     make_snippet,
     query_terms,
@@ -42,6 +41,10 @@ def test_fts_query_quotes_every_term() -> None:
     assert fts_query("retries failing") == '"retri" OR "fail"'  # the stems the index holds
     assert fts_query("数据库") == '"数据 据库"'
     assert fts_query("--") is None
+
+
+def fts_query(query: str) -> str | None:
+    return KeywordQuery.of(query).match_any
 
 
 def _fts() -> sqlite3.Connection:

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from cardvault.words import CJK_RUN, bigrams, index_terms, is_cjk, stem, word_spans, words
+from cardvault.words import bigrams, index_terms, is_cjk, stem, word_spans, words
 
 MAX_QUERY_TERMS = 64
 #: Lucene's English stop words: dropped from keyword queries unless nothing else is left.
@@ -29,8 +29,6 @@ _STOP_LIST = (
 )
 STOP_WORDS = frozenset(_STOP_LIST.split())
 SNIPPET_CHARS = 180
-
-__all__ = ["CJK_RUN", "STOP_WORDS", "KeywordQuery", "bigrams", "index_text", "make_snippet"]
 
 
 def index_text(text: str) -> str:
@@ -96,21 +94,6 @@ class KeywordQuery:
     def match_all(self) -> str | None:
         """An FTS5 MATCH expression requiring every one of the words (AND); None if none."""
         return " AND ".join(self.expressions) if self.expressions else None
-
-
-def coverage_terms(query: str) -> list[str]:
-    """The words a keyword search looks for (`KeywordQuery.terms`)."""
-    return list(KeywordQuery.of(query).terms)
-
-
-def fts_query(query: str) -> str | None:
-    """An FTS5 MATCH expression for any of the query's words (`KeywordQuery.match_any`)."""
-    return KeywordQuery.of(query).match_any
-
-
-def fts_all_terms(query: str) -> str | None:
-    """An FTS5 MATCH expression for every one of the query's words (`KeywordQuery.match_all`)."""
-    return KeywordQuery.of(query).match_all
 
 
 @dataclass(frozen=True)
