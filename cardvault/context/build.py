@@ -43,7 +43,7 @@ from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.rules import Rule
 
 if TYPE_CHECKING:
-    from cardvault.search.engine import Searcher
+    from cardvault.search.engine import KeywordQuery, Searcher
 
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
@@ -172,7 +172,7 @@ def relevance_score(rank: int) -> float:
 
 
 def search_relevance(
-    vault: Vault, task: str, mode: str = "hybrid", searcher: Searcher | None = None
+    vault: Vault, task: str | KeywordQuery, mode: str = "hybrid", searcher: Searcher | None = None
 ) -> Relevance:
     """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model.
 
@@ -203,7 +203,7 @@ def search_relevance(
     return Relevance(ranks, outcome.mode, outcome.notices, fresh)
 
 
-def keyword_relevance(vault: Vault, task: str) -> Relevance:
+def keyword_relevance(vault: Vault, task: str | KeywordQuery) -> Relevance:
     """Ranks from a keyword-only search that never loads the model; none when that fails too."""
     from cardvault.search.keyword import keyword_hits
 

@@ -43,7 +43,7 @@ from cardvault.context.build import (
 from cardvault.context.pack import Item, pack, quoted
 from cardvault.context.used import record_pack
 from cardvault.scopes.scope import GLOBAL, PROJECT, InScope
-from cardvault.search.engine import Searcher
+from cardvault.search.engine import KeywordQuery, Searcher
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 
@@ -75,7 +75,8 @@ class Side:
 def build_context(scope: InScope, request: Request) -> ContextPack:
     """Read each vault in scope, search each for the task, and pack (see the module docstring)."""
     task = request.task.strip() if request.task and request.task.strip() else None
-    sides = [_side(s.name, s.vault, task, request) for s in scope.vaults]
+    read = KeywordQuery.of(task) if task else None  # once, for every vault searched
+    sides = [_side(s.name, s.vault, read, request) for s in scope.vaults]
     if not sides:
         return _empty(request, task, scope.notices)
     budget = sides[0].snapshot.vault.config.context_token_budget
@@ -221,7 +222,7 @@ def _origin_key(side: Side) -> str | None:
     return context_key(side.snapshot.vault.root)
 
 
-def _side(name: str, vault: Vault, task: str | None, request: Request) -> Side:
+def _side(name: str, vault: Vault, task: KeywordQuery | None, request: Request) -> Side:
     snapshot = read_vault(vault)
     sources = sources_of(snapshot)
     if name == GLOBAL:

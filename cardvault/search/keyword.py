@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardvault.search.text import query_terms
+from cardvault.search.text import KeywordQuery, query_terms
 from cardvault.vault.layout import Vault
 
 __all__ = ["KeywordHit", "KeywordRefresh", "keyword_hits", "query_terms", "refresh_keywords"]
@@ -39,7 +39,9 @@ class KeywordRefresh:
     notices: tuple[str, ...] = ()
 
 
-def keyword_hits(vault: Vault, query: str, k: int, logs: bool = False) -> list[KeywordHit]:
+def keyword_hits(
+    vault: Vault, query: str | KeywordQuery, k: int, logs: bool = False
+) -> list[KeywordHit]:
     """The `k` best BM25 hits for `query` among live cards (and log entries with `logs`)."""
     from cardvault.search.engine import Searcher
     from cardvault.search.retrieve import Filters, keyword_ranking
