@@ -41,6 +41,7 @@ def test_words_are_lower_case_without_diacritics_and_cjk_runs_whole() -> None:
     assert stem("arm64") == "arm64" and stem("连接池") == "连接池"
 
 
+@pytest.mark.slow  # a keyword search still embeds what its sync finds new
 @pytest.mark.parametrize(("asked", "written"), FORMS)
 def test_search_finds_and_highlights_the_other_form(
     vault_path: Path, asked: str, written: str
@@ -68,3 +69,22 @@ def test_search_maintenance_and_highlighting_agree_on_every_stem() -> None:
     searched = set(index_text(text).split())
     assert meaning_words(text) <= searched
     assert set(stems(" ".join(make_snippet(text, text).matches))) == meaning_words(text)
+
+
+@pytest.mark.slow
+def test_a_scoped_search_reads_its_query_once(
+    vault_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default scope searches the project and the global vault: the query's words are read
+    once for both (counted), not once per vault and again per hit."""
+    import cardvault.search.text as text
+
+    write_card(vault_path, "stored", "Where things are kept", "The deploy box is full.")
+    with open_vault(vault_path) as session:
+        session.new("Global boxes", "tools", "A box kept for every project.", to_global=True)
+        read: list[str] = []
+        real = text.query_terms
+        monkeypatch.setattr(text, "query_terms", lambda query: read.append(query) or real(query))
+        found = session.search_hits("boxes", mode="keyword", scope="all")
+    assert sorted(name for name, _ in found.hits) == ["global", "project"]
+    assert read == ["boxes"]
