@@ -96,3 +96,9 @@ def test_a_query_is_read_once_one_word_per_stem() -> None:
 def test_snippet_highlights_inflected_words_and_cjk() -> None:
     assert "failed" in make_snippet("The job failed twice.", "failing jobs").matches
     assert make_snippet("必须清除 Redis 缓存", "缓存").matches == ("缓存",)
+
+
+def test_the_window_holds_the_most_of_the_query_words_not_the_most_marks() -> None:
+    filler = "filler " * 40
+    body = f"{filler}every change gets changes {filler}get the db after it {filler}"
+    assert set(make_snippet(body, "get the db after a change").matches) == {"get", "db", "after"}

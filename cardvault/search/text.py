@@ -110,12 +110,10 @@ def make_snippet(body: str, query: str | KeywordQuery, width: int = SNIPPET_CHAR
     flat = " ".join(body.split())
     if not flat.isascii():
         flat = unicodedata.normalize("NFC", flat)  # as `words` reads it: the marks' offsets
-    wanted = KeywordQuery.of(query)
-    found = _marks(flat, wanted)
+    found = _marks(flat, KeywordQuery.of(query))
     if len(flat) <= width:
         return Snippet(flat, _distinct(found))
-    hits = [start for start, _ in found]
-    start = _best_start(hits, width) if hits else 0
+    start = _best_start(found, width) if found else 0
     start = max(0, min(start, len(flat) - width))
     if start > 0:
         space = flat.find(" ", start, start + 20)
@@ -123,34 +121,48 @@ def make_snippet(body: str, query: str | KeywordQuery, width: int = SNIPPET_CHAR
     window = flat[start : start + width].rstrip()
     text = ("…" if start > 0 else "") + window + ("…" if start + width < len(flat) else "")
     end = start + len(window)
-    shown = [(at, word) for at, word in found if at >= start and at + len(word) <= end]
-    return Snippet(text, _distinct(shown))
+    return Snippet(text, _distinct([m for m in found if m.at >= start and m.end <= end]))
 
 
-def _marks(flat: str, wanted: KeywordQuery) -> list[tuple[int, str]]:
-    """Where in `flat` the query's words are, as (start, the word as written), in order."""
-    found: list[tuple[int, str]] = []
+@dataclass(frozen=True)
+class _Mark:
+    """A query word in the text: where, as written, and which query word (its stem, or the
+    CJK run or bigram)."""
+
+    at: int
+    end: int
+    written: str
+    key: str
+
+
+def _marks(flat: str, wanted: KeywordQuery) -> list[_Mark]:
+    """Where in `flat` the query's words are, in order."""
+    found: list[_Mark] = []
     if wanted.marked:
         for at, end, word in word_spans(flat):
-            if not is_cjk(word) and stem(word) in wanted.marked:
-                found.append((at, flat[at:end]))
+            if not is_cjk(word) and (key := stem(word)) in wanted.marked:
+                found.append(_Mark(at, end, flat[at:end], key))
     if wanted.cjk:
         grams = {g for t in wanted.cjk for g in (t, *bigrams(t))}
         pattern = re.compile("|".join(re.escape(g) for g in sorted(grams, key=len, reverse=True)))
-        found.extend((m.start(), m.group()) for m in pattern.finditer(flat))
-        found.sort()
+        found.extend(
+            _Mark(m.start(), m.end(), m.group(), m.group()) for m in pattern.finditer(flat)
+        )
+        found.sort(key=lambda mark: mark.at)
     return found
 
 
-def _distinct(found: list[tuple[int, str]]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(word for _, word in found))
+def _distinct(found: list[_Mark]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(mark.written for mark in found))
 
 
-def _best_start(hits: list[int], width: int) -> int:
-    """Start of the window (a little before a hit) that covers the most hits."""
-    best, best_count = hits[0], 0
-    for index, first in enumerate(hits):
-        count = sum(1 for h in hits[index:] if h < first + width - 20)
+def _best_start(marks: list[_Mark], width: int) -> int:
+    """Start of the window (a little before a mark) that covers the most of the query's words,
+    then the most marks: "get ... staging-db ... after" beats "change ... gets ... changes"."""
+    best, best_count = marks[0].at, (0, 0)
+    for index, first in enumerate(marks):
+        inside = [m.key for m in marks[index:] if m.at < first.at + width - 20]
+        count = (len(set(inside)), len(inside))
         if count > best_count:
-            best, best_count = first, count
+            best, best_count = first.at, count
     return max(0, best - 30)
