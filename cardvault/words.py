@@ -39,11 +39,17 @@ def words(text: str) -> list[str]:
     return [_plain(word) for word in _WORD.findall(text)]
 
 
-def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    """Each word of `text` with where it starts and ends in `text` (for highlighting in place;
-    `text` should be NFC, as `words` makes it)."""
+def stem_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each word of `text` as (start, end, its stem) (for highlighting in place; `text` should
+    be NFC, as `words` makes it)."""
     for match in _WORD.finditer(text):
-        yield match.start(), match.end(), _plain(match.group())
+        yield match.start(), match.end(), _written_stem(match.group())
+
+
+@lru_cache(maxsize=1 << 16)
+def _written_stem(written: str) -> str:
+    """The stem of a word as the text writes it (a snippet asks this of every word it shows)."""
+    return stem(_plain(written))
 
 
 def _plain(word: str) -> str:

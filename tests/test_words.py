@@ -88,3 +88,11 @@ def test_a_scoped_search_reads_its_query_once(
         found = session.search_hits("boxes", mode="keyword", scope="all")
     assert sorted(name for name, _ in found.hits) == ["global", "project"]
     assert read == ["boxes"]
+
+
+def test_highlighting_finds_stems_that_do_not_start_as_their_words() -> None:
+    """The snippet looks only at words starting as a query stem starts; the stems that do not
+    ("dying" is "die") and words with diacritics are found all the same."""
+    assert stem("dying") == stem("died") == "die"
+    assert make_snippet("He was dying. Skis!", "died ski").matches == ("dying", "Skis")
+    assert make_snippet("Der Café ist zu. Éclairs!", "cafe eclair").matches == ("Café", "Éclairs")

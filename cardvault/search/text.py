@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from cardvault.words import bigrams, index_terms, is_cjk, stem, word_spans, words
+from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_spans, words
 
 MAX_QUERY_TERMS = 64
 #: Lucene's English stop words: dropped from keyword queries unless nothing else is left.
@@ -139,8 +140,8 @@ def _marks(flat: str, wanted: KeywordQuery) -> list[_Mark]:
     """Where in `flat` the query's words are, in order."""
     found: list[_Mark] = []
     if wanted.marked:
-        for at, end, word in word_spans(flat):
-            if not is_cjk(word) and (key := stem(word)) in wanted.marked:
+        for at, end, key in _candidates(flat, wanted.marked):
+            if key in wanted.marked:  # (a CJK run is its own stem, and never in `marked`)
                 found.append(_Mark(at, end, flat[at:end], key))
     if wanted.cjk:
         grams = {g for t in wanted.cjk for g in (t, *bigrams(t))}
@@ -150,6 +151,24 @@ def _marks(flat: str, wanted: KeywordQuery) -> list[_Mark]:
         )
         found.sort(key=lambda mark: mark.at)
     return found
+
+
+def _candidates(flat: str, marked: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, stem) of the words of `flat` that may have one of the `marked` stems.
+
+    Every word is stemmed where `flat` has letters beyond ASCII (their diacritics go before
+    stemming). Otherwise only the words starting as a marked stem starts are: a Snowball stem
+    keeps its word's first two letters ("retri" of "retry"), but for "dying", "lying" and
+    "tying" ("die", "lie", "tie"), whose first letter and "y" are tried too. One regular
+    expression finds those words, so a long body costs little more than it did."""
+    if not flat.isascii():
+        yield from stem_spans(flat)
+        return
+    starts = {s[:2] for s in marked} | {s[0] + "y" for s in marked if s[1:2] == "i"}
+    alternatives = "|".join(re.escape(start) for start in sorted(starts))
+    pattern = re.compile(rf"(?<![^\W_])(?:{alternatives})[^\W_]*", re.IGNORECASE)
+    for match in pattern.finditer(flat):
+        yield match.start(), match.end(), stem(match.group().lower())
 
 
 def _distinct(found: list[_Mark]) -> tuple[str, ...]:
