@@ -163,3 +163,51 @@ def test_a_vault_initialised_in_a_code_repository_checks_that_repository(tmp_pat
     verdict = json.loads(result.output)
     assert verdict["project"] == str(top.resolve())
     assert [row["reasons"] for row in verdict["stale"]] == [["`cmd/old.go` no longer exists"]]
+
+
+def commit_all(top: Path, message: str) -> None:
+    git(top, "add", "-A")
+    git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", message)
+
+
+def test_a_card_naming_a_removed_function_is_marked_and_ordinary_words_are_not(
+    project: Path,
+) -> None:
+    top = project.parent
+    jobs = top / "src/app/jobs.py"
+    jobs.write_text(
+        "class ExportQueue:\n    pass\n\n\ndef run_nightly_export():\n    return ExportQueue()\n"
+        "\n\ndef purge_old_rows(days):\n    pass\n"
+    )
+    commit_all(top, "jobs")
+    body = (
+        "`run_nightly_export()` writes the dump through `ExportQueue`; "
+        "`purge_old_rows(30)` trims the table afterwards.\n\n"
+        "Words in backticks stay words: `Redis`, `DEBUG`, `GitHub`, `example.com`, "
+        "`notes.bak`, `v2.1`, `HTTPServer`."
+    )
+    ok(project, "new", "Nightly jobs", "-c", "workflow", "--body", body, now=WRITTEN)
+    clean = run_cli(["--vault", str(project), "verify", "--json", "--dry-run"])
+    assert "nightly-jobs" not in clean.output, clean.output  # every symbol is still there
+
+    jobs.write_text(jobs.read_text().split("\n\n\ndef purge_old_rows")[0] + "\n")
+    commit_all(top, "purge moved to the database")
+    result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": TODAY})
+    stale = {Path(row["path"]).stem: row["reasons"] for row in json.loads(result.output)["stale"]}
+    assert stale["nightly-jobs"] == [
+        "`purge_old_rows(30)`: no source file of the project defines or mentions `purge_old_rows`"
+    ]
+    marked = meta(project, "nightly-jobs")["stale"]
+    assert isinstance(marked, dict) and "purge_old_rows" in str(marked["reason"])
+
+
+def test_what_counts_as_a_code_symbol() -> None:
+    from cardvault.verify.symbols import Symbol, symbol_of
+
+    assert symbol_of("load_config()") == Symbol("load_config")
+    assert symbol_of("client.fetch(url, timeout=3)") == Symbol("fetch")
+    assert symbol_of("VaultState") == Symbol("VaultState")
+    assert symbol_of("settings.DEBUG") == Symbol("DEBUG", "settings")
+    for word in ("Redis", "DEBUG", "GitHub", "HTTPServer", "example.com", "logo.png", "3.1.8",
+                 "snake_case", "$(pwd)", "a b", "TODO"):  # fmt: skip
+        assert symbol_of(word) is None, word

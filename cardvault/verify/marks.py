@@ -11,7 +11,9 @@ a vault alone in its repository has none (`verify --project PATH` names one).
   package.json has no script X; `uv run X` / `poetry run X` with X neither a pyproject script
   nor a tool here; any other command whose program is not on PATH nor in the project's
   `node_modules/.bin` or `.venv/bin`;
-- a pin `name==v` / `name@v` whose lock files lock `name` at other versions only.
+- a pin `name==v` / `name@v` whose lock files lock `name` at other versions only;
+- a code symbol (`load_config()`, `VaultState`, `settings.DEBUG`: verify/symbols.py) that no
+  tracked source file of the project holds any more (a project without source checks none).
 A stale card gets `stale: {reason, date}` (the reasons joined by "; ", the date it was first
 found with those reasons); a card that is no longer stale loses the key. Cards are written
 through the one door (one commit, `verify: N stale`); nothing is run, the bodies are not
@@ -34,6 +36,7 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
 from cardvault.verify.names import EXTENSIONS, ROOT_FILES, Named, named_in, pin_parts
 from cardvault.verify.project import Project, normal_name
+from cardvault.verify.symbols import symbol_of
 
 STEP = "verify"
 STALE = "stale"
@@ -114,25 +117,49 @@ def _beside_the_vault(root: Path) -> bool:
 
 
 def check_cards(cards: Iterable[CardFile], vault: Vault, project: Project) -> list[CardCheck]:
-    """The verdict on each card (in the order given)."""
+    """The verdict on each card (in the order given). The code symbols of all cards are looked
+    up in one pass over the project's source (verify/symbols.py)."""
     vault_files = Project(vault.root)
-    return [
-        _check(card, [why for n in names if (why := _stale(n, project, vault_files))])
-        for card in cards
-        for names in [named_in(card.card.body)]
-    ]
+    named = [(card, named_in(card.card.body)) for card in cards]
+    present = _source_names(project, [n for _, names in named for n in names])
+    checks = []
+    for card, names in named:
+        reasons = [why for n in names if (why := _stale(n, project, vault_files, present))]
+        checks.append(CardCheck(card.slug, card.path, len(names), tuple(reasons)))
+    return checks
 
 
-def _check(card: CardFile, reasons: list[str]) -> CardCheck:
-    return CardCheck(card.slug, card.path, len(named_in(card.card.body)), tuple(reasons))
+def _source_names(project: Project, names: list[Named]) -> frozenset[str] | None:
+    """The symbol names (and anchors) the project's source holds; None: not checked."""
+    wanted = {
+        word
+        for n in names
+        if n.kind == "symbol" and (symbol := symbol_of(n.text)) is not None
+        for word in (symbol.name, symbol.anchor)
+        if word
+    }
+    return project.source_names(frozenset(wanted)) if wanted else None
 
 
-def _stale(named: Named, project: Project, vault_files: Project) -> str | None:
+def _stale(
+    named: Named, project: Project, vault_files: Project, present: frozenset[str] | None
+) -> str | None:
     if named.kind == "path":
         return _path_stale(named.text, project, vault_files)
     if named.kind == "command":
         return _command_stale(named.text, project)
+    if named.kind == "symbol":
+        return _symbol_stale(named.text, present)
     return _pin_stale(named.text, project)
+
+
+def _symbol_stale(text: str, present: frozenset[str] | None) -> str | None:
+    symbol = symbol_of(text)
+    if present is None or symbol is None or symbol.name in present:
+        return None
+    if symbol.anchor is not None and symbol.anchor not in present:
+        return None  # `example.com`: its first part is nothing of this project's
+    return f"`{text}`: no source file of the project defines or mentions `{symbol.name}`"
 
 
 def _path_stale(rel: str, project: Project, vault_files: Project) -> str | None:

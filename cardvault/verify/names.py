@@ -1,4 +1,5 @@
-"""What a card names in the project: file paths, commands and pinned versions (`verify`).
+"""What a card names in the project: file paths, commands, pinned versions and code symbols
+(`verify`).
 
 Read from the card's body, never run:
 - **paths**: an inline code span that is one path-like word (`src/app.py`, `./scripts/x.sh`,
@@ -10,6 +11,8 @@ Read from the card's body, never run:
   `pnpm`, `npx`, `uv`, `poetry`, `just` excepted), and each line of a fenced block marked as
   shell (`sh`, `bash`, `shell`, `console`, `zsh`), its `$ ` prompt dropped.
 - **pins**: an inline code span `name==1.2.3` (Python) or `name@1.2.3` (npm, `@scope/name@1.2.3`).
+- **symbols**: an inline code span that is a call (`load_config()`), a class-like name
+  (`VaultState`) or a dotted name (`settings.DEBUG`), as verify/symbols.py defines them.
 Everything is bounded: at most `MAX_NAMES` names per card.
 """
 
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from cardvault.verify.symbols import symbol_of
 
 MAX_NAMES = 100
 RUNNERS = frozenset({"make", "npm", "yarn", "pnpm", "npx", "uv", "poetry"})
@@ -89,7 +94,8 @@ _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)*$")
 
 @dataclass(frozen=True)
 class Named:
-    """One thing a card names: `kind` ("path", "command" or "pin"), its text, its body line."""
+    """One thing a card names: `kind` ("path", "command", "pin" or "symbol"), its text, its
+    body line."""
 
     kind: str
     text: str
@@ -139,19 +145,22 @@ def _shell_line(line: str) -> str | None:
 
 
 def classify_span(span: str) -> tuple[str, str] | None:
-    """What an inline code span names: ("command" | "pin" | "path", text), or None."""
+    """What an inline code span names: ("command" | "pin" | "path" | "symbol", text), or
+    None."""
     if span.startswith("$ "):
         return ("command", span[2:].strip()) if span[2:].strip() else None
     words = span.split()
     if len(words) >= 2 and words[0] in RUNNERS:
         return ("command", span)
     if len(words) != 1:
-        return None
+        return ("symbol", span) if symbol_of(span) is not None else None
     pin = _PIN.match(span)
     if pin and pin.group(1) and not pin.group(1).endswith("/"):
         return ("pin", span)
     path = project_path(span)
-    return ("path", path) if path else None
+    if path:
+        return ("path", path)
+    return ("symbol", span) if symbol_of(span) is not None else None
 
 
 def project_path(word: str, link: bool = False) -> str | None:

@@ -11,7 +11,8 @@ Only files are read, never run, and only inside the project (vault/confine.py: n
 - `Makefile` targets, `package.json` scripts, `pyproject.toml` scripts
   (`[project.scripts]`, `[tool.poetry.scripts]`);
 - versions in `requirements*.txt` (`name==v`), `package-lock.json` (`packages`), `poetry.lock`
-  and `uv.lock` (`[[package]]` name and version).
+  and `uv.lock` (`[[package]]` name and version);
+- the names its tracked source files hold (verify/symbols.py: each file read once, bounded).
 Commands are looked up on PATH with `shutil.which` and in the project's `node_modules/.bin` and
 `.venv/bin`: nothing is started.
 """
@@ -153,6 +154,21 @@ class Project:
                 self.problems.append(f"over {MAX_FILES} files: bare file names checked in part")
                 break
         return frozenset(names)
+
+    def source_names(self, names: frozenset[str]) -> frozenset[str] | None:
+        """Which of `names` the project's tracked source files hold as identifiers; None when
+        it has no source file to check them against (a project of documents only)."""
+        from cardvault.history import project_files
+        from cardvault.verify.symbols import mentioned, source_files
+
+        files, more = source_files(self.root, project_files(self.root))
+        if not files:
+            return None
+        if more:
+            self.problems.append(f"over {len(files)} source files: code symbols not checked")
+            return None
+        found, read = mentioned(self.root, files, names)
+        return frozenset(found) if read else None
 
     def has_command(self, name: str) -> bool:
         """Whether `name` is on PATH or among the project's own installed tools."""
