@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,15 +116,23 @@ def _beside_the_vault(root: Path) -> bool:
         return False
 
 
-def check_cards(cards: Iterable[CardFile], vault: Vault, project: Project) -> list[CardCheck]:
-    """The verdict on each card (in the order given). The code symbols of all cards are looked
-    up in one pass over the project's source (verify/symbols.py)."""
+def check_cards(
+    cards: Iterable[CardFile],
+    vault: Vault,
+    project: Project,
+    dismissed: Mapping[str, frozenset[str]] | None = None,
+) -> list[CardCheck]:
+    """The verdict on each card (in the order given), leaving out the reasons a review answer
+    said the card is right despite (`dismissed`: card path -> reasons; verify/questions.py).
+    The code symbols of all cards are looked up in one pass over the project's source."""
     vault_files = Project(vault.root)
     named = [(card, named_in(card.card.body)) for card in cards]
     present = _source_names(project, [n for _, names in named for n in names])
     checks = []
     for card, names in named:
         reasons = [why for n in names if (why := _stale(n, project, vault_files, present))]
+        settled = (dismissed or {}).get(vault.rel(card.path), frozenset())
+        reasons = [why for why in reasons if why not in settled]
         checks.append(CardCheck(card.slug, card.path, len(names), tuple(reasons)))
     return checks
 
