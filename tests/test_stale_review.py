@@ -142,3 +142,21 @@ def test_an_edited_card_closes_its_question_and_maintain_asks_too(vault: Path) -
 
     cli(vault, "verify", code=1)  # asked once: running again asks nothing new
     assert len(pending(vault)) == 1
+
+
+def test_the_search_table_shows_each_cards_age_and_stale_mark(vault: Path) -> None:
+    """The human table, on a terminal (the pinned clock: 2026-11-30, 39 days after the cards
+    were written); --json carries the same as `age_days` and `stale`."""
+    (vault.parent / "src/app/loader.py").unlink()
+    cli(vault, "verify", code=1)
+    shown = on_terminal(vault, "search", "loader settings", "--mode", "keyword", "--all")
+    lines = shown.splitlines()
+    header = next(line for line in lines if "score" in line)
+    assert [cell.strip() for cell in header.split("┃")[1:4]] == ["#", "score", "age"]
+    rows = {line.split("│")[4].strip(): line for line in lines if line.count("│") > 4}
+    assert "39d" in rows["Old loader"] and "39d" in rows["Settings module"]
+    below = lines[lines.index(rows["Old loader"]) + 1]
+    assert "STALE" in below  # under the stale card's age, and nowhere else
+    assert shown.count("STALE") == 1
+    data = json.loads(cli(vault, "search", "loader", "--mode", "keyword", "--json"))
+    assert data[0]["age_days"] >= 39 and data[0]["stale"] is True
