@@ -30,7 +30,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         return []
     project = Project(root)
     items = list(state.review_items)
-    checks = check_cards(state.live, state.vault, project, dismissed(items))
+    checks = check_cards(state.live, state.vault, project, state.today, dismissed(items))
     changes: list[Change] = list(stale_changes(checks, dict(state.files), state.today, False))
     marks = marks_after(checks, dict(state.files), state.vault, state.today, clear=False)
     live = {state.vault.rel(c.path) for c in state.live}

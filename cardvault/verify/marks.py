@@ -34,6 +34,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.vault.card import update_card_text
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
+from cardvault.verify.checked import CHECKED, line_verdict
 from cardvault.verify.names import EXTENSIONS, ROOT_FILES, Named, named_in, pin_parts
 from cardvault.verify.project import Project, normal_name
 from cardvault.verify.symbols import symbol_of
@@ -85,6 +86,7 @@ class CardCheck:
     path: Path
     checked: int
     reasons: tuple[str, ...]
+    record: Mapping[str, object] | None = None  # the `checked:` to write (verify/checked.py)
 
 
 def project_of(vault: Vault, named: Path | None = None) -> Path | None:
@@ -120,20 +122,25 @@ def check_cards(
     cards: Iterable[CardFile],
     vault: Vault,
     project: Project,
+    today: dt.date,
     dismissed: Mapping[str, frozenset[str]] | None = None,
 ) -> list[CardCheck]:
     """The verdict on each card (in the order given), leaving out the reasons a review answer
     said the card is right despite (`dismissed`: card path -> reasons; verify/questions.py).
-    The code symbols of all cards are looked up in one pass over the project's source."""
+    The code symbols of all cards are looked up in one pass over the project's source; the
+    lines a card cites are compared with the commit it was checked at (verify/checked.py)."""
     vault_files = Project(vault.root)
     named = [(card, named_in(card.card.body)) for card in cards]
     present = _source_names(project, [n for _, names in named for n in names])
     checks = []
     for card, names in named:
         reasons = [why for n in names if (why := _stale(n, project, vault_files, present))]
+        cited = [n for n in names if n.kind == "path" and n.lines is not None]
+        more, record = line_verdict(card.card, cited, project, today)
         settled = (dismissed or {}).get(vault.rel(card.path), frozenset())
-        reasons = [why for why in reasons if why not in settled]
-        checks.append(CardCheck(card.slug, card.path, len(names), tuple(reasons)))
+        reasons = [why for why in dict.fromkeys(reasons + more) if why not in settled]
+        record = record if not reasons else None
+        checks.append(CardCheck(card.slug, card.path, len(names), tuple(reasons), record))
     return checks
 
 
@@ -247,23 +254,27 @@ def _pin_stale(text: str, project: Project) -> str | None:
 def stale_changes(
     checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date, clear: bool = True
 ) -> list[Change]:
-    """The frontmatter writes that mark stale cards and (with `clear`) clear cards no longer
-    stale."""
+    """The frontmatter writes that mark stale cards, record the commit a card's cited lines
+    were checked at, and (with `clear`) clear cards no longer stale."""
     changes: list[Change] = []
     for check in checks:
         card = cards[check.path]
         before = card.card.meta.get(STALE)
         reason = "; ".join(check.reasons)
-        if check.reasons:
-            if isinstance(before, dict) and before.get("reason") == reason:
-                continue
-            value = {"reason": reason, "date": today}
-            text = update_card_text(card.file.text, {STALE: value}, path=card.path)
-            why = f"{check.slug}: stale ({reason})"
-        elif before is not None and clear:
-            text = update_card_text(card.file.text, {}, [STALE], card.path)
-            why = f"{check.slug}: no longer stale"
-        else:
-            continue
-        changes.append(WriteFile(card.path, text, card.file.digest, why, STEP, 1))
+        updates: dict[str, object] = {}
+        removed: list[str] = []
+        whys: list[str] = []
+        if check.reasons and not (isinstance(before, dict) and before.get("reason") == reason):
+            updates[STALE] = {"reason": reason, "date": today}
+            whys.append(f"stale ({reason})")
+        elif not check.reasons and before is not None and clear:
+            removed.append(STALE)
+            whys.append("no longer stale")
+        if check.record is not None:
+            updates[CHECKED] = dict(check.record)
+            whys.append(f"lines checked at {check.record.get('commit')}")
+        text = update_card_text(card.file.text, updates, removed, card.path)
+        if text != card.file.text:
+            why = f"{check.slug}: {', '.join(whys)}"
+            changes.append(WriteFile(card.path, text, card.file.digest, why, STEP, 1))
     return changes

@@ -12,7 +12,8 @@ Only files are read, never run, and only inside the project (vault/confine.py: n
   (`[project.scripts]`, `[tool.poetry.scripts]`);
 - versions in `requirements*.txt` (`name==v`), `package-lock.json` (`packages`), `poetry.lock`
   and `uv.lock` (`[[package]]` name and version);
-- the names its tracked source files hold (verify/symbols.py: each file read once, bounded).
+- the names its tracked source files hold (verify/symbols.py: each file read once, bounded);
+- what a commit held for a file a card cites lines of (git's objects: verify/checked.py).
 Commands are looked up on PATH with `shutil.which` and in the project's `node_modules/.bin` and
 `.venv/bin`: nothing is started.
 """
@@ -169,6 +170,25 @@ class Project:
             return None
         found, read = mentioned(self.root, files, names)
         return frozenset(found) if read else None
+
+    @cached_property
+    def head(self) -> str | None:
+        """The commit the project's HEAD points at (None: no repository or no commit)."""
+        from cardvault.history import project_head
+
+        return project_head(self.root)
+
+    def committed(self, commit: str, rel: str) -> str | None:
+        """The text `commit` holds for the project file `rel` (None: not there, or no such
+        commit). Read from git's objects, not the work tree."""
+        from cardvault.history import blob_text, work_tree_of
+
+        top = work_tree_of(self.root)
+        hexadecimal = 7 <= len(commit) <= 40 and all(c in "0123456789abcdef" for c in commit)
+        if top is None or not hexadecimal:
+            return None
+        where = Path(os.path.relpath(self.root / rel, top)).as_posix()
+        return blob_text(top, commit, where) if not where.startswith("..") else None
 
     def has_command(self, name: str) -> bool:
         """Whether `name` is on PATH or among the project's own installed tools."""

@@ -18,7 +18,7 @@ from cardvault.vault.decisions import parse_queue, queue_path, render_queue
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
-from cardvault.verify.marks import STEP, CardCheck, check_cards, project_of, stale_changes
+from cardvault.verify.marks import STALE, STEP, CardCheck, check_cards, project_of, stale_changes
 from cardvault.verify.project import Project
 from cardvault.verify.questions import dismissed, marks_after, stale_queue
 
@@ -34,6 +34,7 @@ class VerifyResult:
     problems: tuple[str, ...]
     commit: history.CommitResult | None = None
     asked: tuple[str, ...] = ()  # review questions asked about stale cards (their ids)
+    recorded: tuple[str, ...] = ()  # slugs whose cited lines were recorded as checked now
 
     @property
     def stale(self) -> tuple[CardCheck, ...]:
@@ -52,6 +53,7 @@ class VerifyResult:
             "cleared": list(self.cleared),
             "problems": list(self.problems),
             "asked": list(self.asked),
+            "recorded": list(self.recorded),
             "commit": self.commit.sha if self.commit else None,
         }
 
@@ -70,6 +72,8 @@ def verify_vault(
         count = len(result.marked)
         message = f"verify: {count} stale" + (f", {len(result.cleared)} fresh again"
                                                if result.cleared else "")  # fmt: skip
+        if result.recorded:
+            message += f", {len(result.recorded)} checked at their commit"
         lines = "\n".join(c.reason for c in file_changes(changes))
         return propose(changes, f"{message}\n\n{lines}\n", result)
 
@@ -86,7 +90,7 @@ def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, li
     cards = {c.path: c for c in live}
     queue = read_if_present(queue_path(vault.root), vault.root)
     items = parse_queue(queue.text, queue.path) if queue is not None else []
-    checks = check_cards(live, vault, facts, dismissed(items))
+    checks = check_cards(live, vault, facts, today, dismissed(items))
     changes = stale_changes(checks, cards, today)
     marks = marks_after(checks, cards, vault, today)
     asked, lines = stale_queue(items, marks, {vault.rel(c.path) for c in live}, today)
@@ -97,7 +101,9 @@ def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, li
     by_path = {c.path: c for c in checks}
     touched = [by_path[c.path] for c in changes if isinstance(c, WriteFile) and c.path in by_path]
     marked = tuple(c.slug for c in touched if c.reasons)
-    cleared = tuple(c.slug for c in touched if not c.reasons)
+    cleared = tuple(c.slug for c in touched if not c.reasons and STALE in cards[c.path].card.meta)
+    recorded = tuple(c.slug for c in touched if c.record is not None)
     problems = (*(str(p) for p in snapshot.problems), *facts.problems)
     new = tuple(i.id for i in asked[len(items) :])
-    return VerifyResult(root, tuple(checks), marked, cleared, problems, None, new), changes
+    found = VerifyResult(root, tuple(checks), marked, cleared, problems, None, new, recorded)
+    return found, changes
