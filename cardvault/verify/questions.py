@@ -69,6 +69,8 @@ def mark_reasons(value: Any) -> tuple[str, ...]:
     reason = value.get("reason") if isinstance(value, dict) else value
     if reason is None or reason is False:
         return ()
+    if reason is True:
+        return ("marked stale by hand",)
     return tuple(part for part in str(reason).split(SEPARATOR) if part.strip())
 
 
