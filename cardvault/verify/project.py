@@ -31,11 +31,11 @@ from pathlib import Path
 
 from cardvault.errors import CardFormatError, UnsafePathError
 from cardvault.vault.confine import confined, read_confined
+from cardvault.verify.symbols import SKIPPED, mentioned, source_files
 
 MAX_READ = 4 * 1024 * 1024
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MAX_FILES = 50_000
-SKIPPED = frozenset({"node_modules", "venv", "__pycache__", "dist", "build", "target"})
 _TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:\s+[A-Za-z0-9_.\-/%]+)*)\s*::?(?!=)", re.MULTILINE)
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][\w.\-]*)(?:\[[^\]]*\])?\s*==\s*([\w.\-+!]+)", re.M)
 
@@ -160,7 +160,6 @@ class Project:
         """Which of `names` the project's tracked source files hold as identifiers; None when
         it has no source file to check them against (a project of documents only)."""
         from cardvault.history import project_files
-        from cardvault.verify.symbols import mentioned, source_files
 
         files, more = source_files(self.root, project_files(self.root))
         if not files:

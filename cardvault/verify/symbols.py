@@ -30,6 +30,8 @@ from cardvault.vault.confine import read_confined
 
 MAX_SOURCE = 1024 * 1024
 MAX_FILES = 50_000
+#: Folders a walk of the project skips (besides hidden ones): installed and built files.
+SKIPPED = frozenset({"node_modules", "venv", "__pycache__", "dist", "build", "target"})
 SOURCE_EXTENSIONS = frozenset({
     "py", "pyi", "pyx", "js", "mjs", "cjs", "ts", "tsx", "jsx", "vue", "svelte", "go", "rs", "rb",
     "java", "kt", "kts", "scala", "groovy", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "fs",
@@ -91,8 +93,6 @@ def source_files(root: Path, tracked: list[str] | None) -> tuple[list[str], bool
 def _walked(root: Path) -> list[str]:
     """The folder's files outside a repository (hidden folders, `node_modules` and virtual
     environments skipped; no symlink followed)."""
-    from cardvault.verify.project import SKIPPED
-
     names: list[str] = []
     for folder, subfolders, files in os.walk(root, followlinks=False):
         subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
