@@ -51,6 +51,7 @@ class Project:
 
     root: Path
     problems: list[str] = field(default_factory=list, compare=False)
+    blobs: dict[tuple[str, str], str | None] = field(default_factory=dict, compare=False)
 
     def read(self, rel: str) -> str | None:
         """The text of the project file `rel`, or None when it is absent, unsafe or too big."""
@@ -187,7 +188,11 @@ class Project:
         if top is None or not hexadecimal:
             return None
         where = Path(os.path.relpath(self.root / rel, top)).as_posix()
-        return blob_text(top, commit, where) if not where.startswith("..") else None
+        if where.startswith(".."):
+            return None
+        if (commit, where) not in self.blobs:  # cards citing one file at one commit: one read
+            self.blobs[commit, where] = blob_text(top, commit, where)
+        return self.blobs[commit, where]
 
     def has_command(self, name: str) -> bool:
         """Whether `name` is on PATH or among the project's own installed tools."""
