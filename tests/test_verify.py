@@ -266,3 +266,16 @@ def test_a_card_citing_lines_records_the_commit_they_were_checked_at(project: Pa
     assert meta(project, "retry-loop")["checked"]["commit"] == now_head[:12]
     result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": LATER})
     assert "retry-loop" not in result.output and "stale" not in meta(project, "retry-loop")
+
+
+def test_a_checked_key_of_the_persons_own_is_left_alone(project: Path) -> None:
+    """`checked: true` written by hand means something to its writer: never overwritten."""
+    top = project.parent
+    (top / "src/app/retry.py").write_text("a\nb\nc\n")
+    commit_all(top, "retry")
+    ok(project, "new", "Own check", "-c", "workflow", "--body", "See `src/app/retry.py:2`.",
+       now=WRITTEN)  # fmt: skip
+    card = project / "memory/cards/own-check.md"
+    card.write_text(card.read_text().replace("updated:", "checked: true\nupdated:"))
+    run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
+    assert meta(project, "own-check")["checked"] is True

@@ -134,7 +134,7 @@ def _supersede(state: VaultState, item: ReviewItem) -> list[Change]:
 
 
 def _stale(state: VaultState, item: ReviewItem) -> list[Change]:
-    from cardvault.verify.checked import CHECKED, checked_value
+    from cardvault.verify.checked import CHECKED, checked_value, is_ours
     from cardvault.verify.marks import STALE, project_of
 
     card = _card(state, item.members[0].key)
@@ -144,7 +144,8 @@ def _stale(state: VaultState, item: ReviewItem) -> list[Change]:
             raise CardvaultError(move.message, card.path)
         return [_as_review(move)]
     checked = checked_value(project_of(state.vault), state.today)
-    text = update_card_text(card.file.text, {CHECKED: checked}, [STALE], card.path)
+    record = {CHECKED: checked} if is_ours(card.card.meta.get(CHECKED)) else {}
+    text = update_card_text(card.file.text, record, [STALE], card.path)
     reason = f"{card.slug}: still right (checked {state.today.isoformat()})"
     return [WriteFile(card.path, text, card.file.digest, reason, STEP)]
 

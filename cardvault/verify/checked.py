@@ -11,7 +11,8 @@ lines that changed make the card stale (`src/app.py:12-30: the lines changed sin
 1a2b3c4d5e6f, the commit the card was checked at`). A card edited after its check (`updated`
 later than the record's date) is recorded anew instead: its citations are the person's
 newer ones. So the value changes only when a card is checked again, and a card's diff shows it
-once per check: nothing is rewritten because the project moved on.
+once per check: nothing is rewritten because the project moved on. A `checked:` key in another
+form is the person's own: left alone, and the card's lines are not compared.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ CHECKED = "checked"
 SHORT = 12
 
 
+def is_ours(value: Any) -> bool:
+    """Whether a card's `checked:` is absent or of this form (`{date, commit}`): a key of the
+    same name a person gave another meaning (`checked: true`) is theirs, never overwritten."""
+    return value is None or (isinstance(value, dict) and set(value) <= {"date", "commit"})
+
+
 def checked_value(project: Path | None, today: dt.date) -> dict[str, object]:
     """The `checked:` value for a card confirmed today against `project`."""
     from cardvault.history import project_head
@@ -43,7 +50,7 @@ def line_verdict(
     """Why the lines `card` cites are stale, and the `checked:` value to record (None: keep
     what the card has). Files that are gone are the path check's to report."""
     head = project.head
-    if not cited or head is None:
+    if not cited or head is None or not is_ours(card.meta.get(CHECKED)):
         return [], None
     commit, since = _recorded(card.meta.get(CHECKED))
     edited = card.date("updated")
