@@ -436,6 +436,16 @@ def answer_all(vault: Vault, refs: dict[str, Telling], part: LabelledSet, now: d
 # --- the report --------------------------------------------------------------------------------
 
 
+def by_id(vault: Vault, refs: dict[str, Telling]) -> dict[str, Telling]:
+    """The labels keyed by how maintenance cites the entries now: the first `maintain` gives
+    the hand-written entries their ids (maintain/entry_ids.py) and cites them by id."""
+    from cardvault.vault.entry_ids import entries_by_ref
+    from cardvault.vault.read import read_vault
+
+    found = entries_by_ref(read_vault(vault).entries)
+    return {found[r].ref if r in found else r: telling for r, telling in refs.items()}
+
+
 def run_once(vault: Vault, today: dt.date) -> int:
     """One maintain run; the number of questions it asked."""
     before = {i.id for i in read_queue(vault.root)}
@@ -458,6 +468,7 @@ def scenario(part: LabelledSet, every: int | None, answering: bool) -> dict[str,
             refs.update(write_days(vault, batch))
             today = batch[-1][0]
             asked += run_once(vault, today)
+            refs = by_id(vault, refs)
             if answering:
                 moment = dt.datetime.combine(today, dt.time(23, 30))
                 answered += answer_all(vault, refs, part, moment)
