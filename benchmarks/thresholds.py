@@ -29,9 +29,10 @@ merge_stsb.py and lessons.py on the other model itself.
 
     python benchmarks/thresholds.py --constants
 
-lists every maintenance constant that depends on the embedding model, its value, and the
-command that measures it: recalibrate them all when the vault's model changes (a cosine of
-0.80 on MiniLM is not one on another model).
+lists every maintenance constant that depends on the embedding model, its value for each
+model of cardvault/maintain/calibration.py's table, and the command that measures it: a model
+added to the product needs its own set (a cosine of 0.80 on MiniLM is not one on another
+model).
 """
 
 from __future__ import annotations
@@ -173,39 +174,52 @@ def lesson_table(state, embeddings, facts: dict) -> str:  # type: ignore[no-unty
     return "\n".join(out)
 
 
-#: (where, name, what it is, the command that measures it) for each model-dependent constant.
+#: (fields of maintain/calibration.py's ModelConstants, where they are read, what they are, the
+#: command that measures them) for each model-dependent constant.
 MODEL_CONSTANTS = (
-    ("cardvault.toml [merge]", "threshold", "card cosine from which cards may merge",
-     "benchmarks/thresholds.py; benchmarks/merge_stsb.py"),
-    ("cardvault.toml [distill]", "threshold", "cosine at which a sentence may be already said, "
-     "and a lesson joins a hand-written card", "benchmarks/thresholds.py"),
-    ("maintain/merge.py", "DUPLICATE_ASK", "card cosine from which a pair is asked about",
-     "benchmarks/thresholds.py; benchmarks/merge_stsb.py"),
-    ("maintain/merge.py", "CONTRADICTION_ASK", "cosine from which a contradiction is asked",
-     "benchmarks/thresholds.py"),
-    ("maintain/disagree.py", "ALIGN_FIGURES", "sentence cosine from which figures must agree",
-     "benchmarks/merge_stsb.py"),
-    ("maintain/disagree.py", "ALIGN_NAMES", "sentence cosine from which names must agree",
-     "benchmarks/merge_stsb.py"),
-    ("maintain/evidence.py", "WEIGHTS, INTERCEPT", "the same-lesson score (two of its four "
-     "signals are cosines)", "benchmarks/lessons.py calibrate"),
-    ("maintain/evidence.py", "CERTAIN", "score from which lessons join alone",
-     "benchmarks/lessons.py calibrate"),
-    ("maintain/evidence.py", "REVIEW, REVIEW_CARD", "scores from which a question is asked",
-     "benchmarks/lessons.py calibrate"),
-    ("maintain/candidates.py", "SHORTLIST_FLOOR, LINK_FLOOR", "cosines from which a card is "
-     "compared with a lesson", "benchmarks/lessons.py report"),
-    ("maintain/constraints.py", "CARD_ASK_FLOOR", "cosine from which a hand-written card is "
-     "asked about", "benchmarks/lessons.py report"),
-    ("maintain/newcard.py", "NEIGHBOUR_FLOOR", "cosine from which a neighbour votes for a new "
-     "card's category", "benchmarks/thresholds.py"),
+    ("merge_threshold", "merge.py; [merge] threshold overrides", "card cosine from which cards "
+     "may merge", "merge_stsb.py --model M (thresholds.py --map M to start from)"),
+    ("distill_threshold", "novelty, distill, constraints; [distill] threshold overrides",
+     "cosine at which a sentence may be already said, and a lesson joins a hand-written card",
+     "thresholds.py --map M"),
+    ("duplicate_ask", "merge.py", "card cosine from which a pair is asked about",
+     "thresholds.py --map M; merge_stsb.py"),
+    ("contradiction_ask", "merge.py", "cosine from which a contradiction is asked",
+     "thresholds.py --map M"),
+    ("align_figures", "disagree.py", "sentence cosine from which figures must agree",
+     "thresholds.py --map M; merge_stsb.py"),
+    ("align_names", "disagree.py", "sentence cosine from which names must agree",
+     "thresholds.py --map M; merge_stsb.py"),
+    ("weights, intercept", "evidence.py", "the same-lesson score (two of its four signals are "
+     "cosines)", "lessons.py calibrate --model M"),
+    ("certain", "constraints.py, grouping.py", "score from which lessons join alone",
+     "lessons.py calibrate --model M"),
+    ("review, review_card", "grouping.py, constraints.py", "scores from which a question is "
+     "asked", "lessons.py calibrate --model M"),
+    ("shortlist_floor, link_floor", "candidates.py", "cosines from which a card is compared "
+     "with a lesson", "thresholds.py --map M; lessons.py report"),
+    ("card_ask_floor", "constraints.py", "cosine from which a hand-written card is asked about",
+     "thresholds.py --map M; lessons.py report"),
+    ("neighbour_floor", "newcard.py", "cosine from which a neighbour votes for a new card's "
+     "category", "thresholds.py --map M"),
 )  # fmt: skip
 
 
 def constants_table() -> str:
-    """The model-dependent constants as a Markdown table."""
-    out = ["| where | constant | what | measured by |", "| --- | --- | --- | --- |"]
-    out += [f"| `{w}` | `{n}` | {what} | `{how}` |" for w, n, what, how in MODEL_CONSTANTS]
+    """The model-dependent constants as a Markdown table, with each measured model's values."""
+    from cardvault.maintain.calibration import CONSTANTS
+
+    models = list(CONSTANTS)
+    out = [
+        "| constant | read in | what | measured by (benchmarks/) | " + " | ".join(models) + " |",
+        "| --- | --- | --- | --- |" + " ---: |" * len(models),
+    ]
+    for fields, where, what, how in MODEL_CONSTANTS:
+        values = [
+            "; ".join(str(getattr(CONSTANTS[m], f.strip())) for f in fields.split(","))
+            for m in models
+        ]
+        out.append(f"| `{fields}` | {where} | {what} | `{how}` | " + " | ".join(values) + " |")
     return "\n".join(out)
 
 
