@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from cardvault.maintain.calibration import BGE_SMALL, CONSTANTS, MINILM, constants_for
+from cardvault.maintain.calibration import (
+    BGE_SMALL,
+    CONSTANTS,
+    MINILM,
+    constants_for,
+    threshold_notices,
+)
 from cardvault.maintain.state import load_state
 from cardvault.vault.config import BUNDLED_MODELS, DEFAULT_MODEL, VaultConfig, load_config
 from cardvault.vault.layout import open_vault_at
@@ -88,6 +94,20 @@ def test_a_vault_that_sets_a_threshold_keeps_it(tmp_path: Path) -> None:
     state = load_state(open_vault_at(root), dt.date(2026, 12, 1))
     assert state.constants.merge_threshold == 0.9
     assert state.constants.distill_threshold == MINILM.distill_threshold
+
+
+def test_an_old_default_threshold_under_another_model_is_pointed_out() -> None:
+    """A vault made by an older `init` sets `threshold = 0.80` (MiniLM's); switched to bge-small,
+    that line holds the model back: maintain says so (its run notices), never silently."""
+    old = VaultConfig(model="bge-small-en-v1.5", merge_threshold=0.80, distill_threshold=0.70)
+    found = threshold_notices(old)
+    assert len(found) == 2
+    assert "[merge] threshold = 0.8" in found[0] and "own is 0.88" in found[0]
+    assert "[distill] threshold = 0.7" in found[1] and "own is 0.79" in found[1]
+    # a value chosen on purpose, the default model, or a model nobody measured: nothing to say
+    assert threshold_notices(VaultConfig(model="bge-small-en-v1.5", merge_threshold=0.9)) == []
+    assert threshold_notices(VaultConfig(merge_threshold=0.80)) == []
+    assert threshold_notices(VaultConfig(model="models/mine", merge_threshold=0.80)) == []
 
 
 UPLOADS = (

@@ -1,11 +1,11 @@
 """The maintenance constants that depend on the embedding model: one measured set per model.
 
 A cosine of 0.80 does not mean the same on two models (bge-small's unrelated sentences sit near
-0.5, MiniLM's near 0.05), and the same-lesson score weighs two cosines; so every cut-off that
-reads a cosine, and the score's weights and cut-offs, are measured per model and kept here,
-keyed by the `[search] model` setting, the way search/fusion.py keys its fusion constants.
-`constants_for(config)` gives the set for a vault's model: a model not measured (a local
-folder) gets the default model's; `[merge] threshold` and `[distill] threshold`, when a vault
+0.44, MiniLM's near 0.07: STS-B dev, mismatched pairs), and the same-lesson score weighs two
+cosines; so every cut-off that reads a cosine, and the score's weights and cut-offs, are measured
+per model and kept here, keyed by the `[search] model` setting, the way search/fusion.py keys its
+fusion constants. `constants_for(config)` gives the set for a vault's model: a model not measured (a
+local folder) gets the default model's; `[merge] threshold` and `[distill] threshold`, when a vault
 sets them, override the model's value.
 
 How each is measured (`python benchmarks/thresholds.py --constants` lists the commands):
@@ -109,6 +109,27 @@ CONSTANTS: dict[str, ModelConstants] = {
     "all-minilm-l6-v2-int8": MINILM,
     "bge-small-en-v1.5": BGE_SMALL,
 }
+
+
+def threshold_notices(config: VaultConfig) -> list[str]:
+    """One line for each threshold the vault sets to the default model's value while it uses
+    another measured model: what an older `cardvault init` wrote, now holding the model back."""
+    own = CONSTANTS.get(config.model)
+    if own is None or config.model == DEFAULT_MODEL:
+        return []
+    found = []
+    for key, name, value in (
+        ("merge", "merge_threshold", config.merge_threshold),
+        ("distill", "distill_threshold", config.distill_threshold),
+    ):
+        theirs, default = getattr(own, name), getattr(CONSTANTS[DEFAULT_MODEL], name)
+        if value is not None and value == default != theirs:
+            found.append(
+                f"cardvault.toml sets [{key}] threshold = {value}, the default model's; "
+                f"{config.model}'s own is {theirs}: remove the line to follow the model "
+                "(docs/maintain.md, Similarity)"
+            )
+    return found
 
 
 def constants_for(config: VaultConfig) -> ModelConstants:
