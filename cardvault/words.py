@@ -26,8 +26,8 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 CJK_RUN = re.compile(f"[{_CJK}]+")
 #: A word as unicode61 sees it (letters and digits), or one CJK run.
 _WORD = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
-#: Words this long are stemmed from their first `_LONGEST` characters only (a hash, a base64
-#: blob: nothing to stem, and the stemmer's time grows with the word).
+#: Words longer than this are their own stem (a hash, a blob: nothing to stem, and the
+#: stemmer's time grows with the word).
 _LONGEST = 64
 _local = threading.local()  # a Stemmer object may not be shared between threads
 
@@ -74,9 +74,9 @@ def is_cjk(word: str) -> bool:
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """The stem of one word (as `words` gives it): "boxes" -> "box", "retries" -> "retri"."""
-    if not word or is_cjk(word) or not word.isalpha():
+    if not word or len(word) > _LONGEST or is_cjk(word) or not word.isalpha():
         return word
-    return str(_stemmer().stemWord(word[:_LONGEST]))
+    return str(_stemmer().stemWord(word))
 
 
 def stems(text: str) -> list[str]:

@@ -39,6 +39,7 @@ def test_words_are_lower_case_without_diacritics_and_cjk_runs_whole() -> None:
     assert stems("Boxes, retries") == ["box", "retri"]
     assert index_terms("use 连接池 now") == ["use", "连接", "接池", "now"]
     assert stem("arm64") == "arm64" and stem("连接池") == "连接池"
+    assert stem("x" * 80 + "ing") == "x" * 80 + "ing"  # a blob is its own stem
 
 
 @pytest.mark.slow  # a keyword search still embeds what its sync finds new
