@@ -92,10 +92,13 @@ def test_where_meanings_best_barely_stands_out_the_words_decide(model: str) -> N
     calibration = CALIBRATIONS[model]
     keyword = [(101, 3.0)] + [(doc, 1.5 - 0.01 * n) for n, doc in enumerate(range(102, 121))]
     assert not calibration.keyword_score(0.5, 0.5) < calibration.weak_below  # 101 is vouched
+    leaning = []
     for step, first in ((0.002, 101), (0.025, 1)):
         semantic = [(doc, 0.55 - step * (doc - 1)) for doc in range(1, 31)]
         fused = hybrid(keyword, semantic, EVIDENCE, calibration)
         assert fused.hits[0][0] == first, (step, fused.hits[:3])
+        leaning.append(fused.weights.keyword / fused.weights.semantic)
+    assert leaning[0] > leaning[1]  # the weights it reports say so too
 
 
 @pytest.mark.parametrize("model", [m for m in MODELS if any(CALIBRATIONS[m].ranks)])

@@ -120,7 +120,8 @@ def calibration_for(spec: str | None) -> Calibration:
 @dataclass(frozen=True)
 class Weights:
     """How much the hybrid score leans on each side: the logistic's coefficients for the
-    cosine and for the keyword share (the same for every query of one model)."""
+    cosine and for the keyword share, as the query's semantic spread sets them (the same for
+    every query of a model whose fusion does not read the spread)."""
 
     keyword: float = 1.0
     semantic: float = 1.0
@@ -195,8 +196,12 @@ def hybrid(
     order = {doc_id: n for n, (doc_id, _) in enumerate([*keyword, *semantic])}
     hits = sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
     _, cos_coef, kw_coef, _, _ = calibration.hybrid
+    weights = Weights(  # the level coefficients, as this query's spread sets them
+        keyword=kw_coef + spread * calibration.spread[1],
+        semantic=cos_coef + spread * calibration.spread[0],
+    )
     weak = frozenset(doc_id for doc_id in scores if doc_id not in sem_rank | kw_rank)
-    return Fused(hits, Weights(keyword=kw_coef, semantic=cos_coef), weak)
+    return Fused(hits, weights, weak)
 
 
 #: The semantic spread of a query: its best cosine minus the cosine at this rank.
