@@ -234,6 +234,23 @@ FORMS = [
     Form("+ spread + r_sem", _products(*_with("spread"), "1*r_sem")),
     Form("+ vouched ranks", _products("v_sem*r_sem", "v_kw*r_kw")),
     Form("+ vouched ranks + spread", _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread"))),
+    Form(
+        "+ vouched ranks + spread, balance 0.5",
+        _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread")),
+        balance=0.5,
+    ),
+    Form(
+        "+ vouched ranks + spread + kwtop",
+        _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread"), *_with("kwtop")),
+    ),
+    Form(
+        "+ vouched ranks + spread + matched",
+        _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread"), *_with("matched")),
+    ),
+    Form(
+        "+ vouched ranks + spread + agree",
+        _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread"), *_with("agree")),
+    ),
     Form("shipped form, each query the same", balance=0.0),
     Form("shipped form, balance 0.5", balance=0.5),
     Form("+ spread, balance 0.5", _products(*_with("spread")), balance=0.5),
