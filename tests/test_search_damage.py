@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardvault.errors import CardvaultError
 from cardvault.search.embedder import Embedder
 from cardvault.search.engine import search
 from cardvault.search.index import DB_NAME
@@ -125,6 +126,12 @@ def test_searches_while_the_index_is_damaged_and_rebuilt(
             mode = ("hybrid", "keyword")[number % 2]
             try:
                 search(vault, "Cortex CSRF header", mode=mode)
+            except CardvaultError as exc:
+                # A search rebuilds a damaged index once; damaged again during that rebuild (the
+                # vandal strikes every 10 ms, a rebuild under load takes longer) it gives up with
+                # one clear line: an honest answer, not a crash.
+                if "cannot search" not in str(exc):
+                    failures.append(repr(exc))
             except Exception as exc:  # what must never escape: report them all
                 failures.append(repr(exc))
     finally:

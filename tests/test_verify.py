@@ -4,6 +4,7 @@ the stale ones, with reasons, and `context` shows every card's age and the stale
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -17,6 +18,7 @@ from tests.writers_support import git
 
 WRITTEN = "2026-10-22T09:00"
 TODAY = "2026-12-01T09:00"
+LATER = "2026-12-08T09:00"
 
 CARDS = {
     "Settings module": "Settings live in `src/app/settings.py`; see [the guide](docs/setup.md).",
@@ -163,3 +165,117 @@ def test_a_vault_initialised_in_a_code_repository_checks_that_repository(tmp_pat
     verdict = json.loads(result.output)
     assert verdict["project"] == str(top.resolve())
     assert [row["reasons"] for row in verdict["stale"]] == [["`cmd/old.go` no longer exists"]]
+
+
+def commit_all(top: Path, message: str) -> None:
+    git(top, "add", "-A")
+    git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", message)
+
+
+def test_a_card_naming_a_removed_function_is_marked_and_ordinary_words_are_not(
+    project: Path,
+) -> None:
+    top = project.parent
+    jobs = top / "src/app/jobs.py"
+    jobs.write_text(
+        "class ExportQueue:\n    pass\n\n\ndef run_nightly_export():\n    return ExportQueue()\n"
+        "\n\ndef purge_old_rows(days):\n    pass\n"
+    )
+    commit_all(top, "jobs")
+    body = (
+        "`run_nightly_export()` writes the dump through `ExportQueue`; "
+        "`purge_old_rows(30)` trims the table afterwards.\n\n"
+        "Words in backticks stay words: `Redis`, `DEBUG`, `GitHub`, `example.com`, "
+        "`notes.bak`, `v2.1`, `HTTPServer`."
+    )
+    ok(project, "new", "Nightly jobs", "-c", "workflow", "--body", body, now=WRITTEN)
+    clean = run_cli(["--vault", str(project), "verify", "--json", "--dry-run"])
+    assert "nightly-jobs" not in clean.output, clean.output  # every symbol is still there
+
+    jobs.write_text(jobs.read_text().split("\n\n\ndef purge_old_rows")[0] + "\n")
+    commit_all(top, "purge moved to the database")
+    result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": TODAY})
+    stale = {Path(row["path"]).stem: row["reasons"] for row in json.loads(result.output)["stale"]}
+    assert stale["nightly-jobs"] == [
+        "`purge_old_rows(30)`: no source file of the project defines or mentions `purge_old_rows`"
+    ]
+    marked = meta(project, "nightly-jobs")["stale"]
+    assert isinstance(marked, dict) and "purge_old_rows" in str(marked["reason"])
+
+
+def test_what_counts_as_a_code_symbol() -> None:
+    from cardvault.verify.symbols import Symbol, symbol_of
+
+    assert symbol_of("load_config()") == Symbol("load_config")
+    assert symbol_of("client.fetch(url, timeout=3)") == Symbol("fetch")
+    assert symbol_of("VaultState") == Symbol("VaultState")
+    assert symbol_of("settings.DEBUG") == Symbol("DEBUG", "settings")
+    for word in ("Redis", "DEBUG", "GitHub", "HTTPServer", "example.com", "logo.png", "3.1.8",
+                 "snake_case", "$(pwd)", "a b", "TODO"):  # fmt: skip
+        assert symbol_of(word) is None, word
+
+
+def test_a_card_citing_lines_records_the_commit_they_were_checked_at(project: Path) -> None:
+    top = project.parent
+    code = top / "src/app/retry.py"
+    code.write_text("def retry(call):\n    for attempt in range(3):\n        call()\n\n# end\n")
+    commit_all(top, "retry")
+    body = "Retries live in `src/app/retry.py:2-3`; see [the loop](src/app/retry.py#L2)."
+    ok(project, "new", "Retry loop", "-c", "workflow", "--body", body, now=WRITTEN)
+    head = git(top, "rev-parse", "HEAD").strip()
+
+    run_cli(["--vault", str(project), "verify", "--dry-run"])  # writes nothing
+    assert "checked" not in meta(project, "retry-loop")
+    run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
+    assert meta(project, "retry-loop")["checked"] == {"date": dt.date(2026, 12, 1),
+                                                       "commit": head[:12]}  # fmt: skip
+    assert git_log(project)[0] == "verify: 2 stale, 1 checked at their commit"
+    commits = git_log(project)
+    run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": LATER})
+    assert git_log(project) == commits  # deterministic: nothing rewritten when nothing moved
+
+    code.write_text(code.read_text().replace("# end", "# the end"))  # not the cited lines
+    commit_all(top, "reword a comment")
+    run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": LATER})
+    assert git_log(project)[:2] == ["reword a comment", commits[0]]  # no verify commit
+    assert "stale" not in meta(project, "retry-loop")
+
+    code.write_text(code.read_text().replace("range(3)", "range(5)"))  # the cited lines move on
+    commit_all(top, "retry five times")
+    result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": LATER})
+    stale = {Path(r["path"]).stem: r["reasons"] for r in json.loads(result.output)["stale"]}
+    assert stale["retry-loop"] == [
+        f"`src/app/retry.py:2`: the lines changed since {head[:12]}, the commit the card was "
+        "checked at",
+        f"`src/app/retry.py:2-3`: the lines changed since {head[:12]}, the commit the card was "
+        "checked at",
+    ]
+    assert meta(project, "retry-loop")["checked"]["commit"] == head[:12]  # kept until checked
+
+    far = "Retries live in `src/app/retry.py:40`."
+    ok(project, "new", "Far retry", "-c", "workflow", "--body", far, now=WRITTEN)
+    result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": LATER})
+    stale = {Path(r["path"]).stem: r["reasons"] for r in json.loads(result.output)["stale"]}
+    assert stale["far-retry"] == ["`src/app/retry.py:40`: the file has 5 lines"]
+    assert "checked" not in meta(project, "far-retry")
+
+    questions = json.loads(ok(project, "review", "--json"))
+    [asked] = [q["id"] for q in questions if "retry-loop" in q["members"][0]["path"]]
+    ok(project, "review", "reject", asked, now=LATER)  # still right: checked at the commit now
+    now_head = git(top, "rev-parse", "HEAD~1").strip()
+    assert meta(project, "retry-loop")["checked"]["commit"] == now_head[:12]
+    result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": LATER})
+    assert "retry-loop" not in result.output and "stale" not in meta(project, "retry-loop")
+
+
+def test_a_checked_key_of_the_persons_own_is_left_alone(project: Path) -> None:
+    """`checked: true` written by hand means something to its writer: never overwritten."""
+    top = project.parent
+    (top / "src/app/retry.py").write_text("a\nb\nc\n")
+    commit_all(top, "retry")
+    ok(project, "new", "Own check", "-c", "workflow", "--body", "See `src/app/retry.py:2`.",
+       now=WRITTEN)  # fmt: skip
+    card = project / "memory/cards/own-check.md"
+    card.write_text(card.read_text().replace("updated:", "checked: true\nupdated:"))
+    run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
+    assert meta(project, "own-check")["checked"] is True

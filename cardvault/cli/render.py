@@ -164,16 +164,22 @@ def markdown_text(text: str) -> None:
 
 
 def search_results(
-    results: Sequence[Any], title: str | None = None, vaults: Sequence[str] | None = None
+    results: Sequence[Any],
+    title: str | None = None,
+    vaults: Sequence[str] | None = None,
+    ages: Sequence[Mapping[str, Any]] | None = None,
 ) -> None:
-    """Search hits as a table: rank, score, topic, path (+ log entry, + the vault it came from
-    when several were searched), snippet with matches lit."""
+    """Search hits as a table: rank, score, a card's age (days since it was updated, `STALE`
+    when `verify` marked it: `ages`, one per hit), topic, path (+ log entry, + the vault it
+    came from when several were searched), snippet with matches lit."""
     from rich.table import Table
     from rich.text import Text
 
     grid = Table(title=title, header_style="bold", show_lines=False)
     grid.add_column("#", justify="right", style="dim")
     grid.add_column("score", justify="right")
+    if ages is not None:
+        grid.add_column("age", justify="right", no_wrap=True)
     grid.add_column("topic", style="bold", overflow="fold")
     grid.add_column("path", style="cyan", overflow="fold")
     grid.add_column("snippet", overflow="fold", ratio=1)
@@ -184,8 +190,22 @@ def search_results(
         snippet = Text(hit.snippet)
         _highlight(snippet, hit.matches)
         score = f"{hit.score:.3f}" + (" weak" if hit.weak else "")
-        grid.add_row(str(rank), score, hit.topic, where, snippet)
+        cells: list[Any] = [str(rank), score]
+        if ages is not None:
+            cells.append(_age_cell(ages[rank - 1]))
+        grid.add_row(*cells, hit.topic, where, snippet)
     console().print(grid)
+
+
+def _age_cell(about: Mapping[str, Any]) -> Any:
+    """`40d`, with `STALE` under it for a card `verify` marked; empty for a log entry."""
+    from rich.text import Text
+
+    days = about.get("age_days")
+    cell = Text("" if days is None else f"{days}d", style="dim")
+    if about.get("stale"):
+        cell.append("\nSTALE", style="bold red")
+    return cell
 
 
 def search_explanation(outcome: Any, vault: str | None = None) -> None:

@@ -30,6 +30,7 @@ QUESTIONS = {
     "contradiction": "which one holds?",
     "split": "this did not fit in the merged card: a card of its own?",
     "cross-project": "the same lesson in several projects: one global card?",
+    "stale": "is the card stale? the project no longer has what it names",
 }
 
 
@@ -56,7 +57,8 @@ def review(
     ctx: typer.Context, json_out: JsonOption = False, to_global: GlobalReviewOption = False
 ) -> None:
     """List the pending memory decisions: possibly the same lesson in other words, possibly
-    duplicate cards, contradictions to settle, overflow of a merged card.
+    duplicate cards, contradictions to settle, overflow of a merged card, cards `verify` found
+    stale.
 
     Answer with `cardvault review accept ID` or `reject ID`. With --json (or piped): an array
     of {id, kind, members: [{n, path, source, text, ...}], evidence, asked}. `review --global`
@@ -109,6 +111,9 @@ def _evidence_line(item: ReviewItem) -> str:
         line = f"evidence: best score {evidence.get('score')}"
         line += f" (certain at {evidence.get('certain_at')})"
         return line + (f"; shared terms: {', '.join(shared)}" if shared else "")
+    if item.kind == "stale":
+        reasons = "; ".join(str(r) for r in evidence.get("reasons") or ())
+        return f"stale since {evidence.get('since')}: {reasons}"
     if item.kind == "split":
         return (
             f"evidence: merged card {evidence.get('tokens')} tokens of {evidence.get('budget')}; "
@@ -122,6 +127,11 @@ def _hint(item: ReviewItem) -> str:
         return f"cardvault review accept {item.id} --keep N   (N holds, the other is archived)"
     if item.kind == "split":
         return f"accept {item.id}: a card of its own; reject: append it anyway"
+    if item.kind == "stale":
+        return (
+            f"cardvault review reject {item.id} (still right: the mark goes)   |   "
+            f"accept {item.id} (archive it)   |   or edit the card, then `cardvault verify`"
+        )
     if item.kind == "cross-project":
         return (
             f"cardvault review --global accept {item.id} [--only 1,2] (one global card)   |   "
@@ -147,7 +157,8 @@ def accept(
     reason: ReasonOption = None,
 ) -> None:
     """Accept decisions: make the members one card (same lesson, duplicate), keep one side of a
-    contradiction, give a merged card's overflow a card of its own. One commit."""
+    contradiction, give a merged card's overflow a card of its own, archive a stale card. One
+    commit."""
     members = _numbers(only)
     result = session_of(ctx).review_accept(ids, members, keep, reason, _to_global(ctx))
     _show_result(result)
@@ -156,7 +167,9 @@ def accept(
 @review_app.command("reject")
 def reject(ctx: typer.Context, ids: IdsArgument, reason: ReasonOption = None) -> None:
     """Reject decisions: not the same lesson (kept apart for good), both sides of a
-    contradiction stand, a merged card's overflow is appended anyway. One commit."""
+    contradiction stand, a merged card's overflow is appended anyway, a stale card is still
+    right (its mark goes, `checked:` records the day and commit, and `verify` does not mark it
+    again for those reasons). One commit."""
     _show_result(session_of(ctx).review_reject(ids, reason, _to_global(ctx)))
 
 

@@ -58,7 +58,8 @@ def search(
     estimate how likely a hit is what you look for (0-1, the same scale for every query and
     mode); weak matches are hidden unless --all ("no strong match" when only those exist).
     By default this project's vault and the global vault are searched (--scope all); each hit
-    names the vault it came from.
+    names the vault it came from. A card's age is shown in days since it was updated, with
+    STALE under it when `cardvault verify` marked it (--json: `age`, `age_days`, `stale`).
     """
     from cardvault.vault.filters import check_filters
 
@@ -86,9 +87,10 @@ def search(
     if not shown:
         return
     vaults = [name for name, _ in shown] if found.vaults > 1 else None
-    render.search_results(
-        [hit for _, hit in shown], f"{'/'.join(found.modes)} search: {query}", vaults
-    )
+    about = found.about  # reads the card of each shown row only
+    ages = [about(name, hit.path) for name, hit in shown] if about is not None else None
+    title = f"{'/'.join(found.modes)} search: {query}"
+    render.search_results([hit for _, hit in shown], title, vaults, ages)
     if hidden:
         render.note(f"{hidden} weak match{'es' if hidden != 1 else ''} hidden (--all to show)")
     if explain:

@@ -36,12 +36,15 @@ def verify(
     A card is stale when a file it names (`src/app.py` in backticks, a relative link) no
     longer exists, a command it gives (`make deploy`, `npm run build`, a line of a shell
     block) is no longer a Makefile target, a package.json or pyproject script, or a program
-    on PATH, or a version it pins (`requests==2.31.0`, `react@18.2.0`) differs from the lock
-    files (requirements*.txt, package-lock.json, poetry.lock, uv.lock). Nothing is run: files
-    are only read, inside the project. A stale card gets `stale: {reason, date}` in its
-    frontmatter (one commit); `context` shows it with the card's age. Fix the card (or
-    `cardvault archive` it) and run verify again: the mark goes. `maintain` runs the same check.
-    Exit 1 when a card is stale.
+    on PATH, a version it pins (`requests==2.31.0`, `react@18.2.0`) differs from the lock
+    files (requirements*.txt, package-lock.json, poetry.lock, uv.lock), a code symbol it names
+    (`load_config()`, `VaultState`, `settings.DEBUG`) is in no tracked source file, or lines it
+    cites (`src/app.py:12-30`) changed since the commit its `checked:` record names (recorded
+    the first time). Nothing is run: files are only read, inside the project. A stale card
+    gets `stale: {reason, date}` in its frontmatter and a question in `cardvault review` (one
+    commit); `context` and `search` show it with the card's age. Answer the question (still
+    right, or archive it), or fix the card and run verify again: the mark goes. `maintain`
+    runs the same check. Exit 1 when a card is stale.
     """
     from cardvault.verify.run import verify_vault
 
@@ -66,5 +69,8 @@ def _show(result: VerifyResult, rel: Callable[[Path], str]) -> None:
         where = render.escape(str(result.project))
         summary = f"{len(result.checks)} card(s) checked against {where}: {len(result.stale)} stale"
         render.console().print(summary)
+    if result.asked:
+        count = len(result.asked)
+        render.note(f"{count} question{'s' if count != 1 else ''} asked: cardvault review")
     if result.commit is not None:
         report_subject(result.commit)

@@ -73,8 +73,9 @@ def named_card(vault: Vault, name: str) -> Card:
 
 def hit_age(vault: Vault, rel: str, today: dt.date) -> dict[str, object]:
     """What an agent is told of a search hit's card besides the hit: its age in words
-    (value.card_age) and the `stale` mark, read from the card's frontmatter (one bounded,
-    confined read); nothing for a log hit or a card that cannot be read."""
+    (value.card_age) and in days since it was updated (`age_days`), and the `stale` mark,
+    read from the card's frontmatter (one bounded, confined read); nothing for a log hit or a
+    card that cannot be read."""
     from cardvault.context.value import card_age
     from cardvault.errors import CardvaultError
 
@@ -85,4 +86,10 @@ def hit_age(vault: Vault, rel: str, today: dt.date) -> dict[str, object]:
     except (CardvaultError, OSError):
         return {}
     stale = card.meta.get("stale")
-    return {"age": card_age(card, today), **({"stale": True} if isinstance(stale, dict) else {})}
+    edited = card.date("updated") or card.date("created")
+    days = {"age_days": max((today - edited).days, 0)} if edited is not None else {}
+    return {
+        "age": card_age(card, today),
+        **days,
+        **({"stale": True} if isinstance(stale, dict) else {}),
+    }

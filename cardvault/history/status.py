@@ -82,6 +82,26 @@ def tracked_under(vault: Vault, folder: Path) -> list[str]:
     return [rel for rel in listed if rel]
 
 
+def project_files(root: Path) -> list[str] | None:
+    """The files git tracks under `root` (a project folder), relative to it; None when `root`
+    is not in a git work tree (`verify` then walks the folder)."""
+    if work_tree_of(root) is None:
+        return None
+    done = run_git(root, "ls-files", "-z", check=False)
+    if done.returncode != 0:
+        return None
+    return [rel for rel in done.stdout.split("\0") if rel]
+
+
+def project_head(root: Path) -> str | None:
+    """The commit HEAD of the repository holding `root` points at (None: no repository, no
+    commit yet)."""
+    if work_tree_of(root) is None:
+        return None
+    done = run_git(root, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    return (done.stdout.strip() or None) if done.returncode == 0 else None
+
+
 def _index_may_list(top: Path, where: str) -> bool:
     """False only when the index certainly lists nothing under `where`: git keeps each path
     whole in an index of version 2 or 3, so one that is not split (no shared index) and does

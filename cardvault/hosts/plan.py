@@ -268,11 +268,12 @@ def _install_toml(target: TomlTable, before: str | None) -> tuple[str, str | Non
     text = before or ""
     data = tomledit.load(text, target.path)
     block = tomledit.table_text(target.dotted, target.values)
-    if _toml_get(data, target.dotted) == target.values and tomledit.table_span(text, target.dotted):
+    present = tomledit.table_at(data, target.dotted)
+    if present == target.values and tomledit.table_span(text, target.dotted):
         return text, None
     after, separator = tomledit.upsert(text, target.dotted, block, target.path)
     tomledit.check(text, after, target.dotted, target.values, target.path)
-    return after, (separator if _toml_get(data, target.dotted) is None else None)
+    return after, (separator if present is None else None)
 
 
 def _uninstall_toml(target: TomlTable, before: str, record: FileRecord | None) -> str | None:
@@ -282,12 +283,3 @@ def _uninstall_toml(target: TomlTable, before: str, record: FileRecord | None) -
     if record is not None and record.created_file and not after:
         return None
     return after
-
-
-def _toml_get(data: dict[str, Any], dotted: tuple[str, ...]) -> Any:
-    here: Any = data
-    for part in dotted:
-        if not isinstance(here, dict) or part not in here:
-            return None
-        here = here[part]
-    return here

@@ -69,7 +69,7 @@ def upsert(text: str, dotted: tuple[str, ...], block: str, path: Path) -> tuple[
     span = table_span(text, dotted)
     if span is not None:
         return text[: span[0]] + block + text[span[1] :], ""
-    if _get(data, dotted) is not None:
+    if table_at(data, dotted) is not None:
         raise HostFileError(
             f"[{'.'.join(dotted)}] is defined without its own header (inline or dotted keys): "
             "edit it by hand",
@@ -84,7 +84,7 @@ def remove(text: str, dotted: tuple[str, ...], separator: str | None, path: Path
     None: not known, a blank line is assumed)."""
     span = table_span(text, dotted)
     if span is None:
-        if _get(load(text, path), dotted) is not None:
+        if table_at(load(text, path), dotted) is not None:
             raise HostFileError(
                 f"[{'.'.join(dotted)}] is not written as its own table: remove it by hand", path
             )
@@ -100,7 +100,7 @@ def check(before: str, after: str, dotted: tuple[str, ...], wanted: Any, path: P
     """Refuse an edit that changed anything but the table, or left the table otherwise than
     `wanted` (None: absent)."""
     old, new = load(before, path), load(after, path)
-    if _get(new, dotted) != wanted or _without(old, dotted) != _without(new, dotted):
+    if table_at(new, dotted) != wanted or _without(old, dotted) != _without(new, dotted):
         raise HostFileError(f"could not edit [{'.'.join(dotted)}] safely: edit it by hand", path)
 
 
@@ -146,7 +146,8 @@ def _sub_header(dotted: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"^[ \t]*\[" + r"\.".join(map(_name, dotted)) + r"\.")
 
 
-def _get(data: dict[str, Any], dotted: tuple[str, ...]) -> Any:
+def table_at(data: dict[str, Any], dotted: tuple[str, ...]) -> Any:
+    """What `data` holds at the dotted name (None when any part of it is missing)."""
     here: Any = data
     for part in dotted:
         if not isinstance(here, dict) or part not in here:

@@ -42,6 +42,7 @@ LABELS = {
     "cross-project": "the same lesson in several projects?",
     "archive": "archive the card?",
     "promote": "promote the card?",
+    "stale": "is the card stale?",
 }
 
 

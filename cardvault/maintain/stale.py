@@ -1,31 +1,43 @@
 """Verify: maintenance's step of `cardvault verify` (verify/marks.py).
 
 Live cards are checked against the project the vault lives in; a card that names a file,
-command or pinned version the project no longer has gets `stale: {reason, date}`. Marks are
-only added or updated here, never cleared (`cardvault verify` clears them: verify/marks.py says
-why). A vault that is its own repository has no project: nothing
-changes. Problems reading the project are reported, never fatal.
+command, pinned version or code symbol the project no longer has gets `stale: {reason, date}`,
+and a review question (verify/questions.py) unless one was asked about those reasons already.
+Marks are only added or updated here, never cleared (`cardvault verify` clears them:
+verify/marks.py says why); reasons a review answer dismissed are not marked again. A vault
+that is its own repository has no project: nothing changes. Problems reading the project are
+reported, never fatal.
 """
 
 from __future__ import annotations
 
-from cardvault.edits.changes import Change, Report
+from cardvault.edits.changes import Change, Report, WriteFile
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.decisions import queue_path, render_queue
+from cardvault.vault.files import ABSENT
 from cardvault.verify.marks import check_cards, project_of, stale_changes
 from cardvault.verify.project import Project
+from cardvault.verify.questions import dismissed, marks_after, stale_queue
 
 STEP = "verify"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """Mark the live cards the project no longer bears out."""
+    """Mark the live cards the project no longer bears out, and ask about them."""
     root = project_of(state.vault)
     if root is None:
         return []
     project = Project(root)
-    checks = check_cards(state.live, state.vault, project)
-    marks = stale_changes(checks, dict(state.files), state.today, clear=False)
-    changes: list[Change] = list(marks)
+    items = list(state.review_items)
+    checks = check_cards(state.live, state.vault, project, state.today, dismissed(items))
+    changes: list[Change] = list(stale_changes(checks, dict(state.files), state.today, False))
+    marks = marks_after(checks, dict(state.files), state.vault, state.today, clear=False)
+    live = {state.vault.rel(c.path) for c in state.live}
+    asked, lines = stale_queue(items, marks, live, state.today)
+    if lines:
+        expected = state.queue.digest if state.queue is not None else ABSENT
+        path = queue_path(state.vault.root)
+        changes.append(WriteFile(path, render_queue(asked), expected, "\n".join(lines), STEP))
     changes += [Report("skipped", problem, (), (), STEP) for problem in project.problems]
     return changes

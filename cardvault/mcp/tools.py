@@ -224,11 +224,12 @@ class ReviewTools(Toolset):
         """List the memory decisions waiting for an answer: lessons logged in other words that
         may be the same lesson ("same-lesson"), cards that may say the same thing
         ("duplicate"), cards that contradict each other ("contradiction"), cards too long to
-        keep whole ("split"). Call it when `context` says decisions are pending, read each
-        item's members (their text and where they live) and the evidence, then settle it with
-        `review_answer`. `queue` "global" lists the global vault's queue instead: cards of
-        several projects that may tell one lesson ("cross-project"), asked by `maintain
-        --global`. Returns [{id, kind, members: [{n, path, source, text}], evidence}]."""
+        keep whole ("split"), cards `verify` found stale against the project ("stale"). Call
+        it when `context` says decisions are pending, read each item's members (their text
+        and where they live) and the evidence, then settle it with `review_answer`. `queue`
+        "global" lists the global vault's queue instead: cards of several projects that may
+        tell one lesson ("cross-project"), asked by `maintain --global`. Returns [{id, kind,
+        members: [{n, path, source, text}], evidence}]."""
         from cardvault.review.answer import listing
 
         app = self.session.app
@@ -251,8 +252,9 @@ class ReviewTools(Toolset):
         rule), or, for a contradiction, the side numbered `keep` (1-based) holds; `members`
         (1-based) accepts only some members of a same-lesson, duplicate or cross-project item.
         accept=false: they are different (never asked again); for a contradiction, both stand.
-        Say why in `reason` (kept in the vault's review record). The change is committed to
-        git. Returns {settled: [{id, kind, status, chosen}], commit, pending}."""
+        A stale card: accept=true archives it; accept=false says it is still right (the mark
+        goes). Say why in `reason` (kept in the vault's review record). The change is
+        committed to git. Returns {settled: [{id, kind, status, chosen}], commit, pending}."""
         from cardvault.review.answer import Answer
 
         def run() -> dict[str, Any]:

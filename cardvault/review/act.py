@@ -13,6 +13,10 @@
   rejected: they are kept apart from then on.
 - split, accepted: what did not fit in the merged card becomes a card of its own, linked both
   ways; rejected: it is appended to the card, over budget as the person chose.
+- stale (verify/questions.py), accepted: the card is stale and moves to the archive (its
+  `stale:` mark kept there); rejected: the card is still right: the mark goes and `checked:`
+  records the day and the project's commit (verify/checked.py); `verify` leaves those reasons
+  unmarked from then on.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ def act(
         return _join(state, cfg, item) if item.status == ACCEPTED else ([], [])
     if item.kind == "contradiction":
         return (_supersede(state, item) if item.status == ACCEPTED else []), []
+    if item.kind == "stale":
+        return _stale(state, item), []
     if item.kind == "cross-project":
         from cardvault.maintain.crossproject import promotion_by_answer
 
@@ -125,6 +131,23 @@ def _supersede(state: VaultState, item: ReviewItem) -> list[Change]:
         text = update_card_text(move.new_text, {"superseded_by": winner.slug}, path=loser.path)
         changes.append(replace(move, new_text=text, step=STEP))
     return changes
+
+
+def _stale(state: VaultState, item: ReviewItem) -> list[Change]:
+    from cardvault.verify.checked import CHECKED, checked_value, is_ours
+    from cardvault.verify.marks import STALE, project_of
+
+    card = _card(state, item.members[0].key)
+    if item.status == ACCEPTED:
+        move = archival(state, card, "stale: " + "; ".join(item.evidence.get("reasons") or ()))
+        if isinstance(move, Report):
+            raise CardvaultError(move.message, card.path)
+        return [_as_review(move)]
+    checked = checked_value(project_of(state.vault), state.today)
+    record = {CHECKED: checked} if is_ours(card.card.meta.get(CHECKED)) else {}
+    text = update_card_text(card.file.text, record, [STALE], card.path)
+    reason = f"{card.slug}: still right (checked {state.today.isoformat()})"
+    return [WriteFile(card.path, text, card.file.digest, reason, STEP)]
 
 
 def _split(state: VaultState, item: ReviewItem) -> list[Change]:

@@ -2,7 +2,8 @@
 
 Maintenance writes a decision it cannot make with certainty here (is this the same lesson in
 other words? are these two cards duplicates? which of two contradicting cards holds? where does
-a merged card's overflow go?); `cardvault review` settles it. The file is tracked in git like
+a merged card's overflow go? is this card, which `verify` found stale, still right?);
+`cardvault review` settles it. The file is tracked in git like
 every other vault file, so a settled decision is never asked again, on any clone.
 
 One JSON object per line, keys sorted, one line per item, in the order the items were asked: a
@@ -31,6 +32,7 @@ from cardvault.errors import CardFormatError, NotFoundError
 
 QUEUE_FILE = "memory/review.jsonl"
 #: `archive` and `promote` are only ever settled, by a revert of maintenance (maintain/reverts.py).
+#: `stale`: a card `verify` marked stale (verify/questions.py).
 KINDS = (
     "same-lesson",
     "duplicate",
@@ -39,6 +41,7 @@ KINDS = (
     "cross-project",
     "archive",
     "promote",
+    "stale",
 )
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
 STATUSES = (PENDING, ACCEPTED, REJECTED)
@@ -220,7 +223,8 @@ def apart_pairs(items: Iterable[ReviewItem]) -> set[frozenset[str]]:
     contradiction keeps its two sides apart."""
     pairs: set[frozenset[str]] = set()
     for item in items:
-        if item.pending or item.kind in ("split", "archive", "promote") or item.by == CLOSED_BY:
+        unpaired = item.kind in ("split", "archive", "promote", "stale")
+        if item.pending or unpaired or item.by == CLOSED_BY:
             continue
         keys = item.keys
         if item.status == ACCEPTED and item.kind != "contradiction":

@@ -11,7 +11,9 @@ a vault alone in its repository has none (`verify --project PATH` names one).
   package.json has no script X; `uv run X` / `poetry run X` with X neither a pyproject script
   nor a tool here; any other command whose program is not on PATH nor in the project's
   `node_modules/.bin` or `.venv/bin`;
-- a pin `name==v` / `name@v` whose lock files lock `name` at other versions only.
+- a pin `name==v` / `name@v` whose lock files lock `name` at other versions only;
+- a code symbol (`load_config()`, `VaultState`, `settings.DEBUG`: verify/symbols.py) that no
+  tracked source file of the project holds any more (a project without source checks none).
 A stale card gets `stale: {reason, date}` (the reasons joined by "; ", the date it was first
 found with those reasons); a card that is no longer stale loses the key. Cards are written
 through the one door (one commit, `verify: N stale`); nothing is run, the bodies are not
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +34,10 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.vault.card import update_card_text
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
+from cardvault.verify.checked import CHECKED, line_verdict
 from cardvault.verify.names import EXTENSIONS, ROOT_FILES, Named, named_in, pin_parts
 from cardvault.verify.project import Project, normal_name
+from cardvault.verify.symbols import symbol_of
 
 STEP = "verify"
 STALE = "stale"
@@ -82,6 +86,7 @@ class CardCheck:
     path: Path
     checked: int
     reasons: tuple[str, ...]
+    record: Mapping[str, object] | None = None  # the `checked:` to write (verify/checked.py)
 
 
 def project_of(vault: Vault, named: Path | None = None) -> Path | None:
@@ -113,26 +118,63 @@ def _beside_the_vault(root: Path) -> bool:
         return False
 
 
-def check_cards(cards: Iterable[CardFile], vault: Vault, project: Project) -> list[CardCheck]:
-    """The verdict on each card (in the order given)."""
+def check_cards(
+    cards: Iterable[CardFile],
+    vault: Vault,
+    project: Project,
+    today: dt.date,
+    dismissed: Mapping[str, frozenset[str]] | None = None,
+) -> list[CardCheck]:
+    """The verdict on each card (in the order given), leaving out the reasons a review answer
+    said the card is right despite (`dismissed`: card path -> reasons; verify/questions.py).
+    The code symbols of all cards are looked up in one pass over the project's source; the
+    lines a card cites are compared with the commit it was checked at (verify/checked.py)."""
     vault_files = Project(vault.root)
-    return [
-        _check(card, [why for n in names if (why := _stale(n, project, vault_files))])
-        for card in cards
-        for names in [named_in(card.card.body)]
-    ]
+    named = [(card, named_in(card.card.body)) for card in cards]
+    present = _source_names(project, [n for _, names in named for n in names])
+    checks = []
+    for card, names in named:
+        reasons = [why for n in names if (why := _stale(n, project, vault_files, present))]
+        cited = [n for n in names if n.kind == "path" and n.lines is not None]
+        more, record = line_verdict(card.card, cited, project, today)
+        settled = (dismissed or {}).get(vault.rel(card.path), frozenset())
+        reasons = [why for why in dict.fromkeys(reasons + more) if why not in settled]
+        record = record if not reasons else None
+        checks.append(CardCheck(card.slug, card.path, len(names), tuple(reasons), record))
+    return checks
 
 
-def _check(card: CardFile, reasons: list[str]) -> CardCheck:
-    return CardCheck(card.slug, card.path, len(named_in(card.card.body)), tuple(reasons))
+def _source_names(project: Project, names: list[Named]) -> frozenset[str] | None:
+    """The symbol names (and anchors) the project's source holds; None: not checked."""
+    wanted = {
+        word
+        for n in names
+        if n.kind == "symbol" and (symbol := symbol_of(n.text)) is not None
+        for word in (symbol.name, symbol.anchor)
+        if word
+    }
+    return project.source_names(frozenset(wanted)) if wanted else None
 
 
-def _stale(named: Named, project: Project, vault_files: Project) -> str | None:
+def _stale(
+    named: Named, project: Project, vault_files: Project, present: frozenset[str] | None
+) -> str | None:
     if named.kind == "path":
         return _path_stale(named.text, project, vault_files)
     if named.kind == "command":
         return _command_stale(named.text, project)
+    if named.kind == "symbol":
+        return _symbol_stale(named.text, present)
     return _pin_stale(named.text, project)
+
+
+def _symbol_stale(text: str, present: frozenset[str] | None) -> str | None:
+    symbol = symbol_of(text)
+    if present is None or symbol is None or symbol.name in present:
+        return None
+    if symbol.anchor is not None and symbol.anchor not in present:
+        return None  # `example.com`: its first part is nothing of this project's
+    return f"`{text}`: no source file of the project defines or mentions `{symbol.name}`"
 
 
 def _path_stale(rel: str, project: Project, vault_files: Project) -> str | None:
@@ -212,23 +254,27 @@ def _pin_stale(text: str, project: Project) -> str | None:
 def stale_changes(
     checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date, clear: bool = True
 ) -> list[Change]:
-    """The frontmatter writes that mark stale cards and (with `clear`) clear cards no longer
-    stale."""
+    """The frontmatter writes that mark stale cards, record the commit a card's cited lines
+    were checked at, and (with `clear`) clear cards no longer stale."""
     changes: list[Change] = []
     for check in checks:
         card = cards[check.path]
         before = card.card.meta.get(STALE)
         reason = "; ".join(check.reasons)
-        if check.reasons:
-            if isinstance(before, dict) and before.get("reason") == reason:
-                continue
-            value = {"reason": reason, "date": today}
-            text = update_card_text(card.file.text, {STALE: value}, path=card.path)
-            why = f"{check.slug}: stale ({reason})"
-        elif before is not None and clear:
-            text = update_card_text(card.file.text, {}, [STALE], card.path)
-            why = f"{check.slug}: no longer stale"
-        else:
-            continue
-        changes.append(WriteFile(card.path, text, card.file.digest, why, STEP, 1))
+        updates: dict[str, object] = {}
+        removed: list[str] = []
+        whys: list[str] = []
+        if check.reasons and not (isinstance(before, dict) and before.get("reason") == reason):
+            updates[STALE] = {"reason": reason, "date": today}
+            whys.append(f"stale ({reason})")
+        elif not check.reasons and before is not None and clear:
+            removed.append(STALE)
+            whys.append("no longer stale")
+        if check.record is not None:
+            updates[CHECKED] = dict(check.record)
+            whys.append(f"lines checked at {check.record.get('commit')}")
+        text = update_card_text(card.file.text, updates, removed, card.path)
+        if text != card.file.text:
+            why = f"{check.slug}: {', '.join(whys)}"
+            changes.append(WriteFile(card.path, text, card.file.digest, why, STEP, 1))
     return changes

@@ -1,8 +1,10 @@
-"""What a card names in the project: file paths, commands and pinned versions (`verify`).
+"""What a card names in the project: file paths, commands, pinned versions and code symbols
+(`verify`).
 
 Read from the card's body, never run:
 - **paths**: an inline code span that is one path-like word (`src/app.py`, `./scripts/x.sh`,
-  `package.json`; a `:12` line suffix is dropped), and the target of a relative Markdown link
+  `package.json`; a `:12` or `:12-30` line suffix is kept apart as the lines it cites, as a
+  link's `#L12-L30`), and the target of a relative Markdown link
   `[text](docs/setup.md)`. A word counts as a path when it holds a `/` or ends in a known file
   extension, or is a well-known root file (`Makefile`, `Dockerfile`). URLs, globs, absolute
   paths, `~` and `..` are not paths of the project.
@@ -10,6 +12,8 @@ Read from the card's body, never run:
   `pnpm`, `npx`, `uv`, `poetry`, `just` excepted), and each line of a fenced block marked as
   shell (`sh`, `bash`, `shell`, `console`, `zsh`), its `$ ` prompt dropped.
 - **pins**: an inline code span `name==1.2.3` (Python) or `name@1.2.3` (npm, `@scope/name@1.2.3`).
+- **symbols**: an inline code span that is a call (`load_config()`), a class-like name
+  (`VaultState`) or a dotted name (`settings.DEBUG`), as verify/symbols.py defines them.
 Everything is bounded: at most `MAX_NAMES` names per card.
 """
 
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from cardvault.verify.symbols import symbol_of
 
 MAX_NAMES = 100
 RUNNERS = frozenset({"make", "npm", "yarn", "pnpm", "npx", "uv", "poetry"})
@@ -83,17 +89,20 @@ _SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _PATH_WORD = re.compile(r"^[\w.\-/@+]+$")
 _LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
+_CITED = re.compile(r"(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)$")
 _PIN = re.compile(r"^(@?[A-Za-z0-9][\w.\-/]*?)(==|@)(\d[\w.\-+]*)$")
 _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)*$")
 
 
 @dataclass(frozen=True)
 class Named:
-    """One thing a card names: `kind` ("path", "command" or "pin"), its text, its body line."""
+    """One thing a card names: `kind` ("path", "command", "pin" or "symbol"), its text, its
+    body line."""
 
     kind: str
     text: str
     line: int
+    lines: tuple[int, int] | None = None  # a path's cited lines (`a.py:12-30`, `a.py#L12`)
 
 
 def named_in(body: str) -> list[Named]:
@@ -112,21 +121,34 @@ def named_in(body: str) -> list[Named]:
             fence = (opened.group(2), opened.group(3).lower())
             continue
         found += _in_prose(line, number)
-    unique = {(n.kind, n.text): n for n in reversed(found)}
-    return sorted(unique.values(), key=lambda n: (n.line, n.kind, n.text))[:MAX_NAMES]
+    unique = {(n.kind, n.text, n.lines): n for n in reversed(found)}
+    ordered = sorted(unique.values(), key=lambda n: (n.line, n.kind, n.text, n.lines or (0, 0)))
+    return ordered[:MAX_NAMES]
 
 
 def _in_prose(line: str, number: int) -> list[Named]:
     found = []
     for match in _SPAN.finditer(line):
-        named = classify_span(match.group(1).strip())
+        span = match.group(1).strip()
+        named = classify_span(span)
         if named is not None:
-            found.append(Named(named[0], named[1], number))
+            cited = cited_lines(span) if named[0] == "path" else None
+            found.append(Named(named[0], named[1], number, cited))
     for match in _LINK.finditer(line):
         target = match.group(1).split("#")[0]
         if target and (path := project_path(target, link=True)):
-            found.append(Named("path", path, number))
+            found.append(Named("path", path, number, cited_lines(match.group(1))))
     return found
+
+
+def cited_lines(text: str) -> tuple[int, int] | None:
+    """The lines a path cites: `a.py:12` (12, 12), `a.py:12-30`, a link's `#L12-L30`."""
+    match = _CITED.search(text)
+    if match is None:
+        return None
+    first = int(match.group(1) or match.group(3))
+    last = int(match.group(2) or match.group(4) or first)
+    return (first, last) if 0 < first <= last else None
 
 
 def _shell_line(line: str) -> str | None:
@@ -139,19 +161,22 @@ def _shell_line(line: str) -> str | None:
 
 
 def classify_span(span: str) -> tuple[str, str] | None:
-    """What an inline code span names: ("command" | "pin" | "path", text), or None."""
+    """What an inline code span names: ("command" | "pin" | "path" | "symbol", text), or
+    None."""
     if span.startswith("$ "):
         return ("command", span[2:].strip()) if span[2:].strip() else None
     words = span.split()
     if len(words) >= 2 and words[0] in RUNNERS:
         return ("command", span)
     if len(words) != 1:
-        return None
+        return ("symbol", span) if symbol_of(span) is not None else None
     pin = _PIN.match(span)
     if pin and pin.group(1) and not pin.group(1).endswith("/"):
         return ("pin", span)
     path = project_path(span)
-    return ("path", path) if path else None
+    if path:
+        return ("path", path)
+    return ("symbol", span) if symbol_of(span) is not None else None
 
 
 def project_path(word: str, link: bool = False) -> str | None:

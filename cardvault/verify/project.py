@@ -11,7 +11,9 @@ Only files are read, never run, and only inside the project (vault/confine.py: n
 - `Makefile` targets, `package.json` scripts, `pyproject.toml` scripts
   (`[project.scripts]`, `[tool.poetry.scripts]`);
 - versions in `requirements*.txt` (`name==v`), `package-lock.json` (`packages`), `poetry.lock`
-  and `uv.lock` (`[[package]]` name and version).
+  and `uv.lock` (`[[package]]` name and version);
+- the names its tracked source files hold (verify/symbols.py: each file read once, bounded);
+- what a commit held for a file a card cites lines of (git's objects: verify/checked.py).
 Commands are looked up on PATH with `shutil.which` and in the project's `node_modules/.bin` and
 `.venv/bin`: nothing is started.
 """
@@ -29,11 +31,11 @@ from pathlib import Path
 
 from cardvault.errors import CardFormatError, UnsafePathError
 from cardvault.vault.confine import confined, read_confined
+from cardvault.verify.symbols import SKIPPED, mentioned, source_files
 
 MAX_READ = 4 * 1024 * 1024
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MAX_FILES = 50_000
-SKIPPED = frozenset({"node_modules", "venv", "__pycache__", "dist", "build", "target"})
 _TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:\s+[A-Za-z0-9_.\-/%]+)*)\s*::?(?!=)", re.MULTILINE)
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][\w.\-]*)(?:\[[^\]]*\])?\s*==\s*([\w.\-+!]+)", re.M)
 
@@ -49,6 +51,7 @@ class Project:
 
     root: Path
     problems: list[str] = field(default_factory=list, compare=False)
+    blobs: dict[tuple[str, str], str | None] = field(default_factory=dict, compare=False)
 
     def read(self, rel: str) -> str | None:
         """The text of the project file `rel`, or None when it is absent, unsafe or too big."""
@@ -153,6 +156,43 @@ class Project:
                 self.problems.append(f"over {MAX_FILES} files: bare file names checked in part")
                 break
         return frozenset(names)
+
+    def source_names(self, names: frozenset[str]) -> frozenset[str] | None:
+        """Which of `names` the project's tracked source files hold as identifiers; None when
+        it has no source file to check them against (a project of documents only)."""
+        from cardvault.history import project_files
+
+        files, more = source_files(self.root, project_files(self.root))
+        if not files:
+            return None
+        if more:
+            self.problems.append(f"over {len(files)} source files: code symbols not checked")
+            return None
+        found, read = mentioned(self.root, files, names)
+        return frozenset(found) if read else None
+
+    @cached_property
+    def head(self) -> str | None:
+        """The commit the project's HEAD points at (None: no repository or no commit)."""
+        from cardvault.history import project_head
+
+        return project_head(self.root)
+
+    def committed(self, commit: str, rel: str) -> str | None:
+        """The text `commit` holds for the project file `rel` (None: not there, or no such
+        commit). Read from git's objects, not the work tree."""
+        from cardvault.history import blob_text, work_tree_of
+
+        top = work_tree_of(self.root)
+        hexadecimal = 7 <= len(commit) <= 40 and all(c in "0123456789abcdef" for c in commit)
+        if top is None or not hexadecimal:
+            return None
+        where = Path(os.path.relpath(self.root / rel, top)).as_posix()
+        if where.startswith(".."):
+            return None
+        if (commit, where) not in self.blobs:  # cards citing one file at one commit: one read
+            self.blobs[commit, where] = blob_text(top, commit, where)
+        return self.blobs[commit, where]
 
     def has_command(self, name: str) -> bool:
         """Whether `name` is on PATH or among the project's own installed tools."""

@@ -1,7 +1,8 @@
 """`cardvault verify` as a service: read the vault, check its cards, mark them through the door.
 
 The plan is made under the vault lock from the cards as they are (edits/door.py), so a card
-edited meanwhile is never overwritten; `dry_run` reads only and writes nothing.
+edited meanwhile is never overwritten; `dry_run` reads only and writes nothing. Each stale card
+is a question in the review queue (verify/questions.py), written in the same commit.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from pathlib import Path
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile, file_changes
 from cardvault.edits.door import Proposal, locked_write, propose
+from cardvault.vault.decisions import parse_queue, queue_path, render_queue
+from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
-from cardvault.verify.marks import CardCheck, check_cards, project_of, stale_changes
+from cardvault.verify.marks import STALE, STEP, CardCheck, check_cards, project_of, stale_changes
 from cardvault.verify.project import Project
+from cardvault.verify.questions import dismissed, marks_after, stale_queue
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class VerifyResult:
     cleared: tuple[str, ...]  # slugs no longer stale
     problems: tuple[str, ...]
     commit: history.CommitResult | None = None
+    asked: tuple[str, ...] = ()  # review questions asked about stale cards (their ids)
+    recorded: tuple[str, ...] = ()  # slugs whose cited lines were recorded as checked now
 
     @property
     def stale(self) -> tuple[CardCheck, ...]:
@@ -46,6 +52,8 @@ class VerifyResult:
             "marked": list(self.marked),
             "cleared": list(self.cleared),
             "problems": list(self.problems),
+            "asked": list(self.asked),
+            "recorded": list(self.recorded),
             "commit": self.commit.sha if self.commit else None,
         }
 
@@ -64,6 +72,8 @@ def verify_vault(
         count = len(result.marked)
         message = f"verify: {count} stale" + (f", {len(result.cleared)} fresh again"
                                                if result.cleared else "")  # fmt: skip
+        if result.recorded:
+            message += f", {len(result.recorded)} checked at their commit"
         lines = "\n".join(c.reason for c in file_changes(changes))
         return propose(changes, f"{message}\n\n{lines}\n", result)
 
@@ -77,11 +87,23 @@ def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, li
     snapshot = read_vault(vault)
     facts = Project(root)
     live = list(snapshot.live)
-    checks = check_cards(live, vault, facts)
-    changes = stale_changes(checks, {c.path: c for c in live}, today)
+    cards = {c.path: c for c in live}
+    queue = read_if_present(queue_path(vault.root), vault.root)
+    items = parse_queue(queue.text, queue.path) if queue is not None else []
+    checks = check_cards(live, vault, facts, today, dismissed(items))
+    changes = stale_changes(checks, cards, today)
+    marks = marks_after(checks, cards, vault, today)
+    asked, lines = stale_queue(items, marks, {vault.rel(c.path) for c in live}, today)
+    if lines:
+        expected = queue.digest if queue is not None else ABSENT
+        path = queue_path(vault.root)
+        changes.append(WriteFile(path, render_queue(asked), expected, "\n".join(lines), STEP))
     by_path = {c.path: c for c in checks}
-    touched = [by_path[c.path] for c in changes if isinstance(c, WriteFile)]
+    touched = [by_path[c.path] for c in changes if isinstance(c, WriteFile) and c.path in by_path]
     marked = tuple(c.slug for c in touched if c.reasons)
-    cleared = tuple(c.slug for c in touched if not c.reasons)
+    cleared = tuple(c.slug for c in touched if not c.reasons and STALE in cards[c.path].card.meta)
+    recorded = tuple(c.slug for c in touched if c.record is not None)
     problems = (*(str(p) for p in snapshot.problems), *facts.problems)
-    return VerifyResult(root, tuple(checks), marked, cleared, problems), changes
+    new = tuple(i.id for i in asked[len(items) :])
+    found = VerifyResult(root, tuple(checks), marked, cleared, problems, None, new, recorded)
+    return found, changes

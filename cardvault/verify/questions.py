@@ -1,0 +1,131 @@
+"""Stale cards as review questions: `verify` and maintain's verify step ask, `review` answers.
+
+A card marked `stale:` is one question (`kind: stale`) in the review queue
+(`memory/review.jsonl`), its member the card, its evidence the reasons and the day they were
+first found. The answers (review/act.py):
+- **reject** — the card is still right: the mark goes, `checked:` records the day (and the
+  project's commit), and those reasons are never marked on that card again;
+- **accept** — the card is stale: it moves to the archive;
+- or the person edits the card: the next `cardvault verify` clears the mark and closes the
+  question (or, with other reasons, closes it and asks about those).
+A question is asked once per card and set of reasons: one settled or pending with the same
+reasons is not asked again; new reasons ask again. A pending question whose card is no longer
+marked with its reasons (cleared, changed, archived, gone) is closed by `CLOSED_BY` with the
+reason, as maintain/asking.py closes its questions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardvault.vault.decisions import CLOSED_BY, REJECTED, Member, ReviewItem, item_id
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import CardFile
+from cardvault.verify.marks import STALE, CardCheck
+
+KIND = "stale"
+SEPARATOR = "; "
+
+
+@dataclass(frozen=True)
+class StaleMark:
+    """A card's stale mark as a question needs it: its path, what it says, why, since when."""
+
+    key: str  # the card's path, relative to the vault
+    text: str
+    reasons: tuple[str, ...]
+    since: str  # ISO date
+
+
+def marks_after(
+    checks: Iterable[CardCheck], cards: Mapping[Path, CardFile], vault: Vault, today: dt.date,
+    clear: bool = True,
+) -> dict[str, StaleMark]:  # fmt: skip
+    """Card path -> its stale mark once `stale_changes(checks, cards, today, clear)` is written:
+    the reasons found now, else (without `clear`) the mark the card already has."""
+    from cardvault.guard import redact_text
+
+    marks: dict[str, StaleMark] = {}
+    for check in checks:
+        card = cards[check.path]
+        before = card.card.meta.get(STALE)
+        reasons = check.reasons or (() if clear else mark_reasons(before))
+        if not reasons:
+            continue
+        kept = mark_reasons(before) == reasons
+        since = mark_since(before, today) if kept else today.isoformat()
+        key = vault.rel(card.path)
+        screened = tuple(redact_text(r) for r in reasons)
+        marks[key] = StaleMark(key, redact_text(card.card.topic), screened, since)
+    return marks
+
+
+def mark_reasons(value: Any) -> tuple[str, ...]:
+    """The reasons of a card's `stale:` value (`{reason, date}`; a hand-written `stale: why`)."""
+    reason = value.get("reason") if isinstance(value, dict) else value
+    if reason is None or reason is False:
+        return ()
+    if reason is True:
+        return ("marked stale by hand",)
+    return tuple(part for part in str(reason).split(SEPARATOR) if part.strip())
+
+
+def mark_since(value: Any, today: dt.date) -> str:
+    """The day a `stale:` value says the card was found stale (today when it says none)."""
+    date = value.get("date") if isinstance(value, dict) else None
+    return date.isoformat() if isinstance(date, dt.date) else str(date or today.isoformat())
+
+
+def dismissed(items: Iterable[ReviewItem]) -> dict[str, frozenset[str]]:
+    """Card path -> the stale reasons an answer said the card is right despite ("still
+    right": a rejected stale question; one closed by maintenance dismisses nothing)."""
+    found: dict[str, set[str]] = {}
+    for item in items:
+        if item.kind == KIND and item.status == REJECTED and item.by != CLOSED_BY:
+            found.setdefault(item.keys[0], set()).update(_reasons(item))
+    return {key: frozenset(reasons) for key, reasons in found.items()}
+
+
+def _reasons(item: ReviewItem) -> tuple[str, ...]:
+    return tuple(str(r) for r in item.evidence.get("reasons") or ())
+
+
+def stale_queue(
+    items: Iterable[ReviewItem], marks: Mapping[str, StaleMark], live: set[str], today: dt.date
+) -> tuple[list[ReviewItem], list[str]]:
+    """The queue with a question for each marked card not yet asked about its reasons, and
+    the pending stale questions that no longer hold closed; with a line per change. The
+    marks' texts and reasons are screened by the secret guard already (`marks_after`)."""
+    queue = list(items)
+    lines: list[str] = []
+    for index, item in enumerate(queue):
+        why = _why_closed(item, marks, live) if item.pending and item.kind == KIND else None
+        if why is not None:
+            queue[index] = item.settled(REJECTED, today.isoformat(), CLOSED_BY, f"closed: {why}")
+            lines.append(f"review: closed {item.id} ({why})")
+    for mark in marks.values():
+        if any(i.kind == KIND and i.keys == (mark.key,) and _reasons(i) == mark.reasons
+               for i in queue):  # fmt: skip
+            continue
+        member = Member(mark.key, mark.key, mark.text)
+        identity = item_id(KIND, [mark.key, *mark.reasons], (i.id for i in queue))
+        evidence = {"reasons": list(mark.reasons), "since": mark.since}
+        queue.append(ReviewItem(identity, KIND, (member,), evidence, today.isoformat()))
+        lines.append(f"review: asked {identity} is the card stale? {mark.key}")
+    return queue, lines
+
+
+def _why_closed(item: ReviewItem, marks: Mapping[str, StaleMark], live: set[str]) -> str | None:
+    key = item.keys[0]
+    if key not in live:
+        return f"{key} is no longer a live card"
+    mark = marks.get(key)
+    if mark is None:
+        return f"{key} is no longer marked stale"
+    if mark.reasons != _reasons(item):
+        return f"{key} is stale for other reasons now"
+    return None

@@ -1,0 +1,127 @@
+"""Code symbols a card names, and whether the project's source still has them (`verify`).
+
+A symbol is an inline code span of one of three shapes (nothing else: an ordinary word in
+backticks is never a symbol):
+- a call, `load_config()` or `client.fetch(url)`: the last name before the parentheses;
+- a class-like name of two or more capitalised parts, `VaultState`, `HttpClient2` (not
+  `DEBUG`, `Redis` or `HTTPServer`, nor the product names in `PRODUCTS`: `GitHub`);
+- a dotted name, `settings.DEBUG`, `requests.get`: checked only when its first part is a name
+  the project's source has (so `example.com`, `logo.png`, `notes.bak` never count), and never
+  when its last part is a web domain's or a file's ending.
+The symbol is stale when no tracked source file of the project (git's index; the folder's
+files outside a repository) holds its name as a whole identifier: a definition, a call, an
+import or a comment all count, so a rename is found and a mention anywhere keeps a card fresh.
+
+Reading is confined like every project read (vault/confine.py: no symlink, nothing outside
+the project), bounded (files of `SOURCE_EXTENSIONS` only, each at most `MAX_SOURCE` bytes, at
+most `MAX_FILES` files), one read per file, and it stops as soon as every name is found.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardvault.errors import CardFormatError, UnsafePathError
+from cardvault.vault.confine import read_confined
+
+MAX_SOURCE = 1024 * 1024
+MAX_FILES = 50_000
+#: Folders a walk of the project skips (besides hidden ones): installed and built files.
+SKIPPED = frozenset({"node_modules", "venv", "__pycache__", "dist", "build", "target"})
+SOURCE_EXTENSIONS = frozenset({
+    "py", "pyi", "pyx", "js", "mjs", "cjs", "ts", "tsx", "jsx", "vue", "svelte", "go", "rs", "rb",
+    "java", "kt", "kts", "scala", "groovy", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "fs",
+    "php", "swift", "m", "mm", "lua", "pl", "pm", "r", "jl", "dart", "ex", "exs", "erl", "hrl",
+    "hs", "ml", "mli", "clj", "cljs", "elm", "zig", "nim", "sh", "bash", "zsh", "sql", "proto"
+})  # fmt: skip
+PRODUCTS = frozenset({
+    "GitHub", "GitLab", "BitBucket", "JavaScript", "TypeScript", "CoffeeScript", "PowerShell",
+    "NumPy", "SciPy", "PyTorch", "TensorFlow", "YouTube", "WordPress", "LinkedIn", "MacBook",
+    "DevOps", "DockerHub", "HomeBrew", "CloudFlare", "DigitalOcean", "WebAssembly", "PostGis",
+    "MySql", "NoSql", "OpenApi"
+})  # fmt: skip
+#: Last parts of a dotted word that make it a domain or a file name, not an attribute.
+NOT_ATTRIBUTES = frozenset({
+    "com", "org", "net", "io", "dev", "ai", "app", "co", "uk", "de", "fr", "nl", "jp", "cn", "ru",
+    "gov", "edu", "info", "biz", "me", "tv", "us", "eu", "cloud", "xyz", "png", "jpg", "jpeg",
+    "gif", "svg", "ico", "webp", "pdf", "log", "bak", "tmp", "orig", "swp", "zip", "gz", "tgz",
+    "tar", "bz2", "xz", "whl", "so", "dll", "exe", "bin", "db", "sqlite", "pem", "key", "crt",
+    "pub", "parquet", "avro", "jsonl", "ndjson", "tsv", "xlsx", "docx", "mp3", "mp4", "wav",
+    "wasm", "map", "min", "local", "example", "sample", "dist"
+})  # fmt: skip
+_CALL = re.compile(r"^((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\([^()`]*\)$")
+_CLASS = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+$")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+_WORD = rb"(?<![A-Za-z0-9_$])%s(?![A-Za-z0-9_$])"
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """What a symbol span asks of the source: `name` there, once `anchor` (if any) is."""
+
+    name: str
+    anchor: str | None = None
+
+
+def symbol_of(span: str) -> Symbol | None:
+    """The symbol an inline code span names, or None (see the module docstring)."""
+    call = _CALL.match(span)
+    if call:
+        return Symbol(call.group(2))
+    if _CLASS.match(span):
+        return None if span in PRODUCTS else Symbol(span)
+    if _DOTTED.match(span):
+        parts = span.split(".")
+        if parts[-1].lower() in NOT_ATTRIBUTES:
+            return None
+        return Symbol(parts[-1], parts[0])
+    return None
+
+
+def source_files(root: Path, tracked: list[str] | None) -> tuple[list[str], bool]:
+    """The project's source files (relative to `root`), and whether there were more than
+    `MAX_FILES` of them (the rest is not read)."""
+    names = tracked if tracked is not None else _walked(root)
+    found = [n for n in names if n.rsplit(".", 1)[-1].lower() in SOURCE_EXTENSIONS and "." in n]
+    return found[:MAX_FILES], len(found) > MAX_FILES
+
+
+def _walked(root: Path) -> list[str]:
+    """The folder's files outside a repository (hidden folders, `node_modules` and virtual
+    environments skipped; no symlink followed)."""
+    names: list[str] = []
+    for folder, subfolders, files in os.walk(root, followlinks=False):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
+        base = os.path.relpath(folder, root)
+        names += [f if base == "." else f"{base}/{f}" for f in files]
+        if len(names) > MAX_FILES:
+            break
+    return names
+
+
+def mentioned(root: Path, files: Iterable[str], names: Iterable[str]) -> tuple[set[str], int]:
+    """Which of `names` some file of `files` holds as a whole identifier, and how many files
+    were read. Each file is read once (at most `MAX_SOURCE` bytes; a bigger or unsafe one is
+    skipped), and reading stops once every name is found."""
+    left = {name: re.compile(_WORD % re.escape(name.encode())) for name in set(names)}
+    found: set[str] = set()
+    read = 0
+    for rel in files:
+        if not left:
+            break
+        try:
+            data = read_confined(root, root / rel, MAX_SOURCE)
+        except (OSError, UnsafePathError, CardFormatError):
+            continue
+        if len(data) > MAX_SOURCE:
+            continue
+        read += 1
+        for name, pattern in list(left.items()):
+            if name.encode() in data and pattern.search(data):
+                found.add(name)
+                del left[name]
+    return found, read
