@@ -10,6 +10,7 @@ import pytest
 
 from cardvault.search.fusion import (
     CALIBRATIONS,
+    SPREAD_SEEN,
     Evidence,
     hybrid,
     keyword_scored,
@@ -113,3 +114,16 @@ def test_a_side_that_does_not_vouch_adds_no_rank(model: str) -> None:
     deeper = dict(hybrid([(102, 0.3), *weak_first], semantic, EVIDENCE, calibration).hits)
     assert alone[101] == pytest.approx(deeper[101])
     assert 101 in hybrid(weak_first, semantic, EVIDENCE, calibration).weak
+
+
+@pytest.mark.parametrize("model", ADAPTIVE)
+def test_a_short_list_spread_wider_than_the_fit_saw_is_taken_as_its_widest(model: str) -> None:
+    """A vault of a few cards: the "10th" cosine is its last, far below the best; the fusion
+    reads no spread beyond the widest of its benchmark queries, so both sides still count."""
+    semantic = [(1, 0.7), (2, 0.2), (3, -0.1)]  # spread 0.8
+    keyword = [(2, 4.0), (1, 3.0)]
+    fused = hybrid(keyword, semantic, EVIDENCE, CALIBRATIONS[model])
+    assert fused.weights.keyword > 0 and fused.weights.semantic > 0
+    widest = hybrid(keyword, [(1, 0.7), (2, 0.2), (3, 0.7 - SPREAD_SEEN)], EVIDENCE,
+                    CALIBRATIONS[model])  # fmt: skip
+    assert fused.weights == widest.weights
