@@ -3,6 +3,7 @@
     python benchmarks/lessons.py calibrate   # fit the weights and cut-offs on the calibration half
     python benchmarks/lessons.py report      # maintain alone, and maintain + review, on both halves
     python benchmarks/lessons.py stsb        # the cut-offs cross-checked on STS-B dev
+    python benchmarks/lessons.py separation  # how far each signal separates same from look-alike
 
 The labelled set is tests/fixtures/lessons/ (tests/lessons_support.py): 48 lessons told three
 ways each, 50 look-alike lessons that share their vocabulary, 10 contradicting pairs. Families
@@ -14,7 +15,9 @@ way maintenance does, computes the four signals of evidence.py for every pair an
 logistic weights (class-balanced, small L2). CERTAIN is the highest score of any different pair
 that maintenance could join (not contradicting, no "never"/"don't" on one side only), plus a
 margin; REVIEW is the highest cut-off at which grouping links at least 95 % of the calibration
-lessons while asking at most two questions per lesson. It prints the constants for evidence.py.
+lessons while asking at most two questions per lesson. It prints the constants for the model's
+set in cardvault/maintain/calibration.py. `--model M` makes every vault with `[search] model =
+M` (so maintain reads M's vectors and M's constants).
 
 `report` runs the real `maintain` service (the vault's ONNX model) on a fresh git vault of each
 half, either on all the logs at once or every seven days of logs in turn, and reads the result:
@@ -40,23 +43,29 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from vault_model import use_model  # noqa: E402
 
 from cardvault import history  # noqa: E402
 from cardvault.errors import CardvaultError  # noqa: E402
-from cardvault.maintain import candidates, evidence, grouping  # noqa: E402
+from cardvault.maintain import calibration, candidates, evidence, grouping  # noqa: E402
 from cardvault.maintain.lessons import pending_lessons  # noqa: E402
 from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
 from cardvault.maintain.similarity import Embeddings  # noqa: E402
 from cardvault.maintain.state import load_state  # noqa: E402
 from cardvault.review.answer import Answer, answer  # noqa: E402
+from cardvault.vault.config import DEFAULT_MODEL  # noqa: E402
 from cardvault.vault.decisions import ReviewItem, read_queue  # noqa: E402
-from cardvault.vault.layout import Vault, open_vault_at  # noqa: E402
+from cardvault.vault.layout import Vault  # noqa: E402
 from cardvault.write.init import init_vault  # noqa: E402
 from tests.lessons_support import LabelledSet, Telling, load, schedule  # noqa: E402
 
@@ -69,7 +78,21 @@ STSB = (
     / "stsb-dev"
     / "sts-dev.csv"
 )
+#: The embedding model of every vault the benchmark makes (None: the default); `--model`.
+MODEL: str | None = None
 LINKED_TARGET = 0.95
+
+
+def constants() -> calibration.ModelConstants:
+    """The constants maintain uses for the benchmark's model."""
+    return calibration.CONSTANTS.get(MODEL or DEFAULT_MODEL, calibration.MINILM)
+
+
+def try_constants(**changes: Any) -> None:
+    """Run with other constants for the benchmark's model (calibrating, exploring)."""
+    calibration.CONSTANTS[MODEL or DEFAULT_MODEL] = replace(constants(), **changes)
+
+
 QUESTIONS_TARGET = 2.0
 
 
@@ -79,7 +102,7 @@ QUESTIONS_TARGET = 2.0
 def new_vault(root: Path) -> Vault:
     """A fresh vault made by `cardvault init` (a git repository with its first commit)."""
     init_vault(root)
-    return open_vault_at(root)
+    return use_model(root, MODEL)
 
 
 def write_days(vault: Vault, days: list[tuple[dt.date, list[Telling]]]) -> dict[str, Telling]:
@@ -121,6 +144,7 @@ def lesson_pairs(
             [lesson.telling for lesson in lessons],
             state.require_embeddings(),
             candidates.vocabulary(state),
+            constants(),
         )
         rows = list(range(len(lessons)))
         signals = found.features(rows, rows)
@@ -150,6 +174,33 @@ def fit(signals: list[np.ndarray], same: np.ndarray, l2: float = 1e-2) -> np.nda
     return w
 
 
+def separation(part_name: str) -> None:
+    """How well each signal, and the fitted score, separates same-lesson pairs from the
+    look-alikes on one part: the share of same-lesson pairs above the highest different pair
+    maintenance could join (no margin), and the AUC (same against joinable different pairs).
+    The score is fitted on the calibration half (on the held-out half too: this reads the
+    signals, it chooses nothing)."""
+    signals, same, contradicting, polar, _ = lesson_pairs(load().part("calibration"))
+    w = fit(signals, same)
+    if part_name != "calibration":
+        signals, same, contradicting, polar, _ = lesson_pairs(load().part(part_name))
+    joinable = ~same & ~contradicting & ~polar
+    score = np.column_stack([*signals, np.ones(len(same))]) @ w
+    names = ("cosine, lesson lines", "cosine, whole entries", "shared terms, lesson lines",
+             "shared terms, whole entries", "fitted score")  # fmt: skip
+    print(f"{part_name}: {len(same)} pairs, {int(same.sum())} of the same lesson, ", end="")
+    print(f"{int(joinable.sum())} different and joinable; model {MODEL or DEFAULT_MODEL}")
+    print("\n| signal | same pairs above the highest different pair | AUC |\n| --- | ---: | ---: |")
+    for name, values in zip(names, [*signals, score], strict=True):
+        top = float(values[joinable].max())
+        above = float((values[same] > top).mean())
+        ranks = np.argsort(np.argsort(np.r_[values[same], values[joinable]])) + 1
+        auc = (ranks[: int(same.sum())].sum() - same.sum() * (same.sum() + 1) / 2) / (
+            same.sum() * joinable.sum()
+        )
+        print(f"| {name} | {above:.1%} | {auc:.3f} |")
+
+
 def calibrate() -> None:
     """Fit and print the constants of evidence.py from the calibration half."""
     part = load().part("calibration")
@@ -165,18 +216,19 @@ def calibrate() -> None:
     print(f"CERTAIN = {certain}  (highest joinable different pair {score[joinable].max():.2f}")
     print(f"  + margin {margin:.2f}: the most it rose when 40 % new families joined)")
     print(f"same pairs at or above CERTAIN: {(score[same] >= certain).mean():.1%}")
+    top = float(score[joinable].max())
+    print(f"same pairs above the highest joinable different pair: {(score[same] > top).mean():.1%}")
     group, group_margin = group_cut(score, same, ~joinable & ~same, families)
     print(f"(a group rule — three tellings all this close are one lesson — would need {group:.2f}")
     print(f"  + margin {group_margin:.2f}: tried for issue 22, a wrong group on the held-out half)")
-    evidence.WEIGHTS = tuple(float(v) for v in w[:-1])
-    evidence.INTERCEPT = float(w[-1])
-    evidence.CERTAIN = certain
+    weights = tuple(float(v) for v in w[:-1])
+    try_constants(weights=weights, intercept=float(w[-1]), certain=certain)
     print("\n| REVIEW | MAX_ASK | linked | questions per lesson |\n| ---: | ---: | ---: | ---: |")
     best = None
     for size in (grouping.MAX_ASK,):  # at most four members to a question (issue 22)
         grouping.MAX_ASK = size
         for review in np.arange(-3.0, 3.01, 0.5):
-            evidence.REVIEW = float(review)
+            try_constants(review=float(review))
             linked, per_lesson = placement_quality(part)
             print(f"| {review:.1f} | {size} | {linked:.1%} | {per_lesson:.2f} |", flush=True)
             if linked >= LINKED_TARGET and per_lesson <= QUESTIONS_TARGET:
@@ -384,6 +436,16 @@ def answer_all(vault: Vault, refs: dict[str, Telling], part: LabelledSet, now: d
 # --- the report --------------------------------------------------------------------------------
 
 
+def by_id(vault: Vault, refs: dict[str, Telling]) -> dict[str, Telling]:
+    """The labels keyed by how maintenance cites the entries now: the first `maintain` gives
+    the hand-written entries their ids (maintain/entry_ids.py) and cites them by id."""
+    from cardvault.vault.entry_ids import entries_by_ref
+    from cardvault.vault.read import read_vault
+
+    found = entries_by_ref(read_vault(vault).entries)
+    return {found[r].ref if r in found else r: telling for r, telling in refs.items()}
+
+
 def run_once(vault: Vault, today: dt.date) -> int:
     """One maintain run; the number of questions it asked."""
     before = {i.id for i in read_queue(vault.root)}
@@ -406,6 +468,7 @@ def scenario(part: LabelledSet, every: int | None, answering: bool) -> dict[str,
             refs.update(write_days(vault, batch))
             today = batch[-1][0]
             asked += run_once(vault, today)
+            refs = by_id(vault, refs)
             if answering:
                 moment = dt.datetime.combine(today, dt.time(23, 30))
                 answered += answer_all(vault, refs, part, moment)
@@ -467,7 +530,10 @@ def stsb(path: Path) -> None:
         sentences = [r[5] for r in rows] + [r[6] for r in rows]
         tellings = [evidence.Telling(str(n), s, s) for n, s in enumerate(sentences)]
         found = evidence.Evidence(
-            tellings, Embeddings(vault, use_index=False), evidence.Vocabulary(sentences)
+            tellings,
+            Embeddings(vault, use_index=False),
+            evidence.Vocabulary(sentences),
+            constants(),
         )
         half = len(rows)
         score = np.array([float(found.scores([i], [i + half])[0, 0]) for i in range(half)])
@@ -477,13 +543,14 @@ def stsb(path: Path) -> None:
     print(f"{int(different.sum())} different (≤ 2)")
     print("| cut-off | score ≥ | same pairs above | different pairs above |")
     print("| --- | ---: | ---: | ---: |")
-    for name, cut in (("REVIEW", evidence.REVIEW), ("CERTAIN", evidence.CERTAIN)):
+    limits = constants()
+    for name, cut in (("REVIEW", limits.review), ("CERTAIN", limits.certain)):
         above_same, above_different = (score[same] >= cut).mean(), (score[different] >= cut).mean()
         print(f"| {name} | {cut} | {above_same:.1%} | {above_different:.1%} |")
     print("\n| cut-off | cosine it needs with no shared term | same above | different above |")
     print("| --- | ---: | ---: | ---: |")
-    for name, cut in (("REVIEW", evidence.REVIEW), ("CERTAIN", evidence.CERTAIN)):
-        needed = (cut - evidence.INTERCEPT) / (evidence.WEIGHTS[0] + evidence.WEIGHTS[1])
+    for name, cut in (("REVIEW", limits.review), ("CERTAIN", limits.certain)):
+        needed = (cut - limits.intercept) / (limits.weights[0] + limits.weights[1])
         above_same = (cosine[same] >= needed).mean()
         above_different = (cosine[different] >= needed).mean()
         print(f"| {name} | {needed:.2f} | {above_same:.1%} | {above_different:.1%} |")
@@ -491,24 +558,27 @@ def stsb(path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=("calibrate", "report", "stsb"))
+    parser.add_argument("what", choices=("calibrate", "report", "stsb", "separation"))
     parser.add_argument("--part", action="append", choices=("calibration", "held-out", "all"))
     parser.add_argument("--every", type=int, default=7, help="days of logs per maintain run")
     parser.add_argument("--mode", action="append", choices=("once", "days"))
     parser.add_argument("--review", type=float, help="try another REVIEW cut-off (exploring)")
     parser.add_argument("--review-card", type=float, help="and another REVIEW_CARD (exploring)")
+    parser.add_argument("--certain", type=float, help="try another CERTAIN (exploring)")
     parser.add_argument("--stsb", type=Path, default=STSB)
+    parser.add_argument("--model", help="the vaults' [search] model (default: the default model)")
     args = parser.parse_args(argv)
-    if args.review is not None:
-        evidence.REVIEW = args.review
-    if args.review_card is not None:
-        evidence.REVIEW_CARD = args.review_card
+    global MODEL
+    MODEL = args.model
+    explored = {"review": args.review, "review_card": args.review_card, "certain": args.certain}
+    try_constants(**{k: v for k, v in explored.items() if v is not None})
     actions: dict[str, Callable[[], None]] = {
         "calibrate": calibrate,
         "report": lambda: report(
             args.part or ["calibration", "held-out"], args.every, args.mode or ["once", "days"]
         ),
         "stsb": lambda: stsb(args.stsb),
+        "separation": lambda: separation((args.part or ["calibration"])[0]),
     }
     actions[args.what]()
 

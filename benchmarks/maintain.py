@@ -48,6 +48,7 @@ def progress_printer(label: str):  # type: ignore[no-untyped-def]
 
 def duplicate_detection_seconds(vault) -> tuple[float, int]:  # type: ignore[no-untyped-def]
     """Time of pairs_above over every live card vector (vectors already in the index)."""
+    from cardvault.maintain.calibration import constants_for
     from cardvault.maintain.similarity import Embeddings, card_text, pairs_above
     from cardvault.maintain.state import load_state
 
@@ -55,7 +56,7 @@ def duplicate_detection_seconds(vault) -> tuple[float, int]:  # type: ignore[no-
     assert state.embeddings is not None
     vectors = state.embeddings.vectors([card_text(c.card) for c in state.live])
     started = time.perf_counter()
-    pairs = pairs_above(vectors, vault.config.merge_threshold)
+    pairs = pairs_above(vectors, constants_for(vault.config).merge_threshold)
     return time.perf_counter() - started, len(pairs)
 
 

@@ -260,6 +260,7 @@ def _drop_near_duplicates(  # type: ignore[no-untyped-def]
 ) -> list[tuple[str, Doc]]:
     """Remove cards at cosine ≥ 0.80 (the merge threshold) to an earlier one (vectors from the
     index), so that only the planted pairs are duplicates; keep `size`."""
+    from cardvault.maintain.calibration import constants_for
     from cardvault.maintain.similarity import Embeddings, pairs_above
     from cardvault.maintain.similarity import card_text as embed_text
     from cardvault.vault.read import read_card
@@ -267,7 +268,7 @@ def _drop_near_duplicates(  # type: ignore[no-untyped-def]
     embeddings = Embeddings(vault)
     parsed = [read_card(vault.card_path(slug)) for slug, _ in cards]
     vectors = embeddings.vectors([embed_text(c) for c in parsed])
-    drop = {j for _i, j, _s in pairs_above(vectors, vault.config.merge_threshold)}
+    drop = {j for _i, j, _s in pairs_above(vectors, constants_for(vault.config).merge_threshold)}
     kept = [c for n, c in enumerate(cards) if n not in drop]
     for slug, _ in [c for n, c in enumerate(cards) if n in drop] + kept[size:]:
         vault.card_path(slug).unlink()

@@ -2,6 +2,11 @@
 merge` run on them, its merges scored (issue 22).
 
     python benchmarks/merge_stsb.py [--part calibration|held-out|all] [--genre news|all]
+                                    [--model bge-small-en-v1.5] [--threshold 0.90]
+
+`--model` sets the vault's `[search] model` (so maintain reads that model's vectors and its
+constants, cardvault/maintain/calibration.py); `--threshold` tries another merge threshold for
+it (calibrating: run it on the calibration half only).
 
 STS-B dev (shared/data/stsb-dev, 1,500 human-scored pairs): a pair scored ≥ 4 is a duplicate
 ("the same content"), ≤ 2 is not; the 589 pairs in between are left out of the vault and of
@@ -37,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 
@@ -45,9 +51,12 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data_path import shared_data  # noqa: E402
+from vault_model import use_model  # noqa: E402
 
 from cardvault import history  # noqa: E402
+from cardvault.maintain import calibration  # noqa: E402
 from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
+from cardvault.vault.config import DEFAULT_MODEL  # noqa: E402
 from cardvault.vault.layout import open_vault_at  # noqa: E402
 from cardvault.vault.read import read_card  # noqa: E402
 from cardvault.write.init import init_vault  # noqa: E402
@@ -86,9 +95,10 @@ def card_text(sentence: str, created: dt.date) -> str:
     )
 
 
-def build(root: Path, pairs: list[tuple[int, float, str, str]]) -> None:
-    """A fresh vault with two cards per pair, committed."""
+def build(root: Path, pairs: list[tuple[int, float, str, str]], model: str | None) -> None:
+    """A fresh vault (of `model`, else the default model) with two cards per pair, committed."""
     init_vault(root)
+    use_model(root, model)
     cards = root / "memory" / "cards"
     first = dt.date(2026, 1, 1)
     for row, _, left, right in pairs:
@@ -141,11 +151,11 @@ def score(root: Path, pairs: list[tuple[int, float, str, str]]) -> dict[str, obj
     }
 
 
-def run(part: str, genre: str) -> dict[str, object]:
+def run(part: str, genre: str, model: str | None = None) -> dict[str, object]:
     pairs = [p for p in load_pairs(genre=genre) if part == "all" or split_of(p[0]) == part]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "vault"
-        build(root, pairs)
+        build(root, pairs, model)
         vault = open_vault_at(root)
         start = time.perf_counter()
         result = run_maintenance(vault, RunOptions(dt.datetime(2026, 2, 1, 9), only=("merge",)))
@@ -166,9 +176,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", action="append", choices=("calibration", "held-out", "all"))
     parser.add_argument("--genre", choices=("news", "all"), default="all")
+    parser.add_argument("--model", help="the vault's [search] model (default: the default model)")
+    parser.add_argument("--threshold", type=float, help="another merge threshold (calibrating)")
     args = parser.parse_args()
+    if args.threshold is not None:
+        key = args.model or DEFAULT_MODEL
+        found = calibration.CONSTANTS[key]
+        calibration.CONSTANTS[key] = replace(found, merge_threshold=args.threshold)
     for part in args.part or ["calibration", "held-out"]:
-        print(args.genre, part, json.dumps(run(part, args.genre)), flush=True)
+        found = run(part, args.genre, args.model)
+        model = args.model or DEFAULT_MODEL
+        merge_at = calibration.CONSTANTS.get(model, calibration.MINILM).merge_threshold
+        print(model, merge_at, args.genre, part, json.dumps(found), flush=True)
 
 
 if __name__ == "__main__":

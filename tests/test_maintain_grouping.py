@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardvault.maintain.calibration import MINILM
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.evidence import Vocabulary, negated, terms
 from cardvault.maintain.lessons import Lesson, lesson_lines
@@ -84,11 +85,11 @@ def test_tags_come_from_the_vault_and_the_lesson_never_from_the_title() -> None:
         ["postgres migrations", "git push", "redis keys", "we call the API", "an explicit check"]
     )
     known = TagWords(Counter({"postgres": 3, "git": 2}), vocabulary)
-    tags = pick_tags([], [found], known)
+    tags = pick_tags([], [found], known, floor=MINILM.neighbour_floor)
     assert tags[:3] == ["lock-timeout", "force-with-lease", "github"]
     assert not {"import", "job", "stuck", "friday"} & set(tags)
     bare = lesson("Worker hung on a slow API", "Lesson: HTTP calls need an explicit timeout.")
-    assert set(pick_tags([], [bare], known)) == {"http", "timeout"}
+    assert set(pick_tags([], [bare], known, floor=MINILM.neighbour_floor)) == {"http", "timeout"}
 
 
 def test_identifiers_skip_shouting_words() -> None:

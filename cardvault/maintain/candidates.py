@@ -2,13 +2,13 @@
 score between every two of them.
 
 A lesson may join one of its SHORTLIST closest live cards (closeness: the larger of the cosine of
-its title and lines with the card's text, and of the whole entry with the entries the card
-cites, vectors the search index already holds), or the card it links to. A card's tellings are
-the entries it cites (else its paragraphs, at most CARD_PARAGRAPHS), so a lesson is compared
-with every way the card's lesson was told before; its link to the card is its best score with
-any of them (computed for lessons at least LINK_FLOOR close). Cards are not compared with each
-other here: merge does that. A card that cites entries is compared through them alone (the
-pairs the scores are calibrated on); a hand-written card through its paragraphs.
+its title and lines with the card's text, and of the whole entry with the entries the card cites,
+vectors the search index already holds), or the card it links to. A card's tellings are the entries
+it cites (else its paragraphs, at most CARD_PARAGRAPHS), so a lesson is compared with every way the
+card's lesson was told before; its link to the card is its best score with any of them (computed for
+lessons at least the model's `link_floor` close). Cards are not compared with each other here: merge
+does that. A card that cites entries is compared through them alone (the pairs the scores are
+calibrated on); a hand-written card through its paragraphs.
 """
 
 from __future__ import annotations
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 SHORTLIST = 5
-SHORTLIST_FLOOR = 0.25
-LINK_FLOOR = 0.30
 CARD_PARAGRAPHS = 8
 NEVER = -math.inf
 
@@ -59,7 +57,8 @@ def shortlist(state: VaultState, lessons: list[Lesson]) -> tuple[list[CardFile],
 
     Closeness is the larger of two cosines: the lesson's title and lines with the card's text,
     and the whole entry with the entries the card cites (vectors the search index already
-    holds). A lesson's SHORTLIST closest live cards at ≥ SHORTLIST_FLOOR are taken, and any card
+    holds). A lesson's SHORTLIST closest live cards at ≥ the model's `shortlist_floor` are
+    taken, and any card
     a lesson links to (live or archived)."""
     import numpy as np
 
@@ -67,9 +66,10 @@ def shortlist(state: VaultState, lessons: list[Lesson]) -> tuple[list[CardFile],
     chosen: dict[Path, CardFile] = {}
     if live:
         closeness = _closeness(state, lessons, live)
+        floor = state.constants.shortlist_floor
         for row in closeness:
             for i in np.argsort(-row)[:SHORTLIST]:
-                if row[i] >= SHORTLIST_FLOOR:
+                if row[i] >= floor:
                     chosen[live[int(i)].path] = live[int(i)]
     for lesson in lessons:
         linked = state.by_slug(lesson.target, archived=True) if lesson.target else None
@@ -138,7 +138,8 @@ def node_links(
     nodes: list[Node], evidence: Evidence, closeness: np.ndarray
 ) -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, int]]]:
     """Node × node: the best score between their tellings (cards never link to cards; a lesson
-    links to the cards it is at least LINK_FLOOR close to), and which two tellings gave it."""
+    links to the cards it is at least the model's `link_floor` close to), and which two tellings
+    gave it."""
     import numpy as np
 
     count = len(nodes)
@@ -150,7 +151,7 @@ def node_links(
         links[np.ix_(lessons, lessons)] = evidence.scores(rows, rows)
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
     for column, n in enumerate(cards):
-        near = [m for m in lessons if closeness[m, column] >= LINK_FLOOR]
+        near = [m for m in lessons if closeness[m, column] >= evidence.constants.link_floor]
         if not near:
             continue
         block = evidence.scores([nodes[m].rows[0] for m in near], list(nodes[n].rows))

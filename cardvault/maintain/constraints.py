@@ -8,18 +8,18 @@ person said are different. Never certain (asked instead): a lesson that advises 
 action on different things ("use Jest" / "use Vitest"), whatever words they share. Always
 together: a lesson and the card its `→ card:` link names, members a person said are one
 lesson, and a lesson whose cosine with a hand-written card (one citing no entries) reaches
-`distill.threshold` (the rule measured on hand-written cards, docs/benchmarks.md). A
-hand-written card is asked about only from CARD_ASK_FLOOR closeness; two cards count as
-NEUTRAL_GAP below REVIEW, so a lesson near two cards is asked about both while two cards never
-make a question on their own.
+the distill threshold (the rule measured on hand-written cards, docs/benchmarks.md). A
+hand-written card is asked about only from the model's `card_ask_floor` closeness; two cards
+count as NEUTRAL_GAP below `review`, so a lesson near two cards is asked about both while two
+cards never make a question on their own.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cardvault.maintain import evidence as calibrated
-from cardvault.maintain.candidates import NEVER, SHORTLIST_FLOOR, Node
+from cardvault.maintain.calibration import constants_for
+from cardvault.maintain.candidates import NEVER, Node
 from cardvault.maintain.contradict import Claim, Contradiction, contradict, substitution
 from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import Evidence
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 ALWAYS = 1e6
-#: A lesson and a hand-written card are asked about only when this close.
-CARD_ASK_FLOOR = 0.55
 NEUTRAL_GAP = 0.01
 
 
@@ -48,12 +46,13 @@ def constraints(
     joined without asking, always-together pairs added), and the contradicting node pairs."""
     import numpy as np
 
+    limits = evidence.constants
     review = links.copy()
     contradictions = _contradictions(nodes, evidence, closeness)
     never = _never(state, nodes) | set(contradictions)
     for i, j in never:
         review[i, j] = review[j, i] = NEVER
-    auto = np.where(review >= calibrated.CERTAIN, review, NEVER)
+    auto = np.where(review >= limits.certain, review, NEVER)
     lesson_nodes = [n for n, node in enumerate(nodes) if node.lesson is not None]
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
     for i, j in _always(state, cfg, nodes, closeness) - never:
@@ -63,18 +62,18 @@ def constraints(
         nearest = np.where(block >= ALWAYS, ALWAYS + closeness[lesson_nodes], block)
         auto[np.ix_(lesson_nodes, cards)] = nearest
         auto[np.ix_(cards, lesson_nodes)] = nearest.T
-    for (i, j), claim in _disagreeing(state, nodes, auto).items():
+    for (i, j), claim in _disagreeing(state, nodes, auto, limits.certain).items():
         auto[i, j] = auto[j, i] = review[i, j] = review[j, i] = NEVER
         contradictions[(i, j)] = claim
     plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
-    far = (closeness < CARD_ASK_FLOOR) & plain[None, :]
+    far = (closeness < limits.card_ask_floor) & plain[None, :]
     sub = review[np.ix_(lesson_nodes, cards)]
-    far |= sub < calibrated.REVIEW_CARD
+    far |= sub < limits.review_card
     review[np.ix_(lesson_nodes, cards)] = np.where(far, NEVER, sub)
     review[np.ix_(cards, lesson_nodes)] = review[np.ix_(lesson_nodes, cards)].T
     # two cards, even ones a person kept apart, may be candidates in one question: it asks
     # which of them a new lesson tells, never to join them (merge decides that)
-    review[np.ix_(cards, cards)] = calibrated.REVIEW - NEUTRAL_GAP
+    review[np.ix_(cards, cards)] = limits.review - NEUTRAL_GAP
     np.fill_diagonal(review, NEVER)
     return review, auto, contradictions
 
@@ -104,7 +103,8 @@ def substitutions(
     / "use Vitest"): words in common prove nothing there."""
     import numpy as np
 
-    rows, columns = np.nonzero(np.triu((auto >= calibrated.CERTAIN) & (auto < ALWAYS), k=1))
+    certain = evidence.constants.certain
+    rows, columns = np.nonzero(np.triu((auto >= certain) & (auto < ALWAYS), k=1))
     found = []
     for m, n in zip(rows.tolist(), columns.tolist(), strict=True):
         a, b = best.get((m, n)) or best.get((n, m)) or (nodes[m].rows[0], nodes[n].rows[0])
@@ -114,7 +114,7 @@ def substitutions(
 
 
 def _disagreeing(
-    state: VaultState, nodes: list[Node], auto: np.ndarray
+    state: VaultState, nodes: list[Node], auto: np.ndarray, certain: float
 ) -> dict[tuple[int, int], Contradiction]:
     """Pairs that would be joined without asking (a lesson and a card, two lessons) but tell
     the same thing with other figures or names ("p95 is 0.70 s" / "p95 is 11.91 s"): kept
@@ -123,7 +123,7 @@ def _disagreeing(
     import numpy as np
 
     found: dict[tuple[int, int], Contradiction] = {}
-    rows, columns = np.nonzero(np.triu(auto >= calibrated.CERTAIN, k=1))
+    rows, columns = np.nonzero(np.triu(auto >= certain, k=1))
     for i, j in zip(rows.tolist(), columns.tolist(), strict=True):
         if nodes[i].lesson is None and nodes[j].lesson is None:
             continue
@@ -155,7 +155,7 @@ def _contradictions(
     for (a, b), claim in evidence.contradicting(list(lesson_nodes)).items():
         found[(lesson_nodes[a], lesson_nodes[b])] = claim
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    for m, n in _close_pairs(closeness, SHORTLIST_FLOOR, cards):
+    for m, n in _close_pairs(closeness, evidence.constants.shortlist_floor, cards):
         lesson, card = nodes[m].lesson, nodes[n].card
         assert lesson is not None and card is not None
         against = contradict(card.card.body, lesson.text)
@@ -206,7 +206,7 @@ def _always(
     person said are one lesson."""
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
     plain = {n for n in cards if len(nodes[n].rows) == nodes[n].paragraphs}
-    close = _close_pairs(closeness, cfg.distill_threshold, cards)
+    close = _close_pairs(closeness, constants_for(cfg).distill_threshold, cards)
     found = {(m, n) for m, n in close if n in plain}
     holders: dict[str, list[int]] = {}
     for n, node in enumerate(nodes):

@@ -4,11 +4,16 @@ Two close cards, or a lesson and the card it would fold into, may say the same s
 another value: "killed 12 rebels" / "killed 16 rebels", "p95 is 0.70 s" / "p95 is 11.91 s",
 "bomber hits Iraq" / "bomber strikes Syria". Joining them without a person would keep both as
 if they agreed (or, before issue 22, drop one as "already said"). A disagreement is two
-sentences, one from each text, at least ALIGN_FIGURES similar, each holding a figure the other
+sentences, one from each text, at least `align_figures` similar, each holding a figure the other
 text never mentions, in the same slot (a word just before or after it in common: "12
-rebels" / "16 rebels", not "60s default" / "6 replicas"), or, from ALIGN_NAMES, each holding
+rebels" / "16 rebels", not "60s default" / "6 replicas"), or, from `align_names`, each holding
 a name the other text never mentions. A text that only adds figures or names, or
 says elsewhere what the other's sentence names, is no disagreement.
+
+Two sentences of two close cards `align_figures` similar tell the same thing, so their figures
+must agree; `align_names` similar, their names too (technical cards name one thing many ways:
+"Apple Silicon Mac" / "M-series MacBook" at 0.65 on MiniLM). Both are the model's
+(maintain/calibration.py; docs/benchmarks.md, "Merging duplicates").
 """
 
 from __future__ import annotations
@@ -18,13 +23,6 @@ from typing import Any
 
 from cardvault.maintain.state import VaultState
 from cardvault.maintain.text import body_sentences, figure_contexts, figures, names
-
-#: Two sentences of two close cards this similar tell the same thing, so their figures must
-#: agree; this similar, their names too (technical cards name one thing many ways: "Apple
-#: Silicon Mac" / "M-series MacBook" at 0.65). Both depend on the model (docs/benchmarks.md,
-#: "Merging duplicates").
-ALIGN_FIGURES = 0.60
-ALIGN_NAMES = 0.70
 
 
 def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | None:
@@ -37,7 +35,8 @@ def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | N
     scores = embeddings.vectors(mine) @ embeddings.vectors(theirs).T
     common = state.lower_case_words
     said = (_mentioned(left), _mentioned(right))
-    for a, b in zip(*(scores >= ALIGN_FIGURES).nonzero(), strict=True):
+    limits = state.constants
+    for a, b in zip(*(scores >= limits.align_figures).nonzero(), strict=True):
         first, second = mine[int(a)], theirs[int(b)]
         mine_at, theirs_at = figure_contexts(first), figure_contexts(second)
         alone = {x for x in mine_at if x not in said[1]["figures"]}
@@ -46,7 +45,7 @@ def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | N
         if slot:
             ours, others = sorted({x for x, _ in slot}), sorted({y for _, y in slot})
             return {"figures": [ours, others], "sentences": [first, second]}
-        if scores[a, b] >= ALIGN_NAMES:
+        if scores[a, b] >= limits.align_names:
             alone = {x for x in names(first, common) if not _mentions(said[1]["names"], x)}
             other = {x for x in names(second, common) if not _mentions(said[0]["names"], x)}
             if alone and other:

@@ -22,6 +22,7 @@ from typing import Any
 
 from cardvault.edits.changes import Change, MoveFile, Report, WriteFile, over_budget
 from cardvault.maintain.asking import card_member, entry_member, new_item, queue_changes
+from cardvault.maintain.calibration import constants_for
 from cardvault.maintain.candidates import vocabulary
 from cardvault.maintain.grouping import Placement, place
 from cardvault.maintain.lessons import Lesson, pending_lessons
@@ -153,7 +154,8 @@ def fold(
 ) -> list[Change]:
     """Fold `group` into the existing card `target`."""
     card = target.card
-    kept = novel_blocks(card.body, _group_text(group), state.embeddings, cfg.distill_threshold)
+    threshold = constants_for(cfg).distill_threshold
+    kept = novel_blocks(card.body, _group_text(group), state.embeddings, threshold)
     text = target.file.text
     added = render_blocks(kept)
     if added:
@@ -191,10 +193,12 @@ def create(
     path = state.vault.card_path(slug)
     # one lesson has nothing to repeat but its own lines: the normalised comparison suffices
     embeddings = state.embeddings if len(group) > 1 else None
-    kept = novel_blocks("", _group_text(group), embeddings, cfg.distill_threshold)
+    constants = constants_for(cfg)
+    kept = novel_blocks("", _group_text(group), embeddings, constants.distill_threshold)
     paragraphs = render_blocks(kept) or [group[0].text.split("\n\n", 1)[-1]]
-    tags = pick_tags(ranked, group, known)
-    meta = new_card_meta(group, pick_category(ranked, cfg.categories), tags)
+    floor = constants.neighbour_floor
+    tags = pick_tags(ranked, group, known, floor=floor)
+    meta = new_card_meta(group, pick_category(ranked, cfg.categories, floor=floor), tags)
     text = render_card(meta, "\n\n".join(paragraphs))
     return _guarded(state, path, text, paragraphs, group, cfg, None)
 

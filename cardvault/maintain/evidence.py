@@ -12,8 +12,10 @@ telling of its lesson. For two tellings the score combines four signals:
 
 The weights are a logistic regression fitted on the calibration half of the labelled lesson
 set (tests/fixtures/lessons/) by `benchmarks/lessons.py`, which prints them; the two cut-offs
-come from the same run (docs/benchmarks.md, "Learning lessons"). Above CERTAIN a pair is the
-same lesson for maintenance to act on alone; from REVIEW up it is worth asking a person.
+come from the same run (docs/benchmarks.md, "Learning lessons"). Above `certain` a pair is the
+same lesson for maintenance to act on alone; from `review` up it is worth asking a person.
+Two of the signals are cosines, so the weights and cut-offs are the model's
+(maintain/calibration.py, one set per model).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cardvault.maintain.calibration import ModelConstants
 from cardvault.maintain.contradict import Contradiction, conflicting_pairs, contradict
 
 if TYPE_CHECKING:
@@ -32,19 +35,6 @@ if TYPE_CHECKING:
 
     from cardvault.maintain.similarity import Embeddings
 
-#: (cos signal, cos whole, shared signal terms, shared whole terms) and the intercept.
-WEIGHTS = (16.07, 9.37, 7.11, 9.89)
-INTERCEPT = -8.78
-#: At or above: the same lesson, certainly. Calibrated at 11.5 (above every different pair of
-#: the calibration set that could be joined, by the margin that maximum rose when unseen lesson
-#: families joined); the held-out half then showed a look-alike pair at 11.81 and lessons
-#: joining the wrong card in weekly runs, so it was raised to 13.0 AFTER looking at the
-#: held-out half (docs/benchmarks.md, "Issue 22").
-CERTAIN = 13.0
-#: At or above: possibly the same lesson, a question for the review queue.
-REVIEW = -3.0
-#: The same, for a new lesson and a card it may belong to.
-REVIEW_CARD = -3.0
 #: What never counts as certain: a pair that contradicts, or where one side advises against
 #: ("never", "don't", "avoid" ...) and the other does not (a contradiction the lexical check
 #: missed looks just like that). Advice against is a clause that starts with it ("Never use
@@ -128,13 +118,19 @@ class Evidence:
     """Scores between tellings, block by block, with what each score rests on.
 
     Vectors come from `embeddings` (a whole entry's text is exactly the search index's text for
-    that entry, so those vectors are usually read, not computed)."""
+    that entry, so those vectors are usually read, not computed); the weights and cut-offs
+    from `constants`, the model's (maintain/calibration.py)."""
 
     def __init__(
-        self, tellings: Sequence[Telling], embeddings: Embeddings, vocabulary: Vocabulary
+        self,
+        tellings: Sequence[Telling],
+        embeddings: Embeddings,
+        vocabulary: Vocabulary,
+        constants: ModelConstants,
     ) -> None:
         import numpy as np
 
+        self.constants = constants
         self.tellings = list(tellings)
         self.vocabulary = vocabulary
         self._signal = embeddings.vectors([t.signal for t in tellings])
@@ -146,13 +142,14 @@ class Evidence:
     def scores(self, left: Sequence[int], right: Sequence[int]) -> np.ndarray:
         """The score of every telling of `left` with every one of `right` (rows × columns)."""
         signals = self.features(left, right)
-        total = signals[0] * WEIGHTS[0] + INTERCEPT
-        for weight, signal in zip(WEIGHTS[1:], signals[1:], strict=True):
+        weights = self.constants.weights
+        total = signals[0] * weights[0] + self.constants.intercept
+        for weight, signal in zip(weights[1:], signals[1:], strict=True):
             total = total + weight * signal
         return total
 
     def features(self, left: Sequence[int], right: Sequence[int]) -> list[np.ndarray]:
-        """The four signals for every pair (rows × columns), in the order of WEIGHTS."""
+        """The four signals for every pair (rows × columns), in the order of the weights."""
         a, b = list(left), list(right)
         return [
             self._signal[a] @ self._signal[b].T,

@@ -4,9 +4,9 @@ The nodes (candidates.py) are the pending lessons and the cards they may join; t
 of the scores are constraints.py.
 
 1. Certain groups: each card with the lessons certainly telling its lesson (score at least
-   evidence.CERTAIN with any of its tellings), then the other lessons by complete linkage at
-   evidence.CERTAIN (every two members certainly the same lesson).
-2. Questions: average-linkage clustering of the certain groups at evidence.REVIEW (a group with
+   the model's `certain` with any of its tellings, maintain/calibration.py), then the other
+   lessons by complete linkage at `certain` (every two members certainly the same lesson).
+2. Questions: average-linkage clustering of the certain groups at `review` (a group with
    a card links by its best member, a group of new lessons by the mean), at most MAX_ASK nodes
    and at least one new lesson to a question: each proposal that joins groups is one
    "same-lesson" question. Two nodes kept apart only because they contradict, and related
@@ -19,7 +19,6 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cardvault.maintain import evidence as calibrated
 from cardvault.maintain.candidates import (
     NEVER,
     Node,
@@ -89,34 +88,35 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     cards, closeness = shortlist(state, lessons)
     nodes, tellings = build_nodes(state, lessons, cards)
     words = vocabulary(state)
-    evidence = Evidence(tellings, embeddings, words)
+    evidence = Evidence(tellings, embeddings, words, state.constants)
+    limits = evidence.constants
     links, best = node_links(nodes, evidence, closeness)
     review, auto, contradictions = constraints(state, cfg, nodes, evidence, links, closeness)
     for m, n in polarity_differs(nodes, evidence, best) + substitutions(
         nodes, evidence, best, auto
     ):
         auto[m, n] = auto[n, m] = NEVER
-    groups = certain_groups(nodes, auto)
+    groups = certain_groups(nodes, auto, limits.certain)
     placement = Placement(nodes, groups, cards, closeness, words)
     between = group_links(nodes, groups, review)
     near = nearest(review, MAX_ASK - 1)
     proposals = agglomerate(
         between,
-        calibrated.REVIEW,
+        limits.review,
         AVERAGE,
         allowed=lambda a, b: _askable(
             nodes, [n for g in a for n in groups[g]], [n for g in b for n in groups[g]], near
         ),
     )
     _ask_same(placement, proposals, review, best, evidence)
-    _ask_contradictions(placement, contradictions, links)
+    _ask_contradictions(placement, contradictions, links, limits.review)
     return placement
 
 
-def certain_groups(nodes: list[Node], auto: np.ndarray) -> list[list[int]]:
-    """Certain groups of node indices: each card with the lessons certainly telling its lesson
-    (its best certain card, for a lesson certain of several), then the other lessons by
-    complete linkage among themselves."""
+def certain_groups(nodes: list[Node], auto: np.ndarray, certain: float) -> list[list[int]]:
+    """Certain groups of node indices (pairs at or above `certain`): each card with the lessons
+    certainly telling its lesson (its best certain card, for a lesson certain of several), then
+    the other lessons by complete linkage among themselves."""
     import numpy as np
 
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
@@ -125,7 +125,7 @@ def certain_groups(nodes: list[Node], auto: np.ndarray) -> list[list[int]]:
     rest = []
     for m in lessons:
         row = auto[m, cards] if cards else np.zeros(0)
-        card = cards[int(row.argmax())] if len(row) and row.max() >= calibrated.CERTAIN else None
+        card = cards[int(row.argmax())] if len(row) and row.max() >= certain else None
         if card is not None and not np.isneginf(auto[m, joined[card]]).any():
             joined[card].append(m)
         else:
@@ -133,9 +133,7 @@ def certain_groups(nodes: list[Node], auto: np.ndarray) -> list[list[int]]:
     found = [sorted(group) for group in joined.values()]
     if rest:
         sub = auto[np.ix_(rest, rest)]
-        found += [
-            [rest[i] for i in group] for group in agglomerate(sub, calibrated.CERTAIN, COMPLETE)
-        ]
+        found += [[rest[i] for i in group] for group in agglomerate(sub, certain, COMPLETE)]
     return sorted(found, key=lambda g: g[0])
 
 
@@ -208,8 +206,8 @@ def _ask_same(
         shown = [_pair_detail(nodes, a, b, best, evidence) for _, a, b in pairs[:MAX_ASK]]
         evidence_json = {
             "score": round(pairs[0][0], 2) if pairs else None,
-            "certain_at": calibrated.CERTAIN,
-            "asked_from": calibrated.REVIEW,
+            "certain_at": evidence.constants.certain,
+            "asked_from": evidence.constants.review,
             "pairs": shown,
         }
         placement.questions.append(Question("same-lesson", tuple(groups), evidence_json))
@@ -236,18 +234,19 @@ def _name(node: Node) -> str:
 
 
 def _ask_contradictions(
-    placement: Placement, contradictions: dict[tuple[int, int], Contradiction], links: np.ndarray
+    placement: Placement,
+    contradictions: dict[tuple[int, int], Contradiction],
+    links: np.ndarray,
+    review: float,
 ) -> None:
     """A contradiction question for each contradicting pair close enough to matter (a lesson and
-    a card near it, or two lessons scoring at least REVIEW); a lesson kept from a card it
+    a card near it, or two lessons scoring at least `review`); a lesson kept from a card it
     contradicts is noted for the run's report."""
     group_of = {n: g for g, members in enumerate(placement.groups) for n in members}
     asked: set[tuple[int, int]] = set()
     for (a, b), claim in sorted(contradictions.items()):
         pair = (min(group_of[a], group_of[b]), max(group_of[a], group_of[b]))
-        related = (
-            placement.nodes[a].card or placement.nodes[b].card or links[a, b] >= calibrated.REVIEW
-        )
+        related = placement.nodes[a].card or placement.nodes[b].card or links[a, b] >= review
         if pair[0] == pair[1] or pair in asked or not related:
             continue
         asked.add(pair)

@@ -7,8 +7,8 @@ Pairs at or above `merge_threshold` come from one blocked matrix product over th
 holds?"). A pair whose figures or names disagree (two near-identical sentences, "killed 12
 rebels" / "killed 16 rebels") is asked, not merged; so is a pair where one advises against
 what the other says. A pair a person kept apart (a rejected or settled question) is never
-merged nor asked again. A pair from DUPLICATE_ASK up to the threshold is a "duplicate"
-question.
+merged nor asked again. A pair from the model's `duplicate_ask` up to the threshold is a
+"duplicate" question (the cut-offs are the model's: maintain/calibration.py).
 
 In a cluster the survivor is the promoted card if there is one, else the earliest created, else
 the one most linked to. It keeps its bytes; the others' sentences that it does not already say
@@ -27,6 +27,7 @@ from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
+from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.clusters import complete_clusters
 from cardvault.maintain.contradict import Contradiction, contradict, substitution
 from cardvault.maintain.disagree import disagreement
@@ -44,10 +45,6 @@ from cardvault.vault.tokens import count_tokens
 
 STEP = "merge"
 _SEVERITY = {"low": 1, "medium": 2, "high": 3}
-#: Card pairs from here up to `merge_threshold` are asked about (docs/benchmarks.md).
-DUPLICATE_ASK = 0.75
-#: Contradicting card pairs from here up are asked about ("which one holds?").
-CONTRADICTION_ASK = 0.65
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
@@ -56,7 +53,9 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     if len(live) < 2:
         return queue_changes(state, [], STEP)
     vectors = state.require_embeddings().vectors([card_text(c.card) for c in live])
-    pairs = pairs_above(vectors, min(DUPLICATE_ASK, CONTRADICTION_ASK, cfg.merge_threshold))
+    limits = constants_for(cfg)
+    lowest = min(limits.duplicate_ask, limits.contradiction_ask, limits.merge_threshold)
+    pairs = pairs_above(vectors, lowest)
     apart = _apart(state, live, pairs)
     conflicts: dict[tuple[int, int], Contradiction] = {}
     for i, j, _ in pairs:
@@ -66,7 +65,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     changes: list[Change] = [
         _conflict_report(live[i], live[j], c)
         for (i, j), c in conflicts.items()
-        if _score(pairs, i, j) >= cfg.merge_threshold
+        if _score(pairs, i, j) >= limits.merge_threshold
     ]
     merging, disputed = _mergeable(state, live, pairs, apart | set(conflicts), cfg)
     groups = complete_clusters(len(live), merging)
@@ -81,7 +80,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
             asked.extend(overflow)
     merged = {i for group in groups if len(group) > 1 for i in group}
     merging_pairs = {(i, j) for i, j, _ in merging}
-    asked += _questions(current, live, pairs, conflicts, apart | merging_pairs, merged, disputed)
+    settled = apart | merging_pairs
+    asked += _questions(current, live, pairs, conflicts, settled, merged, disputed, limits)
     return changes + queue_changes(current, asked, STEP)
 
 
@@ -104,7 +104,7 @@ def _mergeable(
     close = [
         p
         for p in pairs
-        if p[2] >= cfg.merge_threshold
+        if p[2] >= constants_for(cfg).merge_threshold
         and (p[0], p[1]) not in never
         and _alike(live[p[0]], live[p[1]])
     ]
@@ -144,6 +144,7 @@ def _questions(
     settled: set[tuple[int, int]],
     merged: set[int],
     disputed: dict[tuple[int, int], dict[str, Any]],
+    limits: ModelConstants,
 ) -> list[ReviewItem]:
     """A duplicate question for each pair in the asking band that is not merged now (below the
     threshold, one advises against and the other does not, their figures or names disagree,
@@ -154,15 +155,15 @@ def _questions(
         if (i, j) in settled or i in merged or j in merged:
             continue
         members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
-        if (i, j) in conflicts and score >= CONTRADICTION_ASK:
+        if (i, j) in conflicts and score >= limits.contradiction_ask:
             claim = conflicts[(i, j)]
             evidence = {
                 "cosine": round(score, 3),
                 "sentences": [claim.first.sentence, claim.second.sentence],
             }
             found.append(new_item("contradiction", members, evidence, state.today))
-        elif (i, j) not in conflicts and score >= DUPLICATE_ASK:
-            evidence = {"cosine": round(score, 3), "asked_from": DUPLICATE_ASK}
+        elif (i, j) not in conflicts and score >= limits.duplicate_ask:
+            evidence = {"cosine": round(score, 3), "asked_from": limits.duplicate_ask}
             evidence.update(disputed.get((i, j), {}))
             found.append(new_item("duplicate", members, evidence, state.today))
     return found
@@ -248,7 +249,8 @@ def _merged_text(
         return rename_links(update_card_text(text, meta, path=keep.path), renames)
 
     for other in others:
-        kept = novel_blocks(body, other.card.body, state.embeddings, cfg.distill_threshold)
+        threshold = constants_for(cfg).distill_threshold
+        kept = novel_blocks(body, other.card.body, state.embeddings, threshold)
         for paragraph in _units(render_blocks(kept)):
             candidate = append_paragraphs(body, [paragraph])
             if overflow or count_tokens(rendered(candidate)) > cfg.card_token_budget:

@@ -1,13 +1,13 @@
 """A new card for a group of lessons: its slug, topic, category, tags and frontmatter.
 
-The topic says the lesson, from the lesson lines (topic.py); the slug comes from the topic (or
-is the slug an entry's `→ card:` link names). The category is the similarity-weighted majority
-of the nearest cards' categories, counting only neighbours close enough to say something
-(cosine ≥ NEIGHBOUR_FLOOR); with none, "lessons". Tags come from the vault's own vocabulary and
-the lesson's identifiers, never from the entry title: the close neighbours' tags the lesson's
-words contain, then any tag the vault already uses that the lesson names, then the lesson's
-identifiers and names (`lock_timeout` → lock-timeout, `--force-with-lease` →
-force-with-lease, S3, PgBouncer), then, while there are fewer than MIN_TAGS, the rarest words of
+The topic says the lesson, from the lesson lines (topic.py); the slug comes from the topic (or is
+the slug an entry's `→ card:` link names). The category is the similarity-weighted majority of the
+nearest cards' categories, counting only neighbours close enough to say something (cosine ≥ the
+model's `neighbour_floor`, maintain/calibration.py); with none, "lessons". Tags come from the
+vault's own vocabulary and the lesson's identifiers, never from the entry title: the close
+neighbours' tags the lesson's words contain, then any tag the vault already uses that the lesson
+names, then the lesson's identifiers and names (`lock_timeout` → lock-timeout, `--force-with-lease`
+→ force-with-lease, S3, PgBouncer), then, while there are fewer than MIN_TAGS, the rarest words of
 the lesson's topic ("Set a timeout on every HTTP client call" → timeout, http).
 """
 
@@ -27,7 +27,6 @@ from cardvault.vault.layout import SLUG_RE
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 
 NEIGHBOURS = 5
-NEIGHBOUR_FLOOR = 0.45
 MAX_TAGS = 5
 MIN_TAGS = 2
 MAX_TAG_LENGTH = 30
@@ -71,11 +70,14 @@ def tag_words(cards: Iterable[CardFile], vocabulary: Vocabulary) -> TagWords:
     return TagWords(Counter(tag for c in cards for tag in c.card.tags), vocabulary)
 
 
-def pick_category(neighbours: Sequence[Neighbour], categories: Sequence[str]) -> str:
-    """Weighted majority category of the close neighbours, else "lessons" (or the first one)."""
+def pick_category(
+    neighbours: Sequence[Neighbour], categories: Sequence[str], *, floor: float
+) -> str:
+    """Weighted majority category of the neighbours at least `floor` close, else "lessons" (or
+    the first category)."""
     votes: dict[str, float] = {}
     for card, score in neighbours[:NEIGHBOURS]:
-        if score >= NEIGHBOUR_FLOOR and card.card.category in categories:
+        if score >= floor and card.card.category in categories:
             votes[card.card.category] = votes.get(card.card.category, 0.0) + score
     if votes:
         return max(sorted(votes), key=lambda c: votes[c])
@@ -83,9 +85,14 @@ def pick_category(neighbours: Sequence[Neighbour], categories: Sequence[str]) ->
 
 
 def pick_tags(
-    neighbours: Sequence[Neighbour], group: Sequence[Lesson], known: TagWords | None = None
+    neighbours: Sequence[Neighbour],
+    group: Sequence[Lesson],
+    known: TagWords | None = None,
+    *,
+    floor: float,
 ) -> list[str]:
-    """Tags from the vault's vocabulary and the lesson's identifiers; at most MAX_TAGS."""
+    """Tags from the vault's vocabulary (the tags of neighbours at least `floor` close first)
+    and the lesson's identifiers; at most MAX_TAGS."""
     text = " ".join(lesson.text for lesson in group)
     flat = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
     tags: list[str] = []
@@ -98,7 +105,7 @@ def pick_tags(
             tags.append(tag)
 
     for card, score in neighbours[:NEIGHBOURS]:
-        if score < NEIGHBOUR_FLOOR:
+        if score < floor:
             break
         for tag in card.card.tags:
             if named(tag):

@@ -36,6 +36,7 @@ from cardvault import history
 from cardvault.edits.apply import AfterWrite
 from cardvault.edits.door import OnWait, Proposal, locked_write, propose, write_while_holding
 from cardvault.errors import CardvaultError, DirtyVaultError
+from cardvault.maintain.calibration import threshold_notices
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
 from cardvault.maintain.similarity import Embeddings
 from cardvault.maintain.state import load_state
@@ -201,6 +202,7 @@ def _planned(
         timings["embedding"] = embeddings.embed_seconds
     computed = embeddings.computed if embeddings else 0
     notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
+    notices += tuple(threshold_notices(vault.config))
     return RunResult(plan, timings=timings, embedded=computed, dirty=dirty, notices=notices)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, file_changes
 from cardvault.errors import CardvaultError
+from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.similarity import Embeddings
 from cardvault.vault.card import parse_card
 from cardvault.vault.daily import LogEntry
@@ -46,6 +47,11 @@ class VaultState:
     queue: FileText | None = None  # memory/review.jsonl
     #: The uses this clone recorded since its last fold (vault/uses.py).
     uses: Unfolded = field(default_factory=Unfolded, compare=False)
+
+    @cached_property
+    def constants(self) -> ModelConstants:
+        """The model-dependent cut-offs for the vault's model (maintain/calibration.py)."""
+        return constants_for(self.vault.config)
 
     @cached_property
     def review_items(self) -> tuple[ReviewItem, ...]:

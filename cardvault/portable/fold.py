@@ -103,7 +103,7 @@ def fold(state: VaultState, keep: CardFile, item: ImportedCard) -> str | None:
 
     other = CardFile(FileText(item.card.path, item.text, digest_text(item.text)), item.card, False)
     kept = novel_blocks(
-        keep.card.body, item.card.body, state.embeddings, state.vault.config.merge_threshold
+        keep.card.body, item.card.body, state.embeddings, state.constants.merge_threshold
     )
     body = append_paragraphs(keep.card.body, render_blocks(kept))
     text = replace_body(keep.file.text, body) if body != keep.card.body else keep.file.text

