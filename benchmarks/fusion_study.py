@@ -10,7 +10,9 @@ acceptable only if on no held-out query kind its nDCG@10 is below the better sin
 a whole query's worth or more (the difference times the kind's number of queries: one query
 moved from rank 1 out of the top 10 is one); among the acceptable, the best mean wins, and if
 none is acceptable, the best worst case. The fitted constants of the winner on ALL
-workloads are what `search/fusion.py` ships (printed last).
+workloads are what `search/fusion.py` ships for bge-small (printed last); MiniLM's form (vouched
+ranks and the semantic spread) is chosen and fitted by `benchmarks/fusion_cv.py`, which also
+cross-validates by stratified K-fold over the queries of every workload.
 
 Candidates:
 - `rrf k=…`: reciprocal-rank fusion, weights chosen on the training workloads;
@@ -320,7 +322,7 @@ def study(queries: list[Q]) -> None:
     floors(queries, CANDIDATES[SHIPPED](queries), sem, kw)
 
 
-#: The shipped form (search/fusion.py): one logistic over both sides' levels and gaps. The
+#: bge-small's shipped form (search/fusion.py): one logistic over both sides' levels and gaps. The
 #: forms with rank features can score as well (docs/benchmarks.md) but give every query's first
 #: hit a high probability whatever its evidence, so the score would stop saying "no match".
 SHIPPED = "logistic cos+kwn+gaps"

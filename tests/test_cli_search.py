@@ -39,8 +39,8 @@ def test_search_json_parses(vault_root: Path) -> None:
     assert first["keyword"]["rank"] == 1 and first["semantic"]["rank"] == 1
     assert first["passage"] == {"number": 0, "of": 1}
     assert 0.5 < first["score"] <= 1 and not first["weak"]  # a calibrated probability
-    # The hybrid score's coefficients for the cosine and the keyword share (the same for
-    # every query of one model; they no longer sum to 2 as the coverage rule's weights did).
+    # The hybrid score's coefficients for the cosine and the keyword share (as the query's
+    # semantic spread sets them; they no longer sum to 2 as the coverage rule's weights did).
     weights = first["weights"]
     assert weights["keyword"] > 0 and weights["semantic"] > 0
 

@@ -1,6 +1,7 @@
 """Honest scores: a hit's score means the same for every query (a calibrated probability), so
 nonsense comes out weak or empty — on the sample vault and on a vault of real notes — while real
-questions do not; `--json` carries the score and `weak`; the CLI says "no strong match"."""
+questions do not; `--json` carries the score and `weak`; the CLI says "no strong match"; `context`
+counts no weak match as relevant."""
 
 from __future__ import annotations
 
@@ -64,6 +65,21 @@ def test_json_carries_score_and_weak_and_the_cli_says_no_strong_match(
     assert nonsense.exit_code == 0 and "no strong match" in nonsense.stderr
     shown = json.loads(run_cli(["--vault", root, "search", NONSENSE[0], "--json", "--all"]).stdout)
     assert shown and all(hit["weak"] for hit in shown)
+
+
+def test_context_counts_no_weak_match_as_relevant(indexed_sample: Path) -> None:
+    """`context --task` ranks cards by the strong hits of a search for the task: a nonsense
+    task finds none (every card then ranks by value alone), a real question its card."""
+    from cardvault.context.build import search_relevance
+    from cardvault.vault.layout import open_vault_at
+
+    vault = open_vault_at(indexed_sample)
+    for query in NONSENSE:
+        found = search_relevance(vault, query)
+        assert (found.mode, found.ranks, found.fresh) == ("hybrid", {}, ()), query
+    for query, slug in SAMPLE_QUESTIONS:
+        ranks = search_relevance(vault, query).ranks
+        assert any(path.endswith(f"/{slug}.md") for path in ranks), (query, ranks)
 
 
 @pytest.fixture(scope="module")

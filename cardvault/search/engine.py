@@ -288,7 +288,8 @@ class Searcher:
             evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
-            weak = frozenset(d for d, p in scored if is_weak(p) and d not in exact)
+            floor = calibration.weak_below
+            weak = frozenset(d for d, p in scored if is_weak(p, floor) and d not in exact)
             return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
@@ -304,8 +305,9 @@ class Searcher:
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
-            scored = semantic_scored(semantic, calibration)
-            return Ranked(scored[:k], semantic=_evidence(semantic), passages=passages)
+            scored = semantic_scored(semantic, calibration)[:k]
+            weak = frozenset(d for d, p in scored if is_weak(p, calibration.weak_below))
+            return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)
         top = [doc_id for doc_id, _ in fused.hits[:k]]

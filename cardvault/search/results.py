@@ -43,7 +43,7 @@ class SearchResult:
     semantic_score: float | None = None
     passage: int | None = None  # 0-based number of the passage that matched by meaning
     passages: int = 1
-    weak: bool = False  # the score is below the relevance floor (fusion.WEAK_BELOW)
+    weak: bool = False  # below the relevance floor (its model's fusion.Calibration.weak_below)
     source: str | None = None  # a log hit's entry, as a card's `sources` would cite it
 
     def to_dict(self) -> dict[str, object]:
