@@ -100,7 +100,8 @@ def _explained(line: str, start: int, end: int) -> bool:
     value = line[start:end]
     if "/" in value and _FILE_SUFFIX.match(line, end):
         return True  # a file path: `memory/cards/s3-listing-stopped-at-1-000.md`
-    if _SLUG_PATH.fullmatch(value) and all(len(p) <= 12 for p in re.split(r"[-/_.]", value)):
+    bare = value.strip("/")  # an absolute path's slug-like parts: `/tmp/pytest-3/popen-gw0/...`
+    if _SLUG_PATH.fullmatch(bare) and all(len(p) <= 12 for p in re.split(r"[-/_.]", bare)):
         return True  # lowercase words joined by hyphens or slashes: a slug, not a key
     if line.startswith(("...", "…"), end) or _EXPLAINED_BEFORE.search(before):
         return True
