@@ -63,9 +63,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _LEFT_TO_UNPRIVILEGED:
+    # Under xdist the workers collect (and leave the tests out): the controller knows no count.
+    if _LEFT_TO_UNPRIVILEGED or (
+        terminalreporter.config.pluginmanager.hasplugin("dsession") and not modes_bind()
+    ):
+        count = f"{len(_LEFT_TO_UNPRIVILEGED)} " if _LEFT_TO_UNPRIVILEGED else "the "
         terminalreporter.write_line(
-            f"{len(_LEFT_TO_UNPRIVILEGED)} permission tests not run here: file modes do not bind"
+            f"{count}permission tests not run here: file modes do not bind"
             " this process (root); `bash .ci/unprivileged` runs them as an ordinary user"
             " (.ci/run does, next)"
         )
