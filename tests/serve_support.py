@@ -121,8 +121,11 @@ def fake_server(root: Path, reply: Callable[[dict[str, Any]], bytes]) -> Iterato
         path.unlink(missing_ok=True)
 
 
-def run_in_terminal(argv: list[str], cwd: Path, columns: int = 120) -> tuple[int, bytes]:
-    """Run `argv` with stdin, stdout and stderr on a pseudo-terminal; exit code and bytes shown."""
+def run_in_terminal(
+    argv: list[str], cwd: Path, columns: int = 120, typed: bytes = b""
+) -> tuple[int, bytes]:
+    """Run `argv` with stdin, stdout and stderr on a pseudo-terminal, `typed` written to it as a
+    person would type; exit code and bytes shown."""
     import fcntl
     import pty
     import struct
@@ -136,6 +139,7 @@ def run_in_terminal(argv: list[str], cwd: Path, columns: int = 120) -> tuple[int
     process = subprocess.Popen(argv, cwd=cwd, stdin=follower, stdout=follower, stderr=follower,
                                env=env)  # fmt: skip
     os.close(follower)
+    os.write(leader, typed)
     shown = b""
     while True:
         try:

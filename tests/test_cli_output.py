@@ -92,31 +92,13 @@ def test_new_without_a_body_refuses_on_empty_stdin(vault_path: Path) -> None:
 
 
 def test_new_prompts_in_a_terminal(vault_path: Path) -> None:
-    import os
-    import pty
-    import subprocess
     import sys
 
-    from tests.serve_support import cli_env
+    from tests.serve_support import run_in_terminal
 
-    leader, follower = pty.openpty()
     argv = [sys.executable, "-m", "cardvault", "--vault", str(vault_path), "new", "Typed topic"]
-    process = subprocess.Popen(
-        [*argv, "-c", "tools"], stdin=follower, stdout=follower, stderr=follower, env=cli_env()
-    )
-    os.close(follower)
-    os.write(leader, b"Typed body.\n\x04")
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
-    assert process.wait(120) == 0, shown
+    code, shown = run_in_terminal([*argv, "-c", "tools"], vault_path, typed=b"Typed body.\n\x04")
+    assert code == 0, shown
     assert b"card text (Markdown); end it with Ctrl-D" in shown
     assert "Typed body." in (vault_path / "memory" / "cards" / "typed-topic.md").read_text()
 
