@@ -160,3 +160,26 @@ def test_the_search_table_shows_each_cards_age_and_stale_mark(vault: Path) -> No
     assert shown.count("STALE") == 1
     data = json.loads(cli(vault, "search", "loader", "--mode", "keyword", "--json"))
     assert data[0]["age_days"] >= 39 and data[0]["stale"] is True
+
+
+def test_maintain_clears_the_mark_of_a_card_edited_out_of_what_it_cites(vault: Path) -> None:
+    top = vault.parent
+    (top / "src/app/settings.py").unlink()
+    (top / "src/app/jobs.py").unlink()
+    cli(vault, "maintain", "--only", "verify")
+    assert meta(vault, "settings-module")["stale"] and meta(vault, "nightly-jobs")["stale"]
+    card = vault / "memory/cards/settings-module.md"  # the person fixes one card's body
+    text = card.read_text()
+    assert text.count("live in `src/app/settings.py`") == 1
+    card.write_text(text.replace("live in `src/app/settings.py`", "live in `src/app/config.py`"))
+    commit_all(top, "the settings card points at config.py")
+
+    cli(vault, "maintain", "--only", "verify", now=LATER)  # no `verify` needed
+    assert "stale" not in meta(vault, "settings-module")
+    assert meta(vault, "nightly-jobs")["stale"]  # untouched, still naming a missing file
+    assert "settings-module: no longer stale" in git(vault, "log", "-1", "--format=%B")
+    left = pending(vault)
+    assert [q["members"][0]["path"] for q in left] == ["memory/cards/nightly-jobs.md"]
+    commits = git_log(vault)
+    cli(vault, "maintain", "--only", "verify", now=LATER)  # settled: nothing more to write
+    assert git_log(vault) == commits

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -116,6 +117,29 @@ def test_maintain_marks_and_verify_clears_a_fixed_card(project: Path) -> None:
     result = run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
     assert "stale" not in meta(project, "settings-module"), result.output
     assert git_log(project)[0].startswith("verify: ") and "fresh again" in git_log(project)[0]
+
+
+def test_a_program_on_this_machines_path_does_not_make_maintain_undo_a_mark(
+    project: Path, tmp_path: Path
+) -> None:
+    """The clone that lacks `frobnicate-release` marks the card; a maintain where the program is
+    on PATH keeps the mark (the card was not edited), `verify` there clears it."""
+    run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
+    assert "frobnicate-release" in str(meta(project, "releasing")["stale"])
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "frobnicate-release").write_text("#!/bin/sh\n")
+    (tools / "frobnicate-release").chmod(0o755)
+    here = {"CARDVAULT_NOW": TODAY, "PATH": f"{tools}:{os.environ['PATH']}"}
+    make = project.parent / "Makefile"
+    make.write_text(make.read_text() + "\nrelease:\n\tfrobnicate-release --all\n")
+    commits = git_log(project)
+    maintained = run_cli(["--vault", str(project), "maintain", "--only", "verify"], env=here)
+    assert maintained.exit_code == 0, maintained.output
+    assert meta(project, "releasing")["stale"] and git_log(project) == commits
+    verified = run_cli(["--vault", str(project), "verify"], env=here)
+    assert verified.exit_code == 1  # the pinned client is still stale
+    assert "stale" not in meta(project, "releasing")
 
 
 def test_verify_dry_run_writes_nothing_and_a_standalone_vault_has_no_project(

@@ -68,9 +68,9 @@ def maintain(
     """The maintenance pass: distill new log lessons into cards, merge duplicate cards, promote
     recurring lessons (or lessons several agents learned) to AGENTS.md, fold the uses this
     clone recorded (cards read by context, MCP read, an agent's show) into `uses`/`last_used`,
-    mark cards the project no longer bears out as stale (as `cardvault verify`, which alone
-    clears marks), archive cards neither updated nor used for [archive] days, regenerate
-    MEMORY.md's table.
+    mark cards the project no longer bears out as stale (as `cardvault verify`; a mark goes once
+    the card no longer names what it cites), archive cards neither updated nor used for [archive]
+    days, regenerate MEMORY.md's table.
 
     One git commit records the run (nothing is committed when nothing changed). Refuses to run on
     uncommitted edits unless --commit-pending. The project registers with the global vault.

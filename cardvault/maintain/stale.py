@@ -3,8 +3,9 @@
 Live cards are checked against the project the vault lives in; a card that names a file,
 command, pinned version or code symbol the project no longer has gets `stale: {reason, date}`,
 and a review question (verify/questions.py) unless one was asked about those reasons already.
-Marks are only added or updated here, never cleared (`cardvault verify` clears them:
-verify/marks.py says why); reasons a review answer dismissed are not marked again. A vault
+A mark is cleared here only when the card no longer names anything the mark cites (a person
+edited it out); `cardvault verify` clears every card it finds fresh (verify/marks.py says
+why); reasons a review answer dismissed are not marked again. A vault
 that is its own repository has no project: nothing changes. Problems reading the project are
 reported, never fatal.
 """
@@ -16,7 +17,7 @@ from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import queue_path, render_queue
 from cardvault.vault.files import ABSENT
-from cardvault.verify.marks import check_cards, project_of, stale_changes
+from cardvault.verify.marks import EDITED, check_cards, project_of, stale_changes
 from cardvault.verify.project import Project
 from cardvault.verify.questions import dismissed, marks_after, stale_queue
 
@@ -31,8 +32,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     project = Project(root)
     items = list(state.review_items)
     checks = check_cards(state.live, state.vault, project, state.today, dismissed(items))
-    changes: list[Change] = list(stale_changes(checks, dict(state.files), state.today, False))
-    marks = marks_after(checks, dict(state.files), state.vault, state.today, clear=False)
+    changes: list[Change] = list(stale_changes(checks, dict(state.files), state.today, EDITED))
+    marks = marks_after(checks, dict(state.files), state.vault, state.today, clear=EDITED)
     live = {state.vault.rel(c.path) for c in state.live}
     asked, lines = stale_queue(items, marks, live, state.today)
     if lines:

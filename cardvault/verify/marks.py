@@ -17,15 +17,17 @@ a vault alone in its repository has none (`verify --project PATH` names one).
 A stale card gets `stale: {reason, date}` (the reasons joined by "; ", the date it was first
 found with those reasons); a card that is no longer stale loses the key. Cards are written
 through the one door (one commit, `verify: N stale`); nothing is run, the bodies are not
-touched. `maintain` runs the same check as its `verify` step, but only marks: a program on
-PATH differs from machine to machine, and a maintenance run on a clone that has it must not
-undo, commit after commit, the mark a clone without it made. Only `verify` clears a mark.
+touched. `maintain` runs the same check as its `verify` step, but clears a mark only where the
+card no longer names anything its mark cites (a person edited it out): a program on PATH differs
+from machine to machine, and a maintenance run on a clone that has it must not undo, commit
+after commit, the mark a clone without it made. `verify` clears every card it finds fresh.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +89,28 @@ class CardCheck:
     checked: int
     reasons: tuple[str, ...]
     record: Mapping[str, object] | None = None  # the `checked:` to write (verify/checked.py)
+
+
+#: Which fresh cards lose their mark: every one (`verify`), or only those edited out of what
+#: their mark cites (maintain's step: see the docstring).
+EVERY, EDITED = "every", "edited"
+#: The name a reason cites: every reason starts with it in backticks.
+_CITED = re.compile(r"`([^`]+)`")
+
+
+def clears(check: CardCheck, card: CardFile, policy: str = EVERY) -> bool:
+    """Whether `card`'s stale mark goes now: the check finds the card fresh and, under EDITED,
+    the card no longer names anything its mark cites (a hand-written `stale:` with no cited
+    name stays until `verify`)."""
+    before = card.card.meta.get(STALE)
+    if check.reasons or before is None or before is False:
+        return False
+    if policy == EVERY:
+        return True
+    reason = before.get("reason") if isinstance(before, dict) else before
+    parts = str(reason).split("; ") if isinstance(reason, str) else []
+    cited = [m.group(1) for part in parts if (m := _CITED.match(part.strip()))]
+    return bool(cited) and not any(name in card.card.body for name in cited)
 
 
 def project_of(vault: Vault, named: Path | None = None) -> Path | None:
@@ -252,10 +276,10 @@ def _pin_stale(text: str, project: Project) -> str | None:
 
 
 def stale_changes(
-    checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date, clear: bool = True
+    checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date, clear: str = EVERY
 ) -> list[Change]:
     """The frontmatter writes that mark stale cards, record the commit a card's cited lines
-    were checked at, and (with `clear`) clear cards no longer stale."""
+    were checked at, and clear the marks `clear` lets go (`clears`)."""
     changes: list[Change] = []
     for check in checks:
         card = cards[check.path]
@@ -267,7 +291,7 @@ def stale_changes(
         if check.reasons and not (isinstance(before, dict) and before.get("reason") == reason):
             updates[STALE] = {"reason": reason, "date": today}
             whys.append(f"stale ({reason})")
-        elif not check.reasons and before is not None and clear:
+        elif clears(check, card, clear):
             removed.append(STALE)
             whys.append("no longer stale")
         if check.record is not None:

@@ -6,8 +6,9 @@ first found. The answers (review/act.py):
 - **reject** — the card is still right: the mark goes, `checked:` records the day (and the
   project's commit), and those reasons are never marked on that card again;
 - **accept** — the card is stale: it moves to the archive;
-- or the person edits the card: the next `cardvault verify` clears the mark and closes the
-  question (or, with other reasons, closes it and asks about those).
+- or the person edits the card: the next `cardvault verify`, or `maintain` once the card no
+  longer names what the mark cites, clears the mark and closes the question (or, with other
+  reasons, closes it and asks about those).
 A question is asked once per card and set of reasons: one settled or pending with the same
 reasons is not asked again; new reasons ask again. A pending question whose card is no longer
 marked with its reasons (cleared, changed, archived, gone) is closed by `CLOSED_BY` with the
@@ -25,7 +26,7 @@ from typing import Any
 from cardvault.vault.decisions import CLOSED_BY, REJECTED, Member, ReviewItem, item_id
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
-from cardvault.verify.marks import STALE, CardCheck
+from cardvault.verify.marks import EVERY, STALE, CardCheck, clears
 
 KIND = "stale"
 SEPARATOR = "; "
@@ -43,17 +44,17 @@ class StaleMark:
 
 def marks_after(
     checks: Iterable[CardCheck], cards: Mapping[Path, CardFile], vault: Vault, today: dt.date,
-    clear: bool = True,
+    clear: str = EVERY,
 ) -> dict[str, StaleMark]:  # fmt: skip
     """Card path -> its stale mark once `stale_changes(checks, cards, today, clear)` is written:
-    the reasons found now, else (without `clear`) the mark the card already has."""
+    the reasons found now, else the mark the card already has unless `clear` lets it go."""
     from cardvault.guard import redact_text
 
     marks: dict[str, StaleMark] = {}
     for check in checks:
         card = cards[check.path]
         before = card.card.meta.get(STALE)
-        reasons = check.reasons or (() if clear else mark_reasons(before))
+        reasons = check.reasons or (() if clears(check, card, clear) else mark_reasons(before))
         if not reasons:
             continue
         kept = mark_reasons(before) == reasons
