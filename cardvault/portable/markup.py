@@ -16,20 +16,15 @@ is a tag or a link, and import never rewrites a byte of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING
 
 from cardvault.vault.links import WIKILINK
-
-if TYPE_CHECKING:
-    from markdown_it.token import Token
+from cardvault.vault.prose import code_spans as prose_code_spans
+from cardvault.vault.prose import parse
 
 TAG = re.compile(r"(?:^|(?<=\s))#([A-Za-z0-9_][\w/-]*)")
 MARKDOWN_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^\s)]+)((?:\s+\"[^\"\n]*\")?)\s*\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True)
@@ -45,20 +40,9 @@ class Found:
     line: int  # 1-based, in the text scanned
 
 
-@cache
-def _parser() -> object:
-    from markdown_it import MarkdownIt  # imported only when an import reads notes
-
-    return MarkdownIt("commonmark")
-
-
-def _tokens(text: str) -> list[Token]:
-    return _parser().parse(text)  # type: ignore[attr-defined]
-
-
 def code_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of `text` that are code: fenced or indented blocks, and code spans."""
-    tokens = _tokens(text)
+    tokens = parse(text)
     offsets = _line_offsets(text)
     code_lines: set[int] = set()
     for token in tokens:
@@ -89,22 +73,9 @@ def _line_offsets(text: str) -> list[int]:
     return offsets
 
 
-def _inline_code(text: str, start: int, stop: int) -> Iterator[tuple[int, int]]:
-    """Code spans between `start` and `stop`: a run of N backticks up to the next run of
-    exactly N (CommonMark); a run with no partner is literal text."""
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, start, stop)]
-    index = 0
-    while index < len(runs):
-        begin, end = runs[index]
-        width = end - begin
-        partner = next(
-            (j for j in range(index + 1, len(runs)) if runs[j][1] - runs[j][0] == width), None
-        )
-        if partner is None:
-            index += 1
-            continue
-        yield begin, runs[partner][1]
-        index = partner + 1
+def _inline_code(text: str, start: int, stop: int) -> list[tuple[int, int]]:
+    """Code spans between `start` and `stop`, by CommonMark's backtick rule (vault/prose.py)."""
+    return [(start + a, start + b) for a, b in prose_code_spans(text[start:stop])]
 
 
 def inside(spans: list[tuple[int, int]], position: int) -> bool:
@@ -120,7 +91,7 @@ def inline_tags(text: str) -> list[str]:
     code, headings, link targets or HTML."""
     found: list[str] = []
     in_heading = False
-    for token in _tokens(text):
+    for token in parse(text):
         if token.type == "heading_open":
             in_heading = True
         elif token.type == "heading_close":

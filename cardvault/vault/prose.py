@@ -10,19 +10,26 @@ pasted log or in `` `grep Lesson:` `` are not links or signals.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
 _BLOCKS = ("fence", "code_block", "html_block")
 
 
-def parse(text: str) -> list[Token]:
-    """The CommonMark block tokens of `text` (markdown-it-py; ~15 ms to import, paid here)."""
-    from markdown_it import MarkdownIt
+@cache
+def _commonmark() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # ~15 ms to import, paid by the first parse
 
-    return MarkdownIt("commonmark").parse(text)
+    return MarkdownIt("commonmark")
+
+
+def parse(text: str) -> list[Token]:
+    """The CommonMark tokens of `text` (markdown-it-py; one parser, made once)."""
+    return _commonmark().parse(text)
 
 
 def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = False) -> list[str]:
