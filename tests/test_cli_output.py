@@ -57,6 +57,7 @@ CASES = [
     ["promote", "upload-retries", "--rule", "Retry uploads twice."],
     ["trust"],
     ["trust", "--revoke"],
+    ["review"],  # a group that lists when run alone
 ]
 
 
