@@ -77,6 +77,7 @@ def context(
     (seen × impact × recency); without, by value alone. By default (--scope all) the project's
     memory comes first, then the global vault's rules and the global cards the task matches.
     With --agent (or $CARDVAULT_AGENT) that agent's hot memory is loaded too. Read-only.
+    Example: cardvault context --task "fix the Cortex login script" --budget 1500
     """
     open_scope(ctx, scope)
     pack = session_of(ctx, agent).context(task, budget, scope, archived)
