@@ -150,10 +150,12 @@ class Wiring:
     def scope(self, scope: Scope | str) -> InScope:
         """The vaults `scope` covers, project first, with notices for what is missing."""
         from cardvault.scopes.scope import resolve
+        from cardvault.vault.root import ENV_VAR
 
         chosen = Scope(scope)
         shared = self.global_vault() if chosen is not Scope.project else None
-        return resolve(chosen, self.project, shared)
+        named = self.explicit is not None or bool(self.env.get(ENV_VAR))
+        return resolve(chosen, self.project, shared, named)
 
     def searcher(self, vault: Vault) -> Searcher:
         """The warm search service of `vault`."""

@@ -59,6 +59,12 @@ CASES: dict[str, tuple[bytes, str, int, str]] = {
         8,
         "over the budget of 350",
     ),
+    "repeated-key": (  # YAML keeps the last silently: the card is "Again", not "T"
+        GOOD_HEAD.replace("topic: T\n", "topic: T\ntopic: Again\n").encode() + b"b\n",
+        "repeated-key",
+        3,
+        "'topic' is given again (line 2 gave it first); YAML keeps this one",
+    ),
     "broken-link": (
         GOOD_HEAD.encode() + b"see [[no-such-card]]\n",
         "broken-link",

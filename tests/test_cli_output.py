@@ -55,6 +55,9 @@ CASES = [
     ["history"],
     ["diff"],
     ["promote", "upload-retries", "--rule", "Retry uploads twice."],
+    ["trust"],
+    ["trust", "--revoke"],
+    ["review"],  # a group that lists when run alone
 ]
 
 
@@ -119,3 +122,22 @@ def test_unknown_filter_values_are_errors(vault_path: Path, argv: list[str], sai
     done = run_cli(["--vault", str(vault_path), *argv])
     assert done.exit_code == 1
     assert said in done.stderr
+
+
+def test_trust_json_says_what_was_approved_and_revoked(vault_path: Path) -> None:
+    """`trust --json` is JSON on every path (not only --list): what it approved, what was
+    approved already, what it revoked."""
+    root = ["--vault", str(vault_path)]
+    config = vault_path / "cardvault.toml"
+    config.write_text(config.read_text().replace('judge = ""', 'judge = "echo yes"'))
+    approved = run_cli([*root, "trust", "--yes", "--json"])
+    assert approved.exit_code == 0, approved.output
+    where = str(vault_path.resolve())
+    assert json.loads(approved.stdout) == {
+        "vault": where, "approved": ["maintain.judge"], "already": [],
+    }  # fmt: skip
+    again = json.loads(run_cli([*root, "trust", "--json"]).stdout)
+    assert again == {"vault": where, "approved": [], "already": ["maintain.judge"]}
+    revoked = json.loads(run_cli([*root, "trust", "--revoke", "--json"]).stdout)
+    assert revoked["vault"] == where
+    assert [a["setting"] for a in revoked["revoked"]] == ["maintain.judge"]

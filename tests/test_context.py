@@ -234,6 +234,7 @@ def test_json_and_explain_say_why(keyword_sample: Path, monkeypatch: pytest.Monk
     markdown = run_cli(args).stdout
     data = json.loads(run_cli([*args, "--format", "json"]).stdout)
     assert data["text"] == markdown and data["tokens"] == count_tokens(markdown) <= 800
+    assert json.loads(run_cli([*args, "--json"]).stdout) == data  # --json: the same pack
     assert data["ranking"] == "value" and data["task"] is None
     assert data["included"][0]["kind"] == "rule" and data["omitted"]
     for row in data["omitted"]:

@@ -46,3 +46,16 @@ def test_ci_runs_the_readme_test_command_as_given() -> None:
         block[1],
         "bash .ci/unprivileged",
     ]
+
+
+def test_the_reference_names_the_help_options_the_cli_takes() -> None:
+    """`cardvault X -h` works (the app's context settings); the page must not say `--help`
+    alone."""
+    from tests.conftest import run_cli
+
+    assert "-h, --help" in run_cli(["search", "--help"]).stdout
+    assert run_cli(["search", "-h"]).exit_code == 0
+    page = render_reference()
+    for name in ("cardvault", "cardvault search", "cardvault review accept"):
+        section = page.split(f"## {name}\n", 1)[1].split("\n## ", 1)[0]
+        assert "-h, --help" in section, name

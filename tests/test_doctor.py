@@ -125,3 +125,23 @@ def test_a_vault_whose_settings_do_not_parse_is_reported_not_crashed_on(
     code, checks = doctor(vault_path, "--no-model")
     assert code == 1 and checks["vault"]["status"] == "error"
     assert str(config) in checks["vault"]["summary"] and "twice" in checks["vault"]["summary"]
+
+
+def test_the_identity_reported_is_the_one_commits_get(
+    vault_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GIT_AUTHOR_NAME/EMAIL (an agent's own identity, a CI job's) win over git config in the
+    commits cardvault makes; doctor says so instead of naming the config's identity."""
+    with_identity(vault_path)
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Ada Agent")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "ada@example.com")
+    assert run_cli(["--vault", str(vault_path), "log", "Lesson: x."]).exit_code == 0
+    last = subprocess.run(
+        ["git", "-C", str(vault_path), "log", "-1", "--format=%an <%ae>"],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    assert last.stdout.strip() == "Ada Agent <ada@example.com>"
+    _, checks = doctor(vault_path, "--no-model")
+    assert checks["git identity"]["status"] == "ok"
+    assert checks["git identity"]["summary"] == "commits as Ada Agent <ada@example.com>"

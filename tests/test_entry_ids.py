@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -235,3 +236,41 @@ def test_two_clones_that_migrate_the_same_entries_merge_cleanly(tmp_path: Path) 
     for root in (a, b):
         assert cited_text(root, "noon-warmup") == "Lesson: the build cache warms up at noon."
         assert_vault_sound(root)
+
+
+COPIED_LOG = """# 2026-03-10
+
+## 10:00 — Kafka consumer lag <!-- id:aaaaaa -->
+Lesson: raise max.poll.interval.ms when batches are slow.
+
+## 15:00 — Redis eviction <!-- id:aaaaaa -->
+Lesson: set maxmemory-policy to allkeys-lru on the cache cluster.
+"""
+
+
+def test_an_entry_with_a_copied_id_is_given_its_own_and_is_not_lost(tmp_path: Path) -> None:
+    """A heading copied in an editor repeats another entry's id. A citation of that id names
+    the first entry, so the second must not pass for distilled with it: check reports it, and
+    maintenance gives it an id of its own (the first keeps its id and its citation)."""
+    root = tmp_path / "vault"
+    ok(tmp_path, "init", str(root))
+    (root / DAY).write_text(COPIED_LOG, encoding="utf-8")
+    (root / "memory" / "cards" / "kafka-consumer-lag.md").write_text(
+        "---\ntopic: Kafka consumer lag\ncategory: workflow\ntags: [kafka]\ncreated: 2026-03-10\n"
+        f"updated: 2026-03-10\nsources:\n  - {DAY}#aaaaaa\n---\n"
+        "Raise max.poll.interval.ms when batches are slow.\n",
+        encoding="utf-8",
+    )
+    commit(root, "hand edits")
+    checked = run_cli(["--vault", str(root), "check"], env={"CARDVAULT_NOW": NOW})
+    assert f"{DAY}:6: warning: entry id aaaaaa is also the id of the entry at line 3" in (
+        checked.output
+    )
+    ok(root, "maintain", "--only", "promote,archive,index")
+    first, second = entries(root)
+    assert first.entry_id == "aaaaaa" and second.entry_id not in (None, "aaaaaa")
+    assert cited_text(root, "kafka-consumer-lag").startswith("Lesson: raise max.poll")
+    stats = json.loads(ok(root, "stats", "--json"))
+    assert stats["logs"]["undistilled"] == [f"{DAY}#{second.entry_id}"]
+    assert "entry id" not in ok(root, "check")
+    assert_vault_sound(root)

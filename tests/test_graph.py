@@ -140,6 +140,8 @@ def test_cli_formats(sample_vault: Path) -> None:
         assert result.stdout.startswith(marker)
     bad = run_cli(["--vault", str(sample_vault), "graph", "-f", "png"])
     assert bad.exit_code != 0
+    asked = run_cli(["--vault", str(sample_vault), "graph", "--json"])  # the graph, not the tree
+    assert json.loads(asked.stdout) == graph_json(sample_vault)
 
 
 def test_archived_cards_join_only_when_asked(sample_vault: Path) -> None:

@@ -403,3 +403,24 @@ def test_context_says_when_the_global_vault_has_questions(tmp_path: Path) -> Non
     assert "1 memory decision pending: cardvault review --global" in json.loads(out)["text"]
     code, out, err = run(*base, "context", "--scope", "project", "--format", "json")
     assert "review --global" not in json.loads(out)["text"]
+
+
+def test_a_named_vault_that_is_not_one_is_an_error_not_the_global_vault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--vault (or $CARDVAULT_VAULT) naming a folder that holds no vault — a typo — fails as
+    `list` does; only a vault not found from the current folder falls back to the global
+    vault under --scope all."""
+    alpha = make_project(tmp_path, "alpha")  # its init makes the global vault
+    run("--vault", str(alpha), "new", "Shared", "-c", "tools", "--global", "--body", "Zebra.")
+    typo = tmp_path / "alpah"
+    for argv in (["search", "zebra", "--mode", "keyword"], ["context"]):
+        code, out, err = run("--vault", str(typo), *argv)
+        assert code == 1 and out == "", (argv, out)
+        assert f"{typo}: not a vault" in err
+        result = run_cli(argv, env={"CARDVAULT_VAULT": str(typo)})
+        assert result.exit_code == 1 and "not a vault" in result.stderr, argv
+    monkeypatch.chdir(tmp_path)  # no vault here or above: the global vault alone, with a notice
+    code, out, err = run("search", "zebra", "--mode", "keyword", "--json")
+    assert code == 0 and [h["vault"] for h in json.loads(out)] == ["global"]
+    assert "no project vault here" in err

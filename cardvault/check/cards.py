@@ -1,4 +1,5 @@
-"""The rules one card keeps on its own: schema, file name, line endings, size, a body.
+"""The rules one card keeps on its own: schema, keys given once, file name, line endings, size,
+a body.
 
 Pure functions of one card and the vault's settings, so `check` keeps their results in the
 catalog under the card's digest and works them out again only for cards that changed.
@@ -14,7 +15,7 @@ from cardvault.vault.schema import schema_problems
 #: (line, severity, code, message): a finding without its path, as the catalog keeps it.
 Found = tuple[int, str, str, str]
 #: The catalog fact the results are kept under (bump when the rules change).
-FACT = "check.card@1"
+FACT = "check.card@2"
 
 
 def card_findings(card: CardFile, config: VaultConfig) -> list[Found]:
@@ -24,6 +25,9 @@ def card_findings(card: CardFile, config: VaultConfig) -> list[Found]:
         (meta.key_line(key), "error", "schema", message)
         for key, message in schema_problems(meta.meta, config.categories)
     ]
+    for line, key, first in meta.repeated_keys():
+        message = f"'{key}' is given again (line {first} gave it first); YAML keeps this one"
+        found.append((line, "warning", "repeated-key", message))
     if not SLUG_RE.match(card.path.stem):
         message = f"file name '{card.path.name}' is not a lowercase-hyphenated slug"
         found.append((1, "warning", "slug", message))

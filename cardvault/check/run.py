@@ -29,6 +29,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _card_links(snapshot)
     findings += _log_links(snapshot)
     findings += _entry_times(snapshot)
+    findings += _repeated_entry_ids(snapshot)
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
     findings += _conflicts(snapshot)
@@ -115,6 +116,29 @@ def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
         for entry in log.entries
         if not valid_time(entry.time)
     ]
+
+
+def _repeated_entry_ids(snapshot: VaultSnapshot) -> list[Finding]:
+    """Entries of one log with the same id (a heading copied in an editor): a citation of it
+    names the first, so the later one would pass for distilled with it until `maintain` gives
+    it an id of its own."""
+    found = []
+    for log in snapshot.logs:
+        first: dict[str, int] = {}
+        for entry in log.entries:
+            if entry.entry_id is None:
+                continue
+            if entry.entry_id not in first:
+                first[entry.entry_id] = entry.line
+                continue
+            message = (
+                f"entry id {entry.entry_id} is also the id of the entry at line "
+                f"{first[entry.entry_id]}; `cardvault maintain` gives this one an id of its own"
+            )
+            found.append(
+                Finding(snapshot.rel(log.file.path), entry.line, message, "entry-id", "warning")
+            )
+    return found
 
 
 def _rules(snapshot: VaultSnapshot) -> list[Finding]:

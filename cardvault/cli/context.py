@@ -66,6 +66,9 @@ def context(
     archived: Annotated[
         bool, typer.Option("--archived", help="Also consider archived cards (the COLD tier).")
     ] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="The same as --format json: the pack as JSON.")
+    ] = False,
 ) -> None:
     """Print the memory to load at session start: MEMORY.md, learned rules, the best cards.
 
@@ -74,6 +77,7 @@ def context(
     (seen × impact × recency); without, by value alone. By default (--scope all) the project's
     memory comes first, then the global vault's rules and the global cards the task matches.
     With --agent (or $CARDVAULT_AGENT) that agent's hot memory is loaded too. Read-only.
+    Example: cardvault context --task "fix the Cortex login script" --budget 1500
     """
     open_scope(ctx, scope)
     pack = session_of(ctx, agent).context(task, budget, scope, archived)
@@ -82,7 +86,7 @@ def context(
     vaults = session_of(ctx).scope(scope).vaults if task else ()
     if vaults:  # a ranked pack loaded the model: warm by default
         start_resident(ctx, vaults[0].vault)
-    if fmt is PackFormat.json:
+    if fmt is PackFormat.json or json_out:
         render.print_json(pack.to_dict())
     else:
         sys.stdout.write(pack.text)

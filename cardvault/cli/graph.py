@@ -32,6 +32,9 @@ def graph(
     ] = GraphFormat.tree,
     archived: Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")] = False,
     scope: ScopeOption = Scope.project,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="The same as --format json: the graph as JSON.")
+    ] = False,
 ) -> None:
     """Show the vault's graph: categories → tags with counts, [[links]] between cards (aliases
     resolved), cards sharing tags, hub cards (most connected) and orphans (no link, no shared tag).
@@ -49,7 +52,7 @@ def graph(
         for problem in problems:
             render.warning(f"skipped {problem}")
         graphs.append((scoped.name, result))
-    if fmt is GraphFormat.json:
+    if fmt is GraphFormat.json or json_out:
         data = [{**result.to_dict(), "vault": name} for name, result in graphs]
         render.print_json(data if scope is Scope.all else (data[0] if data else {}))
         return

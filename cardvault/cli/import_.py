@@ -62,6 +62,7 @@ def import_(
 
     The secret guard screens every text. Items with problems (bad frontmatter, not UTF-8, too
     big, secrets) are listed and nothing is written; --partial imports the rest.
+    Example: cardvault import ~/notes --dry-run
     """
     if path.is_dir():
         import_folder(vault_of(ctx), path, dry_run, partial, redact, category, json_out)

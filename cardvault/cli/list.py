@@ -28,7 +28,10 @@ def list_cards(
     scope: ScopeOption = Scope.project,
 ) -> None:
     """List cards with their category, tags, last update and size in tokens (this project's
-    vault by default; --scope global or all for the global vault)."""
+    vault by default; --scope global or all for the global vault).
+
+    Example: cardvault list --category infrastructure --json
+    """
     from cardvault.insight.listing import list_cards as service
     from cardvault.vault.filters import check_filters
 

@@ -33,6 +33,7 @@ def log(
     """Append an entry (## HH:MM — Title) to today's daily log and commit it.
 
     Write 'Lesson:', 'Fix:', 'Gotcha:' ... where a sentence starts so maintenance distills it.
+    Example: cardvault log "Login kept failing. Lesson: send the token twice." --title "Cortex"
     """
     session = session_of(ctx, agent)
     vault = opened(session.vault_for(to_global))
@@ -50,7 +51,10 @@ def remember(
     to_global: GlobalOption = False,
     agent: AgentOption = None,
 ) -> None:
-    """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill."""
+    """Quick "remember this": log TEXT as a Lesson for the next maintenance run to distill.
+
+    Example: cardvault remember "Bearer tokens bypass Cortex CSRF entirely"
+    """
     session = session_of(ctx, agent)
     vault = opened(session.vault_for(to_global))
     result = session.remember(text, to_global, redact, on_wait=waiting_note)

@@ -49,11 +49,13 @@ def silenced(level: str, text: str) -> bool:
 
 
 def add_output_options(command: Any) -> None:
-    """Give `command` and every command under it `--quiet`, and `--json` where it has none."""
+    """Give `command` and every command under it `--quiet`, and `--json` where it has none;
+    a group too when it runs on its own (`cardvault review` lists the queue)."""
     if hasattr(command, "commands"):  # a group (typer vendors its own click)
         for sub in command.commands.values():
             add_output_options(sub)
-        return
+        if not getattr(command, "invoke_without_command", False):
+            return
     names = {opt for param in command.params for opt in getattr(param, "opts", ())}
     if "--quiet" not in names:
         command.params.append(

@@ -18,9 +18,10 @@ Generated from `cardvault --help` by `python -m cardvault.cli.reference > docs/c
 
 
 def _context(command: Any, name: str, parent: Any = None) -> typer.Context:
-    return typer.Context(
-        command, info_name=name, parent=parent, terminal_width=100, max_content_width=100
-    )
+    """The context `--help` is rendered in: the command's own settings (the app's `-h`,
+    which sub-commands inherit), 100 columns wide."""
+    settings = {"terminal_width": 100, "max_content_width": 100, **command.context_settings}
+    return typer.Context(command, info_name=name, parent=parent, **settings)
 
 
 def render_reference() -> str:

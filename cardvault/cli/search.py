@@ -60,6 +60,7 @@ def search(
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from. A card's age is shown in days since it was updated, with
     STALE under it when `cardvault verify` marked it (--json: `age`, `age_days`, `stale`).
+    Example: cardvault search "why does the login POST get rejected" -k 5 --json
     """
     from cardvault.vault.filters import check_filters
 

@@ -21,7 +21,10 @@ def show(
         bool, typer.Option("--global", help="Look in the global vault, not the project's.")
     ] = False,
 ) -> None:
-    """Print one card as written (archived cards and aliases are found too)."""
+    """Print one card as written (archived cards and aliases are found too).
+
+    Example: cardvault show cortex-csrf-automation --json
+    """
     from cardvault.context.used import read_used
 
     vault = _global() if from_global else vault_of(ctx)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, now, session_of, vault_of
+from cardvault.cli.common import now, session_of, vault_of
 
 if TYPE_CHECKING:
     from cardvault.trust.settings import Asked
@@ -28,7 +28,12 @@ def trust(
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Approve without asking (a script of your own).")
     ] = False,
-    json_out: JsonOption = False,
+    json_out: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print JSON: what was approved or revoked (--list: also when piped)."
+        ),
+    ] = False,
 ) -> None:
     """Approve the settings of this vault that run code: its `[maintain] judge` command and its
     `[search] model` (a package cardvault imports, or a model folder whose code it loads).
@@ -49,16 +54,21 @@ def trust(
     elif revoke:
         root = _root_to_revoke(ctx)
         gone = store.revoke(root)
+        if json_out:
+            from dataclasses import asdict
+
+            render.print_json({"vault": str(root), "revoked": [asdict(a) for a in gone]})
+            return
         render.success(
             f"revoked {len(gone)} approval{'s' if len(gone) != 1 else ''} for {root}"
             if gone
             else f"nothing to revoke: no approval for {root}"
         )
     else:
-        _approve(ctx, yes)
+        _approve(ctx, yes, json_out)
 
 
-def _approve(ctx: typer.Context, yes: bool) -> None:
+def _approve(ctx: typer.Context, yes: bool, json_out: bool) -> None:
     from cardvault.errors import CardvaultError
     from cardvault.trust.settings import asked
     from cardvault.trust.store import approve
@@ -67,10 +77,13 @@ def _approve(ctx: typer.Context, yes: bool) -> None:
     vault = vault_of(ctx)
     found = asked(vault.root, load_config(vault.root / CONFIG_FILE))  # as the file says
     waiting = [item for item in found if not item.trusted]
+    already = [item.setting.key for item in found if item.trusted]
     if not waiting:
-        already = ", ".join(item.setting.key for item in found)
+        if json_out:
+            render.print_json({"vault": str(vault.root), "approved": [], "already": already})
+            return
         render.success(
-            f"already approved for {vault.root}: {already}"
+            f"already approved for {vault.root}: {', '.join(already)}"
             if found
             else f"nothing to approve: {vault.root}'s settings run nothing"
         )
@@ -85,6 +98,10 @@ def _approve(ctx: typer.Context, yes: bool) -> None:
         if not typer.confirm(f"Let {vault.root} run this?", err=True):
             raise CardvaultError("not approved: nothing recorded")
     approve(vault.root, [(item.setting.key, item.value) for item in waiting], now())
+    if json_out:
+        approved = [item.setting.key for item in waiting]
+        render.print_json({"vault": str(vault.root), "approved": approved, "already": already})
+        return
     names = ", ".join(item.setting.key for item in waiting)
     render.success(f"approved {names} for {vault.root}; `cardvault trust --revoke` undoes it")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from cardvault import history
 from cardvault.doctor.checks import Check
 from cardvault.vault.layout import Vault
@@ -34,8 +36,9 @@ def check_identity(vault: Vault | None) -> Check:
         fix = "git init in the vault (cardvault init does), so every change is a commit"
         return Check("git identity", "warn", "the vault is not in a git repository", fix)
     configured = history.configured_identity(top)
-    name = configured.get("user.name") or None
-    email = configured.get("user.email") or None
+    # GIT_AUTHOR_* win over git config in cardvault's commits (history.identity_env), as in git
+    name = os.environ.get("GIT_AUTHOR_NAME") or configured.get("user.name") or None
+    email = os.environ.get("GIT_AUTHOR_EMAIL") or configured.get("user.email") or None
     detail = {"name": name, "email": email}
     if not name or not email:
         missing = " and ".join(k for k, v in (("user.name", name), ("user.email", email)) if not v)

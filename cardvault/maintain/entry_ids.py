@@ -5,7 +5,8 @@ the second entry of 10:00), which names another entry once a merge interleaves t
 entries of one minute. `id_changes` plans, from the vault as it is:
 - every entry without an id gets one at the end of its heading (vault/entry_ids.py's
   `derived_id`: from the entry's own text, so two clones that migrate the same entries write
-  the same bytes); nothing else in a log changes;
+  the same bytes), and so does an entry whose id an earlier entry of its log has (a copied
+  heading); nothing else in a log changes;
 - every positional citation that names an entry is rewritten to the entry's id: cards' `sources`
   (live and archived; only that key's lines change) and the review queue's members;
 - citations that name no entry are left as they are (`check` reports them).

@@ -46,16 +46,23 @@ class InScope:
         return next((s.vault for s in self.vaults if s.name == name), None)
 
 
-def resolve(scope: Scope, find_project: Callable[[], Vault], global_vault: Vault | None) -> InScope:
+def resolve(
+    scope: Scope,
+    find_project: Callable[[], Vault],
+    global_vault: Vault | None,
+    project_named: bool = False,
+) -> InScope:
     """The vaults `scope` covers. The project is found only when the scope needs it; with
-    `all`, a missing project (or global vault) leaves the other alone, with a notice."""
+    `all`, a missing project (or global vault) leaves the other alone, with a notice, unless
+    the project was named (`project_named`: --vault or $CARDVAULT_VAULT): a named folder that
+    holds no vault is an error, never quietly the global vault instead."""
     notices: list[str] = []
     vaults: list[Scoped] = []
     if scope in (Scope.project, Scope.all):
         try:
             project = find_project()
         except VaultNotFoundError:
-            if scope is Scope.project or global_vault is None:
+            if scope is Scope.project or global_vault is None or project_named:
                 raise
             notices.append("no project vault here: the global vault only")
         else:

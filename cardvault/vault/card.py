@@ -78,6 +78,21 @@ class Card:
         """The frontmatter date under `key` (created, updated, last_used, ...), if valid."""
         return as_date(self.meta.get(key))
 
+    def repeated_keys(self) -> list[tuple[int, str, int]]:
+        """(line, key, line it was first given on) for each top-level key given again in the
+        frontmatter (YAML keeps the last value without a word)."""
+        first: dict[str, int] = {}
+        repeated = []
+        for number, line in enumerate(self.text.splitlines()[1 : self.body_line - 1], start=2):
+            match = _TOP_KEY.match(line)
+            if match is None:
+                continue
+            if match.group(1) in first:
+                repeated.append((number, match.group(1), first[match.group(1)]))
+            else:
+                first[match.group(1)] = number
+        return repeated
+
     def key_line(self, key: str) -> int:
         """1-based line of `key` in the file (the opening `---` line when absent)."""
         for number, line in enumerate(self.text.splitlines()[1 : self.body_line - 1], start=2):

@@ -101,8 +101,10 @@ class StampedLog:
 
 
 def stamped_log(text: str, path: Path) -> StampedLog:
-    """`text` with `derived_id`s added to the headings of entries that have none; every other
-    byte stays. `renamed` maps each entry's positional citation to its id citation.
+    """`text` with `derived_id`s added to the headings of entries that have none, or whose id
+    an earlier entry of the log already has (a copied heading: a citation of that id names the
+    first, which keeps it); every other byte stays. `renamed` maps each entry's positional
+    citation to its id citation.
 
     An entry whose heading line holds a secret (guard.scan_text) is left without an id: giving
     it one rewrites that line, and the commit would copy the hand-written secret into history
@@ -115,12 +117,13 @@ def stamped_log(text: str, path: Path) -> StampedLog:
     lines = text.split("\n")
     renamed: dict[str, str] = {}
     seen: dict[tuple[str, str, str], int] = {}
+    kept: set[str] = set()
     stamped = 0
     for entry in entries:
         key = (entry.time, entry.title, entry.body)
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
-        entry_id = entry.entry_id
+        entry_id = entry.entry_id if entry.entry_id not in kept else None
         if entry_id is None:
             if scan_text(lines[entry.line - 1]):
                 continue  # stamping would copy the heading's secret into a new commit
@@ -129,6 +132,7 @@ def stamped_log(text: str, path: Path) -> StampedLog:
             index = entry.line - 1
             lines[index] = with_id(lines[index], entry_id)
             stamped += 1
+        kept.add(entry_id)
         renamed[entry.position_ref] = f"memory/{entry.day.isoformat()}.md#{entry_id}"
     return StampedLog("\n".join(lines), renamed, stamped)
 
