@@ -9,6 +9,12 @@ For each frontmatter key, a side that left it as in the base takes the other sid
   for each source both sides added (the same log entry distilled on both machines counts once);
 - `uses`: both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each clone
   folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
+- `stale` (`{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
+  earlier date (the day they were first found), for other reasons the later mark (the next
+  `verify` marks what the merged project shows either way);
+- `checked` (`{date, commit}`, verify/checked.py), both sides checked: the later check (on one
+  day, the greater commit, so either side merging picks the same); both commits are in the
+  merge's history;
 - any other key: a conflict, shown with git's markers in the frontmatter.
 The body is merged line by line (merge_text.py): markers only where both sides changed the same
 lines. The result keeps our file's bytes wherever nothing changed (update_card_text). A side
@@ -107,7 +113,22 @@ def _both_changed(
     if key == "uses" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
         start = b if isinstance(b, int) and not isinstance(b, bool) else 0
         return start + (o - start) + (t - start)
+    if key in ("stale", "checked"):
+        return _verified(key, o, t)
     return _CONFLICT
+
+
+def _verified(key: str, ours: Any, theirs: Any) -> Any:
+    """Two clones' `stale:` marks or `checked:` records of one card, as one (module docstring);
+    a value of a form verify does not write is the person's: a conflict."""
+    fields = {"reason", "date"} if key == "stale" else {"date", "commit"}
+    sides = [ours, theirs]
+    if not all(isinstance(v, dict) and set(v) <= fields and as_date(v.get("date")) for v in sides):
+        return _CONFLICT
+    by_date = sorted(sides, key=lambda v: (as_date(v["date"]), str(v.get("commit", ""))))
+    if key == "stale" and ours.get("reason") == theirs.get("reason"):
+        return by_date[0]
+    return by_date[-1]
 
 
 def union(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:

@@ -1,0 +1,85 @@
+"""A team shares a vault that lives in its code repository (issue 22's verify, as a team runs
+it): two clones of one project through a bare remote, each running `verify` on its own day;
+`sync` must bring their marks and checks together without a conflict a person has to resolve."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from cardvault.vault.read import read_card
+from tests.conftest import run_cli
+from tests.writers_support import git
+
+WRITTEN = "2026-11-01T09:00"
+MONDAY = "2026-12-01T09:00"
+TUESDAY = "2026-12-02T09:00"
+
+
+def cli(root: Path, *args: str, now: str = MONDAY, code: int | None = 0) -> str:
+    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
+    if code is not None:
+        assert result.exit_code == code, f"{args}: {result.output}"
+    return str(result.output)
+
+
+def commit_all(top: Path, message: str) -> None:
+    git(top, "add", "-A")
+    git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", message)
+
+
+def team(tmp_path: Path) -> tuple[Path, Path]:
+    """Two clones (their vaults in `memory-vault/`) of a project holding `src/app.py` and
+    `src/jobs.py`, with a card citing lines of the first and a card naming the second."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    a = tmp_path / "a"
+    (a / "src").mkdir(parents=True)
+    (a / "src/app.py").write_text("def load():\n    return 1\n\n# end\n")
+    (a / "src/jobs.py").write_text("def jobs():\n    pass\n")
+    git(tmp_path, "init", "-q", "-b", "main", str(a))
+    commit_all(a, "code")
+    git(a, "remote", "add", "origin", str(remote))
+    git(a, "push", "-q", "-u", "origin", "main")  # the code is the team's: pushed with git
+    cli(a, "init", str(a / "memory-vault"), now=WRITTEN)
+    vault_a = a / "memory-vault"
+    cli(vault_a, "new", "App loader", "-c", "workflow", "--body", "The loader is "
+        "`src/app.py:1-2`.", now=WRITTEN)  # fmt: skip
+    cli(vault_a, "new", "Jobs", "-c", "workflow", "--body", "Jobs live in `src/jobs.py`.",
+        now=WRITTEN)  # fmt: skip
+    cli(vault_a, "sync", now=WRITTEN)
+    b = tmp_path / "b"
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    cli(b / "memory-vault", "sync", now=WRITTEN)  # sets up the merge drivers in this clone
+    return vault_a, b / "memory-vault"
+
+
+def card_text(vault: Path, slug: str) -> str:
+    return (vault / "memory/cards" / f"{slug}.md").read_text(encoding="utf-8")
+
+
+def test_two_clones_verifying_on_different_days_sync_without_a_conflict(tmp_path: Path) -> None:
+    """Both clones find the same card stale and record the same card's check, a day apart:
+    the merged card keeps the day the mark was first found and the latest check, no markers."""
+    a, b = team(tmp_path)
+    git(a.parent, "rm", "-q", "src/jobs.py")
+    commit_all(a.parent, "code: jobs moved out")
+    git(a.parent, "push", "-q", "origin", "main")
+    cli(b, "sync", now=MONDAY)  # b has the code change too
+    cli(a, "verify", now=MONDAY, code=1)  # exit 1: a card is stale
+    cli(b, "verify", now=TUESDAY, code=1)
+    cli(a, "sync", now=MONDAY)
+    cli(b, "sync", now=TUESDAY)  # merges a's marks and checks into b's: no conflict
+    cli(a, "sync", now=TUESDAY)
+    for slug in ("jobs", "app-loader"):
+        assert card_text(a, slug) == card_text(b, slug), slug
+        assert "<<<<<<<" not in card_text(a, slug)
+    jobs = read_card(a / "memory/cards/jobs.md", a).meta
+    assert str(jobs["stale"]["date"]) == "2026-12-01"  # first found on Monday, by a
+    loader = read_card(a / "memory/cards/app-loader.md", a).meta
+    assert str(loader["checked"]["date"]) == "2026-12-02"  # b's check, the later one
+    assert "stale" not in loader
+    assert cli(a, "verify", "--json", now=TUESDAY, code=1) == cli(
+        b, "verify", "--json", now=TUESDAY, code=1
+    ).replace(str(b.parent), str(a.parent))  # the clones agree, and neither rewrites a card
+    assert git(a.parent, "status", "--porcelain") == ""
