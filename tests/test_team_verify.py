@@ -83,3 +83,52 @@ def test_two_clones_verifying_on_different_days_sync_without_a_conflict(tmp_path
         b, "verify", "--json", now=TUESDAY, code=1
     ).replace(str(b.parent), str(a.parent))  # the clones agree, and neither rewrites a card
     assert git(a.parent, "status", "--porcelain") == ""
+
+
+def pull_rebase(top: Path) -> None:
+    git(top, "-c", "user.name=t", "-c", "user.email=t@e", "pull", "-q", "--rebase", "origin",
+        "main")  # fmt: skip
+
+
+def test_a_check_at_a_commit_rebased_away_does_not_flip_the_mark_between_clones(
+    tmp_path: Path,
+) -> None:
+    """a records a card's check at a code commit of its own, then `git pull --rebase` gives that
+    commit a new id before it is pushed: b never has the commit the card names. The cited lines
+    then change; a (which still holds the old commit) marks the card, and b, unable to compare,
+    must keep the mark rather than clear it, or the two clones rewrite it run after run."""
+    a, b = team(tmp_path)
+    cli(b, "new", "Note b", "-c", "workflow", "--body", "b was here.", now=WRITTEN)
+    cli(b, "sync", now=WRITTEN)
+    (a.parent / "src/other.py").write_text("x = 1\n")
+    commit_all(a.parent, "code: other")
+    cli(a, "verify", now=MONDAY)  # checked at "code: other", not yet pushed
+    named = read_card(a / "memory/cards/app-loader.md", a).meta["checked"]["commit"]
+    pull_rebase(a.parent)  # "code: other" gets a new id; the card still names the old one
+    git(a.parent, "push", "-q", "origin", "main")
+    cli(b, "sync", now=MONDAY)
+    missing = subprocess.run(["git", "-C", str(b), "cat-file", "-e", f"{named}^{{commit}}"])
+    assert missing.returncode != 0  # b has no such commit
+    app = b.parent / "src/app.py"
+    app.write_text(app.read_text().replace("def load", "def load_all"))  # a cited line
+    commit_all(b.parent, "rename load")
+    git(b.parent, "push", "-q", "origin", "main")
+    pull_rebase(a.parent)
+
+    cli(a, "verify", now=MONDAY, code=1)  # a still holds the old commit: the lines changed
+    cli(a, "sync", now=MONDAY)
+    cli(b, "sync", now=MONDAY)
+    said = cli(b, "verify", now=TUESDAY, code=1)  # b cannot compare: the mark stays
+    assert f"this clone has no commit {named}" in said
+    assert "stale" in read_card(b / "memory/cards/app-loader.md", b).meta
+    subjects = git(a.parent, "log", "--format=%s")
+    for _ in range(2):  # run after run, neither clone rewrites the card
+        cli(b, "sync", now=TUESDAY)
+        cli(a, "sync", now=TUESDAY)
+        cli(a, "verify", now=TUESDAY, code=1)
+        cli(a, "sync", now=TUESDAY)
+        cli(b, "sync", now=TUESDAY)
+        cli(b, "verify", now=TUESDAY, code=1)
+    cli(b, "sync", now=TUESDAY)
+    cli(a, "sync", now=TUESDAY)
+    assert git(a.parent, "log", "--format=%s") == subjects
