@@ -132,3 +132,32 @@ def test_a_check_at_a_commit_rebased_away_does_not_flip_the_mark_between_clones(
     cli(b, "sync", now=TUESDAY)
     cli(a, "sync", now=TUESDAY)
     assert git(a.parent, "log", "--format=%s") == subjects
+
+
+def test_a_card_removed_on_one_clone_and_only_counted_or_checked_on_the_other_stays_removed(
+    tmp_path: Path,
+) -> None:
+    """a forgets a card while b's routine runs folded its uses and recorded its check (no one
+    edited it): the removal wins, with no conflict. An edit of a removed card's text by a
+    person on the other clone still stops the sync, for that person to decide."""
+    a, b = team(tmp_path)
+    cli(b, "context", "--budget", "2000", "--scope", "project", now=MONDAY)  # packs both cards
+    cli(b, "maintain", "--only", "uses", now=MONDAY)
+    cli(b, "verify", now=MONDAY)
+    assert "checked" in read_card(b / "memory/cards/app-loader.md", b).meta
+    cli(a, "forget", "App loader", "--yes", now=MONDAY)
+    cli(a, "sync", now=MONDAY)
+    cli(b, "sync", now=MONDAY)  # b's bookkeeping of the card gives way to a's removal
+    cli(a, "sync", now=MONDAY)
+    for vault in (a, b):
+        assert not (vault / "memory/cards/app-loader.md").exists()
+        assert (vault / "memory/cards/jobs.md").exists()
+    assert read_card(a / "memory/cards/jobs.md", a).meta["uses"] == 1  # b's other fold arrived
+
+    jobs = b / "memory/cards/jobs.md"
+    jobs.write_text(jobs.read_text().replace("Jobs live", "Nightly jobs live"))
+    commit_all(b.parent, "a person's edit")
+    cli(a, "forget", "Jobs", "--yes", now=TUESDAY)
+    cli(a, "sync", now=TUESDAY)
+    said = cli(b, "sync", now=TUESDAY, code=1)
+    assert "memory/cards/jobs.md" in said and jobs.exists()

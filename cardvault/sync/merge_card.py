@@ -16,9 +16,10 @@ For each frontmatter key, a side that left it as in the base takes the other sid
   day, the greater commit, so either side merging picks the same); both commits are in the
   merge's history;
 - any other key: a conflict, shown with git's markers in the frontmatter.
-The body is merged line by line (merge_text.py): markers only where both sides changed the same
-lines. The result keeps our file's bytes wherever nothing changed (update_card_text). A side
-that is not a valid card is merged as plain text.
+A card one side removed and the other changed in `BOOKKEEPING` keys alone stays removed
+(`only_bookkeeping`, sync/run.py). The body is merged line by line (merge_text.py): markers
+only where both sides changed the same lines. The result keeps our file's bytes wherever
+nothing changed (update_card_text). A side that is not a valid card is merged as plain text.
 """
 
 from __future__ import annotations
@@ -57,6 +58,25 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     for key in conflicts:
         text = _mark_conflict(text, key, o.meta.get(key, _MISSING), t.meta.get(key, _MISSING))
     return Merged(text, body.conflicts + len(conflicts))
+
+
+#: What the tools write on a card that reads or checks it, with no one editing it: the uses a
+#: clone folded (vault/uses.py), the stale mark and the check verify records (verify/).
+BOOKKEEPING = frozenset({"uses", "last_used", "stale", "checked"})
+
+
+def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
+    """Whether `kept` differs from `base` in `BOOKKEEPING` keys alone: a card removed on one
+    side (forgotten, merged into another) and only counted or checked on the other stays
+    removed in a merge, since a use or a mark of a card that is gone has nothing to mark."""
+    try:
+        before, after = parse_card(base, path), parse_card(kept, path)
+    except CardFormatError:
+        return False
+    if before.body != after.body:
+        return False
+    keys = (set(before.meta) | set(after.meta)) - BOOKKEEPING
+    return all(before.meta.get(k, _MISSING) == after.meta.get(k, _MISSING) for k in keys)
 
 
 def _base_parts(base: str, path: Path) -> tuple[dict[str, Any], str]:
