@@ -4,6 +4,7 @@ it): two clones of one project through a bare remote, each running `verify` on i
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -161,3 +162,35 @@ def test_a_card_removed_on_one_clone_and_only_counted_or_checked_on_the_other_st
     cli(a, "sync", now=TUESDAY)
     said = cli(b, "sync", now=TUESDAY, code=1)
     assert "memory/cards/jobs.md" in said and jobs.exists()
+
+
+def test_a_still_right_answer_on_one_clone_and_a_new_reason_on_the_other_merge(
+    tmp_path: Path,
+) -> None:
+    """a answers a card's stale question "still right" (the mark goes) while b finds the card
+    stale for one more reason: the sync keeps b's mark, and the next verify leaves out the
+    reason a's answer dismissed and asks about the new one."""
+    a, b = team(tmp_path)
+    (a.parent / "src/cron.py").write_text("x = 1\n")
+    commit_all(a.parent, "cron")
+    git(a.parent, "push", "-q", "origin", "main")
+    body = "Jobs run from `src/jobs.py`, on a timer set in `src/cron.py`."
+    cli(a, "new", "Cron jobs", "-c", "workflow", "--body", body, now=WRITTEN)
+    cli(a, "sync", now=WRITTEN)
+    git(a.parent, "rm", "-q", "src/jobs.py")
+    commit_all(a.parent, "drop the jobs")
+    git(a.parent, "push", "-q", "origin", "main")
+    cli(a, "verify", code=1)
+    cli(a, "sync")
+    cli(b, "sync")
+    [question] = [q["id"] for q in json.loads(cli(a, "review", "--json"))
+                  if q["members"][0]["key"] == "memory/cards/cron-jobs.md"]  # fmt: skip
+    cli(a, "review", "reject", question)  # still right, on a
+    git(b.parent, "rm", "-q", "src/cron.py")  # and on b the timer goes too
+    commit_all(b.parent, "drop the timer")
+    git(b.parent, "push", "-q", "origin", "main")
+    cli(b, "verify", code=1)
+    cli(b, "sync")
+    cli(a, "sync")  # a's removed mark and b's new one: no conflict, b's mark kept
+    mark = read_card(a / "memory/cards/cron-jobs.md", a).meta["stale"]
+    assert mark["reason"] == "`src/cron.py` no longer exists; `src/jobs.py` no longer exists"

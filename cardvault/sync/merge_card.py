@@ -10,8 +10,9 @@ For each frontmatter key, a side that left it as in the base takes the other sid
 - `uses`: both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each clone
   folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
 - `stale` (`{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
-  earlier date (the day they were first found), for other reasons the later mark (the next
-  `verify` marks what the merged project shows either way);
+  earlier date (the day they were first found), for other reasons the later mark; one side's
+  mark gone (answered still right) and the other's changed: the changed mark (the next
+  `verify` marks what the merged project shows, leaving out the reasons an answer dismissed);
 - `checked` (`{date, commit}`, verify/checked.py), both sides checked: the later check (on one
   day, the greater commit, so either side merging picks the same); both commits are in the
   merge's history;
@@ -142,6 +143,9 @@ def _verified(key: str, ours: Any, theirs: Any) -> Any:
     """Two clones' `stale:` marks or `checked:` records of one card, as one (module docstring);
     a value of a form verify does not write is the person's: a conflict."""
     fields = {"reason", "date"} if key == "stale" else {"date", "commit"}
+    if key == "stale" and _MISSING in (ours, theirs):
+        kept = theirs if ours is _MISSING else ours
+        ours = theirs = kept
     sides = [ours, theirs]
     if not all(isinstance(v, dict) and set(v) <= fields and as_date(v.get("date")) for v in sides):
         return _CONFLICT
