@@ -8,6 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
 from tests.conftest import run_cli
 from tests.writers_support import git
@@ -194,3 +195,13 @@ def test_a_still_right_answer_on_one_clone_and_a_new_reason_on_the_other_merge(
     cli(a, "sync")  # a's removed mark and b's new one: no conflict, b's mark kept
     mark = read_card(a / "memory/cards/cron-jobs.md", a).meta["stale"]
     assert mark["reason"] == "`src/cron.py` no longer exists; `src/jobs.py` no longer exists"
+    # b's verify closed the question a answered (its card was stale for other reasons there):
+    # the person's answer outweighs that closing, on the day they both happened
+    [answer] = [item for item in read_queue(a) if item.id == question]
+    assert (answer.status, answer.by) == ("rejected", "person")
+    cli(a, "verify", code=1)
+    mark = read_card(a / "memory/cards/cron-jobs.md", a).meta["stale"]
+    assert mark["reason"] == "`src/cron.py` no longer exists"  # the dismissed reason left out
+    asked = [q["evidence"]["reasons"] for q in json.loads(cli(a, "review", "--json"))
+             if q["members"][0]["key"] == "memory/cards/cron-jobs.md"]  # fmt: skip
+    assert asked == [["`src/cron.py` no longer exists"]]
