@@ -183,3 +183,32 @@ def test_maintain_clears_the_mark_of_a_card_edited_out_of_what_it_cites(vault: P
     commits = git_log(vault)
     cli(vault, "maintain", "--only", "verify", now=LATER)  # settled: nothing more to write
     assert git_log(vault) == commits
+
+
+def test_a_card_stale_again_for_the_reasons_of_a_closed_question_is_asked_again(
+    vault: Path,
+) -> None:
+    """A question maintenance closed (the card was found fresh) answered nothing: when the card
+    is marked again for the same reasons, the person is asked again, and can answer."""
+    top = vault.parent
+    jobs = top / "src/app/jobs.py"
+    git(top, "rm", "-q", "src/app/jobs.py")
+    commit_all(top, "drop the jobs")
+    cli(vault, "verify", code=1)
+    [first] = pending(vault)
+    jobs.write_text("# jobs\n")  # the file comes back: the card is fresh, the question closed
+    commit_all(top, "jobs back")
+    cli(vault, "verify")
+    assert pending(vault) == []
+    git(top, "rm", "-q", "src/app/jobs.py")  # and goes again
+    commit_all(top, "drop the jobs again")
+    cli(vault, "verify", now=LATER, code=1)
+    assert meta(vault, "nightly-jobs")["stale"]["reason"] == "`src/app/jobs.py` no longer exists"
+    [again] = pending(vault)
+    assert (
+        again["id"] != first["id"] and again["evidence"]["reasons"] == first["evidence"]["reasons"]
+    )
+    cli(vault, "review", "reject", again["id"], now=LATER)  # still right: answered, and it sticks
+    assert "stale" not in meta(vault, "nightly-jobs") and pending(vault) == []
+    cli(vault, "verify", now=LATER)
+    assert "stale" not in meta(vault, "nightly-jobs")

@@ -99,6 +99,7 @@ from cardvault.history.treemerge import (
     finish_move,
     head_is_sync_merge,
     merge_in_objects,
+    merge_sides,
     move_head,
 )
 
@@ -149,6 +150,7 @@ __all__ = [
     "merge_files_in_place",
     "merge_in_objects",
     "merge_in_progress",
+    "merge_sides",
     "merge_texts",
     "move_head",
     "needs_attributes",

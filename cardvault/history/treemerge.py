@@ -35,8 +35,12 @@ class TreeMerge:
     conflicts: tuple[tuple[str, str], ...] = ()
 
 
-def merge_in_objects(top: Path, target: str, message: str) -> TreeMerge:
-    """Merge `target` into HEAD without touching the work tree or the index (module docstring)."""
+def merge_in_objects(
+    top: Path, target: str, message: str, removed: Sequence[str] = ()
+) -> TreeMerge:
+    """Merge `target` into HEAD without touching the work tree or the index (module docstring).
+    Conflicts that are all in `removed` (a file one side removed, the other changed) are
+    resolved by the removal (the caller decides which: sync/run.py)."""
     old = _sha(top, "HEAD")
     theirs = _sha(top, target)
     if _is_ancestor(top, theirs, old):
@@ -66,11 +70,33 @@ def merge_in_objects(top: Path, target: str, message: str) -> TreeMerge:
     tree = lines[0].strip()
     if done.returncode == 1:
         paths = [line for line in lines[1:] if line.strip()]
-        return TreeMerge("conflict", old, conflicts=tuple((p, _text(top, tree, p)) for p in paths))
+        if not paths or not set(paths) <= set(removed):
+            conflicts = tuple((p, _text(top, tree, p)) for p in paths)
+            return TreeMerge("conflict", old, conflicts=conflicts)
+        tree = _without(top, tree, paths)
     env = identity_env(top)
     new = run_git(top, "commit-tree", tree, "-p", old, "-p", theirs, "-m", message, env=env)
     sha = new.stdout.strip()
     return TreeMerge("merged", old, sha, changed_paths(top, old, sha))
+
+
+def _without(top: Path, tree: str, paths: Sequence[str]) -> str:
+    """`tree` with `paths` removed (in a scratch index: the repository's own is not touched)."""
+    with tempfile.TemporaryDirectory(prefix="cardvault-merge-") as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        run_git(top, "read-tree", tree, env=env)
+        with pathspec(list(paths)) as spec:
+            run_git(top, "rm", "-q", "--cached", "--ignore-unmatch", *spec, env=env)
+        return run_git(top, "write-tree", env=env).stdout.strip()
+
+
+def merge_sides(top: Path, old: str, target: str, path: str) -> tuple[str | None, ...]:
+    """The texts of `path` in the merge base of `old` and `target`, in `old` and in `target`
+    (None: not there)."""
+    done = run_git(top, "merge-base", old, target, check=False)
+    base = done.stdout.strip() if done.returncode == 0 else ""
+    texts = [blob_text(top, base, path) if base else None]
+    return (*texts, blob_text(top, old, path), blob_text(top, target, path))
 
 
 def changed_paths(top: Path, old: str, new: str) -> tuple[str, ...]:

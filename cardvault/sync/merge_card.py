@@ -9,10 +9,18 @@ For each frontmatter key, a side that left it as in the base takes the other sid
   for each source both sides added (the same log entry distilled on both machines counts once);
 - `uses`: both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each clone
   folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
+- `stale` (`{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
+  earlier date (the day they were first found), for other reasons the later mark; one side's
+  mark gone (answered still right) and the other's changed: the changed mark (the next
+  `verify` marks what the merged project shows, leaving out the reasons an answer dismissed);
+- `checked` (`{date, commit}`, verify/checked.py), both sides checked: the later check (on one
+  day, the greater commit, so either side merging picks the same); both commits are in the
+  merge's history;
 - any other key: a conflict, shown with git's markers in the frontmatter.
-The body is merged line by line (merge_text.py): markers only where both sides changed the same
-lines. The result keeps our file's bytes wherever nothing changed (update_card_text). A side
-that is not a valid card is merged as plain text.
+A card one side removed and the other changed in `BOOKKEEPING` keys alone stays removed
+(`only_bookkeeping`, sync/run.py). The body is merged line by line (merge_text.py): markers
+only where both sides changed the same lines. The result keeps our file's bytes wherever
+nothing changed (update_card_text). A side that is not a valid card is merged as plain text.
 """
 
 from __future__ import annotations
@@ -51,6 +59,25 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     for key in conflicts:
         text = _mark_conflict(text, key, o.meta.get(key, _MISSING), t.meta.get(key, _MISSING))
     return Merged(text, body.conflicts + len(conflicts))
+
+
+#: What the tools write on a card that reads or checks it, with no one editing it: the uses a
+#: clone folded (vault/uses.py), the stale mark and the check verify records (verify/).
+BOOKKEEPING = frozenset({"uses", "last_used", "stale", "checked"})
+
+
+def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
+    """Whether `kept` differs from `base` in `BOOKKEEPING` keys alone: a card removed on one
+    side (forgotten, merged into another) and only counted or checked on the other stays
+    removed in a merge, since a use or a mark of a card that is gone has nothing to mark."""
+    try:
+        before, after = parse_card(base, path), parse_card(kept, path)
+    except CardFormatError:
+        return False
+    if before.body != after.body:
+        return False
+    keys = (set(before.meta) | set(after.meta)) - BOOKKEEPING
+    return all(before.meta.get(k, _MISSING) == after.meta.get(k, _MISSING) for k in keys)
 
 
 def _base_parts(base: str, path: Path) -> tuple[dict[str, Any], str]:
@@ -107,7 +134,25 @@ def _both_changed(
     if key == "uses" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
         start = b if isinstance(b, int) and not isinstance(b, bool) else 0
         return start + (o - start) + (t - start)
+    if key in ("stale", "checked"):
+        return _verified(key, o, t)
     return _CONFLICT
+
+
+def _verified(key: str, ours: Any, theirs: Any) -> Any:
+    """Two clones' `stale:` marks or `checked:` records of one card, as one (module docstring);
+    a value of a form verify does not write is the person's: a conflict."""
+    fields = {"reason", "date"} if key == "stale" else {"date", "commit"}
+    if key == "stale" and _MISSING in (ours, theirs):
+        kept = theirs if ours is _MISSING else ours
+        ours = theirs = kept
+    sides = [ours, theirs]
+    if not all(isinstance(v, dict) and set(v) <= fields and as_date(v.get("date")) for v in sides):
+        return _CONFLICT
+    by_date = sorted(sides, key=lambda v: (as_date(v["date"]), str(v.get("commit", ""))))
+    if key == "stale" and ours.get("reason") == theirs.get("reason"):
+        return by_date[0]
+    return by_date[-1]
 
 
 def union(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:

@@ -22,9 +22,10 @@ history/states.py) and for an unknown remote. Then:
    the user to push (`refused`); when the push is rejected because another machine pushed
    first, go back to 2.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
-one side removed a file the other changed) stops the sync with nothing changed, and the
-conflicts come back as `path:line`. The search index is brought up to date after the lock is
-released.
+one side removed a file the other changed, unless the change was only the uses, stale mark or
+check the tools record on a card: then the removal stands) stops the sync with nothing
+changed, and the conflicts come back as `path:line`. The search index is brought up to date
+after the lock is released.
 """
 
 from __future__ import annotations
@@ -139,6 +140,10 @@ def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
     merge = history.merge_in_objects(top, target, f"sync: merge {target}")
     if merge.how == "conflict":
+        gone = [p for p, _ in merge.conflicts if _removal_wins(top, merge.old, target, p)]
+        if len(gone) == len(merge.conflicts):
+            merge = history.merge_in_objects(top, target, f"sync: merge {target}", gone)
+    if merge.how == "conflict":
         conflicts = tuple(
             git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
             for path, text in merge.conflicts
@@ -154,6 +159,22 @@ def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     ]
     merge_while_holding(vault, changes, merge)
     return git_remote.MergeOutcome(merge.how, (), merge.changed)
+
+
+def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
+    """Whether a conflicted card was removed on one side and only counted or checked on the
+    other (sync/merge_card.py `only_bookkeeping`): then the removal stands."""
+    from cardvault.sync.driver import is_of_kind
+    from cardvault.sync.merge_card import only_bookkeeping
+
+    if not is_of_kind("card", Path(rel)):
+        return False
+    base, ours, theirs = history.merge_sides(top, old, target, rel)
+    if base is None or (ours is None) == (theirs is None):
+        return False
+    kept = ours if ours is not None else theirs
+    assert kept is not None
+    return only_bookkeeping(base, kept, Path(rel))
 
 
 def _needs_regeneration(vault: Vault, top: Path, outcome: git_remote.MergeOutcome) -> bool:

@@ -9,7 +9,8 @@ every other vault file, so a settled decision is never asked again, on any clone
 One JSON object per line, keys sorted, one line per item, in the order the items were asked: a
 settled decision is a one-line diff. Two clones that both append lines merge line by line (the
 vault's `.gitattributes` marks the file `merge=union`); reading tolerates the result: when an
-id occurs twice, a settled line beats a pending one and the later settlement wins.
+id occurs twice, a settled line beats a pending one, an answer beats maintenance's closing of the
+question (another clone's, which answers nothing), and otherwise the later settlement wins.
 
 A pending question whose members moved (a card archived, an entry gone, the members already in
 one card) is closed, not dropped: settled `rejected` by `maintain` (CLOSED_BY) with the reason in
@@ -149,7 +150,11 @@ def parse_queue(text: str, path: Path | None = None) -> list[ReviewItem]:
 def _supersedes(new: ReviewItem, old: ReviewItem) -> bool:
     if new.pending:
         return old.pending  # a pending copy never undoes a settlement
-    return old.pending or (new.decided or "") >= (old.decided or "")
+    if old.pending:
+        return True
+    if (new.by == CLOSED_BY) != (old.by == CLOSED_BY):  # an answer outweighs a closing
+        return old.by == CLOSED_BY
+    return (new.decided or "") >= (old.decided or "")
 
 
 def _item(line: str, path: Path | None, number: int) -> ReviewItem:

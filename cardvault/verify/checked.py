@@ -8,10 +8,13 @@ when the project is no git repository or has no commit yet). Written:
 - by a "still right" answer to a stale question (review/act.py), on any card.
 Once recorded, each run compares the cited lines as that commit held them with the lines now:
 lines that changed make the card stale (`src/app.py:12-30: the lines changed since
-1a2b3c4d5e6f, the commit the card was checked at`). A card edited after its check (`updated`
-later than the record's date) is recorded anew instead: its citations are the person's
-newer ones. So the value changes only when a card is checked again, and a card's diff shows it
-once per check: nothing is rewritten because the project moved on. A `checked:` key in another
+1a2b3c4d5e6f, the commit the card was checked at`). A clone that lacks the commit (one rebased
+or squashed away before it was pushed) cannot compare: the card keeps what its mark says of
+those lines, and the run reports it, so a clone that can compare and one that cannot never
+undo each other's mark. A card edited after its check (`updated` later than the record's
+date) is recorded anew instead: its citations are the person's newer ones. So the value
+changes only when a card is checked again, and a card's diff shows it once per check: nothing
+is rewritten because the project moved on. A `checked:` key in another
 form is the person's own: left alone, and the card's lines are not compared.
 """
 
@@ -23,11 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.vault.card import Card, as_date
+from cardvault.vault.finding import Finding
 from cardvault.verify.names import Named
 from cardvault.verify.project import Project
 
 CHECKED = "checked"
 SHORT = 12
+_UNCOMPARED = (
+    "{cite} of {slug} not compared: this clone has no commit {commit}, the one the card was "
+    "checked at (rebased or squashed away?), or it did not hold the file; the card keeps the "
+    "mark it has until it is checked again (edited, or answered still right in `cardvault review`)"
+)
 
 
 def is_ours(value: Any) -> bool:
@@ -70,14 +79,27 @@ def line_verdict(
             reasons.append(f"{cite}: the file has {len(lines)} lines")
         elif not anew and commit is not None:
             then = project.committed(commit, named.text)
-            if then is not None and then.splitlines()[first - 1 : last] != lines[first - 1 : last]:
-                reasons.append(f"{cite}: the lines changed since {commit}, the commit the card "
-                               "was checked at")  # fmt: skip
+            changed = (
+                f"{cite}: the lines changed since {commit}, the commit the card was checked at"
+            )
+            if then is None:  # not compared here: the card keeps what its mark says of them
+                reasons += [changed] if changed in _marked(card) else []
+                project.problems.append(Finding(named.text, 0, _UNCOMPARED.format(
+                    cite=cite, slug=card.slug, commit=commit)))  # fmt: skip
+            elif then.splitlines()[first - 1 : last] != lines[first - 1 : last]:
+                reasons.append(changed)
         elif project.committed(head, named.text) != now:
             clean = False  # not as HEAD holds it: no commit says what was read
     if anew and clean and not reasons:
         return reasons, {"date": today, "commit": head[:SHORT]}
     return reasons, None
+
+
+def _marked(card: Card) -> list[str]:
+    """The reasons of the card's `stale:` mark (verify/questions.py's `mark_reasons` form)."""
+    mark = card.meta.get("stale")
+    reason = mark.get("reason") if isinstance(mark, dict) else None
+    return str(reason).split("; ") if isinstance(reason, str) else []
 
 
 def _recorded(value: Any) -> tuple[str | None, dt.date | None]:

@@ -9,10 +9,12 @@ first found. The answers (review/act.py):
 - or the person edits the card: the next `cardvault verify`, or `maintain` once the card no
   longer names what the mark cites, clears the mark and closes the question (or, with other
   reasons, closes it and asks about those).
-A question is asked once per card and set of reasons: one settled or pending with the same
-reasons is not asked again; new reasons ask again. A pending question whose card is no longer
-marked with its reasons (cleared, changed, archived, gone) is closed by `CLOSED_BY` with the
-reason, as maintain/asking.py closes its questions.
+A question is asked once per card and set of reasons: one pending or answered with the same
+reasons is not asked again; new reasons ask again, and so does a card marked again for the
+reasons of a question maintenance closed (the card was found fresh meanwhile: no one
+answered). A pending question whose card is no longer marked with its reasons (cleared,
+changed, archived, gone) is closed by `CLOSED_BY` with the reason, as maintain/asking.py closes
+its questions.
 """
 
 from __future__ import annotations
@@ -110,8 +112,8 @@ def stale_queue(
             lines.append(f"review: closed {item.id} ({why})")
     for mark in marks.values():
         if any(i.kind == KIND and i.keys == (mark.key,) and _reasons(i) == mark.reasons
-               for i in queue):  # fmt: skip
-            continue
+               and i.by != CLOSED_BY for i in queue):  # fmt: skip
+            continue  # asked, or answered; one maintenance closed answered nothing: ask again
         member = Member(mark.key, mark.key, mark.text)
         identity = item_id(KIND, [mark.key, *mark.reasons], (i.id for i in queue))
         evidence = {"reasons": list(mark.reasons), "since": mark.since}
