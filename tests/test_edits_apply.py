@@ -112,6 +112,37 @@ def test_file_edited_after_planning_is_never_clobbered(vault) -> None:  # type: 
     assert snapshot(vault.root) == before
 
 
+@pytest.mark.parametrize("save", ["in place", "by rename"])
+def test_an_editor_save_while_the_new_bytes_are_flushed_is_never_clobbered(  # type: ignore[no-untyped-def]
+    vault, monkeypatch: pytest.MonkeyPatch, save: str
+) -> None:
+    """The editor saves after the applier checked the card and while its new bytes are being
+    flushed (the milliseconds of fsync): the save is refused, not overwritten, and the change
+    rolled back."""
+    alpha, beta = vault.card_path("alpha"), vault.card_path("beta")
+    changes = [
+        WriteFile(alpha, "planned\n", read_text(alpha, vault.root).digest, "a"),
+        WriteFile(beta, "planned\n", read_text(beta, vault.root).digest, "b"),
+    ]
+    real_fsync, edited = os.fsync, "---\ntopic: Beta\n---\nedited in an editor meanwhile\n"
+
+    def editor_saves_during_the_flush(fd: int) -> None:
+        real_fsync(fd)
+        if os.readlink(f"/proc/self/fd/{fd}").startswith(str(beta.parent / ".beta")):
+            if save == "in place":
+                beta.write_text(edited, encoding="utf-8")
+            else:
+                beta.with_suffix(".swp").write_text(edited, encoding="utf-8")
+                os.replace(beta.with_suffix(".swp"), beta)
+
+    monkeypatch.setattr(os, "fsync", editor_saves_during_the_flush)
+    original = _text(alpha)
+    with pytest.raises(ConcurrentEditError):
+        apply_changes(vault, changes)
+    assert _text(beta) == edited  # the person's save stands
+    assert _text(alpha) == original  # and the change is undone as a whole
+
+
 def test_compose_chains_changes_to_one_operation_per_path(vault) -> None:  # type: ignore[no-untyped-def]
     alpha = vault.card_path("alpha")
     original = read_text(alpha, vault.root).digest

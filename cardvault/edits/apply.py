@@ -233,7 +233,9 @@ def _roll_back(vault: Vault, journal: Journal, made_dirs: list[Path]) -> list[st
     next, the write is never finished later: a crash, or a file that cannot be restored now, is
     undone by the next command. Then each file on its own, by renaming its kept old bytes back
     (batch.py: no space needed) or else writing its old text: one that fails is named and the
-    rest are still restored (removals first, so a full disk gets its space back)."""
+    rest are still restored (removals first, so a full disk gets its space back). A file at
+    neither its old text nor the new one was saved by someone else meanwhile (every write here
+    is a rename, so nothing else can be there): it is left as found, never put back over."""
     unrestored: list[str] = []
     try:
         mark_undo(vault)
@@ -246,8 +248,7 @@ def _roll_back(vault: Vault, journal: Journal, made_dirs: list[Path]) -> list[st
         if found == step.after:
             continue  # never touched, or already back
         if found != step.before:
-            unrestored.append(f"{step.rel} (changed by someone else meanwhile)")
-            continue
+            continue  # at neither text: a person's save meanwhile, left as found
         try:
             if not put_back(vault.root, step.rel, journal.id):  # the kept bytes: a rename
                 write_steps(vault.root, [step], journal.id)

@@ -2,8 +2,10 @@
 
 Each file is written to a temporary file beside it (named after the journal) and renamed over
 its target, so a reader sees the old text or the new one, never half of each; just before, the
-target is checked against the digest the plan was made from, so an edit saved in an editor
-meanwhile is never clobbered. Durability is paid once per batch, not twice per file: a small
+target is checked against the digest the plan was made from, before its new bytes are written
+and again after they are flushed, just before the rename, so an edit saved in an editor
+meanwhile is refused, not clobbered (what is left is the instant between that second check and
+the rename). Durability is paid once per batch, not twice per file: a small
 batch fsyncs each file and then each folder once; a large one (an import of thousands of cards)
 asks the kernel to flush the whole file system once (`syncfs`). The journal, made durable
 before the first write, is what makes the batch all or nothing across a crash. With `keep_old`
@@ -72,7 +74,8 @@ def write_steps(
             else:
                 assert step.text is not None
                 data = step.text.encode("utf-8")
-                _replace(path, data, step.mode, temp_path(path, journal_id), each, kept)
+                tmp = temp_path(path, journal_id)
+                _replace(path, data, step.mode, tmp, each, kept, step.before if check else None)
         except OSError as exc:  # named after the file written, not its temporary file
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
         folders.add(path.parent)
@@ -86,8 +89,18 @@ def write_steps(
 
 
 def _replace(
-    path: Path, data: bytes, mode: int | None, tmp: Path, sync: bool, kept: Path | None = None
+    path: Path,
+    data: bytes,
+    mode: int | None,
+    tmp: Path,
+    sync: bool,
+    kept: Path | None = None,
+    before: str | None = None,
 ) -> None:
+    """Write `data` to `tmp` and rename it over `path`. With `before`, the target is checked
+    again just before the rename: an editor's save while the new bytes were written and flushed
+    (milliseconds) is refused, not overwritten; what is left is the moment between that check
+    and the rename."""
     if not path.parent.is_dir():
         faults.step(path.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -102,6 +115,8 @@ def _replace(
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(tmp, mode)
+        if before is not None and _digest_or_absent(path) != before:  # before any link is kept
+            raise ConcurrentEditError("changed on disk while it was written; not overwriting", path)
         if kept is not None and path.exists():
             faults.step(kept, "link")
             _link(path, kept)
