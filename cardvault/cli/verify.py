@@ -43,7 +43,8 @@ def verify(
     the first time). Nothing is run: files are only read, inside the project. A stale card
     gets `stale: {reason, date}` in its frontmatter and a question in `cardvault review` (one
     commit); `context` and `search` show it with the card's age. Answer the question (still
-    right, or archive it), or fix the card and run verify again: the mark goes. `maintain`
+    right, or archive it), or fix the card and run verify again: the mark goes (a mark saying
+    only that a program was not on PATH where it was marked stays until answered). `maintain`
     runs the same check. Exit 1 when a card is stale.
     """
     from cardvault.verify.run import verify_vault

@@ -20,7 +20,9 @@ through the one door (one commit, `verify: N stale`); nothing is run, the bodies
 touched. `maintain` runs the same check as its `verify` step, but clears a mark only where the
 card no longer names anything its mark cites (a person edited it out): a program on PATH differs
 from machine to machine, and a maintenance run on a clone that has it must not undo, commit
-after commit, the mark a clone without it made. `verify` clears every card it finds fresh.
+after commit, the mark a clone without it made. `verify` clears every card it finds fresh, except
+a mark that only says a program it still names was not installed where it was marked: the
+program on this machine's PATH says nothing of that clone, and `review reject` settles it.
 """
 
 from __future__ import annotations
@@ -96,21 +98,36 @@ class CardCheck:
 EVERY, EDITED = "every", "edited"
 #: The name a reason cites: every reason starts with it in backticks.
 _CITED = re.compile(r"`([^`]+)`")
+#: How the reasons that depend on the machine end (what is installed here, not what the
+#: project holds): `_command_stale`'s.
+LOCAL = ("is not on PATH", "nor installed here")
 
 
 def clears(check: CardCheck, card: CardFile, policy: str = EVERY) -> bool:
-    """Whether `card`'s stale mark goes now: the check finds the card fresh and, under EDITED,
-    the card no longer names anything its mark cites (a hand-written `stale:` with no cited
-    name stays until `verify`)."""
+    """Whether `card`'s stale mark goes now. Never while the check finds the card stale; else
+    - under EDITED (maintain), only when the card no longer names anything its mark cites;
+    - under EVERY (verify), unless every reason of the mark is about what is installed (a
+      program not on PATH where it was marked) and the card still names it: this machine
+      having the program says nothing of the clone that lacks it, and clearing it here would
+      have the two clones mark and clear the card run after run. `review reject` settles it.
+    A hand-written `stale:` with no cited name stays until `verify`."""
     before = card.card.meta.get(STALE)
     if check.reasons or before is None or before is False:
         return False
-    if policy == EVERY:
-        return True
     reason = before.get("reason") if isinstance(before, dict) else before
-    parts = str(reason).split("; ") if isinstance(reason, str) else []
-    cited = [m.group(1) for part in parts if (m := _CITED.match(part.strip()))]
-    return bool(cited) and not any(name in card.card.body for name in cited)
+    parts = [p.strip() for p in str(reason).split("; ")] if isinstance(reason, str) else []
+    cited = [m.group(1) for part in parts if (m := _CITED.match(part))]
+    named = any(name in card.card.body for name in cited)
+    if policy == EVERY:
+        return not (named and parts and all(part.endswith(LOCAL) for part in parts))
+    return bool(cited) and not named
+
+
+def held(checks: Iterable[CardCheck], cards: Mapping[Path, CardFile]) -> list[CardCheck]:
+    """The cards found fresh here that keep their mark under EVERY (`clears`: a program on this
+    machine's PATH that was missing where the card was marked)."""
+    marked = [c for c in checks if not c.reasons and cards[c.path].card.meta.get(STALE)]
+    return [c for c in marked if not clears(c, cards[c.path])]
 
 
 def project_of(vault: Vault, named: Path | None = None) -> Path | None:

@@ -19,7 +19,15 @@ from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
-from cardvault.verify.marks import STALE, STEP, CardCheck, check_cards, project_of, stale_changes
+from cardvault.verify.marks import (
+    STALE,
+    STEP,
+    CardCheck,
+    check_cards,
+    held,
+    project_of,
+    stale_changes,
+)
 from cardvault.verify.project import Project
 from cardvault.verify.questions import dismissed, marks_after, stale_queue
 
@@ -104,7 +112,12 @@ def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, li
     marked = tuple(c.slug for c in touched if c.reasons)
     cleared = tuple(c.slug for c in touched if not c.reasons and STALE in cards[c.path].card.meta)
     recorded = tuple(c.slug for c in touched if c.record is not None)
-    problems = (*snapshot.problems, *facts.problems)
+    kept = [
+        Finding(vault.rel(c.path), 1, "still marked stale: what it names is installed here but "
+                "was missing where it was marked; `cardvault review` settles it (still right)")
+        for c in held(checks, cards)
+    ]  # fmt: skip
+    problems = (*snapshot.problems, *facts.problems, *kept)
     new = tuple(i.id for i in asked[len(items) :])
     found = VerifyResult(root, tuple(checks), marked, cleared, problems, None, new, recorded)
     return found, changes
