@@ -39,3 +39,20 @@ def test_bad_config_names_the_key(tmp_path: Path, toml: str, fragment: str) -> N
         load_config(path)
     assert fragment in str(info.value)
     assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("toml", "line"),
+    [
+        ("# mine\n[search]\nmodel = 'x'\n\n[cards]\n# budget\ntoken_budget = 'lots'\n", 7),
+        ("[cards]\ncategories = ['a']\n\n[archive]\ndays = -1\n", 5),
+        ("[merge]\nthreshold = 0.5\n[cards]\ntokenbudget = 3\n", 4),
+        ("# mine\ncards = 3\n", 2),
+    ],
+)
+def test_a_bad_setting_is_named_at_its_line(tmp_path: Path, toml: str, line: int) -> None:
+    path = tmp_path / "cardvault.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.line == line and str(info.value).startswith(f"{path}:{line}: ")

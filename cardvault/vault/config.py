@@ -6,6 +6,7 @@ error (a typo must not silently fall back to a default).
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,7 +142,35 @@ def load_config(path: Path) -> VaultConfig:
         raise ConfigError("config is not UTF-8 text", path) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path, _toml_error_line(exc)) from exc
-    return parse_config(data, path)
+    try:
+        return parse_config(data, path)
+    except ConfigError as exc:  # the parsed TOML has no lines: found again in the text
+        named = _NAMED.search(exc.message)
+        if exc.line is not None or named is None:
+            raise
+        line = setting_line(raw.decode("utf-8"), *named.groups())
+        raise ConfigError(exc.message, exc.path, line) from exc
+
+
+#: The setting an error names first: 'section.key', or 'section' (a value that is no table).
+_NAMED = re.compile(r"'([A-Za-z0-9_-]+)(?:\.([A-Za-z0-9_-]+))?'")
+
+
+def setting_line(text: str, section: str, key: str | None = None) -> int | None:
+    """The 1-based line of `[section]`'s `key = …` in a TOML text (or of `section.key = …`, or,
+    without `key`, of `section = …`), or None when it is not written plainly there."""
+    table: str | None = None
+    in_table = rf"{re.escape(key)}\s*=" if key else None
+    dotted = re.escape(section) + (rf"\.{re.escape(key)}" if key else "") + r"\s*="
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            table = stripped.strip("[] \t").split("]")[0].strip()
+            continue
+        pattern = dotted if table is None else in_table if table == section else None
+        if pattern and re.match(pattern, stripped):
+            return number
+    return None
 
 
 def parse_config(data: dict[str, Any], path: Path | None = None) -> VaultConfig:
