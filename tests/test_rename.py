@@ -153,3 +153,14 @@ def test_a_name_that_is_another_cards_alias_is_refused(linked: Path) -> None:
 def test_renaming_a_missing_card_is_an_error(vault_path: Path) -> None:
     result = run_cli(["--vault", str(vault_path), "rename", "nothing-here", "something"])
     assert result.exit_code == 1 and "no card with slug or alias 'nothing-here'" in result.stderr
+
+
+def test_a_card_that_cannot_be_read_is_named_not_skipped_in_silence(linked: Path) -> None:
+    broken = linked / "memory/cards/broken.md"
+    broken.write_text("---\ntopic: [unclosed\n---\nSee [[pg-pool]].\n", encoding="utf-8")
+    commit_all(linked)
+    result = run_cli(["--vault", str(linked), "rename", "pg-pool", "pgbouncer-pool"], env=NOW)
+    assert result.exit_code == 0, result.output
+    said = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert "memory/cards/broken.md:" in said and "not read" in said and "pg-pool" in said
+    assert broken.read_text(encoding="utf-8").endswith("See [[pg-pool]].\n")  # left as written

@@ -69,19 +69,29 @@ def rename_card(vault: Vault, slug: str, new: str, on_wait: OnWait | None = None
     """Rename the card `slug` (or one of its aliases) to `new` (see the module docstring)."""
     check_new_slug(new)
 
-    def plan() -> Proposal[tuple[CardFile, list[str]]]:
+    def plan() -> Proposal[tuple[CardFile, list[str], list[str]]]:
         snapshot = read_vault(vault, verify=True)
         card = _card_to_rename(snapshot, slug, new)
         changes, left = rename_changes(snapshot, card, new)
         message = f"rename: {card.slug} → {new}\n\n" + "\n".join(reason_lines(changes)) + "\n"
-        return propose(changes, message, (card, left))
+        return propose(changes, message, (card, left, _unread(snapshot, card.slug)))
 
     written = locked_write(vault, plan, on_wait=on_wait)
-    card, left = written.value
+    card, left, unread = written.value
     target = card.path.with_name(f"{new}.md")
-    return RenameResult(
-        card.slug, new, target, written.changes, written.commit, tuple(left), door_notes(written)
-    )
+    notes = [*door_notes(written), *unread]
+    return RenameResult(card.slug, new, target, written.changes, written.commit, tuple(left), notes)
+
+
+def _unread(snapshot: VaultSnapshot, old: str) -> list[str]:
+    """One note per card file that could not be read: links to `old` in it were not followed."""
+    cards = snapshot.vault.rel(snapshot.vault.cards_dir)
+    return [
+        f"{problem.path}:{problem.line}: not read ({problem.message}); a link to {old} in it "
+        "still names the old slug (it resolves through the alias until that card is forgotten)"
+        for problem in snapshot.problems
+        if problem.severity == "error" and problem.path.startswith(cards + "/")
+    ]
 
 
 def _card_to_rename(snapshot: VaultSnapshot, slug: str, new: str) -> CardFile:
