@@ -82,6 +82,26 @@ def test_quiet_keeps_errors_and_exit_codes(vault_path: Path) -> None:
     assert failed.exit_code == 1
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["archive", "no-such-card"], "no live card with slug or alias 'no-such-card'"),
+        (["forget", "nothing-like-it"], 'nothing in the vault matches "nothing-like-it"'),
+    ],
+)
+def test_a_failure_under_json_carries_its_error(
+    vault_path: Path, argv: list[str], said: str
+) -> None:
+    """The JSON object of a failed command says why (a script reads stdout), and the error
+    line is on stderr as without --json."""
+    failed = run_cli(["--vault", str(vault_path), *argv, "--json"])
+    assert failed.exit_code == 1
+    shown = json.loads(failed.stdout)
+    assert shown["ok"] is False
+    assert {"level": "error", "text": said} in shown["messages"]
+    assert said in failed.stderr
+
+
 def test_new_without_a_body_refuses_on_empty_stdin(vault_path: Path) -> None:
     done = run_cli(["--vault", str(vault_path), "new", "Some topic", "-c", "tools"], input="")
     assert done.exit_code == 1

@@ -6,7 +6,8 @@ each command that lacks them:
   go to stderr, and the exit code is the command's own (for hooks and scripts);
 - `--json` (a command with its own `--json` keeps it): what the command would have said, as one
   JSON object on stdout: `{"ok": true, "messages": [{"level": "success", "text": ...}],
-  "output": "text it printed"}` (`ok` false when it exits non-zero).
+  "output": "text it printed"}` (`ok` false when it exits non-zero; a cardvault error is then
+  one of the messages, `{"level": "error", ...}`, as well as the line on stderr).
 `session` holds the mode for one invocation (the resident process runs many in turn).
 """
 
@@ -22,6 +23,8 @@ from typing import Any
 import typer
 from typer.core import TyperOption
 
+from cardvault.errors import CardvaultError
+
 
 @dataclass
 class OutputMode:
@@ -35,6 +38,12 @@ class OutputMode:
 
 #: The mode of the command running now (reset by `session`).
 mode = OutputMode()
+
+
+def collected(level: str, text: str) -> None:
+    """Keep a line for the JSON object, in collecting mode (errors: shown on stderr too)."""
+    if mode.collect:
+        mode.messages.append({"level": level, "text": text})
 
 
 def silenced(level: str, text: str) -> bool:
@@ -105,8 +114,12 @@ def session() -> Iterator[None]:
     except typer.Exit as exc:
         code = exc.exit_code
         raise
-    except Exception:
+    except Exception as exc:
         code = 1
+        if mode.collect and isinstance(exc, CardvaultError):  # also on stderr, as ever
+            from cardvault.guard import redact_text
+
+            collected("error", redact_text(str(exc)))
         raise
     finally:
         done, mode = mode, OutputMode()

@@ -76,7 +76,11 @@ def print_json(data: Any) -> None:
 
 def error(message: str) -> None:
     """An error line on stderr, any secret in it redacted (errors quote what the user typed)."""
-    err_console().print(f"[bold red]error:[/] {escape(_redacted(message))}")
+    from cardvault.cli.output import collected
+
+    text = _redacted(message)
+    collected("error", text)
+    err_console().print(f"[bold red]error:[/] {escape(text)}")
 
 
 def warning(message: str) -> None:
