@@ -54,10 +54,11 @@ def checked_value(project: Path | None, today: dt.date) -> dict[str, object]:
 
 
 def line_verdict(
-    card: Card, cited: Sequence[Named], project: Project, today: dt.date
+    card: Card, cited: Sequence[Named], project: Project, today: dt.date, marked: Sequence[str]
 ) -> tuple[list[str], dict[str, object] | None]:
     """Why the lines `card` cites are stale, and the `checked:` value to record (None: keep
-    what the card has). Files that are gone are the path check's to report."""
+    what the card has); `marked`: the reasons of the card's stale mark now. Files that are
+    gone are the path check's to report."""
     head = project.head
     if not cited or head is None or not is_ours(card.meta.get(CHECKED)):
         return [], None
@@ -83,7 +84,7 @@ def line_verdict(
                 f"{cite}: the lines changed since {commit}, the commit the card was checked at"
             )
             if then is None:  # not compared here: the card keeps what its mark says of them
-                reasons += [changed] if changed in _marked(card) else []
+                reasons += [changed] if changed in marked else []
                 project.problems.append(Finding(named.text, 0, _UNCOMPARED.format(
                     cite=cite, slug=card.slug, commit=commit)))  # fmt: skip
             elif then.splitlines()[first - 1 : last] != lines[first - 1 : last]:
@@ -93,13 +94,6 @@ def line_verdict(
     if anew and clean and not reasons:
         return reasons, {"date": today, "commit": head[:SHORT]}
     return reasons, None
-
-
-def _marked(card: Card) -> list[str]:
-    """The reasons of the card's `stale:` mark (verify/questions.py's `mark_reasons` form)."""
-    mark = card.meta.get("stale")
-    reason = mark.get("reason") if isinstance(mark, dict) else None
-    return str(reason).split("; ") if isinstance(reason, str) else []
 
 
 def _recorded(value: Any) -> tuple[str | None, dt.date | None]:

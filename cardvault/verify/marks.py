@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.vault.card import update_card_text
@@ -96,6 +97,8 @@ class CardCheck:
 #: Which fresh cards lose their mark: every one (`verify`), or only those edited out of what
 #: their mark cites (maintain's step: see the docstring).
 EVERY, EDITED = "every", "edited"
+#: Between the reasons of one mark (`stale: {reason: "A; B"}`).
+SEPARATOR = "; "
 #: The name a reason cites: every reason starts with it in backticks.
 _CITED = re.compile(r"`([^`]+)`")
 #: How the reasons that depend on the machine end (what is installed here, not what the
@@ -114,13 +117,22 @@ def clears(check: CardCheck, card: CardFile, policy: str = EVERY) -> bool:
     before = card.card.meta.get(STALE)
     if check.reasons or before is None or before is False:
         return False
-    reason = before.get("reason") if isinstance(before, dict) else before
-    parts = [p.strip() for p in str(reason).split("; ")] if isinstance(reason, str) else []
+    parts = [part.strip() for part in mark_reasons(before)]
     cited = [m.group(1) for part in parts if (m := _CITED.match(part))]
     named = any(name in card.card.body for name in cited)
     if policy == EVERY:
         return not (named and parts and all(part.endswith(LOCAL) for part in parts))
     return bool(cited) and not named
+
+
+def mark_reasons(value: Any) -> tuple[str, ...]:
+    """The reasons of a card's `stale:` value (`{reason, date}`; a hand-written `stale: why`)."""
+    reason = value.get("reason") if isinstance(value, dict) else value
+    if reason is None or reason is False:
+        return ()
+    if reason is True:
+        return ("marked stale by hand",)
+    return tuple(part for part in str(reason).split(SEPARATOR) if part.strip())
 
 
 def held(checks: Iterable[CardCheck], cards: Mapping[Path, CardFile]) -> list[CardCheck]:
@@ -177,7 +189,8 @@ def check_cards(
     for card, names in named:
         reasons = [why for n in names if (why := _stale(n, project, vault_files, present))]
         cited = [n for n in names if n.kind == "path" and n.lines is not None]
-        more, record = line_verdict(card.card, cited, project, today)
+        marked = mark_reasons(card.card.meta.get(STALE))
+        more, record = line_verdict(card.card, cited, project, today, marked)
         settled = (dismissed or {}).get(vault.rel(card.path), frozenset())
         reasons = [why for why in dict.fromkeys(reasons + more) if why not in settled]
         record = record if not reasons else None
@@ -301,7 +314,7 @@ def stale_changes(
     for check in checks:
         card = cards[check.path]
         before = card.card.meta.get(STALE)
-        reason = "; ".join(check.reasons)
+        reason = SEPARATOR.join(check.reasons)
         updates: dict[str, object] = {}
         removed: list[str] = []
         whys: list[str] = []

@@ -28,10 +28,9 @@ from typing import Any
 from cardvault.vault.decisions import CLOSED_BY, REJECTED, Member, ReviewItem, item_id
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
-from cardvault.verify.marks import EVERY, STALE, CardCheck, clears
+from cardvault.verify.marks import EVERY, STALE, CardCheck, clears, mark_reasons
 
 KIND = "stale"
-SEPARATOR = "; "
 
 
 @dataclass(frozen=True)
@@ -65,16 +64,6 @@ def marks_after(
         screened = tuple(redact_text(r) for r in reasons)
         marks[key] = StaleMark(key, redact_text(card.card.topic), screened, since)
     return marks
-
-
-def mark_reasons(value: Any) -> tuple[str, ...]:
-    """The reasons of a card's `stale:` value (`{reason, date}`; a hand-written `stale: why`)."""
-    reason = value.get("reason") if isinstance(value, dict) else value
-    if reason is None or reason is False:
-        return ()
-    if reason is True:
-        return ("marked stale by hand",)
-    return tuple(part for part in str(reason).split(SEPARATOR) if part.strip())
 
 
 def mark_since(value: Any, today: dt.date) -> str:
