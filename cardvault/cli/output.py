@@ -51,10 +51,8 @@ def silenced(level: str, text: str) -> bool:
     quiet mode, collected for the JSON object in collecting mode."""
     if mode.quiet:
         return True
-    if mode.collect:
-        mode.messages.append({"level": level, "text": text})
-        return True
-    return False
+    collected(level, text)
+    return mode.collect
 
 
 def add_output_options(command: Any) -> None:

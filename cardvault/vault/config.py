@@ -137,7 +137,8 @@ def load_config(path: Path) -> VaultConfig:
     if len(raw) > MAX_ENTRY_CEILING:
         raise ConfigError(f"config is over {MAX_ENTRY_CEILING:,} bytes; not read", path)
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise ConfigError("config is not UTF-8 text", path) from exc
     except tomllib.TOMLDecodeError as exc:
@@ -148,7 +149,7 @@ def load_config(path: Path) -> VaultConfig:
         named = _NAMED.search(exc.message)
         if exc.line is not None or named is None:
             raise
-        line = setting_line(raw.decode("utf-8"), *named.groups())
+        line = _setting_line(text, *named.groups())
         raise ConfigError(exc.message, exc.path, line) from exc
 
 
@@ -156,7 +157,7 @@ def load_config(path: Path) -> VaultConfig:
 _NAMED = re.compile(r"'([A-Za-z0-9_-]+)(?:\.([A-Za-z0-9_-]+))?'")
 
 
-def setting_line(text: str, section: str, key: str | None = None) -> int | None:
+def _setting_line(text: str, section: str, key: str | None = None) -> int | None:
     """The 1-based line of `[section]`'s `key = …` in a TOML text (or of `section.key = …`, or,
     without `key`, of `section = …`), or None when it is not written plainly there."""
     table: str | None = None
