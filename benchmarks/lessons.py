@@ -136,6 +136,24 @@ def lesson_pairs(
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The four signals, same-lesson labels, the vetoes (contradiction, polarity) and the two
     families for every pair of the part's lessons, read and scored the way maintenance does."""
+    lessons, refs, found = part_evidence(part)
+    rows = list(range(len(lessons)))
+    signals = found.features(rows, rows)
+    upper = np.triu_indices(len(lessons), k=1)
+    labels = np.array([refs[lesson.ref].lesson for lesson in lessons])
+    same = (labels[:, None] == labels[None, :])[upper]
+    contradicting = np.zeros((len(lessons), len(lessons)), dtype=bool)
+    for i, j in found.contradicting(rows):
+        contradicting[i, j] = True
+    polar = found.negated[:, None] != found.negated[None, :]
+    family = np.array([refs[lesson.ref].family for lesson in lessons])
+    families = np.stack([family[upper[0]], family[upper[1]]], axis=1)
+    return [s[upper] for s in signals], same, contradicting[upper], polar[upper], families
+
+
+def part_evidence(part: LabelledSet) -> tuple[list[Any], dict[str, Telling], evidence.Evidence]:
+    """The part's pending lessons, entry ref -> telling, and their evidence, read the way
+    maintenance reads them from a fresh vault holding the part's logs."""
     with tempfile.TemporaryDirectory() as folder:
         vault = new_vault(Path(folder) / "vault")
         refs = write_days(vault, by_day(part))
@@ -147,18 +165,7 @@ def lesson_pairs(
             candidates.vocabulary(state),
             constants(),
         )
-        rows = list(range(len(lessons)))
-        signals = found.features(rows, rows)
-        upper = np.triu_indices(len(lessons), k=1)
-        labels = np.array([refs[lesson.ref].lesson for lesson in lessons])
-        same = (labels[:, None] == labels[None, :])[upper]
-        contradicting = np.zeros((len(lessons), len(lessons)), dtype=bool)
-        for i, j in found.contradicting(rows):
-            contradicting[i, j] = True
-        polar = found.negated[:, None] != found.negated[None, :]
-        family = np.array([refs[lesson.ref].family for lesson in lessons])
-        families = np.stack([family[upper[0]], family[upper[1]]], axis=1)
-        return [s[upper] for s in signals], same, contradicting[upper], polar[upper], families
+        return lessons, refs, found
 
 
 def fit(signals: list[np.ndarray], same: np.ndarray, l2: float = 1e-2) -> np.ndarray:
@@ -210,18 +217,10 @@ def crossencoder(part_name: str) -> None:
     lower and mean reading, and the score plus w times the lower reading."""
     from rerank import CrossEncoder, bundled_reranker
 
-    part = load().part(part_name)
-    with tempfile.TemporaryDirectory() as folder:
-        vault = new_vault(Path(folder) / "vault")
-        refs = write_days(vault, by_day(part))
-        state = load_state(vault, dt.date(2027, 1, 1), Embeddings(vault, use_index=False))
-        lessons = pending_lessons(state)
-        found = evidence.Evidence([lesson.telling for lesson in lessons],
-                                  state.require_embeddings(), candidates.vocabulary(state),
-                                  constants())  # fmt: skip
-        rows = list(range(len(lessons)))
-        score = found.scores(rows, rows)
-        contradicting = found.contradicting(rows)
+    lessons, refs, found = part_evidence(load().part(part_name))
+    rows = list(range(len(lessons)))
+    score = found.scores(rows, rows)
+    contradicting = found.contradicting(rows)
     labels = [refs[lesson.ref].lesson for lesson in lessons]
     lines = [lesson.telling.signal for lesson in lessons]
     reader = CrossEncoder(bundled_reranker())
