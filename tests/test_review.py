@@ -184,6 +184,59 @@ def test_contradiction_keeps_one_side_and_archives_the_other(
     assert pending(vault.root) == []
 
 
+def test_two_new_lessons_that_contradict_are_asked_about_once(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Both sides new in one run: distill asks about the two entries, and the merge step must
+    not ask again about the two cards they became (the same two sentences)."""
+    vault = new_vault(tmp_path / "v")
+    log(vault, "2026-03-02", [
+        ("10:00", "Messy history on main",
+         "main had fifty fix-typo commits from one PR.\n"
+         "Rule: always squash merge pull requests into main."),
+    ])  # fmt: skip
+    log(vault, "2026-03-09", [
+        ("11:00", "Lost the history of the migration PR",
+         "Bisecting the migration series was impossible after the squash.\n"
+         "Rule: never squash merge pull requests into main; keep their commits."),
+    ])  # fmt: skip
+    commit_all(vault)
+    run(vault, embedder, today="2026-03-20")
+    asked = [i for i in pending(vault.root) if i["kind"] == "contradiction"]
+    assert len(asked) == 1, [[m["path"] for m in i["members"]] for i in asked]
+    run(vault, embedder, today="2026-03-21")
+    assert len([i for i in pending(vault.root) if i["kind"] == "contradiction"]) == 1
+
+
+def test_a_question_never_names_an_entry_beside_the_card_that_holds_it(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The issue-22 Go family in one run: distill asks about the entries, which become cards;
+    the merge step's question about those cards adds nothing to it (it used to add the three
+    cards, a six-member question saying everything twice)."""
+    vault = new_vault(tmp_path / "v")
+    for day, title, body in [
+        ("2026-01-05", "Connection pool ran dry in the poller",
+         "The poller leaked a TCP connection per request until it hit the file limit.\n"
+         "Lesson: in Go, always defer resp.Body.Close() after a successful http.Get, even when "
+         "you don't read the body."),
+        ("2026-01-09", "Too many open files in the crawler",
+         "lsof showed thousands of sockets in CLOSE_WAIT. Fix: close every response body "
+         "(defer res.Body.Close()) right after checking the error."),
+        ("2026-02-27", "Nil pointer panic on a failed request",
+         "defer resp.Body.Close() ran before the error check and resp was nil.\n"
+         "Lesson: check err first and defer the Close only once you know the response exists."),
+    ]:  # fmt: skip
+        log(vault, day, [("10:00", title, body)])
+    commit_all(vault)
+    run(vault, embedder, today="2026-03-20")
+    items = pending(vault.root)
+    assert items
+    for item in items:
+        places = [m.get("card") or m["key"] for m in item["members"]]
+        assert len(places) == len(set(places)) and len(places) <= 4, places
+
+
 def test_pending_decisions_show_in_stats_and_context(
     timeout_vault: Vault, embedder: Embedder
 ) -> None:

@@ -1,11 +1,12 @@
 """Putting questions in the review queue: members named the way `review` shows them, and one
 write of `memory/review.jsonl` per step.
 
-A new question that is already in the queue (same kind, same members, pending or settled) is
-not asked again. A same-lesson or duplicate question that touches a pending one of its kind
-(a member, or a member's card, in common) extends it with the new members instead of asking a
-second time. Pending questions whose members moved or are gone (an entry no longer in its log, a
-card archived or removed by hand) or are already in one card are closed with the reason shown
+A new question that is already in the queue (same kind, same members or the same cards, an
+entry standing for the card that holds it; pending or settled) is not asked again. A same-lesson
+or duplicate question that touches a pending one of its kind (a member, or a member's card, in
+common) extends it with the new members instead of asking a second time. Pending questions whose
+members moved or are gone (an entry no longer in its log, a card archived or removed by hand) or
+are already in one card are closed with the reason shown
 (`review: closed ID (memory/cards/x.md was archived (now memory/archive/x.md))`), not dropped.
 """
 
@@ -118,12 +119,21 @@ def _added(
     lines: list[str] = []
     for question in asked:
         keys = set(question.keys)
-        if any(i.kind == question.kind and set(i.keys) == keys for i in items):
+        about = _about(question.members)
+        if any(
+            i.kind == question.kind and (set(i.keys) == keys or _about(i.members) == about)
+            for i in items
+        ):
             continue
         touched = _touched(items, question) if question.kind in GROUPING else None
         if touched is not None:
             position = items.index(touched)
-            new = [m for m in question.members if m.key not in touched.keys]
+            held = _about(touched.members)
+            new = [
+                m
+                for m in question.members
+                if m.key not in touched.keys and (m.card or m.key) not in held
+            ]
             if not new:
                 continue
             items[position] = replace(touched, members=touched.members + tuple(new))
@@ -133,6 +143,12 @@ def _added(
         items.append(made)
         lines.append(f"review: asked {made.id} {LABELS[made.kind]} {_names(made.members)}")
     return items, lines
+
+
+def _about(members: Iterable[Member]) -> frozenset[str]:
+    """What a question decides between: each card, an entry by the card that holds it (so the
+    merge step's question about two cards is the one distill asked about their entries)."""
+    return frozenset(m.card or m.key for m in members)
 
 
 def _touched(items: list[ReviewItem], question: ReviewItem) -> ReviewItem | None:
