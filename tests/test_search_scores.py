@@ -53,6 +53,18 @@ def test_real_questions_are_strong_on_the_sample_vault(indexed_sample: Path) -> 
             assert (first.slug, first.weak) == (slug, False), (query, first.slug, first.score)
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword"])
+def test_a_hit_far_below_the_best_is_weaker_not_weak(indexed_sample: Path, mode: str) -> None:
+    """The sample vault's three tellings of "always paginate S3 listings": the third is some way
+    below the first two (cosine 0.33 against 0.44), so its score is low, but its own evidence is
+    no noise, so it is shown (it used to be hidden as weak by its gap to the best)."""
+    with open_vault(indexed_sample) as handle:
+        hits = handle.search("how do I paginate S3", k=5, mode=mode)
+    s3 = [hit for hit in hits if "S3 listing" in hit.topic]
+    assert len(s3) == 3 and not any(hit.weak for hit in s3), [(h.topic, h.weak) for h in hits]
+    assert s3[-1].score < s3[0].score
+
+
 def test_json_carries_score_and_weak_and_the_cli_says_no_strong_match(
     indexed_sample: Path,
 ) -> None:

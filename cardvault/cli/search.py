@@ -49,7 +49,7 @@ def search(
         typer.Option("--explain", help="Show each side's rank and score and the fusion's weights."),
     ] = False,
     show_all: Annotated[
-        bool, typer.Option("--all", help="Also show weak matches (score below the floor).")
+        bool, typer.Option("--all", help="Also show weak matches (no evidence above the floor).")
     ] = False,
 ) -> None:
     """Find cards by meaning and by exact words (BM25 + embeddings); syncs the index first.

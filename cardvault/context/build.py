@@ -8,7 +8,9 @@ What goes in, in priority order:
 2. MEMORY.md, the index (comment-only lines dropped: template placeholders cost tokens; a
    `# MEMORY.md` title is added when the file does not start with a title of its own);
 3. with a task, the log entries not yet distilled into a card (what was just remembered) that
-   the search for the task found strongly, best first;
+   the search for the task found strongly, best first: not weak, and a score (the probability
+   that the entry is what the task is about) at or above the floor too, since they come before
+   every card;
 4. cards, best first. With a task, a card's score is 0.75 × relevance + 0.25 × value, where
    relevance comes from its rank among the strong hits of a hybrid search for the task
    (1 / (1 + rank / 3): 1.0, 0.75, 0.6, ...; a weak match — below search's relevance floor —
@@ -192,12 +194,15 @@ def search_relevance(
         return Relevance(
             fallback.ranks, fallback.mode, (f"{mode} search failed ({exc})", *fallback.notices)
         )
+    from cardvault.search.fusion import calibration_for, is_weak
+
     strong = [hit for hit in outcome.results if not hit.weak]
     cards = [hit for hit in strong if hit.kind != "log"]
+    floor = calibration_for(vault.config.model).weak_below
     fresh = tuple(
         FreshEntry(hit.source or hit.path, hit.path, hit.entry or "", hit.snippet, hit.score)
         for hit in strong
-        if hit.kind == "log"
+        if hit.kind == "log" and not is_weak(hit.score, floor)
     )
     ranks = {hit.path: rank for rank, hit in enumerate(cards)}
     return Relevance(ranks, outcome.mode, outcome.notices, fresh)

@@ -28,7 +28,6 @@ from cardvault.search.fusion import (
     Weights,
     calibration_for,
     hybrid,
-    is_weak,
     keyword_scored,
     semantic_scored,
 )
@@ -288,8 +287,12 @@ class Searcher:
             evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
-            floor = calibration.weak_below
-            weak = frozenset(d for d, p in scored if is_weak(p, floor) and d not in exact)
+            total = evidence.idf_total
+            weak = frozenset(
+                d
+                for d, bm25 in keyword[:k]
+                if not calibration.keyword_vouches(bm25 / total) and d not in exact
+            )
             return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
@@ -306,7 +309,7 @@ class Searcher:
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)[:k]
-            weak = frozenset(d for d, p in scored if is_weak(p, calibration.weak_below))
+            weak = frozenset(d for d, c in semantic[:k] if not calibration.semantic_vouches(c))
             return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)

@@ -18,11 +18,13 @@ all; the gaps say how a document stands against its side's best. A model's hybri
 read each side's reciprocal rank (1 / (1 + rank), 0 when unlisted) and the query's semantic
 spread (best cosine minus the 10th) times the four numbers: where meaning's best barely stands
 out from the rest, the fit leans on the words (all-MiniLM-L6-v2 on conversation turns). A hit is
-weak when neither side's own evidence for it clears the floor (in a single mode: its score):
-nonsense, whose best cosine is low and whose words match nothing, comes out weak in every mode
-— the rank terms do not enter that decision. So a document that meaning ranks first is not
-overruled by a long note holding every common word of the query, and an exact string (a
-command, an identifier) that BM25 finds far ahead of the rest keeps its place.
+weak when neither side's own evidence for it clears the floor, that evidence read as if it were
+the query's best hit (its level alone, no gap): nonsense, whose best cosine is low and whose
+words match nothing, comes out weak in every mode, while a second card about the same thing,
+some way below a first, is weaker but not weak — the rank terms do not enter that decision. So
+a document that meaning ranks first is not overruled by a long note holding every common word
+of the query, and an exact string (a command, an identifier) that BM25 finds far ahead of the
+rest keeps its place.
 
 The form and the constants depend on the embedding model (two models' cosines do not mean the
 same): `CALIBRATIONS` holds one set per model the benchmark measured, each chosen held out
@@ -66,6 +68,16 @@ class Calibration:
     def keyword_score(self, share: float, best: float) -> float:
         bias, level, gap = self.keyword
         return _sigmoid(bias + level * share + gap * (share - best))
+
+    def semantic_vouches(self, cosine: float) -> bool:
+        """Whether a cosine is evidence of relevance on its own: its score read as the query's
+        best hit (no gap) clears the floor. The floor is set on nonsense queries' best hits, so
+        it reads the level alone; a hit far below a query's best is weaker, not weak."""
+        return not is_weak(self.semantic_score(cosine, cosine), self.weak_below)
+
+    def keyword_vouches(self, share: float) -> bool:
+        """Whether a BM25 share is evidence of relevance on its own (as `semantic_vouches`)."""
+        return not is_weak(self.keyword_score(share, share), self.weak_below)
 
     def hybrid_score(self, semantic: Standing, keyword: Standing, spread: float) -> float:
         """The hybrid probability of a document from where each side has it (`Standing`) and
@@ -201,7 +213,12 @@ def hybrid(
         keyword=kw_coef + spread * calibration.spread[1],
         semantic=cos_coef + spread * calibration.spread[0],
     )
-    weak = frozenset(doc_id for doc_id in scores if doc_id not in sem_rank | kw_rank)
+    weak = frozenset(
+        doc_id
+        for doc_id in scores
+        if not (doc_id in cosine and calibration.semantic_vouches(cosine[doc_id]))
+        and not (doc_id in share and calibration.keyword_vouches(share[doc_id]))
+    )
     return Fused(hits, weights, weak)
 
 
