@@ -291,7 +291,7 @@ class Searcher:
             weak = frozenset(
                 d
                 for d, bm25 in keyword[:k]
-                if not calibration.keyword_vouches(bm25 / total) and d not in exact
+                if not calibration.keyword_stands_alone(bm25 / total) and d not in exact
             )
             return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
@@ -309,7 +309,7 @@ class Searcher:
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)[:k]
-            weak = frozenset(d for d, c in semantic[:k] if not calibration.semantic_vouches(c))
+            weak = frozenset(d for d, c in semantic[:k] if not calibration.semantic_stands_alone(c))
             return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)

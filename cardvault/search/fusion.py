@@ -69,14 +69,15 @@ class Calibration:
         bias, level, gap = self.keyword
         return _sigmoid(bias + level * share + gap * (share - best))
 
-    def semantic_vouches(self, cosine: float) -> bool:
+    def semantic_stands_alone(self, cosine: float) -> bool:
         """Whether a cosine is evidence of relevance on its own: its score read as the query's
         best hit (no gap) clears the floor. The floor is set on nonsense queries' best hits, so
         it reads the level alone; a hit far below a query's best is weaker, not weak."""
         return not is_weak(self.semantic_score(cosine, cosine), self.weak_below)
 
-    def keyword_vouches(self, share: float) -> bool:
-        """Whether a BM25 share is evidence of relevance on its own (as `semantic_vouches`)."""
+    def keyword_stands_alone(self, share: float) -> bool:
+        """Whether a BM25 share is evidence of relevance on its own (as
+        `semantic_stands_alone`)."""
         return not is_weak(self.keyword_score(share, share), self.weak_below)
 
     def hybrid_score(self, semantic: Standing, keyword: Standing, spread: float) -> float:
@@ -216,8 +217,8 @@ def hybrid(
     weak = frozenset(
         doc_id
         for doc_id in scores
-        if not (doc_id in cosine and calibration.semantic_vouches(cosine[doc_id]))
-        and not (doc_id in share and calibration.keyword_vouches(share[doc_id]))
+        if not (doc_id in cosine and calibration.semantic_stands_alone(cosine[doc_id]))
+        and not (doc_id in share and calibration.keyword_stands_alone(share[doc_id]))
     )
     return Fused(hits, weights, weak)
 
@@ -231,7 +232,8 @@ SPREAD_SEEN = 0.53
 
 
 def _vouched_ranks(scored: Ranking, floor: float) -> dict[int, float]:
-    """1 / (1 + rank) of each document a side's own score vouches for (not weak)."""
+    """1 / (1 + rank) of each document a side's own score vouches for: that score, gap to the
+    side's best included, clears the floor (stricter than not weak, which reads the level)."""
     return {doc_id: 1.0 / (1 + n) for n, (doc_id, p) in enumerate(scored) if not is_weak(p, floor)}
 
 
