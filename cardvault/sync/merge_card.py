@@ -19,12 +19,16 @@ For each frontmatter key, a side that left it as in the base takes the other sid
 - any other key: a conflict, shown with git's markers in the frontmatter.
 A card one side removed and the other changed in `BOOKKEEPING` keys alone stays removed
 (`only_bookkeeping`, sync/run.py). The body is merged line by line (merge_text.py): markers
-only where both sides changed the same lines. The result keeps our file's bytes wherever
+only where both sides changed the same lines; but where both sides only added paragraphs after
+the base's body (maintain on two clones folding other lessons into the card; for a card both
+created, when they share a source: the same lesson distilled on both), ours then theirs' new
+paragraphs, each once (`merge_body`). The result keeps our file's bytes wherever
 nothing changed (update_card_text). A side that is not a valid card is merged as plain text.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +55,8 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     except CardFormatError:
         return merge3(base, ours, theirs)
     meta, conflicts = merge_meta(b_meta, o.meta, t.meta)
-    body = merge3(b_body, o.body, t.body)
+    same_lesson = bool(_added(b_meta, o.meta, "sources") & _added(b_meta, t.meta, "sources"))
+    body = merge_body(b_body, o.body, t.body, appendable=bool(base.strip()) or same_lesson)
     changes = {k: v for k, v in meta.items() if o.meta.get(k, _MISSING) != v}
     removed = [k for k in o.meta if k not in meta]
     text = update_card_text(ours, changes, removed, path)
@@ -78,6 +83,35 @@ def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
         return False
     keys = (set(before.meta) | set(after.meta)) - BOOKKEEPING
     return all(before.meta.get(k, _MISSING) == after.meta.get(k, _MISSING) for k in keys)
+
+
+def merge_body(base: str, ours: str, theirs: str, *, appendable: bool) -> Merged:
+    """Two bodies merged against `base`: line by line, except where both sides only added
+    paragraphs after the base's (maintain folds a lesson into a card so; two clones fold
+    different ones) and `appendable`: ours, then each paragraph theirs added that ours lacks."""
+    added = _appended(base, ours), _appended(base, theirs)
+    if not appendable or added[0] is None or added[1] is None or not all(added):
+        return merge3(base, ours, theirs)
+    held = {p.strip() for p in _paragraphs(ours)}
+    new = [p for p in added[1] if p.strip() not in held]
+    if not new:
+        return Merged(ours)
+    return Merged(ours.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n")
+
+
+def _appended(base: str, body: str) -> list[str] | None:
+    """The paragraphs `body` added after all of `base` (None: it changed `base` itself)."""
+    head = base.rstrip("\n")
+    if not body.startswith(head):
+        return None
+    rest = body[len(head) :]
+    if head.strip() and rest.strip() and not rest.startswith("\n\n"):
+        return None  # the base's last paragraph was extended, not followed
+    return _paragraphs(rest)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip("\n") for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
 
 
 def _base_parts(base: str, path: Path) -> tuple[dict[str, Any], str]:

@@ -1,0 +1,72 @@
+"""A team shares a vault through a bare remote, each clone running its own `maintain` between
+syncs (the routine: log, maintain, sync): what two clones distil into the same card must merge
+without a conflict a person has to resolve, and every lesson of both must be in the card once."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cardvault.vault.read import read_card
+from tests.conftest import run_cli
+from tests.writers_support import assert_vault_sound, git
+
+WRITTEN = "2026-11-01T09:00"
+TODAY = "2026-12-01T09:00"
+REDIS = "Redis evicts keys with allkeys-lru when maxmemory is hit."
+
+
+def cli(root: Path, *args: str, now: str = TODAY, code: int | None = 0) -> str:
+    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
+    if code is not None:
+        assert result.exit_code == code, f"{args}: {result.output}"
+    return str(result.output)
+
+
+def two_clones(tmp_path: Path) -> tuple[Path, Path]:
+    """Clones a and b of a vault holding one card, `redis-eviction`, written with `new`."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    a = tmp_path / "a"
+    cli(tmp_path, "init", str(a), now=WRITTEN)
+    git(a, "remote", "add", "origin", str(remote))
+    cli(a, "new", "Redis eviction", "-c", "infrastructure", "--body", REDIS, now=WRITTEN)
+    cli(a, "sync", now=WRITTEN)
+    b = tmp_path / "b"
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    cli(b, "sync", now=WRITTEN)  # sets up the merge drivers in this clone
+    return a, b
+
+
+def card_text(vault: Path, slug: str) -> str:
+    return (vault / "memory/cards" / f"{slug}.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_two_clones_distilling_other_lessons_into_one_card_merge_both(tmp_path: Path) -> None:
+    """Each clone logs a lesson about the same card and runs maintain, which appends it to the
+    card's body; the sync keeps both paragraphs, once, and both sources (no conflict)."""
+    a, b = two_clones(tmp_path)
+    policy = "Decision: set maxmemory-policy to allkeys-lru in redis.conf.\n→ card: redis-eviction"
+    threshold = "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: redis-eviction"
+    cli(a, "log", policy, "--title", "Redis policy")
+    cli(b, "log", threshold, "--title", "Redis threshold")
+    cli(a, "maintain")
+    cli(b, "maintain")
+    cli(a, "sync")
+    cli(b, "sync")  # merges a's fold into b's
+    cli(a, "sync")
+    assert card_text(a, "redis-eviction") == card_text(b, "redis-eviction")
+    card = read_card(a / "memory/cards/redis-eviction.md", a)
+    assert "<<<<<<<" not in card_text(a, "redis-eviction")
+    paragraphs = [p.strip() for p in card.body.split("\n\n") if p.strip()]
+    assert paragraphs[0] == REDIS
+    assert sorted(paragraphs[1:]) == [
+        "Eviction starts at 90 percent of maxmemory.",
+        "Set maxmemory-policy to allkeys-lru in redis.conf.",
+    ]
+    assert len(card.sources) == 2
+    for root in (a, b):
+        assert_vault_sound(root)
