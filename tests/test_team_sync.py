@@ -68,5 +68,6 @@ def test_two_clones_distilling_other_lessons_into_one_card_merge_both(tmp_path: 
         "Set maxmemory-policy to allkeys-lru in redis.conf.",
     ]
     assert len(card.sources) == 2
+    assert card.meta["seen"] == 3  # once by `new` (no `seen` key: 1), once on each clone
     for root in (a, b):
         assert_vault_sound(root)

@@ -7,6 +7,7 @@ For each frontmatter key, a side that left it as in the base takes the other sid
 - `created`: the earlier date; `updated`, `last_used`, `promoted` (dates): the later one;
 - `seen`: both sides' recurrences counted, `base + (ours - base) + (theirs - base)`, less one
   for each source both sides added (the same log entry distilled on both machines counts once);
+  a base card without the key was seen once (vault/card.py `Card.seen`), a card both created 0;
 - `uses`: both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each clone
   folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
 - `stale` (`{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
@@ -162,7 +163,7 @@ def _both_changed(
         pick = min if key in EARLIEST else max
         return o if as_date(o) == pick(d for d in dates if d is not None) else t
     if key == "seen" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
-        start = b if isinstance(b, int) and not isinstance(b, bool) else 0
+        start = b if isinstance(b, int) and not isinstance(b, bool) else (1 if base else 0)
         both = _added(base, ours, "sources") & _added(base, theirs, "sources")
         return max(o, t, start + (o - start) + (t - start) - len(both))
     if key == "uses" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
