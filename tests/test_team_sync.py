@@ -71,3 +71,33 @@ def test_two_clones_distilling_other_lessons_into_one_card_merge_both(tmp_path: 
     assert card.meta["seen"] == 3  # once by `new` (no `seen` key: 1), once on each clone
     for root in (a, b):
         assert_vault_sound(root)
+
+
+@pytest.mark.slow
+def test_the_same_lesson_distilled_into_a_new_card_on_two_clones_merges(tmp_path: Path) -> None:
+    """Both clones distil the same synced log entry into a new card, of one slug; a holds a
+    neighbouring card b does not have yet, so the two guess other categories. The sync keeps
+    one card, with ours' category, the one source, seen once."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Uploads were slow. Lesson: always warm the upload cache before the big "
+        "import.", "--title", "Upload warmup")  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "new", "Upload cache", "-c", "tools", "--body", "The upload cache lives in "
+        "/var/cache/upload and is cold after a deploy.")  # fmt: skip
+    cli(a, "maintain")
+    cli(b, "maintain")
+    slug = "always-warm-the-upload-cache-before-the-big-import"
+    guessed = {read_card(v / f"memory/cards/{slug}.md", v).category for v in (a, b)}
+    assert guessed == {"tools", "lessons"}  # the case: each clone's own guess
+    cli(a, "sync")
+    cli(b, "sync")  # merges a's card into b's
+    cli(a, "sync")
+    assert card_text(a, slug) == card_text(b, slug)
+    assert "<<<<<<<" not in card_text(b, slug)
+    card = read_card(b / f"memory/cards/{slug}.md", b)
+    assert card.category == "lessons"  # b merged: its own guess
+    assert len(card.sources) == 1 and card.meta["seen"] == 1
+    assert card.body.count("Always warm the upload cache before the big import.") == 1
+    for root in (a, b):
+        assert_vault_sound(root)

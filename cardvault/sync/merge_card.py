@@ -17,7 +17,9 @@ For each frontmatter key, a side that left it as in the base takes the other sid
 - `checked` (`{date, commit}`, verify/checked.py), both sides checked: the later check (on one
   day, the greater commit, so either side merging picks the same); both commits are in the
   merge's history;
-- any other key: a conflict, shown with git's markers in the frontmatter.
+- any other key: a conflict, shown with git's markers in the frontmatter; except in a card both
+  sides created from a shared source (the same lesson distilled on two clones, each guessing
+  the category from the cards it had): ours.
 A card one side removed and the other changed in `BOOKKEEPING` keys alone stays removed
 (`only_bookkeeping`, sync/run.py). The body is merged line by line (merge_text.py): markers
 only where both sides changed the same lines; but where both sides only added paragraphs after
@@ -58,6 +60,9 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     meta, conflicts = merge_meta(b_meta, o.meta, t.meta)
     same_lesson = bool(_added(b_meta, o.meta, "sources") & _added(b_meta, t.meta, "sources"))
     body = merge_body(b_body, o.body, t.body, appendable=bool(base.strip()) or same_lesson)
+    if same_lesson and not base.strip():  # both distilled it: two guesses (category...), ours
+        meta.update({key: o.meta[key] for key in conflicts if key in o.meta})
+        conflicts = [key for key in conflicts if key not in o.meta]
     changes = {k: v for k, v in meta.items() if o.meta.get(k, _MISSING) != v}
     removed = [k for k in o.meta if k not in meta]
     text = update_card_text(ours, changes, removed, path)
