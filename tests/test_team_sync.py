@@ -101,3 +101,71 @@ def test_the_same_lesson_distilled_into_a_new_card_on_two_clones_merges(tmp_path
     assert card.body.count("Always warm the upload cache before the big import.") == 1
     for root in (a, b):
         assert_vault_sound(root)
+
+
+def test_a_card_removed_and_another_added_is_not_taken_for_a_rename(tmp_path: Path) -> None:
+    """b forgets a small card and writes a new one of the same shape; git's rename detection
+    pairs the two (58 % alike: the same frontmatter lines). a folded a use into the forgotten
+    card: the merge must not put a's tag edit or uses on b's new card, another card."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Worker cdn note", "-c", "tools", "--body", "The worker needs the cdn.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "worker-cdn-note", "--yes")
+    cli(b, "new", "Queue login note", "-c", "tools", "--body", "The queue needs the login.")
+    new_card = card_text(b, "queue-login-note")
+    cli(a, "--agent", "bot", "show", "worker-cdn-note")  # one use, recorded in a's ledger
+    cli(a, "maintain", "--only", "uses")
+    assert "uses: 1" in card_text(a, "worker-cdn-note")
+    cli(a, "sync")
+    cli(b, "sync")  # a's use of a card b forgot: the removal stands (sync/run.py)
+    cli(a, "sync")
+    for root in (a, b):
+        assert card_text(root, "queue-login-note") == new_card
+        assert not (root / "memory/cards/worker-cdn-note.md").exists()
+        assert_vault_sound(root)
+
+
+def test_a_tag_added_to_a_card_the_other_clone_removed_stops_the_sync(tmp_path: Path) -> None:
+    """As above with a hand edit (a tag) of the forgotten card: a change a person made to a
+    card the other clone removed is theirs to settle, not another card's to take."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Worker cdn note", "-c", "tools", "--body", "The worker needs the cdn.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "worker-cdn-note", "--yes")
+    cli(b, "new", "Queue login note", "-c", "tools", "--body", "The queue needs the login.")
+    head = git(b, "rev-parse", "HEAD")
+    card = a / "memory/cards/worker-cdn-note.md"
+    card.write_text(card.read_text().replace("tags: []", "tags: [assets]"), encoding="utf-8")
+    cli(a, "sync")
+    out = cli(b, "sync", code=1)
+    assert "memory/cards/worker-cdn-note.md: changed on one side, removed" in out
+    assert git(b, "rev-parse", "HEAD") == head
+    assert "assets" not in card_text(b, "queue-login-note")
+
+
+def test_a_card_renamed_or_archived_on_one_clone_keeps_the_others_edit(tmp_path: Path) -> None:
+    """The card's own moves are still followed: `rename` on a (the old slug becomes an alias)
+    and a hand edit on b; `archive` on a and a use folded on b. The edit and the use land on
+    the moved card."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Deploy flow", "-c", "workflow", "--body", "Deploy with make deploy.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "rename", "redis-eviction", "redis-lru-eviction")
+    cli(a, "archive", "deploy-flow")
+    card = b / "memory/cards/redis-eviction.md"
+    card.write_text(card.read_text() + "Set maxmemory-policy in redis.conf.\n", encoding="utf-8")
+    cli(b, "--agent", "bot", "show", "deploy-flow")
+    cli(b, "maintain", "--only", "uses", "--commit-pending")
+    cli(b, "sync")
+    cli(a, "sync")  # merges b's edit and use into a's moves
+    cli(b, "sync")
+    for root in (a, b):
+        moved = read_card(root / "memory/cards/redis-lru-eviction.md", root)
+        assert moved.body.endswith("Set maxmemory-policy in redis.conf.\n")
+        archived = read_card(root / "memory/archive/deploy-flow.md", root)
+        assert archived.meta["uses"] == 1
+        assert not (root / "memory/cards/redis-eviction.md").exists()
+        assert_vault_sound(root)

@@ -94,6 +94,7 @@ from cardvault.history.status import (
 )
 from cardvault.history.treemerge import (
     TreeMerge,
+    blob_id,
     blob_text,
     changed_paths,
     finish_move,
@@ -101,6 +102,8 @@ from cardvault.history.treemerge import (
     merge_in_objects,
     merge_sides,
     move_head,
+    renamed_pairs,
+    write_blob,
 )
 
 __all__ = [
@@ -123,6 +126,7 @@ __all__ = [
     "Reverted",
     "TreeMerge",
     "attributes_text",
+    "blob_id",
     "blob_text",
     "changed_paths",
     "clear_stale_git_locks",
@@ -159,6 +163,7 @@ __all__ = [
     "project_files",
     "project_head",
     "remote_url",
+    "renamed_pairs",
     "reverted_commits",
     "safe_message",
     "settle_git_locks",
@@ -169,4 +174,5 @@ __all__ = [
     "unstage",
     "work_tree",
     "work_tree_of",
+    "write_blob",
 ]
