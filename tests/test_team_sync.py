@@ -169,3 +169,45 @@ def test_a_card_renamed_or_archived_on_one_clone_keeps_the_others_edit(tmp_path:
         assert archived.meta["uses"] == 1
         assert not (root / "memory/cards/redis-eviction.md").exists()
         assert_vault_sound(root)
+
+
+def test_a_log_forget_emptied_keeps_the_entry_another_clone_added(tmp_path: Path) -> None:
+    """b forgets the one entry of a day's log, so forget removes the file; a logged another
+    entry that day. The sync keeps a's new entry (and not the forgotten one), no conflict."""
+    a, b = two_clones(tmp_path)
+    friday = "2026-11-27T10:00"
+    cli(a, "log", "Deploy broke on friday. Lesson: never deploy on friday.", "--title",
+        "Friday", now=friday)  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "friday", "--yes")
+    assert not (b / "memory/2026-11-27.md").exists()
+    cli(a, "log", "Rollback worked. Lesson: keep the rollback script handy.", "--title",
+        "Rollback", now="2026-11-27T11:00")  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "sync")
+    for root in (a, b):
+        text = (root / "memory/2026-11-27.md").read_text(encoding="utf-8")
+        assert text.startswith("# 2026-11-27\n") and "## 11:00 — Rollback" in text
+        assert "friday" not in text.lower()
+        assert_vault_sound(root)
+    assert (a / "memory/2026-11-27.md").read_bytes() == (b / "memory/2026-11-27.md").read_bytes()
+
+
+def test_a_log_forget_emptied_stays_removed_when_the_other_clone_only_had_it(
+    tmp_path: Path,
+) -> None:
+    """The day's log forget removed, unchanged on the other clone since: removed on both."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Deploy broke on friday. Lesson: never deploy on friday.", now="2026-11-27T10:00")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "friday", "--yes")
+    cli(a, "log", "Another day. Lesson: x.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "sync")
+    for root in (a, b):
+        assert not (root / "memory/2026-11-27.md").exists()
+        assert_vault_sound(root)

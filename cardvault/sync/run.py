@@ -23,7 +23,8 @@ history/states.py) and for an unknown remote. Then:
    first, go back to 2.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
 one side removed a file the other changed, unless the change was only the uses, stale mark or
-check the tools record on a card: then the removal stands) stops the sync with nothing
+check the tools record on a card: then the removal stands; a daily log forget removed while
+the other side added entries to it keeps those entries) stops the sync with nothing
 changed, and the conflicts come back as `path:line`. git's rename detection is followed for a
 card's own moves only (archive, `cardvault rename`): a vault file removed on one side and
 another added there are never one file to it (`_unpaired`). The search index is brought up to date
@@ -143,8 +144,13 @@ def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     taken, stopped = _unpaired(top, target)
     merge = history.merge_in_objects(top, target, f"sync: merge {target}", taken=taken)
     if merge.how == "conflict":
-        gone = [p for p, _ in merge.conflicts if _removal_wins(top, merge.old, target, p)]
-        if len(gone) == len(merge.conflicts):
+        for path, _ in merge.conflicts:
+            emptied = _log_entries_kept(top, merge.old, target, path)
+            if emptied is not None:
+                taken[path] = emptied.blob
+        rest = [p for p, _ in merge.conflicts if p not in taken]
+        gone = [p for p in rest if _removal_wins(top, merge.old, target, p)]
+        if len(gone) == len(rest):
             merge = history.merge_in_objects(top, target, f"sync: merge {target}", gone, taken)
     if merge.how == "conflict" or stopped:
         conflicts = tuple(
@@ -226,6 +232,32 @@ def _renamed_by_us(top: Path, side: str, old: str, new: str) -> bool:
     except CardvaultError:
         return False
     return Path(old).stem in card.aliases
+
+
+@dataclass(frozen=True)
+class _Kept:
+    blob: str | None  # None: nothing of the log is left
+
+
+def _log_entries_kept(top: Path, old: str, target: str, rel: str) -> _Kept | None:
+    """A daily log one side removed (forget took its every entry) and the other changed:
+    merged entry by entry (sync/merge_log.py) as if the removing side had kept the log's
+    title alone, so the entries only the other side added stay and the forgotten ones stay
+    gone; nothing left, the removal stands. None: not such a log, or the merge conflicts."""
+    from cardvault.sync.merge_log import merge_log, split_log
+
+    if not _of_kind("log", rel):
+        return None
+    base, ours, theirs = history.merge_sides(top, old, target, rel)
+    if base is None or (ours is None) == (theirs is None):
+        return None
+    title = split_log(base, Path(rel)).preamble.rstrip("\n") + "\n"
+    merged = merge_log(base, ours or title, theirs or title, Path(rel))
+    if merged.conflicts:
+        return None
+    if not split_log(merged.text, Path(rel)).entries:
+        return _Kept(None)
+    return _Kept(history.write_blob(top, merged.text))
 
 
 def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
