@@ -211,3 +211,21 @@ def test_a_log_forget_emptied_stays_removed_when_the_other_clone_only_had_it(
     for root in (a, b):
         assert not (root / "memory/2026-11-27.md").exists()
         assert_vault_sound(root)
+
+
+def test_a_branch_following_the_teams_branch_under_another_name_syncs_with_it(
+    tmp_path: Path,
+) -> None:
+    """b works on a branch `work` made from origin/main (`git checkout -b work origin/main`:
+    its upstream is origin/main, as `git pull` and `git status` say). Its sync shares b's
+    entry with the team's main, not with a new remote branch `work` no one else syncs."""
+    a, b = two_clones(tmp_path)
+    git(b, "checkout", "-q", "-b", "work", "origin/main")
+    cli(b, "log", "Lesson: the work branch entry reaches the team.")
+    out = cli(b, "sync")
+    assert "origin/main" in out
+    assert "refs/heads/work" not in git(b, "ls-remote", "origin")
+    cli(a, "sync")
+    assert "the work branch entry" in (a / "memory").joinpath(f"{TODAY[:10]}.md").read_text()
+    status = git(b, "status", "-sb").splitlines()[0]
+    assert status == "## work...origin/main"  # nothing left unpushed

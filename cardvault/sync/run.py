@@ -7,7 +7,9 @@ history/states.py) and for an unknown remote. Then:
    (vault/owned.py), as "hand edits", once the secret guard found nothing in them
    (edits/door.py): in a repository the vault shares with code, code changes and untracked
    files are never committed, and never stop a sync;
-2. fetch the remote, holding no lock (a network wait never makes another writer wait);
+2. fetch the remote, holding no lock (a network wait never makes another writer wait); its
+   branch is the one ours follows (`branch.NAME.merge`, as `git pull` reads it), else the one
+   of our branch's name;
 3. under the lock again: merge its branch where a kill leaves nothing in the vault: computed in
    git's object store with cardvault's drivers (daily logs entry by entry, cards key by key,
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
@@ -87,20 +89,23 @@ def sync_vault(
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
     refuse_unfinished_git(vault)
-    branch = git_remote.current_branch(top)
-    name = remote or git_remote.default_remote(top, branch)
+    local = git_remote.current_branch(top)
+    name = remote or git_remote.default_remote(top, local)
     git_remote.check_remote(top, name)
+    branch = git_remote.upstream_branch(top, local, name)
     with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
         notes = describe(entered.recovery)
-    result = _exchange(vault, name, branch, today or dt.date.today(), on_wait)
+    result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
     return replace(result, pending=entered.pending, notes=[*notes, *_index_notes(vault, result)])
 
 
 def _exchange(
-    vault: Vault, remote: str, branch: str, today: dt.date, on_wait: OnWait | None
+    vault: Vault, remote: str, branches: tuple[str, str], today: dt.date, on_wait: OnWait | None
 ) -> SyncResult:
     """Fetch, merge, regenerate and push until the push goes through (or a conflict). The
-    network waits (fetch, push) hold no lock; the merge and its regeneration do."""
+    network waits (fetch, push) hold no lock; the merge and its regeneration do. `branches`:
+    ours, and the remote's it follows (its upstream's name, else the same)."""
+    local, branch = branches
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
@@ -127,7 +132,7 @@ def _exchange(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
                 refused=_refusal(foreign),
             )  # fmt: skip
-        if git_remote.push(top, remote, branch, published or "HEAD"):
+        if git_remote.push(top, remote, branch, published or "HEAD", local):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
             )
