@@ -126,10 +126,11 @@ def merge_sides(top: Path, old: str, target: str, path: str) -> tuple[str | None
 
 def renamed_pairs(top: Path, old: str, target: str) -> list[tuple[str, str, str]]:
     """The renames git's merge of `old` and `target` would see, each side against their merge
-    base: (the side's commit, the old path, the new path)."""
+    base: (the side's commit, the old path, the new path). None when one side is the base (up
+    to date, a fast-forward: nothing is merged)."""
     done = run_git(top, "merge-base", old, target, check=False)
     base = done.stdout.strip()
-    if done.returncode != 0 or not base:
+    if done.returncode != 0 or not base or base in (_sha(top, old), _sha(top, target)):
         return []
     pairs = []
     for side in (old, target):
