@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
 from tests.conftest import run_cli
 from tests.writers_support import assert_vault_sound, git
@@ -229,3 +230,33 @@ def test_a_branch_following_the_teams_branch_under_another_name_syncs_with_it(
     assert "the work branch entry" in (a / "memory").joinpath(f"{TODAY[:10]}.md").read_text()
     status = git(b, "status", "-sb").splitlines()[0]
     assert status == "## work...origin/main"  # nothing left unpushed
+
+
+def test_one_question_accepted_on_one_clone_and_rejected_on_the_other(tmp_path: Path) -> None:
+    """'Duplicate?' answered accept on a (the cards become one) and reject on b, the same day;
+    b syncs first, then a. The queue both clones read says what the vault holds, accepted,
+    whichever order the two answers' lines took in the merged file."""
+    import json
+
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Redis maxmemory", "-c", "infrastructure", "--body", "Redis evicts keys "
+        "with allkeys-lru when maxmemory is hit, so set maxmemory.")  # fmt: skip
+    members = [
+        {"key": f"memory/cards/{slug}.md", "path": f"memory/cards/{slug}.md", "text": slug}
+        for slug in ("redis-eviction", "redis-maxmemory")
+    ]
+    item = {"id": "d00d1e", "kind": "duplicate", "members": members, "evidence": {},
+            "asked": "2026-12-01", "status": "pending"}  # fmt: skip
+    (a / "memory/review.jsonl").write_text(json.dumps(item, sort_keys=True) + "\n")
+    cli(a, "sync")  # the question, committed as a hand edit
+    cli(b, "sync")
+    cli(a, "review", "accept", "d00d1e")
+    cli(b, "review", "reject", "d00d1e", "--reason", "not the same")
+    cli(b, "sync")
+    cli(a, "sync")  # a's file: its accept, then b's reject
+    cli(b, "sync")
+    assert not (a / "memory/cards/redis-maxmemory.md").exists()  # the accept merged them
+    for root in (a, b):
+        assert json.loads(cli(root, "review", "--json")) == []
+        (found,) = read_queue(root)
+        assert found.status == "accepted" and found.reason is None, root.name
