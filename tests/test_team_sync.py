@@ -260,3 +260,31 @@ def test_one_question_accepted_on_one_clone_and_rejected_on_the_other(tmp_path: 
         assert json.loads(cli(root, "review", "--json")) == []
         (found,) = read_queue(root)
         assert found.status == "accepted" and found.reason is None, root.name
+
+
+@pytest.mark.slow
+def test_a_lesson_folded_into_a_card_the_other_clone_merged_away_moves_on(tmp_path: Path) -> None:
+    """a's maintain merges the duplicate `redis-eviction-policy` into `redis-eviction`; b's
+    folded a new lesson into the duplicate meanwhile. The sync carries b's lesson (its
+    paragraph, source and sighting) into the card that survived instead of stopping."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Redis eviction policy", "-c", "infrastructure", "--body", REDIS)
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "log", "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: "
+        "redis-eviction-policy", "--title", "Redis threshold")  # fmt: skip
+    cli(b, "maintain", "--only", "distill")
+    assert "90 percent" in card_text(b, "redis-eviction-policy")
+    cli(a, "maintain", "--only", "merge")
+    assert not (a / "memory/cards/redis-eviction-policy.md").exists()
+    cli(a, "sync")
+    cli(b, "sync")  # b's fold of the duplicate a merged away
+    cli(a, "sync")
+    for root in (a, b):
+        assert not (root / "memory/cards/redis-eviction-policy.md").exists()
+        card = read_card(root / "memory/cards/redis-eviction.md", root)
+        assert card.body.count("Eviction starts at 90 percent of maxmemory.") == 1
+        assert card.meta["merged_from"] == ["redis-eviction-policy"]
+        assert any(source.startswith("memory/2026-12-01.md#") for source in card.sources)
+        assert_vault_sound(root)
+    assert card_text(a, "redis-eviction") == card_text(b, "redis-eviction")

@@ -33,6 +33,7 @@ class TreeMerge:
     new: str | None = None
     changed: tuple[str, ...] = ()
     conflicts: tuple[tuple[str, str], ...] = ()
+    tree: str | None = None  # a conflicted merge's tree (conflicted files with git's markers)
 
 
 def merge_in_objects(
@@ -81,7 +82,7 @@ def merge_in_objects(
         paths = [path for path in listed if path not in taken]
         if not listed or not set(paths) <= set(removed):
             conflicts = tuple((p, _text(top, tree, p)) for p in paths)
-            return TreeMerge("conflict", old, conflicts=conflicts)
+            return TreeMerge("conflict", old, conflicts=conflicts, tree=tree)
         tree = _without(top, tree, paths) if paths else tree
     if taken:
         tree = _taking(top, tree, taken)
@@ -113,6 +114,12 @@ def _without(top: Path, tree: str, paths: Sequence[str]) -> str:
         with pathspec(list(paths)) as spec:
             run_git(top, "rm", "-q", "--cached", "--ignore-unmatch", *spec, env=env)
         return run_git(top, "write-tree", env=env).stdout.strip()
+
+
+def merge_base(top: Path, old: str, target: str) -> str | None:
+    """The merge base of two commits (None: unrelated histories)."""
+    done = run_git(top, "merge-base", old, target, check=False)
+    return done.stdout.strip() or None if done.returncode == 0 else None
 
 
 def merge_sides(top: Path, old: str, target: str, path: str) -> tuple[str | None, ...]:

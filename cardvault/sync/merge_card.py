@@ -120,6 +120,60 @@ def _paragraphs(text: str) -> list[str]:
     return [p.strip("\n") for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
 
 
+#: What a fold of lessons (and reading, tagging) changes on a card: carried into the card it
+#: was merged into (`carry_into`).
+CARRIED = frozenset({"sources", "seen", "uses", "last_used", "updated", "tags"})
+
+
+def merged_into(text: str, slug: str, path: Path) -> bool:
+    """Whether the card `text` says it took in the card `slug` (`merged_from`)."""
+    try:
+        merged = parse_card(text, path).meta.get("merged_from") or []
+    except CardFormatError:
+        return False
+    return isinstance(merged, list) and slug in [str(item) for item in merged]
+
+
+def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
+    """`survivor` (the card `base` was merged into) with what `kept` added to `base` since:
+    new sources, sightings and uses, later dates, new tags, paragraphs added after the body.
+    None when `kept` changed anything else (a person's edit: theirs to settle)."""
+    try:
+        b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
+    except CardFormatError:
+        return None
+    changed = {key for key in {*b.meta, *k.meta} if b.meta.get(key) != k.meta.get(key)}
+    added = _appended(b.body, k.body)
+    if changed - CARRIED or added is None:
+        return None
+    changes: dict[str, Any] = {}
+    sources = [x for x in k.sources if x not in b.sources and x not in s.sources]
+    if sources:
+        changes["sources"] = [*s.sources, *sources]
+    tags = [t for t in k.tags if t not in b.tags and t not in s.tags]
+    if tags:
+        changes["tags"] = [*s.tags, *tags]
+    for key in ("seen", "uses"):
+        grown = _count(k.meta, key) - _count(b.meta, key)
+        if grown > 0:
+            changes[key] = _count(s.meta, key) + grown
+    for key in ("updated", "last_used"):
+        day, now = as_date(k.meta.get(key)), as_date(s.meta.get(key))
+        if key in changed and day is not None and (now is None or day > now):
+            changes[key] = day
+    text = update_card_text(survivor, changes, (), path)
+    held = {p.strip() for p in _paragraphs(s.body)}
+    new = [p for p in added if p.strip() not in held]
+    if new:
+        text = replace_body(text, s.body.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n")
+    return text
+
+
+def _count(meta: dict[str, Any], key: str) -> int:
+    value = meta.get(key, 1 if key == "seen" else 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _base_parts(base: str, path: Path) -> tuple[dict[str, Any], str]:
     """The base's frontmatter and body; nothing for a card both sides created (empty base)."""
     if not base.strip():

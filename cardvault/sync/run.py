@@ -26,11 +26,12 @@ history/states.py) and for an unknown remote. Then:
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
 one side removed a file the other changed, unless the change was only the uses, stale mark or
 check the tools record on a card: then the removal stands; a daily log forget removed while
-the other side added entries to it keeps those entries) stops the sync with nothing
-changed, and the conflicts come back as `path:line`. git's rename detection is followed for a
-card's own moves only (archive, `cardvault rename`): a vault file removed on one side and
-another added there are never one file to it (`_unpaired`). The search index is brought up to date
-after the lock is released.
+the other side added entries to it keeps those entries; a card merged into another on one side
+and only folded into on the other moves the fold to the survivor: sync/removals.py) stops the
+sync with nothing changed, and the conflicts come back as `path:line`. git's rename detection
+is followed for a card's own moves only (archive, `cardvault rename`): a vault file removed on
+one side and another added there are never one file to it (sync/removals.py `unpaired`). The
+search index is brought up to date after the lock is released.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from cardvault.edits.door import (
 from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
+from cardvault.sync import removals
 from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
@@ -146,13 +148,11 @@ def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
     git's object store (history/treemerge.py), the vault's files written through the journal,
     then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
-    taken, stopped = _unpaired(top, target)
+    taken, stopped = removals.unpaired(top, target)
     merge = history.merge_in_objects(top, target, f"sync: merge {target}", taken=taken)
     if merge.how == "conflict":
         for path, _ in merge.conflicts:
-            emptied = _log_entries_kept(top, merge.old, target, path)
-            if emptied is not None:
-                taken[path] = emptied.blob
+            taken.update(removals.kept_after_removal(top, merge, target, path))
         rest = [p for p, _ in merge.conflicts if p not in taken]
         gone = [p for p in rest if _removal_wins(top, merge.old, target, p)]
         if len(gone) == len(rest):
@@ -173,96 +173,6 @@ def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     ]
     merge_while_holding(vault, changes, merge)
     return git_remote.MergeOutcome(merge.how, (), merge.changed)
-
-
-def _unpaired(top: Path, target: str) -> tuple[dict[str, str | None], list[str]]:
-    """Undo the renames git's merge would see that are not one: small cards of one shape (the
-    same frontmatter lines) look alike, so a card forgotten or merged away on one side and a
-    new card there are taken for a rename, and the other side's edits of the first would land
-    on the second (a log is never renamed). Returns the paths the merge takes from one side as
-    they are (the new file as its side wrote it; the removed one left out, as when only its
-    uses, mark or check changed on the other side: `_removal_wins`) and the removed files the
-    other side edited otherwise: conflicts, as git's own "changed on one side, removed"."""
-    from cardvault.sync.merge_card import only_bookkeeping
-
-    taken: dict[str, str | None] = {}
-    stopped: list[str] = []
-    for side, old, new in history.renamed_pairs(top, "HEAD", target):
-        other = target if side == "HEAD" else "HEAD"
-        if not _false_rename(top, side, old, new) or history.blob_text(top, other, new):
-            continue
-        base, ours, theirs = history.merge_sides(top, "HEAD", target, old)
-        kept = theirs if side == "HEAD" else ours
-        taken[new] = history.blob_id(top, side, new)
-        if (
-            kept is None
-            or kept == base
-            or (
-                base is not None
-                and _of_kind("card", old)
-                and only_bookkeeping(base, kept, Path(old))
-            )
-        ):
-            taken[old] = None
-        else:
-            stopped.append(old)
-    return taken, stopped
-
-
-def _false_rename(top: Path, side: str, old: str, new: str) -> bool:
-    """Whether git's pairing of a removed `old` with an added `new` (in `side`) pairs vault
-    files that are not one. A card's own moves are trusted: to or from the archive (one name),
-    and `cardvault rename` (the old slug is an alias of the new card)."""
-    kinds = ("card", "log", "hot")
-    if not any(_of_kind(k, path) for k in kinds for path in (old, new)):
-        return False  # not the vault's: git's own way
-    if not (_of_kind("card", old) and _of_kind("card", new)):
-        return True
-    return Path(old).name != Path(new).name and not _renamed_by_us(top, side, old, new)
-
-
-def _of_kind(kind: str, rel: str) -> bool:
-    from cardvault.sync.driver import is_of_kind
-
-    return is_of_kind(kind, Path(rel))
-
-
-def _renamed_by_us(top: Path, side: str, old: str, new: str) -> bool:
-    """Whether the card at `new` (in `side`) names the slug of `old` among its aliases."""
-    from cardvault.vault.card import parse_card
-
-    text = history.blob_text(top, side, new)
-    try:
-        card = parse_card(text or "", Path(new))
-    except CardvaultError:
-        return False
-    return Path(old).stem in card.aliases
-
-
-@dataclass(frozen=True)
-class _Kept:
-    blob: str | None  # None: nothing of the log is left
-
-
-def _log_entries_kept(top: Path, old: str, target: str, rel: str) -> _Kept | None:
-    """A daily log one side removed (forget took its every entry) and the other changed:
-    merged entry by entry (sync/merge_log.py) as if the removing side had kept the log's
-    title alone, so the entries only the other side added stay and the forgotten ones stay
-    gone; nothing left, the removal stands. None: not such a log, or the merge conflicts."""
-    from cardvault.sync.merge_log import merge_log, split_log
-
-    if not _of_kind("log", rel):
-        return None
-    base, ours, theirs = history.merge_sides(top, old, target, rel)
-    if base is None or (ours is None) == (theirs is None):
-        return None
-    title = split_log(base, Path(rel)).preamble.rstrip("\n") + "\n"
-    merged = merge_log(base, ours or title, theirs or title, Path(rel))
-    if merged.conflicts:
-        return None
-    if not split_log(merged.text, Path(rel)).entries:
-        return _Kept(None)
-    return _Kept(history.write_blob(top, merged.text))
 
 
 def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
