@@ -274,7 +274,9 @@ def test_a_lesson_folded_into_a_card_the_other_clone_merged_away_moves_on(tmp_pa
     cli(b, "log", "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: "
         "redis-eviction-policy", "--title", "Redis threshold")  # fmt: skip
     cli(b, "maintain", "--only", "distill")
+    cli(b, "promote", "redis-eviction-policy")  # by hand: a rule in AGENTS.md
     assert "90 percent" in card_text(b, "redis-eviction-policy")
+    assert "status: promoted" in card_text(b, "redis-eviction-policy")
     cli(a, "maintain", "--only", "merge")
     assert not (a / "memory/cards/redis-eviction-policy.md").exists()
     cli(a, "sync")
@@ -285,6 +287,9 @@ def test_a_lesson_folded_into_a_card_the_other_clone_merged_away_moves_on(tmp_pa
         card = read_card(root / "memory/cards/redis-eviction.md", root)
         assert card.body.count("Eviction starts at 90 percent of maxmemory.") == 1
         assert card.meta["merged_from"] == ["redis-eviction-policy"]
-        assert any(source.startswith("memory/2026-12-01.md#") for source in card.sources)
+        assert len(card.sources) == 1 and card.meta["seen"] == 3
+        assert card.status == "promoted"
+        rules = (root / "AGENTS.md").read_text(encoding="utf-8")
+        assert "memory/cards/redis-eviction-policy.md" not in rules
         assert_vault_sound(root)
     assert card_text(a, "redis-eviction") == card_text(b, "redis-eviction")

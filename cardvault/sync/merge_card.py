@@ -120,9 +120,11 @@ def _paragraphs(text: str) -> list[str]:
     return [p.strip("\n") for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
 
 
-#: What a fold of lessons (and reading, tagging) changes on a card: carried into the card it
-#: was merged into (`carry_into`).
-CARRIED = frozenset({"sources", "seen", "uses", "last_used", "updated", "tags"})
+#: What a fold of lessons (and reading, tagging, promoting) changes on a card: carried into the
+#: card it was merged into (`carry_into`).
+CARRIED = frozenset(
+    {"sources", "seen", "uses", "last_used", "updated", "tags", "status", "promoted", "rule"}
+)
 
 
 def merged_into(text: str, slug: str, path: Path) -> bool:
@@ -136,15 +138,16 @@ def merged_into(text: str, slug: str, path: Path) -> bool:
 
 def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     """`survivor` (the card `base` was merged into) with what `kept` added to `base` since:
-    new sources, sightings and uses, later dates, new tags, paragraphs added after the body.
-    None when `kept` changed anything else (a person's edit: theirs to settle)."""
+    new sources, sightings and uses, later dates, new tags, paragraphs added after the body, a
+    promotion (and its rule, when the survivor has none). None when `kept` changed anything
+    else, or is not active or promoted (a person's edit, an archiving: theirs to settle)."""
     try:
         b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
     except CardFormatError:
         return None
     changed = {key for key in {*b.meta, *k.meta} if b.meta.get(key) != k.meta.get(key)}
     added = _appended(b.body, k.body)
-    if changed - CARRIED or added is None:
+    if changed - CARRIED or added is None or k.meta.get("status", "promoted") != "promoted":
         return None
     changes: dict[str, Any] = {}
     sources = [x for x in k.sources if x not in b.sources and x not in s.sources]
@@ -157,10 +160,14 @@ def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
         grown = _count(k.meta, key) - _count(b.meta, key)
         if grown > 0:
             changes[key] = _count(s.meta, key) + grown
-    for key in ("updated", "last_used"):
+    for key in ("updated", "last_used", "promoted"):
         day, now = as_date(k.meta.get(key)), as_date(s.meta.get(key))
         if key in changed and day is not None and (now is None or day > now):
             changes[key] = day
+    if "status" in changed and s.meta.get("status") in (None, "active"):
+        changes["status"] = "promoted"  # the merged-away card's promotion, kept
+    if "rule" in changed and k.meta.get("rule") and not s.meta.get("rule"):
+        changes["rule"] = k.meta["rule"]
     text = update_card_text(survivor, changes, (), path)
     held = {p.strip() for p in _paragraphs(s.body)}
     new = [p for p in added if p.strip() not in held]
