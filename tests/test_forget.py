@@ -266,3 +266,37 @@ def test_forget_turns_links_to_the_removed_card_into_plain_text(vault_path: Path
     )
     findings = run_cli(["--vault", str(vault_path), "check", "--json"]).stdout
     assert "broken-link" not in findings
+
+
+def test_forget_removes_the_review_questions_about_what_it_removes(sample_vault: Path) -> None:
+    """The review queue keeps each question's members with their text (a lesson, a card's
+    topic): a question about a forgotten card, or about an entry it cites, goes with it (the
+    rest of the queue stays byte for byte), and `git revert` brings it back."""
+    import json
+
+    card = sample_vault / "memory" / "cards" / f"{SLUG}.md"
+    cited = str((frontmatter(card).get("sources") or [])[0])
+    about_card = {"key": f"memory/cards/{SLUG}.md", "path": f"memory/cards/{SLUG}.md",
+                  "text": "Docker buildx needs --platform linux/amd64 on an M1"}  # fmt: skip
+    about_entry = {"key": cited, "path": cited.split("#")[0], "source": cited,
+                   "text": "buildx built an arm64 image"}  # fmt: skip
+    other = {"key": "memory/cards/x.md", "path": "memory/cards/x.md", "text": "unrelated"}
+    items = [
+        {"id": "aaaaaa", "kind": "duplicate", "members": [about_card, other], "evidence": {},
+         "asked": "2026-03-01", "status": "pending"},
+        {"id": "bbbbbb", "kind": "same-lesson", "members": [about_entry, other], "evidence": {},
+         "asked": "2026-03-01", "status": "rejected", "decided": "2026-03-02", "by": "person"},
+        {"id": "cccccc", "kind": "duplicate", "members": [other, {**other, "key": "y"}],
+         "evidence": {}, "asked": "2026-03-01", "status": "pending"},
+    ]  # fmt: skip
+    lines = [json.dumps(item, sort_keys=True) for item in items]
+    queue = sample_vault / "memory" / "review.jsonl"
+    queue.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    git(sample_vault, "add", "-A")
+    git(sample_vault, "commit", "-qm", "questions")
+    before = snapshot(sample_vault)
+    result = forget(sample_vault, SLUG, "--yes")
+    assert result.exit_code == 0, result.output
+    assert queue.read_text(encoding="utf-8") == lines[2] + "\n"
+    git(sample_vault, "revert", "--no-edit", "HEAD")
+    assert snapshot(sample_vault) == before

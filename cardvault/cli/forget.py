@@ -197,5 +197,7 @@ def _show_forget_plan(plan: ForgetPlan) -> None:
         out.print(f"[bold]AGENTS.md rule:[/] {render.escape(redact_text(rule))}")
     if plan.memory is not None:
         out.print("[bold]MEMORY.md:[/] categories table regenerated without these cards")
+    if plan.questions:
+        out.print(f"[bold]memory/review.jsonl:[/] review question(s) {', '.join(plan.questions)}")
     if plan.mentions:
         out.print("[yellow]Still mentioned (not changed):[/] " + ", ".join(plan.mentions))

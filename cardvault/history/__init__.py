@@ -94,13 +94,17 @@ from cardvault.history.status import (
 )
 from cardvault.history.treemerge import (
     TreeMerge,
+    blob_id,
     blob_text,
     changed_paths,
     finish_move,
     head_is_sync_merge,
+    merge_base,
     merge_in_objects,
     merge_sides,
     move_head,
+    renamed_pairs,
+    write_blob,
 )
 
 __all__ = [
@@ -123,6 +127,7 @@ __all__ = [
     "Reverted",
     "TreeMerge",
     "attributes_text",
+    "blob_id",
     "blob_text",
     "changed_paths",
     "clear_stale_git_locks",
@@ -147,6 +152,7 @@ __all__ = [
     "is_temp_file",
     "last_commit_with_subject",
     "memory_commits",
+    "merge_base",
     "merge_files_in_place",
     "merge_in_objects",
     "merge_in_progress",
@@ -159,6 +165,7 @@ __all__ = [
     "project_files",
     "project_head",
     "remote_url",
+    "renamed_pairs",
     "reverted_commits",
     "safe_message",
     "settle_git_locks",
@@ -169,4 +176,5 @@ __all__ = [
     "unstage",
     "work_tree",
     "work_tree_of",
+    "write_blob",
 ]

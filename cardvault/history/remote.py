@@ -71,6 +71,18 @@ def default_remote(top: Path, branch: str) -> str:
     return str(value).strip() or "origin"
 
 
+def upstream_branch(top: Path, branch: str, remote: str) -> str:
+    """The name of the remote's branch `branch` follows (its `branch.NAME.merge`, as `git pull`
+    reads it) when that upstream is on `remote`; else the same name as ours."""
+    reader = _repo(top).config_reader("repository")
+    section = f'branch "{branch}"'
+    followed = str(reader.get_value(section, "remote", default="")).strip()
+    merge = str(reader.get_value(section, "merge", default="")).strip()
+    if followed == remote and merge.startswith("refs/heads/") and len(merge) > len("refs/heads/"):
+        return merge.removeprefix("refs/heads/")
+    return branch
+
+
 def check_remote(top: Path, remote: str) -> None:
     """Refuse a remote the repository does not know."""
     known = [each.name for each in _repo(top).remotes]
@@ -171,18 +183,22 @@ def unpublished(top: Path, remote: str, branch: str) -> list[str]:
     return sorted({path for path in run(repo, *args).stdout.split("\0") if path.strip()})
 
 
-def push(top: Path, remote: str, branch: str, commit: str = "HEAD") -> bool:
+def push(
+    top: Path, remote: str, branch: str, commit: str = "HEAD", local: str | None = None
+) -> bool:
     """Push `commit` (the one checked under the lock; HEAD may have moved on since) to the
-    remote's branch. False when it was refused because the remote's branch moved since we
-    fetched it (another machine pushed first); other failures raise."""
+    remote's `branch` (what the `local` branch follows; by default the one of that name).
+    False when it was refused because the remote's branch moved since we fetched it (another
+    machine pushed first); other failures raise."""
     repo = _repo(top)
+    local = local or branch
     known = remote_head(top, remote, branch)
     reader = repo.config_reader("repository")
-    upstream = str(reader.get_value(f'branch "{branch}"', "remote", default="")).strip()
+    upstream = str(reader.get_value(f'branch "{local}"', "remote", default="")).strip()
     done = run(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
     if done.returncode == 0:
         if not upstream:  # the first push: the branch follows the remote's from now on
-            run(repo, "branch", f"--set-upstream-to={remote}/{branch}", branch, check=False)
+            run(repo, "branch", f"--set-upstream-to={remote}/{branch}", local, check=False)
         return True
     run(repo, "fetch", "--quiet", remote, check=False)
     if remote_head(top, remote, branch) != known:

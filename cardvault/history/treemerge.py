@@ -14,7 +14,7 @@ view (the branch, the index) to the merge; `finish_move` does the same after a c
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,14 +33,22 @@ class TreeMerge:
     new: str | None = None
     changed: tuple[str, ...] = ()
     conflicts: tuple[tuple[str, str], ...] = ()
+    tree: str | None = None  # a conflicted merge's tree (conflicted files with git's markers)
 
 
 def merge_in_objects(
-    top: Path, target: str, message: str, removed: Sequence[str] = ()
+    top: Path,
+    target: str,
+    message: str,
+    removed: Sequence[str] = (),
+    taken: Mapping[str, str | None] | None = None,
 ) -> TreeMerge:
     """Merge `target` into HEAD without touching the work tree or the index (module docstring).
     Conflicts that are all in `removed` (a file one side removed, the other changed) are
-    resolved by the removal (the caller decides which: sync/run.py)."""
+    resolved by the removal (the caller decides which: sync/run.py). `taken` maps paths to the
+    blob the merge holds there (`blob_id`, `write_blob`; None: the path is left out), whatever
+    git made of them, conflicts included (the caller decides: where git's rename detection
+    paired two files that are not one, `renamed_pairs`)."""
     old = _sha(top, "HEAD")
     theirs = _sha(top, target)
     if _is_ancestor(top, theirs, old):
@@ -68,16 +76,34 @@ def merge_in_objects(
     if done.returncode not in (0, 1) or not lines:
         raise GitError(f"git merge-tree failed: {(done.stderr or done.stdout).strip()}", top)
     tree = lines[0].strip()
+    taken = taken or {}
     if done.returncode == 1:
-        paths = [line for line in lines[1:] if line.strip()]
-        if not paths or not set(paths) <= set(removed):
+        listed = [line for line in lines[1:] if line.strip()]
+        paths = [path for path in listed if path not in taken]
+        if not listed or not set(paths) <= set(removed):
             conflicts = tuple((p, _text(top, tree, p)) for p in paths)
-            return TreeMerge("conflict", old, conflicts=conflicts)
-        tree = _without(top, tree, paths)
+            return TreeMerge("conflict", old, conflicts=conflicts, tree=tree)
+        tree = _without(top, tree, paths) if paths else tree
+    if taken:
+        tree = _taking(top, tree, taken)
     env = identity_env(top)
     new = run_git(top, "commit-tree", tree, "-p", old, "-p", theirs, "-m", message, env=env)
     sha = new.stdout.strip()
     return TreeMerge("merged", old, sha, changed_paths(top, old, sha))
+
+
+def _taking(top: Path, tree: str, taken: Mapping[str, str | None]) -> str:
+    """`tree` with each path holding its blob (None: removed), in a scratch index."""
+    with tempfile.TemporaryDirectory(prefix="cardvault-merge-") as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        run_git(top, "read-tree", tree, env=env)
+        for path, blob in taken.items():
+            if blob is None:
+                run_git(top, "update-index", "--force-remove", "--", path, env=env)
+            else:
+                entry = f"100644,{blob},{path}"
+                run_git(top, "update-index", "--add", "--cacheinfo", entry, env=env)
+        return run_git(top, "write-tree", env=env).stdout.strip()
 
 
 def _without(top: Path, tree: str, paths: Sequence[str]) -> str:
@@ -90,6 +116,12 @@ def _without(top: Path, tree: str, paths: Sequence[str]) -> str:
         return run_git(top, "write-tree", env=env).stdout.strip()
 
 
+def merge_base(top: Path, old: str, target: str) -> str | None:
+    """The merge base of two commits (None: unrelated histories)."""
+    done = run_git(top, "merge-base", old, target, check=False)
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 def merge_sides(top: Path, old: str, target: str, path: str) -> tuple[str | None, ...]:
     """The texts of `path` in the merge base of `old` and `target`, in `old` and in `target`
     (None: not there)."""
@@ -99,10 +131,41 @@ def merge_sides(top: Path, old: str, target: str, path: str) -> tuple[str | None
     return (*texts, blob_text(top, old, path), blob_text(top, target, path))
 
 
+def renamed_pairs(top: Path, old: str, target: str) -> list[tuple[str, str, str]]:
+    """The renames git's merge of `old` and `target` would see, each side against their merge
+    base: (the side's commit, the old path, the new path). None when one side is the base (up
+    to date, a fast-forward: nothing is merged)."""
+    done = run_git(top, "merge-base", old, target, check=False)
+    base = done.stdout.strip()
+    if done.returncode != 0 or not base or base in (_sha(top, old), _sha(top, target)):
+        return []
+    pairs = []
+    for side in (old, target):
+        out = run_git(top, "diff", "--name-status", "-M", "-z", base, side).stdout.split("\0")
+        fields = iter(out)
+        for status in fields:
+            if status.startswith("R"):
+                pairs.append((side, next(fields, ""), next(fields, "")))
+            elif status.strip():
+                next(fields, "")
+    return pairs
+
+
 def changed_paths(top: Path, old: str, new: str) -> tuple[str, ...]:
     """Paths (relative to the work tree) whose content differs between two commits."""
     out = run_git(top, "diff", "--name-only", "--no-renames", "-z", old, new).stdout
     return tuple(path for path in out.split("\0") if path)
+
+
+def blob_id(top: Path, commit: str, path: str) -> str | None:
+    """The blob `commit` holds at `path` (None: not there)."""
+    done = run_git(top, "rev-parse", "--verify", "-q", f"{commit}:{path}", check=False)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def write_blob(top: Path, text: str) -> str:
+    """Store `text` in the object store; its blob id."""
+    return run_git(top, "hash-object", "-w", "--stdin", input=text).stdout.strip()
 
 
 def blob_text(top: Path, commit: str, path: str) -> str | None:

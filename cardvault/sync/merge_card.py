@@ -7,6 +7,7 @@ For each frontmatter key, a side that left it as in the base takes the other sid
 - `created`: the earlier date; `updated`, `last_used`, `promoted` (dates): the later one;
 - `seen`: both sides' recurrences counted, `base + (ours - base) + (theirs - base)`, less one
   for each source both sides added (the same log entry distilled on both machines counts once);
+  a base card without the key was seen once (vault/card.py `Card.seen`), a card both created 0;
 - `uses`: both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each clone
   folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
 - `stale` (`{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
@@ -16,15 +17,21 @@ For each frontmatter key, a side that left it as in the base takes the other sid
 - `checked` (`{date, commit}`, verify/checked.py), both sides checked: the later check (on one
   day, the greater commit, so either side merging picks the same); both commits are in the
   merge's history;
-- any other key: a conflict, shown with git's markers in the frontmatter.
+- any other key: a conflict, shown with git's markers in the frontmatter; except in a card both
+  sides created from a shared source (the same lesson distilled on two clones, each guessing
+  the category from the cards it had): ours.
 A card one side removed and the other changed in `BOOKKEEPING` keys alone stays removed
 (`only_bookkeeping`, sync/run.py). The body is merged line by line (merge_text.py): markers
-only where both sides changed the same lines. The result keeps our file's bytes wherever
+only where both sides changed the same lines; but where both sides only added paragraphs after
+the base's body (maintain on two clones folding other lessons into the card; for a card both
+created, when they share a source: the same lesson distilled on both), ours then theirs' new
+paragraphs, each once (`merge_body`). The result keeps our file's bytes wherever
 nothing changed (update_card_text). A side that is not a valid card is merged as plain text.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +58,11 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     except CardFormatError:
         return merge3(base, ours, theirs)
     meta, conflicts = merge_meta(b_meta, o.meta, t.meta)
-    body = merge3(b_body, o.body, t.body)
+    same_lesson = bool(_added(b_meta, o.meta, "sources") & _added(b_meta, t.meta, "sources"))
+    body = merge_body(b_body, o.body, t.body, appendable=bool(base.strip()) or same_lesson)
+    if same_lesson and not base.strip():  # both distilled it: two guesses (category...), ours
+        meta.update({key: o.meta[key] for key in conflicts if key in o.meta})
+        conflicts = [key for key in conflicts if key not in o.meta]
     changes = {k: v for k, v in meta.items() if o.meta.get(k, _MISSING) != v}
     removed = [k for k in o.meta if k not in meta]
     text = update_card_text(ours, changes, removed, path)
@@ -78,6 +89,96 @@ def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
         return False
     keys = (set(before.meta) | set(after.meta)) - BOOKKEEPING
     return all(before.meta.get(k, _MISSING) == after.meta.get(k, _MISSING) for k in keys)
+
+
+def merge_body(base: str, ours: str, theirs: str, *, appendable: bool) -> Merged:
+    """Two bodies merged against `base`: line by line, except where both sides only added
+    paragraphs after the base's (maintain folds a lesson into a card so; two clones fold
+    different ones) and `appendable`: ours, then each paragraph theirs added that ours lacks."""
+    added = _appended(base, ours), _appended(base, theirs)
+    if not appendable or added[0] is None or added[1] is None or not all(added):
+        return merge3(base, ours, theirs)
+    held = {p.strip() for p in _paragraphs(ours)}
+    new = [p for p in added[1] if p.strip() not in held]
+    if not new:
+        return Merged(ours)
+    return Merged(ours.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n")
+
+
+def _appended(base: str, body: str) -> list[str] | None:
+    """The paragraphs `body` added after all of `base` (None: it changed `base` itself)."""
+    head = base.rstrip("\n")
+    if not body.startswith(head):
+        return None
+    rest = body[len(head) :]
+    if head.strip() and rest.strip() and not rest.startswith("\n\n"):
+        return None  # the base's last paragraph was extended, not followed
+    return _paragraphs(rest)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip("\n") for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+
+
+#: What a fold of lessons (and reading, tagging, promoting) changes on a card: carried into the
+#: card it was merged into (`carry_into`).
+CARRIED = frozenset(
+    {"sources", "seen", "uses", "last_used", "updated", "tags", "status", "promoted", "rule"}
+)
+
+
+def merged_into(text: str, slug: str, path: Path) -> bool:
+    """Whether the card `text` says it took in the card `slug` (`merged_from`)."""
+    try:
+        merged = parse_card(text, path).meta.get("merged_from") or []
+    except CardFormatError:
+        return False
+    return isinstance(merged, list) and slug in [str(item) for item in merged]
+
+
+def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
+    """`survivor` (the card `base` was merged into) with what `kept` added to `base` since:
+    new sources, sightings and uses, later dates, new tags, paragraphs added after the body, a
+    promotion (and its rule, when the survivor has none). None when `kept` changed anything
+    else, or is not active or promoted (a person's edit, an archiving: theirs to settle)."""
+    try:
+        b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
+    except CardFormatError:
+        return None
+    changed = {key for key in {*b.meta, *k.meta} if b.meta.get(key) != k.meta.get(key)}
+    added = _appended(b.body, k.body)
+    if changed - CARRIED or added is None or k.meta.get("status", "promoted") != "promoted":
+        return None
+    changes: dict[str, Any] = {}
+    sources = [x for x in k.sources if x not in b.sources and x not in s.sources]
+    if sources:
+        changes["sources"] = [*s.sources, *sources]
+    tags = [t for t in k.tags if t not in b.tags and t not in s.tags]
+    if tags:
+        changes["tags"] = [*s.tags, *tags]
+    for key in ("seen", "uses"):
+        grown = _count(k.meta, key) - _count(b.meta, key)
+        if grown > 0:
+            changes[key] = _count(s.meta, key) + grown
+    for key in ("updated", "last_used", "promoted"):
+        day, now = as_date(k.meta.get(key)), as_date(s.meta.get(key))
+        if key in changed and day is not None and (now is None or day > now):
+            changes[key] = day
+    if "status" in changed and s.meta.get("status") in (None, "active"):
+        changes["status"] = "promoted"  # the merged-away card's promotion, kept
+    if "rule" in changed and k.meta.get("rule") and not s.meta.get("rule"):
+        changes["rule"] = k.meta["rule"]
+    text = update_card_text(survivor, changes, (), path)
+    held = {p.strip() for p in _paragraphs(s.body)}
+    new = [p for p in added if p.strip() not in held]
+    if new:
+        text = replace_body(text, s.body.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n")
+    return text
+
+
+def _count(meta: dict[str, Any], key: str) -> int:
+    value = meta.get(key, 1 if key == "seen" else 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _base_parts(base: str, path: Path) -> tuple[dict[str, Any], str]:
@@ -128,7 +229,7 @@ def _both_changed(
         pick = min if key in EARLIEST else max
         return o if as_date(o) == pick(d for d in dates if d is not None) else t
     if key == "seen" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
-        start = b if isinstance(b, int) and not isinstance(b, bool) else 0
+        start = b if isinstance(b, int) and not isinstance(b, bool) else (1 if base else 0)
         both = _added(base, ours, "sources") & _added(base, theirs, "sources")
         return max(o, t, start + (o - start) + (t - start) - len(both))
     if key == "uses" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):

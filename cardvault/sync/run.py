@@ -7,7 +7,9 @@ history/states.py) and for an unknown remote. Then:
    (vault/owned.py), as "hand edits", once the secret guard found nothing in them
    (edits/door.py): in a repository the vault shares with code, code changes and untracked
    files are never committed, and never stop a sync;
-2. fetch the remote, holding no lock (a network wait never makes another writer wait);
+2. fetch the remote, holding no lock (a network wait never makes another writer wait); its
+   branch is the one ours follows (`branch.NAME.merge`, as `git pull` reads it), else the one
+   of our branch's name;
 3. under the lock again: merge its branch where a kill leaves nothing in the vault: computed in
    git's object store with cardvault's drivers (daily logs entry by entry, cards key by key,
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
@@ -23,9 +25,13 @@ history/states.py) and for an unknown remote. Then:
    first, go back to 2.
 A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
 one side removed a file the other changed, unless the change was only the uses, stale mark or
-check the tools record on a card: then the removal stands) stops the sync with nothing
-changed, and the conflicts come back as `path:line`. The search index is brought up to date
-after the lock is released.
+check the tools record on a card: then the removal stands; a daily log forget removed while
+the other side added entries to it keeps those entries; a card merged into another on one side
+and only folded into on the other moves the fold to the survivor: sync/removals.py) stops the
+sync with nothing changed, and the conflicts come back as `path:line`. git's rename detection
+is followed for a card's own moves only (archive, `cardvault rename`): a vault file removed on
+one side and another added there are never one file to it (sync/removals.py `unpaired`). The
+search index is brought up to date after the lock is released.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from cardvault.edits.door import (
 from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
+from cardvault.sync import removals
 from cardvault.trust.settings import shown
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
@@ -84,20 +91,23 @@ def sync_vault(
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
     refuse_unfinished_git(vault)
-    branch = git_remote.current_branch(top)
-    name = remote or git_remote.default_remote(top, branch)
+    local = git_remote.current_branch(top)
+    name = remote or git_remote.default_remote(top, local)
     git_remote.check_remote(top, name)
+    branch = git_remote.upstream_branch(top, local, name)
     with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
         notes = describe(entered.recovery)
-    result = _exchange(vault, name, branch, today or dt.date.today(), on_wait)
+    result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
     return replace(result, pending=entered.pending, notes=[*notes, *_index_notes(vault, result)])
 
 
 def _exchange(
-    vault: Vault, remote: str, branch: str, today: dt.date, on_wait: OnWait | None
+    vault: Vault, remote: str, branches: tuple[str, str], today: dt.date, on_wait: OnWait | None
 ) -> SyncResult:
     """Fetch, merge, regenerate and push until the push goes through (or a conflict). The
-    network waits (fetch, push) hold no lock; the merge and its regeneration do."""
+    network waits (fetch, push) hold no lock; the merge and its regeneration do. `branches`:
+    ours, and the remote's it follows (its upstream's name, else the same)."""
+    local, branch = branches
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
@@ -124,7 +134,7 @@ def _exchange(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
                 refused=_refusal(foreign),
             )  # fmt: skip
-        if git_remote.push(top, remote, branch, published or "HEAD"):
+        if git_remote.push(top, remote, branch, published or "HEAD", local):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
             )
@@ -138,15 +148,19 @@ def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
     """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
     git's object store (history/treemerge.py), the vault's files written through the journal,
     then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
-    merge = history.merge_in_objects(top, target, f"sync: merge {target}")
+    taken, stopped = removals.unpaired(top, target)
+    merge = history.merge_in_objects(top, target, f"sync: merge {target}", taken=taken)
     if merge.how == "conflict":
-        gone = [p for p, _ in merge.conflicts if _removal_wins(top, merge.old, target, p)]
-        if len(gone) == len(merge.conflicts):
-            merge = history.merge_in_objects(top, target, f"sync: merge {target}", gone)
-    if merge.how == "conflict":
+        for path, _ in merge.conflicts:
+            taken.update(removals.kept_after_removal(top, merge, target, path))
+        rest = [p for p, _ in merge.conflicts if p not in taken]
+        gone = [p for p in rest if _removal_wins(top, merge.old, target, p)]
+        if len(gone) == len(rest):
+            merge = history.merge_in_objects(top, target, f"sync: merge {target}", gone, taken)
+    if merge.how == "conflict" or stopped:
         conflicts = tuple(
             git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
-            for path, text in merge.conflicts
+            for path, text in [*merge.conflicts, *((path, "") for path in stopped)]
         )
         return git_remote.MergeOutcome("conflict", conflicts)
     if merge.new is None:

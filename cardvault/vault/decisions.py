@@ -10,7 +10,8 @@ One JSON object per line, keys sorted, one line per item, in the order the items
 settled decision is a one-line diff. Two clones that both append lines merge line by line (the
 vault's `.gitattributes` marks the file `merge=union`); reading tolerates the result: when an
 id occurs twice, a settled line beats a pending one, an answer beats maintenance's closing of the
-question (another clone's, which answers nothing), and otherwise the later settlement wins.
+question (another clone's, which answers nothing), and otherwise the later settlement wins; on
+one day, an accept beats a reject (two clones answered: the accept's effect is in the vault).
 
 A pending question whose members moved (a card archived, an entry gone, the members already in
 one card) is closed, not dropped: settled `rejected` by `maintain` (CLOSED_BY) with the reason in
@@ -154,7 +155,11 @@ def _supersedes(new: ReviewItem, old: ReviewItem) -> bool:
         return True
     if (new.by == CLOSED_BY) != (old.by == CLOSED_BY):  # an answer outweighs a closing
         return old.by == CLOSED_BY
-    return (new.decided or "") >= (old.decided or "")
+    if (new.decided or "") != (old.decided or ""):
+        return (new.decided or "") > (old.decided or "")
+    # one day's two answers (two clones): an accept, whose effect is in the vault (cards made
+    # one, a card archived), outweighs a reject, whatever order union merge gave their lines
+    return (new.status == ACCEPTED) >= (old.status == ACCEPTED)
 
 
 def _item(line: str, path: Path | None, number: int) -> ReviewItem:

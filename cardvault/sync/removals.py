@@ -1,0 +1,143 @@
+"""A file one side of a sync's merge removed and the other changed (sync/run.py `_merge`).
+
+git says "changed on one side, removed on the other" and the sync would stop; three such
+removals are routine between clones that each run cardvault, and are settled here instead:
+- git's rename detection pairing a vault file removed on one side with another added there
+  (small cards of one shape look alike): undone, `unpaired`;
+- a daily log forget removed whole while the other side logged more that day: the new entries
+  kept, `kept_after_removal`;
+- a card maintenance (or an accepted review) merged into another on one side while the other
+  side folded lessons, uses or tags into it: carried into the card that survived
+  (sync/merge_card.py `carry_into`), `kept_after_removal`.
+Each answers with paths the merge takes as given blobs (None: left out).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cardvault import history
+from cardvault.errors import CardvaultError
+
+
+def kept_after_removal(
+    top: Path, merge: history.TreeMerge, target: str, rel: str
+) -> dict[str, str | None]:
+    """For a conflicted `rel` one side removed: the paths to take instead of stopping (none:
+    the conflict stands). `merge` is the conflicted merge of HEAD and `target`."""
+    base, ours, theirs = history.merge_sides(top, merge.old, target, rel)
+    if base is None or (ours is None) == (theirs is None):
+        return {}
+    if _of_kind("log", rel):
+        return _log_kept(base, ours, theirs, top, rel)
+    if _of_kind("card", rel) and merge.tree:
+        kept = ours if ours is not None else theirs
+        assert kept is not None
+        return _carried(top, merge, target, rel, base, kept)
+    return {}
+
+
+def _carried(
+    top: Path, merge: history.TreeMerge, target: str, rel: str, base: str, kept: str
+) -> dict[str, str | None]:
+    """The card `rel` that one side merged into another (the survivor's `merged_from` names it
+    there) and the other side changed: that change carried into the merged survivor."""
+    from cardvault.sync.merge_card import carry_into, merged_into
+
+    assert merge.tree is not None
+    removing = target if history.blob_text(top, target, rel) is None else merge.old
+    start = history.merge_base(top, merge.old, target)
+    for path in history.changed_paths(top, start, removing) if start else ():
+        if path == rel or not _of_kind("card", path):
+            continue
+        side = history.blob_text(top, removing, path)
+        if side is None or not merged_into(side, Path(rel).stem, Path(path)):
+            continue
+        survivor = history.blob_text(top, merge.tree, path)
+        carried = carry_into(base, kept, survivor, Path(path)) if survivor else None
+        if carried is None:
+            return {}
+        return {rel: None, path: history.write_blob(top, carried)}
+    return {}
+
+
+def unpaired(top: Path, target: str) -> tuple[dict[str, str | None], list[str]]:
+    """Undo the renames git's merge would see that are not one: small cards of one shape (the
+    same frontmatter lines) look alike, so a card forgotten or merged away on one side and a
+    new card there are taken for a rename, and the other side's edits of the first would land
+    on the second (a log is never renamed). Returns the paths the merge takes from one side as
+    they are (the new file as its side wrote it; the removed one left out, as when only its
+    uses, mark or check changed on the other side: `_removal_wins`) and the removed files the
+    other side edited otherwise: conflicts, as git's own "changed on one side, removed"."""
+    from cardvault.sync.merge_card import only_bookkeeping
+
+    taken: dict[str, str | None] = {}
+    stopped: list[str] = []
+    for side, old, new in history.renamed_pairs(top, "HEAD", target):
+        other = target if side == "HEAD" else "HEAD"
+        if not _false_rename(top, side, old, new) or history.blob_text(top, other, new):
+            continue
+        base, ours, theirs = history.merge_sides(top, "HEAD", target, old)
+        kept = theirs if side == "HEAD" else ours
+        taken[new] = history.blob_id(top, side, new)
+        if (
+            kept is None
+            or kept == base
+            or (
+                base is not None
+                and _of_kind("card", old)
+                and only_bookkeeping(base, kept, Path(old))
+            )
+        ):
+            taken[old] = None
+        else:
+            stopped.append(old)
+    return taken, stopped
+
+
+def _false_rename(top: Path, side: str, old: str, new: str) -> bool:
+    """Whether git's pairing of a removed `old` with an added `new` (in `side`) pairs vault
+    files that are not one. A card's own moves are trusted: to or from the archive (one name),
+    and `cardvault rename` (the old slug is an alias of the new card)."""
+    kinds = ("card", "log", "hot")
+    if not any(_of_kind(k, path) for k in kinds for path in (old, new)):
+        return False  # not the vault's: git's own way
+    if not (_of_kind("card", old) and _of_kind("card", new)):
+        return True
+    return Path(old).name != Path(new).name and not _renamed_by_us(top, side, old, new)
+
+
+def _of_kind(kind: str, rel: str) -> bool:
+    from cardvault.sync.driver import is_of_kind
+
+    return is_of_kind(kind, Path(rel))
+
+
+def _renamed_by_us(top: Path, side: str, old: str, new: str) -> bool:
+    """Whether the card at `new` (in `side`) names the slug of `old` among its aliases."""
+    from cardvault.vault.card import parse_card
+
+    text = history.blob_text(top, side, new)
+    try:
+        card = parse_card(text or "", Path(new))
+    except CardvaultError:
+        return False
+    return Path(old).stem in card.aliases
+
+
+def _log_kept(
+    base: str, ours: str | None, theirs: str | None, top: Path, rel: str
+) -> dict[str, str | None]:
+    """A daily log one side removed (forget took its every entry) and the other changed:
+    merged entry by entry (sync/merge_log.py) as if the removing side had kept the log's
+    title alone, so the entries only the other side added stay and the forgotten ones stay
+    gone; nothing left, the removal stands. Nothing taken when that merge conflicts."""
+    from cardvault.sync.merge_log import merge_log, split_log
+
+    title = split_log(base, Path(rel)).preamble.rstrip("\n") + "\n"
+    merged = merge_log(base, ours or title, theirs or title, Path(rel))
+    if merged.conflicts:
+        return {}
+    if not split_log(merged.text, Path(rel)).entries:
+        return {rel: None}
+    return {rel: history.write_blob(top, merged.text)}

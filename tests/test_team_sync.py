@@ -1,0 +1,295 @@
+"""A team shares a vault through a bare remote, each clone running its own `maintain` between
+syncs (the routine: log, maintain, sync): what two clones distil into the same card must merge
+without a conflict a person has to resolve, and every lesson of both must be in the card once."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cardvault.vault.decisions import read_queue
+from cardvault.vault.read import read_card
+from tests.conftest import run_cli
+from tests.writers_support import assert_vault_sound, git
+
+WRITTEN = "2026-11-01T09:00"
+TODAY = "2026-12-01T09:00"
+REDIS = "Redis evicts keys with allkeys-lru when maxmemory is hit."
+
+
+def cli(root: Path, *args: str, now: str = TODAY, code: int | None = 0) -> str:
+    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
+    if code is not None:
+        assert result.exit_code == code, f"{args}: {result.output}"
+    return str(result.output)
+
+
+def two_clones(tmp_path: Path) -> tuple[Path, Path]:
+    """Clones a and b of a vault holding one card, `redis-eviction`, written with `new`."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    a = tmp_path / "a"
+    cli(tmp_path, "init", str(a), now=WRITTEN)
+    git(a, "remote", "add", "origin", str(remote))
+    cli(a, "new", "Redis eviction", "-c", "infrastructure", "--body", REDIS, now=WRITTEN)
+    cli(a, "sync", now=WRITTEN)
+    b = tmp_path / "b"
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    cli(b, "sync", now=WRITTEN)  # sets up the merge drivers in this clone
+    return a, b
+
+
+def card_text(vault: Path, slug: str) -> str:
+    return (vault / "memory/cards" / f"{slug}.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_two_clones_distilling_other_lessons_into_one_card_merge_both(tmp_path: Path) -> None:
+    """Each clone logs a lesson about the same card and runs maintain, which appends it to the
+    card's body; the sync keeps both paragraphs, once, and both sources (no conflict)."""
+    a, b = two_clones(tmp_path)
+    policy = "Decision: set maxmemory-policy to allkeys-lru in redis.conf.\n→ card: redis-eviction"
+    threshold = "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: redis-eviction"
+    cli(a, "log", policy, "--title", "Redis policy")
+    cli(b, "log", threshold, "--title", "Redis threshold")
+    cli(a, "maintain")
+    cli(b, "maintain")
+    cli(a, "sync")
+    cli(b, "sync")  # merges a's fold into b's
+    cli(a, "sync")
+    assert card_text(a, "redis-eviction") == card_text(b, "redis-eviction")
+    card = read_card(a / "memory/cards/redis-eviction.md", a)
+    assert "<<<<<<<" not in card_text(a, "redis-eviction")
+    paragraphs = [p.strip() for p in card.body.split("\n\n") if p.strip()]
+    assert paragraphs[0] == REDIS
+    assert sorted(paragraphs[1:]) == [
+        "Eviction starts at 90 percent of maxmemory.",
+        "Set maxmemory-policy to allkeys-lru in redis.conf.",
+    ]
+    assert len(card.sources) == 2
+    assert card.meta["seen"] == 3  # once by `new` (no `seen` key: 1), once on each clone
+    for root in (a, b):
+        assert_vault_sound(root)
+
+
+@pytest.mark.slow
+def test_the_same_lesson_distilled_into_a_new_card_on_two_clones_merges(tmp_path: Path) -> None:
+    """Both clones distil the same synced log entry into a new card, of one slug; a holds a
+    neighbouring card b does not have yet, so the two guess other categories. The sync keeps
+    one card, with ours' category, the one source, seen once."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Uploads were slow. Lesson: always warm the upload cache before the big "
+        "import.", "--title", "Upload warmup")  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "new", "Upload cache", "-c", "tools", "--body", "The upload cache lives in "
+        "/var/cache/upload and is cold after a deploy.")  # fmt: skip
+    cli(a, "maintain")
+    cli(b, "maintain")
+    slug = "always-warm-the-upload-cache-before-the-big-import"
+    guessed = {read_card(v / f"memory/cards/{slug}.md", v).category for v in (a, b)}
+    assert guessed == {"tools", "lessons"}  # the case: each clone's own guess
+    cli(a, "sync")
+    cli(b, "sync")  # merges a's card into b's
+    cli(a, "sync")
+    assert card_text(a, slug) == card_text(b, slug)
+    assert "<<<<<<<" not in card_text(b, slug)
+    card = read_card(b / f"memory/cards/{slug}.md", b)
+    assert card.category == "lessons"  # b merged: its own guess
+    assert len(card.sources) == 1 and card.meta["seen"] == 1
+    assert card.body.count("Always warm the upload cache before the big import.") == 1
+    for root in (a, b):
+        assert_vault_sound(root)
+
+
+def test_a_card_removed_and_another_added_is_not_taken_for_a_rename(tmp_path: Path) -> None:
+    """b forgets a small card and writes a new one of the same shape; git's rename detection
+    pairs the two (58 % alike: the same frontmatter lines). a folded a use into the forgotten
+    card: the merge must not put a's tag edit or uses on b's new card, another card."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Worker cdn note", "-c", "tools", "--body", "The worker needs the cdn.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "worker-cdn-note", "--yes")
+    cli(b, "new", "Queue login note", "-c", "tools", "--body", "The queue needs the login.")
+    new_card = card_text(b, "queue-login-note")
+    cli(a, "--agent", "bot", "show", "worker-cdn-note")  # one use, recorded in a's ledger
+    cli(a, "maintain", "--only", "uses")
+    assert "uses: 1" in card_text(a, "worker-cdn-note")
+    cli(a, "sync")
+    cli(b, "sync")  # a's use of a card b forgot: the removal stands (sync/run.py)
+    cli(a, "sync")
+    for root in (a, b):
+        assert card_text(root, "queue-login-note") == new_card
+        assert not (root / "memory/cards/worker-cdn-note.md").exists()
+        assert_vault_sound(root)
+
+
+def test_a_tag_added_to_a_card_the_other_clone_removed_stops_the_sync(tmp_path: Path) -> None:
+    """As above with a hand edit (a tag) of the forgotten card: a change a person made to a
+    card the other clone removed is theirs to settle, not another card's to take."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Worker cdn note", "-c", "tools", "--body", "The worker needs the cdn.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "worker-cdn-note", "--yes")
+    cli(b, "new", "Queue login note", "-c", "tools", "--body", "The queue needs the login.")
+    head = git(b, "rev-parse", "HEAD")
+    card = a / "memory/cards/worker-cdn-note.md"
+    card.write_text(card.read_text().replace("tags: []", "tags: [assets]"), encoding="utf-8")
+    cli(a, "sync")
+    out = cli(b, "sync", code=1)
+    assert "memory/cards/worker-cdn-note.md: changed on one side, removed" in out
+    assert git(b, "rev-parse", "HEAD") == head
+    assert "assets" not in card_text(b, "queue-login-note")
+
+
+def test_a_card_renamed_or_archived_on_one_clone_keeps_the_others_edit(tmp_path: Path) -> None:
+    """The card's own moves are still followed: `rename` on a (the old slug becomes an alias)
+    and a hand edit on b; `archive` on a and a use folded on b. The edit and the use land on
+    the moved card."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Deploy flow", "-c", "workflow", "--body", "Deploy with make deploy.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "rename", "redis-eviction", "redis-lru-eviction")
+    cli(a, "archive", "deploy-flow")
+    card = b / "memory/cards/redis-eviction.md"
+    card.write_text(card.read_text() + "Set maxmemory-policy in redis.conf.\n", encoding="utf-8")
+    cli(b, "--agent", "bot", "show", "deploy-flow")
+    cli(b, "maintain", "--only", "uses", "--commit-pending")
+    cli(b, "sync")
+    cli(a, "sync")  # merges b's edit and use into a's moves
+    cli(b, "sync")
+    for root in (a, b):
+        moved = read_card(root / "memory/cards/redis-lru-eviction.md", root)
+        assert moved.body.endswith("Set maxmemory-policy in redis.conf.\n")
+        archived = read_card(root / "memory/archive/deploy-flow.md", root)
+        assert archived.meta["uses"] == 1
+        assert not (root / "memory/cards/redis-eviction.md").exists()
+        assert_vault_sound(root)
+
+
+def test_a_log_forget_emptied_keeps_the_entry_another_clone_added(tmp_path: Path) -> None:
+    """b forgets the one entry of a day's log, so forget removes the file; a logged another
+    entry that day. The sync keeps a's new entry (and not the forgotten one), no conflict."""
+    a, b = two_clones(tmp_path)
+    friday = "2026-11-27T10:00"
+    cli(a, "log", "Deploy broke on friday. Lesson: never deploy on friday.", "--title",
+        "Friday", now=friday)  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "friday", "--yes")
+    assert not (b / "memory/2026-11-27.md").exists()
+    cli(a, "log", "Rollback worked. Lesson: keep the rollback script handy.", "--title",
+        "Rollback", now="2026-11-27T11:00")  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "sync")
+    for root in (a, b):
+        text = (root / "memory/2026-11-27.md").read_text(encoding="utf-8")
+        assert text.startswith("# 2026-11-27\n") and "## 11:00 — Rollback" in text
+        assert "friday" not in text.lower()
+        assert_vault_sound(root)
+    assert (a / "memory/2026-11-27.md").read_bytes() == (b / "memory/2026-11-27.md").read_bytes()
+
+
+def test_a_log_forget_emptied_stays_removed_when_the_other_clone_only_had_it(
+    tmp_path: Path,
+) -> None:
+    """The day's log forget removed, unchanged on the other clone since: removed on both."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Deploy broke on friday. Lesson: never deploy on friday.", now="2026-11-27T10:00")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "forget", "friday", "--yes")
+    cli(a, "log", "Another day. Lesson: x.")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "sync")
+    for root in (a, b):
+        assert not (root / "memory/2026-11-27.md").exists()
+        assert_vault_sound(root)
+
+
+def test_a_branch_following_the_teams_branch_under_another_name_syncs_with_it(
+    tmp_path: Path,
+) -> None:
+    """b works on a branch `work` made from origin/main (`git checkout -b work origin/main`:
+    its upstream is origin/main, as `git pull` and `git status` say). Its sync shares b's
+    entry with the team's main, not with a new remote branch `work` no one else syncs."""
+    a, b = two_clones(tmp_path)
+    git(b, "checkout", "-q", "-b", "work", "origin/main")
+    cli(b, "log", "Lesson: the work branch entry reaches the team.")
+    out = cli(b, "sync")
+    assert "origin/main" in out
+    assert "refs/heads/work" not in git(b, "ls-remote", "origin")
+    cli(a, "sync")
+    assert "the work branch entry" in (a / "memory").joinpath(f"{TODAY[:10]}.md").read_text()
+    status = git(b, "status", "-sb").splitlines()[0]
+    assert status == "## work...origin/main"  # nothing left unpushed
+
+
+def test_one_question_accepted_on_one_clone_and_rejected_on_the_other(tmp_path: Path) -> None:
+    """'Duplicate?' answered accept on a (the cards become one) and reject on b, the same day;
+    b syncs first, then a. The queue both clones read says what the vault holds, accepted,
+    whichever order the two answers' lines took in the merged file."""
+    import json
+
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Redis maxmemory", "-c", "infrastructure", "--body", "Redis evicts keys "
+        "with allkeys-lru when maxmemory is hit, so set maxmemory.")  # fmt: skip
+    members = [
+        {"key": f"memory/cards/{slug}.md", "path": f"memory/cards/{slug}.md", "text": slug}
+        for slug in ("redis-eviction", "redis-maxmemory")
+    ]
+    item = {"id": "d00d1e", "kind": "duplicate", "members": members, "evidence": {},
+            "asked": "2026-12-01", "status": "pending"}  # fmt: skip
+    (a / "memory/review.jsonl").write_text(json.dumps(item, sort_keys=True) + "\n")
+    cli(a, "sync")  # the question, committed as a hand edit
+    cli(b, "sync")
+    cli(a, "review", "accept", "d00d1e")
+    cli(b, "review", "reject", "d00d1e", "--reason", "not the same")
+    cli(b, "sync")
+    cli(a, "sync")  # a's file: its accept, then b's reject
+    cli(b, "sync")
+    assert not (a / "memory/cards/redis-maxmemory.md").exists()  # the accept merged them
+    for root in (a, b):
+        assert json.loads(cli(root, "review", "--json")) == []
+        (found,) = read_queue(root)
+        assert found.status == "accepted" and found.reason is None, root.name
+
+
+@pytest.mark.slow
+def test_a_lesson_folded_into_a_card_the_other_clone_merged_away_moves_on(tmp_path: Path) -> None:
+    """a's maintain merges the duplicate `redis-eviction-policy` into `redis-eviction`; b's
+    folded a new lesson into the duplicate meanwhile. The sync carries b's lesson (its
+    paragraph, source and sighting) into the card that survived instead of stopping."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Redis eviction policy", "-c", "infrastructure", "--body", REDIS)
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(b, "log", "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: "
+        "redis-eviction-policy", "--title", "Redis threshold")  # fmt: skip
+    cli(b, "maintain", "--only", "distill")
+    cli(b, "promote", "redis-eviction-policy")  # by hand: a rule in AGENTS.md
+    assert "90 percent" in card_text(b, "redis-eviction-policy")
+    assert "status: promoted" in card_text(b, "redis-eviction-policy")
+    cli(a, "maintain", "--only", "merge")
+    assert not (a / "memory/cards/redis-eviction-policy.md").exists()
+    cli(a, "sync")
+    cli(b, "sync")  # b's fold of the duplicate a merged away
+    cli(a, "sync")
+    for root in (a, b):
+        assert not (root / "memory/cards/redis-eviction-policy.md").exists()
+        card = read_card(root / "memory/cards/redis-eviction.md", root)
+        assert card.body.count("Eviction starts at 90 percent of maxmemory.") == 1
+        assert card.meta["merged_from"] == ["redis-eviction-policy"]
+        assert len(card.sources) == 1 and card.meta["seen"] == 3
+        assert card.status == "promoted"
+        rules = (root / "AGENTS.md").read_text(encoding="utf-8")
+        assert "memory/cards/redis-eviction-policy.md" not in rules
+        assert_vault_sound(root)
+    assert card_text(a, "redis-eviction") == card_text(b, "redis-eviction")
