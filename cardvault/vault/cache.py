@@ -13,6 +13,13 @@ set aside rather than used. `heal_cache_dir` runs on every opening of a vault, w
   cardvault's own files there are never links.
 Writers also take out what git tracks in the folder (edits/recover.py, `set_aside`). What is set
 aside goes to `.cardvault/untrusted/<time>-<name>`, kept for a person to look at, never read.
+Readers do not ask git; instead each database here (the catalog, the search index) records,
+when it is created, which file it is (`file_identity`: device and inode), and what it holds is
+used only while it is still that file. A database git checked out (a clone, or a pull of a
+committed cache: git writes a new file) or copied is another file, so its records, facts and
+documents are never read as this clone's own: the reader builds them again from the vault's
+files. Its recorded identity cannot be forged by whoever made it: the inode is the one this
+disk gave the file.
 """
 
 from __future__ import annotations
@@ -47,6 +54,12 @@ def heal_cache_dir(path: Path) -> tuple[str, ...]:
             "started a cache folder of your own",
         )
     return tuple(_remove_links(path))
+
+
+def file_identity(path: Path) -> str:
+    """Which file `path` is on this machine ("device:inode"; the module docstring says why)."""
+    info = os.stat(path)
+    return f"{info.st_dev}:{info.st_ino}"
 
 
 def _foreign(info: os.stat_result) -> bool:
