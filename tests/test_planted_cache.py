@@ -12,9 +12,13 @@ it with real git and runs the real CLI on the clone, as the victim would: no wri
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import run_cli
 
@@ -99,3 +103,40 @@ def test_a_committed_catalog_gives_no_card_a_topic_its_file_does_not_hold(tmp_pa
     assert viewed.exit_code == 0, viewed.output
     text = page.read_text("utf-8")
     assert "PLANTED" not in text and REAL_BODY in text
+
+
+@pytest.mark.slow
+def test_a_committed_search_index_shows_no_text_and_no_card_the_vault_does_not_hold(
+    tmp_path: Path,
+) -> None:
+    attacker = hostile_vault(tmp_path)
+    indexed = run_cli(["--vault", str(attacker), "search", "docker", "--mode", "keyword"])
+    assert indexed.exit_code == 0, indexed.output
+    index = attacker / ".cardvault" / "search.sqlite"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.mkfifo(outside / "vectors.npy")  # read, it would hang the command
+    conn = sqlite3.connect(index)
+    doc = list(conn.execute("SELECT * FROM docs WHERE kind = 'card'").fetchone())
+    terms = conn.execute("SELECT topic, tags, body FROM fts WHERE rowid = ?", (doc[0],)).fetchone()
+    conn.close()
+    ghost = [doc[0] + 100, "memory/cards/ghost.md", "memory/cards/ghost.md", *doc[3:]]
+    ghost[4], ghost[5], ghost[11] = "ghost", "Ghost docker card", "A card no file holds."
+    forge(
+        index,
+        ("UPDATE docs SET topic = ?, body = ? WHERE id = ?", (FORGED_TOPIC, FORGED_TOPIC, doc[0])),
+        (f"INSERT INTO docs VALUES ({', '.join('?' * len(ghost))})", tuple(ghost)),
+        ("INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)", (ghost[0], *terms)),
+        ("INSERT OR REPLACE INTO meta VALUES ('vectors_file', ?)", (str(outside / "vectors.npy"),)),
+    )
+    victim = cloned(attacker, tmp_path)
+
+    argv = ["--vault", str(victim), "search", "docker", "--json", "--all"]
+    found = subprocess.run(  # in a process of its own: a read of the FIFO hangs until the timeout
+        [sys.executable, "-m", "cardvault", *argv], capture_output=True, text=True, timeout=120
+    )
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)
+    assert [hit["path"] for hit in hits] == ["memory/cards/docker-buildx-platform-flag.md"]
+    assert hits[0]["topic"] == REAL_TOPIC
+    assert FORGED_TOPIC not in found.stdout and "Ghost" not in found.stdout
