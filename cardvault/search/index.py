@@ -196,7 +196,11 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
         return None, f"has schema version {found}, this cardvault writes {SCHEMA_VERSION}"
     made = conn.execute("SELECT value FROM meta WHERE key = ?", (IDENTITY,)).fetchone()
     if made is None or made[0] != file_identity(path):
-        _reread(conn, path)
+        try:
+            _reread(conn, path)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            return None, f"was made as another file and cannot be emptied ({exc})"
     return conn, None
 
 
@@ -235,6 +239,10 @@ def _reread(conn: sqlite3.Connection, path: Path) -> None:
     but none counts as complete until a sync has checked them all."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        made = conn.execute("SELECT value FROM meta WHERE key = ?", (IDENTITY,)).fetchone()
+        if made is not None and made[0] == file_identity(path):  # another process did it
+            conn.execute("COMMIT")
+            return
         for table in ("files", "docs", "fts", "cites", "passages"):
             conn.execute(f"DELETE FROM {table}")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_complete', '')")
