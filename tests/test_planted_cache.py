@@ -140,3 +140,29 @@ def test_a_committed_search_index_shows_no_text_and_no_card_the_vault_does_not_h
     assert [hit["path"] for hit in hits] == ["memory/cards/docker-buildx-platform-flag.md"]
     assert hits[0]["topic"] == REAL_TOPIC
     assert FORGED_TOPIC not in found.stdout and "Ghost" not in found.stdout
+
+
+def test_the_cache_folder_stays_out_of_git_whatever_the_vaults_gitignore_says(
+    tmp_path: Path,
+) -> None:
+    """A vault whose .gitignore does not list `.cardvault/` (a hostile one, or a project's):
+    the cache (every file's text in the catalog, drafts included, the use ledger) must not show
+    in `git status` nor be taken by the `git add -A` a person runs in their project."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    (attacker / ".gitignore").write_text("# nothing ignored here\n", "utf-8")
+    git(attacker, "commit", "-q", "-a", "-m", "ignore nothing")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(attacker), str(remote))
+    victim = tmp_path / "victim"
+    git(tmp_path, "clone", "-q", str(remote), str(victim))
+    assert run_cli(["--vault", str(victim), "log", "a first note"]).exit_code == 0
+    draft = victim / "memory" / "cards" / "draft.md"
+    draft.write_text("---\ntopic: Draft\ncategory: tools\n---\nnot ready\n", "utf-8")
+    assert run_cli(["--vault", str(victim), "list", "--json"]).exit_code == 0
+    assert (victim / ".cardvault" / "catalog.sqlite").is_file()
+    assert git(victim, "status", "--porcelain") == "?? memory/cards/draft.md\n"
+    git(victim, "add", "-A")
+    assert ".cardvault" not in git(victim, "diff", "--cached", "--name-only")
