@@ -139,3 +139,37 @@ def test_terminal_escapes_in_a_card_are_shown_not_obeyed_at_a_terminal(tmp_path:
         assert b"\tindented" in shown, shown
     piped = run_cli(["--vault", str(victim), "show", "esc"])
     assert clipboard in piped.stdout
+
+
+def test_a_card_of_unclosed_brackets_does_not_hang_the_readers(tmp_path: Path) -> None:
+    """A card made of `[[a|` repeated (or of `[` then `](`) under the 1 MB a vault file may
+    hold: the wiki-link pattern tried every opening against the rest of the line, so reading
+    the card took hours and every reader hung (`list`, `context` at session start, `check`,
+    the MCP server); an AGENTS.md rule of `memory/cards/` repeated did the same to the card
+    citation pattern. Each command must finish; the timeout only stops a hung one."""
+    import sys
+
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    bodies = {"pipes": "[[a|" * 150_000, "brackets": "[" * 200_000 + "x" + "](" * 100_000}
+    for slug, body in bodies.items():
+        (attacker / "memory" / "cards" / f"{slug}.md").write_text(
+            f"---\ntopic: {slug}\ncategory: tools\ntags: []\ncreated: 2026-11-01\n"
+            f"updated: 2026-11-01\n---\n{body}\n",
+            encoding="utf-8",
+        )
+    agents = attacker / "AGENTS.md"  # a rule citing `memory/cards/` over and over
+    end = "<!-- cardvault:end rules -->"
+    rule = "- " + "memory/cards/" * 60_000
+    agents.write_text(agents.read_text("utf-8").replace(end, f"{rule}\n{end}"), "utf-8")
+    victim = cloned(attacker, tmp_path)
+    program = [sys.executable, "-m", "cardvault", "--vault", str(victim)]
+    commands = (["list", "--json"], ["check"], ["view", "--json"], ["context", "--budget", "500"])
+    for command in commands:
+        done = subprocess.run(
+            [*program, *command], capture_output=True, text=True, timeout=240, check=False
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
