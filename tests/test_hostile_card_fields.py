@@ -173,3 +173,37 @@ def test_a_card_of_unclosed_brackets_does_not_hang_the_readers(tmp_path: Path) -
         )
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_unclosed_markdown_links_do_not_hang_verify_or_import(tmp_path: Path) -> None:
+    """`[a](` repeated on one line: the Markdown link patterns of `verify` (a card of a vault
+    inside a project repository) and of `import` (a folder of notes cloned from elsewhere)
+    tried each opening against the rest of the line (64 KB took minutes). Both must finish;
+    the timeout only stops a hung command."""
+    import sys
+
+    from cardvault.write.init import init_vault
+
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / "app.py").write_text("print('hello')\n", "utf-8")
+    vault = project / "memory-vault"
+    init_vault(vault)
+    (vault / "memory" / "cards" / "links.md").write_text(
+        "---\ntopic: Links\ncategory: tools\ntags: []\ncreated: 2026-11-01\n"
+        f"updated: 2026-11-01\n---\nSee `app.py`. {'[a](' * 150_000}\n",
+        encoding="utf-8",
+    )
+    victim = cloned(project, tmp_path) / "memory-vault"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for number in range(8):
+        (notes / f"note-{number}.md").write_text(f"# Note {number}\n{'[a](' * 15_000}\n", "utf-8")
+    program = [sys.executable, "-m", "cardvault", "--vault", str(victim)]
+    for command in (["verify"], ["import", str(notes), "--dry-run"]):
+        done = subprocess.run(
+            [*program, *command], capture_output=True, text=True, timeout=240, check=False
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
