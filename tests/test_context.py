@@ -296,6 +296,7 @@ def test_broken_search_falls_back_and_still_packs(tmp_path: Path) -> None:
     root = tmp_path / "v"
     shutil.copytree(SAMPLE, root)
     vault = open_vault_at(root)
+    shutil.rmtree(root / ".cardvault")  # opening made the cache folder: a file in its place
     (root / ".cardvault").write_text("not a folder")  # after opening: the index cannot be made
     pack = build(vault, "tag a release", 1500)
     assert pack.ranking == "none" and any("failed" in n for n in pack.notices)

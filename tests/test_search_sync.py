@@ -18,12 +18,29 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def vault_root(search_vault_template: Path, tmp_path: Path) -> Path:
-    return copy_vault(search_vault_template, tmp_path / "vault")
+    """A copy of the indexed vault whose index this copy has made its own (one sync)."""
+    root = copy_vault(search_vault_template, tmp_path / "vault")
+    open_vault(root).index()
+    return root
 
 
 def test_fresh_copy_needs_no_work(vault_root: Path) -> None:
     report = open_vault(vault_root).query("anything").sync
     assert (report.parsed, report.embedded, report.removed_files) == (0, 0, 0)
+
+
+def test_a_copied_index_reads_every_file_again_and_embeds_nothing(
+    search_vault_template: Path, tmp_path: Path
+) -> None:
+    """An index that is not the file it was created as (copied here, or checked out by git)
+    keeps nothing it says of the files (tests/test_planted_cache.py), only the vectors of the
+    texts: every file is read again, none embedded again."""
+    root = copy_vault(search_vault_template, tmp_path / "vault")
+    report = open_vault(root).query("anything").sync
+    assert report.parsed == report.files > 0
+    assert (report.embedded, report.removed_files) == (0, 0)
+    again = open_vault(root).query("anything").sync
+    assert (again.parsed, again.embedded) == (0, 0)
 
 
 def test_broken_card_is_reported_not_fatal(search_vault_template: Path, tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ def context(
     if fmt is PackFormat.json or json_out:
         render.print_json(pack.to_dict())
     else:
-        sys.stdout.write(pack.text)
+        render.plain_text(pack.text)
         sys.stdout.flush()
     if explain:
         _explain(pack)

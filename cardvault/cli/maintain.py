@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -285,7 +284,7 @@ def _show_dry_run(plan: Any) -> None:
     if plan.empty:
         render.success("dry run: nothing to do")
         return
-    sys.stdout.write("\n" + plan.diff())
+    render.plain_text("\n" + plan.diff())
     render.note("dry run: nothing was written; the commit message would be:")
     render.note(plan.commit_message().rstrip())
 

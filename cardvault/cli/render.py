@@ -160,8 +160,22 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
 
 
 def markdown_text(text: str) -> None:
-    """Print Markdown source as is (cards are meant to be read as written)."""
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    """Print Markdown source as written (cards are meant to be read so), ending with a newline;
+    at a terminal, as `plain_text` shows it."""
+    plain_text(text if text.endswith("\n") else text + "\n")
+
+
+def plain_text(text: str) -> None:
+    """Write vault text to stdout: as it is for a program (an agent reads exactly what the
+    vault holds); at a terminal, every control character but line breaks and tabs shown
+    escaped (`\\x1b`, `\\r`), because a card from a shared vault could otherwise set the
+    clipboard (OSC 52), hide text (`ESC[8m`) or overwrite a line for the person reading it."""
+    if sys.stdout.isatty() and not text.isprintable():
+        from cardvault.vault.confine import shown
+
+        lines = text.split("\n")
+        text = "\n".join("\t".join(shown(part) for part in line.split("\t")) for line in lines)
+    sys.stdout.write(text)
 
 
 # --- search and index (owned by the search module's author) ----------------------------------

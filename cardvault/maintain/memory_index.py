@@ -16,7 +16,7 @@ from cardvault.edits.changes import Change, Report, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import as_date
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.sections import set_section
+from cardvault.vault.sections import set_section, without_markers
 
 STEP = "index"
 SECTION = "categories"
@@ -62,7 +62,8 @@ def category_rows(state: VaultState) -> list[Row]:
     """Rows for the table, largest category first."""
     by_category: dict[str, list[CardFile]] = {}
     for card in state.live:
-        by_category.setdefault(card.card.category or "uncategorised", []).append(card)
+        category = _cell(card.card.category).replace("|", "\\|")
+        by_category.setdefault(category or "uncategorised", []).append(card)
     rows = [
         Row(name, len(cards), tuple(_link(state, c) for c in sorted(cards, key=_importance)))
         for name, cards in by_category.items()
@@ -81,8 +82,15 @@ def _importance(card: CardFile) -> tuple[int, int, int, str]:
 
 
 def _link(state: VaultState, card: CardFile) -> str:
-    topic = card.card.topic.replace("\\", "\\\\").replace("]", "\\]").replace("|", "\\|")
+    topic = _cell(card.card.topic).replace("\\", "\\\\").replace("]", "\\]").replace("|", "\\|")
     return f"[{topic}]({state.vault.rel(card.path)})"
+
+
+def _cell(text: str) -> str:
+    """`text` fit for one cell of the table: on one line (a line break in a card's topic or
+    category would end the row and start text of its own in MEMORY.md) and without section
+    markers (which would end the section)."""
+    return " ".join(without_markers(text).split())
 
 
 def render_table(rows: list[Row], shown: list[int], visible: int) -> str:

@@ -124,7 +124,8 @@ def generated_rules(state: VaultState) -> list[str]:
     for card in state.live:
         if card.card.status == "promoted":
             agents = learners(card.card, by_ref)
-            who = f" — learned by {', '.join(agents)}" if agents else ""
+            # names come from the card's `learned_by` too: one line, like the rule itself
+            who = f" — learned by {one_line(', '.join(agents))}" if agents else ""
             lines.append(f"- {rule_text(card)}{who} ({vault.rel(card.path)})")
     return lines
 

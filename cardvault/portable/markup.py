@@ -23,7 +23,11 @@ from cardvault.vault.prose import code_spans as prose_code_spans
 from cardvault.vault.prose import parse
 
 TAG = re.compile(r"(?:^|(?<=\s))#([A-Za-z0-9_][\w/-]*)")
-MARKDOWN_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^\s)]+)((?:\s+\"[^\"\n]*\")?)\s*\)")
+#: No `[` or `]` in a link's text or target (nor `<` inside `<…>`): each opening is tried only up
+#: to the next one, so a note of unclosed links (`[a](` repeated) is read in linear time.
+MARKDOWN_LINK = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^<>\n]*>|[^\s)\[\]]+)((?:\s+\"[^\"\n]*\")?)\s*\)"
+)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 

@@ -11,7 +11,9 @@ embedded passage text to its row in `vectors-<generation>.npy` and that row's ch
 
 Everything here can be thrown away: a file that is not a database, a folder where the file
 should be, or one written by another schema version, is deleted and rebuilt, and the caller gets
-a notice to show.
+a notice to show. A database that is not the file it was created as (a copy, or one git checked
+out: vault/cache.py) keeps none of what it says of the vault's files (`_reread`): every file is
+read again, and only vectors, keyed by the digest of the text they embed, are kept.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
+from cardvault.vault.cache import file_identity
 from cardvault.vault.changes import Seen, racy
 from cardvault.vault.layout import FileStat
 
@@ -35,6 +38,8 @@ SCHEMA_VERSION = "5"
 DB_NAME = "search.sqlite"
 #: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
 TOKENIZER = "unicode61 remove_diacritics 2"
+#: The meta key holding which file the database was created as (vault/cache.py).
+IDENTITY = "file"
 
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -148,6 +153,7 @@ def _create(path: Path) -> sqlite3.Connection:
                 if statement.strip():
                     conn.execute(statement)
             conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            conn.execute("INSERT INTO meta VALUES (?, ?)", (IDENTITY, file_identity(path)))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -188,6 +194,13 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
         conn.close()
         found = "none" if row is None else row[0]
         return None, f"has schema version {found}, this cardvault writes {SCHEMA_VERSION}"
+    made = conn.execute("SELECT value FROM meta WHERE key = ?", (IDENTITY,)).fetchone()
+    if made is None or made[0] != file_identity(path):
+        try:
+            _reread(conn, path)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            return None, f"was made as another file and cannot be emptied ({exc})"
     return conn, None
 
 
@@ -212,6 +225,28 @@ def _upgrade(conn: sqlite3.Connection, found: str) -> None:
                 conn.execute(statement)
         conn.execute("DELETE FROM docs")
         conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _reread(conn: sqlite3.Connection, path: Path) -> None:
+    """A database that is not the file it was created as (copied, or checked out by git: it may
+    come from anyone) made this clone's own: what it says of the files, their documents, terms,
+    citations and passages is emptied, so every file is read again; the vectors stay (each is
+    used only for the text whose digest it is stored under, and only when its checksum holds),
+    but none counts as complete until a sync has checked them all."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        made = conn.execute("SELECT value FROM meta WHERE key = ?", (IDENTITY,)).fetchone()
+        if made is not None and made[0] == file_identity(path):  # another process did it
+            conn.execute("COMMIT")
+            return
+        for table in ("files", "docs", "fts", "cites", "passages"):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_complete', '')")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (IDENTITY, file_identity(path)))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

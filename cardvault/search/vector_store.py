@@ -6,7 +6,9 @@ only when the file is a 2-D float32 matrix of the model's width and the row's ch
 the one recorded when it was written: a truncated, zeroed, foreign or permuted file (rows that
 describe other texts) yields no vector for the affected texts, which the next sync embeds again.
 The file is written whole under a new generation name before the database points at it, so a
-crash leaves the old pair intact. The file is read whole (never memory-mapped: a file truncated
+crash leaves the old pair intact. Only a file of that name in the index's own folder is ever
+opened: a database that names another (`../..`, an absolute path, a FIFO: it may have come from
+git) has no vectors. The file is read whole (never memory-mapped: a file truncated
 by another process under a mapping kills the reader), and the checksums of 10,000 rows take
 about 3 ms.
 """
@@ -14,12 +16,17 @@ about 3 ms.
 from __future__ import annotations
 
 import contextlib
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardvault.search.index import IndexHandle
 
 if TYPE_CHECKING:
     import numpy as np
+
+#: The names `write_vectors` gives vector files: nothing else is opened as one.
+VECTOR_FILE = re.compile(r"vectors-[0-9]+\.npy")
 
 
 def row_checksums(matrix: np.ndarray) -> np.ndarray:
@@ -45,11 +52,11 @@ def load_matrix(index: IndexHandle) -> np.ndarray | None:
     """
     import numpy as np
 
-    name = index.meta("vectors_file")
-    if not name:
+    path = _vector_file(index)
+    if path is None:
         return None
     try:
-        matrix = np.load(index.folder / name, allow_pickle=False)
+        matrix = np.load(path, allow_pickle=False)
     except Exception:  # zero bytes, truncated, a folder, not numpy: all mean "no vectors"
         return None
     if not isinstance(matrix, np.ndarray) or matrix.ndim != 2 or matrix.dtype != np.float32:
@@ -59,12 +66,17 @@ def load_matrix(index: IndexHandle) -> np.ndarray | None:
 
 def has_vector_file(index: IndexHandle) -> bool:
     """Whether the vector file the database points at is there at its recorded size (no numpy)."""
-    name, size = index.meta("vectors_file"), index.meta("vectors_bytes")
+    path, size = _vector_file(index), index.meta("vectors_bytes")
     try:
-        path = index.folder / str(name)
-        return bool(name) and path.is_file() and path.stat().st_size == int(size or -1)
+        return path is not None and path.is_file() and path.stat().st_size == int(size or -1)
     except (OSError, ValueError):
         return False
+
+
+def _vector_file(index: IndexHandle) -> Path | None:
+    """The vector file the database names, when it is one `write_vectors` writes."""
+    name = index.meta("vectors_file")
+    return index.folder / name if name and VECTOR_FILE.fullmatch(name) else None
 
 
 def verified_rows(index: IndexHandle, matrix: np.ndarray | None) -> dict[str, int]:

@@ -10,9 +10,18 @@ set aside rather than used. `heal_cache_dir` runs on every opening of a vault, w
 - a file, fifo or other non-folder there is removed;
 - a folder owned by another user is moved aside into a new folder of this user's;
 - a symlink directly inside the folder (`catalog.sqlite -> ../memory/cards/x.md`) is removed:
-  cardvault's own files there are never links.
+  cardvault's own files there are never links;
+- the folder gets a `.gitignore` of its own ignoring all of it, so git never offers it for a
+  commit, whatever the vault's .gitignore says.
 Writers also take out what git tracks in the folder (edits/recover.py, `set_aside`). What is set
 aside goes to `.cardvault/untrusted/<time>-<name>`, kept for a person to look at, never read.
+Readers do not ask git; instead each database here (the catalog, the search index) records,
+when it is created, which file it is (`file_identity`: device and inode), and what it holds is
+used only while it is still that file. A database git checked out (a clone, or a pull of a
+committed cache: git writes a new file) or copied is another file, so its records, facts and
+documents are never read as this clone's own: the reader builds them again from the vault's
+files. Its recorded identity cannot be forged by whoever made it: the inode is the one this
+disk gave the file.
 """
 
 from __future__ import annotations
@@ -25,11 +34,19 @@ from pathlib import Path
 from cardvault.errors import CardvaultError
 
 UNTRUSTED = "untrusted"
+#: `.cardvault/.gitignore`: everything in the folder is this clone's own.
+IGNORE_ALL = "# cardvault's cache: local to this clone, never committed\n*\n"
 
 
 def heal_cache_dir(path: Path) -> tuple[str, ...]:
     """Make `path` (a vault's `.cardvault`) fit to be the cache folder; what was done, one line
     each. CardvaultError (naming the folder) when something there cannot be put right."""
+    notes = _healed(path)
+    _ignore_everything(path)
+    return notes
+
+
+def _healed(path: Path) -> tuple[str, ...]:
     try:
         info = path.lstat()
     except FileNotFoundError:
@@ -47,6 +64,27 @@ def heal_cache_dir(path: Path) -> tuple[str, ...]:
             "started a cache folder of your own",
         )
     return tuple(_remove_links(path))
+
+
+def _ignore_everything(path: Path) -> None:
+    """The cache folder, made if need be, with a `.gitignore` of its own that ignores all of it
+    (as `.pytest_cache` and `.mypy_cache` do): it stays out of `git status` and of a person's
+    `git add -A` whatever the vault's own .gitignore says (a shared vault's may not list it).
+    Best effort: a folder that cannot be written gets no cache anyway."""
+    try:
+        path.mkdir(exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        descriptor = os.open(path / ".gitignore", flags, 0o644)
+    except OSError:  # there already (or unwritable: no cache, nothing to ignore)
+        return
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(IGNORE_ALL)
+
+
+def file_identity(path: Path) -> str:
+    """Which file `path` is on this machine ("device:inode"; the module docstring says why)."""
+    info = os.stat(path)
+    return f"{info.st_dev}:{info.st_ino}"
 
 
 def _foreign(info: os.stat_result) -> bool:

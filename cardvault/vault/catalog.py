@@ -11,10 +11,11 @@ scan) and kept under the file's digest, so they are recomputed only for changed 
 
 Like the search index, the catalog is derived and disposable: a file that is not a database, a
 schema from another version, or records made under other settings (the catalog's fingerprint)
-are thrown away and rebuilt with a notice. It is never a source of truth: nothing is written to
-the vault from it without the applier checking the file's digest on disk first. A file changed
-within a timestamp tick of its stat being taken is checked by digest on the next read as well
-(its row is `racy`: see vault/changes.py).
+are thrown away and rebuilt with a notice; so is, silently, a catalog that is not the file it
+was created as (a copy, or one git checked out: vault/cache.py). It is never a source of truth:
+nothing is written to the vault from it without the applier checking the file's digest on disk
+first. A file changed within a timestamp tick of its stat being taken is checked by digest on
+the next read as well (its row is `racy`: see vault/changes.py).
 When the catalog cannot be opened or written (a read-only cache, another process writing), the
 vault is still read, just without caching.
 """
@@ -29,10 +30,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from cardvault.vault.cache import file_identity
+
 SCHEMA_VERSION = "2"  # 2: ctime and inode in the signature
 DB_NAME = "catalog.sqlite"
 #: How long a write waits for another process's write before giving up (the data is a cache).
 BUSY_MS = 500
+#: The meta key holding which file the catalog was created as (vault/cache.py).
+IDENTITY = "file"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -215,6 +220,11 @@ def _open_existing(path: Path, fingerprint: str, notices: list[str]) -> sqlite3.
         meta = {}
     if why is None and meta.get("schema") != SCHEMA_VERSION:
         why = f"had schema {meta.get('schema')!r}, this cardvault writes {SCHEMA_VERSION!r}"
+    if why is None and meta.get(IDENTITY) != file_identity(path):  # copied, or from git
+        if conn is not None:
+            conn.close()
+        _remove(path)
+        return None
     if why is None and meta.get("fingerprint") != fingerprint:
         if conn is not None:
             conn.close()
@@ -235,6 +245,7 @@ def _create(path: Path, fingerprint: str) -> sqlite3.Connection:
     conn.executescript(_SCHEMA.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (IDENTITY, file_identity(path)))
     return conn
 
 

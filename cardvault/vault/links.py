@@ -18,8 +18,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-WIKILINK = re.compile(r"\[\[([^\]|#\n]+)((?:[#|][^\]\n]*)?)\]\]")
-CARD_CITATION = re.compile(r"memory/(?:cards|archive)/[^\s)\]`'\"]+\.md")
+#: Neither part of a link holds a `[`: an opening is then tried only up to the next one, so a
+#: text of unclosed openings (`[[a|[[a|…`, a hostile card) is read in linear time, not in the
+#: hours the rest of each line took to try for every opening.
+WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)((?:[#|][^\[\]\n]*)?)\]\]")
+#: At most 300 characters after the folder, for the same reason (`memory/cards/` repeated).
+CARD_CITATION = re.compile(r"memory/(?:cards|archive)/[^\s)\]`'\"]{1,300}\.md")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)??---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 

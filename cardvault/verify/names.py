@@ -86,7 +86,9 @@ EXTENSIONS = frozenset(
 )
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*$")
 _SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
-_LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+#: No `[` or `]` in a link's text or target: each opening is tried only up to the next one, so a
+#: line of unclosed links (`[a](` repeated, a hostile card) is read in linear time.
+_LINK = re.compile(r"(?<!!)\[[^\[\]\n]*\]\(([^)\s\[\]]+)(?:\s+\"[^\"\n]*\")?\)")
 _PATH_WORD = re.compile(r"^[\w.\-/@+]+$")
 _LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
 _CITED = re.compile(r"(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)$")
