@@ -194,15 +194,12 @@ def search_relevance(
         return Relevance(
             fallback.ranks, fallback.mode, (f"{mode} search failed ({exc})", *fallback.notices)
         )
-    from cardvault.search.fusion import calibration_for, is_weak
-
     strong = [hit for hit in outcome.results if not hit.weak]
     cards = [hit for hit in strong if hit.kind != "log"]
-    floor = calibration_for(vault.config.model).weak_below
     fresh = tuple(
         FreshEntry(hit.source or hit.path, hit.path, hit.entry or "", hit.snippet, hit.score)
         for hit in strong
-        if hit.kind == "log" and not is_weak(hit.score, floor)
+        if hit.kind == "log" and hit.score >= outcome.floor
     )
     ranks = {hit.path: rank for rank, hit in enumerate(cards)}
     return Relevance(ranks, outcome.mode, outcome.notices, fresh)

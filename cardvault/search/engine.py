@@ -189,7 +189,8 @@ class Searcher:
             ranked = self._rank(index, query, mode, filters, k)
         results = describe(index, ranked, query)
         weights = ranked.weights if mode == "hybrid" else None
-        return SearchOutcome(results, mode, report, tuple(notices), weights)
+        floor = calibration_for(self.vault.config.model).weak_below
+        return SearchOutcome(results, mode, report, tuple(notices), weights, floor)
 
     def synced(
         self,

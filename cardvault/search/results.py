@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cardvault.search.fusion import Weights, is_weak
+from cardvault.search.fusion import WEAK_BELOW, Weights, is_weak
 from cardvault.search.index import IndexHandle
 from cardvault.search.text import KeywordQuery, make_snippet
 
@@ -86,6 +86,9 @@ class SearchOutcome:
     sync: SyncReport
     notices: tuple[str, ...] = field(default=())
     weights: Weights | None = None  # hybrid only
+    #: the relevance floor of the vault's model (`fusion.Calibration.weak_below`): a hit whose
+    #: score is below it is unlikely to be what the query looks for, even where not weak
+    floor: float = WEAK_BELOW
 
     def weights_json(self) -> dict[str, float] | None:
         """The fusion's weights for this query as JSON (None outside hybrid mode)."""
