@@ -195,6 +195,6 @@ def test_an_unreadable_search_index_is_named_and_rebuilt(indexed_sample: Path) -
     done = cli(indexed_sample, "search", "release tag", "--json")
     assert done.exit_code == 0 and json.loads(done.stdout)
     assert (
-        f"search index {index} cannot be read by this user (permission denied); rebuilding it"
+        f"search index {index} cannot be read by this user (permission denied); rebuilt it"
         in done.stderr
     )

@@ -125,7 +125,7 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     if path.exists() or path.is_symlink():
         conn, problem = _open_existing(path, notices)
         if problem is not None:
-            notices.append(f"search index {index_trouble(folder, problem)}; rebuilding it")
+            notices.append(f"search index {index_trouble(folder, problem)}; rebuilt it")
             remove_index(folder)
     if conn is None:
         conn = _create(path)
