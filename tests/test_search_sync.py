@@ -78,7 +78,7 @@ def test_new_and_deleted_cards(vault_root: Path) -> None:
 def test_corrupted_index_heals_with_a_notice(vault_root: Path) -> None:
     (vault_root / ".cardvault" / DB_NAME).write_bytes(b"this is not a database" * 100)
     outcome = open_vault(vault_root).query("Cortex CSRF token")
-    assert any("rebuilding" in notice for notice in outcome.notices)
+    assert any("rebuilt it" in notice for notice in outcome.notices)
     assert outcome.results[0].slug == "cortex-csrf-automation"
 
 
