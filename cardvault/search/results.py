@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cardvault.search.fusion import WEAK_BELOW, Weights, is_weak
+from cardvault.search.fusion import WEAK_BELOW, Weights
 from cardvault.search.index import IndexHandle
 from cardvault.search.text import KeywordQuery, make_snippet
 
@@ -109,7 +109,7 @@ class Ranked:
     semantic: dict[int, tuple[int, float]] = field(default_factory=dict)
     passages: dict[int, int] = field(default_factory=dict)  # id -> best passage number
     weights: Weights | None = None
-    weak: frozenset[int] | None = None  # hybrid: hits no side vouches for (else: by score)
+    weak: frozenset[int] = frozenset()  # hits no side's own evidence stands alone for
 
 
 def describe(index: IndexHandle, ranked: Ranked, query: str | KeywordQuery) -> list[SearchResult]:
@@ -144,16 +144,11 @@ def describe(index: IndexHandle, ranked: Ranked, query: str | KeywordQuery) -> l
                 keyword_score=keyword[1] if keyword else None,
                 semantic_rank=semantic[0] if semantic else None,
                 semantic_score=semantic[1] if semantic else None,
-                passage=passage, passages=max(int(count), 1), weak=_weak(ranked, doc_id, score),
+                passage=passage, passages=max(int(count), 1), weak=doc_id in ranked.weak,
                 source=key if kind == "log" else None,
             )
         )  # fmt: skip
     return results
-
-
-def _weak(ranked: Ranked, doc_id: int, score: float) -> bool:
-    """Hybrid: no side's own evidence vouches for the hit; a single mode: its score is low."""
-    return is_weak(score) if ranked.weak is None else doc_id in ranked.weak
 
 
 def _snippet_source(index: IndexHandle, ranked: Ranked, doc_id: int, body: str) -> str:
