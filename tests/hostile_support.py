@@ -39,6 +39,27 @@ HANG_SECONDS = 30
 MEMORY_LIMIT_MB = 2500
 
 
+def attacker_git(root: Path, *args: str) -> str:
+    """Run git in `root` as the attacker (an identity of its own); its stdout."""
+    who = ["-c", "user.name=Mallory", "-c", "user.email=m@example.com"]
+    done = subprocess.run(
+        ["git", *who, "-C", str(root), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def published(attacker: Path, tmp_path: Path, message: str, add: tuple[str, ...] = ("-A",)) -> Path:
+    """The attacker's vault committed (`git add ADD`), pushed to a bare remote and cloned by
+    the victim with real git; the victim's clone."""
+    attacker_git(attacker, "add", *add)
+    attacker_git(attacker, "commit", "-q", "-m", message)
+    remote = tmp_path / "remote.git"
+    attacker_git(tmp_path, "clone", "-q", "--bare", str(attacker), str(remote))
+    victim = tmp_path / "victim"
+    attacker_git(tmp_path, "clone", "-q", str(remote), str(victim))
+    return victim
+
+
 def make_base(root: Path) -> Path:
     """Create `root` holding the base vault."""
     (root / "memory" / "cards").mkdir(parents=True)

@@ -11,26 +11,14 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import run_cli
+from tests.hostile_support import attacker_git as git
+from tests.hostile_support import published
 
 OWN_RULE = "- Never force-push to main"
 
 
-def git(root: Path, *args: str) -> str:
-    who = ["-c", "user.name=Mallory", "-c", "user.email=m@example.com"]
-    done = subprocess.run(
-        ["git", *who, "-C", str(root), *args], capture_output=True, text=True, check=True
-    )
-    return done.stdout
-
-
 def cloned(attacker: Path, tmp_path: Path) -> Path:
-    git(attacker, "add", "-A")
-    git(attacker, "commit", "-q", "-m", "a helpful card")
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(attacker), str(remote))
-    victim = tmp_path / "victim"
-    git(tmp_path, "clone", "-q", str(remote), str(victim))
-    return victim
+    return published(attacker, tmp_path, "a helpful card")
 
 
 def test_a_learned_by_name_cannot_hide_the_users_own_rules_in_agents_md(tmp_path: Path) -> None:
