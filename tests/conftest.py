@@ -225,6 +225,15 @@ def run_cli(
     return CliRunner().invoke(app, list(argv), input=input, env=env)
 
 
+def cli_at(root: Path, *args: str, now: str, code: int | None = 0) -> str:
+    """`cardvault --vault ROOT ARGS` at the moment `now` (CARDVAULT_NOW): its output, the exit
+    code checked to be `code` (None: not checked)."""
+    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
+    if code is not None:
+        assert result.exit_code == code, f"{args}: {result.output}"
+    return str(result.output)
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file's bytes under `root` (the .git folder and the cache excluded)."""
     files = {}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cardvault.vault.read import read_card
-from tests.conftest import git_log, run_cli
+from tests.conftest import cli_at, git_log
 from tests.serve_support import run_in_terminal
 from tests.writers_support import git
 
@@ -29,10 +29,7 @@ CARDS = {
 
 
 def cli(root: Path, *args: str, now: str = TODAY, code: int | None = 0) -> str:
-    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
-    if code is not None:
-        assert result.exit_code == code, f"{args}: {result.output}"
-    return str(result.output)
+    return cli_at(root, *args, now=now, code=code)
 
 
 def on_terminal(vault: Path, *args: str) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
-from tests.conftest import run_cli
+from tests.conftest import cli_at
 from tests.writers_support import assert_vault_sound, git
 
 WRITTEN = "2026-11-01T09:00"
@@ -20,10 +20,7 @@ REDIS = "Redis evicts keys with allkeys-lru when maxmemory is hit."
 
 
 def cli(root: Path, *args: str, now: str = TODAY, code: int | None = 0) -> str:
-    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
-    if code is not None:
-        assert result.exit_code == code, f"{args}: {result.output}"
-    return str(result.output)
+    return cli_at(root, *args, now=now, code=code)
 
 
 def two_clones(tmp_path: Path) -> tuple[Path, Path]:
@@ -104,16 +101,23 @@ def test_the_same_lesson_distilled_into_a_new_card_on_two_clones_merges(tmp_path
         assert_vault_sound(root)
 
 
-def test_a_card_removed_and_another_added_is_not_taken_for_a_rename(tmp_path: Path) -> None:
-    """b forgets a small card and writes a new one of the same shape; git's rename detection
-    pairs the two (58 % alike: the same frontmatter lines). a folded a use into the forgotten
-    card: the merge must not put a's tag edit or uses on b's new card, another card."""
+def forgotten_and_replaced(tmp_path: Path) -> tuple[Path, Path]:
+    """Clones a and b sharing a small card, `worker-cdn-note`, which b then forgets and
+    replaces with a new card of the same shape, `queue-login-note` (neither synced yet)."""
     a, b = two_clones(tmp_path)
     cli(a, "new", "Worker cdn note", "-c", "tools", "--body", "The worker needs the cdn.")
     cli(a, "sync")
     cli(b, "sync")
     cli(b, "forget", "worker-cdn-note", "--yes")
     cli(b, "new", "Queue login note", "-c", "tools", "--body", "The queue needs the login.")
+    return a, b
+
+
+def test_a_card_removed_and_another_added_is_not_taken_for_a_rename(tmp_path: Path) -> None:
+    """b forgets a small card and writes a new one of the same shape; git's rename detection
+    pairs the two (58 % alike: the same frontmatter lines). a folded a use into the forgotten
+    card: the merge must not put a's tag edit or uses on b's new card, another card."""
+    a, b = forgotten_and_replaced(tmp_path)
     new_card = card_text(b, "queue-login-note")
     cli(a, "--agent", "bot", "show", "worker-cdn-note")  # one use, recorded in a's ledger
     cli(a, "maintain", "--only", "uses")
@@ -130,12 +134,7 @@ def test_a_card_removed_and_another_added_is_not_taken_for_a_rename(tmp_path: Pa
 def test_a_tag_added_to_a_card_the_other_clone_removed_stops_the_sync(tmp_path: Path) -> None:
     """As above with a hand edit (a tag) of the forgotten card: a change a person made to a
     card the other clone removed is theirs to settle, not another card's to take."""
-    a, b = two_clones(tmp_path)
-    cli(a, "new", "Worker cdn note", "-c", "tools", "--body", "The worker needs the cdn.")
-    cli(a, "sync")
-    cli(b, "sync")
-    cli(b, "forget", "worker-cdn-note", "--yes")
-    cli(b, "new", "Queue login note", "-c", "tools", "--body", "The queue needs the login.")
+    a, b = forgotten_and_replaced(tmp_path)
     head = git(b, "rev-parse", "HEAD")
     card = a / "memory/cards/worker-cdn-note.md"
     card.write_text(card.read_text().replace("tags: []", "tags: [assets]"), encoding="utf-8")

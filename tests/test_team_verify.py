@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
-from tests.conftest import run_cli
+from tests.conftest import cli_at
 from tests.writers_support import git
 
 WRITTEN = "2026-11-01T09:00"
@@ -19,10 +19,7 @@ TUESDAY = "2026-12-02T09:00"
 
 
 def cli(root: Path, *args: str, now: str = MONDAY, code: int | None = 0) -> str:
-    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
-    if code is not None:
-        assert result.exit_code == code, f"{args}: {result.output}"
-    return str(result.output)
+    return cli_at(root, *args, now=now, code=code)
 
 
 def commit_all(top: Path, message: str) -> None:
