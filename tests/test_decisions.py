@@ -79,12 +79,31 @@ def test_find_by_prefix_and_clear_errors() -> None:
 
 def test_apart_pairs_follow_the_answers() -> None:
     rejected = item().settled(REJECTED, "2026-03-21", "person", None)
-    assert apart_pairs([rejected]) == {
+    everyone = (A.key, B.key, C.key, "memory/cards/elsewhere.md")
+    assert apart_pairs([rejected]).among(everyone) == {
         frozenset((A.key, B.key)), frozenset((A.key, C.key)), frozenset((B.key, C.key))
     }  # fmt: skip
+    assert frozenset((A.key, C.key)) in apart_pairs([rejected])
+    assert frozenset((A.key, "memory/cards/elsewhere.md")) not in apart_pairs([rejected])
     partly = item().settled(ACCEPTED, "2026-03-21", "person", None, [A.key, B.key])
-    assert apart_pairs([partly]) == {frozenset((A.key, C.key)), frozenset((B.key, C.key))}
-    assert apart_pairs([item()]) == set()  # pending decides nothing
+    kept = apart_pairs([partly])
+    assert kept.among(everyone) == {frozenset((A.key, C.key)), frozenset((B.key, C.key))}
+    assert frozenset((C.key, B.key)) in kept and frozenset((A.key, B.key)) not in kept
+    assert not apart_pairs([item()])  # pending decides nothing
+    assert kept.between([A.key], [C.key, "x"]) and not kept.between([A.key], [B.key])
+    assert apart_pairs([rejected]).between([A.key], [A.key, B.key])
+    assert not apart_pairs([rejected]).between([A.key], [A.key])  # a key is never apart from itself
+
+
+def test_two_cards_of_many_names_are_checked_in_one_look_per_name() -> None:
+    """Two cards of 20,000 keys each (aliases: a shared vault writes them) are 400 million
+    pairs; `between` answers from the answers naming each key, whatever the sizes."""
+    rejected = item().settled(REJECTED, "2026-03-21", "person", None)
+    kept = apart_pairs([rejected])
+    left = [f"memory/cards/l{n}.md" for n in range(20_000)]
+    right = [f"memory/cards/r{n}.md" for n in range(20_000)]
+    assert not kept.between(left, right)
+    assert kept.between([*left, A.key], [*right, B.key])
     assert pending_items([item(), rejected]) == [item()]
 
 

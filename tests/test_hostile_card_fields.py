@@ -195,3 +195,39 @@ def test_unclosed_markdown_links_do_not_hang_verify_or_import(tmp_path: Path) ->
         )
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_verify_does_not_tell_a_card_whether_a_file_outside_the_project_exists(
+    tmp_path: Path,
+) -> None:
+    """A card naming `uv run /outside/tool`: verify looked the tool up with `shutil.which`,
+    which checks a name holding `/` wherever it points, so the card's stale mark (committed,
+    and pushed by `sync`) said whether an executable exists at any path the card chose. A
+    path is checked inside the project, like every other path a card names: the answer is
+    the same whether the file outside is there or not."""
+    import json
+
+    from cardvault.write.init import init_vault
+
+    outside = tmp_path / "home" / "secret-tool"
+    outside.parent.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / "app.py").write_text("print('hello')\n", "utf-8")
+    init_vault(project / "memory-vault")
+    (project / "memory-vault" / "memory" / "cards" / "tool.md").write_text(
+        "---\ntopic: Tool\ncategory: tools\ntags: []\ncreated: 2026-11-01\n"
+        f"updated: 2026-11-01\n---\nRun `uv run {outside} --check` before a release.\n",
+        encoding="utf-8",
+    )
+    victim = cloned(project, tmp_path) / "memory-vault"
+    seen = []
+    for present in (False, True):
+        if present:
+            outside.write_text("#!/bin/sh\n", "utf-8")
+            outside.chmod(0o755)
+        done = run_cli(["--vault", str(victim), "verify", "--dry-run", "--json"])
+        assert done.exit_code in (0, 1), done.output
+        seen.append(json.loads(done.output)["stale"])
+    assert seen[0] == seen[1]

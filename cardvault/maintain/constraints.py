@@ -179,7 +179,7 @@ def _never(state: VaultState, nodes: list[Node]) -> set[tuple[int, int]]:
     for n, node in enumerate(nodes):
         for key in node.keys:
             holders.setdefault(key, []).append(n)
-    for pair in apart_pairs(state.review_items):
+    for pair in apart_pairs(state.review_items).among(holders):
         left, right = sorted(pair)
         for i in holders.get(left, ()):
             found.update((min(i, j), max(i, j)) for j in holders.get(right, ()) if i != j)
@@ -221,17 +221,21 @@ def _always(
         for n in cards:
             if linked is not None and linked == nodes[n].card:
                 found.add((m, n))
-        for key in together.get(lesson.ref, ()):
-            found.update((min(m, n), max(m, n)) for n in holders.get(key, ()) if n != m)
+        for group in together.get(lesson.ref, ()):
+            others = (key for key in group if key != lesson.ref and key in holders)
+            held = [n for key in others for n in holders[key]]
+            found.update((min(m, n), max(m, n)) for n in held if n != m)
     return found
 
 
-def _accepted_together(state: VaultState) -> dict[str, set[str]]:
-    """For each member key of an accepted same-lesson or duplicate item, the keys it joins."""
-    found: dict[str, set[str]] = {}
+def _accepted_together(state: VaultState) -> dict[str, list[frozenset[str]]]:
+    """For each member key of an accepted same-lesson or duplicate item, the groups it joins:
+    each answer's chosen keys, one set its members share (a copy per member would be 900
+    million entries for one answer of 30,000 members, a line a shared vault can carry)."""
+    found: dict[str, list[frozenset[str]]] = {}
     for item in state.review_items:
         if item.status == ACCEPTED and item.kind in ("same-lesson", "duplicate"):
-            chosen = set(item.chosen or item.keys)
+            chosen = frozenset(item.chosen or item.keys)
             for key in chosen:
-                found.setdefault(key, set()).update(chosen - {key})
+                found.setdefault(key, []).append(chosen)
     return found

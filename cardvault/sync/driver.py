@@ -7,11 +7,14 @@ repository (`%P`).
 The merged text is written to OURS. The exit status tells git whether the merge is clean (0) or
 left conflict markers (1); anything unexpected falls back to a plain three-way merge, so a
 driver problem never loses either side, and so does a file that is not of the driver's kind
-(a committed `.gitattributes` may name a cardvault driver for any file: docs/security.md).
+(a committed `.gitattributes` may name a cardvault driver for any file: docs/security.md) and
+one over the 1,000,000 bytes a vault file may hold (a pull of a 100 MB blob is git's own
+line merge, never three copies parsed in Python).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -23,6 +26,7 @@ from cardvault.sync.merge_lines import merge_lines
 from cardvault.sync.merge_log import merge_log
 from cardvault.sync.merge_managed import merge_managed
 from cardvault.sync.merge_text import Merged, merge3
+from cardvault.vault.files import MAX_FILE_BYTES
 
 _LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
@@ -69,6 +73,8 @@ def main(argv: list[str]) -> int:
         return 2
     kind, base_file, ours_file, theirs_file, path = argv
     try:
+        if any(os.stat(name).st_size > MAX_FILE_BYTES for name in argv[1:4]):
+            return _git_fallback(base_file, ours_file, theirs_file)  # no vault file is this big
         base, ours, theirs = (
             Path(name).read_bytes().decode("utf-8") for name in (base_file, ours_file, theirs_file)
         )

@@ -13,8 +13,9 @@ sides retitled the log).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 
 from cardvault.sync.merge_text import Merged, merge3
@@ -71,13 +72,15 @@ def merge_log(base: str, ours: str, theirs: str, path: Path) -> Merged:
             entry, conflicts = merged.text, conflicts + merged.conflicts
         kept.append((entry, time))
     ours_keys = dict(zip(o.keys(), o.entries, strict=True))
+    latest = list(accumulate((time for _, time in kept), max))  # the latest time up to each
     for key, entry, time in zip(t.keys(), t.entries, t.times, strict=True):
         if key in ours_keys and (key in based or ours_keys[key] == entry):
             continue  # merged above, or the same new entry on both sides
         if key in based and entry == based[key]:
             continue  # we removed it; they left it as it was
-        at = next((i for i, (_, other) in enumerate(kept) if other > time), len(kept))
+        at = bisect_right(latest, time)  # the first entry kept with a later time
         kept.insert(at, (entry, time))  # theirs alone (or two new entries of one id: both)
+        latest.insert(at, time)  # every latest time before `at` is `time` or earlier
     preamble = merge3(b.preamble, o.preamble, t.preamble)
     head = preamble.text.rstrip("\n")
     body = "\n\n".join(entry for entry, _ in kept)

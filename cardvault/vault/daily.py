@@ -2,12 +2,15 @@
 
 An entry is a `## HH:MM — Title` section. Inside it, distillation signals (the one definition of
 a signal; `distill.signal_words` configures the words):
-- a signal word and a colon (`Lesson:`, `Gotcha:` ...; `**Lesson:**` too) wherever a sentence
-  starts: at the start of a line (after a list marker) or after a sentence's closing `.`, `!` or
-  `?` — "Login kept failing. Lesson: send the token twice." is a lesson. Its text is the rest of
-  the line and, while a line ends mid-sentence (hard-wrapped text), what follows it in the same
-  paragraph, up to the next signal, a field line (`Mistake:` ...) or a `→ card:` line; the
-  story told on the lines after a finished sentence is not the lesson;
+- a signal word and a colon (`Lesson:`, `Gotcha:` ...; `**Lesson:**`, `*Lesson:*` too) wherever
+  a sentence starts: at the start of a line (after a list marker, or a sub-heading's `###`:
+  `### Lesson: pin the image` is a lesson), after a sentence's closing
+  `.`, `!` or `?`, or where a clause starts after a dash or a semicolon — "Login kept failing.
+  Lesson: send the token twice." and "Note for later — Gotcha: it reads the shell's
+  AWS_PROFILE." are lessons. Its text is the rest of the line and, while a line ends
+  mid-sentence (hard-wrapped text), what follows it in the same paragraph, up to the next
+  signal, a field line (`Mistake:` ...) or a `→ card:` line; the story told on the lines after
+  a finished sentence is not the lesson;
 - a `#lesson` tag anywhere in prose: the text after it in the paragraph, or, when nothing
   follows, the sentence it ends.
 Never inside code (fenced, indented, an inline code span) or quoted output (a block quote):
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,14 +55,26 @@ LESSON_TAG = re.compile(r"(?<![\w#])#lesson\b", re.IGNORECASE)
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
 #: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
 AGENT_FIELD = "agent"
+#: What an agent may be called (`--agent`, $CARDVAULT_AGENT, an entry's `Agent:` line): a line of
+#: the entry's own text that starts "Agent: went through it again." names no agent.
+AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
-#: Where a line's words start: after indentation and a list marker ("- ", "1. ").
-_LINE_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?")
+#: Where a line's words start: after indentation and a list marker ("- ", "1. ") or a heading's
+#: ("### ").
+_LINE_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+)?")
 #: The end of a sentence: `.`, `!` or `?`, closing quotes or brackets, then white space.
 _AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+")
-#: A signal word (or field name) and its colon, `**Lesson:**` and `**Lesson**:` included.
+#: Where a clause starts inside a sentence: after a dash (`—`, `–`, or `-`/`--` between spaces)
+#: or a semicolon, "Note for future sessions — Gotcha: ...", "It hung; Lesson: ...".
+_AFTER_CLAUSE = re.compile(r"[ \t]*[—–][ \t]*|[ \t]--?[ \t]+|;[ \t]+")
+#: What stands before an entry heading's own dash (`## 10:00 — Title`, escaped when text wrote
+#: it: `\## 10:00 — ...`): that dash separates a forged heading's time from its title, and is
+#: no clause a signal may start (the text imitated structure; its title is not a lesson).
+_HEADING_TIME = re.compile(r"[ \t]*\\?(?:#{1,6}[ \t]*)?\d{1,2}:\d{2}[ \t]*$")
+#: A signal word (or field name) and its colon, in bold or italics too: `**Lesson:**`,
+#: `**Lesson**:`, `*Lesson:*`, `_Gotcha_:`.
 _SIGNAL_WORD = re.compile(
-    r"(?:\*\*|__)?(?P<word>[A-Za-z][A-Za-z-]*)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
+    r"(?:\*{1,2}|_{1,2})?(?P<word>[A-Za-z][A-Za-z-]*)(?:\*{1,2}|_{1,2})?[ \t]*:(?:\*{1,2}|_{1,2})?"
 )
 _SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
 _FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
@@ -153,7 +169,9 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     code = _code_lines(tokens)
     raw = text.split("\n")  # the lines markdown-it counts, split as `masked_lines` splits
     said = prose.masked_lines(text, tokens, quotes=True)
-    paragraphs = prose.paragraph_ranges(tokens)
+    paragraphs = sorted(prose.block_ranges(tokens))
+    starts = [a for a, _ in paragraphs]  # each entry's paragraphs found by bisection, not a
+    # scan of all of them: a log of 60,000 one-line entries would cost 60,000² comparisons
     words = {w.lower() for w in signal_words}
     entries: list[LogEntry] = []
     seen_times: dict[str, int] = {}
@@ -166,7 +184,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
             "" if start + 1 + offset in code else line for offset, line in enumerate(body_lines)
         ]
         seen_times[time] = seen_times.get(time, 0) + 1
-        mine = [(a, b) for a, b in paragraphs if start < a < stop]
+        mine = paragraphs[bisect_right(starts, start) : bisect_left(starts, stop)]
         entries.append(
             LogEntry(
                 path=path,
@@ -234,7 +252,7 @@ def signals_in(text: str, signal_words: Iterable[str]) -> list[Signal]:
     raw = text.split("\n")
     said = prose.masked_lines(text, tokens, quotes=True)
     words = {w.lower() for w in signal_words}
-    return [s for a, b in prose.paragraph_ranges(tokens) for s in _signals(raw, said, a, b, words)]
+    return [s for a, b in prose.block_ranges(tokens) for s in _signals(raw, said, a, b, words)]
 
 
 def _signals(
@@ -288,22 +306,28 @@ def _wrapped_end(text: str, start: int, close: int) -> int:
 def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
     """(start, where its text starts, kind) of every signal word and colon at a sentence start."""
     found = []
-    for at in _sentence_starts(prose):
+    for at in _sentence_starts(prose, clauses=True):
         match = _SIGNAL_WORD.match(prose, at)
         if match and match.group("word").lower() in words:
             found.append((at, match.end(), match.group("word").lower()))
     return found
 
 
-def _sentence_starts(prose: str) -> list[int]:
-    """Where sentences start: each line's first word (after a list marker), and after a
-    sentence's closing `.`, `!` or `?`."""
+def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
+    """Where sentences start: each line's first word (after a list marker) and after a
+    sentence's closing `.`, `!` or `?`; with `clauses`, also where a clause starts after a dash
+    or a semicolon (a signal may start there; the sentence a `#lesson` tag ends starts before)."""
     starts = set()
     offset = 0
     for line in prose.split("\n"):
         starts.add(offset + _LINE_START.match(line).end())  # type: ignore[union-attr]
         offset += len(line) + 1
     starts.update(m.end() for m in _AFTER_SENTENCE.finditer(prose))
+    if clauses:
+        for found in _AFTER_CLAUSE.finditer(prose):
+            line_start = prose.rfind("\n", 0, found.start()) + 1
+            if not _HEADING_TIME.fullmatch(prose, line_start, found.start()):
+                starts.add(found.end())
     return sorted(starts)
 
 
@@ -336,8 +360,11 @@ def _fields(body_lines: list[str]) -> dict[str, str]:
         line = _LIST_MARKER.sub("", raw, count=1)
         head, colon, rest = line.partition(":")
         key = head.strip().lower()
-        known = key in CORRECTION_FIELDS or key == AGENT_FIELD
-        if colon and known and rest.strip() and key not in fields:
+        if key == AGENT_FIELD:
+            # the last line naming one (`log --agent` appends it after the text)
+            if colon and AGENT_NAME.match(rest.strip().lower()):
+                fields[key] = rest.strip()
+        elif colon and key in CORRECTION_FIELDS and rest.strip() and key not in fields:
             fields[key] = rest.strip()
     return fields
 

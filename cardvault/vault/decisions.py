@@ -225,24 +225,105 @@ def find_items(items: Iterable[ReviewItem], wanted: Iterable[str]) -> list[Revie
     return found
 
 
-def apart_pairs(items: Iterable[ReviewItem]) -> set[frozenset[str]]:
+@dataclass(frozen=True)
+class KeptApart:
+    """The member keys answers keep apart, as the answers say it: per answer, a group whose
+    every two keys are apart (`right` None) or two sides each of whose keys is apart from each
+    of the other's. Never the pairs themselves: one rejected question of 40,000 members (a
+    1 MB line a shared vault can carry) is 800 million pairs, more memory than any machine has.
+    Asked about a pair (`frozenset((a, b)) in kept`), or for the pairs among given keys."""
+
+    fences: tuple[tuple[frozenset[str], frozenset[str] | None], ...] = ()
+    by_key: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.fences)
+
+    def __contains__(self, pair: object) -> bool:
+        if not isinstance(pair, frozenset) or len(pair) != 2:
+            return False
+        a, b = pair
+        return any(self._parted(number, a, b) for number in self.by_key.get(a, ()))
+
+    def _parted(self, number: int, a: str, b: str) -> bool:
+        left, right = self.fences[number]
+        if right is None:
+            return b in left
+        return (a in left and b in right) or (a in right and b in left)
+
+    def between(self, left: Iterable[str], right: Iterable[str]) -> bool:
+        """Whether any key of `left` is kept apart from any key of `right`: a look at the answers
+        naming each key of `left`, each answer's overlap with `right` taken once (two cards of
+        20,000 aliases each would be 400 million pairs to ask about one by one)."""
+        others = frozenset(right)
+        overlaps: dict[tuple[int, bool], frozenset[str]] = {}
+
+        def overlap(number: int, far: bool) -> frozenset[str]:
+            if (number, far) not in overlaps:
+                near, away = self.fences[number]
+                overlaps[number, far] = (away if far and away is not None else near) & others
+            return overlaps[number, far]
+
+        for a in frozenset(left):
+            for number in self.by_key.get(a, ()):
+                near, away = self.fences[number]
+                if away is None:
+                    found = overlap(number, False)
+                    if len(found) > 1 or (found and a not in found):
+                        return True
+                elif overlap(number, a in near):
+                    return True
+        return False
+
+    def among(self, keys: Iterable[str]) -> set[frozenset[str]]:
+        """The pairs kept apart whose two keys are both among `keys`: as many as those keys
+        make, whatever the answers name besides."""
+        wanted = set(keys)
+        found: set[frozenset[str]] = set()
+        for left, right in self.fences:
+            mine = sorted(left & wanted)
+            if right is None:
+                found.update(frozenset((a, b)) for i, a in enumerate(mine) for b in mine[i + 1 :])
+            else:
+                found.update(frozenset((a, b)) for a in mine for b in right & wanted if a != b)
+        return found
+
+
+def apart_pairs(items: Iterable[ReviewItem]) -> KeptApart:
     """Member keys a person (or the judge) said are not the same lesson, as pairs.
 
     A rejected same-lesson or duplicate item keeps every two of its members apart; a partly
     accepted one keeps each accepted member apart from each one left out; a settled
     contradiction keeps its two sides apart."""
-    pairs: set[frozenset[str]] = set()
+    fences: list[tuple[frozenset[str], frozenset[str] | None]] = []
     for item in items:
         unpaired = item.kind in ("split", "archive", "promote", "stale")
         if item.pending or unpaired or item.by == CLOSED_BY:
             continue
-        keys = item.keys
+        keys = frozenset(item.keys)
         if item.status == ACCEPTED and item.kind != "contradiction":
-            chosen = set(item.chosen or keys)
-            pairs |= {frozenset((a, b)) for a in chosen for b in keys if b not in chosen}
+            chosen = frozenset(item.chosen or keys)
+            fences.append((chosen, keys - chosen))
         else:
-            pairs |= {frozenset((a, b)) for a in keys for b in keys if a < b}
-    return pairs
+            fences.append((keys, None))
+    return _kept(fences)
+
+
+def _kept(fences: list[tuple[frozenset[str], frozenset[str] | None]]) -> KeptApart:
+    """The fences, with each key's answers found at once."""
+    by_key: dict[str, list[int]] = {}
+    for number, (left, right) in enumerate(fences):
+        for key in left | (right or frozenset()):
+            by_key.setdefault(key, []).append(number)
+    return KeptApart(tuple(fences), {k: tuple(v) for k, v in by_key.items()})
+
+
+def asked_pairs(items: Iterable[ReviewItem]) -> KeptApart:
+    """Member keys a pending question asks about, every two of a question's members as a pair
+    (kept as groups, as `apart_pairs` keeps answers): whether they are one lesson (or one card,
+    or which of them holds) is the person's to answer, so nothing joins them before."""
+    unpaired = ("split", "archive", "promote", "stale")
+    return _kept([(frozenset(i.keys), None) for i in items if i.pending and i.kind not in unpaired])
 
 
 def read_queue(root: Path) -> list[ReviewItem]:

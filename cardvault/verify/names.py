@@ -11,7 +11,9 @@ Read from the card's body, never run:
 - **commands**: an inline code span starting with `$ ` or with a runner (`make`, `npm`, `yarn`,
   `pnpm`, `npx`, `uv`, `poetry`, `just` excepted), and each line of a fenced block marked as
   shell (`sh`, `bash`, `shell`, `console`, `zsh`), its `$ ` prompt dropped.
-- **pins**: an inline code span `name==1.2.3` (Python) or `name@1.2.3` (npm, `@scope/name@1.2.3`).
+- **pins**: an inline code span `name==1.2.3` (Python) or `name@1.2.3` (npm, `@scope/name@1.2.3`),
+  and in prose a word `name==1.2.3` or `name@1.2.3` whose version has a dot ("We pin
+  numpy==1.26.4 until ...", as people write it in a log; an e-mail address or `a==b` is none).
 - **symbols**: an inline code span that is a call (`load_config()`), a class-like name
   (`VaultState`) or a dotted name (`settings.DEBUG`), as verify/symbols.py defines them.
 Everything is bounded: at most `MAX_NAMES` names per card.
@@ -94,6 +96,11 @@ _LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
 _CITED = re.compile(r"(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)$")
 _PIN = re.compile(r"^(@?[A-Za-z0-9][\w.\-/]*?)(==|@)(\d[\w.\-+]*)$")
 _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)*$")
+#: A pin written in prose: a whole word `name==1.2.3` or `name@1.2.3` (a dotted version; a
+#: sentence's closing `.` is not part of it).
+_PROSE_PIN = re.compile(
+    r"(?<![\w.\-/@=:])[A-Za-z][\w.\-]*?(?:==|@)\d+(?:\.\d+)+(?:[\w+\-]*[A-Za-z0-9])?(?![\w@=])"
+)
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,8 @@ def _in_prose(line: str, number: int) -> list[Named]:
         target = match.group(1).split("#")[0]
         if target and (path := project_path(target, link=True)):
             found.append(Named("path", path, number, cited_lines(match.group(1))))
+    prose = _SPAN.sub(lambda span: " " * len(span.group(0)), _LINK.sub(" ", line))
+    found += [Named("pin", m.group(0), number) for m in _PROSE_PIN.finditer(prose)]
     return found
 
 

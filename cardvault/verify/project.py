@@ -15,7 +15,7 @@ Only files are read, never run, and only inside the project (vault/confine.py: n
 - the names its tracked source files hold (verify/symbols.py: each file read once, bounded);
 - what a commit held for a file a card cites lines of (git's objects: verify/checked.py).
 Commands are looked up on PATH with `shutil.which` and in the project's `node_modules/.bin` and
-`.venv/bin`: nothing is started.
+`.venv/bin` (a name holding `/` is a path, checked inside the project): nothing is started.
 """
 
 from __future__ import annotations
@@ -200,7 +200,12 @@ class Project:
         return self.blobs[commit, where]
 
     def has_command(self, name: str) -> bool:
-        """Whether `name` is on PATH or among the project's own installed tools."""
+        """Whether `name` is on PATH or among the project's own installed tools. A name with a
+        `/` is a path, checked inside the project as any path a card names (`shutil.which`
+        would look it up wherever it points: a card naming `uv run /home/x/.ssh/tool` would
+        learn, through its stale mark, whether that file exists on this machine)."""
+        if "/" in name:
+            return self.exists(name.removeprefix("./")) is not False
         if shutil.which(name) is not None:
             return True
         return any(self.exists(f"{folder}/{name}") for folder in ("node_modules/.bin", ".venv/bin"))

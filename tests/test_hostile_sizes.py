@@ -1,0 +1,155 @@
+"""A vault that arrived through git cannot make cardvault's work grow faster than its size.
+
+Every vault file is at most 1,000,000 bytes as the readers take it (vault/files.py), but the
+work done on those bytes must stay in proportion too: a daily log of tens of thousands of
+one-line entries, pulled into a team vault, must not cost each reader (or the merge driver a
+`git pull` runs) entries x entries steps. Each test builds the hostile vault, pushes it to a
+bare remote, clones it with real git and runs the real CLI (or git) on the clone in a new
+process; the timeout only stops a hung command, it measures nothing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.hostile_support import attacker_git as git
+from tests.hostile_support import published
+
+#: Far above what these commands take (a few seconds), far below what they took before.
+HUNG = 120
+
+
+def cardvault(root: Path, *args: str, now: str = "2026-11-20T11:00") -> None:
+    """`cardvault --vault ROOT ARGS` in a new process, which must finish cleanly."""
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cardvault", "--vault", str(root), *args],
+        capture_output=True, text=True, timeout=HUNG, check=False,
+        env={**os.environ, "CARDVAULT_NOW": now},
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+
+
+def pull(victim: Path) -> subprocess.CompletedProcess[str]:
+    """`git pull` in `victim`; on a hang, git and the merge driver it started are stopped."""
+    import os
+    import signal
+
+    command = ["git", "-c", "user.name=v", "-c", "user.email=v@x", "pull", "--no-rebase", "-q"]
+    pipe = subprocess.PIPE
+    process = subprocess.Popen(
+        command, cwd=victim, stdout=pipe, stderr=pipe, text=True, start_new_session=True
+    )
+    try:
+        out, err = process.communicate(timeout=HUNG)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def test_a_log_of_many_short_entries_does_not_hang_the_readers(tmp_path: Path) -> None:
+    """33,000 entry headings, then 160,000 one-line paragraphs, under 1 MB: the log parser
+    looked for each entry's paragraphs among all of the log's, so `check` took 4 min 46 s (2 min
+    35 s of CPU) on a clone of it, and `context` at session start as long; now a few seconds."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    text = "# 2026-11-20\n\n" + "## 10:00 — e\n" * 33_000 + "Lesson: x\n\n" + "x\n\n" * 160_000
+    assert len(text.encode("utf-8")) < 1_000_000
+    (attacker / "memory" / "2026-11-20.md").write_text(text, encoding="utf-8")
+    victim = published(attacker, tmp_path, "a busy day")
+    cardvault(victim, "check")
+    cardvault(victim, "context", "--budget", "500")
+
+
+def a_day_both_logged(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The attacker's published vault with a log of 2026-11-20, and the victim's clone, which
+    logged its own entry that day: (the attacker's vault, its log, the victim's clone)."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    log = attacker / "memory" / "2026-11-20.md"
+    log.write_text("# 2026-11-20\n\n## 09:00 — start\nLesson: begin\n", encoding="utf-8")
+    victim = published(attacker, tmp_path, "the day starts")
+    mine = run_cli(["--vault", str(victim), "log", "Lesson: my own", "--title", "mine"],
+                   env={"CARDVAULT_NOW": "2026-11-20T11:00"})  # fmt: skip
+    assert mine.exit_code == 0, mine.output  # a write: the clone's merge drivers are set up
+    return attacker, log, victim
+
+
+def test_a_pulled_log_of_many_entries_merges_without_hanging_git_pull(tmp_path: Path) -> None:
+    """The victim logged an entry today; the attacker pushes 42,000 one-line entries (under
+    1 MB) to the same day's log. `git pull` runs cardvault's log driver on it, which placed
+    each entry of theirs by a scan of every entry kept so far, after three quadratic parses:
+    minutes in all. The merge must finish and keep both sides' entries."""
+    attacker, log, victim = a_day_both_logged(tmp_path)
+    many = "".join(f"\n## 23:59 — e{i}\nx\n" for i in range(42_000))
+    log.write_text(log.read_text("utf-8") + many, encoding="utf-8")
+    assert log.stat().st_size < 1_000_000
+    git(attacker, "commit", "-qam", "many entries")
+    git(attacker, "push", "-q", str(tmp_path / "remote.git"), "HEAD")
+    pulled = pull(victim)
+    assert pulled.returncode == 0, pulled.stderr
+    merged = (victim / "memory" / "2026-11-20.md").read_text("utf-8")
+    assert "Lesson: my own" in merged and "## 23:59 — e41999" in merged
+    assert "<<<<<<<" not in merged
+
+
+def test_a_pulled_blob_bigger_than_any_vault_file_is_left_to_git(tmp_path: Path) -> None:
+    """A 6 MB daily log: no reader takes more than its first 1,000,000 bytes, and the driver
+    no longer parses three copies of it either; git's own line merge settles it (here: both
+    sides appended at the end, a conflict git reports, the pull refused in one go)."""
+    attacker, log, victim = a_day_both_logged(tmp_path)
+    many = "".join(f"\n## 23:59 — e{i}\n" + "x" * 100 + "\n" for i in range(50_000))
+    log.write_text(log.read_text("utf-8") + many, encoding="utf-8")
+    git(attacker, "commit", "-qam", "a huge day")
+    git(attacker, "push", "-q", str(tmp_path / "remote.git"), "HEAD")
+    pulled = pull(victim)
+    assert pulled.returncode == 1, pulled.stderr  # git's own conflict, not a driver's merge
+    merged = (victim / "memory" / "2026-11-20.md").read_text("utf-8")
+    assert merged.count("<<<<<<<") == 1 and "Lesson: my own" in merged
+
+
+@pytest.mark.parametrize("answer", ["rejected", "accepted"])
+def test_a_settled_question_of_many_members_does_not_eat_memory(
+    tmp_path: Path, answer: str
+) -> None:
+    """One settled line in `memory/review.jsonl` (a tracked file: a shared vault carries it),
+    a question of 30,000 members, under 1 MB. Rejected, it was turned into every pair it keeps
+    apart, 450 million sets (3,000 members already took 2.1 GB and 97 s); accepted, each member
+    got its own copy of the other 29,999 keys. Either way the victim's `maintain` grew past any
+    machine's memory. Run with its address space capped at 4 GB (so a regression fails here
+    instead of taking the machine), it must finish."""
+    import json
+    import resource
+
+    from tests.hostile_support import make_base
+
+    attacker = make_base(tmp_path / "attacker")
+    git(attacker, "init", "-q")
+    members = [{"key": f"k{n}", "path": "p"} for n in range(30_000)]
+    settled = {"id": "abc123", "kind": "same-lesson", "members": members, "asked": "2026-11-01",
+               "status": answer, "decided": "2026-11-02", "by": "person"}  # fmt: skip
+    (attacker / "memory" / "review.jsonl").write_text(json.dumps(settled) + "\n", "utf-8")
+    victim = published(attacker, tmp_path, "a shared vault")
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cardvault", "--vault", str(victim), "maintain", "--dry-run"],
+        capture_output=True, text=True, timeout=HUNG * 2, check=False, preexec_fn=capped,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["counts"]["distill"] > 0  # the lessons were grouped
