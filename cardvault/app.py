@@ -211,10 +211,25 @@ class Session(Wiring):
         progress: Progress | None = None,
         on_wait: OnWait | None = None,
     ) -> RunResult:
-        """`cardvault maintain`: the maintenance pass over the project vault."""
+        """`cardvault maintain`: the maintenance pass over the project vault. First, in its own
+        commit, what a merge that was not cardvault's (`git pull` by hand) brought back of
+        forgotten entries is removed again, as `sync` does after its merges: nothing is
+        distilled from a forgotten entry."""
+        from cardvault.forget.tombstone import forget_again
         from cardvault.maintain.run import run_maintenance
 
-        return run_maintenance(self.project(), options, progress, on_wait=on_wait)
+        vault = self.project()
+        again = None if options.dry_run else forget_again(vault, options.now.date(), on_wait)
+        result = run_maintenance(vault, options, progress, on_wait=on_wait)
+        if again is None:
+            return result
+        plan, commit = again
+        said = (
+            f"removed again what a merge brought back of forgotten entries ({len(plan.cards)} "
+            f"card(s), {plan.log_lines} log line(s), {len(plan.questions)} review question(s)): "
+            f"commit {(commit.sha or '')[:10]}"
+        )
+        return replace(result, notices=(said, *result.notices))
 
     def maintain_global(self, dry_run: bool = False) -> GlobalResult:
         """`cardvault maintain --global`: cross-project promotion in the global vault."""

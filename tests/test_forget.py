@@ -300,3 +300,65 @@ def test_forget_removes_the_review_questions_about_what_it_removes(sample_vault:
     assert queue.read_text(encoding="utf-8") == lines[2] + "\n"
     git(sample_vault, "revert", "--no-edit", "HEAD")
     assert snapshot(sample_vault) == before
+
+
+def test_a_card_made_only_of_forgotten_entries_goes_and_the_ids_are_recorded(
+    vault_path: Path,
+) -> None:
+    """A card whose every source is an entry forget removes holds nothing else, whatever its
+    name: it goes too. A card that also cites a kept entry stays. The forget records the
+    removed entries' ids (never their text) in a file of its own, which `git revert` removes."""
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    for body, title in (("Gotcha: the CDN caches 404s for 10 minutes.", "Stale 404s"),
+                        ("Lesson: warm the upload cache first.", "Uploads")):  # fmt: skip
+        result = run_cli(["--vault", str(vault_path), "log", body, "--title", title], env=now)
+        assert result.exit_code == 0, result.output
+    log = vault_path / "memory" / "2026-12-01.md"
+    refs = [f"memory/2026-12-01.md#{i}" for i in re.findall(r"<!-- id:(\w+) -->", log.read_text())]
+    cards = vault_path / "memory" / "cards"
+    card = "---\ntopic: {}\ncategory: lessons\ntags: [edge]\ncreated: 2026-12-01\n"
+    card += "updated: 2026-12-01\nsources: [{}]\n---\n{}\n"
+    (cards / "edge-caching.md").write_text(card.format("Edge caching", refs[0], "404s stay."))
+    (cards / "edge-uploads.md").write_text(
+        card.format("Edge uploads", ", ".join(refs), "404s stay; warm uploads.")
+    )
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "cards")
+    before = snapshot(vault_path)
+    result = run_cli(["--vault", str(vault_path), "forget", "CDN", "--yes"],
+                     env={"CARDVAULT_NOW": "2026-12-03T09:00"})  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "edge-caching.md  Edge caching  (made only of entries that go)" in result.output
+    assert not (cards / "edge-caching.md").exists()
+    assert (cards / "edge-uploads.md").exists()
+    records = list((vault_path / "memory" / "forgotten").glob("*.txt"))
+    assert len(records) == 1 and records[0].name.startswith("2026-12-03-")  # the session's day
+    record = records[0].read_text(encoding="utf-8")
+    assert refs[0] in record and refs[1] not in record and "CDN" not in record
+    git(vault_path, "revert", "--no-edit", "HEAD")
+    assert snapshot(vault_path) == before
+
+
+def test_an_export_made_before_a_forget_does_not_bring_the_forgotten_back(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """An export (with its logs) made before the forget, imported after it: the forgotten
+    entry and the card made only of it stay out; the rest of the export is as it was."""
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    result = run_cli(["--vault", str(vault_path), "log", "Gotcha: the CDN caches 404s.",
+                      "--title", "Stale 404s"], env=now)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    log = vault_path / "memory" / "2026-12-01.md"
+    ref = "memory/2026-12-01.md#" + re.findall(r"<!-- id:(\w+) -->", log.read_text())[0]
+    card = "---\ntopic: Edge caching\ncategory: lessons\ntags: [edge]\ncreated: 2026-12-01\n"
+    card += f"updated: 2026-12-01\nsources: [{ref}]\n---\n404s stay cached.\n"
+    (vault_path / "memory" / "cards" / "edge-caching.md").write_text(card)
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "card")
+    export = tmp_path / "before.json"
+    assert run_cli(["--vault", str(vault_path), "export", "--logs", str(export)]).exit_code == 0
+    assert forget(vault_path, "CDN", "--yes").exit_code == 0
+    result = run_cli(["--vault", str(vault_path), "import", str(export), "--json"], env=now)
+    assert result.exit_code == 0, result.output
+    assert not (vault_path / "memory" / "cards" / "edge-caching.md").exists()
+    assert not log.exists() or "CDN" not in log.read_text()

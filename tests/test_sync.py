@@ -186,6 +186,33 @@ def test_sync_refuses_a_vault_outside_git_and_an_unknown_remote(tmp_path: Path) 
     assert result.exit_code == 1 and "no git remote named 'nowhere'" in str(result.output)  # type: ignore[attr-defined]
 
 
+def test_git_failures_are_one_line_with_all_git_said(tmp_path: Path) -> None:
+    """A remote that is no repository, and a push its server refuses with a message of several
+    lines (a pre-receive hook): one error line, every message git gave kept, no `fatal:`."""
+    (a,) = clones(tmp_path, "a")
+    git(a, "remote", "add", "gone", str(tmp_path / "no-such-remote.git"))
+    missing = cv(a, "sync", "--remote", "gone")
+    said = str(missing.stderr)  # type: ignore[attr-defined]
+    assert missing.exit_code == 1  # type: ignore[attr-defined]
+    assert said.count("\n") == 1 and "fatal:" not in said, said
+    assert "does not appear to be a git repository" in said and "access rights" in said
+    hook = tmp_path / "remote.git" / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\necho 'Memory is frozen for the audit.' >&2\n"
+        "echo 'Ask the owner to open it.' >&2\nexit 1\n",
+        encoding="utf-8",
+    )
+    hook.chmod(0o755)
+    ok(a, "log", "written during the audit")
+    with pytest.MonkeyPatch.context() as patch:  # the remote's hook runs only when allowed
+        patch.setenv("CARDVAULT_GIT_HOOKS", "1")
+        refused = cv(a, "sync")
+    said = str(refused.stderr)  # type: ignore[attr-defined]
+    assert refused.exit_code == 1  # type: ignore[attr-defined]
+    assert said.count("\n") == 1 and "error:" not in said.removeprefix("error:"), said
+    assert "Memory is frozen for the audit" in said and "Ask the owner to open it" in said
+
+
 @pytest.mark.slow
 def test_sync_brings_an_existing_search_index_up_to_date(tmp_path: Path) -> None:
     from cardvault.search.freshness import index_freshness

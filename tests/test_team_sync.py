@@ -292,3 +292,141 @@ def test_a_lesson_folded_into_a_card_the_other_clone_merged_away_moves_on(tmp_pa
         assert "memory/cards/redis-eviction-policy.md" not in rules
         assert_vault_sound(root)
     assert card_text(a, "redis-eviction") == card_text(b, "redis-eviction")
+
+
+def memory_files(root: Path) -> dict[str, bytes]:
+    """Every tracked file under memory/ and the managed files, by path (a clone's memory)."""
+    names = git(root, "ls-files", "memory", "MEMORY.md", "AGENTS.md").split()
+    return {name: (root / name).read_bytes() for name in names}
+
+
+def forgotten_on_a_distilled_on_b(tmp_path: Path, *entries: tuple[str, str]) -> tuple[Path, Path]:
+    """Two synced clones of a vault whose log tells the CDN lesson (and `entries`, each a text
+    and its title); then a forgets the CDN, and b, which has not seen the forget, distils it into a
+    card (asserted: the case every caller tests)."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Saw stale 404s. Gotcha: the CDN caches 404s for 10 minutes.", "--title",
+        "Stale 404s")  # fmt: skip
+    for text, title in entries:
+        cli(a, "log", text, "--title", title)
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "forget", "CDN", "--yes")
+    cli(b, "maintain")
+    assert (b / "memory/cards/the-cdn-caches-404s-for-10-minutes.md").is_file()
+    return a, b
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first", ["forgetting", "distilling"])
+def test_a_card_distilled_from_an_entry_the_other_clone_forgot_stays_forgotten(
+    tmp_path: Path, first: str
+) -> None:
+    """a forgets the CDN entry; b, which has not seen the forget, distils it into a card and
+    asks a review question about it. Whichever clone syncs first, after the syncs neither
+    clone holds the card, the question, or any of the entry's text; b's other lesson stays."""
+    a, b = forgotten_on_a_distilled_on_b(
+        tmp_path, ("Uploads failed. Lesson: start the fake S3 before test_upload.", "Upload")
+    )
+    order = (a, b, a) if first == "forgetting" else (b, a, b)
+    for root in order:
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+    for root in (a, b):
+        files = memory_files(root)
+        assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
+        assert "memory/cards/the-cdn-caches-404s-for-10-minutes.md" not in files
+        assert any(b"fake S3" in text for n, text in files.items() if "/cards/" in n)
+        assert_vault_sound(root)
+
+
+@pytest.mark.slow
+def test_a_git_pull_by_hand_then_maintain_keeps_the_forgotten_forgotten(tmp_path: Path) -> None:
+    """a forgets the CDN entry; b distils it into a card and syncs. a then pulls with git
+    itself (no cardvault sync) and runs maintain: maintain first removes the card again, in
+    its own commit, and says so; nothing of the entry is left or distilled again."""
+    a, b = forgotten_on_a_distilled_on_b(tmp_path)
+    cli(b, "sync")
+    git(a, "-c", "user.name=a", "-c", "user.email=a@a", "pull", "-q", "--no-rebase", "--no-edit")
+    assert (a / "memory/cards/the-cdn-caches-404s-for-10-minutes.md").is_file()  # it came back
+    out = cli(a, "maintain")
+    assert "removed again what a merge brought back of forgotten entries (1 card(s)" in out
+    files = memory_files(a)
+    assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
+    assert "forget: removed again" in git(a, "log", "--format=%s")
+    assert_vault_sound(a)
+
+
+def test_a_sync_whose_upstream_was_deleted_or_renamed_on_the_remote_pushes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A teammate renamed the team's branch main to trunk on the remote. b's main still
+    follows origin/main: its sync must not bring back a `main` no one syncs any more (nor say
+    "up to date"), but refuse, naming the branch and how to follow the new one, pushing
+    nothing; once b follows origin/trunk, its entry reaches the team."""
+    _, b = two_clones(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(remote, "branch", "-m", "main", "trunk")
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/trunk")
+    cli(b, "log", "Lesson: the entry after the rename reaches the team.")
+    out = cli(b, "sync", code=1)
+    assert "main" in out and "git branch -u" in out
+    assert git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads").split() == [
+        "trunk"
+    ]
+    git(b, "branch", "-q", "-u", "origin/trunk")
+    cli(b, "sync")
+    assert "after the rename" in git(remote, "show", f"trunk:memory/{TODAY[:10]}.md")
+    assert_vault_sound(b)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first", ["forgetting", "folding"])
+def test_a_card_forgotten_on_one_clone_and_folded_into_on_the_other_stays_forgotten(
+    tmp_path: Path, first: str
+) -> None:
+    """a forgets redis-eviction; b, not yet synced, folds a new lesson into it (maintain).
+    The sync does not stop: the card stays gone on both clones, and b's new entry stays in
+    the log, cited by no card, so b's next maintain distils it again, on its own."""
+    a, b = two_clones(tmp_path)
+    cli(a, "forget", "redis-eviction", "--yes")
+    cli(b, "log", "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: redis-eviction",
+        "--title", "Redis threshold")  # fmt: skip
+    cli(b, "maintain")
+    assert "90 percent" in card_text(b, "redis-eviction")  # the case: b folded it
+    for root in (a, b, a) if first == "forgetting" else (b, a, b):
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+    for root in (a, b):
+        assert not (root / "memory/cards/redis-eviction.md").exists()
+        assert "90 percent of maxmemory" in (root / f"memory/{TODAY[:10]}.md").read_text()
+        assert_vault_sound(root)
+    cli(b, "maintain")
+    cards = [p.read_text() for p in (b / "memory/cards").glob("*.md")]
+    assert any("90 percent of maxmemory" in text for text in cards)
+    assert not any("allkeys-lru" in text for text in cards)
+
+
+@pytest.mark.slow
+def test_a_card_forgotten_on_one_clone_that_the_other_merged_a_duplicate_into(
+    tmp_path: Path,
+) -> None:
+    """a forgets redis-eviction; b's maintain merged the duplicate redis-eviction-policy into
+    it meanwhile. The sync does not stop: the forgotten card stays gone, and the duplicate,
+    whose text is in no other card, comes back as a has it (b's merge of it undone)."""
+    a, b = two_clones(tmp_path)
+    cli(a, "new", "Redis eviction policy", "-c", "infrastructure", "--body", REDIS)
+    cli(a, "sync")
+    cli(b, "sync")
+    policy = card_text(a, "redis-eviction-policy")
+    cli(a, "forget", "redis-eviction", "--yes")
+    assert (a / "memory/cards/redis-eviction-policy.md").exists()
+    cli(b, "maintain", "--only", "merge")
+    assert not (b / "memory/cards/redis-eviction-policy.md").exists()  # the case: b merged
+    for root in (a, b, a):
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+    for root in (a, b):
+        assert not (root / "memory/cards/redis-eviction.md").exists()
+        assert card_text(root, "redis-eviction-policy") == policy
+        assert_vault_sound(root)

@@ -227,18 +227,24 @@ def trial(template: Path, args: list[str], states: Intended, delay: float, root:
 
 
 _ENTRY_ID = re.compile(rb"<!-- id:([0-9a-f]{6,16}) -->")
+_RECORD = re.compile(r"(memory/forgotten/\d{4}-\d{2}-\d{2})-[0-9a-f]+\.txt")
 
 
 def _without_new_ids(files: dict[str, bytes], before: dict[str, bytes]) -> dict[str, bytes]:
     """`files` with the ids of entries new since `before` masked: a new entry's id is random
     by design (vault/entry_ids.py's `append_entry`), so the entry a killed `log` wrote (or the
-    next command finished from its journal) has another id than the one of the intended run."""
+    next command finished from its journal) has another id than the one of the intended run;
+    so is the name of a forget's new record of what it removed."""
     old = {m for text in before.values() for m in _ENTRY_ID.findall(text)}
 
     def masked(match: re.Match[bytes]) -> bytes:
         return match.group(0) if match.group(1) in old else b"<!-- id:new -->"
 
-    return {path: _ENTRY_ID.sub(masked, text) for path, text in files.items()}
+    def named(path: str) -> str:  # a forget's new record has a random name too (vault/forgotten.py)
+        found = _RECORD.fullmatch(path)
+        return f"{found.group(1)}-new.txt" if found and path not in before else path
+
+    return {named(path): _ENTRY_ID.sub(masked, text) for path, text in files.items()}
 
 
 def _sync_trial(root: Path, args: list[str], states: Intended, delay: float) -> Outcome:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_subject, vault_of, waiting_note
+from cardvault.cli.common import report_subject, session_of, vault_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan
@@ -126,7 +126,8 @@ def _plans(
             render.warning(notice)
         seen = {v.root for _, v in vaults}
         vaults += [(key, v) for key, v in found if v.root not in seen]
-    plans = [(name, vault, plan_forget(vault, query)) for name, vault in vaults]
+    today = session_of(ctx).now().date()  # the record's name, as every write's date
+    plans = [(name, vault, plan_forget(vault, query, today)) for name, vault in vaults]
     for _, _, plan in plans:
         for problem in plan.unreadable:
             render.warning(f"not searched (unreadable): {problem}")
@@ -186,7 +187,9 @@ def _show_forget_plan(plan: ForgetPlan) -> None:
     if plan.cards:
         out.print(f"[bold]Cards[/] (matched by {how.get(plan.matched_by, plan.matched_by)}):")
         for card in plan.cards:
-            out.print(f"  [red]-[/] {card.rel}  {render.escape(redact_text(card.card.topic))}")
+            why = "  (made only of entries that go)" if card.rel in plan.made_of else ""
+            topic = render.escape(redact_text(card.card.topic))
+            out.print(f"  [red]-[/] {card.rel}  {topic}{why}")
     for cut in plan.logs:
         whole = f" (entries {', '.join(cut.entries)} whole)" if cut.entries else ""
         gone = " (the whole file)" if cut.new_text is None else whole
@@ -199,5 +202,7 @@ def _show_forget_plan(plan: ForgetPlan) -> None:
         out.print("[bold]MEMORY.md:[/] categories table regenerated without these cards")
     if plan.questions:
         out.print(f"[bold]memory/review.jsonl:[/] review question(s) {', '.join(plan.questions)}")
+    if plan.record is not None:
+        out.print(f"[bold]{plan.record.reason}[/] (sync keeps them forgotten on every clone)")
     if plan.mentions:
         out.print("[yellow]Still mentioned (not changed):[/] " + ", ".join(plan.mentions))

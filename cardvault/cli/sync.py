@@ -42,6 +42,8 @@ def sync(
             "then `cardvault sync` again"
         )
         raise typer.Exit(1)
+    if result.forgotten is not None:
+        report_subject(result.forgotten)
     if result.regenerated is not None:
         report_subject(result.regenerated)
     if result.refused is not None:

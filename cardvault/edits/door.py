@@ -211,17 +211,23 @@ def write_while_holding(
     pending = _commit_hand_edits(vault, edited)
     created = {op.path for op in ops if op.expected == ABSENT}
     commits: list[history.CommitResult] = []
+    tried: list[Path] = []
 
     def record(paths: list[Path]) -> None:
         history.settle_git_locks(vault.root)
-        try:
-            faults.step(vault.root / ".git")
-            commits.append(history.commit(vault, proposal.message, paths, created=created))
-        except BaseException:
-            history.unstage(vault, paths)
-            raise
+        tried.extend(paths)
+        faults.step(vault.root / ".git")
+        commits.append(history.commit(vault, proposal.message, paths, created=created))
 
-    paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
+    try:
+        paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
+    except BaseException:
+        # A failed commit may have staged its files (a new file is added before the commit):
+        # out of the index again, once the files are put back (a full disk has room again
+        # then), or a later `git commit` would record the write that failed.
+        if tried and not commits:
+            history.unstage(vault, tried)
+        raise
     return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
 
 

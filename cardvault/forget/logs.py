@@ -86,6 +86,7 @@ class LogCut:
     removed: tuple[int, ...]
     entries: tuple[str, ...]  # "HH:MM" of each entry removed whole
     new_text: str | None  # None: the log goes (nothing but its title would be left)
+    refs: frozenset[str] = frozenset()  # every citation of an entry removed whole
 
     @property
     def reason(self) -> str:
@@ -118,6 +119,7 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
     lines = file.text.splitlines(keepends=True)
     drop: set[int] = set()
     whole: list[str] = []
+    refs: set[str] = set()
     first = entries[0].line - 1 if entries else len(lines)
     drop.update(i for i in range(first) if not _is_title(lines, i) and needles.mentions(lines[i]))
     for number, entry in enumerate(entries):
@@ -128,6 +130,7 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
         if needles.takes_entry(entry, lines[start]) or (hits and not rest):
             drop.update(range(start, stop))
             whole.append(entry.time)
+            refs.update(entry.refs)
         else:
             drop.update(hits)
     if not drop:
@@ -136,7 +139,8 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
     kept = [line for i, line in enumerate(lines) if i not in drop]
     left_empty = all(not line.strip() or _is_title(kept, i) for i, line in enumerate(kept))
     new_text = None if left_empty else "".join(kept)
-    return LogCut(file, rel, tuple(sorted(i + 1 for i in drop)), tuple(whole), new_text)
+    removed = tuple(sorted(i + 1 for i in drop))
+    return LogCut(file, rel, removed, tuple(whole), new_text, frozenset(refs))
 
 
 def _is_title(lines: list[str], index: int) -> bool:

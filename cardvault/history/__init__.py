@@ -103,6 +103,7 @@ from cardvault.history.treemerge import (
     merge_in_objects,
     merge_sides,
     move_head,
+    removing_subjects,
     renamed_pairs,
     write_blob,
 )
@@ -165,6 +166,7 @@ __all__ = [
     "project_files",
     "project_head",
     "remote_url",
+    "removing_subjects",
     "renamed_pairs",
     "reverted_commits",
     "safe_message",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from cardvault.history.runner import run_git
+from cardvault.history.runner import git_said, run_git
 
 LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
 
@@ -26,7 +26,7 @@ def merge_texts(base: str, ours: str, theirs: str) -> tuple[str, int]:
             paths.append(str(path))
         done = run_git(Path(folder), "merge-file", "-p", *LABELS, *paths, check=False)
     if done.returncode < 0 or done.returncode > 127:
-        raise OSError(f"git merge-file failed: {done.stderr.strip()}")
+        raise OSError(f"git merge-file failed: {git_said(done)}")
     return done.stdout, done.returncode
 
 

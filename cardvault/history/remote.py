@@ -17,7 +17,7 @@ import git
 
 from cardvault.errors import CardvaultError
 from cardvault.history.repo import VaultRepo, head_commit, open_repo, run, top_of
-from cardvault.history.runner import GitError, identity_env
+from cardvault.history.runner import GitError, git_dir, git_said, identity_env
 from cardvault.vault.confine import read_confined
 from cardvault.vault.files import MAX_FILE_BYTES
 
@@ -74,13 +74,18 @@ def default_remote(top: Path, branch: str) -> str:
 def upstream_branch(top: Path, branch: str, remote: str) -> str:
     """The name of the remote's branch `branch` follows (its `branch.NAME.merge`, as `git pull`
     reads it) when that upstream is on `remote`; else the same name as ours."""
+    return followed_branch(top, branch, remote) or branch
+
+
+def followed_branch(top: Path, branch: str, remote: str) -> str | None:
+    """The remote's branch `branch` follows on `remote` (None: no upstream there)."""
     reader = _repo(top).config_reader("repository")
     section = f'branch "{branch}"'
     followed = str(reader.get_value(section, "remote", default="")).strip()
     merge = str(reader.get_value(section, "merge", default="")).strip()
     if followed == remote and merge.startswith("refs/heads/") and len(merge) > len("refs/heads/"):
         return merge.removeprefix("refs/heads/")
-    return branch
+    return None
 
 
 def check_remote(top: Path, remote: str) -> None:
@@ -92,12 +97,28 @@ def check_remote(top: Path, remote: str) -> None:
 
 
 def fetch(top: Path, remote: str, branch: str) -> bool:
-    """Fetch the remote's branch; False when the remote has no such branch yet."""
+    """Fetch the remote's branch; False when the remote has no such branch, yet or any more:
+    our copy of a branch deleted there (`refs/remotes/...`, which a fetch without `--prune`
+    keeps) is not taken for it: the branch must be among those the fetch listed in FETCH_HEAD."""
     repo = _repo(top)
     done = run(repo, "fetch", "--quiet", remote, check=False)
     if done.returncode != 0:
-        raise GitError(f"git fetch {remote} failed: {done.stderr.strip()}", top)
-    return remote_head(top, remote, branch) is not None
+        raise GitError(f"git fetch {remote} failed: {git_said(done)}", top)
+    return remote_head(top, remote, branch) is not None and _fetched(top, branch)
+
+
+def _fetched(top: Path, branch: str) -> bool:
+    """Whether the last fetch listed `branch` in FETCH_HEAD (`SHA<TAB>[not-for-merge]<TAB>branch
+    'NAME' of URL`); True when the file cannot be read (then our copy is all there is)."""
+    folder = git_dir(top)
+    if folder is None:
+        return True
+    try:
+        text = (folder / "FETCH_HEAD").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    wanted = f"branch '{branch}' of "
+    return any(line.split("\t")[-1].startswith(wanted) for line in text.splitlines())
 
 
 def merge(top: Path, target: str, message: str) -> MergeOutcome:
@@ -116,7 +137,7 @@ def merge(top: Path, target: str, message: str) -> MergeOutcome:
     unmerged = run(repo, "diff", "--name-only", "-z", "--diff-filter=U").stdout.split("\0")
     unmerged = [path for path in unmerged if path]
     if not unmerged:  # the merge never started (an untracked file in the way, ...)
-        raise GitError(f"git merge {target} failed: {(done.stderr or done.stdout).strip()}", top)
+        raise GitError(f"git merge {target} failed: {git_said(done)}", top)
     conflicts = tuple(Conflict(path, tuple(_marked_lines(top, path))) for path in unmerged)
     run(repo, "merge", "--abort")
     return MergeOutcome("conflict", conflicts)
@@ -203,4 +224,4 @@ def push(
     run(repo, "fetch", "--quiet", remote, check=False)
     if remote_head(top, remote, branch) != known:
         return False
-    raise GitError(f"git push {remote} {branch} failed: {done.stderr.strip()}", top)
+    raise GitError(f"git push {remote} {branch} failed: {git_said(done)}", top)

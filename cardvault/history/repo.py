@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, cast
 
 import git
 
-from cardvault.history.runner import GitError, safe_env, work_tree_of
+from cardvault.history.runner import GitError, git_said, safe_env, work_tree_of
 
 
 class SafeGit(git.Git):
@@ -100,8 +100,7 @@ def run(
         )
     done = subprocess.CompletedProcess(["git", *args], status, out, err)
     if check and status != 0:
-        detail = (err.strip() or out.strip() or f"exit {status}")[-2000:]
-        raise GitError(f"git {args[0]} failed: {detail}", top_of(repo))
+        raise GitError(f"git {args[0]} failed: {git_said(done)}", top_of(repo))
     return done
 
 

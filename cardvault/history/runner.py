@@ -74,7 +74,33 @@ def safe_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 class GitError(CardvaultError):
-    """A git command failed; the message holds git's own words."""
+    """A git command failed; the message holds git's own words (`git_said`)."""
+
+
+#: A line of a failed git's output that starts a new message (others continue the one before).
+_LEVEL_PREFIXES = ("fatal: ", "error: ", "warning: ")
+
+
+def git_said(done: subprocess.CompletedProcess[str]) -> str:
+    """What a failed git said, as one line (an error is one clear line): its messages (stderr,
+    else stdout; a `fatal:`/`error:` line or a blank line starts the next, a wrapped line
+    continues its sentence) without those prefixes, hints or repeats, joined by "; " (the last
+    2,000 characters); its exit status when it said nothing."""
+    messages: list[str] = []
+    current: list[str] = []
+    for raw in [*(done.stderr or done.stdout or "").splitlines(), ""]:
+        line = raw.strip()
+        starts = line.startswith(_LEVEL_PREFIXES) or line.startswith("hint:") or not line
+        if starts and current:
+            message = " ".join(current).rstrip(".")
+            if message not in messages:
+                messages.append(message)
+            current = []
+        if line and not line.startswith("hint:"):
+            for prefix in _LEVEL_PREFIXES:
+                line = line.removeprefix(prefix)
+            current.append(line)
+    return "; ".join(messages)[-2000:] or f"exit {done.returncode}"
 
 
 def run_git(
@@ -98,8 +124,7 @@ def run_git(
         check=False,
     )
     if check and done.returncode != 0:
-        detail = (done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}")[-2000:]
-        raise GitError(f"git {args[0]} failed: {detail}", root)
+        raise GitError(f"git {args[0]} failed: {git_said(done)}", root)
     return done
 
 

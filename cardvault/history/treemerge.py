@@ -18,7 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.history.runner import GitError, git_dir, identity_env, pathspec, run_git
+from cardvault.history.runner import (
+    GitError,
+    git_dir,
+    git_said,
+    identity_env,
+    pathspec,
+    run_git,
+)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ def merge_in_objects(
         )
     lines = done.stdout.splitlines()
     if done.returncode not in (0, 1) or not lines:
-        raise GitError(f"git merge-tree failed: {(done.stderr or done.stdout).strip()}", top)
+        raise GitError(f"git merge-tree failed: {git_said(done)}", top)
     tree = lines[0].strip()
     taken = taken or {}
     if done.returncode == 1:
@@ -155,6 +162,14 @@ def changed_paths(top: Path, old: str, new: str) -> tuple[str, ...]:
     """Paths (relative to the work tree) whose content differs between two commits."""
     out = run_git(top, "diff", "--name-only", "--no-renames", "-z", old, new).stdout
     return tuple(path for path in out.split("\0") if path)
+
+
+def removing_subjects(top: Path, old: str, new: str, path: str) -> tuple[str, ...]:
+    """The subjects of the commits after `old` up to `new` that removed `path`."""
+    out = run_git(
+        top, "log", "--diff-filter=D", "--no-renames", "--format=%s", f"{old}..{new}", "--", path
+    ).stdout
+    return tuple(line for line in out.splitlines() if line)
 
 
 def blob_id(top: Path, commit: str, path: str) -> str | None:

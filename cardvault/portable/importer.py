@@ -36,6 +36,7 @@ from cardvault.vault.daily import LogEntry, format_entry, parse_log
 from cardvault.vault.entry_ids import append_entry
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
+from cardvault.vault.forgotten import forgotten_refs
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.rules import SECTION, Rule, parse_rules, rebuilt_section
@@ -91,7 +92,8 @@ def plan_import(
     problems = list(export.problems)
     snapshot = read_vault(vault, verify=True)
     state = state_of(snapshot, today)
-    outcomes, pending = _duplicates(state, export.cards)
+    forgotten = forgotten_refs(vault.root)
+    outcomes, pending = _duplicates(state, export.cards, forgotten)
     pending = [c for c in (_screened(vault, item, redact, problems) for item in pending) if c]
     nearest = _nearest(state, pending, embeddings)
     if nearest and embeddings is None:
@@ -107,7 +109,7 @@ def plan_import(
         if outcome.kind == "merged":
             current = current.after(made)
     promoted = [c for c in changes if isinstance(c, WriteFile) and c.creates and _promoted(c)]
-    log_changes, added = _log_changes(snapshot, export.logs, redact, problems)
+    log_changes, added = _log_changes(snapshot, export.logs, redact, problems, forgotten)
     rules = _screened_rules(export.rules, redact, problems)
     changes += log_changes + _rule_changes(current.after(promoted), rules, changes)
     outcomes.sort(key=lambda o: o.index)
@@ -130,9 +132,11 @@ def same_content(left: Card, right: Card) -> bool:
 
 
 def _duplicates(
-    state: VaultState, cards: tuple[ImportedCard, ...]
+    state: VaultState, cards: tuple[ImportedCard, ...], forgotten: frozenset[str]
 ) -> tuple[list[Outcome], list[ImportedCard]]:
-    """Skipped outcomes for exact duplicates; the remaining cards in file order."""
+    """Skipped outcomes for exact duplicates and for cards made only of entries a forget
+    removed (vault/forgotten.py: forgotten stays forgotten); the remaining cards in file
+    order."""
     texts = {c.file.text: c for c in state.cards}
     slugs = {c.slug: c for c in state.cards}
     seen: set[str] = set()
@@ -140,7 +144,14 @@ def _duplicates(
     rest: list[ImportedCard] = []
     for item in cards:
         twin = texts.get(item.text) or slugs.get(item.card.slug)
-        if twin is not None and (twin.file.text == item.text or same_content(twin.card, item.card)):
+        sources = item.card.sources
+        if sources and all(source in forgotten for source in sources):
+            skipped.append(
+                Outcome(item.index, item.rel, "skipped", "made only of forgotten entries")
+            )
+        elif twin is not None and (
+            twin.file.text == item.text or same_content(twin.card, item.card)
+        ):
             skipped.append(
                 Outcome(item.index, item.rel, "skipped", f"same as {state.vault.rel(twin.path)}")
             )
@@ -231,9 +242,14 @@ def _screened_rules(
 
 
 def _log_changes(
-    snapshot: VaultSnapshot, logs: tuple[ImportedLog, ...], redact: bool, problems: list[Finding]
+    snapshot: VaultSnapshot,
+    logs: tuple[ImportedLog, ...],
+    redact: bool,
+    problems: list[Finding],
+    forgotten: frozenset[str],
 ) -> tuple[list[Change], int]:
-    """New daily logs written whole; entries missing from existing logs appended."""
+    """New daily logs written whole; entries missing from existing logs appended. An entry
+    a forget removed (its id recorded: vault/forgotten.py) is never brought back."""
     from cardvault.write.add import screen
 
     vault = snapshot.vault
@@ -251,31 +267,36 @@ def _log_changes(
         if (big := _big_entry(incoming, vault.config.max_entry_bytes)) is not None:
             problems.append(problem(f"log {log.index} ({log.rel})", big))
             continue
+        kept = [entry for entry in incoming if entry.ref not in forgotten]  # as duplicates
+        if not kept:
+            continue
         current = existing.get(log.rel)
         if log.rel in snapshot.partial:
             problems.append(
                 problem(f"log {log.index} ({log.rel})", "the vault's log is too big to add to")
             )
             continue
-        if current is None and not os.path.lexists(path):
+        if current is None and not os.path.lexists(path) and len(kept) == len(incoming):
             changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
             added += len(incoming)
             continue
-        if current is None:  # there, but unusable: `check` reports it; import leaves it
+        if current is None and os.path.lexists(path):  # unusable: `check` reports it
             problems.append(
                 problem(f"log {log.index} ({log.rel})", "the vault's log is unreadable")
             )
             continue
-        have = {_entry_key(e) for e in current.entries}
-        new_text, count = current.file.text, 0
-        for entry in incoming:
+        have = {_entry_key(e) for e in current.entries} if current is not None else set()
+        new_text: str | None = current.file.text if current is not None else None
+        count = 0
+        for entry in kept:
             if _entry_key(entry) not in have:
                 entry_text = format_entry(entry.time, entry.title, entry.body, entry.entry_id)
                 new_text = append_entry(new_text, entry.day, entry_text).text
                 count += 1
-        if count:
+        if count and new_text is not None:
             reason = f"appended {count} entr{'y' if count == 1 else 'ies'} to {log.rel}"
-            changes.append(WriteFile(path, new_text, current.file.digest, reason, STEP))
+            digest = current.file.digest if current is not None else ABSENT
+            changes.append(WriteFile(path, new_text, digest, reason, STEP))
             added += count
     return changes, added
 

@@ -136,6 +136,37 @@ def merged_into(text: str, slug: str, path: Path) -> bool:
     return isinstance(merged, list) and slug in [str(item) for item in merged]
 
 
+#: What maintenance's merge of a duplicate into a card adds to it, besides CARRIED keys.
+MERGED = frozenset({"aliases", "merged_from"})
+
+
+def only_folded(base: str, kept: str, path: Path) -> bool:
+    """Whether `kept` differs from `base` only as maintenance's folds, merges of duplicates
+    and promotions make a card differ (`CARRIED` and `MERGED` keys, paragraphs added after the
+    body) and is active or promoted: no person's edit, no archiving."""
+    try:
+        b, k = parse_card(base, path), parse_card(kept, path)
+    except CardFormatError:
+        return False
+    changed = {key for key in {*b.meta, *k.meta} if b.meta.get(key) != k.meta.get(key)}
+    if changed - CARRIED - MERGED or _appended(b.body, k.body) is None:
+        return False
+    return k.meta.get("status", "promoted") == "promoted" or k.meta.get("status") == "active"
+
+
+def newly_merged(base: str, kept: str, path: Path) -> list[str]:
+    """The slugs `kept` names in `merged_from` that `base` does not: the duplicates merged
+    into it since."""
+    try:
+        before, after = parse_card(base, path), parse_card(kept, path)
+    except CardFormatError:
+        return []
+    old, new = before.meta.get("merged_from") or [], after.meta.get("merged_from") or []
+    if not isinstance(old, list) or not isinstance(new, list):
+        return []
+    return [str(slug) for slug in new if slug not in old]
+
+
 def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     """`survivor` (the card `base` was merged into) with what `kept` added to `base` since:
     new sources, sightings and uses, later dates, new tags, paragraphs added after the body, a

@@ -8,7 +8,10 @@ removals are routine between clones that each run cardvault, and are settled her
   kept, `kept_after_removal`;
 - a card maintenance (or an accepted review) merged into another on one side while the other
   side folded lessons, uses or tags into it: carried into the card that survived
-  (sync/merge_card.py `carry_into`), `kept_after_removal`.
+  (sync/merge_card.py `carry_into`), `kept_after_removal`;
+- a card a forget removed on one side while the other side only folded lessons or merged
+  duplicates into it: the removal stands, the folded entries stay in their log for the next
+  `maintain`, a merged duplicate comes back, `kept_after_removal`.
 Each answers with paths the merge takes as given blobs (None: left out).
 """
 
@@ -33,8 +36,40 @@ def kept_after_removal(
     if _of_kind("card", rel) and merge.tree:
         kept = ours if ours is not None else theirs
         assert kept is not None
-        return _carried(top, merge, target, rel, base, kept)
+        carried = _carried(top, merge, target, rel, base, kept)
+        return carried or _forgotten_and_folded(top, merge, target, rel, base, kept)
     return {}
+
+
+def _forgotten_and_folded(
+    top: Path, merge: history.TreeMerge, target: str, rel: str, base: str, kept: str
+) -> dict[str, str | None]:
+    """A card a forget removed on one side (a commit of its removing side that removed it
+    says `forget:`) that the other side only folded lessons into, merged duplicates into or
+    promoted (merge_card.py `only_folded`): the removal stands, so the forgotten text stays
+    gone. The entries folded in stay in their log, cited by no card: the next `maintain`
+    distils them again, on their own (a person may forget them too). A duplicate merged into
+    it comes back as the forgetting side has it (that merge is undone: its text is in no
+    other card); one the forget removed as well stays removed."""
+    from cardvault.sync.merge_card import newly_merged, only_folded
+
+    if not only_folded(base, kept, Path(rel)):
+        return {}
+    removing = target if history.blob_text(top, target, rel) is None else merge.old
+    start = history.merge_base(top, merge.old, target)
+    if start is None:
+        return {}
+    subjects = history.removing_subjects(top, start, removing, rel)
+    if not any(subject.startswith("forget:") for subject in subjects):
+        return {}
+    taken: dict[str, str | None] = {rel: None}
+    folder = rel.rpartition("/")[0]
+    for slug in newly_merged(base, kept, Path(rel)):
+        duplicate = f"{folder}/{slug}.md" if folder else f"{slug}.md"
+        blob = history.blob_id(top, removing, duplicate)
+        if blob is not None:
+            taken[duplicate] = blob
+    return taken
 
 
 def _carried(

@@ -15,8 +15,10 @@ history/states.py) and for an unknown remote. Then:
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
    scratch work tree outside the repository), then the vault's changed files written through
    the journal and the branch moved to the merge (a kill is finished by the next command);
-   then, after a true merge that changed cards or the managed files (or when the branch still
-   ends in a sync's merge: one killed before this step), MEMORY.md's table and AGENTS.md's
+   then what the merge brought back of log entries a forget recorded removed again, in one
+   commit (forget/tombstone.py: a forgotten topic stays forgotten on every clone); then, after
+   a true merge that changed cards or the managed files (or when the branch still ends in a
+   sync's merge: one killed before this step), MEMORY.md's table and AGENTS.md's
    learned rules regenerated from the merged cards when they differ, in one commit;
 4. push the commit checked under the lock, holding no lock, unless what it would publish (the
    difference from the remote's branch; every unpublished commit for a new branch) touches a
@@ -78,6 +80,7 @@ class SyncResult:
     conflicts: tuple[git_remote.Conflict, ...] = ()
     notes: list[str] = field(default_factory=list)
     refused: str | None = None  # why nothing was pushed (changes outside the vault's files)
+    forgotten: history.CommitResult | None = None  # what came back of forgotten entries, removed
 
 
 def sync_vault(
@@ -111,9 +114,17 @@ def _exchange(
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
-    regenerated = None
+    regenerated = forgotten = None
     for attempt in range(1, ATTEMPTS + 1):
         exists = git_remote.fetch(top, remote, branch)
+        if not exists and git_remote.followed_branch(top, local, remote) == branch:
+            raise CardvaultError(
+                f"{remote} has no branch '{branch}' any more, which '{local}' follows (deleted "
+                f"or renamed there?): nothing pushed; follow the team's branch "
+                f"(`git branch -u {remote}/NAME`) or unset it (`git branch --unset-upstream`) "
+                "to publish this one, then sync again",
+                top,
+            )
         with holding_the_lock(vault, on_wait=on_wait):
             if exists:
                 outcome = _merge(vault, top, f"{remote}/{branch}")
@@ -125,19 +136,22 @@ def _exchange(
             else:
                 outcome = git_remote.MergeOutcome("new branch")
                 outcomes.append("new branch")
-            if _needs_regeneration(vault, top, outcome):
+            again = _forget_again(vault, today)
+            forgotten = again or forgotten
+            if again is not None or _needs_regeneration(vault, top, outcome):
                 regenerated = _regenerate(vault, today) or regenerated
             published = history.head(vault)
             foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
         if foreign:
             return SyncResult(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
-                refused=_refusal(foreign),
+                refused=_refusal(foreign), forgotten=forgotten,
             )  # fmt: skip
         if git_remote.push(top, remote, branch, published or "HEAD", local):
             return SyncResult(
-                remote, branch, _how(outcomes), True, attempt, regenerated=regenerated
-            )
+                remote, branch, _how(outcomes), True, attempt, regenerated=regenerated,
+                forgotten=forgotten,
+            )  # fmt: skip
     raise CardvaultError(
         f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
         top,
@@ -251,6 +265,14 @@ def _in_vault(vault: Vault, paths: tuple[str, ...]) -> list[str]:
         if full.is_relative_to(vault.root):
             out.append(full.relative_to(vault.root).as_posix())
     return out
+
+
+def _forget_again(vault: Vault, today: dt.date) -> history.CommitResult | None:
+    """Remove again what the merge brought back of entries a forget removed (a card another
+    clone distilled from one, a question it asked: forget/tombstone.py), in its own commit."""
+    from cardvault.forget.tombstone import still_forgotten
+
+    return write_while_holding(vault, still_forgotten(vault, today)).commit
 
 
 def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:

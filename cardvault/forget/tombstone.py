@@ -1,0 +1,102 @@
+"""Forgotten stays forgotten: what a merge brought back of entries a forget removed, removed again.
+
+A forget records the ids of the log entries it removed (vault/forgotten.py). Another clone may
+have worked with those entries before it saw the forget: distilled one into a card, asked a
+review question about it, or (an import, a hand merge) written it back into a log. After a
+merge, `plan_still_forgotten` plans the removal of exactly that, with forget's own rules
+(forget/plan.py `plan_removal`):
+- a log entry whose id a forget recorded;
+- a card each of whose sources is such an entry (it is made of nothing else), with its rule
+  line in AGENTS.md, its line in MEMORY.md's table and the `[[links]]` to it;
+- a review question one of whose members is such an entry, or such a card.
+A card that also cites entries that were not forgotten is kept (it holds their lessons too):
+its path comes back in `mentions`, for a person to edit or forget. Nothing is recorded again;
+`git revert` of a forget removes its record, and from then on nothing is removed for it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from cardvault import history
+from cardvault.edits.door import OnWait, Proposal, locked_write, propose
+from cardvault.forget.logs import Needles
+from cardvault.forget.plan import ForgetPlan, plan_removal
+from cardvault.vault.forgotten import forgotten_refs
+from cardvault.vault.layout import Vault
+from cardvault.vault.read import read_vault
+
+MATCHED_BY = "forgotten"
+
+
+def plan_still_forgotten(vault: Vault, today: dt.date | None = None) -> ForgetPlan | None:
+    """The removal of what the vault's forgets removed and is back (None: the vault records
+    no forget, or nothing of one is back)."""
+    refs = forgotten_refs(vault.root)
+    if not refs:
+        return None
+    snapshot = read_vault(vault, verify=True)
+    needles = Needles(phrases=None, slugs=frozenset(), sources=refs, query_words=frozenset())
+    plan = plan_removal(vault, snapshot, [], needles, today or dt.date.today())
+    if not plan.changes():
+        return None
+    partly = [
+        snapshot.rel(c.path)
+        for c in snapshot.cards
+        if c.path not in {gone.file.path for gone in plan.cards} and set(c.card.sources) & refs
+    ]
+    return ForgetPlan(
+        query="",
+        matched_by=MATCHED_BY,
+        cards=plan.cards,
+        logs=plan.logs,
+        rules=plan.rules,
+        agents=plan.agents,
+        memory=plan.memory,
+        mentions=tuple(partly),
+        unlinked=plan.unlinked,
+        questions=plan.questions,
+        review=plan.review,
+        made_of=plan.made_of,
+    )
+
+
+def commit_message(plan: ForgetPlan) -> str:
+    """The subject and body of the commit that removes it again (places, never the text)."""
+    from cardvault.edits.changes import reason_lines
+
+    subject = (
+        f"forget: removed again what a merge brought back of forgotten entries: "
+        f"{len(plan.cards)} card(s), {plan.log_lines} log line(s), "
+        f"{len(plan.questions)} review question(s)"
+    )
+    body = [
+        "A forget recorded these entries' ids (memory/forgotten/); another clone had worked",
+        "with them before it saw the forget. To bring them back, `git revert` that forget",
+        "(its record goes with it), then this commit: the record alone removes them again.",
+        "",
+        *reason_lines(plan.changes()),
+    ]
+    return "\n".join([subject, "", *body]) + "\n"
+
+
+def still_forgotten(vault: Vault, today: dt.date | None = None) -> Proposal[ForgetPlan | None]:
+    """The write that removes again what is back (no change when nothing is), for a caller
+    that holds the vault lock or plans under it: sync after its merge, `forget_again`."""
+    found = plan_still_forgotten(vault, today)
+    if found is None:
+        return propose([], "", None)
+    return propose(found.changes(), commit_message(found), found)
+
+
+def forget_again(
+    vault: Vault, today: dt.date | None = None, on_wait: OnWait | None = None
+) -> tuple[ForgetPlan, history.CommitResult] | None:
+    """Remove again, under the vault lock and in its own commit, what came back of forgotten
+    entries by a merge that was not cardvault's (`git pull` by hand, then `maintain`): sync does
+    it after its own merges. None when nothing is back."""
+
+    written = locked_write(vault, lambda: still_forgotten(vault, today), on_wait=on_wait)
+    if written.commit is None or written.value is None:
+        return None
+    return written.value, written.commit

@@ -1,0 +1,73 @@
+"""What `forget` removed, kept so that it stays removed on every clone: `memory/forgotten/`.
+
+A forget on one clone removes log entries. Another clone that has not synced yet may meanwhile
+have distilled one of them into a card or asked a review question about it, and the merge of
+the two brings that text back. So a forget that removes entries with an identity writes their
+citations (`memory/2026-12-01.md#3f9a2c`: the random id, never their text or title) to a file
+of its own, `memory/forgotten/<day>-<id>.txt`, one citation a line (`#` lines are comments).
+One file per forget: two clones' forgets never write the same file, so they merge without a
+driver, and `git revert` of the forget removes its file with the rest. Whatever a merge (or an
+import) brings back is removed again by forget/tombstone.py (sync runs it after a merge).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+
+from cardvault.errors import CardFormatError
+from cardvault.vault.confine import is_real_folder
+from cardvault.vault.files import read_if_present
+
+FOLDER = "memory/forgotten"
+#: The one citation form a forget records: by id (a position like `#14:30` names another entry
+#: once the one it named is gone, so it is never recorded).
+_REF = re.compile(r"memory/\d{4}-\d{2}-\d{2}\.md#[0-9a-f]{6,16}")
+_HEADER = (
+    "# cardvault forget: the log entries it removed (their ids, not their text). sync keeps\n"
+    "# them removed on every clone, with the cards made only of them: docs/insight.md.\n"
+)
+
+
+def recordable(refs: Iterable[str]) -> list[str]:
+    """Those of `refs` that are citations by id, sorted, once each."""
+    return sorted({ref for ref in refs if _REF.fullmatch(ref)})
+
+
+def forgotten_refs(root: Path) -> frozenset[str]:
+    """Every entry citation the vault's forgets recorded; a line that is no citation stops the
+    read with its `path:line` (a record half read would let forgotten text come back)."""
+    folder = root / FOLDER
+    if not is_real_folder(folder):
+        return frozenset()
+    found: set[str] = set()
+    for path in sorted(folder.glob("*.txt")):
+        text = read_if_present(path, root)
+        if text is None:
+            continue
+        for number, line in enumerate(text.text.splitlines(), start=1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if not _REF.fullmatch(line):
+                raise CardFormatError(
+                    "not a forgotten entry's citation (memory/YYYY-MM-DD.md#id)", path, number
+                )
+            found.add(line)
+    return frozenset(found)
+
+
+def record_path(root: Path, day: dt.date) -> Path:
+    """A new record's path: the forget's day and a random id no record has."""
+    while True:
+        path = root / FOLDER / f"{day.isoformat()}-{secrets.token_hex(3)}.txt"
+        if not path.exists():
+            return path
+
+
+def record_text(refs: Iterable[str]) -> str:
+    """A record's text: the header, then one citation a line."""
+    return _HEADER + "".join(f"{ref}\n" for ref in recordable(refs))
