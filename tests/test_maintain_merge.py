@@ -103,3 +103,46 @@ def test_pairs_above_matches_brute_force_across_blocks() -> None:
         (i, j) for i in range(len(rows)) for j in range(i + 1, len(rows)) if full[i, j] >= 0.9
     }
     assert found == expected and len(found) >= 10
+
+
+def test_pairs_above_keeps_each_cards_closest_partners_only() -> None:
+    """3,000 copies of one card (500 KB a shared vault can carry) were 4.5 million pairs, each
+    looked at in Python by maintain's merge step (past ten minutes); each row now keeps its
+    MAX_PARTNERS closest, in order, the closest first kept."""
+    from cardvault.maintain.similarity import MAX_PARTNERS
+
+    rng = np.random.default_rng(3)
+    one = rng.normal(size=16).astype(np.float32)
+    rows = np.vstack([one + 0.01 * n * rng.normal(size=16).astype(np.float32) for n in range(300)])
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    found = pairs_above(rows, 0.5, block=64)
+    assert len(found) <= len(rows) * MAX_PARTNERS < len(rows) * (len(rows) - 1) // 2
+    assert found == sorted(found)  # by row, then partner, as before
+    full = rows @ rows.T
+    for i in (0, 100, 299):
+        later = [j for j in range(i + 1, len(rows)) if full[i, j] >= 0.5]
+        closest = sorted(later, key=lambda j: -full[i, j])[:MAX_PARTNERS]
+        assert [j for a, j, _ in found if a == i] == sorted(closest)
+
+
+def test_cards_that_would_not_read_back_merged_stay_as_they_are(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Eight copies of one card, each with 9,000 aliases (each within the 20,000 values a
+    frontmatter may expand to; a shared vault can carry them): merged, the survivor would hold
+    72,000 and no command could read it, so every `maintain` failed on it. They stay as they
+    are, and the run goes on (the other near-duplicates still merge)."""
+    vault = new_vault(tmp_path / "v")
+    body = "Restart the ingest worker after changing the carrier token, or it keeps the old one."
+    for n in range(8):
+        aliases = "".join(f"  - alias-{n}-{i}\n" for i in range(9000))
+        card(vault, f"ingest-token-{n}", f"Ingest token restart {n}", body,
+             created=f"2026-05-0{n + 1}", extra=f"aliases:\n{aliases}")  # fmt: skip
+    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-05-01")
+    card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
+         created="2026-05-02")  # fmt: skip
+    commit_all(vault)
+    result = run(vault, embedder)
+    assert all(vault.card_path(f"ingest-token-{n}").exists() for n in range(8))
+    assert not vault.card_path("apple-silicon-images").exists()  # merged as ever
+    assert result.plan.counts()["merge"] == 1

@@ -71,6 +71,28 @@ def test_a_card_context_packs_survives_maintain_while_an_unused_one_is_archived(
     assert len(git_log(vault_path)) == len(commits) + 1
 
 
+@pytest.mark.slow
+def test_a_card_packed_only_to_fill_the_budget_is_no_use(vault_path: Path) -> None:
+    """With a task, a card the task's search did not find may fill the budget by its value,
+    but it was not read for the task: no use recorded, so it can still be archived (filler
+    counted as use would be packed again for its fresh use, and never archived)."""
+    two_old_cards(vault_path)
+    for _ in range(3):
+        pack = ok(vault_path, "context", "--task", "deploy from the release branch",
+                  "--budget", "2000", "--scope", "project", now=LATER)  # fmt: skip
+        assert "memory/cards/old-printer-quirks.md" in pack  # room for it: it fills
+    ledger = ledger_path(open_vault_at(vault_path)).read_text().splitlines()
+    assert [line.split("\t")[1:] for line in ledger] == [["deploy-runbook", "context"]] * 3
+    ok(vault_path, "maintain", "--only", "uses,archive")
+    assert card(vault_path, "old-printer-quirks", archived=True)["status"] == "archived"
+    assert card(vault_path, "deploy-runbook")["uses"] == 3
+    ledger = ledger_path(open_vault_at(vault_path))
+    before = ledger.read_text().count("\tdeploy-runbook\t")
+    without_task = ok(vault_path, "context", "--budget", "2000", "--scope", "project")
+    assert "memory/cards/deploy-runbook.md" in without_task  # no task: the pack is what is read
+    assert ledger.read_text().count("\tdeploy-runbook\t") == before + 1
+
+
 def test_archive_alone_counts_uses_not_yet_folded(vault_path: Path) -> None:
     """`maintain --only archive` keeps a card read since the last fold, without folding."""
     two_old_cards(vault_path)

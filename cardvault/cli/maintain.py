@@ -42,7 +42,7 @@ def maintain(
         list[str] | None,
         typer.Option(
             "--only",
-            help="Steps to run, comma-separated: distill,merge,promote,uses,verify,archive,index.",
+            help="Steps to run, comma-separated: distill,merge,verify,promote,uses,archive,index.",
         ),
     ] = None,
     since: Annotated[

@@ -16,7 +16,9 @@ What goes in, in priority order:
    (1 / (1 + rank / 3): 1.0, 0.75, 0.6, ...; a weak match — below search's relevance floor —
    counts as not found) and value is `value.card_value` (frequency × impact × recency).
    Without a task, cards rank by value alone. Only the best `CARD_CANDIDATES` cards are
-   considered at all.
+   considered at all. With a task, a card that is no strong hit may still fill the budget by
+   its value, but packing it is no use of it (`Item.for_task`): a card is used when it was
+   read for the task, and filler counted as use would keep itself from the archive.
 
 This module makes the items of one vault (its sources, the task's relevance); `context.plan`
 orders the items of every vault in scope, and `context.pack.pack` fits them to the budget and
@@ -299,6 +301,7 @@ def _card_item(
 ) -> Item:
     """A candidate card as an item, with how it was ranked in words."""
     value = card_value(card, today)
+    found_for_task = relevance is None or rel in relevance.ranks
     if relevance is None:
         why = f"value: {value.explain()}"
     else:
@@ -309,7 +312,8 @@ def _card_item(
             f"{RELEVANCE_WEIGHT} × relevance {found:.2f} ({where}) + {VALUE_WEIGHT} × value "
             f"{value.score:.2f} ({value.explain()}) = {score:.3f}"
         )
-    return Item("card", card.slug, rel, card_block(card, rel, today), why, score)
+    block = card_block(card, rel, today)
+    return Item("card", card.slug, rel, block, why, score, for_task=found_for_task)
 
 
 def card_block(card: Card, rel: str, today: dt.date | None = None) -> str:

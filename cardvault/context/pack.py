@@ -93,6 +93,9 @@ class Item:
     score: float = 0.0
     vault: str = "project"  # the vault it comes from: "project" or "global"
     cold: bool = False  # an archived card, loaded on request
+    #: a card packed for the task (a strong search hit; every card when there is no task), as
+    #: opposed to one filling the budget by value alone: only those are uses (context/used.py)
+    for_task: bool = True
 
     @property
     def tier(self) -> str:

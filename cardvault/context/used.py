@@ -1,7 +1,9 @@
 """Cards read for a task, recorded in the use ledger (vault/uses.py, DESIGN §10) at no commit.
 
 - A pack: `context` (the CLI, the MCP tool, the hosts' session-start hook) records one use of
-  each card it packs, WARM or COLD, in that card's vault's ledger (`record_pack`). Rules,
+  each card it packs for the task, WARM or COLD, in that card's vault's ledger (`record_pack`):
+  with a task, the cards its search found (a card filling the budget by value alone is not
+  read for the task); without one, every packed card. Rules,
   MEMORY.md and hot memory are loaded every session and are not uses of a card.
 - A read: the MCP `read` of a card (what an agent opens after a search) and `show` by an agent
   record one use of that card (`read_used`).
@@ -25,11 +27,11 @@ HOW = "context"
 
 
 def packed_cards(decisions: tuple[Decision, ...]) -> dict[str, list[str]]:
-    """Vault name -> the slugs of the cards the pack included, in pack order."""
+    """Vault name -> the slugs of the cards the pack included for the task, in pack order."""
     found: dict[str, list[str]] = {}
     for decision in decisions:
         item = decision.item
-        if decision.included and item.kind == "card":
+        if decision.included and item.kind == "card" and item.for_task:
             rel = item.source.removeprefix(f"{item.vault}:")  # "global:memory/cards/x.md"
             found.setdefault(item.vault, []).append(PurePosixPath(rel).stem)
     return found

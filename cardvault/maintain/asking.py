@@ -4,7 +4,8 @@ write of `memory/review.jsonl` per step.
 A new question that is already in the queue (same kind, same members or the same cards, an
 entry standing for the card that holds it; pending or settled) is not asked again. A same-lesson
 or duplicate question that touches a pending one of its kind (a member, or a member's card, in
-common) extends it with the new members instead of asking a second time. Pending questions whose
+common) extends it with the new members instead of asking a second time, and brings its evidence
+(the pairs that say why each new member is there). Pending questions whose
 members moved or are gone (an entry no longer in its log, a card archived or removed by hand) or
 are already in one card are closed with the reason shown
 (`review: closed ID (memory/cards/x.md was archived (now memory/archive/x.md))`), not dropped.
@@ -13,7 +14,8 @@ are already in one card are closed with the reason shown
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -136,13 +138,39 @@ def _added(
             ]
             if not new:
                 continue
-            items[position] = replace(touched, members=touched.members + tuple(new))
+            evidence = _joined_evidence(touched.evidence, question.evidence)
+            items[position] = replace(
+                touched, members=touched.members + tuple(new), evidence=evidence
+            )
             lines.append(f"review: {touched.id} {LABELS[touched.kind]} + {_names(new)}")
             continue
         made = replace(question, id=item_id(question.kind, keys, (i.id for i in items)))
         items.append(made)
         lines.append(f"review: asked {made.id} {LABELS[made.kind]} {_names(made.members)}")
     return items, lines
+
+
+def _joined_evidence(pending: Mapping[str, Any], joining: Mapping[str, Any]) -> dict[str, Any]:
+    """A pending question's evidence with the pairs of the question that extends it (the ones it
+    did not show yet) after its own, the score the best of both: why each new member is there."""
+    mine, theirs = pending.get("pairs"), joining.get("pairs")
+    if not isinstance(mine, list) or not isinstance(theirs, list):
+        return dict(pending)
+    shown = {json.dumps(p.get("between"), sort_keys=True) for p in mine if isinstance(p, dict)}
+    added = [
+        p
+        for p in theirs
+        if isinstance(p, dict) and json.dumps(p.get("between"), sort_keys=True) not in shown
+    ]
+    scores = [p["score"] for p in mine + added if isinstance(p, dict) and _number(p.get("score"))]
+    found = {**pending, "pairs": mine + added}
+    if scores:
+        found["score"] = max(scores)
+    return found
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _about(members: Iterable[Member]) -> frozenset[str]:

@@ -41,7 +41,7 @@ from cardvault.maintain.promote import rule_text, rules_changes
 from cardvault.maintain.state import CardFile, VaultState, load_state
 from cardvault.scopes.registry import open_projects
 from cardvault.vault.card import render_card, update_card_text
-from cardvault.vault.decisions import ReviewItem, apart_pairs
+from cardvault.vault.decisions import KeptApart, ReviewItem, apart_pairs
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
 from cardvault.vault.links import unlink
@@ -161,12 +161,12 @@ def same_lessons(
     threshold: float,
     review: float,
     embedder: Any = None,
-    apart: set[frozenset[str]] | None = None,
+    apart: KeptApart | None = None,
 ) -> tuple[list[list[Member]], list[Weak]]:
     """Groups of cards of different projects telling the same lesson (groups of one left out),
     and the weaker pairs (between `review` and `threshold`); two cards whose citations are a
     pair in `apart` (an answered question said so) are neither grouped nor asked about."""
-    apart = apart or set()
+    apart = apart or KeptApart()
     if len({m.project for m in members}) < 2:
         return [], []
     from cardvault.maintain.similarity import pairs_above

@@ -7,8 +7,9 @@ Pairs at or above `merge_threshold` come from one blocked matrix product over th
 holds?"). A pair whose figures or names disagree (two near-identical sentences, "killed 12
 rebels" / "killed 16 rebels") is asked, not merged; so is a pair where one advises against
 what the other says. A pair a person kept apart (a rejected or settled question) is never
-merged nor asked again. A pair from the model's `duplicate_ask` up to the threshold is a
-"duplicate" question (the cut-offs are the model's: maintain/calibration.py).
+merged nor asked again; a pair a pending question asks about (distill's "same lesson?" of this
+run or an earlier one) waits for its answer. A pair from the model's `duplicate_ask` up to the
+threshold is a "duplicate" question (the cut-offs are the model's: maintain/calibration.py).
 
 In a cluster the survivor is the promoted card if there is one, else the earliest created, else
 the one most linked to. It keeps its bytes; the others' sentences that it does not already say
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
+from cardvault.errors import CardFormatError
 from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.clusters import complete_clusters
@@ -37,9 +39,9 @@ from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.survivor import inbound_links, rewrite_links, survivor_order
 from cardvault.maintain.text import append_paragraphs, first_sentence, render_blocks
-from cardvault.vault.card import as_date, replace_body, update_card_text
+from cardvault.vault.card import as_date, parse_card, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.decisions import ReviewItem, apart_pairs
+from cardvault.vault.decisions import KeptApart, ReviewItem, apart_pairs, asked_pairs
 from cardvault.vault.links import rename_links
 from cardvault.vault.tokens import count_tokens
 
@@ -62,23 +64,27 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         found = contradict(live[i].card.body, live[j].card.body)
         if found is not None and (i, j) not in apart:
             conflicts[(i, j)] = found
+    score = {(i, j): value for i, j, value in pairs}
     changes: list[Change] = [
         _conflict_report(live[i], live[j], c)
         for (i, j), c in conflicts.items()
-        if _score(pairs, i, j) >= limits.merge_threshold
+        if score[i, j] >= limits.merge_threshold
     ]
     merging, disputed = _mergeable(state, live, pairs, apart | set(conflicts), cfg)
+    waiting = _waiting(state, live, pairs)
+    merging = [p for p in merging if (p[0], p[1]) not in waiting]
     groups = complete_clusters(len(live), merging)
     current = state
     inbound = inbound_links(state)
     asked: list[ReviewItem] = []
+    merged: set[int] = set()
     for group in groups:
         if len(group) > 1:
             made, overflow = merge_cluster(current, [live[i] for i in group], cfg, inbound)
             changes.extend(made)
             current = current.after(made)
             asked.extend(overflow)
-    merged = {i for group in groups if len(group) > 1 for i in group}
+            merged |= set(group) if made else set()
     merging_pairs = {(i, j) for i, j, _ in merging}
     settled = apart | merging_pairs
     asked += _questions(current, live, pairs, conflicts, settled, merged, disputed, limits)
@@ -117,23 +123,32 @@ def _mergeable(
     return [p for p in close if (p[0], p[1]) not in disputed], disputed
 
 
-def _score(pairs: list[tuple[int, int, float]], i: int, j: int) -> float:
-    return next(score for a, b, score in pairs if (a, b) == (i, j))
-
-
 def _apart(
     state: VaultState, live: list[CardFile], pairs: list[tuple[int, int, float]]
 ) -> set[tuple[int, int]]:
     """Pairs of cards a person kept apart (any of their keys named in a settled decision)."""
-    kept = apart_pairs(state.review_items)
+    return _named(state, live, pairs, apart_pairs(state.review_items))
+
+
+def _waiting(
+    state: VaultState, live: list[CardFile], pairs: list[tuple[int, int, float]]
+) -> set[tuple[int, int]]:
+    """Pairs of cards a pending question asks about (distill asked in this run, or an earlier
+    one): the answer is the person's, and merging them would close the question unanswered."""
+    return _named(state, live, pairs, asked_pairs(state.review_items))
+
+
+def _named(
+    state: VaultState,
+    live: list[CardFile],
+    pairs: list[tuple[int, int, float]],
+    kept: KeptApart,
+) -> set[tuple[int, int]]:
+    """The pairs whose cards' keys are one of the `kept` key pairs."""
     if not kept:
         return set()
     keys = {n: card_keys(state, live[n]) for pair in pairs for n in pair[:2]}
-    return {
-        (i, j)
-        for i, j, _ in pairs
-        if any(frozenset((a, b)) in kept for a in keys[i] for b in keys[j])
-    }
+    return {(i, j) for i, j, _ in pairs if kept.between(keys[i], keys[j])}
 
 
 def _questions(
@@ -197,13 +212,18 @@ def merge_cluster(
     inbound: Counter[str] | None = None,
 ) -> tuple[list[Change], list[ReviewItem]]:
     """Changes merging `cluster` (current versions read from `state`) into one card, and the
-    split question for what did not fit in its budget."""
+    split question for what did not fit in its budget; nothing when the merged card would not
+    read back (its frontmatter over the YAML bounds): the cards stay as they are."""
     fresh = [state.card_at(c.path) or c for c in cluster]
     ordered = survivor_order(fresh, inbound if inbound is not None else inbound_links(state))
     keep, others = ordered[0], ordered[1:]
     meta = merged_meta(keep, others)
     renames = {o.slug: keep.slug for o in others}
     text, overflow = _merged_text(state, keep, others, meta, renames, cfg)
+    try:  # the survivor must read back: cards each within the YAML bounds may not be together
+        parse_card(text, keep.path)  # (a shared vault's copies of a card of 9,000 aliases each)
+    except CardFormatError:
+        return [], []
     reason = "\n".join(f"merged {o.slug} → {keep.slug}" for o in others)
     changes: list[Change] = [
         WriteFile(keep.path, text, keep.file.digest, reason, STEP, len(others))

@@ -34,9 +34,9 @@ Step = Callable[[VaultState, VaultConfig], list[Change]]
 STEPS: dict[str, Step] = {
     "distill": distill.step,
     "merge": merge.step,
+    "verify": stale.step,  # before promote: a card the project no longer bears out is no rule
     "promote": promote.step,
     "uses": uses.step,
-    "verify": stale.step,
     "archive": archive.step,
     "index": memory_index.step,
 }
@@ -48,9 +48,9 @@ CLOSING = "questions"
 VERBS = {
     "distill": "distilled",
     "merge": "merged",
+    "verify": "found stale",
     "promote": "promoted",
     "uses": "counted uses",
-    "verify": "found stale",
     "archive": "archived",
     "index": "reindexed",
     reverts.STEP: "recorded reverts",

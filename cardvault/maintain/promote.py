@@ -2,7 +2,9 @@
 
 A live card is due when `seen` reaches `promote_threshold`, its `severity` is high, or
 `[agents] promote_threshold` different agents learned it (the agents of the log entries it cites
-in `sources`, and its `learned_by`), unless a person demoted it (`demoted:` date). The rule line
+in `sources`, and its `learned_by`), unless a person demoted it (`demoted:` date) or it is marked
+`stale:` (verify runs first: an outdated rule is not handed to every agent; it is promoted once
+the stale question is answered "still right", which takes the mark away). The rule line
 of a lesson agents learned names them:
 `- <rule> — learned by ada, bob (memory/cards/<slug>.md)`. Promoting sets `status: promoted`
 and `promoted: <date>`.
@@ -29,6 +31,7 @@ from cardvault.vault.daily import LogEntry
 from cardvault.vault.files import ABSENT
 from cardvault.vault.rules import SECTION, parse_rules, rebuilt_section
 from cardvault.vault.sections import get_section, set_section
+from cardvault.verify.marks import STALE
 
 STEP = "promote"
 RULE_LIMIT = 200
@@ -40,6 +43,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     changes: list[Change] = []
     by_ref = _entries_by_ref(state)
     for card in state.live:
+        if card.card.meta.get(STALE):
+            continue
         why = due(card, cfg, learners(card.card, by_ref))
         if why and not refused(state, "promote", state.vault.rel(card.path)):
             changes.append(promotion(card, state.today, why))

@@ -82,7 +82,7 @@ def kept_apart(state: VaultState, item: ImportedCard, target: CardFile) -> bool:
     folder = item.rel.rsplit("/", 1)[0]
     mine = {item.rel, *item.card.sources, *(f"{folder}/{a}.md" for a in item.card.aliases)}
     theirs = card_keys(state, target)
-    return any(frozenset((a, b)) in apart for a in mine for b in theirs if a != b)
+    return apart.between(mine, theirs)
 
 
 def write_new(vault: Vault, item: ImportedCard, taken: set[str]) -> WriteFile:

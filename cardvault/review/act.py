@@ -96,8 +96,7 @@ def _refuse_what_was_kept_apart(state: VaultState, item: ReviewItem, cards: list
     keys = {c.slug: card_keys(state, c) for c in cards}
     for left in cards:
         for right in cards:
-            pairs = {frozenset((a, b)) for a in keys[left.slug] for b in keys[right.slug]}
-            if left.slug < right.slug and pairs & earlier:
+            if left.slug < right.slug and earlier.between(keys[left.slug], keys[right.slug]):
                 raise CardvaultError(
                     f"review item {item.id}: {left.slug} and {right.slug} were kept apart by an "
                     "earlier answer; accept --only the members that tell one lesson"

@@ -26,7 +26,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.door import locked_write, propose
 from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.daily import format_entry
+from cardvault.vault.daily import AGENT_NAME, format_entry
 from cardvault.vault.entry_ids import append_entry, entries_by_ref
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from cardvault.vault.read import VaultSnapshot
 
 AGENT_VAR = "CARDVAULT_AGENT"
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+NAME_RE = AGENT_NAME
 FRAGMENT = re.compile(r"^- \d{4}-\d{2}-\d{2} \d{2}:\d{2} ")
 
 

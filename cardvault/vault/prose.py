@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 _BLOCKS = ("fence", "code_block", "html_block")
+_PROSE_BLOCKS = ("paragraph_open", "heading_open")
 
 
 @cache
@@ -52,8 +53,9 @@ def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = Fa
     return lines
 
 
-def paragraph_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
-    """(first line, line after the last), 0-based, of every paragraph outside block quotes."""
+def block_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
+    """(first line, line after the last), 0-based, of every paragraph and heading outside block
+    quotes (a `### Lesson: ...` sub-heading is prose as a paragraph is)."""
     found = []
     depth = 0
     for token in tokens:
@@ -61,7 +63,7 @@ def paragraph_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
             depth += 1
         elif token.type == "blockquote_close":
             depth -= 1
-        elif token.type == "paragraph_open" and token.map is not None and not depth:
+        elif token.type in _PROSE_BLOCKS and token.map is not None and not depth:
             found.append((token.map[0], token.map[1]))
     return found
 
