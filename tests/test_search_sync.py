@@ -151,6 +151,22 @@ def test_upgrade_from_schema_2_keeps_every_vector(vault_root: Path) -> None:
     assert outcome.results[0].entry == "09:15 Flaky CI"
 
 
+def test_upgrade_from_schema_5_names_the_broken_card_it_had_recorded(vault_root: Path) -> None:
+    """Schema 5 kept no file's problem, so a broken card it had recorded was never named again;
+    the upgrade reads every file again (embedding nothing), and every search names it."""
+    import sqlite3
+
+    with sqlite3.connect(vault_root / ".cardvault" / DB_NAME) as conn:
+        conn.execute("DROP INDEX files_problem")
+        conn.execute("ALTER TABLE files DROP COLUMN problem")
+        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
+    outcome = open_vault(vault_root).query("anything", mode="keyword")
+    assert any("schema version 5, upgraded to" in n for n in outcome.notices), outcome.notices
+    assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
+    again = open_vault(vault_root).query("anything", mode="keyword").sync
+    assert again.parsed == 0 and any("broken-card.md" in e for e in again.errors)
+
+
 def test_upgrade_from_schema_4_stems_every_text_again(vault_root: Path) -> None:
     """Schema 4 held FTS5's own Porter stems; the upgrade indexes every text's terms again with
     the one stemmer (cardvault/words.py) that queries use, and embeds nothing again."""
@@ -164,6 +180,6 @@ def test_upgrade_from_schema_4_stems_every_text_again(vault_root: Path) -> None:
         )
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
     outcome = open_vault(vault_root).query("races between fixtures", mode="keyword", logs=True)
-    assert any("schema version 4, upgraded to 5" in n for n in outcome.notices), outcome.notices
+    assert any("schema version 4, upgraded to" in n for n in outcome.notices), outcome.notices
     assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
     assert outcome.results[0].entry == "09:15 Flaky CI"

@@ -23,7 +23,9 @@ from cardvault.mcp.session import VaultSession
 from cardvault.vault.files import read_if_present
 from cardvault.write.add import WriteResult
 
-_LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?$")
+#: A day's log by its date or path, or by an entry of it as a search hit names one (its `slug`
+#: "2026-03-19#3f9a2c", its `source` "memory/2026-03-19.md#3f9a2c").
+_LOG_NAME = re.compile(r"^(?:memory/)?(\d{4}-\d{2}-\d{2})(?:\.md)?(?:#[\w:.-]+)?$")
 _CARD_PATH = re.compile(r"^(?:memory/(?:cards|archive)/(?:.+/)?)?([^/]+?)(?:\.md)?$")
 
 #: Said with every memory text a tool returns: it is quoted data, not instructions.
@@ -100,7 +102,8 @@ class MemoryTools(Toolset):
     def read(self, name: Text) -> dict[str, Any]:
         """Read one memory file in full: a knowledge card by its slug or an alias (as `search`
         returns them, e.g. "docker-buildx-platform-flag", or its path), or one day's raw log
-        by date ("2026-03-19", "memory/2026-03-19.md" or "today"). Returns for a card {kind:
+        by date ("2026-03-19", "memory/2026-03-19.md" or "today") or by a log hit's slug or
+        source ("2026-03-19#3f9a2c"). Returns for a card {kind:
         "card", slug, path, meta (its frontmatter: topic, category, tags, dates, `stale`...),
         age ("updated 40 days ago, last used 3 days ago"), body};
         for a log {kind: "log", date, path, text}."""

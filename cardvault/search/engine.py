@@ -31,7 +31,13 @@ from cardvault.search.fusion import (
     keyword_scored,
     semantic_scored,
 )
-from cardvault.search.index import DB_NAME, IndexHandle, index_trouble, open_index
+from cardvault.search.index import (
+    DB_NAME,
+    IndexHandle,
+    index_trouble,
+    open_index,
+    skipped_files,
+)
 from cardvault.search.model import ModelUnavailableError
 from cardvault.search.query_model import QueryModel, QueryModels
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
@@ -202,12 +208,13 @@ class Searcher:
         """The open index, brought up to date (a database found broken mid-way is rebuilt).
 
         With a watcher, only the files it reports changed are compared, and nothing at all when
-        none changed and the index is as this searcher last left it.
+        none changed and the index is as this searcher last left it. The report's `errors`
+        always name every file the index could not use, whether or not this sync read it.
         """
         index = self._open(rebuild, notices)
         only = None if rebuild else self._changed_paths()
         if only == set() and self._still_fresh(index, embedding):
-            return index, SyncReport()
+            return index, SyncReport(errors=skipped_files(index.conn))
         self._fresh = None  # until this sync has succeeded
         try:
             report = sync_index(self.vault, index, embedding, progress, only)
@@ -215,7 +222,7 @@ class Searcher:
             if "locked" not in str(exc):
                 raise
             notices.append("the index is being updated by another cardvault; results may be stale")
-            return index, SyncReport()
+            return index, SyncReport(errors=skipped_files(index.conn))
         except (sqlite3.DatabaseError, OSError) as exc:
             notices.append(f"search index {self._trouble(exc)}; rebuilt it")
             index = self._open(True, notices)

@@ -33,8 +33,9 @@ from cardvault.vault.layout import FileStat
 #: 2: passages, and a checksum per vector row. 3: log entries still to distill (`pending`)
 #: and the entries cards cite (`cites`), so fresh memory is searched by default. 4: each file's
 #: full stat signature (ctime, inode, racy: vault/changes.py). 5: the FTS table holds the stems
-#: of cardvault.words (which the queries ask for), not FTS5's own Porter stems.
-SCHEMA_VERSION = "5"
+#: of cardvault.words (which the queries ask for), not FTS5's own Porter stems. 6: each file's
+#: `problem` (why it was skipped), so every search can name the files it could not read.
+SCHEMA_VERSION = "6"
 DB_NAME = "search.sqlite"
 #: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -45,8 +46,9 @@ _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (
     path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER,
-    racy INTEGER, digest TEXT
+    racy INTEGER, digest TEXT, problem TEXT
 );
+CREATE INDEX files_problem ON files(path) WHERE problem IS NOT NULL;
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, file TEXT NOT NULL, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
     slug TEXT NOT NULL, topic TEXT NOT NULL, category TEXT NOT NULL, tags TEXT NOT NULL,
@@ -104,14 +106,23 @@ def recorded_files(conn: sqlite3.Connection, rels: Iterable[str] | None = None) 
     }
 
 
-def record_file(conn: sqlite3.Connection, source: FileStat, digest: str) -> None:
-    """Record that `source`, stat-ed just now, held the bytes of `digest` (inside the caller's
-    transaction)."""
+def record_file(
+    conn: sqlite3.Connection, source: FileStat, digest: str, problem: str | None = None
+) -> None:
+    """Record that `source`, stat-ed just now, held the bytes of `digest`, and why it could not
+    be indexed, if so (inside the caller's transaction)."""
     conn.execute(
-        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (source.rel, source.size, source.mtime_ns, source.ctime_ns, source.inode,
-         int(racy(source)), digest),
+         int(racy(source)), digest, problem),
     )  # fmt: skip
+
+
+def skipped_files(conn: sqlite3.Connection) -> list[str]:
+    """The problem (`path:line: why`) of every file the index covers but could not use, by path:
+    what a search reports each time, since an unchanged broken file is not read again."""
+    rows = conn.execute("SELECT problem FROM files WHERE problem IS NOT NULL ORDER BY path")
+    return [str(row[0]) for row in rows]
 
 
 def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
@@ -204,7 +215,7 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
     return conn, None
 
 
-UPGRADABLE = ("2", "3", "4")
+UPGRADABLE = ("2", "3", "4", "5")
 
 
 def _upgrade(conn: sqlite3.Connection, found: str) -> None:
@@ -220,7 +231,7 @@ def _upgrade(conn: sqlite3.Connection, found: str) -> None:
         conn.execute("DROP TABLE IF EXISTS files")
         conn.execute("DROP TABLE IF EXISTS fts")
         for statement in _SCHEMA.split(";"):
-            anew = "TABLE files" in statement or "TABLE fts" in statement
+            anew = any(f" {name} " in statement for name in ("files", "files_problem", "fts"))
             if anew or (found == "2" and "cites" in statement):
                 conn.execute(statement)
         conn.execute("DELETE FROM docs")

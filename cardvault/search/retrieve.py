@@ -112,9 +112,11 @@ def holding_every_term(
     index: IndexHandle, query: str | KeywordQuery, ids: list[int]
 ) -> frozenset[int]:
     """Which of `ids` hold every word of `query` (an exact match is never a weak one, even
-    where BM25's IDF says little: a word found in every card of a small vault)."""
-    match = KeywordQuery.of(query).match_all
-    if match is None or not ids:
+    where BM25's IDF says little: a word found in every card of a small vault); none for a
+    query of stop words alone, which nearly every text holds."""
+    read = KeywordQuery.of(query)
+    match = read.match_all
+    if match is None or not ids or not read.says_something:
         return frozenset()
     rows = index.conn.execute(
         f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(ids))})",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from cardvault.errors import CardvaultError
 from cardvault.search.engine import Filters, KeywordQuery, Searcher, SearchOutcome, SearchResult
 from cardvault.vault.layout import Vault
 
@@ -63,14 +64,21 @@ def search_vaults(
     filters: Filters | None = None,
 ) -> ScopedHits:
     """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order (the
-    query read once for them all)."""
+    query read once for them all). A query without a word (empty, blanks, punctuation) is an
+    error: neither side has anything to go on, and an embedding of nothing ranks noise."""
     outcomes: list[tuple[str, SearchOutcome]] = []
     notices: list[str] = []
     read = KeywordQuery.of(query)
+    if not read.terms:
+        shown = query.strip()[:40]
+        raise CardvaultError(
+            f"the query {shown!r} holds no word to search for" if shown else "the query is empty"
+        )
     for name, vault in vaults:
         outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters)
         prefix = "" if name == PROJECT else f"{name}: "
         notices += [f"{prefix}{notice}" for notice in outcome.notices]
+        notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]
         outcomes.append((name, outcome))
     per_vault = [(name, outcome.results) for name, outcome in outcomes]
     hits = merge_ranked(per_vault, lambda hit: hit.score, k)

@@ -27,7 +27,7 @@ from cardvault.search.embed_sync import (
     sync_vectors,
     vectors_current,
 )
-from cardvault.search.index import IndexHandle, record_file, recorded_files
+from cardvault.search.index import IndexHandle, record_file, recorded_files, skipped_files
 from cardvault.search.text import index_text
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
@@ -40,7 +40,8 @@ __all__ = ["Embedding", "Progress", "SyncReport", "sync_index"]
 @dataclass
 class SyncReport:
     """What one sync did. `embedded` counts the passage texts sent to the model and
-    `embedded_docs` the documents they belong to; `passages` is the index's total after it."""
+    `embedded_docs` the documents they belong to; `passages` is the index's total after it;
+    `errors` names every file the index holds but could not use (read now or before)."""
 
     files: int = 0
     parsed: int = 0
@@ -82,14 +83,14 @@ def sync_index(
         report.files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
     changes = changed_since(sources, known)
     stale, gone = list(changes.stale.values()), changes.gone
-    parsed = _read_changed(stale, known, vault, report, progress)
+    parsed = _read_changed(stale, known, vault, progress)
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
         return report  # nothing to write: no transaction, no lock
     index.conn.execute("BEGIN IMMEDIATE")
     try:
         _write_files(index, parsed, gone)
-        report.parsed = sum(1 for _, _, docs in parsed if docs is not None)
+        report.parsed = sum(1 for _, _, docs, _ in parsed if docs is not None)
         report.removed_files = len(gone)
         vectors = sync_vectors(index, embedding, progress)
         index.conn.execute("COMMIT")
@@ -108,20 +109,21 @@ def _count(index: IndexHandle, report: SyncReport) -> None:
     report.documents, report.passages = index.conn.execute(
         "SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM passages)"
     ).fetchone()
+    report.errors = skipped_files(index.conn)
 
 
-Parsed = tuple[SourceFile, str, "list[Document] | None"]
+#: (source, digest, its documents or None when its bytes did not change, why it was skipped)
+Parsed = tuple[SourceFile, str, "list[Document] | None", "str | None"]
 
 
 def _read_changed(
     stale: list[SourceFile],
     known: dict[str, Seen],
     vault: Vault,
-    report: SyncReport,
     progress: Progress | None,
 ) -> list[Parsed]:
-    """(source, digest, documents or None when the bytes did not change) for stale files,
-    parsed by the one read path (which keeps them in the catalog for every other command)."""
+    """What each stale file holds now (see `Parsed`), parsed by the one read path (which keeps
+    them in the catalog for every other command)."""
     if not stale:
         return []
     if progress is not None:
@@ -132,17 +134,18 @@ def _read_changed(
         digest = found.digests.get(source.rel)
         if digest is None:
             continue  # removed since it was stat-ed: the next sync drops it
+        problem = found.problems.get(source.rel)
+        why = None if problem is None else str(problem)
         if source.rel in known and known[source.rel].digest == digest:
-            parsed.append((source, digest, None))
+            parsed.append((source, digest, None, why))
         elif source.rel in found.logs:  # a log too big to read whole: its first entries
-            if source.rel in found.problems:
-                report.errors.append(str(found.problems[source.rel]))
-            parsed.append((source, digest, log_documents(source, found.logs[source.rel].entries)))
-        elif source.rel in found.problems:
-            report.errors.append(str(found.problems[source.rel]))
-            parsed.append((source, digest, []))
+            entries = found.logs[source.rel].entries
+            parsed.append((source, digest, log_documents(source, entries), why))
+        elif problem is not None:
+            parsed.append((source, digest, [], why))
         else:
-            parsed.append((source, digest, card_documents(source, found.cards[source.rel].card)))
+            card = found.cards[source.rel].card
+            parsed.append((source, digest, card_documents(source, card), why))
     if progress is not None:
         progress("reading", len(stale), len(stale))
     return parsed
@@ -153,8 +156,8 @@ def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> N
     for rel in gone:
         _delete_file_docs(conn, rel)
         conn.execute("DELETE FROM files WHERE path = ?", (rel,))
-    for source, digest, docs in parsed:
-        record_file(conn, source, digest)
+    for source, digest, docs, problem in parsed:
+        record_file(conn, source, digest, problem)
         if docs is None:
             continue
         _delete_file_docs(conn, source.rel)

@@ -92,6 +92,12 @@ class KeywordQuery:
         return " OR ".join(self.expressions) if self.expressions else None
 
     @property
+    def says_something(self) -> bool:
+        """Whether the query holds a word other than a stop word: one of stop words alone
+        ("the", "it is") is held by nearly every text, so holding all of it is no evidence."""
+        return any(term not in STOP_WORDS for term in self.terms)
+
+    @property
     def match_all(self) -> str | None:
         """An FTS5 MATCH expression requiring every one of the words (AND); None if none."""
         return " AND ".join(self.expressions) if self.expressions else None
