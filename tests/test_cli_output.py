@@ -87,6 +87,10 @@ def test_quiet_keeps_errors_and_exit_codes(vault_path: Path) -> None:
     [
         (["archive", "no-such-card"], "no live card with slug or alias 'no-such-card'"),
         (["forget", "nothing-like-it"], 'nothing in the vault matches "nothing-like-it"'),
+        # commands with a --json of their own: the same object when they fail
+        (["show", "no-such-card"], "no card with slug or alias 'no-such-card'"),
+        (["rename", "no-such-card", "other"], "no card with slug or alias 'no-such-card'"),
+        (["maintain", "--only", "bogus"], "unknown step bogus; choose from distill, merge,"),
     ],
 )
 def test_a_failure_under_json_carries_its_error(
@@ -98,8 +102,28 @@ def test_a_failure_under_json_carries_its_error(
     assert failed.exit_code == 1
     shown = json.loads(failed.stdout)
     assert shown["ok"] is False
-    assert {"level": "error", "text": said} in shown["messages"]
+    assert [m for m in shown["messages"] if m["level"] == "error" and m["text"].startswith(said)]
     assert said in failed.stderr
+
+
+def test_a_command_that_printed_its_own_json_gets_no_second_object(vault_path: Path) -> None:
+    """`check --json` fails (exit 1) by printing its findings: stdout stays that one list."""
+    (vault_path / "memory" / "cards" / "bad.md").write_text("---\ntitle: [bad\n---\nbody\n")
+    failed = run_cli(["--vault", str(vault_path), "check", "--json"])
+    assert failed.exit_code == 1
+    findings = json.loads(failed.stdout)
+    assert [f["code"] for f in findings] == ["unreadable"]
+
+
+def test_new_json_names_the_card_as_list_and_show_do(vault_path: Path) -> None:
+    """A path relative to the vault, as in list, show, rename and search."""
+    made = run_cli(["--vault", str(vault_path), "new", "Retry uploads", "-c", "tools",
+                    "--body", "Retry twice.", "--json"])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    said = json.loads(made.stdout)
+    listed = json.loads(run_cli(["--vault", str(vault_path), "list", "--json"]).stdout)
+    assert said["path"] == "memory/cards/retry-uploads.md" == listed[0]["path"]
+    assert (vault_path / said["path"]).is_file()
 
 
 def test_new_without_a_body_refuses_on_empty_stdin(vault_path: Path) -> None:

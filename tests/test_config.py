@@ -30,6 +30,9 @@ def test_template_config_equals_the_documented_defaults() -> None:
         ("[cards]\ncategories = []\n", "'cards.categories' must name at least one"),
         ("[cards\n", "invalid TOML"),
         ("cards = 3\n", "'cards' must be a table"),
+        ("[write]\nlock_timeout = inf\n", "'write.lock_timeout' must be a finite number"),
+        ("[maintain]\njudge_timeout = nan\n", "'maintain.judge_timeout' must be a finite number"),
+        ("[merge]\nthreshold = nan\n", "'merge.threshold' must be a finite number"),
     ],
 )
 def test_bad_config_names_the_key(tmp_path: Path, toml: str, fragment: str) -> None:

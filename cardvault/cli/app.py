@@ -45,7 +45,7 @@ from cardvault.cli import (
     view,
 )
 from cardvault.cli import list as list_command
-from cardvault.cli.common import CardvaultGroup
+from cardvault.cli.common import CardvaultGroup, TextCommand
 
 #: Set to see where a command spends its time (files read and parsed, ...) on stderr.
 DEBUG_VAR = "CARDVAULT_DEBUG"
@@ -111,14 +111,14 @@ def root(
 
 app.command("init")(init.init)
 app.command("new")(new.new)
-app.command("log")(log.log)
-app.command("remember")(log.remember)
+app.command("log", cls=TextCommand)(log.log)
+app.command("remember", cls=TextCommand)(log.remember)
 app.command("show")(show.show)
 app.command("list")(list_command.list_cards)
 app.command("check")(check.check)
 app.command("verify")(verify.verify)
 app.command("index")(search.index)
-app.command("search")(search.search)
+app.command("search", cls=TextCommand)(search.search)
 app.command("stats")(stats.stats)
 app.command("graph")(graph.graph)
 app.command("view")(view.view)
@@ -140,7 +140,7 @@ app.command("promote")(maintain.promote)
 app.command("demote")(maintain.demote)
 app.command("archive")(maintain.archive)
 app.command("sync")(sync.sync)
-app.command("hot")(agents.hot)
+app.command("hot", cls=TextCommand)(agents.hot)
 app.command("agents")(agents.agents)
 app.command("scope")(scope.scope)
 app.command("trust")(trust.trust)

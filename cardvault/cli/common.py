@@ -8,7 +8,7 @@ import os
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from cardvault.errors import CardvaultError
 from cardvault.scopes.scope import InScope, Scope
@@ -75,6 +75,40 @@ class CardvaultGroup(TyperGroup):
             where = f"{exc.filename}: " if exc.filename else ""
             render.error(f"{where}{exc.strerror or exc}")
             raise typer.Exit(1) from exc
+
+
+class TextCommand(TyperCommand):
+    """A command whose argument is free text (`search`'s query, what `log`, `remember` and `hot`
+    write): an argument that starts with '-' yet holds whitespace before any '=' (a pasted
+    `--- FAIL: TestX (0.00s)`, `-bash: psql: command not found`, rustc's `--> a.rs:1`, a
+    Markdown bullet `- deployed 2.3.1`) is never an option, so it is read as that text wherever
+    it stands, rather than refused as "No such option" (a value given to an option that takes
+    one is left where it is)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        valued = {
+            name
+            for param in self.params
+            if isinstance(param, TyperOption) and not param.is_flag and not param.count
+            for name in param.opts
+        }
+        options: list[str] = []
+        texts: list[str] = []
+        for position, arg in enumerate(args):
+            if arg == "--":
+                options += args[position:]
+                break
+            after_option = position > 0 and args[position - 1] in valued
+            (texts if _is_text(arg) and not after_option else options).append(arg)
+        if texts and "--" not in options:
+            options.append("--")
+        return super().parse_args(ctx, options + texts)
+
+
+def _is_text(arg: str) -> bool:
+    """Whether `arg` starts like an option but cannot be one (whitespace in its name)."""
+    name = arg.partition("=")[0]
+    return arg.startswith("-") and any(char.isspace() for char in name)
 
 
 def session_of(ctx: typer.Context, agent: str | None = None) -> Session:

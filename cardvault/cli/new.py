@@ -57,7 +57,7 @@ def new(
         render.warning(warning)
     if render.wants_json(json_out):
         render.print_json(
-            {"slug": result.slug, "path": str(result.path), "commit": result.commit.sha}
+            {"slug": result.slug, "path": vault.rel(result.path), "commit": result.commit.sha}
         )
     else:
         render.success(f"card {result.slug} → {result.path}")

@@ -7,7 +7,9 @@ each command that lacks them:
 - `--json` (a command with its own `--json` keeps it): what the command would have said, as one
   JSON object on stdout: `{"ok": true, "messages": [{"level": "success", "text": ...}],
   "output": "text it printed"}` (`ok` false when it exits non-zero; a cardvault error is then
-  one of the messages, `{"level": "error", ...}`, as well as the line on stderr).
+  one of the messages, `{"level": "error", ...}`, as well as the line on stderr). A command
+  with its own `--json` that fails before printing anything prints the same object, `ok` false
+  with its error, so a script reading stdout gets one shape of failure from every command.
 `session` holds the mode for one invocation (the resident process runs many in turn).
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +35,10 @@ class OutputMode:
 
     quiet: bool = False
     collect: bool = False
+    #: the command's own `--json` was given (its output is its own; only a failure is ours)
+    own_json: bool = False
+    #: whether the command wrote to stdout (tracked under its own `--json`)
+    wrote: bool = False
     messages: list[dict[str, str]] = field(default_factory=list)
     captured: io.StringIO | None = None
 
@@ -41,8 +48,9 @@ mode = OutputMode()
 
 
 def collected(level: str, text: str) -> None:
-    """Keep a line for the JSON object, in collecting mode (errors: shown on stderr too)."""
-    if mode.collect:
+    """Keep a line for the JSON object, in collecting mode (errors: shown on stderr too; under
+    a command's own `--json`, errors only)."""
+    if mode.collect or (mode.own_json and level == "error"):
         mode.messages.append({"level": level, "text": text})
 
 
@@ -64,6 +72,9 @@ def add_output_options(command: Any) -> None:
         if not getattr(command, "invoke_without_command", False):
             return
     names = {opt for param in command.params for opt in getattr(param, "opts", ())}
+    for param in command.params:
+        if "--json" in getattr(param, "opts", ()):
+            param.callback = _own_json(param.callback)
     if "--quiet" not in names:
         command.params.append(
             TyperOption(
@@ -94,6 +105,41 @@ def _collect(ctx: Any, _param: Any, value: bool) -> None:
         ctx.with_resource(contextlib.redirect_stdout(mode.captured))
 
 
+def _own_json(callback: Any) -> Any:
+    """A command's own `--json` callback that also notes, for a failure, that the flag was
+    given, and tracks whether the command wrote to stdout."""
+
+    def noted(ctx: Any, param: Any, value: Any) -> Any:
+        if value and not mode.quiet and not mode.own_json:
+            mode.own_json = True
+            ctx.with_resource(contextlib.redirect_stdout(_Tracked(sys.stdout)))
+        return callback(ctx, param, value) if callback is not None else value
+
+    return noted
+
+
+class _Tracked(io.TextIOBase):
+    """stdout, noting in `mode` whether anything was written."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if text:
+            mode.wrote = True
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(self._stream.isatty())
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return str(getattr(self._stream, "encoding", "utf-8"))
+
+
 @contextlib.contextmanager
 def _stdout_dropped() -> Iterator[None]:
     with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
@@ -121,7 +167,8 @@ def session() -> Iterator[None]:
         raise
     finally:
         done, mode = mode, OutputMode()
-        if done.collect:
+        failed_silently = done.own_json and code != 0 and done.messages and not done.wrote
+        if done.collect or failed_silently:
             _print_collected(done, code)
 
 
@@ -129,7 +176,6 @@ def _print_collected(done: OutputMode, code: int) -> None:
     """The collected object on stdout (compact JSON, as render.print_json writes for programs;
     render imports this module, so this one writes it itself)."""
     import json
-    import sys
 
     text = done.captured.getvalue() if done.captured is not None else ""
     result: dict[str, Any] = {"ok": code == 0, "messages": done.messages}

@@ -6,6 +6,7 @@ error (a typo must not silently fall back to a default).
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -207,6 +208,8 @@ def _coerce(key: str, value: Any, kind: type, path: Path | None) -> Any:
         raise ConfigError(
             f"'{key}' must be {kind.__name__}, got {type(value).__name__} {value!r}", path
         )
+    if isinstance(value, float) and not math.isfinite(value):  # TOML has inf and nan
+        raise ConfigError(f"'{key}' must be a finite number, got {value}", path)
     return value
 
 
