@@ -276,8 +276,8 @@ def calibrate() -> None:
             linked, per_lesson = placement_quality(part)
             print(f"| {review:.1f} | {size} | {linked:.1%} | {per_lesson:.2f} |", flush=True)
             if linked >= LINKED_TARGET and per_lesson <= QUESTIONS_TARGET:
-                best = best if best and best[1] <= size else (float(review), size)
-    print(f"\nREVIEW, MAX_ASK = {best}  (the smallest questions, then the highest cut-off)")
+                best = (float(review), size)  # the cut-offs rise: the last that holds wins
+    print(f"\nREVIEW, MAX_ASK = {best}  (the highest cut-off that meets both targets)")
 
 
 def group_cut(
