@@ -430,3 +430,53 @@ def test_a_card_forgotten_on_one_clone_that_the_other_merged_a_duplicate_into(
         assert not (root / "memory/cards/redis-eviction.md").exists()
         assert card_text(root, "redis-eviction-policy") == policy
         assert_vault_sound(root)
+
+
+@pytest.mark.slow
+def test_a_hand_written_entry_forgotten_on_one_clone_stays_forgotten(tmp_path: Path) -> None:
+    """An entry a person wrote by hand has no id. a forgets it; b, not yet synced, gives it
+    its id (maintain) and distils it into a card. The forget recorded the id the entry takes
+    on every clone (the id derived from its text): after the syncs, neither clone holds the
+    entry, its card or any of its text; the other hand-written entry stays."""
+    a, b = two_clones(tmp_path)
+    (a / "memory/2026-11-30.md").write_text(
+        "# 2026-11-30\n\n## 15:00 — Stale 404s\nSaw stale 404s. Gotcha: the CDN caches 404s "
+        "for 10 minutes.\n\n## 16:00 — Upload\nUploads failed. Lesson: start the fake S3 "
+        "before test_upload.\n",
+        encoding="utf-8",
+    )
+    cli(a, "sync")  # commits the hand edit
+    cli(b, "sync")
+    cli(a, "forget", "CDN", "--yes")
+    cli(b, "maintain")
+    assert (b / "memory/cards/the-cdn-caches-404s-for-10-minutes.md").is_file()  # the case
+    for root in (b, a, b):
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+    for root in (a, b):
+        files = memory_files(root)
+        assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
+        assert b"fake S3" in files["memory/2026-11-30.md"]
+        assert_vault_sound(root)
+
+
+def test_a_forgotten_entry_with_a_copied_heading_takes_only_itself(tmp_path: Path) -> None:
+    """A person copied an entry's heading, its id too, to start another entry, and then
+    forgets that second entry. Its record names the id the copy takes (the first entry keeps
+    the id), not the first entry's: no sync removes the first entry, on any clone."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Lesson: run the migrations before the deploy.", "--title", "Deploy prep")
+    log = a / f"memory/{TODAY[:10]}.md"
+    heading = log.read_text(encoding="utf-8").splitlines()[2]
+    copied = heading.replace("Deploy prep", "CDN cache")
+    with log.open("a", encoding="utf-8") as out:
+        out.write(f"\n{copied}\nGotcha: the CDN caches 404s for 10 minutes.\n")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "forget", "CDN", "--yes")
+    for root in (a, b, a):
+        cli(root, "sync")
+    for root in (a, b):
+        text = (root / f"memory/{TODAY[:10]}.md").read_text(encoding="utf-8")
+        assert "run the migrations" in text and "CDN" not in text
+        assert_vault_sound(root)

@@ -6,6 +6,12 @@ whole when a forgotten card cites it in `sources`, when it links to one (`→ ca
 its heading mentions the topic, or when nothing but blank lines would be left of it; otherwise
 only its mentioning lines go. A log left with no entry and nothing but its `# date` title is
 removed. Every other byte of a log stays as it was.
+
+An entry removed whole is named in `LogCut.refs` by its position and by the id it has on every
+clone: its own, or, for one written by hand without an id (or whose heading copies an earlier
+entry's id), the id `maintain` gives it there (vault/entry_ids.stamped_log, derived from its
+text). That is the id forget records, so the entry stays removed on a clone that stamped it
+before it saw the forget, and a copied id never takes the entry that owns it.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass
 
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry
+from cardvault.vault.entry_ids import stamped_log
 from cardvault.vault.files import FileText
 from cardvault.vault.links import link_key
 from cardvault.vault.read import VaultSnapshot
@@ -120,6 +127,7 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
     drop: set[int] = set()
     whole: list[str] = []
     refs: set[str] = set()
+    stamped = stamped_log(file.text, file.path).renamed if entries else {}
     first = entries[0].line - 1 if entries else len(lines)
     drop.update(i for i in range(first) if not _is_title(lines, i) and needles.mentions(lines[i]))
     for number, entry in enumerate(entries):
@@ -130,7 +138,7 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
         if needles.takes_entry(entry, lines[start]) or (hits and not rest):
             drop.update(range(start, stop))
             whole.append(entry.time)
-            refs.update(entry.refs)
+            refs.update((entry.position_ref, stamped.get(entry.position_ref, entry.ref)))
         else:
             drop.update(hits)
     if not drop:
