@@ -480,3 +480,30 @@ def test_a_forgotten_entry_with_a_copied_heading_takes_only_itself(tmp_path: Pat
         text = (root / f"memory/{TODAY[:10]}.md").read_text(encoding="utf-8")
         assert "run the migrations" in text and "CDN" not in text
         assert_vault_sound(root)
+
+
+@pytest.mark.slow
+def test_maintain_after_a_git_pull_by_hand_commits_nothing_it_may_not(tmp_path: Path) -> None:
+    """As above, but a runs `maintain --review`, which leaves the branch as it was; then, with
+    a hand edit it has not committed, maintain refuses, as it does on any hand edit, and
+    commits nothing (neither the edit nor the removal). With --commit-pending, the edit is
+    committed and the card removed."""
+    a, b = forgotten_on_a_distilled_on_b(
+        tmp_path, ("Uploads failed. Lesson: start the fake S3 before test_upload.", "Upload")
+    )
+    cli(b, "sync")
+    git(a, "-c", "user.name=a", "-c", "user.email=a@a", "pull", "-q", "--no-rebase", "--no-edit")
+    head = git(a, "rev-parse", "HEAD")
+    cli(a, "maintain", "--review")
+    assert git(a, "rev-parse", "HEAD") == head
+    card = a / "memory/cards/start-the-fake-s3-before-test-upload.md"
+    card.write_text(card.read_text() + "The bucket is in eu-west-1.\n", encoding="utf-8")
+    assert "uncommitted changes in the vault" in cli(a, "maintain", code=1)
+    assert git(a, "rev-parse", "HEAD") == head
+    assert git(a, "status", "--porcelain").split() == ["M", card.relative_to(a).as_posix()]
+    out = cli(a, "maintain", "--commit-pending")
+    assert "removed again what a merge brought back of forgotten entries (1 card(s)" in out
+    files = memory_files(a)
+    assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
+    assert b"eu-west-1" in files[card.relative_to(a).as_posix()]
+    assert_vault_sound(a)

@@ -90,13 +90,23 @@ def still_forgotten(vault: Vault, today: dt.date | None = None) -> Proposal[Forg
 
 
 def forget_again(
-    vault: Vault, today: dt.date | None = None, on_wait: OnWait | None = None
+    vault: Vault,
+    today: dt.date | None = None,
+    on_wait: OnWait | None = None,
+    commit_pending: bool = False,
 ) -> tuple[ForgetPlan, history.CommitResult] | None:
     """Remove again, under the vault lock and in its own commit, what came back of forgotten
     entries by a merge that was not cardvault's (`git pull` by hand, then `maintain`): sync does
-    it after its own merges. None when nothing is back."""
+    it after its own merges. None when nothing is back, and while the vault's own files have
+    uncommitted changes: it commits no hand edit unless asked (`commit_pending`: they are
+    committed first, as `maintain --commit-pending` does), and the caller's run refuses them."""
 
-    written = locked_write(vault, lambda: still_forgotten(vault, today), on_wait=on_wait)
+    def plan() -> Proposal[ForgetPlan | None]:
+        if not commit_pending and history.uncommitted(vault):
+            return propose([], "", None)
+        return still_forgotten(vault, today)
+
+    written = locked_write(vault, plan, on_wait=on_wait, commit_pending=commit_pending)
     if written.commit is None or written.value is None:
         return None
     return written.value, written.commit
