@@ -374,10 +374,30 @@ def test_a_sync_whose_upstream_was_deleted_or_renamed_on_the_remote_pushes_nothi
     assert git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads").split() == [
         "trunk"
     ]
+    git(b, "fetch", "-q", "--prune", "origin")  # our copy of main goes: trunk still says
+    git(b, "remote", "set-head", "origin", "trunk")  # (origin/HEAD named the pruned main)
+    assert "git branch -u" in cli(b, "sync", code=1)
     git(b, "branch", "-q", "-u", "origin/trunk")
     cli(b, "sync")
     assert "after the rename" in git(remote, "show", f"trunk:memory/{TODAY[:10]}.md")
     assert_vault_sound(b)
+
+
+def test_the_first_sync_of_a_vault_made_in_a_clone_of_an_empty_repository_publishes_it(
+    tmp_path: Path,
+) -> None:
+    """The team made an empty repository and cloned it (git then has the clone's main follow
+    origin/main, which no one has pushed yet); `init` in the clone, then `sync`: main is not
+    "deleted or renamed" on the remote, it is new, and the sync publishes it."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    team = tmp_path / "team"
+    subprocess.run(["git", "clone", "-q", str(remote), str(team)], check=True, capture_output=True)
+    cli(tmp_path, "init", str(team))
+    cli(team, "log", "Lesson: the first entry reaches the new repository.")
+    cli(team, "sync")
+    assert "first entry" in git(remote, "show", f"main:memory/{TODAY[:10]}.md")
+    assert git(team, "status", "-sb").splitlines()[0] == "## main...origin/main"
 
 
 @pytest.mark.slow
