@@ -362,3 +362,16 @@ def test_an_export_made_before_a_forget_does_not_bring_the_forgotten_back(
     assert result.exit_code == 0, result.output
     assert not (vault_path / "memory" / "cards" / "edge-caching.md").exists()
     assert not log.exists() or "CDN" not in log.read_text()
+
+
+def test_the_record_the_plan_names_is_the_one_written(vault_path: Path) -> None:
+    """The plan shown names the forget's record file; the forget writes that file (the plan
+    made again under the lock keeps its name), so what was shown is what the vault holds."""
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    result = run_cli(["--vault", str(vault_path), "log", "Gotcha: the CDN caches 404s.",
+                      "--title", "Stale 404s"], env=now)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    result = run_cli(["--vault", str(vault_path), "forget", "CDN", "--yes"], env=now)
+    assert result.exit_code == 0, result.output
+    (shown,) = re.findall(r"memory/forgotten/[\w-]+\.txt", result.output)
+    assert [p.name for p in (vault_path / "memory/forgotten").glob("*.txt")] == [Path(shown).name]

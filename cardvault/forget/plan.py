@@ -156,8 +156,11 @@ def match_cards(cards: list[ForgottenCard], query: str) -> tuple[list[ForgottenC
     return body, ("body" if body else "none")
 
 
-def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> ForgetPlan:
-    """What forgetting `query` would remove (nothing is written)."""
+def plan_forget(
+    vault: Vault, query: str, today: dt.date | None = None, record_at: Path | None = None
+) -> ForgetPlan:
+    """What forgetting `query` would remove (nothing is written). `record_at`: the record's
+    path, when still free (the plan shown named it: the plan made again keeps it)."""
     if not query.strip():
         raise CardvaultError("forget needs a slug or some words naming the topic")
     snapshot = read_vault(vault, verify=True)
@@ -168,7 +171,7 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
     plan = plan_removal(vault, snapshot, chosen, needles, day)
     refs = {ref for cut in plan.logs for ref in cut.refs}
     refs.update(source for c in plan.cards for source in c.card.sources)
-    record = _record(vault, refs, day)
+    record = _record(vault, refs, day, record_at)
     return replace(plan, query=query.strip(), matched_by=how, record=record, day=day)
 
 
@@ -227,13 +230,15 @@ def _made_of(candidate: ForgottenCard, going: set[str] | frozenset[str]) -> bool
     return bool(sources) and all(source in going for source in sources)
 
 
-def _record(vault: Vault, refs: set[str], today: dt.date) -> WriteFile | None:
+def _record(
+    vault: Vault, refs: set[str], today: dt.date, at: Path | None = None
+) -> WriteFile | None:
     """The forget's record of the entries it removes, by id (vault/forgotten.py), so that sync
     keeps them removed on every clone; None when none has an id."""
     kept = recordable(refs)
     if not kept:
         return None
-    path = record_path(vault.root, today)
+    path = at if at is not None and not at.exists() else record_path(vault.root, today)
     reason = f"recorded {len(kept)} forgotten entry id(s) in {FOLDER}/{path.name}"
     return WriteFile(path, record_text(kept), ABSENT, reason, "forget")
 
@@ -397,7 +402,8 @@ def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) 
         raise CardvaultError(f"nothing in the vault matches {plan.shown_query}")
 
     def proposal() -> Proposal[ForgetPlan]:
-        current = plan_forget(vault, plan.query, plan.day)
+        shown = plan.record.path if plan.record is not None else None
+        current = plan_forget(vault, plan.query, plan.day, shown)
         if removals(current) != removals(plan):
             raise CardvaultError(
                 "the vault changed since this plan was made and forgetting now would remove "
