@@ -375,3 +375,22 @@ def test_the_record_the_plan_names_is_the_one_written(vault_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (shown,) = re.findall(r"memory/forgotten/[\w-]+\.txt", result.output)
     assert [p.name for p in (vault_path / "memory/forgotten").glob("*.txt")] == [Path(shown).name]
+
+
+def test_an_export_made_before_a_forget_does_not_bring_a_hand_written_entry_back(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """As above, with entries a person wrote by hand (no id): the forget recorded the id the
+    forgotten one takes on every clone, and the import knows it by that id too."""
+    log = vault_path / "memory" / "2026-12-01.md"
+    log.write_text("# 2026-12-01\n\n## 09:00 — Stale 404s\nGotcha: the CDN caches 404s.\n\n"
+                   "## 10:00 — Uploads\nLesson: warm the upload cache first.\n")  # fmt: skip
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "by hand")
+    export = tmp_path / "before.json"
+    assert run_cli(["--vault", str(vault_path), "export", "--logs", str(export)]).exit_code == 0
+    assert forget(vault_path, "CDN", "--yes").exit_code == 0
+    now = {"CARDVAULT_NOW": "2026-12-01T11:00"}
+    result = run_cli(["--vault", str(vault_path), "import", str(export), "--json"], env=now)
+    assert result.exit_code == 0, result.output
+    assert "CDN" not in log.read_text() and "warm the upload cache" in log.read_text()
