@@ -394,3 +394,27 @@ def test_an_export_made_before_a_forget_does_not_bring_a_hand_written_entry_back
     result = run_cli(["--vault", str(vault_path), "import", str(export), "--json"], env=now)
     assert result.exit_code == 0, result.output
     assert "CDN" not in log.read_text() and "warm the upload cache" in log.read_text()
+
+
+def test_a_card_with_a_lesson_of_its_own_stays_when_its_one_cited_entry_goes(
+    vault_path: Path,
+) -> None:
+    """A card `new` wrote (one sighting, no source) that maintain folded one logged lesson into
+    (`seen: 2`, that entry its one source): forgetting the entry does not take the card, whose
+    first lesson no entry holds; it is listed as still mentioning what went."""
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    result = run_cli(["--vault", str(vault_path), "log", "Gotcha: eviction starts at 90 "
+                      "percent of maxmemory.", "--title", "Redis threshold"], env=now)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    log = vault_path / "memory" / "2026-12-01.md"
+    ref = "memory/2026-12-01.md#" + re.findall(r"<!-- id:(\w+) -->", log.read_text())[0]
+    card = vault_path / "memory" / "cards" / "redis-eviction.md"
+    meta = f"created: 2026-11-01\nupdated: 2026-12-01\nseen: 2\nsources: [{ref}]\n"
+    body = "Redis evicts keys with allkeys-lru.\n\nEviction starts at 90 percent.\n"
+    card.write_text(f"---\ntopic: Redis eviction\ncategory: lessons\ntags: []\n{meta}---\n{body}")
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "card")
+    result = forget(vault_path, "Redis threshold", "--yes")
+    assert result.exit_code == 0, result.output
+    assert card.exists() and "Still mentioned" in result.output
+    assert "maxmemory" not in (log.read_text() if log.exists() else "")

@@ -527,3 +527,29 @@ def test_maintain_after_a_git_pull_by_hand_commits_nothing_it_may_not(tmp_path: 
     assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
     assert b"eu-west-1" in files[card.relative_to(a).as_posix()]
     assert_vault_sound(a)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first", ["forgetting", "folding"])
+def test_an_entry_forgotten_on_one_clone_and_folded_into_a_card_on_the_other(
+    tmp_path: Path, first: str
+) -> None:
+    """a forgets the entry "Redis threshold"; b, not yet synced, folded its lesson into
+    redis-eviction, a card `new` wrote (so the entry is the card's one source, but not its
+    one lesson). After the syncs the entry is gone on both clones, and the card is not: its
+    own lesson is in no entry."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: redis-eviction",
+        "--title", "Redis threshold")  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "forget", "Redis threshold", "--yes")
+    cli(b, "maintain")
+    assert "90 percent" in card_text(b, "redis-eviction")  # the case: b folded it
+    for root in (a, b, a) if first == "forgetting" else (b, a, b):
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+    for root in (a, b):
+        assert REDIS in card_text(root, "redis-eviction")
+        assert not (root / f"memory/{TODAY[:10]}.md").exists()  # its one entry went
+        assert_vault_sound(root)

@@ -188,8 +188,9 @@ def plan_removal(
     today: dt.date,
 ) -> ForgetPlan:
     """The removal of the `chosen` cards and of the log lines `needles` finds, with every card
-    made only of entries that go (each of its sources is one: it holds nothing else), and what
-    they leave behind (rules, links, questions, MEMORY.md's table). No query, no record."""
+    made only of entries that go (`_made_of`: it holds nothing else), and what they leave
+    behind (rules, links, questions, MEMORY.md's table); a card kept that cites an entry that
+    goes is among the `mentions`. No query, no record."""
     cards = cards_of(snapshot)
     logs = cut_logs(snapshot, needles)
     going = {ref for cut in logs for ref in cut.refs} | needles.sources
@@ -211,7 +212,10 @@ def plan_removal(
         rules=tuple(rules),
         agents=agents,
         memory=memory,
-        mentions=tuple(_mentions(kept, unlinked, needles, snapshot, memory)),
+        mentions=(
+            *_mentions(kept, unlinked, needles, snapshot, memory),
+            *(c.rel for c in kept if set(c.card.sources) & going),  # holds a lesson that goes
+        ),
         unlinked=tuple(unlinked),
         unreadable=tuple(
             str(p)
@@ -225,9 +229,13 @@ def plan_removal(
 
 
 def _made_of(candidate: ForgottenCard, going: set[str] | frozenset[str]) -> bool:
-    """Whether every source of a card is an entry that goes (a card citing none is not)."""
+    """Whether a card is made only of entries that go: each of its sources is one, and each
+    sighting of its lesson (`seen`) came from a source. A card citing none is not, nor one
+    that `new` wrote (one sighting, no source) and maintain folded an entry into since: its
+    first lesson is in no entry."""
     sources = candidate.card.sources
-    return bool(sources) and all(source in going for source in sources)
+    cited = bool(sources) and all(source in going for source in sources)
+    return cited and candidate.card.seen <= len(sources)
 
 
 def _record(
