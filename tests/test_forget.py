@@ -418,3 +418,26 @@ def test_a_card_with_a_lesson_of_its_own_stays_when_its_one_cited_entry_goes(
     assert result.exit_code == 0, result.output
     assert card.exists() and "Still mentioned" in result.output
     assert "maxmemory" not in (log.read_text() if log.exists() else "")
+
+
+def test_forgetting_an_entry_whose_heading_was_copied_keeps_the_copy_out_of_the_record(
+    vault_path: Path,
+) -> None:
+    """A person copied an entry's heading, id and all, to start another entry; then the first
+    entry is forgotten. The copy is given an id of its own in the same write, so the record
+    (the first's id) never takes it: nothing is left for a sync to remove again."""
+    from cardvault.forget.tombstone import plan_still_forgotten
+
+    log = vault_path / "memory" / "2026-12-01.md"
+    log.write_text("# 2026-12-01\n\n## 09:00 — Staging deploy <!-- id:abcdef -->\nLesson: the "
+                   "staging deploy needs the VPN.\n\n## 09:05 — Upload cache <!-- id:abcdef -->"
+                   "\nLesson: warm the upload cache first.\n")  # fmt: skip
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "by hand")
+    result = forget(vault_path, "Staging deploy", "--yes")
+    assert result.exit_code == 0, result.output
+    text = log.read_text(encoding="utf-8")
+    assert "VPN" not in text and "warm the upload cache" in text and "id:abcdef" not in text
+    (record,) = (vault_path / "memory" / "forgotten").glob("*.txt")
+    assert "memory/2026-12-01.md#abcdef" in record.read_text()
+    assert plan_still_forgotten(open_vault_at(vault_path)) is None

@@ -553,3 +553,25 @@ def test_an_entry_forgotten_on_one_clone_and_folded_into_a_card_on_the_other(
         assert REDIS in card_text(root, "redis-eviction")
         assert not (root / f"memory/{TODAY[:10]}.md").exists()  # its one entry went
         assert_vault_sound(root)
+
+
+def test_two_clones_entries_of_one_id_and_a_forget_of_one_takes_only_it(tmp_path: Path) -> None:
+    """Two clones' entries of one day share an id (written by hand, or ids drawn at random on
+    two machines that met); the merge keeps both. a forgets its own: the record names the id
+    the first holds, and no sync, on either clone, takes b's entry for it."""
+    a, b = two_clones(tmp_path)
+    log = f"memory/{TODAY[:10]}.md"
+    (a / log).write_text(f"# {TODAY[:10]}\n\n## 09:00 — Staging deploy <!-- id:abcdef -->\n"
+                         "Lesson: the staging deploy needs the VPN.\n")  # fmt: skip
+    (b / log).write_text(f"# {TODAY[:10]}\n\n## 09:05 — Upload cache <!-- id:abcdef -->\n"
+                         "Lesson: warm the upload cache first.\n")  # fmt: skip
+    for root in (a, b, a):
+        cli(root, "sync")
+    assert "warm the upload cache" in (a / log).read_text()  # the case: both kept
+    cli(a, "forget", "Staging deploy", "--yes")
+    for root in (a, b, a):
+        cli(root, "sync")
+    for root in (a, b):
+        text = (root / log).read_text(encoding="utf-8")
+        assert "warm the upload cache" in text and "VPN" not in text
+        assert_vault_sound(root)
