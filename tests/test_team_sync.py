@@ -4,6 +4,7 @@ without a conflict a person has to resolve, and every lesson of both must be in 
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -235,8 +236,6 @@ def test_one_question_accepted_on_one_clone_and_rejected_on_the_other(tmp_path: 
     """'Duplicate?' answered accept on a (the cards become one) and reject on b, the same day;
     b syncs first, then a. The queue both clones read says what the vault holds, accepted,
     whichever order the two answers' lines took in the merged file."""
-    import json
-
     a, b = two_clones(tmp_path)
     cli(a, "new", "Redis maxmemory", "-c", "infrastructure", "--body", "Redis evicts keys "
         "with allkeys-lru when maxmemory is hit, so set maxmemory.")  # fmt: skip
@@ -521,8 +520,12 @@ def test_maintain_after_a_git_pull_by_hand_commits_nothing_it_may_not(tmp_path: 
     assert "uncommitted changes in the vault" in cli(a, "maintain", code=1)
     assert git(a, "rev-parse", "HEAD") == head
     assert git(a, "status", "--porcelain").split() == ["M", card.relative_to(a).as_posix()]
-    out = cli(a, "maintain", "--commit-pending")
-    assert "removed again what a merge brought back of forgotten entries (1 card(s)" in out
+    out = cli(a, "maintain", "--commit-pending", "--json").splitlines()
+    done = json.loads(next(line for line in out if line.startswith("{")))
+    assert done["pending_commit"] is not None  # the hand edit, committed and said
+    assert "removed again what a merge brought back of forgotten entries (1 card(s)" in str(
+        done["notices"]
+    )
     files = memory_files(a)
     assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
     assert b"eu-west-1" in files[card.relative_to(a).as_posix()]

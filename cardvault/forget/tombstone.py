@@ -83,15 +83,16 @@ def forget_again(
     """Remove again, under the vault lock and in its own commit, what came back of forgotten
     entries by a merge that was not cardvault's (`git pull` by hand, then `maintain`): sync does
     it after its own merges. None when nothing is back, and while the vault's own files have
-    uncommitted changes: it commits no hand edit unless asked (`commit_pending`: they are
-    committed first, as `maintain --commit-pending` does), and the caller's run refuses them."""
+    uncommitted changes, unless `commit_pending` (`maintain --commit-pending`, whose run then
+    commits and reports them; the door commits those of the files this removal changes first):
+    it commits no hand edit it was not asked to, and the caller's run refuses them."""
 
     def plan() -> Proposal[ForgetPlan | None]:
         if not commit_pending and history.uncommitted(vault):
             return propose([], "", None)
         return still_forgotten(vault, today)
 
-    written = locked_write(vault, plan, on_wait=on_wait, commit_pending=commit_pending)
+    written = locked_write(vault, plan, on_wait=on_wait)
     if written.commit is None or written.value is None:
         return None
     return written.value, written.commit
