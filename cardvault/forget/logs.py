@@ -132,7 +132,9 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
     drop: set[int] = set()
     whole: list[str] = []
     refs: set[str] = set()
-    stamped = stamped_log(file.text, file.path).renamed if entries else {}
+    ids = [entry.entry_id for entry in entries]
+    unique = None not in ids and len(set(ids)) == len(ids)  # then each is known by its own
+    stamped = {} if unique else stamped_log(file.text, file.path).renamed
     first = entries[0].line - 1 if entries else len(lines)
     drop.update(i for i in range(first) if not _is_title(lines, i) and needles.mentions(lines[i]))
     for number, entry in enumerate(entries):
