@@ -214,12 +214,16 @@ class Session(Wiring):
         """`cardvault maintain`: the maintenance pass over the project vault. First, in its own
         commit, what a merge that was not cardvault's (`git pull` by hand) brought back of
         forgotten entries is removed again, as `sync` does after its merges: nothing is
-        distilled from a forgotten entry."""
+        distilled from a forgotten entry. Not on a dry run or `--review` (which leave the branch
+        as it is), nor on hand edits maintain would refuse (forget_again commits none)."""
         from cardvault.forget.tombstone import forget_again
         from cardvault.maintain.run import run_maintenance
 
         vault = self.project()
-        again = None if options.dry_run else forget_again(vault, options.now.date(), on_wait)
+        again = None
+        if not (options.dry_run or options.review):
+            today = options.now.date()
+            again = forget_again(vault, today, on_wait, commit_pending=options.commit_pending)
         result = run_maintenance(vault, options, progress, on_wait=on_wait)
         if again is None:
             return result

@@ -362,3 +362,82 @@ def test_an_export_made_before_a_forget_does_not_bring_the_forgotten_back(
     assert result.exit_code == 0, result.output
     assert not (vault_path / "memory" / "cards" / "edge-caching.md").exists()
     assert not log.exists() or "CDN" not in log.read_text()
+
+
+def test_the_record_the_plan_names_is_the_one_written(vault_path: Path) -> None:
+    """The plan shown names the forget's record file; the forget writes that file (the plan
+    made again under the lock keeps its name), so what was shown is what the vault holds."""
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    result = run_cli(["--vault", str(vault_path), "log", "Gotcha: the CDN caches 404s.",
+                      "--title", "Stale 404s"], env=now)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    result = run_cli(["--vault", str(vault_path), "forget", "CDN", "--yes"], env=now)
+    assert result.exit_code == 0, result.output
+    (shown,) = re.findall(r"memory/forgotten/[\w-]+\.txt", result.output)
+    assert [p.name for p in (vault_path / "memory/forgotten").glob("*.txt")] == [Path(shown).name]
+
+
+def test_an_export_made_before_a_forget_does_not_bring_a_hand_written_entry_back(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """As above, with entries a person wrote by hand (no id): the forget recorded the id the
+    forgotten one takes on every clone, and the import knows it by that id too."""
+    log = vault_path / "memory" / "2026-12-01.md"
+    log.write_text("# 2026-12-01\n\n## 09:00 — Stale 404s\nGotcha: the CDN caches 404s.\n\n"
+                   "## 10:00 — Uploads\nLesson: warm the upload cache first.\n")  # fmt: skip
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "by hand")
+    export = tmp_path / "before.json"
+    assert run_cli(["--vault", str(vault_path), "export", "--logs", str(export)]).exit_code == 0
+    assert forget(vault_path, "CDN", "--yes").exit_code == 0
+    now = {"CARDVAULT_NOW": "2026-12-01T11:00"}
+    result = run_cli(["--vault", str(vault_path), "import", str(export), "--json"], env=now)
+    assert result.exit_code == 0, result.output
+    assert "CDN" not in log.read_text() and "warm the upload cache" in log.read_text()
+
+
+def test_a_card_with_a_lesson_of_its_own_stays_when_its_one_cited_entry_goes(
+    vault_path: Path,
+) -> None:
+    """A card `new` wrote (one sighting, no source) that maintain folded one logged lesson into
+    (`seen: 2`, that entry its one source): forgetting the entry does not take the card, whose
+    first lesson no entry holds; it is listed as still mentioning what went."""
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    result = run_cli(["--vault", str(vault_path), "log", "Gotcha: eviction starts at 90 "
+                      "percent of maxmemory.", "--title", "Redis threshold"], env=now)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    log = vault_path / "memory" / "2026-12-01.md"
+    ref = "memory/2026-12-01.md#" + re.findall(r"<!-- id:(\w+) -->", log.read_text())[0]
+    card = vault_path / "memory" / "cards" / "redis-eviction.md"
+    meta = f"created: 2026-11-01\nupdated: 2026-12-01\nseen: 2\nsources: [{ref}]\n"
+    body = "Redis evicts keys with allkeys-lru.\n\nEviction starts at 90 percent.\n"
+    card.write_text(f"---\ntopic: Redis eviction\ncategory: lessons\ntags: []\n{meta}---\n{body}")
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "card")
+    result = forget(vault_path, "Redis threshold", "--yes")
+    assert result.exit_code == 0, result.output
+    assert card.exists() and "Still mentioned" in result.output
+    assert "maxmemory" not in (log.read_text() if log.exists() else "")
+
+
+def test_forgetting_an_entry_whose_heading_was_copied_keeps_the_copy_out_of_the_record(
+    vault_path: Path,
+) -> None:
+    """A person copied an entry's heading, id and all, to start another entry; then the first
+    entry is forgotten. The copy is given an id of its own in the same write, so the record
+    (the first's id) never takes it: nothing is left for a sync to remove again."""
+    from cardvault.forget.tombstone import plan_still_forgotten
+
+    log = vault_path / "memory" / "2026-12-01.md"
+    log.write_text("# 2026-12-01\n\n## 09:00 — Staging deploy <!-- id:abcdef -->\nLesson: the "
+                   "staging deploy needs the VPN.\n\n## 09:05 — Upload cache <!-- id:abcdef -->"
+                   "\nLesson: warm the upload cache first.\n")  # fmt: skip
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "by hand")
+    result = forget(vault_path, "Staging deploy", "--yes")
+    assert result.exit_code == 0, result.output
+    text = log.read_text(encoding="utf-8")
+    assert "VPN" not in text and "warm the upload cache" in text and "id:abcdef" not in text
+    (record,) = (vault_path / "memory" / "forgotten").glob("*.txt")
+    assert "memory/2026-12-01.md#abcdef" in record.read_text()
+    assert plan_still_forgotten(open_vault_at(vault_path)) is None

@@ -4,6 +4,7 @@ without a conflict a person has to resolve, and every lesson of both must be in 
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -235,8 +236,6 @@ def test_one_question_accepted_on_one_clone_and_rejected_on_the_other(tmp_path: 
     """'Duplicate?' answered accept on a (the cards become one) and reject on b, the same day;
     b syncs first, then a. The queue both clones read says what the vault holds, accepted,
     whichever order the two answers' lines took in the merged file."""
-    import json
-
     a, b = two_clones(tmp_path)
     cli(a, "new", "Redis maxmemory", "-c", "infrastructure", "--body", "Redis evicts keys "
         "with allkeys-lru when maxmemory is hit, so set maxmemory.")  # fmt: skip
@@ -374,10 +373,30 @@ def test_a_sync_whose_upstream_was_deleted_or_renamed_on_the_remote_pushes_nothi
     assert git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads").split() == [
         "trunk"
     ]
+    git(b, "fetch", "-q", "--prune", "origin")  # our copy of main goes: trunk still says
+    git(b, "remote", "set-head", "origin", "trunk")  # (origin/HEAD named the pruned main)
+    assert "git branch -u" in cli(b, "sync", code=1)
     git(b, "branch", "-q", "-u", "origin/trunk")
     cli(b, "sync")
     assert "after the rename" in git(remote, "show", f"trunk:memory/{TODAY[:10]}.md")
     assert_vault_sound(b)
+
+
+def test_the_first_sync_of_a_vault_made_in_a_clone_of_an_empty_repository_publishes_it(
+    tmp_path: Path,
+) -> None:
+    """The team made an empty repository and cloned it (git then has the clone's main follow
+    origin/main, which no one has pushed yet); `init` in the clone, then `sync`: main is not
+    "deleted or renamed" on the remote, it is new, and the sync publishes it."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    team = tmp_path / "team"
+    subprocess.run(["git", "clone", "-q", str(remote), str(team)], check=True, capture_output=True)
+    cli(tmp_path, "init", str(team))
+    cli(team, "log", "Lesson: the first entry reaches the new repository.")
+    cli(team, "sync")
+    assert "first entry" in git(remote, "show", f"main:memory/{TODAY[:10]}.md")
+    assert git(team, "status", "-sb").splitlines()[0] == "## main...origin/main"
 
 
 @pytest.mark.slow
@@ -429,4 +448,133 @@ def test_a_card_forgotten_on_one_clone_that_the_other_merged_a_duplicate_into(
     for root in (a, b):
         assert not (root / "memory/cards/redis-eviction.md").exists()
         assert card_text(root, "redis-eviction-policy") == policy
+        assert_vault_sound(root)
+
+
+@pytest.mark.slow
+def test_a_hand_written_entry_forgotten_on_one_clone_stays_forgotten(tmp_path: Path) -> None:
+    """An entry a person wrote by hand has no id. a forgets it; b, not yet synced, gives it
+    its id (maintain) and distils it into a card. The forget recorded the id the entry takes
+    on every clone (the id derived from its text): after the syncs, neither clone holds the
+    entry, its card or any of its text; the other hand-written entry stays."""
+    a, b = two_clones(tmp_path)
+    (a / "memory/2026-11-30.md").write_text(
+        "# 2026-11-30\n\n## 15:00 — Stale 404s\nSaw stale 404s. Gotcha: the CDN caches 404s "
+        "for 10 minutes.\n\n## 16:00 — Upload\nUploads failed. Lesson: start the fake S3 "
+        "before test_upload.\n",
+        encoding="utf-8",
+    )
+    cli(a, "sync")  # commits the hand edit
+    cli(b, "sync")
+    cli(a, "forget", "CDN", "--yes")
+    cli(b, "maintain")
+    assert (b / "memory/cards/the-cdn-caches-404s-for-10-minutes.md").is_file()  # the case
+    for root in (b, a, b):
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+    for root in (a, b):
+        files = memory_files(root)
+        assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
+        assert b"fake S3" in files["memory/2026-11-30.md"]
+        assert_vault_sound(root)
+
+
+def test_a_forgotten_entry_with_a_copied_heading_takes_only_itself(tmp_path: Path) -> None:
+    """A person copied an entry's heading, its id too, to start another entry, and then
+    forgets that second entry. Its record names the id the copy takes (the first entry keeps
+    the id), not the first entry's: no sync removes the first entry, on any clone."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Lesson: run the migrations before the deploy.", "--title", "Deploy prep")
+    log = a / f"memory/{TODAY[:10]}.md"
+    heading = log.read_text(encoding="utf-8").splitlines()[2]
+    copied = heading.replace("Deploy prep", "CDN cache")
+    with log.open("a", encoding="utf-8") as out:
+        out.write(f"\n{copied}\nGotcha: the CDN caches 404s for 10 minutes.\n")
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "forget", "CDN", "--yes")
+    for root in (a, b, a):
+        cli(root, "sync")
+    for root in (a, b):
+        text = (root / f"memory/{TODAY[:10]}.md").read_text(encoding="utf-8")
+        assert "run the migrations" in text and "CDN" not in text
+        assert_vault_sound(root)
+
+
+@pytest.mark.slow
+def test_maintain_after_a_git_pull_by_hand_commits_nothing_it_may_not(tmp_path: Path) -> None:
+    """As above, but a runs `maintain --review`, which leaves the branch as it was; then, with
+    a hand edit it has not committed, maintain refuses, as it does on any hand edit, and
+    commits nothing (neither the edit nor the removal). With --commit-pending, the edit is
+    committed and the card removed."""
+    a, b = forgotten_on_a_distilled_on_b(
+        tmp_path, ("Uploads failed. Lesson: start the fake S3 before test_upload.", "Upload")
+    )
+    cli(b, "sync")
+    git(a, "-c", "user.name=a", "-c", "user.email=a@a", "pull", "-q", "--no-rebase", "--no-edit")
+    head = git(a, "rev-parse", "HEAD")
+    cli(a, "maintain", "--review")
+    assert git(a, "rev-parse", "HEAD") == head
+    card = a / "memory/cards/start-the-fake-s3-before-test-upload.md"
+    card.write_text(card.read_text() + "The bucket is in eu-west-1.\n", encoding="utf-8")
+    assert "uncommitted changes in the vault" in cli(a, "maintain", code=1)
+    assert git(a, "rev-parse", "HEAD") == head
+    assert git(a, "status", "--porcelain").split() == ["M", card.relative_to(a).as_posix()]
+    out = cli(a, "maintain", "--commit-pending", "--json").splitlines()
+    done = json.loads(next(line for line in out if line.startswith("{")))
+    assert done["pending_commit"] is not None  # the hand edit, committed and said
+    assert "removed again what a merge brought back of forgotten entries (1 card(s)" in str(
+        done["notices"]
+    )
+    files = memory_files(a)
+    assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
+    assert b"eu-west-1" in files[card.relative_to(a).as_posix()]
+    assert_vault_sound(a)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first", ["forgetting", "folding"])
+def test_an_entry_forgotten_on_one_clone_and_folded_into_a_card_on_the_other(
+    tmp_path: Path, first: str
+) -> None:
+    """a forgets the entry "Redis threshold"; b, not yet synced, folded its lesson into
+    redis-eviction, a card `new` wrote (so the entry is the card's one source, but not its
+    one lesson). After the syncs the entry is gone on both clones, and the card is not: its
+    own lesson is in no entry."""
+    a, b = two_clones(tmp_path)
+    cli(a, "log", "Gotcha: eviction starts at 90 percent of maxmemory.\n→ card: redis-eviction",
+        "--title", "Redis threshold")  # fmt: skip
+    cli(a, "sync")
+    cli(b, "sync")
+    cli(a, "forget", "Redis threshold", "--yes")
+    cli(b, "maintain")
+    assert "90 percent" in card_text(b, "redis-eviction")  # the case: b folded it
+    for root in (a, b, a) if first == "forgetting" else (b, a, b):
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+    for root in (a, b):
+        assert REDIS in card_text(root, "redis-eviction")
+        assert not (root / f"memory/{TODAY[:10]}.md").exists()  # its one entry went
+        assert_vault_sound(root)
+
+
+def test_two_clones_entries_of_one_id_and_a_forget_of_one_takes_only_it(tmp_path: Path) -> None:
+    """Two clones' entries of one day share an id (written by hand, or ids drawn at random on
+    two machines that met); the merge keeps both. a forgets its own: the record names the id
+    the first holds, and no sync, on either clone, takes b's entry for it."""
+    a, b = two_clones(tmp_path)
+    log = f"memory/{TODAY[:10]}.md"
+    (a / log).write_text(f"# {TODAY[:10]}\n\n## 09:00 — Staging deploy <!-- id:abcdef -->\n"
+                         "Lesson: the staging deploy needs the VPN.\n")  # fmt: skip
+    (b / log).write_text(f"# {TODAY[:10]}\n\n## 09:05 — Upload cache <!-- id:abcdef -->\n"
+                         "Lesson: warm the upload cache first.\n")  # fmt: skip
+    for root in (a, b, a):
+        cli(root, "sync")
+    assert "warm the upload cache" in (a / log).read_text()  # the case: both kept
+    cli(a, "forget", "Staging deploy", "--yes")
+    for root in (a, b, a):
+        cli(root, "sync")
+    for root in (a, b):
+        text = (root / log).read_text(encoding="utf-8")
+        assert "warm the upload cache" in text and "VPN" not in text
         assert_vault_sound(root)

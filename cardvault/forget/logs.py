@@ -6,6 +6,13 @@ whole when a forgotten card cites it in `sources`, when it links to one (`→ ca
 its heading mentions the topic, or when nothing but blank lines would be left of it; otherwise
 only its mentioning lines go. A log left with no entry and nothing but its `# date` title is
 removed. Every other byte of a log stays as it was.
+
+An entry is known by the id it has on every clone: its own, or, for one written by hand
+without an id (or whose heading copies an earlier entry's id), the id `maintain` gives it there
+(vault/entry_ids.stamped_log, derived from its text). A citation by id takes that entry alone,
+and an entry removed whole is named in `LogCut.refs` by its position and that id, the one
+forget records: the entry stays removed on a clone that stamped it before it saw the forget,
+and a copied id never takes, nor is taken for, the entry that owns it.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from dataclasses import dataclass
 
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry
+from cardvault.vault.entry_ids import stamped_log, with_id
 from cardvault.vault.files import FileText
 from cardvault.vault.links import link_key
 from cardvault.vault.read import VaultSnapshot
@@ -71,10 +79,12 @@ class Needles:
             w.lower() for w in _WORD.findall(line)
         }
 
-    def takes_entry(self, entry: LogEntry, heading: str) -> bool:
-        """Whether `entry` goes whole (cited, linked, or its heading mentions the topic)."""
+    def takes_entry(self, entry: LogEntry, heading: str, ref: str) -> bool:
+        """Whether `entry`, whose id citation is `ref`, goes whole (cited, linked, or its
+        heading mentions the topic)."""
         linked = {link_key(link) for link in entry.card_links}
-        return entry.cited_in(self.sources) or bool(linked & self.slugs) or self.mentions(heading)
+        cited = ref in self.sources or entry.position_ref in self.sources
+        return cited or bool(linked & self.slugs) or self.mentions(heading)
 
 
 @dataclass(frozen=True)
@@ -87,13 +97,15 @@ class LogCut:
     entries: tuple[str, ...]  # "HH:MM" of each entry removed whole
     new_text: str | None  # None: the log goes (nothing but its title would be left)
     refs: frozenset[str] = frozenset()  # every citation of an entry removed whole
+    given_ids: tuple[str, ...] = ()  # "HH:MM" of kept entries that copied an id that goes
 
     @property
     def reason(self) -> str:
         if self.new_text is None:
             return f"removed {self.rel} (every entry mentioned the topic)"
         whole = f", entries {', '.join(self.entries)} whole" if self.entries else ""
-        return f"rewrote {self.rel}: removed {len(self.removed)} line(s){whole}"
+        own = f", gave {', '.join(self.given_ids)} an id of its own" if self.given_ids else ""
+        return f"rewrote {self.rel}: removed {len(self.removed)} line(s){whole}{own}"
 
     def removed_lines(self) -> list[tuple[int, str]]:
         """(line number, text) of each removed line, for showing the plan."""
@@ -120,6 +132,9 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
     drop: set[int] = set()
     whole: list[str] = []
     refs: set[str] = set()
+    ids = [entry.entry_id for entry in entries]
+    unique = None not in ids and len(set(ids)) == len(ids)  # then each is known by its own
+    stamped = {} if unique else stamped_log(file.text, file.path).renamed
     first = entries[0].line - 1 if entries else len(lines)
     drop.update(i for i in range(first) if not _is_title(lines, i) and needles.mentions(lines[i]))
     for number, entry in enumerate(entries):
@@ -127,20 +142,43 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
         stop = entries[number + 1].line - 1 if number + 1 < len(entries) else len(lines)
         hits = {i for i in range(start + 1, stop) if needles.mentions(lines[i])}
         rest = [i for i in range(start + 1, stop) if i not in hits and lines[i].strip()]
-        if needles.takes_entry(entry, lines[start]) or (hits and not rest):
+        ref = stamped.get(entry.position_ref, entry.ref)
+        if needles.takes_entry(entry, lines[start], ref) or (hits and not rest):
             drop.update(range(start, stop))
             whole.append(entry.time)
-            refs.update(entry.refs)
+            refs.update((entry.position_ref, ref))
         else:
             drop.update(hits)
     if not drop:
         return None
     _drop_trailing_gap(lines, drop)
+    given = _own_ids(lines, entries, drop, stamped, refs)
     kept = [line for i, line in enumerate(lines) if i not in drop]
     left_empty = all(not line.strip() or _is_title(kept, i) for i, line in enumerate(kept))
     new_text = None if left_empty else "".join(kept)
     removed = tuple(sorted(i + 1 for i in drop))
-    return LogCut(file, rel, removed, tuple(whole), new_text, frozenset(refs))
+    return LogCut(file, rel, removed, tuple(whole), new_text, frozenset(refs), given)
+
+
+def _own_ids(
+    lines: list[str],
+    entries: list[LogEntry],
+    drop: set[int],
+    stamped: dict[str, str],
+    going: set[str],
+) -> tuple[str, ...]:
+    """Give each kept entry whose heading holds the id of an entry that goes (its heading was
+    copied from that entry's) the id `maintain` gives it, in `lines`: once the entry that owned
+    the id is gone, the forget's record of it must not take the copy. Their times."""
+    given = []
+    for entry in entries:
+        index = entry.line - 1
+        own = stamped.get(entry.position_ref)
+        if index in drop or own is None or own == entry.ref or entry.ref not in going:
+            continue
+        lines[index] = with_id(lines[index], own.rpartition("#")[2])
+        given.append(entry.time)
+    return tuple(given)
 
 
 def _is_title(lines: list[str], index: int) -> bool:

@@ -156,8 +156,11 @@ def match_cards(cards: list[ForgottenCard], query: str) -> tuple[list[ForgottenC
     return body, ("body" if body else "none")
 
 
-def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> ForgetPlan:
-    """What forgetting `query` would remove (nothing is written)."""
+def plan_forget(
+    vault: Vault, query: str, today: dt.date | None = None, record_at: Path | None = None
+) -> ForgetPlan:
+    """What forgetting `query` would remove (nothing is written). `record_at`: the record's
+    path, when still free (the plan shown named it: the plan made again keeps it)."""
     if not query.strip():
         raise CardvaultError("forget needs a slug or some words naming the topic")
     snapshot = read_vault(vault, verify=True)
@@ -168,7 +171,7 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
     plan = plan_removal(vault, snapshot, chosen, needles, day)
     refs = {ref for cut in plan.logs for ref in cut.refs}
     refs.update(source for c in plan.cards for source in c.card.sources)
-    record = _record(vault, refs, day)
+    record = _record(vault, refs, day, record_at)
     return replace(plan, query=query.strip(), matched_by=how, record=record, day=day)
 
 
@@ -185,8 +188,9 @@ def plan_removal(
     today: dt.date,
 ) -> ForgetPlan:
     """The removal of the `chosen` cards and of the log lines `needles` finds, with every card
-    made only of entries that go (each of its sources is one: it holds nothing else), and what
-    they leave behind (rules, links, questions, MEMORY.md's table). No query, no record."""
+    made only of entries that go (`_made_of`: it holds nothing else), and what they leave
+    behind (rules, links, questions, MEMORY.md's table); a card kept that cites an entry that
+    goes is among the `mentions`. No query, no record."""
     cards = cards_of(snapshot)
     logs = cut_logs(snapshot, needles)
     going = {ref for cut in logs for ref in cut.refs} | needles.sources
@@ -208,7 +212,10 @@ def plan_removal(
         rules=tuple(rules),
         agents=agents,
         memory=memory,
-        mentions=tuple(_mentions(kept, unlinked, needles, snapshot, memory)),
+        mentions=(
+            *_mentions(kept, unlinked, needles, snapshot, memory),
+            *(c.rel for c in kept if set(c.card.sources) & going),  # holds a lesson that goes
+        ),
         unlinked=tuple(unlinked),
         unreadable=tuple(
             str(p)
@@ -222,18 +229,24 @@ def plan_removal(
 
 
 def _made_of(candidate: ForgottenCard, going: set[str] | frozenset[str]) -> bool:
-    """Whether every source of a card is an entry that goes (a card citing none is not)."""
+    """Whether a card is made only of entries that go: each of its sources is one, and each
+    sighting of its lesson (`seen`) came from a source. A card citing none is not, nor one
+    that `new` wrote (one sighting, no source) and maintain folded an entry into since: its
+    first lesson is in no entry."""
     sources = candidate.card.sources
-    return bool(sources) and all(source in going for source in sources)
+    cited = bool(sources) and all(source in going for source in sources)
+    return cited and candidate.card.seen <= len(sources)
 
 
-def _record(vault: Vault, refs: set[str], today: dt.date) -> WriteFile | None:
+def _record(
+    vault: Vault, refs: set[str], today: dt.date, at: Path | None = None
+) -> WriteFile | None:
     """The forget's record of the entries it removes, by id (vault/forgotten.py), so that sync
     keeps them removed on every clone; None when none has an id."""
     kept = recordable(refs)
     if not kept:
         return None
-    path = record_path(vault.root, today)
+    path = at if at is not None and not at.exists() else record_path(vault.root, today)
     reason = f"recorded {len(kept)} forgotten entry id(s) in {FOLDER}/{path.name}"
     return WriteFile(path, record_text(kept), ABSENT, reason, "forget")
 
@@ -397,7 +410,8 @@ def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) 
         raise CardvaultError(f"nothing in the vault matches {plan.shown_query}")
 
     def proposal() -> Proposal[ForgetPlan]:
-        current = plan_forget(vault, plan.query, plan.day)
+        shown = plan.record.path if plan.record is not None else None
+        current = plan_forget(vault, plan.query, plan.day, shown)
         if removals(current) != removals(plan):
             raise CardvaultError(
                 "the vault changed since this plan was made and forgetting now would remove "

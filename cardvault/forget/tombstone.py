@@ -6,17 +6,20 @@ review question about it, or (an import, a hand merge) written it back into a lo
 merge, `plan_still_forgotten` plans the removal of exactly that, with forget's own rules
 (forget/plan.py `plan_removal`):
 - a log entry whose id a forget recorded;
-- a card each of whose sources is such an entry (it is made of nothing else), with its rule
-  line in AGENTS.md, its line in MEMORY.md's table and the `[[links]]` to it;
+- a card each of whose sources is such an entry and each of whose sightings (`seen`) came from
+  one (it is made of nothing else), with its rule line in AGENTS.md, its line in MEMORY.md's
+  table and the `[[links]]` to it;
 - a review question one of whose members is such an entry, or such a card.
-A card that also cites entries that were not forgotten is kept (it holds their lessons too):
-its path comes back in `mentions`, for a person to edit or forget. Nothing is recorded again;
+A card that also cites entries that were not forgotten, or holds a lesson no entry does (a
+card `new` wrote, folded into since), is kept (it holds those lessons too): its path comes
+back in `mentions`, for a person to edit or forget. Nothing is recorded again;
 `git revert` of a forget removes its record, and from then on nothing is removed for it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 from cardvault import history
 from cardvault.edits.door import OnWait, Proposal, locked_write, propose
@@ -40,25 +43,7 @@ def plan_still_forgotten(vault: Vault, today: dt.date | None = None) -> ForgetPl
     plan = plan_removal(vault, snapshot, [], needles, today or dt.date.today())
     if not plan.changes():
         return None
-    partly = [
-        snapshot.rel(c.path)
-        for c in snapshot.cards
-        if c.path not in {gone.file.path for gone in plan.cards} and set(c.card.sources) & refs
-    ]
-    return ForgetPlan(
-        query="",
-        matched_by=MATCHED_BY,
-        cards=plan.cards,
-        logs=plan.logs,
-        rules=plan.rules,
-        agents=plan.agents,
-        memory=plan.memory,
-        mentions=tuple(partly),
-        unlinked=plan.unlinked,
-        questions=plan.questions,
-        review=plan.review,
-        made_of=plan.made_of,
-    )
+    return replace(plan, matched_by=MATCHED_BY)
 
 
 def commit_message(plan: ForgetPlan) -> str:
@@ -90,13 +75,24 @@ def still_forgotten(vault: Vault, today: dt.date | None = None) -> Proposal[Forg
 
 
 def forget_again(
-    vault: Vault, today: dt.date | None = None, on_wait: OnWait | None = None
+    vault: Vault,
+    today: dt.date | None = None,
+    on_wait: OnWait | None = None,
+    commit_pending: bool = False,
 ) -> tuple[ForgetPlan, history.CommitResult] | None:
     """Remove again, under the vault lock and in its own commit, what came back of forgotten
     entries by a merge that was not cardvault's (`git pull` by hand, then `maintain`): sync does
-    it after its own merges. None when nothing is back."""
+    it after its own merges. None when nothing is back, and while the vault's own files have
+    uncommitted changes, unless `commit_pending` (`maintain --commit-pending`, whose run then
+    commits and reports them; the door commits those of the files this removal changes first):
+    it commits no hand edit it was not asked to, and the caller's run refuses them."""
 
-    written = locked_write(vault, lambda: still_forgotten(vault, today), on_wait=on_wait)
+    def plan() -> Proposal[ForgetPlan | None]:
+        if not commit_pending and history.uncommitted(vault):
+            return propose([], "", None)
+        return still_forgotten(vault, today)
+
+    written = locked_write(vault, plan, on_wait=on_wait)
     if written.commit is None or written.value is None:
         return None
     return written.value, written.commit

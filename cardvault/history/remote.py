@@ -107,18 +107,36 @@ def fetch(top: Path, remote: str, branch: str) -> bool:
     return remote_head(top, remote, branch) is not None and _fetched(top, branch)
 
 
+def gone(top: Path, remote: str, branch: str) -> bool:
+    """Whether the remote's `branch`, missing from the last fetch, was there before (deleted or
+    renamed): our copy of it is left, or the remote has other branches. A remote with none (a
+    new repository, cloned empty: git has the clone follow a branch no one has pushed yet)
+    never had it."""
+    listed = _fetch_head(top) or []
+    return remote_head(top, remote, branch) is not None or any(
+        what.startswith("branch '") for what in listed
+    )
+
+
 def _fetched(top: Path, branch: str) -> bool:
-    """Whether the last fetch listed `branch` in FETCH_HEAD (`SHA<TAB>[not-for-merge]<TAB>branch
-    'NAME' of URL`); True when the file cannot be read (then our copy is all there is)."""
+    """Whether the last fetch listed `branch` in FETCH_HEAD; True when the file cannot be read
+    (then our copy is all there is)."""
+    listed = _fetch_head(top)
+    wanted = f"branch '{branch}' of "
+    return listed is None or any(what.startswith(wanted) for what in listed)
+
+
+def _fetch_head(top: Path) -> list[str] | None:
+    """What the last fetch listed, from FETCH_HEAD (`SHA<TAB>[not-for-merge]<TAB>branch 'NAME'
+    of URL`): the last field of each line; None when the file cannot be read."""
     folder = git_dir(top)
     if folder is None:
-        return True
+        return None
     try:
         text = (folder / "FETCH_HEAD").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return True
-    wanted = f"branch '{branch}' of "
-    return any(line.split("\t")[-1].startswith(wanted) for line in text.splitlines())
+        return None
+    return [line.split("\t")[-1] for line in text.splitlines()]
 
 
 def merge(top: Path, target: str, message: str) -> MergeOutcome:

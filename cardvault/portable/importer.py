@@ -33,7 +33,7 @@ from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, pro
 from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry, format_entry, parse_log
-from cardvault.vault.entry_ids import append_entry
+from cardvault.vault.entry_ids import append_entry, stamped_log
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
 from cardvault.vault.forgotten import forgotten_refs
@@ -249,7 +249,8 @@ def _log_changes(
     forgotten: frozenset[str],
 ) -> tuple[list[Change], int]:
     """New daily logs written whole; entries missing from existing logs appended. An entry
-    a forget removed (its id recorded: vault/forgotten.py) is never brought back."""
+    a forget removed (its id recorded: vault/forgotten.py; an entry without one by the id
+    maintain gives it, vault/entry_ids.stamped_log) is never brought back."""
     from cardvault.write.add import screen
 
     vault = snapshot.vault
@@ -267,7 +268,12 @@ def _log_changes(
         if (big := _big_entry(incoming, vault.config.max_entry_bytes)) is not None:
             problems.append(problem(f"log {log.index} ({log.rel})", big))
             continue
-        kept = [entry for entry in incoming if entry.ref not in forgotten]  # as duplicates
+        ids = stamped_log(text, path).renamed  # the id each has on every clone
+        kept = [  # a forgotten entry is left out as a duplicate is
+            entry
+            for entry in incoming
+            if entry.ref not in forgotten and ids.get(entry.position_ref) not in forgotten
+        ]
         if not kept:
             continue
         current = existing.get(log.rel)

@@ -117,7 +117,8 @@ def _exchange(
     regenerated = forgotten = None
     for attempt in range(1, ATTEMPTS + 1):
         exists = git_remote.fetch(top, remote, branch)
-        if not exists and git_remote.followed_branch(top, local, remote) == branch:
+        followed = not exists and git_remote.followed_branch(top, local, remote) == branch
+        if followed and git_remote.gone(top, remote, branch):
             raise CardvaultError(
                 f"{remote} has no branch '{branch}' any more, which '{local}' follows (deleted "
                 f"or renamed there?): nothing pushed; follow the team's branch "
