@@ -153,3 +153,23 @@ def test_a_settled_question_of_many_members_does_not_eat_memory(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["counts"]["distill"] > 0  # the lessons were grouped
+
+
+def test_a_card_naming_a_pin_with_a_long_version_does_not_hang_verify(tmp_path: Path) -> None:
+    """A card in a vault that shares its repository with code (so `verify` and `maintain`,
+    which verifies before it promotes, check it against that code) whose prose holds
+    `a@1.` and 200,000 digits, under 1 MB: the pattern for a pin written in prose tried every
+    split of those digits between the version and its suffix, squared (8,000 digits took
+    1.7 s, 100,000 over a minute, the 1 MB a card may hold hours); now linear."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    (attacker / "app.py").write_text("def main():\n    pass\n", encoding="utf-8")
+    head = "---\ntopic: Pins\ncategory: tools\ntags: [a]\ncreated: 2026-11-01\n"
+    body = "We pin a@1." + "1" * 200_000 + "@ and numpy==1.26.4 here.\n"
+    card = attacker / "memory" / "cards" / "pins.md"
+    card.write_text(head + "updated: 2026-11-01\n---\n" + body, encoding="utf-8")
+    victim = published(attacker, tmp_path, "a card with a long pin")
+    cardvault(victim, "verify")
+    cardvault(victim, "maintain", "--dry-run")

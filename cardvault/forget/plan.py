@@ -168,7 +168,7 @@ def plan_forget(vault: Vault, query: str, today: dt.date | None = None) -> Forge
     plan = plan_removal(vault, snapshot, chosen, needles, day)
     refs = {ref for cut in plan.logs for ref in cut.refs}
     refs.update(source for c in plan.cards for source in c.card.sources)
-    record = _record(vault, refs, day)
+    record = _record(vault, refs - _kept_refs(snapshot, plan.logs), day)
     return replace(plan, query=query.strip(), matched_by=how, record=record, day=day)
 
 
@@ -225,6 +225,18 @@ def _made_of(candidate: ForgottenCard, going: set[str] | frozenset[str]) -> bool
     """Whether every source of a card is an entry that goes (a card citing none is not)."""
     sources = candidate.card.sources
     return bool(sources) and all(source in going for source in sources)
+
+
+def _kept_refs(snapshot: VaultSnapshot, cuts: tuple[LogCut, ...]) -> set[str]:
+    """The citations of every entry that stays: an id a copied heading gave two entries still
+    names the one that stays, and recorded it would be removed "again" by the next sync."""
+    removed = {cut.file.path: set(cut.removed) for cut in cuts}
+    return {
+        entry.ref
+        for log in snapshot.logs
+        for entry in log.entries
+        if entry.line not in removed.get(log.file.path, ())
+    }
 
 
 def _record(vault: Vault, refs: set[str], today: dt.date) -> WriteFile | None:
