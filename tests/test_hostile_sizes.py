@@ -173,3 +173,23 @@ def test_a_card_naming_a_pin_with_a_long_version_does_not_hang_verify(tmp_path: 
     victim = published(attacker, tmp_path, "a card with a long pin")
     cardvault(victim, "verify")
     cardvault(victim, "maintain", "--dry-run")
+
+
+def test_a_paragraph_of_many_signals_and_clauses_does_not_hang_the_readers(
+    tmp_path: Path,
+) -> None:
+    """One paragraph each of 30,000 `#lesson` tags inside signals, of 20,000 signals, and a
+    line of 60,000 tabs then 30,000 semicolons, under 1 MB: each tag looked for its sentence's
+    start among all of the paragraph's again, each signal for its end among all ends, each
+    clause after a semicolon matched the line's tabs again (10,000 tags took 50 s, the tabs'
+    line 200 s at 160 KB: squared); the readers of a clone of it now take a few seconds."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    text = "# 2026-11-20\n\n## 10:00 — e\nStart\n" + "Lesson: a #lesson. " * 30_000
+    text += "\n\n" + "Lesson: a. " * 20_000 + "\n\nStart\n" + "\t" * 60_000 + "; " * 30_000
+    assert len(text.encode("utf-8")) < 1_000_000
+    (attacker / "memory" / "2026-11-20.md").write_text(text + "\n", encoding="utf-8")
+    victim = published(attacker, tmp_path, "a day of many lessons")
+    cardvault(victim, "check")
