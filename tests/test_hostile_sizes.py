@@ -193,3 +193,25 @@ def test_a_paragraph_of_many_signals_and_clauses_does_not_hang_the_readers(
     (attacker / "memory" / "2026-11-20.md").write_text(text + "\n", encoding="utf-8")
     victim = published(attacker, tmp_path, "a day of many lessons")
     cardvault(victim, "check")
+
+
+def test_an_export_of_many_entries_for_a_day_the_vault_has_imports_without_hanging(
+    tmp_path: Path,
+) -> None:
+    """A teammate's export whose log holds 6,000 short entries (170 KB) of a day the victim's
+    vault has a log for: `import` appended them one by one, each one parsing the whole log
+    grown so far for blocks it leaves open (3,000 entries took 217 s, 6,000 over 300 s:
+    squared); now it takes a few seconds, and every entry is there once."""
+    from cardvault.write.init import init_vault
+
+    attacker, victim = tmp_path / "attacker", tmp_path / "victim"
+    init_vault(attacker)
+    init_vault(victim)
+    text = "# 2026-11-20\n\n" + "".join(f"## 10:00 — e{i}\nx{i}\n\n" for i in range(6_000))
+    (attacker / "memory" / "2026-11-20.md").write_text(text, encoding="utf-8")
+    export = tmp_path / "export.json"
+    cardvault(attacker, "export", "--logs", str(export))
+    cardvault(victim, "log", "mine", "--title", "Mine")
+    cardvault(victim, "import", str(export))
+    log = (victim / "memory" / "2026-11-20.md").read_text(encoding="utf-8")
+    assert log.count("\n## 10:00 — e") == 6_000 and "## 11:00 — Mine" in log
