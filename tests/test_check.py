@@ -143,3 +143,39 @@ def test_log_with_a_broken_log_file_reports_line(vault_path: Path) -> None:
     assert exit_code == 1
     [finding] = [f for f in json.loads(out) if f["path"] == "memory/2026-01-02.md"]
     assert finding["line"] == 3 and "not UTF-8" in finding["message"]
+
+
+RECORD = "memory/forgotten/2026-12-01-abcdef.txt"
+#: A forget record or a review queue that sync, maintain and forget read strictly (a problem
+#: stops them, naming its line), as a clone may receive it: the bytes, or a symlink's target.
+KEPT_FILES: dict[str, tuple[str, bytes | str, str, int, str]] = {
+    # name: (path, bytes or a symlink's target, code, line, message fragment)
+    "record-not-a-citation": (RECORD, b"#\nmemory/2026-12-01.md#zz\n", "unreadable", 2, "citation"),
+    "record-not-utf8": (RECORD, b"memory/2026-12-01.md#abcdef\n\xff\n", "unreadable", 2, "UTF-8"),
+    "record-linked-outside": (RECORD, "../../.git/config", "outside-vault", 1, "symlink"),
+    "records-folder-linked": ("memory/forgotten", "../..", "outside-vault", 1, "symlink"),
+    "queue-not-json": ("memory/review.jsonl", b"{not json\n", "unreadable", 1, "review item"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEPT_FILES))
+def test_a_forget_record_or_queue_that_stops_maintain_is_named_by_check(
+    vault_path: Path, name: str
+) -> None:
+    """A forget record (memory/forgotten/) or review queue that a clone received damaged, or
+    as a symlink, stops `maintain` at its line; `check` names that same line instead of saying
+    the vault is clean, and touches nothing."""
+    rel, content, code, line, fragment = KEPT_FILES[name]
+    path = vault_path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        os.symlink(content, path)
+    else:
+        path.write_bytes(content)
+    before = snapshot(vault_path)
+    exit_code, out = run(vault_path, "check", "--json")
+    mine = [f for f in json.loads(out) if f["path"] == rel]
+    assert exit_code == 1
+    assert [(f["code"], f["line"]) for f in mine] == [(code, line)], mine
+    assert fragment in mine[0]["message"]
+    assert snapshot(vault_path) == before

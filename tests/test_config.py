@@ -33,6 +33,9 @@ def test_template_config_equals_the_documented_defaults() -> None:
         ("[write]\nlock_timeout = inf\n", "'write.lock_timeout' must be a finite number"),
         ("[maintain]\njudge_timeout = nan\n", "'maintain.judge_timeout' must be a finite number"),
         ("[merge]\nthreshold = nan\n", "'merge.threshold' must be a finite number"),
+        # a shared vault's setting: `timedelta(days=...)` overflowed, a traceback in maintain
+        ("[archive]\ndays = 99999999999\n", "'archive.days' must be at most 36,500"),
+        ("[archive]\ndays = 1000000\n", "'archive.days' must be at most 36,500"),
     ],
 )
 def test_bad_config_names_the_key(tmp_path: Path, toml: str, fragment: str) -> None:

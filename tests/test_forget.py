@@ -339,6 +339,31 @@ def test_a_card_made_only_of_forgotten_entries_goes_and_the_ids_are_recorded(
     assert snapshot(vault_path) == before
 
 
+def test_an_entry_sharing_a_forgotten_entrys_id_is_not_recorded_so_it_stays(
+    vault_path: Path,
+) -> None:
+    """A heading copied by hand carries the id of the entry it was copied from (hidden in a
+    Markdown viewer). Forgetting the copy must not record that id, which still names the
+    entry that stays: the next maintain (and every sync) would remove it "again", an entry
+    the user never asked to forget and the forget's plan never showed."""
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    kept = "Keep this: the deploy needs two approvals."
+    result = run_cli(["--vault", str(vault_path), "log", kept, "--title", "Deploy"], env=now)
+    assert result.exit_code == 0, result.output
+    log = vault_path / "memory" / "2026-12-01.md"
+    [entry_id] = re.findall(r"<!-- id:(\w+) -->", log.read_text(encoding="utf-8"))
+    with log.open("a", encoding="utf-8") as out:
+        out.write(f"\n## 10:30 — CDN trouble <!-- id:{entry_id} -->\nThe CDN was slow.\n")
+    git(vault_path, "commit", "-qam", "a copied heading")
+    result = run_cli(["--vault", str(vault_path), "forget", "CDN", "--yes"], env=now)
+    assert result.exit_code == 0, result.output
+    assert kept in log.read_text(encoding="utf-8") and "CDN" not in log.read_text()
+    result = run_cli(["--vault", str(vault_path), "maintain"], env=now)
+    assert result.exit_code == 0, result.output
+    assert kept in log.read_text(encoding="utf-8")
+    assert "removed again" not in git_log(vault_path)[0]
+
+
 def test_an_export_made_before_a_forget_does_not_bring_the_forgotten_back(
     vault_path: Path, tmp_path: Path
 ) -> None:

@@ -153,3 +153,65 @@ def test_a_settled_question_of_many_members_does_not_eat_memory(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["counts"]["distill"] > 0  # the lessons were grouped
+
+
+def test_a_card_naming_a_pin_with_a_long_version_does_not_hang_verify(tmp_path: Path) -> None:
+    """A card in a vault that shares its repository with code (so `verify` and `maintain`,
+    which verifies before it promotes, check it against that code) whose prose holds
+    `a@1.` and 200,000 digits, under 1 MB: the pattern for a pin written in prose tried every
+    split of those digits between the version and its suffix, squared (8,000 digits took
+    1.7 s, 100,000 over a minute, the 1 MB a card may hold hours); now linear."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    (attacker / "app.py").write_text("def main():\n    pass\n", encoding="utf-8")
+    head = "---\ntopic: Pins\ncategory: tools\ntags: [a]\ncreated: 2026-11-01\n"
+    body = "We pin a@1." + "1" * 200_000 + "@ and numpy==1.26.4 here.\n"
+    card = attacker / "memory" / "cards" / "pins.md"
+    card.write_text(head + "updated: 2026-11-01\n---\n" + body, encoding="utf-8")
+    victim = published(attacker, tmp_path, "a card with a long pin")
+    cardvault(victim, "verify")
+    cardvault(victim, "maintain", "--dry-run")
+
+
+def test_a_paragraph_of_many_signals_and_clauses_does_not_hang_the_readers(
+    tmp_path: Path,
+) -> None:
+    """One paragraph each of 30,000 `#lesson` tags inside signals, of 20,000 signals, and a
+    line of 60,000 tabs then 30,000 semicolons, under 1 MB: each tag looked for its sentence's
+    start among all of the paragraph's again, each signal for its end among all ends, each
+    clause after a semicolon matched the line's tabs again (10,000 tags took 50 s, the tabs'
+    line 200 s at 160 KB: squared); the readers of a clone of it now take a few seconds."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    text = "# 2026-11-20\n\n## 10:00 — e\nStart\n" + "Lesson: a #lesson. " * 30_000
+    text += "\n\n" + "Lesson: a. " * 20_000 + "\n\nStart\n" + "\t" * 60_000 + "; " * 30_000
+    assert len(text.encode("utf-8")) < 1_000_000
+    (attacker / "memory" / "2026-11-20.md").write_text(text + "\n", encoding="utf-8")
+    victim = published(attacker, tmp_path, "a day of many lessons")
+    cardvault(victim, "check")
+
+
+def test_an_export_of_many_entries_for_a_day_the_vault_has_imports_without_hanging(
+    tmp_path: Path,
+) -> None:
+    """A teammate's export whose log holds 6,000 short entries (170 KB) of a day the victim's
+    vault has a log for: `import` appended them one by one, each one parsing the whole log
+    grown so far for blocks it leaves open (3,000 entries took 217 s, 6,000 over 300 s:
+    squared); now it takes a few seconds, and every entry is there once."""
+    from cardvault.write.init import init_vault
+
+    attacker, victim = tmp_path / "attacker", tmp_path / "victim"
+    init_vault(attacker)
+    init_vault(victim)
+    text = "# 2026-11-20\n\n" + "".join(f"## 10:00 — e{i}\nx{i}\n\n" for i in range(6_000))
+    (attacker / "memory" / "2026-11-20.md").write_text(text, encoding="utf-8")
+    export = tmp_path / "export.json"
+    cardvault(attacker, "export", "--logs", str(export))
+    cardvault(victim, "log", "mine", "--title", "Mine")
+    cardvault(victim, "import", str(export))
+    log = (victim / "memory" / "2026-11-20.md").read_text(encoding="utf-8")
+    assert log.count("\n## 10:00 — e") == 6_000 and "## 11:00 — Mine" in log

@@ -9,9 +9,12 @@ what spans files: duplicate slugs, links, contradictions, MEMORY.md's budget.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
 
 from cardvault.check.cards import FACT, Found, card_findings, secret_findings
 from cardvault.maintain.contradict import Claim, conflicting_claims
+from cardvault.vault.files import FileText
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault, remembered
@@ -35,9 +38,42 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _conflicts(snapshot)
     findings += _tiers(snapshot)
     findings += _instructions(snapshot)
+    findings += _strict_files(vault)
     if secrets:
         findings += _secrets(snapshot)
     return sorted(findings, key=lambda f: (f.path, f.line, f.code))
+
+
+def _strict_files(vault: Vault) -> list[Finding]:
+    """The forget records and the review queue: sync, maintain, forget and review read them
+    strictly (a damaged one stops them at its line), so check names each problem they would
+    stop at, as a clone may have received it (a symlink, bytes that are not text, a bad line)."""
+    import os
+
+    from cardvault.errors import CardFormatError
+    from cardvault.vault.confine import leads_outside, symlink_message
+    from cardvault.vault.decisions import parse_queue, queue_path
+    from cardvault.vault.forgotten import FOLDER, record_files, record_refs
+    from cardvault.vault.refresh import optional_file
+
+    found: list[Finding] = []
+    folder = vault.root / FOLDER
+    if os.path.islink(folder):
+        code = "outside-vault" if leads_outside(vault.root, folder) else "symlink"
+        found.append(Finding(FOLDER, 1, symlink_message(str(folder), vault.root), code))
+    readers: list[tuple[Path, Callable[[FileText], object]]] = [
+        (path, record_refs) for path in record_files(vault.root)
+    ]
+    readers.append((queue_path(vault.root), lambda file: parse_queue(file.text, file.path)))
+    for path, parse in readers:
+        file = optional_file(vault, path, found)
+        if file is None:
+            continue
+        try:
+            parse(file)
+        except CardFormatError as exc:
+            found.append(Finding(vault.rel(path), exc.line or 1, exc.message, "unreadable"))
+    return found
 
 
 def _found(rel: str, items: list[Found]) -> list[Finding]:

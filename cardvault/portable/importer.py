@@ -33,7 +33,7 @@ from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, pro
 from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry, format_entry, parse_log
-from cardvault.vault.entry_ids import append_entry, stamped_log
+from cardvault.vault.entry_ids import append_entries, stamped_log
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
 from cardvault.vault.forgotten import forgotten_refs
@@ -293,12 +293,14 @@ def _log_changes(
             continue
         have = {_entry_key(e) for e in current.entries} if current is not None else set()
         new_text: str | None = current.file.text if current is not None else None
-        count = 0
-        for entry in kept:
-            if _entry_key(entry) not in have:
-                entry_text = format_entry(entry.time, entry.title, entry.body, entry.entry_id)
-                new_text = append_entry(new_text, entry.day, entry_text).text
-                count += 1
+        texts = [
+            format_entry(entry.time, entry.title, entry.body, entry.entry_id)
+            for entry in kept
+            if _entry_key(entry) not in have
+        ]
+        count = len(texts)
+        if count:
+            new_text = append_entries(new_text, kept[0].day, texts)
         if count and new_text is not None:
             reason = f"appended {count} entr{'y' if count == 1 else 'ies'} to {log.rel}"
             digest = current.file.digest if current is not None else ABSENT

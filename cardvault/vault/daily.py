@@ -66,7 +66,10 @@ _LINE_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+)?")
 _AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+")
 #: Where a clause starts inside a sentence: after a dash (`—`, `–`, or `-`/`--` between spaces)
 #: or a semicolon, "Note for future sessions — Gotcha: ...", "It hung; Lesson: ...".
-_AFTER_CLAUSE = re.compile(r"[ \t]*[—–][ \t]*|[ \t]--?[ \t]+|;[ \t]+")
+#: (The dash's own spaces before it are not part of the match: a run of tabs would be matched
+#: from each of its positions again, squared.)
+_AFTER_CLAUSE = re.compile(r"[—–][ \t]*|[ \t]--?[ \t]+|;[ \t]+")
+_NEWLINE = re.compile(r"\n")
 #: What stands before an entry heading's own dash (`## 10:00 — Title`, escaped when text wrote
 #: it: `\## 10:00 — ...`): that dash separates a forged heading's time from its title, and is
 #: no clause a signal may start (the text imitated structure; its title is not a lesson).
@@ -264,29 +267,49 @@ def _signals(
     prose = "\n".join(said[start:stop])
     signals = _signal_starts(prose, words)
     tags = list(LESSON_TAG.finditer(prose))
+    # every look-up below is a bisection over lists made once per paragraph: a paragraph of
+    # 30,000 tags or signals looked through all of them for each (squared)
+    sentences = _sentence_starts(prose)
+    newlines = [m.start() for m in _NEWLINE.finditer(prose)]
+
+    def sentence_start(before: int) -> int:
+        index = bisect_right(sentences, before)
+        return sentences[index - 1] if index else 0
+
     # a signal's or a tag's text runs to the next signal, field line, link, or sentence that
     # carries a tag (a tag in the signal's own first sentence is part of it)
     ends = sorted(
         _boundaries(prose)
         | {at for at, _, _ in signals}
-        | {_sentence_start(prose, t.start()) for t in tags}
+        | {sentence_start(t.start()) for t in tags}
         | {len(prose)}
     )
+
+    def next_end(after: int) -> int:
+        index = bisect_right(ends, after)
+        return ends[index] if index < len(ends) else len(prose)
+
     found: list[tuple[int, Signal]] = []
-    spans = []
+    spans: list[tuple[int, int]] = []  # in order, apart: each ends by the next signal's start
     for at, end, kind in signals:
-        close = _wrapped_end(text, end, next(b for b in ends if b > at))
+        close = _wrapped_end(text, end, next_end(at))
         spans.append((at, close))
         cleaned = _clean(text[end:close])
         if cleaned:
-            found.append((at, Signal(kind, cleaned, start + 1 + prose.count("\n", 0, at))))
-    for tag in tags:
-        if any(a <= tag.start() < b for a, b in spans):
+            found.append((at, Signal(kind, cleaned, start + 1 + bisect_left(newlines, at))))
+    span_starts = [a for a, _ in spans]
+    for number, tag in enumerate(tags):
+        index = bisect_right(span_starts, tag.start()) - 1
+        if index >= 0 and tag.start() < spans[index][1]:
             continue
-        close = _wrapped_end(text, tag.end(), next(b for b in ends if b > tag.start()))
+        # a tag's text holds no other tag: it ends where the next one starts and starts after
+        # the one before (a line of 30,000 tags gave each the rest of the line, squared)
+        following = tags[number + 1].start() if number + 1 < len(tags) else len(prose)
+        close = _wrapped_end(text, tag.end(), min(next_end(tag.start()), following))
         after = _clean(text[tag.end() : close])
-        before = _clean(text[_sentence_start(prose, tag.start()) : tag.start()])
-        line = start + 1 + prose.count("\n", 0, tag.start())
+        opened = max(sentence_start(tag.start()), tags[number - 1].end() if number else 0)
+        before = "" if after else _clean(text[opened : tag.start()])
+        line = start + 1 + bisect_left(newlines, tag.start())
         found.append((tag.start(), Signal("tag", after or before, line)))
     return [signal for _, signal in sorted(found, key=lambda pair: pair[0])]
 
@@ -296,10 +319,12 @@ def _wrapped_end(text: str, start: int, close: int) -> int:
     A line that stops mid-sentence was wrapped, and the next line goes on with it; a line that
     ends with `.`, `!` or `?` ends the lesson, and the story told on the next lines is not it."""
     at = text.find("\n", start, close)
+    line = start
     while at != -1:
-        if _SENTENCE_END.search(text, start, at):
+        if _SENTENCE_END.search(text, line, at):  # a sentence end holds no line end
             return at
-        at = text.find("\n", at + 1, close)
+        line = at + 1
+        at = text.find("\n", line, close)
     return close
 
 
@@ -324,16 +349,16 @@ def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
         offset += len(line) + 1
     starts.update(m.end() for m in _AFTER_SENTENCE.finditer(prose))
     if clauses:
+        line_start, seen, looked = 0, 0, -1
         for found in _AFTER_CLAUSE.finditer(prose):
-            line_start = prose.rfind("\n", 0, found.start()) + 1
-            if not _HEADING_TIME.fullmatch(prose, line_start, found.start()):
+            line_start = prose.rfind("\n", seen, found.start()) + 1 or line_start
+            seen = found.start()
+            # only a line's first clause can follow a heading's time alone (a time holds no
+            # dash or semicolon), so each line's start is matched once, not once a clause
+            first, looked = line_start != looked, line_start
+            if not (first and _HEADING_TIME.fullmatch(prose, line_start, found.start())):
                 starts.add(found.end())
     return sorted(starts)
-
-
-def _sentence_start(prose: str, before: int) -> int:
-    starts = [at for at in _sentence_starts(prose) if at <= before]
-    return starts[-1] if starts else 0
 
 
 def _boundaries(prose: str) -> set[int]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from cardvault.errors import CardFormatError
 from cardvault.vault.confine import is_real_folder
-from cardvault.vault.files import read_if_present
+from cardvault.vault.files import FileText, read_if_present
 
 FOLDER = "memory/forgotten"
 #: The one citation form a forget records: by id (a position like `#14:30` names another entry
@@ -37,27 +37,40 @@ def recordable(refs: Iterable[str]) -> list[str]:
     return sorted({ref for ref in refs if _REF.fullmatch(ref)})
 
 
-def forgotten_refs(root: Path) -> frozenset[str]:
-    """Every entry citation the vault's forgets recorded; a line that is no citation stops the
-    read with its `path:line` (a record half read would let forgotten text come back)."""
+def record_files(root: Path) -> list[Path]:
+    """The vault's forget records, sorted (none when memory/forgotten is no real folder: a
+    symlink is never followed; `check` names it)."""
     folder = root / FOLDER
     if not is_real_folder(folder):
-        return frozenset()
+        return []
+    return sorted(folder.glob("*.txt"))
+
+
+def forgotten_refs(root: Path) -> frozenset[str]:
+    """Every entry citation the vault's forgets recorded; a record that cannot be read, or a
+    line of one that is no citation, stops the read with its `path:line` (a record half read
+    would let forgotten text come back). `check` names the same problems (`record_refs`)."""
     found: set[str] = set()
-    for path in sorted(folder.glob("*.txt")):
+    for path in record_files(root):
         text = read_if_present(path, root)
-        if text is None:
-            continue
-        for number, line in enumerate(text.text.splitlines(), start=1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            if not _REF.fullmatch(line):
-                raise CardFormatError(
-                    "not a forgotten entry's citation (memory/YYYY-MM-DD.md#id)", path, number
-                )
-            found.add(line)
+        if text is not None:
+            found |= record_refs(text)
     return frozenset(found)
+
+
+def record_refs(record: FileText) -> set[str]:
+    """The citations of one record; CardFormatError at the first line that is no citation."""
+    found: set[str] = set()
+    for number, line in enumerate(record.text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not _REF.fullmatch(line):
+            raise CardFormatError(
+                "not a forgotten entry's citation (memory/YYYY-MM-DD.md#id)", record.path, number
+            )
+        found.add(line)
+    return found
 
 
 def record_path(root: Path, day: dt.date) -> Path:

@@ -97,9 +97,12 @@ _CITED = re.compile(r"(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)
 _PIN = re.compile(r"^(@?[A-Za-z0-9][\w.\-/]*?)(==|@)(\d[\w.\-+]*)$")
 _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)*$")
 #: A pin written in prose: a whole word `name==1.2.3` or `name@1.2.3` (a dotted version; a
-#: sentence's closing `.` is not part of it).
+#: sentence's closing `.` is not part of it). The version's parts and its suffix are bounded:
+#: unbounded, the digits of `a@1.` and 200,000 more (a shared card's prose) were split every
+#: way between them, squared.
 _PROSE_PIN = re.compile(
-    r"(?<![\w.\-/@=:])[A-Za-z][\w.\-]*?(?:==|@)\d+(?:\.\d+)+(?:[\w+\-]*[A-Za-z0-9])?(?![\w@=])"
+    r"(?<![\w.\-/@=:])[A-Za-z][\w.\-]*?(?:==|@)\d{1,12}(?:\.\d{1,12}){1,8}"
+    r"(?:[\w+\-]{0,40}[A-Za-z0-9])?(?![\w@=])"
 )
 
 
