@@ -222,3 +222,41 @@ def test_folding_keeps_every_new_figure_identifier_and_negation(
     if new["neg"] and not any(part["neg"] for part in body):
         assert sentence in after, (card_body, sentence, after)
     assert after.startswith(card_body)  # the card's own bytes stay first
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("card_body", "lesson"),
+    [
+        # the figure is in the card, but bound to another fact
+        ("Retry the upload 3 times. Wait 5 seconds between attempts.", "Retry the upload 5 times."),
+        # the identifier is in the card, but said of another platform
+        (
+            "Build with `--force` on linux/amd64. Build with `--no-cache` on arm64.",
+            "Build with `--force` on arm64.",
+        ),
+    ],
+)
+def test_a_figure_said_elsewhere_in_the_card_is_still_a_new_fact(
+    tmp_path: Path, embedder: Embedder, card_body: str, lesson: str
+) -> None:
+    """A lesson's figures and identifiers must be in the sentence that says it, not only
+    somewhere in the card: "Retry the upload 5 times." is new to a card that retries 3 times
+    and waits 5 seconds."""
+    from cardvault.edits.changes import WriteFile
+    from cardvault.maintain.distill import fold
+    from cardvault.maintain.lessons import pending_lessons
+    from cardvault.maintain.similarity import Embeddings
+    from cardvault.maintain.state import load_state
+
+    vault = new_vault(tmp_path / "v")
+    embeddings = Embeddings(vault, embedder, use_index=False)
+    path = card(vault, "bound-figures", "Bound figures", card_body)
+    log(vault, "2026-03-04", [("10:00", "Again", f"Lesson: {lesson}")])
+    state = load_state(vault, dt.date(2026, 3, 5), embeddings)
+    [pending] = pending_lessons(state)
+    target = state.card_at(path)
+    assert target is not None
+    [change] = [c for c in fold(state, target, [pending], vault.config) if isinstance(c, WriteFile)]
+    after = change.new_text.split("\n---\n", 1)[1]
+    assert after.startswith(card_body) and lesson in after, after
