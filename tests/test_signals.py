@@ -75,6 +75,11 @@ def test_signal_words_wherever_a_sentence_starts(
         "`#lesson` is the tag we use",
         "> quoted #lesson text",
         "```\n#lesson inside a fence\n```",
+        # a URL's fragment is no tag
+        "See https://wiki.example.com/onboarding#lesson-3 for the steps.",
+        "The course app is at https://learn.example.com/#lesson and it loads slowly.",
+        "[The wiki](https://wiki.example.com/#lesson) says so.",
+        "Read <https://wiki.example.com/#lesson> first.",
     ],
 )
 def test_signals_in_code_and_quotes_are_ignored(body: str) -> None:
