@@ -260,3 +260,21 @@ def test_a_figure_said_elsewhere_in_the_card_is_still_a_new_fact(
     [change] = [c for c in fold(state, target, [pending], vault.config) if isinstance(c, WriteFile)]
     after = change.new_text.split("\n---\n", 1)[1]
     assert after.startswith(card_body) and lesson in after, after
+
+
+@pytest.mark.slow
+def test_cards_whose_figures_differ_are_not_merged_when_one_figure_is_said_elsewhere(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """ "Retry 3 times" / "Retry 5 times" disagree though the first card also waits 5 seconds:
+    a figure counts as said by the other card only in the same slot."""
+    vault = new_vault(tmp_path / "v")
+    wait = "Wait 5 seconds between attempts."
+    card(vault, "upload-retries", "Upload retries", f"Retry the S3 upload 3 times. {wait}")
+    card(vault, "s3-upload-retry", "S3 upload retry", f"Retry the S3 upload 5 times. {wait}")
+    commit_all(vault)
+    result = run(vault, embedder, today="2026-03-10")
+    assert result.plan.counts()["merge"] == 0
+    assert {p.stem for p in vault.cards_dir.glob("*.md")} == {"upload-retries", "s3-upload-retry"}
+    duplicates = [i for i in read_queue(vault.root) if i.kind == "duplicate"]
+    assert duplicates and all("figures" in i.evidence for i in duplicates)
