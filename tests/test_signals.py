@@ -144,3 +144,8 @@ def test_the_readme_tour_is_distilled_verbatim(tmp_path: Path) -> None:
     assert [(e.time, e.ordinal) for e in entries] == [("14:30", 1), ("14:30", 2)]
     assert all(e.entry_id for e in entries)  # both cited by the ids their headings carry
     assert cited == {e.ref for e in entries}
+
+
+def test_a_tag_written_with_a_colon_gives_the_text_after_the_colon() -> None:
+    body = "Checked #lesson: Postgres migrations never need lock_timeout on replicas."
+    assert signals(body) == [("tag", "Postgres migrations never need lock_timeout on replicas.")]
