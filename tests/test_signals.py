@@ -149,3 +149,23 @@ def test_the_readme_tour_is_distilled_verbatim(tmp_path: Path) -> None:
 def test_a_tag_written_with_a_colon_gives_the_text_after_the_colon() -> None:
     body = "Checked #lesson: Postgres migrations never need lock_timeout on replicas."
     assert signals(body) == [("tag", "Postgres migrations never need lock_timeout on replicas.")]
+
+
+@pytest.mark.parametrize(
+    ("said", "line"),
+    [
+        ("send the token twice.", "Send the token twice."),
+        ("lock_timeout is 5 min on RDS.", "lock_timeout is 5 min on RDS."),
+        ("iOS builds need Xcode 15.", "iOS builds need Xcode 15."),
+        ("`npm ci` before the build.", "`npm ci` before the build."),
+        ("eBPF probes need root.", "eBPF probes need root."),
+    ],
+)
+def test_a_lesson_starting_with_an_identifier_keeps_its_case(said: str, line: str) -> None:
+    """A lesson's first word is capitalised only when it is a plain lower-case word: an
+    identifier or a name (lock_timeout, iOS, eBPF) is a fact and stays as written."""
+    from cardvault.maintain.lessons import lesson_lines
+
+    text = f"# 2026-03-19\n\n## 14:30 — An entry\nIt broke. Lesson: {said}\n"
+    [entry] = parse_log(text, Path("memory/2026-03-19.md"), DEFAULT_SIGNALS)
+    assert lesson_lines(entry) == (line,)
