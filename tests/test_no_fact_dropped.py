@@ -278,3 +278,28 @@ def test_cards_whose_figures_differ_are_not_merged_when_one_figure_is_said_elsew
     assert {p.stem for p in vault.cards_dir.glob("*.md")} == {"upload-retries", "s3-upload-retry"}
     duplicates = [i for i in read_queue(vault.root) if i.kind == "duplicate"]
     assert duplicates and all("figures" in i.evidence for i in duplicates)
+
+
+def test_a_figure_is_compared_with_its_unit() -> None:
+    from cardvault.maintain.text import figure_contexts
+
+    assert set(figure_contexts("gives up after 30 s")) == {"30s"}
+    assert set(figure_contexts("gives up after 30 seconds")) == {"30s"}
+    assert set(figure_contexts("gives up after 30s")) == {"30s"}
+    assert set(figure_contexts("gives up after 30 min")) == {"30min"}
+    assert set(figure_contexts("a 512 MiB limit")) == {"512mib"}
+    assert set(figure_contexts("retry 3 times")) == {"3"}
+
+
+@pytest.mark.slow
+def test_cards_whose_units_differ_are_not_merged(tmp_path: Path, embedder: Embedder) -> None:
+    """ "30 s" and "30 min" are two figures, not one 30 said twice."""
+    vault = new_vault(tmp_path / "v")
+    card(vault, "poll-timeout", "Poll timeout", "The poller gives up after 30 s.")
+    card(vault, "poller-timeout", "Poller timeout", "The poller gives up after 30 min.")
+    commit_all(vault)
+    result = run(vault, embedder, today="2026-03-10")
+    assert result.plan.counts()["merge"] == 0
+    assert {p.stem for p in vault.cards_dir.glob("*.md")} == {"poll-timeout", "poller-timeout"}
+    duplicates = [i for i in read_queue(vault.root) if i.kind == "duplicate"]
+    assert duplicates and all("figures" in i.evidence for i in duplicates)
