@@ -222,3 +222,84 @@ def test_folding_keeps_every_new_figure_identifier_and_negation(
     if new["neg"] and not any(part["neg"] for part in body):
         assert sentence in after, (card_body, sentence, after)
     assert after.startswith(card_body)  # the card's own bytes stay first
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("card_body", "lesson"),
+    [
+        # the figure is in the card, but bound to another fact
+        ("Retry the upload 3 times. Wait 5 seconds between attempts.", "Retry the upload 5 times."),
+        # the identifier is in the card, but said of another platform
+        (
+            "Build with `--force` on linux/amd64. Build with `--no-cache` on arm64.",
+            "Build with `--force` on arm64.",
+        ),
+    ],
+)
+def test_a_figure_said_elsewhere_in_the_card_is_still_a_new_fact(
+    tmp_path: Path, embedder: Embedder, card_body: str, lesson: str
+) -> None:
+    """A lesson's figures and identifiers must be in the sentence that says it, not only
+    somewhere in the card: "Retry the upload 5 times." is new to a card that retries 3 times
+    and waits 5 seconds."""
+    from cardvault.edits.changes import WriteFile
+    from cardvault.maintain.distill import fold
+    from cardvault.maintain.lessons import pending_lessons
+    from cardvault.maintain.similarity import Embeddings
+    from cardvault.maintain.state import load_state
+
+    vault = new_vault(tmp_path / "v")
+    embeddings = Embeddings(vault, embedder, use_index=False)
+    path = card(vault, "bound-figures", "Bound figures", card_body)
+    log(vault, "2026-03-04", [("10:00", "Again", f"Lesson: {lesson}")])
+    state = load_state(vault, dt.date(2026, 3, 5), embeddings)
+    [pending] = pending_lessons(state)
+    target = state.card_at(path)
+    assert target is not None
+    [change] = [c for c in fold(state, target, [pending], vault.config) if isinstance(c, WriteFile)]
+    after = change.new_text.split("\n---\n", 1)[1]
+    assert after.startswith(card_body) and lesson in after, after
+
+
+@pytest.mark.slow
+def test_cards_whose_figures_differ_are_not_merged_when_one_figure_is_said_elsewhere(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """ "Retry 3 times" / "Retry 5 times" disagree though the first card also waits 5 seconds:
+    a figure counts as said by the other card only in the same slot."""
+    vault = new_vault(tmp_path / "v")
+    wait = "Wait 5 seconds between attempts."
+    card(vault, "upload-retries", "Upload retries", f"Retry the S3 upload 3 times. {wait}")
+    card(vault, "s3-upload-retry", "S3 upload retry", f"Retry the S3 upload 5 times. {wait}")
+    commit_all(vault)
+    result = run(vault, embedder, today="2026-03-10")
+    assert result.plan.counts()["merge"] == 0
+    assert {p.stem for p in vault.cards_dir.glob("*.md")} == {"upload-retries", "s3-upload-retry"}
+    duplicates = [i for i in read_queue(vault.root) if i.kind == "duplicate"]
+    assert duplicates and all("figures" in i.evidence for i in duplicates)
+
+
+def test_a_figure_is_compared_with_its_unit() -> None:
+    from cardvault.maintain.text import figure_contexts
+
+    assert set(figure_contexts("gives up after 30 s")) == {"30s"}
+    assert set(figure_contexts("gives up after 30 seconds")) == {"30s"}
+    assert set(figure_contexts("gives up after 30s")) == {"30s"}
+    assert set(figure_contexts("gives up after 30 min")) == {"30min"}
+    assert set(figure_contexts("a 512 MiB limit")) == {"512mib"}
+    assert set(figure_contexts("retry 3 times")) == {"3"}
+
+
+@pytest.mark.slow
+def test_cards_whose_units_differ_are_not_merged(tmp_path: Path, embedder: Embedder) -> None:
+    """ "30 s" and "30 min" are two figures, not one 30 said twice."""
+    vault = new_vault(tmp_path / "v")
+    card(vault, "poll-timeout", "Poll timeout", "The poller gives up after 30 s.")
+    card(vault, "poller-timeout", "Poller timeout", "The poller gives up after 30 min.")
+    commit_all(vault)
+    result = run(vault, embedder, today="2026-03-10")
+    assert result.plan.counts()["merge"] == 0
+    assert {p.stem for p in vault.cards_dir.glob("*.md")} == {"poll-timeout", "poller-timeout"}
+    duplicates = [i for i in read_queue(vault.root) if i.kind == "duplicate"]
+    assert duplicates and all("figures" in i.evidence for i in duplicates)

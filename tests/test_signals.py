@@ -75,6 +75,11 @@ def test_signal_words_wherever_a_sentence_starts(
         "`#lesson` is the tag we use",
         "> quoted #lesson text",
         "```\n#lesson inside a fence\n```",
+        # a URL's fragment is no tag
+        "See https://wiki.example.com/onboarding#lesson-3 for the steps.",
+        "The course app is at https://learn.example.com/#lesson and it loads slowly.",
+        "[The wiki](https://wiki.example.com/#lesson) says so.",
+        "Read <https://wiki.example.com/#lesson> first.",
     ],
 )
 def test_signals_in_code_and_quotes_are_ignored(body: str) -> None:
@@ -139,3 +144,28 @@ def test_the_readme_tour_is_distilled_verbatim(tmp_path: Path) -> None:
     assert [(e.time, e.ordinal) for e in entries] == [("14:30", 1), ("14:30", 2)]
     assert all(e.entry_id for e in entries)  # both cited by the ids their headings carry
     assert cited == {e.ref for e in entries}
+
+
+def test_a_tag_written_with_a_colon_gives_the_text_after_the_colon() -> None:
+    body = "Checked #lesson: Postgres migrations never need lock_timeout on replicas."
+    assert signals(body) == [("tag", "Postgres migrations never need lock_timeout on replicas.")]
+
+
+@pytest.mark.parametrize(
+    ("said", "line"),
+    [
+        ("send the token twice.", "Send the token twice."),
+        ("lock_timeout is 5 min on RDS.", "lock_timeout is 5 min on RDS."),
+        ("iOS builds need Xcode 15.", "iOS builds need Xcode 15."),
+        ("`npm ci` before the build.", "`npm ci` before the build."),
+        ("eBPF probes need root.", "eBPF probes need root."),
+    ],
+)
+def test_a_lesson_starting_with_an_identifier_keeps_its_case(said: str, line: str) -> None:
+    """A lesson's first word is capitalised only when it is a plain lower-case word: an
+    identifier or a name (lock_timeout, iOS, eBPF) is a fact and stays as written."""
+    from cardvault.maintain.lessons import lesson_lines
+
+    text = f"# 2026-03-19\n\n## 14:30 — An entry\nIt broke. Lesson: {said}\n"
+    [entry] = parse_log(text, Path("memory/2026-03-19.md"), DEFAULT_SIGNALS)
+    assert lesson_lines(entry) == (line,)

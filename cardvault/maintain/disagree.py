@@ -5,8 +5,9 @@ another value: "killed 12 rebels" / "killed 16 rebels", "p95 is 0.70 s" / "p95 i
 "bomber hits Iraq" / "bomber strikes Syria". Joining them without a person would keep both as
 if they agreed (or, before issue 22, drop one as "already said"). A disagreement is two
 sentences, one from each text, at least `align_figures` similar, each holding a figure the other
-text never mentions, in the same slot (a word just before or after it in common: "12
-rebels" / "16 rebels", not "60s default" / "6 replicas"), or, from `align_names`, each holding
+text never mentions in that slot, in the same slot (a word just before or after it in common:
+"12 rebels" / "16 rebels", not "60s default" / "6 replicas"; "Wait 5 seconds" does not say the
+5 of "Retry 5 times"), or, from `align_names`, each holding
 a name the other text never mentions. A text that only adds figures or names, or
 says elsewhere what the other's sentence names, is no disagreement.
 
@@ -22,7 +23,7 @@ import re
 from typing import Any
 
 from cardvault.maintain.state import VaultState
-from cardvault.maintain.text import body_sentences, figure_contexts, figures, names
+from cardvault.maintain.text import body_sentences, figure_contexts, names
 
 
 def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | None:
@@ -39,8 +40,8 @@ def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | N
     for a, b in zip(*(scores >= limits.align_figures).nonzero(), strict=True):
         first, second = mine[int(a)], theirs[int(b)]
         mine_at, theirs_at = figure_contexts(first), figure_contexts(second)
-        alone = {x for x in mine_at if x not in said[1]["figures"]}
-        other = {y for y in theirs_at if y not in said[0]["figures"]}
+        alone = {x for x in mine_at if not _says(said[1]["figures"], x, mine_at[x])}
+        other = {y for y in theirs_at if not _says(said[0]["figures"], y, theirs_at[y])}
         slot = [(x, y) for x in alone for y in other if mine_at[x] & theirs_at[y]]
         if slot:
             ours, others = sorted({x for x, _ in slot}), sorted({y for _, y in slot})
@@ -53,9 +54,16 @@ def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | N
     return None
 
 
-def _mentioned(body: str) -> dict[str, set[str]]:
-    """A text's figures, and every word it writes (for names)."""
-    return {"figures": figures(body), "names": set(re.findall(r"[a-z][a-z'’-]*", body.lower()))}
+def _mentioned(body: str) -> dict[str, Any]:
+    """A text's figures with the words around each, and every word it writes (for names)."""
+    words = set(re.findall(r"[a-z][a-z'’-]*", body.lower()))
+    return {"figures": figure_contexts(body), "names": words}
+
+
+def _says(found: dict[str, set[str]], figure: str, near: set[str]) -> bool:
+    """Whether a text holds `figure` in the same slot (a word around it in common): "Wait 5
+    seconds" does not say the 5 of "Retry 5 times"."""
+    return bool(found.get(figure, set()) & near)
 
 
 def _mentions(found: set[str], item: str) -> bool:

@@ -116,9 +116,14 @@ def lesson_lines(entry: LogEntry) -> tuple[str, ...]:
     return tuple(dict.fromkeys(lines))
 
 
+#: A first word that may be capitalised: plain lower-case letters (not lock_timeout, iOS, eBPF,
+#: `npm ci`: an identifier or a name is a fact, kept as written).
+_PLAIN_WORD = re.compile(r"[a-z]+(?![\w`./:@-]*[\w`])")
+
+
 def _sentence(text: str) -> str:
     text = " ".join(text.split())
-    return text[:1].upper() + text[1:]
+    return text[:1].upper() + text[1:] if _PLAIN_WORD.match(text) else text
 
 
 def _narrative(entry: LogEntry) -> str:

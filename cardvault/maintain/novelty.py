@@ -6,11 +6,12 @@ present text lacks:
 - every word that carries meaning (stemmed: "retries"/"retry"), every figure taken whole
   ("11.91", "3.1.8", "5ms", "2026-03-01"; never "11" and "91") and every identifier (code
   spans, `lock_timeout`, linux/amd64, CSRF, PgBouncer) is already in the present text, AND the
-  model finds a present sentence that says it (cosine ≥ the threshold, `distill.threshold`)
-  with the same negation ("not", "never", "without" ...) and at least its conditions ("if",
-  "unless", "only" ...). "Bearer tokens bypass Cortex CSRF entirely" is new to a card that says
-  "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST" (bearer, bypass,
-  entirely are not in it), however close the model puts them (0.73).
+  model finds a present sentence that says it (cosine ≥ the threshold, `distill.threshold`),
+  holding those figures and identifiers itself ("Retry 5 times" is new to "Retry 3 times. Wait
+  5 seconds."), with the same negation ("not", "never", "without" ...) and at least its
+  conditions ("if", "unless", "only" ...). "Bearer tokens bypass Cortex CSRF entirely" is new
+  to a card that says "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST"
+  (bearer, bypass, entirely are not in it), however close the model puts them (0.73).
 A sentence with a new word is kept even when it only says the same in other words: a repeated
 lesson costs a line, a dropped one costs the fact. Used by distill (folding lessons into cards)
 and merge (combining card bodies); what does not fit a card's budget becomes a question, never
@@ -87,7 +88,12 @@ class _Known:
             return False
         match = self.prose[best]
         same_polarity = bool(negations(sentence)) == bool(negations(match))
-        return same_polarity and conditions(sentence) <= conditions(match)
+        # its figures and identifiers in the sentence that says it, not elsewhere in the card
+        # ("Retry 5 times." is new to "Retry 3 times. Wait 5 seconds.")
+        bound = figures(sentence) <= figures(match) and not {
+            f for f in identifiers(sentence) if not _holds(match, f)
+        }
+        return same_polarity and bound and conditions(sentence) <= conditions(match)
 
     def add(self, sentence: str, vector: np.ndarray | None) -> None:
         import numpy as np

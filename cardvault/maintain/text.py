@@ -148,14 +148,47 @@ def figures(text: str) -> set[str]:
     return found | {_NUMBER_WORDS[m.group().lower()] for m in _NUMBER_WORD.finditer(flat)}
 
 
+#: Units read with their figure, in one spelling each: "30 s", "30 seconds" and "30s" are "30s";
+#: "30 min" is "30min", "512 MiB" "512mib".
+_UNITS = {
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "s"),
+    **dict.fromkeys(("ms", "msec", "millisecond", "milliseconds"), "ms"),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), "min"),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), "h"),
+    **dict.fromkeys(("d", "day", "days"), "d"),
+    **{unit: unit for unit in ("kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib")},
+}
+_UNIT_AFTER = re.compile(r"[ \t]+(?P<unit>[A-Za-z]+)(?![\w-])")
+_NUMBER_AND_SUFFIX = re.compile(r"(?P<number>[vV]?\d+(?:[.:/-]\d+)*)(?P<suffix>[a-zA-Zµ]*)")
+
+
+def _with_unit(figure: str, flat: str, end: int) -> tuple[str, int]:
+    """`figure` with its unit in one spelling (a unit written after a space is read with it),
+    and where the figure ends in `flat`."""
+    parts = _NUMBER_AND_SUFFIX.fullmatch(figure)
+    if parts is None:
+        return figure, end
+    suffix = parts.group("suffix")
+    if not suffix:
+        after = _UNIT_AFTER.match(flat, end)
+        if after and after.group("unit").lower() in _UNITS:
+            suffix, end = after.group("unit").lower(), after.end()
+    return parts.group("number") + _UNITS.get(suffix, suffix), end
+
+
 def figure_contexts(text: str) -> dict[str, set[str]]:
-    """Each figure of `text` with the words just before and after it ("killed 12 rebels": 12
-    -> {killed, rebels}): two figures compete for one slot when they share such a word."""
+    """Each figure of `text`, with its unit (`_UNITS`), and the words just before and after it
+    ("killed 12 rebels": 12 -> {killed, rebels}): two figures compete for one slot when they
+    share such a word."""
     flat = _THOUSANDS.sub("", text)
-    tokens = [
-        (m.group().lower().rstrip("."), m.lastgroup == "figure")
-        for m in re.finditer(rf"(?P<figure>{_FIGURE.pattern})|(?P<word>[A-Za-z]+)", flat)
-    ]
+    tokens: list[tuple[str, bool]] = []
+    at = 0
+    pattern = re.compile(rf"(?P<figure>{_FIGURE.pattern})|(?P<word>[A-Za-z]+)")
+    while (m := pattern.search(flat, at)) is not None:
+        token, at = m.group().lower().rstrip("."), m.end()
+        if m.lastgroup == "figure":
+            token, at = _with_unit(token, flat, m.end())
+        tokens.append((token, m.lastgroup == "figure"))
     found: dict[str, set[str]] = {}
     for index, (token, is_figure) in enumerate(tokens):
         if not is_figure:

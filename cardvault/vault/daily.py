@@ -51,7 +51,9 @@ ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P
 #: (an HTML comment: Markdown viewers hide it; git diffs show it). See vault/entry_ids.py.
 ENTRY_ID = re.compile(r"[ \t]*<!--[ \t]*id:[ \t]*(?P<id>[0-9a-f]{6,16})[ \t]*-->[ \t]*$")
 CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
-LESSON_TAG = re.compile(r"(?<![\w#])#lesson\b", re.IGNORECASE)
+#: `#lesson` as a word of its own: not the end of a word or a URL (`https://app.example/#lesson`);
+#: a colon written after it (`#lesson: pin it`) is the tag's, not the lesson's.
+LESSON_TAG = re.compile(r"(?<![\w#/])#lesson\b(?::(?=\s|$))?", re.IGNORECASE)
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
 #: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
 AGENT_FIELD = "agent"
