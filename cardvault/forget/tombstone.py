@@ -88,9 +88,12 @@ def forget_again(
     it commits no hand edit it was not asked to, and the caller's run refuses them."""
 
     def plan() -> Proposal[ForgetPlan | None]:
-        if not commit_pending and history.uncommitted(vault):
+        back = still_forgotten(vault, today)
+        if back.value is None or commit_pending:  # git is asked only when something is back
+            return back
+        if history.uncommitted(vault):
             return propose([], "", None)
-        return still_forgotten(vault, today)
+        return replace(back, committed=True)  # asked: the door need not ask again
 
     written = locked_write(vault, plan, on_wait=on_wait)
     if written.commit is None or written.value is None:
