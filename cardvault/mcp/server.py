@@ -83,5 +83,10 @@ def build_server(vault: Vault, warm_up: bool = True) -> CardvaultServer:
 
 
 def run_stdio(vault: Vault) -> None:
-    """Serve `vault` on stdin/stdout until the client closes the connection."""
+    """Serve `vault` on stdin/stdout until the client closes the connection. A crash in native
+    code (the model's runtime) says where on stderr, which the host logs, instead of only
+    closing the connection."""
+    import faulthandler
+
+    faulthandler.enable()
     anyio.run(build_server(vault).run_bounded_stdio)
