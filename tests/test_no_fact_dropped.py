@@ -175,6 +175,26 @@ def card_and_sentence(draw: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return body, base
 
 
+def folded(
+    vault: Any, embeddings: Any, slug: str, card_body: str, lesson: str, day: dt.date
+) -> str:
+    """The body of card `slug` (written with `card_body`) after distill folds into it one entry
+    logged on `day` whose lesson is `lesson`."""
+    from cardvault.edits.changes import WriteFile
+    from cardvault.maintain.distill import fold
+    from cardvault.maintain.lessons import pending_lessons
+    from cardvault.maintain.state import load_state
+
+    path = card(vault, slug, slug.replace("-", " ").capitalize(), card_body)
+    log(vault, day.isoformat(), [("10:00", "Again", f"Lesson: {lesson}")])
+    state = load_state(vault, day + dt.timedelta(days=1), embeddings)
+    [pending] = pending_lessons(state)
+    target = state.card_at(path)
+    assert target is not None
+    [change] = [c for c in fold(state, target, [pending], vault.config) if isinstance(c, WriteFile)]
+    return change.new_text.split("\n---\n", 1)[1]
+
+
 def _whole(text: str, token: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(token)}(?![\w]|\.\d)", text) is not None
 
@@ -197,22 +217,10 @@ def fold_vault(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> 
 def test_folding_keeps_every_new_figure_identifier_and_negation(
     fold_vault: Any, case: tuple[list[dict[str, Any]], dict[str, Any]]
 ) -> None:
-    from cardvault.edits.changes import WriteFile
-    from cardvault.maintain.distill import fold
-    from cardvault.maintain.lessons import pending_lessons
-    from cardvault.maintain.state import load_state
-
     vault, embeddings = fold_vault
     body, new = case
     card_body = " ".join(part["text"] for part in body)
-    path = card(vault, "the-card", "The card", card_body)
-    log(vault, "2026-03-02", [("10:00", "Again", f"Lesson: {new['text']}")])
-    state = load_state(vault, dt.date(2026, 3, 3), embeddings)
-    [lesson] = pending_lessons(state)
-    target = state.card_at(path)
-    assert target is not None
-    [change] = [c for c in fold(state, target, [lesson], vault.config) if isinstance(c, WriteFile)]
-    after = change.new_text.split("\n---\n", 1)[1]
+    after = folded(vault, embeddings, "the-card", card_body, new["text"], dt.date(2026, 3, 2))
     sentence = new["text"]
     if new["number"] is not None and not _whole(card_body, new["number"]):
         assert _whole(after, new["number"]), (card_body, sentence, after)
@@ -243,22 +251,11 @@ def test_a_figure_said_elsewhere_in_the_card_is_still_a_new_fact(
     """A lesson's figures and identifiers must be in the sentence that says it, not only
     somewhere in the card: "Retry the upload 5 times." is new to a card that retries 3 times
     and waits 5 seconds."""
-    from cardvault.edits.changes import WriteFile
-    from cardvault.maintain.distill import fold
-    from cardvault.maintain.lessons import pending_lessons
     from cardvault.maintain.similarity import Embeddings
-    from cardvault.maintain.state import load_state
 
     vault = new_vault(tmp_path / "v")
     embeddings = Embeddings(vault, embedder, use_index=False)
-    path = card(vault, "bound-figures", "Bound figures", card_body)
-    log(vault, "2026-03-04", [("10:00", "Again", f"Lesson: {lesson}")])
-    state = load_state(vault, dt.date(2026, 3, 5), embeddings)
-    [pending] = pending_lessons(state)
-    target = state.card_at(path)
-    assert target is not None
-    [change] = [c for c in fold(state, target, [pending], vault.config) if isinstance(c, WriteFile)]
-    after = change.new_text.split("\n---\n", 1)[1]
+    after = folded(vault, embeddings, "bound-figures", card_body, lesson, dt.date(2026, 3, 4))
     assert after.startswith(card_body) and lesson in after, after
 
 
