@@ -260,19 +260,34 @@ def test_a_figure_said_elsewhere_in_the_card_is_still_a_new_fact(
 
 
 @pytest.mark.slow
-def test_cards_whose_figures_differ_are_not_merged_when_one_figure_is_said_elsewhere(
-    tmp_path: Path, embedder: Embedder
+@pytest.mark.parametrize(
+    "cards",
+    [
+        # "Retry 3 times" / "Retry 5 times" disagree though the first card also waits 5 seconds:
+        # a figure counts as said by the other card only in the same slot
+        {
+            "upload-retries": "Retry the S3 upload 3 times. Wait 5 seconds between attempts.",
+            "s3-upload-retry": "Retry the S3 upload 5 times. Wait 5 seconds between attempts.",
+        },
+        # "30 s" and "30 min" are two figures, not one 30 said twice
+        {
+            "poll-timeout": "The poller gives up after 30 s.",
+            "poller-timeout": "The poller gives up after 30 min.",
+        },
+    ],
+    ids=["figure-said-elsewhere", "units-differ"],
+)
+def test_cards_whose_figures_differ_are_not_merged(
+    tmp_path: Path, embedder: Embedder, cards: dict[str, str]
 ) -> None:
-    """ "Retry 3 times" / "Retry 5 times" disagree though the first card also waits 5 seconds:
-    a figure counts as said by the other card only in the same slot."""
+    """Two cards whose figures differ stay two, asked about as duplicates with the figures."""
     vault = new_vault(tmp_path / "v")
-    wait = "Wait 5 seconds between attempts."
-    card(vault, "upload-retries", "Upload retries", f"Retry the S3 upload 3 times. {wait}")
-    card(vault, "s3-upload-retry", "S3 upload retry", f"Retry the S3 upload 5 times. {wait}")
+    for slug, body in cards.items():
+        card(vault, slug, slug.replace("-", " ").capitalize(), body)
     commit_all(vault)
     result = run(vault, embedder, today="2026-03-10")
     assert result.plan.counts()["merge"] == 0
-    assert {p.stem for p in vault.cards_dir.glob("*.md")} == {"upload-retries", "s3-upload-retry"}
+    assert {p.stem for p in vault.cards_dir.glob("*.md")} == set(cards)
     duplicates = [i for i in read_queue(vault.root) if i.kind == "duplicate"]
     assert duplicates and all("figures" in i.evidence for i in duplicates)
 
@@ -286,17 +301,3 @@ def test_a_figure_is_compared_with_its_unit() -> None:
     assert set(figure_contexts("gives up after 30 min")) == {"30min"}
     assert set(figure_contexts("a 512 MiB limit")) == {"512mib"}
     assert set(figure_contexts("retry 3 times")) == {"3"}
-
-
-@pytest.mark.slow
-def test_cards_whose_units_differ_are_not_merged(tmp_path: Path, embedder: Embedder) -> None:
-    """ "30 s" and "30 min" are two figures, not one 30 said twice."""
-    vault = new_vault(tmp_path / "v")
-    card(vault, "poll-timeout", "Poll timeout", "The poller gives up after 30 s.")
-    card(vault, "poller-timeout", "Poller timeout", "The poller gives up after 30 min.")
-    commit_all(vault)
-    result = run(vault, embedder, today="2026-03-10")
-    assert result.plan.counts()["merge"] == 0
-    assert {p.stem for p in vault.cards_dir.glob("*.md")} == {"poll-timeout", "poller-timeout"}
-    duplicates = [i for i in read_queue(vault.root) if i.kind == "duplicate"]
-    assert duplicates and all("figures" in i.evidence for i in duplicates)
