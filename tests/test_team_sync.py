@@ -299,6 +299,14 @@ def memory_files(root: Path) -> dict[str, bytes]:
     return {name: (root / name).read_bytes() for name in names}
 
 
+def synced_in_turn(a: Path, b: Path, first: str) -> None:
+    """Both clones synced, the forgetting one (a) first or the other (b), then the first again,
+    and the two hold the same memory."""
+    for root in (a, b, a) if first == "forgetting" else (b, a, b):
+        cli(root, "sync")
+    assert memory_files(a) == memory_files(b)
+
+
 def forgotten_on_a_distilled_on_b(tmp_path: Path, *entries: tuple[str, str]) -> tuple[Path, Path]:
     """Two synced clones of a vault whose log tells the CDN lesson (and `entries`, each a text
     and its title); then a forgets the CDN, and b, which has not seen the forget, distils it into a
@@ -327,10 +335,7 @@ def test_a_card_distilled_from_an_entry_the_other_clone_forgot_stays_forgotten(
     a, b = forgotten_on_a_distilled_on_b(
         tmp_path, ("Uploads failed. Lesson: start the fake S3 before test_upload.", "Upload")
     )
-    order = (a, b, a) if first == "forgetting" else (b, a, b)
-    for root in order:
-        cli(root, "sync")
-    assert memory_files(a) == memory_files(b)
+    synced_in_turn(a, b, first)
     for root in (a, b):
         files = memory_files(root)
         assert not [n for n, text in files.items() if b"CDN" in text or b"404" in text]
@@ -413,9 +418,7 @@ def test_a_card_forgotten_on_one_clone_and_folded_into_on_the_other_stays_forgot
         "--title", "Redis threshold")  # fmt: skip
     cli(b, "maintain")
     assert "90 percent" in card_text(b, "redis-eviction")  # the case: b folded it
-    for root in (a, b, a) if first == "forgetting" else (b, a, b):
-        cli(root, "sync")
-    assert memory_files(a) == memory_files(b)
+    synced_in_turn(a, b, first)
     for root in (a, b):
         assert not (root / "memory/cards/redis-eviction.md").exists()
         assert "90 percent of maxmemory" in (root / f"memory/{TODAY[:10]}.md").read_text()
@@ -549,9 +552,7 @@ def test_an_entry_forgotten_on_one_clone_and_folded_into_a_card_on_the_other(
     cli(a, "forget", "Redis threshold", "--yes")
     cli(b, "maintain")
     assert "90 percent" in card_text(b, "redis-eviction")  # the case: b folded it
-    for root in (a, b, a) if first == "forgetting" else (b, a, b):
-        cli(root, "sync")
-    assert memory_files(a) == memory_files(b)
+    synced_in_turn(a, b, first)
     for root in (a, b):
         assert REDIS in card_text(root, "redis-eviction")
         assert not (root / f"memory/{TODAY[:10]}.md").exists()  # its one entry went
