@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry
-from cardvault.vault.entry_ids import stamped_log, with_id
+from cardvault.vault.entry_ids import clone_refs, with_id
 from cardvault.vault.files import FileText
 from cardvault.vault.links import link_key
 from cardvault.vault.read import VaultSnapshot
@@ -132,9 +132,7 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
     drop: set[int] = set()
     whole: list[str] = []
     refs: set[str] = set()
-    ids = [entry.entry_id for entry in entries]
-    unique = None not in ids and len(set(ids)) == len(ids)  # then each is known by its own
-    stamped = {} if unique else stamped_log(file.text, file.path).renamed
+    stamped = clone_refs(entries, file.text, file.path)
     first = entries[0].line - 1 if entries else len(lines)
     drop.update(i for i in range(first) if not _is_title(lines, i) and needles.mentions(lines[i]))
     for number, entry in enumerate(entries):

@@ -33,7 +33,7 @@ from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, pro
 from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry, format_entry, parse_log
-from cardvault.vault.entry_ids import append_entries, stamped_log
+from cardvault.vault.entry_ids import append_entries, clone_refs
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
 from cardvault.vault.forgotten import forgotten_refs
@@ -250,7 +250,7 @@ def _log_changes(
 ) -> tuple[list[Change], int]:
     """New daily logs written whole; entries missing from existing logs appended. An entry
     a forget removed (its id recorded: vault/forgotten.py; an entry without one by the id
-    maintain gives it, vault/entry_ids.stamped_log) is never brought back."""
+    maintain gives it, vault/entry_ids.clone_refs) is never brought back."""
     from cardvault.write.add import screen
 
     vault = snapshot.vault
@@ -268,7 +268,7 @@ def _log_changes(
         if (big := _big_entry(incoming, vault.config.max_entry_bytes)) is not None:
             problems.append(problem(f"log {log.index} ({log.rel})", big))
             continue
-        ids = stamped_log(text, path).renamed  # the id each has on every clone
+        ids = clone_refs(incoming, text, path)  # the id each has on every clone
         kept = [  # a forgotten entry is left out as a duplicate is
             entry
             for entry in incoming

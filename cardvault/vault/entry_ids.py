@@ -22,7 +22,7 @@ import datetime as dt
 import hashlib
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,6 +159,17 @@ def stamped_log(text: str, path: Path) -> StampedLog:
         kept.add(entry_id)
         renamed[entry.position_ref] = f"memory/{entry.day.isoformat()}.md#{entry_id}"
     return StampedLog("\n".join(lines), renamed, stamped)
+
+
+def clone_refs(entries: Sequence[LogEntry], text: str, path: Path) -> dict[str, str]:
+    """Each of a log's `entries` (parsed from `text`) by its positional citation -> the id
+    citation it has on every clone: its own, when every entry holds an id no other one does
+    (then nothing is read again), else the one `stamped_log` gives it, as maintain does (an
+    entry whose heading holds a secret gets none: it is left out)."""
+    ids = [entry.entry_id for entry in entries]
+    if None not in ids and len(set(ids)) == len(ids):
+        return {entry.position_ref: entry.ref for entry in entries}
+    return stamped_log(text, path).renamed
 
 
 def entries_by_ref(entries: Iterable[LogEntry]) -> dict[str, LogEntry]:
