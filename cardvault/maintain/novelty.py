@@ -44,9 +44,13 @@ if TYPE_CHECKING:
 def adds_detail(sentence: str, present: str) -> bool:
     """Whether `sentence` brings a word, figure or identifier `present` does not hold (the
     lexical half of "already said"; no model)."""
+    return bool(meaning_words(sentence) - meaning_words(present)) or _adds_facts(sentence, present)
+
+
+def _adds_facts(sentence: str, present: str) -> bool:
+    """Whether `sentence` brings a figure or an identifier `present` does not hold."""
     return bool(
-        meaning_words(sentence) - meaning_words(present)
-        or figures(sentence) - figures(present)
+        figures(sentence) - figures(present)
         or {f for f in identifiers(sentence) if not _holds(present, f)}
     )
 
@@ -90,9 +94,7 @@ class _Known:
         same_polarity = bool(negations(sentence)) == bool(negations(match))
         # its figures and identifiers in the sentence that says it, not elsewhere in the card
         # ("Retry 5 times." is new to "Retry 3 times. Wait 5 seconds.")
-        bound = figures(sentence) <= figures(match) and not {
-            f for f in identifiers(sentence) if not _holds(match, f)
-        }
+        bound = not _adds_facts(sentence, match)
         return same_polarity and bound and conditions(sentence) <= conditions(match)
 
     def add(self, sentence: str, vector: np.ndarray | None) -> None:
