@@ -52,8 +52,26 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
         # not at a sentence start: not a signal
         ("The fix: restart the pod.", []),
         ("We took a decision: ship it.", []),
-        ("Lessons: learned nothing", []),
         ("Lesson:", []),
+        ("Rules are rules: obey them.", []),
+        ("Ruled: out.", []),
+        # the forms people give a signal word: plural, "learned", numbered
+        ("Lessons learned: pin the base image.", [("lesson", "pin the base image.")]),
+        ("It broke twice. Lesson learned: pin it.", [("lesson", "pin it.")]),
+        ("**Lessons Learned:** pin it.", [("lesson", "pin it.")]),
+        ("Lesson 2: pin it.", [("lesson", "pin it.")]),
+        ("Fixes: pin it.", [("fix", "pin it.")]),
+        # a signal that heads a list: each item without a signal of its own is one
+        ("Postmortem.\n\nLessons learned:\n- pin the base image\n- set a timeout\n  on every call",
+         [("lesson", "pin the base image"), ("lesson", "set a timeout on every call")]),
+        ("Lessons:\n\n1. one `cmd` thing\n2. Fix: its own\n3. Mistake: a field",
+         [("lesson", "one `cmd` thing"), ("fix", "its own")]),
+        ("- Lessons:\n  - nested one\n  - nested two\n- not listed",
+         [("lesson", "nested one"), ("lesson", "nested two")]),
+        ("Lessons:\n\nA paragraph, not a list.\n\n- nor this", []),
+        ("Lesson: pin it.\n- not listed", [("lesson", "pin it.")]),
+        ("Lessons:\n> - quoted output", []),
+        ("Lessons:\n```\n- code\n```", []),
     ],
 )  # fmt: skip
 def test_signal_words_wherever_a_sentence_starts(

@@ -77,9 +77,12 @@ _NEWLINE = re.compile(r"\n")
 #: no clause a signal may start (the text imitated structure; its title is not a lesson).
 _HEADING_TIME = re.compile(r"[ \t]*\\?(?:#{1,6}[ \t]*)?\d{1,2}:\d{2}[ \t]*$")
 #: A signal word (or field name) and its colon, in bold or italics too: `**Lesson:**`,
-#: `**Lesson**:`, `*Lesson:*`, `_Gotcha_:`.
+#: `**Lesson**:`, `*Lesson:*`, `_Gotcha_:`; a signal word also in the forms people give it,
+#: `Lessons:`, `Lesson learned:`, `Lessons Learned:`, `Lesson 2:`, `Fixes:` (`form`: the
+#: "learned" or the number; a field line has none).
 _SIGNAL_WORD = re.compile(
-    r"(?:\*{1,2}|_{1,2})?(?P<word>[A-Za-z][A-Za-z-]*)(?:\*{1,2}|_{1,2})?[ \t]*:(?:\*{1,2}|_{1,2})?"
+    r"(?:\*{1,2}|_{1,2})?(?P<word>[A-Za-z][A-Za-z-]*)(?P<form>[ \t]+[Ll]earned|[ \t]+#?\d{1,3})?"
+    r"(?:\*{1,2}|_{1,2})?[ \t]*:(?:\*{1,2}|_{1,2})?"
 )
 _SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
 _FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
@@ -175,6 +178,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     raw = text.split("\n")  # the lines markdown-it counts, split as `masked_lines` splits
     said = prose.masked_lines(text, tokens, quotes=True)
     paragraphs = sorted(prose.block_ranges(tokens))
+    lists = prose.list_items(tokens)
     starts = [a for a, _ in paragraphs]  # each entry's paragraphs found by bisection, not a
     # scan of all of them: a log of 60,000 one-line entries would cost 60,000² comparisons
     words = {w.lower() for w in signal_words}
@@ -201,7 +205,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
                 end_line=start + 1 + len(body_lines),
                 ordinal=seen_times[time],
                 entry_id=entry_id,
-                signals=tuple(s for a, b in mine for s in _signals(raw, said, a, b, words)),
+                signals=tuple(_block_signals(raw, said, mine, words, lists)),
                 card_links=tuple(
                     m.group("slug") for ln in prose_lines for m in CARD_LINK.finditer(ln)
                 ),
@@ -257,14 +261,43 @@ def signals_in(text: str, signal_words: Iterable[str]) -> list[Signal]:
     raw = text.split("\n")
     said = prose.masked_lines(text, tokens, quotes=True)
     words = {w.lower() for w in signal_words}
-    return [s for a, b in prose.block_ranges(tokens) for s in _signals(raw, said, a, b, words)]
+    blocks = sorted(prose.block_ranges(tokens))
+    return _block_signals(raw, said, blocks, words, prose.list_items(tokens))
+
+
+def _block_signals(
+    lines: list[str],
+    said: list[str],
+    blocks: list[tuple[int, int]],
+    words: set[str],
+    lists: dict[int, list[int]],
+) -> list[Signal]:
+    """The signals of the paragraphs `blocks` (in order). A signal with nothing after it that
+    ends its paragraph heads the list that follows ("Lessons learned:" and a bullet per
+    lesson): each item of that list without a signal of its own is one of its kind."""
+    found: list[Signal] = []
+    listed: dict[int, str] = {}  # the first line of an item's paragraph -> the kind it lists
+    for start, stop in blocks:
+        signals, listing = _signals(lines, said, start, stop, words)
+        kind = listed.pop(start, None)
+        if kind and not signals and said[start].strip() and not _ends_signal(said[start]):
+            head = _LINE_START.match(lines[start]).end()  # type: ignore[union-attr]
+            item = _clean("\n".join([lines[start][head:], *lines[start + 1 : stop]]))
+            if item:
+                found.append(Signal(kind, item, start + 1))
+        found.extend(signals)
+        if listing:
+            after = next((n for n in range(stop, len(said)) if said[n].strip()), len(said))
+            listed.update(dict.fromkeys(lists.get(after, ()), listing))
+    return found
 
 
 def _signals(
     lines: list[str], said: list[str], start: int, stop: int, words: set[str]
-) -> list[Signal]:
+) -> tuple[list[Signal], str | None]:
     """The signals of one paragraph (lines start..stop), found in its prose (`said`: code and
-    quotes blanked) and read from its text as written."""
+    quotes blanked) and read from its text as written; and the kind of a signal that ends the
+    paragraph with no text (it may head a list)."""
     text = "\n".join(lines[start:stop])
     prose = "\n".join(said[start:stop])
     signals = _signal_starts(prose, words)
@@ -293,12 +326,15 @@ def _signals(
 
     found: list[tuple[int, Signal]] = []
     spans: list[tuple[int, int]] = []  # in order, apart: each ends by the next signal's start
+    listing = None
     for at, end, kind in signals:
         close = _wrapped_end(text, end, next_end(at))
         spans.append((at, close))
         cleaned = _clean(text[end:close])
         if cleaned:
             found.append((at, Signal(kind, cleaned, start + 1 + bisect_left(newlines, at))))
+        elif close == len(prose):
+            listing = kind
     span_starts = [a for a, _ in spans]
     for number, tag in enumerate(tags):
         index = bisect_right(span_starts, tag.start()) - 1
@@ -313,7 +349,7 @@ def _signals(
         before = "" if after else _clean(text[opened : tag.start()])
         line = start + 1 + bisect_left(newlines, tag.start())
         found.append((tag.start(), Signal("tag", after or before, line)))
-    return [signal for _, signal in sorted(found, key=lambda pair: pair[0])]
+    return [signal for _, signal in sorted(found, key=lambda pair: pair[0])], listing
 
 
 def _wrapped_end(text: str, start: int, close: int) -> int:
@@ -335,9 +371,17 @@ def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
     found = []
     for at in _sentence_starts(prose, clauses=True):
         match = _SIGNAL_WORD.match(prose, at)
-        if match and match.group("word").lower() in words:
-            found.append((at, match.end(), match.group("word").lower()))
+        kind = _signal_kind(match.group("word"), words) if match else None
+        if match and kind:
+            found.append((at, match.end(), kind))
     return found
+
+
+def _signal_kind(word: str, words: set[str]) -> str | None:
+    """The signal word `word` is a form of (`Lessons` and `Fixes` of lesson and fix), if any."""
+    said = word.lower()
+    forms = [said, said[:-1], said[:-2]] if said.endswith("s") else [said]
+    return next((form for form in forms if form in words), None)
 
 
 def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
@@ -368,13 +412,23 @@ def _boundaries(prose: str) -> set[int]:
     found = set()
     offset = 0
     for line in prose.split("\n"):
-        head = _LINE_START.match(line).end()  # type: ignore[union-attr]
-        field_line = _SIGNAL_WORD.match(line, head)
-        named = field_line is not None and field_line.group("word").lower() in _FIELD_NAMES
-        if named or CARD_LINK.match(line, head):
-            found.add(offset + head)
+        if _ends_signal(line):
+            found.add(offset + _LINE_START.match(line).end())  # type: ignore[union-attr]
         offset += len(line) + 1
     return found
+
+
+def _ends_signal(line: str) -> bool:
+    """Whether a line is a field line (`Mistake: ...`) or a card link, which no signal's text
+    runs into."""
+    head = _LINE_START.match(line).end()  # type: ignore[union-attr]
+    field_line = _SIGNAL_WORD.match(line, head)
+    named = (
+        field_line is not None
+        and field_line.group("form") is None
+        and field_line.group("word").lower() in _FIELD_NAMES
+    )
+    return named or CARD_LINK.match(line, head) is not None
 
 
 def _clean(text: str) -> str:

@@ -68,6 +68,33 @@ def block_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
     return found
 
 
+def list_items(tokens: list[Token]) -> dict[int, list[int]]:
+    """The first line of every list (0-based) -> the first line of each of its items' first
+    paragraph, outside block quotes (a nested list is a list of its own)."""
+    found: dict[int, list[int]] = {}
+    opened: list[tuple[int, int]] = []  # (level, first line) of each list being read
+    depth, item = 0, False
+    for token in tokens:
+        if token.type == "blockquote_open":
+            depth += 1
+        elif token.type == "blockquote_close":
+            depth -= 1
+        elif token.type in ("bullet_list_open", "ordered_list_open") and token.map is not None:
+            opened.append((token.level, token.map[0]))
+            if not depth:
+                found.setdefault(token.map[0], [])
+        elif token.type in ("bullet_list_close", "ordered_list_close") and opened:
+            opened.pop()
+        elif token.type == "list_item_open":
+            item = True
+        elif token.type == "paragraph_open" and item and opened and token.map is not None:
+            item = False
+            level, first = opened[-1]
+            if not depth and token.level == level + 2:
+                found[first].append(token.map[0])
+    return found
+
+
 def code_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every inline code span in `text`, as CommonMark reads them: a run of N
     backticks opens a span that the next run of exactly N closes; a run with no match is
