@@ -232,12 +232,15 @@ class ReviewTools(Toolset):
         and where they live) and the evidence, then settle it with `review_answer`. `queue`
         "global" lists the global vault's queue instead: cards of several projects that may
         tell one lesson ("cross-project"), asked by `maintain --global`. Returns [{id, kind,
-        members: [{n, path, source, text}], evidence}]."""
+        members: [{n, path, source, text}], evidence, memory}]."""
         from cardvault.review.answer import listing
 
         app = self.session.app
-        return self.session.read(
-            lambda: [listing(item) for item in app.review_pending(_to_global(app, queue))]
+        return self.session.read(  # the queue's text arrives through git like any note
+            lambda: [
+                {**listing(item), "memory": QUOTED}
+                for item in app.review_pending(_to_global(app, queue))
+            ]
         )
 
     def review_answer(
