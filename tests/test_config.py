@@ -47,6 +47,9 @@ def test_template_config_equals_the_documented_defaults() -> None:
             "'cards.categories' must be names",
         ),
         ("[cards]\ncategories = ['home lab']\n", "'cards.categories' must be names"),
+        # a shared vault's budget is what every session-start hook pours into the agent's
+        # context (50 cards of up to 1 MB each): at most what the MCP `context` tool allows
+        ("[context]\ntoken_budget = 100000000\n", "'context.token_budget' must be at most 50,000"),
         ("[cards]\ncategories = ['" + "x" * 41 + "']\n", "'cards.categories' must be names"),
     ],
 )

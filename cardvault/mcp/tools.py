@@ -20,6 +20,7 @@ from cardvault.context.used import read_used
 from cardvault.context.value import card_age
 from cardvault.errors import NotFoundError
 from cardvault.mcp.session import VaultSession
+from cardvault.vault.config import MAX_CONTEXT_TOKENS
 from cardvault.vault.files import read_if_present
 from cardvault.write.add import WriteResult
 
@@ -135,7 +136,7 @@ class MemoryTools(Toolset):
     def context(
         self,
         task: str | None = None,
-        budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
+        budget: Annotated[int | None, Field(ge=50, le=MAX_CONTEXT_TOKENS)] = None,
         scope: ScopeName = "all",
     ) -> str:
         """Load the memory to start work with: MEMORY.md (the vault's index), the learned rules

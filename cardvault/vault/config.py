@@ -57,6 +57,12 @@ CATEGORY = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
 CATEGORY_CHARS = 40
 
 
+#: The most `[context] token_budget` may be, and the most the MCP `context` tool's `budget`
+#: takes: a shared vault's budget is what every session-start hook pours into the agent's
+#: context (up to 50 cards of up to 1 MB each).
+MAX_CONTEXT_TOKENS = 50_000
+
+
 #: The most `[archive] days` may be: today minus more days than the calendar holds is no date
 #: (a shared vault's `days = 99999999999` made maintain fail with a traceback).
 MAX_ARCHIVE_DAYS = 36_500
@@ -255,6 +261,12 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         raise ConfigError(
             f"'archive.days' must be at most {MAX_ARCHIVE_DAYS:,} (a hundred years), got "
             f"{config.archive_days:,}",
+            path,
+        )
+    if config.context_token_budget > MAX_CONTEXT_TOKENS:
+        raise ConfigError(
+            f"'context.token_budget' must be at most {MAX_CONTEXT_TOKENS:,}, got "
+            f"{config.context_token_budget:,}",
             path,
         )
     if config.max_entry_bytes > MAX_ENTRY_CEILING:
