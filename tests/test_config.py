@@ -51,6 +51,10 @@ def test_template_config_equals_the_documented_defaults() -> None:
         # context (50 cards of up to 1 MB each): at most what the MCP `context` tool allows
         ("[context]\ntoken_budget = 100000000\n", "'context.token_budget' must be at most 50,000"),
         ("[cards]\ncategories = ['" + "x" * 41 + "']\n", "'cards.categories' must be names"),
+        (  # the description lists them all: 23,000 names fit in the file's 1 MB
+            "[cards]\ncategories = [" + ", ".join(f"'c{n}'" for n in range(101)) + "]\n",
+            "'cards.categories' may name at most 100 categories",
+        ),
     ],
 )
 def test_bad_config_names_the_key(tmp_path: Path, toml: str, fragment: str) -> None:

