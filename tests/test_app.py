@@ -204,6 +204,10 @@ def via_mcp(root: Path, case: Case) -> Any:
     if case.tool == "context":  # the pack, then each notice as a note the model reads
         text, *notes = data["result"].split("\n\n> note: ")
         return text, notes
+    if case.tool == "review_pending":  # each item carries MCP's quoted-memory marker
+        from cardvault.mcp.tools import QUOTED
+
+        assert all(item.pop("memory") == QUOTED for item in data["result"])
     return data["results"] if case.tool == "search" else data["result"]
 
 

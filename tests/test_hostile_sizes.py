@@ -215,3 +215,32 @@ def test_an_export_of_many_entries_for_a_day_the_vault_has_imports_without_hangi
     cardvault(victim, "import", str(export))
     log = (victim / "memory" / "2026-11-20.md").read_text(encoding="utf-8")
     assert log.count("\n## 10:00 — e") == 6_000 and "## 11:00 — Mine" in log
+
+
+def test_a_vault_of_many_broken_cards_does_not_flood_the_mcp_tools_notes(tmp_path: Path) -> None:
+    """3,000 cards of unreadable frontmatter, pushed to a shared vault: MCP `context` (its
+    description says "never more than `budget` tokens") answered 275 KB, one "> note: skipped
+    ..." per file after the pack, and `search` 3,001 notices, all of it in the model's context
+    and outside the quoted blocks. A tool says the first few and how many more there are."""
+    import anyio
+
+    from cardvault.write.init import init_vault
+    from tests.mcp_support import connected, text_of
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    for number in range(3000):
+        (attacker / "memory" / "cards" / f"bad-{number}.md").write_text(
+            "---\ntopic: [unclosed\n---\nx\n", encoding="utf-8"
+        )
+    victim = published(attacker, tmp_path, "many broken cards")
+
+    async def scenario() -> None:
+        async with connected(victim) as client:
+            pack = text_of(await client.call_tool("context", {"task": "deploy"}))
+            assert pack.count("> note: ") <= 6 and len(pack) < 20_000, len(pack)
+            assert "2995 more" in pack, pack[-400:]
+            found = (await client.call_tool("search", {"query": "deploy"})).structured_content
+            assert found is not None and len(found["notices"]) <= 7, found["notices"]  # + no match
+
+    anyio.run(scenario)

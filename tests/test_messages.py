@@ -58,7 +58,7 @@ def test_a_failed_commit_is_one_line(vault_path: Path) -> None:
     )
     result = cli(vault_path, "log", "a note the repository ignores")
     assert result.exit_code == 0
-    assert "warning: written, not committed: git ignores the file" in result.output
+    assert "warning: written, not committed: git ignores memory/2" in result.output
     assert "Cmd(" not in result.output and "stderr:" not in result.output
     (vault_path / ".gitignore").write_text(".cardvault/\n")
     (vault_path / ".git" / "refs" / "heads" / "main").write_text("garbage\n")  # a broken ref
@@ -66,6 +66,31 @@ def test_a_failed_commit_is_one_line(vault_path: Path) -> None:
     assert broken.exit_code == 1
     assert error_lines(broken.output) == [line for line in broken.output.splitlines() if line]
     assert len(error_lines(broken.output)) == 1 and "git commit failed" in broken.output
+
+
+def test_a_write_of_a_file_git_ignores_commits_its_other_files(vault_path: Path) -> None:
+    """A shared vault's `.gitignore` (a teammate's push) that ignores the cards: `maintain`
+    distils a lesson into a card git ignores and regenerates MEMORY.md in one write. The card
+    stays out of git (said, naming it); MEMORY.md is committed. Before, neither was, so the
+    next `maintain` refused the vault's own MEMORY.md as "uncommitted changes" and the next
+    `sync` committed it as the person's "hand edits"."""
+    (vault_path / ".gitignore").write_text(".cardvault/\nmemory/cards/*.md\n")
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(
+        ["git", "-C", str(vault_path), *identity, "commit", "-qam", "ignore"], check=True
+    )
+    logged = cli(vault_path, "log", "Lesson: pin the base image by digest.", "--title", "pins")
+    assert logged.exit_code == 0, logged.output
+    first = cli(vault_path, "maintain")
+    assert first.exit_code == 0, first.output
+    assert "git ignores memory/cards/pin-the-base-image-by-digest.md" in first.output
+    status = subprocess.run(
+        ["git", "-C", str(vault_path), "status", "--porcelain"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert status == "", status
+    again = cli(vault_path, "maintain")
+    assert again.exit_code == 0 and "uncommitted changes" not in again.output, again.output
 
 
 def test_an_operating_system_error_is_one_line(vault_path: Path, tmp_path: Path) -> None:

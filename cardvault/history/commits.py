@@ -75,24 +75,43 @@ def commit(
         return CommitResult(None, message, "not a git repository: change written, not committed")
     targets = [str(p) for p in paths] if paths is not None else [str(vault.root)]
     told = signed(message, vault.agent)
+    note = None
     try:
         if paths is not None and len(targets) <= FEW_PATHS:
             done = _commit_few(top, targets, told, created)
         else:
             done = _commit_many(top, targets, told, paths is not None)
     except GitError as exc:
-        if IGNORED_BY_GIT in exc.message:
-            return CommitResult(None, message, "written, not committed: git ignores the file")
-        raise
+        if IGNORED_BY_GIT not in exc.message:
+            raise
+        # a `.gitignore` (a shared vault's, a teammate's push) ignores some of the files: the
+        # others are committed, so none of this write is left for a later command to take for
+        # the person's uncommitted hand edits
+        ignored = ignored_paths(top, targets)
+        names = ", ".join(sorted(os.path.relpath(t, top) for t in ignored)) or "the file"
+        note = f"written, not committed: git ignores {names}"
+        rest = [t for t in targets if t not in ignored]
+        if not ignored or not rest:
+            return CommitResult(None, message, note)
+        done = _commit_many(top, rest, told, True)
     if done is None:
-        return CommitResult(None, message, "nothing to commit")
+        return CommitResult(None, message, note or "nothing to commit")
     if done.returncode != 0:
         if any(sign in done.stdout for sign in NOTHING_TO_COMMIT):
-            return CommitResult(None, message, "nothing to commit")
+            return CommitResult(None, message, note or "nothing to commit")
         said = f"{done.stderr}\n{done.stdout}"
         first = next((line.strip() for line in said.splitlines() if line.strip()), "")
         raise GitError(f"git commit failed (exit {done.returncode}): {first}", vault.root)
-    return CommitResult(head_of(top), message)
+    return CommitResult(head_of(top), message, note)
+
+
+def ignored_paths(top: Path, targets: Sequence[str]) -> set[str]:
+    """Those of `targets` a `.gitignore` keeps out of git (`git check-ignore`: a tracked file
+    is never ignored; it takes each path as it is, and refuses the literal-pathspecs setting)."""
+    literal = {"GIT_LITERAL_PATHSPECS": "0"}
+    stdin = "\0".join(targets)
+    done = run_git(top, "check-ignore", "-z", "--stdin", input=stdin, env=literal, check=False)
+    return {path for path in done.stdout.split("\0") if path}
 
 
 #: Up to this many paths, a commit names them (`--include`); more are staged, then committed.

@@ -92,7 +92,7 @@ def archive_by_hand(state: VaultState, slug: str) -> list[Change]:
     """`cardvault archive SLUG`: archive one live card now, whatever its age."""
     from cardvault.errors import NotFoundError
 
-    card = state.by_slug(slug)
+    card = state.one_card(slug)
     if card is None:
         raise NotFoundError(f"no live card with slug or alias '{slug}'")
     if card.card.status == "promoted":

@@ -174,7 +174,7 @@ def demote_by_hand(state: VaultState, slug: str) -> list[Change]:
 def _live(state: VaultState, slug: str) -> CardFile:
     from cardvault.errors import NotFoundError
 
-    card = state.by_slug(slug)
+    card = state.one_card(slug)
     if card is None:
         archived = state.by_slug(slug, archived=True)
         if archived is not None:

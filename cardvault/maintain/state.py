@@ -25,6 +25,7 @@ from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path
 from cardvault.vault.files import FileText, digest_text, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
+from cardvault.vault.snapshot import only_one
 from cardvault.vault.uses import Unfolded, read_unfolded
 
 __all__ = ["CardFile", "VaultState", "load_state", "state_of"]
@@ -112,6 +113,12 @@ class VaultState:
             if found is not None:
                 return found
         return None
+
+    def one_card(self, slug: str, archived: bool = False) -> CardFile | None:
+        """`by_slug` for a command that acts on the card it names (promote, demote, archive):
+        CardvaultError when several card files have the slug it resolves to."""
+        found = self.by_slug(slug, archived)
+        return None if found is None else only_one(found, self.cards, self.vault)
 
     @cached_property
     def taken(self) -> frozenset[str]:

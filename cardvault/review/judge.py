@@ -4,7 +4,8 @@ Set `[maintain] judge = "COMMAND"` in cardvault.toml (off by default; cardvault 
 network). A judge from a vault's own settings runs only once the user approved it with
 `cardvault trust`, or from the user's own settings file (trust/; docs/security.md). The
 command is split like a shell line (no shell runs it: write `sh -c '…'` for pipes) and run
-once per pending question, with the question as JSON on stdin:
+once per pending question (the user's own in an empty folder of its own, a vault's approved one
+at the vault's root: `_working_folder`), with the question as JSON on stdin:
 
     {"protocol": "cardvault-judge/1", "question": "...", "answers": ["same", "different",
      "contradiction"], "item": {"id": ..., "kind": ..., "members": [{"n": 1, "path": ...,
@@ -24,13 +25,16 @@ to answer.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import shlex
 import subprocess
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
@@ -93,9 +97,12 @@ def judge_pending(vault: Vault, now: dt.datetime, ids: Sequence[str] | None = No
     items = pending(vault)
     if ids:
         items = find_items(items, ids)
-    verdicts = [
-        ask(command, item, vault.config.judge_timeout) for item in items if item.kind in QUESTIONS
-    ]
+    with _working_folder(vault, command) as folder:
+        verdicts = [
+            ask(command, item, vault.config.judge_timeout, folder)
+            for item in items
+            if item.kind in QUESTIONS
+        ]
     answers = [v.answer for v in verdicts if v.answer is not None]
     messages = tuple(v.message for v in verdicts if v.message)
     result = answer(vault, answers, now, judge_name(command)) if answers else None
@@ -103,13 +110,31 @@ def judge_pending(vault: Vault, now: dt.datetime, ids: Sequence[str] | None = No
     return JudgeOutcome(tuple(verdicts), result, messages, left)
 
 
-def ask(command: str, item: ReviewItem, timeout: float) -> Verdict:
-    """Run the judge on one question and read its answer."""
+@contextlib.contextmanager
+def _working_folder(vault: Vault, command: str) -> Iterator[Path]:
+    """Where the judge runs. The user's own judge (their settings, for every vault, never
+    approved for this one): a new empty folder, so no file of the vault steers it (LLM CLIs
+    read settings from their working folder: `uvx` a `uv.toml` naming a package index, `npx` an
+    `.npmrc`, others a `.env` or a project's agent settings with hooks). The vault's approved
+    judge: the vault's root, where its words naming files of the vault are those `cardvault
+    trust` showed."""
+    from cardvault.trust.settings import users_own
+
+    if users_own(vault.root, "maintain.judge") != command:
+        yield vault.root
+        return
+    with tempfile.TemporaryDirectory(prefix="cardvault-judge-") as folder:
+        yield Path(folder)
+
+
+def ask(command: str, item: ReviewItem, timeout: float, folder: Path | None = None) -> Verdict:
+    """Run the judge on one question (in `folder`) and read its answer."""
     payload = json.dumps(request(item), ensure_ascii=False)
     name = judge_name(command)
     try:
         done = subprocess.run(
             shlex.split(command),
+            cwd=folder,
             input=payload,
             capture_output=True,
             text=True,

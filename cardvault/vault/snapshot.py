@@ -5,7 +5,7 @@ read path (read.py) builds them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -48,6 +48,21 @@ class CardFile:
     def links(self) -> tuple[WikiLink, ...]:
         """Its wiki-links, frontmatter included."""
         return self.linked if self.linked is not None else wiki_links(self.file.text)
+
+
+def only_one(card: CardFile, cards: Iterable[CardFile], vault: Vault) -> CardFile:
+    """`card`, found by a name for a command that acts on one card; CardvaultError naming the
+    files when other card files have its slug (`check`'s `duplicate-slug`). Each lookup takes
+    the first of them, and `show` the file at that name: a card pushed to a sub-folder under a
+    teammate's card's slug would be the one promoted, archived or renamed."""
+    files = sorted(vault.rel(c.path) for c in cards if c.slug == card.slug)
+    if len(files) > 1:
+        raise CardvaultError(
+            f"slug '{card.slug}' is used by several files: {', '.join(files)}; rename or remove "
+            "all but one (`cardvault check` lists them)",
+            card.path,
+        )
+    return card
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from cardvault.vault.layout import SLUG_RE, Vault
 from cardvault.vault.links import WIKILINK, link_key, rename_links
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
 from cardvault.vault.sections import get_section, set_section
+from cardvault.vault.snapshot import only_one
 
 STEP = "rename"
 #: Managed sections whose links follow a rename: (file attribute of Vault, section name).
@@ -100,6 +101,7 @@ def _card_to_rename(snapshot: VaultSnapshot, slug: str, new: str) -> CardFile:
     card = snapshot.card(slug)
     if card is None:
         raise NotFoundError(f"no card with slug or alias '{slug}'")
+    only_one(card, snapshot.cards, snapshot.vault)
     if card.slug == new:
         raise CardvaultError(f"{card.slug} already has that slug", card.path)
     owner = snapshot.names.get(new)
