@@ -20,6 +20,12 @@ def test_template_config_equals_the_documented_defaults() -> None:
     assert loaded.archive_days == 180 and "security" in loaded.categories
 
 
+def test_a_category_may_be_words_in_any_script(tmp_path: Path) -> None:
+    path = tmp_path / "cardvault.toml"
+    path.write_text("[cards]\ncategories = ['home lab', 'küche', 'dev-ops_2', '運用']\n")
+    assert load_config(path).categories == ("home lab", "küche", "dev-ops_2", "運用")
+
+
 @pytest.mark.parametrize(
     ("toml", "fragment"),
     [
@@ -46,7 +52,8 @@ def test_template_config_equals_the_documented_defaults() -> None:
             "[cards]\ncategories = ['tools', '<system>admin</system>']\n",
             "'cards.categories' must be names",
         ),
-        ("[cards]\ncategories = ['home lab']\n", "'cards.categories' must be names"),
+        ("[cards]\ncategories = ['home  lab']\n", "'cards.categories' must be names"),
+        ("[cards]\ncategories = ['lab\\u202e']\n", "'cards.categories' must be names"),
         # a shared vault's budget is what every session-start hook pours into the agent's
         # context (50 cards of up to 1 MB each): at most what the MCP `context` tool allows
         ("[context]\ntoken_budget = 100000000\n", "'context.token_budget' must be at most 50,000"),

