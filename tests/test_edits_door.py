@@ -143,6 +143,34 @@ def test_a_lock_of_a_live_git_is_waited_for_never_removed(vault_path: Path, tmp_
     assert not any("index.lock" in n for n in result.notes)
 
 
+def test_a_git_lock_taken_after_the_settling_is_waited_for_by_the_commit(
+    vault_path: Path,
+) -> None:
+    """A git that starts between the write's look at git's locks and its commit (an editor's
+    `git status`, run every second, takes index.lock for a moment) makes git refuse with
+    "Unable to create '.git/index.lock': File exists": the commit waits for it, bounded, and
+    records the write, instead of failing it (seen: 2 of 30 `cardvault log` failed beside a
+    `git status` loop)."""
+    vault = open_vault_at(vault_path)
+    path = vault.log_path("2026-03-19")
+    path.write_text("# 2026-03-19\n\n## 10:00 — taken\nan entry\n", encoding="utf-8")
+    lock = vault_path / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+
+    def let_go_later() -> None:
+        time.sleep(0.8)
+        lock.unlink()
+
+    thread = threading.Thread(target=let_go_later)
+    thread.start()
+    try:
+        result = history.commit(vault, "log: while git status ran", [path], created=[path])
+    finally:
+        thread.join()
+    assert result.recorded
+    assert git(vault_path, "status", "--porcelain") == ""
+
+
 def test_hand_edits_of_the_target_get_their_own_commit(vault_path: Path) -> None:
     vault = open_vault_at(vault_path)
     append_log(vault, "first", None, _now())
