@@ -15,7 +15,7 @@ from cardvault import history
 from cardvault.edits.changes import WriteFile
 from cardvault.edits.door import locked_write, propose
 from cardvault.edits.journal import Step, new_journal, read_journal, temp_path, write_journal
-from cardvault.edits.recover import recover
+from cardvault.edits.recover import describe, recover
 from cardvault.errors import CardvaultError
 from cardvault.vault.files import ABSENT, digest_text, read_text
 from cardvault.vault.layout import open_vault_at
@@ -141,6 +141,63 @@ def test_a_lock_of_a_live_git_is_waited_for_never_removed(vault_path: Path, tmp_
         live.wait()
     assert seen == [True] and result.commit.recorded
     assert not any("index.lock" in n for n in result.notes)
+
+
+def test_a_git_lock_taken_after_the_settling_is_waited_for_by_the_commit(
+    vault_path: Path,
+) -> None:
+    """A git that starts between the write's look at git's locks and its commit (an editor's
+    `git status`, run every second, takes index.lock for a moment) makes git refuse with
+    "Unable to create '.git/index.lock': File exists": the commit waits for it, bounded, and
+    records the write, instead of failing it (seen: 2 of 30 `cardvault log` failed beside a
+    `git status` loop)."""
+    vault = open_vault_at(vault_path)
+    path = vault.log_path("2026-03-19")
+    path.write_text("# 2026-03-19\n\n## 10:00 — taken\nan entry\n", encoding="utf-8")
+    lock = vault_path / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+
+    def let_go_later() -> None:
+        time.sleep(0.8)
+        lock.unlink()
+
+    thread = threading.Thread(target=let_go_later)
+    thread.start()
+    try:
+        result = history.commit(vault, "log: while git status ran", [path], created=[path])
+    finally:
+        thread.join()
+    assert result.recorded
+    assert git(vault_path, "status", "--porcelain") == ""
+
+
+def test_a_killed_syncs_merge_a_hand_pull_took_in_is_told_as_in_the_branch(
+    vault_path: Path,
+) -> None:
+    """A sync killed after it moved the branch to its merge but before it tidied up (its
+    journal left); the person then pulled by hand, so the branch has moved on from the merge.
+    The next command says the merge is in the branch, not that it "was not recorded" (which
+    reads as memory lost), and no empty "finished an interrupted write ()" line."""
+    vault = open_vault_at(vault_path)
+    git(vault_path, "config", "user.name", "Test Person")
+    git(vault_path, "config", "user.email", "person@example.com")
+    log = vault.log_path("2026-03-19")
+    log.write_text("# 2026-03-19\n\n## 10:00 — one\nfirst\n", encoding="utf-8")
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-q", "-m", "one")
+    old = git(vault_path, "rev-parse", "HEAD").strip()
+    merged = read_text(log, vault.root).text + "\n## 10:05 — two\nsecond\n"
+    log.write_text(merged, encoding="utf-8")
+    git(vault_path, "commit", "-q", "-am", "sync: merge origin/main")
+    new = git(vault_path, "rev-parse", "HEAD").strip()
+    (vault_path / "notes.txt").write_text("pulled by hand\n", encoding="utf-8")
+    git(vault_path, "add", "notes.txt")
+    git(vault_path, "commit", "-q", "-m", "Merge branch 'main' of origin")  # the hand pull
+    step = Step(vault.rel(log), digest_text(merged), digest_text(merged), merged, 0o644)
+    write_journal(vault, new_journal(None, [step], moves=(old, new)))
+    said = describe(recover(vault))
+    assert said == [f"an interrupted sync's merge ({new[:10]}) is in the branch already"]
+    assert read_journal(vault) is None
 
 
 def test_hand_edits_of_the_target_get_their_own_commit(vault_path: Path) -> None:

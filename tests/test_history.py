@@ -140,6 +140,89 @@ def test_stale_lock_files_of_a_linked_work_tree_are_cleared(vault_path: Path) ->
     assert history.git_lock_files(linked) == []
 
 
+def _holding_a_ref_lock(work_tree: Path, ref: str) -> subprocess.Popen[str]:
+    """A live git in `work_tree` holding `ref`'s lock file (a prepared `update-ref`
+    transaction: git keeps the lock until it is told to commit)."""
+    sha = git(work_tree, "rev-parse", "HEAD").strip()
+    held = subprocess.Popen(
+        ["git", "update-ref", "--stdin"],
+        cwd=work_tree,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert held.stdin is not None and held.stdout is not None
+    held.stdin.write(f"start\nupdate {ref} {sha}\nprepare\n")
+    held.stdin.flush()
+    assert held.stdout.readline() == "start: ok\n"
+    assert held.stdout.readline() == "prepare: ok\n"
+    return held
+
+
+@pytest.mark.parametrize("vault_in", ["main", "linked"])
+def test_a_live_gits_lock_in_the_other_work_tree_of_the_repository_is_left_alone(
+    vault_path: Path, vault_in: str
+) -> None:
+    """A vault sharing its repository with another work tree (`git worktree add`): a git
+    running in the other one holds a lock in the common git folder (its branch's ref); a
+    write in the vault leaves it, and the other git finishes."""
+    linked = vault_path.parent / "linked"
+    git(vault_path, "worktree", "add", "-q", "-b", "side", str(linked))
+    here, there = (vault_path, linked) if vault_in == "main" else (linked, vault_path)
+    ref = "refs/heads/side" if vault_in == "main" else "refs/heads/main"
+    held = _holding_a_ref_lock(there, ref)
+    lock = vault_path / ".git" / f"{ref}.lock"
+    try:
+        assert lock.is_file()
+        assert history.clear_stale_git_locks(here) == []
+        assert lock.is_file()
+    finally:
+        out, _ = held.communicate("commit\n", timeout=30)
+    assert held.returncode == 0 and out == "commit: ok\n"
+
+
+def test_a_write_in_a_linked_work_tree_leaves_the_main_work_trees_index_lock(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """The main work tree's `git commit` waits in its editor, holding `.git/index.lock` (the
+    main work tree's index, no file of the linked one's): a write in a vault checked out as a
+    linked work tree neither removes it nor waits for it, and the person's commit goes in."""
+    linked = vault_path.parent / "linked"
+    git(vault_path, "worktree", "add", "-q", "-b", "side", str(linked))
+    started, flag = tmp_path / "editing", tmp_path / "done-editing"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(
+        f'#!/bin/sh\ntouch "{started}"\nwhile [ ! -e "{flag}" ]; do sleep 0.05; done\n'
+        'echo "my message" > "$1"\n',
+        encoding="utf-8",
+    )
+    editor.chmod(0o755)
+    _with_identity(vault_path)
+    (vault_path / "code.txt").write_text("code\n", encoding="utf-8")
+    git(vault_path, "add", "code.txt")
+    person = subprocess.Popen(
+        ["git", "commit", "--", "code.txt"],
+        cwd=vault_path,
+        env={**os.environ, "GIT_EDITOR": str(editor)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    index_lock = vault_path / ".git" / "index.lock"
+    try:
+        while not started.exists():
+            assert person.poll() is None, person.communicate()
+        assert index_lock.is_file()
+        assert history.clear_stale_git_locks(linked) == []
+        assert history.git_lock_files(linked) == []  # nothing of the linked one's to wait for
+        assert index_lock.is_file()
+    finally:
+        flag.write_text("", encoding="utf-8")
+        _, err = person.communicate(timeout=30)
+    assert person.returncode == 0, err
+    assert git(vault_path, "log", "-1", "--format=%s").strip() == "my message"
+
+
 def test_gitpython_opens_the_work_trees_git_folder_never_a_lookalike(vault_path: Path) -> None:
     """Files at the top of the work tree that mimic a bare repository (a HEAD, objects/,
     refs/) are never taken for the repository: GitPython is handed `.git`."""

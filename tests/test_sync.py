@@ -253,3 +253,23 @@ def test_a_writer_waiting_behind_a_sync_is_not_held_across_its_fetch(tmp_path: P
     assert slow.returncode == 0, err
     logs = sorted((a / "memory").glob("20*.md"))
     assert "written while a sync fetches" in logs[-1].read_text()
+
+
+def test_a_clone_that_checks_out_crlf_line_ends_commits_nothing_to_gitattributes(
+    tmp_path: Path,
+) -> None:
+    """A teammate whose git checks text out with CRLF line ends (`core.autocrlf=true`, as on
+    Windows) has cardvault's `.gitattributes` block, only with other line ends: their first
+    write takes it as it is (before: an extra blank line committed and pushed by every such
+    clone), and their entries reach the others once each."""
+    a, _ = clones(tmp_path, "ab")
+    b = tmp_path / "crlf"
+    remote = str(tmp_path / "remote.git")
+    subprocess.run(["git", "clone", "-q", "-c", "core.autocrlf=true", remote, str(b)], check=True)
+    assert b"\r\n" in (b / ".gitattributes").read_bytes()
+    ok(b, "log", "Lesson: the CRLF clone's entry", "--title", "crlf")
+    assert git(b, "log", "--format=%s", "-1", "--", ".gitattributes").strip() == "vault: init"
+    ok(b, "sync")
+    ok(a, "sync")
+    assert (a / "memory" / "2026-03-19.md").read_text(encoding="utf-8").count("CRLF clone") == 1
+    assert git(a, "diff", "HEAD~1", "--stat", "--", ".gitattributes") == ""

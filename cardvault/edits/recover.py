@@ -83,7 +83,7 @@ def recover(vault: Vault) -> Recovery:
             ) from exc
     clear_journal(vault)
     return Recovery(
-        journal.message or "",
+        journal.message if journal.moves is not None else journal.message or "",
         journal.rollback,
         commit,
         tuple(left),
@@ -104,8 +104,13 @@ def _finish_merge(vault: Vault, journal: Journal, done: list[Step]) -> str:
     rels = [os.path.relpath(vault.root / s.rel, top) for s in journal.steps]
     history.settle_git_locks(vault.root)
     found = history.finish_move(top, old, new, [Path(r).as_posix() for r in rels])
+    if found == "in the branch":
+        return f"an interrupted sync's merge ({new[:10]}) is in the branch already"
     if found == "moved on":
-        return f"an interrupted sync's merge ({new[:10]}) was not recorded: the branch moved since"
+        return (
+            f"an interrupted sync's merge ({new[:10]}) was not recorded: the branch moved "
+            "since; the next `cardvault sync` merges again"
+        )
     return f"finished an interrupted sync: the branch is at its merge {new[:10]}"
 
 

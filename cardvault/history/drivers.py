@@ -62,7 +62,7 @@ def attributes_text(current: str | None) -> str | None:
     is kept as it is; an older block is replaced where it is."""
     if current is None:
         return ATTRIBUTES
-    if ATTRIBUTES in current:
+    if _has_block(current):
         return None
     start = current.find(BEGIN)
     end = current.find(END, start)
@@ -81,7 +81,13 @@ def needs_attributes(root: Path) -> bool:
         found = read_if_present(root / ".gitattributes", root)
     except (OSError, CardvaultError):
         return True  # the door's attributes change says what is wrong with it
-    return found is None or ATTRIBUTES not in found.text
+    return found is None or not _has_block(found.text)
+
+
+def _has_block(text: str) -> bool:
+    """Whether `text` holds the block as this version writes it, whatever its line ends (a
+    clone with `core.autocrlf=true` checks it out with CRLF; git stores it with LF)."""
+    return ATTRIBUTES in text.replace("\r\n", "\n")
 
 
 def drivers_configured(root: Path) -> bool:

@@ -29,7 +29,13 @@ from typing import Any, BinaryIO, cast
 
 import git
 
-from cardvault.history.runner import GitError, git_said, safe_env, work_tree_of
+from cardvault.history.runner import (
+    GitError,
+    git_said,
+    retried_while_locked,
+    safe_env,
+    work_tree_of,
+)
 
 
 class SafeGit(git.Git):
@@ -84,22 +90,27 @@ def run(
     env: dict[str, str] | None = None,
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """`git args...` in the work tree through GitPython, as `runner.run_git` gives it back;
-    GitError with git's message when it fails and `check`. Output is kept byte for byte (no
-    newline stripped); `input` goes to git's standard input."""
-    with _stdin(input) as stream:
-        status, out, err = repo.git.execute(
-            ["git", *args],
-            stream,
-            as_process=False,
-            with_extended_output=True,
-            stdout_as_string=True,
-            with_exceptions=False,
-            strip_newline_in_stdout=False,
-            env=env,
-        )
-    done = subprocess.CompletedProcess(["git", *args], status, out, err)
-    if check and status != 0:
+    """`git args...` in the work tree through GitPython, as `runner.run_git` gives it back
+    (run again while another git holds a lock it needs); GitError with git's message when it
+    fails and `check`. Output is kept byte for byte (no newline stripped); `input` goes to
+    git's standard input."""
+
+    def once() -> subprocess.CompletedProcess[str]:
+        with _stdin(input) as stream:
+            status, out, err = repo.git.execute(
+                ["git", *args],
+                stream,
+                as_process=False,
+                with_extended_output=True,
+                stdout_as_string=True,
+                with_exceptions=False,
+                strip_newline_in_stdout=False,
+                env=env,
+            )
+        return subprocess.CompletedProcess(["git", *args], status, out, err)
+
+    done = retried_while_locked(once)
+    if check and done.returncode != 0:
         raise GitError(f"git {args[0]} failed: {git_said(done)}", top_of(repo))
     return done
 

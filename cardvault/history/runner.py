@@ -12,15 +12,23 @@ Every git runs with pathspecs taken literally (`GIT_LITERAL_PATHSPECS`: a card n
 taken for one when git looks for its repository), with no fsmonitor program and no hook (those of
 a `.git` that came with the vault never run through cardvault: docs/security.md).
 `run_git` is history's own: no module outside `history/` starts git (tests/test_code_rules.py).
+
+A git that finds one of its lock files taken (another git holds it: an editor's `git status`
+takes index.lock for a moment, every second or so) refuses before it changes anything ("Unable
+to create '.git/index.lock': File exists"); every git cardvault starts is then run again after a
+short pause, for up to BUSY_LOCK_WAIT seconds (`retried_while_locked`), as the writers wait for
+the vault lock rather than fail. A lock no git lets go of still fails, with git's message.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
@@ -103,6 +111,27 @@ def git_said(done: subprocess.CompletedProcess[str]) -> str:
     return "; ".join(messages)[-2000:] or f"exit {done.returncode}"
 
 
+#: How long a git refused because another git holds one of its lock files is tried again.
+BUSY_LOCK_WAIT = 10.0
+_BUSY_PAUSE = 0.05
+#: What git says when a lock file it needs is there (another git holds it).
+_LOCK_TAKEN = re.compile(r"Unable to create '[^']*\.lock': File exists")
+
+
+def retried_while_locked(
+    start: Callable[[], subprocess.CompletedProcess[str]], wait: float = BUSY_LOCK_WAIT
+) -> subprocess.CompletedProcess[str]:
+    """`start()` (one git), run again while it fails because another git holds a lock file it
+    needs, for up to `wait` seconds; the last run's result."""
+    deadline = time.monotonic() + wait
+    while True:
+        done = start()
+        busy = done.returncode != 0 and _LOCK_TAKEN.search(f"{done.stderr}\n{done.stdout}")
+        if not busy or time.monotonic() >= deadline:
+            return done
+        time.sleep(_BUSY_PAUSE)
+
+
 def run_git(
     root: Path,
     *args: str,
@@ -110,18 +139,21 @@ def run_git(
     env: Mapping[str, str] | None = None,
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `git args...` in `root`; raise GitError with git's message when it fails and `check`."""
+    """Run `git args...` in `root` (again while another git holds a lock it needs); raise
+    GitError with git's message when it fails and `check`."""
     full_env = {**os.environ, **safe_env(os.environ), **(env or {})}
-    done = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        input=input,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        env=full_env,
-        check=False,
+    done = retried_while_locked(
+        lambda: subprocess.run(
+            ["git", *args],
+            cwd=root,
+            input=input,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            env=full_env,
+            check=False,
+        )
     )
     if check and done.returncode != 0:
         raise GitError(f"git {args[0]} failed: {git_said(done)}", root)

@@ -209,8 +209,9 @@ def move_head(top: Path, old: str, new: str, journaled: Sequence[str]) -> None:
 
 def finish_move(top: Path, old: str, new: str, journaled: Sequence[str]) -> str:
     """After a crash between the journaled write and the end of `move_head`: finish it.
-    Returns what was found: "moved" (done now), "already" (HEAD was at `new`), "moved on"
-    (HEAD is at neither: left as it is)."""
+    Returns what was found: "moved" (done now), "already" (HEAD was at `new`), "in the
+    branch" (HEAD moved on from `new`: a pull by hand after the crash), "moved on" (HEAD is at
+    neither, nor after `new`: left as it is)."""
     head = _sha(top, "HEAD")
     if head == old:
         move_head(top, old, new, journaled)
@@ -218,7 +219,8 @@ def finish_move(top: Path, old: str, new: str, journaled: Sequence[str]) -> str:
     if head == new:
         _index_to_head(top, journaled)
         return "already"
-    return "moved on"
+    ancestor = run_git(top, "merge-base", "--is-ancestor", new, "HEAD", check=False)
+    return "in the branch" if ancestor.returncode == 0 else "moved on"
 
 
 def head_is_sync_merge(top: Path) -> bool:
