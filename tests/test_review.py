@@ -208,6 +208,34 @@ def test_two_new_lessons_that_contradict_are_asked_about_once(
     assert len([i for i in pending(vault.root) if i["kind"] == "contradiction"]) == 1
 
 
+def test_a_run_with_thousands_of_questions_asks_some_and_never_overfills_the_queue(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """160 lessons that each give the build another port disagree pairwise: thousands of
+    "which one holds?" questions, a queue over the file limit, and maintain failed on every
+    run with nothing written. A step asks at most MAX_NEW_QUESTIONS and keeps the queue under
+    QUEUE_BUDGET; the commit says how many were not asked, the lessons are all distilled, and
+    the next run works."""
+    from cardvault.maintain.asking import MAX_NEW_QUESTIONS, QUEUE_BUDGET
+
+    vault = new_vault(tmp_path / "v")
+    log(vault, "2026-03-02", [
+        (f"{10 + n // 60:02d}:{n % 60:02d}", f"b{n}", f"Lesson: the build uses port {n + 8000}")
+        for n in range(160)
+    ])  # fmt: skip
+    commit_all(vault)
+    result = run(vault, embedder, today="2026-03-20")
+    queue = vault.root / "memory" / "review.jsonl"
+    asked = queue.read_text(encoding="utf-8").splitlines()
+    assert len(asked) <= 2 * MAX_NEW_QUESTIONS and queue.stat().st_size <= QUEUE_BUDGET
+    told = git(vault.root, "log", "-1", "--format=%B")
+    assert "more question(s) not asked" in told, told[-600:]
+    assert result.plan.counts()["distill"] == 160
+    run(vault, embedder, today="2026-03-21")
+    assert queue.stat().st_size <= QUEUE_BUDGET
+    assert git(vault.root, "status", "--porcelain") == ""
+
+
 def test_a_question_never_names_an_entry_beside_the_card_that_holds_it(
     tmp_path: Path, embedder: Embedder
 ) -> None:

@@ -33,7 +33,7 @@ from cardvault.vault.decisions import (
     queue_path,
     render_queue,
 )
-from cardvault.vault.files import ABSENT
+from cardvault.vault.files import ABSENT, MAX_FILE_BYTES
 
 GROUPING = ("same-lesson", "duplicate")
 WITHHELD = "(not shown: the entry looks like it holds a secret; read it in its log)"
@@ -114,11 +114,23 @@ def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> 
     return [WriteFile(path, render_queue(kept), expected, "\n".join(lines), step)]
 
 
+#: The most questions one step adds to the queue, and the most bytes the queue may reach by
+#: them (half of what a vault file may hold, leaving room for the answers): past either, the
+#: rest are not asked, and the commit says how many (a step that finds them again on a later
+#: run asks them then, if there is room). Without a bound, 160 lessons that each give the build
+#: another port asked some 3,300 "which one holds?" questions, a queue over the file limit, and
+#: every later maintain failed with nothing written and so nothing to answer.
+MAX_NEW_QUESTIONS = 200
+QUEUE_BUDGET = MAX_FILE_BYTES // 2
+
+
 def _added(
     current: list[ReviewItem], asked: list[ReviewItem]
 ) -> tuple[list[ReviewItem], list[str]]:
     items = list(current)
     lines: list[str] = []
+    size = len(render_queue(items))
+    added = waiting = 0
     for question in asked:
         keys = set(question.keys)
         about = _about(question.members)
@@ -139,14 +151,28 @@ def _added(
             if not new:
                 continue
             evidence = _joined_evidence(touched.evidence, question.evidence)
-            items[position] = replace(
-                touched, members=touched.members + tuple(new), evidence=evidence
-            )
+            grown = replace(touched, members=touched.members + tuple(new), evidence=evidence)
+            more = len(render_queue([grown])) - len(render_queue([touched]))
+            if size + more > QUEUE_BUDGET:
+                waiting += 1
+                continue
+            items[position], size = grown, size + more
             lines.append(f"review: {touched.id} {LABELS[touched.kind]} + {_names(new)}")
             continue
         made = replace(question, id=item_id(question.kind, keys, (i.id for i in items)))
+        more = len(render_queue([made]))
+        if added >= MAX_NEW_QUESTIONS or size + more > QUEUE_BUDGET:
+            waiting += 1
+            continue
         items.append(made)
+        size, added = size + more, added + 1
         lines.append(f"review: asked {made.id} {LABELS[made.kind]} {_names(made.members)}")
+    if waiting:
+        lines.append(
+            f"review: {waiting:,} more question(s) not asked: a step asks at most "
+            f"{MAX_NEW_QUESTIONS} and keeps the queue under {QUEUE_BUDGET:,} bytes "
+            "(answering some with `cardvault review` makes room)"
+        )
     return items, lines
 
 
