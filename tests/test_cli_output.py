@@ -106,6 +106,37 @@ def test_a_failure_under_json_carries_its_error(
     assert said in failed.stderr
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["search", "token", "-k", "0", "--json"], "Invalid value for '-k' / '--limit'"),
+        (["search", "--json", "-k", "0", "token"], "Invalid value for '-k' / '--limit'"),
+        (["log", "--json"], "Missing argument 'text'"),
+        (["list", "--json", "--bogus"], "No such option: --bogus"),
+        (["list", "--bogus", "--json"], "No such option: --bogus"),
+        (["review", "accept", "--json"], "Missing argument"),
+        (["no-such-command", "--json"], "No such command 'no-such-command'"),
+    ],
+)
+def test_a_usage_error_under_json_is_the_failure_object(
+    vault_path: Path, argv: list[str], said: str
+) -> None:
+    """A script that asked for --json reads one object on stdout whatever went wrong, a
+    command line click refuses (exit 2) too; the usage message stays on stderr."""
+    failed = run_cli(["--vault", str(vault_path), *argv])
+    assert failed.exit_code == 2
+    shown = json.loads(failed.stdout)
+    assert shown["ok"] is False
+    assert [m for m in shown["messages"] if m["level"] == "error" and said in m["text"]]
+    assert said in failed.stderr
+
+
+def test_a_usage_error_without_json_prints_nothing_on_stdout(vault_path: Path) -> None:
+    for argv in (["list", "--bogus"], ["search", "-k", "0", "token"], ["log", "--", "--json"]):
+        failed = run_cli(["--vault", str(vault_path), *argv, "--bogus"])
+        assert failed.exit_code == 2 and failed.stdout == "", argv
+
+
 def test_a_command_that_printed_its_own_json_gets_no_second_object(vault_path: Path) -> None:
     """`check --json` fails (exit 1) by printing its findings: stdout stays that one list."""
     (vault_path / "memory" / "cards" / "bad.md").write_text("---\ntitle: [bad\n---\nbody\n")
