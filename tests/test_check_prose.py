@@ -72,6 +72,25 @@ def test_an_entry_time_that_is_no_time_of_day_is_an_error(vault_path: Path) -> N
     assert "memory/2026-01-02.md:6: error: entry time 23:99" in text
 
 
+def test_a_heading_that_looks_like_an_entry_but_is_none_is_named(vault_path: Path) -> None:
+    """`## 10:00 Standup` (no dash) and `##10:00` (no space) are no entry headings: their
+    lines, lessons too, belong to the entry above. check names each line; one in code, or a
+    deeper heading (a part of an entry), is not named."""
+    (vault_path / "memory" / "2026-01-02.md").write_text(
+        "# 2026-01-02\n\n## 09:15 — Fine\nok\n\n## 10:00 Standup\nLesson: x\n\n"
+        "##10:30 — Squashed\ny\n\n```\n## 11:00 quoted output\n```\n\n### 12:00 — Deeper\nz\n"
+        "\n## 13:00 — Good\nw\n"
+    )
+    code, found = check(vault_path)
+    named = [(f["line"], f["severity"]) for f in found if f["code"] == "entry-heading"]
+    assert named == [(6, "warning"), (9, "warning")]
+    messages = [f["message"] for f in found if f["code"] == "entry-heading"]
+    assert "'## 10:00 Standup' is not an entry heading" in messages[0]
+    assert "## HH:MM — Title" in messages[0] and "09:15" in messages[0]
+    assert code == 0
+
+
+
 @given(st.text(alphabet="ab `\\\n", max_size=40))
 @settings(max_examples=300, deadline=None)
 def test_code_spans_agree_with_markdown_it(text: str) -> None:

@@ -211,6 +211,26 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     return entries
 
 
+#: A line a person meant as an entry heading: `##` and a time (no dash, no space after `##`).
+_LOOKS_LIKE_ENTRY = re.compile(r"^ {0,3}##[ \t]*\d{1,2}:\d{2}(?!\d)")
+
+
+def entry_lookalikes(text: str, entries: Iterable[LogEntry]) -> list[int]:
+    """1-based lines of a log that start like an entry heading (`## 10:00 Standup`, without
+    the dash; `##10:00 — x`, not a heading to Markdown) yet begin no entry: their lines belong
+    to the entry above. Lines in fenced or indented code are output, never headings."""
+    headings = {entry.line for entry in entries}
+    found = [
+        number
+        for number, line in enumerate(text.split("\n"), start=1)
+        if number not in headings and _LOOKS_LIKE_ENTRY.match(line)
+    ]
+    if not found:
+        return []
+    code = _code_lines(prose.parse(text))
+    return [number for number in found if number - 1 not in code]
+
+
 def valid_time(time: str) -> bool:
     """Whether an entry's `HH:MM` is a time of day (00:00 to 23:59)."""
     hours, _, minutes = time.partition(":")
