@@ -90,6 +90,28 @@ def test_a_heading_that_looks_like_an_entry_but_is_none_is_named(vault_path: Pat
     assert code == 0
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("# 2026-01-03\n\nLesson: pin the node version.\n\n## 09:00 — Real\nx\n", 3),
+        ("Notes of the day, Lesson: no title either.\n", 1),
+        ("# 2026-01-03\n\n<!-- a comment -->\n## 09:00 — Real\nx\n", 3),
+        ("# 2026-01-03\n\n## 09:00 — Real\nx\n", None),
+        ("# 2026-01-03\n\n\n", None),
+    ],
+)
+def test_text_before_the_first_entry_is_named(
+    vault_path: Path, text: str, line: int | None
+) -> None:
+    """Lines between the day's title and its first entry belong to no entry: maintenance never
+    distills a lesson written there, so check says where they start."""
+    (vault_path / "memory" / "2026-01-03.md").write_text(text)
+    code, found = check(vault_path)
+    named = [f for f in found if f["code"] == "outside-entry"]
+    assert [f["line"] for f in named] == ([] if line is None else [line])
+    assert all(f["severity"] == "warning" and "no entry" in str(f["message"]) for f in named)
+    assert code == 0
+
 
 @given(st.text(alphabet="ab `\\\n", max_size=40))
 @settings(max_examples=300, deadline=None)

@@ -157,13 +157,23 @@ def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
 
 def _entry_lookalikes(snapshot: VaultSnapshot) -> list[Finding]:
     """Lines of a log meant as entry headings that are none (`## 10:00 Standup`: no dash):
-    what follows them, lessons too, is read as part of the entry above (or of none)."""
+    what follows them, lessons too, is read as part of the entry above (or of none); and text
+    before the first entry, which is in none."""
     from bisect import bisect_right
 
-    from cardvault.vault.daily import entry_lookalikes
+    from cardvault.vault.daily import entry_lookalikes, text_before_entries
 
     found = []
     for log in snapshot.logs:
+        before = text_before_entries(log.file.text, log.entries)
+        if before is not None:
+            message = (
+                "text before the first entry (`## HH:MM — Title`) is in no entry: maintenance "
+                "never distills a lesson written there"
+            )
+            found.append(
+                Finding(snapshot.rel(log.file.path), before, message, "outside-entry", "warning")
+            )
         lines = log.file.text.split("\n")
         starts = [entry.line for entry in log.entries]
         for number in entry_lookalikes(log.file.text, log.entries):

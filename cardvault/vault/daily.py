@@ -36,7 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -229,6 +229,22 @@ def entry_lookalikes(text: str, entries: Iterable[LogEntry]) -> list[int]:
         return []
     code = _code_lines(prose.parse(text))
     return [number for number in found if number - 1 not in code]
+
+
+def text_before_entries(text: str, entries: Sequence[LogEntry]) -> int | None:
+    """The 1-based line where text begins that stands before the log's first entry (after the
+    day's `# YYYY-MM-DD` title): it belongs to no entry, so nothing distills it; None if none."""
+    lines = text.split("\n")
+    first = entries[0].line if entries else len(lines) + 1
+    titled = False
+    for number, line in enumerate(lines[: first - 1], start=1):
+        if not line.strip():
+            continue
+        if not titled and line.startswith("# "):
+            titled = True
+            continue
+        return number
+    return None
 
 
 def valid_time(time: str) -> bool:
