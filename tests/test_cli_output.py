@@ -137,6 +137,53 @@ def test_a_usage_error_without_json_prints_nothing_on_stdout(vault_path: Path) -
         assert failed.exit_code == 2 and failed.stdout == "", argv
 
 
+def _json_help(name: str) -> str:
+    """The help of command `name`'s --json option."""
+    from typer.main import get_command
+
+    from cardvault.cli.app import app
+
+    command = get_command(app).commands[name]  # type: ignore[attr-defined]
+    return next(p.help for p in command.params if "--json" in getattr(p, "opts", ()))
+
+
+PIPED = [
+    ["new", "Piped card", "-c", "tools", "--body", "Retry twice."],
+    ["maintain", "--dry-run"],
+    ["import", "EXPORT"],
+    ["list"],
+    ["stats"],
+    ["history"],
+    ["diff"],
+    ["review"],
+    ["agents"],
+    ["scope"],
+    ["log", "Lesson: piped output stays text."],
+    ["check"],
+]
+
+
+@pytest.mark.parametrize("argv", PIPED, ids=[a[0] for a in PIPED])
+def test_a_command_prints_json_when_piped_exactly_when_its_help_says_so(
+    vault_path: Path, tmp_path: Path, argv: list[str]
+) -> None:
+    """A script without --json reads what `--help` promises: JSON when the help of --json
+    says "also when piped", else the text."""
+    root = ["--vault", str(vault_path)]
+    export = tmp_path / "export.json"
+    assert run_cli([*root, "export", str(export)]).exit_code == 0
+    argv = [str(export) if arg == "EXPORT" else arg for arg in argv]
+    promised = "also when piped" in _json_help(argv[0])
+    piped = run_cli([*root, *argv])
+    assert piped.exit_code == 0, piped.output
+    try:
+        json.loads(piped.stdout)
+        printed_json = True
+    except ValueError:
+        printed_json = False
+    assert printed_json == promised, (argv, piped.stdout[:200])
+
+
 def test_a_command_that_printed_its_own_json_gets_no_second_object(vault_path: Path) -> None:
     """`check --json` fails (exit 1) by printing its findings: stdout stays that one list."""
     (vault_path / "memory" / "cards" / "bad.md").write_text("---\ntitle: [bad\n---\nbody\n")
