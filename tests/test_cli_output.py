@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, snapshot
 
 
 def _commands() -> list[list[str]]:
@@ -214,6 +214,24 @@ def test_new_without_a_body_refuses_on_empty_stdin(vault_path: Path) -> None:
     )
     assert piped.exit_code == 0, piped.output
     assert "Piped body." in (vault_path / "memory" / "cards" / "some-topic.md").read_text()
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t\n"])
+def test_remember_refuses_an_empty_lesson_as_log_refuses_an_empty_entry(
+    vault_path: Path, text: str
+) -> None:
+    """`remember "  "` wrote an entry with no title and a bare `Lesson:`, and committed it."""
+    from cardvault import open_vault
+    from cardvault.errors import CardvaultError
+    from tests.conftest import git_log
+
+    commits, files = git_log(vault_path), snapshot(vault_path)
+    done = run_cli(["--vault", str(vault_path), "remember", text])
+    assert done.exit_code == 1
+    assert "nothing to remember: the lesson is empty" in done.stderr
+    with pytest.raises(CardvaultError, match="nothing to remember"):
+        open_vault(vault_path).remember(text)
+    assert git_log(vault_path) == commits and snapshot(vault_path) == files
 
 
 def test_new_prompts_in_a_terminal(vault_path: Path) -> None:
