@@ -116,6 +116,8 @@ def test_a_failure_under_json_carries_its_error(
         (["list", "--bogus", "--json"], "No such option: --bogus"),
         (["review", "accept", "--json"], "Missing argument"),
         (["no-such-command", "--json"], "No such command 'no-such-command'"),
+        (["--bogus", "list", "--json"], "No such option: --bogus"),  # before the command
+        (["--version", "--json"], "No such option: --json"),
     ],
 )
 def test_a_usage_error_under_json_is_the_failure_object(

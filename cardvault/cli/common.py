@@ -70,8 +70,15 @@ class CardvaultGroup(TyperGroup):
             return self._invoke(ctx)
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
-        ctx.meta[_ARGV] = list(args)
-        return super().parse_args(ctx, args)
+        given = ctx.meta[_ARGV] = list(args)  # a copy: click's parser consumes `args`
+        try:
+            return super().parse_args(ctx, args)
+        except typer.TyperException as exc:  # before any command: `cardvault --bogus list`
+            from cardvault.cli.output import refused_before_command
+
+            if getattr(exc, "exit_code", None) == USAGE_ERROR:
+                refused_before_command(given, exc.format_message())
+            raise
 
     def _invoke(self, ctx: typer.Context) -> Any:
         from cardvault.cli import render

@@ -70,10 +70,22 @@ def usage_failed(argv: list[str], message: str) -> None:
     """A command line click refused (an unknown option, a bad value, a missing argument): when
     it asked for `--json`, the failure object all the same, since the option itself may never
     have been read (the words after a `--` are the command's, never ours)."""
-    options = argv[: argv.index("--")] if "--" in argv else argv
-    if "--json" in options and "--quiet" not in options:
+    if _asks_json(argv):
         mode.usage_error = True
         mode.messages.append({"level": "error", "text": message})
+
+
+def refused_before_command(argv: list[str], message: str) -> None:
+    """The same for a command line refused before any command runs (no session yet): the
+    failure object, printed at once."""
+    if _asks_json(argv):
+        done = OutputMode(messages=[{"level": "error", "text": message}])
+        _print_collected(done, 2)
+
+
+def _asks_json(argv: list[str]) -> bool:
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in options and "--quiet" not in options
 
 
 def add_output_options(command: Any) -> None:
