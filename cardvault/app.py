@@ -174,7 +174,12 @@ class Session(Wiring):
         redact: bool = False,
         on_wait: OnWait | None = None,
     ) -> WriteResult:
-        """`cardvault remember`: log `text` as a Lesson for maintenance to distill."""
+        """`cardvault remember`: log `text` as a Lesson for maintenance to distill (refused
+        when it is empty: `Lesson:` alone would still make an entry, with no title)."""
+        from cardvault.errors import CardFormatError
+
+        if not text.strip():
+            raise CardFormatError("nothing to remember: the lesson is empty")
         return self.log(f"Lesson: {text.strip()}", None, to_global, redact, on_wait)
 
     def new(

@@ -72,6 +72,47 @@ def test_an_entry_time_that_is_no_time_of_day_is_an_error(vault_path: Path) -> N
     assert "memory/2026-01-02.md:6: error: entry time 23:99" in text
 
 
+def test_a_heading_that_looks_like_an_entry_but_is_none_is_named(vault_path: Path) -> None:
+    """`## 10:00 Standup` (no dash) and `##10:00` (no space) are no entry headings: their
+    lines, lessons too, belong to the entry above. check names each line; one in code, or a
+    deeper heading (a part of an entry), is not named."""
+    (vault_path / "memory" / "2026-01-02.md").write_text(
+        "# 2026-01-02\n\n## 09:15 — Fine\nok\n\n## 10:00 Standup\nLesson: x\n\n"
+        "##10:30 — Squashed\ny\n\n```\n## 11:00 quoted output\n```\n\n### 12:00 — Deeper\nz\n"
+        "\n## 13:00 — Good\nw\n"
+    )
+    code, found = check(vault_path)
+    named = [(f["line"], f["severity"]) for f in found if f["code"] == "entry-heading"]
+    assert named == [(6, "warning"), (9, "warning")]
+    messages = [f["message"] for f in found if f["code"] == "entry-heading"]
+    assert "'## 10:00 Standup' is not an entry heading" in messages[0]
+    assert "## HH:MM — Title" in messages[0] and "09:15" in messages[0]
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("# 2026-01-03\n\nLesson: pin the node version.\n\n## 09:00 — Real\nx\n", 3),
+        ("Notes of the day, Lesson: no title either.\n", 1),
+        ("# 2026-01-03\n\n<!-- a comment -->\n## 09:00 — Real\nx\n", 3),
+        ("# 2026-01-03\n\n## 09:00 — Real\nx\n", None),
+        ("# 2026-01-03\n\n\n", None),
+    ],
+)
+def test_text_before_the_first_entry_is_named(
+    vault_path: Path, text: str, line: int | None
+) -> None:
+    """Lines between the day's title and its first entry belong to no entry: maintenance never
+    distills a lesson written there, so check says where they start."""
+    (vault_path / "memory" / "2026-01-03.md").write_text(text)
+    code, found = check(vault_path)
+    named = [f for f in found if f["code"] == "outside-entry"]
+    assert [f["line"] for f in named] == ([] if line is None else [line])
+    assert all(f["severity"] == "warning" and "no entry" in str(f["message"]) for f in named)
+    assert code == 0
+
+
 @given(st.text(alphabet="ab `\\\n", max_size=40))
 @settings(max_examples=300, deadline=None)
 def test_code_spans_agree_with_markdown_it(text: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, snapshot
 
 
 def _commands() -> list[list[str]]:
@@ -106,6 +106,86 @@ def test_a_failure_under_json_carries_its_error(
     assert said in failed.stderr
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["search", "token", "-k", "0", "--json"], "Invalid value for '-k' / '--limit'"),
+        (["search", "--json", "-k", "0", "token"], "Invalid value for '-k' / '--limit'"),
+        (["log", "--json"], "Missing argument 'text'"),
+        (["list", "--json", "--bogus"], "No such option: --bogus"),
+        (["list", "--bogus", "--json"], "No such option: --bogus"),
+        (["review", "accept", "--json"], "Missing argument"),
+        (["no-such-command", "--json"], "No such command 'no-such-command'"),
+        (["--bogus", "list", "--json"], "No such option: --bogus"),  # before the command
+        (["--version", "--json"], "No such option: --json"),
+    ],
+)
+def test_a_usage_error_under_json_is_the_failure_object(
+    vault_path: Path, argv: list[str], said: str
+) -> None:
+    """A script that asked for --json reads one object on stdout whatever went wrong, a
+    command line click refuses (exit 2) too; the usage message stays on stderr."""
+    failed = run_cli(["--vault", str(vault_path), *argv])
+    assert failed.exit_code == 2
+    shown = json.loads(failed.stdout)
+    assert shown["ok"] is False
+    assert [m for m in shown["messages"] if m["level"] == "error" and said in m["text"]]
+    assert said in failed.stderr
+
+
+def test_a_usage_error_without_json_prints_nothing_on_stdout(vault_path: Path) -> None:
+    for argv in (["list", "--bogus"], ["search", "-k", "0", "token"], ["log", "--", "--json"]):
+        failed = run_cli(["--vault", str(vault_path), *argv, "--bogus"])
+        assert failed.exit_code == 2 and failed.stdout == "", argv
+
+
+def _json_help(name: str) -> str:
+    """The help of command `name`'s --json option."""
+    from typer.main import get_command
+
+    from cardvault.cli.app import app
+
+    command = get_command(app).commands[name]  # type: ignore[attr-defined]
+    return next(p.help for p in command.params if "--json" in getattr(p, "opts", ()))
+
+
+PIPED = [
+    ["new", "Piped card", "-c", "tools", "--body", "Retry twice."],
+    ["maintain", "--dry-run"],
+    ["import", "EXPORT"],
+    ["list"],
+    ["stats"],
+    ["history"],
+    ["diff"],
+    ["review"],
+    ["agents"],
+    ["scope"],
+    ["log", "Lesson: piped output stays text."],
+    ["check"],
+]
+
+
+@pytest.mark.parametrize("argv", PIPED, ids=[a[0] for a in PIPED])
+def test_a_command_prints_json_when_piped_exactly_when_its_help_says_so(
+    vault_path: Path, tmp_path: Path, argv: list[str]
+) -> None:
+    """A script without --json reads what `--help` promises: JSON when the help of --json
+    says "also when piped", else the text."""
+    root = ["--vault", str(vault_path)]
+    export = tmp_path / "export.json"
+    assert run_cli([*root, "export", str(export)]).exit_code == 0
+    argv = [str(export) if arg == "EXPORT" else arg for arg in argv]
+    promised = "also when piped" in _json_help(argv[0])
+    piped = run_cli([*root, *argv])
+    assert piped.exit_code == 0, piped.output
+    try:
+        json.loads(piped.stdout)
+        printed_json = True
+    except ValueError:
+        printed_json = False
+    assert printed_json == promised, (argv, piped.stdout[:200])
+
+
 def test_a_command_that_printed_its_own_json_gets_no_second_object(vault_path: Path) -> None:
     """`check --json` fails (exit 1) by printing its findings: stdout stays that one list."""
     (vault_path / "memory" / "cards" / "bad.md").write_text("---\ntitle: [bad\n---\nbody\n")
@@ -136,6 +216,24 @@ def test_new_without_a_body_refuses_on_empty_stdin(vault_path: Path) -> None:
     )
     assert piped.exit_code == 0, piped.output
     assert "Piped body." in (vault_path / "memory" / "cards" / "some-topic.md").read_text()
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t\n"])
+def test_remember_refuses_an_empty_lesson_as_log_refuses_an_empty_entry(
+    vault_path: Path, text: str
+) -> None:
+    """`remember "  "` wrote an entry with no title and a bare `Lesson:`, and committed it."""
+    from cardvault import open_vault
+    from cardvault.errors import CardvaultError
+    from tests.conftest import git_log
+
+    commits, files = git_log(vault_path), snapshot(vault_path)
+    done = run_cli(["--vault", str(vault_path), "remember", text])
+    assert done.exit_code == 1
+    assert "nothing to remember: the lesson is empty" in done.stderr
+    with pytest.raises(CardvaultError, match="nothing to remember"):
+        open_vault(vault_path).remember(text)
+    assert git_log(vault_path) == commits and snapshot(vault_path) == files
 
 
 def test_new_prompts_in_a_terminal(vault_path: Path) -> None:

@@ -55,6 +55,15 @@ def test_search_logs_and_filters_in_json(vault_root: Path) -> None:
 
 
 @pytest.mark.slow
+def test_index_piped_writes_no_progress_bar_remains_to_stderr(vault_root: Path) -> None:
+    """The progress bar is for a terminal: piped, it left a lone blank line on stderr (the
+    demo script's output showed it before "✓ 8 documents ...")."""
+    result = run_cli(["--vault", str(vault_root), "index", "--rebuild"])
+    assert result.exit_code == 0, result.output
+    assert "" not in result.stderr.splitlines(), repr(result.stderr)
+
+
+@pytest.mark.slow
 def test_index_reports_counts(vault_root: Path) -> None:
     broken = vault_root / "memory" / "cards" / "broken-card.md"
     broken.write_text(broken.read_text() + "Edited.\n")  # re-read, so reported again

@@ -41,6 +41,25 @@ def with_identity(root: Path) -> Path:
     return root
 
 
+def test_a_stopped_resident_process_is_reported_as_the_settings_make_it(
+    vault_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Warm by default: with auto-start on, the next search starts the server, so doctor
+    does not say that every search loads the model; with it off, it says so and how to start it."""
+    monkeypatch.delenv("CARDVAULT_NO_AUTOSERVE", raising=False)
+    _, checks = doctor(vault_path, "--no-model")
+    auto = checks["resident process"]
+    assert auto["status"] == "info" and auto["fix"] is None
+    assert "the next search, context or index starts it" in auto["summary"]
+    assert "load the model each time" not in auto["summary"]
+    monkeypatch.setenv("CARDVAULT_NO_AUTOSERVE", "1")
+    _, checks = doctor(vault_path, "--no-model")
+    off = checks["resident process"]
+    assert off["status"] == "info" and off["fix"] == "cardvault serve --background"
+    assert "searches load the model each time" in off["summary"]
+    assert "auto-start is off" in off["summary"]
+
+
 @pytest.mark.slow
 def test_a_healthy_vault_passes_with_the_model_loaded(vault_path: Path, home: Path) -> None:
     code, checks = doctor(with_identity(vault_path))

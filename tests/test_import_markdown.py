@@ -300,6 +300,26 @@ def test_notes_that_cannot_be_taken_are_refused_by_name(vault_path: Path, tmp_pa
     assert "ghp_" not in (vault_path / "memory" / "cards" / "key.md").read_text()
 
 
+def test_a_partial_import_run_again_does_not_claim_every_note_is_in(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """The second --partial run imports nothing new: it says so, and that the notes with
+    problems are still left out, never that the vault has every note."""
+    source = copy_fixture("claude-memory", tmp_path)
+    (source / "latin1.md").write_bytes("# Café\n\nna\xefve\n".encode("latin-1"))
+    import_notes(vault_path, source, "--partial")
+    commits = git_log(vault_path)
+    again = run_cli(["--vault", str(vault_path), "import", str(source), "--partial"], env=NOW)
+    assert again.exit_code == 0, again.output
+    assert "every note" not in again.stderr
+    assert "nothing new to import" in again.stderr and "1 note(s) left out" in again.stderr
+    assert git_log(vault_path) == commits
+    source_clean = copy_fixture("obsidian", tmp_path)
+    import_notes(vault_path, source_clean)
+    clean = run_cli(["--vault", str(vault_path), "import", str(source_clean)], env=NOW)
+    assert "the vault already has every note" in clean.stderr
+
+
 def test_a_note_left_out_takes_its_links_with_it(vault_path: Path, tmp_path: Path) -> None:
     """With --partial, a link to a note that is not imported is no link in the cards."""
     source = tmp_path / "notes"

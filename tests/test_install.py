@@ -290,6 +290,19 @@ def test_uninstall_restores_every_file_byte_for_byte(home: Path, project: Path) 
     assert again.exit_code == 0 and "not installed" in again.output
 
 
+def test_uninstalling_everything_leaves_no_install_records(home: Path, project: Path) -> None:
+    """README: the install records (~/.local/state/cardvault/) are gone once everything is
+    uninstalled: the folder too, not only the file in it."""
+    state = home / ".local" / "state" / "cardvault"
+    for host in HOSTS:
+        assert install(host, "user", project, "--yes").exit_code == 0
+    assert (state / "installs.json").is_file()
+    for host in HOSTS:
+        assert install(host, "user", project, "--uninstall", "--yes").exit_code == 0
+    assert not state.exists()
+    assert (home / ".local" / "state").is_dir()  # the shared state folder stays
+
+
 def test_dry_run_and_a_piped_run_without_yes_write_nothing(home: Path, project: Path) -> None:
     seed(home, project)
     before = everything(home, project)

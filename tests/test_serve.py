@@ -181,6 +181,25 @@ def test_status_stop_and_a_second_server(indexed_sample: Path) -> None:
 
 
 @pytest.mark.slow
+def test_stop_and_background_print_json_when_asked(indexed_sample: Path) -> None:
+    """A script that stops or starts the server with --json reads one object (as --status
+    gives it), never the sentence a person reads."""
+    none = cli(indexed_sample, "serve", "--stop", "--json")
+    assert none.returncode == 0
+    assert json.loads(none.stdout) == {"stopped": False, "pid": None, "vault": str(indexed_sample)}
+    started = cli(indexed_sample, "serve", "-d", "--idle-timeout", "5", "--json")
+    assert started.returncode == 0, started.stderr
+    shown = json.loads(started.stdout)
+    assert shown["running"] is True and shown["pid"] == wait_for_status(indexed_sample).pid
+    stopped = cli(indexed_sample, "serve", "--stop", "--json")
+    assert stopped.returncode == 0
+    assert json.loads(stopped.stdout) == {
+        "stopped": True, "pid": shown["pid"], "vault": str(indexed_sample)
+    }  # fmt: skip
+    assert server_status(indexed_sample) is None
+
+
+@pytest.mark.slow
 def test_it_exits_after_the_idle_timeout(indexed_sample: Path) -> None:
     with running_server(indexed_sample, idle_minutes=0.05) as process:
         assert process.wait(120) == 0

@@ -32,6 +32,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _card_links(snapshot)
     findings += _log_links(snapshot)
     findings += _entry_times(snapshot)
+    findings += _entry_lookalikes(snapshot)
     findings += _repeated_entry_ids(snapshot)
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
@@ -152,6 +153,46 @@ def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
         for entry in log.entries
         if not valid_time(entry.time)
     ]
+
+
+def _entry_lookalikes(snapshot: VaultSnapshot) -> list[Finding]:
+    """Lines of a log meant as entry headings that are none (`## 10:00 Standup`: no dash):
+    what follows them, lessons too, is read as part of the entry above (or of none); and text
+    before the first entry, which is in none."""
+    from bisect import bisect_right
+
+    from cardvault.vault.daily import entry_lookalikes, text_before_entries
+
+    found = []
+    for log in snapshot.logs:
+        before = text_before_entries(log.file.text, log.entries)
+        if before is not None:
+            message = (
+                "text before the first entry (`## HH:MM — Title`) is in no entry: maintenance "
+                "never distills a lesson written there"
+            )
+            found.append(
+                Finding(snapshot.rel(log.file.path), before, message, "outside-entry", "warning")
+            )
+        lines = log.file.text.split("\n")
+        starts = [entry.line for entry in log.entries]
+        for number in entry_lookalikes(log.file.text, log.entries):
+            above = bisect_right(starts, number) - 1
+            owner = (
+                f"the entry at line {starts[above]} ({log.entries[above].time})"
+                if above >= 0
+                else "no entry"
+            )
+            shown = lines[number - 1].strip()
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            message = (
+                f"'{shown}' is not an entry heading (write `## HH:MM — Title`): the lines under "
+                f"it are read as part of {owner}"
+            )
+            found.append(
+                Finding(snapshot.rel(log.file.path), number, message, "entry-heading", "warning")
+            )
+    return found
 
 
 def _repeated_entry_ids(snapshot: VaultSnapshot) -> list[Finding]:

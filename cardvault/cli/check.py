@@ -25,10 +25,11 @@ def check(
 
     Checks: frontmatter schema and YAML, keys given twice, categories, tag format, card token
     budget, MEMORY.md byte budget, broken [[links]] and → card: targets, duplicate slugs, log
-    entries with a bad time or another entry's id, non-UTF-8/binary files, files too big to read
-    whole, symlinks, FIFOs and file names with control characters (never read), instruction-like
-    text in cards and logs (warnings), and secrets. Exit 1 when there are errors, 0 on warnings
-    only. Example: cardvault check --json
+    entries with a bad time or another entry's id, `## 10:00 Title` lines that are no entry
+    heading (no dash), non-UTF-8/binary files, files too big to read whole, symlinks, FIFOs
+    and file names with control characters (never read), instruction-like text in cards and
+    logs (warnings), and secrets. Exit 1 when there are errors, 0 on warnings only. Example:
+    cardvault check --json
     """
     from cardvault.check.run import run_checks
 

@@ -47,6 +47,12 @@ AgentOption = Annotated[
 ]
 
 
+#: The exit code of a command line click refuses (typer's vendored click: UsageError).
+USAGE_ERROR = 2
+#: Where the group keeps the command line it parsed (`ctx.meta`), for a refused one's --json.
+_ARGV = "cardvault.argv"
+
+
 class CardvaultGroup(TyperGroup):
     """The command group: a CardvaultError from any command becomes a message and exit 1;
     every command gets `--json` and `--quiet` (cli/output.py)."""
@@ -63,11 +69,28 @@ class CardvaultGroup(TyperGroup):
         with session():
             return self._invoke(ctx)
 
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        given = ctx.meta[_ARGV] = list(args)  # a copy: click's parser consumes `args`
+        try:
+            return super().parse_args(ctx, args)
+        except typer.TyperException as exc:  # before any command: `cardvault --bogus list`
+            from cardvault.cli.output import refused_before_command
+
+            if getattr(exc, "exit_code", None) == USAGE_ERROR:
+                refused_before_command(given, exc.format_message())
+            raise
+
     def _invoke(self, ctx: typer.Context) -> Any:
         from cardvault.cli import render
 
         try:
             return super().invoke(ctx)
+        except typer.TyperException as exc:  # click's usage errors: shown on stderr, exit 2
+            from cardvault.cli.output import usage_failed
+
+            if getattr(exc, "exit_code", None) == USAGE_ERROR:
+                usage_failed(ctx.meta.get(_ARGV, []), exc.format_message())
+            raise
         except CardvaultError as exc:
             render.error(str(exc))
             raise typer.Exit(1) from exc

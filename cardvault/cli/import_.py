@@ -46,7 +46,9 @@ def import_(
             show_default=False,
         ),
     ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the outcome as JSON (also when piped).")
+    ] = False,
 ) -> None:
     """Bring memory in: an export of another vault, or a folder of Markdown notes (plain notes,
     an Obsidian vault, Claude Code's auto-memory folder, basic-memory notes). One commit.

@@ -54,6 +54,11 @@ def import_folder(
         _show(folder, dry_run, partial)
     if commit is not None:
         report_subject(commit)
+    elif not dry_run and problems:
+        render.note(
+            f"nothing new to import (no commit): {len(problems)} note(s) left out for the "
+            "problems above; the vault already has every other note"
+        )
     elif not dry_run:
         render.note("nothing to import: the vault already has every note (no commit)")
 

@@ -53,7 +53,9 @@ def maintain(
         bool,
         typer.Option("--commit-pending", help="Commit uncommitted edits first, as 'hand edits'."),
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the outcome as JSON (also when piped).")
+    ] = False,
     across: Annotated[
         bool,
         typer.Option(

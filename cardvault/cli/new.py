@@ -39,7 +39,9 @@ def new(
         str, typer.Option("--body", "-b", help="Card text, or '-' to read it from stdin.")
     ] = "-",
     redact: RedactOption = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON (also when piped).")
+    ] = False,
     to_global: GlobalOption = False,
     agent: AgentOption = None,
 ) -> None:

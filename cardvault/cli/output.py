@@ -9,7 +9,8 @@ each command that lacks them:
   "output": "text it printed"}` (`ok` false when it exits non-zero; a cardvault error is then
   one of the messages, `{"level": "error", ...}`, as well as the line on stderr). A command
   with its own `--json` that fails before printing anything prints the same object, `ok` false
-  with its error, so a script reading stdout gets one shape of failure from every command.
+  with its error, and so does a command line click refuses (exit 2: an unknown option, a bad
+  value), so a script reading stdout gets one shape of failure from every command.
 `session` holds the mode for one invocation (the resident process runs many in turn).
 """
 
@@ -41,6 +42,8 @@ class OutputMode:
     wrote: bool = False
     messages: list[dict[str, str]] = field(default_factory=list)
     captured: io.StringIO | None = None
+    #: a command line asking for `--json` was refused before the command ran (`usage_failed`)
+    usage_error: bool = False
 
 
 #: The mode of the command running now (reset by `session`).
@@ -61,6 +64,28 @@ def silenced(level: str, text: str) -> bool:
         return True
     collected(level, text)
     return mode.collect
+
+
+def usage_failed(argv: list[str], message: str) -> None:
+    """A command line click refused (an unknown option, a bad value, a missing argument): when
+    it asked for `--json`, the failure object all the same, since the option itself may never
+    have been read (the words after a `--` are the command's, never ours)."""
+    if _asks_json(argv):
+        mode.usage_error = True
+        mode.messages.append({"level": "error", "text": message})
+
+
+def refused_before_command(argv: list[str], message: str) -> None:
+    """The same for a command line refused before any command runs (no session yet): the
+    failure object, printed at once."""
+    if _asks_json(argv):
+        done = OutputMode(messages=[{"level": "error", "text": message}])
+        _print_collected(done, 2)
+
+
+def _asks_json(argv: list[str]) -> bool:
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in options and "--quiet" not in options
 
 
 def add_output_options(command: Any) -> None:
@@ -153,10 +178,14 @@ def session() -> Iterator[None]:
     global mode
     mode = OutputMode()
     code = 0
+    stdout = sys.stdout
     try:
         yield
     except typer.Exit as exc:
         code = exc.exit_code
+        raise
+    except typer.TyperException as exc:  # click's own errors (a usage error: exit 2)
+        code = getattr(exc, "exit_code", 1)
         raise
     except Exception as exc:
         code = 1
@@ -167,8 +196,11 @@ def session() -> Iterator[None]:
         raise
     finally:
         done, mode = mode, OutputMode()
+        # a command line click refused leaves the redirection of a `--json` it had read in
+        # place (its context is never closed): stdout is the command's own again either way
+        sys.stdout = stdout
         failed_silently = done.own_json and code != 0 and done.messages and not done.wrote
-        if done.collect or failed_silently:
+        if done.collect or failed_silently or done.usage_error:
             _print_collected(done, code)
 
 

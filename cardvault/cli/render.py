@@ -294,6 +294,7 @@ class IndexProgress:
             TimeRemainingColumn(),
             console=err_console(),
             transient=True,
+            disable=not err_console().is_terminal,  # piped, it would leave a blank line
         )
         self._tasks: dict[str, Any] = {}
 

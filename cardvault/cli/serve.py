@@ -41,7 +41,12 @@ def serve(
             show_default=False,
         ),
     ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="With --status: print JSON.")] = False,
+    json_out: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print JSON: the status (--status, --background) or what --stop did."
+        ),
+    ] = False,
 ) -> None:
     """Keep this vault's search index, model and tokenizer loaded for `search` and `context`.
 
@@ -67,6 +72,9 @@ def serve(
         _report_status(vault, server_status(vault.root), lock_holder(vault.root), json_out)
     elif stop:
         pid = stop_server(vault.root)
+        if json_out:
+            render.print_json({"stopped": pid is not None, "pid": pid, "vault": str(vault.root)})
+            return
         render.success(f"stopped the server (pid {pid})" if pid else "no server was running")
     elif background:
         running = server_status(vault.root)
@@ -74,6 +82,9 @@ def serve(
             # isolated: it starts in this folder, maybe the vault, whose files came from a remote
             clear_stale_socket(vault.root)
             running = start_detached(vault.root, serve_command(vault.root, idle_minutes))
+        if json_out:
+            render.print_json(_status_json(vault, running, _settings(vault).auto))
+            return
         render.success(f"serving {vault.root} (pid {running.pid}); stop: cardvault serve --stop")
     else:
         _serve_here(vault, idle_minutes, ctx.find_root().command)

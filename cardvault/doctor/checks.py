@@ -161,7 +161,13 @@ def check_server(vault: Vault | None) -> Check:
             "resident process", "warn", f"pid {holder} holds the serve lock but does not answer",
             f"cardvault serve --stop (or kill {holder})",
         )  # fmt: skip
-    summary = "not running (searches load the model each time)"
+    from cardvault.serve.autostart import serve_settings
+
+    config = vault.config
+    if serve_settings(config.serve_auto, config.serve_idle_minutes).auto:
+        summary = "not running (the next search, context or index starts it: [serve] auto)"
+        return Check("resident process", "info", summary)
+    summary = "not running, auto-start is off (searches load the model each time)"
     return Check("resident process", "info", summary, "cardvault serve --background")
 
 

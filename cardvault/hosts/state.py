@@ -11,6 +11,7 @@ containers and files it cannot know it made stay behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -88,10 +89,13 @@ def read_records() -> dict[str, FileRecord]:
 
 
 def write_records(records: dict[str, FileRecord]) -> None:
-    """Replace the records (atomically); the file goes when none are left."""
+    """Replace the records (atomically); the file goes when none are left, and cardvault's
+    state folder with it when nothing else is in it."""
     path = state_path()
     if not records:
         path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty, or gone already
+            path.parent.rmdir()
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"version": 1, "files": {k: v.to_json() for k, v in sorted(records.items())}}

@@ -36,7 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -213,6 +213,42 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
             )
         )
     return entries
+
+
+#: A line a person meant as an entry heading: `##` and a time (no dash, no space after `##`).
+_LOOKS_LIKE_ENTRY = re.compile(r"^ {0,3}##[ \t]*\d{1,2}:\d{2}(?!\d)")
+
+
+def entry_lookalikes(text: str, entries: Iterable[LogEntry]) -> list[int]:
+    """1-based lines of a log that start like an entry heading (`## 10:00 Standup`, without
+    the dash; `##10:00 — x`, not a heading to Markdown) yet begin no entry: their lines belong
+    to the entry above. Lines in fenced or indented code are output, never headings."""
+    headings = {entry.line for entry in entries}
+    found = [
+        number
+        for number, line in enumerate(text.split("\n"), start=1)
+        if number not in headings and _LOOKS_LIKE_ENTRY.match(line)
+    ]
+    if not found:
+        return []
+    code = _code_lines(prose.parse(text))
+    return [number for number in found if number - 1 not in code]
+
+
+def text_before_entries(text: str, entries: Sequence[LogEntry]) -> int | None:
+    """The 1-based line where text begins that stands before the log's first entry (after the
+    day's `# YYYY-MM-DD` title): it belongs to no entry, so nothing distills it; None if none."""
+    lines = text.split("\n")
+    first = entries[0].line if entries else len(lines) + 1
+    titled = False
+    for number, line in enumerate(lines[: first - 1], start=1):
+        if not line.strip():
+            continue
+        if not titled and line.startswith("# "):
+            titled = True
+            continue
+        return number
+    return None
 
 
 def valid_time(time: str) -> bool:
