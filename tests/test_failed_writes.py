@@ -243,3 +243,17 @@ def test_index_on_a_disk_without_room_fails_in_one_line(template: Path, tmp_path
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert "search index could not be written" in lines[0] and ".cardvault" in lines[0]
     assert _state(root) == before
+
+
+def test_a_temporary_file_a_killed_write_leaves_is_never_offered_to_git(tmp_path: Path) -> None:
+    """Between a kill and the next cardvault command (which removes it), a write's temporary
+    file sits beside the vault file; a person's `git add -A` must not commit it."""
+    root = tmp_path / "v"
+    assert run_cli(["init", str(root)]).exit_code == 0
+    (root / "memory" / ".2026-03-02.md.k3j4h5g6.tmp").write_text("## 10:00 — half\n")
+    (root / "memory" / "cards" / ".deploy.md.a1b2c3d4.old.tmp").write_text("---\n")
+    status = subprocess.run(
+        ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert status == ""
