@@ -100,6 +100,11 @@ def _detached(top: Path) -> None:
     _git(top, "checkout", "-q", "--detach", "HEAD~1")
 
 
+def _orphan(top: Path) -> None:
+    """`git checkout --orphan`: a branch with no commit, every file of the vault staged."""
+    _git(top, "checkout", "-q", "--orphan", "fresh")
+
+
 #: Each state: how git gets into it, the file that shows it, and words the refusal must say.
 STATES: dict[str, tuple[Callable[[Path], None], str, tuple[str, ...]]] = {
     "rebase": (_rebase, "rebase-merge", ("rebase is in progress", "git rebase --abort")),
@@ -112,6 +117,7 @@ STATES: dict[str, tuple[Callable[[Path], None], str, tuple[str, ...]]] = {
     "revert": (_revert, "REVERT_HEAD", ("revert is in progress", "git revert --abort")),
     "bisect": (_bisect, "BISECT_LOG", ("bisect is in progress", "git bisect reset")),
     "detached": (_detached, "HEAD", ("HEAD is detached", "git switch")),
+    "orphan": (_orphan, "HEAD", ("has no commit yet", "git switch")),
 }
 
 
@@ -248,5 +254,8 @@ def test_unfinished_operation_reads_each_state_file(tmp_path: Path) -> None:
     found = unfinished_operation(top)
     assert found is not None and found.kind == "am" and "git am --abort" in found.message
     shutil.rmtree(folder / "rebase-apply")
+    empty = tmp_path / "empty"  # a new repository, or a clone of an empty remote: no branch
+    _git(tmp_path, "init", "-q", "-b", "main", str(empty))  # has a commit; the first is right
+    assert unfinished_operation(empty) is None
     (folder / "sequencer").mkdir()
     assert unfinished_operation(top).kind == "sequence"  # type: ignore[union-attr]

@@ -10,12 +10,15 @@ The answer is read from git's own state files in the repository's git folder (fo
 history function finds it, `runner.git_dir`: a vault in a subfolder of a larger repository, a
 linked work tree): `rebase-merge/`, `rebase-apply/` (a rebase, or `git am`), `MERGE_HEAD`,
 `CHERRY_PICK_HEAD`, `REVERT_HEAD`, `sequencer/` (a cherry-pick or revert of several commits),
-`BISECT_LOG`, and `HEAD` itself (detached when it names a commit, not a branch). No git is
+`BISECT_LOG`, and `HEAD` itself (detached when it names a commit, not a branch; or naming a
+branch with no commit yet while the repository has others, `git checkout --orphan`: a commit
+there starts a history of its own, without the vault's files, which stay staged). No git is
 started: this runs on every write.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +30,7 @@ class GitOperation:
     """An operation git has not finished: what it is and the line that tells a person."""
 
     kind: str  # "rebase" | "am" | "merge" | "cherry-pick" | "revert" | "sequence" | "bisect"
-    #            | "detached"
+    #            | "detached" | "orphan"
     message: str
 
 
@@ -77,12 +80,21 @@ def unfinished_operation(root: Path) -> GitOperation | None:
             f"swept into it; finish it ({finish}), then run this again; nothing written",
         )
     detached = _detached_at(folder)
-    if detached is None:
+    if detached is not None:
+        return GitOperation(
+            "detached",
+            f"HEAD is detached (at {detached[:10]}): a commit here would be left behind by the "
+            "next `git checkout`; check out a branch (`git switch BRANCH`), then run this "
+            "again; nothing written",
+        )
+    orphan = _orphan_branch(folder)
+    if orphan is None:
         return None
     return GitOperation(
-        "detached",
-        f"HEAD is detached (at {detached[:10]}): a commit here would be left behind by the next "
-        "`git checkout`; check out a branch (`git switch BRANCH`), then run this again; "
+        "orphan",
+        f"the branch {orphan} has no commit yet while this repository has others (`git "
+        "checkout --orphan`): a commit here would start a history without the vault's files; "
+        "switch to a branch that has them (`git switch BRANCH`), then run this again; "
         "nothing written",
     )
 
@@ -106,3 +118,33 @@ def _detached_at(folder: Path) -> str | None:
     if not text or text.startswith("ref:"):
         return None
     return text
+
+
+def _orphan_branch(folder: Path) -> str | None:
+    """The branch HEAD names when it has no commit yet but other branches do (None: it has
+    one, no branch has any — a new or freshly cloned empty repository, where a first commit
+    is right — or the refs are not plain files, as in a reftable repository)."""
+    try:
+        text = (folder / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.startswith("ref: refs/heads/"):
+        return None
+    ref = text.removeprefix("ref: ").strip()
+    common = folder
+    with contextlib.suppress(OSError):  # a linked work tree's refs are the main folder's
+        common = (folder / (folder / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    if (common / "reftable").exists() or (common / ref).is_file():
+        return None
+    try:
+        packed = (common / "packed-refs").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        packed = ""
+    names = {line.split(" ", 1)[1].strip() for line in packed.splitlines() if " refs/" in line}
+    if ref in names:
+        return None
+    heads = common / "refs" / "heads"
+    others = any(name.startswith("refs/heads/") for name in names) or (
+        heads.is_dir() and any(p.is_file() for p in heads.rglob("*"))
+    )
+    return ref.removeprefix("refs/heads/") if others else None
