@@ -274,3 +274,28 @@ def test_an_entry_with_a_copied_id_is_given_its_own_and_is_not_lost(tmp_path: Pa
     assert stats["logs"]["undistilled"] == [f"{DAY}#{second.entry_id}"]
     assert "entry id" not in ok(root, "check")
     assert_vault_sound(root)
+
+
+def test_a_log_written_with_crlf_line_ends_keeps_them(tmp_path: Path) -> None:
+    """A log saved by a Windows editor: `log` appends in CRLF and giving the old entry its id
+    keeps its heading's CRLF (both used to write LF, a file of mixed line ends); the ids are
+    the ones the same log with LF line ends gets."""
+    root = tmp_path / "v"
+    ok(tmp_path, "init", str(root))
+    hand = "# 2026-03-10\n\n## 09:00 — Deploy keys\nLesson: deploy keys rotate monthly.\n"
+    (root / DAY).write_bytes(hand.replace("\n", "\r\n").encode())
+    commit(root, "hand log")
+    ok(root, "log", "Lesson: the build cache warms up at noon.", "--title", "Cache warmup")
+    ok(root, "maintain", "--only", "index")  # gives the hand-written entry its id
+    data = (root / DAY).read_bytes()
+    assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b""), data
+    found = entries(root)
+    assert [(e.time, e.title) for e in found] == [
+        ("09:00", "Deploy keys"),
+        ("10:00", "Cache warmup"),
+    ]
+    assert found[0].entry_id is not None
+    from cardvault.vault.entry_ids import stamped_log
+
+    lf = stamped_log(hand, root / DAY).text
+    assert found[0].entry_id in lf

@@ -497,16 +497,28 @@ def format_entry(time: str, title: str, body: str, entry_id: str | None = None) 
 
 def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
     """The log's new text with `entry` appended; the current bytes stay a prefix of it (a block
-    the current text leaves open is closed after it, so the new heading is an entry)."""
+    the current text leaves open is closed after it, so the new heading is an entry). What is
+    appended ends its lines as the log does (`in_line_ends`: a log written on Windows keeps
+    CRLF, not a mix)."""
     if current is None or not current.strip():
         head = current or ""
         return f"{head}# {day.isoformat()}\n\n{entry}"
-    if not current.endswith("\n"):
-        current += "\n"
-    current += block_closers(current)
-    if not current.endswith("\n\n"):
-        current += "\n"
-    return current + entry
+    plain = current.replace("\r\n", "\n")
+    if not plain.endswith("\n"):
+        plain += "\n"
+    plain += block_closers(plain)
+    if not plain.endswith("\n\n"):
+        plain += "\n"
+    added = plain[len(current.replace("\r\n", "\n")) :] + entry
+    return current + in_line_ends(added, current)
+
+
+def in_line_ends(text: str, log: str | None) -> str:
+    """`text` with the line ends of `log`: CRLF when most of the log's lines end so, else as
+    written."""
+    if log is None or log.count("\r\n") * 2 <= log.count("\n"):
+        return text
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 #: Lines that may start a heading, a code fence or an HTML block (or underline a setext

@@ -26,7 +26,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.vault.daily import ENTRY_ID, LogEntry, appended_log_text, parse_log
+from cardvault.vault.daily import (
+    ENTRY_ID,
+    LogEntry,
+    appended_log_text,
+    in_line_ends,
+    parse_log,
+)
 
 ID_LENGTH = 6
 #: Ids on heading lines, found without parsing (a match inside a code block only reserves an
@@ -61,9 +67,11 @@ def with_id(entry_text: str, entry_id: str) -> str:
     """`entry_text` (format_entry's Markdown) with `entry_id` at the end of its heading line;
     an id already there is replaced."""
     heading, newline, rest = entry_text.partition("\n")
+    ending = "\r" if heading.endswith("\r") else ""  # a CRLF log's heading keeps its line end
+    heading = heading.removesuffix("\r")
     marked = ENTRY_ID.search(heading)
     heading = heading[: marked.start()] if marked else heading.rstrip()
-    return f"{heading} <!-- id:{entry_id} -->{newline}{rest}"
+    return f"{heading} <!-- id:{entry_id} -->{ending}{newline}{rest}"
 
 
 def append_entry(current: str | None, day: dt.date, entry_text: str) -> AppendedEntry:
@@ -86,20 +94,16 @@ def append_entries(current: str | None, day: dt.date, entry_texts: Iterable[str]
     the whole log grown so far each time: 6,000 imported entries took minutes)."""
     text = current
     taken = ids_in(current)
-    start = 0  # where the last entry appended starts in `text`
+    start = 0  # where the last entry appended starts in `text` (0: look at all of it)
     for entry_text in entry_texts:
         heading = entry_text.partition("\n")[0]
         marked = ENTRY_ID.search(heading)
         kept = marked.group("id") if marked and marked.group("id") not in taken else None
         entry = with_id(entry_text, kept or fresh_id(taken))
         taken |= ids_in(entry)
-        if text is None or start == 0:
-            text = appended_log_text(text, day, entry)
-            start = len(text) - len(entry)
-        else:
-            tail = appended_log_text(text[start:], day, entry)
-            text = text[:start] + tail
-            start = len(text) - len(entry)
+        head, basis = (text[:start], text[start:]) if text is not None else ("", None)
+        text = head + appended_log_text(basis, day, entry)
+        start = len(text) - len(in_line_ends(entry, basis))
     return text or ""
 
 
