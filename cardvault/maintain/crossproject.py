@@ -7,11 +7,14 @@
    index), and cards of *different* projects are compared: at or above `[global] threshold`
    (the global vault's setting) they tell the same lesson, unless they contradict each other.
 3. Same-lesson cards are grouped; a group spanning at least `[global] promote_projects`
-   projects becomes one global card — the body of its most-seen member, the citation of every
-   member in `sources` as `<context key>:memory/cards/<slug>.md`, `seen` = the number of
-   projects, `status: promoted` — and AGENTS.md's learned rules in the global vault are
-   rebuilt, so the card's rule is a global rule. A group whose members a global card already
-   cites updates that card (new citations, `seen`) instead of making another.
+   projects becomes one global card: the body of the most-seen member among those whose rule
+   the most projects say (`spokesman`: the rule is what AGENTS.md will say), citing in
+   `sources` every member whose rule says the same, as `<context key>:memory/cards/<slug>.md`
+   (the others join it on a later run, `_extended`; too few projects saying one rule, and the
+   group is a question), `seen` = the number of projects, `status: promoted`. AGENTS.md's
+   learned rules in the global vault are rebuilt, so the card's rule is a global rule. A
+   group whose members a global card already cites updates that card (new citations, `seen`)
+   instead of making another.
 4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
    fewer projects than required — is a question in the global vault's review queue
    (crossasking.py), never a card. An accepted question is promoted at once
@@ -129,7 +132,12 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
         if owner is not None:
             changes += _extended(state.card_at(owner.path) or owner, group, today)
         elif len(projects) >= cfg.global_promote_projects:
-            changes.append(_new_global_card(state.after(changes), group, today))
+            voice, agreeing = spokesman(group, cfg.global_threshold, embedder)
+            if len({m.project for m in agreeing}) < cfg.global_promote_projects:
+                why = "the rules they would bring say different things"
+                weak.append(Weak(tuple(group), None, why))
+            else:
+                changes.append(_new_global_card(state.after(changes), agreeing, today, voice))
         else:
             needed = f"found in {len(projects)} project(s), {cfg.global_promote_projects} needed"
             weak.append(Weak(tuple(group), None, needed))
@@ -224,9 +232,45 @@ def _settled(weak: Weak, cited: dict[str, CardFile]) -> bool:
     return len(owners) == 1 and all(m.cite in cited for m in weak.members)
 
 
-def _new_global_card(state: VaultState, group: list[Member], today: dt.date) -> WriteFile:
-    """The global card for a group: the most-seen member's lesson, citing every member."""
-    best = max(group, key=lambda m: (m.card.card.seen, len(m.card.card.body), m.cite))
+def spokesman(
+    group: list[Member], threshold: float, embedder: Any = None
+) -> tuple[Member, list[Member]]:
+    """The member whose lesson (and rule) the global card takes, and the members whose rule
+    says what its rule says (cosine at `threshold` or above, in that member's project's model;
+    the member itself included): of the members whose rule the most projects say, the most
+    seen. The similarity that grouped them read the cards, never a `rule:` field, and a
+    card's `seen` is its own claim: a pushed card with a teammate's body, `seen: 100000` and
+    a `rule:` piping curl into sh would otherwise speak for every project."""
+    from cardvault.maintain.similarity import Embeddings
+
+    rules = {m.cite: rule_text(m.card) for m in group}
+    best: tuple[int, int, int, str] | None = None
+    chosen: tuple[Member, list[Member]] = (group[0], [group[0]])
+    for voice in group:
+        agreeing = [
+            m
+            for m in group
+            if m is voice
+            or _cosine(Embeddings(m.vault, embedder), rules[voice.cite], rules[m.cite]) >= threshold
+        ]
+        card = voice.card.card
+        rank = (len({m.project for m in agreeing}), card.seen, len(card.body), voice.cite)
+        if best is None or rank > best:
+            best, chosen = rank, (voice, agreeing)
+    return chosen
+
+
+def _cosine(embeddings: Any, left: str, right: str) -> float:
+    a, b = embeddings.vectors([left, right])
+    return float(a @ b)
+
+
+def _new_global_card(
+    state: VaultState, group: list[Member], today: dt.date, voice: Member | None = None
+) -> WriteFile:
+    """The global card for a group: `voice`'s lesson (the most seen member's when not given),
+    citing every member."""
+    best = voice or max(group, key=lambda m: (m.card.card.seen, len(m.card.card.body), m.cite))
     card = best.card.card
     projects = sorted({m.project for m in group})
     cfg = state.vault.config
@@ -288,4 +332,6 @@ def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:
     owner = next((cited[m.cite] for m in group if m.cite in cited), None)
     if owner is not None:
         return _extended(state.card_at(owner.path) or owner, group, state.today)
-    return [_new_global_card(state, group, state.today)]
+    # a person said they are one lesson; the rule is still the one most of them say
+    voice, _ = spokesman(group, state.vault.config.global_threshold)
+    return [_new_global_card(state, group, state.today, voice)]
