@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,22 @@ def test_index_piped_writes_no_progress_bar_remains_to_stderr(vault_root: Path) 
     result = run_cli(["--vault", str(vault_root), "index", "--rebuild"])
     assert result.exit_code == 0, result.output
     assert "" not in result.stderr.splitlines(), repr(result.stderr)
+
+
+def test_a_long_index_piped_says_how_far_it_is_now_and_then(
+    vault_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Piped (an agent reading stderr), a first index of thousands of notes printed nothing
+    for minutes; it now writes a plain line every PIPED_EVERY seconds (every call here)."""
+    from cardvault.cli import render
+
+    monkeypatch.setattr(render, "PIPED_EVERY", 0.0)
+    result = run_cli(["--vault", str(vault_root), "index", "--rebuild"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert "" not in lines, lines
+    assert any(re.fullmatch(r"cardvault: embedding \d+/\d+(, about \d+ (s|min) left)?", line)
+               for line in lines), lines  # fmt: skip
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from functools import cache
@@ -297,6 +298,9 @@ class IndexProgress:
             disable=not err_console().is_terminal,  # piped, it would leave a blank line
         )
         self._tasks: dict[str, Any] = {}
+        self._piped = not err_console().is_terminal
+        self._said = time.monotonic()  # when a piped line was last written
+        self._began: dict[str, tuple[float, int]] = {}  # phase -> (when, done) it started
 
     def __enter__(self) -> IndexProgress:
         self._progress.start()
@@ -306,6 +310,9 @@ class IndexProgress:
         self._progress.stop()
 
     def __call__(self, phase: str, done: int, total: int) -> None:
+        if self._piped:
+            self._line(phase, done, total)
+            return
         task = self._tasks.get(phase)
         if task is None:
             for earlier in self._tasks.values():
@@ -316,6 +323,29 @@ class IndexProgress:
         speed = self._progress.tasks[task].speed
         if speed:
             self._progress.update(task, rate=f"{speed:,.1f}/s")
+
+    def _line(self, phase: str, done: int, total: int) -> None:
+        """Piped (an agent reading stderr): a plain line every PIPED_EVERY seconds of long work,
+        so a first index of thousands of notes is not taken for a hang."""
+        now = time.monotonic()
+        began, first = self._began.setdefault(phase, (now, done))
+        if now - self._said < PIPED_EVERY:
+            return
+        self._said = now
+        rate = (done - first) / (now - began) if now > began else 0.0
+        left = f", about {_duration((total - done) / rate)} left" if rate and total else ""
+        count = f"{done:,}/{total:,}" if total else f"{done:,}"
+        err_console().print(f"cardvault: {phase} {count}{left}", markup=False, highlight=False)
+
+
+#: How often a piped progress line is written (none for work that ends sooner).
+PIPED_EVERY = 10.0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min"
 
 
 # --- end of search and index ------------------------------------------------------------------
