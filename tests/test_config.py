@@ -37,6 +37,8 @@ def test_a_category_may_be_words_in_any_script(tmp_path: Path) -> None:
         ("[cards\n", "invalid TOML"),
         ("cards = 3\n", "'cards' must be a table"),
         ("[write]\nlock_timeout = inf\n", "'write.lock_timeout' must be a finite number"),
+        ("[write]\nlock_timeout = 1e300\n", "'write.lock_timeout' must be between 0 and 3,600"),
+        ("[write]\nlock_timeout = -1\n", "'write.lock_timeout' must be between 0 and 3,600"),
         ("[maintain]\njudge_timeout = nan\n", "'maintain.judge_timeout' must be a finite number"),
         ("[merge]\nthreshold = nan\n", "'merge.threshold' must be a finite number"),
         # a shared vault's setting: `timedelta(days=...)` overflowed, a traceback in maintain

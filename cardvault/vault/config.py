@@ -66,6 +66,9 @@ MAX_CATEGORIES = 100
 MAX_CONTEXT_TOKENS = 50_000
 
 
+#: The longest `[write] lock_timeout` may be: a shared vault's 1e300 made a writer wait for
+#: the lock with no end.
+MAX_LOCK_TIMEOUT = 3_600
 #: The most `[archive] days` may be: today minus more days than the calendar holds is no date
 #: (a shared vault's `days = 99999999999` made maintain fail with a traceback).
 MAX_ARCHIVE_DAYS = 36_500
@@ -278,9 +281,11 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
             f"file may hold), got {config.max_entry_bytes:,}",
             path,
         )
-    if config.lock_timeout < 0:
+    if not 0 <= config.lock_timeout <= MAX_LOCK_TIMEOUT:
         raise ConfigError(
-            f"'write.lock_timeout' must be 0 or more, got {config.lock_timeout}", path
+            f"'write.lock_timeout' must be between 0 and {MAX_LOCK_TIMEOUT:,} seconds (an "
+            f"hour), got {config.lock_timeout}",
+            path,
         )
     if config.global_review_threshold > config.global_threshold:
         raise ConfigError(
