@@ -26,6 +26,16 @@ def test_a_category_may_be_words_in_any_script(tmp_path: Path) -> None:
     assert load_config(path).categories == ("home lab", "küche", "dev-ops_2", "運用")
 
 
+def test_a_category_may_be_a_word_of_a_script_written_with_marks(tmp_path: Path) -> None:
+    """Devanagari and Tamil write vowels as combining marks, and a name typed on macOS may be
+    decomposed (u and a combining diaeresis): none of them is a letter to `\\w`, and 'any
+    script' refused them."""
+    names = ("हिंदी नोट्स", "தமிழ்", "ku\u0308che")
+    path = tmp_path / "cardvault.toml"
+    path.write_text("[cards]\ncategories = [" + ", ".join(f"'{n}'" for n in names) + "]\n")
+    assert load_config(path).categories == names
+
+
 @pytest.mark.parametrize(
     ("toml", "fragment"),
     [
@@ -56,6 +66,7 @@ def test_a_category_may_be_words_in_any_script(tmp_path: Path) -> None:
         ),
         ("[cards]\ncategories = ['home  lab']\n", "'cards.categories' must be names"),
         ("[cards]\ncategories = ['lab\\u202e']\n", "'cards.categories' must be names"),
+        ("[cards]\ncategories = ['lab \\u0301x']\n", "'cards.categories' must be names"),
         # a shared vault's budget is what every session-start hook pours into the agent's
         # context (50 cards of up to 1 MB each): at most what the MCP `context` tool allows
         ("[context]\ntoken_budget = 100000000\n", "'context.token_budget' must be at most 50,000"),

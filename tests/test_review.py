@@ -404,3 +404,22 @@ def test_an_answer_never_joins_cards_an_earlier_answer_kept_apart(tmp_path: Path
     assert (cards / "apple-silicon-images.md").exists()
     joined = [(cards / f"{s}.md").exists() for s in ("docker-platform-flag", "buildx-for-amd64")]
     assert joined.count(True) == 1  # members 1 and 3 are one card now
+
+
+def test_the_queue_budget_counts_bytes_as_the_file_limit_does() -> None:
+    """The queue is written with ensure_ascii=False: a question in Chinese takes three bytes a
+    character. Counting characters let a queue of such questions reach some 1.5 MB, over the
+    vault file limit the budget is there to keep it under."""
+    from cardvault.maintain.asking import QUEUE_BUDGET, _added
+    from cardvault.vault.decisions import Member, ReviewItem, render_queue
+
+    text = "构建使用端口" * 300
+    asked = [
+        ReviewItem("", "contradiction", (
+            Member(f"memory/2026-03-02.md#{n:04d}a", "memory/2026-03-02.md", text + str(n)),
+            Member(f"memory/2026-03-02.md#{n:04d}b", "memory/2026-03-02.md", text),
+        ), {}, "2026-03-20")
+        for n in range(190)
+    ]  # fmt: skip
+    items, _ = _added([], asked)
+    assert len(render_queue(items).encode("utf-8")) <= QUEUE_BUDGET

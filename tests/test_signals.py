@@ -72,6 +72,13 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
         ("Lesson: pin it.\n- not listed", [("lesson", "pin it.")]),
         ("Lessons:\n> - quoted output", []),
         ("Lessons:\n```\n- code\n```", []),
+        # the list right below: not one after a code block, quote or HTML between them
+        ("Lessons:\n\n```\nx\n```\n\n- after code", []),
+        ("Lessons:\n\n> quoted\n\n- after quote", []),
+        ("Lessons:\n<div>html</div>\n\n- after html", []),
+        # a plural is the word and an s (or es), not any letter and an s
+        ("Rulers: measure twice.", []),
+        ("Decisions: ship it.", [("decision", "ship it.")]),
     ],
 )  # fmt: skip
 def test_signal_words_wherever_a_sentence_starts(

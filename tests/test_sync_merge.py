@@ -215,3 +215,18 @@ def test_hot_memory_keeps_every_fragment_once_in_time_order() -> None:
     assert merged.text == head + (
         "- 2026-03-19 09:00 first\n- 2026-03-19 09:45 theirs\n- 2026-03-19 10:00 ours\n"
     )
+
+
+def test_a_crlf_log_merged_stays_crlf_with_every_entry_once() -> None:
+    """A log written on Windows keeps CRLF when cardvault appends to it (5b3285c); two clones
+    that both appended to it came out of the log driver with LF after each entry and after
+    the title: the file of mixed line ends appending was fixed to avoid."""
+    base = "# 2026-03-02\r\n\r\n## 09:00 — a <!-- id:aaaaaa -->\r\n\r\nLesson: one\r\nmore\r\n"
+    ours = base + "\r\n## 10:00 — b <!-- id:bbbbbb -->\r\n\r\nLesson: two\r\n"
+    theirs = base + "\r\n## 11:00 — c <!-- id:cccccc -->\r\n\r\nLesson: three\r\n"
+    merged = merge_log(base, ours, theirs, Path("memory/2026-03-02.md"))
+    lf = merge_log(
+        *(t.replace("\r\n", "\n") for t in (base, ours, theirs)), Path("memory/2026-03-02.md")
+    )
+    assert merged.conflicts == 0 and "\n" not in merged.text.replace("\r\n", "")
+    assert merged.text == lf.text.replace("\n", "\r\n")

@@ -129,7 +129,7 @@ def _added(
 ) -> tuple[list[ReviewItem], list[str]]:
     items = list(current)
     lines: list[str] = []
-    size = len(render_queue(items))
+    size = _bytes(items)
     added = waiting = 0
     for question in asked:
         keys = set(question.keys)
@@ -152,7 +152,7 @@ def _added(
                 continue
             evidence = _joined_evidence(touched.evidence, question.evidence)
             grown = replace(touched, members=touched.members + tuple(new), evidence=evidence)
-            more = len(render_queue([grown])) - len(render_queue([touched]))
+            more = _bytes([grown]) - _bytes([touched])
             if size + more > QUEUE_BUDGET:
                 waiting += 1
                 continue
@@ -160,7 +160,7 @@ def _added(
             lines.append(f"review: {touched.id} {LABELS[touched.kind]} + {_names(new)}")
             continue
         made = replace(question, id=item_id(question.kind, keys, (i.id for i in items)))
-        more = len(render_queue([made]))
+        more = _bytes([made])
         if added >= MAX_NEW_QUESTIONS or size + more > QUEUE_BUDGET:
             waiting += 1
             continue
@@ -174,6 +174,11 @@ def _added(
             "(answering some with `cardvault review` makes room)"
         )
     return items, lines
+
+
+def _bytes(items: list[ReviewItem]) -> int:
+    """The bytes `items` take in the queue file (UTF-8, as the file limit counts them)."""
+    return len(render_queue(items).encode("utf-8"))
 
 
 def _joined_evidence(pending: Mapping[str, Any], joining: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,14 +7,14 @@
    index), and cards of *different* projects are compared: at or above `[global] threshold`
    (the global vault's setting) they tell the same lesson, unless they contradict each other.
 3. Same-lesson cards are grouped; a group spanning at least `[global] promote_projects`
-   projects becomes one global card: the body of the most-seen member among those whose rule
-   the most projects say (`spokesman`: the rule is what AGENTS.md will say), citing in
-   `sources` every member whose rule says the same, as `<context key>:memory/cards/<slug>.md`
-   (the others join it on a later run, `_extended`; too few projects saying one rule, and the
-   group is a question), `seen` = the number of projects, `status: promoted`. AGENTS.md's
-   learned rules in the global vault are rebuilt, so the card's rule is a global rule. A
-   group whose members a global card already cites updates that card (new citations, `seen`)
-   instead of making another.
+   projects becomes one global card: the body of the member among those whose rule the most
+   projects say whose rule is nearest the others' (then the most seen; `spokesman`: the rule
+   is what AGENTS.md will say), citing in `sources` every member whose rule says the same,
+   as `<context key>:memory/cards/<slug>.md` (the others join it on a later run, `_extended`;
+   too few projects saying one rule, and the group is a question), `seen` = the number of
+   projects, `status: promoted`. AGENTS.md's learned rules in the global vault are rebuilt, so
+   the card's rule is a global rule. A group whose members a global card already cites updates
+   that card (new citations, `seen`) instead of making another.
 4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
    fewer projects than required — is a question in the global vault's review queue
    (crossasking.py), never a card. An accepted question is promoted at once
@@ -237,24 +237,30 @@ def spokesman(
 ) -> tuple[Member, list[Member]]:
     """The member whose lesson (and rule) the global card takes, and the members whose rule
     says what its rule says (cosine at `threshold` or above, in that member's project's model;
-    the member itself included): of the members whose rule the most projects say, the most
-    seen. The similarity that grouped them read the cards, never a `rule:` field, and a
-    card's `seen` is its own claim: a pushed card with a teammate's body, `seen: 100000` and
-    a `rule:` piping curl into sh would otherwise speak for every project."""
+    the member itself included): of the members whose rule the most projects say, the one
+    whose rule is nearest all the others' (the most cosine in sum), then the most seen. The
+    similarity that grouped them read the cards, never a `rule:` field, and a card's `seen` is
+    its own claim: a pushed card with a teammate's body, `seen: 100000` and a `rule:` piping
+    curl into sh would otherwise speak for every project (and one saying a teammate's rule
+    with a curl pipe after it agrees with every rule the teammates' rules agree with)."""
     from cardvault.maintain.similarity import Embeddings
 
     rules = {m.cite: rule_text(m.card) for m in group}
-    best: tuple[int, int, int, str] | None = None
     chosen: tuple[Member, list[Member]] = (group[0], [group[0]])
+    best: tuple[int, float, int, int, str] | None = None
     for voice in group:
-        agreeing = [
-            m
+        near = {
+            m.cite: _cosine(Embeddings(m.vault, embedder), rules[voice.cite], rules[m.cite])
             for m in group
-            if m is voice
-            or _cosine(Embeddings(m.vault, embedder), rules[voice.cite], rules[m.cite]) >= threshold
-        ]
+            if m is not voice
+        }
+        agreeing = [m for m in group if m is voice or near[m.cite] >= threshold]
         card = voice.card.card
-        rank = (len({m.project for m in agreeing}), card.seen, len(card.body), voice.cite)
+        # nearest all the others' rules before the most seen: a rule that says another's and
+        # more (a curl pipe after a teammate's lesson) still agrees with it, but is farther
+        # from the rest than the rules it copies are from each other
+        central = round(sum(near.values()), 6)
+        rank = (len({m.project for m in agreeing}), central, card.seen, len(card.body), voice.cite)
         if best is None or rank > best:
             best, chosen = rank, (voice, agreeing)
     return chosen

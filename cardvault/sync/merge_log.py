@@ -8,7 +8,9 @@ file's entries stay where they are and in their order, and each entry only the o
 goes before the first of ours with a later time. An entry one side removed (`forget` rewrites
 logs) stays removed; an entry one side edited (or gave an id) is the edited one, where it was;
 an entry both sides edited is merged line by line and may conflict, as may the preamble (both
-sides retitled the log).
+sides retitled the log). A log with CRLF line ends (written on Windows) is merged as LF and
+written back as our file ends its lines: the entries' texts compare the same on both sides, and
+the merge adds no LF line to a CRLF log.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from itertools import accumulate, pairwise
 from pathlib import Path
 
 from cardvault.sync.merge_text import Merged, merge3
-from cardvault.vault.daily import parse_log
+from cardvault.vault.daily import in_line_ends, parse_log
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,12 @@ def merge_log(base: str, ours: str, theirs: str, path: Path) -> Merged:
         return Merged(ours)
     if ours == base:
         return Merged(theirs)
+    if "\r\n" in base + ours + theirs:  # merged as LF, written with our file's line ends
+        lf = "\n"
+        merged = merge_log(
+            base.replace("\r\n", lf), ours.replace("\r\n", lf), theirs.replace("\r\n", lf), path
+        )
+        return Merged(in_line_ends(merged.text, ours), merged.conflicts)
     b, o, t = split_log(base, path), split_log(ours, path), split_log(theirs, path)
     based = dict(zip(b.keys(), b.entries, strict=True))
     theirs_by_key = dict(zip(t.keys(), t.entries, strict=True))

