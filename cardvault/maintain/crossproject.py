@@ -245,16 +245,20 @@ def spokesman(
     with a curl pipe after it agrees with every rule the teammates' rules agree with)."""
     from cardvault.maintain.similarity import Embeddings
 
-    rules = {m.cite: rule_text(m.card) for m in group}
+    rules = [rule_text(m.card) for m in group]
+    vectors: dict[str, Any] = {}  # project -> every rule's vector in that project's model
+    for member in group:
+        if member.project not in vectors:
+            vectors[member.project] = Embeddings(member.vault, embedder).vectors(rules)
     chosen: tuple[Member, list[Member]] = (group[0], [group[0]])
     best: tuple[int, float, int, int, str] | None = None
-    for voice in group:
+    for a, voice in enumerate(group):
         near = {
-            m.cite: _cosine(Embeddings(m.vault, embedder), rules[voice.cite], rules[m.cite])
-            for m in group
-            if m is not voice
+            b: float(vectors[m.project][a] @ vectors[m.project][b])
+            for b, m in enumerate(group)
+            if b != a
         }
-        agreeing = [m for m in group if m is voice or near[m.cite] >= threshold]
+        agreeing = [m for b, m in enumerate(group) if b == a or near[b] >= threshold]
         card = voice.card.card
         # nearest all the others' rules before the most seen: a rule that says another's and
         # more (a curl pipe after a teammate's lesson) still agrees with it, but is farther
@@ -264,11 +268,6 @@ def spokesman(
         if best is None or rank > best:
             best, chosen = rank, (voice, agreeing)
     return chosen
-
-
-def _cosine(embeddings: Any, left: str, right: str) -> float:
-    a, b = embeddings.vectors([left, right])
-    return float(a @ b)
 
 
 def _new_global_card(
