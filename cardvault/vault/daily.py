@@ -510,13 +510,11 @@ def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
         head = current or ""
         return f"{head}# {day.isoformat()}\n\n{entry}"
     plain = current.replace("\r\n", "\n")
-    if not plain.endswith("\n"):
-        plain += "\n"
-    plain += block_closers(plain)
-    if not plain.endswith("\n\n"):
-        plain += "\n"
-    added = plain[len(current.replace("\r\n", "\n")) :] + entry
-    return current + in_line_ends(added, current)
+    added = "" if plain.endswith("\n") else "\n"
+    added += block_closers(plain + added)
+    if not (plain + added).endswith("\n\n"):
+        added += "\n"
+    return current + in_line_ends(added + entry, current)
 
 
 def in_line_ends(text: str, log: str | None) -> str:
