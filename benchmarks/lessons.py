@@ -403,6 +403,9 @@ def measure(vault: Vault, refs: dict[str, Telling], asked: int) -> dict[str, obj
         "questions per lesson": round(asked / len(told), 2),
         "questions per true lesson": round(asked / len({t.lesson for t in refs.values()}), 2),
         "pending": len([i for i in state.review_items if i.pending]),
+        "widest question": max(
+            (len({m.card or m.key for m in i.members}) for i in state.review_items), default=0
+        ),
         "promoted": rules,
     }
 
@@ -552,7 +555,8 @@ def report(parts: list[str], every: int, modes: list[str]) -> None:
                 print(name, mode, label, result, flush=True)
     keys = ["recurring", "wrong merges", "recurring grouped", "recurring grouped %",
             "questions per recurring lesson", "lessons", "grouped", "grouped or linked",
-            "questions per lesson", "promoted", "pending", "seconds"]  # fmt: skip
+            "questions per lesson", "widest question", "promoted", "pending",
+            "seconds"]  # fmt: skip
     print("\n| set, logs | run | " + " | ".join(keys) + " |")
     print("| --- | --- |" + " ---: |" * len(keys))
     for where, label, result in rows:

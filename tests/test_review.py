@@ -215,8 +215,13 @@ def test_a_run_with_thousands_of_questions_asks_some_and_never_overfills_the_que
     "which one holds?" questions, a queue over the file limit, and maintain failed on every
     run with nothing written. A step asks at most MAX_NEW_QUESTIONS and keeps the queue under
     QUEUE_BUDGET; the commit says how many were not asked, the lessons are all distilled, and
-    the next run works."""
+    the next run works. No question grows past MAX_ASK members by taking in the ones that
+    touch it (one did, to all 160 lessons, and once rejected it kept every pair apart, so the
+    questions left out were never asked): one that would widen a pending question past MAX_ASK
+    waits for its answer, and once the queue is answered the next run asks more."""
     from cardvault.maintain.asking import MAX_NEW_QUESTIONS, QUEUE_BUDGET
+    from cardvault.maintain.grouping import MAX_ASK
+    from cardvault.vault.decisions import parse_queue, pending_items, render_queue
 
     vault = new_vault(tmp_path / "v")
     log(vault, "2026-03-02", [
@@ -231,9 +236,21 @@ def test_a_run_with_thousands_of_questions_asks_some_and_never_overfills_the_que
     told = git(vault.root, "log", "-1", "--format=%B")
     assert "more question(s) not asked" in told, told[-600:]
     assert result.plan.counts()["distill"] == 160
+    items = parse_queue(queue.read_text(encoding="utf-8"))
+    widest = max(len({m.card or m.key for m in item.members}) for item in items)
+    assert widest <= MAX_ASK, widest
     run(vault, embedder, today="2026-03-21")
     assert queue.stat().st_size <= QUEUE_BUDGET
     assert git(vault.root, "status", "--porcelain") == ""
+    items = parse_queue(queue.read_text(encoding="utf-8"))
+    answered = [i.settled("rejected", "2026-03-22", "test", "different ports") for i in items]
+    queue.write_text(render_queue(answered), encoding="utf-8")
+    commit_all(vault, "every question answered")
+    run(vault, embedder, today="2026-03-23")
+    again = pending_items(parse_queue(queue.read_text(encoding="utf-8")))
+    assert again and all(i.asked == "2026-03-23" for i in again), len(again)
+    told = git(vault.root, "log", "-1", "--format=%B")
+    assert "more question(s) not asked" in told or "more question(s) wait" in told, told[-600:]
 
 
 def test_a_question_never_names_an_entry_beside_the_card_that_holds_it(

@@ -5,9 +5,12 @@ A new question that is already in the queue (same kind, same members or the same
 entry standing for the card that holds it; pending or settled) is not asked again. A same-lesson
 or duplicate question that touches a pending one of its kind (a member, or a member's card, in
 common) extends it with the new members instead of asking a second time, and brings its evidence
-(the pairs that say why each new member is there). Pending questions whose
-members moved or are gone (an entry no longer in its log, a card archived or removed by hand) or
-are already in one card are closed with the reason shown
+(the pairs that say why each new member is there), as long as it stays a question a person can
+answer: at most MAX_ASK members (an entry in a card counting as that card). One that would
+widen it further waits, said in the commit; a run after the pending one is answered finds it
+again (the merge step asks about the cards its entries became) and asks it. Pending questions
+whose members moved or are gone (an entry no longer in its log, a card archived or removed by
+hand) or are already in one card are closed with the reason shown
 (`review: closed ID (memory/cards/x.md was archived (now memory/archive/x.md))`), not dropped.
 """
 
@@ -114,6 +117,11 @@ def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> 
     return [WriteFile(path, render_queue(kept), expected, "\n".join(lines), step)]
 
 
+#: The most members a question holds: grouping proposes no wider one, and a pending question
+#: takes in one that touches it only while it stays within this (one grew to 95 members over
+#: ten weekly runs of the held-out lessons, nobody answering: no question a person can answer).
+MAX_ASK = 4
+
 #: The most questions one step adds to the queue, and the most bytes the queue may reach by
 #: them (half of what a vault file may hold, leaving room for the answers): past either, the
 #: rest are not asked, and the commit says how many (a step that finds them again on a later
@@ -130,7 +138,7 @@ def _added(
     items = list(current)
     lines: list[str] = []
     size = _bytes(items)
-    added = waiting = 0
+    added = waiting = deferred = 0
     for question in asked:
         keys = set(question.keys)
         about = _about(question.members)
@@ -140,6 +148,9 @@ def _added(
         ):
             continue
         touched = _touched(items, question) if question.kind in GROUPING else None
+        if touched is not None and len(_about(touched.members) | about) > MAX_ASK:
+            deferred += 1  # it waits for the pending question it touches: asked once answered
+            continue
         if touched is not None:
             position = items.index(touched)
             held = _about(touched.members)
@@ -172,6 +183,11 @@ def _added(
             f"review: {waiting:,} more question(s) not asked: a step asks at most "
             f"{MAX_NEW_QUESTIONS} and keeps the queue under {QUEUE_BUDGET:,} bytes "
             "(answering some with `cardvault review` makes room)"
+        )
+    if deferred:
+        lines.append(
+            f"review: {deferred:,} more question(s) wait: each would widen a pending question past "
+            f"{MAX_ASK} members; a run after it is answered (`cardvault review`) asks them"
         )
     return items, lines
 

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cardvault.maintain.asking import MAX_ASK
 from cardvault.maintain.candidates import (
     NEVER,
     Node,
@@ -37,8 +38,6 @@ from cardvault.vault.config import VaultConfig
 
 if TYPE_CHECKING:
     import numpy as np
-
-MAX_ASK = 4
 
 
 @dataclass(frozen=True)
