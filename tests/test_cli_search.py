@@ -80,6 +80,28 @@ def test_a_long_index_piped_says_how_far_it_is_now_and_then(
                for line in lines), lines  # fmt: skip
 
 
+def test_a_first_search_piped_says_how_far_its_index_is(
+    vault_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first search of a vault never indexed built its index inside the search and printed
+    nothing meanwhile, piped or not (minutes on thousands of long notes, taken for a hang); it
+    now shows the progress `cardvault index` shows, then answers."""
+    from cardvault.cli import render
+
+    databases = list((vault_root / ".cardvault").glob("search.sqlite*"))
+    assert databases
+    for db in databases:
+        db.unlink()
+    monkeypatch.setattr(render, "PIPED_EVERY", 0.0)
+    result = run_cli(["--vault", str(vault_root), "search", "Cortex CSRF header", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["slug"] == "cortex-csrf-automation"
+    lines = result.stderr.splitlines()
+    assert any(line.startswith("cardvault: embedding ") for line in lines), lines
+    again = run_cli(["--vault", str(vault_root), "search", "Cortex CSRF header", "--json"])
+    assert not any(line.startswith("cardvault: ") for line in again.stderr.splitlines())
+
+
 @pytest.mark.slow
 def test_index_reports_counts(vault_root: Path) -> None:
     broken = vault_root / "memory" / "cards" / "broken-card.md"

@@ -173,6 +173,24 @@ class Searcher:
                     where,
                 ) from exc
 
+    @property
+    def indexed(self) -> bool:
+        """Whether the vault has a search index yet (built by an earlier sync)."""
+        return (self.vault.cache_dir / DB_NAME).exists()
+
+    def first_index(self, progress: Progress) -> bool:
+        """Build the index now, reporting to `progress`, if the vault has none yet (True when it
+        did): a first search builds it inside the query, minutes on thousands of long notes with
+        nothing to show meanwhile. It embeds with the query's own model, loaded once for both."""
+        with self._lock:
+            if self.indexed:
+                return False
+            try:
+                self.synced(self.model.embedding(), [], progress)
+            except (sqlite3.DatabaseError, OSError):
+                return False  # the search that follows says what is wrong
+            return True
+
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
         return index_trouble(self.vault.cache_dir, f"was damaged ({exc})")
