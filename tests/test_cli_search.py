@@ -102,6 +102,24 @@ def test_a_first_search_piped_says_how_far_its_index_is(
     assert not any(line.startswith("cardvault: ") for line in again.stderr.splitlines())
 
 
+def test_a_first_context_for_a_task_says_how_far_its_index_is(
+    vault_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`context --task` ranks by a search too: on a vault never indexed it built the index
+    inside the query with nothing to show; it now shows the progress, then prints the pack."""
+    from cardvault.cli import render
+
+    for db in (vault_root / ".cardvault").glob("search.sqlite*"):
+        db.unlink()
+    monkeypatch.setattr(render, "PIPED_EVERY", 0.0)
+    args = ["--vault", str(vault_root), "context", "--task", "Cortex CSRF header", "--json"]
+    result = run_cli(args)
+    assert result.exit_code == 0, result.output
+    assert "cortex-csrf-automation" in result.stdout
+    lines = result.stderr.splitlines()
+    assert any(line.startswith("cardvault: embedding ") for line in lines), lines
+
+
 @pytest.mark.slow
 def test_index_reports_counts(vault_root: Path) -> None:
     broken = vault_root / "memory" / "cards" / "broken-card.md"

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from cardvault.errors import CardvaultError
-from cardvault.scopes.scope import InScope, Scope
+from cardvault.scopes.scope import InScope, Scope, Scoped
 from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
@@ -168,6 +169,22 @@ def start_resident(ctx: typer.Context, vault: Vault) -> None:
         return
     config = vault.config
     start_resident(vault.root, serve_settings(config.serve_auto, config.serve_idle_minutes))
+
+
+def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
+    """Index first, with the progress `cardvault index` shows, each vault never indexed (before
+    a ranked `search` or `context --task`): built inside the query, a first index (minutes on
+    thousands of long notes) printed nothing, not even piped, and looked like a hang. The query
+    that follows finds the index up to date."""
+    session = session_of(ctx)
+    fresh = [] if session.served else [s.vault for s in vaults]
+    fresh = [vault for vault in fresh if not session.searcher(vault).indexed]
+    if fresh:
+        from cardvault.cli import render
+
+        with render.IndexProgress() as progress:
+            for vault in fresh:
+                session.searcher(vault).first_index(progress)
 
 
 def scope_of(ctx: typer.Context, scope: Scope) -> InScope:

@@ -12,6 +12,7 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
     ScopeOption,
+    first_index,
     open_scope,
     session_of,
     start_resident,
@@ -80,6 +81,8 @@ def context(
     Example: cardvault context --task "fix the Cortex login script" --budget 1500
     """
     open_scope(ctx, scope)
+    if task:
+        first_index(ctx, session_of(ctx).scope(scope).vaults)
     pack = session_of(ctx, agent).context(task, budget, scope, archived)
     for notice in pack.notices:
         render.warning(notice)

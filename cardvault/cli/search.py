@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -15,15 +14,13 @@ from cardvault.cli.common import (
     ScopeOption,
     StatusOption,
     TagOption,
+    first_index,
     open_scope,
     session_of,
     start_resident,
     vault_of,
 )
 from cardvault.scopes.scope import Scope
-
-if TYPE_CHECKING:
-    from cardvault.scopes.scope import Scoped
 
 
 class Mode(StrEnum):
@@ -72,7 +69,7 @@ def search(
     check_filters((c for s in in_scope.vaults for c in s.vault.config.categories), category, status)
     open_scope(ctx, scope)
     if mode is not Mode.keyword:
-        _first_index(ctx, in_scope.vaults)
+        first_index(ctx, in_scope.vaults)
     found = session_of(ctx).search_hits(
         query, k, mode.value, category, tag, status, logs, archived, scope
     )
@@ -103,19 +100,6 @@ def search(
     if explain:
         for name, outcome in found.outcomes:
             render.search_explanation(outcome, name if found.vaults > 1 else None)
-
-
-def _first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
-    """Index first, with the progress `cardvault index` shows, each vault never indexed: built
-    inside the search, a first index (minutes on thousands of long notes) printed nothing, not
-    even piped, and looked like a hang. The search that follows finds the index up to date."""
-    session = session_of(ctx)
-    fresh = [] if session.served else [s.vault for s in vaults]
-    fresh = [vault for vault in fresh if not session.searcher(vault).indexed]
-    if fresh:
-        with render.IndexProgress() as progress:
-            for vault in fresh:
-                session.searcher(vault).first_index(progress)
 
 
 def index(
