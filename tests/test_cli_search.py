@@ -80,19 +80,25 @@ def test_a_long_index_piped_says_how_far_it_is_now_and_then(
                for line in lines), lines  # fmt: skip
 
 
+def never_indexed(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`root` as a vault never indexed (its search database removed), with a piped progress
+    line on every report (PIPED_EVERY 0)."""
+    from cardvault.cli import render
+
+    databases = list((root / ".cardvault").glob("search.sqlite*"))
+    assert databases
+    for db in databases:
+        db.unlink()
+    monkeypatch.setattr(render, "PIPED_EVERY", 0.0)
+
+
 def test_a_first_search_piped_says_how_far_its_index_is(
     vault_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first search of a vault never indexed built its index inside the search and printed
     nothing meanwhile, piped or not (minutes on thousands of long notes, taken for a hang); it
     now shows the progress `cardvault index` shows, then answers."""
-    from cardvault.cli import render
-
-    databases = list((vault_root / ".cardvault").glob("search.sqlite*"))
-    assert databases
-    for db in databases:
-        db.unlink()
-    monkeypatch.setattr(render, "PIPED_EVERY", 0.0)
+    never_indexed(vault_root, monkeypatch)
     result = run_cli(["--vault", str(vault_root), "search", "Cortex CSRF header", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["slug"] == "cortex-csrf-automation"
@@ -107,11 +113,7 @@ def test_a_first_context_for_a_task_says_how_far_its_index_is(
 ) -> None:
     """`context --task` ranks by a search too: on a vault never indexed it built the index
     inside the query with nothing to show; it now shows the progress, then prints the pack."""
-    from cardvault.cli import render
-
-    for db in (vault_root / ".cardvault").glob("search.sqlite*"):
-        db.unlink()
-    monkeypatch.setattr(render, "PIPED_EVERY", 0.0)
+    never_indexed(vault_root, monkeypatch)
     args = ["--vault", str(vault_root), "context", "--task", "Cortex CSRF header", "--json"]
     result = run_cli(args)
     assert result.exit_code == 0, result.output

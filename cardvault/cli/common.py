@@ -176,12 +176,13 @@ def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
     a ranked `search` or `context --task`): built inside the query, a first index (minutes on
     thousands of long notes) printed nothing, not even piped, and looked like a hang. The query
     that follows finds the index up to date."""
-    session = session_of(ctx)
-    fresh = [] if session.served else [s.vault for s in vaults]
-    fresh = [vault for vault in fresh if not session.searcher(vault).indexed]
-    if fresh:
-        from cardvault.cli import render
+    from cardvault.cli import render
 
+    session = session_of(ctx)
+    if session.served:
+        return
+    fresh = [s.vault for s in vaults if not session.searcher(s.vault).indexed]
+    if fresh:
         with render.IndexProgress() as progress:
             for vault in fresh:
                 session.searcher(vault).first_index(progress)

@@ -148,12 +148,12 @@ def _added(
         ):
             continue
         touched = _touched(items, question) if question.kind in GROUPING else None
-        if touched is not None and len(_about(touched.members) | about) > MAX_ASK:
-            deferred += 1  # it waits for the pending question it touches: asked once answered
-            continue
         if touched is not None:
-            position = items.index(touched)
             held = _about(touched.members)
+            if len(held | about) > MAX_ASK:
+                deferred += 1  # it waits for the pending question it touches: asked once answered
+                continue
+            position = items.index(touched)
             new = [
                 m
                 for m in question.members

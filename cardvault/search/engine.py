@@ -14,6 +14,7 @@ embeds in bulk and leaves the ONNX copy of the model in the cache for the search
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -176,20 +177,18 @@ class Searcher:
     @property
     def indexed(self) -> bool:
         """Whether the vault has a search index yet (built by an earlier sync)."""
-        return (self.vault.cache_dir / DB_NAME).exists()
+        return (self.vault.cache_dir / DB_NAME).is_file()
 
-    def first_index(self, progress: Progress) -> bool:
-        """Build the index now, reporting to `progress`, if the vault has none yet (True when it
-        did): a first search builds it inside the query, minutes on thousands of long notes with
-        nothing to show meanwhile. It embeds with the query's own model, loaded once for both."""
+    def first_index(self, progress: Progress) -> None:
+        """Build the index now, reporting to `progress`, if the vault has none yet: a first
+        search builds it inside the query, minutes on thousands of long notes with nothing to
+        show meanwhile. It embeds with the query's own model, loaded once for both."""
         with self._lock:
             if self.indexed:
-                return False
-            try:
+                return
+            # a broken index or disk: the search that follows meets it again and says what
+            with contextlib.suppress(sqlite3.DatabaseError, OSError):
                 self.synced(self.model.embedding(), [], progress)
-            except (sqlite3.DatabaseError, OSError):
-                return False  # the search that follows says what is wrong
-            return True
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
