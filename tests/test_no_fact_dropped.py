@@ -162,8 +162,8 @@ def card_and_sentence(draw: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return body, draw(sentences())
     if change == "figure":
         base["number"] = draw(NUMBER)
-        base["text"] = re.sub(r"(at|after) \S+", f"at {base['number']}", base["text"], count=1)
-        if base["number"] not in base["text"]:
+        base["text"] = re.sub(r"\b(at|after) \S+", f"at {base['number']}", base["text"], count=1)
+        if not _whole(base["text"], base["number"]):  # whole: "3" is not in "S3"
             base["text"] = base["text"].rstrip(".") + f" at {base['number']}."
     elif change == "negation" and not base["neg"]:
         verb = next(v for v in VERBS if f" {v} " in f" {base['text']} ")
