@@ -179,8 +179,11 @@ def vault_files(root: Path) -> set[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
 def test_maintain_reads_each_file_once_and_asks_git_once(
-    sample_vault: Path, session_model_cache: Path, dry_run: bool
+    request: pytest.FixtureRequest, session_model_cache: Path, dry_run: bool
 ) -> None:
+    # the dry run on a vault never indexed (the index is built in the same run, from the same
+    # reads); the real run on one indexed before (the session's vectors: it embeds little)
+    sample_vault: Path = request.getfixturevalue("sample_vault" if dry_run else "indexed_sample")
     settle(sample_vault)
     before = snapshot(sample_vault)
     expected = vault_files(sample_vault)

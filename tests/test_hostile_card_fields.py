@@ -141,7 +141,8 @@ def test_a_card_of_unclosed_brackets_does_not_hang_the_readers(tmp_path: Path) -
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
-    bodies = {"pipes": "[[a|" * 150_000, "brackets": "[" * 200_000 + "x" + "](" * 100_000}
+    # a quarter of the limit: a pattern that tries every opening takes hours at this size too
+    bodies = {"pipes": "[[a|" * 75_000, "brackets": "[" * 100_000 + "x" + "](" * 50_000}
     for slug, body in bodies.items():
         (attacker / "memory" / "cards" / f"{slug}.md").write_text(
             f"---\ntopic: {slug}\ncategory: tools\ntags: []\ncreated: 2026-11-01\n"
@@ -150,7 +151,7 @@ def test_a_card_of_unclosed_brackets_does_not_hang_the_readers(tmp_path: Path) -
         )
     agents = attacker / "AGENTS.md"  # a rule citing `memory/cards/` over and over
     end = "<!-- cardvault:end rules -->"
-    rule = "- " + "memory/cards/" * 60_000
+    rule = "- " + "memory/cards/" * 30_000
     agents.write_text(agents.read_text("utf-8").replace(end, f"{rule}\n{end}"), "utf-8")
     victim = cloned(attacker, tmp_path)
     program = [sys.executable, "-m", "cardvault", "--vault", str(victim)]
@@ -180,13 +181,13 @@ def test_unclosed_markdown_links_do_not_hang_verify_or_import(tmp_path: Path) ->
     init_vault(vault)
     (vault / "memory" / "cards" / "links.md").write_text(
         "---\ntopic: Links\ncategory: tools\ntags: []\ncreated: 2026-11-01\n"
-        f"updated: 2026-11-01\n---\nSee `app.py`. {'[a](' * 150_000}\n",
+        f"updated: 2026-11-01\n---\nSee `app.py`. {'[a](' * 30_000}\n",
         encoding="utf-8",
     )
     victim = cloned(project, tmp_path) / "memory-vault"
     notes = tmp_path / "notes"
     notes.mkdir()
-    for number in range(8):
+    for number in range(2):
         (notes / f"note-{number}.md").write_text(f"# Note {number}\n{'[a](' * 15_000}\n", "utf-8")
     program = [sys.executable, "-m", "cardvault", "--vault", str(victim)]
     for command in (["verify"], ["import", str(notes), "--dry-run"]):

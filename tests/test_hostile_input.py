@@ -38,7 +38,7 @@ from tests.hostile_support import (
 
 #: Examples per fuzz test; `CARDVAULT_FUZZ_EXAMPLES=200 pytest tests/test_hostile_input.py`
 #: runs the long version (benchmarks/hostile.py measures time and memory per command).
-EXAMPLES = int(os.environ.get("CARDVAULT_FUZZ_EXAMPLES", "8"))
+EXAMPLES = int(os.environ.get("CARDVAULT_FUZZ_EXAMPLES", "5"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -89,14 +89,14 @@ def test_damage_heals_with_a_notice(
 
 
 def test_permuted_vectors_change_no_maintenance_decision(
-    sample_vault: Path, embedder: Embedder
+    indexed_sample: Path, embedder: Embedder
 ) -> None:
     from tests.maintain_support import run
 
-    vault = open_vault_at(sample_vault)
-    search(vault, "warm up the index")
+    vault = open_vault_at(indexed_sample)
+    search(vault, "warm up the index")  # up to date already: the session's template
     healthy = run(vault, embedder, dry_run=True).plan.diff()
-    DAMAGE["vectors permuted"](sample_vault)
+    DAMAGE["vectors permuted"](indexed_sample)
     after = run(vault, embedder, dry_run=True).plan.diff()
     assert after == healthy
 

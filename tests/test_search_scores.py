@@ -96,7 +96,7 @@ def test_context_counts_no_weak_match_as_relevant(indexed_sample: Path) -> None:
 
 @pytest.fixture(scope="module")
 def real_notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A vault of real notes the calibration never saw whole: every 12th til-jbranchaud note,
+    """A vault of real notes the calibration never saw whole: every 24th til-jbranchaud note,
     plus the targets of the first hand-written queries, indexed with the real model."""
     try:
         import til
@@ -111,7 +111,7 @@ def real_notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wanted = {q.target for q in til.load_eval()[:16]}
     for number, card in enumerate(cards):
         rel = card.relative_to(full).as_posix()
-        if number % 12 == 0 or rel in wanted:
+        if number % 24 == 0 or rel in wanted:
             target = root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(card, target)

@@ -373,8 +373,11 @@ def plant_forged_text(world: World, root: Path) -> None:
 
 
 def plant_big_log(world: World, root: Path) -> None:
-    """A committed log over the 1 MB a vault file may hold, its first entry a lesson."""
-    filler = "".join(f"## 10:{n % 60:02d} — Filler {n}\n{'words ' * 200}\n\n" for n in range(1000))
+    """A committed log over the 1 MB a vault file may hold, its first entry a lesson. The
+    filler entries are padded with spaces, which the model reads as no tokens: the entries the
+    index reads are embedded in seconds, not the minute a megabyte of words would take."""
+    pad = " " * 1200
+    filler = "".join(f"## 10:{n % 60:02d} — Filler {n}\nwords {n}{pad}\n\n" for n in range(1000))
     head = f"# {BIG_LOG}\n\n## 09:00 — First\nLesson: {BIG_LESSON} stays findable.\n\n"
     (root / "memory" / f"{BIG_LOG}.md").write_text(head + filler, encoding="utf-8")
 
