@@ -141,7 +141,7 @@ def test_a_card_of_unclosed_brackets_does_not_hang_the_readers(tmp_path: Path) -
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
-    # a quarter of the limit: a pattern that tries every opening takes hours at this size too
+    # a fifth to a third of the limit: a pattern that tries every opening takes hours here too
     bodies = {"pipes": "[[a|" * 75_000, "brackets": "[" * 100_000 + "x" + "](" * 50_000}
     for slug, body in bodies.items():
         (attacker / "memory" / "cards" / f"{slug}.md").write_text(

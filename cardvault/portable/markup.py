@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cardvault.vault.links import WIKILINK
 from cardvault.vault.prose import code_spans as prose_code_spans
 from cardvault.vault.prose import parse
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 TAG = re.compile(r"(?:^|(?<=\s))#([A-Za-z0-9_][\w/-]*)")
 #: No `[` or `]` in a link's text or target (nor `<` inside `<…>`): each opening is tried only up
@@ -44,9 +48,10 @@ class Found:
     line: int  # 1-based, in the text scanned
 
 
-def code_spans(text: str) -> list[tuple[int, int]]:
-    """Character ranges of `text` that are code: fenced or indented blocks, and code spans."""
-    tokens = parse(text)
+def code_spans(text: str, tokens: list[Token] | None = None) -> list[tuple[int, int]]:
+    """Character ranges of `text` that are code: fenced or indented blocks, and code spans
+    (`tokens`: `text` parsed already, by `vault.prose.parse`)."""
+    tokens = parse(text) if tokens is None else tokens
     offsets = _line_offsets(text)
     code_lines: set[int] = set()
     for token in tokens:
@@ -90,12 +95,12 @@ def inside(spans: list[tuple[int, int]], position: int) -> bool:
     return index >= 0 and spans[index][0] <= position < spans[index][1]
 
 
-def inline_tags(text: str) -> list[str]:
+def inline_tags(text: str, tokens: list[Token] | None = None) -> list[str]:
     """The `#tags` of `text` as written (without `#`), in order: text runs only, so none from
-    code, headings, link targets or HTML."""
+    code, headings, link targets or HTML (`tokens`: as `code_spans`)."""
     found: list[str] = []
     in_heading = False
-    for token in parse(text):
+    for token in parse(text) if tokens is None else tokens:
         if token.type == "heading_open":
             in_heading = True
         elif token.type == "heading_close":

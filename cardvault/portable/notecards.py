@@ -27,12 +27,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardvault.errors import CardFormatError
 from cardvault.portable.dates import CREATED_KEYS, UPDATED_KEYS, GitDates, NoteDates, note_dates
 from cardvault.portable.format import problem
-from cardvault.portable.markup import inline_tags
+from cardvault.portable.markup import code_spans, inline_tags
 from cardvault.portable.notes import SourceNote
 from cardvault.portable.relink import LinkOutcome, Relinker, relink
 from cardvault.vault.card import (
@@ -43,8 +43,12 @@ from cardvault.vault.card import (
     split_frontmatter,
 )
 from cardvault.vault.finding import Finding
+from cardvault.vault.prose import parse
 from cardvault.vault.schema import schema_problems
 from cardvault.vault.slugs import slugify
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 IMPORTED, IMPORTED_FROM = "imported", "imported_from"
 #: Keys cardvault gives a meaning to: a note's own value is kept as `note_<key>`.
@@ -133,10 +137,12 @@ def note_card(
 ) -> NoteCard | Finding:
     """The card for `parsed` at `rel` (see the module docstring), or the Finding keeping it out."""
     note = parsed.note
-    body, links = relink(relinker, note.rel, parsed.body, parsed.body_line)
+    tokens = parse(parsed.body)  # one parse (pure Python): code spans for the links, and tags
+    spans = code_spans(parsed.body, tokens)
+    body, links = relink(relinker, note.rel, parsed.body, parsed.body_line, code=spans)
     carried, value_links = _carried(parsed, relinker)
     dates = note_dates(note, parsed.meta, settings.history)
-    tags = _tags(parsed)
+    tags = _tags(parsed, tokens)
     category, category_from, stray = _category(parsed, tags, settings)
     topic = parsed.topic()
     aliases = [a for a in dict.fromkeys(_aliases(parsed, topic)) if a != slug]
@@ -243,8 +249,9 @@ def clean_tag(raw: str) -> str:
     return slugify(text)
 
 
-def _tags(parsed: ParsedNote) -> list[str]:
-    raw = [*_words(parsed.meta.get("tags", parsed.meta.get("tag"))), *inline_tags(parsed.body)]
+def _tags(parsed: ParsedNote, tokens: list[Token]) -> list[str]:
+    inline = inline_tags(parsed.body, tokens)
+    raw = [*_words(parsed.meta.get("tags", parsed.meta.get("tag"))), *inline]
     raw += [part for part in parsed.note.folder.split("/") if part]
     return list(dict.fromkeys(tag for tag in map(clean_tag, raw) if tag))
 

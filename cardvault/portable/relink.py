@@ -56,15 +56,21 @@ class Relinker:
 
 
 def relink(
-    relinker: Relinker, note: str, text: str, first_line: int, wiki_only: bool = False
+    relinker: Relinker,
+    note: str,
+    text: str,
+    first_line: int,
+    wiki_only: bool = False,
+    code: list[tuple[int, int]] | None = None,
 ) -> tuple[str, list[LinkOutcome]]:
     """`text` of the note at `note` with its links converted, and one outcome per link.
-    `first_line` is the file line where `text` starts; `wiki_only` for frontmatter values."""
+    `first_line` is the file line where `text` starts; `wiki_only` for frontmatter values;
+    `code` the text's code spans when known (`markup.code_spans`)."""
     pieces: list[str] = []
     outcomes: list[LinkOutcome] = []
     position = 0
     lines = text.split("\n")
-    for found in find_links(text, [] if wiki_only else None):
+    for found in find_links(text, [] if wiki_only else code):
         if wiki_only and found.kind not in ("wiki", "embed"):
             continue
         written = text[found.start : found.end]

@@ -10,7 +10,7 @@ pasted log or in `` `grep Lesson:` `` are not links or signals.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,12 +28,8 @@ def _commonmark() -> MarkdownIt:
     return MarkdownIt("commonmark")
 
 
-@lru_cache(maxsize=1)
 def parse(text: str) -> list[Token]:
-    """The CommonMark tokens of `text` (markdown-it-py; one parser, made once). The last text's
-    tokens are kept, shared by every caller, which only reads them: an imported note's code
-    spans, links and tags are three readings of one parse (pure Python, ~2 s for 100 KB of
-    brackets), and no more than one text's tokens are ever held beyond their use."""
+    """The CommonMark tokens of `text` (markdown-it-py; one parser, made once)."""
     return _commonmark().parse(text)
 
 
