@@ -37,15 +37,23 @@ def main() -> None:
 
     step("import CLI (typer + commands)")
     from cardvault.cli import render, search  # noqa: F401
-    from cardvault.search import engine, onnx
+    from cardvault.search import engine, fusion
     from cardvault.search.query_model import QueryModel
-    from cardvault.search.retrieve import Filters, keyword_ranking, semantic_ranking
+    from cardvault.search.results import Ranked, describe
+    from cardvault.search.retrieve import (
+        Filters,
+        keyword_ranking,
+        passage_vectors,
+        semantic_ranking,
+        term_idf,
+    )
+    from cardvault.search.text import KeywordQuery
     from cardvault.vault.layout import open_vault_at
 
     step("import search modules")
     vault = open_vault_at(root)
     step("find vault + read config")
-    import numpy as np
+    import numpy as np  # noqa: F401
 
     step("import numpy")
     import onnxruntime  # noqa: F401
@@ -55,28 +63,28 @@ def main() -> None:
     model = QueryModel(vault)
     assert model.ref is not None
     step("resolve model (hash config files)")
-    index, _, _ = engine._synced_index(vault, model.embedding(), None, rebuild=False)
+    searcher = engine.Searcher(vault, model)
+    index, _ = searcher.synced(model.embedding(), [])
     step("open index + no-op sync (stat every file)")
-    keyword = keyword_ranking(index, query, Filters(), 100)
+    asked = KeywordQuery.of(query)
+    keyword = keyword_ranking(index, asked, Filters(), fusion.CANDIDATES)
     step("keyword ranking (FTS5 BM25)")
-    session = onnx.load_session(onnx.ensure_onnx(model.ref))
-    step("ONNX session load")
-    tokenizer = onnx._load_tokenizer(model.ref)
-    step("tokenizer load")
-    embedder = onnx.OnnxEmbedder.__new__(onnx.OnnxEmbedder)
-    embedder.model_id, embedder.pooling, embedder.dim = model.ref.model_id, "mean", 384
-    embedder._session, embedder._tokenizer = session, tokenizer
-    embedder._inputs = [i.name for i in session.get_inputs()]
-    vector = embedder.embed([query])[0]
+    embedder = model.embedder()
+    step("ONNX session + tokenizer load")
+    vector = embedder.embed_queries([query])[0]
     step("embed query")
-    semantic = semantic_ranking(index, np.asarray(vector), Filters(), 100)
+    vectors = passage_vectors(index, Filters())
+    semantic, passages = semantic_ranking(vectors, vector, fusion.CANDIDATES)
     step("load vectors (mmap) + cosine ranking")
-    fused = engine.fuse([[d for d, _ in keyword], [d for d, _ in semantic]], [1.0, 1.0])[:10]
-    results = engine._describe(index, fused, query)
+    evidence = fusion.Evidence.of(asked.text, term_idf(index, asked))
+    fused = fusion.hybrid(keyword, semantic, evidence, fusion.calibration_for(vault.config.model))
+    ranked = Ranked(fused.hits[:10], passages=passages, weights=fused.weights, weak=fused.weak)
+    results = describe(index, ranked, asked)
     step("fuse + fetch rows + snippets")
     with redirect_stdout(io.StringIO()):
         render.print_json([hit.to_dict() for hit in results])
     step("JSON output")
+    searcher.close()
     STEPS["total in process"] = round(sum(STEPS.values()), 1)
     CPU["total in process"] = round(sum(CPU.values()), 1)
     print(json.dumps({"wall": STEPS, "cpu": CPU}))

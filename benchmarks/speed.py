@@ -160,11 +160,13 @@ MODEL: str | None = None
 
 
 def model_set(root: Path) -> Path:
-    """`root` with its `[search] model` set to `MODEL` (unchanged without one)."""
-    if MODEL:
-        from retrieval import with_model
+    """`root` with its `[search] model` set to `MODEL` (the default model without one, so a
+    vault another run set to another model is not timed with that one)."""
+    from retrieval import with_model
 
-        with_model(root, MODEL)
+    from cardvault.vault.config import DEFAULT_MODEL
+
+    with_model(root, MODEL or DEFAULT_MODEL)
     return root
 
 
@@ -178,9 +180,9 @@ class CountingEmbeds:
         self._original = OnnxEmbedder._encode_chunk
         counter = self
 
-        def counted(embedder: OnnxEmbedder, texts: list[str]):  # type: ignore[no-untyped-def]
+        def counted(embedder: OnnxEmbedder, texts: list[str], *pool):  # type: ignore[no-untyped-def]
             counter.texts += len(texts)
-            return counter._original(embedder, texts)
+            return counter._original(embedder, texts, *pool)
 
         OnnxEmbedder._encode_chunk = counted  # type: ignore[method-assign]
 

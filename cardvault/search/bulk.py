@@ -13,6 +13,10 @@ from cardvault.search.embedder import Embedder
 from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
 from cardvault.vault.layout import Vault
 
+#: From this many texts to embed on, the embedder runs in bulk mode (onnx.OnnxEmbedder): below
+#: it, the ~40 ms its session takes to repack the weights would not be repaid.
+BULK_TEXTS = 32
+
 
 def bulk_embedding(vault: Vault) -> tuple[Embedding | None, list[str]]:
     """The embedding for a bulk index of `vault`, or None (with a notice) without a model."""
@@ -20,18 +24,18 @@ def bulk_embedding(vault: Vault) -> tuple[Embedding | None, list[str]]:
         ref = resolve_model(vault.config.model, vault.root)
     except ModelUnavailableError as exc:
         return None, [f"semantic search unavailable (keyword search still works): {exc}"]
-    return Embedding(ref, lambda _count: onnx_embedder(ref)), []
+    return Embedding(ref, lambda count: onnx_embedder(ref, bulk=count >= BULK_TEXTS)), []
 
 
-def onnx_embedder(ref: ModelRef) -> Embedder:
+def onnx_embedder(ref: ModelRef, bulk: bool = False) -> Embedder:
     """`ref`'s ONNX embedder, exporting the ONNX copy first when the cache lacks it (or holds
-    a damaged one)."""
+    a damaged one); `bulk` for many texts (onnx.OnnxEmbedder says how it differs)."""
     from cardvault.search.onnx import OnnxEmbedder, discard_copy, ensure_onnx
 
     try:
-        return OnnxEmbedder(ref, ensure_onnx(ref))
+        return OnnxEmbedder(ref, ensure_onnx(ref), bulk)
     except ModelUnavailableError:
         if ref.onnx_file is not None:
             raise
         discard_copy(ref)
-        return OnnxEmbedder(ref, ensure_onnx(ref))
+        return OnnxEmbedder(ref, ensure_onnx(ref), bulk)

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -123,34 +124,55 @@ def _hidden_state_module(transformer: Any, names: list[str]) -> Any:
 
 
 class OnnxEmbedder:
-    """`ref`'s vectors computed by onnxruntime from its ONNX copy (no torch import)."""
+    """`ref`'s vectors computed by onnxruntime from its ONNX copy (no torch import).
 
-    def __init__(self, ref: ModelRef, model_file: Path) -> None:
+    `bulk` is for embedding many texts (an index, a `maintain`): one text per run, unpadded, on
+    one single-threaded run per core at once, with the weights repacked when the session loads
+    (about 40 ms). That embedded 1.7x the texts per second of batches of 32 on one two-threaded
+    run (docs/benchmarks.md, `benchmarks/bulk_embed.py`), with the same vectors to float
+    precision. Without it (a query, a few changed cards) one run uses every core for the
+    lowest latency and the session loads at once.
+    """
+
+    def __init__(self, ref: ModelRef, model_file: Path, bulk: bool = False) -> None:
         self.model_id = ref.model_id
         self.pooling = ref.pooling
         self.query_prefix = ref.query_prefix
         # An int8 file quantises each batch's activations with one scale, so a text's vector
         # would depend on its batch mates (and their padding): such models read one text at a
         # time, which was also faster per CPU second here (docs/benchmarks.md).
-        self.batch = 1 if ref.onnx_file is not None else 32
-        self._session = load_session(model_file)
+        self.batch = 1 if ref.onnx_file is not None or bulk else 32
+        self.workers = bulk_workers() if bulk else 1
+        threads = 1 if bulk else INTRA_OP_THREADS
+        self._session = load_session(model_file, threads, prepack=bulk)
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = _load_tokenizer(ref)
         self.dim = int(self._session.get_outputs()[0].shape[-1] or 384)
 
     def embed(self, texts: Sequence[str], progress: EmbedProgress | None = None) -> np.ndarray:
         """Unit vectors for `texts`, batched by length."""
-        return embed_in_chunks(texts, self._encode_chunk, self.dim, progress)
+        if self.workers == 1:
+            return embed_in_chunks(texts, self._encode_chunk, self.dim, progress)
+        pool = ThreadPoolExecutor(self.workers, thread_name_prefix="cardvault-embed")
+
+        def encode(chunk: list[str]) -> np.ndarray:
+            return self._encode_chunk(chunk, pool)
+
+        try:
+            return embed_in_chunks(texts, encode, self.dim, progress)
+        finally:  # interrupted: runs not started are dropped, the ones running are waited for
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         """Unit vectors for search queries (with the model's query instruction, if it has one)."""
         return self.embed([self.query_prefix + q for q in queries])
 
-    def _encode_chunk(self, texts: list[str]) -> np.ndarray:
+    def _encode_chunk(self, texts: list[str], pool: Executor | None = None) -> np.ndarray:
         import numpy as np
 
         size = self.batch
-        parts = [self._encode(texts[i : i + size]) for i in range(0, len(texts), size)]
+        batches = [texts[i : i + size] for i in range(0, len(texts), size)]
+        parts = list(pool.map(self._encode, batches) if pool else map(self._encode, batches))
         return np.concatenate(parts) if parts else np.zeros((0, self.dim), np.float32)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
@@ -171,8 +193,20 @@ class OnnxEmbedder:
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
-def load_session(model_file: Path, threads: int = INTRA_OP_THREADS) -> Any:
-    """An onnxruntime session of `model_file` (the embedder's, or the reranker's)."""
+def bulk_workers() -> int:
+    """Runs at once for a bulk embed: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_session(model_file: Path, threads: int = INTRA_OP_THREADS, prepack: bool = False) -> Any:
+    """An onnxruntime session of `model_file` (the embedder's, or the reranker's).
+
+    `prepack` lets onnxruntime repack the weights for its matrix kernels as the session loads:
+    about 40 ms, repaid by a bulk embed, not by a query.
+    """
     # onnxruntime keeps a usage database under ~/.cache/Microsoft/DeveloperTools unless this is
     # set before it loads: cardvault writes nothing outside the vault and its own cache.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -189,8 +223,8 @@ def load_session(model_file: Path, threads: int = INTRA_OP_THREADS) -> Any:
     options.log_severity_level = 3
     # Idle worker threads must sleep, not spin: a search does other work while the model loads.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # Repacking the weights costs ~40 ms per process and saves ~5 ms per query: not worth it.
-    options.add_session_config_entry("session.disable_prepacking", "1")
+    if not prepack:
+        options.add_session_config_entry("session.disable_prepacking", "1")
     try:
         return ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # a truncated or foreign file: the caller re-exports

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from cardvault.search.bulk import BULK_TEXTS, onnx_embedder
 from cardvault.search.embed_sync import Embedding
 from cardvault.search.embedder import Embedder
 from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_model
@@ -37,7 +38,15 @@ class QueryModel:
         stored vector row even when nothing changed (needed before ranking by vectors)."""
         if self.ref is None:
             return None
-        return Embedding(self.ref, lambda _: self.embedder(), verify)
+        return Embedding(self.ref, self._embedder_for, verify)
+
+    def _embedder_for(self, count: int) -> Embedder:
+        """The query embedder for a few texts; a bulk one of its own for many (a first index,
+        a pull that brought many cards)."""
+        if count < BULK_TEXTS:
+            return self.embedder()
+        assert self.ref is not None
+        return onnx_embedder(self.ref, bulk=True)
 
     def settle(self) -> None:
         """Wait for a background load to finish (a process must not exit while onnxruntime is
