@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -48,3 +49,27 @@ def test_missing_model_says_what_to_install(tmp_path: Path) -> None:
         resolve_model("no-such-model-package", tmp_path)
     with pytest.raises(ModelUnavailableError, match="does not exist"):
         resolve_model("./models/none", tmp_path)
+
+
+def test_bulk_workers_keep_to_the_cgroup_cpu_quota(tmp_path: Path) -> None:
+    from cardvault.search.onnx import bulk_workers, cpu_quota
+
+    v2, v1, none = tmp_path / "v2", tmp_path / "v1", tmp_path / "none"
+    v2.mkdir()
+    (v1 / "cpu").mkdir(parents=True)
+    none.mkdir()
+    cores = len(os.sched_getaffinity(0))
+    assert cpu_quota(none) is None and bulk_workers(none) == cores
+    (v2 / "cpu.max").write_text("max 100000\n")
+    assert cpu_quota(v2) is None and bulk_workers(v2) == cores
+    (v2 / "cpu.max").write_text("150000 100000\n")  # docker --cpus=1.5
+    assert cpu_quota(v2) == 1.5 and bulk_workers(v2) == min(cores, 2)
+    (v2 / "cpu.max").write_text("100000 100000\n")
+    assert bulk_workers(v2) == 1
+    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")  # no quota
+    assert cpu_quota(v1) is None and bulk_workers(v1) == cores
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("50000\n")
+    assert cpu_quota(v1) == 0.5 and bulk_workers(v1) == 1
+    (v2 / "cpu.max").write_text("garbage")
+    assert cpu_quota(v2) is None

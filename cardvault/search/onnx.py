@@ -11,6 +11,7 @@ precision (tests/test_search_embedder.py checks it).
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -127,10 +128,10 @@ class OnnxEmbedder:
     """`ref`'s vectors computed by onnxruntime from its ONNX copy (no torch import).
 
     `bulk` is for embedding many texts (an index, a `maintain`): one text per run, unpadded, on
-    one single-threaded run per core at once, with the weights repacked when the session loads
-    (about 40 ms). That embedded 1.7x the texts per second of batches of 32 on one two-threaded
-    run (docs/benchmarks.md, `benchmarks/bulk_embed.py`), with the same vectors to float
-    precision. Without it (a query, a few changed cards) one run uses every core for the
+    one single-threaded run per core at once (`bulk_workers`), with the weights repacked when the
+    session loads (about 40 ms). That embedded 1.7x the texts per second of batches of 32 on one
+    two-threaded run (docs/benchmarks.md, `benchmarks/bulk_embed.py`), with the same vectors to
+    float precision. Without it (a query, a few changed cards) one run uses every core for the
     lowest latency and the session loads at once.
     """
 
@@ -193,12 +194,32 @@ class OnnxEmbedder:
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
-def bulk_workers() -> int:
-    """Runs at once for a bulk embed: the cores this process may use."""
+def bulk_workers(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """Runs at once for a bulk embed: the cores this process may use, no more than its
+    container's CPU quota allows (a container limited to 2 CPUs may still see 64 cores)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    quota = cpu_quota(cgroup)
+    if quota is not None:
+        cores = min(cores, math.ceil(quota))
+    return max(1, cores)
+
+
+def cpu_quota(cgroup: Path = Path("/sys/fs/cgroup")) -> float | None:
+    """The CPUs a cgroup quota allows (cgroup v2 `cpu.max`, else v1 `cpu.cfs_quota_us` over
+    `cpu.cfs_period_us`), or None when there is none or it cannot be read."""
+    try:
+        if (cgroup / "cpu.max").is_file():
+            quota, _, period = (cgroup / "cpu.max").read_text().partition(" ")
+            return None if quota.strip() == "max" else int(quota) / int(period)
+        v1 = cgroup / "cpu"
+        quota_us = int((v1 / "cpu.cfs_quota_us").read_text())
+        period_us = int((v1 / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
+    return quota_us / period_us if quota_us > 0 and period_us > 0 else None
 
 
 def load_session(model_file: Path, threads: int = INTRA_OP_THREADS, prepack: bool = False) -> Any:
