@@ -42,6 +42,7 @@ def main() -> None:
     from cardvault.search.results import Ranked, describe
     from cardvault.search.retrieve import (
         Filters,
+        holding_every_term,
         keyword_ranking,
         passage_vectors,
         semantic_ranking,
@@ -53,7 +54,7 @@ def main() -> None:
     step("import search modules")
     vault = open_vault_at(root)
     step("find vault + read config")
-    import numpy as np  # noqa: F401
+    import numpy  # noqa: F401
 
     step("import numpy")
     import onnxruntime  # noqa: F401
@@ -78,7 +79,16 @@ def main() -> None:
     step("load vectors (mmap) + cosine ranking")
     evidence = fusion.Evidence.of(asked.text, term_idf(index, asked))
     fused = fusion.hybrid(keyword, semantic, evidence, fusion.calibration_for(vault.config.model))
-    ranked = Ranked(fused.hits[:10], passages=passages, weights=fused.weights, weak=fused.weak)
+    top = [doc_id for doc_id, _ in fused.hits[:10]]
+    exact = holding_every_term(index, asked, [d for d in top if d in fused.weak])
+    ranked = Ranked(  # as engine.Searcher._rank builds it
+        fused.hits[:10],
+        engine._evidence(keyword),
+        engine._evidence(semantic),
+        passages,
+        fused.weights,
+        fused.weak - exact,
+    )
     results = describe(index, ranked, asked)
     step("fuse + fetch rows + snippets")
     with redirect_stdout(io.StringIO()):

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 INTRA_OP_THREADS = 2
+#: Where Linux shows this process's control group (a container's own, inside a container).
+CGROUP = Path("/sys/fs/cgroup")
 #: Bumped when the exported files change shape (2: weights as memory-mapped external data).
 EXPORT_FORMAT = "v2"
 
@@ -194,7 +196,7 @@ class OnnxEmbedder:
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
-def bulk_workers(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+def bulk_workers(cgroup: Path = CGROUP) -> int:
     """Runs at once for a bulk embed: the cores this process may use, no more than its
     container's CPU quota allows (a container limited to 2 CPUs may still see 64 cores)."""
     try:
@@ -207,7 +209,7 @@ def bulk_workers(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
     return max(1, cores)
 
 
-def cpu_quota(cgroup: Path = Path("/sys/fs/cgroup")) -> float | None:
+def cpu_quota(cgroup: Path = CGROUP) -> float | None:
     """The CPUs a cgroup quota allows (cgroup v2 `cpu.max`, else v1 `cpu.cfs_quota_us` over
     `cpu.cfs_period_us`), or None when there is none or it cannot be read."""
     try:
