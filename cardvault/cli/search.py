@@ -120,6 +120,7 @@ def index(
         render.warning(f"skipped {problem}")
     render.success(
         f"{report.documents} documents ({report.passages} passages) from {report.files} files: "
-        f"{report.parsed} files read, {report.embedded} passages embedded, "
+        f"{report.parsed} files read, {report.embedded} passages embedded"
+        f"{f' ({report.resumed} more kept from an interrupted run)' if report.resumed else ''}, "
         f"{report.removed_files} files removed"
     )

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from cardvault.search.checkpoint import EVERY, Checkpoint, discard
 from cardvault.search.documents import embed_text, text_key
 from cardvault.search.embedder import Embedder, EmbedProgress
 from cardvault.search.index import IndexHandle
@@ -54,6 +55,7 @@ class VectorReport:
     split: int = 0
     embedded: int = 0
     embedded_docs: int = 0
+    resumed: int = 0  # vectors taken from an interrupted sync's checkpoint
     rejected: int = 0  # stored rows that failed their checksum
     unembedded: int = 0
     notices: list[str] = field(default_factory=list)
@@ -168,25 +170,69 @@ def _embed(
     report: VectorReport,
     progress: Progress | None,
 ) -> np.ndarray | None:
-    """Vectors for the `missing` passage digests, or None when the model cannot be loaded."""
-    texts = passage_texts(index, missing)
+    """Vectors for the `missing` passage digests, or None when the model cannot be loaded.
+
+    Those an interrupted sync saved (checkpoint.py) are taken as they are; the rest are embedded,
+    and saved every `checkpoint.EVERY` texts when there are more than that, so a sync killed
+    now resumes where it stopped."""
+    import numpy as np
+
+    saved = Checkpoint(index.folder, embedding.model_id)
+    try:
+        kept = saved.take(missing)
+        todo = [h for h in missing if h not in kept]
+        fresh = _embed_new(index, embedding, todo, saved, report, progress) if todo else {}
+    finally:
+        saved.close()
+    if fresh is None:
+        report.unembedded = len(missing)
+        return None
+    widths = {len(v) for v in kept.values()} | {len(v) for v in fresh.values()}
+    if len(widths) > 1:  # a checkpoint of another width: embed those texts again
+        discard(index.folder)
+        return _embed(index, embedding, missing, report, progress)
+    if kept:
+        report.resumed = len(kept)
+        report.notices.append(
+            f"kept {len(kept):,} passage vector(s) an interrupted index had embedded; "
+            f"embedded the other {len(todo):,}"
+        )
+    report.embedded = len(todo)
+    report.embedded_docs = _documents_of(index, todo)
+    return np.stack([kept[h] if h in kept else fresh[h] for h in missing])
+
+
+def _embed_new(
+    index: IndexHandle,
+    embedding: Embedding,
+    todo: list[str],
+    saved: Checkpoint,
+    report: VectorReport,
+    progress: Progress | None,
+) -> dict[str, np.ndarray] | None:
+    """Vectors for the `todo` digests, saved to `saved` as they come when there are many."""
+    texts = passage_texts(index, todo)
     if progress is not None:
         progress("loading model", 0, 1)
     try:
-        embedder = embedding.make(len(missing))
+        embedder = embedding.make(len(todo))
     except ModelUnavailableError as exc:
         report.notices.append(f"semantic search unavailable: {exc}")
-        report.unembedded = len(missing)
         return None
-    step: EmbedProgress | None = None
     if progress is not None:
         progress("loading model", 1, 1)
-        progress("embedding", 0, len(missing))
-    if progress is not None:
-        step = lambda done, total: progress("embedding", done, total)  # noqa: E731
-    vectors = embedder.embed([texts[h] for h in missing], step)
-    report.embedded = len(missing)
-    report.embedded_docs = _documents_of(index, missing)
+        progress("embedding", 0, len(todo))
+    each = len(todo) if len(todo) <= EVERY else EVERY
+    vectors: dict[str, np.ndarray] = {}
+    for first in range(0, len(todo), each):
+        part = todo[first : first + each]
+        step: EmbedProgress | None = None
+        if progress is not None:
+            step = lambda done, _, base=first: progress("embedding", base + done, len(todo))  # noqa: E731
+        rows = embedder.embed([texts[h] for h in part], step)
+        if len(todo) > EVERY:
+            saved.add(part, rows)
+        vectors.update(zip(part, rows, strict=True))
     return vectors
 
 

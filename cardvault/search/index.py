@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
+from cardvault.search.checkpoint import FILE_NAME as CHECKPOINT
 from cardvault.vault.cache import file_identity
 from cardvault.vault.changes import Seen, racy
 from cardvault.vault.layout import FileStat
@@ -278,8 +279,10 @@ def index_trouble(folder: Path, damage: str) -> str:
 
 
 def remove_index(folder: Path) -> None:
-    """Delete the index database, its journal files and every vector file (or folder so named)."""
-    names = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal")
+    """Delete the index database, its journal files, every vector file (or folder so named)
+    and the checkpoint of an interrupted sync (checkpoint.py)."""
+    names = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal", CHECKPOINT,
+             f"{CHECKPOINT}-journal")  # fmt: skip
     for path in [*(folder / name for name in names), *folder.glob("vectors-*.npy")]:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)

@@ -13,6 +13,7 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 
+from cardvault.search.checkpoint import discard as discard_checkpoint
 from cardvault.search.documents import (
     Document,
     SourceFile,
@@ -50,6 +51,7 @@ class SyncReport:
     passages: int = 0
     embedded: int = 0
     embedded_docs: int = 0
+    resumed: int = 0  # vectors an interrupted sync had embedded, taken from its checkpoint
     unembedded: int = 0
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -57,7 +59,7 @@ class SyncReport:
     @property
     def changed(self) -> bool:
         """Whether anything was written."""
-        return bool(self.parsed or self.removed_files or self.embedded)
+        return bool(self.parsed or self.removed_files or self.embedded or self.resumed)
 
 
 def sync_index(
@@ -98,7 +100,10 @@ def sync_index(
         index.conn.execute("ROLLBACK")
         raise
     prune_vector_files(index)
+    if embedding is not None and not vectors.unembedded:
+        discard_checkpoint(index.folder)  # every vector it held is in the index now
     report.embedded, report.embedded_docs = vectors.embedded, vectors.embedded_docs
+    report.resumed = vectors.resumed
     report.unembedded = vectors.unembedded
     report.notices.extend(vectors.notices)
     _count(index, report)
