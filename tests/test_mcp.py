@@ -360,3 +360,29 @@ def test_the_global_queue_is_listed_and_answered_through_the_tools(indexed_sampl
         ("rejected", "agent (mcp)", "two clients")
     ]
     assert len(git_log(home.root)) == len(before) + 1
+
+
+def test_a_first_index_says_in_the_servers_log_that_searches_wait_for_it(
+    indexed_sample: Path,
+) -> None:
+    """A vault never indexed is indexed by the server's warm-up, minutes on thousands of long
+    notes; its log (stderr, which clients keep) said nothing meanwhile. It now says that the
+    index is being built, how far it is now and then, and when it is done; an indexed vault's
+    server says none of it."""
+    for db in (indexed_sample / ".cardvault").glob("search.sqlite*"):
+        db.unlink()
+    log = indexed_sample.parent / "mcp-server.log"
+
+    async def scenario() -> None:
+        async with connected(indexed_sample) as client:
+            found = await client.call_tool("search", {"query": "docker on apple silicon"})
+            assert found.structured_content["results"]
+
+    _run(scenario)
+    lines = log.read_text().splitlines()
+    building = f"cardvault mcp: building the search index of {indexed_sample}; searches wait for it"
+    assert building in lines, lines
+    assert any(re.fullmatch(r"cardvault mcp: search index built in \d+ (s|min)", x) for x in lines)
+    log.unlink()
+    _run(scenario)
+    assert not any("search index" in line for line in log.read_text().splitlines())

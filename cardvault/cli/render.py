@@ -9,11 +9,12 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Any
+
+from cardvault.vault.progress import LINE_EVERY, ProgressLines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -299,8 +300,8 @@ class IndexProgress:
         )
         self._tasks: dict[str, Any] = {}
         self._piped = not err_console().is_terminal
-        self._said = time.monotonic()  # when a piped line was last written
-        self._began: dict[str, tuple[float, int]] = {}  # phase -> (when, done) it started
+        # piped (an agent reading stderr): plain lines now and then instead of a bar
+        self._lines = ProgressLines(_plain_error_line, every=PIPED_EVERY)
 
     def __enter__(self) -> IndexProgress:
         self._progress.start()
@@ -311,7 +312,7 @@ class IndexProgress:
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self._piped:
-            self._line(phase, done, total)
+            self._lines(phase, done, total)
             return
         task = self._tasks.get(phase)
         if task is None:
@@ -324,28 +325,13 @@ class IndexProgress:
         if speed:
             self._progress.update(task, rate=f"{speed:,.1f}/s")
 
-    def _line(self, phase: str, done: int, total: int) -> None:
-        """Piped (an agent reading stderr): a plain line every PIPED_EVERY seconds of long work,
-        so a first index of thousands of notes is not taken for a hang."""
-        now = time.monotonic()
-        began, first = self._began.setdefault(phase, (now, done))
-        if now - self._said < PIPED_EVERY:
-            return
-        self._said = now
-        rate = (done - first) / (now - began) if now > began else 0.0
-        left = f", about {_duration((total - done) / rate)} left" if rate and total else ""
-        count = f"{done:,}/{total:,}" if total else f"{done:,}"
-        err_console().print(f"cardvault: {phase} {count}{left}", markup=False, highlight=False)
+
+def _plain_error_line(line: str) -> None:
+    err_console().print(line, markup=False, highlight=False)
 
 
 #: How often a piped progress line is written (none for work that ends sooner).
-PIPED_EVERY = 10.0
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min"
+PIPED_EVERY = LINE_EVERY
 
 
 # --- end of search and index ------------------------------------------------------------------

@@ -13,6 +13,7 @@ import contextlib
 import datetime as dt
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -24,6 +25,7 @@ from cardvault.errors import CardvaultError
 from cardvault.search.engine import Searcher
 from cardvault.search.warm import VaultHandle, WarmHandles
 from cardvault.vault.layout import Vault
+from cardvault.vault.progress import ProgressLines, duration
 
 T = TypeVar("T")
 
@@ -62,9 +64,22 @@ class VaultSession:
     def _warm_up(self) -> None:
         with self._reading:
             try:
+                self._first_index()
                 self.app.warm_up()
             except Exception as exc:  # the first real search reports the problem to the model
                 print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
+
+    def _first_index(self) -> None:
+        """A vault never indexed (or whose index was interrupted) is indexed first: minutes on
+        thousands of long notes, so the server's log (stderr) says so, how far it is every
+        `LINE_EVERY` seconds, and when it is done."""
+        searcher = self.handle.searcher
+        if searcher.indexed:
+            return
+        _log(f"cardvault mcp: building the search index of {self.root}; searches wait for it")
+        began = time.monotonic()
+        searcher.first_index(ProgressLines(_log, prefix="cardvault mcp"))
+        _log(f"cardvault mcp: search index built in {duration(time.monotonic() - began)}")
 
     def embed_soon(self) -> threading.Thread:
         """Bring the served vault's index up to date on a daemon thread, right after a write:
@@ -97,6 +112,10 @@ class VaultSession:
         """Run a writing service call, one at a time in this server."""
         with self._writing, _as_tool_error():
             return action()
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
+from cardvault.search.checkpoint import checkpoint_path
 from cardvault.search.embed_sync import Embedding
 from cardvault.search.fusion import (
     CANDIDATES,
@@ -176,8 +177,10 @@ class Searcher:
 
     @property
     def indexed(self) -> bool:
-        """Whether the vault has a search index yet (built by an earlier sync)."""
-        return (self.vault.cache_dir / DB_NAME).is_file()
+        """Whether the vault has a search index yet (built by an earlier sync), and no index
+        was interrupted since (its checkpoint waits: the next sync embeds for a while)."""
+        folder = self.vault.cache_dir
+        return (folder / DB_NAME).is_file() and not checkpoint_path(folder).exists()
 
     def first_index(self, progress: Progress) -> None:
         """Build the index now, reporting to `progress`, if the vault has none yet: a first
