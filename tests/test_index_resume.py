@@ -20,6 +20,7 @@ import pytest
 from cardvault import open_vault
 from cardvault.search.checkpoint import EVERY, FILE_NAME, Checkpoint
 from cardvault.search.index import open_index, remove_index
+from cardvault.search.provenance import machine_key, seal
 from cardvault.search.vector_store import verified_vectors
 from tests.search_support import write_card
 
@@ -145,15 +146,28 @@ def test_saved_vectors_come_back_for_their_texts_and_model_only(tmp_path: Path) 
     assert not (tmp_path / FILE_NAME).exists()  # another model's checkpoint is deleted
 
 
+def _put(folder: Path, text_hash: str, vector: np.ndarray, key: bytes | None = None) -> None:
+    """Store a row in the checkpoint as this machine would (its seal under `key`, this
+    machine's by default)."""
+    blob = vector.astype(np.float32).tobytes()
+    stamp = seal(key or machine_key() or b"", MODEL, text_hash, blob)
+    with sqlite3.connect(folder / FILE_NAME) as conn:
+        conn.execute("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", (text_hash, blob, stamp))
+
+
 def test_rows_that_are_not_unit_vectors_of_its_width_are_not_used(tmp_path: Path) -> None:
     Checkpoint(tmp_path, MODEL).add(["a", "b"], _unit_rows(2))
-    with sqlite3.connect(tmp_path / FILE_NAME) as conn:
-        conn.execute("UPDATE vectors SET vector = ? WHERE text_hash = 'a'",
-                     (np.full(8, 3.0, np.float32).tobytes(),))  # fmt: skip
-        conn.execute("INSERT INTO vectors VALUES ('c', ?)", (_unit_rows(1, 16)[0].tobytes(),))
-        conn.execute("INSERT INTO vectors VALUES ('d', ?)",
-                     (np.full(8, np.nan, np.float32).tobytes(),))  # fmt: skip
+    _put(tmp_path, "a", np.full(8, 3.0))
+    _put(tmp_path, "c", _unit_rows(1, 16)[0])
+    _put(tmp_path, "d", np.full(8, np.nan))
     assert sorted(Checkpoint(tmp_path, MODEL).take(["a", "b", "c", "d"])) == ["b"]
+
+
+def test_rows_another_machine_sealed_are_not_used(tmp_path: Path) -> None:
+    """A row of the right shape under another key (made elsewhere, or forged) is not taken."""
+    Checkpoint(tmp_path, MODEL).add(["a"], _unit_rows(1))
+    _put(tmp_path, "b", _unit_rows(2)[1], key=b"another machine's key, 32 bytes!")
+    assert sorted(Checkpoint(tmp_path, MODEL).take(["a", "b"])) == ["a"]
 
 
 def test_a_copied_checkpoint_is_never_read(tmp_path: Path) -> None:

@@ -151,3 +151,106 @@ def test_the_cache_folder_stays_out_of_git_whatever_the_vaults_gitignore_says(
     assert git(victim, "status", "--porcelain") == "?? memory/cards/draft.md\n"
     git(victim, "add", "-A")
     assert ".cardvault" not in git(victim, "diff", "--cached", "--name-only")
+
+
+BREAD_TOPIC = "Bread baking"
+BREAD_BODY = "Bake bread at 220 degrees for forty minutes."
+DOCKER_QUESTION = "cross-compile container images for amd64 on a mac"
+
+
+def _plant_vector(index: Path, victim_of: str, donor: str) -> None:
+    """Give the card `victim_of` the vector of the card `donor`, with a correct checksum and
+    every row sealed under the attacker's own key (the attacker cannot know the victim's)."""
+    import secrets
+
+    import numpy as np
+
+    from cardvault.search.provenance import seal
+    from cardvault.search.vector_store import row_checksums
+
+    conn = sqlite3.connect(index)
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    rows = dict(conn.execute(
+        "SELECT d.slug, v.row FROM docs d JOIN passages p ON p.doc_hash = d.text_hash "
+        "JOIN vectors v ON v.text_hash = p.text_hash"
+    ).fetchall())  # fmt: skip
+    records = conn.execute("SELECT text_hash, row FROM vectors").fetchall()
+    conn.close()
+    vector_file = index.parent / meta["vectors_file"]
+    matrix = np.load(vector_file)
+    matrix[rows[victim_of]] = matrix[rows[donor]]
+    np.save(vector_file, matrix)
+    key = secrets.token_bytes(32)
+    forge(
+        index,
+        ("INSERT OR REPLACE INTO meta VALUES ('vectors_bytes', ?)", (vector_file.stat().st_size,)),
+        *(
+            ("UPDATE vectors SET checksum = ?, seal = ? WHERE text_hash = ?",
+             (int(row_checksums(matrix[row : row + 1])[0]),
+              seal(key, meta["model_id"], text_hash, matrix[row].tobytes()), text_hash))
+            for text_hash, row in records
+        ),
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("schema", ["7", "6"])
+def test_a_committed_index_cannot_give_a_card_another_cards_vector(
+    tmp_path: Path, schema: str
+) -> None:
+    """A committed index whose vector for a bread card is the docker card's (checksums right,
+    sealed under the attacker's key) made the bread card rank with the docker card for every
+    docker question, on its way into an agent's context. The victim's search now embeds every
+    text of a checked-out index again (its vectors were not made on this machine), and says so.
+    An index of the older schema 6 (no seals) is upgraded and then treated the same way: an
+    upgrade is no way around the question of whose file it is."""
+    attacker = hostile_vault(tmp_path)
+    made = run_cli(["--vault", str(attacker), "new", BREAD_TOPIC, "--category", "tools",
+                    "--body", BREAD_BODY])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert run_cli(["--vault", str(attacker), "index"]).exit_code == 0
+    index = attacker / ".cardvault" / "search.sqlite"
+    _plant_vector(index, "bread-baking", "docker-buildx-platform-flag")
+    forge(
+        index,
+        ("UPDATE docs SET topic = ? WHERE slug = 'bread-baking'", (FORGED_TOPIC,)),
+        ("UPDATE meta SET value = ? WHERE key = 'schema'", (schema,)),
+    )
+    victim = cloned(attacker, tmp_path)
+
+    found = run_cli(["--vault", str(victim), "search", DOCKER_QUESTION, "--mode", "semantic",
+                     "--json", "--all"])  # fmt: skip
+    assert found.exit_code == 0, found.output
+    scores = {hit["slug"]: hit["score"] for hit in json.loads(found.stdout)}
+    assert scores["docker-buildx-platform-flag"] > scores.get("bread-baking", 0.0) + 0.2, scores
+    assert "were not made on this machine" in found.stderr
+    assert FORGED_TOPIC not in found.stdout
+    again = run_cli(["--vault", str(victim), "search", DOCKER_QUESTION, "--json"])
+    assert "not made on this machine" not in again.stderr  # sealed now, as this machine's
+
+
+def test_the_vector_key_is_this_users_alone_and_never_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key that seals vectors is made once, readable by this user alone, and the same for
+    every process; a link where it should be is never followed (no key: nothing is trusted)."""
+    import stat
+
+    from cardvault.search.provenance import KEY_FILE, machine_key
+
+    monkeypatch.setenv("CARDVAULT_CACHE", str(tmp_path / "cache"))
+    key = machine_key()
+    assert key is not None and len(key) == 32
+    path = tmp_path / "cache" / KEY_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    read_elsewhere = subprocess.run(
+        [sys.executable, "-c", "from cardvault.search.provenance import machine_key as k; "
+         "print(k().hex())"], capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert read_elsewhere.stdout.strip() == key.hex()
+
+    monkeypatch.setenv("CARDVAULT_CACHE", str(tmp_path / "linked"))
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / KEY_FILE).symlink_to(path)
+    assert machine_key() is None
+    assert (tmp_path / "linked" / KEY_FILE).is_symlink()

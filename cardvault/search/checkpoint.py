@@ -11,8 +11,8 @@ rest; a sync that commits deletes the file. Nothing else reads it.
 Like the index (index.py, vault/cache.py), the file is trusted only while it is the file this
 clone created: one that is another file (a copy, one git checked out) is deleted unread, as is
 one that is not a database of this shape. A row is used only for the text whose digest it is
-stored under, under the same model, at the width the file was made with, and only when it is
-a finite unit vector.
+stored under, under the same model, at the width the file was made with, when it carries this
+machine's seal (provenance.py), and only when it is a finite unit vector.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cardvault.search.provenance import machine_key, seal, sealed
 from cardvault.vault.cache import file_identity
 
 if TYPE_CHECKING:
@@ -34,7 +35,8 @@ FILE_NAME = "embedding-checkpoint.sqlite"
 EVERY = 256
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL, "
+    "seal BLOB)",
 )
 
 
@@ -67,16 +69,19 @@ class Checkpoint:
         if conn is None:
             return {}
         width = _meta(conn, "dim")
+        key = machine_key()
         found: dict[str, np.ndarray] = {}
         for first in range(0, len(hashes), 500):
             chunk = list(hashes[first : first + 500])
             rows = conn.execute(
-                f"SELECT text_hash, vector FROM vectors WHERE text_hash IN "
+                f"SELECT text_hash, vector, seal FROM vectors WHERE text_hash IN "
                 f"({', '.join('?' * len(chunk))})",
                 chunk,
             ).fetchall()
-            for text_hash, blob in rows:
+            for text_hash, blob, stamp in rows:
                 if not isinstance(blob, bytes) or width is None or len(blob) != 4 * int(width):
+                    continue
+                if key is not None and not sealed(key, self.model_id, text_hash, blob, stamp):
                     continue
                 vector = np.frombuffer(blob, dtype=np.float32)
                 if np.all(np.isfinite(vector)) and abs(float(vector @ vector) - 1.0) < 1e-3:
@@ -97,9 +102,14 @@ class Checkpoint:
                     conn.execute("ROLLBACK")
                     return
                 rows = np.ascontiguousarray(vectors, dtype=np.float32)
+                key = machine_key()
+                blobs = [rows[i].tobytes() for i in range(len(hashes))]
                 conn.executemany(
-                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                    [(h, rows[i].tobytes()) for i, h in enumerate(hashes)],
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                    [
+                        (h, blob, None if key is None else seal(key, self.model_id, h, blob))
+                        for h, blob in zip(hashes, blobs, strict=True)
+                    ],
                 )
                 conn.execute("COMMIT")
             except BaseException:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from cardvault.search.checkpoint import EVERY, Checkpoint, discard
 from cardvault.search.documents import embed_text, text_key
 from cardvault.search.embedder import Embedder, EmbedProgress
-from cardvault.search.index import IndexHandle
+from cardvault.search.index import UNPROVEN, IndexHandle
 from cardvault.search.model import ModelRef, ModelUnavailableError
 from cardvault.search.vector_store import (
     has_vector_file,
@@ -101,7 +101,12 @@ def sync_vectors(
     matrix = load_matrix(index)
     have = verified_rows(index, matrix)
     report.rejected = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] - len(have)
-    if report.rejected:
+    if report.rejected and index.meta(UNPROVEN):
+        report.notices.append(
+            f"{report.rejected} stored vector(s) were not made on this machine (the index was "
+            "copied or checked out); embedding their texts again"
+        )
+    elif report.rejected:
         report.notices.append(
             f"{report.rejected} stored vector(s) did not match their text; computing them again"
         )
@@ -113,6 +118,7 @@ def sync_vectors(
     if missing or report.rejected or len(have) != len(needed):
         kept = [h for h in needed if h in have]
         _store(index, kept, [have[h] for h in kept], matrix, missing, new_vectors)
+    index.set_meta(UNPROVEN, "")  # every stored row is one this machine made
     index.set_meta("vectors_complete", embedding.model_id)
     return report
 
@@ -268,7 +274,7 @@ def _store(
     if new_vectors is not None and len(missing):
         parts.append(np.asarray(new_vectors, dtype=np.float32))
     combined = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
-    write_vectors(index, kept + missing, combined)
+    write_vectors(index, kept + missing, combined, frozenset(missing))
 
 
 def count_unembedded(conn: sqlite3.Connection) -> int:

@@ -35,8 +35,9 @@ from cardvault.vault.layout import FileStat
 #: and the entries cards cite (`cites`), so fresh memory is searched by default. 4: each file's
 #: full stat signature (ctime, inode, racy: vault/changes.py). 5: the FTS table holds the stems
 #: of cardvault.words (which the queries ask for), not FTS5's own Porter stems. 6: each file's
-#: `problem` (why it was skipped), so every search can name the files it could not read.
-SCHEMA_VERSION = "6"
+#: `problem` (why it was skipped), so every search can name the files it could not read. 7: each
+#: vector's `seal` (provenance.py), so a copied or checked-out index keeps only this machine's.
+SCHEMA_VERSION = "7"
 DB_NAME = "search.sqlite"
 #: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -67,8 +68,13 @@ CREATE TABLE passages (
     text_hash TEXT NOT NULL, PRIMARY KEY (doc_hash, seq)
 );
 CREATE INDEX passages_hash ON passages(text_hash);
-CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, row INTEGER NOT NULL, checksum INTEGER NOT NULL);
+CREATE TABLE vectors (
+    text_hash TEXT PRIMARY KEY, row INTEGER NOT NULL, checksum INTEGER NOT NULL, seal BLOB
+);
 """
+#: Meta key set while the vectors may not be this machine's (the database is another file
+#: than it was made as): only sealed ones are used until the next write of the vectors.
+UNPROVEN = "vectors_unproven"
 
 
 @dataclass(frozen=True)
@@ -196,16 +202,21 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
             conn.close()
         return None, f"is unreadable ({exc})"
     if row is not None and row[0] in UPGRADABLE:
-        _upgrade(conn, row[0])
+        try:
+            _upgrade(conn, row[0])
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            return None, f"has schema version {row[0]} and cannot be upgraded ({exc})"
+        again = "nothing is read or" if row[0] == "6" else "every file is read again, nothing is"
         notices.append(
-            f"search index had schema version {row[0]}, upgraded to {SCHEMA_VERSION}: every "
-            "file is read again, nothing is embedded again"
+            f"search index had schema version {row[0]}, upgraded to {SCHEMA_VERSION}: {again} "
+            "embedded again"
         )
-        return conn, None
-    if row is None or row[0] != SCHEMA_VERSION:
+    elif row is None or row[0] != SCHEMA_VERSION:
         conn.close()
         found = "none" if row is None else row[0]
         return None, f"has schema version {found}, this cardvault writes {SCHEMA_VERSION}"
+    # an upgraded one too: an old schema is no way around the question of whose file it is
     made = conn.execute("SELECT value FROM meta WHERE key = ?", (IDENTITY,)).fetchone()
     if made is None or made[0] != file_identity(path):
         try:
@@ -216,17 +227,25 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
     return conn, None
 
 
-UPGRADABLE = ("2", "3", "4", "5")
+UPGRADABLE = ("2", "3", "4", "5", "6")
 
 
 def _upgrade(conn: sqlite3.Connection, found: str) -> None:
-    """An older schema upgraded in place: (from 2) the `pending` column and `cites` table,
-    the `files` and `fts` tables made anew, and every file read again (so each log entry learns
-    whether it is pending, each card what it cites, each file its signature, each text its
-    terms, stemmed as queries are since 5); the passages and vectors, keyed by content, are
-    kept, so nothing is embedded again."""
+    """An older schema upgraded in place: each vector's `seal` column (empty: the rows of this
+    file are this machine's, and are sealed when next written), and before 6 also (from 2) the
+    `pending` column and `cites` table, the `files` and `fts` tables made anew, and every file
+    read again (so each log entry learns whether it is pending, each card what it cites, each
+    file its signature, each text its terms, stemmed as queries are since 5); the passages and
+    vectors, keyed by content, are kept, so nothing is embedded again."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
+        if "seal" not in columns:
+            conn.execute("ALTER TABLE vectors ADD COLUMN seal BLOB")
+        if found == "6":
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            conn.execute("COMMIT")
+            return
         if found == "2":
             conn.execute("ALTER TABLE docs ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
         conn.execute("DROP TABLE IF EXISTS files")
@@ -246,9 +265,10 @@ def _upgrade(conn: sqlite3.Connection, found: str) -> None:
 def _reread(conn: sqlite3.Connection, path: Path) -> None:
     """A database that is not the file it was created as (copied, or checked out by git: it may
     come from anyone) made this clone's own: what it says of the files, their documents, terms,
-    citations and passages is emptied, so every file is read again; the vectors stay (each is
-    used only for the text whose digest it is stored under, and only when its checksum holds),
-    but none counts as complete until a sync has checked them all."""
+    citations and passages is emptied, so every file is read again; the vectors stay, but only
+    those this machine made are used (`UNPROVEN`: each must carry its seal, provenance.py, and
+    then only for the text whose digest it is stored under, when its checksum holds), and none
+    counts as complete until a sync has checked them all."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         made = conn.execute("SELECT value FROM meta WHERE key = ?", (IDENTITY,)).fetchone()
@@ -258,6 +278,7 @@ def _reread(conn: sqlite3.Connection, path: Path) -> None:
         for table in ("files", "docs", "fts", "cites", "passages"):
             conn.execute(f"DELETE FROM {table}")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_complete', '')")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (UNPROVEN,))
         conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (IDENTITY, file_identity(path)))
         conn.execute("COMMIT")
     except BaseException:

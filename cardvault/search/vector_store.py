@@ -20,7 +20,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cardvault.search.index import IndexHandle
+from cardvault.search.index import UNPROVEN, IndexHandle
+from cardvault.search.provenance import machine_key, seal, sealed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -80,10 +81,14 @@ def _vector_file(index: IndexHandle) -> Path | None:
 
 
 def verified_rows(index: IndexHandle, matrix: np.ndarray | None) -> dict[str, int]:
-    """text digest -> row, for the rows of `matrix` whose checksum matches their record."""
+    """text digest -> row, for the rows of `matrix` whose checksum matches their record — and,
+    in an index that is another file than it was made as (a copy, a checkout: index.py), whose
+    seal shows this machine made them (provenance.py)."""
     import numpy as np
 
-    records = index.conn.execute("SELECT text_hash, row, checksum FROM vectors").fetchall()
+    unproven = bool(index.meta(UNPROVEN))
+    columns = "text_hash, row, checksum, seal" if unproven else "text_hash, row, checksum"
+    records = index.conn.execute(f"SELECT {columns} FROM vectors").fetchall()
     if matrix is None or not records:
         return {}
     rows = np.fromiter((r[1] for r in records), dtype=np.int64, count=len(records))
@@ -91,8 +96,16 @@ def verified_rows(index: IndexHandle, matrix: np.ndarray | None) -> dict[str, in
     sums = np.zeros(len(records), dtype=np.int64)
     sums[inside] = row_checksums(matrix[rows[inside]])
     expected = np.fromiter((r[2] for r in records), dtype=np.int64, count=len(records))
-    good = inside & (sums == expected)
-    return {records[i][0]: int(rows[i]) for i in np.flatnonzero(good)}
+    good = np.flatnonzero(inside & (sums == expected))
+    if unproven:
+        key, model_id = machine_key(), index.meta("model_id") or ""
+        dense = np.ascontiguousarray(matrix, dtype=np.float32)
+        good = np.array(
+            [i for i in good
+             if sealed(key, model_id, records[i][0], dense[rows[i]].tobytes(), records[i][3])],
+            dtype=np.int64,
+        )  # fmt: skip
+    return {records[i][0]: int(rows[i]) for i in good}
 
 
 def verified_vectors(index: IndexHandle) -> dict[str, np.ndarray]:
@@ -107,11 +120,23 @@ def verified_vectors(index: IndexHandle) -> dict[str, np.ndarray]:
     return {key: dense[row] for key, row in rows.items()}
 
 
-def write_vectors(index: IndexHandle, hashes: list[str], matrix: np.ndarray) -> None:
-    """Make `matrix` (row i = text digest hashes[i]) the index's vectors; the caller commits."""
+def write_vectors(
+    index: IndexHandle, hashes: list[str], matrix: np.ndarray, fresh: frozenset[str] = frozenset()
+) -> None:
+    """Make `matrix` (row i = text digest hashes[i]) the index's vectors; the caller commits.
+    Each row gets its seal (provenance.py): the one it had, for a row kept from the current
+    file (found by `verified_rows`), or a new one for those just embedded (`fresh`) or never
+    sealed."""
     import numpy as np
 
     matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    had = dict(index.conn.execute("SELECT text_hash, seal FROM vectors WHERE seal IS NOT NULL"))
+    key, model_id = machine_key(), index.meta("model_id") or ""
+    seals = [
+        had.get(h) if h not in fresh and had.get(h) else
+        (seal(key, model_id, h, matrix[i].tobytes()) if key is not None else None)
+        for i, h in enumerate(hashes)
+    ]  # fmt: skip
     generation = int(index.meta("vectors_generation") or "0") + 1
     name = f"vectors-{generation}.npy"
     tmp = index.folder / f".{name}.tmp"
@@ -122,9 +147,10 @@ def write_vectors(index: IndexHandle, hashes: list[str], matrix: np.ndarray) -> 
     sums = row_checksums(matrix).tolist() if len(matrix) else []
     index.conn.execute("DELETE FROM vectors")
     index.conn.executemany(
-        "INSERT INTO vectors VALUES (?, ?, ?)",
-        [(h, i, s) for i, (h, s) in enumerate(zip(hashes, sums, strict=True))],
+        "INSERT INTO vectors VALUES (?, ?, ?, ?)",
+        [(h, i, s, v) for i, (h, s, v) in enumerate(zip(hashes, sums, seals, strict=True))],
     )
+    index.set_meta(UNPROVEN, "")  # every row is now this machine's
     index.set_meta("vectors_generation", str(generation))
     index.set_meta("vectors_file", name)
     index.set_meta("vectors_bytes", str(size))
