@@ -167,3 +167,34 @@ def test_the_catalog_lives_in_the_cache_and_nothing_else_is_written(vault: Vault
     read_vault(vault)
     assert files_of(vault.root) == before
     assert (vault.cache_dir / DB_NAME).is_file()
+
+
+def test_threads_of_one_process_take_turns_with_the_catalog(vault: Vault) -> None:
+    """A catalog found foreign or stale is deleted and made anew, and deleting a database file
+    another connection of the same process has open corrupts it (SQLite's connections in one
+    process share what they know of a file by device and inode, which the new file may reuse):
+    an MCP server whose warm-up and a resource read opened a copied vault's catalog at once died
+    of SIGBUS in `_create`. So while one thread has the catalog open, another's open waits until
+    it is closed — and then reads the vault as usual."""
+    import threading
+    import time
+
+    from cardvault.vault.catalog import Catalog
+    from cardvault.vault.refresh import vault_fingerprint
+
+    read_vault(vault)
+    first = Catalog.open(vault.cache_dir, vault_fingerprint(vault))
+    opened = threading.Event()
+    snapshots = []
+
+    def other_thread() -> None:
+        snapshots.append(read_vault(vault))
+        opened.set()
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    time.sleep(0.3)
+    assert not opened.is_set()  # waiting for the first thread's catalog
+    first.close()
+    thread.join(timeout=30)
+    assert opened.is_set() and snapshots[0].cards

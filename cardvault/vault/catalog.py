@@ -26,6 +26,7 @@ import contextlib
 import hashlib
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -70,27 +71,36 @@ class Row(NamedTuple):
     record: str
 
 
+#: Held by each open catalog of this process, from `Catalog.open` to `close`. A catalog found
+#: foreign or stale is deleted and made anew; deleting a database file that another thread of
+#: the same process has open is what SQLite's documentation warns corrupts it (its connections
+#: in one process share what they know of a file by device and inode, and the new file may get
+#: the old one's inode): an MCP server whose warm-up and a resource read opened a copied vault's
+#: catalog at once died of SIGBUS. So the catalog's users in one process take turns: each holds
+#: it for one read (milliseconds; nothing else is waited for meanwhile).
+_IN_USE = threading.RLock()
+
+
 class Catalog:
     """An open catalog (or a stand-in that stores nothing when the cache is unusable)."""
 
     def __init__(self, conn: sqlite3.Connection | None, notices: list[str]) -> None:
         self._conn = conn
         self.notices = notices
+        self._held = False
 
     @classmethod
     def open(cls, cache_dir: Path, fingerprint: str) -> Catalog:
-        """Open the catalog in `cache_dir`, rebuilding it when broken, foreign or stale."""
-        path = cache_dir / DB_NAME
-        notices: list[str] = []
+        """Open the catalog in `cache_dir`, rebuilding it when broken, foreign or stale; this
+        thread holds it (`_IN_USE`) until `close`."""
+        _IN_USE.acquire()
         try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            conn = _open_existing(path, fingerprint, notices) if path.exists() else None
-            if conn is None:
-                conn = _create(path, fingerprint)
-        except (OSError, sqlite3.Error) as exc:
-            notices.append(f"catalog unavailable ({exc}); reading every file")
-            return cls(None, notices)
-        return cls(conn, notices)
+            catalog = cls(*_opened(cache_dir, fingerprint))
+        except BaseException:
+            _IN_USE.release()
+            raise
+        catalog._held = True
+        return catalog
 
     def rows(self, rels: Iterable[str] | None = None) -> dict[str, Row]:
         """Every file row (or those of `rels`), by relative path; empty when unreadable."""
@@ -182,16 +192,37 @@ class Catalog:
         return True
 
     def close(self) -> None:
-        """Close the connection."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        """Close the connection (and let the process's other threads open the catalog)."""
+        try:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+        finally:
+            if self._held:
+                self._held = False
+                _IN_USE.release()
 
     def __enter__(self) -> Catalog:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _opened(cache_dir: Path, fingerprint: str) -> tuple[sqlite3.Connection | None, list[str]]:
+    """A connection to the usable catalog in `cache_dir` (None when the cache is unusable), and
+    what had to be done to get it."""
+    path = cache_dir / DB_NAME
+    notices: list[str] = []
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        conn = _open_existing(path, fingerprint, notices) if path.exists() else None
+        if conn is None:
+            conn = _create(path, fingerprint)
+    except (OSError, sqlite3.Error) as exc:
+        notices.append(f"catalog unavailable ({exc}); reading every file")
+        return None, notices
+    return conn, notices
 
 
 def fingerprint(*parts: object) -> str:
