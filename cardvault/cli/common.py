@@ -184,8 +184,8 @@ def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
     fresh = [s.vault for s in vaults if not session.searcher(s.vault).indexed]
     if fresh:
         with render.IndexProgress() as progress:
-            for vault in fresh:
-                session.searcher(vault).first_index(progress)
+            for vault in fresh:  # one another process is building: the query says so
+                session.searcher(vault).first_index(progress, wait=0)
 
 
 def scope_of(ctx: typer.Context, scope: Scope) -> InScope:

@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from cardvault.app import Session
 from cardvault.errors import CardvaultError
-from cardvault.search.engine import Searcher
+from cardvault.search.engine import SEARCH_WAIT, Searcher
 from cardvault.search.warm import VaultHandle, WarmHandles
 from cardvault.vault.layout import Vault
 from cardvault.vault.progress import ProgressLines, duration
@@ -78,8 +78,13 @@ class VaultSession:
             return
         _log(f"cardvault mcp: building the search index of {self.root}; searches wait for it")
         began = time.monotonic()
-        searcher.first_index(ProgressLines(_log, prefix="cardvault mcp"))
-        _log(f"cardvault mcp: search index built in {duration(time.monotonic() - began)}")
+        if searcher.first_index(ProgressLines(_log, prefix="cardvault mcp")):
+            _log(f"cardvault mcp: search index built in {duration(time.monotonic() - began)}")
+        else:  # another process is building it (or the index is broken: a search says what)
+            _log(
+                "cardvault mcp: the search index is not built yet (another cardvault is writing "
+                "it, or it could not be written); searches answer from what it holds"
+            )
 
     def embed_soon(self) -> threading.Thread:
         """Bring the served vault's index up to date on a daemon thread, right after a write:
@@ -90,7 +95,7 @@ class VaultSession:
             with self._reading:
                 try:
                     searcher = self.handle.searcher
-                    searcher.synced(searcher.model.embedding(), [])
+                    searcher.synced(searcher.model.embedding(), [], wait=SEARCH_WAIT)
                 except Exception as exc:  # the next search syncs (and reports) it again
                     print(f"cardvault mcp: indexing the new entry failed: {exc}", file=sys.stderr)
 

@@ -35,8 +35,11 @@ from cardvault.search.fusion import (
 )
 from cardvault.search.index import (
     DB_NAME,
+    IndexBusy,
     IndexHandle,
+    ever_built,
     index_trouble,
+    is_locked,
     open_index,
     skipped_files,
 )
@@ -78,6 +81,11 @@ __all__ = [
 ]
 
 MODES = ("hybrid", "semantic", "keyword")
+#: How long a query waits for another process writing the index before it answers from the
+#: index as that process last committed it: longer than a sync of a few changed cards takes,
+#: and far shorter than a first index of thousands of notes (minutes), which held every query
+#: meanwhile for the connection's whole busy timeout.
+SEARCH_WAIT = 5.0
 
 
 class Searcher:
@@ -177,21 +185,25 @@ class Searcher:
 
     @property
     def indexed(self) -> bool:
-        """Whether the vault has a search index yet (built by an earlier sync), and no index
-        was interrupted since (its checkpoint waits: the next sync embeds for a while)."""
+        """Whether the vault has a search index yet (built by an earlier sync: not one another
+        process is still building), and no index was interrupted since (its checkpoint waits:
+        the next sync embeds for a while)."""
         folder = self.vault.cache_dir
-        return (folder / DB_NAME).is_file() and not checkpoint_path(folder).exists()
+        return ever_built(folder) and not checkpoint_path(folder).exists()
 
-    def first_index(self, progress: Progress) -> None:
+    def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
         """Build the index now, reporting to `progress`, if the vault has none yet: a first
         search builds it inside the query, minutes on thousands of long notes with nothing to
-        show meanwhile. It embeds with the query's own model, loaded once for both."""
+        show meanwhile. It embeds with the query's own model, loaded once for both. False when
+        it is still not built: another process kept the index for more than `wait` seconds
+        (building it, most likely), or the index or the disk is broken."""
         with self._lock:
             if self.indexed:
-                return
+                return True
             # a broken index or disk: the search that follows meets it again and says what
             with contextlib.suppress(sqlite3.DatabaseError, OSError):
-                self.synced(self.model.embedding(), [], progress)
+                self.synced(self.model.embedding(), [], progress, wait=wait)
+            return self.indexed
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
@@ -203,7 +215,7 @@ class Searcher:
         embedding = self.model.embedding(verify=mode != "keyword")
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
             notices.extend(self.vault.ignored_notes("search.model"))
-        index, report = self.synced(embedding, notices)
+        index, report = self.synced(embedding, notices, wait=SEARCH_WAIT)
         mode = _usable_mode(mode, self.model, notices)
         try:
             ranked = self._rank(index, query, mode, filters, k)
@@ -224,12 +236,16 @@ class Searcher:
         notices: list[str],
         progress: Progress | None = None,
         rebuild: bool = False,
+        wait: float | None = None,
     ) -> tuple[IndexHandle, SyncReport]:
         """The open index, brought up to date (a database found broken mid-way is rebuilt).
 
         With a watcher, only the files it reports changed are compared, and nothing at all when
         none changed and the index is as this searcher last left it. The report's `errors`
         always name every file the index could not use, whether or not this sync read it.
+        While another process writes the index, this waits for it, at most `wait` seconds when
+        given (a query's `SEARCH_WAIT`): then the index is left as that process's last commit
+        left it, with a notice saying so.
         """
         index = self._open(rebuild, notices)
         only = None if rebuild else self._changed_paths()
@@ -237,13 +253,11 @@ class Searcher:
             return index, SyncReport(errors=skipped_files(index.conn))
         self._fresh = None  # until this sync has succeeded
         try:
-            report = sync_index(self.vault, index, embedding, progress, only)
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc):
-                raise
-            notices.append("the index is being updated by another cardvault; results may be stale")
-            return index, SyncReport(errors=skipped_files(index.conn))
-        except (sqlite3.DatabaseError, OSError) as exc:
+            report = sync_index(self.vault, index, embedding, progress, only, wait)
+        except (IndexBusy, sqlite3.DatabaseError, OSError) as exc:
+            if isinstance(exc, IndexBusy) or is_locked(exc):  # in use, not damaged
+                notices.append(_busy_notice(index))
+                return index, SyncReport(errors=skipped_files(index.conn))
             notices.append(f"search index {self._trouble(exc)}; rebuilt it")
             index = self._open(True, notices)
             report = sync_index(self.vault, index, embedding, progress)
@@ -398,6 +412,19 @@ def index_state(index: IndexHandle) -> tuple[int, ...]:
     """Changes whenever the index changes: commits by any connection, this one's included."""
     version = index.conn.execute("PRAGMA data_version").fetchone()[0]
     return (int(version), index.conn.total_changes)
+
+
+def _busy_notice(index: IndexHandle) -> str:
+    """What a query says when another process kept the index longer than `SEARCH_WAIT`."""
+    if index.conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None:
+        return (
+            "another cardvault is building the search index and nothing is in it yet: search "
+            "again when it is done (`cardvault index` waits for it)"
+        )
+    return (
+        "another cardvault is writing the search index (an index or maintain run); these "
+        "results come from the index as it stood before, and may miss its latest changes"
+    )
 
 
 def _evidence(ranking: Ranking) -> dict[int, tuple[int, float]]:

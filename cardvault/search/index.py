@@ -18,10 +18,12 @@ read again, and only vectors, keyed by the digest of the text they embed, are ke
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +77,19 @@ CREATE TABLE vectors (
 #: Meta key set while the vectors may not be this machine's (the database is another file
 #: than it was made as): only sealed ones are used until the next write of the vectors.
 UNPROVEN = "vectors_unproven"
+#: How long a statement waits for another process's write transaction (sqlite's busy timeout).
+BUSY_SECONDS = 30.0
+
+
+class IndexBusy(Exception):
+    """Another process held the index's write lock for longer than the caller would wait (its
+    sync of many texts, a first index of thousands of notes, runs for minutes)."""
+
+
+def is_locked(exc: BaseException) -> bool:
+    """Whether `exc` is sqlite's "database is locked" (another connection's write held on past
+    a busy timeout): no damage, the index is only in use."""
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,33 @@ class IndexHandle:
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
+
+    def begin_write(
+        self, wait: float | None = None, on_wait: Callable[[float], None] | None = None
+    ) -> None:
+        """Open the write transaction of a sync (`BEGIN IMMEDIATE`). While another process
+        holds it, `on_wait(seconds waited)` is called about once a second, and after `wait`
+        seconds (None: for as long as it takes) `IndexBusy` is raised, with nothing begun."""
+        began = time.monotonic()
+        conn = self.conn
+        try:
+            conn.execute("PRAGMA busy_timeout = 0")
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if not is_locked(exc):
+                        raise
+                waited = time.monotonic() - began
+                if wait is not None and waited >= wait:
+                    raise IndexBusy(f"another process is writing {self.folder / DB_NAME}")
+                if on_wait is not None:
+                    on_wait(waited)
+                step = 1.0 if wait is None else min(1.0, wait - waited)
+                conn.execute(f"PRAGMA busy_timeout = {max(1, round(step * 1000))}")
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {round(BUSY_SECONDS * 1000)}")
 
 
 def recorded_files(conn: sqlite3.Connection, rels: Iterable[str] | None = None) -> dict[str, Seen]:
@@ -183,7 +225,9 @@ def _create(path: Path) -> sqlite3.Connection:
 def _connect(path: Path) -> sqlite3.Connection:
     # A long-lived Searcher (the agent server) opens its index on a warm-up thread and queries
     # it from the request threads; it serialises every use with its own lock.
-    conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+    conn = sqlite3.connect(
+        path, isolation_level=None, timeout=BUSY_SECONDS, check_same_thread=False
+    )
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     return conn
@@ -297,6 +341,26 @@ def index_trouble(folder: Path, damage: str) -> str:
     if path.exists() and not os.access(path, os.W_OK):
         return f"{path} is read-only for this user"
     return f"{path} {damage}" if damage.startswith(("is ", "was ", "has ")) else damage
+
+
+def ever_built(folder: Path) -> bool:
+    """Whether the index in `folder` has held a whole sync with vectors (its `model_id` is set
+    by the first, in the same transaction as all it embedded). False for a folder without one,
+    and while another process is still building it; a file that cannot be read as an index is
+    True: the search that opens it rebuilds it and says why (and never reads through a link)."""
+    path = folder / DB_NAME
+    if not path.is_file():
+        return False
+    if path.is_symlink():
+        return True
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=1)
+        ) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'model_id'").fetchone()
+    except sqlite3.Error:
+        return True
+    return row is not None and bool(row[0])
 
 
 def remove_index(folder: Path) -> None:

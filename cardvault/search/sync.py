@@ -35,7 +35,10 @@ from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_files
 
-__all__ = ["Embedding", "Progress", "SyncReport", "sync_index"]
+__all__ = ["WAITING", "Embedding", "Progress", "SyncReport", "sync_index"]
+
+#: The progress stage of a sync waiting for another process's (an `index`, a `maintain`).
+WAITING = "waiting for another cardvault to finish indexing"
 
 
 @dataclass
@@ -68,11 +71,14 @@ def sync_index(
     embedding: Embedding | None,
     progress: Progress | None = None,
     only: set[str] | None = None,
+    wait: float | None = None,
 ) -> SyncReport:
     """Update `index` to match `vault`; embed what lacks a vector when `embedding` is given.
 
     `only` limits the comparison to those vault-relative paths (a watcher's report of what
-    changed); by default every file of the vault is compared.
+    changed); by default every file of the vault is compared. While another process writes the
+    index, the sync waits (a `WAITING` stage of `progress`) for as long as it takes, or raises
+    `IndexBusy` after `wait` seconds having written nothing.
     """
     report = SyncReport()
     if only is None:
@@ -89,7 +95,7 @@ def sync_index(
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
         return report  # nothing to write: no transaction, no lock
-    index.conn.execute("BEGIN IMMEDIATE")
+    index.begin_write(wait, None if progress is None else lambda _: progress(WAITING, 0, 0))
     try:
         _write_files(index, parsed, gone)
         report.parsed = sum(1 for _, _, docs, _ in parsed if docs is not None)

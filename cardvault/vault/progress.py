@@ -39,8 +39,8 @@ class ProgressLines:
         self._said = now
         rate = (done - first) / (now - began) if now > began else 0.0
         left = f", about {duration((total - done) / rate)} left" if rate and total else ""
-        count = f"{done:,}/{total:,}" if total else f"{done:,}"
-        self._write(f"{self._prefix}: {stage} {count}{left}")
+        count = f" {done:,}/{total:,}" if total else f" {done:,}" if done else ""
+        self._write(f"{self._prefix}: {stage}{count}{left}")
 
 
 def duration(seconds: float) -> str:

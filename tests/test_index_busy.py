@@ -1,0 +1,138 @@
+"""A query while another process writes the search index (a first index of thousands of notes
+runs for minutes): the query waits at most `SEARCH_WAIT` seconds, then answers from the index as
+that process last committed it and says so; `cardvault index` waits for as long as it takes and
+says it is waiting. The other process here is a real second process holding the index's write
+transaction as a sync does, until the test lets it go."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from cardvault import open_vault
+from cardvault.cli.app import app
+from cardvault.search.sync import WAITING
+from tests.search_support import write_card
+
+#: A second process that opens the vault's index and holds its write transaction until told.
+HOLDER = """
+import sys
+from pathlib import Path
+from cardvault.search.index import open_index
+index = open_index(Path(sys.argv[1]))
+index.conn.execute("BEGIN IMMEDIATE")  # as a sync does (IndexHandle.begin_write)
+print("held", flush=True)
+sys.stdin.readline()
+index.conn.execute("ROLLBACK")
+"""
+#: Far longer than a query may wait (SEARCH_WAIT), shorter than the old 30 s busy timeout.
+QUERY_BOUND = 25
+
+
+@contextmanager
+def held_index(root: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the write lock of `root`'s search index while the body runs."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(root / ".cardvault")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        if holder.stdin is not None:
+            holder.stdin.close()  # readline returns: it rolls back and ends
+        holder.wait(timeout=30)
+        if holder.stdout is not None:
+            holder.stdout.close()
+
+
+def _cli(root: Path, *args: str, timeout: float = QUERY_BOUND) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cardvault", "--vault", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    write_card(root, "retry-budget", "Retry budget", "The deploy queue retries a job five times.")
+    return root
+
+
+def test_a_query_answers_from_the_committed_index_while_another_process_writes_it(
+    tmp_path: Path,
+) -> None:
+    """The card indexed before the other process began is found; the card written since is
+    not yet (the index cannot be written), and the query says why instead of hanging."""
+    root = _vault(tmp_path)
+    assert _cli(root, "index", timeout=300).returncode == 0
+    write_card(root, "cron-drift", "Cron drift", "The nightly cron job drifts by a minute.")
+    with held_index(root) as holder:
+        done = _cli(root, "search", "deploy queue retries cron job", "--mode", "keyword", "--all",
+                    "--json")  # fmt: skip
+        assert holder.poll() is None  # it answered while the other still held the index
+    assert done.returncode == 0, done.stderr
+    slugs = [hit["slug"] for hit in json.loads(done.stdout)]
+    assert slugs == ["retry-budget"]
+    assert "another cardvault is writing the search index" in done.stderr
+    assert "as it stood before" in done.stderr
+    # let go, the next query brings the index up to date and finds the new card too
+    again = _cli(root, "search", "nightly cron drifts", "--mode", "keyword", "--all", "--json")
+    assert json.loads(again.stdout)[0]["slug"] == "cron-drift"
+    assert "another cardvault" not in again.stderr
+
+
+def test_a_query_during_another_first_index_says_nothing_is_indexed_yet(tmp_path: Path) -> None:
+    """The other process has created the index and is still filling it (a first index): the
+    query says so, and `Searcher.first_index` (the MCP server's warm-up) reports it unbuilt."""
+    root = _vault(tmp_path)
+    with held_index(root):
+        done = _cli(root, "search", "deploy queue retries", "--mode", "keyword", "--all", "--json")
+        with open_vault(root) as session:
+            built = session.searcher(session.vault).first_index(lambda *_: None, wait=0)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    assert "another cardvault is building the search index" in done.stderr
+    assert "nothing is in it yet" in done.stderr
+    assert built is False
+    with open_vault(root) as session:
+        assert session.searcher(session.vault).first_index(lambda *_: None) is True
+
+
+def test_index_waits_for_the_other_process_and_says_so(tmp_path: Path) -> None:
+    """`cardvault index` does not give up while the other process writes: piped, it writes a
+    waiting line every ten seconds, and once the other lets go it indexes what is new."""
+    root = _vault(tmp_path)
+    assert _cli(root, "index", timeout=300).returncode == 0
+    write_card(root, "cron-drift", "Cron drift", "The nightly cron job drifts by a minute.")
+    with held_index(root) as holder:
+        waiting = subprocess.Popen(
+            [sys.executable, "-m", "cardvault", "--vault", str(root), "index"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert waiting.stderr is not None
+        said = []  # its stderr up to the first piped progress line (after ten seconds)
+        while not said or WAITING not in said[-1]:
+            said.append(waiting.stderr.readline())
+            assert said[-1], said  # it ended, or closed stderr, without saying it waits
+        assert waiting.poll() is None and holder.poll() is None
+    out, err = waiting.communicate(timeout=300)
+    assert waiting.returncode == 0, err
+    assert "1 files read" in out + err
+    found = _cli(root, "search", "nightly cron drifts", "--mode", "keyword", "--all", "--json")
+    assert json.loads(found.stdout)[0]["slug"] == "cron-drift"
