@@ -131,6 +131,34 @@ def test_an_interrupted_index_keeps_what_it_embedded(big_vault: Path) -> None:
     assert (report.resumed, report.embedded) == (0, 0)
 
 
+def test_an_index_interrupted_before_its_first_save_is_not_taken_for_built(
+    tmp_path: Path,
+) -> None:
+    """Interrupted before it saved anything, a first index leaves only the empty index it
+    created: the next search must not take that for built (it would embed everything inside the
+    query, with nothing to show), so `first_index` builds it with progress."""
+    root = tmp_path / "vault"
+    assert subprocess.run([sys.executable, "-m", "cardvault", "init", str(root)],
+                          capture_output=True).returncode == 0  # fmt: skip
+    for i in range(3):
+        write_card(root, f"note-{i}", f"Note {i}", f"The step {WORDS[i]} failed on host {i}.")
+
+    def interrupt(phase: str, done: int, total: int) -> None:
+        if phase == "embedding":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        open_vault(root).index(progress=interrupt)
+    assert (root / ".cardvault" / "search.sqlite").is_file()
+    with open_vault(root) as session:
+        searcher = session.searcher(session.vault)
+        assert not searcher.indexed
+        stages: list[str] = []
+        assert searcher.first_index(lambda stage, done, total: stages.append(stage))
+        assert "embedding" in stages and searcher.indexed
+        assert len(_vectors(root)) == 3
+
+
 def _unit_rows(count: int, width: int = 8) -> np.ndarray:
     rows = np.random.default_rng(count).normal(size=(count, width)).astype(np.float32)
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
