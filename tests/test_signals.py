@@ -111,6 +111,55 @@ def test_signals_in_code_and_quotes_are_ignored(body: str) -> None:
     assert signals(body) == []
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Merged the branch.\n\nFixes: #123",  # a git trailer
+        "Fixes: #123, #456.",
+        "Fix: owner/repo#12",
+        "Fixes: https://github.com/owner/repo/issues/9",
+        "Fixes: <https://tracker.example.com/T-1>",
+        "Fixes: JIRA-1234, GH-7",
+        "Fix: 3f9c2e1ab",  # a commit
+        "Lessons:\n- #12\n- #13",
+        "Fixes: #123\n\n- not a list of fixes",
+    ],
+)
+def test_a_signal_that_only_names_an_issue_or_commit_is_no_lesson(body: str) -> None:
+    """`Fixes: #123` is how git trailers and changelogs name an issue: a signal word, but
+    nothing to learn; a card made of it would hold only the reference."""
+    assert signals(body) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("Fix: pin urllib3 to 1.26 (#123)", [("fix", "pin urllib3 to 1.26 (#123)")]),
+        ("Fixes: JIRA-1234 by retrying the upload", [("fix", "JIRA-1234 by retrying the upload")]),
+        ("Lesson: utf-8", [("lesson", "utf-8")]),
+        ("Lesson: use deadbeef1 as the seed", [("lesson", "use deadbeef1 as the seed")]),
+        ("Lessons:\n- #12\n- pin it", [("lesson", "pin it")]),
+        ("Lesson: 私", [("lesson", "私")]),
+        ("Fix: 42", [("fix", "42")]),
+    ],
+)  # fmt: skip
+def test_a_lesson_that_also_names_a_reference_is_kept(
+    body: str, expected: list[tuple[str, str]]
+) -> None:
+    assert signals(body) == expected
+
+
+def test_a_transcript_trailer_is_no_lesson() -> None:
+    """An agent's message quoting the commit it made: the trailer is not taken as a lesson,
+    the lesson beside it is."""
+    from cardvault.vault.daily import signals_in
+
+    message = "Committed the fix.\n\nFixes: #88\n\nLesson: retry the upload once on a 502."
+    assert [(s.kind, s.text) for s in signals_in(message, DEFAULT_SIGNALS)] == [
+        ("lesson", "retry the upload once on a 502.")
+    ]
+
+
 def test_prose_around_code_still_counts() -> None:
     body = "Ran `make` twice. Lesson: `make clean` first.\n\n> Fix: quoted\n\nRule: real one"
     assert signals(body) == [("lesson", "`make clean` first."), ("rule", "real one")]

@@ -85,6 +85,13 @@ _SIGNAL_WORD = re.compile(
     r"(?:\*{1,2}|_{1,2})?[ \t]*:(?:\*{1,2}|_{1,2})?"
 )
 _SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
+#: What a signal's text may hold and still say nothing: references to an issue, a ticket, a
+#: commit or a page (`Fixes: #123`, a git trailer; `Fix: abc1234`; `Fixes: JIRA-12, GH-4`).
+_REFERENCE = re.compile(
+    r"(?i:<?[a-z][a-z0-9+.-]*://\S+)|(?:[\w.-]+/[\w.-]+)?#\d+|\b[A-Z][A-Z0-9]*-\d+\b"
+    r"|(?i:\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b)"
+)
+_WORD = re.compile(r"[^\W_]")  # a letter or a digit left once references are taken out
 _FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
 
 
@@ -319,7 +326,7 @@ def _block_signals(
         if kind and not signals and said[start].strip() and not _ends_signal(said[start]):
             head = _LINE_START.match(lines[start]).end()  # type: ignore[union-attr]
             item = _clean("\n".join([lines[start][head:], *lines[start + 1 : stop]]))
-            if item:
+            if item and _says_something(item):
                 found.append(Signal(kind, item, start + 1))
         found.extend(signals)
         if listing:
@@ -370,7 +377,8 @@ def _signals(
         spans.append((at, close))
         cleaned = _clean(text[end:close])
         if cleaned:
-            found.append((at, Signal(kind, cleaned, start + 1 + bisect_left(newlines, at))))
+            if _says_something(cleaned):  # not `Fixes: #123`, nor a list's head
+                found.append((at, Signal(kind, cleaned, start + 1 + bisect_left(newlines, at))))
         elif close == len(prose):
             listing = kind
     span_starts = [a for a, _ in spans]
@@ -471,6 +479,12 @@ def _ends_signal(line: str) -> bool:
         and field_line.group("word").lower() in _FIELD_NAMES
     )
     return named or CARD_LINK.match(line, head) is not None
+
+
+def _says_something(text: str) -> bool:
+    """Whether a signal's text holds anything besides references and punctuation
+    (`Fixes: #123` is a trailer naming an issue, not a lesson)."""
+    return _WORD.search(_REFERENCE.sub(" ", text)) is not None
 
 
 def _clean(text: str) -> str:
