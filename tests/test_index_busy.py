@@ -6,7 +6,9 @@ transaction as a sync does, until the test lets it go."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -114,7 +116,8 @@ def test_a_query_during_another_first_index_says_nothing_is_indexed_yet(tmp_path
 
 def test_index_waits_for_the_other_process_and_says_so(tmp_path: Path) -> None:
     """`cardvault index` does not give up while the other process writes: piped, it writes a
-    waiting line every ten seconds, and once the other lets go it indexes what is new."""
+    waiting line every ten seconds, and once the other lets go it indexes what is on disk then,
+    not what it had read before it waited (a card edited meanwhile is indexed as it is now)."""
     root = _vault(tmp_path)
     assert _cli(root, "index", timeout=300).returncode == 0
     write_card(root, "cron-drift", "Cron drift", "The nightly cron job drifts by a minute.")
@@ -131,8 +134,13 @@ def test_index_waits_for_the_other_process_and_says_so(tmp_path: Path) -> None:
             said.append(waiting.stderr.readline())
             assert said[-1], said  # it ended, or closed stderr, without saying it waits
         assert waiting.poll() is None and holder.poll() is None
+        write_card(root, "cron-drift", "Cron drift", "The nightly cron job now runs at 02:00.")
     out, err = waiting.communicate(timeout=300)
     assert waiting.returncode == 0, err
     assert "1 files read" in out + err
+    uri = f"{(root / '.cardvault' / 'search.sqlite').as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:  # as `index` left it
+        [(body,)] = conn.execute("SELECT body FROM docs WHERE slug = 'cron-drift'").fetchall()
+    assert "02:00" in body
     found = _cli(root, "search", "nightly cron drifts", "--mode", "keyword", "--all", "--json")
     assert json.loads(found.stdout)[0]["slug"] == "cron-drift"

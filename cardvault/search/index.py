@@ -115,27 +115,29 @@ class IndexHandle:
 
     def begin_write(
         self, wait: float | None = None, on_wait: Callable[[float], None] | None = None
-    ) -> None:
-        """Open the write transaction of a sync (`BEGIN IMMEDIATE`). While another process
-        holds it, `on_wait(seconds waited)` is called about once a second, and after `wait`
-        seconds (None: for as long as it takes) `IndexBusy` is raised, with nothing begun."""
+    ) -> bool:
+        """Open the write transaction of a sync (`BEGIN IMMEDIATE`); True when another process
+        held it first and this waited. While it waits, `on_wait(seconds waited)` is called
+        about once a second, and after `wait` seconds (None: for as long as it takes)
+        `IndexBusy` is raised, with nothing begun."""
         began = time.monotonic()
         conn = self.conn
         try:
             conn.execute("PRAGMA busy_timeout = 0")
+            waited = False
             while True:
                 try:
                     conn.execute("BEGIN IMMEDIATE")
-                    return
+                    return waited
                 except sqlite3.OperationalError as exc:
                     if not is_locked(exc):
                         raise
-                waited = time.monotonic() - began
-                if wait is not None and waited >= wait:
+                waited, so_far = True, time.monotonic() - began
+                if wait is not None and so_far >= wait:
                     raise IndexBusy(f"another process is writing {self.folder / DB_NAME}")
                 if on_wait is not None:
-                    on_wait(waited)
-                step = 1.0 if wait is None else min(1.0, wait - waited)
+                    on_wait(so_far)
+                step = 1.0 if wait is None else min(1.0, wait - so_far)
                 conn.execute(f"PRAGMA busy_timeout = {max(1, round(step * 1000))}")
         finally:
             conn.execute(f"PRAGMA busy_timeout = {round(BUSY_SECONDS * 1000)}")

@@ -81,22 +81,17 @@ def sync_index(
     `IndexBusy` after `wait` seconds having written nothing.
     """
     report = SyncReport()
-    if only is None:
-        sources = list_sources(vault)
-        known = recorded_files(index.conn)
-        report.files = len(sources)
-    else:
-        sources = sources_at(vault, only)
-        known = recorded_files(index.conn, only)
-        report.files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
-    changes = changed_since(sources, known)
-    stale, gone = list(changes.stale.values()), changes.gone
-    parsed = _read_changed(stale, known, vault, progress)
+    report.files, stale, gone, parsed = _compare(vault, index, only, progress)
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
         return report  # nothing to write: no transaction, no lock
-    index.begin_write(wait, None if progress is None else lambda _: progress(WAITING, 0, 0))
+    waited = index.begin_write(
+        wait, None if progress is None else lambda _: progress(WAITING, 0, 0)
+    )
     try:
+        if waited:  # another process wrote the index meanwhile: compare again, inside the
+            # transaction (rows read before would be written over that process's newer ones)
+            report.files, stale, gone, parsed = _compare(vault, index, only, progress)
         _write_files(index, parsed, gone)
         report.parsed = sum(1 for _, _, docs, _ in parsed if docs is not None)
         report.removed_files = len(gone)
@@ -114,6 +109,24 @@ def sync_index(
     report.notices.extend(vectors.notices)
     _count(index, report)
     return report
+
+
+def _compare(
+    vault: Vault, index: IndexHandle, only: set[str] | None, progress: Progress | None
+) -> tuple[int, list[SourceFile], list[str], list[Parsed]]:
+    """How many files the index covers, which of them changed (read and parsed) and which are
+    gone, compared with what the index records now (of every file, or of those in `only`)."""
+    if only is None:
+        sources = list_sources(vault)
+        known = recorded_files(index.conn)
+        files = len(sources)
+    else:
+        sources = sources_at(vault, only)
+        known = recorded_files(index.conn, only)
+        files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    changes = changed_since(sources, known)
+    stale = list(changes.stale.values())
+    return files, stale, list(changes.gone), _read_changed(stale, known, vault, progress)
 
 
 def _count(index: IndexHandle, report: SyncReport) -> None:
