@@ -1,8 +1,9 @@
 """A query while another process writes the search index (a first index of thousands of notes
-runs for minutes): the query waits at most `SEARCH_WAIT` seconds, then answers from the index as
-that process last committed it and says so; `cardvault index` waits for as long as it takes and
-says it is waiting. The other process here is a real second process holding the index's write
-transaction as a sync does, until the test lets it go."""
+runs for minutes): the query waits at most `SEARCH_WAIT` seconds (`FIRST_WAIT` while the index
+is still empty), then answers from the index as that process last committed it and says so;
+`cardvault index` waits for as long as it takes and says it is waiting. The other process here
+is a real second process holding the index's write transaction as a sync does, until the test
+lets it go."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +21,7 @@ from typer.testing import CliRunner
 
 from cardvault import open_vault
 from cardvault.cli.app import app
+from cardvault.search.engine import SEARCH_WAIT
 from cardvault.search.sync import WAITING
 from tests.search_support import write_card
 
@@ -97,19 +100,40 @@ def test_a_query_answers_from_the_committed_index_while_another_process_writes_i
     assert "another cardvault" not in again.stderr
 
 
-def test_a_query_during_another_first_index_says_nothing_is_indexed_yet(tmp_path: Path) -> None:
-    """The other process has created the index and is still filling it (a first index): the
-    query says so, and `Searcher.first_index` (the MCP server's warm-up) reports it unbuilt."""
+def test_a_query_during_another_first_index_waits_for_it(tmp_path: Path) -> None:
+    """The other process has created the index and is still filling it (a first index): an
+    answer from the empty index would help no one, so the query waits longer than it would
+    beside an index with documents, and answers in full once the other is done."""
     root = _vault(tmp_path)
     with held_index(root):
-        done = _cli(root, "search", "deploy queue retries", "--mode", "keyword", "--all", "--json")
-        with open_vault(root) as session:
-            built = session.searcher(session.vault).first_index(lambda *_: None, wait=0)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == []
-    assert "another cardvault is building the search index" in done.stderr
-    assert "nothing is in it yet" in done.stderr
-    assert built is False
+        query = subprocess.Popen(
+            [sys.executable, "-m", "cardvault", "--vault", str(root), "search", "deploy queue",
+             "--mode", "keyword", "--all", "--json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        time.sleep(SEARCH_WAIT + 3)
+        assert query.poll() is None  # still waiting, past what it waits beside documents
+    out, err = query.communicate(timeout=QUERY_BOUND)
+    assert query.returncode == 0, err
+    assert [hit["slug"] for hit in json.loads(out)] == ["retry-budget"]
+    assert "another cardvault" not in err
+
+
+def test_a_query_that_gives_up_on_another_first_index_says_nothing_is_indexed_yet(
+    tmp_path: Path,
+) -> None:
+    """Past its wait (`FIRST_WAIT`, 30 s: here a shorter one), the query says why it has
+    nothing, and `Searcher.first_index` (the MCP server's warm-up) reports the index unbuilt."""
+    root = _vault(tmp_path)
+    notices: list[str] = []
+    with held_index(root), open_vault(root) as session:
+        searcher = session.searcher(session.vault)
+        index, _ = searcher.synced(None, notices, wait=0.5)
+        built = searcher.first_index(lambda *_: None, wait=0)
+        found = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    assert found == 0 and built is False
+    assert any("another cardvault is building the search index" in n for n in notices)
+    assert any("nothing is in it yet" in n for n in notices)
     with open_vault(root) as session:
         assert session.searcher(session.vault).first_index(lambda *_: None) is True
 

@@ -34,6 +34,7 @@ from cardvault.search.fusion import (
     semantic_scored,
 )
 from cardvault.search.index import (
+    BUSY_SECONDS,
     DB_NAME,
     IndexBusy,
     IndexHandle,
@@ -83,9 +84,12 @@ __all__ = [
 MODES = ("hybrid", "semantic", "keyword")
 #: How long a query waits for another process writing the index before it answers from the
 #: index as that process last committed it: longer than a sync of a few changed cards takes,
-#: and far shorter than a first index of thousands of notes (minutes), which held every query
-#: meanwhile for the connection's whole busy timeout.
+#: and far shorter than a long index run (minutes on thousands of notes), which held every
+#: query meanwhile for the connection's whole busy timeout.
 SEARCH_WAIT = 5.0
+#: How long it waits while the index holds nothing yet (another process is building it): an
+#: answer from an empty index helps no one, so as long as before, in case that build ends.
+FIRST_WAIT = BUSY_SECONDS
 
 
 class Searcher:
@@ -215,7 +219,7 @@ class Searcher:
         embedding = self.model.embedding(verify=mode != "keyword")
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
             notices.extend(self.vault.ignored_notes("search.model"))
-        index, report = self.synced(embedding, notices, wait=SEARCH_WAIT)
+        index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
         mode = _usable_mode(mode, self.model, notices)
         try:
             ranked = self._rank(index, query, mode, filters, k)
@@ -229,6 +233,13 @@ class Searcher:
         weights = ranked.weights if mode == "hybrid" else None
         floor = calibration_for(self.vault.config.model).weak_below
         return SearchOutcome(results, mode, report, tuple(notices), weights, floor)
+
+    def query_wait(self, notices: list[str]) -> float:
+        """How long a query's sync waits for another process writing the index: `SEARCH_WAIT`
+        when the index has documents to answer from, `FIRST_WAIT` while it has none."""
+        index = self._open(notices=notices)
+        empty = index.conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
+        return FIRST_WAIT if empty else SEARCH_WAIT
 
     def synced(
         self,
@@ -244,7 +255,7 @@ class Searcher:
         none changed and the index is as this searcher last left it. The report's `errors`
         always name every file the index could not use, whether or not this sync read it.
         While another process writes the index, this waits for it, at most `wait` seconds when
-        given (a query's `SEARCH_WAIT`): then the index is left as that process's last commit
+        given (a query's `query_wait`): then the index is left as that process's last commit
         left it, with a notice saying so.
         """
         index = self._open(rebuild, notices)
@@ -415,7 +426,7 @@ def index_state(index: IndexHandle) -> tuple[int, ...]:
 
 
 def _busy_notice(index: IndexHandle) -> str:
-    """What a query says when another process kept the index longer than `SEARCH_WAIT`."""
+    """What a query says when another process kept the index longer than it would wait."""
     if index.conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None:
         return (
             "another cardvault is building the search index and nothing is in it yet: search "

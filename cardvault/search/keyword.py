@@ -43,11 +43,11 @@ def keyword_hits(
     vault: Vault, query: str | KeywordQuery, k: int, logs: bool = False
 ) -> list[KeywordHit]:
     """The `k` best BM25 hits for `query` among live cards (and log entries with `logs`)."""
-    from cardvault.search.engine import SEARCH_WAIT, Searcher
+    from cardvault.search.engine import Searcher
     from cardvault.search.retrieve import Filters, keyword_ranking
 
     with Searcher(vault) as searcher:
-        index, _ = searcher.synced(None, [], wait=SEARCH_WAIT)
+        index, _ = searcher.synced(None, [], wait=searcher.query_wait([]))
         ranked = keyword_ranking(index, query, Filters(logs=logs), k)
         hits = []
         for doc_id, _ in ranked:
