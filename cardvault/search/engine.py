@@ -237,9 +237,7 @@ class Searcher:
     def query_wait(self, notices: list[str]) -> float:
         """How long a query's sync waits for another process writing the index: `SEARCH_WAIT`
         when the index has documents to answer from, `FIRST_WAIT` while it has none."""
-        index = self._open(notices=notices)
-        empty = index.conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
-        return FIRST_WAIT if empty else SEARCH_WAIT
+        return FIRST_WAIT if _holds_nothing(self._open(notices=notices)) else SEARCH_WAIT
 
     def synced(
         self,
@@ -425,9 +423,14 @@ def index_state(index: IndexHandle) -> tuple[int, ...]:
     return (int(version), index.conn.total_changes)
 
 
+def _holds_nothing(index: IndexHandle) -> bool:
+    """Whether the index has no document yet (as its last commit left it)."""
+    return index.conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
+
+
 def _busy_notice(index: IndexHandle) -> str:
     """What a query says when another process kept the index longer than it would wait."""
-    if index.conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None:
+    if _holds_nothing(index):
         return (
             "another cardvault is building the search index and nothing is in it yet: search "
             "again when it is done (`cardvault index` waits for it)"
