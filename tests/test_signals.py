@@ -49,9 +49,24 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
         # a #lesson tag anywhere: what follows it, or the sentence it ends
         ("Met the team. #lesson write the agenda first", [("tag", "write the agenda first")]),
         ("Always pin the image #lesson", [("tag", "Always pin the image")]),
-        # not at a sentence start: not a signal
-        ("The fix: restart the pod.", []),
+        # after a comma or inside parentheses; after a word or two people put before one
+        ("It works now, lesson: send the token twice.", [("lesson", "send the token twice.")]),
+        ("We hit the limit (lesson: batch the calls in 50s). Then lunch.",
+         [("lesson", "batch the calls in 50s")]),
+        ("It hung (gotcha: the pool (default 10) was full) all day.",
+         [("gotcha", "the pool (default 10) was full")]),
+        ("Finally fixed it. The lesson: always pin versions.", [("lesson", "always pin versions.")]),
+        ("The fix: restart the pod.", [("fix", "restart the pod.")]),
+        ("Key lesson: run migrations first.", [("lesson", "run migrations first.")]),
+        ("**Key lesson:** pin it.", [("lesson", "pin it.")]),
+        ("One more rule: no deploys on Friday.", [("rule", "no deploys on Friday.")]),
+        ("Today's big gotcha: the VPN drops.", [("gotcha", "the VPN drops.")]),
+        ("Design decision: Postgres over Mongo.", [("decision", "Postgres over Mongo.")]),
+        # not at a sentence or clause start, or after words that make it prose: not a signal
         ("We took a decision: ship it.", []),
+        ("Not a fix: just a workaround.", []),
+        ("He said the fix: was trivial.", []),
+        ("Call fix(x): it returns y.", []),
         ("Lesson:", []),
         ("Rules are rules: obey them.", []),
         ("Ruled: out.", []),

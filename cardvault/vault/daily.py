@@ -66,11 +66,22 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
 _LINE_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+)?")
 #: The end of a sentence: `.`, `!` or `?`, closing quotes or brackets, then white space.
 _AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+")
-#: Where a clause starts inside a sentence: after a dash (`—`, `–`, or `-`/`--` between spaces)
-#: or a semicolon, "Note for future sessions — Gotcha: ...", "It hung; Lesson: ...".
+#: Where a clause starts inside a sentence: after a dash (`—`, `–`, or `-`/`--` between spaces),
+#: a semicolon, a comma or an opening parenthesis, "Note for future sessions — Gotcha: ...",
+#: "It hung; Lesson: ...", "It works now, lesson: ...", "We hit the limit (lesson: ...)".
 #: (The dash's own spaces before it are not part of the match: a run of tabs would be matched
 #: from each of its positions again, squared.)
-_AFTER_CLAUSE = re.compile(r"[—–][ \t]*|[ \t]--?[ \t]+|;[ \t]+")
+_AFTER_CLAUSE = re.compile(r"[—–][ \t]*|[ \t]--?[ \t]+|[;,][ \t]+|\([ \t]*")
+#: Words people put before a signal word at a clause's start, "The fix:", "Key lesson:", "One
+#: more rule:", "Design decision:", "Today's big gotcha:" (at most two; a closed list, so "Rules
+#: are rules:" or "We took a decision:" stays prose).
+_SIGNAL_LEADS = frozenset(
+    """a an the one my our your their this that today's todays another more key main big
+    biggest real important hard quick simple general golden new final last first second third
+    actual core crucial obvious same other small minor major critical temporary permanent proper
+    correct right true useful team design style personal hot bug best top only""".split()
+)
+_LEAD_WORD = re.compile(r"(?:\*{1,2}|_{1,2})?(?P<lead>[A-Za-z][A-Za-z']{0,11})[ \t]+")
 _NEWLINE = re.compile(r"\n")
 #: What stands before an entry heading's own dash (`## 10:00 — Title`, escaped when text wrote
 #: it: `\## 10:00 — ...`): that dash separates a forged heading's time from its title, and is
@@ -374,6 +385,8 @@ def _signals(
     listing = None
     for at, end, kind in signals:
         close = _wrapped_end(text, end, next_end(at))
+        if prose[:at].rstrip(" \t").endswith("("):
+            close = _paren_end(text, end, close)
         spans.append((at, close))
         cleaned = _clean(text[end:close])
         if cleaned:
@@ -413,14 +426,36 @@ def _wrapped_end(text: str, start: int, close: int) -> int:
 
 
 def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
-    """(start, where its text starts, kind) of every signal word and colon at a sentence start."""
+    """(start, where its text starts, kind) of every signal word and colon at a sentence or
+    clause start, after at most two lead words ("The fix:", "Key lesson:")."""
     found = []
     for at in _sentence_starts(prose, clauses=True):
-        match = _SIGNAL_WORD.match(prose, at)
-        kind = _signal_kind(match.group("word"), words) if match else None
-        if match and kind:
-            found.append((at, match.end(), kind))
+        word_at = at
+        for _ in range(3):
+            match = _SIGNAL_WORD.match(prose, word_at)
+            kind = _signal_kind(match.group("word"), words) if match else None
+            if match and kind:
+                found.append((at, match.end(), kind))
+                break
+            lead = _LEAD_WORD.match(prose, word_at)
+            if lead is None or lead.group("lead").lower() not in _SIGNAL_LEADS:
+                break
+            word_at = lead.end()
     return found
+
+
+def _paren_end(text: str, start: int, close: int) -> int:
+    """Where the parenthesis a signal opened with ends, "(lesson: batch the calls)": the first
+    `)` after `start` that closes no `(` of its own, or `close`."""
+    depth = 0
+    for at in range(start, close):
+        if text[at] == "(":
+            depth += 1
+        elif text[at] == ")":
+            if depth == 0:
+                return at
+            depth -= 1
+    return close
 
 
 def _signal_kind(word: str, words: set[str]) -> str | None:
