@@ -29,6 +29,9 @@ level and gap, so that they can change the order within a query):
 - `spread`: the semantic side's top-1 cosine minus its 10th (how far meaning's best stands out);
 - `agree`: the share of the two sides' top-10 lists they have in common;
 - `kwtop`: the keyword side's best BM25 share (its top hit's score per unit of query IDF);
+- `kwpeak`: how far the keyword side's best stands out, (best BM25 − 10th) / best: a long
+  question of common words scores many notes alike (flat, near 0), an exact command or
+  identifier puts one far ahead (near 1);
 - `matched`: the IDF-weighted share of the query's words that the keyword side's top hit holds
   (`--vaults DIR`: read from the FTS index of the benchmark vaults under DIR — retrieval.py's
   `WORKDIR/MODEL` — and stored in the dump as `evidence.kw_top_matched`; else 0).
@@ -58,7 +61,7 @@ from fusion_study import Q, features, fit_logistic, load, ndcg
 BASE = {"cos": 0, "kwn": 1, "cos_gap": 5, "kwn_gap": 6}
 #: Further document columns a form may use: each side's reciprocal rank (1 / (1 + rank)).
 RANKS = {"r_sem": 3, "r_kw": 4}
-QUERY_FEATURES = ("spread", "agree", "kwtop", "matched")
+QUERY_FEATURES = ("spread", "agree", "kwtop", "matched", "kwpeak")
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,13 @@ def prepare(q: Q, matched: float) -> Prepared:
     spread = q.semantic[0][1] - q.semantic[min(9, len(q.semantic) - 1)][1] if q.semantic else 0.0
     agree = len(set(sem_top) & set(kw_top)) / 10
     kwtop = min(q.keyword[0][1] / q.idf_total, 3.0) if q.keyword else 0.0
+    kwpeak = (
+        (q.keyword[0][1] - q.keyword[min(9, len(q.keyword) - 1)][1]) / q.keyword[0][1]
+        if q.keyword and q.keyword[0][1] > 0
+        else 0.0
+    )
     base = f[:, [*BASE.values(), *RANKS.values()]]
-    extra = np.tile([spread, agree, kwtop, matched], (len(paths), 1))
+    extra = np.tile([spread, agree, kwtop, matched, kwpeak], (len(paths), 1))
     y = np.array([1.0 if p in q.relevant else 0.0 for p in paths])
     return Prepared(q, paths, np.hstack([base, extra]), y)
 
@@ -194,12 +202,12 @@ FORMS = [
     Form("+ kwtop", _products(*_with("kwtop"))),
     Form("+ matched", _products(*_with("matched"))),
     Form("+ spread + matched", _products(*_with("spread"), *_with("matched"))),
-    Form("+ all four", _products(*[c for f in QUERY_FEATURES for c in _with(f)])),
+    Form("+ all four", _products(*[c for f in QUERY_FEATURES[:4] for c in _with(f)])),
     Form("+ ranks", _products("1*r_sem", "1*r_kw")),
     Form("+ ranks x levels", _products("r_sem*cos", "r_kw*kwn")),
     Form(
         "+ ranks x levels + all four",
-        _products("r_sem*cos", "r_kw*kwn", *[c for f in QUERY_FEATURES for c in _with(f)]),
+        _products("r_sem*cos", "r_kw*kwn", *[c for f in QUERY_FEATURES[:4] for c in _with(f)]),
     ),
     Form("+ ranks x levels, balance 0.5", _products("r_sem*cos", "r_kw*kwn"), balance=0.5),
     Form("+ ranks, balance 0.5", _products("1*r_sem", "1*r_kw"), balance=0.5),
@@ -213,11 +221,11 @@ FORMS = [
     ),
     Form(
         "+ ranks + all four",
-        _products("1*r_sem", "1*r_kw", *[c for f in QUERY_FEATURES for c in _with(f)]),
+        _products("1*r_sem", "1*r_kw", *[c for f in QUERY_FEATURES[:4] for c in _with(f)]),
     ),
     Form(
         "+ ranks + all four, balance 0.5",
-        _products("1*r_sem", "1*r_kw", *[c for f in QUERY_FEATURES for c in _with(f)]),
+        _products("1*r_sem", "1*r_kw", *[c for f in QUERY_FEATURES[:4] for c in _with(f)]),
         balance=0.5,
     ),
     Form("+ ranks x own", _products("p_sem*r_sem", "p_kw*r_kw")),
@@ -251,12 +259,31 @@ FORMS = [
         "+ vouched ranks + spread + agree",
         _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread"), *_with("agree")),
     ),
+    Form(
+        "+ vouched ranks + spread + kwpeak",
+        _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread"), *_with("kwpeak")),
+    ),
+    Form(
+        "+ vouched ranks + spread + kwpeak (keyword side)",
+        _products("v_sem*r_sem", "v_kw*r_kw", *_with("spread"), "kwpeak*kwn", "kwpeak*kwn_gap"),
+    ),
+    Form(
+        "+ vouched ranks + spread + kwpeak x ranks",
+        _products(
+            "v_sem*r_sem",
+            "v_kw*r_kw",
+            *_with("spread"),
+            *_with("kwpeak"),
+            "kwpeak*r_kw",
+            "kwpeak*r_sem",
+        ),
+    ),
     Form("shipped form, each query the same", balance=0.0),
     Form("shipped form, balance 0.5", balance=0.5),
     Form("+ spread, balance 0.5", _products(*_with("spread")), balance=0.5),
     Form(
         "+ all four, balance 0.5",
-        _products(*[c for f in QUERY_FEATURES for c in _with(f)]),
+        _products(*[c for f in QUERY_FEATURES[:4] for c in _with(f)]),
         balance=0.5,
     ),
 ]

@@ -66,10 +66,12 @@ class Session(Wiring):
         logs: bool = False,
         archived: bool = False,
         scope: Scope | str = Scope.project,
+        rerank: bool | None = None,
     ) -> ScopedHits:
         """`cardvault search`: the `k` best hits over the scope's vaults, each named by its
         vault, with the modes used, the notices (the scope's first), each vault's outcome and
-        each card hit's age and stale mark (`about`)."""
+        each card hit's age and stale mark (`about`). `rerank`: the cross-encoder rereads the
+        first hits (None: each vault's `[search] rerank`)."""
         from cardvault.context.used import hit_age
         from cardvault.search.engine import Filters
         from cardvault.search.scoped import search_vaults
@@ -77,7 +79,7 @@ class Session(Wiring):
         in_scope = self.scope(scope)
         filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
-        found = search_vaults(vaults, self.searcher, query, k, mode, filters)
+        found = search_vaults(vaults, self.searcher, query, k, mode, filters, rerank)
         named, today = dict(vaults), self.now().date()
 
         def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown
@@ -96,9 +98,13 @@ class Session(Wiring):
         logs: bool = False,
         archived: bool = False,
         scope: Scope | str = Scope.project,
+        rerank: bool | None = None,
     ) -> list[SearchResult]:
-        """The `k` best hits for `query` (mode: hybrid, semantic or keyword), best first."""
-        found = self.search_hits(query, k, mode, category, tag, status, logs, archived, scope)
+        """The `k` best hits for `query` (mode: hybrid, semantic or keyword), best first;
+        `rerank`: the cross-encoder rereads a hybrid search's first hits (None: the setting)."""
+        found = self.search_hits(
+            query, k, mode, category, tag, status, logs, archived, scope, rerank
+        )
         return found.results
 
     def query(

@@ -55,7 +55,7 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
          [("lesson", "batch the calls in 50s")]),
         ("It hung (gotcha: the pool (default 10) was full) all day.",
          [("gotcha", "the pool (default 10) was full")]),
-        ("Finally fixed it. The lesson: always pin versions.", [("lesson", "always pin versions.")]),
+        ("Finally fixed it. The lesson: always pin it.", [("lesson", "always pin it.")]),
         ("The fix: restart the pod.", [("fix", "restart the pod.")]),
         ("Key lesson: run migrations first.", [("lesson", "run migrations first.")]),
         ("**Key lesson:** pin it.", [("lesson", "pin it.")]),

@@ -18,7 +18,7 @@ import contextlib
 import sqlite3
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
@@ -64,6 +64,7 @@ from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
     from cardvault.search.freshness import ChangeWatcher
+    from cardvault.search.rerank import CrossEncoder
 
 __all__ = [
     "MODES",
@@ -112,6 +113,7 @@ class Searcher:
         self._opened_id: tuple[int, int] | None = None
         self._watcher: ChangeWatcher | None = None
         self._embedder_thread: ThreadPoolExecutor | None = None
+        self._reranker: CrossEncoder | None = None
         if watch:
             from cardvault.search.freshness import ChangeWatcher
 
@@ -140,6 +142,9 @@ class Searcher:
             if self._embedder_thread is not None:
                 self._embedder_thread.shutdown()
                 self._embedder_thread = None
+            if self._reranker is not None:
+                self._reranker.close()
+                self._reranker = None
             if self._model is not None:
                 self._model.settle()
 
@@ -149,9 +154,12 @@ class Searcher:
         k: int = 10,
         mode: str = "hybrid",
         filters: Filters | None = None,
+        rerank: bool | None = None,
     ) -> SearchOutcome:
         """Sync the index as needed, then return the `k` best documents for `query` in `mode`
-        (a query read once with `KeywordQuery.of` can be asked of many searchers)."""
+        (a query read once with `KeywordQuery.of` can be asked of many searchers). `rerank`
+        (None: the vault's `[search] rerank`) lets the cross-encoder reread a hybrid search's
+        first hits (search/rerank.py)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         filters = filters or Filters()
@@ -160,13 +168,15 @@ class Searcher:
             if mode != "keyword":
                 self.model.prefetch()
             notices: list[str] = []
+            if rerank is None:
+                rerank = self.vault.config.search_rerank
             try:
-                return self._search(query, k, mode, filters, notices)
+                return self._search(query, k, mode, filters, notices, rerank)
             except (sqlite3.DatabaseError, OSError) as exc:  # damaged while in use: rebuild once
                 notices.append(f"search index {self._trouble(exc)}; rebuilt it")
                 try:
                     self._open(True, notices)
-                    return self._search(query, k, mode, filters, notices)
+                    return self._search(query, k, mode, filters, notices, rerank)
                 except (sqlite3.DatabaseError, OSError) as again:
                     trouble = self._trouble(again)
                     raise CardvaultError(f"search index {trouble}; cannot search") from again
@@ -214,15 +224,22 @@ class Searcher:
         return index_trouble(self.vault.cache_dir, f"was damaged ({exc})")
 
     def _search(
-        self, query: KeywordQuery, k: int, mode: str, filters: Filters, notices: list[str]
+        self,
+        query: KeywordQuery,
+        k: int,
+        mode: str,
+        filters: Filters,
+        notices: list[str],
+        rerank: bool = False,
     ) -> SearchOutcome:
         embedding = self.model.embedding(verify=mode != "keyword")
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
             notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
         mode = _usable_mode(mode, self.model, notices)
+        reader = self._cross_encoder(notices) if rerank and mode == "hybrid" else None
         try:
-            ranked = self._rank(index, query, mode, filters, k)
+            ranked = self._rank(index, query, mode, filters, k, reader)
         except ModelUnavailableError as exc:
             if mode != "hybrid":
                 raise
@@ -326,11 +343,31 @@ class Searcher:
         self._state = None
         self._fresh = None
 
+    def _cross_encoder(self, notices: list[str]) -> CrossEncoder | None:
+        """The reranker's cross-encoder (loaded once per searcher), or None with a notice when
+        it is not installed."""
+        if self._reranker is None:
+            from cardvault.search.rerank import CrossEncoder
+
+            try:
+                self._reranker = CrossEncoder()
+            except ModelUnavailableError as exc:
+                notices.append(f"not reranked: {exc}")
+                return None
+        return self._reranker
+
     def _rank(
-        self, index: IndexHandle, query: KeywordQuery, mode: str, filters: Filters, k: int
+        self,
+        index: IndexHandle,
+        query: KeywordQuery,
+        mode: str,
+        filters: Filters,
+        k: int,
+        reader: CrossEncoder | None = None,
     ) -> Ranked:
         """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence;
-        every score calibrated (fusion.py), so it means the same for any query."""
+        every score calibrated (fusion.py), so it means the same for any query. A `reader`
+        rereads a hybrid ranking's first hits (search/rerank.py)."""
         depth = max(CANDIDATES, k)
         calibration = calibration_for(self.vault.config.model)
         if mode == "keyword":
@@ -364,6 +401,8 @@ class Searcher:
             return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)
+        if reader is not None:
+            fused = replace(fused, hits=_reread(index, reader, query.text, fused.hits))
         top = [doc_id for doc_id, _ in fused.hits[:k]]
         exact = holding_every_term(index, query, [d for d in top if d in fused.weak])
         return Ranked(
@@ -421,6 +460,21 @@ def index_state(index: IndexHandle) -> tuple[int, ...]:
     """Changes whenever the index changes: commits by any connection, this one's included."""
     version = index.conn.execute("PRAGMA data_version").fetchone()[0]
     return (int(version), index.conn.total_changes)
+
+
+def _reread(index: IndexHandle, reader: CrossEncoder, query: str, hits: Ranking) -> Ranking:
+    """`hits` after the cross-encoder read the query with each of the first DEPTH documents'
+    topic and text."""
+    from cardvault.search.rerank import DEPTH, rerank
+
+    ids = [doc_id for doc_id, _ in hits[:DEPTH]]
+    rows = index.conn.execute(
+        f"SELECT id, topic, body FROM docs WHERE id IN ({', '.join('?' * len(ids))})", ids
+    ).fetchall()
+    texts = {doc_id: f"{topic}\n\n{body}" for doc_id, topic, body in rows}
+    read = [doc_id for doc_id in ids if doc_id in texts]
+    logits = dict(zip(read, reader.logits(query, [texts[d] for d in read]), strict=True))
+    return rerank(hits, logits)
 
 
 def _holds_nothing(index: IndexHandle) -> bool:

