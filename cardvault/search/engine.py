@@ -468,6 +468,8 @@ def _reread(index: IndexHandle, reader: CrossEncoder, query: str, hits: Ranking)
     from cardvault.search.rerank import DEPTH, rerank
 
     ids = [doc_id for doc_id, _ in hits[:DEPTH]]
+    if not ids:
+        return hits
     rows = index.conn.execute(
         f"SELECT id, topic, body FROM docs WHERE id IN ({', '.join('?' * len(ids))})", ids
     ).fetchall()
