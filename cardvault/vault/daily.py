@@ -75,67 +75,14 @@ _AFTER_CLAUSE = re.compile(r"[—–][ \t]*|[ \t]--?[ \t]+|[;,][ \t]+|\([ \t]*")
 #: Words people put before a signal word at a clause's start, "The fix:", "Key lesson:", "One
 #: more rule:", "Design decision:", "Today's big gotcha:" (at most two; a closed list, so "Rules
 #: are rules:" or "We took a decision:" stays prose).
-_SIGNAL_LEADS = frozenset(
-    (
-        "a",
-        "an",
-        "the",
-        "one",
-        "my",
-        "our",
-        "your",
-        "their",
-        "this",
-        "that",
-        "today's",
-        "todays",
-        "another",
-        "more",
-        "key",
-        "main",
-        "big",
-        "biggest",
-        "real",
-        "important",
-        "hard",
-        "quick",
-        "simple",
-        "general",
-        "golden",
-        "new",
-        "final",
-        "last",
-        "first",
-        "second",
-        "third",
-        "actual",
-        "core",
-        "crucial",
-        "obvious",
-        "same",
-        "other",
-        "small",
-        "minor",
-        "major",
-        "critical",
-        "temporary",
-        "permanent",
-        "proper",
-        "correct",
-        "right",
-        "true",
-        "useful",
-        "team",
-        "design",
-        "style",
-        "personal",
-        "hot",
-        "bug",
-        "best",
-        "top",
-        "only",
-    )
-)
+_SIGNAL_LEADS = frozenset((
+    "a", "an", "the", "one", "my", "our", "your", "their", "this", "that", "today's", "todays",
+    "another", "more", "key", "main", "big", "biggest", "real", "important", "hard", "quick",
+    "simple", "general", "golden", "new", "final", "last", "first", "second", "third", "actual",
+    "core", "crucial", "obvious", "same", "other", "small", "minor", "major", "critical",
+    "temporary", "permanent", "proper", "correct", "right", "true", "useful", "team", "design",
+    "style", "personal", "hot", "bug", "best", "top", "only",
+))  # fmt: skip
 _LEAD_WORD = re.compile(r"(?:\*{1,2}|_{1,2})?(?P<lead>[A-Za-z][A-Za-z']{0,11})[ \t]+")
 _NEWLINE = re.compile(r"\n")
 #: What stands before an entry heading's own dash (`## 10:00 — Title`, escaped when text wrote
@@ -440,7 +387,7 @@ def _signals(
     listing = None
     for at, end, kind in signals:
         close = _wrapped_end(text, end, next_end(at))
-        if prose[:at].rstrip(" \t").endswith("("):
+        if _opened_by_paren(prose, at):
             close = _paren_end(text, end, close)
         spans.append((at, close))
         cleaned = _clean(text[end:close])
@@ -497,6 +444,14 @@ def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
                 break
             word_at = lead.end()
     return found
+
+
+def _opened_by_paren(prose: str, at: int) -> bool:
+    """Whether the clause starting at `at` follows an opening parenthesis ("(lesson: ...")."""
+    before = at
+    while before > 0 and prose[before - 1] in " \t":
+        before -= 1
+    return prose[before - 1 : before] == "("
 
 
 def _paren_end(text: str, start: int, close: int) -> int:
