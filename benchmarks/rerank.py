@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from retrieval import bootstrap, per_query, shipped_fusion, undump
 
-from cardvault.search.rerank import CrossEncoder
+from cardvault.search.rerank import CrossEncoder, joined
 
 
 def vault_texts(workdir: Path, model: str, vaults: list[str]) -> dict[str, str]:
@@ -92,15 +92,10 @@ def fused_order(row: dict[str, Any], weight: float | None, top: int = 10**6) -> 
     """The query's order: `weight` None puts the cross-encoder's order first (the first hits it
     read); else its first hits by logit(hybrid score) + weight × cross-encoder logit, the
     rest in the hybrid's order."""
-    import math
-
     ranked = [p for p, _ in row["hybrid"]]
     ce = {p: row["ce"][p] for p in ranked[:top] if p in row["ce"]}
-    level = {p: min(max(s, 1e-6), 1 - 1e-6) for p, s in row["hybrid"]}
-    if weight is None:
-        key = {p: ce[p] for p in ce}
-    else:
-        key = {p: math.log(level[p] / (1 - level[p])) + weight * ce[p] for p in ce}
+    level = dict(row["hybrid"])
+    key = ce if weight is None else {p: joined(level[p], ce[p], weight) for p in ce}
     head = sorted(ce, key=lambda p: -key[p])
     return head + [p for p in ranked if p not in ce]
 

