@@ -19,7 +19,7 @@ from pathlib import Path
 from synthetic import QUERIES
 
 from cardvault import open_vault
-from tests.search_support import warm_and_fresh
+from tests.search_support import same_hits, warm_and_fresh
 
 
 def replicated_vault(source: Path, target: Path, copies: int) -> Path:
@@ -74,7 +74,7 @@ def warm_latency(root: Path, runs: int) -> dict[str, dict[str, float]]:
 def identical_to_fresh(root: Path) -> bool:
     """Whether a warm handle's hits (paths and scores) equal a fresh search's, every mode (the
     comparison tests/test_search_warm.py makes)."""
-    return all(warm == fresh for _, _, warm, fresh in warm_and_fresh(root, QUERIES))
+    return all(same_hits(warm, fresh) for _, _, warm, fresh in warm_and_fresh(root, QUERIES))
 
 
 def change_cost(root: Path, runs: int) -> dict[str, float]:

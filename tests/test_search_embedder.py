@@ -30,10 +30,11 @@ def test_onnx_vectors_equal_sentence_transformers() -> None:
     texts = TEXTS + [f"Note {i}: the {i}th deploy took {i * 7} minutes." for i in range(40)]
     expected = reference.embed(texts)
     model_file = ensure_onnx(ref, reference.model)
-    for bulk in (False, True):  # a query's embedder, and an index's
-        got = OnnxEmbedder(ref, model_file, bulk).embed(texts)
+    # a query's embedder, a long-lived process's (weights repacked as it loads), an index's
+    for bulk, resident in ((False, False), (False, True), (True, False)):
+        got = OnnxEmbedder(ref, model_file, bulk, resident).embed(texts)
         assert got.shape == expected.shape == (len(texts), 384)
-        assert np.min(np.sum(expected * got, axis=1)) > 0.9999, bulk
+        assert np.min(np.sum(expected * got, axis=1)) > 0.9999, (bulk, resident)
         assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
 
 
@@ -73,3 +74,19 @@ def test_bulk_workers_keep_to_the_cgroup_cpu_quota(tmp_path: Path) -> None:
     assert cpu_quota(v1) == 0.5 and bulk_workers(v1) == 1
     (v2 / "cpu.max").write_text("garbage")
     assert cpu_quota(v2) is None
+
+
+def test_only_long_lived_searchers_load_the_query_model_for_many_queries(vault_path: Path) -> None:
+    """A watched session (the agent server, `open_vault(watch=True)`) repacks the model's
+    weights as it loads; a one-shot search does not pay for that."""
+    from cardvault import open_vault
+    from cardvault.search.engine import Searcher
+    from cardvault.vault.layout import open_vault_at
+
+    root = vault_path
+    assert Searcher(open_vault_at(root)).model.resident is False
+    with Searcher(open_vault_at(root), watch=True) as watched:
+        assert watched.model.resident is True
+    for watch in (False, True):
+        with open_vault(root, watch=watch) as session:
+            assert session.handles.handle(root).searcher.model.resident is watch

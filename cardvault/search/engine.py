@@ -129,7 +129,7 @@ class Searcher:
     def model(self) -> QueryModel:
         """The query model (resolved on first use: a keyword-only caller never needs it)."""
         if self._model is None:
-            self._model = QueryModel(self.vault)
+            self._model = QueryModel(self.vault, resident=self._watcher is not None)
         return self._model
 
     def close(self) -> None:
@@ -168,6 +168,10 @@ class Searcher:
             if mode != "keyword":
                 self.model.prefetch()
             notices: list[str] = []
+            if rerank and mode != "hybrid":  # asked for (the setting applies where it can)
+                notices.append(
+                    f"not reranked: the reranker rereads a hybrid search's hits, not a {mode} one's"
+                )
             if rerank is None:
                 rerank = self.vault.config.search_rerank
             try:

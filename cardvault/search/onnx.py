@@ -134,10 +134,14 @@ class OnnxEmbedder:
     session loads (about 40 ms). That embedded 1.7x the texts per second of batches of 32 on one
     two-threaded run (docs/benchmarks.md, `benchmarks/bulk_embed.py`), with the same vectors to
     float precision. Without it (a query, a few changed cards) one run uses every core for the
-    lowest latency and the session loads at once.
+    lowest latency and the session loads at once; `resident` (a process that answers many
+    queries: the agent server, a warm session) repacks the weights as it loads too: about 20 ms
+    more once, and each query embedded about 3 ms sooner (10 ms → 7 ms here, docs/benchmarks.md).
     """
 
-    def __init__(self, ref: ModelRef, model_file: Path, bulk: bool = False) -> None:
+    def __init__(
+        self, ref: ModelRef, model_file: Path, bulk: bool = False, resident: bool = False
+    ) -> None:
         self.model_id = ref.model_id
         self.pooling = ref.pooling
         self.query_prefix = ref.query_prefix
@@ -147,7 +151,7 @@ class OnnxEmbedder:
         self.batch = 1 if ref.onnx_file is not None or bulk else 32
         self.workers = bulk_workers() if bulk else 1
         threads = 1 if bulk else INTRA_OP_THREADS
-        self._session = load_session(model_file, threads, prepack=bulk)
+        self._session = load_session(model_file, threads, prepack=bulk or resident)
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = _load_tokenizer(ref)
         self.dim = int(self._session.get_outputs()[0].shape[-1] or 384)
@@ -228,7 +232,7 @@ def load_session(model_file: Path, threads: int = INTRA_OP_THREADS, prepack: boo
     """An onnxruntime session of `model_file` (the embedder's, or the reranker's).
 
     `prepack` lets onnxruntime repack the weights for its matrix kernels as the session loads:
-    about 40 ms, repaid by a bulk embed, not by a query.
+    about 20–40 ms, repaid by a bulk embed or a few queries, not by one.
     """
     # onnxruntime keeps a usage database under ~/.cache/Microsoft/DeveloperTools unless this is
     # set before it loads: cardvault writes nothing outside the vault and its own cache.

@@ -19,9 +19,12 @@ from cardvault.vault.layout import Vault
 
 
 class QueryModel:
-    """The vault's model for `search`: `ref` is None (and `error` set) when it is unusable."""
+    """The vault's model for `search`: `ref` is None (and `error` set) when it is unusable.
+    A `resident` one (a long-lived searcher's) loads its session for many queries
+    (`OnnxEmbedder`)."""
 
-    def __init__(self, vault: Vault) -> None:
+    def __init__(self, vault: Vault, resident: bool = False) -> None:
+        self.resident = resident
         self.ref: ModelRef | None = None
         self.error: ModelUnavailableError | None = None
         self._embedder: Embedder | None = None
@@ -78,7 +81,7 @@ class QueryModel:
 
         assert self.ref is not None
         try:
-            self._embedder = OnnxEmbedder(self.ref, onnx_path(self.ref))
+            self._embedder = OnnxEmbedder(self.ref, onnx_path(self.ref), resident=self.resident)
         except BaseException as exc:  # handed to the main thread by embedder()
             self._failure = exc
 
@@ -100,20 +103,22 @@ class QueryModel:
         if self._failure is not None:
             self._failure = None
             discard_copy(self.ref)  # unreadable: export it again
-        self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref))
+        self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref), resident=self.resident)
         return self._embedder
 
 
 class QueryModels:
     """Query models shared across the vaults one command searches (a project and the global
-    vault): vaults set to the same model share one ONNX session, loaded once per process."""
+    vault): vaults set to the same model share one ONNX session, loaded once per process
+    (`resident`: see `QueryModel`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, resident: bool = False) -> None:
+        self.resident = resident
         self._by_id: dict[str, QueryModel] = {}
 
     def for_vault(self, vault: Vault) -> QueryModel:
         """The query model of `vault`'s settings (the one already made, for the same model)."""
-        model = QueryModel(vault)
+        model = QueryModel(vault, self.resident)
         if model.ref is None:
             return model
         return self._by_id.setdefault(model.ref.model_id, model)

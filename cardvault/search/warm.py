@@ -30,9 +30,10 @@ if TYPE_CHECKING:
 
 class SharedModels:
     """`engine.QueryModels`, made when the first search needs a model (a session that only
-    writes never imports the search engine)."""
+    writes never imports the search engine); `resident` when the session is long-lived."""
 
-    def __init__(self) -> None:
+    def __init__(self, resident: bool = False) -> None:
+        self.resident = resident
         self._models: QueryModels | None = None
 
     def for_vault(self, vault: Vault) -> QueryModel:
@@ -40,7 +41,7 @@ class SharedModels:
         if self._models is None:
             from cardvault.search.engine import QueryModels
 
-            self._models = QueryModels()
+            self._models = QueryModels(self.resident)
         return self._models.for_vault(vault)
 
 
@@ -131,7 +132,7 @@ class WarmHandles:
     def __init__(self, watch: bool = True) -> None:
         self._watch = watch
         self._live: dict[Path, LiveVault] = {}
-        self._models = SharedModels()  # vaults set to one model share its session
+        self._models = SharedModels(watch)  # vaults set to one model share its session
 
     def handle(self, root: Path, opened: Vault | None = None) -> VaultHandle:
         """The warm handle on the vault at `root` (`opened`: that vault, already opened)."""
