@@ -25,13 +25,14 @@ HUNG = 120
 
 
 def cardvault(root: Path, *args: str, now: str = "2026-11-20T11:00") -> None:
-    """`cardvault --vault ROOT ARGS` in a new process, which must finish cleanly."""
+    """`cardvault --vault ROOT ARGS` in a new process started in ROOT (where the project of
+    `install --project` and `doctor` is), which must finish cleanly."""
     import os
 
     done = subprocess.run(
         [sys.executable, "-m", "cardvault", "--vault", str(root), *args],
-        capture_output=True, text=True, timeout=HUNG, check=False,
-        env={**os.environ, "CARDVAULT_NOW": now},
+        capture_output=True, text=True, timeout=HUNG, check=False, cwd=root,
+        env={**os.environ, "CARDVAULT_NOW": now}, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr, done.stderr
@@ -244,3 +245,84 @@ def test_a_vault_of_many_broken_cards_does_not_flood_the_mcp_tools_notes(tmp_pat
             assert found is not None and len(found["notices"]) <= 7, found["notices"]  # + no match
 
     anyio.run(scenario)
+
+
+def test_a_makefile_and_requirements_of_many_short_lines_do_not_hang_verify(
+    tmp_path: Path,
+) -> None:
+    """A Makefile of 60,000 one-letter lines (120 KB) and a requirements.txt of 40,000 blank
+    lines beside a card naming `make deploy` and a pin: the patterns for a make target and a
+    pinned requirement let a blank run on across lines, so each line start scanned all the
+    lines after it (verify took minutes on the Makefile; the 4 MB a file may be read at,
+    hours)."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    (attacker / "Makefile").write_text("a\n" * 60_000, encoding="utf-8")
+    (attacker / "requirements.txt").write_text("\n" * 40_000 + "requests==2.31.0\n")
+    head = "---\ntopic: Deploy steps\ncategory: workflow\ntags: [deploy]\ncreated: 2026-01-01\n"
+    body = "Run `make deploy` after pinning `requests==2.31.0`.\n"
+    card = attacker / "memory" / "cards" / "deploy-steps.md"
+    card.write_text(head + "updated: 2026-01-01\n---\n" + body, encoding="utf-8")
+    victim = published(attacker, tmp_path, "a long Makefile")
+    cardvault(victim, "verify", "--dry-run")
+
+
+def test_a_card_of_many_unclosed_section_markers_does_not_hang_maintain(tmp_path: Path) -> None:
+    """A card whose topic is 45,000 unclosed `<!--cardvault:begin ` (900 KB), and an AGENTS.md
+    rule line of 40,000 `(memory/cards/`: each marker looked for its `-->` to the end of the
+    text, each citation for its `)` (the card's maintain took 457 s, the rule's 25 s)."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    topic = "<!--cardvault:begin " * 45_000
+    card = attacker / "memory" / "cards" / "marker-topic.md"
+    card.write_text(
+        f"---\ntopic: '{topic}'\ncategory: lessons\ntags: [x]\ncreated: 2026-11-30\n"
+        "updated: 2026-11-30\n---\nbody\n",
+        encoding="utf-8",
+    )
+    agents = attacker / "AGENTS.md"
+    text = agents.read_text(encoding="utf-8")
+    rule = "- " + "(memory/cards/" * 40_000 + "\n"
+    agents.write_text(
+        text.replace("<!-- cardvault:end rules -->", rule + "<!-- cardvault:end rules -->")
+    )
+    victim = published(attacker, tmp_path, "many markers")
+    cardvault(victim, "maintain", "--dry-run")
+
+
+@pytest.mark.parametrize(
+    "where", ["memory/review.jsonl", "cardvault.toml", ".mcp.json", ".codex/config.toml"]
+)
+def test_json_or_toml_nested_too_deeply_is_one_clear_error_not_a_traceback(
+    tmp_path: Path, where: str
+) -> None:
+    """A committed review queue, vault settings, host configuration or codex settings of
+    100,000 nested brackets: Python's parsers give up with RecursionError, which went up as a
+    traceback from every command (the settings), or check, context, maintain, doctor and
+    install (and took the session-start context away)."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    nested = "[" * 100_000 + "]" * 100_000
+    text = {
+        "memory/review.jsonl": nested + "\n",
+        ".mcp.json": '{"a":' * 100_000 + "1" + "}" * 100_000,
+        ".codex/config.toml": "a = " + nested + "\n",
+        "cardvault.toml": "zz = " + nested + "\n",
+    }[where]
+    (attacker / where).parent.mkdir(parents=True, exist_ok=True)
+    if where == "cardvault.toml":
+        text = (attacker / where).read_text(encoding="utf-8") + text
+    (attacker / where).write_text(text, encoding="utf-8")
+    victim = published(attacker, tmp_path, "deep nesting")
+    commands = [["check"], ["context"], ["maintain", "--dry-run"], ["review"], ["stats"]]
+    if where != "memory/review.jsonl":
+        commands = [["doctor", "--no-model"], ["install", "claude-code", "--project", "--dry-run"]]
+        commands += [["install", "codex", "--project", "--dry-run"]]
+    for args in commands:
+        cardvault(victim, *args)

@@ -273,3 +273,52 @@ def test_a_clone_that_checks_out_crlf_line_ends_commits_nothing_to_gitattributes
     ok(a, "sync")
     assert (a / "memory" / "2026-03-19.md").read_text(encoding="utf-8").count("CRLF clone") == 1
     assert git(a, "diff", "HEAD~1", "--stat", "--", ".gitattributes") == ""
+
+
+def test_editor_swap_backup_and_lock_files_beside_cards_are_never_committed_or_pushed(
+    tmp_path: Path,
+) -> None:
+    """A swap file holds the editor's unsaved text (a token pasted a moment ago): sync commits
+    the person's saved hand edit, never what an editor or Finder leaves beside it, even in a
+    vault whose .gitignore (older, or written by hand) does not ignore those."""
+    (a,) = clones(tmp_path, "a")
+    (a / ".gitignore").write_text(".cardvault/\n", encoding="utf-8")
+    git(
+        a,
+        "-c",
+        "user.name=Ann",
+        "-c",
+        "user.email=ann@example.com",
+        "commit",
+        "-qam",
+        "an old ignore",
+    )
+    cards = a / "memory" / "cards"
+    edit(cards / "shared-runbook.md", "kept 1", "kept 1, saved by hand")
+    junk = {
+        cards
+        / ".shared-runbook.md.swp": b"b0VIM 9.0\x00\x00ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",
+        cards / "shared-runbook.md~": b"the previous version",
+        cards / "#shared-runbook.md#": b"an autosave",
+        cards / "notes.png": b"\x89PNG\r\n",
+        a / "memory" / ".DS_Store": b"\x00\x00\x00\x01Bud1",
+    }
+    for path, data in junk.items():
+        path.write_bytes(data)
+    (cards / ".#shared-runbook.md").symlink_to("someone@host.4242")  # Emacs's lock
+    ok(a, "sync")
+    pushed = git(a, "ls-tree", "-r", "--name-only", "origin/main").split()
+    assert "memory/cards/shared-runbook.md" in pushed
+    assert not [name for name in pushed if name.endswith(("~", "#", ".swp", ".png", "Store"))]
+    assert not [name for name in pushed if "/.#" in name]
+    shown = git(a, "show", "origin/main:memory/cards/shared-runbook.md")
+    assert "kept 1, saved by hand" in shown
+    assert all(path.exists() for path in junk)  # left where they were, the user's own
+
+
+def test_a_new_vault_ignores_editor_files(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    ok(tmp_path, "init", str(root))
+    for name in (".card.md.swp", "card.md~", "#card.md#", ".#card.md", ".DS_Store"):
+        (root / "memory" / "cards" / name).write_text("x", encoding="utf-8")
+    assert git(root, "status", "--porcelain", "--untracked-files=all").strip() == ""

@@ -62,6 +62,12 @@ def load(text: str, path: Path) -> Any:
             path,
             exc.lineno,
         ) from exc
+    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
+        raise HostFileError(
+            "not JSON cardvault can read (nested too deeply): fix it or add cardvault's entries "
+            "by hand (`cardvault mcp --config`)",
+            path,
+        ) from None
     if not isinstance(data, dict):
         raise HostFileError("the file must hold a JSON object", path)
     return data

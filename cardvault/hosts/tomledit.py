@@ -30,6 +30,8 @@ def load(text: str, path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise HostFileError(f"not valid TOML: {exc}", path) from exc
+    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
+        raise HostFileError("not TOML cardvault can read (nested too deeply)", path) from None
 
 
 def table_text(dotted: tuple[str, ...], values: dict[str, Any]) -> str:

@@ -68,7 +68,7 @@ def assistant_texts(data: bytes) -> list[str]:
     for line in data.splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         text = "\n".join(_texts(_assistant_content(entry)))
         if text.strip():

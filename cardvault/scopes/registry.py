@@ -67,6 +67,8 @@ def read_projects(global_vault: Vault) -> dict[str, Project]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path, getattr(exc, "lineno", None)) from exc
+    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
+        raise ConfigError("invalid TOML: nested too deeply", path) from None
     projects = {}
     for key, table in data.items():
         paths = table.get("paths") if isinstance(table, dict) else None

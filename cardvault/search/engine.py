@@ -389,13 +389,12 @@ class Searcher:
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
         model = self.model
+        eligible = self._eligible(index, filters) if mode != "semantic" else None
         embedding = self._embedding_thread().submit(
             lambda: model.embedder().embed_queries([query.text])
         )
         keyword = (
-            keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
-            if mode != "semantic"
-            else []
+            keyword_ranking(index, query, filters, depth, eligible) if mode != "semantic" else []
         )
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)

@@ -86,6 +86,10 @@ def read_user_settings(env: Mapping[str, str] | None = None) -> UserSettings:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"your cardvault settings are not valid TOML: {exc}", path) from exc
+    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
+        raise ConfigError(
+            "your cardvault settings are not valid TOML: nested too deeply", path
+        ) from None
     values: dict[str, Any] = {}
     for section, table in data.items():
         keys = table.items() if isinstance(table, dict) else [("", table)]

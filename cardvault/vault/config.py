@@ -176,6 +176,8 @@ def load_config(path: Path) -> VaultConfig:
         raise ConfigError("config is not UTF-8 text", path) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path, _toml_error_line(exc)) from exc
+    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
+        raise ConfigError("invalid TOML: nested too deeply", path) from None
     try:
         return parse_config(data, path)
     except ConfigError as exc:  # the parsed TOML has no lines: found again in the text

@@ -165,6 +165,14 @@ def _supersedes(new: ReviewItem, old: ReviewItem) -> bool:
 def _item(line: str, path: Path | None, number: int) -> ReviewItem:
     try:
         data = json.loads(line)
+    except RecursionError:  # a line of 100,000 "[": Python's parser gives up, we say where
+        raise CardFormatError("not a review item: JSON nested too deeply", path, number) from None
+    except ValueError as exc:
+        raise CardFormatError(f"not a review item: {exc}", path, number) from exc
+    shape = _shape_problem(data)
+    if shape is not None:
+        raise CardFormatError(f"not a review item: {shape}", path, number)
+    try:
         members = tuple(
             Member(
                 str(m["key"]),
@@ -188,7 +196,7 @@ def _item(line: str, path: Path | None, number: int) -> ReviewItem:
             chosen=tuple(str(c) for c in data.get("chosen") or ()),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CardFormatError(f"not a review item: {exc}", path, number) from exc
+        raise CardFormatError(f"not a review item: {exc!r}", path, number) from exc
     if item.kind not in KINDS or item.status not in STATUSES or not item.members:
         raise CardFormatError(
             f"review item {item.id}: kind must be one of {', '.join(KINDS)} and status one of "
@@ -197,6 +205,25 @@ def _item(line: str, path: Path | None, number: int) -> ReviewItem:
             number,
         )
     return item
+
+
+def _shape_problem(data: object) -> str | None:
+    """What makes parsed JSON no review item's shape, in words (None: it has the shape)."""
+    if not isinstance(data, dict):
+        return f"a line must be a JSON object, not {type(data).__name__}"
+    for key in ("id", "kind", "members"):
+        if key not in data:
+            return f'"{key}" is missing'
+    members = data["members"]
+    if not isinstance(members, list) or not all(isinstance(m, dict) for m in members):
+        return '"members" must be a list of objects'
+    if not all(isinstance(m.get("key"), str) and isinstance(m.get("path"), str) for m in members):
+        return 'every member needs a "key" and a "path" as text'
+    if not isinstance(data.get("evidence") or {}, dict):
+        return '"evidence" must be an object'
+    if not isinstance(data.get("chosen") or [], list):
+        return '"chosen" must be a list'
+    return None
 
 
 def render_queue(items: Iterable[ReviewItem]) -> str:

@@ -2,11 +2,12 @@
 
 A vault may share its folder and its git repository with other things (`cardvault init .` in a
 code repository, a vault in a sub-folder of a larger one: docs/security.md). cardvault's files
-are fixed by the layout (DESIGN.md §1): the settings, MEMORY.md, AGENTS.md, everything under
-`memory/`, the `.gitattributes` that names its merge drivers, and the global vault's project
-registry. It also writes `.gitignore` once (`init`, to ignore its cache), so that one may appear
-in its own writes and in what `sync` pushes, but a hand edit of it is never cardvault's to
-commit. Nothing else is ever cardvault's: not code, not untracked files beside the vault, never
+are fixed by the layout (DESIGN.md §1): the settings, MEMORY.md, AGENTS.md, the files it names
+under `memory/` (Markdown, the review queue, forget records: no editor's swap or backup file),
+the `.gitattributes` that names its merge drivers, and the global vault's project registry. It
+also writes `.gitignore` once (`init`, to ignore its cache), so that one may appear in its own
+writes and in what `sync` pushes, but a hand edit of it is never cardvault's to commit.
+Nothing else is ever cardvault's: not code, not untracked files beside the vault, never
 `.cardvault/` (derived and local) or anything in `.git/`.
 
 Paths here are relative to the vault root, with forward slashes; a path that is not in that
@@ -22,6 +23,10 @@ ROOT_FILES = frozenset(
 #: Files cardvault writes but whose hand edits are the user's business (`init` adds a line).
 WRITTEN_ONCE = frozenset({".gitignore"})
 MEMORY_DIR = "memory/"
+#: What cardvault writes under memory/: cards, logs and hot memory (.md), the review queue
+#: (.jsonl), forget records (.txt), and the empty folders' placeholders.
+MEMORY_SUFFIXES = (".md", ".jsonl", ".txt")
+PLACEHOLDER = ".gitkeep"
 
 
 def plain_rel(rel: str) -> bool:
@@ -40,7 +45,19 @@ def is_vault_file(rel: str) -> bool:
     parts = rel.split("/")
     if any(part in (".git", ".cardvault") for part in parts):
         return False
-    return rel in ROOT_FILES or (rel.startswith(MEMORY_DIR) and len(parts) > 1)
+    return rel in ROOT_FILES or (
+        rel.startswith(MEMORY_DIR) and len(parts) > 1 and _memory_file_name(parts[-1])
+    )
+
+
+def _memory_file_name(name: str) -> bool:
+    """Whether a file under memory/ is named as cardvault names its files there: never an
+    editor's swap, backup or lock file (`.card.md.swp`, `card.md~`, `#card.md#`, `.#card.md`),
+    a `.DS_Store`, a cut-off write's `.card.md.x.tmp` or an attachment: what a person leaves
+    beside their cards is theirs to commit, and an editor's swap file holds unsaved text."""
+    if name == PLACEHOLDER:
+        return True
+    return not name.startswith((".", "#")) and name.endswith(MEMORY_SUFFIXES)
 
 
 def is_written_file(rel: str) -> bool:

@@ -20,6 +20,10 @@ from cardvault.vault.sections import get_section, section_line
 
 SECTION = "rules"
 _GENERATED = re.compile(r"\((?:memory/cards/|memory/archive/)[^)]*\.md\)\s*$")
+#: How far from a rule's end its card's citation may start: a card's path is a file name of at
+#: most 255 bytes in one of two folders. Searching only that tail keeps a line of 40,000
+#: "(memory/cards/" from costing a scan to its end from each of them.
+_CITATION_TAIL = 320
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,8 @@ class Rule:
     @property
     def generated(self) -> bool:
         """Whether promotion wrote it (it ends with the citation of its card)."""
-        return bool(_GENERATED.search(self.text.rstrip()))
+        text = self.text.rstrip()
+        return bool(_GENERATED.search(text, max(0, len(text) - _CITATION_TAIL)))
 
 
 def parse_rules(section: str, first_line: int = 1) -> list[Rule]:

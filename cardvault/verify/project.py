@@ -37,8 +37,12 @@ from cardvault.verify.symbols import SKIPPED, mentioned, source_files
 MAX_READ = 4 * 1024 * 1024
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MAX_FILES = 50_000
-_TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:\s+[A-Za-z0-9_.\-/%]+)*)\s*::?(?!=)", re.MULTILINE)
-_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][\w.\-]*)(?:\[[^\]]*\])?\s*==\s*([\w.\-+!]+)", re.M)
+# Both read one line at a time (blanks are [ \t], never a newline): a `\s` that runs on across
+# lines made a 120 KB Makefile of one-letter lines cost minutes (squared in the lines).
+_TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:[ \t]+[A-Za-z0-9_.\-/%]+)*)[ \t]*::?(?!=)", re.M)
+_REQUIREMENT = re.compile(
+    r"^[ \t]*([A-Za-z0-9][\w.\-]*)(?:\[[^\]\n]*\])?[ \t]*==[ \t]*([\w.\-+!]+)", re.M
+)
 
 
 def normal_name(name: str) -> str:
@@ -96,7 +100,7 @@ class Project:
             return None
         try:
             scripts = json.loads(text).get("scripts") or {}
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             self.problems.append(Finding("package.json", 0, "not valid JSON"))
             return frozenset()
         return frozenset(scripts) if isinstance(scripts, dict) else frozenset()
@@ -129,7 +133,7 @@ class Project:
         if lock is not None:
             try:
                 packages = json.loads(lock).get("packages") or {}
-            except (ValueError, AttributeError):
+            except (ValueError, AttributeError, RecursionError):
                 packages = {}
             for key, info in packages.items() if isinstance(packages, dict) else ():
                 if key.startswith("node_modules/") and isinstance(info, dict):
@@ -225,4 +229,7 @@ class Project:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             self.problems.append(Finding(rel, 0, f"not valid TOML ({exc})"))
+            return {}
+        except RecursionError:  # 100,000 nested brackets: Python's parser gives up
+            self.problems.append(Finding(rel, 0, "not valid TOML (nested too deeply)"))
             return {}
