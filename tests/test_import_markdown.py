@@ -549,3 +549,54 @@ def test_a_folder_without_notes_is_one_clear_error(vault_path: Path, tmp_path: P
     (tmp_path / "empty" / "picture.png").write_bytes(b"\x89PNG")
     result = run_cli(["--vault", str(vault_path), "import", str(tmp_path / "empty")])
     assert result.exit_code == 1 and "no Markdown notes (*.md) in this folder" in result.stderr
+
+
+#: `cardvault ARGS...` that dies (os._exit: no cleanup, like kill -9) just before it would
+#: rename its `argv[1] + 1`-th card into place: its journal is left, with `argv[1]` cards written.
+KILLED_IMPORT = """
+import os, sys
+from cardvault.cli.app import app
+from cardvault.edits import faults
+step, renamed = faults.step, []
+def dying(path, kind="create"):
+    if kind == "rename" and path.parent.name == "cards":
+        renamed.append(path)
+        if len(renamed) > int(sys.argv[1]):
+            os._exit(137)
+    step(path, kind)
+faults.step = dying
+app(sys.argv[2:])
+"""
+
+
+def test_an_import_killed_midway_is_finished_and_run_again_imports_nothing_more(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """The rerun planned against the half-written vault folded notes into the few cards there
+    (every change a merge into a card the recovery left alone), then applied that plan after
+    the lock's recovery had written the rest (here `import: 0 new, 14 merged, 6 skipped`)."""
+    source = tmp_path / "notes"
+    source.mkdir()
+    for n in range(1, 21):
+        (source / f"Note {n}.md").write_text(
+            f"---\ntags: [t{n % 7}]\n---\n# Note {n}\nSome fact number {n} about module m{n}. "
+            f"See [[Note {n % 20 + 1}]].\n",
+            encoding="utf-8",
+        )
+    clean = tmp_path / "clean"
+    run_cli(["init", str(clean), "-q"])
+    import_notes(clean, source)
+    argv = ["--vault", str(vault_path), "import", str(source), "-q"]
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_IMPORT, "6", *argv],
+        cwd=REPO,
+        env={**os.environ, **NOW},
+        check=False,
+    )
+    assert killed.returncode == 137
+    assert (vault_path / ".cardvault" / "journal.json").exists()
+    again = import_notes(vault_path, source)
+    assert again["counts"] == {**again["counts"], "new": 0, "merged": 0, "skipped": 20}
+    assert again["commit"] is None
+    assert git_log(vault_path)[0] == "import: 20 new, 0 merged, 0 skipped, 0 conflicting from notes"
+    assert snapshot(vault_path / "memory") == snapshot(clean / "memory")

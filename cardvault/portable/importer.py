@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cardvault import history
@@ -43,7 +43,7 @@ from cardvault.vault.rules import SECTION, Rule, parse_rules, rebuilt_section
 from cardvault.vault.sections import get_section, set_section
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from cardvault.edits.door import OnWait, Proposal
     from cardvault.maintain.similarity import Embeddings
@@ -55,12 +55,14 @@ KINDS = ("new", "merged", "skipped", "conflicting")
 
 @dataclass(frozen=True)
 class ImportPlan:
-    """The outcomes, the changes that carry them out, and what could not be imported."""
+    """The outcomes, the changes that carry them out, and what could not be imported; `read`
+    is the vault the plan was made from (each card's and log's digest by path)."""
 
     outcomes: tuple[Outcome, ...]
     changes: tuple[Change, ...]
     problems: tuple[Finding, ...]
     log_entries: int  # daily-log entries added
+    read: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def count(self, kind: str) -> int:
         return sum(1 for o in self.outcomes if o.kind == kind)
@@ -113,7 +115,9 @@ def plan_import(
     rules = _screened_rules(export.rules, redact, problems)
     changes += log_changes + _rule_changes(current.after(promoted), rules, changes)
     outcomes.sort(key=lambda o: o.index)
-    return ImportPlan(tuple(outcomes), tuple(changes), tuple(problems), added)
+    return ImportPlan(
+        tuple(outcomes), tuple(changes), tuple(problems), added, dict(snapshot.digests)
+    )
 
 
 def _promoted(change: WriteFile) -> bool:
@@ -385,9 +389,11 @@ def apply_import(
 ) -> ImportResult:
     """Write the plan all or nothing through the one door and record one commit.
 
-    When a file the plan read has changed by the time the vault lock is held (another writer
-    appended to a log), `replan` makes the plan again from the vault as it is; without it the
-    import stops with ConcurrentEditError and writes nothing.
+    The plan is made before the lock is taken (to list its problems first), so under the lock
+    it is checked against the vault as it is now: when a file it writes, or any card or log it
+    read, has changed (another writer appended to a log; the lock's recovery finished an
+    import killed midway), `replan` makes the plan again from the vault as it is; without it
+    the import stops with ConcurrentEditError and writes nothing.
     """
     from cardvault.edits.apply import check_unchanged
     from cardvault.edits.door import door_notes, locked_write, propose
@@ -396,6 +402,7 @@ def apply_import(
         current = plan
         try:
             check_unchanged(current.changes)
+            _check_same_vault(vault, current)
         except ConcurrentEditError:
             if replan is None:
                 raise
@@ -404,3 +411,14 @@ def apply_import(
 
     written = locked_write(vault, proposal, on_wait=on_wait)
     return ImportResult(written.value, written.commit, tuple(door_notes(written)))
+
+
+def _check_same_vault(vault: Vault, plan: ImportPlan) -> None:
+    """Raise ConcurrentEditError when a card or log differs from those `plan` was made from: its
+    outcomes hang on every card (a duplicate skipped, a note folded into its nearest card), not
+    only on the files it writes, so a card another write added meanwhile makes it stale."""
+    if read_vault(vault).digests != plan.read:
+        raise ConcurrentEditError(
+            "the vault's cards or logs changed since the import was planned; nothing written",
+            vault.root,
+        )
