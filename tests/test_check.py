@@ -179,3 +179,33 @@ def test_a_forget_record_or_queue_that_stops_maintain_is_named_by_check(
     assert [(f["code"], f["line"]) for f in mine] == [(code, line)], mine
     assert fragment in mine[0]["message"]
     assert snapshot(vault_path) == before
+
+
+def test_an_unresolved_merge_conflict_committed_is_an_error_but_one_shown_in_code_is_not(
+    vault_path: Path,
+) -> None:
+    """A card and a log committed with git's conflict lines in them (a merge resolved by
+    `git add` alone) pass every other rule; check names each marker line. A card about git that
+    shows the markers in a code block is fine."""
+    cards = vault_path / "memory" / "cards"
+    head = "---\ntopic: {}\ncategory: tools\ntags: [git]\n"
+    head += "created: 2026-03-19\nupdated: 2026-03-19\n---\n"
+    conflicted = (
+        "Deploy with make.\n<<<<<<< ours\nRun it twice.\n=======\nRun it once.\n>>>>>>> theirs\n"
+    )
+    (cards / "deploy.md").write_text(head.format("Deploy") + conflicted, encoding="utf-8")
+    shown = "A conflict looks like:\n\n```\n<<<<<<< HEAD\nmine\n=======\nyours\n>>>>>>> main\n```\n"
+    (cards / "git-conflicts.md").write_text(head.format("Git conflicts") + shown, encoding="utf-8")
+    log = "# 2026-03-19\n\n## 10:00 — Deploy\n<<<<<<< HEAD\nIt failed.\n>>>>>>> b\n"
+    (vault_path / "memory" / "2026-03-19.md").write_text(log, encoding="utf-8")
+    result = run_cli(["--vault", str(vault_path), "check", "--json"])
+    assert result.exit_code == 1, result.output
+    found = [
+        (f["path"], f["line"]) for f in json.loads(result.stdout) if f["code"] == "merge-marker"
+    ]
+    assert sorted(found) == [
+        ("memory/2026-03-19.md", 4),
+        ("memory/2026-03-19.md", 6),
+        ("memory/cards/deploy.md", 9),
+        ("memory/cards/deploy.md", 13),
+    ]

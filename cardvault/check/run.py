@@ -37,6 +37,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
     findings += _conflicts(snapshot)
+    findings += _merge_markers(snapshot)
     findings += _tiers(snapshot)
     findings += _instructions(snapshot)
     findings += _strict_files(vault)
@@ -153,6 +154,35 @@ def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
         for entry in log.entries
         if not valid_time(entry.time)
     ]
+
+
+def _merge_markers(snapshot: VaultSnapshot) -> list[Finding]:
+    """Lines git leaves in a file whose merge conflicted (`<<<<<<< ours`, `>>>>>>> theirs`),
+    committed unresolved: outside code (a card about git may show them in a fence)."""
+    import re
+
+    from cardvault.vault.prose import masked_lines
+
+    marker = re.compile(r"(?:<{7}|>{7})(?: |$)")
+    files = [c.file for c in snapshot.cards] + [log.file for log in snapshot.logs]
+    files += [f for f in (snapshot.memory, snapshot.agents) if f is not None]
+    found = []
+    for file in files:
+        if "<<<<<<<" not in file.text and ">>>>>>>" not in file.text:
+            continue  # the markdown parse below only for the files that may hold one
+        for number, line in enumerate(masked_lines(file.text), start=1):
+            if marker.match(line):
+                found.append(
+                    Finding(
+                        snapshot.rel(file.path),
+                        number,
+                        "an unresolved merge conflict (git's <<<<<<< / >>>>>>> lines): keep what "
+                        "should stay and delete the marker lines",
+                        "merge-marker",
+                        "error",
+                    )
+                )
+    return found
 
 
 def _entry_lookalikes(snapshot: VaultSnapshot) -> list[Finding]:
