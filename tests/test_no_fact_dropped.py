@@ -243,6 +243,17 @@ def test_folding_keeps_every_new_figure_identifier_and_negation(
             "Build with `--force` on linux/amd64. Build with `--no-cache` on arm64.",
             "Build with `--force` on arm64.",
         ),
+        # the same words, the roles swapped: a team's tester saw it counted as a sighting
+        (
+            "The nightly backup job copies the users table to bucket A and the orders table "
+            "to bucket B.",
+            "The nightly backup job copies the orders table to bucket A and the users table "
+            "to bucket B.",
+        ),
+        (
+            "Run the database migrations before deploying the api.",
+            "Deploy the api before running the database migrations.",
+        ),
     ],
 )
 def test_a_figure_said_elsewhere_in_the_card_is_still_a_new_fact(
@@ -250,7 +261,8 @@ def test_a_figure_said_elsewhere_in_the_card_is_still_a_new_fact(
 ) -> None:
     """A lesson's figures and identifiers must be in the sentence that says it, not only
     somewhere in the card: "Retry the upload 5 times." is new to a card that retries 3 times
-    and waits 5 seconds."""
+    and waits 5 seconds; and its words in the same order ("orders to A, users to B" is new to
+    "users to A, orders to B")."""
     from cardvault.maintain.similarity import Embeddings
 
     vault = new_vault(tmp_path / "v")
@@ -301,3 +313,18 @@ def test_a_figure_is_compared_with_its_unit() -> None:
     assert set(figure_contexts("gives up after 30 min")) == {"30min"}
     assert set(figure_contexts("a 512 MiB limit")) == {"512mib"}
     assert set(figure_contexts("retry 3 times")) == {"3"}
+
+
+@pytest.mark.slow
+def test_a_lesson_said_again_in_the_cards_words_and_order_is_a_sighting_not_a_new_line(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The order rule keeps a restatement in the card's words and order (only function words
+    differ) a sighting, and the same words in another order a new sentence."""
+    from cardvault.maintain.novelty import novel_blocks
+    from cardvault.maintain.similarity import Embeddings
+
+    embeddings = Embeddings(new_vault(tmp_path / "v"), embedder, use_index=False)
+    card = "Run the database migrations before deploying the api."
+    assert not novel_blocks(card, "Run database migrations before deploying api.", embeddings, 0.7)
+    assert novel_blocks(card, "Deploy the api before running database migrations.", embeddings, 0.7)

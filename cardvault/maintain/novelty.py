@@ -9,7 +9,9 @@ present text lacks:
   model finds a present sentence that says it (cosine ≥ the threshold, `distill.threshold`),
   holding those figures and identifiers itself ("Retry 5 times" is new to "Retry 3 times. Wait
   5 seconds."), with the same negation ("not", "never", "without" ...) and at least its
-  conditions ("if", "unless", "only" ...). "Bearer tokens bypass Cortex CSRF entirely" is new
+  conditions ("if", "unless", "only" ...), and its words in the same order (each meaning word
+  followed by the same next one: "copies users to A and orders to B" is new to "copies orders
+  to A and users to B"). "Bearer tokens bypass Cortex CSRF entirely" is new
   to a card that says "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST"
   (bearer, bypass, entirely are not in it), however close the model puts them (0.73).
 A sentence with a new word is kept even when it only says the same in other words: a repeated
@@ -33,6 +35,7 @@ from cardvault.maintain.text import (
     negations,
     normalise,
     split_sentences,
+    word_pairs,
 )
 
 if TYPE_CHECKING:
@@ -95,7 +98,8 @@ class _Known:
         # its figures and identifiers in the sentence that says it, not elsewhere in the card
         # ("Retry 5 times." is new to "Retry 3 times. Wait 5 seconds.")
         bound = not _adds_facts(sentence, match)
-        return same_polarity and bound and conditions(sentence) <= conditions(match)
+        ordered = word_pairs(sentence) <= word_pairs(match)
+        return same_polarity and bound and ordered and conditions(sentence) <= conditions(match)
 
     def add(self, sentence: str, vector: np.ndarray | None) -> None:
         import numpy as np

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from cardvault.words import is_cjk, stem, words
 
@@ -265,13 +266,24 @@ def meaning_words(text: str) -> set[str]:
     """The stems of the words that carry meaning (`cardvault.words`, as search stems them): not
     function words, negations, conditions or figures (those are compared on their own), nor
     CJK runs."""
-    found = set()
+    return set(meaning_sequence(text))
+
+
+def meaning_sequence(text: str) -> list[str]:
+    """`meaning_words` in the order the text has them, repeats kept."""
+    found = []
     for word in words(text):
         if word in FUNCTION_WORDS or word in NEGATIONS or word in CONDITIONS or len(word) < 2:
             continue
         if word[0].isalpha() and not is_cjk(word):
-            found.add(stem(word))
+            found.append(stem(word))
     return found
+
+
+def word_pairs(text: str) -> set[tuple[str, str]]:
+    """Each meaning word with the next one: what tells "users to A, orders to B" from "orders
+    to A, users to B", whose words are the same."""
+    return set(pairwise(meaning_sequence(text)))
 
 
 FUNCTION_WORDS = frozenset(
