@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from cardvault.sync.driver import main as driver_main
-from cardvault.sync.merge_card import merge_card, merge_meta, union
+from cardvault.sync.merge_card import carry_into, merge_card, merge_meta, union
 from cardvault.sync.merge_log import merge_log
 from cardvault.sync.merge_managed import merge_managed
 from cardvault.vault.card import parse_card
@@ -107,6 +107,22 @@ def test_the_same_source_distilled_on_both_sides_counts_once() -> None:
         CARD,
     )
     assert parse_card(merged.text, CARD).meta["seen"] == 3
+
+
+def test_a_fold_carried_into_the_survivor_counts_a_source_it_cites_once() -> None:
+    """One side merged the card into `survivor`, which cites entry #10:00 already; the other
+    folded #10:00 and #11:00 into the card: only #11:00 is a new sighting of the survivor."""
+    folded = BASE_META.replace("seen: 2", "seen: 4").replace(
+        "#09:00\n", "#09:00\n- memory/2026-03-02.md#10:00\n- memory/2026-03-02.md#11:00\n"
+    )
+    survivor = BASE_META.replace("seen: 2", "seen: 3").replace(
+        "#09:00\n", "#09:00\n- memory/2026-03-02.md#10:00\n"
+    )
+    carried = carry_into(_card(BASE_META, "Body.\n"), _card(folded, "Body.\n"),
+                         _card(survivor, "Body.\n"), CARD)  # fmt: skip
+    assert carried is not None
+    card = parse_card(carried, CARD)
+    assert card.seen == 4 and len(card.sources) == 3
 
 
 def test_both_sides_rewrote_the_same_body_line_is_a_conflict() -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from cardvault.vault.card import Card
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
 from tests.conftest import cli_at
@@ -291,6 +293,38 @@ def test_a_lesson_folded_into_a_card_the_other_clone_merged_away_moves_on(tmp_pa
         assert "memory/cards/redis-eviction-policy.md" not in rules
         assert_vault_sound(root)
     assert card_text(a, "redis-eviction") == card_text(b, "redis-eviction")
+
+
+@pytest.mark.slow
+def test_an_entry_distilled_into_a_card_on_each_clone_is_seen_once_when_they_merge(
+    tmp_path: Path,
+) -> None:
+    """a distils its own entry into a card; b, holding both clones' entries, distils the two
+    into a card of its own, citing a's entry too. After the syncs two cards cite a's entry;
+    the next maintain merges them into one card seen once per entry (2, not 1 + 2), so below
+    the promote threshold (3) it gets no rule."""
+    a, b = two_clones(tmp_path)
+    cli(a, "remember", "Restart the worker after changing the queue config")
+    cli(a, "sync")
+    cli(b, "remember", "Restart the worker after the queue config changes")
+    cli(b, "sync")
+    cli(a, "maintain")  # a has only its own entry
+    cli(b, "maintain")  # b has both
+    cli(b, "sync")
+    cli(a, "sync")
+
+    def worker_cards() -> list[Card]:
+        cards = [read_card(p, a) for p in sorted((a / "memory/cards").glob("*.md"))]
+        return [card for card in cards if "worker" in card.topic.lower()]
+
+    cited = Counter(source for card in worker_cards() for source in card.sources)
+    assert sorted(cited.values()) == [1, 2]  # the case: a's entry cited by both cards
+    cli(a, "maintain")
+    [card] = worker_cards()
+    assert len(card.sources) == 2 and card.seen == 2
+    assert card.status == "active"
+    assert "worker" not in (a / "AGENTS.md").read_text(encoding="utf-8").lower()
+    assert_vault_sound(a)
 
 
 def memory_files(root: Path) -> dict[str, bytes]:

@@ -16,8 +16,10 @@ the one most linked to. It keeps its bytes; the others' sentences that it does n
 are appended while the card stays within its token budget; what does not fit becomes a "split"
 question (a card of its own, or appended anyway). Tags are unioned; `created` is the earliest,
 `updated` the latest; the others' slugs and topics become `aliases`, their slugs `merged_from`;
-`sources` are joined and `seen` summed. The other files are removed (git keeps them) and
-`[[links]]` to them in any card are rewritten to the survivor.
+`sources` are joined and `seen` summed, a source two of them cite counted once (vault/card.py
+`sightings`: one log entry two clones each distilled into a card of their own is one sighting).
+The other files are removed (git keeps them) and `[[links]]` to them in any card are rewritten
+to the survivor.
 """
 
 from __future__ import annotations
@@ -39,7 +41,13 @@ from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.survivor import inbound_links, rewrite_links, survivor_order
 from cardvault.maintain.text import append_paragraphs, first_sentence, render_blocks
-from cardvault.vault.card import as_date, parse_card, replace_body, update_card_text
+from cardvault.vault.card import (
+    as_date,
+    parse_card,
+    replace_body,
+    sightings,
+    update_card_text,
+)
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import KeptApart, ReviewItem, apart_pairs, asked_pairs
 from cardvault.vault.links import rename_links
@@ -299,7 +307,7 @@ def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:
     sources = _union(c.sources for c in cards)
     if sources:
         meta["sources"] = sources
-    meta["seen"] = sum(c.seen for c in cards)
+    meta["seen"] = sightings(cards)
     meta.update(_carried(keep, others))
     return {k: v for k, v in meta.items() if v is not None}
 

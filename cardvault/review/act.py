@@ -1,9 +1,10 @@
 """What an answer to a review question does to the vault, as changes (nothing is written here).
 
 - same lesson / duplicate, accepted: the cards that hold the chosen members become one card
-  (maintenance's merge: facts once, tags and sources joined, `seen` summed, so a lesson told
-  three times reaches the promotion threshold like any other); members not yet in a card join
-  it at the next `maintain` (the accepted decision keeps them together).
+  (maintenance's merge: facts once, tags and sources joined, `seen` summed with a source two
+  cards cite counted once, so a lesson told three times reaches the promotion threshold like
+  any other); members not yet in a card join it at the next `maintain` (the accepted decision
+  keeps them together).
 - same lesson / duplicate, rejected: nothing now; the members are kept apart from then on.
 - contradiction, accepted with the side that holds: the other card moves to the archive with
   `status: archived` and `superseded_by: <the winner>` (git and `search --archived` keep it).

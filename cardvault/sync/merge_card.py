@@ -169,9 +169,10 @@ def newly_merged(base: str, kept: str, path: Path) -> list[str]:
 
 def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     """`survivor` (the card `base` was merged into) with what `kept` added to `base` since:
-    new sources, sightings and uses, later dates, new tags, paragraphs added after the body, a
-    promotion (and its rule, when the survivor has none). None when `kept` changed anything
-    else, or is not active or promoted (a person's edit, an archiving: theirs to settle)."""
+    new sources, sightings (less those of sources the survivor already cites: one entry is one
+    sighting) and uses, later dates, new tags, paragraphs added after the body, a promotion (and
+    its rule, when the survivor has none). None when `kept` changed anything else, or is not
+    active or promoted (a person's edit, an archiving: theirs to settle)."""
     try:
         b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
     except CardFormatError:
@@ -181,14 +182,16 @@ def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     if changed - CARRIED or added is None or k.meta.get("status", "promoted") != "promoted":
         return None
     changes: dict[str, Any] = {}
-    sources = [x for x in k.sources if x not in b.sources and x not in s.sources]
+    new_sources = [x for x in k.sources if x not in b.sources]
+    sources = [x for x in new_sources if x not in s.sources]
     if sources:
         changes["sources"] = [*s.sources, *sources]
     tags = [t for t in k.tags if t not in b.tags and t not in s.tags]
     if tags:
         changes["tags"] = [*s.tags, *tags]
+    counted = len(new_sources) - len(sources)  # sightings the survivor already cites
     for key in ("seen", "uses"):
-        grown = _count(k.meta, key) - _count(b.meta, key)
+        grown = _count(k.meta, key) - _count(b.meta, key) - (counted if key == "seen" else 0)
         if grown > 0:
             changes[key] = _count(s.meta, key) + grown
     for key in ("updated", "last_used", "promoted"):

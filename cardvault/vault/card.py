@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -100,6 +101,18 @@ class Card:
             if match and match.group(1) == key:
                 return number
         return 1
+
+
+def sightings(cards: Iterable[Card]) -> int:
+    """How many times the lesson of `cards`, taken as one card, was seen: their `seen` summed,
+    less one for each further card that cites a source another of them already cites (one log
+    entry that two clones each distilled into a card of their own is one sighting), never less
+    than the most seen card's. So cards distill made count their distinct sources, and what a
+    card counts beyond its sources (a hand-written `seen: 2`, no sources) is kept."""
+    cards = list(cards)
+    cited = Counter(source for card in cards for source in set(card.sources))
+    repeats = sum(count - 1 for count in cited.values())
+    return max(sum(card.seen for card in cards) - repeats, *(card.seen for card in cards))
 
 
 def as_date(value: Any) -> dt.date | None:
