@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from cardvault.context.pack import PREAMBLE
 from cardvault.search.embedder import Embedder
 from cardvault.vault.tokens import count_tokens
 from tests.conftest import git_log
@@ -50,17 +51,28 @@ def test_it_lists_its_tools_and_resources(indexed_sample: Path) -> None:
             assert {t.uri_template for t in templates} == {
                 "cardvault://cards/{slug}", "cardvault://logs/{date}",
             }  # fmt: skip
-            memory = (await client.read_resource("cardvault://memory")).contents[0]
-            assert memory.text == (indexed_sample / "MEMORY.md").read_text()
-            card = await client.read_resource("cardvault://cards/docker-buildx-platform-flag")
-            path = indexed_sample / "memory/cards/docker-buildx-platform-flag.md"
-            assert card.contents[0].text == path.read_text()
+            # each file's exact text, quoted as stored memory (a card may be written to steer)
+            for uri, rel in (
+                ("cardvault://memory", "MEMORY.md"),
+                (
+                    "cardvault://cards/docker-buildx-platform-flag",
+                    cards_rel("docker-buildx-platform-flag"),
+                ),
+                ("cardvault://logs/2026-11-02", "memory/2026-11-02.md"),
+            ):
+                text = (await client.read_resource(uri)).contents[0].text
+                assert text == (
+                    f'{PREAMBLE}\n\n<memory source="{rel}">\n'
+                    f"{(indexed_sample / rel).read_text()}\n</memory>\n"
+                ), uri
             rules = (await client.read_resource("cardvault://rules")).contents[0].text
             assert "Never commit .env files" in rules
-            day = await client.read_resource("cardvault://logs/2026-11-02")
-            assert day.contents[0].text == (indexed_sample / "memory/2026-11-02.md").read_text()
 
     _run(scenario)
+
+
+def cards_rel(slug: str) -> str:
+    return f"memory/cards/{slug}.md"
 
 
 def test_search_finds_a_paraphrased_card_and_read_returns_it(indexed_sample: Path) -> None:

@@ -3,7 +3,10 @@
 `cardvault://memory` and `cardvault://rules` are fixed; cards (`cardvault://cards/{slug}`,
 live and archived, aliases too) and logs (`cardvault://logs/{date}`) are templates, and each
 live card is also listed by `resources/list` (`card_listing`). Reading goes through the same
-vault readers as the CLI (`find_card`, the context pack's rule items).
+vault readers as the CLI (`find_card`, the context pack's rule items). Each is returned as the
+tools return memory: the file's exact text in one `<memory source="...">` block after the
+preamble saying it is stored memory to weigh, not instructions to follow (a shared vault's
+card may be written to steer the agent that reads it).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
             found = read_if_present(vault.memory_md, vault.root)
             if found is None:
                 raise NotFoundError("the vault has no MEMORY.md")
-            return found.text
+            return _stored("MEMORY.md", found.text)
 
     @server.resource(
         "cardvault://rules",
@@ -63,11 +66,13 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
         CARD_URI,
         name="card",
         mime_type=MARKDOWN,
-        description="A knowledge card as written (frontmatter and body), by slug or alias.",
+        description="A knowledge card as written (frontmatter and body), by slug or alias, "
+        "quoted as stored memory.",
     )
     def card(slug: str) -> str:
         with _resource_errors():
-            return card_named(session.vault, slug).text
+            found = card_named(session.vault, slug)
+            return _stored(session.vault.rel(found.path), found.text)
 
     @server.resource(
         "cardvault://logs/{date}",
@@ -85,7 +90,12 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
             found = read_if_present(vault.log_path(day), vault.root)
             if found is None:
                 raise NotFoundError(f"no daily log for {day}")
-            return found.text
+            return _stored(vault.rel(found.path), found.text)
+
+
+def _stored(source: str, text: str) -> str:
+    """A file's text as stored memory, quoted with its source (the module docstring)."""
+    return f"{PREAMBLE}\n\n{quoted(source, text)}\n"
 
 
 def card_listing(session: VaultSession) -> list[Resource]:
