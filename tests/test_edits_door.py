@@ -20,7 +20,7 @@ from cardvault.errors import CardvaultError
 from cardvault.vault.files import ABSENT, digest_text, read_text
 from cardvault.vault.layout import open_vault_at
 from cardvault.write.add import append_log
-from tests.conftest import git_log
+from tests.conftest import git_log, run_cli
 from tests.writers_support import REPO, assert_vault_sound, cardvault, git, lock_held_elsewhere
 
 NOW = "2026-03-19T14:30"
@@ -60,19 +60,46 @@ def _killed_writer(root: Path, stop_after: int) -> int:
 
 @pytest.mark.parametrize("stop_after", [1, 2, 3])
 def test_a_write_killed_midway_is_finished_and_committed_by_the_next(
-    vault_path: Path, stop_after: int
+    vault_path: Path, stop_after: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _killed_writer(vault_path, stop_after) == 137
     assert (vault_path / ".cardvault" / "journal.json").exists()
     vault = open_vault_at(vault_path)
     result = append_log(vault, "after the crash", None, _now())
-    assert any("finished an interrupted write (three cards)" in n for n in result.notes)
+    said = capsys.readouterr().err
+    assert "finished an interrupted write (three cards): committed " in said
+    assert not any("interrupted" in n for n in result.notes)  # said once, by the door
     for n in range(3):
         assert vault.card_path(f"card-{n}").read_text(encoding="utf-8").endswith(f"Body {n}.\n")
     subjects = git_log(vault_path)
     assert subjects[:2] == ["log: 2026-03-19 14:30 after the crash", "three cards"]
     body = git(vault_path, "log", "-1", "--format=%B", "HEAD~1")
     assert "finished after an interruption" in body
+    assert_vault_sound(vault_path)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["log", "after the crash"],
+        ["maintain", "--only", "promote,uses,verify,archive,index"],
+        ["forget", "card-0", "--yes"],
+        ["promote", "card-1"],
+        ["check", "--fix"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_every_writing_command_says_once_that_it_finished_an_interrupted_write(
+    vault_path: Path, command: list[str]
+) -> None:
+    """docs/writers.md: the next writing command, whichever it is, finishes the write a killed
+    process left and says so on stderr, in one line (maintain and forget used to say nothing;
+    a command that said it through its result must not say it twice)."""
+    assert _killed_writer(vault_path, 2) == 137
+    result = run_cli(["--vault", str(vault_path), *command], env={"CARDVAULT_NOW": NOW})
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("finished an interrupted write (three cards): committed ") == 1
+    assert "three cards" in git_log(vault_path)
     assert_vault_sound(vault_path)
 
 
@@ -105,12 +132,15 @@ def test_an_undo_interrupted_by_a_crash_is_finished_without_a_commit(vault_path:
     assert_vault_sound(vault_path)
 
 
-def test_a_stale_index_lock_is_cleared_and_reported(vault_path: Path) -> None:
+def test_a_stale_index_lock_is_cleared_and_reported(
+    vault_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (vault_path / ".git" / "index.lock").write_text("", encoding="utf-8")
     (vault_path / ".git" / "refs" / "heads" / "main.lock").write_text("", encoding="utf-8")
     result = append_log(open_vault_at(vault_path), "note", None, _now())
     assert result.commit.recorded
-    assert any("index.lock" in n and "refs/heads/main.lock" in n for n in result.notes)
+    said = capsys.readouterr().err.splitlines()
+    assert any("index.lock" in line and "refs/heads/main.lock" in line for line in said)
     assert_vault_sound(vault_path)
 
 

@@ -17,6 +17,7 @@ from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import open_vault_at
 from tests.conftest import git_log, run_cli, snapshot
 from tests.insight_support import card_files, frontmatter, git, log_entries, log_files
+from tests.writers_support import assert_vault_sound, killed_midway
 
 SLUG = "docker-buildx-platform-flag"
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
@@ -466,3 +467,41 @@ def test_forgetting_an_entry_whose_heading_was_copied_keeps_the_copy_out_of_the_
     (record,) = (vault_path / "memory" / "forgotten").glob("*.txt")
     assert "memory/2026-12-01.md#abcdef" in record.read_text()
     assert plan_still_forgotten(open_vault_at(vault_path)) is None
+
+
+@pytest.mark.parametrize("stop_after", [1, 2])
+def test_forget_again_after_a_killed_forget_finishes_it_says_so_and_nothing_more_matches(
+    sample_vault: Path, stop_after: int
+) -> None:
+    """A forget killed midway (its journal left, some files written): running it again
+    finishes the interrupted one first, says so on stderr, and plans against the vault as it
+    then is: nothing more matches, exit 0. It used to show a plan of the half-written files,
+    then say "nothing was written" while the door had finished and committed the forget."""
+    assert killed_midway(sample_vault, "forget: ", stop_after, "forget", SLUG, "--yes") == 137
+    assert (sample_vault / ".cardvault" / "journal.json").exists()
+    result = forget(sample_vault, SLUG, "--yes")
+    assert result.exit_code == 0, result.output
+    finished = f'finished an interrupted write (forget: "{SLUG}": '
+    assert result.stderr.count(finished) == 1, result.output
+    assert f'nothing more matches "{SLUG}"' in result.output
+    assert "nothing was written" not in result.output
+    assert not (sample_vault / "memory" / "cards" / f"{SLUG}.md").exists()
+    assert git_log(sample_vault)[0].startswith(f'forget: "{SLUG}"')
+    body = git(sample_vault, "log", "-1", "--format=%B")
+    assert body.rstrip().endswith("(finished after an interruption)")
+    assert_vault_sound(sample_vault)
+
+
+def test_a_forget_after_a_killed_one_finishes_it_then_forgets_what_it_names(
+    sample_vault: Path,
+) -> None:
+    """Another query after a killed forget: the interrupted forget is finished (and said),
+    then the new one is planned on the finished vault and carried out in its own commit."""
+    assert killed_midway(sample_vault, "forget: ", 1, "forget", SLUG, "--yes") == 137
+    result = forget(sample_vault, "nginx timeouts", "--yes")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count(f'finished an interrupted write (forget: "{SLUG}": ') == 1
+    subjects = git_log(sample_vault)
+    assert subjects[0].startswith('forget: "nginx timeouts"')
+    assert subjects[1].startswith(f'forget: "{SLUG}"')
+    assert_vault_sound(sample_vault)

@@ -62,6 +62,45 @@ def cardvault(root: Path, *args: str, now: str | None = None) -> subprocess.Comp
     )
 
 
+#: The real CLI (`argv[3:]`), killed (os._exit: no cleanup, like kill -9) right after writing
+#: the `argv[2]`-th file of the write whose commit message starts with `argv[1]`: its journal
+#: is left, and some of its files written.
+KILLED_COMMAND = """
+import os, sys
+from cardvault.edits import door
+real = door.apply_changes
+prefix, stop_after, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def killed(vault, changes, after_write=None, finish=None, message=None, moves=None):
+    if not (message or "").startswith(prefix):
+        return real(vault, changes, after_write, finish, message, moves)
+    written = []
+    def die(path):
+        written.append(path)
+        if len(written) == stop_after:
+            os._exit(137)
+    return real(vault, changes, die, finish, message, moves)
+door.apply_changes = killed
+sys.argv = ["cardvault", *argv]
+from cardvault.cli.entry import main
+main()
+"""
+
+
+def killed_midway(root: Path, prefix: str, stop_after: int, *args: str) -> int:
+    """Run `cardvault ARGS` on the vault at `root`, killed midway through its write whose
+    commit message starts with `prefix` (KILLED_COMMAND); its exit code (137 when killed)."""
+    env = {**os.environ, "CARDVAULT_VAULT": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_COMMAND, prefix, str(stop_after), *args],
+        capture_output=True,
+        env=env,
+        cwd=REPO,
+        timeout=300,
+        check=False,
+    )
+    return done.returncode
+
+
 def git(root: Path, *args: str) -> str:
     """Run git in `root`; its stdout (raises on failure)."""
     done = subprocess.run(

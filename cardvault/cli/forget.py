@@ -63,7 +63,10 @@ def forget(
     from cardvault.errors import NotFoundError
     from cardvault.forget.plan import apply_forget, shown_query
 
-    plans = _plans(ctx, query, scope, yes)
+    plans, resumed = _plans(ctx, query, scope, yes)
+    if not plans and resumed:
+        render.success(f"nothing more matches {shown_query(query)}")
+        return
     if not plans:
         raise NotFoundError(f"nothing in the vault matches {shown_query(query)}")
     for name, _, plan in plans:
@@ -96,10 +99,14 @@ def forget(
 
 def _plans(
     ctx: typer.Context, query: str, scope: ForgetScope | None, yes: bool
-) -> list[tuple[str, Vault, ForgetPlan]]:
-    """The non-empty plans of the vaults in scope (asking the scope when it matters)."""
+) -> tuple[list[tuple[str, Vault, ForgetPlan]], bool]:
+    """The non-empty plans of the vaults in scope (asking the scope when it matters), and
+    whether an interrupted forget was finished first: a write a killed process left is
+    finished before the plan is made (and says so), so the plan shown is of the vault as it
+    is, never of half-written files."""
+    from cardvault.edits.door import finish_interrupted
     from cardvault.errors import VaultNotFoundError
-    from cardvault.forget.plan import plan_forget
+    from cardvault.forget.plan import plan_forget, resumed_forget
     from cardvault.scopes.home import global_vault
 
     home = global_vault()
@@ -126,12 +133,14 @@ def _plans(
             render.warning(notice)
         seen = {v.root for _, v in vaults}
         vaults += [(key, v) for key, v in found if v.root not in seen]
+    recoveries = [finish_interrupted(vault, waiting_note) for _, vault in vaults]
     today = session_of(ctx).now().date()  # the record's name, as every write's date
     plans = [(name, vault, plan_forget(vault, query, today)) for name, vault in vaults]
     for _, _, plan in plans:
         for problem in plan.unreadable:
             render.warning(f"not searched (unreadable): {problem}")
-    return [(name, vault, plan) for name, vault, plan in plans if not plan.empty]
+    matching = [(name, vault, plan) for name, vault, plan in plans if not plan.empty]
+    return matching, any(resumed_forget(recovery, query) for recovery in recoveries)
 
 
 def _ask(query: str, home: Vault | None, yes: bool) -> ForgetScope:

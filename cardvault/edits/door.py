@@ -5,7 +5,8 @@
 2. refuses, with one line saying how to finish it, while git is in the middle of something a
    commit would be lost to or swept into (a rebase, merge, cherry-pick, revert or bisect, a
    detached HEAD: history/states.py); finishes a write an earlier process was killed in the
-   middle of, and clears the lock files a killed git left (recover.py);
+   middle of, and clears the lock files a killed git left (recover.py), saying so on stderr
+   there and then, whichever command came in;
 3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
    returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
@@ -37,8 +38,9 @@ from cardvault import history
 from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.journal import left_behind
 from cardvault.edits.lock import Holder, vault_lock
-from cardvault.edits.recover import Recovery, describe, recover
+from cardvault.edits.recover import Recovery, announce, recover
 from cardvault.errors import CardvaultError, ConcurrentEditError, UnfinishedGitError
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
@@ -108,15 +110,16 @@ def holding_the_lock(
     commit_pending: bool = False,
 ) -> Iterator[Entered]:
     """Steps 1-2 of the door for writers whose change git makes (`sync`'s merge): hold the
-    lock, finish an interrupted write, set up the merge drivers when missing; with
-    `commit_pending`, commit every pending hand edit of the vault's own files first (sync,
-    `maintain --commit-pending`)."""
+    lock, finish an interrupted write (said on stderr: recover.announce), set up the merge
+    drivers when missing; with `commit_pending`, commit every pending hand edit of the vault's
+    own files first (sync, `maintain --commit-pending`)."""
     asked = time.monotonic()
     with vault_lock(vault, timeout, on_wait):
         waited = time.monotonic() - asked
         faults.begin()
         refuse_unfinished_git(vault)
         recovery = recover(vault)
+        announce(recovery)
         setup = _merge_setup(vault) if merge_setup else None
         pending = _commit_pending_edits(vault) if commit_pending else None
         yield Entered(recovery, setup, waited, pending)
@@ -162,6 +165,17 @@ def locked_write(
         waited=entered.waited,
         pending=entered.pending or written.pending,
     )
+
+
+def finish_interrupted(vault: Vault, on_wait: OnWait | None = None) -> Recovery:
+    """Finish a write a killed process left (its journal), under the lock, before a caller
+    plans outside the lock (`forget` shows its plan and asks first): a plan of half-written
+    files would name what the finished write already took. Takes no lock when no journal is
+    left."""
+    if not left_behind(vault):
+        return Recovery()
+    with holding_the_lock(vault, on_wait=on_wait, merge_setup=False) as entered:
+        return entered.recovery
 
 
 def refuse_unfinished_git(vault: Vault) -> None:
@@ -353,9 +367,9 @@ def _hand_edit_bytes(top: Path, rel: str) -> bytes | None:
 
 
 def door_notes(written: Written[Any]) -> list[str]:
-    """What a person should hear about the way in: an interrupted write finished, git's stale
-    locks removed, hand edits committed before the change."""
-    notes = describe(written.recovery)
+    """What a person should hear about the way in, besides the recovery (said on stderr as it
+    was done): the merge drivers set up, hand edits committed before the change."""
+    notes: list[str] = []
     if written.setup is not None and written.setup.recorded:
         sha = (written.setup.sha or "")[:10]
         notes.append(f"set up git merge drivers for the vault's files (.gitattributes, {sha})")

@@ -114,6 +114,11 @@ def undo_path(vault: Vault) -> Path:
     return vault.cache_dir / UNDO_NAME
 
 
+def left_behind(vault: Vault) -> bool:
+    """Whether an interrupted write left its journal (or an undo in progress) to finish."""
+    return journal_path(vault).exists() or undo_path(vault).exists()
+
+
 def temp_path(path: Path, journal_id: str) -> Path:
     """The temporary file the batch writer fills before renaming it over `path`."""
     return path.with_name(short_name(path.name, f".{journal_id}.tmp"))

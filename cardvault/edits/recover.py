@@ -18,6 +18,7 @@ applied, and a note says so.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -50,6 +51,11 @@ class Recovery:
     swept: int = 0  # temporary files removed
     git_locks: tuple[str, ...] = field(default=())  # stale git lock files removed
     notes: tuple[str, ...] = ()  # tracked cache files and void journals set aside
+
+    @property
+    def finished(self) -> bool:
+        """Whether an interrupted write (or the undo of a failed one) was finished."""
+        return self.message is not None or self.rollback
 
 
 def recover(vault: Vault) -> Recovery:
@@ -170,7 +176,7 @@ def _digest(path: Path) -> str:
 def describe(recovery: Recovery) -> list[str]:
     """What a person should be told about a recovery, one line each."""
     lines = []
-    if recovery.message is not None or recovery.rollback:
+    if recovery.finished:
         subject = (recovery.message or "").split("\n", 1)[0]
         if recovery.rollback:
             lines.append("finished undoing a write that failed (nothing of it was kept)")
@@ -186,3 +192,10 @@ def describe(recovery: Recovery) -> list[str]:
         names = ", ".join(recovery.git_locks)
         lines.append(f"removed git lock files left by a killed git: {names}")
     return lines
+
+
+def announce(recovery: Recovery) -> None:
+    """Say on stderr what recovery did (`describe`), one line each, as it is done: whichever
+    command, service or agent took the door is told, and told once (docs/writers.md)."""
+    for line in describe(recovery):
+        print(line, file=sys.stderr, flush=True)

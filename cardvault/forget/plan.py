@@ -32,6 +32,7 @@ from pathlib import Path
 from cardvault import history
 from cardvault.edits.changes import Change, DeleteFile, WriteFile, reason_lines
 from cardvault.edits.door import OnWait, Proposal, locked_write, propose
+from cardvault.edits.recover import Recovery
 from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.forget.logs import LogCut, Needles, cut_logs
 from cardvault.vault.card import Card
@@ -397,6 +398,13 @@ def removals(plan: ForgetPlan) -> tuple[object, ...]:
     logs = tuple((cut.rel, tuple(text for _, text in cut.removed_lines())) for cut in plan.logs)
     unlinked = tuple(str(change.path) for change in plan.unlinked)
     return (tuple(c.rel for c in plan.cards), logs, plan.rules, unlinked, plan.questions)
+
+
+def resumed_forget(recovery: Recovery, query: str) -> bool:
+    """Whether `recovery` finished a forget of `query` that a killed process left (its commit
+    message names the query as `commit_message` does)."""
+    subject = f"forget: {shown_query(query)}: "
+    return recovery.finished and (recovery.message or "").startswith(subject)
 
 
 def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) -> ForgetResult:

@@ -53,7 +53,6 @@ from cardvault.edits.door import (
     refuse_unfinished_git,
     write_while_holding,
 )
-from cardvault.edits.recover import describe
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.sync import removals
@@ -99,9 +98,9 @@ def sync_vault(
     git_remote.check_remote(top, name)
     branch = git_remote.upstream_branch(top, local, name)
     with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
-        notes = describe(entered.recovery)
+        pass  # an interrupted write finished (and said so), hand edits committed
     result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
-    return replace(result, pending=entered.pending, notes=[*notes, *_index_notes(vault, result)])
+    return replace(result, pending=entered.pending, notes=_index_notes(vault, result))
 
 
 def _exchange(
