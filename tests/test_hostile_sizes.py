@@ -326,3 +326,71 @@ def test_json_or_toml_nested_too_deeply_is_one_clear_error_not_a_traceback(
         commands += [["install", "codex", "--project", "--dry-run"]]
     for args in commands:
         cardvault(victim, *args)
+
+
+def test_a_history_of_many_big_cards_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    """A vault of 4 MB in git: 200 cards of 990 KB of the same text committed, each edited in a
+    second commit, removed in a third. `history` kept every changed file's text before and
+    after, of every commit at once: 777 MB at its peak (1,000 such cards: 3.9 GB and 47 s).
+    Now one commit is read at a time, and 4 MB of its texts: the rest is counted."""
+    import json
+
+    from cardvault.write.init import init_vault
+    from tests.hostile_support import run_in_process
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    cards = attacker / "memory" / "cards"
+    body = ("The same lesson, said again and again. " * 25 + "\n") * 990
+
+    def write_all(topic: str) -> None:
+        for n in range(200):
+            (cards / f"big-{n}.md").write_text(f"---\ntopic: {topic} {n}\n---\n{body}", "utf-8")
+
+    write_all("Big")
+    git(attacker, "add", "-A")
+    git(attacker, "commit", "-qm", "many big cards")
+    write_all("Changed")
+    git(attacker, "commit", "-qam", "change them all")
+    for card in cards.glob("big-*.md"):
+        card.unlink()
+    victim = published(attacker, tmp_path, "remove them")
+    assert sum(f.stat().st_size for f in (victim / ".git").rglob("*") if f.is_file()) < 8 << 20
+    for args in (("history", "--json"), ("diff", "HEAD~1", "--json")):
+        _, peak_mb, clean, _ = run_in_process(victim, args)
+        assert clean and 0 < peak_mb < 300, (args, peak_mb)
+    found = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "cardvault", "--vault", str(victim), "history", "--json"],
+            capture_output=True, text=True, timeout=HUNG, check=True,
+        ).stdout
+    )  # fmt: skip
+    assert [c["message"] for c in found][:3] == ["remove them", "change them all", "many big cards"]
+    for commit in found[:3]:
+        told = commit["changes"]
+        assert told[-1]["kind"] == "unread" and told[-1]["text"].startswith(
+            f"{201 - len(told)} more"
+        )
+    assert found[-1]["changes"]  # the vault's first commit, read as before
+
+
+def test_a_commit_of_many_cards_is_told_up_to_a_thousand_of_them(tmp_path: Path) -> None:
+    """1,500 small cards in one commit: each was read and parsed (50,000 took two minutes, in a
+    repository of 400 KB); now the first 1,000 are told, the rest counted, and `--limit` keeps
+    to the newest commits."""
+    import json
+
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    for n in range(1500):
+        (attacker / "memory" / "cards" / f"c-{n}.md").write_text("---\ntopic: T\n---\nbody\n")
+    victim = published(attacker, tmp_path, "many cards")
+    args = [sys.executable, "-m", "cardvault", "--vault", str(victim), "history", "--json"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=HUNG, check=True)
+    newest = json.loads(done.stdout)[0]
+    assert newest["message"] == "many cards" and len(newest["changes"]) == 1001
+    assert newest["changes"][-1]["text"].startswith("500 more files changed, not read")
+    limited = subprocess.run([*args, "--limit", "1"], capture_output=True, text=True, check=True)
+    assert [c["message"] for c in json.loads(limited.stdout)] == ["many cards"]

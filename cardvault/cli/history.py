@@ -25,27 +25,35 @@ def history(
             "--since", metavar="DATE", help="Only commits on or after this day (YYYY-MM-DD)."
         ),
     ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", metavar="N", min=1, help="At most this many commits, the newest."),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """What the memory learned, commit by commit, newest first, read from git.
 
     Cards created, merged (and from which), facts added or removed, rules promoted or demoted,
     cards archived or forgotten, log entries written: each commit's changes under memory/ and
-    MEMORY.md, in words. `cardvault diff REV` shows one commit the same way.
+    MEMORY.md, in words. `cardvault diff REV` shows one commit the same way. Each commit is
+    shown as it is read; of its files, 1,000 and 4 MB of texts at most are read, the rest
+    counted.
     """
     from cardvault.insight.changes import memory_history
 
     day = _day(since)
-    found = memory_history(vault_of(ctx), slug, day)
+    found = memory_history(vault_of(ctx), slug, day, limit)
     if render.wants_json(json_out):
-        render.print_json([commit.to_dict() for commit in found])
+        render.print_json_items(commit.to_dict() for commit in found)
         return
-    if not found:
+    shown = 0
+    for commit in found:
+        _show(commit)
+        shown += 1
+    if not shown:
         render.note(
             "no memory changes" + (f" to {slug}" if slug else "") + (f" since {day}" if day else "")
         )
-    for commit in found:
-        _show(commit)
 
 
 def diff(

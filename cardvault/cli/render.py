@@ -76,6 +76,22 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n")
 
 
+def print_json_items(items: Iterable[Any]) -> None:
+    """Write `items` as one JSON array, as `print_json` writes a list, each item as it comes:
+    a long list is never held whole."""
+    indent = 2 if sys.stdout.isatty() else None
+    opening, between = ("[\n  ", ",\n  ") if indent else ("[", ", ")
+    lead = opening
+    for item in items:
+        text = json.dumps(item, indent=indent, ensure_ascii=False, default=str)
+        sys.stdout.write(lead + (text.replace("\n", "\n  ") if indent else text))
+        lead = between
+    if lead == opening:
+        sys.stdout.write("[]\n")
+    else:
+        sys.stdout.write("\n]\n" if indent else "]\n")
+
+
 def error(message: str) -> None:
     """An error line on stderr, any secret in it redacted (errors quote what the user typed)."""
     from cardvault.cli.output import collected

@@ -30,7 +30,14 @@ Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathsp
 - changes.py: what each commit changed under memory/ (files before and after), for `history`.
 """
 
-from cardvault.history.changes import CommitChanges, FileChange, memory_commits, one_commit
+from cardvault.history.changes import (
+    COMMIT_FILES,
+    COMMIT_READ_BYTES,
+    CommitChanges,
+    FileChange,
+    memory_commits,
+    one_commit,
+)
 from cardvault.history.commits import (
     AGENT_TRAILER,
     CommitResult,
@@ -111,6 +118,8 @@ from cardvault.history.treemerge import (
 __all__ = [
     "AGENT_TRAILER",
     "ATTRIBUTES",
+    "COMMIT_FILES",
+    "COMMIT_READ_BYTES",
     "DEFAULT_EMAIL",
     "DEFAULT_NAME",
     "DRIVERS",

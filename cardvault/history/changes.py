@@ -5,12 +5,20 @@ read from git's objects through GitPython, for `cardvault history` and `cardvaul
 Renames are found as git finds them (a card moved to memory/archive/ is one rename). A root
 commit is compared with the empty tree; a merge commit with its first parent. Texts are read as
 UTF-8 with replacement: what git holds is data, never code.
+
+Memory stays bounded whatever the history holds: commits are read one at a time, as the caller
+takes them, and of each commit's files at most COMMIT_FILES are looked at and COMMIT_READ_BYTES
+of texts read (a commit of a few cards is a few KB); the files past those are counted, not read.
+A history of a thousand 1 MB cards added, edited and removed took 3.9 GB when every text was
+kept; 50,000 small cards in one commit, two minutes.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +28,12 @@ from cardvault.history.runner import GitError
 MEMORY_PATHS = ("memory", "MEMORY.md")
 #: Files over this size are not read (a card is a few KB; a daily log rarely 100 KB).
 MAX_TEXT_BYTES = 1 << 20
+#: The texts (before and after together) read of one commit's files, at most.
+COMMIT_READ_BYTES = 4 << 20
+#: The files of one commit looked at, at most, and their names' bytes (they go to git's
+#: command line): past them, a commit's files are counted.
+COMMIT_FILES = 1000
+COMMIT_NAME_BYTES = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -35,7 +49,8 @@ class FileChange:
 
 @dataclass(frozen=True)
 class CommitChanges:
-    """One commit and the memory files it changed."""
+    """One commit and the memory files it changed: those read (`files`), and how many more it
+    changed past COMMIT_READ_BYTES (`unread`: counted, not read)."""
 
     sha: str
     date: dt.datetime
@@ -43,21 +58,23 @@ class CommitChanges:
     subject: str
     body: str
     files: tuple[FileChange, ...]
+    unread: int = 0
 
 
 def memory_commits(
     root: Path, rev: str = "HEAD", since: dt.date | None = None, limit: int | None = None
-) -> list[CommitChanges]:
-    """The commits reachable from `rev` that touched memory files, newest first (`since`: only
-    those on or after that day; `limit`: at most that many). [] outside a repository or on an
-    unborn branch; GitError for a revision git does not know."""
+) -> Iterator[CommitChanges]:
+    """The commits reachable from `rev` that touched memory files, newest first, each read when
+    the caller takes it (`since`: only those on or after that day; `limit`: at most that many).
+    Nothing outside a repository or on an unborn branch; GitError, raised here, for a revision
+    git does not know."""
     import git
 
     from cardvault.history.repo import head_commit, open_repo, top_of
 
     repo = open_repo(root)
     if repo is None or head_commit(repo) is None:
-        return []
+        return iter(())
     prefix = _prefix(top_of(repo), root)
     paths = [f"{prefix}{path}" for path in MEMORY_PATHS]
     options: dict[str, Any] = {}
@@ -66,10 +83,13 @@ def memory_commits(
     if limit is not None:
         options["max_count"] = limit
     try:
-        found = list(repo.iter_commits(rev, paths=paths, **options))
+        found = repo.iter_commits(rev, paths=paths, **options)
+        first = next(found, None)  # git names an unknown revision before the first commit
     except (git.GitCommandError, ValueError) as exc:
         raise GitError(f"unknown revision {rev!r}", root) from exc
-    return [_changes(commit, prefix) for commit in found]
+    if first is None:
+        return iter(())
+    return (_changes(commit, prefix) for commit in chain([first], found))
 
 
 def one_commit(root: Path, rev: str = "HEAD") -> CommitChanges | None:
@@ -99,35 +119,74 @@ def _changes(commit: Any, prefix: str) -> CommitChanges:
     import git
 
     parent = commit.parents[0] if commit.parents else git.NULL_TREE
-    paths = _showable(commit, [f"{prefix}{path}" for path in MEMORY_PATHS])
+    paths, more = _showable(commit, [f"{prefix}{path}" for path in MEMORY_PATHS])
     diffs = commit.diff(parent, paths=paths, R=True, find_renames=True) if paths else []
-    files = tuple(_file(diff, prefix) for diff in diffs)
+    files, unread = _read(diffs, prefix)
+    unread += more
     message = commit.message if isinstance(commit.message, str) else commit.message.decode()
     subject, _, body = message.partition("\n")
     return CommitChanges(
         sha=commit.hexsha, date=commit.committed_datetime, author=str(commit.author.name),
-        subject=subject.strip(), body=body.strip(), files=files,
+        subject=subject.strip(), body=body.strip(), files=files, unread=unread,
     )  # fmt: skip
 
 
-def _showable(commit: Any, paths: list[str]) -> list[str]:
-    """`paths` as they are, unless the commit touches a file whose name the walker refuses (not
-    UTF-8, which GitPython's diff reader cannot decode and then returns nothing for; control
-    characters or bidi overrides, which would forge lines): then the commit's other file names
-    below `paths`, so the rest is still told and those files are left out."""
+def _read(diffs: list[Any], prefix: str) -> tuple[tuple[FileChange, ...], int]:
+    """The file changes whose texts fit in what is left of COMMIT_READ_BYTES, in git's order,
+    and how many did not fit (each left unread; a smaller one after it may still fit)."""
+    left, files, unread = COMMIT_READ_BYTES, [], 0
+    for diff in diffs:
+        cost = _size(diff.a_blob) + _size(diff.b_blob)
+        if cost > left:
+            unread += 1
+            continue
+        left -= cost
+        files.append(_file(diff, prefix))
+    return tuple(files), unread
+
+
+def _showable(commit: Any, paths: list[str]) -> tuple[list[str], int]:
+    """(`paths` as they are, 0), unless the commit touches a file whose name the walker refuses
+    (not UTF-8, which GitPython's diff reader cannot decode and then returns nothing for;
+    control characters or bidi overrides, which would forge lines) or more files than
+    COMMIT_FILES (or COMMIT_NAME_BYTES of names): then the commit's other file names below
+    `paths` up to those bounds, so the rest is still told and those files are left out, and
+    how many more files it changed. git's list is read as it comes, never held whole."""
     if not paths:
-        return paths
+        return paths, 0
     parent = commit.parents[0].hexsha if commit.parents else None
     spec = [parent, commit.hexsha] if parent else ["--root", commit.hexsha]
-    raw = commit.repo.git.execute(
+    process = commit.repo.git.execute(
         ["git", "diff-tree", "-r", "-z", "--name-only", "--no-renames", *spec, "--", *paths],
-        stdout_as_string=False,
+        as_process=True,
     )
-    names = [name for name in bytes(raw).split(b"\0") if name]
-    if parent is None and names:
-        names = names[1:] if names[0] == commit.hexsha.encode() else names
-    good = [text for text in map(_showable_name, names) if text is not None]
-    return paths if len(good) == len(names) else good
+    good: list[str] = []
+    refused, more, room = False, 0, COMMIT_NAME_BYTES
+    root_id = None if parent else commit.hexsha.encode()  # `--root` names the commit first
+    for name in _records(process.proc.stdout):
+        if name == root_id:
+            root_id = None
+            continue
+        text = _showable_name(name)
+        if text is None:
+            refused = True
+        elif len(good) < COMMIT_FILES and len(name) <= room:
+            good.append(text)
+            room -= len(name)
+        else:
+            more += 1
+    process.wait()
+    return (good, more) if refused or more else (paths, 0)
+
+
+def _records(stream: Any) -> Iterator[bytes]:
+    """The NUL-terminated records of `stream`, read a block at a time."""
+    rest = b""
+    while block := stream.read(1 << 16):
+        *done, rest = (rest + block).split(b"\0")
+        yield from (record for record in done if record)
+    if rest:
+        yield rest
 
 
 def _showable_name(name: bytes) -> str | None:
@@ -154,6 +213,11 @@ def _file(diff: Any, prefix: str) -> FileChange:
 
 def _rel(path: str | None, prefix: str) -> str | None:
     return None if path is None else path.removeprefix(prefix)
+
+
+def _size(blob: Any) -> int:
+    """The bytes `_text` reads of `blob` (git's object header says, without reading it)."""
+    return 0 if blob is None or blob.size > MAX_TEXT_BYTES else int(blob.size)
 
 
 def _text(blob: Any) -> str:

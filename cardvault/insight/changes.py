@@ -4,18 +4,29 @@
 a card created, merged (and from which cards), facts added or removed, a rule promoted or
 demoted, a card archived or forgotten, log entries written or forgotten, MEMORY.md rewritten.
 The texts come from git's objects and are parsed as data; a file that is not a valid card is
-described by its path only.
+described by its path only. A commit's files past what is read of one commit
+(history/changes: 1,000 files, 4 MB of texts) are told as a count ("N more files changed").
+Commits are described one at a time, as the caller takes them: nothing holds the whole history.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cardvault.history import CommitChanges, FileChange, memory_commits, one_commit
+from cardvault.history import (
+    COMMIT_FILES,
+    COMMIT_READ_BYTES,
+    CommitChanges,
+    FileChange,
+    memory_commits,
+    one_commit,
+)
 from cardvault.vault.layout import Vault
 
 _CARD = re.compile(r"^memory/(cards|archive)/([^/]+)\.md$")
@@ -27,8 +38,8 @@ _ENTRY = re.compile(r"^## ")
 class MemoryEvent:
     """One thing a commit did to the memory: `kind` (created, merged, facts-added,
     facts-removed, promoted, demoted, archived, restored, forgotten, removed, edited, logged,
-    log-forgotten, index), the card's slug (or the log's day), what the words say, and the
-    other cards it names (a merge's sources)."""
+    log-forgotten, index, unread), the card's slug (or the log's day; "" for the files left
+    unread), what the words say, and the other cards it names (a merge's sources)."""
 
     kind: str
     subject: str
@@ -65,13 +76,14 @@ class MemoryCommit:
 
 
 def memory_history(
-    vault: Vault, slug: str | None = None, since: dt.date | None = None
-) -> list[MemoryCommit]:
-    """Every commit that changed the memory, newest first, in words (only those naming `slug`
-    when given; only those on or after `since`)."""
-    found = [described(c) for c in memory_commits(vault.root, since=since)]
-    found = [c for c in found if c.events]
-    return [c for c in found if c.names(slug)] if slug else found
+    vault: Vault, slug: str | None = None, since: dt.date | None = None, limit: int | None = None
+) -> Iterator[MemoryCommit]:
+    """The commits that changed the memory, newest first, in words, each read when the caller
+    takes it (only those naming `slug` when given; only those on or after `since`; at most
+    `limit` of them). GitError for a history git cannot read."""
+    found = (described(c) for c in memory_commits(vault.root, since=since))
+    shown = (c for c in found if c.events and (slug is None or c.names(slug)))
+    return islice(shown, limit)
 
 
 def memory_diff(vault: Vault, rev: str = "HEAD") -> MemoryCommit | None:
@@ -94,8 +106,18 @@ def described(commit: CommitChanges) -> MemoryCommit:
     ]
     for change in commit.files:
         events.extend(_other_events(change, commit.subject))
+    if commit.unread:
+        events.append(_unread(commit.unread))
     return MemoryCommit(
         commit.sha, commit.date, commit.author, commit.subject, tuple(events), commit.body
+    )
+
+
+def _unread(count: int) -> MemoryEvent:
+    files = "file" if count == 1 else "files"
+    bounds = f"{COMMIT_READ_BYTES >> 20} MB, {COMMIT_FILES} files"
+    return MemoryEvent(
+        "unread", "", f"{count} more {files} changed, not read (a commit is read up to {bounds})"
     )
 
 
