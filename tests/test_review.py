@@ -423,6 +423,35 @@ def test_an_answer_never_joins_cards_an_earlier_answer_kept_apart(tmp_path: Path
     assert joined.count(True) == 1  # members 1 and 3 are one card now
 
 
+def test_a_person_who_said_two_cards_do_not_contradict_may_later_say_they_tell_one_lesson(
+    tmp_path: Path,
+) -> None:
+    """A contradiction rejected (both stand: "they do not contradict") is no answer against the
+    two telling one lesson: a later same-lesson question naming both can be accepted. It was
+    refused with "accept --only the members that tell one lesson", which the person had done."""
+    from cardvault.vault.decisions import Member, ReviewItem, item_id, render_queue
+
+    vault = new_vault(tmp_path / "v")
+    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-01-02")
+    card(vault, "buildx-for-amd64", "Buildx for amd64", PLATFORM_A + " Use buildx.",
+         created="2026-02-10")  # fmt: skip
+    both = tuple(
+        Member(f"memory/cards/{s}.md", f"memory/cards/{s}.md", "…")
+        for s in ("docker-platform-flag", "buildx-for-amd64")
+    )
+    settled = ReviewItem(
+        item_id("contradiction", [m.key for m in both]), "contradiction", both, {}, "2026-03-01"
+    ).settled("rejected", "2026-03-02", "person", "both hold")
+    question = ReviewItem(item_id("same-lesson", [m.key for m in both]), "same-lesson", both,
+                          {}, "2026-03-03")  # fmt: skip
+    (vault.root / "memory" / "review.jsonl").write_text(render_queue([settled, question]), "utf-8")
+    commit_all(vault)
+    cli(vault.root, "review", "accept", question.id)
+    cards = vault.root / "memory" / "cards"
+    joined = [(cards / f"{s}.md").exists() for s in ("docker-platform-flag", "buildx-for-amd64")]
+    assert joined.count(True) == 1
+
+
 def test_the_queue_budget_counts_bytes_as_the_file_limit_does() -> None:
     """The queue is written with ensure_ascii=False: a question in Chinese takes three bytes a
     character. Counting characters let a queue of such questions reach some 1.5 MB, over the

@@ -92,8 +92,15 @@ def _ensure_something_joins(
 
 
 def _refuse_what_was_kept_apart(state: VaultState, item: ReviewItem, cards: list[CardFile]) -> None:
-    """Accepting may not join two cards an earlier answer kept apart."""
-    earlier = apart_pairs(i for i in state.review_items if i.id != item.id)
+    """Accepting may not join two cards an earlier answer kept apart. An earlier "not a
+    contradiction" (a rejected contradiction: both stand) is no such answer: two cards that do
+    not contradict may well tell one lesson, and a person accepting that they do is not
+    answering against it (the refusal left them no way to say so)."""
+    earlier = apart_pairs(
+        i
+        for i in state.review_items
+        if i.id != item.id and not (i.kind == "contradiction" and i.status != ACCEPTED)
+    )
     keys = {c.slug: card_keys(state, c) for c in cards}
     for left in cards:
         for right in cards:
