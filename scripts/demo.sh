@@ -21,4 +21,6 @@ fi
 if cardvault maintain --help >/dev/null 2>&1; then
   echo "== cardvault maintain --dry-run"; cardvault maintain --dry-run
 fi
+# the search above started the vault's resident process (warm search): leave nothing running
+cardvault serve --stop >/dev/null 2>&1 || true
 echo "== done: explore it with  CARDVAULT_VAULT=$work/vault cardvault --help"
