@@ -389,3 +389,33 @@ def test_session_start_hook_snippet_runs(tmp_path: Path) -> None:
     # a missing vault never blocks a session: said on stderr, exit 1 (Claude Code's
     # non-blocking error; 2 would be a blocking one)
     assert missing.returncode == 1 and missing.stdout == "" and "agent-memory" in missing.stderr
+
+
+def test_a_session_without_a_task_starts_knowing_what_was_remembered_since_the_last_maintain(
+    vault_path: Path,
+) -> None:
+    """The session-start pack (no task) carries the newest lessons no card cites yet, quoted
+    with their entries: a fact remembered yesterday was in no pack until maintain ran. A note
+    without a lesson, a lesson over a week old and a lesson distilled into a card are not
+    there (the card is)."""
+
+    def cv(now: str, *args: str) -> str:
+        result = run_cli(["--vault", str(vault_path), *args], env={"CARDVAULT_NOW": now})
+        assert result.exit_code == 0, result.output
+        return str(result.stdout)
+
+    cv("2026-11-20T10:00", "remember", "Deploys freeze on the last Friday of the month")
+    cv("2026-12-05T10:00", "remember", "Staging DB is reset every Sunday at 03:00")
+    cv("2026-12-06T10:00", "log", "Login kept failing. Lesson: send the token twice.",
+       "--title", "Cortex login")  # fmt: skip
+    cv("2026-12-06T11:00", "log", "Spent an hour on the login flow.")
+    text = cv("2026-12-07T09:00", "context")
+    fresh = text.split("# Just remembered", 1)[1]
+    assert '<memory source="memory/2026-12-06.md#' in fresh
+    assert "- 2026-12-06 10:00 Cortex login: Send the token twice." in fresh
+    assert "- 2026-12-05 10:00 Staging DB is reset every Sunday at 03:00\n" in fresh
+    assert "Deploys freeze" not in text and "Spent an hour" not in text
+    assert fresh.index("Cortex login") < fresh.index("Staging DB")  # newest first
+    cv("2026-12-07T09:05", "maintain")
+    after = cv("2026-12-07T09:10", "context")
+    assert "# Just remembered" not in after

@@ -227,12 +227,46 @@ def fresh_items(relevance: Relevance | None) -> list[Item]:
             "log",
             entry.source,
             entry.path,
-            f"- {entry.entry}: {entry.text} ({entry.source})",
+            quoted(entry.source, f"- {entry.entry}: {entry.text}"),
             f"log entry not yet distilled, {relevance.mode} score {entry.score:.2f}",
             entry.score,
         )
         for entry in relevance.fresh
     ]
+
+
+#: How far back a pack without a task looks for lessons not yet distilled (what `remember`
+#: and a `Lesson:` wrote since the last `maintain`), and how many of them it takes, newest
+#: first: the next session knows what the last one learned before maintenance runs.
+RECENT_DAYS = 7
+RECENT_LESSONS = 5
+
+
+def recent_items(snapshot: VaultSnapshot, today: dt.date) -> list[Item]:
+    """The newest lessons of the last `RECENT_DAYS` no card cites yet (a pack without a task:
+    with one, the task's search finds the entries that matter, `fresh_items`)."""
+    from cardvault.maintain.lessons import lesson_lines
+
+    cited = {source for c in snapshot.cards for source in c.card.sources}
+    since = today - dt.timedelta(days=RECENT_DAYS)
+    entries = [
+        entry
+        for log in snapshot.logs
+        for entry in log.entries
+        if since <= entry.day <= today and entry.has_signal and not entry.cited_in(cited)
+    ]
+    entries.sort(key=lambda e: (e.day, e.time, e.ordinal), reverse=True)
+    items = []
+    for entry in entries[:RECENT_LESSONS]:
+        text = " ".join(lesson_lines(entry)) or entry.title
+        title = entry.title.strip().rstrip(".")
+        said = f"{title}: {text}" if title and title not in text else text  # remember's title
+        line = f"- {entry.day.isoformat()} {entry.time} {said}"
+        why = f"lesson of {entry.day.isoformat()} not yet distilled into a card"
+        items.append(
+            Item("log", entry.ref, entry.ref.split("#")[0], quoted(entry.ref, line), why, 0.5)
+        )
+    return items
 
 
 def memory_item(sources: Sources) -> Item | None:

@@ -35,6 +35,7 @@ from cardvault.context.build import (
     card_items,
     fresh_items,
     memory_item,
+    recent_items,
     review_item,
     rule_items,
     search_relevance,
@@ -167,7 +168,12 @@ def warm_items(first: Side, others: list[Side], request: Request) -> list[Item]:
             for n, item in enumerate(found):
                 ranked.append((item.score, order, n, item))
     ranked.sort(key=lambda row: (-row[0], row[1], row[2]))
-    fresh = fresh_items(first.relevance if request.task else None)  # just remembered, first
+    # just remembered, first: what the task's search found, or without a task the newest lessons
+    fresh = (
+        fresh_items(first.relevance)
+        if request.task
+        else recent_items(first.snapshot, request.today)
+    )
     return [*fresh, *(item for *_, item in ranked[:CARD_CANDIDATES])]
 
 
