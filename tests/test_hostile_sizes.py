@@ -394,3 +394,96 @@ def test_a_commit_of_many_cards_is_told_up_to_a_thousand_of_them(tmp_path: Path)
     assert newest["changes"][-1]["text"].startswith("500 more files changed, not read")
     limited = subprocess.run([*args, "--limit", "1"], capture_output=True, text=True, check=True)
     assert [c["message"] for c in json.loads(limited.stdout)] == ["many cards"]
+
+
+def merge_driver(tmp_path: Path, kind: str, sides: tuple[str, str, str], path: str) -> str:
+    """cardvault's git merge driver KIND run as git runs it, in a new process, on (base, ours,
+    theirs) for the vault file `path`; what it left in ours (the merge)."""
+    files = []
+    for name, text in zip(("base", "ours", "theirs"), sides, strict=True):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        files.append(str(tmp_path / name))
+    done = subprocess.run(
+        [sys.executable, "-m", "cardvault.sync.driver", kind, *files, path],
+        capture_output=True, text=True, timeout=HUNG, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    return (tmp_path / "ours").read_text(encoding="utf-8")
+
+
+def test_a_pulled_memory_md_of_many_foreign_section_markers_merges_without_hanging(
+    tmp_path: Path,
+) -> None:
+    """15,500 marker pairs of names cardvault never writes (939 KB) pulled into a MEMORY.md the
+    victim edited: the driver scanned the file once per name found (a `git pull` of 202 s).
+    Only cardvault's own sections are merged as sections; the rest is text."""
+    theirs = "# M\n" + "".join(
+        f"<!-- cardvault:begin s{i} -->\n<!-- cardvault:end s{i} -->\n" for i in range(15_500)
+    )
+    assert len(theirs.encode()) < 1_000_000
+    merged = merge_driver(tmp_path, "managed", ("# M\n", "# M\nmine\n", theirs), "MEMORY.md")
+    assert "mine" in merged and "cardvault:end s15499" in merged
+
+
+@pytest.mark.parametrize(
+    ("kind", "path"), [("hot", "memory/agents/x.md"), ("managed", "AGENTS.md")]
+)
+def test_a_pulled_hot_memory_or_rules_of_many_lines_merges_without_hanging(
+    tmp_path: Path, kind: str, path: str
+) -> None:
+    """38,000 hot-memory fragments, or 38,000 learned rules, pulled against one line of the
+    victim's: each line was looked for in the lists of the others (a hot memory of 977 KB took
+    93 s to merge, doubling the rules took five times as long)."""
+    n = 38_000
+    if kind == "hot":
+        base = "# hot\n\n" + "".join(f"- 2024-01-01 00:00 b{i}\n" for i in range(n))
+        ours = base + "- 2024-01-02 00:00 mine\n"
+        theirs = "# hot\n\n" + "".join(f"- 2024-01-01 00:00 t{i}\n" for i in range(n))
+    else:
+
+        def agents(rules: str) -> str:
+            return f"# A\n<!-- cardvault:begin rules -->\n{rules}<!-- cardvault:end rules -->\n"
+
+        base = agents("".join(f"- rule b{i}\n" for i in range(n)))
+        ours = agents("".join(f"- rule b{i}\n" for i in range(n)) + "- mine\n")
+        theirs = agents("".join(f"- rule t{i}\n" for i in range(n)))
+    merged = merge_driver(tmp_path, kind, (base, ours, theirs), path)
+    assert "mine" in merged and f"t{n - 1}" in merged and "b0\n" not in merged
+
+
+def test_a_card_of_one_word_repeated_does_not_hang_search(tmp_path: Path) -> None:
+    """A card of "redis " 80,000 times (480 KB): the snippet looked for its best window by
+    collecting, for each hit, every hit after it (at 160,000 hits 14 minutes for one search,
+    `context --task` the same; at 30,000, 46 s)."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    head = "---\ntopic: One word\ncategory: tools\ntags: [x]\ncreated: 2024-01-01\n"
+    card = attacker / "memory" / "cards" / "oneword.md"
+    card.write_text(head + "updated: 2024-01-01\n---\n" + "redis " * 80_000 + "\n")
+    victim = published(attacker, tmp_path, "one word")
+    cardvault(victim, "search", "redis eviction", "--mode", "keyword")
+
+
+def test_cards_naming_thousands_of_missing_symbols_do_not_hang_verify(tmp_path: Path) -> None:
+    """80 cards naming 100 functions each that no file defines, in a repository of 3,000
+    source files of 20 KB: each name was searched for in each file (files x names x bytes:
+    minutes); now each file is read once into its words."""
+    from cardvault.write.init import init_vault
+
+    attacker = tmp_path / "attacker"
+    init_vault(attacker)
+    source = attacker / "src"
+    source.mkdir()
+    line = "def handler_function(request_value): return request_value + 1\n"
+    for i in range(3_000):
+        (source / f"m{i}.py").write_text(line * 320, encoding="utf-8")
+    head = "---\ntopic: Calls {i}\ncategory: tools\ntags: [x]\ncreated: 2024-01-01\n"
+    for i in range(80):
+        names = " ".join(f"`missing_{i}_{j}()`" for j in range(100))
+        (attacker / "memory" / "cards" / f"calls-{i}.md").write_text(
+            head.format(i=i) + "updated: 2024-01-01\n---\nWe call " + names + ".\n"
+        )
+    victim = published(attacker, tmp_path, "many names")
+    cardvault(victim, "verify", "--dry-run")

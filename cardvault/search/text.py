@@ -184,10 +184,21 @@ def _distinct(found: list[_Mark]) -> tuple[str, ...]:
 def _best_start(marks: list[_Mark], width: int) -> int:
     """Start of the window (a little before a mark) that covers the most of the query's words,
     then the most marks: "get ... staging-db ... after" beats "change ... gets ... changes"."""
+    from collections import Counter
+
     best, best_count = marks[0].at, (0, 0)
-    for index, first in enumerate(marks):
-        inside = [m.key for m in marks[index:] if m.at < first.at + width - 20]
-        count = (len(set(inside)), len(inside))
+    inside: Counter[str] = Counter()  # the keys of marks[index:end], the window from `first`
+    end = 0
+    for index, first in enumerate(marks):  # one pass: a card of 160,000 hits took minutes
+        end = max(end, index)
+        while end < len(marks) and marks[end].at < first.at + width - 20:
+            inside[marks[end].key] += 1
+            end += 1
+        count = (len(inside), end - index)
         if count > best_count:
             best, best_count = first.at, count
+        if end > index:
+            inside[first.key] -= 1
+            if not inside[first.key]:
+                del inside[first.key]
     return max(0, best - 30)

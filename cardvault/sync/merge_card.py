@@ -31,6 +31,7 @@ nothing changed (update_card_text). A side that is not a valid card is merged as
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -291,13 +292,27 @@ def _verified(key: str, ours: Any, theirs: Any) -> Any:
 
 
 def union(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
-    """Our items minus those theirs removed, then theirs' additions, each once."""
-    removed = [item for item in base if item not in theirs]
-    out = [item for item in ours if item not in removed]
+    """Our items minus those theirs removed, then theirs' additions, each once. Items are
+    compared by value through sets (a list's `in` made 38,000 hot-memory fragments take 90 s)."""
+    in_base, in_theirs = {_key(i) for i in base}, {_key(i) for i in theirs}
+    removed = in_base - in_theirs
+    out = [item for item in ours if _key(item) not in removed]
+    held = {_key(i) for i in out}
     for item in theirs:
-        if item not in base and item not in out:
+        key = _key(item)
+        if key not in in_base and key not in held:
             out.append(item)
+            held.add(key)
     return out
+
+
+def _key(item: Any) -> Any:
+    """`item` as a set member: itself when hashable, else its JSON (a mapping in a list)."""
+    try:
+        hash(item)
+    except TypeError:
+        return json.dumps(item, sort_keys=True, default=str)
+    return item
 
 
 def _added(base: dict[str, Any], side: dict[str, Any], key: str) -> set[str]:

@@ -23,12 +23,19 @@ _BEGIN = re.compile(r"<!-- cardvault:begin ([\w-]+) -->")
 LINE_SETS = ("rules",)
 
 
+#: The sections cardvault writes: MEMORY.md's categories table, AGENTS.md's learned rules.
+#: Markers of any other name are text like the rest (15,500 of them in a pulled MEMORY.md had
+#: the driver scan the file once for each: a `git pull` of 202 s).
+MANAGED = ("categories", "rules")
+
+
 def section_names(*texts: str) -> list[str]:
     """Names of the managed sections in any of `texts`, in order of first appearance."""
     names: dict[str, None] = {}
     for text in texts:
         for match in _BEGIN.finditer(text):
-            names.setdefault(match.group(1), None)
+            if match.group(1) in MANAGED:
+                names.setdefault(match.group(1), None)
     return list(names)
 
 

@@ -57,6 +57,8 @@ _CALL = re.compile(r"^((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\([^()`]*\)$")
 _CLASS = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _WORD = rb"(?<![A-Za-z0-9_$])%s(?![A-Za-z0-9_$])"
+_WORDS = re.compile(rb"[A-Za-z0-9_$]+")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_$]+")
 
 
 @dataclass(frozen=True)
@@ -107,11 +109,17 @@ def mentioned(root: Path, files: Iterable[str], names: Iterable[str]) -> tuple[s
     """Which of `names` some file of `files` holds as a whole identifier, and how many files
     were read. Each file is read once (at most `MAX_SOURCE` bytes; a bigger or unsafe one is
     skipped), and reading stops once every name is found."""
-    left = {name: re.compile(_WORD % re.escape(name.encode())) for name in set(names)}
+    wanted = set(names)
+    # A plain identifier is a whole word exactly when it is one of the file's words: a set
+    # lookup each, after one pass over the file, where a search per name cost files x names x
+    # bytes (8,000 names missing from 1,000 files of 20 KB: a minute). A dotted name keeps its
+    # search (`a.b` is whole in `x.a.b`).
+    plain = {name for name in wanted if _IDENTIFIER.fullmatch(name)}
+    left = {name: re.compile(_WORD % re.escape(name.encode())) for name in wanted - plain}
     found: set[str] = set()
     read = 0
     for rel in files:
-        if not left:
+        if not left and not plain:
             break
         try:
             data = read_confined(root, root / rel, MAX_SOURCE)
@@ -120,6 +128,10 @@ def mentioned(root: Path, files: Iterable[str], names: Iterable[str]) -> tuple[s
         if len(data) > MAX_SOURCE:
             continue
         read += 1
+        if plain:
+            hits = plain.intersection(w.decode("ascii") for w in _WORDS.findall(data))
+            found |= hits
+            plain -= hits
         for name, pattern in list(left.items()):
             if name.encode() in data and pattern.search(data):
                 found.add(name)
