@@ -264,7 +264,7 @@ def recent_items(snapshot: VaultSnapshot, today: dt.date) -> list[Item]:
         line = f"- {entry.day.isoformat()} {entry.time} {said}"
         why = f"lesson of {entry.day.isoformat()} not yet distilled into a card"
         items.append(
-            Item("log", entry.ref, entry.ref.split("#")[0], quoted(entry.ref, line), why, 0.5)
+            Item("log", entry.ref, snapshot.rel(entry.path), quoted(entry.ref, line), why, 0.5)
         )
     return items
 

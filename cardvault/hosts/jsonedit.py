@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
+from cardvault.vault.bounded_data import json_loads
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -54,7 +55,7 @@ def load(text: str, path: Path) -> Any:
     """The parsed document; HostFileError (naming the file and line) unless it is a JSON
     object."""
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except json.JSONDecodeError as exc:
         raise HostFileError(
             f"not valid JSON ({exc.msg}); cardvault edits only plain JSON (no comments): fix it "
@@ -62,12 +63,6 @@ def load(text: str, path: Path) -> Any:
             path,
             exc.lineno,
         ) from exc
-    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
-        raise HostFileError(
-            "not JSON cardvault can read (nested too deeply): fix it or add cardvault's entries "
-            "by hand (`cardvault mcp --config`)",
-            path,
-        ) from None
     if not isinstance(data, dict):
         raise HostFileError("the file must hold a JSON object", path)
     return data

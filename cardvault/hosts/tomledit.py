@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.hosts.jsonedit import HostFileError
+from cardvault.vault.bounded_data import toml_loads
 
 MARKER = "# cardvault's MCP server: `cardvault install` wrote it, `--uninstall` removes it"
 _HEADER = re.compile(r"^[ \t]*\[")
@@ -27,11 +28,9 @@ _TRIPLE = re.compile(r'"""|\'\'\'')
 def load(text: str, path: Path) -> dict[str, Any]:
     """The parsed file; HostFileError naming the file unless it is valid TOML."""
     try:
-        return tomllib.loads(text)
+        return toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise HostFileError(f"not valid TOML: {exc}", path) from exc
-    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
-        raise HostFileError("not TOML cardvault can read (nested too deeply)", path) from None
 
 
 def table_text(dotted: tuple[str, ...], values: dict[str, Any]) -> str:

@@ -15,7 +15,6 @@ being written is read next time).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
+from cardvault.vault.bounded_data import json_loads
 
 MAX_READ = 8 << 20
 _TEXT_PARTS = ("text", "output_text")
@@ -67,8 +67,8 @@ def assistant_texts(data: bytes) -> list[str]:
     texts = []
     for line in data.splitlines():
         try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):
+            entry = json_loads(line)
+        except ValueError:
             continue
         text = "\n".join(_texts(_assistant_content(entry)))
         if text.strip():

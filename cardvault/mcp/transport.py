@@ -48,6 +48,8 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
+from cardvault.vault.bounded_data import json_loads
+
 #: The longest message read (a line of JSON): room for the largest write a vault takes
 #: ([write] max_entry_bytes is at most 1 MB), even with every character escaped.
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
@@ -144,8 +146,8 @@ def read_message(line: bytes | Oversized) -> SessionMessage | JSONRPCError | Non
 
 def _has_id(text: str) -> bool:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = json_loads(text)
+    except ValueError:
         return False
     return isinstance(data, dict) and "id" in data
 
@@ -157,8 +159,8 @@ def _invalid(text: str, exc: ValidationError) -> JSONRPCError:
         reason = str(errors[0].get("msg", "invalid JSON"))[:200]
         return _error(leading_id(text.encode()), PARSE_ERROR, f"Parse error: {reason}")
     try:
-        data: Any = json.loads(text)  # JSON the SDK's parser read: shallow enough for this one
-    except (ValueError, RecursionError):
+        data: Any = json_loads(text)  # JSON the SDK's parser read: shallow enough for this one
+    except ValueError:
         data = None
     request_id = _request_id(data)
     if request_id is not None and isinstance(data.get("method"), str):

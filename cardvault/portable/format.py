@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
+from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.card import Card, parse_card
 from cardvault.vault.files import inside, text_problem
 from cardvault.vault.finding import Finding
@@ -158,11 +159,9 @@ def load_export(path: Path) -> Any:
         raise CardFormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from exc
     del data  # the text alone is parsed
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError as exc:
         raise CardFormatError(f"not JSON: {exc.msg}", path, exc.lineno) from exc
-    except RecursionError as exc:
-        raise CardFormatError("not an export: JSON nested too deeply", path) from exc
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise CardFormatError(f"not an export: {exc}", path) from exc
 

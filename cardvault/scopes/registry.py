@@ -26,6 +26,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.door import locked_write, propose
 from cardvault.errors import ConfigError
 from cardvault.scopes.key import context_key
+from cardvault.vault.bounded_data import toml_loads
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 
@@ -64,11 +65,9 @@ def read_projects(global_vault: Vault) -> dict[str, Project]:
         return {}
     text = found.text
     try:
-        data = tomllib.loads(text)
+        data = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path, getattr(exc, "lineno", None)) from exc
-    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
-        raise ConfigError("invalid TOML: nested too deeply", path) from None
     projects = {}
     for key, table in data.items():
         paths = table.get("paths") if isinstance(table, dict) else None

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import ConfigError
+from cardvault.vault.bounded_data import toml_loads
 from cardvault.vault.config import parse_config
 
 ENV_VAR = "CARDVAULT_CONFIG_DIR"
@@ -83,13 +84,9 @@ def read_user_settings(env: Mapping[str, str] | None = None) -> UserSettings:
     except OSError as exc:
         raise ConfigError(f"cannot read your cardvault settings: {exc.strerror}", path) from exc
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = toml_loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"your cardvault settings are not valid TOML: {exc}", path) from exc
-    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
-        raise ConfigError(
-            "your cardvault settings are not valid TOML: nested too deeply", path
-        ) from None
     values: dict[str, Any] = {}
     for section, table in data.items():
         keys = table.items() if isinstance(table, dict) else [("", table)]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError, ConfigError
+from cardvault.vault.bounded_data import toml_loads
 from cardvault.vault.confine import read_regular
 from cardvault.vault.root import CONFIG_FILE as CONFIG_FILE  # defined with the root search
 
@@ -171,13 +172,11 @@ def load_config(path: Path) -> VaultConfig:
         raise ConfigError(f"config is over {MAX_ENTRY_CEILING:,} bytes; not read", path)
     try:
         text = raw.decode("utf-8")
-        data = tomllib.loads(text)
+        data = toml_loads(text)
     except UnicodeDecodeError as exc:
         raise ConfigError("config is not UTF-8 text", path) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path, _toml_error_line(exc)) from exc
-    except RecursionError:  # 100,000 nested brackets: Python's parser gives up
-        raise ConfigError("invalid TOML: nested too deeply", path) from None
     try:
         return parse_config(data, path)
     except ConfigError as exc:  # the parsed TOML has no lines: found again in the text

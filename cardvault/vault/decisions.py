@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardFormatError, NotFoundError
+from cardvault.vault.bounded_data import json_loads
 
 QUEUE_FILE = "memory/review.jsonl"
 #: `archive` and `promote` are only ever settled, by a revert of maintenance (maintain/reverts.py).
@@ -164,9 +165,7 @@ def _supersedes(new: ReviewItem, old: ReviewItem) -> bool:
 
 def _item(line: str, path: Path | None, number: int) -> ReviewItem:
     try:
-        data = json.loads(line)
-    except RecursionError:  # a line of 100,000 "[": Python's parser gives up, we say where
-        raise CardFormatError("not a review item: JSON nested too deeply", path, number) from None
+        data = json_loads(line)
     except ValueError as exc:
         raise CardFormatError(f"not a review item: {exc}", path, number) from exc
     shape = _shape_problem(data)

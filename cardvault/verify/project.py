@@ -20,7 +20,6 @@ Commands are looked up on PATH with `shutil.which` and in the project's `node_mo
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -30,6 +29,7 @@ from functools import cached_property
 from pathlib import Path
 
 from cardvault.errors import CardFormatError, UnsafePathError
+from cardvault.vault.bounded_data import json_loads, toml_loads
 from cardvault.vault.confine import confined, read_confined
 from cardvault.vault.finding import Finding
 from cardvault.verify.symbols import SKIPPED, mentioned, source_files
@@ -99,8 +99,8 @@ class Project:
         if text is None:
             return None
         try:
-            scripts = json.loads(text).get("scripts") or {}
-        except (ValueError, AttributeError, RecursionError):
+            scripts = json_loads(text).get("scripts") or {}
+        except (ValueError, AttributeError):
             self.problems.append(Finding("package.json", 0, "not valid JSON"))
             return frozenset()
         return frozenset(scripts) if isinstance(scripts, dict) else frozenset()
@@ -132,8 +132,8 @@ class Project:
         lock = self.read("package-lock.json")
         if lock is not None:
             try:
-                packages = json.loads(lock).get("packages") or {}
-            except (ValueError, AttributeError, RecursionError):
+                packages = json_loads(lock).get("packages") or {}
+            except (ValueError, AttributeError):
                 packages = {}
             for key, info in packages.items() if isinstance(packages, dict) else ():
                 if key.startswith("node_modules/") and isinstance(info, dict):
@@ -226,10 +226,7 @@ class Project:
         if text is None:
             return {}
         try:
-            return tomllib.loads(text)
+            return toml_loads(text)
         except tomllib.TOMLDecodeError as exc:
             self.problems.append(Finding(rel, 0, f"not valid TOML ({exc})"))
-            return {}
-        except RecursionError:  # 100,000 nested brackets: Python's parser gives up
-            self.problems.append(Finding(rel, 0, "not valid TOML (nested too deeply)"))
             return {}
