@@ -9,6 +9,7 @@ and NUL bytes are in reach, not only the text Python would write.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -33,7 +34,8 @@ BASE_CARDS = (
     "release-tagging",
 )
 BASE_LOGS = ("2026-11-05", "2026-11-06")
-#: A command that runs longer than this is a hang (the suite's runs take well under a second).
+#: A command that computes longer than this (CPU seconds of this process, so a loaded machine
+#: does not shorten it) is a hang: the suite's runs take well under a second.
 HANG_SECONDS = 30
 #: A run that needs more memory than this has let a few bytes expand (the model alone is ~1 GB).
 MEMORY_LIMIT_MB = 2500
@@ -367,20 +369,33 @@ class Hang(Exception):
     """A command ran past HANG_SECONDS."""
 
 
+def scaled(seconds: float) -> float:
+    """A wall-clock bound for work that takes `seconds` on an idle machine, stretched by the
+    machine's load (a run queue twice the cores makes everything take about twice as long)."""
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return seconds * max(1.0, load)
+
+
 @contextmanager
 def hang_guard(seconds: int = HANG_SECONDS) -> Iterator[None]:
-    """Raise Hang in the main thread when the block runs past `seconds`."""
+    """Raise Hang in the main thread when the block has used `seconds` of CPU time (all threads
+    of this process), or has waited ten times that on the wall clock scaled by the load (a
+    block that hangs without computing, on a pipe or a lock)."""
 
     def expire(signum: int, frame: object) -> None:
-        raise Hang(f"still running after {seconds} s")
+        what = "computing" if signum == signal.SIGPROF else "waiting"
+        raise Hang(f"still {what} after {seconds} s")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
+    previous = {sig: signal.signal(sig, expire) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, scaled(seconds * 10))
     try:
         yield
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def run(root: Path, *args: str, stdin: str | None = None) -> Run:
