@@ -240,9 +240,11 @@ def test_a_socket_owned_by_another_user_is_ignored(indexed_sample: Path) -> None
 
 def _answer(request: dict, **fields: object) -> bytes:
     from cardvault import __version__
+    from cardvault.serve.protocol import install
 
     base = {"v": PROTOCOL, "id": request.get("id"), "root": request.get("root"),
-            "version": __version__, "ok": True, "code": 0, "output": [[1, "FAKE\n"]]}  # fmt: skip
+            "version": __version__, "install": install(), "ok": True, "code": 0,
+            "output": [[1, "FAKE\n"]]}  # fmt: skip
     return json.dumps({**base, **fields}).encode()
 
 
@@ -252,6 +254,8 @@ GARBAGE = {
     "another request's id": lambda request: _answer(request, id="0123456789abcdef"),
     "another protocol": lambda request: _answer(request, v=PROTOCOL + 1),
     "another version": lambda request: _answer(request, version="0.0.0-old"),
+    "another install": lambda request: _answer(request, install="/other/clone|/other/venv"),
+    "no install": lambda request: _answer(request, install=None),
     "another vault": lambda request: _answer(request, root="/somewhere/else"),
     "a failure": lambda request: _answer(request, ok=False, error="boom"),
     "code as text": lambda request: _answer(request, code="0"),

@@ -2,7 +2,8 @@
 
 The socket must be a socket owned by this user and closed to everyone else, the process behind
 it must run as this user (checked with SO_PEERCRED where the system has it), and the answer must
-carry this request's id, this vault's root and this cardvault's version. Anything else (no
+carry this request's id, this vault's root, this cardvault's version and install (another
+clone or environment of the same version runs its own code and extras). Anything else (no
 socket, a dead server, a foreign or garbled answer, a timeout) gives None, and the caller runs
 the command itself.
 """
@@ -25,6 +26,7 @@ from cardvault.serve.protocol import (
     address,
     decode,
     encode,
+    install,
     new_id,
     peer_uid,
     receive,
@@ -75,6 +77,7 @@ def exchange(
         answer["id"] == request["id"]
         and answer.get("root") == str(root)
         and answer.get("version") == __version__
+        and answer.get("install") == install()
     )
     return answer if genuine else None
 

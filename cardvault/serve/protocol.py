@@ -5,8 +5,9 @@ fast path imports this before anything else.
 
 One exchange per connection. The client sends one JSON object and half-closes; the server
 answers one JSON object and closes. Every message carries the protocol version `v` and the
-request's random `id`; an answer is accepted only if both match and it names the vault the
-client asked about, so a stale or foreign process can never pass off a wrong answer.
+request's random `id`; an answer is accepted only if both match, it names the vault the client
+asked about and comes from the same install (version, package folder, environment), so a stale
+or foreign process can never pass off a wrong answer.
 
 Requests (`op`): `run` (argv, env, tty, encoding, prog: run one CLI command), `status`, `stop`.
 Answers: `{"ok": true, ...}` with `code` and `output` for `run` (what the command wrote, as
@@ -41,6 +42,13 @@ MAX_REQUEST = 1 << 20
 MAX_ANSWER = 64 << 20
 #: The longest socket path bind/connect accept (sun_path is 108 bytes on Linux, 104 on macOS).
 _MAX_ADDRESS = 100
+
+
+def install() -> str:
+    """This install of cardvault: its package folder and the Python environment it runs in. Two
+    installs of one version (another clone, another venv with other extras) answer only
+    themselves."""
+    return f"{Path(__file__).resolve().parents[1]}|{sys.prefix}"
 
 
 class ProtocolError(Exception):

@@ -36,6 +36,7 @@ from cardvault.serve.protocol import (
     address,
     decode,
     encode,
+    install,
     lock_path,
     peer_uid,
     receive,
@@ -137,7 +138,10 @@ def _serve_one(conn: socket.socket, state: ServerState, answer: Answer) -> bool:
         message = decode(receive(conn, MAX_REQUEST))
     except (OSError, ProtocolError):
         return False
-    header = {"v": PROTOCOL, "id": message["id"], "root": str(state.root), "version": __version__}
+    header = {
+        "v": PROTOCOL, "id": message["id"], "root": str(state.root), "version": __version__,
+        "install": install(),
+    }  # fmt: skip
     reply: dict[str, Any] = dict(header)
     op = message.get("op")
     if message.get("root") != str(state.root):
