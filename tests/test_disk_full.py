@@ -66,3 +66,39 @@ def test_a_new_card_whose_commit_found_the_disk_full_is_not_left_staged(disk: Pa
             assert_vault_sound(vault)
         shutil.rmtree(vault)
     assert failed_in_git  # the case: some commit failed for want of space after the add
+
+
+def _cardvault(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    import os
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "cardvault", "--vault", str(vault), *args],
+        capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        env={**os.environ, "CARDVAULT_NOW": NOW, "CARDVAULT_NO_AUTOSERVE": "1"},
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_one_clear_error_for_import_and_maintain(disk: Path, tmp_path: Path) -> None:
+    """Whatever runs out of room (a card's write, git's objects, the SQLite caches in
+    .cardvault/), the command says so in one line and leaves the vault as it was."""
+    from tests.conftest import snapshot
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for number in range(40):
+        (notes / f"note-{number}.md").write_text(f"# Note {number}\n\n" + f"fact{number} " * 300)
+    vault = disk / "v"
+    cli_at(disk, "init", str(vault), now=NOW)
+    cli_at(vault, "log", "Deploys failed twice. Lesson: pin the base image.", now=NOW)
+    before = snapshot(vault)
+    filler = fill(disk, 8)
+    for command in (("import", str(notes)), ("maintain",)):
+        done = _cardvault(vault, *command)
+        assert done.returncode == 1, (command, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert "error:" in done.stderr.lower(), done.stderr
+        assert snapshot(vault) == before, command
+    filler.unlink()
+    assert_vault_sound(vault)

@@ -99,6 +99,33 @@ class CardvaultGroup(TyperGroup):
             where = f"{exc.filename}: " if exc.filename else ""
             render.error(f"{where}{exc.strerror or exc}")
             raise typer.Exit(1) from exc
+        except Exception as exc:
+            said = environment_failure(exc)
+            if said is None:
+                raise
+            render.error(said)
+            raise typer.Exit(1) from exc
+
+
+#: Failures of the machine under a library (a full disk or a read-only folder under SQLite, git
+#: failing to write its objects): (module, class, what failed). Looked up only once raised, so
+#: no command imports a library to be able to name its errors.
+ENVIRONMENT_ERRORS = (
+    ("sqlite3", "Error", "a cache in .cardvault/ could not be read or written"),
+    ("git.exc", "GitError", "git could not complete the command"),
+)
+
+
+def environment_failure(exc: BaseException) -> str | None:
+    """One line for an error the machine caused (see ENVIRONMENT_ERRORS), else None."""
+    import sys
+
+    for module, name, what in ENVIRONMENT_ERRORS:
+        kind = getattr(sys.modules.get(module), name, None)
+        if kind is not None and isinstance(exc, kind):
+            detail = " ".join(str(exc).split())[:300]
+            return f"{what}: {detail} (is the disk full or read-only?)"
+    return None
 
 
 class TextCommand(TyperCommand):
