@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardvault.vault import prose
+from cardvault.vault.lognames import log_day
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -184,8 +185,12 @@ class LogEntry:
 
 
 def day_of(path: Path) -> dt.date:
-    """The date a log file is for, from its name."""
-    return dt.date.fromisoformat(path.stem)
+    """The date a log file is for, from its name (vault/lognames.py); ValueError for a name
+    that holds no real date."""
+    day = log_day(path.name)
+    if day is None:
+        raise ValueError(f"{path.name} names no day")
+    return day
 
 
 def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEntry]:
