@@ -17,11 +17,14 @@ if TYPE_CHECKING:
     from cardvault.vault.layout import Vault
 
 KIND_NAMES = {
+    "agent-workspace": "an agent workspace's notes",
     "obsidian": "an Obsidian vault",
     "claude-code": "Claude Code's memory folder",
     "basic-memory": "basic-memory notes",
     "plain": "plain Markdown notes",
 }
+#: Folders and files named where an agent workspace's notes are.
+PLACES_SHOWN = 6
 
 
 def init(
@@ -37,6 +40,9 @@ def init(
     When the folder already holds notes (an Obsidian vault, Claude Code's memory folder,
     basic-memory or plain Markdown), init says so and offers to import them: a question in a
     terminal, else the `cardvault import` command to run. It never imports on its own.
+    In an agent workspace (OpenClaw, Clawdbot) its daily logs, memory/DATE*.md and the old ones
+    in memory/archive/, stay where they are and are read as the vault's logs; its other notes
+    (memory/lessons/, decisions/, knowledge/ ...) are named and offered for import as cards.
     """
     from cardvault.write.init import init_vault
 
@@ -48,8 +54,20 @@ def init(
     render.success(f"vault ready at {result.vault.root}")
     report_commit(result.commit)
     register_project(ctx, result.vault)
+    if result.found is not None and result.found.logs:
+        _adopted_logs(result.found)
     if result.found is not None and result.found.notes:
         _offer_import(result.vault, result.found)
+
+
+def _adopted_logs(found: Survey) -> None:
+    """Say that the folder's daily logs are the vault's logs now, as they are."""
+    where = f" ({found.archived} in memory/archive/)" if found.archived else ""
+    what = "an agent workspace: its" if found.kind == "agent-workspace" else "its"
+    render.note(
+        f"adopted {what} {found.logs} daily log(s){where} stay where they are and are read as "
+        "this vault's logs (cardvault search --logs finds their entries)"
+    )
 
 
 def _offer_import(vault: Vault, found: Survey) -> None:
@@ -57,6 +75,10 @@ def _offer_import(vault: Vault, found: Survey) -> None:
     root = str(vault.root)
     command = f"cardvault --vault {shlex.quote(root)} import {shlex.quote(root)}"
     what = f"{found.notes} Markdown file(s) ({KIND_NAMES[found.kind]})"
+    if found.kind == "agent-workspace":
+        shown = ", ".join(found.places[:PLACES_SHOWN])
+        more = len(found.places) - PLACES_SHOWN
+        what += f" in {shown}" + (f" and {more} more place(s)" if more > 0 else "")
     if found.project is not None and found.kind == "plain":
         render.note(
             f"this folder holds {what}; with {found.project} here it looks like a code "

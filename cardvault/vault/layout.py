@@ -20,7 +20,7 @@ from cardvault.trust.settings import Ignored, settle
 from cardvault.vault.cache import heal_cache_dir
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.confine import confined, leads_outside, name_problem, shown, symlink_message
-from cardvault.vault.lognames import is_log_path
+from cardvault.vault.lognames import head_of, is_log_path
 from cardvault.vault.root import ENV_VAR, locate_root
 
 CACHE_DIR = ".cardvault"
@@ -275,18 +275,8 @@ class _Walker:
 
 def _archived_kind(rel: str, path: str) -> str:
     """The kind of a file under memory/archive/: "log" for a dated one that is no card (no
-    frontmatter), else "archived"; one that cannot be opened stays "archived" (its read says
-    why)."""
-    if not is_log_path(rel):
-        return "archived"
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        descriptor = os.open(path, flags)
-    except OSError:
-        return "archived"
-    with os.fdopen(descriptor, "rb") as handle:
-        head = handle.read(8).decode("utf-8", "replace")
-    return "log" if is_log_path(rel, head) else "archived"
+    frontmatter), else "archived"."""
+    return "log" if is_log_path(rel) and is_log_path(rel, head_of(path)) else "archived"
 
 
 def _posix(rel: str) -> str:

@@ -18,7 +18,9 @@ are cards whatever their names.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+from pathlib import Path
 
 _DAY = r"\d{4}-\d{2}-\d{2}|\d{8}"
 #: The day first (alone or before a suffix), else last (after a prefix); `-`, `_`, ` ` or `.`
@@ -61,6 +63,30 @@ def is_log_path(rel: str, head: str = "") -> bool:
     if len(parts) == 2:
         return True
     return parts[1] == ARCHIVE and not starts_with_frontmatter(head)
+
+
+def log_citation(path: Path) -> str:
+    """How citations name the log at `path`: its place under the vault's memory/ folder
+    (`memory/2026-03-19.md`, `memory/archive/2026-01-10.md`); `memory/<name>` for a file outside
+    any memory/ folder."""
+    if path.parent.name == "memory":
+        return f"memory/{path.name}"
+    for folder in path.parents:
+        if folder.name == "memory":
+            return "memory/" + path.relative_to(folder).as_posix()
+    return f"memory/{path.name}"
+
+
+def head_of(path: str) -> str:
+    """The first bytes of the file at `path`, enough for `starts_with_frontmatter` ("" when it
+    cannot be opened; a symlink is not followed, a FIFO not waited on)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return ""
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read(8).decode("utf-8", "replace")
 
 
 def starts_with_frontmatter(head: str) -> bool:
