@@ -51,6 +51,8 @@ def init(
         render.note(note)
     for kept in result.kept:
         render.note(f"kept your existing {kept}")
+    if "MEMORY.md" in result.kept:
+        _memory_over_budget(result.vault)
     render.success(f"vault ready at {result.vault.root}")
     report_commit(result.commit)
     register_project(ctx, result.vault)
@@ -60,13 +62,28 @@ def init(
         _offer_import(result.vault, result.found)
 
 
+def _memory_over_budget(vault: Vault) -> None:
+    """Say so when the MEMORY.md the folder had is over the budget `check` holds it to."""
+    try:
+        size = vault.memory_md.lstat().st_size
+    except OSError:
+        return
+    budget = vault.config.memory_byte_budget
+    if size > budget:
+        render.note(
+            f"your MEMORY.md is {size:,} bytes, over the {budget:,} of the index every session "
+            "loads: `cardvault check` reports it until it is shorter or [memory] byte_budget in "
+            "cardvault.toml is raised"
+        )
+
+
 def _adopted_logs(found: Survey) -> None:
     """Say that the folder's daily logs are the vault's logs now, as they are."""
     where = f" ({found.archived} in memory/archive/)" if found.archived else ""
-    what = "an agent workspace: its" if found.kind == "agent-workspace" else "its"
+    what = "adopted an agent workspace: its" if found.kind == "agent-workspace" else "its"
     render.note(
-        f"adopted {what} {found.logs} daily log(s){where} stay where they are and are read as "
-        "this vault's logs (cardvault search --logs finds their entries)"
+        f"{what} {found.logs} daily log(s){where} stay where they are and are read as this "
+        "vault's logs (cardvault search --logs finds their entries)"
     )
 
 
