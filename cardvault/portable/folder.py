@@ -91,14 +91,9 @@ def plan_folder(
             + ", ".join(categories)
         )
     tree = read_tree(source, vault.root, progress)
-    logs = tuple(
-        ImportedLog(number, note.rel, note.text)
-        for number, note in enumerate(
-            (n for n in tree.notes if is_log_path(n.rel, n.text)), start=1
-        )
-    )
-    logged = {log.rel for log in logs}
-    parsed, problems = _parsed(tree, redact, logged)
+    dated = [note for note in tree.notes if is_log_path(note.rel, note.text)]
+    logs = tuple(ImportedLog(i, note.rel, note.text) for i, note in enumerate(dated, start=1))
+    parsed, problems = _parsed(tree, redact, {log.rel for log in logs})
     label = tree.root.name or "notes"
     slugs, names = _names(vault, parsed, label)
     default = category or (FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0])
@@ -147,9 +142,9 @@ def _parsed(
     tree: SourceTree, redact: bool, logs: set[str]
 ) -> tuple[list[ParsedNote], list[Finding]]:
     """The notes (not the daily `logs`) that read, and a problem for each that does not.
-    Without `redact`, a note
-    holding a secret is a problem naming its own line (the card's lines would differ) and is
-    not planned: links to it must not resolve when the rest is imported with --partial."""
+    Without `redact`, a note holding a secret is a problem naming its own line (the card's
+    lines would differ) and is not planned: links to it must not resolve when the rest is
+    imported with --partial."""
     from cardvault.guard import ensure_no_secrets
 
     parsed: list[ParsedNote] = []

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardvault.portable.notes import AGENT_FILES
-from cardvault.vault.lognames import head_of, is_log_path
+from cardvault.portable.notes import AGENT_FILES, read_note, vault_own, walk_folder
+from cardvault.vault.lognames import is_log_file, is_log_path
 
 KINDS = ("agent-workspace", "obsidian", "claude-code", "basic-memory", "plain")
 #: Notes read to tell the kind when surveying a folder (`init`): enough to see a habit.
@@ -68,7 +68,6 @@ def survey(folder: Path, vault_root: Path | None = None) -> Survey:
     not the vault's own files: notes.vault_own), its daily logs, and the kind of all it holds
     (from the first SURVEY_READS notes)."""
     from cardvault.portable.notecards import ParsedNote, parse_note
-    from cardvault.portable.notes import read_note, vault_own, walk_folder
 
     root = folder.resolve()
     if not root.is_dir():
@@ -77,7 +76,7 @@ def survey(folder: Path, vault_root: Path | None = None) -> Survey:
     itself = vault_root is not None and vault_root.resolve() == root
     if vault_root is not None and not itself:
         every, _, _ = walk_folder(root, vault_root.resolve())
-    logs = [rel for rel in every if is_log_path(rel) and is_log_path(rel, head_of(str(root / rel)))]
+    logs = {rel for rel in every if is_log_file(rel, str(root / rel))}
     rels = [rel for rel in every if not (itself and vault_own(rel)) and rel not in logs]
     metas = []
     for rel in rels[:SURVEY_READS]:

@@ -20,7 +20,7 @@ from cardvault.trust.settings import Ignored, settle
 from cardvault.vault.cache import heal_cache_dir
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.confine import confined, leads_outside, name_problem, shown, symlink_message
-from cardvault.vault.lognames import head_of, is_log_path
+from cardvault.vault.lognames import is_log_file, is_log_path
 from cardvault.vault.root import ENV_VAR, locate_root
 
 CACHE_DIR = ".cardvault"
@@ -276,7 +276,7 @@ class _Walker:
 def _archived_kind(rel: str, path: str) -> str:
     """The kind of a file under memory/archive/: "log" for a dated one that is no card (no
     frontmatter), else "archived"."""
-    return "log" if is_log_path(rel) and is_log_path(rel, head_of(path)) else "archived"
+    return "log" if is_log_file(rel, path) else "archived"
 
 
 def _posix(rel: str) -> str:

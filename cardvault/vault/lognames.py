@@ -65,6 +65,14 @@ def is_log_path(rel: str, head: str = "") -> bool:
     return parts[1] == ARCHIVE and not starts_with_frontmatter(head)
 
 
+def is_log_file(rel: str, path: str) -> bool:
+    """`is_log_path` for the file at `path` (at `rel`): its first bytes are read only where
+    they decide (a dated file under memory/archive/)."""
+    if not is_log_path(rel):
+        return False
+    return rel.count("/") == 1 or is_log_path(rel, head_of(path))
+
+
 def log_citation(path: Path) -> str:
     """How citations name the log at `path`: its place under the vault's memory/ folder
     (`memory/2026-03-19.md`, `memory/archive/2026-01-10.md`); `memory/<name>` for a file outside
