@@ -100,7 +100,10 @@ def test_init_adopts_a_workspace(tmp_path: Path) -> None:
     assert (root / "AGENTS.md").read_text(encoding="utf-8") == AGENTS
     said = " ".join(result.stderr.split())
     assert "adopted an agent workspace: its 4 daily log(s) (2 in memory/archive/)" in said
-    assert "decisions/, knowledge/, memory/SHAKTI_NIGHT_LOG.md, memory/lessons/" in said
+    assert (
+        "4 Markdown file(s) (an agent workspace's notes) in decisions/, knowledge/, memory/, "
+        "memory/lessons/" in said
+    )
     command = f"cardvault --vault {root} import {root}"
     assert command in said
     assert git_log(root) == ["vault: init"]

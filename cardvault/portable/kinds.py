@@ -92,8 +92,8 @@ def survey(folder: Path, vault_root: Path | None = None) -> Survey:
 
 
 def _place(rel: str) -> str:
-    """Where a note is, as a person names it: its top folder (`decisions/`; under memory/ its
-    sub-folder, `memory/lessons/`), or the file itself at the top or directly in memory/."""
+    """Where a note is, as a person names it: its folder at the top (`decisions/`; under
+    memory/ its sub-folder, `memory/lessons/`, or `memory/` itself), or the file at the top."""
     parts = rel.split("/")
-    depth = 2 if parts[0] == "memory" else 1
-    return rel if len(parts) <= depth else "/".join(parts[:depth]) + "/"
+    depth = min(len(parts) - 1, 2 if parts[0] == "memory" else 1)
+    return "/".join(parts[:depth]) + "/" if depth else rel
