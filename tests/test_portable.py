@@ -297,8 +297,9 @@ def test_overlap_counts_match_the_construction(vault_path: Path, tmp_path: Path)
     npm_before = (vault_path / "memory" / "cards" / "npm-ci-in-pipelines.md").read_bytes()
 
     outcome = import_json(vault_path, source)
-    assert outcome["counts"] | {"invalid": 0, "log_entries": 0} == {
+    assert outcome["counts"] | {"invalid": 0, "log_entries": 0, "logs": 0} == {
         "new": 2, "merged": 3, "skipped": 2, "conflicting": 1, "invalid": 0, "log_entries": 0,
+        "logs": 0,
     }  # fmt: skip
     assert (
         git_log(vault_path)[0]

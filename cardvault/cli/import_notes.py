@@ -125,6 +125,12 @@ def _show(folder: FolderPlan, dry_run: bool, partial: bool) -> None:
     title += f"({folder.kind}, {folder.notes} notes): {folder.plan.summary()}"
     render.table(["note", "card", "category", "dates", "outcome"], rows, title=title)
     _show_links(folder, every=dry_run)
+    if folder.plan.logs:
+        entries = folder.plan.log_entries
+        render.note(
+            f"{'would keep' if dry_run else 'kept'} {folder.plan.logs} daily log(s) as logs, at "
+            f"their paths under memory/ ({entries} entr{'y' if entries == 1 else 'ies'})"
+        )
     for skip in folder.skipped:
         render.note(f"left out {skip.rel}: {skip.why}")
     for report in reports(list(folder.plan.changes)):

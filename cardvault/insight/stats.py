@@ -10,7 +10,6 @@ It reads; it never writes, and it never loads the embedding model.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -21,6 +20,7 @@ from cardvault.scopes.tiers import TierPart, tier_parts
 from cardvault.search.freshness import IndexFreshness, index_freshness
 from cardvault.vault.decisions import pending_items, read_queue
 from cardvault.vault.layout import Vault
+from cardvault.vault.lognames import log_day
 from cardvault.vault.read import VaultSnapshot, read_vault
 
 MAINTENANCE_PREFIX = "maintain:"
@@ -37,7 +37,7 @@ class CardSize:
 
 @dataclass(frozen=True)
 class LogStats:
-    """Daily logs: files (days), entries, entries with a signal, and the undistilled ones."""
+    """Daily logs: the days logged, entries, entries with a signal, and the undistilled ones."""
 
     days: int
     entries: int
@@ -145,8 +145,8 @@ def _card_sizes(snapshot: VaultSnapshot) -> tuple[CardSize, ...]:
 
 def _log_stats(snapshot: VaultSnapshot, cited: set[str]) -> LogStats:
     entries = snapshot.entries
-    found = (_day(log.file.path.stem) for log in snapshot.logs)
-    days = sorted(day for day in found if day is not None)
+    found = (log_day(log.file.path.name) for log in snapshot.logs)
+    days = sorted({day for day in found if day is not None})  # a day may have several logs
     signalled = [e for e in entries if e.has_signal]
     return LogStats(
         days=len(days),
@@ -156,10 +156,3 @@ def _log_stats(snapshot: VaultSnapshot, cited: set[str]) -> LogStats:
         first_day=days[0].isoformat() if days else None,
         last_day=days[-1].isoformat() if days else None,
     )
-
-
-def _day(stem: str) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(stem)
-    except ValueError:
-        return None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.errors import CardvaultError
-from cardvault.portable.format import ExportFile, ImportedCard, problem
+from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, problem
 from cardvault.portable.importer import ImportPlan, plan_import
 from cardvault.portable.kinds import kind_of
 from cardvault.portable.names import FileNames, Named, NoteNames, assign_slugs
@@ -39,6 +39,7 @@ from cardvault.portable.relink import LinkOutcome, Relinker
 from cardvault.vault.card import parse_card
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
+from cardvault.vault.lognames import is_log_path
 from cardvault.vault.read import CardFile
 from cardvault.vault.slugs import slugify
 
@@ -90,7 +91,9 @@ def plan_folder(
             + ", ".join(categories)
         )
     tree = read_tree(source, vault.root, progress)
-    parsed, problems = _parsed(tree, redact)
+    dated = [note for note in tree.notes if is_log_path(note.rel, note.text)]
+    logs = tuple(ImportedLog(i, note.rel, note.text) for i, note in enumerate(dated, start=1))
+    parsed, problems = _parsed(tree, redact, {log.rel for log in logs})
     label = tree.root.name or "notes"
     slugs, names = _names(vault, parsed, label)
     default = category or (FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0])
@@ -109,7 +112,7 @@ def plan_folder(
                 for i, c in enumerate(cards, start=1)
             ),
             (),
-            (),
+            logs,
             tuple([*problems, *card_problems]),
         )
         plan = plan_import(vault, export, today, redact=redact, embeddings=embeddings)
@@ -135,15 +138,20 @@ def _names(vault: Vault, parsed: list[ParsedNote], label: str) -> tuple[dict[str
     return slugs, NoteNames([_named(p, slugs[p.note.rel]) for p in parsed], snapshot.names)
 
 
-def _parsed(tree: SourceTree, redact: bool) -> tuple[list[ParsedNote], list[Finding]]:
-    """The notes that read, and a problem for each that does not. Without `redact`, a note
-    holding a secret is a problem naming its own line (the card's lines would differ) and is
-    not planned: links to it must not resolve when the rest is imported with --partial."""
+def _parsed(
+    tree: SourceTree, redact: bool, logs: set[str]
+) -> tuple[list[ParsedNote], list[Finding]]:
+    """The notes (not the daily `logs`) that read, and a problem for each that does not.
+    Without `redact`, a note holding a secret is a problem naming its own line (the card's
+    lines would differ) and is not planned: links to it must not resolve when the rest is
+    imported with --partial."""
     from cardvault.guard import ensure_no_secrets
 
     parsed: list[ParsedNote] = []
     problems = list(tree.problems)
     for note in tree.notes:
+        if note.rel in logs:
+            continue
         found = parse_note(note)
         if isinstance(found, Finding):
             problems.append(found)

@@ -31,7 +31,8 @@ from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.card import Card, parse_card
 from cardvault.vault.files import inside, text_problem
 from cardvault.vault.finding import Finding
-from cardvault.vault.layout import LOG_NAME, Vault
+from cardvault.vault.layout import Vault
+from cardvault.vault.lognames import is_log_path, log_day
 from cardvault.vault.read import read_vault
 from cardvault.vault.schema import schema_problems
 
@@ -292,12 +293,10 @@ def _log(index: int, item: Any, problems: list[Finding]) -> ImportedLog | None:
     text = item.get("text") if isinstance(item, dict) else None
     if isinstance(rel, str):
         where = f"log {index} ({_shown(rel)})"
-    if not isinstance(rel, str) or not rel.startswith("memory/") or not LOG_NAME.match(rel[7:]):
-        problems.append(problem(where, "'path' must be memory/YYYY-MM-DD.md"))
+    if not isinstance(rel, str) or not is_log_path(rel, text if isinstance(text, str) else ""):
+        problems.append(problem(where, "'path' must be a daily log's: memory/YYYY-MM-DD.md"))
         return None
-    try:
-        dt.date.fromisoformat(rel[7:-3])
-    except ValueError:
+    if log_day(rel.rsplit("/", 1)[-1]) is None:
         problems.append(problem(where, "'path' is not a real date"))
         return None
     if not isinstance(text, str):

@@ -32,7 +32,13 @@ from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, problem
 from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
-from cardvault.vault.daily import LogEntry, format_entry, parse_log
+from cardvault.vault.daily import (
+    LogEntry,
+    appended_log_text,
+    day_of,
+    format_entry,
+    parse_log,
+)
 from cardvault.vault.entry_ids import append_entries, clone_refs
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
@@ -63,6 +69,7 @@ class ImportPlan:
     problems: tuple[Finding, ...]
     log_entries: int  # daily-log entries added
     read: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    logs: int = 0  # daily logs written or added to
 
     def count(self, kind: str) -> int:
         return sum(1 for o in self.outcomes if o.kind == kind)
@@ -72,13 +79,15 @@ class ImportPlan:
         data = {kind: self.count(kind) for kind in KINDS}
         data["invalid"] = len(self.problems)
         data["log_entries"] = self.log_entries
+        data["logs"] = self.logs
         return data
 
     def summary(self) -> str:
         c = self.counts()
+        logs = f", {self.logs} daily log(s)" if self.logs else ""
         return (
             f"{c['new']} new, {c['merged']} merged, {c['skipped']} skipped, "
-            f"{c['conflicting']} conflicting"
+            f"{c['conflicting']} conflicting{logs}"
         )
 
 
@@ -116,7 +125,12 @@ def plan_import(
     changes += log_changes + _rule_changes(current.after(promoted), rules, changes)
     outcomes.sort(key=lambda o: o.index)
     return ImportPlan(
-        tuple(outcomes), tuple(changes), tuple(problems), added, dict(snapshot.digests)
+        tuple(outcomes),
+        tuple(changes),
+        tuple(problems),
+        added,
+        dict(snapshot.digests),
+        logs=len(log_changes),
     )
 
 
@@ -252,9 +266,11 @@ def _log_changes(
     problems: list[Finding],
     forgotten: frozenset[str],
 ) -> tuple[list[Change], int]:
-    """New daily logs written whole; entries missing from existing logs appended. An entry
-    a forget removed (its id recorded: vault/forgotten.py; an entry without one by the id
-    maintain gives it, vault/entry_ids.clone_refs) is never brought back."""
+    """New daily logs written whole; what existing logs lack appended: the entries, and the
+    text before the incoming log's first entry when the vault's log does not hold it (a
+    workspace's log whose sections are no entries loses nothing). An entry a forget removed
+    (its id recorded: vault/forgotten.py; an entry without one by the id maintain gives it,
+    vault/entry_ids.clone_refs) is never brought back."""
     from cardvault.write.add import screen
 
     vault = snapshot.vault
@@ -263,14 +279,18 @@ def _log_changes(
     added = 0
     for log in logs:
         path = vault.root / log.rel
+        where = f"log {log.index} ({log.rel})"
         try:
             text = screen(log.text, log.rel, redact)
             incoming = parse_log(text, path, vault.config.signal_words)
         except CardvaultError as exc:
-            problems.append(problem(f"log {log.index} ({log.rel})", str(exc)))
+            problems.append(problem(where, str(exc)))
+            continue
+        except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
+            problems.append(problem(where, "log file name is not a valid date"))
             continue
         if (big := _big_entry(incoming, vault.config.max_entry_bytes)) is not None:
-            problems.append(problem(f"log {log.index} ({log.rel})", big))
+            problems.append(problem(where, big))
             continue
         ids = clone_refs(incoming, text, path)  # the id each has on every clone
         kept = [  # a forgotten entry is left out as a duplicate is
@@ -278,39 +298,50 @@ def _log_changes(
             for entry in incoming
             if entry.ref not in forgotten and ids.get(entry.position_ref) not in forgotten
         ]
-        if not kept:
+        if incoming and not kept:
             continue
         current = existing.get(log.rel)
         if log.rel in snapshot.partial:
-            problems.append(
-                problem(f"log {log.index} ({log.rel})", "the vault's log is too big to add to")
-            )
+            problems.append(problem(where, "the vault's log is too big to add to"))
             continue
         if current is None and not os.path.lexists(path) and len(kept) == len(incoming):
             changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
             added += len(incoming)
             continue
         if current is None and os.path.lexists(path):  # unusable: `check` reports it
-            problems.append(
-                problem(f"log {log.index} ({log.rel})", "the vault's log is unreadable")
-            )
+            problems.append(problem(where, "the vault's log is unreadable"))
             continue
-        have = {_entry_key(e) for e in current.entries} if current is not None else set()
         new_text: str | None = current.file.text if current is not None else None
+        have = {_entry_key(e) for e in current.entries} if current is not None else set()
         texts = [
             format_entry(entry.time, entry.title, entry.body, entry.entry_id)
             for entry in kept
             if _entry_key(entry) not in have
         ]
-        count = len(texts)
-        if count:
-            new_text = append_entries(new_text, kept[0].day, texts)
-        if count and new_text is not None:
-            reason = f"appended {count} entr{'y' if count == 1 else 'ies'} to {log.rel}"
+        before = _text_before_entries(text, incoming)
+        lead = bool(before) and (new_text is None or before not in new_text)
+        if lead:
+            new_text = appended_log_text(new_text, day_of(path), before + "\n")
+        if texts:
+            new_text = append_entries(new_text, day_of(path), texts)
+        if new_text is not None and (current is None or new_text != current.file.text):
+            count = len(texts)
+            what = f"{count} entr{'y' if count == 1 else 'ies'}"
+            reason = (
+                f"appended {'the text before its entries and ' if lead else ''}{what} to {log.rel}"
+            )
             digest = current.file.digest if current is not None else ABSENT
             changes.append(WriteFile(path, new_text, digest, reason, STEP))
             added += count
     return changes, added
+
+
+def _text_before_entries(text: str, entries: list[LogEntry]) -> str:
+    """The log's text before its first entry (all of it when it has none), without blank
+    lines at either end."""
+    lines = text.split("\n")
+    stop = entries[0].line - 1 if entries else len(lines)
+    return "\n".join(lines[:stop]).strip("\n")
 
 
 def _big_entry(entries: list[LogEntry], limit: int) -> str | None:

@@ -1,5 +1,7 @@
 """What kind of notes a folder holds, for `import`'s report and `init`'s offer.
 
+- agent-workspace: an OpenClaw/Clawdbot-style agent workspace: one of the agent's own files
+  (notes.AGENT_FILES) at the top and a daily log in `memory/` (vault/lognames.py);
 - obsidian: an `.obsidian/` folder at the top;
 - claude-code: Claude Code's auto-memory folder (`~/.claude/projects/<project>/memory/`): a
   `MEMORY.md` index at the top and topic files beside it, no sub-folders of notes;
@@ -7,7 +9,8 @@
 - plain: any other folder of Markdown.
 Every kind is imported by the same rules (notecards.py, relink.py): the features of each (wiki-
 links and embeds, `title`/`permalink` names, observations and relations, a `type`) are read
-wherever they appear. The kind names what was found; it changes nothing.
+wherever they appear, and so are daily logs (portable/folder.py). The kind names what was
+found; it changes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-KINDS = ("obsidian", "claude-code", "basic-memory", "plain")
+from cardvault.portable.notes import AGENT_FILES, read_note, vault_own, walk_folder
+from cardvault.vault.lognames import is_log_file, is_log_path
+
+KINDS = ("agent-workspace", "obsidian", "claude-code", "basic-memory", "plain")
 #: Notes read to tell the kind when surveying a folder (`init`): enough to see a habit.
 SURVEY_READS = 200
 #: Files that make a folder a code project: its Markdown is documentation, not notes.
@@ -29,9 +35,11 @@ PROJECT_MARKERS = (
 
 def kind_of(has_obsidian: bool, rels: Iterable[str], metas: Iterable[Mapping[str, Any]]) -> str:
     """The kind of a folder with an `.obsidian/` folder or not, these notes and frontmatters."""
+    paths = list(rels)
+    if any(rel in AGENT_FILES for rel in paths) and any(is_log_path(rel) for rel in paths):
+        return "agent-workspace"
     if has_obsidian:
         return "obsidian"
-    paths = list(rels)
     if "MEMORY.md" in paths and all("/" not in rel for rel in paths):
         return "claude-code"
     with_front = [meta for meta in metas if meta]
@@ -43,23 +51,33 @@ def kind_of(has_obsidian: bool, rels: Iterable[str], metas: Iterable[Mapping[str
 @dataclass(frozen=True)
 class Survey:
     """How many notes a folder holds and of what kind; `project` names a code project's marker
-    file (its Markdown is documentation, not notes) or is None."""
+    file (its Markdown is documentation, not notes) or is None. `logs` counts its daily logs
+    (`archived` of them under memory/archive/), `places` names where the notes are (a folder,
+    or a file at the top)."""
 
     notes: int
     kind: str
     project: str | None
+    logs: int = 0
+    archived: int = 0
+    places: tuple[str, ...] = ()
 
 
 def survey(folder: Path, vault_root: Path | None = None) -> Survey:
-    """The notes in `folder` (read as import would, without the vault's own files); the kind
-    from the first SURVEY_READS notes."""
+    """The notes in `folder` that import would take (when it is the vault at `vault_root`,
+    not the vault's own files: notes.vault_own), its daily logs, and the kind of all it holds
+    (from the first SURVEY_READS notes)."""
     from cardvault.portable.notecards import ParsedNote, parse_note
-    from cardvault.portable.notes import read_note, walk_folder
 
     root = folder.resolve()
     if not root.is_dir():
         return Survey(0, "plain", None)
-    rels, _, _ = walk_folder(root, vault_root.resolve() if vault_root else None)
+    every, _, _ = walk_folder(root, None)
+    itself = vault_root is not None and vault_root.resolve() == root
+    if vault_root is not None and not itself:
+        every, _, _ = walk_folder(root, vault_root.resolve())
+    logs = {rel for rel in every if is_log_file(rel, str(root / rel))}
+    rels = [rel for rel in every if not (itself and vault_own(rel)) and rel not in logs]
     metas = []
     for rel in rels[:SURVEY_READS]:
         note, _, _ = read_note(root, rel)
@@ -68,4 +86,14 @@ def survey(folder: Path, vault_root: Path | None = None) -> Survey:
             metas.append(parsed.meta)
     obsidian = (root / ".obsidian").is_dir() and not (root / ".obsidian").is_symlink()
     marker = next((name for name in PROJECT_MARKERS if (root / name).is_file()), None)
-    return Survey(len(rels), kind_of(obsidian, rels, metas), marker)
+    archived = sum(1 for rel in logs if rel.startswith("memory/archive/"))
+    places = tuple(dict.fromkeys(_place(rel) for rel in rels))
+    return Survey(len(rels), kind_of(obsidian, every, metas), marker, len(logs), archived, places)
+
+
+def _place(rel: str) -> str:
+    """Where a note is, as a person names it: its folder at the top (`decisions/`; under
+    memory/ its sub-folder, `memory/lessons/`, or `memory/` itself), or the file at the top."""
+    parts = rel.split("/")
+    depth = min(len(parts) - 1, 2 if parts[0] == "memory" else 1)
+    return "/".join(parts[:depth]) + "/" if depth else rel

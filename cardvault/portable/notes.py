@@ -7,8 +7,11 @@ attachment a note may embed (attachments are never read, only named). It leaves 
   folder would import a file the user never meant to share; one inside it names a file the walk
   reaches anyway);
 - anything that is not a regular file (a pipe or a device is never opened for reading);
-- when the vault is the folder itself or sits inside it, the vault's own files (`memory/`,
-  MEMORY.md, AGENTS.md, cardvault.toml) or the vault's folder.
+- when the vault is the folder itself or sits inside it, the vault's own files (`vault_own`:
+  cardvault.toml, MEMORY.md, AGENTS.md and an agent workspace's other files at the top, and
+  what the vault reads under `memory/`: its cards, archive, hot memories, forget records and
+  daily logs) or the vault's folder. Other notes under `memory/` (an agent workspace's
+  `memory/lessons/`) are notes.
 
 Each note is read with one bounded read of at most the vault file limit (`MAX_FILE_BYTES`)
 plus one byte, through a descriptor opened without following symlinks, and the whole import
@@ -28,12 +31,23 @@ from cardvault.errors import CardvaultError
 from cardvault.portable.format import MAX_EXPORT_BYTES, problem
 from cardvault.vault.files import MAX_FILE_BYTES, bytes_problem
 from cardvault.vault.finding import Finding
+from cardvault.vault.lognames import is_log_path
 from cardvault.vault.progress import Progress
 
 #: The most bytes of notes one import reads (the export file's limit: the same door, in JSON).
 MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
-#: The vault's own files, left out when the vault is the folder being imported.
-VAULT_OWN = ("memory", "MEMORY.md", "AGENTS.md", "cardvault.toml")
+#: The files an agent workspace keeps at its top and the agent loads as they are (OpenClaw,
+#: Clawdbot): with a daily log in memory/ they make a folder a workspace. When the workspace
+#: is itself the vault they are its own files, not notes to import (VAULT_OWN).
+AGENT_FILES = (
+    "AGENTS.md", "MEMORY.md", "HEARTBEAT.md", "SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md",
+    "BOOTSTRAP.md",
+)  # fmt: skip
+#: The vault's own files and folders, left out when the vault is the folder being imported.
+VAULT_OWN = (
+    "cardvault.toml", *AGENT_FILES,
+    "memory/cards", "memory/archive", "memory/agents", "memory/forgotten",
+)  # fmt: skip
 NOTE_SUFFIX = ".md"
 
 
@@ -154,8 +168,15 @@ def _vault_own(root: Path, rel: str, vault: Path | None) -> bool:
     if vault is None:
         return False
     if root == vault:
-        return rel in VAULT_OWN
+        return vault_own(rel)
     return root / rel == vault
+
+
+def vault_own(rel: str) -> bool:
+    """Whether `rel`, in a folder that is itself the vault, is one of the vault's own files or
+    folders (see the module docstring) rather than a note."""
+    inside = rel.startswith(tuple(f"{own}/" for own in VAULT_OWN))
+    return rel in VAULT_OWN or inside or (rel.count("/") == 1 and is_log_path(rel))
 
 
 def read_note(root: Path, rel: str) -> tuple[SourceNote | None, int, Finding | None]:

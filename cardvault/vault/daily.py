@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardvault.vault import prose
+from cardvault.vault.lognames import log_citation, log_day
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -140,7 +141,7 @@ class LogEntry:
         `memory/2026-03-19.md#3f9a2c` by its id; an entry without one (written before ids,
         or by hand) by its position, `memory/2026-03-19.md#14:30-2`."""
         if self.entry_id is not None:
-            return f"memory/{self.day.isoformat()}.md#{self.entry_id}"
+            return f"{self.log}#{self.entry_id}"
         return self.position_ref
 
     @property
@@ -149,7 +150,13 @@ class LogEntry:
         that minute (`#14:30`, `#14:30-2`). It names another entry once a merge interleaves
         two clones' entries of one minute; kept so that old citations still resolve."""
         suffix = "" if self.ordinal == 1 else f"-{self.ordinal}"
-        return f"memory/{self.day.isoformat()}.md#{self.time}{suffix}"
+        return f"{self.log}#{self.time}{suffix}"
+
+    @property
+    def log(self) -> str:
+        """The entry's log as citations name it (`memory/2026-03-19.md`; an adopted workspace's
+        `memory/archive/2026-01-10.md`)."""
+        return log_citation(self.path)
 
     @property
     def refs(self) -> frozenset[str]:
@@ -184,8 +191,12 @@ class LogEntry:
 
 
 def day_of(path: Path) -> dt.date:
-    """The date a log file is for, from its name."""
-    return dt.date.fromisoformat(path.stem)
+    """The date a log file is for, from its name (vault/lognames.py); ValueError for a name
+    that holds no real date."""
+    day = log_day(path.name)
+    if day is None:
+        raise ValueError(f"{path.name} names no day")
+    return day
 
 
 def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEntry]:

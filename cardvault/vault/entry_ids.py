@@ -161,7 +161,7 @@ def stamped_log(text: str, path: Path) -> StampedLog:
             lines[index] = with_id(lines[index], entry_id)
             stamped += 1
         kept.add(entry_id)
-        renamed[entry.position_ref] = f"memory/{entry.day.isoformat()}.md#{entry_id}"
+        renamed[entry.position_ref] = f"{entry.log}#{entry_id}"
     return StampedLog("\n".join(lines), renamed, stamped)
 
 

@@ -25,7 +25,7 @@ from cardvault.vault.files import FileText, read_if_present
 FOLDER = "memory/forgotten"
 #: The one citation form a forget records: by id (a position like `#14:30` names another entry
 #: once the one it named is gone, so it is never recorded).
-_REF = re.compile(r"memory/\d{4}-\d{2}-\d{2}\.md#[0-9a-f]{6,16}")
+_REF = re.compile(r"memory/(?:archive/(?:[^#\s/]+/)*)?[^#\s/]+\.md#[0-9a-f]{6,16}")
 _HEADER = (
     "# cardvault forget: the log entries it removed (their ids, not their text). sync keeps\n"
     "# them removed on every clone, with the cards made only of them: docs/insight.md.\n"

@@ -20,10 +20,10 @@ from cardvault.trust.settings import Ignored, settle
 from cardvault.vault.cache import heal_cache_dir
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.confine import confined, leads_outside, name_problem, shown, symlink_message
+from cardvault.vault.lognames import is_log_file, is_log_path
 from cardvault.vault.root import ENV_VAR, locate_root
 
 CACHE_DIR = ".cardvault"
-LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 #: Lowercase words joined by hyphens, at most 100 characters (a file name has room for 255).
 SLUG_RE = re.compile(r"^(?=.{1,100}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -177,8 +177,10 @@ def walk(vault: Vault) -> Walk:
     """Every card, archived card and daily log, stat-ed but not read (the one vault walker).
 
     Cards are `*.md` under memory/cards and memory/archive (sub-folders included, dot-names
-    skipped); logs are memory/YYYY-MM-DD.md. Only real folders and regular files are taken: a
-    symlink is never followed (so no loop, no file outside the vault, nothing in `.git`), and
+    skipped); logs are the dated files directly in memory/ and those under memory/archive/
+    without frontmatter (vault/lognames.py: only these few files are opened, for their first
+    line). Only real folders and regular files are taken: a symlink is never followed (so no
+    loop, no file outside the vault, nothing in `.git`), and
     it, a FIFO, a file name that cannot be shown on one line and a folder that cannot be listed
     are refused and reported, never a reason to stop. The files come sorted by relative path
     (one sort at the end: 10,000 of them are walked on every read).
@@ -193,9 +195,10 @@ def walk(vault: Vault) -> Walk:
                 continue
             for entry in walker.markdown_under(str(folder)):
                 rel = _posix(entry.path[prefix:])
-                files[rel] = _stat(entry, rel, kind)
+                found = kind if kind == "card" else _archived_kind(rel, entry.path)
+                files[rel] = _stat(entry, rel, found)
         for entry in walker.listing(str(vault.memory_dir)):
-            if LOG_NAME.match(entry.name) and walker.regular(entry):
+            if is_log_path(f"memory/{entry.name}") and walker.regular(entry):
                 rel = _posix(entry.path[prefix:])
                 files[rel] = _stat(entry, rel, "log")
     return Walk(dict(sorted(files.items())), tuple(sorted(refused, key=lambda r: r.rel)))
@@ -270,6 +273,12 @@ class _Walker:
         self.refuse(path, code, symlink_message(path, self.root))
 
 
+def _archived_kind(rel: str, path: str) -> str:
+    """The kind of a file under memory/archive/: "log" for a dated one that is no card (no
+    frontmatter), else "archived"."""
+    return "log" if is_log_file(rel, path) else "archived"
+
+
 def _posix(rel: str) -> str:
     return rel if os.sep == "/" else rel.replace(os.sep, "/")
 
@@ -288,7 +297,7 @@ def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
     kinds = (("card", "memory/cards/"), ("archived", "memory/archive/"))
     for rel in rels:
         kind = next((k for k, folder in kinds if rel.startswith(folder)), None)
-        if kind is None and rel.startswith("memory/") and LOG_NAME.match(rel[len("memory/") :]):
+        if kind is None and is_log_path(rel):
             kind = "log"
         parts = rel.split("/")
         if (
@@ -304,6 +313,7 @@ def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
         except (OSError, UnsafePathError):
             continue
         if stat_module.S_ISREG(stat.st_mode):
+            kind = _archived_kind(rel, str(path)) if kind == "archived" else kind
             found[rel] = FileStat(
                 rel, str(path), kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino
             )

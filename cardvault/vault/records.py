@@ -18,7 +18,7 @@ from typing import Any
 
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import Card, parse_card
-from cardvault.vault.daily import LogEntry, Signal, parse_log
+from cardvault.vault.daily import LogEntry, Signal, day_of, parse_log
 from cardvault.vault.links import WikiLink, wiki_links
 from cardvault.vault.tokens import count_tokens
 
@@ -75,7 +75,7 @@ def log_record(text: str, path: Path, signal_words: Iterable[str]) -> dict[str, 
 
 def decode_log(record: dict[str, Any], path: Path) -> tuple[LogEntry, ...]:
     """The entries of a log record."""
-    day = dt.date.fromisoformat(path.stem)
+    day = day_of(path)
     return tuple(
         LogEntry(
             path=path,

@@ -1,11 +1,13 @@
 """`cardvault init`: a ready vault from the bundled templates, a git repo and a first commit.
 
 Files the folder already has (an existing MEMORY.md or AGENTS.md, say) are kept as they are;
-notes already there are counted and their kind told (portable/kinds.py: Obsidian, Claude Code
-memory, basic-memory or plain), so the command can offer to import them; init itself never
-imports a note. Only what is missing is written, `.cardvault/` is added to `.gitignore`, and
-git is set up to merge the vault's files with cardvault's drivers (`.gitattributes` plus the
-clone's git config, history/drivers.py). Written through the one door, in one commit.
+notes already there are counted and their kind told (portable/kinds.py: an agent workspace,
+Obsidian, Claude Code memory, basic-memory or plain), so the command can offer to import them;
+init itself never imports a note. An agent workspace is adopted as it is: its daily logs
+(`memory/DATE*.md`, old ones under `memory/archive/`) are the vault's logs (vault/lognames.py).
+Only what is missing is written, `.cardvault/` is added to `.gitignore`, and git is set up to
+merge the vault's files with cardvault's drivers (`.gitattributes` plus the clone's git config,
+history/drivers.py). Written through the one door, in one commit.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def init_vault(root: Path) -> InitResult:
     root = root.resolve()
     if (root / CONFIG_FILE).exists():
         raise CardvaultError(f"already a vault ({CONFIG_FILE} exists)", root)
-    found = survey(root) if root.is_dir() else None
+    found = survey(root, root) if root.is_dir() else None  # what `import .` would then take
     root.mkdir(parents=True, exist_ok=True)
     notes = []
     if not history.is_repo(root):
