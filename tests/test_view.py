@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
+import html
 import json
 import os
 import re
@@ -27,8 +28,11 @@ from tests.conftest import run_cli, snapshot
 from tests.insight_support import card_files, frontmatter, git
 from tests.maintain_support import ask_cross_project
 from tests.view_support import (
+    EVIDENCE_OF_EVERY_KIND,
+    RAW_EVIDENCE,
     WINDOW,
     DevTools,
+    ask_every_kind,
     body_data,
     dump_dom,
     inked_pixels,
@@ -138,13 +142,41 @@ def test_the_review_queue_shows_what_each_question_asks(sample_vault: Path) -> N
     asked = ask_cross_project(vault)
     (question,) = vault_view(vault, TODAY).questions
     assert question.id == asked.id and question.kind == "cross-project"
-    assert question.question == "the same lesson in several projects?"
+    assert question.question == "the same lesson in several projects: one global card?"
     assert [m.where for m in question.members] == [m.path for m in asked.members]
     assert all(m.text == "HTTP calls need a timeout" for m in question.members)
-    assert question.evidence == (("why", "similar, not certain"),)
-    assert f"review --global accept {asked.id}" in question.answer
+    assert question.evidence == "similar, not certain"
+    assert question.answers[0][0] == f"cardvault review --global accept {asked.id} [--only 1,2]"
+    assert question.answers[1][0] == f"cardvault review --global reject {asked.id}"
     page = render_page(vault_view(vault, TODAY))
     assert "Review (1)" in page and "HTTP calls need a timeout" in page
+
+
+def test_the_review_tab_says_each_question_in_words(sample_vault: Path, tmp_path: Path) -> None:
+    """Every kind of question shows what it asks, its members' text, why it was asked in words
+    and the two commands that answer it; none of the evidence's field names or raw JSON."""
+    ids = ask_every_kind(sample_vault)
+    out = tmp_path / "view.html"
+    result = run_cli(["--vault", str(sample_vault), "view", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    found = re.search(r'<div class="tab" id="tab-review" hidden>(.*?)</div></section>',
+                      out.read_text(encoding="utf-8"), re.S)  # fmt: skip
+    assert found
+    tab = html.unescape(found.group(1))
+    for raw in RAW_EVIDENCE:
+        assert raw not in tab, f"the review tab shows {raw!r}"
+    questions = re.findall(r'<div class="question">(.*?)</ul></div>', tab, re.S)
+    assert len(questions) == len(ids) == len(EVIDENCE_OF_EVERY_KIND)
+    for question, item in zip(questions, ids, strict=True):
+        assert f"<code>cardvault review accept {item}" in question
+        assert f"<code>cardvault review reject {item}</code>" in question
+        assert "What card 1 says, in its own words." in question
+        assert re.search(r'<p class="why">Why asked: [^<]{12,}</p>', question), question
+    assert "the closest pair scores 9.0 (maintenance joins them alone from 13.0)" in tab
+    assert "they share the words request, timeout" in tab
+    assert "81% alike in meaning; they differ in figures: 5 against 10" in tab
+    assert f"cardvault review accept {ids[2]} --keep N" in tab
+    assert "member 1 says “Use tabs.”; member 2 says “Never use tabs.”" in tab
 
 
 def test_rendered_bodies_are_kept_by_digest_and_follow_edits(sample_vault: Path) -> None:
