@@ -95,6 +95,7 @@ class VaultView:
     stats: VaultStats
     questions: tuple[ViewQuestion, ...]
     problems: tuple[str, ...]  # files that could not be read (as `stats` lists them)
+    declared: tuple[str, ...] = ()  # the categories cardvault.toml names, in its order
 
     def summary(self) -> dict[str, Any]:
         """Counts for `view --json`."""
@@ -126,6 +127,7 @@ def vault_view(vault: Vault, today: dt.date) -> VaultView:
         stats=stats,
         questions=_questions(vault),
         problems=stats.problems,
+        declared=tuple(vault.config.categories),
     )
 
 
