@@ -34,7 +34,7 @@ from cardvault.vault.read import CardFile, read_vault, remembered
 #: The version of card_html's output kept in the catalog (bump when it changes).
 HTML_VERSION = 1
 #: Longest member text shown for a review question (the rest is in the file it names).
-MEMBER_TEXT_LIMIT = 600
+MEMBER_TEXT_LIMIT = 300
 
 
 @dataclass(frozen=True)

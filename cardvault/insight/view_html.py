@@ -156,13 +156,18 @@ def _refs(cards: Iterable[ViewCard]) -> list[str]:
 def _header(view: VaultView) -> str:
     live = sum(1 for c in view.cards if not c.archived)
     counts = (
-        f"{live} cards · {len(view.cards) - live} archived · {len(view.graph.links)} links · "
+        f"{_count(live, 'card')} · {len(view.cards) - live} archived · "
+        f"{_count(len(view.graph.links), 'link')} · "
         f"{len(view.questions)} pending review · made {_e(view.generated)}"
     )
     return (
         f'<header><h1>{_e(view.name)}</h1><span class="counts">{counts}</span>'
         "<noscript>This page needs JavaScript for the graph and the filter.</noscript></header>\n"
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _card_flags(card: ViewCard) -> str:

@@ -232,7 +232,7 @@
     const archived = nodes.filter(function (n) { return n.flags & ARCHIVED; }).length;
     count.textContent = words.length
       ? matches.length + " of " + nodes.length + " cards match"
-      : nodes.length + " cards" + (archived ? " (" + archived + " archived)" : "");
+      : nodes.length + (nodes.length === 1 ? " card" : " cards") + (archived ? " (" + archived + " archived)" : "");
     document.body.dataset.visible = String(matches.length);
     relabel();
   }
