@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
+import html
 import json
 import os
 import re
@@ -27,8 +28,11 @@ from tests.conftest import run_cli, snapshot
 from tests.insight_support import card_files, frontmatter, git
 from tests.maintain_support import ask_cross_project
 from tests.view_support import (
+    EVIDENCE_OF_EVERY_KIND,
+    RAW_EVIDENCE,
     WINDOW,
     DevTools,
+    ask_every_kind,
     body_data,
     dump_dom,
     inked_pixels,
@@ -138,13 +142,106 @@ def test_the_review_queue_shows_what_each_question_asks(sample_vault: Path) -> N
     asked = ask_cross_project(vault)
     (question,) = vault_view(vault, TODAY).questions
     assert question.id == asked.id and question.kind == "cross-project"
-    assert question.question == "the same lesson in several projects?"
+    assert question.question == "the same lesson in several projects: one global card?"
     assert [m.where for m in question.members] == [m.path for m in asked.members]
     assert all(m.text == "HTTP calls need a timeout" for m in question.members)
-    assert question.evidence == (("why", "similar, not certain"),)
-    assert f"review --global accept {asked.id}" in question.answer
+    assert question.evidence == "similar, not certain"
+    assert question.answers[0][0] == f"cardvault review --global accept {asked.id} [--only 1,2]"
+    assert question.answers[1][0] == f"cardvault review --global reject {asked.id}"
     page = render_page(vault_view(vault, TODAY))
     assert "Review (1)" in page and "HTTP calls need a timeout" in page
+
+
+def test_the_review_tab_says_each_question_in_words(sample_vault: Path, tmp_path: Path) -> None:
+    """Every kind of question shows what it asks, its members' text, why it was asked in words
+    and the two commands that answer it; none of the evidence's field names or raw JSON."""
+    ids = ask_every_kind(sample_vault)
+    out = tmp_path / "view.html"
+    result = run_cli(["--vault", str(sample_vault), "view", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    found = re.search(r'<div class="tab" id="tab-review" hidden>(.*?)</div></section>',
+                      out.read_text(encoding="utf-8"), re.S)  # fmt: skip
+    assert found
+    tab = html.unescape(found.group(1))
+    for raw in RAW_EVIDENCE:
+        assert raw not in tab, f"the review tab shows {raw!r}"
+    questions = re.findall(r'<div class="question">(.*?)</ul></div>', tab, re.S)
+    assert len(questions) == len(ids) == len(EVIDENCE_OF_EVERY_KIND)
+    for question, item in zip(questions, ids, strict=True):
+        assert f"<code>cardvault review accept {item}" in question
+        assert f"<code>cardvault review reject {item}</code>" in question
+        assert "What card 1 says, in its own words." in question
+        assert re.search(r'<p class="why">Why asked: [^<]{12,}</p>', question), question
+    assert "the closest pair scores 9.0 (maintenance joins them alone from 13.0)" in tab
+    assert "they share the words request, timeout" in tab
+    assert "81% alike in meaning; they differ in figures: 5 against 10" in tab
+    assert f"cardvault review accept {ids[2]} --keep N" in tab
+    assert "member 1 says “Use tabs.”; member 2 says “Never use tabs.”" in tab
+
+
+def _page_colours(root: Path, out: Path) -> dict[str, str]:
+    result = run_cli(["--vault", str(root), "view", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    found = re.search(r'<script type="application/json" id="view-data">(.*?)</script>',
+                      out.read_text(encoding="utf-8"), re.S)  # fmt: skip
+    assert found
+    return {c["name"]: c["colour"] for c in json.loads(found.group(1))["categories"]}
+
+
+def test_a_category_keeps_its_colour_when_another_grows(vault_path: Path, tmp_path: Path) -> None:
+    """Colours follow the categories' names, not their sizes: after one small category grows
+    past all the others, every category has the colour it had, and no two share one."""
+    cards = vault_path / "memory" / "cards"
+    sizes = {"infrastructure": 6, "tools": 4, "workflow": 2, "lessons": 1, "security": 1}
+    for category, count in sizes.items():
+        for n in range(count):
+            (cards / f"{category}-{n}.md").write_text(
+                f"---\ntopic: {category} {n}\ncategory: {category}\n---\nText.\n", "utf-8"
+            )
+    before = _page_colours(vault_path, tmp_path / "before.html")
+    for n in range(1, 12):
+        (cards / f"lessons-{n}.md").write_text(
+            f"---\ntopic: lessons {n}\ncategory: lessons\n---\nText.\n", "utf-8"
+        )
+    after = _page_colours(vault_path, tmp_path / "after.html")
+    assert set(before) == set(sizes) and after == before
+    assert len(set(before.values())) == len(before)
+
+
+def test_the_palette_colours_are_clearly_apart() -> None:
+    """Every two category colours, and each against the grey of untagged and archived cards,
+    differ by at least 20 in CIE76 (about twice what a person tells apart at a glance)."""
+    from cardvault.insight.view_html import PALETTE, colours
+    from cardvault.vault.config import DEFAULT_CATEGORIES
+
+    shown = [*PALETTE, "#9ca3af"]
+    nearest = min((_delta_e(a, b), a, b) for n, a in enumerate(shown) for b in shown[n + 1 :])
+    assert nearest[0] >= 20, nearest
+    # the default categories each have a colour of their own
+    assert len(set(colours(DEFAULT_CATEGORIES, DEFAULT_CATEGORIES).values())) == len(
+        DEFAULT_CATEGORIES
+    )
+
+
+def _delta_e(a: str, b: str) -> float:
+    first, second = _lab(a), _lab(b)
+    return sum((x - y) ** 2 for x, y in zip(first, second, strict=True)) ** 0.5
+
+
+def _lab(colour: str) -> tuple[float, float, float]:
+    """sRGB hex to CIE L*a*b* (D65)."""
+    linear = []
+    for at in (1, 3, 5):
+        c = int(colour[at : at + 2], 16) / 255
+        linear.append(((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92)
+    r, g, b = linear
+    xyz = (
+        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+        0.2126 * r + 0.7152 * g + 0.0722 * b,
+        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    )
+    x, y, z = (v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116 for v in xyz)
+    return 116 * y - 16, 500 * (x - y), 200 * (y - z)
 
 
 def test_rendered_bodies_are_kept_by_digest_and_follow_edits(sample_vault: Path) -> None:
@@ -432,3 +529,35 @@ def test_typing_in_the_filter_then_clicking_a_node_and_a_link(
     )
     assert browser.evaluate("document.getElementById('filter').value") == "Docker"  # kept
     assert "pwned" not in str(browser.evaluate("JSON.stringify(document.body.dataset)"))
+
+
+PANES = """(() => {
+  const svg = document.getElementById('graph').getBoundingClientRect();
+  const labels = [...document.querySelectorAll('#graph text')].map(t => t.getBoundingClientRect());
+  const cut = labels.filter(b => b.left < svg.left - 1 || b.right > svg.right + 1
+    || b.top < svg.top - 1 || b.bottom > svg.bottom + 1).length;
+  const panes = ['#side', '#graph', '#panel'].map(s => {
+    const b = document.querySelector(s).getBoundingClientRect();
+    return [b.left, b.right, b.width, b.height];
+  });
+  return [innerWidth, panes, labels.length, cut];
+})()"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [800, 1280])
+def test_every_pane_fits_the_window_and_no_label_is_cut(
+    page_file: Path, browser: DevTools, width: int
+) -> None:
+    """At 800 and 1280 px the list, the graph and the reader are each wholly in the window and
+    of a usable size, and every label the graph draws lies inside the graph."""
+    browser.open(page_file.as_uri())
+    browser.send(
+        "Emulation.setDeviceMetricsOverride", width=width, height=800, deviceScaleFactor=1,
+        mobile=False,
+    )  # fmt: skip
+    inner, panes, labels, cut = browser.settled(PANES)  # type: ignore[misc]
+    assert inner == width
+    for left, right, wide, high in panes:
+        assert left >= 0 and right <= width + 0.5 and wide >= 250 and high >= 200, panes
+    assert labels >= 10 and cut == 0, (labels, cut)

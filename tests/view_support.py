@@ -18,7 +18,7 @@ import shutil
 import struct
 import subprocess
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -320,3 +320,42 @@ class DevTools:
             self._process.wait()
         os.close(self._commands)
         os.close(self._replies)
+
+
+#: A pending question of each kind maintenance and verify ask, with evidence in the shape each
+#: step writes (maintain/grouping.py, maintain/merge.py, verify/questions.py).
+EVIDENCE_OF_EVERY_KIND = {
+    "same-lesson": {
+        "score": 9.0, "certain_at": 13.0, "asked_from": -3.0,
+        "pairs": [{"between": ["memory/2026-03-02.md#10:15", "memory/cards/timeouts.md"],
+                   "score": 9.0, "cosine": 0.655, "shared_terms": ["request", "timeout"]}],
+    },
+    "duplicate": {"cosine": 0.812, "asked_from": 0.75, "figures": [["5"], ["10"]],
+                  "sentences": ["Retry 5 times.", "Retry 10 times."]},
+    "contradiction": {"cosine": 0.7, "sentences": ["Use tabs.", "Never use tabs."]},
+    "split": {"tokens": 780, "budget": 800, "overflow_tokens": 120, "from": ["b", "c"]},
+    "stale": {"reasons": ["names scripts/gone.sh, which the project no longer has"],
+              "since": "2026-11-20"},
+}  # fmt: skip
+#: What no Review tab may show: the evidence's field names and raw structure.
+RAW_EVIDENCE = ("asked_from", "certain_at", "shared_terms", "overflow_tokens", "pairs", "[{", "{'")
+
+
+def ask_every_kind(root: Path) -> list[str]:
+    """Write a review queue holding one pending question of each kind into the vault at `root`
+    (members: its first two cards); their ids, in the queue's order."""
+    from cardvault.vault.decisions import Member, ReviewItem, item_id, queue_path, render_queue
+
+    cards = sorted((root / "memory" / "cards").glob("*.md"))[:2]
+    members = tuple(
+        Member(key=p.relative_to(root).as_posix(), path=p.relative_to(root).as_posix(),
+               text=f"What card {n} says, in its own words.")
+        for n, p in enumerate(cards, start=1)
+    )  # fmt: skip
+    items = []
+    for kind, evidence in EVIDENCE_OF_EVERY_KIND.items():
+        chosen = members[:1] if kind in ("split", "stale") else members
+        made = ReviewItem("", kind, chosen, evidence, "2026-11-29")
+        items.append(replace(made, id=item_id(kind, made.keys, (i.id for i in items))))
+    queue_path(root).write_text(render_queue(items), encoding="utf-8")
+    return [i.id for i in items]

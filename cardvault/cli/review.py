@@ -24,14 +24,6 @@ IdsArgument = Annotated[list[str], typer.Argument(help="Review item ids (or uniq
 ReasonOption = Annotated[
     str | None, typer.Option("--reason", help="Why (kept with the decision in the vault).")
 ]
-QUESTIONS = {
-    "same-lesson": "the same lesson?",
-    "duplicate": "duplicate cards?",
-    "contradiction": "which one holds?",
-    "split": "this did not fit in the merged card: a card of its own?",
-    "cross-project": "the same lesson in several projects: one global card?",
-    "stale": "is the card stale? the project no longer has what it names",
-}
 
 
 GlobalReviewOption = Annotated[
@@ -87,57 +79,23 @@ def review(
 
 
 def _show_item(item: ReviewItem) -> None:
+    from cardvault.review import words
+
     out = render.console()
-    out.print(f"[bold cyan]{item.id}[/]  {QUESTIONS[item.kind]}  [dim]asked {item.asked}[/]")
+    asks = words.kind_of(item).question
+    out.print(f"[bold cyan]{item.id}[/]  {asks}  [dim]asked {item.asked}[/]")
     for number, member in enumerate(item.members, start=1):
         where = member.source or member.path
         held = f" → {member.card}" if member.card and member.card != member.path else ""
         out.print(f"  {number}. [cyan]{render.escape(where)}[/]{render.escape(held)}")
         out.print(f"     {render.escape(_short(member.text))}")
-    out.print(f"  [dim]{render.escape(_evidence_line(item))}[/]")
-    out.print(f"  [dim]{render.escape(_hint(item))}[/]\n")
+    out.print(f"  [dim]why asked: {render.escape(words.evidence(item))}[/]")
+    out.print(f"  [dim]{render.escape(words.hint(item))}[/]\n")
 
 
 def _short(text: str, limit: int = 300) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _evidence_line(item: ReviewItem) -> str:
-    evidence = dict(item.evidence)
-    if item.kind == "same-lesson":
-        pairs = evidence.get("pairs") or []
-        shared = sorted({t for p in pairs for t in p.get("shared_terms", [])})[:6]
-        line = f"evidence: best score {evidence.get('score')}"
-        line += f" (certain at {evidence.get('certain_at')})"
-        return line + (f"; shared terms: {', '.join(shared)}" if shared else "")
-    if item.kind == "stale":
-        reasons = "; ".join(str(r) for r in evidence.get("reasons") or ())
-        return f"stale since {evidence.get('since')}: {reasons}"
-    if item.kind == "split":
-        return (
-            f"evidence: merged card {evidence.get('tokens')} tokens of {evidence.get('budget')}; "
-            f"{evidence.get('overflow_tokens')} more did not fit"
-        )
-    return "evidence: " + ", ".join(f"{k} {v}" for k, v in evidence.items() if k != "sentences")
-
-
-def _hint(item: ReviewItem) -> str:
-    if item.kind == "contradiction":
-        return f"cardvault review accept {item.id} --keep N   (N holds, the other is archived)"
-    if item.kind == "split":
-        return f"accept {item.id}: a card of its own; reject: append it anyway"
-    if item.kind == "stale":
-        return (
-            f"cardvault review reject {item.id} (still right: the mark goes)   |   "
-            f"accept {item.id} (archive it)   |   or edit the card, then `cardvault verify`"
-        )
-    if item.kind == "cross-project":
-        return (
-            f"cardvault review --global accept {item.id} [--only 1,2] (one global card)   |   "
-            f"cardvault review --global reject {item.id}"
-        )
-    return f"cardvault review accept {item.id} [--only 1,2]   |   cardvault review reject {item.id}"
 
 
 @review_app.command("accept")

@@ -20,7 +20,6 @@ It reads; it never writes and never loads the embedding model.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,17 +31,10 @@ from cardvault.vault.decisions import ReviewItem, pending_items, read_queue
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, read_vault, remembered
 
-#: What each kind of review question asks a person, and how it is answered.
-ANSWERS = {
-    "contradiction": "cardvault review accept {id} --keep N (N holds; the other is archived)",
-    "split": "cardvault review accept {id} (a card of its own) | reject {id} (append it anyway)",
-    "cross-project": "cardvault review --global accept {id} [--only 1,2] | reject {id}",
-}
-DEFAULT_ANSWER = "cardvault review accept {id} [--only 1,2] | cardvault review reject {id}"
 #: The version of card_html's output kept in the catalog (bump when it changes).
 HTML_VERSION = 1
 #: Longest member text shown for a review question (the rest is in the file it names).
-MEMBER_TEXT_LIMIT = 600
+MEMBER_TEXT_LIMIT = 300
 
 
 @dataclass(frozen=True)
@@ -85,8 +77,9 @@ class ViewQuestion:
     question: str
     asked: str
     members: tuple[ViewMember, ...]
-    evidence: tuple[tuple[str, str], ...]
-    answer: str
+    evidence: str  # why it was asked, in words
+    answers: tuple[tuple[str, str], ...]  # (command, what it does): accept, then reject
+    also: str  # another way to answer, in words ("" when none)
 
 
 @dataclass(frozen=True)
@@ -102,6 +95,7 @@ class VaultView:
     stats: VaultStats
     questions: tuple[ViewQuestion, ...]
     problems: tuple[str, ...]  # files that could not be read (as `stats` lists them)
+    declared: tuple[str, ...] = ()  # the categories cardvault.toml names, in its order
 
     def summary(self) -> dict[str, Any]:
         """Counts for `view --json`."""
@@ -133,6 +127,7 @@ def vault_view(vault: Vault, today: dt.date) -> VaultView:
         stats=stats,
         questions=_questions(vault),
         problems=stats.problems,
+        declared=tuple(vault.config.categories),
     )
 
 
@@ -181,16 +176,17 @@ def staleness(file: CardFile, cutoff: dt.date) -> str | None:
 
 
 def _questions(vault: Vault) -> tuple[ViewQuestion, ...]:
-    from cardvault.maintain.asking import LABELS
-
     try:
         items = pending_items(read_queue(vault.root))
     except CardvaultError:  # vault_stats has listed it among the problems
         return ()
-    return tuple(_question(item, LABELS.get(item.kind, item.kind)) for item in items)
+    return tuple(_question(item) for item in items)
 
 
-def _question(item: ReviewItem, label: str) -> ViewQuestion:
+def _question(item: ReviewItem) -> ViewQuestion:
+    """A pending item as `cardvault review` words it (review/words.py)."""
+    from cardvault.review import words
+
     members = tuple(
         ViewMember(
             where=m.source or m.path,
@@ -202,19 +198,14 @@ def _question(item: ReviewItem, label: str) -> ViewQuestion:
     return ViewQuestion(
         id=item.id,
         kind=item.kind,
-        question=label,
+        question=words.kind_of(item).question,
         asked=item.asked,
         members=members,
-        evidence=tuple((str(k), _evidence_value(v)) for k, v in item.evidence.items()),
-        answer=ANSWERS.get(item.kind, DEFAULT_ANSWER).format(id=item.id),
+        evidence=words.evidence(item),
+        answers=words.answers(item),
+        also=words.kind_of(item).also,
     )
 
 
 def _shortened(text: str) -> str:
     return text if len(text) <= MEMBER_TEXT_LIMIT else text[: MEMBER_TEXT_LIMIT - 1] + "…"
-
-
-def _evidence_value(value: Any) -> str:
-    """An evidence value as one short line of text."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return _shortened(text)

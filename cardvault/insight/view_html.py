@@ -28,10 +28,11 @@ from cardvault.insight.view_panels import review_html, stats_html
 
 #: Marks a page this module wrote (`view --out` overwrites only such a file).
 GENERATOR = "cardvault view"
-#: Category colours, in the order of the categories' sizes (then again from the start).
+#: Category colours, each clearly apart from the others and from the grey of "other" and of
+#: archived cards (tests/test_view.py measures it).
 PALETTE = (
-    "#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2",
-    "#db2777", "#65a30d", "#9333ea", "#ea580c", "#0d9488", "#4b5563",
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#e377c2", "#bcbd22", "#17becf", "#1a237e", "#f2c200", "#000000",
 )  # fmt: skip
 ARCHIVED, STALE, PROMOTED = 1, 2, 4
 
@@ -39,7 +40,7 @@ ARCHIVED, STALE, PROMOTED = 1, 2, 4
 def render_page(view: VaultView) -> str:
     """The whole page as text (see the module docstring)."""
     categories = list(view.graph.tag_tree) or ["(none)"]
-    colour = {name: number % len(PALETTE) for number, name in enumerate(categories)}
+    colour = colours(categories, view.declared)
     css = _asset("view.css") + "".join(
         f".c{n} {{ background: {c}; }}\n" for n, c in enumerate(PALETTE)
     )
@@ -66,6 +67,28 @@ def render_page(view: VaultView) -> str:
             f"<script>{script}</script>\n</body>\n</html>\n",
         ]
     )
+
+
+def colours(categories: Iterable[str], declared: Iterable[str] = ()) -> dict[str, int]:
+    """Each category's palette slot: the one its name hashes to, else the next free one. The
+    categories cardvault.toml declares claim theirs first, in its order, then any others by
+    name; so a category's colour follows from its name and the declared list, never from how
+    many cards any category holds, and no two share one while there are slots left."""
+    wanted = set(categories)
+    order = [c for c in dict.fromkeys(declared) if c in wanted]
+    order += sorted(wanted - set(order))
+    taken: dict[int, str] = {}
+    found: dict[str, int] = {}
+    for name in order:
+        slot = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big")
+        slot %= len(PALETTE)
+        for step in range(len(PALETTE)):
+            if (slot + step) % len(PALETTE) not in taken:
+                slot = (slot + step) % len(PALETTE)
+                break
+        taken.setdefault(slot, name)
+        found[name] = slot
+    return found
 
 
 @cache
@@ -133,13 +156,18 @@ def _refs(cards: Iterable[ViewCard]) -> list[str]:
 def _header(view: VaultView) -> str:
     live = sum(1 for c in view.cards if not c.archived)
     counts = (
-        f"{live} cards · {len(view.cards) - live} archived · {len(view.graph.links)} links · "
+        f"{_count(live, 'card')} · {len(view.cards) - live} archived · "
+        f"{_count(len(view.graph.links), 'link')} · "
         f"{len(view.questions)} pending review · made {_e(view.generated)}"
     )
     return (
         f'<header><h1>{_e(view.name)}</h1><span class="counts">{counts}</span>'
         "<noscript>This page needs JavaScript for the graph and the filter.</noscript></header>\n"
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _card_flags(card: ViewCard) -> str:

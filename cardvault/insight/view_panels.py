@@ -3,8 +3,8 @@
 Stats shows `insight.stats.VaultStats` as `cardvault stats` computes it: the budgets (MEMORY.md
 bytes, tokens per card) with a meter each, the largest cards, the tiers, counts by category,
 status and tag, daily logs, maintenance and the search index. Review shows each pending
-decision: what it asks, about what (linked to the card where it names one), on what evidence,
-and the command that answers it.
+decision as `cardvault review` words it (review/words.py): what it asks, about what (linked
+to the card where it names one), why it was asked, and the two commands that answer it.
 """
 
 from __future__ import annotations
@@ -159,9 +159,13 @@ def _question(q: ViewQuestion, cards: set[str]) -> str:
         f"</code><blockquote>{_e(m.text)}</blockquote></li>"
         for m in q.members
     )
-    evidence = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in q.evidence)
+    answers = "".join(
+        f"<li><code>{_e(command)}</code> {_e(meaning)}</li>" for command, meaning in q.answers
+    )
+    also = f"<li>{_e(q.also)}</li>" if q.also else ""
     return (
-        f'<div class="question"><h3>{_e(q.question)} <span class="meta">{_e(q.kind)} · '
-        f"{_e(q.id)} · asked {_e(q.asked)}</span></h3><ol>{members}</ol>"
-        f"<dl>{evidence}</dl><code>{_e(q.answer)}</code></div>\n"
+        f'<div class="question"><h3>{_e(q.question)}</h3><p class="meta">asked {_e(q.asked)}'
+        f' · <code class="id">{_e(q.id)}</code></p><ol>{members}</ol>'
+        f'<p class="why">Why asked: {_e(q.evidence)}</p>'
+        f'<ul class="answers">{answers}{also}</ul></div>\n'
     )

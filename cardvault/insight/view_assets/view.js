@@ -34,21 +34,35 @@
   let box = { x: -100, y: -100, w: 200, h: 200 };
   let placed = { groups: [], categories: [] };
   const OTHER = "#9ca3af";
+  const LABEL_CHARS = 34;   // a longer title is cut in its label (its tooltip and the list show it whole)
+  const ALL_LABELLED = 60;  // up to this many cards every card is labelled; past it the best linked
 
   function radius(node) { return 4 + Math.min(6, Math.sqrt(node.deg) * 1.4) + (node.flags & PROMOTED ? 2 : 0); }
 
-  // Colours: by category; in a vault of one category, by tag group (the largest groups).
+  // A tag's palette slot from its name (FNV-1a), so a colour never follows sizes.
+  function slotOf(name, size) {
+    let h = 2166136261;
+    for (let k = 0; k < name.length; k++) { h ^= name.charCodeAt(k); h = Math.imul(h, 16777619) >>> 0; }
+    return h % size;
+  }
+
+  // Colours: by category (chosen by cardvault from the names); in a vault of one category with
+  // tag groups, by group: the largest groups get a colour each, from their tags' names.
   function colours() {
     const palette = data.palette;
-    if (data.categories.length > 1) {
+    const tagged = placed.groups.filter(function (g) { return g.tag && g.members.length > 1; });
+    if (data.categories.length > 1 || tagged.length < 2) {
       return { of: function (node) { return data.categories[node.cat].colour; },
         legend: data.categories.map(function (c) { return [c.name, c.colour]; }) };
     }
-    const big = placed.groups.filter(function (g) { return g.tag; })
-      .sort(function (a, b) { return b.members.length - a.members.length || (a.tag < b.tag ? -1 : 1); })
-      .slice(0, palette.length - 1);
-    const colour = new Map();
-    big.forEach(function (g, k) { colour.set(g.tag, palette[k]); });
+    const big = tagged.sort(function (a, b) { return b.members.length - a.members.length || (a.tag < b.tag ? -1 : 1); })
+      .slice(0, palette.length - 1).sort(function (a, b) { return a.tag < b.tag ? -1 : 1; });
+    const colour = new Map(), taken = new Set();
+    big.forEach(function (g) {
+      let slot = slotOf(g.tag, palette.length);
+      while (taken.has(slot)) slot = (slot + 1) % palette.length;
+      taken.add(slot); colour.set(g.tag, palette[slot]);
+    });
     const legend = big.map(function (g) { return ["#" + g.tag, colour.get(g.tag)]; });
     legend.push(["other tags", OTHER]);
     return { of: function (node) { return colour.get(node.group) || OTHER; }, legend: legend };
@@ -61,6 +75,9 @@
       path += "M" + a.x.toFixed(1) + " " + a.y.toFixed(1) + "L" + b.x.toFixed(1) + " " + b.y.toFixed(1);
     });
     edges.setAttribute("d", path);
+    // the more links, the fainter each: 0.55 up to 300 links, 0.14 at 5,000
+    const faint = 0.55 * Math.sqrt(300 / Math.max(1, links.length));
+    edges.style.strokeOpacity = Math.max(0.08, Math.min(0.55, faint)).toFixed(2);
     const paint = colours();
     nodes.forEach(function (node) {
       const c = document.createElementNS(SVG, "circle");
@@ -114,12 +131,20 @@
   }
 
   // Labels in order of importance, each drawn only where it covers no label drawn before.
-  function label(cards, hubs) {
+  function label(cards, hubs, few) {
     labels.textContent = "";
     const unit = scale(), taken = [];
-    function put(text, x, y, size, kind, centred) {
-      const width = text.length * size * 0.58 * unit, height = size * 1.2 * unit;
-      const left = centred ? x - width / 2 : x;
+    // the part of the graph on screen: the viewBox, widened on one axis to the pane's shape
+    const rect = svg.getBoundingClientRect();
+    const seenW = Math.max(box.w, (rect.width || 1) * unit), seenH = Math.max(box.h, (rect.height || 1) * unit);
+    const leftmost = box.x - (seenW - box.w) / 2, right = leftmost + seenW;
+    const top = box.y - (seenH - box.h) / 2, bottom = top + seenH;
+    function put(text, x, y, size, kind, centred, before) {
+      if (text.length > LABEL_CHARS) text = text.slice(0, LABEL_CHARS - 1) + "\u2026";
+      const width = text.length * size * 0.62 * unit, height = size * 1.2 * unit;
+      let left = centred ? x - width / 2 : x;
+      if (!centred && left + width > right) left = before - width;  // no room right: on its left
+      if (left < leftmost || left + width > right || y - height < top || y > bottom) return;  // never cut by the edge
       const r = { x0: left, y0: y - height, x1: left + width, y1: y };
       if (taken.some(function (o) { return r.x0 < o.x1 && o.x0 < r.x1 && r.y0 < o.y1 && o.y0 < r.y1; })) return;
       taken.push(r);
@@ -130,19 +155,24 @@
       t.textContent = text;
       labels.appendChild(t);
     }
-    function card(node) { put(node.topic, node.x + radius(node) + 2 * unit, node.y + 6 * unit, 11, "card", false); }
+    function card(node) {
+      const gap = radius(node) + 2 * unit;
+      put(node.topic, node.x + gap, node.y + 4 * unit, 11, "card", false, node.x - gap);
+    }
+    function groups() {
+      placed.groups.slice().sort(function (a, b) { return b.members.length - a.members.length; }).forEach(function (g) {
+        if (g.tag && g.members.length > 2) put("#" + g.tag, g.x, g.y - g.r, 10.5, "group", true);
+      });
+    }
     cards.forEach(card);
     if (data.categories.length > 1) {
       placed.categories.forEach(function (cat) {
-        let top = Infinity;
-        cat.list.forEach(function (g) { g.members.forEach(function (n) { top = Math.min(top, n.y - radius(n)); }); });
-        put(cat.name, cat.x, top - 14 * unit, 13, "category", true);
+        let high = Infinity;
+        cat.list.forEach(function (g) { g.members.forEach(function (n) { high = Math.min(high, n.y - radius(n)); }); });
+        put(cat.name, cat.x, Math.max(high - 6 * unit, top + 16 * unit), 13, "category", true);
       });
     }
-    placed.groups.slice().sort(function (a, b) { return b.members.length - a.members.length; }).forEach(function (g) {
-      if (g.tag && g.members.length > 2) put("#" + g.tag, g.x, g.y - g.r, 10.5, "group", true);
-    });
-    hubs.forEach(card);
+    if (few) { hubs.forEach(card); groups(); } else { groups(); hubs.forEach(card); }
   }
   // ---- zoom and pan ----
   svg.addEventListener("wheel", function (event) {
@@ -202,7 +232,7 @@
     const archived = nodes.filter(function (n) { return n.flags & ARCHIVED; }).length;
     count.textContent = words.length
       ? matches.length + " of " + nodes.length + " cards match"
-      : nodes.length + " cards" + (archived ? " (" + archived + " archived)" : "");
+      : nodes.length + (nodes.length === 1 ? " card" : " cards") + (archived ? " (" + archived + " archived)" : "");
     document.body.dataset.visible = String(matches.length);
     relabel();
   }
@@ -212,9 +242,10 @@
     if (current >= 0) shown.push(nodes[current]);
     if (current >= 0) out[current].concat(back[current]).forEach(function (j) { shown.push(nodes[j]); });
     if (matches.length < nodes.length) shown.push.apply(shown, matches.slice(0, 200));
-    const hubs = matches.length < nodes.length ? [] : nodes.filter(function (n) { return n.deg > 0; })
-      .sort(function (a, b) { return b.deg - a.deg || a.i - b.i; }).slice(0, 40);
-    label(shown, hubs);
+    const few = nodes.length <= ALL_LABELLED;
+    const hubs = matches.length < nodes.length ? [] : nodes.filter(function (n) { return few || n.deg > 0; })
+      .sort(function (a, b) { return b.deg - a.deg || a.i - b.i; }).slice(0, few ? ALL_LABELLED : nodes.length > 1000 ? 12 : 25);
+    label(shown, hubs, few);
   }
 
   function showCard(index) {
@@ -321,5 +352,6 @@
   if (empty) empty.hidden = nodes.length > 0;
   applyFilter("");
   apply(Object.assign({}, state, readHash()));
+  window.addEventListener("resize", relabel);
   document.body.dataset.ready = "1";
 })();
