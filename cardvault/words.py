@@ -2,11 +2,15 @@
 
 A word is a run of letters and digits (what SQLite's unicode61 tokenizer takes for one),
 lower-cased, its diacritics removed ("Café" -> "cafe"); a run of Chinese, Japanese or Korean
-characters is one word, kept as written (`bigrams` splits it for the search index, which cannot
-tell where such words end). A word's stem is the Snowball English stemmer's (Porter2, from
-snowballstemmer, through its C accelerator PyStemmer when that is installed): "boxes" and "box"
-are "box", "retries", "retried" and "retry" are "retri", "failing", "fails" and "failed" are
-"fail", "cookies" and "cookie" are "cooki". A CJK run and a word with digits stem to themselves.
+characters is one word, kept as written. Such text does not say where its words end, so the
+search index holds each run as its overlapping bigrams and a query asks for the bigrams of its
+runs (`terms`, the one split for both): "数据库的连接" is "数据 据库 库的 的连 连接", found by a
+question that shares some of them, in any order, as BM25 ranks words.
+
+A word's stem is the Snowball English stemmer's (Porter2, from snowballstemmer, through its C
+accelerator PyStemmer when that is installed): "boxes" and "box" are "box", "retries",
+"retried" and "retry" are "retri", "failing", "fails" and "failed" are "fail", "cookies" and
+"cookie" are "cooki". A CJK run and a word with digits stem to themselves.
 
 The search index stores these stems and its queries ask for them (search/text.py), a hit's
 highlighting marks the words whose stem the query asked for, and maintenance compares sentences
@@ -22,7 +26,13 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: Hangul Jamo, the ideographic iteration marks (々 〆 〇), kana, Hangul compatibility Jamo,
+#: CJK ideographs (extension A, the unified block, compatibility), Hangul syllables, half-width
+#: katakana and the supplementary ideographs (extensions B and on).
+_CJK = (
+    "\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
+)
 CJK_RUN = re.compile(f"[{_CJK}]+")
 #: A word as unicode61 sees it (letters and digits), or one CJK run.
 _WORD = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
@@ -91,16 +101,22 @@ def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def index_terms(text: str) -> list[str]:
-    """The terms the keyword index holds for `text`: each word's stem, each CJK run as its
-    bigrams (so any part of the run can be found)."""
-    terms: list[str] = []
+def terms(text: str) -> list[str]:
+    """The words of `text` as the keyword index and its queries split them: each CJK run as
+    its bigrams, any other word as `words` gives it (unstemmed)."""
+    found: list[str] = []
     for word in words(text):
         if is_cjk(word):
-            terms.extend(bigrams(word))
+            found.extend(bigrams(word))
         else:
-            terms.append(stem(word))
-    return terms
+            found.append(word)
+    return found
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms the keyword index holds for `text`: the stem of each of its `terms` (a CJK
+    bigram is its own stem)."""
+    return [stem(term) for term in terms(text)]
 
 
 def _stemmer() -> Any:

@@ -5,7 +5,10 @@ Maintenance keeps no index of its own. `Embeddings.preload` brings the search in
 keyed by the digest of the embedded text and verified against their rows' checksums (a damaged
 or permuted vector file is never read as the wrong card's meaning); any other text (a lesson, a
 card rewritten during the run, a sentence) is embedded by the search package's ONNX embedder.
-Every vector is memoised by text digest for the run.
+Every vector is memoised by text digest for the run. A text in a language the vault's model
+does not read (search/model.py: `reads`) gets a zero row: its cosine with anything is 0, so no
+step merges, groups or matches it by the model's judgement (the English model finds any two
+Chinese pages alike).
 
 `pairs_above` finds all pairs of rows above a cosine threshold with blocked matrix products, so
 10,000 cards are compared in seconds without a Python loop over pairs.
@@ -17,7 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cardvault.language import language
 from cardvault.search import vectors as search_vectors
+from cardvault.search.model import reads
 from cardvault.vault.card import Card
 from cardvault.vault.progress import Progress
 
@@ -59,6 +64,7 @@ class Embeddings:
         self._embedder = embedder
         self._progress = progress
         self._memo: dict[str, np.ndarray] = {}
+        self._read: dict[str, bool] = {}  # by text digest: the model reads the text's language
         self._use_index = use_index
         self.computed = 0  # texts embedded during this run (not read from the index)
         self.embed_seconds = 0.0  # time spent in the model
@@ -101,7 +107,22 @@ class Embeddings:
         return search_vectors.indexed_vectors(self._vault, make, step, self.notices)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit row per text, in order."""
+        """One unit row per text, in order; a zero row for a text the model cannot read."""
+        matrix = self.model_vectors(texts)
+        for row, text in enumerate(texts):
+            if not self._reads(text):
+                matrix[row] = 0.0
+        return matrix
+
+    def _reads(self, text: str) -> bool:
+        key = text_key(text)
+        found = self._read.get(key)
+        if found is None:
+            found = self._read[key] = reads(self._vault.config.model, language(text))
+        return found
+
+    def model_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit row per text, in order, as the model embeds it (whatever its language)."""
         import numpy as np
 
         self.preload_once()
@@ -151,7 +172,7 @@ class _MemoFirst:
         self._embeddings = embeddings
 
     def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
-        return self._embeddings.vectors(texts)
+        return self._embeddings.model_vectors(texts)
 
 
 def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:

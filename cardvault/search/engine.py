@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
+from cardvault.language import language
 from cardvault.search.checkpoint import checkpoint_path
 from cardvault.search.embed_sync import Embedding
 from cardvault.search.fusion import (
@@ -44,7 +45,7 @@ from cardvault.search.index import (
     open_index,
     skipped_files,
 )
-from cardvault.search.model import ModelUnavailableError
+from cardvault.search.model import ModelUnavailableError, reads
 from cardvault.search.query_model import QueryModel, QueryModels
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
 from cardvault.search.retrieve import (
@@ -241,6 +242,8 @@ class Searcher:
             notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
         mode = _usable_mode(mode, self.model, notices)
+        if mode == "hybrid" and not reads(self.vault.config.model, language(query.text)):
+            mode = "keyword"  # the model's cosines say nothing about a question it cannot read
         reader = self._cross_encoder(notices) if rerank and mode == "hybrid" else None
         try:
             ranked = self._rank(index, query, mode, filters, k, reader)
