@@ -20,11 +20,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cardvault.language import language
 from cardvault.search import vectors as search_vectors
 from cardvault.search.model import reads
 from cardvault.vault.card import Card
 from cardvault.vault.progress import Progress
+from cardvault.words import language
 
 if TYPE_CHECKING:
     import numpy as np

