@@ -6,9 +6,10 @@ keyed by the digest of the embedded text and verified against their rows' checks
 or permuted vector file is never read as the wrong card's meaning); any other text (a lesson, a
 card rewritten during the run, a sentence) is embedded by the search package's ONNX embedder.
 Every vector is memoised by text digest for the run. A text in a language the vault's model
-does not read (search/model.py: `reads`) gets a zero row: its cosine with anything is 0, so no
-step merges, groups or matches it by the model's judgement (the English model finds any two
-Chinese pages alike).
+does not read (search/model.py: `reads`; the English model finds any two Chinese pages alike)
+is alike only to itself: its row is drawn at random from its digest, so the same text has the
+same row and any other text a row at cosine about 0 (±0.05 in 384 dimensions). No step merges,
+groups or matches it by the model's judgement, and an exact copy is still one.
 
 `pairs_above` finds all pairs of rows above a cosine threshold with blocked matrix products, so
 10,000 cards are compared in seconds without a Python loop over pairs.
@@ -107,11 +108,11 @@ class Embeddings:
         return search_vectors.indexed_vectors(self._vault, make, step, self.notices)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit row per text, in order; a zero row for a text the model cannot read."""
+        """One unit row per text, in order; for a text the model cannot read, its own row."""
         matrix = self.model_vectors(texts)
         for row, text in enumerate(texts):
             if not self._reads(text):
-                matrix[row] = 0.0
+                matrix[row] = own_vector(text_key(text), matrix.shape[1])
         return matrix
 
     def _reads(self, text: str) -> bool:
@@ -163,6 +164,14 @@ class Embeddings:
                 self._progress("loading model", 0, 0)
             self._embedder = search_vectors.load_embedder(self._vault)
         return self._embedder
+
+
+def own_vector(key: str, dim: int) -> np.ndarray:
+    """A unit row drawn at random, seeded by the digest `key`: like no other text's."""
+    import numpy as np
+
+    row = np.random.default_rng(int(key[:16], 16)).standard_normal(dim).astype(np.float32)
+    return row / np.linalg.norm(row)
 
 
 class _MemoFirst:
