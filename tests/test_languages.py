@@ -146,10 +146,10 @@ def test_a_text_the_model_cannot_read_is_alike_only_to_itself(
     """Maintenance's vectors: two Chinese pages the model finds alike (one on shared power
     banks, one on ChatGPT prompts) are not; an exact copy still is; English texts keep the
     model's own vectors."""
+    import frontmatter
+
     from cardvault.maintain.similarity import Embeddings
     from cardvault.vault.layout import open_vault_at
-
-    import frontmatter
 
     texts = [frontmatter.load(GARDEN / name).content for name in (
         "2023年共享充电宝在没有铺设的地方，还是不是好生意.md", "chatGPT 优质prompt的特征概括.md",
