@@ -150,10 +150,12 @@ _SCRIPTS = {
     "devanagari": "\u0900-\u097f",
     "thai": "\u0e00-\u0e7f",
 }
-_COUNTED = {
+_SCRIPT = {
     name: re.compile(f"[{letters}]")
     for name, letters in {**_SCRIPTS, "han": _HAN, "kana": _KANA, "hangul": _HANGUL}.items()
 }
+#: Any letter `language` counts: one pass finds them, each script is counted among those.
+_LETTER = re.compile(f"[{''.join(_SCRIPTS.values())}{_CJK}]")
 #: What is not language: URLs and code (fenced, or in backticks).
 _NOT_PROSE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\w+://\S+", re.DOTALL)
 #: How a language is named to a person.
@@ -171,7 +173,8 @@ def language(text: str) -> str:
     if text.isascii():
         return "latin" if any(c.isalpha() for c in text) else ""
     prose = _NOT_PROSE.sub(" ", text)
-    counts = {script: len(letters.findall(prose)) for script, letters in _COUNTED.items()}
+    letters = "".join(_LETTER.findall(prose))
+    counts = {script: len(found.findall(letters)) for script, found in _SCRIPT.items()}
     han, kana, hangul = counts.pop("han"), counts.pop("kana"), counts.pop("hangul")
     weights = {**counts, "cjk": CJK_WEIGHT * (han + kana + hangul)}
     best = max(weights, key=lambda script: weights[script])
