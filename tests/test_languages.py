@@ -140,6 +140,24 @@ def test_maintain_merges_and_asks_nothing_in_a_chinese_vault(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
+def test_distinct_chinese_lessons_are_never_asked_about_as_one(vault_path: Path) -> None:
+    """Three unrelated lessons in Chinese (a cache, a Friday deploy, log rotation) become three
+    cards; the English model had asked whether they were the same lesson."""
+    (vault_path / "memory" / "2026-03-02.md").write_text(
+        "# 2026-03-02\n\n## 10:00 — 缓存\n改了表结构以后页面还是旧数据。\n"
+        "Lesson: 修改表结构以后必须清除 Redis 缓存，否则会读到旧数据。\n\n"
+        "## 11:00 — 部署\n周五下午上线出了问题，周末没人处理。\n"
+        "Lesson: 周五下午不要部署到生产环境。\n\n"
+        "## 12:00 — 日志\n日志太多，磁盘满了。\nLesson: 日志文件要按天轮转并压缩，保留三十天。\n",
+        encoding="utf-8",
+    )
+    result = run_cli(["--vault", str(vault_path), "maintain", "--json", "--commit-pending"])
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.stdout)
+    assert outcome["counts"]["distill"] == 3 and outcome["asked"] == [], outcome["message"]
+
+
+@pytest.mark.slow
 def test_a_text_the_model_cannot_read_is_alike_only_to_itself(
     vault_path: Path, embedder: Embedder
 ) -> None:
