@@ -55,8 +55,9 @@ def fts_term(term: str) -> str:
 @dataclass(frozen=True)
 class KeywordQuery:
     """A query as the keyword side reads it, once: its text (for the embedding), the words it
-    looks for (stop words aside unless nothing else is left; one per stem) and each word's
-    FTS5 expression, and the stems a snippet highlights."""
+    looks for (stop words aside unless nothing else is left; one per stem; a CJK run's
+    bigrams) and each word's FTS5 expression, and what a snippet highlights: the stems, and
+    the CJK runs with their bigrams."""
 
     text: str
     terms: tuple[str, ...]
