@@ -157,7 +157,9 @@ _SCRIPT = {
 #: Any letter `language` counts: one pass finds them, each script is counted among those.
 _LETTER = re.compile(f"[{''.join(_SCRIPTS.values())}{_CJK}]")
 #: What is not language: URLs and code (fenced, or in backticks).
-_NOT_PROSE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\w+://\S+", re.DOTALL)
+_NOT_PROSE = re.compile(
+    r"```.*?(?:```|\Z)|`[^`\n]*`|(?<![A-Za-z0-9])[A-Za-z][\w+.-]{0,15}://\S+", re.DOTALL
+)  # a scheme of 16 characters at most: the pattern stays linear in a word of any length
 #: How a language is named to a person.
 LANGUAGE_NAMES = {
     "zh": "Chinese",
