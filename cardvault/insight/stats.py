@@ -3,8 +3,9 @@
 `vault_stats` reads the vault once and returns a `VaultStats` value: live cards by category and
 status, tag counts, per-card tokens against the card budget, MEMORY.md bytes against its budget,
 daily-log days and entries, the entries with a distillation signal no card cites yet, promotions,
-archived cards, the memory decisions pending in the review queue, the last maintenance commit
-and how far the search index is behind the files.
+archived cards, the memory decisions pending in the review queue, the last maintenance commit,
+how far the search index is behind the files, and how many cards are in a language the search
+model does not read.
 It reads; it never writes, and it never loads the embedding model.
 """
 
