@@ -2,15 +2,26 @@
 
 A word is a run of letters and digits (what SQLite's unicode61 tokenizer takes for one),
 lower-cased, its diacritics removed ("Café" -> "cafe"); a run of Chinese, Japanese or Korean
-characters is one word, kept as written (`bigrams` splits it for the search index, which cannot
-tell where such words end). A word's stem is the Snowball English stemmer's (Porter2, from
-snowballstemmer, through its C accelerator PyStemmer when that is installed): "boxes" and "box"
-are "box", "retries", "retried" and "retry" are "retri", "failing", "fails" and "failed" are
-"fail", "cookies" and "cookie" are "cooki". A CJK run and a word with digits stem to themselves.
+characters is one word, kept as written. Such text does not say where its words end, so the
+search index holds each run as its overlapping bigrams and a query asks for the bigrams of its
+runs (`terms`, the one split for both): "数据库的连接" is "数据 据库 库的 的连 连接", found by a
+question that shares some of them, in any order, as BM25 ranks words.
+
+A word's stem is the Snowball English stemmer's (Porter2, from snowballstemmer, through its C
+accelerator PyStemmer when that is installed): "boxes" and "box" are "box", "retries",
+"retried" and "retry" are "retri", "failing", "fails" and "failed" are "fail", "cookies" and
+"cookie" are "cooki". A CJK run and a word with digits stem to themselves.
 
 The search index stores these stems and its queries ask for them (search/text.py), a hit's
 highlighting marks the words whose stem the query asked for, and maintenance compares sentences
 by them (maintain/text.py): one word has one stem everywhere.
+
+A text's language is told by the Unicode scripts of its letters (`language`; no model, no
+dictionary): Hangul makes a text Korean, kana Japanese, Han characters alone Chinese. Other
+texts are named by their script ("latin", "cyrillic", ...): scripts cannot tell English from
+French, and an embedding model's languages (search/model.py: `reads`) are named the same way.
+A text is in the language whose letters weigh most, a CJK character counting as a short word
+(`CJK_WEIGHT` letters), so a Chinese note that quotes English commands and links is Chinese.
 """
 
 from __future__ import annotations
@@ -22,7 +33,12 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: Han characters: the iteration marks (々 〆 〇), extension A, the unified block, the
+#: compatibility ideographs and the supplementary ones (extensions B and on).
+_HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # with the half-width katakana
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"  # Jamo, compatibility Jamo, syllables
+_CJK = _HAN + _KANA + _HANGUL
 CJK_RUN = re.compile(f"[{_CJK}]+")
 #: A word as unicode61 sees it (letters and digits), or one CJK run.
 _WORD = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
@@ -91,16 +107,22 @@ def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def index_terms(text: str) -> list[str]:
-    """The terms the keyword index holds for `text`: each word's stem, each CJK run as its
-    bigrams (so any part of the run can be found)."""
-    terms: list[str] = []
+def terms(text: str) -> list[str]:
+    """The words of `text` as the keyword index and its queries split them: each CJK run as
+    its bigrams, any other word as `words` gives it (unstemmed)."""
+    found: list[str] = []
     for word in words(text):
         if is_cjk(word):
-            terms.extend(bigrams(word))
+            found.extend(bigrams(word))
         else:
-            terms.append(stem(word))
-    return terms
+            found.append(word)
+    return found
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms the keyword index holds for `text`: the stem of each of its `terms` (a CJK
+    bigram is its own stem)."""
+    return [stem(term) for term in terms(text)]
 
 
 def _stemmer() -> Any:
@@ -111,3 +133,57 @@ def _stemmer() -> Any:
 
         found = _local.stemmer = snowballstemmer.stemmer("english")
     return found
+
+
+#: Letters of one CJK character, in weight: about one English word's worth of meaning.
+CJK_WEIGHT = 3
+#: Kana at least this share of a CJK text's Han and kana make it Japanese (a Chinese text holds
+#: a stray katakana at most).
+KANA_SHARE = 0.1
+#: Each script but the CJK ones: its name and its letters.
+_SCRIPTS = {
+    "latin": "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff",
+    "cyrillic": "\u0400-\u04ff",
+    "greek": "\u0370-\u03ff\u1f00-\u1fff",
+    "arabic": "\u0600-\u06ff\u0750-\u077f",
+    "hebrew": "\u0590-\u05ff",
+    "devanagari": "\u0900-\u097f",
+    "thai": "\u0e00-\u0e7f",
+}
+_SCRIPT = {
+    name: re.compile(f"[{letters}]")
+    for name, letters in {**_SCRIPTS, "han": _HAN, "kana": _KANA, "hangul": _HANGUL}.items()
+}
+#: Any letter `language` counts: one pass finds them, each script is counted among those.
+_LETTER = re.compile(f"[{''.join(_SCRIPTS.values())}{_CJK}]")
+#: What is not language: URLs and code (fenced, or in backticks).
+_NOT_PROSE = re.compile(
+    r"```.*?(?:```|\Z)|`[^`\n]*`|(?<![A-Za-z0-9])[A-Za-z][\w+.-]{0,15}://\S+", re.DOTALL
+)  # a scheme of 16 characters at most: the pattern stays linear in a word of any length
+#: How a language is named to a person.
+LANGUAGE_NAMES = {
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    **{script: f"{script.capitalize()}-script" for script in _SCRIPTS},
+}
+
+
+def language(text: str) -> str:
+    """The language of `text`: "zh", "ja", "ko", or the script of its letters ("latin",
+    "cyrillic", ...); "" when it has no letters."""
+    if text.isascii():
+        return "latin" if any(c.isalpha() for c in text) else ""
+    prose = _NOT_PROSE.sub(" ", text)
+    letters = "".join(_LETTER.findall(prose))
+    counts = {script: len(found.findall(letters)) for script, found in _SCRIPT.items()}
+    han, kana, hangul = counts.pop("han"), counts.pop("kana"), counts.pop("hangul")
+    weights = {**counts, "cjk": CJK_WEIGHT * (han + kana + hangul)}
+    best = max(weights, key=lambda script: weights[script])
+    if weights[best] == 0:
+        return ""
+    if best != "cjk":
+        return best
+    if hangul >= han + kana:
+        return "ko"
+    return "ja" if kana >= KANA_SHARE * (han + kana) else "zh"

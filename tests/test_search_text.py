@@ -39,7 +39,8 @@ def test_fts_query_quotes_every_term() -> None:
         '"importerror" OR "cannot" OR "import" OR "name" OR "jwt"'
     )
     assert fts_query("retries failing") == '"retri" OR "fail"'  # the stems the index holds
-    assert fts_query("数据库") == '"数据 据库"'
+    assert fts_query("数据库") == '"数据" OR "据库"'  # a CJK run's bigrams, as the index holds
+    assert fts_query("库") == '"库"*'  # a lone character: any bigram it starts
     assert fts_query("--") is None
 
 

@@ -36,6 +36,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _repeated_entry_ids(snapshot)
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
+    findings += _languages(snapshot)
     findings += _conflicts(snapshot)
     findings += _merge_markers(snapshot)
     findings += _tiers(snapshot)
@@ -293,6 +294,16 @@ def _memory_budget(snapshot: VaultSnapshot) -> list[Finding]:
             "error",
         )
     ]
+
+
+def _languages(snapshot: VaultSnapshot) -> list[Finding]:
+    """One line for all the cards in a language the search model does not read."""
+    from cardvault.search.vectors import unread_languages, unread_notice
+
+    vault = snapshot.vault
+    notice = unread_notice(vault, unread_languages(vault, (c.card for c in snapshot.live)))
+    rel = snapshot.rel(vault.cards_dir)
+    return [] if notice is None else [Finding(rel, 0, notice, "language", "warning")]
 
 
 def _tiers(snapshot: VaultSnapshot) -> list[Finding]:

@@ -87,6 +87,8 @@ def _dashboard(s: VaultStats) -> None:
     else:
         out.print("Review: [green]no memory decisions pending[/]")
     _maintenance_and_index(s)
+    if s.unread_notice:
+        out.print(f"Languages: [yellow]{render.escape(s.unread_notice)}[/]")
     _tiers(s)
 
 

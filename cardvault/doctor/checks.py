@@ -100,6 +100,20 @@ def check_model(vault: Vault | None, load: bool = True) -> Check:
     return Check("model", "ok", f"model {spec!r} loads offline from {ref.path}", None, detail)
 
 
+def check_languages(vault: Vault | None) -> Check:
+    """Whether the vault's cards are in languages its search model reads (say which are not)."""
+    if vault is None:
+        return Check("languages", "info", "no vault here")
+    from cardvault.search.vectors import unread_languages, unread_notice
+    from cardvault.vault.read import read_vault
+
+    unread = unread_languages(vault, (c.card for c in read_vault(vault).live))
+    notice = unread_notice(vault, unread)
+    if notice is None:
+        return Check("languages", "ok", "the search model reads the language of every card")
+    return Check("languages", "info", notice, None, {"unread": unread})
+
+
 def _embed_one(vault: Vault | None) -> None:
     from cardvault.search.vectors import load_embedder
     from cardvault.vault.config import VaultConfig

@@ -9,6 +9,7 @@ from cardvault.doctor.checks import (
     check_caches,
     check_global,
     check_install,
+    check_languages,
     check_model,
     check_server,
 )
@@ -26,6 +27,7 @@ def run_checks(
     """Every check (`model` False: the model is found, not loaded); `opened` says how opening
     the vault went, when it did not."""
     checks = [check_install(), opened or check_vault(vault), check_model(vault, load=model)]
+    checks.append(check_languages(vault))
     checks += [check_caches(vault), check_global(), check_server(vault)]
     checks += check_registrations(vault, project)
     checks += [check_merge_drivers(vault), check_identity(vault)]

@@ -3,21 +3,23 @@
 `vault_stats` reads the vault once and returns a `VaultStats` value: live cards by category and
 status, tag counts, per-card tokens against the card budget, MEMORY.md bytes against its budget,
 daily-log days and entries, the entries with a distillation signal no card cites yet, promotions,
-archived cards, the memory decisions pending in the review queue, the last maintenance commit
-and how far the search index is behind the files.
+archived cards, the memory decisions pending in the review queue, the last maintenance commit,
+how far the search index is behind the files, and how many cards are in a language the search
+model does not read.
 It reads; it never writes, and it never loads the embedding model.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from cardvault import history
 from cardvault.errors import CardvaultError
 from cardvault.scopes.tiers import TierPart, tier_parts
 from cardvault.search.freshness import IndexFreshness, index_freshness
+from cardvault.search.vectors import unread_languages, unread_notice
 from cardvault.vault.decisions import pending_items, read_queue
 from cardvault.vault.layout import Vault
 from cardvault.vault.lognames import log_day
@@ -68,6 +70,9 @@ class VaultStats:
     problems: tuple[str, ...]  # files that could not be read
     tiers: tuple[TierPart, ...] = ()  # HOT, WARM, COLD parts against their limits
     review_pending: int = 0  # memory decisions waiting in memory/review.jsonl
+    #: live cards in each language the search model does not read (search/vectors.py)
+    unread_languages: dict[str, int] = field(default_factory=dict)
+    unread_notice: str | None = None  # the line that says so
 
     @property
     def total_tokens(self) -> int:
@@ -103,6 +108,7 @@ def vault_stats(vault: Vault, snapshot: VaultSnapshot | None = None) -> VaultSta
     cited = {src for card in snapshot.cards for src in card.card.sources}
     broken_archived = sum(1 for p in snapshot.problems if p.path.startswith("memory/archive/"))
     review_pending = _review_pending(vault, problems)
+    unread = unread_languages(vault, live)
     return VaultStats(
         cards=len(live),
         by_category=_sorted_counts(Counter(c.category or "(none)" for c in live)),
@@ -121,6 +127,8 @@ def vault_stats(vault: Vault, snapshot: VaultSnapshot | None = None) -> VaultSta
         problems=tuple(problems),
         tiers=tuple(tier_parts(snapshot)),
         review_pending=review_pending,
+        unread_languages=unread,
+        unread_notice=unread_notice(vault, unread),
     )
 
 

@@ -5,7 +5,11 @@ Maintenance keeps no index of its own. `Embeddings.preload` brings the search in
 keyed by the digest of the embedded text and verified against their rows' checksums (a damaged
 or permuted vector file is never read as the wrong card's meaning); any other text (a lesson, a
 card rewritten during the run, a sentence) is embedded by the search package's ONNX embedder.
-Every vector is memoised by text digest for the run.
+Every vector is memoised by text digest for the run. A text in a language the vault's model
+does not read (search/model.py: `reads`; the English model finds any two Chinese pages alike)
+is alike only to itself: its row is drawn at random from its digest, so the same text has the
+same row and any other text a row at cosine about 0 (±0.05 in 384 dimensions). No step merges,
+groups or matches it by the model's judgement, and an exact copy is still one.
 
 `pairs_above` finds all pairs of rows above a cosine threshold with blocked matrix products, so
 10,000 cards are compared in seconds without a Python loop over pairs.
@@ -18,8 +22,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cardvault.search import vectors as search_vectors
+from cardvault.search.model import reads
 from cardvault.vault.card import Card
 from cardvault.vault.progress import Progress
+from cardvault.words import language
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,6 +65,7 @@ class Embeddings:
         self._embedder = embedder
         self._progress = progress
         self._memo: dict[str, np.ndarray] = {}
+        self._read: dict[str, bool] = {}  # by text digest: the model reads the text's language
         self._use_index = use_index
         self.computed = 0  # texts embedded during this run (not read from the index)
         self.embed_seconds = 0.0  # time spent in the model
@@ -101,7 +108,22 @@ class Embeddings:
         return search_vectors.indexed_vectors(self._vault, make, step, self.notices)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit row per text, in order."""
+        """One unit row per text, in order; for a text the model cannot read, its own row."""
+        matrix = self.model_vectors(texts)
+        for row, text in enumerate(texts):
+            if not self._reads(text):
+                matrix[row] = own_vector(text_key(text), matrix.shape[1])
+        return matrix
+
+    def _reads(self, text: str) -> bool:
+        key = text_key(text)
+        found = self._read.get(key)
+        if found is None:
+            found = self._read[key] = reads(self._vault.config.model, language(text))
+        return found
+
+    def model_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit row per text, in order, as the model embeds it (whatever its language)."""
         import numpy as np
 
         self.preload_once()
@@ -144,6 +166,14 @@ class Embeddings:
         return self._embedder
 
 
+def own_vector(key: str, dim: int) -> np.ndarray:
+    """A unit row drawn at random, seeded by the digest `key`: like no other text's."""
+    import numpy as np
+
+    row = np.random.default_rng(int(key[:16], 16)).standard_normal(dim).astype(np.float32)
+    return row / np.linalg.norm(row)
+
+
 class _MemoFirst:
     """An embedder for the index sync that answers from the run's memo first."""
 
@@ -151,7 +181,7 @@ class _MemoFirst:
         self._embeddings = embeddings
 
     def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
-        return self._embeddings.vectors(texts)
+        return self._embeddings.model_vectors(texts)
 
 
 def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:

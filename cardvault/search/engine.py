@@ -44,7 +44,7 @@ from cardvault.search.index import (
     open_index,
     skipped_files,
 )
-from cardvault.search.model import ModelUnavailableError
+from cardvault.search.model import ModelUnavailableError, reads
 from cardvault.search.query_model import QueryModel, QueryModels
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
 from cardvault.search.retrieve import (
@@ -61,6 +61,7 @@ from cardvault.search.retrieve import (
 from cardvault.search.sync import Progress, SyncReport, sync_index
 from cardvault.search.text import KeywordQuery
 from cardvault.vault.layout import Vault
+from cardvault.words import language
 
 if TYPE_CHECKING:
     from cardvault.search.freshness import ChangeWatcher
@@ -241,6 +242,8 @@ class Searcher:
             notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
         mode = _usable_mode(mode, self.model, notices)
+        if mode == "hybrid" and not reads(self.vault.config.model, language(query.text)):
+            mode = "keyword"  # the model's cosines say nothing about a question it cannot read
         reader = self._cross_encoder(notices) if rerank and mode == "hybrid" else None
         try:
             ranked = self._rank(index, query, mode, filters, k, reader)

@@ -39,7 +39,9 @@ from cardvault.vault.layout import FileStat
 #: of cardvault.words (which the queries ask for), not FTS5's own Porter stems. 6: each file's
 #: `problem` (why it was skipped), so every search can name the files it could not read. 7: each
 #: vector's `seal` (provenance.py), so a copied or checked-out index keeps only this machine's.
-SCHEMA_VERSION = "7"
+#: 8: more of the CJK scripts split into bigrams (Hangul Jamo, 々, half-width kana, the
+#: supplementary ideographs: cardvault/words.py), so every text's terms are made again.
+SCHEMA_VERSION = "8"
 DB_NAME = "search.sqlite"
 #: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -253,10 +255,9 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
         except sqlite3.DatabaseError as exc:
             conn.close()
             return None, f"has schema version {row[0]} and cannot be upgraded ({exc})"
-        again = "nothing is read or" if row[0] == "6" else "every file is read again, nothing is"
         notices.append(
-            f"search index had schema version {row[0]}, upgraded to {SCHEMA_VERSION}: {again} "
-            "embedded again"
+            f"search index had schema version {row[0]}, upgraded to {SCHEMA_VERSION}: every file "
+            "is read again, nothing is embedded again"
         )
     elif row is None or row[0] != SCHEMA_VERSION:
         conn.close()
@@ -273,25 +274,21 @@ def _open_existing(path: Path, notices: list[str]) -> tuple[sqlite3.Connection |
     return conn, None
 
 
-UPGRADABLE = ("2", "3", "4", "5", "6")
+UPGRADABLE = ("2", "3", "4", "5", "6", "7")
 
 
 def _upgrade(conn: sqlite3.Connection, found: str) -> None:
     """An older schema upgraded in place: each vector's `seal` column (empty: the rows of this
-    file are this machine's, and are sealed when next written), and before 6 also (from 2) the
-    `pending` column and `cites` table, the `files` and `fts` tables made anew, and every file
-    read again (so each log entry learns whether it is pending, each card what it cites, each
-    file its signature, each text its terms, stemmed as queries are since 5); the passages and
-    vectors, keyed by content, are kept, so nothing is embedded again."""
+    file are this machine's, and are sealed when next written), (from 2) the `pending` column
+    and `cites` table, the `files` and `fts` tables made anew, and every file read again (so
+    each log entry learns whether it is pending, each card what it cites, each file its
+    signature, each text its terms, stemmed as queries are since 5 and split as they are since
+    8); the passages and vectors, keyed by content, are kept, so nothing is embedded again."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
         if "seal" not in columns:
             conn.execute("ALTER TABLE vectors ADD COLUMN seal BLOB")
-        if found == "6":
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
-            conn.execute("COMMIT")
-            return
         if found == "2":
             conn.execute("ALTER TABLE docs ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
         conn.execute("DROP TABLE IF EXISTS files")

