@@ -372,6 +372,9 @@ _LABEL_LINE = re.compile(
 )
 
 
+_COLONS = (":", "：")
+
+
 def _labels_a_list(said: list[str], start: int, stop: int) -> bool:
     """Whether a paragraph is only a lesson label, which heads the list right below it."""
     match = _LABEL_LINE.fullmatch(said[start]) if stop == start + 1 else None
@@ -398,12 +401,17 @@ def _block_signals(
     }
     for start, stop in blocks:
         signals, listing = _signals(lines, said, start, stop, words)
-        if start in layout.lesson_paragraphs:
-            listed.setdefault(start, ("lesson", stop))
+        if start in layout.lesson_paragraphs and not said[stop - 1].rstrip().endswith(_COLONS):
+            listed.setdefault(start, ("lesson", stop))  # "Key design points:" only heads a list
         kind, end = listed.pop(start, (None, stop))
         if not signals and not listing and _labels_a_list(said, start, stop):
             listing = "lesson"
-        elif kind and not signals and said[start].strip() and not _ends_signal(said[start]):
+        elif (
+            kind
+            and not (signals or listing)
+            and said[start].strip()
+            and not _ends_signal(said[start])
+        ):
             item = _clean(_prose_text(lines, said, start, end))
             if item and _says_something(item):
                 found.append(Signal(kind, item, start + 1))

@@ -3,8 +3,9 @@
 cardvault writes `## 14:30 — Title`; agents write `## 10:30 PM — Compound Review`,
 `## Proactive Work Session (11:00 AM)`, `## 3am — ...`, `## 10:20 WITA — MAJOR BREAKTHROUGH`,
 `## SESSION_START: 2026-02-12 14:49 WITA`, `## 知识整理工作（凌晨2:00）`, `## 19:00 Evening` (no
-dash). A time is the heading's when it leads it (after a date or a word for a part of the day),
-sits in parentheses, or follows a date; its 24-hour `HH:MM` is the entry's time (a range's
+dash), `## [2026-05-21 14:05] session-end` (Claude Code hooks). A time is the heading's when it
+leads it (after a date or a word for a part of the day), sits in parentheses or brackets
+(`## [14:05] turn`), or follows a date; its 24-hour `HH:MM` is the entry's time (a range's
 start). A time anywhere else ("Notes on the 10:00 standup") is part of the title, and a heading
 without one is an untimed entry (time ""). The title is the heading without its time: the text
 after a leading time's dash as written (cardvault's own form), else the heading with the time
@@ -26,7 +27,7 @@ _TIME = re.compile(
     r"(?<![\d:.])(?P<h>\d{1,2})(?!\d)(?:[:：](?P<m>\d{2})(?!\d))?"
     r"(?:[ \t]*[-–~][ \t]*\d{1,2}:\d{2}(?!\d))?"
     r"(?:[ \t]*(?P<ampm>[AaPp]\.?[Mm]\.?)(?![A-Za-z]))?"
-    r"(?:[ \t]+[A-Z]{2,5}(?:[+-]\d{1,2})?(?=[ \t]*(?:$|[-–—:)）])))?"
+    r"(?:[ \t]+[A-Z]{2,5}(?:[+-]\d{1,2})?(?=[ \t]*(?:$|[-–—:)）\]])))?"
 )
 #: What separates a leading time from the title: one dash or colon and its spaces.
 _SEPARATOR = re.compile(r"[ \t]*(?:—|–|-{1,2}|:)?[ \t]*")
@@ -65,9 +66,9 @@ def _open_paren(text: str) -> int | None:
     """Where the parenthesis still open at the end of `text` starts, if one is."""
     depth = 0
     for at in range(len(text) - 1, -1, -1):
-        if text[at] in ")）":
+        if text[at] in ")）]":
             depth += 1
-        elif text[at] in "(（":
+        elif text[at] in "(（[":
             if depth == 0:
                 return at
             depth -= 1
@@ -76,8 +77,8 @@ def _open_paren(text: str) -> int | None:
 
 def _close_paren(text: str, start: int) -> int:
     """Just after the parenthesis that closes at or after `start` (the end, if none does)."""
-    at = min((i for i in (text.find(")", start), text.find("）", start)) if i != -1), default=-1)
-    return len(text) if at == -1 else at + 1
+    found = [at for at in (text.find(close, start) for close in ")）]") if at != -1]
+    return min(found) + 1 if found else len(text)
 
 
 def _tidy(title: str) -> str:
