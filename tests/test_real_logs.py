@@ -5,6 +5,7 @@ labels and lead words hold. `written/` holds the forms the issue quotes that the
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import shutil
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.sync.merge_log import merge_log
 from cardvault.vault.config import DEFAULT_SIGNALS
-from cardvault.vault.daily import parse_log, signals_in
+from cardvault.vault.daily import appended_log_text, format_entry, parse_log, signals_in
 from tests.conftest import run_cli
 from tests.maintain_support import git, snapshot
 
@@ -186,3 +188,24 @@ def test_maintain_dry_run_would_distill_the_lessons_of_a_real_log(tmp_path: Path
     for _, lesson in LESSONS[name]:
         assert lesson.replace("**", "").split(" — ")[1] in added.replace("**", "")
     assert snapshot(root) == before
+
+
+def test_text_written_into_an_entry_cannot_start_an_untimed_one() -> None:
+    """Every `##` line is an entry heading now, so an entry's own text that holds one (`log`
+    with a pasted `## Notes`) has it escaped: the log gains one entry, its lesson inside it."""
+    entry = format_entry("10:00", "Pasted notes", "Story.\n## Notes\nLesson: pin the image.")
+    text = appended_log_text(None, dt.date(2026, 2, 20), entry)
+    [parsed] = parse_log(text, Path("memory/2026-02-20.md"), DEFAULT_SIGNALS)
+    assert parsed.title == "Pasted notes" and "\\## Notes" in parsed.body
+    assert [(s.kind, s.text) for s in parsed.signals] == [("lesson", "pin the image.")]
+
+
+def test_an_untimed_entry_is_merged_after_the_entry_it_followed() -> None:
+    """A clone's untimed section goes with the timed entry above it, not to the top of the
+    log (the merge places the other side's entries by time)."""
+    head = "# 2026-02-20\n\n## 09:00 — Start <!-- id:aaaaaa -->\nx\n"
+    ours = head + "\n## 10:00 — Ours <!-- id:bbbbbb -->\ny\n"
+    theirs = head + "\n## 09:30 — Theirs <!-- id:cccccc -->\nz\n\n## Summary\nw\n"
+    merged = merge_log(head, ours, theirs, Path("memory/2026-02-20.md")).text
+    titles = [e.title for e in parse_log(merged, Path("memory/2026-02-20.md"), ())]
+    assert titles == ["Start", "Theirs", "Summary", "Ours"]

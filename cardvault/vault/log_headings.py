@@ -37,19 +37,20 @@ _EDGES = " \t—–-:|·"
 def heading_time(heading: str) -> tuple[str, str]:
     """(time, title) of an entry heading's text (its id comment already taken off); time is
     "HH:MM" (24-hour), or "" when the heading gives none."""
+    lead = len(heading) - len(heading.lstrip())
+    opened = _open_parens(heading)
     for match in _TIME.finditer(heading):
         if match.group("m") is None and match.group("ampm") is None:
             continue
-        time = _clock(match)
-        before = heading[: match.start()]
-        if not before.strip():
-            return time, heading[_SEPARATOR.match(heading, match.end()).end() :].strip()  # type: ignore[union-attr]
-        opened = _open_paren(before)
-        if opened is not None:
+        time, at = _clock(match), match.start()
+        if at == lead:
+            title = heading[_SEPARATOR.match(heading, match.end()).end() :]  # type: ignore[union-attr]
+            return time, title.strip()
+        if opened[at] >= 0:
             close = _close_paren(heading, match.end())
-            return time, _tidy(heading[:opened] + " " + heading[close:])
+            return time, _tidy(heading[: opened[at]] + " " + heading[close:])
         if match.group("date"):
-            return time, _tidy(before + " " + heading[match.end() :])
+            return time, _tidy(heading[:at] + " " + heading[match.end() :])
     return "", heading.strip()
 
 
@@ -62,17 +63,18 @@ def _clock(match: re.Match[str]) -> str:
     return f"{hours:02d}:{minutes}"
 
 
-def _open_paren(text: str) -> int | None:
-    """Where the parenthesis still open at the end of `text` starts, if one is."""
-    depth = 0
-    for at in range(len(text) - 1, -1, -1):
-        if text[at] in ")）]":
-            depth += 1
-        elif text[at] in "(（[":
-            if depth == 0:
-                return at
-            depth -= 1
-    return None
+def _open_parens(text: str) -> list[int]:
+    """For each position of `text`, where the innermost parenthesis (or bracket) open there
+    starts, -1 where none is: one pass, looked up for each time the heading holds."""
+    found: list[int] = []
+    stack: list[int] = []
+    for at, char in enumerate(text):
+        found.append(stack[-1] if stack else -1)
+        if char in "(（[":
+            stack.append(at)
+        elif char in ")）]" and stack:
+            stack.pop()
+    return found
 
 
 def _close_paren(text: str, start: int) -> int:
