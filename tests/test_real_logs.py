@@ -209,3 +209,10 @@ def test_an_untimed_entry_is_merged_after_the_entry_it_followed() -> None:
     merged = merge_log(head, ours, theirs, Path("memory/2026-02-20.md")).text
     titles = [e.title for e in parse_log(merged, Path("memory/2026-02-20.md"), ())]
     assert titles == ["Start", "Theirs", "Summary", "Ours"]
+
+
+def test_lesson_sections_give_lessons_only_where_lessons_are_signals() -> None:
+    """A vault whose signal words leave out Lesson takes no lesson from a lesson section."""
+    text = (FIXTURES / "written" / "2026-02-20.md").read_text("utf-8")
+    entries = parse_log(text, Path("memory/2026-02-20.md"), ("Fix",))
+    assert [s for e in entries for s in e.signals] == []

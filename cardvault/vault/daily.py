@@ -51,9 +51,15 @@ from typing import TYPE_CHECKING
 from cardvault.vault import prose
 from cardvault.vault.log_headings import heading_time
 from cardvault.vault.signal_forms import (
+    AFTER_CLAUSE,
+    AFTER_SENTENCE,
     CARD_LINK,
+    LEAD_WORD,
     LEAD_WORDS,
     LESSON_TAG,
+    REFERENCE,
+    SENTENCE_END,
+    SIGNAL_WORD,
     WORD_ALIASES,
     is_lesson_label,
 )
@@ -76,36 +82,11 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
 #: Where a line's words start: after indentation and a list marker ("- ", "1. ") or a heading's
 #: ("### ").
 _LINE_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+)?")
-#: The end of a sentence: `.`, `!` or `?`, closing quotes or brackets, then white space; or a
-#: full-width `。`, `！`, `？` or `；` (Chinese and Japanese put no space after one).
-_AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+|(?<=[。！？；])[ \t]*")
-#: Where a clause starts inside a sentence: after a dash (`—`, `–`, or `-`/`--` between spaces),
-#: a semicolon, a comma or an opening parenthesis, "Note for future sessions — Gotcha: ...",
-#: "It hung; Lesson: ...", "It works now, lesson: ...", "We hit the limit (lesson: ...)".
-#: (The dash's own spaces before it are not part of the match: a run of tabs would be matched
-#: from each of its positions again, squared.)
-_AFTER_CLAUSE = re.compile(r"[—–][ \t]*|[ \t]--?[ \t]+|[;,][ \t]+|\([ \t]*")
-_LEAD_WORD = re.compile(r"(?:\*{1,2}|_{1,2})?(?P<lead>[A-Za-z][A-Za-z']{0,11})[ \t]+")
 _NEWLINE = re.compile(r"\n")
 #: What stands before an entry heading's own dash (`## 10:00 — Title`, escaped when text wrote
 #: it: `\## 10:00 — ...`): that dash separates a forged heading's time from its title, and is
 #: no clause a signal may start (the text imitated structure; its title is not a lesson).
 _HEADING_TIME = re.compile(r"[ \t]*\\?(?:#{1,6}[ \t]*)?\d{1,2}:\d{2}[ \t]*$")
-#: A signal word (or field name) and its colon, in bold or italics too: `**Lesson:**`,
-#: `**Lesson**:`, `*Lesson:*`, `_Gotcha_:`; a signal word also in the forms people give it,
-#: `Lessons:`, `Lesson learned:`, `Lessons Learned:`, `Lesson 2:`, `Fixes:` (`form`: the
-#: "learned" or the number; a field line has none).
-_SIGNAL_WORD = re.compile(
-    r"(?:\*{1,2}|_{1,2})?(?P<word>[^\W\d_](?:[^\W\d_]|-)*)"
-    r"(?P<form>[ \t]+[Ll]earned|[ \t]+#?\d{1,3})?(?:\*{1,2}|_{1,2})?[ \t]*[:：](?:\*{1,2}|_{1,2})?"
-)
-_SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
-#: What a signal's text may hold and still say nothing: references to an issue, a ticket, a
-#: commit or a page (`Fixes: #123`, a git trailer; `Fix: abc1234`; `Fixes: JIRA-12, GH-4`).
-_REFERENCE = re.compile(
-    r"(?i:<?[a-z][a-z0-9+.-]*://\S+)|(?:[\w.-]+/[\w.-]+)?#\d+|\b[A-Z][A-Z0-9]*-\d+\b"
-    r"|(?i:\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b)"
-)
 _WORD = re.compile(r"[^\W_]")  # a letter or a digit left once references are taken out
 _FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
 
@@ -373,6 +354,8 @@ _LABEL_LINE = re.compile(
 
 
 _COLONS = (":", "：")
+#: The kind of signal a lesson label's lessons are.
+LESSON = "lesson"
 
 
 def _labels_a_list(said: list[str], start: int, stop: int) -> bool:
@@ -395,17 +378,21 @@ def _block_signals(
     learned:" and a bullet per lesson): each item of that list without a signal of its own is
     one of its kind. So is each paragraph and list item of a lesson section."""
     found: list[Signal] = []
+    labels = LESSON in words  # lesson labels and sections give lessons where lessons are signals
     # the first line of an item's (or a lesson section's) paragraph -> its kind and its end
     listed = {
-        first: ("lesson", end) for at in layout.lesson_lists for first, end in layout.lists[at]
+        first: (LESSON, end)
+        for at in (layout.lesson_lists if labels else ())
+        for first, end in layout.lists[at]
     }
     for start, stop in blocks:
         signals, listing = _signals(lines, said, start, stop, words)
-        if start in layout.lesson_paragraphs and not said[stop - 1].rstrip().endswith(_COLONS):
-            listed.setdefault(start, ("lesson", stop))  # "Key design points:" only heads a list
+        sectioned = labels and start in layout.lesson_paragraphs
+        if sectioned and not said[stop - 1].rstrip().endswith(_COLONS):
+            listed.setdefault(start, (LESSON, stop))  # "Key design points:" only heads a list
         kind, end = listed.pop(start, (None, stop))
-        if not signals and not listing and _labels_a_list(said, start, stop):
-            listing = "lesson"
+        if labels and not (signals or listing) and _labels_a_list(said, start, stop):
+            listing = LESSON
         elif (
             kind
             and not (signals or listing)
@@ -505,7 +492,7 @@ def _wrapped_end(text: str, start: int, close: int) -> int:
     at = text.find("\n", start, close)
     line = start
     while at != -1:
-        if _SENTENCE_END.search(text, line, at):  # a sentence end holds no line end
+        if SENTENCE_END.search(text, line, at):  # a sentence end holds no line end
             return at
         line = at + 1
         at = text.find("\n", line, close)
@@ -519,12 +506,12 @@ def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
     for at in _sentence_starts(prose, clauses=True):
         word_at = at
         for _ in range(3):
-            match = _SIGNAL_WORD.match(prose, word_at)
+            match = SIGNAL_WORD.match(prose, word_at)
             kind = _signal_kind(match.group("word"), words) if match else None
             if match and kind:
                 found.append((at, match.end(), kind))
                 break
-            lead = _LEAD_WORD.match(prose, word_at)
+            lead = LEAD_WORD.match(prose, word_at)
             if lead is None or lead.group("lead").lower() not in LEAD_WORDS:
                 break
             word_at = lead.end()
@@ -576,10 +563,10 @@ def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
     for line in prose.split("\n"):
         starts.add(offset + _LINE_START.match(line).end())  # type: ignore[union-attr]
         offset += len(line) + 1
-    starts.update(m.end() for m in _AFTER_SENTENCE.finditer(prose))
+    starts.update(m.end() for m in AFTER_SENTENCE.finditer(prose))
     if clauses:
         line_start, seen, looked = 0, 0, -1
-        for found in _AFTER_CLAUSE.finditer(prose):
+        for found in AFTER_CLAUSE.finditer(prose):
             line_start = prose.rfind("\n", seen, found.start()) + 1 or line_start
             seen = found.start()
             # only a line's first clause can follow a heading's time alone (a time holds no
@@ -605,7 +592,7 @@ def _ends_signal(line: str) -> bool:
     """Whether a line is a field line (`Mistake: ...`) or a card link, which no signal's text
     runs into."""
     head = _LINE_START.match(line).end()  # type: ignore[union-attr]
-    field_line = _SIGNAL_WORD.match(line, head)
+    field_line = SIGNAL_WORD.match(line, head)
     named = (
         field_line is not None
         and field_line.group("form") is None
@@ -617,7 +604,7 @@ def _ends_signal(line: str) -> bool:
 def _says_something(text: str) -> bool:
     """Whether a signal's text holds anything besides references and punctuation
     (`Fixes: #123` is a trailer naming an issue, not a lesson)."""
-    return _WORD.search(_REFERENCE.sub(" ", text)) is not None
+    return _WORD.search(REFERENCE.sub(" ", text)) is not None
 
 
 def _clean(text: str) -> str:
