@@ -88,6 +88,9 @@ _NEWLINE = re.compile(r"\n")
 #: no clause a signal may start (the text imitated structure; its title is not a lesson).
 _HEADING_TIME = re.compile(r"[ \t]*\\?(?:#{1,6}[ \t]*)?\d{1,2}:\d{2}[ \t]*$")
 _WORD = re.compile(r"[^\W_]")  # a letter or a digit left once references are taken out
+_COLONS = (":", "：")
+#: The kind of signal a lesson label's lessons are.
+LESSON = "lesson"
 _FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
 
 
@@ -338,32 +341,25 @@ class _Layout:
 
     lists: dict[int, list[tuple[int, int]]]  # prose.list_items
     lesson_paragraphs: set[int]  # first lines of the paragraphs of lesson sections
-    lesson_lists: set[int]  # first lines of the lists of lesson sections
+    lesson_items: dict[int, int]  # first line of a lesson section's list item -> its end
 
     @classmethod
     def of(cls, tokens: list[Token]) -> _Layout:
-        return cls(prose.list_items(tokens), *_lesson_sections(tokens))
-
-
-#: A paragraph that is only a label: `**Key findings:**`, `What I Learned:`, `**经验教训**：`,
-#: `**Lessons**` (bold, or ending in a colon).
-_LABEL_LINE = re.compile(
-    r"[ \t]*(?:[-*+]|\d{1,9}[.)])?[ \t]*(?P<bold>\*\*|__)?(?P<label>[^*_:：\n]+?)"
-    r"(?P<close>\*\*|__)?[ \t]*(?P<colon>[:：])?[ \t]*(?:\*\*|__)?[ \t]*"
-)
-
-
-_COLONS = (":", "：")
-#: The kind of signal a lesson label's lessons are.
-LESSON = "lesson"
+        lists = prose.list_items(tokens)
+        paragraphs, sectioned = _lesson_sections(tokens)
+        items = {first: end for at in sectioned for first, end in lists[at]}
+        return cls(lists, paragraphs, items)
 
 
 def _labels_a_list(said: list[str], start: int, stop: int) -> bool:
-    """Whether a paragraph is only a lesson label, which heads the list right below it."""
-    match = _LABEL_LINE.fullmatch(said[start]) if stop == start + 1 else None
-    if match is None or not (match["colon"] or (match["bold"] and match["close"])):
+    """Whether a paragraph is only a lesson label, in bold or before a colon (`**Key
+    findings:**`, `What I Learned:`, `**经验教训**：`), which heads the list right below it."""
+    if stop != start + 1:
         return False
-    return is_lesson_label(match.group("label"))
+    line = said[start][_LINE_START.match(said[start]).end() :].strip()  # type: ignore[union-attr]
+    colon = line.rstrip("*_ \t").endswith(_COLONS)
+    bold = line.startswith(("**", "__")) and line.endswith(("**", "__"))
+    return (colon or bold) and is_lesson_label(line)
 
 
 def _block_signals(
@@ -379,18 +375,15 @@ def _block_signals(
     one of its kind. So is each paragraph and list item of a lesson section."""
     found: list[Signal] = []
     labels = LESSON in words  # lesson labels and sections give lessons where lessons are signals
-    # the first line of an item's (or a lesson section's) paragraph -> its kind and its end
-    listed = {
-        first: (LESSON, end)
-        for at in (layout.lesson_lists if labels else ())
-        for first, end in layout.lists[at]
-    }
+    listed: dict[int, tuple[str, int]] = {}  # an item's first line -> the kind it lists, its end
     for start, stop in blocks:
         signals, listing = _signals(lines, said, start, stop, words)
-        sectioned = labels and start in layout.lesson_paragraphs
-        if sectioned and not said[stop - 1].rstrip().endswith(_COLONS):
-            listed.setdefault(start, (LESSON, stop))  # "Key design points:" only heads a list
         kind, end = listed.pop(start, (None, stop))
+        if kind is None and labels and start in layout.lesson_items:
+            kind, end = LESSON, layout.lesson_items[start]
+        elif kind is None and labels and start in layout.lesson_paragraphs:
+            # a paragraph of a section is a lesson; "Key design points:" only heads a list
+            kind = None if said[stop - 1].rstrip().endswith(_COLONS) else LESSON
         if labels and not (signals or listing) and _labels_a_list(said, start, stop):
             listing = LESSON
         elif (
