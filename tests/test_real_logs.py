@@ -37,6 +37,10 @@ ENTRIES = {
     "openclaw-catalyst-zh/2026-04-12.md": [("21:00", "代码实验室晚间实验")],
     "openclaw-catalyst-zh/2026-04-23.md": [("19:00", "Autoresearch Evening")],
     "openclaw-catalyst-zh/2026-03-28.md": [("", "反思"), ("", "下一步")],
+    "openclaw-catalyst-zh/2026-05-09.md": [("19:00", "Autoresearch Evening Session")],
+    "openclaw-catalyst-zh/2026-05-19.md": [
+        ("20:00", "深度技术研究 — A2A Trust Protocol ES256 补充"),
+    ],
     "openclaw-dharmic-claw-en/2026-02-12.md": [
         ("14:49", "SESSION_START"), ("", "Critical Achievement: Subagent Pipeline Verified"),
         ("", "Blockers"), ("", "Actions Taken"), ("", "Next Actions"),
@@ -94,6 +98,13 @@ LESSONS = {
     "openclaw-catalyst-zh/2026-03-28.md": [
         ("lesson", "这个评价表明工作方式正在向更自主、更 proactive 的方向演进。关键是形成了"
                    "\"提出问题→探索→实现→总结\"的完整闭环。"),
+    ],
+    # `- **关键发现**:` (key findings) heads the list below it
+    "openclaw-catalyst-zh/2026-05-19.md": [
+        ("lesson", "A2A 认证是声明式（Agent Card 声明 securitySchemes），中间件需插件式"),
+        ("lesson", "Trust Score 衰减函数：增长慢(+5)惩罚快(-20)，半衰期1h"),
+        ("lesson", "Auth0 × Google Cloud 合作定义 A2A auth spec（2025-05-20发布）"),
+        ("lesson", "@a2a-js/sdk 已发布到 npm"),
     ],
     # ### Key Strategic Insights
     "openclaw-dharmic-claw-en/2026-02-03.md": [

@@ -89,10 +89,11 @@ LABEL_ENDINGS = (("learned",), ("learnt",), ("that", "worked"))
 #: R_V Measures Subsystem Activation" is a heading that states something.
 LABEL_WORDS = 4
 #: A label in Chinese, Japanese or Korean: a short run of words ending in a word for lesson,
-#: experience, reflection or insight, maybe with "summary" after it (`经验总结`, `开发经验`,
-#: `个人反思`, `学习心得`, `关键洞察`, `교훈`); `反思型 Agent 原型` names a thing, not lessons.
+#: experience, reflection, insight or finding, maybe with "summary" after it (`经验总结`,
+#: `开发经验`, `个人反思`, `学习心得`, `关键洞察`, `关键发现`, `교훈`); `反思型 Agent 原型`
+#: names a thing.
 CJK_LABEL = re.compile(
-    r"[^\W\d_]{0,6}(?:经验|教训|反思|心得|洞察|感悟|教訓|学び|反省|교훈|배운\s?점|회고)"
+    r"[^\W\d_]{0,6}(?:经验|教训|反思|心得|洞察|发现|感悟|教訓|学び|反省|교훈|배운\s?점|회고)"
     r"(?:总结|總結|まとめ|정리)?"
 )
 
