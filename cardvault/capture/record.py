@@ -234,5 +234,5 @@ def _log_entry(snapshot: VaultSnapshot, file: str, entry: str | None) -> LogEntr
         return None
     for log in snapshot.logs:
         if snapshot.rel(log.file.path) == file:
-            return next((e for e in log.entries if f"{e.heading_time}{e.title}" == entry), None)
+            return next((e for e in log.entries if f"{e.time} {e.title}" == entry), None)
     return None

@@ -103,7 +103,7 @@ def log_documents(source: SourceFile, entries: Sequence[LogEntry]) -> list[Docum
             category="",
             tags=(),
             status="active",
-            entry=f"{entry.heading_time}{entry.title}",
+            entry=f"{entry.time} {entry.title}",
             line=entry.line,
             body=entry.body,
             pending=entry.has_signal or bool(entry.card_links),
