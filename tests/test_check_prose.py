@@ -73,9 +73,9 @@ def test_an_entry_time_that_is_no_time_of_day_is_an_error(vault_path: Path) -> N
 
 
 def test_a_heading_that_looks_like_an_entry_but_is_none_is_named(vault_path: Path) -> None:
-    """`## 10:00 Standup` (no dash) and `##10:00` (no space) are no entry headings: their
-    lines, lessons too, belong to the entry above. check names each line; one in code, or a
-    deeper heading (a part of an entry), is not named."""
+    """`##10:00` (no space) is no entry heading: its lines, lessons too, belong to the entry
+    above. check names each such line; one in code, a deeper heading (a part of an entry), or
+    `## 10:00 Standup` (an entry: the dash is optional) is not named."""
     (vault_path / "memory" / "2026-01-02.md").write_text(
         "# 2026-01-02\n\n## 09:15 — Fine\nok\n\n## 10:00 Standup\nLesson: x\n\n"
         "##10:30 — Squashed\ny\n\n```\n## 11:00 quoted output\n```\n\n### 12:00 — Deeper\nz\n"
@@ -83,10 +83,10 @@ def test_a_heading_that_looks_like_an_entry_but_is_none_is_named(vault_path: Pat
     )
     code, found = check(vault_path)
     named = [(f["line"], f["severity"]) for f in found if f["code"] == "entry-heading"]
-    assert named == [(6, "warning"), (9, "warning")]
+    assert named == [(9, "warning")]
     messages = [f["message"] for f in found if f["code"] == "entry-heading"]
-    assert "'## 10:00 Standup' is not an entry heading" in messages[0]
-    assert "## HH:MM — Title" in messages[0] and "09:15" in messages[0]
+    assert "'##10:30 — Squashed' is not an entry heading" in messages[0]
+    assert "## HH:MM — Title" in messages[0] and "10:00" in messages[0]
     assert code == 0
 
 

@@ -153,7 +153,7 @@ def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
         )
         for log in snapshot.logs
         for entry in log.entries
-        if not valid_time(entry.time)
+        if entry.time and not valid_time(entry.time)
     ]
 
 
@@ -187,7 +187,7 @@ def _merge_markers(snapshot: VaultSnapshot) -> list[Finding]:
 
 
 def _entry_lookalikes(snapshot: VaultSnapshot) -> list[Finding]:
-    """Lines of a log meant as entry headings that are none (`## 10:00 Standup`: no dash):
+    """Lines of a log meant as entry headings that are none (`##10:00 Standup`: no space):
     what follows them, lessons too, is read as part of the entry above (or of none); and text
     before the first entry, which is in none."""
     from bisect import bisect_right

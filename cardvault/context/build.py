@@ -261,7 +261,7 @@ def recent_items(snapshot: VaultSnapshot, today: dt.date) -> list[Item]:
         text = " ".join(lesson_lines(entry)) or entry.title
         title = entry.title.strip().rstrip(".")
         said = f"{title}: {text}" if title and title not in text else text  # remember's title
-        line = f"- {entry.day.isoformat()} {entry.time} {said}"
+        line = f"- {entry.day.isoformat()} {entry.heading_time}{said}"
         why = f"lesson of {entry.day.isoformat()} not yet distilled into a card"
         items.append(
             Item("log", entry.ref, snapshot.rel(entry.path), quoted(entry.ref, line), why, 0.5)

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cardvault.vault.card import Card
-from cardvault.vault.daily import LogEntry
+from cardvault.vault.daily import UNTIMED, LogEntry
 from cardvault.vault.entry_ids import clone_refs, with_id
 from cardvault.vault.files import FileText
 from cardvault.vault.links import link_key
@@ -94,7 +94,7 @@ class LogCut:
     file: FileText
     rel: str
     removed: tuple[int, ...]
-    entries: tuple[str, ...]  # "HH:MM" of each entry removed whole
+    entries: tuple[str, ...]  # "HH:MM" (or "untimed") of each entry removed whole
     new_text: str | None  # None: the log goes (nothing but its title would be left)
     refs: frozenset[str] = frozenset()  # every citation of an entry removed whole
     given_ids: tuple[str, ...] = ()  # "HH:MM" of kept entries that copied an id that goes
@@ -143,7 +143,7 @@ def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles)
         ref = stamped.get(entry.position_ref, entry.ref)
         if needles.takes_entry(entry, lines[start], ref) or (hits and not rest):
             drop.update(range(start, stop))
-            whole.append(entry.time)
+            whole.append(entry.time or UNTIMED)
             refs.update((entry.position_ref, ref))
         else:
             drop.update(hits)
@@ -175,7 +175,7 @@ def _own_ids(
         if index in drop or own is None or own == entry.ref or entry.ref not in going:
             continue
         lines[index] = with_id(lines[index], own.rpartition("#")[2])
-        given.append(entry.time)
+        given.append(entry.time or UNTIMED)
     return tuple(given)
 
 

@@ -49,8 +49,13 @@ def split_log(text: str, path: Path) -> LogParts:
     starts = [entry.line - 1 for entry in entries] + [len(lines)]
     preamble = "\n".join(lines[: starts[0]])
     chunks = tuple("\n".join(lines[a:b]).rstrip() for a, b in pairwise(starts))
-    times = tuple(entry.time for entry in entries)
+    # an untimed entry (`## Summary`) goes with the time of the entry above it
+    times = tuple(accumulate((entry.time for entry in entries), _time_or_above))
     return LogParts(preamble, chunks, times, tuple(entry.entry_id for entry in entries))
+
+
+def _time_or_above(above: str, time: str) -> str:
+    return time or above
 
 
 def merge_log(base: str, ours: str, theirs: str, path: Path) -> Merged:

@@ -1,7 +1,10 @@
 """Daily logs (memory/YYYY-MM-DD.md): parsing into entries, and formatting appended entries.
 
-An entry is a `## HH:MM — Title` section. Inside it, distillation signals (the one definition of
-a signal; `distill.signal_words` configures the words):
+An entry is a top-level `##` section: cardvault writes `## HH:MM — Title`, agents write
+`## 10:30 PM — Title`, `## Title (11:00 AM)`, `## 3am — ...` or `## Summary` (an untimed entry,
+time ""); log_headings.py reads its time and title. Inside it, distillation signals (the one
+definition of a signal; the forms are the tables of signal_forms.py, `distill.signal_words`
+configures the words):
 - a signal word and a colon (`Lesson:`, `Gotcha:` ...; `**Lesson:**`, `*Lesson:*` too) wherever
   a sentence starts: at the start of a line (after a list marker, or a sub-heading's `###`:
   `### Lesson: pin the image` is a lesson), after a sentence's closing
@@ -12,7 +15,10 @@ a signal; `distill.signal_words` configures the words):
   signal, a field line (`Mistake:` ...) or a `→ card:` line; the story told on the lines after
   a finished sentence is not the lesson;
 - a `#lesson` tag anywhere in prose: the text after it in the paragraph, or, when nothing
-  follows, the sentence it ends.
+  follows, the sentence it ends;
+- each item of the list below a signal word with nothing after it (`Lessons learned:`) or a
+  lesson label alone (`**Key findings:**`), and each paragraph and list item (with its
+  sub-items) of a lesson section (`### Lessons`, `## 💡 KEY INSIGHT`, `## 📝 经验总结`).
 Never inside code (fenced, indented, an inline code span) or quoted output (a block quote):
 prose.py says what is code, through markdown-it-py. `→ card: slug` lines are links. An entry
 whose lines give `Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` and `Severity:`)
@@ -23,12 +29,13 @@ a time of day: `check` reports it (`valid_time`). A heading may end with the ent
 citations name the entry by it, `memory/2026-03-19.md#3f9a2c`, whatever moves around it.
 
 Written text cannot forge structure (`format_entry`, `appended_log_text`): a line of an entry's
-text that would read as an entry heading (`## 10:00 — Lesson: ...`, or a setext `---` under
-one) is escaped with a backslash (`\\## 10:00 — ...`: Markdown shows it as typed, and this
-parser reads it as body; a blank line keeps it a paragraph of its own, as the heading was, so it
-never runs on into the lesson before it), and a code fence or HTML block left open, which would
-swallow every later entry of the day, is closed at the end of the text that opened it. Only
-top-level `##` headings are entries (one inside a quote or a list item is body).
+text that would read as an entry heading (`## 10:00 — Lesson: ...`, `## Notes`, or a setext
+`---` under a time) is escaped with a backslash (`\\## 10:00 — ...`: Markdown shows it as
+typed, and this parser reads it as body; a blank line keeps it a paragraph of its own, as the
+heading was, so it never runs on into the lesson before it), and a code fence or HTML block
+left open, which would swallow every later entry of the day, is closed at the end of the text
+that opened it. Only top-level `##` headings are entries (one inside a quote or a list item is
+body).
 """
 
 from __future__ import annotations
@@ -42,19 +49,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardvault.vault import prose
+from cardvault.vault.log_headings import heading_time
 from cardvault.vault.lognames import log_citation, log_day
+from cardvault.vault.signal_forms import (
+    AFTER_CLAUSE,
+    AFTER_SENTENCE,
+    CARD_LINK,
+    LEAD_WORD,
+    LEAD_WORDS,
+    LESSON_TAG,
+    REFERENCE,
+    SENTENCE_END,
+    SIGNAL_WORD,
+    WORD_ALIASES,
+    is_lesson_label,
+)
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-ENTRY_HEADING = re.compile(r"^(?P<time>\d{1,2}:\d{2})\s*(?:—|–|-{1,2})\s*(?P<title>.*)$")
+#: The anchor of an untimed entry's positional citation (`memory/2026-04-23.md#untimed-2`).
+UNTIMED = "untimed"
 #: An entry's identity, written at the end of its heading: `## 14:30 — Title <!-- id:3f9a2c -->`
 #: (an HTML comment: Markdown viewers hide it; git diffs show it). See vault/entry_ids.py.
 ENTRY_ID = re.compile(r"[ \t]*<!--[ \t]*id:[ \t]*(?P<id>[0-9a-f]{6,16})[ \t]*-->[ \t]*$")
-CARD_LINK = re.compile(r"(?:→|->)\s*card:\s*(?P<slug>[A-Za-z0-9][\w\-/]*)")
-#: `#lesson` as a word of its own: not the end of a word or a URL (`https://app.example/#lesson`);
-#: a colon written after it (`#lesson: pin it`) is the tag's, not the lesson's.
-LESSON_TAG = re.compile(r"(?<![\w#/])#lesson\b(?::(?=\s|$))?", re.IGNORECASE)
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
 #: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
 AGENT_FIELD = "agent"
@@ -65,47 +83,15 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
 #: Where a line's words start: after indentation and a list marker ("- ", "1. ") or a heading's
 #: ("### ").
 _LINE_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+)?")
-#: The end of a sentence: `.`, `!` or `?`, closing quotes or brackets, then white space.
-_AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+")
-#: Where a clause starts inside a sentence: after a dash (`—`, `–`, or `-`/`--` between spaces),
-#: a semicolon, a comma or an opening parenthesis, "Note for future sessions — Gotcha: ...",
-#: "It hung; Lesson: ...", "It works now, lesson: ...", "We hit the limit (lesson: ...)".
-#: (The dash's own spaces before it are not part of the match: a run of tabs would be matched
-#: from each of its positions again, squared.)
-_AFTER_CLAUSE = re.compile(r"[—–][ \t]*|[ \t]--?[ \t]+|[;,][ \t]+|\([ \t]*")
-#: Words people put before a signal word at a clause's start, "The fix:", "Key lesson:", "One
-#: more rule:", "Design decision:", "Today's big gotcha:" (at most two; a closed list, so "Rules
-#: are rules:" or "We took a decision:" stays prose).
-_SIGNAL_LEADS = frozenset((
-    "a", "an", "the", "one", "my", "our", "your", "their", "this", "that", "today's", "todays",
-    "another", "more", "key", "main", "big", "biggest", "real", "important", "hard", "quick",
-    "simple", "general", "golden", "new", "final", "last", "first", "second", "third", "actual",
-    "core", "crucial", "obvious", "same", "other", "small", "minor", "major", "critical",
-    "temporary", "permanent", "proper", "correct", "right", "true", "useful", "team", "design",
-    "style", "personal", "hot", "bug", "best", "top", "only",
-))  # fmt: skip
-_LEAD_WORD = re.compile(r"(?:\*{1,2}|_{1,2})?(?P<lead>[A-Za-z][A-Za-z']{0,11})[ \t]+")
 _NEWLINE = re.compile(r"\n")
 #: What stands before an entry heading's own dash (`## 10:00 — Title`, escaped when text wrote
 #: it: `\## 10:00 — ...`): that dash separates a forged heading's time from its title, and is
 #: no clause a signal may start (the text imitated structure; its title is not a lesson).
 _HEADING_TIME = re.compile(r"[ \t]*\\?(?:#{1,6}[ \t]*)?\d{1,2}:\d{2}[ \t]*$")
-#: A signal word (or field name) and its colon, in bold or italics too: `**Lesson:**`,
-#: `**Lesson**:`, `*Lesson:*`, `_Gotcha_:`; a signal word also in the forms people give it,
-#: `Lessons:`, `Lesson learned:`, `Lessons Learned:`, `Lesson 2:`, `Fixes:` (`form`: the
-#: "learned" or the number; a field line has none).
-_SIGNAL_WORD = re.compile(
-    r"(?:\*{1,2}|_{1,2})?(?P<word>[A-Za-z][A-Za-z-]*)(?P<form>[ \t]+[Ll]earned|[ \t]+#?\d{1,3})?"
-    r"(?:\*{1,2}|_{1,2})?[ \t]*:(?:\*{1,2}|_{1,2})?"
-)
-_SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
-#: What a signal's text may hold and still say nothing: references to an issue, a ticket, a
-#: commit or a page (`Fixes: #123`, a git trailer; `Fix: abc1234`; `Fixes: JIRA-12, GH-4`).
-_REFERENCE = re.compile(
-    r"(?i:<?[a-z][a-z0-9+.-]*://\S+)|(?:[\w.-]+/[\w.-]+)?#\d+|\b[A-Z][A-Z0-9]*-\d+\b"
-    r"|(?i:\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b)"
-)
 _WORD = re.compile(r"[^\W_]")  # a letter or a digit left once references are taken out
+_COLONS = (":", "：")
+#: The kind of signal a lesson label's lessons are.
+LESSON = "lesson"
 _FIELD_NAMES = frozenset((*CORRECTION_FIELDS, AGENT_FIELD))
 
 
@@ -120,16 +106,16 @@ class Signal:
 
 @dataclass(frozen=True)
 class LogEntry:
-    """One `## HH:MM — Title` entry of a daily log."""
+    """One `## ...` entry of a daily log: `## HH:MM — Title`, or a heading of another form."""
 
     path: Path
     day: dt.date
-    time: str
+    time: str  # "HH:MM", or "" for an untimed entry (`## Summary`)
     title: str
     body: str
     line: int  # line of the heading
     end_line: int  # last line of the entry
-    ordinal: int = 1  # 2, 3, ... when several entries of the day share a time
+    ordinal: int = 1  # 2, 3, ... when several entries of the day share a time (or none)
     entry_id: str | None = None  # the `<!-- id:... -->` on its heading (None: an old entry)
     signals: tuple[Signal, ...] = ()
     card_links: tuple[str, ...] = ()
@@ -148,9 +134,10 @@ class LogEntry:
     def position_ref(self) -> str:
         """The old positional citation: the entry's time and its place among the entries of
         that minute (`#14:30`, `#14:30-2`). It names another entry once a merge interleaves
-        two clones' entries of one minute; kept so that old citations still resolve."""
+        two clones' entries of one minute; kept so that old citations still resolve. An
+        untimed entry's is its place among the untimed ones, `#untimed-2`."""
         suffix = "" if self.ordinal == 1 else f"-{self.ordinal}"
-        return f"{self.log}#{self.time}{suffix}"
+        return f"{self.log}#{self.time or UNTIMED}{suffix}"
 
     @property
     def log(self) -> str:
@@ -173,7 +160,12 @@ class LogEntry:
         "Cortex CSRF"`, any secret in a hand-written title redacted."""
         from cardvault.guard import redact_text
 
-        return f'{self.day.isoformat()} {self.time} "{redact_text(self.title)}"'
+        return f'{self.day.isoformat()} {self.heading_time}"{redact_text(self.title)}"'
+
+    @property
+    def heading_time(self) -> str:
+        """The entry's time and a space, or "" for an untimed entry (how it is named)."""
+        return f"{self.time} " if self.time else ""
 
     @property
     def agent(self) -> str | None:
@@ -209,7 +201,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     raw = text.split("\n")  # the lines markdown-it counts, split as `masked_lines` splits
     said = prose.masked_lines(text, tokens, quotes=True)
     paragraphs = sorted(prose.block_ranges(tokens))
-    lists = prose.list_items(tokens)
+    layout = _Layout.of(tokens)
     starts = [a for a, _ in paragraphs]  # each entry's paragraphs found by bisection, not a
     # scan of all of them: a log of 60,000 one-line entries would cost 60,000² comparisons
     words = {w.lower() for w in signal_words}
@@ -236,7 +228,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
                 end_line=start + 1 + len(body_lines),
                 ordinal=seen_times[time],
                 entry_id=entry_id,
-                signals=tuple(_block_signals(raw, said, mine, words, lists)),
+                signals=tuple(_block_signals(raw, said, mine, words, layout)),
                 card_links=tuple(
                     m.group("slug") for ln in prose_lines for m in CARD_LINK.finditer(ln)
                 ),
@@ -246,14 +238,15 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     return entries
 
 
-#: A line a person meant as an entry heading: `##` and a time (no dash, no space after `##`).
+#: A line a person meant as an entry heading: `##` and a time (no space after `##`, or inside a
+#: list item or a quote, where a heading is body).
 _LOOKS_LIKE_ENTRY = re.compile(r"^ {0,3}##[ \t]*\d{1,2}:\d{2}(?!\d)")
 
 
 def entry_lookalikes(text: str, entries: Iterable[LogEntry]) -> list[int]:
-    """1-based lines of a log that start like an entry heading (`## 10:00 Standup`, without
-    the dash; `##10:00 — x`, not a heading to Markdown) yet begin no entry: their lines belong
-    to the entry above. Lines in fenced or indented code are output, never headings."""
+    """1-based lines of a log that start like an entry heading (`##10:00 — x`, not a heading
+    to Markdown) yet begin no entry: their lines belong to the entry above. Lines in fenced or
+    indented code are output, never headings."""
     headings = {entry.line for entry in entries}
     found = [
         number
@@ -298,8 +291,9 @@ def _code_lines(tokens: list[Token]) -> set[int]:
 
 
 def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None]]:
-    """(0-based line, time, title, id) of each top-level `##` heading shaped like an entry
-    heading (one inside a quote or a list item is body)."""
+    """(0-based line, time, title, id) of each top-level `##` heading (one inside a quote or a
+    list item is body): every `## ...` line is an entry, timed or not (log_headings.py); a
+    setext one (a line underlined with `---`) only when it gives a time."""
     found = []
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag != "h2" or token.map is None:
@@ -307,29 +301,76 @@ def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None
         if token.level != 0:
             continue
         content = tokens[index + 1].content.strip()
-        match = ENTRY_HEADING.match(content)
-        if match:
-            hours, minutes = match.group("time").split(":")
-            title = match.group("title")
-            marked = ENTRY_ID.search(title)
-            entry_id = marked.group("id") if marked else None
-            title = title[: marked.start()] if marked else title
-            found.append((token.map[0], f"{int(hours):02d}:{minutes}", title.strip(), entry_id))
+        marked = ENTRY_ID.search(content)
+        entry_id = marked.group("id") if marked else None
+        time, title = heading_time(content[: marked.start()] if marked else content)
+        if time or token.markup == "##":
+            found.append((token.map[0], time, title, entry_id))
     return found
+
+
+def _lesson_sections(tokens: list[Token]) -> tuple[set[int], set[int]]:
+    """(first lines of paragraphs, first lines of lists) in lesson sections: under a heading
+    that is a lesson label (signal_forms.py), up to the next heading of its rank or above, an
+    entry heading or a thematic break. Only blocks of the section itself, not of a quote or
+    of a list item (an item is a lesson whole)."""
+    paragraphs: set[int] = set()
+    lists: set[int] = set()
+    rank = 0  # the lesson section's heading level, 0: none open
+    for index, token in enumerate(tokens):
+        if token.level != 0 or token.map is None:
+            continue
+        if token.type == "heading_open":
+            level = int(token.tag[1:])
+            rank = 0 if level <= max(rank, 2) else rank
+            if not rank and is_lesson_label(heading_time(tokens[index + 1].content)[1]):
+                rank = level
+        elif token.type == "hr":
+            rank = 0
+        elif rank and token.type == "paragraph_open":
+            paragraphs.add(token.map[0])
+        elif rank and token.type in ("bullet_list_open", "ordered_list_open"):
+            lists.add(token.map[0])
+    return paragraphs, lists
 
 
 def signals_in(text: str, signal_words: Iterable[str]) -> list[Signal]:
     """The signals of any Markdown text (an assistant's message, a card's body) by the same
     rules as an entry's: wherever a sentence starts, never in code or quotes; `line` is the
     1-based line in `text`."""
-    from cardvault.vault import prose
-
     tokens = prose.parse(text)
     raw = text.split("\n")
     said = prose.masked_lines(text, tokens, quotes=True)
     words = {w.lower() for w in signal_words}
     blocks = sorted(prose.block_ranges(tokens))
-    return _block_signals(raw, said, blocks, words, prose.list_items(tokens))
+    return _block_signals(raw, said, blocks, words, _Layout.of(tokens))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What of a text's block structure the signal forms read (from its tokens, once)."""
+
+    lists: dict[int, list[tuple[int, int]]]  # prose.list_items
+    lesson_paragraphs: set[int]  # first lines of the paragraphs of lesson sections
+    lesson_items: dict[int, int]  # first line of a lesson section's list item -> its end
+
+    @classmethod
+    def of(cls, tokens: list[Token]) -> _Layout:
+        lists = prose.list_items(tokens)
+        paragraphs, sectioned = _lesson_sections(tokens)
+        items = {first: end for at in sectioned for first, end in lists[at]}
+        return cls(lists, paragraphs, items)
+
+
+def _labels_a_list(said: list[str], start: int, stop: int) -> bool:
+    """Whether a paragraph is only a lesson label, in bold or before a colon (`**Key
+    findings:**`, `What I Learned:`, `**经验教训**：`), which heads the list right below it."""
+    if stop != start + 1:
+        return False
+    line = said[start][_LINE_START.match(said[start]).end() :].strip()  # type: ignore[union-attr]
+    colon = line.rstrip("*_ \t").endswith(_COLONS)
+    bold = line.startswith(("**", "__")) and line.endswith(("**", "__"))
+    return (colon or bold) and is_lesson_label(line)
 
 
 def _block_signals(
@@ -337,19 +378,32 @@ def _block_signals(
     said: list[str],
     blocks: list[tuple[int, int]],
     words: set[str],
-    lists: dict[int, list[int]],
+    layout: _Layout,
 ) -> list[Signal]:
     """The signals of the paragraphs `blocks` (in order). A signal with nothing after it that
-    ends its paragraph heads the list that follows ("Lessons learned:" and a bullet per
-    lesson): each item of that list without a signal of its own is one of its kind."""
+    ends its paragraph, or a lesson label alone, heads the list that follows ("Lessons
+    learned:" and a bullet per lesson): each item of that list without a signal of its own is
+    one of its kind. So is each paragraph and list item of a lesson section."""
     found: list[Signal] = []
-    listed: dict[int, str] = {}  # the first line of an item's paragraph -> the kind it lists
+    labels = LESSON in words  # lesson labels and sections give lessons where lessons are signals
+    listed: dict[int, tuple[str, int]] = {}  # an item's first line -> the kind it lists, its end
     for start, stop in blocks:
         signals, listing = _signals(lines, said, start, stop, words)
-        kind = listed.pop(start, None)
-        if kind and not signals and said[start].strip() and not _ends_signal(said[start]):
-            head = _LINE_START.match(lines[start]).end()  # type: ignore[union-attr]
-            item = _clean("\n".join([lines[start][head:], *lines[start + 1 : stop]]))
+        kind, end = listed.pop(start, (None, stop))
+        if kind is None and labels and start in layout.lesson_items:
+            kind, end = LESSON, layout.lesson_items[start]
+        elif kind is None and labels and start in layout.lesson_paragraphs:
+            # a paragraph of a section is a lesson; "Key design points:" only heads a list
+            kind = None if said[stop - 1].rstrip().endswith(_COLONS) else LESSON
+        if labels and not (signals or listing) and _labels_a_list(said, start, stop):
+            listing = LESSON
+        elif (
+            kind
+            and not (signals or listing)
+            and said[start].strip()
+            and not _ends_signal(said[start])
+        ):
+            item = _clean(_prose_text(lines, said, start, end))
             if item and _says_something(item):
                 found.append(Signal(kind, item, start + 1))
         found.extend(signals)
@@ -357,8 +411,19 @@ def _block_signals(
             # the block right below, as written: a code block, quote or HTML block between
             # them is no prose (`said` blanks it) but still stands between them
             after = next((n for n in range(stop, len(lines)) if lines[n].strip()), len(lines))
-            listed.update(dict.fromkeys(lists.get(after, ()), listing))
+            listed.update({first: (listing, end) for first, end in layout.lists.get(after, ())})
     return found
+
+
+def _prose_text(lines: list[str], said: list[str], start: int, end: int) -> str:
+    """The prose lines start..end (an item with its sub-items, or a paragraph) as written,
+    without their indentation and list markers."""
+    kept = []
+    for number in range(start, end):
+        if said[number].strip():
+            head = _LINE_START.match(lines[number]).end()  # type: ignore[union-attr]
+            kept.append(lines[number][head:])
+    return "\n".join(kept)
 
 
 def _signals(
@@ -431,7 +496,7 @@ def _wrapped_end(text: str, start: int, close: int) -> int:
     at = text.find("\n", start, close)
     line = start
     while at != -1:
-        if _SENTENCE_END.search(text, line, at):  # a sentence end holds no line end
+        if SENTENCE_END.search(text, line, at):  # a sentence end holds no line end
             return at
         line = at + 1
         at = text.find("\n", line, close)
@@ -445,13 +510,13 @@ def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
     for at in _sentence_starts(prose, clauses=True):
         word_at = at
         for _ in range(3):
-            match = _SIGNAL_WORD.match(prose, word_at)
+            match = SIGNAL_WORD.match(prose, word_at)
             kind = _signal_kind(match.group("word"), words) if match else None
             if match and kind:
                 found.append((at, match.end(), kind))
                 break
-            lead = _LEAD_WORD.match(prose, word_at)
-            if lead is None or lead.group("lead").lower() not in _SIGNAL_LEADS:
+            lead = LEAD_WORD.match(prose, word_at)
+            if lead is None or lead.group("lead").lower() not in LEAD_WORDS:
                 break
             word_at = lead.end()
     return found
@@ -480,8 +545,11 @@ def _paren_end(text: str, start: int, close: int) -> int:
 
 
 def _signal_kind(word: str, words: set[str]) -> str | None:
-    """The signal word `word` is a form of (`Lessons` and `Fixes` of lesson and fix), if any."""
+    """The signal word `word` is a form of (`Lessons` and `Fixes` of lesson and fix; `教训` of
+    lesson), if any."""
     said = word.lower()
+    if said in WORD_ALIASES:
+        return WORD_ALIASES[said] if WORD_ALIASES[said] in words else None
     forms = [said]  # a plural is the word and an s or an es: "Rulers" is no rule
     if said.endswith("s"):
         forms.append(said[:-1])
@@ -499,10 +567,10 @@ def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
     for line in prose.split("\n"):
         starts.add(offset + _LINE_START.match(line).end())  # type: ignore[union-attr]
         offset += len(line) + 1
-    starts.update(m.end() for m in _AFTER_SENTENCE.finditer(prose))
+    starts.update(m.end() for m in AFTER_SENTENCE.finditer(prose))
     if clauses:
         line_start, seen, looked = 0, 0, -1
-        for found in _AFTER_CLAUSE.finditer(prose):
+        for found in AFTER_CLAUSE.finditer(prose):
             line_start = prose.rfind("\n", seen, found.start()) + 1 or line_start
             seen = found.start()
             # only a line's first clause can follow a heading's time alone (a time holds no
@@ -528,7 +596,7 @@ def _ends_signal(line: str) -> bool:
     """Whether a line is a field line (`Mistake: ...`) or a card link, which no signal's text
     runs into."""
     head = _LINE_START.match(line).end()  # type: ignore[union-attr]
-    field_line = _SIGNAL_WORD.match(line, head)
+    field_line = SIGNAL_WORD.match(line, head)
     named = (
         field_line is not None
         and field_line.group("form") is None
@@ -540,11 +608,17 @@ def _ends_signal(line: str) -> bool:
 def _says_something(text: str) -> bool:
     """Whether a signal's text holds anything besides references and punctuation
     (`Fixes: #123` is a trailer naming an issue, not a lesson)."""
-    return _WORD.search(_REFERENCE.sub(" ", text)) is not None
+    return _WORD.search(REFERENCE.sub(" ", text)) is not None
 
 
 def _clean(text: str) -> str:
-    return " ".join(LESSON_TAG.sub("", text).split()).strip()
+    """A signal's text on one line, without its tags, nor the bold mark that closes a signal
+    set in bold (`**教训: 每次实验后提交。**`)."""
+    cleaned = " ".join(LESSON_TAG.sub("", text).split()).strip()
+    for mark in ("**", "__"):
+        if cleaned.endswith(mark) and cleaned.count(mark) % 2:
+            cleaned = cleaned[: -len(mark)].rstrip()
+    return cleaned
 
 
 def _fields(body_lines: list[str]) -> dict[str, str]:
@@ -567,7 +641,8 @@ def format_entry(time: str, title: str, body: str, entry_id: str | None = None) 
     the text of this one entry (see the module docstring). New entries are made by
     vault/entry_ids.py's `append_entry`, which gives each its id."""
     body = as_entry_body(body.strip("\n"))
-    heading = f"## {time} — {title}" + (f" <!-- id:{entry_id} -->" if entry_id else "")
+    heading = f"## {time} — {title}" if time else f"## {title}"
+    heading += f" <!-- id:{entry_id} -->" if entry_id else ""
     return f"{heading}\n{body}\n" if body else f"{heading}\n"
 
 

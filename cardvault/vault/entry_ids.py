@@ -28,6 +28,7 @@ from pathlib import Path
 
 from cardvault.vault.daily import (
     ENTRY_ID,
+    UNTIMED,
     LogEntry,
     appended_log_text,
     in_line_ends,
@@ -187,6 +188,8 @@ def entries_by_ref(entries: Iterable[LogEntry]) -> dict[str, LogEntry]:
 
 
 def is_positional(ref: str) -> bool:
-    """Whether a citation names a log entry by its position (`memory/D.md#14:30-2`)."""
+    """Whether a citation names a log entry by its position (`memory/D.md#14:30-2`, an
+    untimed one's `memory/D.md#untimed-2`)."""
     _, hash_mark, anchor = ref.partition("#")
-    return bool(hash_mark) and ref.startswith("memory/") and ":" in anchor
+    positional = ":" in anchor or anchor.partition("-")[0] == UNTIMED
+    return bool(hash_mark) and ref.startswith("memory/") and positional

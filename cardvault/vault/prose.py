@@ -68,12 +68,13 @@ def block_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
     return found
 
 
-def list_items(tokens: list[Token]) -> dict[int, list[int]]:
-    """The first line of every list (0-based) -> the first line of each of its items' first
-    paragraph, outside block quotes (a nested list is a list of its own)."""
-    found: dict[int, list[int]] = {}
+def list_items(tokens: list[Token]) -> dict[int, list[tuple[int, int]]]:
+    """The first line of every list (0-based) -> (the first line of its first paragraph, the
+    line after the item) of each of its items, outside block quotes (a nested list is a list
+    of its own)."""
+    found: dict[int, list[tuple[int, int]]] = {}
     opened: list[tuple[int, int]] = []  # (level, first line) of each list being read
-    depth, item = 0, False
+    depth, item_end = 0, -1  # item_end: the end of the item whose first paragraph is next
     for token in tokens:
         if token.type == "blockquote_open":
             depth += 1
@@ -85,13 +86,13 @@ def list_items(tokens: list[Token]) -> dict[int, list[int]]:
                 found.setdefault(token.map[0], [])
         elif token.type in ("bullet_list_close", "ordered_list_close") and opened:
             opened.pop()
-        elif token.type == "list_item_open":
-            item = True
-        elif token.type == "paragraph_open" and item and opened and token.map is not None:
-            item = False
+        elif token.type == "list_item_open" and token.map is not None:
+            item_end = token.map[1]
+        elif token.type == "paragraph_open" and item_end >= 0 and opened and token.map:
             level, first = opened[-1]
             if not depth and token.level == level + 2:
-                found[first].append(token.map[0])
+                found[first].append((token.map[0], item_end))
+            item_end = -1
     return found
 
 
