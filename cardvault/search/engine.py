@@ -377,6 +377,8 @@ class Searcher:
         calibration = calibration_for(self.vault.config.model)
         if mode == "keyword":
             keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
+            if not _shares_words(query, keyword):
+                return Ranked([])  # no evidence at all: "no match"
             evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
@@ -399,8 +401,8 @@ class Searcher:
         )
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
-        if not _near(semantic, calibration) and not (
-            keyword or (mode == "semantic" and keyword_ranking(index, query, filters, 1, eligible))
+        if not _near(semantic, calibration) and not _shares_words(
+            query, keyword_ranking(index, query, filters, 1) if mode == "semantic" else keyword
         ):
             return Ranked([])  # no evidence at all: "no match" (weak hits are shown, marked)
         if mode == "semantic":
@@ -503,6 +505,12 @@ def _busy_notice(index: IndexHandle) -> str:
         "another cardvault is writing the search index (an index or maintain run); these "
         "results come from the index as it stood before, and may miss its latest changes"
     )
+
+
+def _shares_words(query: KeywordQuery, keyword: Ranking) -> bool:
+    """Whether some document holds a word of the query other than a stop word (a query of stop
+    words alone, "the", is held by nearly every text: no evidence)."""
+    return bool(keyword) and query.says_something
 
 
 def _near(semantic: Ranking, calibration: Calibration) -> bool:
