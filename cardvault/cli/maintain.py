@@ -124,6 +124,14 @@ def maintain(
         for item in judged.settled:
             render.success(f"judge: {item.id} {item.status} ({item.reason or 'no reason given'})")
         pending = judged.pending
+    if dry_run:  # its questions are not in the queue: say what a real run would ask
+        asked = len(result.asked)
+        pending -= asked
+        if asked:
+            render.warning(
+                f"a real run would ask {asked} question{'s' if asked != 1 else ''}: "
+                "`cardvault maintain`, then `cardvault review`"
+            )
     if pending:
         render.warning(
             f"{pending} memory decision{'s' if pending != 1 else ''} pending: cardvault review"
