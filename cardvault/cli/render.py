@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -29,10 +30,21 @@ _environ: ContextVar[Mapping[str, str] | None] = ContextVar("cardvault_render_en
 def _consoles(environ: Mapping[str, str] | None) -> tuple[Console, Console]:
     from rich.console import Console
 
+    env = sized(os.environ if environ is None else environ)
     return (
-        Console(highlight=False, soft_wrap=True, _environ=environ),
-        Console(stderr=True, highlight=False, soft_wrap=True, _environ=environ),
+        Console(highlight=False, soft_wrap=True, _environ=env),
+        Console(stderr=True, highlight=False, soft_wrap=True, _environ=env),
     )
+
+
+def sized(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` without a terminal size of 0 (COLUMNS, LINES): a pseudo-terminal may report
+    0 x 0, and a console 0 columns wide prints nothing; without them, the default (80)."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if name not in ("COLUMNS", "LINES") or value.strip() not in ("0", "")
+    }
 
 
 def console() -> Console:
