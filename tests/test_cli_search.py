@@ -214,3 +214,16 @@ def test_a_search_of_the_project_and_the_global_vault_loads_the_model_once(
     vaults = {hit["vault"] for hit in json.loads(result.stdout)}
     assert vaults == {"project", "global"}
     assert len(made) == 1
+
+
+@pytest.mark.slow
+def test_index_of_unreadable_cards_names_a_few_and_ticks_nothing(vault_path: Path) -> None:
+    """Every card unreadable: a few are named, the rest counted, and no ✓ for 0 documents."""
+    cards = vault_path / "memory" / "cards"
+    for number in range(12):
+        (cards / f"broken-{number:02}.md").write_text("---\ntopic: [bad\n---\nbody\n")
+    result = run_cli(["--vault", str(vault_path), "index"])
+    assert result.exit_code == 0, result.output
+    named = re.findall(r"skipped memory/cards/broken-\d\d\.md", result.stderr)
+    assert len(named) == 5 and "skipped 7 more files" in result.stderr, result.stderr
+    assert "✓" not in result.output and "nothing indexed: 12 files" in result.stderr

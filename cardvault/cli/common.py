@@ -8,7 +8,6 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
@@ -65,7 +64,7 @@ class CardvaultGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         add_output_options(self)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
         """The commands under their panels (each command's `rich_help_panel`), in the order
         they were added: click's plain list, grouped as typer's rich help would group it."""
         shown = [(n, c) for n in self.list_commands(ctx) if (c := self.get_command(ctx, n))]

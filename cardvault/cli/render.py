@@ -132,6 +132,20 @@ def _redacted(message: str) -> str:
     return redact_text(message)
 
 
+#: How many files a command names when it could not use them; the rest are counted.
+SKIPPED_LISTED = 5
+
+
+def skipped(problems: Sequence[object]) -> None:
+    """The files a command could not use, as warnings: the first few named, the rest counted
+    (`cardvault check` names each one)."""
+    for problem in problems[:SKIPPED_LISTED]:
+        warning(f"skipped {problem}")
+    more = len(problems) - SKIPPED_LISTED
+    if more > 0:
+        warning(f"skipped {more} more file{'s' if more != 1 else ''}; `cardvault check` names each")
+
+
 def note(message: str) -> None:
     """A dim informational line on stderr (e.g. commit ids), keeping stdout clean for data."""
     if _silenced("note", message):

@@ -125,11 +125,16 @@ def index(
     start_resident(ctx, vault)
     for notice in report.notices:
         render.warning(notice)
-    for problem in report.errors:
-        render.warning(f"skipped {problem}")
-    render.success(
+    render.skipped(report.errors)
+    said = (
         f"{report.documents} documents ({report.passages} passages) from {report.files} files: "
         f"{report.parsed} files read, {report.embedded} passages embedded"
         f"{f' ({report.resumed} more kept from an interrupted run)' if report.resumed else ''}, "
         f"{report.removed_files} files removed"
     )
+    if report.documents:
+        render.success(said)
+    elif report.errors:  # nothing to search: no tick for it
+        render.warning(f"nothing indexed: {len(report.errors)} files could not be used ({said})")
+    else:
+        render.note(f"nothing to index yet ({said})")
