@@ -45,7 +45,7 @@ class Case:
 
 
 def _api_hits(session: Session, query: str, **options: Any) -> list[dict[str, Any]]:
-    return list(session.search_hits(query, **options).rows(include_weak=True))
+    return list(session.search_hits(query, **options).rows())
 
 
 def _api_pack(session: Session, *args: Any, **options: Any) -> tuple[str, list[str]]:
@@ -69,22 +69,22 @@ def _api_reject(session: Session) -> None:
 CASES = [
     Case(
         "search, both vaults",
-        ["search", "csrf token rejected on login", "-k", "6", "--all", "--json"],
-        "search", {"query": "csrf token rejected on login", "k": 6, "include_weak": True},
+        ["search", "csrf token rejected on login", "-k", "6", "--json"],
+        "search", {"query": "csrf token rejected on login", "k": 6},
         lambda s: _api_hits(s, "csrf token rejected on login", k=6, scope="all"),
     ),
     Case(
         "search, keyword, project only, with logs",
         ["search", "buildx platform", "-k", "8", "--mode", "keyword", "--scope", "project",
-         "--logs", "--all", "--json"],
+         "--logs", "--json"],
         "search", {"query": "buildx platform", "mode": "keyword", "scope": "project",
-                   "include_logs": True, "include_weak": True},
+                   "include_logs": True},
         lambda s: _api_hits(s, "buildx platform", k=8, mode="keyword", logs=True, scope="project"),
     ),
     Case(
         "search, one category",
-        ["search", "docker images", "-k", "8", "--category", "infrastructure", "--all", "--json"],
-        "search", {"query": "docker images", "category": "infrastructure", "include_weak": True},
+        ["search", "docker images", "-k", "8", "--category", "infrastructure", "--json"],
+        "search", {"query": "docker images", "category": "infrastructure"},
         lambda s: _api_hits(s, "docker images", k=8, category="infrastructure", scope="all"),
     ),
     Case(

@@ -152,6 +152,7 @@ def _json_help(name: str) -> str:
 PIPED = [
     ["new", "Piped card", "-c", "tools", "--body", "Retry twice."],
     ["maintain", "--dry-run"],
+    ["maintain"],
     ["import", "EXPORT"],
     ["list"],
     ["stats"],
@@ -175,7 +176,10 @@ def test_a_command_prints_json_when_piped_exactly_when_its_help_says_so(
     export = tmp_path / "export.json"
     assert run_cli([*root, "export", str(export)]).exit_code == 0
     argv = [str(export) if arg == "EXPORT" else arg for arg in argv]
-    promised = "also when piped" in _json_help(argv[0])
+    said = _json_help(argv[0])
+    promised = "also when piped" in said and not (
+        "--dry-run" in argv and "a piped --dry-run prints its diff" in said
+    )
     piped = run_cli([*root, *argv])
     assert piped.exit_code == 0, piped.output
     try:

@@ -206,11 +206,24 @@ def test_a_search_of_the_project_and_the_global_vault_loads_the_model_once(
         real_init(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(onnx.OnnxEmbedder, "__init__", counted)
-    # --all: the project's hits for this query are weak (nothing there is about it), and only
-    # shown when asked for; the point here is that both vaults were searched.
-    args = ["--vault", str(vault_root), "search", "airship shed gates", "--json", "--all"]
+    # the query shares a word with each vault, so each answers (a vault with no evidence for a
+    # query answers nothing); the point here is that both vaults were searched.
+    args = ["--vault", str(vault_root), "search", "airship shed gates csrf", "--json"]
     result = run_cli(args)
     assert result.exit_code == 0, result.output
     vaults = {hit["vault"] for hit in json.loads(result.stdout)}
     assert vaults == {"project", "global"}
     assert len(made) == 1
+
+
+@pytest.mark.slow
+def test_index_of_unreadable_cards_names_a_few_and_ticks_nothing(vault_path: Path) -> None:
+    """Every card unreadable: a few are named, the rest counted, and no ✓ for 0 documents."""
+    cards = vault_path / "memory" / "cards"
+    for number in range(12):
+        (cards / f"broken-{number:02}.md").write_text("---\ntopic: [bad\n---\nbody\n")
+    result = run_cli(["--vault", str(vault_path), "index"])
+    assert result.exit_code == 0, result.output
+    named = re.findall(r"skipped memory/cards/broken-\d\d\.md", result.stderr)
+    assert len(named) == 5 and "skipped 7 more files" in result.stderr, result.stderr
+    assert "✓" not in result.output and "nothing indexed: 12 files" in result.stderr

@@ -3,6 +3,7 @@ runs the test command README.md gives."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import typer
@@ -59,3 +60,18 @@ def test_the_reference_names_the_help_options_the_cli_takes() -> None:
     for name in ("cardvault", "cardvault search", "cardvault review accept"):
         section = page.split(f"## {name}\n", 1)[1].split("\n## ", 1)[0]
         assert "-h, --help" in section, name
+
+
+def test_help_shows_every_command_under_a_panel() -> None:
+    """`cardvault --help` groups its commands (Everyday, Maintenance, ...), never one flat list."""
+    from tests.conftest import run_cli
+
+    shown = run_cli(["--help"]).stdout
+    group = typer.main.get_command(app)
+    names = group.list_commands(typer.Context(group, info_name="cardvault"))  # type: ignore[attr-defined]
+    assert "\nCommands:" not in shown
+    panels = re.findall(r"^(\S[^\n]*):\n((?:  \S[^\n]*\n)+)", shown, flags=re.MULTILINE)
+    listed = {title: [row.split()[0] for row in rows.splitlines()] for title, rows in panels}
+    assert set(listed) >= {"Everyday", "Maintenance", "Inspect", "Team & sync", "Agents & hosts"}
+    grouped = [name for title, rows in listed.items() if title != "Options" for name in rows]
+    assert sorted(grouped) == sorted(names) and len(grouped) == len(names)

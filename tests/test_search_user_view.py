@@ -94,9 +94,9 @@ def test_what_an_agent_writes_may_start_with_a_dash_and_is_found_next(vault_path
     assert hits and hits[0]["entry"].endswith("Staging deploy")  # type: ignore[union-attr]
 
 
-def test_a_query_of_stop_words_alone_is_no_strong_match(vault_path: Path) -> None:
+def test_a_query_of_stop_words_alone_is_no_match(vault_path: Path) -> None:
     """A hit that holds every word of the query is never weak — but a query of stop words
-    alone ("the") is held by nearly every card: that says nothing, so such a query is "no strong
+    alone ("the") is held by nearly every card: that is no evidence, so such a query is "no
     match" (while a content word the card holds still counts)."""
     for slug, body in [
         ("nginx-timeouts", "Raise the proxy_read_timeout for the websocket upstream."),
@@ -107,7 +107,7 @@ def test_a_query_of_stop_words_alone_is_no_strong_match(vault_path: Path) -> Non
     for query in ("the", "The"):
         result = run_cli(["--vault", str(vault_path), "search", query, "--mode", "keyword"])
         assert result.exit_code == 0 and json.loads(result.stdout) == [], (query, result.stdout)
-        assert "no strong match" in result.stderr
+        assert "no match" in result.stderr
     hits, _ = _search(vault_path, "the websocket", "--mode", "keyword")
     assert [hit["slug"] for hit in hits] == ["nginx-timeouts"]
 

@@ -114,6 +114,20 @@ def test_terminal_output_is_identical_byte_for_byte(indexed_sample: Path) -> Non
 
 
 @pytest.mark.slow
+def test_a_terminal_of_zero_columns_gets_the_table_either_way(indexed_sample: Path) -> None:
+    """A pseudo-terminal that reports 0 x 0 (COLUMNS=0 is forwarded to the server): the table
+    at the default width, as without the server, never an empty answer."""
+    argv = [sys.executable, "-m", "cardvault", "search", "docker image fails", "-k", "3"]
+    cli(indexed_sample, "search", "warm the index")
+    alone = run_in_terminal(argv, cwd=indexed_sample, columns=0)
+    with running_server(indexed_sample):
+        served = run_in_terminal(argv, cwd=indexed_sample, columns=0)
+        assert requests_served(indexed_sample) == 1
+    assert alone[0] == 0 and "┃".encode() in alone[1] and b"docker" in alone[1].lower()
+    assert served == alone
+
+
+@pytest.mark.slow
 def test_an_edit_made_while_it_runs_is_found_by_the_next_search(indexed_sample: Path) -> None:
     card = indexed_sample / "memory" / "cards" / "quokka-feeding.md"
     query = ["search", "quokka feeding schedule", "--json"]

@@ -64,6 +64,22 @@ class CardvaultGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         add_output_options(self)
 
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
+        """The commands under their panels (each command's `rich_help_panel`), in the order
+        they were added: click's plain list, grouped as typer's rich help would group it."""
+        shown = [(n, c) for n in self.list_commands(ctx) if (c := self.get_command(ctx, n))]
+        shown = [(name, command) for name, command in shown if not command.hidden]
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+        panels: dict[str, list[tuple[str, str]]] = {}
+        for name, command in shown:
+            panel = getattr(command, "rich_help_panel", None) or "Commands"
+            panels.setdefault(panel, []).append((name, command.get_short_help_str(limit)))
+        for panel, rows in panels.items():
+            with formatter.section(panel):
+                formatter.write_dl(rows)
+
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         from cardvault.cli.output import session
 

@@ -49,8 +49,7 @@ def graph(
     graphs = []
     for scoped in scope_of(ctx, scope).vaults:
         result, problems = vault_graph(scoped.vault, archived)
-        for problem in problems:
-            render.warning(f"skipped {problem}")
+        render.skipped(list(problems))
         graphs.append((scoped.name, result))
     if fmt is GraphFormat.json or json_out:
         data = [{**result.to_dict(), "vault": name} for name, result in graphs]

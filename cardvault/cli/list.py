@@ -42,8 +42,7 @@ def list_cards(
         listing = service(
             scoped.vault, category=category, tag=tag, status=status, archived=archived
         )
-        for problem in listing.errors:
-            render.warning(f"skipped {problem}")
+        render.skipped(list(listing.errors))
         rows += [(scoped.name, row) for row in listing.rows]
     if render.wants_json(json_out):
         render.print_json([{**row.to_dict(), "vault": name} for name, row in rows])

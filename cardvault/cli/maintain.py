@@ -54,7 +54,11 @@ def maintain(
         typer.Option("--commit-pending", help="Commit uncommitted edits first, as 'hand edits'."),
     ] = False,
     json_out: Annotated[
-        bool, typer.Option("--json", help="Print the outcome as JSON (also when piped).")
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the outcome as JSON (also when piped; a piped --dry-run prints its diff).",
+        ),
     ] = False,
     across: Annotated[
         bool,
@@ -89,8 +93,10 @@ def maintain(
         session.now(), tuple(only) if only else None, _date(since), dry_run, review,
         commit_pending,
     )  # fmt: skip
-    as_json = render.wants_json(json_out)
-    if as_json:
+    # piped, a dry run's output is its diff (a patch to read or apply), the rest on stderr
+    as_patch = dry_run and not json_out and render.wants_json(False)
+    as_json = render.wants_json(json_out) and not as_patch
+    if as_json or as_patch:
         result = session.maintain(options, on_wait=waiting_note)
     else:
         with render.IndexProgress() as progress:
@@ -114,7 +120,10 @@ def maintain(
             ]
         render.print_json(data)
         return
-    _show(result, dry_run)
+    if as_patch:
+        _show_patch(result)
+    else:
+        _show(result, dry_run)
     for note in set_aside:
         render.warning(note)
     pending = result.review_pending
@@ -124,6 +133,14 @@ def maintain(
         for item in judged.settled:
             render.success(f"judge: {item.id} {item.status} ({item.reason or 'no reason given'})")
         pending = judged.pending
+    if dry_run:  # its questions are not in the queue: say what a real run would ask
+        asked = len(result.asked)
+        pending -= asked
+        if asked:
+            render.warning(
+                f"a real run would ask {asked} question{'s' if asked != 1 else ''}: "
+                "`cardvault maintain`, then `cardvault review`"
+            )
     if pending:
         render.warning(
             f"{pending} memory decision{'s' if pending != 1 else ''} pending: cardvault review"
@@ -291,6 +308,20 @@ def _show_dry_run(plan: Any) -> None:
     render.plain_text("\n" + plan.diff())
     render.note("dry run: nothing was written; the commit message would be:")
     render.note(plan.commit_message().rstrip())
+
+
+def _show_patch(result: RunResult) -> None:
+    """A dry run piped: the unified diff alone on stdout (empty when there is nothing to do),
+    what the run would do and why on stderr."""
+    plan = result.plan
+    for problem in (*plan.before.problems, *result.notices):
+        render.warning(problem)
+    for line in _reason_lines(plan):
+        render.note(line)
+    for report in plan.reports:
+        render.warning(f"{report.kind}: {report.message}")
+    render.diff(plan.diff())
+    render.note("dry run: nothing was written" if not plan.empty else "dry run: nothing to do")
 
 
 def _show_review(result: RunResult) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -29,10 +30,21 @@ _environ: ContextVar[Mapping[str, str] | None] = ContextVar("cardvault_render_en
 def _consoles(environ: Mapping[str, str] | None) -> tuple[Console, Console]:
     from rich.console import Console
 
+    env = sized(os.environ if environ is None else environ)
     return (
-        Console(highlight=False, soft_wrap=True, _environ=environ),
-        Console(stderr=True, highlight=False, soft_wrap=True, _environ=environ),
+        Console(highlight=False, soft_wrap=True, _environ=env),
+        Console(stderr=True, highlight=False, soft_wrap=True, _environ=env),
     )
+
+
+def sized(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` without a terminal size of 0 (COLUMNS, LINES): a pseudo-terminal may report
+    0 x 0, and a console 0 columns wide prints nothing; without them, the default (80)."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if name not in ("COLUMNS", "LINES") or value.strip() not in ("0", "")
+    }
 
 
 def console() -> Console:
@@ -118,6 +130,20 @@ def _redacted(message: str) -> str:
     from cardvault.guard import redact_text
 
     return redact_text(message)
+
+
+#: How many files a command names when it could not use them; the rest are counted.
+SKIPPED_LISTED = 5
+
+
+def skipped(problems: Sequence[object]) -> None:
+    """The files a command could not use, as warnings: the first few named, the rest counted
+    (`cardvault check` names each one)."""
+    for problem in problems[:SKIPPED_LISTED]:
+        warning(f"skipped {problem}")
+    more = len(problems) - SKIPPED_LISTED
+    if more > 0:
+        warning(f"skipped {more} more file{'s' if more != 1 else ''}; `cardvault check` names each")
 
 
 def note(message: str) -> None:

@@ -74,9 +74,10 @@ class ResidentCli:
 def _columns(env: Mapping[str, str]) -> int | None:
     """The caller's terminal width for help text ($COLUMNS), or None: click's default."""
     try:
-        return max(1, int(env.get("COLUMNS", "")))
+        columns = int(env.get("COLUMNS", ""))
     except ValueError:
         return None
+    return columns if columns > 0 else None  # 0: a pseudo-terminal that knows no size
 
 
 class _CapturedStream(io.TextIOBase):

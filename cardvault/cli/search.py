@@ -50,7 +50,7 @@ def search(
         typer.Option("--explain", help="Show each side's rank and score and the fusion's weights."),
     ] = False,
     show_all: Annotated[
-        bool, typer.Option("--all", help="Also show weak matches (no evidence above the floor).")
+        bool, typer.Option("--all", hidden=True, help="No longer needed: weak hits are shown.")
     ] = False,
     rerank: Annotated[
         bool | None,
@@ -66,7 +66,9 @@ def search(
 
     Log entries not yet distilled into a card (what was just remembered) are found too. Scores
     estimate how likely a hit is what you look for (0-1, the same scale for every query and
-    mode); weak matches are hidden unless --all ("no strong match" when only those exist).
+    mode). The best hits are always shown; one unlikely to be what you look for is marked weak
+    ("no strong match" when all are), and only a query sharing no word with memory and near
+    nothing in meaning gets "no match".
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from. A card's age is shown in days since it was updated, with
     STALE under it when `cardvault verify` marked it (--json: `age`, `age_days`, `stale`).
@@ -86,26 +88,24 @@ def search(
         start_resident(ctx, in_scope.vaults[0].vault)
     for notice in found.notices:
         render.warning(notice)
-    shown = found.strong(show_all)
-    hidden = len(found.hits) - len(shown)
-    if not shown:  # on stderr in JSON mode too: the array is then empty
-        render.note(
-            f"no strong match ({hidden} weak, --all to show them)" if hidden else "no results"
-        )
+    if show_all:
+        render.note("--all is no longer needed: weak hits are always shown, marked weak")
     if render.wants_json(json_out):
+        if found.verdict:  # on stderr
+            render.note(found.verdict)
         weights = {name: outcome.weights_json() for name, outcome in found.outcomes}
-        rows = found.rows(show_all)
-        render.print_json([{**row, "weights": weights[row["vault"]]} for row in rows])
+        render.print_json([{**row, "weights": weights[row["vault"]]} for row in found.rows()])
         return
-    if not shown:
+    if not found.hits:
+        render.note(found.verdict or "")
         return
-    vaults = [name for name, _ in shown] if found.vaults > 1 else None
+    vaults = [name for name, _ in found.hits] if found.vaults > 1 else None
     about = found.about  # reads the card of each shown row only
-    ages = [about(name, hit.path) for name, hit in shown] if about is not None else None
+    ages = [about(name, hit.path) for name, hit in found.hits] if about is not None else None
     title = f"{'/'.join(found.modes)} search: {query}"
-    render.search_results([hit for _, hit in shown], title, vaults, ages)
-    if hidden:
-        render.note(f"{hidden} weak match{'es' if hidden != 1 else ''} hidden (--all to show)")
+    render.search_results(found.results, title, vaults, ages)
+    if found.verdict:
+        render.note(found.verdict)
     if explain:
         for name, outcome in found.outcomes:
             render.search_explanation(outcome, name if found.vaults > 1 else None)
@@ -125,11 +125,16 @@ def index(
     start_resident(ctx, vault)
     for notice in report.notices:
         render.warning(notice)
-    for problem in report.errors:
-        render.warning(f"skipped {problem}")
-    render.success(
+    render.skipped(report.errors)
+    said = (
         f"{report.documents} documents ({report.passages} passages) from {report.files} files: "
         f"{report.parsed} files read, {report.embedded} passages embedded"
         f"{f' ({report.resumed} more kept from an interrupted run)' if report.resumed else ''}, "
         f"{report.removed_files} files removed"
     )
+    if report.documents:
+        render.success(said)
+    elif report.errors:  # nothing to search: no tick for it
+        render.warning(f"nothing indexed: {len(report.errors)} files could not be used ({said})")
+    else:
+        render.note(f"nothing to index yet ({said})")

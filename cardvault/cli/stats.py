@@ -39,8 +39,7 @@ def stats(
     for name, root, result in results:
         if len(results) > 1 or name != "project":
             render.console().print(f"[bold underline]{name} vault[/] {render.escape(str(root))}")
-        for problem in result.problems:
-            render.warning(f"skipped {problem}")
+        render.skipped(list(result.problems))
         _dashboard(result)
 
 

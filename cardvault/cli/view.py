@@ -44,8 +44,7 @@ def view(
     if open_page and out is not None:
         raise CardvaultError("--out and --open do not go together: --open writes a temporary file")
     written = write_view(vault_of(ctx), now().date(), out, temporary=open_page)
-    for problem in written.problems:
-        render.warning(f"skipped {problem}")
+    render.skipped(list(written.problems))
     if open_page:
         import webbrowser
 

@@ -45,6 +45,7 @@ from cardvault.vault.decisions import QUEUE_FILE, pending_items, read_queue
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.rules import Rule
+from cardvault.vault.sections import get_section
 
 if TYPE_CHECKING:
     from cardvault.search.engine import KeywordQuery, Searcher
@@ -151,13 +152,31 @@ def sources_of(snapshot: VaultSnapshot) -> Sources:
     if snapshot.rule_problem is not None:
         problems.append(f"rules not read: {snapshot.rule_problem}")
     cards = tuple(c.card for c in snapshot.live if c.card.status != "archived")
-    memory = snapshot.memory.text if snapshot.memory else None
+    memory = _current(snapshot)
     try:
         waiting = len(pending_items(read_queue(snapshot.vault.root)))
     except CardvaultError as exc:
         problems.append(f"skipped {exc}")
         waiting = 0
     return Sources(snapshot.vault.root, memory, snapshot.rules, cards, tuple(problems), waiting)
+
+
+def _current(snapshot: VaultSnapshot) -> str | None:
+    """MEMORY.md's text with its categories table as the cards stand now (maintenance writes
+    the table; a vault of new or imported cards has the right one before it runs). A file
+    without the section, or whose markers are broken, is shown as it is."""
+    from cardvault.maintain.memory_index import SECTION, with_table
+
+    memory = snapshot.memory
+    if memory is None:
+        return None
+    budget = snapshot.vault.config.memory_byte_budget
+    try:
+        if get_section(memory.text, SECTION) is None:
+            return memory.text
+        return with_table(memory.text, snapshot.vault, snapshot.live, budget)[0]
+    except CardvaultError:
+        return memory.text
 
 
 def review_item(sources: Sources, command: str = "cardvault review") -> Item | None:

@@ -10,13 +10,20 @@ section's markers changes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cardvault.edits.changes import Change, Report, WriteFile
-from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import as_date
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.layout import Vault
 from cardvault.vault.sections import set_section, without_markers
+from cardvault.vault.snapshot import CardFile
+
+if TYPE_CHECKING:
+    from cardvault.maintain.state import VaultState
 
 STEP = "index"
 SECTION = "categories"
@@ -39,8 +46,9 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     memory = state.memory
     if memory is None:
         return []
-    content, fits = fit_table(memory.text, category_rows(state), cfg.memory_byte_budget)
-    text = set_section(memory.text, SECTION, content, memory.path)
+    text, fits = with_table(
+        memory.text, state.vault, state.live, cfg.memory_byte_budget, memory.path
+    )
     changes: list[Change] = []
     if text != memory.text:
         count = len(state.live)
@@ -58,14 +66,24 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     return changes
 
 
-def category_rows(state: VaultState) -> list[Row]:
+def with_table(
+    text: str, vault: Vault, live: Sequence[CardFile], budget: int, path: Path | None = None
+) -> tuple[str, bool]:
+    """MEMORY.md's `text` with its categories table made current for the `live` cards, and
+    whether the file then fits its byte `budget` (the step's write; the session-start pack
+    shows the same table before any maintenance run has written it)."""
+    content, fits = fit_table(text, category_rows(vault, live), budget)
+    return set_section(text, SECTION, content, path), fits
+
+
+def category_rows(vault: Vault, live: Sequence[CardFile]) -> list[Row]:
     """Rows for the table, largest category first."""
     by_category: dict[str, list[CardFile]] = {}
-    for card in state.live:
+    for card in live:
         category = _cell(card.card.category).replace("|", "\\|")
         by_category.setdefault(category or "uncategorised", []).append(card)
     rows = [
-        Row(name, len(cards), tuple(_link(state, c) for c in sorted(cards, key=_importance)))
+        Row(name, len(cards), tuple(_link(vault, c) for c in sorted(cards, key=_importance)))
         for name, cards in by_category.items()
     ]
     return sorted(rows, key=lambda r: (-r.count, r.category))
@@ -81,9 +99,9 @@ def _importance(card: CardFile) -> tuple[int, int, int, str]:
     )
 
 
-def _link(state: VaultState, card: CardFile) -> str:
+def _link(vault: Vault, card: CardFile) -> str:
     topic = _cell(card.card.topic).replace("\\", "\\\\").replace("]", "\\]").replace("|", "\\|")
-    return f"[{topic}]({state.vault.rel(card.path)})"
+    return f"[{topic}]({vault.rel(card.path)})"
 
 
 def _cell(text: str) -> str:

@@ -84,24 +84,26 @@ class MemoryTools(Toolset):
         words, so paraphrases work; `keyword` is for exact strings only. `scope` "all" (the
         default) searches this project's vault and the user's global vault. What was just
         remembered is found at once (kind "log", with its `source` entry). `score` (0-1) is
-        how likely a hit is what you look for, on one scale for every query; hits below the
-        floor are left out unless include_weak (then marked weak: true), and an empty list
-        means no strong match. Returns the best hits first: {mode, results: [{slug, path,
-        topic, category, tags, status, score, weak, snippet, kind, vault, age, stale}],
-        notices}; `age` says when a card was last updated and used, `stale: true` that the
-        project no longer has something it names (weigh it with care). Read a
-        whole hit with `read` (its slug, or its path for a log hit) when its vault is
-        "project". rerank=true lets a cross-encoder reread the first 20 hybrid hits: better
-        results for about 0.7 s more (default: the vault's `[search] rerank`)."""
+        how likely a hit is what you look for, on one scale for every query; the best hits
+        are always returned, those below the floor marked weak: true (likely not it), and
+        an empty list means nothing in memory shares a word with the query or comes near
+        its meaning (include_weak is no longer needed and changes nothing). Returns the
+        best hits first: {mode, results: [{slug, path, topic, category, tags, status, score,
+        weak, snippet, kind, vault, age, stale}], notices}; `age` says when a card was last
+        updated and used, `stale: true` that the project no longer has something it names
+        (weigh it with care). Read a whole hit with `read` (its slug, or its path for a log
+        hit) when its vault is "project". rerank=true lets a cross-encoder reread the first
+        20 hybrid hits: better results for about 0.7 s more (default: the vault's `[search]
+        rerank`)."""
 
         def run() -> dict[str, Any]:
             found = self.session.app.search_hits(
                 query, k, mode, category, tag, None, include_logs, include_archived, scope, rerank
             )
-            rows = list(found.rows(include_weak))
+            rows = list(found.rows())
             notices = few(found.notices)
-            if not rows:
-                notices.append("no strong match" if found.hits else "no results")
+            if found.verdict:
+                notices.append(found.verdict)
             return {"mode": "/".join(found.modes), "memory": QUOTED, "results": rows,
                     "notices": notices}  # fmt: skip
 

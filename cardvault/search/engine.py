@@ -26,6 +26,7 @@ from cardvault.search.checkpoint import checkpoint_path
 from cardvault.search.embed_sync import Embedding
 from cardvault.search.fusion import (
     CANDIDATES,
+    Calibration,
     Evidence,
     Weights,
     calibration_for,
@@ -379,6 +380,8 @@ class Searcher:
         calibration = calibration_for(self.vault.config.model)
         if mode == "keyword":
             keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
+            if not _shares_words(query, keyword):
+                return Ranked([])  # no evidence at all: "no match"
             evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
@@ -401,6 +404,10 @@ class Searcher:
         )
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
+        if not _near(semantic, calibration) and not _shares_words(
+            query, keyword_ranking(index, query, filters, 1) if mode == "semantic" else keyword
+        ):
+            return Ranked([])  # no evidence at all: "no match" (weak hits are shown, marked)
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)[:k]
             weak = frozenset(d for d, c in semantic[:k] if not calibration.semantic_stands_alone(c))
@@ -501,6 +508,20 @@ def _busy_notice(index: IndexHandle) -> str:
         "another cardvault is writing the search index (an index or maintain run); these "
         "results come from the index as it stood before, and may miss its latest changes"
     )
+
+
+def _shares_words(query: KeywordQuery, keyword: Ranking) -> bool:
+    """Whether some document holds a word of the query other than a stop word (a query of stop
+    words alone, "the", is held by nearly every text: no evidence)."""
+    return bool(keyword) and query.says_something
+
+
+def _near(semantic: Ranking, calibration: Calibration) -> bool:
+    """Whether meaning finds a neighbour of the query above the model's noise floor: its best
+    cosine stands alone (`Calibration.semantic_stands_alone`, the floor set on the best hits of
+    nonsense queries). A query with no such neighbour and no word shared with any document
+    has no evidence at all: the one case a search answers with nothing."""
+    return bool(semantic) and calibration.semantic_stands_alone(semantic[0][1])
 
 
 def _evidence(ranking: Ranking) -> dict[int, tuple[int, float]]:

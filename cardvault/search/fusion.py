@@ -42,7 +42,8 @@ CANDIDATES = 100
 Ranking = list[tuple[int, float]]
 #: A hit is weak when the calibrated score of each side's own evidence for it (the score it
 #: would get in that side's single mode) is below its model's floor (`Calibration.weak_below`,
-#: this by default): shown only when asked for (`--all`).
+#: this by default): shown, marked weak; a query none of whose hits clears it is "no strong
+#: match", and one with no evidence at all gets no hit (engine._near, engine._shares_words).
 WEAK_BELOW = 0.08
 
 

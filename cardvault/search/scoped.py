@@ -19,6 +19,10 @@ from cardvault.vault.layout import Vault
 T = TypeVar("T")
 #: The name of the first vault of a scope, whose notices carry no prefix.
 PROJECT = "project"
+NO_MATCH = "no match: nothing in memory shares a word with the query or comes near its meaning"
+NO_STRONG_MATCH = (
+    "no strong match: the best hits are shown, marked weak (a low score: likely not it)"
+)
 
 
 @dataclass(frozen=True)
@@ -44,13 +48,24 @@ class ScopedHits:
         """The hits without their vault names, best first."""
         return [hit for _, hit in self.hits]
 
-    def strong(self, include_weak: bool = False) -> list[tuple[str, SearchResult]]:
-        """The hits to show: all with `include_weak`, else those above the relevance floor."""
-        return [(name, hit) for name, hit in self.hits if include_weak or not hit.weak]
+    @property
+    def all_weak(self) -> bool:
+        """Whether every hit is weak (none clears its model's relevance floor): the best
+        answers there are, shown marked, and "no strong match" said of them."""
+        return bool(self.hits) and all(hit.weak for _, hit in self.hits)
 
-    def rows(self, include_weak: bool = False) -> Iterator[dict[str, Any]]:
-        """The shown hits as JSON rows, each with its `vault`."""
-        for name, hit in self.strong(include_weak):
+    @property
+    def verdict(self) -> str | None:
+        """What to say of the hits as a whole, the same words in the CLI and the MCP tool:
+        "no match" when the query had no evidence at all, "no strong match" when every hit
+        shown is weak, nothing when one is strong."""
+        if not self.hits:
+            return NO_MATCH
+        return NO_STRONG_MATCH if self.all_weak else None
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """The hits as JSON rows, each with its `vault` (a weak one marked `weak: true`)."""
+        for name, hit in self.hits:
             extra = self.about(name, hit.path) if self.about is not None else {}
             yield {**hit.to_dict(), "vault": name, **extra}
 
