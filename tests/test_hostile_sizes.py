@@ -150,7 +150,8 @@ def test_a_settled_question_of_many_members_does_not_eat_memory(
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
     done = subprocess.run(
-        [sys.executable, "-m", "cardvault", "--vault", str(victim), "maintain", "--dry-run"],
+        [sys.executable, "-m", "cardvault", "--vault", str(victim),
+         "maintain", "--dry-run", "--json"],
         capture_output=True, text=True, timeout=HUNG * 2, check=False, preexec_fn=capped,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]

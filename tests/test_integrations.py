@@ -9,12 +9,12 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, SAMPLE_VAULT
-from tests.serve_support import requests_served, wait_for_status
 
 BIN = Path(sys.executable).parent
 
@@ -155,6 +155,18 @@ def _session_start_hooks() -> list[str]:
 
 
 @pytest.mark.slow
+def _served(vault: Path, env: dict[str, str]) -> int:
+    """How many commands the vault's server has answered, once it answers `serve --status`."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        done = subprocess.run(["cardvault", "--vault", str(vault), "serve", "--status", "--json"],
+                              capture_output=True, text=True, env=env)  # fmt: skip
+        if done.returncode == 0:
+            return int(json.loads(done.stdout)["requests"])
+        time.sleep(0.2)
+    raise AssertionError("the server never answered")
+
+
 def test_session_start_hooks_with_the_resident_process(tmp_path: Path) -> None:
     """The documented hooks: the context pack, then the server started in the background; the
     next `cardvault search` or `context` is answered by it, with the same output."""
@@ -168,12 +180,14 @@ def test_session_start_hooks_with_the_resident_process(tmp_path: Path) -> None:
     assert started.returncode == 0 and started.stdout == ""
     vault = home / "agent-memory"
     try:
-        wait_for_status(vault)
+        # asked through the hooks' own `cardvault`: a server answers only the install that
+        # started it, and this process may import another (the source tree, not the venv's)
+        assert _served(vault, env) == 0
         # the resident process answers `context`, not `hook`: same pack, from the same code
         again = subprocess.run(
             ["cardvault", "--vault", str(vault), "context"], capture_output=True, text=True, env=env
         )
-        assert again.stdout == first.stdout and requests_served(vault) == 1
+        assert again.stdout == first.stdout and _served(vault, env) == 1
     finally:
         subprocess.run(["cardvault", "--vault", str(vault), "serve", "--stop"], env=env)
     shutil.rmtree(vault)
