@@ -1,8 +1,11 @@
 """`maintain --global`: a lesson found in several projects becomes one global card and rule.
 
 1. Every project registered with the global vault (scopes/registry.py) is read through the one read
-   path; a path that no longer holds a vault is skipped with a notice. Its live cards are the
-   candidates, except those marked `private: true`.
+   path (one vault is one project, whatever keys it was registered under); a path that no
+   longer holds a vault is skipped with a notice. Its live lessons are the candidates, each with
+   its rule (the line its AGENTS.md records, else the rule its log entries give:
+   maintain/promote.py), except those marked `private: true`; a note that is no lesson brings
+   no rule.
 2. Each card is embedded as search embeds it (maintain.similarity, from each project's own
    index), and cards of *different* projects are compared: at or above `[global] threshold`
    (the global vault's setting) they tell the same lesson, unless they contradict each other.
@@ -12,8 +15,9 @@
    is what AGENTS.md will say), citing in `sources` every member whose rule says the same,
    as `<context key>:memory/cards/<slug>.md` (the others join it on a later run, `_extended`;
    too few projects saying one rule, and the group is a question), `seen` = the number of
-   projects, `status: promoted`. AGENTS.md's learned rules in the global vault are rebuilt, so
-   the card's rule is a global rule. A group whose members a global card already cites updates
+   projects, `status: promoted`, and its rule line in the global vault's AGENTS.md. While that
+   AGENTS.md records no rule yet, the group is asked instead (`FIRST_RULE`): a global rule
+   reaches every project's sessions, so the first one is a person's to accept. A group whose members a global card already cites updates
    that card (new citations, `seen`) instead of making another.
 4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
    fewer projects than required — is a question in the global vault's review queue
@@ -137,7 +141,8 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
         owner = next((cited[m.cite] for m in group if m.cite in cited), None)
         if owner is not None:
             changes += _extended(state.card_at(owner.path) or owner, group, today)
-        elif len(projects) < cfg.global_promote_projects:
+            continue
+        if len(projects) < cfg.global_promote_projects:
             needed = f"found in {len(projects)} project(s), {cfg.global_promote_projects} needed"
             weak.append(Weak(tuple(group), None, needed))
             continue
