@@ -84,9 +84,9 @@ def test_no_rule_from_a_merge_sum(tmp_path: Path) -> None:
     """Three copies of one hand-written note: whatever `maintain` joins, `seen` summed over
     notes is no lesson's sightings, and no rule comes of it."""
     vault = new_vault(tmp_path / "v")
+    body = f"Deploy checklist.\n\n{SMOKE} Tag the release after the smoke tests pass."
     for name in ("one", "two", "three"):
-        cli(vault, "new", f"Deploy checklist {name}", "-c", "projects", "--body",
-            f"Deploy checklist.\n\n{SMOKE} Tag the release after the smoke tests pass.")  # fmt: skip
+        cli(vault, "new", f"Deploy checklist {name}", "-c", "projects", "--body", body)
     cli(vault, "maintain")
     assert rules_of(vault) == []
 
