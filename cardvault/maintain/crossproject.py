@@ -17,8 +17,9 @@
    too few projects saying one rule, and the group is a question), `seen` = the number of
    projects, `status: promoted`, and its rule line in the global vault's AGENTS.md. While that
    AGENTS.md records no rule yet, the group is asked instead (`FIRST_RULE`): a global rule
-   reaches every project's sessions, so the first one is a person's to accept. A group whose members a global card already cites updates
-   that card (new citations, `seen`) instead of making another.
+   reaches every project's sessions, so the first one is a person's to accept. A group whose
+   members a global card already cites updates that card (new citations, `seen`) instead of
+   making another.
 4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
    fewer projects than required — is a question in the global vault's review queue
    (crossasking.py), never a card. An accepted question is promoted at once

@@ -54,6 +54,7 @@ _NEW_AGENTS = "# AGENTS.md\n\n## Learned rules\n"
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     """Promote every due lesson, then bring AGENTS.md's rules section up to date."""
     changes: list[Change] = []
+    promoted: dict[Path, str] = {}
     by_ref = state.entries_by_ref
     ruled = recorded_cards(state)
     for card in state.live:
@@ -63,7 +64,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         why = due(card, cfg, learners(card.card, by_ref), sightings(card.card, by_ref))
         if rule and why and not refused(state, "promote", state.vault.rel(card.path)):
             changes.append(promotion(card, state.today, why))
-    promoted = {c.path: lesson_rule(state.files[c.path].card, by_ref) or "" for c in changes}
+            promoted[card.path] = rule
     return changes + rules_changes(state.after(changes), promoted)
 
 
