@@ -1,11 +1,11 @@
 """Promote: recurring or severe lessons become one-line rules in AGENTS.md.
 
 What a rule is: the text of a lesson the logs told, or one a person gave. A card is a lesson
-when it cites log entries of this vault in `sources` (`sightings`: one per distinct entry,
-whatever its `seen` claims); its rule is its `rule` key, else the first lesson line of the
-earliest entry it cites (`lesson_rule`). A card citing no log entry (written by hand, imported,
-merged from such notes) is never promoted on its own, whatever its `seen` or `severity`:
-`cardvault promote SLUG` (or an accepted review question) makes it a rule.
+when it cites log entries of this vault in `sources` (`sightings`: one per distinct entry, and
+the card's own telling, whatever more its `seen` claims); its rule is its `rule` key, else the
+first lesson line of the earliest entry it cites (`lesson_rule`). A card citing no log entry
+(written by hand, imported, merged from such notes) is never promoted on its own, whatever its
+`seen` or `severity`: `cardvault promote SLUG` (or an accepted review question) makes it one.
 
 A lesson is due when it was sighted `promote_threshold` times, its `severity` is high, or
 `[agents] promote_threshold` different agents learned it (the agents of the log entries it cites,
@@ -88,8 +88,11 @@ def due(
 
 
 def sightings(card: Card, by_ref: Mapping[str, LogEntry]) -> int:
-    """How many distinct log entries of this vault tell the card's lesson (those it cites)."""
-    return len({by_ref[s].ref for s in card.sources if s in by_ref})
+    """How many times the card's lesson was told: the distinct log entries of this vault it
+    cites, and the card's own telling when its `seen` counts one more (a card a person wrote
+    with `new`, then the logs told again); never more than `seen` says, and nothing summed."""
+    entries = len({by_ref[s].ref for s in card.sources if s in by_ref})
+    return min(card.seen, entries + 1) if entries else 0
 
 
 def lesson_rule(card: Card, by_ref: Mapping[str, LogEntry]) -> str | None:
