@@ -1,5 +1,6 @@
 """Rules only from lessons: AGENTS.md (a project's and the global vault's) gets a line only for a
-lesson the logs told or a rule a person accepted, and the session pack's rules are AGENTS.md's.
+lesson the logs told or a rule a person accepted, and the session pack's rules are AGENTS.md's;
+a vault is one project whatever its remotes; a lesson from an old log is new when distilled.
 
 Real vaults in temp folders, the real CLI, real git clones pushing to and pulling from a bare
 remote, and the real model where `maintain` needs it.
@@ -203,3 +204,20 @@ def test_the_first_global_rule_is_asked(tmp_path: Path) -> None:
     cli(roots[0], "review", "--global", "accept", str(item["id"]), "--reason", "one lesson")
     [rule] = rules_of(home.root)
     assert "paginate S3 listings" in rule
+
+
+def test_a_lesson_from_an_old_log_is_not_archived(tmp_path: Path) -> None:
+    """A lesson distilled today from a log two years old is new: neither this run nor the next
+    archives it (its age counts from the edit, not from the log's day)."""
+    vault = new_vault(tmp_path / "v")
+    (vault / "memory/2024-11-02.md").write_text(
+        "# 2024-11-02\n\n## 11:30 — Listing short\nLesson: always paginate S3 listings.\n",
+        encoding="utf-8",
+    )
+    git(vault, "add", "-A")
+    git(vault, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "an old log")
+    cli(vault, "maintain")
+    [card] = (vault / "memory/cards").glob("*paginate*.md")
+    assert f"updated: {NOW[:10]}" in card.read_text(encoding="utf-8")
+    cli_at(vault, "maintain", now="2027-01-15T09:00")
+    assert card.exists() and not list((vault / "memory/archive").glob("*paginate*"))
