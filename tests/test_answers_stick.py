@@ -87,10 +87,19 @@ def test_a_reverted_archive_is_not_redone(tmp_path: Path) -> None:
 
 
 def test_a_reverted_promotion_is_not_redone(tmp_path: Path) -> None:
+    # a lesson the log told three times (a card citing no log entry is never promoted on its own)
+    times = ("09:00", "10:00", "11:00")
+    told = "".join(f"  - memory/2025-01-02.md#{t}\n" for t in times)
     root = vault_with(
         tmp_path,
-        ("retry-flaky", "Retry flaky steps", "Retry a flaky step once, then fail.", "seen: 3\n"),
-    )
+        ("retry-flaky", "Retry flaky steps", "Retry a flaky step once, then fail.",
+         f"seen: 3\nsources:\n{told}"),
+    )  # fmt: skip
+    entry = "\n## {} — Flaky step\nLesson: retry a flaky step once, then fail.\n"
+    log = "# 2025-01-02\n" + "".join(entry.format(t) for t in times)
+    (root / "memory/2025-01-02.md").write_text(log, encoding="utf-8")
+    git(root, "add", "-A")
+    person(root, "commit", "-qm", "the log")
     ok(root, "maintain", "--only", "promote", now="2025-01-03T09:00")
     card = (root / "memory/cards/retry-flaky.md").read_text(encoding="utf-8")
     assert "status: promoted" in card

@@ -102,6 +102,27 @@ def test_text_output_uses_path_line_message(vault_path: Path) -> None:
     assert "memory/cards/broken.md:4: error: invalid YAML" in out
 
 
+def test_long_curated_cards_are_one_note_distilled_ones_a_warning_each(vault_path: Path) -> None:
+    """A note's length is its author's: the budget finding of hand-written and imported cards
+    is one note; a card maintenance distilled from the log keeps its warning."""
+    cards = vault_path / "memory" / "cards"
+    long = "word " * 400 + "\n"
+    for name in ("note-a", "note-b", "note-c"):
+        (cards / f"{name}.md").write_text(GOOD_HEAD + long)
+    imported = GOOD_HEAD.replace("---\n", "---\nimported: 2026-01-02\n", 1)
+    (cards / "imported.md").write_text(imported + long)
+    sources = "sources:\n  - memory/2026-01-01.md#ab12cd\n"
+    (cards / "lesson.md").write_text(GOOD_HEAD.replace("updated:", sources + "updated:") + long)
+    exit_code, out = run(vault_path, "check", "--json")
+    budget = [f for f in json.loads(out) if f["code"] == "card-budget"]
+    assert exit_code == 0
+    notes = [f for f in budget if f["severity"] == "note"]
+    assert len(notes) == 1 and "3 more imported or hand-written cards" in notes[0]["message"]
+    assert [f["path"] for f in budget if f["severity"] == "warning"] == ["memory/cards/lesson.md"]
+    _, text = run(vault_path, "check")
+    assert "1 warning(s), 1 note(s)" in text
+
+
 def test_duplicate_slugs_in_subfolders(vault_path: Path) -> None:
     cards = vault_path / "memory" / "cards"
     (cards / "infra").mkdir()

@@ -273,7 +273,9 @@ def test_no_task_puts_most_valuable_first(tmp_path: Path) -> None:
     assert '<memory source="memory/cards/recurring-lesson.md">\n## recurring-lesson' in text
 
 
-def test_promoted_card_rules_join_agents_rules(tmp_path: Path) -> None:
+def test_the_rules_are_agents_md_lines_not_cards_that_say_promoted(tmp_path: Path) -> None:
+    # AGENTS.md's section is the record of rules: a card that only says `status: promoted` with
+    # a `rule:` (as a pull may bring one) is a card in the pack, never a rule
     vault_path = plain_vault(tmp_path / "v")
     (vault_path / "AGENTS.md").write_text(
         "# Rules\n<!-- cardvault:begin rules -->\n- Run tests first. (memory/cards/tests.md)\n"
@@ -286,10 +288,10 @@ def test_promoted_card_rules_join_agents_rules(tmp_path: Path) -> None:
     )
     pack = build(open_vault_at(vault_path), None, 200)
     rules = f'{PREAMBLE}\n\n# Learned rules\n\n<memory source="AGENTS.md">\n'
-    rules += "- Run tests first. (memory/cards/tests.md)\n"
-    rules += "- Pin the Python minor version in CI. (memory/cards/pin-python.md)\n</memory>\n"
+    rules += "- Run tests first. (memory/cards/tests.md)\n</memory>\n"
     assert pack.text.startswith(rules)
-    assert [d.item.kind for d in pack.included[:2]] == ["rule", "rule"]
+    assert [d.item.kind for d in pack.included if d.item.kind == "rule"] == ["rule"]
+    assert "Pin the Python minor version" not in pack.text
 
 
 def test_broken_search_falls_back_and_still_packs(tmp_path: Path) -> None:

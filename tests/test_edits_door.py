@@ -84,7 +84,7 @@ def test_a_write_killed_midway_is_finished_and_committed_by_the_next(
         ["log", "after the crash"],
         ["maintain", "--only", "promote,uses,verify,archive,index"],
         ["forget", "card-0", "--yes"],
-        ["promote", "card-1"],
+        ["promote", "card-1", "--rule", "Card one is a rule."],
         ["check", "--fix"],
     ],
     ids=lambda command: command[0],

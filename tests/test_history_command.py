@@ -44,13 +44,16 @@ def lived_in(tmp_path_factory: pytest.TempPathFactory) -> Path:
         card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
              category="infrastructure", created="2026-03-20", extra="seen: 2\n")  # fmt: skip
         card(vault, "utc-timestamps", "UTC Timestamps", "Store every timestamp as UTC.",
-             category="workflow", extra="seen: 3\n")  # fmt: skip
+             category="workflow")  # fmt: skip
         card(vault, "old-vpn", "Old VPN", "The old VPN needs the legacy client.")
         commit_all(vault, "fixture")
         root = vault.root
         cli(root, "new", "Nginx upload size", "--body", "- client_max_body_size 50m", "-c",
             "infrastructure")  # fmt: skip
         cli(root, "log", "Lesson: the VPN is gone since May; use the zero-trust proxy.")
+        for where in ("the API", "the exporter", "the scheduler"):  # a lesson told three times
+            cli(root, "log", f"Lesson: store every timestamp as UTC, in {where} too.\n"
+                "→ card: utc-timestamps", "--title", f"Local time in {where}")  # fmt: skip
         cli(root, "maintain")
         cli(root, "archive", "old-vpn")
         cli(root, "forget", "nginx-upload-size", "--yes")

@@ -45,7 +45,8 @@ def test_a_learned_by_name_cannot_hide_the_users_own_rules_in_agents_md(tmp_path
          "--body", "Tag the release before deploying zebra."]
     )  # fmt: skip
     assert made.exit_code == 0, made.output
-    promoted = run_cli(["--vault", str(victim), "promote", "zebra-deploys-need-a-tag"])
+    promoted = run_cli(["--vault", str(victim), "promote", "zebra-deploys-need-a-tag",
+                        "--rule", "Tag the release before deploying zebra."])  # fmt: skip
     assert promoted.exit_code == 0, promoted.output
 
     from cardvault.vault.rules import read_rules
@@ -54,7 +55,8 @@ def test_a_learned_by_name_cannot_hide_the_users_own_rules_in_agents_md(tmp_path
     assert OWN_RULE in rules
     assert any("deploying zebra" in rule for rule in rules)
     assert all(rule.endswith(".md)") or rule == OWN_RULE for rule in rules), rules
-    assert len(rules) == 3, rules
+    # the pulled card that only says `status: promoted` is no rule at all (maintain/promote.py)
+    assert len(rules) == 2 and not any("aaa.md" in rule for rule in rules), rules
     context = run_cli(["--vault", str(victim), "context", "--task", "deploy"])
     assert "Never force-push to main" in context.output
 
@@ -86,7 +88,7 @@ def test_a_topic_cannot_break_out_of_memory_md_s_categories_table(tmp_path: Path
          "--body", "Tag first."]
     )  # fmt: skip
     assert made.exit_code == 0, made.output
-    promoted = run_cli(["--vault", str(victim), "promote", "zebra-deploys"])
+    promoted = run_cli(["--vault", str(victim), "promote", "zebra-deploys", "--rule", "Tag first."])
     assert promoted.exit_code == 0, promoted.output
 
     from cardvault.vault.sections import get_section

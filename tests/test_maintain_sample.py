@@ -84,6 +84,38 @@ def test_recurring_lesson_is_one_card_seen_three_times_with_a_rule(maintained) -
     assert lesson.status == "promoted"
 
 
+def test_distilled_cards_read_like_cards(maintained) -> None:  # type: ignore[no-untyped-def]
+    """The lesson told three times is stated once, its other sightings listed under it with
+    their days; titles name lessons and tags are the domain's words; a card distilled in the
+    run is not archived by it, whatever its log's day."""
+    vault, first, *_ = maintained
+    lesson = citing(vault, FACTS["recurring_lesson"]["entries"][0])
+    statement, *rest = lesson.body.strip().split("\n\n")
+    assert "paginat" in statement.lower() and "\n" not in statement
+    assert len(rest) == 1 and rest[0].startswith("Told again in other words:\n- 2026-11-06: ")
+    distilled = [c for c in cards_by_slug(vault).values() if str(c.meta["created"]) >= "2026-11"]
+    for card in distilled:
+        assert not card.topic.lower().startswith(("the repo", "the audit")), card.topic
+        assert "least" not in card.tags, card.tags
+    archived = {c.source.stem for c in first.plan.changes if c.step == "archive"}
+    assert archived == {FACTS["stale_card"]}
+    written = {p.stem for p in first.written}
+    assert all(str(c.meta["updated"]) == TODAY for c in distilled if c.slug in written)
+
+
+def test_questions_pair_only_neighbours(maintained) -> None:  # type: ignore[no-untyped-def]
+    """No same-lesson question pairs the S3 pagination lesson with Redis `KEYS`."""
+    from cardvault.vault.decisions import read_queue
+
+    vault, *_ = maintained
+    s3 = {ref(e) for e in FACTS["recurring_lesson"]["entries"]}
+    for item in read_queue(vault.root):
+        keys = {m.key for m in item.members}
+        if item.kind == "same-lesson" and keys & s3:
+            assert keys <= s3 | {m.key for m in item.members if "s3" in m.text.lower()}, keys
+    assert len([i for i in read_queue(vault.root) if i.kind == "same-lesson"]) <= 2
+
+
 def test_near_duplicates_merged_related_cards_kept(maintained) -> None:  # type: ignore[no-untyped-def]
     vault, *_ = maintained
     live = cards_by_slug(vault)

@@ -16,7 +16,7 @@ from cardvault.maintain.by_hand import archive_card, demote_card, promote_card
 from cardvault.maintain.state import load_state
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
-from tests.maintain_support import card, commit_all, git, new_vault
+from tests.maintain_support import card, commit_all, git, log, new_vault
 
 TODAY = dt.date(2026, 11, 30)
 
@@ -24,12 +24,18 @@ TODAY = dt.date(2026, 11, 30)
 @pytest.fixture
 def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
     vault = new_vault(tmp_path / "v")
+    # lessons the logs told: promotion reads their sightings (log entries they cite)
+    told = [(t, "Upload failed", "Lesson: Retry the upload twice.") for t in ("09:00", "10:00")]
+    told.append(("11:00", "Upload failed again", "Lesson: Retry the upload twice, then stop."))
+    told.append(("12:00", "Migration by hand", "Lesson: Never run migrations by hand."))
+    log(vault, "2026-11-01", told)
+    sources = "".join(f"  - memory/2026-11-01.md#{t}\n" for t in ("09:00", "10:00", "11:00"))
     card(
         vault,
         "often-seen",
         "Often Seen",
         "Retry the upload twice. Then give up.",
-        extra="seen: 3\n",
+        extra=f"seen: 3\nsources:\n{sources}",
         updated="2026-11-01",
     )
     card(
@@ -37,7 +43,7 @@ def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
         "severe",
         "Severe",
         "Never run migrations by hand.",
-        extra="severity: high\n",
+        extra="severity: high\nsources:\n  - memory/2026-11-01.md#12:00\n",
         updated="2026-11-01",
     )
     card(vault, "once", "Once", "A thing seen once.", updated="2026-11-20")
@@ -59,6 +65,10 @@ def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
         updated="2026-01-01",
         extra=rule,
     )
+    record = "- Keep the rule line short. (memory/cards/stale-promoted.md)"
+    agents = vault.agents_md.read_text(encoding="utf-8")
+    begin = "<!-- cardvault:begin rules -->\n"
+    vault.agents_md.write_text(agents.replace(begin, begin + record + "\n"), encoding="utf-8")
     commit_all(vault)
     return vault
 
@@ -67,15 +77,16 @@ def test_promote_due_cards_and_write_sorted_rule_lines(vault) -> None:  # type: 
     state = load_state(vault, TODAY)
     changes = promote.step(state, vault.config)
     reasons = [c.reason for c in changes if isinstance(c, WriteFile)]
-    assert "promoted often-seen (seen 3)" in reasons
+    assert "promoted often-seen (seen 3 times)" in reasons
     assert "promoted severe (severity high)" in reasons
-    assert not any("once" in r or "stale-promoted" in r.split()[1:2] for r in reasons[:2])
+    assert not any(r.split()[1:2] in (["once"], ["stale-promoted"]) for r in reasons)
     after = state.after(changes)
     section = get_section(after.agents.text, "rules")
     assert section is not None
     lines = section.splitlines()
     assert lines == sorted(lines, key=lambda line: (line.casefold(), line))
     assert "- Keep the rule line short. (memory/cards/stale-promoted.md)" in lines
+    # the rule is the lesson the logs told first, not the card's first line
     assert "- Retry the upload twice. (memory/cards/often-seen.md)" in lines
     assert "- Never run migrations by hand. (memory/cards/severe.md)" in lines
     promoted = read_card_text(after, "often-seen")

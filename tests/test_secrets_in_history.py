@@ -210,11 +210,16 @@ def test_promote_demote_archive_and_forget_name_no_secret(vault_path: Path) -> N
     promote run; a few are promoted, demoted and archived by hand; forget takes bare secrets as
     its query (forgetting a leaked key is what it is for)."""
     cards = {}
+    log = "# 2026-11-01\n"  # each card a lesson the log told (promotion reads its sightings)
     for number, (_, secrets, text) in enumerate(CASES):
         rule = json.dumps(secret_line(secrets, text))
+        at = f"{9 + number // 60:02d}:{number % 60:02d}"
+        log += f"\n## {at} — Leaky {number}\nLesson: keep the leaky {number} tool in check.\n"
         front = f"topic: Leaky {number}\ncategory: tools\ntags: [leaky]\nseverity: high\n"
-        front += f"created: 2026-11-01\nupdated: 2026-11-01\nrule: {rule}"
+        front += f"created: 2026-11-01\nupdated: 2026-11-01\nrule: {rule}\n"
+        front += f"sources:\n  - memory/2026-11-01.md#{at}"
         cards[f"memory/cards/leaky-{number}.md"] = f"---\n{front}\n---\n{text}\n"
+    cards["memory/2026-11-01.md"] = log
     base = plant(vault_path, cards)
     promoted = cli(vault_path, "maintain", "--only", "promote")
     assert promoted.exit_code == 0, promoted.output[-2000:]

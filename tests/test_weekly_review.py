@@ -189,24 +189,21 @@ def test_a_card_found_stale_is_not_promoted_until_the_question_is_answered(
     assert "deploy-profile" in (vault / "AGENTS.md").read_text(encoding="utf-8")
 
 
-MIGRATION = (
-    "Postgres migration notes\n\n- ran `alembic upgrade head` on staging, took 14 min for the "
-    "2.5 GB orders table\n- Gotcha: the migration locks `orders` for writes unless you pass "
-    "`--concurrently` to the index build\n- rollback tested, fine"
+# three tellings of one lesson (a timeout on every HTTP call), in words far enough apart that a
+# person is asked, and one unrelated lesson no question may pair with them
+BILLING = (
+    "The billing export hung for an hour. Lesson: set a timeout on every HTTP call to the "
+    "billing API; requests waits forever by default."
 )
-MIGRATION_PROD = (
-    "Did the orders migration on prod. It took 31 min for 5.1 GB, not 14. Gotcha: on prod the "
-    "`orders` table is locked for writes during the index build unless `--concurrently` is "
-    "passed; also set `lock_timeout = 5s` so it fails fast instead of queueing."
+PAYMENTS = (
+    "Payments client stuck overnight. Lesson: requests has no default timeout, so the payments "
+    "client hung; pass timeout= to every call."
 )
 REDIS_CACHE = (
     "Agent note: Redis. Lesson: set `maxmemory-policy allkeys-lru` on the cache instance; with "
     "the default `noeviction` writes fail with OOM once 2 GB is reached."
 )
-REDIS_SESSIONS = (
-    "Redis again, the session store this time, not the cache. Lesson: the session store must "
-    "keep `noeviction`; with allkeys-lru users get logged out at random when memory fills."
-)
+EXPORT = "Lesson: always give requests.get a timeout; the nightly export hung again without one."
 
 
 def pending(root: Path, now: str) -> list[dict[str, object]]:
@@ -221,24 +218,24 @@ def about(item: dict[str, object]) -> set[str]:
 
 def test_a_question_joining_a_pending_one_brings_its_evidence(tmp_path: Path) -> None:
     root = vault_at(tmp_path)
-    cli_at(root, "log", "--title", "Postgres migration", MIGRATION, now="2026-11-03T11:00")
-    cli_at(root, "log", "--title", "Orders migration prod", MIGRATION_PROD, now="2026-11-10T11:00")
+    cli_at(root, "log", "--title", "Billing hang", BILLING, now="2026-11-03T11:00")
+    cli_at(root, "log", "--title", "Payments hang", PAYMENTS, now="2026-11-10T11:00")
     cli_at(root, "log", "--title", "Redis cache", REDIS_CACHE, now="2026-11-10T16:00")
     cli_at(root, "maintain", now="2026-11-14T09:00")
-    migration = "memory/cards/the-migration-locks-orders-for-writes.md"
-    cache = "memory/cards/set-maxmemory-policy-allkeys-lru-on-the-cache-instance.md"
+    billing = "memory/cards/set-a-timeout-on-every-http-call-to-the-billing.md"
+    payments = "memory/cards/pass-timeout-to-every-call.md"
     [before] = pending(root, "2026-11-14T09:05")
-    assert about(before) == {migration, cache}, before  # the week's question, as it was
+    assert about(before) == {billing, payments}, before  # the week's question, as it was
     shown = before["evidence"]["pairs"]  # type: ignore[index]
-    cli_at(root, "log", "--title", "Redis sessions", REDIS_SESSIONS, now="2026-11-17T11:00")
+    cli_at(root, "log", "--title", "Export hang", EXPORT, now="2026-11-17T11:00")
     cli_at(root, "maintain", now="2026-11-20T09:00")
-    sessions = "memory/cards/the-session-store-must-keep-noeviction.md"
+    export = "memory/cards/always-give-requests-get-a-timeout.md"
     [after] = pending(root, "2026-11-20T09:05")
-    assert after["id"] == before["id"] and about(after) == {migration, cache, sessions}
+    assert after["id"] == before["id"] and about(after) == {billing, payments, export}
     pairs = after["evidence"]["pairs"]  # type: ignore[index]
     assert pairs[: len(shown)] == shown, "last week's evidence is kept"
     joined = [p for p in pairs if "memory/2026-11-17.md#" in str(p["between"])]
-    assert joined and joined[0]["score"] > 10, pairs  # why the session store is asked about
+    assert joined, pairs  # why the export lesson is asked about
     assert after["evidence"]["score"] == max(p["score"] for p in pairs)  # type: ignore[index]
 
 

@@ -7,6 +7,9 @@ catalog under the card's digest and works them out again only for cards that cha
 
 from __future__ import annotations
 
+import re
+
+from cardvault.vault.card import Card
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.layout import SLUG_RE
 from cardvault.vault.read import CardFile
@@ -16,6 +19,7 @@ from cardvault.vault.schema import schema_problems
 Found = tuple[int, str, str, str]
 #: The catalog fact the results are kept under (bump when the rules change).
 FACT = "check.card@2"
+_LOG_CITATION = re.compile(r"^memory/\d{4}-\d{2}-\d{2}\.md#")
 
 
 def card_findings(card: CardFile, config: VaultConfig) -> list[Found]:
@@ -40,6 +44,14 @@ def card_findings(card: CardFile, config: VaultConfig) -> list[Found]:
     if not meta.body.strip():
         found.append((meta.body_line, "warning", "empty-body", "card has no body"))
     return found
+
+
+def distilled(card: Card) -> bool:
+    """Whether maintenance wrote the card from log entries (it cites only log entries in
+    `sources` and was not imported), rather than a person or an import (a curated card)."""
+    sources = card.sources
+    imported = card.meta.get("imported") is not None
+    return bool(sources) and not imported and all(_LOG_CITATION.match(s) for s in sources)
 
 
 def secret_findings(text: str) -> list[Found]:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from cardvault.check.cards import FACT, Found, card_findings, secret_findings
+from cardvault.check.cards import FACT, Found, card_findings, distilled, secret_findings
 from cardvault.maintain.contradict import Claim, conflicting_claims
 from cardvault.vault.files import FileText
 from cardvault.vault.finding import Finding
@@ -87,7 +87,26 @@ def _single_card_rules(snapshot: VaultSnapshot) -> list[Finding]:
     config = snapshot.vault.config
     cards = {snapshot.rel(c.path): c for c in snapshot.cards}
     results = remembered(snapshot, FACT, cards, lambda card: card_findings(card, config))
-    return [f for rel in cards for f in _found(rel, [tuple(x) for x in results[rel]])]
+    found = [f for rel in cards for f in _found(rel, [tuple(x) for x in results[rel]])]
+    return _budget_note(found, {rel for rel, card in cards.items() if not distilled(card.card)})
+
+
+def _budget_note(found: list[Finding], curated: set[str]) -> list[Finding]:
+    """The findings with the `card-budget` warnings of curated cards (written by hand or
+    imported: their length is their author's) made one note, at the first of them."""
+    over = [f for f in found if f.code == "card-budget" and f.path in curated]
+    if not over:
+        return found
+    first = over[0]
+    others = (
+        f" ({len(over) - 1} more imported or hand-written cards are too)" if len(over) > 1 else ""
+    )
+    message = (
+        f"{first.message}{others}; a note: maintenance holds to the budget only the cards it writes"
+    )
+    note = Finding(first.path, first.line, message, first.code, "note")
+    noted = {id(f) for f in over}
+    return [f for f in found if id(f) not in noted] + [note]
 
 
 def _duplicate_slugs(snapshot: VaultSnapshot) -> list[Finding]:

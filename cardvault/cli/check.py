@@ -41,11 +41,15 @@ def check(
     if json_out:  # text stays the default when piped: `path:line:` is what editors and CI read
         render.print_json([f.to_dict() for f in findings])
     else:
+        colours = {"error": "red", "warning": "yellow"}
         for finding in findings:
-            colour = "red" if finding.severity == "error" else "yellow"
+            colour = colours.get(finding.severity, "dim")
             render.console().print(f"[{colour}]{render.escape(finding.report())}[/]")
-        warnings = len(findings) - errors
-        summary = f"{errors} error(s), {warnings} warning(s)"
+        warnings = sum(1 for f in findings if f.severity == "warning")
+        notes = len(findings) - errors - warnings
+        summary = f"{errors} error(s), {warnings} warning(s)" + (
+            f", {notes} note(s)" if notes else ""
+        )
         if findings:
             render.console().print(summary)
         else:

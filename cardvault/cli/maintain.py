@@ -339,7 +339,7 @@ def promote(
     rule: Annotated[
         str | None,
         typer.Option(
-            "--rule", help="The one-line rule (default: the card's `rule` or first sentence)."
+            "--rule", help="The one-line rule (default: the card's `rule`, else its lesson)."
         ),
     ] = None,
 ) -> None:

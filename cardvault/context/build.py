@@ -3,8 +3,8 @@
 What goes in, in priority order:
 0. when the review queue holds decisions, one line saying how many ("3 memory decisions pending:
    cardvault review"), so the agent can answer them;
-1. the learned rules — the lines of AGENTS.md's managed `rules` section, then the `rule` of any
-   promoted card no line there cites (one item per rule, each naming its card);
+1. the learned rules — the lines of AGENTS.md's managed `rules` section (one item per rule, each
+   naming its card);
 2. MEMORY.md, the index (comment-only lines dropped: template placeholders cost tokens; a
    `# MEMORY.md` title is added when the file does not start with a title of its own);
 3. with a task, the log entries not yet distilled into a card (what was just remembered) that
@@ -302,27 +302,14 @@ def memory_item(sources: Sources) -> Item | None:
     return Item("memory", "MEMORY.md", "MEMORY.md", block, "the index, loaded every session", 1.0)
 
 
-def rule_items(sources: Sources, today: dt.date) -> list[Item]:
-    """The learned rules (AGENTS.md's, then promoted cards' rules no AGENTS.md rule cites)."""
+def rule_items(sources: Sources) -> list[Item]:
+    """The learned rules: the lines of AGENTS.md's rules section, the record of rules. A card
+    that only says `status: promoted` (one a pull brought) is no rule (maintain/promote.py)."""
     items: list[Item] = []
-    cited: set[str] = set()
     for number, rule in enumerate(sources.rules, start=1):
         name = Path(rule.cites[0]).stem if rule.cites else f"AGENTS.md rule {number}"
-        cited.update(rule.cites)
         items.append(Item("rule", name, "AGENTS.md", rule.text, "learned rule in AGENTS.md", 1.0))
-    promoted = [c for c in sources.cards if c.status == "promoted" and _rule_of(c)]
-    promoted.sort(key=lambda c: (-card_value(c, today).score, c.slug))
-    for card in promoted:
-        rel = sources.rel(card.path)
-        if rel not in cited:
-            block = f"- {_rule_of(card)} ({rel})"
-            items.append(Item("rule", card.slug, rel, block, "rule of a promoted card", 1.0))
     return items
-
-
-def _rule_of(card: Card) -> str:
-    rule = card.meta.get("rule")
-    return " ".join(rule.split()) if isinstance(rule, str) else ""
 
 
 def card_items(

@@ -123,7 +123,7 @@ def hot_items(first: Side, others: list[Side], request: Request) -> list[Item]:
             named = replace(theirs, name=f"review queue ({side.name})",
                             source=f"{side.name}:{theirs.source}")  # fmt: skip
             items.append(_named(named, side.name))
-    items += [_named(i, first.name) for i in rule_items(first.sources, request.today)]
+    items += [_named(i, first.name) for i in rule_items(first.sources)]
     memory = memory_item(first.sources)
     if memory is not None:
         items.append(_named(memory, first.name))
@@ -133,7 +133,7 @@ def hot_items(first: Side, others: list[Side], request: Request) -> list[Item]:
             if hot is not None:
                 items.append(hot)
     for side in others:
-        for item in rule_items(side.sources, request.today):
+        for item in rule_items(side.sources):
             items.append(
                 replace(item, kind="global-rule", name=f"{item.name} ({side.name})",
                         source=f"{side.name}:{item.source}", why=f"{side.name} {item.why}",

@@ -30,12 +30,14 @@ STEP = "global"
 
 @dataclass(frozen=True)
 class Member:
-    """A project card taking part: the project's key and the card."""
+    """A project card taking part: the project's key, the card and its rule in that project
+    (the line its AGENTS.md records, else the rule its lesson gives: maintain/promote.py)."""
 
     project: str
     card: CardFile
     rel: str
     vault: Vault = field(compare=False, repr=False)
+    rule: str = field(default="", compare=False)
 
     @property
     def cite(self) -> str:

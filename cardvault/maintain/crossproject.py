@@ -1,8 +1,11 @@
 """`maintain --global`: a lesson found in several projects becomes one global card and rule.
 
 1. Every project registered with the global vault (scopes/registry.py) is read through the one read
-   path; a path that no longer holds a vault is skipped with a notice. Its live cards are the
-   candidates, except those marked `private: true`.
+   path (one vault is one project, whatever keys it was registered under); a path that no
+   longer holds a vault is skipped with a notice. Its live lessons are the candidates, each with
+   its rule (the line its AGENTS.md records, else the rule its log entries give:
+   maintain/promote.py), except those marked `private: true`; a note that is no lesson brings
+   no rule.
 2. Each card is embedded as search embeds it (maintain.similarity, from each project's own
    index), and cards of *different* projects are compared: at or above `[global] threshold`
    (the global vault's setting) they tell the same lesson, unless they contradict each other.
@@ -12,9 +15,11 @@
    is what AGENTS.md will say), citing in `sources` every member whose rule says the same,
    as `<context key>:memory/cards/<slug>.md` (the others join it on a later run, `_extended`;
    too few projects saying one rule, and the group is a question), `seen` = the number of
-   projects, `status: promoted`. AGENTS.md's learned rules in the global vault are rebuilt, so
-   the card's rule is a global rule. A group whose members a global card already cites updates
-   that card (new citations, `seen`) instead of making another.
+   projects, `status: promoted`, and its rule line in the global vault's AGENTS.md. While that
+   AGENTS.md records no rule yet, the group is asked instead (`FIRST_RULE`): a global rule
+   reaches every project's sessions, so the first one is a person's to accept. A group whose
+   members a global card already cites updates that card (new citations, `seen`) instead of
+   making another.
 4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
    fewer projects than required — is a question in the global vault's review queue
    (crossasking.py), never a card. An accepted question is promoted at once
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cardvault import history
@@ -40,7 +46,7 @@ from cardvault.maintain import memory_index
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.crossasking import Member, Weak, ask
-from cardvault.maintain.promote import rule_text, rules_changes
+from cardvault.maintain.promote import lesson_rule, recorded_cards, rules_changes
 from cardvault.maintain.state import CardFile, VaultState, load_state
 from cardvault.scopes.registry import open_projects
 from cardvault.vault.card import render_card, update_card_text
@@ -52,6 +58,9 @@ from cardvault.vault.read import read_vault
 from cardvault.vault.slugs import slugify, unique_slug
 
 STEP = "global"
+#: Why a lesson found in enough projects is asked rather than written: the global vault has no
+#: rule yet, and a global rule reaches every project's sessions.
+FIRST_RULE = "the first global rule (every project's sessions load it): asked, not written"
 
 
 @dataclass(frozen=True)
@@ -125,24 +134,30 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
     groups, weak = same_lessons(found.members, cfg.global_threshold,
                                 cfg.global_review_threshold, embedder, apart)  # fmt: skip
     cited = _cited_by(state)
+    first = not recorded_cards(state)  # no global rule yet: the first one is asked
     changes: list[Change] = []
+    promoted: dict[Path, str] = {}
     for group in groups:
         projects = {m.project for m in group}
         owner = next((cited[m.cite] for m in group if m.cite in cited), None)
         if owner is not None:
             changes += _extended(state.card_at(owner.path) or owner, group, today)
-        elif len(projects) >= cfg.global_promote_projects:
-            voice, agreeing = spokesman(group, cfg.global_threshold, embedder)
-            if len({m.project for m in agreeing}) < cfg.global_promote_projects:
-                why = "the rules they would bring say different things"
-                weak.append(Weak(tuple(group), None, why))
-            else:
-                changes.append(_new_global_card(state.after(changes), agreeing, today, voice))
-        else:
+            continue
+        if len(projects) < cfg.global_promote_projects:
             needed = f"found in {len(projects)} project(s), {cfg.global_promote_projects} needed"
             weak.append(Weak(tuple(group), None, needed))
+            continue
+        voice, agreeing = spokesman(group, cfg.global_threshold, embedder)
+        if len({m.project for m in agreeing}) < cfg.global_promote_projects:
+            weak.append(Weak(tuple(group), None, "the rules they would bring say different things"))
+        elif first:
+            weak.append(Weak(tuple(agreeing), None, FIRST_RULE))
+        else:
+            made = _new_global_card(state.after(changes), agreeing, today, voice)
+            changes.append(made)
+            promoted[made.path] = voice.rule
     after = state.after(changes)
-    rules = rules_changes(after)
+    rules = rules_changes(after, promoted)
     changes += rules + memory_index.step(after.after(rules), cfg)
     open_ = [w for w in weak if not _settled(w, cited)]
     changes += ask(state.after(changes), open_, today)
@@ -151,16 +166,25 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
 
 
 def project_members(global_vault: Vault) -> _Found:
-    """The live, non-private cards of every registered project found on this machine."""
+    """The live, non-private lessons of every registered project found on this machine: the
+    cards with a rule in their project (maintain/promote.py), each with that rule."""
+    from cardvault.vault.entry_ids import entries_by_ref
+
     found = _Found()
     vaults, found.notices = open_projects(global_vault)
     for key, vault in vaults:
         snapshot = read_vault(vault)
         found.projects.append(key)
         found.notices += [f"{key}: skipped {p}" for p in snapshot.problems]
+        by_ref = entries_by_ref(snapshot.entries)
+        recorded = {r.cites[-1]: r.said for r in snapshot.rules if r.generated and r.cites}
         for card in snapshot.live:
-            if card.card.status != "archived" and card.card.meta.get("private") is not True:
-                found.members.append(Member(key, card, snapshot.rel(card.path), vault))
+            if card.card.status == "archived" or card.card.meta.get("private") is True:
+                continue
+            rel = snapshot.rel(card.path)
+            rule = recorded.get(rel) or lesson_rule(card.card, by_ref)
+            if rule:
+                found.members.append(Member(key, card, rel, vault, rule))
     return found
 
 
@@ -245,7 +269,7 @@ def spokesman(
     with a curl pipe after it agrees with every rule the teammates' rules agree with)."""
     from cardvault.maintain.similarity import Embeddings
 
-    rules = [rule_text(m.card) for m in group]
+    rules = [m.rule for m in group]
     vectors: dict[str, Any] = {}  # project -> every rule's vector in that project's model
     for member in group:
         if member.project not in vectors:
@@ -285,7 +309,7 @@ def _new_global_card(
     meta: dict[str, Any] = {
         "topic": card.topic, "category": category, "tags": tags,
         "created": today, "updated": today, "status": "promoted", "promoted": today,
-        "seen": len(projects), "rule": rule_text(best.card),
+        "seen": len(projects), "rule": best.rule,
         "sources": sorted(m.cite for m in group),
     }  # fmt: skip
     names = {link for m in group for link in (x.key for x in m.card.links)}
@@ -339,4 +363,5 @@ def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:
         return _extended(state.card_at(owner.path) or owner, group, state.today)
     # a person said they are one lesson; the rule is still the one most of them say
     voice, _ = spokesman(group, state.vault.config.global_threshold)
-    return [_new_global_card(state, group, state.today, voice)]
+    made = _new_global_card(state, group, state.today, voice)
+    return [made, *rules_changes(state.after([made]), {made.path: voice.rule})]

@@ -7,10 +7,13 @@ it is certainly the same lesson as; otherwise it becomes a new card. What is onl
 same lesson in other words? a lesson that contradicts a card?) becomes a question in the review
 queue (`memory/review.jsonl`), asked once: `cardvault review` answers it.
 
-Folding appends only the sentences the card does not already say (novelty.py), adds the
-group's size to `seen`, moves `updated` forward to the latest entry day and cites each entry in
-`sources`. A card over its token budget is kept whole and reported. Text that looks like a
-secret is never copied into a card: that group is reported and skipped.
+A new card states its lesson once: its first sighting's lines; the other sightings of the group
+are listed under it as sightings, each with its day, and only when its words add something
+(`_retold`). Folding appends only the sentences the card does not already say (novelty.py), adds
+the group's size to `seen`, sets `updated` to the run's day (an edit: the archive counts a card's
+age from it, never from an old log's day) and cites each entry in `sources`. A card over its
+token budget is kept whole and reported. Text that looks like a secret is never copied into a
+card: that group is reported and skipped.
 """
 
 from __future__ import annotations
@@ -163,7 +166,8 @@ def fold(
     base_seen = card.seen
     changes: dict[str, Any] = {
         "seen": base_seen + len(group),
-        "updated": _later(card.meta.get("updated"), max(lesson.entry.day for lesson in group)),
+        # an edit today: the card's age for the archive counts from it, not from the log's day
+        "updated": _later(card.meta.get("updated"), max(state.today, *_days(group))),
         "sources": [*card.sources, *(lesson.ref for lesson in group)],
     }
     changes.update(correction_meta(group, card.meta))
@@ -174,6 +178,10 @@ def fold(
         changes["status"] = "active"
     text = update_card_text(text, changes, path=target.path)
     return _guarded(state, target.path, text, added, group, cfg, target)
+
+
+def _days(group: list[Lesson]) -> list[dt.date]:
+    return [lesson.entry.day for lesson in group]
 
 
 def _later(current: Any, day: dt.date) -> dt.date:
@@ -194,13 +202,33 @@ def create(
     # one lesson has nothing to repeat but its own lines: the normalised comparison suffices
     embeddings = state.embeddings if len(group) > 1 else None
     constants = constants_for(cfg)
-    kept = novel_blocks("", _group_text(group), embeddings, constants.distill_threshold)
+    told = [lesson for lesson in group if lesson is group[0] or lesson.target]
+    kept = novel_blocks("", _group_text(told), embeddings, constants.distill_threshold)
     paragraphs = render_blocks(kept) or [group[0].text.split("\n\n", 1)[-1]]
+    retold = [lesson for lesson in group if not any(lesson is t for t in told)]
+    paragraphs += _retold(paragraphs, retold, embeddings, constants.distill_threshold)
     floor = constants.neighbour_floor
     tags = pick_tags(ranked, group, known, floor=floor)
-    meta = new_card_meta(group, pick_category(ranked, cfg.categories, floor=floor), tags)
+    category = pick_category(ranked, cfg.categories, floor=floor)
+    meta = new_card_meta(group, category, tags, state.today)
     text = render_card(meta, "\n\n".join(paragraphs))
     return _guarded(state, path, text, paragraphs, group, cfg, None)
+
+
+def _retold(
+    paragraphs: list[str], group: list[Lesson], embeddings: Any, threshold: float
+) -> list[str]:
+    """The other sightings of a new card's lesson (grouped with the first as certainly the same
+    lesson), recorded under its statement as sightings, one line each with its day, rather than
+    as the lesson told again: a sighting whose words add nothing is in `sources` alone, one that
+    adds a word or a figure keeps its words there (no fact is dropped)."""
+    said = "\n\n".join(paragraphs)
+    lines = []
+    for lesson in group:
+        if novel_blocks(said, lesson.text, embeddings, threshold):
+            lines.append(f"- {lesson.entry.day.isoformat()}: {' '.join(lesson.text.split())}")
+            said += "\n\n" + lesson.text
+    return ["Told again in other words:\n" + "\n".join(lines)] if lines else []
 
 
 def _guarded(

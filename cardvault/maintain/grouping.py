@@ -8,8 +8,11 @@ of the scores are constraints.py.
    lessons by complete linkage at `certain` (every two members certainly the same lesson).
 2. Questions: average-linkage clustering of the certain groups at `review` (a group with
    a card links by its best member, a group of new lessons by the mean), at most MAX_ASK nodes
-   and at least one new lesson to a question: each proposal that joins groups is one
-   "same-lesson" question. Two nodes kept apart only because they contradict, and related
+   and at least one new lesson to a question, whose members are each other's nearest
+   neighbours on content (`content`: among each other's MAX_ASK - 1 nearest by the cosine of
+   their lesson texts, and at least the model's `neighbour_floor` close: words two unrelated
+   lessons share make no question): each proposal that joins groups is one "same-lesson"
+   question. Two nodes kept apart only because they contradict, and related
    enough, make a "contradiction" question.
 """
 
@@ -98,7 +101,7 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     groups = certain_groups(nodes, auto, limits.certain)
     placement = Placement(nodes, groups, cards, closeness, words)
     between = group_links(nodes, groups, review)
-    near = nearest(review, MAX_ASK - 1)
+    near = nearest(content(nodes, groups, evidence, review), MAX_ASK - 1)
     proposals = agglomerate(
         between,
         limits.review,
@@ -155,12 +158,37 @@ def group_links(nodes: list[Node], groups: list[list[int]], review: np.ndarray) 
     return links
 
 
-def nearest(review: np.ndarray, count: int) -> list[set[int]]:
-    """Each node's `count` nearest nodes by review score (never-together pairs left out)."""
+def content(
+    nodes: list[Node], groups: list[list[int]], evidence: Evidence, review: np.ndarray
+) -> np.ndarray:
+    """Node × node closeness on content: the cosine of their lesson texts (the best pair of
+    their tellings), NEVER below the model's `neighbour_floor` (too far apart to tell one
+    lesson, whatever words they share), within one certain group, or for a never-together
+    pair."""
+    import numpy as np
+
+    rows = sorted({r for node in nodes for r in node.rows})
+    at = {r: i for i, r in enumerate(rows)}
+    cosine = evidence.features(rows, rows)[0]
+    found = np.full((len(nodes), len(nodes)), NEVER)
+    for a, left in enumerate(nodes):
+        for b, right in enumerate(nodes):
+            if a != b and left.rows and right.rows:
+                found[a, b] = cosine[
+                    np.ix_([at[r] for r in left.rows], [at[r] for r in right.rows])
+                ].max()
+    for group in groups:
+        found[np.ix_(group, group)] = NEVER
+    floor = evidence.constants.neighbour_floor
+    return np.where((found < floor) | np.isneginf(review), NEVER, found)
+
+
+def nearest(closeness: np.ndarray, count: int) -> list[set[int]]:
+    """Each node's `count` nearest nodes by `closeness` (NEVER pairs left out)."""
     import numpy as np
 
     found = []
-    for row in review:
+    for row in closeness:
         order = [int(n) for n in np.argsort(-row, kind="stable")[:count]]
         found.append({n for n in order if np.isfinite(row[n])})
     return found
@@ -246,7 +274,7 @@ def _ask_contradictions(
     for (a, b), claim in sorted(contradictions.items()):
         pair = (min(group_of[a], group_of[b]), max(group_of[a], group_of[b]))
         related = placement.nodes[a].card or placement.nodes[b].card or links[a, b] >= review
-        if pair[0] == pair[1] or pair in asked or not related:
+        if pair[0] == pair[1] or pair in asked or not related or not one_rule(claim):
             continue
         asked.add(pair)
         sentences = {"sentences": [claim.first.sentence, claim.second.sentence]}
@@ -255,3 +283,31 @@ def _ask_contradictions(
             card = placement.nodes[node].card
             if card is not None:
                 placement.conflicts.append((group_of[a + b - node], card, claim))
+
+
+def one_rule(claim: Contradiction) -> bool:
+    """Whether a contradiction is two statements of one rule, worth asking which holds: a polar
+    pair ("use X" / "never use X") is; two sentences that name other things ("Bearer tokens
+    bypass Cortex CSRF" beside "Cortex wants the CSRF token as cookie AND header") are only when
+    their names stand in one slot (a word just before or after each in common, as figures
+    must: "deploy to us-east-1" / "deploy to eu-west-1"); else the second is a fact beside the
+    first, kept apart and not asked about."""
+    values = claim.first.obj + claim.second.obj
+    if claim.first.verb != "says" or all(any(c.isdigit() for c in v) for v in values):
+        return True  # a polar pair, or figures (disagree.py holds those to one slot already)
+    mine = _slots(claim.first.sentence, claim.first.obj)
+    theirs = _slots(claim.second.sentence, claim.second.obj)
+    return bool(mine & theirs)
+
+
+def _slots(sentence: str, values: tuple[str, ...]) -> set[str]:
+    """The words just before and after each of `values` in `sentence` (lower case)."""
+    import re
+
+    words = re.findall(r"[\w.+/-]+", sentence.lower())
+    wanted = {v.lower() for v in values}
+    found: set[str] = set()
+    for at, word in enumerate(words):
+        if word.strip(".") in wanted:
+            found.update(words[i].strip(".") for i in (at - 1, at + 1) if 0 <= i < len(words))
+    return found - wanted

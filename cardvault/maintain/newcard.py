@@ -8,11 +8,14 @@ vault's own vocabulary and the lesson's identifiers, never from the entry title:
 neighbours' tags the lesson's words contain, then any tag the vault already uses that the lesson
 names, then the lesson's identifiers and names (`lock_timeout` → lock-timeout, `--force-with-lease`
 → force-with-lease, S3, PgBouncer), then, while there are fewer than MIN_TAGS, the rarest words of
-the lesson's topic ("Set a timeout on every HTTP client call" → timeout, http).
+the lesson's topic that the vault's topics and tags also use, the domain's words ("Set a timeout
+on every HTTP client call" → timeout, http; never "least" from "at least"); any topic word only
+for a card that would have no tag.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
@@ -59,15 +62,19 @@ def new_slug(group: Sequence[Lesson], taken: Collection[str]) -> str:
 
 @dataclass(frozen=True)
 class TagWords:
-    """The vault's tags (by use) and its term rarity, read once per run."""
+    """The vault's tags (by use), the words its cards' topics name things with (the domain's
+    words), and its term rarity, read once per run."""
 
     used: Counter[str]
     vocabulary: Vocabulary
+    named: frozenset[str] = frozenset()
 
 
 def tag_words(cards: Iterable[CardFile], vocabulary: Vocabulary) -> TagWords:
     """The tag vocabulary of `cards`."""
-    return TagWords(Counter(tag for c in cards for tag in c.card.tags), vocabulary)
+    cards = list(cards)
+    named = frozenset(t for c in cards for t in terms(f"{c.card.topic} {' '.join(c.card.tags)}"))
+    return TagWords(Counter(tag for c in cards for tag in c.card.tags), vocabulary, named)
 
 
 def pick_category(
@@ -117,9 +124,13 @@ def pick_tags(
     for identifier in identifiers(text):
         add(tagify(identifier))
     if len(tags) < MIN_TAGS and known is not None:
-        for term in known.vocabulary.salient(terms(lesson_topic(group)) - _STOPWORDS, MAX_TAGS):
-            if len(tags) < MIN_TAGS and re.fullmatch(r"[a-z][a-z0-9]+", term):
-                add(term)
+        words = terms(lesson_topic(group)) - _STOPWORDS
+        # the domain's words first (those the vault's topics and tags use); any word only
+        # for a card that has no tag yet
+        for pool in (words & known.named, words if not tags else frozenset()):
+            for term in known.vocabulary.salient(pool, MAX_TAGS):
+                if len(tags) < MIN_TAGS and re.fullmatch(r"[a-z][a-z0-9]+", term):
+                    add(term)
     return tags[:MAX_TAGS]
 
 
@@ -134,15 +145,19 @@ def identifiers(text: str) -> list[str]:
     return list(found)
 
 
-def new_card_meta(group: Sequence[Lesson], category: str, tags: list[str]) -> dict[str, Any]:
-    """Frontmatter for a card distilled from `group` (keys in the house order)."""
+def new_card_meta(
+    group: Sequence[Lesson], category: str, tags: list[str], today: dt.date
+) -> dict[str, Any]:
+    """Frontmatter for a card distilled from `group` on `today` (keys in the house order):
+    `created` is the day the lesson was first told, `updated` the day the card was written (its
+    age for the archive counts from then, not from an old log's day)."""
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
         "topic": lesson_topic(group),
         "category": category,
         "tags": tags,
         "created": min(days),
-        "updated": max(days),
+        "updated": max(today, *days),
         "seen": len(group),
     }
     meta.update(correction_meta(group, None))

@@ -1,35 +1,48 @@
 """Promote: recurring or severe lessons become one-line rules in AGENTS.md.
 
-A live card is due when `seen` reaches `promote_threshold`, its `severity` is high, or
-`[agents] promote_threshold` different agents learned it (the agents of the log entries it cites
-in `sources`, and its `learned_by`), unless a person demoted it (`demoted:` date) or it is marked
-`stale:` (verify runs first: an outdated rule is not handed to every agent; it is promoted once
-the stale question is answered "still right", which takes the mark away). The rule line
-of a lesson agents learned names them:
-`- <rule> — learned by ada, bob (memory/cards/<slug>.md)`. Promoting sets `status: promoted`
-and `promoted: <date>`.
-AGENTS.md's managed `rules` section then lists one line per promoted card,
-`- <rule> (memory/cards/<slug>.md)`, sorted, so the section's diff is one line per change. The
-rule is the card's `rule` key, else its first sentence. Rules written there by hand (and
-comments) are kept (vault/rules.py reads and rebuilds the section). `demote` reverses a
-promotion.
+What a rule is: the text of a lesson the logs told, or one a person gave. A card is a lesson
+when it cites log entries of this vault in `sources` (`sightings`: one per distinct entry, and
+the card's own telling, whatever more its `seen` claims); its rule is its `rule` key, else the
+first lesson line of the earliest entry it cites (`lesson_rule`). A card citing no log entry
+(written by hand, imported, merged from such notes) is never promoted on its own, whatever its
+`seen` or `severity`: `cardvault promote SLUG` (or an accepted review question) makes it one.
+
+A lesson is due when it was sighted `promote_threshold` times, its `severity` is high, or
+`[agents] promote_threshold` different agents learned it (the agents of the log entries it cites,
+and its `learned_by`), unless a person demoted it (`demoted:` date) or it is marked `stale:`
+(verify runs first: an outdated rule is not handed to every agent). Promoting sets `status:
+promoted` and `promoted: <date>` and writes the rule line,
+`- <rule> — learned by ada, bob (memory/cards/<slug>.md)` (the names when agents learned it).
+
+AGENTS.md's managed `rules` section is the record of rules (`rules_changes`): a line promotion
+wrote stays, as written, while its card is live and promoted (a merge's survivor, which keeps
+the old slug as an alias, takes over its line); a card that says `status: promoted` but has no
+line there (one that arrived by a pull) is no rule and may be promoted like any other. The
+section is sorted, so its diff is one line per change; rules written there by hand (and
+comments) are kept (vault/rules.py). `demote` reverses a promotion.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
-from cardvault.maintain.text import first_sentence
 from cardvault.vault.card import Card
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import LogEntry
 from cardvault.vault.files import ABSENT
-from cardvault.vault.rules import SECTION, parse_rules, rebuilt_section
+from cardvault.vault.rules import (
+    SECTION,
+    parse_rules,
+    read_rules,
+    rebuilt_section,
+    recited,
+)
 from cardvault.vault.sections import get_section, set_section
 from cardvault.verify.marks import STALE
 
@@ -39,31 +52,65 @@ _NEW_AGENTS = "# AGENTS.md\n\n## Learned rules\n"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """Promote every due card, then bring AGENTS.md's rules section up to date."""
+    """Promote every due lesson, then bring AGENTS.md's rules section up to date."""
     changes: list[Change] = []
-    by_ref = _entries_by_ref(state)
+    promoted: dict[Path, str] = {}
+    by_ref = state.entries_by_ref
+    ruled = recorded_cards(state)
     for card in state.live:
-        if card.card.meta.get(STALE):
+        if card.card.meta.get(STALE) or card.path in ruled:
             continue
-        why = due(card, cfg, learners(card.card, by_ref))
-        if why and not refused(state, "promote", state.vault.rel(card.path)):
+        rule = lesson_rule(card.card, by_ref)
+        why = due(card, cfg, learners(card.card, by_ref), sightings(card.card, by_ref))
+        if rule and why and not refused(state, "promote", state.vault.rel(card.path)):
             changes.append(promotion(card, state.today, why))
-    return changes + rules_changes(state.after(changes))
+            promoted[card.path] = rule
+    return changes + rules_changes(state.after(changes), promoted)
 
 
-def due(card: CardFile, cfg: VaultConfig, agents: Sequence[str] = ()) -> str | None:
-    """Why `card` should be promoted now ("seen 3", "severity high", "learned by 2 agents"),
-    or None. `agents`: who learned it (`learners`)."""
+def due(
+    card: CardFile, cfg: VaultConfig, agents: Sequence[str] = (), seen: int | None = None
+) -> str | None:
+    """Why `card` should be promoted now ("seen 3 times", "severity high", "learned by 2
+    agents"), or None. `agents`: who learned it (`learners`); `seen`: its sightings (the card's
+    own `seen` when not given). Whether it is a lesson at all is `lesson_rule`'s question."""
     meta = card.card.meta
-    if card.card.status in ("promoted", "archived") or meta.get("demoted"):
+    if card.card.status == "archived" or meta.get("demoted"):
         return None
-    if card.card.seen >= cfg.promote_threshold:
-        return f"seen {card.card.seen}"
+    seen = card.card.seen if seen is None else seen
+    if seen >= cfg.promote_threshold:
+        return f"seen {seen} times"
     if meta.get("severity") == "high":
         return "severity high"
     if len(agents) >= cfg.agent_promote_threshold:
         return f"learned by {len(agents)} agents: {', '.join(agents)}"
     return None
+
+
+def sightings(card: Card, by_ref: Mapping[str, LogEntry]) -> int:
+    """How many times the card's lesson was told: the distinct log entries of this vault it
+    cites, and the card's own telling when its `seen` counts one more (a card a person wrote
+    with `new`, then the logs told again); never more than `seen` says, and nothing summed."""
+    entries = len({by_ref[s].ref for s in card.sources if s in by_ref})
+    return min(card.seen, entries + 1) if entries else 0
+
+
+def lesson_rule(card: Card, by_ref: Mapping[str, LogEntry]) -> str | None:
+    """The rule the logs give a card: None unless it cites a log entry of this vault; then its
+    `rule` key, else the first lesson line of the earliest entry it cites."""
+    from cardvault.maintain.lessons import lesson_lines
+
+    entries = sorted(
+        {by_ref[s].ref: by_ref[s] for s in card.sources if s in by_ref}.values(),
+        key=lambda e: (e.day, e.time, e.ordinal),
+    )
+    if not entries:
+        return None
+    rule = card.meta.get("rule")
+    if isinstance(rule, str) and rule.strip():
+        return one_line(rule)
+    lines = [line for entry in entries for line in lesson_lines(entry)]
+    return one_line(lines[0]) if lines else None
 
 
 def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
@@ -74,12 +121,6 @@ def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
     if isinstance(named, list):
         found.update(str(n).strip().lower() for n in named if str(n).strip())
     return tuple(sorted(n for n in found if n))
-
-
-def _entries_by_ref(state: VaultState) -> dict[str, LogEntry]:
-    from cardvault.vault.entry_ids import entries_by_ref
-
-    return entries_by_ref(state.entries)
 
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
@@ -113,34 +154,48 @@ def one_line(text: str) -> str:
     return flat if len(flat) <= RULE_LIMIT else flat[: RULE_LIMIT - 1].rstrip() + "…"
 
 
-def rule_text(card: CardFile) -> str:
-    """The card's rule: its `rule` key, else its first sentence, else its topic."""
-    rule = card.card.meta.get("rule")
-    if isinstance(rule, str) and rule.strip():
-        return one_line(rule)
-    return one_line(first_sentence(card.card.body, RULE_LIMIT) or card.card.topic)
+def rule_line(state: VaultState, card: CardFile, rule: str) -> str:
+    """The AGENTS.md line of `card` promoted with `rule`, citing it (and who learned it)."""
+    agents = learners(card.card, state.entries_by_ref)
+    # names come from the card's `learned_by` too: one line, like the rule itself
+    who = f" — learned by {one_line(', '.join(agents))}" if agents else ""
+    return f"- {one_line(rule)}{who} ({state.vault.rel(card.path)})"
 
 
-def generated_rules(state: VaultState) -> list[str]:
-    """One rule line per promoted live card, citing the card (and who learned it)."""
-    vault = state.vault
-    by_ref = _entries_by_ref(state)
-    lines = []
-    for card in state.live:
-        if card.card.status == "promoted":
-            agents = learners(card.card, by_ref)
-            # names come from the card's `learned_by` too: one line, like the rule itself
-            who = f" — learned by {one_line(', '.join(agents))}" if agents else ""
-            lines.append(f"- {rule_text(card)}{who} ({vault.rel(card.path)})")
-    return lines
+def recorded_cards(state: VaultState) -> dict[Path, str]:
+    """The live promoted cards AGENTS.md's rules section holds a line for -> that line (the
+    citation moved to the card now holding the cited slug, as a merge's survivor does)."""
+    agents = state.agents
+    found: dict[Path, str] = {}
+    for rule in read_rules(agents.text if agents else None, state.vault.agents_md):
+        if not rule.generated or not rule.cites:
+            continue
+        cited = rule.cites[-1]
+        card = state.card_at(state.vault.root / cited) or state.by_slug(Path(cited).stem)
+        if card is None or card.archived or card.card.status != "promoted":
+            continue
+        rel = state.vault.rel(card.path)
+        line = rule.text if rel == cited else recited(rule.text, rel)
+        if card.path not in found or rel == cited:
+            found[card.path] = line
+    return found
 
 
-def rules_changes(state: VaultState) -> list[Change]:
-    """The AGENTS.md write that makes its rules section match the promoted cards, if any."""
+def rules_changes(state: VaultState, promoted: Mapping[Path, str] | None = None) -> list[Change]:
+    """The AGENTS.md write that brings its rules section up to date, if any: the lines it
+    records for cards still promoted (`recorded_cards`), and a line for each card of
+    `promoted` (card path -> rule: what this unit of work promoted, by the pass or by a
+    person's answer)."""
+    promoted = promoted or {}
     agents = state.agents
     path = state.vault.agents_md
+    lines = dict(recorded_cards(state))
+    for where, rule in promoted.items():
+        card = state.card_at(where)
+        if card is not None and rule.strip():
+            lines[where] = rule_line(state, card, rule)
     current = get_section(agents.text, SECTION, path) if agents else None
-    content = rebuilt_section(current, generated_rules(state))
+    content = rebuilt_section(current, lines.values())
     if agents is None and not content:
         return []
     text = agents.text if agents else _NEW_AGENTS
@@ -154,12 +209,25 @@ def rules_changes(state: VaultState) -> list[Change]:
 
 
 def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Change]:
-    """`cardvault promote SLUG`: promote one live card now (with an optional rule text)."""
+    """`cardvault promote SLUG`: promote one live card now, with `rule` as its rule (else the
+    line AGENTS.md has for it, else its `rule` key, else its lesson's rule)."""
     card = _live(state, slug)
-    if card.card.status == "promoted" and not rule:
+    if card.path in recorded_cards(state) and not rule:
         return rules_changes(state)
+    text = rule or _rule_key(card) or lesson_rule(card.card, state.entries_by_ref)
+    if not text:
+        raise CardvaultError(
+            f"{slug} holds no rule (no `rule:` and no lesson from the logs); give it one: "
+            f'cardvault promote {slug} --rule "..."',
+            card.path,
+        )
     change = promotion(card, state.today, "by hand", rule)
-    return [change, *rules_changes(state.after([change]))]
+    return [change, *rules_changes(state.after([change]), {card.path: text})]
+
+
+def _rule_key(card: CardFile) -> str | None:
+    rule = card.card.meta.get("rule")
+    return rule if isinstance(rule, str) and rule.strip() else None
 
 
 def demote_by_hand(state: VaultState, slug: str) -> list[Change]:

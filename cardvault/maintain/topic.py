@@ -4,10 +4,11 @@ The entry title names what happened ("Import job stuck"); the lesson lines say w
 ("set a timeout on every HTTP client call; requests never times out by default"). The lines
 are taken most rule-like first ("Rule:" and a correction's prevention, then "Lesson:",
 "Decision:", "Preference:", "Gotcha:", then "Fix:"); the topic is the first clause that reads
-as advice ("always ...", "use ...", "... must ...") of at least MIN_WORDS words, else the first
-clause of the first line, cut down to at most MAX_WORDS words at a natural break: "Set a
-timeout on every HTTP client call". Code spans are never split; parentheses and backticks are
-dropped. An entry with no lesson line keeps its title.
+as advice on its own ("always ...", "use ...", "... must ..."; not "the repo needs ...", which
+names the incident) of at least MIN_WORDS words, else the first clause of the first line, cut
+down to at most MAX_WORDS words at a natural break: "Set a timeout on every HTTP client call".
+Code spans are never split; parentheses and backticks are dropped. An entry whose signal has no
+words of its own (a `#lesson` tag) is read whole; one with no words at all keeps its title.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ _ADVICE_START = frozenset(
         "cap close free rotate revoke mask log generate include bump start stop",
     )
 )
-_ADVICE_WORDS = frozenset(["must", "should", "need", "needs", "never", "always"])
+_ADVICE_WORDS = frozenset(["must", "should", "need", "needs"])
+#: First words that point back into the incident ("the repo needs ...", "it must ..."): such a
+#: clause is no title read without the entry.
+_POINTING_BACK = frozenset(["the", "it", "its", "this", "that", "these", "those", "they", "their"])
 _BREAK_WORDS = frozenset(
     re.split(
         r"\s+",
@@ -51,8 +55,9 @@ _BREAK_WORDS = frozenset(
 
 
 def lesson_topic(group: Sequence[Lesson]) -> str:
-    """The topic for a card distilled from `group`."""
-    lines = _ranked_lines(group)
+    """The topic for a card distilled from `group` (from its lesson text when no signal line has
+    words of its own, as a `#lesson` tag on a story)."""
+    lines = _ranked_lines(group) or [lesson.text for lesson in group if lesson.lines == ()]
     for line in lines:
         for clause in clauses(line):
             if len(clause.split()) >= MIN_WORDS and _advice(clause):
@@ -98,8 +103,12 @@ def clauses(line: str) -> list[str]:
 
 
 def _advice(clause: str) -> bool:
+    """Whether a clause reads as advice on its own: an imperative ("Always paginate", "Use
+    SCAN"), or a modal ("... must ...") whose subject is not the incident's ("the repo")."""
     words = clause.lower().split()
-    return words[0] in _ADVICE_START or any(w in _ADVICE_WORDS for w in words)
+    if words[0] in _ADVICE_START:
+        return True
+    return words[0] not in _POINTING_BACK and any(w in _ADVICE_WORDS for w in words)
 
 
 def _shortened(words: list[str], spans: list[str]) -> list[str]:

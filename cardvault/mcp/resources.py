@@ -52,11 +52,11 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
         "cardvault://rules",
         name="Learned rules",
         mime_type=MARKDOWN,
-        description="Rules learned from recurring lessons (AGENTS.md and promoted cards).",
+        description="Rules learned from recurring lessons (AGENTS.md's learned rules).",
     )
     def rules() -> str:
         with _resource_errors():
-            items = rule_items(read_sources(session.vault), session.clock().date())
+            items = rule_items(read_sources(session.vault))
             if not items:
                 return "# Learned rules\n\n(no learned rules yet)\n"
             lines = "\n".join(item.block for item in items)

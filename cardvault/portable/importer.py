@@ -362,15 +362,24 @@ def _entry_key(entry: Any) -> tuple[str, str, str]:
 
 def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Change]) -> list[Change]:
     """Rules to add to AGENTS.md: the file's hand-written ones, and those of promoted cards
-    this import wrote (maintenance's own rule text). Rules already there are left alone."""
-    from cardvault.maintain.promote import generated_rules
+    this import wrote (the rule the file's AGENTS.md gave the card, else its `rule` key; a
+    card that names no rule makes none). Rules already there are left alone."""
+    from cardvault.maintain.promote import rule_line
 
     agents = state.agents
     section = get_section(agents.text, SECTION, agents.path) if agents else None
     present = parse_rules(section or "")
-    written = {f"({state.vault.rel(c.path)})" for c in changes if isinstance(c, WriteFile)}
+    given = {r.cites[-1]: r.said for r in (Rule(t, 0) for t in rules) if r.generated}
     hand = [r for r in rules if not Rule(r, 0).generated]
-    promoted = [line for line in generated_rules(state) if any(line.endswith(w) for w in written)]
+    promoted = []
+    for change in changes:
+        card = state.card_at(change.path) if isinstance(change, WriteFile) else None
+        if card is None or card.card.status != "promoted":
+            continue
+        key = card.card.meta.get("rule")
+        rule = given.get(state.vault.rel(card.path)) or (key if isinstance(key, str) else "")
+        if rule.strip():
+            promoted.append(rule_line(state, card, rule))
     have = {rule.flat for rule in present}
     new = [r for r in dict.fromkeys([*hand, *promoted]) if Rule(r, 0).flat not in have]
     if not new:

@@ -8,7 +8,9 @@ registered = 2026-03-19
 
 A project registers itself (`cardvault init`, a project's `maintain`, `cardvault scope
 register`) so that `maintain --global` can look across every project on this machine. `paths`
-lists where this machine has clones of the project; a path that no longer holds a vault is
+lists where this machine has clones of the project; a path is registered under one key only
+(registering again under a new key, as after `git remote add`, moves it), and a vault found
+under two keys is read as one project; a path that no longer holds a vault is
 skipped with a notice, never an error. The file is tracked in the global vault's git history
 like every other vault file.
 """
@@ -99,8 +101,9 @@ def register(global_vault: Vault, project: Vault, today: dt.date) -> Registered:
         known = projects.get(key)
         if known is not None and where in known.paths:
             return []
+        earlier = _moved_away(projects, where)
         paths = (*known.paths, where) if known else (where,)
-        since = known.registered if known else today.isoformat()
+        since = known.registered if known else (earlier or today.isoformat())
         projects[key] = Project(key, paths, since)
         path = registry_path(global_vault)
         found = read_if_present(path, global_vault.root)
@@ -113,13 +116,28 @@ def register(global_vault: Vault, project: Vault, today: dt.date) -> Registered:
     return Registered(key, commit)
 
 
+def _moved_away(projects: dict[str, Project], where: str) -> str | None:
+    """Take `where` out of every project it is registered under (a vault is one project: its
+    key changes when a remote is added); when it was, the earliest date it registered."""
+    since = []
+    for key, project in list(projects.items()):
+        if where in project.paths:
+            since.append(project.registered)
+            rest = tuple(p for p in project.paths if p != where)
+            if rest:
+                projects[key] = Project(key, rest, project.registered)
+            else:
+                del projects[key]
+    return min(since) if since else None
+
+
 def open_projects(global_vault: Vault) -> tuple[list[tuple[str, Vault]], list[str]]:
     """Each registered project's vault on this machine (its first path that holds one), by key,
     and a notice for each project none of whose paths does."""
     from cardvault.errors import CardvaultError
     from cardvault.vault.layout import open_vault_at
 
-    found: list[tuple[str, Vault]] = []
+    found: dict[Path, tuple[str, Vault]] = {}
     notices: list[str] = []
     for key, project in sorted(read_projects(global_vault).items()):
         vault = None
@@ -133,6 +151,6 @@ def open_projects(global_vault: Vault) -> tuple[list[tuple[str, Vault]], list[st
             vault = None
         if vault is None:
             notices.append(f"{key}: no vault at {', '.join(project.paths)}; skipped")
-        else:
-            found.append((key, vault))
-    return found, notices
+        elif vault.root not in found or key == context_key(vault.root):
+            found[vault.root] = (key, vault)  # one vault is one project, under its own key
+    return sorted(found.values(), key=lambda kv: kv[0]), notices

@@ -18,8 +18,10 @@ history/states.py) and for an unknown remote. Then:
    then what the merge brought back of log entries a forget recorded removed again, in one
    commit (forget/tombstone.py: a forgotten topic stays forgotten on every clone); then, after
    a true merge that changed cards or the managed files (or when the branch still ends in a
-   sync's merge: one killed before this step), MEMORY.md's table and AGENTS.md's
-   learned rules regenerated from the merged cards when they differ, in one commit;
+   sync's merge: one killed before this step), MEMORY.md's table regenerated from the merged
+   cards and AGENTS.md's learned rules brought up to date (the merged lines whose cards are
+   still promoted: a pulled card that only says `status: promoted` adds none) when they
+   differ, in one commit;
 4. push the commit checked under the lock, holding no lock, unless what it would publish (the
    difference from the remote's branch; every unpublished commit for a new branch) touches a
    file that is not cardvault's: cardvault never publishes code, so such a branch is left for
@@ -208,7 +210,7 @@ def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
 def _needs_regeneration(vault: Vault, top: Path, outcome: git_remote.MergeOutcome) -> bool:
     """After a true merge that changed cards or the managed files, or when the branch still
     ends in a sync's merge (one killed before its regeneration): MEMORY.md's table and
-    AGENTS.md's rules are made again from the merged cards (nothing when they agree)."""
+    AGENTS.md's rules are brought up to date with the merged cards (nothing when they agree)."""
     if outcome.how == "merged" and any(
         p.startswith(_REGENERATE) for p in _in_vault(vault, outcome.changed)
     ):
@@ -276,8 +278,8 @@ def _forget_again(vault: Vault, today: dt.date) -> history.CommitResult | None:
 
 
 def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:
-    """MEMORY.md's table and AGENTS.md's rules made again from the merged cards (nothing when
-    they already agree)."""
+    """MEMORY.md's table made again from the merged cards, and AGENTS.md's rules kept to those
+    whose cards are still promoted (maintain/promote.py; nothing when they already agree)."""
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state

@@ -23,7 +23,7 @@ class Finding:
     line: int
     message: str
     code: str = ""
-    severity: str = "error"  # "error" | "warning"
+    severity: str = "error"  # "error" | "warning" | "note" (worth knowing, nothing to fix)
 
     @property
     def where(self) -> str:

@@ -3,9 +3,10 @@
 Inside the section, a rule starts on a non-indented, non-blank line; indented lines that follow
 continue it (a rule wrapped by hand); blank lines are skipped, and so are HTML comments (one line
 or several). A rule that ends with a card citation, `(memory/cards/slug.md)`, was written by
-promotion and is regenerated from the card; any other rule was written by hand and is kept as
-it is. `stats`, `context`, `export`, `forget`, promotion and import all count and read rules
-through `read_rules`, so they agree.
+promotion and is kept while its card is promoted (maintain/promote.py: the section is the record
+of rules); any other rule was written by hand and is kept as it is. `stats`, `context`,
+`export`, `forget`, promotion and import all count and read rules through `read_rules`, so they
+agree.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from cardvault.vault.sections import get_section, section_line
 
 SECTION = "rules"
 _GENERATED = re.compile(r"\((?:memory/cards/|memory/archive/)[^)]*\.md\)\s*$")
+_LEARNED_BY = re.compile(r"\s+— learned by [^()]*$")
 #: How far from a rule's end its card's citation may start: a card's path is a file name of at
 #: most 255 bytes in one of two folders. Searching only that tail keeps a line of 40,000
 #: "(memory/cards/" from costing a scan to its end from each of them.
@@ -42,6 +44,15 @@ class Rule:
     def cites(self) -> tuple[str, ...]:
         """Card paths the rule cites."""
         return tuple(cited_paths(self.text))
+
+    @property
+    def said(self) -> str:
+        """What the rule says: on one line, without its list bullet, and, for a generated one,
+        without its card's citation and who learned it."""
+        text = re.sub(r"^[-*+]\s+", "", self.flat)
+        if self.generated:
+            text = _LEARNED_BY.sub("", _GENERATED.sub("", text).rstrip())
+        return text.strip()
 
     @property
     def generated(self) -> bool:
@@ -80,6 +91,14 @@ def read_rules(agents_text: str | None, path: Path | None = None) -> list[Rule]:
     after = agents_text.split("\n")[begin:]  # the lines after the begin marker
     leading = next((index for index, line in enumerate(after) if line), 0)
     return parse_rules(section, begin + 1 + leading)
+
+
+def recited(text: str, rel: str) -> str:
+    """A generated rule's text citing the card at `rel` instead (its card was merged away and
+    another now holds its slug)."""
+    head = text.rstrip()
+    tail = _GENERATED.search(head, max(0, len(head) - _CITATION_TAIL))
+    return f"{head[: tail.start()]}({rel})" if tail else head
 
 
 def rebuilt_section(
