@@ -35,9 +35,12 @@ def test_nesting_deeper_than_the_limit_is_refused() -> None:
     deep = "tags: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
     with pytest.raises(CardFormatError, match="nested more than"):
         load_bounded(deep, PATH, first_line=2)
-    very_deep = "tags: " + "[" * 50_000 + "]" * 50_000  # past libyaml's own limit
-    with pytest.raises(CardFormatError):
+    very_deep = "tags: " + "[" * 50_000 + "]" * 50_000  # past what libyaml composes alive
+    with pytest.raises(CardFormatError, match="nested more than"):
         load_bounded(very_deep, PATH, first_line=2)
+    dashes = "tags:\n" + "- " * 60_000 + "x"  # block style: two characters a level
+    with pytest.raises(CardFormatError, match="nested more than"):
+        load_bounded(dashes, PATH, first_line=2)
 
 
 def test_a_small_alias_is_allowed() -> None:

@@ -29,6 +29,11 @@ from cardvault.errors import CardFormatError
 MAX_NODES = 20_000
 #: Nesting levels (a card needs three: the mapping, a list, an item).
 MAX_DEPTH = 32
+#: Text no longer than this nests at most SHALLOW_TEXT / 2 levels (`- - - x`: two characters a
+#: level), which libyaml's composer, recursive in C, builds safely; it overflows the C stack (a
+#: crash no Python code can catch) somewhere past 20,000 levels. Longer text is first read as
+#: a stream of events, which nests nothing, and refused at the level past MAX_DEPTH.
+SHALLOW_TEXT = 4096
 
 
 class _LenientConstructor(SafeConstructor):
@@ -140,6 +145,8 @@ def load_bounded(text: str, path: Path, first_line: int) -> Any:
     from `first_line`) when it is not YAML or breaks a limit."""
     loader = _Loader(text)
     try:
+        if len(text) > SHALLOW_TEXT:
+            _measure_depth(text, path, first_line)
         node = loader.get_single_node()
         if node is None:
             return None
@@ -151,6 +158,28 @@ def load_bounded(text: str, path: Path, first_line: int) -> Any:
         raise CardFormatError(f"invalid YAML: {exc.problem or exc}", path, line) from exc
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         raise CardFormatError(f"invalid YAML: {exc}", path, first_line) from exc
+    finally:
+        loader.dispose()
+
+
+def _measure_depth(text: str, path: Path, first_line: int) -> None:
+    """Refuse `text` where its collections nest past MAX_DEPTH, reading parser events (flat)
+    so that no node is composed."""
+    loader = _Loader(text)
+    depth = 0
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = first_line + event.start_mark.line
+                    raise CardFormatError(
+                        f"invalid YAML: nested more than {MAX_DEPTH} levels deep", path, line
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            elif isinstance(event, yaml.StreamEndEvent):
+                break
     finally:
         loader.dispose()
 
