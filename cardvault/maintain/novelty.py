@@ -113,6 +113,15 @@ class _Known:
             )
 
 
+def already_said(
+    existing: str, sentences: list[str], embeddings: Embeddings | None, threshold: float
+) -> list[bool]:
+    """For each of `sentences`, whether `existing` already says it (as `novel_blocks` decides)."""
+    known = _Known(existing, embeddings, threshold)
+    vectors = embeddings.vectors(sentences) if embeddings is not None and sentences else None
+    return [known.says(s, None if vectors is None else vectors[n]) for n, s in enumerate(sentences)]
+
+
 def novel_blocks(
     existing: str, candidate: str, embeddings: Embeddings | None, threshold: float
 ) -> list[Block]:
