@@ -10,9 +10,9 @@ import pytest
 
 from cardvault.maintain.similarity import pairs_above
 from cardvault.search.embedder import Embedder
+from cardvault.vault.decisions import read_queue
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_card
-from cardvault.vault.decisions import read_queue
 from tests.maintain_support import card, commit_all, git, new_vault, run, snapshot
 
 pytestmark = pytest.mark.slow
@@ -100,7 +100,9 @@ def test_hand_written_look_alikes_stay_untouched(tmp_path: Path, embedder: Embed
     card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-03-01")
     card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
          created="2026-03-20", extra="seen: 2\n")  # fmt: skip
-    card(vault, "release-notes", "Release Notes", "Release checklist. See [[apple-silicon-images]].")
+    card(
+        vault, "release-notes", "Release Notes", "Release checklist. See [[apple-silicon-images]]."
+    )
     commit_all(vault)
     before = snapshot(vault.root / "memory" / "cards")
     result = run(vault, embedder)

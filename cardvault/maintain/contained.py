@@ -4,24 +4,28 @@ Two cards hold the same content when one's passages are, for the most part, alre
 other; never because their whole texts sit close on the model (long notes of one product and
 pages of one template sit above cosine 0.80 and say different things). A card's passages are
 its sentences and code blocks; headings are structure, and a passage found in BOILERPLATE or
-more cards of the vault is its template's ("## Lesson", "Tags: [[System Security]]"), so neither
-counts. A passage is already said as novelty.py decides it: its normalised form is there, or it
-brings no new word, figure or identifier and the model finds a sentence of the other card that
-says it (the distill threshold) with the same negation, conditions and word order. A passage
-with no word that comparison reads (CJK text) is said only when its normalised form is there.
+more cards of the vault (copies of one note counted once) is its template's ("Tags: [[System
+Security]]"), so neither counts. A passage is already said as novelty.py decides it: its
+normalised form is there, or it brings no new word, figure or identifier and the model finds a
+sentence of the other card that says it (the distill threshold) with the same negation,
+conditions and word order. A passage with no word that comparison reads (CJK text) is said only
+when its normalised form is there.
 
 `contained_shares` gives, for each pair, the share of each card's passages (weighted by their
-meaning words, so a stray "See also:" weighs little) the other says; CONTAINED of it is "this
-card's content is in the other's". The sentences the model must read are embedded in one batch.
+meaning words, so a stray "See also:" weighs little) the other says, facts and all, and the
+share it states perhaps with other figures or identifiers ("retry 3 times" / "retry 5 times":
+the same statement, whose facts disagree); CONTAINED of it is "this card's content is in the
+other's". The sentences the model must read are embedded in one batch.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cardvault.maintain.novelty import adds_detail, already_said
+from cardvault.maintain.novelty import already_said, new_words
 from cardvault.maintain.text import (
     blocks,
     body_sentences,
@@ -51,13 +55,24 @@ def passages(body: str) -> list[str]:
 
 
 def common_passages(bodies: Sequence[str]) -> frozenset[str]:
-    """Normalised passages found in BOILERPLATE or more of `bodies`: template text."""
-    counts = Counter(n for body in bodies for n in {normalise(p) for p in passages(body)})
+    """Normalised passages found in BOILERPLATE or more of `bodies`: template text. Copies of
+    one body (the same words) count once: three copies of a note are no template."""
+    distinct = {" ".join(body.split()): body for body in bodies}.values()
+    counts = Counter(n for body in distinct for n in {normalise(p) for p in passages(body)})
     return frozenset(n for n, count in counts.items() if n and count >= BOILERPLATE)
 
 
 def _weight(passage: str) -> int:
     return max(1, len(meaning_words(passage)))
+
+
+@dataclass(frozen=True)
+class Share:
+    """How much of one card another says: `said` (facts and all), `stated` (the same
+    statements, their figures or identifiers perhaps other: "retry 3 times" / "retry 5 times")."""
+
+    said: float
+    stated: float
 
 
 class _Judged:
@@ -76,7 +91,7 @@ class _Judged:
             elif (
                 meaning_words(passage)
                 and not passage.lstrip().startswith(("```", "~~~"))
-                and not adds_detail(passage, outer)
+                and not new_words(passage, outer)
             ):
                 self.maybe.append(passage)
 
@@ -84,14 +99,17 @@ class _Judged:
         possible = self.said + sum(_weight(p) for p in self.maybe)
         return self.total > 0 and possible >= CONTAINED * self.total
 
-    def share(self, embeddings: Embeddings | None, threshold: float) -> float:
+    def share(self, embeddings: Embeddings | None, threshold: float) -> Share:
         if self.total == 0:
-            return 0.0
-        said = self.said
+            return Share(0.0, 0.0)
+        said = stated = self.said
         if self.maybe and embeddings is not None and self.could_be_contained():
-            verdicts = already_said(self.outer, self.maybe, embeddings, threshold)
-            said += sum(_weight(p) for p, yes in zip(self.maybe, verdicts, strict=True) if yes)
-        return said / self.total
+            loose = already_said(self.outer, self.maybe, embeddings, threshold, facts=False)
+            strict = already_said(self.outer, self.maybe, embeddings, threshold)
+            for passage, same, exact in zip(self.maybe, loose, strict, strict=True):
+                stated += _weight(passage) if same else 0
+                said += _weight(passage) if exact and same else 0
+        return Share(said / self.total, stated / self.total)
 
 
 def contained_shares(
@@ -100,9 +118,9 @@ def contained_shares(
     embeddings: Embeddings | None,
     threshold: float,
     common: frozenset[str] | None = None,
-) -> dict[tuple[int, int], tuple[float, float]]:
-    """For each pair (i, j) of indices into `bodies`: (the share of i's passages j says, the
-    share of j's passages i says). `common` (template passages) defaults to `bodies`' own."""
+) -> dict[tuple[int, int], tuple[Share, Share]]:
+    """For each pair (i, j) of indices into `bodies`: (how much of i j says, how much of j i
+    says). `common` (template passages) defaults to `bodies`' own."""
     if common is None:
         common = common_passages(bodies)
     involved = sorted({n for pair in pairs for n in pair})

@@ -40,7 +40,7 @@ from cardvault.errors import CardFormatError
 from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.clusters import complete_clusters
-from cardvault.maintain.contained import CONTAINED, contained_shares
+from cardvault.maintain.contained import CONTAINED, Share, contained_shares
 from cardvault.maintain.contradict import Contradiction, contradict, substitution
 from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import negated
@@ -113,16 +113,18 @@ def _contained(
     pairs: list[tuple[int, int, float]],
     never: set[tuple[int, int]],
     limits: ModelConstants,
-) -> dict[tuple[int, int], float]:
-    """The pairs one of whose cards' content the other already says (contained.py), with that
-    share (the larger of the two ways); the cosine only chooses which pairs to read."""
+) -> dict[tuple[int, int], Share]:
+    """The pairs one of whose cards' statements the other already makes (contained.py), with
+    the larger share each way; the cosine only chooses which pairs to read."""
     close = [(i, j) for i, j, s in pairs if s >= limits.duplicate_ask and (i, j) not in never]
     if not close:
         return {}
     bodies = [c.card.body for c in live]
     shares = contained_shares(bodies, close, state.embeddings, limits.distill_threshold)
-    found = {pair: max(shares[pair]) for pair in close}
-    return {pair: share for pair, share in found.items() if share >= CONTAINED}
+    found = {
+        pair: Share(max(a.said, b.said), max(a.stated, b.stated)) for pair, (a, b) in shares.items()
+    }
+    return {pair: share for pair, share in found.items() if share.stated >= CONTAINED}
 
 
 def _alike(left: CardFile, right: CardFile) -> bool:
@@ -136,27 +138,30 @@ def _mergeable(
     state: VaultState,
     live: list[CardFile],
     pairs: list[tuple[int, int, float]],
-    held: dict[tuple[int, int], float],
+    held: dict[tuple[int, int], Share],
     limits: ModelConstants,
 ) -> tuple[list[tuple[int, int, float]], dict[tuple[int, int], dict[str, Any]]]:
     """The pairs that may merge without asking (both distilled, close, one's content in the
-    other's, alike), and the pairs of those whose figures or names disagree (with where)."""
-    close = [
+    other's facts and all, alike, no figure or name that disagrees), and the pairs whose
+    figures or names disagree (with where)."""
+    stating = [p for p in pairs if (p[0], p[1]) in held]
+    warm(state.embeddings, [live[i].card.body for i in sorted({n for p in stating for n in p[:2]})])
+    disputed = {}
+    for i, j, _ in stating:
+        found = disagreement(state, live[i].card.body, live[j].card.body)
+        if found is not None:
+            disputed[(i, j)] = found
+    merging = [
         p
-        for p in pairs
-        if (p[0], p[1]) in held
+        for p in stating
+        if held[(p[0], p[1])].said >= CONTAINED
         and p[2] >= limits.merge_threshold
         and live[p[0]].card.distilled
         and live[p[1]].card.distilled
         and _alike(live[p[0]], live[p[1]])
+        and (p[0], p[1]) not in disputed
     ]
-    warm(state.embeddings, [live[i].card.body for i in sorted({n for p in close for n in p[:2]})])
-    disputed = {}
-    for i, j, _ in close:
-        found = disagreement(state, live[i].card.body, live[j].card.body)
-        if found is not None:
-            disputed[(i, j)] = found
-    return [p for p in close if (p[0], p[1]) not in disputed], disputed
+    return merging, disputed
 
 
 def _apart(
@@ -192,23 +197,24 @@ def _questions(
     live: list[CardFile],
     pairs: list[tuple[int, int, float]],
     conflicts: dict[tuple[int, int], Contradiction],
-    held: dict[tuple[int, int], float],
+    held: dict[tuple[int, int], Share],
     settled: set[tuple[int, int]],
     merged: set[int],
     disputed: dict[tuple[int, int], dict[str, Any]],
     limits: ModelConstants,
 ) -> list[ReviewItem]:
-    """A duplicate question for each pair one of whose content is in the other's that is not
+    """A duplicate question for the pairs one of whose content is in the other's that are not
     merged now (a curated card among them, not close enough, one advises against and the other
     does not, their figures or names disagree, or a member of a cluster not close to every
     other member), a contradiction question for each contradicting pair close enough (cards
     merged in this run wait for the next one)."""
     found = []
+    asking = []
     for i, j, score in pairs:
         if (i, j) in settled or i in merged or j in merged:
             continue
-        members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
         if (i, j) in conflicts and score >= limits.contradiction_ask:
+            members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
             claim = conflicts[(i, j)]
             evidence = {
                 "cosine": round(score, 3),
@@ -216,9 +222,35 @@ def _questions(
             }
             found.append(new_item("contradiction", members, evidence, state.today))
         elif (i, j) in held:
-            evidence = {"cosine": round(score, 3), "contained": round(held[(i, j)], 2)}
-            evidence.update(disputed.get((i, j), {}))
-            found.append(new_item("duplicate", members, evidence, state.today))
+            asking.append((i, j, score))
+    return found + _duplicates(state, live, asking, held, disputed)
+
+
+def _duplicates(
+    state: VaultState,
+    live: list[CardFile],
+    asking: list[tuple[int, int, float]],
+    held: dict[tuple[int, int], Share],
+    disputed: dict[tuple[int, int], dict[str, Any]],
+) -> list[ReviewItem]:
+    """One duplicate question for each group of cards every two of which hold one content
+    (three copies of a note are one question, not three), and one for each pair between
+    groups."""
+    groups = [g for g in complete_clusters(len(live), asking) if len(g) > 1]
+    group_of = {n: k for k, group in enumerate(groups) for n in group}
+    asked = [[p for p in asking if p[0] in group and p[1] in group] for group in groups]
+    asked += [[p] for p in asking if p[0] not in group_of or group_of[p[0]] != group_of.get(p[1])]
+    found = []
+    for among in asked:
+        cards = sorted({n for pair in among for n in pair[:2]})
+        members = [card_member(state, state.card_at(live[n].path) or live[n]) for n in cards]
+        evidence: dict[str, Any] = {
+            "cosine": round(min(p[2] for p in among), 3),
+            "contained": round(min(held[(p[0], p[1])].stated for p in among), 2),
+        }
+        if len(among) == 1:
+            evidence.update(disputed.get((among[0][0], among[0][1]), {}))
+        found.append(new_item("duplicate", members, evidence, state.today))
     return found
 
 
