@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,3 +149,20 @@ def test_distilled_cards_carry_their_mark_and_a_hand_edit_makes_them_curated(
     path = distilled[0].path
     path.write_text(path.read_text(encoding="utf-8") + "\nChecked on Redis 7 too.\n", "utf-8")
     assert not read_card(path).distilled
+
+
+def test_seen_after_a_merge_counts_distinct_sightings() -> None:
+    """Never a sum over the cards: copies of a note are one sighting, a log entry two clones
+    each distilled is one, what a hand-written card counts beyond its sources is kept once."""
+    from cardvault.vault.card import parse_card, sightings
+
+    def made(seen: int | None, *sources: str) -> Any:
+        meta = f"seen: {seen}\n" if seen else ""
+        meta += "sources: [" + ", ".join(sources) + "]\n" if sources else ""
+        text = f"---\ntopic: t\ncategory: lessons\ntags: [t]\n{meta}---\nBody.\n"
+        return parse_card(text, Path("t.md"))
+
+    assert sightings([made(None) for _ in range(10)]) == 1
+    assert sightings([made(2, "a", "b"), made(2, "b", "c")]) == 3
+    assert sightings([made(1, "a"), made(1, "a")]) == 1
+    assert sightings([made(2), made(1, "a")]) == 3

@@ -37,7 +37,7 @@ from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.errors import CardFormatError
-from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
+from cardvault.maintain.asking import MAX_ASK, card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.clusters import complete_clusters
 from cardvault.maintain.contained import CONTAINED, Share, contained_shares
@@ -233,13 +233,24 @@ def _duplicates(
     held: dict[tuple[int, int], Share],
     disputed: dict[tuple[int, int], dict[str, Any]],
 ) -> list[ReviewItem]:
-    """One duplicate question for each group of cards every two of which hold one content
-    (three copies of a note are one question, not three), and one for each pair between
-    groups."""
-    groups = [g for g in complete_clusters(len(live), asking) if len(g) > 1]
+    """One duplicate question for each group of cards every two of which hold one content,
+    their facts agreeing (three copies of a note are one question, not three; at most MAX_ASK
+    members a question), and one for each other pair, with the figures or names that differ."""
+    agreeing = [p for p in asking if (p[0], p[1]) not in disputed]
+    groups = [
+        group[start : start + MAX_ASK]
+        for group in complete_clusters(len(live), agreeing)
+        for start in range(0, len(group), MAX_ASK)
+    ]
     group_of = {n: k for k, group in enumerate(groups) for n in group}
-    asked = [[p for p in asking if p[0] in group and p[1] in group] for group in groups]
-    asked += [[p] for p in asking if p[0] not in group_of or group_of[p[0]] != group_of.get(p[1])]
+    together: dict[int, list[tuple[int, int, float]]] = {}
+    asked = []
+    for pair in asking:
+        if (pair[0], pair[1]) not in disputed and group_of[pair[0]] == group_of[pair[1]]:
+            together.setdefault(group_of[pair[0]], []).append(pair)
+        else:
+            asked.append([pair])
+    asked += together.values()
     found = []
     for among in asked:
         cards = sorted({n for pair in among for n in pair[:2]})
@@ -293,12 +304,13 @@ def merge_cluster(
     meta = merged_meta(keep, others)
     renames = {o.slug: keep.slug for o in others}
     text = _merged_text(state, keep, others, meta, renames, cfg)
-    if by_person:
-        text = update_card_text(text, {}, remove=[DISTILLED_KEY], path=keep.path)
-    else:
-        text = keep_provenance(keep.card, text)
     try:  # the survivor must read back: cards each within the YAML bounds may not be together
-        parse_card(text, keep.path)  # (a shared vault's copies of a card of 9,000 aliases each)
+        # (a shared vault's copies of a card of 9,000 aliases each)
+        if by_person:
+            text = update_card_text(text, {}, remove=[DISTILLED_KEY], path=keep.path)
+        else:
+            text = keep_provenance(keep.card, text)
+        parse_card(text, keep.path)
     except CardFormatError:
         return []
     reason = "\n".join(f"merged {o.slug} → {keep.slug}" for o in others)
