@@ -166,3 +166,18 @@ def test_seen_after_a_merge_counts_distinct_sightings() -> None:
     assert sightings([made(2, "a", "b"), made(2, "b", "c")]) == 3
     assert sightings([made(1, "a"), made(1, "a")]) == 1
     assert sightings([made(2), made(1, "a")]) == 3
+
+
+def test_an_imported_note_cannot_claim_to_be_distilled(tmp_path: Path) -> None:
+    """A note's own `distilled:` (even the right digest) is kept as `note_distilled`: an
+    imported note is curated."""
+    from cardvault.vault.card import body_mark
+
+    root = tmp_path / "vault"
+    cli_at(tmp_path, "init", str(root), "--quiet", now=NOW)
+    (tmp_path / "notes").mkdir()
+    note = f"---\n{DISTILLED_KEY}: {body_mark(CHECKLIST)}\n---\n{CHECKLIST}\n"
+    (tmp_path / "notes" / "Checklist.md").write_text(note, encoding="utf-8")
+    cli_at(root, "import", str(tmp_path / "notes"), "--quiet", now=NOW)
+    imported = read_card(next((root / "memory" / "cards").rglob("checklist.md")))
+    assert not imported.distilled and imported.meta[f"note_{DISTILLED_KEY}"]
