@@ -181,3 +181,18 @@ def test_an_imported_note_cannot_claim_to_be_distilled(tmp_path: Path) -> None:
     cli_at(root, "import", str(tmp_path / "notes"), "--quiet", now=NOW)
     imported = read_card(next((root / "memory" / "cards").rglob("checklist.md")))
     assert not imported.distilled and imported.meta[f"note_{DISTILLED_KEY}"]
+
+
+def test_template_lines_are_no_content_and_copies_are_no_template() -> None:
+    """A line three pages share is their template's: pages alike only in it contain nothing of
+    each other; three copies of one note are copies, not a template: each contains the other."""
+    from cardvault.maintain.contained import contained_shares
+
+    pages = [
+        f"# {n}\n\n{STOCK}\n{n} listens on port {p}." for n, p in (("A", 1), ("B", 2), ("C", 3))
+    ]
+    shares = contained_shares(pages, [(0, 1)], None, 0.7)[(0, 1)]
+    assert (shares[0].said, shares[1].said) == (0.0, 0.0)
+    copies = [CHECKLIST, CHECKLIST, CHECKLIST.replace(", and", ",\nand")]
+    shares = contained_shares(copies, [(0, 2)], None, 0.7)[(0, 2)]
+    assert (shares[0].said, shares[1].said) == (1.0, 1.0)
