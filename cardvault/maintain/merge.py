@@ -13,11 +13,13 @@ rewritten on the pass's own judgement, and it stays a live, searchable card whil
 waits. A person's `review accept` merges anything (review/act.py).
 
 A pair whose texts contradict each other (contradict.py) is never merged: it is reported, and
-asked in the review queue ("which one holds?"). A pair whose figures or names disagree (two
-near-identical sentences, "killed 12 rebels" / "killed 16 rebels") is asked, not merged; so is
-a pair where one advises against what the other says. A pair a person kept apart (a rejected or
-settled question) is never merged nor asked again; a pair a pending question asks about
-(distill's "same lesson?" of this run or an earlier one) waits for its answer.
+asked in the review queue ("which one holds?"). A pair one of which states what the other
+states with other figures or names ("killed 12 rebels" / "killed 16 rebels": contained.py's
+`stated` share) is asked, not merged, its question naming them (disagree.py); so is a pair
+where one advises against what the other says. Cards each two of which hold one content
+(copies of a note) are one question of at most MAX_ASK members. A pair a person kept apart (a
+rejected or settled question) is never merged nor asked again; a pair a pending question asks
+about (distill's "same lesson?" of this run or an earlier one) waits for its answer.
 
 In a cluster the survivor is the promoted card if there is one, else the earliest created, else
 the one most linked to. It keeps its bytes; every sentence of the others it does not already
