@@ -116,8 +116,11 @@ def _contained(
     never: set[tuple[int, int]],
     limits: ModelConstants,
 ) -> dict[tuple[int, int], Share]:
-    """The pairs one of whose cards' statements the other already makes (contained.py), with
-    the larger share each way; the cosine only chooses which pairs to read."""
+    """The pairs to merge or ask about, with the larger share of one card the other says each
+    way: those one of whose cards' statements the other already makes (contained.py), and two
+    distilled cards from the merge threshold (the pass's own cards, one lesson perhaps told in
+    other words: asked, never merged, unless contained). The cosine alone decides nothing
+    about a curated card: it only chooses which pairs to read."""
     close = [(i, j) for i, j, s in pairs if s >= limits.duplicate_ask and (i, j) not in never]
     if not close:
         return {}
@@ -126,7 +129,12 @@ def _contained(
     found = {
         pair: Share(max(a.said, b.said), max(a.stated, b.stated)) for pair, (a, b) in shares.items()
     }
-    return {pair: share for pair, share in found.items() if share.stated >= CONTAINED}
+    own = {
+        (i, j)
+        for i, j, s in pairs
+        if s >= limits.merge_threshold and live[i].card.distilled and live[j].card.distilled
+    }
+    return {p: share for p, share in found.items() if share.stated >= CONTAINED or p in own}
 
 
 def _alike(left: CardFile, right: CardFile) -> bool:
