@@ -16,7 +16,8 @@ which reuse sentences across pairs ("A man is playing a guitar." is in eight of 
 are split once by a digest of their row number into a calibration half and a held-out half.
 Each half becomes one fresh git vault
 (`cardvault init`) holding both sentences of every pair as cards (topic and body the sentence,
-category `lessons`, tag `news`, the first side created a day before the second), so a card can
+category `lessons`, tag `news`, the first side created a day before the second, each marked
+`distilled` as maintain marks its own cards: curated cards are never merged alone), so a card can
 merge with its partner, with a card of another pair, or with nothing. Then the real service
 runs (`run_maintenance(..., only=("merge",))`, the vault's ONNX model), and the merges are read
 back from the cards (`merged_from`):
@@ -56,6 +57,7 @@ from vault_model import use_model  # noqa: E402
 from cardvault import history  # noqa: E402
 from cardvault.maintain import calibration  # noqa: E402
 from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
+from cardvault.vault.card import DISTILLED_KEY, body_mark  # noqa: E402
 from cardvault.vault.config import DEFAULT_MODEL  # noqa: E402
 from cardvault.vault.layout import open_vault_at  # noqa: E402
 from cardvault.vault.read import read_card  # noqa: E402
@@ -88,10 +90,11 @@ def split_of(row: int) -> str:
 
 
 def card_text(sentence: str, created: dt.date) -> str:
+    """A card as `maintain` distills one (its `distilled` mark): only such cards merge alone."""
     topic = json.dumps(sentence[:120], ensure_ascii=False)
     return (
         f"---\ntopic: {topic}\ncategory: lessons\ntags: [news]\ncreated: {created}\n"
-        f"updated: {created}\n---\n{sentence}\n"
+        f"updated: {created}\n{DISTILLED_KEY}: {body_mark(sentence)}\n---\n{sentence}\n"
     )
 
 

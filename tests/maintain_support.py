@@ -17,6 +17,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.search.embedder import Embedder
+from cardvault.vault.card import DISTILLED_KEY, body_mark
 from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.write.init import init_vault
 
@@ -38,10 +39,14 @@ def card(
     updated: str | None = None,
     extra: str = "",
     folder: str = "cards",
+    distilled: bool = False,
 ) -> Path:
-    """Write a valid card file (not committed)."""
+    """Write a valid card file (not committed); `distilled`: as `maintain` distilled it (its
+    body's mark, vault/card.py), else a curated (hand-written) card."""
     path = vault.root / "memory" / folder / f"{slug}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
+    if distilled:
+        extra += f"{DISTILLED_KEY}: {body_mark(body)}\n"
     path.write_text(
         f"---\ntopic: {topic}\ncategory: {category}\ntags: {tags}\ncreated: {created}\n"
         f"updated: {updated or created}\n{extra}---\n{body.strip()}\n",

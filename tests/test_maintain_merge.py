@@ -1,4 +1,5 @@
-"""Merge with the real model: near-duplicates become one card; contradictions are reported."""
+"""Merge with the real model: distilled cards one of which says the other's content become one
+card; hand-written look-alikes stay as they are; contradictions are reported."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import pytest
 
 from cardvault.maintain.similarity import pairs_above
 from cardvault.search.embedder import Embedder
+from cardvault.vault.decisions import read_queue
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_card
-from tests.maintain_support import card, commit_all, git, new_vault, run
+from tests.maintain_support import card, commit_all, git, new_vault, run, snapshot
 
 pytestmark = pytest.mark.slow
 
@@ -27,6 +29,11 @@ PLATFORM_B = (
     "DOCKER_DEFAULT_PLATFORM=linux/amd64 in the shell. Emulated builds are slow.\n\n"
     "Always build with `docker buildx build --platform linux/amd64`."
 )
+#: What maintain distilled later: the same lesson with the fix it learned (PLATFORM_A is in it).
+PLATFORM_LATER = (
+    f"{PLATFORM_A}\n\nFix: pass `--platform linux/amd64` to docker buildx, or export "
+    "DOCKER_DEFAULT_PLATFORM=linux/amd64 in the shell. Emulated builds are slow."
+)
 NPM_CI = (
     "Always use `npm ci` to install the dashboard's dependencies in the Docker build and in CI."
 )
@@ -41,10 +48,12 @@ def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
     vault = new_vault(tmp_path / "v")
     card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A,
          category="infrastructure", tags="[docker, arm64]", created="2026-03-01",
-         updated="2026-03-05", extra="sources:\n  - memory/2026-03-01.md#10:00\n")  # fmt: skip
-    card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
+         updated="2026-03-05", extra="seen: 1\nsources:\n  - memory/2026-03-01.md#10:00\n",
+         distilled=True)  # fmt: skip
+    card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_LATER,
          category="infrastructure", tags="[docker, arm64, apple-silicon]", created="2026-03-20",
-         updated="2026-04-02", extra="seen: 2\n")  # fmt: skip
+         updated="2026-04-02", extra="seen: 2\nsources:\n  - memory/2026-03-01.md#10:00\n"
+         "  - memory/2026-04-02.md#9f00aa\n", distilled=True)  # fmt: skip
     links = (
         "See [[apple-silicon-images]] and [[apple-silicon-images|the Mac notes]] before tagging."
     )
@@ -57,7 +66,9 @@ def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
     return vault
 
 
-def test_near_duplicates_merge_into_the_earliest_card(vault: Vault, embedder: Embedder) -> None:
+def test_distilled_cards_of_one_content_merge_into_the_earliest(
+    vault: Vault, embedder: Embedder
+) -> None:
     result = run(vault, embedder)
     assert not vault.card_path("apple-silicon-images").exists()
     merged = read_card(vault.card_path("docker-platform-flag"))
@@ -67,16 +78,37 @@ def test_near_duplicates_merge_into_the_earliest_card(vault: Vault, embedder: Em
     )
     assert merged.aliases == ("apple-silicon-images", "Docker Images on Apple Silicon")
     assert merged.meta["merged_from"] == ["apple-silicon-images"]
-    assert merged.seen == 3  # 1 + 2
-    assert merged.sources == ("memory/2026-03-01.md#10:00",)
+    # two distinct log entries: one both cite, one more (never 1 + 2)
+    assert merged.seen == 2
+    assert merged.sources == ("memory/2026-03-01.md#10:00", "memory/2026-04-02.md#9f00aa")
     assert merged.body.startswith(PLATFORM_A)  # the survivor's bytes are kept
     assert "DOCKER_DEFAULT_PLATFORM" in merged.body  # the other's new facts are carried
     assert merged.body.count("Always build with") == 1  # its repeated sentence is not
+    assert merged.distilled  # still the pass's own card: its mark follows the new body
     links = read_card(vault.card_path("release-notes")).body
     assert "[[docker-platform-flag]]" in links and "[[docker-platform-flag|the Mac notes]]" in links
     assert result.plan.counts()["merge"] == 1
     # git still has the merged-away card
     assert "Apple Silicon" in git(vault.root, "show", "HEAD~1:memory/cards/apple-silicon-images.md")
+
+
+def test_hand_written_look_alikes_stay_untouched(tmp_path: Path, embedder: Embedder) -> None:
+    """Two hand-written cards of one lesson in other words (cosine above the merge threshold):
+    neither says what the other says, so nothing is merged, rewritten or asked; the links to
+    them stay as written."""
+    vault = new_vault(tmp_path / "v")
+    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-03-01")
+    card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
+         created="2026-03-20", extra="seen: 2\n")  # fmt: skip
+    card(
+        vault, "release-notes", "Release Notes", "Release checklist. See [[apple-silicon-images]]."
+    )
+    commit_all(vault)
+    before = snapshot(vault.root / "memory" / "cards")
+    result = run(vault, embedder)
+    assert snapshot(vault.root / "memory" / "cards") == before
+    assert result.plan.counts().get("merge", 0) == 0
+    assert not [i for i in read_queue(vault.root) if i.kind == "duplicate"]
 
 
 def test_contradicting_cards_are_reported_not_merged(vault: Vault, embedder: Embedder) -> None:
@@ -137,10 +169,11 @@ def test_cards_that_would_not_read_back_merged_stay_as_they_are(
     for n in range(8):
         aliases = "".join(f"  - alias-{n}-{i}\n" for i in range(9000))
         card(vault, f"ingest-token-{n}", f"Ingest token restart {n}", body,
-             created=f"2026-05-0{n + 1}", extra=f"aliases:\n{aliases}")  # fmt: skip
-    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-05-01")
-    card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
-         created="2026-05-02")  # fmt: skip
+             created=f"2026-05-0{n + 1}", extra=f"aliases:\n{aliases}", distilled=True)  # fmt: skip
+    card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A, created="2026-05-01",
+         distilled=True)  # fmt: skip
+    card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_LATER,
+         created="2026-05-02", distilled=True)  # fmt: skip
     commit_all(vault)
     result = run(vault, embedder)
     assert all(vault.card_path(f"ingest-token-{n}").exists() for n in range(8))

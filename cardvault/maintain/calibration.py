@@ -27,12 +27,14 @@ from cardvault.vault.config import DEFAULT_MODEL, VaultConfig
 class ModelConstants:
     """Every model-dependent constant of maintenance, for one model."""
 
-    #: Card cosine from which two cards may merge (`[merge] threshold` overrides it).
+    #: Card cosine from which two distilled cards, one's content in the other's, may merge
+    #: (`[merge] threshold` overrides it).
     merge_threshold: float
     #: Cosine at which a sentence may be already said, and a lesson joins a hand-written card
     #: (`[distill] threshold` overrides it).
     distill_threshold: float
-    #: Card pairs from here up to the merge threshold are asked about (merge.py).
+    #: Card pairs from here are read for contained content (merge.py, contained.py): the
+    #: cosine only picks the pairs to read, it never decides a merge or a question.
     duplicate_ask: float
     #: Card pairs that contradict are asked about from here (merge.py).
     contradiction_ask: float

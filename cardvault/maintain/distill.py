@@ -13,7 +13,9 @@ are listed under it as sightings, each with its day, and only when its words add
 the group's size to `seen`, sets `updated` to the run's day (an edit: the archive counts a card's
 age from it, never from an old log's day) and cites each entry in `sources`. A card over its
 token budget is kept whole and reported. Text that looks like a secret is never copied into a
-card: that group is reported and skipped.
+card: that group is reported and skipped. A new card carries `distilled:` (the digest of the
+body it was written with, vault/card.py): it is this pass's own card, which merge may join on
+its own; folding into one keeps the mark with its new body.
 """
 
 from __future__ import annotations
@@ -43,7 +45,15 @@ from cardvault.maintain.newcard import (
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import append_paragraphs, render_blocks
-from cardvault.vault.card import as_date, render_card, replace_body, update_card_text
+from cardvault.vault.card import (
+    DISTILLED_KEY,
+    as_date,
+    body_mark,
+    keep_provenance,
+    render_card,
+    replace_body,
+    update_card_text,
+)
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import ReviewItem
 from cardvault.vault.files import ABSENT
@@ -176,7 +186,7 @@ def fold(
         changes["rule"] = " ".join(rule.split())
     if target.archived:
         changes["status"] = "active"
-    text = update_card_text(text, changes, path=target.path)
+    text = keep_provenance(card, update_card_text(text, changes, path=target.path))
     return _guarded(state, target.path, text, added, group, cfg, target)
 
 
@@ -211,7 +221,9 @@ def create(
     tags = pick_tags(ranked, group, known, floor=floor)
     category = pick_category(ranked, cfg.categories, floor=floor)
     meta = new_card_meta(group, category, tags, state.today)
-    text = render_card(meta, "\n\n".join(paragraphs))
+    body = "\n\n".join(paragraphs)
+    meta[DISTILLED_KEY] = body_mark(body)  # written by this pass: it may merge on its own
+    text = render_card(meta, body)
     return _guarded(state, path, text, paragraphs, group, cfg, None)
 
 

@@ -1,25 +1,34 @@
-"""Merge: clusters of near-duplicate live cards become one card; the doubtful ones are asked.
+"""Merge: distilled cards holding one content become one card; about curated cards, questions.
 
-Pairs at or above `merge_threshold` come from one blocked matrix product over the card vectors
-(similarity.pairs_above). Cards merge in clusters whose every two members are such a pair
-(complete linkage: never a chain), one round per run. A pair whose texts contradict each other
-(contradict.py) is never merged: it is reported, and asked in the review queue ("which one
-holds?"). A pair whose figures or names disagree (two near-identical sentences, "killed 12
-rebels" / "killed 16 rebels") is asked, not merged; so is a pair where one advises against
-what the other says. A pair a person kept apart (a rejected or settled question) is never
-merged nor asked again; a pair a pending question asks about (distill's "same lesson?" of this
-run or an earlier one) waits for its answer. A pair from the model's `duplicate_ask` up to the
-threshold is a "duplicate" question (the cut-offs are the model's: maintain/calibration.py).
+A card is distilled (written by this pass, its body as the pass left it: vault/card.py
+`distilled`) or curated (by hand, imported, merged by a person's answer). Sameness is judged on
+content (contained.py): a pair is a duplicate when most of one card's passages are already said
+by the other, never on a whole-note cosine (sibling pages of one product, or of one template,
+sit above 0.80 and say different things); the cosine (`duplicate_ask` and up, one blocked
+matrix product: similarity.pairs_above) only chooses the pairs to read. Two distilled cards of
+such a pair at or above `merge_threshold` merge, in clusters whose every two members are such a
+pair (complete linkage: never a chain), one round per run. Every other such pair is asked
+("duplicate", with the share contained): a curated card is never deleted, merged away or
+rewritten on the pass's own judgement, and it stays a live, searchable card while the question
+waits. A person's `review accept` merges anything (review/act.py).
+
+A pair whose texts contradict each other (contradict.py) is never merged: it is reported, and
+asked in the review queue ("which one holds?"). A pair one of which states what the other
+states with other figures or names ("killed 12 rebels" / "killed 16 rebels": contained.py's
+`stated` share) is asked, not merged, its question naming them (disagree.py); so is a pair
+where one advises against what the other says. Cards each two of which hold one content
+(copies of a note) are one question of at most MAX_ASK members. A pair a person kept apart (a
+rejected or settled question) is never merged nor asked again; a pair a pending question asks
+about (distill's "same lesson?" of this run or an earlier one) waits for its answer.
 
 In a cluster the survivor is the promoted card if there is one, else the earliest created, else
-the one most linked to. It keeps its bytes; the others' sentences that it does not already say
-are appended while the card stays within its token budget; what does not fit becomes a "split"
-question (a card of its own, or appended anyway). Tags are unioned; `created` is the earliest,
-`updated` the latest; the others' slugs and topics become `aliases`, their slugs `merged_from`;
-`sources` are joined and `seen` summed, a source two of them cite counted once (vault/card.py
-`sightings`: one log entry two clones each distilled into a card of their own is one sighting).
-The other files are removed (git keeps them) and `[[links]]` to them in any card are rewritten
-to the survivor.
+the one most linked to. It keeps its bytes; every sentence of the others it does not already
+say is appended, whatever the token budget (`check` notes the budget; nothing leaves search).
+Tags are unioned; `created` is the earliest, `updated` the latest; the others' slugs and topics
+become `aliases`, their slugs `merged_from`; `sources` are joined and `seen` counts distinct
+sightings (vault/card.py `sightings`: the distinct sources, never a sum over the cards). The
+other files are removed (git keeps them) and `[[links]]` to them in any card are rewritten to
+the survivor: only when a merge happens.
 """
 
 from __future__ import annotations
@@ -30,9 +39,10 @@ from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.errors import CardFormatError
-from cardvault.maintain.asking import card_keys, card_member, new_item, queue_changes
+from cardvault.maintain.asking import MAX_ASK, card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.clusters import complete_clusters
+from cardvault.maintain.contained import CONTAINED, Share, contained_shares
 from cardvault.maintain.contradict import Contradiction, contradict, substitution
 from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import negated
@@ -42,7 +52,9 @@ from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.survivor import inbound_links, rewrite_links, survivor_order
 from cardvault.maintain.text import append_paragraphs, first_sentence, render_blocks
 from cardvault.vault.card import (
+    DISTILLED_KEY,
     as_date,
+    keep_provenance,
     parse_card,
     replace_body,
     sightings,
@@ -51,14 +63,14 @@ from cardvault.vault.card import (
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import KeptApart, ReviewItem, apart_pairs, asked_pairs
 from cardvault.vault.links import rename_links
-from cardvault.vault.tokens import count_tokens
 
 STEP = "merge"
 _SEVERITY = {"low": 1, "medium": 2, "high": 3}
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """Changes that merge every cluster of near-duplicate live cards, and the questions."""
+    """Changes that merge every cluster of distilled cards holding one content, and the
+    questions (duplicates among curated cards, contradictions)."""
     live = state.live
     if len(live) < 2:
         return queue_changes(state, [], STEP)
@@ -78,25 +90,51 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
         for (i, j), c in conflicts.items()
         if score[i, j] >= limits.merge_threshold
     ]
-    merging, disputed = _mergeable(state, live, pairs, apart | set(conflicts), cfg)
+    held = _contained(state, live, pairs, apart | set(conflicts), limits)
+    merging, disputed = _mergeable(state, live, pairs, held, limits)
     waiting = _waiting(state, live, pairs)
     merging = [p for p in merging if (p[0], p[1]) not in waiting]
     groups = complete_clusters(len(live), merging)
     current = state
     inbound = inbound_links(state)
-    asked: list[ReviewItem] = []
     merged: set[int] = set()
     for group in groups:
         if len(group) > 1:
-            made, overflow = merge_cluster(current, [live[i] for i in group], cfg, inbound)
+            made = merge_cluster(current, [live[i] for i in group], cfg, inbound)
             changes.extend(made)
             current = current.after(made)
-            asked.extend(overflow)
             merged |= set(group) if made else set()
-    merging_pairs = {(i, j) for i, j, _ in merging}
-    settled = apart | merging_pairs
-    asked += _questions(current, live, pairs, conflicts, settled, merged, disputed, limits)
+    settled = apart | {(i, j) for i, j, _ in merging}
+    asked = _questions(current, live, pairs, conflicts, held, settled, merged, disputed, limits)
     return changes + queue_changes(current, asked, STEP)
+
+
+def _contained(
+    state: VaultState,
+    live: list[CardFile],
+    pairs: list[tuple[int, int, float]],
+    never: set[tuple[int, int]],
+    limits: ModelConstants,
+) -> dict[tuple[int, int], Share]:
+    """The pairs to merge or ask about, with the larger share of one card the other says each
+    way: those one of whose cards' statements the other already makes (contained.py), and two
+    distilled cards from the merge threshold (the pass's own cards, one lesson perhaps told in
+    other words: asked, never merged, unless contained). The cosine alone decides nothing
+    about a curated card: it only chooses which pairs to read."""
+    close = [(i, j) for i, j, s in pairs if s >= limits.duplicate_ask and (i, j) not in never]
+    if not close:
+        return {}
+    bodies = [c.card.body for c in live]
+    shares = contained_shares(bodies, close, state.embeddings, limits.distill_threshold)
+    found = {
+        pair: Share(max(a.said, b.said), max(a.stated, b.stated)) for pair, (a, b) in shares.items()
+    }
+    own = {
+        (i, j)
+        for i, j, s in pairs
+        if s >= limits.merge_threshold and live[i].card.distilled and live[j].card.distilled
+    }
+    return {p: share for p, share in found.items() if share.stated >= CONTAINED or p in own}
 
 
 def _alike(left: CardFile, right: CardFile) -> bool:
@@ -110,25 +148,30 @@ def _mergeable(
     state: VaultState,
     live: list[CardFile],
     pairs: list[tuple[int, int, float]],
-    never: set[tuple[int, int]],
-    cfg: VaultConfig,
+    held: dict[tuple[int, int], Share],
+    limits: ModelConstants,
 ) -> tuple[list[tuple[int, int, float]], dict[tuple[int, int], dict[str, Any]]]:
-    """The pairs that may merge without asking, and the close pairs whose figures or names
-    disagree (with where)."""
-    close = [
-        p
-        for p in pairs
-        if p[2] >= constants_for(cfg).merge_threshold
-        and (p[0], p[1]) not in never
-        and _alike(live[p[0]], live[p[1]])
-    ]
-    warm(state.embeddings, [live[i].card.body for i in sorted({n for p in close for n in p[:2]})])
+    """The pairs that may merge without asking (both distilled, close, one's content in the
+    other's facts and all, alike, no figure or name that disagrees), and the pairs whose
+    figures or names disagree (with where)."""
+    stating = [p for p in pairs if (p[0], p[1]) in held]
+    warm(state.embeddings, [live[i].card.body for i in sorted({n for p in stating for n in p[:2]})])
     disputed = {}
-    for i, j, _ in close:
+    for i, j, _ in stating:
         found = disagreement(state, live[i].card.body, live[j].card.body)
         if found is not None:
             disputed[(i, j)] = found
-    return [p for p in close if (p[0], p[1]) not in disputed], disputed
+    merging = [
+        p
+        for p in stating
+        if held[(p[0], p[1])].said >= CONTAINED
+        and p[2] >= limits.merge_threshold
+        and live[p[0]].card.distilled
+        and live[p[1]].card.distilled
+        and _alike(live[p[0]], live[p[1]])
+        and (p[0], p[1]) not in disputed
+    ]
+    return merging, disputed
 
 
 def _apart(
@@ -164,31 +207,71 @@ def _questions(
     live: list[CardFile],
     pairs: list[tuple[int, int, float]],
     conflicts: dict[tuple[int, int], Contradiction],
+    held: dict[tuple[int, int], Share],
     settled: set[tuple[int, int]],
     merged: set[int],
     disputed: dict[tuple[int, int], dict[str, Any]],
     limits: ModelConstants,
 ) -> list[ReviewItem]:
-    """A duplicate question for each pair in the asking band that is not merged now (below the
-    threshold, one advises against and the other does not, their figures or names disagree,
-    or a member of a cluster not close to every other member), a contradiction question for
-    each contradicting pair close enough (cards merged in this run wait for the next one)."""
+    """A duplicate question for the pairs one of whose content is in the other's that are not
+    merged now (a curated card among them, not close enough, one advises against and the other
+    does not, their figures or names disagree, or a member of a cluster not close to every
+    other member), a contradiction question for each contradicting pair close enough (cards
+    merged in this run wait for the next one)."""
     found = []
+    asking = []
     for i, j, score in pairs:
         if (i, j) in settled or i in merged or j in merged:
             continue
-        members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
         if (i, j) in conflicts and score >= limits.contradiction_ask:
+            members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
             claim = conflicts[(i, j)]
             evidence = {
                 "cosine": round(score, 3),
                 "sentences": [claim.first.sentence, claim.second.sentence],
             }
             found.append(new_item("contradiction", members, evidence, state.today))
-        elif (i, j) not in conflicts and score >= limits.duplicate_ask:
-            evidence = {"cosine": round(score, 3), "asked_from": limits.duplicate_ask}
-            evidence.update(disputed.get((i, j), {}))
-            found.append(new_item("duplicate", members, evidence, state.today))
+        elif (i, j) in held:
+            asking.append((i, j, score))
+    return found + _duplicates(state, live, asking, held, disputed)
+
+
+def _duplicates(
+    state: VaultState,
+    live: list[CardFile],
+    asking: list[tuple[int, int, float]],
+    held: dict[tuple[int, int], Share],
+    disputed: dict[tuple[int, int], dict[str, Any]],
+) -> list[ReviewItem]:
+    """One duplicate question for each group of cards every two of which hold one content,
+    their facts agreeing (three copies of a note are one question, not three; at most MAX_ASK
+    members a question), and one for each other pair, with the figures or names that differ."""
+    agreeing = [p for p in asking if (p[0], p[1]) not in disputed]
+    groups = [
+        group[start : start + MAX_ASK]
+        for group in complete_clusters(len(live), agreeing)
+        for start in range(0, len(group), MAX_ASK)
+    ]
+    group_of = {n: k for k, group in enumerate(groups) for n in group}
+    together: dict[int, list[tuple[int, int, float]]] = {}
+    asked = []
+    for pair in asking:
+        if (pair[0], pair[1]) not in disputed and group_of[pair[0]] == group_of[pair[1]]:
+            together.setdefault(group_of[pair[0]], []).append(pair)
+        else:
+            asked.append([pair])
+    asked += together.values()
+    found = []
+    for among in asked:
+        cards = sorted({n for pair in among for n in pair[:2]})
+        members = [card_member(state, state.card_at(live[n].path) or live[n]) for n in cards]
+        evidence: dict[str, Any] = {
+            "cosine": round(min(p[2] for p in among), 3),
+            "contained": round(min(held[(p[0], p[1])].stated for p in among), 2),
+        }
+        if len(among) == 1:
+            evidence.update(disputed.get((among[0][0], among[0][1]), {}))
+        found.append(new_item("duplicate", members, evidence, state.today))
     return found
 
 
@@ -218,20 +301,28 @@ def merge_cluster(
     cluster: list[CardFile],
     cfg: VaultConfig,
     inbound: Counter[str] | None = None,
-) -> tuple[list[Change], list[ReviewItem]]:
-    """Changes merging `cluster` (current versions read from `state`) into one card, and the
-    split question for what did not fit in its budget; nothing when the merged card would not
-    read back (its frontmatter over the YAML bounds): the cards stay as they are."""
+    by_person: bool = False,
+) -> list[Change]:
+    """Changes merging `cluster` (current versions read from `state`) into one card, every
+    sentence of the others it does not already say appended (nothing leaves the vault's text,
+    whatever the budget); nothing when the merged card would not read back (its frontmatter
+    over the YAML bounds): the cards stay as they are. The survivor stays distilled when this
+    pass merged distilled cards; a person's merge (`by_person`) makes it curated."""
     fresh = [state.card_at(c.path) or c for c in cluster]
     ordered = survivor_order(fresh, inbound if inbound is not None else inbound_links(state))
     keep, others = ordered[0], ordered[1:]
     meta = merged_meta(keep, others)
     renames = {o.slug: keep.slug for o in others}
-    text, overflow = _merged_text(state, keep, others, meta, renames, cfg)
+    text = _merged_text(state, keep, others, meta, renames, cfg)
     try:  # the survivor must read back: cards each within the YAML bounds may not be together
-        parse_card(text, keep.path)  # (a shared vault's copies of a card of 9,000 aliases each)
+        # (a shared vault's copies of a card of 9,000 aliases each)
+        if by_person:
+            text = update_card_text(text, {}, remove=[DISTILLED_KEY], path=keep.path)
+        else:
+            text = keep_provenance(keep.card, text)
+        parse_card(text, keep.path)
     except CardFormatError:
-        return [], []
+        return []
     reason = "\n".join(f"merged {o.slug} → {keep.slug}" for o in others)
     changes: list[Change] = [
         WriteFile(keep.path, text, keep.file.digest, reason, STEP, len(others))
@@ -241,18 +332,7 @@ def merge_cluster(
             DeleteFile(other.path, other.file.digest, f"merged {other.slug} → {keep.slug}", STEP)
         )
     changes.extend(rewrite_links(state, renames, {keep.path, *(o.path for o in others)}))
-    if not overflow:
-        return changes, []
-    after = state.after(changes).card_at(keep.path) or keep
-    rest = "\n\n".join(overflow)
-    evidence = {
-        "tokens": count_tokens(text),
-        "budget": cfg.card_token_budget,
-        "overflow_tokens": count_tokens(rest),
-        "from": [o.slug for o in others],
-    }
-    member = card_member(state, after, rest)
-    return changes, [new_item("split", [member], evidence, state.today)]
+    return changes
 
 
 def _merged_text(
@@ -262,30 +342,15 @@ def _merged_text(
     meta: dict[str, Any],
     renames: dict[str, str],
     cfg: VaultConfig,
-) -> tuple[str, list[str]]:
-    """The survivor's text with what the others add, paragraph by paragraph while it stays in
-    budget, and the paragraphs that did not fit."""
+) -> str:
+    """The survivor's text with what the others add, paragraph by paragraph."""
     body = keep.card.body
-    overflow: list[str] = []
-
-    def rendered(candidate: str) -> str:
-        text = (
-            replace_body(keep.file.text, candidate)
-            if candidate != keep.card.body
-            else keep.file.text
-        )
-        return rename_links(update_card_text(text, meta, path=keep.path), renames)
-
+    threshold = constants_for(cfg).distill_threshold
     for other in others:
-        threshold = constants_for(cfg).distill_threshold
         kept = novel_blocks(body, other.card.body, state.embeddings, threshold)
-        for paragraph in _units(render_blocks(kept)):
-            candidate = append_paragraphs(body, [paragraph])
-            if overflow or count_tokens(rendered(candidate)) > cfg.card_token_budget:
-                overflow.append(rename_links(paragraph, renames))
-            else:
-                body = candidate
-    return rendered(body), overflow
+        body = append_paragraphs(body, _units(render_blocks(kept)))
+    text = replace_body(keep.file.text, body) if body != keep.card.body else keep.file.text
+    return rename_links(update_card_text(text, meta, path=keep.path), renames)
 
 
 def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:

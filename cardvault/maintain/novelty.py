@@ -47,7 +47,12 @@ if TYPE_CHECKING:
 def adds_detail(sentence: str, present: str) -> bool:
     """Whether `sentence` brings a word, figure or identifier `present` does not hold (the
     lexical half of "already said"; no model)."""
-    return bool(meaning_words(sentence) - meaning_words(present)) or _adds_facts(sentence, present)
+    return bool(new_words(sentence, present)) or _adds_facts(sentence, present)
+
+
+def new_words(sentence: str, present: str) -> set[str]:
+    """The meaning words of `sentence` that `present` does not hold."""
+    return meaning_words(sentence) - meaning_words(present)
 
 
 def _adds_facts(sentence: str, present: str) -> bool:
@@ -83,11 +88,14 @@ class _Known:
         else:
             self.vectors = np.zeros((0, embeddings.dim if embeddings else 1), dtype=np.float32)
 
-    def says(self, sentence: str, vector: np.ndarray | None) -> bool:
+    def says(self, sentence: str, vector: np.ndarray | None, facts: bool = True) -> bool:
+        """Whether the present text says `sentence`; `facts=False`: says it but perhaps with
+        other figures or identifiers (the same statement, whose facts may disagree)."""
         norm = normalise(sentence)
         if not norm or norm in self.norms:
             return True
-        if vector is None or len(self.vectors) == 0 or adds_detail(sentence, self.text):
+        new = adds_detail(sentence, self.text) if facts else bool(new_words(sentence, self.text))
+        if vector is None or len(self.vectors) == 0 or new:
             return False
         scores = self.vectors @ vector
         best = int(scores.argmax())
@@ -97,7 +105,7 @@ class _Known:
         same_polarity = bool(negations(sentence)) == bool(negations(match))
         # its figures and identifiers in the sentence that says it, not elsewhere in the card
         # ("Retry 5 times." is new to "Retry 3 times. Wait 5 seconds.")
-        bound = not _adds_facts(sentence, match)
+        bound = not facts or not _adds_facts(sentence, match)
         ordered = word_pairs(sentence) <= word_pairs(match)
         return same_polarity and bound and ordered and conditions(sentence) <= conditions(match)
 
@@ -111,6 +119,23 @@ class _Known:
             self.vectors = (
                 np.vstack([self.vectors, vector[None, :]]) if len(self.vectors) else vector[None, :]
             )
+
+
+def already_said(
+    existing: str,
+    sentences: list[str],
+    embeddings: Embeddings | None,
+    threshold: float,
+    facts: bool = True,
+) -> list[bool]:
+    """For each of `sentences`, whether `existing` already says it (as `novel_blocks` decides;
+    `facts=False`: perhaps with other figures or identifiers)."""
+    known = _Known(existing, embeddings, threshold)
+    vectors = embeddings.vectors(sentences) if embeddings is not None and sentences else None
+    return [
+        known.says(s, None if vectors is None else vectors[n], facts)
+        for n, s in enumerate(sentences)
+    ]
 
 
 def novel_blocks(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
-from cardvault.vault.card import as_date
+from cardvault.vault.card import as_date, keep_provenance
 from cardvault.vault.links import rename_links
 
 STEP = "merge"
@@ -49,7 +49,7 @@ def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Path]) -
     for card in state.cards:
         if card.path in skip or not any(old in card.file.text for old in renames):
             continue
-        text = rename_links(card.file.text, renames)
+        text = keep_provenance(card.card, rename_links(card.file.text, renames))
         if text != card.file.text:
             moved = ", ".join(
                 f"[[{old}]] → [[{new}]]" for old, new in renames.items() if old in card.file.text

@@ -36,6 +36,7 @@ from cardvault.portable.markup import code_spans, inline_tags
 from cardvault.portable.notes import SourceNote
 from cardvault.portable.relink import LinkOutcome, Relinker, relink
 from cardvault.vault.card import (
+    DISTILLED_KEY,
     REQUIRED_KEYS,
     as_date,
     load_yaml,
@@ -54,7 +55,7 @@ IMPORTED, IMPORTED_FROM = "imported", "imported_from"
 #: Keys cardvault gives a meaning to: a note's own value is kept as `note_<key>`.
 RESERVED = frozenset(
     {*REQUIRED_KEYS, "status", "sources", "seen", "impact", "severity", "rule", "merged_from",
-     "promoted", "last_used", "learned_by", "private", IMPORTED, IMPORTED_FROM}
+     "promoted", "last_used", "learned_by", "private", IMPORTED, IMPORTED_FROM, DISTILLED_KEY}
 )  # fmt: skip
 TOPIC_KEYS = ("topic", "title", "name")
 SYNONYMS = {

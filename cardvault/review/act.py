@@ -1,10 +1,10 @@
 """What an answer to a review question does to the vault, as changes (nothing is written here).
 
 - same lesson / duplicate, accepted: the cards that hold the chosen members become one card
-  (maintenance's merge: facts once, tags and sources joined, `seen` summed with a source two
-  cards cite counted once, so a lesson told three times reaches the promotion threshold like
-  any other); members not yet in a card join it at the next `maintain` (the accepted decision
-  keeps them together).
+  (maintenance's merge: facts once, every sentence kept, tags and sources joined, `seen` the
+  distinct sightings, so a lesson told three times reaches the promotion threshold like any
+  other); the card is curated from then on (a person merged it). Members not yet in a card
+  join it at the next `maintain` (the accepted decision keeps them together).
 - same lesson / duplicate, rejected: nothing now; the members are kept apart from then on.
 - contradiction, accepted with the side that holds: the other card moves to the archive with
   `status: archived` and `superseded_by: <the winner>` (git and `search --archived` keep it).
@@ -12,8 +12,9 @@
 - cross-project (in the global vault), accepted: the chosen project cards become one global
   card (or join the one citing some of them) at once, as `maintain --global` promotes;
   rejected: they are kept apart from then on.
-- split, accepted: what did not fit in the merged card becomes a card of its own, linked both
-  ways; rejected: it is appended to the card, over budget as the person chose.
+- split (asked by earlier versions, which parked what did not fit a merged card's budget in the
+  question), accepted: that text becomes a card of its own, linked both ways; rejected: it is
+  appended to the card, over budget as the person chose. Nothing asks it any more.
 - stale (verify/questions.py), accepted: the card is stale and moves to the archive (its
   `stale:` mark kept there); rejected: the card is still right: the mark goes and `checked:`
   records the day and the project's commit (verify/checked.py); `verify` leaves those reasons
@@ -40,36 +41,31 @@ from cardvault.vault.slugs import slugify, unique_slug
 STEP = "review"
 
 
-def act(
-    state: VaultState, cfg: VaultConfig, item: ReviewItem
-) -> tuple[list[Change], list[ReviewItem]]:
-    """The changes a settled `item` makes, and any question they raise (a merge's overflow)."""
+def act(state: VaultState, cfg: VaultConfig, item: ReviewItem) -> list[Change]:
+    """The changes a settled `item` makes."""
     if item.kind in ("same-lesson", "duplicate"):
-        return _join(state, cfg, item) if item.status == ACCEPTED else ([], [])
+        return _join(state, cfg, item) if item.status == ACCEPTED else []
     if item.kind == "contradiction":
-        return (_supersede(state, item) if item.status == ACCEPTED else []), []
+        return _supersede(state, item) if item.status == ACCEPTED else []
     if item.kind == "stale":
-        return _stale(state, item), []
+        return _stale(state, item)
     if item.kind == "cross-project":
         from cardvault.maintain.crossproject import promotion_by_answer
 
-        return (promotion_by_answer(state, item) if item.status == ACCEPTED else []), []
-    return _split(state, item), []
+        return promotion_by_answer(state, item) if item.status == ACCEPTED else []
+    return _split(state, item)
 
 
-def _join(
-    state: VaultState, cfg: VaultConfig, item: ReviewItem
-) -> tuple[list[Change], list[ReviewItem]]:
+def _join(state: VaultState, cfg: VaultConfig, item: ReviewItem) -> list[Change]:
     holders = card_holders(state)
     chosen = set(item.chosen or item.keys)
     paths = {holders[key] for key in chosen if key in holders}
     cards = [c for c in state.live if state.vault.rel(c.path) in paths]
     if len(cards) < 2:
         _ensure_something_joins(state, item, chosen, holders, len(cards))
-        return [], []
+        return []
     _refuse_what_was_kept_apart(state, item, cards)
-    changes, overflow = merge_cluster(state, cards, cfg)
-    return [_as_review(c) for c in changes], overflow
+    return [_as_review(c) for c in merge_cluster(state, cards, cfg, by_person=True)]
 
 
 def _ensure_something_joins(

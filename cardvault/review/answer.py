@@ -133,10 +133,10 @@ def plan_answers(state: VaultState, settled: Sequence[ReviewItem]) -> list[Chang
     current = state.after(changes)
     asked: list[ReviewItem] = []
     for item in settled:
-        made, more = act(current, cfg, item)
+        made = act(current, cfg, item)
         changes += made
         current = current.after(made)
-        asked += more + _rest(item, state.today)
+        asked += _rest(item, state.today)
     for step in (promote.step, memory_index.step):
         made = step(current, cfg)
         changes += made

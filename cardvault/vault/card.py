@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -25,6 +24,12 @@ REQUIRED_KEYS = ("topic", "category", "tags", "created", "updated")
 STATUSES = ("active", "promoted", "archived")
 SEVERITIES = ("low", "medium", "high")
 TAG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: The key of a card `maintain` distilled from log entries: a digest of the body as maintenance
+#: last wrote it (`body_mark`). A card is *distilled* while its body still has that digest; any
+#: other card is *curated* (written by hand, imported, merged by a person's answer, a distilled
+#: card whose body a person edited, a card from before the key existed): maintenance may merge
+#: only distilled cards on its own, and only asks about curated ones (maintain/merge.py).
+DISTILLED_KEY = "distilled"
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
 
 
@@ -71,6 +76,12 @@ class Card:
         return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
     @property
+    def distilled(self) -> bool:
+        """Whether maintenance distilled this card and nobody has edited its body since."""
+        mark = self.meta.get(DISTILLED_KEY)
+        return isinstance(mark, str) and mark == body_mark(self.body)
+
+    @property
     def aliases(self) -> tuple[str, ...]:
         value = self.meta.get("aliases") or []
         return tuple(str(v) for v in value) if isinstance(value, list) else ()
@@ -103,16 +114,33 @@ class Card:
         return 1
 
 
+def body_mark(body: str) -> str:
+    """The digest a distilled card carries under DISTILLED_KEY: of its body's words, so a
+    change of line endings or trailing spaces is no edit."""
+    import hashlib
+
+    return hashlib.sha256(" ".join(body.split()).encode("utf-8")).hexdigest()[:12]
+
+
+def keep_provenance(card: Card, text: str) -> str:
+    """`text`, maintenance's rewrite of `card`: a distilled card's mark follows its new body (it
+    stays distilled); a curated card stays as it is (curated)."""
+    if not card.distilled:
+        return text
+    body = parse_card(text, card.path).body
+    return update_card_text(text, {DISTILLED_KEY: body_mark(body)}, path=card.path)
+
+
 def sightings(cards: Iterable[Card]) -> int:
-    """How many times the lesson of `cards`, taken as one card, was seen: their `seen` summed,
-    less one for each further card that cites a source another of them already cites (one log
-    entry that two clones each distilled into a card of their own is one sighting), never less
-    than the most seen card's. So cards distill made count their distinct sources, and what a
-    card counts beyond its sources (a hand-written `seen: 2`, no sources) is kept."""
+    """How many times the lesson of `cards`, taken as one card, was seen: its distinct sources
+    (one log entry that two clones each distilled into a card of their own is one sighting),
+    plus the most any one card counts beyond its own sources (a hand-written `seen: 2` with no
+    sources; an imported note's 1). Never a sum over the cards: ten imported notes merged are
+    one note seen once, not a lesson seen ten times."""
     cards = list(cards)
-    cited = Counter(source for card in cards for source in set(card.sources))
-    repeats = sum(count - 1 for count in cited.values())
-    return max(sum(card.seen for card in cards) - repeats, *(card.seen for card in cards))
+    cited = {source for card in cards for source in card.sources}
+    beyond = max(card.seen - len(set(card.sources)) for card in cards)
+    return max(1, len(cited) + max(0, beyond))
 
 
 def as_date(value: Any) -> dt.date | None:

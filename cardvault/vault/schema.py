@@ -8,7 +8,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from cardvault.vault.card import REQUIRED_KEYS, SEVERITIES, STATUSES, TAG_RE, as_date
+from cardvault.vault.card import (
+    DISTILLED_KEY,
+    REQUIRED_KEYS,
+    SEVERITIES,
+    STATUSES,
+    TAG_RE,
+    as_date,
+)
 
 
 def schema_problems(meta: Mapping[str, Any], categories: Iterable[str]) -> list[tuple[str, str]]:
@@ -61,6 +68,10 @@ def _optional_problems(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
         if key in meta and not isinstance(meta[key], list):
             problems.append((key, f"'{key}' must be a list"))
     problems.extend(_control_problems(meta))
+    if DISTILLED_KEY in meta and not isinstance(meta[DISTILLED_KEY], str):
+        problems.append(
+            (DISTILLED_KEY, f"'{DISTILLED_KEY}' must be text (the digest maintain wrote)")
+        )
     rule = meta.get("rule")
     if "rule" in meta and rule is not None and not isinstance(rule, str):
         problems.append(("rule", "'rule' must be text (the one-line rule to promote)"))

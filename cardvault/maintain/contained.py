@@ -1,0 +1,151 @@
+"""How much of one card the other already says: the evidence merge judges sameness on.
+
+Two cards hold the same content when one's passages are, for the most part, already said by the
+other; never because their whole texts sit close on the model (long notes of one product and
+pages of one template sit above cosine 0.80 and say different things). A card's passages are
+its sentences and code blocks; headings are structure, and a passage found in BOILERPLATE or
+more cards of the vault (copies of one note counted once) is its template's ("Tags: [[System
+Security]]"), so neither counts. A passage is already said as novelty.py decides it: its
+normalised form is there, or it brings no new word, figure or identifier and the model finds a
+sentence of the other card that says it (the distill threshold) with the same negation,
+conditions and word order. A passage with no word that comparison reads (CJK text) is said only
+when its normalised form is there.
+
+`contained_shares` gives, for each pair, the share of each card's passages (weighted by their
+meaning words, so a stray "See also:" weighs little) the other says, facts and all, and the
+share it states perhaps with other figures or identifiers ("retry 3 times" / "retry 5 times":
+the same statement, whose facts disagree); CONTAINED of it is "this card's content is in the
+other's". The sentences the model must read are embedded in one batch.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cardvault.maintain.novelty import already_said, new_words
+from cardvault.maintain.text import (
+    blocks,
+    body_sentences,
+    meaning_words,
+    normalise,
+    split_sentences,
+)
+
+if TYPE_CHECKING:
+    from cardvault.maintain.similarity import Embeddings
+
+#: Cards a passage must be found in to be a template's, not one card's.
+BOILERPLATE = 3
+#: The share of a card's passages the other must already say for it to be contained there.
+CONTAINED = 0.75
+
+
+def passages(body: str) -> list[str]:
+    """The body's sentences and code blocks (not its headings), in order."""
+    found: list[str] = []
+    for block in blocks(body):
+        if block.kind == "code":
+            found.append(block.text)
+        elif block.kind != "heading":
+            found.extend(split_sentences(block.text))
+    return found
+
+
+def common_passages(bodies: Sequence[str]) -> frozenset[str]:
+    """Normalised passages found in BOILERPLATE or more of `bodies`: template text. Copies of
+    one body (the same words) count once: three copies of a note are no template."""
+    distinct = {" ".join(body.split()): body for body in bodies}.values()
+    counts = Counter(n for body in distinct for n in {normalise(p) for p in passages(body)})
+    return frozenset(n for n, count in counts.items() if n and count >= BOILERPLATE)
+
+
+def _weight(passage: str) -> int:
+    return max(1, len(meaning_words(passage)))
+
+
+@dataclass(frozen=True)
+class Share:
+    """How much of one card another says: `said` (facts and all), `stated` (the same
+    statements, their figures or identifiers perhaps other: "retry 3 times" / "retry 5 times")."""
+
+    said: float
+    stated: float
+
+
+class _Judged:
+    """One card's counted passages against another card: what is said, what the model must
+    decide, and their weights."""
+
+    def __init__(self, inner: list[str], outer: str) -> None:
+        norms = {normalise(s) for s in body_sentences(outer)}
+        self.outer = outer
+        self.total = sum(_weight(p) for p in inner)
+        self.said = 0
+        self.maybe: list[str] = []
+        for passage in inner:
+            if normalise(passage) in norms:
+                self.said += _weight(passage)
+            elif (
+                meaning_words(passage)
+                and not passage.lstrip().startswith(("```", "~~~"))
+                and not new_words(passage, outer)
+            ):
+                self.maybe.append(passage)
+
+    def could_be_contained(self) -> bool:
+        possible = self.said + sum(_weight(p) for p in self.maybe)
+        return self.total > 0 and possible >= CONTAINED * self.total
+
+    def share(self, embeddings: Embeddings | None, threshold: float) -> Share:
+        if self.total == 0:
+            return Share(0.0, 0.0)
+        said = stated = self.said
+        if self.maybe and embeddings is not None and self.could_be_contained():
+            loose = already_said(self.outer, self.maybe, embeddings, threshold, facts=False)
+            strict = already_said(self.outer, self.maybe, embeddings, threshold)
+            for passage, same, exact in zip(self.maybe, loose, strict, strict=True):
+                stated += _weight(passage) if same else 0
+                said += _weight(passage) if exact and same else 0
+        return Share(said / self.total, stated / self.total)
+
+
+def contained_shares(
+    bodies: Sequence[str],
+    pairs: Sequence[tuple[int, int]],
+    embeddings: Embeddings | None,
+    threshold: float,
+    common: frozenset[str] | None = None,
+) -> dict[tuple[int, int], tuple[Share, Share]]:
+    """For each pair (i, j) of indices into `bodies`: (how much of i j says, how much of j i
+    says). `common` (template passages) defaults to `bodies`' own."""
+    if common is None:
+        common = common_passages(bodies)
+    involved = sorted({n for pair in pairs for n in pair})
+    counted = {
+        n: [p for p in passages(bodies[n]) if normalise(p) and normalise(p) not in common]
+        for n in involved
+    }
+    judged = {
+        (inner, outer): _Judged(counted[inner], bodies[outer])
+        for i, j in pairs
+        for inner, outer in ((i, j), (j, i))
+    }
+    if embeddings is not None:  # everything the model reads, in one batch
+        texts: dict[str, None] = {}
+        for (_, outer), judgement in judged.items():
+            if judgement.maybe and judgement.could_be_contained():
+                texts.update(dict.fromkeys(judgement.maybe))
+                texts.update(dict.fromkeys(s for s in body_sentences(bodies[outer])))
+        prose = [t for t in texts if not t.lstrip().startswith(("```", "~~~"))]
+        if prose:
+            embeddings.vectors(prose)
+    return {
+        (i, j): (
+            judged[(i, j)].share(embeddings, threshold),
+            judged[(j, i)].share(embeddings, threshold),
+        )
+        for i, j in pairs
+    }
