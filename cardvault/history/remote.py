@@ -208,6 +208,24 @@ def remote_head(top: Path, remote: str, branch: str) -> str | None:
     return ref.commit.hexsha
 
 
+def dropped_tip(top: Path, remote: str, branch: str) -> str | None:
+    """The newest commit our copy of the remote's branch once pointed at (its reflog) that the
+    branch no longer holds but HEAD does: the remote's history was rewritten (a force-push
+    that purged a commit), and merging HEAD would publish the dropped commits again. None when
+    the remote only moved forward."""
+    repo = _repo(top)
+    ref = f"refs/remotes/{remote}/{branch}"
+    if remote_head(top, remote, branch) is None:
+        return None
+    ours = set(run(repo, "rev-list", "HEAD", f"^{ref}").stdout.split())
+    if not ours:
+        return None
+    for line in run(repo, "reflog", "show", "--format=%H", ref, check=False).stdout.split():
+        if line in ours:
+            return line
+    return None
+
+
 def unpublished(top: Path, remote: str, branch: str) -> list[str]:
     """The files a push of HEAD to `remote`'s `branch` would publish changes to: the tree
     difference from the remote's branch; for a new branch, every file the commits the remote

@@ -15,8 +15,11 @@ history/states.py) and for an unknown remote. Then:
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
    scratch work tree outside the repository), then the vault's changed files written through
    the journal and the branch moved to the merge (a kill is finished by the next command);
-   then what the merge brought back of log entries a forget recorded removed again, in one
-   commit (forget/tombstone.py: a forgotten topic stays forgotten on every clone); then, after
+   when the remote's branch was rewritten (a force-push that purged a commit this clone had
+   pulled: history/remote.py `dropped_tip`), only this clone's own commits since are carried
+   over, so what the rewrite removed is never pushed back; then what the merge brought back
+   of log entries a forget recorded removed again, in one commit (forget/tombstone.py: a
+   forgotten topic stays forgotten on every clone); then, after
    a true merge that changed cards or the managed files (or when the branch still ends in a
    sync's merge: one killed before this step), MEMORY.md's table and AGENTS.md's
    learned rules regenerated from the merged cards when they differ, in one commit;
@@ -62,6 +65,10 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
 
 ATTEMPTS = 5
+_REWRITTEN = (
+    "{remote}/{branch} was rewritten (a force-push): commits it dropped were not merged back; "
+    "only this clone's own changes since were carried over"
+)
 _REGENERATE = ("memory/cards/", "memory/archive/", "MEMORY.md", "AGENTS.md")
 
 
@@ -100,7 +107,9 @@ def sync_vault(
     with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
         pass  # an interrupted write finished (and said so), hand edits committed
     result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
-    return replace(result, pending=entered.pending, notes=_index_notes(vault, result))
+    return replace(
+        result, pending=entered.pending, notes=[*result.notes, *_index_notes(vault, result)]
+    )
 
 
 def _exchange(
@@ -113,6 +122,7 @@ def _exchange(
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
+    notes: list[str] = []
     regenerated = forgotten = None
     for attempt in range(1, ATTEMPTS + 1):
         exists = git_remote.fetch(top, remote, branch)
@@ -127,7 +137,10 @@ def _exchange(
             )
         with holding_the_lock(vault, on_wait=on_wait):
             if exists:
-                outcome = _merge(vault, top, f"{remote}/{branch}")
+                dropped = git_remote.dropped_tip(top, remote, branch)
+                if dropped is not None:
+                    notes.append(_REWRITTEN.format(remote=remote, branch=branch))
+                outcome = _merge(vault, top, f"{remote}/{branch}", dropped)
                 if outcome.conflicts:
                     return SyncResult(
                         remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
@@ -145,12 +158,12 @@ def _exchange(
         if foreign:
             return SyncResult(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
-                refused=_refusal(foreign), forgotten=forgotten,
+                refused=_refusal(foreign), forgotten=forgotten, notes=notes,
             )  # fmt: skip
         if git_remote.push(top, remote, branch, published or "HEAD", local):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated,
-                forgotten=forgotten,
+                forgotten=forgotten, notes=notes,
             )  # fmt: skip
     raise CardvaultError(
         f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
@@ -158,19 +171,24 @@ def _exchange(
     )
 
 
-def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
+def _merge(
+    vault: Vault, top: Path, target: str, dropped: str | None = None
+) -> git_remote.MergeOutcome:
     """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
     git's object store (history/treemerge.py), the vault's files written through the journal,
-    then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
+    then the branch moved to the merge (edits/door.py `merge_while_holding`). `dropped`: the
+    remote's old head its rewritten history no longer holds (only our own commits since it
+    are carried over)."""
     taken, stopped = removals.unpaired(top, target)
-    merge = history.merge_in_objects(top, target, f"sync: merge {target}", taken=taken)
+    message = f"sync: merge {target}"
+    merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
     if merge.how == "conflict":
         for path, _ in merge.conflicts:
             taken.update(removals.kept_after_removal(top, merge, target, path))
         rest = [p for p, _ in merge.conflicts if p not in taken]
         gone = [p for p in rest if _removal_wins(top, merge.old, target, p)]
         if len(gone) == len(rest):
-            merge = history.merge_in_objects(top, target, f"sync: merge {target}", gone, taken)
+            merge = history.merge_in_objects(top, target, message, gone, taken, dropped)
     if merge.how == "conflict" or stopped:
         conflicts = tuple(
             git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
