@@ -170,3 +170,67 @@ def test_history_purged_upstream_is_not_pushed_back_by_a_clone_that_had_it(tmp_p
     assert "purge secrets with a force-push" in "".join(
         path.read_text(encoding="utf-8") for path in (a / "memory").glob("*.md")
     )
+
+
+#: A log written before entry ids: the card `postgres-pooling` was distilled from the
+#: pgbouncer entry when it was the second of 10:00 (`#10:00-2`); a merge then put another
+#: clone's 10:00 entry before it, which that citation now names by position.
+LEGACY_LOG = """# 2026-03-10
+
+## 10:00 — Redis
+Lesson: Redis evicts keys with allkeys-lru when maxmemory is hit.
+
+## 10:00 — Uploads
+Lesson: nginx rejects uploads above client_max_body_size with a 413.
+
+## 10:00 — Database gotcha
+Lesson: pgbouncer in transaction mode breaks prepared statements.
+"""
+LEGACY_CARD = """---
+topic: Postgres pooling
+category: infrastructure
+tags: [postgres]
+created: 2026-03-10
+updated: 2026-03-10
+sources: [memory/2026-03-10.md#10:00-2]
+---
+Pgbouncer in transaction mode breaks prepared statements: use session mode.
+"""
+
+
+def legacy_vault(tmp_path: Path) -> Path:
+    root = tmp_path / "legacy"
+    init_vault(root)
+    (root / "memory" / "2026-03-10.md").write_text(LEGACY_LOG, encoding="utf-8")
+    (root / "memory" / "cards" / "postgres-pooling.md").write_text(LEGACY_CARD, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "legacy")
+    return root
+
+
+def test_a_legacy_positional_citation_makes_forget_take_the_entry_it_meant(
+    tmp_path: Path,
+) -> None:
+    """`#10:00-2` names the nginx entry by position now; the card's text names the pgbouncer
+    one. forget takes that one, and records no other entry as forgotten."""
+    root = legacy_vault(tmp_path)
+    ok(root, "forget", "postgres-pooling", "--yes")
+    log = (root / "memory" / "2026-03-10.md").read_text(encoding="utf-8")
+    assert "pgbouncer" not in log
+    assert "client_max_body_size" in log and "allkeys-lru" in log
+    records = "".join(p.read_text() for p in (root / "memory" / "forgotten").glob("*.txt"))
+    assert len([line for line in records.splitlines() if line.startswith("memory/")]) == 1
+
+
+def test_the_id_migration_rewrites_a_legacy_citation_to_the_entry_it_meant(
+    tmp_path: Path,
+) -> None:
+    """The migration gives every entry an id and rewrites `#10:00-2` to the id of the entry
+    the card's text names (the third of 10:00), not to the one at that position."""
+    root = legacy_vault(tmp_path)
+    ok(root, "maintain", "--only", "index")
+    log = (root / "memory" / "2026-03-10.md").read_text(encoding="utf-8")
+    heading = next(line for line in log.splitlines() if "Database gotcha" in line)
+    entry_id = heading.split("id:")[1].split()[0]
+    card = read_card(root / "memory" / "cards" / "postgres-pooling.md", root)
+    assert card.sources == (f"memory/2026-03-10.md#{entry_id}",), card.sources
