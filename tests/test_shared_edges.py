@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import anyio
+import pytest
 
 from cardvault.vault.read import read_card
 from cardvault.write.init import init_vault
@@ -280,3 +282,33 @@ def test_a_huge_card_is_embedded_as_a_bounded_number_of_passages(tmp_path: Path)
         [(card.topic, card.body, ())]
     )
     assert 30 < len(spans[0]) <= MAX_PASSAGES
+
+
+@pytest.mark.permissions
+def test_a_read_only_vault_is_read_and_searched(tmp_path: Path) -> None:
+    """A clone no one may write (`chmod -R a-w`: a mounted backup, a container layer): list,
+    search (keyword and hybrid) and context answer, the search index in the user's cache;
+    a write says which folder must be writable."""
+    root = tmp_path / "readonly"
+    init_vault(root)
+    sample = Path(__file__).resolve().parents[1] / "sample-vault" / "memory" / "cards"
+    for name in ("docker-buildx-platform-flag.md", "release-tagging.md"):
+        (root / "memory" / "cards" / name).write_bytes((sample / name).read_bytes())
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "cards")
+    shutil.rmtree(root / ".cardvault", ignore_errors=True)
+    folders = [path for path in (root, *root.rglob("*")) if path.is_dir()]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        found = json.loads(ok(root, "search", "--mode", "keyword", "buildx", "--json"))
+        assert found[0]["slug"] == "docker-buildx-platform-flag"
+        found = json.loads(ok(root, "search", "build an image for amd64 on a Mac", "--json"))
+        assert found[0]["slug"] == "docker-buildx-platform-flag"
+        assert "Docker Buildx Platform Flag" in ok(root, "context", "--task", "docker on a mac")
+        refused = cardvault(root, "log", "a write")
+        assert refused.returncode == 1 and "must be a writable folder" in refused.stderr
+        assert not (root / ".cardvault").exists()
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
