@@ -13,6 +13,7 @@ made with real git, the CLI in a fresh interpreter, the MCP server as a subproce
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -26,7 +27,7 @@ import pytest
 from cardvault.vault.read import read_card
 from cardvault.write.init import init_vault
 from tests.hostile_support import published
-from tests.mcp_support import connected, text_of
+from tests.mcp_support import connected, initialize_lines, served_at_once, text_of, tool_call
 from tests.serve_support import cli_env
 from tests.writers_support import git
 
@@ -312,3 +313,51 @@ def test_a_read_only_vault_is_read_and_searched(tmp_path: Path) -> None:
     finally:
         for folder in folders:
             folder.chmod(0o755)
+
+
+def test_syncs_at_once_in_one_clone_take_turns(tmp_path: Path) -> None:
+    """Three `sync`s started together in one clone, three times over, with work to do (the
+    teammate pushed, this clone logged): each ends well; none fails on git's ref lock."""
+    a, b = team(tmp_path)
+    for round_number in range(3):
+        ok(b, "log", f"Lesson: teammate round {round_number}.", "--title", "Teammate")
+        ok(b, "sync")
+        ok(a, "log", f"Lesson: this clone round {round_number}.", "--title", "Here")
+        command = [sys.executable, "-m", "cardvault", "--vault", str(a), "sync"]
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+        runs = [subprocess.Popen(command, env=cli_env(), **pipes) for _ in range(3)]
+        outcomes = [(run.wait(timeout=600), *run.communicate()) for run in runs]
+        assert all(code == 0 for code, _, _ in outcomes), outcomes
+    ok(b, "sync")
+    log = "".join(path.read_text(encoding="utf-8") for path in (b / "memory").glob("*.md"))
+    assert all(f"this clone round {n}" in log for n in range(3))
+
+
+def test_the_mcp_server_answers_before_it_exits_and_exits_cleanly_after_writes(
+    tmp_path: Path,
+) -> None:
+    """A client that sends `remember` and closes stdin at once gets its answer, and the server
+    (still indexing the new entry on a thread of its own) exits 0, every time: a thread still
+    in the model's runtime at exit aborted the process (SIGABRT)."""
+    root = tmp_path / "vault"
+    init_vault(root)
+    for attempt in range(4):
+        remember = tool_call(2, "remember", text=f"Lesson: exit cleanly, attempt {attempt}.")
+        code, answers = served_at_once(root, [*initialize_lines(), remember])
+        assert [answer.get("id") for answer in answers] == [1, 2], answers
+        assert "error" not in answers[1] and not answers[1]["result"].get("isError"), answers
+        assert code == 0, f"attempt {attempt}: exit {code}"
+    log = "".join(path.read_text(encoding="utf-8") for path in (root / "memory").glob("*.md"))
+    assert all(f"attempt {n}" in log for n in range(4))
+
+
+def test_a_hook_given_a_fifo_as_its_transcript_does_not_wait_on_it(tmp_path: Path) -> None:
+    """`hook stop` whose transcript is a FIFO no one writes: opened without waiting for a
+    writer, refused as not a regular file (exit 1, which no host reads as "block")."""
+    root = tmp_path / "vault"
+    init_vault(root)
+    fifo = tmp_path / "transcript.jsonl"
+    os.mkfifo(fifo)
+    payload = json.dumps({"cwd": str(root), "transcript_path": str(fifo), "session_id": "f1"})
+    done = cardvault(root, "hook", "stop", stdin=payload)
+    assert done.returncode == 1 and "not a regular file" in done.stderr, done.stderr

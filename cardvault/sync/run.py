@@ -1,7 +1,8 @@
 """`cardvault sync`: share the vault with other machines through any git remote.
 
 Refused at once while git is in the middle of something (a rebase, a merge, a detached HEAD:
-history/states.py) and for an unknown remote. Then:
+history/states.py) and for an unknown remote. Then, holding the sync lock from here to the end
+(edits/lock.py `SYNC_LOCK`: two syncs of one clone take turns, as git's ref locks need):
 1. under the vault lock: finish an interrupted write (or an interrupted sync's merge), set up
    the merge drivers if missing, and commit pending hand edits of the vault's own files
    (vault/owned.py), as "hand edits", once the secret guard found nothing in them
@@ -56,6 +57,7 @@ from cardvault.edits.door import (
     refuse_unfinished_git,
     write_while_holding,
 )
+from cardvault.edits.lock import SYNC_LOCK, vault_lock
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.sync import removals
@@ -104,9 +106,10 @@ def sync_vault(
     name = remote or git_remote.default_remote(top, local)
     git_remote.check_remote(top, name)
     branch = git_remote.upstream_branch(top, local, name)
-    with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
-        pass  # an interrupted write finished (and said so), hand edits committed
-    result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
+    with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
+        with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
+            pass  # an interrupted write finished (and said so), hand edits committed
+        result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
     return replace(
         result, pending=entered.pending, notes=[*result.notes, *_index_notes(vault, result)]
     )
