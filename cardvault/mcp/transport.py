@@ -137,16 +137,17 @@ class Unanswered:
         if isinstance(inner, JSONRPCRequest):
             self.ids[inner.id] += 1
         elif isinstance(inner, JSONRPCNotification) and inner.method == "notifications/cancelled":
-            cancelled = (inner.params or {}).get("requestId")
-            if isinstance(cancelled, str | int) and self.ids.get(cancelled):
-                self.ids[cancelled] -= 1
-                self.ids += Counter()
+            self._settle((inner.params or {}).get("requestId"))
 
     def answered(self, message: SessionMessage) -> None:
         """Settle the request an answer is for."""
         inner = message.message
-        if isinstance(inner, JSONRPCResponse | JSONRPCError) and self.ids.get(inner.id):
-            self.ids[inner.id] -= 1
+        if isinstance(inner, JSONRPCResponse | JSONRPCError):
+            self._settle(inner.id)
+
+    def _settle(self, request_id: object) -> None:
+        if isinstance(request_id, str | int) and self.ids.get(request_id):
+            self.ids[request_id] -= 1
             self.ids += Counter()  # drops the ids at zero
 
     async def all_answered(self) -> None:
