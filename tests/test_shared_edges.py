@@ -152,7 +152,8 @@ def test_a_pushed_gitattributes_does_not_take_cards_from_the_merge_driver(tmp_pa
 def test_history_purged_upstream_is_not_pushed_back_by_a_clone_that_had_it(tmp_path: Path) -> None:
     """A teammate commits a secret by hand and pushes; b syncs it; the teammate drops the
     commit and force-pushes. b, which has its own new entry meanwhile, syncs: its entry is
-    published, the secret is neither in the remote's history nor in b's files."""
+    published, the secret is neither in the remote's history nor in b's files; c, which wrote
+    nothing since, follows the rewritten branch."""
     a, b = team(tmp_path)
     remote = tmp_path / "remote.git"
     leak = a / "memory" / "cards" / "leak.md"
@@ -162,6 +163,9 @@ def test_history_purged_upstream_is_not_pushed_back_by_a_clone_that_had_it(tmp_p
     git(a, "push", "-q", "origin", "HEAD")
     ok(b, "sync")
     assert (b / "memory" / "cards" / "leak.md").exists()
+    c = tmp_path / "c"  # a clone that pulled the secret too, and writes nothing since
+    git(tmp_path, "clone", "-q", str(remote), str(c))
+    ok(c, "sync")
     git(a, "reset", "-q", "--hard", "HEAD~1")
     git(a, "push", "-q", "--force", "origin", "HEAD")
     ok(b, "log", "Lesson: purge secrets with a force-push, then rotate them.", "--title", "Purge")
@@ -170,6 +174,10 @@ def test_history_purged_upstream_is_not_pushed_back_by_a_clone_that_had_it(tmp_p
     assert SECRET not in git(remote, "log", "-p", "--all"), "the purged secret was pushed back"
     assert not (b / "memory" / "cards" / "leak.md").exists()
     assert "purge secrets with a force-push" in git(remote, "log", "-p", "main")
+    git(c, "fetch", "-q")  # by hand: the sync finds the rewrite in the reflog, not in its fetch
+    ok(c, "sync")  # follows the rewritten branch (and b's entry on it), pushes nothing back
+    assert SECRET not in git(remote, "log", "-p", "--all")
+    assert not (c / "memory" / "cards" / "leak.md").exists()
     ok(a, "sync")
     assert "purge secrets with a force-push" in "".join(
         path.read_text(encoding="utf-8") for path in (a / "memory").glob("*.md")

@@ -128,6 +128,7 @@ def _exchange(
     notes: list[str] = []
     regenerated = forgotten = None
     for attempt in range(1, ATTEMPTS + 1):
+        before = git_remote.remote_head(top, remote, branch)
         exists = git_remote.fetch(top, remote, branch)
         followed = not exists and git_remote.followed_branch(top, local, remote) == branch
         if followed and git_remote.gone(top, remote, branch):
@@ -140,7 +141,7 @@ def _exchange(
             )
         with holding_the_lock(vault, on_wait=on_wait):
             if exists:
-                dropped = git_remote.dropped_tip(top, remote, branch)
+                dropped = git_remote.dropped_tip(top, remote, branch, before)
                 if dropped is not None:
                     notes.append(_REWRITTEN.format(remote=remote, branch=branch))
                 outcome = _merge(vault, top, f"{remote}/{branch}", dropped)
