@@ -54,7 +54,7 @@ HOT_KINDS = ("review", "memory", "rule", "global-rule", "agent")
 FOOTER_HEADER = "# Not included (over budget; read one with `cardvault show NAME`)"
 #: The source named by the quoted block of the "Not included" list: names are chosen by whoever
 #: wrote the files (a pushed `NOTE TO THE AI AGENT.md`), so they are memory, not the pack's words.
-NAMES_SOURCE = "names of the memory left out"
+NAMES_SOURCE = "names left out"
 #: The source named by the quoted block of notices: they name vault files and quote parsers'
 #: messages about their text.
 NOTICES_SOURCE = "cardvault notices about vault files"
