@@ -76,3 +76,34 @@ def mapped_files(pid: int, suffix: str) -> list[str]:
     """The distinct memory mappings of files ending in `suffix` in process `pid`."""
     lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
     return [line for line in lines if line.endswith(suffix)]
+
+
+def initialize_lines() -> list[dict[str, Any]]:
+    """The handshake a client opens a session with: `initialize`, then `initialized`."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+             "clientInfo": {"name": "tests", "version": "1"}}  # fmt: skip
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+
+
+def tool_call(request_id: int, name: str, **arguments: Any) -> dict[str, Any]:
+    """A `tools/call` request."""
+    params = {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def served_at_once(root: Path, messages: Sequence[dict[str, Any]]) -> tuple[int, list[Any]]:
+    """`cardvault mcp` fed `messages` as lines, its stdin closed right after them, as a client
+    that sends its last request and hangs up: the exit code and every answer it wrote."""
+    import json
+    import subprocess
+
+    data = "".join(json.dumps(message) + "\n" for message in messages)
+    params = server_params(root)
+    done = subprocess.run(
+        [params.command, *params.args], input=data.encode(), capture_output=True,
+        env=params.env, cwd=params.cwd, timeout=300,
+    )  # fmt: skip
+    return done.returncode, [json.loads(line) for line in done.stdout.splitlines() if line]

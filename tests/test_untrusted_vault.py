@@ -789,7 +789,7 @@ MUTATIONS = [
     ),
     pytest.param(
         ("vault", ["forged-text"]),
-        [("context/pack.py", 'body = _BLOCK_TAG.sub(r"&lt;\\1\\2", text)', "body = text")],
+        [("context/pack.py", 'return _BLOCK_TAG.sub(r"&lt;\\1\\2", text)', "return text")],
         "context", [FORGED_BLOCK], id="memory-is-quoted-and-cannot-close-its-block",
     ),
     pytest.param(

@@ -19,7 +19,9 @@ are joined by blank lines, and whitespace costs nothing under that rule, so the 
 sum of its parts' counts (the preamble's and each section's heading and wrapper included:
 `section_cost`); `pack` still counts the final text and drops items if it were ever over.
 
-Room for the "Not included" list is reserved while packing (`footer_reserve`), and the list is cut
+The names in the "Not included" list are chosen by whoever wrote the files, so they sit in a
+quoted block too (`NAMES_SOURCE`), as do the notices a tool adds about vault files
+(`quoted_notices`). Room for the list is reserved while packing (`footer_reserve`), and it is cut
 to fit what is left ("- … and 12 more"). A second pass then offers the reserve's unused tokens to
 the items that were left out, as long as the list still fits.
 """
@@ -50,6 +52,12 @@ HEADERS = {
 #: archived.
 HOT_KINDS = ("review", "memory", "rule", "global-rule", "agent")
 FOOTER_HEADER = "# Not included (over budget; read one with `cardvault show NAME`)"
+#: The source named by the quoted block of the "Not included" list: names are chosen by whoever
+#: wrote the files (a pushed `NOTE TO THE AI AGENT.md`), so they are memory, not the pack's words.
+NAMES_SOURCE = "names left out"
+#: The source named by the quoted block of notices: they name vault files and quote parsers'
+#: messages about their text.
+NOTICES_SOURCE = "cardvault notices about vault files"
 RESERVE_CAP = 120
 #: The pack's first line whenever it holds memory.
 PREAMBLE = (
@@ -63,9 +71,14 @@ _BLOCK_TAG = re.compile(r"<(/?)(memory)", re.IGNORECASE)
 
 def quoted(source: str, text: str) -> str:
     """`text` as one block of stored memory naming `source` (see the module docstring)."""
-    body = _BLOCK_TAG.sub(r"&lt;\1\2", text)
+    body = escaped(text)
     where = source.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return f'<memory source="{where}">\n{body}\n</memory>'
+
+
+def escaped(text: str) -> str:
+    """`text` with every `<memory` and `</memory` made inert, as a quoted block holds it."""
+    return _BLOCK_TAG.sub(r"&lt;\1\2", text)
 
 
 @cache
@@ -129,9 +142,15 @@ class Packed:
     listed: tuple[str, ...]
 
 
+@cache
+def footer_head_cost() -> int:
+    """Tokens of the "Not included" list besides its names: the header and the quoting."""
+    return count_tokens(FOOTER_HEADER) + count_tokens(quoted(NAMES_SOURCE, ""))
+
+
 def footer_reserve(budget: int) -> int:
     """Tokens held back for the "Not included" list while packing."""
-    smallest = count_tokens(FOOTER_HEADER) + count_tokens(more_line(99999))
+    smallest = footer_head_cost() + count_tokens(more_line(99999))
     return max(smallest, min(budget // 8, RESERVE_CAP))
 
 
@@ -143,12 +162,13 @@ def more_line(count: int) -> str:
 def render_footer(names: Sequence[str], allowance: int) -> tuple[str, int]:
     """The "Not included" section within `allowance` tokens, and how many names it shows.
 
+    The names sit in one quoted block (`NAMES_SOURCE`); the count of the rest follows it.
     Returns ("", 0) when there is nothing to list, or when not even the header fits.
     """
     if not names:
         return "", 0
-    head = count_tokens(FOOTER_HEADER)
-    costs = [count_tokens(f"- {name}") for name in names]
+    head = footer_head_cost()
+    costs = [count_tokens(escaped(f"- {name}")) for name in names]
     best: int | None = None
     spent = head
     for shown in range(len(names) + 1):
@@ -162,10 +182,19 @@ def render_footer(names: Sequence[str], allowance: int) -> tuple[str, int]:
             break
     if best is None:
         return "", 0
-    lines = [f"- {name}" for name in names[:best]]
+    parts = [FOOTER_HEADER]
+    if best:
+        parts.append(quoted(NAMES_SOURCE, "\n".join(f"- {name}" for name in names[:best])))
     if best < len(names):
-        lines.append(more_line(len(names) - best))
-    return FOOTER_HEADER + "\n\n" + "\n".join(lines), best
+        parts.append(more_line(len(names) - best))
+    return "\n\n".join(parts), best
+
+
+def quoted_notices(notices: Sequence[str]) -> str:
+    """Notices as one quoted block of "> note:" lines ("" when there are none)."""
+    if not notices:
+        return ""
+    return quoted(NOTICES_SOURCE, "\n".join(f"> note: {notice}" for notice in notices))
 
 
 def render(items: Sequence[Item], footer: str) -> str:

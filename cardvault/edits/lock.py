@@ -7,6 +7,10 @@ when the holder lets go) for at most `[write] lock_timeout` seconds (cardvault.t
 up with LockedError naming the holder. Readers never take the lock.
 
 The file holds the holder's pid, command and start time, for the waiting writer's messages.
+`sync` also holds `.cardvault/sync.lock` (`SYNC_LOCK`) from start to end, the vault lock only
+around its merge: two syncs of one clone take turns (git's fetch and push each lock the
+remote-tracking ref, and one of two at once fails on it), while other writers wait for the
+vault lock only.
 Where `fcntl` does not exist (Windows), an O_EXCL lock file is polled instead and removed on
 exit. Taking the lock again in a thread that holds it is a programming error (it would wait for
 itself) and raises at once.
@@ -27,6 +31,7 @@ from cardvault.errors import CardvaultError, LockedError
 from cardvault.vault.layout import Vault
 
 LOCK_NAME = "write.lock"
+SYNC_LOCK = "sync.lock"
 #: After this many seconds of waiting, `on_wait` is told who holds the lock.
 NOTICE_AFTER = 1.0
 _held = threading.local()
@@ -45,9 +50,9 @@ class Holder:
         return f"pid {self.pid}, `{self.command}`{held}"
 
 
-def lock_path(vault: Vault) -> Path:
+def lock_path(vault: Vault, name: str = LOCK_NAME) -> Path:
     """Where the lock file lives."""
-    return vault.cache_dir / LOCK_NAME
+    return vault.cache_dir / name
 
 
 @contextlib.contextmanager
@@ -55,10 +60,12 @@ def vault_lock(
     vault: Vault,
     timeout: float | None = None,
     on_wait: Callable[[Holder], None] | None = None,
+    name: str = LOCK_NAME,
 ) -> Iterator[Path]:
-    """Hold the vault's lock for the block, waiting up to `timeout` seconds (default: the
-    vault's `lock_timeout`) for another writer to finish; LockedError when it does not."""
-    path = lock_path(vault)
+    """Hold the vault's lock (or the lock file `name`: `SYNC_LOCK`) for the block, waiting up
+    to `timeout` seconds (default: the vault's `lock_timeout`) for another writer to finish;
+    LockedError when it does not."""
+    path = lock_path(vault, name)
     held: set[Path] = getattr(_held, "paths", set())
     if path in held:
         raise CardvaultError("internal error: this thread already holds the vault lock", path)

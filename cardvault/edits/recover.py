@@ -32,7 +32,7 @@ from cardvault.edits.journal import (
     journal_path,
     read_journal,
 )
-from cardvault.edits.lock import lock_path
+from cardvault.edits.lock import SYNC_LOCK, lock_path
 from cardvault.errors import CardvaultError
 from cardvault.trust.settings import shown
 from cardvault.vault.cache import set_aside
@@ -129,7 +129,7 @@ def take_out_tracked_cache(vault: Vault) -> list[str]:
     cache = vault.cache_dir
     where = Path(os.path.relpath(cache, top)).as_posix()
     listed = history.tracked_under(vault, cache)
-    keep = {cache, lock_path(vault)}  # the folder itself, and the lock this writer holds
+    keep = {cache, lock_path(vault), lock_path(vault, SYNC_LOCK)}  # itself, the locks held
     present = [r for r in listed if r and top / r not in keep and os.path.lexists(top / r)]
     for rel in present:
         label = "git-" + "".join(c if c.isalnum() else "_" for c in rel)[-80:]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from cardvault.vault.card import Card
 from cardvault.vault.daily import UNTIMED, LogEntry
-from cardvault.vault.entry_ids import clone_refs, with_id
+from cardvault.vault.entry_ids import cited_entry, clone_refs, is_positional, with_id
 from cardvault.vault.files import FileText
 from cardvault.vault.links import link_key
 from cardvault.vault.read import VaultSnapshot
@@ -53,7 +53,15 @@ class Needles:
     query_words: frozenset[str]  # all of them on one line is a mention (keyword queries)
 
     @classmethod
-    def of(cls, query: str, cards: Iterable[Card], exact: bool) -> Needles:
+    def of(
+        cls,
+        query: str,
+        cards: Iterable[Card],
+        exact: bool,
+        sources: Iterable[str] | None = None,
+    ) -> Needles:
+        """What mentions `query` and the `cards`; `sources`: the entries they cite, when not
+        their `sources` as written (`content_sources`)."""
         cards = list(cards)
         names = {name for c in cards for name in (c.slug, *c.aliases) if name.strip()}
         texts = names | {c.topic for c in cards if c.topic.strip()}
@@ -63,7 +71,9 @@ class Needles:
         return cls(
             phrases=_phrases(texts),
             slugs=frozenset(names),
-            sources=frozenset(s for c in cards for s in c.sources),
+            sources=frozenset(
+                sources if sources is not None else (s for c in cards for s in c.sources)
+            ),
             query_words=words,
         )
 
@@ -85,6 +95,26 @@ class Needles:
         linked = {link_key(link) for link in entry.card_links}
         cited = ref in self.sources or entry.position_ref in self.sources
         return cited or bool(linked & self.slugs) or self.mentions(heading)
+
+
+def content_sources(snapshot: VaultSnapshot, cards: Iterable[Card]) -> frozenset[str]:
+    """The entries `cards` cite, each by the id citation it has on every clone: a positional
+    citation is read by content (vault/entry_ids.cited_entry), and one that names no entry
+    clearly is left out: forget never removes an entry, on every clone, on a guess."""
+    logs = {snapshot.rel(log.file.path): log for log in snapshot.logs}
+    found: set[str] = set()
+    for card in cards:
+        text = f"{card.topic}\n{card.body}"
+        for source in card.sources:
+            log = logs.get(source.partition("#")[0])
+            if log is None or not is_positional(source):
+                found.add(source)
+                continue
+            entry = cited_entry(source, log.entries, text)
+            if entry is not None:
+                stamped = clone_refs(list(log.entries), log.file.text, log.file.path)
+                found.add(stamped.get(entry.position_ref, entry.ref))
+    return frozenset(found)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from cardvault.edits.changes import Change, DeleteFile, WriteFile, reason_lines
 from cardvault.edits.door import OnWait, Proposal, locked_write, propose
 from cardvault.edits.recover import Recovery
 from cardvault.errors import CardFormatError, CardvaultError
-from cardvault.forget.logs import LogCut, Needles, cut_logs
+from cardvault.forget.logs import LogCut, Needles, content_sources, cut_logs
 from cardvault.vault.card import Card
 from cardvault.vault.decisions import QUEUE_FILE, Member, parse_queue, queue_path
 from cardvault.vault.files import ABSENT, FileText, read_if_present
@@ -167,7 +167,8 @@ def plan_forget(
     snapshot = read_vault(vault, verify=True)
     cards = cards_of(snapshot)
     chosen, how = match_cards(cards, query)
-    needles = Needles.of(query, [c.card for c in chosen], exact=how == "slug")
+    cited = content_sources(snapshot, [c.card for c in chosen])
+    needles = Needles.of(query, [c.card for c in chosen], how == "slug", cited)
     day = today or dt.date.today()
     plan = plan_removal(vault, snapshot, chosen, needles, day)
     refs = {ref for cut in plan.logs for ref in cut.refs}

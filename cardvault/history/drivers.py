@@ -17,16 +17,24 @@ the Python and the cardvault installation that run here, in isolated mode
 so nothing may be imported from there. Both are checked on every write (two small file reads,
 no git and no library) and set up when missing or different (a clone set up by an older
 cardvault is rewritten).
+
+A `.gitattributes` comes from the remote like any file, so a teammate's `* merge=union` (or one
+in `memory/cards/`, which git reads before the root's) would take the vault's files away from
+the drivers. The same lines are therefore also written into the clone's `info/attributes`
+(`info_block`), which git reads before every `.gitattributes` and never takes from a remote:
+whatever a pushed file says, the drivers hold in this clone (a `git pull` by hand included).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from cardvault.edits.atomic import atomic_write
 from cardvault.errors import CardvaultError
 from cardvault.history.runner import git_dir, work_tree_of
 from cardvault.launch import shell_command
-from cardvault.vault.files import read_if_present
+from cardvault.vault.files import ABSENT, digest_text, read_if_present
 
 BEGIN = "# cardvault:begin merge drivers"
 END = "# cardvault:end merge drivers"
@@ -46,6 +54,9 @@ DRIVERS = {
     "cardvault-managed": ("managed", "cardvault: MEMORY.md / AGENTS.md managed sections"),
     "cardvault-hot": ("hot", "cardvault: agents' hot memory, fragment by fragment"),
 }
+#: A pattern git reads as it is; any other is C-quoted (`_C_ESCAPES`).
+_UNQUOTED = re.compile(r'[^\s"\x00-\x1f\x7f]+')
+_C_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 #: The subject of the commit that adds the block to a vault's `.gitattributes`.
 SUBJECT = "vault: merge cardvault's files with its git merge drivers"
 
@@ -90,10 +101,66 @@ def _has_block(text: str) -> bool:
     return ATTRIBUTES in text.replace("\r\n", "\n")
 
 
+def info_block(root: Path, top: Path) -> str:
+    """cardvault's lines for the clone's `info/attributes`, for the vault at `root` in the
+    work tree `top`: the `.gitattributes` block's patterns, below the vault's folder."""
+    folder = root.resolve().relative_to(top.resolve()).as_posix()
+    prefix = "" if folder == "." else f"{folder}/"
+    lines = ATTRIBUTES.splitlines()[1:-1]
+    body = "\n".join(_pattern(prefix, line) for line in lines)
+    return f"{BEGIN} for /{prefix} (set up by cardvault)\n{body}\n{END}\n"
+
+
+def _pattern(prefix: str, line: str) -> str:
+    """`line` (PATTERN ATTRIBUTE) with its pattern below `prefix`: the prefix's glob characters
+    escaped, the whole C-quoted when it holds a space, a quote or a control character."""
+    pattern, attribute = line.split(" ")
+    whole = re.sub(r"([*?\[\]\\])", r"\\\1", prefix) + pattern
+    if _UNQUOTED.fullmatch(whole):
+        return f"{whole} {attribute}"
+    quoted = "".join(_C_ESCAPES.get(char, char) for char in whole)
+    return f'"{quoted}" {attribute}'
+
+
+def _info_attributes(folder: Path) -> Path:
+    """The `info/attributes` file git reads for the git folder `folder` (a linked work tree's
+    folder names the repository's own in `commondir`)."""
+    try:
+        common = (folder / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return folder / "info" / "attributes"
+    return (folder / common) / "info" / "attributes"
+
+
+def _info_text(root: Path) -> tuple[Path, str, str] | None:
+    """The clone's `info/attributes`: its path, its text ("" when absent) and that text with
+    cardvault's block for the vault at `root` as this version writes it; None outside git."""
+    top, folder = work_tree_of(root), git_dir(root)
+    if top is None or folder is None:
+        return None
+    path = _info_attributes(folder)
+    try:
+        current = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CardvaultError(f"cannot read git's attributes file: {exc}", path) from exc
+    block = info_block(root, top)
+    head = block.splitlines()[0]
+    start = current.find(head + "\n")
+    end = current.find(END, start)
+    if start >= 0 and end >= 0:
+        wanted = current[:start] + block + current[end + len(END) :].lstrip("\n")
+    else:
+        wanted = current + ("" if current.endswith("\n") or not current else "\n") + block
+    return path, current, wanted
+
+
 def drivers_configured(root: Path) -> bool:
     """Whether the clone's git config names each driver with exactly this cardvault's command
     (read from the file, no git started; git keeps a value without quotes or backslashes
-    verbatim, so the command appears as it is)."""
+    verbatim, so the command appears as it is), and its `info/attributes` gives the vault's
+    files to them."""
     folder = git_dir(root)
     if folder is None:
         return True  # not a repository: nothing to configure
@@ -101,7 +168,8 @@ def drivers_configured(root: Path) -> bool:
         config = (folder / "config").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return all(
+    info = _info_text(root)
+    return (info is None or info[1] == info[2]) and all(
         f'[merge "{name}"]' in config and driver_command(kind) in config
         for name, (kind, _) in DRIVERS.items()
     )
@@ -119,4 +187,8 @@ def configure_drivers(root: Path) -> bool:
     for name, (kind, label) in DRIVERS.items():
         run(repo, "config", f"merge.{name}.name", label)
         run(repo, "config", f"merge.{name}.driver", driver_command(kind))
+    info = _info_text(root)
+    if info is not None and info[1] != info[2]:
+        path, current, wanted = info
+        atomic_write(path, wanted, digest_text(current) if path.exists() else ABSENT)
     return True

@@ -208,6 +208,32 @@ def remote_head(top: Path, remote: str, branch: str) -> str | None:
     return ref.commit.hexsha
 
 
+def dropped_tip(top: Path, remote: str, branch: str, before: str | None = None) -> str | None:
+    """The newest commit our copy of the remote's branch pointed at (`before`, its value before
+    the last fetch, then what its reflog records) that the branch no longer holds but HEAD does: the
+    remote's history was rewritten (a force-push that purged a commit), and merging HEAD would
+    publish the dropped commits again. None when the remote only moved forward."""
+    repo = _repo(top)
+    ref = f"refs/remotes/{remote}/{branch}"
+    if remote_head(top, remote, branch) is None:
+        return None
+    ours = set(run(repo, "rev-list", "HEAD", f"^{ref}").stdout.split())
+    if not ours:
+        return None
+    return next((sha for sha in [before or "", *_logged(top, ref)] if sha in ours), None)
+
+
+def _logged(top: Path, ref: str) -> list[str]:
+    """Every value the reflog of `ref` records, old and new, newest first (a fresh clone's
+    first fetch records the value it replaced only as an entry's old one)."""
+    folder = git_dir(top)
+    try:
+        lines = (folder / "logs" / ref).read_text(encoding="utf-8").splitlines() if folder else []
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [sha for line in reversed(lines) for sha in reversed(line.split(" ", 2)[:2])]
+
+
 def unpublished(top: Path, remote: str, branch: str) -> list[str]:
     """The files a push of HEAD to `remote`'s `branch` would publish changes to: the tree
     difference from the remote's branch; for a new branch, every file the commits the remote

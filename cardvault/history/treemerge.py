@@ -49,18 +49,30 @@ def merge_in_objects(
     message: str,
     removed: Sequence[str] = (),
     taken: Mapping[str, str | None] | None = None,
+    dropped: str | None = None,
 ) -> TreeMerge:
     """Merge `target` into HEAD without touching the work tree or the index (module docstring).
     Conflicts that are all in `removed` (a file one side removed, the other changed) are
     resolved by the removal (the caller decides which: sync/run.py). `taken` maps paths to the
     blob the merge holds there (`blob_id`, `write_blob`; None: the path is left out), whatever
     git made of them, conflicts included (the caller decides: where git's rename detection
-    paired two files that are not one, `renamed_pairs`)."""
+    paired two files that are not one, `renamed_pairs`).
+
+    `dropped`: the remote's old head when its history was rewritten without it
+    (remote.dropped_tip). Then only HEAD's own commits since `dropped` are carried over: HEAD
+    moves to `target` when it has none, else to one commit on `target` holding the merge of
+    what they changed (base `dropped`), so nothing the rewrite removed comes back."""
     old = _sha(top, "HEAD")
     theirs = _sha(top, target)
-    if _is_ancestor(top, theirs, old):
+    parents = ["-p", old, "-p", theirs]
+    sides = (old, theirs)
+    if dropped is not None:
+        if _is_ancestor(top, old, dropped):
+            return TreeMerge("fast-forward", old, theirs, changed_paths(top, old, theirs))
+        sides, parents = _over(top, dropped, old, theirs), ["-p", theirs]
+    elif _is_ancestor(top, theirs, old):
         return TreeMerge("up to date", old)
-    if _is_ancestor(top, old, theirs):
+    elif _is_ancestor(top, old, theirs):
         return TreeMerge("fast-forward", old, theirs, changed_paths(top, old, theirs))
     folder = git_dir(top)
     if folder is None:
@@ -75,8 +87,7 @@ def merge_in_objects(
             "--write-tree",
             "--name-only",
             "--no-messages",
-            old,
-            theirs,
+            *sides,
             check=False,
         )
     lines = done.stdout.splitlines()
@@ -94,9 +105,22 @@ def merge_in_objects(
     if taken:
         tree = _taking(top, tree, taken)
     env = identity_env(top)
-    new = run_git(top, "commit-tree", tree, "-p", old, "-p", theirs, "-m", message, env=env)
+    new = run_git(top, "commit-tree", tree, *parents, "-m", message, env=env)
     sha = new.stdout.strip()
     return TreeMerge("merged", old, sha, changed_paths(top, old, sha))
+
+
+def _over(top: Path, base: str, ours: str, theirs: str) -> tuple[str, str]:
+    """Two commits holding the trees of `ours` and `theirs`, each the child of one holding
+    `base`'s tree: their merge is `base..ours` applied to `theirs`, without `base`'s history."""
+    env = identity_env(top)
+
+    def commit(tree_of: str, *parents: str) -> str:
+        done = run_git(top, "commit-tree", f"{tree_of}^{{tree}}", *parents, "-m", "side", env=env)
+        return done.stdout.strip()
+
+    root = commit(base)
+    return commit(ours, "-p", root), commit(theirs, "-p", root)
 
 
 def _taking(top: Path, tree: str, taken: Mapping[str, str | None]) -> str:

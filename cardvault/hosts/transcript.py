@@ -40,8 +40,9 @@ class Chunk:
 def read_since(path: Path, offset: int) -> Chunk:
     """The whole lines written after byte `offset` (from the start again when the file is now
     shorter: it was replaced); CardvaultError when it is not a readable regular file."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:  # never blocks: a FIFO opens at once (and is refused below), not when a writer comes
+        fd = os.open(path, flags)
     except OSError as exc:
         raise CardvaultError(f"cannot read the transcript: {exc.strerror}", path) from exc
     with os.fdopen(fd, "rb") as handle:

@@ -8,7 +8,8 @@ entries of one minute. `id_changes` plans, from the vault as it is:
   the same bytes), and so does an entry whose id an earlier entry of its log has (a copied
   heading); nothing else in a log changes;
 - every positional citation that names an entry is rewritten to the entry's id: cards' `sources`
-  (live and archived; only that key's lines change) and the review queue's members;
+  (live and archived; only that key's lines change; read by content where several entries share
+  the minute: vault/entry_ids.cited_entry) and the review queue's members;
 - citations that name no entry are left as they are (`check` reports them).
 
 `maintain` runs it first, under the same lock, as a commit of its own ("log: give N entries
@@ -27,10 +28,11 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.door import Proposal
 from cardvault.vault.card import update_card_text
 from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
-from cardvault.vault.entry_ids import is_positional, stamped_log
+from cardvault.vault.entry_ids import cited_entry, is_positional, stamped_log
 from cardvault.vault.files import read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot
+from cardvault.vault.snapshot import LogFile
 
 STEP = "ids"
 
@@ -58,6 +60,7 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
     """The migration of `snapshot`'s vault (no changes when there is nothing to migrate)."""
     changes: list[Change] = []
     renamed: dict[str, str] = {}
+    logs: dict[str, LogFile] = {}
     stamped = 0
     for log in snapshot.logs:
         rel = snapshot.rel(log.file.path)
@@ -65,6 +68,7 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
             continue
         done = stamped_log(log.file.text, log.file.path)
         renamed.update(done.renamed)
+        logs[rel] = log
         if done.stamped:
             stamped += done.stamped
             reason = f"gave {done.stamped} entr{'y' if done.stamped == 1 else 'ies'} an id"
@@ -72,7 +76,8 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
     citations = 0
     for card in snapshot.cards:
         sources = card.card.sources
-        new = [renamed.get(s, s) if is_positional(s) else s for s in sources]
+        text = f"{card.card.topic}\n{card.card.body}"
+        new = [_by_content(s, logs, renamed, text) if is_positional(s) else s for s in sources]
         if new != list(sources):
             citations += sum(1 for a, b in zip(sources, new, strict=True) if a != b)
             text = update_card_text(card.file.text, {"sources": new}, path=card.path)
@@ -96,6 +101,16 @@ def give_entry_ids(vault: Vault) -> history.CommitResult | None:
         return propose(migration.changes, migration.message, None)
 
     return locked_write(vault, plan).commit
+
+
+def _by_content(
+    ref: str, logs: Mapping[str, LogFile], renamed: Mapping[str, str], text: str
+) -> str:
+    """The id citation of the entry the positional `ref` of a card of `text` names, read by
+    content (vault/entry_ids.cited_entry); `ref` itself when no entry clearly is it."""
+    log = logs.get(ref.partition("#")[0])
+    entry = cited_entry(ref, log.entries, text) if log is not None else None
+    return renamed.get(entry.position_ref, ref) if entry is not None else ref
 
 
 def _queue_change(

@@ -89,4 +89,8 @@ def run_stdio(vault: Vault) -> None:
     import faulthandler
 
     faulthandler.enable()
-    anyio.run(build_server(vault).run_bounded_stdio)
+    server = build_server(vault)
+    try:
+        anyio.run(server.run_bounded_stdio)
+    finally:
+        server.session.close()

@@ -5,6 +5,11 @@ share one `VaultHandle` (its ONNX session is loaded once, by a warm-up on a back
 started with the server, so the handshake never waits for it) and take turns; writes take
 turns inside this process, and rely on the write services' own vault lock against
 other processes. A `CardvaultError` becomes the SDK's `ToolError` with the CLI's message.
+
+Background work (the warm-up, the indexing after a write) runs on threads the session keeps:
+`close` stops them at their next progress step and waits for them, since a thread still inside
+the model's runtime when the interpreter exits aborts the process (SIGABRT, "terminate called
+without an active exception").
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ from cardvault.errors import CardvaultError
 from cardvault.search.engine import SEARCH_WAIT, Searcher
 from cardvault.search.warm import VaultHandle, WarmHandles
 from cardvault.vault.layout import Vault
-from cardvault.vault.progress import ProgressLines, duration
+from cardvault.vault.progress import Progress, ProgressLines, duration
 
 T = TypeVar("T")
+
+
+class Stopped(Exception):
+    """Background work given up because the server is stopping."""
 
 
 class VaultSession:
@@ -40,6 +49,8 @@ class VaultSession:
         self.clock = self.app.now
         self._reading = threading.Lock()
         self._writing = threading.Lock()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
 
     @property
     def handle(self) -> VaultHandle:
@@ -57,15 +68,40 @@ class VaultSession:
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the model and sync the index on a daemon thread; the first search waits for it."""
-        thread = threading.Thread(target=self._warm_up, name="cardvault-warm-up", daemon=True)
+        return self._in_background(self._warm_up, "cardvault-warm-up")
+
+    def close(self) -> None:
+        """Stop the background work at its next step and wait for it (module docstring)."""
+        self._stopping.set()
+        for thread in self._threads:
+            thread.join()
+
+    def _in_background(self, work: Callable[[], None], name: str) -> threading.Thread:
+        thread = threading.Thread(target=work, name=name, daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
         return thread
 
+    def _step(self, report: Progress | None = None) -> Progress:
+        """A progress report that stops the work once the session is closing."""
+
+        def step(stage: str, done: int, total: int) -> None:
+            if self._stopping.is_set():
+                raise Stopped("the server is stopping")
+            if report is not None:
+                report(stage, done, total)
+
+        return step
+
     def _warm_up(self) -> None:
         with self._reading:
+            if self._stopping.is_set():
+                return
             try:
                 self._first_index()
                 self.app.warm_up()
+            except Stopped:
+                return
             except Exception as exc:  # the first real search reports the problem to the model
                 print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
 
@@ -78,7 +114,7 @@ class VaultSession:
             return
         _log(f"cardvault mcp: building the search index of {self.root}; searches wait for it")
         began = time.monotonic()
-        if searcher.first_index(ProgressLines(_log, prefix="cardvault mcp")):
+        if searcher.first_index(self._step(ProgressLines(_log, prefix="cardvault mcp"))):
             _log(f"cardvault mcp: search index built in {duration(time.monotonic() - began)}")
         else:  # another process is building it (or the index is broken: a search says what)
             _log(
@@ -93,15 +129,18 @@ class VaultSession:
 
         def sync() -> None:
             with self._reading:
+                if self._stopping.is_set():
+                    return
                 try:
                     searcher = self.handle.searcher
-                    searcher.synced(searcher.model.embedding(), [], wait=SEARCH_WAIT)
+                    embedding = searcher.model.embedding()
+                    searcher.synced(embedding, [], self._step(), wait=SEARCH_WAIT)
+                except Stopped:
+                    return
                 except Exception as exc:  # the next search syncs (and reports) it again
                     print(f"cardvault mcp: indexing the new entry failed: {exc}", file=sys.stderr)
 
-        thread = threading.Thread(target=sync, name="cardvault-embed-new", daemon=True)
-        thread.start()
-        return thread
+        return self._in_background(sync, "cardvault-embed-new")
 
     def search(self, action: Callable[[], T]) -> T:
         """Run a call that searches with the shared handle (one at a time)."""

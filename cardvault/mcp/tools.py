@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from cardvault.app import Session
+from cardvault.context.pack import NOTICES_SOURCE, quoted, quoted_notices
 from cardvault.context.used import read_used
 from cardvault.context.value import card_age
 from cardvault.errors import NotFoundError
@@ -101,7 +102,7 @@ class MemoryTools(Toolset):
                 query, k, mode, category, tag, None, include_logs, include_archived, scope, rerank
             )
             rows = list(found.rows())
-            notices = few(found.notices)
+            notices = [quoted(NOTICES_SOURCE, notice) for notice in few(found.notices)]
             if found.verdict:
                 notices.append(found.verdict)
             return {"mode": "/".join(found.modes), "memory": QUOTED, "results": rows,
@@ -158,8 +159,8 @@ class MemoryTools(Toolset):
 
         def run() -> str:
             pack = self.session.app.context(task, budget, scope)
-            notes = "".join(f"\n\n> note: {notice}" for notice in few(pack.notices))
-            return pack.text + notes
+            notes = quoted_notices(few(pack.notices))
+            return pack.text + (f"\n\n{notes}" if notes else "")
 
         return self.session.search(run)
 

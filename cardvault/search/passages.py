@@ -13,6 +13,10 @@ each read with the card's topic and tags, of at most the window's tokens:
   the most natural break there), so a sentence on a cut is read whole by one of them.
 
 Passage bounds are character offsets into the body, from the model's own tokenizer.
+
+The work per document is bounded: at most `MAX_PASSAGES` passages, over the start of its body
+(a 1 MB note would be thousands of passages, minutes of embedding for one card); the rest is
+found by keyword search, as every word of every note is.
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ if TYPE_CHECKING:
 SPECIAL_TOKENS = 2
 #: A passage's body never gets fewer tokens than this, however long the topic.
 MIN_BODY_TOKENS = 64
+#: The most passages one document is embedded as (about 60 KB of prose with MiniLM's window).
+MAX_PASSAGES = 64
+#: Characters of a body read for its passages: enough for MAX_PASSAGES windows of short tokens.
+MAX_BODY_CHARS = MAX_PASSAGES * 1024
 Span = tuple[int, int]
 
 
@@ -47,6 +55,7 @@ class Splitter:
         """For each (topic, body, tags): the body's passages as (start, stop) offsets."""
         if not docs:
             return []
+        docs = [(topic, body[:MAX_BODY_CHARS], tags) for topic, body, tags in docs]
         whole = self._count([embed_text(t, b, g) for t, b, g in docs])
         out: list[list[Span]] = [[(0, len(body))] for _, body, _ in docs]
         long = [i for i, count in enumerate(whole) if count > self.window]
@@ -57,7 +66,7 @@ class Splitter:
             )
             for i, frame, encoding in zip(long, frames, bodies, strict=True):
                 budget = max(self.window - frame - 1, MIN_BODY_TOKENS)
-                out[i] = body_spans(docs[i][1], encoding.offsets, budget)
+                out[i] = body_spans(docs[i][1], encoding.offsets, budget)[:MAX_PASSAGES]
         return out
 
     def _count(self, texts: list[str]) -> list[int]:

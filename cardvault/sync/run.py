@@ -1,7 +1,8 @@
 """`cardvault sync`: share the vault with other machines through any git remote.
 
 Refused at once while git is in the middle of something (a rebase, a merge, a detached HEAD:
-history/states.py) and for an unknown remote. Then:
+history/states.py) and for an unknown remote. Then, holding the sync lock from here to the end
+(edits/lock.py `SYNC_LOCK`: two syncs of one clone take turns, as git's ref locks need):
 1. under the vault lock: finish an interrupted write (or an interrupted sync's merge), set up
    the merge drivers if missing, and commit pending hand edits of the vault's own files
    (vault/owned.py), as "hand edits", once the secret guard found nothing in them
@@ -15,8 +16,11 @@ history/states.py) and for an unknown remote. Then:
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
    scratch work tree outside the repository), then the vault's changed files written through
    the journal and the branch moved to the merge (a kill is finished by the next command);
-   then what the merge brought back of log entries a forget recorded removed again, in one
-   commit (forget/tombstone.py: a forgotten topic stays forgotten on every clone); then, after
+   when the remote's branch was rewritten (a force-push that purged a commit this clone had
+   pulled: history/remote.py `dropped_tip`), only this clone's own commits since are carried
+   over, so what the rewrite removed is never pushed back; then what the merge brought back
+   of log entries a forget recorded removed again, in one commit (forget/tombstone.py: a
+   forgotten topic stays forgotten on every clone); then, after
    a true merge that changed cards or the managed files (or when the branch still ends in a
    sync's merge: one killed before this step), MEMORY.md's table regenerated from the merged
    cards and AGENTS.md's learned rules brought up to date (the merged lines whose cards are
@@ -55,6 +59,7 @@ from cardvault.edits.door import (
     refuse_unfinished_git,
     write_while_holding,
 )
+from cardvault.edits.lock import SYNC_LOCK, vault_lock
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.sync import removals
@@ -64,6 +69,10 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
 
 ATTEMPTS = 5
+_REWRITTEN = (
+    "{remote}/{branch} was rewritten (a force-push): commits it dropped were not merged back; "
+    "only this clone's own changes since were carried over"
+)
 _REGENERATE = ("memory/cards/", "memory/archive/", "MEMORY.md", "AGENTS.md")
 
 
@@ -99,10 +108,13 @@ def sync_vault(
     name = remote or git_remote.default_remote(top, local)
     git_remote.check_remote(top, name)
     branch = git_remote.upstream_branch(top, local, name)
-    with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
-        pass  # an interrupted write finished (and said so), hand edits committed
-    result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
-    return replace(result, pending=entered.pending, notes=_index_notes(vault, result))
+    with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
+        with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
+            pass  # an interrupted write finished (and said so), hand edits committed
+        result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
+    return replace(
+        result, pending=entered.pending, notes=[*result.notes, *_index_notes(vault, result)]
+    )
 
 
 def _exchange(
@@ -115,8 +127,10 @@ def _exchange(
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
+    notes: list[str] = []
     regenerated = forgotten = None
     for attempt in range(1, ATTEMPTS + 1):
+        before = git_remote.remote_head(top, remote, branch)
         exists = git_remote.fetch(top, remote, branch)
         followed = not exists and git_remote.followed_branch(top, local, remote) == branch
         if followed and git_remote.gone(top, remote, branch):
@@ -129,7 +143,10 @@ def _exchange(
             )
         with holding_the_lock(vault, on_wait=on_wait):
             if exists:
-                outcome = _merge(vault, top, f"{remote}/{branch}")
+                dropped = git_remote.dropped_tip(top, remote, branch, before)
+                if dropped is not None:
+                    notes.append(_REWRITTEN.format(remote=remote, branch=branch))
+                outcome = _merge(vault, top, f"{remote}/{branch}", dropped)
                 if outcome.conflicts:
                     return SyncResult(
                         remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
@@ -147,12 +164,12 @@ def _exchange(
         if foreign:
             return SyncResult(
                 remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
-                refused=_refusal(foreign), forgotten=forgotten,
+                refused=_refusal(foreign), forgotten=forgotten, notes=notes,
             )  # fmt: skip
         if git_remote.push(top, remote, branch, published or "HEAD", local):
             return SyncResult(
                 remote, branch, _how(outcomes), True, attempt, regenerated=regenerated,
-                forgotten=forgotten,
+                forgotten=forgotten, notes=notes,
             )  # fmt: skip
     raise CardvaultError(
         f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
@@ -160,19 +177,24 @@ def _exchange(
     )
 
 
-def _merge(vault: Vault, top: Path, target: str) -> git_remote.MergeOutcome:
+def _merge(
+    vault: Vault, top: Path, target: str, dropped: str | None = None
+) -> git_remote.MergeOutcome:
     """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
     git's object store (history/treemerge.py), the vault's files written through the journal,
-    then the branch moved to the merge (edits/door.py `merge_while_holding`)."""
+    then the branch moved to the merge (edits/door.py `merge_while_holding`). `dropped`: the
+    remote's old head its rewritten history no longer holds (only our own commits since it
+    are carried over)."""
     taken, stopped = removals.unpaired(top, target)
-    merge = history.merge_in_objects(top, target, f"sync: merge {target}", taken=taken)
+    message = f"sync: merge {target}"
+    merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
     if merge.how == "conflict":
         for path, _ in merge.conflicts:
             taken.update(removals.kept_after_removal(top, merge, target, path))
         rest = [p for p, _ in merge.conflicts if p not in taken]
         gone = [p for p in rest if _removal_wins(top, merge.old, target, p)]
         if len(gone) == len(rest):
-            merge = history.merge_in_objects(top, target, f"sync: merge {target}", gone, taken)
+            merge = history.merge_in_objects(top, target, message, gone, taken, dropped)
     if merge.how == "conflict" or stopped:
         conflicts = tuple(
             git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())

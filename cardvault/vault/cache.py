@@ -22,10 +22,16 @@ committed cache: git writes a new file) or copied is another file, so its record
 documents are never read as this clone's own: the reader builds them again from the vault's
 files. Its recorded identity cannot be forged by whoever made it: the inode is the one this
 disk gave the file.
+
+A vault this user cannot write (a mounted backup, a container layer, `chmod -R a-w`) is still
+read and searched: `index_folder` puts its derived search index in a folder of its own in the
+user's cache (`machine_cache`) when `.cardvault/` cannot be written. Writers keep to
+`.cardvault/` (the lock and the journal must be the vault's own) and refuse there.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
@@ -34,6 +40,8 @@ from pathlib import Path
 from cardvault.errors import CardvaultError
 
 UNTRUSTED = "untrusted"
+#: Points cardvault's machine-wide cache (models' ONNX copies, indexes of read-only vaults).
+CACHE_ENV = "CARDVAULT_CACHE"
 #: `.cardvault/.gitignore`: everything in the folder is this clone's own.
 IGNORE_ALL = "# cardvault's cache: local to this clone, never committed\n*\n"
 
@@ -145,3 +153,22 @@ def set_aside(cache_dir: Path, path: Path, label: str) -> Path:
         target = folder / f"{stamp}-{label}-{number}"
     os.rename(path, target)
     return target
+
+
+def machine_cache() -> Path:
+    """This user's folder for machine-wide derived files: $CARDVAULT_CACHE, else
+    $XDG_CACHE_HOME/cardvault, else ~/.cache/cardvault."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cardvault"
+
+
+def index_folder(cache: Path) -> Path:
+    """Where the search index of the vault whose cache folder is `cache` lives: there, when this
+    user may write in it (or create it), else `machine_cache()/vaults/<digest of its path>`."""
+    target = cache if cache.is_dir() else cache.parent
+    if os.access(target, os.W_OK | os.X_OK):
+        return cache
+    digest = hashlib.sha256(os.fsencode(cache)).hexdigest()[:16]
+    return machine_cache() / "vaults" / digest

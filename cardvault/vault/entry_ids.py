@@ -14,6 +14,11 @@ names the same entry whatever merges, reorderings or hand edits do to the entrie
   same bytes and their merge is clean (`stamped_log`, used by maintain/entry_ids.py).
 - `entries_by_ref` resolves citations: by id, and the old positional form (`#14:30`,
   `#14:30-2`: the second entry of 14:30 in file order) still resolves, as it always did.
+- `cited_entry` is what a card's citation names when it matters that it is the right entry (the
+  id migration rewrites the citation for good, `forget` removes the entry on every clone): a
+  positional citation names another entry once a merge interleaved two clones' entries of one
+  minute, so among several entries of its minute it is read by content: the entry most of whose
+  words the citing card holds, or none when no entry clearly is it.
 """
 
 from __future__ import annotations
@@ -34,8 +39,13 @@ from cardvault.vault.daily import (
     in_line_ends,
     parse_log,
 )
+from cardvault.words import words
 
 ID_LENGTH = 6
+#: The share of an entry's words a card must hold for a positional citation to be read as
+#: naming that entry (`cited_entry`).
+CONTENT_SHARE = 0.5
+_ORDINAL = re.compile(r"-\d+$")
 #: Ids on heading lines, found without parsing (a match inside a code block only reserves an
 #: id that is then not used: harmless).
 _IDS_IN_TEXT = re.compile(r"^ {0,3}##[ \t].*<!--[ \t]*id:[ \t]*([0-9a-f]{6,16})[ \t]*-->", re.M)
@@ -193,3 +203,30 @@ def is_positional(ref: str) -> bool:
     _, hash_mark, anchor = ref.partition("#")
     positional = ":" in anchor or anchor.partition("-")[0] == UNTIMED
     return bool(hash_mark) and ref.startswith("memory/") and positional
+
+
+def cited_entry(ref: str, entries: Sequence[LogEntry], text: str) -> LogEntry | None:
+    """The entry of a log's `entries` that the citation `ref` in `text` (the citing card's
+    topic and body) names: by id, that entry; by position, the entry at that position when
+    it is the only one of its minute, else the one of that minute whose words (of more than
+    two letters) `text` holds the largest share of, at least CONTENT_SHARE and more than any
+    other's; None when no entry clearly is it (module docstring)."""
+    if not is_positional(ref):
+        return entries_by_ref(entries).get(ref)
+    minute = _ORDINAL.sub("", ref)
+    same = [entry for entry in entries if _ORDINAL.sub("", entry.position_ref) == minute]
+    if len(same) == 1 and same[0].position_ref == ref:
+        return same[0]
+    held = set(words(text))
+    scored = sorted(((_share(entry, held), n) for n, entry in enumerate(same)), reverse=True)
+    if not scored or scored[0][0] < CONTENT_SHARE:
+        return None
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    return same[scored[0][1]]
+
+
+def _share(entry: LogEntry, held: set[str]) -> float:
+    """The share of `entry`'s words (title and body, of more than two letters) in `held`."""
+    own = {word for word in words(f"{entry.title}\n{entry.body}") if len(word) > 2}
+    return len(own & held) / len(own) if own else 0.0

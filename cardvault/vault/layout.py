@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from cardvault.errors import UnsafePathError, VaultNotFoundError
 from cardvault.trust.settings import Ignored, settle
-from cardvault.vault.cache import heal_cache_dir
+from cardvault.vault.cache import heal_cache_dir, index_folder
 from cardvault.vault.config import CONFIG_FILE, VaultConfig, load_config
 from cardvault.vault.confine import confined, leads_outside, name_problem, shown, symlink_message
 from cardvault.vault.lognames import is_log_file, is_log_path
@@ -64,6 +64,12 @@ class Vault:
     @property
     def cache_dir(self) -> Path:
         return self.root / CACHE_DIR
+
+    @property
+    def index_dir(self) -> Path:
+        """Where the search index lives: `cache_dir`, or a folder in the user's cache when this
+        user cannot write there (a read-only vault is still searched: vault/cache.py)."""
+        return index_folder(self.cache_dir)
 
     @property
     def memory_md(self) -> Path:
