@@ -149,13 +149,13 @@ def lesson_table(state, embeddings, facts: dict) -> str:  # type: ignore[no-unty
     vectors = embeddings.vectors([lesson.query for lesson in lessons])
     folds = {
         f"memory/{f['entry'].split()[0]}.md#{f['entry'].split()[1]}": f["card"]
-        for f in facts["folds_into_existing"]
+        for f in facts["asked_about_existing"]
     }
     recurring = {
         f"memory/{e.split()[0]}.md#{e.split()[1]}" for e in facts["recurring_lesson"]["entries"]
     }
     out = [
-        "| lesson (entry) | best card (cosine) | should fold into "
+        "| lesson (entry) | best card (cosine) | tells the lesson of "
         "| best other lesson (cosine) | should group |",
         "| --- | --- | --- | --- | --- |",
     ]

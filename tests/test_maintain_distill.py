@@ -39,11 +39,14 @@ CORRECTION = (
 )
 
 
-@pytest.fixture
-def vault(tmp_path: Path):  # type: ignore[no-untyped-def]
+@pytest.fixture(params=["distilled"])
+def vault(tmp_path: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Logs, and two cards: a Cortex card maintain distilled earlier (`curated`: written by
+    hand, for the tests that say so) and a hand-written one."""
     vault = new_vault(tmp_path / "v")
     card(vault, "cortex-csrf-automation", "Cortex CSRF Automation", CSRF_CARD,
-         category="infrastructure", tags="[cortex, csrf, api]", created="2026-03-01")  # fmt: skip
+         category="infrastructure", tags="[cortex, csrf, api]", created="2026-03-01",
+         distilled=request.param == "distilled")  # fmt: skip
     card(vault, "utc-timestamps", "UTC Timestamps", "Store every timestamp as UTC timestamptz.",
          category="workflow", tags="[postgres, time]")  # fmt: skip
     log(vault, "2026-03-10", [
@@ -125,7 +128,31 @@ def test_lesson_in_other_words_folds_into_the_existing_card(
     changed = [
         line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")
     ]
-    assert all(line.startswith("+") for line in changed if "updated" not in line)
+    # what changes besides added lines: `updated`, and the mark that follows the new body
+    assert all(line.startswith("+") for line in changed if line[1:].split(":")[0] not in
+               ("updated", "distilled"))  # fmt: skip
+
+
+@pytest.mark.parametrize("vault", ["curated"], indirect=True)
+def test_a_lesson_close_to_a_curated_card_is_asked_not_written_into(
+    vault: Vault, embedder: Embedder
+) -> None:
+    """A hand-written card is never written into on the scores alone: the lesson that would
+    fold into a distilled card is a same-lesson question naming the card and the entry, and
+    the card's bytes stay as they were until a person answers."""
+    from cardvault.vault.decisions import read_queue
+
+    path = vault.card_path("cortex-csrf-automation")
+    before = path.read_bytes()
+    run(vault, embedder)
+    assert path.read_bytes() == before
+    (cortex,) = cited_as(vault, {"memory/2026-03-15.md#17:00"})
+    asked = [
+        {m.path for m in item.members} | {m.key for m in item.members}
+        for item in read_queue(vault.root)
+        if item.kind == "same-lesson"
+    ]
+    assert any("memory/cards/cortex-csrf-automation.md" in a and cortex in a for a in asked)
 
 
 def test_second_run_changes_nothing_and_makes_no_commit(vault: Vault, embedder: Embedder) -> None:

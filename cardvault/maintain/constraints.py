@@ -7,9 +7,10 @@ person said are different. Never certain (asked instead): a lesson that advises 
 ("never", "don't") with one, or a card telling, that does not; two that advise the same
 action on different things ("use Jest" / "use Vitest"), whatever words they share. Always
 together: a lesson and the card its `→ card:` link names, members a person said are one
-lesson, and a lesson whose cosine with a hand-written card (one citing no entries) reaches
-the distill threshold (the rule measured on hand-written cards, docs/benchmarks.md). A
-hand-written card is asked about only from the model's `card_ask_floor` closeness; two cards
+lesson. A curated card (hand-written, imported: not `distilled`, vault/card.py) is never
+certain with a lesson, however close: maintenance writes into it only on the log's own link or
+a person's answer, and otherwise asks. A card that cites no entries is asked about only from
+the model's `card_ask_floor` closeness; two cards
 count as NEUTRAL_GAP below `review`, so a lesson near two cards is asked about both while two
 cards never make a question on their own.
 """
@@ -18,13 +19,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cardvault.maintain.calibration import constants_for
 from cardvault.maintain.candidates import NEVER, Node
 from cardvault.maintain.contradict import Claim, Contradiction, contradict, substitution
 from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import Evidence
 from cardvault.maintain.state import VaultState
-from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import ACCEPTED, apart_pairs
 
 if TYPE_CHECKING:
@@ -36,7 +35,6 @@ NEUTRAL_GAP = 0.01
 
 def constraints(
     state: VaultState,
-    cfg: VaultConfig,
     nodes: list[Node],
     evidence: Evidence,
     links: np.ndarray,
@@ -55,7 +53,7 @@ def constraints(
     auto = np.where(review >= limits.certain, review, NEVER)
     lesson_nodes = [n for n, node in enumerate(nodes) if node.lesson is not None]
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    for i, j in _always(state, cfg, nodes, closeness) - never:
+    for i, j in _always(state, nodes) - never:
         auto[i, j] = auto[j, i] = ALWAYS
     if lesson_nodes and cards:  # of the cards a lesson must join, the closest
         block = auto[np.ix_(lesson_nodes, cards)]
@@ -65,6 +63,12 @@ def constraints(
     for (i, j), claim in _disagreeing(state, nodes, auto, limits.certain).items():
         auto[i, j] = auto[j, i] = review[i, j] = review[j, i] = NEVER
         contradictions[(i, j)] = claim
+    curated = [n for n in cards if not _distilled(nodes[n])]
+    if lesson_nodes and curated:  # asked about, never written into on the scores alone
+        block = auto[np.ix_(lesson_nodes, curated)]
+        kept = np.where(block >= ALWAYS, block, NEVER)  # the log's own link, a person's answer
+        auto[np.ix_(lesson_nodes, curated)] = kept
+        auto[np.ix_(curated, lesson_nodes)] = kept.T
     plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
     far = (closeness < limits.card_ask_floor) & plain[None, :]
     sub = review[np.ix_(lesson_nodes, cards)]
@@ -199,15 +203,14 @@ def _never(state: VaultState, nodes: list[Node]) -> set[tuple[int, int]]:
     return found
 
 
-def _always(
-    state: VaultState, cfg: VaultConfig, nodes: list[Node], closeness: np.ndarray
-) -> set[tuple[int, int]]:
-    """A lesson and the card it links to, or is close enough to by the card rule; members a
-    person said are one lesson."""
+def _distilled(node: Node) -> bool:
+    return node.card is not None and node.card.card.distilled
+
+
+def _always(state: VaultState, nodes: list[Node]) -> set[tuple[int, int]]:
+    """A lesson and the card its `→ card:` link names; members a person said are one lesson."""
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    plain = {n for n in cards if len(nodes[n].rows) == nodes[n].paragraphs}
-    close = _close_pairs(closeness, constants_for(cfg).distill_threshold, cards)
-    found = {(m, n) for m, n in close if n in plain}
+    found: set[tuple[int, int]] = set()
     holders: dict[str, list[int]] = {}
     for n, node in enumerate(nodes):
         for key in node.keys:

@@ -93,7 +93,7 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     evidence = Evidence(tellings, embeddings, words, state.constants)
     limits = evidence.constants
     links, best = node_links(nodes, evidence, closeness)
-    review, auto, contradictions = constraints(state, cfg, nodes, evidence, links, closeness)
+    review, auto, contradictions = constraints(state, nodes, evidence, links, closeness)
     for m, n in polarity_differs(nodes, evidence, best) + substitutions(
         nodes, evidence, best, auto
     ):
