@@ -69,11 +69,11 @@ def test_appending_keeps_existing_bytes_as_a_prefix(current: str, title: str) ->
 
 
 def test_first_entry_of_the_day_gets_the_date_heading() -> None:
-    entry = format_entry("09:15", "Start", "Lesson: x")
+    entry = format_entry("09:15", "Start", "Lesson: use x")
     text = appended_log_text(None, dt.date(2026, 3, 19), entry)
-    assert text == "# 2026-03-19\n\n## 09:15 — Start\nLesson: x\n"
+    assert text == "# 2026-03-19\n\n## 09:15 — Start\nLesson: use x\n"
     entries = parse_log(text, Path("memory/2026-03-19.md"), DEFAULT_SIGNALS)
-    assert entries[0].signals[0].text == "x"
+    assert entries[0].signals[0].text == "use x"
 
 
 def test_lines_inside_code_blocks_are_not_signals() -> None:

@@ -33,7 +33,8 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
         ("Deploy failed! Fix: pin the base image.", [("fix", "pin the base image.")]),
         ("Why did it hang? gotcha: requests has no default timeout.",
          [("gotcha", "requests has no default timeout.")]),
-        ("Two things. Rule: one. Decision: two.", [("rule", "one."), ("decision", "two.")]),
+        ("Two things. Rule: keep one. Decision: ship two.",
+         [("rule", "keep one."), ("decision", "ship two.")]),
         ("It broke. **Lesson:** pin it.", [("lesson", "pin it.")]),
         ("It broke. **Lesson**: pin it.", [("lesson", "pin it.")]),
         ("1. Preference: tabs over spaces", [("preference", "tabs over spaces")]),
@@ -45,7 +46,7 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
          [("lesson", "always paginate.")]),
         ("Lesson: wrapped `code`\nand more. Then a story.",
          [("lesson", "wrapped `code` and more. Then a story.")]),
-        ("Lesson: first\n\nA story told after it.", [("lesson", "first")]),
+        ("Lesson: first things\n\nA story told after it.", [("lesson", "first things")]),
         # a #lesson tag anywhere: what follows it, or the sentence it ends
         ("Met the team. #lesson write the agenda first", [("tag", "write the agenda first")]),
         ("Always pin the image #lesson", [("tag", "Always pin the image")]),
@@ -100,8 +101,11 @@ def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[s
         ("Lesson: utf-8", [("lesson", "utf-8")]),
         ("Lesson: use deadbeef1 as the seed", [("lesson", "use deadbeef1 as the seed")]),
         ("Lessons:\n- #12\n- pin it", [("lesson", "pin it")]),
-        ("Lesson: 私", [("lesson", "私")]),
-        ("Fix: 42", [("fix", "42")]),
+        ("Lesson: 私は毎日", [("lesson", "私は毎日")]),
+        # one word states nothing: a verdict, a number, one character
+        ("Fix: 42", []),
+        ("**Decision: RETAIN**", []),
+        ("Lesson: 保留", []),
     ],
 )  # fmt: skip
 def test_signal_words_wherever_a_sentence_starts(

@@ -64,6 +64,7 @@ from cardvault.vault.signal_forms import (
     WORD_ALIASES,
     is_lesson_label,
 )
+from cardvault.words import is_cjk, words
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -88,7 +89,6 @@ _NEWLINE = re.compile(r"\n")
 #: it: `\## 10:00 — ...`): that dash separates a forged heading's time from its title, and is
 #: no clause a signal may start (the text imitated structure; its title is not a lesson).
 _HEADING_TIME = re.compile(r"[ \t]*\\?(?:#{1,6}[ \t]*)?\d{1,2}:\d{2}[ \t]*$")
-_WORD = re.compile(r"[^\W_]")  # a letter or a digit left once references are taken out
 _COLONS = (":", "：")
 #: The kind of signal a lesson label's lessons are.
 LESSON = "lesson"
@@ -606,9 +606,12 @@ def _ends_signal(line: str) -> bool:
 
 
 def _says_something(text: str) -> bool:
-    """Whether a signal's text holds anything besides references and punctuation
-    (`Fixes: #123` is a trailer naming an issue, not a lesson)."""
-    return _WORD.search(REFERENCE.sub(" ", text)) is not None
+    """Whether a signal's text states something: two words or more besides references and
+    punctuation (`Fixes: #123` is a trailer naming an issue, `**Decision: RETAIN**` a verdict,
+    neither a lesson; "Use UTC." is one). A CJK run counts its character pairs, as the
+    keyword index does (`保留` one, `每次提交` three)."""
+    found = words(REFERENCE.sub(" ", text))
+    return sum(max(1, len(word) - 1) if is_cjk(word) else 1 for word in found) >= 2
 
 
 def _clean(text: str) -> str:
