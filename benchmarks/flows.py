@@ -41,7 +41,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "vault root": ("cardvault.vault.root:locate_root",),
     "config": ("cardvault.vault.config:load_config",),
     "scope": ("cardvault.scopes.scope:resolve",),
-    "agent": ("cardvault.scopes.agents:agent_name",),
+    "agent": ("cardvault.vault.agent_names:agent_name",),
     "vault read": ("cardvault.vault.read:_read",),
     "lock": ("cardvault.edits.lock:vault_lock",),
     "commit": ("cardvault.history.commits:commit",),

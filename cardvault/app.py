@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardvault.scopes.scope import Scope
+from cardvault.scopes.scope import InScope, Scope
 from cardvault.wiring import NOW_VAR, Wiring, clock_of
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class Session(Wiring):
         status: str | None = None,
         logs: bool = False,
         archived: bool = False,
-        scope: Scope | str = Scope.project,
+        scope: Scope | str | InScope = Scope.project,
         rerank: bool | None = None,
     ) -> ScopedHits:
         """`cardvault search`: the `k` best hits over the scope's vaults, each named by its
@@ -97,7 +97,7 @@ class Session(Wiring):
         status: str | None = None,
         logs: bool = False,
         archived: bool = False,
-        scope: Scope | str = Scope.project,
+        scope: Scope | str | InScope = Scope.project,
         rerank: bool | None = None,
     ) -> list[SearchResult]:
         """The `k` best hits for `query` (mode: hybrid, semantic or keyword), best first;
@@ -132,7 +132,7 @@ class Session(Wiring):
         self,
         task: str | None = None,
         budget: int | None = None,
-        scope: Scope | str = Scope.all,
+        scope: Scope | str | InScope = Scope.all,
         archived: bool = False,
         mode: str = "hybrid",
     ) -> ContextPack:

@@ -76,13 +76,12 @@ def search(
     """
     from cardvault.vault.filters import check_filters
 
-    in_scope = session_of(ctx).scope(scope)
+    in_scope = open_scope(ctx, scope)
     check_filters((c for s in in_scope.vaults for c in s.vault.config.categories), category, status)
-    open_scope(ctx, scope)
     if mode is not Mode.keyword:
         first_index(ctx, in_scope.vaults)
     found = session_of(ctx).search_hits(
-        query, k, mode.value, category, tag, status, logs, archived, scope, rerank
+        query, k, mode.value, category, tag, status, logs, archived, in_scope, rerank
     )
     if in_scope.vaults:  # warm by default: the next search is answered by the vault's server
         start_resident(ctx, in_scope.vaults[0].vault)
