@@ -46,10 +46,10 @@ from cardvault.search.index import (
     skipped_files,
 )
 from cardvault.search.model import ModelUnavailableError, reads
+from cardvault.search.query import Filters
 from cardvault.search.query_model import QueryModel, QueryModels
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
 from cardvault.search.retrieve import (
-    Filters,
     PassageVectors,
     Ranking,
     eligible_ids,
