@@ -22,12 +22,12 @@ is cheap: the services load when a method first needs them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cardvault.scopes.scope import InScope, Scope
-from cardvault.search.query import Filters, Query, SearchOptions
+from cardvault.search.filters import Filters
 from cardvault.wiring import NOW_VAR, Wiring, clock_of
 
 if TYPE_CHECKING:
@@ -49,6 +49,53 @@ __all__ = ["NOW_VAR", "WARM_UP_QUERY", "Filters", "Query", "Session", "clock_of"
 WARM_UP_QUERY = "warm up the search index and model"
 
 
+@dataclass(frozen=True)
+class Query:
+    """One search: the `k` best hits for `text` in `mode` (hybrid, semantic or keyword) among
+    what `filters` lets through, over the vaults of `scope` (a `Scope`, or one a command
+    resolved already); `rerank`: the cross-encoder rereads a hybrid search's first hits (None:
+    each vault's `[search] rerank`)."""
+
+    text: str
+    k: int = 10
+    mode: str = "hybrid"
+    filters: Filters = field(default_factory=Filters)
+    scope: Scope | str | InScope = Scope.project
+    rerank: bool | None = None
+
+    @classmethod
+    def of(
+        cls,
+        text: str,
+        k: int = 10,
+        mode: str = "hybrid",
+        category: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        logs: bool = False,
+        archived: bool = False,
+        scope: Scope | str | InScope = Scope.project,
+        rerank: bool | None = None,
+    ) -> Query:
+        """The query the flat options (`SearchOptions`) spell."""
+        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
+        return cls(text, k, mode, filters, scope, rerank)
+
+
+class SearchOptions(TypedDict, total=False):
+    """`Query.of`'s options, as keywords of the session's search methods."""
+
+    k: int
+    mode: str
+    category: str | None
+    tag: str | None
+    status: str | None
+    logs: bool
+    archived: bool
+    scope: Scope | str | InScope
+    rerank: bool | None
+
+
 class Session(Wiring):
     """One session of cardvault (see the module docstring): its wiring, and one method per
     command. Close it, or use it as a context manager, to release the warm search services it
@@ -67,7 +114,9 @@ class Session(Wiring):
         asked = _query(query, options)
         in_scope = self.scope(asked.scope)
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
-        found = search_vaults(vaults, self.searcher, asked)
+        found = search_vaults(
+            vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
+        )
         named, today = dict(vaults), self.now().date()
 
         def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown

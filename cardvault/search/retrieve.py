@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
+from cardvault.search.filters import Filters
 from cardvault.search.index import IndexHandle
-from cardvault.search.query import Filters
 from cardvault.search.text import KeywordQuery
 from cardvault.search.vector_store import load_matrix, verified_rows
 

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cardvault.errors import CardvaultError
-from cardvault.search.engine import KeywordQuery, Searcher, SearchOutcome, SearchResult
-from cardvault.search.query import Query
+from cardvault.search.engine import Filters, KeywordQuery, Searcher, SearchOutcome, SearchResult
 from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
@@ -72,28 +71,34 @@ class ScopedHits:
 
 
 def search_vaults(
-    vaults: Sequence[tuple[str, Vault]], searcher: Callable[[Vault], Searcher], query: Query
+    vaults: Sequence[tuple[str, Vault]],
+    searcher: Callable[[Vault], Searcher],
+    query: str,
+    k: int = 10,
+    mode: str = "hybrid",
+    filters: Filters | None = None,
+    rerank: bool | None = None,
 ) -> ScopedHits:
-    """The best `query.k` hits for `query` over every (name, vault) of `vaults`, in that order
-    (its text read once for them all; its scope is the caller's, resolved into `vaults`). A
-    query without a word (empty, blanks, punctuation) is an error: neither side has anything
-    to go on, and an embedding of nothing ranks noise."""
+    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order (the
+    query read once for them all); `rerank` as `Searcher.search`. A query without a word
+    (empty, blanks, punctuation) is an error: neither side has anything to go on, and an
+    embedding of nothing ranks noise."""
     outcomes: list[tuple[str, SearchOutcome]] = []
     notices: list[str] = []
-    read = KeywordQuery.of(query.text)
+    read = KeywordQuery.of(query)
     if not read.terms:
-        shown = query.text.strip()[:40]
+        shown = query.strip()[:40]
         raise CardvaultError(
             f"the query {shown!r} holds no word to search for" if shown else "the query is empty"
         )
     for name, vault in vaults:
-        outcome = searcher(vault).search(read, query.k, query.mode, query.filters, query.rerank)
+        outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters, rerank=rerank)
         prefix = "" if name == PROJECT else f"{name}: "
         notices += [f"{prefix}{notice}" for notice in outcome.notices]
         notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]
         outcomes.append((name, outcome))
     per_vault = [(name, outcome.results) for name, outcome in outcomes]
-    hits = merge_ranked(per_vault, lambda hit: hit.score, query.k)
+    hits = merge_ranked(per_vault, lambda hit: hit.score, k)
     modes = tuple(dict.fromkeys(outcome.mode for _, outcome in outcomes))
     return ScopedHits(hits, modes, tuple(notices), tuple(outcomes))
 
