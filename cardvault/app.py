@@ -108,7 +108,7 @@ class Session(Wiring):
         options as keywords) over the scope's vaults, each named by its vault, with the modes
         used, the notices (the scope's first), each vault's outcome and each card hit's age and
         stale mark (`about`)."""
-        from cardvault.context.used import hit_age
+        from cardvault.context.used import hit_ages
         from cardvault.search.scoped import search_vaults
 
         asked = _query(query, options)
@@ -118,9 +118,14 @@ class Session(Wiring):
             vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
         )
         named, today = dict(vaults), self.now().date()
+        ages: dict[str, dict[str, dict[str, object]]] = {}
 
         def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown
-            return hit_age(named[name], path, today)
+            if not ages:  # every shown hit's card, one read per vault
+                for vault in named:
+                    shown = (hit.path for at, hit in found.hits if at == vault)
+                    ages[vault] = hit_ages(named[vault], shown, today)
+            return ages[name].get(path, {})
 
         return replace(found, notices=(*in_scope.notices, *found.notices), about=about)
 
