@@ -15,7 +15,9 @@ Reported per flow:
 - modules: distinct cardvault modules entered;
 - folder hops: calls whose caller is in another folder of the package than the callee
   (`cardvault/cli/` -> `cardvault/search/` is one hop; a call within a folder is none);
-- one count per noun: how many times its resolving function ran (NOUNS below). The targets of
+- one count per noun: how many times its resolving function ran (NOUNS below), and (`--json`,
+  `per_vault`) the most times for any one vault: a read of two vaults (`search --scope all`
+  reads the project's and the global vault's config) is once per vault. The targets of
   issue 41: `log` <= 650 calls, cold `search` <= 700 calls and <= 40 hops, `maintain` one lock
   and one vault read per vault; each noun resolved once per command.
 
@@ -41,7 +43,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "vault root": ("cardvault.vault.root:locate_root",),
     "config": ("cardvault.vault.config:load_config",),
     "scope": ("cardvault.scopes.scope:resolve",),
-    "agent": ("cardvault.scopes.agents:agent_name",),
+    "agent": ("cardvault.vault.agent_names:agent_name",),
     "vault read": ("cardvault.vault.read:_read",),
     "lock": ("cardvault.edits.lock:vault_lock",),
     "commit": ("cardvault.history.commits:commit",),
@@ -65,6 +67,7 @@ calls = 0
 modules = set()
 hops = 0
 named = Counter()
+per_vault = {}  # function -> Counter of its first argument (a vault's root when it has one)
 resumable = {}  # generator and coroutine frames entered once: a resume is not a call
 RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, *_ITERABLE_*, ASYNC_GEN
 
@@ -90,6 +93,10 @@ def profile(frame, event, arg):
     key = f"{module}:{code.co_qualname}"
     if key in names:
         named[key] += 1
+        first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+        root = getattr(first, "root", None)  # a Vault's root (a path's own .root is a str)
+        where = root if isinstance(root, os.PathLike) else first
+        per_vault.setdefault(key, Counter())[str(where)] += 1
     caller = frame.f_back
     while caller is not None and not caller.f_code.co_filename.startswith(PACKAGE):
         caller = caller.f_back
@@ -108,7 +115,8 @@ finally:
     sys.setprofile(None)
 sys.stdout.flush()
 print("\n@@FLOWS@@" + json.dumps(
-    {"code": code, "calls": calls, "modules": len(modules), "hops": hops, "named": named}
+    {"code": code, "calls": calls, "modules": len(modules), "hops": hops, "named": named,
+     "per_vault": {key: max(found.values()) for key, found in per_vault.items()}}
 ))
 """
 
@@ -151,9 +159,22 @@ def measure(root: Path, env: dict[str, str], argv: list[str]) -> dict[str, objec
     if marker < 0:
         raise SystemExit(f"{argv[0]} failed:\n{done.stderr[-2000:]}")
     found = json.loads(done.stdout[marker + len("@@FLOWS@@") :])
-    named = found.pop("named")
+    named, most = found.pop("named"), found.pop("per_vault")
     found["nouns"] = {noun: sum(named.get(f, 0) for f in fs) for noun, fs in NOUNS.items()}
+    found["per_vault"] = {noun: max(most.get(f, 0) for f in fs) for noun, fs in NOUNS.items()}
     return found
+
+
+def run_flows(workdir: Path, flows: dict[str, list[str]]) -> dict[str, dict[str, object]]:
+    """Make the vault in `workdir` and measure `flows` on it, in order."""
+    env = {
+        **os.environ, "CARDVAULT_NOW": NOW, "CARDVAULT_NO_AUTOSERVE": "1",
+        "CARDVAULT_HOME": str(workdir / "home"), "PYTHONPATH": str(ROOT),
+        "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "b@x",
+    }  # fmt: skip
+    root = make_vault(workdir, env)
+    return {name: measure(root, env, argv) for name, argv in flows.items()}
 
 
 def main() -> None:
@@ -163,14 +184,7 @@ def main() -> None:
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="cvflows-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    env = {
-        **os.environ, "CARDVAULT_NOW": NOW, "CARDVAULT_NO_AUTOSERVE": "1",
-        "CARDVAULT_HOME": str(workdir / "home"), "PYTHONPATH": str(ROOT),
-        "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "b@x",
-    }  # fmt: skip
-    root = make_vault(workdir, env)
-    results = {name: measure(root, env, argv) for name, argv in FLOWS.items()}
+    results = run_flows(workdir, FLOWS)
     if args.json:
         print(json.dumps(results, indent=2))
         return

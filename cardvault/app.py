@@ -22,11 +22,12 @@ is cheap: the services load when a method first needs them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from cardvault.scopes.scope import Scope
+from cardvault.scopes.scope import InScope, Scope
+from cardvault.search.filters import Filters
 from cardvault.wiring import NOW_VAR, Wiring, clock_of
 
 if TYPE_CHECKING:
@@ -42,10 +43,57 @@ if TYPE_CHECKING:
     from cardvault.vault.decisions import ReviewItem
     from cardvault.write.add import WriteResult
 
-__all__ = ["NOW_VAR", "WARM_UP_QUERY", "Session", "clock_of", "open_vault"]
+__all__ = ["NOW_VAR", "WARM_UP_QUERY", "Filters", "Query", "Session", "clock_of", "open_vault"]
 
 #: What a long-lived process searches for once at start, to sync the index and load the model.
 WARM_UP_QUERY = "warm up the search index and model"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One search: the `k` best hits for `text` in `mode` (hybrid, semantic or keyword) among
+    what `filters` lets through, over the vaults of `scope` (a `Scope`, or one a command
+    resolved already); `rerank`: the cross-encoder rereads a hybrid search's first hits (None:
+    each vault's `[search] rerank`)."""
+
+    text: str
+    k: int = 10
+    mode: str = "hybrid"
+    filters: Filters = field(default_factory=Filters)
+    scope: Scope | str | InScope = Scope.project
+    rerank: bool | None = None
+
+    @classmethod
+    def of(
+        cls,
+        text: str,
+        k: int = 10,
+        mode: str = "hybrid",
+        category: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        logs: bool = False,
+        archived: bool = False,
+        scope: Scope | str | InScope = Scope.project,
+        rerank: bool | None = None,
+    ) -> Query:
+        """The query the flat options (`SearchOptions`) spell."""
+        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
+        return cls(text, k, mode, filters, scope, rerank)
+
+
+class SearchOptions(TypedDict, total=False):
+    """`Query.of`'s options, as keywords of the session's search methods."""
+
+    k: int
+    mode: str
+    category: str | None
+    tag: str | None
+    status: str | None
+    logs: bool
+    archived: bool
+    scope: Scope | str | InScope
+    rerank: bool | None
 
 
 class Session(Wiring):
@@ -55,74 +103,41 @@ class Session(Wiring):
 
     # -- search and context -------------------------------------------------------------------
 
-    def search_hits(
-        self,
-        query: str,
-        k: int = 10,
-        mode: str = "hybrid",
-        category: str | None = None,
-        tag: str | None = None,
-        status: str | None = None,
-        logs: bool = False,
-        archived: bool = False,
-        scope: Scope | str = Scope.project,
-        rerank: bool | None = None,
-    ) -> ScopedHits:
-        """`cardvault search`: the `k` best hits over the scope's vaults, each named by its
-        vault, with the modes used, the notices (the scope's first), each vault's outcome and
-        each card hit's age and stale mark (`about`). `rerank`: the cross-encoder rereads the
-        first hits (None: each vault's `[search] rerank`)."""
-        from cardvault.context.used import hit_age
-        from cardvault.search.engine import Filters
+    def search_hits(self, query: str | Query, **options: Unpack[SearchOptions]) -> ScopedHits:
+        """`cardvault search`: the `k` best hits of `query` (a `Query`, or its text with the
+        options as keywords) over the scope's vaults, each named by its vault, with the modes
+        used, the notices (the scope's first), each vault's outcome and each card hit's age and
+        stale mark (`about`)."""
+        from cardvault.context.used import hit_ages
         from cardvault.search.scoped import search_vaults
 
-        in_scope = self.scope(scope)
-        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
+        asked = _query(query, options)
+        in_scope = self.scope(asked.scope)
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
-        found = search_vaults(vaults, self.searcher, query, k, mode, filters, rerank)
+        found = search_vaults(
+            vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
+        )
         named, today = dict(vaults), self.now().date()
+        ages: dict[str, dict[str, dict[str, object]]] = {}
 
         def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown
-            return hit_age(named[name], path, today)
+            if not ages:  # every shown hit's card, one read per vault
+                for vault in named:
+                    shown = (hit.path for at, hit in found.hits if at == vault)
+                    ages[vault] = hit_ages(named[vault], shown, today)
+            return ages[name].get(path, {})
 
         return replace(found, notices=(*in_scope.notices, *found.notices), about=about)
 
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        mode: str = "hybrid",
-        category: str | None = None,
-        tag: str | None = None,
-        status: str | None = None,
-        logs: bool = False,
-        archived: bool = False,
-        scope: Scope | str = Scope.project,
-        rerank: bool | None = None,
-    ) -> list[SearchResult]:
-        """The `k` best hits for `query` (mode: hybrid, semantic or keyword), best first;
-        `rerank`: the cross-encoder rereads a hybrid search's first hits (None: the setting)."""
-        found = self.search_hits(
-            query, k, mode, category, tag, status, logs, archived, scope, rerank
-        )
-        return found.results
+    def search(self, query: str | Query, **options: Unpack[SearchOptions]) -> list[SearchResult]:
+        """The `k` best hits for `query` (as `search_hits`), best first."""
+        return self.search_hits(query, **options).results
 
-    def query(
-        self,
-        query: str,
-        k: int = 10,
-        mode: str = "hybrid",
-        category: str | None = None,
-        tag: str | None = None,
-        status: str | None = None,
-        logs: bool = False,
-        archived: bool = False,
-    ) -> SearchOutcome:
-        """The project vault's whole outcome: hits, the sync report, mode, weights, notices."""
-        from cardvault.search.engine import Filters
-
-        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
-        return self.handle.query(query, k, mode, filters)
+    def query(self, query: str | Query, **options: Unpack[SearchOptions]) -> SearchOutcome:
+        """The project vault's whole outcome (its scope aside): hits, the sync report, mode,
+        weights, notices."""
+        asked = _query(query, options)
+        return self.handle.query(asked.text, asked.k, asked.mode, asked.filters)
 
     def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
         """`cardvault index`: bring the project's search index up to date."""
@@ -132,7 +147,7 @@ class Session(Wiring):
         self,
         task: str | None = None,
         budget: int | None = None,
-        scope: Scope | str = Scope.all,
+        scope: Scope | str | InScope = Scope.all,
         archived: bool = False,
         mode: str = "hybrid",
     ) -> ContextPack:
@@ -299,6 +314,14 @@ class Session(Wiring):
         from cardvault.review.judge import judge_pending
 
         return judge_pending(self.vault_for(to_global), self.now(), ids)
+
+
+def _query(query: str | Query, options: SearchOptions) -> Query:
+    if isinstance(query, Query):
+        if options:
+            raise TypeError("pass the options in the Query, or a text with options")
+        return query
+    return Query.of(query, **options)
 
 
 def open_vault(path: str | Path | None = None, watch: bool = False) -> Session:

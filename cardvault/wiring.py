@@ -15,15 +15,15 @@ import datetime as dt
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from cardvault.scopes.scope import Scope
+from cardvault.scopes.scope import InScope, Scope
 from cardvault.search.warm import VaultHandle, WarmHandles
 from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
-    from cardvault.scopes.scope import InScope
     from cardvault.search.engine import Searcher
 
 #: Tests and reproducible demos may pin the clock: CARDVAULT_NOW=2026-11-30T09:15
@@ -82,6 +82,8 @@ class Wiring:
         )  # fmt: skip
         same._owns_handles = False
         same._root = self._root if vault is None else None
+        if agent is None and "agent" in self.__dict__:  # validated already: not again
+            same.agent = self.agent
         return same
 
     def __enter__(self) -> Self:
@@ -97,10 +99,10 @@ class Wiring:
 
     # -- the vaults ---------------------------------------------------------------------------
 
-    @property
+    @cached_property
     def agent(self) -> str | None:
-        """The agent this session acts as (validated), or None."""
-        from cardvault.scopes.agents import agent_name
+        """The agent this session acts as (validated once, when first needed), or None."""
+        from cardvault.vault.agent_names import agent_name
 
         return agent_name(self._agent, self.env)
 
@@ -147,11 +149,14 @@ class Wiring:
         assert found is not None  # just made
         return found
 
-    def scope(self, scope: Scope | str) -> InScope:
-        """The vaults `scope` covers, project first, with notices for what is missing."""
+    def scope(self, scope: Scope | str | InScope) -> InScope:
+        """The vaults `scope` covers, project first, with notices for what is missing. A command
+        resolves its scope once and hands the result on: an `InScope` is returned as it is."""
         from cardvault.scopes.scope import resolve
         from cardvault.vault.root import ENV_VAR
 
+        if isinstance(scope, InScope):
+            return scope
         chosen = Scope(scope)
         shared = self.global_vault() if chosen is not Scope.project else None
         named = self.explicit is not None or bool(self.env.get(ENV_VAR))

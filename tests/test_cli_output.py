@@ -140,12 +140,15 @@ def test_a_usage_error_without_json_prints_nothing_on_stdout(vault_path: Path) -
 
 
 def _json_help(name: str) -> str:
-    """The help of command `name`'s --json option."""
+    """The help of command `name`'s --json option (the group gives a command its output
+    options when it resolves it)."""
+    import typer
     from typer.main import get_command
 
     from cardvault.cli.app import app
 
-    command = get_command(app).commands[name]  # type: ignore[attr-defined]
+    group = get_command(app)
+    command = group.get_command(typer.Context(group), name)  # type: ignore[attr-defined]
     return next(p.help for p in command.params if "--json" in getattr(p, "opts", ()))
 
 

@@ -17,12 +17,13 @@ from cardvault import history
 from cardvault.context.build import Relevance, Sources
 from cardvault.context.plan import Request, Side, plan_context
 from cardvault.errors import CardvaultError, ConfigError, VaultNotFoundError
-from cardvault.scopes.agents import agent_name, bounded
+from cardvault.scopes.agents import bounded
 from cardvault.scopes.home import HOME_VAR, global_root, global_vault
 from cardvault.scopes.key import path_key, remote_key
 from cardvault.scopes.registry import read_projects
 from cardvault.scopes.scope import Scope, resolve
 from cardvault.search.scoped import merge_ranked
+from cardvault.vault.agent_names import agent_name
 from cardvault.vault.config import VaultConfig, parse_config
 from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import Vault, open_vault_at

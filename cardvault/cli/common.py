@@ -56,13 +56,16 @@ _ARGV = "cardvault.argv"
 
 class CardvaultGroup(TyperGroup):
     """The command group: a CardvaultError from any command becomes a message and exit 1;
-    every command gets `--json` and `--quiet` (cli/output.py)."""
+    every command gets `--json` and `--quiet` (cli/output.py) when it is resolved, so running
+    one command prepares that one only."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         from cardvault.cli.output import add_output_options
 
-        super().__init__(*args, **kwargs)
-        add_output_options(self)
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            add_output_options(command)
+        return command
 
     def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
         """The commands under their panels (each command's `rich_help_panel`), in the order
@@ -231,23 +234,26 @@ def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
                 session.searcher(vault).first_index(progress, wait=0)
 
 
-def scope_of(ctx: typer.Context, scope: Scope) -> InScope:
-    """The vaults `--scope` covers, project first; notices go to stderr."""
+def scope_of(ctx: typer.Context, scope: Scope, agent: str | None = None) -> InScope:
+    """The vaults `--scope` covers, project first, resolved once for the command (hand the
+    result on, never the `Scope` again); what opening them healed, and the scope's notices,
+    go to stderr."""
     from cardvault.cli import render
 
-    found = session_of(ctx).scope(scope)
-    for scoped in found.vaults:
-        opened(scoped.vault)
+    found = open_scope(ctx, scope, agent)
     for notice in found.notices:
         render.warning(notice)
     return found
 
 
-def open_scope(ctx: typer.Context, scope: Scope) -> None:
-    """Tell the user what opening the scope's vaults healed, before a command reads them
-    through the session (whose results carry the scope's own notices)."""
-    for scoped in session_of(ctx).scope(scope).vaults:
+def open_scope(ctx: typer.Context, scope: Scope, agent: str | None = None) -> InScope:
+    """The vaults `--scope` covers, resolved once for the command, after telling the user what
+    opening them healed (the scope's own notices are left to the command: a session's results
+    carry them)."""
+    found = session_of(ctx, agent).scope(scope)
+    for scoped in found.vaults:
         opened(scoped.vault)
+    return found
 
 
 def register_project(ctx: typer.Context, vault: Vault) -> None:

@@ -80,13 +80,13 @@ def context(
     With --agent (or $CARDVAULT_AGENT) that agent's hot memory is loaded too. Read-only.
     Example: cardvault context --task "fix the Cortex login script" --budget 1500
     """
-    open_scope(ctx, scope)
+    in_scope = open_scope(ctx, scope, agent)
     if task:
-        first_index(ctx, session_of(ctx).scope(scope).vaults)
-    pack = session_of(ctx, agent).context(task, budget, scope, archived)
+        first_index(ctx, in_scope.vaults)
+    pack = session_of(ctx, agent).context(task, budget, in_scope, archived)
     for notice in pack.notices:
         render.warning(notice)
-    vaults = session_of(ctx).scope(scope).vaults if task else ()
+    vaults = in_scope.vaults if task else ()
     if vaults:  # a ranked pack loaded the model: warm by default
         start_resident(ctx, vaults[0].vault)
     if fmt is PackFormat.json or json_out:

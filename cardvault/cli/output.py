@@ -1,7 +1,7 @@
 """`--json` and `--quiet` on every command, given in one place (not per command).
 
-`add_output_options` walks the command tree once, when the app's group is built, and gives
-each command that lacks them:
+`add_output_options` gives a command, when the app's group first resolves it (the one being
+run, or each one `--help` lists), and each command under it, what it lacks:
 - `--quiet`: nothing on stdout, and no notes, warnings or confirmations on stderr; errors still
   go to stderr, and the exit code is the command's own (for hooks and scripts);
 - `--json` (a command with its own `--json` keeps it): what the command would have said, as one
@@ -88,9 +88,16 @@ def _asks_json(argv: list[str]) -> bool:
     return "--json" in options and "--quiet" not in options
 
 
+#: The mark of a command given its options already (resolving it again gives none twice).
+_GIVEN = "cardvault_output_options"
+
+
 def add_output_options(command: Any) -> None:
     """Give `command` and every command under it `--quiet`, and `--json` where it has none;
-    a group too when it runs on its own (`cardvault review` lists the queue)."""
+    a group too when it runs on its own (`cardvault review` lists the queue). Once each."""
+    if getattr(command, _GIVEN, False):
+        return
+    setattr(command, _GIVEN, True)
     if hasattr(command, "commands"):  # a group (typer vendors its own click)
         for sub in command.commands.values():
             add_output_options(sub)

@@ -13,7 +13,7 @@ A log entry citing a card is recorded by the writer of the entry (write/add.py).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 
 from cardvault.context.pack import Decision
@@ -73,25 +73,26 @@ def named_card(vault: Vault, name: str) -> Card:
     return find_card(vault, name).card
 
 
-def hit_age(vault: Vault, rel: str, today: dt.date) -> dict[str, object]:
-    """What an agent is told of a search hit's card besides the hit: its age in words
-    (value.card_age) and in days since it was updated (`age_days`), and the `stale` mark,
-    read from the card's frontmatter (one bounded, confined read); nothing for a log hit or a
-    card that cannot be read."""
+def hit_ages(vault: Vault, rels: Iterable[str], today: dt.date) -> dict[str, dict[str, object]]:
+    """What an agent is told of each search hit's card (by path) besides the hit: its age in
+    words (value.card_age) and in days since it was updated (`age_days`), and the `stale` mark,
+    all read in one pass through the catalog (a card the sync just saw is not parsed again);
+    nothing for a log hit or a card that cannot be read."""
     from cardvault.context.value import card_age
-    from cardvault.errors import CardvaultError
+    from cardvault.vault.layout import files_at
+    from cardvault.vault.read import read_files
 
-    if not rel.startswith(("memory/cards/", "memory/archive/")):
-        return {}
-    try:
-        card = read_card(vault.root / rel, vault.root)
-    except (CardvaultError, OSError):
-        return {}
-    stale = card.meta.get("stale")
-    edited = card.date("updated") or card.date("created")
-    days = {"age_days": max((today - edited).days, 0)} if edited is not None else {}
-    return {
-        "age": card_age(card, today),
-        **days,
-        **({"stale": True} if isinstance(stale, dict) else {}),
-    }
+    cards = {rel for rel in rels if rel.startswith(("memory/cards/", "memory/archive/"))}
+    found = read_files(vault, files_at(vault, cards)).cards if cards else {}
+    ages: dict[str, dict[str, object]] = {}
+    for rel, read in found.items():
+        card = read.card
+        stale = card.meta.get("stale")
+        edited = card.date("updated") or card.date("created")
+        days = {"age_days": max((today - edited).days, 0)} if edited is not None else {}
+        ages[rel] = {
+            "age": card_age(card, today),
+            **days,
+            **({"stale": True} if isinstance(stale, dict) else {}),
+        }
+    return ages

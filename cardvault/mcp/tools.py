@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from cardvault.app import Session
+from cardvault.app import Filters, Query, Session
 from cardvault.context.pack import NOTICES_SOURCE, quoted, quoted_notices
 from cardvault.context.used import read_used
 from cardvault.context.value import card_age
@@ -98,9 +98,8 @@ class MemoryTools(Toolset):
         rerank`)."""
 
         def run() -> dict[str, Any]:
-            found = self.session.app.search_hits(
-                query, k, mode, category, tag, None, include_logs, include_archived, scope, rerank
-            )
+            kept = Filters(category=category, tag=tag, logs=include_logs, archived=include_archived)
+            found = self.session.app.search_hits(Query(query, k, mode, kept, scope, rerank))
             rows = list(found.rows())
             notices = [quoted(NOTICES_SOURCE, notice) for notice in few(found.notices)]
             if found.verdict:

@@ -1,6 +1,6 @@
 """Agents: their names, their hot memory, and what each one wrote.
 
-An agent is named by `--agent NAME` or $CARDVAULT_AGENT (lowercase letters, digits, `-`, `_`).
+An agent is named by `--agent NAME` or $CARDVAULT_AGENT (the rule: vault/agent_names.py).
 A write made as an agent carries it: the commit gets an `Agent: NAME` trailer, a log entry an
 `Agent: NAME` line, a new card `learned_by: [NAME]` (history/commits.py, write/add.py).
 
@@ -15,9 +15,7 @@ corrections (`Mistake:` and `Fix:`/`Prevention:` lines).
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,7 +24,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.door import locked_write, propose
 from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.daily import AGENT_NAME, format_entry
+from cardvault.vault.daily import format_entry
 from cardvault.vault.entry_ids import append_entry, entries_by_ref
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
@@ -35,24 +33,7 @@ from cardvault.vault.tokens import count_tokens
 if TYPE_CHECKING:
     from cardvault.vault.read import VaultSnapshot
 
-AGENT_VAR = "CARDVAULT_AGENT"
-NAME_RE = AGENT_NAME
 FRAGMENT = re.compile(r"^- \d{4}-\d{2}-\d{2} \d{2}:\d{2} ")
-
-
-def agent_name(explicit: str | None, env: Mapping[str, str] | None = None) -> str | None:
-    """The agent this invocation acts as (`--agent`, else $CARDVAULT_AGENT), validated."""
-    env = os.environ if env is None else env
-    raw = explicit if explicit is not None else env.get(AGENT_VAR)
-    if raw is None or not raw.strip():
-        return None
-    name = raw.strip().lower()
-    if not NAME_RE.match(name):
-        raise CardvaultError(
-            f"invalid agent name {raw!r}: use lowercase letters, digits, '-' and '_' "
-            "(at most 64 characters)"
-        )
-    return name
 
 
 def hot_header(name: str) -> str:

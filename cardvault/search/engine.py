@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from cardvault.errors import CardvaultError
 from cardvault.search.checkpoint import checkpoint_path
 from cardvault.search.embed_sync import Embedding
+from cardvault.search.filters import Filters
 from cardvault.search.fusion import (
     CANDIDATES,
     Calibration,
@@ -49,7 +50,6 @@ from cardvault.search.model import ModelUnavailableError, reads
 from cardvault.search.query_model import QueryModel, QueryModels
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
 from cardvault.search.retrieve import (
-    Filters,
     PassageVectors,
     Ranking,
     eligible_ids,

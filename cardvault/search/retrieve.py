@@ -9,9 +9,9 @@ is that of its best passage (a long card is as close to a query as its closest p
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from cardvault.search.filters import Filters
 from cardvault.search.index import IndexHandle
 from cardvault.search.text import KeywordQuery
 from cardvault.search.vector_store import load_matrix, verified_rows
@@ -26,46 +26,6 @@ BM25_WEIGHTS = (3.0, 2.0, 1.0)
 #: least `MIN_WIDE`) from the FTS table alone before it filters them.
 WIDEN = 4
 MIN_WIDE = 200
-
-
-#: Log entries with a lesson signal that no card cites yet: what an agent just remembered.
-FRESH_LOGS = (
-    "(d.kind = 'log' AND d.pending = 1 AND NOT EXISTS (SELECT 1 FROM cites c WHERE c.ref = d.key))"
-)
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Which documents a search may return: cards, and log entries not yet distilled into one
-    (`fresh`); every log entry with `logs`, archived cards with `archived`."""
-
-    category: str | None = None
-    tag: str | None = None
-    status: str | None = None
-    logs: bool = False
-    archived: bool = False
-    fresh: bool = True
-
-    def sql(self) -> tuple[str, list[str]]:
-        """A WHERE clause over `docs d` and its parameters."""
-        kinds = ["card"]
-        if self.archived or self.status == "archived":
-            kinds.append("archived")
-        if self.logs:
-            kinds.append("log")
-        kind = f"d.kind IN ({', '.join('?' * len(kinds))})"
-        clauses = [f"({kind} OR {FRESH_LOGS})" if self.fresh and not self.logs else kind]
-        params = list(kinds)
-        if self.category:
-            clauses.append("d.category = ?")
-            params.append(self.category)
-        if self.tag:
-            clauses.append("EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)")
-            params.append(self.tag.lower())
-        if self.status:
-            clauses.append("(d.status = ? OR (? = 'archived' AND d.kind = 'archived'))")
-            params.extend([self.status, self.status])
-        return " AND ".join(clauses), params
 
 
 Ranking = list[tuple[int, float]]

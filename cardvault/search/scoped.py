@@ -30,7 +30,7 @@ class ScopedHits:
     """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome
     (its fusion weights and explanations), and what the app adds to a shown hit's row, asked
     of (vault name, path) only when `rows` makes the row: a card's age and `stale` mark
-    (context/used.hit_age reads the card, so a search shown as a table reads none)."""
+    (context/used.hit_ages reads the shown cards, in one pass per vault, when first asked)."""
 
     hits: list[tuple[str, SearchResult]]
     modes: tuple[str, ...]

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardvault.vault import prose
+from cardvault.vault.agent_names import AGENT_NAME
 from cardvault.vault.log_headings import heading_time
 from cardvault.vault.lognames import log_citation, log_day
 from cardvault.vault.signal_forms import (
@@ -77,9 +78,6 @@ ENTRY_ID = re.compile(r"[ \t]*<!--[ \t]*id:[ \t]*(?P<id>[0-9a-f]{6,16})[ \t]*-->
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
 #: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
 AGENT_FIELD = "agent"
-#: What an agent may be called (`--agent`, $CARDVAULT_AGENT, an entry's `Agent:` line): a line of
-#: the entry's own text that starts "Agent: went through it again." names no agent.
-AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?")
 #: Where a line's words start: after indentation and a list marker ("- ", "1. ") or a heading's
 #: ("### ").
