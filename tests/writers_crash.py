@@ -266,7 +266,7 @@ def _sync_trial(root: Path, args: list[str], states: Intended, delay: float) -> 
         assert dirty == "", f"half-merged vault after a kill at {delay:.2f} s: {dirty[:300]}"
     state = (
         "before" if files == states.before else "intended" if files == states.after else "merged"
-    )  # merged: the merge is in, its regenerated table comes with the next sync
+    )  # merged: a half-written merge, whose journal the next command finishes
     code, err = run(root, *args)
     assert code == 0, f"the next sync failed after a kill at {delay:.2f} s: {err}"
     files = snapshot(root)

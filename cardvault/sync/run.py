@@ -14,18 +14,17 @@ history/states.py) and for an unknown remote. Then, holding the sync lock from h
 3. under the lock again: merge its branch where a kill leaves nothing in the vault: computed in
    git's object store with cardvault's drivers (daily logs entry by entry, cards key by key,
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
-   scratch work tree outside the repository), then the vault's changed files written through
-   the journal and the branch moved to the merge (a kill is finished by the next command,
-   whichever it is);
-   when the remote's branch was rewritten (a force-push that purged a commit this clone had
+   scratch work tree outside the repository); a true merge's commit also holds its derived
+   files, MEMORY.md's table made from the merged cards and AGENTS.md's learned rules kept to
+   the merged lines whose cards are still promoted (a pulled card that only says `status:
+   promoted` adds none); then the vault's changed files written through the journal and the
+   branch moved to the merge: a kill at any moment leaves the vault as before, or a journal
+   the next command (whichever it is) finishes, never merged cards beside a stale table.
+   When the remote's branch was rewritten (a force-push that purged a commit this clone had
    pulled: history/remote.py `dropped_tip`), only this clone's own commits since are carried
    over, so what the rewrite removed is never pushed back; then what the merge brought back
    of log entries a forget recorded removed again, in one commit (forget/tombstone.py: a
-   forgotten topic stays forgotten on every clone). A true merge carries its derived files:
-   MEMORY.md's table made from the merged cards and AGENTS.md's learned rules kept to the
-   merged lines whose cards are still promoted (a pulled card that only says `status:
-   promoted` adds none) are put into the merge commit's tree before anything is written, so
-   no moment leaves the merged cards beside a stale table;
+   forgotten topic stays forgotten on every clone);
 4. push the commit checked under the lock, holding no lock, unless what it would publish (the
    difference from the remote's branch; every unpublished commit for a new branch) touches a
    file that is not cardvault's: cardvault never publishes code, so such a branch is left for
@@ -65,6 +64,7 @@ from cardvault.history import remote as git_remote
 from cardvault.sync import removals
 from cardvault.trust.settings import settle, shown
 from cardvault.vault.bounded_data import toml_loads
+from cardvault.vault.card import parse_card
 from cardvault.vault.config import CONFIG_FILE, parse_config
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
@@ -99,7 +99,7 @@ def sync_vault(
     today: dt.date | None = None,
     on_wait: OnWait | None = None,
 ) -> SyncResult:
-    """Commit, fetch, merge, regenerate, push (see the module docstring)."""
+    """Commit, fetch, merge (with its derived files), push (see the module docstring)."""
     top = history.work_tree(vault)
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
@@ -305,7 +305,7 @@ def _with_derived(
         if _journaled(vault, top, rel)
     }
     settled = _merged_settings(vault, merged.get(vault.root / CONFIG_FILE))
-    read = [_file_change(vault, path, text) for path, text in merged.items() if _read(vault, path)]
+    read = [_as_read(vault, path, text) for path, text in merged.items() if _read(vault, path)]
     state = load_state(settled, today).after(read)
     derived: list[Change] = list(rules_changes(state))
     derived += memory_index.step(state.after(derived), settled.config)
@@ -326,6 +326,17 @@ def _read(vault: Vault, path: Path) -> bool:
         return True
     folders = (vault.cards_dir, vault.archive_dir)
     return path.suffix == ".md" and any(folder in path.parents for folder in folders)
+
+
+def _as_read(vault: Vault, path: Path, text: str | None) -> Change:
+    """The change to the maintenance state a merged file makes: a card that does not parse is
+    left out of it, as the read path leaves it out (vault/read.py)."""
+    if text is not None and path not in (vault.memory_md, vault.agents_md):
+        try:
+            parse_card(text, path)
+        except CardvaultError:
+            text = None
+    return _file_change(vault, path, text)
 
 
 def _merged_settings(vault: Vault, text: str | None) -> Vault:
