@@ -75,6 +75,7 @@ _REWRITTEN = (
     "{remote}/{branch} was rewritten (a force-push): commits it dropped were not merged back; "
     "only this clone's own changes since were carried over"
 )
+_DERIVED_NOTE = "MEMORY.md's table and AGENTS.md's rules made for the merged cards."
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,7 @@ def _merge(
     vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
 ) -> git_remote.MergeOutcome:
     """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
-    git's object store (history/treemerge.py) with its derived files (`_with_derived`), the
+    git's object store (history/treemerge.py) with its derived files (`_derived`), the
     vault's files written through the journal, then the branch moved to the merge
     (edits/door.py `merge_while_holding`). `dropped`: the remote's old head its rewritten
     history no longer holds (only our own commits since it are carried over)."""
@@ -200,12 +201,17 @@ def _merge(
     if merge.new is None:
         return git_remote.MergeOutcome(merge.how)
     git_remote.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
-    if merge.how == "merged":
-        merge = _with_derived(vault, top, merge, today)
-    new = merge.new
-    assert new is not None
+    texts = {
+        rel: history.blob_text(top, merge.new, rel)
+        for rel in merge.changed
+        if _journaled(vault, top, rel)
+    }
+    derived = _derived(vault, top, texts, today) if merge.how == "merged" else {}
+    if derived:  # in the merge commit itself: no moment has the cards without them
+        merge = history.with_texts(top, merge, derived, _DERIVED_NOTE)
+        texts.update(derived)
     changes = [
-        _file_change(vault, top / rel, history.blob_text(top, new, rel))
+        _file_change(vault, top / rel, texts[rel])
         for rel in merge.changed
         if _journaled(vault, top, rel)
     ]
@@ -270,16 +276,6 @@ def _refusal(foreign: list[str]) -> str:
     )
 
 
-def _in_vault(vault: Vault, paths: tuple[str, ...]) -> list[str]:
-    top = history.work_tree(vault) or vault.root
-    out = []
-    for rel in paths:
-        full = (top / rel).resolve()
-        if full.is_relative_to(vault.root):
-            out.append(full.relative_to(vault.root).as_posix())
-    return out
-
-
 def _forget_again(vault: Vault, today: dt.date) -> history.CommitResult | None:
     """Remove again what the merge brought back of entries a forget removed (a card another
     clone distilled from one, a question it asked: forget/tombstone.py), in its own commit."""
@@ -288,36 +284,28 @@ def _forget_again(vault: Vault, today: dt.date) -> history.CommitResult | None:
     return write_while_holding(vault, still_forgotten(vault, today)).commit
 
 
-def _with_derived(
-    vault: Vault, top: Path, merge: history.TreeMerge, today: dt.date
-) -> history.TreeMerge:
-    """The merge with MEMORY.md's table and AGENTS.md's rules made for the cards it holds
-    (maintain/memory_index.py, maintain/promote.py), in its own tree: the merged files and
-    their derived ones land in one commit, so a kill never leaves one without the other."""
+def _derived(
+    vault: Vault, top: Path, merged: dict[str, str | None], today: dt.date
+) -> dict[str, str]:
+    """MEMORY.md's table and AGENTS.md's rules made for the cards of a merge (`merged`: the
+    texts of the vault's files it changed, None: removed, by path relative to the work tree):
+    the texts of those that differ from what the merge holds (maintain/memory_index.py,
+    maintain/promote.py)."""
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state
 
-    assert merge.new is not None
-    merged = {
-        top / rel: history.blob_text(top, merge.new, rel)
-        for rel in merge.changed
-        if _journaled(vault, top, rel)
-    }
-    settled = _merged_settings(vault, merged.get(vault.root / CONFIG_FILE))
-    read = [_as_read(vault, path, text) for path, text in merged.items() if _read(vault, path)]
+    files = {top / rel: text for rel, text in merged.items()}
+    settled = _merged_settings(vault, files.get(vault.root / CONFIG_FILE))
+    read = [_as_read(vault, path, text) for path, text in files.items() if _read(vault, path)]
     state = load_state(settled, today).after(read)
     derived: list[Change] = list(rules_changes(state))
     derived += memory_index.step(state.after(derived), settled.config)
-    texts = {
+    return {
         Path(os.path.relpath(path, top)).as_posix(): text
         for path, text in final_texts(derived).items()
         if text is not None
     }
-    if not texts:
-        return merge
-    note = "MEMORY.md's table and AGENTS.md's rules made for the merged cards."
-    return history.with_texts(top, merge, texts, note)
 
 
 def _read(vault: Vault, path: Path) -> bool:
