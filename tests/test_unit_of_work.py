@@ -1,10 +1,10 @@
 """A command is one unit of work: it commits exactly its own paths, and a `kill -9` at any of
 its steps leaves the vault as before or as intended once the next command has run.
 
-- A writing command (`new`, `log`, `maintain`) run beside uncommitted hand edits that are not
-  its business commits only its own paths, whatever the names hold: glob characters
-  (`[a]*?.md`), a leading `:` (git's pathspec magic) or `-` (an option); every path reaches git
-  literally (history/runner.py `SAFE_ENV`).
+- A writing command (`new`, `log`, `maintain`, `check --fix`) run beside uncommitted hand
+  edits that are not its business commits only its own paths, whatever the names hold: glob
+  characters (`[a]*?.md`, which `ab.md` matches as a glob), a leading `:` (git's pathspec
+  magic) or `-` (an option); every path reaches git literally (history/runner.py `SAFE_ENV`).
 - `sync` killed at set write steps of its merge (edits/faults.py `N:KILL`): once the next
   command (a `log`) ran, the vault's cards, MEMORY.md's table and AGENTS.md's rules are all as
   before or all as after, and the next sync leaves the vault and a fresh clone as intended
@@ -28,7 +28,7 @@ from tests.writers_crash import NOW, REPO, sync_template
 from tests.writers_support import git
 
 CARD = (
-    "---\ntopic: {topic}\ncategory: tools\ntags: [odd]\ncreated: {day}\nupdated: {day}\n"
+    "---\ntopic: {topic}\ncategory: tools\ntags: [{tag}]\ncreated: {day}\nupdated: {day}\n"
     "---\n{body}\n"
 )
 #: Card names git would read as something else than a file name if not told they are literal.
@@ -37,6 +37,7 @@ COMMANDS = {
     "new": ["new", "Fresh card", "-c", "tools", "--body", "A fresh card."],
     "log": ["log", "an entry beside hand edits", "--title", "beside"],
     "maintain": ["maintain", "--only", "archive,index"],
+    "check": ["check", "--fix"],
 }
 
 
@@ -53,28 +54,31 @@ def _cli(root: Path, *args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def _vault_with_odd_names(root: Path, stale: bool) -> None:
-    """A committed vault holding `ab.md` (which `[a]*?.md` matches as a glob) and cards named
-    ODD_NAMES, last updated long ago when `stale` (so `maintain` archives them)."""
+def _vault_with_odd_names(root: Path, command: str) -> None:
+    """A committed vault holding `ab.md` and cards named ODD_NAMES: last updated long ago for
+    `maintain` (which archives them); for `check --fix`, `[a]*?.md` with a tag to fix."""
     from cardvault.write.init import init_vault
 
     init_vault(root)
-    old = "2025-01-01" if stale else "2026-05-30"
+    old = "2025-01-01" if command == "maintain" else "2026-05-30"
     for name, day in [("ab", "2026-05-30"), *((n, old) for n in ODD_NAMES)]:
-        text = CARD.format(topic=f"Odd {name}", day=day, body=f"What {name} says.")
+        tag = "Odd Tag" if command == "check" and name == "[a]*?" else "odd"
+        text = CARD.format(topic=f"Odd {name}", tag=tag, day=day, body=f"What {name} says.")
         (root / "memory" / "cards" / f"{name}.md").write_text(text, encoding="utf-8")
     git(root, "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fixture")
 
 
 def _hand_edits(root: Path, command: str) -> list[str]:
-    """Uncommitted edits beside the command, not its business: the vault's own cards for `new`
-    and `log`; for `maintain` (which refuses to run beside hand edits of the vault's files)
-    files that are not the vault's. Their paths, relative to the vault."""
+    """Uncommitted edits beside the command, not its business: the vault's own cards (for
+    `check --fix`, those it does not fix); for `maintain` (which refuses to run beside hand
+    edits of the vault's files) files that are not the vault's. Their paths, relative to the
+    vault."""
     if command == "maintain":  # beside the vault's files, not theirs
         edited, draft = ["ab-notes.txt", "[a]*?.md", ":top.md", "-rf.md"], "notes/[b]*-draft.md"
     else:
-        edited = [f"memory/cards/{name}.md" for name in ("ab", *ODD_NAMES)]
+        names = ("ab", *ODD_NAMES[1:]) if command == "check" else ("ab", *ODD_NAMES)
+        edited = [f"memory/cards/{name}.md" for name in names]
         draft = "memory/cards/[b]*-draft.md"
     for rel in edited:
         path = root / rel
@@ -82,7 +86,7 @@ def _hand_edits(root: Path, command: str) -> list[str]:
         path.write_text(before + "A line typed by hand.\n", encoding="utf-8")
     (root / draft).parent.mkdir(exist_ok=True)
     (root / draft).write_text(
-        CARD.format(topic="Draft", day="2026-05-31", body="Not yet."), "utf-8"
+        CARD.format(topic="Draft", tag="odd", day="2026-05-31", body="Not yet."), "utf-8"
     )
     return [*edited, draft]
 
@@ -92,7 +96,7 @@ def test_a_command_beside_hand_edits_commits_only_its_own_paths(
     tmp_path: Path, command: str
 ) -> None:
     root = tmp_path / "vault"
-    _vault_with_odd_names(root, stale=command == "maintain")
+    _vault_with_odd_names(root, command)
     edited = _hand_edits(root, command)
     texts = {rel: (root / rel).read_bytes() for rel in edited}
     head = git(root, "rev-parse", "HEAD").strip()
@@ -110,6 +114,8 @@ def test_a_command_beside_hand_edits_commits_only_its_own_paths(
     if command == "maintain":  # its own odd names did reach git, literally
         archived = {f"memory/archive/{name}.md" for name in ODD_NAMES}
         assert archived <= committed and "memory/cards/ab.md" not in committed
+    if command == "check":
+        assert committed == {"memory/cards/[a]*?.md", ""}
 
 
 #: Write steps of the template's merge (edits/faults.py counts them from the lock): 1-2 the
