@@ -4,7 +4,8 @@ its steps leaves the vault as before or as intended once the next command has ru
 - A writing command (`new`, `log`, `maintain`, `check --fix`) run beside uncommitted hand
   edits that are not its business commits only its own paths, whatever the names hold: glob
   characters (`[a]*?.md`, which `ab.md` matches as a glob), a leading `:` (git's pathspec
-  magic) or `-` (an option); every path reaches git literally (history/runner.py `SAFE_ENV`).
+  magic) or `-` (an option); every path reaches git literally (history/runner.py `SAFE_ENV`;
+  read as globs, `check --fix` of `[a]*?.md` commits the hand edit of `ab.md` with it).
 - `sync` killed at set write steps of its merge (edits/faults.py `N:KILL`): once the next
   command (a `log`) ran, the vault's cards, MEMORY.md's table and AGENTS.md's rules are all as
   before or all as after, and the next sync leaves the vault and a fresh clone as intended
