@@ -102,7 +102,7 @@ def build_templates(folder: Path) -> dict[str, tuple[Path, list[str]]]:
     empty = folder / "empty"
     init_vault(empty)
     return {
-        "sync": (_sync_template(folder / "sync"), ["sync"]),
+        "sync": (sync_template(folder / "sync"), ["sync"]),
         "log": (base, ["log", "an entry written during a crash test", "--title", "crash"]),
         "new": (base, ["new", "Crash test card", "-c", "tools", "--body", "Written, then killed?"]),
         "maintain": (base, ["maintain", "--only", "archive,index", "--json"]),
@@ -111,7 +111,7 @@ def build_templates(folder: Path) -> dict[str, tuple[Path, list[str]]]:
     }
 
 
-def _sync_template(folder: Path) -> Path:
+def sync_template(folder: Path) -> Path:
     """A vault (`vault/`) whose remote (`remote.git`, named by a relative path so a copy of
     the folder works) got a teammate's cards and log entries after the vault's own: the next
     sync is a true merge."""
@@ -266,7 +266,7 @@ def _sync_trial(root: Path, args: list[str], states: Intended, delay: float) -> 
         assert dirty == "", f"half-merged vault after a kill at {delay:.2f} s: {dirty[:300]}"
     state = (
         "before" if files == states.before else "intended" if files == states.after else "merged"
-    )  # merged: the merge is in, its regenerated table comes with the next sync
+    )  # merged: a half-written merge, whose journal the next command finishes
     code, err = run(root, *args)
     assert code == 0, f"the next sync failed after a kill at {delay:.2f} s: {err}"
     files = snapshot(root)

@@ -44,8 +44,6 @@ def sync(
         raise typer.Exit(1)
     if result.forgotten is not None:
         report_subject(result.forgotten)
-    if result.regenerated is not None:
-        report_subject(result.regenerated)
     if result.refused is not None:
         render.error(result.refused)
         raise typer.Exit(1)

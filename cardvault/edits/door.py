@@ -214,8 +214,9 @@ def attributes_change(vault: Vault) -> WriteFile | None:
 def write_while_holding(
     vault: Vault, proposal: Proposal[T], after_write: AfterWrite | None = None
 ) -> Written[T]:
-    """Steps 4-5 of the door for a caller inside `holding_the_lock` (sync's regeneration after
-    a merge): commit hand edits of the targets, apply all or nothing, commit."""
+    """Steps 4-5 of the door for a caller inside `holding_the_lock` (sync's removal of what
+    its merge brought back of forgotten entries): commit hand edits of the targets, apply all
+    or nothing, commit."""
     ops = compose(proposal.changes)
     if not ops:
         return Written(proposal.value, proposal.changes, (), None)

@@ -247,12 +247,25 @@ def finish_move(top: Path, old: str, new: str, journaled: Sequence[str]) -> str:
     return "in the branch" if ancestor.returncode == 0 else "moved on"
 
 
-def head_is_sync_merge(top: Path) -> bool:
-    """Whether HEAD is a merge commit a sync made and nothing came after it (a sync killed
-    between its merge and the regeneration of MEMORY.md's table leaves the branch so)."""
-    done = run_git(top, "log", "-1", "--format=%P%x00%s", "HEAD", check=False)
-    parents, _, subject = done.stdout.strip().partition("\0")
-    return done.returncode == 0 and len(parents.split()) == 2 and subject.startswith("sync: merge")
+def with_texts(top: Path, merge: TreeMerge, texts: Mapping[str, str], note: str) -> TreeMerge:
+    """`merge` made again with each path of `texts` (relative to the work tree) holding its
+    text: the same parents, its message followed by `note`. Nothing touches the work tree."""
+    assert merge.new is not None
+    blobs: dict[str, str | None] = {rel: write_blob(top, text) for rel, text in texts.items()}
+    tree = _taking(top, f"{merge.new}^{{tree}}", blobs)
+    parents = run_git(top, "rev-parse", f"{merge.new}^@").stdout.split()
+    message = run_git(top, "log", "-1", "--format=%B", merge.new).stdout.rstrip("\n")
+    made = run_git(
+        top,
+        "commit-tree",
+        tree,
+        *(arg for parent in parents for arg in ("-p", parent)),
+        "-m",
+        f"{message}\n\n{note}",
+        env=identity_env(top),
+    )
+    new = made.stdout.strip()
+    return TreeMerge(merge.how, merge.old, new, changed_paths(top, merge.old, new))
 
 
 def _index_to_head(top: Path, paths: Sequence[str]) -> None:

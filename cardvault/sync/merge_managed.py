@@ -3,7 +3,8 @@
 Between its `<!-- cardvault:begin NAME -->` markers cardvault owns the text; outside them the
 person does. Each managed section is merged as a set of lines (AGENTS.md's learned rules: a
 rule either side added is kept, one either side removed goes; MEMORY.md's table: the side that
-changed it wins, and `cardvault sync` regenerates the table from the merged cards afterwards).
+changed it wins, and `cardvault sync` makes the table again from the merged cards in the same
+merge commit: sync/run.py).
 The hand-written rest is merged three-way, with markers only where both sides changed the same
 lines.
 """

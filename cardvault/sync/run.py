@@ -14,18 +14,17 @@ history/states.py) and for an unknown remote. Then, holding the sync lock from h
 3. under the lock again: merge its branch where a kill leaves nothing in the vault: computed in
    git's object store with cardvault's drivers (daily logs entry by entry, cards key by key,
    managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
-   scratch work tree outside the repository), then the vault's changed files written through
-   the journal and the branch moved to the merge (a kill is finished by the next command);
-   when the remote's branch was rewritten (a force-push that purged a commit this clone had
+   scratch work tree outside the repository); a true merge's commit also holds its derived
+   files, MEMORY.md's table made from the merged cards and AGENTS.md's learned rules kept to
+   the merged lines whose cards are still promoted (a pulled card that only says `status:
+   promoted` adds none); then the vault's changed files written through the journal and the
+   branch moved to the merge: a kill at any moment leaves the vault as before, or a journal
+   the next command (whichever it is) finishes, never merged cards beside a stale table.
+   When the remote's branch was rewritten (a force-push that purged a commit this clone had
    pulled: history/remote.py `dropped_tip`), only this clone's own commits since are carried
    over, so what the rewrite removed is never pushed back; then what the merge brought back
    of log entries a forget recorded removed again, in one commit (forget/tombstone.py: a
-   forgotten topic stays forgotten on every clone); then, after
-   a true merge that changed cards or the managed files (or when the branch still ends in a
-   sync's merge: one killed before this step), MEMORY.md's table regenerated from the merged
-   cards and AGENTS.md's learned rules brought up to date (the merged lines whose cards are
-   still promoted: a pulled card that only says `status: promoted` adds none) when they
-   differ, in one commit;
+   forgotten topic stays forgotten on every clone);
 4. push the commit checked under the lock, holding no lock, unless what it would publish (the
    difference from the remote's branch; every unpublished commit for a new branch) touches a
    file that is not cardvault's: cardvault never publishes code, so such a branch is left for
@@ -50,12 +49,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
+from cardvault.edits.apply import final_texts
 from cardvault.edits.changes import Change, DeleteFile, WriteFile
 from cardvault.edits.door import (
     OnWait,
     holding_the_lock,
     merge_while_holding,
-    propose,
     refuse_unfinished_git,
     write_while_holding,
 )
@@ -63,7 +62,10 @@ from cardvault.edits.lock import SYNC_LOCK, vault_lock
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.sync import removals
-from cardvault.trust.settings import shown
+from cardvault.trust.settings import settle, shown
+from cardvault.vault.bounded_data import toml_loads
+from cardvault.vault.card import parse_card
+from cardvault.vault.config import CONFIG_FILE, parse_config
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
@@ -73,7 +75,7 @@ _REWRITTEN = (
     "{remote}/{branch} was rewritten (a force-push): commits it dropped were not merged back; "
     "only this clone's own changes since were carried over"
 )
-_REGENERATE = ("memory/cards/", "memory/archive/", "MEMORY.md", "AGENTS.md")
+_DERIVED_NOTE = "MEMORY.md's table and AGENTS.md's rules made for the merged cards."
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,6 @@ class SyncResult:
     pushed: bool
     attempts: int
     pending: history.CommitResult | None = None
-    regenerated: history.CommitResult | None = None
     conflicts: tuple[git_remote.Conflict, ...] = ()
     notes: list[str] = field(default_factory=list)
     refused: str | None = None  # why nothing was pushed (changes outside the vault's files)
@@ -99,7 +100,7 @@ def sync_vault(
     today: dt.date | None = None,
     on_wait: OnWait | None = None,
 ) -> SyncResult:
-    """Commit, fetch, merge, regenerate, push (see the module docstring)."""
+    """Commit, fetch, merge (with its derived files), push (see the module docstring)."""
     top = history.work_tree(vault)
     if top is None:
         raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
@@ -120,15 +121,15 @@ def sync_vault(
 def _exchange(
     vault: Vault, remote: str, branches: tuple[str, str], today: dt.date, on_wait: OnWait | None
 ) -> SyncResult:
-    """Fetch, merge, regenerate and push until the push goes through (or a conflict). The
-    network waits (fetch, push) hold no lock; the merge and its regeneration do. `branches`:
+    """Fetch, merge and push until the push goes through (or a conflict). The network waits
+    (fetch, push) hold no lock; the merge does. `branches`:
     ours, and the remote's it follows (its upstream's name, else the same)."""
     local, branch = branches
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
     notes: list[str] = []
-    regenerated = forgotten = None
+    forgotten = None
     for attempt in range(1, ATTEMPTS + 1):
         before = git_remote.remote_head(top, remote, branch)
         exists = git_remote.fetch(top, remote, branch)
@@ -146,30 +147,26 @@ def _exchange(
                 dropped = git_remote.dropped_tip(top, remote, branch, before)
                 if dropped is not None:
                     notes.append(_REWRITTEN.format(remote=remote, branch=branch))
-                outcome = _merge(vault, top, f"{remote}/{branch}", dropped)
+                outcome = _merge(vault, top, f"{remote}/{branch}", today, dropped)
                 if outcome.conflicts:
                     return SyncResult(
                         remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
                     )
                 outcomes.append(outcome.how)
             else:
-                outcome = git_remote.MergeOutcome("new branch")
                 outcomes.append("new branch")
-            again = _forget_again(vault, today)
-            forgotten = again or forgotten
-            if again is not None or _needs_regeneration(vault, top, outcome):
-                regenerated = _regenerate(vault, today) or regenerated
+            forgotten = _forget_again(vault, today) or forgotten
             published = history.head(vault)
             foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
         if foreign:
             return SyncResult(
-                remote, branch, _how(outcomes), False, attempt, regenerated=regenerated,
-                refused=_refusal(foreign), forgotten=forgotten, notes=notes,
+                remote, branch, _how(outcomes), False, attempt, refused=_refusal(foreign),
+                forgotten=forgotten, notes=notes,
             )  # fmt: skip
         if git_remote.push(top, remote, branch, published or "HEAD", local):
             return SyncResult(
-                remote, branch, _how(outcomes), True, attempt, regenerated=regenerated,
-                forgotten=forgotten, notes=notes,
+                remote, branch, _how(outcomes), True, attempt, forgotten=forgotten,
+                notes=notes,
             )  # fmt: skip
     raise CardvaultError(
         f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
@@ -178,13 +175,13 @@ def _exchange(
 
 
 def _merge(
-    vault: Vault, top: Path, target: str, dropped: str | None = None
+    vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
 ) -> git_remote.MergeOutcome:
     """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
-    git's object store (history/treemerge.py), the vault's files written through the journal,
-    then the branch moved to the merge (edits/door.py `merge_while_holding`). `dropped`: the
-    remote's old head its rewritten history no longer holds (only our own commits since it
-    are carried over)."""
+    git's object store (history/treemerge.py) with its derived files (`_derived`), the
+    vault's files written through the journal, then the branch moved to the merge
+    (edits/door.py `merge_while_holding`). `dropped`: the remote's old head its rewritten
+    history no longer holds (only our own commits since it are carried over)."""
     taken, stopped = removals.unpaired(top, target)
     message = f"sync: merge {target}"
     merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
@@ -204,8 +201,17 @@ def _merge(
     if merge.new is None:
         return git_remote.MergeOutcome(merge.how)
     git_remote.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
+    texts = {
+        rel: history.blob_text(top, merge.new, rel)
+        for rel in merge.changed
+        if _journaled(vault, top, rel)
+    }
+    derived = _derived(vault, top, texts, today) if merge.how == "merged" else {}
+    if derived:  # in the merge commit itself: no moment has the cards without them
+        merge = history.with_texts(top, merge, derived, _DERIVED_NOTE)
+        texts.update(derived)
     changes = [
-        _file_change(vault, top / rel, history.blob_text(top, merge.new, rel))
+        _file_change(vault, top / rel, texts[rel])
         for rel in merge.changed
         if _journaled(vault, top, rel)
     ]
@@ -227,17 +233,6 @@ def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
     kept = ours if ours is not None else theirs
     assert kept is not None
     return only_bookkeeping(base, kept, Path(rel))
-
-
-def _needs_regeneration(vault: Vault, top: Path, outcome: git_remote.MergeOutcome) -> bool:
-    """After a true merge that changed cards or the managed files, or when the branch still
-    ends in a sync's merge (one killed before its regeneration): MEMORY.md's table and
-    AGENTS.md's rules are brought up to date with the merged cards (nothing when they agree)."""
-    if outcome.how == "merged" and any(
-        p.startswith(_REGENERATE) for p in _in_vault(vault, outcome.changed)
-    ):
-        return True
-    return history.head_is_sync_merge(top)
 
 
 def _journaled(vault: Vault, top: Path, rel: str) -> bool:
@@ -281,16 +276,6 @@ def _refusal(foreign: list[str]) -> str:
     )
 
 
-def _in_vault(vault: Vault, paths: tuple[str, ...]) -> list[str]:
-    top = history.work_tree(vault) or vault.root
-    out = []
-    for rel in paths:
-        full = (top / rel).resolve()
-        if full.is_relative_to(vault.root):
-            out.append(full.relative_to(vault.root).as_posix())
-    return out
-
-
 def _forget_again(vault: Vault, today: dt.date) -> history.CommitResult | None:
     """Remove again what the merge brought back of entries a forget removed (a card another
     clone distilled from one, a question it asked: forget/tombstone.py), in its own commit."""
@@ -299,20 +284,56 @@ def _forget_again(vault: Vault, today: dt.date) -> history.CommitResult | None:
     return write_while_holding(vault, still_forgotten(vault, today)).commit
 
 
-def _regenerate(vault: Vault, today: dt.date) -> history.CommitResult | None:
-    """MEMORY.md's table made again from the merged cards, and AGENTS.md's rules kept to those
-    whose cards are still promoted (maintain/promote.py; nothing when they already agree)."""
+def _derived(
+    vault: Vault, top: Path, merged: dict[str, str | None], today: dt.date
+) -> dict[str, str]:
+    """MEMORY.md's table and AGENTS.md's rules made for the cards of a merge (`merged`: the
+    texts of the vault's files it changed, None: removed, by path relative to the work tree):
+    the texts of those that differ from what the merge holds (maintain/memory_index.py,
+    maintain/promote.py)."""
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state
-    from cardvault.vault.layout import open_vault_at
 
-    fresh = replace(open_vault_at(vault.root), agent=vault.agent)  # settings may have merged
-    state = load_state(fresh, today)
-    changes: list[Change] = list(rules_changes(state))
-    changes += memory_index.step(state.after(changes), fresh.config)
-    message = "sync: regenerate MEMORY.md's table and AGENTS.md's rules after the merge"
-    return write_while_holding(fresh, propose(changes, message, None)).commit
+    files = {top / rel: text for rel, text in merged.items()}
+    settled = _merged_settings(vault, files.get(vault.root / CONFIG_FILE))
+    read = [_as_read(vault, path, text) for path, text in files.items() if _read(vault, path)]
+    state = load_state(settled, today).after(read)
+    derived: list[Change] = list(rules_changes(state))
+    derived += memory_index.step(state.after(derived), settled.config)
+    return {
+        Path(os.path.relpath(path, top)).as_posix(): text
+        for path, text in final_texts(derived).items()
+        if text is not None
+    }
+
+
+def _read(vault: Vault, path: Path) -> bool:
+    """Whether the maintenance state models `path`: a card, MEMORY.md or AGENTS.md."""
+    if path in (vault.memory_md, vault.agents_md):
+        return True
+    folders = (vault.cards_dir, vault.archive_dir)
+    return path.suffix == ".md" and any(folder in path.parents for folder in folders)
+
+
+def _as_read(vault: Vault, path: Path, text: str | None) -> Change:
+    """The change to the maintenance state a merged file makes: a card that does not parse is
+    left out of it, as the read path leaves it out (vault/read.py)."""
+    if text is not None and path not in (vault.memory_md, vault.agents_md):
+        try:
+            parse_card(text, path)
+        except CardvaultError:
+            text = None
+    return _file_change(vault, path, text)
+
+
+def _merged_settings(vault: Vault, text: str | None) -> Vault:
+    """`vault` with the settings the merge holds (`text`: its cardvault.toml when it changed)."""
+    if text is None:
+        return vault
+    path = vault.root / CONFIG_FILE
+    config, ignored = settle(vault.root, parse_config(toml_loads(text), path))
+    return replace(vault, config=config, ignored=ignored)
 
 
 def _index_notes(vault: Vault, result: SyncResult) -> list[str]:
