@@ -222,29 +222,13 @@ class Session(Wiring):
         progress: Progress | None = None,
         on_wait: OnWait | None = None,
     ) -> RunResult:
-        """`cardvault maintain`: the maintenance pass over the project vault. First, in its own
-        commit, what a merge that was not cardvault's (`git pull` by hand) brought back of
-        forgotten entries is removed again, as `sync` does after its merges: nothing is
-        distilled from a forgotten entry. Not on a dry run or `--review` (which leave the branch
-        as it is), nor on hand edits maintain would refuse (forget_again commits none)."""
-        from cardvault.forget.tombstone import forget_again
+        """`cardvault maintain`: the maintenance pass over the project vault, one unit of work
+        (maintain/run.py): one lock, one read, and the steps that precede the plan (what a
+        merge not cardvault's brought back of forgotten entries removed again, log entries
+        given ids) under it."""
         from cardvault.maintain.run import run_maintenance
 
-        vault = self.project()
-        again = None
-        if not (options.dry_run or options.review):
-            today = options.now.date()
-            again = forget_again(vault, today, on_wait, commit_pending=options.commit_pending)
-        result = run_maintenance(vault, options, progress, on_wait=on_wait)
-        if again is None:
-            return result
-        plan, commit = again
-        said = (
-            f"removed again what a merge brought back of forgotten entries ({len(plan.cards)} "
-            f"card(s), {plan.log_lines} log line(s), {len(plan.questions)} review question(s)): "
-            f"commit {(commit.sha or '')[:10]}"
-        )
-        return replace(result, notices=(said, *result.notices))
+        return run_maintenance(self.project(), options, progress, on_wait=on_wait)
 
     def maintain_global(self, dry_run: bool = False) -> GlobalResult:
         """`cardvault maintain --global`: cross-project promotion in the global vault."""
