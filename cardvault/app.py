@@ -22,7 +22,7 @@ is cheap: the services load when a method first needs them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from cardvault.vault.decisions import ReviewItem
     from cardvault.write.add import WriteResult
 
-__all__ = ["NOW_VAR", "WARM_UP_QUERY", "Session", "clock_of", "open_vault"]
+__all__ = ["NOW_VAR", "WARM_UP_QUERY", "Maintained", "Session", "clock_of", "open_vault"]
 
 #: What a long-lived process searches for once at start, to sync the index and load the model.
 WARM_UP_QUERY = "warm up the search index and model"
@@ -221,14 +221,28 @@ class Session(Wiring):
         options: RunOptions,
         progress: Progress | None = None,
         on_wait: OnWait | None = None,
-    ) -> RunResult:
+    ) -> Maintained:
         """`cardvault maintain`: the maintenance pass over the project vault, one unit of work
-        (maintain/run.py): one lock, one read, and the steps that precede the plan (what a
-        merge not cardvault's brought back of forgotten entries removed again, log entries
-        given ids) under it."""
+        (maintain/run.py: one lock, one read, the steps that precede the plan under it); then,
+        unless it was a dry run, the project registers with the global vault (a failure is
+        said, never a failed run), and unless it was a dry run or `--review`, the vault's judge
+        (`[maintain] judge`) answers the questions pending."""
+        from cardvault.errors import CardvaultError
+        from cardvault.forget.tombstone import before_maintenance
         from cardvault.maintain.run import run_maintenance
 
-        return run_maintenance(self.project(), options, progress, on_wait=on_wait)
+        vault = self.project()
+        before = (before_maintenance,)  # nothing is distilled from a forgotten entry
+        run = run_maintenance(vault, options, progress, on_wait=on_wait, before=before)
+        done = Maintained(run)
+        if not options.dry_run:
+            try:
+                done = replace(done, registered=self.register())
+            except (CardvaultError, OSError) as exc:
+                done = replace(done, unregistered=str(exc))
+        if not (options.dry_run or options.review) and vault.config.judge and run.review_pending:
+            done = replace(done, judged=self.review_judge())
+        return done
 
     def maintain_global(self, dry_run: bool = False) -> GlobalResult:
         """`cardvault maintain --global`: cross-project promotion in the global vault."""
@@ -283,6 +297,18 @@ class Session(Wiring):
         from cardvault.review.judge import judge_pending
 
         return judge_pending(self.vault_for(to_global), self.now(), ids)
+
+
+@dataclass(frozen=True)
+class Maintained:
+    """What `Session.maintain` did: the run; the project's registration with the global vault
+    (None: already registered, a dry run, or inside the global vault) or why it failed; the
+    judge's answers to the pending questions (None: no judge, or nothing for it to answer)."""
+
+    run: RunResult
+    registered: Registered | None = None
+    unregistered: str | None = None
+    judged: JudgeOutcome | None = None
 
 
 def open_vault(path: str | Path | None = None, watch: bool = False) -> Session:

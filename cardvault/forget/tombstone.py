@@ -21,7 +21,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from cardvault import history
 from cardvault.edits.door import Proposal, propose
 from cardvault.forget.logs import Needles
 from cardvault.forget.plan import ForgetPlan, plan_removal
@@ -81,10 +80,15 @@ def still_forgotten(
     return propose(found.changes(), commit_message(found), found)
 
 
-def removed_again(plan: ForgetPlan, commit: history.CommitResult) -> str:
-    """What a person hears about the removal's commit."""
-    return (
-        f"removed again what a merge brought back of forgotten entries ({len(plan.cards)} "
-        f"card(s), {plan.log_lines} log line(s), {len(plan.questions)} review question(s)): "
-        f"commit {(commit.sha or '')[:10]}"
+def before_maintenance(snapshot: VaultSnapshot, today: dt.date) -> Proposal[str]:
+    """`still_forgotten` as the step `maintain` runs before its plan (maintain/run.py
+    `Before`): from the run's snapshot, under its lock, in its own commit; the value is what a
+    person hears of it."""
+    found = plan_still_forgotten(snapshot.vault, today, snapshot)
+    if found is None:
+        return propose([], "", "")
+    said = (
+        f"removed again what a merge brought back of forgotten entries ({len(found.cards)} "
+        f"card(s), {found.log_lines} log line(s), {len(found.questions)} review question(s))"
     )
+    return propose(found.changes(), commit_message(found), said)

@@ -33,10 +33,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
@@ -51,9 +51,6 @@ from cardvault.vault.decisions import pending_items
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.uses import folding, mark_folded
-
-if TYPE_CHECKING:
-    from cardvault.forget.plan import ForgetPlan
 
 NEEDS_MODEL = ("distill", "merge")
 BRANCH_PREFIX = "cardvault/maintain-"
@@ -127,8 +124,10 @@ def run_maintenance(
     embedder: Any = None,
     after_write: AfterWrite | None = None,
     on_wait: OnWait | None = None,
+    before: Sequence[Before] = (),
 ) -> RunResult:
-    """Plan and carry out one maintenance run (see the module docstring)."""
+    """Plan and carry out one maintenance run (see the module docstring); `before`: the
+    caller's steps that precede the plan (the app's: forget/tombstone.py)."""
     only = check_steps(options.only)
     needs_model = any(name in NEEDS_MODEL for name in (only or ORDER))
     embeddings = Embeddings(vault, embedder, progress) if needs_model else None
@@ -145,7 +144,7 @@ def run_maintenance(
         only = tuple(name for name in (only or ORDER) if name != "uses")
 
     planned_at: list[float] = []
-    before: list[Prepared] = []
+    prepared: list[Prepared] = []
 
     def plan() -> Proposal[RunResult]:
         # under the lock: with commit_pending the door has committed every hand edit already
@@ -153,8 +152,8 @@ def run_maintenance(
         _refuse_pending(vault, dirty)
         read = _read(vault)
         if branch is None:  # a --review branch leaves this branch's files as they are
-            read, prepared = _prepare(vault, read, options.now.date())
-            before.append(prepared)
+            read, done = _prepare(vault, read, options.now.date(), before)
+            prepared.append(done)
         result = _planned(read, options, only, progress, embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
@@ -174,7 +173,7 @@ def run_maintenance(
         result = replace(written.value, pending=written.pending)
         if folds and not mark_folded(vault, result.plan.before.uses):
             result = replace(result, notices=(*result.notices, WATERMARK_FAILED))
-    result = _with_prepared(result, before)
+    result = _with_prepared(result, prepared)
     if written.commit is None:
         return result
     label = "commit" if branch else "write + commit"
@@ -256,44 +255,49 @@ def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
     )
 
 
+#: A step that precedes the plan, given by the caller: planned from the run's snapshot under its
+#: lock, committed on its own; the proposal's value is what a person hears of it once committed.
+Before = Callable[[VaultSnapshot, dt.date], Proposal[str]]
+
+
 @dataclass(frozen=True)
 class Prepared:
-    """What ran before the plan, each in a commit of its own: what a merge brought back of
-    forgotten entries removed again (forget/tombstone.py), log entries given their ids
-    (maintain/entry_ids.py)."""
+    """What ran before the plan, each in a commit of its own: the caller's steps (what they
+    said, with their commits), log entries given their ids (maintain/entry_ids.py)."""
 
-    again: tuple[ForgetPlan, history.CommitResult] | None = None
+    said: tuple[str, ...] = ()
     ids: history.CommitResult | None = None
 
 
-def _prepare(vault: Vault, read: Read, today: dt.date) -> tuple[Read, Prepared]:
+def _prepare(
+    vault: Vault, read: Read, today: dt.date, before: Sequence[Before]
+) -> tuple[Read, Prepared]:
     """Run the steps that precede the plan, under the lock and from the run's snapshot (call
     after the hand-edit check: git was asked). The vault is read again only when one of them
     committed (rare: once per vault for ids, after a `git pull` by hand for forgotten entries),
     so the plan sees what they wrote."""
-    from cardvault.forget.tombstone import still_forgotten
     from cardvault.maintain.entry_ids import id_changes
 
-    back = still_forgotten(vault, today, read.snapshot)
-    removed = write_while_holding(vault, replace(back, committed=True)).commit
-    if removed is not None:
-        read = _read(vault)
+    said: list[str] = []
+    for step in before:
+        proposal = step(read.snapshot, today)
+        done = write_while_holding(vault, replace(proposal, committed=True)).commit
+        if done is not None:
+            said.append(f"{proposal.value}: commit {(done.sha or '')[:10]}")
+            read = _read(vault)
     migration = id_changes(read.snapshot)
     ids = None
     if migration.changes:
-        proposal = propose(migration.changes, migration.message, None, committed=True)
-        ids = write_while_holding(vault, proposal).commit
+        migrate = propose(migration.changes, migration.message, None, committed=True)
+        ids = write_while_holding(vault, migrate).commit
         read = _read(vault)
-    again = (back.value, removed) if removed is not None and back.value is not None else None
-    return read, Prepared(again, ids)
+    return read, Prepared(tuple(said), ids)
 
 
 def _with_prepared(result: RunResult, before: list[Prepared]) -> RunResult:
     """The run's result with what ran before its plan (every attempt's: a plan made again
     finds nothing left to prepare)."""
-    from cardvault.forget.tombstone import removed_again
-
-    said = tuple(removed_again(*p.again) for p in before if p.again is not None)
+    said = tuple(line for p in before for line in p.said)
     ids = next((p.ids for p in before if p.ids is not None), None)
     return replace(result, ids=ids, notices=(*said, *result.notices))
 
