@@ -250,3 +250,46 @@ def test_maintain_is_one_unit_of_work_one_lock_and_one_read_per_vault(
     assert reads == {str(sample_vault): 1}
     assert observed.locks == ({} if dry_run else {str(sample_vault): 1, shared: 1})
     assert observed.statuses == 1
+
+
+def test_maintain_removes_what_came_back_of_a_forget_under_its_one_lock(
+    vault_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card made only of a forgotten entry comes back by a merge that was not cardvault's.
+    `maintain` removes it again in a commit of its own, under the run's one lock and from the
+    run's read; the vault is read again only because that commit changed it, for the plan."""
+    import re
+
+    from cardvault.scopes.home import ensure_global
+    from tests.insight_support import git
+
+    args = ["--vault", str(vault_path)]
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    done = run_cli([*args, "log", "Gotcha: the CDN caches 404s.", "--title", "404s"], env=now)
+    assert done.exit_code == 0, done.output
+    log = (vault_path / "memory" / "2026-12-01.md").read_text(encoding="utf-8")
+    (ref,) = [f"memory/2026-12-01.md#{i}" for i in re.findall(r"<!-- id:(\w+) -->", log)]
+    card = vault_path / "memory" / "cards" / "edge-caching.md"
+    card.write_text(
+        "---\ntopic: Edge caching\ncategory: lessons\ntags: [edge]\ncreated: 2026-12-01\n"
+        f"updated: 2026-12-01\nsources: [{ref}]\n---\n404s stay.\n",
+        encoding="utf-8",
+    )
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "card")
+    assert run_cli([*args, "forget", "CDN", "--yes"], env=now).exit_code == 0
+    assert not card.exists()
+    git(vault_path, "checkout", "HEAD~1", "--", "memory/cards/edge-caching.md")
+    git(vault_path, "commit", "-qm", "a merge by hand brought it back")
+    shared = str(ensure_global().root)
+    only = ["--only", "promote,archive,index"]
+    with observing(vault_path) as observed, counting_vault_reads(monkeypatch) as reads:
+        result = run_cli([*args, "maintain", "--json", *only], env=now)
+    assert result.exit_code == 0, result.output
+    assert "removed again what a merge brought back of forgotten entries (1 card(s)" in str(
+        json.loads(result.stdout)["notices"]
+    )
+    assert not card.exists()
+    assert "forget: removed again" in git(vault_path, "log", "--format=%s")
+    assert observed.locks == {str(vault_path): 1, shared: 1}
+    assert reads == {str(vault_path): 2}
