@@ -68,13 +68,10 @@ def commit_message(plan: ForgetPlan) -> str:
     return "\n".join([subject, "", *body]) + "\n"
 
 
-def still_forgotten(
-    vault: Vault, today: dt.date | None = None, snapshot: VaultSnapshot | None = None
-) -> Proposal[ForgetPlan | None]:
+def still_forgotten(vault: Vault, today: dt.date | None = None) -> Proposal[ForgetPlan | None]:
     """The write that removes again what is back (no change when nothing is), for a caller
-    that holds the vault lock: sync after its merge, maintain before its plan (from the
-    snapshot it read under the lock)."""
-    found = plan_still_forgotten(vault, today, snapshot)
+    that holds the vault lock: sync after its merge."""
+    found = plan_still_forgotten(vault, today)
     if found is None:
         return propose([], "", None)
     return propose(found.changes(), commit_message(found), found)
