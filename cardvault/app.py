@@ -43,7 +43,10 @@ if TYPE_CHECKING:
     from cardvault.vault.decisions import ReviewItem
     from cardvault.write.add import WriteResult
 
-__all__ = ["NOW_VAR", "WARM_UP_QUERY", "Filters", "Query", "Session", "clock_of", "open_vault"]
+__all__ = [
+    "NOW_VAR", "WARM_UP_QUERY", "Filters", "Maintained", "Query", "Session", "clock_of",
+    "open_vault",
+]  # fmt: skip
 
 #: What a long-lived process searches for once at start, to sync the index and load the model.
 WARM_UP_QUERY = "warm up the search index and model"
@@ -236,30 +239,28 @@ class Session(Wiring):
         options: RunOptions,
         progress: Progress | None = None,
         on_wait: OnWait | None = None,
-    ) -> RunResult:
-        """`cardvault maintain`: the maintenance pass over the project vault. First, in its own
-        commit, what a merge that was not cardvault's (`git pull` by hand) brought back of
-        forgotten entries is removed again, as `sync` does after its merges: nothing is
-        distilled from a forgotten entry. Not on a dry run or `--review` (which leave the branch
-        as it is), nor on hand edits maintain would refuse (forget_again commits none)."""
-        from cardvault.forget.tombstone import forget_again
+    ) -> Maintained:
+        """`cardvault maintain`: the maintenance pass over the project vault, one unit of work
+        (maintain/run.py: one lock, one read, the steps that precede the plan under it); then,
+        unless it was a dry run, the project registers with the global vault (a failure is
+        said, never a failed run), and unless it was a dry run or `--review`, the vault's judge
+        (`[maintain] judge`) answers the questions pending."""
+        from cardvault.errors import CardvaultError
+        from cardvault.forget.tombstone import before_maintenance
         from cardvault.maintain.run import run_maintenance
 
         vault = self.project()
-        again = None
-        if not (options.dry_run or options.review):
-            today = options.now.date()
-            again = forget_again(vault, today, on_wait, commit_pending=options.commit_pending)
-        result = run_maintenance(vault, options, progress, on_wait=on_wait)
-        if again is None:
-            return result
-        plan, commit = again
-        said = (
-            f"removed again what a merge brought back of forgotten entries ({len(plan.cards)} "
-            f"card(s), {plan.log_lines} log line(s), {len(plan.questions)} review question(s)): "
-            f"commit {(commit.sha or '')[:10]}"
-        )
-        return replace(result, notices=(said, *result.notices))
+        before = (before_maintenance,)  # nothing is distilled from a forgotten entry
+        run = run_maintenance(vault, options, progress, on_wait=on_wait, before=before)
+        done = Maintained(run)
+        if not options.dry_run:
+            try:
+                done = replace(done, registered=self.register())
+            except (CardvaultError, OSError) as exc:
+                done = replace(done, unregistered=str(exc))
+        if not (options.dry_run or options.review) and vault.config.judge and run.review_pending:
+            done = replace(done, judged=self.review_judge())
+        return done
 
     def maintain_global(self, dry_run: bool = False) -> GlobalResult:
         """`cardvault maintain --global`: cross-project promotion in the global vault."""
@@ -322,6 +323,18 @@ def _query(query: str | Query, options: SearchOptions) -> Query:
             raise TypeError("pass the options in the Query, or a text with options")
         return query
     return Query.of(query, **options)
+
+
+@dataclass(frozen=True)
+class Maintained:
+    """What `Session.maintain` did: the run; the project's registration with the global vault
+    (None: already registered, a dry run, or inside the global vault) or why it failed; the
+    judge's answers to the pending questions (None: no judge, or nothing for it to answer)."""
+
+    run: RunResult
+    registered: Registered | None = None
+    unregistered: str | None = None
+    judged: JudgeOutcome | None = None
 
 
 def open_vault(path: str | Path | None = None, watch: bool = False) -> Session:

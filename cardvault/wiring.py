@@ -81,7 +81,7 @@ class Wiring:
             env=self.env, clock=self.now, handles=self.handles,
         )  # fmt: skip
         same._owns_handles = False
-        same._root = self._root if vault is None else None
+        same._root = self._root if vault is None or vault == self._root else None
         if agent is None and "agent" in self.__dict__:  # validated already: not again
             same.agent = self.agent
         return same

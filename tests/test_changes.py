@@ -129,11 +129,15 @@ class Observed:
         self.root = str(root)
         self.reads: collections.Counter[str] = collections.Counter()
         self.statuses = 0
+        #: Each vault's write lock taken (its lock file opened to be held), by the vault's root.
+        self.locks: collections.Counter[str] = collections.Counter()
 
     def event(self, name: str, args: tuple[Any, ...]) -> None:
         if name == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
             flags = args[2] if len(args) > 2 and isinstance(args[2], int) else os.O_RDONLY
             path = os.fsdecode(args[0])
+            if path.endswith(LOCK_FILE) and flags & os.O_CREAT:
+                self.locks[path[: -len(LOCK_FILE)]] += 1
             if flags & os.O_ACCMODE == os.O_RDONLY and path.startswith(self.root + os.sep):
                 rel = path[len(self.root) + 1 :]
                 if rel.endswith(".md") and not rel.startswith((".git/", ".cardvault/")):
@@ -168,6 +172,25 @@ def observing(root: Path) -> Iterator[Observed]:
 
 
 _HOOKED: list[object] = []
+LOCK_FILE = f"{os.sep}.cardvault{os.sep}write.lock"
+
+
+@contextmanager
+def counting_vault_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[str]]:
+    """How many times the block read each vault (by its root) through the one read path: the
+    real read, counted (every `read_vault` goes through `_read`)."""
+    from cardvault.vault import read
+
+    counted: collections.Counter[str] = collections.Counter()
+    real = read._read
+
+    def counting(vault: Any, verify: bool) -> Any:
+        counted[str(vault.root)] += 1
+        return real(vault, verify)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(read, "_read", counting)
+        yield counted
 
 
 def vault_files(root: Path) -> set[str]:
@@ -202,3 +225,71 @@ def test_maintain_reads_each_file_once_and_asks_git_once(
     # under the lock to check it did not change since the plan (edits/apply.py), and the index
     # refresh reads its new bytes. That is the door's safety check, not a second vault read.
     assert observed.statuses == 1
+
+
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
+def test_maintain_is_one_unit_of_work_one_lock_and_one_read_per_vault(
+    sample_vault: Path, monkeypatch: pytest.MonkeyPatch, dry_run: bool
+) -> None:
+    """A run takes the project vault's lock once (the steps before its plan, the plan and its
+    commit all under it) and the global vault's once (registering the project); it reads the
+    project vault once, into the snapshot every step plans from. A dry run reads it once and
+    takes no lock. The steps that need no model: the count is the same with them. (The global
+    vault exists, as after `init`: making it is a write of its own.)"""
+    from cardvault.scopes.home import ensure_global
+
+    shared = str(ensure_global().root)
+    extra = ["--dry-run"] if dry_run else []
+    only = ["--only", "promote,uses,verify,archive,index"]
+    args = ["--vault", str(sample_vault), "maintain", "--json", *only, *extra]
+    with observing(sample_vault) as observed, counting_vault_reads(monkeypatch) as reads:
+        result = run_cli(args)
+    assert result.exit_code == 0, result.output
+    done = json.loads(result.stdout)
+    assert bool(done["commit"]) != dry_run  # the sample vault has work for these steps
+    assert reads == {str(sample_vault): 1}
+    assert observed.locks == ({} if dry_run else {str(sample_vault): 1, shared: 1})
+    assert observed.statuses == 1
+
+
+def test_maintain_removes_what_came_back_of_a_forget_under_its_one_lock(
+    vault_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card made only of a forgotten entry comes back by a merge that was not cardvault's.
+    `maintain` removes it again in a commit of its own, under the run's one lock and from the
+    run's read; the vault is read again only because that commit changed it, for the plan."""
+    import re
+
+    from cardvault.scopes.home import ensure_global
+    from tests.insight_support import git
+
+    args = ["--vault", str(vault_path)]
+    now = {"CARDVAULT_NOW": "2026-12-01T09:00"}
+    done = run_cli([*args, "log", "Gotcha: the CDN caches 404s.", "--title", "404s"], env=now)
+    assert done.exit_code == 0, done.output
+    log = (vault_path / "memory" / "2026-12-01.md").read_text(encoding="utf-8")
+    (ref,) = [f"memory/2026-12-01.md#{i}" for i in re.findall(r"<!-- id:(\w+) -->", log)]
+    card = vault_path / "memory" / "cards" / "edge-caching.md"
+    card.write_text(
+        "---\ntopic: Edge caching\ncategory: lessons\ntags: [edge]\ncreated: 2026-12-01\n"
+        f"updated: 2026-12-01\nsources: [{ref}]\n---\n404s stay.\n",
+        encoding="utf-8",
+    )
+    git(vault_path, "add", "-A")
+    git(vault_path, "commit", "-qm", "card")
+    assert run_cli([*args, "forget", "CDN", "--yes"], env=now).exit_code == 0
+    assert not card.exists()
+    git(vault_path, "checkout", "HEAD~1", "--", "memory/cards/edge-caching.md")
+    git(vault_path, "commit", "-qm", "a merge by hand brought it back")
+    shared = str(ensure_global().root)
+    only = ["--only", "promote,archive,index"]
+    with observing(vault_path) as observed, counting_vault_reads(monkeypatch) as reads:
+        result = run_cli([*args, "maintain", "--json", *only], env=now)
+    assert result.exit_code == 0, result.output
+    assert "removed again what a merge brought back of forgotten entries (1 card(s)" in str(
+        json.loads(result.stdout)["notices"]
+    )
+    assert not card.exists()
+    assert "forget: removed again" in git(vault_path, "log", "--format=%s")
+    assert observed.locks == {str(vault_path): 1, shared: 1}
+    assert reads == {str(vault_path): 2}

@@ -17,6 +17,7 @@ from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
     from cardvault.app import Session
+    from cardvault.scopes.registry import Registered
 
 #: The card filters shared by `list` and `search`.
 CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
@@ -259,14 +260,22 @@ def open_scope(ctx: typer.Context, scope: Scope, agent: str | None = None) -> In
 def register_project(ctx: typer.Context, vault: Vault) -> None:
     """Register a project vault with the global vault (made on first use); a failure is a
     warning, never a failed command."""
-    from cardvault.cli import render
-
     try:
         done = session_of(ctx).with_options(vault.root).register()
     except (CardvaultError, OSError) as exc:
-        render.warning(f"not registered with the global vault: {exc}")
+        report_registration(None, str(exc))
         return
-    if done is not None and done.commit is not None:
+    report_registration(done, None)
+
+
+def report_registration(done: Registered | None, failed: str | None) -> None:
+    """Say that the project registered with the global vault (when it was not already), or why
+    it did not."""
+    from cardvault.cli import render
+
+    if failed is not None:
+        render.warning(f"not registered with the global vault: {failed}")
+    elif done is not None and done.commit is not None:
         render.note(f"registered with the global vault as {done.key}")
 
 

@@ -15,6 +15,7 @@ from cardvault.cli.common import (
     register_project,
     report_commit,
     report_notes,
+    report_registration,
     report_subject,
     session_of,
     vault_of,
@@ -22,7 +23,6 @@ from cardvault.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from cardvault.app import Session
     from cardvault.maintain.run import RunResult
     from cardvault.review.judge import JudgeOutcome
 
@@ -97,13 +97,12 @@ def maintain(
     as_patch = dry_run and not json_out and render.wants_json(False)
     as_json = render.wants_json(json_out) and not as_patch
     if as_json or as_patch:
-        result = session.maintain(options, on_wait=waiting_note)
+        done = session.maintain(options, on_wait=waiting_note)
     else:
         with render.IndexProgress() as progress:
-            result = session.maintain(options, progress, on_wait=waiting_note)
-    if not dry_run:
-        register_project(ctx, vault)
-    judged = _judge(session, vault, result, dry_run or review)
+            done = session.maintain(options, progress, on_wait=waiting_note)
+    report_registration(done.registered, done.unregistered)
+    result, judged = done.run, done.judged
     set_aside = _set_aside_judge(vault, result)
     if as_json:
         for notice in result.notices:
@@ -145,13 +144,6 @@ def maintain(
         render.warning(
             f"{pending} memory decision{'s' if pending != 1 else ''} pending: cardvault review"
         )
-
-
-def _judge(session: Session, vault: Any, result: RunResult, skip: bool) -> JudgeOutcome | None:
-    """When a judge is set, let it answer the pending questions (not on a dry run or branch)."""
-    if skip or not vault.config.judge or not result.review_pending:
-        return None
-    return session.review_judge()
 
 
 def _set_aside_judge(vault: Any, result: RunResult) -> list[str]:

@@ -21,24 +21,27 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from cardvault import history
-from cardvault.edits.door import OnWait, Proposal, locked_write, propose
+from cardvault.edits.door import Proposal, propose
 from cardvault.forget.logs import Needles
 from cardvault.forget.plan import ForgetPlan, plan_removal
 from cardvault.vault.forgotten import forgotten_refs
 from cardvault.vault.layout import Vault
-from cardvault.vault.read import read_vault
+from cardvault.vault.read import VaultSnapshot, read_vault
 
 MATCHED_BY = "forgotten"
 
 
-def plan_still_forgotten(vault: Vault, today: dt.date | None = None) -> ForgetPlan | None:
+def plan_still_forgotten(
+    vault: Vault, today: dt.date | None = None, snapshot: VaultSnapshot | None = None
+) -> ForgetPlan | None:
     """The removal of what the vault's forgets removed and is back (None: the vault records
-    no forget, or nothing of one is back)."""
+    no forget, or nothing of one is back), planned from `snapshot` when the caller holds one
+    (else the vault is read, and only when it records a forget)."""
     refs = forgotten_refs(vault.root)
     if not refs:
         return None
-    snapshot = read_vault(vault, verify=True)
+    if snapshot is None:
+        snapshot = read_vault(vault, verify=True)
     needles = Needles(phrases=None, slugs=frozenset(), sources=refs, query_words=frozenset())
     plan = plan_removal(vault, snapshot, [], needles, today or dt.date.today())
     if not plan.changes():
@@ -67,35 +70,22 @@ def commit_message(plan: ForgetPlan) -> str:
 
 def still_forgotten(vault: Vault, today: dt.date | None = None) -> Proposal[ForgetPlan | None]:
     """The write that removes again what is back (no change when nothing is), for a caller
-    that holds the vault lock or plans under it: sync after its merge, `forget_again`."""
+    that holds the vault lock: sync after its merge."""
     found = plan_still_forgotten(vault, today)
     if found is None:
         return propose([], "", None)
     return propose(found.changes(), commit_message(found), found)
 
 
-def forget_again(
-    vault: Vault,
-    today: dt.date | None = None,
-    on_wait: OnWait | None = None,
-    commit_pending: bool = False,
-) -> tuple[ForgetPlan, history.CommitResult] | None:
-    """Remove again, under the vault lock and in its own commit, what came back of forgotten
-    entries by a merge that was not cardvault's (`git pull` by hand, then `maintain`): sync does
-    it after its own merges. None when nothing is back, and while the vault's own files have
-    uncommitted changes, unless `commit_pending` (`maintain --commit-pending`, whose run then
-    commits and reports them; the door commits those of the files this removal changes first):
-    it commits no hand edit it was not asked to, and the caller's run refuses them."""
-
-    def plan() -> Proposal[ForgetPlan | None]:
-        back = still_forgotten(vault, today)
-        if back.value is None or commit_pending:  # git is asked only when something is back
-            return back
-        if history.uncommitted(vault):
-            return propose([], "", None)
-        return replace(back, committed=True)  # asked: the door need not ask again
-
-    written = locked_write(vault, plan, on_wait=on_wait)
-    if written.commit is None or written.value is None:
-        return None
-    return written.value, written.commit
+def before_maintenance(snapshot: VaultSnapshot, today: dt.date) -> Proposal[str]:
+    """`still_forgotten` as the step `maintain` runs before its plan (maintain/run.py
+    `Before`): from the run's snapshot, under its lock, in its own commit; the value is what a
+    person hears of it."""
+    found = plan_still_forgotten(snapshot.vault, today, snapshot)
+    if found is None:
+        return propose([], "", "")
+    said = (
+        f"removed again what a merge brought back of forgotten entries ({len(found.cards)} "
+        f"card(s), {found.log_lines} log line(s), {len(found.questions)} review question(s))"
+    )
+    return propose(found.changes(), commit_message(found), said)

@@ -1,15 +1,21 @@
-"""One maintenance run as a service: lock, safety checks, plan, then dry-run, review or apply.
+"""One maintenance run as one unit of work: one lock, one read, preconditions, plan, one commit.
 
-- A run that writes goes through the one door (edits/door.py): the vault lock is held from the
-  read to the commit, and a writer that comes meanwhile waits for it. A dry run only reads and
-  never waits.
+- A run that writes goes through the one door (edits/door.py) once: the vault lock is held from
+  the read to the commit (a writer that comes meanwhile waits for it), and taking it finishes an
+  interrupted write and sets up the merge drivers, once. Under it the vault is read once, into
+  the snapshot every step plans from. A dry run reads it the same way, never waits for the lock
+  and writes nothing.
 - Uncommitted changes to the vault's own files stop a run (DirtyVaultError) unless
   `commit_pending`, with which the door first commits them (after the secret guard) as their
-  own "hand edits" commit, so the maintenance commit holds maintenance alone. Log entries without
-  an id get theirs (and positional citations are rewritten) in a commit of their own too
-  (maintain/entry_ids.py; not on a dry run or `--review`). Other files of a repository the
-  vault shares with code are never the vault's edits: they neither stop a run nor are committed
-  (vault/owned.py). A dry run reads the work tree as it is and writes nothing.
+  own "hand edits" commit, so the maintenance commit holds maintenance alone. Other files of a
+  repository the vault shares with code are never the vault's edits: they neither stop a run
+  nor are committed (vault/owned.py). A dry run reads the work tree as it is.
+- Two steps precede the plan, from the same snapshot, each in a commit of its own when it has
+  work (not on a dry run or `--review`, which leave the branch as it is): what a merge that was
+  not cardvault's (`git pull` by hand) brought back of forgotten entries is removed again, as
+  `sync` does after its merges (forget/tombstone.py: nothing is distilled from a forgotten
+  entry); log entries without an id get theirs and positional citations are rewritten
+  (maintain/entry_ids.py). Only after such a commit is the vault read again.
 - A plan with no file change makes no commit. Otherwise the applier writes everything
   all or nothing (journaled, so even a killed run is finished by the next command) and one git
   commit records it; if the writes or the commit fail, every file is restored. `review` writes
@@ -27,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +49,7 @@ from cardvault.maintain.state import load_state
 from cardvault.search.model import ModelUnavailableError
 from cardvault.vault.decisions import pending_items
 from cardvault.vault.layout import Vault
+from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.uses import folding, mark_folded
 
 NEEDS_MODEL = ("distill", "merge")
@@ -117,14 +124,16 @@ def run_maintenance(
     embedder: Any = None,
     after_write: AfterWrite | None = None,
     on_wait: OnWait | None = None,
+    before: Sequence[Before] = (),
 ) -> RunResult:
-    """Plan and carry out one maintenance run (see the module docstring)."""
+    """Plan and carry out one maintenance run (see the module docstring); `before`: the
+    caller's steps that precede the plan (the app's: forget/tombstone.py)."""
     only = check_steps(options.only)
     needs_model = any(name in NEEDS_MODEL for name in (only or ORDER))
     embeddings = Embeddings(vault, embedder, progress) if needs_model else None
     if options.dry_run:  # reads only: never waits for the lock
         dirty = tuple(history.uncommitted(vault))
-        return _planned(vault, options, only, progress, embeddings, dirty)
+        return _planned(_read(vault), options, only, progress, embeddings, dirty)
     if embeddings is not None:  # the slow part, before taking the lock: writers need not wait
         _warm(embeddings)
     branch = None
@@ -135,15 +144,17 @@ def run_maintenance(
         only = tuple(name for name in (only or ORDER) if name != "uses")
 
     planned_at: list[float] = []
-    given: list[history.CommitResult] = []
+    prepared: list[Prepared] = []
 
     def plan() -> Proposal[RunResult]:
-        dirty = tuple(history.uncommitted(vault))  # with commit_pending: committed already
+        # under the lock: with commit_pending the door has committed every hand edit already
+        dirty = () if options.commit_pending else tuple(history.uncommitted(vault))
         _refuse_pending(vault, dirty)
-        ids = None if options.review else _give_ids(vault)
-        given.extend([ids] if ids is not None else [])
-        result = _planned(vault, options, only, progress, embeddings, dirty)
-        result = replace(result, ids=given[0] if given else None)
+        read = _read(vault)
+        if branch is None:  # a --review branch leaves this branch's files as they are
+            read, done = _prepare(vault, read, options.now.date(), before)
+            prepared.append(done)
+        result = _planned(read, options, only, progress, embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
         # the status above was taken under the lock: hand edits stopped the run or were committed
@@ -162,6 +173,7 @@ def run_maintenance(
         result = replace(written.value, pending=written.pending)
         if folds and not mark_folded(vault, result.plan.before.uses):
             result = replace(result, notices=(*result.notices, WATERMARK_FAILED))
+    result = _with_prepared(result, prepared)
     if written.commit is None:
         return result
     label = "commit" if branch else "write + commit"
@@ -172,19 +184,34 @@ def run_maintenance(
     return result if branch else _refresh_index(result)
 
 
+@dataclass(frozen=True)
+class Read:
+    """The run's one read of the vault, and how long it took."""
+
+    snapshot: VaultSnapshot
+    seconds: float
+
+
+def _read(vault: Vault) -> Read:
+    """Read the vault through the one read path, checking the catalog (the run plans writes)."""
+    start = time.perf_counter()
+    snapshot = read_vault(vault, verify=True)
+    return Read(snapshot, time.perf_counter() - start)
+
+
 def _planned(
-    vault: Vault,
+    read: Read,
     options: RunOptions,
     only: tuple[str, ...] | None,
     progress: Progress | None,
     embeddings: Embeddings | None,
     dirty: tuple[str, ...],
 ) -> RunResult:
-    """Read the vault and plan the run (no write)."""
-    timings: dict[str, float] = {}
+    """Plan the run from the vault as `read` (no write)."""
+    vault = read.snapshot.vault
     start = time.perf_counter()
-    state = load_state(vault, options.now.date(), embeddings, options.since)
-    timings["read"] = time.perf_counter() - start
+    state = load_state(vault, options.now.date(), embeddings, options.since, read.snapshot)
+    timings = {"read": read.seconds + time.perf_counter() - start}
     try:
         plan = make_plan(state, vault.config, only, progress)
     except ModelUnavailableError as exc:
@@ -228,17 +255,51 @@ def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
     )
 
 
-def _give_ids(vault: Vault) -> history.CommitResult | None:
-    """Give log entries without an id theirs, and rewrite positional citations, in a commit of
-    their own before the maintenance commit (call under the lock; maintain/entry_ids.py)."""
-    from cardvault.maintain.entry_ids import id_changes
-    from cardvault.vault.read import read_vault
+#: A step that precedes the plan, given by the caller: planned from the run's snapshot under its
+#: lock, committed on its own; the proposal's value is what a person hears of it once committed.
+Before = Callable[[VaultSnapshot, dt.date], Proposal[str]]
 
-    migration = id_changes(read_vault(vault, verify=True))
-    if not migration.changes:
-        return None
-    proposal = propose(migration.changes, migration.message, None)
-    return write_while_holding(vault, proposal).commit
+
+@dataclass(frozen=True)
+class Prepared:
+    """What ran before the plan, each in a commit of its own: the caller's steps (what they
+    said, with their commits), log entries given their ids (maintain/entry_ids.py)."""
+
+    said: tuple[str, ...] = ()
+    ids: history.CommitResult | None = None
+
+
+def _prepare(
+    vault: Vault, read: Read, today: dt.date, before: Sequence[Before]
+) -> tuple[Read, Prepared]:
+    """Run the steps that precede the plan, under the lock and from the run's snapshot (call
+    after the hand-edit check: git was asked). The vault is read again only when one of them
+    committed (rare: once per vault for ids, after a `git pull` by hand for forgotten entries),
+    so the plan sees what they wrote."""
+    from cardvault.maintain.entry_ids import id_changes
+
+    said: list[str] = []
+    for step in before:
+        proposal = step(read.snapshot, today)
+        done = write_while_holding(vault, replace(proposal, committed=True)).commit
+        if done is not None:
+            said.append(f"{proposal.value}: commit {(done.sha or '')[:10]}")
+            read = _read(vault)
+    migration = id_changes(read.snapshot)
+    ids = None
+    if migration.changes:
+        migrate = propose(migration.changes, migration.message, None, committed=True)
+        ids = write_while_holding(vault, migrate).commit
+        read = _read(vault)
+    return read, Prepared(tuple(said), ids)
+
+
+def _with_prepared(result: RunResult, before: list[Prepared]) -> RunResult:
+    """The run's result with what ran before its plan (every attempt's: a plan made again
+    finds nothing left to prepare)."""
+    said = tuple(line for p in before for line in p.said)
+    ids = next((p.ids for p in before if p.ids is not None), None)
+    return replace(result, ids=ids, notices=(*said, *result.notices))
 
 
 def _refresh_index(result: RunResult) -> RunResult:

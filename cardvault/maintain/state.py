@@ -182,9 +182,13 @@ def load_state(
     today: dt.date,
     embeddings: Embeddings | None = None,
     since: dt.date | None = None,
+    snapshot: VaultSnapshot | None = None,
 ) -> VaultState:
-    """Read the vault once (through the one read path), and this clone's unfolded uses."""
-    state = state_of(read_vault(vault, verify=True), today, embeddings, since)
+    """The vault read once (through the one read path, unless the caller holds its `snapshot`),
+    and this clone's unfolded uses."""
+    if snapshot is None:
+        snapshot = read_vault(vault, verify=True)
+    state = state_of(snapshot, today, embeddings, since)
     return replace(state, uses=read_unfolded(vault))
 
 
