@@ -332,3 +332,25 @@ def test_a_lesson_said_again_in_the_cards_words_and_order_is_a_sighting_not_a_ne
     card = "Run the database migrations before deploying the api."
     assert not novel_blocks(card, "Run database migrations before deploying api.", embeddings, 0.7)
     assert novel_blocks(card, "Deploy the api before running database migrations.", embeddings, 0.7)
+
+
+@pytest.mark.slow
+def test_a_sentence_the_card_holds_is_said_though_a_paraphrase_sits_closer(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Any close sentence of the card may be the one that says it: here the closest is the
+    card's lesson in another word order, and the sighting distill listed under it says it word
+    for word. Said, so a merge finds the one card's content in the other."""
+    from cardvault.maintain.contained import contained_shares
+    from cardvault.maintain.novelty import novel_blocks
+    from cardvault.maintain.similarity import Embeddings
+
+    embeddings = Embeddings(new_vault(tmp_path / "v"), embedder, use_index=False)
+    lesson = "Restart the worker after changing the queue config"
+    card = (
+        "Restart the worker after the queue config changes\n\nTold again in other words:\n"
+        f"- 2026-12-01: {lesson}\n"
+    )
+    assert not novel_blocks(card, lesson, embeddings, 0.7)
+    inner, _ = contained_shares([lesson, card], [(0, 1)], embeddings, 0.7)[(0, 1)]
+    assert inner.said == 1.0
