@@ -201,9 +201,11 @@ def via_mcp(root: Path, case: Case) -> Any:
         return None
     data = result.structured_content
     assert data is not None
-    if case.tool == "context":  # the pack, then each notice as a note the model reads
-        text, *notes = data["result"].split("\n\n> note: ")
-        return text, notes
+    if case.tool == "context":  # the pack, then the notices quoted as memory, one note a line
+        from cardvault.context.pack import NOTICES_SOURCE
+
+        text, _, block = data["result"].partition(f'\n\n<memory source="{NOTICES_SOURCE}">')
+        return text, re.findall(r"^> note: (.*)$", block, re.MULTILINE)
     if case.tool == "review_pending":  # each item carries MCP's quoted-memory marker
         from cardvault.mcp.tools import QUOTED
 

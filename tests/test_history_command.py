@@ -18,9 +18,9 @@ PLATFORM_A = (
     "image crashes on start with `exec format error`.\n\n"
     "Always build with `docker buildx build --platform linux/amd64`."
 )
-PLATFORM_B = (
-    "Docker on an M-series MacBook builds arm64 images unless told otherwise, while the cluster "
-    "nodes are amd64, so the pod dies with `exec format error`.\n\n"
+PLATFORM_B = (  # PLATFORM_A told again by a later run, with the fix: A's content is in B
+    "Images built on an Apple Silicon laptop are arm64; the cluster runs linux/amd64. Such an "
+    "image crashes on start with `exec format error`.\n\n"
     "Fix: pass `--platform linux/amd64` to docker buildx, or export "
     "DOCKER_DEFAULT_PLATFORM=linux/amd64 in the shell.\n\n"
     "Always build with `docker buildx build --platform linux/amd64`."
@@ -35,14 +35,18 @@ def cli(root: Path, *args: str) -> object:
 
 @pytest.fixture(scope="module")
 def lived_in(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A vault that went through every kind of memory change, one command each."""
+    """A vault that went through every kind of memory change, one command each. The two
+    Docker cards are ones an earlier `maintain` distilled (their `distilled:` mark), so this
+    run merges them on its own; a hand-written pair would only be asked about."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CARDVAULT_NOW", "2026-06-01T09:15")
         vault = new_vault(tmp_path_factory.mktemp("history") / "v")
         card(vault, "docker-platform-flag", "Docker Platform Flag", PLATFORM_A,
-             category="infrastructure", created="2026-03-01", updated="2026-03-05")  # fmt: skip
+             category="infrastructure", created="2026-03-01", updated="2026-03-05",
+             distilled=True)  # fmt: skip
         card(vault, "apple-silicon-images", "Docker Images on Apple Silicon", PLATFORM_B,
-             category="infrastructure", created="2026-03-20", extra="seen: 2\n")  # fmt: skip
+             category="infrastructure", created="2026-03-20", extra="seen: 2\n",
+             distilled=True)  # fmt: skip
         card(vault, "utc-timestamps", "UTC Timestamps", "Store every timestamp as UTC.",
              category="workflow")  # fmt: skip
         card(vault, "old-vpn", "Old VPN", "The old VPN needs the legacy client.")

@@ -71,6 +71,17 @@ def _holds(text: str, fact: str) -> bool:
     return re.search(pattern, text.lower().replace("`", " ")) is not None
 
 
+def _says(sentence: str, match: str, facts: bool) -> bool:
+    """Whether `match`, a sentence the model puts close to `sentence`, says it: the same
+    negation, at least its conditions, its words in the same order and (`facts`) its figures and
+    identifiers, held in `match` itself ("Retry 5 times." is new to "Retry 3 times. Wait 5
+    seconds.")."""
+    same_polarity = bool(negations(sentence)) == bool(negations(match))
+    bound = not facts or not _adds_facts(sentence, match)
+    ordered = word_pairs(sentence) <= word_pairs(match)
+    return same_polarity and bound and ordered and conditions(sentence) <= conditions(match)
+
+
 class _Known:
     """Sentences already present: their normalised forms, text, vectors."""
 
@@ -97,17 +108,11 @@ class _Known:
         new = adds_detail(sentence, self.text) if facts else bool(new_words(sentence, self.text))
         if vector is None or len(self.vectors) == 0 or new:
             return False
+        # any close sentence may be the one that says it: the closest may be a paraphrase in
+        # another word order while a copy (a listed sighting: "2026-12-01: ...") says it
         scores = self.vectors @ vector
-        best = int(scores.argmax())
-        if float(scores[best]) < self.threshold:
-            return False
-        match = self.prose[best]
-        same_polarity = bool(negations(sentence)) == bool(negations(match))
-        # its figures and identifiers in the sentence that says it, not elsewhere in the card
-        # ("Retry 5 times." is new to "Retry 3 times. Wait 5 seconds.")
-        bound = not facts or not _adds_facts(sentence, match)
-        ordered = word_pairs(sentence) <= word_pairs(match)
-        return same_polarity and bound and ordered and conditions(sentence) <= conditions(match)
+        close = (scores >= self.threshold).nonzero()[0]
+        return any(_says(sentence, self.prose[int(n)], facts) for n in close)
 
     def add(self, sentence: str, vector: np.ndarray | None) -> None:
         import numpy as np
