@@ -35,11 +35,13 @@ def test_nesting_deeper_than_the_limit_is_refused() -> None:
     deep = "tags: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
     with pytest.raises(CardFormatError, match="nested more than"):
         load_bounded(deep, PATH, first_line=2)
-    very_deep = "tags: " + "[" * 50_000 + "]" * 50_000  # past what libyaml composes alive
-    with pytest.raises(CardFormatError, match="nested more than"):
+    # past what libyaml's recursive composer survives: one clear error, never a crash (a
+    # libyaml built with its own nesting limit may be the one to say it)
+    very_deep = "tags: " + "[" * 50_000 + "]" * 50_000
+    with pytest.raises(CardFormatError, match="nested more than|nesting depth"):
         load_bounded(very_deep, PATH, first_line=2)
     dashes = "tags:\n" + "- " * 60_000 + "x"  # block style: two characters a level
-    with pytest.raises(CardFormatError, match="nested more than"):
+    with pytest.raises(CardFormatError, match="nested more than|nesting depth"):
         load_bounded(dashes, PATH, first_line=2)
 
 
