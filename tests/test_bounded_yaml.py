@@ -38,10 +38,10 @@ def test_nesting_deeper_than_the_limit_is_refused() -> None:
     # past what libyaml's recursive composer survives: one clear error, never a crash (a
     # libyaml built with its own nesting limit may be the one to say it)
     very_deep = "tags: " + "[" * 50_000 + "]" * 50_000
-    with pytest.raises(CardFormatError, match="nested more than|nesting depth"):
+    with pytest.raises(CardFormatError, match=r"nested more than|nesting depth"):
         load_bounded(very_deep, PATH, first_line=2)
     dashes = "tags:\n" + "- " * 60_000 + "x"  # block style: two characters a level
-    with pytest.raises(CardFormatError, match="nested more than|nesting depth"):
+    with pytest.raises(CardFormatError, match=r"nested more than|nesting depth"):
         load_bounded(dashes, PATH, first_line=2)
 
 

@@ -74,6 +74,15 @@ def test_the_topic_says_the_lesson_not_the_incident() -> None:
         "Gotcha: KEYS walks every key in one blocking call; use SCAN in a loop instead.",
     )
     assert lesson_topic([advice]) == "Use SCAN in a loop instead"
+    literal = lesson(
+        "Prepared statements behind PgBouncer",
+        "Fix: asyncpg's cache breaks behind PgBouncer; create the async engine with "
+        'connect_args={"statement_cache_size": 0}, as the main engine does.',
+    )  # a braced literal is never cut at its own colon
+    assert (
+        lesson_topic([literal])
+        == 'Create the async engine with connect_args={"statement_cache_size": 0}'
+    )
 
 
 def test_tags_come_from_the_vault_and_the_lesson_never_from_the_title() -> None:

@@ -7,8 +7,9 @@ are taken most rule-like first ("Rule:" and a correction's prevention, then "Les
 as advice on its own ("always ...", "use ...", "... must ..."; not "the repo needs ...", which
 names the incident) of at least MIN_WORDS words, else the first clause of the first line, cut
 down to at most MAX_WORDS words at a natural break: "Set a timeout on every HTTP client call".
-Code spans are never split; parentheses and backticks are dropped. An entry whose signal has no
-words of its own (a `#lesson` tag) is read whole; one with no words at all keeps its title.
+Code spans and braced or bracketed literals are never split; parentheses and backticks are
+dropped. An entry whose signal has no words of its own (a `#lesson` tag) is read whole; one
+with no words at all keeps its title.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ MIN_WORDS = 3
 #: Signal kinds, most rule-like first.
 PRIORITY = ("rule", "prevention", "lesson", "tag", "decision", "preference", "correction")
 LATER = ("gotcha", "fix", "mistake")
-_CODE = re.compile(r"`[^`]*`")
+#: What is never split nor cut inside: a code span, and a braced or bracketed literal written
+#: without backticks (`connect_args={"statement_cache_size": 0}`, `ports: [80, 443]`).
+_CODE = re.compile(r"`[^`]*`|\{[^{}\n]*\}|\[[^\[\]\n]*\]")
 _CLAUSE_BREAK = re.compile(
     r";\s+|:\s+|\s[—–]\s|\.\s+|,\s+(?=(?:so|because|since|which|otherwise|but|and then)\b)"
     r"|\s+(?=(?:so that|because|otherwise)\b)"
@@ -88,7 +91,8 @@ def clauses(line: str) -> list[str]:
     spans: list[str] = []
 
     def hold(match: re.Match[str]) -> str:
-        spans.append(match.group()[1:-1])
+        found = match.group()
+        spans.append(found[1:-1] if found.startswith("`") else found)
         return f"\x00{len(spans) - 1}\x00"
 
     held = _PARENS.sub("", _CODE.sub(hold, line.strip()))
