@@ -21,6 +21,20 @@ from cardvault.vault.card import DISTILLED_KEY, body_mark
 from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.write.init import init_vault
 
+#: One lesson, written twice in other words (cosine above the merge threshold).
+PLATFORM_A = (
+    "Images built on an Apple Silicon Mac default to `linux/arm64`, but our Kubernetes nodes are "
+    "`linux/amd64`. Such an image crashes on start with `exec format error`.\n\n"
+    "Always build with `docker buildx build --platform linux/amd64`."
+)
+PLATFORM_B = (
+    "Docker on an M-series MacBook builds arm64 images unless told otherwise, while the cluster "
+    "nodes are amd64, so the pod dies with `exec format error`.\n\n"
+    "Fix: pass `--platform linux/amd64` to docker buildx, or export "
+    "DOCKER_DEFAULT_PLATFORM=linux/amd64 in the shell. Emulated builds are slow.\n\n"
+    "Always build with `docker buildx build --platform linux/amd64`."
+)
+
 
 def new_vault(root: Path) -> Vault:
     """A fresh vault at `root` made by `cardvault init`."""

@@ -14,24 +14,12 @@ from cardvault.vault.card import DISTILLED_KEY
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
 from tests.conftest import cli_at, snapshot
+from tests.maintain_support import PLATFORM_A, PLATFORM_B
 
 pytestmark = pytest.mark.slow
 
 NOW = "2026-06-01T09:15"
 
-#: One lesson, written twice by hand in other words (cosine above the merge threshold).
-PLATFORM_A = (
-    "Images built on an Apple Silicon Mac default to `linux/arm64`, but our Kubernetes nodes are "
-    "`linux/amd64`. Such an image crashes on start with `exec format error`.\n\n"
-    "Always build with `docker buildx build --platform linux/amd64`."
-)
-PLATFORM_B = (
-    "Docker on an M-series MacBook builds arm64 images unless told otherwise, while the cluster "
-    "nodes are amd64, so the pod dies with `exec format error`.\n\n"
-    "Fix: pass `--platform linux/amd64` to docker buildx, or export "
-    "DOCKER_DEFAULT_PLATFORM=linux/amd64 in the shell. Emulated builds are slow.\n\n"
-    "Always build with `docker buildx build --platform linux/amd64`."
-)
 #: Sibling notes of one template: the same layout and stock lines, different content.
 SIBLING = (
     "# {name}\n\nTags: [[Network Security]]\n\n"

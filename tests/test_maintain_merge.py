@@ -13,22 +13,19 @@ from cardvault.search.embedder import Embedder
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_card
-from tests.maintain_support import card, commit_all, git, new_vault, run, snapshot
+from tests.maintain_support import (
+    PLATFORM_A,
+    PLATFORM_B,
+    card,
+    commit_all,
+    git,
+    new_vault,
+    run,
+    snapshot,
+)
 
 pytestmark = pytest.mark.slow
 
-PLATFORM_A = (
-    "Images built on an Apple Silicon Mac default to `linux/arm64`, but our Kubernetes nodes are "
-    "`linux/amd64`. Such an image crashes on start with `exec format error`.\n\n"
-    "Always build with `docker buildx build --platform linux/amd64`."
-)
-PLATFORM_B = (
-    "Docker on an M-series MacBook builds arm64 images unless told otherwise, while the cluster "
-    "nodes are amd64, so the pod dies with `exec format error`.\n\n"
-    "Fix: pass `--platform linux/amd64` to docker buildx, or export "
-    "DOCKER_DEFAULT_PLATFORM=linux/amd64 in the shell. Emulated builds are slow.\n\n"
-    "Always build with `docker buildx build --platform linux/amd64`."
-)
 #: What maintain distilled later: the same lesson with the fix it learned (PLATFORM_A is in it).
 PLATFORM_LATER = (
     f"{PLATFORM_A}\n\nFix: pass `--platform linux/amd64` to docker buildx, or export "

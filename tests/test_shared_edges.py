@@ -55,6 +55,12 @@ def ok(root: Path, *args: str) -> str:
     return done.stdout
 
 
+def commit_by_hand(root: Path, message: str) -> None:
+    """Commit everything in `root` with plain git, as a person would."""
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", message)
+
+
 def team(tmp_path: Path) -> tuple[Path, Path]:
     """Clones a and b of a bare remote holding a vault with one card, `redis-eviction`, each
     synced once (b's merge drivers set up by its first sync)."""
@@ -130,8 +136,7 @@ def test_a_pushed_gitattributes_does_not_take_cards_from_the_merge_driver(tmp_pa
     a, b = team(tmp_path)
     (a / ".gitattributes").write_text("* merge=union\n", encoding="utf-8")
     (a / "memory" / "cards" / ".gitattributes").write_text("*.md merge=union\n", encoding="utf-8")
-    git(a, "add", "-A")
-    git(a, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "attributes")
+    commit_by_hand(a, "attributes")
     git(a, "push", "-q", "origin", "HEAD")
     ok(b, "sync")
     card = "memory/cards/redis-eviction.md"
@@ -158,8 +163,7 @@ def test_history_purged_upstream_is_not_pushed_back_by_a_clone_that_had_it(tmp_p
     remote = tmp_path / "remote.git"
     leak = a / "memory" / "cards" / "leak.md"
     leak.write_text(f"---\ntopic: Leak\ncategory: tools\n---\ntoken {SECRET}\n", encoding="utf-8")
-    git(a, "add", "-A")
-    git(a, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "oops")
+    commit_by_hand(a, "oops")
     git(a, "push", "-q", "origin", "HEAD")
     ok(b, "sync")
     assert (b / "memory" / "cards" / "leak.md").exists()
@@ -215,8 +219,7 @@ def legacy_vault(tmp_path: Path) -> Path:
     init_vault(root)
     (root / "memory" / "2026-03-10.md").write_text(LEGACY_LOG, encoding="utf-8")
     (root / "memory" / "cards" / "postgres-pooling.md").write_text(LEGACY_CARD, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "legacy")
+    commit_by_hand(root, "legacy")
     return root
 
 
@@ -263,8 +266,7 @@ def huge_card_vault(tmp_path: Path) -> Path:
     head += "created: 2026-01-01\nupdated: 2026-01-01\n---\n"
     card = root / "memory" / "cards" / "everything.md"
     card.write_text(head + "\n\n".join(parts) + "\n\nzanzibarquux marker\n", encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "huge")
+    commit_by_hand(root, "huge")
     return root
 
 
@@ -303,8 +305,7 @@ def test_a_read_only_vault_is_read_and_searched(tmp_path: Path) -> None:
     sample = Path(__file__).resolve().parents[1] / "sample-vault" / "memory" / "cards"
     for name in ("docker-buildx-platform-flag.md", "release-tagging.md"):
         (root / "memory" / "cards" / name).write_bytes((sample / name).read_bytes())
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-q", "-m", "cards")
+    commit_by_hand(root, "cards")
     shutil.rmtree(root / ".cardvault", ignore_errors=True)
     folders = [path for path in (root, *root.rglob("*")) if path.is_dir()]
     for folder in folders:

@@ -16,17 +16,14 @@ its steps leaves the vault as before or as intended once the next command has ru
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.sync_kill_support import killed_sync, sync_states, verdict
-from tests.writers_crash import NOW, REPO, sync_template
-from tests.writers_support import git
+from tests.writers_crash import NOW, sync_template
+from tests.writers_support import cardvault, git
 
 CARD = (
     "---\ntopic: {topic}\ncategory: tools\ntags: [{tag}]\ncreated: {day}\nupdated: {day}\n"
@@ -40,19 +37,6 @@ COMMANDS = {
     "maintain": ["maintain", "--only", "archive,index"],
     "check": ["check", "--fix"],
 }
-
-
-def _cli(root: Path, *args: str) -> None:
-    env = {**os.environ, "CARDVAULT_VAULT": str(root), "CARDVAULT_NOW": NOW}
-    done = subprocess.run(
-        [sys.executable, "-m", "cardvault", *args],
-        env=env,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
 
 
 def _vault_with_odd_names(root: Path, command: str) -> None:
@@ -102,7 +86,8 @@ def test_a_command_beside_hand_edits_commits_only_its_own_paths(
     texts = {rel: (root / rel).read_bytes() for rel in edited}
     head = git(root, "rev-parse", "HEAD").strip()
 
-    _cli(root, *COMMANDS[command])
+    done = cardvault(root, *COMMANDS[command], now=NOW)
+    assert done.returncode == 0, done.stderr
 
     committed = set(
         git(root, "diff", "--name-only", "--no-renames", "-z", head, "HEAD").split("\0")
