@@ -75,7 +75,7 @@ class Card:
         value = self.meta.get("sources") or []
         return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
-    @property
+    @cached_property  # merge asks it of every close pair: the body is digested once
     def distilled(self) -> bool:
         """Whether maintenance distilled this card and nobody has edited its body since."""
         mark = self.meta.get(DISTILLED_KEY)
