@@ -44,6 +44,115 @@ SEARCH_PUBLIC = {"engine", "filters", "keyword", "freshness", "model", "vectors"
 KNOWN_BREACHES: set[str] = set()
 
 
+#: What the front ends (cli/, mcp/) may import at run time: the app, each other, and the bottom
+#: layer's pure helpers. Everything else they reach through a `Session` method, so the Python
+#: API and MCP can do what the CLI does. Type-only imports (under TYPE_CHECKING) name results.
+FRONT_END_MAY_IMPORT = {"app", "errors", "guard", "cli", "mcp", "__version__"}
+#: Front-end imports of services that are still to move behind a Session method; the list only
+#: shrinks (`test_front_end_breaches_still_exist`).
+FRONT_END_BREACHES: set[str] = {
+    "cardvault/cli/agents.py: cardvault.scopes.agents",
+    "cardvault/cli/agents.py: cardvault.scopes.home",
+    "cardvault/cli/agents.py: cardvault.vault.read",
+    "cardvault/cli/capture.py: cardvault.capture.record",
+    "cardvault/cli/capture.py: cardvault.capture.run",
+    "cardvault/cli/check.py: cardvault.check.repair",
+    "cardvault/cli/check.py: cardvault.check.run",
+    "cardvault/cli/check.py: cardvault.edits.door",
+    "cardvault/cli/common.py: cardvault.scopes.scope",
+    "cardvault/cli/common.py: cardvault.serve.autostart",
+    "cardvault/cli/common.py: cardvault.vault.files",
+    "cardvault/cli/common.py: cardvault.vault.layout",
+    "cardvault/cli/context.py: cardvault.scopes.scope",
+    "cardvault/cli/doctor.py: cardvault.doctor.checks",
+    "cardvault/cli/doctor.py: cardvault.doctor.run",
+    "cardvault/cli/doctor.py: cardvault.hosts.install",
+    "cardvault/cli/entry.py: cardvault.serve.client",
+    "cardvault/cli/entry.py: cardvault.serve.protocol",
+    "cardvault/cli/entry.py: cardvault.vault.root",
+    "cardvault/cli/export.py: cardvault.edits.atomic",
+    "cardvault/cli/export.py: cardvault.portable.format",
+    "cardvault/cli/export.py: cardvault.vault.files",
+    "cardvault/cli/forget.py: cardvault.edits.door",
+    "cardvault/cli/forget.py: cardvault.forget.plan",
+    "cardvault/cli/forget.py: cardvault.scopes.home",
+    "cardvault/cli/forget.py: cardvault.scopes.registry",
+    "cardvault/cli/graph.py: cardvault.insight.graph",
+    "cardvault/cli/graph.py: cardvault.insight.graph_render",
+    "cardvault/cli/graph.py: cardvault.scopes.scope",
+    "cardvault/cli/history.py: cardvault.insight.changes",
+    "cardvault/cli/hook.py: cardvault.capture.session",
+    "cardvault/cli/hook.py: cardvault.hosts.payload",
+    "cardvault/cli/hook.py: cardvault.scopes.scope",
+    "cardvault/cli/hook.py: cardvault.vault.layout",
+    "cardvault/cli/import_.py: cardvault.edits.changes",
+    "cardvault/cli/import_.py: cardvault.portable.format",
+    "cardvault/cli/import_.py: cardvault.portable.importer",
+    "cardvault/cli/import_notes.py: cardvault.edits.changes",
+    "cardvault/cli/import_notes.py: cardvault.portable.folder",
+    "cardvault/cli/import_notes.py: cardvault.portable.importer",
+    "cardvault/cli/init.py: cardvault.write.init",
+    "cardvault/cli/install.py: cardvault.hosts.apply",
+    "cardvault/cli/install.py: cardvault.hosts.hosts",
+    "cardvault/cli/install.py: cardvault.hosts.install",
+    "cardvault/cli/list.py: cardvault.insight.listing",
+    "cardvault/cli/list.py: cardvault.scopes.scope",
+    "cardvault/cli/list.py: cardvault.vault.filters",
+    "cardvault/cli/maintain.py: cardvault.edits.changes",
+    "cardvault/cli/maintain.py: cardvault.maintain.by_hand",
+    "cardvault/cli/maintain.py: cardvault.maintain.run",
+    "cardvault/cli/mcp.py: cardvault.hosts.registration",
+    "cardvault/cli/mcp.py: cardvault.vault.layout",
+    "cardvault/cli/rename.py: cardvault.edits.changes",
+    "cardvault/cli/rename.py: cardvault.write.rename",
+    "cardvault/cli/render.py: cardvault.vault.confine",
+    "cardvault/cli/render.py: cardvault.vault.progress",
+    "cardvault/cli/resident.py: cardvault.search.warm",
+    "cardvault/cli/resident.py: cardvault.serve.protocol",
+    "cardvault/cli/review.py: cardvault.edits.changes",
+    "cardvault/cli/review.py: cardvault.review",
+    "cardvault/cli/review.py: cardvault.review.answer",
+    "cardvault/cli/scope.py: cardvault.scopes.home",
+    "cardvault/cli/scope.py: cardvault.scopes.key",
+    "cardvault/cli/scope.py: cardvault.scopes.registry",
+    "cardvault/cli/search.py: cardvault.scopes.scope",
+    "cardvault/cli/search.py: cardvault.vault.filters",
+    "cardvault/cli/serve.py: cardvault.serve.autostart",
+    "cardvault/cli/serve.py: cardvault.serve.control",
+    "cardvault/cli/serve.py: cardvault.serve.server",
+    "cardvault/cli/show.py: cardvault.context.used",
+    "cardvault/cli/show.py: cardvault.scopes.home",
+    "cardvault/cli/show.py: cardvault.vault.layout",
+    "cardvault/cli/stats.py: cardvault.insight.stats",
+    "cardvault/cli/stats.py: cardvault.scopes.scope",
+    "cardvault/cli/sync.py: cardvault.sync.run",
+    "cardvault/cli/trust.py: cardvault.trust",
+    "cardvault/cli/trust.py: cardvault.trust.settings",
+    "cardvault/cli/trust.py: cardvault.trust.store",
+    "cardvault/cli/trust.py: cardvault.vault.config",
+    "cardvault/cli/verify.py: cardvault.verify.run",
+    "cardvault/cli/view.py: cardvault.insight.view_file",
+    "cardvault/mcp/resources.py: cardvault.context.build",
+    "cardvault/mcp/resources.py: cardvault.context.pack",
+    "cardvault/mcp/resources.py: cardvault.context.used",
+    "cardvault/mcp/resources.py: cardvault.vault.files",
+    "cardvault/mcp/resources.py: cardvault.vault.layout",
+    "cardvault/mcp/server.py: cardvault.vault.layout",
+    "cardvault/mcp/session.py: cardvault.search.engine",
+    "cardvault/mcp/session.py: cardvault.search.warm",
+    "cardvault/mcp/session.py: cardvault.vault.layout",
+    "cardvault/mcp/session.py: cardvault.vault.progress",
+    "cardvault/mcp/tools.py: cardvault.context.pack",
+    "cardvault/mcp/tools.py: cardvault.context.used",
+    "cardvault/mcp/tools.py: cardvault.context.value",
+    "cardvault/mcp/tools.py: cardvault.review.answer",
+    "cardvault/mcp/tools.py: cardvault.vault.config",
+    "cardvault/mcp/tools.py: cardvault.vault.files",
+    "cardvault/mcp/tools.py: cardvault.write.add",
+    "cardvault/mcp/transport.py: cardvault.vault.bounded_data",
+}
+
+
 def _tool(name: str) -> str:
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
     if found is None:
@@ -417,3 +526,43 @@ def test_the_cycle_check_finds_a_cycle_inside_a_function() -> None:
 def test_the_import_graph_sees_imports_inside_functions() -> None:
     """The package's `open_vault` imports the app inside the function: an edge all the same."""
     assert "cardvault.app" in import_graph()["cardvault"]
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """The cardvault modules `path` imports at run time (TYPE_CHECKING blocks aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(sub)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for sub in ast.walk(node)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("cardvault."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("cardvault.")}
+    return found
+
+
+def _front_end_imports() -> set[str]:
+    return {
+        f"{path.relative_to(REPO)}: {module}"
+        for path, top in _modules()
+        if top in ("cli", "mcp")
+        for module in _runtime_imports(path)
+        if module.split(".")[1] not in FRONT_END_MAY_IMPORT
+    }
+
+
+def test_front_ends_import_only_the_app() -> None:
+    """The CLI and the MCP server parse, call one `Session` method and render."""
+    assert sorted(_front_end_imports() - FRONT_END_BREACHES) == []
+
+
+def test_front_end_breaches_still_exist() -> None:
+    assert sorted(FRONT_END_BREACHES - _front_end_imports()) == []

@@ -1,0 +1,63 @@
+"""The app's review commands: the queue of memory decisions and its answers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from cardvault.wiring import Wiring
+
+if TYPE_CHECKING:
+    from cardvault.review.answer import Answer, ReviewResult
+    from cardvault.review.judge import JudgeOutcome
+    from cardvault.vault.decisions import ReviewItem
+
+
+class ReviewCommands(Wiring):
+    """The review queue: what is pending, and settling it by a person or the judge."""
+
+    def review_pending(self, to_global: bool = False) -> list[ReviewItem]:
+        """`cardvault review`: the decisions waiting in the project's (or global) queue."""
+        from cardvault.review.answer import pending
+
+        return pending(self.vault_for(to_global))
+
+    def review_answer(
+        self, answers: Sequence[Answer], by: str | None = None, to_global: bool = False
+    ) -> ReviewResult:
+        """`cardvault review accept|reject`: settle decisions in one commit, recorded as
+        answered by `by` (default: a person)."""
+        from cardvault.review.answer import PERSON, answer
+
+        return answer(self.vault_for(to_global), list(answers), self.now(), by=by or PERSON)
+
+    def review_accept(
+        self,
+        ids: Sequence[str],
+        members: Sequence[int] = (),
+        keep: int | None = None,
+        reason: str | None = None,
+        to_global: bool = False,
+    ) -> ReviewResult:
+        """`cardvault review accept`: accept decisions (of `members` only, or keeping `keep`)."""
+        from cardvault.review.answer import Answer
+
+        answers = [Answer(i, True, tuple(members), keep, reason) for i in ids]
+        return self.review_answer(answers, to_global=to_global)
+
+    def review_reject(
+        self, ids: Sequence[str], reason: str | None = None, to_global: bool = False
+    ) -> ReviewResult:
+        """`cardvault review reject`: the members stay apart; both sides stand."""
+        from cardvault.review.answer import Answer
+
+        answers = [Answer(i, False, reason=reason) for i in ids]
+        return self.review_answer(answers, to_global=to_global)
+
+    def review_judge(
+        self, ids: Sequence[str] | None = None, to_global: bool = False
+    ) -> JudgeOutcome:
+        """`cardvault review judge`: let the vault's judge command answer pending decisions."""
+        from cardvault.review.judge import judge_pending
+
+        return judge_pending(self.vault_for(to_global), self.now(), ids)

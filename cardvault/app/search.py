@@ -1,0 +1,148 @@
+"""The app's search and context commands: `search`, `index`, `context`, and the warm-up of a
+long-lived process; `Query` is one search."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+
+from cardvault.scopes.scope import InScope, Scope
+from cardvault.search.filters import Filters
+from cardvault.wiring import Wiring
+
+if TYPE_CHECKING:
+    from cardvault.context.build import ContextPack
+    from cardvault.search.engine import Progress, SearchOutcome, SearchResult, SyncReport
+    from cardvault.search.scoped import ScopedHits
+
+#: What a long-lived process searches for once at start, to sync the index and load the model.
+WARM_UP_QUERY = "warm up the search index and model"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One search: the `k` best hits for `text` in `mode` (hybrid, semantic or keyword) among
+    what `filters` lets through, over the vaults of `scope` (a `Scope`, or one a command
+    resolved already); `rerank`: the cross-encoder rereads a hybrid search's first hits (None:
+    each vault's `[search] rerank`)."""
+
+    text: str
+    k: int = 10
+    mode: str = "hybrid"
+    filters: Filters = field(default_factory=Filters)
+    scope: Scope | str | InScope = Scope.project
+    rerank: bool | None = None
+
+    @classmethod
+    def of(
+        cls,
+        text: str,
+        k: int = 10,
+        mode: str = "hybrid",
+        category: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        logs: bool = False,
+        archived: bool = False,
+        scope: Scope | str | InScope = Scope.project,
+        rerank: bool | None = None,
+    ) -> Query:
+        """The query the flat options (`SearchOptions`) spell."""
+        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
+        return cls(text, k, mode, filters, scope, rerank)
+
+
+class SearchOptions(TypedDict, total=False):
+    """`Query.of`'s options, as keywords of the session's search methods."""
+
+    k: int
+    mode: str
+    category: str | None
+    tag: str | None
+    status: str | None
+    logs: bool
+    archived: bool
+    scope: Scope | str | InScope
+    rerank: bool | None
+
+
+class SearchCommands(Wiring):
+    """Search and context: reads of the scope's vaults through their warm search services."""
+
+    def search_hits(self, query: str | Query, **options: Unpack[SearchOptions]) -> ScopedHits:
+        """`cardvault search`: the `k` best hits of `query` (a `Query`, or its text with the
+        options as keywords) over the scope's vaults, each named by its vault, with the modes
+        used, the notices (the scope's first), each vault's outcome and each card hit's age and
+        stale mark (`about`)."""
+        from cardvault.context.used import hit_ages
+        from cardvault.search.scoped import search_vaults
+
+        asked = _query(query, options)
+        in_scope = self.scope(asked.scope)
+        vaults = [(s.name, s.vault) for s in in_scope.vaults]
+        found = search_vaults(
+            vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
+        )
+        named, today = dict(vaults), self.now().date()
+        ages: dict[str, dict[str, dict[str, object]]] = {}
+
+        def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown
+            if not ages:  # every shown hit's card, one read per vault
+                for vault in named:
+                    shown = (hit.path for at, hit in found.hits if at == vault)
+                    ages[vault] = hit_ages(named[vault], shown, today)
+            return ages[name].get(path, {})
+
+        return replace(found, notices=(*in_scope.notices, *found.notices), about=about)
+
+    def search(self, query: str | Query, **options: Unpack[SearchOptions]) -> list[SearchResult]:
+        """The `k` best hits for `query` (as `search_hits`), best first."""
+        return self.search_hits(query, **options).results
+
+    def query(self, query: str | Query, **options: Unpack[SearchOptions]) -> SearchOutcome:
+        """The project vault's whole outcome (its scope aside): hits, the sync report, mode,
+        weights, notices."""
+        asked = _query(query, options)
+        return self.handle.query(asked.text, asked.k, asked.mode, asked.filters)
+
+    def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
+        """`cardvault index`: bring the project's search index up to date."""
+        return self.handle.index(rebuild, progress)
+
+    def context(
+        self,
+        task: str | None = None,
+        budget: int | None = None,
+        scope: Scope | str | InScope = Scope.all,
+        archived: bool = False,
+        mode: str = "hybrid",
+    ) -> ContextPack:
+        """`cardvault context`: the session-start pack for `task` within `budget` tokens."""
+        from cardvault.context.plan import Request, build_context
+
+        request = Request(
+            task, budget, self.now().date(), self.agent, archived, mode, searcher=self.searcher
+        )
+        return build_context(self.scope(scope), request)
+
+    def warm_up(self) -> tuple[str, ...]:
+        """Sync the index and load the model now, for the project and the global vault (a
+        default `--scope all` read covers both); the project's notices. What is loaded then
+        lives as long as the process: it is kept out of the garbage collector's scans."""
+        import gc
+
+        notices = self.handle.query(WARM_UP_QUERY, k=1).notices
+        shared = self.global_vault()
+        if shared is not None and shared.root != self.root:
+            self.searcher(shared).search(WARM_UP_QUERY, k=1)
+        gc.freeze()
+        return notices
+
+
+def _query(query: str | Query, options: SearchOptions) -> Query:
+    if isinstance(query, Query):
+        if options:
+            raise TypeError("pass the options in the Query, or a text with options")
+        return query
+    return Query.of(query, **options)

@@ -1,0 +1,75 @@
+"""The app's write commands: `log`, `remember`, `new`, and the project's registration with
+the global vault."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from cardvault.wiring import Wiring
+
+if TYPE_CHECKING:
+    from cardvault.edits.door import OnWait
+    from cardvault.scopes.registry import Registered
+    from cardvault.write.add import WriteResult
+
+
+class WriteCommands(Wiring):
+    """Writes to the project (or global) vault, each one commit."""
+
+    def log(
+        self,
+        text: str,
+        title: str | None = None,
+        to_global: bool = False,
+        redact: bool = False,
+        on_wait: OnWait | None = None,
+    ) -> WriteResult:
+        """`cardvault log`: append an entry to today's daily log and commit it."""
+        from cardvault.write.add import append_log
+
+        vault = self.vault_for(to_global)
+        return append_log(vault, text, title, self.now(), redact=redact, on_wait=on_wait)
+
+    def remember(
+        self,
+        text: str,
+        to_global: bool = False,
+        redact: bool = False,
+        on_wait: OnWait | None = None,
+    ) -> WriteResult:
+        """`cardvault remember`: log `text` as a Lesson for maintenance to distill (refused
+        when it is empty: `Lesson:` alone would still make an entry, with no title)."""
+        from cardvault.errors import CardFormatError
+
+        if not text.strip():
+            raise CardFormatError("nothing to remember: the lesson is empty")
+        return self.log(f"Lesson: {text.strip()}", None, to_global, redact, on_wait)
+
+    def new(
+        self,
+        topic: str,
+        category: str,
+        body: str,
+        tags: Sequence[str] = (),
+        to_global: bool = False,
+        redact: bool = False,
+        on_wait: OnWait | None = None,
+    ) -> WriteResult:
+        """`cardvault new`: write a new knowledge card and commit it."""
+        from cardvault.write.add import add_card
+
+        vault = self.vault_for(to_global)
+        today = self.now().date()
+        return add_card(vault, topic, category, tags, body, today, redact=redact, on_wait=on_wait)
+
+    def register(self) -> Registered | None:
+        """Register the project with the global vault (made on first use); None inside the
+        global vault itself."""
+        from cardvault.scopes.home import is_global
+        from cardvault.scopes.registry import register
+
+        project = self.project()
+        if is_global(project, self.env):
+            return None
+        return register(self.vault_for(to_global=True), project, self.now().date())
