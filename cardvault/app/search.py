@@ -74,12 +74,15 @@ class SearchCommands(Wiring):
         """`cardvault search`: the `k` best hits of `query` (a `Query`, or its text with the
         options as keywords) over the scope's vaults, each named by its vault, with the modes
         used, the notices (the scope's first), each vault's outcome and each card hit's age and
-        stale mark (`about`)."""
+        stale mark (`about`). CardvaultError for a category or status no card can have."""
         from cardvault.context.used import hit_ages
         from cardvault.search.scoped import search_vaults
+        from cardvault.vault.filters import check_filters
 
         asked = _query(query, options)
         in_scope = self.scope(asked.scope)
+        kinds = (c for s in in_scope.vaults for c in s.vault.config.categories)
+        check_filters(kinds, asked.filters.category, asked.filters.status)
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
         found = search_vaults(
             vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank

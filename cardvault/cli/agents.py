@@ -12,9 +12,10 @@ from cardvault.cli.common import (
     GlobalOption,
     JsonOption,
     RedactOption,
-    now,
+    opened,
+    reading,
     report_commit,
-    vault_of,
+    session_of,
 )
 
 
@@ -29,9 +30,9 @@ def hot(
     `context --agent NAME` and no other agent's. Over [agents] hot_tokens, the oldest fragments
     move to today's daily log. Needs --agent or $CARDVAULT_AGENT.
     """
-    from cardvault.scopes.agents import add_fragment
-
-    result = add_fragment(vault_of(ctx, agent, to_global), text, now(), redact)
+    session = session_of(ctx, agent)
+    opened(session.vault_for(to_global))
+    result = session.hot(text, to_global, redact)
     render.success(f"hot memory: {result.path}")
     if result.moved:
         render.note(f"moved {result.moved} older fragment(s) to today's log (over the limit)")
@@ -46,15 +47,7 @@ def agents(
 ) -> None:
     """List the agents the vault knows: hot memory size against its limit, log entries,
     lessons, corrections, and the live cards each one learned."""
-    from cardvault.errors import VaultNotFoundError
-    from cardvault.scopes.agents import agent_summaries
-    from cardvault.scopes.home import global_root, global_vault
-    from cardvault.vault.read import read_vault
-
-    vault = global_vault() if to_global else vault_of(ctx)
-    if vault is None:
-        raise VaultNotFoundError("no global vault yet", global_root())
-    found = agent_summaries(read_vault(vault))
+    found = reading(ctx, to_global).agents(to_global)
     if render.wants_json(json_out):
         render.print_json([a.to_dict() for a in found])
         return

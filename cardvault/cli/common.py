@@ -198,6 +198,16 @@ def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = Fal
     return opened(session_of(ctx, agent).vault_for(to_global))
 
 
+def reading(ctx: typer.Context, from_global: bool = False) -> Session:
+    """The session of a command that reads one vault (the project's, or the global vault's
+    when it exists: a read never makes it), after telling the user what opening it healed."""
+    session = session_of(ctx)
+    vault = session.global_vault() if from_global else session.project()
+    if vault is not None:
+        opened(vault)
+    return session
+
+
 def opened(vault: Vault) -> Vault:
     """`vault`, after telling the user what opening it healed (a `.cardvault` that was a file)."""
     from cardvault.cli import render
@@ -233,18 +243,6 @@ def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
         with render.IndexProgress() as progress:
             for vault in fresh:  # one another process is building: the query says so
                 session.searcher(vault).first_index(progress, wait=0)
-
-
-def scope_of(ctx: typer.Context, scope: Scope, agent: str | None = None) -> InScope:
-    """The vaults `--scope` covers, project first, resolved once for the command (hand the
-    result on, never the `Scope` again); what opening them healed, and the scope's notices,
-    go to stderr."""
-    from cardvault.cli import render
-
-    found = open_scope(ctx, scope, agent)
-    for notice in found.notices:
-        render.warning(notice)
-    return found
 
 
 def open_scope(ctx: typer.Context, scope: Scope, agent: str | None = None) -> InScope:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from cardvault.app.search import Scope
 from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
@@ -17,7 +18,6 @@ from cardvault.cli.common import (
     session_of,
     start_resident,
 )
-from cardvault.scopes.scope import Scope
 
 if TYPE_CHECKING:
     from cardvault.context.build import ContextPack
@@ -83,7 +83,7 @@ def context(
     in_scope = open_scope(ctx, scope, agent)
     if task:
         first_index(ctx, in_scope.vaults)
-    pack = session_of(ctx, agent).context(task, budget, in_scope, archived)
+    pack = session_of(ctx, agent).context(task, budget, scope=in_scope, archived=archived)
     for notice in pack.notices:
         render.warning(notice)
     vaults = in_scope.vaults if task else ()

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from cardvault.app.insight import Scope, graph_text
 from cardvault.cli import render
-from cardvault.cli.common import ScopeOption, scope_of
-from cardvault.scopes.scope import Scope
-
-if TYPE_CHECKING:
-    pass
+from cardvault.cli.common import ScopeOption, session_of
 
 
 class GraphFormat(StrEnum):
@@ -43,27 +40,17 @@ def graph(
     printed one after the other (JSON: a list, each with "vault").
     Example: cardvault graph --format mermaid > vault.mmd
     """
-    from cardvault.insight.graph import vault_graph
-    from cardvault.insight.graph_render import render_dot, render_mermaid, render_tree
-
-    graphs = []
-    for scoped in scope_of(ctx, scope).vaults:
-        result, problems = vault_graph(scoped.vault, archived)
-        render.skipped(list(problems))
-        graphs.append((scoped.name, result))
+    found = session_of(ctx).graph(archived, scope)
+    for notice in found.notices:
+        render.warning(notice)
+    for each in found.each:
+        render.skipped(list(each.problems))
     if fmt is GraphFormat.json or json_out:
-        data = [{**result.to_dict(), "vault": name} for name, result in graphs]
+        data = [{**each.result.to_dict(), "vault": each.name} for each in found.each]
         render.print_json(data if scope is Scope.all else (data[0] if data else {}))
         return
-    renderer = {
-        GraphFormat.tree: render_tree,
-        GraphFormat.mermaid: render_mermaid,
-        GraphFormat.dot: render_dot,
-    }[fmt]
-    for name, result in graphs:
-        if len(graphs) > 1:
-            marker = (
-                "%%" if fmt is GraphFormat.mermaid else ("//" if fmt is GraphFormat.dot else "#")
-            )
-            sys.stdout.write(f"{marker} {name} vault\n")
-        sys.stdout.write(renderer(result))
+    marker = {GraphFormat.mermaid: "%%", GraphFormat.dot: "//"}.get(fmt, "#")
+    for each in found.each:
+        if len(found.each) > 1:
+            sys.stdout.write(f"{marker} {each.name} vault\n")
+        sys.stdout.write(graph_text(each.result, fmt.value))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, vault_of
+from cardvault.cli.common import JsonOption, reading
 
 if TYPE_CHECKING:
     from cardvault.insight.changes import MemoryCommit
@@ -39,10 +39,8 @@ def history(
     shown as it is read; of its files, 1,000 and 4 MB of texts at most are read, the rest
     counted.
     """
-    from cardvault.insight.changes import memory_history
-
     day = _day(since)
-    found = memory_history(vault_of(ctx), slug, day, limit)
+    found = reading(ctx).history(slug, day, limit)
     if render.wants_json(json_out):
         render.print_json_items(commit.to_dict() for commit in found)
         return
@@ -68,9 +66,7 @@ def diff(
     `git show REV` gives the raw YAML and Markdown; this says what it meant: which cards were
     created, merged, promoted, archived or forgotten, which facts and log entries came in.
     """
-    from cardvault.insight.changes import memory_diff
-
-    found = memory_diff(vault_of(ctx), rev)
+    found = reading(ctx).diff(rev)
     if found is None:
         render.error("the vault has no commit yet")
         raise typer.Exit(1)

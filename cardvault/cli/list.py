@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from cardvault.app.insight import Scope
 from cardvault.cli import render
 from cardvault.cli.common import (
     CategoryOption,
@@ -13,9 +14,8 @@ from cardvault.cli.common import (
     ScopeOption,
     StatusOption,
     TagOption,
-    scope_of,
+    session_of,
 )
-from cardvault.scopes.scope import Scope
 
 
 def list_cards(
@@ -32,18 +32,13 @@ def list_cards(
 
     Example: cardvault list --category infrastructure --json
     """
-    from cardvault.insight.listing import list_cards as service
-    from cardvault.vault.filters import check_filters
-
+    found = session_of(ctx).list_cards(category, tag, status, archived, scope)
+    for notice in found.notices:
+        render.warning(notice)
     rows = []
-    found = scope_of(ctx, scope)
-    check_filters((c for s in found.vaults for c in s.vault.config.categories), category, status)
-    for scoped in found.vaults:
-        listing = service(
-            scoped.vault, category=category, tag=tag, status=status, archived=archived
-        )
-        render.skipped(list(listing.errors))
-        rows += [(scoped.name, row) for row in listing.rows]
+    for each in found.each:
+        render.skipped(list(each.problems))
+        rows += [(each.name, row) for row in each.result]
     if render.wants_json(json_out):
         render.print_json([{**row.to_dict(), "vault": name} for name, row in rows])
         return

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from cardvault.app.search import Filters, Query, Scope
 from cardvault.cli import render
 from cardvault.cli.common import (
     CategoryOption,
@@ -20,7 +21,6 @@ from cardvault.cli.common import (
     start_resident,
     vault_of,
 )
-from cardvault.scopes.scope import Scope
 
 
 class Mode(StrEnum):
@@ -74,15 +74,12 @@ def search(
     STALE under it when `cardvault verify` marked it (--json: `age`, `age_days`, `stale`).
     Example: cardvault search "why does the login POST get rejected" -k 5 --json
     """
-    from cardvault.app import Filters, Query
-    from cardvault.vault.filters import check_filters
-
     in_scope = open_scope(ctx, scope)
-    check_filters((c for s in in_scope.vaults for c in s.vault.config.categories), category, status)
+    filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
+    asked = Query(query, k=k, mode=mode.value, filters=filters, scope=in_scope, rerank=rerank)
     if mode is not Mode.keyword:
         first_index(ctx, in_scope.vaults)
-    filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
-    found = session_of(ctx).search_hits(Query(query, k, mode.value, filters, in_scope, rerank))
+    found = session_of(ctx).search_hits(asked)
     if in_scope.vaults:  # warm by default: the next search is answered by the vault's server
         start_resident(ctx, in_scope.vaults[0].vault)
     for notice in found.notices:

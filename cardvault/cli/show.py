@@ -7,8 +7,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, vault_of
-from cardvault.vault.layout import Vault
+from cardvault.cli.common import reading
 
 
 def show(
@@ -25,23 +24,8 @@ def show(
 
     Example: cardvault show cortex-csrf-automation --json
     """
-    from cardvault.context.used import read_used
-
-    vault = _global() if from_global else vault_of(ctx)
-    card = read_used(vault, slug, now().date(), "show")  # a use when an agent asks
+    shown = reading(ctx, from_global).show(slug, from_global)  # a use when an agent asks
     if json_out:
-        render.print_json(
-            {"slug": card.slug, "path": vault.rel(card.path), "meta": card.meta, "body": card.body}
-        )
+        render.print_json(shown.to_dict())
     else:
-        render.markdown_text(card.text)
-
-
-def _global() -> Vault:
-    from cardvault.errors import VaultNotFoundError
-    from cardvault.scopes.home import global_root, global_vault
-
-    found = global_vault()
-    if found is None:
-        raise VaultNotFoundError("no global vault yet", global_root())
-    return found
+        render.markdown_text(shown.card.text)

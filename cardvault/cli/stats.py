@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from cardvault.app.insight import Scope
 from cardvault.cli import render
-from cardvault.cli.common import ScopeOption, scope_of
-from cardvault.scopes.scope import Scope
+from cardvault.cli.common import ScopeOption, session_of
 
 if TYPE_CHECKING:
     from cardvault.insight.stats import VaultStats
@@ -29,18 +29,19 @@ def stats(
     decisions pending review, the last maintenance run, whether the search index is current,
     and each tier (HOT, WARM, COLD) against its limit. --scope all shows the project and the
     global vault one after the other (JSON: a list, each with "vault")."""
-    from cardvault.insight.stats import vault_stats
-
-    results = [(s.name, s.vault.root, vault_stats(s.vault)) for s in scope_of(ctx, scope).vaults]
+    found = session_of(ctx).stats(scope)
+    for notice in found.notices:
+        render.warning(notice)
     if render.wants_json(json_out):
-        data = [{**result.to_dict(), "vault": name} for name, _, result in results]
+        data = [{**each.result.to_dict(), "vault": each.name} for each in found.each]
         render.print_json(data if scope is Scope.all else (data[0] if data else {}))
         return
-    for name, root, result in results:
-        if len(results) > 1 or name != "project":
-            render.console().print(f"[bold underline]{name} vault[/] {render.escape(str(root))}")
-        render.skipped(list(result.problems))
-        _dashboard(result)
+    for each in found.each:
+        if len(found.each) > 1 or each.name != "project":
+            header = f"[bold underline]{each.name} vault[/] {render.escape(str(each.root))}"
+            render.console().print(header)
+        render.skipped(list(each.problems))
+        _dashboard(each.result)
 
 
 def _dashboard(s: VaultStats) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_subject, vault_of
+from cardvault.cli.common import reading, report_subject
 
 if TYPE_CHECKING:
     from cardvault.verify.run import VerifyResult
@@ -47,14 +47,12 @@ def verify(
     only that a program was not on PATH where it was marked stays until answered). `maintain`
     runs the same check. Exit 1 when a card is stale.
     """
-    from cardvault.verify.run import verify_vault
-
-    vault = vault_of(ctx)
-    result = verify_vault(vault, now().date(), project, dry_run)
+    session = reading(ctx)
+    result = session.verify(project, dry_run)
     if json_out:
         render.print_json(result.to_dict())
     else:
-        _show(result, vault.rel)
+        _show(result, session.project().rel)
     if result.stale:
         raise typer.Exit(1)
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, now, vault_of
+from cardvault.cli.common import JsonOption, reading
 
 
 def view(
@@ -38,12 +38,7 @@ def view(
     anywhere. Card text is shown, never run. An existing FILE is replaced only when it is an
     earlier page. Example: cardvault view --out ~/vault.html
     """
-    from cardvault.errors import CardvaultError
-    from cardvault.insight.view_file import write_view
-
-    if open_page and out is not None:
-        raise CardvaultError("--out and --open do not go together: --open writes a temporary file")
-    written = write_view(vault_of(ctx), now().date(), out, temporary=open_page)
+    written = reading(ctx).view(out, temporary=open_page)
     render.skipped(list(written.problems))
     if open_page:
         import webbrowser
