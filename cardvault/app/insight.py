@@ -121,14 +121,8 @@ class InsightCommands(Wiring):
         from cardvault.vault.filters import check_filters
 
         in_scope = self.scope(scope)
-        kinds = (c for s in in_scope.vaults for c in s.vault.config.categories)
-        check_filters(kinds, category, status)
-
-        def rows(vault: Vault) -> tuple[list[CardRow], Sequence[object]]:
-            found = list_cards(vault, category, tag, status, archived)
-            return found.rows, found.errors
-
-        return _over(in_scope, rows)
+        check_filters((s.vault for s in in_scope.vaults), category, status)
+        return _over(in_scope, lambda vault: list_cards(vault, category, tag, status, archived))
 
     def stats(self, scope: Scope | str | InScope = Scope.project) -> InVaults[VaultStats]:
         """`cardvault stats`: what each vault holds, against its budgets."""

@@ -81,8 +81,9 @@ class SearchCommands(Wiring):
 
         asked = _query(query, options)
         in_scope = self.scope(asked.scope)
-        kinds = (c for s in in_scope.vaults for c in s.vault.config.categories)
-        check_filters(kinds, asked.filters.category, asked.filters.status)
+        check_filters(
+            (s.vault for s in in_scope.vaults), asked.filters.category, asked.filters.status
+        )
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
         found = search_vaults(
             vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank

@@ -31,14 +31,6 @@ class CardRow:
         }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Listing:
-    """The rows that matched and the files that could not be read."""
-
-    rows: list[CardRow]
-    errors: list[str]
-
-
 def matches(card: Card, category: str | None, tag: str | None, status: str | None) -> bool:
     """Whether a card passes the category/tag/status filters (None means any)."""
     return (
@@ -54,8 +46,9 @@ def list_cards(
     tag: str | None = None,
     status: str | None = None,
     archived: bool = False,
-) -> Listing:
-    """Cards passing the filters, sorted by category then slug."""
+) -> tuple[list[CardRow], list[str]]:
+    """Cards passing the filters, sorted by category then slug, and the files that could not
+    be read."""
     snapshot = read_vault(vault)
     rows = []
     for file in snapshot.cards if archived else snapshot.live:
@@ -77,4 +70,4 @@ def list_cards(
     rows.sort(key=lambda r: (r.category, r.slug))
     folders = ("memory/cards/", "memory/archive/") if archived else ("memory/cards/",)
     errors = [str(p) for p in snapshot.problems if p.path.startswith(folders)]
-    return Listing(rows, errors)
+    return rows, errors
