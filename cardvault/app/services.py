@@ -37,9 +37,8 @@ __all__ = [
     "shown",
 ]  # fmt: skip
 
-#: The events `cardvault hook` runs, and the hosts it runs for (with their names for people).
+#: The events `cardvault hook` runs.
 HOOK_EVENTS = ("session-start", "pre-compact", "stop")
-HOST_LABELS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor"}
 
 
 @dataclass(frozen=True)
@@ -53,9 +52,7 @@ class Doctored:
     @property
     def ok(self) -> bool:
         """No check found something broken (an error)."""
-        from cardvault.doctor.run import broken
-
-        return not broken(self.checks)
+        return all(check.status != "error" for check in self.checks)
 
 
 @dataclass(frozen=True)
@@ -216,13 +213,14 @@ class ServiceCommands(SearchCommands):
         HOOK_INPUT_LIMIT bytes). The vault: the session's named one, else found from the
         input's `cwd`. session-start: the context pack for the host; pre-compact and stop:
         each new signal line of the transcript logged (one commit)."""
+        from cardvault.hosts.hosts import HOSTS
         from cardvault.hosts.payload import parse_input, quiet_output, session_start_output
         from cardvault.vault.layout import find_vault
 
         if event not in HOOK_EVENTS:
             raise ValueError(f"unknown hook event {event!r} (one of {', '.join(HOOK_EVENTS)})")
-        if host not in HOST_LABELS:
-            raise ValueError(f"unknown host {host!r} (one of {', '.join(HOST_LABELS)})")
+        if host not in HOSTS:
+            raise ValueError(f"unknown host {host!r} (one of {', '.join(HOSTS)})")
         given = parse_input(payload)
         session = self.with_options(find_vault(self.explicit, self.env, given.cwd).root)
         if event == "session-start":
@@ -232,7 +230,7 @@ class ServiceCommands(SearchCommands):
             return Hooked(quiet_output(host), (), None)
         from cardvault.capture.session import capture_transcript
 
-        via = f"{HOST_LABELS[host]} {event} hook"
+        via = f"{HOSTS[host].label} {event} hook"
         if given.session:
             via += f", session {given.session[:8]}"
         vault = session.project()
@@ -241,11 +239,12 @@ class ServiceCommands(SearchCommands):
 
     # -- the resident process (`cardvault serve`) ---------------------------------------------
 
-    def serve_settings(self) -> ServeSettings:
-        """The project's `[serve]` settings, with the user's and the environment's overrides."""
+    def serve_settings(self, vault: Vault | None = None) -> ServeSettings:
+        """The `[serve]` settings of `vault` (default: the project), with the user's and the
+        environment's overrides."""
         from cardvault.serve.autostart import serve_settings
 
-        config = self.project().config
+        config = (vault or self.project()).config
         return serve_settings(config.serve_auto, config.serve_idle_minutes)
 
     def serve_status(self) -> Serving:
@@ -319,12 +318,10 @@ class ServiceCommands(SearchCommands):
     def start_resident(self, vault: Vault) -> None:
         """Warm by default: start `vault`'s resident process in the background after a command
         that loaded the model in this process (serve/autostart.py); never inside `serve`."""
-        from cardvault.serve.autostart import serve_settings, start_resident
+        from cardvault.serve.autostart import start_resident
 
-        if self.served:
-            return
-        config = vault.config
-        start_resident(vault.root, serve_settings(config.serve_auto, config.serve_idle_minutes))
+        if not self.served:
+            start_resident(vault.root, self.serve_settings(vault))
 
 
 def _project_of(vault: Vault | None) -> Path | None:
