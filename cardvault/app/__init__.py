@@ -40,13 +40,13 @@ __all__ = [
 
 
 class Session(
+    ServiceCommands,
     SearchCommands,
     MaintainCommands,
     WriteCommands,
     ReviewCommands,
     VaultCommands,
     InsightCommands,
-    ServiceCommands,
 ):
     """One session of cardvault (see the module docstring): its wiring, and one method per
     command, gathered from the app's modules by what they touch. Close it, or use it as a

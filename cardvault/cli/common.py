@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
+from cardvault.app.services import Scope
 from cardvault.errors import CardvaultError
-from cardvault.scopes.scope import InScope, Scope, Scoped
-from cardvault.vault.layout import Vault
 
 if TYPE_CHECKING:
     from cardvault.app import Session
     from cardvault.scopes.registry import Registered
+    from cardvault.scopes.scope import InScope, Scoped
+    from cardvault.vault.layout import Vault
 
 #: The card filters shared by `list` and `search`.
 CategoryOption = Annotated[str | None, typer.Option("--category", "-c", help="Only this category.")]
@@ -218,14 +219,9 @@ def opened(vault: Vault) -> Vault:
 
 
 def start_resident(ctx: typer.Context, vault: Vault) -> None:
-    """Warm by default: start `vault`'s resident process in the background (serve/autostart.py)
-    after a command that loaded the model in this process; never inside `cardvault serve`."""
-    from cardvault.serve.autostart import serve_settings, start_resident
-
-    if session_of(ctx).served:
-        return
-    config = vault.config
-    start_resident(vault.root, serve_settings(config.serve_auto, config.serve_idle_minutes))
+    """Warm by default: start `vault`'s resident process after a command that loaded the model
+    in this process (`Session.start_resident`)."""
+    session_of(ctx).start_resident(vault)
 
 
 def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
@@ -291,15 +287,13 @@ def read_stdin(vault: Vault, what: str) -> str:
     import sys
 
     from cardvault.errors import CardFormatError
-    from cardvault.vault.files import ensure_within
 
     limit = vault.config.max_entry_bytes
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # a text stream with no bytes under it
-        text = sys.stdin.read(limit + 1)
-        ensure_within(text, what, limit)
-        return text
-    data = stream.read(limit + 1)
+        data = sys.stdin.read(limit + 1).encode("utf-8", errors="surrogatepass")
+    else:
+        data = stream.read(limit + 1)
     if len(data) > limit:
         raise CardFormatError(
             f"{what} on stdin is over the limit of {limit:,} bytes per write; nothing written "

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, vault_of
+from cardvault.cli.common import JsonOption, session_of
 
 if TYPE_CHECKING:
     from cardvault.doctor.checks import Check
-    from cardvault.vault.layout import Vault
 
 MARKS = {"ok": "[green]✓[/]", "info": "[dim]·[/]", "warn": "[yellow]![/]", "error": "[red]✗[/]"}
 
@@ -40,43 +38,16 @@ def doctor(
     only; --fix configures the merge drivers in this clone's .git/config, the one fix safe to
     make unasked. Exit 1 when a check finds something broken (an error).
     """
-    from cardvault.doctor.checks import Check
-    from cardvault.doctor.run import broken, fix_safe, run_checks
-    from cardvault.errors import CardvaultError, VaultNotFoundError
-
-    vault, opened = None, None
-    try:
-        vault = vault_of(ctx)
-    except VaultNotFoundError:
-        pass
-    except CardvaultError as exc:  # found, but it does not open: that is the finding
-        opened = Check("vault", "error", str(exc), "fix the file and line named")
-    checks = run_checks(vault, _project(vault), not no_model, opened)
-    fixed = fix_safe(vault, checks) if fix else []
-    if fixed:
-        checks = run_checks(vault, _project(vault), not no_model, opened)
+    report = session_of(ctx).doctor(fix, model=not no_model)
+    for notice in report.notices:
+        render.warning(notice)
     if render.wants_json(as_json):
-        data = {"ok": not broken(checks), "fixed": fixed, "checks": [c.to_json() for c in checks]}
-        render.print_json(data)
+        checks = [check.to_json() for check in report.checks]
+        render.print_json({"ok": report.ok, "fixed": report.fixed, "checks": checks})
     else:
-        _show(checks, fixed)
-    if broken(checks):
+        _show(report.checks, report.fixed)
+    if not report.ok:
         raise typer.Exit(1)
-
-
-def _project(vault: Vault | None) -> Path | None:
-    """The project folder when the vault is found from it (its project-level files count)."""
-    from cardvault.errors import VaultNotFoundError
-    from cardvault.hosts.install import project_folder, project_vault
-
-    if vault is None:
-        return None
-    folder = project_folder()
-    try:
-        found = project_vault(folder)
-    except VaultNotFoundError:
-        return None
-    return folder if found == vault.root.resolve() else None
 
 
 def _show(checks: list[Check], fixed: list[str]) -> None:

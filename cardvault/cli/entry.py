@@ -5,7 +5,9 @@ This module must stay cheap: it imports only the standard library and `cardvault
 client, finds the vault and its socket with a few `stat` calls, and only when that fails or the
 server's answer cannot be trusted imports typer and the commands. A command answered by the
 server prints exactly what the in-process command would (the server runs the same code), so
-callers cannot tell the two apart except by the time taken.
+callers cannot tell the two apart except by the time taken. It is the one front-end module
+that does not go through the app: importing `cardvault.app` loads the vault layer, which would
+about double the fast path's start-up (tests/test_code_rules.py lists its three imports).
 """
 
 from __future__ import annotations

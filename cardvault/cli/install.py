@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import session_of
 
 if TYPE_CHECKING:
-    from cardvault.hosts.install import InstallPlan
+    from cardvault.app.services import Installed
 
 #: What to do next in each host once its files are written.
 NEXT_STEP = {
@@ -67,43 +66,22 @@ def install(
     settings are kept as they are; a second install changes nothing; --uninstall restores
     the files.
     """
-    from cardvault.hosts.install import plan, project_folder, project_vault
 
-    folder = project_folder() if project else None
-    vault = None
-    if folder is not None and not uninstall:
-        project_vault(folder)
-    elif folder is None and not uninstall:
-        vault = _pinned_vault(ctx)
-    planned = plan(host.value, folder, vault, uninstall)
-    if not planned.changed:
+    def ask(diffs: tuple[str, ...]) -> bool:
+        for text in diffs:
+            render.diff(text)
+        return not dry_run and (yes or _confirmed())
+
+    installed = session_of(ctx).install(host.value, project, uninstall, ask)
+    if not installed.plan.changed:
         done = "not installed" if uninstall else "already installed"
-        render.success(f"cardvault is {done} in {_where(planned)}: nothing to change")
-        return
-    from cardvault.hosts.apply import apply_changes, unified_diff
-
-    for change in planned.changed:
-        render.diff(unified_diff(change, planned.shown(change.path)))
-    if dry_run:
+        render.success(f"cardvault is {done} in {_where(installed)}: nothing to change")
+    elif dry_run:
         render.note("dry run: nothing written")
-        return
-    if not yes and not _confirmed():
+    elif not installed.written:
         raise typer.Exit(1)
-    apply_changes(list(planned.changes))
-    _report(planned)
-
-
-def _pinned_vault(ctx: typer.Context) -> Path:
-    """The vault user-level files pin (they serve every project on this machine)."""
-    from cardvault.errors import VaultNotFoundError
-
-    try:
-        return vault_of(ctx).root.resolve()
-    except VaultNotFoundError as exc:
-        raise VaultNotFoundError(
-            f"{exc.message}. User-level hooks use one vault from every project: run this inside "
-            "it or pass --vault PATH; or use --project in a project that holds its vault"
-        ) from exc
+    else:
+        _report(installed)
 
 
 def _confirmed() -> bool:
@@ -117,20 +95,18 @@ def _confirmed() -> bool:
     return False
 
 
-def _where(planned: InstallPlan) -> str:
-    from cardvault.hosts.hosts import HOSTS
-
-    label = HOSTS[planned.host].label
+def _where(installed: Installed) -> str:
+    planned = installed.plan
     level = f"the project {planned.project}" if planned.project else "your user-level files"
-    return f"{label} ({level})"
+    return f"{installed.label} ({level})"
 
 
-def _report(planned: InstallPlan) -> None:
-    files = ", ".join(planned.shown(change.path) for change in planned.changed)
+def _report(installed: Installed) -> None:
+    planned = installed.plan
     if planned.uninstall:
-        render.success(f"removed cardvault from {_where(planned)}: {files}")
+        render.success(f"removed cardvault from {_where(installed)}: {installed.files}")
         return
-    render.success(f"installed cardvault in {_where(planned)}: {files}")
+    render.success(f"installed cardvault in {_where(installed)}: {installed.files}")
     render.note(f"next: {NEXT_STEP[planned.host]}")
     if planned.project is not None:
         render.note(

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import opened, session_of
 
 
 class Host(StrEnum):
@@ -42,16 +42,14 @@ def mcp(
     log. The model loads once, in the background, when the server starts. `--config
     claude|cursor|codex` prints the registration instead.
     """
-    from cardvault.vault.layout import find_vault
-
-    vault = find_vault(vault_path) if vault_path is not None else vault_of(ctx)
+    session = session_of(ctx)
+    if vault_path is not None:
+        session = session.with_options(vault_path)
     if config is not None:
-        from cardvault.hosts.registration import registration
-
-        text, where = registration(config.value, vault.root)
+        text, where = session.mcp_registration(config.value)
         sys.stdout.write(text)
         render.note(where)
         return
     from cardvault.mcp.server import run_stdio
 
-    run_stdio(vault)
+    run_stdio(opened(session.project()))

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from cardvault.vault.progress import LINE_EVERY, ProgressLines
+from cardvault.app.services import LINE_EVERY, ProgressLines, shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -184,8 +184,6 @@ def escape(text: str) -> str:
     message is made of (a terminal escape in a name or a note is shown, never obeyed)."""
     from rich.markup import escape as _escape
 
-    from cardvault.vault.confine import shown
-
     if not text.isprintable():
         text = "\n".join(shown(line) for line in text.split("\n"))
     return _escape(text)
@@ -215,8 +213,6 @@ def plain_text(text: str) -> None:
     escaped (`\\x1b`, `\\r`), because a card from a shared vault could otherwise set the
     clipboard (OSC 52), hide text (`ESC[8m`) or overwrite a line for the person reading it."""
     if sys.stdout.isatty() and not text.isprintable():
-        from cardvault.vault.confine import shown
-
         lines = text.split("\n")
         text = "\n".join("\t".join(shown(part) for part in line.split("\t")) for line in lines)
     sys.stdout.write(text)

@@ -3,24 +3,19 @@
 The command runs in the server exactly as it would in the caller's process: the same typer app
 and argument parsing, with stdout and stderr captured as the caller's terminal would take them
 (whether each is a terminal, the encoding, the caller's width and colour variables). The
-session it runs in (`cardvault.app.Session`) reads the caller's environment (CARDVAULT_NOW, the
-agent, where the global vault is) from the request, never from this process's `os.environ`, and
-searches through the server's warm handles, whose model and tokenizer stay loaded; the index is
-brought up to date by every search as usual, so an edited card is found by the next one. A
-changed cardvault.toml (another model, other categories) opens the vault afresh.
+session it runs in is the app's (`ServiceCommands.lend`: the caller's environment, the server's
+warm handles), handed to the command group as the session the root callback would have made.
 """
 
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from cardvault.app import Session
-from cardvault.search.warm import WarmHandles
-from cardvault.serve.protocol import CLIENT_ENV, RunRequest, RunResult
+if TYPE_CHECKING:
+    from cardvault.app import Session
+    from cardvault.serve.protocol import RunRequest
 
 
 class Command(Protocol):
@@ -30,24 +25,14 @@ class Command(Protocol):
 
 
 class ResidentCli:
-    """The CLI commands of one vault, answered in this long-lived process."""
+    """The CLI commands, answered in this long-lived process (`Session.serve`'s `answer`)."""
 
-    def __init__(self, root: Path, command: Command) -> None:
-        self.root = root
-        self.warm = WarmHandles()
+    def __init__(self, command: Command) -> None:
         self._command = command  # the `cardvault` group, as the caller's process would run it
 
-    def session(self, env: dict[str, str]) -> Session:
-        """The session one request runs in: the caller's environment, the server's handles."""
-        caller = {k: v for k, v in os.environ.items() if k not in CLIENT_ENV} | env
-        return Session(self.root, env=caller, handles=self.warm)
-
-    def warm_up(self) -> tuple[str, ...]:
-        """Sync the index and load the model now, not at the first request (`Session.warm_up`)."""
-        return self.session(dict(os.environ)).warm_up()
-
-    def answer(self, request: RunRequest) -> RunResult:
-        """Run `request.argv` as `cardvault <argv>` would in the caller's process."""
+    def answer(self, request: RunRequest, session: Session) -> tuple[int, list[tuple[int, str]]]:
+        """Run `request.argv` in `session` as `cardvault <argv>` would in the caller's process:
+        its exit code and what it printed, as (stream number, text) pieces."""
         from contextlib import redirect_stderr, redirect_stdout
 
         from cardvault.cli import render
@@ -55,10 +40,9 @@ class ResidentCli:
         output: list[tuple[int, str]] = []
         out = _CapturedStream(1, output, request.stdout_tty, request.encoding)
         err = _CapturedStream(2, output, request.stderr_tty, request.encoding)
-        session = self.session(request.env)
         with render.environment(session.env), redirect_stdout(out), redirect_stderr(err):
             code = self._invoke(request, session)
-        return RunResult(code, output)
+        return code, output
 
     def _invoke(self, request: RunRequest, session: Session) -> int:
         try:

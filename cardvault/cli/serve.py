@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import vault_of
+from cardvault.cli.common import session_of
 
 if TYPE_CHECKING:
+    from cardvault.app import Session
+    from cardvault.app.services import Serving
     from cardvault.cli.resident import Command
-    from cardvault.serve.autostart import ServeSettings
-    from cardvault.serve.control import ServerStatus
-    from cardvault.vault.layout import Vault
 
 
 def serve(
@@ -60,90 +59,72 @@ def serve(
     or your own config.toml, or CARDVAULT_NO_AUTOSERVE=1), and it exits after `[serve]
     idle_minutes` (15) without a request.
     """
-    from cardvault.serve.autostart import clear_stale_socket, serve_command
-    from cardvault.serve.control import lock_holder, server_status, start_detached, stop_server
-
-    vault = vault_of(ctx)
-    if idle_minutes is None:
-        idle_minutes = _settings(vault).idle_minutes
+    session = session_of(ctx)
     if status:
-        if lock_holder(vault.root) is None:
-            clear_stale_socket(vault.root)
-        _report_status(vault, server_status(vault.root), lock_holder(vault.root), json_out)
+        _report_status(session.serve_status(), json_out)
     elif stop:
-        pid = stop_server(vault.root)
+        pid = session.serve_stop()
         if json_out:
-            render.print_json({"stopped": pid is not None, "pid": pid, "vault": str(vault.root)})
+            render.print_json({"stopped": pid is not None, "pid": pid, "vault": str(session.root)})
             return
         render.success(f"stopped the server (pid {pid})" if pid else "no server was running")
     elif background:
-        running = server_status(vault.root)
-        if running is None:
-            # isolated: it starts in this folder, maybe the vault, whose files came from a remote
-            clear_stale_socket(vault.root)
-            running = start_detached(vault.root, serve_command(vault.root, idle_minutes))
+        serving = session.serve_background(idle_minutes)
         if json_out:
-            render.print_json(_status_json(vault, running, _settings(vault).auto))
+            render.print_json(_status_json(serving))
             return
-        render.success(f"serving {vault.root} (pid {running.pid}); stop: cardvault serve --stop")
+        running = serving.running
+        assert running is not None  # started, or it raised
+        root = serving.vault.root
+        render.success(f"serving {root} (pid {running.pid}); stop: cardvault serve --stop")
     else:
-        _serve_here(vault, idle_minutes, ctx.find_root().command)
+        _serve_here(session, idle_minutes, ctx.find_root().command)
 
 
-def _serve_here(vault: Vault, idle_minutes: float, command: Command) -> None:
+def _serve_here(session: Session, idle_minutes: float | None, command: Command) -> None:
     """Serve `command` (the whole `cardvault` group) for this vault until idle or stopped."""
     from cardvault.cli.resident import ResidentCli
-    from cardvault.serve.server import serve as serve_loop
 
-    resident = ResidentCli(vault.root, command)
-    for notice in resident.warm_up():
-        render.warning(notice)
-
-    def ready() -> None:
+    def ready(notices: tuple[str, ...], minutes: float) -> None:
+        for notice in notices:
+            render.warning(notice)
         render.note(
-            f"serving {vault.root} on .cardvault/serve.sock; exits after {idle_minutes:g} "
+            f"serving {session.root} on .cardvault/serve.sock; exits after {minutes:g} "
             "idle minutes or on `cardvault serve --stop`"
         )
 
-    why = serve_loop(vault.root, resident.answer, idle_minutes * 60, ready, vault.config.model)
+    why = session.serve(ResidentCli(command).answer, idle_minutes, ready)
     render.note(f"server stopped: {why}")
 
 
-def _settings(vault: Vault) -> ServeSettings:
-    from cardvault.serve.autostart import serve_settings
-
-    return serve_settings(vault.config.serve_auto, vault.config.serve_idle_minutes)
-
-
-def _report_status(
-    vault: Vault, running: ServerStatus | None, holder: int | None, json_out: bool
-) -> None:
-    auto = _settings(vault).auto
+def _report_status(serving: Serving, json_out: bool) -> None:
+    running, root = serving.running, serving.vault.root
     if json_out:  # only when asked: hooks read the line `serve --status` prints
-        render.print_json(_status_json(vault, running, auto))
+        render.print_json(_status_json(serving))
         if running is None:
             raise typer.Exit(1)
         return
     if running is None:
-        if holder is not None:
-            render.warning(f"pid {holder} holds the serve lock but does not answer")
-        started = "the next search starts one" if auto else "auto-start is off"
-        render.note(f"no server for {vault.root} ({started})")
+        if serving.holder is not None:
+            render.warning(f"pid {serving.holder} holds the serve lock but does not answer")
+        started = "the next search starts one" if serving.auto else "auto-start is off"
+        render.note(f"no server for {root} ({started})")
         raise typer.Exit(1)
     last = "none yet" if running.last_request is None else _ago(running.last_request)
     render.success(
-        f"serving {vault.root}: pid {running.pid}, model {running.model or '?'}, up "
+        f"serving {root}: pid {running.pid}, model {running.model or '?'}, up "
         f"{_ago(running.started)}, {running.requests} requests (last {last}), exits after "
         f"{running.idle_left(time.time()) / 60:.1f} more idle min (timeout "
-        f"{running.idle_timeout / 60:g}), socket {vault.rel(running.socket)}"
+        f"{running.idle_timeout / 60:g}), socket {serving.vault.rel(running.socket)}"
     )
 
 
-def _status_json(vault: Vault, running: ServerStatus | None, auto: bool) -> dict[str, object]:
+def _status_json(serving: Serving) -> dict[str, object]:
+    running, vault = serving.running, serving.vault
     if running is None:
-        return {"running": False, "vault": str(vault.root), "auto": auto}
+        return {"running": False, "vault": str(vault.root), "auto": serving.auto}
     return {
-        "running": True, "vault": str(vault.root), "auto": auto, "pid": running.pid,
+        "running": True, "vault": str(vault.root), "auto": serving.auto, "pid": running.pid,
         "model": running.model, "started": running.started, "requests": running.requests,
         "last_request": running.last_request, "idle_timeout_s": running.idle_timeout,
         "idle_left_s": round(running.idle_left(time.time()), 1),

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from cardvault.app.services import quoted
 from cardvault.cli import render
-from cardvault.cli.common import now, session_of, vault_of
+from cardvault.cli.common import session_of
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
+    from cardvault.app import Session
     from cardvault.trust.settings import Asked
     from cardvault.trust.store import Approval
 
@@ -47,16 +50,12 @@ def trust(
     config.toml, apply to every vault without approval.
     Example: cardvault trust --list
     """
-    from cardvault.trust import store
-
+    session = session_of(ctx)
     if list_all:
-        _show_approvals(store.read_approvals(strict=True), render.wants_json(json_out))
+        _show_approvals(session.trust_list(), render.wants_json(json_out))
     elif revoke:
-        root = _root_to_revoke(ctx)
-        gone = store.revoke(root)
+        root, gone = session.trust_revoke()
         if json_out:
-            from dataclasses import asdict
-
             render.print_json({"vault": str(root), "revoked": [asdict(a) for a in gone]})
             return
         render.success(
@@ -65,53 +64,38 @@ def trust(
             else f"nothing to revoke: no approval for {root}"
         )
     else:
-        _approve(ctx, yes, json_out)
+        _approve(session, yes, json_out)
 
 
-def _approve(ctx: typer.Context, yes: bool, json_out: bool) -> None:
-    from cardvault.errors import CardvaultError
-    from cardvault.trust.settings import asked
-    from cardvault.trust.store import approve
-    from cardvault.vault.config import CONFIG_FILE, load_config
-
-    vault = vault_of(ctx)
-    found = asked(vault.root, load_config(vault.root / CONFIG_FILE))  # as the file says
-    waiting = [item for item in found if not item.trusted]
-    already = [item.setting.key for item in found if item.trusted]
-    if not waiting:
-        if json_out:
-            render.print_json({"vault": str(vault.root), "approved": [], "already": already})
-            return
-        render.success(
-            f"already approved for {vault.root}: {', '.join(already)}"
-            if found
-            else f"nothing to approve: {vault.root}'s settings run nothing"
-        )
-        return
-    for item in waiting:
-        _describe(item)
-    if not yes:
+def _approve(session: Session, yes: bool, json_out: bool) -> None:
+    def ask(waiting: list[Asked]) -> bool:
+        for item in waiting:
+            _describe(item)
+        if yes:
+            return True
         if not sys.stdin.isatty():
             raise CardvaultError(
                 "not approved: confirm at a terminal, or pass --yes if you read the values above"
             )
-        if not typer.confirm(f"Let {vault.root} run this?", err=True):
-            raise CardvaultError("not approved: nothing recorded")
-    approve(vault.root, [(item.setting.key, item.value) for item in waiting], now())
+        return typer.confirm(f"Let {session.root} run this?", err=True)
+
+    done = session.trust(ask)
     if json_out:
-        approved = [item.setting.key for item in waiting]
-        render.print_json({"vault": str(vault.root), "approved": approved, "already": already})
-        return
-    names = ", ".join(item.setting.key for item in waiting)
-    render.success(f"approved {names} for {vault.root}; `cardvault trust --revoke` undoes it")
+        data = {"vault": str(done.root), "approved": list(done.approved)}
+        render.print_json(data | {"already": list(done.already)})
+    elif done.approved:
+        names = ", ".join(done.approved)
+        render.success(f"approved {names} for {done.root}; `cardvault trust --revoke` undoes it")
+    elif done.already:
+        render.success(f"already approved for {done.root}: {', '.join(done.already)}")
+    else:
+        render.success(f"nothing to approve: {done.root}'s settings run nothing")
 
 
 def _describe(item: Asked) -> None:
     """What the vault asks to run, on stderr, with the files of the vault it names."""
-    from cardvault.trust.settings import shown
-
     render.warning(
-        f"cardvault.toml: {item.setting.shown_key} = {shown(item.value, 400)} is "
+        f"cardvault.toml: {item.setting.shown_key} = {quoted(item.value, 400)} is "
         f"{item.setting.runs}"
     )
     for word in item.vault_files:
@@ -121,21 +105,7 @@ def _describe(item: Asked) -> None:
         )
 
 
-def _root_to_revoke(ctx: typer.Context) -> Path:
-    """The vault named by --vault (even if it is gone), else the one found here."""
-    import os
-
-    explicit = session_of(ctx).explicit
-    if explicit is not None:
-        return Path(os.path.realpath(explicit))
-    return vault_of(ctx).root
-
-
 def _show_approvals(approvals: list[Approval], as_json: bool) -> None:
-    from dataclasses import asdict
-
-    from cardvault.trust.settings import shown
-
     if as_json:
         render.print_json([asdict(a) for a in approvals])
         return
@@ -143,4 +113,4 @@ def _show_approvals(approvals: list[Approval], as_json: bool) -> None:
         render.note("no approvals: no vault's settings may run anything")
         return
     for a in approvals:
-        render.success(f"{a.root}: {a.setting} = {shown(a.value)} (approved {a.approved[:16]})")
+        render.success(f"{a.root}: {a.setting} = {quoted(a.value)} (approved {a.approved[:16]})")

@@ -50,8 +50,3 @@ def fix_safe(vault: Vault | None, checks: list[Check]) -> list[str]:
     if vault is not None and "merge drivers" in broken and history.configure_drivers(vault.root):
         done.append("configured cardvault's merge drivers in this clone's git config")
     return done
-
-
-def broken(checks: list[Check]) -> bool:
-    """Whether any check found something broken (an error)."""
-    return any(check.status == "error" for check in checks)

@@ -20,7 +20,6 @@ from cardvault.errors import CardvaultError
 
 #: The most a hook reads from stdin (hook inputs are a few hundred bytes).
 MAX_INPUT = 1 << 20
-HOST_NAMES = ("claude-code", "codex", "cursor")
 
 
 class HookInputError(CardvaultError):
