@@ -43,10 +43,10 @@ class Session(
     ServiceCommands,
     SearchCommands,
     MaintainCommands,
+    InsightCommands,
     WriteCommands,
     ReviewCommands,
     VaultCommands,
-    InsightCommands,
 ):
     """One session of cardvault (see the module docstring): its wiring, and one method per
     command, gathered from the app's modules by what they touch. Close it, or use it as a

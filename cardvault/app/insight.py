@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from cardvault.app.writes import WriteCommands
 from cardvault.scopes.scope import InScope, Scope
-from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -91,12 +91,9 @@ def graph_text(graph: Graph, fmt: str) -> str:
     return {"tree": render_tree, "mermaid": render_mermaid, "dot": render_dot}[fmt](graph)
 
 
-class InsightCommands(Wiring):
-    """Reads that show the vault (and `hot`, an agent's own memory beside `agents`)."""
-
-    if TYPE_CHECKING:  # the session's `WriteCommands.register`, which `scope --register` runs
-
-        def register(self) -> Registered | None: ...
+class InsightCommands(WriteCommands):
+    """Reads that show the vault (and `hot`, an agent's own memory beside `agents`; `scope
+    --register` registers the project as the writes do)."""
 
     def show(self, name: str, from_global: bool = False) -> ShownCard:
         """`cardvault show`: the card named `name` (a slug or an alias, archived cards too);
