@@ -61,19 +61,15 @@ class ReviewResult:
     commit: history.CommitResult | None
     pending: int
 
+    @property
+    def reasons(self) -> list[str]:
+        """Every action line of the changes, in order."""
+        return reason_lines(list(self.changes))
+
 
 def pending(vault: Vault) -> list[ReviewItem]:
     """The decisions waiting for an answer, first asked first."""
     return pending_items(read_queue(vault.root))
-
-
-def listing(item: ReviewItem) -> dict[str, Any]:
-    """An item as `review --json` and the MCP `review_pending` tool show it: its stored form,
-    each member numbered (`n`, 1-based) as answers name them."""
-    data = item.to_json()
-    for number, member in enumerate(data["members"], start=1):
-        member["n"] = number
-    return data
 
 
 def accept(
