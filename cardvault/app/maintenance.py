@@ -51,6 +51,8 @@ class Maintained:
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as plain data (what `maintain --json` prints)."""
+        from cardvault.edits.changes import touched_paths
+
         result, plan = self.run, self.run.plan
         vault = plan.before.vault
         data: dict[str, Any] = {
@@ -60,10 +62,10 @@ class Maintained:
                 {
                     "step": c.step,
                     "kind": type(c).__name__,
-                    "paths": [vault.rel(p) for p in paths],
+                    "paths": [vault.rel(p) for p in touched_paths(c)],
                     "reason": c.reason,
                 }
-                for c, paths in result.touched()
+                for c in plan.file_changes
             ],
             "conflicts": [_report_json(vault, r) for r in plan.reports if r.kind == "conflict"],
             "flags": [_report_json(vault, r) for r in plan.reports if r.kind != "conflict"],
@@ -156,13 +158,9 @@ class MaintainCommands(WriteCommands, ReviewCommands):
     def maintain_global(self, dry_run: bool = False) -> MaintainedGlobal:
         """`cardvault maintain --global`: cross-project promotion in the global vault; run
         inside a project, the project registers with the global vault first."""
-        from cardvault.errors import VaultNotFoundError
         from cardvault.maintain.crossproject import run_global
 
-        try:
-            joined = self._registration()
-        except VaultNotFoundError:  # outside a project: the global vault alone
-            joined = {}
+        joined = self._registration()
         result = run_global(self.vault_for(to_global=True), self.now(), dry_run)
         return MaintainedGlobal(result, **joined)
 
@@ -187,12 +185,12 @@ class MaintainCommands(WriteCommands, ReviewCommands):
 
     def _registration(self) -> dict[str, Any]:
         """The project's registration as `Maintained`'s fields: a failure is said, never
-        raised (VaultNotFoundError aside: there is no project)."""
+        raised; none outside a project."""
         from cardvault.errors import CardvaultError, VaultNotFoundError
 
         try:
             return {"registered": self.register()}
         except VaultNotFoundError:
-            raise
+            return {}
         except (CardvaultError, OSError) as exc:
             return {"unregistered": str(exc)}

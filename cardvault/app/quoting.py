@@ -1,6 +1,6 @@
 """How a front end gives a model stored memory: each text quoted with its source, the notices
 as one quoted block (context/pack.py's rule, one definition for the context pack and the MCP
-server). Not imported by the app's package: the pack's module loads the tokenizer's."""
+server). Apart from the app's package, which need not load the pack's module to start."""
 
 from __future__ import annotations
 

@@ -88,8 +88,8 @@ def maintain(
     session = session_of(ctx, agent)
     opened(session.project())
     run = functools.partial(
-        session.maintain, dry_run, review, only, _date(since), commit_pending,
-        on_wait=waiting_note,
+        session.maintain, dry_run=dry_run, review=review, only=only, since=_date(since),
+        commit_pending=commit_pending, on_wait=waiting_note,
     )  # fmt: skip
     # piped, a dry run's output is its diff (a patch to read or apply), the rest on stderr
     as_patch = dry_run and not json_out and render.wants_json(False)

@@ -40,7 +40,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
-from cardvault.edits.changes import FileChange, reason_lines, touched_paths
+from cardvault.edits.changes import reason_lines, touched_paths
 from cardvault.edits.door import OnWait, Proposal, locked_write, propose, write_while_holding
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.calibration import threshold_notices
@@ -102,10 +102,6 @@ class RunResult:
     def reasons(self) -> list[str]:
         """Every action line of the plan's file changes, in order: what the run does and why."""
         return reason_lines(self.plan.changes)
-
-    def touched(self) -> list[tuple[FileChange, tuple[Path, ...]]]:
-        """Each file change of the plan with the paths it writes or removes."""
-        return [(c, touched_paths(c)) for c in self.plan.file_changes]
 
     def step_rows(self) -> list[tuple[str, int, int, str]]:
         """Each step: its name, its actions, the files it touches, the kinds it reported."""
