@@ -49,10 +49,10 @@ def register_resources(server: MCPServer, turns: Turns) -> None:
     )
     def rules() -> str:
         with _resource_errors():
-            rules = app.learned_rules()
-            if not rules:
+            learned = app.learned_rules()
+            if not learned:
                 return "# Learned rules\n\n(no learned rules yet)\n"
-            lines = "\n".join(rules)
+            lines = "\n".join(learned)
             return f"# Learned rules\n\n{PREAMBLE}\n\n{quoted('AGENTS.md', lines)}\n"
 
     @server.resource(
