@@ -54,7 +54,7 @@ def _api_pack(session: Session, *args: Any, **options: Any) -> tuple[str, list[s
 
 
 def _api_listing(session: Session, to_global: bool = False) -> list[dict[str, Any]]:
-    from cardvault.review.answer import listing
+    from cardvault.app.review import listing
 
     return [listing(item) for item in session.review_pending(to_global)]
 
@@ -195,7 +195,7 @@ def via_mcp(root: Path, case: Case) -> Any:
     try:
         result = asyncio.run(server.call_tool(case.tool, arguments))
     finally:
-        server.session.warm.close()
+        server.turns.close()
     assert not result.is_error, result
     if case.writes:
         return None

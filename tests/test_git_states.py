@@ -124,13 +124,13 @@ STATES: dict[str, tuple[Callable[[Path], None], str, tuple[str, ...]]] = {
 def _mcp_remember(vault: Path) -> tuple[int, str]:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from cardvault.mcp.session import VaultSession
+    from cardvault.app import Session
     from cardvault.mcp.tools import MemoryTools
-    from cardvault.vault.layout import open_vault_at
+    from cardvault.mcp.turns import Turns
 
-    session = VaultSession(open_vault_at(vault), lambda: dt.datetime.fromisoformat(NOW))
+    turns = Turns(Session(vault, clock=lambda: dt.datetime.fromisoformat(NOW)))
     try:
-        MemoryTools(session).remember("raise client_max_body_size for uploads")
+        MemoryTools(turns).remember("raise client_max_body_size for uploads")
     except ToolError as exc:
         return 1, str(exc)
     return 0, "written"

@@ -27,6 +27,7 @@ from cardvault.app.insight import InsightCommands
 from cardvault.app.maintenance import MaintainCommands, Maintained
 from cardvault.app.review import ReviewCommands
 from cardvault.app.search import WARM_UP_QUERY, Query, SearchCommands, SearchOptions
+from cardvault.app.served import ServedCommands
 from cardvault.app.services import ServiceCommands
 from cardvault.app.vaults import VaultCommands
 from cardvault.app.writes import WriteCommands
@@ -47,6 +48,7 @@ class Session(
     WriteCommands,
     ReviewCommands,
     VaultCommands,
+    ServedCommands,
 ):
     """One session of cardvault (see the module docstring): its wiring, and one method per
     command, gathered from the app's modules by what they touch. Close it, or use it as a

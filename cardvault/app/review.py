@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cardvault.wiring import Wiring
 
@@ -11,6 +11,23 @@ if TYPE_CHECKING:
     from cardvault.review.answer import Answer, ReviewResult
     from cardvault.review.judge import JudgeOutcome
     from cardvault.vault.decisions import ReviewItem
+
+
+def listing(item: ReviewItem) -> dict[str, Any]:
+    """An item as `review --json` and the MCP `review_pending` tool show it: its stored form,
+    each member numbered (`n`, 1-based) as answers name them."""
+    data = item.to_json()
+    for number, member in enumerate(data["members"], start=1):
+        member["n"] = number
+    return data
+
+
+def in_words(item: ReviewItem) -> tuple[str, str, str]:
+    """What `item` asks, the evidence it was asked on, and how to answer it, as `cardvault
+    review` says them (review/words.py)."""
+    from cardvault.review import words
+
+    return words.kind_of(item).question, words.evidence(item), words.hint(item)
 
 
 class ReviewCommands(Wiring):
@@ -38,21 +55,26 @@ class ReviewCommands(Wiring):
         keep: int | None = None,
         reason: str | None = None,
         to_global: bool = False,
+        by: str | None = None,
     ) -> ReviewResult:
         """`cardvault review accept`: accept decisions (of `members` only, or keeping `keep`)."""
         from cardvault.review.answer import Answer
 
         answers = [Answer(i, True, tuple(members), keep, reason) for i in ids]
-        return self.review_answer(answers, to_global=to_global)
+        return self.review_answer(answers, by, to_global)
 
     def review_reject(
-        self, ids: Sequence[str], reason: str | None = None, to_global: bool = False
+        self,
+        ids: Sequence[str],
+        reason: str | None = None,
+        to_global: bool = False,
+        by: str | None = None,
     ) -> ReviewResult:
         """`cardvault review reject`: the members stay apart; both sides stand."""
         from cardvault.review.answer import Answer
 
         answers = [Answer(i, False, reason=reason) for i in ids]
-        return self.review_answer(answers, to_global=to_global)
+        return self.review_answer(answers, by, to_global)
 
     def review_judge(
         self, ids: Sequence[str] | None = None, to_global: bool = False

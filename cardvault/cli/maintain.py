@@ -3,28 +3,28 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Annotated, Any
+import functools
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
-    now,
     opened,
-    register_project,
     report_commit,
     report_notes,
     report_registration,
     report_subject,
     session_of,
-    vault_of,
     waiting_note,
 )
 
 if TYPE_CHECKING:
+    from cardvault.app import Session
+    from cardvault.maintain.by_hand import HandResult
+    from cardvault.maintain.plan import Plan
     from cardvault.maintain.run import RunResult
-    from cardvault.review.judge import JudgeOutcome
 
 
 def maintain(
@@ -82,56 +82,44 @@ def maintain(
     With --global: cross-project promotion in the global vault (docs/scopes.md).
     Example: cardvault maintain --dry-run
     """
-    from cardvault.maintain.run import RunOptions
-
     if across:
         _maintain_global(ctx, agent, dry_run, render.wants_json(json_out))
         return
     session = session_of(ctx, agent)
-    vault = opened(session.project())
-    options = RunOptions(
-        session.now(), tuple(only) if only else None, _date(since), dry_run, review,
-        commit_pending,
+    opened(session.project())
+    run = functools.partial(
+        session.maintain, dry_run=dry_run, review=review, only=only, since=_date(since),
+        commit_pending=commit_pending, on_wait=waiting_note,
     )  # fmt: skip
     # piped, a dry run's output is its diff (a patch to read or apply), the rest on stderr
     as_patch = dry_run and not json_out and render.wants_json(False)
     as_json = render.wants_json(json_out) and not as_patch
     if as_json or as_patch:
-        done = session.maintain(options, on_wait=waiting_note)
+        done = run()
     else:
         with render.IndexProgress() as progress:
-            done = session.maintain(options, progress, on_wait=waiting_note)
+            done = run(progress=progress)
     report_registration(done.registered, done.unregistered)
     result, judged = done.run, done.judged
-    set_aside = _set_aside_judge(vault, result)
     if as_json:
         for notice in result.notices:
             render.warning(notice)
         if result.commit is not None and result.commit.note:  # files git ignores, say
             render.warning(result.commit.note)
-        data = result_json(result, dry_run)
-        if judged is not None:
-            data["judge"] = _judged_json(judged)
-            data["review_pending"] = judged.pending
-        if set_aside:
-            data["ignored"] = [
-                item.to_json() for item in vault.ignored if item.setting.key == "maintain.judge"
-            ]
-        render.print_json(data)
+        render.print_json(done.to_json())
         return
     if as_patch:
         _show_patch(result)
     else:
         _show(result, dry_run)
-    for note in set_aside:
+    for note in done.set_aside:
         render.warning(note)
-    pending = result.review_pending
     if judged is not None:
         for line in judged.messages:
             render.warning(line)
         for item in judged.settled:
             render.success(f"judge: {item.id} {item.status} ({item.reason or 'no reason given'})")
-        pending = judged.pending
+    pending = done.pending
     if dry_run:  # its questions are not in the queue: say what a real run would ask
         asked = len(result.asked)
         pending -= asked
@@ -146,31 +134,12 @@ def maintain(
         )
 
 
-def _set_aside_judge(vault: Any, result: RunResult) -> list[str]:
-    """The note on the vault's own judge, set aside until approved, when it had questions."""
-    if vault.config.judge or not result.review_pending:
-        return []
-    return list(vault.ignored_notes("maintain.judge"))
-
-
-def _judged_json(judged: JudgeOutcome) -> dict[str, Any]:
-    done = judged.result
-    return {
-        "settled": [item.to_json() for item in judged.settled],
-        "messages": list(judged.messages),
-        "commit": done.commit.sha if done and done.commit else None,
-    }
-
-
 def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_json: bool) -> None:
-    import contextlib
-
-    from cardvault.errors import VaultNotFoundError
-
-    with contextlib.suppress(VaultNotFoundError):  # run inside a project, it registers first
-        register_project(ctx, vault_of(ctx, agent))
-    vault_of(ctx, agent, to_global=True)
-    result = session_of(ctx, agent).maintain_global(dry_run)
+    session = session_of(ctx, agent)
+    done = session.maintain_global(dry_run)
+    opened(session.vault_for(to_global=True))
+    report_registration(done.registered, done.unregistered)
+    result = done.result
     plan = result.plan
     if as_json:
         render.print_json(
@@ -208,55 +177,6 @@ def _date(text: str | None) -> dt.date | None:
         raise CardvaultError(f"--since needs a date as YYYY-MM-DD, got {text!r}") from exc
 
 
-def result_json(result: RunResult, dry_run: bool) -> dict[str, Any]:
-    """The run as plain data (what --json prints)."""
-    vault = result.plan.before.vault
-    data: dict[str, Any] = {
-        "dry_run": dry_run,
-        "counts": result.plan.counts(),
-        "changes": [
-            {
-                "step": c.step,
-                "kind": type(c).__name__,
-                "paths": [vault.rel(p) for p in _paths(c)],
-                "reason": c.reason,
-            }
-            for c in result.plan.file_changes
-        ],
-        "conflicts": [_report_json(vault, r) for r in result.plan.reports if r.kind == "conflict"],
-        "flags": [_report_json(vault, r) for r in result.plan.reports if r.kind != "conflict"],
-        "problems": list(result.plan.before.problems),
-        "notices": list(result.notices),
-        "review_pending": result.review_pending,
-        "asked": result.asked,
-        "commit": result.commit.sha if result.commit else None,
-        "branch": result.branch,
-        "pending_commit": result.pending.sha if result.pending else None,
-        "ids_commit": result.ids.sha if result.ids else None,
-        "timings": {k: round(v, 3) for k, v in result.timings.items()},
-    }
-    if dry_run:
-        data["diff"] = result.plan.diff()
-        data["message"] = result.plan.commit_message() if not result.plan.empty else None
-    return data
-
-
-def _paths(change: Any) -> tuple[Any, ...]:
-    from cardvault.edits.changes import touched_paths
-
-    return touched_paths(change)
-
-
-def _report_json(vault: Any, report: Any) -> dict[str, Any]:
-    return {
-        "kind": report.kind,
-        "step": report.step,
-        "message": report.message,
-        "paths": [vault.rel(p) for p in report.paths],
-        "texts": list(report.texts),
-    }
-
-
 def _show(result: RunResult, dry_run: bool) -> None:
     plan = result.plan
     for problem in (*plan.before.problems, *result.notices):
@@ -265,13 +185,9 @@ def _show(result: RunResult, dry_run: bool) -> None:
         report_commit(result.pending)
     if result.ids is not None:
         report_subject(result.ids)
-    rows = []
-    for outcome in plan.steps:
-        files = len({p for c in outcome.files for p in _paths(c)})
-        notes = ", ".join(sorted({r.kind for r in outcome.reports})) or ""
-        rows.append((outcome.name, outcome.count, files, notes))
+    rows = result.step_rows()
     render.table(("step", "actions", "files", "reported"), rows, title="maintenance")
-    for line in _reason_lines(plan):
+    for line in result.reasons:
         render.console().print(f"  {render.escape(line)}")
     for report in plan.reports:
         render.warning(f"{report.kind}: {report.message}")
@@ -287,13 +203,7 @@ def _show(result: RunResult, dry_run: bool) -> None:
         report_commit(result.commit)
 
 
-def _reason_lines(plan: Any) -> list[str]:
-    from cardvault.edits.changes import reason_lines
-
-    return reason_lines(plan.changes)
-
-
-def _show_dry_run(plan: Any) -> None:
+def _show_dry_run(plan: Plan) -> None:
     if plan.empty:
         render.success("dry run: nothing to do")
         return
@@ -308,7 +218,7 @@ def _show_patch(result: RunResult) -> None:
     plan = result.plan
     for problem in (*plan.before.problems, *result.notices):
         render.warning(problem)
-    for line in _reason_lines(plan):
+    for line in result.reasons:
         render.note(line)
     for report in plan.reports:
         render.warning(f"{report.kind}: {report.message}")
@@ -336,9 +246,7 @@ def promote(
     ] = None,
 ) -> None:
     """Promote a card by hand: its rule goes into AGENTS.md's learned rules; one commit."""
-    from cardvault.maintain.by_hand import promote_card
-
-    _hand_result(promote_card(vault_of(ctx), slug, now().date(), rule))
+    _hand_result(_by_hand(ctx).promote(slug, rule))
 
 
 def demote(
@@ -346,9 +254,7 @@ def demote(
     slug: Annotated[str, typer.Argument(help="The promoted card's slug (or an alias).")],
 ) -> None:
     """Take a card's rule back out of AGENTS.md (it is not promoted again automatically)."""
-    from cardvault.maintain.by_hand import demote_card
-
-    _hand_result(demote_card(vault_of(ctx), slug, now().date()))
+    _hand_result(_by_hand(ctx).demote(slug))
 
 
 def archive(
@@ -356,17 +262,20 @@ def archive(
     slug: Annotated[str, typer.Argument(help="The card's slug (or an alias).")],
 ) -> None:
     """Move a card to memory/archive/ now (kept, searchable with --archived); one commit."""
-    from cardvault.maintain.by_hand import archive_card
-
-    _hand_result(archive_card(vault_of(ctx), slug, now().date()))
+    _hand_result(_by_hand(ctx).archive(slug))
 
 
-def _hand_result(result: Any) -> None:
-    from cardvault.edits.changes import reason_lines, reports
+def _by_hand(ctx: typer.Context) -> Session:
+    """The session a by-hand step runs in, after saying what opening the vault healed."""
+    session = session_of(ctx)
+    opened(session.project())
+    return session
 
-    for report in reports(list(result.changes)):
+
+def _hand_result(result: HandResult) -> None:
+    for report in result.reports:
         render.warning(report.message)
-    lines = reason_lines(list(result.changes))
+    lines = result.reasons
     report_notes(result.notes)
     if result.commit is None:
         render.success("nothing to change")

@@ -60,7 +60,7 @@ def review(
     ctx.meta[GLOBAL_KEY] = to_global
     if ctx.invoked_subcommand is not None:
         return
-    from cardvault.review.answer import listing
+    from cardvault.app.review import listing
 
     items = session_of(ctx).review_pending(_to_global(ctx))
     if render.wants_json(json_out):
@@ -79,18 +79,18 @@ def review(
 
 
 def _show_item(item: ReviewItem) -> None:
-    from cardvault.review import words
+    from cardvault.app.review import in_words
 
     out = render.console()
-    asks = words.kind_of(item).question
+    asks, evidence, hint = in_words(item)
     out.print(f"[bold cyan]{item.id}[/]  {asks}  [dim]asked {item.asked}[/]")
     for number, member in enumerate(item.members, start=1):
         where = member.source or member.path
         held = f" → {member.card}" if member.card and member.card != member.path else ""
         out.print(f"  {number}. [cyan]{render.escape(where)}[/]{render.escape(held)}")
         out.print(f"     {render.escape(_short(member.text))}")
-    out.print(f"  [dim]why asked: {render.escape(words.evidence(item))}[/]")
-    out.print(f"  [dim]{render.escape(words.hint(item))}[/]\n")
+    out.print(f"  [dim]why asked: {render.escape(evidence)}[/]")
+    out.print(f"  [dim]{render.escape(hint)}[/]\n")
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -161,11 +161,9 @@ def _numbers(text: str | None) -> tuple[int, ...]:
 
 
 def _show_result(result: ReviewResult) -> None:
-    from cardvault.edits.changes import reason_lines
-
     for item in result.settled:
         render.success(f"{item.id} {item.status}")
-    for line in reason_lines(list(result.changes)):
+    for line in result.reasons:
         render.console().print(f"  {render.escape(line)}")
     if result.commit is not None:
         report_subject(result.commit)

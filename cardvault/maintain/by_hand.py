@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.changes import Change, reason_lines
+from cardvault.edits.changes import Change, Report, reason_lines, reports
 from cardvault.edits.door import Proposal, door_notes, locked_write, propose
 from cardvault.maintain import memory_index
 from cardvault.maintain.archive import archive_by_hand
@@ -30,6 +30,16 @@ class HandResult:
     written: tuple[Path, ...]
     commit: history.CommitResult | None
     notes: list[str] = field(default_factory=list)  # what the write door had to do first
+
+    @property
+    def reasons(self) -> list[str]:
+        """Every action line of the changes, in order."""
+        return reason_lines(list(self.changes))
+
+    @property
+    def reports(self) -> list[Report]:
+        """What the steps found but did not change (a card that cannot be promoted...)."""
+        return reports(list(self.changes))
 
 
 def promote_card(vault: Vault, slug: str, today: dt.date, rule: str | None = None) -> HandResult:

@@ -40,6 +40,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
+from cardvault.edits.changes import reason_lines, touched_paths
 from cardvault.edits.door import OnWait, Proposal, locked_write, propose, write_while_holding
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.calibration import threshold_notices
@@ -96,6 +97,23 @@ class RunResult:
     def review_pending(self) -> int:
         """Memory decisions waiting in the review queue once the plan is carried out."""
         return len(pending_items(self.plan.after.review_items))
+
+    @property
+    def reasons(self) -> list[str]:
+        """Every action line of the plan's file changes, in order: what the run does and why."""
+        return reason_lines(self.plan.changes)
+
+    def step_rows(self) -> list[tuple[str, int, int, str]]:
+        """Each step: its name, its actions, the files it touches, the kinds it reported."""
+        return [
+            (
+                step.name,
+                step.count,
+                len({p for c in step.files for p in touched_paths(c)}),
+                ", ".join(sorted({r.kind for r in step.reports})),
+            )
+            for step in self.plan.steps
+        ]
 
     @property
     def asked(self) -> list[str]:

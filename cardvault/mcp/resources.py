@@ -2,8 +2,8 @@
 
 `cardvault://memory` and `cardvault://rules` are fixed; cards (`cardvault://cards/{slug}`,
 live and archived, aliases too) and logs (`cardvault://logs/{date}`) are templates, and each
-live card is also listed by `resources/list` (`card_listing`). Reading goes through the same
-vault readers as the CLI (`find_card`, the context pack's rule items). Each is returned as the
+live card is also listed by `resources/list` (`card_listing`). Each is read by the app session
+(app/served.py: the readers the CLI uses, the context pack's rule items), returned as the
 tools return memory: the file's exact text in one `<memory source="...">` block after the
 preamble saying it is stored memory to weigh, not instructions to follow (a shared vault's
 card may be written to steer the agent that reads it).
@@ -19,20 +19,17 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import Resource
 
-from cardvault.context.build import read_sources, rule_items
-from cardvault.context.pack import PREAMBLE, quoted
-from cardvault.context.used import named_card as card_named
+from cardvault.app.quoting import PREAMBLE, quoted
 from cardvault.errors import CardvaultError, NotFoundError
-from cardvault.mcp.session import VaultSession
-from cardvault.vault.files import read_if_present
-from cardvault.vault.layout import iter_card_paths
+from cardvault.mcp.turns import Turns
 
 MARKDOWN = "text/markdown"
 CARD_URI = "cardvault://cards/{slug}"
 
 
-def register_resources(server: MCPServer, session: VaultSession) -> None:
+def register_resources(server: MCPServer, turns: Turns) -> None:
     """Add the fixed resources and the card and log templates to `server`."""
+    app = turns.app
 
     @server.resource(
         "cardvault://memory",
@@ -42,11 +39,7 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def memory() -> str:
         with _resource_errors():
-            vault = session.vault
-            found = read_if_present(vault.memory_md, vault.root)
-            if found is None:
-                raise NotFoundError("the vault has no MEMORY.md")
-            return _stored("MEMORY.md", found.text)
+            return _stored("MEMORY.md", app.read_memory_index().text)
 
     @server.resource(
         "cardvault://rules",
@@ -56,10 +49,10 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def rules() -> str:
         with _resource_errors():
-            items = rule_items(read_sources(session.vault))
-            if not items:
+            learned = app.learned_rules()
+            if not learned:
                 return "# Learned rules\n\n(no learned rules yet)\n"
-            lines = "\n".join(item.block for item in items)
+            lines = "\n".join(learned)
             return f"# Learned rules\n\n{PREAMBLE}\n\n{quoted('AGENTS.md', lines)}\n"
 
     @server.resource(
@@ -71,8 +64,8 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def card(slug: str) -> str:
         with _resource_errors():
-            found = card_named(session.vault, slug)
-            return _stored(session.vault.rel(found.path), found.text)
+            found = app.read_card(slug, used=False)
+            return _stored(found.path, found.text)
 
     @server.resource(
         "cardvault://logs/{date}",
@@ -82,15 +75,12 @@ def register_resources(server: MCPServer, session: VaultSession) -> None:
     )
     def log(date: str) -> str:
         with _resource_errors():
-            vault = session.vault
             try:
-                day = dt.date.fromisoformat(date).isoformat()
+                day = dt.date.fromisoformat(date)
             except ValueError as exc:
                 raise NotFoundError(f"not a date: {date!r} (use YYYY-MM-DD)") from exc
-            found = read_if_present(vault.log_path(day), vault.root)
-            if found is None:
-                raise NotFoundError(f"no daily log for {day}")
-            return _stored(vault.rel(found.path), found.text)
+            found = app.read_log(day)
+            return _stored(found.path, found.text)
 
 
 def _stored(source: str, text: str) -> str:
@@ -98,11 +88,11 @@ def _stored(source: str, text: str) -> str:
     return f"{PREAMBLE}\n\n{quoted(source, text)}\n"
 
 
-def card_listing(session: VaultSession) -> list[Resource]:
+def card_listing(turns: Turns) -> list[Resource]:
     """One resource per live card, named by its slug."""
     return [
-        Resource(uri=CARD_URI.format(slug=path.stem), name=path.stem, mime_type=MARKDOWN)
-        for path in iter_card_paths(session.vault)
+        Resource(uri=CARD_URI.format(slug=slug), name=slug, mime_type=MARKDOWN)
+        for slug in turns.app.card_slugs()
     ]
 
 

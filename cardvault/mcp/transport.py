@@ -53,7 +53,7 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from cardvault.vault.bounded_data import json_loads
+from cardvault.app.served import json_loads
 
 #: The longest message read (a line of JSON): room for the largest write a vault takes
 #: ([write] max_entry_bytes is at most 1 MB), even with every character escaped.

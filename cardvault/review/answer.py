@@ -1,11 +1,11 @@
 """The review queue as a service: list the pending decisions, accept or reject them.
 
-A plain function API (the CLI and the MCP server call the same functions): `pending` reads the
-queue (no model, no lock); `answer` settles items through the one write door (edits/door.py:
-the vault lock, the plan made under it, all-or-nothing writes), records each answer in
-`memory/review.jsonl`, carries it out (review/act.py), lets promotion and the MEMORY.md index
-follow, and records one commit. An answer names members by their
-1-based position in the item, as `review` lists them.
+`pending` reads the queue (no model, no lock); `answer` settles items through the one write
+door (edits/door.py: the vault lock, the plan made under it, all-or-nothing writes), records
+each answer in `memory/review.jsonl`, carries it out (review/act.py), lets promotion and the
+MEMORY.md index follow, and records one commit. An answer names members by their 1-based
+position in the item, as `review` lists them. The app's review commands (app/review.py) call
+it for the CLI, the MCP server and the Python API alike.
 """
 
 from __future__ import annotations
@@ -61,41 +61,15 @@ class ReviewResult:
     commit: history.CommitResult | None
     pending: int
 
+    @property
+    def reasons(self) -> list[str]:
+        """Every action line of the changes, in order."""
+        return reason_lines(list(self.changes))
+
 
 def pending(vault: Vault) -> list[ReviewItem]:
     """The decisions waiting for an answer, first asked first."""
     return pending_items(read_queue(vault.root))
-
-
-def listing(item: ReviewItem) -> dict[str, Any]:
-    """An item as `review --json` and the MCP `review_pending` tool show it: its stored form,
-    each member numbered (`n`, 1-based) as answers name them."""
-    data = item.to_json()
-    for number, member in enumerate(data["members"], start=1):
-        member["n"] = number
-    return data
-
-
-def accept(
-    vault: Vault,
-    ids: Sequence[str],
-    now: dt.datetime,
-    members: Sequence[int] = (),
-    keep: int | None = None,
-    by: str = PERSON,
-    reason: str | None = None,
-    embedder: Any = None,
-) -> ReviewResult:
-    """Accept items: same lesson (of the members given, or all), duplicate, the side to keep."""
-    answers = [Answer(i, True, tuple(members), keep, reason) for i in ids]
-    return answer(vault, answers, now, by, embedder)
-
-
-def reject(
-    vault: Vault, ids: Sequence[str], now: dt.datetime, by: str = PERSON, reason: str | None = None
-) -> ReviewResult:
-    """Reject items: not the same lesson, not duplicates, both sides stand, no split."""
-    return answer(vault, [Answer(i, False, reason=reason) for i in ids], now, by)
 
 
 def answer(
