@@ -42,9 +42,9 @@ __all__ = [
 class Session(
     SearchCommands,
     MaintainCommands,
+    VaultCommands,
     WriteCommands,
     ReviewCommands,
-    VaultCommands,
     InsightCommands,
     ServiceCommands,
 ):
