@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from cardvault.app.writes import WriteCommands
 
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan, ForgetResult
     from cardvault.history import CommitResult
     from cardvault.portable.folder import FolderPlan
-    from cardvault.portable.importer import ImportResult
+    from cardvault.portable.format import Export
+    from cardvault.portable.importer import ImportPlan, ImportResult
     from cardvault.scopes.registry import Registered
     from cardvault.search.engine import Progress
     from cardvault.sync.run import SyncResult
@@ -110,17 +111,6 @@ class ImportedNotes:
     folder: FolderPlan
     commit: CommitResult | None = None
     notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Exported:
-    """`Session.export`'s JSON-ready data and text, the files it left out, and where it was
-    written (None: not written, for the caller to print)."""
-
-    data: dict[str, Any]
-    text: str
-    skipped: tuple[str, ...]
-    path: Path | None
 
 
 class VaultCommands(WriteCommands):
@@ -246,8 +236,9 @@ class VaultCommands(WriteCommands):
             project = None
         if project is not None and home is not None and project.root == home.root:
             project = None
-        global_too = chosen is None and project is not None and home is not None
-        global_too = global_too and not plan_forget(home, query).empty  # type: ignore[arg-type]
+        global_too = bool(
+            chosen is None and project and home and not plan_forget(home, query).empty
+        )
         if chosen is None:
             chosen = ForgetScope.project if project is not None else ForgetScope.global_
         named: list[tuple[str, Vault]] = []
@@ -307,7 +298,7 @@ class VaultCommands(WriteCommands):
             _refuse(file, export_file.problems, len(export_file.cards))
         today = self.now().date()
 
-        def planned() -> Any:
+        def planned() -> ImportPlan:
             return plan_import(vault, export_file, today, redact=redact)
 
         plan = planned()
@@ -348,22 +339,20 @@ class VaultCommands(WriteCommands):
         if dry_run:
             return ImportedNotes(latest[0])
 
-        def replan() -> Any:
+        def replan() -> ImportPlan:
             latest[0] = planned()
             return latest[0].plan
 
         done = apply_import(vault, latest[0].plan, latest[0].source.name, replan, on_wait=on_wait)
         return ImportedNotes(latest[0], done.commit, done.notes)
 
-    def export(
-        self, target: Path | None = None, logs: bool = False, force: bool = False
-    ) -> Exported:
+    def export(self, target: Path | None = None, logs: bool = False, force: bool = False) -> Export:
         """`cardvault export`: the vault's cards, AGENTS.md rules and, with `logs`, daily logs
         as portable JSON, written to `target` (outside the vault; an existing file only with
         `force`), or only returned when `target` is None."""
         from cardvault.edits.atomic import atomic_write
         from cardvault.errors import CardvaultError
-        from cardvault.portable.format import export_data, export_target, export_text
+        from cardvault.portable.format import export_data, export_target
         from cardvault.vault.files import ABSENT, current_digest
 
         vault = self.project()
@@ -374,10 +363,9 @@ class VaultCommands(WriteCommands):
             if expected != ABSENT and not force:
                 raise CardvaultError("exists; pass --force to overwrite it", target)
         export = export_data(vault, self.now(), logs=logs)
-        text = export_text(export.data)
         if target is not None:
-            atomic_write(target, text, expected)
-        return Exported(export.data, text, export.skipped, target)
+            atomic_write(target, export.text, expected)
+        return export
 
 
 def _oversized(vault: Vault) -> tuple[int, int] | None:
@@ -396,8 +384,6 @@ def _refuse(file: Path, problems: Sequence[object], usable: int) -> None:
 
     listing = "\n".join(f"  - {p}" for p in problems)
     hint = (
-        f"--partial imports the {usable} valid card(s)"
-        if usable > 0
-        else "nothing in it is importable"
+        f"--partial imports the {usable} valid card(s)" if usable else "nothing in it is importable"
     )
     raise CardvaultError(f"cannot import {file}:\n{listing}\n({hint})")

@@ -25,7 +25,7 @@ def export(
     done = session.export(None if str(file) == "-" else file, logs, force)
     for skipped in done.skipped:
         render.warning(f"not exported: {skipped}")
-    if done.path is None:
+    if str(file) == "-":
         sys.stdout.write(done.text)
         return
     extra = f", {len(done.data['logs'])} daily log(s)" if logs else ""
