@@ -203,7 +203,8 @@ class VaultCommands(WriteCommands):
         from cardvault.edits.door import finish_interrupted
         from cardvault.forget.plan import plan_forget, resumed_forget
 
-        named, warnings, global_too = self._forget_vaults(query, scope)
+        named, notices, global_too = self._forget_vaults(query, scope)
+        warnings = [notice for _, vault in named for notice in vault.notices] + notices
         recoveries = [finish_interrupted(vault, on_wait) for _, vault in named]
         today = self.now().date()  # the record's name, as every write's date
         plans = [(name, vault, plan_forget(vault, query, today)) for name, vault in named]
