@@ -18,6 +18,8 @@ import pytest
 from cardvault import open_vault
 from cardvault.app import Session
 from tests.conftest import git_log, run_cli, snapshot
+from tests.serve_support import NOW as TERMINAL_NOW
+from tests.serve_support import run_in_terminal
 from tests.writers_support import git
 
 NOW = "2026-11-30T09:15"
@@ -78,6 +80,27 @@ def test_init(tmp_path: Path) -> None:
     assert_same(tmp_path / "api" / "vault", tmp_path / "cli" / "vault")
     assert done.made.written and done.registered is not None and done.unregistered is None
     assert f"vault ready at {tmp_path / 'cli' / 'vault'}" in said
+
+
+def test_init_imports_the_notes_it_found_as_import_notes_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a terminal, `init` offers to import the notes the folder holds; a yes imports them as
+    `Session.import_notes` does."""
+    monkeypatch.setenv("CARDVAULT_NOW", TERMINAL_NOW)
+    api, by_cli = tmp_path / "api" / "notes", tmp_path / "cli" / "notes"
+    for root in (api, by_cli):
+        root.mkdir(parents=True)
+        (root / "Ferry.md").write_text("# Ferry\nThe ferry leaves at 9. See [[Quokkas]].\n")
+        (root / "Quokkas.md").write_text("# Quokkas\nThey live on Rottnest Island.\n")
+    command = [sys.executable, "-m", "cardvault", "init", str(by_cli)]
+    code, shown = run_in_terminal(command, tmp_path, typed=b"y\n")
+    assert code == 0 and b"Import them as cards now?" in shown, shown.decode()
+    Session().init(api)
+    with open_vault(api) as vault:
+        done = vault.import_notes(api)
+    assert done.commit is not None and done.folder.plan.counts()["new"] == 2
+    assert_same(api, by_cli)
 
 
 def test_check_with_fix(tmp_path: Path) -> None:
