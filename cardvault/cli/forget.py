@@ -54,8 +54,8 @@ def forget(
     """
     session = session_of(ctx)
     found = session.forget_plan(query, scope, on_wait=waiting_note)
-    if scope is None and not yes and found.global_too:
-        asked = session.forget_plan(query, _ask(), on_wait=waiting_note)
+    if scope is None and not yes and found.global_too and (chosen := _ask()) != "project":
+        asked = session.forget_plan(query, chosen, on_wait=waiting_note)
         found = replace(asked, resumed=asked.resumed or found.resumed)
     for warning in found.warnings:
         render.warning(warning)
