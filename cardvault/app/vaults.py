@@ -123,7 +123,7 @@ class VaultCommands(WriteCommands):
         from cardvault.write.init import init_vault
 
         made = init_vault(path)
-        done = Initialized(made, _oversized(made.vault))
+        done = Initialized(made, _oversized(made.vault) if "MEMORY.md" in made.kept else None)
         try:
             return replace(done, registered=self.with_options(made.vault.root).register())
         except (CardvaultError, OSError) as exc:
@@ -370,7 +370,7 @@ class VaultCommands(WriteCommands):
 
 
 def _oversized(vault: Vault) -> tuple[int, int] | None:
-    """MEMORY.md's size and budget when it is over the budget, else None."""
+    """The size and budget of the MEMORY.md a folder had, when it is over the budget."""
     try:
         size = vault.memory_md.lstat().st_size
     except OSError:
