@@ -45,9 +45,9 @@ class Session(
     SearchCommands,
     MaintainCommands,
     InsightCommands,
+    VaultCommands,
     WriteCommands,
     ReviewCommands,
-    VaultCommands,
     ServedCommands,
 ):
     """One session of cardvault (see the module docstring): its wiring, and one method per

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_notes, vault_of, waiting_note
+from cardvault.cli.common import report_notes, session_of, waiting_note
 
 if TYPE_CHECKING:
+    from cardvault.app.vaults import Captured
     from cardvault.capture.record import KnownFix
-    from cardvault.capture.run import RunResult
+    from cardvault.capture.run import Failure
 
 #: How `capture` is registered: it takes the command's own arguments unparsed
 #: (`cardvault capture -- CMD [ARGS...]`), flags included.
@@ -37,15 +39,15 @@ def capture(ctx: typer.Context) -> None:
     the same signature again adds a short "failed again" entry and bumps the count. If the vault
     cannot be written, a warning is printed and the exit code is still the command's.
     """
-    from cardvault.capture.run import run_command
-
     argv = list(ctx.args)
     if not argv:
         raise typer.BadParameter("name a command to run: cardvault capture -- CMD [ARGS...]")
-    run = run_command(argv, _stderr_bytes())
-    if run.failed:
-        _capture_failure(ctx, run)
-    raise typer.Exit(run.exit_code)
+    done = session_of(ctx).capture(argv, _stderr_bytes(), on_wait=waiting_note)
+    for warning in done.warnings:  # what could not be captured: the exit code stays the same
+        render.warning(warning)
+    if done.failure is not None:
+        _report(done, done.failure)
+    raise typer.Exit(done.run.exit_code)
 
 
 def _stderr_bytes() -> BinaryIO | None:
@@ -53,43 +55,21 @@ def _stderr_bytes() -> BinaryIO | None:
     return getattr(sys.stderr, "buffer", None)
 
 
-def _capture_failure(ctx: typer.Context, run: RunResult) -> None:
-    """Log the failure and print known fixes; any problem becomes a warning, never an error."""
-    from cardvault.capture.record import ignored_note, known_fixes, record_failure
-    from cardvault.capture.run import describe_failure
-
-    try:
-        failure = describe_failure(run)
-        vault = vault_of(ctx)
-    except Exception as exc:  # capturing must never change how the command ended
-        render.warning(f"failure not captured: {exc}")
-        return
-    try:
-        fixes = known_fixes(vault, failure)
-    except Exception as exc:
-        fixes = []
-        render.warning(f"could not look up known fixes: {exc}")
-    try:
-        recorded = record_failure(vault, failure, now(), on_wait=waiting_note)
-    except Exception as exc:
-        render.warning(
-            f"failure not logged ({failure.category}, signature {failure.signature}): {exc}"
-        )
-    else:
-        report_notes(recorded.notes)
-        again = f", seen {recorded.seen}×" if recorded.seen > 1 else ""
+def _report(done: Captured, failure: Failure) -> None:
+    """Where the failure was logged, and the fixes the vault knows."""
+    if done.recorded is not None:
+        report_notes(done.recorded.notes)
+        again = f", seen {done.recorded.seen}×" if done.recorded.seen > 1 else ""
         render.note(
-            f"cardvault: {failure.category} failure logged → {recorded.ref} "
+            f"cardvault: {failure.category} failure logged → {done.recorded.ref} "
             f"(signature {failure.signature}{again})"
         )
-    if run.ignored:
-        render.note(
-            f"cardvault: the command ran with these signals ignored: {ignored_note(run.ignored)}"
-        )
-    _print_fixes(fixes, failure.signature)
+    if done.ignored:
+        render.note(f"cardvault: the command ran with these signals ignored: {done.ignored}")
+    _print_fixes(done.fixes, failure.signature)
 
 
-def _print_fixes(fixes: list[KnownFix], signature: str) -> None:
+def _print_fixes(fixes: Sequence[KnownFix], signature: str) -> None:
     if not fixes:
         hint = f'cardvault log "Fix: ... (signature {signature})"'
         render.note(f"cardvault: no known fix yet; once solved: {hint}")

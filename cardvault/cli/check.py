@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_commit, report_notes, vault_of, waiting_note
-
-if TYPE_CHECKING:
-    from cardvault.vault.layout import Vault
+from cardvault.cli.common import opened, report_commit, report_notes, session_of, waiting_note
 
 
 def check(
@@ -31,40 +28,30 @@ def check(
     logs (warnings), and secrets. Exit 1 when there are errors, 0 on warnings only. Example:
     cardvault check --json
     """
-    from cardvault.check.run import run_checks
-
-    vault = vault_of(ctx)
-    if fix:
-        _apply_fixes(vault)
-    findings = run_checks(vault)
-    errors = sum(1 for f in findings if f.severity == "error")
+    session = session_of(ctx)
+    vault = opened(session.project())
+    done = session.check(fix, on_wait=waiting_note)
+    report_notes(done.notes)
+    for repaired in done.fixed:
+        render.note(f"fixed {vault.rel(repaired.path)}: {repaired.what}")
+    if done.commit is not None:
+        report_commit(done.commit)
+    errors = done.count("error")
     if json_out:  # text stays the default when piped: `path:line:` is what editors and CI read
-        render.print_json([f.to_dict() for f in findings])
+        render.print_json([f.to_dict() for f in done.findings])
     else:
         colours = {"error": "red", "warning": "yellow"}
-        for finding in findings:
+        for finding in done.findings:
             colour = colours.get(finding.severity, "dim")
             render.console().print(f"[{colour}]{render.escape(finding.report())}[/]")
-        warnings = sum(1 for f in findings if f.severity == "warning")
-        notes = len(findings) - errors - warnings
+        warnings = done.count("warning")
+        notes = len(done.findings) - errors - warnings
         summary = f"{errors} error(s), {warnings} warning(s)" + (
             f", {notes} note(s)" if notes else ""
         )
-        if findings:
+        if done.findings:
             render.console().print(summary)
         else:
             render.success("vault is clean")
     if errors:
         raise typer.Exit(1)
-
-
-def _apply_fixes(vault: Vault) -> None:
-    from cardvault.check.repair import apply_fixes
-    from cardvault.edits.door import door_notes
-
-    written = apply_fixes(vault, on_wait=waiting_note)
-    report_notes(door_notes(written))
-    for fix in written.value:
-        render.note(f"fixed {vault.rel(fix.path)}: {fix.what}")
-    if written.commit is not None:
-        report_commit(written.commit)

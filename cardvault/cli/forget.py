@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from cardvault.app.vaults import ForgetScope
 from cardvault.cli import render
-from cardvault.cli.common import report_subject, session_of, vault_of, waiting_note
+from cardvault.cli.common import report_subject, session_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan
-    from cardvault.vault.layout import Vault
-
-
-class ForgetScope(StrEnum):
-    """Where `forget` removes a topic."""
-
-    project = "project"
-    global_ = "global"
-    everywhere = "everywhere"
 
 
 def forget(
@@ -60,30 +52,24 @@ def forget(
     cards are gone must not quietly take cards that merely mention it.
     Example: cardvault forget nginx-upload-size-limit
     """
-    from cardvault.errors import NotFoundError
-    from cardvault.forget.plan import apply_forget, shown_query
-
-    plans, resumed = _plans(ctx, query, scope, yes)
-    if not plans and resumed:
-        render.success(f"nothing more matches {shown_query(query)}")
-        return
-    if not plans:
-        raise NotFoundError(f"nothing in the vault matches {shown_query(query)}")
-    for name, _, plan in plans:
-        if len(plans) > 1 or name != "project":
+    session = session_of(ctx)
+    found = session.forget_plan(query, scope, on_wait=waiting_note)
+    if scope is None and not yes and found.global_too and (chosen := _ask()) != "project":
+        asked = session.forget_plan(query, chosen, on_wait=waiting_note)
+        found = replace(asked, resumed=asked.resumed or found.resumed)
+    for warning in found.warnings:
+        render.warning(warning)
+    for name, _, plan in found.plans:
+        if len(found.plans) > 1 or name != "project":
             render.err_console().print(f"[bold underline]{render.escape(name)}[/]")
         _show_forget_plan(plan)
-    widened = sum(len(plan.cards) for _, _, plan in plans if plan.matched_by == "body")
-    if not yes:
+    if found.plans and not yes:
         _confirm()
-    elif widened and not match_text:
-        raise NotFoundError(
-            f"no card's slug, topic or tags match {shown_query(query)}; the {widened} card(s) "
-            "above only mention it in their text. Nothing removed: to remove them, run again "
-            "with --yes --match-text (or without --yes, and answer the prompt)"
-        )
-    for name, vault, plan in plans:
-        result = apply_forget(vault, plan, on_wait=waiting_note)
+    done = session.forget(found, match_text or not yes, on_wait=waiting_note)
+    if not done:
+        render.success(f"nothing more matches {found.shown_query}")
+    for name, vault, result in done:
+        plan = result.plan
         where = "" if name == "project" else f" in {name}"
         render.success(
             f"forgot{where} {len(plan.cards)} card(s), {plan.log_lines} log line(s) in "
@@ -97,61 +83,12 @@ def forget(
             render.note(result.index_note)
 
 
-def _plans(
-    ctx: typer.Context, query: str, scope: ForgetScope | None, yes: bool
-) -> tuple[list[tuple[str, Vault, ForgetPlan]], bool]:
-    """The non-empty plans of the vaults in scope (asking the scope when it matters), and
-    whether an interrupted forget was finished first: a write a killed process left is
-    finished before the plan is made (and says so), so the plan shown is of the vault as it
-    is, never of half-written files."""
-    from cardvault.edits.door import finish_interrupted
-    from cardvault.errors import VaultNotFoundError
-    from cardvault.forget.plan import plan_forget, resumed_forget
-    from cardvault.scopes.home import global_vault
-
-    home = global_vault()
-    try:
-        project: Vault | None = vault_of(ctx)
-    except VaultNotFoundError:
-        if home is None or scope is ForgetScope.project:
-            raise
-        project = None
-    if project is not None and home is not None and project.root == home.root:
-        project = None
-    if scope is None:
-        scope = _ask(query, home, yes) if project is not None else ForgetScope.global_
-    vaults: list[tuple[str, Vault]] = []
-    if project is not None and scope is not ForgetScope.global_:
-        vaults.append(("project", project))
-    if home is not None and scope is not ForgetScope.project:
-        vaults.append(("global", home))
-    if home is not None and scope is ForgetScope.everywhere:
-        from cardvault.scopes.registry import open_projects
-
-        found, notices = open_projects(home)
-        for notice in notices:
-            render.warning(notice)
-        seen = {v.root for _, v in vaults}
-        vaults += [(key, v) for key, v in found if v.root not in seen]
-    recoveries = [finish_interrupted(vault, waiting_note) for _, vault in vaults]
-    today = session_of(ctx).now().date()  # the record's name, as every write's date
-    plans = [(name, vault, plan_forget(vault, query, today)) for name, vault in vaults]
-    for _, _, plan in plans:
-        for problem in plan.unreadable:
-            render.warning(f"not searched (unreadable): {problem}")
-    matching = [(name, vault, plan) for name, vault, plan in plans if not plan.empty]
-    return matching, any(resumed_forget(recovery, query) for recovery in recoveries)
-
-
-def _ask(query: str, home: Vault | None, yes: bool) -> ForgetScope:
-    """The scope, asked when the global vault holds the topic too (project otherwise)."""
+def _ask() -> ForgetScope:
+    """Where to forget a topic the global vault holds too."""
     import click
 
     from cardvault.errors import CardvaultError
-    from cardvault.forget.plan import plan_forget
 
-    if yes or home is None or plan_forget(home, query).empty:
-        return ForgetScope.project
     try:
         answer = typer.prompt(
             "The global vault has it too. Forget it in: project, global or everywhere?",

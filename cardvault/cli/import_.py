@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_notes, report_subject, vault_of, waiting_note
-from cardvault.cli.import_notes import import_folder, refuse
+from cardvault.cli.common import opened, report_notes, report_subject, session_of, waiting_note
+from cardvault.cli.import_notes import import_folder
 
 if TYPE_CHECKING:
+    from cardvault.app import Session
     from cardvault.history import CommitResult
     from cardvault.portable.importer import ImportPlan
 
@@ -66,49 +67,32 @@ def import_(
     big, secrets) are listed and nothing is written; --partial imports the rest.
     Example: cardvault import ~/notes --dry-run
     """
-    if path.is_dir():
-        import_folder(vault_of(ctx), path, dry_run, partial, redact, category, json_out)
-        return
-    if category is not None:
+    folder = path.is_dir()
+    if category is not None and not folder:
         from cardvault.errors import CardvaultError
 
         raise CardvaultError("--category is for a folder of notes; an export keeps its categories")
-    _import_export(ctx, path, dry_run, partial, redact, json_out)
+    session = session_of(ctx)
+    opened(session.project())
+    if folder:
+        import_folder(session, path, dry_run, partial, redact, category, json_out)
+    else:
+        _import_export(session, path, dry_run, partial, redact, json_out)
 
 
 def _import_export(
-    ctx: typer.Context, file: Path, dry_run: bool, partial: bool, redact: bool, json_out: bool
+    session: Session, file: Path, dry_run: bool, partial: bool, redact: bool, json_out: bool
 ) -> None:
-    from cardvault.portable.format import load_export, read_export
-    from cardvault.portable.importer import apply_import, plan_import
-
-    vault = vault_of(ctx)
-    export_file = read_export(load_export(file), vault)
-    if export_file.problems and not partial:
-        refuse(file, export_file.problems, len(export_file.cards))
-    today = now().date()
-    plan = plan_import(vault, export_file, today, redact=redact)
-    if plan.problems and not partial:
-        refuse(file, plan.problems, len(plan.outcomes))
-    commit = None
-    if not dry_run:
-        result = apply_import(
-            vault,
-            plan,
-            file.name,
-            replan=lambda: plan_import(vault, export_file, today, redact=redact),
-            on_wait=waiting_note,
-        )
-        report_notes(result.notes)
-        plan, commit = result.plan, result.commit
+    done = session.import_export(file, dry_run, partial, redact, on_wait=waiting_note)
+    report_notes(done.notes)
     if render.wants_json(json_out):
-        render.print_json(import_json(plan, dry_run, commit))
+        render.print_json(import_json(done.plan, dry_run, done.commit))
     else:
-        _show_import(plan, dry_run)
-    if commit is not None:
-        report_subject(commit)
+        _show_import(done.plan, dry_run)
+    if done.commit is not None:
+        report_subject(done.commit)
     elif not dry_run:
-        nothing_imported(file, plan)
+        nothing_imported(file, done.plan)
 
 
 def nothing_imported(file: Path, plan: ImportPlan) -> None:
@@ -135,14 +119,12 @@ def import_json(plan: ImportPlan, dry_run: bool, result: CommitResult | None) ->
 
 
 def _show_import(plan: ImportPlan, dry_run: bool) -> None:
-    from cardvault.edits.changes import reports
-
     render.table(
         ["#", "card", "outcome", "detail"],
         [(o.index, o.rel, o.kind, o.detail) for o in plan.outcomes],
         title=("would import: " if dry_run else "imported: ") + plan.summary(),
     )
-    for report in reports(list(plan.changes)):
+    for report in plan.reports:
         render.warning(report.message)
         for sentence in report.texts:
             render.err_console().print(f"    {render.escape(sentence)}")

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_notes, report_subject, waiting_note
+from cardvault.cli.common import report_notes, report_subject, waiting_note
 
 if TYPE_CHECKING:
+    from cardvault.app import Session
     from cardvault.history import CommitResult
     from cardvault.portable.folder import FolderPlan
-    from cardvault.vault.layout import Vault
 
 
 def import_folder(
-    vault: Vault,
+    session: Session,
     source: Path,
     dry_run: bool,
     partial: bool,
@@ -25,29 +24,16 @@ def import_folder(
     json_out: bool,
 ) -> None:
     """Plan, show and (unless `dry_run`) carry out the import of the notes in `source`."""
-    from cardvault.portable.folder import plan_folder
-
-    today = now().date()
     as_json = render.wants_json(json_out)
-
-    def planned(progress: Any = None) -> FolderPlan:
-        return plan_folder(vault, source, today, category, redact, progress)
-
+    options = (dry_run, partial, redact, category)
     if as_json:
-        folder = planned()
+        done = session.import_notes(source, *options, on_wait=waiting_note)
     else:
         with render.IndexProgress() as progress:
-            folder = planned(progress)
+            done = session.import_notes(source, *options, progress, waiting_note)
+    report_notes(done.notes)
+    folder, commit = done.folder, done.commit
     problems = folder.plan.problems
-    if not folder.notes and not problems:
-        from cardvault.errors import CardvaultError
-
-        raise CardvaultError("no Markdown notes (*.md) in this folder", source)
-    if problems and not partial and not dry_run:
-        refuse(source, problems, len(folder.plan.outcomes))
-    commit = None
-    if not dry_run:
-        folder, commit = _carry_out(vault, folder, planned)
     if as_json:
         render.print_json(folder_json(folder, dry_run, commit))
     else:
@@ -61,23 +47,6 @@ def import_folder(
         )
     elif not dry_run:
         render.note("nothing to import: the vault already has every note (no commit)")
-
-
-def _carry_out(
-    vault: Vault, folder: FolderPlan, planned: Callable[[], FolderPlan]
-) -> tuple[FolderPlan, CommitResult | None]:
-    """Write the plan through the door (planned again if a file changed meanwhile)."""
-    from cardvault.portable.importer import ImportPlan, apply_import
-
-    latest = [folder]
-
-    def replan() -> ImportPlan:
-        latest[0] = planned()
-        return latest[0].plan
-
-    result = apply_import(vault, folder.plan, folder.source.name, replan, on_wait=waiting_note)
-    report_notes(result.notes)
-    return latest[0], result.commit
 
 
 def folder_json(folder: FolderPlan, dry_run: bool, commit: CommitResult | None) -> dict[str, Any]:
@@ -112,8 +81,6 @@ def folder_json(folder: FolderPlan, dry_run: bool, commit: CommitResult | None) 
 
 
 def _show(folder: FolderPlan, dry_run: bool, partial: bool) -> None:
-    from cardvault.edits.changes import reports
-
     outcomes = {o.index: o for o in folder.plan.outcomes}
     rows = []
     for index, card in enumerate(folder.cards, start=1):
@@ -133,7 +100,7 @@ def _show(folder: FolderPlan, dry_run: bool, partial: bool) -> None:
         )
     for skip in folder.skipped:
         render.note(f"left out {skip.rel}: {skip.why}")
-    for report in reports(list(folder.plan.changes)):
+    for report in folder.plan.reports:
         render.warning(report.message)
     for problem in folder.plan.problems:
         render.warning(f"not imported: {problem}")
@@ -169,16 +136,3 @@ def _became(link: Any) -> str:
     if link.kind == "attachment":
         return f"file {link.target}"
     return "(no link)"
-
-
-def refuse(file: Path, problems: Sequence[object], usable: int) -> None:
-    """Stop the import with every problem of `file` listed (CardvaultError)."""
-    from cardvault.errors import CardvaultError
-
-    listing = "\n".join(f"  - {p}" for p in problems)
-    hint = (
-        f"--partial imports the {usable} valid card(s)"
-        if usable > 0
-        else "nothing in it is importable"
-    )
-    raise CardvaultError(f"cannot import {file}:\n{listing}\n({hint})")

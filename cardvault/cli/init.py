@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import register_project, report_commit
+from cardvault.cli.common import report_commit, report_registration, session_of
 
 if TYPE_CHECKING:
+    from cardvault.app import Session
     from cardvault.portable.kinds import Survey
-    from cardvault.vault.layout import Vault
 
 KIND_NAMES = {
     "agent-workspace": "an agent workspace's notes",
@@ -44,37 +44,27 @@ def init(
     in memory/archive/, stay where they are and are read as the vault's logs; its other notes
     (memory/lessons/, decisions/, knowledge/ ...) are named and offered for import as cards.
     """
-    from cardvault.write.init import init_vault
-
-    result = init_vault(path)
-    for note in result.notes:
+    session = session_of(ctx)
+    done = session.init(path)
+    made = done.made
+    for note in made.notes:
         render.note(note)
-    for kept in result.kept:
+    for kept in made.kept:
         render.note(f"kept your existing {kept}")
-    if "MEMORY.md" in result.kept:
-        _memory_over_budget(result.vault)
-    render.success(f"vault ready at {result.vault.root}")
-    report_commit(result.commit)
-    register_project(ctx, result.vault)
-    if result.found is not None and result.found.logs:
-        _adopted_logs(result.found)
-    if result.found is not None and result.found.notes:
-        _offer_import(result.vault, result.found)
-
-
-def _memory_over_budget(vault: Vault) -> None:
-    """Say so when the MEMORY.md the folder had is over the budget `check` holds it to."""
-    try:
-        size = vault.memory_md.lstat().st_size
-    except OSError:
-        return
-    budget = vault.config.memory_byte_budget
-    if size > budget:
+    if done.oversized is not None:
+        size, budget = done.oversized
         render.note(
             f"your MEMORY.md is {size:,} bytes, over the {budget:,} of the index every session "
             "loads: `cardvault check` reports it until it is shorter or [memory] byte_budget in "
             "cardvault.toml is raised"
         )
+    render.success(f"vault ready at {made.vault.root}")
+    report_commit(made.commit)
+    report_registration(done.registered, done.unregistered)
+    if made.found is not None and made.found.logs:
+        _adopted_logs(made.found)
+    if made.found is not None and made.found.notes:
+        _offer_import(session.with_options(made.vault.root), made.vault.root, made.found)
 
 
 def _adopted_logs(found: Survey) -> None:
@@ -87,9 +77,9 @@ def _adopted_logs(found: Survey) -> None:
     )
 
 
-def _offer_import(vault: Vault, found: Survey) -> None:
+def _offer_import(session: Session, folder: Path, found: Survey) -> None:
     """Say what notes the folder holds; import them only when a person says yes."""
-    root = str(vault.root)
+    root = str(folder)
     command = f"cardvault --vault {shlex.quote(root)} import {shlex.quote(root)}"
     what = f"{found.notes} Markdown file(s) ({KIND_NAMES[found.kind]})"
     if found.kind == "agent-workspace":
@@ -113,7 +103,7 @@ def _offer_import(vault: Vault, found: Survey) -> None:
     from cardvault.errors import CardvaultError
 
     try:
-        import_folder(vault, vault.root, False, False, False, None, False)
+        import_folder(session, folder, False, False, False, None, False)
     except CardvaultError:
         render.note(f"the vault is ready; nothing was imported (see below). Later: {command}")
         raise

@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, report_commit, report_notes, vault_of, waiting_note
+from cardvault.cli.common import (
+    JsonOption,
+    opened,
+    report_commit,
+    report_notes,
+    session_of,
+    waiting_note,
+)
 
 
 def rename(
@@ -25,11 +32,9 @@ def rename(
     that is not a slug, or that another card already uses, is refused and nothing is written.
     Example: cardvault rename cortex-csrf cortex-csrf-tokens
     """
-    from cardvault.edits.changes import reason_lines
-    from cardvault.write.rename import rename_card
-
-    vault = vault_of(ctx)
-    result = rename_card(vault, slug, new, on_wait=waiting_note)
+    session = session_of(ctx)
+    vault = opened(session.project())
+    result = session.rename(slug, new, on_wait=waiting_note)
     report_notes(result.notes)
     if render.wants_json(json_out):
         render.print_json(
@@ -37,13 +42,13 @@ def rename(
                 "old": result.old,
                 "new": result.new,
                 "path": vault.rel(result.path),
-                "changes": reason_lines(list(result.changes)),
+                "changes": result.actions,
                 "left": list(result.left),
                 "commit": result.commit.sha if result.commit else None,
             }
         )
     else:
-        for line in reason_lines(list(result.changes)):
+        for line in result.actions:
             render.success(line)
         for where in result.left:
             render.note(f"{where}: still names {result.old} (left as written; resolves by alias)")

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import now, report_notes, report_subject, vault_of, waiting_note
+from cardvault.cli.common import opened, report_notes, report_subject, session_of, waiting_note
 
 
 def sync(
@@ -24,10 +24,9 @@ def sync(
     A conflict cardvault cannot resolve (both sides rewrote the same lines) stops the sync with
     `path:line` for each, and the repository as it was before the sync; exit 1.
     """
-    from cardvault.sync.run import sync_vault
-
-    vault = vault_of(ctx)
-    result = sync_vault(vault, remote, now().date(), on_wait=waiting_note)
+    session = session_of(ctx)
+    opened(session.project())
+    result = session.sync(remote, on_wait=waiting_note)
     report_notes(result.notes)
     if result.pending is not None:
         report_subject(result.pending)

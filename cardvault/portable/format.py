@@ -50,6 +50,11 @@ class Export:
     data: dict[str, Any]
     skipped: tuple[str, ...]
 
+    @property
+    def text(self) -> str:
+        """The export file's text (UTF-8, indented, keys in a stable order)."""
+        return json.dumps(self.data, indent=2, ensure_ascii=False) + "\n"
+
 
 def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Export:
     """The export of `vault` (cards live then archived, in path order). A card that cannot be
@@ -82,11 +87,6 @@ def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Expo
     if snapshot.rule_problem is not None:
         skipped.append(f"AGENTS.md rules: {snapshot.rule_problem}")
     return Export(data, tuple(skipped))
-
-
-def export_text(data: dict[str, Any]) -> str:
-    """The export file's text (UTF-8, indented, keys in a stable order)."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def json_safe(value: Any) -> Any:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cardvault import history
-from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.changes import Change, Report, WriteFile, reports
 from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
@@ -81,6 +81,11 @@ class ImportPlan:
         data["log_entries"] = self.log_entries
         data["logs"] = self.logs
         return data
+
+    @property
+    def reports(self) -> list[Report]:
+        """What the import found for a person (conflicts), in order."""
+        return reports(list(self.changes))
 
     def summary(self) -> str:
         c = self.counts()
@@ -396,7 +401,7 @@ def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Chang
 
 def commit_message(plan: ImportPlan, source: str) -> str:
     """Subject with the counts; body with every action and every conflict."""
-    from cardvault.edits.changes import reason_lines, reports
+    from cardvault.edits.changes import reason_lines
 
     body = reason_lines(list(plan.changes))
     for report in reports(list(plan.changes)):

@@ -50,6 +50,11 @@ class RenameResult:
     left: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def actions(self) -> list[str]:
+        """One line per action of the rename, in order."""
+        return reason_lines(list(self.changes))
+
 
 def check_new_slug(new: str) -> None:
     """Refuse a NEW that is not a slug, or that looks like a secret."""
