@@ -25,12 +25,10 @@ from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.fields import IMPORTED
 from cardvault.vault.uses import Use
 
 STEP = "archive"
-#: The date a folder import wrote the card (portable/notecards.py): it keeps a freshly imported
-#: folder of old notes out of the archive until they have had `archive_days` to be used.
-IMPORTED = "imported"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:

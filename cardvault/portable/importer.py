@@ -30,7 +30,6 @@ from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, problem
-from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import (
     LogEntry,
@@ -40,6 +39,7 @@ from cardvault.vault.daily import (
     parse_log,
 )
 from cardvault.vault.entry_ids import append_entries, clone_refs
+from cardvault.vault.fields import IMPORTED
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
 from cardvault.vault.forgotten import forgotten_refs

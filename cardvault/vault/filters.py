@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from cardvault.errors import CardvaultError
-from cardvault.vault.card import STATUSES
+from cardvault.vault.fields import STATUSES
 
 
 def check_filters(
