@@ -154,8 +154,8 @@ def new_card_meta(
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
         f.TOPIC: lesson_topic(group),
-        f.CATEGORY_KEY: category,
-        f.TAGS_KEY: tags,
+        f.CATEGORY: category,
+        f.TAGS: tags,
         f.CREATED: min(days),
         f.UPDATED: max(today, *days),
         f.SEEN: len(group),
@@ -192,7 +192,7 @@ def correction_meta(group: Sequence[Lesson], current: dict[str, Any] | None) -> 
         meta[f.DOMAIN] = domains[0]
     levels = [lesson.severity for lesson in group if lesson.severity]
     existing = current.get(f.SEVERITY)
-    if f.rank(f.SEVERITY, existing) >= 0:
+    if isinstance(existing, str) and f.rank(f.SEVERITY, existing) >= 0:
         levels.append(existing)
     if levels:
         top = max(levels, key=lambda s: f.rank(f.SEVERITY, s))

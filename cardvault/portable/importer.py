@@ -39,7 +39,7 @@ from cardvault.vault.daily import (
     parse_log,
 )
 from cardvault.vault.entry_ids import append_entries, clone_refs
-from cardvault.vault.fields import IMPORTED
+from cardvault.vault.fields import IMPORTED, RULE
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
 from cardvault.vault.forgotten import forgotten_refs
@@ -376,7 +376,7 @@ def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Chang
         card = state.card_at(change.path) if isinstance(change, WriteFile) else None
         if card is None or card.card.status != "promoted":
             continue
-        key = card.card.meta.get("rule")
+        key = card.card.meta.get(RULE)
         rule = given.get(state.vault.rel(card.path)) or (key if isinstance(key, str) else "")
         if rule.strip():
             promoted.append(rule_line(state, card, rule))

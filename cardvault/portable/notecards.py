@@ -38,11 +38,11 @@ from cardvault.portable.relink import LinkOutcome, Relinker, relink
 from cardvault.vault.card import as_date, load_yaml, render_card, split_frontmatter
 from cardvault.vault.fields import (
     ALIASES,
-    CATEGORY_KEY,
+    CATEGORY,
     CREATED,
     IMPORTED,
     IMPORTED_FROM,
-    TAGS_KEY,
+    TAGS,
     TOPIC,
     UPDATED,
     names,
@@ -147,8 +147,8 @@ def note_card(
     aliases = [a for a in dict.fromkeys(_aliases(parsed, topic)) if a != slug]
     meta: dict[str, Any] = {
         TOPIC: topic,
-        CATEGORY_KEY: category,
-        TAGS_KEY: list(dict.fromkeys([*tags, *stray])),
+        CATEGORY: category,
+        TAGS: list(dict.fromkeys([*tags, *stray])),
         CREATED: dates.created,
         UPDATED: dates.updated,
     }
@@ -164,7 +164,7 @@ def note_card(
     text = render_card(meta, body)
     all_links = tuple(sorted([*links, *value_links], key=lambda o: o.line))
     return NoteCard(
-        note.rel, rel, slug, topic, category, category_from, tuple(meta[TAGS_KEY]), dates, text,
+        note.rel, rel, slug, topic, category, category_from, tuple(meta[TAGS]), dates, text,
         all_links,
     )  # fmt: skip
 
@@ -177,7 +177,7 @@ def _aliases(parsed: ParsedNote, topic: str) -> list[str]:
 
 def _consumed(parsed: ParsedNote) -> set[str]:
     """The note's keys that became the card's own (topic, tags, aliases, category, dates)."""
-    used = {TAGS_KEY, "tag", ALIASES, "alias", CATEGORY_KEY}
+    used = {TAGS, "tag", ALIASES, "alias", CATEGORY}
     used.add(next((key for key in TOPIC_KEYS if parsed.text_of(key)), TOPIC))
     lowered = {str(key).casefold(): key for key in parsed.meta}
     for keys in (CREATED_KEYS, UPDATED_KEYS):
@@ -250,7 +250,7 @@ def clean_tag(raw: str) -> str:
 
 def _tags(parsed: ParsedNote, tokens: list[Token]) -> list[str]:
     inline = inline_tags(parsed.body, tokens)
-    raw = [*_words(parsed.meta.get(TAGS_KEY, parsed.meta.get("tag"))), *inline]
+    raw = [*_words(parsed.meta.get(TAGS, parsed.meta.get("tag"))), *inline]
     raw += [part for part in parsed.note.folder.split("/") if part]
     return list(dict.fromkeys(tag for tag in map(clean_tag, raw) if tag))
 
@@ -269,9 +269,9 @@ def _category(
     parsed: ParsedNote, tags: Iterable[str], settings: CardSettings
 ) -> tuple[str, str, list[str]]:
     """(category, where it came from, the note's own category as a tag when it maps to none)."""
-    own = parsed.text_of(CATEGORY_KEY)
+    own = parsed.text_of(CATEGORY)
     candidates = [
-        (CATEGORY_KEY, own),
+        (CATEGORY, own),
         ("type", parsed.text_of("type")),
         *(("folder", part) for part in parsed.note.folder.split("/") if part),
         *(("tag", tag) for tag in tags),

@@ -21,12 +21,12 @@ from typing import Any
 from cardvault.errors import CardFormatError
 from cardvault.vault.fields import (
     ALIASES,
-    CATEGORY_KEY,
+    CATEGORY,
     DISTILLED,
     SEEN,
     SOURCES,
     STATUS,
-    TAGS_KEY,
+    TAGS,
     TOPIC,
     field,
 )
@@ -62,11 +62,11 @@ class Card:
 
     @property
     def category(self) -> str:
-        return str(self.meta.get(CATEGORY_KEY, ""))
+        return str(self.meta.get(CATEGORY, ""))
 
     @property
     def tags(self) -> tuple[str, ...]:
-        return self.items(TAGS_KEY)
+        return self.items(TAGS)
 
     @property
     def status(self) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Types (what the schema check accepts; vault/schema.py holds the checks).
-TEXT, LINE, CATEGORY, TAGS, LIST = "text", "line", "category", "tags", "list"
+TEXT, LINE, A_CATEGORY, TAG_LIST, LIST = "text", "line", "a category", "tag list", "list"
 DATE, DATE_OR_FLAG, COUNT, FRACTION, CHOICE = "date", "date-or-flag", "count", "fraction", "choice"
 ANY = "any"  # not checked
 
@@ -41,7 +41,7 @@ NAMES = "names"  # set by the merge itself: the merged cards' slugs (and topics)
 READ, VERIFY, FOLD, MERGE = "read", "verify", "fold", "merge"
 
 # The names, each spelled here once.
-TOPIC, CATEGORY_KEY, TAGS_KEY, CREATED, UPDATED = "topic", "category", "tags", "created", "updated"
+TOPIC, CATEGORY, TAGS, CREATED, UPDATED = "topic", "category", "tags", "created", "updated"
 STATUS, SEEN, IMPACT, DOMAIN, SEVERITY = "status", "seen", "impact", "domain", "severity"
 RULE, SOURCES, ALIASES, MERGED_FROM = "rule", "sources", "aliases", "merged_from"
 PROMOTED, DEMOTED, LAST_USED, USES = "promoted", "demoted", "last_used", "uses"
@@ -71,8 +71,8 @@ class Field:
 
 FIELDS: tuple[Field, ...] = (
     Field(TOPIC, TEXT, required=True),
-    Field(CATEGORY_KEY, CATEGORY, required=True),
-    Field(TAGS_KEY, TAGS, required=True, sync=UNION, fold=UNION, by=FOLD),
+    Field(CATEGORY, A_CATEGORY, required=True),
+    Field(TAGS, TAG_LIST, required=True, sync=UNION, fold=UNION, by=FOLD),
     Field(CREATED, DATE, required=True, sync=EARLIEST, fold=EARLIEST),
     Field(UPDATED, DATE, required=True, sync=LATEST, fold=LATEST, by=FOLD),
     Field(STATUS, CHOICE, by=FOLD, fold=PROMOTION, choices=STATUSES, default="active"),

@@ -35,9 +35,9 @@ def _type_problems(row: f.Field, value: Any, categories: list[str]) -> list[str]
         return [f"{must} {row.expect or 'text'}"]
     if row.type == f.LINE and isinstance(value, str) and "cardvault:" in value and "<!--" in value:
         return [f"'{name}' holds a cardvault section marker; remove it"]
-    if row.type == f.CATEGORY and value not in (None, "") and value not in categories:
+    if row.type == f.A_CATEGORY and value not in (None, "") and value not in categories:
         return [f"unknown category '{value}' (allowed: {', '.join(categories)})"]
-    if row.type == f.TAGS and value is not None:
+    if row.type == f.TAG_LIST and value is not None:
         if not isinstance(value, list):
             return [f"{must} a list, e.g. [cortex, csrf]"]
         return [f"tag {t!r} is not lowercase-hyphenated" for t in value if not _tag(t)]
