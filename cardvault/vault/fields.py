@@ -7,8 +7,9 @@ duplicate cards makes of the cards' values (`fold`, maintain/merge.py, and impor
 portable/fold.py); who writes it besides a person (`by`: what a merge driver may carry into the
 card a card was merged into, what stays removed); and whether a note's own key of that name is
 kept as `note_<key>` on import (portable/notecards.py). Export carries every key as it is (the
-card's exact text). A key not in the table is the user's: kept byte for byte, merged only where
-one side alone changed it.
+card's exact text), so a new row changes no export version, and the catalog re-reads the vault
+when the code changes (vault/refresh.py). A key not in the table is the user's: kept byte for
+byte, merged only where one side alone changed it.
 
 Readers look rows up through `field()` and `fields()` at call time, so a row added to FIELDS is
 read by every one of them.
