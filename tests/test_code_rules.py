@@ -572,7 +572,8 @@ def test_front_end_breaches_still_exist() -> None:
 #: "path: name". The same word as another noun: a review item's or a doctor check's `status`,
 #: a finding's `severity`, a review question kind or report count named `stale`, the `uses`
 #: maintenance step, a verb form, the sections of a context pack (`rule`), a graph node's
-#: attribute, the files a host install `created`, a log entry's own correction fields.
+#: attribute, the files a host install `created`, a log entry's own correction fields
+#: (vault/daily.py, maintain/lessons.py).
 FIELD_NAME_OTHER_NOUNS: set[str] = {
     "cardvault/context/pack.py: rule",
     "cardvault/doctor/checks.py: status",
@@ -582,6 +583,8 @@ FIELD_NAME_OTHER_NOUNS: set[str] = {
     "cardvault/maintain/asking.py: stale",
     "cardvault/maintain/contradict.py: uses",
     "cardvault/maintain/lessons.py: severity",
+    "cardvault/vault/daily.py: domain",
+    "cardvault/vault/daily.py: severity",
     "cardvault/maintain/plan.py: uses",
     "cardvault/maintain/run.py: uses",
     "cardvault/mcp/tools.py: status",
@@ -593,9 +596,13 @@ FIELD_NAME_OTHER_NOUNS: set[str] = {
     "cardvault/cli/maintain.py: promoted",
     "cardvault/cli/forget.py: topic",
 }
-#: Card fields the front ends still name in the JSON they print; they go with the move of
-#: that work behind `Session` methods. The list only shrinks.
+#: Card fields the front ends still name in the JSON and tables they print; they go with the
+#: move of that work behind `Session` methods. The list only shrinks.
 FIELD_NAME_BREACHES: set[str] = {
+    "cardvault/cli/list.py: category",
+    "cardvault/cli/list.py: status",
+    "cardvault/cli/list.py: tags",
+    "cardvault/cli/list.py: updated",
     "cardvault/cli/import_notes.py: category",
     "cardvault/cli/import_notes.py: created",
     "cardvault/cli/import_notes.py: tags",
@@ -607,11 +614,13 @@ FIELD_NAME_BREACHES: set[str] = {
 
 def _field_name_keys() -> set[str]:
     """Each "path: name" where a module outside vault/fields.py spells a declared field's name
-    as a key: a subscript, the first argument of `.get`/`.pop`/`.setdefault` or of a card's
-    `.date`/`.items`, the left of `in`, a dict literal's key."""
-    from cardvault.vault.fields import fields
+    as a key (a subscript, the first argument of `.get`/`.pop`/`.setdefault` or of a card's
+    `.date`/`.items`, the left of `in`, a dict literal's key) or in a list of fields (a tuple,
+    list or set literal naming two or more). The same words elsewhere (a status value
+    "promoted", a message) are other nouns."""
+    from cardvault.vault.fields import FIELDS
 
-    names = {row.name for row in fields()}
+    names = {row.name for row in FIELDS}
     found = set()
     for path, _ in _modules():
         if path == PACKAGE / "vault" / "fields.py":
@@ -627,6 +636,9 @@ def _field_name_keys() -> set[str]:
                 keys = [node.left]
             elif isinstance(node, ast.Dict):
                 keys = list(node.keys)
+            elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+                named = [e for e in node.elts if isinstance(e, ast.Constant) and e.value in names]
+                keys = list(named) if len(named) > 1 else []
             found |= {
                 f"{path.relative_to(REPO)}: {key.value}"
                 for key in keys

@@ -70,7 +70,7 @@ def card_impact(card: Card) -> float:
 
 def card_recency(card: Card, today: dt.date) -> float:
     """1.0 for a card touched in the last week, 0.1 less per week since, floored at 0.1."""
-    dates = [d for d in (card.date(k) for k in ("last_used", "updated", "created")) if d]
+    dates = [d for d in (card.date(k) for k in (LAST_USED, UPDATED, CREATED)) if d]
     if not dates:
         return RECENCY_FLOOR
     last = max(dates)

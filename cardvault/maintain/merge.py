@@ -361,7 +361,7 @@ def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:
     `merged_from`."""
     cards = [keep.card, *(o.card for o in others)]
     meta: dict[str, Any] = {}
-    for row in f.fields():
+    for row in f.FIELDS:
         meta.update(_folded(row, keep.card, cards))
     aliases = _union(
         [keep.card.aliases, *([o.slug, o.card.topic, *o.card.aliases] for o in others)]

@@ -117,9 +117,7 @@ def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
     """The agents who learned a card's lesson, sorted: those of the log entries it cites, and
     its `learned_by` names."""
     found = {by_ref[s].agent for s in card.sources if s in by_ref and by_ref[s].agent}
-    named = card.meta.get(LEARNED_BY)
-    if isinstance(named, list):
-        found.update(str(n).strip().lower() for n in named if str(n).strip())
+    found.update(n.strip().lower() for n in card.items(LEARNED_BY) if n.strip())
     return tuple(sorted(n for n in found if n))
 
 

@@ -133,10 +133,9 @@ def _carried() -> frozenset[str]:
 def merged_into(text: str, slug: str, path: Path) -> bool:
     """Whether the card `text` says it took in the card `slug` (`merged_from`)."""
     try:
-        merged = parse_card(text, path).meta.get(f.MERGED_FROM) or []
+        return slug in parse_card(text, path).items(f.MERGED_FROM)
     except CardFormatError:
         return False
-    return isinstance(merged, list) and slug in [str(item) for item in merged]
 
 
 def only_folded(base: str, kept: str, path: Path) -> bool:
@@ -195,7 +194,7 @@ def _carried_changes(b: Card, k: Card, s: Card, changed: set[str]) -> dict[str, 
     new_sources = [x for x in k.sources if x not in b.sources]
     counted = sum(x in s.sources for x in new_sources)  # sightings the survivor already cites
     carried = _carried()
-    for row in f.fields():
+    for row in f.FIELDS:
         key = row.name
         if key not in carried:
             continue

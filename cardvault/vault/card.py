@@ -74,7 +74,10 @@ class Card:
 
     @property
     def seen(self) -> int:
-        return self.count(SEEN)
+        value = self.meta.get(SEEN)
+        return (
+            value if isinstance(value, int) and not isinstance(value, bool) else field(SEEN).default
+        )
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -84,13 +87,6 @@ class Card:
         """The list under `key` as text items (none when it is not a list)."""
         value = self.meta.get(key) or []
         return tuple(str(v) for v in value) if isinstance(value, list) else ()
-
-    def count(self, key: str) -> int:
-        """The whole number under `key`, else the field's default (`seen` 1, `uses` 0)."""
-        value = self.meta.get(key, field(key).default)
-        return (
-            value if isinstance(value, int) and not isinstance(value, bool) else field(key).default
-        )
 
     @cached_property  # merge asks it of every close pair: the body is digested once
     def distilled(self) -> bool:

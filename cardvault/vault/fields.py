@@ -11,8 +11,8 @@ card's exact text), so a new row changes no export version, and the catalog re-r
 when the code changes (vault/refresh.py). A key not in the table is the user's: kept byte for
 byte, merged only where one side alone changed it.
 
-Readers look rows up through `field()` and `fields()` at call time, so a row added to FIELDS is
-read by every one of them.
+Readers look the table up when they run (`FIELDS`, `field()`, `names()`), so a row added to it
+is read by every one of them.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ HIGHEST = "highest"  # the highest of the choices any card has
 PROMOTION = "promotion"  # promoted when any card is, with that card's promotion date
 NAMES = "names"  # set by the merge itself: the merged cards' slugs (and topics)
 
-# Who writes the key besides a person (sync/merge_card.py's BOOKKEEPING, CARRIED, MERGED).
+# Who writes the key besides a person (sync/merge_card.py): READ and VERIFY are bookkeeping (a
+# card removed on one clone and only counted or checked on the other stays removed); what READ
+# and FOLD write is carried into the card a card was merged into; MERGE is the merge's record.
 READ, VERIFY, FOLD, MERGE = "read", "verify", "fold", "merge"
 
 # The names, each spelled here once.
@@ -100,11 +102,6 @@ FIELDS: tuple[Field, ...] = (
 )
 
 _UNKNOWN = Field("")
-
-
-def fields() -> tuple[Field, ...]:
-    """Every declared field, in a new card's key order."""
-    return FIELDS
 
 
 def field(name: str) -> Field:

@@ -19,10 +19,10 @@ def schema_problems(meta: Mapping[str, Any], categories: Iterable[str]) -> list[
     allowed = list(categories)
     problems = [
         (row.name, f"missing required key '{row.name}'")
-        for row in f.fields()
+        for row in f.FIELDS
         if row.required and meta.get(row.name) in (None, "")
     ]
-    for row in f.fields():
+    for row in f.FIELDS:
         if row.name in meta:
             problems.extend((row.name, m) for m in _type_problems(row, meta[row.name], allowed))
     return problems + _control_problems(meta)
