@@ -35,19 +35,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardvault.errors import CardFormatError
 from cardvault.sync.merge_text import Merged, merge3
 from cardvault.vault import fields as f
-from cardvault.vault.card import (
-    Card,
-    as_date,
-    parse_card,
-    render_value,
-    replace_body,
-    update_card_text,
-)
+from cardvault.vault.card import as_date, parse_card, render_value, replace_body, update_card_text
+
+if TYPE_CHECKING:
+    from cardvault.vault.card import Card
 
 _MISSING = object()
 _COUNTS = (f.SIGHTINGS, f.SUM)
