@@ -615,9 +615,9 @@ FIELD_NAME_BREACHES: set[str] = {
 def _field_name_keys() -> set[str]:
     """Each "path: name" where a module outside vault/fields.py spells a declared field's name
     as a key (a subscript, the first argument of `.get`/`.pop`/`.setdefault` or of a card's
-    `.date`/`.items`, the left of `in`, a dict literal's key) or in a list of fields (a tuple,
-    list or set literal naming two or more). The same words elsewhere (a status value
-    "promoted", a message) are other nouns."""
+    `.date`/`.items`, the left of `in`, a dict literal's key, a key `remove=`d from a card) or
+    in a list of fields (a tuple, list or set literal naming two or more). The same words
+    elsewhere (a status value "promoted", a message) are other nouns."""
     from cardvault.vault.fields import FIELDS
 
     names = {row.name for row in FIELDS}
@@ -632,6 +632,8 @@ def _field_name_keys() -> set[str]:
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 calls = ("get", "pop", "setdefault", "date", "items")
                 keys = node.args[:1] if node.func.attr in calls else []
+            elif isinstance(node, ast.keyword) and node.arg == "remove":  # update_card_text's
+                keys = list(getattr(node.value, "elts", []))
             elif isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In | ast.NotIn):
                 keys = [node.left]
             elif isinstance(node, ast.Dict):

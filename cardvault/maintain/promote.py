@@ -128,7 +128,7 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
     changes: dict[str, object] = {STATUS: "promoted", PROMOTED: today}
     if rule:
         changes[RULE] = one_line(rule)
-    text = update_card_text(card.file.text, changes, remove=["demoted"], path=card.path)
+    text = update_card_text(card.file.text, changes, remove=[DEMOTED], path=card.path)
     return WriteFile(card.path, text, card.file.digest, f"promoted {card.slug} ({why})", STEP, 1)
 
 
@@ -137,7 +137,7 @@ def demotion(card: CardFile, today: dt.date) -> WriteFile:
     from cardvault.vault.card import update_card_text
 
     changes = {STATUS: "active", DEMOTED: today}
-    text = update_card_text(card.file.text, changes, remove=["promoted"], path=card.path)
+    text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
     return WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
 
 
