@@ -471,3 +471,96 @@ def test_front_ends_import_only_the_app() -> None:
 
 def test_front_end_breaches_still_exist() -> None:
     assert sorted(FRONT_END_BREACHES - _front_end_imports()) == []
+
+
+#: Where a card field's name may still be spelled as a key outside vault/fields.py, as
+#: "path: name". The same word as another noun: a review item's or a doctor check's `status`,
+#: a finding's `severity`, a review question kind or report count named `stale`, the `uses`
+#: maintenance step, a verb form, the sections of a context pack (`rule`), a graph node's
+#: attribute, the files a host install `created`, a log entry's own correction fields
+#: (vault/daily.py, maintain/lessons.py).
+FIELD_NAME_OTHER_NOUNS: set[str] = {
+    "cardvault/context/pack.py: rule",
+    "cardvault/doctor/checks.py: status",
+    "cardvault/hosts/state.py: created",
+    "cardvault/insight/graph.py: tags",
+    "cardvault/insight/view.py: stale",
+    "cardvault/maintain/asking.py: stale",
+    "cardvault/maintain/contradict.py: uses",
+    "cardvault/maintain/lessons.py: severity",
+    "cardvault/vault/daily.py: domain",
+    "cardvault/vault/daily.py: severity",
+    "cardvault/maintain/plan.py: uses",
+    "cardvault/maintain/run.py: uses",
+    "cardvault/mcp/tools.py: status",
+    "cardvault/review/words.py: stale",
+    "cardvault/vault/decisions.py: status",
+    "cardvault/vault/finding.py: severity",
+    "cardvault/verify/run.py: checked",
+    "cardvault/verify/run.py: stale",
+    "cardvault/cli/maintain.py: promoted",
+    "cardvault/cli/forget.py: topic",
+}
+#: Card fields the front ends still name in the JSON and tables they print; they go with the
+#: move of that work behind `Session` methods. The list only shrinks.
+FIELD_NAME_BREACHES: set[str] = {
+    "cardvault/cli/list.py: category",
+    "cardvault/cli/list.py: status",
+    "cardvault/cli/list.py: tags",
+    "cardvault/cli/list.py: updated",
+    "cardvault/cli/import_notes.py: category",
+    "cardvault/cli/import_notes.py: created",
+    "cardvault/cli/import_notes.py: tags",
+    "cardvault/cli/import_notes.py: topic",
+    "cardvault/cli/import_notes.py: updated",
+    "cardvault/cli/render.py: stale",
+}
+
+
+def _field_name_keys() -> set[str]:
+    """Each "path: name" where a module outside vault/fields.py spells a declared field's name
+    as a key (a subscript, the first argument of `.get`/`.pop`/`.setdefault` or of a card's
+    `.date`/`.items`, the left of `in`, a dict literal's key, a key `remove=`d from a card) or
+    in a list of fields (a tuple, list or set literal naming two or more). The same words
+    elsewhere (a status value "promoted", a message) are other nouns."""
+    from cardvault.vault.fields import FIELDS
+
+    names = {row.name for row in FIELDS}
+    found = set()
+    for path, _ in _modules():
+        if path == PACKAGE / "vault" / "fields.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            keys: list[ast.expr | None] = []
+            if isinstance(node, ast.Subscript):
+                keys = [node.slice]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                calls = ("get", "pop", "setdefault", "date", "items")
+                keys = node.args[:1] if node.func.attr in calls else []
+            elif isinstance(node, ast.keyword) and node.arg == "remove":  # update_card_text's
+                keys = list(getattr(node.value, "elts", []))
+            elif isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In | ast.NotIn):
+                keys = [node.left]
+            elif isinstance(node, ast.Dict):
+                keys = list(node.keys)
+            elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+                named = [e for e in node.elts if isinstance(e, ast.Constant) and e.value in names]
+                keys = list(named) if len(named) > 1 else []
+            found |= {
+                f"{path.relative_to(REPO)}: {key.value}"
+                for key in keys
+                if isinstance(key, ast.Constant) and key.value in names
+            }
+    return found
+
+
+def test_card_fields_are_named_only_in_the_field_table() -> None:
+    """A card's fields are declared once (vault/fields.py); every reader and writer names
+    them through the table's constants, so adding a field is one row."""
+    known = FIELD_NAME_OTHER_NOUNS | FIELD_NAME_BREACHES
+    assert sorted(_field_name_keys() - known) == []
+
+
+def test_field_name_breaches_still_exist() -> None:
+    found = _field_name_keys()
+    assert sorted((FIELD_NAME_OTHER_NOUNS | FIELD_NAME_BREACHES) - found) == []

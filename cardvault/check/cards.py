@@ -11,6 +11,7 @@ import re
 
 from cardvault.vault.card import Card
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.fields import IMPORTED
 from cardvault.vault.layout import SLUG_RE
 from cardvault.vault.read import CardFile
 from cardvault.vault.schema import schema_problems
@@ -50,7 +51,7 @@ def distilled(card: Card) -> bool:
     """Whether maintenance wrote the card from log entries (it cites only log entries in
     `sources` and was not imported), rather than a person or an import (a curated card)."""
     sources = card.sources
-    imported = card.meta.get("imported") is not None
+    imported = card.meta.get(IMPORTED) is not None
     return bool(sources) and not imported and all(_LOG_CITATION.match(s) for s in sources)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.vault.card import update_card_text
+from cardvault.vault.fields import TAGS
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, read_vault
 from cardvault.vault.slugs import tagify
@@ -34,13 +35,13 @@ def card_fix(card: CardFile) -> Fix | None:
     text, what = card.file.text, list[str]()
     if card.card.newline == "\r\n":
         text, what = text.replace("\r\n", "\n"), [*what, "CRLF to LF"]
-    tags = card.card.meta.get("tags")
+    tags = card.card.meta.get(TAGS)
     if isinstance(tags, str):
         tags = tags.split(",")
     if isinstance(tags, list):
         fixed = list(dict.fromkeys(t for t in (tagify(str(x)) for x in tags) if t))
-        if fixed != card.card.meta.get("tags"):
-            text = update_card_text(text, {"tags": fixed}, path=card.path)
+        if fixed != card.card.meta.get(TAGS):
+            text = update_card_text(text, {TAGS: fixed}, path=card.path)
             what.append("tags")
     if text and not text.endswith("\n"):
         text, what = text + "\n", [*what, "final newline"]

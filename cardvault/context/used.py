@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from cardvault.context.pack import Decision
 from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.vault.card import Card
+from cardvault.vault.fields import CREATED, STALE, UPDATED
 from cardvault.vault.layout import Vault, check_slug
 from cardvault.vault.read import find_card, read_card
 from cardvault.vault.uses import record_uses
@@ -87,12 +88,12 @@ def hit_ages(vault: Vault, rels: Iterable[str], today: dt.date) -> dict[str, dic
     ages: dict[str, dict[str, object]] = {}
     for rel, read in found.items():
         card = read.card
-        stale = card.meta.get("stale")
-        edited = card.date("updated") or card.date("created")
+        stale = card.meta.get(STALE)
+        edited = card.date(UPDATED) or card.date(CREATED)
         days = {"age_days": max((today - edited).days, 0)} if edited is not None else {}
         ages[rel] = {
             "age": card_age(card, today),
             **days,
-            **({"stale": True} if isinstance(stale, dict) else {}),
+            **({STALE: True} if isinstance(stale, dict) else {}),
         }
     return ages

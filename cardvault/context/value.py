@@ -21,6 +21,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from cardvault.vault.card import Card, as_date
+from cardvault.vault.fields import CREATED, IMPACT, LAST_USED, SEVERITY, STALE, UPDATED
 
 FREQUENCY_CAP = 10
 DEFAULT_IMPACT = 0.5
@@ -58,10 +59,10 @@ def card_value(card: Card, today: dt.date) -> CardValue:
 
 def card_impact(card: Card) -> float:
     """`impact` when valid, else the impact `severity` implies, else the default."""
-    impact = card.meta.get("impact")
+    impact = card.meta.get(IMPACT)
     if isinstance(impact, int | float) and not isinstance(impact, bool) and 0 <= impact <= 1:
         return float(impact)
-    severity = card.meta.get("severity")
+    severity = card.meta.get(SEVERITY)
     if isinstance(severity, str) and severity in SEVERITY_IMPACT:
         return SEVERITY_IMPACT[severity]
     return DEFAULT_IMPACT
@@ -69,7 +70,7 @@ def card_impact(card: Card) -> float:
 
 def card_recency(card: Card, today: dt.date) -> float:
     """1.0 for a card touched in the last week, 0.1 less per week since, floored at 0.1."""
-    dates = [d for d in (card.date(k) for k in ("last_used", "updated", "created")) if d]
+    dates = [d for d in (card.date(k) for k in (LAST_USED, UPDATED, CREATED)) if d]
     if not dates:
         return RECENCY_FLOOR
     last = max(dates)
@@ -86,13 +87,13 @@ def days_ago(then: dt.date, today: dt.date) -> str:
 def card_age(card: Card, today: dt.date) -> str:
     """How old the card's knowledge is, in words: `updated 40 days ago, last used 3 days ago`,
     then, for a card `verify` found stale, `STALE since 2026-12-01: <reason>`."""
-    edited = card.date("updated") or card.date("created")
+    edited = card.date(UPDATED) or card.date(CREATED)
     parts = [f"updated {days_ago(edited, today)}" if edited else "never dated"]
-    used = card.date("last_used")
+    used = card.date(LAST_USED)
     if used is not None:
         parts.append(f"last used {days_ago(used, today)}")
     line = ", ".join(parts)
-    stale = card.meta.get("stale")
+    stale = card.meta.get(STALE)
     if isinstance(stale, dict):
         since = as_date(stale.get("date"))
         reason = " ".join(str(stale.get("reason", "")).split())

@@ -27,6 +27,7 @@ from cardvault.history import (
     memory_commits,
     one_commit,
 )
+from cardvault.vault.fields import MERGED_FROM, STATUS, TOPIC
 from cardvault.vault.layout import Vault
 
 _CARD = re.compile(r"^memory/(cards|archive)/([^/]+)\.md$")
@@ -152,7 +153,7 @@ def _card_events(change: FileChange, subject: str) -> list[MemoryEvent]:
     events: list[MemoryEvent] = []
     merged = _merged(before, after)
     if old_match is None or change.status == "A":
-        title = str((after or {}).get("topic", slug))
+        title = str((after or {}).get(TOPIC, slug))
         events.append(MemoryEvent("created", slug, f"created card {slug} ({title})"))
     if merged:
         events.append(
@@ -171,7 +172,7 @@ def _card_events(change: FileChange, subject: str) -> list[MemoryEvent]:
 
 def _merged(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[str]:
     def sources(meta: dict[str, Any] | None) -> list[str]:
-        value = (meta or {}).get("merged_from") or []
+        value = (meta or {}).get(MERGED_FROM) or []
         return [str(v) for v in value] if isinstance(value, list) else []
 
     old = set(sources(before))
@@ -181,7 +182,7 @@ def _merged(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list
 def _status_events(
     slug: str, before: dict[str, Any], after: dict[str, Any], folder: str
 ) -> list[MemoryEvent]:
-    old, new = str(before.get("status", "active")), str(after.get("status", "active"))
+    old, new = str(before.get(STATUS, "active")), str(after.get(STATUS, "active"))
     if old == new or (new == "archived" and folder == "archive"):
         return []
     if new == "promoted":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardvault.vault.card import Card
+from cardvault.vault.fields import CATEGORY, STATUS, TAGS, TOPIC, UPDATED
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
 
@@ -25,9 +26,9 @@ class CardRow:
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (explicit: `dataclasses.asdict` costs 50 µs a row)."""
         return {
-            "slug": self.slug, "path": self.path, "topic": self.topic,
-            "category": self.category, "tags": list(self.tags), "status": self.status,
-            "updated": self.updated, "tokens": self.tokens,
+            "slug": self.slug, "path": self.path, TOPIC: self.topic,
+            CATEGORY: self.category, TAGS: list(self.tags), STATUS: self.status,
+            UPDATED: self.updated, "tokens": self.tokens,
         }  # fmt: skip
 
 
@@ -54,7 +55,7 @@ def list_cards(
     for file in snapshot.cards if archived else snapshot.live:
         card = file.card
         if matches(card, category, tag, status):
-            updated = card.date("updated")
+            updated = card.date(UPDATED)
             rows.append(
                 CardRow(
                     slug=card.slug,

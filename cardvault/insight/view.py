@@ -28,6 +28,7 @@ from cardvault.insight.card_html import card_html
 from cardvault.insight.graph import Graph, build_graph
 from cardvault.insight.stats import VaultStats, vault_stats
 from cardvault.vault.decisions import ReviewItem, pending_items, read_queue
+from cardvault.vault.fields import STALE, UPDATED
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, read_vault, remembered
 
@@ -141,7 +142,7 @@ def html_fact() -> str:
 
 def _view_card(rel: str, file: CardFile, cutoff: dt.date, html: str) -> ViewCard:
     card = file.card
-    updated = card.date("updated")
+    updated = card.date(UPDATED)
     archived = file.archived or card.status == "archived"
     return ViewCard(
         slug=card.slug,
@@ -164,7 +165,7 @@ def staleness(file: CardFile, cutoff: dt.date) -> str | None:
     and not promoted: the next maintain archives it), or None."""
     from cardvault.maintain.archive import last_activity
 
-    marked = file.card.meta.get("stale")
+    marked = file.card.meta.get(STALE)
     if marked not in (None, False, "", "false", "no"):
         return "marked stale" if marked is True else f"marked stale: {marked}"
     if file.card.status == "promoted":

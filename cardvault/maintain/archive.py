@@ -25,12 +25,10 @@ from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.fields import CREATED, IMPORTED, LAST_USED, STATUS, UPDATED
 from cardvault.vault.uses import Use
 
 STEP = "archive"
-#: The date a folder import wrote the card (portable/notecards.py): it keeps a freshly imported
-#: folder of old notes out of the archive until they have had `archive_days` to be used.
-IMPORTED = "imported"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
@@ -70,10 +68,10 @@ def last_activity(card: Card, use: Use | None = None) -> dt.date | None:
     """The latest of `updated`, `last_used` and `use` (not folded yet); `created` when none
     is set."""
     recorded = use.last if use is not None else None
-    dates = [d for d in (card.date("updated"), card.date("last_used"), recorded) if d]
+    dates = [d for d in (card.date(UPDATED), card.date(LAST_USED), recorded) if d]
     if dates:
         return max(dates)
-    return card.date("created")
+    return card.date(CREATED)
 
 
 def archival(state: VaultState, card: CardFile, why: str) -> Change:
@@ -83,7 +81,7 @@ def archival(state: VaultState, card: CardFile, why: str) -> Change:
     if any(c.path == target for c in state.cards) or target.exists():
         message = f"{card.slug}: not archived, {vault.rel(target)} already exists"
         return Report("skipped", message, (card.path, target), (), STEP)
-    text = update_card_text(card.file.text, {"status": "archived"}, path=card.path)
+    text = update_card_text(card.file.text, {STATUS: "archived"}, path=card.path)
     reason = f"archived {card.slug} ({why})"
     return MoveFile(card.path, target, text, card.file.digest, reason, STEP, 1)
 

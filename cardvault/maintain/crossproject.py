@@ -49,6 +49,7 @@ from cardvault.maintain.crossasking import Member, Weak, ask
 from cardvault.maintain.promote import lesson_rule, recorded_cards, rules_changes
 from cardvault.maintain.state import CardFile, VaultState, load_state
 from cardvault.scopes.registry import open_projects
+from cardvault.vault import fields as f
 from cardvault.vault.card import render_card, update_card_text
 from cardvault.vault.decisions import KeptApart, ReviewItem, apart_pairs
 from cardvault.vault.files import ABSENT
@@ -179,7 +180,7 @@ def project_members(global_vault: Vault) -> _Found:
         by_ref = entries_by_ref(snapshot.entries)
         recorded = {r.cites[-1]: r.said for r in snapshot.rules if r.generated and r.cites}
         for card in snapshot.live:
-            if card.card.status == "archived" or card.card.meta.get("private") is True:
+            if card.card.status == "archived" or card.card.meta.get(f.PRIVATE) is True:
                 continue
             rel = snapshot.rel(card.path)
             rule = recorded.get(rel) or lesson_rule(card.card, by_ref)
@@ -307,10 +308,10 @@ def _new_global_card(
     tags = sorted({t for m in group for t in m.card.card.tags})[:8]
     slug = unique_slug(slugify(card.topic), state.taken)
     meta: dict[str, Any] = {
-        "topic": card.topic, "category": category, "tags": tags,
-        "created": today, "updated": today, "status": "promoted", "promoted": today,
-        "seen": len(projects), "rule": best.rule,
-        "sources": sorted(m.cite for m in group),
+        f.TOPIC: card.topic, f.CATEGORY: category, f.TAGS: tags,
+        f.CREATED: today, f.UPDATED: today, f.STATUS: "promoted", f.PROMOTED: today,
+        f.SEEN: len(projects), f.RULE: best.rule,
+        f.SOURCES: sorted(m.cite for m in group),
     }  # fmt: skip
     names = {link for m in group for link in (x.key for x in m.card.links)}
     body = unlink(card.body.strip(), names) + "\n\n" + _learned_in(group) + "\n"
@@ -330,7 +331,7 @@ def _extended(owner: CardFile, group: list[Member], today: dt.date) -> list[Chan
     sources = [*known, *new]
     projects = {s.split(":", 1)[0] for s in sources if ":" in s}
     text = update_card_text(
-        owner.file.text, {"sources": sources, "seen": len(projects), "updated": today},
+        owner.file.text, {f.SOURCES: sources, f.SEEN: len(projects), f.UPDATED: today},
         path=owner.path,
     )  # fmt: skip
     reason = f"global card {owner.slug}: also found in {', '.join(new)}"

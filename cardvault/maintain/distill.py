@@ -56,6 +56,7 @@ from cardvault.vault.card import (
 )
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import ReviewItem
+from cardvault.vault.fields import RULE, SEEN, SOURCES, STATUS, UPDATED
 from cardvault.vault.files import ABSENT
 from cardvault.vault.tokens import count_tokens
 
@@ -175,17 +176,17 @@ def fold(
         text = replace_body(text, append_paragraphs(card.body, added))
     base_seen = card.seen
     changes: dict[str, Any] = {
-        "seen": base_seen + len(group),
+        SEEN: base_seen + len(group),
         # an edit today: the card's age for the archive counts from it, not from the log's day
-        "updated": _later(card.meta.get("updated"), max(state.today, *_days(group))),
-        "sources": [*card.sources, *(lesson.ref for lesson in group)],
+        UPDATED: _later(card.meta.get(UPDATED), max(state.today, *_days(group))),
+        SOURCES: [*card.sources, *(lesson.ref for lesson in group)],
     }
     changes.update(correction_meta(group, card.meta))
     rule = group_rule(group)
-    if rule and not card.meta.get("rule"):
-        changes["rule"] = " ".join(rule.split())
+    if rule and not card.meta.get(RULE):
+        changes[RULE] = " ".join(rule.split())
     if target.archived:
-        changes["status"] = "active"
+        changes[STATUS] = "active"
     text = keep_provenance(card, update_card_text(text, changes, path=target.path))
     return _guarded(state, target.path, text, added, group, cfg, target)
 

@@ -29,6 +29,7 @@ from cardvault.edits.door import Proposal
 from cardvault.vault.card import update_card_text
 from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
 from cardvault.vault.entry_ids import cited_entry, is_positional, stamped_log
+from cardvault.vault.fields import SOURCES
 from cardvault.vault.files import read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot
@@ -80,7 +81,7 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
         new = [_by_content(s, logs, renamed, text) if is_positional(s) else s for s in sources]
         if new != list(sources):
             citations += sum(1 for a, b in zip(sources, new, strict=True) if a != b)
-            text = update_card_text(card.file.text, {"sources": new}, path=card.path)
+            text = update_card_text(card.file.text, {SOURCES: new}, path=card.path)
             reason = "cites its log entries by id"
             changes.append(WriteFile(card.path, text, card.file.digest, reason, STEP))
     queue = _queue_change(snapshot, renamed)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from cardvault.edits.changes import Change, Report, WriteFile
 from cardvault.vault.card import as_date
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.fields import UPDATED
 from cardvault.vault.layout import Vault
 from cardvault.vault.sections import set_section, without_markers
 from cardvault.vault.snapshot import CardFile
@@ -90,7 +91,7 @@ def category_rows(vault: Vault, live: Sequence[CardFile]) -> list[Row]:
 
 
 def _importance(card: CardFile) -> tuple[int, int, int, str]:
-    updated = as_date(card.card.meta.get("updated"))
+    updated = as_date(card.card.meta.get(UPDATED))
     return (
         0 if card.card.status == "promoted" else 1,
         -card.card.seen,

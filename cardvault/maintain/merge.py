@@ -24,11 +24,12 @@ about (distill's "same lesson?" of this run or an earlier one) waits for its ans
 In a cluster the survivor is the promoted card if there is one, else the earliest created, else
 the one most linked to. It keeps its bytes; every sentence of the others it does not already
 say is appended, whatever the token budget (`check` notes the budget; nothing leaves search).
-Tags are unioned; `created` is the earliest, `updated` the latest; the others' slugs and topics
-become `aliases`, their slugs `merged_from`; `sources` are joined and `seen` counts distinct
-sightings (vault/card.py `sightings`: the distinct sources, never a sum over the cards). The
-other files are removed (git keeps them) and `[[links]]` to them in any card are rewritten to
-the survivor: only when a merge happens.
+Each frontmatter field becomes what its `fold` rule in the field table says (vault/fields.py):
+tags and sources unioned; `created` the earliest, `updated` the latest; the highest severity; a
+promotion and a rule kept; the others' slugs and topics become `aliases`, their slugs
+`merged_from`; `seen` counts distinct sightings (vault/card.py `sightings`: the distinct
+sources, never a sum over the cards). The other files are removed (git keeps them) and
+`[[links]]` to them in any card are rewritten to the survivor: only when a merge happens.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.survivor import inbound_links, rewrite_links, survivor_order
 from cardvault.maintain.text import append_paragraphs, first_sentence, render_blocks
+from cardvault.vault import fields as f
 from cardvault.vault.card import (
     DISTILLED_KEY,
+    Card,
     as_date,
     keep_provenance,
     parse_card,
@@ -65,7 +68,6 @@ from cardvault.vault.decisions import KeptApart, ReviewItem, apart_pairs, asked_
 from cardvault.vault.links import rename_links
 
 STEP = "merge"
-_SEVERITY = {"low": 1, "medium": 2, "high": 3}
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
@@ -354,45 +356,39 @@ def _merged_text(
 
 
 def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:
-    """The survivor's frontmatter changes."""
+    """The survivor's frontmatter changes: each field by its `fold` rule (vault/fields.py), in
+    the table's order; the others' slugs and topics become `aliases`, their slugs
+    `merged_from`."""
     cards = [keep.card, *(o.card for o in others)]
-    meta: dict[str, Any] = {
-        "tags": _union(c.tags for c in cards),
-        "created": _extreme(cards, "created", min),
-        "updated": _extreme(cards, "updated", max),
-    }
+    meta: dict[str, Any] = {}
+    for row in f.FIELDS:
+        meta.update(_folded(row, keep.card, cards))
     aliases = _union(
         [keep.card.aliases, *([o.slug, o.card.topic, *o.card.aliases] for o in others)]
     )
-    meta["aliases"] = [a for a in aliases if a not in (keep.slug, keep.card.topic)]
-    prior = keep.card.meta.get("merged_from")
-    meta["merged_from"] = _union(
-        [prior if isinstance(prior, list) else [], [o.slug for o in others]]
-    )
-    sources = _union(c.sources for c in cards)
-    if sources:
-        meta["sources"] = sources
-    meta["seen"] = sightings(cards)
-    meta.update(_carried(keep, others))
-    return {k: v for k, v in meta.items() if v is not None}
+    meta[f.ALIASES] = [a for a in aliases if a not in (keep.slug, keep.card.topic)]
+    meta[f.MERGED_FROM] = _union([keep.card.items(f.MERGED_FROM), [o.slug for o in others]])
+    return f.in_order({k: v for k, v in meta.items() if v is not None})
 
 
-def _carried(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:
-    """Status, rule, severity and last_used carried over from the merged cards."""
-    meta: dict[str, Any] = {}
-    cards = [keep.card, *(o.card for o in others)]
+def _folded(row: f.Field, keep: Card, cards: list[Card]) -> dict[str, Any]:
+    """The survivor `keep`'s value of `row` once `cards` are one card (nothing: its own)."""
+    key, rule = row.name, row.fold
+    if rule == f.UNION:
+        return {key: _union(c.items(key) for c in cards) or None}
+    if rule in (f.EARLIEST, f.LATEST):
+        return {key: _extreme(cards, key, min if rule == f.EARLIEST else max)}
+    if rule == f.SIGHTINGS:
+        return {key: sightings(cards)}
+    if rule == f.HIGHEST:
+        levels = [c.meta[key] for c in cards if f.rank(key, c.meta.get(key)) >= 0]
+        return {key: max(levels, key=lambda v: f.rank(key, v))} if levels else {}
+    if rule == f.FIRST and not keep.meta.get(key):
+        return {key: next((c.meta[key] for c in cards if c.meta.get(key)), None)}
     promoted = [c for c in cards if c.status == "promoted"]
-    if promoted and keep.card.status != "promoted":
-        meta["status"] = "promoted"
-        meta["promoted"] = promoted[0].meta.get("promoted")
-    if not keep.card.meta.get("rule"):
-        meta["rule"] = next((c.meta["rule"] for c in cards if c.meta.get("rule")), None)
-    levels = [c.meta.get("severity") for c in cards if c.meta.get("severity") in _SEVERITY]
-    if levels:
-        meta["severity"] = max(levels, key=lambda s: _SEVERITY[str(s)])
-    if any("last_used" in c.meta for c in cards):
-        meta["last_used"] = _extreme(cards, "last_used", max)
-    return meta
+    if rule == f.PROMOTION and promoted and keep.status != "promoted":
+        return {key: "promoted", f.PROMOTED: promoted[0].meta.get(f.PROMOTED)}
+    return {}
 
 
 def _union(groups: Any) -> list[str]:

@@ -26,6 +26,7 @@ from cardvault.maintain.evidence import Vocabulary, terms
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile
 from cardvault.maintain.topic import lesson_topic
+from cardvault.vault import fields as f
 from cardvault.vault.layout import SLUG_RE
 from cardvault.vault.slugs import slugify, tagify, unique_slug
 
@@ -39,7 +40,6 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b"  # S3, PgBouncer, GitHub (not KEYS, HTTP)
 )
 FALLBACK_CATEGORY = "lessons"
-_SEVERITY_ORDER = {"low": 1, "medium": 2, "high": 3}
 _STOPWORDS = frozenset(
     re.split(
         r"\s+",
@@ -148,24 +148,24 @@ def identifiers(text: str) -> list[str]:
 def new_card_meta(
     group: Sequence[Lesson], category: str, tags: list[str], today: dt.date
 ) -> dict[str, Any]:
-    """Frontmatter for a card distilled from `group` on `today` (keys in the house order):
-    `created` is the day the lesson was first told, `updated` the day the card was written (its
-    age for the archive counts from then, not from an old log's day)."""
+    """Frontmatter for a card distilled from `group` on `today` (keys in the table's order,
+    vault/fields.py): `created` is the day the lesson was first told, `updated` the day the card
+    was written (its age for the archive counts from then, not from an old log's day)."""
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
-        "topic": lesson_topic(group),
-        "category": category,
-        "tags": tags,
-        "created": min(days),
-        "updated": max(today, *days),
-        "seen": len(group),
+        f.TOPIC: lesson_topic(group),
+        f.CATEGORY: category,
+        f.TAGS: tags,
+        f.CREATED: min(days),
+        f.UPDATED: max(today, *days),
+        f.SEEN: len(group),
+        f.SOURCES: [lesson.ref for lesson in group],
+        **correction_meta(group, None),
     }
-    meta.update(correction_meta(group, None))
     rule = group_rule(group)
     if rule:
-        meta["rule"] = " ".join(rule.split())
-    meta["sources"] = [lesson.ref for lesson in group]
-    return meta
+        meta[f.RULE] = " ".join(rule.split())
+    return f.in_order(meta)
 
 
 def group_rule(group: Sequence[Lesson]) -> str | None:
@@ -184,17 +184,18 @@ def correction_meta(group: Sequence[Lesson], current: dict[str, Any] | None) -> 
     """`domain` and the highest `severity` of the group's structured corrections."""
     meta: dict[str, Any] = {}
     current = current or {}
+    # a correction entry's fields of the same names (vault/daily.py CORRECTION_FIELDS)
     domains = [
-        lesson.entry.fields["domain"] for lesson in group if lesson.entry.fields.get("domain")
+        lesson.entry.fields[f.DOMAIN] for lesson in group if lesson.entry.fields.get(f.DOMAIN)
     ]
-    if domains and "domain" not in current:
-        meta["domain"] = domains[0]
+    if domains and f.DOMAIN not in current:
+        meta[f.DOMAIN] = domains[0]
     levels = [lesson.severity for lesson in group if lesson.severity]
-    existing = current.get("severity")
-    if isinstance(existing, str) and existing in _SEVERITY_ORDER:
+    existing = current.get(f.SEVERITY)
+    if isinstance(existing, str) and f.rank(f.SEVERITY, existing) >= 0:
         levels.append(existing)
     if levels:
-        top = max(levels, key=lambda s: _SEVERITY_ORDER[s])
+        top = max(levels, key=lambda s: f.rank(f.SEVERITY, s))
         if top != existing:
-            meta["severity"] = top
+            meta[f.SEVERITY] = top
     return meta

@@ -35,6 +35,7 @@ from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import Card
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import LogEntry
+from cardvault.vault.fields import DEMOTED, LEARNED_BY, PROMOTED, RULE, SEVERITY, STALE, STATUS
 from cardvault.vault.files import ABSENT
 from cardvault.vault.rules import (
     SECTION,
@@ -44,7 +45,6 @@ from cardvault.vault.rules import (
     recited,
 )
 from cardvault.vault.sections import get_section, set_section
-from cardvault.verify.marks import STALE
 
 STEP = "promote"
 RULE_LIMIT = 200
@@ -75,12 +75,12 @@ def due(
     agents"), or None. `agents`: who learned it (`learners`); `seen`: its sightings (the card's
     own `seen` when not given). Whether it is a lesson at all is `lesson_rule`'s question."""
     meta = card.card.meta
-    if card.card.status == "archived" or meta.get("demoted"):
+    if card.card.status == "archived" or meta.get(DEMOTED):
         return None
     seen = card.card.seen if seen is None else seen
     if seen >= cfg.promote_threshold:
         return f"seen {seen} times"
-    if meta.get("severity") == "high":
+    if meta.get(SEVERITY) == "high":
         return "severity high"
     if len(agents) >= cfg.agent_promote_threshold:
         return f"learned by {len(agents)} agents: {', '.join(agents)}"
@@ -106,7 +106,7 @@ def lesson_rule(card: Card, by_ref: Mapping[str, LogEntry]) -> str | None:
     )
     if not entries:
         return None
-    rule = card.meta.get("rule")
+    rule = card.meta.get(RULE)
     if isinstance(rule, str) and rule.strip():
         return one_line(rule)
     lines = [line for entry in entries for line in lesson_lines(entry)]
@@ -117,9 +117,7 @@ def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
     """The agents who learned a card's lesson, sorted: those of the log entries it cites, and
     its `learned_by` names."""
     found = {by_ref[s].agent for s in card.sources if s in by_ref and by_ref[s].agent}
-    named = card.meta.get("learned_by")
-    if isinstance(named, list):
-        found.update(str(n).strip().lower() for n in named if str(n).strip())
+    found.update(n.strip().lower() for n in card.items(LEARNED_BY) if n.strip())
     return tuple(sorted(n for n in found if n))
 
 
@@ -127,10 +125,10 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
     """The card rewritten as promoted."""
     from cardvault.vault.card import update_card_text
 
-    changes: dict[str, object] = {"status": "promoted", "promoted": today}
+    changes: dict[str, object] = {STATUS: "promoted", PROMOTED: today}
     if rule:
-        changes["rule"] = one_line(rule)
-    text = update_card_text(card.file.text, changes, remove=["demoted"], path=card.path)
+        changes[RULE] = one_line(rule)
+    text = update_card_text(card.file.text, changes, remove=[DEMOTED], path=card.path)
     return WriteFile(card.path, text, card.file.digest, f"promoted {card.slug} ({why})", STEP, 1)
 
 
@@ -138,8 +136,8 @@ def demotion(card: CardFile, today: dt.date) -> WriteFile:
     """The card rewritten as no longer promoted (and not promoted again automatically)."""
     from cardvault.vault.card import update_card_text
 
-    changes = {"status": "active", "demoted": today}
-    text = update_card_text(card.file.text, changes, remove=["promoted"], path=card.path)
+    changes = {STATUS: "active", DEMOTED: today}
+    text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
     return WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
 
 
@@ -226,7 +224,7 @@ def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Chan
 
 
 def _rule_key(card: CardFile) -> str | None:
-    rule = card.card.meta.get("rule")
+    rule = card.card.meta.get(RULE)
     return rule if isinstance(rule, str) and rule.strip() else None
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.vault.card import as_date, keep_provenance
+from cardvault.vault.fields import CREATED
 from cardvault.vault.links import rename_links
 
 STEP = "merge"
@@ -22,7 +23,7 @@ def survivor_order(cluster: list[CardFile], inbound: Counter[str]) -> list[CardF
     """The cluster, survivor first: promoted, then earliest created, then most linked."""
 
     def key(card: CardFile) -> tuple[int, str, int, str]:
-        created = as_date(card.card.meta.get("created"))
+        created = as_date(card.card.meta.get(CREATED))
         return (
             0 if card.card.status == "promoted" else 1,
             created.isoformat() if created else "9999",

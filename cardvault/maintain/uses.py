@@ -15,6 +15,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.maintain.state import VaultState
 from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
+from cardvault.vault.fields import LAST_USED, USES
 from cardvault.vault.uses import Use
 
 STEP = "uses"
@@ -43,10 +44,10 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
 
 def folded(card: Card, use: Use) -> dict[str, object]:
     """The frontmatter values once `use` is counted in: `uses` summed, `last_used` the later."""
-    before = card.meta.get("uses")
+    before = card.meta.get(USES)
     count = before if isinstance(before, int) and not isinstance(before, bool) else 0
-    last = card.date("last_used")
+    last = card.date(LAST_USED)
     return {
-        "uses": max(count, 0) + use.count,
-        "last_used": max(last, use.last) if last else use.last,
+        USES: max(count, 0) + use.count,
+        LAST_USED: max(last, use.last) if last else use.last,
     }

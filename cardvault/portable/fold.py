@@ -19,6 +19,7 @@ from cardvault.edits.changes import Change, Report, WriteFile
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.portable.format import ImportedCard
 from cardvault.vault.card import replace_body, update_card_text
+from cardvault.vault.fields import ALIASES, MERGED_FROM, SEEN
 from cardvault.vault.files import ABSENT, FileText, digest_text
 from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import unique_slug
@@ -108,12 +109,12 @@ def fold(state: VaultState, keep: CardFile, item: ImportedCard) -> str | None:
     body = append_paragraphs(keep.card.body, render_blocks(kept))
     text = replace_body(keep.file.text, body) if body != keep.card.body else keep.file.text
     meta = _folded_meta(keep, other)
-    seen = meta.pop("seen", None)
+    seen = meta.pop(SEEN, None)
     text = update_card_text(text, meta, path=keep.path)
     if text == keep.file.text:
         return None
     if seen is not None:
-        text = update_card_text(text, {"seen": seen}, path=keep.path)
+        text = update_card_text(text, {SEEN: seen}, path=keep.path)
     return text
 
 
@@ -124,16 +125,16 @@ def _folded_meta(keep: CardFile, other: CardFile) -> dict[str, Any]:
     meta = merged_meta(keep, [other])
     if other.slug != keep.slug:
         return meta
-    merged = [m for m in meta.get("merged_from", []) if m != keep.slug]
+    merged = [m for m in meta.get(MERGED_FROM, []) if m != keep.slug]
     if merged:
-        meta["merged_from"] = merged
+        meta[MERGED_FROM] = merged
     else:
-        meta.pop("merged_from", None)
-    if not meta.get("aliases") and "aliases" not in keep.card.meta:
-        meta.pop("aliases", None)
+        meta.pop(MERGED_FROM, None)
+    if not meta.get(ALIASES) and ALIASES not in keep.card.meta:
+        meta.pop(ALIASES, None)
     seen = max(keep.card.seen, other.card.seen)
-    if "seen" in keep.card.meta or seen > 1:
-        meta["seen"] = seen
+    if SEEN in keep.card.meta or seen > 1:
+        meta[SEEN] = seen
     else:
-        meta.pop("seen", None)
+        meta.pop(SEEN, None)
     return meta

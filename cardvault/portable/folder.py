@@ -27,7 +27,6 @@ from cardvault.portable.importer import ImportPlan, plan_import
 from cardvault.portable.kinds import kind_of
 from cardvault.portable.names import FileNames, Named, NoteNames, assign_slugs
 from cardvault.portable.notecards import (
-    IMPORTED_FROM,
     CardSettings,
     NoteCard,
     ParsedNote,
@@ -37,6 +36,7 @@ from cardvault.portable.notecards import (
 from cardvault.portable.notes import Progress, Skipped, SourceTree, read_tree
 from cardvault.portable.relink import LinkOutcome, Relinker
 from cardvault.vault.card import parse_card
+from cardvault.vault.fields import IMPORTED_FROM
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.lognames import is_log_path

@@ -30,7 +30,6 @@ from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
 from cardvault.portable.fold import Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, problem
-from cardvault.portable.notecards import IMPORTED
 from cardvault.vault.card import Card
 from cardvault.vault.daily import (
     LogEntry,
@@ -40,6 +39,7 @@ from cardvault.vault.daily import (
     parse_log,
 )
 from cardvault.vault.entry_ids import append_entries, clone_refs
+from cardvault.vault.fields import IMPORTED, RULE
 from cardvault.vault.files import ABSENT
 from cardvault.vault.finding import Finding
 from cardvault.vault.forgotten import forgotten_refs
@@ -381,7 +381,7 @@ def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Chang
         card = state.card_at(change.path) if isinstance(change, WriteFile) else None
         if card is None or card.card.status != "promoted":
             continue
-        key = card.card.meta.get("rule")
+        key = card.card.meta.get(RULE)
         rule = given.get(state.vault.rel(card.path)) or (key if isinstance(key, str) else "")
         if rule.strip():
             promoted.append(rule_line(state, card, rule))

@@ -35,14 +35,8 @@ from cardvault.portable.format import problem
 from cardvault.portable.markup import code_spans, inline_tags
 from cardvault.portable.notes import SourceNote
 from cardvault.portable.relink import LinkOutcome, Relinker, relink
-from cardvault.vault.card import (
-    DISTILLED_KEY,
-    REQUIRED_KEYS,
-    as_date,
-    load_yaml,
-    render_card,
-    split_frontmatter,
-)
+from cardvault.vault import fields as f
+from cardvault.vault.card import as_date, load_yaml, render_card, split_frontmatter
 from cardvault.vault.finding import Finding
 from cardvault.vault.prose import parse
 from cardvault.vault.schema import schema_problems
@@ -51,13 +45,7 @@ from cardvault.vault.slugs import slugify
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-IMPORTED, IMPORTED_FROM = "imported", "imported_from"
-#: Keys cardvault gives a meaning to: a note's own value is kept as `note_<key>`.
-RESERVED = frozenset(
-    {*REQUIRED_KEYS, "status", "sources", "seen", "impact", "severity", "rule", "merged_from",
-     "promoted", "last_used", "learned_by", "private", IMPORTED, IMPORTED_FROM, DISTILLED_KEY}
-)  # fmt: skip
-TOPIC_KEYS = ("topic", "title", "name")
+TOPIC_KEYS = (f.TOPIC, "title", "name")
 SYNONYMS = {
     "user": "human", "person": "human", "people": "human", "feedback": "lessons",
     "lesson": "lessons", "til": "lessons", "reference": "tools", "tool": "tools",
@@ -87,7 +75,7 @@ class ParsedNote:
         return heading.group(1).strip() if heading else self.note.stem
 
     def aliases(self) -> tuple[str, ...]:
-        return tuple(_words(self.meta.get("aliases", self.meta.get("alias")), split=False))
+        return tuple(_words(self.meta.get(f.ALIASES, self.meta.get("alias")), split=False))
 
 
 @dataclass(frozen=True)
@@ -148,17 +136,17 @@ def note_card(
     topic = parsed.topic()
     aliases = [a for a in dict.fromkeys(_aliases(parsed, topic)) if a != slug]
     meta: dict[str, Any] = {
-        "topic": topic,
-        "category": category,
-        "tags": list(dict.fromkeys([*tags, *stray])),
-        "created": dates.created,
-        "updated": dates.updated,
+        f.TOPIC: topic,
+        f.CATEGORY: category,
+        f.TAGS: list(dict.fromkeys([*tags, *stray])),
+        f.CREATED: dates.created,
+        f.UPDATED: dates.updated,
     }
     if aliases:
-        meta["aliases"] = aliases
+        meta[f.ALIASES] = aliases
     meta.update(carried)
-    meta[IMPORTED] = settings.today
-    meta[IMPORTED_FROM] = f"{settings.source_label}/{note.rel}"
+    meta[f.IMPORTED] = settings.today
+    meta[f.IMPORTED_FROM] = f"{settings.source_label}/{note.rel}"
     problems = schema_problems(meta, settings.categories)
     if problems:
         key, message = problems[0]
@@ -166,7 +154,7 @@ def note_card(
     text = render_card(meta, body)
     all_links = tuple(sorted([*links, *value_links], key=lambda o: o.line))
     return NoteCard(
-        note.rel, rel, slug, topic, category, category_from, tuple(meta["tags"]), dates, text,
+        note.rel, rel, slug, topic, category, category_from, tuple(meta[f.TAGS]), dates, text,
         all_links,
     )  # fmt: skip
 
@@ -179,8 +167,8 @@ def _aliases(parsed: ParsedNote, topic: str) -> list[str]:
 
 def _consumed(parsed: ParsedNote) -> set[str]:
     """The note's keys that became the card's own (topic, tags, aliases, category, dates)."""
-    used = {"tags", "tag", "aliases", "alias", "category"}
-    used.add(next((key for key in TOPIC_KEYS if parsed.text_of(key)), "topic"))
+    used = {f.TAGS, "tag", f.ALIASES, "alias", f.CATEGORY}
+    used.add(next((key for key in TOPIC_KEYS if parsed.text_of(key)), f.TOPIC))
     lowered = {str(key).casefold(): key for key in parsed.meta}
     for keys in (CREATED_KEYS, UPDATED_KEYS):
         for key in keys:
@@ -195,12 +183,12 @@ def _carried(parsed: ParsedNote, relinker: Relinker) -> tuple[dict[str, Any], li
     """The note's other keys, links in their text converted, cardvault's own renamed."""
     carried: dict[str, Any] = {}
     outcomes: list[LinkOutcome] = []
-    skip = _consumed(parsed)
+    skip, reserved = _consumed(parsed), f.names(note_key=True)
     lines = _key_lines(parsed)
     for key, value in parsed.meta.items():
         if key in skip:
             continue
-        name = f"note_{key}" if key in RESERVED else key
+        name = f"note_{key}" if key in reserved else key
         if name in parsed.meta and name != key:
             continue
         line = lines.get(key, 1)
@@ -252,7 +240,7 @@ def clean_tag(raw: str) -> str:
 
 def _tags(parsed: ParsedNote, tokens: list[Token]) -> list[str]:
     inline = inline_tags(parsed.body, tokens)
-    raw = [*_words(parsed.meta.get("tags", parsed.meta.get("tag"))), *inline]
+    raw = [*_words(parsed.meta.get(f.TAGS, parsed.meta.get("tag"))), *inline]
     raw += [part for part in parsed.note.folder.split("/") if part]
     return list(dict.fromkeys(tag for tag in map(clean_tag, raw) if tag))
 
@@ -271,9 +259,9 @@ def _category(
     parsed: ParsedNote, tags: Iterable[str], settings: CardSettings
 ) -> tuple[str, str, list[str]]:
     """(category, where it came from, the note's own category as a tag when it maps to none)."""
-    own = parsed.text_of("category")
+    own = parsed.text_of(f.CATEGORY)
     candidates = [
-        ("category", own),
+        (f.CATEGORY, own),
         ("type", parsed.text_of("type")),
         *(("folder", part) for part in parsed.note.folder.split("/") if part),
         *(("tag", tag) for tag in tags),

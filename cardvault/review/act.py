@@ -35,6 +35,7 @@ from cardvault.maintain.text import append_paragraphs
 from cardvault.vault.card import render_card, replace_body, update_card_text
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.decisions import ACCEPTED, ReviewItem, apart_pairs
+from cardvault.vault.fields import CATEGORY, CREATED, TAGS, TOPIC, UPDATED
 from cardvault.vault.files import ABSENT
 from cardvault.vault.slugs import slugify, unique_slug
 
@@ -137,8 +138,9 @@ def _supersede(state: VaultState, item: ReviewItem) -> list[Change]:
 
 
 def _stale(state: VaultState, item: ReviewItem) -> list[Change]:
-    from cardvault.verify.checked import CHECKED, checked_value, is_ours
-    from cardvault.verify.marks import STALE, project_of
+    from cardvault.vault.fields import CHECKED, STALE
+    from cardvault.verify.checked import checked_value, is_ours
+    from cardvault.verify.marks import project_of
 
     card = _card(state, item.members[0].key)
     if item.status == ACCEPTED:
@@ -164,11 +166,11 @@ def _split(state: VaultState, item: ReviewItem) -> list[Change]:
     topic = f"{card.card.topic} (more)"
     slug = unique_slug(slugify(topic), state.taken)
     meta = {
-        "topic": topic,
-        "category": card.card.category,
-        "tags": list(card.card.tags),
-        "created": state.today,
-        "updated": state.today,
+        TOPIC: topic,
+        CATEGORY: card.card.category,
+        TAGS: list(card.card.tags),
+        CREATED: state.today,
+        UPDATED: state.today,
     }
     new_text = render_card(meta, f"{member.text.strip()}\n\nSee also [[{card.slug}]].")
     path = state.vault.card_path(slug)

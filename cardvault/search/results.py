@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from cardvault.search.fusion import WEAK_BELOW, Weights
 from cardvault.search.index import IndexHandle
 from cardvault.search.text import KeywordQuery, make_snippet
+from cardvault.vault.fields import CATEGORY, STATUS, TAGS, TOPIC
 
 if TYPE_CHECKING:
     from cardvault.search.sync import SyncReport
@@ -51,10 +52,10 @@ class SearchResult:
         data: dict[str, object] = {
             "slug": self.slug,
             "path": self.path,
-            "topic": self.topic,
-            "category": self.category,
-            "tags": list(self.tags),
-            "status": self.status,
+            TOPIC: self.topic,
+            CATEGORY: self.category,
+            TAGS: list(self.tags),
+            STATUS: self.status,
             "score": round(self.score, 4),
             "weak": self.weak,
             "snippet": self.snippet,

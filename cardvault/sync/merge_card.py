@@ -1,26 +1,27 @@
 """Merging two versions of a card: frontmatter key by key, the body three-way.
 
 For each frontmatter key, a side that left it as in the base takes the other side's value
-(a key removed on one side stays removed). Where both sides changed a key:
-- `tags`, `sources`, `aliases`, `merged_from`: unioned (our order, then theirs' additions), an
+(a key removed on one side stays removed). Where both sides changed a key, its `sync` rule in
+the field table (vault/fields.py) decides:
+- UNION (`tags`, `sources`, `aliases`, `merged_from`): our order, then theirs' additions, an
   item either side removed left out;
-- `created`: the earlier date; `updated`, `last_used`, `promoted` (dates): the later one;
-- `seen`: both sides' recurrences counted, `base + (ours - base) + (theirs - base)`, less one
-  for each source both sides added (the same log entry distilled on both machines counts once);
-  a base card without the key was seen once (vault/card.py `Card.seen`), a card both created 0;
-- `uses`: both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each clone
-  folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
-- `stale` (`{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
+- EARLIEST (`created`), LATEST (`updated`, `last_used`, `promoted`): the earlier or later date;
+- SIGHTINGS (`seen`): both sides' recurrences counted, `base + (ours - base) + (theirs - base)`,
+  less one for each source both sides added (the same log entry distilled on both machines
+  counts once); a base card without the key has the field's default, a card both created 0;
+- SUM (`uses`): both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each
+  clone folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
+- MARK (`stale`, `{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
   earlier date (the day they were first found), for other reasons the later mark; one side's
   mark gone (answered still right) and the other's changed: the changed mark (the next
   `verify` marks what the merged project shows, leaving out the reasons an answer dismissed);
-- `checked` (`{date, commit}`, verify/checked.py), both sides checked: the later check (on one
-  day, the greater commit, so either side merging picks the same); both commits are in the
-  merge's history;
-- any other key: a conflict, shown with git's markers in the frontmatter; except in a card both
-  sides created from a shared source (the same lesson distilled on two clones, each guessing
-  the category from the cards it had): ours.
-A card one side removed and the other changed in `BOOKKEEPING` keys alone stays removed
+- RECORD (`checked`, `{date, commit}`, verify/checked.py), both sides checked: the later check
+  (on one day, the greater commit, so either side merging picks the same); both commits are in
+  the merge's history;
+- CONFLICT (any other key): git's markers in the frontmatter; except in a card both sides
+  created from a shared source (the same lesson distilled on two clones, each guessing the
+  category from the cards it had): ours.
+A card one side removed and the other changed in bookkeeping keys alone stays removed
 (`only_bookkeeping`, sync/run.py). The body is merged line by line (merge_text.py): markers
 only where both sides changed the same lines; but where both sides only added paragraphs after
 the base's body (maintain on two clones folding other lessons into the card; for a card both
@@ -34,17 +35,18 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardvault.errors import CardFormatError
 from cardvault.sync.merge_text import Merged, merge3
+from cardvault.vault import fields as f
 from cardvault.vault.card import as_date, parse_card, render_value, replace_body, update_card_text
 
-UNION_KEYS = ("tags", "sources", "aliases", "merged_from")
-EARLIEST = ("created",)
-LATEST = ("updated", "last_used", "promoted")
-COUNTS = ("seen", "uses")
+if TYPE_CHECKING:
+    from cardvault.vault.card import Card
+
 _MISSING = object()
+_COUNTS = (f.SIGHTINGS, f.SUM)
 
 
 def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
@@ -59,7 +61,7 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     except CardFormatError:
         return merge3(base, ours, theirs)
     meta, conflicts = merge_meta(b_meta, o.meta, t.meta)
-    same_lesson = bool(_added(b_meta, o.meta, "sources") & _added(b_meta, t.meta, "sources"))
+    same_lesson = bool(_added(b_meta, o.meta, f.SOURCES) & _added(b_meta, t.meta, f.SOURCES))
     body = merge_body(b_body, o.body, t.body, appendable=bool(base.strip()) or same_lesson)
     if same_lesson and not base.strip():  # both distilled it: two guesses (category...), ours
         meta.update({key: o.meta[key] for key in conflicts if key in o.meta})
@@ -73,13 +75,10 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     return Merged(text, body.conflicts + len(conflicts))
 
 
-#: What the tools write on a card that reads or checks it, with no one editing it: the uses a
-#: clone folded (vault/uses.py), the stale mark and the check verify records (verify/).
-BOOKKEEPING = frozenset({"uses", "last_used", "stale", "checked"})
-
-
 def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
-    """Whether `kept` differs from `base` in `BOOKKEEPING` keys alone: a card removed on one
+    """Whether `kept` differs from `base` in bookkeeping keys alone (what the tools write on a
+    card that reads or checks it, with no one editing it: the fields `by` READ or VERIFY, the
+    uses a clone folded and verify's marks and checks): a card removed on one
     side (forgotten, merged into another) and only counted or checked on the other stays
     removed in a merge, since a use or a mark of a card that is gone has nothing to mark."""
     try:
@@ -88,7 +87,7 @@ def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
         return False
     if before.body != after.body:
         return False
-    keys = (set(before.meta) | set(after.meta)) - BOOKKEEPING
+    keys = (set(before.meta) | set(after.meta)) - f.names(by=f.READ) - f.names(by=f.VERIFY)
     return all(before.meta.get(k, _MISSING) == after.meta.get(k, _MISSING) for k in keys)
 
 
@@ -121,38 +120,32 @@ def _paragraphs(text: str) -> list[str]:
     return [p.strip("\n") for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
 
 
-#: What a fold of lessons (and reading, tagging, promoting) changes on a card: carried into the
-#: card it was merged into (`carry_into`).
-CARRIED = frozenset(
-    {"sources", "seen", "uses", "last_used", "updated", "tags", "status", "promoted", "rule"}
-)
+def _carried() -> frozenset[str]:
+    """What a fold of lessons (and reading, tagging, promoting) changes on a card: carried into
+    the card it was merged into (`carry_into`)."""
+    return f.names(by=f.FOLD) | f.names(by=f.READ)
 
 
 def merged_into(text: str, slug: str, path: Path) -> bool:
     """Whether the card `text` says it took in the card `slug` (`merged_from`)."""
     try:
-        merged = parse_card(text, path).meta.get("merged_from") or []
+        return slug in parse_card(text, path).items(f.MERGED_FROM)
     except CardFormatError:
         return False
-    return isinstance(merged, list) and slug in [str(item) for item in merged]
-
-
-#: What maintenance's merge of a duplicate into a card adds to it, besides CARRIED keys.
-MERGED = frozenset({"aliases", "merged_from"})
 
 
 def only_folded(base: str, kept: str, path: Path) -> bool:
     """Whether `kept` differs from `base` only as maintenance's folds, merges of duplicates
-    and promotions make a card differ (`CARRIED` and `MERGED` keys, paragraphs added after the
-    body) and is active or promoted: no person's edit, no archiving."""
+    and promotions make a card differ (carried keys and those the merge writes, `by` MERGE;
+    paragraphs added after the body) and is active or promoted: no person's edit, no archiving."""
     try:
         b, k = parse_card(base, path), parse_card(kept, path)
     except CardFormatError:
         return False
     changed = {key for key in {*b.meta, *k.meta} if b.meta.get(key) != k.meta.get(key)}
-    if changed - CARRIED - MERGED or _appended(b.body, k.body) is None:
+    if changed - _carried() - f.names(by=f.MERGE) or _appended(b.body, k.body) is None:
         return False
-    return k.meta.get("status", "promoted") == "promoted" or k.meta.get("status") == "active"
+    return k.meta.get(f.STATUS, "promoted") == "promoted" or k.meta.get(f.STATUS) == "active"
 
 
 def newly_merged(base: str, kept: str, path: Path) -> list[str]:
@@ -162,7 +155,7 @@ def newly_merged(base: str, kept: str, path: Path) -> list[str]:
         before, after = parse_card(base, path), parse_card(kept, path)
     except CardFormatError:
         return []
-    old, new = before.meta.get("merged_from") or [], after.meta.get("merged_from") or []
+    old, new = before.meta.get(f.MERGED_FROM) or [], after.meta.get(f.MERGED_FROM) or []
     if not isinstance(old, list) or not isinstance(new, list):
         return []
     return [str(slug) for slug in new if slug not in old]
@@ -180,29 +173,9 @@ def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
         return None
     changed = {key for key in {*b.meta, *k.meta} if b.meta.get(key) != k.meta.get(key)}
     added = _appended(b.body, k.body)
-    if changed - CARRIED or added is None or k.meta.get("status", "promoted") != "promoted":
+    if changed - _carried() or added is None or k.meta.get(f.STATUS, "promoted") != "promoted":
         return None
-    changes: dict[str, Any] = {}
-    new_sources = [x for x in k.sources if x not in b.sources]
-    sources = [x for x in new_sources if x not in s.sources]
-    if sources:
-        changes["sources"] = [*s.sources, *sources]
-    tags = [t for t in k.tags if t not in b.tags and t not in s.tags]
-    if tags:
-        changes["tags"] = [*s.tags, *tags]
-    counted = len(new_sources) - len(sources)  # sightings the survivor already cites
-    for key in ("seen", "uses"):
-        grown = _count(k.meta, key) - _count(b.meta, key) - (counted if key == "seen" else 0)
-        if grown > 0:
-            changes[key] = _count(s.meta, key) + grown
-    for key in ("updated", "last_used", "promoted"):
-        day, now = as_date(k.meta.get(key)), as_date(s.meta.get(key))
-        if key in changed and day is not None and (now is None or day > now):
-            changes[key] = day
-    if "status" in changed and s.meta.get("status") in (None, "active"):
-        changes["status"] = "promoted"  # the merged-away card's promotion, kept
-    if "rule" in changed and k.meta.get("rule") and not s.meta.get("rule"):
-        changes["rule"] = k.meta["rule"]
+    changes = _carried_changes(b, k, s, changed)
     text = update_card_text(survivor, changes, (), path)
     held = {p.strip() for p in _paragraphs(s.body)}
     new = [p for p in added if p.strip() not in held]
@@ -211,8 +184,40 @@ def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     return text
 
 
+def _carried_changes(b: Card, k: Card, s: Card, changed: set[str]) -> dict[str, Any]:
+    """The survivor `s`'s new values of the carried keys `k` changed since `b`, by their rule."""
+    changes: dict[str, Any] = {}
+    new_sources = [x for x in k.sources if x not in b.sources]
+    counted = sum(x in s.sources for x in new_sources)  # sightings the survivor already cites
+    carried = _carried()
+    for row in f.FIELDS:
+        key = row.name
+        if key not in carried:
+            continue
+        if row.sync == f.UNION:
+            new = [x for x in k.items(key) if x not in b.items(key) and x not in s.items(key)]
+            if new:
+                changes[key] = [*s.items(key), *new]
+        elif row.sync in _COUNTS:
+            less = counted if row.sync == f.SIGHTINGS else 0
+            grown = _count(k.meta, key) - _count(b.meta, key) - less
+            if grown > 0:
+                changes[key] = _count(s.meta, key) + grown
+        elif key not in changed:
+            continue
+        elif row.sync == f.LATEST:
+            day, now = k.date(key), s.date(key)
+            if day is not None and (now is None or day > now):
+                changes[key] = day
+        elif row.fold == f.PROMOTION and s.meta.get(key) in (None, "active"):
+            changes[key] = "promoted"  # the merged-away card's promotion, kept
+        elif row.fold == f.FIRST and k.meta.get(key) and not s.meta.get(key):
+            changes[key] = k.meta[key]
+    return changes
+
+
 def _count(meta: dict[str, Any], key: str) -> int:
-    value = meta.get(key, 1 if key == "seen" else 0)
+    value = meta.get(key, f.field(key).default)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
@@ -232,7 +237,7 @@ def merge_meta(
     conflicts: list[str] = []
     for key in [*ours, *(k for k in theirs if k not in ours)]:
         b, o, t = (side.get(key, _MISSING) for side in (base, ours, theirs))
-        if o != b and t != b and (o != t or key in COUNTS):  # two counts may agree
+        if o != b and t != b and (o != t or f.field(key).sync in _COUNTS):  # counts may agree
             value = _both_changed(key, b, o, t, base, ours, theirs)
         elif t == b:
             value = o
@@ -257,36 +262,40 @@ def _both_changed(
     ours: dict[str, Any],
     theirs: dict[str, Any],
 ) -> Any:
-    if key in UNION_KEYS and all(isinstance(v, list) for v in (o, t)):
+    rule = f.field(key).sync
+    if rule == f.UNION and all(isinstance(v, list) for v in (o, t)):
         return union(b if isinstance(b, list) else [], o, t)
     dates = [as_date(o), as_date(t)]
-    if (key in EARLIEST or key in LATEST) and None not in dates:
-        pick = min if key in EARLIEST else max
+    if rule in (f.EARLIEST, f.LATEST) and None not in dates:
+        pick = min if rule == f.EARLIEST else max
         return o if as_date(o) == pick(d for d in dates if d is not None) else t
-    if key == "seen" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
-        start = b if isinstance(b, int) and not isinstance(b, bool) else (1 if base else 0)
-        both = _added(base, ours, "sources") & _added(base, theirs, "sources")
-        return max(o, t, start + (o - start) + (t - start) - len(both))
-    if key == "uses" and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
-        start = b if isinstance(b, int) and not isinstance(b, bool) else 0
-        return start + (o - start) + (t - start)
-    if key in ("stale", "checked"):
-        return _verified(key, o, t)
+    if rule in _COUNTS and all(isinstance(v, int) and not isinstance(v, bool) for v in (o, t)):
+        if isinstance(b, int) and not isinstance(b, bool):
+            start = b
+        else:  # a base card without the key has the field's default; a card both created, 0
+            start = f.field(key).default if base and rule == f.SIGHTINGS else 0
+        total = start + (o - start) + (t - start)
+        if rule == f.SUM:
+            return total
+        both = _added(base, ours, f.SOURCES) & _added(base, theirs, f.SOURCES)
+        return max(o, t, total - len(both))
+    if rule in (f.MARK, f.RECORD):
+        return _verified(rule, o, t)
     return _CONFLICT
 
 
-def _verified(key: str, ours: Any, theirs: Any) -> Any:
-    """Two clones' `stale:` marks or `checked:` records of one card, as one (module docstring);
-    a value of a form verify does not write is the person's: a conflict."""
-    fields = {"reason", "date"} if key == "stale" else {"date", "commit"}
-    if key == "stale" and _MISSING in (ours, theirs):
+def _verified(rule: str, ours: Any, theirs: Any) -> Any:
+    """Two clones' verify marks (MARK) or check records (RECORD) of one card, as one (module
+    docstring); a value of a form verify does not write is the person's: a conflict."""
+    fields = {"reason", "date"} if rule == f.MARK else {"date", "commit"}
+    if rule == f.MARK and _MISSING in (ours, theirs):
         kept = theirs if ours is _MISSING else ours
         ours = theirs = kept
     sides = [ours, theirs]
     if not all(isinstance(v, dict) and set(v) <= fields and as_date(v.get("date")) for v in sides):
         return _CONFLICT
     by_date = sorted(sides, key=lambda v: (as_date(v["date"]), str(v.get("commit", ""))))
-    if key == "stale" and ours.get("reason") == theirs.get("reason"):
+    if rule == f.MARK and ours.get("reason") == theirs.get("reason"):
         return by_date[0]
     return by_date[-1]
 

@@ -19,17 +19,25 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardFormatError
+from cardvault.vault.fields import (
+    ALIASES,
+    CATEGORY,
+    DISTILLED,
+    SEEN,
+    SOURCES,
+    STATUS,
+    TAGS,
+    TOPIC,
+    field,
+)
 
-REQUIRED_KEYS = ("topic", "category", "tags", "created", "updated")
-STATUSES = ("active", "promoted", "archived")
-SEVERITIES = ("low", "medium", "high")
 TAG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: The key of a card `maintain` distilled from log entries: a digest of the body as maintenance
 #: last wrote it (`body_mark`). A card is *distilled* while its body still has that digest; any
 #: other card is *curated* (written by hand, imported, merged by a person's answer, a distilled
 #: card whose body a person edited, a card from before the key existed): maintenance may merge
 #: only distilled cards on its own, and only asks about curated ones (maintain/merge.py).
-DISTILLED_KEY = "distilled"
+DISTILLED_KEY = DISTILLED
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
 
 
@@ -50,29 +58,34 @@ class Card:
 
     @property
     def topic(self) -> str:
-        return str(self.meta.get("topic", self.slug))
+        return str(self.meta.get(TOPIC, self.slug))
 
     @property
     def category(self) -> str:
-        return str(self.meta.get("category", ""))
+        return str(self.meta.get(CATEGORY, ""))
 
     @property
     def tags(self) -> tuple[str, ...]:
-        tags = self.meta.get("tags") or []
-        return tuple(str(t) for t in tags) if isinstance(tags, list) else ()
+        return self.items(TAGS)
 
     @property
     def status(self) -> str:
-        return str(self.meta.get("status", "active"))
+        return str(self.meta.get(STATUS, field(STATUS).default))
 
     @property
     def seen(self) -> int:
-        value = self.meta.get("seen", 1)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 1
+        value = self.meta.get(SEEN)
+        return (
+            value if isinstance(value, int) and not isinstance(value, bool) else field(SEEN).default
+        )
 
     @property
     def sources(self) -> tuple[str, ...]:
-        value = self.meta.get("sources") or []
+        return self.items(SOURCES)
+
+    def items(self, key: str) -> tuple[str, ...]:
+        """The list under `key` as text items (none when it is not a list)."""
+        value = self.meta.get(key) or []
         return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
     @cached_property  # merge asks it of every close pair: the body is digested once
@@ -83,8 +96,7 @@ class Card:
 
     @property
     def aliases(self) -> tuple[str, ...]:
-        value = self.meta.get("aliases") or []
-        return tuple(str(v) for v in value) if isinstance(value, list) else ()
+        return self.items(ALIASES)
 
     def date(self, key: str) -> dt.date | None:
         """The frontmatter date under `key` (created, updated, last_used, ...), if valid."""

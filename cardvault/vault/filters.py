@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
-from cardvault.vault.card import STATUSES
+from cardvault.vault.fields import STATUSES
 
 if TYPE_CHECKING:
     from cardvault.vault.layout import Vault

@@ -24,9 +24,8 @@ import frontmatter
 
 from cardvault.errors import CardFormatError
 from cardvault.vault.bounded_yaml import load_bounded
+from cardvault.vault.fields import field
 
-#: Lists written one item per line (provenance: each addition is its own diff line).
-BLOCK_LIST_KEYS = frozenset({"sources", "aliases", "merged_from"})
 _UNNAMED = Path("<card>")
 
 
@@ -81,12 +80,12 @@ class BoundedYAMLHandler(frontmatter.YAMLHandler):
 
 def dump_key(key: str, value: Any) -> list[str]:
     """The frontmatter lines for one key: short lists of scalars on one line (`tags: [a, b]`);
-    provenance lists (BLOCK_LIST_KEYS) and long lists one item per line."""
+    provenance lists (the fields declared `block`) and long lists one item per line."""
     import yaml
 
     options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 10**6}
     flat = isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
-    if flat and key not in BLOCK_LIST_KEYS and len(repr(value)) <= 80:
+    if flat and not field(key).block and len(repr(value)) <= 80:
         inline = yaml.safe_dump(value, default_flow_style=True, **options).strip()
         return [f"{key}: {inline}"]
     dumped = yaml.safe_dump({key: value}, default_flow_style=False, **options)

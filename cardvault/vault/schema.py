@@ -1,5 +1,7 @@
 """The card schema: which frontmatter values break the vault format, as (key, message) pairs
 that `check` turns into `path:line` findings (at the key's line) and import into problems.
+Which keys a card must have and what each may hold is the field table's (vault/fields.py);
+here is what each type accepts.
 """
 
 from __future__ import annotations
@@ -8,76 +10,62 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from cardvault.vault.card import (
-    DISTILLED_KEY,
-    REQUIRED_KEYS,
-    SEVERITIES,
-    STATUSES,
-    TAG_RE,
-    as_date,
-)
+from cardvault.vault import fields as f
+from cardvault.vault.card import TAG_RE, as_date
 
 
 def schema_problems(meta: Mapping[str, Any], categories: Iterable[str]) -> list[tuple[str, str]]:
     """(key, message) for every schema breach in a card's frontmatter."""
-    problems: list[tuple[str, str]] = []
-    for key in REQUIRED_KEYS:
-        if key not in meta or meta[key] in (None, ""):
-            problems.append((key, f"missing required key '{key}'"))
-    topic = meta.get("topic")
-    if topic is not None and not isinstance(topic, str):
-        problems.append(("topic", "'topic' must be text"))
-    category = meta.get("category")
     allowed = list(categories)
-    if category not in (None, "") and category not in allowed:
-        problems.append(
-            ("category", f"unknown category '{category}' (allowed: {', '.join(allowed)})")
-        )
-    tags = meta.get("tags")
-    if tags is not None:
-        if not isinstance(tags, list):
-            problems.append(("tags", "'tags' must be a list, e.g. [cortex, csrf]"))
-        else:
-            for tag in tags:
-                if not isinstance(tag, str) or not TAG_RE.match(tag):
-                    problems.append(("tags", f"tag {tag!r} is not lowercase-hyphenated"))
-    for key in ("created", "updated", "last_used", "promoted"):
-        if key in meta and meta[key] not in (None, "") and as_date(meta[key]) is None:
-            if key == "promoted" and isinstance(meta[key], bool):
-                continue
-            problems.append((key, f"'{key}' must be an ISO date (YYYY-MM-DD), got {meta[key]!r}"))
-    problems.extend(_optional_problems(meta))
-    return problems
+    problems = [
+        (row.name, f"missing required key '{row.name}'")
+        for row in f.FIELDS
+        if row.required and meta.get(row.name) in (None, "")
+    ]
+    for row in f.FIELDS:
+        if row.name in meta:
+            problems.extend((row.name, m) for m in _type_problems(row, meta[row.name], allowed))
+    return problems + _control_problems(meta)
 
 
-def _optional_problems(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
-    problems: list[tuple[str, str]] = []
-    if "status" in meta and meta["status"] not in STATUSES:
-        problems.append(("status", f"'status' must be one of {', '.join(STATUSES)}"))
-    if "severity" in meta and meta["severity"] not in SEVERITIES:
-        problems.append(("severity", f"'severity' must be one of {', '.join(SEVERITIES)}"))
-    seen = meta.get("seen")
-    if "seen" in meta and (not isinstance(seen, int) or isinstance(seen, bool) or seen < 1):
-        problems.append(("seen", "'seen' must be a whole number of at least 1"))
-    impact = meta.get("impact")
-    if "impact" in meta and not (
-        isinstance(impact, int | float) and not isinstance(impact, bool) and 0 <= impact <= 1
-    ):
-        problems.append(("impact", "'impact' must be a number from 0 to 1"))
-    for key in ("sources", "aliases", "merged_from"):
-        if key in meta and not isinstance(meta[key], list):
-            problems.append((key, f"'{key}' must be a list"))
-    problems.extend(_control_problems(meta))
-    if DISTILLED_KEY in meta and not isinstance(meta[DISTILLED_KEY], str):
-        problems.append(
-            (DISTILLED_KEY, f"'{DISTILLED_KEY}' must be text (the digest maintain wrote)")
-        )
-    rule = meta.get("rule")
-    if "rule" in meta and rule is not None and not isinstance(rule, str):
-        problems.append(("rule", "'rule' must be text (the one-line rule to promote)"))
-    elif isinstance(rule, str) and "cardvault:" in rule and "<!--" in rule:
-        problems.append(("rule", "'rule' holds a cardvault section marker; remove it"))
-    return problems
+def _type_problems(row: f.Field, value: Any, categories: list[str]) -> list[str]:
+    """What is wrong with `value` as a value of `row` (nothing for an unchecked type)."""
+    name, must = row.name, f"'{row.name}' must be"
+    if row.type in (f.TEXT, f.LINE) and value is not None and not isinstance(value, str):
+        return [f"{must} {row.expect or 'text'}"]
+    if row.type == f.LINE and isinstance(value, str) and "cardvault:" in value and "<!--" in value:
+        return [f"'{name}' holds a cardvault section marker; remove it"]
+    if row.type == f.A_CATEGORY and value not in (None, "") and value not in categories:
+        return [f"unknown category '{value}' (allowed: {', '.join(categories)})"]
+    if row.type == f.TAG_LIST and value is not None:
+        if not isinstance(value, list):
+            return [f"{must} a list, e.g. [cortex, csrf]"]
+        return [f"tag {t!r} is not lowercase-hyphenated" for t in value if not _tag(t)]
+    if row.type in (f.DATE, f.DATE_OR_FLAG) and value not in (None, "") and as_date(value) is None:
+        if row.type == f.DATE_OR_FLAG and isinstance(value, bool):
+            return []
+        return [f"{must} an ISO date (YYYY-MM-DD), got {value!r}"]
+    if row.type == f.CHOICE and value not in row.choices:
+        return [f"{must} one of {', '.join(row.choices)}"]
+    if row.type == f.COUNT and not (_whole(value) and value >= 1):
+        return [f"{must} a whole number of at least 1"]
+    if row.type == f.FRACTION and not (_number(value) and 0 <= value <= 1):
+        return [f"{must} a number from 0 to 1"]
+    if row.type == f.LIST and not isinstance(value, list):
+        return [f"{must} a list"]
+    return []
+
+
+def _tag(tag: Any) -> bool:
+    return isinstance(tag, str) and TAG_RE.match(tag) is not None
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

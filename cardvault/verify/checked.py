@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.vault.card import Card, as_date
+from cardvault.vault.fields import CHECKED, UPDATED
 from cardvault.vault.finding import Finding
 from cardvault.verify.names import Named
 from cardvault.verify.project import Project
 
-CHECKED = "checked"
 SHORT = 12
 _UNCOMPARED = (
     "{cite} of {slug} not compared: this clone has no commit {commit}, the one the card was "
@@ -63,7 +63,7 @@ def line_verdict(
     if not cited or head is None or not is_ours(card.meta.get(CHECKED)):
         return [], None
     commit, since = _recorded(card.meta.get(CHECKED))
-    edited = card.date("updated")
+    edited = card.date(UPDATED)
     anew = commit is None or (since is not None and edited is not None and edited > since)
     reasons: list[str] = []
     clean = True

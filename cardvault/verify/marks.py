@@ -37,15 +37,15 @@ from typing import Any
 
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.vault.card import update_card_text
+from cardvault.vault.fields import CHECKED, STALE
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
-from cardvault.verify.checked import CHECKED, line_verdict
+from cardvault.verify.checked import line_verdict
 from cardvault.verify.names import EXTENSIONS, ROOT_FILES, Named, named_in, pin_parts
 from cardvault.verify.project import Project, normal_name
 from cardvault.verify.symbols import symbol_of
 
 STEP = "verify"
-STALE = "stale"
 SHELL_WORDS = frozenset(
     [
         "cd",

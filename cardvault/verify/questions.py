@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.vault.decisions import CLOSED_BY, REJECTED, Member, ReviewItem, item_id
+from cardvault.vault.fields import STALE
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile
-from cardvault.verify.marks import EVERY, STALE, CardCheck, clears, mark_reasons
+from cardvault.verify.marks import EVERY, CardCheck, clears, mark_reasons
 
 KIND = "stale"
 

@@ -15,12 +15,12 @@ from cardvault import history
 from cardvault.edits.changes import Change, WriteFile, file_changes
 from cardvault.edits.door import Proposal, locked_write, propose
 from cardvault.vault.decisions import parse_queue, queue_path, render_queue
+from cardvault.vault.fields import STALE
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
 from cardvault.verify.marks import (
-    STALE,
     STEP,
     CardCheck,
     check_cards,

@@ -22,6 +22,7 @@ from cardvault.errors import CardFormatError, ConfigError
 from cardvault.vault.card import TAG_RE, render_card
 from cardvault.vault.daily import appended_log_text, format_entry
 from cardvault.vault.entry_ids import append_entry
+from cardvault.vault.fields import CATEGORY, CREATED, LEARNED_BY, TAGS, TOPIC, UPDATED
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.slugs import slugify, tagify, unique_slug
@@ -123,14 +124,14 @@ def add_card(
     ensure_within(topic + "".join(tags), "the card's topic and tags", limit)
     topic, tags, body = screened_card_fields(topic, tags, body, redact)
     meta = {
-        "topic": topic,
-        "category": category,
-        "tags": normalise_tags(tags),
-        "created": today,
-        "updated": today,
+        TOPIC: topic,
+        CATEGORY: category,
+        TAGS: normalise_tags(tags),
+        CREATED: today,
+        UPDATED: today,
     }
     if vault.agent:  # who learned it: promotion counts agents (docs/scopes.md)
-        meta["learned_by"] = [vault.agent]
+        meta[LEARNED_BY] = [vault.agent]
     text = render_card(meta, body)
     ensure_within(text, "the card", limit)
     screen(text, "the new card", redact=False)  # the fields are clean; so must their card be

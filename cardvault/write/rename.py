@@ -26,6 +26,7 @@ from cardvault.edits.changes import Change, MoveFile, WriteFile, reason_lines
 from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
 from cardvault.errors import CardvaultError, NotFoundError, UnsafePathError
 from cardvault.vault.card import update_card_text
+from cardvault.vault.fields import ALIASES
 from cardvault.vault.layout import SLUG_RE, Vault
 from cardvault.vault.links import WIKILINK, link_key, rename_links
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
@@ -132,7 +133,7 @@ def rename_changes(
         return _renamed(text, old, new, old_rel, new_rel)
 
     aliases = [a for a in card.card.aliases if a != new]
-    text = update_card_text(follow(card.file.text), {"aliases": [*aliases, old]}, path=card.path)
+    text = update_card_text(follow(card.file.text), {ALIASES: [*aliases, old]}, path=card.path)
     target = card.path.with_name(f"{new}.md")
     changes: list[Change] = [
         MoveFile(card.path, target, text, card.file.digest, f"renamed {old} → {new}", STEP, 1)
