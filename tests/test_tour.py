@@ -83,6 +83,26 @@ def test_the_readme_tour_does_what_it_says(place: Tour) -> None:
         check = CHECKS.get(_key(argv))
         assert check is not None, f"no check for the tour's `{' '.join(argv)}` ({comment})"
         check(place, argv, asked)
+    assert place.vault is not None
+    _table_is_current(place.vault)
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _table_is_current(root: Path) -> None:
+    """MEMORY.md's table on disk is the one the vault's cards make (vault/memory_table.py)."""
+    from cardvault.vault.layout import open_vault_at
+    from cardvault.vault.memory_table import with_table
+    from cardvault.vault.read import read_vault
+
+    read = read_vault(open_vault_at(root))
+    assert read.memory is not None
+    budget = read.vault.config.memory_byte_budget
+    assert with_table(read.memory.text, read.vault, read.live, budget)[0] == read.memory.text
 
 
 def _key(argv: list[str]) -> str:
@@ -127,9 +147,12 @@ def _import_dry(tour: Tour, argv: list[str], _: list[str]) -> None:
 def _new(tour: Tour, argv: list[str], _: list[str]) -> None:
     _run(tour, argv)
     assert tour.vault is not None and (tour.vault / CARD).is_file()
-    # the session-start pack's MEMORY.md has the card in its table from the first card on
-    pack = tour.cli(["context"]).stdout
-    assert "[Cortex CSRF Automation](memory/cards/cortex-csrf-automation.md)" in pack
+    # MEMORY.md has the card in its table from the first card on, in the card's commit, and
+    # the session-start pack shows it
+    link = "[Cortex CSRF Automation](memory/cards/cortex-csrf-automation.md)"
+    assert link in (tour.vault / "MEMORY.md").read_text(encoding="utf-8")
+    assert "MEMORY.md" in _git(tour.vault, "show", "--name-only", "--format=", "HEAD").split()
+    assert link in tour.cli(["context"]).stdout
 
 
 def _logged(tour: Tour, argv: list[str], _: list[str]) -> None:

@@ -12,9 +12,10 @@
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
    the write's commit holds the write alone (with `commit_pending`, every pending hand edit of
    the vault's own files, before the plan: `sync`, `maintain --commit-pending`);
-5. applies the changes all or nothing (apply.py: journal, one batch, rollback on failure) and
-   records one commit of exactly those paths (or, with `branch`, commits them on a new branch
-   and leaves the work tree alone);
+5. adds MEMORY.md's categories table to a plan that adds, moves or removes a card, so the table
+   lands in the card's commit (derived.py); applies the changes all or nothing (apply.py:
+   journal, one batch, rollback on failure) and records one commit of exactly those paths
+   (or, with `branch`, commits them on a new branch and leaves the work tree alone);
 6. lets go of the lock. Work that only reads (a search index refresh) belongs after the door.
 
 If a file changes between the plan and the write (an editor saved it), the plan is made again
@@ -38,6 +39,7 @@ from cardvault import history
 from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.derived import with_memory_table
 from cardvault.edits.journal import left_behind
 from cardvault.edits.lock import Holder, vault_lock
 from cardvault.edits.recover import Recovery, announce, recover
@@ -217,6 +219,7 @@ def write_while_holding(
     """Steps 4-5 of the door for a caller inside `holding_the_lock` (sync's removal of what
     its merge brought back of forgotten entries): commit hand edits of the targets, apply all
     or nothing, commit."""
+    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes))
     ops = compose(proposal.changes)
     if not ops:
         return Written(proposal.value, proposal.changes, (), None)
@@ -274,6 +277,7 @@ def merge_while_holding(
 def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
     if not history.is_repo(vault.root):
         raise CardvaultError("committing to a branch needs the vault to be a git repository")
+    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes))
     if not compose(proposal.changes):
         return Written(proposal.value, proposal.changes, (), None)
     commit = history.commit_to_branch(

@@ -340,8 +340,9 @@ def _memory_table(
         return None
     from cardvault.maintain import memory_index
     from cardvault.maintain.state import state_of
+    from cardvault.vault import memory_table
 
-    section = get_section(memory.text, memory_index.SECTION, memory.path)
+    section = get_section(memory.text, memory_table.SECTION, memory.path)
     lines = (section or "").splitlines()
     if not any(each.names_card(line) for each in needles for line in lines):
         return None
