@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
 from cardvault.search.checkpoint import checkpoint_path
-from cardvault.search.embed_sync import Embedding
+from cardvault.search.embed_sync import QUERY_BUDGET, Embedding
 from cardvault.search.filters import Filters
 from cardvault.search.fusion import (
     CANDIDATES,
@@ -212,9 +212,9 @@ class Searcher:
         return ever_built(folder) and not checkpoint_path(folder).exists()
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
-        """Build the index now, reporting to `progress`, if the vault has none yet: a first
-        search builds it inside the query, minutes on thousands of long notes with nothing to
-        show meanwhile. It embeds with the query's own model, loaded once for both. False when
+        """Build the index's keyword half now, reporting to `progress`, if the vault has none
+        yet: reading thousands of long notes takes a while, with nothing to show meanwhile. The
+        query that follows embeds its budget of passages (QUERY_BUDGET), no more. False when
         it is still not built: another process kept the index for more than `wait` seconds
         (building it, most likely), or the index or the disk is broken."""
         with self._lock:
@@ -222,8 +222,14 @@ class Searcher:
                 return True
             # a broken index or disk: the search that follows meets it again and says what
             with contextlib.suppress(sqlite3.DatabaseError, OSError):
-                self.synced(self.model.embedding(), [], progress, wait=wait)
+                self.synced(None, [], progress, wait=wait)
             return self.indexed
+
+    def _query_embedding(self) -> Embedding | None:
+        """How a query's sync embeds: at most QUERY_BUDGET passages, so a search answers from
+        what is ready while the rest waits for later searches or `cardvault index`."""
+        embedding = self.model.embedding()
+        return None if embedding is None else replace(embedding, budget=QUERY_BUDGET)
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
@@ -240,7 +246,7 @@ class Searcher:
     ) -> SearchOutcome:
         # a keyword search brings the keyword half up to date only: it never waits for the
         # model to embed what changed (minutes for a huge note); the next ranked search does
-        embedding = None if mode == "keyword" else self.model.embedding()
+        embedding = None if mode == "keyword" else self._query_embedding()
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
             notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
@@ -298,8 +304,8 @@ class Searcher:
             index = self._open(True, notices)
             report = sync_index(self.vault, index, embedding, progress)
         notices.extend(report.notices)
-        if self._watcher is not None:
-            self._fresh = _Freshness(index_state(index), embedding)
+        if self._watcher is not None and not (embedding is not None and report.unembedded):
+            self._fresh = _Freshness(index_state(index), embedding)  # else the next sync goes on
         return index, report
 
     def _changed_paths(self) -> set[str] | None:
