@@ -52,6 +52,9 @@ T = TypeVar("T")
 OnWait = Callable[[Holder], None]
 #: How many times a plan is made again when a file changed between the plan and the write.
 REPLANS = 2
+#: Files one "hand edits" commit holds when `sync` commits many (commit_pending_in_steps): a
+#: few seconds of git's work, after which the vault lock is let go for a waiting writer.
+PENDING_STEP = 2000
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,33 @@ def _refuse_during_a_merge(vault: Vault) -> None:
             "or abort it (`git merge --abort`), then try again",
             vault.root,
         )
+
+
+def commit_pending_in_steps(vault: Vault, on_wait: OnWait | None = None) -> Entered:
+    """Steps 1-2 of the door, then every pending hand edit of the vault's own files committed
+    (`sync`), the lock let go between bounded steps: a long list (a folder of notes dropped in
+    by hand) is screened whole first, outside the lock, so a secret anywhere commits none of
+    it; then committed `PENDING_STEP` files at a time, each commit under the lock taken anew
+    (and screened again there), so a writer waiting for it (a `log`) gets in between two.
+    Each commit records files already whole on disk: a kill between two leaves only edits
+    still to commit, which the next command that commits pending edits takes. What entering
+    did, with the last "hand edits" commit as `pending`."""
+    with holding_the_lock(vault, on_wait=on_wait) as entered:
+        if history.work_tree(vault) is None:
+            return entered
+        _refuse_during_a_merge(vault)
+        dirty = history.uncommitted(vault)
+        if len(dirty) <= PENDING_STEP:
+            return replace(entered, pending=_commit_dirty(vault, dirty))
+    top = history.work_tree(vault) or vault.root
+    screen_hand_edits(top, dirty)  # the long read, holding no lock
+    pending = None
+    for start in range(0, len(dirty), PENDING_STEP):
+        step = [top / rel for rel in dirty[start : start + PENDING_STEP]]
+        with holding_the_lock(vault, on_wait=on_wait, merge_setup=False):
+            _refuse_during_a_merge(vault)
+            pending = _commit_dirty(vault, history.uncommitted(vault, step)) or pending
+    return replace(entered, pending=pending)
 
 
 def _commit_pending_edits(vault: Vault) -> history.CommitResult | None:

@@ -5,9 +5,11 @@ history/states.py) and for an unknown remote. Then, holding the sync lock from h
 (edits/lock.py `SYNC_LOCK`: two syncs of one clone take turns, as git's ref locks need):
 1. under the vault lock: finish an interrupted write (or an interrupted sync's merge), set up
    the merge drivers if missing, and commit pending hand edits of the vault's own files
-   (vault/owned.py), as "hand edits", once the secret guard found nothing in them
-   (edits/door.py): in a repository the vault shares with code, code changes and untracked
-   files are never committed, and never stop a sync;
+   (vault/owned.py), as "hand edits", once the secret guard found nothing in them, a long
+   list in commits of a bounded size with the lock let go between them, so a `log` waiting
+   for it gets in (edits/door.py `commit_pending_in_steps`): in a repository the vault
+   shares with code, code changes and untracked files are never committed, and never stop a
+   sync;
 2. fetch the remote, holding no lock (a network wait never makes another writer wait); its
    branch is the one ours follows (`branch.NAME.merge`, as `git pull` reads it), else the one
    of our branch's name;
@@ -53,6 +55,7 @@ from cardvault.edits.apply import final_texts
 from cardvault.edits.changes import Change, DeleteFile, WriteFile
 from cardvault.edits.door import (
     OnWait,
+    commit_pending_in_steps,
     holding_the_lock,
     merge_while_holding,
     refuse_unfinished_git,
@@ -110,8 +113,8 @@ def sync_vault(
     git_remote.check_remote(top, name)
     branch = git_remote.upstream_branch(top, local, name)
     with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
-        with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
-            pass  # an interrupted write finished (and said so), hand edits committed
+        # an interrupted write finished (and said so), hand edits committed in bounded steps
+        entered = commit_pending_in_steps(vault, on_wait)
         result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
     return replace(
         result, pending=entered.pending, notes=[*result.notes, *_index_notes(vault, result)]
