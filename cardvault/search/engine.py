@@ -212,17 +212,18 @@ class Searcher:
         return ever_built(folder) and not checkpoint_path(folder).exists()
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
-        """Build the index's keyword half now, reporting to `progress`, if the vault has none
-        yet: reading thousands of long notes takes a while, with nothing to show meanwhile. The
-        query that follows embeds its budget of passages (QUERY_BUDGET), no more. False when
-        it is still not built: another process kept the index for more than `wait` seconds
-        (building it, most likely), or the index or the disk is broken."""
+        """Build the index now, reporting to `progress`, if the vault has none yet: a first
+        search builds it inside the query, a while on thousands of long notes with nothing to
+        show meanwhile. It embeds with the query's own model, loaded once for both, a query's
+        budget of passages (QUERY_BUDGET; the query that follows embeds one more, then answers).
+        False when it is still not built: another process kept the index for more than `wait`
+        seconds (building it, most likely), or the index or the disk is broken."""
         with self._lock:
             if self.indexed:
                 return True
             # a broken index or disk: the search that follows meets it again and says what
             with contextlib.suppress(sqlite3.DatabaseError, OSError):
-                self.synced(None, [], progress, wait=wait)
+                self.synced(self._query_embedding(), [], progress, wait=wait)
             return self.indexed
 
     def _query_embedding(self) -> Embedding | None:
