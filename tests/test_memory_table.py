@@ -9,25 +9,14 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.vault.layout import open_vault_at
-from cardvault.vault.memory_table import SECTION, with_table
-from cardvault.vault.read import read_vault
+from cardvault.vault.memory_table import SECTION
 from cardvault.vault.sections import get_section
 from tests.conftest import run_cli
-from tests.maintain_support import git
+from tests.maintain_support import assert_memory_table_current, git
 
 
 def table(root: Path) -> str:
     return get_section((root / "MEMORY.md").read_text(encoding="utf-8"), SECTION) or ""
-
-
-def assert_current(root: Path) -> None:
-    """MEMORY.md on disk is what the table of the vault's cards makes it."""
-    snapshot = read_vault(open_vault_at(root))
-    assert snapshot.memory is not None
-    budget = snapshot.vault.config.memory_byte_budget
-    assert with_table(snapshot.memory.text, snapshot.vault, snapshot.live, budget)[0] == (
-        snapshot.memory.text
-    )
 
 
 def in_head(root: Path) -> list[str]:
@@ -56,7 +45,7 @@ def test_the_first_card_is_in_the_table_in_its_own_commit(vault_path: Path) -> N
         after.split("<!-- cardvault:end categories -->")[1]
         == (text.split("<!-- cardvault:end categories -->")[1])
     )
-    assert_current(vault_path)
+    assert_memory_table_current(vault_path)
     # a log entry touches no card: MEMORY.md stays out of its commit
     cli(vault_path, "log", "Nothing about cards.")
     assert "MEMORY.md" not in in_head(vault_path)
@@ -72,7 +61,7 @@ def test_an_imported_folder_of_notes_is_in_the_table(vault_path: Path, tmp_path:
         assert f"/{name}.md)" in table(vault_path), table(vault_path)
     assert "MEMORY.md" in in_head(vault_path)
     assert git(vault_path, "status", "--porcelain") == ""
-    assert_current(vault_path)
+    assert_memory_table_current(vault_path)
 
 
 def test_forget_and_rename_keep_the_table_true(vault_path: Path) -> None:
@@ -84,11 +73,11 @@ def test_forget_and_rename_keep_the_table_true(vault_path: Path) -> None:
     assert "MEMORY.md" in in_head(vault_path)
     cli(vault_path, "forget", "redis-persistence", "--yes")
     assert "redis-persistence" not in table(vault_path)
-    assert_current(vault_path)
+    assert_memory_table_current(vault_path)
 
 
 def test_maintain_leaves_a_current_table_alone(vault_path: Path) -> None:
     cli(vault_path, "new", "Cortex CSRF", "-c", "infrastructure", "--body", "Send it twice.")
     done = json.loads(cli(vault_path, "maintain", "--json", "--only", "index"))
     assert not done.get("commit"), done
-    assert_current(vault_path)
+    assert_memory_table_current(vault_path)

@@ -19,6 +19,7 @@ import pytest
 from click.testing import Result
 
 from tests.conftest import REPO, run_cli, snapshot
+from tests.maintain_support import assert_memory_table_current
 
 pytestmark = pytest.mark.slow
 
@@ -84,25 +85,13 @@ def test_the_readme_tour_does_what_it_says(place: Tour) -> None:
         assert check is not None, f"no check for the tour's `{' '.join(argv)}` ({comment})"
         check(place, argv, asked)
     assert place.vault is not None
-    _table_is_current(place.vault)
+    assert_memory_table_current(place.vault)
 
 
 def _git(root: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
     ).stdout
-
-
-def _table_is_current(root: Path) -> None:
-    """MEMORY.md's table on disk is the one the vault's cards make (vault/memory_table.py)."""
-    from cardvault.vault.layout import open_vault_at
-    from cardvault.vault.memory_table import with_table
-    from cardvault.vault.read import read_vault
-
-    read = read_vault(open_vault_at(root))
-    assert read.memory is not None
-    budget = read.vault.config.memory_byte_budget
-    assert with_table(read.memory.text, read.vault, read.live, budget)[0] == read.memory.text
 
 
 def _key(argv: list[str]) -> str:

@@ -2,10 +2,10 @@
 
 Every write that adds, moves or removes a card file (new, rename, import, forget, review,
 maintain, a by-hand step) goes through the door, and the door passes its plan through
-`with_memory_table`: when the plan touches a card, the table is made for the cards as they will
-stand, and MEMORY.md's write joins the plan, so the card and the table land in one commit. Only
-the text between the section's markers changes; a MEMORY.md without the section (or with broken
-markers) is left as it is, for `check` to report.
+`with_memory_table`: when the plan adds, moves or removes a card, the table is made for the
+cards as they will stand, and MEMORY.md's write joins the plan, so the card and the table land
+in one commit. Only the text between the section's markers changes; a MEMORY.md without the
+section (or with broken markers) is left as it is, for `check` to report.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cardvault.edits.apply import final_texts
-from cardvault.edits.changes import Change, WriteFile, file_changes, touched_paths
+from cardvault.edits.changes import Change, FileChange, WriteFile, file_changes, touched_paths
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import parse_card
 from cardvault.vault.files import FileText, digest_text
@@ -30,7 +30,7 @@ REASON = "MEMORY.md: categories table follows the cards"
 def with_memory_table(vault: Vault, changes: Sequence[Change]) -> tuple[Change, ...]:
     """`changes`, and MEMORY.md's table made current for the cards they leave, when they
     touch a card file and the table would change (else `changes` as they are)."""
-    if not any(_card_path(vault, p) for c in file_changes(list(changes)) for p in touched_paths(c)):
+    if not any(_adds_moves_or_removes_a_card(vault, c) for c in file_changes(list(changes))):
         return tuple(changes)
     snapshot = read_vault(vault, verify=True)
     final = final_texts(changes)
@@ -56,6 +56,14 @@ def with_memory_table(vault: Vault, changes: Sequence[Change]) -> tuple[Change, 
     if text == memory.text:
         return tuple(changes)
     return (*changes, WriteFile(vault.memory_md, text, memory.digest, REASON, "index", 1))
+
+
+def _adds_moves_or_removes_a_card(vault: Vault, change: FileChange) -> bool:
+    """Whether `change` adds, moves or removes a card file (an edit of a card in place, such
+    as a citation rewritten, leaves the table to maintenance's index step)."""
+    if isinstance(change, WriteFile) and not change.creates:
+        return False
+    return any(_card_path(vault, path) for path in touched_paths(change))
 
 
 def _card_path(vault: Vault, path: Path) -> bool:
