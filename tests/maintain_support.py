@@ -156,3 +156,16 @@ def ask_cross_project(vault: Vault) -> Any:
     queue_path(vault.root).write_text(render_queue([asked]), encoding="utf-8")
     history.commit(vault, "a cross-project question")
     return asked
+
+
+def assert_memory_table_current(root: Path) -> None:
+    """MEMORY.md on disk holds the categories table the vault's cards make (vault/
+    memory_table.py): what maintenance's index step, and every write that adds, moves or
+    removes a card, leaves."""
+    from cardvault.vault.memory_table import with_table
+    from cardvault.vault.read import read_vault
+
+    read = read_vault(open_vault_at(root))
+    assert read.memory is not None
+    budget = read.vault.config.memory_byte_budget
+    assert with_table(read.memory.text, read.vault, read.live, budget)[0] == read.memory.text

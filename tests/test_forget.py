@@ -17,6 +17,7 @@ from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import open_vault_at
 from tests.conftest import git_log, run_cli, snapshot
 from tests.insight_support import card_files, frontmatter, git, log_entries, log_files
+from tests.maintain_support import assert_memory_table_current
 from tests.writers_support import assert_vault_sound, killed_midway
 
 SLUG = "docker-buildx-platform-flag"
@@ -54,7 +55,7 @@ def test_forget_by_slug_removes_card_and_its_log_entries_then_revert_restores(
     refs = {e["ref"] for p in log_files(sample_vault) for e in log_entries(p)}
     assert cited and not set(cited) & refs
     changed = {k for k in before if before[k] != snapshot(sample_vault).get(k)}
-    assert changed and all(k.startswith("memory/") for k in changed)
+    assert changed and all(k.startswith("memory/") or k == "MEMORY.md" for k in changed)
     git(sample_vault, "revert", "--no-edit", "HEAD")
     assert snapshot(sample_vault) == before
 
@@ -234,12 +235,20 @@ def test_memory_table_is_regenerated_without_the_forgotten_card(sample_vault: Pa
     assert snapshot(sample_vault) == before
 
 
-def test_an_unrelated_forget_leaves_memory_md_alone(sample_vault: Path) -> None:
+def test_a_forget_leaves_memory_md_a_current_table_and_its_own_words(sample_vault: Path) -> None:
+    """Forgetting a card the table does not name still leaves the table true to the cards
+    (edits/derived.py), in the forget's commit; MEMORY.md's hand-written parts stay as they
+    were."""
+    from cardvault.vault.sections import get_section, set_section
+
     memory = sample_vault / "MEMORY.md"
     text = memory.read_text(encoding="utf-8")
     assert "conference-talk-ideas" not in text
     assert forget(sample_vault, "conference-talk-ideas", "--yes").exit_code == 0
-    assert memory.read_text(encoding="utf-8") == text
+    after = memory.read_text(encoding="utf-8")
+    assert set_section(after, "categories", get_section(text, "categories") or "") == text
+    assert "MEMORY.md" in git(sample_vault, "show", "--name-only", "--format=", "HEAD").split()
+    assert_memory_table_current(sample_vault)
 
 
 def test_forget_turns_links_to_the_removed_card_into_plain_text(vault_path: Path) -> None:

@@ -59,11 +59,12 @@ def _with_identity(root: Path) -> None:
     git(root, "config", "user.email", "person@example.com")
 
 
-def test_a_log_and_a_new_card_start_three_gits_each(vault_path: Path, tmp_path: Path) -> None:
+def test_a_log_and_a_new_card_start_three_or_four_gits(vault_path: Path, tmp_path: Path) -> None:
     """The everyday write: is anything else staged (no), add the new file, commit it; or for
-    an existing file: its hand edits (none), is anything else staged, commit it. Nothing more
-    (the cache folder is answered from the index file, the drivers from the config file, HEAD
-    from the refs)."""
+    an existing file: its hand edits (none), is anything else staged, commit it. A new card
+    also rewrites MEMORY.md's table (edits/derived.py): that file's hand edits are asked
+    first. Nothing more (the cache folder is answered from the index file, the drivers from
+    the config file, HEAD from the refs)."""
     _with_identity(vault_path)
     first = _cli_with_counted_gits(tmp_path, vault_path, "log", "the first entry of the day")
     assert [line.split()[0] for line in first] == ["diff", "add", "-c"]
@@ -73,10 +74,10 @@ def test_a_log_and_a_new_card_start_three_gits_each(vault_path: Path, tmp_path: 
     card = _cli_with_counted_gits(
         tmp_path, vault_path, "new", "Counted", "-c", "tools", "--body", "b"
     )
-    assert [line.split()[0] for line in card] == ["diff", "add", "-c"]
+    assert [line.split()[0] for line in card] == ["status", "diff", "add", "-c"]
     assert git(vault_path, "status", "--porcelain") == ""
     shown = git(vault_path, "show", "--name-only", "--format=%s", "HEAD").split()
-    assert shown[-1] == "memory/cards/counted.md"
+    assert sorted(shown[-2:]) == ["MEMORY.md", "memory/cards/counted.md"]
 
 
 def test_a_commit_of_a_few_files_leaves_what_else_is_staged(vault_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from cardvault.vault.card import parse_card
 from tests.conftest import git_log, run_cli, snapshot
+from tests.maintain_support import git
 
 NOW = {"CARDVAULT_NOW": "2026-11-30T09:15"}
 
@@ -94,7 +95,10 @@ def test_rename_moves_the_card_and_every_link_follows(linked: Path) -> None:
     assert "- Pool connections (memory/cards/db/pgbouncer-pool.md)" in agents
     assert "My own note: see memory/cards/db/pg-pool.md." in agents  # the user's text
     memory = (linked / "MEMORY.md").read_text(encoding="utf-8")
-    assert "| tools | 3 | [[pgbouncer-pool]] |" in memory
+    # The table is the cards' own, in the rename's commit: the renamed card under its new path.
+    assert "](memory/cards/db/pgbouncer-pool.md)" in memory
+    assert "pg-pool.md" not in memory
+    assert "MEMORY.md" in git(linked, "show", "--name-only", "--format=", "HEAD")
     assert "Hand-written: [[pg-pool]] matters." in memory
     assert (linked / "memory" / "2026-11-02.md").read_bytes() == logs_before  # append-only
     left = outcome["left"]

@@ -19,6 +19,7 @@ import pytest
 from click.testing import Result
 
 from tests.conftest import REPO, run_cli, snapshot
+from tests.maintain_support import assert_memory_table_current
 
 pytestmark = pytest.mark.slow
 
@@ -83,6 +84,14 @@ def test_the_readme_tour_does_what_it_says(place: Tour) -> None:
         check = CHECKS.get(_key(argv))
         assert check is not None, f"no check for the tour's `{' '.join(argv)}` ({comment})"
         check(place, argv, asked)
+    assert place.vault is not None
+    assert_memory_table_current(place.vault)
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def _key(argv: list[str]) -> str:
@@ -127,9 +136,12 @@ def _import_dry(tour: Tour, argv: list[str], _: list[str]) -> None:
 def _new(tour: Tour, argv: list[str], _: list[str]) -> None:
     _run(tour, argv)
     assert tour.vault is not None and (tour.vault / CARD).is_file()
-    # the session-start pack's MEMORY.md has the card in its table from the first card on
-    pack = tour.cli(["context"]).stdout
-    assert "[Cortex CSRF Automation](memory/cards/cortex-csrf-automation.md)" in pack
+    # MEMORY.md has the card in its table from the first card on, in the card's commit, and
+    # the session-start pack shows it
+    link = "[Cortex CSRF Automation](memory/cards/cortex-csrf-automation.md)"
+    assert link in (tour.vault / "MEMORY.md").read_text(encoding="utf-8")
+    assert "MEMORY.md" in _git(tour.vault, "show", "--name-only", "--format=", "HEAD").split()
+    assert link in tour.cli(["context"]).stdout
 
 
 def _logged(tour: Tour, argv: list[str], _: list[str]) -> None:

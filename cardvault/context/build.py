@@ -165,7 +165,7 @@ def _current(snapshot: VaultSnapshot) -> str | None:
     """MEMORY.md's text with its categories table as the cards stand now (maintenance writes
     the table; a vault of new or imported cards has the right one before it runs). A file
     without the section, or whose markers are broken, is shown as it is."""
-    from cardvault.maintain.memory_index import SECTION, with_table
+    from cardvault.vault.memory_table import SECTION, with_table
 
     memory = snapshot.memory
     if memory is None:

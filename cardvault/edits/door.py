@@ -12,9 +12,10 @@
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
    the write's commit holds the write alone (with `commit_pending`, every pending hand edit of
    the vault's own files, before the plan: `sync`, `maintain --commit-pending`);
-5. applies the changes all or nothing (apply.py: journal, one batch, rollback on failure) and
-   records one commit of exactly those paths (or, with `branch`, commits them on a new branch
-   and leaves the work tree alone);
+5. adds MEMORY.md's categories table to a plan that adds, moves or removes a card, so the table
+   lands in the card's commit (derived.py); applies the changes all or nothing (apply.py:
+   journal, one batch, rollback on failure) and records one commit of exactly those paths
+   (or, with `branch`, commits them on a new branch and leaves the work tree alone);
 6. lets go of the lock. Work that only reads (a search index refresh) belongs after the door.
 
 If a file changes between the plan and the write (an editor saved it), the plan is made again
@@ -38,6 +39,7 @@ from cardvault import history
 from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.derived import with_memory_table
 from cardvault.edits.journal import left_behind
 from cardvault.edits.lock import Holder, vault_lock
 from cardvault.edits.recover import Recovery, announce, recover
@@ -50,6 +52,9 @@ T = TypeVar("T")
 OnWait = Callable[[Holder], None]
 #: How many times a plan is made again when a file changed between the plan and the write.
 REPLANS = 2
+#: Files one "hand edits" commit holds when `sync` commits many (commit_pending_in_steps): a
+#: few seconds of git's work, after which the vault lock is let go for a waiting writer.
+PENDING_STEP = 2000
 
 
 @dataclass(frozen=True)
@@ -217,6 +222,7 @@ def write_while_holding(
     """Steps 4-5 of the door for a caller inside `holding_the_lock` (sync's removal of what
     its merge brought back of forgotten entries): commit hand edits of the targets, apply all
     or nothing, commit."""
+    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes))
     ops = compose(proposal.changes)
     if not ops:
         return Written(proposal.value, proposal.changes, (), None)
@@ -274,6 +280,7 @@ def merge_while_holding(
 def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
     if not history.is_repo(vault.root):
         raise CardvaultError("committing to a branch needs the vault to be a git repository")
+    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes))
     if not compose(proposal.changes):
         return Written(proposal.value, proposal.changes, (), None)
     commit = history.commit_to_branch(
@@ -290,6 +297,33 @@ def _refuse_during_a_merge(vault: Vault) -> None:
             "or abort it (`git merge --abort`), then try again",
             vault.root,
         )
+
+
+def commit_pending_in_steps(vault: Vault, on_wait: OnWait | None = None) -> Entered:
+    """Steps 1-2 of the door, then every pending hand edit of the vault's own files committed
+    (`sync`), the lock let go between bounded steps: a long list (a folder of notes dropped in
+    by hand) is screened whole first, outside the lock, so a secret anywhere commits none of
+    it; then committed `PENDING_STEP` files at a time, each commit under the lock taken anew
+    (and screened again there), so a writer waiting for it (a `log`) gets in between two.
+    Each commit records files already whole on disk: a kill between two leaves only edits
+    still to commit, which the next command that commits pending edits takes. What entering
+    did, with the last "hand edits" commit as `pending`."""
+    with holding_the_lock(vault, on_wait=on_wait) as entered:
+        if history.work_tree(vault) is None:
+            return entered
+        _refuse_during_a_merge(vault)
+        dirty = history.uncommitted(vault)
+        if len(dirty) <= PENDING_STEP:
+            return replace(entered, pending=_commit_dirty(vault, dirty))
+    top = history.work_tree(vault) or vault.root
+    screen_hand_edits(top, dirty)  # the long read, holding no lock
+    pending = None
+    for start in range(0, len(dirty), PENDING_STEP):
+        step = [top / rel for rel in dirty[start : start + PENDING_STEP]]
+        with holding_the_lock(vault, on_wait=on_wait, merge_setup=False):
+            _refuse_during_a_merge(vault)
+            pending = _commit_dirty(vault, history.uncommitted(vault, step)) or pending
+    return replace(entered, pending=pending)
 
 
 def _commit_pending_edits(vault: Vault) -> history.CommitResult | None:

@@ -42,7 +42,6 @@ from cardvault.vault.forgotten import FOLDER, record_path, record_text, recordab
 from cardvault.vault.layout import Vault
 from cardvault.vault.links import unlink
 from cardvault.vault.read import VaultSnapshot, read_vault
-from cardvault.vault.sections import get_section
 
 _WORD = re.compile(r"\w+")
 # Words, numbers, slugs: a piece mixing letters and digits is short (`k8s`, `x86-64`, `s3`).
@@ -202,8 +201,7 @@ def plan_removal(
     rules, agents = _rule_cut(snapshot, chosen)
     gone = {c.file.path for c in chosen}
     unlinked = _unlinked(snapshot, chosen, gone)
-    named = Needles.of("", [c.card for c in chosen], exact=True)
-    memory = _memory_table(snapshot, chosen, unlinked, (needles, named), today)
+    memory = _memory_table(snapshot, chosen, unlinked, today)
     kept = [c for c in cards if c.file.path not in gone]
     questions, review = _review_cut(vault, chosen, needles)
     return ForgetPlan(
@@ -327,24 +325,15 @@ def _unlinked(
 
 
 def _memory_table(
-    snapshot: VaultSnapshot,
-    cards: list[ForgottenCard],
-    unlinked: list[WriteFile],
-    needles: tuple[Needles, ...],
-    today: dt.date,
+    snapshot: VaultSnapshot, cards: list[ForgottenCard], unlinked: list[WriteFile], today: dt.date
 ) -> WriteFile | None:
-    """MEMORY.md's categories table as `maintain` makes it once the cards are gone, when the
-    table names one of them (so a stale table is not rewritten for an unrelated forget)."""
-    memory = snapshot.memory
-    if not cards or memory is None:
+    """MEMORY.md's categories table as `maintain` makes it once the cards are gone (the write
+    the door would add to any removal of cards: edits/derived.py), shown in the plan."""
+    if not cards or snapshot.memory is None:
         return None
     from cardvault.maintain import memory_index
     from cardvault.maintain.state import state_of
 
-    section = get_section(memory.text, memory_index.SECTION, memory.path)
-    lines = (section or "").splitlines()
-    if not any(each.names_card(line) for each in needles for line in lines):
-        return None
     gone: list[Change] = [DeleteFile(c.file.path, c.file.digest, "", "forget") for c in cards]
     after = state_of(snapshot, today).after([*gone, *unlinked])
     writes = [

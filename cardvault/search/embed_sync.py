@@ -6,6 +6,11 @@ digest of its passage's text. So an unchanged document is never split again, a p
 text did not change is never embedded again (even when another part of its card changed), and a
 vector whose row fails its checksum (vector_store.py) counts as missing and is computed again.
 Passages depend on the model's tokenizer, so a model change drops them with the vectors.
+
+A query's sync embeds at most `QUERY_BUDGET` passages (a document is at most MAX_PASSAGES of
+them: passages.py), card by card, and commits them: the search answers from the keyword index
+and the vectors there are, says how many documents are still to embed, and the next sync (a
+later search, or `cardvault index`, which has no budget) goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -32,15 +37,20 @@ from cardvault.vault.progress import Progress
 if TYPE_CHECKING:
     import numpy as np
 
+#: Passages a query's sync embeds at most (a few seconds on 2 cores): two huge cards' worth.
+QUERY_BUDGET = 128
+
 
 @dataclass(frozen=True)
 class Embedding:
     """How a sync embeds: the model, a lazy embedder factory (called with the number of texts
-    to embed), and whether to verify every stored row even when nothing changed."""
+    to embed), whether to verify every stored row even when nothing changed, and the most
+    passages one sync embeds (None: all it lacks)."""
 
     ref: ModelRef
     make: Callable[[int], Embedder]
     verify: bool = True
+    budget: int | None = None
 
     @property
     def model_id(self) -> str:
@@ -58,6 +68,7 @@ class VectorReport:
     resumed: int = 0  # vectors taken from an interrupted sync's checkpoint
     rejected: int = 0  # stored rows that failed their checksum
     unembedded: int = 0
+    left_docs: int = 0  # documents with passages still to embed (a budget was reached)
     notices: list[str] = field(default_factory=list)
 
 
@@ -110,17 +121,44 @@ def sync_vectors(
         report.notices.append(
             f"{report.rejected} stored vector(s) did not match their text; computing them again"
         )
-    needed = [row[0] for row in index.conn.execute("SELECT DISTINCT text_hash FROM passages")]
+    needed = _passages_in_order(index)
     missing = [h for h in needed if h not in have]
-    new_vectors = _embed(index, embedding, missing, report, progress) if missing else None
-    if missing and new_vectors is None:
+    fresh = _embed(index, embedding, missing, report, progress) if missing else {}
+    if fresh is None:
         return report  # no model: keep what there is, the next sync tries again
-    if missing or report.rejected or len(have) != len(needed):
+    done = [h for h in missing if h in fresh]
+    if done or report.rejected or len(have) != len(needed):
         kept = [h for h in needed if h in have]
-        _store(index, kept, [have[h] for h in kept], matrix, missing, new_vectors)
+        _store(index, kept, [have[h] for h in kept], matrix, done, [fresh[h] for h in done])
     index.set_meta(UNPROVEN, "")  # every stored row is one this machine made
+    left = [h for h in missing if h not in fresh]
+    if left:  # the budget was reached: the next sync goes on
+        report.unembedded = len(left)
+        report.left_docs = _documents_of(index, left)
+        report.notices.append(still_to_embed(report.left_docs))
+        return report
     index.set_meta("vectors_complete", embedding.model_id)
     return report
+
+
+def still_to_embed(documents: int) -> str:
+    """The notice of a search that answered while `documents` still wait for their vectors."""
+    return (
+        f"{documents:,} document{'s' if documents != 1 else ''} still to embed: these results "
+        "come from the keyword index and the vectors ready so far; later searches embed more "
+        "(or run `cardvault index` to finish now)"
+    )
+
+
+def _passages_in_order(index: IndexHandle) -> list[str]:
+    """Every passage digest, once, document by document (a budget finishes whole cards first,
+    cards before log entries)."""
+    rows = index.conn.execute(
+        "SELECT p.text_hash FROM passages p WHERE p.doc_hash IN (SELECT text_hash FROM docs) "
+        "ORDER BY (SELECT min(CASE d.kind WHEN 'log' THEN 1 ELSE 0 END) FROM docs d "
+        "WHERE d.text_hash = p.doc_hash), p.doc_hash, p.seq"
+    )
+    return list(dict.fromkeys(row[0] for row in rows))
 
 
 def _split_new_documents(
@@ -175,18 +213,17 @@ def _embed(
     missing: list[str],
     report: VectorReport,
     progress: Progress | None,
-) -> np.ndarray | None:
-    """Vectors for the `missing` passage digests, or None when the model cannot be loaded.
+) -> dict[str, np.ndarray] | None:
+    """Vectors for the `missing` passage digests (the first `embedding.budget` of those no
+    checkpoint holds), or None when the model cannot be loaded.
 
     Those an interrupted sync saved (checkpoint.py) are taken as they are; the rest are embedded,
     and saved every `checkpoint.EVERY` texts when there are more than that, so a sync killed
     now resumes where it stopped."""
-    import numpy as np
-
     saved = Checkpoint(index.folder, embedding.model_id)
     try:
         kept = saved.take(missing)
-        todo = [h for h in missing if h not in kept]
+        todo = [h for h in missing if h not in kept][: embedding.budget]
         fresh = _embed_new(index, embedding, todo, saved, report, progress) if todo else {}
     finally:
         saved.close()
@@ -205,7 +242,7 @@ def _embed(
         )
     report.embedded = len(todo)
     report.embedded_docs = _documents_of(index, todo)
-    return np.stack([kept[h] if h in kept else fresh[h] for h in missing])
+    return kept | fresh
 
 
 def _embed_new(
@@ -264,15 +301,15 @@ def _store(
     kept_rows: list[int],
     matrix: np.ndarray | None,
     missing: list[str],
-    new_vectors: np.ndarray | None,
+    new_vectors: list[np.ndarray],
 ) -> None:
     import numpy as np
 
     parts = []
     if kept and matrix is not None:
         parts.append(np.asarray(matrix[kept_rows], dtype=np.float32))
-    if new_vectors is not None and len(missing):
-        parts.append(np.asarray(new_vectors, dtype=np.float32))
+    if missing:
+        parts.append(np.stack(new_vectors).astype(np.float32))
     combined = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
     write_vectors(index, kept + missing, combined, frozenset(missing))
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
 from cardvault.search.checkpoint import checkpoint_path
-from cardvault.search.embed_sync import Embedding
+from cardvault.search.embed_sync import QUERY_BUDGET, Embedding
 from cardvault.search.filters import Filters
 from cardvault.search.fusion import (
     CANDIDATES,
@@ -213,17 +213,24 @@ class Searcher:
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
         """Build the index now, reporting to `progress`, if the vault has none yet: a first
-        search builds it inside the query, minutes on thousands of long notes with nothing to
-        show meanwhile. It embeds with the query's own model, loaded once for both. False when
-        it is still not built: another process kept the index for more than `wait` seconds
-        (building it, most likely), or the index or the disk is broken."""
+        search builds it inside the query, a while on thousands of long notes with nothing to
+        show meanwhile. It embeds with the query's own model, loaded once for both, a query's
+        budget of passages (QUERY_BUDGET; the query that follows embeds one more, then answers).
+        False when it is still not built: another process kept the index for more than `wait`
+        seconds (building it, most likely), or the index or the disk is broken."""
         with self._lock:
             if self.indexed:
                 return True
             # a broken index or disk: the search that follows meets it again and says what
             with contextlib.suppress(sqlite3.DatabaseError, OSError):
-                self.synced(self.model.embedding(), [], progress, wait=wait)
+                self.synced(self._query_embedding(), [], progress, wait=wait)
             return self.indexed
+
+    def _query_embedding(self) -> Embedding | None:
+        """How a query's sync embeds: at most QUERY_BUDGET passages, so a search answers from
+        what is ready while the rest waits for later searches or `cardvault index`."""
+        embedding = self.model.embedding()
+        return None if embedding is None else replace(embedding, budget=QUERY_BUDGET)
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
@@ -240,7 +247,7 @@ class Searcher:
     ) -> SearchOutcome:
         # a keyword search brings the keyword half up to date only: it never waits for the
         # model to embed what changed (minutes for a huge note); the next ranked search does
-        embedding = None if mode == "keyword" else self.model.embedding()
+        embedding = None if mode == "keyword" else self._query_embedding()
         if mode != "keyword":  # the vault's own model, set aside until approved (trust/)
             notices.extend(self.vault.ignored_notes("search.model"))
         index, report = self.synced(embedding, notices, wait=self.query_wait(notices))
@@ -298,8 +305,8 @@ class Searcher:
             index = self._open(True, notices)
             report = sync_index(self.vault, index, embedding, progress)
         notices.extend(report.notices)
-        if self._watcher is not None:
-            self._fresh = _Freshness(index_state(index), embedding)
+        if self._watcher is not None and not (embedding is not None and report.unembedded):
+            self._fresh = _Freshness(index_state(index), embedding)  # else the next sync goes on
         return index, report
 
     def _changed_paths(self) -> set[str] | None:

@@ -101,7 +101,7 @@ def sync_index(
         index.conn.execute("ROLLBACK")
         raise
     prune_vector_files(index)
-    if embedding is not None and not vectors.unembedded:
+    if embedding is not None and (not vectors.unembedded or vectors.left_docs):
         discard_checkpoint(index.folder)  # every vector it held is in the index now
     report.embedded, report.embedded_docs = vectors.embedded, vectors.embedded_docs
     report.resumed = vectors.resumed

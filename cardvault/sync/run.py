@@ -5,16 +5,20 @@ history/states.py) and for an unknown remote. Then, holding the sync lock from h
 (edits/lock.py `SYNC_LOCK`: two syncs of one clone take turns, as git's ref locks need):
 1. under the vault lock: finish an interrupted write (or an interrupted sync's merge), set up
    the merge drivers if missing, and commit pending hand edits of the vault's own files
-   (vault/owned.py), as "hand edits", once the secret guard found nothing in them
-   (edits/door.py): in a repository the vault shares with code, code changes and untracked
-   files are never committed, and never stop a sync;
+   (vault/owned.py), as "hand edits", once the secret guard found nothing in them, a long
+   list in commits of a bounded size with the lock let go between them, so a `log` waiting
+   for it gets in (edits/door.py `commit_pending_in_steps`): in a repository the vault
+   shares with code, code changes and untracked files are never committed, and never stop a
+   sync;
 2. fetch the remote, holding no lock (a network wait never makes another writer wait); its
    branch is the one ours follows (`branch.NAME.merge`, as `git pull` reads it), else the one
    of our branch's name;
-3. under the lock again: merge its branch where a kill leaves nothing in the vault: computed in
-   git's object store with cardvault's drivers (daily logs entry by entry, cards key by key,
-   managed sections as sets of lines: sync/driver.py; history/treemerge.py runs them in a
-   scratch work tree outside the repository); a true merge's commit also holds its derived
+3. merge its branch where a kill leaves nothing in the vault, computed holding no lock (the
+   long part: a writer gets in meanwhile) and carried out under the lock, where it is computed
+   again if a writer committed meanwhile (HEAD moved): computed in git's object store with
+   cardvault's drivers (daily logs entry by entry, cards key by key, managed sections as sets
+   of lines: sync/driver.py; history/treemerge.py runs them in a scratch work tree outside the
+   repository); a true merge's commit also holds its derived
    files, MEMORY.md's table made from the merged cards and AGENTS.md's learned rules kept to
    the merged lines whose cards are still promoted (a pulled card that only says `status:
    promoted` adds none); then the vault's changed files written through the journal and the
@@ -53,6 +57,7 @@ from cardvault.edits.apply import final_texts
 from cardvault.edits.changes import Change, DeleteFile, WriteFile
 from cardvault.edits.door import (
     OnWait,
+    commit_pending_in_steps,
     holding_the_lock,
     merge_while_holding,
     refuse_unfinished_git,
@@ -110,8 +115,8 @@ def sync_vault(
     git_remote.check_remote(top, name)
     branch = git_remote.upstream_branch(top, local, name)
     with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
-        with holding_the_lock(vault, on_wait=on_wait, commit_pending=True) as entered:
-            pass  # an interrupted write finished (and said so), hand edits committed
+        # an interrupted write finished (and said so), hand edits committed in bounded steps
+        entered = commit_pending_in_steps(vault, on_wait)
         result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
     return replace(
         result, pending=entered.pending, notes=[*result.notes, *_index_notes(vault, result)]
@@ -122,7 +127,7 @@ def _exchange(
     vault: Vault, remote: str, branches: tuple[str, str], today: dt.date, on_wait: OnWait | None
 ) -> SyncResult:
     """Fetch, merge and push until the push goes through (or a conflict). The network waits
-    (fetch, push) hold no lock; the merge does. `branches`:
+    (fetch, push) and the merge's computation hold no lock; writing the merge does. `branches`:
     ours, and the remote's it follows (its upstream's name, else the same)."""
     local, branch = branches
     top = history.work_tree(vault)
@@ -142,17 +147,23 @@ def _exchange(
                 "to publish this one, then sync again",
                 top,
             )
-        with holding_the_lock(vault, on_wait=on_wait):
-            if exists:
-                dropped = git_remote.dropped_tip(top, remote, branch, before)
-                if dropped is not None:
-                    notes.append(_REWRITTEN.format(remote=remote, branch=branch))
-                outcome = _merge(vault, top, f"{remote}/{branch}", today, dropped)
-                if outcome.conflicts:
+        target, prepared, dropped = f"{remote}/{branch}", None, None
+        if exists:
+            dropped = git_remote.dropped_tip(top, remote, branch, before)
+            if dropped is not None:
+                notes.append(_REWRITTEN.format(remote=remote, branch=branch))
+            prepared = _prepare(vault, top, target, today, dropped)  # the long part, unlocked
+        with holding_the_lock(vault, on_wait=on_wait) as entered:
+            if prepared is not None:
+                if not _still_current(vault, prepared, entered.recovery.finished):
+                    prepared = _prepare(vault, top, target, today, dropped)
+                if prepared.outcome.conflicts:
                     return SyncResult(
-                        remote, branch, "conflict", False, attempt, conflicts=outcome.conflicts
-                    )
-                outcomes.append(outcome.how)
+                        remote, branch, "conflict", False, attempt,
+                        conflicts=prepared.outcome.conflicts,
+                    )  # fmt: skip
+                _carry_out(vault, prepared)
+                outcomes.append(prepared.outcome.how)
             else:
                 outcomes.append("new branch")
             forgotten = _forget_again(vault, today) or forgotten
@@ -174,14 +185,39 @@ def _exchange(
     )
 
 
-def _merge(
+@dataclass(frozen=True)
+class _Prepared:
+    """A merge computed in git's object store from HEAD `merge.old`, and the writes of the
+    vault's files that carry it out (none for a conflict or nothing to merge)."""
+
+    outcome: git_remote.MergeOutcome
+    merge: history.TreeMerge
+    changes: tuple[Change, ...] = ()
+
+
+def _still_current(vault: Vault, prepared: _Prepared, recovered: bool) -> bool:
+    """Whether a merge prepared holding no lock still holds under it: HEAD is the commit it
+    was computed from (a writer that got in meanwhile committed, and moved it) and taking the
+    lock finished no interrupted write. Files edited by hand meanwhile are caught by the
+    digests of its changes (nothing is written over them)."""
+    return not recovered and history.head(vault) == prepared.merge.old
+
+
+def _carry_out(vault: Vault, prepared: _Prepared) -> None:
+    """Write the vault's merged files through the journal, then move the branch to the merge
+    (edits/door.py `merge_while_holding`): under the lock, the short part of a merge."""
+    if prepared.merge.new is not None and not prepared.outcome.conflicts:
+        merge_while_holding(vault, prepared.changes, prepared.merge)
+
+
+def _prepare(
     vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
-) -> git_remote.MergeOutcome:
-    """Merge `target` into the branch where a kill leaves nothing in the vault: computed in
-    git's object store (history/treemerge.py) with its derived files (`_derived`), the
-    vault's files written through the journal, then the branch moved to the merge
-    (edits/door.py `merge_while_holding`). `dropped`: the remote's old head its rewritten
-    history no longer holds (only our own commits since it are carried over)."""
+) -> _Prepared:
+    """Merge `target` into HEAD where a kill leaves nothing in the vault: computed in git's
+    object store (history/treemerge.py) with its derived files (`_derived`), and the changes
+    that write the vault's files (`_carry_out` applies them). Writes nothing in the vault, so
+    it runs holding no lock. `dropped`: the remote's old head its rewritten history no longer
+    holds (only our own commits since it are carried over)."""
     taken, stopped = removals.unpaired(top, target)
     message = f"sync: merge {target}"
     merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
@@ -197,9 +233,9 @@ def _merge(
             git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
             for path, text in [*merge.conflicts, *((path, "") for path in stopped)]
         )
-        return git_remote.MergeOutcome("conflict", conflicts)
+        return _Prepared(git_remote.MergeOutcome("conflict", conflicts), merge)
     if merge.new is None:
-        return git_remote.MergeOutcome(merge.how)
+        return _Prepared(git_remote.MergeOutcome(merge.how), merge)
     git_remote.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
     texts = {
         rel: history.blob_text(top, merge.new, rel)
@@ -215,8 +251,7 @@ def _merge(
         for rel in merge.changed
         if _journaled(vault, top, rel)
     ]
-    merge_while_holding(vault, changes, merge)
-    return git_remote.MergeOutcome(merge.how, (), merge.changed)
+    return _Prepared(git_remote.MergeOutcome(merge.how, (), merge.changed), merge, tuple(changes))
 
 
 def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
