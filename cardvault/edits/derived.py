@@ -20,19 +20,22 @@ from cardvault.vault.card import parse_card
 from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import Vault
 from cardvault.vault.memory_table import SECTION, with_table
-from cardvault.vault.read import read_vault
+from cardvault.vault.read import VaultSnapshot, read_vault
 from cardvault.vault.sections import get_section
 from cardvault.vault.snapshot import CardFile
 
 REASON = "MEMORY.md: categories table follows the cards"
 
 
-def with_memory_table(vault: Vault, changes: Sequence[Change]) -> tuple[Change, ...]:
+def with_memory_table(
+    vault: Vault, changes: Sequence[Change], read: VaultSnapshot | None = None
+) -> tuple[Change, ...]:
     """`changes`, and MEMORY.md's table made current for the cards they leave, when they
-    touch a card file and the table would change (else `changes` as they are)."""
+    touch a card file and the table would change (else `changes` as they are). `read`: the
+    vault as the plan was made from it under the lock (else it is read now)."""
     if not any(_adds_moves_or_removes_a_card(vault, c) for c in file_changes(list(changes))):
         return tuple(changes)
-    snapshot = read_vault(vault, verify=True)
+    snapshot = read if read is not None else read_vault(vault, verify=True)
     final = final_texts(changes)
     memory = snapshot.memory
     if memory is None or vault.memory_md in final:

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from cardvault import history
 from cardvault.edits import faults
@@ -46,6 +46,9 @@ from cardvault.edits.recover import Recovery, announce, recover
 from cardvault.errors import CardvaultError, ConcurrentEditError, UnfinishedGitError
 from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.layout import Vault
+
+if TYPE_CHECKING:
+    from cardvault.vault.read import VaultSnapshot
 
 T = TypeVar("T")
 #: Told who holds the lock when a writer has waited for it a noticeable while.
@@ -62,19 +65,26 @@ class Proposal(Generic[T]):
     """What a planning function returns: the changes, the message of the commit that records
     them, and a value handed back to the caller (the maintenance plan, a new card's slug...).
     `committed` says the planner asked git, under the lock, and found none of the vault's own
-    files with uncommitted changes (or committed them): the door then asks git no second time."""
+    files with uncommitted changes (or committed them): the door then asks git no second time.
+    `read` is the vault as the planner read it under the lock, when it did: what the door
+    derives from the cards (MEMORY.md's table) starts from it instead of a second read."""
 
     changes: tuple[Change, ...]
     message: str
     value: T
     committed: bool = False
+    read: VaultSnapshot | None = None
 
 
 def propose(
-    changes: Sequence[Change], message: str, value: T, committed: bool = False
+    changes: Sequence[Change],
+    message: str,
+    value: T,
+    committed: bool = False,
+    read: VaultSnapshot | None = None,
 ) -> Proposal[T]:
     """A Proposal of `changes`."""
-    return Proposal(tuple(changes), message, value, committed)
+    return Proposal(tuple(changes), message, value, committed, read)
 
 
 @dataclass(frozen=True)
@@ -222,7 +232,7 @@ def write_while_holding(
     """Steps 4-5 of the door for a caller inside `holding_the_lock` (sync's removal of what
     its merge brought back of forgotten entries): commit hand edits of the targets, apply all
     or nothing, commit."""
-    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes))
+    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes, proposal.read))
     ops = compose(proposal.changes)
     if not ops:
         return Written(proposal.value, proposal.changes, (), None)
@@ -280,7 +290,7 @@ def merge_while_holding(
 def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
     if not history.is_repo(vault.root):
         raise CardvaultError("committing to a branch needs the vault to be a git repository")
-    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes))
+    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes, proposal.read))
     if not compose(proposal.changes):
         return Written(proposal.value, proposal.changes, (), None)
     commit = history.commit_to_branch(

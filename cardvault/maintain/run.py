@@ -176,7 +176,7 @@ def run_maintenance(
         message = "" if result.plan.empty else result.plan.commit_message()
         planned_at.append(time.perf_counter())
         # the status above was taken under the lock: hand edits stopped the run or were committed
-        return propose(result.plan.changes, message, result, committed=True)
+        return propose(result.plan.changes, message, result, committed=True, read=read.snapshot)
 
     folds = branch is None and (only is None or "uses" in only)
     with folding(vault) if folds else contextlib.nullcontext():
