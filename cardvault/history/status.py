@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cardvault.vault.layout import Vault
@@ -131,13 +131,25 @@ def committed_texts(top: Path, rels: Sequence[str]) -> dict[str, str]:
     if repo is None or head is None:
         return {}
     texts = {}
+    folders: dict[str, dict[str, Any]] = {"": {item.name: item for item in head.tree}}
+
+    def entries(folder: str) -> dict[str, Any]:
+        """A folder's entries by name, each folder's tree read once (a lookup per path from
+        the root read every tree on its way again: minutes for thousands of paths)."""
+        if folder not in folders:
+            parent, _, name = folder.rpartition("/")
+            item = entries(parent).get(name)
+            folders[folder] = (
+                {each.name: each for each in item} if item is not None and item.type == "tree"
+                else {}
+            )  # fmt: skip
+        return folders[folder]
+
     try:
         for rel in rels:
-            try:
-                item = head.tree[rel]
-            except KeyError:
-                continue
-            if item.type == "blob":
+            folder, _, name = rel.rpartition("/")
+            item = entries(folder).get(name)
+            if item is not None and item.type == "blob":
                 texts[rel] = item.data_stream.read().decode("utf-8", errors="replace")
     finally:
         repo.git.clear_cache()  # the persistent `cat-file` ends here
