@@ -9,8 +9,9 @@ what spans files: duplicate slugs, links, contradictions, MEMORY.md's budget.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from cardvault.check.cards import FACT, Found, card_findings, distilled, secret_findings
 from cardvault.maintain.contradict import Claim, conflicting_claims
@@ -79,15 +80,38 @@ def _strict_files(vault: Vault) -> list[Finding]:
     return found
 
 
-def _found(rel: str, items: list[Found]) -> list[Finding]:
+def _found(rel: str, items: Iterable[Sequence[Any]]) -> list[Finding]:
     return [Finding(rel, line, message, code, severity) for line, severity, code, message in items]
+
+
+def _remembered_findings(
+    snapshot: VaultSnapshot,
+    fact: str,
+    payloads: Mapping[str, Any],
+    compute: Callable[[Any], list[Found]],
+    extra: Iterable[FileText | None] = (),
+) -> list[Finding]:
+    """`compute`'s findings for each payload, kept in the catalog under each file's digest,
+    and for the `extra` files (MEMORY.md, AGENTS.md, hot memories: few, so computed afresh)."""
+    results = remembered(snapshot, fact, payloads, compute)
+    found = [f for rel in payloads for f in _found(rel, results[rel])]
+    for file in extra:
+        if file is not None:
+            found += _found(snapshot.rel(file.path), compute(file.text))
+    return found
+
+
+def _texts(snapshot: VaultSnapshot) -> dict[str, str]:
+    """The text of every card and daily log, by relative path."""
+    files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
+    files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
+    return files
 
 
 def _single_card_rules(snapshot: VaultSnapshot) -> list[Finding]:
     config = snapshot.vault.config
     cards = {snapshot.rel(c.path): c for c in snapshot.cards}
-    results = remembered(snapshot, FACT, cards, lambda card: card_findings(card, config))
-    found = [f for rel in cards for f in _found(rel, [tuple(x) for x in results[rel]])]
+    found = _remembered_findings(snapshot, FACT, cards, lambda card: card_findings(card, config))
     return _budget_note(found, {rel for rel, card in cards.items() if not distilled(card.card)})
 
 
@@ -366,24 +390,14 @@ def _instructions(snapshot: VaultSnapshot) -> list[Finding]:
     from cardvault.check.instructions import FACT as INSTRUCTIONS_FACT
     from cardvault.check.instructions import instruction_findings
 
-    files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
-    files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
-    results = remembered(snapshot, INSTRUCTIONS_FACT, files, instruction_findings)
-    found = [f for rel in files for f in _found(rel, [tuple(x) for x in results[rel]])]
-    for hot in snapshot.hot.values():
-        found += _found(snapshot.rel(hot.path), instruction_findings(hot.text))
-    return found
+    return _remembered_findings(
+        snapshot, INSTRUCTIONS_FACT, _texts(snapshot), instruction_findings, snapshot.hot.values()
+    )
 
 
 def _secrets(snapshot: VaultSnapshot) -> list[Finding]:
-    files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
-    files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
-    results = remembered(snapshot, SECRETS_FACT, files, secret_findings)
-    found = [f for rel in files for f in _found(rel, [tuple(x) for x in results[rel]])]
-    for extra in (snapshot.memory, snapshot.agents, *snapshot.hot.values()):
-        if extra is not None:
-            found += _found(snapshot.rel(extra.path), secret_findings(extra.text))
-    return found
+    extra = (snapshot.memory, snapshot.agents, *snapshot.hot.values())
+    return _remembered_findings(snapshot, SECRETS_FACT, _texts(snapshot), secret_findings, extra)
 
 
 def _line_of(text: str, needle: str, after_line: int) -> int:
