@@ -15,6 +15,7 @@ from typing import Any
 
 from cardvault.check.cards import FACT, Found, card_findings, distilled, secret_findings
 from cardvault.maintain.contradict import Claim, conflicting_claims
+from cardvault.scopes.tiers import tier_findings
 from cardvault.vault.files import FileText
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
@@ -40,7 +41,7 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _languages(snapshot)
     findings += _conflicts(snapshot)
     findings += _merge_markers(snapshot)
-    findings += _tiers(snapshot)
+    findings += tier_findings(snapshot)  # HOT tier parts over their limits (docs/scopes.md)
     findings += _instructions(snapshot)
     findings += _strict_files(vault)
     if secrets:
@@ -91,8 +92,7 @@ def _remembered_findings(
     compute: Callable[[Any], list[Found]],
     extra: Iterable[FileText | None] = (),
 ) -> list[Finding]:
-    """`compute`'s findings for each payload, kept in the catalog under each file's digest,
-    and for the `extra` files (MEMORY.md, AGENTS.md, hot memories: few, so computed afresh)."""
+    """`compute`'s findings for each payload (kept in the catalog) and each `extra` file."""
     results = remembered(snapshot, fact, payloads, compute)
     found = [f for rel in payloads for f in _found(rel, results[rel])]
     for file in extra:
@@ -102,7 +102,6 @@ def _remembered_findings(
 
 
 def _texts(snapshot: VaultSnapshot) -> dict[str, str]:
-    """The text of every card and daily log, by relative path."""
     files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
     files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
     return files
@@ -347,16 +346,6 @@ def _languages(snapshot: VaultSnapshot) -> list[Finding]:
     notice = unread_notice(vault, unread_languages(vault, (c.card for c in snapshot.live)))
     rel = snapshot.rel(vault.cards_dir)
     return [] if notice is None else [Finding(rel, 0, notice, "language", "warning")]
-
-
-def _tiers(snapshot: VaultSnapshot) -> list[Finding]:
-    """HOT tier parts over their limits in cardvault.toml (docs/scopes.md)."""
-    from cardvault.scopes.tiers import tier_findings
-
-    return [
-        Finding(rel, line, message, "tier-budget", "warning")
-        for rel, line, message in tier_findings(snapshot)
-    ]
 
 
 def _conflicts(snapshot: VaultSnapshot) -> list[Finding]:
