@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.check.cards import FACT, Found, card_findings, distilled, secret_findings
+from cardvault.check.instructions import FACT as INSTRUCTIONS_FACT
+from cardvault.check.instructions import instruction_findings
 from cardvault.maintain.contradict import Claim, conflicting_claims
 from cardvault.scopes.tiers import tier_findings
 from cardvault.vault.files import FileText
@@ -42,10 +44,15 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _conflicts(snapshot)
     findings += _merge_markers(snapshot)
     findings += tier_findings(snapshot)  # HOT tier parts over their limits (docs/scopes.md)
-    findings += _instructions(snapshot)
     findings += _strict_files(vault)
+    texts = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
+    texts.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
+    hot = tuple(snapshot.hot.values())
+    # instruction-like text in cards, logs and hot memories (check/instructions.py)
+    findings += _remembered_findings(snapshot, INSTRUCTIONS_FACT, texts, instruction_findings, hot)
     if secrets:
-        findings += _secrets(snapshot)
+        extra = (snapshot.memory, snapshot.agents, *hot)
+        findings += _remembered_findings(snapshot, SECRETS_FACT, texts, secret_findings, extra)
     return sorted(findings, key=lambda f: (f.path, f.line, f.code))
 
 
@@ -99,12 +106,6 @@ def _remembered_findings(
         if file is not None:
             found += _found(snapshot.rel(file.path), compute(file.text))
     return found
-
-
-def _texts(snapshot: VaultSnapshot) -> dict[str, str]:
-    files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
-    files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
-    return files
 
 
 def _single_card_rules(snapshot: VaultSnapshot) -> list[Finding]:
@@ -372,21 +373,6 @@ def _claims_json(body: str) -> list[list[object]]:
     from cardvault.maintain.contradict import claims
 
     return [[c.verb, list(c.obj), c.polarity, c.sentence] for c in claims(body)]
-
-
-def _instructions(snapshot: VaultSnapshot) -> list[Finding]:
-    """Instruction-like text in cards, logs and hot memories (check/instructions.py)."""
-    from cardvault.check.instructions import FACT as INSTRUCTIONS_FACT
-    from cardvault.check.instructions import instruction_findings
-
-    return _remembered_findings(
-        snapshot, INSTRUCTIONS_FACT, _texts(snapshot), instruction_findings, snapshot.hot.values()
-    )
-
-
-def _secrets(snapshot: VaultSnapshot) -> list[Finding]:
-    extra = (snapshot.memory, snapshot.agents, *snapshot.hot.values())
-    return _remembered_findings(snapshot, SECRETS_FACT, _texts(snapshot), secret_findings, extra)
 
 
 def _line_of(text: str, needle: str, after_line: int) -> int:
