@@ -9,11 +9,15 @@ what spans files: duplicate slugs, links, contradictions, MEMORY.md's budget.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from cardvault.check.cards import FACT, Found, card_findings, distilled, secret_findings
+from cardvault.check.instructions import FACT as INSTRUCTIONS_FACT
+from cardvault.check.instructions import instruction_findings
 from cardvault.maintain.contradict import Claim, conflicting_claims
+from cardvault.scopes.tiers import tier_findings
 from cardvault.vault.files import FileText
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
@@ -39,11 +43,16 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _languages(snapshot)
     findings += _conflicts(snapshot)
     findings += _merge_markers(snapshot)
-    findings += _tiers(snapshot)
-    findings += _instructions(snapshot)
+    findings += tier_findings(snapshot)  # HOT tier parts over their limits (docs/scopes.md)
     findings += _strict_files(vault)
+    texts = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
+    texts.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
+    hot = tuple(snapshot.hot.values())
+    # instruction-like text in cards, logs and hot memories (check/instructions.py)
+    findings += _remembered_findings(snapshot, INSTRUCTIONS_FACT, texts, instruction_findings, hot)
     if secrets:
-        findings += _secrets(snapshot)
+        extra = (snapshot.memory, snapshot.agents, *hot)
+        findings += _remembered_findings(snapshot, SECRETS_FACT, texts, secret_findings, extra)
     return sorted(findings, key=lambda f: (f.path, f.line, f.code))
 
 
@@ -79,15 +88,30 @@ def _strict_files(vault: Vault) -> list[Finding]:
     return found
 
 
-def _found(rel: str, items: list[Found]) -> list[Finding]:
+def _found(rel: str, items: Iterable[Sequence[Any]]) -> list[Finding]:
     return [Finding(rel, line, message, code, severity) for line, severity, code, message in items]
+
+
+def _remembered_findings(
+    snapshot: VaultSnapshot,
+    fact: str,
+    payloads: Mapping[str, Any],
+    compute: Callable[[Any], list[Found]],
+    extra: Iterable[FileText | None] = (),
+) -> list[Finding]:
+    """`compute`'s findings for each payload (kept in the catalog) and each `extra` file."""
+    results = remembered(snapshot, fact, payloads, compute)
+    found = [f for rel in payloads for f in _found(rel, results[rel])]
+    for file in extra:
+        if file is not None:
+            found += _found(snapshot.rel(file.path), compute(file.text))
+    return found
 
 
 def _single_card_rules(snapshot: VaultSnapshot) -> list[Finding]:
     config = snapshot.vault.config
     cards = {snapshot.rel(c.path): c for c in snapshot.cards}
-    results = remembered(snapshot, FACT, cards, lambda card: card_findings(card, config))
-    found = [f for rel in cards for f in _found(rel, [tuple(x) for x in results[rel]])]
+    found = _remembered_findings(snapshot, FACT, cards, lambda card: card_findings(card, config))
     return _budget_note(found, {rel for rel, card in cards.items() if not distilled(card.card)})
 
 
@@ -325,16 +349,6 @@ def _languages(snapshot: VaultSnapshot) -> list[Finding]:
     return [] if notice is None else [Finding(rel, 0, notice, "language", "warning")]
 
 
-def _tiers(snapshot: VaultSnapshot) -> list[Finding]:
-    """HOT tier parts over their limits in cardvault.toml (docs/scopes.md)."""
-    from cardvault.scopes.tiers import tier_findings
-
-    return [
-        Finding(rel, line, message, "tier-budget", "warning")
-        for rel, line, message in tier_findings(snapshot)
-    ]
-
-
 def _conflicts(snapshot: VaultSnapshot) -> list[Finding]:
     """Live cards that contradict each other ("always use X" / "never use X"), lexically."""
     live = {snapshot.rel(c.path): c for c in snapshot.live}
@@ -359,31 +373,6 @@ def _claims_json(body: str) -> list[list[object]]:
     from cardvault.maintain.contradict import claims
 
     return [[c.verb, list(c.obj), c.polarity, c.sentence] for c in claims(body)]
-
-
-def _instructions(snapshot: VaultSnapshot) -> list[Finding]:
-    """Instruction-like text in cards, logs and hot memories (check/instructions.py)."""
-    from cardvault.check.instructions import FACT as INSTRUCTIONS_FACT
-    from cardvault.check.instructions import instruction_findings
-
-    files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
-    files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
-    results = remembered(snapshot, INSTRUCTIONS_FACT, files, instruction_findings)
-    found = [f for rel in files for f in _found(rel, [tuple(x) for x in results[rel]])]
-    for hot in snapshot.hot.values():
-        found += _found(snapshot.rel(hot.path), instruction_findings(hot.text))
-    return found
-
-
-def _secrets(snapshot: VaultSnapshot) -> list[Finding]:
-    files = {snapshot.rel(c.path): c.file.text for c in snapshot.cards}
-    files.update({snapshot.rel(log.file.path): log.file.text for log in snapshot.logs})
-    results = remembered(snapshot, SECRETS_FACT, files, secret_findings)
-    found = [f for rel in files for f in _found(rel, [tuple(x) for x in results[rel]])]
-    for extra in (snapshot.memory, snapshot.agents, *snapshot.hot.values()):
-        if extra is not None:
-            found += _found(snapshot.rel(extra.path), secret_findings(extra.text))
-    return found
 
 
 def _line_of(text: str, needle: str, after_line: int) -> int:

@@ -17,9 +17,6 @@ from cardvault.doctor.gitcheck import check_identity, check_merge_drivers
 from cardvault.doctor.registrations import check_registrations
 from cardvault.vault.layout import Vault
 
-#: The fixes `doctor --fix` makes: local to this clone, undone by `git config --unset`.
-SAFE_FIXES = ("merge drivers",)
-
 
 def run_checks(
     vault: Vault | None, project: Path | None, model: bool = True, opened: Check | None = None

@@ -61,14 +61,9 @@ def _regions(findings: list[SecretFinding], lines: list[str]) -> dict[int, list[
 def secrets_added(before: str, after: str) -> list[SecretFinding]:
     """The findings of `after` whose text `before` does not already hold: what a rewrite of
     `before` into `after` would add (a card that already quotes a key is not blamed again)."""
-    old = _values(before, scan_text(before))
-    lines = after.split("\n")
+    old_lines, lines = before.split("\n"), after.split("\n")
+    old = {_value(old_lines, found) for found in scan_text(before)}
     return [f for f in scan_text(after) if _value(lines, f) not in old]
-
-
-def _values(text: str, findings: list[SecretFinding]) -> set[str]:
-    lines = text.split("\n")
-    return {_value(lines, found) for found in findings}
 
 
 def _value(lines: list[str], found: SecretFinding) -> str:

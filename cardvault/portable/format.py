@@ -29,7 +29,7 @@ from typing import Any
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
 from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.card import Card, parse_card
-from cardvault.vault.files import inside, text_problem
+from cardvault.vault.files import ensure_within, inside, text_problem
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.lognames import is_log_path, log_day
@@ -271,8 +271,10 @@ def _card(index: int, item: Any, vault: Vault, problems: list[Finding]) -> Impor
     if (trouble := text_problem(text)) is not None:
         problems.append(problem(where, _at_line(*trouble)))
         return None
-    if (too_big := _over_limit(text, vault)) is not None:
-        problems.append(problem(where, too_big))
+    try:
+        ensure_within(text, "card", vault.config.max_entry_bytes)
+    except CardFormatError as exc:
+        problems.append(problem(where, exc.message))
         return None
     try:
         card = parse_card(text, vault.root / rel)
@@ -306,17 +308,6 @@ def _log(index: int, item: Any, problems: list[Finding]) -> ImportedLog | None:
         problems.append(problem(where, _at_line(*trouble)))
         return None
     return ImportedLog(index, rel, text)
-
-
-def _over_limit(text: str, vault: Vault) -> str | None:
-    """Why a card's text is too big to import (`[write] max_entry_bytes`), or None."""
-    size, limit = len(text.encode("utf-8")), vault.config.max_entry_bytes
-    if size <= limit:
-        return None
-    return (
-        f"is {size:,} bytes, over the limit of {limit:,} bytes per write "
-        "([write] max_entry_bytes in cardvault.toml)"
-    )
 
 
 def _shown(value: str) -> str:

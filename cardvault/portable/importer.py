@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from cardvault import history
 from cardvault.edits.changes import Change, Report, WriteFile, reports
-from cardvault.errors import CardvaultError, ConcurrentEditError
+from cardvault.errors import CardFormatError, CardvaultError, ConcurrentEditError
 from cardvault.maintain.state import CardFile, VaultState, state_of
-from cardvault.portable.fold import Outcome, place
+from cardvault.portable.fold import STEP, Outcome, place
 from cardvault.portable.format import ExportFile, ImportedCard, ImportedLog, problem
 from cardvault.vault.card import Card
 from cardvault.vault.daily import (
@@ -40,7 +40,7 @@ from cardvault.vault.daily import (
 )
 from cardvault.vault.entry_ids import append_entries, clone_refs
 from cardvault.vault.fields import IMPORTED, RULE
-from cardvault.vault.files import ABSENT
+from cardvault.vault.files import ABSENT, ensure_within
 from cardvault.vault.finding import Finding
 from cardvault.vault.forgotten import forgotten_refs
 from cardvault.vault.layout import Vault
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     from cardvault.edits.door import OnWait, Proposal
     from cardvault.maintain.similarity import Embeddings
 
-STEP = "import"
 BODY_LINES = 1000  # commit-body lines listed; the rest are counted
 KINDS = ("new", "merged", "skipped", "conflicting")
 
@@ -71,12 +70,9 @@ class ImportPlan:
     read: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     logs: int = 0  # daily logs written or added to
 
-    def count(self, kind: str) -> int:
-        return sum(1 for o in self.outcomes if o.kind == kind)
-
     def counts(self) -> dict[str, int]:
         """Cards per outcome, plus invalid items and log entries added."""
-        data = {kind: self.count(kind) for kind in KINDS}
+        data = {kind: sum(1 for o in self.outcomes if o.kind == kind) for kind in KINDS}
         data["invalid"] = len(self.problems)
         data["log_entries"] = self.log_entries
         data["logs"] = self.logs
@@ -294,8 +290,12 @@ def _log_changes(
         except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
             problems.append(problem(where, "log file name is not a valid date"))
             continue
-        if (big := _big_entry(incoming, vault.config.max_entry_bytes)) is not None:
-            problems.append(problem(where, big))
+        try:
+            for entry in incoming:
+                what = f"line {entry.line}: entry"
+                ensure_within(entry.title + entry.body, what, vault.config.max_entry_bytes)
+        except CardFormatError as exc:
+            problems.append(problem(where, exc.message))
             continue
         ids = clone_refs(incoming, text, path)  # the id each has on every clone
         kept = [  # a forgotten entry is left out as a duplicate is
@@ -347,18 +347,6 @@ def _text_before_entries(text: str, entries: list[LogEntry]) -> str:
     lines = text.split("\n")
     stop = entries[0].line - 1 if entries else len(lines)
     return "\n".join(lines[:stop]).strip("\n")
-
-
-def _big_entry(entries: list[LogEntry], limit: int) -> str | None:
-    """Why a log's entries are too big to import (one over `[write] max_entry_bytes`), or None."""
-    for entry in entries:
-        size = len(entry.title.encode("utf-8")) + len(entry.body.encode("utf-8"))
-        if size > limit:
-            return (
-                f"line {entry.line}: entry is {size:,} bytes, over the limit of {limit:,} bytes "
-                "per write ([write] max_entry_bytes in cardvault.toml)"
-            )
-    return None
 
 
 def _entry_key(entry: Any) -> tuple[str, str, str]:

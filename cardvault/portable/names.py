@@ -110,7 +110,7 @@ class NoteNames:
             return None
         folder = from_rel.rpartition("/")[0]
         if "/" in wanted:
-            found = self._by_path(wanted, folder)
+            found = _by_path(self._paths, wanted, folder)
             if found:
                 return self._pick(found, folder)
         for table in self._tables:
@@ -122,15 +122,6 @@ class NoteNames:
             return Resolved(slug, self._slugs[slug])
         card = self.vault_names.get(link_key(wanted)) or self.vault_names.get(slug)
         return Resolved(card, None) if card else None
-
-    def _by_path(self, wanted: str, folder: str) -> list[str]:
-        relative = posixpath.normpath(posixpath.join(folder, wanted))
-        for candidate in (relative, posixpath.normpath(wanted.lstrip("/"))):
-            rel = self._paths.get(_key(candidate))
-            if rel is not None and not candidate.startswith("../"):
-                return [rel]
-        tail = "/" + _key(wanted.lstrip("/"))
-        return [rel for key, rel in self._paths.items() if ("/" + key).endswith(tail)]
 
     def _pick(self, found: list[str], folder: str) -> Resolved:
         ranked = _ranked(found, folder)
@@ -154,18 +145,25 @@ class FileNames:
             return None, ()
         folder = from_rel.rpartition("/")[0]
         if "/" in wanted:
-            joined = posixpath.normpath(posixpath.join(folder, wanted))
-            for candidate in (joined, posixpath.normpath(wanted.lstrip("/"))):
-                if not candidate.startswith("../") and _key(candidate) in self._paths:
-                    return self._paths[_key(candidate)], ()
-        found = self._names.get(_key(wanted.rsplit("/", 1)[-1]), [])
-        if "/" in wanted:
-            tail = "/" + _key(wanted.lstrip("/"))
-            found = [rel for rel in found if ("/" + _key(rel)).endswith(tail)]
+            found = _by_path(self._paths, wanted, folder)
+        else:
+            found = self._names.get(_key(wanted), [])
         if not found:
             return None, ()
         ranked = _ranked(found, folder)
         return ranked[0], tuple(ranked[1:])
+
+
+def _by_path(paths: Mapping[str, str], wanted: str, folder: str) -> list[str]:
+    """The paths (`paths`: key -> path) `wanted` names: relative to `folder`, else from the
+    top, else every path ending in it."""
+    relative = posixpath.normpath(posixpath.join(folder, wanted))
+    for candidate in (relative, posixpath.normpath(wanted.lstrip("/"))):
+        rel = paths.get(_key(candidate))
+        if rel is not None and not candidate.startswith("../"):
+            return [rel]
+    tail = "/" + _key(wanted.lstrip("/"))
+    return [rel for key, rel in paths.items() if ("/" + key).endswith(tail)]
 
 
 def _ranked(found: Iterable[str], folder: str) -> list[str]:

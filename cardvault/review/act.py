@@ -108,6 +108,15 @@ def _refuse_what_was_kept_apart(state: VaultState, item: ReviewItem, cards: list
                 )
 
 
+def _archival(state: VaultState, card: CardFile, why: str) -> MoveFile:
+    """The move of `card` to the archive, by review; CardvaultError when it cannot be archived."""
+    move = archival(state, card, why)
+    if isinstance(move, Report):
+        raise CardvaultError(move.message, card.path)
+    assert isinstance(move, MoveFile)
+    return replace(move, step=STEP)
+
+
 def _as_review(change: Change) -> Change:
     return replace(change, step=STEP) if isinstance(change, WriteFile | MoveFile) else change
 
@@ -128,12 +137,9 @@ def _supersede(state: VaultState, item: ReviewItem) -> list[Change]:
     for loser in losers:
         if loser.path == winner.path:
             continue
-        move = archival(state, loser, f"superseded by {winner.slug}")
-        if isinstance(move, Report):
-            raise CardvaultError(move.message, loser.path)
-        assert isinstance(move, MoveFile)
+        move = _archival(state, loser, f"superseded by {winner.slug}")
         text = update_card_text(move.new_text, {"superseded_by": winner.slug}, path=loser.path)
-        changes.append(replace(move, new_text=text, step=STEP))
+        changes.append(replace(move, new_text=text))
     return changes
 
 
@@ -144,10 +150,8 @@ def _stale(state: VaultState, item: ReviewItem) -> list[Change]:
 
     card = _card(state, item.members[0].key)
     if item.status == ACCEPTED:
-        move = archival(state, card, "stale: " + "; ".join(item.evidence.get("reasons") or ()))
-        if isinstance(move, Report):
-            raise CardvaultError(move.message, card.path)
-        return [_as_review(move)]
+        reasons = "; ".join(item.evidence.get("reasons") or ())
+        return [_archival(state, card, "stale: " + reasons)]
     checked = checked_value(project_of(state.vault), state.today)
     record = {CHECKED: checked} if is_ours(card.card.meta.get(CHECKED)) else {}
     text = update_card_text(card.file.text, record, [STALE], card.path)

@@ -93,7 +93,8 @@ def answer(
         )
         changes = plan_answers(state, settled)
         message = _subject(settled) + "\n\n" + "\n".join(reason_lines(changes)) + "\n"
-        return propose(changes, message, (settled, _left(state, changes)))
+        left = len(pending_items(state.after(changes).review_items))
+        return propose(changes, message, (settled, left))
 
     written = locked_write(vault, plan)
     settled, left = written.value
@@ -131,10 +132,6 @@ def _rest(item: ReviewItem, today: dt.date) -> list[ReviewItem]:
     if item.kind == "same-lesson" and not any(m.source for m in rest):
         return []
     return [new_item(item.kind, rest, {"left_from": item.id}, today)]
-
-
-def _left(state: VaultState, changes: list[Change]) -> int:
-    return len(pending_items(state.after(changes).review_items))
 
 
 def _settle(item: ReviewItem, answer: Answer, day: dt.date, by: str) -> ReviewItem:

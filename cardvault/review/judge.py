@@ -142,21 +142,19 @@ def ask(command: str, item: ReviewItem, timeout: float, folder: Path | None = No
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return Verdict(
-            item.id, None, f"{item.id}: {name} gave no answer within {timeout:g} s; still pending"
-        )
+        return _still_pending(item, f"{name} gave no answer within {timeout:g} s")
     except (OSError, ValueError) as exc:
-        return Verdict(item.id, None, f"{item.id}: {name} could not be run ({exc}); still pending")
+        return _still_pending(item, f"{name} could not be run ({exc})")
     if done.returncode != 0:
         tail = " ".join(done.stderr.split())[-200:]
-        return Verdict(
-            item.id,
-            None,
-            f"{item.id}: {name} exited with status {done.returncode}"
-            + (f" ({tail})" if tail else "")
-            + "; still pending",
-        )
+        status = f"{name} exited with status {done.returncode}"
+        return _still_pending(item, status + (f" ({tail})" if tail else ""))
     return read_answer(item, done.stdout, name)
+
+
+def _still_pending(item: ReviewItem, why: str) -> Verdict:
+    """No answer from the judge: the question stays pending, and the message says why."""
+    return Verdict(item.id, None, f"{item.id}: {why}; still pending")
 
 
 def request(item: ReviewItem) -> dict[str, Any]:
@@ -179,21 +177,14 @@ def read_answer(item: ReviewItem, output: str, name: str) -> Verdict:
     word, reason, members, keep = _parse(output)
     shown = " ".join(output.split())[:80] or "nothing"
     if word not in ANSWERS:
-        return Verdict(
-            item.id,
-            None,
-            f"{item.id}: {name} answered {shown!r}, not one of {', '.join(ANSWERS)}; still pending",
-        )
+        return _still_pending(item, f"{name} answered {shown!r}, not one of {', '.join(ANSWERS)}")
     if item.kind == "contradiction":
         if word == "different":
             return Verdict(item.id, Answer(item.id, False, reason=reason))
         if word == "contradiction" and keep is not None and 1 <= keep <= len(item.members):
             return Verdict(item.id, Answer(item.id, True, keep=keep, reason=reason))
-        return Verdict(
-            item.id,
-            None,
-            f'{item.id}: {name} answered {word!r} without saying which side holds ("keep"); '
-            "still pending",
+        return _still_pending(
+            item, f'{name} answered {word!r} without saying which side holds ("keep")'
         )
     if word == "same":
         chosen = tuple(n for n in members if 1 <= n <= len(item.members))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from cardvault import history
@@ -124,11 +124,7 @@ class AgentSummary:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form."""
-        return {
-            "name": self.name, "hot_tokens": self.hot_tokens, "hot_limit": self.hot_limit,
-            "entries": self.entries, "lessons": self.lessons,
-            "corrections": list(self.corrections), "cards": self.cards,
-        }  # fmt: skip
+        return {**asdict(self), "corrections": list(self.corrections)}
 
 
 def agent_summaries(snapshot: VaultSnapshot) -> list[AgentSummary]:

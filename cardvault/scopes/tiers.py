@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from cardvault.vault.finding import Finding
 from cardvault.vault.read import VaultSnapshot
 from cardvault.vault.tokens import count_tokens
 
@@ -84,23 +85,25 @@ def hot_tokens(snapshot: VaultSnapshot, agent: str | None = None) -> int:
     return memory + rules_tokens(snapshot) + (count_tokens(hot.text) if hot else 0)
 
 
-def tier_findings(snapshot: VaultSnapshot) -> list[tuple[str, int, str]]:
-    """(path, line, message) for each HOT part over its limit (MEMORY.md's own budget is
-    checked by `check` already), and for HOT too big for the context budget."""
+def tier_findings(snapshot: VaultSnapshot) -> list[Finding]:
+    """`check`'s warning for each HOT part over its limit (MEMORY.md's own budget is checked
+    by `check` already), and for HOT too big for the context budget."""
     cfg = snapshot.vault.config
     found = []
     for part in tier_parts(snapshot):
         if part.over and part.part != "MEMORY.md":
             line = snapshot.rules[0].line if part.part == "rules" and snapshot.rules else 1
             found.append(
-                (part.path, line, f"HOT tier: {part.part} is {part.size} {part.unit}, over its "
-                 f"limit of {part.limit} ({_key(part.part)} in cardvault.toml)")
+                Finding(part.path, line, f"HOT tier: {part.part} is {part.size} {part.unit}, over "
+                        f"its limit of {part.limit} ({_key(part.part)} in cardvault.toml)",
+                        "tier-budget", "warning")
             )  # fmt: skip
     total = hot_tokens(snapshot)
     if total > cfg.context_token_budget:
         found.append(
-            ("MEMORY.md", 1, f"HOT tier: MEMORY.md and the rules are {total} tokens, over the "
-             f"context budget of {cfg.context_token_budget}: not all of it can be loaded")
+            Finding("MEMORY.md", 1, f"HOT tier: MEMORY.md and the rules are {total} tokens, over "
+                    f"the context budget of {cfg.context_token_budget}: not all of it can be "
+                    "loaded", "tier-budget", "warning")
         )  # fmt: skip
     return found
 

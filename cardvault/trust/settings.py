@@ -39,6 +39,10 @@ class CodeSetting:
         section, name = self.key.split(".", 1)
         return f"[{section}] {name}"
 
+    def runs_code(self, value: Any) -> bool:
+        """Whether `value` needs approval: it is neither the default nor one that runs nothing."""
+        return value != getattr(DEFAULTS, self.field) and value not in self.runs_nothing
+
 
 CODE_SETTINGS = (
     CodeSetting("maintain.judge", "judge", "a command", "not run; questions stay pending"),
@@ -98,7 +102,7 @@ def settle(
     for setting in CODE_SETTINGS:
         own = getattr(config, setting.field)
         mine = user.get(setting.key)
-        if own == getattr(DEFAULTS, setting.field) or own in setting.runs_nothing:
+        if not setting.runs_code(own):
             if mine is not None:
                 values[setting.field] = mine
         elif not is_approved(root, setting.key, own, env):
@@ -131,7 +135,7 @@ def asked(root: Path, config: VaultConfig, env: Mapping[str, str] | None = None)
     found = []
     for setting in CODE_SETTINGS:
         value = getattr(config, setting.field)
-        if value == getattr(DEFAULTS, setting.field) or value in setting.runs_nothing:
+        if not setting.runs_code(value):
             continue
         trusted = is_approved(root, setting.key, value, env)
         found.append(Asked(setting, value, trusted, _vault_files(root, value)))

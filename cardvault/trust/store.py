@@ -118,14 +118,12 @@ def is_approved(root: Path, setting: str, value: str, env: Mapping[str, str] | N
     path = store_path(env)
     if inside(path, root):
         return False  # a store inside the vault could come from its remote
+    where, repository = vault_identity(root)
     digest = value_digest(value)
-    resolved = str(Path(os.path.realpath(root)))
-    matches = [
-        a
+    return any(
+        (a.root, a.repository, a.setting, a.digest) == (where, repository, setting, digest)
         for a in read_approvals(env)
-        if a.root == resolved and a.setting == setting and a.digest == digest
-    ]
-    return bool(matches) and any(a.repository == repository_of(Path(resolved)) for a in matches)
+    )
 
 
 def approve(
