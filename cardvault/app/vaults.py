@@ -119,15 +119,11 @@ class VaultCommands(WriteCommands):
     def init(self, path: Path) -> Initialized:
         """`cardvault init`: make a vault at `path` (no vault is needed to call it), then
         register it with the global vault (a failure is said, never a failed init)."""
-        from cardvault.errors import CardvaultError
         from cardvault.write.init import init_vault
 
         made = init_vault(path)
         done = Initialized(made, _oversized(made.vault) if "MEMORY.md" in made.kept else None)
-        try:
-            return replace(done, registered=self.with_options(made.vault.root).register())
-        except (CardvaultError, OSError) as exc:
-            return replace(done, unregistered=str(exc))
+        return replace(done, **self.with_options(made.vault.root).registration())
 
     def capture(
         self, argv: Sequence[str], echo: BinaryIO | None = None, on_wait: OnWait | None = None

@@ -3,8 +3,6 @@ clock, the scope), the options several commands take, and turning errors into ex
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -251,17 +249,6 @@ def open_scope(ctx: typer.Context, scope: Scope, agent: str | None = None) -> In
     return found
 
 
-def register_project(ctx: typer.Context, vault: Vault) -> None:
-    """Register a project vault with the global vault (made on first use); a failure is a
-    warning, never a failed command."""
-    try:
-        done = session_of(ctx).with_options(vault.root).register()
-    except (CardvaultError, OSError) as exc:
-        report_registration(None, str(exc))
-        return
-    report_registration(done, None)
-
-
 def report_registration(done: Registered | None, failed: str | None) -> None:
     """Say that the project registered with the global vault (when it was not already), or why
     it did not."""
@@ -271,14 +258,6 @@ def report_registration(done: Registered | None, failed: str | None) -> None:
         render.warning(f"not registered with the global vault: {failed}")
     elif done is not None and done.commit is not None:
         render.note(f"registered with the global vault as {done.key}")
-
-
-def now() -> dt.datetime:
-    """The current local time, or $CARDVAULT_NOW when set (the session's clock is the same
-    rule read from its own environment: `session_of(ctx).now()`)."""
-    from cardvault.app import clock_of
-
-    return clock_of(os.environ)()
 
 
 def read_stdin(vault: Vault, what: str) -> str:

@@ -12,6 +12,7 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
     opened,
+    reading,
     report_commit,
     report_notes,
     report_registration,
@@ -21,7 +22,6 @@ from cardvault.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from cardvault.app import Session
     from cardvault.maintain.by_hand import HandResult
     from cardvault.maintain.plan import Plan
     from cardvault.maintain.run import RunResult
@@ -246,7 +246,7 @@ def promote(
     ] = None,
 ) -> None:
     """Promote a card by hand: its rule goes into AGENTS.md's learned rules; one commit."""
-    _hand_result(_by_hand(ctx).promote(slug, rule))
+    _hand_result(reading(ctx).promote(slug, rule))
 
 
 def demote(
@@ -254,7 +254,7 @@ def demote(
     slug: Annotated[str, typer.Argument(help="The promoted card's slug (or an alias).")],
 ) -> None:
     """Take a card's rule back out of AGENTS.md (it is not promoted again automatically)."""
-    _hand_result(_by_hand(ctx).demote(slug))
+    _hand_result(reading(ctx).demote(slug))
 
 
 def archive(
@@ -262,14 +262,7 @@ def archive(
     slug: Annotated[str, typer.Argument(help="The card's slug (or an alias).")],
 ) -> None:
     """Move a card to memory/archive/ now (kept, searchable with --archived); one commit."""
-    _hand_result(_by_hand(ctx).archive(slug))
-
-
-def _by_hand(ctx: typer.Context) -> Session:
-    """The session a by-hand step runs in, after saying what opening the vault healed."""
-    session = session_of(ctx)
-    opened(session.project())
-    return session
+    _hand_result(reading(ctx).archive(slug))
 
 
 def _hand_result(result: HandResult) -> None:
