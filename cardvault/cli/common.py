@@ -14,7 +14,6 @@ from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.app import Session
-    from cardvault.scopes.registry import Registered
     from cardvault.scopes.scope import InScope, Scoped
     from cardvault.vault.layout import Vault
 
@@ -216,12 +215,6 @@ def opened(vault: Vault) -> Vault:
     return vault
 
 
-def start_resident(ctx: typer.Context, vault: Vault) -> None:
-    """Warm by default: start `vault`'s resident process after a command that loaded the model
-    in this process (`Session.start_resident`)."""
-    session_of(ctx).start_resident(vault)
-
-
 def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
     """Index first, with the progress `cardvault index` shows, each vault never indexed (before
     a ranked `search` or `context --task`): built inside the query, a first index (minutes on
@@ -249,15 +242,15 @@ def open_scope(ctx: typer.Context, scope: Scope, agent: str | None = None) -> In
     return found
 
 
-def report_registration(done: Registered | None, failed: str | None) -> None:
-    """Say that the project registered with the global vault (when it was not already), or why
-    it did not."""
+def report_registration(done: Any) -> None:
+    """Say that the project registered with the global vault (`done.registered`, when it was
+    not already), or why it did not (`done.unregistered`): a result of init, maintain, scope."""
     from cardvault.cli import render
 
-    if failed is not None:
-        render.warning(f"not registered with the global vault: {failed}")
-    elif done is not None and done.commit is not None:
-        render.note(f"registered with the global vault as {done.key}")
+    if done.unregistered is not None:
+        render.warning(f"not registered with the global vault: {done.unregistered}")
+    elif done.registered is not None and done.registered.commit is not None:
+        render.note(f"registered with the global vault as {done.registered.key}")
 
 
 def read_stdin(vault: Vault, what: str) -> str:

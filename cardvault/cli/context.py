@@ -16,7 +16,6 @@ from cardvault.cli.common import (
     first_index,
     open_scope,
     session_of,
-    start_resident,
 )
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ def context(
         render.warning(notice)
     vaults = in_scope.vaults if task else ()
     if vaults:  # a ranked pack loaded the model: warm by default
-        start_resident(ctx, vaults[0].vault)
+        session_of(ctx).start_resident(vaults[0].vault)  # not an agent's copy: it is served
     if fmt is PackFormat.json or json_out:
         render.print_json(pack.to_dict())
     else:

@@ -99,7 +99,7 @@ def maintain(
     else:
         with render.IndexProgress() as progress:
             done = run(progress=progress)
-    report_registration(done.registered, done.unregistered)
+    report_registration(done)
     result, judged = done.run, done.judged
     if as_json:
         for notice in result.notices:
@@ -138,7 +138,7 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
     session = session_of(ctx, agent)
     done = session.maintain_global(dry_run)
     opened(session.vault_for(to_global=True))
-    report_registration(done.registered, done.unregistered)
+    report_registration(done)
     result = done.result
     plan = result.plan
     if as_json:

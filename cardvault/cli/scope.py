@@ -23,8 +23,7 @@ def scope(
     found = session_of(ctx).scope_info(register)
     for notice in found.notices:
         render.warning(notice)
-    if register:
-        report_registration(found.registered, found.register_failed)
+    report_registration(found)
     if render.wants_json(json_out):
         render.print_json(found.to_dict())
         return
