@@ -210,8 +210,7 @@ def opened(vault: Vault) -> Vault:
     """`vault`, after telling the user what opening it healed (a `.cardvault` that was a file)."""
     from cardvault.cli import render
 
-    for notice in vault.notices:
-        render.warning(notice)
+    render.warnings(vault.notices)
     return vault
 
 

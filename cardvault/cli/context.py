@@ -83,8 +83,7 @@ def context(
     if task:
         first_index(ctx, in_scope.vaults)
     pack = session_of(ctx, agent).context(task, budget, scope=in_scope, archived=archived)
-    for notice in pack.notices:
-        render.warning(notice)
+    render.warnings(pack.notices)
     vaults = in_scope.vaults if task else ()
     if vaults:  # a ranked pack loaded the model: warm by default
         session_of(ctx).start_resident(vaults[0].vault)  # not an agent's copy: it is served

@@ -102,8 +102,7 @@ def maintain(
     report_registration(done)
     result, judged = done.run, done.judged
     if as_json:
-        for notice in result.notices:
-            render.warning(notice)
+        render.warnings(result.notices)
         if result.commit is not None and result.commit.note:  # files git ignores, say
             render.warning(result.commit.note)
         render.print_json(done.to_json())
@@ -112,11 +111,9 @@ def maintain(
         _show_patch(result)
     else:
         _show(result, dry_run)
-    for note in done.set_aside:
-        render.warning(note)
+    render.warnings(done.set_aside)
     if judged is not None:
-        for line in judged.messages:
-            render.warning(line)
+        render.warnings(judged.messages)
         for item in judged.settled:
             render.success(f"judge: {item.id} {item.status} ({item.reason or 'no reason given'})")
     pending = done.pending
@@ -149,8 +146,7 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
              "commit": result.commit.sha if result.commit else None}
         )  # fmt: skip
         return
-    for notice in plan.notices:
-        render.warning(notice)
+    render.warnings(plan.notices)
     render.note(f"read {len(plan.projects)} project(s): {', '.join(plan.projects) or 'none'}")
     for line in plan.lines:
         render.console().print(f"  {render.escape(line)}")
@@ -179,8 +175,7 @@ def _date(text: str | None) -> dt.date | None:
 
 def _show(result: RunResult, dry_run: bool) -> None:
     plan = result.plan
-    for problem in (*plan.before.problems, *result.notices):
-        render.warning(problem)
+    render.warnings((*plan.before.problems, *result.notices))
     if result.pending is not None:
         report_commit(result.pending)
     if result.ids is not None:
@@ -216,8 +211,7 @@ def _show_patch(result: RunResult) -> None:
     """A dry run piped: the unified diff alone on stdout (empty when there is nothing to do),
     what the run would do and why on stderr."""
     plan = result.plan
-    for problem in (*plan.before.problems, *result.notices):
-        render.warning(problem)
+    render.warnings((*plan.before.problems, *result.notices))
     for line in result.reasons:
         render.note(line)
     for report in plan.reports:

@@ -82,8 +82,7 @@ def search(
     found = session.search_hits(asked)
     if in_scope.vaults:  # warm by default: the next search is answered by the vault's server
         session.start_resident(in_scope.vaults[0].vault)
-    for notice in found.notices:
-        render.warning(notice)
+    render.warnings(found.notices)
     if show_all:
         render.note("--all is no longer needed: weak hits are always shown, marked weak")
     if render.wants_json(json_out):
@@ -119,8 +118,7 @@ def index(
     with render.IndexProgress() as progress:
         report = session.index(rebuild=rebuild, progress=progress)
     session.start_resident(vault)
-    for notice in report.notices:
-        render.warning(notice)
+    render.warnings(report.notices)
     render.skipped(report.errors)
     said = (
         f"{report.documents} documents ({report.passages} passages) from {report.files} files: "
