@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cardvault.app.forgetting import ForgetCommands
 from cardvault.app.insight import InsightCommands
 from cardvault.app.maintenance import MaintainCommands, Maintained
 from cardvault.app.review import ReviewCommands
@@ -46,6 +47,7 @@ class Session(
     MaintainCommands,
     InsightCommands,
     VaultCommands,
+    ForgetCommands,
     WriteCommands,
     ReviewCommands,
     ServedCommands,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cardvault.app.vaults import ForgetScope
+from cardvault.app.forgetting import ForgetScope
 from cardvault.cli import render
 from cardvault.cli.common import report_subject, session_of, waiting_note
 
