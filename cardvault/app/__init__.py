@@ -26,6 +26,7 @@ from pathlib import Path
 from cardvault.app.forgetting import ForgetCommands
 from cardvault.app.insight import InsightCommands
 from cardvault.app.maintenance import MaintainCommands, Maintained
+from cardvault.app.resident import ResidentCommands
 from cardvault.app.review import ReviewCommands
 from cardvault.app.search import WARM_UP_QUERY, Query, SearchCommands, SearchOptions
 from cardvault.app.served import ServedCommands
@@ -43,6 +44,7 @@ __all__ = [
 
 class Session(
     ServiceCommands,
+    ResidentCommands,
     SearchCommands,
     MaintainCommands,
     InsightCommands,

@@ -12,7 +12,7 @@ from cardvault.cli.common import session_of
 
 if TYPE_CHECKING:
     from cardvault.app import Session
-    from cardvault.app.services import Serving
+    from cardvault.app.resident import Serving
     from cardvault.cli.resident import Command
 
 
