@@ -197,8 +197,8 @@ def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = Fal
 
 
 def reading(ctx: typer.Context, from_global: bool = False) -> Session:
-    """The session of a command that reads one vault (the project's, or the global vault's
-    when it exists: a read never makes it), after telling the user what opening it healed."""
+    """The session of a command on one vault (the project's, or the global vault's when it
+    exists: this never makes it), after telling the user what opening it healed."""
     session = session_of(ctx)
     vault = session.global_vault() if from_global else session.project()
     if vault is not None:
