@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cardvault.app.forgetting import ForgetCommands
 from cardvault.app.insight import InsightCommands
 from cardvault.app.maintenance import MaintainCommands, Maintained
+from cardvault.app.resident import ResidentCommands
 from cardvault.app.review import ReviewCommands
 from cardvault.app.search import WARM_UP_QUERY, Query, SearchCommands, SearchOptions
 from cardvault.app.served import ServedCommands
@@ -42,10 +44,12 @@ __all__ = [
 
 class Session(
     ServiceCommands,
+    ResidentCommands,
     SearchCommands,
     MaintainCommands,
     InsightCommands,
     VaultCommands,
+    ForgetCommands,
     WriteCommands,
     ReviewCommands,
     ServedCommands,

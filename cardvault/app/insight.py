@@ -72,7 +72,7 @@ class ScopeInfo:
     key: str | None
     projects: dict[str, Project]
     registered: Registered | None = None
-    register_failed: str | None = None
+    unregistered: str | None = None
     notices: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -191,7 +191,7 @@ class InsightCommands(WriteCommands):
         """`cardvault scope`: the global vault, this project's context key and the registered
         projects, after registering the project with `register` (a failure is said in the
         result, never raised). VaultNotFoundError to `register` outside a project."""
-        from cardvault.errors import CardvaultError, VaultNotFoundError
+        from cardvault.errors import VaultNotFoundError
         from cardvault.scopes.home import global_root
         from cardvault.scopes.key import context_key
         from cardvault.scopes.registry import read_projects
@@ -200,20 +200,15 @@ class InsightCommands(WriteCommands):
             project: Vault | None = self.project()
         except VaultNotFoundError:
             project = None
-        registered, failed = None, None
-        if register:
-            if project is None:
-                raise VaultNotFoundError("no project vault here to register")
-            try:
-                registered = self.register()
-            except (CardvaultError, OSError) as exc:
-                failed = str(exc)
+        if register and project is None:
+            raise VaultNotFoundError("no project vault here to register")
+        joined = self.registration() if register else {}
         home = self.global_vault()
         return ScopeInfo(
             global_root(self.env), home is not None, project.root if project else None,
             context_key(project.root) if project else None,
-            read_projects(home) if home else {}, registered, failed,
-            project.notices if project else (),
+            read_projects(home) if home else {}, notices=project.notices if project else (),
+            **joined,
         )  # fmt: skip
 
     def _read_one(self, from_global: bool) -> Vault:

@@ -147,7 +147,7 @@ class MaintainCommands(WriteCommands, ReviewCommands):
         run = run_maintenance(vault, options, progress, on_wait=on_wait, before=before)
         done = Maintained(run, dry_run)
         if not dry_run:
-            done = replace(done, **self._registration())
+            done = replace(done, **self.registration())
         if run.review_pending and not vault.config.judge:
             judge = tuple(item for item in vault.ignored if item.setting.key == JUDGE_KEY)
             done = replace(done, ignored=judge)
@@ -160,7 +160,7 @@ class MaintainCommands(WriteCommands, ReviewCommands):
         inside a project, the project registers with the global vault first."""
         from cardvault.maintain.crossproject import run_global
 
-        joined = self._registration()
+        joined = self.registration()
         result = run_global(self.vault_for(to_global=True), self.now(), dry_run)
         return MaintainedGlobal(result, **joined)
 
@@ -182,15 +182,3 @@ class MaintainCommands(WriteCommands, ReviewCommands):
         from cardvault.maintain.by_hand import archive_card
 
         return archive_card(self.project(), slug, self.now().date())
-
-    def _registration(self) -> dict[str, Any]:
-        """The project's registration as `Maintained`'s fields: a failure is said, never
-        raised; none outside a project."""
-        from cardvault.errors import CardvaultError, VaultNotFoundError
-
-        try:
-            return {"registered": self.register()}
-        except VaultNotFoundError:
-            return {}
-        except (CardvaultError, OSError) as exc:
-            return {"unregistered": str(exc)}

@@ -1,7 +1,9 @@
 """The app's reads for a server of one vault (the MCP server's `read` tool and resources): one
 memory file whole (a card, a day's log, MEMORY.md), the learned rules, the live cards; and the
 search index brought up to date before the first search and after each write. Also the names
-that server renders with (its log's progress lines, the bounded JSON reader, the context cap).
+that server renders with (its log's progress lines, the bounded JSON reader, the context cap,
+and the quoting of stored memory: context/pack.py's rule, one definition for the context pack
+and the MCP server).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cardvault.context.pack import NOTICES_SOURCE, PREAMBLE, quoted, quoted_notices
 from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.config import MAX_CONTEXT_TOKENS
 from cardvault.vault.progress import ProgressLines, duration
@@ -23,8 +26,8 @@ if TYPE_CHECKING:
     from cardvault.vault.progress import Progress
 
 __all__ = [
-    "MAX_CONTEXT_TOKENS", "MemoryFile", "ProgressLines", "ServedCommands", "duration",
-    "json_loads",
+    "MAX_CONTEXT_TOKENS", "NOTICES_SOURCE", "PREAMBLE", "MemoryFile", "ProgressLines",
+    "ServedCommands", "duration", "json_loads", "quoted", "quoted_notices",
 ]  # fmt: skip
 
 

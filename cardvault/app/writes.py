@@ -4,7 +4,7 @@ the global vault."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cardvault.wiring import Wiring
 
@@ -73,3 +73,16 @@ class WriteCommands(Wiring):
         if is_global(project, self.env):
             return None
         return register(self.vault_for(to_global=True), project, self.now().date())
+
+    def registration(self) -> dict[str, Any]:
+        """The project's registration as a result's `registered`/`unregistered` fields
+        (`Initialized`, `Maintained`): a failure is said, never raised; none outside a
+        project."""
+        from cardvault.errors import CardvaultError, VaultNotFoundError
+
+        try:
+            return {"registered": self.register()}
+        except VaultNotFoundError:
+            return {}
+        except (CardvaultError, OSError) as exc:
+            return {"unregistered": str(exc)}

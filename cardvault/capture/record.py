@@ -65,7 +65,9 @@ class KnownFix:
 
 def captures_of(vault: Vault, signature: str) -> list[LogEntry]:
     """Capture entries (`Signature:` plus `Exit code:` lines) with `signature`, oldest first."""
-    return [e for e in _entries_mentioning(vault, signature) if _is_capture(e, signature)]
+    return [
+        e for e in entries_mentioning(read_vault(vault), signature) if _is_capture(e, signature)
+    ]
 
 
 def _is_capture(entry: LogEntry, signature: str) -> bool:
@@ -73,10 +75,6 @@ def _is_capture(entry: LogEntry, signature: str) -> bool:
     return bool(re.search(rf"^Signature: {signature}\b", body, re.M)) and "\nExit code:" in (
         "\n" + body
     )
-
-
-def _entries_mentioning(vault: Vault, text: str) -> list[LogEntry]:
-    return entries_mentioning(read_vault(vault), text)
 
 
 def entries_mentioning(snapshot: VaultSnapshot, text: str) -> list[LogEntry]:

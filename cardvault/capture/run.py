@@ -69,7 +69,6 @@ class RunResult:
     cwd: str
     exit_code: int
     stderr: str
-    launched: bool = True
     killed_by: str | None = None  # "SIGTERM" when a signal ended it
     ignored: tuple[str, ...] = ()  # e.g. ("SIGINT", "SIGQUIT") for `cardvault capture ... &`
 
@@ -135,7 +134,7 @@ def run_command(argv: Sequence[str], echo: BinaryIO | None, cwd: Path | None = N
     exit_code = 128 - code if code < 0 else code
     killed_by = signal_name(-code) if code < 0 else None
     text = bytes(tail).decode("utf-8", "replace")
-    return RunResult(tuple(argv), where, exit_code, text, True, killed_by, ignored)
+    return RunResult(tuple(argv), where, exit_code, text, killed_by, ignored)
 
 
 def _not_started(
@@ -150,7 +149,7 @@ def _not_started(
     if echo is not None:
         echo.write(message.encode())
         echo.flush()
-    return RunResult(tuple(argv), cwd, code, message, launched=False, ignored=ignored)
+    return RunResult(tuple(argv), cwd, code, message, ignored=ignored)
 
 
 def _pump(pipe: BinaryIO, echo: BinaryIO | None, tail: bytearray) -> None:

@@ -24,19 +24,18 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardvault import history
+from cardvault.edits.atomic import atomic_write
 from cardvault.edits.changes import WriteFile
 from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
 from cardvault.hosts.transcript import assistant_texts, read_since
 from cardvault.vault.daily import signals_in
 from cardvault.vault.entry_ids import append_entry
-from cardvault.vault.files import ABSENT, read_if_present
+from cardvault.vault.files import ABSENT, current_digest, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 
@@ -174,12 +173,5 @@ def _read_offset(path: Path) -> int:
 
 
 def _write_offset(path: Path, transcript: Path, offset: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".offset.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"transcript": str(transcript), "offset": offset}, handle)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = json.dumps({"transcript": str(transcript), "offset": offset})
+    atomic_write(path, text, current_digest(path))  # local state: whatever is there is replaced

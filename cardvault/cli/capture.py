@@ -43,8 +43,7 @@ def capture(ctx: typer.Context) -> None:
     if not argv:
         raise typer.BadParameter("name a command to run: cardvault capture -- CMD [ARGS...]")
     done = session_of(ctx).capture(argv, _stderr_bytes(), on_wait=waiting_note)
-    for warning in done.warnings:  # what could not be captured: the exit code stays the same
-        render.warning(warning)
+    render.warnings(done.warnings)  # what could not be captured: the exit code stays the same
     if done.failure is not None:
         _report(done, done.failure)
     raise typer.Exit(done.run.exit_code)

@@ -3,8 +3,6 @@ clock, the scope), the options several commands take, and turning errors into ex
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,7 +14,6 @@ from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.app import Session
-    from cardvault.scopes.registry import Registered
     from cardvault.scopes.scope import InScope, Scoped
     from cardvault.vault.layout import Vault
 
@@ -200,8 +197,8 @@ def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = Fal
 
 
 def reading(ctx: typer.Context, from_global: bool = False) -> Session:
-    """The session of a command that reads one vault (the project's, or the global vault's
-    when it exists: a read never makes it), after telling the user what opening it healed."""
+    """The session of a command on one vault (the project's, or the global vault's when it
+    exists: this never makes it), after telling the user what opening it healed."""
     session = session_of(ctx)
     vault = session.global_vault() if from_global else session.project()
     if vault is not None:
@@ -213,15 +210,8 @@ def opened(vault: Vault) -> Vault:
     """`vault`, after telling the user what opening it healed (a `.cardvault` that was a file)."""
     from cardvault.cli import render
 
-    for notice in vault.notices:
-        render.warning(notice)
+    render.warnings(vault.notices)
     return vault
-
-
-def start_resident(ctx: typer.Context, vault: Vault) -> None:
-    """Warm by default: start `vault`'s resident process after a command that loaded the model
-    in this process (`Session.start_resident`)."""
-    session_of(ctx).start_resident(vault)
 
 
 def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
@@ -251,34 +241,15 @@ def open_scope(ctx: typer.Context, scope: Scope, agent: str | None = None) -> In
     return found
 
 
-def register_project(ctx: typer.Context, vault: Vault) -> None:
-    """Register a project vault with the global vault (made on first use); a failure is a
-    warning, never a failed command."""
-    try:
-        done = session_of(ctx).with_options(vault.root).register()
-    except (CardvaultError, OSError) as exc:
-        report_registration(None, str(exc))
-        return
-    report_registration(done, None)
-
-
-def report_registration(done: Registered | None, failed: str | None) -> None:
-    """Say that the project registered with the global vault (when it was not already), or why
-    it did not."""
+def report_registration(done: Any) -> None:
+    """Say that the project registered with the global vault (`done.registered`, when it was
+    not already), or why it did not (`done.unregistered`): a result of init, maintain, scope."""
     from cardvault.cli import render
 
-    if failed is not None:
-        render.warning(f"not registered with the global vault: {failed}")
-    elif done is not None and done.commit is not None:
-        render.note(f"registered with the global vault as {done.key}")
-
-
-def now() -> dt.datetime:
-    """The current local time, or $CARDVAULT_NOW when set (the session's clock is the same
-    rule read from its own environment: `session_of(ctx).now()`)."""
-    from cardvault.app import clock_of
-
-    return clock_of(os.environ)()
+    if done.unregistered is not None:
+        render.warning(f"not registered with the global vault: {done.unregistered}")
+    elif done.registered is not None and done.registered.commit is not None:
+        render.note(f"registered with the global vault as {done.registered.key}")
 
 
 def read_stdin(vault: Vault, what: str) -> str:

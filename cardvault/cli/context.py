@@ -16,7 +16,6 @@ from cardvault.cli.common import (
     first_index,
     open_scope,
     session_of,
-    start_resident,
 )
 
 if TYPE_CHECKING:
@@ -84,11 +83,10 @@ def context(
     if task:
         first_index(ctx, in_scope.vaults)
     pack = session_of(ctx, agent).context(task, budget, scope=in_scope, archived=archived)
-    for notice in pack.notices:
-        render.warning(notice)
+    render.warnings(pack.notices)
     vaults = in_scope.vaults if task else ()
     if vaults:  # a ranked pack loaded the model: warm by default
-        start_resident(ctx, vaults[0].vault)
+        session_of(ctx).start_resident(vaults[0].vault)  # not an agent's copy: it is served
     if fmt is PackFormat.json or json_out:
         render.print_json(pack.to_dict())
     else:

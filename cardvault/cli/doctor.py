@@ -39,8 +39,7 @@ def doctor(
     make unasked. Exit 1 when a check finds something broken (an error).
     """
     report = session_of(ctx).doctor(fix, model=not no_model)
-    for notice in report.notices:
-        render.warning(notice)
+    render.warnings(report.notices)
     if render.wants_json(as_json):
         checks = [check.to_json() for check in report.checks]
         render.print_json({"ok": report.ok, "fixed": report.fixed, "checks": checks})

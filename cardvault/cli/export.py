@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import opened, session_of
+from cardvault.cli.common import reading
 
 
 def export(
@@ -20,8 +20,7 @@ def export(
 ) -> None:
     """Write the vault's cards (exact file texts, frontmatter and body), AGENTS.md rules and,
     with --logs, daily logs to a portable JSON file (format cardvault-export, version 1)."""
-    session = session_of(ctx)
-    opened(session.project())
+    session = reading(ctx)
     done = session.export(None if str(file) == "-" else file, logs, force)
     for skipped in done.skipped:
         render.warning(f"not exported: {skipped}")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cardvault.app.vaults import ForgetScope
+from cardvault.app.forgetting import ForgetScope
 from cardvault.cli import render
 from cardvault.cli.common import report_subject, session_of, waiting_note
 
@@ -57,8 +57,7 @@ def forget(
     if scope is None and not yes and found.global_too and (chosen := _ask()) != "project":
         asked = session.forget_plan(query, chosen, on_wait=waiting_note)
         found = replace(asked, resumed=asked.resumed or found.resumed)
-    for warning in found.warnings:
-        render.warning(warning)
+    render.warnings(found.warnings)
     for name, _, plan in found.plans:
         if len(found.plans) > 1 or name != "project":
             render.err_console().print(f"[bold underline]{render.escape(name)}[/]")

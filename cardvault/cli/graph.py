@@ -41,8 +41,7 @@ def graph(
     Example: cardvault graph --format mermaid > vault.mmd
     """
     found = session_of(ctx).graph(archived, scope)
-    for notice in found.notices:
-        render.warning(notice)
+    render.warnings(found.notices)
     for each in found.each:
         render.skipped(list(each.problems))
     if fmt is GraphFormat.json or json_out:

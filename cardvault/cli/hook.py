@@ -53,8 +53,7 @@ def _run(ctx: typer.Context, event: str, host: str) -> str:
     stdin = sys.stdin
     raw = b"" if stdin is None or stdin.isatty() else _read(stdin, HOOK_INPUT_LIMIT + 1)
     done = session_of(ctx).hook(event, host, raw, waiting_note)
-    for notice in done.notices:
-        render.warning(notice)
+    render.warnings(done.notices)
     captured = done.captured
     if captured is None and event != "session-start":
         render.note(f"cardvault hook {event}: no transcript in the hook input, nothing captured")

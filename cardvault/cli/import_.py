@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import opened, report_notes, report_subject, session_of, waiting_note
+from cardvault.cli.common import reading, report_notes, report_subject, waiting_note
 from cardvault.cli.import_notes import import_folder
 
 if TYPE_CHECKING:
@@ -72,8 +72,7 @@ def import_(
         from cardvault.errors import CardvaultError
 
         raise CardvaultError("--category is for a folder of notes; an export keeps its categories")
-    session = session_of(ctx)
-    opened(session.project())
+    session = reading(ctx)
     if folder:
         import_folder(session, path, dry_run, partial, redact, category, json_out)
     else:

@@ -60,7 +60,7 @@ def init(
         )
     render.success(f"vault ready at {made.vault.root}")
     report_commit(made.commit)
-    report_registration(done.registered, done.unregistered)
+    report_registration(done)
     if made.found is not None and made.found.logs:
         _adopted_logs(made.found)
     if made.found is not None and made.found.notes:

@@ -33,8 +33,7 @@ def list_cards(
     Example: cardvault list --category infrastructure --json
     """
     found = session_of(ctx).list_cards(category, tag, status, archived, scope)
-    for notice in found.notices:
-        render.warning(notice)
+    render.warnings(found.notices)
     rows = []
     for each in found.each:
         render.skipped(list(each.problems))

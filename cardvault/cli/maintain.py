@@ -12,6 +12,7 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
     opened,
+    reading,
     report_commit,
     report_notes,
     report_registration,
@@ -21,7 +22,6 @@ from cardvault.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from cardvault.app import Session
     from cardvault.maintain.by_hand import HandResult
     from cardvault.maintain.plan import Plan
     from cardvault.maintain.run import RunResult
@@ -99,11 +99,10 @@ def maintain(
     else:
         with render.IndexProgress() as progress:
             done = run(progress=progress)
-    report_registration(done.registered, done.unregistered)
+    report_registration(done)
     result, judged = done.run, done.judged
     if as_json:
-        for notice in result.notices:
-            render.warning(notice)
+        render.warnings(result.notices)
         if result.commit is not None and result.commit.note:  # files git ignores, say
             render.warning(result.commit.note)
         render.print_json(done.to_json())
@@ -112,11 +111,9 @@ def maintain(
         _show_patch(result)
     else:
         _show(result, dry_run)
-    for note in done.set_aside:
-        render.warning(note)
+    render.warnings(done.set_aside)
     if judged is not None:
-        for line in judged.messages:
-            render.warning(line)
+        render.warnings(judged.messages)
         for item in judged.settled:
             render.success(f"judge: {item.id} {item.status} ({item.reason or 'no reason given'})")
     pending = done.pending
@@ -138,7 +135,7 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
     session = session_of(ctx, agent)
     done = session.maintain_global(dry_run)
     opened(session.vault_for(to_global=True))
-    report_registration(done.registered, done.unregistered)
+    report_registration(done)
     result = done.result
     plan = result.plan
     if as_json:
@@ -149,8 +146,7 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
              "commit": result.commit.sha if result.commit else None}
         )  # fmt: skip
         return
-    for notice in plan.notices:
-        render.warning(notice)
+    render.warnings(plan.notices)
     render.note(f"read {len(plan.projects)} project(s): {', '.join(plan.projects) or 'none'}")
     for line in plan.lines:
         render.console().print(f"  {render.escape(line)}")
@@ -179,8 +175,7 @@ def _date(text: str | None) -> dt.date | None:
 
 def _show(result: RunResult, dry_run: bool) -> None:
     plan = result.plan
-    for problem in (*plan.before.problems, *result.notices):
-        render.warning(problem)
+    render.warnings((*plan.before.problems, *result.notices))
     if result.pending is not None:
         report_commit(result.pending)
     if result.ids is not None:
@@ -216,8 +211,7 @@ def _show_patch(result: RunResult) -> None:
     """A dry run piped: the unified diff alone on stdout (empty when there is nothing to do),
     what the run would do and why on stderr."""
     plan = result.plan
-    for problem in (*plan.before.problems, *result.notices):
-        render.warning(problem)
+    render.warnings((*plan.before.problems, *result.notices))
     for line in result.reasons:
         render.note(line)
     for report in plan.reports:
@@ -246,7 +240,7 @@ def promote(
     ] = None,
 ) -> None:
     """Promote a card by hand: its rule goes into AGENTS.md's learned rules; one commit."""
-    _hand_result(_by_hand(ctx).promote(slug, rule))
+    _hand_result(reading(ctx).promote(slug, rule))
 
 
 def demote(
@@ -254,7 +248,7 @@ def demote(
     slug: Annotated[str, typer.Argument(help="The promoted card's slug (or an alias).")],
 ) -> None:
     """Take a card's rule back out of AGENTS.md (it is not promoted again automatically)."""
-    _hand_result(_by_hand(ctx).demote(slug))
+    _hand_result(reading(ctx).demote(slug))
 
 
 def archive(
@@ -262,14 +256,7 @@ def archive(
     slug: Annotated[str, typer.Argument(help="The card's slug (or an alias).")],
 ) -> None:
     """Move a card to memory/archive/ now (kept, searchable with --archived); one commit."""
-    _hand_result(_by_hand(ctx).archive(slug))
-
-
-def _by_hand(ctx: typer.Context) -> Session:
-    """The session a by-hand step runs in, after saying what opening the vault healed."""
-    session = session_of(ctx)
-    opened(session.project())
-    return session
+    _hand_result(reading(ctx).archive(slug))
 
 
 def _hand_result(result: HandResult) -> None:

@@ -55,8 +55,7 @@ def new(
     text = _card_text(vault, body)
     result = session.new(topic, category, text, tags, to_global, redact, on_wait=waiting_note)
     report_notes(result.notes)
-    for warning in result.warnings:
-        render.warning(warning)
+    render.warnings(result.warnings)
     if render.wants_json(json_out):
         render.print_json(
             {"slug": result.slug, "path": vault.rel(result.path), "commit": result.commit.sha}

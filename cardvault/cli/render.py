@@ -120,6 +120,12 @@ def warning(message: str) -> None:
     err_console().print(f"[yellow]warning:[/] {escape(_redacted(message))}")
 
 
+def warnings(messages: Iterable[str]) -> None:
+    """A warning line for each of `messages`."""
+    for message in messages:
+        warning(message)
+
+
 def _silenced(level: str, text: str) -> bool:
     from cardvault.cli.output import silenced
 

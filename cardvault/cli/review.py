@@ -141,8 +141,7 @@ def judge(
     """Ask the judge command set in cardvault.toml ([maintain] judge) about pending decisions;
     its answers are applied like a person's and recorded with its name."""
     outcome = session_of(ctx).review_judge(ids or None, _to_global(ctx))
-    for line in outcome.messages:
-        render.warning(line)
+    render.warnings(outcome.messages)
     if outcome.result is not None:
         _show_result(outcome.result)
     elif not outcome.messages:

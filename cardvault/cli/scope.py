@@ -21,10 +21,8 @@ def scope(
     context key (its git remote's host/owner/repo, else its path) and the registered projects.
     """
     found = session_of(ctx).scope_info(register)
-    for notice in found.notices:
-        render.warning(notice)
-    if register:
-        report_registration(found.registered, found.register_failed)
+    render.warnings(found.notices)
+    report_registration(found)
     if render.wants_json(json_out):
         render.print_json(found.to_dict())
         return

@@ -18,7 +18,6 @@ from cardvault.cli.common import (
     first_index,
     open_scope,
     session_of,
-    start_resident,
     vault_of,
 )
 
@@ -79,11 +78,11 @@ def search(
     asked = Query(query, k=k, mode=mode.value, filters=filters, scope=in_scope, rerank=rerank)
     if mode is not Mode.keyword:
         first_index(ctx, in_scope.vaults)
-    found = session_of(ctx).search_hits(asked)
+    session = session_of(ctx)
+    found = session.search_hits(asked)
     if in_scope.vaults:  # warm by default: the next search is answered by the vault's server
-        start_resident(ctx, in_scope.vaults[0].vault)
-    for notice in found.notices:
-        render.warning(notice)
+        session.start_resident(in_scope.vaults[0].vault)
+    render.warnings(found.notices)
     if show_all:
         render.note("--all is no longer needed: weak hits are always shown, marked weak")
     if render.wants_json(json_out):
@@ -118,9 +117,8 @@ def index(
     vault = vault_of(ctx)  # its notices
     with render.IndexProgress() as progress:
         report = session.index(rebuild=rebuild, progress=progress)
-    start_resident(ctx, vault)
-    for notice in report.notices:
-        render.warning(notice)
+    session.start_resident(vault)
+    render.warnings(report.notices)
     render.skipped(report.errors)
     said = (
         f"{report.documents} documents ({report.passages} passages) from {report.files} files: "

@@ -12,7 +12,7 @@ from cardvault.cli.common import session_of
 
 if TYPE_CHECKING:
     from cardvault.app import Session
-    from cardvault.app.services import Serving
+    from cardvault.app.resident import Serving
     from cardvault.cli.resident import Command
 
 
@@ -86,8 +86,7 @@ def _serve_here(session: Session, idle_minutes: float | None, command: Command) 
     from cardvault.cli.resident import ResidentCli
 
     def ready(notices: tuple[str, ...], minutes: float) -> None:
-        for notice in notices:
-            render.warning(notice)
+        render.warnings(notices)
         render.note(
             f"serving {session.root} on .cardvault/serve.sock; exits after {minutes:g} "
             "idle minutes or on `cardvault serve --stop`"

@@ -30,8 +30,7 @@ def stats(
     and each tier (HOT, WARM, COLD) against its limit. --scope all shows the project and the
     global vault one after the other (JSON: a list, each with "vault")."""
     found = session_of(ctx).stats(scope)
-    for notice in found.notices:
-        render.warning(notice)
+    render.warnings(found.notices)
     if render.wants_json(json_out):
         data = [{**each.result.to_dict(), "vault": each.name} for each in found.each]
         render.print_json(data if scope is Scope.all else (data[0] if data else {}))

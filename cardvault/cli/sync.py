@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import opened, report_notes, report_subject, session_of, waiting_note
+from cardvault.cli.common import reading, report_notes, report_subject, waiting_note
 
 
 def sync(
@@ -24,8 +24,7 @@ def sync(
     A conflict cardvault cannot resolve (both sides rewrote the same lines) stops the sync with
     `path:line` for each, and the repository as it was before the sync; exit 1.
     """
-    session = session_of(ctx)
-    opened(session.project())
+    session = reading(ctx)
     result = session.sync(remote, on_wait=waiting_note)
     report_notes(result.notes)
     if result.pending is not None:

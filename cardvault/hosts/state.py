@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from cardvault.edits.atomic import atomic_write
+from cardvault.vault.files import current_digest
 
 STATE_NAME = "installs.json"
 
@@ -97,14 +98,5 @@ def write_records(records: dict[str, FileRecord]) -> None:
         with contextlib.suppress(OSError):  # not empty, or gone already
             path.parent.rmdir()
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = {"version": 1, "files": {k: v.to_json() for k, v in sorted(records.items())}}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{STATE_NAME}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(data, indent=2) + "\n", current_digest(path))

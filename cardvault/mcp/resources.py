@@ -19,7 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import Resource
 
-from cardvault.app.quoting import PREAMBLE, quoted
+from cardvault.app.served import PREAMBLE, quoted
 from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.mcp.turns import Turns
 

@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from cardvault.app import Filters, Query, Session
-from cardvault.app.quoting import NOTICES_SOURCE, quoted, quoted_notices
 from cardvault.app.review import listing
-from cardvault.app.served import MAX_CONTEXT_TOKENS
+from cardvault.app.served import MAX_CONTEXT_TOKENS, NOTICES_SOURCE, quoted, quoted_notices
 from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.mcp.turns import Turns
 
