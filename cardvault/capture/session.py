@@ -174,4 +174,4 @@ def _read_offset(path: Path) -> int:
 
 def _write_offset(path: Path, transcript: Path, offset: int) -> None:
     text = json.dumps({"transcript": str(transcript), "offset": offset})
-    atomic_write(path, text, current_digest(path))  # local state: whatever is there is replaced
+    atomic_write(path, text, current_digest(path), mode=0o600)  # local state, private

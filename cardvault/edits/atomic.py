@@ -37,10 +37,11 @@ def short_name(name: str, suffix: str) -> str:
     return f".{start}~{digest}{suffix}"
 
 
-def atomic_write(path: Path, text: str, expected: str) -> str:
+def atomic_write(path: Path, text: str, expected: str, mode: int = 0o644) -> str:
     """Replace `path` with `text` if its bytes still have digest `expected`; return new digest.
 
     `expected` is the digest from `read_text`, or ABSENT for a file that must not exist yet.
+    A new file gets `mode` (0o600 for this machine's private state); a replaced one keeps its.
     """
     found = current_digest(path)
     if found != expected:
@@ -59,7 +60,7 @@ def atomic_write(path: Path, text: str, expected: str) -> str:
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -99,4 +99,4 @@ def write_records(records: dict[str, FileRecord]) -> None:
             path.parent.rmdir()
         return
     data = {"version": 1, "files": {k: v.to_json() for k, v in sorted(records.items())}}
-    atomic_write(path, json.dumps(data, indent=2) + "\n", current_digest(path))
+    atomic_write(path, json.dumps(data, indent=2) + "\n", current_digest(path), mode=0o600)
