@@ -164,13 +164,7 @@ def merge_in_progress(vault: Vault) -> bool:
 
 def head(vault: Vault) -> str | None:
     """The current commit id, if any."""
-    top = work_tree_of(vault.root)
-    if top is None:
-        return None
-    done = run_git(top, "rev-parse", "--verify", "-q", "HEAD", check=False)
-    if done.returncode != 0:
-        return None
-    return done.stdout.strip() or None
+    return project_head(vault.root)
 
 
 def commit_count(vault: Vault) -> int:
