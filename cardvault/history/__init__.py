@@ -26,7 +26,7 @@ Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathsp
 - drivers.py: `.gitattributes` and the merge drivers in the clone's config;
 - merging.py: git's line-by-line three-way merge, for the drivers;
 - dates.py: when git first and last saw each file of a folder (import);
-- remote.py: the branch and remote to sync, fetch, merge, push;
+- remote.py: the branch and remote to sync, fetch, push;
 - changes.py: what each commit changed under memory/ (files before and after), for `history`.
 """
 
