@@ -18,7 +18,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.edits.batch import drop_kept, put_back, sweep_temp_files, write_steps
+from cardvault.edits.batch import (
+    digest_or_absent,
+    drop_kept,
+    put_back,
+    sweep_temp_files,
+    write_steps,
+)
 from cardvault.edits.changes import Change, DeleteFile, MoveFile, WriteFile, file_changes
 from cardvault.edits.journal import (
     Journal,
@@ -244,7 +250,7 @@ def _roll_back(vault: Vault, journal: Journal, made_dirs: list[Path]) -> list[st
         marked = False  # the journal stays as it was: see below
     undo = [step.undone() for step in journal.steps]
     for step in sorted(undo, key=lambda s: not is_removal(s)):
-        found = _digest_or_absent(vault.root / step.rel)
+        found = digest_or_absent(vault.root / step.rel)
         if found == step.after:
             continue  # never touched, or already back
         if found != step.before:
@@ -274,14 +280,6 @@ def _roll_back(vault: Vault, journal: Journal, made_dirs: list[Path]) -> list[st
     elif not marked:  # never finish forward a write reported as failed: drop the journal
         journal_path(vault).unlink(missing_ok=True)
     return unrestored
-
-
-def _digest_or_absent(path: Path) -> str:
-    """The file's digest; ABSENT also when a parent is not a folder (a failed write's target)."""
-    try:
-        return current_digest(path)
-    except (NotADirectoryError, IsADirectoryError):
-        return ABSENT
 
 
 def final_texts(changes: Iterable[Change]) -> dict[Path, str | None]:

@@ -59,7 +59,7 @@ def write_steps(
     for step in sorted(steps, key=is_removal):
         path = root / step.rel
         if check:
-            found = _digest_or_absent(path)
+            found = digest_or_absent(path)
             if found != step.before:
                 what = "was created" if step.before == ABSENT else "changed on disk"
                 raise ConcurrentEditError(f"{what} since it was read; not overwriting", path)
@@ -115,7 +115,7 @@ def _replace(
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        if before is not None and _digest_or_absent(path) != before:  # before any link is kept
+        if before is not None and digest_or_absent(path) != before:  # before any link is kept
             raise ConcurrentEditError("changed on disk while it was written; not overwriting", path)
         if kept is not None and path.exists():
             faults.step(kept, "link")
@@ -164,8 +164,8 @@ def drop_kept(root: Path, rels: Iterable[str], journal_id: str) -> None:
             continue
 
 
-def _digest_or_absent(path: Path) -> str:
-    """The file's digest; ABSENT also when a parent is not a folder."""
+def digest_or_absent(path: Path) -> str:
+    """The file's digest; ABSENT also when a parent is not a folder (a failed write's target)."""
     try:
         return current_digest(path)
     except (NotADirectoryError, IsADirectoryError):

@@ -29,15 +29,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from cardvault import history
 from cardvault.edits import faults
-from cardvault.edits.apply import AfterWrite, apply_changes, compose, final_texts
+from cardvault.edits.apply import AfterWrite, apply_changes, compose
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.derived import with_memory_table
 from cardvault.edits.journal import left_behind
@@ -98,20 +97,16 @@ class Written(Generic[T]):
     commit: history.CommitResult | None
     branch: str | None = None
     pending: history.CommitResult | None = None  # hand edits committed first
-    recovery: Recovery = field(default_factory=Recovery)
     setup: history.CommitResult | None = None  # .gitattributes for the merge drivers added
-    waited: float = 0.0  # seconds spent waiting for the lock
 
 
 @dataclass(frozen=True)
 class Entered:
     """What taking the door's lock did before the write: the recovery of an interrupted write,
-    the merge-driver set-up commit (if any), the pending hand edits committed (when asked),
-    and how long the lock took to get."""
+    the merge-driver set-up commit (if any), the pending hand edits committed (when asked)."""
 
     recovery: Recovery
     setup: history.CommitResult | None
-    waited: float
     pending: history.CommitResult | None = None
 
 
@@ -120,7 +115,6 @@ def holding_the_lock(
     vault: Vault,
     *,
     on_wait: OnWait | None = None,
-    timeout: float | None = None,
     merge_setup: bool = True,
     commit_pending: bool = False,
 ) -> Iterator[Entered]:
@@ -128,16 +122,14 @@ def holding_the_lock(
     lock, finish an interrupted write (said on stderr: recover.announce), set up the merge
     drivers when missing; with `commit_pending`, commit every pending hand edit of the vault's
     own files first (sync, `maintain --commit-pending`)."""
-    asked = time.monotonic()
-    with vault_lock(vault, timeout, on_wait):
-        waited = time.monotonic() - asked
+    with vault_lock(vault, on_wait=on_wait):
         faults.begin()
         refuse_unfinished_git(vault)
         recovery = recover(vault)
         announce(recovery)
         setup = _merge_setup(vault) if merge_setup else None
-        pending = _commit_pending_edits(vault) if commit_pending else None
-        yield Entered(recovery, setup, waited, pending)
+        pending = _commit_all_pending(vault) if commit_pending else None
+        yield Entered(recovery, setup, pending)
 
 
 def locked_write(
@@ -147,7 +139,6 @@ def locked_write(
     branch: str | None = None,
     after_write: AfterWrite | None = None,
     on_wait: OnWait | None = None,
-    timeout: float | None = None,
     merge_setup: bool = True,
     commit_pending: bool = False,
 ) -> Written[T]:
@@ -155,31 +146,17 @@ def locked_write(
     `commit_pending`, every pending hand edit of the vault's own files is committed before the
     plan is made (`maintain --commit-pending`), else only those of the files it changes."""
     with holding_the_lock(
-        vault,
-        on_wait=on_wait,
-        timeout=timeout,
-        merge_setup=merge_setup,
-        commit_pending=commit_pending,
+        vault, on_wait=on_wait, merge_setup=merge_setup, commit_pending=commit_pending
     ) as entered:
         for attempt in range(REPLANS + 1):
-            proposal = plan()
             try:
-                if branch is not None:
-                    written = _to_branch(vault, proposal, branch)
-                else:
-                    written = write_while_holding(vault, proposal, after_write)
+                written = write_while_holding(vault, plan(), after_write, branch)
             except ConcurrentEditError:
                 if attempt == REPLANS:
                     raise
                 continue
             break
-    return replace(
-        written,
-        recovery=entered.recovery,
-        setup=entered.setup,
-        waited=entered.waited,
-        pending=entered.pending or written.pending,
-    )
+    return replace(written, setup=entered.setup, pending=entered.pending or written.pending)
 
 
 def finish_interrupted(vault: Vault, on_wait: OnWait | None = None) -> Recovery:
@@ -227,19 +204,29 @@ def attributes_change(vault: Vault) -> WriteFile | None:
 
 
 def write_while_holding(
-    vault: Vault, proposal: Proposal[T], after_write: AfterWrite | None = None
+    vault: Vault,
+    proposal: Proposal[T],
+    after_write: AfterWrite | None = None,
+    branch: str | None = None,
 ) -> Written[T]:
-    """Steps 4-5 of the door for a caller inside `holding_the_lock` (sync's removal of what
-    its merge brought back of forgotten entries): commit hand edits of the targets, apply all
-    or nothing, commit."""
+    """Steps 4-5 of the door for a caller holding the lock (`locked_write`; sync's removal of
+    what its merge brought back of forgotten entries): commit hand edits of the targets, apply
+    all or nothing, commit; with `branch`, commit on that new branch instead and leave the work
+    tree alone."""
+    if branch is not None and not history.is_repo(vault.root):
+        raise CardvaultError("committing to a branch needs the vault to be a git repository")
     proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes, proposal.read))
     ops = compose(proposal.changes)
     if not ops:
         return Written(proposal.value, proposal.changes, (), None)
+    if branch is not None:
+        texts = {op.path: op.text for op in ops}
+        commit = history.commit_to_branch(vault, branch, proposal.message, texts)
+        return Written(proposal.value, proposal.changes, (), commit, branch)
     _refuse_during_a_merge(vault)
     history.settle_git_locks(vault.root)
     edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
-    pending = _commit_hand_edits(vault, edited)
+    pending = _commit_dirty(vault, history.uncommitted(vault, edited)) if edited else None
     created = {op.path for op in ops if op.expected == ABSENT}
     commits: list[history.CommitResult] = []
     tried: list[Path] = []
@@ -287,18 +274,6 @@ def merge_while_holding(
     return tuple(apply_changes(vault, changes, None, move, None, moves))
 
 
-def _to_branch(vault: Vault, proposal: Proposal[T], branch: str) -> Written[T]:
-    if not history.is_repo(vault.root):
-        raise CardvaultError("committing to a branch needs the vault to be a git repository")
-    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes, proposal.read))
-    if not compose(proposal.changes):
-        return Written(proposal.value, proposal.changes, (), None)
-    commit = history.commit_to_branch(
-        vault, branch, proposal.message, final_texts(proposal.changes)
-    )
-    return Written(proposal.value, proposal.changes, (), commit, branch)
-
-
 def _refuse_during_a_merge(vault: Vault) -> None:
     """A merge left in progress would take the write's commit into it: stop, and say how on."""
     if history.merge_in_progress(vault):
@@ -336,25 +311,19 @@ def commit_pending_in_steps(vault: Vault, on_wait: OnWait | None = None) -> Ente
     return replace(entered, pending=pending)
 
 
-def _commit_pending_edits(vault: Vault) -> history.CommitResult | None:
+def _commit_all_pending(vault: Vault) -> history.CommitResult | None:
     """Commit every uncommitted edit of the vault's own files (vault/owned.py) as "hand
-    edits", as `_commit_hand_edits` does (None when there are none)."""
+    edits" (None when there are none)."""
     if history.work_tree(vault) is None:
         return None
     _refuse_during_a_merge(vault)
     return _commit_dirty(vault, history.uncommitted(vault))
 
 
-def _commit_hand_edits(vault: Vault, paths: Sequence[Path]) -> history.CommitResult | None:
-    """Commit uncommitted edits of `paths` as "hand edits" (None when there are none), once
-    the secret guard found nothing they add (SecretFoundError naming the file and line)."""
-    if not paths:
-        return None
-    return _commit_dirty(vault, history.uncommitted(vault, paths))
-
-
 def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None:
-    """Commit `dirty` (paths relative to the work tree) as "hand edits", once screened."""
+    """Commit `dirty` (paths relative to the work tree) as "hand edits" (None when there are
+    none), once the secret guard found nothing they add (SecretFoundError naming the file and
+    line)."""
     if not dirty:
         return None
     top = history.work_tree(vault) or vault.root

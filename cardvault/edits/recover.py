@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cardvault import history
-from cardvault.edits.batch import put_back, sweep_temp_files, write_steps
+from cardvault.edits.batch import digest_or_absent, put_back, sweep_temp_files, write_steps
 from cardvault.edits.journal import (
     Journal,
     Step,
@@ -36,7 +36,6 @@ from cardvault.edits.lock import SYNC_LOCK, lock_path
 from cardvault.errors import CardvaultError
 from cardvault.trust.settings import shown
 from cardvault.vault.cache import set_aside
-from cardvault.vault.files import ABSENT, current_digest
 from cardvault.vault.layout import Vault
 
 
@@ -152,7 +151,7 @@ def _replay(vault: Vault, journal: Journal) -> tuple[list[Step], list[str]]:
     done: list[Step] = []
     left: list[str] = []
     for step in journal.steps:
-        found = _digest(vault.root / step.rel)
+        found = digest_or_absent(vault.root / step.rel)
         if found == step.after:
             done.append(step)
         elif found == step.before:
@@ -164,13 +163,6 @@ def _replay(vault: Vault, journal: Journal) -> tuple[list[Step], list[str]]:
     if pending:
         write_steps(vault.root, pending, journal.id)
     return done + pending, left
-
-
-def _digest(path: Path) -> str:
-    try:
-        return current_digest(path)
-    except (NotADirectoryError, IsADirectoryError):
-        return ABSENT
 
 
 def describe(recovery: Recovery) -> list[str]:

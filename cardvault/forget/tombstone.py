@@ -29,6 +29,7 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
 
 MATCHED_BY = "forgotten"
+_REMOVED_AGAIN = "removed again what a merge brought back of forgotten entries"
 
 
 def plan_still_forgotten(
@@ -49,15 +50,18 @@ def plan_still_forgotten(
     return replace(plan, matched_by=MATCHED_BY)
 
 
+def _counts(plan: ForgetPlan) -> str:
+    return (
+        f"{len(plan.cards)} card(s), {plan.log_lines} log line(s), "
+        f"{len(plan.questions)} review question(s)"
+    )
+
+
 def commit_message(plan: ForgetPlan) -> str:
     """The subject and body of the commit that removes it again (places, never the text)."""
     from cardvault.edits.changes import reason_lines
 
-    subject = (
-        f"forget: removed again what a merge brought back of forgotten entries: "
-        f"{len(plan.cards)} card(s), {plan.log_lines} log line(s), "
-        f"{len(plan.questions)} review question(s)"
-    )
+    subject = f"forget: {_REMOVED_AGAIN}: {_counts(plan)}"
     body = [
         "A forget recorded these entries' ids (memory/forgotten/); another clone had worked",
         "with them before it saw the forget. To bring them back, `git revert` that forget",
@@ -68,10 +72,12 @@ def commit_message(plan: ForgetPlan) -> str:
     return "\n".join([subject, "", *body]) + "\n"
 
 
-def still_forgotten(vault: Vault, today: dt.date | None = None) -> Proposal[ForgetPlan | None]:
+def still_forgotten(
+    vault: Vault, today: dt.date | None = None, snapshot: VaultSnapshot | None = None
+) -> Proposal[ForgetPlan | None]:
     """The write that removes again what is back (no change when nothing is), for a caller
     that holds the vault lock: sync after its merge."""
-    found = plan_still_forgotten(vault, today)
+    found = plan_still_forgotten(vault, today, snapshot)
     if found is None:
         return propose([], "", None)
     return propose(found.changes(), commit_message(found), found)
@@ -81,11 +87,7 @@ def before_maintenance(snapshot: VaultSnapshot, today: dt.date) -> Proposal[str]
     """`still_forgotten` as the step `maintain` runs before its plan (maintain/run.py
     `Before`): from the run's snapshot, under its lock, in its own commit; the value is what a
     person hears of it."""
-    found = plan_still_forgotten(snapshot.vault, today, snapshot)
-    if found is None:
-        return propose([], "", "")
-    said = (
-        f"removed again what a merge brought back of forgotten entries ({len(found.cards)} "
-        f"card(s), {found.log_lines} log line(s), {len(found.questions)} review question(s))"
-    )
-    return propose(found.changes(), commit_message(found), said)
+    proposal = still_forgotten(snapshot.vault, today, snapshot)
+    found = proposal.value
+    said = "" if found is None else f"{_REMOVED_AGAIN} ({_counts(found)})"
+    return propose(proposal.changes, proposal.message, said)

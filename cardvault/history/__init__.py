@@ -26,7 +26,7 @@ Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathsp
 - drivers.py: `.gitattributes` and the merge drivers in the clone's config;
 - merging.py: git's line-by-line three-way merge, for the drivers;
 - dates.py: when git first and last saw each file of a folder (import);
-- remote.py: the branch and remote to sync, fetch, merge, push;
+- remote.py: the branch and remote to sync, fetch, push;
 - changes.py: what each commit changed under memory/ (files before and after), for `history`.
 """
 
@@ -39,7 +39,6 @@ from cardvault.history.changes import (
     one_commit,
 )
 from cardvault.history.commits import (
-    AGENT_TRAILER,
     CommitResult,
     commit,
     commit_to_branch,
@@ -50,26 +49,19 @@ from cardvault.history.commits import (
 )
 from cardvault.history.dates import file_dates
 from cardvault.history.drivers import (
-    ATTRIBUTES,
-    DRIVERS,
     SUBJECT,
     attributes_text,
     configure_drivers,
-    driver_command,
     drivers_configured,
     needs_attributes,
 )
 from cardvault.history.locks import (
-    GIT_LOCK_WAIT,
-    STALE_SECONDS,
     clear_stale_git_locks,
     git_lock_files,
-    git_running,
     settle_git_locks,
 )
 from cardvault.history.merging import merge_files_in_place, merge_texts
 from cardvault.history.runner import (
-    DEFAULT_EMAIL,
     DEFAULT_NAME,
     MANY_PATHS,
     GitError,
@@ -87,7 +79,6 @@ from cardvault.history.status import (
     commit_count,
     committed_texts,
     head,
-    is_temp_file,
     last_commit_with_subject,
     merge_in_progress,
     parse_status,
@@ -116,17 +107,11 @@ from cardvault.history.treemerge import (
 )
 
 __all__ = [
-    "AGENT_TRAILER",
-    "ATTRIBUTES",
     "COMMIT_FILES",
     "COMMIT_READ_BYTES",
-    "DEFAULT_EMAIL",
     "DEFAULT_NAME",
-    "DRIVERS",
-    "GIT_LOCK_WAIT",
     "IGNORED",
     "MANY_PATHS",
-    "STALE_SECONDS",
     "SUBJECT",
     "CommitChanges",
     "CommitInfo",
@@ -147,18 +132,15 @@ __all__ = [
     "committed_texts",
     "configure_drivers",
     "configured_identity",
-    "driver_command",
     "drivers_configured",
     "file_dates",
     "finish_move",
     "git_dir",
     "git_lock_files",
-    "git_running",
     "head",
     "head_of",
     "init_repo",
     "is_repo",
-    "is_temp_file",
     "last_commit_with_subject",
     "memory_commits",
     "merge_base",

@@ -1,11 +1,10 @@
-"""A vault's repository and its remote: the branch and remote to sync, fetch, merge, push.
+"""A vault's repository and its remote: the branch and remote to sync, fetch, push, and how a
+merge ended (the merge itself is made in git's object store: treemerge.py).
 
 What git knows (the checked-out branch, its upstream remote, the remotes, where our copy of the
-remote's branch points, HEAD before and after a merge) is read in-process through GitPython;
-fetch, merge and push are git's own commands, run through GitPython's Git with cardvault's safe
-environment (history/repo.py). None takes the vault lock: `cardvault sync` (sync/run.py) holds
-it around them. A merge that stops on a conflict is described (files and the lines of each
-conflict block) and aborted, so the repository is back where it was.
+remote's branch points) is read in-process through GitPython; fetch and push are git's own
+commands, run through GitPython's Git with cardvault's safe environment (history/repo.py). None
+takes the vault lock: `cardvault sync` (sync/run.py) holds it around them.
 """
 
 from __future__ import annotations
@@ -16,10 +15,8 @@ from pathlib import Path
 import git
 
 from cardvault.errors import CardvaultError
-from cardvault.history.repo import VaultRepo, head_commit, open_repo, run, top_of
-from cardvault.history.runner import GitError, git_dir, git_said, identity_env
-from cardvault.vault.confine import read_confined
-from cardvault.vault.files import MAX_FILE_BYTES
+from cardvault.history.repo import VaultRepo, open_repo, run
+from cardvault.history.runner import GitError, git_dir, git_said
 
 #: How git starts a conflict block in a file it could not merge.
 CONFLICT_START = "<<<<<<< "
@@ -139,49 +136,11 @@ def _fetch_head(top: Path) -> list[str] | None:
     return [line.split("\t")[-1] for line in text.splitlines()]
 
 
-def merge(top: Path, target: str, message: str) -> MergeOutcome:
-    """Merge `target` into HEAD with the vault's drivers; abort and describe a conflict."""
-    repo = _repo(top)
-    before = _head_sha(repo)
-    args = ("merge", "--no-edit", "-m", message, target)
-    done = run(repo, *args, env=identity_env(top_of(repo)), check=False)
-    if done.returncode == 0:
-        after = _head_sha(repo)
-        changed = run(repo, "diff", "--name-only", "-z", before, after).stdout.split("\0")
-        how = "up to date" if before == after else (
-            "fast-forward" if "Fast-forward" in done.stdout else "merged"
-        )  # fmt: skip
-        return MergeOutcome(how, (), tuple(p for p in changed if p))
-    unmerged = run(repo, "diff", "--name-only", "-z", "--diff-filter=U").stdout.split("\0")
-    unmerged = [path for path in unmerged if path]
-    if not unmerged:  # the merge never started (an untracked file in the way, ...)
-        raise GitError(f"git merge {target} failed: {git_said(done)}", top)
-    conflicts = tuple(Conflict(path, tuple(_marked_lines(top, path))) for path in unmerged)
-    run(repo, "merge", "--abort")
-    return MergeOutcome("conflict", conflicts)
-
-
-def _head_sha(repo: VaultRepo) -> str:
-    head = head_commit(repo)
-    if head is None:
-        raise CardvaultError("the repository has no commit yet; commit once first", top_of(repo))
-    return head.hexsha
-
-
 def conflict_lines(text: str) -> list[int]:
     """1-based lines where conflict blocks start (`<<<<<<< `)."""
     return [
         n for n, line in enumerate(text.splitlines(), start=1) if line.startswith(CONFLICT_START)
     ]
-
-
-def _marked_lines(top: Path, rel: str) -> list[int]:
-    """Where the conflict blocks of a real file of the work tree start (none for a symlink)."""
-    try:
-        data = read_confined(top, top / rel, MAX_FILE_BYTES)
-    except (OSError, CardvaultError):
-        return []
-    return conflict_lines(data.decode("utf-8", errors="replace"))
 
 
 def refuse_overwriting(top: Path, paths: list[str]) -> None:

@@ -96,9 +96,12 @@ def project_files(root: Path) -> list[str] | None:
 def project_head(root: Path) -> str | None:
     """The commit HEAD of the repository holding `root` points at (None: no repository, no
     commit yet)."""
-    if work_tree_of(root) is None:
+    top = work_tree_of(root)
+    if top is None:
         return None
-    done = run_git(root, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    # asked at the work tree's top: a vault folder that looks like a bare repository (a HEAD,
+    # objects/, refs/) is never taken for one
+    done = run_git(top, "rev-parse", "--verify", "-q", "HEAD", check=False)
     return (done.stdout.strip() or None) if done.returncode == 0 else None
 
 
@@ -176,13 +179,7 @@ def merge_in_progress(vault: Vault) -> bool:
 
 def head(vault: Vault) -> str | None:
     """The current commit id, if any."""
-    top = work_tree_of(vault.root)
-    if top is None:
-        return None
-    done = run_git(top, "rev-parse", "--verify", "-q", "HEAD", check=False)
-    if done.returncode != 0:
-        return None
-    return done.stdout.strip() or None
+    return project_head(vault.root)
 
 
 def commit_count(vault: Vault) -> int:

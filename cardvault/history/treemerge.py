@@ -99,7 +99,7 @@ def merge_in_objects(
         listed = [line for line in lines[1:] if line.strip()]
         paths = [path for path in listed if path not in taken]
         if not listed or not set(paths) <= set(removed):
-            conflicts = tuple((p, _text(top, tree, p)) for p in paths)
+            conflicts = tuple((p, blob_text(top, tree, p) or "") for p in paths)
             return TreeMerge("conflict", old, conflicts=conflicts, tree=tree)
         tree = _without(top, tree, paths) if paths else tree
     if taken:
@@ -285,11 +285,6 @@ def _attributes_into(top: Path, scratch: Path, commit: str) -> None:
                 target = scratch / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8", errors="surrogateescape")
-
-
-def _text(top: Path, tree: str, path: str) -> str:
-    done = run_git(top, "cat-file", "blob", f"{tree}:{path}", check=False)
-    return done.stdout if done.returncode == 0 else ""
 
 
 def _sha(top: Path, ref: str) -> str:

@@ -302,7 +302,7 @@ def _verified(rule: str, ours: Any, theirs: Any) -> Any:
 
 def union(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
     """Our items minus those theirs removed, then theirs' additions, each once. Items are
-    compared by value through sets (a list's `in` made 38,000 hot-memory fragments take 90 s)."""
+    compared by value through sets: a list's `in` is quadratic in a hot memory's fragments."""
     in_base, in_theirs = {_key(i) for i in base}, {_key(i) for i in theirs}
     removed = in_base - in_theirs
     out = [item for item in ours if _key(item) not in removed]

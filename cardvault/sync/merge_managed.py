@@ -25,8 +25,7 @@ LINE_SETS = ("rules",)
 
 
 #: The sections cardvault writes: MEMORY.md's categories table, AGENTS.md's learned rules.
-#: Markers of any other name are text like the rest (15,500 of them in a pulled MEMORY.md had
-#: the driver scan the file once for each: a `git pull` of 202 s).
+#: Markers of any other name are text like the rest (each managed name is a scan of the file).
 MANAGED = ("categories", "rules")
 
 

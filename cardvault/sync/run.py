@@ -236,12 +236,9 @@ def _prepare(
         return _Prepared(git_remote.MergeOutcome("conflict", conflicts), merge)
     if merge.new is None:
         return _Prepared(git_remote.MergeOutcome(merge.how), merge)
-    git_remote.refuse_overwriting(top, [p for p in merge.changed if not _journaled(vault, top, p)])
-    texts = {
-        rel: history.blob_text(top, merge.new, rel)
-        for rel in merge.changed
-        if _journaled(vault, top, rel)
-    }
+    ours = [rel for rel in merge.changed if _journaled(vault, top, rel)]
+    git_remote.refuse_overwriting(top, [rel for rel in merge.changed if rel not in ours])
+    texts = {rel: history.blob_text(top, merge.new, rel) for rel in ours}
     derived = _derived(vault, top, texts, today) if merge.how == "merged" else {}
     if derived:  # in the merge commit itself: no moment has the cards without them
         merge = history.with_texts(top, merge, derived, _DERIVED_NOTE)
@@ -294,12 +291,7 @@ def _how(outcomes: list[str]) -> str:
 def _not_ours(vault: Vault, paths: list[str]) -> list[str]:
     """Those of `paths` (relative to the work tree) that are not files cardvault writes."""
     top = history.work_tree(vault) or vault.root
-    foreign = []
-    for rel in paths:
-        inside = os.path.relpath(os.path.join(top, rel), vault.root)
-        if inside.startswith("..") or not is_written_file(Path(inside).as_posix()):
-            foreign.append(rel)
-    return foreign
+    return [rel for rel in paths if not _journaled(vault, top, rel)]
 
 
 def _refusal(foreign: list[str]) -> str:
