@@ -565,13 +565,8 @@ def build_index(
 
     embedding, notices = bulk_embedding(vault)
     notices[:0] = vault.ignored_notes("search.model")
-    own = searcher is None
-    worker = searcher or Searcher(vault)
-    try:
+    with contextlib.nullcontext(searcher) if searcher else Searcher(vault) as worker:
         _, report = worker.synced(embedding, notices, progress, rebuild)
-    finally:
-        if own:
-            worker.close()
     report.notices = notices
     return report
 
