@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -205,11 +206,8 @@ def search_relevance(
     from cardvault.search.engine import Searcher
 
     try:
-        if searcher is not None:
-            outcome = searcher.search(task, k=SEARCH_DEPTH, mode=mode)
-        else:
-            with Searcher(vault) as own:
-                outcome = own.search(task, k=SEARCH_DEPTH, mode=mode)
+        with nullcontext(searcher) if searcher is not None else Searcher(vault) as used:
+            outcome = used.search(task, k=SEARCH_DEPTH, mode=mode)
     except Exception as exc:  # a broken search must not stop a session from starting
         fallback = keyword_relevance(vault, task)
         return Relevance(

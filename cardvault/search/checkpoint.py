@@ -23,13 +23,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cardvault.search.index import CHECKPOINT as FILE_NAME
+from cardvault.search.index import meta_value, rows_in
 from cardvault.search.provenance import machine_key, seal, sealed
 from cardvault.vault.cache import file_identity
 
 if TYPE_CHECKING:
     import numpy as np
 
-FILE_NAME = "embedding-checkpoint.sqlite"
 #: Vectors embedded between two saves: at bulk speed here (40 texts/s on 2 cores) about 6 s
 #: of work is the most an interruption costs, and a save (256 rows) takes a few milliseconds.
 EVERY = 256
@@ -68,24 +69,18 @@ class Checkpoint:
         conn = self._existing()
         if conn is None:
             return {}
-        width = _meta(conn, "dim")
+        width = meta_value(conn, "dim")
         key = machine_key()
         found: dict[str, np.ndarray] = {}
-        for first in range(0, len(hashes), 500):
-            chunk = list(hashes[first : first + 500])
-            rows = conn.execute(
-                f"SELECT text_hash, vector, seal FROM vectors WHERE text_hash IN "
-                f"({', '.join('?' * len(chunk))})",
-                chunk,
-            ).fetchall()
-            for text_hash, blob, stamp in rows:
-                if not isinstance(blob, bytes) or width is None or len(blob) != 4 * int(width):
-                    continue
-                if key is not None and not sealed(key, self.model_id, text_hash, blob, stamp):
-                    continue
-                vector = np.frombuffer(blob, dtype=np.float32)
-                if np.all(np.isfinite(vector)) and abs(float(vector @ vector) - 1.0) < 1e-3:
-                    found[str(text_hash)] = vector
+        sql = "SELECT text_hash, vector, seal FROM vectors WHERE text_hash IN ({})"
+        for text_hash, blob, stamp in rows_in(conn, sql, hashes):
+            if not isinstance(blob, bytes) or width is None or len(blob) != 4 * int(width):
+                continue
+            if key is not None and not sealed(key, self.model_id, text_hash, blob, stamp):
+                continue
+            vector = np.frombuffer(blob, dtype=np.float32)
+            if np.all(np.isfinite(vector)) and abs(float(vector @ vector) - 1.0) < 1e-3:
+                found[str(text_hash)] = vector
         return found
 
     def add(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
@@ -98,7 +93,7 @@ class Checkpoint:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (vectors.shape[1],))
-                if _meta(conn, "dim") != str(vectors.shape[1]):
+                if meta_value(conn, "dim") != str(vectors.shape[1]):
                     conn.execute("ROLLBACK")
                     return
                 rows = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -134,7 +129,7 @@ class Checkpoint:
         if not self.path.is_file():
             return None
         conn = self._connect()
-        if conn is not None and _meta(conn, "model") == self.model_id:
+        if conn is not None and meta_value(conn, "model") == self.model_id:
             self._conn = conn
             return conn
         if conn is not None:
@@ -164,15 +159,10 @@ class Checkpoint:
         except sqlite3.Error:
             return None
         try:
-            if _meta(conn, "file") == file_identity(self.path):
+            if meta_value(conn, "file") == file_identity(self.path):
                 conn.execute("SELECT count(*) FROM vectors").fetchone()
                 return conn
         except (sqlite3.Error, OSError):
             pass
         conn.close()
         return None
-
-
-def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])

@@ -15,10 +15,7 @@ from dataclasses import dataclass
 
 from cardvault.vault.card import Card
 from cardvault.vault.daily import LogEntry
-from cardvault.vault.layout import FileStat, Vault, files_at, walk
-
-#: A file the index covers: the read path's stat of it (relative path, kind, mtime, size).
-SourceFile = FileStat
+from cardvault.vault.layout import FileStat, Vault, walk
 
 
 @dataclass(frozen=True)
@@ -62,18 +59,13 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def list_sources(vault: Vault) -> dict[str, SourceFile]:
+def list_sources(vault: Vault) -> dict[str, FileStat]:
     """Every card, archived card and daily log of the vault, by relative path (the vault's one
     walker: stat-ed, not read)."""
     return walk(vault).files
 
 
-def sources_at(vault: Vault, rels: set[str]) -> dict[str, SourceFile]:
-    """The files among `rels` the index covers, stat-ed without walking the vault."""
-    return files_at(vault, rels)
-
-
-def card_documents(source: SourceFile, card: Card) -> list[Document]:
+def card_documents(source: FileStat, card: Card) -> list[Document]:
     """The one document of a card (parsed by the read path)."""
     return [
         Document(
@@ -84,21 +76,15 @@ def card_documents(source: SourceFile, card: Card) -> list[Document]:
     ]  # fmt: skip
 
 
-def entry_identity(entry: LogEntry) -> str:
-    """How search names a log entry — as a card's `sources` cites it
-    (`memory/2026-03-19.md#14:30`). The one place that decides it: a log hit's key and source,
-    and the check that a card already distilled the entry, all come from here."""
-    return entry.ref
-
-
-def log_documents(source: SourceFile, entries: Sequence[LogEntry]) -> list[Document]:
-    """One document per entry of a daily log (parsed by the read path)."""
+def log_documents(source: FileStat, entries: Sequence[LogEntry]) -> list[Document]:
+    """One document per entry of a daily log (parsed by the read path), keyed as a card's
+    `sources` cites the entry (`LogEntry.ref`: `memory/2026-03-19.md#14:30`)."""
     stem = source.rel.rsplit("/", 1)[-1].removesuffix(".md")
     return [
         Document(
-            key=entry_identity(entry),
+            key=entry.ref,
             kind="log",
-            slug=f"{stem}#{entry_identity(entry).partition('#')[2]}",
+            slug=f"{stem}#{entry.ref.partition('#')[2]}",
             topic=entry.title,
             category="",
             tags=(),

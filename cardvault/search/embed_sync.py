@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from cardvault.search.checkpoint import EVERY, Checkpoint, discard
 from cardvault.search.documents import embed_text, text_key
 from cardvault.search.embedder import Embedder, EmbedProgress
-from cardvault.search.index import UNPROVEN, IndexHandle
+from cardvault.search.index import UNPROVEN, IndexHandle, rows_in
 from cardvault.search.model import ModelRef, ModelUnavailableError
 from cardvault.search.vector_store import (
     has_vector_file,
@@ -93,8 +93,8 @@ def sync_vectors(
 ) -> VectorReport:
     """Bring passages and vectors up to date inside the caller's transaction."""
     report = VectorReport()
-    index.set_meta("vectors_complete", "")
     if embedding is None:
+        index.set_meta({"vectors_complete": ""})
         report.unembedded = count_unembedded(index.conn)
         return report
     before = index.meta("model_id")
@@ -106,7 +106,7 @@ def sync_vectors(
             )
         index.conn.execute("DELETE FROM passages")
         index.conn.execute("DELETE FROM vectors")
-    index.set_meta("model_id", embedding.model_id)
+    index.set_meta({"vectors_complete": "", "model_id": embedding.model_id})
     report.split = _split_new_documents(index, embedding.ref, progress)
     index.conn.execute("DELETE FROM passages WHERE doc_hash NOT IN (SELECT text_hash FROM docs)")
     matrix = load_matrix(index)
@@ -130,14 +130,13 @@ def sync_vectors(
     if done or report.rejected or len(have) != len(needed):
         kept = [h for h in needed if h in have]
         _store(index, kept, [have[h] for h in kept], matrix, done, [fresh[h] for h in done])
-    index.set_meta(UNPROVEN, "")  # every stored row is one this machine made
     left = [h for h in missing if h not in fresh]
-    if left:  # the budget was reached: the next sync goes on
+    # every stored row is one this machine made; complete unless the budget was reached
+    index.set_meta({UNPROVEN: "", "vectors_complete": "" if left else embedding.model_id})
+    if left:  # the next sync goes on
         report.unembedded = len(left)
         report.left_docs = _documents_of(index, left)
         report.notices.append(still_to_embed(report.left_docs))
-        return report
-    index.set_meta("vectors_complete", embedding.model_id)
     return report
 
 
@@ -193,17 +192,13 @@ def _split_new_documents(
 def passage_texts(index: IndexHandle, hashes: list[str]) -> dict[str, str]:
     """passage digest -> the text the model reads, for the given digests."""
     texts: dict[str, str] = {}
-    for first in range(0, len(hashes), 500):
-        chunk = hashes[first : first + 500]
-        rows = index.conn.execute(
-            "SELECT p.text_hash, p.start, p.stop, d.topic, d.body, d.tags FROM passages p "
-            "JOIN docs d ON d.text_hash = p.doc_hash "
-            f"WHERE p.text_hash IN ({', '.join('?' * len(chunk))})",
-            chunk,
-        ).fetchall()
-        for text_hash, start, stop, topic, body, tags in rows:
-            if text_hash not in texts:
-                texts[text_hash] = embed_text(topic, body[start:stop], tuple(json.loads(tags)))
+    sql = (
+        "SELECT p.text_hash, p.start, p.stop, d.topic, d.body, d.tags FROM passages p "
+        "JOIN docs d ON d.text_hash = p.doc_hash WHERE p.text_hash IN ({})"
+    )
+    for text_hash, start, stop, topic, body, tags in rows_in(index.conn, sql, hashes):
+        if text_hash not in texts:
+            texts[text_hash] = embed_text(topic, body[start:stop], tuple(json.loads(tags)))
     return texts
 
 
@@ -281,18 +276,8 @@ def _embed_new(
 
 def _documents_of(index: IndexHandle, hashes: list[str]) -> int:
     """How many distinct document texts the passage digests belong to."""
-    found: set[str] = set()
-    for first in range(0, len(hashes), 500):
-        chunk = hashes[first : first + 500]
-        found.update(
-            row[0]
-            for row in index.conn.execute(
-                "SELECT DISTINCT doc_hash FROM passages "
-                f"WHERE text_hash IN ({', '.join('?' * len(chunk))})",
-                chunk,
-            )
-        )
-    return len(found)
+    sql = "SELECT DISTINCT doc_hash FROM passages WHERE text_hash IN ({})"
+    return len({row[0] for row in rows_in(index.conn, sql, hashes)})
 
 
 def _store(

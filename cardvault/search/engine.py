@@ -104,6 +104,7 @@ class Searcher:
 
     def __init__(self, vault: Vault, model: QueryModel | None = None, watch: bool = False):
         self.vault = vault
+        self._folder = vault.index_dir  # where it lies is settled once, as the vault's config
         self._model = model
         self._index: IndexHandle | None = None
         self._lock = threading.RLock()
@@ -194,7 +195,7 @@ class Searcher:
             try:
                 return build_index(self.vault, rebuild, progress, searcher=self)
             except (sqlite3.Error, OSError) as exc:
-                where = getattr(exc, "filename", None) or self.vault.index_dir / DB_NAME
+                where = getattr(exc, "filename", None) or self._folder / DB_NAME
                 why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                 raise CardvaultError(
                     f"the search index could not be written ({why}: is the disk full, or the "
@@ -208,8 +209,7 @@ class Searcher:
         """Whether the vault has a search index yet (built by an earlier sync: not one another
         process is still building), and no index was interrupted since (its checkpoint waits:
         the next sync embeds for a while)."""
-        folder = self.vault.index_dir
-        return ever_built(folder) and not checkpoint_path(folder).exists()
+        return ever_built(self._folder) and not checkpoint_path(self._folder).exists()
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
         """Build the index now, reporting to `progress`, if the vault has none yet: a first
@@ -234,7 +234,7 @@ class Searcher:
 
     def _trouble(self, exc: BaseException) -> str:
         """What went wrong with the index, following "search index" (see `index_trouble`)."""
-        return index_trouble(self.vault.index_dir, f"was damaged ({exc})")
+        return index_trouble(self._folder, f"was damaged ({exc})")
 
     def _search(
         self,
@@ -339,7 +339,7 @@ class Searcher:
         if rebuild or (self._index is not None and self._file_id() != self._opened_id):
             self._close_index()
         if self._index is None:
-            self._index = open_index(self.vault.index_dir, rebuild=rebuild)
+            self._index = open_index(self._folder, rebuild=rebuild)
             self._opened_id = self._file_id()
             if notices is not None:
                 notices.extend(self._index.notices)
@@ -347,7 +347,7 @@ class Searcher:
 
     def _file_id(self) -> tuple[int, int] | None:
         try:
-            stat = (self.vault.index_dir / DB_NAME).stat()
+            stat = (self._folder / DB_NAME).stat()
         except OSError:
             return None
         return (stat.st_dev, stat.st_ino)
@@ -565,13 +565,8 @@ def build_index(
 
     embedding, notices = bulk_embedding(vault)
     notices[:0] = vault.ignored_notes("search.model")
-    own = searcher is None
-    worker = searcher or Searcher(vault)
-    try:
+    with contextlib.nullcontext(searcher) if searcher else Searcher(vault) as worker:
         _, report = worker.synced(embedding, notices, progress, rebuild)
-    finally:
-        if own:
-            worker.close()
     report.notices = notices
     return report
 

@@ -23,12 +23,12 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardvault.errors import CardvaultError
-from cardvault.search.checkpoint import FILE_NAME as CHECKPOINT
 from cardvault.vault.cache import file_identity
 from cardvault.vault.changes import Seen, racy
 from cardvault.vault.layout import FileStat
@@ -47,6 +47,8 @@ DB_NAME = "search.sqlite"
 TOKENIZER = "unicode61 remove_diacritics 2"
 #: The meta key holding which file the database was created as (vault/cache.py).
 IDENTITY = "file"
+#: The vectors of an interrupted sync, beside the database (checkpoint.py).
+CHECKPOINT = "embedding-checkpoint.sqlite"
 
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -104,12 +106,11 @@ class IndexHandle:
 
     def meta(self, key: str) -> str | None:
         """A value from the meta table."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        return meta_value(self.conn, key)
 
-    def set_meta(self, key: str, value: str) -> None:
-        """Store a meta value (inside the caller's transaction)."""
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        """Store meta values (inside the caller's transaction)."""
+        self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
 
     def close(self) -> None:
         """Close the connection."""
@@ -143,6 +144,22 @@ class IndexHandle:
                 conn.execute(f"PRAGMA busy_timeout = {max(1, round(step * 1000))}")
         finally:
             conn.execute(f"PRAGMA busy_timeout = {round(BUSY_SECONDS * 1000)}")
+
+
+def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
+    """A value from the meta table of the index or of its checkpoint (checkpoint.py)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, values: Sequence[str]) -> list[tuple[Any, ...]]:
+    """The rows of `sql`, whose one `{}` is an `IN` list, for every value of `values`: asked
+    500 at a time (SQLite's limit on the parameters of one statement)."""
+    rows: list[tuple[Any, ...]] = []
+    for first in range(0, len(values), 500):
+        chunk = list(values[first : first + 500])
+        rows.extend(conn.execute(sql.format(", ".join("?" * len(chunk))), chunk))
+    return rows
 
 
 def recorded_files(conn: sqlite3.Connection, rels: Iterable[str] | None = None) -> dict[str, Seen]:

@@ -9,7 +9,6 @@ keyword ranking run meanwhile on the main thread; `embedder()` waits for it.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from cardvault.search.bulk import BULK_TEXTS, onnx_embedder
 from cardvault.search.embed_sync import Embedding
@@ -62,19 +61,18 @@ class QueryModel:
         from cardvault.search.onnx import onnx_path
 
         with self._lock:
-            self._prefetch(onnx_path)
+            if self.ref is None or self._loader is not None or self._embedder is not None:
+                return
+            if onnx_path(self.ref).is_file():
+                # numpy first, here: onnxruntime imports it on the loader thread, and a second
+                # thread importing numpy meanwhile (the sync does) fails with a circular import.
+                import numpy  # noqa: F401
+                import tokenizers  # noqa: F401
 
-    def _prefetch(self, onnx_path: Any) -> None:
-        if self.ref is None or self._loader is not None or self._embedder is not None:
-            return
-        if onnx_path(self.ref).is_file():
-            # numpy first, here: onnxruntime imports it on the loader thread, and a second
-            # thread importing numpy meanwhile (the sync does) fails with a circular import.
-            import numpy  # noqa: F401
-            import tokenizers  # noqa: F401
-
-            self._loader = threading.Thread(target=self._load, name="cardvault-onnx", daemon=True)
-            self._loader.start()
+                self._loader = threading.Thread(
+                    target=self._load, name="cardvault-onnx", daemon=True
+                )
+                self._loader.start()
 
     def _load(self) -> None:
         from cardvault.search.onnx import OnnxEmbedder, onnx_path
@@ -88,23 +86,20 @@ class QueryModel:
     def embedder(self) -> Embedder:
         """The ONNX embedder; exports the model first if needed, re-exports a damaged copy."""
         with self._lock:
-            return self._embedder_now()
+            if self._loader is not None:
+                self._loader.join()
+                self._loader = None
+            if self._embedder is not None:
+                return self._embedder
+            if self.ref is None:
+                raise self.error or ModelUnavailableError("no embedding model")
+            from cardvault.search.onnx import OnnxEmbedder, discard_copy, ensure_onnx
 
-    def _embedder_now(self) -> Embedder:
-        if self._loader is not None:
-            self._loader.join()
-            self._loader = None
-        if self._embedder is not None:
+            if self._failure is not None:
+                self._failure = None
+                discard_copy(self.ref)  # unreadable: export it again
+            self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref), resident=self.resident)
             return self._embedder
-        if self.ref is None:
-            raise self.error or ModelUnavailableError("no embedding model")
-        from cardvault.search.onnx import OnnxEmbedder, discard_copy, ensure_onnx
-
-        if self._failure is not None:
-            self._failure = None
-            discard_copy(self.ref)  # unreadable: export it again
-        self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref), resident=self.resident)
-        return self._embedder
 
 
 class QueryModels:

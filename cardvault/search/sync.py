@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from cardvault.search.checkpoint import discard as discard_checkpoint
 from cardvault.search.documents import (
     Document,
-    SourceFile,
     card_documents,
     list_sources,
     log_documents,
-    sources_at,
 )
 from cardvault.search.embed_sync import (
     Embedding,
@@ -32,7 +30,7 @@ from cardvault.search.index import IndexHandle, record_file, recorded_files, ski
 from cardvault.search.text import index_text
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
-from cardvault.vault.layout import Vault
+from cardvault.vault.layout import FileStat, Vault, files_at
 from cardvault.vault.read import read_files
 
 __all__ = ["WAITING", "Embedding", "Progress", "SyncReport", "sync_index"]
@@ -113,7 +111,7 @@ def sync_index(
 
 def _compare(
     vault: Vault, index: IndexHandle, only: set[str] | None, progress: Progress | None
-) -> tuple[int, list[SourceFile], list[str], list[Parsed]]:
+) -> tuple[int, list[FileStat], list[str], list[Parsed]]:
     """How many files the index covers, which of them changed (read and parsed) and which are
     gone, compared with what the index records now (of every file, or of those in `only`)."""
     if only is None:
@@ -121,7 +119,7 @@ def _compare(
         known = recorded_files(index.conn)
         files = len(sources)
     else:
-        sources = sources_at(vault, only)
+        sources = files_at(vault, only)
         known = recorded_files(index.conn, only)
         files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
     changes = changed_since(sources, known)
@@ -137,11 +135,11 @@ def _count(index: IndexHandle, report: SyncReport) -> None:
 
 
 #: (source, digest, its documents or None when its bytes did not change, why it was skipped)
-Parsed = tuple[SourceFile, str, "list[Document] | None", "str | None"]
+Parsed = tuple[FileStat, str, "list[Document] | None", "str | None"]
 
 
 def _read_changed(
-    stale: list[SourceFile],
+    stale: list[FileStat],
     known: dict[str, Seen],
     vault: Vault,
     progress: Progress | None,

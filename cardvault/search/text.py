@@ -71,15 +71,16 @@ class KeywordQuery:
         if isinstance(query, KeywordQuery):
             return query
         every = query_terms(query)
-        wanted = [t for t in every if t not in STOP_WORDS] or every
-        by_expression = {fts_term(term): term for term in reversed(wanted)}
-        kept = [term for term in wanted if by_expression.get(fts_term(term)) == term]
-        shown = [t for t in every if (len(t) > 1 and t not in STOP_WORDS) or is_cjk(t)]
+        first: dict[str, str] = {}  # FTS5 expression -> the first word asking for it
+        for term in [t for t in every if t not in STOP_WORDS] or every:
+            first.setdefault(fts_term(term), term)
         return cls(
             query,
-            tuple(kept),
-            tuple(fts_term(term) for term in kept),
-            frozenset(stem(t) for t in shown if not is_cjk(t)),
+            tuple(first.values()),
+            tuple(first),
+            frozenset(
+                stem(t) for t in every if len(t) > 1 and t not in STOP_WORDS and not is_cjk(t)
+            ),
             tuple(dict.fromkeys(w for w in words(query) if is_cjk(w))),
         )
 

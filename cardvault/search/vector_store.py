@@ -150,10 +150,14 @@ def write_vectors(
         "INSERT INTO vectors VALUES (?, ?, ?, ?)",
         [(h, i, s, v) for i, (h, s, v) in enumerate(zip(hashes, sums, seals, strict=True))],
     )
-    index.set_meta(UNPROVEN, "")  # every row is now this machine's
-    index.set_meta("vectors_generation", str(generation))
-    index.set_meta("vectors_file", name)
-    index.set_meta("vectors_bytes", str(size))
+    index.set_meta(
+        {
+            UNPROVEN: "",  # every row is now this machine's
+            "vectors_generation": str(generation),
+            "vectors_file": name,
+            "vectors_bytes": str(size),
+        }
+    )
 
 
 def prune_vector_files(index: IndexHandle) -> None:

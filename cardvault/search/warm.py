@@ -48,24 +48,11 @@ class SharedModels:
 class VaultHandle:
     """One vault and its search service, made by the first search and then reused."""
 
-    def __init__(
-        self, vault: Vault, watch: bool = False, models: QueryModels | SharedModels | None = None
-    ) -> None:
+    def __init__(self, vault: Vault, watch: bool, models: SharedModels) -> None:
         self.vault = vault
         self._watch = watch
-        self._models = models  # shared with other handles of the same session, if given
+        self._models = models  # shared with the other handles of the same session
         self._searcher: Searcher | None = None
-
-    def __enter__(self) -> VaultHandle:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-    @property
-    def root(self) -> Path:
-        """The vault's root folder."""
-        return self.vault.root
 
     @property
     def searcher(self) -> Searcher:
@@ -73,7 +60,7 @@ class VaultHandle:
         if self._searcher is None:
             from cardvault.search.engine import Searcher
 
-            model = self._models.for_vault(self.vault) if self._models is not None else None
+            model = self._models.for_vault(self.vault)
             self._searcher = Searcher(self.vault, model, watch=self._watch)
         return self._searcher
 
@@ -101,7 +88,7 @@ class LiveVault:
     def __init__(
         self,
         root: Path,
-        models: QueryModels | SharedModels | None,
+        models: SharedModels,
         watch: bool = True,
         opened: Vault | None = None,
     ) -> None:
