@@ -14,8 +14,7 @@ the model's `card_ask_floor` closeness; two cards
 count as NEUTRAL_GAP below `review`, so a lesson near two cards is asked about both while two
 cards never make a question on their own.
 
-Each rule is a boolean node × node mask; `constraints` turns them into the two matrices with
-one table per matrix, the first rule that holds for a pair giving its value.
+Each rule is a node × node mask; in each matrix's table the first rule that holds gives the value.
 """
 
 from __future__ import annotations
@@ -64,14 +63,20 @@ def constraints(
     near = np.maximum(near, near.T)
 
     contradictions = _contradictions(nodes, evidence, closeness)
-    never = _mask(count, _never(state, nodes) | set(contradictions))
-    always = _mask(count, _always(state, nodes)) & ~never
+    kept_apart, kept_together = _kept(state, nodes)
+    never = _mask(count, kept_apart | set(contradictions))
+    always = _mask(count, kept_together) & ~never
     certain = ~never & (always | (links >= limits.certain))
     disagreeing = _disagreeing(state, nodes, certain)
     contradictions.update(disagreeing)
     never |= _mask(count, set(disagreeing))
     to_curated = lesson_card & (curated[:, None] | curated[None, :]) & ~always
-    unsure = _mask(count, set(_polarity_differs(nodes, evidence, best)))
+    # one side advises against ("never", "don't") and the other does not: two lessons, or a
+    # lesson and the card telling it scored best against
+    negated = evidence.negated[[node.rows[0] for node in nodes]]
+    unsure = lesson[:, None] & lesson[None, :] & (negated[:, None] != negated[None, :])
+    against = evidence.negated
+    unsure |= _mask(count, {pair for pair, (a, b) in best.items() if against[a] != against[b]})
     maybe = certain & ~never & ~always & ~to_curated & ~unsure
     unsure |= _mask(count, set(_substitutions(nodes, evidence, best, maybe)))
     far = (near < limits.card_ask_floor) & (plain[:, None] | plain[None, :])
@@ -97,21 +102,6 @@ def _mask(count: int, pairs: Pairs) -> np.ndarray:
     found = np.zeros((count, count), dtype=bool)
     for i, j in pairs:
         found[i, j] = found[j, i] = True
-    return found
-
-
-def _polarity_differs(
-    nodes: list[Node], evidence: Evidence, best: dict[tuple[int, int], tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """Node pairs where one side advises against ("never", "don't") and the other does not:
-    lessons, and a lesson with the card telling it scored best against."""
-    import numpy as np
-
-    lessons = [n for n, node in enumerate(nodes) if node.lesson is not None]
-    polar = evidence.negated[[nodes[n].rows[0] for n in lessons]]
-    rows, columns = np.nonzero(polar[:, None] != polar[None, :])
-    found = [(lessons[int(i)], lessons[int(j)]) for i, j in zip(rows, columns, strict=True)]
-    found += [pair for pair, (a, b) in best.items() if evidence.negated[a] != evidence.negated[b]]
     return found
 
 
@@ -189,58 +179,44 @@ def _contradictions(
     return found
 
 
-def _holders(nodes: list[Node]) -> dict[str, list[int]]:
-    """Decision key -> the nodes it names."""
-    found: dict[str, list[int]] = {}
+def _kept(state: VaultState, nodes: list[Node]) -> tuple[Pairs, Pairs]:
+    """Never together: pairs a person kept apart, lessons linked to different cards (or to
+    another card). Always together: a lesson and the card its `→ card:` link names, members a
+    person said are one lesson."""
+    never: Pairs = set()
+    always: Pairs = set()
+    holders: dict[str, list[int]] = {}
     for n, node in enumerate(nodes):
         for key in node.keys:
-            found.setdefault(key, []).append(n)
-    return found
-
-
-def _never(state: VaultState, nodes: list[Node]) -> Pairs:
-    """Pairs a person kept apart, and lessons linked to different cards (or to another card)."""
-    found: Pairs = set()
-    holders = _holders(nodes)
+            holders.setdefault(key, []).append(n)
     for pair in apart_pairs(state.review_items).among(holders):
         left, right = sorted(pair)
         for i in holders.get(left, ()):
-            found.update((min(i, j), max(i, j)) for j in holders.get(right, ()) if i != j)
-    for m, node in enumerate(nodes):
-        if node.lesson is None or not node.lesson.target:
-            continue
-        linked = state.by_slug(node.lesson.target, archived=True)
-        for n, other in enumerate(nodes):
-            if other.lesson is not None:
-                elsewhere = bool(other.lesson.target) and other.lesson.target != node.lesson.target
-            else:
-                elsewhere = other.card is not None and (
-                    linked is None or linked.path != other.card.path
-                )
-            if elsewhere:
-                found.add((min(m, n), max(m, n)))
-    return found
-
-
-def _always(state: VaultState, nodes: list[Node]) -> Pairs:
-    """A lesson and the card its `→ card:` link names; members a person said are one lesson."""
-    cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    found: Pairs = set()
-    holders = _holders(nodes)
+            never.update((min(i, j), max(i, j)) for j in holders.get(right, ()) if i != j)
     together = _accepted_together(state)
     for m, node in enumerate(nodes):
         lesson = node.lesson
         if lesson is None:
             continue
         linked = state.by_slug(lesson.target, archived=True) if lesson.target else None
-        for n in cards:
-            if linked is not None and linked == nodes[n].card:
-                found.add((m, n))
+        for n, other in enumerate(nodes):
+            if linked is not None and other.card is not None and linked == other.card:
+                always.add((m, n))
+            if not lesson.target:
+                continue
+            if other.lesson is not None:
+                elsewhere = bool(other.lesson.target) and other.lesson.target != lesson.target
+            else:
+                elsewhere = other.card is not None and (
+                    linked is None or linked.path != other.card.path
+                )
+            if elsewhere:
+                never.add((min(m, n), max(m, n)))
         for group in together.get(lesson.ref, ()):
             others = (key for key in group if key != lesson.ref and key in holders)
             held = [n for key in others for n in holders[key]]
-            found.update((min(m, n), max(m, n)) for n in held if n != m)
-    return found
+            always.update((min(m, n), max(m, n)) for n in held if n != m)
+    return never, always
 
 
 def _accepted_together(state: VaultState) -> dict[str, list[frozenset[str]]]:
