@@ -13,6 +13,8 @@ a person's answer, and otherwise asks. A card that cites no entries is asked abo
 the model's `card_ask_floor` closeness; two cards
 count as NEUTRAL_GAP below `review`, so a lesson near two cards is asked about both while two
 cards never make a question on their own.
+
+Each rule is a node × node mask; in each matrix's table the first rule that holds gives the value.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 ALWAYS = 1e6
 NEUTRAL_GAP = 0.01
 
+Pairs = set[tuple[int, int]]
+
 
 def constraints(
     state: VaultState,
@@ -39,76 +43,79 @@ def constraints(
     evidence: Evidence,
     links: np.ndarray,
     closeness: np.ndarray,
+    best: dict[tuple[int, int], tuple[int, int]],
 ) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, int], Contradiction]]:
     """The review matrix (never-together pairs removed), the certain matrix (only what may be
     joined without asking, always-together pairs added), and the contradicting node pairs."""
     import numpy as np
 
     limits = evidence.constants
-    review = links.copy()
+    count = len(nodes)
+    lesson = np.array([node.lesson is not None for node in nodes], dtype=bool)
+    curated = np.array([node.card is not None and not node.card.card.distilled for node in nodes])
+    plain = np.array(
+        [node.card is not None and len(node.rows) == node.paragraphs for node in nodes]
+    )
+    lesson_card = lesson[:, None] != lesson[None, :]
+    # lessons come first among the nodes, so closeness's rows are lesson node indices
+    near = np.zeros((count, count), dtype=closeness.dtype)
+    near[np.ix_(np.flatnonzero(lesson), np.flatnonzero(~lesson))] = closeness
+    near = np.maximum(near, near.T)
+
     contradictions = _contradictions(nodes, evidence, closeness)
-    never = _never(state, nodes) | set(contradictions)
-    for i, j in never:
-        review[i, j] = review[j, i] = NEVER
-    auto = np.where(review >= limits.certain, review, NEVER)
-    lesson_nodes = [n for n, node in enumerate(nodes) if node.lesson is not None]
-    cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    for i, j in _always(state, nodes) - never:
-        auto[i, j] = auto[j, i] = ALWAYS
-    if lesson_nodes and cards:  # of the cards a lesson must join, the closest
-        block = auto[np.ix_(lesson_nodes, cards)]
-        nearest = np.where(block >= ALWAYS, ALWAYS + closeness[lesson_nodes], block)
-        auto[np.ix_(lesson_nodes, cards)] = nearest
-        auto[np.ix_(cards, lesson_nodes)] = nearest.T
-    for (i, j), claim in _disagreeing(state, nodes, auto, limits.certain).items():
-        auto[i, j] = auto[j, i] = review[i, j] = review[j, i] = NEVER
-        contradictions[(i, j)] = claim
-    curated = [n for n in cards if not _distilled(nodes[n])]
-    if lesson_nodes and curated:  # asked about, never written into on the scores alone
-        block = auto[np.ix_(lesson_nodes, curated)]
-        kept = np.where(block >= ALWAYS, block, NEVER)  # the log's own link, a person's answer
-        auto[np.ix_(lesson_nodes, curated)] = kept
-        auto[np.ix_(curated, lesson_nodes)] = kept.T
-    plain = np.array([len(nodes[n].rows) == nodes[n].paragraphs for n in cards], dtype=bool)
-    far = (closeness < limits.card_ask_floor) & plain[None, :]
-    sub = review[np.ix_(lesson_nodes, cards)]
-    far |= sub < limits.review_card
-    review[np.ix_(lesson_nodes, cards)] = np.where(far, NEVER, sub)
-    review[np.ix_(cards, lesson_nodes)] = review[np.ix_(lesson_nodes, cards)].T
-    # two cards, even ones a person kept apart, may be candidates in one question: it asks
-    # which of them a new lesson tells, never to join them (merge decides that)
-    review[np.ix_(cards, cards)] = limits.review - NEUTRAL_GAP
-    np.fill_diagonal(review, NEVER)
+    kept_apart, kept_together = _kept(state, nodes)
+    never = _mask(count, kept_apart | set(contradictions))
+    always = _mask(count, kept_together) & ~never
+    certain = ~never & (always | (links >= limits.certain))
+    disagreeing = _disagreeing(state, nodes, certain)
+    contradictions.update(disagreeing)
+    never |= _mask(count, set(disagreeing))
+    to_curated = lesson_card & (curated[:, None] | curated[None, :]) & ~always
+    # one side advises against ("never", "don't") and the other does not: two lessons, or a
+    # lesson and the card telling it scored best against
+    negated = evidence.negated[[node.rows[0] for node in nodes]]
+    unsure = lesson[:, None] & lesson[None, :] & (negated[:, None] != negated[None, :])
+    against = evidence.negated
+    unsure |= _mask(count, {pair for pair, (a, b) in best.items() if against[a] != against[b]})
+    maybe = certain & ~never & ~always & ~to_curated & ~unsure
+    unsure |= _mask(count, set(_substitutions(nodes, evidence, best, maybe)))
+    far = (near < limits.card_ask_floor) & (plain[:, None] | plain[None, :])
+    far = lesson_card & (far | (links < limits.review_card))
+
+    review = np.select(
+        [np.eye(count, dtype=bool), ~lesson[:, None] & ~lesson[None, :], never, far],
+        [NEVER, limits.review - NEUTRAL_GAP, NEVER, NEVER],
+        links,
+    )
+    auto = np.select(
+        [never | unsure, always, to_curated, certain],
+        [NEVER, ALWAYS + near, NEVER, links],  # of the cards a lesson must join, the closest
+        NEVER,
+    )
     return review, auto, contradictions
 
 
-def polarity_differs(
-    nodes: list[Node], evidence: Evidence, best: dict[tuple[int, int], tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """Node pairs where one side advises against ("never", "don't") and the other does not:
-    lessons, and a lesson with the card telling it scored best against."""
+def _mask(count: int, pairs: Pairs) -> np.ndarray:
+    """The symmetric node × node mask of `pairs`."""
     import numpy as np
 
-    lessons = [n for n, node in enumerate(nodes) if node.lesson is not None]
-    polar = evidence.negated[[nodes[n].rows[0] for n in lessons]]
-    rows, columns = np.nonzero(polar[:, None] != polar[None, :])
-    found = [(lessons[int(i)], lessons[int(j)]) for i, j in zip(rows, columns, strict=True)]
-    found += [pair for pair, (a, b) in best.items() if evidence.negated[a] != evidence.negated[b]]
+    found = np.zeros((count, count), dtype=bool)
+    for i, j in pairs:
+        found[i, j] = found[j, i] = True
     return found
 
 
-def substitutions(
+def _substitutions(
     nodes: list[Node],
     evidence: Evidence,
     best: dict[tuple[int, int], tuple[int, int]],
-    auto: np.ndarray,
+    maybe: np.ndarray,
 ) -> list[tuple[int, int]]:
-    """Pairs that would be certain but advise the same action on different things ("use Jest"
-    / "use Vitest"): words in common prove nothing there."""
+    """Of the `maybe` pairs (certain on their scores alone), those that advise the same action
+    on different things ("use Jest" / "use Vitest"): words in common prove nothing there."""
     import numpy as np
 
-    certain = evidence.constants.certain
-    rows, columns = np.nonzero(np.triu((auto >= certain) & (auto < ALWAYS), k=1))
+    rows, columns = np.nonzero(np.triu(maybe, k=1))
     found = []
     for m, n in zip(rows.tolist(), columns.tolist(), strict=True):
         a, b = best.get((m, n)) or best.get((n, m)) or (nodes[m].rows[0], nodes[n].rows[0])
@@ -118,7 +125,7 @@ def substitutions(
 
 
 def _disagreeing(
-    state: VaultState, nodes: list[Node], auto: np.ndarray, certain: float
+    state: VaultState, nodes: list[Node], certain: np.ndarray
 ) -> dict[tuple[int, int], Contradiction]:
     """Pairs that would be joined without asking (a lesson and a card, two lessons) but tell
     the same thing with other figures or names ("p95 is 0.70 s" / "p95 is 11.91 s"): kept
@@ -127,7 +134,7 @@ def _disagreeing(
     import numpy as np
 
     found: dict[tuple[int, int], Contradiction] = {}
-    rows, columns = np.nonzero(np.triu(auto >= certain, k=1))
+    rows, columns = np.nonzero(np.triu(certain, k=1))
     for i, j in zip(rows.tolist(), columns.tolist(), strict=True):
         if nodes[i].lesson is None and nodes[j].lesson is None:
             continue
@@ -153,13 +160,17 @@ def _text_of(node: Node) -> str:
 def _contradictions(
     nodes: list[Node], evidence: Evidence, closeness: np.ndarray
 ) -> dict[tuple[int, int], Contradiction]:
-    """Contradicting lessons (among themselves, and with the shortlisted cards near them)."""
+    """Contradicting lessons (among themselves, and with the shortlisted cards at least
+    `shortlist_floor` close to them)."""
+    import numpy as np
+
     found: dict[tuple[int, int], Contradiction] = {}
     lesson_nodes = {nodes[n].rows[0]: n for n, node in enumerate(nodes) if node.lesson}
     for (a, b), claim in evidence.contradicting(list(lesson_nodes)).items():
         found[(lesson_nodes[a], lesson_nodes[b])] = claim
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    for m, n in _close_pairs(closeness, evidence.constants.shortlist_floor, cards):
+    rows, columns = np.nonzero(closeness >= evidence.constants.shortlist_floor)
+    for m, n in zip(rows.tolist(), [cards[c] for c in columns.tolist()], strict=True):
         lesson, card = nodes[m].lesson, nodes[n].card
         assert lesson is not None and card is not None
         against = contradict(card.card.body, lesson.text)
@@ -168,17 +179,12 @@ def _contradictions(
     return found
 
 
-def _close_pairs(closeness: np.ndarray, floor: float, cards: list[int]) -> list[tuple[int, int]]:
-    """(lesson node, card node) for every lesson-card cosine at or above `floor`."""
-    import numpy as np
-
-    rows, columns = np.nonzero(closeness >= floor)
-    return [(int(m), cards[int(c)]) for m, c in zip(rows, columns, strict=True)]
-
-
-def _never(state: VaultState, nodes: list[Node]) -> set[tuple[int, int]]:
-    """Pairs a person kept apart, and lessons linked to different cards (or to another card)."""
-    found: set[tuple[int, int]] = set()
+def _kept(state: VaultState, nodes: list[Node]) -> tuple[Pairs, Pairs]:
+    """Never together: pairs a person kept apart, lessons linked to different cards (or to
+    another card). Always together: a lesson and the card its `→ card:` link names, members a
+    person said are one lesson."""
+    never: Pairs = set()
+    always: Pairs = set()
     holders: dict[str, list[int]] = {}
     for n, node in enumerate(nodes):
         for key in node.keys:
@@ -186,49 +192,31 @@ def _never(state: VaultState, nodes: list[Node]) -> set[tuple[int, int]]:
     for pair in apart_pairs(state.review_items).among(holders):
         left, right = sorted(pair)
         for i in holders.get(left, ()):
-            found.update((min(i, j), max(i, j)) for j in holders.get(right, ()) if i != j)
-    for m, node in enumerate(nodes):
-        if node.lesson is None or not node.lesson.target:
-            continue
-        linked = state.by_slug(node.lesson.target, archived=True)
-        for n, other in enumerate(nodes):
-            if other.lesson is not None:
-                elsewhere = bool(other.lesson.target) and other.lesson.target != node.lesson.target
-            else:
-                elsewhere = other.card is not None and (
-                    linked is None or linked.path != other.card.path
-                )
-            if elsewhere:
-                found.add((min(m, n), max(m, n)))
-    return found
-
-
-def _distilled(node: Node) -> bool:
-    return node.card is not None and node.card.card.distilled
-
-
-def _always(state: VaultState, nodes: list[Node]) -> set[tuple[int, int]]:
-    """A lesson and the card its `→ card:` link names; members a person said are one lesson."""
-    cards = [n for n, node in enumerate(nodes) if node.card is not None]
-    found: set[tuple[int, int]] = set()
-    holders: dict[str, list[int]] = {}
-    for n, node in enumerate(nodes):
-        for key in node.keys:
-            holders.setdefault(key, []).append(n)
+            never.update((min(i, j), max(i, j)) for j in holders.get(right, ()) if i != j)
     together = _accepted_together(state)
     for m, node in enumerate(nodes):
         lesson = node.lesson
         if lesson is None:
             continue
         linked = state.by_slug(lesson.target, archived=True) if lesson.target else None
-        for n in cards:
-            if linked is not None and linked == nodes[n].card:
-                found.add((m, n))
+        for n, other in enumerate(nodes):
+            if linked is not None and other.card is not None and linked == other.card:
+                always.add((m, n))
+            if not lesson.target:
+                continue
+            if other.lesson is not None:
+                elsewhere = bool(other.lesson.target) and other.lesson.target != lesson.target
+            else:
+                elsewhere = other.card is not None and (
+                    linked is None or linked.path != other.card.path
+                )
+            if elsewhere:
+                never.add((min(m, n), max(m, n)))
         for group in together.get(lesson.ref, ()):
             others = (key for key in group if key != lesson.ref and key in holders)
             held = [n for key in others for n in holders[key]]
-            found.update((min(m, n), max(m, n)) for n in held if n != m)
-    return found
+            always.update((min(m, n), max(m, n)) for n in held if n != m)
+    return never, always
 
 
 def _accepted_together(state: VaultState) -> dict[str, list[frozenset[str]]]:

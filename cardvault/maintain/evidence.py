@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cardvault.maintain.calibration import ModelConstants
-from cardvault.maintain.contradict import Contradiction, conflicting_pairs, contradict
+from cardvault.maintain.contradict import Contradiction, conflicting_pairs
 
 if TYPE_CHECKING:
     import numpy as np
@@ -176,10 +176,6 @@ class Evidence:
         shared = (mine * weights) @ theirs.T
         smaller = np.minimum((mine @ weights)[:, None], (theirs @ weights)[None, :])
         return np.divide(shared, smaller, out=np.zeros_like(shared), where=smaller > 0)
-
-    def contradiction(self, i: int, j: int) -> Contradiction | None:
-        """The contradiction between tellings i and j, if the lexical check finds one."""
-        return contradict(self.tellings[i].signal, self.tellings[j].signal)
 
     def contradicting(self, rows: Sequence[int]) -> dict[tuple[int, int], Contradiction]:
         """Every contradicting pair among `rows` (as (smaller, larger) telling rows)."""

@@ -31,7 +31,7 @@ from cardvault.maintain.candidates import (
     shortlist,
     vocabulary,
 )
-from cardvault.maintain.constraints import constraints, polarity_differs, substitutions
+from cardvault.maintain.constraints import constraints
 from cardvault.maintain.contradict import Contradiction
 from cardvault.maintain.evidence import Evidence, Vocabulary
 from cardvault.maintain.lessons import Lesson
@@ -93,11 +93,7 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
     evidence = Evidence(tellings, embeddings, words, state.constants)
     limits = evidence.constants
     links, best = node_links(nodes, evidence, closeness)
-    review, auto, contradictions = constraints(state, nodes, evidence, links, closeness)
-    for m, n in polarity_differs(nodes, evidence, best) + substitutions(
-        nodes, evidence, best, auto
-    ):
-        auto[m, n] = auto[n, m] = NEVER
+    review, auto, contradictions = constraints(state, nodes, evidence, links, closeness, best)
     groups = certain_groups(nodes, auto, limits.certain)
     placement = Placement(nodes, groups, cards, closeness, words)
     between = group_links(nodes, groups, review)

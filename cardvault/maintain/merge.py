@@ -80,7 +80,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     limits = constants_for(cfg)
     lowest = min(limits.duplicate_ask, limits.contradiction_ask, limits.merge_threshold)
     pairs = pairs_above(vectors, lowest)
-    apart = _apart(state, live, pairs)
+    # pairs a person kept apart (any of their keys named in a settled decision)
+    apart = _named(state, live, pairs, apart_pairs(state.review_items))
     conflicts: dict[tuple[int, int], Contradiction] = {}
     for i, j, _ in pairs:
         found = contradict(live[i].card.body, live[j].card.body)
@@ -94,7 +95,9 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     ]
     held = _contained(state, live, pairs, apart | set(conflicts), limits)
     merging, disputed = _mergeable(state, live, pairs, held, limits)
-    waiting = _waiting(state, live, pairs)
+    # pairs a pending question asks about (distill's, of this run or an earlier one): the
+    # answer is the person's, and merging them would close the question unanswered
+    waiting = _named(state, live, pairs, asked_pairs(state.review_items))
     merging = [p for p in merging if (p[0], p[1]) not in waiting]
     groups = complete_clusters(len(live), merging)
     current = state
@@ -174,21 +177,6 @@ def _mergeable(
         and (p[0], p[1]) not in disputed
     ]
     return merging, disputed
-
-
-def _apart(
-    state: VaultState, live: list[CardFile], pairs: list[tuple[int, int, float]]
-) -> set[tuple[int, int]]:
-    """Pairs of cards a person kept apart (any of their keys named in a settled decision)."""
-    return _named(state, live, pairs, apart_pairs(state.review_items))
-
-
-def _waiting(
-    state: VaultState, live: list[CardFile], pairs: list[tuple[int, int, float]]
-) -> set[tuple[int, int]]:
-    """Pairs of cards a pending question asks about (distill asked in this run, or an earlier
-    one): the answer is the person's, and merging them would close the question unanswered."""
-    return _named(state, live, pairs, asked_pairs(state.review_items))
 
 
 def _named(

@@ -213,8 +213,3 @@ def pairs_above(
                 cols = np.sort(cols[np.argsort(-row[cols], kind="stable")[:partners]])
             found.extend((start + offset, start + int(c), float(row[c])) for c in cols)
     return found
-
-
-def cross_scores(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Cosine of every row of `left` with every row of `right` (both unit rows)."""
-    return left @ right.T

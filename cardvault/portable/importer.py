@@ -229,13 +229,11 @@ def _nearest(
     candidates = [c for c in pending if c.rel.startswith("memory/cards/")]
     if not live or not candidates:
         return None
-    from cardvault.maintain.similarity import Embeddings, card_text, cross_scores
+    from cardvault.maintain.similarity import Embeddings, card_text
 
     embeddings = embeddings or Embeddings(state.vault)
-    scores = cross_scores(
-        embeddings.vectors([card_text(c.card) for c in candidates]),
-        embeddings.vectors([card_text(c.card) for c in live]),
-    )
+    incoming = embeddings.vectors([card_text(c.card) for c in candidates])
+    scores = incoming @ embeddings.vectors([card_text(c.card) for c in live]).T
     threshold = state.constants.merge_threshold
     found: dict[int, tuple[CardFile, float]] = {}
     for row, item in enumerate(candidates):
