@@ -2,7 +2,7 @@
 
     python benchmarks/hostile.py [--cards 200] [--logs 20] [--runs 3] [--workdir DIR]
 
-Two vaults, both the sample vault plus hostile files from tests/hostile_support.py:
+Two vaults, both the sample vault plus hostile files from tests/support/hostile.py:
 - "fuzzed": `--cards` card files and `--logs` daily logs drawn from the suite's hypothesis
   strategies (alias bombs, nesting, impossible dates, wrong types, NUL, damaged encodings,
   impossible times, huge entries), seeded, so every run sees the same files;
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.hostile_support import (  # noqa: E402
+from tests.support.hostile import (  # noqa: E402
     READ_COMMANDS,
     card_bytes,
     log_file,

@@ -6,7 +6,7 @@
     python benchmarks/lessons.py separation  # how far each signal separates same from look-alike
     python benchmarks/lessons.py crossencoder  # would a cross-encoder separate them better?
 
-The labelled set is tests/fixtures/lessons/ (tests/lessons_support.py): 48 lessons told three
+The labelled set is tests/fixtures/lessons/ (tests/support/lessons.py): 48 lessons told three
 ways each, 50 look-alike lessons that share their vocabulary, 10 contradicting pairs. Families
 (a lesson with its look-alikes; a contradicting pair) are split once, by a digest of their name,
 into a calibration half and a held-out half: calibration never sees the held-out half.
@@ -68,7 +68,7 @@ from cardvault.vault.config import DEFAULT_MODEL  # noqa: E402
 from cardvault.vault.decisions import ReviewItem, read_queue  # noqa: E402
 from cardvault.vault.layout import Vault  # noqa: E402
 from cardvault.write.init import init_vault  # noqa: E402
-from tests.lessons_support import LabelledSet, Telling, load, schedule  # noqa: E402
+from tests.support.lessons import LabelledSet, Telling, load, schedule  # noqa: E402
 
 STSB = (
     next(

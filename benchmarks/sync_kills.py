@@ -7,7 +7,7 @@ Each trial copies one trial folder (a vault, its bare remote and a teammate's pu
 sync is a true merge that changes MEMORY.md's table; tests/writers_crash.py), starts `cardvault
 sync`, kills its whole process group after a delay drawn uniformly from the length of a full
 sync, then runs the next command (`log`), a sync to the end and a fresh clone of the remote
-(tests/sync_kill_support.py `verdict`). A trial ends "before" or "after" (what the vault held
+(tests/support/sync_kill.py `verdict`). A trial ends "before" or "after" (what the vault held
 once the next command ran), or "stale" (MEMORY.md or AGENTS.md not those of the cards),
 "lost" or "broken". Results go in docs/benchmarks.md ("A killed sync"). Which moment a delay
 hits depends on the machine's load: say so.
@@ -31,7 +31,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--seed", type=int, default=41)
     args = parser.parse_args()
-    from tests.sync_kill_support import killed_sync, sync_states, verdict
+    from tests.support.sync_kill import killed_sync, sync_states, verdict
     from tests.writers_crash import sync_template
 
     rng = random.Random(args.seed)

@@ -19,7 +19,7 @@ from pathlib import Path
 from synthetic import QUERIES
 
 from cardvault import open_vault
-from tests.search_support import same_hits, warm_and_fresh
+from tests.support.search import same_hits, warm_and_fresh
 
 
 def replicated_vault(source: Path, target: Path, copies: int) -> Path:

@@ -6,7 +6,7 @@ import functools
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,12 +14,9 @@ import pytest
 from hypothesis import settings
 
 if TYPE_CHECKING:
-    from typer.testing import Result
-
     from cardvault.search.embedder import Embedder
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE_VAULT = REPO / "sample-vault"
+from tests.support.cli import REPO, SAMPLE_VAULT
 
 #: The property tests draw the same cases on every run, so a red run is the change's doing, not
 #: a new draw's (CI once went red on a case a test, not the product, had wrong).
@@ -86,7 +83,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 #: Variables of the caller that would reach into a test: the vault, the agent, the clock, the
 #: git identity and repository (a test that needs one names it), and the terminal's colours and
-#: size (a test that needs them sets them: serve_support.run_in_terminal).
+#: size (a test that needs them sets them: support.serve.run_in_terminal).
 CALLER_VARS = (
     "CARDVAULT_VAULT",
     "CARDVAULT_NOW",
@@ -148,7 +145,7 @@ def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pa
 @pytest.fixture(scope="session")
 def embedder(session_model_cache: Path) -> Embedder:
     """The vault default model, loaded by sentence-transformers once per test run (the
-    maintenance and review tests hand it to the services: tests.maintain_support.run)."""
+    maintenance and review tests hand it to the services: tests.support.maintain.run)."""
     from cardvault.search.embedder import SentenceTransformerEmbedder
     from cardvault.search.model import resolve_model
 
@@ -206,7 +203,7 @@ def indexed_sample_template(
 @pytest.fixture(scope="session")
 def search_vault_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/fixtures/search-vault indexed with the real model, once per run (tests copy it:
-    `search_support.copy_vault`)."""
+    `support.search.copy_vault`)."""
     from cardvault import open_vault
 
     root = tmp_path_factory.mktemp("search-vault") / "vault"
@@ -220,50 +217,3 @@ def search_vault_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def indexed_sample(tmp_path: Path, indexed_sample_template: Path) -> Path:
     """A copy of the indexed sample vault (git history, index and vectors) of its own."""
     return Path(shutil.copytree(indexed_sample_template, tmp_path / "sample", symlinks=True))
-
-
-def run_cli(
-    argv: Sequence[str], input: str | None = None, env: Mapping[str, str] | None = None
-) -> Result:
-    """The real `cardvault` CLI, run in-process through typer's runner: the tests' one way in
-    (`run_cli(["--vault", str(root), "list", "--json"])`)."""
-    from typer.testing import CliRunner
-
-    from cardvault.cli.app import app
-
-    return CliRunner().invoke(app, list(argv), input=input, env=env)
-
-
-def cli_at(root: Path, *args: str, now: str, code: int | None = 0) -> str:
-    """`cardvault --vault ROOT ARGS` at the moment `now` (CARDVAULT_NOW): its output, the exit
-    code checked to be `code` (None: not checked)."""
-    result = run_cli(["--vault", str(root), *args], env={"CARDVAULT_NOW": now})
-    if code is not None:
-        assert result.exit_code == code, f"{args}: {result.output}"
-    return str(result.output)
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file's bytes under `root` (the .git folder and the cache excluded)."""
-    files = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if rel.startswith((".git/", ".cardvault/")) or rel in (".git", ".cardvault"):
-            continue
-        if path.is_file() and not path.is_symlink():
-            files[rel] = path.read_bytes()
-    return files
-
-
-def git_log(root: Path) -> list[str]:
-    """Commit subjects, newest first."""
-    import subprocess
-
-    out = subprocess.run(
-        ["git", "-C", str(root), "log", "--format=%s"],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ},
-    )
-    return out.stdout.splitlines()

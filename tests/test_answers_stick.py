@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli, snapshot
-from tests.writers_support import assert_vault_sound, git
+from tests.support.cli import run_cli, snapshot
+from tests.support.writers import assert_vault_sound, git
 
 NOW = "2026-06-01T09:00"
 QUEUE = "memory/review.jsonl"
@@ -172,7 +172,7 @@ def test_accepting_a_question_that_would_merge_nothing_is_an_error(tmp_path: Pat
 @pytest.mark.slow
 def test_a_reverted_merge_is_not_redone(tmp_path: Path, embedder: Any) -> None:
     from cardvault.vault.layout import open_vault_at
-    from tests.maintain_support import run
+    from tests.support.maintain import run
 
     same = "Restart the worker queue before the API server, or jobs are lost."
     root = vault_with(

@@ -20,7 +20,7 @@ import pytest
 from cardvault import open_vault
 from cardvault.app import Session
 from cardvault.errors import CardvaultError
-from tests.conftest import git_log, run_cli, snapshot
+from tests.support.cli import git_log, run_cli, snapshot
 
 NOW = "2026-11-30T09:15"
 CARD = "docker-buildkit-cache-mounts"

@@ -18,8 +18,8 @@ from cardvault import open_vault
 from cardvault.app.review import listing
 from cardvault.cli.app import app
 from cardvault.search.embedder import Embedder
-from tests.maintain_support import card, commit_all, contradicting_vault, git, log, new_vault
-from tests.maintain_support import snapshot as files_of
+from tests.support.maintain import card, commit_all, contradicting_vault, git, log, new_vault
+from tests.support.maintain import snapshot as files_of
 
 pytestmark = pytest.mark.slow  # distilling and merging embed with the real model
 

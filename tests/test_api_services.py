@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from cardvault import open_vault
-from tests.conftest import git_log, run_cli
+from tests.support.cli import git_log, run_cli
 
 if TYPE_CHECKING:
     from cardvault.trust.settings import Asked

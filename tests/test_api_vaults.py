@@ -17,10 +17,10 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.app import Session
-from tests.conftest import git_log, run_cli, snapshot
-from tests.serve_support import NOW as TERMINAL_NOW
-from tests.serve_support import run_in_terminal
-from tests.writers_support import git
+from tests.support.cli import git_log, run_cli, snapshot
+from tests.support.serve import NOW as TERMINAL_NOW
+from tests.support.serve import run_in_terminal
+from tests.support.writers import git
 
 NOW = "2026-11-30T09:15"
 CARD = (

@@ -24,7 +24,7 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.app import Session
-from tests.conftest import run_cli, snapshot
+from tests.support.cli import run_cli, snapshot
 
 pytestmark = pytest.mark.slow
 

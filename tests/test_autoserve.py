@@ -16,7 +16,7 @@ import pytest
 
 from cardvault.serve.control import lock_holder, server_status, stop_server
 from cardvault.serve.protocol import LOG_NAME, socket_path
-from tests.serve_support import cli, requests_served, wait_for_status
+from tests.support.serve import cli, requests_served, wait_for_status
 
 QUERY = "containers killed for using too much memory"
 

@@ -12,7 +12,7 @@ from cardvault.errors import CardFormatError
 from cardvault.vault.bounded_yaml import MAX_DEPTH, load_bounded
 from cardvault.vault.card import parse_card
 from cardvault.vault.schema import schema_problems
-from tests.hostile_support import alias_bomb
+from tests.support.hostile import alias_bomb
 
 PATH = Path("memory/cards/x.md")
 
@@ -110,7 +110,7 @@ def test_values_are_what_json_can_hold(text: str, expected: dict[str, object]) -
 
 
 def test_a_card_with_a_set_topic_exports(vault_path: Path) -> None:
-    from tests.conftest import run_cli
+    from tests.support.cli import run_cli
 
     (vault_path / "memory" / "cards" / "odd.md").write_text(
         "---\ntopic: !!set {a, b}\ncategory: tools\n---\nPlain body text.\n", encoding="utf-8"

@@ -23,7 +23,7 @@ from cardvault.capture import failure
 from cardvault.capture.record import captures_of
 from cardvault.capture.run import PASSED_ON
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import git_log
+from tests.support.cli import git_log
 
 PY = sys.executable
 NOW = "2026-11-30T10:15"

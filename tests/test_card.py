@@ -173,7 +173,7 @@ def test_the_frontmatter_handler_is_python_frontmatters_and_splits_byte_exact() 
 
 def test_the_frontmatter_handler_loads_within_limits_and_names_the_line() -> None:
     from cardvault.vault.frontmatter_handler import HANDLER
-    from tests.hostile_support import alias_bomb
+    from tests.support.hostile import alias_bomb
 
     where = Path("memory/cards/bomb.md")
     with pytest.raises(CardFormatError) as raised:

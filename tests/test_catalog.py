@@ -17,8 +17,8 @@ import pytest
 from cardvault.vault.catalog import DB_NAME
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
-from tests.conftest import run_cli
-from tests.conftest import snapshot as files_of
+from tests.support.cli import run_cli
+from tests.support.cli import snapshot as files_of
 
 CARD = (
     "---\ntopic: {topic}\ncategory: tools\ntags: [t]\ncreated: 2026-01-01\n"

@@ -26,8 +26,8 @@ from cardvault import open_vault
 from cardvault.search.freshness import index_freshness
 from cardvault.vault.changes import RACY_NS
 from cardvault.vault.layout import open_vault_at, walk
-from tests.conftest import run_cli, snapshot
-from tests.search_support import copy_vault, write_card
+from tests.support.cli import run_cli, snapshot
+from tests.support.search import copy_vault, write_card
 
 CARD = "memory/cards/docker-apple-silicon.md"
 
@@ -261,7 +261,7 @@ def test_maintain_removes_what_came_back_of_a_forget_under_its_one_lock(
     import re
 
     from cardvault.scopes.home import ensure_global
-    from tests.insight_support import git
+    from tests.support.insight import git
 
     args = ["--vault", str(vault_path)]
     now = {"CARDVAULT_NOW": "2026-12-01T09:00"}

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cardvault.vault.links import wiki_links
 from cardvault.vault.prose import code_spans
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 HEAD = "---\ntopic: T\ncategory: tools\ntags: [a]\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n"
 CODE_BODIES = {

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from cardvault.cli.app import app
 from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import Vault
-from tests.maintain_support import (
+from tests.support.maintain import (
     card,
     commit_all,
     git,
@@ -20,7 +20,7 @@ from tests.maintain_support import (
     run,
     snapshot,
 )
-from tests.writers_support import lock_held_elsewhere, set_lock_timeout
+from tests.support.writers import lock_held_elsewhere, set_lock_timeout
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, snapshot
+from tests.support.cli import run_cli, snapshot
 
 
 def _commands() -> list[list[str]]:
@@ -232,7 +232,7 @@ def test_remember_refuses_an_empty_lesson_as_log_refuses_an_empty_entry(
     """`remember "  "` wrote an entry with no title and a bare `Lesson:`, and committed it."""
     from cardvault import open_vault
     from cardvault.errors import CardvaultError
-    from tests.conftest import git_log
+    from tests.support.cli import git_log
 
     commits, files = git_log(vault_path), snapshot(vault_path)
     done = run_cli(["--vault", str(vault_path), "remember", text])
@@ -246,7 +246,7 @@ def test_remember_refuses_an_empty_lesson_as_log_refuses_an_empty_entry(
 def test_new_prompts_in_a_terminal(vault_path: Path) -> None:
     import sys
 
-    from tests.serve_support import run_in_terminal
+    from tests.support.serve import run_in_terminal
 
     argv = [sys.executable, "-m", "cardvault", "--vault", str(vault_path), "new", "Typed topic"]
     code, shown = run_in_terminal([*argv, "-c", "tools"], vault_path, typed=b"Typed body.\n\x04")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.search_support import copy_vault
+from tests.support.cli import run_cli
+from tests.support.search import copy_vault
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "sentence_transformers", "onnxruntime", "transformers")

@@ -564,3 +564,15 @@ def test_card_fields_are_named_only_in_the_field_table() -> None:
 def test_field_name_breaches_still_exist() -> None:
     found = _field_name_keys()
     assert sorted((FIELD_NAME_OTHER_NOUNS | FIELD_NAME_BREACHES) - found) == []
+
+
+def test_test_helpers_live_in_the_support_package() -> None:
+    """Helpers are imported from `tests/support/`, fixtures come from conftest by name."""
+    tests = REPO / "tests"
+    loose = sorted(p.name for p in tests.glob("*_support.py"))
+    from_conftest = sorted(
+        p.name
+        for p in tests.rglob("*.py")
+        if p.name != Path(__file__).name and "from tests.conftest import" in p.read_text()
+    )
+    assert (loose, from_conftest) == ([], [])

@@ -25,8 +25,8 @@ from cardvault.edits.changes import WriteFile
 from cardvault.errors import UnsafePathError
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import run_cli
-from tests.hostile_support import hang_guard
+from tests.support.cli import run_cli
+from tests.support.hostile import hang_guard
 
 NOW = "2026-11-30T09:00"
 TODAY = "memory/2026-11-30.md"
@@ -271,7 +271,7 @@ def test_an_unreadable_folder_is_reported_and_skipped(tmp_path: Path) -> None:
 def test_mcp_tools_read_and_write_nothing_behind_a_symlink(planted: Planted) -> None:
     from mcp.shared.exceptions import MCPError
 
-    from tests.mcp_support import connected, text_of
+    from tests.support.mcp import connected, text_of
 
     head = git(planted.root, "rev-parse", "HEAD")
 

@@ -41,7 +41,7 @@ from cardvault.vault.card import parse_card, render_card
 from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.vault.rules import read_rules
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import run_cli, snapshot
+from tests.support.cli import run_cli, snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample-vault"

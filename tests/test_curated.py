@@ -13,8 +13,8 @@ import pytest
 from cardvault.vault.card import DISTILLED_KEY
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
-from tests.conftest import cli_at, snapshot
-from tests.maintain_support import PLATFORM_A, PLATFORM_B
+from tests.support.cli import cli_at, snapshot
+from tests.support.maintain import PLATFORM_A, PLATFORM_B
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_at
-from tests.writers_support import assert_vault_sound, git
+from tests.support.cli import cli_at
+from tests.support.writers import assert_vault_sound, git
 
 NOW = "2026-12-01T09:00"
 
@@ -82,7 +82,7 @@ def _cardvault(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_a_full_disk_is_one_clear_error_for_import_and_maintain(disk: Path, tmp_path: Path) -> None:
     """Whatever runs out of room (a card's write, git's objects, the SQLite caches in
     .cardvault/), the command says so in one line and leaves the vault as it was."""
-    from tests.conftest import snapshot
+    from tests.support.cli import snapshot
 
     notes = tmp_path / "notes"
     notes.mkdir()

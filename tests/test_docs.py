@@ -52,7 +52,7 @@ def test_ci_runs_the_readme_test_command_as_given() -> None:
 def test_the_reference_names_the_help_options_the_cli_takes() -> None:
     """`cardvault X -h` works (the app's context settings); the page must not say `--help`
     alone."""
-    from tests.conftest import run_cli
+    from tests.support.cli import run_cli
 
     assert "-h, --help" in run_cli(["search", "--help"]).stdout
     assert run_cli(["search", "-h"]).exit_code == 0
@@ -64,7 +64,7 @@ def test_the_reference_names_the_help_options_the_cli_takes() -> None:
 
 def test_help_shows_every_command_under_a_panel() -> None:
     """`cardvault --help` groups its commands (Everyday, Maintenance, ...), never one flat list."""
-    from tests.conftest import run_cli
+    from tests.support.cli import run_cli
 
     shown = run_cli(["--help"]).stdout
     group = typer.main.get_command(app)

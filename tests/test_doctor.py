@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 
 def _git(root: Path, *args: str) -> None:

@@ -11,7 +11,7 @@ from cardvault.edits.apply import ApplyError, apply_changes, compose
 from cardvault.edits.changes import DeleteFile, MoveFile, Report, WriteFile
 from cardvault.errors import CardvaultError, ConcurrentEditError
 from cardvault.vault.files import ABSENT, digest_text, read_text
-from tests.maintain_support import card, new_vault, snapshot
+from tests.support.maintain import card, new_vault, snapshot
 
 
 @pytest.fixture

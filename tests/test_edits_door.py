@@ -20,8 +20,8 @@ from cardvault.errors import CardvaultError
 from cardvault.vault.files import ABSENT, digest_text, read_text
 from cardvault.vault.layout import open_vault_at
 from cardvault.write.add import append_log
-from tests.conftest import git_log, run_cli
-from tests.writers_support import REPO, assert_vault_sound, cardvault, git, lock_held_elsewhere
+from tests.support.cli import git_log, run_cli
+from tests.support.writers import REPO, assert_vault_sound, cardvault, git, lock_held_elsewhere
 
 NOW = "2026-03-19T14:30"
 

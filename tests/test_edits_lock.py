@@ -12,7 +12,7 @@ from cardvault.edits.lock import Holder, read_holder, vault_lock
 from cardvault.errors import CardvaultError, ConfigError, LockedError
 from cardvault.vault.config import parse_config
 from cardvault.vault.layout import Vault
-from tests.writers_support import lock_held_elsewhere
+from tests.support.writers import lock_held_elsewhere
 
 
 def test_a_second_writer_waits_for_the_first_to_finish(tmp_path: Path) -> None:

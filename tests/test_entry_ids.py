@@ -17,8 +17,8 @@ import pytest
 
 from cardvault.vault.daily import parse_log
 from cardvault.vault.entry_ids import entries_by_ref
-from tests.conftest import run_cli
-from tests.writers_support import assert_vault_sound, git
+from tests.support.cli import run_cli
+from tests.support.writers import assert_vault_sound, git
 
 NOW = "2026-03-10T10:00"
 DAY = "memory/2026-03-10.md"
@@ -158,7 +158,7 @@ def test_a_real_maintenance_run_after_the_merge_changes_no_card(
     tmp_path: Path, embedder: Any
 ) -> None:
     from cardvault.vault.layout import open_vault_at
-    from tests.maintain_support import run
+    from tests.support.maintain import run
 
     a, b = clones(tmp_path)
     cite_own_entry(a, "a")

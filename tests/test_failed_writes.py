@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, snapshot
-from tests.writers_support import git, temp_files
+from tests.support.cli import run_cli, snapshot
+from tests.support.writers import git, temp_files
 
 NOW = "2026-06-01T09:15"
 LONG = "stale-" + "x" * 246  # with ".md", a file name of 255 bytes

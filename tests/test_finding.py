@@ -12,7 +12,7 @@ from cardvault.vault.finding import Finding
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.read import read_vault
 from cardvault.verify.run import verify_vault
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 BROKEN = "memory/cards/broken.md"
 TODAY = dt.date(2026, 12, 1)

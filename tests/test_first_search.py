@@ -14,7 +14,7 @@ import pytest
 
 from cardvault import history
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.slow
 

@@ -15,10 +15,10 @@ from cardvault.vault.card import parse_card
 from cardvault.vault.daily import parse_log
 from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import git_log, run_cli, snapshot
-from tests.insight_support import card_files, frontmatter, git, log_entries, log_files
-from tests.maintain_support import assert_memory_table_current
-from tests.writers_support import assert_vault_sound, killed_midway
+from tests.support.cli import git_log, run_cli, snapshot
+from tests.support.insight import card_files, frontmatter, git, log_entries, log_files
+from tests.support.maintain import assert_memory_table_current
+from tests.support.writers import assert_vault_sound, killed_midway
 
 SLUG = "docker-buildx-platform-flag"
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, snapshot
-from tests.writers_support import git
+from tests.support.cli import run_cli, snapshot
+from tests.support.writers import git
 
 NOW = "2026-03-19T10:00"
 GIT_USER = ("-c", "user.name=t", "-c", "user.email=t@t")

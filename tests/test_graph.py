@@ -13,8 +13,8 @@ from cardvault.insight.graph_render import render_dot, render_mermaid, render_tr
 from cardvault.vault.card import parse_card
 from cardvault.vault.files import FileText
 from cardvault.vault.read import CardFile
-from tests.conftest import run_cli
-from tests.insight_support import body, card_files, frontmatter
+from tests.support.cli import run_cli
+from tests.support.insight import body, card_files, frontmatter
 
 LINK = re.compile(r"\[\[([^\]|#]+)")
 

@@ -18,7 +18,7 @@ from cardvault.edits.door import locked_write, propose
 from cardvault.history.repo import open_repo, run
 from cardvault.vault.files import ABSENT, read_text
 from cardvault.vault.layout import open_vault_at
-from tests.writers_support import REPO, git
+from tests.support.writers import REPO, git
 
 NOW = "2026-03-19T14:30"
 

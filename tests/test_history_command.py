@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import run_cli
-from tests.maintain_support import card, commit_all, new_vault
+from tests.support.cli import run_cli
+from tests.support.maintain import card, commit_all, new_vault
 
 PLATFORM_A = (
     "Images built on an Apple Silicon laptop are arm64; the cluster runs linux/amd64. Such an "

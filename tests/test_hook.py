@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git_log, run_cli
+from tests.support.cli import git_log, run_cli
 
 NOW = {"CARDVAULT_NOW": "2026-11-30T18:05"}
 

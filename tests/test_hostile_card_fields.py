@@ -10,9 +10,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.conftest import run_cli
-from tests.hostile_support import attacker_git as git
-from tests.hostile_support import published
+from tests.support.cli import run_cli
+from tests.support.hostile import attacker_git as git
+from tests.support.hostile import published
 
 OWN_RULE = "- Never force-push to main"
 
@@ -107,7 +107,7 @@ def test_terminal_escapes_in_a_card_are_shown_not_obeyed_at_a_terminal(tmp_path:
     import sys
 
     from cardvault.write.init import init_vault
-    from tests.serve_support import run_in_terminal
+    from tests.support.serve import run_in_terminal
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)

@@ -5,7 +5,7 @@ Hypothesis writes frontmatter (alias bombs, nesting past every limit, impossible
 types, NUL, control characters), daily logs (impossible times and dates, huge entries, links out
 of the vault, damaged encodings) and export files (wrong shapes at every level, paths out of the
 vault, NUL and lone surrogates, rules that would break AGENTS.md) into a small real vault; each
-example runs the commands in-process with a hang guard (tests/hostile_support.py). Sized to
+example runs the commands in-process with a hang guard (tests/support/hostile.py). Sized to
 seconds; benchmarks/hostile.py runs the same generators at a larger size and measures time and
 peak memory per command in fresh processes.
 """
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.hostile_support import (
+from tests.support.hostile import (
     MEMORY_LIMIT_MB,
     READ_COMMANDS,
     alias_bomb,

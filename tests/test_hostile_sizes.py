@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.hostile_support import attacker_git as git
-from tests.hostile_support import published, scaled
+from tests.support.cli import run_cli
+from tests.support.hostile import attacker_git as git
+from tests.support.hostile import published, scaled
 
 #: Far above what these commands take (a few seconds), far below what they took before; longer
 #: on a loaded machine.
@@ -136,7 +136,7 @@ def test_a_settled_question_of_many_members_does_not_eat_memory(
     import json
     import resource
 
-    from tests.hostile_support import make_base
+    from tests.support.hostile import make_base
 
     attacker = make_base(tmp_path / "attacker")
     git(attacker, "init", "-q")
@@ -228,7 +228,7 @@ def test_a_vault_of_many_broken_cards_does_not_flood_the_mcp_tools_notes(tmp_pat
     import anyio
 
     from cardvault.write.init import init_vault
-    from tests.mcp_support import connected, text_of
+    from tests.support.mcp import connected, text_of
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -338,7 +338,7 @@ def test_a_history_of_many_big_cards_is_read_in_bounded_memory(tmp_path: Path) -
     import json
 
     from cardvault.write.init import init_vault
-    from tests.hostile_support import run_in_process
+    from tests.support.hostile import run_in_process
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from cardvault.vault.card import parse_card
-from tests.conftest import REPO, git_log, run_cli, snapshot
+from tests.support.cli import REPO, git_log, run_cli, snapshot
 
 FIXTURES = REPO / "tests" / "fixtures" / "import"
 TIL = Path("/work/shared/data/til-simonw/notes")

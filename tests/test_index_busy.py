@@ -23,7 +23,7 @@ from cardvault import open_vault
 from cardvault.cli.app import app
 from cardvault.search.engine import SEARCH_WAIT
 from cardvault.search.sync import WAITING
-from tests.search_support import write_card
+from tests.support.search import write_card
 
 #: A second process that opens the vault's index and holds its write transaction until told.
 HOLDER = """

@@ -22,7 +22,7 @@ from cardvault.search.checkpoint import EVERY, FILE_NAME, Checkpoint
 from cardvault.search.index import open_index, remove_index
 from cardvault.search.provenance import machine_key, seal
 from cardvault.search.vector_store import verified_vectors
-from tests.search_support import write_card
+from tests.support.search import write_card
 
 #: Enough one-passage cards that the embedding is saved several times before it ends.
 CARDS = 3 * EVERY

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import git_log, run_cli
+from tests.support.cli import git_log, run_cli
 
 BIN = Path(sys.executable).parent
 HOSTS = ("claude-code", "codex", "cursor")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, SAMPLE_VAULT
+from tests.support.cli import REPO, SAMPLE_VAULT
 
 BIN = Path(sys.executable).parent
 

@@ -19,8 +19,8 @@ from cardvault.search.embedder import Embedder
 from cardvault.search.index import DB_NAME
 from cardvault.search.model import reads
 from cardvault.words import language, terms
-from tests.conftest import run_cli
-from tests.search_support import write_card
+from tests.support.cli import run_cli
+from tests.support.search import write_card
 
 GARDEN = Path(__file__).resolve().parent / "fixtures" / "zh-garden"
 #: (slug, topic, body, a question worded otherwise than the card)

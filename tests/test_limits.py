@@ -21,8 +21,8 @@ import pytest
 
 from cardvault.errors import ConfigError
 from cardvault.vault.config import parse_config
-from tests.conftest import git_log, run_cli
-from tests.mcp_support import peak_mb
+from tests.support.cli import git_log, run_cli
+from tests.support.mcp import peak_mb
 
 NOW = "2026-11-30T09:00"
 LOG = "memory/2026-11-30.md"
@@ -95,7 +95,7 @@ def test_a_capture_of_a_huge_failure_is_cut_to_fit_and_logged(vault_path: Path) 
 
 
 def test_mcp_writes_over_the_limit_are_tool_errors(vault_path: Path) -> None:
-    from tests.mcp_support import connected, text_of
+    from tests.support.mcp import connected, text_of
 
     before = git_log(vault_path)
 

@@ -133,7 +133,7 @@ def test_bge_vault_groups_a_lesson_told_three_times_without_asking(tmp_path: Pat
     bge-small's cut-offs, not MiniLM's."""
     from cardvault.vault.decisions import read_queue
     from cardvault.vault.read import read_card
-    from tests.conftest import run_cli
+    from tests.support.cli import run_cli
 
     root = tmp_path / "vault"
     assert run_cli(["init", str(root)]).exit_code == 0

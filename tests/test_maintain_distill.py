@@ -11,7 +11,7 @@ from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import Vault, iter_card_paths
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
-from tests.maintain_support import card, cited_as, commit_all, git, log, new_vault, run
+from tests.support.maintain import card, cited_as, commit_all, git, log, new_vault, run
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ from cardvault.maintain.linkage import AVERAGE, COMPLETE, agglomerate
 from cardvault.maintain.newcard import TagWords, identifiers, pick_tags
 from cardvault.maintain.topic import lesson_topic
 from cardvault.vault.daily import parse_log
-from tests.lessons_support import load, split_of
+from tests.support.lessons import load, split_of
 
 NEVER = -math.inf
 

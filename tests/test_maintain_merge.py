@@ -13,7 +13,7 @@ from cardvault.search.embedder import Embedder
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_card
-from tests.maintain_support import (
+from tests.support.maintain import (
     PLATFORM_A,
     PLATFORM_B,
     card,

@@ -14,7 +14,7 @@ from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
-from tests.maintain_support import git, run
+from tests.support.maintain import git, run
 
 pytestmark = pytest.mark.slow
 

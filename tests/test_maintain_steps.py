@@ -16,7 +16,7 @@ from cardvault.maintain.by_hand import archive_card, demote_card, promote_card
 from cardvault.maintain.state import load_state
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
-from tests.maintain_support import card, commit_all, git, log, new_vault
+from tests.support.maintain import card, commit_all, git, log, new_vault
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -16,8 +16,8 @@ import pytest
 from cardvault.context.pack import PREAMBLE
 from cardvault.search.embedder import Embedder
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import git_log
-from tests.mcp_support import NOW, connected, mapped_files, server_pids, text_of
+from tests.support.cli import git_log
+from tests.support.mcp import NOW, connected, mapped_files, server_pids, text_of
 
 pytestmark = pytest.mark.slow
 TODAY_LOG = f"memory/{NOW[:10]}.md"
@@ -310,7 +310,7 @@ def test_review_decisions_are_listed_and_answered_through_the_tools(
 ) -> None:
     """A contradiction maintain could not settle: listed by `review_pending` as `review --json`
     lists it, settled by `review_answer` through the write door (one commit), then gone."""
-    from tests.maintain_support import contradicting_vault
+    from tests.support.maintain import contradicting_vault
 
     vault = contradicting_vault(tmp_path / "v", embedder)
     before = git_log(vault.root)
@@ -345,7 +345,7 @@ def test_the_global_queue_is_listed_and_answered_through_the_tools(indexed_sampl
     asks about lessons found in several projects); the project's queue is not touched."""
     from cardvault.scopes.home import ensure_global
     from cardvault.vault.decisions import read_queue
-    from tests.maintain_support import ask_cross_project
+    from tests.support.maintain import ask_cross_project
 
     home = ensure_global()
     asked = ask_cross_project(home)

@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.mcp_support import NOW, connected, peak_mb
+from tests.support.mcp import NOW, connected, peak_mb
 
 DEADLINE = 60.0
 INIT = {

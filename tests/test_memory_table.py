@@ -11,8 +11,8 @@ from cardvault import history
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.memory_table import SECTION
 from cardvault.vault.sections import get_section
-from tests.conftest import run_cli
-from tests.maintain_support import assert_memory_table_current, git
+from tests.support.cli import run_cli
+from tests.support.maintain import assert_memory_table_current, git
 
 
 def table(root: Path) -> str:

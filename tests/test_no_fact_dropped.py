@@ -20,8 +20,8 @@ from cardvault.vault.config import DEFAULT_SIGNALS
 from cardvault.vault.daily import parse_log
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
-from tests.conftest import run_cli
-from tests.maintain_support import card, cited_as, commit_all, log, new_vault, run
+from tests.support.cli import run_cli
+from tests.support.maintain import card, cited_as, commit_all, log, new_vault, run
 
 CORTEX = "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST."
 BEARER = "Bearer tokens bypass Cortex CSRF entirely"

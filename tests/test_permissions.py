@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git_log, run_cli, snapshot
+from tests.support.cli import git_log, run_cli, snapshot
 
 pytestmark = pytest.mark.permissions
 

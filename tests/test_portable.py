@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import git_log, run_cli, snapshot
-from tests.insight_support import card_files, log_files
+from tests.support.cli import git_log, run_cli, snapshot
+from tests.support.insight import card_files, log_files
 
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 NOW = {"CARDVAULT_NOW": "2026-11-30T09:15"}
@@ -251,7 +251,7 @@ def test_overlap_counts_match_the_construction(vault_path: Path, tmp_path: Path)
     for slug, body in BASE.items():
         (vault_path / "memory" / "cards" / f"{slug}.md").write_text(card(slug, body))
     assert run(vault_path, "check").exit_code in (0, 1)
-    from tests.insight_support import git
+    from tests.support.insight import git
 
     git(vault_path, "add", "-A")
     git(vault_path, "commit", "-qm", "cards")
@@ -330,7 +330,7 @@ def test_overlap_counts_match_the_construction(vault_path: Path, tmp_path: Path)
 def test_one_commit_holds_more_paths_than_a_command_line(vault_path: Path) -> None:
     from cardvault import history
     from cardvault.vault.layout import open_vault_at
-    from tests.insight_support import git
+    from tests.support.insight import git
 
     folder = vault_path / "memory" / "cards"
     paths = []
@@ -344,7 +344,7 @@ def test_one_commit_holds_more_paths_than_a_command_line(vault_path: Path) -> No
     result = history.commit(open_vault_at(vault_path), message, paths)
     assert result.recorded
     assert git(vault_path, "log", "-1", "--format=%B").strip() == message.strip()
-    from tests.insight_support import git
+    from tests.support.insight import git
 
     committed = git(vault_path, "show", "--name-only", "--format=", "HEAD").split()
     assert len(committed) == len(paths)

@@ -17,7 +17,7 @@ from cardvault import history
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.read import read_vault
 from cardvault.vault.rules import parse_rules
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "tricky-vault"
 CRLF_CARD = (

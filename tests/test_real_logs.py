@@ -16,8 +16,8 @@ import pytest
 from cardvault.sync.merge_log import merge_log
 from cardvault.vault.config import DEFAULT_SIGNALS
 from cardvault.vault.daily import appended_log_text, format_entry, parse_log, signals_in
-from tests.conftest import run_cli
-from tests.maintain_support import git, snapshot
+from tests.support.cli import run_cli
+from tests.support.maintain import git, snapshot
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real-logs"
 _DATED = re.compile(r"\d{4}-\d{2}-\d{2}")

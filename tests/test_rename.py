@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from cardvault.vault.card import parse_card
-from tests.conftest import git_log, run_cli, snapshot
-from tests.maintain_support import git
+from tests.support.cli import git_log, run_cli, snapshot
+from tests.support.maintain import git
 
 NOW = {"CARDVAULT_NOW": "2026-11-30T09:15"}
 

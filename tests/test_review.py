@@ -14,8 +14,8 @@ from cardvault.search.embedder import Embedder
 from cardvault.vault.layout import Vault, iter_card_paths, open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.sections import get_section
-from tests.conftest import run_cli
-from tests.maintain_support import (
+from tests.support.cli import run_cli
+from tests.support.maintain import (
     card,
     cited_as,
     commit_all,

@@ -18,7 +18,7 @@ from cardvault.trust.store import approve
 from cardvault.vault.config import parse_config
 from cardvault.vault.decisions import Member, ReviewItem, item_id, read_queue, render_queue
 from cardvault.vault.layout import Vault, open_vault_at
-from tests.maintain_support import card, commit_all, new_vault
+from tests.support.maintain import card, commit_all, new_vault
 
 NOW = dt.datetime(2026, 3, 20, 10, 0)
 

@@ -19,9 +19,9 @@ from cardvault.scopes.home import global_vault
 from cardvault.scopes.registry import read_projects
 from cardvault.vault.read import read_vault
 from cardvault.vault.rules import read_rules
-from tests.conftest import cli_at
-from tests.mcp_support import connected
-from tests.writers_support import git
+from tests.support.cli import cli_at
+from tests.support.mcp import connected
+from tests.support.writers import git
 
 pytestmark = pytest.mark.slow
 

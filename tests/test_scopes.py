@@ -29,7 +29,7 @@ from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.vault.read import VaultSnapshot
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import git_log, run_cli
+from tests.support.cli import git_log, run_cli
 from tests.test_context import ROOT, TODAY, check_pack_invariants, relevances, text_st, vaults
 
 NOW = "2026-11-30T09:15"
@@ -391,7 +391,7 @@ def test_commands_write_only_in_the_vaults_and_the_cache(
 def test_context_says_when_the_global_vault_has_questions(tmp_path: Path) -> None:
     """A cross-project question `maintain --global` left in the global queue is one HOT line of
     every project's context (scope all), naming the command that lists it."""
-    from tests.maintain_support import ask_cross_project
+    from tests.support.maintain import ask_cross_project
 
     alpha = make_project(tmp_path, "alpha")
     base = ("--vault", str(alpha))

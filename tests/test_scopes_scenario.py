@@ -22,7 +22,7 @@ import pytest
 from cardvault.scopes.home import global_vault
 from cardvault.vault.read import read_vault
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import git_log, run_cli
+from tests.support.cli import git_log, run_cli
 
 pytestmark = pytest.mark.slow
 

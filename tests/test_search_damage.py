@@ -22,8 +22,8 @@ from cardvault.search.embedder import Embedder
 from cardvault.search.engine import search
 from cardvault.search.index import DB_NAME
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import run_cli
-from tests.search_support import copy_vault
+from tests.support.cli import run_cli
+from tests.support.search import copy_vault
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +91,7 @@ def test_damage_heals_with_a_notice(
 def test_permuted_vectors_change_no_maintenance_decision(
     indexed_sample: Path, embedder: Embedder
 ) -> None:
-    from tests.maintain_support import run
+    from tests.support.maintain import run
 
     vault = open_vault_at(indexed_sample)
     search(vault, "warm up the index")  # up to date already: the session's template

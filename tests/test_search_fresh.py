@@ -12,8 +12,8 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.vault.daily import parse_log
-from tests.conftest import run_cli
-from tests.mcp_support import NOW, connected
+from tests.support.cli import run_cli
+from tests.support.mcp import NOW, connected
 
 pytestmark = pytest.mark.slow
 

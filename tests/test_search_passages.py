@@ -11,7 +11,7 @@ import pytest
 from cardvault import open_vault
 from cardvault.search.model import resolve_model
 from cardvault.search.passages import Splitter, body_spans, break_strengths
-from tests.search_support import copy_vault, write_card
+from tests.support.search import copy_vault, write_card
 
 PARAGRAPHS = [
     "Our team handbook starts with the weekly rhythm. Planning happens on Monday morning, "

@@ -8,7 +8,7 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.api import VaultHandle
-from tests.search_support import copy_vault
+from tests.support.search import copy_vault
 
 pytestmark = pytest.mark.slow
 

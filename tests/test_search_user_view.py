@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.search_support import write_card
+from tests.support.cli import run_cli
+from tests.support.search import write_card
 
 
 def _search(root: Path, *args: str) -> tuple[list[dict[str, object]], str]:
@@ -128,7 +128,7 @@ def test_the_mcp_read_tool_opens_a_log_hit_by_its_slug_or_source(vault_path: Pat
     and `source` ("memory/2026-11-30.md#3f9a2c") open that day's log, as its `path` does."""
     import anyio
 
-    from tests.mcp_support import NOW, connected
+    from tests.support.mcp import NOW, connected
 
     lesson = "The quokka exporter must run before the marmalade job."
     result = run_cli(["--vault", str(vault_path), "remember", lesson], env={"CARDVAULT_NOW": NOW})

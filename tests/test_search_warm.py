@@ -9,7 +9,7 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.search import documents
-from tests.search_support import copy_vault, same_hits, warm_and_fresh, write_card
+from tests.support.search import copy_vault, same_hits, warm_and_fresh, write_card
 
 pytestmark = pytest.mark.slow
 QUERIES = ("Cortex CSRF header", "too many db clients", "--no-verify", "docker platform")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 from tests.test_guard import SECRETS
 
 CASES = [(label, secrets, text) for label, secrets, text in SECRETS]

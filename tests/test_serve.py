@@ -20,7 +20,7 @@ from cardvault.serve.client import run
 from cardvault.serve.control import lock_holder, server_status
 from cardvault.serve.protocol import PROTOCOL, RunRequest, socket_path
 from cardvault.trust.store import approve
-from tests.serve_support import (
+from tests.support.serve import (
     cli,
     fake_server,
     outcome,

@@ -26,10 +26,10 @@ import pytest
 
 from cardvault.vault.read import read_card
 from cardvault.write.init import init_vault
-from tests.hostile_support import published
-from tests.mcp_support import connected, initialize_lines, served_at_once, text_of, tool_call
-from tests.serve_support import cli_env
-from tests.writers_support import git
+from tests.support.hostile import published
+from tests.support.mcp import connected, initialize_lines, served_at_once, text_of, tool_call
+from tests.support.serve import cli_env
+from tests.support.writers import git
 
 #: A file name that speaks to the agent: it must reach it as quoted data, never as a line of
 #: the pack or of a tool's answer.

@@ -12,7 +12,7 @@ import pytest
 from cardvault.vault.config import DEFAULT_SIGNALS
 from cardvault.vault.daily import parse_log
 from cardvault.vault.read import read_card
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 
 def signals(body: str, words: tuple[str, ...] = DEFAULT_SIGNALS) -> list[tuple[str, str]]:

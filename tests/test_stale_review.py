@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from cardvault.vault.read import read_card
-from tests.conftest import cli_at, git_log
-from tests.serve_support import run_in_terminal
-from tests.writers_support import git
+from tests.support.cli import cli_at, git_log
+from tests.support.serve import run_in_terminal
+from tests.support.writers import git
 
 WRITTEN = "2026-10-22T09:00"
 TODAY = "2026-12-01T09:00"

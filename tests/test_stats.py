@@ -13,8 +13,8 @@ import pytest
 from cardvault.insight.stats import vault_stats
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.tokens import count_tokens
-from tests.conftest import run_cli
-from tests.insight_support import card_files, frontmatter, git, has_signal, log_entries, log_files
+from tests.support.cli import run_cli
+from tests.support.insight import card_files, frontmatter, git, has_signal, log_entries, log_files
 
 FACTS = Path(__file__).parent / "fixtures" / "sample-vault-facts.json"
 

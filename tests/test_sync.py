@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, snapshot
-from tests.writers_support import assert_vault_sound, git
+from tests.support.cli import run_cli, snapshot
+from tests.support.writers import assert_vault_sound, git
 
 SHARED = "memory/cards/shared-runbook.md"
 BODY = "Line for a.\n\nkept 1\nkept 2\n\nLine for b.\n\nkept 3\nkept 4\n\nLine for c.\n"
@@ -234,7 +234,7 @@ def test_a_writer_waiting_behind_a_sync_is_not_held_across_its_fetch(tmp_path: P
     import sys
     import time
 
-    from tests.writers_support import REPO, cardvault, set_lock_timeout
+    from tests.support.writers import REPO, cardvault, set_lock_timeout
 
     a, b = clones(tmp_path, "ab")
     ok(b, "log", "from b", "--title", "b")

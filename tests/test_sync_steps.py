@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.writers_support import cardvault, git, set_lock_timeout
+from tests.support.cli import run_cli
+from tests.support.writers import cardvault, git, set_lock_timeout
 
 STEP = 10
 TOKEN = "token: ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5\n"

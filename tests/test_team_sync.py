@@ -14,8 +14,8 @@ import pytest
 from cardvault.vault.card import Card
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
-from tests.conftest import cli_at
-from tests.writers_support import assert_vault_sound, git
+from tests.support.cli import cli_at
+from tests.support.writers import assert_vault_sound, git
 
 WRITTEN = "2026-11-01T09:00"
 TODAY = "2026-12-01T09:00"

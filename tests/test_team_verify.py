@@ -10,8 +10,8 @@ from pathlib import Path
 
 from cardvault.vault.decisions import read_queue
 from cardvault.vault.read import read_card
-from tests.conftest import cli_at
-from tests.writers_support import git
+from tests.support.cli import cli_at
+from tests.support.writers import git
 
 WRITTEN = "2026-11-01T09:00"
 MONDAY = "2026-12-01T09:00"

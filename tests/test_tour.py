@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from tests.conftest import REPO, run_cli, snapshot
-from tests.maintain_support import assert_memory_table_current
+from tests.support.cli import REPO, run_cli, snapshot
+from tests.support.maintain import assert_memory_table_current
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ its steps leaves the vault as before or as intended once the next command has ru
 - `sync` killed at set write steps of its merge (edits/faults.py `N:KILL`): once the next
   command (a `log`) ran, the vault's cards, MEMORY.md's table and AGENTS.md's rules are all as
   before or all as after, and the next sync leaves the vault and a fresh clone as intended
-  (tests/sync_kill_support.py; the 50 trials at random moments are
+  (tests/support/sync_kill.py; the 50 trials at random moments are
   `python benchmarks/sync_kills.py`).
 - A full disk during a write is tests/test_disk_full.py's (a real tmpfs), not repeated here.
 """
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.sync_kill_support import killed_sync, sync_states, verdict
+from tests.support.sync_kill import killed_sync, sync_states, verdict
+from tests.support.writers import cardvault, git
 from tests.writers_crash import NOW, sync_template
-from tests.writers_support import cardvault, git
 
 CARD = (
     "---\ntopic: {topic}\ncategory: tools\ntags: [{tag}]\ncreated: {day}\nupdated: {day}\n"

@@ -1,5 +1,5 @@
 """A shared vault is data, never code (issue 19, docs/security.md): a hostile repository, built
-here (tests/untrusted_support.py), is pushed to a bare remote and cloned normally; every command
+here (tests/support/untrusted.py), is pushed to a bare remote and cloned normally; every command
 then runs on the clone — each CLI command (the typer app is walked, so a new command cannot be
 forgotten), the MCP tools, `sync` with a teammate's clone, `serve --background`, a plain
 `git pull` through the merge drivers — and afterwards no payload ran (the canary folder is
@@ -26,7 +26,7 @@ import pytest
 import typer
 
 from cardvault.cli.app import app
-from tests.untrusted_support import (
+from tests.support.untrusted import (
     ATTACKS,
     BIG_LESSON,
     BIG_LOG,
@@ -186,7 +186,7 @@ async def call_every_tool(world: World) -> list[str]:
     """Start the MCP server the way hosts are told to (`mcp --config`'s command), in the
     vault's folder, and call each tool once; the texts it answered."""
     from cardvault.hosts.registration import launch_command
-    from tests.mcp_support import connected
+    from tests.support.mcp import connected
 
     answers = []
     async with connected(world.vault, launch_command(world.vault)) as client:
@@ -403,7 +403,7 @@ async def call_hostile_tools(world: World) -> list[str]:
     """HOSTILE_TOOL_CALLS and HOSTILE_RESOURCES on the server hosts start: each an answer (an
     error for every one that names something outside or behind a link), the server still up."""
     from cardvault.hosts.registration import launch_command
-    from tests.mcp_support import connected
+    from tests.support.mcp import connected
 
     answers = []
     async with connected(world.vault, launch_command(world.vault)) as client:
@@ -506,7 +506,7 @@ def test_a_git_folder_handed_over_with_the_vault_runs_nothing_through_cardvault(
     pushes included); the user's own git does (it is their repository now: docs/security.md
     says to clone such a vault instead), and so does cardvault's when the user's environment
     says CARDVAULT_GIT_HOOKS=1."""
-    from tests.untrusted_support import SHIPPED_HOOKS
+    from tests.support.untrusted import SHIPPED_HOOKS
 
     world = build(tmp_path, "vault", ["shipped-git"])
     (world.teammate / "memory" / "2026-03-18.md").write_text("# 2026-03-18\n", "utf-8")

@@ -13,8 +13,8 @@ import pytest
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.read import read_card
 from cardvault.vault.uses import ledger_path, read_unfolded, record_uses
-from tests.conftest import git_log, run_cli
-from tests.writers_support import git
+from tests.support.cli import git_log, run_cli
+from tests.support.writers import git
 
 OLD = "2025-01-10T09:00"
 LATER = "2026-11-20T09:00"
@@ -180,7 +180,7 @@ def test_an_agent_opening_a_search_hit_over_mcp_is_a_use(indexed_sample: Path) -
     packing context record uses in the ledger; the vault's history does not move."""
     import anyio
 
-    from tests.mcp_support import connected
+    from tests.support.mcp import connected
 
     before = git_log(indexed_sample)
 

@@ -14,8 +14,8 @@ import pytest
 
 from cardvault.vault.read import read_card
 from cardvault.verify.names import named_in
-from tests.conftest import git_log, run_cli
-from tests.writers_support import git
+from tests.support.cli import git_log, run_cli
+from tests.support.writers import git
 
 WRITTEN = "2026-10-22T09:00"
 TODAY = "2026-12-01T09:00"

@@ -24,10 +24,10 @@ from cardvault.insight.stats import vault_stats
 from cardvault.insight.view import vault_view
 from cardvault.insight.view_html import render_page
 from cardvault.vault.layout import open_vault_at
-from tests.conftest import run_cli, snapshot
-from tests.insight_support import card_files, frontmatter, git
-from tests.maintain_support import ask_cross_project
-from tests.view_support import (
+from tests.support.cli import run_cli, snapshot
+from tests.support.insight import card_files, frontmatter, git
+from tests.support.maintain import ask_cross_project
+from tests.support.view import (
     EVIDENCE_OF_EVERY_KIND,
     RAW_EVIDENCE,
     WINDOW,

@@ -13,8 +13,8 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.search.scoped import NO_MATCH, NO_STRONG_MATCH
-from tests.conftest import cli_at, run_cli
-from tests.mcp_support import connected, text_of
+from tests.support.cli import cli_at, run_cli
+from tests.support.mcp import connected, text_of
 
 pytestmark = pytest.mark.slow
 

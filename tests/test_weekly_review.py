@@ -36,8 +36,8 @@ import pytest
 from cardvault.vault.config import DEFAULT_SIGNALS
 from cardvault.vault.daily import parse_log
 from cardvault.verify.names import named_in
-from tests.conftest import cli_at
-from tests.writers_support import git
+from tests.support.cli import cli_at
+from tests.support.writers import git
 
 pytestmark = pytest.mark.slow
 

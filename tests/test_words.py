@@ -12,7 +12,7 @@ from cardvault import open_vault
 from cardvault.maintain.text import meaning_words
 from cardvault.search.text import index_text, make_snippet
 from cardvault.words import index_terms, stem, stems, words
-from tests.search_support import write_card
+from tests.support.search import write_card
 
 #: (what a query or a new lesson says, how a card wrote it)
 FORMS = [

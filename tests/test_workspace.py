@@ -19,7 +19,7 @@ from cardvault.vault.card import parse_card
 from cardvault.vault.daily import parse_log
 from cardvault.vault.layout import open_vault_at
 from cardvault.vault.lognames import is_log_path, log_day
-from tests.conftest import REPO, git_log, run_cli
+from tests.support.cli import REPO, git_log, run_cli
 
 FIXTURE = REPO / "tests" / "fixtures" / "workspace"
 NOW = {"CARDVAULT_NOW": "2026-11-30T09:15"}

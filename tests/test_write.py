@@ -11,7 +11,7 @@ import pytest
 from cardvault.edits.atomic import atomic_write
 from cardvault.errors import ConcurrentEditError
 from cardvault.vault.files import read_text
-from tests.conftest import git_log, run_cli, snapshot
+from tests.support.cli import git_log, run_cli, snapshot
 
 
 def cli(vault: Path, *args: str, stdin: str | None = None, now: str = "2026-03-19T14:30") -> object:

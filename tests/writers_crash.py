@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import snapshot
+from tests.support.cli import snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = "2026-06-01T09:15"
@@ -174,7 +174,7 @@ def intended(template: Path, args: list[str], work: Path) -> Intended:
     after = snapshot(root)
     syncing = root != folder
     assert after != before and (syncing or commit_count(root) == commits + 1)
-    from tests.writers_support import assert_vault_sound
+    from tests.support.writers import assert_vault_sound
 
     assert_vault_sound(root)
     shutil.rmtree(folder)
@@ -220,7 +220,7 @@ def trial(template: Path, args: list[str], states: Intended, delay: float, root:
         raise AssertionError(f"partial vault after a kill at {delay:.2f} s: {changed[:10]}")
     expected = states.commits + (1 if outcome == "intended" else 0)
     assert commit_count(root) == expected, f"{commit_count(root)} commits, expected {expected}"
-    from tests.writers_support import assert_vault_sound
+    from tests.support.writers import assert_vault_sound
 
     assert_vault_sound(root)
     return Outcome(outcome, left)
@@ -249,7 +249,7 @@ def _without_new_ids(files: dict[str, bytes], before: dict[str, bytes]) -> dict[
 
 def _sync_trial(root: Path, args: list[str], states: Intended, delay: float) -> Outcome:
     """A kill during `sync`: nothing of the merge in the vault, then the next sync finishes."""
-    from tests.writers_support import assert_vault_sound, git
+    from tests.support.writers import assert_vault_sound, git
 
     proc = cardvault(root, *args, group=True)
     time.sleep(delay)
@@ -282,7 +282,7 @@ def _sync_trial(root: Path, args: list[str], states: Intended, delay: float) -> 
 
 def _left_behind(root: Path) -> tuple[str, ...]:
     """What a kill left for the next command to clean up."""
-    from tests.writers_support import temp_files
+    from tests.support.writers import temp_files
 
     left = []
     if (root / ".cardvault" / "journal.json").exists():

@@ -7,7 +7,7 @@ import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "search-vault"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "search-vault"
 
 
 def copy_vault(source: Path, target: Path) -> Path:

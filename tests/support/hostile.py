@@ -23,9 +23,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample-vault"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample-vault"
 #: A few cards and logs of the sample vault: enough for every command to have work to do.
 BASE_CARDS = (
     "docker-buildx-platform-flag",

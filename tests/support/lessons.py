@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-FOLDER = Path(__file__).parent / "fixtures" / "lessons"
+FOLDER = Path(__file__).parents[1] / "fixtures" / "lessons"
 FIRST_DAY = dt.date(2026, 1, 5)
 DAYS = 150
 HELD_OUT_SHARE = 0.45

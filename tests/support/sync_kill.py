@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import snapshot
+from tests.support.cli import snapshot
 from tests.writers_crash import NOW, REPO, run
 
 #: The command run after the killed sync.
@@ -96,7 +96,7 @@ def verdict(folder: Path, states: SyncStates) -> str:
     once the next command ran; else what went wrong, and where: "broken" (a command failed or
     the repository is unsound), "stale" (MEMORY.md or AGENTS.md not those of its cards) or
     "lost" (cards neither as before nor as after)."""
-    from tests.writers_support import assert_vault_sound
+    from tests.support.writers import assert_vault_sound
 
     vault = folder / "vault"
     code, err = run(vault, *NEXT)

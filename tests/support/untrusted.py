@@ -37,7 +37,7 @@ import cardvault
 from cardvault.vault.decisions import Member, ReviewItem, item_id, render_queue
 from cardvault.vault.files import ABSENT, digest_bytes, digest_text
 from cardvault.vault.owned import is_written_file
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 NOW = "2026-03-19T10:00"
 #: The script `cardvault` that pip installed beside this Python (how a person runs it).
