@@ -214,9 +214,10 @@ def test_a_hand_edit_is_screened_reading_at_most_what_the_reader_takes(vault_pat
     screen's allocations far below the file's size, and a hand-edited symlink is not followed."""
     import tracemalloc
 
-    from cardvault.edits.door import _commit_hand_edits as commit_hand_edits
+    from cardvault import history
+    from cardvault.edits.door import _commit_dirty
     from cardvault.errors import CardFormatError, SecretFoundError
-    from cardvault.vault.layout import open_vault_at
+    from cardvault.vault.layout import Vault, open_vault_at
 
     cards = vault_path / "memory" / "cards"
     huge = cards / "huge.md"
@@ -226,6 +227,10 @@ def test_a_hand_edit_is_screened_reading_at_most_what_the_reader_takes(vault_pat
     (cards / "linked.md").symlink_to(outside)
     vault = open_vault_at(vault_path)
     head = git_log(vault_path)
+
+    def commit_hand_edits(vault: Vault, paths: list[Path]) -> object:
+        return _commit_dirty(vault, history.uncommitted(vault, paths))
+
     tracemalloc.start()
     try:
         with pytest.raises(CardFormatError) as refused:

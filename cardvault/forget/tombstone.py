@@ -90,4 +90,4 @@ def before_maintenance(snapshot: VaultSnapshot, today: dt.date) -> Proposal[str]
     proposal = still_forgotten(snapshot.vault, today, snapshot)
     found = proposal.value
     said = "" if found is None else f"{_REMOVED_AGAIN} ({_counts(found)})"
-    return propose(proposal.changes, proposal.message, said)
+    return propose(proposal.changes, proposal.message, said, read=snapshot)

@@ -306,7 +306,7 @@ def _prepare(
     migration = id_changes(read.snapshot)
     ids = None
     if migration.changes:
-        migrate = propose(migration.changes, migration.message, None, committed=True)
+        migrate = propose(migration.changes, migration.message, None, True, read.snapshot)
         ids = write_while_holding(vault, migrate).commit
         read = _read(vault)
     return read, Prepared(tuple(said), ids)
