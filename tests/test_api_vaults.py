@@ -201,3 +201,18 @@ def test_sync(tmp_path: Path) -> None:
         last = vault.sync()
     assert last.merged == "fast-forward" and not last.conflicts
     assert snapshot(api) == snapshot(by_cli)
+
+
+def test_log_remember_and_new(tmp_path: Path) -> None:
+    """The everyday writes: the same entries, card, MEMORY.md table and commits both ways."""
+    api, by_cli = twins(tmp_path)
+    with open_vault(api) as vault:
+        vault.log("The ferry leaves at nine.", "Ferry")
+        vault.remember("quokkas are protected: never feed them")
+        vault.new("Ferry times", "tools", "The first ferry leaves at nine.", ["ferry"])
+    cli(by_cli, "log", "The ferry leaves at nine.", "--title", "Ferry")
+    cli(by_cli, "remember", "quokkas are protected: never feed them")
+    cli(by_cli, "new", "Ferry times", "-c", "tools", "-t", "ferry", "--body",
+        "The first ferry leaves at nine.")  # fmt: skip
+    assert_same(api, by_cli)
+    assert "ferry-times.md" in (api / "MEMORY.md").read_text(encoding="utf-8")
