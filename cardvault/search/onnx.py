@@ -15,6 +15,7 @@ import math
 import os
 import shutil
 import tempfile
+import threading
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -226,6 +227,25 @@ def cpu_quota(cgroup: Path = CGROUP) -> float | None:
     except (OSError, ValueError, ZeroDivisionError):
         return None
     return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+
+
+#: The query embedders this process loaded, by model, file (its identity: a copy exported again
+#: is a new file) and kind. Every session of a process shares one: each `open_vault`, each CLI
+#: call of an in-process runner would otherwise load its own, and a freed onnxruntime session
+#: does not give all its memory back (about 54 MB a load here).
+_LOADED: dict[tuple[str, str, int, int, bool], OnnxEmbedder] = {}
+_LOADING = threading.Lock()
+
+
+def query_embedder(ref: ModelRef, model_file: Path, resident: bool = False) -> OnnxEmbedder:
+    """The process's query embedder for `ref` read from `model_file`, loaded on first use."""
+    stat = model_file.stat()
+    key = (ref.model_id, str(model_file), stat.st_mtime_ns, stat.st_size, resident)
+    with _LOADING:
+        loaded = _LOADED.get(key)
+        if loaded is None:
+            loaded = _LOADED[key] = OnnxEmbedder(ref, model_file, resident=resident)
+        return loaded
 
 
 def load_session(model_file: Path, threads: int = INTRA_OP_THREADS, prepack: bool = False) -> Any:

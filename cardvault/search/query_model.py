@@ -1,4 +1,5 @@
-"""The model on the query path: resolved cheaply, its ONNX session loaded once per process.
+"""The model on the query path: resolved cheaply, its ONNX session loaded once per process
+(`onnx.query_embedder`).
 
 Loading the ONNX session is the largest single cost of a cold search (a few hundred ms), and
 onnxruntime releases the GIL while it loads. `prefetch` therefore starts the load on a
@@ -75,11 +76,11 @@ class QueryModel:
                 self._loader.start()
 
     def _load(self) -> None:
-        from cardvault.search.onnx import OnnxEmbedder, onnx_path
+        from cardvault.search.onnx import onnx_path, query_embedder
 
         assert self.ref is not None
         try:
-            self._embedder = OnnxEmbedder(self.ref, onnx_path(self.ref), resident=self.resident)
+            self._embedder = query_embedder(self.ref, onnx_path(self.ref), self.resident)
         except BaseException as exc:  # handed to the main thread by embedder()
             self._failure = exc
 
@@ -93,12 +94,12 @@ class QueryModel:
                 return self._embedder
             if self.ref is None:
                 raise self.error or ModelUnavailableError("no embedding model")
-            from cardvault.search.onnx import OnnxEmbedder, discard_copy, ensure_onnx
+            from cardvault.search.onnx import discard_copy, ensure_onnx, query_embedder
 
             if self._failure is not None:
                 self._failure = None
                 discard_copy(self.ref)  # unreadable: export it again
-            self._embedder = OnnxEmbedder(self.ref, ensure_onnx(self.ref), resident=self.resident)
+            self._embedder = query_embedder(self.ref, ensure_onnx(self.ref), self.resident)
             return self._embedder
 
 
