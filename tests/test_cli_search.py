@@ -206,6 +206,7 @@ def test_a_search_of_the_project_and_the_global_vault_loads_the_model_once(
         real_init(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(onnx.OnnxEmbedder, "__init__", counted)
+    monkeypatch.setattr(onnx, "_LOADED", {})  # what earlier tests of this process loaded
     # the query shares a word with each vault, so each answers (a vault with no evidence for a
     # query answers nothing); the point here is that both vaults were searched.
     args = ["--vault", str(vault_root), "search", "airship shed gates csrf", "--json"]
