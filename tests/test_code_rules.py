@@ -216,11 +216,20 @@ def test_history_writes_into_git_only_through_git() -> None:
     assert found == []
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, dotted module) of every cardvault import in `path`, TYPE_CHECKING ones included."""
+def _imports(path: Path, run_time: bool = False) -> list[tuple[int, str]]:
+    """(line, dotted module) of every cardvault import in `path`: TYPE_CHECKING ones included,
+    unless `run_time` (the imports the module makes when it runs)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(sub)
+        for node in ast.walk(tree)
+        if run_time and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for sub in ast.walk(node)
+    }
     found = []
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module == "cardvault":
                 found += [(node.lineno, f"cardvault.{a.name}") for a in node.names]
@@ -433,33 +442,12 @@ def test_the_import_graph_sees_imports_inside_functions() -> None:
     assert "cardvault.app" in import_graph()["cardvault"]
 
 
-def _runtime_imports(path: Path) -> set[str]:
-    """The cardvault modules `path` imports at run time (TYPE_CHECKING blocks aside)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {
-        id(sub)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for sub in ast.walk(node)
-    }
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.startswith("cardvault."):
-                found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("cardvault.")}
-    return found
-
-
 def _front_end_imports() -> set[str]:
     return {
         f"{path.relative_to(REPO)}: {module}"
         for path, top in _modules()
         if top in ("cli", "mcp")
-        for module in _runtime_imports(path)
+        for _, module in _imports(path, run_time=True)
         if module.split(".")[1] not in FRONT_END_MAY_IMPORT
     }
 
