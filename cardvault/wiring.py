@@ -131,6 +131,22 @@ class Wiring:
             return None
         return self._as_agent(self.handles.handle(root).vault)
 
+    def vault_to_read(self, from_global: bool = False) -> Vault:
+        """The project vault, or the global vault (VaultNotFoundError when it was never made:
+        a read never makes it)."""
+        if not from_global:
+            return self.project()
+        from cardvault.errors import VaultNotFoundError
+        from cardvault.scopes.home import global_root
+
+        found = self.global_vault()
+        if found is None:
+            root = global_root(self.env)
+            raise VaultNotFoundError(
+                "no global vault yet (the first `--global` write makes it)", root
+            )
+        return found
+
     @property
     def vault(self) -> Vault:
         """The project vault (`project()`)."""

@@ -100,7 +100,7 @@ class InsightCommands(WriteCommands):
         a use is recorded when an agent asks. NotFoundError when there is none."""
         from cardvault.context.used import read_used
 
-        vault = self._read_one(from_global)
+        vault = self.vault_to_read(from_global)
         card = read_used(vault, name, self.now().date(), "show")
         return ShownCard(card, vault.rel(card.path))
 
@@ -179,7 +179,7 @@ class InsightCommands(WriteCommands):
         from cardvault.scopes.agents import agent_summaries
         from cardvault.vault.read import read_vault
 
-        return agent_summaries(read_vault(self._read_one(from_global)))
+        return agent_summaries(read_vault(self.vault_to_read(from_global)))
 
     def hot(self, text: str, to_global: bool = False, redact: bool = False) -> HotWrite:
         """`cardvault hot`: add a fragment to the session agent's hot memory and commit it."""
@@ -210,19 +210,6 @@ class InsightCommands(WriteCommands):
             read_projects(home) if home else {}, notices=project.notices if project else (),
             **joined,
         )  # fmt: skip
-
-    def _read_one(self, from_global: bool) -> Vault:
-        """The project vault, or the global vault (VaultNotFoundError when it was never made:
-        a read never makes it)."""
-        if not from_global:
-            return self.project()
-        from cardvault.errors import VaultNotFoundError
-        from cardvault.scopes.home import global_root
-
-        found = self.global_vault()
-        if found is None:
-            raise VaultNotFoundError("no global vault yet", global_root(self.env))
-        return found
 
 
 def _over(in_scope: InScope, read: Callable[[Vault], tuple[T, Sequence[object]]]) -> InVaults[T]:

@@ -19,7 +19,7 @@ from pydantic import Field
 from cardvault.app import Filters, Query, Session
 from cardvault.app.review import listing
 from cardvault.app.served import MAX_CONTEXT_TOKENS, NOTICES_SOURCE, quoted, quoted_notices
-from cardvault.errors import CardvaultError, NotFoundError
+from cardvault.errors import NotFoundError
 from cardvault.mcp.turns import Turns
 
 if TYPE_CHECKING:
@@ -301,8 +301,7 @@ def _to_global(app: Session, queue: str) -> bool:
     """Whether `queue` names the global vault's queue (which must exist: reads never make it)."""
     if queue == "project":
         return False
-    if app.global_vault() is None:
-        raise CardvaultError("there is no global vault yet (`cardvault scope` says where it goes)")
+    app.vault_to_read(from_global=True)
     return True
 
 
