@@ -126,7 +126,7 @@ def _changes(commit: Any, prefix: str) -> CommitChanges:
 def _read(diffs: list[Any], prefix: str) -> tuple[tuple[FileChange, ...], int]:
     """The file changes whose texts fit in what is left of COMMIT_READ, in git's order,
     and how many did not fit (each left unread; a smaller one after it may still fit)."""
-    left, files, unread = COMMIT_READ, [], 0
+    left, files, unread = int(COMMIT_READ), [], 0
     for diff in diffs:
         cost = _size(diff.a_blob) + _size(diff.b_blob)
         if cost > left:
@@ -153,7 +153,7 @@ def _showable(commit: Any, paths: list[str]) -> tuple[list[str], int]:
         as_process=True,
     )
     good: list[str] = []
-    refused, more, room = False, 0, COMMIT_NAMES
+    refused, more, room = False, 0, int(COMMIT_NAMES)
     root_id = None if parent else commit.hexsha.encode()  # `--root` names the commit first
     for name in _records(process.proc.stdout):
         if name == root_id:
