@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cardvault.errors import CardFormatError
-from cardvault.vault.bounded_yaml import MAX_DEPTH, load_bounded
+from cardvault.limits import YAML_DEPTH as MAX_DEPTH
+from cardvault.vault.bounded_yaml import load_bounded
 from cardvault.vault.card import parse_card
 from cardvault.vault.schema import schema_problems
 from tests.support.hostile import alias_bomb

@@ -24,7 +24,7 @@ PACKAGE = REPO / "cardvault"
 #: engines (search; maintain's lesson machinery; the context items) sit below the features that
 #: use them, and a feature's many-vault form sits with the features, beside the scopes it reads.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "guard", "launch", "words"),
+    ("errors", "guard", "launch", "limits", "words"),
     ("vault", "trust"),
     ("edits", "history"),
     ("search", "serve", "hosts", "verify"),
@@ -47,7 +47,7 @@ KNOWN_BREACHES: set[str] = set()
 #: What the front ends (cli/, mcp/) may import at run time: the app, each other, and the bottom
 #: layer's pure helpers. Everything else they reach through a `Session` method, so the Python
 #: API and MCP can do what the CLI does. Type-only imports (under TYPE_CHECKING) name results.
-FRONT_END_MAY_IMPORT = {"app", "errors", "guard", "cli", "mcp", "__version__"}
+FRONT_END_MAY_IMPORT = {"app", "errors", "guard", "limits", "cli", "mcp", "__version__"}
 #: The one front-end module that reaches below the app: the console script's first step, which
 #: hands a command to the resident process when one serves this install, before any of the app
 #: (and the vault layer it loads) is imported. Kept exact by `test_front_end_breaches_still_exist`.
@@ -564,3 +564,86 @@ def test_test_helpers_live_in_the_support_package() -> None:
         if p.name != Path(__file__).name and "from tests.conftest import" in p.read_text()
     )
     assert (loose, from_conftest) == ([], [])
+
+
+#: Words that make a module-level int constant a size limit (`MAX_FILES`, `TAIL_BYTES`).
+LIMIT_WORDS = frozenset({"MAX", "LIMIT", "BYTES", "CAP", "SIZE", "BUDGET", "CEILING"})
+#: Size-named constants outside cardvault/limits.py that bound no input, as "path: NAME":
+#: what cardvault writes or computes (tags on a new card, words in a topic, members of a
+#: question, passages and tokens per document, lines a capture logs, items a view shows, one
+#: appended ledger line), the range a setting or an export's field accepts (validation, not a
+#: read), and fixed sizes of a format or the system (a key, a seal, a file name, a socket path).
+LIMIT_NOT_INPUT: set[str] = {
+    "cardvault/capture/failure.py: MAX_MESSAGE",
+    "cardvault/capture/session.py: MAX_CHARS",
+    "cardvault/capture/session.py: MAX_LINES",
+    "cardvault/context/pack.py: RESERVE_CAP",
+    "cardvault/context/value.py: FREQUENCY_CAP",
+    "cardvault/edits/atomic.py: NAME_MAX",
+    "cardvault/insight/graph.py: SHARED_PAIR_LIMIT",
+    "cardvault/insight/view.py: MEMBER_TEXT_LIMIT",
+    "cardvault/maintain/asking.py: MAX_ASK",
+    "cardvault/maintain/asking.py: MAX_NEW_QUESTIONS",
+    "cardvault/maintain/asking.py: QUEUE_BUDGET",
+    "cardvault/maintain/newcard.py: MAX_TAGS",
+    "cardvault/maintain/newcard.py: MAX_TAG_LENGTH",
+    "cardvault/maintain/promote.py: RULE_LIMIT",
+    "cardvault/maintain/similarity.py: MAX_PARTNERS",
+    "cardvault/maintain/topic.py: MAX_WORDS",
+    "cardvault/mcp/tools.py: MAX_NOTICES",
+    "cardvault/portable/format.py: MAX_RULE_CHARS",
+    "cardvault/search/embed_sync.py: QUERY_BUDGET",
+    "cardvault/search/passages.py: MAX_BODY_CHARS",
+    "cardvault/search/passages.py: MAX_PASSAGES",
+    "cardvault/search/provenance.py: KEY_BYTES",
+    "cardvault/search/provenance.py: SEAL_BYTES",
+    "cardvault/search/rerank.py: MAX_TOKENS",
+    "cardvault/search/text.py: MAX_QUERY_TERMS",
+    "cardvault/serve/protocol.py: _MAX_ADDRESS",
+    "cardvault/vault/config.py: MAX_ARCHIVE_DAYS",
+    "cardvault/vault/config.py: MAX_CATEGORIES",
+    "cardvault/vault/config.py: MAX_CONTEXT_TOKENS",
+    "cardvault/vault/config.py: MAX_LOCK_TIMEOUT",
+    "cardvault/vault/memory_table.py: MAX_TOPICS",
+    "cardvault/vault/slugs.py: MAX_SLUG",
+    "cardvault/vault/uses.py: LINE_LIMIT",
+    "cardvault/verify/names.py: MAX_NAMES",
+}
+
+
+def size_constants(path: Path) -> set[str]:
+    """The "path: NAME" of each module-level constant in `path` named like a size limit
+    (LIMIT_WORDS among the parts of its name) whose value is a number, a sum or another name."""
+    found = set()
+    shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        value = getattr(node, "value", None)
+        numeric = isinstance(value, ast.BinOp | ast.Name | ast.Attribute) or (
+            isinstance(value, ast.Constant) and type(value.value) is int
+        )
+        for target in targets:
+            name = getattr(target, "id", "")
+            if numeric and name.isupper() and LIMIT_WORDS & set(name.split("_")):
+                found.add(f"{shown}: {name}")
+    return found
+
+
+def _size_constants() -> set[str]:
+    limits = PACKAGE / "limits.py"
+    return {found for path, _ in _modules() if path != limits for found in size_constants(path)}
+
+
+def test_size_limits_live_in_the_one_table() -> None:
+    """Every bound on an input is a row of cardvault/limits.py, read through `read_upto`:
+    a module that reads something new takes a row, it does not grow a constant of its own."""
+    assert sorted(_size_constants() - LIMIT_NOT_INPUT) == []
+    assert sorted(LIMIT_NOT_INPUT - _size_constants()) == []  # the list only shrinks
+
+
+def test_the_size_limit_rule_fails_on_a_planted_constant(tmp_path: Path) -> None:
+    planted = tmp_path / "reader.py"
+    planted.write_text("MAX_READ = 4 << 20\nTAIL_BYTES: int = 65536\nCAPTURE = 3\n")
+    assert size_constants(planted) == {f"{planted}: MAX_READ", f"{planted}: TAIL_BYTES"}

@@ -551,22 +551,10 @@ def test_a_folder_without_notes_is_one_clear_error(vault_path: Path, tmp_path: P
     assert result.exit_code == 1 and "no Markdown notes (*.md) in this folder" in result.stderr
 
 
-#: `cardvault ARGS...` that dies (os._exit: no cleanup, like kill -9) just before it would
-#: rename its `argv[1] + 1`-th card into place: its journal is left, with `argv[1]` cards written.
-KILLED_IMPORT = """
-import os, sys
-from cardvault.cli.app import app
-from cardvault.edits import faults
-step, renamed = faults.step, []
-def dying(path, kind="create"):
-    if kind == "rename" and path.parent.name == "cards":
-        renamed.append(path)
-        if len(renamed) > int(sys.argv[1]):
-            os._exit(137)
-    step(path, kind)
-faults.step = dying
-app(sys.argv[2:])
-"""
+#: A `kill -9` (edits/faults.py `N:KILL`) just before the import renames its 7th card into
+#: place: steps 1-2 write the journal, then each card takes two (its temporary file, its
+#: rename), so step 16 is the 7th rename: the journal is left, with 6 cards written.
+KILLED_IMPORT = "16:KILL"
 
 
 def test_an_import_killed_midway_is_finished_and_run_again_imports_nothing_more(
@@ -587,10 +575,10 @@ def test_an_import_killed_midway_is_finished_and_run_again_imports_nothing_more(
     run_cli(["init", str(clean), "-q"])
     import_notes(clean, source)
     argv = ["--vault", str(vault_path), "import", str(source), "-q"]
-    killed = subprocess.run(
-        [sys.executable, "-c", KILLED_IMPORT, "6", *argv],
+    killed = subprocess.run(  # through sh, which reports the kill as status 137
+        ["sh", "-c", '"$@"; exit $?', "sh", sys.executable, "-m", "cardvault", *argv],
         cwd=REPO,
-        env={**os.environ, **NOW},
+        env={**os.environ, **NOW, "CARDVAULT_FAIL_AT": KILLED_IMPORT},
         check=False,
     )
     assert killed.returncode == 137

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardvault.app.search import SearchCommands
-from cardvault.hosts.payload import MAX_INPUT as HOOK_INPUT_LIMIT
 from cardvault.scopes.scope import Scope
 from cardvault.trust.settings import shown as quoted
 from cardvault.vault.confine import shown
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from cardvault.vault.layout import Vault
 
 __all__ = [
-    "HOOK_INPUT_LIMIT", "LINE_EVERY", "ProgressLines", "Scope", "ServiceCommands", "quoted",
+    "LINE_EVERY", "ProgressLines", "Scope", "ServiceCommands", "quoted",
     "shown",
 ]  # fmt: skip
 
@@ -193,7 +192,7 @@ class ServiceCommands(SearchCommands):
         on_wait: OnWait | None = None,
     ) -> Hooked:
         """`cardvault hook EVENT --host HOST`, with the host's hook JSON (`payload`, at most
-        HOOK_INPUT_LIMIT bytes). The vault: the session's named one, else found from the
+        `limits.HOOK_INPUT` bytes). The vault: the session's named one, else found from the
         input's `cwd`. session-start: the context pack for the host; pre-compact and stop:
         each new signal line of the transcript logged (one commit)."""
         from cardvault.hosts.hosts import HOSTS

@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from cardvault.capture import failure
+from cardvault.limits import CAPTURE_TAIL
 
-TAIL_BYTES = 64 * 1024
 TAIL_LINES = 20
 #: What one logged line of a failure may hold (the error line, each tail line), and the command
 #: line: a capture's entry stays far inside `[write] max_entry_bytes` however long they were.
@@ -153,7 +153,7 @@ def _not_started(
 
 
 def _pump(pipe: BinaryIO, echo: BinaryIO | None, tail: bytearray) -> None:
-    """Copy `pipe` to `echo` as data arrives, keeping the last TAIL_BYTES in `tail`."""
+    """Copy `pipe` to `echo` as data arrives, keeping the last CAPTURE_TAIL in `tail`."""
     fd = pipe.fileno()
     while chunk := os.read(fd, 65536):
         if echo is not None:
@@ -163,8 +163,8 @@ def _pump(pipe: BinaryIO, echo: BinaryIO | None, tail: bytearray) -> None:
             except (OSError, ValueError):
                 echo = None  # our stderr went away; keep draining so the command never blocks
         tail.extend(chunk)
-        if len(tail) > TAIL_BYTES:
-            del tail[: len(tail) - TAIL_BYTES]
+        if len(tail) > CAPTURE_TAIL:
+            del tail[: len(tail) - CAPTURE_TAIL]
     pipe.close()
 
 

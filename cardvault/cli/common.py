@@ -258,13 +258,10 @@ def read_stdin(vault: Vault, what: str) -> str:
     import sys
 
     from cardvault.errors import CardFormatError
+    from cardvault.limits import read_stream
 
     limit = vault.config.max_entry_bytes
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:  # a text stream with no bytes under it
-        data = sys.stdin.read(limit + 1).encode("utf-8", errors="surrogatepass")
-    else:
-        data = stream.read(limit + 1)
+    data = read_stream(sys.stdin, limit)
     if len(data) > limit:
         raise CardFormatError(
             f"{what} on stdin is over the limit of {limit:,} bytes per write; nothing written "

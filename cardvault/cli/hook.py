@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
-from cardvault.app.services import HOOK_INPUT_LIMIT
 from cardvault.cli import render
 from cardvault.cli.common import session_of, waiting_note
+from cardvault.limits import HOOK_INPUT, read_stream
 
 #: Registered leniently: a hook must never fail on its arguments with click's usage exit code
 #: 2, which Claude Code and Codex read as "block" (a Stop hook would keep the agent going).
@@ -51,7 +51,7 @@ def hook(
 
 def _run(ctx: typer.Context, event: str, host: str) -> str:
     stdin = sys.stdin
-    raw = b"" if stdin is None or stdin.isatty() else _read(stdin, HOOK_INPUT_LIMIT + 1)
+    raw = b"" if stdin is None or stdin.isatty() else read_stream(stdin, HOOK_INPUT)
     done = session_of(ctx).hook(event, host, raw, waiting_note)
     render.warnings(done.notices)
     captured = done.captured
@@ -65,10 +65,3 @@ def _run(ctx: typer.Context, event: str, host: str) -> str:
         if captured.dropped:
             render.warning(f"cardvault: {captured.dropped} more signal line(s) not logged (limit)")
     return done.output
-
-
-def _read(stream: Any, limit: int) -> bytes:
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        return bytes(buffer.read(limit))
-    return str(stream.read(limit)).encode("utf-8")

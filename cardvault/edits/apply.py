@@ -37,10 +37,10 @@ from cardvault.edits.journal import (
     write_journal,
 )
 from cardvault.errors import CardFormatError, CardvaultError, ConcurrentEditError, NotWritableError
+from cardvault.limits import VAULT_FILE
 from cardvault.vault.confine import confined
 from cardvault.vault.files import (
     ABSENT,
-    MAX_FILE_BYTES,
     FileText,
     current_digest,
     digest_text,
@@ -179,9 +179,9 @@ def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
     for op in ops:
         confined(vault.root, op.path, real_folders)
         size = len(op.text.encode("utf-8", errors="surrogatepass")) if op.text else 0
-        if size > MAX_FILE_BYTES:  # never write a file the read path would refuse
+        if size > VAULT_FILE:  # never write a file the read path would refuse
             raise CardFormatError(
-                f"would be {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a vault file may "
+                f"would be {size:,} bytes, over the {VAULT_FILE:,} bytes a vault file may "
                 "hold; nothing written",
                 op.path,
             )

@@ -363,8 +363,8 @@ def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
 def _hand_edit_bytes(top: Path, rel: str) -> bytes | None:
     """The bytes of the hand-edited file `rel` to screen (see screen_hand_edits), or None."""
     from cardvault.errors import CardFormatError, UnsafePathError
+    from cardvault.limits import VAULT_FILE as MAX_FILE_BYTES
     from cardvault.vault.confine import read_confined
-    from cardvault.vault.files import MAX_FILE_BYTES
 
     path = top / rel
     try:

@@ -10,7 +10,8 @@ those that need none (a rename, a removal, a hard link) still work, as on a real
 trials of tests/test_unit_of_work.py).
 Each file the journal, the batch writer and the rollback create, rename, link or remove is one
 step, and so is the write's commit; the count starts again each time a writer takes the vault
-lock. Unset (always, outside tests), `step` only reads one variable.
+lock. The variable is read once there (`begin`), which installs `step`: unset (always, outside
+tests) it is an empty function, so a write step costs one call that does nothing.
 """
 
 from __future__ import annotations
@@ -18,36 +19,49 @@ from __future__ import annotations
 import errno
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 FAULT_VAR = "CARDVAULT_FAIL_AT"
 #: The kinds of step that need no new space on a file system.
 SPACE_FREE = frozenset({"rename", "remove", "link"})
-_count = [0]
+
+
+def _none(path: Path, kind: str = "create") -> None:
+    """No fault asked for: a write step does nothing more."""
+
+
+#: One write step (`kind`: create, rename, remove, link) about to touch `path`: raises the
+#: injected OSError when the fault `begin` installed covers it.
+step: Callable[..., None] = _none
 
 
 def begin() -> None:
-    """A writer took the lock: its steps are counted from 1."""
-    _count[0] = 0
-
-
-def step(path: Path, kind: str = "create") -> None:
-    """One write step (`kind`: create, rename, remove, link) about to touch `path`: raise the
-    injected OSError if the fault covers it."""
+    """A writer took the lock: install the fault CARDVAULT_FAIL_AT asks for, its steps counted
+    from 1, or none."""
+    global step
     spec = os.environ.get(FAULT_VAR)
-    if not spec:
-        return
-    _count[0] += 1
+    step = _injected(spec) if spec else _none
+
+
+def _injected(spec: str) -> Callable[..., None]:
     at, _, name = spec.partition(":")
-    if at.strip().endswith("+"):
-        start = at.strip()[:-1]
-        full = start.isdigit() and _count[0] >= int(start)
-        hit = full and (kind not in SPACE_FREE or _count[0] == int(start))
-    else:
-        hit = str(_count[0]) in (number.strip() for number in at.split(","))
-    if not hit:
-        return
-    if name.strip() == "KILL":
-        os.kill(os.getpid(), signal.SIGKILL)
-    code = getattr(errno, name.strip() or "ENOSPC", errno.ENOSPC)
-    raise OSError(code, os.strerror(code), str(path))
+    at, name = at.strip(), name.strip()
+    count = 0
+
+    def injected(path: Path, kind: str = "create") -> None:
+        nonlocal count
+        count += 1
+        if at.endswith("+"):
+            full = at[:-1].isdigit() and count >= int(at[:-1])
+            hit = full and (kind not in SPACE_FREE or count == int(at[:-1]))
+        else:
+            hit = str(count) in (number.strip() for number in at.split(","))
+        if not hit:
+            return
+        if name == "KILL":
+            os.kill(os.getpid(), signal.SIGKILL)
+        code = getattr(errno, name or "ENOSPC", errno.ENOSPC)
+        raise OSError(code, os.strerror(code), str(path))
+
+    return injected

@@ -31,8 +31,6 @@ Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathsp
 """
 
 from cardvault.history.changes import (
-    COMMIT_FILES,
-    COMMIT_READ_BYTES,
     CommitChanges,
     FileChange,
     memory_commits,
@@ -107,8 +105,6 @@ from cardvault.history.treemerge import (
 )
 
 __all__ = [
-    "COMMIT_FILES",
-    "COMMIT_READ_BYTES",
     "DEFAULT_NAME",
     "IGNORED",
     "MANY_PATHS",

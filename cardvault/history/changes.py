@@ -7,7 +7,7 @@ commit is compared with the empty tree; a merge commit with its first parent. Te
 UTF-8 with replacement: what git holds is data, never code.
 
 Memory stays bounded whatever the history holds: commits are read one at a time, as the caller
-takes them, and of each commit's files at most COMMIT_FILES are looked at and COMMIT_READ_BYTES
+takes them, and of each commit's files at most COMMIT_FILES are looked at and COMMIT_READ bytes
 of texts read (a commit of a few cards is a few KB); the files past those are counted, not read.
 """
 
@@ -21,17 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.history.runner import GitError
+from cardvault.limits import COMMIT_FILES, COMMIT_NAMES, COMMIT_READ, VAULT_FILE
 
 #: What memory history looks at, relative to the vault's root.
 MEMORY_PATHS = ("memory", "MEMORY.md")
-#: Files over this size are not read (a card is a few KB; a daily log rarely 100 KB).
-MAX_TEXT_BYTES = 1 << 20
-#: The texts (before and after together) read of one commit's files, at most.
-COMMIT_READ_BYTES = 4 << 20
-#: The files of one commit looked at, at most, and their names' bytes (they go to git's
-#: command line): past them, a commit's files are counted.
-COMMIT_FILES = 1000
-COMMIT_NAME_BYTES = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -48,7 +41,7 @@ class FileChange:
 @dataclass(frozen=True)
 class CommitChanges:
     """One commit and the memory files it changed: those read (`files`), and how many more it
-    changed past COMMIT_READ_BYTES (`unread`: counted, not read)."""
+    changed past COMMIT_READ (`unread`: counted, not read)."""
 
     sha: str
     date: dt.datetime
@@ -131,9 +124,9 @@ def _changes(commit: Any, prefix: str) -> CommitChanges:
 
 
 def _read(diffs: list[Any], prefix: str) -> tuple[tuple[FileChange, ...], int]:
-    """The file changes whose texts fit in what is left of COMMIT_READ_BYTES, in git's order,
+    """The file changes whose texts fit in what is left of COMMIT_READ, in git's order,
     and how many did not fit (each left unread; a smaller one after it may still fit)."""
-    left, files, unread = COMMIT_READ_BYTES, [], 0
+    left, files, unread = int(COMMIT_READ), [], 0
     for diff in diffs:
         cost = _size(diff.a_blob) + _size(diff.b_blob)
         if cost > left:
@@ -148,7 +141,7 @@ def _showable(commit: Any, paths: list[str]) -> tuple[list[str], int]:
     """(`paths` as they are, 0), unless the commit touches a file whose name the walker refuses
     (not UTF-8, which GitPython's diff reader cannot decode and then returns nothing for;
     control characters or bidi overrides, which would forge lines) or more files than
-    COMMIT_FILES (or COMMIT_NAME_BYTES of names): then the commit's other file names below
+    COMMIT_FILES (or COMMIT_NAMES of names): then the commit's other file names below
     `paths` up to those bounds, so the rest is still told and those files are left out, and
     how many more files it changed. git's list is read as it comes, never held whole."""
     if not paths:
@@ -160,7 +153,7 @@ def _showable(commit: Any, paths: list[str]) -> tuple[list[str], int]:
         as_process=True,
     )
     good: list[str] = []
-    refused, more, room = False, 0, COMMIT_NAME_BYTES
+    refused, more, room = False, 0, int(COMMIT_NAMES)
     root_id = None if parent else commit.hexsha.encode()  # `--root` names the commit first
     for name in _records(process.proc.stdout):
         if name == root_id:
@@ -216,11 +209,11 @@ def _rel(path: str | None, prefix: str) -> str | None:
 
 def _size(blob: Any) -> int:
     """The bytes `_text` reads of `blob` (git's object header says, without reading it)."""
-    return 0 if blob is None or blob.size > MAX_TEXT_BYTES else int(blob.size)
+    return 0 if blob is None or blob.size > VAULT_FILE else int(blob.size)
 
 
 def _text(blob: Any) -> str:
-    if blob is None or blob.size > MAX_TEXT_BYTES:
+    if blob is None or blob.size > VAULT_FILE:
         return ""
     data: bytes = blob.data_stream.read()
     return data.decode("utf-8", "replace")

@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
-
-#: The most a hook reads from stdin (hook inputs are a few hundred bytes).
-MAX_INPUT = 1 << 20
+from cardvault.limits import HOOK_INPUT
 
 
 class HookInputError(CardvaultError):
@@ -38,8 +36,8 @@ class HookInput:
 
 def parse_input(raw: bytes) -> HookInput:
     """The hook input in `raw` (empty input: nothing known, as when run by hand)."""
-    if len(raw) > MAX_INPUT:
-        raise HookInputError(f"hook input longer than {MAX_INPUT} bytes")
+    if len(raw) > HOOK_INPUT:
+        raise HookInputError(f"hook input longer than {HOOK_INPUT} bytes")
     if not raw.strip():
         return HookInput(None, None, None, None)
     try:

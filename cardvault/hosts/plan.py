@@ -20,6 +20,7 @@ from cardvault.hosts import jsonedit, tomledit
 from cardvault.hosts.hosts import Item, JsonFile, Member, Target, TomlTable
 from cardvault.hosts.jsonedit import HostFileError
 from cardvault.hosts.state import FileRecord
+from cardvault.limits import HOST_FILE, read_upto
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,14 @@ def read_host_file(path: Path, project: Path | None) -> str | None:
     if project is not None:
         refuse_links(path, project)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = read_upto(handle.read, HOST_FILE)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise HostFileError(f"cannot read: {exc.strerror}", path) from exc
+    if len(data) > HOST_FILE:
+        raise HostFileError(f"over the {HOST_FILE:,}-byte limit of a settings file; not read", path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

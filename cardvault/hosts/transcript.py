@@ -9,7 +9,7 @@ whose own `role` is "assistant" (Cursor) counts too. Only text parts are read: t
 results, the user's messages and the model's hidden reasoning are not the assistant's words.
 Lines that are not JSON, or not such a message, are skipped.
 
-Reading is bounded: at most MAX_READ bytes, the newest, and only whole lines (a line still
+Reading is bounded: at most TRANSCRIPT bytes, the newest, and only whole lines (a line still
 being written is read next time).
 """
 
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
+from cardvault.limits import TRANSCRIPT
 from cardvault.vault.bounded_data import json_loads
 
-MAX_READ = 8 << 20
 _TEXT_PARTS = ("text", "output_text")
 
 
@@ -51,7 +51,7 @@ def read_since(path: Path, offset: int) -> Chunk:
             raise CardvaultError("the transcript is not a regular file", path)
         size = info.st_size
         offset = 0 if offset > size else offset
-        start = max(offset, size - MAX_READ)
+        start = max(offset, size - TRANSCRIPT)
         handle.seek(start)
         data = handle.read(size - start)
     if start > offset:  # skipped ahead: the first line read is cut

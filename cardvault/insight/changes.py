@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.history import (
-    COMMIT_FILES,
-    COMMIT_READ_BYTES,
     CommitChanges,
     FileChange,
     memory_commits,
     one_commit,
 )
+from cardvault.limits import COMMIT_FILES, COMMIT_READ
 from cardvault.vault.fields import MERGED_FROM, STATUS, TOPIC
 from cardvault.vault.layout import Vault
 
@@ -116,7 +115,7 @@ def described(commit: CommitChanges) -> MemoryCommit:
 
 def _unread(count: int) -> MemoryEvent:
     files = "file" if count == 1 else "files"
-    bounds = f"{COMMIT_READ_BYTES >> 20} MB, {COMMIT_FILES} files"
+    bounds = f"{COMMIT_READ >> 20} MB, {COMMIT_FILES} files"
     return MemoryEvent(
         "unread", "", f"{count} more {files} changed, not read (a commit is read up to {bounds})"
     )

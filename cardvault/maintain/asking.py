@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.edits.changes import Change, WriteFile
+from cardvault.limits import VAULT_FILE as MAX_FILE_BYTES
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import first_sentence
@@ -36,7 +37,7 @@ from cardvault.vault.decisions import (
     queue_path,
     render_queue,
 )
-from cardvault.vault.files import ABSENT, MAX_FILE_BYTES
+from cardvault.vault.files import ABSENT
 
 GROUPING = ("same-lesson", "duplicate")
 WITHHELD = "(not shown: the entry looks like it holds a secret; read it in its log)"

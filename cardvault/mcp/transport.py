@@ -6,7 +6,7 @@ dies with its writer task when an answer cannot be encoded. This transport is ma
 pieces — its message types and adapter (`mcp.types`), `SessionMessage`, and the memory streams
 its server loop reads and writes — and changes only the two ends:
 
-- the reader takes stdin in chunks and keeps at most `MAX_MESSAGE_BYTES` of a line: a longer
+- the reader takes stdin in chunks and keeps at most `MCP_MESSAGE` of a line: a longer
   message is skipped to its newline in bounded memory and answered -32600 (Invalid Request),
   naming the limit; a line that is not UTF-8 or not JSON (nested past the parser's depth, a
   lone surrogate) is answered -32700 (Parse error); JSON that is not a JSON-RPC message -32600,
@@ -54,10 +54,8 @@ from mcp.types import (
 from pydantic import ValidationError
 
 from cardvault.app.served import json_loads
+from cardvault.limits import MCP_MESSAGE
 
-#: The longest message read (a line of JSON): room for the largest write a vault takes
-#: ([write] max_entry_bytes is at most 1 MB), even with every character escaped.
-MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 CHUNK = 1 << 16
 _SKIP_CHUNK = 1 << 20
 #: An id written first (as the SDK's clients write it): read from an oversized message's head.
@@ -79,7 +77,7 @@ class Oversized:
 class BoundedLines:
     """The lines of a file descriptor, each at most `limit` bytes kept in memory."""
 
-    def __init__(self, fd: int, limit: int = MAX_MESSAGE_BYTES) -> None:
+    def __init__(self, fd: int, limit: int = MCP_MESSAGE) -> None:
         self.fd, self.limit = fd, limit
         self.buffer = bytearray()
         self.scanned = 0  # bytes of the buffer known to hold no newline
@@ -160,7 +158,7 @@ def read_message(line: bytes | Oversized) -> SessionMessage | JSONRPCError | Non
     """What one line of the wire is: a message for the server, the error answering it, or
     None (a blank line)."""
     if isinstance(line, Oversized):
-        limit = f"{MAX_MESSAGE_BYTES:,}"
+        limit = f"{MCP_MESSAGE:,}"
         why = f"Invalid Request: message is over the {limit}-byte limit"
         return _error(leading_id(line.head), INVALID_REQUEST, why)
     try:

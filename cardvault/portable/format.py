@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
+from cardvault.limits import IMPORT, read_upto
 from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.card import Card, parse_card
 from cardvault.vault.files import ensure_within, inside, text_problem
@@ -141,15 +142,13 @@ class ExportFile:
     problems: tuple[Finding, ...]
 
 
-#: The largest export file read (~50,000 cards); a 10,000-card export is about 16-25 MB.
-MAX_EXPORT_BYTES = 128_000_000
 #: The longest rule line accepted (a promoted rule is at most 200 characters).
 MAX_RULE_CHARS = 1000
 
 
 def load_export(path: Path) -> Any:
     """The JSON in `path`; a file that is not JSON, or too big or deep to read, is an error
-    naming its line. At most MAX_EXPORT_BYTES are read from any file, device or pipe (its size
+    naming its line. At most `limits.IMPORT` bytes are read from any file, device or pipe (its size
     is not trusted: /dev/zero has none), and bytes JSON text never holds (NUL) stop the read at
     once."""
     data = _read_export_bytes(path)
@@ -167,24 +166,27 @@ def load_export(path: Path) -> Any:
         raise CardFormatError(f"not an export: {exc}", path) from exc
 
 
-def _read_export_bytes(path: Path) -> bytearray:
-    data = bytearray()
+def _read_export_bytes(path: Path) -> bytes:
+    lines = 0
+
+    def read(size: int) -> bytes:
+        nonlocal lines
+        chunk: bytes = handle.read(size)
+        if b"\x00" in chunk:
+            line = lines + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
+            raise CardFormatError("not an export: binary data (NUL byte)", path, line)
+        lines += chunk.count(b"\n")
+        return chunk
+
     try:
         with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                if b"\x00" in chunk:
-                    line = data.count(b"\n") + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
-                    raise CardFormatError("not an export: binary data (NUL byte)", path, line)
-                if len(data) + len(chunk) > MAX_EXPORT_BYTES:
-                    raise CardFormatError(
-                        f"export is over the {MAX_EXPORT_BYTES:,}-byte limit (stopped reading)",
-                        path,
-                    )
-                data += chunk
+            data = read_upto(read, IMPORT)
     except IsADirectoryError as exc:
         raise CardFormatError("cannot read the export: is a folder", path) from exc
     except OSError as exc:
         raise CardFormatError(f"cannot read the export: {exc.strerror}", path) from exc
+    if len(data) > IMPORT:
+        raise CardFormatError(f"export is over the {IMPORT:,}-byte limit (stopped reading)", path)
     return data
 
 

@@ -13,9 +13,9 @@ attachment a note may embed (attachments are never read, only named). It leaves 
   daily logs) or the vault's folder. Other notes under `memory/` (an agent workspace's
   `memory/lessons/`) are notes.
 
-Each note is read with one bounded read of at most the vault file limit (`MAX_FILE_BYTES`)
+Each note is read with one bounded read of at most the vault file limit (`limits.VAULT_FILE`)
 plus one byte, through a descriptor opened without following symlinks, and the whole import
-stops at `MAX_IMPORT_BYTES`. A note that is too big, not UTF-8, or binary is a problem naming
+stops at `limits.IMPORT`. A note that is too big, not UTF-8, or binary is a problem naming
 the file (and line), never imported. A UTF-8 byte-order mark is dropped and CRLF line ends
 become LF: the card is written the vault's way; the source is only read, never written.
 """
@@ -28,14 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
-from cardvault.portable.format import MAX_EXPORT_BYTES, problem
-from cardvault.vault.files import MAX_FILE_BYTES, bytes_problem
+from cardvault.limits import IMPORT, VAULT_FILE, read_upto
+from cardvault.portable.format import problem
+from cardvault.vault.files import bytes_problem
 from cardvault.vault.finding import Finding
 from cardvault.vault.lognames import is_log_path
 from cardvault.vault.progress import Progress
 
-#: The most bytes of notes one import reads (the export file's limit: the same door, in JSON).
-MAX_IMPORT_BYTES = MAX_EXPORT_BYTES
 #: The files an agent workspace keeps at its top and the agent loads as they are (OpenClaw,
 #: Clawdbot): with a daily log in memory/ they make a folder a workspace. When the workspace
 #: is itself the vault they are its own files, not notes to import (VAULT_OWN).
@@ -108,9 +107,9 @@ def read_tree(
             progress("reading notes", number, len(note_paths))
         note, size, problem = read_note(root, rel)
         total += size
-        if total > MAX_IMPORT_BYTES:
+        if total > IMPORT:
             raise CardvaultError(
-                f"the notes are over the {MAX_IMPORT_BYTES:,}-byte limit of one import "
+                f"the notes are over the {IMPORT:,}-byte limit of one import "
                 f"(stopped at {rel}); import the folder in parts",
                 source,
             )
@@ -190,13 +189,13 @@ def read_note(root: Path, rel: str) -> tuple[SourceNote | None, int, Finding | N
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             return None, 0, problem(rel, "not a regular file")
-        data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_upto(handle.read, VAULT_FILE)
     data = data.removeprefix(b"\xef\xbb\xbf")
     trouble = bytes_problem(data)
     if trouble is not None:
         message, line = trouble
-        if len(data) > MAX_FILE_BYTES:
-            message = f"over the {MAX_FILE_BYTES:,}-byte limit of a card (read stopped there)"
+        if len(data) > VAULT_FILE:
+            message = f"over the {VAULT_FILE:,}-byte limit of a card (read stopped there)"
         return None, len(data), problem(rel, message, line or 0)
     text = data.decode("utf-8").replace("\r\n", "\n")
     birth = getattr(info, "st_birthtime", None)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cardvault import __version__
+from cardvault.limits import SERVE_ANSWER
 from cardvault.serve.protocol import (
-    MAX_ANSWER,
     PROTOCOL,
     ProtocolError,
     RunRequest,
@@ -70,7 +70,7 @@ def exchange(
             conn.settimeout(timeout)
             conn.sendall(encode(request))
             conn.shutdown(socket.SHUT_WR)
-            answer = decode(receive(conn, MAX_ANSWER))
+            answer = decode(receive(conn, SERVE_ANSWER))
     except (OSError, ProtocolError):
         return None
     genuine = (

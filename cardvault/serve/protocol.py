@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from cardvault.limits import read_upto
+
 PROTOCOL = 1
 SOCKET_NAME = "serve.sock"
 LOCK_NAME = "serve.lock"
@@ -38,8 +40,6 @@ CLIENT_ENV = (
     "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
     "COLUMNS", "LINES",
 )  # fmt: skip
-MAX_REQUEST = 1 << 20
-MAX_ANSWER = 64 << 20
 #: The longest socket path bind/connect accept (sun_path is 108 bytes on Linux, 104 on macOS).
 _MAX_ADDRESS = 100
 
@@ -119,16 +119,10 @@ def decode(data: bytes) -> dict[str, Any]:
 
 def receive(conn: socket.socket, limit: int) -> bytes:
     """Everything the peer sends until it closes its side (ProtocolError past `limit` bytes)."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = conn.recv(1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            raise ProtocolError(f"message longer than {limit} bytes")
-        chunks.append(chunk)
+    data = read_upto(conn.recv, limit)
+    if len(data) > limit:
+        raise ProtocolError(f"message longer than {limit} bytes")
+    return data
 
 
 def run_request(message: dict[str, Any]) -> RunRequest:

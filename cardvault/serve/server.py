@@ -26,8 +26,8 @@ from typing import Any
 
 from cardvault import __version__
 from cardvault.errors import CardvaultError
+from cardvault.limits import SERVE_REQUEST
 from cardvault.serve.protocol import (
-    MAX_REQUEST,
     PROTOCOL,
     RESIDENT_COMMANDS,
     ProtocolError,
@@ -135,7 +135,7 @@ def _serve_one(conn: socket.socket, state: ServerState, answer: Answer) -> bool:
         uid = peer_uid(conn)
         if uid is not None and uid != os.getuid():
             return False
-        message = decode(receive(conn, MAX_REQUEST))
+        message = decode(receive(conn, SERVE_REQUEST))
     except (OSError, ProtocolError):
         return False
     header = {

@@ -21,12 +21,12 @@ from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
+from cardvault.limits import VAULT_FILE
 from cardvault.sync.merge_card import merge_card
 from cardvault.sync.merge_lines import merge_lines
 from cardvault.sync.merge_log import merge_log
 from cardvault.sync.merge_managed import merge_managed
 from cardvault.sync.merge_text import Merged, merge3
-from cardvault.vault.files import MAX_FILE_BYTES
 
 _LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
         return 2
     kind, base_file, ours_file, theirs_file, path = argv
     try:
-        if any(os.stat(name).st_size > MAX_FILE_BYTES for name in argv[1:4]):
+        if any(os.stat(name).st_size > VAULT_FILE for name in argv[1:4]):
             return _git_fallback(base_file, ours_file, theirs_file)  # no vault file is this big
         base, ours, theirs = (
             Path(name).read_bytes().decode("utf-8") for name in (base_file, ours_file, theirs_file)

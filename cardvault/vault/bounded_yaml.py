@@ -4,7 +4,7 @@ YAML aliases share nodes, so a few hundred bytes (`a1: &a1 [*a0, *a0, ...]`, eig
 describe a billion items; `&a [*a]` describes an endless one. PyYAML builds them as shared
 objects, and the first code that walks them (a tag list, a JSON export, a comparison) hangs and
 eats memory. So the node graph libyaml composes is measured before any value is built: at most
-MAX_NODES nodes with aliases expanded, MAX_DEPTH levels, no cycles. An alias that stays inside
+YAML_NODES nodes with aliases expanded, YAML_DEPTH levels, no cycles. An alias that stays inside
 those limits (`updated: *created`) is fine.
 
 Values YAML recognises but cannot build — `2026-02-30` (a timestamp with no such day), an integer
@@ -23,16 +23,12 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from yaml.resolver import Resolver
 
 from cardvault.errors import CardFormatError
+from cardvault.limits import YAML_DEPTH, YAML_NODES
 
-#: Nodes a frontmatter may expand to (aliases counted each time they are used). A card with a
-#: thousand sources and aliases has about 2,100.
-MAX_NODES = 20_000
-#: Nesting levels (a card needs three: the mapping, a list, an item).
-MAX_DEPTH = 32
 #: Text no longer than this nests at most SHALLOW_TEXT / 2 levels (`- - - x`: two characters a
 #: level), which libyaml's composer, recursive in C, builds safely; it overflows the C stack (a
 #: crash no Python code can catch) somewhere past 20,000 levels. Longer text is first read as
-#: a stream of events, which nests nothing, and refused at the level past MAX_DEPTH.
+#: a stream of events, which nests nothing, and refused at the level past YAML_DEPTH.
 SHALLOW_TEXT = 4096
 
 
@@ -163,7 +159,7 @@ def load_bounded(text: str, path: Path, first_line: int) -> Any:
 
 
 def _measure_depth(text: str, path: Path, first_line: int) -> None:
-    """Refuse `text` where its collections nest past MAX_DEPTH, reading parser events (flat)
+    """Refuse `text` where its collections nest past YAML_DEPTH, reading parser events (flat)
     so that no node is composed."""
     loader = _Loader(text)
     depth = 0
@@ -171,10 +167,10 @@ def _measure_depth(text: str, path: Path, first_line: int) -> None:
         while (event := loader.get_event()) is not None:
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
-                if depth > MAX_DEPTH:
+                if depth > YAML_DEPTH:
                     line = first_line + event.start_mark.line
                     raise CardFormatError(
-                        f"invalid YAML: nested more than {MAX_DEPTH} levels deep", path, line
+                        f"invalid YAML: nested more than {YAML_DEPTH} levels deep", path, line
                     )
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
@@ -193,7 +189,7 @@ def _children(node: Node) -> list[Node]:
 
 
 def _measure(root: Node, path: Path, first_line: int) -> None:
-    """Refuse a node graph that expands past MAX_NODES, nests past MAX_DEPTH or holds a cycle.
+    """Refuse a node graph that expands past YAML_NODES, nests past YAML_DEPTH or holds a cycle.
 
     Depth-first without recursion; each distinct node is sized once (its size counts every use
     of an alias below it), so a bomb is measured in time linear in its text.
@@ -207,10 +203,10 @@ def _measure(root: Node, path: Path, first_line: int) -> None:
         if finished:
             ancestors.discard(key)
             sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
-            if sizes[key] > MAX_NODES:
+            if sizes[key] > YAML_NODES:
                 _refuse(
                     node,
-                    f"expands to more than {MAX_NODES:,} values (an alias bomb?)",
+                    f"expands to more than {YAML_NODES:,} values (an alias bomb?)",
                     path,
                     first_line,
                 )
@@ -219,8 +215,8 @@ def _measure(root: Node, path: Path, first_line: int) -> None:
             continue  # an alias of a node already measured
         if key in ancestors:
             _refuse(node, "an alias refers to itself (a recursive structure)", path, first_line)
-        if depth > MAX_DEPTH:
-            _refuse(node, f"nested more than {MAX_DEPTH} levels deep", path, first_line)
+        if depth > YAML_DEPTH:
+            _refuse(node, f"nested more than {YAML_DEPTH} levels deep", path, first_line)
         ancestors.add(key)
         stack.append((node, depth, True))
         stack.extend((child, depth + 1, False) for child in _children(node))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError, ConfigError
+from cardvault.limits import VAULT_FILE
 from cardvault.vault.bounded_data import toml_loads
 from cardvault.vault.confine import read_regular
 from cardvault.vault.root import CONFIG_FILE as CONFIG_FILE  # defined with the root search
@@ -31,8 +32,6 @@ DEFAULT_CATEGORIES = (
     "security",
     "models",
 )
-#: The highest `[write] max_entry_bytes` may go: what a vault file may hold (files.MAX_FILE_BYTES).
-MAX_ENTRY_CEILING = 1_000_000
 DEFAULT_SIGNALS = (
     "Lesson",
     "Fix",
@@ -161,15 +160,15 @@ def load_config(path: Path) -> VaultConfig:
     """Read `path` (a cardvault.toml); raise ConfigError naming the file and key on bad input.
     A symlink, a FIFO or a file over 1 MB is refused, never read (vault/confine.py)."""
     try:
-        raw = read_regular(path, MAX_ENTRY_CEILING)
+        raw = read_regular(path, VAULT_FILE)
     except FileNotFoundError:
         return VaultConfig(source=path)
     except CardvaultError as exc:
         raise ConfigError(f"cannot read config: {exc.message}", path) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror}", path) from exc
-    if len(raw) > MAX_ENTRY_CEILING:
-        raise ConfigError(f"config is over {MAX_ENTRY_CEILING:,} bytes; not read", path)
+    if len(raw) > VAULT_FILE:
+        raise ConfigError(f"config is over {VAULT_FILE:,} bytes; not read", path)
     try:
         text = raw.decode("utf-8")
         data = toml_loads(text)
@@ -291,9 +290,9 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
             f"{config.context_token_budget:,}",
             path,
         )
-    if config.max_entry_bytes > MAX_ENTRY_CEILING:
+    if config.max_entry_bytes > VAULT_FILE:
         raise ConfigError(
-            f"'write.max_entry_bytes' must be at most {MAX_ENTRY_CEILING:,} (the most a vault "
+            f"'write.max_entry_bytes' must be at most {VAULT_FILE:,} (the most a vault "
             f"file may hold), got {config.max_entry_bytes:,}",
             path,
         )

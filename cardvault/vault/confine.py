@@ -10,9 +10,10 @@ module is the one place that decides what may be opened:
   symlink at any component below the root (each existing one is `lstat`-ed); else
   UnsafePathError naming why. The root itself may be a symlink: a person chose it.
 - `read_confined(root, path, limit)`: a regular file's bytes, opened without following a symlink
-  (`O_NOFOLLOW`) and without blocking on a FIFO (`O_NONBLOCK`), at most `limit` + 1 bytes read
-  (the caller tells "too big" from "exactly the limit"); `read_regular(path, limit)` is the same
-  for a path the vault walker has already vetted component by component.
+  (`O_NOFOLLOW`) and without blocking on a FIFO (`O_NONBLOCK`), at most `limit` (a row of
+  cardvault/limits.py) + 1 bytes read (the caller tells "too big" from "exactly the limit");
+  `read_regular(path, limit)` is the same for a path the vault walker has already vetted
+  component by component.
 - `name_problem(name)`: why a file name cannot be shown on one line (control characters, bytes
   that are not UTF-8, line or bidirectional-text separators), or None; `shown(text)` writes such
   text escaped (`\\n`, `\\x1b`, `\\u202e`), which every output uses for names found on disk.
@@ -24,12 +25,14 @@ folder for a symlink between the check and the open (a shared vault is files, no
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import unicodedata
 from pathlib import Path
 
 from cardvault.errors import CardFormatError, UnsafePathError
+from cardvault.limits import read_upto
 
 #: Folder names a vault path may never pass through (git's own data: hooks, config, objects).
 FORBIDDEN_PARTS = frozenset({".git"})
@@ -140,21 +143,9 @@ def read_regular(path: Path, limit: int) -> bytes:
             raise CardFormatError(f"is {kind} (a FIFO, device or socket is never read)", path)
         if not _NOFOLLOW and os.path.islink(path):  # no O_NOFOLLOW here (Windows): check after
             raise UnsafePathError("is a symlink; cardvault reads and writes no symlinks", path)
-        return _read_at_most(fd, limit + 1)
+        return read_upto(functools.partial(os.read, fd), limit)
     finally:
         os.close(fd)
-
-
-def _read_at_most(fd: int, count: int) -> bytes:
-    chunks: list[bytes] = []
-    left = count
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def is_real_folder(path: Path) -> bool:

@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardFormatError
+from cardvault.limits import VAULT_FILE
 from cardvault.vault.confine import confined, read_confined
 
 #: Pass as `expected` when the file must not exist yet.
 ABSENT = "absent"
-#: Files larger than this are refused as cards or logs (a vault of notes has no such file);
-#: the applier writes no file larger (config.MAX_ENTRY_CEILING is the same number).
-MAX_FILE_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -45,10 +43,10 @@ def digest_text(text: str) -> str:
 
 def read_text(path: Path, root: Path) -> FileText:
     """Read a vault text file strictly: a regular file inside `root` reached through no symlink
-    (vault/confine.py), UTF-8 (a BOM is refused), not binary, not huge (at most MAX_FILE_BYTES
+    (vault/confine.py), UTF-8 (a BOM is refused), not binary, not huge (at most VAULT_FILE
     + 1 bytes are ever read)."""
-    data = read_confined(root, path, MAX_FILE_BYTES)
-    size = os.stat(path).st_size if len(data) > MAX_FILE_BYTES else len(data)
+    data = read_confined(root, path, VAULT_FILE)
+    size = os.stat(path).st_size if len(data) > VAULT_FILE else len(data)
     return FileText(path, decode(data, path, size), digest_bytes(data))
 
 
@@ -75,9 +73,9 @@ def bytes_problem(data: bytes, size: int | None = None) -> tuple[str, int | None
     """Why `data` is not a vault text file (message, line), or None: the rules `read_text`
     applies, so what passes here reads back. `size`: the whole file's, when `data` is its
     first bytes."""
-    if len(data) > MAX_FILE_BYTES:
+    if len(data) > VAULT_FILE:
         size = max(size or 0, len(data))
-        return f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", None
+        return f"file is {size:,} bytes, over the {VAULT_FILE:,}-byte limit", None
     if data.startswith(b"\xef\xbb\xbf"):
         return "file starts with a UTF-8 byte-order mark; save it without", 1
     if b"\x00" in data:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError, UnsafePathError
+from cardvault.limits import VAULT_FILE
 from cardvault.vault.catalog import Row, fingerprint
 from cardvault.vault.changes import changed_since, racy
 from cardvault.vault.confine import (
@@ -25,7 +26,6 @@ from cardvault.vault.confine import (
     symlink_message,
 )
 from cardvault.vault.files import (
-    MAX_FILE_BYTES,
     FileText,
     decode,
     digest_bytes,
@@ -105,7 +105,7 @@ def refresh(
             rows[rel] = row
             continue
         try:
-            data = read_regular(stat.path, MAX_FILE_BYTES)  # the walk vetted its folders
+            data = read_regular(stat.path, VAULT_FILE)  # the walk vetted its folders
         except FileNotFoundError:
             continue  # removed since the walk
         except CardvaultError as exc:  # became a symlink or a FIFO since the walk
@@ -115,7 +115,7 @@ def refresh(
         else:
             unreadable = False
         cut = None
-        if not unreadable and stat.kind == "log" and len(data) > MAX_FILE_BYTES:
+        if not unreadable and stat.kind == "log" and len(data) > VAULT_FILE:
             data, cut = readable_part(data)  # the entries that fit: never lose them all
         digest = digest_bytes(data)
         keep = row is not None and row.digest == digest and row.kind == stat.kind
@@ -158,7 +158,7 @@ def readable_part(data: bytes) -> tuple[bytes, int]:
     """The part of an over-long log's first bytes that can be read (every entry that fits whole:
     the text up to the last `## ` heading within the limit, else up to the last full line), and
     the line its cut is at."""
-    head = data[:MAX_FILE_BYTES]
+    head = data[:VAULT_FILE]
     heading = head.rfind(b"\n## ")
     stop = heading + 1 if heading > 0 else head.rfind(b"\n") + 1
     kept = head[:stop]
@@ -168,7 +168,7 @@ def readable_part(data: bytes) -> tuple[bytes, int]:
 def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
     """The problem recorded with an over-long log whose first entries were read."""
     message = (
-        f"log is {stat.size:,} bytes, over the {MAX_FILE_BYTES:,} a vault file may hold: its "
+        f"log is {stat.size:,} bytes, over the {VAULT_FILE:,} a vault file may hold: its "
         f"entries before line {line} are read, the rest is left out of search, context and "
         "maintenance, and nothing more can be appended; move the later entries out by hand"
     )

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cardvault.limits import USES_LEDGER
 from cardvault.vault.layout import Vault
 
 LEDGER = "uses.log"
@@ -36,8 +37,6 @@ WATERMARK = "uses.folded"
 FOLD_LOCK = "uses.lock"
 #: The longest line one append writes whole (POSIX's smallest PIPE_BUF).
 LINE_LIMIT = 512
-#: Read at most this much of the ledger per fold (the rest waits for the next run).
-READ_LIMIT = 64 * 1024 * 1024
 _FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
@@ -121,7 +120,7 @@ def read_unfolded(vault: Vault) -> Unfolded:
         info = os.fstat(descriptor)
         start = _watermark(vault, info.st_ino, info.st_size)
         os.lseek(descriptor, start, os.SEEK_SET)
-        data = os.read(descriptor, min(info.st_size - start, READ_LIMIT)) if info.st_size else b""
+        data = os.read(descriptor, min(info.st_size - start, USES_LEDGER)) if info.st_size else b""
     except OSError:
         return Unfolded()
     finally:

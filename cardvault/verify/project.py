@@ -6,7 +6,7 @@ verify/marks.py's `project_of` decides. A vault alone in its repository has noth
 checked against.
 
 Only files are read, never run, and only inside the project (vault/confine.py: no `..`, no
-`.git`, no symlink at any component; a read is bounded to `MAX_READ` bytes):
+`.git`, no symlink at any component; a read is bounded to `PROJECT_MANIFEST` bytes):
 - whether a path exists (`lstat`; a path through a symlink is not checked);
 - `Makefile` targets, `package.json` scripts, `pyproject.toml` scripts
   (`[project.scripts]`, `[tool.poetry.scripts]`);
@@ -29,14 +29,13 @@ from functools import cached_property
 from pathlib import Path
 
 from cardvault.errors import CardFormatError, UnsafePathError
+from cardvault.limits import PROJECT_FILES, PROJECT_MANIFEST
 from cardvault.vault.bounded_data import json_loads, toml_loads
 from cardvault.vault.confine import confined, read_confined
 from cardvault.vault.finding import Finding
 from cardvault.verify.symbols import SKIPPED, mentioned, source_files
 
-MAX_READ = 4 * 1024 * 1024
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
-MAX_FILES = 50_000
 # Both read one line at a time (blanks are [ \t], never a newline): a `\s` that runs on across
 # lines made a 120 KB Makefile of one-letter lines cost minutes (squared in the lines).
 _TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:[ \t]+[A-Za-z0-9_.\-/%]+)*)[ \t]*::?(?!=)", re.M)
@@ -61,14 +60,14 @@ class Project:
     def read(self, rel: str) -> str | None:
         """The text of the project file `rel`, or None when it is absent, unsafe or too big."""
         try:
-            data = read_confined(self.root, self.root / rel, MAX_READ)
+            data = read_confined(self.root, self.root / rel, PROJECT_MANIFEST)
         except FileNotFoundError:
             return None
         except (OSError, UnsafePathError, CardFormatError) as exc:
             self.problems.append(Finding(rel, 0, f"not read ({exc})"))
             return None
-        if len(data) > MAX_READ:
-            self.problems.append(Finding(rel, 0, f"over {MAX_READ} bytes, not read"))
+        if len(data) > PROJECT_MANIFEST:
+            self.problems.append(Finding(rel, 0, f"over {PROJECT_MANIFEST} bytes, not read"))
             return None
         return data.decode("utf-8", "replace")
 
@@ -150,16 +149,16 @@ class Project:
     @cached_property
     def file_names(self) -> frozenset[str]:
         """The names of the project's files (a walk that follows no symlink and skips `.git`,
-        hidden folders, `node_modules` and virtual environments; at most `MAX_FILES`)."""
+        hidden folders, `node_modules` and virtual environments; at most `PROJECT_FILES`)."""
         names: set[str] = set()
         seen = 0
         for _folder, subfolders, files in os.walk(self.root, followlinks=False):
             subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
             names.update(files)
             seen += len(files)
-            if seen > MAX_FILES:
+            if seen > PROJECT_FILES:
                 self.problems.append(
-                    Finding("", 0, f"over {MAX_FILES} files: bare file names checked in part")
+                    Finding("", 0, f"over {PROJECT_FILES} files: bare file names checked in part")
                 )
                 break
         return frozenset(names)

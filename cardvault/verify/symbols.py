@@ -13,8 +13,8 @@ files outside a repository) holds its name as a whole identifier: a definition, 
 import or a comment all count, so a rename is found and a mention anywhere keeps a card fresh.
 
 Reading is confined like every project read (vault/confine.py: no symlink, nothing outside
-the project), bounded (files of `SOURCE_EXTENSIONS` only, each at most `MAX_SOURCE` bytes, at
-most `MAX_FILES` files), one read per file, and it stops as soon as every name is found.
+the project), bounded (files of `SOURCE_EXTENSIONS` only, each at most `PROJECT_SOURCE` bytes, at
+most `PROJECT_FILES` files), one read per file, and it stops as soon as every name is found.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardFormatError, UnsafePathError
+from cardvault.limits import PROJECT_FILES, PROJECT_SOURCE
 from cardvault.vault.confine import read_confined
 
-MAX_SOURCE = 1024 * 1024
-MAX_FILES = 50_000
 #: Folders a walk of the project skips (besides hidden ones): installed and built files.
 SKIPPED = frozenset({"node_modules", "venv", "__pycache__", "dist", "build", "target"})
 SOURCE_EXTENSIONS = frozenset({
@@ -86,10 +85,10 @@ def symbol_of(span: str) -> Symbol | None:
 
 def source_files(root: Path, tracked: list[str] | None) -> tuple[list[str], bool]:
     """The project's source files (relative to `root`), and whether there were more than
-    `MAX_FILES` of them (the rest is not read)."""
+    `PROJECT_FILES` of them (the rest is not read)."""
     names = tracked if tracked is not None else _walked(root)
     found = [n for n in names if n.rsplit(".", 1)[-1].lower() in SOURCE_EXTENSIONS and "." in n]
-    return found[:MAX_FILES], len(found) > MAX_FILES
+    return found[:PROJECT_FILES], len(found) > PROJECT_FILES
 
 
 def _walked(root: Path) -> list[str]:
@@ -100,14 +99,14 @@ def _walked(root: Path) -> list[str]:
         subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
         base = os.path.relpath(folder, root)
         names += [f if base == "." else f"{base}/{f}" for f in files]
-        if len(names) > MAX_FILES:
+        if len(names) > PROJECT_FILES:
             break
     return names
 
 
 def mentioned(root: Path, files: Iterable[str], names: Iterable[str]) -> tuple[set[str], int]:
     """Which of `names` some file of `files` holds as a whole identifier, and how many files
-    were read. Each file is read once (at most `MAX_SOURCE` bytes; a bigger or unsafe one is
+    were read. Each file is read once (at most `PROJECT_SOURCE` bytes; a bigger or unsafe one is
     skipped), and reading stops once every name is found."""
     wanted = set(names)
     # A plain identifier is a whole word exactly when it is one of the file's words: a set
@@ -122,10 +121,10 @@ def mentioned(root: Path, files: Iterable[str], names: Iterable[str]) -> tuple[s
         if not left and not plain:
             break
         try:
-            data = read_confined(root, root / rel, MAX_SOURCE)
+            data = read_confined(root, root / rel, PROJECT_SOURCE)
         except (OSError, UnsafePathError, CardFormatError):
             continue
-        if len(data) > MAX_SOURCE:
+        if len(data) > PROJECT_SOURCE:
             continue
         read += 1
         if plain:
