@@ -15,8 +15,8 @@ settings, a copy from another clone: all rebuilt from the vault). It is never a 
 nothing is written to the vault from it without the applier checking the file's digest on disk
 first. A file changed within a timestamp tick of its stat being taken is checked by digest on
 the next read as well (its row is `racy`: see vault/changes.py).
-When the catalog cannot be opened or written (a read-only cache, another process writing), the
-vault is still read, just without caching.
+When the catalog cannot be opened or written (a read-only cache, another process writing past
+the busy timeout), the vault is still read, just without caching.
 """
 
 from __future__ import annotations
@@ -118,8 +118,8 @@ class Catalog:
         }
 
     def store(self, rows: Iterable[Row], gone: Iterable[str]) -> bool:
-        """Write new and changed rows and drop the gone ones in one transaction; False when
-        another process holds the database (nothing lost: the next read redoes the work)."""
+        """Write new and changed rows and drop the gone ones in one transaction; False when it
+        cannot be written (nothing lost: the next read redoes the work)."""
         rows, gone = list(rows), list(gone)
         if self._conn is None or not (rows or gone):
             return False

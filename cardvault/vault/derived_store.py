@@ -182,7 +182,8 @@ def _settle(
     wanted = {"schema": store.version, "file": file_identity(path)}
     if fingerprint:
         wanted["fingerprint"] = fingerprint
-    if _meta(conn) is not None and _differences(conn, wanted) == {}:
+    meta = _meta(conn)
+    if meta is not None and not _differences(meta, wanted):
         for table in store.tables():
             conn.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
         if store.probe:
@@ -191,9 +192,9 @@ def _settle(
     conn.execute("BEGIN IMMEDIATE")
     try:
         meta = _meta(conn)  # again, under the write lock: another process may have done it
-        differs = {} if meta is None else _differences(conn, wanted)
         if meta is None and not made:
             raise sqlite3.DatabaseError("not a database of cardvault's (no meta table)")
+        differs = {} if meta is None else _differences(meta, wanted)
         if meta is None:
             _create(conn, store)
         elif differs:
@@ -225,10 +226,9 @@ def _meta(conn: sqlite3.Connection) -> dict[str, str] | None:
     return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
 
 
-def _differences(conn: sqlite3.Connection, wanted: Mapping[str, str]) -> dict[str, str | None]:
+def _differences(meta: Mapping[str, str], wanted: Mapping[str, str]) -> dict[str, str | None]:
     """Each wanted meta value the database holds otherwise: what it holds instead."""
-    found = _meta(conn) or {}
-    return {key: found.get(key) for key, value in wanted.items() if found.get(key) != value}
+    return {key: meta.get(key) for key, value in wanted.items() if meta.get(key) != value}
 
 
 def _create(conn: sqlite3.Connection, store: Store) -> None:
