@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
 from cardvault.search.index import CHECKPOINT as FILE_NAME
-from cardvault.search.index import rows_in
 from cardvault.search.provenance import machine_key, seal, sealed
 from cardvault.vault import derived_store
-from cardvault.vault.derived_store import Store, meta_value, open_store
+from cardvault.vault.derived_store import Store, meta_value, open_store, rows_in
 
 if TYPE_CHECKING:
     import numpy as np

@@ -21,14 +21,20 @@ import contextlib
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cardvault.vault import derived_store
 from cardvault.vault.changes import Seen, racy
-from cardvault.vault.derived_store import BUSY_SECONDS, Store, meta_value, open_store
+from cardvault.vault.derived_store import (
+    BUSY_SECONDS,
+    Store,
+    is_locked,
+    meta_value,
+    open_store,
+    rows_in,
+)
 from cardvault.vault.layout import FileStat
 
 #: 2: passages, and a checksum per vector row. 3: log entries still to distill (`pending`)
@@ -91,12 +97,6 @@ class IndexBusy(Exception):
     sync of many texts, a first index of thousands of notes, runs for minutes)."""
 
 
-def is_locked(exc: BaseException) -> bool:
-    """Whether `exc` is sqlite's "database is locked" (another connection's write held on past
-    a busy timeout): no damage, the index is only in use."""
-    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
-
-
 @dataclass(frozen=True)
 class IndexHandle:
     """An open index: the connection, its folder, and what had to be repaired on opening."""
@@ -147,28 +147,14 @@ class IndexHandle:
             conn.execute(f"PRAGMA busy_timeout = {round(BUSY_SECONDS * 1000)}")
 
 
-def rows_in(conn: sqlite3.Connection, sql: str, values: Sequence[str]) -> list[tuple[Any, ...]]:
-    """The rows of `sql`, whose one `{}` is an `IN` list, for every value of `values`: asked
-    500 at a time (SQLite's limit on the parameters of one statement)."""
-    rows: list[tuple[Any, ...]] = []
-    for first in range(0, len(values), 500):
-        chunk = list(values[first : first + 500])
-        rows.extend(conn.execute(sql.format(", ".join("?" * len(chunk))), chunk))
-    return rows
-
-
 def recorded_files(conn: sqlite3.Connection, rels: Iterable[str] | None = None) -> dict[str, Seen]:
     """What the index recorded of each file it covers (or of those among `rels`), by path."""
     query = "SELECT path, size, mtime_ns, ctime_ns, inode, racy, digest FROM files"
     if rels is None:
         rows = conn.execute(query).fetchall()
     else:
-        rows = [conn.execute(f"{query} WHERE path = ?", (rel,)).fetchone() for rel in rels]
-    return {
-        str(r[0]): Seen(r[1], r[2], r[3], r[4], bool(r[5]), str(r[6]))
-        for r in rows
-        if r is not None
-    }
+        rows = rows_in(conn, query + " WHERE path IN ({})", list(rels))
+    return {str(r[0]): Seen(r[1], r[2], r[3], r[4], bool(r[5]), str(r[6])) for r in rows}
 
 
 def record_file(

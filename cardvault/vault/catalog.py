@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from cardvault.errors import CardvaultError
-from cardvault.vault.derived_store import IN_USE, Store, open_store
+from cardvault.vault.derived_store import IN_USE, Store, open_store, rows_in
 
 SCHEMA_VERSION = "2"  # 2: ctime and inode in the signature
 DB_NAME = "catalog.sqlite"
@@ -103,12 +103,7 @@ class Catalog:
             if rels is None:
                 found = self._conn.execute(query).fetchall()
             else:
-                wanted = list(rels)
-                found = []
-                for start in range(0, len(wanted), 500):  # SQLite's limit on parameters
-                    chunk = wanted[start : start + 500]
-                    marks = ", ".join("?" * len(chunk))
-                    found += self._conn.execute(f"{query} WHERE rel IN ({marks})", chunk).fetchall()
+                found = rows_in(self._conn, query + " WHERE rel IN ({})", list(rels))
         except sqlite3.Error as exc:
             self.notices.append(f"catalog unreadable ({exc}); reading every file")
             return {}

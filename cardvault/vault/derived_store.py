@@ -1,38 +1,33 @@
-"""The derived SQLite files in the cache folder: where each lives, how it is opened, checked,
-reset and removed, one way for all of them.
+"""The derived SQLite files in the cache folder, opened, checked, reset and removed one way.
 
-Three files hold state derived from the vault, each a `Store` (a row of data: its name, file,
-schema version and tables): the catalog (`catalog.sqlite`, vault/catalog.py: every file parsed),
-the search index (`search.sqlite`, search/index.py) and the vectors of an interrupted index
-(`embedding-checkpoint.sqlite`, search/checkpoint.py). They stay three files: a sync of the index
-writes in one transaction that lasts minutes when it embeds many texts, so a catalog inside it
-would hold every command's catalog write for as long, and the checkpoint exists to commit while
-that transaction is open; and the index of a read-only vault lives in the user's cache
-(vault/cache.py `index_folder`) while the catalog stays with the vault.
+Each is a `Store`, a row of data (name, file, schema version, tables): the catalog
+(`catalog.sqlite`, vault/catalog.py), the search index (`search.sqlite`, search/index.py) and the
+vectors of an interrupted index (`embedding-checkpoint.sqlite`, search/checkpoint.py). They stay
+three files: an index sync writes in one transaction that lasts minutes when it embeds many
+texts, which a catalog inside it would wait for on every command, and the checkpoint exists to
+commit while that transaction is open; and a read-only vault's index lives in the user's cache
+(vault/cache.py `index_folder`) while its catalog stays with the vault.
 
-`open_store` is their one lifecycle:
-- The folder is made on first use; a link where the file should be is removed, never followed.
-- A file that cannot be read as the store (not a database, damaged, a folder in its place, one
-  this user may not read or write) is deleted and made anew, with a notice saying why.
-- Everything a store holds can be made again from the vault's files, so one policy covers a file
-  of another schema version (older or newer), one made under other settings (`fingerprint`: the
-  catalog's settings and record version, the checkpoint's model) and one that is not the file
-  this clone created (copied from another clone or machine, or checked out by git: its recorded
-  identity differs, vault/cache.py): it is reset in place, in one write transaction, and rebuilt
-  from the vault.
-  Only the tables a store names in `keep` carry their rows over (the index's vectors, keyed by
-  the digest of the text each embeds: minutes of work to make again); when the file was another
-  one, `on_copy` marks those rows unproven (the index then uses only vectors this machine
-  sealed). A new version or fingerprint gets a notice; a copy is made this clone's own silently.
-  Resetting in place rather than deleting keeps another process's open connection sound.
-- Every connection: WAL, `synchronous = NORMAL`, usable from any thread (each owner serialises
-  its own use: the catalog holds `IN_USE`, a `Searcher` its lock), and one busy timeout,
-  `BUSY_SECONDS`. Only short write transactions are waited for through it (a catalog store: about
-  a second for a first read of 10,000 files; a checkpoint save; a store's creation or reset), so
-  30 s is far past any of them on a loaded machine, and a stuck writer costs a wait, never an
-  error. The one long write, an index sync, is never waited for through it:
-  `IndexHandle.begin_write` polls for the index's write lock with its own limit and progress.
-- `remove` deletes a store's file and its journals.
+`open_store`:
+- makes the folder; a link where the file should be is removed, never followed;
+- deletes and makes anew, with a notice saying why, a file that cannot be read as the store (not
+  a database, damaged, a folder, one this user may not read or write);
+- resets in place, in one write transaction, a file of another schema version (older or newer),
+  one made under other settings (`fingerprint`: the catalog's settings and code, the checkpoint's
+  model) or one that is not the file this clone made (a copy, or one git checked out: the device
+  and inode recorded when it was made differ, an identity its maker cannot forge): everything it
+  holds is rebuilt from the vault's files but the tables of `keep` (the index's vectors, keyed by
+  the digest of the text each embeds: minutes of work), which `on_copy` marks unproven when the
+  file was another one (only vectors this machine sealed are then used). A new version or
+  fingerprint gets a notice, a copy none.
+
+Every connection runs WAL, may be used from any thread (each owner serialises its use: the
+catalog holds `IN_USE`, a `Searcher` its lock) and waits `BUSY_SECONDS` (30 s) for another
+connection's write. Only short writes are waited for so (a catalog store, about a second for a
+first read of 10,000 files; a checkpoint save; a store's creation or reset), and 30 s is far past
+them on a loaded machine; past it the catalog reads without caching. The one long write, an index
+sync, is never waited for through it: `IndexHandle.begin_write` polls for the index's write lock
+with its own limit and progress.
 """
 
 from __future__ import annotations
@@ -42,12 +37,12 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cardvault.errors import CardvaultError
-from cardvault.vault.cache import file_identity
 
 #: How long a statement waits for another connection's write transaction (see the docstring).
 BUSY_SECONDS = 30.0
@@ -99,6 +94,8 @@ def open_store(
             except sqlite3.DatabaseError as exc:
                 if conn is not None:
                     conn.close()
+                if is_locked(exc):  # in use by another process, not damaged
+                    raise
                 notices.append(
                     f"{store.name} {trouble(path, f'is unreadable ({exc})')}; rebuilt it"
                 )
@@ -139,10 +136,26 @@ def remove(folder: Path, file: str) -> None:
                     path.unlink()
 
 
+def is_locked(exc: BaseException) -> bool:
+    """Whether `exc` is sqlite's "database is locked" (another connection's write held on past
+    the busy timeout): no damage, the file is only in use."""
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
 def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
     """A value from a store's meta table."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, values: Sequence[str]) -> list[tuple[Any, ...]]:
+    """The rows of `sql`, whose one `{}` is an `IN` list, for every value of `values`: asked
+    500 at a time (SQLite's limit on the parameters of one statement)."""
+    rows: list[tuple[Any, ...]] = []
+    for first in range(0, len(values), 500):
+        chunk = list(values[first : first + 500])
+        rows.extend(conn.execute(sql.format(", ".join("?" * len(chunk))), chunk))
+    return rows
 
 
 def trouble(path: Path, damage: str) -> str:
@@ -155,6 +168,12 @@ def trouble(path: Path, damage: str) -> str:
     if path.exists() and not os.access(path, os.W_OK):
         return f"{path} is read-only for this user"
     return f"{path} {damage}" if damage.startswith(("is ", "was ", "has ")) else damage
+
+
+def file_identity(path: Path) -> str:
+    """Which file `path` is on this machine ("device:inode")."""
+    info = os.stat(path)
+    return f"{info.st_dev}:{info.st_ino}"
 
 
 def _make_folder(folder: Path) -> None:
@@ -248,16 +267,9 @@ def _reset(conn: sqlite3.Connection, store: Store, copied: bool) -> None:
     ]
     kept = [name for name in store.keep if name in tables]
     for name in kept:
-        for (index,) in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
-            "AND sql IS NOT NULL",
-            (name,),
-        ).fetchall():
-            conn.execute(f'DROP INDEX "{index}"')
-        conn.execute(f"ALTER TABLE {name} RENAME TO kept_{name}")
+        conn.execute(f"CREATE TABLE kept_{name} AS SELECT * FROM {name}")
     for name in tables:
-        if name not in kept:
-            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        conn.execute(f'DROP TABLE IF EXISTS "{name}"')
     _create(conn, store)
     for name in kept:
         old = {row[1] for row in conn.execute(f"PRAGMA table_info(kept_{name})")}
