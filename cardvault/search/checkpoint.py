@@ -8,9 +8,9 @@ many texts, every `EVERY` vectors go, in their own short transaction, into
 the model's id. The next sync takes from it the vectors it still needs and embeds only the
 rest; a sync that commits deletes the file. Nothing else reads it.
 
-Like the index (index.py, vault/cache.py), the file is trusted only while it is the file this
-clone created: one that is another file (a copy, one git checked out) is deleted unread, as is
-one that is not a database of this shape. A row is used only for the text whose digest it is
+Like the index, it is a derived store (vault/derived_store.py): one that is another file (a copy,
+one git checked out), of another model or not a database of this shape is emptied or made anew
+before it is read. A row is used only for the text whose digest it is
 stored under, under the same model, at the width the file was made with, when it carries this
 machine's seal (provenance.py), and only when it is a finite unit vector.
 """
@@ -18,15 +18,17 @@ machine's seal (provenance.py), and only when it is a finite unit vector.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cardvault.errors import CardvaultError
 from cardvault.search.index import CHECKPOINT as FILE_NAME
-from cardvault.search.index import meta_value, rows_in
 from cardvault.search.provenance import machine_key, seal, sealed
-from cardvault.vault.cache import file_identity
+from cardvault.vault import derived_store
+from cardvault.vault.derived_store import Store, meta_value, open_store, rows_in
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,10 +36,12 @@ if TYPE_CHECKING:
 #: Vectors embedded between two saves: at bulk speed here (40 texts/s on 2 cores) about 6 s
 #: of work is the most an interruption costs, and a save (256 rows) takes a few milliseconds.
 EVERY = 256
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL, "
-    "seal BLOB)",
+STORE = Store(
+    "checkpoint",
+    FILE_NAME,
+    "1",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL, seal BLOB);",
 )
 
 
@@ -48,10 +52,8 @@ def checkpoint_path(folder: Path) -> Path:
 
 def discard(folder: Path) -> None:
     """Delete the checkpoint (after a sync committed, or on `index --rebuild`)."""
-    path = checkpoint_path(folder)
-    for name in (path, path.with_name(f"{path.name}-journal")):
-        with contextlib.suppress(OSError):
-            name.unlink()
+    with contextlib.suppress(OSError):
+        derived_store.remove(folder, FILE_NAME)
 
 
 class Checkpoint:
@@ -110,7 +112,7 @@ class Checkpoint:
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-        except sqlite3.Error:
+        except (CardvaultError, OSError, sqlite3.Error):
             self.close()
 
     def close(self) -> None:
@@ -120,49 +122,21 @@ class Checkpoint:
             self._conn = None
 
     def _existing(self) -> sqlite3.Connection | None:
-        """The open checkpoint when there is a usable one of this model (else None; a foreign,
-        broken or other model's file is deleted)."""
-        if self._conn is not None:
-            return self._conn
-        if self.path.is_symlink():  # never followed: the link itself goes
-            discard(self.path.parent)
-        if not self.path.is_file():
-            return None
-        conn = self._connect()
-        if conn is not None and meta_value(conn, "model") == self.model_id:
-            self._conn = conn
-            return conn
-        if conn is not None:
-            conn.close()
-        discard(self.path.parent)
-        return None
+        """The open checkpoint when one holds vectors, else None. One that is another file's,
+        another model's or broken is emptied or made anew by derived_store, and a checkpoint
+        that holds nothing is deleted: its being there says an interrupted sync left work."""
+        if self._conn is None and os.path.lexists(self.path):
+            with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
+                conn = self._open()
+                if conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is None:
+                    self.close()
+                    discard(self.path.parent)
+        return self._conn
 
     def _writable(self) -> sqlite3.Connection:
-        """The open checkpoint, made when there is none (sqlite3.Error when it cannot be)."""
-        conn = self._existing()
-        if conn is not None:
-            return conn
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        conn.execute("BEGIN IMMEDIATE")
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('file', ?)", (file_identity(self.path),))
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('model', ?)", (self.model_id,))
-        conn.execute("COMMIT")
-        self._conn = conn
-        return conn
+        """The open checkpoint, made when there is none (an error when it cannot be)."""
+        return self._conn if self._conn is not None else self._open()
 
-    def _connect(self) -> sqlite3.Connection | None:
-        """A connection to the file when it is this clone's own checkpoint database."""
-        try:
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        except sqlite3.Error:
-            return None
-        try:
-            if meta_value(conn, "file") == file_identity(self.path):
-                conn.execute("SELECT count(*) FROM vectors").fetchone()
-                return conn
-        except (sqlite3.Error, OSError):
-            pass
-        conn.close()
-        return None
+    def _open(self) -> sqlite3.Connection:
+        self._conn, _ = open_store(STORE, self.path.parent, self.model_id)
+        return self._conn

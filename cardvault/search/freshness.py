@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
+from cardvault.search.index import DB_NAME
 from cardvault.vault.changes import Seen, changed_since
+from cardvault.vault.derived_store import connect
 from cardvault.vault.files import read_text
 from cardvault.vault.layout import FileStat, Vault, walk
-
-DB_NAME = "search.sqlite"
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def index_freshness(
 
 def _indexed_files(path: Path) -> tuple[dict[str, Seen], int]:
     """What the index recorded of each file, and the count of texts lacking a vector."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = connect(path, read_only=True)
     try:
         from cardvault.search.embed_sync import count_unembedded
         from cardvault.search.index import recorded_files

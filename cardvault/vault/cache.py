@@ -15,13 +15,8 @@ set aside rather than used. `heal_cache_dir` runs on every opening of a vault, w
   commit, whatever the vault's .gitignore says.
 Writers also take out what git tracks in the folder (edits/recover.py, `set_aside`). What is set
 aside goes to `.cardvault/untrusted/<time>-<name>`, kept for a person to look at, never read.
-Readers do not ask git; instead each database here (the catalog, the search index) records,
-when it is created, which file it is (`file_identity`: device and inode), and what it holds is
-used only while it is still that file. A database git checked out (a clone, or a pull of a
-committed cache: git writes a new file) or copied is another file, so its records, facts and
-documents are never read as this clone's own: the reader builds them again from the vault's
-files. Its recorded identity cannot be forged by whoever made it: the inode is the one this
-disk gave the file.
+Readers do not ask git: each database here records which file it was made as, and one that is
+another (copied, or checked out by git) is rebuilt before it is read (vault/derived_store.py).
 
 A vault this user cannot write (a mounted backup, a container layer, `chmod -R a-w`) is still
 read and searched: `index_folder` puts its derived search index in a folder of its own in the
@@ -87,12 +82,6 @@ def _ignore_everything(path: Path) -> None:
         return
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(IGNORE_ALL)
-
-
-def file_identity(path: Path) -> str:
-    """Which file `path` is on this machine ("device:inode"; the module docstring says why)."""
-    info = os.stat(path)
-    return f"{info.st_dev}:{info.st_ino}"
 
 
 def _foreign(info: os.stat_result) -> bool:

@@ -9,15 +9,14 @@ unchanged vault parses nothing.
 Named *facts* are per-file values derived by the services (a card's check findings, its secret
 scan) and kept under the file's digest, so they are recomputed only for changed files.
 
-Like the search index, the catalog is derived and disposable: a file that is not a database, a
-schema from another version, or records made under other settings (the catalog's fingerprint)
-are thrown away and rebuilt with a notice; so is, silently, a catalog that is not the file it
-was created as (a copy, or one git checked out: vault/cache.py). It is never a source of truth:
+Like the search index, the catalog is derived and disposable: opened, checked, rebuilt and
+reset by vault/derived_store.py (a damaged file, another schema, records made under other
+settings, a copy from another clone: all rebuilt from the vault). It is never a source of truth:
 nothing is written to the vault from it without the applier checking the file's digest on disk
 first. A file changed within a timestamp tick of its stat being taken is checked by digest on
 the next read as well (its row is `racy`: see vault/changes.py).
-When the catalog cannot be opened or written (a read-only cache, another process writing), the
-vault is still read, just without caching.
+When the catalog cannot be opened or written (a read-only cache, another process writing past
+the busy timeout), the vault is still read, just without caching.
 """
 
 from __future__ import annotations
@@ -26,19 +25,15 @@ import contextlib
 import hashlib
 import json
 import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from cardvault.vault.cache import file_identity
+from cardvault.errors import CardvaultError
+from cardvault.vault.derived_store import IN_USE, Store, open_store, rows_in
 
 SCHEMA_VERSION = "2"  # 2: ctime and inode in the signature
 DB_NAME = "catalog.sqlite"
-#: How long a write waits for another process's write before giving up (the data is a cache).
-BUSY_MS = 500
-#: The meta key holding which file the catalog was created as (vault/cache.py).
-IDENTITY = "file"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,6 +47,7 @@ CREATE TABLE facts (
     PRIMARY KEY (rel, name)
 );
 """
+STORE = Store("catalog", DB_NAME, SCHEMA_VERSION, _SCHEMA)
 
 
 class Row(NamedTuple):
@@ -71,16 +67,6 @@ class Row(NamedTuple):
     record: str
 
 
-#: Held by each open catalog of this process, from `Catalog.open` to `close`. A catalog found
-#: foreign or stale is deleted and made anew; deleting a database file that another thread of
-#: the same process has open is what SQLite's documentation warns corrupts it (its connections
-#: in one process share what they know of a file by device and inode, and the new file may get
-#: the old one's inode): an MCP server whose warm-up and a resource read opened a copied vault's
-#: catalog at once died of SIGBUS. So the catalog's users in one process take turns: each holds
-#: it for one read (milliseconds; nothing else is waited for meanwhile).
-_IN_USE = threading.RLock()
-
-
 class Catalog:
     """An open catalog (or a stand-in that stores nothing when the cache is unusable)."""
 
@@ -92,12 +78,15 @@ class Catalog:
     @classmethod
     def open(cls, cache_dir: Path, fingerprint: str) -> Catalog:
         """Open the catalog in `cache_dir`, rebuilding it when broken, foreign or stale; this
-        thread holds it (`_IN_USE`) until `close`."""
-        _IN_USE.acquire()
+        thread holds it (`derived_store.IN_USE`) until `close`."""
+        IN_USE.acquire()
         try:
-            catalog = cls(*_opened(cache_dir, fingerprint))
+            conn, notices = open_store(STORE, cache_dir, fingerprint)
+            catalog = cls(conn, list(notices))
+        except (CardvaultError, OSError, sqlite3.Error) as exc:
+            catalog = cls(None, [f"catalog unavailable ({exc}); reading every file"])
         except BaseException:
-            _IN_USE.release()
+            IN_USE.release()
             raise
         catalog._held = True
         return catalog
@@ -114,12 +103,7 @@ class Catalog:
             if rels is None:
                 found = self._conn.execute(query).fetchall()
             else:
-                wanted = list(rels)
-                found = []
-                for start in range(0, len(wanted), 500):  # SQLite's limit on parameters
-                    chunk = wanted[start : start + 500]
-                    marks = ", ".join("?" * len(chunk))
-                    found += self._conn.execute(f"{query} WHERE rel IN ({marks})", chunk).fetchall()
+                found = rows_in(self._conn, query + " WHERE rel IN ({})", list(rels))
         except sqlite3.Error as exc:
             self.notices.append(f"catalog unreadable ({exc}); reading every file")
             return {}
@@ -129,8 +113,8 @@ class Catalog:
         }
 
     def store(self, rows: Iterable[Row], gone: Iterable[str]) -> bool:
-        """Write new and changed rows and drop the gone ones in one transaction; False when
-        another process holds the database (nothing lost: the next read redoes the work)."""
+        """Write new and changed rows and drop the gone ones in one transaction; False when it
+        cannot be written (nothing lost: the next read redoes the work)."""
         rows, gone = list(rows), list(gone)
         if self._conn is None or not (rows or gone):
             return False
@@ -200,7 +184,7 @@ class Catalog:
         finally:
             if self._held:
                 self._held = False
-                _IN_USE.release()
+                IN_USE.release()
 
     def __enter__(self) -> Catalog:
         return self
@@ -209,77 +193,6 @@ class Catalog:
         self.close()
 
 
-def _opened(cache_dir: Path, fingerprint: str) -> tuple[sqlite3.Connection | None, list[str]]:
-    """A connection to the usable catalog in `cache_dir` (None when the cache is unusable), and
-    what had to be done to get it."""
-    path = cache_dir / DB_NAME
-    notices: list[str] = []
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        conn = _open_existing(path, fingerprint, notices) if path.exists() else None
-        if conn is None:
-            conn = _create(path, fingerprint)
-    except (OSError, sqlite3.Error) as exc:
-        notices.append(f"catalog unavailable ({exc}); reading every file")
-        return None, notices
-    return conn, notices
-
-
 def fingerprint(*parts: object) -> str:
     """A digest of what the records depend on besides the files (version, settings)."""
     return hashlib.sha256(repr((SCHEMA_VERSION, *parts)).encode("utf-8")).hexdigest()[:16]
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_MS / 1000)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    return conn
-
-
-def _open_existing(path: Path, fingerprint: str, notices: list[str]) -> sqlite3.Connection | None:
-    """A connection to a usable catalog, or None after removing an unusable one."""
-    conn = None
-    why = None
-    try:
-        conn = _connect(path)
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        conn.execute("SELECT rel FROM files LIMIT 1").fetchall()
-        conn.execute("SELECT rel FROM facts LIMIT 1").fetchall()
-    except sqlite3.DatabaseError as exc:
-        why = f"was unreadable ({exc})"
-        meta = {}
-    if why is None and meta.get("schema") != SCHEMA_VERSION:
-        why = f"had schema {meta.get('schema')!r}, this cardvault writes {SCHEMA_VERSION!r}"
-    if why is None and meta.get(IDENTITY) != file_identity(path):  # copied, or from git
-        if conn is not None:
-            conn.close()
-        _remove(path)
-        return None
-    if why is None and meta.get("fingerprint") != fingerprint:
-        if conn is not None:
-            conn.close()
-        notices.append("settings or cardvault version changed; re-reading the vault")
-        _remove(path)
-        return None
-    if why is None:
-        return conn
-    if conn is not None:
-        conn.close()
-    notices.append(f"catalog {why}; rebuilt it")
-    _remove(path)
-    return None
-
-
-def _create(path: Path, fingerprint: str) -> sqlite3.Connection:
-    conn = _connect(path)
-    conn.executescript(_SCHEMA.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
-    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (IDENTITY, file_identity(path)))
-    return conn
-
-
-def _remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
