@@ -83,7 +83,7 @@ def test_an_old_schema_is_rebuilt_from_the_vault_with_one_notice(
     parsed, answer, notices = use(vault)
     assert (parsed, answer) == first[:2]  # every file read again, the same answer
     assert notices == (
-        f"{store} had schema version 0, this cardvault writes {version}: rebuilt it from the "
+        f"{store} had schema version 0, upgraded to {version}: rebuilt it from the "
         f"vault's files{'' if store == 'catalog' else index.STORE.kept_note}",
     )
     assert use(vault) == (0, first[1], ())

@@ -164,9 +164,7 @@ def test_upgrade_from_schema_5_names_the_broken_card_it_had_recorded(vault_root:
         conn.execute("ALTER TABLE files DROP COLUMN problem")
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
     outcome = open_vault(vault_root).query("anything", mode="keyword")
-    assert any("schema version 5, this cardvault writes" in n for n in outcome.notices), (
-        outcome.notices
-    )
+    assert any("schema version 5, upgraded to" in n for n in outcome.notices), outcome.notices
     assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
     again = open_vault(vault_root).query("anything", mode="keyword").sync
     assert again.parsed == 0 and any("broken-card.md" in e for e in again.errors)
@@ -185,8 +183,6 @@ def test_upgrade_from_schema_4_stems_every_text_again(vault_root: Path) -> None:
         )
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
     outcome = open_vault(vault_root).query("races between fixtures", mode="keyword", logs=True)
-    assert any("schema version 4, this cardvault writes" in n for n in outcome.notices), (
-        outcome.notices
-    )
+    assert any("schema version 4, upgraded to" in n for n in outcome.notices), outcome.notices
     assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
     assert outcome.results[0].entry == "09:15 Flaky CI"

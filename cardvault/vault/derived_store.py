@@ -220,8 +220,8 @@ def _settle(
             _reset(conn, store, copied="file" in differs)
             if "schema" in differs:
                 notices.append(
-                    f"{store.name} had schema version {differs['schema']}, this cardvault "
-                    f"writes {store.version}: rebuilt it from the vault's files{store.kept_note}"
+                    f"{store.name} had schema version {differs['schema']}, upgraded to "
+                    f"{store.version}: rebuilt it from the vault's files{store.kept_note}"
                 )
             elif "fingerprint" in differs:
                 notices.append(
