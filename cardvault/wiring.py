@@ -165,16 +165,22 @@ class Wiring:
         assert found is not None  # just made
         return found
 
-    def scope(self, scope: Scope | str | InScope) -> InScope:
+    def scope(self, scope: Scope | str | InScope, searching: bool = False) -> InScope:
         """The vaults `scope` covers, project first, with notices for what is missing. A command
-        resolves its scope once and hands the result on: an `InScope` is returned as it is."""
+        resolves its scope once and hands the result on: an `InScope` is returned as it is.
+        `searching`: `all` takes the global vault only when it holds something to search (a
+        card or a log; its rules and MEMORY.md are no search's), else never opens it."""
+        from cardvault.scopes.home import global_root, holds_memory
         from cardvault.scopes.scope import resolve
         from cardvault.vault.root import ENV_VAR
 
         if isinstance(scope, InScope):
             return scope
         chosen = Scope(scope)
-        shared = self.global_vault() if chosen is not Scope.project else None
+        skip = chosen is Scope.project or (
+            searching and chosen is Scope.all and not holds_memory(global_root(self.env))
+        )
+        shared = None if skip else self.global_vault()
         named = self.explicit is not None or bool(self.env.get(ENV_VAR))
         return resolve(chosen, self.project, shared, named)
 

@@ -80,7 +80,7 @@ class SearchCommands(Wiring):
         from cardvault.vault.filters import check_filters
 
         asked = _query(query, options)
-        in_scope = self.scope(asked.scope)
+        in_scope = self.scope(asked.scope, searching=True)
         check_filters(
             (s.vault for s in in_scope.vaults), asked.filters.category, asked.filters.status
         )

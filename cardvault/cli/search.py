@@ -73,7 +73,7 @@ def search(
     STALE under it when `cardvault verify` marked it (--json: `age`, `age_days`, `stale`).
     Example: cardvault search "why does the login POST get rejected" -k 5 --json
     """
-    in_scope = open_scope(ctx, scope)
+    in_scope = open_scope(ctx, scope, searching=True)
     filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
     asked = Query(query, k=k, mode=mode.value, filters=filters, scope=in_scope, rerank=rerank)
     if mode is not Mode.keyword:
