@@ -88,17 +88,18 @@ class SearchCommands(Wiring):
         found = search_vaults(
             vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
         )
-        named, today = dict(vaults), self.now().date()
-        ages: dict[str, dict[str, dict[str, object]]] = {}
+        today = self.now().date()
 
-        def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown
-            if not ages:  # every shown hit's card, one read per vault
-                for vault in named:
-                    shown = (hit.path for at, hit in found.hits if at == vault)
-                    ages[vault] = hit_ages(named[vault], shown, today)
-            return ages[name].get(path, {})
+        def extras() -> dict[tuple[str, str], Mapping[str, Any]]:  # every shown hit's card,
+            return {  # one read per vault, asked only when rows are shown
+                (name, rel): facts
+                for name, vault in vaults
+                for rel, facts in hit_ages(
+                    vault, (hit.path for at, hit in found.hits if at == name), today
+                ).items()
+            }
 
-        return replace(found, notices=(*in_scope.notices, *found.notices), about=about)
+        return replace(found, notices=(*in_scope.notices, *found.notices), extras=extras)
 
     def search(self, query: str | Query, **options: Unpack[SearchOptions]) -> list[SearchResult]:
         """The `k` best hits for `query` (as `search_hits`), best first."""
