@@ -1,8 +1,8 @@
 """One command, one resolution of each noun: `log` and a cold `search` (a new process, the
 index built, a log entry new since) find the vault, read its config, validate the agent and
 resolve the scope once each (config once per vault read: the global vault, holding nothing
-to search, is not opened by `search`). Counted with `benchmarks/flows.py`'s profiler in a subprocess: counts of
-calls, never timings."""
+to search, is not opened by `search`). Counted with `benchmarks/flows.py`'s profiler in a
+subprocess: counts of calls, never timings."""
 
 from __future__ import annotations
 
