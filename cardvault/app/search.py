@@ -132,15 +132,15 @@ class SearchCommands(Wiring):
         return build_context(self.scope(scope), request)
 
     def warm_up(self) -> tuple[str, ...]:
-        """Sync the index and load the model now, for the project and the global vault (a
-        default `--scope all` read covers both); the project's notices. What is loaded then
+        """Sync the index and load the model now, for the project and the global vault when a
+        default `--scope all` search reads it too; the project's notices. What is loaded then
         lives as long as the process: it is kept out of the garbage collector's scans."""
         import gc
 
         notices = self.handle.query(WARM_UP_QUERY, k=1).notices
-        shared = self.global_vault()
-        if shared is not None and shared.root != self.root:
-            self.searcher(shared).search(WARM_UP_QUERY, k=1)
+        for scoped in self.scope(Scope.all, searching=True).vaults:
+            if scoped.vault.root != self.root:
+                self.searcher(scoped.vault).search(WARM_UP_QUERY, k=1)
         gc.freeze()
         return notices
 
