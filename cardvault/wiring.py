@@ -165,18 +165,37 @@ class Wiring:
         assert found is not None  # just made
         return found
 
-    def scope(self, scope: Scope | str | InScope) -> InScope:
+    def scope(self, scope: Scope | str | InScope, searching: bool = False) -> InScope:
         """The vaults `scope` covers, project first, with notices for what is missing. A command
-        resolves its scope once and hands the result on: an `InScope` is returned as it is."""
+        resolves its scope once and hands the result on: an `InScope` is returned as it is.
+        `searching`: beside a project, `all` takes the global vault only when it holds something
+        to search (a card or a log; its rules and MEMORY.md are no search's), else never opens
+        it."""
+        from cardvault.scopes.home import global_root, holds_memory
         from cardvault.scopes.scope import resolve
         from cardvault.vault.root import ENV_VAR
 
         if isinstance(scope, InScope):
             return scope
         chosen = Scope(scope)
-        shared = self.global_vault() if chosen is not Scope.project else None
+        skip = chosen is Scope.project or (
+            searching
+            and chosen is Scope.all
+            and not holds_memory(global_root(self.env))
+            and self._finds_project()
+        )
+        shared = None if skip else self.global_vault()
         named = self.explicit is not None or bool(self.env.get(ENV_VAR))
         return resolve(chosen, self.project, shared, named)
+
+    def _finds_project(self) -> bool:
+        """Whether the project vault is found (`root`, kept for the session)."""
+        from cardvault.errors import VaultNotFoundError
+
+        try:
+            return self.root is not None
+        except VaultNotFoundError:
+            return False
 
     def searcher(self, vault: Vault) -> Searcher:
         """The warm search service of `vault`."""

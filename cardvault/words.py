@@ -50,8 +50,9 @@ _local = threading.local()  # a Stemmer object may not be shared between threads
 
 def words(text: str) -> list[str]:
     """The words of `text` in order: lower case, diacritics removed, CJK runs whole."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFC", text)  # "e" + U+0301 is one letter, as "é" is
+    if text.isascii():  # no CJK, no diacritics: lower case is all `_plain` would do
+        return _WORD.findall(text.lower())
+    text = unicodedata.normalize("NFC", text)  # "e" + U+0301 is one letter, as "é" is
     return [_plain(word) for word in _WORD.findall(text)]
 
 
@@ -90,9 +91,12 @@ def is_cjk(word: str) -> bool:
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """The stem of one word (as `words` gives it): "boxes" -> "box", "retries" -> "retri"."""
-    if not word or len(word) > _LONGEST or is_cjk(word) or not word.isalpha():
+    if not word or len(word) > _LONGEST or not word.isalpha():
         return word
-    return str(_stemmer().stemWord(word))
+    if not word.isascii() and is_cjk(word):
+        return word
+    stemmer = getattr(_local, "stemmer", None) or _stemmer()
+    return str(stemmer.stemWord(word))
 
 
 def stems(text: str) -> list[str]:
@@ -110,6 +114,8 @@ def bigrams(run: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """The words of `text` as the keyword index and its queries split them: each CJK run as
     its bigrams, any other word as `words` gives it (unstemmed)."""
+    if text.isascii():  # no CJK run to split
+        return words(text)
     found: list[str] = []
     for word in words(text):
         if is_cjk(word):
@@ -122,7 +128,7 @@ def terms(text: str) -> list[str]:
 def index_terms(text: str) -> list[str]:
     """The terms the keyword index holds for `text`: the stem of each of its `terms` (a CJK
     bigram is its own stem)."""
-    return [stem(term) for term in terms(text)]
+    return list(map(stem, terms(text)))
 
 
 def _stemmer() -> Any:

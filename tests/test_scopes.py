@@ -276,6 +276,34 @@ def test_global_writes_and_scoped_reads(tmp_path: Path) -> None:
     assert "Zebra crossings" in out
 
 
+def test_a_search_leaves_a_global_vault_with_nothing_to_search_unopened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--scope all` searches the global vault beside a project once it holds a card or a log:
+    before, its rules and MEMORY.md are no search's, so no index is built there and the hits
+    are the project's. With no project here, the global vault is searched as it is."""
+    alpha = make_project(tmp_path, "alpha")
+    base = ("--vault", str(alpha))
+    run(*base, "new", "Alpha only", "-c", "tools", "--body", "Alpha ships on zebra days.")
+    home = global_vault()
+    assert home is not None
+    index = home.root / ".cardvault" / "search.sqlite"
+    code, out, err = run(*base, "search", "zebra", "--mode", "keyword", "--json")
+    assert code == 0, err
+    assert [(h["vault"], h["slug"]) for h in json.loads(out)] == [("project", "alpha-only")]
+    assert not index.exists()  # never opened, nor indexed
+    monkeypatch.chdir(tmp_path)  # no vault here or above: the global vault alone, with a notice
+    code, out, err = run("search", "zebra", "--mode", "keyword", "--json")
+    assert (code, json.loads(out)) == (0, []) and "no project vault here" in err
+    monkeypatch.chdir(alpha)
+    run(*base, "new", "Shared wisdom", "-c", "tools", "--global", "--body", "Zebra crossings.")
+    code, out, err = run(*base, "search", "zebra", "--mode", "keyword", "--json")
+    assert code == 0, err
+    assert {(h["vault"], h["slug"]) for h in json.loads(out)} == {
+        ("project", "alpha-only"), ("global", "shared-wisdom")}  # fmt: skip
+    assert index.exists()
+
+
 def test_forget_asks_the_scope_when_the_global_vault_has_it_too(tmp_path: Path) -> None:
     alpha = make_project(tmp_path, "alpha")
     base = ("--vault", str(alpha))

@@ -80,7 +80,7 @@ class SearchCommands(Wiring):
         from cardvault.vault.filters import check_filters
 
         asked = _query(query, options)
-        in_scope = self.scope(asked.scope)
+        in_scope = self.scope(asked.scope, searching=True)
         check_filters(
             (s.vault for s in in_scope.vaults), asked.filters.category, asked.filters.status
         )
@@ -88,17 +88,19 @@ class SearchCommands(Wiring):
         found = search_vaults(
             vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
         )
-        named, today = dict(vaults), self.now().date()
-        ages: dict[str, dict[str, dict[str, object]]] = {}
+        today = self.now().date()
+        stamps = {name: outcome.sync.stamps for name, outcome in found.outcomes}
 
-        def about(name: str, path: str) -> Mapping[str, Any]:  # read only for rows shown
-            if not ages:  # every shown hit's card, one read per vault
-                for vault in named:
-                    shown = (hit.path for at, hit in found.hits if at == vault)
-                    ages[vault] = hit_ages(named[vault], shown, today)
-            return ages[name].get(path, {})
+        def extras() -> dict[tuple[str, str], Mapping[str, Any]]:  # every shown hit's card,
+            return {  # one read per vault, asked only when rows are shown
+                (name, rel): facts
+                for name, vault in vaults
+                for rel, facts in hit_ages(
+                    vault, (hit.path for at, hit in found.hits if at == name), today, stamps[name]
+                ).items()
+            }
 
-        return replace(found, notices=(*in_scope.notices, *found.notices), about=about)
+        return replace(found, notices=(*in_scope.notices, *found.notices), extras=extras)
 
     def search(self, query: str | Query, **options: Unpack[SearchOptions]) -> list[SearchResult]:
         """The `k` best hits for `query` (as `search_hits`), best first."""
@@ -131,15 +133,15 @@ class SearchCommands(Wiring):
         return build_context(self.scope(scope), request)
 
     def warm_up(self) -> tuple[str, ...]:
-        """Sync the index and load the model now, for the project and the global vault (a
-        default `--scope all` read covers both); the project's notices. What is loaded then
+        """Sync the index and load the model now, for the project and the global vault when a
+        default `--scope all` search reads it too; the project's notices. What is loaded then
         lives as long as the process: it is kept out of the garbage collector's scans."""
         import gc
 
         notices = self.handle.query(WARM_UP_QUERY, k=1).notices
-        shared = self.global_vault()
-        if shared is not None and shared.root != self.root:
-            self.searcher(shared).search(WARM_UP_QUERY, k=1)
+        for scoped in self.scope(Scope.all, searching=True).vaults:
+            if scoped.vault.root != self.root:
+                self.searcher(scoped.vault).search(WARM_UP_QUERY, k=1)
         gc.freeze()
         return notices
 

@@ -231,11 +231,13 @@ def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
                 session.searcher(vault).first_index(progress, wait=0)
 
 
-def open_scope(ctx: typer.Context, scope: Scope, agent: str | None = None) -> InScope:
-    """The vaults `--scope` covers, resolved once for the command, after telling the user what
-    opening them healed (the scope's own notices are left to the command: a session's results
-    carry them)."""
-    found = session_of(ctx, agent).scope(scope)
+def open_scope(
+    ctx: typer.Context, scope: Scope, agent: str | None = None, searching: bool = False
+) -> InScope:
+    """The vaults `--scope` covers (`searching`: as a search takes them, `Wiring.scope`),
+    resolved once for the command, after telling the user what opening them healed (the
+    scope's own notices are left to the command: a session's results carry them)."""
+    found = session_of(ctx, agent).scope(scope, searching)
     for scoped in found.vaults:
         opened(scoped.vault)
     return found

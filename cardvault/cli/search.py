@@ -73,7 +73,7 @@ def search(
     STALE under it when `cardvault verify` marked it (--json: `age`, `age_days`, `stale`).
     Example: cardvault search "why does the login POST get rejected" -k 5 --json
     """
-    in_scope = open_scope(ctx, scope)
+    in_scope = open_scope(ctx, scope, searching=True)
     filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
     asked = Query(query, k=k, mode=mode.value, filters=filters, scope=in_scope, rerank=rerank)
     if mode is not Mode.keyword:
@@ -95,8 +95,7 @@ def search(
         render.note(found.verdict or "")
         return
     vaults = [name for name, _ in found.hits] if found.vaults > 1 else None
-    about = found.about  # reads the card of each shown row only
-    ages = [about(name, hit.path) for name, hit in found.hits] if about is not None else None
+    ages = found.about if found.extras is not None else None  # reads the shown cards only
     title = f"{'/'.join(found.modes)} search: {query}"
     render.search_results(found.results, title, vaults, ages)
     if found.verdict:

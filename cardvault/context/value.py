@@ -87,15 +87,27 @@ def days_ago(then: dt.date, today: dt.date) -> str:
 def card_age(card: Card, today: dt.date) -> str:
     """How old the card's knowledge is, in words: `updated 40 days ago, last used 3 days ago`,
     then, for a card `verify` found stale, `STALE since 2026-12-01: <reason>`."""
-    edited = card.date(UPDATED) or card.date(CREATED)
+    return str(age_facts(card, today)["age"])
+
+
+def age_facts(card: Card, today: dt.date) -> dict[str, object]:
+    """What a search hit says of its card: its age in words (`age`, as `card_age`), in days
+    since it was edited (`age_days`, when dated), and `stale: True` when `verify` marked it."""
+    meta = card.meta
+    edited = as_date(meta.get(UPDATED)) or as_date(meta.get(CREATED))
     parts = [f"updated {days_ago(edited, today)}" if edited else "never dated"]
-    used = card.date(LAST_USED)
+    used = as_date(meta.get(LAST_USED))
     if used is not None:
         parts.append(f"last used {days_ago(used, today)}")
     line = ", ".join(parts)
-    stale = card.meta.get(STALE)
+    stale = meta.get(STALE)
     if isinstance(stale, dict):
         since = as_date(stale.get("date"))
         reason = " ".join(str(stale.get("reason", "")).split())
         line += f"; STALE since {since.isoformat() if since else '?'}: {reason}"
-    return line
+    facts: dict[str, object] = {"age": line}
+    if edited is not None:
+        facts["age_days"] = max((today - edited).days, 0)
+    if isinstance(stale, dict):
+        facts[STALE] = True
+    return facts

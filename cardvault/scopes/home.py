@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
-from cardvault.vault.layout import Vault, open_vault_at
+from cardvault.vault.layout import Vault, open_vault_at, walk
 
 HOME_VAR = "CARDVAULT_HOME"
 
@@ -54,6 +54,14 @@ def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None)
     if not (root / CONFIG_FILE).is_file():
         return None
     return _as_agent(open_vault_at(root), agent)
+
+
+def holds_memory(root: Path) -> bool:
+    """Whether the vault folder `root` holds anything a search reads: a card, an archived card
+    or a daily log (the one walker's view, before the vault is opened; an entry it refuses
+    counts, as the search reports it)."""
+    found = walk(Vault(root))
+    return bool(found.files or found.refused)
 
 
 def ensure_global(env: Mapping[str, str] | None = None, agent: str | None = None) -> Vault:

@@ -80,19 +80,15 @@ def log_documents(source: FileStat, entries: Sequence[LogEntry]) -> list[Documen
     """One document per entry of a daily log (parsed by the read path), keyed as a card's
     `sources` cites the entry (`LogEntry.ref`: `memory/2026-03-19.md#14:30`)."""
     stem = source.rel.rsplit("/", 1)[-1].removesuffix(".md")
-    return [
-        Document(
-            key=entry.ref,
-            kind="log",
-            slug=f"{stem}#{entry.ref.partition('#')[2]}",
-            topic=entry.title,
-            category="",
-            tags=(),
-            status="active",
-            entry=f"{entry.time} {entry.title}",
-            line=entry.line,
-            body=entry.body,
-            pending=entry.has_signal or bool(entry.card_links),
-        )
-        for entry in entries
-    ]
+    documents = []
+    for entry in entries:
+        ref = entry.ref
+        documents.append(
+            Document(
+                key=ref, kind="log", slug=f"{stem}#{ref.partition('#')[2]}", topic=entry.title,
+                category="", tags=(), status="active", entry=f"{entry.time} {entry.title}",
+                line=entry.line, body=entry.body,
+                pending=entry.has_signal or bool(entry.card_links),
+            )
+        )  # fmt: skip
+    return documents

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TypeVar
 
 from cardvault.errors import CardvaultError
@@ -28,15 +29,21 @@ NO_STRONG_MATCH = (
 @dataclass(frozen=True)
 class ScopedHits:
     """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome
-    (its fusion weights and explanations), and what the app adds to a shown hit's row, asked
-    of (vault name, path) only when `rows` makes the row: a card's age and `stale` mark
-    (context/used.hit_ages reads the shown cards, in one pass per vault, when first asked)."""
+    (its fusion weights and explanations), and `extras`: what the app adds to the hits' rows
+    by (vault name, path), asked once, when `about` is first read (a card's age and `stale`
+    mark: context/used.hit_ages reads the shown cards, in one pass per vault)."""
 
     hits: list[tuple[str, SearchResult]]
     modes: tuple[str, ...]
     notices: tuple[str, ...]
     outcomes: tuple[tuple[str, SearchOutcome], ...]
-    about: Callable[[str, str], Mapping[str, Any]] | None = None
+    extras: Callable[[], Mapping[tuple[str, str], Mapping[str, Any]]] | None = None
+
+    @cached_property
+    def about(self) -> list[Mapping[str, Any]]:
+        """What the app adds to each hit's row, in hit order (empty without `extras`)."""
+        found = self.extras() if self.extras is not None else {}
+        return [found.get((name, hit.path), {}) for name, hit in self.hits]
 
     @property
     def vaults(self) -> int:
@@ -65,8 +72,7 @@ class ScopedHits:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The hits as JSON rows, each with its `vault` (a weak one marked `weak: true`)."""
-        for name, hit in self.hits:
-            extra = self.about(name, hit.path) if self.about is not None else {}
+        for (name, hit), extra in zip(self.hits, self.about, strict=True):
             yield {**hit.to_dict(), "vault": name, **extra}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cardvault.search.checkpoint import discard as discard_checkpoint
@@ -43,7 +44,9 @@ WAITING = "waiting for another cardvault to finish indexing"
 class SyncReport:
     """What one sync did. `embedded` counts the passage texts sent to the model and
     `embedded_docs` the documents they belong to; `passages` is the index's total after it;
-    `errors` names every file the index holds but could not use (read now or before)."""
+    `errors` names every file the index holds but could not use (read now or before);
+    `stamps` the files it compared as it stat-ed them (all, or those a watcher named), for a
+    caller that reads some of them next (a hit's card) without stat-ing them again."""
 
     files: int = 0
     parsed: int = 0
@@ -56,6 +59,7 @@ class SyncReport:
     unembedded: int = 0
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    stamps: Mapping[str, FileStat] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -79,7 +83,8 @@ def sync_index(
     `IndexBusy` after `wait` seconds having written nothing.
     """
     report = SyncReport()
-    report.files, stale, gone, parsed = _compare(vault, index, only, progress)
+    report.stamps, stale, gone, parsed = _compare(vault, index, only, progress)
+    report.files = _covered(index, report.stamps, only)
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
         return report  # nothing to write: no transaction, no lock
@@ -89,7 +94,8 @@ def sync_index(
     try:
         if waited:  # another process wrote the index meanwhile: compare again, inside the
             # transaction (rows read before would be written over that process's newer ones)
-            report.files, stale, gone, parsed = _compare(vault, index, only, progress)
+            report.stamps, stale, gone, parsed = _compare(vault, index, only, progress)
+            report.files = _covered(index, report.stamps, only)
         _write_files(index, parsed, gone)
         report.parsed = sum(1 for _, _, docs, _ in parsed if docs is not None)
         report.removed_files = len(gone)
@@ -111,20 +117,25 @@ def sync_index(
 
 def _compare(
     vault: Vault, index: IndexHandle, only: set[str] | None, progress: Progress | None
-) -> tuple[int, list[FileStat], list[str], list[Parsed]]:
-    """How many files the index covers, which of them changed (read and parsed) and which are
-    gone, compared with what the index records now (of every file, or of those in `only`)."""
+) -> tuple[dict[str, FileStat], list[FileStat], list[str], list[Parsed]]:
+    """The files compared (every file, or those in `only`), which of them changed (read and
+    parsed) and which are gone, compared with what the index records now."""
     if only is None:
         sources = list_sources(vault)
         known = recorded_files(index.conn)
-        files = len(sources)
     else:
         sources = files_at(vault, only)
         known = recorded_files(index.conn, only)
-        files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
     changes = changed_since(sources, known)
     stale = list(changes.stale.values())
-    return files, stale, list(changes.gone), _read_changed(stale, known, vault, progress)
+    return sources, stale, list(changes.gone), _read_changed(stale, known, vault, progress)
+
+
+def _covered(index: IndexHandle, sources: Mapping[str, FileStat], only: set[str] | None) -> int:
+    """How many files the index covers: every file compared, or (a watcher's few) its count."""
+    if only is None:
+        return len(sources)
+    return int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
 
 
 def _count(index: IndexHandle, report: SyncReport) -> None:

@@ -47,7 +47,7 @@ def query_terms(query: str) -> list[str]:
 def fts_term(term: str) -> str:
     """One query word as an FTS5 expression: its stem, quoted (a lone CJK character: any
     bigram that starts with it)."""
-    if len(term) == 1 and is_cjk(term):
+    if len(term) == 1 and not term.isascii() and is_cjk(term):
         return f'"{term}"*'
     return f'"{stem(term)}"'
 
@@ -74,14 +74,17 @@ class KeywordQuery:
         first: dict[str, str] = {}  # FTS5 expression -> the first word asking for it
         for term in [t for t in every if t not in STOP_WORDS] or every:
             first.setdefault(fts_term(term), term)
+        latin = query.isascii()  # no CJK run: no word to tell apart
         return cls(
             query,
             tuple(first.values()),
             tuple(first),
             frozenset(
-                stem(t) for t in every if len(t) > 1 and t not in STOP_WORDS and not is_cjk(t)
+                stem(t)
+                for t in every
+                if len(t) > 1 and t not in STOP_WORDS and (latin or not is_cjk(t))
             ),
-            tuple(dict.fromkeys(w for w in words(query) if is_cjk(w))),
+            () if latin else tuple(dict.fromkeys(w for w in words(query) if is_cjk(w))),
         )
 
     @property

@@ -609,7 +609,9 @@ def _says_something(text: str) -> bool:
     neither a lesson; "Use UTC." is one). A CJK run counts its character pairs, as the
     keyword index does (`保留` one, `每次提交` three)."""
     found = words(REFERENCE.sub(" ", text))
-    return sum(max(1, len(word) - 1) if is_cjk(word) else 1 for word in found) >= 2
+    if len(found) != 1:  # each word counts one at least
+        return len(found) > 1
+    return is_cjk(found[0]) and len(found[0]) > 2
 
 
 def _clean(text: str) -> str:
