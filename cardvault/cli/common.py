@@ -23,6 +23,7 @@ TagOption = Annotated[str | None, typer.Option("--tag", "-t", help="Only cards w
 StatusOption = Annotated[
     str | None, typer.Option("--status", "-s", help="active, promoted or archived.")
 ]
+ArchivedOption = Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")]
 #: The secret guard's escape hatch on the writing commands.
 RedactOption = Annotated[

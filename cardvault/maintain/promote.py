@@ -106,8 +106,8 @@ def lesson_rule(card: Card, by_ref: Mapping[str, LogEntry]) -> str | None:
     )
     if not entries:
         return None
-    rule = card.meta.get(RULE)
-    if isinstance(rule, str) and rule.strip():
+    rule = _rule_key(card)
+    if rule:
         return one_line(rule)
     lines = [line for entry in entries for line in lesson_lines(entry)]
     return one_line(lines[0]) if lines else None
@@ -212,7 +212,7 @@ def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Chan
     card = _live(state, slug)
     if card.path in recorded_cards(state) and not rule:
         return rules_changes(state)
-    text = rule or _rule_key(card) or lesson_rule(card.card, state.entries_by_ref)
+    text = rule or _rule_key(card.card) or lesson_rule(card.card, state.entries_by_ref)
     if not text:
         raise CardvaultError(
             f"{slug} holds no rule (no `rule:` and no lesson from the logs); give it one: "
@@ -223,8 +223,8 @@ def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Chan
     return [change, *rules_changes(state.after([change]), {card.path: text})]
 
 
-def _rule_key(card: CardFile) -> str | None:
-    rule = card.card.meta.get(RULE)
+def _rule_key(card: Card) -> str | None:
+    rule = card.meta.get(RULE)
     return rule if isinstance(rule, str) and rule.strip() else None
 
 

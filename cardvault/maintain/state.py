@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from cardvault.edits.changes import Change, DeleteFile, MoveFile, file_changes
+from cardvault.edits.apply import final_texts
+from cardvault.edits.changes import Change
 from cardvault.errors import CardvaultError
 from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.similarity import Embeddings
@@ -80,11 +81,6 @@ class VaultState:
         """Cards under memory/cards, in path order."""
         return [c for c in self.cards if not c.archived]
 
-    @property
-    def archived(self) -> list[CardFile]:
-        """Cards under memory/archive."""
-        return [c for c in self.cards if c.archived]
-
     @cached_property
     def _names(self) -> dict[tuple[bool, str], CardFile]:
         """(archived?, slug or alias) -> card; slugs win over aliases, live over archived."""
@@ -125,10 +121,6 @@ class VaultState:
         """Every slug in use, live or archived."""
         return frozenset(c.slug for c in self.files.values())
 
-    def slugs(self) -> set[str]:
-        """Every slug in use, live or archived."""
-        return set(self.taken)
-
     def cited(self) -> set[str]:
         """Every source cited by any card, live or archived."""
         return {source for c in self.files.values() for source in c.card.sources}
@@ -153,27 +145,23 @@ class VaultState:
 
     def after(self, changes: Iterable[Change]) -> VaultState:
         """The state once `changes` are applied (nothing is written)."""
-        touched = file_changes(list(changes))
-        if not touched:
+        final = final_texts(changes)
+        if not final:
             return self
+        vault = self.vault
+        held = {vault.memory_md: self.memory, vault.agents_md: self.agents}
+        held[queue_path(vault.root)] = self.queue
         files = dict(self.files)
-        memory, agents, queue = self.memory, self.agents, self.queue
-        for change in touched:
-            if isinstance(change, MoveFile | DeleteFile):
-                files.pop(change.source if isinstance(change, MoveFile) else change.path, None)
-            if isinstance(change, DeleteFile):
+        for path, text in final.items():
+            file = None if text is None else FileText(path, text, digest_text(text))
+            if path in held:
+                held[path] = file
                 continue
-            path = change.target if isinstance(change, MoveFile) else change.path
-            file = FileText(path, change.new_text, digest_text(change.new_text))
-            if path == self.vault.memory_md:
-                memory = file
-            elif path == self.vault.agents_md:
-                agents = file
-            elif path == queue_path(self.vault.root):
-                queue = file
-            else:
-                archived = self.vault.archive_dir in path.parents
-                files[path] = CardFile(file, parse_card(change.new_text, path), archived)
+            files.pop(path, None)
+            if file is not None:
+                archived = vault.archive_dir in path.parents
+                files[path] = CardFile(file, parse_card(file.text, path), archived)
+        memory, agents, queue = held.values()
         return replace(self, files=files, memory=memory, agents=agents, queue=queue)
 
 
