@@ -10,6 +10,7 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
     GlobalOption,
+    JsonOption,
     RedactOption,
     opened,
     read_stdin,
@@ -39,9 +40,7 @@ def new(
         str, typer.Option("--body", "-b", help="Card text, or '-' to read it from stdin.")
     ] = "-",
     redact: RedactOption = False,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the result as JSON (also when piped).")
-    ] = False,
+    json_out: JsonOption = False,
     to_global: GlobalOption = False,
     agent: AgentOption = None,
 ) -> None:

@@ -51,8 +51,7 @@ def plan_install(
             record = replace(kept, created=_union(kept.created, made))
         else:
             after, separator = _install_toml(target, before)
-            kept = record or FileRecord(created_file=before is None, separator=separator)
-            record = kept
+            record = record or FileRecord(created_file=before is None, separator=separator)
         changes.append(FileChange(target.path, before, after, record))
     return changes
 

@@ -209,7 +209,7 @@ def rules_changes(state: VaultState, promoted: Mapping[Path, str] | None = None)
 def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Change]:
     """`cardvault promote SLUG`: promote one live card now, with `rule` as its rule (else the
     line AGENTS.md has for it, else its `rule` key, else its lesson's rule)."""
-    card = _live(state, slug)
+    card = state.live_card(slug)
     if card.path in recorded_cards(state) and not rule:
         return rules_changes(state)
     text = rule or _rule_key(card.card) or lesson_rule(card.card, state.entries_by_ref)
@@ -230,22 +230,8 @@ def _rule_key(card: Card) -> str | None:
 
 def demote_by_hand(state: VaultState, slug: str) -> list[Change]:
     """`cardvault demote SLUG`: take a card's rule back out of AGENTS.md."""
-    card = _live(state, slug)
+    card = state.live_card(slug)
     if card.card.status != "promoted":
         raise CardvaultError(f"{slug} is not promoted", card.path)
     change = demotion(card, state.today)
     return [change, *rules_changes(state.after([change]))]
-
-
-def _live(state: VaultState, slug: str) -> CardFile:
-    from cardvault.errors import NotFoundError
-
-    card = state.one_card(slug)
-    if card is None:
-        archived = state.by_slug(slug, archived=True)
-        if archived is not None:
-            raise CardvaultError(
-                f"{slug} is archived; move it back to memory/cards first", archived.path
-            )
-        raise NotFoundError(f"no live card with slug or alias '{slug}'")
-    return card

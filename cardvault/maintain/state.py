@@ -10,20 +10,20 @@ Files that do not parse are listed in `problems` and never touched.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from cardvault.edits.apply import final_texts
-from cardvault.edits.changes import Change
-from cardvault.errors import CardvaultError
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.similarity import Embeddings
 from cardvault.vault.card import parse_card
 from cardvault.vault.daily import LogEntry
-from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path
-from cardvault.vault.files import FileText, digest_text, read_if_present
+from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
+from cardvault.vault.files import ABSENT, FileText, digest_text, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
 from cardvault.vault.snapshot import only_one
@@ -110,11 +110,19 @@ class VaultState:
                 return found
         return None
 
-    def one_card(self, slug: str, archived: bool = False) -> CardFile | None:
-        """`by_slug` for a command that acts on the card it names (promote, demote, archive):
-        CardvaultError when several card files have the slug it resolves to."""
-        found = self.by_slug(slug, archived)
-        return None if found is None else only_one(found, self.cards, self.vault)
+    def live_card(self, slug: str) -> CardFile:
+        """The live card a command acting on it names (promote, demote, archive): NotFoundError
+        when there is none, CardvaultError when it is archived or when several card files have
+        the slug it resolves to."""
+        found = self.by_slug(slug)
+        if found is not None:
+            return only_one(found, self.cards, self.vault)
+        archived = self.by_slug(slug, archived=True)
+        if archived is not None:
+            raise CardvaultError(
+                f"{slug} is archived; move it back to memory/cards first", archived.path
+            )
+        raise NotFoundError(f"no live card with slug or alias '{slug}'")
 
     @cached_property
     def taken(self) -> frozenset[str]:
@@ -136,6 +144,14 @@ class VaultState:
         """Every citation naming the entry `source` names (just `source` when it names none)."""
         entry = self.entries_by_ref.get(source)
         return entry.refs if entry is not None else frozenset((source,))
+
+    def queue_write(
+        self, items: Sequence[ReviewItem], lines: Sequence[str], step: str, tally: int = 0
+    ) -> WriteFile:
+        """The write that makes the review queue `items`, each of `lines` a line of its reason."""
+        expected = self.queue.digest if self.queue is not None else ABSENT
+        text = render_queue(items)
+        return WriteFile(queue_path(self.vault.root), text, expected, "\n".join(lines), step, tally)
 
     def require_embeddings(self) -> Embeddings:
         """The run's vectors (steps that need similarity call this)."""
