@@ -48,7 +48,7 @@ def plan_install(
             blank = before if before is not None and not before.strip() else None
             after, made = _install_json(target, None if blank is not None else before)
             kept = record or FileRecord(created_file=before is None, blank=blank)
-            record = replace(kept, created=_union(kept.created, made))
+            record = replace(kept, created=tuple(dict.fromkeys([*kept.created, *made])))
         else:
             after, separator = _install_toml(target, before)
             record = record or FileRecord(created_file=before is None, separator=separator)
@@ -255,12 +255,6 @@ def _at(data: Any, path: tuple[str, ...]) -> Any:
 
 def _value(text: str, value: jsonedit.Value) -> Any:
     return json.loads(text[value.start : value.end])
-
-
-def _union(
-    kept: tuple[tuple[str, ...], ...], made: list[tuple[str, ...]]
-) -> tuple[tuple[str, ...], ...]:
-    return tuple(dict.fromkeys([*kept, *made]))
 
 
 def _install_toml(target: TomlTable, before: str | None) -> tuple[str, str | None]:
