@@ -84,10 +84,22 @@ class CardvaultGroup(TyperGroup):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
-        from cardvault.cli.output import session
+        from cardvault.cli import render
+        from cardvault.cli.output import session, usage_failed
 
         with session():
-            return self._invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except typer.TyperException as exc:  # click's usage errors: shown on stderr, exit 2
+                if getattr(exc, "exit_code", None) == USAGE_ERROR:
+                    usage_failed(ctx.meta.get(_ARGV, []), exc.format_message())
+                raise
+            except Exception as exc:
+                said = failure_line(exc)
+                if said is None:
+                    raise
+                render.error(said)
+                raise typer.Exit(1) from exc
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         given = ctx.meta[_ARGV] = list(args)  # a copy: click's parser consumes `args`
@@ -100,31 +112,6 @@ class CardvaultGroup(TyperGroup):
                 refused_before_command(given, exc.format_message())
             raise
 
-    def _invoke(self, ctx: typer.Context) -> Any:
-        from cardvault.cli import render
-
-        try:
-            return super().invoke(ctx)
-        except typer.TyperException as exc:  # click's usage errors: shown on stderr, exit 2
-            from cardvault.cli.output import usage_failed
-
-            if getattr(exc, "exit_code", None) == USAGE_ERROR:
-                usage_failed(ctx.meta.get(_ARGV, []), exc.format_message())
-            raise
-        except CardvaultError as exc:
-            render.error(str(exc))
-            raise typer.Exit(1) from exc
-        except OSError as exc:  # the disk, permissions, a name too long: one line, not a trace
-            where = f"{exc.filename}: " if exc.filename else ""
-            render.error(f"{where}{exc.strerror or exc}")
-            raise typer.Exit(1) from exc
-        except Exception as exc:
-            said = environment_failure(exc)
-            if said is None:
-                raise
-            render.error(said)
-            raise typer.Exit(1) from exc
-
 
 #: Failures of the machine under a library (a full disk or a read-only folder under SQLite, git
 #: failing to write its objects): (module, class, what failed). Looked up only once raised, so
@@ -135,10 +122,17 @@ ENVIRONMENT_ERRORS = (
 )
 
 
-def environment_failure(exc: BaseException) -> str | None:
-    """One line for an error the machine caused (see ENVIRONMENT_ERRORS), else None."""
+def failure_line(exc: BaseException) -> str | None:
+    """The one line a command's error is shown as (a cardvault error; the disk, permissions, a
+    name too long; an error the machine caused, see ENVIRONMENT_ERRORS), else None: a bug,
+    whose trace is shown."""
     import sys
 
+    if isinstance(exc, CardvaultError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
     for module, name, what in ENVIRONMENT_ERRORS:
         kind = getattr(sys.modules.get(module), name, None)
         if kind is not None and isinstance(exc, kind):
