@@ -72,14 +72,6 @@ class StepOutcome:
         """Actions this step took (entries distilled, cards merged away, promoted, archived)."""
         return sum(c.tally for c in file_changes(list(self.changes)))
 
-    @property
-    def files(self) -> list[FileChange]:
-        return file_changes(list(self.changes))
-
-    @property
-    def reports(self) -> list[Report]:
-        return reports(list(self.changes))
-
 
 @dataclass(frozen=True)
 class Plan:
