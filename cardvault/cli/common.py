@@ -4,6 +4,7 @@ clock, the scope), the options several commands take, and turning errors into ex
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -36,6 +37,16 @@ ScopeOption = Annotated[Scope, typer.Option("--scope", help=f"Vaults to read: {S
 GlobalOption = Annotated[
     bool,
     typer.Option("--global", help="Write to the global vault ($CARDVAULT_HOME), not the project."),
+]
+VaultOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        "-V",
+        help="Vault folder. Default: $CARDVAULT_VAULT, else the nearest folder upwards "
+        "holding cardvault.toml.",
+        show_default=False,
+    ),
 ]
 AgentOption = Annotated[
     str | None,
