@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from cardvault.app.services import Scope
-from cardvault.errors import CardvaultError
+from cardvault.errors import CardFormatError, CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -262,8 +262,6 @@ def read_stdin(vault: Vault, what: str) -> str:
     """Standard input as text, at most the vault's `[write] max_entry_bytes` read: more is
     refused at once (CardFormatError) rather than read into memory (`log - < /dev/zero`)."""
     import sys
-
-    from cardvault.errors import CardFormatError
 
     limit = vault.config.max_entry_bytes
     stream = getattr(sys.stdin, "buffer", None)

@@ -32,7 +32,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
-from cardvault.vault.card import Card
+from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import LogEntry
 from cardvault.vault.fields import DEMOTED, LEARNED_BY, PROMOTED, RULE, SEVERITY, STALE, STATUS
@@ -44,7 +44,7 @@ from cardvault.vault.rules import (
     rebuilt_section,
     recited,
 )
-from cardvault.vault.sections import get_section, set_section
+from cardvault.vault.sections import get_section, set_section, without_markers
 
 STEP = "promote"
 RULE_LIMIT = 200
@@ -123,8 +123,6 @@ def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
     """The card rewritten as promoted."""
-    from cardvault.vault.card import update_card_text
-
     changes: dict[str, object] = {STATUS: "promoted", PROMOTED: today}
     if rule:
         changes[RULE] = one_line(rule)
@@ -134,8 +132,6 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
 
 def demotion(card: CardFile, today: dt.date) -> WriteFile:
     """The card rewritten as no longer promoted (and not promoted again automatically)."""
-    from cardvault.vault.card import update_card_text
-
     changes = {STATUS: "active", DEMOTED: today}
     text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
     return WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
@@ -146,7 +142,6 @@ def one_line(text: str) -> str:
     (a rule line sits inside one) and with any secret redacted (AGENTS.md is loaded by every
     agent and committed)."""
     from cardvault.guard import redact_text
-    from cardvault.vault.sections import without_markers
 
     flat = " ".join(redact_text(without_markers(text)).split())
     return flat if len(flat) <= RULE_LIMIT else flat[: RULE_LIMIT - 1].rstrip() + "…"
