@@ -3,6 +3,7 @@ clock, the scope), the options several commands take, and turning errors into ex
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -137,8 +138,6 @@ def failure_line(exc: BaseException) -> str | None:
     """The one line a command's error is shown as (a cardvault error; the disk, permissions, a
     name too long; an error the machine caused, see ENVIRONMENT_ERRORS), else None: a bug,
     whose trace is shown."""
-    import sys
-
     if isinstance(exc, CardvaultError):
         return str(exc)
     if isinstance(exc, OSError):
@@ -261,8 +260,6 @@ def report_registration(done: Any) -> None:
 def read_stdin(vault: Vault, what: str) -> str:
     """Standard input as text, at most the vault's `[write] max_entry_bytes` read: more is
     refused at once (CardFormatError) rather than read into memory (`log - < /dev/zero`)."""
-    import sys
-
     limit = vault.config.max_entry_bytes
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # a text stream with no bytes under it

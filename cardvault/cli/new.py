@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -67,8 +68,6 @@ def new(
 def _card_text(vault: Vault, body: str) -> str:
     """`--body`, or the text typed at the prompt (a terminal) or piped on stdin; refused when
     there is none."""
-    import sys
-
     if body != "-":
         return body
     if sys.stdin.isatty():

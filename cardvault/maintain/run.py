@@ -323,7 +323,6 @@ def _with_prepared(result: RunResult, before: list[Prepared]) -> RunResult:
 def _refresh_index(result: RunResult) -> RunResult:
     """Bring the search index up to date after the write (outside the lock: it is a cache; if
     this fails, the next search catches up by itself)."""
-    import contextlib
     import sqlite3
 
     embeddings = result.plan.before.embeddings
