@@ -8,7 +8,6 @@ when the module is loaded here; heavy libraries are imported inside command bodi
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -45,7 +44,7 @@ from cardvault.cli import (
     view,
 )
 from cardvault.cli import list as list_command
-from cardvault.cli.common import CardvaultGroup, TextCommand
+from cardvault.cli.common import AgentOption, CardvaultGroup, TextCommand, VaultOption
 
 #: Set to see where a command spends its time (files read and parsed, ...) on stderr.
 DEBUG_VAR = "CARDVAULT_DEBUG"
@@ -74,24 +73,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    vault: Annotated[
-        Path | None,
-        typer.Option(
-            "--vault",
-            "-V",
-            help="Vault folder. Default: $CARDVAULT_VAULT, else the nearest folder upwards "
-            "holding cardvault.toml.",
-            show_default=False,
-        ),
-    ] = None,
-    agent: Annotated[
-        str | None,
-        typer.Option(
-            "--agent",
-            help="Act as this agent in any command (default $CARDVAULT_AGENT).",
-            show_default=False,
-        ),
-    ] = None,
+    vault: VaultOption = None,
+    agent: AgentOption = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,

@@ -3,14 +3,16 @@ clock, the scope), the options several commands take, and turning errors into ex
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from cardvault.app.services import Scope
-from cardvault.errors import CardvaultError
+from cardvault.errors import CardFormatError, CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -23,6 +25,7 @@ TagOption = Annotated[str | None, typer.Option("--tag", "-t", help="Only cards w
 StatusOption = Annotated[
     str | None, typer.Option("--status", "-s", help="active, promoted or archived.")
 ]
+ArchivedOption = Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")]
 #: The secret guard's escape hatch on the writing commands.
 RedactOption = Annotated[
@@ -35,6 +38,16 @@ ScopeOption = Annotated[Scope, typer.Option("--scope", help=f"Vaults to read: {S
 GlobalOption = Annotated[
     bool,
     typer.Option("--global", help="Write to the global vault ($CARDVAULT_HOME), not the project."),
+]
+VaultOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        "-V",
+        help="Vault folder. Default: $CARDVAULT_VAULT, else the nearest folder upwards "
+        "holding cardvault.toml.",
+        show_default=False,
+    ),
 ]
 AgentOption = Annotated[
     str | None,
@@ -83,10 +96,22 @@ class CardvaultGroup(TyperGroup):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
-        from cardvault.cli.output import session
+        from cardvault.cli import render
+        from cardvault.cli.output import session, usage_failed
 
         with session():
-            return self._invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except typer.TyperException as exc:  # click's usage errors: shown on stderr, exit 2
+                if getattr(exc, "exit_code", None) == USAGE_ERROR:
+                    usage_failed(ctx.meta.get(_ARGV, []), exc.format_message())
+                raise
+            except Exception as exc:
+                said = failure_line(exc)
+                if said is None:
+                    raise
+                render.error(said)
+                raise typer.Exit(1) from exc
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         given = ctx.meta[_ARGV] = list(args)  # a copy: click's parser consumes `args`
@@ -99,31 +124,6 @@ class CardvaultGroup(TyperGroup):
                 refused_before_command(given, exc.format_message())
             raise
 
-    def _invoke(self, ctx: typer.Context) -> Any:
-        from cardvault.cli import render
-
-        try:
-            return super().invoke(ctx)
-        except typer.TyperException as exc:  # click's usage errors: shown on stderr, exit 2
-            from cardvault.cli.output import usage_failed
-
-            if getattr(exc, "exit_code", None) == USAGE_ERROR:
-                usage_failed(ctx.meta.get(_ARGV, []), exc.format_message())
-            raise
-        except CardvaultError as exc:
-            render.error(str(exc))
-            raise typer.Exit(1) from exc
-        except OSError as exc:  # the disk, permissions, a name too long: one line, not a trace
-            where = f"{exc.filename}: " if exc.filename else ""
-            render.error(f"{where}{exc.strerror or exc}")
-            raise typer.Exit(1) from exc
-        except Exception as exc:
-            said = environment_failure(exc)
-            if said is None:
-                raise
-            render.error(said)
-            raise typer.Exit(1) from exc
-
 
 #: Failures of the machine under a library (a full disk or a read-only folder under SQLite, git
 #: failing to write its objects): (module, class, what failed). Looked up only once raised, so
@@ -134,10 +134,15 @@ ENVIRONMENT_ERRORS = (
 )
 
 
-def environment_failure(exc: BaseException) -> str | None:
-    """One line for an error the machine caused (see ENVIRONMENT_ERRORS), else None."""
-    import sys
-
+def failure_line(exc: BaseException) -> str | None:
+    """The one line a command's error is shown as (a cardvault error; the disk, permissions, a
+    name too long; an error the machine caused, see ENVIRONMENT_ERRORS), else None: a bug,
+    whose trace is shown."""
+    if isinstance(exc, CardvaultError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
     for module, name, what in ENVIRONMENT_ERRORS:
         kind = getattr(sys.modules.get(module), name, None)
         if kind is not None and isinstance(exc, kind):
@@ -257,9 +262,6 @@ def report_registration(done: Any) -> None:
 def read_stdin(vault: Vault, what: str) -> str:
     """Standard input as text, at most the vault's `[write] max_entry_bytes` read: more is
     refused at once (CardFormatError) rather than read into memory (`log - < /dev/zero`)."""
-    import sys
-
-    from cardvault.errors import CardFormatError
     from cardvault.limits import read_stream
 
     limit = vault.config.max_entry_bytes

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from cardvault.app.forgetting import ForgetScope
 from cardvault.cli import render
 from cardvault.cli.common import report_subject, session_of, waiting_note
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.forget.plan import ForgetPlan
@@ -86,36 +89,27 @@ def _ask() -> ForgetScope:
     """Where to forget a topic the global vault holds too."""
     import click
 
-    from cardvault.errors import CardvaultError
-
-    try:
-        answer = typer.prompt(
-            "The global vault has it too. Forget it in: project, global or everywhere?",
-            default="project",
-            type=click.Choice([s.value for s in ForgetScope]),
-            err=True,
-        )
-    except typer.Abort as exc:  # EOF on stdin, or Ctrl-C
-        render.err_console().print()  # end the prompt's line
-        raise CardvaultError(
-            "no answer (stdin is closed): nothing removed; pass --scope to say where"
-        ) from exc
-    return ForgetScope(answer)
+    choices = click.Choice([s.value for s in ForgetScope])
+    asked = "The global vault has it too. Forget it in: project, global or everywhere?"
+    ask = functools.partial(typer.prompt, asked, default="project", type=choices, err=True)
+    return ForgetScope(_answer(ask, "pass --scope to say where"))
 
 
 def _confirm() -> None:
     """Ask before removing; no answer (stdin closed or not a terminal) removes nothing."""
-    from cardvault.errors import CardvaultError
-
-    try:
-        answer = typer.confirm("Remove all of this?", err=True)
-    except typer.Abort as exc:  # EOF on stdin, or Ctrl-C
-        render.err_console().print()  # end the prompt's line
-        raise CardvaultError(
-            "no answer (stdin is closed): nothing removed; pass --yes to remove without asking"
-        ) from exc
-    if not answer:
+    ask = functools.partial(typer.confirm, "Remove all of this?", err=True)
+    if not _answer(ask, "pass --yes to remove without asking"):
         raise CardvaultError("cancelled: nothing removed")
+
+
+def _answer(ask: Callable[[], Any], instead: str) -> Any:
+    """`ask()`'s answer; CardvaultError saying what to pass `instead` when there is none (EOF
+    on stdin, or Ctrl-C)."""
+    try:
+        return ask()
+    except typer.Abort as exc:
+        render.err_console().print()  # end the prompt's line
+        raise CardvaultError(f"no answer (stdin is closed): nothing removed; {instead}") from exc
 
 
 def _show_forget_plan(plan: ForgetPlan) -> None:

@@ -10,7 +10,7 @@ import typer
 
 from cardvault.app.insight import Scope, graph_text
 from cardvault.cli import render
-from cardvault.cli.common import ScopeOption, session_of
+from cardvault.cli.common import ArchivedOption, ScopeOption, session_of
 
 
 class GraphFormat(StrEnum):
@@ -27,7 +27,7 @@ def graph(
     fmt: Annotated[
         GraphFormat, typer.Option("--format", "-f", help="tree, mermaid, dot or json.")
     ] = GraphFormat.tree,
-    archived: Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")] = False,
+    archived: ArchivedOption = False,
     scope: ScopeOption = Scope.project,
     json_out: Annotated[
         bool, typer.Option("--json", help="The same as --format json: the graph as JSON.")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import reading, report_notes, report_subject, waiting_note
+from cardvault.cli.common import JsonOption, reading, report_notes, report_subject, waiting_note
 from cardvault.cli.import_notes import import_folder
 
 if TYPE_CHECKING:
@@ -47,9 +47,7 @@ def import_(
             show_default=False,
         ),
     ] = None,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the outcome as JSON (also when piped).")
-    ] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Bring memory in: an export of another vault, or a folder of Markdown notes (plain notes,
     an Obsidian vault, Claude Code's auto-memory folder, basic-memory notes). One commit.

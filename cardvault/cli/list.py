@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
 from cardvault.app.insight import Scope
 from cardvault.cli import render
 from cardvault.cli.common import (
+    ArchivedOption,
     CategoryOption,
     JsonOption,
     ScopeOption,
@@ -23,7 +22,7 @@ def list_cards(
     category: CategoryOption = None,
     tag: TagOption = None,
     status: StatusOption = None,
-    archived: Annotated[bool, typer.Option("--archived", help="Include memory/archive/.")] = False,
+    archived: ArchivedOption = False,
     json_out: JsonOption = False,
     scope: ScopeOption = Scope.project,
 ) -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import opened, session_of
+from cardvault.cli.common import VaultOption, opened, session_of
 
 
 class Host(StrEnum):
@@ -23,12 +22,7 @@ class Host(StrEnum):
 
 def mcp(
     ctx: typer.Context,
-    vault_path: Annotated[
-        Path | None,
-        typer.Option(
-            "--vault", "-V", help="Vault folder (as the global --vault).", show_default=False
-        ),
-    ] = None,
+    vault_path: VaultOption = None,
     config: Annotated[
         Host | None,
         typer.Option("--config", help="Print the snippet that registers this server with a host."),

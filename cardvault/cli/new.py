@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -10,6 +11,7 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
     GlobalOption,
+    JsonOption,
     RedactOption,
     opened,
     read_stdin,
@@ -39,9 +41,7 @@ def new(
         str, typer.Option("--body", "-b", help="Card text, or '-' to read it from stdin.")
     ] = "-",
     redact: RedactOption = False,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the result as JSON (also when piped).")
-    ] = False,
+    json_out: JsonOption = False,
     to_global: GlobalOption = False,
     agent: AgentOption = None,
 ) -> None:
@@ -68,8 +68,6 @@ def new(
 def _card_text(vault: Vault, body: str) -> str:
     """`--body`, or the text typed at the prompt (a terminal) or piped on stdin; refused when
     there is none."""
-    import sys
-
     if body != "-":
         return body
     if sys.stdin.isatty():

@@ -115,9 +115,9 @@ def error(message: str) -> None:
 
 def warning(message: str) -> None:
     """A warning line on stderr, any secret in it redacted."""
-    if _silenced("warning", _redacted(message)):
-        return
-    err_console().print(f"[yellow]warning:[/] {escape(_redacted(message))}")
+    text = _redacted(message)
+    if not _silenced("warning", text):
+        err_console().print(f"[yellow]warning:[/] {escape(text)}")
 
 
 def warnings(messages: Iterable[str]) -> None:

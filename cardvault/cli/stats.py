@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
 from cardvault.app.insight import Scope
 from cardvault.cli import render
-from cardvault.cli.common import ScopeOption, session_of
+from cardvault.cli.common import JsonOption, ScopeOption, session_of
 
 if TYPE_CHECKING:
     from cardvault.insight.stats import VaultStats
@@ -21,7 +21,7 @@ TOP_CARDS = 5
 
 def stats(
     ctx: typer.Context,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (also when piped).")] = False,
+    json_out: JsonOption = False,
     scope: ScopeOption = Scope.project,
 ) -> None:
     """Show what the vault holds: cards by category and status, tags, tokens against budgets,

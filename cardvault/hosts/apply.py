@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-import stat
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from cardvault.edits.atomic import atomic_write
 from cardvault.hosts.plan import FileChange
 from cardvault.hosts.state import read_records, write_records
+from cardvault.vault.files import current_digest
 
 
 def apply_changes(changes: list[FileChange]) -> None:
@@ -66,21 +66,7 @@ def _write(path: Path, text: str) -> list[Path]:
     for it, outermost first."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     made = _make_parents(target.parent)
-    try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(target, text, current_digest(target), mode=0o666 & ~_umask())  # keeps a mode
     return made
 
 

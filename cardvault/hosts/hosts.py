@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardvault.hosts.program import cardvault_args, is_cardvault_argv, program_for, shell_command
+from cardvault.hosts.program import cardvault_args, is_cardvault_argv, program_for
 
 SERVER_NAME = "cardvault"
 #: cardvault's hook events, in the order they fire.
@@ -92,9 +92,9 @@ class Host:
 
 
 def hook_command(program: tuple[str, ...], vault: Path | None, event: str, host: str) -> str:
-    """The shell command a host runs for `event`."""
+    """The shell command a host runs for `event` (hosts run hook commands through a shell)."""
     pinned = ("--vault", str(vault)) if vault is not None else ()
-    return shell_command([*program, *pinned, "hook", event, "--host", host])
+    return shlex.join([*program, *pinned, "hook", event, "--host", host])
 
 
 def server_entry(program: tuple[str, ...], vault: Path | None) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from cardvault import history
 from cardvault.errors import VaultNotFoundError
 from cardvault.hosts.hosts import HOSTS, host_files
-from cardvault.hosts.plan import FileChange, plan_install, plan_uninstall
+from cardvault.hosts.plan import FileChange, plan_changes
 from cardvault.hosts.state import read_records
 from cardvault.vault.root import locate_root
 
@@ -74,8 +74,5 @@ def plan(
         raise ValueError(f"unknown host {host!r}")
     targets = host_files(host, project, vault)
     records = read_records()
-    if uninstall:
-        changes = plan_uninstall(targets, records, project)
-    else:
-        changes = plan_install(targets, records, project)
+    changes = plan_changes(targets, records, project, uninstall)
     return InstallPlan(host, project, uninstall, tuple(changes))

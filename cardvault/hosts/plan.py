@@ -37,43 +37,39 @@ class FileChange:
         return self.before != self.after
 
 
-def plan_install(
-    targets: tuple[Target, ...], records: dict[str, FileRecord], project: Path | None
+def plan_changes(
+    targets: tuple[Target, ...],
+    records: dict[str, FileRecord],
+    project: Path | None,
+    uninstall: bool = False,
 ) -> list[FileChange]:
-    """The changes that put cardvault's entries into `targets`."""
+    """The changes that put cardvault's entries into `targets` (or take them out again)."""
     changes = []
     for target in targets:
         before = read_host_file(target.path, project)
         record = records.get(str(target.path))
-        if isinstance(target, JsonFile):
+        after: str | None
+        if uninstall:
+            after, record = _uninstalled(target, before, record), None
+        elif isinstance(target, JsonFile):
             blank = before if before is not None and not before.strip() else None
             after, made = _install_json(target, None if blank is not None else before)
             kept = record or FileRecord(created_file=before is None, blank=blank)
-            record = replace(kept, created=_union(kept.created, made))
+            record = replace(kept, created=tuple(dict.fromkeys([*kept.created, *made])))
         else:
             after, separator = _install_toml(target, before)
-            kept = record or FileRecord(created_file=before is None, separator=separator)
-            record = kept
+            record = record or FileRecord(created_file=before is None, separator=separator)
         changes.append(FileChange(target.path, before, after, record))
     return changes
 
 
-def plan_uninstall(
-    targets: tuple[Target, ...], records: dict[str, FileRecord], project: Path | None
-) -> list[FileChange]:
-    """The changes that take cardvault's entries out of `targets` again."""
-    changes = []
-    for target in targets:
-        before = read_host_file(target.path, project)
-        record = records.get(str(target.path))
-        if before is None:
-            after = None
-        elif isinstance(target, JsonFile):
-            after = _uninstall_json(target, before, record)
-        else:
-            after = _uninstall_toml(target, before, record)
-        changes.append(FileChange(target.path, before, after, None))
-    return changes
+def _uninstalled(target: Target, before: str | None, record: FileRecord | None) -> str | None:
+    """The file's text with cardvault's entries taken out (None: the file goes, or is absent)."""
+    if before is None:
+        return None
+    if isinstance(target, JsonFile):
+        return _uninstall_json(target, before, record)
+    return _uninstall_toml(target, before, record)
 
 
 def read_host_file(path: Path, project: Path | None) -> str | None:
@@ -260,12 +256,6 @@ def _at(data: Any, path: tuple[str, ...]) -> Any:
 
 def _value(text: str, value: jsonedit.Value) -> Any:
     return json.loads(text[value.start : value.end])
-
-
-def _union(
-    kept: tuple[tuple[str, ...], ...], made: list[tuple[str, ...]]
-) -> tuple[tuple[str, ...], ...]:
-    return tuple(dict.fromkeys([*kept, *made]))
 
 
 def _install_toml(target: TomlTable, before: str | None) -> tuple[str, str | None]:

@@ -10,7 +10,6 @@ and no path of this machine.
 
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 
@@ -31,11 +30,6 @@ def installed_program() -> tuple[str, ...]:
 def program_for(project: bool) -> tuple[str, ...]:
     """The program a user-level (`project` False) or project-level file runs."""
     return PROJECT_PROGRAM if project else installed_program()
-
-
-def shell_command(argv: tuple[str, ...] | list[str]) -> str:
-    """`argv` as one POSIX shell command line (hosts run hook commands through a shell)."""
-    return shlex.join(argv)
 
 
 def is_cardvault_argv(argv: list[str]) -> bool:

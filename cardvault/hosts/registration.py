@@ -14,6 +14,8 @@ import json
 import shlex
 from pathlib import Path
 
+from cardvault.hosts import tomledit
+from cardvault.hosts.hosts import SERVER_NAME, server_entry
 from cardvault.hosts.program import installed_program
 
 HOSTS = ("claude", "cursor", "codex")
@@ -25,14 +27,14 @@ def launch_command(root: Path) -> list[str]:
 
 
 def registration(host: str, root: Path) -> tuple[str, str]:
-    """(the snippet, where it goes) for `host` (claude, cursor or codex)."""
+    """(the snippet, where it goes) for `host` (claude, cursor or codex): the entries
+    `cardvault install` writes (hosts.py `server_entry`)."""
     command = launch_command(root)
+    entry = server_entry(installed_program(), root)
     if host == "codex":
-        args = ", ".join(json.dumps(arg) for arg in command[1:])
-        text = f"[mcp_servers.cardvault]\ncommand = {json.dumps(command[0])}\nargs = [{args}]\n"
-        return text, "add it to ~/.codex/config.toml"
-    entry = {"mcpServers": {"cardvault": {"command": command[0], "args": command[1:]}}}
-    text = json.dumps(entry, indent=2) + "\n"
+        block = tomledit.table_text(("mcp_servers", SERVER_NAME), entry)  # less install's mark
+        return block.removeprefix(tomledit.MARKER + "\n"), "add it to ~/.codex/config.toml"
+    text = json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2) + "\n"
     if host == "cursor":
         return text, (
             "save it as .cursor/mcp.json in the project (or ~/.cursor/mcp.json for every "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,6 @@ class FileRecord:
     separator: str | None = None  # TOML: what it put before its table
     created_dirs: tuple[str, ...] = ()  # folders it made for the file, outermost first
     blank: str | None = None  # the file was only whitespace (an editor's new file): this
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "created_file": self.created_file,
-            "created": [list(path) for path in self.created],
-            "separator": self.separator,
-            "created_dirs": list(self.created_dirs),
-            "blank": self.blank,
-        }
 
     @classmethod
     def from_json(cls, data: Any) -> FileRecord | None:
@@ -98,5 +89,5 @@ def write_records(records: dict[str, FileRecord]) -> None:
         with contextlib.suppress(OSError):  # not empty, or gone already
             path.parent.rmdir()
         return
-    data = {"version": 1, "files": {k: v.to_json() for k, v in sorted(records.items())}}
+    data = {"version": 1, "files": {k: asdict(v) for k, v in sorted(records.items())}}
     atomic_write(path, json.dumps(data, indent=2) + "\n", current_digest(path), mode=0o600)

@@ -51,12 +51,12 @@ def table_span(text: str, dotted: tuple[str, ...]) -> tuple[int, int] | None:
     character span, or None when no such header exists."""
     lines = text.splitlines(keepends=True)
     starts = _line_starts(lines)
-    own = _own_header(dotted)
+    own, sub = _header(dotted, r"\][ \t]*(?:#.*)?$"), _header(dotted, r"\.")
     first = None
     for number, line in _outside_strings(lines):
         if first is None and own.match(line):
             first = number
-        elif first is not None and _HEADER.match(line) and not _sub_header(dotted).match(line):
+        elif first is not None and _HEADER.match(line) and not sub.match(line):
             return _block(lines, starts, first, number)
     if first is None:
         return None
@@ -139,12 +139,10 @@ def _name(part: str) -> str:
     return rf"""[ \t]*(?:{re.escape(part)}|"{re.escape(part)}"|'{re.escape(part)}')[ \t]*"""
 
 
-def _own_header(dotted: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"^[ \t]*\[" + r"\.".join(map(_name, dotted)) + r"\][ \t]*(?:#.*)?$")
-
-
-def _sub_header(dotted: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"^[ \t]*\[" + r"\.".join(map(_name, dotted)) + r"\.")
+def _header(dotted: tuple[str, ...], after: str) -> re.Pattern[str]:
+    """A header line opening the table `dotted` (`[a.b`), then `after`: `]` for the table's
+    own header, `.` for a sub-table's."""
+    return re.compile(r"^[ \t]*\[" + r"\.".join(map(_name, dotted)) + after)
 
 
 def table_at(data: dict[str, Any], dotted: tuple[str, ...]) -> Any:

@@ -41,9 +41,10 @@ def card_html(body: str) -> str:
     return _markdown().render(body)
 
 
-def wiki_href(target: str) -> str:
-    """The in-page address of a `[[target]]`: `#card=` and the card name it points at."""
-    return "#card=" + quote(link_key(target), safe="")
+def card_href(ref: str) -> str:
+    """The in-page address of a card (its slug, or its path; for a `[[target]]`, the card name
+    it points at)."""
+    return "#card=" + quote(ref, safe="")
 
 
 @cache
@@ -81,8 +82,8 @@ def _render_wikilink(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     meta = tokens[idx].meta
-    href = html.escape(wiki_href(meta["target"]), quote=True)
     key = html.escape(link_key(meta["target"]), quote=True)
+    href = html.escape(card_href(link_key(meta["target"])), quote=True)
     return f'<a class="wikilink" href="{href}" data-key="{key}">{html.escape(meta["shown"])}</a>'
 
 

@@ -96,8 +96,7 @@ def described(commit: CommitChanges) -> MemoryCommit:
     """A commit's file changes as memory events."""
     events: list[MemoryEvent] = []
     merged_away: set[str] = set()
-    cards = [(change, _card_of(change)) for change in commit.files]
-    for change, _ in cards:
+    for change in commit.files:
         for event in _card_events(change, commit.subject):
             merged_away.update(event.others)
             events.append(event)
@@ -119,11 +118,6 @@ def _unread(count: int) -> MemoryEvent:
     return MemoryEvent(
         "unread", "", f"{count} more {files} changed, not read (a commit is read up to {bounds})"
     )
-
-
-def _card_of(change: FileChange) -> str | None:
-    match = _CARD.match(change.new_path or change.old_path or "")
-    return match.group(2) if match else None
 
 
 def _parse(text: str, rel: str) -> dict[str, Any] | None:

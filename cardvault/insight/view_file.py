@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
@@ -40,11 +40,7 @@ class ViewWritten:
     problems: tuple[str, ...]
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "path": str(self.path), "bytes": self.bytes, "cards": self.cards,
-            "archived": self.archived, "links": self.links,
-            "review_pending": self.review_pending, "problems": list(self.problems),
-        }  # fmt: skip
+        return {**asdict(self), "path": str(self.path), "problems": list(self.problems)}
 
 
 def write_view(

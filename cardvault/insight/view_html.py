@@ -21,8 +21,8 @@ from functools import cache
 from importlib import resources
 from urllib.parse import quote
 
+from cardvault.insight.card_html import card_href as _card_href
 from cardvault.insight.view import VaultView, ViewCard
-from cardvault.insight.view_panels import card_href as _card_href
 from cardvault.insight.view_panels import escaped as _e
 from cardvault.insight.view_panels import review_html, stats_html
 

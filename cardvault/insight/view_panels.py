@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
-from urllib.parse import quote
 
+from cardvault.insight.card_html import card_href
 from cardvault.insight.stats import VaultStats
 from cardvault.insight.view import VaultView, ViewQuestion
 
@@ -25,13 +25,7 @@ def escaped(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def card_href(ref: str) -> str:
-    """The in-page address of a card (its slug, or its path)."""
-    return "#card=" + quote(ref, safe="")
-
-
 _e = escaped
-_card_href = card_href
 
 
 def _meter(used: int, budget: int) -> str:
@@ -55,7 +49,7 @@ def stats_html(s: VaultStats) -> str:
     average = s.total_tokens // s.cards if s.cards else 0
     over = s.over_budget
     over_list = ", ".join(
-        f'<a href="{_e(_card_href(c.path))}">{_e(c.slug)}</a>' for c in over[:OVER_LISTED]
+        f'<a href="{_e(card_href(c.path))}">{_e(c.slug)}</a>' for c in over[:OVER_LISTED]
     )
     more = f" and {len(over) - OVER_LISTED} more" if len(over) > OVER_LISTED else ""
     parts = [
@@ -67,7 +61,7 @@ def stats_html(s: VaultStats) -> str:
         f'<p class="meta">over budget: {over_list}{more}</p>' if over else "",
         "<h3>Largest cards</h3><table>",
         *(
-            f'<tr><td><a href="{_e(_card_href(c.path))}">{_e(c.slug)}</a></td>'
+            f'<tr><td><a href="{_e(card_href(c.path))}">{_e(c.slug)}</a></td>'
             f'<td class="n">{c.tokens}</td><td>{_meter(c.tokens, s.card_token_budget)}</td></tr>'
             for c in s.card_sizes[:LARGEST_SHOWN]
         ),
@@ -150,7 +144,7 @@ def review_html(view: VaultView) -> str:
 
 def _where(place: str, cards: set[str]) -> str:
     """A member's place; a link to the card when it names one of this vault's cards."""
-    return f'<a href="{_e(_card_href(place))}">{_e(place)}</a>' if place in cards else _e(place)
+    return f'<a href="{_e(card_href(place))}">{_e(place)}</a>' if place in cards else _e(place)
 
 
 def _question(q: ViewQuestion, cards: set[str]) -> str:

@@ -88,11 +88,7 @@ def archival(state: VaultState, card: CardFile, why: str) -> Change:
 
 def archive_by_hand(state: VaultState, slug: str) -> list[Change]:
     """`cardvault archive SLUG`: archive one live card now, whatever its age."""
-    from cardvault.errors import NotFoundError
-
-    card = state.one_card(slug)
-    if card is None:
-        raise NotFoundError(f"no live card with slug or alias '{slug}'")
+    card = state.live_card(slug)
     if card.card.status == "promoted":
         raise CardvaultError(
             f"{card.slug} is promoted (its rule is in AGENTS.md); "

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.changes import Change
 from cardvault.limits import VAULT_FILE as MAX_FILE_BYTES
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile, VaultState
@@ -34,10 +34,8 @@ from cardvault.vault.decisions import (
     Member,
     ReviewItem,
     item_id,
-    queue_path,
     render_queue,
 )
-from cardvault.vault.files import ABSENT
 
 GROUPING = ("same-lesson", "duplicate")
 WITHHELD = "(not shown: the entry looks like it holds a secret; read it in its log)"
@@ -113,9 +111,7 @@ def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> 
         kept.append(item)
     if kept == current:
         return []
-    path = queue_path(state.vault.root)
-    expected = state.queue.digest if state.queue is not None else ABSENT
-    return [WriteFile(path, render_queue(kept), expected, "\n".join(lines), step)]
+    return [state.queue_write(kept, lines, step)]
 
 
 #: The most members a question holds: grouping proposes no wider one, and a pending question
@@ -297,7 +293,5 @@ def settle_changes(state: VaultState, settled: Sequence[ReviewItem], step: str) 
     """The write that records the answers `settled` (items already in the queue)."""
     by_id = {item.id: item for item in settled}
     items = [by_id.get(item.id, item) for item in state.review_items]
-    path = queue_path(state.vault.root)
-    expected = state.queue.digest if state.queue is not None else ABSENT
     lines = [f"review: {i.id} {LABELS[i.kind]} {i.status} by {i.by}" for i in settled]
-    return [WriteFile(path, render_queue(items), expected, "\n".join(lines), step)]
+    return [state.queue_write(items, lines, step)]

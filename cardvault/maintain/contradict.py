@@ -51,11 +51,6 @@ class Claim:
     polarity: int
     sentence: str
 
-    @property
-    def key(self) -> tuple[str, str]:
-        """What two claims must share to be about the same thing."""
-        return self.verb, self.obj[0]
-
 
 @dataclass(frozen=True)
 class Contradiction:

@@ -70,7 +70,8 @@ def ask(state: VaultState, weak: Sequence[Weak], today: dt.date) -> list[Change]
 def question(weak: Weak, today: dt.date) -> ReviewItem:
     """One weak group as a pending `cross-project` review item."""
     members = [
-        Asked(key=m.cite, path=m.cite, text=_said(m)) for m in sorted(weak.members, key=_cite)
+        Asked(key=m.cite, path=m.cite, text=_said(m))
+        for m in sorted(weak.members, key=lambda m: m.cite)
     ]
     evidence: dict[str, object] = {"why": weak.why}
     if weak.score is not None:
@@ -83,7 +84,3 @@ def _said(member: Member) -> str:
     card = member.card.card
     first = first_sentence(card.body, 300)
     return f"{card.topic}: {first}" if first else card.topic
-
-
-def _cite(member: Member) -> str:
-    return member.cite

@@ -46,6 +46,7 @@ from cardvault.maintain import memory_index
 from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.crossasking import Member, Weak, ask
+from cardvault.maintain.newcard import fallback
 from cardvault.maintain.promote import lesson_rule, recorded_cards, rules_changes
 from cardvault.maintain.state import CardFile, VaultState, load_state
 from cardvault.scopes.registry import open_projects
@@ -296,21 +297,19 @@ def spokesman(
 
 
 def _new_global_card(
-    state: VaultState, group: list[Member], today: dt.date, voice: Member | None = None
+    state: VaultState, group: list[Member], today: dt.date, voice: Member
 ) -> WriteFile:
-    """The global card for a group: `voice`'s lesson (the most seen member's when not given),
-    citing every member."""
-    best = voice or max(group, key=lambda m: (m.card.card.seen, len(m.card.card.body), m.cite))
-    card = best.card.card
+    """The global card for a group: `voice`'s lesson (`spokesman`), citing every member."""
+    card = voice.card.card
     projects = sorted({m.project for m in group})
     cfg = state.vault.config
-    category = card.category if card.category in cfg.categories else _fallback(cfg.categories)
+    category = card.category if card.category in cfg.categories else fallback(cfg.categories)
     tags = sorted({t for m in group for t in m.card.card.tags})[:8]
     slug = unique_slug(slugify(card.topic), state.taken)
     meta: dict[str, Any] = {
         f.TOPIC: card.topic, f.CATEGORY: category, f.TAGS: tags,
         f.CREATED: today, f.UPDATED: today, f.STATUS: "promoted", f.PROMOTED: today,
-        f.SEEN: len(projects), f.RULE: best.rule,
+        f.SEEN: len(projects), f.RULE: voice.rule,
         f.SOURCES: sorted(m.cite for m in group),
     }  # fmt: skip
     names = {link for m in group for link in (x.key for x in m.card.links)}
@@ -341,10 +340,6 @@ def _extended(owner: CardFile, group: list[Member], today: dt.date) -> list[Chan
 def _learned_in(group: list[Member]) -> str:
     cites = ", ".join(f"{m.project} ({m.rel})" for m in sorted(group, key=lambda m: m.cite))
     return f"Learned in {len({m.project for m in group})} projects: {cites}."
-
-
-def _fallback(categories: tuple[str, ...]) -> str:
-    return "lessons" if "lessons" in categories else categories[0]
 
 
 def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:

@@ -19,6 +19,7 @@ of the scores are constraints.py.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -298,8 +299,6 @@ def one_rule(claim: Contradiction) -> bool:
 
 def _slots(sentence: str, values: tuple[str, ...]) -> set[str]:
     """The words just before and after each of `values` in `sentence` (lower case)."""
-    import re
-
     words = re.findall(r"[\w.+/-]+", sentence.lower())
     wanted = {v.lower() for v in values}
     found: set[str] = set()

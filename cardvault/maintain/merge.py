@@ -21,15 +21,11 @@ where one advises against what the other says. Cards each two of which hold one 
 rejected or settled question) is never merged nor asked again; a pair a pending question asks
 about (distill's "same lesson?" of this run or an earlier one) waits for its answer.
 
-In a cluster the survivor is the promoted card if there is one, else the earliest created, else
-the one most linked to. It keeps its bytes; every sentence of the others it does not already
-say is appended, whatever the token budget (`check` notes the budget; nothing leaves search).
-Each frontmatter field becomes what its `fold` rule in the field table says (vault/fields.py):
-tags and sources unioned; `created` the earliest, `updated` the latest; the highest severity; a
-promotion and a rule kept; the others' slugs and topics become `aliases`, their slugs
-`merged_from`; `seen` counts distinct sightings (vault/card.py `sightings`: the distinct
-sources, never a sum over the cards). The other files are removed (git keeps them) and
-`[[links]]` to them in any card are rewritten to the survivor: only when a merge happens.
+In a cluster the survivor (survivor.py) keeps its bytes; every sentence of the others it does
+not already say is appended, whatever the token budget (`check` notes the budget; nothing leaves
+search). Each frontmatter field becomes what its `fold` rule in the field table says
+(vault/fields.py; `seen` counts distinct sightings, never a sum over the cards). The other files
+are removed (git keeps them) and `[[links]]` to them in any card are rewritten to the survivor.
 """
 
 from __future__ import annotations

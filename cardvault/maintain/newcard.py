@@ -88,6 +88,11 @@ def pick_category(
             votes[card.card.category] = votes.get(card.card.category, 0.0) + score
     if votes:
         return max(sorted(votes), key=lambda c: votes[c])
+    return fallback(categories)
+
+
+def fallback(categories: Sequence[str]) -> str:
+    """The category of a card nothing else places: "lessons", else the vault's first."""
     return FALLBACK_CATEGORY if FALLBACK_CATEGORY in categories else categories[0]
 
 

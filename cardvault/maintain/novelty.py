@@ -22,6 +22,7 @@ a loss (merge.py).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from cardvault.maintain.text import (
@@ -65,8 +66,6 @@ def _adds_facts(sentence: str, present: str) -> bool:
 
 def _holds(text: str, fact: str) -> bool:
     """Whether `fact` (lower case, whole) is in `text` as a whole token."""
-    import re
-
     pattern = rf"(?<![\w.-]){re.escape(fact)}(?![\w-]|\.\d)"
     return re.search(pattern, text.lower().replace("`", " ")) is not None
 

@@ -72,14 +72,6 @@ class StepOutcome:
         """Actions this step took (entries distilled, cards merged away, promoted, archived)."""
         return sum(c.tally for c in file_changes(list(self.changes)))
 
-    @property
-    def files(self) -> list[FileChange]:
-        return file_changes(list(self.changes))
-
-    @property
-    def reports(self) -> list[Report]:
-        return reports(list(self.changes))
-
 
 @dataclass(frozen=True)
 class Plan:
@@ -159,7 +151,7 @@ def make_plan(
         if progress is not None:
             progress(f"step: {name}", number - 1, len(selected))
         start, model_start = time.perf_counter(), _model_time(current)
-        changes = _run_step(name, current, cfg)
+        changes = STEPS[name](current, cfg)
         spent = time.perf_counter() - start
         outcomes.append(
             StepOutcome(name, tuple(changes), spent, _model_time(current) - model_start)
@@ -177,10 +169,3 @@ def make_plan(
 def _model_time(state: VaultState) -> float:
     found = state.embeddings
     return 0.0 if found is None else found.embed_seconds + found.index_seconds
-
-
-def _run_step(name: str, state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """One step's changes. Merge runs once: a card merged in this run is not merged again with
-    a third card it has come close to (its members were not all close to that third: a chain,
-    issue 22); the next run compares it as the one card it now is."""
-    return STEPS[name](state, cfg)

@@ -32,7 +32,7 @@ from cardvault.edits.changes import Change, WriteFile
 from cardvault.errors import CardvaultError
 from cardvault.maintain.reverts import refused
 from cardvault.maintain.state import CardFile, VaultState
-from cardvault.vault.card import Card
+from cardvault.vault.card import Card, update_card_text
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import LogEntry
 from cardvault.vault.fields import DEMOTED, LEARNED_BY, PROMOTED, RULE, SEVERITY, STALE, STATUS
@@ -44,7 +44,7 @@ from cardvault.vault.rules import (
     rebuilt_section,
     recited,
 )
-from cardvault.vault.sections import get_section, set_section
+from cardvault.vault.sections import get_section, set_section, without_markers
 
 STEP = "promote"
 RULE_LIMIT = 200
@@ -106,8 +106,8 @@ def lesson_rule(card: Card, by_ref: Mapping[str, LogEntry]) -> str | None:
     )
     if not entries:
         return None
-    rule = card.meta.get(RULE)
-    if isinstance(rule, str) and rule.strip():
+    rule = _rule_key(card)
+    if rule:
         return one_line(rule)
     lines = [line for entry in entries for line in lesson_lines(entry)]
     return one_line(lines[0]) if lines else None
@@ -123,8 +123,6 @@ def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
 
 def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None) -> WriteFile:
     """The card rewritten as promoted."""
-    from cardvault.vault.card import update_card_text
-
     changes: dict[str, object] = {STATUS: "promoted", PROMOTED: today}
     if rule:
         changes[RULE] = one_line(rule)
@@ -134,8 +132,6 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
 
 def demotion(card: CardFile, today: dt.date) -> WriteFile:
     """The card rewritten as no longer promoted (and not promoted again automatically)."""
-    from cardvault.vault.card import update_card_text
-
     changes = {STATUS: "active", DEMOTED: today}
     text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
     return WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
@@ -146,7 +142,6 @@ def one_line(text: str) -> str:
     (a rule line sits inside one) and with any secret redacted (AGENTS.md is loaded by every
     agent and committed)."""
     from cardvault.guard import redact_text
-    from cardvault.vault.sections import without_markers
 
     flat = " ".join(redact_text(without_markers(text)).split())
     return flat if len(flat) <= RULE_LIMIT else flat[: RULE_LIMIT - 1].rstrip() + "…"
@@ -209,10 +204,10 @@ def rules_changes(state: VaultState, promoted: Mapping[Path, str] | None = None)
 def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Change]:
     """`cardvault promote SLUG`: promote one live card now, with `rule` as its rule (else the
     line AGENTS.md has for it, else its `rule` key, else its lesson's rule)."""
-    card = _live(state, slug)
+    card = state.live_card(slug)
     if card.path in recorded_cards(state) and not rule:
         return rules_changes(state)
-    text = rule or _rule_key(card) or lesson_rule(card.card, state.entries_by_ref)
+    text = rule or _rule_key(card.card) or lesson_rule(card.card, state.entries_by_ref)
     if not text:
         raise CardvaultError(
             f"{slug} holds no rule (no `rule:` and no lesson from the logs); give it one: "
@@ -223,29 +218,15 @@ def promote_by_hand(state: VaultState, slug: str, rule: str | None) -> list[Chan
     return [change, *rules_changes(state.after([change]), {card.path: text})]
 
 
-def _rule_key(card: CardFile) -> str | None:
-    rule = card.card.meta.get(RULE)
+def _rule_key(card: Card) -> str | None:
+    rule = card.meta.get(RULE)
     return rule if isinstance(rule, str) and rule.strip() else None
 
 
 def demote_by_hand(state: VaultState, slug: str) -> list[Change]:
     """`cardvault demote SLUG`: take a card's rule back out of AGENTS.md."""
-    card = _live(state, slug)
+    card = state.live_card(slug)
     if card.card.status != "promoted":
         raise CardvaultError(f"{slug} is not promoted", card.path)
     change = demotion(card, state.today)
     return [change, *rules_changes(state.after([change]))]
-
-
-def _live(state: VaultState, slug: str) -> CardFile:
-    from cardvault.errors import NotFoundError
-
-    card = state.one_card(slug)
-    if card is None:
-        archived = state.by_slug(slug, archived=True)
-        if archived is not None:
-            raise CardvaultError(
-                f"{slug} is archived; move it back to memory/cards first", archived.path
-            )
-        raise NotFoundError(f"no live card with slug or alias '{slug}'")
-    return card

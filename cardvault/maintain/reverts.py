@@ -20,17 +20,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cardvault.edits.changes import Change, WriteFile
+from cardvault.edits.changes import Change
 from cardvault.maintain.state import VaultState
 from cardvault.vault.decisions import (
     REJECTED,
     Member,
     ReviewItem,
     item_id,
-    queue_path,
-    render_queue,
 )
-from cardvault.vault.files import ABSENT
 
 STEP = "answers"
 ARCHIVE, PROMOTE, DUPLICATE = "archive", "promote", "duplicate"
@@ -103,10 +100,7 @@ def step(state: VaultState) -> list[Change]:
         lines.append(f"review: {item.id} not wanted: {action.line} (reverted by {action.by[:10]})")
     if not lines:
         return []
-    path = queue_path(state.vault.root)
-    expected = state.queue.digest if state.queue is not None else ABSENT
-    reason = "\n".join(lines)
-    return [WriteFile(path, render_queue(items), expected, reason, STEP, len(lines))]
+    return [state.queue_write(items, lines, STEP, len(lines))]
 
 
 def _card_member(state: VaultState, slug: str) -> Member:

@@ -40,7 +40,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
-from cardvault.edits.changes import reason_lines, touched_paths
+from cardvault.edits.changes import file_changes, reason_lines, reports, touched_paths
 from cardvault.edits.door import OnWait, Proposal, locked_write, propose, write_while_holding
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.calibration import threshold_notices
@@ -109,8 +109,8 @@ class RunResult:
             (
                 step.name,
                 step.count,
-                len({p for c in step.files for p in touched_paths(c)}),
-                ", ".join(sorted({r.kind for r in step.reports})),
+                len({p for c in file_changes(list(step.changes)) for p in touched_paths(c)}),
+                ", ".join(sorted({r.kind for r in reports(list(step.changes))})),
             )
             for step in self.plan.steps
         ]
@@ -323,7 +323,6 @@ def _with_prepared(result: RunResult, before: list[Prepared]) -> RunResult:
 def _refresh_index(result: RunResult) -> RunResult:
     """Bring the search index up to date after the write (outside the lock: it is a cache; if
     this fails, the next search catches up by itself)."""
-    import contextlib
     import sqlite3
 
     embeddings = result.plan.before.embeddings

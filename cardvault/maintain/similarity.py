@@ -42,11 +42,6 @@ def card_text(card: Card) -> str:
     return search_vectors.card_text(card.topic, card.body, card.tags)
 
 
-def text_key(text: str) -> str:
-    """The digest the search index keys vectors by."""
-    return search_vectors.text_key(text)
-
-
 class Embeddings:
     """Unit vectors for texts, memoised; backed by the search index and the ONNX embedder.
 
@@ -112,11 +107,11 @@ class Embeddings:
         matrix = self.model_vectors(texts)
         for row, text in enumerate(texts):
             if not self._reads(text):
-                matrix[row] = own_vector(text_key(text), matrix.shape[1])
+                matrix[row] = own_vector(search_vectors.text_key(text), matrix.shape[1])
         return matrix
 
     def _reads(self, text: str) -> bool:
-        key = text_key(text)
+        key = search_vectors.text_key(text)
         found = self._read.get(key)
         if found is None:
             found = self._read[key] = reads(self._vault.config.model, language(text))
@@ -127,7 +122,7 @@ class Embeddings:
         import numpy as np
 
         self.preload_once()
-        keys = [text_key(t) for t in texts]
+        keys = [search_vectors.text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self._memo))
         if missing:
             by_key = {k: t for k, t in zip(keys, texts, strict=True)}

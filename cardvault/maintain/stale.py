@@ -12,11 +12,9 @@ reported, never fatal.
 
 from __future__ import annotations
 
-from cardvault.edits.changes import Change, Report, WriteFile
+from cardvault.edits.changes import Change, Report
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
-from cardvault.vault.decisions import queue_path, render_queue
-from cardvault.vault.files import ABSENT
 from cardvault.verify.marks import EDITED, check_cards, project_of, stale_changes
 from cardvault.verify.project import Project
 from cardvault.verify.questions import dismissed, marks_after, stale_queue
@@ -37,8 +35,6 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     live = {state.vault.rel(c.path) for c in state.live}
     asked, lines = stale_queue(items, marks, live, state.today)
     if lines:
-        expected = state.queue.digest if state.queue is not None else ABSENT
-        path = queue_path(state.vault.root)
-        changes.append(WriteFile(path, render_queue(asked), expected, "\n".join(lines), STEP))
+        changes.append(state.queue_write(asked, lines, STEP))
     changes += [Report("skipped", str(problem), (), (), STEP) for problem in project.problems]
     return changes

@@ -10,19 +10,20 @@ Files that do not parse are listed in `problems` and never touched.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from cardvault.edits.changes import Change, DeleteFile, MoveFile, file_changes
-from cardvault.errors import CardvaultError
+from cardvault.edits.apply import final_texts
+from cardvault.edits.changes import Change, WriteFile
+from cardvault.errors import CardvaultError, NotFoundError
 from cardvault.maintain.calibration import ModelConstants, constants_for
 from cardvault.maintain.similarity import Embeddings
 from cardvault.vault.card import parse_card
 from cardvault.vault.daily import LogEntry
-from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path
-from cardvault.vault.files import FileText, digest_text, read_if_present
+from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
+from cardvault.vault.files import ABSENT, FileText, digest_text, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, VaultSnapshot, read_vault
 from cardvault.vault.snapshot import only_one
@@ -80,11 +81,6 @@ class VaultState:
         """Cards under memory/cards, in path order."""
         return [c for c in self.cards if not c.archived]
 
-    @property
-    def archived(self) -> list[CardFile]:
-        """Cards under memory/archive."""
-        return [c for c in self.cards if c.archived]
-
     @cached_property
     def _names(self) -> dict[tuple[bool, str], CardFile]:
         """(archived?, slug or alias) -> card; slugs win over aliases, live over archived."""
@@ -114,20 +110,24 @@ class VaultState:
                 return found
         return None
 
-    def one_card(self, slug: str, archived: bool = False) -> CardFile | None:
-        """`by_slug` for a command that acts on the card it names (promote, demote, archive):
-        CardvaultError when several card files have the slug it resolves to."""
-        found = self.by_slug(slug, archived)
-        return None if found is None else only_one(found, self.cards, self.vault)
+    def live_card(self, slug: str) -> CardFile:
+        """The live card a command acting on it names (promote, demote, archive): NotFoundError
+        when there is none, CardvaultError when it is archived or when several card files have
+        the slug it resolves to."""
+        found = self.by_slug(slug)
+        if found is not None:
+            return only_one(found, self.cards, self.vault)
+        archived = self.by_slug(slug, archived=True)
+        if archived is not None:
+            raise CardvaultError(
+                f"{slug} is archived; move it back to memory/cards first", archived.path
+            )
+        raise NotFoundError(f"no live card with slug or alias '{slug}'")
 
     @cached_property
     def taken(self) -> frozenset[str]:
         """Every slug in use, live or archived."""
         return frozenset(c.slug for c in self.files.values())
-
-    def slugs(self) -> set[str]:
-        """Every slug in use, live or archived."""
-        return set(self.taken)
 
     def cited(self) -> set[str]:
         """Every source cited by any card, live or archived."""
@@ -145,6 +145,14 @@ class VaultState:
         entry = self.entries_by_ref.get(source)
         return entry.refs if entry is not None else frozenset((source,))
 
+    def queue_write(
+        self, items: Sequence[ReviewItem], lines: Sequence[str], step: str, tally: int = 0
+    ) -> WriteFile:
+        """The write that makes the review queue `items`, each of `lines` a line of its reason."""
+        expected = self.queue.digest if self.queue is not None else ABSENT
+        text = render_queue(items)
+        return WriteFile(queue_path(self.vault.root), text, expected, "\n".join(lines), step, tally)
+
     def require_embeddings(self) -> Embeddings:
         """The run's vectors (steps that need similarity call this)."""
         if self.embeddings is None:
@@ -153,27 +161,23 @@ class VaultState:
 
     def after(self, changes: Iterable[Change]) -> VaultState:
         """The state once `changes` are applied (nothing is written)."""
-        touched = file_changes(list(changes))
-        if not touched:
+        final = final_texts(changes)
+        if not final:
             return self
+        vault = self.vault
+        held = {vault.memory_md: self.memory, vault.agents_md: self.agents}
+        held[queue_path(vault.root)] = self.queue
         files = dict(self.files)
-        memory, agents, queue = self.memory, self.agents, self.queue
-        for change in touched:
-            if isinstance(change, MoveFile | DeleteFile):
-                files.pop(change.source if isinstance(change, MoveFile) else change.path, None)
-            if isinstance(change, DeleteFile):
+        for path, text in final.items():
+            file = None if text is None else FileText(path, text, digest_text(text))
+            if path in held:
+                held[path] = file
                 continue
-            path = change.target if isinstance(change, MoveFile) else change.path
-            file = FileText(path, change.new_text, digest_text(change.new_text))
-            if path == self.vault.memory_md:
-                memory = file
-            elif path == self.vault.agents_md:
-                agents = file
-            elif path == queue_path(self.vault.root):
-                queue = file
-            else:
-                archived = self.vault.archive_dir in path.parents
-                files[path] = CardFile(file, parse_card(change.new_text, path), archived)
+            files.pop(path, None)
+            if file is not None:
+                archived = vault.archive_dir in path.parents
+                files[path] = CardFile(file, parse_card(file.text, path), archived)
+        memory, agents, queue = held.values()
         return replace(self, files=files, memory=memory, agents=agents, queue=queue)
 
 

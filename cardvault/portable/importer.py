@@ -112,7 +112,7 @@ def plan_import(
         embeddings = nearest[1]
     current = state if embeddings is None else replace(state, embeddings=embeddings)
     changes: list[Change] = []
-    taken = state.slugs()
+    taken = set(state.taken)
     for item in pending:
         match = nearest[0].get(item.index) if nearest else None
         made, outcome = place(current, item, match, taken)
