@@ -136,8 +136,10 @@ def read_upto(read: Callable[[int], bytes], limit: int) -> bytes:
 
 def read_stream(stream: Any, limit: int) -> bytes:
     """At most `limit` + 1 bytes of `stream` (stdin): through its binary buffer, or as UTF-8
-    when it is a text stream with none under it (typer's test runner)."""
+    when it is a text stream with none under it (typer's test runner). One buffered read: it
+    returns at the end of input, and a terminal's Ctrl-D ends input once, so reading again
+    after it would wait for more typing."""
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
-        return read_upto(buffer.read, limit)
-    return read_upto(lambda size: str(stream.read(size)).encode("utf-8", "surrogatepass"), limit)
+        return bytes(buffer.read(limit + 1))
+    return str(stream.read(limit + 1)).encode("utf-8", "surrogatepass")
