@@ -1,4 +1,4 @@
-"""`cardvault check --fix`: the repairs of check/fixes.py, written through the one door.
+"""`cardvault check --fix`: the repairs of check/fixes.py, planned for the one door.
 
 The repairs are planned under the vault lock (so they are made from the files as they are when
 the write happens) and written all or nothing; nothing is written when there is nothing to fix.
@@ -6,9 +6,11 @@ the write happens) and written all or nothing; nothing is written when there is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cardvault.check.fixes import Fix, plan_fixes
 from cardvault.edits.changes import WriteFile
-from cardvault.edits.door import OnWait, Proposal, Written, locked_write, propose
+from cardvault.edits.proposal import Proposal, propose
 from cardvault.vault.layout import Vault
 
 
@@ -18,12 +20,12 @@ def fix_message(vault: Vault, fixes: list[Fix]) -> str:
     return f"check: fix {len(fixes)} file(s)\n\n{lines}\n"
 
 
-def apply_fixes(vault: Vault, on_wait: OnWait | None = None) -> Written[list[Fix]]:
-    """Plan and write the mechanical repairs; the value is the repairs made."""
+def plan_fixes_write(vault: Vault) -> Callable[[], Proposal[list[Fix]]]:
+    """The planning function of the mechanical repairs; its value is the repairs made."""
 
     def plan() -> Proposal[list[Fix]]:
         fixes = plan_fixes(vault)
         changes = [WriteFile(f.path, f.text, f.expected, f.what, "fix", 1) for f in fixes]
         return propose(changes, fix_message(vault, fixes), fixes)
 
-    return locked_write(vault, plan, on_wait=on_wait)
+    return plan
