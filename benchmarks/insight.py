@@ -80,7 +80,7 @@ def run(size: int, work: Path) -> None:
     )
     query = cards[0].topic.split()[0]
     plan_f = timed(f"forget '{query}': plan", lambda: plan_forget(vault, query, now.date()))
-    timed("forget: write + commit", lambda: apply_forget(vault, plan_f))
+    timed("forget: write + commit", lambda: Door(vault).land(apply_forget(vault, plan_f)))
     print(f"  (forgot {len(plan_f.cards)} cards)")
 
 
