@@ -144,11 +144,11 @@ class VaultCommands(WriteCommands):
         vault = self.project()
         done = Checked(())
         if fix:
-            from cardvault.check.repair import plan_fixes_write
+            from cardvault.check.fixes import plan_fixes
             from cardvault.edits.door import Door
             from cardvault.edits.proposal import door_notes
 
-            written = Door(vault, on_wait).commit(plan_fixes_write(vault))
+            written = Door(vault, on_wait).commit(lambda: plan_fixes(vault))
             done = Checked((), tuple(written.value), written.commit, tuple(door_notes(written)))
         return replace(done, findings=tuple(run_checks(vault)))
 

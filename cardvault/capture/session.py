@@ -25,6 +25,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,23 +116,22 @@ def capture_transcript(
     if not found:
         _write_offset(offset_file, transcript, chunk.end)
         return SessionCapture((), 0, dropped, None)
-    planned = record_signals(vault, found, via, now)
 
     def result(written: Written[Signals]) -> SessionCapture:
         _write_offset(offset_file, transcript, chunk.end)
-        done = planned.result(written)
-        return SessionCapture(done.logged, done.known, dropped, done.commit, done.notes)
+        logged, known = written.value
+        return SessionCapture(logged, known, dropped, written.commit, door_notes(written))
 
-    return Planned(planned.plan, result)
+    return Planned(_signals_plan(vault, found, via, now), result)
 
 
 #: What logging signals hands back: the lines logged, how many memory held already.
 Signals = tuple[tuple[str, ...], int]
 
 
-def record_signals(
+def _signals_plan(
     vault: Vault, found: list[Found], via: str, now: dt.datetime
-) -> Planned[Signals, SessionCapture]:
+) -> Callable[[], Proposal[Signals]]:
     """The append of one entry per signal memory does not hold yet to today's log, in one
     commit."""
     from cardvault.write.add import prepare_entry
@@ -155,11 +155,7 @@ def record_signals(
         message = f"log: {_count(len(new))} from a session ({via})"
         return propose(changes, message, (logged, len(found) - len(new)))
 
-    def result(written: Written[Signals]) -> SessionCapture:
-        logged, known = written.value
-        return SessionCapture(logged, known, 0, written.commit, door_notes(written))
-
-    return Planned(plan, result)
+    return plan
 
 
 def _count(number: int) -> str:

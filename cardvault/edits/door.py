@@ -21,9 +21,8 @@ leaves the work tree alone) and `merge` (sync's). `commit(plan)`:
 6. lets go of the lock. Work that only reads (a search index refresh) belongs after the door.
 
 If a file changes between the plan and the write (an editor saved it), the plan is made again
-(up to REPLANS times) rather than clobbering the edit. Every write goes through here; nothing
-else takes the lock or commits (git itself is history/'s: this door calls it with plain
-values).
+(up to REPLANS times) rather than clobbering the edit. Nothing else takes the lock or commits
+(git itself is history/'s: this door calls it with plain values).
 """
 
 from __future__ import annotations
@@ -122,7 +121,43 @@ class Door:
         forgotten entries, maintain's steps before its plan): commit hand edits of the targets,
         apply all or nothing, commit; with `branch`, commit on that new branch instead and
         leave the work tree alone."""
-        return _write(self.vault, proposal, after_write, branch)
+        vault = self.vault
+        if branch is not None and not history.is_repo(vault.root):
+            raise CardvaultError("committing to a branch needs the vault to be a git repository")
+        proposal = replace(
+            proposal, changes=with_memory_table(vault, proposal.changes, proposal.read)
+        )
+        ops = compose(proposal.changes)
+        if not ops:
+            return Written(proposal.value, proposal.changes)
+        if branch is not None:
+            texts = {op.path: op.text for op in ops}
+            commit = history.commit_to_branch(vault, branch, proposal.message, texts)
+            return Written(proposal.value, proposal.changes, (), commit, branch)
+        _refuse_during_a_merge(vault)
+        history.settle_git_locks(vault.root)
+        edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
+        pending = _commit_dirty(vault, history.uncommitted(vault, edited)) if edited else None
+        created = {op.path for op in ops if op.expected == ABSENT}
+        commits: list[history.CommitResult] = []
+        tried: list[Path] = []
+
+        def record(paths: list[Path]) -> None:
+            history.settle_git_locks(vault.root)
+            tried.extend(paths)
+            faults.step(vault.root / ".git")
+            commits.append(history.commit(vault, proposal.message, paths, created=created))
+
+        try:
+            paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
+        except BaseException:
+            # A failed commit may have staged its files (a new file is added before the commit):
+            # out of the index again, once the files are put back (a full disk has room again
+            # then), or a later `git commit` would record the write that failed.
+            if tried and not commits:
+                history.unstage(vault, tried)
+            raise
+        return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
 
     def merge(self, changes: Sequence[Change], merge: history.TreeMerge) -> tuple[Path, ...]:
         """Land sync's merge, inside `holding`: write the vault's merged files all or nothing
@@ -203,50 +238,7 @@ def _merge_setup(vault: Vault) -> history.CommitResult | None:
     change = attributes_change(vault)
     if change is None:
         return None
-    return _write(vault, propose([change], history.SUBJECT, None)).commit
-
-
-def _write(
-    vault: Vault,
-    proposal: Proposal[T],
-    after_write: AfterWrite | None = None,
-    branch: str | None = None,
-) -> Written[T]:
-    """Door.write: the lock held by the caller."""
-    if branch is not None and not history.is_repo(vault.root):
-        raise CardvaultError("committing to a branch needs the vault to be a git repository")
-    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes, proposal.read))
-    ops = compose(proposal.changes)
-    if not ops:
-        return Written(proposal.value, proposal.changes)
-    if branch is not None:
-        texts = {op.path: op.text for op in ops}
-        commit = history.commit_to_branch(vault, branch, proposal.message, texts)
-        return Written(proposal.value, proposal.changes, (), commit, branch)
-    _refuse_during_a_merge(vault)
-    history.settle_git_locks(vault.root)
-    edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
-    pending = _commit_dirty(vault, history.uncommitted(vault, edited)) if edited else None
-    created = {op.path for op in ops if op.expected == ABSENT}
-    commits: list[history.CommitResult] = []
-    tried: list[Path] = []
-
-    def record(paths: list[Path]) -> None:
-        history.settle_git_locks(vault.root)
-        tried.extend(paths)
-        faults.step(vault.root / ".git")
-        commits.append(history.commit(vault, proposal.message, paths, created=created))
-
-    try:
-        paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
-    except BaseException:
-        # A failed commit may have staged its files (a new file is added before the commit):
-        # out of the index again, once the files are put back (a full disk has room again
-        # then), or a later `git commit` would record the write that failed.
-        if tried and not commits:
-            history.unstage(vault, tried)
-        raise
-    return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
+    return Door(vault).write(propose([change], history.SUBJECT, None)).commit
 
 
 def _refuse_during_a_merge(vault: Vault) -> None:

@@ -1,10 +1,6 @@
-"""A write before and after it lands: what a service plans, and what the door reports.
-
-A writing service is a planner: it returns `Planned`, a planning function the door calls under
-the vault lock (it reads the vault *now* and returns a `Proposal`: the changes, the commit
-message, a value for the caller) and the function that makes the command's result from what
-landed (`Written`). The app holds the door (edits/door.py) and lands the plan; no service
-imports the door (tests/test_code_rules.py).
+"""A write as a service plans it (`Planned`: the planning function the door calls under the
+lock, returning a `Proposal`, and what to make of what landed) and as it landed (`Written`). The
+app lands the plan through the door (edits/door.py); no service imports the door.
 """
 
 from __future__ import annotations
