@@ -1,8 +1,9 @@
 """The one door every write to a vault goes through: lock, recover, plan, write, commit.
 
-`Door(vault, on_wait)` is held by the app (services only plan: edits/proposal.py). A plan
-lands one of three ways: `commit` (or, with `branch`, a commit on a new review branch that
-leaves the work tree alone) and `merge` (sync's). `commit(plan)`:
+`Door(vault, on_wait)` is held by the app (services only plan: edits/proposal.py; `land`
+commits a service's plan and makes its result). A plan lands one of three ways: `commit`, a
+commit on a new review branch that leaves the work tree alone (`commit(plan, branch=...)`), and
+`merge` (sync's). `commit(plan)`:
 1. takes the vault lock, waiting while another writer finishes (lock.py);
 2. refuses, with one line saying how to finish it, while git is in the middle of something a
    commit would be lost to or swept into (a rebase, merge, cherry-pick, revert or bisect, a
@@ -32,7 +33,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from cardvault import history
 from cardvault.edits import faults
@@ -107,9 +108,9 @@ class Door:
         pending = entered.pending or written.pending
         return replace(written, setup=entered.setup, pending=pending, recovery=entered.recovery)
 
-    def land(self, planned: Planned[T, R], **how: Any) -> R:
-        """Commit a service's plan (`how`: `commit`'s options) and make its result."""
-        return planned.result(self.commit(planned.plan, **how))
+    def land(self, planned: Planned[T, R]) -> R:
+        """Commit a service's plan and make the command's result of what landed."""
+        return planned.result(self.commit(planned.plan))
 
     def write(
         self,
