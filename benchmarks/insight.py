@@ -49,6 +49,7 @@ def git_repo(root: Path) -> None:
 
 
 def run(size: int, work: Path) -> None:
+    from cardvault.edits.door import Door
     from cardvault.forget.plan import apply_forget, plan_forget
     from cardvault.insight.graph import build_graph
     from cardvault.insight.stats import vault_stats
@@ -74,10 +75,12 @@ def run(size: int, work: Path) -> None:
     empty = init_vault(work / f"empty{size}").vault
     parsed = timed("import: read + validate", lambda: read_export(json.loads(text), empty))
     plan = timed("import: plan", lambda: plan_import(empty, parsed, now.date()))
-    timed("import: write + commit", lambda: apply_import(empty, plan, "bench.json"))
+    timed(
+        "import: write + commit", lambda: Door(empty).land(apply_import(empty, plan, "bench.json"))
+    )
     query = cards[0].topic.split()[0]
     plan_f = timed(f"forget '{query}': plan", lambda: plan_forget(vault, query, now.date()))
-    timed("forget: write + commit", lambda: apply_forget(vault, plan_f))
+    timed("forget: write + commit", lambda: Door(vault).land(apply_forget(vault, plan_f)))
     print(f"  (forgot {len(plan_f.cards)} cards)")
 
 

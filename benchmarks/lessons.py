@@ -57,6 +57,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from vault_model import use_model  # noqa: E402
 
 from cardvault import history  # noqa: E402
+from cardvault.edits.door import Door  # noqa: E402
 from cardvault.errors import CardvaultError  # noqa: E402
 from cardvault.maintain import calibration, candidates, evidence, grouping  # noqa: E402
 from cardvault.maintain.lessons import pending_lessons  # noqa: E402
@@ -471,11 +472,11 @@ def answer_all(vault: Vault, refs: dict[str, Telling], part: LabelledSet, now: d
             if not any(i.id == item.id and i.pending for i in read_queue(vault.root)):
                 continue
             try:
-                answer(vault, [oracle(item, vault, refs, pairs)], now)
+                Door(vault).land(answer(vault, [oracle(item, vault, refs, pairs)], now))
             except CardvaultError:
                 # the review service refuses to join two cards an earlier answer kept apart;
                 # a person told so, with no member set left that joins them, answers "different"
-                answer(vault, [Answer(item.id, False)], now)
+                Door(vault).land(answer(vault, [Answer(item.id, False)], now))
             answered += 1
     return answered
 

@@ -119,6 +119,7 @@ def crash(trials: int, seed: int, command: str | None = None) -> None:
 def import_write(sizes: list[int]) -> None:
     import datetime as dt
 
+    from cardvault.edits.door import Door
     from cardvault.portable.format import export_data, export_text, read_export
     from cardvault.portable.importer import apply_import, plan_import
     from cardvault.vault.layout import open_vault_at
@@ -133,7 +134,7 @@ def import_write(sizes: list[int]) -> None:
             empty = init_vault(Path(work) / f"empty-{size}").vault
             plan = plan_import(empty, read_export(json.loads(text), empty), now.date())
             started = time.perf_counter()
-            result = apply_import(empty, plan, "bench.json")
+            result = Door(empty).land(apply_import(empty, plan, "bench.json"))
             total = time.perf_counter() - started
             assert result.commit is not None and result.commit.recorded
             batch, single = _write_only(Path(work) / f"files-{size}", plan.changes)

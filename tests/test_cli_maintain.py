@@ -123,9 +123,12 @@ def test_failure_between_writes_leaves_the_vault_as_it_was(
     vault: Vault, embedder: Embedder
 ) -> None:
     from cardvault.edits.apply import ApplyError
+    from cardvault.edits.door import Door
     from cardvault.maintain.entry_ids import give_entry_ids
 
-    give_entry_ids(vault)  # the fixture's entries get their ids first, in a commit of their own
+    Door(vault).commit(
+        give_entry_ids(vault)
+    )  # the fixture's entries get their ids first, in a commit of their own
     before, head = snapshot(vault.root), git(vault.root, "rev-parse", "HEAD")
     written: list[Path] = []
 

@@ -13,13 +13,14 @@ import pytest
 
 from cardvault import history
 from cardvault.edits.changes import WriteFile
-from cardvault.edits.door import locked_write, propose
+from cardvault.edits.door import Door
 from cardvault.edits.journal import Step, new_journal, read_journal, temp_path, write_journal
+from cardvault.edits.proposal import propose
 from cardvault.edits.recover import describe, recover
 from cardvault.errors import CardvaultError
 from cardvault.vault.files import ABSENT, digest_text, read_text
 from cardvault.vault.layout import open_vault_at
-from cardvault.write.add import append_log
+from cardvault.write.add import plan_log
 from tests.support.cli import git_log, run_cli
 from tests.support.writers import REPO, assert_vault_sound, cardvault, git, lock_held_elsewhere
 
@@ -31,7 +32,8 @@ KILLED_WRITER = """
 import os, sys
 from pathlib import Path
 from cardvault.edits.changes import WriteFile
-from cardvault.edits.door import locked_write, propose
+from cardvault.edits.door import Door
+from cardvault.edits.proposal import propose
 from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import open_vault_at
 vault = open_vault_at(Path(sys.argv[1]))
@@ -47,7 +49,7 @@ changes = [
     WriteFile(vault.card_path(f"card-{n}"), body.format(n=n), ABSENT, f"card {n}")
     for n in range(3)
 ]
-locked_write(vault, lambda: propose(changes, "three cards", None), after_write=die)
+Door(vault).commit(lambda: propose(changes, "three cards", None), after_write=die)
 """
 
 
@@ -65,7 +67,7 @@ def test_a_write_killed_midway_is_finished_and_committed_by_the_next(
     assert _killed_writer(vault_path, stop_after) == 137
     assert (vault_path / ".cardvault" / "journal.json").exists()
     vault = open_vault_at(vault_path)
-    result = append_log(vault, "after the crash", None, _now())
+    result = _log(vault, "after the crash", None, _now())
     said = capsys.readouterr().err
     assert "finished an interrupted write (three cards): committed " in said
     assert not any("interrupted" in n for n in result.notes)  # said once, by the door
@@ -137,7 +139,7 @@ def test_a_stale_index_lock_is_cleared_and_reported(
 ) -> None:
     (vault_path / ".git" / "index.lock").write_text("", encoding="utf-8")
     (vault_path / ".git" / "refs" / "heads" / "main.lock").write_text("", encoding="utf-8")
-    result = append_log(open_vault_at(vault_path), "note", None, _now())
+    result = _log(open_vault_at(vault_path), "note", None, _now())
     assert result.commit.recorded
     said = capsys.readouterr().err.splitlines()
     assert any("index.lock" in line and "refs/heads/main.lock" in line for line in said)
@@ -165,7 +167,7 @@ def test_a_lock_of_a_live_git_is_waited_for_never_removed(vault_path: Path, tmp_
     thread = threading.Thread(target=finish_later)
     thread.start()
     try:
-        result = append_log(open_vault_at(vault_path), "while git ran", None, _now())
+        result = _log(open_vault_at(vault_path), "while git ran", None, _now())
     finally:
         thread.join()
         live.wait()
@@ -232,10 +234,10 @@ def test_a_killed_syncs_merge_a_hand_pull_took_in_is_told_as_in_the_branch(
 
 def test_hand_edits_of_the_target_get_their_own_commit(vault_path: Path) -> None:
     vault = open_vault_at(vault_path)
-    append_log(vault, "first", None, _now())
+    _log(vault, "first", None, _now())
     log = vault.log_path("2026-03-19")
     log.write_text(log.read_text(encoding="utf-8") + "\nA line typed by hand.\n", "utf-8")
-    result = append_log(vault, "second", None, _now())
+    result = _log(vault, "second", None, _now())
     assert git_log(vault_path)[:2] == ["log: 2026-03-19 14:30 second", "hand edits"]
     assert "A line typed by hand." in log.read_text(encoding="utf-8")
     assert any("hand edits" in n for n in result.notes)
@@ -254,7 +256,7 @@ def test_a_file_saved_between_plan_and_write_makes_the_plan_again(vault_path: Pa
             path.write_text(current.text + "saved in an editor\n", encoding="utf-8")
         return propose([WriteFile(path, current.text + "ours\n", current.digest, "x")], "m", 0)
 
-    written = locked_write(vault, plan)
+    written = Door(vault).commit(plan)
     assert len(calls) == 2 and written.commit is not None
     assert path.read_text(encoding="utf-8").endswith("saved in an editor\nours\n")
 
@@ -264,7 +266,7 @@ def test_many_files_are_written_in_one_batch(vault_path: Path) -> None:
     changes = [
         WriteFile(vault.card_path(f"c-{n}"), f"card {n}\n", ABSENT, f"card {n}") for n in range(60)
     ]
-    written = locked_write(vault, lambda: propose(changes, "sixty cards", None))
+    written = Door(vault).commit(lambda: propose(changes, "sixty cards", None))
     assert len(written.paths) == 60 and written.commit is not None
     assert vault.card_path("c-59").read_text(encoding="utf-8") == "card 59\n"
     assert_vault_sound(vault_path)
@@ -273,7 +275,7 @@ def test_many_files_are_written_in_one_batch(vault_path: Path) -> None:
 def test_writes_are_refused_while_a_merge_is_in_progress(vault_path: Path) -> None:
     (vault_path / ".git" / "MERGE_HEAD").write_text(git(vault_path, "rev-parse", "HEAD"))
     with pytest.raises(CardvaultError, match="merge is in progress"):
-        append_log(open_vault_at(vault_path), "note", None, _now())
+        _log(open_vault_at(vault_path), "note", None, _now())
     assert (vault_path / ".git" / "MERGE_HEAD").exists()
 
 
@@ -326,3 +328,8 @@ def test_a_temporary_file_left_by_an_old_writer_is_never_committed(vault_path: P
     done = cardvault(vault_path, "maintain", "--only", "index", "--commit-pending", now=NOW)
     assert done.returncode == 0, done.stderr
     assert ".tmp" not in git(vault_path, "log", "--name-only", "--format=")
+
+
+def _log(vault, text, title, now):  # type: ignore[no-untyped-def]
+    """`cardvault log`'s write: its plan landed through the door."""
+    return Door(vault).land(plan_log(vault, text, title, now))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.edits.door import Door
 from cardvault.errors import CardvaultError
 from cardvault.forget.logs import Needles, cut_log
 from cardvault.forget.plan import apply_forget, plan_forget
@@ -141,7 +142,7 @@ def test_a_log_edited_after_planning_keeps_the_edit(sample_vault: Path) -> None:
     assert plan.logs
     edited = plan.logs[0].file.path
     edited.write_text(edited.read_text(encoding="utf-8") + "\nhand edit\n", encoding="utf-8")
-    result = apply_forget(vault, plan)
+    result = Door(vault).land(apply_forget(vault, plan))
     assert result.commit.recorded
     assert edited.read_text(encoding="utf-8").endswith("\nhand edit\n")
     assert git(sample_vault, "log", "-2", "--format=%s").splitlines()[1] == "hand edits"
@@ -155,7 +156,7 @@ def test_an_edit_that_widens_the_plan_aborts_without_writing(sample_vault: Path)
     edited.write_text(text, encoding="utf-8")
     before = snapshot(sample_vault)
     with pytest.raises(CardvaultError, match="changed since this plan was made"):
-        apply_forget(vault, plan)
+        Door(vault).land(apply_forget(vault, plan))
     assert snapshot(sample_vault) == before
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from cardvault import history
 from cardvault.edits.changes import DeleteFile, WriteFile
-from cardvault.edits.door import locked_write, propose
+from cardvault.edits.door import Door
+from cardvault.edits.proposal import propose
 from cardvault.history.repo import open_repo, run
 from cardvault.vault.files import ABSENT, read_text
 from cardvault.vault.layout import open_vault_at
@@ -88,7 +89,7 @@ def test_a_commit_of_a_few_files_leaves_what_else_is_staged(vault_path: Path) ->
     memory = read_text(vault.memory_md, vault.root)
     change = WriteFile(vault.memory_md, memory.text + "\nmore\n", memory.digest, "more")
     card = WriteFile(vault.card_path("fresh"), "---\ntopic: F\n---\nbody\n", ABSENT, "new")
-    written = locked_write(vault, lambda: propose([change, card], "two files", None))
+    written = Door(vault).commit(lambda: propose([change, card], "two files", None))
     assert written.commit is not None and written.commit.recorded
     committed = git(vault_path, "show", "--name-only", "--format=", "HEAD").split()
     assert sorted(committed) == ["MEMORY.md", "memory/cards/fresh.md"]
@@ -99,7 +100,7 @@ def test_a_removal_of_a_tracked_file_is_one_commit(vault_path: Path) -> None:
     vault = open_vault_at(vault_path)
     keep = vault_path / "memory" / "cards" / ".gitkeep"
     gone = DeleteFile(keep, read_text(keep, vault.root).digest, "removed")
-    written = locked_write(vault, lambda: propose([gone], "remove the keep file", None))
+    written = Door(vault).commit(lambda: propose([gone], "remove the keep file", None))
     assert written.commit is not None and written.commit.recorded
     assert git(vault_path, "show", "--name-status", "--format=", "HEAD").split() == [
         "D",

@@ -10,6 +10,7 @@ import pytest
 
 from cardvault.edits.apply import apply_changes
 from cardvault.edits.changes import MoveFile, Report, WriteFile
+from cardvault.edits.door import Door
 from cardvault.errors import CardvaultError
 from cardvault.maintain import archive, memory_index, promote
 from cardvault.maintain.by_hand import archive_card, demote_card, promote_card
@@ -111,14 +112,14 @@ def test_promote_is_stable_when_nothing_is_due(vault) -> None:  # type: ignore[n
 
 
 def test_hand_promote_demote_round_trip(vault) -> None:  # type: ignore[no-untyped-def]
-    result = promote_card(vault, "once", TODAY, rule="Check once,\n  then twice.")
+    result = Door(vault).land(promote_card(vault, "once", TODAY, rule="Check once,\n  then twice."))
     assert result.commit is not None and result.commit.recorded
     agents = vault.agents_md.read_text(encoding="utf-8")
     assert "- Check once, then twice. (memory/cards/once.md)" in agents
     assert read_card(vault.card_path("once")).status == "promoted"
     assert git(vault.root, "log", "-1", "--format=%s").strip() == "promote: once"
 
-    demote_card(vault, "once", TODAY)
+    Door(vault).land(demote_card(vault, "once", TODAY))
     demoted = read_card(vault.card_path("once"))
     assert demoted.status == "active" and demoted.meta.get("demoted") == TODAY
     assert "memory/cards/once.md" not in vault.agents_md.read_text(encoding="utf-8")
@@ -126,7 +127,7 @@ def test_hand_promote_demote_round_trip(vault) -> None:  # type: ignore[no-untyp
     state = load_state(vault, TODAY)
     assert promote.due(state.by_slug("once"), replace(vault.config, promote_threshold=1)) is None
     with pytest.raises(CardvaultError, match="not promoted"):
-        demote_card(vault, "once", TODAY)
+        Door(vault).land(demote_card(vault, "once", TODAY))
 
 
 def test_archive_moves_only_stale_unpromoted_cards(vault) -> None:  # type: ignore[no-untyped-def]
@@ -143,8 +144,8 @@ def test_archive_moves_only_stale_unpromoted_cards(vault) -> None:  # type: igno
 
 def test_archive_by_hand_refuses_promoted_cards(vault) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(CardvaultError, match="demote"):
-        archive_card(vault, "stale-promoted", TODAY)
-    result = archive_card(vault, "once", TODAY)
+        Door(vault).land(archive_card(vault, "stale-promoted", TODAY))
+    result = Door(vault).land(archive_card(vault, "once", TODAY))
     assert (vault.archive_dir / "once.md").exists() and not vault.card_path("once").exists()
     assert result.commit is not None
     assert "once" not in get_section(vault.memory_md.read_text(encoding="utf-8"), "categories")

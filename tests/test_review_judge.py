@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.edits.door import Door
 from cardvault.errors import ConfigError
-from cardvault.review.judge import judge_name, judge_pending
+from cardvault.review.answer import Answer, ReviewResult, answer
+from cardvault.review.judge import JudgeOutcome, judge_name, judge_pending
 from cardvault.trust.store import approve
 from cardvault.vault.config import parse_config
 from cardvault.vault.decisions import Member, ReviewItem, item_id, read_queue, render_queue
@@ -88,7 +90,7 @@ else:
 """,
     )
     vault = vault_with(tmp_path, command)
-    outcome = judge_pending(vault, NOW)
+    outcome = _judge(vault)
     assert outcome.messages == () and outcome.pending == 0
     asked = [json.loads(line) for line in seen.read_text(encoding="utf-8").splitlines()]
     assert {q["protocol"] for q in asked} == {"cardvault-judge/1"}
@@ -122,7 +124,7 @@ def test_a_judge_that_fails_leaves_the_question_pending(
 ) -> None:
     vault = vault_with(tmp_path, judge_script(tmp_path, "judge.py", body), timeout)
     before = (vault.root / "memory" / "review.jsonl").read_bytes()
-    outcome = judge_pending(vault, NOW, [settled(vault)["contradiction"].id])
+    outcome = _judge(vault, [settled(vault)["contradiction"].id])
     assert outcome.result is None and outcome.pending == 2
     assert len(outcome.messages) == 1 and says in outcome.messages[0]
     assert "still pending" in outcome.messages[0]
@@ -131,7 +133,7 @@ def test_a_judge_that_fails_leaves_the_question_pending(
 
 def test_a_judge_that_cannot_start_is_reported(tmp_path: Path) -> None:
     vault = vault_with(tmp_path, str(tmp_path / "no-such-judge"))
-    outcome = judge_pending(vault, NOW)
+    outcome = _judge(vault)
     assert outcome.pending == 2 and all("could not be run" in m for m in outcome.messages)
 
 
@@ -165,7 +167,7 @@ def test_the_users_own_judge_runs_in_a_folder_of_its_own_never_in_the_vault(
     command = judge_script(tmp_path, "where.py", body)
     vault = vault_with(tmp_path, command)
     (vault.root / "uv.toml").write_text('index-url = "https://evil.example/simple"\n')
-    judge_pending(vault, NOW, [settled(vault)["duplicate"].id])
+    _judge(vault, [settled(vault)["duplicate"].id])
     assert seen.read_text().split("|")[0] == str(vault.root)  # approved: the vault's own
     config = vault.root / "cardvault.toml"
     config.write_text(config.read_text().replace(f"judge = {json.dumps(command)}", 'judge = ""'))
@@ -175,6 +177,15 @@ def test_the_users_own_judge_runs_in_a_folder_of_its_own_never_in_the_vault(
     yours = open_vault_at(vault.root)
     assert yours.config.judge == command
     seen.unlink()
-    judge_pending(yours, NOW, [settled(yours)["contradiction"].id])
+    _judge(yours, [settled(yours)["contradiction"].id])
     where, listed = seen.read_text().split("|")
     assert not Path(where).resolve().is_relative_to(vault.root.resolve()) and listed == ""
+
+
+def _judge(vault: Vault, ids: list[str] | None = None) -> JudgeOutcome:
+    """`review judge` at NOW: the judge's answers landed through the door."""
+
+    def settle(answers: list[Answer], by: str) -> ReviewResult:
+        return Door(vault).land(answer(vault, answers, NOW, by))
+
+    return judge_pending(vault, settle, ids)

@@ -1,6 +1,6 @@
 """A sync's long parts hold no vault lock, so a writer gets in: many pending hand edits are
 screened holding none and committed in steps of a bounded size, the lock let go between two
-(edits/door.py `commit_pending_in_steps`), each step its own "hand edits" commit, all of them
+(edits/door.py `Door.commit_hand_edits`), each step its own "hand edits" commit, all of them
 published, a secret in any of them committing none; the merge is computed holding none and
 carried out under the lock, computed again there when a writer committed meanwhile
 (sync/run.py `_prepare`). A `log` run in its own process at those moments, with a 1 s lock

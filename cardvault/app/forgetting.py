@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:
-    from cardvault.edits.door import OnWait
+    from cardvault.edits.proposal import OnWait
     from cardvault.forget.plan import ForgetPlan, ForgetResult
     from cardvault.vault.layout import Vault
 
@@ -59,12 +59,12 @@ class ForgetCommands(Wiring):
         each vault of `scope` (default: the project, or the global vault outside one), made
         after finishing an interrupted write of those vaults (a plan of half-written files
         would name what the finished write already took). Hand it to `forget`."""
-        from cardvault.edits.door import finish_interrupted
+        from cardvault.edits.door import Door
         from cardvault.forget.plan import plan_forget, resumed_forget
 
         named, notices, global_too = self._forget_vaults(query, scope)
         warnings = [notice for _, vault in named for notice in vault.notices] + notices
-        recoveries = [finish_interrupted(vault, on_wait) for _, vault in named]
+        recoveries = [Door(vault, on_wait).finish_interrupted() for _, vault in named]
         today = self.now().date()  # the record's name, as every write's date
         plans = [(name, vault, plan_forget(vault, query, today)) for name, vault in named]
         warnings += [
@@ -122,6 +122,7 @@ class ForgetCommands(Wiring):
         vault; a file changed since is refused). NotFoundError when nothing matched (unless an
         interrupted forget of the query was just finished); cards matched only by their text
         go only with `match_text` (the CLI's yes at the prompt, or --yes --match-text)."""
+        from cardvault.edits.door import Door
         from cardvault.errors import NotFoundError
         from cardvault.forget.plan import apply_forget
 
@@ -135,6 +136,6 @@ class ForgetCommands(Wiring):
                 "with --yes --match-text (or without --yes, and answer the prompt)"
             )
         return [
-            (name, vault, apply_forget(vault, plan, on_wait=on_wait))
+            (name, vault, Door(vault, on_wait).land(apply_forget(vault, plan)))
             for name, vault, plan in plans.plans
         ]

@@ -169,9 +169,12 @@ class InsightCommands(WriteCommands):
     def verify(self, project: Path | None = None, dry_run: bool = False) -> VerifyResult:
         """`cardvault verify`: check what each card names against `project` (default: the
         repository the vault lives in); mark the stale ones and ask about them (one commit)."""
-        from cardvault.verify.run import verify_vault
+        from cardvault.edits.door import Door
+        from cardvault.verify.run import VerifyResult, verify_vault
 
-        return verify_vault(self.project(), self.now().date(), project, dry_run)
+        vault = self.project()
+        done = verify_vault(vault, self.now().date(), project, dry_run)
+        return done if isinstance(done, VerifyResult) else Door(vault).land(done)
 
     def agents(self, from_global: bool = False) -> list[AgentSummary]:
         """`cardvault agents`: the agents the vault knows, with their hot memory, log entries,
@@ -183,9 +186,11 @@ class InsightCommands(WriteCommands):
 
     def hot(self, text: str, to_global: bool = False, redact: bool = False) -> HotWrite:
         """`cardvault hot`: add a fragment to the session agent's hot memory and commit it."""
+        from cardvault.edits.door import Door
         from cardvault.scopes.agents import add_fragment
 
-        return add_fragment(self.vault_for(to_global), text, self.now(), redact)
+        vault = self.vault_for(to_global)
+        return Door(vault).land(add_fragment(vault, text, self.now(), redact))
 
     def scope_info(self, register: bool = False) -> ScopeInfo:
         """`cardvault scope`: the global vault, this project's context key and the registered

@@ -12,7 +12,7 @@ from cardvault.app.review import ReviewCommands
 from cardvault.app.writes import WriteCommands
 
 if TYPE_CHECKING:
-    from cardvault.edits.door import OnWait
+    from cardvault.edits.proposal import OnWait
     from cardvault.maintain.by_hand import HandResult
     from cardvault.maintain.crossproject import GlobalResult
     from cardvault.maintain.run import RunResult
@@ -158,27 +158,36 @@ class MaintainCommands(WriteCommands, ReviewCommands):
     def maintain_global(self, dry_run: bool = False) -> MaintainedGlobal:
         """`cardvault maintain --global`: cross-project promotion in the global vault; run
         inside a project, the project registers with the global vault first."""
-        from cardvault.maintain.crossproject import run_global
+        from cardvault.edits.door import Door
+        from cardvault.maintain.crossproject import GlobalResult, run_global
 
         joined = self.registration()
-        result = run_global(self.vault_for(to_global=True), self.now(), dry_run)
+        vault = self.vault_for(to_global=True)
+        done = run_global(vault, self.now(), dry_run)
+        result = done if isinstance(done, GlobalResult) else Door(vault).land(done)
         return MaintainedGlobal(result, **joined)
 
     def promote(self, slug: str, rule: str | None = None) -> HandResult:
         """`cardvault promote`: the card's rule (`rule`, else its own) goes into AGENTS.md's
         learned rules; one commit."""
+        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import promote_card
 
-        return promote_card(self.project(), slug, self.now().date(), rule)
+        vault = self.project()
+        return Door(vault).land(promote_card(vault, slug, self.now().date(), rule))
 
     def demote(self, slug: str) -> HandResult:
         """`cardvault demote`: take the card's rule back out of AGENTS.md; one commit."""
+        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import demote_card
 
-        return demote_card(self.project(), slug, self.now().date())
+        vault = self.project()
+        return Door(vault).land(demote_card(vault, slug, self.now().date()))
 
     def archive(self, slug: str) -> HandResult:
         """`cardvault archive`: move the card to memory/archive/ now; one commit."""
+        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import archive_card
 
-        return archive_card(self.project(), slug, self.now().date())
+        vault = self.project()
+        return Door(vault).land(archive_card(vault, slug, self.now().date()))

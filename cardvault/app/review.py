@@ -44,9 +44,11 @@ class ReviewCommands(Wiring):
     ) -> ReviewResult:
         """`cardvault review accept|reject`: settle decisions in one commit, recorded as
         answered by `by` (default: a person)."""
+        from cardvault.edits.door import Door
         from cardvault.review.answer import PERSON, answer
 
-        return answer(self.vault_for(to_global), list(answers), self.now(), by=by or PERSON)
+        vault = self.vault_for(to_global)
+        return Door(vault).land(answer(vault, list(answers), self.now(), by=by or PERSON))
 
     def review_accept(
         self,
@@ -82,4 +84,7 @@ class ReviewCommands(Wiring):
         """`cardvault review judge`: let the vault's judge command answer pending decisions."""
         from cardvault.review.judge import judge_pending
 
-        return judge_pending(self.vault_for(to_global), self.now(), ids)
+        def settle(answers: list[Answer], by: str) -> ReviewResult:
+            return self.review_answer(answers, by, to_global)
+
+        return judge_pending(self.vault_for(to_global), settle, ids)

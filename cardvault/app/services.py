@@ -18,7 +18,7 @@ from cardvault.vault.progress import LINE_EVERY, ProgressLines
 if TYPE_CHECKING:
     from cardvault.capture.session import SessionCapture
     from cardvault.doctor.checks import Check
-    from cardvault.edits.door import OnWait
+    from cardvault.edits.proposal import OnWait
     from cardvault.hosts.install import InstallPlan
     from cardvault.trust.settings import Asked
     from cardvault.trust.store import Approval
@@ -210,13 +210,15 @@ class ServiceCommands(SearchCommands):
             return Hooked(session_start_output(host, pack.text), tuple(pack.notices), None)
         if given.transcript is None:
             return Hooked(quiet_output(host), (), None)
-        from cardvault.capture.session import capture_transcript
+        from cardvault.capture.session import SessionCapture, capture_transcript
+        from cardvault.edits.door import Door
 
         via = f"{HOSTS[host].label} {event} hook"
         if given.session:
             via += f", session {given.session[:8]}"
         vault = session.project()
-        captured = capture_transcript(vault, given.transcript, via, self.now(), on_wait)
+        done = capture_transcript(vault, given.transcript, via, self.now())
+        captured = done if isinstance(done, SessionCapture) else Door(vault, on_wait).land(done)
         return Hooked(quiet_output(host), (), captured)
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from cardvault.capture.record import KnownFix, Recorded
     from cardvault.capture.run import Failure, RunResult
     from cardvault.check.fixes import Fix
-    from cardvault.edits.door import OnWait
+    from cardvault.edits.proposal import OnWait
     from cardvault.history import CommitResult
     from cardvault.portable.folder import FolderPlan
     from cardvault.portable.format import Export
@@ -107,6 +107,7 @@ class VaultCommands(WriteCommands):
     def _captured(self, run: RunResult, on_wait: OnWait | None) -> Captured:
         from cardvault.capture.record import known_fixes, record_failure
         from cardvault.capture.run import describe_failure
+        from cardvault.edits.door import Door
 
         try:
             failure = describe_failure(run)
@@ -121,7 +122,7 @@ class VaultCommands(WriteCommands):
             warnings.append(f"could not look up known fixes: {exc}")
         recorded = None
         try:
-            recorded = record_failure(vault, failure, self.now(), on_wait=on_wait)
+            recorded = Door(vault, on_wait).land(record_failure(vault, failure, self.now()))
         except Exception as exc:
             where = f"{failure.category}, signature {failure.signature}"
             warnings.append(f"failure not logged ({where}): {exc}")
@@ -129,9 +130,11 @@ class VaultCommands(WriteCommands):
 
     def rename(self, slug: str, new: str, on_wait: OnWait | None = None) -> RenameResult:
         """`cardvault rename SLUG NEW`: rename a card and every link to it, in one commit."""
+        from cardvault.edits.door import Door
         from cardvault.write.rename import rename_card
 
-        return rename_card(self.project(), slug, new, on_wait=on_wait)
+        vault = self.project()
+        return Door(vault, on_wait).land(rename_card(vault, slug, new))
 
     def check(self, fix: bool = False, on_wait: OnWait | None = None) -> Checked:
         """`cardvault check [--fix]`: with `fix`, repair the mechanical problems first (one
@@ -141,10 +144,11 @@ class VaultCommands(WriteCommands):
         vault = self.project()
         done = Checked(())
         if fix:
-            from cardvault.check.repair import apply_fixes
-            from cardvault.edits.door import door_notes
+            from cardvault.check.fixes import plan_fixes
+            from cardvault.edits.door import Door
+            from cardvault.edits.proposal import door_notes
 
-            written = apply_fixes(vault, on_wait=on_wait)
+            written = Door(vault, on_wait).commit(lambda: plan_fixes(vault))
             done = Checked((), tuple(written.value), written.commit, tuple(door_notes(written)))
         return replace(done, findings=tuple(run_checks(vault)))
 
@@ -164,6 +168,7 @@ class VaultCommands(WriteCommands):
     ) -> ImportResult:
         """`cardvault import FILE`: merge an export into the project vault in one commit
         (refused, nothing written, when an item has problems, unless `partial`)."""
+        from cardvault.edits.door import Door
         from cardvault.portable.format import load_export, read_export
         from cardvault.portable.importer import ImportResult, apply_import, plan_import
 
@@ -181,7 +186,7 @@ class VaultCommands(WriteCommands):
             _refuse(file, plan.problems, len(plan.outcomes))
         if dry_run:
             return ImportResult(plan, None)
-        return apply_import(vault, plan, file.name, replan=planned, on_wait=on_wait)
+        return Door(vault, on_wait).land(apply_import(vault, plan, file.name, replan=planned))
 
     def import_notes(
         self,
@@ -195,6 +200,7 @@ class VaultCommands(WriteCommands):
     ) -> ImportedNotes:
         """`cardvault import FOLDER`: the folder's notes as cards in one commit (planned again
         if a file changed meanwhile; refused when a note has problems, unless `partial`)."""
+        from cardvault.edits.door import Door
         from cardvault.errors import CardvaultError
         from cardvault.portable.folder import plan_folder
         from cardvault.portable.importer import apply_import
@@ -218,7 +224,8 @@ class VaultCommands(WriteCommands):
             latest[0] = planned()
             return latest[0].plan
 
-        done = apply_import(vault, latest[0].plan, latest[0].source.name, replan, on_wait=on_wait)
+        landing = apply_import(vault, latest[0].plan, latest[0].source.name, replan)
+        done = Door(vault, on_wait).land(landing)
         return ImportedNotes(latest[0], done.commit, done.notes)
 
     def export(self, target: Path | None = None, logs: bool = False, force: bool = False) -> Export:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:
-    from cardvault.edits.door import OnWait
+    from cardvault.edits.proposal import OnWait
     from cardvault.scopes.registry import Registered
     from cardvault.write.add import WriteResult
 
@@ -26,10 +26,11 @@ class WriteCommands(Wiring):
         on_wait: OnWait | None = None,
     ) -> WriteResult:
         """`cardvault log`: append an entry to today's daily log and commit it."""
-        from cardvault.write.add import append_log
+        from cardvault.edits.door import Door
+        from cardvault.write.add import plan_log
 
         vault = self.vault_for(to_global)
-        return append_log(vault, text, title, self.now(), redact=redact, on_wait=on_wait)
+        return Door(vault, on_wait).land(plan_log(vault, text, title, self.now(), redact))
 
     def remember(
         self,
@@ -57,22 +58,27 @@ class WriteCommands(Wiring):
         on_wait: OnWait | None = None,
     ) -> WriteResult:
         """`cardvault new`: write a new knowledge card and commit it."""
-        from cardvault.write.add import add_card
+        from cardvault.edits.door import Door
+        from cardvault.write.add import plan_card
 
         vault = self.vault_for(to_global)
         today = self.now().date()
-        return add_card(vault, topic, category, tags, body, today, redact=redact, on_wait=on_wait)
+        return Door(vault, on_wait).land(
+            plan_card(vault, topic, category, tags, body, today, redact)
+        )
 
     def register(self) -> Registered | None:
         """Register the project with the global vault (made on first use); None inside the
         global vault itself."""
+        from cardvault.edits.door import Door
         from cardvault.scopes.home import is_global
         from cardvault.scopes.registry import register
 
         project = self.project()
         if is_global(project, self.env):
             return None
-        return register(self.vault_for(to_global=True), project, self.now().date())
+        home = self.vault_for(to_global=True)
+        return Door(home).land(register(home, project, self.now().date()))
 
     def registration(self) -> dict[str, Any]:
         """The project's registration as a result's `registered`/`unregistered` fields

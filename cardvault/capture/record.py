@@ -30,7 +30,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.capture.run import Failure
-from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, door_notes, propose
 from cardvault.vault.daily import LogEntry, parse_log
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -135,9 +135,9 @@ def ignored_note(ignored: tuple[str, ...]) -> str:
 
 
 def record_failure(
-    vault: Vault, failure: Failure, now: dt.datetime, on_wait: OnWait | None = None
-) -> Recorded:
-    """Append the capture's entry to today's log (secrets redacted) and commit it. The earlier
+    vault: Vault, failure: Failure, now: dt.datetime
+) -> Planned[tuple[int, str | None, str], Recorded]:
+    """The append of the capture's entry to today's log (secrets redacted). The earlier
     captures are counted under the vault lock, so parallel captures count 1, 2, 3..."""
     from cardvault.write.add import entry_change, prepare_entry
 
@@ -151,11 +151,13 @@ def record_failure(
         ref = entries[-1].ref if entries else vault.rel(change.path)
         return propose([change], entry.message, (len(past) + 1, first, ref))
 
-    written = locked_write(vault, plan, on_wait=on_wait)
-    seen, first, ref = written.value
-    path = vault.log_path(now.date().isoformat())
-    commit = written.commit or history.CommitResult(None, "", "nothing to commit")
-    return Recorded(path, ref, seen, first, commit, door_notes(written))
+    def result(written: Written[tuple[int, str | None, str]]) -> Recorded:
+        seen, first, ref = written.value
+        path = vault.log_path(now.date().isoformat())
+        commit = written.commit or history.CommitResult(None, "", "nothing to commit")
+        return Recorded(path, ref, seen, first, commit, door_notes(written))
+
+    return Planned(plan, result)
 
 
 def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix]:

@@ -25,13 +25,14 @@ import datetime as dt
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.atomic import atomic_write
 from cardvault.edits.changes import WriteFile
-from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, door_notes, propose
 from cardvault.hosts.transcript import assistant_texts, read_since
 from cardvault.vault.daily import signals_in
 from cardvault.vault.entry_ids import append_entry
@@ -104,28 +105,40 @@ def known_texts(snapshot: VaultSnapshot) -> set[str]:
 
 
 def capture_transcript(
-    vault: Vault, transcript: Path, via: str, now: dt.datetime, on_wait: OnWait | None = None
-) -> SessionCapture:
-    """Log the signal lines the assistant wrote in `transcript` since the last capture."""
+    vault: Vault, transcript: Path, via: str, now: dt.datetime
+) -> SessionCapture | Planned[Signals, SessionCapture]:
+    """Log the signal lines the assistant wrote in `transcript` since the last capture: what
+    was captured when there are none, else their write for the app to land (where the
+    capture stopped is kept once it landed)."""
     offset_file = _offset_file(vault, transcript)
     chunk = read_since(transcript, _read_offset(offset_file))
     found, dropped = signal_lines(assistant_texts(chunk.data), vault.config.signal_words)
-    result = record_signals(vault, found, via, now, on_wait) if found else None
-    _write_offset(offset_file, transcript, chunk.end)
-    if result is None:
+    if not found:
+        _write_offset(offset_file, transcript, chunk.end)
         return SessionCapture((), 0, dropped, None)
-    return SessionCapture(result.logged, result.known, dropped, result.commit, result.notes)
+
+    def result(written: Written[Signals]) -> SessionCapture:
+        _write_offset(offset_file, transcript, chunk.end)
+        logged, known = written.value
+        return SessionCapture(logged, known, dropped, written.commit, door_notes(written))
+
+    return Planned(_signals_plan(vault, found, via, now), result)
 
 
-def record_signals(
-    vault: Vault, found: list[Found], via: str, now: dt.datetime, on_wait: OnWait | None = None
-) -> SessionCapture:
-    """Append one entry per signal memory does not hold yet to today's log, in one commit."""
+#: What logging signals hands back: the lines logged, how many memory held already.
+Signals = tuple[tuple[str, ...], int]
+
+
+def _signals_plan(
+    vault: Vault, found: list[Found], via: str, now: dt.datetime
+) -> Callable[[], Proposal[Signals]]:
+    """The append of one entry per signal memory does not hold yet to today's log, in one
+    commit."""
     from cardvault.write.add import prepare_entry
 
     path = vault.log_path(now.date().isoformat())
 
-    def plan() -> Proposal[tuple[tuple[str, ...], int]]:
+    def plan() -> Proposal[Signals]:
         known = known_texts(read_vault(vault))
         new = [f for f in found if normal(f.text) not in known]
         current = read_if_present(path, vault.root)
@@ -142,9 +155,7 @@ def record_signals(
         message = f"log: {_count(len(new))} from a session ({via})"
         return propose(changes, message, (logged, len(found) - len(new)))
 
-    written = locked_write(vault, plan, on_wait=on_wait)
-    logged, known = written.value
-    return SessionCapture(logged, known, 0, written.commit, door_notes(written))
+    return plan
 
 
 def _count(number: int) -> str:

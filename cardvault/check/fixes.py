@@ -1,11 +1,15 @@
 """`check --fix`: the mechanical repairs (tag spelling, CRLF line endings, a final newline), as
-new file texts. Pure: planning reads the snapshot and writes nothing."""
+new file texts, planned under the vault lock (from the files as they are when the write
+happens) and written all or nothing by the door; nothing is written when there is nothing to
+fix."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from cardvault.edits.changes import WriteFile
+from cardvault.edits.proposal import Proposal, propose
 from cardvault.vault.card import update_card_text
 from cardvault.vault.fields import TAGS
 from cardvault.vault.layout import Vault
@@ -23,11 +27,14 @@ class Fix:
     what: str
 
 
-def plan_fixes(vault: Vault) -> list[Fix]:
-    """Mechanical repairs for every card that needs one (unreadable cards are left alone)."""
-    return [
-        fix for card in read_vault(vault, verify=True).cards if (fix := card_fix(card)) is not None
-    ]
+def plan_fixes(vault: Vault) -> Proposal[list[Fix]]:
+    """The write of the repairs every card needs (unreadable cards are left alone), for the
+    door to call under the lock; its value is the repairs, one commit line per file."""
+    cards = read_vault(vault, verify=True).cards
+    fixes = [fix for card in cards if (fix := card_fix(card)) is not None]
+    changes = [WriteFile(f.path, f.text, f.expected, f.what, "fix", 1) for f in fixes]
+    lines = "\n".join(f"{vault.rel(f.path)}: {f.what}" for f in fixes)
+    return propose(changes, f"check: fix {len(fixes)} file(s)\n\n{lines}\n", fixes)
 
 
 def card_fix(card: CardFile) -> Fix | None:

@@ -8,7 +8,7 @@ that cannot take a new file is named) before writing anything, journals the chan
 (journal.py), and writes it in one batch (batch.py). If any write or the
 caller's commit fails, every file already touched is restored to its exact previous bytes (and
 mode), files it created are removed, and so are folders it created; the error is re-raised.
-Every writer reaches it through `door.locked_write`, which holds the vault lock around it.
+Every writer reaches it through the door (`door.Door`), which holds the vault lock around it.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def apply_changes(
     the next writing command, which commits it with `message` (left uncommitted when None), or
     with `moves` (sync's merge), moves the branch to the merge commit (history/treemerge.py).
     `finish(paths)` runs after the last write (the caller's git commit); if it raises, the
-    files are restored too. Callers hold the vault lock: `door.locked_write` is the way in.
+    files are restored too. Callers hold the vault lock: the door (`door.Door`) is the way in.
     """
     ops = compose(changes)
     _check_inside(vault, ops)

@@ -5,7 +5,8 @@ maintain, a by-hand step) goes through the door, and the door passes its plan th
 `with_memory_table`: when the plan adds, moves or removes a card, the table is made for the
 cards as they will stand, and MEMORY.md's write joins the plan, so the card and the table land
 in one commit. Only the text between the section's markers changes; a MEMORY.md without the
-section (or with broken markers) is left as it is, for `check` to report.
+section (or with broken markers) is left as it is, for `check` to report. The same holds for
+cardvault's block in `.gitattributes` (`attributes_change`), which the door adds when missing.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from cardvault import history
 from cardvault.edits.apply import final_texts
 from cardvault.edits.changes import Change, FileChange, WriteFile, file_changes, touched_paths
 from cardvault.errors import CardvaultError
 from cardvault.vault.card import parse_card
-from cardvault.vault.files import FileText, digest_text
+from cardvault.vault.files import ABSENT, FileText, digest_text, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.memory_table import SECTION, with_table
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -94,3 +96,16 @@ def _parsed(vault: Vault, path: Path, text: str | None) -> CardFile | None:
     return CardFile(
         FileText(path, text, digest_text(text)), card, vault.archive_dir in path.parents
     )
+
+
+def attributes_change(vault: Vault) -> WriteFile | None:
+    """The change that puts cardvault's block, as this version writes it, into the vault's
+    `.gitattributes` (None: it is there)."""
+    path = vault.root / ".gitattributes"
+    current = read_if_present(path, vault.root)
+    text = history.attributes_text(current.text if current is not None else None)
+    if text is None:
+        return None
+    if current is None:
+        return WriteFile(path, text, ABSENT, "added .gitattributes (merge drivers)", "git")
+    return WriteFile(path, text, current.digest, "merge drivers in .gitattributes", "git")

@@ -1,28 +1,29 @@
 """The one door every write to a vault goes through: lock, recover, plan, write, commit.
 
-`locked_write(vault, plan)`:
+`Door(vault, on_wait)` is held by the app (services only plan: edits/proposal.py; `land`
+commits a service's plan and makes its result). A plan lands one of three ways: `commit`, a
+commit on a new review branch that leaves the work tree alone (`commit(plan, branch=...)`), and
+`merge` (sync's). `commit(plan)`:
 1. takes the vault lock, waiting while another writer finishes (lock.py);
 2. refuses, with one line saying how to finish it, while git is in the middle of something a
    commit would be lost to or swept into (a rebase, merge, cherry-pick, revert or bisect, a
    detached HEAD: history/states.py); finishes a write an earlier process was killed in the
    middle of, and clears the lock files a killed git left (recover.py), saying so on stderr
    there and then, whichever command came in;
-3. calls `plan()`, the caller's planning function: it reads the vault *now*, under the lock, and
-   returns a `Proposal` (the changes, the commit message, and any value the caller wants back);
+3. calls `plan()`, the service's planning function: it reads the vault *now*, under the lock,
+   and returns a `Proposal` (the changes, the commit message, and any value the caller wants);
 4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
    the write's commit holds the write alone (with `commit_pending`, every pending hand edit of
-   the vault's own files, before the plan: `sync`, `maintain --commit-pending`);
+   the vault's own files, before the plan: `maintain --commit-pending`; `sync` commits them
+   in steps, `commit_hand_edits`);
 5. adds MEMORY.md's categories table to a plan that adds, moves or removes a card, so the table
    lands in the card's commit (derived.py); applies the changes all or nothing (apply.py:
-   journal, one batch, rollback on failure) and records one commit of exactly those paths
-   (or, with `branch`, commits them on a new branch and leaves the work tree alone);
+   journal, one batch, rollback on failure) and records one commit of exactly those paths;
 6. lets go of the lock. Work that only reads (a search index refresh) belongs after the door.
 
 If a file changes between the plan and the write (an editor saved it), the plan is made again
-(up to REPLANS times) rather than clobbering the edit. Every writing service — new, log,
-remember, capture, check --fix, forget, import, maintain and the by-hand steps, review, sync,
-the MCP tools — goes through here; nothing else takes the lock or commits (git itself is
-history/'s: this door calls it with plain values).
+(up to REPLANS times) rather than clobbering the edit. Nothing else takes the lock or commits
+(git itself is history/'s: this door calls it with plain values).
 """
 
 from __future__ import annotations
@@ -30,144 +31,195 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TypeVar
 
 from cardvault import history
 from cardvault.edits import faults
 from cardvault.edits.apply import AfterWrite, apply_changes, compose
-from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.derived import with_memory_table
+from cardvault.edits.changes import Change
+from cardvault.edits.derived import attributes_change, with_memory_table
 from cardvault.edits.journal import left_behind
-from cardvault.edits.lock import Holder, vault_lock
+from cardvault.edits.lock import vault_lock
+from cardvault.edits.proposal import OnWait, Planned, Proposal, Written, propose
 from cardvault.edits.recover import Recovery, announce, recover
 from cardvault.errors import CardvaultError, ConcurrentEditError, UnfinishedGitError
-from cardvault.vault.files import ABSENT, read_if_present
+from cardvault.vault.files import ABSENT
 from cardvault.vault.layout import Vault
 
-if TYPE_CHECKING:
-    from cardvault.vault.read import VaultSnapshot
-
 T = TypeVar("T")
-#: Told who holds the lock when a writer has waited for it a noticeable while.
-OnWait = Callable[[Holder], None]
+R = TypeVar("R")
 #: How many times a plan is made again when a file changed between the plan and the write.
 REPLANS = 2
-#: Files one "hand edits" commit holds when `sync` commits many (commit_pending_in_steps): a
-#: few seconds of git's work, after which the vault lock is let go for a waiting writer.
+#: Files one "hand edits" commit holds when `sync` commits many (Door.commit_hand_edits): a few
+#: seconds of git's work, after which the vault lock is let go for a waiting writer.
 PENDING_STEP = 2000
 
 
-@dataclass(frozen=True)
-class Proposal(Generic[T]):
-    """What a planning function returns: the changes, the message of the commit that records
-    them, and a value handed back to the caller (the maintenance plan, a new card's slug...).
-    `committed` says the planner asked git, under the lock, and found none of the vault's own
-    files with uncommitted changes (or committed them): the door then asks git no second time.
-    `read` is the vault as the planner read it under the lock, when it did: what the door
-    derives from the cards (MEMORY.md's table) starts from it instead of a second read."""
+class Door:
+    """The way into one vault for a write (see the module docstring); `on_wait` is told who
+    holds the lock when the wait for it is a noticeable one."""
 
-    changes: tuple[Change, ...]
-    message: str
-    value: T
-    committed: bool = False
-    read: VaultSnapshot | None = None
+    def __init__(self, vault: Vault, on_wait: OnWait | None = None) -> None:
+        self.vault = vault
+        self.on_wait = on_wait
 
+    @contextlib.contextmanager
+    def holding(
+        self, merge_setup: bool = True, commit_pending: bool = False
+    ) -> Iterator[Written[None]]:
+        """Steps 1-2 for a writer whose change git makes (`sync`'s merge): hold the lock,
+        finish an interrupted write (said on stderr: recover.announce), set up the merge
+        drivers when missing; with `commit_pending`, commit every pending hand edit of the
+        vault's own files first. Yields what entering did."""
+        vault = self.vault
+        with vault_lock(vault, on_wait=self.on_wait):
+            faults.begin()
+            refuse_unfinished_git(vault)
+            recovery = recover(vault)
+            announce(recovery)
+            setup = _merge_setup(vault) if merge_setup else None
+            pending = _commit_all_pending(vault) if commit_pending else None
+            yield Written(None, pending=pending, setup=setup, recovery=recovery)
 
-def propose(
-    changes: Sequence[Change],
-    message: str,
-    value: T,
-    committed: bool = False,
-    read: VaultSnapshot | None = None,
-) -> Proposal[T]:
-    """A Proposal of `changes`."""
-    return Proposal(tuple(changes), message, value, committed, read)
+    def commit(
+        self,
+        plan: Callable[[], Proposal[T]],
+        *,
+        branch: str | None = None,
+        after_write: AfterWrite | None = None,
+        merge_setup: bool = True,
+        commit_pending: bool = False,
+    ) -> Written[T]:
+        """Plan and commit one write under the vault lock (see the module docstring); with
+        `branch`, commit it on that new branch instead; with `commit_pending`, every pending
+        hand edit of the vault's own files is committed before the plan is made, else only
+        those of the files it changes."""
+        with self.holding(merge_setup, commit_pending) as entered:
+            for attempt in range(REPLANS + 1):
+                try:
+                    written = self.write(plan(), after_write, branch)
+                except ConcurrentEditError:
+                    if attempt == REPLANS:
+                        raise
+                    continue
+                break
+        pending = entered.pending or written.pending
+        return replace(written, setup=entered.setup, pending=pending, recovery=entered.recovery)
 
+    def land(self, planned: Planned[T, R]) -> R:
+        """Commit a service's plan and make the command's result of what landed."""
+        return planned.result(self.commit(planned.plan))
 
-@dataclass(frozen=True)
-class Written(Generic[T]):
-    """What went through the door: the plan's value and changes, the paths written or removed,
-    the commit (None when nothing changed), and what happened on the way."""
+    def write(
+        self,
+        proposal: Proposal[T],
+        after_write: AfterWrite | None = None,
+        branch: str | None = None,
+    ) -> Written[T]:
+        """Steps 4-5, inside `holding` (sync's removal of what its merge brought back of
+        forgotten entries, maintain's steps before its plan): commit hand edits of the targets,
+        apply all or nothing, commit; with `branch`, commit on that new branch instead and
+        leave the work tree alone."""
+        vault = self.vault
+        if branch is not None and not history.is_repo(vault.root):
+            raise CardvaultError("committing to a branch needs the vault to be a git repository")
+        proposal = replace(
+            proposal, changes=with_memory_table(vault, proposal.changes, proposal.read)
+        )
+        ops = compose(proposal.changes)
+        if not ops:
+            return Written(proposal.value, proposal.changes)
+        if branch is not None:
+            texts = {op.path: op.text for op in ops}
+            commit = history.commit_to_branch(vault, branch, proposal.message, texts)
+            return Written(proposal.value, proposal.changes, (), commit, branch)
+        _refuse_during_a_merge(vault)
+        history.settle_git_locks(vault.root)
+        edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
+        pending = _commit_dirty(vault, history.uncommitted(vault, edited)) if edited else None
+        created = {op.path for op in ops if op.expected == ABSENT}
+        commits: list[history.CommitResult] = []
+        tried: list[Path] = []
 
-    value: T
-    changes: tuple[Change, ...]
-    paths: tuple[Path, ...]
-    commit: history.CommitResult | None
-    branch: str | None = None
-    pending: history.CommitResult | None = None  # hand edits committed first
-    setup: history.CommitResult | None = None  # .gitattributes for the merge drivers added
+        def record(paths: list[Path]) -> None:
+            history.settle_git_locks(vault.root)
+            tried.extend(paths)
+            faults.step(vault.root / ".git")
+            commits.append(history.commit(vault, proposal.message, paths, created=created))
 
+        try:
+            paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
+        except BaseException:
+            # A failed commit may have staged its files (a new file is added before the commit):
+            # out of the index again, once the files are put back (a full disk has room again
+            # then), or a later `git commit` would record the write that failed.
+            if tried and not commits:
+                history.unstage(vault, tried)
+            raise
+        return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
 
-@dataclass(frozen=True)
-class Entered:
-    """What taking the door's lock did before the write: the recovery of an interrupted write,
-    the merge-driver set-up commit (if any), the pending hand edits committed (when asked)."""
+    def merge(self, changes: Sequence[Change], merge: history.TreeMerge) -> tuple[Path, ...]:
+        """Land sync's merge, inside `holding`: write the vault's merged files all or nothing
+        (journaled, so a kill is finished by the next command), then move the branch to the
+        merge commit (history.move_head) instead of committing. A failure restores the files
+        and leaves the branch where it was."""
+        vault = self.vault
+        new = merge.new
+        top = history.work_tree_of(vault.root)
+        assert new is not None and top is not None
+        history.settle_git_locks(vault.root)
+        moves = (merge.old, new)
 
-    recovery: Recovery
-    setup: history.CommitResult | None
-    pending: history.CommitResult | None = None
+        def move(paths: list[Path]) -> None:
+            history.settle_git_locks(vault.root)
+            faults.step(vault.root / ".git")
+            rels = [Path(os.path.relpath(p, top)).as_posix() for p in paths]
+            history.move_head(top, merge.old, new, rels)
 
+        if not compose(changes):
+            move([])
+            return ()
+        return tuple(apply_changes(vault, changes, None, move, None, moves))
 
-@contextlib.contextmanager
-def holding_the_lock(
-    vault: Vault,
-    *,
-    on_wait: OnWait | None = None,
-    merge_setup: bool = True,
-    commit_pending: bool = False,
-) -> Iterator[Entered]:
-    """Steps 1-2 of the door for writers whose change git makes (`sync`'s merge): hold the
-    lock, finish an interrupted write (said on stderr: recover.announce), set up the merge
-    drivers when missing; with `commit_pending`, commit every pending hand edit of the vault's
-    own files first (sync, `maintain --commit-pending`)."""
-    with vault_lock(vault, on_wait=on_wait):
-        faults.begin()
-        refuse_unfinished_git(vault)
-        recovery = recover(vault)
-        announce(recovery)
-        setup = _merge_setup(vault) if merge_setup else None
-        pending = _commit_all_pending(vault) if commit_pending else None
-        yield Entered(recovery, setup, pending)
+    def commit_hand_edits(self) -> Written[None]:
+        """Steps 1-2, then every pending hand edit of the vault's own files committed
+        (`sync`), the lock let go between bounded steps: a long list (a folder of notes
+        dropped in by hand) is screened whole first, outside the lock, so a secret anywhere
+        commits none of it; then committed `PENDING_STEP` files at a time, each commit under
+        the lock taken anew (and screened again there), so a writer waiting for it (a `log`)
+        gets in between two. Each commit records files already whole on disk: a kill between
+        two leaves only edits still to commit, which the next command that commits pending
+        edits takes. What entering did, with the last "hand edits" commit as `pending`."""
+        vault = self.vault
+        with self.holding() as entered:
+            if history.work_tree(vault) is None:
+                return entered
+            _refuse_during_a_merge(vault)
+            dirty = history.uncommitted(vault)
+            if len(dirty) <= PENDING_STEP:
+                return replace(entered, pending=_commit_dirty(vault, dirty))
+        top = history.work_tree(vault) or vault.root
+        screen_hand_edits(top, dirty)  # the long read, holding no lock
+        pending = None
+        for start in range(0, len(dirty), PENDING_STEP):
+            step = [top / rel for rel in dirty[start : start + PENDING_STEP]]
+            with self.holding(merge_setup=False):
+                _refuse_during_a_merge(vault)
+                pending = _commit_dirty(vault, history.uncommitted(vault, step)) or pending
+        return replace(entered, pending=pending)
 
-
-def locked_write(
-    vault: Vault,
-    plan: Callable[[], Proposal[T]],
-    *,
-    branch: str | None = None,
-    after_write: AfterWrite | None = None,
-    on_wait: OnWait | None = None,
-    merge_setup: bool = True,
-    commit_pending: bool = False,
-) -> Written[T]:
-    """Plan and carry out one write under the vault lock (see the module docstring); with
-    `commit_pending`, every pending hand edit of the vault's own files is committed before the
-    plan is made (`maintain --commit-pending`), else only those of the files it changes."""
-    with holding_the_lock(
-        vault, on_wait=on_wait, merge_setup=merge_setup, commit_pending=commit_pending
-    ) as entered:
-        for attempt in range(REPLANS + 1):
-            try:
-                written = write_while_holding(vault, plan(), after_write, branch)
-            except ConcurrentEditError:
-                if attempt == REPLANS:
-                    raise
-                continue
-            break
-    return replace(written, setup=entered.setup, pending=entered.pending or written.pending)
-
-
-def finish_interrupted(vault: Vault, on_wait: OnWait | None = None) -> Recovery:
-    """Finish a write a killed process left (its journal), under the lock, before a caller
-    plans outside the lock (`forget` shows its plan and asks first): a plan of half-written
-    files would name what the finished write already took. Takes no lock when no journal is
-    left."""
-    if not left_behind(vault):
-        return Recovery()
-    with holding_the_lock(vault, on_wait=on_wait, merge_setup=False) as entered:
-        return entered.recovery
+    def finish_interrupted(self) -> Recovery:
+        """Finish a write a killed process left (its journal), under the lock, before a
+        caller plans outside the lock (`forget` shows its plan and asks first): a plan of
+        half-written files would name what the finished write already took. Takes no lock
+        when no journal is left."""
+        if not left_behind(self.vault):
+            return Recovery()
+        with self.holding(merge_setup=False) as entered:
+            assert entered.recovery is not None
+            return entered.recovery
 
 
 def refuse_unfinished_git(vault: Vault) -> None:
@@ -187,91 +239,7 @@ def _merge_setup(vault: Vault) -> history.CommitResult | None:
     change = attributes_change(vault)
     if change is None:
         return None
-    return write_while_holding(vault, propose([change], history.SUBJECT, None)).commit
-
-
-def attributes_change(vault: Vault) -> WriteFile | None:
-    """The change that puts cardvault's block, as this version writes it, into the vault's
-    `.gitattributes` (None: it is there)."""
-    path = vault.root / ".gitattributes"
-    current = read_if_present(path, vault.root)
-    text = history.attributes_text(current.text if current is not None else None)
-    if text is None:
-        return None
-    if current is None:
-        return WriteFile(path, text, ABSENT, "added .gitattributes (merge drivers)", "git")
-    return WriteFile(path, text, current.digest, "merge drivers in .gitattributes", "git")
-
-
-def write_while_holding(
-    vault: Vault,
-    proposal: Proposal[T],
-    after_write: AfterWrite | None = None,
-    branch: str | None = None,
-) -> Written[T]:
-    """Steps 4-5 of the door for a caller holding the lock (`locked_write`; sync's removal of
-    what its merge brought back of forgotten entries): commit hand edits of the targets, apply
-    all or nothing, commit; with `branch`, commit on that new branch instead and leave the work
-    tree alone."""
-    if branch is not None and not history.is_repo(vault.root):
-        raise CardvaultError("committing to a branch needs the vault to be a git repository")
-    proposal = replace(proposal, changes=with_memory_table(vault, proposal.changes, proposal.read))
-    ops = compose(proposal.changes)
-    if not ops:
-        return Written(proposal.value, proposal.changes, (), None)
-    if branch is not None:
-        texts = {op.path: op.text for op in ops}
-        commit = history.commit_to_branch(vault, branch, proposal.message, texts)
-        return Written(proposal.value, proposal.changes, (), commit, branch)
-    _refuse_during_a_merge(vault)
-    history.settle_git_locks(vault.root)
-    edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
-    pending = _commit_dirty(vault, history.uncommitted(vault, edited)) if edited else None
-    created = {op.path for op in ops if op.expected == ABSENT}
-    commits: list[history.CommitResult] = []
-    tried: list[Path] = []
-
-    def record(paths: list[Path]) -> None:
-        history.settle_git_locks(vault.root)
-        tried.extend(paths)
-        faults.step(vault.root / ".git")
-        commits.append(history.commit(vault, proposal.message, paths, created=created))
-
-    try:
-        paths = apply_changes(vault, proposal.changes, after_write, record, proposal.message)
-    except BaseException:
-        # A failed commit may have staged its files (a new file is added before the commit):
-        # out of the index again, once the files are put back (a full disk has room again
-        # then), or a later `git commit` would record the write that failed.
-        if tried and not commits:
-            history.unstage(vault, tried)
-        raise
-    return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
-
-
-def merge_while_holding(
-    vault: Vault, changes: Sequence[Change], merge: history.TreeMerge
-) -> tuple[Path, ...]:
-    """Step 5 of the door for sync's merge, inside `holding_the_lock`: write the vault's
-    merged files all or nothing (journaled, so a kill is finished by the next command), then
-    move the branch to the merge commit (history.move_head) instead of committing. A failure
-    restores the files and leaves the branch where it was."""
-    new = merge.new
-    top = history.work_tree_of(vault.root)
-    assert new is not None and top is not None
-    history.settle_git_locks(vault.root)
-    moves = (merge.old, new)
-
-    def move(paths: list[Path]) -> None:
-        history.settle_git_locks(vault.root)
-        faults.step(vault.root / ".git")
-        rels = [Path(os.path.relpath(p, top)).as_posix() for p in paths]
-        history.move_head(top, merge.old, new, rels)
-
-    if not compose(changes):
-        move([])
-        return ()
-    return tuple(apply_changes(vault, changes, None, move, None, moves))
+    return Door(vault).write(propose([change], history.SUBJECT, None)).commit
 
 
 def _refuse_during_a_merge(vault: Vault) -> None:
@@ -282,33 +250,6 @@ def _refuse_during_a_merge(vault: Vault) -> None:
             "or abort it (`git merge --abort`), then try again",
             vault.root,
         )
-
-
-def commit_pending_in_steps(vault: Vault, on_wait: OnWait | None = None) -> Entered:
-    """Steps 1-2 of the door, then every pending hand edit of the vault's own files committed
-    (`sync`), the lock let go between bounded steps: a long list (a folder of notes dropped in
-    by hand) is screened whole first, outside the lock, so a secret anywhere commits none of
-    it; then committed `PENDING_STEP` files at a time, each commit under the lock taken anew
-    (and screened again there), so a writer waiting for it (a `log`) gets in between two.
-    Each commit records files already whole on disk: a kill between two leaves only edits
-    still to commit, which the next command that commits pending edits takes. What entering
-    did, with the last "hand edits" commit as `pending`."""
-    with holding_the_lock(vault, on_wait=on_wait) as entered:
-        if history.work_tree(vault) is None:
-            return entered
-        _refuse_during_a_merge(vault)
-        dirty = history.uncommitted(vault)
-        if len(dirty) <= PENDING_STEP:
-            return replace(entered, pending=_commit_dirty(vault, dirty))
-    top = history.work_tree(vault) or vault.root
-    screen_hand_edits(top, dirty)  # the long read, holding no lock
-    pending = None
-    for start in range(0, len(dirty), PENDING_STEP):
-        step = [top / rel for rel in dirty[start : start + PENDING_STEP]]
-        with holding_the_lock(vault, on_wait=on_wait, merge_setup=False):
-            _refuse_during_a_merge(vault)
-            pending = _commit_dirty(vault, history.uncommitted(vault, step)) or pending
-    return replace(entered, pending=pending)
 
 
 def _commit_all_pending(vault: Vault) -> history.CommitResult | None:
@@ -378,15 +319,3 @@ def _hand_edit_bytes(top: Path, rel: str) -> bytes | None:
             path,
         )
     return data
-
-
-def door_notes(written: Written[Any]) -> list[str]:
-    """What a person should hear about the way in, besides the recovery (said on stderr as it
-    was done): the merge drivers set up, hand edits committed before the change."""
-    notes: list[str] = []
-    if written.setup is not None and written.setup.recorded:
-        sha = (written.setup.sha or "")[:10]
-        notes.append(f"set up git merge drivers for the vault's files (.gitattributes, {sha})")
-    if written.pending is not None and written.pending.recorded:
-        notes.append(f"committed hand edits first: {(written.pending.sha or '')[:10]}")
-    return notes

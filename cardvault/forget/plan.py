@@ -31,7 +31,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, DeleteFile, WriteFile, reason_lines
-from cardvault.edits.door import OnWait, Proposal, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.edits.recover import Recovery
 from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.forget.logs import LogCut, Needles, content_sources, cut_logs
@@ -397,8 +397,9 @@ def resumed_forget(recovery: Recovery, query: str) -> bool:
     return recovery.finished and (recovery.message or "").startswith(subject)
 
 
-def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) -> ForgetResult:
-    """Carry the plan out: one all-or-nothing write, one commit, then the index catches up.
+def apply_forget(vault: Vault, plan: ForgetPlan) -> Planned[ForgetPlan, ForgetResult]:
+    """The plan's write, for the app to land: one all-or-nothing write, one commit, then the
+    index catches up.
 
     Under the vault lock the plan is made again from the files as they are; it is carried out
     when it removes exactly what `plan` (the one shown) removes, whatever else was written
@@ -417,9 +418,11 @@ def apply_forget(vault: Vault, plan: ForgetPlan, on_wait: OnWait | None = None) 
             )
         return propose(current.changes(), commit_message(current), current)
 
-    written = locked_write(vault, proposal, on_wait=on_wait)
-    commit = written.commit or history.CommitResult(None, "", "nothing to commit")
-    return ForgetResult(written.value, commit, drop_from_index(vault))
+    def result(written: Written[ForgetPlan]) -> ForgetResult:
+        commit = written.commit or history.CommitResult(None, "", "nothing to commit")
+        return ForgetResult(written.value, commit, drop_from_index(vault))
+
+    return Planned(proposal, result)
 
 
 def drop_from_index(vault: Vault) -> str | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from cardvault.edits.door import Proposal, propose
+from cardvault.edits.proposal import Proposal, propose
 from cardvault.forget.logs import Needles
 from cardvault.forget.plan import ForgetPlan, plan_removal
 from cardvault.vault.forgotten import forgotten_refs

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, Report, reason_lines, reports
-from cardvault.edits.door import Proposal, door_notes, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, door_notes, propose
 from cardvault.maintain import memory_index
 from cardvault.maintain.archive import archive_by_hand
 from cardvault.maintain.promote import demote_by_hand, promote_by_hand
@@ -42,24 +42,28 @@ class HandResult:
         return reports(list(self.changes))
 
 
-def promote_card(vault: Vault, slug: str, today: dt.date, rule: str | None = None) -> HandResult:
+#: A by-hand step's write, for the app to land.
+ByHand = Planned[None, HandResult]
+
+
+def promote_card(vault: Vault, slug: str, today: dt.date, rule: str | None = None) -> ByHand:
     """Promote `slug` now, with `rule` as its rule text when given."""
     return _run(vault, today, f"promote: {slug}", lambda s: promote_by_hand(s, slug, rule))
 
 
-def demote_card(vault: Vault, slug: str, today: dt.date) -> HandResult:
+def demote_card(vault: Vault, slug: str, today: dt.date) -> ByHand:
     """Take `slug`'s rule out of AGENTS.md and mark it not to be promoted again."""
     return _run(vault, today, f"demote: {slug}", lambda s: demote_by_hand(s, slug))
 
 
-def archive_card(vault: Vault, slug: str, today: dt.date) -> HandResult:
+def archive_card(vault: Vault, slug: str, today: dt.date) -> ByHand:
     """Move `slug` to memory/archive/ now."""
     return _run(vault, today, f"archive: {slug}", lambda s: archive_by_hand(s, slug))
 
 
 def _run(
     vault: Vault, today: dt.date, subject: str, plan: Callable[[VaultState], list[Change]]
-) -> HandResult:
+) -> ByHand:
     def proposal() -> Proposal[None]:
         state = load_state(vault, today)
         changes = plan(state)
@@ -67,5 +71,8 @@ def _run(
         message = subject + "\n\n" + "\n".join(reason_lines(changes)) + "\n"
         return propose(changes, message, None)
 
-    written = locked_write(vault, proposal)
+    return Planned(proposal, _result)
+
+
+def _result(written: Written[None]) -> HandResult:
     return HandResult(written.changes, written.paths, written.commit, door_notes(written))

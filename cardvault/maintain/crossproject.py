@@ -40,7 +40,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile, reason_lines
-from cardvault.edits.door import Proposal, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index
 from cardvault.maintain.clusters import constrained_clusters
@@ -114,8 +114,9 @@ class _Found:
 
 def run_global(
     global_vault: Vault, now: dt.datetime, dry_run: bool = False, embedder: Any = None
-) -> GlobalResult:
-    """Plan (and unless `dry_run`, write and commit) the cross-project promotion."""
+) -> GlobalResult | Planned[GlobalPlan, GlobalResult]:
+    """The cross-project promotion: its plan with `dry_run`, else its write for the app to
+    land."""
     if dry_run:
         return GlobalResult(plan_global(global_vault, now.date(), embedder), None, True)
 
@@ -123,8 +124,10 @@ def run_global(
         plan = plan_global(global_vault, now.date(), embedder)
         return propose(plan.changes, plan.message(), plan)
 
-    written = locked_write(global_vault, proposal)
-    return GlobalResult(written.value, written.commit)
+    def result(written: Written[GlobalPlan]) -> GlobalResult:
+        return GlobalResult(written.value, written.commit)
+
+    return Planned(proposal, result)
 
 
 def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> GlobalPlan:

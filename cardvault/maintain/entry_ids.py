@@ -20,12 +20,11 @@ only for entries written by hand without an id since.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.door import Proposal
+from cardvault.edits.proposal import Proposal
 from cardvault.vault.card import update_card_text
 from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
 from cardvault.vault.entry_ids import cited_entry, is_positional, stamped_log
@@ -91,17 +90,18 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
     return IdMigration(tuple(changes), stamped, citations)
 
 
-def give_entry_ids(vault: Vault) -> history.CommitResult | None:
-    """Migrate the vault now, through the one write door, in its own commit (None when there
-    is nothing to migrate). `maintain` does this by itself under its own lock."""
-    from cardvault.edits.door import locked_write, propose
+def give_entry_ids(vault: Vault) -> Callable[[], Proposal[None]]:
+    """The planning function of the vault's migration, in a commit of its own (nothing to
+    commit when there is nothing to migrate). `maintain` does this by itself under its own
+    lock."""
+    from cardvault.edits.proposal import propose
     from cardvault.vault.read import read_vault
 
     def plan() -> Proposal[None]:
         migration = id_changes(read_vault(vault, verify=True))
         return propose(migration.changes, migration.message, None)
 
-    return locked_write(vault, plan).commit
+    return plan
 
 
 def _by_content(

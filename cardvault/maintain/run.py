@@ -41,7 +41,8 @@ from typing import Any
 from cardvault import history
 from cardvault.edits.apply import AfterWrite
 from cardvault.edits.changes import file_changes, reason_lines, reports, touched_paths
-from cardvault.edits.door import OnWait, Proposal, locked_write, propose, write_while_holding
+from cardvault.edits.door import Door
+from cardvault.edits.proposal import OnWait, Proposal, propose
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.calibration import threshold_notices
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
@@ -161,6 +162,7 @@ def run_maintenance(
         branch = f"{BRANCH_PREFIX}{options.now:%Y%m%d-%H%M%S}"
         only = tuple(name for name in (only or ORDER) if name != "uses")
 
+    door = Door(vault, on_wait)
     planned_at: list[float] = []
     prepared: list[Prepared] = []
 
@@ -170,7 +172,7 @@ def run_maintenance(
         _refuse_pending(vault, dirty)
         read = _read(vault)
         if branch is None:  # a --review branch leaves this branch's files as they are
-            read, done = _prepare(vault, read, options.now.date(), before)
+            read, done = _prepare(door, read, options.now.date(), before)
             prepared.append(done)
         result = _planned(read, options, only, progress, embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
@@ -180,12 +182,10 @@ def run_maintenance(
 
     folds = branch is None and (only is None or "uses" in only)
     with folding(vault) if folds else contextlib.nullcontext():
-        written = locked_write(
-            vault,
+        written = door.commit(
             plan,
             branch=branch,
             after_write=after_write,
-            on_wait=on_wait,
             commit_pending=options.commit_pending,
         )
         result = replace(written.value, pending=written.pending)
@@ -288,7 +288,7 @@ class Prepared:
 
 
 def _prepare(
-    vault: Vault, read: Read, today: dt.date, before: Sequence[Before]
+    door: Door, read: Read, today: dt.date, before: Sequence[Before]
 ) -> tuple[Read, Prepared]:
     """Run the steps that precede the plan, under the lock and from the run's snapshot (call
     after the hand-edit check: git was asked). The vault is read again only when one of them
@@ -296,10 +296,11 @@ def _prepare(
     so the plan sees what they wrote."""
     from cardvault.maintain.entry_ids import id_changes
 
+    vault = door.vault
     said: list[str] = []
     for step in before:
         proposal = step(read.snapshot, today)
-        done = write_while_holding(vault, replace(proposal, committed=True)).commit
+        done = door.write(replace(proposal, committed=True)).commit
         if done is not None:
             said.append(f"{proposal.value}: commit {(done.sha or '')[:10]}")
             read = _read(vault)
@@ -307,7 +308,7 @@ def _prepare(
     ids = None
     if migration.changes:
         migrate = propose(migration.changes, migration.message, None, True, read.snapshot)
-        ids = write_while_holding(vault, migrate).commit
+        ids = door.write(migrate).commit
         read = _read(vault)
     return read, Prepared(tuple(said), ids)
 

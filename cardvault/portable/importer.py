@@ -51,7 +51,7 @@ from cardvault.vault.sections import get_section, set_section
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from cardvault.edits.door import OnWait, Proposal
+    from cardvault.edits.proposal import Planned, Proposal, Written
     from cardvault.maintain.similarity import Embeddings
 
 BODY_LINES = 1000  # commit-body lines listed; the rest are counted
@@ -416,9 +416,9 @@ def apply_import(
     plan: ImportPlan,
     source: str,
     replan: Callable[[], ImportPlan] | None = None,
-    on_wait: OnWait | None = None,
-) -> ImportResult:
-    """Write the plan all or nothing through the one door and record one commit.
+) -> Planned[ImportPlan, ImportResult]:
+    """The plan's write, for the app to land all or nothing through the one door in one
+    commit.
 
     The plan is made before the lock is taken (to list its problems first), so under the lock
     it is checked against the vault as it is now: when a file it writes, or any card or log it
@@ -427,7 +427,7 @@ def apply_import(
     the import stops with ConcurrentEditError and writes nothing.
     """
     from cardvault.edits.apply import check_unchanged
-    from cardvault.edits.door import door_notes, locked_write, propose
+    from cardvault.edits.proposal import Planned, door_notes, propose
 
     def proposal() -> Proposal[ImportPlan]:
         current = plan
@@ -440,8 +440,10 @@ def apply_import(
             current = replan()
         return propose(current.changes, commit_message(current, source), current)
 
-    written = locked_write(vault, proposal, on_wait=on_wait)
-    return ImportResult(written.value, written.commit, tuple(door_notes(written)))
+    def result(written: Written[ImportPlan]) -> ImportResult:
+        return ImportResult(written.value, written.commit, tuple(door_notes(written)))
+
+    return Planned(proposal, result)
 
 
 def _check_same_vault(vault: Vault, plan: ImportPlan) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.changes import Change, reason_lines
-from cardvault.edits.door import Proposal, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index, promote
 from cardvault.maintain.asking import LABELS, new_item, queue_changes, settle_changes
@@ -72,20 +72,25 @@ def pending(vault: Vault) -> list[ReviewItem]:
     return pending_items(read_queue(vault.root))
 
 
+#: What settling hands back: the items settled, and how many are left pending.
+Settled = tuple[tuple[ReviewItem, ...], int]
+
+
 def answer(
     vault: Vault,
     answers: Sequence[Answer],
     now: dt.datetime,
     by: str = PERSON,
     embedder: Any = None,
-) -> ReviewResult:
-    """Settle every answered item in one commit, through the one write door (the vault lock,
-    recovery, the plan made under the lock, all-or-nothing writes, one commit)."""
+) -> Planned[Settled, ReviewResult]:
+    """The settling of every answered item, for the app to land in one commit through the one
+    write door (the vault lock, recovery, the plan made under the lock, all-or-nothing
+    writes, one commit)."""
     if not answers:
         raise CardvaultError("name at least one review item")
     embeddings = Embeddings(vault, embedder, use_index=False)
 
-    def plan() -> Proposal[tuple[tuple[ReviewItem, ...], int]]:
+    def plan() -> Proposal[Settled]:
         state = load_state(vault, now.date(), embeddings)
         found = find_items(state.review_items, [a.id for a in answers])
         settled = tuple(
@@ -96,7 +101,10 @@ def answer(
         left = len(pending_items(state.after(changes).review_items))
         return propose(changes, message, (settled, left))
 
-    written = locked_write(vault, plan)
+    return Planned(plan, _result)
+
+
+def _result(written: Written[Settled]) -> ReviewResult:
     settled, left = written.value
     return ReviewResult(settled, written.changes, written.paths, written.commit, left)
 

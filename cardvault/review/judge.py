@@ -26,19 +26,18 @@ to answer.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import json
 import os
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
-from cardvault.review.answer import Answer, ReviewResult, answer, pending
+from cardvault.review.answer import Answer, ReviewResult, pending
 from cardvault.vault.decisions import ReviewItem, find_items
 from cardvault.vault.layout import Vault
 
@@ -84,9 +83,13 @@ def judge_name(command: str) -> str:
     return "judge:" + (os.path.basename(words[0]) if words else "judge")
 
 
-def judge_pending(vault: Vault, now: dt.datetime, ids: Sequence[str] | None = None) -> JudgeOutcome:
-    """Ask the vault's judge about each pending question (or those named) and apply what it
-    answers in one commit."""
+#: How the judge's answers are settled (the app lands them): the answers, and who gave them.
+Settle = Callable[[list[Answer], str], ReviewResult]
+
+
+def judge_pending(vault: Vault, settle: Settle, ids: Sequence[str] | None = None) -> JudgeOutcome:
+    """Ask the vault's judge about each pending question (or those named) and have `settle`
+    apply what it answers (in one commit)."""
     command = vault.config.judge
     if not command:
         for note in vault.ignored_notes("maintain.judge"):  # set, but not approved here
@@ -105,7 +108,7 @@ def judge_pending(vault: Vault, now: dt.datetime, ids: Sequence[str] | None = No
         ]
     answers = [v.answer for v in verdicts if v.answer is not None]
     messages = tuple(v.message for v in verdicts if v.message)
-    result = answer(vault, answers, now, judge_name(command)) if answers else None
+    result = settle(answers, judge_name(command)) if answers else None
     left = result.pending if result is not None else len(pending(vault))
     return JudgeOutcome(tuple(verdicts), result, messages, left)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.door import locked_write, propose
+from cardvault.edits.proposal import Planned, Written, propose
 from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import format_entry
@@ -50,7 +50,9 @@ class HotWrite:
     commit: history.CommitResult | None
 
 
-def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False) -> HotWrite:
+def add_fragment(
+    vault: Vault, text: str, now: dt.datetime, redact: bool = False
+) -> Planned[None, HotWrite]:
     """Append `text` to the writing agent's hot memory (see the module docstring)."""
     from cardvault.write.add import screen
 
@@ -80,8 +82,11 @@ def add_fragment(vault: Vault, text: str, now: dt.datetime, redact: bool = False
         return changes
 
     message = f"hot: {name}: {line[:60]}"
-    commit = locked_write(vault, lambda: propose(plan(), message, None)).commit
-    return HotWrite(vault.rel(path), len(moved), commit)
+
+    def result(written: Written[None]) -> HotWrite:
+        return HotWrite(vault.rel(path), len(moved), written.commit)
+
+    return Planned(lambda: propose(plan(), message, None), result)
 
 
 def bounded(text: str, cfg: VaultConfig) -> tuple[str, list[str]]:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.door import locked_write, propose
+from cardvault.edits.proposal import Planned, Written, propose
 from cardvault.errors import ConfigError
 from cardvault.scopes.key import context_key
 from cardvault.vault.bounded_data import toml_loads
@@ -91,8 +91,9 @@ def render_projects(projects: dict[str, Project]) -> str:
     return "".join(blocks)
 
 
-def register(global_vault: Vault, project: Vault, today: dt.date) -> Registered:
-    """Register `project` under its context key (a no-op when this path is known already)."""
+def register(global_vault: Vault, project: Vault, today: dt.date) -> Planned[None, Registered]:
+    """The registration of `project` under its context key (nothing to commit when this path
+    is known already)."""
     key = context_key(project.root)
     where = str(project.root)
 
@@ -112,8 +113,11 @@ def register(global_vault: Vault, project: Vault, today: dt.date) -> Registered:
         return [WriteFile(path, text, expected, f"registered {key} at {where}", "register", 1)]
 
     message = f"scope: register {key}"
-    commit = locked_write(global_vault, lambda: propose(plan(), message, None)).commit
-    return Registered(key, commit)
+
+    def result(written: Written[None]) -> Registered:
+        return Registered(key, written.commit)
+
+    return Planned(lambda: propose(plan(), message, None), result)
 
 
 def _moved_away(projects: dict[str, Project], where: str) -> str | None:

@@ -7,7 +7,7 @@ history/states.py) and for an unknown remote. Then, holding the sync lock from h
    the merge drivers if missing, and commit pending hand edits of the vault's own files
    (vault/owned.py), as "hand edits", once the secret guard found nothing in them, a long
    list in commits of a bounded size with the lock let go between them, so a `log` waiting
-   for it gets in (edits/door.py `commit_pending_in_steps`): in a repository the vault
+   for it gets in (edits/door.py `Door.commit_hand_edits`): in a repository the vault
    shares with code, code changes and untracked files are never committed, and never stop a
    sync;
 2. fetch the remote, holding no lock (a network wait never makes another writer wait); its
@@ -55,15 +55,9 @@ from pathlib import Path
 from cardvault import history
 from cardvault.edits.apply import final_texts
 from cardvault.edits.changes import Change, DeleteFile, WriteFile
-from cardvault.edits.door import (
-    OnWait,
-    commit_pending_in_steps,
-    holding_the_lock,
-    merge_while_holding,
-    refuse_unfinished_git,
-    write_while_holding,
-)
+from cardvault.edits.door import Door, refuse_unfinished_git
 from cardvault.edits.lock import SYNC_LOCK, vault_lock
+from cardvault.edits.proposal import OnWait
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.sync import removals
@@ -116,20 +110,20 @@ def sync_vault(
     branch = git_remote.upstream_branch(top, local, name)
     with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
         # an interrupted write finished (and said so), hand edits committed in bounded steps
-        entered = commit_pending_in_steps(vault, on_wait)
-        result = _exchange(vault, name, (local, branch), today or dt.date.today(), on_wait)
+        door = Door(vault, on_wait)
+        entered = door.commit_hand_edits()
+        result = _exchange(door, name, (local, branch), today or dt.date.today())
     return replace(
         result, pending=entered.pending, notes=[*result.notes, *_index_notes(vault, result)]
     )
 
 
-def _exchange(
-    vault: Vault, remote: str, branches: tuple[str, str], today: dt.date, on_wait: OnWait | None
-) -> SyncResult:
+def _exchange(door: Door, remote: str, branches: tuple[str, str], today: dt.date) -> SyncResult:
     """Fetch, merge and push until the push goes through (or a conflict). The network waits
     (fetch, push) and the merge's computation hold no lock; writing the merge does. `branches`:
     ours, and the remote's it follows (its upstream's name, else the same)."""
     local, branch = branches
+    vault = door.vault
     top = history.work_tree(vault)
     assert top is not None
     outcomes: list[str] = []
@@ -153,8 +147,9 @@ def _exchange(
             if dropped is not None:
                 notes.append(_REWRITTEN.format(remote=remote, branch=branch))
             prepared = _prepare(vault, top, target, today, dropped)  # the long part, unlocked
-        with holding_the_lock(vault, on_wait=on_wait) as entered:
+        with door.holding() as entered:
             if prepared is not None:
+                assert entered.recovery is not None
                 if not _still_current(vault, prepared, entered.recovery.finished):
                     prepared = _prepare(vault, top, target, today, dropped)
                 if prepared.outcome.conflicts:
@@ -162,11 +157,11 @@ def _exchange(
                         remote, branch, "conflict", False, attempt,
                         conflicts=prepared.outcome.conflicts,
                     )  # fmt: skip
-                _carry_out(vault, prepared)
+                _carry_out(door, prepared)
                 outcomes.append(prepared.outcome.how)
             else:
                 outcomes.append("new branch")
-            forgotten = _forget_again(vault, today) or forgotten
+            forgotten = _forget_again(door, today) or forgotten
             published = history.head(vault)
             foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
         if foreign:
@@ -203,11 +198,11 @@ def _still_current(vault: Vault, prepared: _Prepared, recovered: bool) -> bool:
     return not recovered and history.head(vault) == prepared.merge.old
 
 
-def _carry_out(vault: Vault, prepared: _Prepared) -> None:
+def _carry_out(door: Door, prepared: _Prepared) -> None:
     """Write the vault's merged files through the journal, then move the branch to the merge
-    (edits/door.py `merge_while_holding`): under the lock, the short part of a merge."""
+    (edits/door.py `Door.merge`): under the lock, the short part of a merge."""
     if prepared.merge.new is not None and not prepared.outcome.conflicts:
-        merge_while_holding(vault, prepared.changes, prepared.merge)
+        door.merge(prepared.changes, prepared.merge)
 
 
 def _prepare(
@@ -303,12 +298,12 @@ def _refusal(foreign: list[str]) -> str:
     )
 
 
-def _forget_again(vault: Vault, today: dt.date) -> history.CommitResult | None:
+def _forget_again(door: Door, today: dt.date) -> history.CommitResult | None:
     """Remove again what the merge brought back of entries a forget removed (a card another
     clone distilled from one, a question it asked: forget/tombstone.py), in its own commit."""
     from cardvault.forget.tombstone import still_forgotten
 
-    return write_while_holding(vault, still_forgotten(vault, today)).commit
+    return door.write(still_forgotten(door.vault, today)).commit
 
 
 def _derived(

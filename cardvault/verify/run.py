@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile, file_changes
-from cardvault.edits.door import Proposal, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.vault.decisions import parse_queue, queue_path, render_queue
 from cardvault.vault.fields import STALE
 from cardvault.vault.files import ABSENT, read_if_present
@@ -69,8 +69,9 @@ class VerifyResult:
 
 def verify_vault(
     vault: Vault, today: dt.date, project: Path | None = None, dry_run: bool = False
-) -> VerifyResult:
-    """Check every live card against the project; mark and clear through the door."""
+) -> VerifyResult | Planned[VerifyResult, VerifyResult]:
+    """Check every live card against the project: what it found (no project, a dry run), or
+    the marking and clearing for the app to land through the door."""
     root = project_of(vault, project)
     if root is None:
         alone = "no project to check against: the vault is alone in its repository; name one "
@@ -88,8 +89,11 @@ def verify_vault(
 
     if dry_run:
         return _planned(vault, today, root)[0]
-    written = locked_write(vault, plan)
-    return VerifyResult(**{**written.value.__dict__, "commit": written.commit})
+
+    def result(written: Written[VerifyResult]) -> VerifyResult:
+        return VerifyResult(**{**written.value.__dict__, "commit": written.commit})
+
+    return Planned(plan, result)
 
 
 def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, list[Change]]:

@@ -1,9 +1,9 @@
 """The writing commands' service: a new card, a log entry, a quick "remember this".
 
 Each function passes the text through the secret guard first (outside the lock: the guard is
-the slow part), then writes through the one door (edits/door.py): under the vault lock it reads
-the vault as it is now (today's log, the slugs taken), writes atomically and records one git
-commit. Returns what it did; never prints.
+the slow part), then returns its write as a plan the app lands through the one door
+(edits/door.py): under the vault lock the plan reads the vault as it is now (today's log, the
+slugs taken); the door writes atomically and records one git commit. Never prints.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.edits.changes import WriteFile
-from cardvault.edits.door import OnWait, Proposal, Written, door_notes, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, door_notes, propose
 from cardvault.errors import CardFormatError, ConfigError
 from cardvault.vault.card import TAG_RE, render_card
 from cardvault.vault.daily import appended_log_text, format_entry
@@ -99,7 +99,7 @@ def normalise_tags(raw: Sequence[str]) -> list[str]:
     return tags
 
 
-def add_card(
+def plan_card(
     vault: Vault,
     topic: str,
     category: str,
@@ -107,10 +107,9 @@ def add_card(
     body: str,
     today: dt.date,
     redact: bool = False,
-    on_wait: OnWait | None = None,
-) -> WriteResult:
-    """Create memory/cards/<slug>.md and commit it (the slug is chosen under the vault lock, so
-    two writers of the same topic get `topic` and `topic-2`, never one card)."""
+) -> Planned[str, WriteResult]:
+    """The write of memory/cards/<slug>.md (the slug is chosen under the vault lock, so two
+    writers of the same topic get `topic` and `topic-2`, never one card)."""
     topic = topic.strip()
     if not topic:
         raise CardFormatError("a card needs a topic")
@@ -141,10 +140,12 @@ def add_card(
         change = WriteFile(vault.card_path(slug), text, ABSENT, f"added card {slug}", "new", 1)
         return propose([change], f"card: add {slug}", slug)
 
-    written = locked_write(vault, plan, on_wait=on_wait)
-    path = vault.card_path(written.value)
-    warnings = _budget_warnings(vault, path, text)
-    return WriteResult(path, _commit_of(written), warnings, written.value, door_notes(written))
+    def result(written: Written[str]) -> WriteResult:
+        path = vault.card_path(written.value)
+        warnings = _budget_warnings(vault, path, text)
+        return WriteResult(path, _commit_of(written), warnings, written.value, door_notes(written))
+
+    return Planned(plan, result)
 
 
 def _budget_warnings(vault: Vault, path: Path, text: str) -> list[str]:
@@ -226,22 +227,22 @@ def entry_change(vault: Vault, entry: Entry, reason: str = "") -> WriteFile:
     return WriteFile(path, new_text, expected, reason or f"logged {entry.heading}", "log", 1)
 
 
-def append_log(
+def plan_log(
     vault: Vault,
     text: str,
     title: str | None,
     now: dt.datetime,
     redact: bool = False,
-    on_wait: OnWait | None = None,
-) -> WriteResult:
-    """Append a `## HH:MM — Title` entry to today's log and commit it."""
+) -> Planned[None, WriteResult]:
+    """The append of a `## HH:MM — Title` entry to today's log."""
     entry = prepare_entry(vault, text, title, now, redact)
-    written = locked_write(
-        vault, lambda: propose([entry_change(vault, entry)], entry.message, None), on_wait=on_wait
-    )
-    path = vault.log_path(entry.day.isoformat())
-    record_uses(vault, cited_cards(text), "cited", entry.day)  # a card cited is a card used
-    return WriteResult(path, _commit_of(written), notes=door_notes(written))
+
+    def result(written: Written[None]) -> WriteResult:
+        path = vault.log_path(entry.day.isoformat())
+        record_uses(vault, cited_cards(text), "cited", entry.day)  # a card cited is a card used
+        return WriteResult(path, _commit_of(written), notes=door_notes(written))
+
+    return Planned(lambda: propose([entry_change(vault, entry)], entry.message, None), result)
 
 
 def _commit_of(written: Written[Any]) -> history.CommitResult:

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING
 
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.door import Proposal, attributes_change, locked_write, propose
+from cardvault.edits.derived import attributes_change
+from cardvault.edits.door import Door
+from cardvault.edits.proposal import Proposal, propose
 from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
 from cardvault.vault.files import ABSENT, read_if_present
@@ -74,7 +76,7 @@ def init_vault(root: Path) -> InitResult:
         written += [vault.rel(c.path) for c in extra]
         return propose(changes, "vault: init", (written, kept))
 
-    done = locked_write(vault, plan, merge_setup=False)
+    done = Door(vault).commit(plan, merge_setup=False)
     written, kept = done.value
     commit = done.commit or history.CommitResult(None, "vault: init", "nothing to commit")
     return InitResult(open_vault_at(root), written, kept, commit, notes, found)

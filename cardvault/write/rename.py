@@ -23,7 +23,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.edits.changes import Change, MoveFile, WriteFile, reason_lines
-from cardvault.edits.door import OnWait, Proposal, door_notes, locked_write, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, door_notes, propose
 from cardvault.errors import CardvaultError, NotFoundError, UnsafePathError
 from cardvault.vault.card import update_card_text
 from cardvault.vault.fields import ALIASES
@@ -72,22 +72,30 @@ def check_new_slug(new: str) -> None:
         raise UnsafePathError(f"'{new}' looks like a secret; a card's name stays in git for good")
 
 
-def rename_card(vault: Vault, slug: str, new: str, on_wait: OnWait | None = None) -> RenameResult:
-    """Rename the card `slug` (or one of its aliases) to `new` (see the module docstring)."""
+#: What a rename's plan hands back: the card, links left as they were, cards not read.
+Renamed = tuple[CardFile, list[str], list[str]]
+
+
+def rename_card(vault: Vault, slug: str, new: str) -> Planned[Renamed, RenameResult]:
+    """The renaming of the card `slug` (or one of its aliases) to `new` (see the module
+    docstring)."""
     check_new_slug(new)
 
-    def plan() -> Proposal[tuple[CardFile, list[str], list[str]]]:
+    def plan() -> Proposal[Renamed]:
         snapshot = read_vault(vault, verify=True)
         card = _card_to_rename(snapshot, slug, new)
         changes, left = rename_changes(snapshot, card, new)
         message = f"rename: {card.slug} → {new}\n\n" + "\n".join(reason_lines(changes)) + "\n"
         return propose(changes, message, (card, left, _unread(snapshot, card.slug)))
 
-    written = locked_write(vault, plan, on_wait=on_wait)
-    card, left, unread = written.value
-    target = card.path.with_name(f"{new}.md")
-    notes = [*door_notes(written), *unread]
-    return RenameResult(card.slug, new, target, written.changes, written.commit, tuple(left), notes)
+    def result(written: Written[Renamed]) -> RenameResult:
+        card, left, unread = written.value
+        target = card.path.with_name(f"{new}.md")
+        notes = [*door_notes(written), *unread]
+        changes, commit = written.changes, written.commit
+        return RenameResult(card.slug, new, target, changes, commit, tuple(left), notes)
+
+    return Planned(plan, result)
 
 
 def _unread(snapshot: VaultSnapshot, old: str) -> list[str]:
