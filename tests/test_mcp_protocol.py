@@ -26,9 +26,10 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.support.machine import scaled
 from tests.support.mcp import NOW, connected, peak_mb
 
-DEADLINE = 60.0
+DEADLINE = scaled(60.0)
 INIT = {
     "jsonrpc": "2.0", "id": 0, "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
