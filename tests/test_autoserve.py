@@ -16,6 +16,7 @@ import pytest
 
 from cardvault.serve.control import lock_holder, server_status, stop_server
 from cardvault.serve.protocol import LOG_NAME, socket_path
+from tests.support.machine import scaled
 from tests.support.serve import cli, requests_served, wait_for_status
 
 QUERY = "containers killed for using too much memory"
@@ -37,7 +38,7 @@ def _settings(root: Path, text: str) -> None:
 
 
 def _wait_until_gone(root: Path, pid: int) -> None:
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + scaled(180)
     while lock_holder(root) is not None or Path(f"/proc/{pid}").exists():
         assert time.monotonic() < deadline, "the resident process outlived its idle timeout"
         time.sleep(0.2)

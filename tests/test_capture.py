@@ -24,6 +24,7 @@ from cardvault.capture.record import captures_of
 from cardvault.capture.run import PASSED_ON
 from cardvault.vault.layout import open_vault_at
 from tests.support.cli import git_log
+from tests.support.machine import scaled
 
 PY = sys.executable
 NOW = "2026-11-30T10:15"
@@ -67,7 +68,7 @@ def capture(
     env = {**os.environ, "CARDVAULT_NOW": now}
     return subprocess.run(
         [*capture_args(vault, ignored), *command],
-        capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=scaled(120),
     )  # fmt: skip
 
 
@@ -237,7 +238,7 @@ def test_interrupted_by_ctrl_c_is_130_and_not_logged(vault_path: Path) -> None:
 def test_a_background_job_runs_its_command_as_a_shell_would(vault_path: Path) -> None:
     """Started in the background by a script, cardvault inherits SIGINT ignored, and its command
     does too, exactly as if the script had started the command itself: SIGINT does not stop it."""
-    direct = subprocess.run([*launched(BACKGROUND), PY, "-c", SELF_INT], timeout=60)
+    direct = subprocess.run([*launched(BACKGROUND), PY, "-c", SELF_INT], timeout=scaled(60))
     done = capture(vault_path, PY, "-c", SELF_INT + "; print('still here')", ignored=BACKGROUND)
     assert direct.returncode == done.returncode == 0
     assert done.stdout == "still here\n" and not (vault_path / LOG).exists()
@@ -289,7 +290,7 @@ def test_a_signal_ignored_at_start_is_not_passed_on(
                 _wait_until_catching(proc.pid, getattr(signal, name))
         for name in sent:
             proc.send_signal(getattr(signal, name))
-        proc.communicate(timeout=120)
+        proc.communicate(timeout=scaled(120))
     assert proc.returncode == code
 
 
@@ -334,8 +335,10 @@ def test_secrets_in_stderr_and_command_are_redacted(vault_path: Path) -> None:
 
 
 def test_stderr_is_passed_through_live(vault_path: Path) -> None:
+    pause = scaled(3)  # the command's run after its first line: the line must come before
     code = (
-        "import sys, time; print('early', file=sys.stderr, flush=True); time.sleep(3); sys.exit(1)"
+        "import sys, time; print('early', file=sys.stderr, flush=True);"
+        f" time.sleep({pause}); sys.exit(1)"
     )
     args = [PY, "-m", "cardvault", "--vault", str(vault_path), "capture", "--", PY, "-c", code]
     start = time.monotonic()
@@ -343,8 +346,8 @@ def test_stderr_is_passed_through_live(vault_path: Path) -> None:
     assert proc.stderr is not None
     first = proc.stderr.readline()
     arrived = time.monotonic() - start
-    proc.communicate(timeout=60)
-    assert first == "early\n" and arrived < 2.9, f"stderr arrived after {arrived:.1f}s"
+    proc.communicate(timeout=scaled(60))
+    assert first == "early\n" and arrived < pause - 0.1, f"stderr arrived after {arrived:.1f}s"
     assert proc.returncode == 1
 
 

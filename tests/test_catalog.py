@@ -19,6 +19,7 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
 from tests.support.cli import run_cli
 from tests.support.cli import snapshot as files_of
+from tests.support.machine import scaled
 
 CARD = (
     "---\ntopic: {topic}\ncategory: tools\ntags: [t]\ncreated: 2026-01-01\n"
@@ -196,5 +197,5 @@ def test_threads_of_one_process_take_turns_with_the_catalog(vault: Vault) -> Non
     time.sleep(0.3)
     assert not opened.is_set()  # waiting for the first thread's catalog
     first.close()
-    thread.join(timeout=30)
+    thread.join(timeout=scaled(30))
     assert opened.is_set() and snapshots[0].cards

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli_at
+from tests.support.machine import scaled
 from tests.support.writers import assert_vault_sound, git
 
 NOW = "2026-12-01T09:00"
@@ -73,7 +74,7 @@ def _cardvault(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
     return subprocess.run(
         [sys.executable, "-m", "cardvault", "--vault", str(vault), *args],
-        capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=scaled(600), stdin=subprocess.DEVNULL,
         env={**os.environ, "CARDVAULT_NOW": NOW, "CARDVAULT_NO_AUTOSERVE": "1"},
     )  # fmt: skip
 

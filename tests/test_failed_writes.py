@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli, snapshot
+from tests.support.machine import scaled
 from tests.support.writers import git, temp_files
 
 NOW = "2026-06-01T09:15"
@@ -240,7 +241,7 @@ def test_index_on_a_disk_without_room_fails_in_one_line(template: Path, tmp_path
         env=env,
         cwd=Path(__file__).resolve().parents[1],
         preexec_fn=_file_size_limit,
-        timeout=600,
+        timeout=scaled(600),
         check=False,
     )
     assert done.returncode == 1, done.stdout + done.stderr

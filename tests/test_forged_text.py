@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from cardvault.vault.daily import appended_log_text, format_entry, parse_log
 from tests.support.cli import run_cli
+from tests.support.machine import scaled
 
 NOW = "2026-11-30T09:00"
 LOG = "memory/2026-11-30.md"
@@ -79,7 +80,8 @@ def test_a_captured_stderr_cannot_close_its_fence_and_forge_an_entry(vault_path:
     done = subprocess.run(
         [sys.executable, "-m", "cardvault", "--vault", str(vault_path), "capture", "--",
          sys.executable, "-c", script],
-        capture_output=True, text=True, env={**os.environ, "CARDVAULT_NOW": NOW}, timeout=120,
+        capture_output=True, text=True, env={**os.environ, "CARDVAULT_NOW": NOW},
+        timeout=scaled(120),
     )  # fmt: skip
     assert done.returncode == 3
     titles = [title for _, title in entries(vault_path)]

@@ -19,6 +19,7 @@ from cardvault.edits.proposal import propose
 from cardvault.history.repo import open_repo, run
 from cardvault.vault.files import ABSENT, read_text
 from cardvault.vault.layout import open_vault_at
+from tests.support.machine import scaled
 from tests.support.writers import REPO, git
 
 NOW = "2026-03-19T14:30"
@@ -49,7 +50,7 @@ def _cli_with_counted_gits(tmp_path: Path, root: Path, *args: str) -> list[str]:
     }
     done = subprocess.run(
         [sys.executable, "-m", "cardvault", *args],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=False,
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=scaled(300), check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return calls.read_text(encoding="utf-8").splitlines() if calls.exists() else []
@@ -179,7 +180,7 @@ def test_a_live_gits_lock_in_the_other_work_tree_of_the_repository_is_left_alone
         assert history.clear_stale_git_locks(here) == []
         assert lock.is_file()
     finally:
-        out, _ = held.communicate("commit\n", timeout=30)
+        out, _ = held.communicate("commit\n", timeout=scaled(30))
     assert held.returncode == 0 and out == "commit: ok\n"
 
 
@@ -220,7 +221,7 @@ def test_a_write_in_a_linked_work_tree_leaves_the_main_work_trees_index_lock(
         assert index_lock.is_file()
     finally:
         flag.write_text("", encoding="utf-8")
-        _, err = person.communicate(timeout=30)
+        _, err = person.communicate(timeout=scaled(30))
     assert person.returncode == 0, err
     assert git(vault_path, "log", "-1", "--format=%s").strip() == "my message"
 

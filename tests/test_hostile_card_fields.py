@@ -13,6 +13,7 @@ from pathlib import Path
 from tests.support.cli import run_cli
 from tests.support.hostile import attacker_git as git
 from tests.support.hostile import published
+from tests.support.machine import scaled
 
 OWN_RULE = "- Never force-push to main"
 
@@ -160,7 +161,7 @@ def test_a_card_of_unclosed_brackets_does_not_hang_the_readers(tmp_path: Path) -
     commands = (["list", "--json"], ["check"], ["view", "--json"], ["context", "--budget", "500"])
     for command in commands:
         done = subprocess.run(
-            [*program, *command], capture_output=True, text=True, timeout=240, check=False
+            [*program, *command], capture_output=True, text=True, timeout=scaled(240), check=False
         )
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr, done.stderr
@@ -194,7 +195,7 @@ def test_unclosed_markdown_links_do_not_hang_verify_or_import(tmp_path: Path) ->
     program = [sys.executable, "-m", "cardvault", "--vault", str(victim)]
     for command in (["verify"], ["import", str(notes), "--dry-run"]):
         done = subprocess.run(
-            [*program, *command], capture_output=True, text=True, timeout=240, check=False
+            [*program, *command], capture_output=True, text=True, timeout=scaled(240), check=False
         )
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr, done.stderr

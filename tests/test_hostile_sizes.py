@@ -18,7 +18,8 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.hostile import attacker_git as git
-from tests.support.hostile import published, scaled
+from tests.support.hostile import published
+from tests.support.machine import scaled
 
 #: Far above what these commands take (a few seconds), far below what they took before; longer
 #: on a loaded machine.

@@ -23,6 +23,7 @@ from cardvault import open_vault
 from cardvault.cli.app import app
 from cardvault.search.engine import SEARCH_WAIT
 from cardvault.search.sync import WAITING
+from tests.support.machine import scaled
 from tests.support.search import write_card
 
 #: A second process that opens the vault's index and holds its write transaction until told.
@@ -37,7 +38,7 @@ sys.stdin.readline()
 index.conn.execute("ROLLBACK")
 """
 #: Far longer than a query may wait (SEARCH_WAIT), shorter than the old 30 s busy timeout.
-QUERY_BOUND = 25
+QUERY_BOUND = scaled(25)
 
 
 @contextmanager
@@ -55,7 +56,7 @@ def held_index(root: Path) -> Iterator[subprocess.Popen[str]]:
     finally:
         if holder.stdin is not None:
             holder.stdin.close()  # readline returns: it rolls back and ends
-        holder.wait(timeout=30)
+        holder.wait(timeout=scaled(30))
         if holder.stdout is not None:
             holder.stdout.close()
 
@@ -83,7 +84,7 @@ def test_a_query_answers_from_the_committed_index_while_another_process_writes_i
     """The card indexed before the other process began is found; the card written since is
     not yet (the index cannot be written), and the query says why instead of hanging."""
     root = _vault(tmp_path)
-    assert _cli(root, "index", timeout=300).returncode == 0
+    assert _cli(root, "index", timeout=scaled(300)).returncode == 0
     write_card(root, "cron-drift", "Cron drift", "The nightly cron job drifts by a minute.")
     with held_index(root) as holder:
         done = _cli(root, "search", "deploy queue retries cron job", "--mode", "keyword", "--all",
@@ -143,7 +144,7 @@ def test_index_waits_for_the_other_process_and_says_so(tmp_path: Path) -> None:
     waiting line every ten seconds, and once the other lets go it indexes what is on disk then,
     not what it had read before it waited (a card edited meanwhile is indexed as it is now)."""
     root = _vault(tmp_path)
-    assert _cli(root, "index", timeout=300).returncode == 0
+    assert _cli(root, "index", timeout=scaled(300)).returncode == 0
     write_card(root, "cron-drift", "Cron drift", "The nightly cron job drifts by a minute.")
     with held_index(root) as holder:
         waiting = subprocess.Popen(
@@ -159,7 +160,7 @@ def test_index_waits_for_the_other_process_and_says_so(tmp_path: Path) -> None:
             assert said[-1], said  # it ended, or closed stderr, without saying it waits
         assert waiting.poll() is None and holder.poll() is None
         write_card(root, "cron-drift", "Cron drift", "The nightly cron job now runs at 02:00.")
-    out, err = waiting.communicate(timeout=300)
+    out, err = waiting.communicate(timeout=scaled(300))
     assert waiting.returncode == 0, err
     assert "1 files read" in out + err
     uri = f"{(root / '.cardvault' / 'search.sqlite').as_uri()}?mode=ro"

@@ -22,6 +22,7 @@ from cardvault.search.checkpoint import EVERY, FILE_NAME, Checkpoint
 from cardvault.search.index import open_index, remove_index
 from cardvault.search.provenance import machine_key, seal
 from cardvault.search.vector_store import verified_vectors
+from tests.support.machine import scaled
 from tests.support.search import write_card
 
 #: Enough one-passage cards that the embedding is saved several times before it ends.
@@ -85,7 +86,7 @@ def test_a_killed_first_index_resumes_where_it_stopped(big_vault: Path, tmp_path
         [sys.executable, "-m", "cardvault", "index"], cwd=big_vault,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + scaled(300)
     while _saved(big_vault) < EVERY and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert run.poll() is None, "the index ended before it could be killed: make CARDS larger"

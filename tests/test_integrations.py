@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import REPO, SAMPLE_VAULT
+from tests.support.machine import scaled
 
 BIN = Path(sys.executable).parent
 
@@ -157,7 +158,7 @@ def _session_start_hooks() -> list[str]:
 @pytest.mark.slow
 def _served(vault: Path, env: dict[str, str]) -> int:
     """How many commands the vault's server has answered, once it answers `serve --status`."""
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + scaled(180)
     while time.monotonic() < deadline:
         done = subprocess.run(["cardvault", "--vault", str(vault), "serve", "--status", "--json"],
                               capture_output=True, text=True, env=env)  # fmt: skip

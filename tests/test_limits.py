@@ -22,6 +22,7 @@ import pytest
 from cardvault.errors import ConfigError
 from cardvault.vault.config import parse_config
 from tests.support.cli import git_log, run_cli
+from tests.support.machine import scaled
 from tests.support.mcp import peak_mb
 
 NOW = "2026-11-30T09:00"
@@ -87,7 +88,8 @@ def test_a_capture_of_a_huge_failure_is_cut_to_fit_and_logged(vault_path: Path) 
     script = "import sys; sys.stderr.write('E' * 300000 + '\\nError: boom\\n'); sys.exit(2)"
     done = subprocess.run(
         [PY, "-m", "cardvault", "--vault", str(vault_path), "capture", "--", PY, "-c", script],
-        capture_output=True, text=True, env={**os.environ, "CARDVAULT_NOW": NOW}, timeout=120,
+        capture_output=True, text=True, env={**os.environ, "CARDVAULT_NOW": NOW},
+        timeout=scaled(120),
     )  # fmt: skip
     assert done.returncode == 2 and "failure logged" in done.stderr
     text = (vault_path / LOG).read_text()
@@ -153,7 +155,9 @@ def wait_with_peak(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int, 
 
 def test_import_reads_at_most_its_limit_from_a_device_or_a_pipe(vault_path: Path) -> None:
     command = [PY, "-m", "cardvault", "--vault", str(vault_path), "import"]
-    zero = subprocess.run([*command, "/dev/zero"], capture_output=True, text=True, timeout=120)
+    zero = subprocess.run(
+        [*command, "/dev/zero"], capture_output=True, text=True, timeout=scaled(120)
+    )
     assert zero.returncode == 1
     assert zero.stderr.strip() == "error: /dev/zero:1: not an export: binary data (NUL byte)"
     piped = subprocess.Popen(
@@ -170,8 +174,8 @@ def test_import_reads_at_most_its_limit_from_a_device_or_a_pipe(vault_path: Path
 
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
-    code, peak = wait_with_peak(piped, 300)
-    feeder.join(timeout=60)
+    code, peak = wait_with_peak(piped, scaled(300))
+    feeder.join(timeout=scaled(60))
     piped.stdin.close()
     with piped.stderr:
         said = piped.stderr.read()

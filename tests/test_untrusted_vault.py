@@ -26,6 +26,7 @@ import pytest
 import typer
 
 from cardvault.cli.app import app
+from tests.support.machine import scaled
 from tests.support.untrusted import (
     ATTACKS,
     BIG_LESSON,
@@ -888,7 +889,7 @@ def wait_for_canary(world: World, name: str, seconds: float = 10.0) -> None:
     bounded while (returns at once when it is there; the caller asserts)."""
     import time
 
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while name not in canaries(world) and time.monotonic() < deadline:
         time.sleep(0.1)
 

@@ -26,6 +26,7 @@ from cardvault.insight.view_html import render_page
 from cardvault.vault.layout import open_vault_at
 from tests.support.cli import run_cli, snapshot
 from tests.support.insight import card_files, frontmatter, git
+from tests.support.machine import scaled
 from tests.support.maintain import ask_cross_project
 from tests.support.view import (
     EVIDENCE_OF_EVERY_KIND,
@@ -375,7 +376,7 @@ def test_view_open_hands_the_page_to_the_browser(sample_vault: Path, tmp_path: P
     done = subprocess.run(
         [sys.executable, "-m", "cardvault", "--vault", str(sample_vault), "view", "--open",
          "--json"],
-        capture_output=True, text=True, env=env, check=False, timeout=120,
+        capture_output=True, text=True, env=env, check=False, timeout=scaled(120),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     page = Path(json.loads(done.stdout)["path"])

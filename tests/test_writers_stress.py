@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.machine import scaled
 from tests.writers_load import background, check_vault, read_reports, start_workers
 
 WORKERS = 8
@@ -22,10 +23,10 @@ def test_parallel_writers_lose_nothing(vault_path: Path, tmp_path: Path) -> None
     search = ["search", "--mode", "keyword", "--json", "retry"]
     helpers = [background(vault_path, args, stop, pause=3.0) for args in (maintain, search)]
     workers = start_workers(vault_path, WORKERS, WRITES, seed=11, folder=tmp_path)
-    codes = [proc.wait(timeout=600) for proc in workers]
+    codes = [proc.wait(timeout=scaled(600)) for proc in workers]
     stop.touch()
     for proc in helpers:
-        proc.wait(timeout=600)
+        proc.wait(timeout=scaled(600))
     assert codes == [0] * WORKERS
     records = read_reports(tmp_path)
     assert len(records) == WORKERS * WRITES

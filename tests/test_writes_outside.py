@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.machine import scaled
+
 PY = sys.executable
 
 
@@ -42,7 +44,13 @@ def test_no_command_writes_outside_the_vault_and_the_cache(tmp_path: Path) -> No
     def cardvault(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         command = [PY, "-m", "cardvault", "--vault", str(vault), *args]
         return subprocess.run(
-            command, env=env, cwd=around, input=stdin, capture_output=True, text=True, timeout=300
+            command,
+            env=env,
+            cwd=around,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=scaled(300),
         )
 
     assert (

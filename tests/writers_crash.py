@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.cli import snapshot
+from tests.support.machine import scaled
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = "2026-06-01T09:15"
@@ -58,7 +59,7 @@ def cardvault(root: Path, *args: str, group: bool = False) -> subprocess.Popen[b
 def run(root: Path, *args: str) -> tuple[int, str]:
     """Run `cardvault ARGS` to the end: exit code and stderr."""
     proc = cardvault(root, *args)
-    _, err = proc.communicate(timeout=600)
+    _, err = proc.communicate(timeout=scaled(600))
     return proc.returncode, err.decode("utf-8", "replace")
 
 

@@ -30,12 +30,12 @@ def bulk_embedding(vault: Vault) -> tuple[Embedding | None, list[str]]:
 def onnx_embedder(ref: ModelRef, bulk: bool = False) -> Embedder:
     """`ref`'s ONNX embedder, exporting the ONNX copy first when the cache lacks it (or holds
     a damaged one); `bulk` for many texts (onnx.OnnxEmbedder says how it differs)."""
-    from cardvault.search.onnx import OnnxEmbedder, discard_copy, ensure_onnx
+    from cardvault.search.onnx import discard_copy, ensure_onnx, loaded_embedder
 
     try:
-        return OnnxEmbedder(ref, ensure_onnx(ref), bulk)
+        return loaded_embedder(ref, ensure_onnx(ref), bulk)
     except ModelUnavailableError:
         if ref.onnx_file is not None:
             raise
         discard_copy(ref)
-        return OnnxEmbedder(ref, ensure_onnx(ref), bulk)
+        return loaded_embedder(ref, ensure_onnx(ref), bulk)

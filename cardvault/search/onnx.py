@@ -229,22 +229,26 @@ def cpu_quota(cgroup: Path = CGROUP) -> float | None:
     return quota_us / period_us if quota_us > 0 and period_us > 0 else None
 
 
-#: The query embedders this process loaded, by model, file (its identity: a copy exported again
-#: is a new file) and kind. Every session of a process shares one: each `open_vault`, each CLI
-#: call of an in-process runner would otherwise load its own, and a freed onnxruntime session
-#: does not give all its memory back (about 54 MB a load here).
-_LOADED: dict[tuple[str, str, int, int, bool], OnnxEmbedder] = {}
+#: The embedders this process loaded, by model, file (its identity: a copy exported again is a
+#: new file) and kind. Every session of a process shares one of each kind: each `open_vault`,
+#: each index, each CLI call of an in-process runner would otherwise load its own, and a freed
+#: onnxruntime session does not give back the pages of the weights file it mapped (about 20-54
+#: MB a load here).
+_LOADED: dict[tuple[str, str, int, int, bool, bool], OnnxEmbedder] = {}
 _LOADING = threading.Lock()
 
 
-def query_embedder(ref: ModelRef, model_file: Path, resident: bool = False) -> OnnxEmbedder:
-    """The process's query embedder for `ref` read from `model_file`, loaded on first use."""
+def loaded_embedder(
+    ref: ModelRef, model_file: Path, bulk: bool = False, resident: bool = False
+) -> OnnxEmbedder:
+    """The process's embedder of this kind for `ref` read from `model_file`, loaded on first
+    use (OnnxEmbedder says how `bulk` and `resident` differ)."""
     stat = model_file.stat()
-    key = (ref.model_id, str(model_file), stat.st_mtime_ns, stat.st_size, resident)
+    key = (ref.model_id, str(model_file), stat.st_mtime_ns, stat.st_size, bulk, resident)
     with _LOADING:
         loaded = _LOADED.get(key)
         if loaded is None:
-            loaded = _LOADED[key] = OnnxEmbedder(ref, model_file, resident=resident)
+            loaded = _LOADED[key] = OnnxEmbedder(ref, model_file, bulk, resident)
         return loaded
 
 

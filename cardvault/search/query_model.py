@@ -1,5 +1,5 @@
 """The model on the query path: resolved cheaply, its ONNX session loaded once per process
-(`onnx.query_embedder`).
+(`onnx.loaded_embedder`).
 
 Loading the ONNX session is the largest single cost of a cold search (a few hundred ms), and
 onnxruntime releases the GIL while it loads. `prefetch` therefore starts the load on a
@@ -76,11 +76,11 @@ class QueryModel:
                 self._loader.start()
 
     def _load(self) -> None:
-        from cardvault.search.onnx import onnx_path, query_embedder
+        from cardvault.search.onnx import loaded_embedder, onnx_path
 
         assert self.ref is not None
         try:
-            self._embedder = query_embedder(self.ref, onnx_path(self.ref), self.resident)
+            self._embedder = loaded_embedder(self.ref, onnx_path(self.ref), resident=self.resident)
         except BaseException as exc:  # handed to the main thread by embedder()
             self._failure = exc
 
@@ -94,12 +94,14 @@ class QueryModel:
                 return self._embedder
             if self.ref is None:
                 raise self.error or ModelUnavailableError("no embedding model")
-            from cardvault.search.onnx import discard_copy, ensure_onnx, query_embedder
+            from cardvault.search.onnx import discard_copy, ensure_onnx, loaded_embedder
 
             if self._failure is not None:
                 self._failure = None
                 discard_copy(self.ref)  # unreadable: export it again
-            self._embedder = query_embedder(self.ref, ensure_onnx(self.ref), self.resident)
+            self._embedder = loaded_embedder(
+                self.ref, ensure_onnx(self.ref), resident=self.resident
+            )
             return self._embedder
 
 

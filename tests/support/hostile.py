@@ -9,7 +9,6 @@ and NUL bytes are in reach, not only the text Python would write.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -24,6 +23,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from tests.support.cli import run_cli
+from tests.support.machine import scaled
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample-vault"
 #: A few cards and logs of the sample vault: enough for every command to have work to do.
@@ -369,13 +369,6 @@ class Hang(Exception):
     """A command ran past HANG_SECONDS."""
 
 
-def scaled(seconds: float) -> float:
-    """A wall-clock bound for work that takes `seconds` on an idle machine, stretched by the
-    machine's load (a run queue twice the cores makes everything take about twice as long)."""
-    load = os.getloadavg()[0] / (os.cpu_count() or 1)
-    return seconds * max(1.0, load)
-
-
 @contextmanager
 def hang_guard(seconds: int = HANG_SECONDS) -> Iterator[None]:
     """Raise Hang in the main thread when the block has used `seconds` of CPU time (all threads
@@ -464,7 +457,7 @@ def run_in_process(
     a new process; clean = exit 0 or 1 and no traceback."""
     command = [sys.executable, "-c", _WRAPPER, "--vault", str(root), *args]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=scaled(1800), env=env)
     seconds = time.perf_counter() - start
     marker = done.stderr.rfind("MAXRSS_KB=")
     peak = int(done.stderr[marker + 10 :].split()[0]) // 1024 if marker >= 0 else -1

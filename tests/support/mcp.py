@@ -13,6 +13,8 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.support.machine import scaled
+
 NOW = "2026-11-30T09:00"
 
 
@@ -104,6 +106,6 @@ def served_at_once(root: Path, messages: Sequence[dict[str, Any]]) -> tuple[int,
     params = server_params(root)
     done = subprocess.run(
         [params.command, *params.args], input=data.encode(), capture_output=True,
-        env=params.env, cwd=params.cwd, timeout=300,
+        env=params.env, cwd=params.cwd, timeout=scaled(300),
     )  # fmt: skip
     return done.returncode, [json.loads(line) for line in done.stdout.splitlines() if line]

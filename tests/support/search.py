@@ -3,9 +3,16 @@ session fixture `search_vault_template` (tests/conftest.py); each test copies it
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "search-vault"
 
@@ -56,3 +63,27 @@ def same_hits(warm: list[tuple[str, float]], fresh: list[tuple[str, float]]) -> 
     return [path for path, _ in warm] == [path for path, _ in fresh] and all(
         abs(a - b) <= SCORE_PRECISION for (_, a), (_, b) in zip(warm, fresh, strict=True)
     )
+
+
+#: Embeds the texts of a JSON file with sentence-transformers and saves the rows (.npy).
+_REFERENCE = """
+import json, sys
+import numpy as np
+from pathlib import Path
+from cardvault.search.embedder import SentenceTransformerEmbedder
+from cardvault.search.model import resolve_model
+texts = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))
+rows = SentenceTransformerEmbedder(resolve_model(sys.argv[1], Path("."))).embed(texts)
+np.save(sys.argv[3], rows)
+"""
+
+
+def reference_vectors(model: str, texts: list[str], folder: Path) -> np.ndarray:
+    """`texts` embedded by sentence-transformers (the reference the ONNX copy must match), in a
+    process of its own: torch peaks near 1 GB and would stay in the test process."""
+    import numpy as np
+
+    given, rows = folder / "texts.json", folder / "rows.npy"
+    given.write_text(json.dumps(texts), encoding="utf-8")
+    subprocess.run([sys.executable, "-c", _REFERENCE, model, str(given), str(rows)], check=True)
+    return np.load(rows)

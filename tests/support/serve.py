@@ -17,6 +17,7 @@ from typing import Any
 
 from cardvault.serve.control import ServerStatus, server_status
 from cardvault.serve.protocol import address, socket_path
+from tests.support.machine import scaled
 
 NOW = "2026-11-30T09:00"
 
@@ -30,7 +31,7 @@ def cli(root: Path, *args: str, cwd: Path | None = None) -> subprocess.Completed
     """`cardvault --vault ROOT ARGS` in a fresh interpreter (through the console entry point)."""
     return subprocess.run(
         [sys.executable, "-m", "cardvault", "--vault", str(root), *args],
-        capture_output=True, text=True, env=cli_env(), cwd=cwd, timeout=300,
+        capture_output=True, text=True, env=cli_env(), cwd=cwd, timeout=scaled(300),
     )  # fmt: skip
 
 
@@ -54,7 +55,7 @@ def running_server(root: Path, idle_minutes: float = 10) -> Iterator[subprocess.
         if process.poll() is None:
             process.terminate()
             try:
-                process.wait(20)
+                process.wait(scaled(20))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -63,7 +64,7 @@ def running_server(root: Path, idle_minutes: float = 10) -> Iterator[subprocess.
 
 def wait_for_status(root: Path, process: subprocess.Popen[bytes] | None = None) -> ServerStatus:
     """The server's status once it answers (fails if the process ends first)."""
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + scaled(180)
     while time.monotonic() < deadline:
         status = server_status(root)
         if status is not None:
@@ -150,4 +151,4 @@ def run_in_terminal(
             break
         shown += chunk
     os.close(leader)
-    return process.wait(60), shown
+    return process.wait(scaled(60)), shown

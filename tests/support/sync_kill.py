@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.cli import snapshot
+from tests.support.machine import scaled
 from tests.writers_crash import NOW, REPO, run
 
 #: The command run after the killed sync.
@@ -84,7 +85,7 @@ def killed_sync(vault: Path, *, delay: float | None = None, step: int | None = N
         time.sleep(delay)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=600)
+    proc.wait(timeout=scaled(600))
     with contextlib.suppress(ProcessLookupError):  # a git the kill orphaned
         os.killpg(proc.pid, signal.SIGKILL)
     return proc.returncode

@@ -38,6 +38,7 @@ from cardvault.vault.decisions import Member, ReviewItem, item_id, render_queue
 from cardvault.vault.files import ABSENT, digest_bytes, digest_text
 from cardvault.vault.owned import is_written_file
 from tests.support.cli import run_cli
+from tests.support.machine import scaled
 
 NOW = "2026-03-19T10:00"
 #: The script `cardvault` that pip installed beside this Python (how a person runs it).
@@ -626,7 +627,7 @@ def run_script(
     """The installed `cardvault` script, as a person runs it, in the victim's vault folder."""
     return subprocess.run(
         [SCRIPT, *args], cwd=cwd or world.vault, env=env_for(world, **extra),
-        capture_output=True, text=True, timeout=600, check=False,
+        capture_output=True, text=True, timeout=scaled(600), check=False,
     )  # fmt: skip
 
 
@@ -659,5 +660,5 @@ def run_copy(
     the victim's vault folder."""
     return subprocess.run(
         [sys.executable, "-I", "-c", COPY_MAIN, str(copy), *args], cwd=cwd or world.vault,
-        env=env_for(world), capture_output=True, text=True, timeout=600, check=False,
+        env=env_for(world), capture_output=True, text=True, timeout=scaled(600), check=False,
     )  # fmt: skip

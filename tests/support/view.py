@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.machine import scaled
+
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -31,7 +33,7 @@ FLAGS = (
 )  # fmt: skip
 WINDOW = (1400, 900)
 #: Seconds one Chromium run may take (it takes 2-4 s here; far more on a loaded machine).
-TIMEOUT = 180
+TIMEOUT = scaled(180)
 
 
 def chromium() -> str:
@@ -314,7 +316,7 @@ class DevTools:
         with contextlib.suppress(OSError, AssertionError):
             self.send("Browser.close", session=False)
         try:
-            self._process.wait(timeout=30)
+            self._process.wait(timeout=scaled(30))
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.support.machine import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 
 HOLD = """
@@ -41,7 +43,7 @@ def lock_held_elsewhere(root: Path) -> Iterator[subprocess.Popen[str]]:
         if proc.poll() is None:
             proc.stdin.write("\n")
             proc.stdin.flush()
-        proc.wait(timeout=30)
+        proc.wait(timeout=scaled(30))
         proc.stdin.close()
         proc.stdout.close()
 
@@ -57,7 +59,7 @@ def cardvault(root: Path, *args: str, now: str | None = None) -> subprocess.Comp
         text=True,
         env=env,
         cwd=REPO,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
 
@@ -95,7 +97,7 @@ def killed_midway(root: Path, prefix: str, stop_after: int, *args: str) -> int:
         capture_output=True,
         env=env,
         cwd=REPO,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     return done.returncode
