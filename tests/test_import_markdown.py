@@ -17,6 +17,7 @@ import pytest
 
 from cardvault.vault.card import parse_card
 from tests.support.cli import REPO, git_log, run_cli, snapshot
+from tests.support.machine import scaled
 
 FIXTURES = REPO / "tests" / "fixtures" / "import"
 TIL = Path("/work/shared/data/til-simonw/notes")
@@ -447,7 +448,7 @@ def test_init_asks_in_a_terminal(tmp_path: Path, answer: str) -> None:
     )
     os.close(child)
     output = _answer_prompt(main, answer)
-    assert process.wait(timeout=120) == 0, output
+    assert process.wait(timeout=scaled(120)) == 0, output
     assert "Import them as cards now?" in output
     cards = list((folder / "memory" / "cards").glob("*.md"))
     if answer == "y":
