@@ -243,10 +243,16 @@ def _imports(path: Path, run_time: bool = False) -> list[tuple[int, str]]:
         if id(node) in typing_only:
             continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "cardvault":
-                found += [(node.lineno, f"cardvault.{a.name}") for a in node.names]
-            elif node.module.startswith("cardvault."):
-                found.append((node.lineno, node.module))
+            if node.module == "cardvault" or node.module.startswith("cardvault."):
+                # `from cardvault.edits import door` imports the module cardvault.edits.door
+                folder = REPO / node.module.replace(".", "/")
+                named = {
+                    f"{node.module}.{a.name}"
+                    if (folder / f"{a.name}.py").is_file() or (folder / a.name).is_dir()
+                    else node.module
+                    for a in node.names
+                }
+                found += [(node.lineno, module) for module in sorted(named)]
         elif isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names if a.name.startswith("cardvault.")]
     return found
