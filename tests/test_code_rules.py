@@ -248,7 +248,9 @@ def _imports(path: Path, run_time: bool = False) -> list[tuple[int, str]]:
                 folder = REPO / node.module.replace(".", "/")
                 named = {
                     f"{node.module}.{a.name}"
-                    if (folder / f"{a.name}.py").is_file() or (folder / a.name).is_dir()
+                    if node.module == "cardvault"
+                    or (folder / f"{a.name}.py").is_file()
+                    or (folder / a.name).is_dir()
                     else node.module
                     for a in node.names
                 }
