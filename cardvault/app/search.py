@@ -75,7 +75,7 @@ class SearchCommands(Wiring):
         options as keywords) over the scope's vaults, each named by its vault, with the modes
         used, the notices (the scope's first), each vault's outcome and each card hit's age and
         stale mark (`about`). CardvaultError for a category or status no card can have."""
-        from cardvault.context.used import hit_ages
+        from cardvault.context.value import hit_ages
         from cardvault.search.scoped import search_vaults
         from cardvault.vault.filters import check_filters
 

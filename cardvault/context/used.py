@@ -13,13 +13,13 @@ A log entry citing a card is recorded by the writer of the entry (write/add.py).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from cardvault.context.pack import Decision
 from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.vault.card import Card
-from cardvault.vault.layout import FileStat, Vault, check_slug
+from cardvault.vault.layout import Vault, check_slug
 from cardvault.vault.read import find_card, read_card
 from cardvault.vault.uses import record_uses
 
@@ -71,27 +71,3 @@ def named_card(vault: Vault, name: str) -> Card:
         except PermissionError as exc:  # said as the read path says it: path:1
             raise CardvaultError(f"cannot read: {exc.strerror}", direct, 1) from exc
     return find_card(vault, name).card
-
-
-def hit_ages(
-    vault: Vault,
-    rels: Iterable[str],
-    today: dt.date,
-    stamps: Mapping[str, FileStat] | None = None,
-) -> dict[str, dict[str, object]]:
-    """What an agent is told of each search hit's card (by path) besides the hit
-    (value.age_facts: its age in words and days, the `stale` mark), all read in one pass
-    through the catalog (a card the sync just saw is not parsed again; `stamps`: the files as
-    the search's sync stat-ed them, so those are not stat-ed again); nothing for a log hit or
-    a card that cannot be read."""
-    from cardvault.context.value import age_facts
-    from cardvault.vault.layout import files_at
-    from cardvault.vault.read import read_files
-
-    cards = {rel for rel in rels if rel.startswith(("memory/cards/", "memory/archive/"))}
-    known = stamps or {}
-    files = {rel: known[rel] for rel in cards if rel in known}
-    if len(files) < len(cards):  # not compared by the sync (a watched vault left unchanged)
-        files.update(files_at(vault, cards - files.keys()))
-    found = read_files(vault, files).cards if files else {}
-    return {rel: age_facts(read.card, today) for rel, read in found.items()}

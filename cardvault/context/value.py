@@ -18,10 +18,12 @@ and shows every card's age (`card_age`): when it was last edited and last used, 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from cardvault.vault.card import Card, as_date
 from cardvault.vault.fields import CREATED, IMPACT, LAST_USED, SEVERITY, STALE, UPDATED
+from cardvault.vault.layout import FileStat, Vault, files_at
 
 FREQUENCY_CAP = 10
 DEFAULT_IMPACT = 0.5
@@ -111,3 +113,25 @@ def age_facts(card: Card, today: dt.date) -> dict[str, object]:
     if isinstance(stale, dict):
         facts[STALE] = True
     return facts
+
+
+def hit_ages(
+    vault: Vault,
+    rels: Iterable[str],
+    today: dt.date,
+    stamps: Mapping[str, FileStat] | None = None,
+) -> dict[str, dict[str, object]]:
+    """What an agent is told of each search hit's card (by path) besides the hit
+    (`age_facts`: its age in words and days, the `stale` mark), all read in one pass
+    through the catalog (a card the sync just saw is not parsed again; `stamps`: the files as
+    the search's sync stat-ed them, so those are not stat-ed again); nothing for a log hit or
+    a card that cannot be read."""
+    from cardvault.vault.read import read_files
+
+    cards = {rel for rel in rels if rel.startswith(("memory/cards/", "memory/archive/"))}
+    known = stamps or {}
+    files = {rel: known[rel] for rel in cards if rel in known}
+    if len(files) < len(cards):  # not compared by the sync (a watched vault left unchanged)
+        files.update(files_at(vault, cards - files.keys()))
+    found = read_files(vault, files).cards if files else {}
+    return {rel: age_facts(read.card, today) for rel, read in found.items()}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
-from cardvault.vault.layout import Vault, open_vault_at, walk
+from cardvault.vault.layout import Vault, holds_files, open_vault_at
 
 HOME_VAR = "CARDVAULT_HOME"
 
@@ -59,9 +59,9 @@ def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None)
 def holds_memory(root: Path) -> bool:
     """Whether the vault folder `root` holds anything a search reads: a card, an archived card
     or a daily log (the one walker's view, before the vault is opened; an entry it refuses
-    counts, as the search reports it)."""
-    found = walk(Vault(root))
-    return bool(found.files or found.refused)
+    counts, as the search reports it): the walk stops at the first, as the search walks it
+    again."""
+    return holds_files(Vault(root))
 
 
 def ensure_global(env: Mapping[str, str] | None = None, agent: str | None = None) -> Vault:

@@ -85,13 +85,15 @@ class Calibration:
         """The hybrid probability of a document from where each side has it (`Standing`) and
         the query's semantic spread."""
         bias, cos, kw, cos_gap, kw_gap = self.hybrid
-        values = (
-            semantic.level, keyword.level, semantic.level - semantic.best,
-            keyword.level - keyword.best,
-        )  # fmt: skip
-        z = bias + sum(c * v for c, v in zip((cos, kw, cos_gap, kw_gap), values, strict=True))
+        s_cos, s_kw, s_cos_gap, s_kw_gap = self.spread
+        level, share = semantic.level, keyword.level
+        level_gap, share_gap = level - semantic.best, share - keyword.best
+        # each sum written out, added in the order `sum` would (one ranking asks this of
+        # every candidate)
+        z = bias + (cos * level + kw * share + cos_gap * level_gap + kw_gap * share_gap)
         z += self.ranks[0] * semantic.reciprocal_rank + self.ranks[1] * keyword.reciprocal_rank
-        return _sigmoid(z + spread * sum(c * v for c, v in zip(self.spread, values, strict=True)))
+        spread_terms = s_cos * level + s_kw * share + s_cos_gap * level_gap + s_kw_gap * share_gap
+        return _sigmoid(z + spread * spread_terms)
 
 
 @dataclass(frozen=True)

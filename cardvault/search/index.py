@@ -31,7 +31,6 @@ from cardvault.vault.derived_store import (
     BUSY_SECONDS,
     Store,
     is_locked,
-    meta_value,
     open_store,
     rows_in,
 )
@@ -106,8 +105,9 @@ class IndexHandle:
     notices: tuple[str, ...] = ()
 
     def meta(self, key: str) -> str | None:
-        """A value from the meta table."""
-        return meta_value(self.conn, key)
+        """A value from the meta table (asked many times a sync: one query, no forwarding)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
 
     def set_meta(self, values: Mapping[str, str]) -> None:
         """Store meta values (inside the caller's transaction)."""

@@ -31,7 +31,7 @@ class ScopedHits:
     """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome
     (its fusion weights and explanations), and `extras`: what the app adds to the hits' rows
     by (vault name, path), asked once, when `about` is first read (a card's age and `stale`
-    mark: context/used.hit_ages reads the shown cards, in one pass per vault)."""
+    mark: context/value.hit_ages reads the shown cards, in one pass per vault)."""
 
     hits: list[tuple[str, SearchResult]]
     modes: tuple[str, ...]

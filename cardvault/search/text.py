@@ -16,6 +16,7 @@ reach FTS5 syntax: only word tokens are kept and each is quoted, so `--no-verify
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -101,6 +102,15 @@ class KeywordQuery:
         ("the", "it is") is held by nearly every text, so holding all of it is no evidence."""
         return any(term not in STOP_WORDS for term in self.terms)
 
+    @functools.cached_property
+    def ascii_candidates(self) -> re.Pattern[str]:
+        """What finds, in an ASCII text, the words that may have one of the `marked` stems
+        (see `_candidates`): made once per query, not once per hit's snippet."""
+        marked = self.marked
+        starts = {s[:2] for s in marked} | {s[0] + "y" for s in marked if s[1:2] == "i"}
+        alternatives = "|".join(re.escape(start) for start in sorted(starts))
+        return re.compile(rf"(?<![^\W_])(?:{alternatives})[^\W_]*", re.IGNORECASE)
+
     @property
     def match_all(self) -> str | None:
         """An FTS5 MATCH expression requiring every one of the words (AND); None if none."""
@@ -150,7 +160,7 @@ def _marks(flat: str, wanted: KeywordQuery) -> list[_Mark]:
     """Where in `flat` the query's words are, in order."""
     found: list[_Mark] = []
     if wanted.marked:
-        for at, end, key in _candidates(flat, wanted.marked):
+        for at, end, key in _candidates(flat, wanted):
             if key in wanted.marked:  # (a CJK run is its own stem, and never in `marked`)
                 found.append(_Mark(at, end, flat[at:end], key))
     if wanted.cjk:
@@ -163,7 +173,7 @@ def _marks(flat: str, wanted: KeywordQuery) -> list[_Mark]:
     return found
 
 
-def _candidates(flat: str, marked: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+def _candidates(flat: str, wanted: KeywordQuery) -> Iterator[tuple[int, int, str]]:
     """(start, end, stem) of the words of `flat` that may have one of the `marked` stems.
 
     Every word is stemmed where `flat` has letters beyond ASCII (their diacritics go before
@@ -174,10 +184,7 @@ def _candidates(flat: str, marked: frozenset[str]) -> Iterator[tuple[int, int, s
     if not flat.isascii():
         yield from stem_spans(flat)
         return
-    starts = {s[:2] for s in marked} | {s[0] + "y" for s in marked if s[1:2] == "i"}
-    alternatives = "|".join(re.escape(start) for start in sorted(starts))
-    pattern = re.compile(rf"(?<![^\W_])(?:{alternatives})[^\W_]*", re.IGNORECASE)
-    for match in pattern.finditer(flat):
+    for match in wanted.ascii_candidates.finditer(flat):
         yield match.start(), match.end(), stem(match.group().lower())
 
 

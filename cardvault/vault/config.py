@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
@@ -219,7 +220,10 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> VaultConfig:
                 known = ", ".join(f"{s}.{k}" for s, k in _KEYS)
                 raise ConfigError(f"unknown setting '{section}.{key}' (known: {known})", path)
             name, kind = spec
-            values[name] = _coerce(f"{section}.{key}", value, kind, path)
+            # a value TOML already gave the exact type of is kept (a float still has its
+            # finiteness checked, a list its items): only the rest is coerced
+            exact = type(value) is kind and kind is not float and kind is not list
+            values[name] = value if exact else _coerce(f"{section}.{key}", value, kind, path)
     config = VaultConfig(**values, source=path)
     _validate(config, path)
     return config
@@ -245,9 +249,14 @@ def _coerce(key: str, value: Any, kind: type, path: Path | None) -> Any:
     return value
 
 
+_ASCII_SHAPE = str.maketrans(dict.fromkeys(string.ascii_letters + string.digits, "a"))
+
+
 def _category_shape(name: str) -> str:
     """`name` as CATEGORY reads it: `a` for a letter or digit, `m` for a combining mark (an
     `a` or `m` typed in the name is a letter: `a`), every other character as itself."""
+    if name.isascii():  # no combining marks: one table lookup per character
+        return name.translate(_ASCII_SHAPE)
     return "".join(
         "a" if c.isalnum() else "m" if unicodedata.category(c).startswith("M") else c for c in name
     )

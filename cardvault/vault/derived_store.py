@@ -33,6 +33,7 @@ with its own limit and progress.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import sqlite3
@@ -67,10 +68,15 @@ class Store:
     on_copy: Mapping[str, str] = field(default_factory=dict)  # meta set when another file's
     probe: str = ""  # a query that fails on a damaged file, beyond reading a row of each table
 
-    def tables(self) -> list[str]:
-        """The names of the tables the schema creates."""
-        words = [statement.split() for statement in _statements(self.schema)]
-        return [w[w.index("TABLE") + 1] for w in words if "TABLE" in w]
+    def tables(self) -> tuple[str, ...]:
+        """The names of the tables the schema creates (read once per schema, not per open)."""
+        return _tables(self.schema)
+
+
+@functools.cache
+def _tables(schema: str) -> tuple[str, ...]:
+    words = [statement.split() for statement in _statements(schema)]
+    return tuple(w[w.index("TABLE") + 1] for w in words if "TABLE" in w)
 
 
 def open_store(

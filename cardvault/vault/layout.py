@@ -191,23 +191,33 @@ def walk(vault: Vault) -> Walk:
     are refused and reported, never a reason to stop. The files come sorted by relative path
     (one sort at the end: 10,000 of them are walked on every read).
     """
-    prefix = len(str(vault.root)) + 1
-    files: dict[str, FileStat] = {}
     refused: list[Refused] = []
-    walker = _Walker(vault.root, prefix, refused)
-    if walker.enter(vault.memory_dir):
-        for kind, folder in (("card", vault.cards_dir), ("archived", vault.archive_dir)):
-            if not walker.enter(folder):
-                continue
-            for entry in walker.markdown_under(str(folder)):
-                rel = _posix(entry.path[prefix:])
-                found = kind if kind == "card" else _archived_kind(rel, entry.path)
-                files[rel] = _stat(entry, rel, found)
-        for entry in walker.listing(str(vault.memory_dir)):
-            if is_log_path(f"memory/{entry.name}") and walker.regular(entry):
-                rel = _posix(entry.path[prefix:])
-                files[rel] = _stat(entry, rel, "log")
+    files = {stat.rel: stat for stat in _walked(vault, refused)}
     return Walk(dict(sorted(files.items())), tuple(sorted(refused, key=lambda r: r.rel)))
+
+
+def holds_files(vault: Vault) -> bool:
+    """Whether `walk` would find anything, file or refused name: the walk stops at the first."""
+    refused: list[Refused] = []
+    return next(_walked(vault, refused), None) is not None or bool(refused)
+
+
+def _walked(vault: Vault, refused: list[Refused]) -> Iterator[FileStat]:
+    """`walk`'s files as it finds them (unsorted), its refusals added to `refused`."""
+    prefix = len(str(vault.root)) + 1
+    walker = _Walker(vault.root, prefix, refused)
+    if not walker.enter(vault.memory_dir):
+        return
+    for kind, folder in (("card", vault.cards_dir), ("archived", vault.archive_dir)):
+        if not walker.enter(folder):
+            continue
+        for entry in walker.markdown_under(str(folder)):
+            rel = _posix(entry.path[prefix:])
+            found = kind if kind == "card" else _archived_kind(rel, entry.path)
+            yield _stat(entry, rel, found)
+    for entry in walker.listing(str(vault.memory_dir)):
+        if is_log_path(f"memory/{entry.name}") and walker.regular(entry):
+            yield _stat(entry, _posix(entry.path[prefix:]), "log")
 
 
 class _Walker:

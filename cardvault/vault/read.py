@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,6 @@ from cardvault.vault.refresh import (
     decode_rows,
     hot_memories,
     intact,
-    merged,
     optional_file,
     refresh,
     vault_fingerprint,
@@ -83,7 +83,8 @@ def _read(vault: Vault, verify: bool) -> VaultSnapshot:
             again = {rel: found.files[rel] for rel in damaged}
             fixed, redone, count = refresh(vault, again, {})
             more_cards, more_logs, _ = decode_rows(found.files, fixed, problems)
-            cards, logs = merged(cards, more_cards), merged(logs, more_logs)
+            cards = dict(sorted({**cards, **more_cards}.items()))  # by path again
+            logs = dict(sorted({**logs, **more_logs}.items()))
             rows.update(fixed)
             changed += redone
             parsed += count
@@ -92,7 +93,8 @@ def _read(vault: Vault, verify: bool) -> VaultSnapshot:
     memory, agents = (optional_file(vault, p, problems) for p in (vault.memory_md, vault.agents_md))
     hot = hot_memories(vault, problems)
     return VaultSnapshot(
-        vault=vault, cards=cards, logs=logs, memory=memory, agents=agents,
+        vault=vault, cards=tuple(sorted(cards.values(), key=attrgetter("archived"))),
+        logs=tuple(logs.values()), memory=memory, agents=agents,
         problems=tuple(sorted(problems, key=lambda p: (p.path, p.line))), parsed=parsed,
         notices=notices, stamps=found.files, digests={rel: r.digest for rel, r in rows.items()},
         hot=hot,
@@ -166,13 +168,14 @@ def read_files(vault: Vault, files: Mapping[str, FileStat]) -> FilesRead:
         if damaged:
             again, redone, _ = refresh(vault, {rel: files[rel] for rel in damaged}, {})
             more_cards, more_logs, _ = decode_rows(files, again, problems)
-            cards, logs = cards + more_cards, logs + more_logs
+            cards.update(more_cards)
+            logs.update(more_logs)
             rows.update(again)
             changed += redone
         catalog.store(changed, [])
     return FilesRead(
-        cards={vault.rel(card.path): card for card in cards},
-        logs={vault.rel(log.file.path): log for log in logs},
+        cards=cards,
+        logs=logs,
         problems={problem.path: problem for problem in problems},
         digests={rel: row.digest for rel, row in rows.items()},
     )

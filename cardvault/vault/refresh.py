@@ -177,11 +177,11 @@ def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
 
 def decode_rows(
     files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Finding]
-) -> tuple[tuple[CardFile, ...], tuple[LogFile, ...], list[str]]:
-    """Cards (live first) and logs from their rows, in path order, and the rels of rows that
-    could not be decoded."""
-    cards: list[CardFile] = []
-    logs: list[LogFile] = []
+) -> tuple[dict[str, CardFile], dict[str, LogFile], list[str]]:
+    """Cards and logs from their rows, by relative path in the rows' order, and the rels of
+    rows that could not be decoded."""
+    cards: dict[str, CardFile] = {}
+    logs: dict[str, LogFile] = {}
     damaged: list[str] = []
     ordered = list(rows.values())
     try:
@@ -199,25 +199,16 @@ def decode_rows(
             path = Path(stat.abspath)
             file = FileText(path, row.text, row.digest)  # type: ignore[arg-type]
             if stat.kind == "log":
-                logs.append(LogFile(file, decode_log(record, path)))
+                logs[row.rel] = LogFile(file, decode_log(record, path))
                 if "partial" in record:
                     cut = record["partial"]
                     problems.append(Finding(row.rel, int(cut["line"]), cut["message"], cut["code"]))
             else:
                 card, tokens, links = decode_card(record, file.text, path)
-                cards.append(CardFile(file, card, stat.kind == "archived", tokens, links))
+                cards[row.rel] = CardFile(file, card, stat.kind == "archived", tokens, links)
         except (KeyError, TypeError, ValueError, CardvaultError):
             damaged.append(row.rel)
-    cards.sort(key=lambda c: c.archived)
-    return tuple(cards), tuple(logs), damaged
-
-
-def merged(items: tuple[Any, ...], more: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Two path-ordered runs of cards or logs as one (live cards before archived ones)."""
-    if not more:
-        return items
-    joined = sorted([*items, *more], key=lambda item: str(item.file.path))
-    return tuple(sorted(joined, key=lambda item: getattr(item, "archived", False)))
+    return cards, logs, damaged
 
 
 def loads_or_none(stored: str) -> Any:
