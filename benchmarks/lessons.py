@@ -57,6 +57,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from vault_model import use_model  # noqa: E402
 
 from cardvault import history  # noqa: E402
+from cardvault.app.vaults import init_vault  # noqa: E402
 from cardvault.edits.door import Door  # noqa: E402
 from cardvault.errors import CardvaultError  # noqa: E402
 from cardvault.maintain import calibration, candidates, evidence, grouping  # noqa: E402
@@ -68,7 +69,6 @@ from cardvault.review.answer import Answer, answer  # noqa: E402
 from cardvault.vault.config import DEFAULT_MODEL  # noqa: E402
 from cardvault.vault.decisions import ReviewItem, read_queue  # noqa: E402
 from cardvault.vault.layout import Vault  # noqa: E402
-from cardvault.write.init import init_vault  # noqa: E402
 from tests.support.lessons import LabelledSet, Telling, load, schedule  # noqa: E402
 
 STSB = (

@@ -66,7 +66,6 @@ FRONT_END_BREACHES: set[str] = {
 DOOR_BREACHES: set[str] = {
     "cardvault/maintain/run.py: cardvault.edits.door",
     "cardvault/sync/run.py: cardvault.edits.door",
-    "cardvault/write/init.py: cardvault.edits.door",
 }
 
 

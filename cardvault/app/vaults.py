@@ -78,14 +78,20 @@ class ImportedNotes:
     notes: tuple[str, ...] = ()
 
 
+def init_vault(root: Path) -> InitResult:
+    """Make a vault at `root` (created if missing): init's plan landed (write/init.py)."""
+    from cardvault.edits.new_vault import land_new_vault
+    from cardvault.write.init import plan_init
+
+    return land_new_vault(root, plan_init(root))
+
+
 class VaultCommands(WriteCommands):
     """Commands on a vault's files as a whole."""
 
     def init(self, path: Path) -> Initialized:
         """`cardvault init`: make a vault at `path` (no vault is needed to call it), then
         register it with the global vault (a failure is said, never a failed init)."""
-        from cardvault.write.init import init_vault
-
         made = init_vault(path)
         done = Initialized(made, _oversized(made.vault) if "MEMORY.md" in made.kept else None)
         return replace(done, **self.with_options(made.vault.root).registration())

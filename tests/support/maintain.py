@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from cardvault import history
+from cardvault.app.vaults import init_vault
 from cardvault.search.embedder import Embedder
 from cardvault.vault.card import DISTILLED_KEY, body_mark
 from cardvault.vault.layout import Vault, open_vault_at
-from cardvault.write.init import init_vault
 
 #: One lesson, written twice in other words (cosine above the merge threshold).
 PLATFORM_A = (
