@@ -155,7 +155,8 @@ class Run:
         self.embeddings = Embeddings(vault, self.embedder, progress) if needs_model else None
         self.branch: str | None = None
         self.planned_at: list[float] = []
-        self.prepared: list[Prepared] = []
+        self.said: list[str] = []  # what the steps before the plan did, each attempt's
+        self.ids: history.CommitResult | None = None  # log entries given ids (entry_ids.py)
         if options.dry_run:
             return
         if self.embeddings is not None:  # the slow part, before the lock: writers need not wait
@@ -184,20 +185,41 @@ class Run:
         _refuse_pending(vault, dirty)
         read = _read(vault)
         if self.branch is None:  # a --review branch leaves this branch's files as they are
-            read, done = _prepare(land, read, options.now.date(), self.before)
-            self.prepared.append(done)
+            read = self._prepare(land, read)
         result = _planned(read, options, self.only, self.progress, self.embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
         self.planned_at.append(time.perf_counter())
         # the status above was taken under the lock: hand edits stopped the run or were committed
         return propose(result.plan.changes, message, result, committed=True, read=read.snapshot)
 
+    def _prepare(self, land: Land, read: Read) -> Read:
+        """Land the steps that precede the plan, under the lock and from the run's snapshot
+        (after the hand-edit check: git was asked), each in a commit of its own. The vault is
+        read again only when one of them committed (rare: once per vault for ids, after a `git
+        pull` by hand for forgotten entries), so the plan sees what they wrote; a plan made
+        again finds nothing left to prepare."""
+        from cardvault.maintain.entry_ids import id_changes
+
+        for step in self.before:
+            proposal = step(read.snapshot, self.options.now.date())
+            done = land(replace(proposal, committed=True)).commit
+            if done is not None:
+                self.said.append(f"{proposal.value}: commit {(done.sha or '')[:10]}")
+                read = _read(self.vault)
+        migration = id_changes(read.snapshot)
+        if migration.changes:
+            migrate = propose(migration.changes, migration.message, None, True, read.snapshot)
+            done = land(migrate).commit
+            self.ids = self.ids or done
+            read = _read(self.vault)
+        return read
+
     def landed(self, written: Written[RunResult]) -> RunResult:
         """The run's result of what landed (inside `folding`: the watermark moves here)."""
         result = replace(written.value, pending=written.pending)
         if self.folds and not mark_folded(self.vault, result.plan.before.uses):
             result = replace(result, notices=(*result.notices, WATERMARK_FAILED))
-        result = _with_prepared(result, self.prepared)
+        result = replace(result, ids=self.ids, notices=(*self.said, *result.notices))
         if written.commit is None:
             return result
         label = "commit" if self.branch else "write + commit"
@@ -286,51 +308,8 @@ def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
 Before = Callable[[VaultSnapshot, dt.date], Proposal[str]]
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """What ran before the plan, each in a commit of its own: the caller's steps (what they
-    said, with their commits), log entries given their ids (maintain/entry_ids.py)."""
-
-    said: tuple[str, ...] = ()
-    ids: history.CommitResult | None = None
-
-
 #: How the app lands a step before the plan, under the run's lock (the door's `write`).
 Land = Callable[[Proposal[Any]], Written[Any]]
-
-
-def _prepare(
-    land: Land, read: Read, today: dt.date, before: Sequence[Before]
-) -> tuple[Read, Prepared]:
-    """Run the steps that precede the plan, under the lock and from the run's snapshot (call
-    after the hand-edit check: git was asked). The vault is read again only when one of them
-    committed (rare: once per vault for ids, after a `git pull` by hand for forgotten entries),
-    so the plan sees what they wrote."""
-    from cardvault.maintain.entry_ids import id_changes
-
-    vault = read.snapshot.vault
-    said: list[str] = []
-    for step in before:
-        proposal = step(read.snapshot, today)
-        done = land(replace(proposal, committed=True)).commit
-        if done is not None:
-            said.append(f"{proposal.value}: commit {(done.sha or '')[:10]}")
-            read = _read(vault)
-    migration = id_changes(read.snapshot)
-    ids = None
-    if migration.changes:
-        migrate = propose(migration.changes, migration.message, None, True, read.snapshot)
-        ids = land(migrate).commit
-        read = _read(vault)
-    return read, Prepared(tuple(said), ids)
-
-
-def _with_prepared(result: RunResult, before: list[Prepared]) -> RunResult:
-    """The run's result with what ran before its plan (every attempt's: a plan made again
-    finds nothing left to prepare)."""
-    said = tuple(line for p in before for line in p.said)
-    ids = next((p.ids for p in before if p.ids is not None), None)
-    return replace(result, ids=ids, notices=(*said, *result.notices))
 
 
 def _refresh_index(result: RunResult) -> RunResult:
