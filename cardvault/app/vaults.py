@@ -162,8 +162,33 @@ class VaultCommands(WriteCommands):
         return replace(done, findings=tuple(run_checks(vault)))
 
     def sync(self, remote: str | None = None, on_wait: OnWait | None = None) -> SyncResult:
-        """`cardvault sync`: commit, fetch, merge with cardvault's drivers, push."""
-        return sync_vault(self.project(), remote, self.now().date(), on_wait=on_wait)
+        """`cardvault sync`: commit, fetch, merge with cardvault's drivers, push; its steps
+        landed one by one through the door (sync/run.py: the steps, the merge computed)."""
+        from cardvault import history
+        from cardvault.edits.door import Door, refuse_unfinished_git
+        from cardvault.edits.lock import SYNC_LOCK, vault_lock
+        from cardvault.history import remote as git_remote
+        from cardvault.sync.run import index_notes
+
+        vault = self.project()
+        top = history.work_tree(vault)
+        if top is None:
+            raise CardvaultError(
+                "the vault is not in a git repository: nothing to sync", vault.root
+            )
+        refuse_unfinished_git(vault)
+        local = git_remote.current_branch(top)
+        name = remote or git_remote.default_remote(top, local)
+        git_remote.check_remote(top, name)
+        branch = git_remote.upstream_branch(top, local, name)
+        with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
+            # an interrupted write finished (and said so), hand edits committed in bounded steps
+            door = Door(vault, on_wait)
+            entered = door.commit_hand_edits()
+            result = _exchange(door, top, name, (local, branch), self.now().date())
+        return replace(
+            result, pending=entered.pending, notes=[*result.notes, *index_notes(vault, result)]
+        )
 
     def import_export(
         self,
@@ -276,36 +301,9 @@ def _refuse(file: Path, problems: Sequence[object], usable: int) -> None:
     raise CardvaultError(f"cannot import {file}:\n{listing}\n({hint})")
 
 
-def sync_vault(
-    vault: Vault, remote: str | None, today: dt.date, on_wait: OnWait | None = None
+def _exchange(
+    door: Door, top: Path, remote: str, branches: tuple[str, str], today: dt.date
 ) -> SyncResult:
-    """`cardvault sync`, its steps landed one by one through the door (sync/run.py: the steps
-    and the merge computed): hand edits committed, then fetch, merge and push."""
-    from cardvault import history
-    from cardvault.edits.door import Door, refuse_unfinished_git
-    from cardvault.edits.lock import SYNC_LOCK, vault_lock
-    from cardvault.history import remote as git_remote
-    from cardvault.sync.run import index_notes
-
-    top = history.work_tree(vault)
-    if top is None:
-        raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
-    refuse_unfinished_git(vault)
-    local = git_remote.current_branch(top)
-    name = remote or git_remote.default_remote(top, local)
-    git_remote.check_remote(top, name)
-    branch = git_remote.upstream_branch(top, local, name)
-    with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
-        # an interrupted write finished (and said so), hand edits committed in bounded steps
-        door = Door(vault, on_wait)
-        entered = door.commit_hand_edits()
-        result = _exchange(door, name, (local, branch), today)
-    return replace(
-        result, pending=entered.pending, notes=[*result.notes, *index_notes(vault, result)]
-    )
-
-
-def _exchange(door: Door, remote: str, branches: tuple[str, str], today: dt.date) -> SyncResult:
     """Fetch, merge and push until the push goes through (or a conflict). The network waits
     (fetch, push) and the merge's computation hold no lock; landing the merge, and removing
     again what it brought back of forgotten entries (forget/tombstone.py), do. `branches`:
@@ -316,10 +314,7 @@ def _exchange(door: Door, remote: str, branches: tuple[str, str], today: dt.date
     from cardvault.sync import run
     from cardvault.sync.run import SyncResult
 
-    local, branch = branches
-    vault = door.vault
-    top = history.work_tree(vault)
-    assert top is not None
+    (local, branch), vault = branches, door.vault
     outcomes: list[str] = []
     notes: list[str] = []
     forgotten = None
