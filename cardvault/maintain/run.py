@@ -228,8 +228,19 @@ class Run:
                        branch=self.branch, timings=timings)  # fmt: skip
 
     def refreshed(self, result: RunResult) -> RunResult:
-        """After the lock: the search index brought up to date when the run wrote files."""
-        return _refresh_index(result) if result.commit and not self.branch else result
+        """After the lock, when the run wrote its files: the search index brought up to date
+        (a cache: if this fails, the next search catches up by itself)."""
+        import sqlite3
+
+        embeddings = result.plan.before.embeddings
+        if not result.commit or self.branch or embeddings is None or embeddings.pending_preload:
+            return result
+        start = time.perf_counter()
+        with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
+            embeddings.refresh_index()
+        return replace(
+            result, timings={**result.timings, "index refresh": time.perf_counter() - start}
+        )
 
 
 @dataclass(frozen=True)
@@ -310,17 +321,3 @@ Before = Callable[[VaultSnapshot, dt.date], Proposal[str]]
 
 #: How the app lands a step before the plan, under the run's lock (the door's `write`).
 Land = Callable[[Proposal[Any]], Written[Any]]
-
-
-def _refresh_index(result: RunResult) -> RunResult:
-    """Bring the search index up to date after the write (outside the lock: it is a cache; if
-    this fails, the next search catches up by itself)."""
-    import sqlite3
-
-    embeddings = result.plan.before.embeddings
-    if embeddings is None or embeddings.pending_preload:
-        return result
-    start = time.perf_counter()
-    with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
-        embeddings.refresh_index()
-    return replace(result, timings={**result.timings, "index refresh": time.perf_counter() - start})
