@@ -1,5 +1,5 @@
 """`cardvault sync`: share the vault with other machines through any git remote. The app
-drives the steps below, each landed through the door (app/vaults.py `sync_vault`); here are
+drives the steps below, each landed through the door (app/vaults.py `sync`); here are
 what they plan: the merge computed, its derived files, what may be published.
 
 Refused at once while git is in the middle of something (a rebase, a merge, a detached HEAD:
