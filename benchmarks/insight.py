@@ -49,6 +49,7 @@ def git_repo(root: Path) -> None:
 
 
 def run(size: int, work: Path) -> None:
+    from cardvault.app.vaults import init_vault
     from cardvault.edits.door import Door
     from cardvault.forget.plan import apply_forget, plan_forget
     from cardvault.insight.graph import build_graph
@@ -57,7 +58,6 @@ def run(size: int, work: Path) -> None:
     from cardvault.portable.importer import apply_import, plan_import
     from cardvault.vault.layout import open_vault_at
     from cardvault.vault.read import read_vault
-    from cardvault.write.init import init_vault
 
     source = build_synthetic_vault(Path(tempfile.gettempdir()) / f"cardvault-synth-{size}", size)
     root = work / f"v{size}"

@@ -57,18 +57,19 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from vault_model import use_model  # noqa: E402
 
 from cardvault import history  # noqa: E402
+from cardvault.app.maintenance import run_maintenance  # noqa: E402
+from cardvault.app.vaults import init_vault  # noqa: E402
 from cardvault.edits.door import Door  # noqa: E402
 from cardvault.errors import CardvaultError  # noqa: E402
 from cardvault.maintain import calibration, candidates, evidence, grouping  # noqa: E402
 from cardvault.maintain.lessons import pending_lessons  # noqa: E402
-from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
+from cardvault.maintain.run import RunOptions  # noqa: E402
 from cardvault.maintain.similarity import Embeddings  # noqa: E402
 from cardvault.maintain.state import load_state  # noqa: E402
 from cardvault.review.answer import Answer, answer  # noqa: E402
 from cardvault.vault.config import DEFAULT_MODEL  # noqa: E402
 from cardvault.vault.decisions import ReviewItem, read_queue  # noqa: E402
 from cardvault.vault.layout import Vault  # noqa: E402
-from cardvault.write.init import init_vault  # noqa: E402
 from tests.support.lessons import LabelledSet, Telling, load, schedule  # noqa: E402
 
 STSB = (

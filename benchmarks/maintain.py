@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from maintain_vault import build_vault, collect_docstrings
 
-from cardvault.maintain.run import RunOptions, run_maintenance
+from cardvault.app.maintenance import run_maintenance
+from cardvault.maintain.run import RunOptions
 from cardvault.vault.layout import open_vault_at
 
 NOW = dt.datetime(YEAR := 2027, 1, 5, 9, 15)

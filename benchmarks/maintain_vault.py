@@ -220,8 +220,8 @@ def build_vault(root: Path, size: int, pool: list[Doc], seed: int = 11) -> dict[
     import time
 
     from cardvault import history, open_vault
+    from cardvault.app.vaults import init_vault
     from cardvault.vault.layout import open_vault_at
-    from cardvault.write.init import init_vault
 
     if root.exists():
         shutil.rmtree(root)

@@ -55,13 +55,14 @@ from data_path import shared_data  # noqa: E402
 from vault_model import use_model  # noqa: E402
 
 from cardvault import history  # noqa: E402
+from cardvault.app.maintenance import run_maintenance  # noqa: E402
+from cardvault.app.vaults import init_vault  # noqa: E402
 from cardvault.maintain import calibration  # noqa: E402
-from cardvault.maintain.run import RunOptions, run_maintenance  # noqa: E402
+from cardvault.maintain.run import RunOptions  # noqa: E402
 from cardvault.vault.card import DISTILLED_KEY, body_mark  # noqa: E402
 from cardvault.vault.config import DEFAULT_MODEL  # noqa: E402
 from cardvault.vault.layout import open_vault_at  # noqa: E402
 from cardvault.vault.read import read_card  # noqa: E402
-from cardvault.write.init import init_vault  # noqa: E402
 
 STSB = shared_data() / "stsb-dev" / "sts-dev.csv"
 SAME, DIFFERENT = 4.0, 2.0

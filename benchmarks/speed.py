@@ -201,7 +201,8 @@ def maintain_embeds(workdir: Path, notes: int = 150) -> dict[str, object]:
     import til
 
     from cardvault import history
-    from cardvault.maintain.run import RunOptions, run_maintenance
+    from cardvault.app.maintenance import run_maintenance
+    from cardvault.maintain.run import RunOptions
     from cardvault.vault.layout import open_vault_at
 
     full = workdir / "til-simonw-all"

@@ -238,8 +238,8 @@ def stsb_cosines(path: Path, model: str | None) -> tuple[np.ndarray, np.ndarray,
 
     from vault_model import use_model
 
+    from cardvault.app.vaults import init_vault
     from cardvault.maintain.similarity import embed
-    from cardvault.write.init import init_vault
 
     rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if len(r) >= 7]

@@ -39,7 +39,7 @@ from benchmarks.synthetic import build_synthetic_vault
 
 
 def stress(workers: int, writes: int, light: bool, seed: int) -> None:
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
     from tests.writers_load import background, check_vault, read_reports, start_workers
 
     with tempfile.TemporaryDirectory(prefix="cardvault-stress-") as work:
@@ -119,11 +119,11 @@ def crash(trials: int, seed: int, command: str | None = None) -> None:
 def import_write(sizes: list[int]) -> None:
     import datetime as dt
 
+    from cardvault.app.vaults import init_vault
     from cardvault.edits.door import Door
     from cardvault.portable.format import export_data, export_text, read_export
     from cardvault.portable.importer import apply_import, plan_import
     from cardvault.vault.layout import open_vault_at
-    from cardvault.write.init import init_vault
 
     now = dt.datetime(2026, 11, 30, 9, 15)
     with tempfile.TemporaryDirectory(prefix="cardvault-import-") as work:

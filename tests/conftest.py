@@ -192,7 +192,7 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 @pytest.fixture
 def vault_path(tmp_path: Path) -> Path:
     """A fresh vault made by `cardvault init` (real git repo, first commit)."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     root = tmp_path / "vault"
     init_vault(root)

@@ -67,7 +67,7 @@ def vaults(
 ) -> Callable[[str], Path]:
     """Copies of the sample vault (with an agent's hot memory committed), each on the same
     global vault; the clock pinned."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     shared = tmp_path / "global"
     init_vault(shared)

@@ -89,7 +89,7 @@ def _transcript(folder: Path, text: str) -> Path:
 
 def test_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same hook input through both front ends: the same stdout, the same entry logged."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     monkeypatch.setenv("CARDVAULT_NOW", NOW)
     said = "Lesson: the staging database resets every night at 02:00 UTC."

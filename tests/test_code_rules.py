@@ -57,18 +57,6 @@ FRONT_END_BREACHES: set[str] = {
     "cardvault/cli/entry.py: cardvault.vault.root",
 }
 
-#: The services that still land their own writes (every other one returns its plan for the app
-#: to land: edits/proposal.py). `sync` lets the lock go between its steps (hand edits in
-#: batches, a merge computed unlocked, the push), so its run is a sequence of landings, not one
-#: plan; `maintain` commits the steps before its plan (forgotten entries, entry ids) under the
-#: lock its plan is made in; `init` makes the vault the door opens on (the global vault is made
-#: on first use by scopes/home.py). Kept exact by `test_door_breaches_still_exist`.
-DOOR_BREACHES: set[str] = {
-    "cardvault/maintain/run.py: cardvault.edits.door",
-    "cardvault/sync/run.py: cardvault.edits.door",
-    "cardvault/write/init.py: cardvault.edits.door",
-}
-
 
 def _tool(name: str) -> str:
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
@@ -493,11 +481,7 @@ def _door_imports() -> set[str]:
 
 def test_no_service_calls_the_door() -> None:
     """Services plan; the app holds the door and lands the plan (edits/door.py)."""
-    assert sorted(_door_imports() - DOOR_BREACHES) == []
-
-
-def test_door_breaches_still_exist() -> None:
-    assert sorted(DOOR_BREACHES - _door_imports()) == []
+    assert sorted(_door_imports()) == []
 
 
 #: Where a card field's name may still be spelled as a key outside vault/fields.py, as

@@ -61,7 +61,7 @@ def git(root: Path, *args: str) -> str:
 
 def plant(tmp_path: Path) -> Planted:
     """A vault with a good card and a good log, and every symlink trap beside them."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     root = tmp_path / "vault"
     init_vault(root)
@@ -206,7 +206,7 @@ def test_a_write_through_a_symlinked_folder_or_into_git_is_refused(planted: Plan
 
 
 def test_new_refuses_a_cards_folder_that_is_a_symlink(tmp_path: Path) -> None:
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     root = tmp_path / "vault"
     init_vault(root)
@@ -223,7 +223,7 @@ def test_new_refuses_a_cards_folder_that_is_a_symlink(tmp_path: Path) -> None:
 
 
 def test_a_loop_and_a_fifo_never_stop_the_other_files(tmp_path: Path) -> None:
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     root = tmp_path / "vault"
     init_vault(root)
@@ -251,7 +251,7 @@ def test_a_loop_and_a_fifo_never_stop_the_other_files(tmp_path: Path) -> None:
 
 @pytest.mark.permissions
 def test_an_unreadable_folder_is_reported_and_skipped(tmp_path: Path) -> None:
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     root = tmp_path / "vault"
     init_vault(root)

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.app.vaults import init_vault
 from cardvault.search import index
 from cardvault.search.engine import Searcher
 from cardvault.vault import catalog
 from cardvault.vault.layout import Vault, open_vault_at
 from cardvault.vault.read import read_vault
-from cardvault.write.init import init_vault
 
 CARD = "---\ntopic: {0}\ncategory: tools\ntags: [t]\ncreated: 2026-01-01\n---\n{1}\n"
 

@@ -52,7 +52,7 @@ def _card(root: Path, name: str, tag: str, day: str, folder: str = "cards") -> N
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     root = tmp_path_factory.mktemp("failed-writes") / "vault"
     init_vault(root)

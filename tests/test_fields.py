@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cardvault.app.vaults import init_vault
 from cardvault.cli.app import app
 from cardvault.maintain.merge import merged_meta
 from cardvault.maintain.state import CardFile
@@ -19,7 +20,6 @@ from cardvault.vault.card import parse_card, update_card_text
 from cardvault.vault.fields import FOLD, LIST, UNION, Field
 from cardvault.vault.files import FileText, digest_text
 from cardvault.vault.schema import schema_problems
-from cardvault.write.init import init_vault
 
 #: A field cardvault does not have: who reviewed the card, unioned like `sources`.
 REVIEWERS = Field("reviewers", LIST, sync=UNION, fold=UNION, by=FOLD, block=True)

@@ -53,7 +53,7 @@ def _commit_notes(top: Path, text: str, message: str) -> None:
 def _base(top: Path, vault: Path) -> None:
     """A vault with a card to forget and history to play with: `side` and `main` both changed
     notes.txt (a file that is not the vault's) after their common commit."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     if top != vault:
         top.mkdir(parents=True)

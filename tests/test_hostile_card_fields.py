@@ -26,7 +26,7 @@ def test_a_learned_by_name_cannot_hide_the_users_own_rules_in_agents_md(tmp_path
     """`learned_by: ["bob\\n<!-- x"]` on a promoted card: its rule line must stay one line, or
     the victim's next promotion writes an unclosed comment into AGENTS.md that swallows every
     rule after it (the user's own included) and leaves a rule no card owns."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -66,7 +66,7 @@ def test_a_topic_cannot_break_out_of_memory_md_s_categories_table(tmp_path: Path
     """Topics over several lines (a forged heading, an unclosed comment) or holding a section
     marker: the victim's next regeneration of MEMORY.md keeps each table row one line and
     their own text as it was, and is not refused."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -107,7 +107,7 @@ def test_terminal_escapes_in_a_card_are_shown_not_obeyed_at_a_terminal(tmp_path:
     a terminal, `show` and `context` print them escaped; piped (an agent), as written."""
     import sys
 
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
     from tests.support.serve import run_in_terminal
 
     attacker = tmp_path / "attacker"
@@ -140,7 +140,7 @@ def test_a_card_of_unclosed_brackets_does_not_hang_the_readers(tmp_path: Path) -
     citation pattern. Each command must finish; the timeout only stops a hung one."""
     import sys
 
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -174,7 +174,7 @@ def test_unclosed_markdown_links_do_not_hang_verify_or_import(tmp_path: Path) ->
     the timeout only stops a hung command."""
     import sys
 
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     project = tmp_path / "project"
     project.mkdir()
@@ -211,7 +211,7 @@ def test_verify_does_not_tell_a_card_whether_a_file_outside_the_project_exists(
     the same whether the file outside is there or not."""
     import json
 
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     outside = tmp_path / "home" / "secret-tool"
     outside.parent.mkdir()
@@ -245,7 +245,7 @@ def test_a_card_shadowing_a_slug_in_a_sub_folder_is_never_the_one_a_command_acts
     at that name), but `promote` took the first card in path order, the shadow, and wrote its
     `rule:` (curl into sh) into AGENTS.md. A name several cards answer to is refused by every
     command that acts on one card, naming the files."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)

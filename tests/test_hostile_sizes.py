@@ -63,7 +63,7 @@ def test_a_log_of_many_short_entries_does_not_hang_the_readers(tmp_path: Path) -
     """33,000 entry headings, then 160,000 one-line paragraphs, under 1 MB: the log parser
     looked for each entry's paragraphs among all of the log's, so `check` took 4 min 46 s (2 min
     35 s of CPU) on a clone of it, and `context` at session start as long; now a few seconds."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -78,7 +78,7 @@ def test_a_log_of_many_short_entries_does_not_hang_the_readers(tmp_path: Path) -
 def a_day_both_logged(tmp_path: Path) -> tuple[Path, Path, Path]:
     """The attacker's published vault with a log of 2026-11-20, and the victim's clone, which
     logged its own entry that day: (the attacker's vault, its log, the victim's clone)."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -165,7 +165,7 @@ def test_a_card_naming_a_pin_with_a_long_version_does_not_hang_verify(tmp_path: 
     `a@1.` and 200,000 digits, under 1 MB: the pattern for a pin written in prose tried every
     split of those digits between the version and its suffix, squared (8,000 digits took
     1.7 s, 100,000 over a minute, the 1 MB a card may hold hours); now linear."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -187,7 +187,7 @@ def test_a_paragraph_of_many_signals_and_clauses_does_not_hang_the_readers(
     start among all of the paragraph's again, each signal for its end among all ends, each
     clause after a semicolon matched the line's tabs again (10,000 tags took 50 s, the tabs'
     line 200 s at 160 KB: squared); the readers of a clone of it now take a few seconds."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -206,7 +206,7 @@ def test_an_export_of_many_entries_for_a_day_the_vault_has_imports_without_hangi
     vault has a log for: `import` appended them one by one, each one parsing the whole log
     grown so far for blocks it leaves open (3,000 entries took 217 s, 6,000 over 300 s:
     squared); now it takes a few seconds, and every entry is there once."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker, victim = tmp_path / "attacker", tmp_path / "victim"
     init_vault(attacker)
@@ -228,7 +228,7 @@ def test_a_vault_of_many_broken_cards_does_not_flood_the_mcp_tools_notes(tmp_pat
     and outside the quoted blocks. A tool says the first few and how many more there are."""
     import anyio
 
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
     from tests.support.mcp import connected, text_of
 
     attacker = tmp_path / "attacker"
@@ -258,7 +258,7 @@ def test_a_makefile_and_requirements_of_many_short_lines_do_not_hang_verify(
     pinned requirement let a blank run on across lines, so each line start scanned all the
     lines after it (verify took minutes on the Makefile; the 4 MB a file may be read at,
     hours)."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -276,7 +276,7 @@ def test_a_card_of_many_unclosed_section_markers_does_not_hang_maintain(tmp_path
     """A card whose topic is 45,000 unclosed `<!--cardvault:begin ` (900 KB), and an AGENTS.md
     rule line of 40,000 `(memory/cards/`: each marker looked for its `-->` to the end of the
     text, each citation for its `)` (the card's maintain took 457 s, the rule's 25 s)."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -307,7 +307,7 @@ def test_json_or_toml_nested_too_deeply_is_one_clear_error_not_a_traceback(
     100,000 nested brackets: Python's parsers give up with RecursionError, which went up as a
     traceback from every command (the settings), or check, context, maintain, doctor and
     install (and took the session-start context away)."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -338,7 +338,7 @@ def test_a_history_of_many_big_cards_is_read_in_bounded_memory(tmp_path: Path) -
     Now one commit is read at a time, and 4 MB of its texts: the rest is counted."""
     import json
 
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
     from tests.support.hostile import run_in_process
 
     attacker = tmp_path / "attacker"
@@ -383,7 +383,7 @@ def test_a_commit_of_many_cards_is_told_up_to_a_thousand_of_them(tmp_path: Path)
     to the newest commits."""
     import json
 
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -458,7 +458,7 @@ def test_a_card_of_one_word_repeated_does_not_hang_search(tmp_path: Path) -> Non
     """A card of "redis " 80,000 times (480 KB): the snippet looked for its best window by
     collecting, for each hit, every hit after it (at 160,000 hits 14 minutes for one search,
     `context --task` the same; at 30,000, 46 s)."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)
@@ -473,7 +473,7 @@ def test_cards_naming_thousands_of_missing_symbols_do_not_hang_verify(tmp_path: 
     """80 cards naming 100 functions each that no file defines, in a repository of 3,000
     source files of 20 KB: each name was searched for in each file (files x names x bytes:
     minutes); now each file is read once into its words."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)

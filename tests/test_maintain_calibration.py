@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cardvault.app.vaults import init_vault
 from cardvault.maintain.calibration import (
     BGE_SMALL,
     CONSTANTS,
@@ -21,7 +22,6 @@ from cardvault.maintain.calibration import (
 from cardvault.maintain.state import load_state
 from cardvault.vault.config import BUNDLED_MODELS, DEFAULT_MODEL, VaultConfig, load_config
 from cardvault.vault.layout import open_vault_at
-from cardvault.write.init import init_vault
 
 REPO = Path(__file__).resolve().parents[1]
 #: The constants that are cosines (between two unit vectors: in (0, 1] to mean anything).

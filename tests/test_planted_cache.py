@@ -33,7 +33,7 @@ REAL_BODY = "Use --platform linux/amd64 when building docker images on arm."
 
 def hostile_vault(tmp_path: Path) -> Path:
     """A vault with one honest card, its caches filled by cardvault itself."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     root = tmp_path / "attacker"
     init_vault(root)
@@ -141,7 +141,7 @@ def test_the_cache_folder_stays_out_of_git_whatever_the_vaults_gitignore_says(
     """A vault whose .gitignore does not list `.cardvault/` (a hostile one, or a project's):
     the cache (every file's text in the catalog, drafts included, the use ledger) must not show
     in `git status` nor be taken by the `git add -A` a person runs in their project."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     attacker = tmp_path / "attacker"
     init_vault(attacker)

@@ -350,7 +350,7 @@ def test_the_vaults_of_a_long_lived_process_share_one_model(
     the same model, both use one query model (one ONNX session in memory); another model in
     one vault's settings gets its own."""
     from cardvault.api import WarmHandles
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     other = tmp_path / "other"
     init_vault(other)

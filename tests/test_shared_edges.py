@@ -24,8 +24,8 @@ from pathlib import Path
 import anyio
 import pytest
 
+from cardvault.app.vaults import init_vault
 from cardvault.vault.read import read_card
-from cardvault.write.init import init_vault
 from tests.support.hostile import published
 from tests.support.machine import scaled
 from tests.support.mcp import connected, initialize_lines, served_at_once, text_of, tool_call

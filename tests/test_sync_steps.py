@@ -124,7 +124,7 @@ def test_a_log_that_gets_in_while_a_sync_merges_is_merged_too(
         run_cli(["--vault", str(root), "new", "Ours", "-c", "tools", "--body", "a"]).exit_code == 0
     )
     set_lock_timeout(root, 1)
-    prepare = run._prepare
+    prepare = run.prepare
     prepared: list[str] = []
 
     def prepare_then_log(vault, top, target, today, dropped=None):  # type: ignore[no-untyped-def]
@@ -134,7 +134,7 @@ def test_a_log_that_gets_in_while_a_sync_merges_is_merged_too(
             log_meanwhile(root, "written while a sync merges")
         return made
 
-    monkeypatch.setattr(run, "_prepare", prepare_then_log)
+    monkeypatch.setattr(run, "prepare", prepare_then_log)
     done = run_cli(["--vault", str(root), "sync"])
     assert done.exit_code == 0, done.output
     assert len(prepared) == 2 and prepared[0] != prepared[1]  # made again from the new HEAD

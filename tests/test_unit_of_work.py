@@ -42,7 +42,7 @@ COMMANDS = {
 def _vault_with_odd_names(root: Path, command: str) -> None:
     """A committed vault holding `ab.md` and cards named ODD_NAMES: last updated long ago for
     `maintain` (which archives them); for `check --fix`, `[a]*?.md` with a tag to fix."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     init_vault(root)
     old = "2025-01-01" if command == "maintain" else "2026-05-30"

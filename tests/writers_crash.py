@@ -80,7 +80,7 @@ def _commit(root: Path) -> None:
 
 def build_templates(folder: Path) -> dict[str, tuple[Path, list[str]]]:
     """Each scenario's template vault and command."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     base = folder / "base"
     init_vault(base)
@@ -116,7 +116,7 @@ def sync_template(folder: Path) -> Path:
     """A vault (`vault/`) whose remote (`remote.git`, named by a relative path so a copy of
     the folder works) got a teammate's cards and log entries after the vault's own: the next
     sync is a true merge."""
-    from cardvault.write.init import init_vault
+    from cardvault.app.vaults import init_vault
 
     vault = folder / "vault"
     folder.mkdir(parents=True)

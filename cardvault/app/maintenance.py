@@ -12,14 +12,16 @@ from cardvault.app.review import ReviewCommands
 from cardvault.app.writes import WriteCommands
 
 if TYPE_CHECKING:
+    from cardvault.edits.apply import AfterWrite
     from cardvault.edits.proposal import OnWait
     from cardvault.maintain.by_hand import HandResult
     from cardvault.maintain.crossproject import GlobalResult
-    from cardvault.maintain.run import RunResult
+    from cardvault.maintain.run import Before, RunOptions, RunResult
     from cardvault.review.judge import JudgeOutcome
     from cardvault.scopes.registry import Registered
     from cardvault.search.engine import Progress
     from cardvault.trust.settings import Ignored
+    from cardvault.vault.layout import Vault
 
 JUDGE_KEY = "maintain.judge"
 
@@ -114,6 +116,35 @@ def _report_json(vault: Any, report: Any) -> dict[str, Any]:
     }
 
 
+def run_maintenance(
+    vault: Vault,
+    options: RunOptions,
+    progress: Progress | None = None,
+    embedder: Any = None,
+    after_write: AfterWrite | None = None,
+    on_wait: OnWait | None = None,
+    before: Sequence[Before] = (),
+) -> RunResult:
+    """One maintenance run landed (maintain/run.py): the door taken once, and under its lock
+    the steps that precede the plan, then the plan, each landed."""
+    from cardvault.edits.door import Door
+    from cardvault.maintain.run import Run
+
+    run = Run(vault, options, progress, embedder, before)
+    if options.dry_run:
+        return run.dry()
+    door = Door(vault, on_wait)
+    with run.folding():
+        written = door.commit(
+            lambda: run.plan(door.write),
+            branch=run.branch,
+            after_write=after_write,
+            commit_pending=options.commit_pending,
+        )
+        result = run.landed(written)
+    return run.refreshed(result)
+
+
 class MaintainCommands(WriteCommands, ReviewCommands):
     """The maintenance pass (it registers the project and lets the judge answer, through the
     other commands of the session it is part of), and the by-hand steps on one card."""
@@ -137,7 +168,7 @@ class MaintainCommands(WriteCommands, ReviewCommands):
         said, never a failed run), and unless it was a dry run or `review`, the vault's judge
         (`[maintain] judge`) answers the questions pending."""
         from cardvault.forget.tombstone import before_maintenance
-        from cardvault.maintain.run import RunOptions, run_maintenance
+        from cardvault.maintain.run import RunOptions
 
         vault = self.project()
         options = RunOptions(

@@ -5,17 +5,20 @@ render its result."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from cardvault.app.writes import WriteCommands
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.capture.record import KnownFix, Recorded
     from cardvault.capture.run import Failure, RunResult
     from cardvault.check.fixes import Fix
+    from cardvault.edits.door import Door
     from cardvault.edits.proposal import OnWait
     from cardvault.history import CommitResult
     from cardvault.portable.folder import FolderPlan
@@ -78,14 +81,20 @@ class ImportedNotes:
     notes: tuple[str, ...] = ()
 
 
+def init_vault(root: Path) -> InitResult:
+    """Make a vault at `root` (created if missing): init's plan landed (write/init.py)."""
+    from cardvault.edits.new_vault import land_new_vault
+    from cardvault.write.init import plan_init
+
+    return land_new_vault(root, plan_init(root))
+
+
 class VaultCommands(WriteCommands):
     """Commands on a vault's files as a whole."""
 
     def init(self, path: Path) -> Initialized:
         """`cardvault init`: make a vault at `path` (no vault is needed to call it), then
         register it with the global vault (a failure is said, never a failed init)."""
-        from cardvault.write.init import init_vault
-
         made = init_vault(path)
         done = Initialized(made, _oversized(made.vault) if "MEMORY.md" in made.kept else None)
         return replace(done, **self.with_options(made.vault.root).registration())
@@ -153,10 +162,33 @@ class VaultCommands(WriteCommands):
         return replace(done, findings=tuple(run_checks(vault)))
 
     def sync(self, remote: str | None = None, on_wait: OnWait | None = None) -> SyncResult:
-        """`cardvault sync`: commit, fetch, merge with cardvault's drivers, push."""
-        from cardvault.sync.run import sync_vault
+        """`cardvault sync`: commit, fetch, merge with cardvault's drivers, push; its steps
+        landed one by one through the door (sync/run.py: the steps, the merge computed)."""
+        from cardvault import history
+        from cardvault.edits.door import Door, refuse_unfinished_git
+        from cardvault.edits.lock import SYNC_LOCK, vault_lock
+        from cardvault.history import remote as git_remote
+        from cardvault.sync.run import index_notes
 
-        return sync_vault(self.project(), remote, self.now().date(), on_wait=on_wait)
+        vault = self.project()
+        top = history.work_tree(vault)
+        if top is None:
+            raise CardvaultError(
+                "the vault is not in a git repository: nothing to sync", vault.root
+            )
+        refuse_unfinished_git(vault)
+        local = git_remote.current_branch(top)
+        name = remote or git_remote.default_remote(top, local)
+        git_remote.check_remote(top, name)
+        branch = git_remote.upstream_branch(top, local, name)
+        with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
+            # an interrupted write finished (and said so), hand edits committed in bounded steps
+            door = Door(vault, on_wait)
+            entered = door.commit_hand_edits()
+            result = _exchange(door, top, name, (local, branch), self.now().date())
+        return replace(
+            result, pending=entered.pending, notes=[*result.notes, *index_notes(vault, result)]
+        )
 
     def import_export(
         self,
@@ -262,10 +294,77 @@ def _oversized(vault: Vault) -> tuple[int, int] | None:
 
 def _refuse(file: Path, problems: Sequence[object], usable: int) -> None:
     """Stop an import with every problem of `file` listed (CardvaultError)."""
-    from cardvault.errors import CardvaultError
-
     listing = "\n".join(f"  - {p}" for p in problems)
     hint = (
         f"--partial imports the {usable} valid card(s)" if usable else "nothing in it is importable"
     )
     raise CardvaultError(f"cannot import {file}:\n{listing}\n({hint})")
+
+
+def _exchange(
+    door: Door, top: Path, remote: str, branches: tuple[str, str], today: dt.date
+) -> SyncResult:
+    """Fetch, merge and push until the push goes through (or a conflict). The network waits
+    (fetch, push) and the merge's computation hold no lock; landing the merge, and removing
+    again what it brought back of forgotten entries (forget/tombstone.py), do. `branches`:
+    ours, and the remote's it follows (its upstream's name, else the same)."""
+    from cardvault import history
+    from cardvault.forget.tombstone import still_forgotten
+    from cardvault.history import remote as git_remote
+    from cardvault.sync import run
+    from cardvault.sync.run import SyncResult
+
+    (local, branch), vault = branches, door.vault
+    outcomes: list[str] = []
+    notes: list[str] = []
+    forgotten = None
+    for attempt in range(1, run.ATTEMPTS + 1):
+        before = git_remote.remote_head(top, remote, branch)
+        exists = git_remote.fetch(top, remote, branch)
+        followed = not exists and git_remote.followed_branch(top, local, remote) == branch
+        if followed and git_remote.gone(top, remote, branch):
+            raise CardvaultError(
+                f"{remote} has no branch '{branch}' any more, which '{local}' follows (deleted "
+                f"or renamed there?): nothing pushed; follow the team's branch "
+                f"(`git branch -u {remote}/NAME`) or unset it (`git branch --unset-upstream`) "
+                "to publish this one, then sync again",
+                top,
+            )
+        target, prepared, dropped = f"{remote}/{branch}", None, None
+        if exists:
+            dropped = git_remote.dropped_tip(top, remote, branch, before)
+            if dropped is not None:
+                notes.append(run.REWRITTEN.format(remote=remote, branch=branch))
+            prepared = run.prepare(vault, top, target, today, dropped)  # the long part, unlocked
+        with door.holding() as entered:
+            if prepared is not None:
+                assert entered.recovery is not None
+                if not run.still_current(vault, prepared, entered.recovery.finished):
+                    prepared = run.prepare(vault, top, target, today, dropped)
+                if prepared.outcome.conflicts:
+                    return SyncResult(
+                        remote, branch, "conflict", False, attempt,
+                        conflicts=prepared.outcome.conflicts,
+                    )  # fmt: skip
+                if prepared.merge.new is not None:
+                    door.merge(prepared.changes, prepared.merge)
+                outcomes.append(prepared.outcome.how)
+            else:
+                outcomes.append("new branch")
+            forgotten = door.write(still_forgotten(vault, today)).commit or forgotten
+            published = history.head(vault)
+            foreign = run.not_ours(vault, git_remote.unpublished(top, remote, branch))
+        if foreign:
+            return SyncResult(
+                remote, branch, run.how(outcomes), False, attempt, refused=run.refusal(foreign),
+                forgotten=forgotten, notes=notes,
+            )  # fmt: skip
+        if git_remote.push(top, remote, branch, published or "HEAD", local):
+            return SyncResult(
+                remote, branch, run.how(outcomes), True, attempt, forgotten=forgotten,
+                notes=notes,
+            )  # fmt: skip
+    raise CardvaultError(
+        f"the push to {remote} was rejected {run.ATTEMPTS} times (others keep pushing); try again",
+        top,
+    )

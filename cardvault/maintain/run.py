@@ -1,6 +1,7 @@
 """One maintenance run as one unit of work: one lock, one read, preconditions, plan, one commit.
 
-- A run that writes goes through the one door (edits/door.py) once: the vault lock is held from
+- A run that writes is landed by the app through the one door (edits/door.py) once (`Run`
+  plans it, and the steps before it, for app/maintenance.py): the vault lock is held from
   the read to the commit (a writer that comes meanwhile waits for it), and taking it finishes an
   interrupted write and sets up the merge drivers, once. Under it the vault is read once, into
   the snapshot every step plans from. A dry run reads it the same way, never waits for the lock
@@ -39,10 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from cardvault import history
-from cardvault.edits.apply import AfterWrite
 from cardvault.edits.changes import file_changes, reason_lines, reports, touched_paths
-from cardvault.edits.door import Door
-from cardvault.edits.proposal import OnWait, Proposal, propose
+from cardvault.edits.proposal import Proposal, Written, propose
 from cardvault.errors import CardvaultError, DirtyVaultError
 from cardvault.maintain.calibration import threshold_notices
 from cardvault.maintain.plan import ORDER, Plan, Progress, make_plan
@@ -136,70 +135,112 @@ def check_steps(only: Sequence[str] | None) -> tuple[str, ...] | None:
     return names
 
 
-def run_maintenance(
-    vault: Vault,
-    options: RunOptions,
-    progress: Progress | None = None,
-    embedder: Any = None,
-    after_write: AfterWrite | None = None,
-    on_wait: OnWait | None = None,
-    before: Sequence[Before] = (),
-) -> RunResult:
-    """Plan and carry out one maintenance run (see the module docstring); `before`: the
-    caller's steps that precede the plan (the app's: forget/tombstone.py)."""
-    only = check_steps(options.only)
-    needs_model = any(name in NEEDS_MODEL for name in (only or ORDER))
-    embeddings = Embeddings(vault, embedder, progress) if needs_model else None
-    if options.dry_run:  # reads only: never waits for the lock
-        dirty = tuple(history.uncommitted(vault))
-        return _planned(_read(vault), options, only, progress, embeddings, dirty)
-    if embeddings is not None:  # the slow part, before taking the lock: writers need not wait
-        _warm(embeddings)
-    branch = None
-    if options.review:
-        if not history.is_repo(vault.root):
-            raise CardvaultError("--review needs the vault to be a git repository", vault.root)
-        branch = f"{BRANCH_PREFIX}{options.now:%Y%m%d-%H%M%S}"
-        only = tuple(name for name in (only or ORDER) if name != "uses")
+@dataclass
+class Run:
+    """One maintenance run, for the app to land through the door in one commit (with `branch`
+    and `commit_pending`): `plan` is called under the lock, `landed` makes the result; `dry`
+    plans without the door. `before`: the caller's steps that precede the plan (the app's:
+    forget/tombstone.py), landed under the same lock with `plan`'s `land` (the door's `write`)."""
 
-    door = Door(vault, on_wait)
-    planned_at: list[float] = []
-    prepared: list[Prepared] = []
+    vault: Vault
+    options: RunOptions
+    progress: Progress | None = None
+    embedder: Any = None
+    before: Sequence[Before] = ()
 
-    def plan() -> Proposal[RunResult]:
-        # under the lock: with commit_pending the door has committed every hand edit already
+    def __post_init__(self) -> None:
+        vault, options, progress = self.vault, self.options, self.progress
+        self.only = check_steps(options.only)
+        needs_model = any(name in NEEDS_MODEL for name in (self.only or ORDER))
+        self.embeddings = Embeddings(vault, self.embedder, progress) if needs_model else None
+        self.branch: str | None = None
+        self.planned_at: list[float] = []
+        self.said: list[str] = []  # what the steps before the plan did, each attempt's
+        self.ids: history.CommitResult | None = None  # log entries given ids (entry_ids.py)
+        if options.dry_run:
+            return
+        if self.embeddings is not None:  # the slow part, before the lock: writers need not wait
+            _warm(self.embeddings)
+        if options.review:
+            if not history.is_repo(vault.root):
+                raise CardvaultError("--review needs the vault to be a git repository", vault.root)
+            self.branch = f"{BRANCH_PREFIX}{options.now:%Y%m%d-%H%M%S}"
+            self.only = tuple(name for name in (self.only or ORDER) if name != "uses")
+        self.folds = self.branch is None and (self.only is None or "uses" in self.only)
+
+    def dry(self) -> RunResult:
+        """The run planned from the work tree as it is; reads only, never waits for the lock."""
+        dirty = tuple(history.uncommitted(self.vault))
+        return _planned(_read(self.vault), self.options, self.only, self.progress,
+                        self.embeddings, dirty)  # fmt: skip
+
+    def folding(self) -> contextlib.AbstractContextManager[Any]:
+        """The fold lock (vault/uses.py) to hold around the landing, when the run folds uses."""
+        return folding(self.vault) if self.folds else contextlib.nullcontext()
+
+    def plan(self, land: Land) -> Proposal[RunResult]:
+        """Under the lock: with commit_pending the door has committed every hand edit already."""
+        vault, options = self.vault, self.options
         dirty = () if options.commit_pending else tuple(history.uncommitted(vault))
         _refuse_pending(vault, dirty)
         read = _read(vault)
-        if branch is None:  # a --review branch leaves this branch's files as they are
-            read, done = _prepare(door, read, options.now.date(), before)
-            prepared.append(done)
-        result = _planned(read, options, only, progress, embeddings, dirty)
+        if self.branch is None:  # a --review branch leaves this branch's files as they are
+            read = self._prepare(land, read)
+        result = _planned(read, options, self.only, self.progress, self.embeddings, dirty)
         message = "" if result.plan.empty else result.plan.commit_message()
-        planned_at.append(time.perf_counter())
+        self.planned_at.append(time.perf_counter())
         # the status above was taken under the lock: hand edits stopped the run or were committed
         return propose(result.plan.changes, message, result, committed=True, read=read.snapshot)
 
-    folds = branch is None and (only is None or "uses" in only)
-    with folding(vault) if folds else contextlib.nullcontext():
-        written = door.commit(
-            plan,
-            branch=branch,
-            after_write=after_write,
-            commit_pending=options.commit_pending,
-        )
+    def _prepare(self, land: Land, read: Read) -> Read:
+        """Land the steps that precede the plan, under the lock and from the run's snapshot
+        (after the hand-edit check: git was asked), each in a commit of its own. The vault is
+        read again only when one of them committed (rare: once per vault for ids, after a `git
+        pull` by hand for forgotten entries), so the plan sees what they wrote; a plan made
+        again finds nothing left to prepare."""
+        from cardvault.maintain.entry_ids import id_changes
+
+        for step in self.before:
+            proposal = step(read.snapshot, self.options.now.date())
+            done = land(replace(proposal, committed=True)).commit
+            if done is not None:
+                self.said.append(f"{proposal.value}: commit {(done.sha or '')[:10]}")
+                read = _read(self.vault)
+        migration = id_changes(read.snapshot)
+        if migration.changes:
+            migrate = propose(migration.changes, migration.message, None, True, read.snapshot)
+            done = land(migrate).commit
+            self.ids = self.ids or done
+            read = _read(self.vault)
+        return read
+
+    def landed(self, written: Written[RunResult]) -> RunResult:
+        """The run's result of what landed (inside `folding`: the watermark moves here)."""
         result = replace(written.value, pending=written.pending)
-        if folds and not mark_folded(vault, result.plan.before.uses):
+        if self.folds and not mark_folded(self.vault, result.plan.before.uses):
             result = replace(result, notices=(*result.notices, WATERMARK_FAILED))
-    result = _with_prepared(result, prepared)
-    if written.commit is None:
-        return result
-    label = "commit" if branch else "write + commit"
-    timings = {**result.timings, label: time.perf_counter() - planned_at[-1]}
-    result = replace(
-        result, written=written.paths, commit=written.commit, branch=branch, timings=timings
-    )
-    return result if branch else _refresh_index(result)
+        result = replace(result, ids=self.ids, notices=(*self.said, *result.notices))
+        if written.commit is None:
+            return result
+        label = "commit" if self.branch else "write + commit"
+        timings = {**result.timings, label: time.perf_counter() - self.planned_at[-1]}
+        return replace(result, written=written.paths, commit=written.commit,
+                       branch=self.branch, timings=timings)  # fmt: skip
+
+    def refreshed(self, result: RunResult) -> RunResult:
+        """After the lock, when the run wrote its files: the search index brought up to date
+        (a cache: if this fails, the next search catches up by itself)."""
+        import sqlite3
+
+        embeddings = result.plan.before.embeddings
+        if not result.commit or self.branch or embeddings is None or embeddings.pending_preload:
+            return result
+        start = time.perf_counter()
+        with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
+            embeddings.refresh_index()
+        return replace(
+            result, timings={**result.timings, "index refresh": time.perf_counter() - start}
+        )
 
 
 @dataclass(frozen=True)
@@ -278,58 +319,5 @@ def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
 Before = Callable[[VaultSnapshot, dt.date], Proposal[str]]
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """What ran before the plan, each in a commit of its own: the caller's steps (what they
-    said, with their commits), log entries given their ids (maintain/entry_ids.py)."""
-
-    said: tuple[str, ...] = ()
-    ids: history.CommitResult | None = None
-
-
-def _prepare(
-    door: Door, read: Read, today: dt.date, before: Sequence[Before]
-) -> tuple[Read, Prepared]:
-    """Run the steps that precede the plan, under the lock and from the run's snapshot (call
-    after the hand-edit check: git was asked). The vault is read again only when one of them
-    committed (rare: once per vault for ids, after a `git pull` by hand for forgotten entries),
-    so the plan sees what they wrote."""
-    from cardvault.maintain.entry_ids import id_changes
-
-    vault = door.vault
-    said: list[str] = []
-    for step in before:
-        proposal = step(read.snapshot, today)
-        done = door.write(replace(proposal, committed=True)).commit
-        if done is not None:
-            said.append(f"{proposal.value}: commit {(done.sha or '')[:10]}")
-            read = _read(vault)
-    migration = id_changes(read.snapshot)
-    ids = None
-    if migration.changes:
-        migrate = propose(migration.changes, migration.message, None, True, read.snapshot)
-        ids = door.write(migrate).commit
-        read = _read(vault)
-    return read, Prepared(tuple(said), ids)
-
-
-def _with_prepared(result: RunResult, before: list[Prepared]) -> RunResult:
-    """The run's result with what ran before its plan (every attempt's: a plan made again
-    finds nothing left to prepare)."""
-    said = tuple(line for p in before for line in p.said)
-    ids = next((p.ids for p in before if p.ids is not None), None)
-    return replace(result, ids=ids, notices=(*said, *result.notices))
-
-
-def _refresh_index(result: RunResult) -> RunResult:
-    """Bring the search index up to date after the write (outside the lock: it is a cache; if
-    this fails, the next search catches up by itself)."""
-    import sqlite3
-
-    embeddings = result.plan.before.embeddings
-    if embeddings is None or embeddings.pending_preload:
-        return result
-    start = time.perf_counter()
-    with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
-        embeddings.refresh_index()
-    return replace(result, timings={**result.timings, "index refresh": time.perf_counter() - start})
+#: How the app lands a step before the plan, under the run's lock (the door's `write`).
+Land = Callable[[Proposal[Any]], Written[Any]]

@@ -69,12 +69,13 @@ def ensure_global(env: Mapping[str, str] | None = None, agent: str | None = None
     found = global_vault(env, agent)
     if found is not None:
         return found
-    from cardvault.write.init import init_vault
+    from cardvault.edits.new_vault import land_new_vault
+    from cardvault.write.init import plan_init
 
     root = global_root(env)
     if root.exists() and not root.is_dir():
         raise CardvaultError(f"{HOME_VAR} must name a folder for the global vault", root)
-    init_vault(root)
+    land_new_vault(root, plan_init(root))
     return _as_agent(open_vault_at(root), agent)
 
 

@@ -1,4 +1,6 @@
-"""`cardvault sync`: share the vault with other machines through any git remote.
+"""`cardvault sync`: share the vault with other machines through any git remote. The app
+drives the steps below, each landed through the door (app/vaults.py `sync`); here are
+what they plan: the merge computed, its derived files, what may be published.
 
 Refused at once while git is in the middle of something (a rebase, a merge, a detached HEAD:
 history/states.py) and for an unknown remote. Then, holding the sync lock from here to the end
@@ -55,9 +57,6 @@ from pathlib import Path
 from cardvault import history
 from cardvault.edits.apply import final_texts
 from cardvault.edits.changes import Change, DeleteFile, WriteFile
-from cardvault.edits.door import Door, refuse_unfinished_git
-from cardvault.edits.lock import SYNC_LOCK, vault_lock
-from cardvault.edits.proposal import OnWait
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.sync import removals
@@ -70,7 +69,7 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.owned import is_written_file
 
 ATTEMPTS = 5
-_REWRITTEN = (
+REWRITTEN = (
     "{remote}/{branch} was rewritten (a force-push): commits it dropped were not merged back; "
     "only this clone's own changes since were carried over"
 )
@@ -93,95 +92,8 @@ class SyncResult:
     forgotten: history.CommitResult | None = None  # what came back of forgotten entries, removed
 
 
-def sync_vault(
-    vault: Vault,
-    remote: str | None = None,
-    today: dt.date | None = None,
-    on_wait: OnWait | None = None,
-) -> SyncResult:
-    """Commit, fetch, merge (with its derived files), push (see the module docstring)."""
-    top = history.work_tree(vault)
-    if top is None:
-        raise CardvaultError("the vault is not in a git repository: nothing to sync", vault.root)
-    refuse_unfinished_git(vault)
-    local = git_remote.current_branch(top)
-    name = remote or git_remote.default_remote(top, local)
-    git_remote.check_remote(top, name)
-    branch = git_remote.upstream_branch(top, local, name)
-    with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
-        # an interrupted write finished (and said so), hand edits committed in bounded steps
-        door = Door(vault, on_wait)
-        entered = door.commit_hand_edits()
-        result = _exchange(door, name, (local, branch), today or dt.date.today())
-    return replace(
-        result, pending=entered.pending, notes=[*result.notes, *_index_notes(vault, result)]
-    )
-
-
-def _exchange(door: Door, remote: str, branches: tuple[str, str], today: dt.date) -> SyncResult:
-    """Fetch, merge and push until the push goes through (or a conflict). The network waits
-    (fetch, push) and the merge's computation hold no lock; writing the merge does. `branches`:
-    ours, and the remote's it follows (its upstream's name, else the same)."""
-    local, branch = branches
-    vault = door.vault
-    top = history.work_tree(vault)
-    assert top is not None
-    outcomes: list[str] = []
-    notes: list[str] = []
-    forgotten = None
-    for attempt in range(1, ATTEMPTS + 1):
-        before = git_remote.remote_head(top, remote, branch)
-        exists = git_remote.fetch(top, remote, branch)
-        followed = not exists and git_remote.followed_branch(top, local, remote) == branch
-        if followed and git_remote.gone(top, remote, branch):
-            raise CardvaultError(
-                f"{remote} has no branch '{branch}' any more, which '{local}' follows (deleted "
-                f"or renamed there?): nothing pushed; follow the team's branch "
-                f"(`git branch -u {remote}/NAME`) or unset it (`git branch --unset-upstream`) "
-                "to publish this one, then sync again",
-                top,
-            )
-        target, prepared, dropped = f"{remote}/{branch}", None, None
-        if exists:
-            dropped = git_remote.dropped_tip(top, remote, branch, before)
-            if dropped is not None:
-                notes.append(_REWRITTEN.format(remote=remote, branch=branch))
-            prepared = _prepare(vault, top, target, today, dropped)  # the long part, unlocked
-        with door.holding() as entered:
-            if prepared is not None:
-                assert entered.recovery is not None
-                if not _still_current(vault, prepared, entered.recovery.finished):
-                    prepared = _prepare(vault, top, target, today, dropped)
-                if prepared.outcome.conflicts:
-                    return SyncResult(
-                        remote, branch, "conflict", False, attempt,
-                        conflicts=prepared.outcome.conflicts,
-                    )  # fmt: skip
-                _carry_out(door, prepared)
-                outcomes.append(prepared.outcome.how)
-            else:
-                outcomes.append("new branch")
-            forgotten = _forget_again(door, today) or forgotten
-            published = history.head(vault)
-            foreign = _not_ours(vault, git_remote.unpublished(top, remote, branch))
-        if foreign:
-            return SyncResult(
-                remote, branch, _how(outcomes), False, attempt, refused=_refusal(foreign),
-                forgotten=forgotten, notes=notes,
-            )  # fmt: skip
-        if git_remote.push(top, remote, branch, published or "HEAD", local):
-            return SyncResult(
-                remote, branch, _how(outcomes), True, attempt, forgotten=forgotten,
-                notes=notes,
-            )  # fmt: skip
-    raise CardvaultError(
-        f"the push to {remote} was rejected {ATTEMPTS} times (others keep pushing); try again",
-        top,
-    )
-
-
 @dataclass(frozen=True)
-class _Prepared:
+class Prepared:
     """A merge computed in git's object store from HEAD `merge.old`, and the writes of the
     vault's files that carry it out (none for a conflict or nothing to merge)."""
 
@@ -190,7 +102,7 @@ class _Prepared:
     changes: tuple[Change, ...] = ()
 
 
-def _still_current(vault: Vault, prepared: _Prepared, recovered: bool) -> bool:
+def still_current(vault: Vault, prepared: Prepared, recovered: bool) -> bool:
     """Whether a merge prepared holding no lock still holds under it: HEAD is the commit it
     was computed from (a writer that got in meanwhile committed, and moved it) and taking the
     lock finished no interrupted write. Files edited by hand meanwhile are caught by the
@@ -198,19 +110,12 @@ def _still_current(vault: Vault, prepared: _Prepared, recovered: bool) -> bool:
     return not recovered and history.head(vault) == prepared.merge.old
 
 
-def _carry_out(door: Door, prepared: _Prepared) -> None:
-    """Write the vault's merged files through the journal, then move the branch to the merge
-    (edits/door.py `Door.merge`): under the lock, the short part of a merge."""
-    if prepared.merge.new is not None and not prepared.outcome.conflicts:
-        door.merge(prepared.changes, prepared.merge)
-
-
-def _prepare(
+def prepare(
     vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
-) -> _Prepared:
+) -> Prepared:
     """Merge `target` into HEAD where a kill leaves nothing in the vault: computed in git's
     object store (history/treemerge.py) with its derived files (`_derived`), and the changes
-    that write the vault's files (`_carry_out` applies them). Writes nothing in the vault, so
+    that write the vault's files (`Door.merge` lands them). Writes nothing in the vault, so
     it runs holding no lock. `dropped`: the remote's old head its rewritten history no longer
     holds (only our own commits since it are carried over)."""
     taken, stopped = removals.unpaired(top, target)
@@ -228,9 +133,9 @@ def _prepare(
             git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
             for path, text in [*merge.conflicts, *((path, "") for path in stopped)]
         )
-        return _Prepared(git_remote.MergeOutcome("conflict", conflicts), merge)
+        return Prepared(git_remote.MergeOutcome("conflict", conflicts), merge)
     if merge.new is None:
-        return _Prepared(git_remote.MergeOutcome(merge.how), merge)
+        return Prepared(git_remote.MergeOutcome(merge.how), merge)
     ours = [rel for rel in merge.changed if _journaled(vault, top, rel)]
     git_remote.refuse_overwriting(top, [rel for rel in merge.changed if rel not in ours])
     texts = {rel: history.blob_text(top, merge.new, rel) for rel in ours}
@@ -243,7 +148,7 @@ def _prepare(
         for rel in merge.changed
         if _journaled(vault, top, rel)
     ]
-    return _Prepared(git_remote.MergeOutcome(merge.how, (), merge.changed), merge, tuple(changes))
+    return Prepared(git_remote.MergeOutcome(merge.how, (), merge.changed), merge, tuple(changes))
 
 
 def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
@@ -277,33 +182,25 @@ def _file_change(vault: Vault, path: Path, text: str | None) -> Change:
     return WriteFile(path, text, digest, "sync: merged", "sync")
 
 
-def _how(outcomes: list[str]) -> str:
+def how(outcomes: list[str]) -> str:
     return next(
         (h for h in ("merged", "fast-forward", "new branch") if h in outcomes), "up to date"
     )
 
 
-def _not_ours(vault: Vault, paths: list[str]) -> list[str]:
+def not_ours(vault: Vault, paths: list[str]) -> list[str]:
     """Those of `paths` (relative to the work tree) that are not files cardvault writes."""
     top = history.work_tree(vault) or vault.root
     return [rel for rel in paths if not _journaled(vault, top, rel)]
 
 
-def _refusal(foreign: list[str]) -> str:
+def refusal(foreign: list[str]) -> str:
     names = ", ".join(shown(rel) for rel in foreign[:3])
     more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
     return (
         f"not pushed: the branch holds changes to files outside the vault ({names}{more}); "
         "cardvault publishes memory only: push them yourself (`git push`), then sync again"
     )
-
-
-def _forget_again(door: Door, today: dt.date) -> history.CommitResult | None:
-    """Remove again what the merge brought back of entries a forget removed (a card another
-    clone distilled from one, a question it asked: forget/tombstone.py), in its own commit."""
-    from cardvault.forget.tombstone import still_forgotten
-
-    return door.write(still_forgotten(door.vault, today)).commit
 
 
 def _derived(
@@ -358,7 +255,7 @@ def _merged_settings(vault: Vault, text: str | None) -> Vault:
     return replace(vault, config=config, ignored=ignored)
 
 
-def _index_notes(vault: Vault, result: SyncResult) -> list[str]:
+def index_notes(vault: Vault, result: SyncResult) -> list[str]:
     """Bring an existing search index up to date (outside the lock); what to tell the user."""
     if result.conflicts or result.merged in ("up to date", "new branch"):
         return []

@@ -7,7 +7,9 @@ init itself never imports a note. An agent workspace is adopted as it is: its da
 (`memory/DATE*.md`, old ones under `memory/archive/`) are the vault's logs (vault/lognames.py).
 Only what is missing is written, `.cardvault/` is added to `.gitignore`, and git is set up to
 merge the vault's files with cardvault's drivers (`.gitattributes` plus the clone's git config,
-history/drivers.py). Written through the one door, in one commit.
+history/drivers.py). `plan_init` makes the folder and its repository and plans the files;
+the app lands the plan, in one commit, through a door opened on the new vault
+(edits/new_vault.py).
 """
 
 from __future__ import annotations
@@ -20,8 +22,7 @@ from typing import TYPE_CHECKING
 from cardvault import history
 from cardvault.edits.changes import Change, WriteFile
 from cardvault.edits.derived import attributes_change
-from cardvault.edits.door import Door
-from cardvault.edits.proposal import Proposal, propose
+from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
 from cardvault.vault.files import ABSENT, read_if_present
@@ -53,8 +54,9 @@ class InitResult:
     found: Survey | None = None  # the Markdown the folder held before init
 
 
-def init_vault(root: Path) -> InitResult:
-    """Create a vault at `root` (created if missing); refuse if it already is one."""
+def plan_init(root: Path) -> Planned[tuple[list[str], list[str]], InitResult]:
+    """Make the folder `root` (created if missing) a git repository with cardvault's merge
+    drivers, and plan the vault's files in it; refuse if it already is a vault."""
     from cardvault.portable.kinds import survey
 
     root = root.resolve()
@@ -76,10 +78,12 @@ def init_vault(root: Path) -> InitResult:
         written += [vault.rel(c.path) for c in extra]
         return propose(changes, "vault: init", (written, kept))
 
-    done = Door(vault).commit(plan, merge_setup=False)
-    written, kept = done.value
-    commit = done.commit or history.CommitResult(None, "vault: init", "nothing to commit")
-    return InitResult(open_vault_at(root), written, kept, commit, notes, found)
+    def result(done: Written[tuple[list[str], list[str]]]) -> InitResult:
+        written, kept = done.value
+        commit = done.commit or history.CommitResult(None, "vault: init", "nothing to commit")
+        return InitResult(open_vault_at(root), written, kept, commit, notes, found)
+
+    return Planned(plan, result)
 
 
 def _template_changes(root: Path) -> tuple[list[Change], list[str], list[str]]:

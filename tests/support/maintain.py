@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from cardvault import history
+from cardvault.app.vaults import init_vault
 from cardvault.search.embedder import Embedder
 from cardvault.vault.card import DISTILLED_KEY, body_mark
 from cardvault.vault.layout import Vault, open_vault_at
-from cardvault.write.init import init_vault
 
 #: One lesson, written twice in other words (cosine above the merge threshold).
 PLATFORM_A = (
@@ -117,7 +117,8 @@ def git(root: Path, *args: str) -> str:
 
 def run(vault: Vault, embedder: Embedder, today: str = "2026-06-01", **options: Any) -> Any:
     """One maintenance run through the service with the shared model (conftest's `embedder`)."""
-    from cardvault.maintain.run import RunOptions, run_maintenance
+    from cardvault.app.maintenance import run_maintenance
+    from cardvault.maintain.run import RunOptions
 
     after_write = options.pop("after_write", None)
     moment = dt.datetime.fromisoformat(f"{today}T09:15")
