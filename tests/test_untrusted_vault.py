@@ -743,7 +743,7 @@ MUTATIONS = [
     ),
     pytest.param(
         ("code", ["code-edit"]),
-        [("sync/run.py", "        if foreign:\n", "        if False:\n")],
+        [("app/vaults.py", "        if foreign:\n", "        if False:\n")],
         "sync-code-commit", ["src/app.py"], id="sync-publishes-memory-only",
     ),
     pytest.param(
