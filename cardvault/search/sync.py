@@ -199,29 +199,47 @@ def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> N
         record_file(conn, source, digest, problem)
         if docs is None:
             continue
-        _delete_file_docs(conn, source.rel)
+        terms = _delete_file_docs(conn, source.rel)
         for doc in docs:
-            _insert_doc(conn, source.rel, doc)
+            _insert_doc(conn, source.rel, doc, terms)
 
 
-def _delete_file_docs(conn: sqlite3.Connection, rel: str) -> None:
-    ids = [row[0] for row in conn.execute("SELECT id FROM docs WHERE file = ?", (rel,))]
-    conn.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in ids])
-    conn.executemany("DELETE FROM cites WHERE doc_id = ?", [(i,) for i in ids])
+#: A document's (topic, tags as stored, body) -> its keyword terms (topic, tags, body).
+Terms = dict[tuple[str, str, str], tuple[str, str, str]]
+
+
+def _delete_file_docs(conn: sqlite3.Connection, rel: str) -> Terms:
+    """Drop the file's documents; returns their keyword terms, so a document the file still
+    holds unchanged (every other entry of a log one entry was added to) is not split into
+    terms again."""
+    rows = conn.execute(
+        "SELECT d.id, d.topic, d.tags, d.body, f.topic, f.tags, f.body FROM docs d "
+        "LEFT JOIN fts f ON f.rowid = d.id WHERE d.file = ?",
+        (rel,),
+    ).fetchall()
+    ids = [(row[0],) for row in rows]
+    conn.executemany("DELETE FROM fts WHERE rowid = ?", ids)
+    conn.executemany("DELETE FROM cites WHERE doc_id = ?", ids)
     conn.execute("DELETE FROM docs WHERE file = ?", (rel,))
+    return {row[1:4]: row[4:] for row in rows if row[4] is not None}
 
 
-def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document) -> None:
+def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document, known: Terms) -> None:
+    tags = json.dumps(list(doc.tags))
     cursor = conn.execute(
         "INSERT OR REPLACE INTO docs (file, key, kind, slug, topic, category, tags, status, "
         "entry, line, body, text_hash, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, json.dumps(list(doc.tags)),
+        (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, tags,
          doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending)),
     )  # fmt: skip
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
     )
-    terms = (index_text(doc.topic), index_text(" ".join(doc.tags)), index_text(doc.body))
+    terms = known.get((doc.topic, tags, doc.body)) or (
+        index_text(doc.topic),
+        index_text(" ".join(doc.tags)),
+        index_text(doc.body),
+    )
     conn.execute(
         "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)", (cursor.lastrowid, *terms)
     )
