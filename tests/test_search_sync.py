@@ -221,3 +221,19 @@ def test_an_entry_added_to_a_log_indexes_as_a_rebuild_does(
     rebuilt = copy_vault(vault_root, tmp_path / "rebuilt")
     open_vault(rebuilt).index(rebuild=True)
     assert rows == _keyword_rows(rebuilt)
+
+
+def test_a_hit_card_the_sync_read_tells_its_new_age(
+    vault_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card changed since the index is read by the search's sync, and its age is told from
+    that read (its new `updated`), beside an unchanged card's age read from the catalog."""
+    card = vault_root / "memory" / "cards" / "docker-apple-silicon.md"
+    card.write_text(card.read_text().replace("updated: 2026-03-19", "updated: 2026-03-29"))
+    monkeypatch.setenv("CARDVAULT_NOW", "2026-04-01T12:00")
+    with open_vault(vault_root) as handle:
+        found = handle.search_hits("docker arm64 images", k=3, mode="keyword")
+    rows = zip(found.hits, found.about, strict=True)
+    ages = {hit.slug: about.get("age_days") for (_, hit), about in rows}
+    assert found.outcomes[0][1].sync.parsed == 1
+    assert ages["docker-apple-silicon"] == 3
