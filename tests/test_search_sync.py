@@ -186,3 +186,54 @@ def test_upgrade_from_schema_4_stems_every_text_again(vault_root: Path) -> None:
     assert any("schema version 4, upgraded to" in n for n in outcome.notices), outcome.notices
     assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
     assert outcome.results[0].entry == "09:15 Flaky CI"
+
+
+def _keyword_rows(root: Path) -> list[tuple[object, ...]]:
+    """Every document's key with its keyword terms, as the index holds them."""
+    import sqlite3
+
+    from cardvault.vault.layout import open_vault_at
+
+    conn = sqlite3.connect(open_vault_at(root).index_dir / DB_NAME)
+    try:
+        return conn.execute(
+            "SELECT d.key, f.topic, f.tags, f.body FROM docs d JOIN fts f ON f.rowid = d.id "
+            "ORDER BY d.key"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def test_an_entry_added_to_a_log_indexes_as_a_rebuild_does(
+    vault_root: Path, tmp_path: Path
+) -> None:
+    """The log's unchanged entries keep their keyword terms, its new entry gets its own, and
+    an edited entry its new ones: the same rows a full rebuild makes."""
+    log = vault_root / "memory" / "2026-11-03.md"
+    text = log.read_text(encoding="utf-8").replace("Nothing to note.", "Ate a sandwich.")
+    log.write_text(text + "\n## 16:00 — Gateway retries\nThe gateway retried twice.\n")
+    outcome = open_vault(vault_root).query("gateway retried", logs=True)
+    assert outcome.sync.parsed == 1
+    assert any(hit.path == "memory/2026-11-03.md" for hit in outcome.results)
+    rows = _keyword_rows(vault_root)
+    assert any("sandwich" in str(row[3]) for row in rows)
+    assert not any("note" in str(row[3]).split() for row in rows if "14:30" in str(row[0]))
+    rebuilt = copy_vault(vault_root, tmp_path / "rebuilt")
+    open_vault(rebuilt).index(rebuild=True)
+    assert rows == _keyword_rows(rebuilt)
+
+
+def test_a_hit_card_the_sync_read_tells_its_new_age(
+    vault_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card changed since the index is read by the search's sync, and its age is told from
+    that read (its new `updated`), beside an unchanged card's age read from the catalog."""
+    card = vault_root / "memory" / "cards" / "docker-apple-silicon.md"
+    card.write_text(card.read_text().replace("updated: 2026-03-19", "updated: 2026-03-29"))
+    monkeypatch.setenv("CARDVAULT_NOW", "2026-04-01T12:00")
+    with open_vault(vault_root) as handle:
+        found = handle.search_hits("docker arm64 images", k=3, mode="keyword")
+    rows = zip(found.hits, found.about, strict=True)
+    ages = {hit.slug: about.get("age_days") for (_, hit), about in rows}
+    assert found.outcomes[0][1].sync.parsed == 1
+    assert ages["docker-apple-silicon"] == 3

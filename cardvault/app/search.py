@@ -89,14 +89,18 @@ class SearchCommands(Wiring):
             vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
         )
         today = self.now().date()
-        stamps = {name: outcome.sync.stamps for name, outcome in found.outcomes}
+        syncs = dict(found.outcomes)
 
         def extras() -> dict[tuple[str, str], Mapping[str, Any]]:  # every shown hit's card,
             return {  # one read per vault, asked only when rows are shown
                 (name, rel): facts
                 for name, vault in vaults
                 for rel, facts in hit_ages(
-                    vault, (hit.path for at, hit in found.hits if at == name), today, stamps[name]
+                    vault,
+                    (hit.path for at, hit in found.hits if at == name),
+                    today,
+                    syncs[name].sync.stamps,
+                    syncs[name].sync.cards,
                 ).items()
             }
 

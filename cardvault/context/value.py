@@ -20,10 +20,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cardvault.vault.card import Card, as_date
 from cardvault.vault.fields import CREATED, IMPACT, LAST_USED, SEVERITY, STALE, UPDATED
 from cardvault.vault.layout import FileStat, Vault, files_at
+
+if TYPE_CHECKING:
+    from cardvault.vault.snapshot import CardFile
 
 FREQUENCY_CAP = 10
 DEFAULT_IMPACT = 0.5
@@ -120,18 +124,23 @@ def hit_ages(
     rels: Iterable[str],
     today: dt.date,
     stamps: Mapping[str, FileStat] | None = None,
+    read: Mapping[str, CardFile] | None = None,
 ) -> dict[str, dict[str, object]]:
     """What an agent is told of each search hit's card (by path) besides the hit
-    (`age_facts`: its age in words and days, the `stale` mark), all read in one pass
-    through the catalog (a card the sync just saw is not parsed again; `stamps`: the files as
-    the search's sync stat-ed them, so those are not stat-ed again); nothing for a log hit or
-    a card that cannot be read."""
+    (`age_facts`: its age in words and days, the `stale` mark), the cards the
+    search's sync already read (`read`) taken as they are and the rest read in one pass
+    through the catalog (`stamps`: the files as that sync stat-ed them, so those are not
+    stat-ed again); nothing for a log hit or a card that cannot be read."""
     from cardvault.vault.read import read_files
 
     cards = {rel for rel in rels if rel.startswith(("memory/cards/", "memory/archive/"))}
+    ready = read or {}
     known = stamps or {}
-    files = {rel: known[rel] for rel in cards if rel in known}
-    if len(files) < len(cards):  # not compared by the sync (a watched vault left unchanged)
-        files.update(files_at(vault, cards - files.keys()))
-    found = read_files(vault, files).cards if files else {}
-    return {rel: age_facts(read.card, today) for rel, read in found.items()}
+    files = {rel: known[rel] for rel in cards if rel in known and rel not in ready}
+    unstamped = {rel for rel in cards if rel not in known and rel not in ready}
+    if unstamped:  # not compared by the sync (a watched vault left unchanged)
+        files.update(files_at(vault, unstamped))
+    found = {rel: ready[rel] for rel in cards if rel in ready}
+    if files:
+        found.update(read_files(vault, files).cards)
+    return {rel: age_facts(card.card, today) for rel, card in sorted(found.items())}

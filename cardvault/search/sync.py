@@ -32,7 +32,7 @@ from cardvault.search.text import index_text
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.layout import FileStat, Vault, files_at
-from cardvault.vault.read import read_files
+from cardvault.vault.read import CardFile, read_files
 
 __all__ = ["WAITING", "Embedding", "Progress", "SyncReport", "sync_index"]
 
@@ -45,8 +45,9 @@ class SyncReport:
     """What one sync did. `embedded` counts the passage texts sent to the model and
     `embedded_docs` the documents they belong to; `passages` is the index's total after it;
     `errors` names every file the index holds but could not use (read now or before);
-    `stamps` the files it compared as it stat-ed them (all, or those a watcher named), for a
-    caller that reads some of them next (a hit's card) without stat-ing them again."""
+    `stamps` the files it compared as it stat-ed them (all, or those a watcher named) and `cards`
+    the changed cards it read, for a caller that reads some of them next (a hit's card) without
+    stat-ing or reading them again."""
 
     files: int = 0
     parsed: int = 0
@@ -60,6 +61,7 @@ class SyncReport:
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     stamps: Mapping[str, FileStat] = field(default_factory=dict)
+    cards: Mapping[str, CardFile] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -83,7 +85,7 @@ def sync_index(
     `IndexBusy` after `wait` seconds having written nothing.
     """
     report = SyncReport()
-    report.stamps, stale, gone, parsed = _compare(vault, index, only, progress)
+    report.stamps, stale, gone, (parsed, report.cards) = _compare(vault, index, only, progress)
     report.files = _covered(index, report.stamps, only)
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
@@ -94,7 +96,9 @@ def sync_index(
     try:
         if waited:  # another process wrote the index meanwhile: compare again, inside the
             # transaction (rows read before would be written over that process's newer ones)
-            report.stamps, stale, gone, parsed = _compare(vault, index, only, progress)
+            report.stamps, stale, gone, (parsed, report.cards) = _compare(
+                vault, index, only, progress
+            )
             report.files = _covered(index, report.stamps, only)
         _write_files(index, parsed, gone)
         report.parsed = sum(1 for _, _, docs, _ in parsed if docs is not None)
@@ -117,9 +121,9 @@ def sync_index(
 
 def _compare(
     vault: Vault, index: IndexHandle, only: set[str] | None, progress: Progress | None
-) -> tuple[dict[str, FileStat], list[FileStat], list[str], list[Parsed]]:
+) -> tuple[dict[str, FileStat], list[FileStat], list[str], Changed]:
     """The files compared (every file, or those in `only`), which of them changed (read and
-    parsed) and which are gone, compared with what the index records now."""
+    parsed: `Changed`) and which are gone, compared with what the index records now."""
     if only is None:
         sources = list_sources(vault)
         known = recorded_files(index.conn)
@@ -147,6 +151,8 @@ def _count(index: IndexHandle, report: SyncReport) -> None:
 
 #: (source, digest, its documents or None when its bytes did not change, why it was skipped)
 Parsed = tuple[FileStat, str, "list[Document] | None", "str | None"]
+#: What the changed files hold (`Parsed` each) and the cards among them, by relative path.
+Changed = tuple[list[Parsed], dict[str, CardFile]]
 
 
 def _read_changed(
@@ -154,11 +160,11 @@ def _read_changed(
     known: dict[str, Seen],
     vault: Vault,
     progress: Progress | None,
-) -> list[Parsed]:
-    """What each stale file holds now (see `Parsed`), parsed by the one read path (which keeps
+) -> Changed:
+    """What each stale file holds now (see `Changed`), parsed by the one read path (which keeps
     them in the catalog for every other command)."""
     if not stale:
-        return []
+        return [], {}
     if progress is not None:
         progress("reading", 0, len(stale))
     found = read_files(vault, {source.rel: source for source in stale})
@@ -181,7 +187,7 @@ def _read_changed(
             parsed.append((source, digest, card_documents(source, card), why))
     if progress is not None:
         progress("reading", len(stale), len(stale))
-    return parsed
+    return parsed, found.cards
 
 
 def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> None:
@@ -193,29 +199,47 @@ def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> N
         record_file(conn, source, digest, problem)
         if docs is None:
             continue
-        _delete_file_docs(conn, source.rel)
+        terms = _delete_file_docs(conn, source.rel)
         for doc in docs:
-            _insert_doc(conn, source.rel, doc)
+            _insert_doc(conn, source.rel, doc, terms)
 
 
-def _delete_file_docs(conn: sqlite3.Connection, rel: str) -> None:
-    ids = [row[0] for row in conn.execute("SELECT id FROM docs WHERE file = ?", (rel,))]
-    conn.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in ids])
-    conn.executemany("DELETE FROM cites WHERE doc_id = ?", [(i,) for i in ids])
+#: A document's (topic, tags as stored, body) -> its keyword terms (topic, tags, body).
+Terms = dict[tuple[str, str, str], tuple[str, str, str]]
+
+
+def _delete_file_docs(conn: sqlite3.Connection, rel: str) -> Terms:
+    """Drop the file's documents; returns their keyword terms, so a document the file still
+    holds unchanged (every other entry of a log one entry was added to) is not split into
+    terms again."""
+    rows = conn.execute(
+        "SELECT d.id, d.topic, d.tags, d.body, f.topic, f.tags, f.body FROM docs d "
+        "LEFT JOIN fts f ON f.rowid = d.id WHERE d.file = ?",
+        (rel,),
+    ).fetchall()
+    ids = [(row[0],) for row in rows]
+    conn.executemany("DELETE FROM fts WHERE rowid = ?", ids)
+    conn.executemany("DELETE FROM cites WHERE doc_id = ?", ids)
     conn.execute("DELETE FROM docs WHERE file = ?", (rel,))
+    return {row[1:4]: row[4:] for row in rows if row[4] is not None}
 
 
-def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document) -> None:
+def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document, known: Terms) -> None:
+    tags = json.dumps(list(doc.tags))
     cursor = conn.execute(
         "INSERT OR REPLACE INTO docs (file, key, kind, slug, topic, category, tags, status, "
         "entry, line, body, text_hash, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, json.dumps(list(doc.tags)),
+        (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, tags,
          doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending)),
     )  # fmt: skip
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
     )
-    terms = (index_text(doc.topic), index_text(" ".join(doc.tags)), index_text(doc.body))
+    terms = known.get((doc.topic, tags, doc.body)) or (
+        index_text(doc.topic),
+        index_text(" ".join(doc.tags)),
+        index_text(doc.body),
+    )
     conn.execute(
         "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)", (cursor.lastrowid, *terms)
     )
