@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from cardvault.app.writes import WriteCommands
+from cardvault.app.writes import WriteCommands, init_vault
 from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
@@ -113,14 +113,6 @@ class ImportedNotes:
             "dry_run": self.dry_run,
             "commit": self.commit.sha if self.commit else None,
         }
-
-
-def init_vault(root: Path) -> InitResult:
-    """Make a vault at `root` (created if missing): init's plan landed (write/init.py)."""
-    from cardvault.edits.new_vault import land_new_vault
-    from cardvault.write.init import plan_init
-
-    return land_new_vault(root, plan_init(root))
 
 
 class VaultCommands(WriteCommands):
