@@ -152,19 +152,6 @@ class Wiring:
         """The project vault (`project()`)."""
         return self.project()
 
-    def vault_for(self, to_global: bool = False) -> Vault:
-        """The vault a command works on: the project, or the global vault (made on first use)."""
-        if not to_global:
-            return self.project()
-        from cardvault.scopes.home import ensure_global
-
-        found = self.global_vault()
-        if found is None:
-            ensure_global(self.env)
-            found = self.global_vault()
-        assert found is not None  # just made
-        return found
-
     def scope(self, scope: Scope | str | InScope, searching: bool = False) -> InScope:
         """The vaults `scope` covers, project first, with notices for what is missing. A command
         resolves its scope once and hands the result on: an `InScope` is returned as it is.

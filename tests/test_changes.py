@@ -236,9 +236,9 @@ def test_maintain_is_one_unit_of_work_one_lock_and_one_read_per_vault(
     project vault once, into the snapshot every step plans from. A dry run reads it once and
     takes no lock. The steps that need no model: the count is the same with them. (The global
     vault exists, as after `init`: making it is a write of its own.)"""
-    from cardvault.scopes.home import ensure_global
+    from cardvault.app import Session
 
-    shared = str(ensure_global().root)
+    shared = str(Session().vault_for(to_global=True).root)
     extra = ["--dry-run"] if dry_run else []
     only = ["--only", "promote,uses,verify,archive,index"]
     args = ["--vault", str(sample_vault), "maintain", "--json", *only, *extra]
@@ -260,7 +260,7 @@ def test_maintain_removes_what_came_back_of_a_forget_under_its_one_lock(
     run's read; the vault is read again only because that commit changed it, for the plan."""
     import re
 
-    from cardvault.scopes.home import ensure_global
+    from cardvault.app import Session
     from tests.support.insight import git
 
     args = ["--vault", str(vault_path)]
@@ -281,7 +281,7 @@ def test_maintain_removes_what_came_back_of_a_forget_under_its_one_lock(
     assert not card.exists()
     git(vault_path, "checkout", "HEAD~1", "--", "memory/cards/edge-caching.md")
     git(vault_path, "commit", "-qm", "a merge by hand brought it back")
-    shared = str(ensure_global().root)
+    shared = str(Session().vault_for(to_global=True).root)
     only = ["--only", "promote,archive,index"]
     with observing(vault_path) as observed, counting_vault_reads(monkeypatch) as reads:
         result = run_cli([*args, "maintain", "--json", *only], env=now)

@@ -343,11 +343,11 @@ def test_review_decisions_are_listed_and_answered_through_the_tools(
 def test_the_global_queue_is_listed_and_answered_through_the_tools(indexed_sample: Path) -> None:
     """`queue: global` reads and answers the global vault's queue (where `maintain --global`
     asks about lessons found in several projects); the project's queue is not touched."""
-    from cardvault.scopes.home import ensure_global
+    from cardvault.app import Session
     from cardvault.vault.decisions import read_queue
     from tests.support.maintain import ask_cross_project
 
-    home = ensure_global()
+    home = Session().vault_for(to_global=True)
     asked = ask_cross_project(home)
     before = git_log(home.root)
 

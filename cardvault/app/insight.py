@@ -84,6 +84,18 @@ class ScopeInfo:
         }  # fmt: skip
 
 
+def card_table(
+    rows: Sequence[tuple[str, CardRow]], by_vault: bool
+) -> tuple[list[str], list[tuple[object, ...]]]:
+    """`list`'s table of `rows` (each a vault's name and a card): the columns, the vault's name
+    first when `by_vault`, and a row a card."""
+    from cardvault.insight.listing import CardRow
+
+    lead = ["vault"] if by_vault else []
+    table = [(*([name] if by_vault else []), *row.cells()) for name, row in rows]
+    return [*lead, *CardRow.COLUMNS], table
+
+
 def graph_text(graph: Graph, fmt: str) -> str:
     """`graph` drawn as `fmt` (tree, mermaid or dot), as `cardvault graph --format` prints it."""
     from cardvault.insight.graph_render import render_dot, render_mermaid, render_tree

@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from cardvault.app.review import ReviewCommands
-from cardvault.app.writes import WriteCommands
 
 if TYPE_CHECKING:
     from cardvault.edits.apply import AfterWrite
@@ -145,7 +144,7 @@ def run_maintenance(
     return run.refreshed(result)
 
 
-class MaintainCommands(WriteCommands, ReviewCommands):
+class MaintainCommands(ReviewCommands):
     """The maintenance pass (it registers the project and lets the judge answer, through the
     other commands of the session it is part of), and the by-hand steps on one card."""
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cardvault.scopes.scope import InScope, Scope
 from cardvault.search.filters import Filters
+from cardvault.vault.fields import STALE as STALE  # the key of a hit's `about` marking it stale
 from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from cardvault.app.writes import WriteCommands
+from cardvault.app.writes import WriteCommands, init_vault
 from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
@@ -79,14 +79,40 @@ class ImportedNotes:
     folder: FolderPlan
     commit: CommitResult | None = None
     notes: tuple[str, ...] = ()
+    dry_run: bool = False
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: everything the plan holds, each card with its outcome."""
+        from cardvault.vault.fields import CATEGORY, CREATED, TAGS, TOPIC, UPDATED
 
-def init_vault(root: Path) -> InitResult:
-    """Make a vault at `root` (created if missing): init's plan landed (write/init.py)."""
-    from cardvault.edits.new_vault import land_new_vault
-    from cardvault.write.init import plan_init
-
-    return land_new_vault(root, plan_init(root))
+        folder = self.folder
+        outcomes = {o.index: o for o in folder.plan.outcomes}
+        cards = []
+        for index, card in enumerate(folder.cards, start=1):
+            outcome = outcomes.get(index)
+            cards.append(
+                {
+                    "note": card.note, "card": card.rel, "slug": card.slug, TOPIC: card.topic,
+                    CATEGORY: card.category, "category_from": card.category_from,
+                    TAGS: list(card.tags), CREATED: card.dates.created.isoformat(),
+                    UPDATED: card.dates.updated.isoformat(), "dates_from": card.dates.source,
+                    "outcome": outcome.kind if outcome else "not imported",
+                    "detail": outcome.detail if outcome else "",
+                }
+            )  # fmt: skip
+        return {
+            "source": str(folder.source),
+            "kind": folder.kind,
+            "notes": folder.notes,
+            "counts": folder.plan.counts(),
+            "link_counts": folder.link_counts(),
+            "cards": cards,
+            "links": [vars(link) for link in folder.links],
+            "skipped": [vars(skip) for skip in folder.skipped],
+            "problems": [str(p) for p in folder.plan.problems],
+            "dry_run": self.dry_run,
+            "commit": self.commit.sha if self.commit else None,
+        }
 
 
 class VaultCommands(WriteCommands):
@@ -250,7 +276,7 @@ class VaultCommands(WriteCommands):
         if problems and not partial and not dry_run:
             _refuse(source, problems, len(latest[0].plan.outcomes))
         if dry_run:
-            return ImportedNotes(latest[0])
+            return ImportedNotes(latest[0], dry_run=True)
 
         def replan() -> ImportPlan:
             latest[0] = planned()

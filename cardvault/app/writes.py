@@ -1,9 +1,10 @@
-"""The app's write commands: `log`, `remember`, `new`, and the project's registration with
-the global vault."""
+"""The app's write commands: `log`, `remember`, `new`, the project's registration with the
+global vault, and making a vault (`init`, and the global vault on its first write)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.wiring import Wiring
@@ -11,11 +12,43 @@ from cardvault.wiring import Wiring
 if TYPE_CHECKING:
     from cardvault.edits.proposal import OnWait
     from cardvault.scopes.registry import Registered
+    from cardvault.vault.layout import Vault
     from cardvault.write.add import WriteResult
+    from cardvault.write.init import InitResult
+
+
+def init_vault(root: Path) -> InitResult:
+    """Make a vault at `root` (created if missing): init's plan (write/init.py) landed in one
+    commit through a door opened on the folder it made, its merge drivers set up by the plan's
+    `.gitattributes` rather than by the door."""
+    from cardvault.edits.door import Door
+    from cardvault.vault.layout import Vault
+    from cardvault.write.init import plan_init
+
+    planned = plan_init(root)
+    return planned.result(Door(Vault(root.resolve())).commit(planned.plan, merge_setup=False))
 
 
 class WriteCommands(Wiring):
     """Writes to the project (or global) vault, each one commit."""
+
+    def vault_for(self, to_global: bool = False) -> Vault:
+        """The vault a command works on: the project, or the global vault (made, as `init`
+        makes a vault, on its first write; a read never makes it)."""
+        from cardvault.errors import CardvaultError
+        from cardvault.scopes.home import HOME_VAR, global_root
+
+        if not to_global:
+            return self.project()
+        found = self.global_vault()
+        if found is None:
+            root = global_root(self.env)
+            if root.exists() and not root.is_dir():
+                raise CardvaultError(f"{HOME_VAR} must name a folder for the global vault", root)
+            init_vault(root)
+            found = self.global_vault()
+        assert found is not None  # just made
+        return found
 
     def log(
         self,

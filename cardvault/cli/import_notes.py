@@ -10,7 +10,6 @@ from cardvault.cli.common import report_notes, report_subject, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.app import Session
-    from cardvault.history import CommitResult
     from cardvault.portable.folder import FolderPlan
 
 
@@ -35,7 +34,7 @@ def import_folder(
     folder, commit = done.folder, done.commit
     problems = folder.plan.problems
     if as_json:
-        render.print_json(folder_json(folder, dry_run, commit))
+        render.print_json(done.to_dict())
     else:
         _show(folder, dry_run, partial)
     if commit is not None:
@@ -47,37 +46,6 @@ def import_folder(
         )
     elif not dry_run:
         render.note("nothing to import: the vault already has every note (no commit)")
-
-
-def folder_json(folder: FolderPlan, dry_run: bool, commit: CommitResult | None) -> dict[str, Any]:
-    """Everything the plan holds, for a program."""
-    outcomes = {o.index: o for o in folder.plan.outcomes}
-    cards = []
-    for index, card in enumerate(folder.cards, start=1):
-        outcome = outcomes.get(index)
-        cards.append(
-            {
-                "note": card.note, "card": card.rel, "slug": card.slug, "topic": card.topic,
-                "category": card.category, "category_from": card.category_from,
-                "tags": list(card.tags), "created": card.dates.created.isoformat(),
-                "updated": card.dates.updated.isoformat(), "dates_from": card.dates.source,
-                "outcome": outcome.kind if outcome else "not imported",
-                "detail": outcome.detail if outcome else "",
-            }
-        )  # fmt: skip
-    return {
-        "source": str(folder.source),
-        "kind": folder.kind,
-        "notes": folder.notes,
-        "counts": folder.plan.counts(),
-        "link_counts": folder.link_counts(),
-        "cards": cards,
-        "links": [vars(link) for link in folder.links],
-        "skipped": [vars(skip) for skip in folder.skipped],
-        "problems": [str(p) for p in folder.plan.problems],
-        "dry_run": dry_run,
-        "commit": commit.sha if commit else None,
-    }
 
 
 def _show(folder: FolderPlan, dry_run: bool, partial: bool) -> None:

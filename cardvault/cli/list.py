@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cardvault.app.insight import Scope
+from cardvault.app.insight import Scope, card_table
 from cardvault.cli import render
 from cardvault.cli.common import (
     ArchivedOption,
@@ -40,11 +40,5 @@ def list_cards(
     if render.wants_json(json_out):
         render.print_json([{**row.to_dict(), "vault": name} for name, row in rows])
         return
-    lead = ["vault"] if scope is Scope.all else []
-    columns = [*lead, "slug", "category", "tags", "updated", "tokens", "status"]
-    table = [
-        (*([name] if lead else []), r.slug, r.category, ", ".join(r.tags), r.updated, r.tokens,
-         r.status)
-        for name, r in rows
-    ]  # fmt: skip
+    columns, table = card_table(rows, by_vault=scope is Scope.all)
     render.table(columns, table, title=f"{len(rows)} cards")

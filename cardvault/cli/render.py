@@ -265,9 +265,11 @@ def _age_cell(about: Mapping[str, Any]) -> Any:
     """`40d`, with `STALE` under it for a card `verify` marked; empty for a log entry."""
     from rich.text import Text
 
+    from cardvault.app.search import STALE
+
     days = about.get("age_days")
     cell = Text("" if days is None else f"{days}d", style="dim")
-    if about.get("stale"):
+    if about.get(STALE):
         cell.append("\nSTALE", style="bold red")
     return cell
 

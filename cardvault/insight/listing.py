@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from cardvault.vault.card import Card
 from cardvault.vault.fields import CATEGORY, STATUS, TAGS, TOPIC, UPDATED
@@ -13,6 +14,9 @@ from cardvault.vault.read import read_vault
 @dataclass(frozen=True)
 class CardRow:
     """One card as `list` shows it."""
+
+    #: The columns of `list`'s table, each an attribute (`cells`).
+    COLUMNS: ClassVar[tuple[str, ...]] = ("slug", CATEGORY, TAGS, UPDATED, "tokens", STATUS)
 
     slug: str
     path: str
@@ -30,6 +34,10 @@ class CardRow:
             CATEGORY: self.category, TAGS: list(self.tags), STATUS: self.status,
             UPDATED: self.updated, "tokens": self.tokens,
         }  # fmt: skip
+
+    def cells(self) -> tuple[object, ...]:
+        """The row under COLUMNS, the tags joined by commas."""
+        return tuple(", ".join(self.tags) if c == TAGS else getattr(self, c) for c in self.COLUMNS)
 
 
 def matches(card: Card, category: str | None, tag: str | None, status: str | None) -> bool:

@@ -1,9 +1,9 @@
-"""Where the global vault lives, and making it on first use.
+"""Where the global vault lives (the app makes it on its first write: app/writes.py).
 
 The global vault is an ordinary vault at `$CARDVAULT_HOME`, else at the user data folder
 platformdirs names for cardvault (`~/.local/share/cardvault` on Linux). Reads never create it
 (a missing global vault reads as empty); the first write to it — `--global`, a project's
-registration, `maintain --global` — runs `init` there.
+registration, `maintain --global` — makes it as `init` makes a vault.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from cardvault.errors import CardvaultError
 from cardvault.vault.config import CONFIG_FILE
 from cardvault.vault.layout import Vault, holds_files, open_vault_at
 
@@ -62,21 +61,6 @@ def holds_memory(root: Path) -> bool:
     counts, as the search reports it): the walk stops at the first, as the search walks it
     again."""
     return holds_files(Vault(root))
-
-
-def ensure_global(env: Mapping[str, str] | None = None, agent: str | None = None) -> Vault:
-    """The global vault, created (`cardvault init`) when it does not exist yet."""
-    found = global_vault(env, agent)
-    if found is not None:
-        return found
-    from cardvault.edits.new_vault import land_new_vault
-    from cardvault.write.init import plan_init
-
-    root = global_root(env)
-    if root.exists() and not root.is_dir():
-        raise CardvaultError(f"{HOME_VAR} must name a folder for the global vault", root)
-    land_new_vault(root, plan_init(root))
-    return _as_agent(open_vault_at(root), agent)
 
 
 def is_global(vault: Vault, env: Mapping[str, str] | None = None) -> bool:

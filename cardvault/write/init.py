@@ -9,7 +9,7 @@ Only what is missing is written, `.cardvault/` is added to `.gitignore`, and git
 merge the vault's files with cardvault's drivers (`.gitattributes` plus the clone's git config,
 history/drivers.py). `plan_init` makes the folder and its repository and plans the files;
 the app lands the plan, in one commit, through a door opened on the new vault
-(edits/new_vault.py).
+(app/writes.py's `init_vault`).
 """
 
 from __future__ import annotations
