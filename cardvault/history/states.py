@@ -18,11 +18,10 @@ started: this runs on every write.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.history.runner import git_dir
+from cardvault.history.runner import common_dir, git_dir
 
 
 @dataclass(frozen=True)
@@ -102,9 +101,7 @@ def _orphan_branch(folder: Path, text: str) -> str | None:
     if not text.startswith("ref: refs/heads/"):
         return None
     ref = text.removeprefix("ref: ").strip()
-    common = folder
-    with contextlib.suppress(OSError):  # a linked work tree's refs are the main folder's
-        common = (folder / (folder / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    common = common_dir(folder)  # a linked work tree's refs are the main folder's
     if (common / "reftable").exists() or (common / ref).is_file():
         return None
     try:
