@@ -41,7 +41,6 @@ from cardvault.history.commits import (
     commit,
     commit_to_branch,
     head_of,
-    safe_message,
     signed,
     unstage,
 )
@@ -69,7 +68,7 @@ from cardvault.history.runner import (
     is_repo,
     work_tree_of,
 )
-from cardvault.history.states import GitOperation, unfinished_operation
+from cardvault.history.states import unfinished_operation
 from cardvault.history.status import (
     IGNORED,
     CommitInfo,
@@ -114,7 +113,6 @@ __all__ = [
     "CommitResult",
     "FileChange",
     "GitError",
-    "GitOperation",
     "Reverted",
     "TreeMerge",
     "attributes_text",
@@ -155,7 +153,6 @@ __all__ = [
     "removing_subjects",
     "renamed_pairs",
     "reverted_commits",
-    "safe_message",
     "settle_git_locks",
     "signed",
     "tracked_under",

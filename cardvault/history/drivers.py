@@ -32,7 +32,7 @@ from pathlib import Path
 
 from cardvault.edits.atomic import atomic_write
 from cardvault.errors import CardvaultError
-from cardvault.history.runner import git_dir, work_tree_of
+from cardvault.history.runner import common_dir, git_dir, work_tree_of
 from cardvault.launch import shell_command
 from cardvault.vault.files import ABSENT, digest_text, read_if_present
 
@@ -122,23 +122,13 @@ def _pattern(prefix: str, line: str) -> str:
     return f'"{quoted}" {attribute}'
 
 
-def _info_attributes(folder: Path) -> Path:
-    """The `info/attributes` file git reads for the git folder `folder` (a linked work tree's
-    folder names the repository's own in `commondir`)."""
-    try:
-        common = (folder / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        return folder / "info" / "attributes"
-    return (folder / common) / "info" / "attributes"
-
-
 def _info_text(root: Path) -> tuple[Path, str, str] | None:
     """The clone's `info/attributes`: its path, its text ("" when absent) and that text with
     cardvault's block for the vault at `root` as this version writes it; None outside git."""
     top, folder = work_tree_of(root), git_dir(root)
     if top is None or folder is None:
         return None
-    path = _info_attributes(folder)
+    path = common_dir(folder) / "info" / "attributes"  # a linked work tree's is the main one's
     try:
         current = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -25,7 +25,7 @@ import stat
 import time
 from pathlib import Path
 
-from cardvault.history.runner import git_dir, work_tree_of
+from cardvault.history.runner import common_dir, git_dir, work_tree_of
 
 #: Without /proc, a git lock file older than this is taken as left by a dead git.
 STALE_SECONDS = 600.0
@@ -57,11 +57,8 @@ def _git_folders(root: Path) -> list[Path]:
     folder = git_dir(root)
     if folder is None:
         return []
-    try:
-        common = (folder / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        return [folder]
-    return [folder, (folder / common).resolve()]
+    common = common_dir(folder)
+    return [folder] if common == folder else [folder, common]
 
 
 def _regular(path: Path) -> bool:

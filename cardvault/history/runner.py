@@ -185,6 +185,16 @@ def git_dir(root: Path) -> Path | None:
     return Path(done.stdout.strip()) if done.returncode == 0 else None
 
 
+def common_dir(folder: Path) -> Path:
+    """The folder holding what all of a repository's work trees share (refs, `info/`) for the
+    git folder `folder`: itself, or the one a linked work tree's `commondir` names."""
+    try:
+        named = (folder / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return folder
+    return (folder / named).resolve()
+
+
 def is_repo(root: Path) -> bool:
     """Whether `root` is inside a git work tree."""
     return work_tree_of(root) is not None

@@ -18,11 +18,10 @@ started: this runs on every write.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardvault.history.runner import git_dir
+from cardvault.history.runner import common_dir, git_dir
 
 
 @dataclass(frozen=True)
@@ -37,6 +36,9 @@ class GitOperation:
 #: What each state file means, and how it is finished, in the order they are looked for (a
 #: rebase detaches HEAD and may stop on a cherry-pick, so it is named first).
 _STATES = (
+    # `rebase-apply/` is git am's folder as well as the apply-backend rebase's
+    ("rebase-apply/applying", "am", "a git am", "`git am --continue` or `git am --abort`"),
+    ("rebase-apply", "rebase", "a git rebase", "`git rebase --continue` or `git rebase --abort`"),
     ("rebase-merge", "rebase", "a git rebase", "`git rebase --continue` or `git rebase --abort`"),
     ("MERGE_HEAD", "merge", "a git merge", "`git commit` or `git merge --abort`"),
     (
@@ -62,32 +64,25 @@ def unfinished_operation(root: Path) -> GitOperation | None:
     folder = git_dir(root)
     if folder is None:
         return None
-    found = _rebase_apply(folder)
-    if found is None:
-        found = next(
-            (
-                (kind, what, finish)
-                for name, kind, what, finish in _STATES
-                if (folder / name).exists()
-            ),
-            None,
-        )
-    if found is not None:
-        kind, what, finish = found
-        return GitOperation(
-            kind,
-            f"{what} is in progress in this vault's repository: a commit now would be lost or "
-            f"swept into it; finish it ({finish}), then run this again; nothing written",
-        )
-    detached = _detached_at(folder)
-    if detached is not None:
+    for name, kind, what, finish in _STATES:
+        if (folder / name).exists():
+            return GitOperation(
+                kind,
+                f"{what} is in progress in this vault's repository: a commit now would be lost "
+                f"or swept into it; finish it ({finish}), then run this again; nothing written",
+            )
+    try:
+        head = (folder / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if head and not head.startswith("ref:"):
         return GitOperation(
             "detached",
-            f"HEAD is detached (at {detached[:10]}): a commit here would be left behind by the "
+            f"HEAD is detached (at {head[:10]}): a commit here would be left behind by the "
             "next `git checkout`; check out a branch (`git switch BRANCH`), then run this "
             "again; nothing written",
         )
-    orphan = _orphan_branch(folder)
+    orphan = _orphan_branch(folder, head)
     if orphan is None:
         return None
     return GitOperation(
@@ -99,41 +94,14 @@ def unfinished_operation(root: Path) -> GitOperation | None:
     )
 
 
-def _rebase_apply(folder: Path) -> tuple[str, str, str] | None:
-    """`rebase-apply/` is git am's folder as well as the apply-backend rebase's."""
-    apply = folder / "rebase-apply"
-    if not apply.exists():
-        return None
-    if (apply / "applying").exists():
-        return ("am", "a git am", "`git am --continue` or `git am --abort`")
-    return ("rebase", "a git rebase", "`git rebase --continue` or `git rebase --abort`")
-
-
-def _detached_at(folder: Path) -> str | None:
-    """The commit a detached HEAD names (None: HEAD names a branch, or cannot be read)."""
-    try:
-        text = (folder / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None
-    if not text or text.startswith("ref:"):
-        return None
-    return text
-
-
-def _orphan_branch(folder: Path) -> str | None:
-    """The branch HEAD names when it has no commit yet but other branches do (None: it has
-    one, no branch has any — a new or freshly cloned empty repository, where a first commit
-    is right — or the refs are not plain files, as in a reftable repository)."""
-    try:
-        text = (folder / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None
+def _orphan_branch(folder: Path, text: str) -> str | None:
+    """The branch HEAD (its file's `text`) names when it has no commit yet but other branches
+    do (None: it has one, no branch has any — a new or freshly cloned empty repository, where
+    a first commit is right — or the refs are not plain files, as in a reftable repository)."""
     if not text.startswith("ref: refs/heads/"):
         return None
     ref = text.removeprefix("ref: ").strip()
-    common = folder
-    with contextlib.suppress(OSError):  # a linked work tree's refs are the main folder's
-        common = (folder / (folder / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    common = common_dir(folder)  # a linked work tree's refs are the main folder's
     if (common / "reftable").exists() or (common / ref).is_file():
         return None
     try:

@@ -30,7 +30,8 @@ from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
 from cardvault.limits import IMPORT, read_upto
 from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.card import Card, parse_card
-from cardvault.vault.files import ensure_within, inside, text_problem
+from cardvault.vault.confine import confined
+from cardvault.vault.files import ensure_within, text_problem
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.lognames import is_log_path, log_day
@@ -326,7 +327,7 @@ def _at_line(message: str, line: int | None) -> str:
 def _stays_inside(vault: Vault, rel: str) -> bool:
     """Whether `rel` stays inside the vault with no symlink on the way (vault/confine.py)."""
     try:
-        inside(vault.root, Path(rel))
+        confined(vault.root, vault.root / rel)
     except UnsafePathError:
         return False
     return True

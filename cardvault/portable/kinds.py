@@ -72,10 +72,9 @@ def survey(folder: Path, vault_root: Path | None = None) -> Survey:
     root = folder.resolve()
     if not root.is_dir():
         return Survey(0, "plain", None)
-    every, _, _ = walk_folder(root, None)
     itself = vault_root is not None and vault_root.resolve() == root
-    if vault_root is not None and not itself:
-        every, _, _ = walk_folder(root, vault_root.resolve())
+    inner = vault_root.resolve() if vault_root is not None and not itself else None
+    every, _, _ = walk_folder(root, inner)  # one walk, leaving out a vault inside the folder
     logs = {rel for rel in every if is_log_file(rel, str(root / rel))}
     rels = [rel for rel in every if not (itself and vault_own(rel)) and rel not in logs]
     metas = []

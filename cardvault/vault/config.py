@@ -274,6 +274,7 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
         "agents.promote_threshold": config.agent_promote_threshold,
         "global.promote_projects": config.global_promote_projects,
         "write.max_entry_bytes": config.max_entry_bytes,
+        "maintain.judge_timeout": config.judge_timeout,
     }
     for key, value in positive.items():
         if value <= 0:
@@ -287,24 +288,17 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
     for key, fraction in thresholds:
         if fraction is not None and not 0.0 < fraction <= 1.0:
             raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
-    if config.archive_days > MAX_ARCHIVE_DAYS:  # a date that far back overflows
-        raise ConfigError(
-            f"'archive.days' must be at most {MAX_ARCHIVE_DAYS:,} (a hundred years), got "
-            f"{config.archive_days:,}",
-            path,
-        )
-    if config.context_token_budget > MAX_CONTEXT_TOKENS:
-        raise ConfigError(
-            f"'context.token_budget' must be at most {MAX_CONTEXT_TOKENS:,}, got "
-            f"{config.context_token_budget:,}",
-            path,
-        )
-    if config.max_entry_bytes > VAULT_FILE:
-        raise ConfigError(
-            f"'write.max_entry_bytes' must be at most {VAULT_FILE:,} (the most a vault "
-            f"file may hold), got {config.max_entry_bytes:,}",
-            path,
-        )
+    # setting -> (value, the most it may be, why that most)
+    bounded = {
+        "archive.days": (config.archive_days, MAX_ARCHIVE_DAYS, " (a hundred years)"),
+        "context.token_budget": (config.context_token_budget, MAX_CONTEXT_TOKENS, ""),
+        "write.max_entry_bytes": (
+            config.max_entry_bytes, VAULT_FILE, " (the most a vault file may hold)",
+        ),
+    }  # fmt: skip
+    for key, (value, most, why) in bounded.items():
+        if value > most:
+            raise ConfigError(f"'{key}' must be at most {most:,}{why}, got {value:,}", path)
     if not 0 <= config.lock_timeout <= MAX_LOCK_TIMEOUT:
         raise ConfigError(
             f"'write.lock_timeout' must be between 0 and {MAX_LOCK_TIMEOUT:,} seconds (an "
@@ -332,10 +326,6 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
                 f"or one space, at most {CATEGORY_CHARS} characters), got {category[:60]!r}",
                 path,
             )
-    if config.judge_timeout <= 0:
-        raise ConfigError(
-            f"'maintain.judge_timeout' must be positive, got {config.judge_timeout}", path
-        )
     if not 0.05 <= config.serve_idle_minutes <= 24 * 60:
         raise ConfigError(
             f"'serve.idle_minutes' must be between 0.05 and 1440, got {config.serve_idle_minutes}",

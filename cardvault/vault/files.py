@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cardvault.errors import CardFormatError
 from cardvault.limits import VAULT_FILE
-from cardvault.vault.confine import confined, read_confined
+from cardvault.vault.confine import read_confined
 
 #: Pass as `expected` when the file must not exist yet.
 ABSENT = "absent"
@@ -124,9 +124,3 @@ def current_digest(path: Path) -> str:
         return digest.hexdigest()
     except FileNotFoundError:
         return ABSENT
-
-
-def inside(root: Path, path: Path) -> Path:
-    """`path` (relative to `root`, or absolute) inside `root` with no symlink on the way;
-    UnsafePathError otherwise (vault/confine.py says why)."""
-    return confined(root, path if path.is_absolute() else root / path)

@@ -110,18 +110,14 @@ def error_record(exc: CardvaultError, code: str = "unreadable") -> dict[str, Any
 
 
 def encode_meta(meta: dict[str, Any]) -> Any:
-    """JSON-able frontmatter that `decode_meta` turns back into exactly `meta`, else None."""
+    """JSON-able frontmatter that reads back (as `loads` reads every record) into exactly
+    `meta`, else None."""
     try:
         encoded = _encode(meta)
-        faithful = decode_meta(json.loads(json.dumps(encoded))) == meta
+        faithful = json.loads(json.dumps(encoded), object_hook=_tagged) == meta
     except (TypeError, ValueError, RecordError):
         return None
     return encoded if faithful else None
-
-
-def decode_meta(value: Any) -> Any:
-    """Frontmatter from its JSON form (what `loads` does to every record as it parses it)."""
-    return json.loads(json.dumps(value), object_hook=_tagged)
 
 
 def _tagged(value: dict[str, Any]) -> Any:

@@ -239,14 +239,9 @@ def _path_stale(rel: str, project: Project, vault_files: Project) -> str | None:
     firm = last in ROOT_FILES or ("." in last[1:] and last.rsplit(".", 1)[1].lower() in EXTENSIONS)
     if not firm and "/" in rel and not project.exists(rel.split("/")[0]):
         return None  # `origin/main`: not a path of this project
-    if "/" not in rel and _anywhere(last, project):
+    if "/" not in rel and last in project.file_names:  # somewhere in the project
         return None
     return f"`{rel}` no longer exists"
-
-
-def _anywhere(name: str, project: Project) -> bool:
-    """Whether a file of this name is somewhere in the project (a bounded walk)."""
-    return name in project.file_names
 
 
 def _command_stale(command: str, project: Project) -> str | None:
