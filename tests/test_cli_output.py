@@ -290,3 +290,14 @@ def test_trust_json_says_what_was_approved_and_revoked(vault_path: Path) -> None
     revoked = json.loads(run_cli([*root, "trust", "--revoke", "--json"]).stdout)
     assert revoked["vault"] == where
     assert [a["setting"] for a in revoked["revoked"]] == ["maintain.judge"]
+
+
+def test_the_card_table_counts_one_card_in_the_singular(vault_path: Path) -> None:
+    import sys
+
+    from tests.support.serve import run_in_terminal
+
+    vault = ["--vault", str(vault_path)]
+    assert run_cli([*vault, "new", "Only card", "-c", "tools", "--body", "One."]).exit_code == 0
+    code, shown = run_in_terminal([sys.executable, "-m", "cardvault", *vault, "list"], vault_path)
+    assert code == 0 and b"1 card" in shown and b"1 cards" not in shown, shown
