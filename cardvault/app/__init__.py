@@ -50,8 +50,8 @@ class Session(
     InsightCommands,
     VaultCommands,
     ForgetCommands,
-    ReviewCommands,
     WriteCommands,
+    ReviewCommands,
     ServedCommands,
 ):
     """One session of cardvault (see the module docstring): its wiring, and one method per

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from cardvault.app.review import ReviewCommands
+from cardvault.app.writes import WriteCommands
 
 if TYPE_CHECKING:
     from cardvault.edits.apply import AfterWrite
@@ -144,7 +145,7 @@ def run_maintenance(
     return run.refreshed(result)
 
 
-class MaintainCommands(ReviewCommands):
+class MaintainCommands(WriteCommands, ReviewCommands):
     """The maintenance pass (it registers the project and lets the judge answer, through the
     other commands of the session it is part of), and the by-hand steps on one card."""
 

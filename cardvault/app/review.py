@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from cardvault.app.writes import WriteCommands
+from cardvault.app.writes import VaultFor
 
 if TYPE_CHECKING:
     from cardvault.review.answer import Answer, ReviewResult
@@ -30,7 +30,7 @@ def in_words(item: ReviewItem) -> tuple[str, str, str]:
     return words.kind_of(item).question, words.evidence(item), words.hint(item)
 
 
-class ReviewCommands(WriteCommands):
+class ReviewCommands(VaultFor):
     """The review queue: what is pending, and settling it by a person or the judge."""
 
     def review_pending(self, to_global: bool = False) -> list[ReviewItem]:

@@ -29,8 +29,9 @@ def init_vault(root: Path) -> InitResult:
     return planned.result(Door(Vault(root.resolve())).commit(planned.plan, merge_setup=False))
 
 
-class WriteCommands(Wiring):
-    """Writes to the project (or global) vault, each one commit."""
+class VaultFor(Wiring):
+    """The wiring of every command that may work on the global vault instead of the project:
+    the vault to work on, the global one made on its first write."""
 
     def vault_for(self, to_global: bool = False) -> Vault:
         """The vault a command works on: the project, or the global vault (made, as `init`
@@ -49,6 +50,10 @@ class WriteCommands(Wiring):
             found = self.global_vault()
         assert found is not None  # just made
         return found
+
+
+class WriteCommands(VaultFor):
+    """Writes to the project (or global) vault, each one commit."""
 
     def log(
         self,
