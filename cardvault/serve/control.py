@@ -11,9 +11,10 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardvault.errors import CardvaultError
 from cardvault.serve.client import exchange
@@ -22,9 +23,9 @@ from cardvault.serve.protocol import LOG_NAME, cache_dir, lock_path, socket_path
 STATUS_TIMEOUT = 5.0
 
 
-@dataclass(frozen=True)
+@dataclass
 class ServerStatus:
-    """A running server as it describes itself."""
+    """A running server as it describes itself; the server keeps its own up to date."""
 
     pid: int
     started: float
@@ -38,6 +39,21 @@ class ServerStatus:
         """Seconds until the server exits for want of a request."""
         since = self.started if self.last_request is None else self.last_request
         return max(0.0, self.idle_timeout - (now - since))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields a `status` answer carries (the client knows where the socket is)."""
+        return {name: getattr(self, name) for name in _STATUS_FIELDS}
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+#: The fields of a `status` answer, each with how the client reads it back.
+_STATUS_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "pid": int, "started": float, "requests": int, "last_request": _optional_float,
+    "idle_timeout": float, "model": str,
+}  # fmt: skip
 
 
 def lock_holder(root: Path) -> int | None:
@@ -69,15 +85,10 @@ def server_status(root: Path) -> ServerStatus | None:
     if answer is None or answer.get("ok") is not True:
         return None
     try:
-        return ServerStatus(
-            pid=int(answer["pid"]), started=float(answer["started"]),
-            requests=int(answer["requests"]),
-            last_request=None if answer["last_request"] is None else float(answer["last_request"]),
-            idle_timeout=float(answer["idle_timeout"]), socket=socket_path(root),
-            model=str(answer.get("model", "")),
-        )  # fmt: skip
+        fields = {name: read(answer[name]) for name, read in _STATUS_FIELDS.items()}
     except (KeyError, TypeError, ValueError):
         return None
+    return ServerStatus(**fields, socket=socket_path(root))
 
 
 def stop_server(root: Path, wait: float = 10.0) -> int | None:

@@ -20,13 +20,13 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cardvault import __version__
 from cardvault.errors import CardvaultError
 from cardvault.limits import SERVE_REQUEST
+from cardvault.serve.control import ServerStatus
 from cardvault.serve.protocol import (
     PROTOCOL,
     RESIDENT_COMMANDS,
@@ -61,27 +61,6 @@ class _Terminated(Exception):
     """SIGTERM arrived."""
 
 
-@dataclass
-class ServerState:
-    """What `status` reports."""
-
-    root: Path
-    idle_timeout: float
-    model: str = ""
-    pid: int = field(default_factory=os.getpid)
-    started: float = field(default_factory=time.time)
-    requests: int = 0
-    last_request: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The status answer's fields."""
-        return {
-            "pid": self.pid, "started": self.started, "requests": self.requests,
-            "last_request": self.last_request, "idle_timeout": self.idle_timeout,
-            "model": self.model,
-        }  # fmt: skip
-
-
 def serve(
     root: Path,
     answer: Answer,
@@ -91,25 +70,30 @@ def serve(
 ) -> str:
     """Serve the vault at `root` (resolved) until it is time to stop; return why it stopped.
     `model` is what `status` names as the loaded model."""
-    state = ServerState(root, idle_timeout, model)
+    state = ServerStatus(
+        pid=os.getpid(), started=time.time(), requests=0, last_request=None,
+        idle_timeout=idle_timeout, socket=socket_path(root), model=model,
+    )  # fmt: skip
     with _held_lock(root), _listening(socket_path(root)) as (listener, inode), _on_sigterm():
         if ready is not None:
             ready()
         try:
-            return _loop(listener, inode, state, answer)
+            return _loop(root, listener, inode, state, answer)
         except _Terminated:
             return "terminated"
         except KeyboardInterrupt:
             return "interrupted"
 
 
-def _loop(listener: socket.socket, inode: int, state: ServerState, answer: Answer) -> str:
+def _loop(
+    root: Path, listener: socket.socket, inode: int, state: ServerStatus, answer: Answer
+) -> str:
     deadline = time.monotonic() + state.idle_timeout
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             return "idle"
-        gone = _gone(state.root, inode)
+        gone = _gone(root, inode)
         if gone:
             return gone
         listener.settimeout(min(left, WAKE_SECONDS))
@@ -119,7 +103,7 @@ def _loop(listener: socket.socket, inode: int, state: ServerState, answer: Answe
             continue
         with conn:
             try:
-                stop = _serve_one(conn, state, answer)
+                stop = _serve_one(root, conn, state, answer)
             except Exception:  # one bad exchange never ends the server
                 traceback.print_exc(file=sys.stderr)
                 stop = False
@@ -128,7 +112,7 @@ def _loop(listener: socket.socket, inode: int, state: ServerState, answer: Answe
             return "stopped"
 
 
-def _serve_one(conn: socket.socket, state: ServerState, answer: Answer) -> bool:
+def _serve_one(root: Path, conn: socket.socket, state: ServerStatus, answer: Answer) -> bool:
     """Answer one connection; True when it asked the server to stop."""
     conn.settimeout(REQUEST_SECONDS)
     try:
@@ -139,12 +123,12 @@ def _serve_one(conn: socket.socket, state: ServerState, answer: Answer) -> bool:
     except (OSError, ProtocolError):
         return False
     header = {
-        "v": PROTOCOL, "id": message["id"], "root": str(state.root), "version": __version__,
+        "v": PROTOCOL, "id": message["id"], "root": str(root), "version": __version__,
         "install": install(),
     }  # fmt: skip
     reply: dict[str, Any] = dict(header)
     op = message.get("op")
-    if message.get("root") != str(state.root):
+    if message.get("root") != str(root):
         reply.update(ok=False, error="this server serves another vault")
     elif op in ("status", "stop"):
         reply.update(ok=True, **state.to_dict())
