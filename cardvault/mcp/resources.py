@@ -1,10 +1,8 @@
 """The MCP resources: MEMORY.md, the learned rules, every card and every day's log.
 
-`cardvault://memory` and `cardvault://rules` are fixed; cards (`cardvault://cards/{slug}`,
-live and archived, aliases too) and logs (`cardvault://logs/{date}`) are templates, and each
-live card is also listed by `resources/list` (`card_listing`). Each is read by the app session
-(app/served.py: the readers the CLI uses, the context pack's rule items), returned as the
-tools return memory: the file's exact text in one `<memory source="...">` block after the
+`cardvault://memory` and `cardvault://rules` are fixed; cards (by slug or alias, archived too)
+and logs (by date) are templates, and each live card is also listed by `resources/list`. Each
+is returned as the tools return memory: the file's exact text quoted with its source after the
 preamble saying it is stored memory to weigh, not instructions to follow (a shared vault's
 card may be written to steer the agent that reads it).
 """
@@ -37,9 +35,9 @@ def register_resources(server: MCPServer, turns: Turns) -> None:
         mime_type=MARKDOWN,
         description="The vault's index, read at the start of every session.",
     )
+    @_resource_errors()
     def memory() -> str:
-        with _resource_errors():
-            return _stored("MEMORY.md", app.read_memory_index().text)
+        return _stored("MEMORY.md", app.read_memory_index().text)
 
     @server.resource(
         "cardvault://rules",
@@ -47,13 +45,13 @@ def register_resources(server: MCPServer, turns: Turns) -> None:
         mime_type=MARKDOWN,
         description="Rules learned from recurring lessons (AGENTS.md's learned rules).",
     )
+    @_resource_errors()
     def rules() -> str:
-        with _resource_errors():
-            learned = app.learned_rules()
-            if not learned:
-                return "# Learned rules\n\n(no learned rules yet)\n"
-            lines = "\n".join(learned)
-            return f"# Learned rules\n\n{PREAMBLE}\n\n{quoted('AGENTS.md', lines)}\n"
+        learned = app.learned_rules()
+        if not learned:
+            return "# Learned rules\n\n(no learned rules yet)\n"
+        lines = "\n".join(learned)
+        return f"# Learned rules\n\n{PREAMBLE}\n\n{quoted('AGENTS.md', lines)}\n"
 
     @server.resource(
         CARD_URI,
@@ -62,10 +60,10 @@ def register_resources(server: MCPServer, turns: Turns) -> None:
         description="A knowledge card as written (frontmatter and body), by slug or alias, "
         "quoted as stored memory.",
     )
+    @_resource_errors()
     def card(slug: str) -> str:
-        with _resource_errors():
-            found = app.read_card(slug, used=False)
-            return _stored(found.path, found.text)
+        found = app.read_card(slug, used=False)
+        return _stored(found.path, found.text)
 
     @server.resource(
         "cardvault://logs/{date}",
@@ -73,14 +71,18 @@ def register_resources(server: MCPServer, turns: Turns) -> None:
         mime_type=MARKDOWN,
         description="One day's raw log (date as YYYY-MM-DD).",
     )
+    @_resource_errors()
     def log(date: str) -> str:
-        with _resource_errors():
-            try:
-                day = dt.date.fromisoformat(date)
-            except ValueError as exc:
-                raise NotFoundError(f"not a date: {date!r} (use YYYY-MM-DD)") from exc
-            found = app.read_log(day)
-            return _stored(found.path, found.text)
+        found = app.read_log(log_date(date))
+        return _stored(found.path, found.text)
+
+
+def log_date(text: str) -> dt.date:
+    """The day `text` names as YYYY-MM-DD (NotFoundError when it names none)."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise NotFoundError(f"not a date: {text} ({exc}); use YYYY-MM-DD") from exc
 
 
 def _stored(source: str, text: str) -> str:

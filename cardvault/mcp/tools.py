@@ -8,7 +8,6 @@ of tools (the review queue's, say) is one more `Toolset` subclass and one more e
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from collections.abc import Iterable
@@ -19,7 +18,7 @@ from pydantic import Field
 from cardvault.app import Filters, Query, Session
 from cardvault.app.review import listing
 from cardvault.app.served import MAX_CONTEXT_TOKENS, NOTICES_SOURCE, quoted, quoted_notices
-from cardvault.errors import NotFoundError
+from cardvault.mcp.resources import log_date
 from cardvault.mcp.turns import Turns
 
 if TYPE_CHECKING:
@@ -123,16 +122,11 @@ class MemoryTools(Toolset):
         return self.turns.read(lambda: self._read(name.strip()))
 
     def _read(self, name: str) -> dict[str, Any]:
-        day = self.app.now().date().isoformat() if name == "today" else None
         match = _LOG_NAME.match(name)
-        if day or match:
-            day = day or (match.group(1) if match else "")
-            try:
-                date = dt.date.fromisoformat(day)
-            except ValueError as exc:
-                raise NotFoundError(f"not a date: {day} ({exc}); use YYYY-MM-DD") from exc
-            found = self.app.read_log(date)
-            return {"kind": "log", "date": day, "path": found.path, "memory": QUOTED,
+        if name == "today" or match:
+            day = log_date(match.group(1)) if match else self.app.now().date()
+            found = self.app.read_log(day)
+            return {"kind": "log", "date": day.isoformat(), "path": found.path, "memory": QUOTED,
                     "text": found.text}  # fmt: skip
         slug_match = _CARD_PATH.match(name)
         card = self.app.read_card(slug_match.group(1) if slug_match else name)  # a use

@@ -1,26 +1,20 @@
 """The MCP server's stdio transport: the SDK's own pieces, with every message bounded and answered.
 
-The SDK's `stdio_server` reads each line whole however long it is (a 60 MB line took 6 GB),
-drops a line that is not a JSON-RPC message without an answer (the client waits forever), and
-dies with its writer task when an answer cannot be encoded. This transport is made of the SDK's
-pieces — its message types and adapter (`mcp.types`), `SessionMessage`, and the memory streams
-its server loop reads and writes — and changes only the two ends:
+The SDK's `stdio_server` reads each line whole however long it is, drops a line that is not a
+JSON-RPC message without an answer (the client waits forever), and dies with its writer task
+when an answer cannot be encoded. This transport keeps the SDK's message types, adapter and
+memory streams and changes only the two ends:
 
-- the reader takes stdin in chunks and keeps at most `MCP_MESSAGE` of a line: a longer
-  message is skipped to its newline in bounded memory and answered -32600 (Invalid Request),
-  naming the limit; a line that is not UTF-8 or not JSON (nested past the parser's depth, a
-  lone surrogate) is answered -32700 (Parse error); JSON that is not a JSON-RPC message -32600,
-  or -32602 (Invalid params) when only its `params` are wrong (a request whose id is neither
-  text nor a number, which the SDK would take for a notification, is -32600 too). Each answer
-  carries the request's id when it can be read, else `null`, as JSON-RPC 2.0 says;
-- the writer turns an answer the SDK cannot encode (text that is not valid Unicode) into a
-  -32603 error for that request, and carries on;
-- at the end of stdin the reader waits until every request it passed on is answered before it
-  ends the server's input (which cancels what is still running): a client that writes a
-  request and closes its end still gets the answer (`Unanswered`).
+- the reader keeps at most `MCP_MESSAGE` of a line (a longer one is skipped to its newline
+  and answered -32600), and answers a line that is not UTF-8 or JSON -32700, JSON that is not
+  JSON-RPC -32600 (-32602 when only its `params` are wrong), with the request's id when it
+  can be read, else `null`, as JSON-RPC 2.0 says;
+- the writer turns an answer it cannot encode into a -32603 error for that request;
+- at the end of stdin the reader waits until every request it passed on is answered
+  (`Unanswered`), so a client that writes a request and closes its end still gets the answer.
 
-While serving, fd 0 reads /dev/null and fd 1 writes to stderr (as the SDK arranges it), so no
-process a tool starts can read the requests or write into the answers.
+While serving, fd 0 reads /dev/null and fd 1 writes to stderr, so no process a tool starts can
+read the requests or write into the answers.
 """
 
 from __future__ import annotations
@@ -171,19 +165,21 @@ def read_message(line: bytes | Oversized) -> SessionMessage | JSONRPCError | Non
         message = jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError as exc:
         return _invalid(text, exc)
-    if isinstance(message, JSONRPCNotification) and '"id"' in text and _has_id(text):
+    if isinstance(message, JSONRPCNotification) and '"id"' in text and "id" in _object(text):
         # an id that is neither text nor a number (`true`, an object): the SDK would take
         # the request for a notification and never answer it
         return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or a number")
     return SessionMessage(message)
 
 
-def _has_id(text: str) -> bool:
+def _object(text: str) -> dict[str, Any]:
+    """`text` as a JSON object, else {} (JSON the SDK's parser read is shallow enough for this
+    one)."""
     try:
         data = json_loads(text)
     except ValueError:
-        return False
-    return isinstance(data, dict) and "id" in data
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _invalid(text: str, exc: ValidationError) -> JSONRPCError:
@@ -192,11 +188,10 @@ def _invalid(text: str, exc: ValidationError) -> JSONRPCError:
     if any(error["type"] == "json_invalid" for error in errors):
         reason = str(errors[0].get("msg", "invalid JSON"))[:200]
         return _error(leading_id(text.encode()), PARSE_ERROR, f"Parse error: {reason}")
-    try:
-        data: Any = json_loads(text)  # JSON the SDK's parser read: shallow enough for this one
-    except ValueError:
-        data = None
-    request_id = _request_id(data)
+    data = _object(text)
+    request_id = data.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        request_id = None
     if request_id is not None and isinstance(data.get("method"), str):
         request_locs = [e["loc"] for e in errors if e["loc"][:1] == ("JSONRPCRequest",)]
         if request_locs and all(loc[1:2] == ("params",) for loc in request_locs):
@@ -216,15 +211,6 @@ def leading_id(head: bytes) -> str | int | None:
     except ValueError:
         return None
     return value if isinstance(value, str | int) else None
-
-
-def _request_id(data: Any) -> str | int | None:
-    if not isinstance(data, dict):
-        return None
-    value = data.get("id")
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        return None
-    return value
 
 
 def _error(request_id: str | int | None, code: int, message: str) -> JSONRPCError:

@@ -1,16 +1,13 @@
 """The turns the tools of one MCP connection take over its app session, and its background work.
 
-The server holds one `cardvault.app.Session` on the served vault; every tool calls its methods.
-What is MCP's own is here: the SDK runs each synchronous tool in a worker thread, so calls can
-arrive at once. Searches share the session's warm handle (its ONNX session is loaded once, by a
-warm-up on a background thread started with the server, so the handshake never waits for it)
-and take turns; writes take turns inside this process, and rely on the write door's vault lock
-against other processes. A `CardvaultError` becomes the SDK's `ToolError` with the CLI's message.
+The SDK runs each synchronous tool in a worker thread, so calls can arrive at once: searches
+share the session's warm handle and take turns; writes take turns inside this process and rely
+on the write door's vault lock against other processes. A `CardvaultError` becomes the SDK's
+`ToolError` with the CLI's message.
 
-Background work (the warm-up, the indexing after a write) runs on threads kept here: `close`
-stops them at their next progress step and waits for them, since a thread still inside the
-model's runtime when the interpreter exits aborts the process (SIGABRT, "terminate called
-without an active exception").
+`close` stops the background threads (the warm-up, the indexing after a write) at their next
+progress step and waits for them: a thread still inside the model's runtime when the
+interpreter exits aborts the process (SIGABRT).
 """
 
 from __future__ import annotations
@@ -111,9 +108,9 @@ class Turns:
                 print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
 
     def _first_index(self) -> None:
-        """A vault never indexed (or whose index was interrupted) is indexed first: minutes on
-        thousands of long notes, so the server's log (stderr) says so, how far it is every
-        `LINE_EVERY` seconds, and when it is done."""
+        """Index a vault never (or not fully) indexed, saying on the server's log (stderr) that
+        it does, how far it is now and then, and when it is done: it takes minutes on thousands
+        of long notes."""
         began = time.monotonic()
         lines = ProgressLines(_log, prefix="cardvault mcp")
         building = f"cardvault mcp: building the search index of {self.app.root}; searches wait"
