@@ -1,16 +1,12 @@
 """Warm by default: the first command that loads a vault's model starts its resident process.
 
-A cold `search`, `context` or `index` answers its own call, then calls `start_resident`, which
-(unless turned off) launches `cardvault serve` for the vault detached, in the background, and
-returns at once; the next `search` finds its socket and is answered warm (cli/entry.py). It is
-turned off by `[serve] auto = false` (in the vault's cardvault.toml or, winning over it, in the
-user's own config.toml) or by CARDVAULT_NO_AUTOSERVE=1 (CI, the test suite). The server exits
-after `[serve] idle_minutes` without a request (default 15), so no process outlives its idle
-timeout; it runs through launch.py (`python -I`), never importing from the vault's folder.
-
-One resident per vault: when something holds the serve lock nothing is started; a socket left
-by a killed server (nobody holds the lock) is removed first. Two cold commands racing may both
-launch one; the second finds the lock held and exits at once (server.py), logging why.
+A cold `search`, `context` or `index` answers its own call, then `start_resident` launches
+`cardvault serve` for the vault detached and returns at once; the next `search` is answered
+warm (cli/entry.py). Off with `[serve] auto = false` (the vault's cardvault.toml, or the
+user's config.toml, which wins) or CARDVAULT_NO_AUTOSERVE=1. The server exits after `[serve]
+idle_minutes` without a request and runs through launch.py (`python -I`), never importing from
+the vault's folder. Two cold commands racing may both launch one: the second finds the serve
+lock held and exits at once.
 """
 
 from __future__ import annotations
@@ -29,7 +25,7 @@ NO_AUTOSERVE_VAR = "CARDVAULT_NO_AUTOSERVE"
 
 @dataclass(frozen=True)
 class ServeSettings:
-    """Whether to start a resident process on one's own, and its idle timeout in minutes."""
+    """Whether to start a resident process unasked, and its idle timeout in minutes."""
 
     auto: bool
     idle_minutes: float
@@ -69,9 +65,8 @@ def clear_stale_socket(root: Path) -> bool:
 
 
 def start_resident(root: Path, settings: ServeSettings) -> int | None:
-    """Launch the vault's resident process in the background unless it is off or one already
-    runs; the new process's pid, or None. Never raises for a failed launch: the command that
-    asked has already answered, and the next one runs cold again."""
+    """Launch the vault's resident process unless it is off or one runs; its pid, or None. A
+    failed launch is not raised: the command that asked has answered, the next runs cold."""
     if not settings.auto:
         return None
     root = root.resolve()

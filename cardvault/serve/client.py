@@ -1,11 +1,9 @@
 """Asking a vault's resident process a question, and trusting the answer only when it is ours.
 
-The socket must be a socket owned by this user and closed to everyone else, the process behind
-it must run as this user (checked with SO_PEERCRED where the system has it), and the answer must
-carry this request's id, this vault's root, this cardvault's version and install (another
-clone or environment of the same version runs its own code and extras). Anything else (no
-socket, a dead server, a foreign or garbled answer, a timeout) gives None, and the caller runs
-the command itself.
+The socket must be this user's and closed to everyone else, the process behind it must run as
+this user (SO_PEERCRED where the system has it), and the answer must carry this request's id,
+this vault's root, this cardvault's version and install. Anything else (no socket, a dead
+server, a foreign or garbled answer, a timeout) gives None: the caller runs the command itself.
 """
 
 from __future__ import annotations
@@ -84,15 +82,7 @@ def exchange(
 
 def run(root: Path, request: RunRequest, timeout: float = ANSWER_TIMEOUT) -> RunResult | None:
     """Have the resident process run one CLI command; None when it cannot be trusted to."""
-    answer = exchange(
-        root,
-        {
-            "op": "run", "argv": request.argv, "env": request.env,
-            "tty": [request.stdout_tty, request.stderr_tty], "encoding": request.encoding,
-            "prog": request.prog,
-        },
-        timeout,
-    )  # fmt: skip
+    answer = exchange(root, {"op": "run", **request._asdict()}, timeout)
     if answer is None or answer.get("ok") is not True:
         return None
     try:

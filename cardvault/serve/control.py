@@ -112,8 +112,8 @@ def stop_server(root: Path, wait: float = 10.0) -> int | None:
 
 
 def spawn_detached(root: Path, command: Sequence[str]) -> int:
-    """Start `command` (a `cardvault serve` in the foreground) in a new session, detached from
-    this one, stdin from /dev/null and logging to `.cardvault/serve.log`; its pid, at once."""
+    """Start `command` (a foreground `cardvault serve`) detached in a new session, logging to
+    `.cardvault/serve.log`; its pid, at once."""
     folder = cache_dir(root)
     folder.mkdir(parents=True, exist_ok=True)
     log = folder / LOG_NAME

@@ -3,13 +3,12 @@
 Standard library only, and none of its slow-to-import parts (dataclasses, secrets): the CLI's
 fast path imports this before anything else.
 
-One exchange per connection. The client sends one JSON object and half-closes; the server
-answers one JSON object and closes. Every message carries the protocol version `v` and the
-request's random `id`; an answer is accepted only if both match, it names the vault the client
-asked about and comes from the same install (version, package folder, environment), so a stale
-or foreign process can never pass off a wrong answer.
+One exchange per connection: the client sends one JSON object and half-closes, the server
+answers one and closes. Every message carries the protocol version `v` and the request's random
+`id`; an answer is accepted only if both match and it names the vault asked about and comes
+from the same install, so a stale or foreign process can never pass off a wrong answer.
 
-Requests (`op`): `run` (argv, env, tty, encoding, prog: run one CLI command), `status`, `stop`.
+Requests (`op`): `run` (a `RunRequest`'s fields: run one CLI command), `status`, `stop`.
 Answers: `{"ok": true, ...}` with `code` and `output` for `run` (what the command wrote, as
 `[stream, text]` pairs in the order written: 1 stdout, 2 stderr), or
 `{"ok": false, "error": "..."}`.
@@ -45,20 +44,18 @@ _MAX_ADDRESS = 100
 
 
 def install() -> str:
-    """This install of cardvault: its package folder and the Python environment it runs in. Two
-    installs of one version (another clone, another venv with other extras) answer only
-    themselves."""
+    """This install of cardvault (package folder and Python environment): two installs of one
+    version answer only themselves."""
     return f"{Path(__file__).resolve().parents[1]}|{sys.prefix}"
 
 
 class ProtocolError(Exception):
-    """A message that is not valid JSON of the expected shape."""
+    """A message that is not JSON of the expected shape."""
 
 
 class RunRequest(NamedTuple):
-    """One CLI command for the resident process: its argv (without global options), the
-    client's environment subset, whether its stdout/stderr are terminals, their encoding, and
-    the program name usage lines show ("cardvault" or "python -m cardvault")."""
+    """One CLI command for the resident process: argv without global options, the client's
+    CLIENT_ENV, its streams, and the program name usage lines show."""
 
     argv: list[str]
     env: dict[str, str]
@@ -80,17 +77,15 @@ class RunResult(NamedTuple):
 
 
 def cache_dir(root: Path) -> Path:
-    """The vault's derived-files folder (`.cardvault/`)."""
     return root / ".cardvault"
 
 
 def socket_path(root: Path) -> Path:
-    """Where the resident process for the vault at `root` listens."""
     return cache_dir(root) / SOCKET_NAME
 
 
 def lock_path(root: Path) -> Path:
-    """The file a running server holds locked (with its pid inside)."""
+    """The file a running server holds locked, its pid inside."""
     return cache_dir(root) / LOCK_NAME
 
 
@@ -100,7 +95,6 @@ def new_id() -> str:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One message as bytes on the wire."""
     return json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
@@ -125,20 +119,30 @@ def receive(conn: socket.socket, limit: int) -> bytes:
     return data
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _text_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(item, str) for item in value.values())
+
+
+#: The fields of a `run` message, in RunRequest's order, each with the test its value passes.
+_RUN_FIELDS = {
+    "argv": _strings, "env": _text_map,
+    "stdout_tty": lambda value: isinstance(value, bool),
+    "stderr_tty": lambda value: isinstance(value, bool),
+    "encoding": lambda value: isinstance(value, str), "prog": lambda value: isinstance(value, str),
+}  # fmt: skip
+
+
 def run_request(message: dict[str, Any]) -> RunRequest:
     """The RunRequest inside a `run` message (ProtocolError when a field has the wrong type)."""
-    argv, env, tty = message.get("argv"), message.get("env"), message.get("tty")
-    if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
-        raise ProtocolError("argv must be a list of strings")
-    if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
-        raise ProtocolError("env must map names to strings")
-    if not (isinstance(tty, list) and len(tty) == 2 and all(isinstance(t, bool) for t in tty)):
-        raise ProtocolError("tty must be [stdout, stderr] booleans")
-    encoding, prog = message.get("encoding"), message.get("prog")
-    if not (isinstance(encoding, str) and isinstance(prog, str)):
-        raise ProtocolError("encoding and prog must be strings")
-    env = {k: v for k, v in env.items() if k in CLIENT_ENV}
-    return RunRequest(argv, env, tty[0], tty[1], encoding, prog)
+    for name, valid in _RUN_FIELDS.items():
+        if not valid(message.get(name)):
+            raise ProtocolError(f"{name} has the wrong type")
+    request = RunRequest(*(message[name] for name in _RUN_FIELDS))
+    return request._replace(env={k: v for k, v in request.env.items() if k in CLIENT_ENV})
 
 
 def run_result(answer: dict[str, Any]) -> RunResult:

@@ -1,12 +1,10 @@
 """The resident process's loop: hold the vault's serve lock, listen, answer, exit when idle.
 
 One server per vault: it holds an exclusive `flock` on `.cardvault/serve.lock` for its whole
-life (the system drops it when the process dies, however it dies), so a second server refuses
-to start and a socket left by a killed one is known to be stale and replaced. The socket is
-created mode 0600 and only a peer running as the same user is answered. Requests are answered
-one at a time (a warm search takes milliseconds, and the answering code redirects the process's
-stdout); the loop ends after `idle_timeout` seconds without a request, on a `stop` request or
-SIGTERM, or when the vault or the socket file disappears.
+life (the system drops it however the process dies), so a second server refuses to start and a
+socket left by a killed one is known to be stale. The socket is mode 0600 and only a peer of
+the same user is answered. Requests are answered one at a time (a warm search takes
+milliseconds, and answering redirects the process's stdout).
 """
 
 from __future__ import annotations
@@ -68,8 +66,8 @@ def serve(
     ready: Callable[[], None] | None = None,
     model: str = "",
 ) -> str:
-    """Serve the vault at `root` (resolved) until it is time to stop; return why it stopped.
-    `model` is what `status` names as the loaded model."""
+    """Serve the vault at `root` (resolved) until idle, stopped, or the vault or socket is gone;
+    return why it stopped."""
     state = ServerStatus(
         pid=os.getpid(), started=time.time(), requests=0, last_request=None,
         idle_timeout=idle_timeout, socket=socket_path(root), model=model,
@@ -164,7 +162,6 @@ def _run(message: dict[str, Any], answer: Answer) -> dict[str, Any]:
 
 
 def _gone(root: Path, inode: int) -> str | None:
-    """Why the server should stop on its own: its vault or its socket file has gone."""
     if not (root / CONFIG_FILE).is_file():
         return "vault gone"
     try:
@@ -177,7 +174,7 @@ def _gone(root: Path, inode: int) -> str | None:
 
 @contextlib.contextmanager
 def _held_lock(root: Path) -> Iterator[None]:
-    """Hold `.cardvault/serve.lock` exclusively, with this pid inside; refuse if it is held."""
+    """Hold the serve lock, with this pid inside; AlreadyServingError when it is held."""
     try:
         import fcntl
     except ImportError as exc:  # pragma: no cover - Windows
@@ -201,10 +198,8 @@ def _held_lock(root: Path) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _listening(path: Path) -> Iterator[tuple[socket.socket, int]]:
-    """A listening socket at `path`, mode 0600 from the start; removed again on the way out.
-
-    The caller holds the serve lock, so a socket file already there is a dead server's. Its
-    folder (`.cardvault/`, derived files only) is made private to the user (0700) as well."""
+    """A listening socket at `path`, mode 0600 from the start, in a folder made 0700; removed on
+    the way out. (The caller holds the serve lock: a socket already there is a dead server's.)"""
     os.chmod(path.parent, 0o700)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
@@ -229,7 +224,7 @@ def _listening(path: Path) -> Iterator[tuple[socket.socket, int]]:
 
 @contextlib.contextmanager
 def _on_sigterm() -> Iterator[None]:
-    """Turn SIGTERM into a clean stop (only the main thread may set signal handlers)."""
+    """Turn SIGTERM into a clean stop (where it can be: on the main thread)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
