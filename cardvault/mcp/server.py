@@ -42,8 +42,7 @@ class CardvaultServer(MCPServer[Any]):
         self.turns = turns
 
     async def run_bounded_stdio(self) -> None:
-        """Serve over stdin and stdout through the bounded transport (transport.py): the SDK's
-        server loop, fed by a reader that limits and answers every message."""
+        """The SDK's server loop over stdin and stdout, through the bounded transport."""
         async with bounded_stdio() as (read_stream, write_stream):
             lowlevel = self._lowlevel_server
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
@@ -55,10 +54,12 @@ class CardvaultServer(MCPServer[Any]):
         return [*fixed, *cards]
 
 
-def build_server(served: Session | Vault | Path, warm_up: bool = True) -> CardvaultServer:
-    """The server for the vault `served` (a vault, its folder, or a session on it, which the
-    server then closes); with `warm_up`, the model starts loading when it starts."""
-    turns = Turns(_session(served))
+def build_server(served: Vault | Path, warm_up: bool = True) -> CardvaultServer:
+    """The server for the vault `served` (or its folder); with `warm_up`, the model starts
+    loading when it starts. Its session watches the vault's files, so a search on an unchanged
+    vault skips the sync."""
+    root = served if isinstance(served, Path) else served.root
+    turns = Turns(Session(root, watch=True))
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[None]:
@@ -87,18 +88,9 @@ def build_server(served: Session | Vault | Path, warm_up: bool = True) -> Cardva
     return server
 
 
-def _session(served: Session | Vault | Path) -> Session:
-    """The app session the server holds: its searches watch the vault's files, so a search on
-    an unchanged vault skips the sync."""
-    if isinstance(served, Session):
-        return served
-    return Session(served if isinstance(served, Path) else served.root, watch=True)
-
-
-def run_stdio(served: Session | Vault | Path) -> None:
-    """Serve the vault (as `build_server`) on stdin/stdout until the client closes the
-    connection. A crash in native code (the model's runtime) says where on stderr, which the
-    host logs, instead of only closing the connection."""
+def run_stdio(served: Vault | Path) -> None:
+    """Serve the vault on stdin/stdout until the client closes the connection; a crash in the
+    model's native runtime says where on stderr (the host logs it)."""
     import faulthandler
 
     faulthandler.enable()
