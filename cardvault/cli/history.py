@@ -90,7 +90,12 @@ def _day(text: str | None) -> dt.date | None:
 
 
 def _show(commit: MemoryCommit) -> None:
-    render.memory_commit(
-        commit.sha[:10], commit.date.strftime("%Y-%m-%d %H:%M"), commit.author, commit.message,
-        [event.text for event in commit.events],
-    )  # fmt: skip
+    """The commit's header, then what it did, a line each."""
+    out, escape = render.console(), render.escape
+    when = commit.date.strftime("%Y-%m-%d %H:%M")
+    out.print(
+        f"[bold yellow]{commit.sha[:10]}[/] {when} [dim]{escape(commit.author)}[/]  "
+        f"{escape(commit.message)}"
+    )
+    for event in commit.events:
+        out.print(f"  • {escape(event.text)}")

@@ -12,10 +12,10 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from cardvault.app.services import LINE_EVERY, ProgressLines, shown
+from cardvault.cli.output import collected, silenced
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,18 +23,23 @@ if TYPE_CHECKING:
 
 #: The environment the consoles read (TERM, NO_COLOR, COLUMNS...): this process's, or the
 #: caller's while `cardvault serve` answers a request (`environment`).
-_environ: ContextVar[Mapping[str, str] | None] = ContextVar("cardvault_render_env", default=None)
+_environ: ContextVar[Mapping[str, str]] = ContextVar("cardvault_render_env", default=os.environ)
+#: The (stdout, stderr) consoles, made on first use for `_environ` and the streams of the moment.
+_made: ContextVar[tuple[Console, Console] | None] = ContextVar("cardvault_consoles", default=None)
 
 
-@cache
-def _consoles(environ: Mapping[str, str] | None) -> tuple[Console, Console]:
-    from rich.console import Console
+def _consoles() -> tuple[Console, Console]:
+    made = _made.get()
+    if made is None:
+        from rich.console import Console
 
-    env = sized(os.environ if environ is None else environ)
-    return (
-        Console(highlight=False, soft_wrap=True, _environ=env),
-        Console(stderr=True, highlight=False, soft_wrap=True, _environ=env),
-    )
+        env = sized(_environ.get())
+        made = (
+            Console(highlight=False, soft_wrap=True, _environ=env),
+            Console(stderr=True, highlight=False, soft_wrap=True, _environ=env),
+        )
+        _made.set(made)
+    return made
 
 
 def sized(environ: Mapping[str, str]) -> dict[str, str]:
@@ -48,36 +53,29 @@ def sized(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def console() -> Console:
-    """The stdout console (created on first use, so `--help` never imports rich here)."""
-    return _consoles(_environ.get())[0]
+    """The stdout console, made on first use (`--help` never imports rich)."""
+    return _consoles()[0]
 
 
 def err_console() -> Console:
     """The stderr console, for errors, warnings and progress."""
-    return _consoles(_environ.get())[1]
+    return _consoles()[1]
 
 
 @contextlib.contextmanager
 def environment(environ: Mapping[str, str]) -> Iterator[None]:
     """Consoles made for `environ` and the streams of the moment (a resident request's
     captured ones) while the block runs, dropped afterwards."""
-    token = _environ.set(_Frozen(environ))
+    tokens = _environ.set(environ), _made.set(None)
     try:
         yield
     finally:
-        _environ.reset(token)
-        _consoles.cache_clear()
-
-
-class _Frozen(dict[str, str]):
-    """An environment as a hashable key of the console cache (one per request)."""
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return id(self)
+        _environ.reset(tokens[0])
+        _made.reset(tokens[1])
 
 
 def wants_json(flag: bool) -> bool:
-    """JSON when asked, or when stdout is not a terminal (a script is reading)."""
+    """JSON when asked, or when a script reads stdout (not a terminal)."""
     return flag or not sys.stdout.isatty()
 
 
@@ -106,8 +104,6 @@ def print_json_items(items: Iterable[Any]) -> None:
 
 def error(message: str) -> None:
     """An error line on stderr, any secret in it redacted (errors quote what the user typed)."""
-    from cardvault.cli.output import collected
-
     text = _redacted(message)
     collected("error", text)
     err_console().print(f"[bold red]error:[/] {escape(text)}")
@@ -116,20 +112,14 @@ def error(message: str) -> None:
 def warning(message: str) -> None:
     """A warning line on stderr, any secret in it redacted."""
     text = _redacted(message)
-    if not _silenced("warning", text):
+    if not silenced("warning", text):
         err_console().print(f"[yellow]warning:[/] {escape(text)}")
 
 
 def warnings(messages: Iterable[str]) -> None:
-    """A warning line for each of `messages`."""
+    """A warning line for each message."""
     for message in messages:
         warning(message)
-
-
-def _silenced(level: str, text: str) -> bool:
-    from cardvault.cli.output import silenced
-
-    return silenced(level, text)
 
 
 def _redacted(message: str) -> str:
@@ -138,30 +128,34 @@ def _redacted(message: str) -> str:
     return redact_text(message)
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """`count` and `noun`, plural unless the count is 1 ("1 card", "3 cards", "2 entries")."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 #: How many files a command names when it could not use them; the rest are counted.
 SKIPPED_LISTED = 5
 
 
 def skipped(problems: Sequence[object]) -> None:
-    """The files a command could not use, as warnings: the first few named, the rest counted
-    (`cardvault check` names each one)."""
+    """The files a command could not use, as warnings: the first few named, the rest counted."""
     for problem in problems[:SKIPPED_LISTED]:
         warning(f"skipped {problem}")
     more = len(problems) - SKIPPED_LISTED
     if more > 0:
-        warning(f"skipped {more} more file{'s' if more != 1 else ''}; `cardvault check` names each")
+        warning(f"skipped {counted(more, 'more file')}; `cardvault check` names each")
 
 
 def note(message: str) -> None:
-    """A dim informational line on stderr (e.g. commit ids), keeping stdout clean for data."""
-    if _silenced("note", message):
+    """A dim line on stderr (stdout is kept for data)."""
+    if silenced("note", message):
         return
     err_console().print(f"[dim]{escape(message)}[/]")
 
 
 def success(message: str) -> None:
     """A confirmation line on stdout."""
-    if _silenced("success", message):
+    if silenced("success", message):
         return
     console().print(f"[green]✓[/] {escape(message)}")
 
@@ -175,14 +169,6 @@ def diff(text: str) -> None:
     for line in text.splitlines():
         style = "bold" if line.startswith(("+++", "---")) else styles.get(line[:1])
         console().print(f"[{style}]{escape(line)}[/]" if style else escape(line))
-
-
-def memory_commit(sha: str, when: str, author: str, subject: str, lines: Sequence[str]) -> None:
-    """One commit of `cardvault history`/`diff`: its header, then what it did, a line each."""
-    out = console()
-    out.print(f"[bold yellow]{sha}[/] {escape(when)} [dim]{escape(author)}[/]  {escape(subject)}")
-    for line in lines:
-        out.print(f"  • {escape(line)}")
 
 
 def escape(text: str) -> str:
@@ -205,12 +191,6 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | No
     for row in rows:
         grid.add_row(*(escape(str(cell)) for cell in row))
     console().print(grid)
-
-
-def markdown_text(text: str) -> None:
-    """Print Markdown source as written (cards are meant to be read so), ending with a newline;
-    at a terminal, as `plain_text` shows it."""
-    plain_text(text if text.endswith("\n") else text + "\n")
 
 
 def plain_text(text: str) -> None:

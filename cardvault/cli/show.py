@@ -28,4 +28,5 @@ def show(
     if json_out:
         render.print_json(shown.to_dict())
     else:
-        render.markdown_text(shown.card.text)
+        text = shown.card.text  # Markdown as written, ending with a newline
+        render.plain_text(text if text.endswith("\n") else text + "\n")
