@@ -36,8 +36,7 @@ def hot(
     render.success(f"hot memory: {result.path}")
     if result.moved:
         render.note(f"moved {result.moved} older fragment(s) to today's log (over the limit)")
-    if result.commit is not None:
-        report_commit(result.commit)
+    report_commit(result.commit)
 
 
 def agents(

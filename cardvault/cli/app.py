@@ -1,7 +1,6 @@
 """The `cardvault` command: the typer app, its global options, and the command list.
 
-Commands live one group per module and are imported lazily by typer's callbacks' modules only
-when the module is loaded here; heavy libraries are imported inside command bodies, so
+Commands live one group per module; heavy libraries are imported inside command bodies, so
 `cardvault --help` stays fast.
 """
 

@@ -34,8 +34,7 @@ def check(
     report_notes(done.notes)
     for repaired in done.fixed:
         render.note(f"fixed {vault.rel(repaired.path)}: {repaired.what}")
-    if done.commit is not None:
-        report_commit(done.commit)
+    report_commit(done.commit)
     errors = done.count("error")
     if json_out:  # text stays the default when piped: `path:line:` is what editors and CI read
         render.print_json([f.to_dict() for f in done.findings])

@@ -60,16 +60,13 @@ AgentOption = Annotated[
 ]
 
 
-#: The exit code of a command line click refuses (typer's vendored click: UsageError).
-USAGE_ERROR = 2
 #: Where the group keeps the command line it parsed (`ctx.meta`), for a refused one's --json.
 _ARGV = "cardvault.argv"
 
 
 class CardvaultGroup(TyperGroup):
-    """The command group: a CardvaultError from any command becomes a message and exit 1;
-    every command gets `--json` and `--quiet` (cli/output.py) when it is resolved, so running
-    one command prepares that one only."""
+    """The command group: a known failure becomes a message and exit 1; each command gets
+    `--json` and `--quiet` (cli/output.py) when it is resolved, so running one prepares only it."""
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         from cardvault.cli.output import add_output_options
@@ -80,8 +77,7 @@ class CardvaultGroup(TyperGroup):
         return command
 
     def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
-        """The commands under their panels (each command's `rich_help_panel`), in the order
-        they were added: click's plain list, grouped as typer's rich help would group it."""
+        """The commands under their `rich_help_panel`s, in the order they were added."""
         shown = [(n, c) for n in self.list_commands(ctx) if (c := self.get_command(ctx, n))]
         shown = [(name, command) for name, command in shown if not command.hidden]
         if not shown:
@@ -103,8 +99,7 @@ class CardvaultGroup(TyperGroup):
             try:
                 return super().invoke(ctx)
             except typer.TyperException as exc:  # click's usage errors: shown on stderr, exit 2
-                if getattr(exc, "exit_code", None) == USAGE_ERROR:
-                    usage_failed(ctx.meta.get(_ARGV, []), exc.format_message())
+                usage_failed(ctx.meta.get(_ARGV, []), exc)
                 raise
             except Exception as exc:
                 said = failure_line(exc)
@@ -118,10 +113,9 @@ class CardvaultGroup(TyperGroup):
         try:
             return super().parse_args(ctx, args)
         except typer.TyperException as exc:  # before any command: `cardvault --bogus list`
-            from cardvault.cli.output import refused_before_command
+            from cardvault.cli.output import usage_failed
 
-            if getattr(exc, "exit_code", None) == USAGE_ERROR:
-                refused_before_command(given, exc.format_message())
+            usage_failed(given, exc, at_once=True)
             raise
 
 
@@ -135,9 +129,7 @@ ENVIRONMENT_ERRORS = (
 
 
 def failure_line(exc: BaseException) -> str | None:
-    """The one line a command's error is shown as (a cardvault error; the disk, permissions, a
-    name too long; an error the machine caused, see ENVIRONMENT_ERRORS), else None: a bug,
-    whose trace is shown."""
+    """The one line a command's error is shown as, or None for a bug (its trace is shown)."""
     if isinstance(exc, CardvaultError):
         return str(exc)
     if isinstance(exc, OSError):
@@ -152,12 +144,10 @@ def failure_line(exc: BaseException) -> str | None:
 
 
 class TextCommand(TyperCommand):
-    """A command whose argument is free text (`search`'s query, what `log`, `remember` and `hot`
-    write): an argument that starts with '-' yet holds whitespace before any '=' (a pasted
-    `--- FAIL: TestX (0.00s)`, `-bash: psql: command not found`, rustc's `--> a.rs:1`, a
-    Markdown bullet `- deployed 2.3.1`) is never an option, so it is read as that text wherever
-    it stands, rather than refused as "No such option" (a value given to an option that takes
-    one is left where it is)."""
+    """A command whose argument is free text (`search`'s query, what `log` writes): an argument
+    that starts with '-' yet holds whitespace before any '=' (a pasted `--- FAIL: TestX`, a
+    Markdown bullet `- deployed 2.3.1`) cannot be an option, so it is read as that text rather
+    than refused as "No such option"."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         valued = {
@@ -180,14 +170,12 @@ class TextCommand(TyperCommand):
 
 
 def _is_text(arg: str) -> bool:
-    """Whether `arg` starts like an option but cannot be one (whitespace in its name)."""
     name = arg.partition("=")[0]
     return arg.startswith("-") and any(char.isspace() for char in name)
 
 
 def session_of(ctx: typer.Context, agent: str | None = None) -> Session:
-    """The session this invocation runs in (made by the root callback from `--vault` and
-    `--agent`, or lent by `cardvault serve`), acting as `agent` when a command names one."""
+    """The session the root callback made (or `cardvault serve` lent), acting as `agent`."""
     from cardvault.app import Session
 
     found = ctx.find_root().obj
@@ -196,14 +184,13 @@ def session_of(ctx: typer.Context, agent: str | None = None) -> Session:
 
 
 def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = False) -> Vault:
-    """The vault this invocation works on (`--vault`, $CARDVAULT_VAULT, or found upwards; the
-    global vault, made on first use, with `to_global`), acting as the agent if one is named."""
+    """The vault this invocation writes to (the global one, made on first use, `to_global`)."""
     return opened(session_of(ctx, agent).vault_for(to_global))
 
 
 def reading(ctx: typer.Context, from_global: bool = False) -> Session:
-    """The session of a command on one vault (the project's, or the global vault's when it
-    exists: this never makes it), after telling the user what opening it healed."""
+    """The session of a command reading one vault (the global one only when it exists),
+    after telling the user what opening it healed."""
     session = session_of(ctx)
     vault = session.global_vault() if from_global else session.project()
     if vault is not None:
@@ -220,10 +207,8 @@ def opened(vault: Vault) -> Vault:
 
 
 def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
-    """Index first, with the progress `cardvault index` shows, each vault never indexed (before
-    a ranked `search` or `context --task`): built inside the query, a first index (minutes on
-    thousands of long notes) printed nothing, not even piped, and looked like a hang. The query
-    that follows finds the index up to date."""
+    """Index each vault never indexed with the progress `cardvault index` shows, before a ranked
+    query: a first index takes minutes on thousands of long notes and must not look hung."""
     from cardvault.cli import render
 
     session = session_of(ctx)
@@ -239,18 +224,24 @@ def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
 def open_scope(
     ctx: typer.Context, scope: Scope, agent: str | None = None, searching: bool = False
 ) -> InScope:
-    """The vaults `--scope` covers (`searching`: as a search takes them, `Wiring.scope`),
-    resolved once for the command, after telling the user what opening them healed (the
-    scope's own notices are left to the command: a session's results carry them)."""
+    """The vaults `--scope` covers (`searching`: as a search takes them), resolved once for the
+    command, after telling the user what opening them healed."""
     found = session_of(ctx, agent).scope(scope, searching)
     for scoped in found.vaults:
         opened(scoped.vault)
     return found
 
 
+def print_each_json(found: Any, scope: Scope) -> None:
+    """Each vault's result as JSON, named by "vault": a list with --scope all, else one object."""
+    from cardvault.cli import render
+
+    data = [{**each.result.to_dict(), "vault": each.name} for each in found.each]
+    render.print_json(data if scope is Scope.all else (data[0] if data else {}))
+
+
 def report_registration(done: Any) -> None:
-    """Say that the project registered with the global vault (`done.registered`, when it was
-    not already), or why it did not (`done.unregistered`): a result of init, maintain, scope."""
+    """Say that the project registered with the global vault, or why it did not."""
     from cardvault.cli import render
 
     if done.unregistered is not None:
@@ -260,8 +251,8 @@ def report_registration(done: Any) -> None:
 
 
 def read_stdin(vault: Vault, what: str) -> str:
-    """Standard input as text, at most the vault's `[write] max_entry_bytes` read: more is
-    refused at once (CardFormatError) rather than read into memory (`log - < /dev/zero`)."""
+    """Standard input as text; past `[write] max_entry_bytes` it is refused at once rather than
+    read into memory (`log - < /dev/zero`)."""
     from cardvault.limits import read_stream
 
     limit = vault.config.max_entry_bytes
@@ -278,9 +269,11 @@ def read_stdin(vault: Vault, what: str) -> str:
 
 
 def report_commit(result: Any) -> None:
-    """Tell the user which commit recorded the change (or why none did)."""
+    """Tell the user which commit recorded the change (or why none did); nothing for None."""
     from cardvault.cli import render
 
+    if result is None:
+        return
     if result.recorded:
         render.note(f"committed {result.sha[:10]}: {result.message}")
     if result.note:  # with a commit: what it left out (files git ignores)
@@ -291,18 +284,19 @@ def report_subject(result: Any) -> None:
     """Like report_commit, with the subject line only (for commits with long bodies)."""
     from dataclasses import replace
 
-    report_commit(replace(result, message=result.message.split("\n", 1)[0]))
+    if result is not None:
+        report_commit(replace(result, message=result.message.split("\n", 1)[0]))
 
 
 def waiting_note(holder: Any) -> None:
-    """Tell the user their write waits for another writer (the door's `on_wait`)."""
+    """The write door's `on_wait`: the write waits for another writer."""
     from cardvault.cli import render
 
     render.note(f"waiting for another cardvault writer ({holder.describe()})…")
 
 
 def report_notes(notes: Any) -> None:
-    """Show what happened on the way in (an interrupted write finished, hand edits committed)."""
+    """What happened on the way in (an interrupted write finished, hand edits committed)."""
     from cardvault.cli import render
 
     for line in notes:

@@ -2,12 +2,10 @@
 when there is one, everything else (and any doubt) to the full typer CLI.
 
 This module must stay cheap: it imports only the standard library and `cardvault.serve`'s
-client, finds the vault and its socket with a few `stat` calls, and only when that fails or the
-server's answer cannot be trusted imports typer and the commands. A command answered by the
-server prints exactly what the in-process command would (the server runs the same code), so
-callers cannot tell the two apart except by the time taken. It is the one front-end module
-that does not go through the app: importing `cardvault.app` loads the vault layer, which would
-about double the fast path's start-up (tests/test_code_rules.py lists its three imports).
+client, and typer and the commands only when the server cannot answer. The server runs the same
+code, so its answer is byte for byte the in-process command's. It is the one front-end module
+that does not go through the app: importing `cardvault.app` would about double the fast path's
+start-up (tests/test_code_rules.py lists its three imports).
 """
 
 from __future__ import annotations
@@ -63,8 +61,8 @@ def answer_from_server(argv: list[str]) -> int | None:
 
 
 def program_name() -> str:
-    """The name click shows in usage lines: "cardvault", or "python -m cardvault" (the rule of
-    click's `_detect_program_name`, so an answered usage error reads the same)."""
+    """The name click shows in usage lines (click's `_detect_program_name`), so an answered
+    usage error reads the same."""
     package = getattr(sys.modules.get("__main__"), "__package__", None)
     path = sys.argv[0]
     if not package:
@@ -95,7 +93,7 @@ def split_global_options(argv: list[str]) -> tuple[str | None, list[str]] | None
 
 
 def _vault_root(explicit: str | None) -> Path | None:
-    """The vault's resolved root, found as the full CLI finds it; None when there is none."""
+    """The vault's resolved root, found as the full CLI finds it, or None."""
     from cardvault.vault.root import CONFIG_FILE, locate_root
 
     try:

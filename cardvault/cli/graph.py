@@ -10,7 +10,7 @@ import typer
 
 from cardvault.app.insight import Scope, graph_text
 from cardvault.cli import render
-from cardvault.cli.common import ArchivedOption, ScopeOption, session_of
+from cardvault.cli.common import ArchivedOption, ScopeOption, print_each_json, session_of
 
 
 class GraphFormat(StrEnum):
@@ -45,8 +45,7 @@ def graph(
     for each in found.each:
         render.skipped(list(each.problems))
     if fmt is GraphFormat.json or json_out:
-        data = [{**each.result.to_dict(), "vault": each.name} for each in found.each]
-        render.print_json(data if scope is Scope.all else (data[0] if data else {}))
+        print_each_json(found, scope)
         return
     marker = {GraphFormat.mermaid: "%%", GraphFormat.dot: "//"}.get(fmt, "#")
     for each in found.each:

@@ -128,6 +128,5 @@ def _show_import(plan: ImportPlan, dry_run: bool) -> None:
     for problem in plan.problems:
         render.warning(f"not imported: {problem}")
     if plan.log_entries:
-        render.note(
-            f"{plan.log_entries} daily-log entr{'y' if plan.log_entries == 1 else 'ies'} added"
-        )
+        entries = render.counted(plan.log_entries, "daily-log entry", "daily-log entries")
+        render.note(f"{entries} added")

@@ -61,10 +61,10 @@ def _show(folder: FolderPlan, dry_run: bool, partial: bool) -> None:
     render.table(["note", "card", "category", "dates", "outcome"], rows, title=title)
     _show_links(folder, every=dry_run)
     if folder.plan.logs:
-        entries = folder.plan.log_entries
+        entries = render.counted(folder.plan.log_entries, "entry", "entries")
         render.note(
             f"{'would keep' if dry_run else 'kept'} {folder.plan.logs} daily log(s) as logs, at "
-            f"their paths under memory/ ({entries} entr{'y' if entries == 1 else 'ies'})"
+            f"their paths under memory/ ({entries})"
         )
     for skip in folder.skipped:
         render.note(f"left out {skip.rel}: {skip.why}")

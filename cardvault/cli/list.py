@@ -41,4 +41,4 @@ def list_cards(
         render.print_json([{**row.to_dict(), "vault": name} for name, row in rows])
         return
     columns, table = card_table(rows, by_vault=scope is Scope.all)
-    render.table(columns, table, title=f"{len(rows)} card{'s' if len(rows) != 1 else ''}")
+    render.table(columns, table, title=render.counted(len(rows), "card"))

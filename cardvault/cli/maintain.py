@@ -122,13 +122,11 @@ def maintain(
         pending -= asked
         if asked:
             render.warning(
-                f"a real run would ask {asked} question{'s' if asked != 1 else ''}: "
+                f"a real run would ask {render.counted(asked, 'question')}: "
                 "`cardvault maintain`, then `cardvault review`"
             )
     if pending:
-        render.warning(
-            f"{pending} memory decision{'s' if pending != 1 else ''} pending: cardvault review"
-        )
+        render.warning(f"{render.counted(pending, 'memory decision')} pending: cardvault review")
 
 
 def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_json: bool) -> None:
@@ -176,10 +174,8 @@ def _date(text: str | None) -> dt.date | None:
 def _show(result: RunResult, dry_run: bool) -> None:
     plan = result.plan
     render.warnings((*plan.before.problems, *result.notices))
-    if result.pending is not None:
-        report_commit(result.pending)
-    if result.ids is not None:
-        report_subject(result.ids)
+    report_commit(result.pending)
+    report_subject(result.ids)
     rows = result.step_rows()
     render.table(("step", "actions", "files", "reported"), rows, title="maintenance")
     for line in result.reasons:

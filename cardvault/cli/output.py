@@ -1,16 +1,12 @@
 """`--json` and `--quiet` on every command, given in one place (not per command).
 
-`add_output_options` gives a command, when the app's group first resolves it (the one being
-run, or each one `--help` lists), and each command under it, what it lacks:
-- `--quiet`: nothing on stdout, and no notes, warnings or confirmations on stderr; errors still
-  go to stderr, and the exit code is the command's own (for hooks and scripts);
-- `--json` (a command with its own `--json` keeps it): what the command would have said, as one
-  JSON object on stdout: `{"ok": true, "messages": [{"level": "success", "text": ...}],
-  "output": "text it printed"}` (`ok` false when it exits non-zero; a cardvault error is then
-  one of the messages, `{"level": "error", ...}`, as well as the line on stderr). A command
-  with its own `--json` that fails before printing anything prints the same object, `ok` false
-  with its error, and so does a command line click refuses (exit 2: an unknown option, a bad
-  value), so a script reading stdout gets one shape of failure from every command.
+`add_output_options` gives each command, when the app's group first resolves it, what it lacks:
+- `--quiet`: nothing on stdout, and only errors on stderr; the exit code is the command's own;
+- `--json`: what the command would have said, as one JSON object on stdout: `{"ok": true,
+  "messages": [{"level": "success", "text": ...}], "output": "text it printed"}`. A command
+  with its own `--json` that fails before printing anything prints the same object, `ok`
+  false with its error, and so does a command line click refuses (exit 2), so a script
+  reading stdout gets one shape of failure from every command.
 `session` holds the mode for one invocation (the resident process runs many in turn).
 """
 
@@ -33,7 +29,6 @@ from cardvault.errors import CardvaultError
 @dataclass
 class OutputMode:
     """How the running command's output goes out."""
-
     quiet: bool = False
     collect: bool = False
     #: the command's own `--json` was given (its output is its own; only a failure is ours)
@@ -46,41 +41,39 @@ class OutputMode:
     usage_error: bool = False
 
 
+#: The exit code of a command line click refuses (typer's vendored click: UsageError).
+USAGE_ERROR = 2
 #: The mode of the command running now (reset by `session`).
 mode = OutputMode()
 
 
 def collected(level: str, text: str) -> None:
-    """Keep a line for the JSON object, in collecting mode (errors: shown on stderr too; under
-    a command's own `--json`, errors only)."""
+    """Keep a line for the JSON object (under a command's own `--json`, errors only)."""
     if mode.collect or (mode.own_json and level == "error"):
         mode.messages.append({"level": level, "text": text})
 
 
 def silenced(level: str, text: str) -> bool:
-    """Whether a `level` line (note, warning, success) is kept from the terminal: dropped in
-    quiet mode, collected for the JSON object in collecting mode."""
+    """Whether a `level` line (note, warning, success) is kept from the terminal (quiet, or
+    collected for the JSON object)."""
     if mode.quiet:
         return True
     collected(level, text)
     return mode.collect
 
 
-def usage_failed(argv: list[str], message: str) -> None:
-    """A command line click refused (an unknown option, a bad value, a missing argument): when
-    it asked for `--json`, the failure object all the same, since the option itself may never
-    have been read (the words after a `--` are the command's, never ours)."""
-    if _asks_json(argv):
+def usage_failed(argv: list[str], exc: typer.TyperException, at_once: bool = False) -> None:
+    """A command line click refused (exit 2): the failure object when it asked for `--json`,
+    which click may never have read (the words after a `--` are the command's, never ours);
+    printed `at_once` when it was refused before any command ran (no session yet)."""
+    if getattr(exc, "exit_code", None) != USAGE_ERROR or not _asks_json(argv):
+        return
+    failed = {"level": "error", "text": exc.format_message()}
+    if at_once:
+        _print_collected(OutputMode(messages=[failed]), USAGE_ERROR)
+    else:
         mode.usage_error = True
-        mode.messages.append({"level": "error", "text": message})
-
-
-def refused_before_command(argv: list[str], message: str) -> None:
-    """The same for a command line refused before any command runs (no session yet): the
-    failure object, printed at once."""
-    if _asks_json(argv):
-        done = OutputMode(messages=[{"level": "error", "text": message}])
-        _print_collected(done, 2)
+        mode.messages.append(failed)
 
 
 def _asks_json(argv: list[str]) -> bool:
@@ -93,8 +86,8 @@ _GIVEN = "cardvault_output_options"
 
 
 def add_output_options(command: Any) -> None:
-    """Give `command` and every command under it `--quiet`, and `--json` where it has none;
-    a group too when it runs on its own (`cardvault review` lists the queue). Once each."""
+    """Give `command` and every command under it (a group too when it runs on its own)
+    `--quiet`, and `--json` where it has none; once each."""
     if getattr(command, _GIVEN, False):
         return
     setattr(command, _GIVEN, True)
@@ -138,8 +131,8 @@ def _collect(ctx: Any, _param: Any, value: bool) -> None:
 
 
 def _own_json(callback: Any) -> Any:
-    """A command's own `--json` callback that also notes, for a failure, that the flag was
-    given, and tracks whether the command wrote to stdout."""
+    """A command's own `--json` callback that also notes the flag and whether the command
+    wrote to stdout (for a failure's object)."""
 
     def noted(ctx: Any, param: Any, value: Any) -> Any:
         if value and not mode.quiet and not mode.own_json:
@@ -212,8 +205,7 @@ def session() -> Iterator[None]:
 
 
 def _print_collected(done: OutputMode, code: int) -> None:
-    """The collected object on stdout (compact JSON, as render.print_json writes for programs;
-    render imports this module, so this one writes it itself)."""
+    """The collected object on stdout, as compact JSON (render imports this module)."""
     import json
 
     text = done.captured.getvalue() if done.captured is not None else ""

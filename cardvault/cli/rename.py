@@ -52,5 +52,4 @@ def rename(
             render.success(line)
         for where in result.left:
             render.note(f"{where}: still names {result.old} (left as written; resolves by alias)")
-    if result.commit is not None:
-        report_commit(result.commit)
+    report_commit(result.commit)

@@ -1,10 +1,9 @@
 """How `cardvault serve` answers a CLI request: the real command, in a session lent by the server.
 
-The command runs in the server exactly as it would in the caller's process: the same typer app
-and argument parsing, with stdout and stderr captured as the caller's terminal would take them
-(whether each is a terminal, the encoding, the caller's width and colour variables). The
-session it runs in is the app's (`ServiceCommands.lend`: the caller's environment, the server's
-warm handles), handed to the command group as the session the root callback would have made.
+The command runs in the server as it would in the caller's process: the same typer app, with
+stdout and stderr captured as the caller's terminal would take them (tty, encoding, width and
+colour variables), in a session the server lends (the caller's environment, the server's warm
+handles) in place of the one the root callback would have made.
 """
 
 from __future__ import annotations
@@ -28,11 +27,11 @@ class ResidentCli:
     """The CLI commands, answered in this long-lived process (`Session.serve`'s `answer`)."""
 
     def __init__(self, command: Command) -> None:
-        self._command = command  # the `cardvault` group, as the caller's process would run it
+        self._command = command
 
     def answer(self, request: RunRequest, session: Session) -> tuple[int, list[tuple[int, str]]]:
-        """Run `request.argv` in `session` as `cardvault <argv>` would in the caller's process:
-        its exit code and what it printed, as (stream number, text) pieces."""
+        """Run `request.argv` in `session`: its exit code and what it printed, as (stream
+        number, text) pieces."""
         from contextlib import redirect_stderr, redirect_stdout
 
         from cardvault.cli import render
@@ -56,7 +55,7 @@ class ResidentCli:
 
 
 def _columns(env: Mapping[str, str]) -> int | None:
-    """The caller's terminal width for help text ($COLUMNS), or None: click's default."""
+    """The caller's $COLUMNS for help text, or None (click's default)."""
     try:
         columns = int(env.get("COLUMNS", ""))
     except ValueError:
@@ -85,11 +84,11 @@ class _CapturedStream(io.TextIOBase):
     def isatty(self) -> bool:
         return self._tty
 
-    def writable(self) -> bool:
+    def writable(self) -> bool:  # io.TextIOBase says False; click and rich may ask
         return True
 
     def write(self, text: str | bytes) -> int:
-        """Record `text` (bytes, which click writes at times, are decoded as the caller would)."""
+        """Record `text` (bytes, which click writes at times, decoded as the caller would)."""
         if isinstance(text, bytes):
             text = text.decode(self._encoding, "replace")
         if text:

@@ -69,9 +69,8 @@ def review(
     if not items:
         render.success("no memory decisions pending")
         return
-    count = len(items)
     render.console().print(
-        f"[bold]{count} memory decision{'s' if count != 1 else ''} pending[/] "
+        f"[bold]{render.counted(len(items), 'memory decision')} pending[/] "
         "(cardvault review accept|reject ID)\n"
     )
     for item in items:
@@ -164,7 +163,5 @@ def _show_result(result: ReviewResult) -> None:
         render.success(f"{item.id} {item.status}")
     for line in result.reasons:
         render.console().print(f"  {render.escape(line)}")
-    if result.commit is not None:
-        report_subject(result.commit)
-    left = result.pending
-    render.note(f"{left} memory decision{'s' if left != 1 else ''} still pending")
+    report_subject(result.commit)
+    render.note(f"{render.counted(result.pending, 'memory decision')} still pending")

@@ -8,7 +8,7 @@ import typer
 
 from cardvault.app.insight import Scope
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, ScopeOption, session_of
+from cardvault.cli.common import JsonOption, ScopeOption, print_each_json, session_of
 
 if TYPE_CHECKING:
     from cardvault.insight.stats import VaultStats
@@ -32,8 +32,7 @@ def stats(
     found = session_of(ctx).stats(scope)
     render.warnings(found.notices)
     if render.wants_json(json_out):
-        data = [{**each.result.to_dict(), "vault": each.name} for each in found.each]
-        render.print_json(data if scope is Scope.all else (data[0] if data else {}))
+        print_each_json(found, scope)
         return
     for each in found.each:
         if len(found.each) > 1 or each.name != "project":
@@ -81,7 +80,7 @@ def _dashboard(s: VaultStats) -> None:
         f"{logs.signal_entries} with a lesson signal, {_flag(len(logs.undistilled), 'undistilled')}"
     )
     if s.review_pending:
-        decisions = f"{s.review_pending} memory decision{'s' if s.review_pending != 1 else ''}"
+        decisions = render.counted(s.review_pending, "memory decision")
         out.print(f"Review: [yellow]{decisions} pending[/] (cardvault review)")
     else:
         out.print("Review: [green]no memory decisions pending[/]")

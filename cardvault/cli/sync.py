@@ -27,8 +27,7 @@ def sync(
     session = reading(ctx)
     result = session.sync(remote, on_wait=waiting_note)
     report_notes(result.notes)
-    if result.pending is not None:
-        report_subject(result.pending)
+    report_subject(result.pending)
     if result.conflicts:
         for conflict in result.conflicts:
             for line in conflict.describe():
@@ -40,8 +39,7 @@ def sync(
             "then `cardvault sync` again"
         )
         raise typer.Exit(1)
-    if result.forgotten is not None:
-        report_subject(result.forgotten)
+    report_subject(result.forgotten)
     if result.refused is not None:
         render.error(result.refused)
         raise typer.Exit(1)

@@ -59,7 +59,7 @@ def trust(
             render.print_json({"vault": str(root), "revoked": [asdict(a) for a in gone]})
             return
         render.success(
-            f"revoked {len(gone)} approval{'s' if len(gone) != 1 else ''} for {root}"
+            f"revoked {render.counted(len(gone), 'approval')} for {root}"
             if gone
             else f"nothing to revoke: no approval for {root}"
         )

@@ -69,7 +69,5 @@ def _show(result: VerifyResult, rel: Callable[[Path], str]) -> None:
         summary = f"{len(result.checks)} card(s) checked against {where}: {len(result.stale)} stale"
         render.console().print(summary)
     if result.asked:
-        count = len(result.asked)
-        render.note(f"{count} question{'s' if count != 1 else ''} asked: cardvault review")
-    if result.commit is not None:
-        report_subject(result.commit)
+        render.note(f"{render.counted(len(result.asked), 'question')} asked: cardvault review")
+    report_subject(result.commit)
