@@ -77,10 +77,12 @@ class RunResult(NamedTuple):
 
 
 def cache_dir(root: Path) -> Path:
+    """The vault's derived-files folder (`.cardvault/`)."""
     return root / ".cardvault"
 
 
 def socket_path(root: Path) -> Path:
+    """Where the vault's resident process listens."""
     return cache_dir(root) / SOCKET_NAME
 
 
@@ -95,6 +97,7 @@ def new_id() -> str:
 
 
 def encode(message: dict[str, Any]) -> bytes:
+    """One message as a line on the wire."""
     return json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
