@@ -63,13 +63,17 @@ class Turns:
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the model and sync the index on a daemon thread; the first search waits for it."""
-        return self._in_background(self._warm_up, "cardvault-warm-up")
+        return self._in_background(self._warm_up, "cardvault-warm-up", "warm-up")
 
     def embed_soon(self) -> threading.Thread:
         """Bring the served vault's index up to date on a daemon thread, right after a write:
         the warm model embeds the new entry (one short text) before the next search needs it.
         A search meanwhile waits for it, and finds the entry either way."""
-        return self._in_background(self._embed, "cardvault-embed-new")
+
+        def embed() -> None:
+            self.app.index_written(self._step())
+
+        return self._in_background(embed, "cardvault-embed-new", "indexing the new entry")
 
     def close(self) -> None:
         """Stop the background work at its next step, wait for it, release the session."""
@@ -78,8 +82,22 @@ class Turns:
             thread.join()
         self.app.close()
 
-    def _in_background(self, work: Callable[[], None], name: str) -> threading.Thread:
-        thread = threading.Thread(target=work, name=name, daemon=True)
+    def _in_background(self, work: Callable[[], None], name: str, what: str) -> threading.Thread:
+        """Run `work` on a daemon thread, in its turn with the searches; a failure is logged
+        (the next search meets and reports it again)."""
+
+        def run() -> None:
+            with self._reading:
+                if self._stopping.is_set():
+                    return
+                try:
+                    work()
+                except Stopped:
+                    return
+                except Exception as exc:
+                    _log(f"cardvault mcp: {what} failed: {exc}")
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
         return thread
@@ -96,21 +114,9 @@ class Turns:
         return step
 
     def _warm_up(self) -> None:
-        with self._reading:
-            if self._stopping.is_set():
-                return
-            try:
-                self._first_index()
-                self.app.warm_up()
-            except Stopped:
-                return
-            except Exception as exc:  # the first real search reports the problem to the model
-                print(f"cardvault mcp: warm-up failed: {exc}", file=sys.stderr)
-
-    def _first_index(self) -> None:
         """Index a vault never (or not fully) indexed, saying on the server's log (stderr) that
-        it does, how far it is now and then, and when it is done: it takes minutes on thousands
-        of long notes."""
+        it does, how far it is now and then, and when it is done (it takes minutes on thousands
+        of long notes); then load the model."""
         began = time.monotonic()
         lines = ProgressLines(_log, prefix="cardvault mcp")
         building = f"cardvault mcp: building the search index of {self.app.root}; searches wait"
@@ -123,17 +129,7 @@ class Turns:
                 "cardvault mcp: the search index is not built yet (another cardvault is writing "
                 "it, or it could not be written); searches answer from what it holds"
             )
-
-    def _embed(self) -> None:
-        with self._reading:
-            if self._stopping.is_set():
-                return
-            try:
-                self.app.index_written(self._step())
-            except Stopped:
-                return
-            except Exception as exc:  # the next search syncs (and reports) it again
-                print(f"cardvault mcp: indexing the new entry failed: {exc}", file=sys.stderr)
+        self.app.warm_up()
 
 
 def _log(line: str) -> None:
