@@ -29,6 +29,7 @@ from cardvault.errors import CardvaultError
 @dataclass
 class OutputMode:
     """How the running command's output goes out."""
+
     quiet: bool = False
     collect: bool = False
     #: the command's own `--json` was given (its output is its own; only a failure is ours)

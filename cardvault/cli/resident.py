@@ -23,35 +23,28 @@ class Command(Protocol):
     def main(self, *args: Any, **extra: Any) -> Any: ...
 
 
-class ResidentCli:
-    """The CLI commands, answered in this long-lived process (`Session.serve`'s `answer`)."""
+def answer(
+    command: Command, request: RunRequest, session: Session
+) -> tuple[int, list[tuple[int, str]]]:
+    """Run `request.argv` with `command` (the `cardvault` group) in `session`: its exit code
+    and what it printed, as (stream number, text) pieces."""
+    from contextlib import redirect_stderr, redirect_stdout
 
-    def __init__(self, command: Command) -> None:
-        self._command = command
+    from cardvault.cli import render
 
-    def answer(self, request: RunRequest, session: Session) -> tuple[int, list[tuple[int, str]]]:
-        """Run `request.argv` in `session`: its exit code and what it printed, as (stream
-        number, text) pieces."""
-        from contextlib import redirect_stderr, redirect_stdout
-
-        from cardvault.cli import render
-
-        output: list[tuple[int, str]] = []
-        out = _CapturedStream(1, output, request.stdout_tty, request.encoding)
-        err = _CapturedStream(2, output, request.stderr_tty, request.encoding)
-        with render.environment(session.env), redirect_stdout(out), redirect_stderr(err):
-            code = self._invoke(request, session)
-        return code, output
-
-    def _invoke(self, request: RunRequest, session: Session) -> int:
+    output: list[tuple[int, str]] = []
+    out = _CapturedStream(1, output, request.stdout_tty, request.encoding)
+    err = _CapturedStream(2, output, request.stderr_tty, request.encoding)
+    with render.environment(session.env), redirect_stdout(out), redirect_stderr(err):
         try:
-            self._command.main(
+            command.main(
                 args=request.argv, prog_name=request.prog, obj=session, standalone_mode=True,
                 terminal_width=_columns(session.env),
             )  # fmt: skip
+            code = 0
         except SystemExit as exc:
-            return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        return 0
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return code, output
 
 
 def _columns(env: Mapping[str, str]) -> int | None:

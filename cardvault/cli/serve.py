@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import TYPE_CHECKING, Annotated
 
@@ -83,7 +84,7 @@ def serve(
 
 def _serve_here(session: Session, idle_minutes: float | None, command: Command) -> None:
     """Serve `command` (the whole `cardvault` group) for this vault until idle or stopped."""
-    from cardvault.cli.resident import ResidentCli
+    from cardvault.cli import resident
 
     def ready(notices: tuple[str, ...], minutes: float) -> None:
         render.warnings(notices)
@@ -92,7 +93,7 @@ def _serve_here(session: Session, idle_minutes: float | None, command: Command) 
             "idle minutes or on `cardvault serve --stop`"
         )
 
-    why = session.serve(ResidentCli(command).answer, idle_minutes, ready)
+    why = session.serve(functools.partial(resident.answer, command), idle_minutes, ready)
     render.note(f"server stopped: {why}")
 
 
