@@ -184,7 +184,7 @@ def session_of(ctx: typer.Context, agent: str | None = None) -> Session:
 
 
 def vault_of(ctx: typer.Context, agent: str | None = None, to_global: bool = False) -> Vault:
-    """The vault this invocation writes to (the global one, made on first use, `to_global`)."""
+    """The vault this invocation works on (the global one, made on first use, `to_global`)."""
     return opened(session_of(ctx, agent).vault_for(to_global))
 
 
