@@ -1,9 +1,7 @@
-"""Merging two versions of an agent's hot memory (`memory/agents/NAME.md`): fragment by fragment.
+"""Merging two versions of an agent's hot memory (`memory/agents/NAME.md`) fragment by fragment.
 
-A hot memory is a title and fragments, one line each (`- YYYY-MM-DD HH:MM text`, written by
-scopes/agents.py). Every fragment of both sides is kept once, in time order; a fragment one side
-removed (moved to the daily log when the file passed its budget) stays removed. The lines that
-are not fragments (the title) are merged three-way.
+Every `- YYYY-MM-DD HH:MM text` fragment of both sides is kept once, in time order; one a side
+removed (moved to the log over budget) stays removed. The other lines (the title) merge three-way.
 """
 
 from __future__ import annotations
