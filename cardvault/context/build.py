@@ -1,31 +1,12 @@
-"""`cardvault context`: the memory an agent loads at session start, inside a hard token budget.
+"""`cardvault context`: the items of one vault for the session-start pack (docs/agents.md).
 
-What goes in, in priority order:
-0. when the review queue holds decisions, one line saying how many ("3 memory decisions pending:
-   cardvault review"), so the agent can answer them;
-1. the learned rules — the lines of AGENTS.md's managed `rules` section (one item per rule, each
-   naming its card);
-2. MEMORY.md, the index (comment-only lines dropped: template placeholders cost tokens; a
-   `# MEMORY.md` title is added when the file does not start with a title of its own);
-3. with a task, the log entries not yet distilled into a card (what was just remembered) that
-   the search for the task found strongly, best first: not weak, and a score (the probability
-   that the entry is what the task is about) at or above the floor too, since they come before
-   every card;
-4. cards, best first. With a task, a card's score is 0.75 × relevance + 0.25 × value, where
-   relevance comes from its rank among the strong hits of a hybrid search for the task
-   (1 / (1 + rank / 3): 1.0, 0.75, 0.6, ...; a weak match — below search's relevance floor —
-   counts as not found) and value is `value.card_value` (frequency × impact × recency).
-   Without a task, cards rank by value alone. Only the best `CARD_CANDIDATES` cards are
-   considered at all. With a task, a card that is no strong hit may still fill the budget by
-   its value, but packing it is no use of it (`Item.for_task`): a card is used when it was
-   read for the task, and filler counted as use would keep itself from the archive.
-
-This module makes the items of one vault (its sources, the task's relevance); `context.plan`
-orders the items of every vault in scope, and `context.pack.pack` fits them to the budget and
-names what did not fit. A search that fails (no index, no model, a read-only cache) never stops
-a session from starting: the pack falls back to ranking by value and says so in `notices`.
-Nothing is written to the vault; each packed card is recorded as a use in the local ledger
-(context/used.py, at no commit) by the planner that packs it.
+In priority order: the pending-review line, the learned rules, MEMORY.md, with a task the log
+entries not yet distilled that its search found strongly, then the best `CARD_CANDIDATES` cards
+(with a task `0.75 × relevance + 0.25 × value`, else value alone). A card packed only to fill
+the budget is no use of it (`Item.for_task`): filler counted as use would keep itself from the
+archive. `context.plan` orders the items of every vault in scope and `context.pack` fits them
+to the budget. A failing search never stops a session: ranking falls back to value and says
+so in `notices`.
 """
 
 from __future__ import annotations
