@@ -1,26 +1,12 @@
 """The optional judge: an outside command (any LLM CLI the user has) that answers review questions.
 
-Set `[maintain] judge = "COMMAND"` in cardvault.toml (off by default; cardvault itself needs no
-network). A judge from a vault's own settings runs only once the user approved it with
-`cardvault trust`, or from the user's own settings file (trust/; docs/security.md). The
-command is split like a shell line (no shell runs it: write `sh -c '…'` for pipes) and run
-once per pending question (the user's own in an empty folder of its own, a vault's approved one
-at the vault's root: `_working_folder`), with the question as JSON on stdin:
-
-    {"protocol": "cardvault-judge/1", "question": "...", "answers": ["same", "different",
-     "contradiction"], "item": {"id": ..., "kind": ..., "members": [{"n": 1, "path": ...,
-     "source": ..., "text": ...}], "evidence": {...}}}
-
-It answers on stdout, either as JSON, `{"answer": "same", "reason": "...", "members": [1, 3],
-"keep": 2}` (members and keep optional), or as plain text whose first word is the answer and
-the rest the reason. `same` accepts (only `members`, when given), `different` rejects; for a
-contradiction, `contradiction` with `keep` keeps that side, `different` lets both stand. Answers
-are applied exactly like a person's (review/answer.py) and recorded as `by: judge:NAME`.
-
-A judge that cannot be started, exits non-zero, runs past `[maintain] judge_timeout` seconds
-(default 60; it is killed), or answers anything else leaves the question pending, with a message
-saying which and why. Split questions (where a merged card's overflow goes) are not the judge's
-to answer.
+`[maintain] judge = "COMMAND"` (off by default: cardvault itself needs no network) runs once per
+pending question with the question as JSON on stdin (`PROTOCOL`, docs/review.md) and answers on
+stdout, as JSON or plain text whose first word is the answer. A vault's own judge runs only once
+`cardvault trust` approved it, at the vault's root; the user's own in an empty folder of its own
+(`_working_folder`). The command is split like a shell line; no shell runs it. Answers are applied
+like a person's and recorded as `by: judge:NAME`; a judge that fails, times out or answers
+anything else leaves the question pending, saying why.
 """
 
 from __future__ import annotations
