@@ -1,18 +1,11 @@
-"""A file one side of a sync's merge removed and the other changed (sync/run.py `_merge`).
+"""A file one side of a sync's merge removed and the other changed (sync/run.py `prepare`).
 
-git says "changed on one side, removed on the other" and the sync would stop; three such
-removals are routine between clones that each run cardvault, and are settled here instead:
-- git's rename detection pairing a vault file removed on one side with another added there
-  (small cards of one shape look alike): undone, `unpaired`;
-- a daily log forget removed whole while the other side logged more that day: the new entries
-  kept, `kept_after_removal`;
-- a card maintenance (or an accepted review) merged into another on one side while the other
-  side folded lessons, uses or tags into it: carried into the card that survived
-  (sync/merge_card.py `carry_into`), `kept_after_removal`;
-- a card a forget removed on one side while the other side only folded lessons or merged
-  duplicates into it: the removal stands, the folded entries stay in their log for the next
-  `maintain`, a merged duplicate comes back, `kept_after_removal`.
-Each answers with paths the merge takes as given blobs (None: left out).
+git says "changed on one side, removed on the other" and the sync would stop; the removals that
+are routine between clones that each run cardvault are settled here instead (docs/writers.md):
+a rename git paired between two vault files is undone (`unpaired`); a log forget removed keeps
+the other side's new entries, a card merged away carries the other side's folds into its
+survivor, and a forgotten card stays removed (`kept_after_removal`). Each answers with paths
+the merge takes as given blobs (None: left out).
 """
 
 from __future__ import annotations
