@@ -31,6 +31,7 @@ from cardvault.vault.sections import get_section
 
 if TYPE_CHECKING:
     from cardvault.search.engine import KeywordQuery, Searcher
+    from cardvault.search.results import SearchResult
 
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
@@ -60,17 +61,6 @@ class Sources:
 
 
 @dataclass(frozen=True)
-class FreshEntry:
-    """A log entry not yet distilled that the task's search found strongly."""
-
-    source: str  # the entry as a card would cite it (memory/2026-11-30.md#09:15)
-    path: str
-    entry: str  # "09:15 Title"
-    text: str
-    score: float
-
-
-@dataclass(frozen=True)
 class Relevance:
     """Search ranks of cards for the task (vault-relative path -> 0-based rank among the strong
     hits), the fresh log entries it found, and the mode."""
@@ -78,7 +68,7 @@ class Relevance:
     ranks: dict[str, int]
     mode: str  # "hybrid", "keyword", "semantic", or "none" when no search ran
     notices: tuple[str, ...] = ()
-    fresh: tuple[FreshEntry, ...] = ()
+    fresh: tuple[Item, ...] = ()  # log entries not yet distilled it found strongly
 
 
 @dataclass(frozen=True)
@@ -197,12 +187,19 @@ def search_relevance(
     strong = [hit for hit in outcome.results if not hit.weak]
     cards = [hit for hit in strong if hit.kind != "log"]
     fresh = tuple(
-        FreshEntry(hit.source or hit.path, hit.path, hit.entry or "", hit.snippet, hit.score)
+        _fresh_item(hit, outcome.mode)
         for hit in strong
         if hit.kind == "log" and hit.score >= outcome.floor
     )
     ranks = {hit.path: rank for rank, hit in enumerate(cards)}
     return Relevance(ranks, outcome.mode, outcome.notices, fresh)
+
+
+def _fresh_item(hit: SearchResult, mode: str) -> Item:
+    ref = hit.source or hit.path
+    block = quoted(ref, f"- {hit.entry or ''}: {hit.snippet}")
+    why = f"log entry not yet distilled, {mode} score {hit.score:.2f}"
+    return Item("log", ref, hit.path, block, why, hit.score)
 
 
 def keyword_relevance(vault: Vault, task: str | KeywordQuery) -> Relevance:
@@ -216,23 +213,6 @@ def keyword_relevance(vault: Vault, task: str | KeywordQuery) -> Relevance:
     return Relevance({hit.path: rank for rank, hit in enumerate(hits)}, "keyword")
 
 
-def fresh_items(relevance: Relevance | None) -> list[Item]:
-    """The task's strongly matching log entries not yet distilled, best first."""
-    if relevance is None:
-        return []
-    return [
-        Item(
-            "log",
-            entry.source,
-            entry.path,
-            quoted(entry.source, f"- {entry.entry}: {entry.text}"),
-            f"log entry not yet distilled, {relevance.mode} score {entry.score:.2f}",
-            entry.score,
-        )
-        for entry in relevance.fresh
-    ]
-
-
 #: How far back a pack without a task looks for lessons not yet distilled (what `remember`
 #: and a `Lesson:` wrote since the last `maintain`), and how many of them it takes, newest
 #: first: the next session knows what the last one learned before maintenance runs.
@@ -242,7 +222,7 @@ RECENT_LESSONS = 5
 
 def recent_items(snapshot: VaultSnapshot, today: dt.date) -> list[Item]:
     """The newest lessons of the last `RECENT_DAYS` no card cites yet (a pack without a task:
-    with one, the task's search finds the entries that matter, `fresh_items`)."""
+    with one, the task's search finds the entries that matter, `Relevance.fresh`)."""
     from cardvault.maintain.lessons import lesson_lines
 
     cited = {source for c in snapshot.cards for source in c.card.sources}

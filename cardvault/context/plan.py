@@ -21,7 +21,6 @@ from cardvault.context.build import (
     Sources,
     card_block,
     card_items,
-    fresh_items,
     memory_item,
     recent_items,
     review_item,
@@ -157,11 +156,10 @@ def warm_items(first: Side, others: list[Side], request: Request) -> list[Item]:
                 ranked.append((item.score, order, n, item))
     ranked.sort(key=lambda row: (-row[0], row[1], row[2]))
     # just remembered, first: what the task's search found, or without a task the newest lessons
-    fresh = (
-        fresh_items(first.relevance)
-        if request.task
-        else recent_items(first.snapshot, request.today)
-    )
+    if request.task:
+        fresh = list(first.relevance.fresh) if first.relevance else []
+    else:
+        fresh = recent_items(first.snapshot, request.today)
     return [*fresh, *(item for *_, item in ranked[:CARD_CANDIDATES])]
 
 
