@@ -16,9 +16,7 @@ could fire on.
 
 from cardvault.guard.finding import SecretFinding
 from cardvault.guard.gate import FRAGMENTS as _FRAGMENTS  # noqa: F401 - a test checks it
-from cardvault.guard.redact import redact_text
-from cardvault.guard.refuse import ensure_no_secrets
-from cardvault.guard.scan import scan_text, secrets_added
+from cardvault.guard.scan import ensure_no_secrets, redact_text, scan_text, secrets_added
 from cardvault.guard.words import looks_random
 
 __all__ = [
