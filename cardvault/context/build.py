@@ -274,10 +274,9 @@ def rule_items(sources: Sources) -> list[Item]:
 def card_items(
     sources: Sources, relevance: Relevance | None, today: dt.date
 ) -> tuple[list[Item], int]:
-    """The best `CARD_CANDIDATES` cards as items, best first, and how many were not considered.
-
-    Every card is scored; only the candidates are described (their text block and the
-    explanation), so a vault of 10,000 cards costs one score each."""
+    """The best `CARD_CANDIDATES` cards as items, best first, and how many were not considered
+    (every card is scored; only the candidates are described).
+    """
     scored: list[tuple[float, str, Card]] = []
     for card in sources.cards:
         rel = sources.rel(card.path)
@@ -316,9 +315,9 @@ def _card_item(
 
 
 def card_block(card: Card, rel: str, today: dt.date | None = None) -> str:
-    """A card as it appears in the pack: quoted with its source path, topic heading, its age
-    as of `today` (value.card_age: `*updated 40 days ago*`), body (the topic on one line: YAML
-    can hold a newline that would start a heading of its own)."""
+    """A card as the pack quotes it: topic heading (on one line: YAML can hold a newline that
+    would start a heading), its age as of `today`, body.
+    """
     topic = " ".join(card.topic.split())
     age = f"*{card_age(card, today)}*\n\n" if today is not None else ""
     return quoted(rel, f"## {topic}\n\n{age}{card.body.strip()}".rstrip())

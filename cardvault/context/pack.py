@@ -146,10 +146,8 @@ def more_line(count: int) -> str:
 
 
 def render_footer(names: Sequence[str], allowance: int) -> tuple[str, int]:
-    """The "Not included" section within `allowance` tokens, and how many names it shows.
-
-    The names sit in one quoted block (`NAMES_SOURCE`); the count of the rest follows it.
-    Returns ("", 0) when there is nothing to list, or when not even the header fits.
+    """The "Not included" section within `allowance` tokens, and how many names it shows
+    (("", 0) when there is nothing to list or not even the header fits).
     """
     if not names:
         return "", 0

@@ -55,11 +55,10 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
 
 
 def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
-    """Whether `kept` differs from `base` in bookkeeping keys alone (what the tools write on a
-    card that reads or checks it, with no one editing it: the fields `by` READ or VERIFY, the
-    uses a clone folded and verify's marks and checks): a card removed on one
-    side (forgotten, merged into another) and only counted or checked on the other stays
-    removed in a merge, since a use or a mark of a card that is gone has nothing to mark."""
+    """Whether `kept` differs from `base` in bookkeeping keys alone (the fields `by` READ or
+    VERIFY: uses, marks, checks): a card removed on one side and only counted or checked on the
+    other stays removed, since a use or mark of a card that is gone has nothing to mark.
+    """
     try:
         before, after = parse_card(base, path), parse_card(kept, path)
     except CardFormatError:
@@ -144,11 +143,11 @@ def newly_merged(base: str, kept: str, path: Path) -> list[str]:
 
 
 def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
-    """`survivor` (the card `base` was merged into) with what `kept` added to `base` since:
-    new sources, sightings (less those of sources the survivor already cites: one entry is one
-    sighting) and uses, later dates, new tags, paragraphs added after the body, a promotion (and
-    its rule, when the survivor has none). None when `kept` changed anything else, or is not
-    active or promoted (a person's edit, an archiving: theirs to settle)."""
+    """`survivor` (the card `base` was merged into) with what `kept` added to `base` since, each
+    carried key by its rule (a source the survivor already cites is no new sighting), and the
+    paragraphs appended. None when `kept` changed anything else or is not active or promoted (a
+    person's edit, an archiving: theirs to settle).
+    """
     try:
         b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
     except CardFormatError:

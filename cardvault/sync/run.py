@@ -66,21 +66,21 @@ class Prepared:
 
 
 def still_current(vault: Vault, prepared: Prepared, recovered: bool) -> bool:
-    """Whether a merge prepared holding no lock still holds under it: HEAD is the commit it
-    was computed from (a writer that got in meanwhile committed, and moved it) and taking the
-    lock finished no interrupted write. Files edited by hand meanwhile are caught by the
-    digests of its changes (nothing is written over them)."""
+    """Whether a merge prepared holding no lock still holds under it: HEAD has not moved and
+    taking the lock finished no interrupted write (hand edits meanwhile are caught by the digests
+    of its changes).
+    """
     return not recovered and history.head(vault) == prepared.merge.old
 
 
 def prepare(
     vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
 ) -> Prepared:
-    """Merge `target` into HEAD where a kill leaves nothing in the vault: computed in git's
-    object store (history/treemerge.py) with its derived files (`_derived`), and the changes
-    that write the vault's files (`Door.merge` lands them). Writes nothing in the vault, so
-    it runs holding no lock. `dropped`: the remote's old head its rewritten history no longer
-    holds (only our own commits since it are carried over)."""
+    """Merge `target` into HEAD in git's object store with its derived files, and the changes
+    that write the vault's files (`Door.merge` lands them); writes nothing, so it runs holding no
+    lock. `dropped`: the remote's old head a rewrite dropped (only our own commits since it are
+    carried over).
+    """
     taken, stopped = removals.unpaired(top, target)
     message = f"sync: merge {target}"
     merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
@@ -170,9 +170,8 @@ def _derived(
     vault: Vault, top: Path, merged: dict[str, str | None], today: dt.date
 ) -> dict[str, str]:
     """MEMORY.md's table and AGENTS.md's rules made for the cards of a merge (`merged`: the
-    texts of the vault's files it changed, None: removed, by path relative to the work tree):
-    the texts of those that differ from what the merge holds (maintain/memory_index.py,
-    maintain/promote.py)."""
+    vault's changed files by path relative to the work tree, None: removed), where they differ.
+    """
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state
