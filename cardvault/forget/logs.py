@@ -26,6 +26,11 @@ from cardvault.vault.read import VaultSnapshot
 _WORD = re.compile(r"\w+")
 
 
+def words(text: str) -> set[str]:
+    """Lower-case whole words of `text` (hyphenated names split into their words)."""
+    return {w.lower() for w in _WORD.findall(text)}
+
+
 def _phrases(texts: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern matching any of `texts` as a whole phrase (lower case, any run of spaces
     between words); longest first, so a topic wins over a slug it contains."""
@@ -62,14 +67,14 @@ class Needles:
         texts = names | {c.topic for c in cards if c.topic.strip()}
         if exact:
             texts.add(query.strip())
-        words = frozenset() if exact else frozenset(w.lower() for w in _WORD.findall(query))
+        wanted = frozenset() if exact else frozenset(words(query))
         return cls(
             phrases=_phrases(texts),
             slugs=frozenset(names),
             sources=frozenset(
                 sources if sources is not None else (s for c in cards for s in c.sources)
             ),
-            query_words=words,
+            query_words=wanted,
         )
 
     def names_card(self, line: str) -> bool:
@@ -80,9 +85,7 @@ class Needles:
         """Whether `line` mentions the forgotten topic."""
         if self.names_card(line):
             return True
-        return bool(self.query_words) and self.query_words <= {
-            w.lower() for w in _WORD.findall(line)
-        }
+        return bool(self.query_words) and self.query_words <= words(line)
 
     def takes_entry(self, entry: LogEntry, heading: str, ref: str) -> bool:
         """Whether `entry`, whose id citation is `ref`, goes whole (cited, linked, or its

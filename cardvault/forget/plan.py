@@ -23,7 +23,7 @@ from cardvault.edits.changes import Change, DeleteFile, WriteFile, reason_lines
 from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.edits.recover import Recovery
 from cardvault.errors import CardFormatError, CardvaultError
-from cardvault.forget.logs import LogCut, Needles, content_sources, cut_logs
+from cardvault.forget.logs import LogCut, Needles, content_sources, cut_logs, words
 from cardvault.vault.card import Card
 from cardvault.vault.decisions import QUEUE_FILE, Member, parse_queue, queue_path
 from cardvault.vault.files import ABSENT, FileText, read_if_present
@@ -32,7 +32,6 @@ from cardvault.vault.layout import Vault
 from cardvault.vault.links import unlink
 from cardvault.vault.read import VaultSnapshot, read_vault
 
-_WORD = re.compile(r"\w+")
 # Words, numbers, slugs: a piece mixing letters and digits is short (`k8s`, `x86-64`, `s3`).
 _PLAIN_WORD = re.compile(
     r"(?:[A-Za-z]+|\d+|[a-z0-9]{1,6})(?:[-'._/][A-Za-z]+|-\d+|-[a-z0-9]{1,6})*"
@@ -116,11 +115,6 @@ class ForgetResult:
     plan: ForgetPlan
     commit: history.CommitResult
     index_note: str | None
-
-
-def words(text: str) -> set[str]:
-    """Lower-case whole words of `text` (hyphenated names split into their words)."""
-    return {w.lower() for w in _WORD.findall(text)}
 
 
 def match_cards(cards: list[ForgottenCard], query: str) -> tuple[list[ForgottenCard], str]:
