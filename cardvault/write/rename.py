@@ -28,8 +28,8 @@ from cardvault.vault.sections import get_section, set_section
 from cardvault.vault.snapshot import only_one
 
 STEP = "rename"
-#: Managed sections whose links follow a rename: (file attribute of Vault, section name).
-MANAGED = (("memory_md", "categories"), ("agents_md", "rules"))
+#: Managed sections whose links follow a rename: (file attribute of the snapshot, section).
+MANAGED = (("memory", "categories"), ("agents", "rules"))
 
 
 @dataclass(frozen=True)
@@ -166,21 +166,16 @@ def _managed_changes(
     left: list[str] = []
     vault = snapshot.vault
     for attribute, section in MANAGED:
-        path: Path = getattr(vault, attribute)
-        current = snapshot.memory if attribute == "memory_md" else snapshot.agents
+        current = getattr(snapshot, attribute)
         if current is None:
             continue
+        path = current.path
         content = get_section(current.text, section, path)
         text = current.text
-        if content is not None:
-            moved = follow(content)
-            if moved != content:
-                text = set_section(current.text, section, moved, path)
-                changes.append(
-                    WriteFile(
-                        path, text, current.digest, f"{vault.rel(path)}: links to {old}", STEP
-                    )
-                )
+        if content is not None and follow(content) != content:
+            text = set_section(current.text, section, follow(content), path)
+            reason = f"{vault.rel(path)}: links to {old}"
+            changes.append(WriteFile(path, text, current.digest, reason, STEP))
         left += [
             f"{vault.rel(path)}:{number}"
             for number in _naming_lines(_outside(text, section), old, old_rel)
