@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.errors import CardFormatError
-from cardvault.sync.merge_text import Merged, merge3
+from cardvault.sync.merge_text import Merged, merge3, one_side
 from cardvault.vault import fields as f
 from cardvault.vault.card import as_date, parse_card, render_value, replace_body, update_card_text
 
@@ -30,10 +30,8 @@ _COUNTS = (f.SIGHTINGS, f.SUM)
 
 def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     """`ours` and `theirs` merged against `base` (see the module docstring)."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     try:
         o, t = parse_card(ours, path), parse_card(theirs, path)
         b_meta, b_body = _base_parts(base, path)

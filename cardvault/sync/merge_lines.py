@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from cardvault.sync.merge_card import union
-from cardvault.sync.merge_text import Merged, merge3
+from cardvault.sync.merge_text import Merged, merge3, one_side
 
 FRAGMENT = re.compile(r"^- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) ")
 
@@ -30,10 +30,8 @@ def _when(fragment: str) -> str:
 
 def merge_lines(base: str, ours: str, theirs: str, path: Path) -> Merged:
     """`ours` and `theirs` merged against `base` (see the module docstring)."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     (b_rest, b), (o_rest, o), (t_rest, t) = _split(base), _split(ours), _split(theirs)
     head = merge3(b_rest + "\n", o_rest + "\n", t_rest + "\n")
     fragments = sorted(union(b, o, t), key=_when)

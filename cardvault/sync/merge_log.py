@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import accumulate, pairwise
 from pathlib import Path
 
-from cardvault.sync.merge_text import Merged, merge3
+from cardvault.sync.merge_text import Merged, merge3, one_side
 from cardvault.vault.daily import in_line_ends, parse_log
 
 
@@ -54,10 +54,8 @@ def _time_or_above(above: str, time: str) -> str:
 
 def merge_log(base: str, ours: str, theirs: str, path: Path) -> Merged:
     """`ours` and `theirs` merged against `base` (see the module docstring)."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     if "\r\n" in base + ours + theirs:  # merged as LF, written with our file's line ends
         lf = "\n"
         merged = merge_log(
