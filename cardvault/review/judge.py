@@ -101,12 +101,10 @@ def judge_pending(vault: Vault, settle: Settle, ids: Sequence[str] | None = None
 
 @contextlib.contextmanager
 def _working_folder(vault: Vault, command: str) -> Iterator[Path]:
-    """Where the judge runs. The user's own judge (their settings, for every vault, never
-    approved for this one): a new empty folder, so no file of the vault steers it (LLM CLIs
-    read settings from their working folder: `uvx` a `uv.toml` naming a package index, `npx` an
-    `.npmrc`, others a `.env` or a project's agent settings with hooks). The vault's approved
-    judge: the vault's root, where its words naming files of the vault are those `cardvault
-    trust` showed."""
+    """Where the judge runs: the user's own judge (never approved for this vault) in a new empty
+    folder, since LLM CLIs read settings from their working folder (`uv.toml`, `.npmrc`, `.env`,
+    agent hooks) and no file of the vault may steer it; the vault's approved judge at its root.
+    """
     from cardvault.trust.settings import users_own
 
     if users_own(vault.root, "maintain.judge") != command:
