@@ -84,10 +84,9 @@ def clean(text: str) -> str:
 
 
 def error_line(stderr: str, exit_code: int, program: str = "", killed_by: str | None = None) -> str:
-    """The line of `stderr` that best says what went wrong (see the module docstring).
-
-    A command that failed silently is named by its program: "pytest: exit status 1", or
-    "pytest: killed by SIGTERM" when a signal ended it.
+    """The line of `stderr` that best says what went wrong: the last exception line, else the
+    last line with an error word, else the last line. A command that failed silently is named by
+    its program: "pytest: exit status 1", or "pytest: killed by SIGTERM".
     """
     lines = [line.strip() for line in clean(stderr).splitlines() if line.strip()]
     for line in reversed(lines):

@@ -148,7 +148,9 @@ def record_failure(
 
 
 def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix]:
-    """What the vault already knows about fixing this failure (see the module docstring)."""
+    """What the vault already knows about fixing this failure: the fix lines of entries naming
+    its signature, the cards citing those entries, then what a keyword search for the error finds.
+    """
     snapshot = read_vault(vault)
     fixes: dict[tuple[str, str], KnownFix] = {}
     mentioning = entries_mentioning(snapshot, failure.signature)
