@@ -189,17 +189,13 @@ def _parse(output: str) -> tuple[str, str | None, tuple[int, ...], int | None]:
     except ValueError:
         data = None
     if isinstance(data, dict):
-        word = str(data.get("answer", "")).strip().lower()
         reason = data.get("reason")
-        members = data.get("members") or ()
+        members = data.get("members")
         keep = data.get("keep")
-        numbers = (
-            tuple(n for n in members if isinstance(n, int)) if isinstance(members, list) else ()
-        )
         return (
-            word,
+            str(data.get("answer", "")).strip().lower(),
             str(reason) if reason else None,
-            numbers,
+            tuple(n for n in members if isinstance(n, int)) if isinstance(members, list) else (),
             keep if isinstance(keep, int) else None,
         )
     words = text.split(maxsplit=1)
