@@ -165,14 +165,8 @@ def _split(state: VaultState, item: ReviewItem) -> list[Change]:
     }
     new_text = render_card(meta, f"{member.text.strip()}\n\nSee also [[{card.slug}]].")
     path = state.vault.card_path(slug)
-    body = append_paragraphs(card.card.body, [f"More: [[{slug}]]."])
+    text = replace_body(card.file.text, append_paragraphs(card.card.body, [f"More: [[{slug}]]."]))
     return [
         WriteFile(path, new_text, ABSENT, f"split {card.slug}: overflow → {slug}", STEP, 1),
-        WriteFile(
-            card.path,
-            replace_body(card.file.text, body),
-            card.file.digest,
-            f"linked {card.slug} → {slug}",
-            STEP,
-        ),
+        WriteFile(card.path, text, card.file.digest, f"linked {card.slug} → {slug}", STEP),
     ]
