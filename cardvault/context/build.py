@@ -30,8 +30,7 @@ from cardvault.vault.rules import Rule
 from cardvault.vault.sections import get_section
 
 if TYPE_CHECKING:
-    from cardvault.search.engine import KeywordQuery, Searcher
-    from cardvault.search.results import SearchResult
+    from cardvault.search.engine import KeywordQuery, Searcher, SearchResult
 
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
