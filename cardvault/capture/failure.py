@@ -1,28 +1,15 @@
 """What a failed command's stderr says: its decisive error line, its category and its signature.
 
-- The error line is the last line that names an error: a Python exception line
-  (`ModuleNotFoundError: ...`), else the last line saying error / fatal / denied / not found /
-  failed / panic, else the last non-blank line; with no stderr, "PROGRAM: exit status N" (or
-  "PROGRAM: killed by SIGTERM" when a signal ended it).
-- The category is one of syntax, runtime, config, network, permission, dependency, logic: the
-  first rule below whose pattern matches the error line, else the first matching the whole tail,
-  else one read from the exit code (126 permission, 127 dependency, 128+N runtime), else logic
-  (a command that failed without saying why, such as a test or `grep` finding nothing).
-- The signature makes the same error recognisable in another place: the error line with quoted
-  names, paths, URLs, hex ids, UUIDs and numbers replaced by placeholders, whitespace folded;
-  its first 8 hex digits of SHA-256 are the signature. `No module named 'foo'` raised from
-  /a/x.py line 3 and from /b/y.py line 90 share a signature; a missing module and a permission
-  error never do.
-
-Pure functions on text; nothing here runs a command or touches the vault.
+The signature is the first 8 hex digits of the SHA-256 of the error line with names, paths,
+URLs, ids and numbers replaced by placeholders, so the same error raised elsewhere matches and a
+different one never does; the category is the first rule (`_RULE_WORDS`) matching the error
+line, else the tail, else the exit code (docs/agents.md). Pure functions on text.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-
-CATEGORIES = ("syntax", "runtime", "config", "network", "permission", "dependency", "logic")
 
 # First match wins; specific causes come before the generic "it crashed". Case-insensitive.
 _RULE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -97,10 +84,9 @@ def clean(text: str) -> str:
 
 
 def error_line(stderr: str, exit_code: int, program: str = "", killed_by: str | None = None) -> str:
-    """The line of `stderr` that best says what went wrong (see the module docstring).
-
-    A command that failed silently is named by its program: "pytest: exit status 1", or
-    "pytest: killed by SIGTERM" when a signal ended it.
+    """The line of `stderr` that best says what went wrong: the last exception line, else the
+    last line with an error word, else the last line. A command that failed silently is named by
+    its program: "pytest: exit status 1", or "pytest: killed by SIGTERM".
     """
     lines = [line.strip() for line in clean(stderr).splitlines() if line.strip()]
     for line in reversed(lines):

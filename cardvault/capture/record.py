@@ -1,24 +1,11 @@
 """Failed commands in memory: the log entry a capture appends, its counter, and the known fixes.
 
-Logs are append-only, so a repeated failure cannot bump a number inside the first entry. Instead
-every capture appends an entry carrying `Signature: <8 hex>` and an `Exit code:` line, and the
-counter is derived: `seen` = the number of such entries with that signature, in all daily logs.
-The first occurrence gets the full entry (command, exit code, directory, category, error line,
-normalised message, stderr tail); a repeat gets a three-line "failed again" entry that points to
-the first, so copies of the same traceback do not pile up. Each entry's `Seen: N` line is the
-count at the time it was written.
-
-Known fixes for a failure, in this order, without duplicates:
-1. signal lines (`Fix:`, `Lesson:`, `Gotcha:`, `Rule:`, `Correction:`, a correction's fix or
-   prevention) of any log entry that mentions the signature — which is how a fix is recorded:
-   `cardvault log "Fix: ... (signature 9ed6999b)"`;
-2. cards whose `sources` cite an earlier capture of the signature or an entry from step 1;
-3. cards (and log entries with a fix) that a keyword search for the error line finds and that
-   hold at least half of its distinctive words.
-
-The search is keyword-only (SQLite FTS5, BM25) and never embeds: a capture must not wait for the
-model (docs/agents.md gives the measurements). Texts changed since the last index are indexed for
-keywords here and embedded by the next `search`.
+Logs are append-only, so the counter is derived: `seen` is the number of capture entries
+(`Signature:` and `Exit code:` lines) with the signature in all daily logs. The first gets the
+full entry; a repeat gets a short "failed again" one pointing to it. Known fixes come from the
+signal lines of entries naming the signature, the cards citing those entries, then a keyword
+search for the error line (docs/agents.md). The search never embeds: a capture must not wait
+for the model.
 """
 
 from __future__ import annotations
@@ -161,7 +148,9 @@ def record_failure(
 
 
 def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix]:
-    """What the vault already knows about fixing this failure (see the module docstring)."""
+    """What the vault already knows about fixing this failure: the fix lines of entries naming
+    its signature, the cards citing those entries, then what a keyword search for the error finds.
+    """
     snapshot = read_vault(vault)
     fixes: dict[tuple[str, str], KnownFix] = {}
     mentioning = entries_mentioning(snapshot, failure.signature)

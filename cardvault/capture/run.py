@@ -1,27 +1,12 @@
 """`cardvault capture`: run a command as if run directly, and describe it when it fails.
 
-The command inherits stdin and stdout (a terminal stays a terminal). Its stderr goes through a
-pipe that a reader thread copies to our stderr chunk by chunk as it arrives (live) while keeping
-the last 64 KB, so the failure's tail can be logged. Consequence: the command sees a pipe, not a
-terminal, on stderr, and some tools drop colours there.
-
-The exit code is the command's own; a command killed by signal N gives 128 + N, as shells report
-it, and the result names the signal. While the command runs, SIGINT and SIGQUIT (Ctrl-C and
-Ctrl-backslash) are left to it (the terminal sends them to both; cardvault ignores them and
-reports whatever the command does), and SIGTERM / SIGHUP sent to cardvault are passed on to it.
-A program that cannot be started gives 127 (not found) or 126 (not executable), as a shell would.
-
-Signal dispositions are the caller's, not reset: the command starts with the dispositions
-cardvault started with, as it would have run directly. A shell script starts `cmd &` with SIGINT
-and SIGQUIT ignored (so the Ctrl-C meant for the script's foreground spares its background jobs),
-and `nohup` ignores SIGHUP; the command inherits exactly that, and a signal ignored at start is
-never passed on either. The result lists the signals that were ignored (`RunResult.ignored`), so
-a failure's log entry says so: a command that "ignored" Ctrl-C may simply have been started in
-the background.
-
-Nothing here touches the vault or imports anything heavy: a command that succeeds costs only the
-process start. `describe_failure` turns a failed run into a `Failure` — redacted by the secret
-guard — that `capture.record` records and looks up.
+The command inherits stdin and stdout; its stderr goes through a pipe a reader thread copies
+to ours live while keeping the tail to log (so the command sees a pipe there). The exit code is
+its own (128 + N for signal N, 127 / 126 when it cannot start, as a shell reports). While it
+runs, Ctrl-C and Ctrl-backslash are left to it and SIGTERM / SIGHUP passed on; dispositions
+are never reset, so a job started in the background keeps the signals its shell ignored, and
+the entry says so (docs/agents.md). Nothing here touches the vault or imports anything heavy:
+a command that succeeds costs only the process start.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """What an agent session learned, captured from its transcript by a host's hook (before a
-compaction, and when the agent stops): the signal lines of the assistant's messages written
-since the last capture, each logged as its own entry of today's log, in one commit.
+compaction, and when the agent stops): the signal lines of the assistant's messages since the
+last capture, each its own entry of today's log, in one commit (docs/agents.md).
 
-- A signal line is what the daily-log format calls one (docs/format.md): a signal word of the
-  vault (`Lesson:`, `Fix:`, `Gotcha:`, `Rule:`, `Decision:`, ...) and a colon at the start of a
-  line, after an optional list marker; Markdown emphasis around the word (`**Lesson:**`) is
-  dropped. Lines inside code blocks are quoted output, never signals.
-- Once: the transcript's read offset is kept in `.cardvault/transcripts/` (local, never
-  committed), so a line is read by one capture only; and a line whose text memory already
-  holds (a log's signal, a card's line, a learned rule; case and spacing aside) is not logged
-  again: an agent quoting its context pack, or saying what it just ran `cardvault log` for,
-  adds nothing.
-- Bounded: at most MAX_LINES lines per capture (the first ones), each cut to MAX_CHARS
-  characters after the secret guard has redacted it.
-- Through the write door (one lock from the check against memory to the commit), each entry
-  redacted by the secret guard (the text was not typed by a person choosing to store it, as
-  with `capture`), naming where it came from (`Via: Claude Code stop hook, session 1a2b3c4d`).
-  One entry per line: maintenance distills each into its own lesson.
+Lines in code blocks are quoted output, never signals. A line is read once (the transcript's
+offset is kept in `.cardvault/transcripts/`, never committed) and logged only when memory does
+not already hold its text (an agent quoting its pack adds nothing). At most MAX_LINES lines of
+MAX_CHARS each, redacted by the secret guard, since no person chose to store them.
 """
 
 from __future__ import annotations

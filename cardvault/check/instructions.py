@@ -1,12 +1,10 @@
 """Text in cards and logs that reads like an instruction to the agent, not like a note.
 
-Memory reaches an agent as quoted data (context/pack.py), but a note that speaks to the agent —
-a `SYSTEM:` line, "ignore previous instructions", a chat template's role token — or that
-imitates cardvault's own structure — a `# Learned rules` heading, a `<!-- cardvault:begin -->`
-marker, a `<memory>` block tag — was most likely planted. `check` reports each as a warning at
-its line. The patterns are narrow on purpose (an uppercase `SYSTEM:` only; "ignore" only with
-"previous/prior/above instructions"): on the 2,448 real notes of the til-jbranchaud and
-til-simonw corpora they flag nothing (docs/security.md).
+Memory reaches an agent as quoted data (context/pack.py), but a note that speaks to the agent
+(a `SYSTEM:` line, "ignore previous instructions", a chat template's role token) or imitates
+cardvault's own structure (a `# Learned rules` heading, a managed-section marker, a `<memory>`
+tag) was most likely planted: `check` warns at its line. The patterns are narrow on purpose,
+so the real notes of docs/security.md's corpora raise none.
 """
 
 from __future__ import annotations

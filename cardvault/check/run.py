@@ -34,10 +34,8 @@ def run_checks(vault: Vault, secrets: bool = True) -> list[Finding]:
     findings += _single_card_rules(snapshot)
     findings += _duplicate_slugs(snapshot)
     findings += _card_links(snapshot)
-    findings += _log_links(snapshot)
-    findings += _entry_times(snapshot)
+    findings += _entries(snapshot)
     findings += _entry_lookalikes(snapshot)
-    findings += _repeated_entry_ids(snapshot)
     findings += _rules(snapshot)
     findings += _memory_budget(snapshot)
     findings += _languages(snapshot)
@@ -163,41 +161,36 @@ def _card_links(snapshot: VaultSnapshot) -> list[Finding]:
     ]
 
 
-def _log_links(snapshot: VaultSnapshot) -> list[Finding]:
+def _entries(snapshot: VaultSnapshot) -> list[Finding]:
+    """Per log entry: `→ card:` links to no card, a `## HH:MM` that is no time of day, and an
+    id another entry of the log has (a heading copied in an editor: a citation of it names the
+    first, until `maintain` gives the copy an id of its own)."""
+    from cardvault.vault.daily import valid_time
     from cardvault.vault.links import link_key
 
     found = []
     for log in snapshot.logs:
+        rel = snapshot.rel(log.file.path)
+        first: dict[str, int] = {}
         for entry in log.entries:
             for slug in entry.card_links:
                 if link_key(slug) not in snapshot.names:
                     line = _line_of(log.file.text, f"card: {slug}", entry.line)
                     shown = slug if len(slug) <= 80 else slug[:77] + "..."  # one line
                     message = f"→ card: {shown} names no card"
-                    found.append(
-                        Finding(
-                            snapshot.rel(log.file.path), line, message, "broken-link", "warning"
-                        )
-                    )
+                    found.append(Finding(rel, line, message, "broken-link", "warning"))
+            if entry.time and not valid_time(entry.time):
+                message = f"entry time {entry.time} is not a time of day (00:00 to 23:59)"
+                found.append(Finding(rel, entry.line, message, "entry-time", "error"))
+            if entry.entry_id in first:
+                message = (
+                    f"entry id {entry.entry_id} is also the id of the entry at line "
+                    f"{first[entry.entry_id]}; `cardvault maintain` gives this one an id of its own"
+                )
+                found.append(Finding(rel, entry.line, message, "entry-id", "warning"))
+            elif entry.entry_id is not None:
+                first[entry.entry_id] = entry.line
     return found
-
-
-def _entry_times(snapshot: VaultSnapshot) -> list[Finding]:
-    """Log entries whose `## HH:MM` is not a time of day (`## 23:99`)."""
-    from cardvault.vault.daily import valid_time
-
-    return [
-        Finding(
-            snapshot.rel(log.file.path),
-            entry.line,
-            f"entry time {entry.time} is not a time of day (00:00 to 23:59)",
-            "entry-time",
-            "error",
-        )
-        for log in snapshot.logs
-        for entry in log.entries
-        if entry.time and not valid_time(entry.time)
-    ]
 
 
 def _merge_markers(snapshot: VaultSnapshot) -> list[Finding]:
@@ -208,6 +201,10 @@ def _merge_markers(snapshot: VaultSnapshot) -> list[Finding]:
     from cardvault.vault.prose import masked_lines
 
     marker = re.compile(r"(?:<{7}|>{7})(?: |$)")
+    message = (
+        "an unresolved merge conflict (git's <<<<<<< / >>>>>>> lines): keep what should stay "
+        "and delete the marker lines"
+    )
     files = [c.file for c in snapshot.cards] + [log.file for log in snapshot.logs]
     files += [f for f in (snapshot.memory, snapshot.agents) if f is not None]
     found = []
@@ -216,16 +213,7 @@ def _merge_markers(snapshot: VaultSnapshot) -> list[Finding]:
             continue  # the markdown parse below only for the files that may hold one
         for number, line in enumerate(masked_lines(file.text), start=1):
             if marker.match(line):
-                found.append(
-                    Finding(
-                        snapshot.rel(file.path),
-                        number,
-                        "an unresolved merge conflict (git's <<<<<<< / >>>>>>> lines): keep what "
-                        "should stay and delete the marker lines",
-                        "merge-marker",
-                        "error",
-                    )
-                )
+                found.append(Finding(snapshot.rel(file.path), number, message, "merge-marker"))
     return found
 
 
@@ -238,16 +226,15 @@ def _entry_lookalikes(snapshot: VaultSnapshot) -> list[Finding]:
     from cardvault.vault.daily import entry_lookalikes, text_before_entries
 
     found = []
+    outside = (
+        "text before the first entry (`## HH:MM — Title`) is in no entry: maintenance never "
+        "distills a lesson written there"
+    )
     for log in snapshot.logs:
+        rel = snapshot.rel(log.file.path)
         before = text_before_entries(log.file.text, log.entries)
         if before is not None:
-            message = (
-                "text before the first entry (`## HH:MM — Title`) is in no entry: maintenance "
-                "never distills a lesson written there"
-            )
-            found.append(
-                Finding(snapshot.rel(log.file.path), before, message, "outside-entry", "warning")
-            )
+            found.append(Finding(rel, before, outside, "outside-entry", "warning"))
         lines = log.file.text.split("\n")
         starts = [entry.line for entry in log.entries]
         for number in entry_lookalikes(log.file.text, log.entries):
@@ -263,32 +250,7 @@ def _entry_lookalikes(snapshot: VaultSnapshot) -> list[Finding]:
                 f"'{shown}' is not an entry heading (write `## HH:MM — Title`): the lines under "
                 f"it are read as part of {owner}"
             )
-            found.append(
-                Finding(snapshot.rel(log.file.path), number, message, "entry-heading", "warning")
-            )
-    return found
-
-
-def _repeated_entry_ids(snapshot: VaultSnapshot) -> list[Finding]:
-    """Entries of one log with the same id (a heading copied in an editor): a citation of it
-    names the first, so the later one would pass for distilled with it until `maintain` gives
-    it an id of its own."""
-    found = []
-    for log in snapshot.logs:
-        first: dict[str, int] = {}
-        for entry in log.entries:
-            if entry.entry_id is None:
-                continue
-            if entry.entry_id not in first:
-                first[entry.entry_id] = entry.line
-                continue
-            message = (
-                f"entry id {entry.entry_id} is also the id of the entry at line "
-                f"{first[entry.entry_id]}; `cardvault maintain` gives this one an id of its own"
-            )
-            found.append(
-                Finding(snapshot.rel(log.file.path), entry.line, message, "entry-id", "warning")
-            )
+            found.append(Finding(rel, number, message, "entry-heading", "warning"))
     return found
 
 
@@ -315,28 +277,14 @@ def _memory_budget(snapshot: VaultSnapshot) -> list[Finding]:
     if snapshot.memory is None:
         if any(p.path == rel for p in snapshot.problems):
             return []
-        return [
-            Finding(
-                rel,
-                1,
-                "MEMORY.md is missing (the index loaded every session)",
-                "missing",
-                "warning",
-            )
-        ]
+        message = "MEMORY.md is missing (the index loaded every session)"
+        return [Finding(rel, 1, message, "missing", "warning")]
     size = len(snapshot.memory.text.encode("utf-8"))
     budget = vault.config.memory_byte_budget
     if size <= budget:
         return []
-    return [
-        Finding(
-            rel,
-            1,
-            f"MEMORY.md is {size} bytes, over its budget of {budget}",
-            "memory-budget",
-            "error",
-        )
-    ]
+    message = f"MEMORY.md is {size} bytes, over its budget of {budget}"
+    return [Finding(rel, 1, message, "memory-budget", "error")]
 
 
 def _languages(snapshot: VaultSnapshot) -> list[Finding]:

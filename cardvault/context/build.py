@@ -1,31 +1,12 @@
-"""`cardvault context`: the memory an agent loads at session start, inside a hard token budget.
+"""`cardvault context`: the items of one vault for the session-start pack (docs/agents.md).
 
-What goes in, in priority order:
-0. when the review queue holds decisions, one line saying how many ("3 memory decisions pending:
-   cardvault review"), so the agent can answer them;
-1. the learned rules — the lines of AGENTS.md's managed `rules` section (one item per rule, each
-   naming its card);
-2. MEMORY.md, the index (comment-only lines dropped: template placeholders cost tokens; a
-   `# MEMORY.md` title is added when the file does not start with a title of its own);
-3. with a task, the log entries not yet distilled into a card (what was just remembered) that
-   the search for the task found strongly, best first: not weak, and a score (the probability
-   that the entry is what the task is about) at or above the floor too, since they come before
-   every card;
-4. cards, best first. With a task, a card's score is 0.75 × relevance + 0.25 × value, where
-   relevance comes from its rank among the strong hits of a hybrid search for the task
-   (1 / (1 + rank / 3): 1.0, 0.75, 0.6, ...; a weak match — below search's relevance floor —
-   counts as not found) and value is `value.card_value` (frequency × impact × recency).
-   Without a task, cards rank by value alone. Only the best `CARD_CANDIDATES` cards are
-   considered at all. With a task, a card that is no strong hit may still fill the budget by
-   its value, but packing it is no use of it (`Item.for_task`): a card is used when it was
-   read for the task, and filler counted as use would keep itself from the archive.
-
-This module makes the items of one vault (its sources, the task's relevance); `context.plan`
-orders the items of every vault in scope, and `context.pack.pack` fits them to the budget and
-names what did not fit. A search that fails (no index, no model, a read-only cache) never stops
-a session from starting: the pack falls back to ranking by value and says so in `notices`.
-Nothing is written to the vault; each packed card is recorded as a use in the local ledger
-(context/used.py, at no commit) by the planner that packs it.
+In priority order: the pending-review line, the learned rules, MEMORY.md, with a task the log
+entries not yet distilled that its search found strongly, then the best `CARD_CANDIDATES` cards
+(with a task `0.75 × relevance + 0.25 × value`, else value alone). A card packed only to fill
+the budget is no use of it (`Item.for_task`): filler counted as use would keep itself from the
+archive. `context.plan` orders the items of every vault in scope and `context.pack` fits them
+to the budget. A failing search never stops a session: ranking falls back to value and says
+so in `notices`.
 """
 
 from __future__ import annotations
@@ -49,7 +30,7 @@ from cardvault.vault.rules import Rule
 from cardvault.vault.sections import get_section
 
 if TYPE_CHECKING:
-    from cardvault.search.engine import KeywordQuery, Searcher
+    from cardvault.search.engine import KeywordQuery, Searcher, SearchResult
 
 CARD_CANDIDATES = 50
 SEARCH_DEPTH = 20
@@ -79,17 +60,6 @@ class Sources:
 
 
 @dataclass(frozen=True)
-class FreshEntry:
-    """A log entry not yet distilled that the task's search found strongly."""
-
-    source: str  # the entry as a card would cite it (memory/2026-11-30.md#09:15)
-    path: str
-    entry: str  # "09:15 Title"
-    text: str
-    score: float
-
-
-@dataclass(frozen=True)
 class Relevance:
     """Search ranks of cards for the task (vault-relative path -> 0-based rank among the strong
     hits), the fresh log entries it found, and the mode."""
@@ -97,7 +67,7 @@ class Relevance:
     ranks: dict[str, int]
     mode: str  # "hybrid", "keyword", "semantic", or "none" when no search ran
     notices: tuple[str, ...] = ()
-    fresh: tuple[FreshEntry, ...] = ()
+    fresh: tuple[Item, ...] = ()  # log entries not yet distilled it found strongly
 
 
 @dataclass(frozen=True)
@@ -216,12 +186,19 @@ def search_relevance(
     strong = [hit for hit in outcome.results if not hit.weak]
     cards = [hit for hit in strong if hit.kind != "log"]
     fresh = tuple(
-        FreshEntry(hit.source or hit.path, hit.path, hit.entry or "", hit.snippet, hit.score)
+        _fresh_item(hit, outcome.mode)
         for hit in strong
         if hit.kind == "log" and hit.score >= outcome.floor
     )
     ranks = {hit.path: rank for rank, hit in enumerate(cards)}
     return Relevance(ranks, outcome.mode, outcome.notices, fresh)
+
+
+def _fresh_item(hit: SearchResult, mode: str) -> Item:
+    ref = hit.source or hit.path
+    block = quoted(ref, f"- {hit.entry or ''}: {hit.snippet}")
+    why = f"log entry not yet distilled, {mode} score {hit.score:.2f}"
+    return Item("log", ref, hit.path, block, why, hit.score)
 
 
 def keyword_relevance(vault: Vault, task: str | KeywordQuery) -> Relevance:
@@ -235,23 +212,6 @@ def keyword_relevance(vault: Vault, task: str | KeywordQuery) -> Relevance:
     return Relevance({hit.path: rank for rank, hit in enumerate(hits)}, "keyword")
 
 
-def fresh_items(relevance: Relevance | None) -> list[Item]:
-    """The task's strongly matching log entries not yet distilled, best first."""
-    if relevance is None:
-        return []
-    return [
-        Item(
-            "log",
-            entry.source,
-            entry.path,
-            quoted(entry.source, f"- {entry.entry}: {entry.text}"),
-            f"log entry not yet distilled, {relevance.mode} score {entry.score:.2f}",
-            entry.score,
-        )
-        for entry in relevance.fresh
-    ]
-
-
 #: How far back a pack without a task looks for lessons not yet distilled (what `remember`
 #: and a `Lesson:` wrote since the last `maintain`), and how many of them it takes, newest
 #: first: the next session knows what the last one learned before maintenance runs.
@@ -261,7 +221,7 @@ RECENT_LESSONS = 5
 
 def recent_items(snapshot: VaultSnapshot, today: dt.date) -> list[Item]:
     """The newest lessons of the last `RECENT_DAYS` no card cites yet (a pack without a task:
-    with one, the task's search finds the entries that matter, `fresh_items`)."""
+    with one, the task's search finds the entries that matter, `Relevance.fresh`)."""
     from cardvault.maintain.lessons import lesson_lines
 
     cited = {source for c in snapshot.cards for source in c.card.sources}
@@ -313,10 +273,9 @@ def rule_items(sources: Sources) -> list[Item]:
 def card_items(
     sources: Sources, relevance: Relevance | None, today: dt.date
 ) -> tuple[list[Item], int]:
-    """The best `CARD_CANDIDATES` cards as items, best first, and how many were not considered.
-
-    Every card is scored; only the candidates are described (their text block and the
-    explanation), so a vault of 10,000 cards costs one score each."""
+    """The best `CARD_CANDIDATES` cards as items, best first, and how many were not considered
+    (every card is scored; only the candidates are described).
+    """
     scored: list[tuple[float, str, Card]] = []
     for card in sources.cards:
         rel = sources.rel(card.path)
@@ -355,9 +314,9 @@ def _card_item(
 
 
 def card_block(card: Card, rel: str, today: dt.date | None = None) -> str:
-    """A card as it appears in the pack: quoted with its source path, topic heading, its age
-    as of `today` (value.card_age: `*updated 40 days ago*`), body (the topic on one line: YAML
-    can hold a newline that would start a heading of its own)."""
+    """A card as the pack quotes it: topic heading (on one line: YAML can hold a newline that
+    would start a heading), its age as of `today`, body.
+    """
     topic = " ".join(card.topic.split())
     age = f"*{card_age(card, today)}*\n\n" if today is not None else ""
     return quoted(rel, f"## {topic}\n\n{age}{card.body.strip()}".rstrip())

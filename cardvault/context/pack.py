@@ -1,35 +1,21 @@
 """Fitting ranked context items into a hard token budget, and rendering the pack's text.
 
-Memory reaches the agent as quoted data, never as instructions: one line says so before the
-first memory section (`PREAMBLE`; only the pending-review line, cardvault's own, comes before
-it), and every text that comes from the vault sits in a block that names its
-source, `<memory source="memory/cards/x.md">` ... `</memory>` (`quoted`): each card, MEMORY.md,
-a hot memory, and each rules section as a whole (every rule line cites its card). A `<memory`
-inside a text is escaped, so no note can close its block and speak for the pack.
+Memory reaches the agent as quoted data, never as instructions: a `PREAMBLE` line says so, and
+every text from the vault sits in a `<memory source="...">` block (`quoted`) whose `<memory`
+inside is escaped, so no note can close its block and speak for the pack; the names under
+"Not included" and the notices are quoted too, as the files' authors chose them.
 
-The pack is Markdown in fixed sections — the pending-review line (when decisions wait), MEMORY.md,
-`# Learned rules`, `# Cards` — then, when
-anything did not fit, `# Not included`, which names what was left out. Items arrive in priority
-order (rules, then MEMORY.md, then cards best first) and are taken whole or not at all: nothing is
-truncated, because half a card can drop the line that mattered; what is left out is named so the
-agent can `cardvault show` it.
-
-The budget is counted with `tokens.count_tokens` on the exact text returned. Sections and blocks
-are joined by blank lines, and whitespace costs nothing under that rule, so the text's count is the
-sum of its parts' counts (the preamble's and each section's heading and wrapper included:
-`section_cost`); `pack` still counts the final text and drops items if it were ever over.
-
-The names in the "Not included" list are chosen by whoever wrote the files, so they sit in a
-quoted block too (`NAMES_SOURCE`), as do the notices a tool adds about vault files
-(`quoted_notices`). Room for the list is reserved while packing (`footer_reserve`), and it is cut
-to fit what is left ("- … and 12 more"). A second pass then offers the reserve's unused tokens to
-the items that were left out, as long as the list still fits.
+Items are taken whole, in priority order, or not at all (half a card can drop the line that
+mattered); what is left out is named so the agent can `cardvault show` it. Blocks are joined
+by blank lines, which cost no tokens, so the text's count is the sum of its parts'
+(`section_cost`); room for the "Not included" list is reserved (`footer_reserve`), and what
+the list leaves unused is offered again to the items left out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -160,10 +146,8 @@ def more_line(count: int) -> str:
 
 
 def render_footer(names: Sequence[str], allowance: int) -> tuple[str, int]:
-    """The "Not included" section within `allowance` tokens, and how many names it shows.
-
-    The names sit in one quoted block (`NAMES_SOURCE`); the count of the rest follows it.
-    Returns ("", 0) when there is nothing to list, or when not even the header fits.
+    """The "Not included" section within `allowance` tokens, and how many names it shows
+    (("", 0) when there is nothing to list or not even the header fits).
     """
     if not names:
         return "", 0
@@ -220,8 +204,18 @@ def render(items: Sequence[Item], footer: str) -> str:
 def pack(items: Sequence[Item], budget: int) -> Packed:
     """Take `items` (priority order) whole while they fit `budget`; name the rest at the end."""
     costs = {id(item): item.tokens for item in items}
-    chosen = _greedy(items, costs, budget - footer_reserve(budget))
-    chosen = _use_leftover(items, costs, chosen, budget)
+    limit = budget - footer_reserve(budget)
+
+    def cost(trial: set[int]) -> int:
+        return _cost([i for i in items if id(i) in trial], costs)
+
+    def with_footer(trial: set[int]) -> bool:
+        names = [i.name for i in items if id(i) not in trial]
+        footer = render_footer(names, budget - cost(trial))[0]
+        return cost(trial) <= budget and bool(footer or not names)
+
+    chosen = _fill(items, set(), lambda trial: cost(trial) <= limit)
+    chosen = _fill(items, chosen, with_footer)  # the reserve's unused tokens
     while True:
         kept = [item for item in items if id(item) in chosen]
         left = [item for item in items if id(item) not in chosen]
@@ -245,33 +239,12 @@ def _cost(items: Sequence[Item], costs: dict[int, int]) -> int:
     return start + sum(costs[id(i)] for i in items) + sum(section_cost(k) for k in kinds)
 
 
-def _greedy(items: Sequence[Item], costs: dict[int, int], limit: int) -> set[int]:
-    chosen: set[int] = set()
-    kinds: set[str] = set()
-    used = preamble_cost()
-    for item in items:
-        cost = costs[id(item)] + (0 if item.kind in kinds else section_cost(item.kind))
-        if used + cost <= limit:
-            chosen.add(id(item))
-            kinds.add(item.kind)
-            used += cost
-    return chosen
-
-
-def _use_leftover(
-    items: Sequence[Item], costs: dict[int, int], chosen: set[int], budget: int
-) -> set[int]:
-    """Add left-out items, best first, while they and the shrinking footer still fit."""
+def _fill(items: Sequence[Item], chosen: set[int], fits: Callable[[set[int]], bool]) -> set[int]:
+    """`chosen` with each item left out, best first, that still `fits` with it."""
     chosen = set(chosen)
     for item in items:
-        if id(item) in chosen:
-            continue
         trial = chosen | {id(item)}
-        kept = [i for i in items if id(i) in trial]
-        used = _cost(kept, costs)
-        names = [i.name for i in items if id(i) not in trial]
-        footer, _ = render_footer(names, budget - used)
-        if used <= budget and (footer or not names):
+        if id(item) not in chosen and fits(trial):
             chosen = trial
     return chosen
 

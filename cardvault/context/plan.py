@@ -1,23 +1,11 @@
 """The session-start pack, the one planner: every vault of the scope, the agent's hot memory
-and the tiers, inside the one token budget. `build_context` reads and searches each vault and
-`plan_context` (pure) orders and packs; one vault alone is the same path with one side.
+and the tiers (docs/scopes.md), inside the one token budget. `build_context` reads and searches
+each vault and `plan_context` (pure) orders and packs; one vault alone is the same path.
 
-Priority order (what is taken first when the budget is short), project first:
-1. HOT — the first vault's learned rules, then its MEMORY.md, then the agent's hot memory (the
-   first vault's, then the global vault's; only with `--agent`, and only that agent's), then
-   the global vault's learned rules (under `# Global rules`);
-2. WARM — cards matched to the task: the first vault's (ranked as `context.build` ranks them)
-   and the global cards a search for the task found, one ranking by score, the project's card
-   first on a tie. Search ranks are interleaved project first (the global vault's rank r counts
-   as rank 2r + 1, the project's as 2r), since each vault's own best hit is its rank 1. A
-   global card promoted from this very project's card is left out when that card is a
-   candidate. Without a task, global cards are not loaded (none is relevant);
-3. COLD — archived cards, only with `archived`, after every WARM card.
-
-The first vault is the project (scope `project` or `all`) or the global vault (scope
-`global`, where it stands alone: its MEMORY.md, rules and cards by value or task). `pack` keeps
-the whole inside the budget; `--explain` shows each item's tier and vault. Each packed card is
-a use, recorded in its vault's local ledger (context/used.py).
+Project first: HOT (rules, MEMORY.md, hot memory, global rules), WARM (the task's cards of
+every vault by score; search ranks are interleaved project first, since each vault's best hit
+is its own rank 1), COLD (archived cards, only on request). A global card promoted from this
+project's own candidate card is left out.
 """
 
 from __future__ import annotations
@@ -33,7 +21,6 @@ from cardvault.context.build import (
     Sources,
     card_block,
     card_items,
-    fresh_items,
     memory_item,
     recent_items,
     review_item,
@@ -169,11 +156,10 @@ def warm_items(first: Side, others: list[Side], request: Request) -> list[Item]:
                 ranked.append((item.score, order, n, item))
     ranked.sort(key=lambda row: (-row[0], row[1], row[2]))
     # just remembered, first: what the task's search found, or without a task the newest lessons
-    fresh = (
-        fresh_items(first.relevance)
-        if request.task
-        else recent_items(first.snapshot, request.today)
-    )
+    if request.task:
+        fresh = list(first.relevance.fresh) if first.relevance else []
+    else:
+        fresh = recent_items(first.snapshot, request.today)
     return [*fresh, *(item for *_, item in ranked[:CARD_CANDIDATES])]
 
 

@@ -1,13 +1,9 @@
 """Cards read for a task, recorded in the use ledger (vault/uses.py, DESIGN §10) at no commit.
 
-- A pack: `context` (the CLI, the MCP tool, the hosts' session-start hook) records one use of
-  each card it packs for the task, WARM or COLD, in that card's vault's ledger (`record_pack`):
-  with a task, the cards its search found (a card filling the budget by value alone is not
-  read for the task); without one, every packed card. Rules,
-  MEMORY.md and hot memory are loaded every session and are not uses of a card.
-- A read: the MCP `read` of a card (what an agent opens after a search) and `show` by an agent
-  record one use of that card (`read_used`).
-A log entry citing a card is recorded by the writer of the entry (write/add.py).
+A pack records one use of each card it packed for the task (`record_pack`: with a task, the
+search's hits, never a card filling the budget by value; without one, every packed card); an
+agent's read or `show` of a card records one (`read_used`). Rules, MEMORY.md and hot memory
+load every session and are no use of a card.
 """
 
 from __future__ import annotations

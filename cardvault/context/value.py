@@ -1,18 +1,9 @@
-"""How valuable a card is, independent of any task: frequency × impact × recency.
+"""How valuable a card is, independent of any task: frequency × impact × recency, on 0..1.
 
-The score is the self-learning-agent seed's promotion score, kept on a 0..1 scale:
-
-- frequency = min(seen, 10) / 10 — how often the lesson recurred (`seen`, default 1), capped at
-  10 as the seed caps it;
-- impact = the card's `impact` (0..1) when set, else from `severity` (high 1.0, medium 0.6,
-  low 0.3), else 0.5;
-- recency = 1.0 when the card was used or updated this week, minus 0.1 per week since the
-  latest of `last_used`, `updated` and `created`, never below 0.1 — the seed's "decays 0.1 per
-  week of non-use", with a floor so an old but frequent lesson still outranks an unknown one.
-
-`context` ranks cards by this value when no task is given and mixes it with relevance when one is,
-and shows every card's age (`card_age`): when it was last edited and last used, and whether
-`verify` found it stale.
+The self-learning-agent seed's promotion score: `seen` capped at 10, `impact` (else from
+`severity`, else 0.5), and recency decaying 0.1 a week since the card was last used or
+updated, with a floor so an old but frequent lesson still outranks an unknown one. `card_age`
+says when a card was last edited and used, and whether `verify` found it stale.
 """
 
 from __future__ import annotations
@@ -126,11 +117,10 @@ def hit_ages(
     stamps: Mapping[str, FileStat] | None = None,
     read: Mapping[str, CardFile] | None = None,
 ) -> dict[str, dict[str, object]]:
-    """What an agent is told of each search hit's card (by path) besides the hit
-    (`age_facts`: its age in words and days, the `stale` mark), the cards the
-    search's sync already read (`read`) taken as they are and the rest read in one pass
-    through the catalog (`stamps`: the files as that sync stat-ed them, so those are not
-    stat-ed again); nothing for a log hit or a card that cannot be read."""
+    """What an agent is told of each search hit's card (by path) besides the hit (`age_facts`):
+    the cards the search's sync already read taken as they are, the rest read in one pass through
+    the catalog; nothing for a log hit or a card that cannot be read.
+    """
     from cardvault.vault.read import read_files
 
     cards = {rel for rel in rels if rel.startswith(("memory/cards/", "memory/archive/"))}

@@ -1,18 +1,13 @@
 """Which daily-log lines `forget` removes, and the logs' text without them.
 
-`Needles` says what counts as mentioning the forgotten topic: a forgotten card's slug, alias or
-topic as a whole phrase (any case), or every word of a keyword query on one line. An entry goes
-whole when a forgotten card cites it in `sources`, when it links to one (`→ card: slug`), when
-its heading mentions the topic, or when nothing but blank lines would be left of it; otherwise
-only its mentioning lines go. A log left with no entry and nothing but its `# date` title is
-removed. Every other byte of a log stays as it was.
+A line mentions the topic when it holds a forgotten card's slug, alias or topic as a phrase, or
+every word of a keyword query (`Needles`). An entry goes whole when a forgotten card cites it,
+it links to one, its heading mentions the topic, or only blank lines would be left of it; else
+only its mentioning lines go. Every other byte stays.
 
-An entry is known by the id it has on every clone: its own, or, for one written by hand
-without an id (or whose heading copies an earlier entry's id), the id `maintain` gives it there
-(vault/entry_ids.stamped_log, derived from its text). A citation by id takes that entry alone,
-and an entry removed whole is named in `LogCut.refs` by its position and that id, the one
-forget records: the entry stays removed on a clone that stamped it before it saw the forget,
-and a copied id never takes, nor is taken for, the entry that owns it.
+Entries are known by the id they have on every clone (vault/entry_ids.py): a hand-written
+entry's is the one `maintain` derives from its text, and a kept entry whose heading copied the
+id of one that goes gets its own, so the forget's record never takes the copy.
 """
 
 from __future__ import annotations
@@ -29,6 +24,11 @@ from cardvault.vault.links import link_key
 from cardvault.vault.read import VaultSnapshot
 
 _WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> set[str]:
+    """Lower-case whole words of `text` (hyphenated names split into their words)."""
+    return {w.lower() for w in _WORD.findall(text)}
 
 
 def _phrases(texts: Iterable[str]) -> re.Pattern[str] | None:
@@ -67,14 +67,14 @@ class Needles:
         texts = names | {c.topic for c in cards if c.topic.strip()}
         if exact:
             texts.add(query.strip())
-        words = frozenset() if exact else frozenset(w.lower() for w in _WORD.findall(query))
+        wanted = frozenset() if exact else frozenset(words(query))
         return cls(
             phrases=_phrases(texts),
             slugs=frozenset(names),
             sources=frozenset(
                 sources if sources is not None else (s for c in cards for s in c.sources)
             ),
-            query_words=words,
+            query_words=wanted,
         )
 
     def names_card(self, line: str) -> bool:
@@ -85,9 +85,7 @@ class Needles:
         """Whether `line` mentions the forgotten topic."""
         if self.names_card(line):
             return True
-        return bool(self.query_words) and self.query_words <= {
-            w.lower() for w in _WORD.findall(line)
-        }
+        return bool(self.query_words) and self.query_words <= words(line)
 
     def takes_entry(self, entry: LogEntry, heading: str, ref: str) -> bool:
         """Whether `entry`, whose id citation is `ref`, goes whole (cited, linked, or its

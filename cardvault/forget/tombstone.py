@@ -1,19 +1,10 @@
 """Forgotten stays forgotten: what a merge brought back of entries a forget removed, removed again.
 
-A forget records the ids of the log entries it removed (vault/forgotten.py). Another clone may
-have worked with those entries before it saw the forget: distilled one into a card, asked a
-review question about it, or (an import, a hand merge) written it back into a log. After a
-merge, `plan_still_forgotten` plans the removal of exactly that, with forget's own rules
-(forget/plan.py `plan_removal`):
-- a log entry whose id a forget recorded;
-- a card each of whose sources is such an entry and each of whose sightings (`seen`) came from
-  one (it is made of nothing else), with its rule line in AGENTS.md, its line in MEMORY.md's
-  table and the `[[links]]` to it;
-- a review question one of whose members is such an entry, or such a card.
-A card that also cites entries that were not forgotten, or holds a lesson no entry does (a
-card `new` wrote, folded into since), is kept (it holds those lessons too): its path comes
-back in `mentions`, for a person to edit or forget. Nothing is recorded again;
-`git revert` of a forget removes its record, and from then on nothing is removed for it.
+A forget records the ids of the log entries it removed (vault/forgotten.py); another clone may
+have distilled, asked about or written back such an entry before it saw the forget. After a
+merge (and before `maintain`), `plan_still_forgotten` removes exactly that with forget's own
+rules (`plan_removal`); a card that also holds other lessons is kept and named in `mentions`.
+Nothing is recorded again: `git revert` of a forget removes its record, and with it this.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Passwords given on a command line: `mysql -u root -pS3cret`, `curl -u deploy:S3cret`,
-`sshpass -p S3cret ssh host`, `docker login -u bob -p S3cret`, `echo 'S3cret' | sudo -S`.
+"""Passwords given on a command line: `mysql -pS3cret`, `curl -u deploy:S3cret`, `sshpass -p`.
 
-Notes are full of pasted commands, and these tools take a password as an argument that no token
-format or `name=value` rule sees. Each rule names the tool, so `-p` after `mysql` is a password
-while `-p 8080` after `docker run` is a port. A value that points elsewhere (`$MYSQL_PWD`,
-`"$(cat pw)"`, `<password>`) is a reference, not a secret; `mysql -p` alone (which prompts) has
-no value; placeholders (`-pPASSWORD`, `-p xxx`) are dropped by the shared placeholder filter.
+Notes are full of pasted commands whose password argument no token format or `name=value`
+rule sees. Each rule names its tool, so `-p` after `mysql` is a password while `-p 8080` after
+`docker run` is a port; a reference (`$MYSQL_PWD`, `<password>`) is no secret.
 """
 
 from __future__ import annotations

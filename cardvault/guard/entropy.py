@@ -1,12 +1,9 @@
 """Entropy in credential context: random-looking tokens on a line whose other words name a
 credential (`session key 9fQ2x...`), found with detect-secrets' Shannon entropy.
 
-Context is required, so the limits are lower than detect-secrets' defaults (4.5 for Base64,
-3.0 for hex), which miss short keys: a random 32-character key scores ~4.3. Digests and other
-explained tokens are skipped: UUIDs, identifiers, commit ids and checksums (`sha256:`,
-`sha512-`, hex of digest length, lines that say commit/hash/checksum), data URIs, URL paths,
-file paths and slugs (a promoted rule cites `memory/cards/<slug>.md`), SSH public keys and
-id-like settings.
+Context is required, so the limits are lower than detect-secrets' defaults, which miss short
+keys (a random 32-character key scores ~4.3, under its 4.5). Tokens with another explanation
+are skipped: ids, digests and checksums, data URIs, URL and file paths, public keys.
 """
 
 from __future__ import annotations

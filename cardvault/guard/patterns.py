@@ -1,15 +1,9 @@
 """Format detectors: detect-secrets' plugins for known token shapes, plus the shapes it misses.
 
-Its plugins cover AWS, GitHub, GitLab, Slack, OpenAI, JWT, Stripe, SendGrid, Twilio, PyPI, npm,
-Discord, Telegram, Mailchimp, Square, Azure storage, Artifactory, Cloudant, IBM Cloud, SoftLayer
-and basic-auth URLs. Added here, each for a corpus case it gets wrong: `github_pat_`, Anthropic
-`sk-ant-`, OpenAI keys without the `T3BlbkFJ` marker, Google `AIza` keys, `redis://:pw@` (no
-user), JWT signatures (its regex stops before them), "the password is X" in prose, and the
-prefixed formats it does not know (npm `npm_` outside .npmrc, HashiCorp Vault `hvs.`, Docker
-`dckr_pat_`, Hugging Face `hf_`, Google OAuth `GOCSPX-`, Shopify, DigitalOcean, Doppler,
-Postman, Grafana, Slack app, Sentry, Databricks, Atlassian, Linear, age, Azure AD client
-secrets, New Relic, Pulumi, Supabase, Groq, Replicate, Perplexity). Passwords on command lines
-are `commands`' job.
+`_SUPPLEMENTS` holds the providers' documented token formats detect-secrets does not know, and
+its own shapes it gets wrong (`github_pat_`, `sk-ant-`, OpenAI keys without the `T3BlbkFJ`
+marker, `redis://:pw@`); JWT signatures its regex stops before, and "the password is X" in
+prose, are taken here too. Passwords on command lines are `commands`' job.
 """
 
 from __future__ import annotations

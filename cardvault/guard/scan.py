@@ -1,11 +1,15 @@
-"""Scanning a text: private-key blocks first, then every line, masking what was found and
+"""Scanning a text, and the two things done with what it finds: refuse the text
+(`ensure_no_secrets`) or redact it (`redact_text`: each secret a `[REDACTED:<kind>]` marker,
+every other byte kept). Private-key blocks go first, then every line, masking what was found and
 looking again until nothing new appears, so scanning redacted text finds nothing more.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from cardvault.errors import SecretFoundError
 from cardvault.guard.finding import SecretFinding
 from cardvault.guard.gate import might_hold_secret
 from cardvault.guard.keyblocks import key_blocks
@@ -73,3 +77,32 @@ def _value(lines: list[str], found: SecretFinding) -> str:
         return lines[found.line - 1][found.start : found.end]
     middle = lines[found.line : last - 1]
     return "\n".join([lines[found.line - 1][found.start :], *middle, lines[last - 1][: found.end]])
+
+
+def ensure_no_secrets(text: str, where: str | Path, first_line: int = 1) -> None:
+    """Raise SecretFoundError naming the kind and `where:line` of the first secret, not its value.
+
+    `first_line` is the file line `text` starts on: with four lines of front matter before a
+    body, pass 5 and the body's line 1 is reported as line 5.
+    """
+    findings = scan_text(text)
+    if not findings:
+        return
+    shift = first_line - 1
+    message = f"refusing to write a secret ({findings[0].kind}); the value is not shown"
+    if len(findings) > 1:
+        lines = ", ".join(str(f.line + shift) for f in findings[1:])
+        message += f"; {len(findings) - 1} more (line {lines})"
+    raise SecretFoundError(message, path=where, line=findings[0].line + shift)
+
+
+def redact_text(text: str) -> str:
+    """`text` with every finding replaced by `[REDACTED:<kind>]`, all else byte-identical."""
+    starts = [0]
+    for line in text.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    out, cursor = [], 0
+    for found in scan_text(text):
+        out += [text[cursor : starts[found.line - 1] + found.start], f"[REDACTED:{found.kind}]"]
+        cursor = starts[(found.end_line or found.line) - 1] + found.end
+    return "".join([*out, text[cursor:]])

@@ -1,8 +1,8 @@
 """Value filters every detector shares: references to a secret kept elsewhere, and placeholders.
 
-Notes quote templates and code, so a value in the right place is still not a credential when it
-is `${X}`, `os.environ[...]`, `var.x`, `<pw>`, `changeme`, `xxxx`, AWS's documented `...EXAMPLE`
-keys, or words that name a secret instead of being one.
+Notes quote templates and code, so a value in the right place is still no credential when it is
+a reference (`${X}`, `os.environ[...]`), a placeholder (`<pw>`, `changeme`), or AWS's documented
+`...EXAMPLE` keys.
 """
 
 from __future__ import annotations

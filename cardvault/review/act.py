@@ -1,24 +1,11 @@
 """What an answer to a review question does to the vault, as changes (nothing is written here).
 
-- same lesson / duplicate, accepted: the cards that hold the chosen members become one card
-  (maintenance's merge: facts once, every sentence kept, tags and sources joined, `seen` the
-  distinct sightings, so a lesson told three times reaches the promotion threshold like any
-  other); the card is curated from then on (a person merged it). Members not yet in a card
-  join it at the next `maintain` (the accepted decision keeps them together).
-- same lesson / duplicate, rejected: nothing now; the members are kept apart from then on.
-- contradiction, accepted with the side that holds: the other card moves to the archive with
-  `status: archived` and `superseded_by: <the winner>` (git and `search --archived` keep it).
-- contradiction, rejected: both stand; the pair is never reported or asked again.
-- cross-project (in the global vault), accepted: the chosen project cards become one global
-  card (or join the one citing some of them) at once, as `maintain --global` promotes;
-  rejected: they are kept apart from then on.
-- split (asked by earlier versions, which parked what did not fit a merged card's budget in the
-  question), accepted: that text becomes a card of its own, linked both ways; rejected: it is
-  appended to the card, over budget as the person chose. Nothing asks it any more.
-- stale (verify/questions.py), accepted: the card is stale and moves to the archive (its
-  `stale:` mark kept there); rejected: the card is still right: the mark goes and `checked:`
-  records the day and the project's commit (verify/checked.py); `verify` leaves those reasons
-  unmarked from then on.
+Per kind and answer (docs/review.md): accepted same lesson / duplicate questions merge the chosen
+members' cards as maintenance merges them (curated from then on); an accepted contradiction
+archives the losing card with `superseded_by`; an accepted cross-project question makes one
+global card; an accepted stale question archives the card, a rejected one drops its mark and
+records `checked:`. A rejected question keeps its members apart from then on; `split` questions
+are only answered, never asked any more.
 """
 
 from __future__ import annotations
@@ -178,14 +165,8 @@ def _split(state: VaultState, item: ReviewItem) -> list[Change]:
     }
     new_text = render_card(meta, f"{member.text.strip()}\n\nSee also [[{card.slug}]].")
     path = state.vault.card_path(slug)
-    body = append_paragraphs(card.card.body, [f"More: [[{slug}]]."])
+    text = replace_body(card.file.text, append_paragraphs(card.card.body, [f"More: [[{slug}]]."]))
     return [
         WriteFile(path, new_text, ABSENT, f"split {card.slug}: overflow → {slug}", STEP, 1),
-        WriteFile(
-            card.path,
-            replace_body(card.file.text, body),
-            card.file.digest,
-            f"linked {card.slug} → {slug}",
-            STEP,
-        ),
+        WriteFile(card.path, text, card.file.digest, f"linked {card.slug} → {slug}", STEP),
     ]

@@ -83,9 +83,7 @@ def answer(
     by: str = PERSON,
     embedder: Any = None,
 ) -> Planned[Settled, ReviewResult]:
-    """The settling of every answered item, for the app to land in one commit through the one
-    write door (the vault lock, recovery, the plan made under the lock, all-or-nothing
-    writes, one commit)."""
+    """The settling of every answered item, for the app to land in one commit through the door."""
     if not answers:
         raise CardvaultError("name at least one review item")
     embeddings = Embeddings(vault, embedder, use_index=False)
@@ -128,10 +126,10 @@ def plan_answers(state: VaultState, settled: Sequence[ReviewItem]) -> list[Chang
 
 
 def _rest(item: ReviewItem, today: dt.date) -> list[ReviewItem]:
-    """After accepting some members of a grouping question, the others (two or more) are asked
-    about among themselves — when a same-lesson question leaves a log entry to place. Cards
-    left over were near the entry, not known to be near each other: whether two cards say the
-    same thing is the duplicate step's question, asked on its own evidence."""
+    """After accepting some members of a grouping question, the others (two or more) asked about
+    among themselves, when a same-lesson question leaves a log entry to place (whether leftover
+    cards say the same thing is the duplicate step's question, on its own evidence).
+    """
     if item.status != ACCEPTED or not item.chosen or item.kind not in GROUPS:
         return []
     rest = [m for m in item.members if m.key not in item.chosen]

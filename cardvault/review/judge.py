@@ -1,26 +1,12 @@
 """The optional judge: an outside command (any LLM CLI the user has) that answers review questions.
 
-Set `[maintain] judge = "COMMAND"` in cardvault.toml (off by default; cardvault itself needs no
-network). A judge from a vault's own settings runs only once the user approved it with
-`cardvault trust`, or from the user's own settings file (trust/; docs/security.md). The
-command is split like a shell line (no shell runs it: write `sh -c '…'` for pipes) and run
-once per pending question (the user's own in an empty folder of its own, a vault's approved one
-at the vault's root: `_working_folder`), with the question as JSON on stdin:
-
-    {"protocol": "cardvault-judge/1", "question": "...", "answers": ["same", "different",
-     "contradiction"], "item": {"id": ..., "kind": ..., "members": [{"n": 1, "path": ...,
-     "source": ..., "text": ...}], "evidence": {...}}}
-
-It answers on stdout, either as JSON, `{"answer": "same", "reason": "...", "members": [1, 3],
-"keep": 2}` (members and keep optional), or as plain text whose first word is the answer and
-the rest the reason. `same` accepts (only `members`, when given), `different` rejects; for a
-contradiction, `contradiction` with `keep` keeps that side, `different` lets both stand. Answers
-are applied exactly like a person's (review/answer.py) and recorded as `by: judge:NAME`.
-
-A judge that cannot be started, exits non-zero, runs past `[maintain] judge_timeout` seconds
-(default 60; it is killed), or answers anything else leaves the question pending, with a message
-saying which and why. Split questions (where a merged card's overflow goes) are not the judge's
-to answer.
+`[maintain] judge = "COMMAND"` (off by default: cardvault itself needs no network) runs once per
+pending question with the question as JSON on stdin (`PROTOCOL`, docs/review.md) and answers on
+stdout, as JSON or plain text whose first word is the answer. A vault's own judge runs only once
+`cardvault trust` approved it, at the vault's root; the user's own in an empty folder of its own
+(`_working_folder`). The command is split like a shell line; no shell runs it. Answers are applied
+like a person's and recorded as `by: judge:NAME`; a judge that fails, times out or answers
+anything else leaves the question pending, saying why.
 """
 
 from __future__ import annotations
@@ -115,12 +101,10 @@ def judge_pending(vault: Vault, settle: Settle, ids: Sequence[str] | None = None
 
 @contextlib.contextmanager
 def _working_folder(vault: Vault, command: str) -> Iterator[Path]:
-    """Where the judge runs. The user's own judge (their settings, for every vault, never
-    approved for this one): a new empty folder, so no file of the vault steers it (LLM CLIs
-    read settings from their working folder: `uvx` a `uv.toml` naming a package index, `npx` an
-    `.npmrc`, others a `.env` or a project's agent settings with hooks). The vault's approved
-    judge: the vault's root, where its words naming files of the vault are those `cardvault
-    trust` showed."""
+    """Where the judge runs: the user's own judge (never approved for this vault) in a new empty
+    folder, since LLM CLIs read settings from their working folder (`uv.toml`, `.npmrc`, `.env`,
+    agent hooks) and no file of the vault may steer it; the vault's approved judge at its root.
+    """
     from cardvault.trust.settings import users_own
 
     if users_own(vault.root, "maintain.judge") != command:
@@ -205,17 +189,13 @@ def _parse(output: str) -> tuple[str, str | None, tuple[int, ...], int | None]:
     except ValueError:
         data = None
     if isinstance(data, dict):
-        word = str(data.get("answer", "")).strip().lower()
         reason = data.get("reason")
-        members = data.get("members") or ()
+        members = data.get("members")
         keep = data.get("keep")
-        numbers = (
-            tuple(n for n in members if isinstance(n, int)) if isinstance(members, list) else ()
-        )
         return (
-            word,
+            str(data.get("answer", "")).strip().lower(),
             str(reason) if reason else None,
-            numbers,
+            tuple(n for n in members if isinstance(n, int)) if isinstance(members, list) else (),
             keep if isinstance(keep, int) else None,
         )
     words = text.split(maxsplit=1)

@@ -1,15 +1,11 @@
 """The git merge driver: `python -m cardvault.sync.driver KIND BASE OURS THEIRS PATH`.
 
-git runs it (history/drivers.py registers it) when both sides of a merge changed a file that
-`.gitattributes` gives to a cardvault driver: KIND is `log`, `card`, `managed` or `hot`; BASE,
-OURS and THEIRS are temporary files git made (`%O %A %B`), PATH the file's path in the
-repository (`%P`).
-The merged text is written to OURS. The exit status tells git whether the merge is clean (0) or
-left conflict markers (1); anything unexpected falls back to a plain three-way merge, so a
-driver problem never loses either side, and so does a file that is not of the driver's kind
-(a committed `.gitattributes` may name a cardvault driver for any file: docs/security.md) and
-one over the 1,000,000 bytes a vault file may hold (a pull of a 100 MB blob is git's own
-line merge, never three copies parsed in Python).
+git runs it (history/drivers.py registers it) for a file `.gitattributes` gives to a cardvault
+driver (KIND `log`, `card`, `managed` or `hot`; `%O %A %B %P`) and writes the merged text to
+OURS; the exit status is 0 for a clean merge, 1 for conflict markers. Anything unexpected falls
+back to a plain three-way merge, so a driver problem never loses a side; so does a file not of
+the driver's kind (a committed `.gitattributes` may name any file: docs/security.md) and one
+over the size a vault file may hold (never three copies of a huge blob parsed in Python).
 """
 
 from __future__ import annotations

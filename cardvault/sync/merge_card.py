@@ -1,33 +1,12 @@
 """Merging two versions of a card: frontmatter key by key, the body three-way.
 
-For each frontmatter key, a side that left it as in the base takes the other side's value
-(a key removed on one side stays removed). Where both sides changed a key, its `sync` rule in
-the field table (vault/fields.py) decides:
-- UNION (`tags`, `sources`, `aliases`, `merged_from`): our order, then theirs' additions, an
-  item either side removed left out;
-- EARLIEST (`created`), LATEST (`updated`, `last_used`, `promoted`): the earlier or later date;
-- SIGHTINGS (`seen`): both sides' recurrences counted, `base + (ours - base) + (theirs - base)`,
-  less one for each source both sides added (the same log entry distilled on both machines
-  counts once); a base card without the key has the field's default, a card both created 0;
-- SUM (`uses`): both sides' new uses counted, `base + (ours - base) + (theirs - base)` (each
-  clone folds only the reads its own ledger recorded, vault/uses.py, so the two never overlap);
-- MARK (`stale`, `{reason, date}`, verify/marks.py), both sides marked: for the same reasons the
-  earlier date (the day they were first found), for other reasons the later mark; one side's
-  mark gone (answered still right) and the other's changed: the changed mark (the next
-  `verify` marks what the merged project shows, leaving out the reasons an answer dismissed);
-- RECORD (`checked`, `{date, commit}`, verify/checked.py), both sides checked: the later check
-  (on one day, the greater commit, so either side merging picks the same); both commits are in
-  the merge's history;
-- CONFLICT (any other key): git's markers in the frontmatter; except in a card both sides
-  created from a shared source (the same lesson distilled on two clones, each guessing the
-  category from the cards it had): ours.
-A card one side removed and the other changed in bookkeeping keys alone stays removed
-(`only_bookkeeping`, sync/run.py). The body is merged line by line (merge_text.py): markers
-only where both sides changed the same lines; but where both sides only added paragraphs after
-the base's body (maintain on two clones folding other lessons into the card; for a card both
-created, when they share a source: the same lesson distilled on both), ours then theirs' new
-paragraphs, each once (`merge_body`). The result keeps our file's bytes wherever
-nothing changed (update_card_text). A side that is not a valid card is merged as plain text.
+A key one side left as in the base takes the other side's value; a key both sides changed
+follows its `sync` rule in the field table (vault/fields.py): UNION, EARLIEST / LATEST,
+SIGHTINGS and SUM (counts: `base + Δours + Δtheirs`; a source both sides added is one
+sighting), MARK and RECORD (verify's marks and checks), else CONFLICT, markers in the
+frontmatter (ours, for a card both created from a shared source). The body is merged line by
+line, except that paragraphs both sides only appended are kept each once (`merge_body`). Our
+file's bytes are kept wherever nothing changed. docs/writers.md gives the rules in full.
 """
 
 from __future__ import annotations
@@ -38,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.errors import CardFormatError
-from cardvault.sync.merge_text import Merged, merge3
+from cardvault.sync.merge_text import Merged, merge3, one_side
 from cardvault.vault import fields as f
 from cardvault.vault.card import as_date, parse_card, render_value, replace_body, update_card_text
 
@@ -51,10 +30,8 @@ _COUNTS = (f.SIGHTINGS, f.SUM)
 
 def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
     """`ours` and `theirs` merged against `base` (see the module docstring)."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     try:
         o, t = parse_card(ours, path), parse_card(theirs, path)
         b_meta, b_body = _base_parts(base, path)
@@ -76,11 +53,10 @@ def merge_card(base: str, ours: str, theirs: str, path: Path) -> Merged:
 
 
 def only_bookkeeping(base: str, kept: str, path: Path) -> bool:
-    """Whether `kept` differs from `base` in bookkeeping keys alone (what the tools write on a
-    card that reads or checks it, with no one editing it: the fields `by` READ or VERIFY, the
-    uses a clone folded and verify's marks and checks): a card removed on one
-    side (forgotten, merged into another) and only counted or checked on the other stays
-    removed in a merge, since a use or a mark of a card that is gone has nothing to mark."""
+    """Whether `kept` differs from `base` in bookkeeping keys alone (the fields `by` READ or
+    VERIFY: uses, marks, checks): a card removed on one side and only counted or checked on the
+    other stays removed, since a use or mark of a card that is gone has nothing to mark.
+    """
     try:
         before, after = parse_card(base, path), parse_card(kept, path)
     except CardFormatError:
@@ -98,11 +74,14 @@ def merge_body(base: str, ours: str, theirs: str, *, appendable: bool) -> Merged
     added = _appended(base, ours), _appended(base, theirs)
     if not appendable or added[0] is None or added[1] is None or not all(added):
         return merge3(base, ours, theirs)
-    held = {p.strip() for p in _paragraphs(ours)}
-    new = [p for p in added[1] if p.strip() not in held]
-    if not new:
-        return Merged(ours)
-    return Merged(ours.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n")
+    return Merged(_with_paragraphs(ours, added[1]))
+
+
+def _with_paragraphs(body: str, paragraphs: list[str]) -> str:
+    """`body` followed by each of `paragraphs` it does not hold yet."""
+    held = {p.strip() for p in _paragraphs(body)}
+    new = [p for p in paragraphs if p.strip() not in held]
+    return body.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n" if new else body
 
 
 def _appended(base: str, body: str) -> list[str] | None:
@@ -162,11 +141,11 @@ def newly_merged(base: str, kept: str, path: Path) -> list[str]:
 
 
 def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
-    """`survivor` (the card `base` was merged into) with what `kept` added to `base` since:
-    new sources, sightings (less those of sources the survivor already cites: one entry is one
-    sighting) and uses, later dates, new tags, paragraphs added after the body, a promotion (and
-    its rule, when the survivor has none). None when `kept` changed anything else, or is not
-    active or promoted (a person's edit, an archiving: theirs to settle)."""
+    """`survivor` (the card `base` was merged into) with what `kept` added to `base` since, each
+    carried key by its rule (a source the survivor already cites is no new sighting), and the
+    paragraphs appended. None when `kept` changed anything else or is not active or promoted (a
+    person's edit, an archiving: theirs to settle).
+    """
     try:
         b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
     except CardFormatError:
@@ -175,13 +154,9 @@ def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     added = _appended(b.body, k.body)
     if changed - _carried() or added is None or k.meta.get(f.STATUS, "promoted") != "promoted":
         return None
-    changes = _carried_changes(b, k, s, changed)
-    text = update_card_text(survivor, changes, (), path)
-    held = {p.strip() for p in _paragraphs(s.body)}
-    new = [p for p in added if p.strip() not in held]
-    if new:
-        text = replace_body(text, s.body.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n")
-    return text
+    text = update_card_text(survivor, _carried_changes(b, k, s, changed), (), path)
+    body = _with_paragraphs(s.body, added)
+    return text if body == s.body else replace_body(text, body)
 
 
 def _carried_changes(b: Card, k: Card, s: Card, changed: set[str]) -> dict[str, Any]:

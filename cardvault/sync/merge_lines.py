@@ -1,9 +1,7 @@
-"""Merging two versions of an agent's hot memory (`memory/agents/NAME.md`): fragment by fragment.
+"""Merging two versions of an agent's hot memory (`memory/agents/NAME.md`) fragment by fragment.
 
-A hot memory is a title and fragments, one line each (`- YYYY-MM-DD HH:MM text`, written by
-scopes/agents.py). Every fragment of both sides is kept once, in time order; a fragment one side
-removed (moved to the daily log when the file passed its budget) stays removed. The lines that
-are not fragments (the title) are merged three-way.
+Every `- YYYY-MM-DD HH:MM text` fragment of both sides is kept once, in time order; one a side
+removed (moved to the log over budget) stays removed. The other lines (the title) merge three-way.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ import re
 from pathlib import Path
 
 from cardvault.sync.merge_card import union
-from cardvault.sync.merge_text import Merged, merge3
+from cardvault.sync.merge_text import Merged, merge3, one_side
 
 FRAGMENT = re.compile(r"^- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) ")
 
@@ -32,10 +30,8 @@ def _when(fragment: str) -> str:
 
 def merge_lines(base: str, ours: str, theirs: str, path: Path) -> Merged:
     """`ours` and `theirs` merged against `base` (see the module docstring)."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     (b_rest, b), (o_rest, o), (t_rest, t) = _split(base), _split(ours), _split(theirs)
     head = merge3(b_rest + "\n", o_rest + "\n", t_rest + "\n")
     fragments = sorted(union(b, o, t), key=_when)

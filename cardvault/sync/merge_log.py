@@ -1,16 +1,10 @@
 """Merging two versions of a daily log: entry by entry, each entry once, in time order.
 
-A log is a preamble (the `# YYYY-MM-DD` title) and `## HH:MM — Title` entries (found by
-vault/daily.py, so a `##` inside a code block is not an entry). An entry is named across the
-three versions by its id (`<!-- id:... -->` on its heading, vault/entry_ids.py), else by its
-text. Two clones that both appended to the same day's log keep every entry of both, once: our
-file's entries stay where they are and in their order, and each entry only the other side added
-goes before the first of ours with a later time. An entry one side removed (`forget` rewrites
-logs) stays removed; an entry one side edited (or gave an id) is the edited one, where it was;
-an entry both sides edited is merged line by line and may conflict, as may the preamble (both
-sides retitled the log). A log with CRLF line ends (written on Windows) is merged as LF and
-written back as our file ends its lines: the entries' texts compare the same on both sides, and
-the merge adds no LF line to a CRLF log.
+An entry is named across the three versions by its id (vault/entry_ids.py), else by its text.
+Our entries stay where they are and in order; each entry only the other side added goes before
+the first of ours with a later time. An entry one side removed (`forget`) stays removed, one
+side's edit wins, and both sides' edits merge line by line. A CRLF log is merged as LF and
+written back with our file's line ends, so the entries compare the same on both sides.
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ from dataclasses import dataclass
 from itertools import accumulate, pairwise
 from pathlib import Path
 
-from cardvault.sync.merge_text import Merged, merge3
+from cardvault.sync.merge_text import Merged, merge3, one_side
 from cardvault.vault.daily import in_line_ends, parse_log
 
 
@@ -60,10 +54,8 @@ def _time_or_above(above: str, time: str) -> str:
 
 def merge_log(base: str, ours: str, theirs: str, path: Path) -> Merged:
     """`ours` and `theirs` merged against `base` (see the module docstring)."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     if "\r\n" in base + ours + theirs:  # merged as LF, written with our file's line ends
         lf = "\n"
         merged = merge_log(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cardvault.errors import CardFormatError
 from cardvault.sync.merge_card import union
-from cardvault.sync.merge_text import Merged, merge3
+from cardvault.sync.merge_text import Merged, merge3, one_side
 from cardvault.vault.sections import get_section, set_section
 
 _BEGIN = re.compile(r"<!-- cardvault:begin ([\w-]+) -->")
@@ -41,10 +41,8 @@ def section_names(*texts: str) -> list[str]:
 
 def merge_managed(base: str, ours: str, theirs: str, path: Path) -> Merged:
     """`ours` and `theirs` merged against `base` (see the module docstring)."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     names = section_names(ours, theirs, base)
     try:
         contents = {name: _merge_section(name, base, ours, theirs, path) for name in names}
@@ -64,10 +62,8 @@ def merge_managed(base: str, ours: str, theirs: str, path: Path) -> Merged:
 
 def _merge_section(name: str, base: str, ours: str, theirs: str, path: Path) -> str:
     b, o, t = (get_section(text, name, path) or "" for text in (base, ours, theirs))
-    if o == t or t == b:
-        return o
-    if o == b:
-        return t
+    if (same := one_side(b, o, t)) is not None:
+        return same
     if name in LINE_SETS:
         lines = union(_lines(b), _lines(o), _lines(t))
         return "\n".join(sorted(lines, key=lambda line: (line.casefold(), line)))

@@ -20,11 +20,16 @@ class Merged:
     conflicts: int = 0
 
 
+def one_side(base: str, ours: str, theirs: str) -> str | None:
+    """The merge when at most one side changed `base` (or both alike); None otherwise."""
+    if ours == theirs or theirs == base:
+        return ours
+    return theirs if ours == base else None
+
+
 def merge3(base: str, ours: str, theirs: str) -> Merged:
     """`ours` and `theirs` merged against `base`; markers labelled ours / theirs."""
-    if ours == theirs or theirs == base:
-        return Merged(ours)
-    if ours == base:
-        return Merged(theirs)
+    if (same := one_side(base, ours, theirs)) is not None:
+        return Merged(same)
     text, conflicts = merge_texts(base, ours, theirs)
     return Merged(text, conflicts)

@@ -1,18 +1,11 @@
-"""A file one side of a sync's merge removed and the other changed (sync/run.py `_merge`).
+"""A file one side of a sync's merge removed and the other changed (sync/run.py `prepare`).
 
-git says "changed on one side, removed on the other" and the sync would stop; three such
-removals are routine between clones that each run cardvault, and are settled here instead:
-- git's rename detection pairing a vault file removed on one side with another added there
-  (small cards of one shape look alike): undone, `unpaired`;
-- a daily log forget removed whole while the other side logged more that day: the new entries
-  kept, `kept_after_removal`;
-- a card maintenance (or an accepted review) merged into another on one side while the other
-  side folded lessons, uses or tags into it: carried into the card that survived
-  (sync/merge_card.py `carry_into`), `kept_after_removal`;
-- a card a forget removed on one side while the other side only folded lessons or merged
-  duplicates into it: the removal stands, the folded entries stay in their log for the next
-  `maintain`, a merged duplicate comes back, `kept_after_removal`.
-Each answers with paths the merge takes as given blobs (None: left out).
+git says "changed on one side, removed on the other" and the sync would stop; the removals that
+are routine between clones that each run cardvault are settled here instead (docs/writers.md):
+a rename git paired between two vault files is undone (`unpaired`); a log forget removed keeps
+the other side's new entries, a card merged away carries the other side's folds into its
+survivor, and a forgotten card stays removed (`kept_after_removal`). Each answers with paths
+the merge takes as given blobs (None: left out).
 """
 
 from __future__ import annotations
@@ -44,13 +37,11 @@ def kept_after_removal(
 def _forgotten_and_folded(
     top: Path, merge: history.TreeMerge, target: str, rel: str, base: str, kept: str
 ) -> dict[str, str | None]:
-    """A card a forget removed on one side (a commit of its removing side that removed it
-    says `forget:`) that the other side only folded lessons into, merged duplicates into or
-    promoted (merge_card.py `only_folded`): the removal stands, so the forgotten text stays
-    gone. The entries folded in stay in their log, cited by no card: the next `maintain`
-    distils them again, on their own (a person may forget them too). A duplicate merged into
-    it comes back as the forgetting side has it (that merge is undone: its text is in no
-    other card); one the forget removed as well stays removed."""
+    """A card a forget removed on one side (a commit that removed it says `forget:`) that the
+    other side only folded into (`only_folded`): the removal stands; the folded entries stay in
+    their log for the next `maintain`, and a duplicate merged into it comes back as the
+    forgetting side has it (its text is in no other card).
+    """
     from cardvault.sync.merge_card import newly_merged, only_folded
 
     if not only_folded(base, kept, Path(rel)):
@@ -97,13 +88,12 @@ def _carried(
 
 
 def unpaired(top: Path, target: str) -> tuple[dict[str, str | None], list[str]]:
-    """Undo the renames git's merge would see that are not one: small cards of one shape (the
-    same frontmatter lines) look alike, so a card forgotten or merged away on one side and a
-    new card there are taken for a rename, and the other side's edits of the first would land
-    on the second (a log is never renamed). Returns the paths the merge takes from one side as
-    they are (the new file as its side wrote it; the removed one left out, as when only its
-    uses, mark or check changed on the other side: `_removal_wins`) and the removed files the
-    other side edited otherwise: conflicts, as git's own "changed on one side, removed"."""
+    """Undo the renames git's merge would see that are not one (small cards of one shape look
+    alike, and the other side's edits of a card forgotten or merged away would land on a new
+    one). Returns the paths the merge takes as they are (the new file as its side wrote it; the
+    removed one left out when the other side only did bookkeeping on it) and the removed files the
+    other side edited otherwise: conflicts, as git's own "changed on one side, removed".
+    """
     from cardvault.sync.merge_card import only_bookkeeping
 
     taken: dict[str, str | None] = {}
@@ -163,10 +153,10 @@ def _renamed_by_us(top: Path, side: str, old: str, new: str) -> bool:
 def _log_kept(
     base: str, ours: str | None, theirs: str | None, top: Path, rel: str
 ) -> dict[str, str | None]:
-    """A daily log one side removed (forget took its every entry) and the other changed:
-    merged entry by entry (sync/merge_log.py) as if the removing side had kept the log's
-    title alone, so the entries only the other side added stay and the forgotten ones stay
-    gone; nothing left, the removal stands. Nothing taken when that merge conflicts."""
+    """A daily log forget removed on one side and the other changed: merged as if the removing
+    side had kept its title alone, so only the other side's new entries stay (nothing left: the
+    removal stands); nothing taken when that merge conflicts.
+    """
     from cardvault.sync.merge_log import merge_log, split_log
 
     title = split_log(base, Path(rel)).preamble.rstrip("\n") + "\n"

@@ -1,50 +1,13 @@
-"""`cardvault sync`: share the vault with other machines through any git remote. The app
-drives the steps below, each landed through the door (app/vaults.py `sync`); here are
-what they plan: the merge computed, its derived files, what may be published.
+"""`cardvault sync`: what each step of a sync plans (the merge, its derived files, what may be
+published); the app drives the steps and lands each through the door (app/vaults.py `sync`).
+The rounds, the locks and the conflict rules are in docs/writers.md.
 
-Refused at once while git is in the middle of something (a rebase, a merge, a detached HEAD:
-history/states.py) and for an unknown remote. Then, holding the sync lock from here to the end
-(edits/lock.py `SYNC_LOCK`: two syncs of one clone take turns, as git's ref locks need):
-1. under the vault lock: finish an interrupted write (or an interrupted sync's merge), set up
-   the merge drivers if missing, and commit pending hand edits of the vault's own files
-   (vault/owned.py), as "hand edits", once the secret guard found nothing in them, a long
-   list in commits of a bounded size with the lock let go between them, so a `log` waiting
-   for it gets in (edits/door.py `Door.commit_hand_edits`): in a repository the vault
-   shares with code, code changes and untracked files are never committed, and never stop a
-   sync;
-2. fetch the remote, holding no lock (a network wait never makes another writer wait); its
-   branch is the one ours follows (`branch.NAME.merge`, as `git pull` reads it), else the one
-   of our branch's name;
-3. merge its branch where a kill leaves nothing in the vault, computed holding no lock (the
-   long part: a writer gets in meanwhile) and carried out under the lock, where it is computed
-   again if a writer committed meanwhile (HEAD moved): computed in git's object store with
-   cardvault's drivers (daily logs entry by entry, cards key by key, managed sections as sets
-   of lines: sync/driver.py; history/treemerge.py runs them in a scratch work tree outside the
-   repository); a true merge's commit also holds its derived
-   files, MEMORY.md's table made from the merged cards and AGENTS.md's learned rules kept to
-   the merged lines whose cards are still promoted (a pulled card that only says `status:
-   promoted` adds none); then the vault's changed files written through the journal and the
-   branch moved to the merge: a kill at any moment leaves the vault as before, or a journal
-   the next command (whichever it is) finishes, never merged cards beside a stale table.
-   When the remote's branch was rewritten (a force-push that purged a commit this clone had
-   pulled: history/remote.py `dropped_tip`), only this clone's own commits since are carried
-   over, so what the rewrite removed is never pushed back; then what the merge brought back
-   of log entries a forget recorded removed again, in one commit (forget/tombstone.py: a
-   forgotten topic stays forgotten on every clone);
-4. push the commit checked under the lock, holding no lock, unless what it would publish (the
-   difference from the remote's branch; every unpublished commit for a new branch) touches a
-   file that is not cardvault's: cardvault never publishes code, so such a branch is left for
-   the user to push (`refused`); when the push is rejected because another machine pushed
-   first, go back to 2.
-A conflict the drivers cannot resolve (both sides rewrote the same lines of a card body, or
-one side removed a file the other changed, unless the change was only the uses, stale mark or
-check the tools record on a card: then the removal stands; a daily log forget removed while
-the other side added entries to it keeps those entries; a card merged into another on one side
-and only folded into on the other moves the fold to the survivor: sync/removals.py) stops the
-sync with nothing changed, and the conflicts come back as `path:line`. git's rename detection
-is followed for a card's own moves only (archive, `cardvault rename`): a vault file removed on
-one side and another added there are never one file to it (sync/removals.py `unpaired`). The
-search index is brought up to date after the lock is released.
+A merge is computed in git's object store with cardvault's drivers (sync/driver.py), holding no
+lock, and carried out under the vault lock through the journal, computed again there when HEAD
+moved meanwhile: a kill leaves the vault as before or a journal the next command finishes. A
+true merge's commit also holds its derived files (MEMORY.md's table, AGENTS.md's rules for the
+merged cards), so no commit has the cards beside a stale table. A branch that touches files
+that are not cardvault's is never pushed: cardvault publishes memory only.
 """
 
 from __future__ import annotations
@@ -103,21 +66,21 @@ class Prepared:
 
 
 def still_current(vault: Vault, prepared: Prepared, recovered: bool) -> bool:
-    """Whether a merge prepared holding no lock still holds under it: HEAD is the commit it
-    was computed from (a writer that got in meanwhile committed, and moved it) and taking the
-    lock finished no interrupted write. Files edited by hand meanwhile are caught by the
-    digests of its changes (nothing is written over them)."""
+    """Whether a merge prepared holding no lock still holds under it: HEAD has not moved and
+    taking the lock finished no interrupted write (hand edits meanwhile are caught by the digests
+    of its changes).
+    """
     return not recovered and history.head(vault) == prepared.merge.old
 
 
 def prepare(
     vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
 ) -> Prepared:
-    """Merge `target` into HEAD where a kill leaves nothing in the vault: computed in git's
-    object store (history/treemerge.py) with its derived files (`_derived`), and the changes
-    that write the vault's files (`Door.merge` lands them). Writes nothing in the vault, so
-    it runs holding no lock. `dropped`: the remote's old head its rewritten history no longer
-    holds (only our own commits since it are carried over)."""
+    """Merge `target` into HEAD in git's object store with its derived files, and the changes
+    that write the vault's files (`Door.merge` lands them); writes nothing, so it runs holding no
+    lock. `dropped`: the remote's old head a rewrite dropped (only our own commits since it are
+    carried over).
+    """
     taken, stopped = removals.unpaired(top, target)
     message = f"sync: merge {target}"
     merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
@@ -207,9 +170,8 @@ def _derived(
     vault: Vault, top: Path, merged: dict[str, str | None], today: dt.date
 ) -> dict[str, str]:
     """MEMORY.md's table and AGENTS.md's rules made for the cards of a merge (`merged`: the
-    texts of the vault's files it changed, None: removed, by path relative to the work tree):
-    the texts of those that differ from what the merge holds (maintain/memory_index.py,
-    maintain/promote.py)."""
+    vault's changed files by path relative to the work tree, None: removed), where they differ.
+    """
     from cardvault.maintain import memory_index
     from cardvault.maintain.promote import rules_changes
     from cardvault.maintain.state import load_state

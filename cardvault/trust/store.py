@@ -1,14 +1,10 @@
 """The approvals `cardvault trust` records: which vault may run which exact value of a setting.
 
-They live in `trusted.json` in the user's configuration folder (user.py), never in a vault or
-its repository: a remote cannot supply one. Each approval names
-- the vault: its resolved root folder and the clone's `origin` remote URL (read from the clone's
-  own git config, which git never takes from a remote; empty for a vault without one), so a
-  different repository cloned to the same folder is asked about again;
-- the setting (`maintain.judge`) and the SHA-256 of its exact value: a changed command is a new
-  question. The value itself is kept too, for `cardvault trust --list`.
-The file is replaced atomically, readable by its owner only. A file that cannot be read trusts
-nothing (and `cardvault trust` refuses to overwrite it), so damage never widens what runs.
+They live in `trusted.json` in the user's configuration folder, never in a repository: a remote
+cannot supply one. An approval names the vault by its resolved root and its clone's `origin`
+URL (from the clone's own git config, which no remote supplies) and the SHA-256 of the value,
+so another repository in the same folder or a changed command is asked about again. A file
+that cannot be read trusts nothing and is never overwritten: damage never widens what runs.
 """
 
 from __future__ import annotations

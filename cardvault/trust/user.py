@@ -1,19 +1,9 @@
 """The user's own configuration: a folder outside every vault, and the `config.toml` in it.
 
-The folder is `$CARDVAULT_CONFIG_DIR` when set (tests point it at a temporary folder), else the
-platform's user configuration folder for cardvault (`~/.config/cardvault` on Linux, where
-`$XDG_CONFIG_HOME` moves it; `~/Library/Application Support/cardvault` on macOS). Its
-`config.toml` may hold the settings that run code (settings.CODE_SETTINGS), for every vault:
-
-    [maintain]
-    judge = "llm -m gpt-4o-mini --system 'Answer as asked'"
-
-    [search]
-    model = "/opt/models/my-model"
-
-and the resident process's `[serve] auto` and `idle_minutes` (this machine's choice, over the
-vault's). Nothing else belongs there (a vault's other settings are the vault's). The file is read on
-every opening of a vault, so it is read with a stat and, when present, one small parse.
+The folder is `$CARDVAULT_CONFIG_DIR` when set, else the platform's user configuration folder
+(docs/security.md). Its `config.toml` may hold the settings that run code
+(settings.CODE_SETTINGS) and the resident process's `[serve]` choices for every vault; nothing
+else. It is read on every opening of a vault: a stat and, when present, one small parse.
 """
 
 from __future__ import annotations

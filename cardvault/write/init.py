@@ -1,15 +1,11 @@
 """`cardvault init`: a ready vault from the bundled templates, a git repo and a first commit.
 
-Files the folder already has (an existing MEMORY.md or AGENTS.md, say) are kept as they are;
-notes already there are counted and their kind told (portable/kinds.py: an agent workspace,
-Obsidian, Claude Code memory, basic-memory or plain), so the command can offer to import them;
-init itself never imports a note. An agent workspace is adopted as it is: its daily logs
-(`memory/DATE*.md`, old ones under `memory/archive/`) are the vault's logs (vault/lognames.py).
-Only what is missing is written, `.cardvault/` is added to `.gitignore`, and git is set up to
-merge the vault's files with cardvault's drivers (`.gitattributes` plus the clone's git config,
-history/drivers.py). `plan_init` makes the folder and its repository and plans the files;
-the app lands the plan, in one commit, through a door opened on the new vault
-(app/writes.py's `init_vault`).
+Only what is missing is written: files the folder has are kept, and notes already there are
+counted and their kind told (portable/kinds.py) so the command can offer to import them; init
+never imports a note. An agent workspace is adopted as it is (its daily logs are the vault's).
+`.cardvault/` goes into `.gitignore` and git is set up with cardvault's merge drivers
+(history/drivers.py). `plan_init` makes the folder and repository and plans the files; the app
+lands the plan in one commit (app/writes.py `init_vault`).
 """
 
 from __future__ import annotations

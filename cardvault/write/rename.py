@@ -1,17 +1,11 @@
 """`cardvault rename SLUG NEW`: a card under a new slug, every link following it, in one commit.
 
-The card's file moves to `NEW.md` in the same folder (live or archived) and lists its old slug
-in `aliases`, so a link nobody rewrote (a daily log, a teammate's clone, an old commit message,
-a review decision naming its old path) still resolves. Rewritten through the one door, in one
-commit: every card's `[[old]]`, `[[old|text]]`, `[[old#part]]` and its path citations
-(`memory/cards/old.md`, in frontmatter too), and the same inside the managed sections of
-MEMORY.md (the categories table) and AGENTS.md (the learned rules). The user's own text outside
-those markers, and the daily logs (append-only), are never rewritten: the lines there that
-still name the old slug are reported, and resolve through the alias.
-
-Refused, with one line and nothing written: a NEW that is not a slug (lowercase letters,
-digits, hyphens, at most 100 characters) or looks like a secret (a file name stays in git for
-good), a NEW that another card has as its slug or alias, a SLUG that names no card.
+The file moves to `NEW.md` in its folder and lists the old slug in `aliases`, so a link nobody
+rewrote (a daily log, a teammate's clone, an old commit) still resolves. Rewritten: every
+card's links and path citations to it and the managed sections of MEMORY.md and AGENTS.md; the
+person's own text outside those and the append-only daily logs never are (their mentions are
+reported). A NEW that is no slug, looks like a secret (a file name stays in git for good) or is
+taken is refused with nothing written.
 """
 
 from __future__ import annotations
@@ -34,8 +28,8 @@ from cardvault.vault.sections import get_section, set_section
 from cardvault.vault.snapshot import only_one
 
 STEP = "rename"
-#: Managed sections whose links follow a rename: (file attribute of Vault, section name).
-MANAGED = (("memory_md", "categories"), ("agents_md", "rules"))
+#: Managed sections whose links follow a rename: (file attribute of the snapshot, section).
+MANAGED = (("memory", "categories"), ("agents", "rules"))
 
 
 @dataclass(frozen=True)
@@ -172,21 +166,16 @@ def _managed_changes(
     left: list[str] = []
     vault = snapshot.vault
     for attribute, section in MANAGED:
-        path: Path = getattr(vault, attribute)
-        current = snapshot.memory if attribute == "memory_md" else snapshot.agents
+        current = getattr(snapshot, attribute)
         if current is None:
             continue
+        path = current.path
         content = get_section(current.text, section, path)
         text = current.text
-        if content is not None:
-            moved = follow(content)
-            if moved != content:
-                text = set_section(current.text, section, moved, path)
-                changes.append(
-                    WriteFile(
-                        path, text, current.digest, f"{vault.rel(path)}: links to {old}", STEP
-                    )
-                )
+        if content is not None and follow(content) != content:
+            text = set_section(current.text, section, follow(content), path)
+            reason = f"{vault.rel(path)}: links to {old}"
+            changes.append(WriteFile(path, text, current.digest, reason, STEP))
         left += [
             f"{vault.rel(path)}:{number}"
             for number in _naming_lines(_outside(text, section), old, old_rel)
