@@ -1,19 +1,9 @@
 """The portable export format: a versioned JSON of cards, rules and (optionally) daily logs.
 
-```json
-{"format": "cardvault-export", "version": 1, "exported": "2026-11-30T09:15:00",
- "cards": [{"path": "memory/cards/x.md", "text": "<the file exactly>",
-            "meta": {...}, "body": "..."}],
- "rules": ["- rule line (memory/cards/x.md)"],
- "logs": [{"path": "memory/2026-11-02.md", "text": "<the file exactly>"}]}
-```
-`text` is the card file byte for byte (as UTF-8) and is what import reads; `meta` (dates as ISO
-strings) and `body` are there for other programs. `rules` are AGENTS.md's learned rules
-(vault/rules.py), one line each. `logs` is present only when asked for.
-
-`read_export` checks the shape and version and returns every item it can use, plus one
-`Finding` per thing that is wrong (with the item's index), so a caller can refuse, or import
-the compatible part.
+docs/insight.md shows the format. A card's `text` is its file byte for byte and is what import
+reads; `meta` and `body` are there for other programs. `read_export` checks the shape and version
+and returns every item it can use plus one `Finding` per thing that is wrong, so a caller can
+refuse, or import the compatible part.
 """
 
 from __future__ import annotations
@@ -59,8 +49,7 @@ class Export:
 
 
 def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Export:
-    """The export of `vault` (cards live then archived, in path order). A card that cannot be
-    read is left out and named in `skipped`, never a reason to stop."""
+    """The export of `vault`; a card that cannot be read is left out and named in `skipped`."""
     snapshot = read_vault(vault)
     cards = [
         {
@@ -103,9 +92,8 @@ def json_safe(value: Any) -> Any:
 
 
 def problem(where: str, message: str, line: int = 0) -> Finding:
-    """A thing in the way of an import, as a Finding: `where` is a note's path, or an item of
-    an export file ("card 3 (memory/...)"). An item's text may hold a secret: both are redacted
-    here, so what is shown and what --json lists is redacted."""
+    """A thing in the way of an import, as a Finding (`where`: a note's path, or an item such as
+    "card 3 (memory/...)"), redacted here: an item's text may hold a secret."""
     from cardvault.guard import redact_text
 
     return Finding(redact_text(where), line, redact_text(message))
@@ -149,9 +137,8 @@ MAX_RULE_CHARS = 1000
 
 def load_export(path: Path) -> Any:
     """The JSON in `path`; a file that is not JSON, or too big or deep to read, is an error
-    naming its line. At most `limits.IMPORT` bytes are read from any file, device or pipe (its size
-    is not trusted: /dev/zero has none), and bytes JSON text never holds (NUL) stop the read at
-    once."""
+    naming its line. At most `limits.IMPORT` bytes are read (a size is not trusted: /dev/zero has
+    none), and a NUL byte stops the read at once."""
     data = _read_export_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -192,7 +179,7 @@ def _read_export_bytes(path: Path) -> bytes:
 
 
 def read_export(data: Any, vault: Vault) -> ExportFile:
-    """Validate export `data` against the format and `vault`'s settings (see module docstring)."""
+    """Validate export `data` against the format and `vault`'s settings."""
     if not isinstance(data, dict):
         return ExportFile((), (), (), (problem("", "the file must hold a JSON object"),))
     problems = _header_problems(data)
@@ -219,8 +206,8 @@ def _header_problems(data: dict[str, Any]) -> list[Finding]:
 
 
 def _rules(raw: Any, problems: list[Finding]) -> list[str]:
-    """The rule lines that can go into AGENTS.md's managed section as they are: text on one
-    line, without a cardvault marker (either would rewrite the section's bounds)."""
+    """The rule lines that can go into AGENTS.md's managed section as they are (one line, no
+    cardvault marker: either would move the section's bounds)."""
     if not isinstance(raw, list):
         problems.append(problem("rules", "must be a list of text lines"))
         return []
@@ -314,8 +301,7 @@ def _log(index: int, item: Any, problems: list[Finding]) -> ImportedLog | None:
 
 
 def _shown(value: str) -> str:
-    """A path from the file as a message shows it: escaped when it holds control characters,
-    cut when long."""
+    """A path from the file as a message shows it: escaped, and cut when long."""
     text = value if value.isprintable() else repr(value)[1:-1]
     return text if len(text) <= 100 else text[:97] + "..."
 
@@ -325,7 +311,6 @@ def _at_line(message: str, line: int | None) -> str:
 
 
 def _stays_inside(vault: Vault, rel: str) -> bool:
-    """Whether `rel` stays inside the vault with no symlink on the way (vault/confine.py)."""
     try:
         confined(vault.root, vault.root / rel)
     except UnsafePathError:
@@ -334,11 +319,9 @@ def _stays_inside(vault: Vault, rel: str) -> bool:
 
 
 def export_target(vault: Vault, path: Path) -> Path:
-    """Where `export` may write: anywhere but inside the vault (an export file there would be
-    written past the write door: no lock, no journal, no commit, and `--force` would overwrite
-    a card). UnsafePathError names the refusal. Both the path as given and where it resolves
-    count: `memory/cards/x.md` is inside even when the vault's `memory/cards` is a symlink to a
-    folder outside (writing there would write through the vault's link)."""
+    """`path`, unless it is inside the vault (UnsafePathError): a file there would be written
+    past the write door, and `--force` would overwrite a card. Both the path as given and where
+    it resolves count, so a vault folder that is a symlink to outside is still inside."""
     target = path.resolve()
     root = vault.root.resolve()
     given = Path(os.path.abspath(path))

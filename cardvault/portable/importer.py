@@ -1,19 +1,11 @@
 """`cardvault import`: bring an export's cards, rules and logs into a vault the way maintenance
 merges cards, in one commit.
 
-Each valid card of the file ends as one outcome:
-- skipped: the vault already has a card with exactly its text, or one with its slug and the same
-  frontmatter and body (or the file repeats it);
-- new: no live card comes near it; it is written at its exported path, byte for byte (a `-2`
-  suffix when another card already has its slug);
-- merged: its nearest live card reaches the vault's `merge_threshold` (cosine of the texts the
-  search index embeds) and the two do not contradict each other; it is folded into that card
-  with maintenance's merge pieces (portable/fold.py): only sentences not already said, tags,
-  aliases, sources, dates; the vault's card keeps its path;
-- conflicting: the nearest card passes the threshold but contradicts it (maintenance's
-  `contradict`); reported with both sentences, not imported.
-Imported cards are compared with the vault's cards, not with each other, so an export of a
-vault imported into an empty one reproduces it exactly. Every text passes the secret guard.
+Each valid card ends skipped (a duplicate), new (no live card near it: written byte for byte at
+its exported path), merged (folded into its nearest card at `merge_threshold`: fold.py) or
+conflicting (the nearest card contradicts it: reported); docs/insight.md has the table. Imported
+cards are compared with the vault's, never with each other, so an export imported into an empty
+vault reproduces it exactly. Every text passes the secret guard.
 """
 
 from __future__ import annotations
@@ -61,7 +53,7 @@ KINDS = ("new", "merged", "skipped", "conflicting")
 @dataclass(frozen=True)
 class ImportPlan:
     """The outcomes, the changes that carry them out, and what could not be imported; `read`
-    is the vault the plan was made from (each card's and log's digest by path)."""
+    holds the digests of the vault the plan was made from."""
 
     outcomes: tuple[Outcome, ...]
     changes: tuple[Change, ...]
@@ -99,8 +91,8 @@ def plan_import(
     redact: bool = False,
     embeddings: Embeddings | None = None,
 ) -> ImportPlan:
-    """What importing `export` would do (nothing is written). The model loads only when some
-    card is neither a duplicate nor going into a vault without live cards."""
+    """What importing `export` would do; the model loads only when some card is neither a
+    duplicate nor going into a vault without live cards."""
     problems = list(export.problems)
     snapshot = read_vault(vault, verify=True)
     state = state_of(snapshot, today)
@@ -141,8 +133,8 @@ def _promoted(change: WriteFile) -> bool:
 
 
 def same_content(left: Card, right: Card) -> bool:
-    """Same frontmatter values and the same body (ignoring surrounding blank lines, and the
-    date a folder import brought the card in: importing the same notes again is no change)."""
+    """Same frontmatter and body, ignoring blank lines around it and the `imported` date (so
+    importing the same notes again is no change)."""
 
     def meta(card: Card) -> dict[str, Any]:
         return {k: v for k, v in card.meta.items() if k != IMPORTED}
@@ -153,9 +145,8 @@ def same_content(left: Card, right: Card) -> bool:
 def _duplicates(
     state: VaultState, cards: tuple[ImportedCard, ...], forgotten: frozenset[str]
 ) -> tuple[list[Outcome], list[ImportedCard]]:
-    """Skipped outcomes for exact duplicates and for cards made only of entries a forget
-    removed (vault/forgotten.py: forgotten stays forgotten); the remaining cards in file
-    order."""
+    """Skipped outcomes for duplicates and for cards made only of forgotten entries (forgotten
+    stays forgotten); the remaining cards in file order."""
     texts = {c.file.text: c for c in state.cards}
     slugs = {c.slug: c for c in state.cards}
     seen: set[str] = set()
@@ -185,8 +176,8 @@ def _duplicates(
 def _screened(
     vault: Vault, item: ImportedCard, redact: bool, problems: list[Finding]
 ) -> ImportedCard | None:
-    """The card after the secret guard (redacted with `redact`), or None with a problem. Its
-    file name is screened too: a slug that is a key would put the key in git for good."""
+    """The card after the secret guard, or None with a problem; its file name too, since a slug
+    that is a key would put the key in git for good."""
     from cardvault.vault.card import parse_card
     from cardvault.write.add import screen_card
 
@@ -265,11 +256,9 @@ def _log_changes(
     problems: list[Finding],
     forgotten: frozenset[str],
 ) -> tuple[list[Change], int]:
-    """New daily logs written whole; what existing logs lack appended: the entries, and the
-    text before the incoming log's first entry when the vault's log does not hold it (a
-    workspace's log whose sections are no entries loses nothing). An entry a forget removed
-    (its id recorded: vault/forgotten.py; an entry without one by the id maintain gives it,
-    vault/entry_ids.clone_refs) is never brought back."""
+    """New daily logs written whole; to existing ones, the entries they lack and the text before
+    the first entry when they lack it. A forgotten entry (by its id, or the id maintain would
+    give it: vault/entry_ids.clone_refs) is never brought back."""
     from cardvault.write.add import screen
 
     vault = snapshot.vault
@@ -340,8 +329,8 @@ def _log_changes(
 
 
 def _text_before_entries(text: str, entries: list[LogEntry]) -> str:
-    """The log's text before its first entry (all of it when it has none), without blank
-    lines at either end."""
+    """The log's text before its first entry (all of it when it has none), stripped of blank
+    lines."""
     lines = text.split("\n")
     stop = entries[0].line - 1 if entries else len(lines)
     return "\n".join(lines[:stop]).strip("\n")
@@ -352,9 +341,8 @@ def _entry_key(entry: Any) -> tuple[str, str, str]:
 
 
 def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Change]) -> list[Change]:
-    """Rules to add to AGENTS.md: the file's hand-written ones, and those of promoted cards
-    this import wrote (the rule the file's AGENTS.md gave the card, else its `rule` key; a
-    card that names no rule makes none). Rules already there are left alone."""
+    """Rules to add to AGENTS.md: the file's hand-written ones, and those of promoted cards this
+    import wrote (the file's rule for the card, else its `rule` key); present ones left alone."""
     from cardvault.maintain.promote import rule_line
 
     agents = state.agents
@@ -403,8 +391,7 @@ def commit_message(plan: ImportPlan, source: str) -> str:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """The plan that was carried out, its commit (None: nothing to write), and what the write
-    door had to do first."""
+    """The plan carried out, its commit (None: nothing to write), and the door's notes."""
 
     plan: ImportPlan
     commit: history.CommitResult | None
@@ -417,15 +404,9 @@ def apply_import(
     source: str,
     replan: Callable[[], ImportPlan] | None = None,
 ) -> Planned[ImportPlan, ImportResult]:
-    """The plan's write, for the app to land all or nothing through the one door in one
-    commit.
-
-    The plan is made before the lock is taken (to list its problems first), so under the lock
-    it is checked against the vault as it is now: when a file it writes, or any card or log it
-    read, has changed (another writer appended to a log; the lock's recovery finished an
-    import killed midway), `replan` makes the plan again from the vault as it is; without it
-    the import stops with ConcurrentEditError and writes nothing.
-    """
+    """The plan's write, for the app to land in one commit. The plan was made before the lock
+    (to list its problems first), so under the lock it is checked against the vault: when
+    anything it read changed, `replan` makes it again; without one, ConcurrentEditError."""
     from cardvault.edits.apply import check_unchanged
     from cardvault.edits.proposal import Planned, door_notes, propose
 
@@ -448,8 +429,7 @@ def apply_import(
 
 def _check_same_vault(vault: Vault, plan: ImportPlan) -> None:
     """Raise ConcurrentEditError when a card or log differs from those `plan` was made from: its
-    outcomes hang on every card (a duplicate skipped, a note folded into its nearest card), not
-    only on the files it writes, so a card another write added meanwhile makes it stale."""
+    outcomes hang on every card, not only on the files it writes."""
     if read_vault(vault).digests != plan.read:
         raise ConcurrentEditError(
             "the vault's cards or logs changed since the import was planned; nothing written",

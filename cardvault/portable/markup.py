@@ -1,16 +1,10 @@
 """Reading a note's Markdown for import: where its code is, its inline `#tags`, its links.
 
-Code is found with markdown-it-py's tokens: fenced and indented blocks by their line ranges,
-code spans (`` `…` ``) inside the other lines by CommonMark's backtick rule. Nothing inside code
-is a tag or a link, and import never rewrites a byte of it.
-
-- A tag is Obsidian's: `#` at the start of a text run or after white space, then letters,
-  digits, `_`, `-` or `/`, not only digits (`#2024` is no tag). Tags in headings are not tags
-  (`# Title` is a heading, but `## Plans #draft` is not tagged either: headings are titles).
-- A link is a wiki-link as cardvault's link reader sees it (`vault/links.py`'s pattern, so import
-  rewrites exactly what `check` will read), with a `!` before it for an embed; or a Markdown
-  link `[text](target)` / image `![alt](target)` whose target is a relative path (URLs, mail
-  addresses and `#anchors` are left alone).
+Code is found with markdown-it-py's tokens (blocks by line range, code spans by CommonMark's
+backtick rule); nothing inside code is a tag or a link, and import never rewrites a byte of it.
+Tags are Obsidian's, never in headings. A wiki-link is what `vault/links.py`'s pattern reads, so
+import rewrites exactly what `check` will read; a Markdown link counts when its target is a
+relative path.
 """
 
 from __future__ import annotations
@@ -49,8 +43,7 @@ class Found:
 
 
 def code_spans(text: str, tokens: list[Token] | None = None) -> list[tuple[int, int]]:
-    """Character ranges of `text` that are code: fenced or indented blocks, and code spans
-    (`tokens`: `text` parsed already, by `vault.prose.parse`)."""
+    """Character ranges of `text` that are code (`tokens`: `text` parsed already)."""
     tokens = parse(text) if tokens is None else tokens
     offsets = _line_offsets(text)
     code_lines: set[int] = set()
@@ -96,8 +89,7 @@ def inside(spans: list[tuple[int, int]], position: int) -> bool:
 
 
 def inline_tags(text: str, tokens: list[Token] | None = None) -> list[str]:
-    """The `#tags` of `text` as written (without `#`), in order: text runs only, so none from
-    code, headings, link targets or HTML (`tokens`: as `code_spans`)."""
+    """The `#tags` of `text` as written (without `#`), in order, from text runs only."""
     found: list[str] = []
     in_heading = False
     for token in parse(text) if tokens is None else tokens:
@@ -164,6 +156,5 @@ def _external(destination: str) -> bool:
 
 
 def unlinked(text: str) -> str:
-    """`text` with every `[[` broken by a backslash (`[\\[x]]`): it reads the same in Markdown
-    but no link reader takes it for a link."""
+    """`text` with every `[[` broken by a backslash: it reads the same, but is no link."""
     return re.sub(r"\[(?=\[)", "[\\\\", text)
