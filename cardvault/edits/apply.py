@@ -37,7 +37,6 @@ from cardvault.limits import VAULT_FILE
 from cardvault.vault.confine import confined
 from cardvault.vault.files import (
     ABSENT,
-    FileText,
     current_digest,
     digest_text,
     read_if_present,
@@ -94,13 +93,6 @@ def compose(changes: Iterable[Change]) -> list[FinalOp]:
     return ops
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    path: Path
-    file: FileText | None  # None: the file did not exist
-    mode: int | None
-
-
 def apply_changes(
     vault: Vault,
     changes: Iterable[Change],
@@ -115,10 +107,9 @@ def apply_changes(
     or, with `moves` (sync's merge), the branch moved to the merge commit."""
     ops = compose(changes)
     _check_inside(vault, ops)
-    snapshots = [_snapshot(vault.root, op) for op in ops]
+    steps = [_step(vault, op) for op in ops]
     _check_writable(vault, ops)
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
-    steps = [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
     journal = new_journal(message, steps, agent=vault.agent, moves=moves)
     write_journal(vault, journal)
     paths = [op.path for op in ops]
@@ -152,12 +143,6 @@ def _failure(vault: Vault, exc: BaseException, unrestored: list[str]) -> Cardvau
         "puts it back as it was (the write is not finished later)",
         where,
     )
-
-
-def _forward(vault: Vault, op: FinalOp, snap: _Snapshot) -> Step:
-    after = ABSENT if op.text is None else digest_text(op.text)
-    old = None if snap.file is None else snap.file.text
-    return Step(vault.rel(op.path), op.expected, after, op.text, snap.mode, old)
 
 
 def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
@@ -194,16 +179,20 @@ def _check_writable(vault: Vault, ops: list[FinalOp]) -> None:
             )
 
 
-def _snapshot(root: Path, op: FinalOp) -> _Snapshot:
+def _step(vault: Vault, op: FinalOp) -> Step:
+    """`op` as a journal step, keeping the file's old text and mode for an undo;
+    ConcurrentEditError when the file is no longer as the plan read it."""
     path = op.path
+    after = ABSENT if op.text is None else digest_text(op.text)
     if op.expected == ABSENT:
         if path.exists() or path.is_symlink():
             raise ConcurrentEditError("was created since the plan was made; nothing written", path)
-        return _Snapshot(op.path, None, None)
-    file = read_if_present(op.path, root)
+        return Step(vault.rel(path), op.expected, after, op.text)
+    file = read_if_present(path, vault.root)
     if file is None or file.digest != op.expected:
-        raise ConcurrentEditError("changed on disk since it was read; nothing written", op.path)
-    return _Snapshot(op.path, file, op.path.stat().st_mode & 0o7777)
+        raise ConcurrentEditError("changed on disk since it was read; nothing written", path)
+    mode = path.stat().st_mode & 0o7777
+    return Step(vault.rel(path), op.expected, after, op.text, mode, file.text)
 
 
 def _missing_dirs(paths: Iterable[Path]) -> list[Path]:

@@ -49,10 +49,7 @@ def atomic_write(path: Path, text: str, expected: str, mode: int = 0o644) -> str
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

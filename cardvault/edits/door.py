@@ -116,7 +116,6 @@ class Door:
             texts = {op.path: op.text for op in ops}
             commit = history.commit_to_branch(vault, branch, proposal.message, texts)
             return Written(proposal.value, proposal.changes, (), commit, branch)
-        _refuse_during_a_merge(vault)
         history.settle_git_locks(vault.root)
         edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
         pending = _commit_dirty(vault, history.uncommitted(vault, edited)) if edited else None
@@ -171,7 +170,6 @@ class Door:
         with self.holding() as entered:
             if history.work_tree(vault) is None:
                 return entered
-            _refuse_during_a_merge(vault)
             dirty = history.uncommitted(vault)
             if len(dirty) <= PENDING_STEP:
                 return replace(entered, pending=_commit_dirty(vault, dirty))
@@ -181,7 +179,6 @@ class Door:
         for start in range(0, len(dirty), PENDING_STEP):
             step = [top / rel for rel in dirty[start : start + PENDING_STEP]]
             with self.holding(merge_setup=False):
-                _refuse_during_a_merge(vault)
                 pending = _commit_dirty(vault, history.uncommitted(vault, step)) or pending
         return replace(entered, pending=pending)
 
@@ -215,21 +212,10 @@ def _merge_setup(vault: Vault) -> history.CommitResult | None:
     return Door(vault).write(propose([change], history.SUBJECT, None)).commit
 
 
-def _refuse_during_a_merge(vault: Vault) -> None:
-    """A merge left in progress would take the write's commit into it: stop, and say how on."""
-    if history.merge_in_progress(vault):
-        raise CardvaultError(
-            "a git merge is in progress in this vault's repository; finish it (`git commit`) "
-            "or abort it (`git merge --abort`), then try again",
-            vault.root,
-        )
-
-
 def _commit_all_pending(vault: Vault) -> history.CommitResult | None:
     """Commit every uncommitted edit of the vault's own files (vault/owned.py) as "hand edits"."""
     if history.work_tree(vault) is None:
         return None
-    _refuse_during_a_merge(vault)
     return _commit_dirty(vault, history.uncommitted(vault))
 
 

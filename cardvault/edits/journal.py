@@ -37,6 +37,7 @@ JOURNAL_NAME = "journal.json"
 UNDO_NAME = "undo.json"
 VERSION = 1
 _ID = re.compile(r"^[0-9a-f]{1,64}$")
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # a full commit id, SHA-1 or SHA-256
 
 
 class VoidJournal(CardvaultError):
@@ -190,14 +191,11 @@ def _moves(data: object) -> tuple[str, str] | None:
     """A merge's two commit ids, each a full hexadecimal id (TypeError otherwise)."""
     if data is None:
         return None
-    if not isinstance(data, list) or len(data) != 2 or not all(_is_sha(x) for x in data):
+    if not isinstance(data, list) or len(data) != 2:
+        raise TypeError("moves must name two commits")
+    if not all(isinstance(sha, str) and _SHA.fullmatch(sha) for sha in data):
         raise TypeError("moves must name two commits")
     return (data[0], data[1])
-
-
-def _is_sha(text: object) -> bool:
-    hexadecimal = isinstance(text, str) and all(c in "0123456789abcdef" for c in text)
-    return hexadecimal and len(str(text)) in (40, 64)
 
 
 def _step(data: dict[str, object]) -> Step:

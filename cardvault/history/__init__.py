@@ -24,8 +24,6 @@ from cardvault.history.commits import (
     CommitResult,
     commit,
     commit_to_branch,
-    head_of,
-    signed,
     unstage,
 )
 from cardvault.history.dates import file_dates
@@ -43,9 +41,7 @@ from cardvault.history.locks import (
 )
 from cardvault.history.merging import merge_files_in_place, merge_texts
 from cardvault.history.runner import (
-    DEFAULT_NAME,
     MANY_PATHS,
-    GitError,
     configured_identity,
     git_dir,
     init_repo,
@@ -54,14 +50,11 @@ from cardvault.history.runner import (
 )
 from cardvault.history.states import unfinished_operation
 from cardvault.history.status import (
-    IGNORED,
     CommitInfo,
-    Reverted,
     commit_count,
     committed_texts,
     head,
     last_commit_with_subject,
-    merge_in_progress,
     parse_status,
     project_files,
     project_head,
@@ -88,16 +81,12 @@ from cardvault.history.treemerge import (
 )
 
 __all__ = [
-    "DEFAULT_NAME",
-    "IGNORED",
     "MANY_PATHS",
     "SUBJECT",
     "CommitChanges",
     "CommitInfo",
     "CommitResult",
     "FileChange",
-    "GitError",
-    "Reverted",
     "TreeMerge",
     "attributes_text",
     "blob_id",
@@ -116,7 +105,6 @@ __all__ = [
     "git_dir",
     "git_lock_files",
     "head",
-    "head_of",
     "init_repo",
     "is_repo",
     "last_commit_with_subject",
@@ -124,7 +112,6 @@ __all__ = [
     "merge_base",
     "merge_files_in_place",
     "merge_in_objects",
-    "merge_in_progress",
     "merge_sides",
     "merge_texts",
     "move_head",
@@ -138,7 +125,6 @@ __all__ = [
     "renamed_pairs",
     "reverted_commits",
     "settle_git_locks",
-    "signed",
     "tracked_under",
     "uncommitted",
     "unfinished_operation",

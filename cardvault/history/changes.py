@@ -202,7 +202,5 @@ def _size(blob: Any) -> int:
 
 
 def _text(blob: Any) -> str:
-    if blob is None or blob.size > VAULT_FILE:
-        return ""
-    data: bytes = blob.data_stream.read()
+    data: bytes = blob.data_stream.read() if _size(blob) else b""
     return data.decode("utf-8", "replace")

@@ -166,12 +166,6 @@ def is_temp_file(path: str) -> bool:
     return name.startswith(".") and name.endswith(".tmp")
 
 
-def merge_in_progress(vault: Vault) -> bool:
-    """Whether the repository is in the middle of a merge (MERGE_HEAD exists)."""
-    folder = git_dir(vault.root)
-    return folder is not None and (folder / "MERGE_HEAD").exists()
-
-
 def head(vault: Vault) -> str | None:
     """The current commit id, if any."""
     return project_head(vault.root)
