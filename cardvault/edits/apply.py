@@ -196,7 +196,6 @@ def _step(vault: Vault, op: FinalOp) -> Step:
 
 
 def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
-    """Folders that writing `paths` will create, deepest first."""
     missing: set[Path] = set()
     for path in paths:
         for folder in path.parents:

@@ -81,7 +81,6 @@ def _planned(path: Path, final: dict[Path, str | None], read: FileText | None) -
 
 
 def _parsed(vault: Vault, path: Path, text: str | None) -> CardFile | None:
-    """The card the plan writes at `path` (None: removed, or not a card the read path keeps)."""
     if text is None:
         return None
     try:

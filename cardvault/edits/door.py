@@ -213,7 +213,6 @@ def _merge_setup(vault: Vault) -> history.CommitResult | None:
 
 
 def _commit_all_pending(vault: Vault) -> history.CommitResult | None:
-    """Commit every uncommitted edit of the vault's own files (vault/owned.py) as "hand edits"."""
     if history.work_tree(vault) is None:
         return None
     return _commit_dirty(vault, history.uncommitted(vault))

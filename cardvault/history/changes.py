@@ -163,7 +163,6 @@ def _showable(commit: Any, paths: list[str]) -> tuple[list[str], int]:
 
 
 def _records(stream: Any) -> Iterator[bytes]:
-    """The NUL-terminated records of `stream`, read a block at a time."""
     rest = b""
     while block := stream.read(1 << 16):
         *done, rest = (rest + block).split(b"\0")

@@ -87,11 +87,9 @@ def commit(
         if not ignored or not rest:
             return CommitResult(None, message, note)
         done = _commit_many(top, rest, told, True)
-    if done is None:
+    if done is None or (done.returncode != 0 and any(s in done.stdout for s in NOTHING_TO_COMMIT)):
         return CommitResult(None, message, note or "nothing to commit")
     if done.returncode != 0:
-        if any(sign in done.stdout for sign in NOTHING_TO_COMMIT):
-            return CommitResult(None, message, note or "nothing to commit")
         said = f"{done.stderr}\n{done.stdout}"
         first = next((line.strip() for line in said.splitlines() if line.strip()), "")
         raise GitError(f"git commit failed (exit {done.returncode}): {first}", vault.root)
@@ -171,7 +169,6 @@ def safe_message(message: str) -> str:
 
 
 def _no_identity(stderr: str) -> bool:
-    """Whether git refused a commit for want of a configured name or email."""
     signs = ("tell me who you are", "no email was given", "empty ident name", "no name was given")
     return any(sign in stderr for sign in signs)
 
@@ -211,7 +208,6 @@ def _stage(top: Path, targets: list[str]) -> None:
 
 
 def _staged(top: Path) -> set[str]:
-    """Paths (relative to the work tree) whose staged state differs from HEAD."""
     out = run_git(top, "diff", "--cached", "--name-only", "--no-renames", "-z").stdout
     return {path for path in out.split("\0") if path}
 

@@ -43,7 +43,6 @@ def git_lock_files(root: Path) -> list[Path]:
 
 
 def _git_folders(root: Path) -> list[Path]:
-    """The repository's git folder, and its common folder when it is a linked work tree's."""
     folder = git_dir(root)
     if folder is None:
         return []
@@ -52,7 +51,6 @@ def _git_folders(root: Path) -> list[Path]:
 
 
 def _regular(path: Path) -> bool:
-    """Whether `path` is a regular file (not followed if it is a link)."""
     try:
         return stat.S_ISREG(path.lstat().st_mode)
     except OSError:

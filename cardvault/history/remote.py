@@ -16,6 +16,7 @@ import git
 from cardvault.errors import CardvaultError
 from cardvault.history.repo import VaultRepo, open_repo, run
 from cardvault.history.runner import GitError, git_dir, git_said
+from cardvault.history.status import parse_status
 
 #: How git starts a conflict block in a file it could not merge.
 CONFLICT_START = "<<<<<<< "
@@ -66,7 +67,6 @@ def default_remote(top: Path, branch: str) -> str:
 
 
 def _branch_setting(top: Path, branch: str, key: str) -> str:
-    """`branch.<branch>.<key>` in the clone's own config ("" when unset)."""
     reader = _repo(top).config_reader("repository")
     return str(reader.get_value(f'branch "{branch}"', key, default="")).strip()
 
@@ -144,7 +144,7 @@ def refuse_overwriting(top: Path, paths: list[str]) -> None:
     if not paths:
         return
     out = run(_repo(top), "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
-    dirty = [record[3:] for record in out.stdout.split("\0") if len(record) > 3]
+    dirty = parse_status(out.stdout)
     if dirty:
         names = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
         raise CardvaultError(

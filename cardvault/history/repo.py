@@ -105,7 +105,6 @@ def run(
 
 @contextlib.contextmanager
 def _stdin(text: str | None) -> Iterator[BinaryIO | None]:
-    """A temporary file holding `text` for git's standard input (GitPython takes a file)."""
     if text is None:
         yield None
         return

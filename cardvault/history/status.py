@@ -25,20 +25,16 @@ IGNORED = (".cardvault/",)
 
 def parse_status(out: str) -> list[str]:
     """Paths in `git status --porcelain -z` output; a rename or copy gives both of its paths."""
-    records = out.split("\0")
+    records = iter(out.split("\0"))
     paths: list[str] = []
-    index = 0
-    while index < len(records):
-        record = records[index]
-        index += 1
+    for record in records:
         if len(record) < 4:
             continue
-        status, path = record[:2], record[3:]
-        paths.append(path)
-        if "R" in status or "C" in status:  # the next record is the source path, unprefixed
-            if index < len(records) and records[index]:
-                paths.append(records[index])
-            index += 1
+        paths.append(record[3:])
+        if "R" in record[:2] or "C" in record[:2]:  # the next record: the source, unprefixed
+            source = next(records, "")
+            if source:
+                paths.append(source)
     return paths
 
 
@@ -155,7 +151,6 @@ def committed_texts(top: Path, rels: Sequence[str]) -> dict[str, str]:
 
 
 def _vault_rel(vault: Vault, top: Path, path: str) -> str:
-    """`path` (relative to the work tree) relative to the vault root ("" when outside it)."""
     rel = os.path.relpath(os.path.join(top, path), vault.root)
     return "" if rel.startswith("..") else Path(rel).as_posix()
 

@@ -81,7 +81,6 @@ def _from_meta(meta: Mapping[str, Any], keys: tuple[str, ...]) -> dt.date | None
 
 
 def _iso_prefix(text: str) -> dt.date | None:
-    """The date of text such as `2024-01-05T10:00:00Z` or `2024-01-05 10:00`."""
     try:
         return dt.date.fromisoformat(text.strip()[:10])
     except ValueError:

@@ -161,7 +161,6 @@ def _parsed(
 
 
 def _imported_before(cards: Iterable[CardFile], label: str, rels: set[str]) -> dict[str, str]:
-    """Note path -> slug of the vault card already imported from it (from this folder)."""
     found: dict[str, str] = {}
     for card in cards:
         origin = card.card.meta.get(IMPORTED_FROM)
@@ -183,7 +182,6 @@ def _named(parsed: ParsedNote, slug: str) -> Named:
 
 
 def _card_rel(note_rel: str, slug: str) -> str:
-    """`memory/cards/<folders in slug form>/<slug>.md` for the note at `note_rel`."""
     folders = [slugify(part) for part in note_rel.split("/")[:-1]]
     return "/".join(["memory", "cards", *folders, f"{slug}.md"])
 

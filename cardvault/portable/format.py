@@ -12,9 +12,10 @@ import datetime as dt
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
 from cardvault.limits import IMPORT, read_upto
@@ -28,6 +29,7 @@ from cardvault.vault.lognames import is_log_path, log_day
 from cardvault.vault.read import read_vault
 from cardvault.vault.schema import schema_problems
 
+T = TypeVar("T")
 FORMAT = "cardvault-export"
 VERSION = 1
 CARD_PATH = re.compile(
@@ -183,12 +185,28 @@ def read_export(data: Any, vault: Vault) -> ExportFile:
     if not isinstance(data, dict):
         return ExportFile((), (), (), (problem("", "the file must hold a JSON object"),))
     problems = _header_problems(data)
-    cards = _items(data, "cards", problems)
-    valid_cards = [c for i, item in enumerate(cards, 1) if (c := _card(i, item, vault, problems))]
+    cards = _valid(
+        "card", _items(data, "cards", problems), lambda i, c: _card(i, c, vault), problems
+    )
     rules = _rules(data.get("rules", []), problems)
-    logs = _items(data, "logs", problems, required=False)
-    valid_logs = [g for i, item in enumerate(logs, 1) if (g := _log(i, item, problems))]
-    return ExportFile(tuple(valid_cards), tuple(rules), tuple(valid_logs), tuple(problems))
+    logs = _valid("log", _items(data, "logs", problems, required=False), _log, problems)
+    return ExportFile(tuple(cards), tuple(rules), tuple(logs), tuple(problems))
+
+
+def _valid(
+    kind: str, items: list[Any], check: Callable[[int, Any], T | str], problems: list[Finding]
+) -> list[T]:
+    """The items `check` accepts; a problem for each it answers with what is wrong."""
+    valid = []
+    for index, item in enumerate(items, start=1):
+        found = check(index, item)
+        if isinstance(found, str):
+            rel = item.get("path") if isinstance(item, dict) else None
+            where = f"{kind} {index}" + (f" ({_shown(rel)})" if isinstance(rel, str) else "")
+            problems.append(problem(where, found))
+        else:
+            valid.append(found)
+    return valid
 
 
 def _header_problems(data: dict[str, Any]) -> list[Finding]:
@@ -241,62 +259,39 @@ def _items(
     return value
 
 
-def _card(index: int, item: Any, vault: Vault, problems: list[Finding]) -> ImportedCard | None:
-    where = f"card {index}"
+def _card(index: int, item: Any, vault: Vault) -> ImportedCard | str:
     if not isinstance(item, dict):
-        problems.append(problem(where, "must be an object with 'path' and 'text'"))
-        return None
-    rel = item.get("path")
-    if isinstance(rel, str):
-        where = f"card {index} ({_shown(rel)})"
-    text = item.get("text")
+        return "must be an object with 'path' and 'text'"
+    rel, text = item.get("path"), item.get("text")
     if not isinstance(text, str):
-        problems.append(problem(where, "missing 'text' (the card file's exact text)"))
-        return None
+        return "missing 'text' (the card file's exact text)"
     if not isinstance(rel, str) or not CARD_PATH.match(rel) or not _stays_inside(vault, rel):
-        problems.append(
-            problem(where, "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md")
-        )
-        return None
+        return "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md"
     if (trouble := text_problem(text)) is not None:
-        problems.append(problem(where, _at_line(*trouble)))
-        return None
+        return _at_line(*trouble)
     try:
         ensure_within(text, "card", vault.config.max_entry_bytes)
     except CardFormatError as exc:
-        problems.append(problem(where, exc.message))
-        return None
+        return exc.message
     try:
         card = parse_card(text, vault.root / rel)
     except CardvaultError as exc:
-        line = f"line {exc.line}: " if exc.line else ""
-        problems.append(problem(where, f"{line}bad frontmatter: {exc.message}"))
-        return None
+        return _at_line(f"bad frontmatter: {exc.message}", exc.line)
     found = schema_problems(card.meta, vault.config.categories)
-    if found:
-        problems.append(problem(where, "; ".join(message for _, message in found)))
-        return None
-    return ImportedCard(index, rel, card)
+    return "; ".join(message for _, message in found) if found else ImportedCard(index, rel, card)
 
 
-def _log(index: int, item: Any, problems: list[Finding]) -> ImportedLog | None:
-    where = f"log {index}"
+def _log(index: int, item: Any) -> ImportedLog | str:
     rel = item.get("path") if isinstance(item, dict) else None
     text = item.get("text") if isinstance(item, dict) else None
-    if isinstance(rel, str):
-        where = f"log {index} ({_shown(rel)})"
     if not isinstance(rel, str) or not is_log_path(rel, text if isinstance(text, str) else ""):
-        problems.append(problem(where, "'path' must be a daily log's: memory/YYYY-MM-DD.md"))
-        return None
+        return "'path' must be a daily log's: memory/YYYY-MM-DD.md"
     if log_day(rel.rsplit("/", 1)[-1]) is None:
-        problems.append(problem(where, "'path' is not a real date"))
-        return None
+        return "'path' is not a real date"
     if not isinstance(text, str):
-        problems.append(problem(where, "missing 'text'"))
-        return None
+        return "missing 'text'"
     if (trouble := text_problem(text)) is not None:
-        problems.append(problem(where, _at_line(*trouble)))
-        return None
+        return _at_line(*trouble)
     return ImportedLog(index, rel, text)
 
 

@@ -237,7 +237,6 @@ def _nearest(
 def _screened_rules(
     rules: tuple[str, ...], redact: bool, problems: list[Finding]
 ) -> tuple[str, ...]:
-    """The file's rule lines that pass the secret guard (redacted with `redact`)."""
     from cardvault.write.add import screen
 
     kept = []
@@ -329,8 +328,6 @@ def _log_changes(
 
 
 def _text_before_entries(text: str, entries: list[LogEntry]) -> str:
-    """The log's text before its first entry (all of it when it has none), stripped of blank
-    lines."""
     lines = text.split("\n")
     stop = entries[0].line - 1 if entries else len(lines)
     return "\n".join(lines[:stop]).strip("\n")

@@ -66,7 +66,6 @@ def code_spans(text: str, tokens: list[Token] | None = None) -> list[tuple[int, 
 
 
 def _line_offsets(text: str) -> list[int]:
-    """The offset where each line starts, and the text's length at the end."""
     offsets = [0]
     for match in re.finditer("\n", text):
         offsets.append(match.end())
@@ -76,7 +75,6 @@ def _line_offsets(text: str) -> list[int]:
 
 
 def _inline_code(text: str, start: int, stop: int) -> list[tuple[int, int]]:
-    """Code spans between `start` and `stop`, by CommonMark's backtick rule (vault/prose.py)."""
     return [(start + a, start + b) for a, b in prose_code_spans(text[start:stop])]
 
 

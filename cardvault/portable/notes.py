@@ -151,7 +151,6 @@ def walk_folder(root: Path, vault: Path | None) -> tuple[list[str], list[str], l
 
 
 def _vault_own(root: Path, rel: str, vault: Path | None) -> bool:
-    """Whether `rel` is the vault (inside the folder) or one of the vault's own files."""
     if vault is None:
         return False
     if root == vault:

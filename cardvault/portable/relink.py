@@ -112,7 +112,6 @@ def _ambiguity(others: tuple[str, ...]) -> str:
 
 
 def _note_link(found: Found, target: str, resolved: Resolved, escaped_pipe: bool) -> str:
-    """The wiki-link to `resolved` for `found`."""
     anchor = f"#{found.heading}" if found.heading else ""
     if found.kind == "embed" or found.kind == "image":
         label = f"|{found.label}" if found.label and not _SIZE.match(found.label) else ""
