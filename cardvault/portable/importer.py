@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from cardvault.edits.proposal import Planned, Proposal, Written
     from cardvault.maintain.similarity import Embeddings
+    from cardvault.vault.snapshot import LogFile
 
 BODY_LINES = 1000  # commit-body lines listed; the rest are counted
 KINDS = ("new", "merged", "skipped", "conflicting")
@@ -256,75 +257,80 @@ def _log_changes(
     forgotten: frozenset[str],
 ) -> tuple[list[Change], int]:
     """New daily logs written whole; to existing ones, the entries they lack and the text before
-    the first entry when they lack it. A forgotten entry (by its id, or the id maintain would
-    give it: vault/entry_ids.clone_refs) is never brought back."""
-    from cardvault.write.add import screen
-
-    vault = snapshot.vault
+    the first entry when they lack it; with the number of entries added."""
     existing = {snapshot.rel(log.file.path): log for log in snapshot.logs}
     changes: list[Change] = []
     added = 0
     for log in logs:
-        path = vault.root / log.rel
-        where = f"log {log.index} ({log.rel})"
-        try:
-            text = screen(log.text, log.rel, redact)
-            incoming = parse_log(text, path, vault.config.signal_words)
-        except CardvaultError as exc:
-            problems.append(problem(where, str(exc)))
-            continue
-        except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
-            problems.append(problem(where, "log file name is not a valid date"))
-            continue
-        try:
-            for entry in incoming:
-                what = f"line {entry.line}: entry"
-                ensure_within(entry.title + entry.body, what, vault.config.max_entry_bytes)
-        except CardFormatError as exc:
-            problems.append(problem(where, exc.message))
-            continue
-        ids = clone_refs(incoming, text, path)  # the id each has on every clone
-        kept = [  # a forgotten entry is left out as a duplicate is
-            entry
-            for entry in incoming
-            if entry.ref not in forgotten and ids.get(entry.position_ref) not in forgotten
-        ]
-        if incoming and not kept:
-            continue
-        current = existing.get(log.rel)
-        if log.rel in snapshot.partial:
-            problems.append(problem(where, "the vault's log is too big to add to"))
-            continue
-        if current is None and not os.path.lexists(path) and len(kept) == len(incoming):
-            changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
-            added += len(incoming)
-            continue
-        if current is None and os.path.lexists(path):  # unusable: `check` reports it
-            problems.append(problem(where, "the vault's log is unreadable"))
-            continue
-        new_text: str | None = current.file.text if current is not None else None
-        have = {_entry_key(e) for e in current.entries} if current is not None else set()
-        texts = [
-            format_entry(entry.time, entry.title, entry.body, entry.entry_id)
-            for entry in kept
-            if _entry_key(entry) not in have
-        ]
-        before = _text_before_entries(text, incoming)
-        lead = bool(before) and (new_text is None or before not in new_text)
-        if lead:
-            new_text = appended_log_text(new_text, day_of(path), before + "\n")
-        if texts:
-            new_text = append_entries(new_text, day_of(path), texts)
-        if new_text is not None and (current is None or new_text != current.file.text):
-            count = len(texts)
-            what = f"{count} entr{'y' if count == 1 else 'ies'}"
-            reason = (
-                f"appended {'the text before its entries and ' if lead else ''}{what} to {log.rel}"
-            )
-            digest = current.file.digest if current is not None else ABSENT
-            changes.append(WriteFile(path, new_text, digest, reason, STEP))
-            added += count
+        made = _log_change(snapshot, existing.get(log.rel), log, redact, forgotten)
+        if isinstance(made, str):
+            problems.append(problem(f"log {log.index} ({log.rel})", made))
+        elif made is not None:
+            changes.append(made[0])
+            added += made[1]
     return changes, added
+
+
+def _log_change(
+    snapshot: VaultSnapshot,
+    current: LogFile | None,
+    log: ImportedLog,
+    redact: bool,
+    forgotten: frozenset[str],
+) -> tuple[WriteFile, int] | str | None:
+    """One log's write (`current`: the vault's log of that day) and its entries added, what
+    keeps it out, or None: nothing to add. A forgotten entry (by its id, or the id maintain
+    would give it: vault/entry_ids.clone_refs) is never brought back."""
+    from cardvault.write.add import screen
+
+    vault = snapshot.vault
+    path = vault.root / log.rel
+    try:
+        text = screen(log.text, log.rel, redact)
+        incoming = parse_log(text, path, vault.config.signal_words)
+    except CardvaultError as exc:
+        return str(exc)
+    except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
+        return "log file name is not a valid date"
+    try:
+        for entry in incoming:
+            what = f"line {entry.line}: entry"
+            ensure_within(entry.title + entry.body, what, vault.config.max_entry_bytes)
+    except CardFormatError as exc:
+        return exc.message
+    ids = clone_refs(incoming, text, path)  # the id each has on every clone
+    kept = [  # a forgotten entry is left out as a duplicate is
+        entry
+        for entry in incoming
+        if entry.ref not in forgotten and ids.get(entry.position_ref) not in forgotten
+    ]
+    if incoming and not kept:
+        return None
+    if log.rel in snapshot.partial:
+        return "the vault's log is too big to add to"
+    if current is None and not os.path.lexists(path) and len(kept) == len(incoming):
+        return WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP), len(incoming)
+    if current is None and os.path.lexists(path):  # unusable: `check` reports it
+        return "the vault's log is unreadable"
+    new_text: str | None = current.file.text if current is not None else None
+    have = {_entry_key(e) for e in current.entries} if current is not None else set()
+    texts = [
+        format_entry(entry.time, entry.title, entry.body, entry.entry_id)
+        for entry in kept
+        if _entry_key(entry) not in have
+    ]
+    before = _text_before_entries(text, incoming)
+    lead = bool(before) and (new_text is None or before not in new_text)
+    if lead:
+        new_text = appended_log_text(new_text, day_of(path), before + "\n")
+    if texts:
+        new_text = append_entries(new_text, day_of(path), texts)
+    if new_text is None or (current is not None and new_text == current.file.text):
+        return None
+    what = f"{len(texts)} entr{'y' if len(texts) == 1 else 'ies'}"
+    reason = f"appended {'the text before its entries and ' if lead else ''}{what} to {log.rel}"
+    digest = current.file.digest if current is not None else ABSENT
+    return WriteFile(path, new_text, digest, reason, STEP), len(texts)
 
 
 def _text_before_entries(text: str, entries: list[LogEntry]) -> str:
