@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cardvault import history
@@ -43,7 +43,7 @@ class Recovery:
     commit: history.CommitResult | None = None
     left: tuple[str, ...] = ()  # files edited since the interruption, left as found
     swept: int = 0  # temporary files removed
-    git_locks: tuple[str, ...] = field(default=())  # stale git lock files removed
+    git_locks: tuple[str, ...] = ()  # stale git lock files removed
     notes: tuple[str, ...] = ()  # tracked cache files and void journals set aside
 
     @property

@@ -9,6 +9,7 @@ call, reads blobs through GitPython.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,8 +186,6 @@ class CommitInfo:
 
 def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
     """The newest commit touching the vault whose subject starts with `prefix`, if any."""
-    import re
-
     top = work_tree_of(vault.root)
     if top is None or head(vault) is None:
         return None
@@ -218,8 +217,6 @@ class Reverted:
 def reverted_commits(vault: Vault) -> list[Reverted]:
     """The commits reverted in HEAD's history, less those whose revert was itself reverted;
     newest revert first (maintain/reverts.py)."""
-    import re
-
     top = work_tree_of(vault.root)
     if top is None or head(vault) is None:
         return []

@@ -9,6 +9,7 @@ relative path.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -80,8 +81,6 @@ def _inline_code(text: str, start: int, stop: int) -> list[tuple[int, int]]:
 
 def inside(spans: list[tuple[int, int]], position: int) -> bool:
     """Whether `position` falls in one of the sorted `spans`."""
-    import bisect
-
     index = bisect.bisect_right(spans, (position, float("inf"))) - 1
     return index >= 0 and spans[index][0] <= position < spans[index][1]
 
