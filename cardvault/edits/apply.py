@@ -1,14 +1,11 @@
 """The one applier: carry out a list of file changes all or nothing, even across a crash.
 
-`apply_changes` first composes the changes into one final operation per path (a card written by
-distill and rewritten by merge is written once, checked against the digest of the text on disk
-before either), then checks every file against its expected digest and against the user's
-permissions (a read-only file is neither rewritten nor removed, as `rm` asks first; a folder
-that cannot take a new file is named) before writing anything, journals the change
-(journal.py), and writes it in one batch (batch.py). If any write or the
-caller's commit fails, every file already touched is restored to its exact previous bytes (and
-mode), files it created are removed, and so are folders it created; the error is re-raised.
-Every writer reaches it through the door (`door.Door`), which holds the vault lock around it.
+`apply_changes` composes the changes into one final operation per path (a card written by
+distill and rewritten by merge is written once, checked against the digest of the text before
+either), checks every file against its expected digest and the user's permissions before writing
+anything, journals the change (journal.py) and writes it in one batch (batch.py). If a write or
+the caller's commit fails, every file is restored to its exact previous bytes and mode, and what
+the run created is removed. Callers hold the vault lock: the door (door.py) is the way in.
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ from pathlib import Path
 
 from cardvault.edits.batch import (
     digest_or_absent,
-    drop_kept,
     put_back,
     sweep_temp_files,
     write_steps,
@@ -41,7 +37,6 @@ from cardvault.limits import VAULT_FILE
 from cardvault.vault.confine import confined
 from cardvault.vault.files import (
     ABSENT,
-    FileText,
     current_digest,
     digest_text,
     read_if_present,
@@ -66,10 +61,8 @@ class FinalOp:
 
 
 def compose(changes: Iterable[Change]) -> list[FinalOp]:
-    """One final operation per path, in first-touched order; no-ops dropped.
-
-    Raises ConcurrentEditError when a change expects a text the earlier changes did not leave.
-    """
+    """One final operation per path, in first-touched order, no-ops dropped; ConcurrentEditError
+    when a change expects a text the earlier changes did not leave."""
     original: dict[Path, str] = {}
     current: dict[Path, str | None] = {}
 
@@ -100,13 +93,6 @@ def compose(changes: Iterable[Change]) -> list[FinalOp]:
     return ops
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    path: Path
-    file: FileText | None  # None: the file did not exist
-    mode: int | None
-
-
 def apply_changes(
     vault: Vault,
     changes: Iterable[Change],
@@ -115,20 +101,15 @@ def apply_changes(
     message: str | None = None,
     moves: tuple[str, str] | None = None,
 ) -> list[Path]:
-    """Write `changes` all or nothing; return the paths written or removed.
-
-    The change is journaled first (journal.py), so a crash at any later moment is finished by
-    the next writing command, which commits it with `message` (left uncommitted when None), or
-    with `moves` (sync's merge), moves the branch to the merge commit (history/treemerge.py).
-    `finish(paths)` runs after the last write (the caller's git commit); if it raises, the
-    files are restored too. Callers hold the vault lock: the door (`door.Door`) is the way in.
-    """
+    """Write `changes` all or nothing; return the paths written or removed. `finish(paths)`
+    (the caller's commit) runs after the last write; if it raises, the files are restored too.
+    A crash is finished by the next command: committed with `message` (None: left uncommitted)
+    or, with `moves` (sync's merge), the branch moved to the merge commit."""
     ops = compose(changes)
     _check_inside(vault, ops)
-    snapshots = [_snapshot(vault.root, op) for op in ops]
+    steps = [_step(vault, op) for op in ops]
     _check_writable(vault, ops)
     made_dirs = _missing_dirs(op.path for op in ops if op.text is not None)
-    steps = [_forward(vault, op, s) for op, s in zip(ops, snapshots, strict=True)]
     journal = new_journal(message, steps, agent=vault.agent, moves=moves)
     write_journal(vault, journal)
     paths = [op.path for op in ops]
@@ -141,14 +122,13 @@ def apply_changes(
         if not unrestored and (isinstance(exc, CardvaultError) or not isinstance(exc, Exception)):
             raise
         raise _failure(vault, exc, unrestored) from exc
-    drop_kept(vault.root, (s.rel for s in journal.steps), journal.id)
+    sweep_temp_files(vault.root, (s.rel for s in journal.steps), journal.id)
     clear_journal(vault)
     return paths
 
 
 def _failure(vault: Vault, exc: BaseException, unrestored: list[str]) -> CardvaultError:
-    """The one line a failed write reports: what failed (the file named) and, when a file
-    could not be put back, which, and that the next command puts it back."""
+    """The one line a failed write reports: what failed, and which files are not back yet."""
     where = getattr(exc, "filename", None) or getattr(exc, "path", None)
     if isinstance(exc, CardvaultError):
         why: object = exc.message
@@ -165,16 +145,9 @@ def _failure(vault: Vault, exc: BaseException, unrestored: list[str]) -> Cardvau
     )
 
 
-def _forward(vault: Vault, op: FinalOp, snap: _Snapshot) -> Step:
-    after = ABSENT if op.text is None else digest_text(op.text)
-    old = None if snap.file is None else snap.file.text
-    return Step(vault.rel(op.path), op.expected, after, op.text, snap.mode, old)
-
-
 def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
-    """Refuse any path that leads outside the vault or into `.git`, or passes through a
-    symlink (vault/confine.py), and any text bigger than a vault file may be; each folder is
-    checked once (an import writes thousands of files into one)."""
+    """Refuse a path outside the vault, into `.git` or through a symlink (vault/confine.py), and
+    a text bigger than a vault file may be; each folder is checked once."""
     real_folders: dict[str, bool] = {}
     for op in ops:
         confined(vault.root, op.path, real_folders)
@@ -188,10 +161,8 @@ def _check_inside(vault: Vault, ops: list[FinalOp]) -> None:
 
 
 def _check_writable(vault: Vault, ops: list[FinalOp]) -> None:
-    """Refuse, before the journal or any file is written, what this user may not change: a
-    file without write permission (rewritten or removed: a rename would get round the mode,
-    and a person who made a card read-only meant it) or a folder that cannot take the new
-    file beside it. Root passes both checks, as it passes the kernel's."""
+    """Refuse, before anything is written, a read-only file (a rename would get round the mode,
+    and a person who made a card read-only meant it) or a folder that cannot take a new file."""
     for op in ops:
         if op.expected != ABSENT and not os.access(op.path, os.W_OK):
             raise NotWritableError(
@@ -208,20 +179,23 @@ def _check_writable(vault: Vault, ops: list[FinalOp]) -> None:
             )
 
 
-def _snapshot(root: Path, op: FinalOp) -> _Snapshot:
+def _step(vault: Vault, op: FinalOp) -> Step:
+    """`op` as a journal step, keeping the file's old text and mode for an undo;
+    ConcurrentEditError when the file is no longer as the plan read it."""
     path = op.path
+    after = ABSENT if op.text is None else digest_text(op.text)
     if op.expected == ABSENT:
         if path.exists() or path.is_symlink():
             raise ConcurrentEditError("was created since the plan was made; nothing written", path)
-        return _Snapshot(op.path, None, None)
-    file = read_if_present(op.path, root)
+        return Step(vault.rel(path), op.expected, after, op.text)
+    file = read_if_present(path, vault.root)
     if file is None or file.digest != op.expected:
-        raise ConcurrentEditError("changed on disk since it was read; nothing written", op.path)
-    return _Snapshot(op.path, file, op.path.stat().st_mode & 0o7777)
+        raise ConcurrentEditError("changed on disk since it was read; nothing written", path)
+    mode = path.stat().st_mode & 0o7777
+    return Step(vault.rel(path), op.expected, after, op.text, mode, file.text)
 
 
 def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
-    """Folders that writing `paths` will create, deepest first."""
     missing: set[Path] = set()
     for path in paths:
         for folder in path.parents:
@@ -232,16 +206,13 @@ def _missing_dirs(paths: Iterable[Path]) -> list[Path]:
 
 
 def _roll_back(vault: Vault, journal: Journal, made_dirs: list[Path]) -> list[str]:
-    """Put every file back to its exact bytes and mode; remove what the run created; return
-    the files that could not be put back (an empty list: all were).
+    """Put every file back to its exact bytes and mode and remove what the run created; return
+    the files that could not be put back.
 
-    First the journal becomes an undo in progress (a rename: journal.py), so whatever happens
-    next, the write is never finished later: a crash, or a file that cannot be restored now, is
-    undone by the next command. Then each file on its own, by renaming its kept old bytes back
-    (batch.py: no space needed) or else writing its old text: one that fails is named and the
-    rest are still restored (removals first, so a full disk gets its space back). A file at
-    neither its old text nor the new one was saved by someone else meanwhile (every write here
-    is a rename, so nothing else can be there): it is left as found, never put back over."""
+    The journal first becomes an undo (journal.py), so the write is never finished later. Each
+    file is restored on its own, by renaming its kept old bytes back (no space needed) or else
+    writing its old text; removals first, so a full disk gets its space back. A file at neither
+    its old text nor the new one was saved by someone else meanwhile: it is left as found."""
     unrestored: list[str] = []
     try:
         mark_undo(vault)

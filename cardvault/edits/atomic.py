@@ -1,15 +1,10 @@
-"""A single file replaced or removed atomically, refusing to clobber an edit (files outside the
-vault, such as `export`'s output; vault files are written by the door's batch writer).
+"""A single file replaced or removed atomically, refusing to clobber an edit, for files outside
+the vault (`export`'s output; vault files go through the door's batch writer).
 
-`atomic_write` writes a temporary file in the same folder, fsyncs it, and renames it over the
-target, so a reader sees the old file or the new one, never half of each. It takes the digest of
-the text the caller read: if the file on disk no longer matches (someone saved it in an editor
-meanwhile), it refuses with ConcurrentEditError instead of clobbering the edit.
-
-`fsync_folder` makes a folder's entries durable, and `short_name` keeps a temporary file's name
-within the file system's 255 bytes (a card named with 230 bytes or more: the start of the name
-and a digest of the whole); the batch writer and the journal use both too (here, below both, so
-neither imports the other's writer).
+`atomic_write` writes a temporary file beside the target, fsyncs it and renames it over, after
+checking the target still has the digest the caller read. `fsync_folder` and `short_name` (a
+temporary name kept within 255 bytes) live here, below the batch writer and the journal, so
+neither imports the other.
 """
 
 from __future__ import annotations
@@ -38,11 +33,8 @@ def short_name(name: str, suffix: str) -> str:
 
 
 def atomic_write(path: Path, text: str, expected: str, mode: int = 0o644) -> str:
-    """Replace `path` with `text` if its bytes still have digest `expected`; return new digest.
-
-    `expected` is the digest from `read_text`, or ABSENT for a file that must not exist yet.
-    A new file gets `mode` (0o600 for this machine's private state); a replaced one keeps its.
-    """
+    """Replace `path` with `text` if its bytes still have digest `expected` (ABSENT: must not
+    exist); return the new digest. A new file gets `mode`; a replaced one keeps its own."""
     found = current_digest(path)
     if found != expected:
         what = "was created" if expected == ABSENT else "changed on disk since it was read"
@@ -57,10 +49,7 @@ def atomic_write(path: Path, text: str, expected: str, mode: int = 0o644) -> str
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

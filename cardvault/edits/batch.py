@@ -1,20 +1,14 @@
 """The batch writer: carry out a journal's steps, each file replaced by a rename, flushed once.
 
 Each file is written to a temporary file beside it (named after the journal) and renamed over
-its target, so a reader sees the old text or the new one, never half of each; just before, the
-target is checked against the digest the plan was made from, before its new bytes are written
-and again after they are flushed, just before the rename, so an edit saved in an editor
-meanwhile is refused, not clobbered (what is left is the instant between that second check and
-the rename). Durability is paid once per batch, not twice per file: a small
-batch fsyncs each file and then each folder once; a large one (an import of thousands of cards)
-asks the kernel to flush the whole file system once (`syncfs`). The journal, made durable
-before the first write, is what makes the batch all or nothing across a crash. With `keep_old`
-(the applier's first run of a change), each file about to be replaced or removed is first kept
-under a second name, a hard link to the same bytes (`.<name>.<id>.old.tmp`), so a failed
-write is undone by renames alone, which need no space on a full disk (`put_back`); the links
-are removed once the change is committed (`drop_kept`), or by the recovery. Every target is
-checked to be inside the vault with no symlink on the way before anything is written
-(vault/confine.py), whoever made the steps (a plan, or a journal being finished).
+its target, so a reader sees the old text or the new one. The target is checked against the
+plan's digest before its bytes are written and again just before the rename, so an editor's save
+meanwhile is refused, not clobbered. A small batch fsyncs each file and each folder once; a large
+one (an import of thousands of cards) flushes the file system once (`syncfs`). With `keep_old`,
+each file about to be replaced or removed is first kept as a hard link (`.<name>.<id>.old.tmp`),
+so a failed write is undone by renames alone, which need no space on a full disk (`put_back`).
+Every target is checked to be inside the vault with no symlink on the way (vault/confine.py),
+whoever made the steps (a plan, or a journal being finished).
 """
 
 from __future__ import annotations
@@ -45,12 +39,8 @@ def write_steps(
     check: bool = True,
     keep_old: bool = False,
 ) -> None:
-    """Carry out `steps` (writes first, then removals) and make them durable.
-
-    With `check`, a target whose digest is no longer the step's `before` raises
-    ConcurrentEditError before it is touched; with `keep_old`, each file replaced or removed
-    is kept as a hard link first (module docstring).
-    """
+    """Carry out `steps` (writes first, then removals) and make them durable; with `check`, a
+    target no longer at the step's `before` raises ConcurrentEditError before it is touched."""
     each = len(steps) <= FEW
     folders: set[Path] = set()
     real_folders: dict[str, bool] = {}
@@ -97,10 +87,8 @@ def _replace(
     kept: Path | None = None,
     before: str | None = None,
 ) -> None:
-    """Write `data` to `tmp` and rename it over `path`. With `before`, the target is checked
-    again just before the rename: an editor's save while the new bytes were written and flushed
-    (milliseconds) is refused, not overwritten; what is left is the moment between that check
-    and the rename."""
+    """Write `data` to `tmp` and rename it over `path`; with `before`, the target is checked
+    again just before the rename."""
     if not path.parent.is_dir():
         faults.step(path.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,8 +116,7 @@ def _replace(
 
 
 def _link(path: Path, kept: Path) -> None:
-    """Keep `path`'s bytes under `kept` (a hard link; a file system without them: a copy
-    made the ordinary way, which needs space, so is done only there)."""
+    """Keep `path`'s bytes under `kept`: a hard link, or a copy where the file system has none."""
     kept.unlink(missing_ok=True)
     try:
         os.link(path, kept, follow_symlinks=False)
@@ -155,15 +142,6 @@ def put_back(root: Path, rel: str, journal_id: str) -> bool:
     return True
 
 
-def drop_kept(root: Path, rels: Iterable[str], journal_id: str) -> None:
-    """Remove the kept old bytes of a committed (or undone) batch; best effort."""
-    for rel in rels:
-        try:
-            confined(root, kept_path(root / rel, journal_id)).unlink(missing_ok=True)
-        except (OSError, UnsafePathError):
-            continue
-
-
 def digest_or_absent(path: Path) -> str:
     """The file's digest; ABSENT also when a parent is not a folder (a failed write's target)."""
     try:
@@ -173,8 +151,7 @@ def digest_or_absent(path: Path) -> str:
 
 
 def flush_file_system(root: Path) -> None:
-    """Flush every written file of the file system holding `root` in one call (Linux
-    `syncfs`; elsewhere `sync`)."""
+    """Flush the file system holding `root` in one call (Linux `syncfs`; elsewhere `sync`)."""
     try:
         import ctypes
 
@@ -191,7 +168,8 @@ def flush_file_system(root: Path) -> None:
 
 
 def sweep_temp_files(root: Path, rels: Iterable[str], journal_id: str) -> int:
-    """Remove the temporary files an interrupted batch left beside `rels`; return how many."""
+    """Remove the temporary and kept files the batch `journal_id` left beside `rels` (once it
+    is committed, undone, or finished after an interruption); return how many."""
     removed = 0
     for rel in rels:
         try:

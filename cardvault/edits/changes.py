@@ -1,14 +1,10 @@
 """What a maintenance step (or `forget`, or `import`) asks to happen to the vault's files.
 
-Changes are plain frozen values: a step computes them from the vault's state and writes
-nothing; `apply.apply_changes` is the one place that carries them out. Each file change names
-the digest of the text it was computed from, so a file edited in the meantime is never
-clobbered. `reason` is what a person reads in the commit body: one line per action (a change
-standing for several actions, such as one card distilled from three log entries, holds one line
-for each).
-
-`Report` changes touch no file: they carry what a step found for a person to decide (two cards
-that contradict each other, a card over its token budget).
+Changes are plain frozen values a step computes and never writes; `apply.apply_changes` is the
+one place that carries them out. Each file change names the digest of the text it was computed
+from, so a file edited meanwhile is never clobbered. `reason` is what a person reads in the
+commit body, one line per action. A `Report` touches no file: it carries what a step found for
+a person to decide (two cards that contradict each other, a card over its token budget).
 """
 
 from __future__ import annotations

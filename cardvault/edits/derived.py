@@ -1,12 +1,10 @@
 """MEMORY.md's categories table kept current by the write that changes the cards.
 
-Every write that adds, moves or removes a card file (new, rename, import, forget, review,
-maintain, a by-hand step) goes through the door, and the door passes its plan through
-`with_memory_table`: when the plan adds, moves or removes a card, the table is made for the
-cards as they will stand, and MEMORY.md's write joins the plan, so the card and the table land
-in one commit. Only the text between the section's markers changes; a MEMORY.md without the
-section (or with broken markers) is left as it is, for `check` to report. The same holds for
-cardvault's block in `.gitattributes` (`attributes_change`), which the door adds when missing.
+The door passes every plan through `with_memory_table`: when the plan adds, moves or removes a
+card, the table is made for the cards as they will stand and MEMORY.md's write joins the plan,
+so card and table land in one commit. Only the text between the section's markers changes; a
+MEMORY.md without the section is left for `check` to report. `attributes_change` does the same
+for cardvault's block in `.gitattributes`.
 """
 
 from __future__ import annotations
@@ -32,9 +30,8 @@ REASON = "MEMORY.md: categories table follows the cards"
 def with_memory_table(
     vault: Vault, changes: Sequence[Change], read: VaultSnapshot | None = None
 ) -> tuple[Change, ...]:
-    """`changes`, and MEMORY.md's table made current for the cards they leave, when they
-    touch a card file and the table would change (else `changes` as they are). `read`: the
-    vault as the plan was made from it under the lock (else it is read now)."""
+    """`changes`, plus MEMORY.md's table made current when they add, move or remove a card;
+    `read` is the vault the plan was made from under the lock (else it is read now)."""
     if not any(_adds_moves_or_removes_a_card(vault, c) for c in file_changes(list(changes))):
         return tuple(changes)
     snapshot = read if read is not None else read_vault(vault, verify=True)
@@ -64,21 +61,19 @@ def with_memory_table(
 
 
 def _adds_moves_or_removes_a_card(vault: Vault, change: FileChange) -> bool:
-    """Whether `change` adds, moves or removes a card file (an edit of a card in place, such
-    as a citation rewritten, leaves the table to maintenance's index step)."""
+    """Whether `change` adds, moves or removes a card file (an edit in place leaves the table to
+    maintenance's index step)."""
     if isinstance(change, WriteFile) and not change.creates:
         return False
     return any(_card_path(vault, path) for path in touched_paths(change))
 
 
 def _card_path(vault: Vault, path: Path) -> bool:
-    """Whether `path` is a card file, live or archived."""
     folders = (vault.cards_dir, vault.archive_dir)
     return path.suffix == ".md" and any(folder in path.parents for folder in folders)
 
 
 def _planned(path: Path, final: dict[Path, str | None], read: FileText | None) -> FileText | None:
-    """MEMORY.md as the plan leaves it (it may write the file itself)."""
     if path not in final:
         return read
     text = final[path]
@@ -86,7 +81,6 @@ def _planned(path: Path, final: dict[Path, str | None], read: FileText | None) -
 
 
 def _parsed(vault: Vault, path: Path, text: str | None) -> CardFile | None:
-    """The card the plan writes at `path` (None: removed, or not a card the read path keeps)."""
     if text is None:
         return None
     try:
@@ -99,8 +93,7 @@ def _parsed(vault: Vault, path: Path, text: str | None) -> CardFile | None:
 
 
 def attributes_change(vault: Vault) -> WriteFile | None:
-    """The change that puts cardvault's block, as this version writes it, into the vault's
-    `.gitattributes` (None: it is there)."""
+    """The change that puts cardvault's current block into `.gitattributes` (None: it is there)."""
     path = vault.root / ".gitattributes"
     current = read_if_present(path, vault.root)
     text = history.attributes_text(current.text if current is not None else None)

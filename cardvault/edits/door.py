@@ -1,29 +1,15 @@
 """The one door every write to a vault goes through: lock, recover, plan, write, commit.
 
-`Door(vault, on_wait)` is held by the app (services only plan: edits/proposal.py; `land`
-commits a service's plan and makes its result). A plan lands one of three ways: `commit`, a
-commit on a new review branch that leaves the work tree alone (`commit(plan, branch=...)`), and
-`merge` (sync's). `commit(plan)`:
-1. takes the vault lock, waiting while another writer finishes (lock.py);
-2. refuses, with one line saying how to finish it, while git is in the middle of something a
-   commit would be lost to or swept into (a rebase, merge, cherry-pick, revert or bisect, a
-   detached HEAD: history/states.py); finishes a write an earlier process was killed in the
-   middle of, and clears the lock files a killed git left (recover.py), saying so on stderr
-   there and then, whichever command came in;
-3. calls `plan()`, the service's planning function: it reads the vault *now*, under the lock,
-   and returns a `Proposal` (the changes, the commit message, and any value the caller wants);
-4. commits hand edits of the files it is about to change as their own "hand edits" commit, so
-   the write's commit holds the write alone (with `commit_pending`, every pending hand edit of
-   the vault's own files, before the plan: `maintain --commit-pending`; `sync` commits them
-   in steps, `commit_hand_edits`);
-5. adds MEMORY.md's categories table to a plan that adds, moves or removes a card, so the table
-   lands in the card's commit (derived.py); applies the changes all or nothing (apply.py:
-   journal, one batch, rollback on failure) and records one commit of exactly those paths;
-6. lets go of the lock. Work that only reads (a search index refresh) belongs after the door.
-
-If a file changes between the plan and the write (an editor saved it), the plan is made again
-(up to REPLANS times) rather than clobbering the edit. Nothing else takes the lock or commits
-(git itself is history/'s: this door calls it with plain values).
+`Door(vault, on_wait)` is held by the app; services only plan (edits/proposal.py). A plan lands
+one of three ways: `commit`, `commit(plan, branch=...)` (a new review branch, the work tree left
+alone) and `merge` (sync's). `commit(plan)` takes the vault lock (lock.py); refuses while git is
+in the middle of a rebase, merge or detached HEAD (history/states.py); finishes a write a killed
+process left (recover.py, said on stderr); calls `plan()` under the lock; commits hand edits of
+the files it is about to change as their own commit, so the write's commit holds the write
+alone; adds MEMORY.md's table to a plan that adds, moves or removes a card (derived.py); applies
+the changes all or nothing (apply.py) and commits exactly those paths. If a file changes between
+the plan and the write (an editor saved it), the plan is made again, up to REPLANS times.
+Nothing else takes the lock or commits; work that only reads (an index refresh) comes after.
 """
 
 from __future__ import annotations
@@ -58,8 +44,8 @@ PENDING_STEP = 2000
 
 
 class Door:
-    """The way into one vault for a write (see the module docstring); `on_wait` is told who
-    holds the lock when the wait for it is a noticeable one."""
+    """The way into one vault for a write; `on_wait` is told who holds the lock when the wait
+    for it is a noticeable one."""
 
     def __init__(self, vault: Vault, on_wait: OnWait | None = None) -> None:
         self.vault = vault
@@ -69,10 +55,8 @@ class Door:
     def holding(
         self, merge_setup: bool = True, commit_pending: bool = False
     ) -> Iterator[Written[None]]:
-        """Steps 1-2 for a writer whose change git makes (`sync`'s merge): hold the lock,
-        finish an interrupted write (said on stderr: recover.announce), set up the merge
-        drivers when missing; with `commit_pending`, commit every pending hand edit of the
-        vault's own files first. Yields what entering did."""
+        """Hold the lock, finish an interrupted write, set up the merge drivers when missing and,
+        with `commit_pending`, commit every pending hand edit first; yields what that did."""
         vault = self.vault
         with vault_lock(vault, on_wait=self.on_wait):
             faults.begin()
@@ -92,10 +76,9 @@ class Door:
         merge_setup: bool = True,
         commit_pending: bool = False,
     ) -> Written[T]:
-        """Plan and commit one write under the vault lock (see the module docstring); with
-        `branch`, commit it on that new branch instead; with `commit_pending`, every pending
-        hand edit of the vault's own files is committed before the plan is made, else only
-        those of the files it changes."""
+        """Plan and commit one write under the vault lock; with `branch`, on that new branch;
+        with `commit_pending`, every pending hand edit is committed first, else only those of
+        the files it changes."""
         with self.holding(merge_setup, commit_pending) as entered:
             for attempt in range(REPLANS + 1):
                 try:
@@ -118,10 +101,8 @@ class Door:
         after_write: AfterWrite | None = None,
         branch: str | None = None,
     ) -> Written[T]:
-        """Steps 4-5, inside `holding` (sync's removal of what its merge brought back of
-        forgotten entries, maintain's steps before its plan): commit hand edits of the targets,
-        apply all or nothing, commit; with `branch`, commit on that new branch instead and
-        leave the work tree alone."""
+        """Inside `holding`: commit hand edits of the targets, apply all or nothing, commit
+        (with `branch`, on that new branch, the work tree left alone)."""
         vault = self.vault
         if branch is not None and not history.is_repo(vault.root):
             raise CardvaultError("committing to a branch needs the vault to be a git repository")
@@ -135,7 +116,6 @@ class Door:
             texts = {op.path: op.text for op in ops}
             commit = history.commit_to_branch(vault, branch, proposal.message, texts)
             return Written(proposal.value, proposal.changes, (), commit, branch)
-        _refuse_during_a_merge(vault)
         history.settle_git_locks(vault.root)
         edited = [] if proposal.committed else [op.path for op in ops if op.expected != ABSENT]
         pending = _commit_dirty(vault, history.uncommitted(vault, edited)) if edited else None
@@ -161,10 +141,8 @@ class Door:
         return Written(proposal.value, proposal.changes, tuple(paths), commits[0], None, pending)
 
     def merge(self, changes: Sequence[Change], merge: history.TreeMerge) -> tuple[Path, ...]:
-        """Land sync's merge, inside `holding`: write the vault's merged files all or nothing
-        (journaled, so a kill is finished by the next command), then move the branch to the
-        merge commit (history.move_head) instead of committing. A failure restores the files
-        and leaves the branch where it was."""
+        """Land sync's merge inside `holding`: write the merged files all or nothing
+        (journaled), then move the branch to the merge commit instead of committing."""
         vault = self.vault
         new = merge.new
         top = history.work_tree_of(vault.root)
@@ -184,19 +162,14 @@ class Door:
         return tuple(apply_changes(vault, changes, None, move, None, moves))
 
     def commit_hand_edits(self) -> Written[None]:
-        """Steps 1-2, then every pending hand edit of the vault's own files committed
-        (`sync`), the lock let go between bounded steps: a long list (a folder of notes
-        dropped in by hand) is screened whole first, outside the lock, so a secret anywhere
-        commits none of it; then committed `PENDING_STEP` files at a time, each commit under
-        the lock taken anew (and screened again there), so a writer waiting for it (a `log`)
-        gets in between two. Each commit records files already whole on disk: a kill between
-        two leaves only edits still to commit, which the next command that commits pending
-        edits takes. What entering did, with the last "hand edits" commit as `pending`."""
+        """Commit every pending hand edit (`sync`), PENDING_STEP files per commit with the lock
+        let go in between, so a waiting writer (a `log`) gets in. A long list is screened whole
+        first, outside the lock, so a secret anywhere commits none of it; a kill between two
+        commits leaves only edits still to commit."""
         vault = self.vault
         with self.holding() as entered:
             if history.work_tree(vault) is None:
                 return entered
-            _refuse_during_a_merge(vault)
             dirty = history.uncommitted(vault)
             if len(dirty) <= PENDING_STEP:
                 return replace(entered, pending=_commit_dirty(vault, dirty))
@@ -206,14 +179,12 @@ class Door:
         for start in range(0, len(dirty), PENDING_STEP):
             step = [top / rel for rel in dirty[start : start + PENDING_STEP]]
             with self.holding(merge_setup=False):
-                _refuse_during_a_merge(vault)
                 pending = _commit_dirty(vault, history.uncommitted(vault, step)) or pending
         return replace(entered, pending=pending)
 
     def finish_interrupted(self) -> Recovery:
-        """Finish a write a killed process left (its journal), under the lock, before a
-        caller plans outside the lock (`forget` shows its plan and asks first): a plan of
-        half-written files would name what the finished write already took. Takes no lock
+        """Finish a write a killed process left, before a caller plans outside the lock
+        (`forget` asks first): a plan of half-written files would be wrong. No lock taken
         when no journal is left."""
         if not left_behind(self.vault):
             return Recovery()
@@ -223,16 +194,15 @@ class Door:
 
 
 def refuse_unfinished_git(vault: Vault) -> None:
-    """Raise, with the line history/states.py words, while git is in the middle of an
-    operation a commit would be lost to or swept into (nothing is written, nothing recovered)."""
+    """Raise while git is in the middle of an operation a commit would be lost to or swept
+    into (history/states.py words the line)."""
     operation = history.unfinished_operation(vault.root)
     if operation is not None:
         raise UnfinishedGitError(operation.message, history.work_tree_of(vault.root))
 
 
 def _merge_setup(vault: Vault) -> history.CommitResult | None:
-    """Configure the merge drivers in the clone; add the `.gitattributes` block in its own
-    commit when the vault lacks it (history/drivers.py)."""
+    """Configure the merge drivers; commit the `.gitattributes` block when the vault lacks it."""
     history.configure_drivers(vault.root)
     if not history.needs_attributes(vault.root):
         return None
@@ -242,29 +212,14 @@ def _merge_setup(vault: Vault) -> history.CommitResult | None:
     return Door(vault).write(propose([change], history.SUBJECT, None)).commit
 
 
-def _refuse_during_a_merge(vault: Vault) -> None:
-    """A merge left in progress would take the write's commit into it: stop, and say how on."""
-    if history.merge_in_progress(vault):
-        raise CardvaultError(
-            "a git merge is in progress in this vault's repository; finish it (`git commit`) "
-            "or abort it (`git merge --abort`), then try again",
-            vault.root,
-        )
-
-
 def _commit_all_pending(vault: Vault) -> history.CommitResult | None:
-    """Commit every uncommitted edit of the vault's own files (vault/owned.py) as "hand
-    edits" (None when there are none)."""
     if history.work_tree(vault) is None:
         return None
-    _refuse_during_a_merge(vault)
     return _commit_dirty(vault, history.uncommitted(vault))
 
 
 def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None:
-    """Commit `dirty` (paths relative to the work tree) as "hand edits" (None when there are
-    none), once the secret guard found nothing they add (SecretFoundError naming the file and
-    line)."""
+    """Commit `dirty` (relative to the work tree) as "hand edits", once screened for secrets."""
     if not dirty:
         return None
     top = history.work_tree(vault) or vault.root
@@ -274,12 +229,10 @@ def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None
 
 
 def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
-    """Refuse (SecretFoundError) when a hand edit adds a secret to its text file: compared with
-    the committed text, so a secret already in history is not blamed again. Each file is read
-    as the reader reads it (vault/confine.py: inside `top`, never through a symlink, at most
-    MAX_FILE_BYTES + 1 bytes); one too big to read whole is refused (CardFormatError) rather
-    than committed unscreened. A symlink, FIFO or missing file is not read: git records a link's
-    target name, never what it points at."""
+    """Refuse (SecretFoundError) a hand edit that adds a secret, compared with the committed
+    text so a secret already in history is not blamed again. A file too big to screen is
+    refused rather than committed unscreened; a symlink is not read (git records its target's
+    name, never what it points at)."""
     from cardvault.errors import SecretFoundError
     from cardvault.guard import secrets_added
 
@@ -302,7 +255,6 @@ def screen_hand_edits(top: Path, dirty: Sequence[str]) -> None:
 
 
 def _hand_edit_bytes(top: Path, rel: str) -> bytes | None:
-    """The bytes of the hand-edited file `rel` to screen (see screen_hand_edits), or None."""
     from cardvault.errors import CardFormatError, UnsafePathError
     from cardvault.limits import VAULT_FILE as MAX_FILE_BYTES
     from cardvault.vault.confine import read_confined

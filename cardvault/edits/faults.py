@@ -1,17 +1,11 @@
-"""A fault injected into the write path: how the failed-write tests make the disk fail at
-exactly the Nth write step of a command, or fill up from it on (tests/test_failed_writes.py).
+"""A fault injected into the write path, for the failed-write and kill tests.
 
-`CARDVAULT_FAIL_AT=N` (or several, `N,M`; optionally `:ERRNO`, e.g. `3:EROFS`; ENOSPC when not
-given) makes the Nth step of the next write through the door raise that OSError, as the kernel
-would. `CARDVAULT_FAIL_AT=N+` is a disk that is full from the Nth step on: every later step that
-needs new space (a file created or written, a folder made, a commit) fails with ENOSPC, while
-those that need none (a rename, a removal, a hard link) still work, as on a real full disk.
-`CARDVAULT_FAIL_AT=N:KILL` is a `kill -9` of the process at exactly the Nth step (the kill
-trials of tests/test_unit_of_work.py).
-Each file the journal, the batch writer and the rollback create, rename, link or remove is one
-step, and so is the write's commit; the count starts again each time a writer takes the vault
-lock. The variable is read once there (`begin`), which installs `step`: unset (always, outside
-tests) it is an empty function, so a write step costs one call that does nothing.
+`CARDVAULT_FAIL_AT=N` (or `N,M`; optionally `:ERRNO`, e.g. `3:EROFS`; ENOSPC by default) makes
+the Nth write step raise that OSError, as the kernel would. `N+` is a disk full from the Nth step
+on: later steps that need new space fail with ENOSPC, while a rename, removal or hard link still
+works. `N:KILL` is a `kill -9` at exactly the Nth step. Each file the journal, the batch writer
+and the rollback touch is one step, and so is the commit; the count restarts each time a writer
+takes the lock (`begin`). Unset (always, outside tests) `step` is an empty function.
 """
 
 from __future__ import annotations
@@ -37,8 +31,7 @@ step: Callable[..., None] = _none
 
 
 def begin() -> None:
-    """A writer took the lock: install the fault CARDVAULT_FAIL_AT asks for, its steps counted
-    from 1, or none."""
+    """A writer took the lock: install the fault CARDVAULT_FAIL_AT asks for, or none."""
     global step
     spec = os.environ.get(FAULT_VAR)
     step = _injected(spec) if spec else _none

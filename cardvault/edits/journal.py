@@ -1,33 +1,17 @@
 """The journal: the planned change, made durable before the first file of it is touched.
 
-A multi-file change (a maintenance run, an import) must be all or nothing even when the process
-is killed half-way. Before writing, the applier records every file's text before and after in
-`.cardvault/journal.json` (written to a temporary name, fsynced, renamed: the rename is the
-moment the change is decided). If the process dies before the journal is cleared, the next
-writing command finds it and finishes the job (`recover.py`): files still as they were are
-written, files already written are left, and the change is committed with its own message, never
-swept into another commit.
+Before writing, the applier records every file's text before and after in
+`.cardvault/journal.json` (temporary name, fsync, rename: the rename decides the change). If the
+process dies before the journal is cleared, the next writing command finishes it forward
+(recover.py) and commits it with its own message. A write that fails while its process lives is
+undone instead: the journal is first renamed to `undo.json` (a rename needs no space on a full
+disk), and whoever finds that file finishes the undo, from each step's `old` text.
 
-A write that fails while its process lives is undone, never finished later: each step keeps the
-file's old text too (`old`), so the undo needs no new space on a full disk. The first thing the
-undo does is rename the journal to `.cardvault/undo.json` (a rename takes no space, and is
-durable once the folder is flushed); from then on the journal is an undo in progress, and a
-command that finds it (the undo killed half-way, or a file it could not restore) finishes the
-undo: the old texts back, nothing committed. Only a journal whose process died before it
-reported anything is finished forward. (A journal with `rollback` set, as older versions
-wrote, is an undo too.)
-
-Temporary files the batch writes are named after the journal (`.<name>.<id>.tmp` beside their
-target), so the recovery removes exactly the ones an interrupted run left. A name that would
-pass the file system's 255 bytes (a card named with 230 bytes or more) is shortened to its
-first characters and a digest of the whole name (atomic.py `short_name`), the same every time.
-
-A journal is trusted only as far as cardvault could have written it (docs/security.md): every
-step must name, by a plain relative path, a file cardvault writes (vault/owned.py: cards, logs,
-MEMORY.md, AGENTS.md, the settings, the review queue, `.gitattributes`...), with no symlink on
-the way and no set-uid bit in its mode. One step outside that voids the whole journal
-(`VoidJournal`): nothing of it is applied. (A journal git tracks never gets this far: the
-recovery sets it aside first.)
+Temporary files are named after the journal (`.<name>.<id>.tmp`, atomic.short_name), so the
+recovery removes exactly those an interrupted run left. A journal is trusted only as far as
+cardvault could have written it (docs/security.md): a step that is not a plain relative path to
+a file cardvault writes (vault/owned.py), or goes through a symlink, or has a set-uid mode, voids
+the whole journal (`VoidJournal`).
 """
 
 from __future__ import annotations
@@ -53,6 +37,7 @@ JOURNAL_NAME = "journal.json"
 UNDO_NAME = "undo.json"
 VERSION = 1
 _ID = re.compile(r"^[0-9a-f]{1,64}$")
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # a full commit id, SHA-1 or SHA-256
 
 
 class VoidJournal(CardvaultError):
@@ -128,16 +113,7 @@ def write_journal(vault: Vault, journal: Journal) -> None:
     """Make `journal` durable: temporary file, fsync, rename, fsync of the folder."""
     path = journal_path(vault)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {
-        "version": VERSION,
-        "id": journal.id,
-        "message": journal.message,
-        "pid": journal.pid,
-        "rollback": journal.rollback,
-        "agent": journal.agent,
-        "moves": list(journal.moves) if journal.moves else None,
-        "steps": [asdict(step) for step in journal.steps],
-    }
+    data = {"version": VERSION, **asdict(journal)}
     tmp = path.with_name(f".{JOURNAL_NAME}.tmp")
     try:
         faults.step(tmp)
@@ -163,8 +139,7 @@ def write_journal(vault: Vault, journal: Journal) -> None:
 
 
 def mark_undo(vault: Vault) -> None:
-    """Turn the journal into an undo in progress (a rename: no space needed; module
-    docstring). OSError when even that fails."""
+    """Turn the journal into an undo in progress (a rename: no space needed)."""
     path = journal_path(vault)
     faults.step(path)
     os.replace(path, undo_path(vault))
@@ -216,14 +191,11 @@ def _moves(data: object) -> tuple[str, str] | None:
     """A merge's two commit ids, each a full hexadecimal id (TypeError otherwise)."""
     if data is None:
         return None
-    if not isinstance(data, list) or len(data) != 2 or not all(_is_sha(x) for x in data):
+    if not isinstance(data, list) or len(data) != 2:
+        raise TypeError("moves must name two commits")
+    if not all(isinstance(sha, str) and _SHA.fullmatch(sha) for sha in data):
         raise TypeError("moves must name two commits")
     return (data[0], data[1])
-
-
-def _is_sha(text: object) -> bool:
-    hexadecimal = isinstance(text, str) and all(c in "0123456789abcdef" for c in text)
-    return hexadecimal and len(str(text)) in (40, 64)
 
 
 def _step(data: dict[str, object]) -> Step:
@@ -240,8 +212,7 @@ def _step(data: dict[str, object]) -> Step:
 
 
 def check_journal(vault: Vault, journal: Journal) -> None:
-    """Raise VoidJournal unless every step is one cardvault could have planned (module
-    docstring): a plain path to a file it writes, no symlink on the way, an ordinary mode."""
+    """Raise VoidJournal unless every step is one cardvault could have planned."""
     if not _ID.match(journal.id):
         raise VoidJournal(f"discarded it: its id {shown(journal.id)} is not one cardvault makes")
     for number, step in enumerate(journal.steps, start=1):

@@ -1,19 +1,12 @@
 """The vault lock: one writer at a time; a second writer waits its turn instead of failing.
 
-`.cardvault/write.lock` is held with an exclusive `flock`, an advisory lock the operating system
-releases when the holder's process ends, even after `kill -9`: a lock is never left behind and
-never needs cleaning up. A writer that finds the lock taken waits for it (the kernel wakes it
-when the holder lets go) for at most `[write] lock_timeout` seconds (cardvault.toml), then gives
-up with LockedError naming the holder. Readers never take the lock.
-
-The file holds the holder's pid, command and start time, for the waiting writer's messages.
-`sync` also holds `.cardvault/sync.lock` (`SYNC_LOCK`) from start to end, the vault lock only
-around its merge: two syncs of one clone take turns (git's fetch and push each lock the
-remote-tracking ref, and one of two at once fails on it), while other writers wait for the
-vault lock only.
-Where `fcntl` does not exist (Windows), an O_EXCL lock file is polled instead and removed on
-exit. Taking the lock again in a thread that holds it is a programming error (it would wait for
-itself) and raises at once.
+`.cardvault/write.lock` is held with an exclusive `flock`, which the operating system releases
+when the holder's process ends, even after `kill -9`: a lock never needs cleaning up. A waiting
+writer gives up after `[write] lock_timeout` seconds with LockedError naming the holder (pid,
+command and start time, written in the file). Readers never take the lock. `sync` also holds
+`.cardvault/sync.lock` from start to end and the vault lock only around its merge: two syncs of
+one clone take turns (git's fetch and push each lock the remote-tracking ref) while other writers
+wait for the vault lock only. Without `fcntl` (Windows), an O_EXCL lock file is polled instead.
 """
 
 from __future__ import annotations
@@ -62,9 +55,8 @@ def vault_lock(
     on_wait: Callable[[Holder], None] | None = None,
     name: str = LOCK_NAME,
 ) -> Iterator[Path]:
-    """Hold the vault's lock (or the lock file `name`: `SYNC_LOCK`) for the block, waiting up
-    to `timeout` seconds (default: the vault's `lock_timeout`) for another writer to finish;
-    LockedError when it does not."""
+    """Hold the vault's lock (or the lock file `name`) for the block, waiting up to `timeout`
+    seconds (default: the vault's `lock_timeout`); LockedError when it does not come free."""
     path = lock_path(vault, name)
     held: set[Path] = getattr(_held, "paths", set())
     if path in held:
@@ -106,8 +98,7 @@ def vault_lock(
 
 
 def _acquire(fd: int, limit: float, on_wait: Callable[[Holder], None] | None, path: Path) -> bool:
-    """Take the flock on `fd`: at once if free, else wait for it in a helper thread (so the wait
-    can be bounded) and tell `on_wait` who holds it once the wait is noticeable. False when
+    """Take the flock on `fd`, waiting in a helper thread so the wait can be bounded. False when
     `limit` passed first: the helper thread then owns `fd` and closes it when it gets the lock."""
     import fcntl
 

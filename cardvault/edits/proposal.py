@@ -26,12 +26,10 @@ OnWait = Callable[["Holder"], None]
 
 @dataclass(frozen=True)
 class Proposal(Generic[T]):
-    """What a planning function returns: the changes, the message of the commit that records
-    them, and a value handed back to the caller (the maintenance plan, a new card's slug...).
-    `committed` says the planner asked git, under the lock, and found none of the vault's own
-    files with uncommitted changes (or committed them): the door then asks git no second time.
-    `read` is the vault as the planner read it under the lock, when it did: what the door
-    derives from the cards (MEMORY.md's table) starts from it instead of a second read."""
+    """What a planning function returns: the changes, the commit message, and a value for the
+    caller. `committed`: the planner already found (or committed) every hand edit under the
+    lock, so the door asks git no second time. `read`: the vault the planner read under the
+    lock, which MEMORY.md's table starts from instead of a second read."""
 
     changes: tuple[Change, ...]
     message: str
@@ -53,9 +51,8 @@ def propose(
 
 @dataclass(frozen=True)
 class Written(Generic[T]):
-    """What landed: the plan's value and changes, the paths written or removed, the commit
-    (None when nothing changed), and what happened on the way in (the recovery of an
-    interrupted write, the merge drivers' set-up commit, hand edits committed first)."""
+    """What landed: the plan's value, changes, paths and commit (None: nothing changed), and
+    what happened on the way in."""
 
     value: T
     changes: tuple[Change, ...] = ()
@@ -69,17 +66,16 @@ class Written(Generic[T]):
 
 @dataclass(frozen=True)
 class Planned(Generic[T, R]):
-    """A service's write, for the app to land: `plan` is called by the door under the lock
-    (again when a file changed before the write), `result` makes the command's result of what
-    landed."""
+    """A service's write: `plan` is called by the door under the lock (again when a file
+    changed before the write), `result` makes the command's result of what landed."""
 
     plan: Callable[[], Proposal[T]]
     result: Callable[[Written[T]], R]
 
 
 def door_notes(written: Written[Any]) -> list[str]:
-    """What a person should hear about the way in, besides the recovery (said on stderr as it
-    was done): the merge drivers set up, hand edits committed before the change."""
+    """What a person should hear about the way in besides the recovery: the merge drivers set
+    up, hand edits committed first."""
     notes: list[str] = []
     if written.setup is not None and written.setup.recorded:
         sha = (written.setup.sha or "")[:10]

@@ -1,25 +1,20 @@
-"""Recovery: what a writing command does first, under the lock, after another one was killed.
+"""Recovery: what a writing command does first, under the lock, after another was killed.
 
-0. Files git tracks in `.cardvault/` came from a repository, not from this machine: they are
-   set aside unread (vault/cache.py), so a journal someone committed is never finished
-   (docs/security.md). git's index is left alone (a staged removal would stop every merge
-   until committed): the note tells the user to `git rm --cached` them.
-1. A journal left behind (journal.py) is finished: each file still as it was before the change
-   gets its new text, files already written are left, the temporary files of the batch are
-   removed, and the change is committed with its own message (a rollback journal restores the
-   old texts and commits nothing). A file edited by hand since is left as found and reported.
-2. git lock files a killed git left behind (`.git/index.lock`, `HEAD.lock`, a branch's
-   `.lock`) block every later commit: history/locks.py removes them when no git is running
-   in the repository, and waits for a live git's.
-A journal that names anything cardvault never writes is void: it is set aside, nothing of it
-applied, and a note says so.
+- Files git tracks in `.cardvault/` came from a repository: they are set aside unread
+  (vault/cache.py), so a journal someone committed is never finished (docs/security.md); git's
+  index is left alone and the note says to `git rm --cached` them.
+- A journal left behind (journal.py) is finished: files still at their old text get the new one,
+  the batch's temporary files are removed, and the change is committed with its own message (an
+  undo restores the old texts and commits nothing). A file edited by hand since is left as found.
+  A journal that names anything cardvault never writes is void: set aside, nothing applied.
+- git lock files a killed git left are cleared (history/locks.py).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cardvault import history
@@ -48,7 +43,7 @@ class Recovery:
     commit: history.CommitResult | None = None
     left: tuple[str, ...] = ()  # files edited since the interruption, left as found
     swept: int = 0  # temporary files removed
-    git_locks: tuple[str, ...] = field(default=())  # stale git lock files removed
+    git_locks: tuple[str, ...] = ()  # stale git lock files removed
     notes: tuple[str, ...] = ()  # tracked cache files and void journals set aside
 
     @property
@@ -58,7 +53,7 @@ class Recovery:
 
 
 def recover(vault: Vault) -> Recovery:
-    """Finish an interrupted write and clear git's stale locks (call with the lock held)."""
+    """Finish an interrupted write and clear git's stale locks (with the vault lock held)."""
     notes = take_out_tracked_cache(vault)
     cleared = history.clear_stale_git_locks(vault.root)
     try:
@@ -99,8 +94,8 @@ def recover(vault: Vault) -> Recovery:
 
 
 def _finish_merge(vault: Vault, journal: Journal, done: list[Step]) -> str:
-    """sync's merge, killed after its journal was made: its files are written now (the
-    replay); bring the branch and the rest of the work tree to the merge commit."""
+    """sync's merge, killed after its journal was made and its files now written: bring the
+    branch and the rest of the work tree to the merge commit."""
     top = history.work_tree_of(vault.root)
     assert journal.moves is not None
     old, new = journal.moves
@@ -120,8 +115,8 @@ def _finish_merge(vault: Vault, journal: Journal, done: list[Step]) -> str:
 
 
 def take_out_tracked_cache(vault: Vault) -> list[str]:
-    """Files git tracks in the cache folder: out of git's index and set aside, never used (they
-    came from a repository); a note naming them, or none."""
+    """Set aside the files git tracks in the cache folder (they came from a repository, never
+    from this machine); a note naming them, or none."""
     top = history.work_tree_of(vault.root)
     if top is None:
         return []
@@ -187,7 +182,7 @@ def describe(recovery: Recovery) -> list[str]:
 
 
 def announce(recovery: Recovery) -> None:
-    """Say on stderr what recovery did (`describe`), one line each, as it is done: whichever
-    command, service or agent took the door is told, and told once (docs/writers.md)."""
+    """Say on stderr what recovery did, as it is done, so whichever command took the door is
+    told, once (docs/writers.md)."""
     for line in describe(recovery):
         print(line, file=sys.stderr, flush=True)

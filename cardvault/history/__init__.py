@@ -1,33 +1,17 @@
 """Git: everything cardvault knows about it lives in this folder, and nothing else starts it.
 
 Every command that changes the vault records exactly one commit here. A vault that is not a git
-repository still works (the change is written, `commit` returns a result saying it was not
-recorded); a repository with no user configured gets cardvault's default identity, so commits
-never fail for want of `git config user.name`.
+repository still works (`commit` says the change was not recorded); a repository with no user
+configured gets cardvault's default identity. Two ways to run git, with one set of safe
+settings (`runner.safe_env`): a plain subprocess (`runner.run_git`) for readers, the everyday
+commit and the drivers' line merge, and GitPython (repo.py), imported when first needed, for
+the work that is more than one commit (sync's fetch, merge and push, review branches, the
+drivers' set-up): its import costs more than the gits it would save a reader.
 
-Two ways to run git, one set of safe settings (`runner.safe_env`: literal pathspecs,
-`safe.bareRepository=explicit`, no prompt):
-- GitPython (repo.py) for the repository as objects and the git work that is more than one
-  commit: sync's fetch, merge and push (`history.remote`, imported by sync/ alone), review
-  branches, the merge drivers' set-up, the text HEAD holds. Imported when such a function is
-  first called: readers, `--help` and the everyday commit never load it (its import costs more
-  than the gits it would save them: docs/benchmarks.md);
-- `runner.run_git`, a plain subprocess, for the readers' questions, the everyday commit of a
-  few files (one or two gits), the merge drivers' line merge.
-
-- runner.py: the safe settings, finding the repository, the default identity;
-- repo.py: the one place a GitPython `Repo` is made (private to this folder);
-- commits.py: `commit` (one per write, of exactly its files), `commit_to_branch`, `unstage`;
-- states.py: what git is in the middle of (a rebase, a merge, a detached HEAD...);
-- treemerge.py: sync's merge made in the object store, then the branch moved to it;
-- status.py: uncommitted paths, what the index tracks, what HEAD holds, past commits (and the
-  reverted ones), the remote;
-- locks.py: git's lock files, and clearing those a killed git left;
-- drivers.py: `.gitattributes` and the merge drivers in the clone's config;
-- merging.py: git's line-by-line three-way merge, for the drivers;
-- dates.py: when git first and last saw each file of a folder (import);
-- remote.py: the branch and remote to sync, fetch, push;
-- changes.py: what each commit changed under memory/ (files before and after), for `history`.
+runner.py (safe settings, finding the repository), repo.py (the one `Repo`), commits.py,
+states.py (what git is in the middle of), treemerge.py (sync's merge in the object store),
+status.py, locks.py (git's lock files), drivers.py and merging.py (the merge drivers),
+dates.py (file dates for import), remote.py (fetch, push), changes.py (for `history`).
 """
 
 from cardvault.history.changes import (
@@ -40,8 +24,6 @@ from cardvault.history.commits import (
     CommitResult,
     commit,
     commit_to_branch,
-    head_of,
-    signed,
     unstage,
 )
 from cardvault.history.dates import file_dates
@@ -59,9 +41,7 @@ from cardvault.history.locks import (
 )
 from cardvault.history.merging import merge_files_in_place, merge_texts
 from cardvault.history.runner import (
-    DEFAULT_NAME,
     MANY_PATHS,
-    GitError,
     configured_identity,
     git_dir,
     init_repo,
@@ -70,14 +50,11 @@ from cardvault.history.runner import (
 )
 from cardvault.history.states import unfinished_operation
 from cardvault.history.status import (
-    IGNORED,
     CommitInfo,
-    Reverted,
     commit_count,
     committed_texts,
     head,
     last_commit_with_subject,
-    merge_in_progress,
     parse_status,
     project_files,
     project_head,
@@ -104,16 +81,12 @@ from cardvault.history.treemerge import (
 )
 
 __all__ = [
-    "DEFAULT_NAME",
-    "IGNORED",
     "MANY_PATHS",
     "SUBJECT",
     "CommitChanges",
     "CommitInfo",
     "CommitResult",
     "FileChange",
-    "GitError",
-    "Reverted",
     "TreeMerge",
     "attributes_text",
     "blob_id",
@@ -132,7 +105,6 @@ __all__ = [
     "git_dir",
     "git_lock_files",
     "head",
-    "head_of",
     "init_repo",
     "is_repo",
     "last_commit_with_subject",
@@ -140,7 +112,6 @@ __all__ = [
     "merge_base",
     "merge_files_in_place",
     "merge_in_objects",
-    "merge_in_progress",
     "merge_sides",
     "merge_texts",
     "move_head",
@@ -154,7 +125,6 @@ __all__ = [
     "renamed_pairs",
     "reverted_commits",
     "settle_git_locks",
-    "signed",
     "tracked_under",
     "uncommitted",
     "unfinished_operation",

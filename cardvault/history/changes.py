@@ -1,14 +1,10 @@
-"""What each commit changed under a vault's `memory/` and MEMORY.md: the files before and after,
-read from git's objects through GitPython, for `cardvault history` and `cardvault diff`
-(insight/changes.py says what the changes mean).
+"""What each commit changed under a vault's `memory/` and MEMORY.md, files before and after, read
+from git's objects through GitPython, for `cardvault history` and `cardvault diff`.
 
-Renames are found as git finds them (a card moved to memory/archive/ is one rename). A root
-commit is compared with the empty tree; a merge commit with its first parent. Texts are read as
-UTF-8 with replacement: what git holds is data, never code.
-
-Memory stays bounded whatever the history holds: commits are read one at a time, as the caller
-takes them, and of each commit's files at most COMMIT_FILES are looked at and COMMIT_READ bytes
-of texts read (a commit of a few cards is a few KB); the files past those are counted, not read.
+Renames are found as git finds them; a root commit is compared with the empty tree, a merge with
+its first parent. Memory stays bounded whatever the history holds: commits are read one at a
+time as the caller takes them, and of each at most COMMIT_FILES files are looked at and
+COMMIT_READ bytes of texts read; the rest are counted, not read.
 """
 
 from __future__ import annotations
@@ -56,9 +52,8 @@ def memory_commits(
     root: Path, rev: str = "HEAD", since: dt.date | None = None, limit: int | None = None
 ) -> Iterator[CommitChanges]:
     """The commits reachable from `rev` that touched memory files, newest first, each read when
-    the caller takes it (`since`: only those on or after that day; `limit`: at most that many).
-    Nothing outside a repository or on an unborn branch; GitError, raised here, for a revision
-    git does not know."""
+    the caller takes it; GitError, raised here rather than at the first commit taken, for a
+    revision git does not know."""
     import git
 
     repo, prefix = _opened(root)
@@ -81,8 +76,7 @@ def memory_commits(
 
 
 def one_commit(root: Path, rev: str = "HEAD") -> CommitChanges | None:
-    """The memory files commit `rev` changed (None outside a repository or with no commit);
-    GitError for a revision git does not know."""
+    """The memory files commit `rev` changed (None outside a repository or with no commit)."""
     import git
 
     repo, prefix = _opened(root)
@@ -96,8 +90,8 @@ def one_commit(root: Path, rev: str = "HEAD") -> CommitChanges | None:
 
 
 def _opened(root: Path) -> tuple[Any, str]:
-    """The repository holding `root` (None: none, or no commit yet) and the vault's folder
-    inside it as a path prefix ("" at the top)."""
+    """The repository holding `root` (None: none, or no commit yet) and the vault's folder in
+    it as a path prefix."""
     from cardvault.history.repo import head_commit, open_repo, top_of
 
     repo = open_repo(root)
@@ -124,8 +118,7 @@ def _changes(commit: Any, prefix: str) -> CommitChanges:
 
 
 def _read(diffs: list[Any], prefix: str) -> tuple[tuple[FileChange, ...], int]:
-    """The file changes whose texts fit in what is left of COMMIT_READ, in git's order,
-    and how many did not fit (each left unread; a smaller one after it may still fit)."""
+    """The file changes whose texts fit in COMMIT_READ, in git's order, and how many did not."""
     left, files, unread = int(COMMIT_READ), [], 0
     for diff in diffs:
         cost = _size(diff.a_blob) + _size(diff.b_blob)
@@ -138,12 +131,10 @@ def _read(diffs: list[Any], prefix: str) -> tuple[tuple[FileChange, ...], int]:
 
 
 def _showable(commit: Any, paths: list[str]) -> tuple[list[str], int]:
-    """(`paths` as they are, 0), unless the commit touches a file whose name the walker refuses
-    (not UTF-8, which GitPython's diff reader cannot decode and then returns nothing for;
-    control characters or bidi overrides, which would forge lines) or more files than
-    COMMIT_FILES (or COMMIT_NAMES of names): then the commit's other file names below
-    `paths` up to those bounds, so the rest is still told and those files are left out, and
-    how many more files it changed. git's list is read as it comes, never held whole."""
+    """(`paths`, 0), unless the commit touches a file whose name the walker refuses (not UTF-8,
+    for which GitPython's diff returns nothing; control characters, which would forge lines) or
+    more than COMMIT_FILES files: then the names it may show, and how many more it changed.
+    git's list is read as it comes, never held whole."""
     if not paths:
         return paths, 0
     parent = commit.parents[0].hexsha if commit.parents else None
@@ -172,7 +163,6 @@ def _showable(commit: Any, paths: list[str]) -> tuple[list[str], int]:
 
 
 def _records(stream: Any) -> Iterator[bytes]:
-    """The NUL-terminated records of `stream`, read a block at a time."""
     rest = b""
     while block := stream.read(1 << 16):
         *done, rest = (rest + block).split(b"\0")
@@ -182,8 +172,7 @@ def _records(stream: Any) -> Iterator[bytes]:
 
 
 def _showable_name(name: bytes) -> str | None:
-    """`name` as text, or None when it is not UTF-8 or cannot be shown as one line (control
-    characters, bidi overrides: vault/confine.name_problem), like the walker refuses it."""
+    """`name` as text, or None when the walker would refuse it (vault/confine.name_problem)."""
     from cardvault.vault.confine import name_problem
 
     try:
@@ -208,12 +197,9 @@ def _rel(path: str | None, prefix: str) -> str | None:
 
 
 def _size(blob: Any) -> int:
-    """The bytes `_text` reads of `blob` (git's object header says, without reading it)."""
     return 0 if blob is None or blob.size > VAULT_FILE else int(blob.size)
 
 
 def _text(blob: Any) -> str:
-    if blob is None or blob.size > VAULT_FILE:
-        return ""
-    data: bytes = blob.data_stream.read()
+    data: bytes = blob.data_stream.read() if _size(blob) else b""
     return data.decode("utf-8", "replace")

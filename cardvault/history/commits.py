@@ -46,8 +46,7 @@ class CommitResult:
 
 
 def signed(message: str, agent: str | None) -> str:
-    """`message` with an `Agent: NAME` trailer when an agent writes (git interpret-trailers
-    reads it: `git log --format='%(trailers:key=Agent)'`)."""
+    """`message` with an `Agent: NAME` trailer when an agent writes."""
     if not agent:
         return message
     return f"{message.rstrip()}\n\n{AGENT_TRAILER}: {agent}\n"
@@ -60,15 +59,9 @@ def commit(
     *,
     created: Collection[Path] | None = None,
 ) -> CommitResult:
-    """Stage `paths` (all of the vault when None; deletions and renames included) and commit
-    those alone (whatever else is staged stays staged, out of the commit), signed with the
-    vault's agent, if any. The message passes the secret guard first (`safe_message`): history
-    is forever.
-
-    `created` names the paths this write created (git cannot know them yet): a write of a few
-    files then costs two gits (`diff --cached --quiet`, `commit --include`), three when it
-    created files (`add` of those first); without it, every present path is added first.
-    """
+    """Stage `paths` (all of the vault when None) and commit those alone, signed with the
+    vault's agent; the message passes the secret guard first (history is forever). `created`
+    names the paths this write created: a write of a few files then costs two or three gits."""
     message = safe_message(message)
     top = work_tree_of(vault.root)
     if top is None:
@@ -94,11 +87,9 @@ def commit(
         if not ignored or not rest:
             return CommitResult(None, message, note)
         done = _commit_many(top, rest, told, True)
-    if done is None:
+    if done is None or (done.returncode != 0 and any(s in done.stdout for s in NOTHING_TO_COMMIT)):
         return CommitResult(None, message, note or "nothing to commit")
     if done.returncode != 0:
-        if any(sign in done.stdout for sign in NOTHING_TO_COMMIT):
-            return CommitResult(None, message, note or "nothing to commit")
         said = f"{done.stderr}\n{done.stdout}"
         first = next((line.strip() for line in said.splitlines() if line.strip()), "")
         raise GitError(f"git commit failed (exit {done.returncode}): {first}", vault.root)
@@ -106,8 +97,8 @@ def commit(
 
 
 def ignored_paths(top: Path, targets: Sequence[str]) -> set[str]:
-    """Those of `targets` a `.gitignore` keeps out of git (`git check-ignore`: a tracked file
-    is never ignored; it takes each path as it is, and refuses the literal-pathspecs setting)."""
+    """Those of `targets` a `.gitignore` keeps out of git (`check-ignore` refuses literal
+    pathspecs, and takes each path as it is anyway)."""
     literal = {"GIT_LITERAL_PATHSPECS": "0"}
     stdin = "\0".join(targets)
     done = run_git(top, "check-ignore", "-z", "--stdin", input=stdin, env=literal, check=False)
@@ -125,11 +116,9 @@ UNKNOWN_PATH = "did not match any file(s) known to git"
 def _commit_few(
     top: Path, targets: list[str], told: str, created: Collection[Path] | None
 ) -> subprocess.CompletedProcess[str] | None:
-    """Commit a few paths when nothing else is staged (`git diff --cached --quiet`): the new
-    files added first, then `git commit --include` of the paths, which stages their changes
-    and removals and commits the index. Anything else staged, or a path git does not know,
-    takes the general way (`git commit --only` rebuilds a temporary index from HEAD: it costs
-    more in a 10,000-file work tree than the two gits it saves)."""
+    """Commit a few paths with `git commit --include` when nothing else is staged (new files
+    added first); else the general way (`--only` would rebuild a temporary index from HEAD,
+    which costs more in a 10,000-file work tree than the gits it saves)."""
     if run_git(top, "diff", "--cached", "--quiet", check=False).returncode != 0:
         return _commit_many(top, targets, told, True)
     new = {str(p) for p in created} if created is not None else set(targets)
@@ -145,9 +134,8 @@ def _commit_few(
 def _commit_many(
     top: Path, targets: list[str], told: str, exact: bool
 ) -> subprocess.CompletedProcess[str] | None:
-    """Stage the targets, then commit: the index as it is when only they are staged (`git
-    commit -- paths` rebuilds a temporary index, seconds at 10,000 paths), else with the
-    paths named. None when nothing is staged."""
+    """Stage the targets, then commit the index as it is when only they are staged (`commit --
+    paths` takes seconds at 10,000 paths), else with the paths named; None: nothing staged."""
     _stage(top, targets)
     staged = _staged(top)
     if not staged:
@@ -159,8 +147,8 @@ def _commit_many(
 
 
 def _run_commit(top: Path, told: str, spec: list[str]) -> subprocess.CompletedProcess[str]:
-    """`git commit` with `told` as the message: no hooks of the commit's own (`--no-verify`),
-    the configured identity, never one git guesses from the host name; none: cardvault's."""
+    """`git commit -m told` without hooks, with the configured identity (never one git guesses
+    from the host name), else cardvault's."""
     with message_args(told) as told_args:
         args = ("commit", "-q", "--no-verify", *told_args, *spec)
         done = run_git(top, "-c", "user.useConfigOnly=true", *args, check=False)
@@ -174,22 +162,19 @@ IGNORED_BY_GIT = "ignored by one of your .gitignore files"
 
 
 def safe_message(message: str) -> str:
-    """A commit message with any secret redacted: every commit message passes here, whichever
-    service built it from whatever text (an entry title, a query, a card's topic)."""
+    """A commit message with any secret redacted: every commit message passes here."""
     from cardvault.guard import redact_text
 
     return redact_text(message)
 
 
 def _no_identity(stderr: str) -> bool:
-    """Whether git refused a commit for want of a configured name or email."""
     signs = ("tell me who you are", "no email was given", "empty ident name", "no name was given")
     return any(sign in stderr for sign in signs)
 
 
 def head_of(top: Path) -> str:
-    """The commit HEAD points at, read from the git folder (git only for what that cannot
-    answer: a detached HEAD is read directly, packed refs and odd layouts ask git)."""
+    """The commit HEAD points at, read from the git folder when it can be (else git answers)."""
     folder = top / ".git"
     try:
         ref = (folder / "HEAD").read_text(encoding="utf-8").strip()
@@ -208,8 +193,8 @@ PACK_ABOVE = 100
 
 
 def _stage(top: Path, targets: list[str]) -> None:
-    """Stage the targets: `git add -A` those that exist, `git rm --cached` those that vanished
-    (`git add` refuses a path that is neither on disk nor in the index, as after `git mv`)."""
+    """`git add -A` the targets that exist, `git rm --cached` those that vanished (`git add`
+    refuses a path that is neither on disk nor in the index)."""
     present = [t for t in targets if os.path.lexists(t)]
     gone = [t for t in targets if not os.path.lexists(t)]
     if present:
@@ -223,8 +208,6 @@ def _stage(top: Path, targets: list[str]) -> None:
 
 
 def _staged(top: Path) -> set[str]:
-    """Paths (relative to the work tree) whose staged state differs from HEAD (from nothing on
-    an unborn branch)."""
     out = run_git(top, "diff", "--cached", "--name-only", "--no-renames", "-z").stdout
     return {path for path in out.split("\0") if path}
 
@@ -241,14 +224,9 @@ def unstage(vault: Vault, paths: Sequence[Path]) -> None:
 def commit_to_branch(
     vault: Vault, branch: str, message: str, files: Mapping[Path, str | None]
 ) -> CommitResult:
-    """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`.
-
-    The commit's parent is HEAD. The current branch, the index and the work tree are left
-    exactly as they were (the tree is built in a temporary index file in the vault's own cache
-    folder: cardvault writes nothing into `.git/` but through git). The message passes the
-    secret guard, as in `commit`. Five gits whatever the number of files: the file modes come
-    from HEAD's tree, read in-process.
-    """
+    """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`,
+    leaving the current branch, the index and the work tree as they were (the tree is built in
+    a temporary index in the vault's cache folder: nothing is written into `.git/` but by git)."""
     from cardvault.history.repo import head_commit, open_repo, run, top_of
 
     message = safe_message(message)
@@ -287,7 +265,7 @@ def _index_entries(
     repo: VaultRepo, head: git.Commit, rels: Mapping[str, str | None], folder: Path
 ) -> list[str]:
     """`update-index --index-info` lines: each written file's new blob (one `hash-object` for
-    all, the texts as they are) with the mode HEAD gives it; a removed file's line of mode 0."""
+    all) with the mode HEAD gives it; a removed file's line of mode 0."""
     from cardvault.history.repo import run
 
     written = [rel for rel, text in rels.items() if text is not None]

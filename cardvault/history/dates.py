@@ -1,10 +1,8 @@
 """When git first and last saw each file of a folder: the dates `import` gives a note it tracks.
 
-One `git log` for the whole folder (newest commit first, the files each touched). GitPython's
-commit objects would start a git for every commit's diff, so the log is read as text. The
-folder may be any repository on the disk (a downloaded archive with a `.git/config` of its
-own), so nothing in its configuration may run a program: no signature check, no external diff,
-no text conversion, no fsmonitor, no pager.
+One `git log` for the whole folder, read as text (GitPython would start a git per commit). The
+folder may be any repository on the disk, so nothing in its configuration may run a program: no
+signature check, external diff, text conversion, fsmonitor or pager.
 """
 
 from __future__ import annotations
@@ -22,9 +20,8 @@ _NOTHING_RUNS = (
 
 
 def file_dates(source: Path) -> dict[str, tuple[dt.date, dt.date]]:
-    """Path in `source` (relative to it) -> the author dates of the first and of the last
-    commit that touched it under that name, for the files git tracks there; empty when
-    `source` is not in a repository (or git cannot read it)."""
+    """Path in `source` -> the author dates of the first and last commit that touched it under
+    that name; empty outside a repository."""
     if work_tree_of(source) is None:
         return {}
     done = run_git(

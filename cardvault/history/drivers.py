@@ -1,28 +1,15 @@
 """What git needs to merge a vault well: `.gitattributes` lines and the merge drivers' commands.
 
-Teammates share a vault through a git remote; when two clones changed the same file, git calls
-the merge driver `.gitattributes` names for it (the drivers live in `cardvault/sync/`):
-- `cardvault-log` for daily logs: entry by entry, both sides' entries kept once, in time order;
-- `cardvault-card` for cards: frontmatter key by key, the body three-way;
-- `cardvault-managed` for MEMORY.md and AGENTS.md: managed sections merged as sets of lines, the
-  hand-written rest three-way;
-- `cardvault-hot` for agents' hot memory: fragment by fragment, in time order;
-- git's own `union` for the review queue (`memory/review.jsonl`): both sides' lines kept, and
-  reading it prefers an answered line to a pending one (vault/decisions.py).
-`.gitattributes` is a tracked file of the vault (written once, in its own commit, by the write
-door: `attributes_text` says what it should hold); the driver commands live in the clone's
-`.git/config` (never shared by git), written there by `git config` through GitPython, and name
-the Python and the cardvault installation that run here, in isolated mode
-(`cardvault/launch.py`): git runs them inside the work tree, whose files come from the remote,
-so nothing may be imported from there. Both are checked on every write (two small file reads,
-no git and no library) and set up when missing or different (a clone set up by an older
-cardvault is rewritten).
-
-A `.gitattributes` comes from the remote like any file, so a teammate's `* merge=union` (or one
-in `memory/cards/`, which git reads before the root's) would take the vault's files away from
-the drivers. The same lines are therefore also written into the clone's `info/attributes`
-(`info_block`), which git reads before every `.gitattributes` and never takes from a remote:
-whatever a pushed file says, the drivers hold in this clone (a `git pull` by hand included).
+When two clones changed the same file, git calls the driver `.gitattributes` names for it
+(sync/driver.py): `cardvault-log` (daily logs, entry by entry), `cardvault-card` (frontmatter
+key by key, the body three-way), `cardvault-managed` (MEMORY.md and AGENTS.md), `cardvault-hot`
+(agents' hot memory), and git's `union` for the review queue. `.gitattributes` is a tracked file,
+written once in its own commit by the door; the driver commands live in the clone's
+`.git/config`, naming this Python and installation in isolated mode (cardvault/launch.py), since
+git runs them inside a work tree whose files came from the remote. Both are checked on every
+write (two small file reads) and set up when missing or different. The same lines also go into
+the clone's `info/attributes`, which git reads first and never takes from a remote, so a pushed
+`* merge=union` cannot take the vault's files away from the drivers.
 """
 
 from __future__ import annotations
@@ -68,24 +55,25 @@ def driver_command(kind: str) -> str:
 
 
 def attributes_text(current: str | None) -> str | None:
-    """`.gitattributes` with cardvault's block as this version writes it, from the file's
-    `current` text (None: no such file); None when it is there already. The rest of the file
-    is kept as it is; an older block is replaced where it is."""
+    """`.gitattributes` with cardvault's current block, from the file's `current` text (None: no
+    such file); None when it is there already."""
     if current is None:
         return ATTRIBUTES
-    if _has_block(current):
-        return None
-    start = current.find(BEGIN)
+    return None if _has_block(current) else _with_block(current, ATTRIBUTES, BEGIN)
+
+
+def _with_block(current: str, block: str, begin: str) -> str:
+    """`current` with its block from `begin` to END replaced by `block` (an older block is
+    replaced where it is), else `block` appended; the rest of the file kept as it is."""
+    start = current.find(begin)
     end = current.find(END, start)
     if start >= 0 and end >= 0:
-        return current[:start] + ATTRIBUTES + current[end + len(END) :].lstrip("\n")
-    sep = "" if current.endswith("\n") or not current else "\n"
-    return current + sep + ATTRIBUTES
+        return current[:start] + block + current[end + len(END) :].lstrip("\n")
+    return current + ("" if current.endswith("\n") or not current else "\n") + block
 
 
 def needs_attributes(root: Path) -> bool:
-    """Whether the vault at `root` is in a repository and lacks cardvault's `.gitattributes`
-    block."""
+    """Whether the vault at `root` is in a repository and lacks cardvault's block."""
     if work_tree_of(root) is None:
         return False
     try:
@@ -102,8 +90,8 @@ def _has_block(text: str) -> bool:
 
 
 def info_block(root: Path, top: Path) -> str:
-    """cardvault's lines for the clone's `info/attributes`, for the vault at `root` in the
-    work tree `top`: the `.gitattributes` block's patterns, below the vault's folder."""
+    """cardvault's lines for the clone's `info/attributes`: the block's patterns, below the
+    vault's folder in the work tree `top`."""
     folder = root.resolve().relative_to(top.resolve()).as_posix()
     prefix = "" if folder == "." else f"{folder}/"
     lines = ATTRIBUTES.splitlines()[1:-1]
@@ -136,21 +124,13 @@ def _info_text(root: Path) -> tuple[Path, str, str] | None:
     except (OSError, UnicodeDecodeError) as exc:
         raise CardvaultError(f"cannot read git's attributes file: {exc}", path) from exc
     block = info_block(root, top)
-    head = block.splitlines()[0]
-    start = current.find(head + "\n")
-    end = current.find(END, start)
-    if start >= 0 and end >= 0:
-        wanted = current[:start] + block + current[end + len(END) :].lstrip("\n")
-    else:
-        wanted = current + ("" if current.endswith("\n") or not current else "\n") + block
-    return path, current, wanted
+    return path, current, _with_block(current, block, block.splitlines()[0] + "\n")
 
 
 def drivers_configured(root: Path) -> bool:
-    """Whether the clone's git config names each driver with exactly this cardvault's command
-    (read from the file, no git started; git keeps a value without quotes or backslashes
-    verbatim, so the command appears as it is), and its `info/attributes` gives the vault's
-    files to them."""
+    """Whether the clone's config names each driver with exactly this cardvault's command and
+    its `info/attributes` gives the vault's files to them (read from the files, no git
+    started: git keeps a value without quotes or backslashes verbatim)."""
     folder = git_dir(root)
     if folder is None:
         return True  # not a repository: nothing to configure
@@ -166,8 +146,7 @@ def drivers_configured(root: Path) -> bool:
 
 
 def configure_drivers(root: Path) -> bool:
-    """Write the drivers into the clone's git config when missing (`git config`, through
-    GitPython's Git); True when it changed."""
+    """Write the drivers into the clone's git config when missing; True when it changed."""
     if work_tree_of(root) is None or drivers_configured(root):
         return False
     from cardvault.history.repo import open_repo, run

@@ -1,21 +1,12 @@
 """git's lock files, and clearing the ones a killed git left behind.
 
-git takes `.git/index.lock`, `HEAD.lock`, a branch's `refs/heads/NAME.lock`... while it writes,
-and a git killed meanwhile leaves them: every later commit then fails until a person deletes
-the file (git has no command for it). A writer calls `settle_git_locks` under the vault lock
-before it commits: lock files are removed when no git process is running in the repository
-(seen through /proc; where there is none, when they are older than STALE_SECONDS), and a lock
-held by a live git (an editor open for `git commit`) is waited for, never removed.
-
-A repository may have several work trees (`git worktree add`): each has its own git folder
-(index, HEAD) and all share the common one (refs, packed-refs). So the locks a write looks at
-are its own work tree's and the shared ones, never another work tree's index or HEAD; and a
-git running in *any* of the work trees (or in the git folders) counts as live, since it may
-hold a shared ref's lock.
-
-This is the one thing cardvault does in `.git/` other than through git: it removes a regular
-file of one of git's own lock names, never writes one, never through a link (docs/security.md
-says why). Standard library only: every write passes here.
+A git killed while it writes leaves `.git/index.lock`, `HEAD.lock` or a ref's `.lock`, and every
+later commit fails until someone deletes it. `settle_git_locks`, under the vault lock before a
+commit, removes them when no git process runs in any of the repository's work trees (seen
+through /proc; without it, when older than STALE_SECONDS) and waits for a live git's. Only a
+work tree's own locks and the shared ones count, never another work tree's. This is the one
+thing cardvault does in `.git/` other than through git: it removes a regular file of one of
+git's lock names, never through a link (docs/security.md).
 """
 
 from __future__ import annotations
@@ -38,9 +29,8 @@ _SHARED_LOCKS = ("packed-refs.lock",)
 
 
 def git_lock_files(root: Path) -> list[Path]:
-    """git's lock files that stand in the way of a commit in the work tree holding `root`:
-    its git folder's, and the common folder's refs and packed-refs a linked work tree shares
-    (not the main work tree's own index or HEAD, which live there too)."""
+    """git's lock files in the way of a commit in the work tree holding `root`: its git
+    folder's, and the shared refs of the common folder (not the main work tree's index)."""
     folders = _git_folders(root)
     found: list[Path] = []
     for folder in folders:
@@ -53,7 +43,6 @@ def git_lock_files(root: Path) -> list[Path]:
 
 
 def _git_folders(root: Path) -> list[Path]:
-    """The repository's git folder, and its common folder when it is a linked work tree's."""
     folder = git_dir(root)
     if folder is None:
         return []
@@ -62,7 +51,6 @@ def _git_folders(root: Path) -> list[Path]:
 
 
 def _regular(path: Path) -> bool:
-    """Whether `path` is a regular file (not followed if it is a link)."""
     try:
         return stat.S_ISREG(path.lstat().st_mode)
     except OSError:
@@ -95,8 +83,8 @@ def settle_git_locks(root: Path, wait: float = GIT_LOCK_WAIT) -> list[str]:
 
 
 def git_running(root: Path) -> bool:
-    """Whether a git process is running inside the repository holding `root`: in any of its
-    work trees (a linked one's git may hold a shared ref's lock) or its git folders."""
+    """Whether a git process runs in any work tree or git folder of the repository holding
+    `root` (a linked work tree's git may hold a shared ref's lock)."""
     top = work_tree_of(root)
     if top is None:
         return False
@@ -119,9 +107,8 @@ def git_running(root: Path) -> bool:
 
 
 def _repository_places(top: Path, folders: list[Path]) -> list[Path]:
-    """Where a git of this repository may run: `top`, the git folders, the main work tree
-    (the common folder's parent, when it is a `.git`) and each linked work tree (named by
-    the common folder's `worktrees/*/gitdir`)."""
+    """Where a git of this repository may run: `top`, the git folders, the main work tree and
+    each linked work tree (`worktrees/*/gitdir`)."""
     common = folders[-1]
     places = [top, *folders]
     if common.name == ".git":

@@ -1,8 +1,6 @@
-"""git's line-by-line three-way merge (`git merge-file`), for the merge drivers.
-
-git starts a driver process for each file both sides changed (sync/driver.py); what the drivers
-cannot merge by structure (a card's body, the hand-written rest of MEMORY.md) they hand to git's
-own merge here. Standard library only: a driver's process loads no git library.
+"""git's line-by-line three-way merge (`git merge-file`), for what the merge drivers cannot
+merge by structure (a card's body, the hand-written rest of MEMORY.md). Standard library only:
+a driver's process loads no git library.
 """
 
 from __future__ import annotations

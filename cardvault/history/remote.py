@@ -1,9 +1,8 @@
 """A vault's repository and its remote: the branch and remote to sync, fetch, push, and how a
 merge ended (the merge itself is made in git's object store: treemerge.py).
 
-What git knows (the checked-out branch, its upstream remote, the remotes, where our copy of the
-remote's branch points) is read in-process through GitPython; fetch and push are git's own
-commands, run through GitPython's Git with cardvault's safe environment (history/repo.py). None
+What git knows (branch, upstream, remotes, remote refs) is read in-process through GitPython;
+fetch and push are git's own commands with cardvault's safe environment (history/repo.py). None
 takes the vault lock: `cardvault sync` (sync/run.py) holds it around them.
 """
 
@@ -17,6 +16,7 @@ import git
 from cardvault.errors import CardvaultError
 from cardvault.history.repo import VaultRepo, open_repo, run
 from cardvault.history.runner import GitError, git_dir, git_said
+from cardvault.history.status import parse_status
 
 #: How git starts a conflict block in a file it could not merge.
 CONFLICT_START = "<<<<<<< "
@@ -63,23 +63,23 @@ def current_branch(top: Path) -> str:
 
 def default_remote(top: Path, branch: str) -> str:
     """The branch's upstream remote (the clone's own config), else `origin`."""
+    return _branch_setting(top, branch, "remote") or "origin"
+
+
+def _branch_setting(top: Path, branch: str, key: str) -> str:
     reader = _repo(top).config_reader("repository")
-    value = reader.get_value(f'branch "{branch}"', "remote", default="")
-    return str(value).strip() or "origin"
+    return str(reader.get_value(f'branch "{branch}"', key, default="")).strip()
 
 
 def upstream_branch(top: Path, branch: str, remote: str) -> str:
-    """The name of the remote's branch `branch` follows (its `branch.NAME.merge`, as `git pull`
-    reads it) when that upstream is on `remote`; else the same name as ours."""
+    """The remote's branch `branch` follows on `remote` (as `git pull` reads it), else ours."""
     return followed_branch(top, branch, remote) or branch
 
 
 def followed_branch(top: Path, branch: str, remote: str) -> str | None:
     """The remote's branch `branch` follows on `remote` (None: no upstream there)."""
-    reader = _repo(top).config_reader("repository")
-    section = f'branch "{branch}"'
-    followed = str(reader.get_value(section, "remote", default="")).strip()
-    merge = str(reader.get_value(section, "merge", default="")).strip()
+    followed = _branch_setting(top, branch, "remote")
+    merge = _branch_setting(top, branch, "merge")
     if followed == remote and merge.startswith("refs/heads/") and len(merge) > len("refs/heads/"):
         return merge.removeprefix("refs/heads/")
     return None
@@ -94,9 +94,8 @@ def check_remote(top: Path, remote: str) -> None:
 
 
 def fetch(top: Path, remote: str, branch: str) -> bool:
-    """Fetch the remote's branch; False when the remote has no such branch, yet or any more:
-    our copy of a branch deleted there (`refs/remotes/...`, which a fetch without `--prune`
-    keeps) is not taken for it: the branch must be among those the fetch listed in FETCH_HEAD."""
+    """Fetch the remote's branch; False when the remote has no such branch (yet or any more: our
+    copy of a branch deleted there, kept without `--prune`, does not count)."""
     repo = _repo(top)
     done = run(repo, "fetch", "--quiet", remote, check=False)
     if done.returncode != 0:
@@ -105,10 +104,8 @@ def fetch(top: Path, remote: str, branch: str) -> bool:
 
 
 def gone(top: Path, remote: str, branch: str) -> bool:
-    """Whether the remote's `branch`, missing from the last fetch, was there before (deleted or
-    renamed): our copy of it is left, or the remote has other branches. A remote with none (a
-    new repository, cloned empty: git has the clone follow a branch no one has pushed yet)
-    never had it."""
+    """Whether the remote's `branch`, missing from the last fetch, was there before: our copy of
+    it is left, or the remote has other branches (an empty remote never had it)."""
     listed = _fetch_head(top) or []
     return remote_head(top, remote, branch) is not None or any(
         what.startswith("branch '") for what in listed
@@ -116,16 +113,14 @@ def gone(top: Path, remote: str, branch: str) -> bool:
 
 
 def _fetched(top: Path, branch: str) -> bool:
-    """Whether the last fetch listed `branch` in FETCH_HEAD; True when the file cannot be read
-    (then our copy is all there is)."""
+    """Whether the last fetch listed `branch` in FETCH_HEAD (True when it cannot be read)."""
     listed = _fetch_head(top)
     wanted = f"branch '{branch}' of "
     return listed is None or any(what.startswith(wanted) for what in listed)
 
 
 def _fetch_head(top: Path) -> list[str] | None:
-    """What the last fetch listed, from FETCH_HEAD (`SHA<TAB>[not-for-merge]<TAB>branch 'NAME'
-    of URL`): the last field of each line; None when the file cannot be read."""
+    """The last field of each FETCH_HEAD line (`branch 'NAME' of URL`); None when unreadable."""
     folder = git_dir(top)
     if folder is None:
         return None
@@ -149,7 +144,7 @@ def refuse_overwriting(top: Path, paths: list[str]) -> None:
     if not paths:
         return
     out = run(_repo(top), "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
-    dirty = [record[3:] for record in out.stdout.split("\0") if len(record) > 3]
+    dirty = parse_status(out.stdout)
     if dirty:
         names = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
         raise CardvaultError(
@@ -168,10 +163,9 @@ def remote_head(top: Path, remote: str, branch: str) -> str | None:
 
 
 def dropped_tip(top: Path, remote: str, branch: str, before: str | None = None) -> str | None:
-    """The newest commit our copy of the remote's branch pointed at (`before`, its value before
-    the last fetch, then what its reflog records) that the branch no longer holds but HEAD does: the
-    remote's history was rewritten (a force-push that purged a commit), and merging HEAD would
-    publish the dropped commits again. None when the remote only moved forward."""
+    """The newest commit our copy of the remote's branch pointed at (`before` the last fetch,
+    then its reflog) that the branch no longer holds but HEAD does: the remote's history was
+    rewritten, and merging HEAD would publish the dropped commits again. None otherwise."""
     repo = _repo(top)
     ref = f"refs/remotes/{remote}/{branch}"
     if remote_head(top, remote, branch) is None:
@@ -183,8 +177,7 @@ def dropped_tip(top: Path, remote: str, branch: str, before: str | None = None) 
 
 
 def _logged(top: Path, ref: str) -> list[str]:
-    """Every value the reflog of `ref` records, old and new, newest first (a fresh clone's
-    first fetch records the value it replaced only as an entry's old one)."""
+    """Every value the reflog of `ref` records, old and new, newest first."""
     folder = git_dir(top)
     try:
         lines = (folder / "logs" / ref).read_text(encoding="utf-8").splitlines() if folder else []
@@ -194,9 +187,7 @@ def _logged(top: Path, ref: str) -> list[str]:
 
 
 def unpublished(top: Path, remote: str, branch: str) -> list[str]:
-    """The files a push of HEAD to `remote`'s `branch` would publish changes to: the tree
-    difference from the remote's branch; for a new branch, every file the commits the remote
-    does not have yet touch."""
+    """The files a push of HEAD to `remote`'s `branch` would publish changes to."""
     repo = _repo(top)
     known = remote_head(top, remote, branch)
     if known is not None:
@@ -210,15 +201,12 @@ def unpublished(top: Path, remote: str, branch: str) -> list[str]:
 def push(
     top: Path, remote: str, branch: str, commit: str = "HEAD", local: str | None = None
 ) -> bool:
-    """Push `commit` (the one checked under the lock; HEAD may have moved on since) to the
-    remote's `branch` (what the `local` branch follows; by default the one of that name).
-    False when it was refused because the remote's branch moved since we fetched it (another
-    machine pushed first); other failures raise."""
+    """Push `commit` (the one checked under the lock) to the remote's `branch`; False when the
+    remote's branch moved since we fetched it (another machine pushed first)."""
     repo = _repo(top)
     local = local or branch
     known = remote_head(top, remote, branch)
-    reader = repo.config_reader("repository")
-    upstream = str(reader.get_value(f'branch "{local}"', "remote", default="")).strip()
+    upstream = _branch_setting(top, local, "remote")
     done = run(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
     if done.returncode == 0:
         if not upstream:  # the first push: the branch follows the remote's from now on

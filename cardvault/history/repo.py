@@ -1,20 +1,10 @@
 """GitPython for a vault's repository: the one place a `git.Repo` is made, and made safely.
 
-Imported only by the history functions that need it, when they are called (a reader, `--help`
-and the everyday commit of a `log` or `new` never load it: tests/test_startup.py). What it is
-for: the repository as objects, read in-process (the git folders, HEAD, branches, remote refs,
-the clone's own config, commits and blobs), and the git commands of sync, review branches and
-the merge drivers' set-up, run through its `Git`.
-
-How it stays safe (docs/security.md):
-- the repository is the work tree `runner.work_tree_of` found (the nearest folder upwards with a
-  `.git`), opened at its `.git` folder: GitPython never searches on its own, so a folder whose
-  files mimic a bare repository is never taken for one;
-- every git it starts gets `runner.safe_env` (literal pathspecs, `safe.bareRepository=explicit`,
-  no prompt), whether cardvault asked for the command or GitPython did (its persistent
-  `cat-file` included): `SafeGit` adds it to each call;
-- GitPython only reads `.git/`; every write there (config, index, refs, objects) is a git
-  command (`git config`, `git update-index`, `git branch`...), never GitPython's own writers.
+Imported only when a function that needs it is called (readers, `--help` and the everyday commit
+never load it: tests/test_startup.py). The repository is the work tree `runner.work_tree_of`
+found, opened at its `.git` folder (GitPython never searches on its own); every git it starts,
+its persistent `cat-file` included, gets `runner.safe_env` through `SafeGit`; and it only reads
+`.git/`: every write there is a git command, never GitPython's own writers (docs/security.md).
 """
 
 from __future__ import annotations
@@ -90,10 +80,8 @@ def run(
     env: dict[str, str] | None = None,
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """`git args...` in the work tree through GitPython, as `runner.run_git` gives it back
-    (run again while another git holds a lock it needs); GitError with git's message when it
-    fails and `check`. Output is kept byte for byte (no newline stripped); `input` goes to
-    git's standard input."""
+    """`git args...` in the work tree through GitPython, as `runner.run_git` gives it back;
+    output kept byte for byte (no newline stripped)."""
 
     def once() -> subprocess.CompletedProcess[str]:
         with _stdin(input) as stream:
@@ -117,8 +105,6 @@ def run(
 
 @contextlib.contextmanager
 def _stdin(text: str | None) -> Iterator[BinaryIO | None]:
-    """A temporary file holding `text`, to hand git as its standard input (GitPython gives the
-    process a file, not a string); None when there is no input."""
     if text is None:
         yield None
         return

@@ -1,23 +1,14 @@
 """Starting git without a library: the settings every git cardvault runs gets, finding the
 repository that holds a vault, and cardvault's identity for a repository that has none.
 
-Standard library only: the readers' few questions (`stats`' last maintenance, `context`'s
-project key), every write's one commit (history/commits.py), the merge drivers' line merge
-(history/merging.py) run git through `run_git` here and load no git library. What GitPython
-does (history/repo.py) runs git with the same environment, `safe_env`.
-
-Every git runs with pathspecs taken literally (`GIT_LITERAL_PATHSPECS`: a card named
-`[s]tar.md` stages that file, never `star.md` beside it), with `safe.bareRepository=explicit`
-(a vault folder whose files mimic a bare repository, with a `config` of their own, is never
-taken for one when git looks for its repository), with no fsmonitor program and no hook (those of
-a `.git` that came with the vault never run through cardvault: docs/security.md).
-`run_git` is history's own: no module outside `history/` starts git (tests/test_code_rules.py).
-
-A git that finds one of its lock files taken (another git holds it: an editor's `git status`
-takes index.lock for a moment, every second or so) refuses before it changes anything ("Unable
-to create '.git/index.lock': File exists"); every git cardvault starts is then run again after a
-short pause, for up to BUSY_LOCK_WAIT seconds (`retried_while_locked`), as the writers wait for
-the vault lock rather than fail. A lock no git lets go of still fails, with git's message.
+Readers' questions, every write's commit and the drivers' line merge run git through `run_git`
+here and load no git library; GitPython (repo.py) runs git with the same `safe_env`: literal
+pathspecs (a card named `[s]tar.md` stages that file, never `star.md`),
+`safe.bareRepository=explicit` (a vault folder mimicking a bare repository is never taken for
+one), no fsmonitor and no hook (docs/security.md). No module outside `history/` starts git
+(tests/test_code_rules.py). A git refused because another holds one of its lock files (an
+editor's `git status` takes index.lock for a moment) is run again for up to BUSY_LOCK_WAIT
+seconds, as writers wait for the vault lock rather than fail.
 """
 
 from __future__ import annotations
@@ -42,18 +33,15 @@ MANY_PATHS = 1000
 
 #: What every git cardvault starts gets: no prompt, C messages, literal pathspecs.
 SAFE_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
-#: Settings given to every git on its command-line level (git honours `safe.*` only there and
-#: in the user's and system's files, never in a repository's own config), which outranks every
-#: config file: no fsmonitor program runs for a git cardvault starts (every status would run
-#: it), whatever a `.git/config` that came with the vault (a tarball, a copied folder) names.
+#: Settings given to every git on its command-line level, which outranks every config file (and
+#: is the only place besides the user's and system's files where git honours `safe.*`): no
+#: fsmonitor program runs, whatever a `.git/config` that came with the vault names.
 PROTECTED = (
     ("safe.bareRepository", "explicit"),
     ("core.fsmonitor", "false"),
 )
-#: Nor does any hook of the repository's run (`core.hooksPath` pointed at a folder that cannot
-#: hold one): a `.git/hooks/` handed over with the vault is the vault's code, and cardvault's
-#: commits are memory, not the project's (docs/security.md). The user's own environment (never
-#: the vault) may let the clone's hooks run: CARDVAULT_GIT_HOOKS=1.
+#: Nor does any hook of the repository's (a `.git/hooks/` handed over with the vault is the
+#: vault's code: docs/security.md), unless the user's own environment sets CARDVAULT_GIT_HOOKS=1.
 NO_HOOKS = ("core.hooksPath", os.devnull)
 HOOKS_VAR = "CARDVAULT_GIT_HOOKS"
 
@@ -90,10 +78,9 @@ _LEVEL_PREFIXES = ("fatal: ", "error: ", "warning: ")
 
 
 def git_said(done: subprocess.CompletedProcess[str]) -> str:
-    """What a failed git said, as one line (an error is one clear line): its messages (stderr,
-    else stdout; a `fatal:`/`error:` line or a blank line starts the next, a wrapped line
-    continues its sentence) without those prefixes, hints or repeats, joined by "; " (the last
-    2,000 characters); its exit status when it said nothing."""
+    """What a failed git said, as one line: its messages (a `fatal:`/`error:` line or a blank
+    line starts the next, a wrapped line continues its sentence) without those prefixes, hints
+    or repeats, joined by "; "; its exit status when it said nothing."""
     messages: list[str] = []
     current: list[str] = []
     for raw in [*(done.stderr or done.stdout or "").splitlines(), ""]:
@@ -121,8 +108,8 @@ _LOCK_TAKEN = re.compile(r"Unable to create '[^']*\.lock': File exists")
 def retried_while_locked(
     start: Callable[[], subprocess.CompletedProcess[str]], wait: float = BUSY_LOCK_WAIT
 ) -> subprocess.CompletedProcess[str]:
-    """`start()` (one git), run again while it fails because another git holds a lock file it
-    needs, for up to `wait` seconds; the last run's result."""
+    """`start()` (one git), run again while another git holds a lock file it needs, for up to
+    `wait` seconds; the last run's result."""
     deadline = time.monotonic() + wait
     while True:
         done = start()
@@ -161,8 +148,8 @@ def run_git(
 
 
 def work_tree_of(root: Path) -> Path | None:
-    """The top of the git work tree holding `root` (the nearest folder upwards with a `.git`),
-    or None outside a repository. Found without starting git: this runs on every write."""
+    """The top of the git work tree holding `root` (the nearest folder upwards with a `.git`), or
+    None; found without starting git, since this runs on every write."""
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         done = run_git(root, "rev-parse", "--show-toplevel", check=False)
         return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
@@ -186,8 +173,8 @@ def git_dir(root: Path) -> Path | None:
 
 
 def common_dir(folder: Path) -> Path:
-    """The folder holding what all of a repository's work trees share (refs, `info/`) for the
-    git folder `folder`: itself, or the one a linked work tree's `commondir` names."""
+    """What all work trees of `folder`'s repository share (refs, `info/`): `folder` itself, or
+    the folder a linked work tree's `commondir` names."""
     try:
         named = (folder / "commondir").read_text(encoding="utf-8").strip()
     except OSError:
@@ -208,8 +195,7 @@ def init_repo(root: Path) -> None:
 
 
 def configured_identity(root: Path) -> dict[str, str]:
-    """`user.name` and `user.email` as git resolves them for the repository holding `root`
-    (every config file git reads, includes and `GIT_CONFIG_*` too); the keys it has."""
+    """`user.name` and `user.email` as git resolves them for the repository holding `root`."""
     done = run_git(root, "config", "--get-regexp", r"^user\.(name|email)$", check=False)
     found = {}
     for line in done.stdout.splitlines():

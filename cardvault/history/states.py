@@ -1,19 +1,11 @@
 """What git is in the middle of: the states in which a commit would be lost or misplaced.
 
-A commit made during a rebase is dropped by `git rebase --abort`; one made on a detached HEAD is
-left behind by the next `git checkout` (only the reflog keeps it); one made during a merge,
-cherry-pick or revert is swept into the commit that finishes it. So every writing command asks
-`unfinished_operation` first (edits/door.py) and refuses with the one line it returns, naming
-what git is doing and how to finish it; readers never ask.
-
-The answer is read from git's own state files in the repository's git folder (found as every
-history function finds it, `runner.git_dir`: a vault in a subfolder of a larger repository, a
-linked work tree): `rebase-merge/`, `rebase-apply/` (a rebase, or `git am`), `MERGE_HEAD`,
-`CHERRY_PICK_HEAD`, `REVERT_HEAD`, `sequencer/` (a cherry-pick or revert of several commits),
-`BISECT_LOG`, and `HEAD` itself (detached when it names a commit, not a branch; or naming a
-branch with no commit yet while the repository has others, `git checkout --orphan`: a commit
-there starts a history of its own, without the vault's files, which stay staged). No git is
-started: this runs on every write.
+A commit made during a rebase is dropped by `git rebase --abort`; one on a detached HEAD is left
+behind by the next checkout; one during a merge, cherry-pick or revert is swept into the commit
+that finishes it; one on an orphan branch starts a history without the vault's files. Every
+writing command asks `unfinished_operation` first (edits/door.py) and refuses with the line it
+returns. The answer is read from git's state files in the git folder; no git is started, since
+this runs on every write.
 """
 
 from __future__ import annotations
@@ -96,8 +88,8 @@ def unfinished_operation(root: Path) -> GitOperation | None:
 
 def _orphan_branch(folder: Path, text: str) -> str | None:
     """The branch HEAD (its file's `text`) names when it has no commit yet but other branches
-    do (None: it has one, no branch has any — a new or freshly cloned empty repository, where
-    a first commit is right — or the refs are not plain files, as in a reftable repository)."""
+    do; None also when no branch has any (a new repository, where a first commit is right) or
+    the refs are not plain files (reftable)."""
     if not text.startswith("ref: refs/heads/"):
         return None
     ref = text.removeprefix("ref: ").strip()

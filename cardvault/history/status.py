@@ -9,6 +9,7 @@ call, reads blobs through GitPython.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,28 +26,23 @@ IGNORED = (".cardvault/",)
 
 def parse_status(out: str) -> list[str]:
     """Paths in `git status --porcelain -z` output; a rename or copy gives both of its paths."""
-    records = out.split("\0")
+    records = iter(out.split("\0"))
     paths: list[str] = []
-    index = 0
-    while index < len(records):
-        record = records[index]
-        index += 1
+    for record in records:
         if len(record) < 4:
             continue
-        status, path = record[:2], record[3:]
-        paths.append(path)
-        if "R" in status or "C" in status:  # the next record is the source path, unprefixed
-            if index < len(records) and records[index]:
-                paths.append(records[index])
-            index += 1
+        paths.append(record[3:])
+        if "R" in record[:2] or "C" in record[:2]:  # the next record: the source, unprefixed
+            source = next(records, "")
+            if source:
+                paths.append(source)
     return paths
 
 
 def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
-    """Paths with uncommitted changes, relative to the work tree (untracked files included, the
-    cache and hidden temporary files excluded): among `paths`, or in the whole vault, where
-    only cardvault's own files count (vault/owned.py: a vault that shares its repository with
-    code never sees the code's changes, nor untracked files beside its own, as its edits)."""
+    """Paths with uncommitted changes, relative to the work tree (untracked included, the cache
+    and temporary files not): among `paths`, or in the whole vault, where only cardvault's own
+    files count (vault/owned.py: a vault sharing its repository with code ignores the code)."""
     top = work_tree_of(vault.root)
     if top is None or (paths is not None and not paths):
         return []
@@ -69,9 +65,8 @@ def uncommitted(vault: Vault, paths: Sequence[Path] | None = None) -> list[str]:
 
 
 def tracked_under(vault: Vault, folder: Path) -> list[str]:
-    """Paths (relative to the work tree) git's index lists under `folder`. Answered from the
-    index file when it certainly lists none (no git started: every write asks this about the
-    cache folder), else by `git ls-files`."""
+    """Paths (relative to the work tree) git's index lists under `folder`; answered from the
+    index file, without git, when it certainly lists none (every write asks this)."""
     top = work_tree_of(vault.root)
     if top is None:
         return []
@@ -83,8 +78,7 @@ def tracked_under(vault: Vault, folder: Path) -> list[str]:
 
 
 def project_files(root: Path) -> list[str] | None:
-    """The files git tracks under `root` (a project folder), relative to it; None when `root`
-    is not in a git work tree (`verify` then walks the folder)."""
+    """The files git tracks under `root` (a project folder), relative to it; None outside git."""
     if work_tree_of(root) is None:
         return None
     done = run_git(root, "ls-files", "-z", check=False)
@@ -94,8 +88,7 @@ def project_files(root: Path) -> list[str] | None:
 
 
 def project_head(root: Path) -> str | None:
-    """The commit HEAD of the repository holding `root` points at (None: no repository, no
-    commit yet)."""
+    """The commit HEAD of the repository holding `root` points at (None: none)."""
     top = work_tree_of(root)
     if top is None:
         return None
@@ -106,10 +99,9 @@ def project_head(root: Path) -> str | None:
 
 
 def _index_may_list(top: Path, where: str) -> bool:
-    """False only when the index certainly lists nothing under `where`: git keeps each path
-    whole in an index of version 2 or 3, so one that is not split (no shared index) and does
-    not hold the folder's path with a slash after it lists nothing there. Anything else (index
-    version 4's shortened paths, a split or unreadable index, `GIT_INDEX_FILE`): maybe."""
+    """False only when the index certainly lists nothing under `where`: an unsplit index of
+    version 2 or 3 keeps each path whole, so one without `where/` in it lists nothing there
+    (version 4 shortens paths: maybe)."""
     folder = git_dir(top)
     if folder is None or os.environ.get("GIT_INDEX_FILE"):
         return True
@@ -125,8 +117,8 @@ def _index_may_list(top: Path, where: str) -> bool:
 
 
 def committed_texts(top: Path, rels: Sequence[str]) -> dict[str, str]:
-    """The text HEAD holds for each of `rels` (relative to the work tree at `top`; one that
-    HEAD lacks is left out), read as objects through GitPython: one `git cat-file` for all."""
+    """The text HEAD holds for each of `rels` it holds (relative to the work tree at `top`),
+    read through GitPython: one `git cat-file` for all."""
     from cardvault.history.repo import head_commit, open_repo
 
     repo = open_repo(top) if rels else None
@@ -137,8 +129,8 @@ def committed_texts(top: Path, rels: Sequence[str]) -> dict[str, str]:
     folders: dict[str, dict[str, Any]] = {"": {item.name: item for item in head.tree}}
 
     def entries(folder: str) -> dict[str, Any]:
-        """A folder's entries by name, each folder's tree read once (a lookup per path from
-        the root read every tree on its way again: minutes for thousands of paths)."""
+        """A folder's entries by name, each tree read once (thousands of paths otherwise read
+        every tree on their way again)."""
         if folder not in folders:
             parent, _, name = folder.rpartition("/")
             item = entries(parent).get(name)
@@ -160,7 +152,6 @@ def committed_texts(top: Path, rels: Sequence[str]) -> dict[str, str]:
 
 
 def _vault_rel(vault: Vault, top: Path, path: str) -> str:
-    """`path` (relative to the work tree) relative to the vault root ("" when outside it)."""
     rel = os.path.relpath(os.path.join(top, path), vault.root)
     return "" if rel.startswith("..") else Path(rel).as_posix()
 
@@ -169,12 +160,6 @@ def is_temp_file(path: str) -> bool:
     """A writer's hidden temporary file (`.card.md.x1y2z3.tmp`): never a change to commit."""
     name = path.rsplit("/", 1)[-1]
     return name.startswith(".") and name.endswith(".tmp")
-
-
-def merge_in_progress(vault: Vault) -> bool:
-    """Whether the repository is in the middle of a merge (MERGE_HEAD exists)."""
-    folder = git_dir(vault.root)
-    return folder is not None and (folder / "MERGE_HEAD").exists()
 
 
 def head(vault: Vault) -> str | None:
@@ -201,8 +186,6 @@ class CommitInfo:
 
 def last_commit_with_subject(vault: Vault, prefix: str) -> CommitInfo | None:
     """The newest commit touching the vault whose subject starts with `prefix`, if any."""
-    import re
-
     top = work_tree_of(vault.root)
     if top is None or head(vault) is None:
         return None
@@ -232,10 +215,8 @@ class Reverted:
 
 
 def reverted_commits(vault: Vault) -> list[Reverted]:
-    """The commits reverted in HEAD's history (`This reverts commit SHA.` in a message), less
-    those whose revert was itself reverted; newest revert first (maintain/reverts.py)."""
-    import re
-
+    """The commits reverted in HEAD's history, less those whose revert was itself reverted;
+    newest revert first (maintain/reverts.py)."""
     top = work_tree_of(vault.root)
     if top is None or head(vault) is None:
         return []
@@ -259,14 +240,12 @@ def reverted_commits(vault: Vault) -> list[Reverted]:
 
 
 def work_tree(vault: Vault) -> Path | None:
-    """The root of the git work tree holding the vault (paths in `uncommitted` are relative to
-    it), or None outside a repository."""
+    """The root of the git work tree holding the vault, or None outside a repository."""
     return work_tree_of(vault.root)
 
 
 def remote_url(root: Path) -> str | None:
-    """The URL of the repository's `origin` remote (else its first remote), or None: no
-    repository, no remote."""
+    """The URL of the repository's `origin` remote (else its first), or None."""
     top = work_tree_of(root)
     if top is None:
         return None

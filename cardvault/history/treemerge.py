@@ -1,14 +1,12 @@
 """A merge made in git's object store alone: nothing of it touches the work tree until the
 caller applies it, so a kill at any moment of the merge leaves the vault as it was.
 
-`merge_in_objects` answers how HEAD and a fetched branch come together: already up to date, a
-fast-forward to theirs, or a merge commit made with `git merge-tree --write-tree` (the vault's
-merge drivers included) and `git commit-tree`, or the conflicts. git runs the drivers in a
-scratch work tree outside the repository holding only HEAD's `.gitattributes` files, so the
-temporary `.merge_file_*` copies git makes for them, and anything a killed merge leaves, are
-never in the vault. The caller writes the changed files through its journal and then calls
-`move_head`, which brings everything else (files that are not the vault's) and git's own
-view (the branch, the index) to the merge; `finish_move` does the same after a crash.
+`merge_in_objects` is up to date, a fast-forward, a merge commit (`git merge-tree --write-tree`
+with the vault's merge drivers, then `git commit-tree`) or the conflicts. git runs the drivers
+in a scratch work tree holding only HEAD's `.gitattributes` files, so its temporary copies are
+never in the vault. The caller writes the changed files through its journal, then `move_head`
+brings everything else (files that are not the vault's, the branch, the index) to the merge;
+`finish_move` does the same after a crash.
 """
 
 from __future__ import annotations
@@ -31,9 +29,8 @@ from cardvault.history.runner import (
 @dataclass(frozen=True)
 class TreeMerge:
     """How HEAD (`old`) and the target come together: `how` is "up to date", "fast-forward",
-    "merged" or "conflict"; `new` the commit HEAD is to move to; `changed` the paths (relative
-    to the work tree) that differ from `old` to `new`; `conflicts` each conflicted path and
-    its text with git's markers ("" when one side removed it)."""
+    "merged" or "conflict"; `new` the commit HEAD moves to; `changed` the paths that differ
+    from `old` to `new`; `conflicts` each conflicted path and its text with git's markers."""
 
     how: str
     old: str
@@ -51,17 +48,13 @@ def merge_in_objects(
     taken: Mapping[str, str | None] | None = None,
     dropped: str | None = None,
 ) -> TreeMerge:
-    """Merge `target` into HEAD without touching the work tree or the index (module docstring).
-    Conflicts that are all in `removed` (a file one side removed, the other changed) are
-    resolved by the removal (the caller decides which: sync/run.py). `taken` maps paths to the
-    blob the merge holds there (`blob_id`, `write_blob`; None: the path is left out), whatever
-    git made of them, conflicts included (the caller decides: where git's rename detection
-    paired two files that are not one, `renamed_pairs`).
+    """Merge `target` into HEAD without touching the work tree or the index. Conflicts all in
+    `removed` are resolved by the removal; `taken` maps paths to the blob the merge holds there
+    (None: left out), whatever git made of them (sync/run.py decides both).
 
     `dropped`: the remote's old head when its history was rewritten without it
-    (remote.dropped_tip). Then only HEAD's own commits since `dropped` are carried over: HEAD
-    moves to `target` when it has none, else to one commit on `target` holding the merge of
-    what they changed (base `dropped`), so nothing the rewrite removed comes back."""
+    (remote.dropped_tip). Then only HEAD's own commits since `dropped` are carried over, onto
+    `target`, so nothing the rewrite removed comes back."""
     old = _sha(top, "HEAD")
     theirs = _sha(top, target)
     parents = ["-p", old, "-p", theirs]
@@ -101,7 +94,7 @@ def merge_in_objects(
         if not listed or not set(paths) <= set(removed):
             conflicts = tuple((p, blob_text(top, tree, p) or "") for p in paths)
             return TreeMerge("conflict", old, conflicts=conflicts, tree=tree)
-        tree = _without(top, tree, paths) if paths else tree
+        taken = {**dict.fromkeys(paths), **taken}
     if taken:
         tree = _taking(top, tree, taken)
     env = identity_env(top)
@@ -124,26 +117,17 @@ def _over(top: Path, base: str, ours: str, theirs: str) -> tuple[str, str]:
 
 
 def _taking(top: Path, tree: str, taken: Mapping[str, str | None]) -> str:
-    """`tree` with each path holding its blob (None: removed), in a scratch index."""
+    """`tree` with each path holding its blob (None: removed), made in a scratch index (the
+    repository's own is not touched) with one `update-index` for all paths."""
+    zero = "0" * len(tree.partition("^")[0])  # a removal's line: mode 0, a null id of that length
+    entries = "".join(
+        f"100644 {blob}\t{path}\0" if blob is not None else f"0 {zero}\t{path}\0"
+        for path, blob in taken.items()
+    )
     with tempfile.TemporaryDirectory(prefix="cardvault-merge-") as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         run_git(top, "read-tree", tree, env=env)
-        for path, blob in taken.items():
-            if blob is None:
-                run_git(top, "update-index", "--force-remove", "--", path, env=env)
-            else:
-                entry = f"100644,{blob},{path}"
-                run_git(top, "update-index", "--add", "--cacheinfo", entry, env=env)
-        return run_git(top, "write-tree", env=env).stdout.strip()
-
-
-def _without(top: Path, tree: str, paths: Sequence[str]) -> str:
-    """`tree` with `paths` removed (in a scratch index: the repository's own is not touched)."""
-    with tempfile.TemporaryDirectory(prefix="cardvault-merge-") as scratch:
-        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-        run_git(top, "read-tree", tree, env=env)
-        with pathspec(list(paths)) as spec:
-            run_git(top, "rm", "-q", "--cached", "--ignore-unmatch", *spec, env=env)
+        run_git(top, "update-index", "-z", "--index-info", input=entries, env=env)
         return run_git(top, "write-tree", env=env).stdout.strip()
 
 
@@ -156,8 +140,7 @@ def merge_base(top: Path, old: str, target: str) -> str | None:
 def merge_sides(top: Path, old: str, target: str, path: str) -> tuple[str | None, ...]:
     """The texts of `path` in the merge base of `old` and `target`, in `old` and in `target`
     (None: not there)."""
-    done = run_git(top, "merge-base", old, target, check=False)
-    base = done.stdout.strip() if done.returncode == 0 else ""
+    base = merge_base(top, old, target)
     texts = [blob_text(top, base, path) if base else None]
     return (*texts, blob_text(top, old, path), blob_text(top, target, path))
 
@@ -166,9 +149,8 @@ def renamed_pairs(top: Path, old: str, target: str) -> list[tuple[str, str, str]
     """The renames git's merge of `old` and `target` would see, each side against their merge
     base: (the side's commit, the old path, the new path). None when one side is the base (up
     to date, a fast-forward: nothing is merged)."""
-    done = run_git(top, "merge-base", old, target, check=False)
-    base = done.stdout.strip()
-    if done.returncode != 0 or not base or base in (_sha(top, old), _sha(top, target)):
+    base = merge_base(top, old, target)
+    if not base or base in (_sha(top, old), _sha(top, target)):
         return []
     pairs = []
     for side in (old, target):
@@ -232,10 +214,8 @@ def move_head(top: Path, old: str, new: str, journaled: Sequence[str]) -> None:
 
 
 def finish_move(top: Path, old: str, new: str, journaled: Sequence[str]) -> str:
-    """After a crash between the journaled write and the end of `move_head`: finish it.
-    Returns what was found: "moved" (done now), "already" (HEAD was at `new`), "in the
-    branch" (HEAD moved on from `new`: a pull by hand after the crash), "moved on" (HEAD is at
-    neither, nor after `new`: left as it is)."""
+    """Finish `move_head` after a crash; what was found: "moved" (done now), "already" (HEAD
+    was at `new`), "in the branch" (HEAD moved on from `new`), "moved on" (left as it is)."""
     head = _sha(top, "HEAD")
     if head == old:
         move_head(top, old, new, journaled)
@@ -243,8 +223,7 @@ def finish_move(top: Path, old: str, new: str, journaled: Sequence[str]) -> str:
     if head == new:
         _index_to_head(top, journaled)
         return "already"
-    ancestor = run_git(top, "merge-base", "--is-ancestor", new, "HEAD", check=False)
-    return "in the branch" if ancestor.returncode == 0 else "moved on"
+    return "in the branch" if _is_ancestor(top, new, head) else "moved on"
 
 
 def with_texts(top: Path, merge: TreeMerge, texts: Mapping[str, str], note: str) -> TreeMerge:

@@ -1,16 +1,8 @@
 """The dates an imported note keeps: `created` and `updated`, each with where it came from.
 
-Each of the two is taken from the first of:
-1. the note's frontmatter: `created` (or `date`, `created_at`, `creation_date`, `date created`)
-   and `updated` (or `modified`, `updated_at`, `last_modified`, `date modified`, `lastmod`);
-2. the git history of the folder, when it is (inside) a git repository and the note is tracked:
-   the author date of the first and of the last commit that touched the file under its name.
-   This comes before the file's times because a clone's files all carry the time of the clone;
-3. the file: its modification time for `updated`, its creation time for `created` where the
-   system records one (else the modification time too).
-`updated` is never before `created`. The history is read with one `git log` for the whole
-folder, with nothing in the repository's configuration able to run a program
-(`history.file_dates`).
+Each is the first of the note's frontmatter, the folder's git history (before the file's times,
+since a clone's files all carry the time of the clone) and the file's own times (docs/import.md,
+"Dates"); `updated` is never before `created`.
 """
 
 from __future__ import annotations
@@ -89,7 +81,6 @@ def _from_meta(meta: Mapping[str, Any], keys: tuple[str, ...]) -> dt.date | None
 
 
 def _iso_prefix(text: str) -> dt.date | None:
-    """The date of text such as `2024-01-05T10:00:00Z` or `2024-01-05 10:00`."""
     try:
         return dt.date.fromisoformat(text.strip()[:10])
     except ValueError:

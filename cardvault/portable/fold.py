@@ -1,13 +1,10 @@
 """Placing one imported card: new, folded into the vault's nearest card, or a conflict.
 
-Folding uses maintenance's merge pieces (novelty.novel_blocks, merge.merged_meta, the body and
-frontmatter rewriters) with one difference from `merge_cluster`: the vault's card always
-survives, so an import never renames or removes a card the vault already has. When the imported
-card is the same card edited elsewhere (same slug), it adds no alias or `merged_from` naming
-itself, and `seen` becomes the larger of the two rather than their sum. A fold that would add
-nothing but a higher `seen` counts as skipped, so importing the same file twice changes nothing.
-A card the review queue's answers keep apart from its nearest card (by path, old slug or a cited
-entry) is imported as a card of its own: an import never undoes a person's decision.
+Folding uses maintenance's merge pieces, except that the vault's card always survives, so an
+import never renames or removes a card. The same card edited elsewhere (same slug) adds no alias
+or `merged_from` naming itself, and its `seen` is the larger of the two, not their sum; a fold
+that adds nothing but `seen` is skipped, so importing a file twice changes nothing. A card the
+review queue's answers keep apart from its nearest card comes in as a card of its own.
 """
 
 from __future__ import annotations
@@ -40,10 +37,8 @@ class Outcome:
 def place(
     state: VaultState, item: ImportedCard, match: tuple[CardFile, float] | None, taken: set[str]
 ) -> tuple[list[Change], Outcome]:
-    """The changes and outcome for one card given its nearest live card (or None).
-
-    `taken` holds every slug in use, including cards this import already placed; a new card's
-    slug is added to it. Only a merge changes a card `state` holds."""
+    """The changes and outcome for one card given its nearest live card (or None); `taken`
+    holds every slug in use, a new card's added."""
     from cardvault.maintain.contradict import contradict
 
     target = state.by_slug(match[0].slug) if match else None
@@ -72,8 +67,7 @@ def place(
 
 
 def kept_apart(state: VaultState, item: ImportedCard, target: CardFile) -> bool:
-    """Whether an answer in the review queue said the imported card and `target` are not the
-    same (so an import never undoes a person's decision)."""
+    """Whether an answer in the review queue keeps the imported card and `target` apart."""
     from cardvault.maintain.asking import card_keys
     from cardvault.vault.decisions import apart_pairs
 

@@ -1,15 +1,11 @@
 """`cardvault import FOLDER`: a folder of Markdown notes planned as cards, then imported the way
 an export is (importer.py), in one commit.
 
-The plan: read the folder (notes.py), split each note's frontmatter (notecards.py), give every
-note its slug and path (names.py: a note in `a/b/` goes to `memory/cards/a/b/<slug>.md`, folder
-names in slug form), turn its links into vault links (relink.py) and its frontmatter into the
-card's, then hand the cards to `plan_import`: duplicates of vault cards are skipped, notes near a
-vault card are folded into it, contradictions are reported, the rest written as new cards. The
-secret guard screens every text (each note first, so a refusal names the note's own line). A
-note that is not imported after all (a problem, a contradiction) is taken out of the names and
-the notes are planned again (that note still reported as it was), so no card keeps a link to a
-card that is not there.
+Read the folder (notes.py), split each note's frontmatter (notecards.py), name it (names.py),
+convert its links (relink.py), then hand the cards to `plan_import`. Every text is screened for
+secrets, each note first, so a refusal names the note's own line. A note not imported after all
+(a problem, a contradiction) is taken out of the names and the notes planned again, so no card
+keeps a link to a card that is not there.
 """
 
 from __future__ import annotations
@@ -81,7 +77,7 @@ def plan_folder(
     progress: Progress | None = None,
     embeddings: Embeddings | None = None,
 ) -> FolderPlan:
-    """What importing the notes of `source` would do (nothing is written)."""
+    """What importing the notes of `source` would do."""
     from cardvault.maintain.newcard import FALLBACK_CATEGORY
 
     categories = tuple(vault.config.categories)
@@ -126,8 +122,7 @@ def plan_folder(
 
 
 def _names(vault: Vault, parsed: list[ParsedNote], label: str) -> tuple[dict[str, str], NoteNames]:
-    """Each note's slug (a card imported from it before keeps its own), and the names links
-    resolve against: the notes' and the vault's."""
+    """Each note's slug, and the names links resolve against (the notes' and the vault's)."""
     from cardvault.vault.read import read_vault
     from cardvault.write.add import taken_slugs
 
@@ -141,10 +136,9 @@ def _names(vault: Vault, parsed: list[ParsedNote], label: str) -> tuple[dict[str
 def _parsed(
     tree: SourceTree, redact: bool, logs: set[str]
 ) -> tuple[list[ParsedNote], list[Finding]]:
-    """The notes (not the daily `logs`) that read, and a problem for each that does not.
-    Without `redact`, a note holding a secret is a problem naming its own line (the card's
-    lines would differ) and is not planned: links to it must not resolve when the rest is
-    imported with --partial."""
+    """The notes (not the daily `logs`) that read, and a problem for each that does not. Without
+    `redact`, a note holding a secret is a problem naming its own line, and is not planned (so
+    links to it do not resolve when the rest is imported with --partial)."""
     from cardvault.guard import ensure_no_secrets
 
     parsed: list[ParsedNote] = []
@@ -167,7 +161,6 @@ def _parsed(
 
 
 def _imported_before(cards: Iterable[CardFile], label: str, rels: set[str]) -> dict[str, str]:
-    """Note path -> slug of the vault card already imported from it (from this folder)."""
     found: dict[str, str] = {}
     for card in cards:
         origin = card.card.meta.get(IMPORTED_FROM)
@@ -189,7 +182,6 @@ def _named(parsed: ParsedNote, slug: str) -> Named:
 
 
 def _card_rel(note_rel: str, slug: str) -> str:
-    """`memory/cards/<folders in slug form>/<slug>.md` for the note at `note_rel`."""
     folders = [slugify(part) for part in note_rel.split("/")[:-1]]
     return "/".join(["memory", "cards", *folders, f"{slug}.md"])
 

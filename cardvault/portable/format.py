@@ -1,19 +1,9 @@
 """The portable export format: a versioned JSON of cards, rules and (optionally) daily logs.
 
-```json
-{"format": "cardvault-export", "version": 1, "exported": "2026-11-30T09:15:00",
- "cards": [{"path": "memory/cards/x.md", "text": "<the file exactly>",
-            "meta": {...}, "body": "..."}],
- "rules": ["- rule line (memory/cards/x.md)"],
- "logs": [{"path": "memory/2026-11-02.md", "text": "<the file exactly>"}]}
-```
-`text` is the card file byte for byte (as UTF-8) and is what import reads; `meta` (dates as ISO
-strings) and `body` are there for other programs. `rules` are AGENTS.md's learned rules
-(vault/rules.py), one line each. `logs` is present only when asked for.
-
-`read_export` checks the shape and version and returns every item it can use, plus one
-`Finding` per thing that is wrong (with the item's index), so a caller can refuse, or import
-the compatible part.
+docs/insight.md shows the format. A card's `text` is its file byte for byte and is what import
+reads; `meta` and `body` are there for other programs. `read_export` checks the shape and version
+and returns every item it can use plus one `Finding` per thing that is wrong, so a caller can
+refuse, or import the compatible part.
 """
 
 from __future__ import annotations
@@ -22,9 +12,10 @@ import datetime as dt
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
 from cardvault.limits import IMPORT, read_upto
@@ -38,6 +29,7 @@ from cardvault.vault.lognames import is_log_path, log_day
 from cardvault.vault.read import read_vault
 from cardvault.vault.schema import schema_problems
 
+T = TypeVar("T")
 FORMAT = "cardvault-export"
 VERSION = 1
 CARD_PATH = re.compile(
@@ -59,8 +51,7 @@ class Export:
 
 
 def export_data(vault: Vault, exported: dt.datetime, logs: bool = False) -> Export:
-    """The export of `vault` (cards live then archived, in path order). A card that cannot be
-    read is left out and named in `skipped`, never a reason to stop."""
+    """The export of `vault`; a card that cannot be read is left out and named in `skipped`."""
     snapshot = read_vault(vault)
     cards = [
         {
@@ -103,9 +94,8 @@ def json_safe(value: Any) -> Any:
 
 
 def problem(where: str, message: str, line: int = 0) -> Finding:
-    """A thing in the way of an import, as a Finding: `where` is a note's path, or an item of
-    an export file ("card 3 (memory/...)"). An item's text may hold a secret: both are redacted
-    here, so what is shown and what --json lists is redacted."""
+    """A thing in the way of an import, as a Finding (`where`: a note's path, or an item such as
+    "card 3 (memory/...)"), redacted here: an item's text may hold a secret."""
     from cardvault.guard import redact_text
 
     return Finding(redact_text(where), line, redact_text(message))
@@ -149,9 +139,8 @@ MAX_RULE_CHARS = 1000
 
 def load_export(path: Path) -> Any:
     """The JSON in `path`; a file that is not JSON, or too big or deep to read, is an error
-    naming its line. At most `limits.IMPORT` bytes are read from any file, device or pipe (its size
-    is not trusted: /dev/zero has none), and bytes JSON text never holds (NUL) stop the read at
-    once."""
+    naming its line. At most `limits.IMPORT` bytes are read (a size is not trusted: /dev/zero has
+    none), and a NUL byte stops the read at once."""
     data = _read_export_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -192,16 +181,32 @@ def _read_export_bytes(path: Path) -> bytes:
 
 
 def read_export(data: Any, vault: Vault) -> ExportFile:
-    """Validate export `data` against the format and `vault`'s settings (see module docstring)."""
+    """Validate export `data` against the format and `vault`'s settings."""
     if not isinstance(data, dict):
         return ExportFile((), (), (), (problem("", "the file must hold a JSON object"),))
     problems = _header_problems(data)
-    cards = _items(data, "cards", problems)
-    valid_cards = [c for i, item in enumerate(cards, 1) if (c := _card(i, item, vault, problems))]
+    cards = _valid(
+        "card", _items(data, "cards", problems), lambda i, c: _card(i, c, vault), problems
+    )
     rules = _rules(data.get("rules", []), problems)
-    logs = _items(data, "logs", problems, required=False)
-    valid_logs = [g for i, item in enumerate(logs, 1) if (g := _log(i, item, problems))]
-    return ExportFile(tuple(valid_cards), tuple(rules), tuple(valid_logs), tuple(problems))
+    logs = _valid("log", _items(data, "logs", problems, required=False), _log, problems)
+    return ExportFile(tuple(cards), tuple(rules), tuple(logs), tuple(problems))
+
+
+def _valid(
+    kind: str, items: list[Any], check: Callable[[int, Any], T | str], problems: list[Finding]
+) -> list[T]:
+    """The items `check` accepts; a problem for each it answers with what is wrong."""
+    valid = []
+    for index, item in enumerate(items, start=1):
+        found = check(index, item)
+        if isinstance(found, str):
+            rel = item.get("path") if isinstance(item, dict) else None
+            where = f"{kind} {index}" + (f" ({_shown(rel)})" if isinstance(rel, str) else "")
+            problems.append(problem(where, found))
+        else:
+            valid.append(found)
+    return valid
 
 
 def _header_problems(data: dict[str, Any]) -> list[Finding]:
@@ -219,8 +224,8 @@ def _header_problems(data: dict[str, Any]) -> list[Finding]:
 
 
 def _rules(raw: Any, problems: list[Finding]) -> list[str]:
-    """The rule lines that can go into AGENTS.md's managed section as they are: text on one
-    line, without a cardvault marker (either would rewrite the section's bounds)."""
+    """The rule lines that can go into AGENTS.md's managed section as they are (one line, no
+    cardvault marker: either would move the section's bounds)."""
     if not isinstance(raw, list):
         problems.append(problem("rules", "must be a list of text lines"))
         return []
@@ -254,68 +259,44 @@ def _items(
     return value
 
 
-def _card(index: int, item: Any, vault: Vault, problems: list[Finding]) -> ImportedCard | None:
-    where = f"card {index}"
+def _card(index: int, item: Any, vault: Vault) -> ImportedCard | str:
     if not isinstance(item, dict):
-        problems.append(problem(where, "must be an object with 'path' and 'text'"))
-        return None
-    rel = item.get("path")
-    if isinstance(rel, str):
-        where = f"card {index} ({_shown(rel)})"
-    text = item.get("text")
+        return "must be an object with 'path' and 'text'"
+    rel, text = item.get("path"), item.get("text")
     if not isinstance(text, str):
-        problems.append(problem(where, "missing 'text' (the card file's exact text)"))
-        return None
+        return "missing 'text' (the card file's exact text)"
     if not isinstance(rel, str) or not CARD_PATH.match(rel) or not _stays_inside(vault, rel):
-        problems.append(
-            problem(where, "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md")
-        )
-        return None
+        return "'path' must be memory/cards/<slug>.md or memory/archive/<slug>.md"
     if (trouble := text_problem(text)) is not None:
-        problems.append(problem(where, _at_line(*trouble)))
-        return None
+        return _at_line(*trouble)
     try:
         ensure_within(text, "card", vault.config.max_entry_bytes)
     except CardFormatError as exc:
-        problems.append(problem(where, exc.message))
-        return None
+        return exc.message
     try:
         card = parse_card(text, vault.root / rel)
     except CardvaultError as exc:
-        line = f"line {exc.line}: " if exc.line else ""
-        problems.append(problem(where, f"{line}bad frontmatter: {exc.message}"))
-        return None
+        return _at_line(f"bad frontmatter: {exc.message}", exc.line)
     found = schema_problems(card.meta, vault.config.categories)
-    if found:
-        problems.append(problem(where, "; ".join(message for _, message in found)))
-        return None
-    return ImportedCard(index, rel, card)
+    return "; ".join(message for _, message in found) if found else ImportedCard(index, rel, card)
 
 
-def _log(index: int, item: Any, problems: list[Finding]) -> ImportedLog | None:
-    where = f"log {index}"
+def _log(index: int, item: Any) -> ImportedLog | str:
     rel = item.get("path") if isinstance(item, dict) else None
     text = item.get("text") if isinstance(item, dict) else None
-    if isinstance(rel, str):
-        where = f"log {index} ({_shown(rel)})"
     if not isinstance(rel, str) or not is_log_path(rel, text if isinstance(text, str) else ""):
-        problems.append(problem(where, "'path' must be a daily log's: memory/YYYY-MM-DD.md"))
-        return None
+        return "'path' must be a daily log's: memory/YYYY-MM-DD.md"
     if log_day(rel.rsplit("/", 1)[-1]) is None:
-        problems.append(problem(where, "'path' is not a real date"))
-        return None
+        return "'path' is not a real date"
     if not isinstance(text, str):
-        problems.append(problem(where, "missing 'text'"))
-        return None
+        return "missing 'text'"
     if (trouble := text_problem(text)) is not None:
-        problems.append(problem(where, _at_line(*trouble)))
-        return None
+        return _at_line(*trouble)
     return ImportedLog(index, rel, text)
 
 
 def _shown(value: str) -> str:
-    """A path from the file as a message shows it: escaped when it holds control characters,
-    cut when long."""
+    """A path from the file as a message shows it: escaped, and cut when long."""
     text = value if value.isprintable() else repr(value)[1:-1]
     return text if len(text) <= 100 else text[:97] + "..."
 
@@ -325,7 +306,6 @@ def _at_line(message: str, line: int | None) -> str:
 
 
 def _stays_inside(vault: Vault, rel: str) -> bool:
-    """Whether `rel` stays inside the vault with no symlink on the way (vault/confine.py)."""
     try:
         confined(vault.root, vault.root / rel)
     except UnsafePathError:
@@ -334,11 +314,9 @@ def _stays_inside(vault: Vault, rel: str) -> bool:
 
 
 def export_target(vault: Vault, path: Path) -> Path:
-    """Where `export` may write: anywhere but inside the vault (an export file there would be
-    written past the write door: no lock, no journal, no commit, and `--force` would overwrite
-    a card). UnsafePathError names the refusal. Both the path as given and where it resolves
-    count: `memory/cards/x.md` is inside even when the vault's `memory/cards` is a symlink to a
-    folder outside (writing there would write through the vault's link)."""
+    """`path`, unless it is inside the vault (UnsafePathError): a file there would be written
+    past the write door, and `--force` would overwrite a card. Both the path as given and where
+    it resolves count, so a vault folder that is a symlink to outside is still inside."""
     target = path.resolve()
     root = vault.root.resolve()
     given = Path(os.path.abspath(path))

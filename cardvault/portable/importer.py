@@ -1,19 +1,11 @@
 """`cardvault import`: bring an export's cards, rules and logs into a vault the way maintenance
 merges cards, in one commit.
 
-Each valid card of the file ends as one outcome:
-- skipped: the vault already has a card with exactly its text, or one with its slug and the same
-  frontmatter and body (or the file repeats it);
-- new: no live card comes near it; it is written at its exported path, byte for byte (a `-2`
-  suffix when another card already has its slug);
-- merged: its nearest live card reaches the vault's `merge_threshold` (cosine of the texts the
-  search index embeds) and the two do not contradict each other; it is folded into that card
-  with maintenance's merge pieces (portable/fold.py): only sentences not already said, tags,
-  aliases, sources, dates; the vault's card keeps its path;
-- conflicting: the nearest card passes the threshold but contradicts it (maintenance's
-  `contradict`); reported with both sentences, not imported.
-Imported cards are compared with the vault's cards, not with each other, so an export of a
-vault imported into an empty one reproduces it exactly. Every text passes the secret guard.
+Each valid card ends skipped (a duplicate), new (no live card near it: written byte for byte at
+its exported path), merged (folded into its nearest card at `merge_threshold`: fold.py) or
+conflicting (the nearest card contradicts it: reported); docs/insight.md has the table. Imported
+cards are compared with the vault's, never with each other, so an export imported into an empty
+vault reproduces it exactly. Every text passes the secret guard.
 """
 
 from __future__ import annotations
@@ -53,6 +45,7 @@ if TYPE_CHECKING:
 
     from cardvault.edits.proposal import Planned, Proposal, Written
     from cardvault.maintain.similarity import Embeddings
+    from cardvault.vault.snapshot import LogFile
 
 BODY_LINES = 1000  # commit-body lines listed; the rest are counted
 KINDS = ("new", "merged", "skipped", "conflicting")
@@ -61,7 +54,7 @@ KINDS = ("new", "merged", "skipped", "conflicting")
 @dataclass(frozen=True)
 class ImportPlan:
     """The outcomes, the changes that carry them out, and what could not be imported; `read`
-    is the vault the plan was made from (each card's and log's digest by path)."""
+    holds the digests of the vault the plan was made from."""
 
     outcomes: tuple[Outcome, ...]
     changes: tuple[Change, ...]
@@ -99,8 +92,8 @@ def plan_import(
     redact: bool = False,
     embeddings: Embeddings | None = None,
 ) -> ImportPlan:
-    """What importing `export` would do (nothing is written). The model loads only when some
-    card is neither a duplicate nor going into a vault without live cards."""
+    """What importing `export` would do; the model loads only when some card is neither a
+    duplicate nor going into a vault without live cards."""
     problems = list(export.problems)
     snapshot = read_vault(vault, verify=True)
     state = state_of(snapshot, today)
@@ -141,8 +134,8 @@ def _promoted(change: WriteFile) -> bool:
 
 
 def same_content(left: Card, right: Card) -> bool:
-    """Same frontmatter values and the same body (ignoring surrounding blank lines, and the
-    date a folder import brought the card in: importing the same notes again is no change)."""
+    """Same frontmatter and body, ignoring blank lines around it and the `imported` date (so
+    importing the same notes again is no change)."""
 
     def meta(card: Card) -> dict[str, Any]:
         return {k: v for k, v in card.meta.items() if k != IMPORTED}
@@ -153,9 +146,8 @@ def same_content(left: Card, right: Card) -> bool:
 def _duplicates(
     state: VaultState, cards: tuple[ImportedCard, ...], forgotten: frozenset[str]
 ) -> tuple[list[Outcome], list[ImportedCard]]:
-    """Skipped outcomes for exact duplicates and for cards made only of entries a forget
-    removed (vault/forgotten.py: forgotten stays forgotten); the remaining cards in file
-    order."""
+    """Skipped outcomes for duplicates and for cards made only of forgotten entries (forgotten
+    stays forgotten); the remaining cards in file order."""
     texts = {c.file.text: c for c in state.cards}
     slugs = {c.slug: c for c in state.cards}
     seen: set[str] = set()
@@ -185,8 +177,8 @@ def _duplicates(
 def _screened(
     vault: Vault, item: ImportedCard, redact: bool, problems: list[Finding]
 ) -> ImportedCard | None:
-    """The card after the secret guard (redacted with `redact`), or None with a problem. Its
-    file name is screened too: a slug that is a key would put the key in git for good."""
+    """The card after the secret guard, or None with a problem; its file name too, since a slug
+    that is a key would put the key in git for good."""
     from cardvault.vault.card import parse_card
     from cardvault.write.add import screen_card
 
@@ -246,7 +238,6 @@ def _nearest(
 def _screened_rules(
     rules: tuple[str, ...], redact: bool, problems: list[Finding]
 ) -> tuple[str, ...]:
-    """The file's rule lines that pass the secret guard (redacted with `redact`)."""
     from cardvault.write.add import screen
 
     kept = []
@@ -265,83 +256,84 @@ def _log_changes(
     problems: list[Finding],
     forgotten: frozenset[str],
 ) -> tuple[list[Change], int]:
-    """New daily logs written whole; what existing logs lack appended: the entries, and the
-    text before the incoming log's first entry when the vault's log does not hold it (a
-    workspace's log whose sections are no entries loses nothing). An entry a forget removed
-    (its id recorded: vault/forgotten.py; an entry without one by the id maintain gives it,
-    vault/entry_ids.clone_refs) is never brought back."""
-    from cardvault.write.add import screen
-
-    vault = snapshot.vault
+    """New daily logs written whole; to existing ones, the entries they lack and the text before
+    the first entry when they lack it; with the number of entries added."""
     existing = {snapshot.rel(log.file.path): log for log in snapshot.logs}
     changes: list[Change] = []
     added = 0
     for log in logs:
-        path = vault.root / log.rel
-        where = f"log {log.index} ({log.rel})"
-        try:
-            text = screen(log.text, log.rel, redact)
-            incoming = parse_log(text, path, vault.config.signal_words)
-        except CardvaultError as exc:
-            problems.append(problem(where, str(exc)))
-            continue
-        except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
-            problems.append(problem(where, "log file name is not a valid date"))
-            continue
-        try:
-            for entry in incoming:
-                what = f"line {entry.line}: entry"
-                ensure_within(entry.title + entry.body, what, vault.config.max_entry_bytes)
-        except CardFormatError as exc:
-            problems.append(problem(where, exc.message))
-            continue
-        ids = clone_refs(incoming, text, path)  # the id each has on every clone
-        kept = [  # a forgotten entry is left out as a duplicate is
-            entry
-            for entry in incoming
-            if entry.ref not in forgotten and ids.get(entry.position_ref) not in forgotten
-        ]
-        if incoming and not kept:
-            continue
-        current = existing.get(log.rel)
-        if log.rel in snapshot.partial:
-            problems.append(problem(where, "the vault's log is too big to add to"))
-            continue
-        if current is None and not os.path.lexists(path) and len(kept) == len(incoming):
-            changes.append(WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP))
-            added += len(incoming)
-            continue
-        if current is None and os.path.lexists(path):  # unusable: `check` reports it
-            problems.append(problem(where, "the vault's log is unreadable"))
-            continue
-        new_text: str | None = current.file.text if current is not None else None
-        have = {_entry_key(e) for e in current.entries} if current is not None else set()
-        texts = [
-            format_entry(entry.time, entry.title, entry.body, entry.entry_id)
-            for entry in kept
-            if _entry_key(entry) not in have
-        ]
-        before = _text_before_entries(text, incoming)
-        lead = bool(before) and (new_text is None or before not in new_text)
-        if lead:
-            new_text = appended_log_text(new_text, day_of(path), before + "\n")
-        if texts:
-            new_text = append_entries(new_text, day_of(path), texts)
-        if new_text is not None and (current is None or new_text != current.file.text):
-            count = len(texts)
-            what = f"{count} entr{'y' if count == 1 else 'ies'}"
-            reason = (
-                f"appended {'the text before its entries and ' if lead else ''}{what} to {log.rel}"
-            )
-            digest = current.file.digest if current is not None else ABSENT
-            changes.append(WriteFile(path, new_text, digest, reason, STEP))
-            added += count
+        made = _log_change(snapshot, existing.get(log.rel), log, redact, forgotten)
+        if isinstance(made, str):
+            problems.append(problem(f"log {log.index} ({log.rel})", made))
+        elif made is not None:
+            changes.append(made[0])
+            added += made[1]
     return changes, added
 
 
+def _log_change(
+    snapshot: VaultSnapshot,
+    current: LogFile | None,
+    log: ImportedLog,
+    redact: bool,
+    forgotten: frozenset[str],
+) -> tuple[WriteFile, int] | str | None:
+    """One log's write (`current`: the vault's log of that day) and its entries added, what
+    keeps it out, or None: nothing to add. A forgotten entry (by its id, or the id maintain
+    would give it: vault/entry_ids.clone_refs) is never brought back."""
+    from cardvault.write.add import screen
+
+    vault = snapshot.vault
+    path = vault.root / log.rel
+    try:
+        text = screen(log.text, log.rel, redact)
+        incoming = parse_log(text, path, vault.config.signal_words)
+    except CardvaultError as exc:
+        return str(exc)
+    except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
+        return "log file name is not a valid date"
+    try:
+        for entry in incoming:
+            what = f"line {entry.line}: entry"
+            ensure_within(entry.title + entry.body, what, vault.config.max_entry_bytes)
+    except CardFormatError as exc:
+        return exc.message
+    ids = clone_refs(incoming, text, path)  # the id each has on every clone
+    kept = [  # a forgotten entry is left out as a duplicate is
+        entry
+        for entry in incoming
+        if entry.ref not in forgotten and ids.get(entry.position_ref) not in forgotten
+    ]
+    if incoming and not kept:
+        return None
+    if log.rel in snapshot.partial:
+        return "the vault's log is too big to add to"
+    if current is None and not os.path.lexists(path) and len(kept) == len(incoming):
+        return WriteFile(path, text, ABSENT, f"imported {log.rel}", STEP), len(incoming)
+    if current is None and os.path.lexists(path):  # unusable: `check` reports it
+        return "the vault's log is unreadable"
+    new_text: str | None = current.file.text if current is not None else None
+    have = {_entry_key(e) for e in current.entries} if current is not None else set()
+    texts = [
+        format_entry(entry.time, entry.title, entry.body, entry.entry_id)
+        for entry in kept
+        if _entry_key(entry) not in have
+    ]
+    before = _text_before_entries(text, incoming)
+    lead = bool(before) and (new_text is None or before not in new_text)
+    if lead:
+        new_text = appended_log_text(new_text, day_of(path), before + "\n")
+    if texts:
+        new_text = append_entries(new_text, day_of(path), texts)
+    if new_text is None or (current is not None and new_text == current.file.text):
+        return None
+    what = f"{len(texts)} entr{'y' if len(texts) == 1 else 'ies'}"
+    reason = f"appended {'the text before its entries and ' if lead else ''}{what} to {log.rel}"
+    digest = current.file.digest if current is not None else ABSENT
+    return WriteFile(path, new_text, digest, reason, STEP), len(texts)
+
+
 def _text_before_entries(text: str, entries: list[LogEntry]) -> str:
-    """The log's text before its first entry (all of it when it has none), without blank
-    lines at either end."""
     lines = text.split("\n")
     stop = entries[0].line - 1 if entries else len(lines)
     return "\n".join(lines[:stop]).strip("\n")
@@ -352,9 +344,8 @@ def _entry_key(entry: Any) -> tuple[str, str, str]:
 
 
 def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Change]) -> list[Change]:
-    """Rules to add to AGENTS.md: the file's hand-written ones, and those of promoted cards
-    this import wrote (the rule the file's AGENTS.md gave the card, else its `rule` key; a
-    card that names no rule makes none). Rules already there are left alone."""
+    """Rules to add to AGENTS.md: the file's hand-written ones, and those of promoted cards this
+    import wrote (the file's rule for the card, else its `rule` key); present ones left alone."""
     from cardvault.maintain.promote import rule_line
 
     agents = state.agents
@@ -403,8 +394,7 @@ def commit_message(plan: ImportPlan, source: str) -> str:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """The plan that was carried out, its commit (None: nothing to write), and what the write
-    door had to do first."""
+    """The plan carried out, its commit (None: nothing to write), and the door's notes."""
 
     plan: ImportPlan
     commit: history.CommitResult | None
@@ -417,15 +407,9 @@ def apply_import(
     source: str,
     replan: Callable[[], ImportPlan] | None = None,
 ) -> Planned[ImportPlan, ImportResult]:
-    """The plan's write, for the app to land all or nothing through the one door in one
-    commit.
-
-    The plan is made before the lock is taken (to list its problems first), so under the lock
-    it is checked against the vault as it is now: when a file it writes, or any card or log it
-    read, has changed (another writer appended to a log; the lock's recovery finished an
-    import killed midway), `replan` makes the plan again from the vault as it is; without it
-    the import stops with ConcurrentEditError and writes nothing.
-    """
+    """The plan's write, for the app to land in one commit. The plan was made before the lock
+    (to list its problems first), so under the lock it is checked against the vault: when
+    anything it read changed, `replan` makes it again; without one, ConcurrentEditError."""
     from cardvault.edits.apply import check_unchanged
     from cardvault.edits.proposal import Planned, door_notes, propose
 
@@ -448,8 +432,7 @@ def apply_import(
 
 def _check_same_vault(vault: Vault, plan: ImportPlan) -> None:
     """Raise ConcurrentEditError when a card or log differs from those `plan` was made from: its
-    outcomes hang on every card (a duplicate skipped, a note folded into its nearest card), not
-    only on the files it writes, so a card another write added meanwhile makes it stale."""
+    outcomes hang on every card, not only on the files it writes."""
     if read_vault(vault).digests != plan.read:
         raise ConcurrentEditError(
             "the vault's cards or logs changed since the import was planned; nothing written",

@@ -1,16 +1,8 @@
 """What kind of notes a folder holds, for `import`'s report and `init`'s offer.
 
-- agent-workspace: an OpenClaw/Clawdbot-style agent workspace: one of the agent's own files
-  (notes.AGENT_FILES) at the top and a daily log in `memory/` (vault/lognames.py);
-- obsidian: an `.obsidian/` folder at the top;
-- claude-code: Claude Code's auto-memory folder (`~/.claude/projects/<project>/memory/`): a
-  `MEMORY.md` index at the top and topic files beside it, no sub-folders of notes;
-- basic-memory: at least half the notes that have frontmatter carry basic-memory's `permalink`;
-- plain: any other folder of Markdown.
-Every kind is imported by the same rules (notecards.py, relink.py): the features of each (wiki-
-links and embeds, `title`/`permalink` names, observations and relations, a `type`) are read
-wherever they appear, and so are daily logs (portable/folder.py). The kind names what was
-found; it changes nothing.
+The kinds are docs/import.md's table ("What a folder may hold"). Every kind is imported by the
+same rules: each one's features are read wherever they appear, so the kind names what was found
+and changes nothing.
 """
 
 from __future__ import annotations
@@ -51,9 +43,7 @@ def kind_of(has_obsidian: bool, rels: Iterable[str], metas: Iterable[Mapping[str
 @dataclass(frozen=True)
 class Survey:
     """How many notes a folder holds and of what kind; `project` names a code project's marker
-    file (its Markdown is documentation, not notes) or is None. `logs` counts its daily logs
-    (`archived` of them under memory/archive/), `places` names where the notes are (a folder,
-    or a file at the top)."""
+    file, `logs` its daily logs (`archived` under memory/archive/), `places` where the notes are."""
 
     notes: int
     kind: str
@@ -64,9 +54,8 @@ class Survey:
 
 
 def survey(folder: Path, vault_root: Path | None = None) -> Survey:
-    """The notes in `folder` that import would take (when it is the vault at `vault_root`,
-    not the vault's own files: notes.vault_own), its daily logs, and the kind of all it holds
-    (from the first SURVEY_READS notes)."""
+    """The notes in `folder` import would take (not the vault's own files), its daily logs, and
+    its kind (from the first SURVEY_READS notes)."""
     from cardvault.portable.notecards import ParsedNote, parse_note
 
     root = folder.resolve()
@@ -91,8 +80,8 @@ def survey(folder: Path, vault_root: Path | None = None) -> Survey:
 
 
 def _place(rel: str) -> str:
-    """Where a note is, as a person names it: its folder at the top (`decisions/`; under
-    memory/ its sub-folder, `memory/lessons/`, or `memory/` itself), or the file at the top."""
+    """Where a note is, as a person names it: its top folder (`memory/lessons/` under memory/),
+    or the file at the top."""
     parts = rel.split("/")
     depth = min(len(parts) - 1, 2 if parts[0] == "memory" else 1)
     return "/".join(parts[:depth]) + "/" if depth else rel

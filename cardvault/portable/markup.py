@@ -1,20 +1,15 @@
 """Reading a note's Markdown for import: where its code is, its inline `#tags`, its links.
 
-Code is found with markdown-it-py's tokens: fenced and indented blocks by their line ranges,
-code spans (`` `…` ``) inside the other lines by CommonMark's backtick rule. Nothing inside code
-is a tag or a link, and import never rewrites a byte of it.
-
-- A tag is Obsidian's: `#` at the start of a text run or after white space, then letters,
-  digits, `_`, `-` or `/`, not only digits (`#2024` is no tag). Tags in headings are not tags
-  (`# Title` is a heading, but `## Plans #draft` is not tagged either: headings are titles).
-- A link is a wiki-link as cardvault's link reader sees it (`vault/links.py`'s pattern, so import
-  rewrites exactly what `check` will read), with a `!` before it for an embed; or a Markdown
-  link `[text](target)` / image `![alt](target)` whose target is a relative path (URLs, mail
-  addresses and `#anchors` are left alone).
+Code is found with markdown-it-py's tokens (blocks by line range, code spans by CommonMark's
+backtick rule); nothing inside code is a tag or a link, and import never rewrites a byte of it.
+Tags are Obsidian's, never in headings. A wiki-link is what `vault/links.py`'s pattern reads, so
+import rewrites exactly what `check` will read; a Markdown link counts when its target is a
+relative path.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -49,8 +44,7 @@ class Found:
 
 
 def code_spans(text: str, tokens: list[Token] | None = None) -> list[tuple[int, int]]:
-    """Character ranges of `text` that are code: fenced or indented blocks, and code spans
-    (`tokens`: `text` parsed already, by `vault.prose.parse`)."""
+    """Character ranges of `text` that are code (`tokens`: `text` parsed already)."""
     tokens = parse(text) if tokens is None else tokens
     offsets = _line_offsets(text)
     code_lines: set[int] = set()
@@ -73,7 +67,6 @@ def code_spans(text: str, tokens: list[Token] | None = None) -> list[tuple[int, 
 
 
 def _line_offsets(text: str) -> list[int]:
-    """The offset where each line starts, and the text's length at the end."""
     offsets = [0]
     for match in re.finditer("\n", text):
         offsets.append(match.end())
@@ -83,21 +76,17 @@ def _line_offsets(text: str) -> list[int]:
 
 
 def _inline_code(text: str, start: int, stop: int) -> list[tuple[int, int]]:
-    """Code spans between `start` and `stop`, by CommonMark's backtick rule (vault/prose.py)."""
     return [(start + a, start + b) for a, b in prose_code_spans(text[start:stop])]
 
 
 def inside(spans: list[tuple[int, int]], position: int) -> bool:
     """Whether `position` falls in one of the sorted `spans`."""
-    import bisect
-
     index = bisect.bisect_right(spans, (position, float("inf"))) - 1
     return index >= 0 and spans[index][0] <= position < spans[index][1]
 
 
 def inline_tags(text: str, tokens: list[Token] | None = None) -> list[str]:
-    """The `#tags` of `text` as written (without `#`), in order: text runs only, so none from
-    code, headings, link targets or HTML (`tokens`: as `code_spans`)."""
+    """The `#tags` of `text` as written (without `#`), in order, from text runs only."""
     found: list[str] = []
     in_heading = False
     for token in parse(text) if tokens is None else tokens:
@@ -164,6 +153,5 @@ def _external(destination: str) -> bool:
 
 
 def unlinked(text: str) -> str:
-    """`text` with every `[[` broken by a backslash (`[\\[x]]`): it reads the same in Markdown
-    but no link reader takes it for a link."""
+    """`text` with every `[[` broken by a backslash: it reads the same, but is no link."""
     return re.sub(r"\[(?=\[)", "[\\\\", text)

@@ -1,21 +1,11 @@
 """The names of the notes being imported: each note's slug, and what a link in a note names.
 
-Slugs. Notes are taken in a fixed order (shallowest first, then by path, ignoring case). A note
-already imported from the same place (a vault card whose `imported_from` is this note) keeps its
-card's slug, so importing a folder again finds its cards rather than copying them. Every other
-note gets `slugify` of its file name, with `-2`, `-3`, ... when a vault card or an earlier note
-already has that name (vault/slugs.py), so the same folder always gives the same slugs.
-
-Links. A link target (`Note`, `Folder/Note`, `Note.md`, `../other/Note`) names, first match
-wins, ignoring case as Obsidian does:
-1. a note by path: relative to the linking note's folder, else from the top of the folder,
-   else the shortest path ending in it (targets with a `/`);
-2. a note by file name (Obsidian), then by `title` (basic-memory), then by `permalink`
-   (basic-memory), then by `aliases`;
-3. a note or vault card by slug (`[[my-note]]`), then a vault card by alias.
-When several notes match at the same step, the one in the linking note's folder wins, then the
-one nearest the top, then the first by path; the others are reported as the ambiguity.
-Attachments resolve the same way by path, else by file name.
+Notes are taken in a fixed order (shallowest first, then by path), so the same folder always gives
+the same slugs; a note imported before keeps its card's slug, so importing a folder again finds
+its cards. A link target resolves, first match wins and ignoring case as Obsidian does, by path,
+then file name, `title`, `permalink`, `aliases`, then slug and the vault's cards
+(docs/import.md, "Links"); among several matches the linking note's folder wins, then the one
+nearest the top.
 """
 
 from __future__ import annotations
@@ -65,8 +55,8 @@ def _depth_order(rel: str) -> tuple[int, str]:
 def assign_slugs(
     rels: Iterable[str], reserved: Mapping[str, str], taken: Iterable[str]
 ) -> dict[str, str]:
-    """Note path -> slug (see the module docstring); `reserved` maps notes imported before to
-    their cards' slugs, `taken` holds every name the vault uses."""
+    """Note path -> slug; `reserved` maps notes imported before to their cards' slugs, `taken`
+    holds every name the vault uses."""
     used = set(taken)
     slugs = {rel: slug for rel, slug in reserved.items()}
     for rel in sorted(rels, key=_depth_order):
@@ -155,8 +145,8 @@ class FileNames:
 
 
 def _by_path(paths: Mapping[str, str], wanted: str, folder: str) -> list[str]:
-    """The paths (`paths`: key -> path) `wanted` names: relative to `folder`, else from the
-    top, else every path ending in it."""
+    """The paths `wanted` names: relative to `folder`, else from the top, else every path
+    ending in it."""
     relative = posixpath.normpath(posixpath.join(folder, wanted))
     for candidate in (relative, posixpath.normpath(wanted.lstrip("/"))):
         rel = paths.get(_key(candidate))

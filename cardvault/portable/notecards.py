@@ -1,23 +1,10 @@
 """One note of a folder as one vault card: its frontmatter read, mapped and written.
 
-- `topic`: the note's `topic`, `title` (basic-memory) or `name` (Claude Code memory), else its
-  first line when that is a `# Heading`, else its file name.
-- `category`: the first of the note's `category`, its `type`, its folders from the top, and its
-  tags that names one of the vault's categories, ignoring case and a plural `s` (`Projects/` and
-  `#project` both give `projects`); a few words stand for a category (`user`, `person` ->
-  human; `feedback`, `til` -> lessons; `reference` -> tools). Else the `--category` given, else
-  `lessons` (the vault's first category when it has none). A `category` the vault does not know
-  is kept as a tag.
-- `tags`: the note's `tags` (a list or `a, b` text), its inline `#tags` (markup.py; `#a/b` ->
-  `a-b`), and its folders' names, in the vault's lowercase-hyphenated form.
-- `created` / `updated`: dates.py. `aliases`: the note's `aliases`, and its file name when that
-  is not already slug-shaped (so `[[My Note]]` typed later still finds it).
-- every other key is kept (links in its text converted); a key cardvault gives a meaning to
-  (`status`, `sources`, `seen`, `rule`, `private`, ...) is kept as `note_<key>`, since it meant
-  something else in the note.
-- `imported` (today) and `imported_from` (`<folder name>/<path>`) say where the card came from:
-  a second import of the folder recognises its cards, and `maintain` does not archive a card
-  for age within `archive.days` of its import.
+docs/import.md ("Each note as a card") holds the mapping: topic, category (the first word that
+names a vault category, SYNONYMS included), tags, dates (dates.py), aliases. Every other key is
+kept, links in it converted; a key cardvault gives a meaning to is kept as `note_<key>`, since it
+meant something else in the note. `imported` and `imported_from` let a second import of the
+folder find its cards.
 """
 
 from __future__ import annotations

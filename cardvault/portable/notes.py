@@ -1,23 +1,11 @@
 """Reading a folder of notes for import, bounded and without following a symlink anywhere.
 
-The walk takes every `*.md` file under the folder as a note and every other regular file as an
-attachment a note may embed (attachments are never read, only named). It leaves out:
-- dot-folders and dot-files (`.obsidian/`, `.trash/`, `.git/`, ...);
-- symlinks, to files or folders, wherever they point (named in `skipped`: a link out of the
-  folder would import a file the user never meant to share; one inside it names a file the walk
-  reaches anyway);
-- anything that is not a regular file (a pipe or a device is never opened for reading);
-- when the vault is the folder itself or sits inside it, the vault's own files (`vault_own`:
-  cardvault.toml, MEMORY.md, AGENTS.md and an agent workspace's other files at the top, and
-  what the vault reads under `memory/`: its cards, archive, hot memories, forget records and
-  daily logs) or the vault's folder. Other notes under `memory/` (an agent workspace's
-  `memory/lessons/`) are notes.
-
-Each note is read with one bounded read of at most the vault file limit (`limits.VAULT_FILE`)
-plus one byte, through a descriptor opened without following symlinks, and the whole import
-stops at `limits.IMPORT`. A note that is too big, not UTF-8, or binary is a problem naming
-the file (and line), never imported. A UTF-8 byte-order mark is dropped and CRLF line ends
-become LF: the card is written the vault's way; the source is only read, never written.
+Every `*.md` file is a note and every other regular file an attachment (named, never read).
+Dot-files, symlinks (wherever they point), anything not a regular file and, when the vault is
+the folder or inside it, the vault's own files are left out (docs/import.md, "What is left
+out"). Each note is one bounded read through a descriptor opened without following links, and
+the whole import stops at `limits.IMPORT`; a note too big, not UTF-8 or binary is a problem
+naming the file, and CRLF becomes LF: the card is written the vault's way.
 """
 
 from __future__ import annotations
@@ -163,7 +151,6 @@ def walk_folder(root: Path, vault: Path | None) -> tuple[list[str], list[str], l
 
 
 def _vault_own(root: Path, rel: str, vault: Path | None) -> bool:
-    """Whether `rel` is the vault (inside the folder) or one of the vault's own files."""
     if vault is None:
         return False
     if root == vault:

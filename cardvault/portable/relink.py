@@ -1,17 +1,9 @@
-"""Turning a note's links into vault links, and reporting each one.
+"""Turning a note's links into vault links, and reporting each one (docs/import.md, "Links").
 
-Outside code (markup.py), every link of a note becomes:
-- to a note of the import or a vault card: a wiki-link to its slug that cardvault's link reader
-  resolves, the text a reader saw kept as the shown text: `[[Note]]` -> `[[note|Note]]`,
-  `[[Note|text]]` -> `[[note|text]]`, `[[Note#Part]]` -> `[[note#Part|Note > Part]]`,
-  `[text](Note.md)` -> `[[note|text]]`; an embed of a note stays an embed, `![[note]]` (a link
-  for cardvault, the note shown inline in Obsidian);
-- to an attachment (an image, a PDF: any file of the folder that is not a note): a Markdown
-  link to the file where it is, by a path relative to the card (`![[a.png]]` -> `![a.png](../
-  attachments/a.png)`); attachments are never copied;
-- to nothing: a wiki-link or embed stays as written with its `[[` escaped (`[\\[Note]]`), so it
-  reads the same and `check` finds no broken link; a relative Markdown link that names no
-  file is left as written (it is not a vault link).
+Outside code, a link to a note of the import or a vault card becomes a wiki-link to its slug,
+keeping the text a reader saw; a link to an attachment becomes a Markdown link to the file where
+it is, relative to the card (attachments are never copied); a wiki-link to nothing keeps its text
+with its `[[` escaped, so `check` finds no broken link.
 """
 
 from __future__ import annotations
@@ -63,9 +55,8 @@ def relink(
     wiki_only: bool = False,
     code: list[tuple[int, int]] | None = None,
 ) -> tuple[str, list[LinkOutcome]]:
-    """`text` of the note at `note` with its links converted, and one outcome per link.
-    `first_line` is the file line where `text` starts; `wiki_only` for frontmatter values;
-    `code` the text's code spans when known (`markup.code_spans`)."""
+    """`text` of the note at `note` with its links converted, and one outcome per link;
+    `first_line` is the file line where `text` starts, `wiki_only` for frontmatter values."""
     pieces: list[str] = []
     outcomes: list[LinkOutcome] = []
     position = 0
@@ -121,7 +112,6 @@ def _ambiguity(others: tuple[str, ...]) -> str:
 
 
 def _note_link(found: Found, target: str, resolved: Resolved, escaped_pipe: bool) -> str:
-    """The wiki-link to `resolved` for `found`."""
     anchor = f"#{found.heading}" if found.heading else ""
     if found.kind == "embed" or found.kind == "image":
         label = f"|{found.label}" if found.label and not _SIZE.match(found.label) else ""
