@@ -113,11 +113,6 @@ HOST_FILE = Limit(
     "settings files are a few KB; a bigger one is not a host's settings",
 )  # fmt: skip
 
-#: The whole table, for docs and the rule that no size limit lives outside it.
-TABLE: dict[str, Limit] = {
-    name: row for name, row in dict(globals()).items() if isinstance(row, Limit)
-}
-
 
 def read_upto(read: Callable[[int], bytes], limit: int) -> bytes:
     """At most `limit` + 1 bytes from `read` (`os.read` on a descriptor, a binary stream's

@@ -1,21 +1,12 @@
 """The project a vault is checked against (`verify`): its files, scripts and locked versions.
 
-The project is the git work tree the vault lives in (a vault in `<repo>/memory-vault/`, or
-`cardvault init .` in a code repository), or a folder a person names (`verify --project PATH`);
-verify/marks.py's `project_of` decides. A vault alone in its repository has nothing to be
-checked against.
-
-Only files are read, never run, and only inside the project (vault/confine.py: no `..`, no
-`.git`, no symlink at any component; a read is bounded to `PROJECT_MANIFEST` bytes):
-- whether a path exists (`lstat`; a path through a symlink is not checked);
-- `Makefile` targets, `package.json` scripts, `pyproject.toml` scripts
-  (`[project.scripts]`, `[tool.poetry.scripts]`);
-- versions in `requirements*.txt` (`name==v`), `package-lock.json` (`packages`), `poetry.lock`
-  and `uv.lock` (`[[package]]` name and version);
-- the names its tracked source files hold (verify/symbols.py: each file read once, bounded);
-- what a commit held for a file a card cites lines of (git's objects: verify/checked.py).
-Commands are looked up on PATH with `shutil.which` and in the project's `node_modules/.bin` and
-`.venv/bin` (a name holding `/` is a path, checked inside the project): nothing is started.
+verify/marks.py's `project_of` decides which folder it is. Only files are read, never run, and
+only inside the project (vault/confine.py: no `..`, no `.git`, no symlink at any component;
+each read bounded to `PROJECT_MANIFEST` bytes): whether a path exists, Makefile targets,
+package.json and pyproject scripts, versions in requirements, package-lock, poetry.lock and
+uv.lock, the names its tracked source files hold (verify/symbols.py), and what a commit held
+for a cited file (verify/checked.py). Commands are looked up with `shutil.which` and in the
+project's `node_modules/.bin` and `.venv/bin`: nothing is started.
 """
 
 from __future__ import annotations

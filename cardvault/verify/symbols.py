@@ -1,20 +1,15 @@
 """Code symbols a card names, and whether the project's source still has them (`verify`).
 
-A symbol is an inline code span of one of three shapes (nothing else: an ordinary word in
-backticks is never a symbol):
-- a call, `load_config()` or `client.fetch(url)`: the last name before the parentheses;
-- a class-like name of two or more capitalised parts, `VaultState`, `HttpClient2` (not
-  `DEBUG`, `Redis` or `HTTPServer`, nor the product names in `PRODUCTS`: `GitHub`);
-- a dotted name, `settings.DEBUG`, `requests.get`: checked only when its first part is a name
-  the project's source has (so `example.com`, `logo.png`, `notes.bak` never count), and never
-  when its last part is a web domain's or a file's ending.
-The symbol is stale when no tracked source file of the project (git's index; the folder's
-files outside a repository) holds its name as a whole identifier: a definition, a call, an
-import or a comment all count, so a rename is found and a mention anywhere keeps a card fresh.
+A symbol is an inline code span of one of three shapes, never an ordinary word in backticks: a
+call (`load_config()`: the last name before the parentheses), a class-like name of two or more
+capitalised parts (`VaultState`; not the product names in `PRODUCTS`), or a dotted name
+(`settings.DEBUG`) whose first part the project's source has (so `example.com` never counts).
+It is stale when no tracked source file holds its name as a whole identifier: a definition, a
+call, an import or a comment all count, so a rename is found and a mention keeps a card fresh.
 
-Reading is confined like every project read (vault/confine.py: no symlink, nothing outside
-the project), bounded (files of `SOURCE_EXTENSIONS` only, each at most `PROJECT_SOURCE` bytes, at
-most `PROJECT_FILES` files), one read per file, and it stops as soon as every name is found.
+Reading is confined like every project read and bounded (`SOURCE_EXTENSIONS` only, each file at
+most `PROJECT_SOURCE` bytes, at most `PROJECT_FILES` files), one read per file, and stops as
+soon as every name is found.
 """
 
 from __future__ import annotations
