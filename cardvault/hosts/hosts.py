@@ -2,7 +2,7 @@
 
 Each host keeps an MCP server list and a hooks list, at user level (this machine, every
 project) and at project level (files in the project's repository, shared with the team);
-`$CODEX_HOME` is `~/.codex` unless set:
+docs/agents.md says where each format is documented:
 
 | host | level | MCP servers | hooks |
 | --- | --- | --- | --- |
@@ -12,11 +12,6 @@ project) and at project level (files in the project's repository, shared with th
 | codex | project | `.codex/config.toml` | `.codex/hooks.json` |
 | cursor | user | `~/.cursor/mcp.json` | `~/.cursor/hooks.json` |
 | cursor | project | `.cursor/mcp.json` | `.cursor/hooks.json` |
-
-The hooks: at session start `cardvault hook session-start` (the context pack); before a
-compaction and when the agent stops, `cardvault hook pre-compact` / `stop` (the signal lines
-the assistant wrote since the last capture, logged). docs/agents.md says where each format is
-documented.
 """
 
 from __future__ import annotations
@@ -89,6 +84,11 @@ class Host:
     files: Callable[
         [Path | None, Path | None, tuple[str, ...], Mapping[str, str]], tuple[Target, ...]
     ]
+
+
+def home_folder(env: Mapping[str, str]) -> Path:
+    """The user's home folder: `$HOME` of `env`, else the system's idea of it."""
+    return Path(env.get("HOME") or Path.home())
 
 
 def hook_command(program: tuple[str, ...], vault: Path | None, event: str, host: str) -> str:
@@ -168,7 +168,7 @@ def _mcp_json(path: Path, program: tuple[str, ...], vault: Path | None) -> JsonF
 def _claude_files(
     project: Path | None, vault: Path | None, program: tuple[str, ...], env: Mapping[str, str]
 ) -> tuple[Target, ...]:
-    home = Path(env.get("HOME") or Path.home())
+    home = home_folder(env)
     mcp = project / ".mcp.json" if project else home / ".claude.json"
     settings = (project or home) / ".claude" / "settings.json"
     return (
@@ -180,8 +180,8 @@ def _claude_files(
 def _codex_files(
     project: Path | None, vault: Path | None, program: tuple[str, ...], env: Mapping[str, str]
 ) -> tuple[Target, ...]:
-    home = Path(env.get("HOME") or Path.home())
-    folder = project / ".codex" if project else Path(env.get("CODEX_HOME") or home / ".codex")
+    codex_home = env.get("CODEX_HOME") or home_folder(env) / ".codex"
+    folder = project / ".codex" if project else Path(codex_home)
     return (
         TomlTable(
             folder / "config.toml", ("mcp_servers", SERVER_NAME), server_entry(program, vault)
@@ -193,7 +193,7 @@ def _codex_files(
 def _cursor_files(
     project: Path | None, vault: Path | None, program: tuple[str, ...], env: Mapping[str, str]
 ) -> tuple[Target, ...]:
-    folder = (project or Path(env.get("HOME") or Path.home())) / ".cursor"
+    folder = (project or home_folder(env)) / ".cursor"
     return (
         _mcp_json(folder / "mcp.json", program, vault),
         JsonFile(folder / "hooks.json", cursor_hooks(program, vault), (("version", 1),)),

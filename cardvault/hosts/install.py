@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.errors import VaultNotFoundError
-from cardvault.hosts.hosts import HOSTS, host_files
+from cardvault.hosts.hosts import HOSTS, home_folder, host_files
 from cardvault.hosts.plan import FileChange, plan_changes
 from cardvault.hosts.state import read_records
 from cardvault.vault.root import locate_root
@@ -40,7 +40,7 @@ class InstallPlan:
         """`path` as a person reads it: relative to the project, or under `~`."""
         if self.project is not None and self.project in path.parents:
             return path.relative_to(self.project).as_posix()
-        home = Path((os.environ if env is None else env).get("HOME") or Path.home())
+        home = home_folder(os.environ if env is None else env)
         if home in path.parents:
             return "~/" + path.relative_to(home).as_posix()
         return str(path)
