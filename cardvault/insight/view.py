@@ -1,20 +1,10 @@
-"""What `cardvault view` shows, as plain values: every card (rendered inert), the graph, the stats
-against their budgets and the pending review queue, from one read of the vault.
+"""What `cardvault view` shows, as plain values, from one read of the vault: every card (rendered
+inert), the graph, the stats and the pending review queue.
 
-`vault_view(vault, today)` reads the snapshot once and takes each part from the service that
-owns it: the graph from `insight.graph.build_graph` (live and archived cards, links resolved the
-way `check` resolves them), the figures from `insight.stats.vault_stats`, the questions from the
-review queue (`vault.decisions`), a card's HTML from `insight.card_html`, kept in the catalog
-under the card file's digest (`vault.read.remembered`) so only changed cards are rendered
-again. Nothing is computed a second way here. The page itself is built by `insight/view_html.py`.
-
-A card is marked
-- **archived** when it lives under `memory/archive/` (or says `status: archived`);
-- **stale** when its frontmatter says so (`stale: true`, or `stale: <why>`), or when it is live,
-  not promoted, and untouched for longer than `archive.days` (`maintain.archive.last_activity`):
-  the next `maintain` archives it;
-- **promoted** when `status: promoted` (its lesson is a rule in AGENTS.md).
-It reads; it never writes and never loads the embedding model.
+Each part comes from the service that owns it (insight.graph, insight.stats, vault.decisions,
+insight.card_html): nothing is computed a second way here. A card's HTML is kept in the catalog
+under the card file's digest (`vault.read.remembered`), so only changed cards render again. The
+page itself is insight/view_html.py's.
 """
 
 from __future__ import annotations
