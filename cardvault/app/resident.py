@@ -1,9 +1,6 @@
-"""The app's resident process (`cardvault serve`): its settings, status, start and stop, and
-the requests it answers.
-
-Each request runs in a `Session` made from the caller's environment and this session's warm
-handles (`lend`), the same app the CLI runs in-process, so there is one notion of a session
-however a command arrives.
+"""The app's resident process (`cardvault serve`): its settings, status, start and stop, and the
+requests it answers, each in a `Session` lent this one's warm handles (`lend`): one notion of a
+session however a command arrives.
 """
 
 from __future__ import annotations
@@ -80,11 +77,10 @@ class ResidentCommands(SearchCommands):
         idle_minutes: float | None = None,
         ready: Callable[[tuple[str, ...], float], None] | None = None,
     ) -> str:
-        """`cardvault serve`: warm the project's search, then answer requests on its socket
-        until idle for `idle_minutes` or stopped; why it stopped. Each request is `answer`ed in
-        a session lent this one's warm services (`lend`); `ready` gets the warm-up's notices
-        and the idle timeout once the socket listens. `answer` runs a request's command line in
-        its session: its exit code and output as (stream number, text) pieces."""
+        """`cardvault serve`: warm the project's search, then answer requests on its socket until
+        idle for `idle_minutes` or stopped; why it stopped. `answer` runs a request's command line
+        in a session lent this one's warm services (`lend`): its exit code and output pieces;
+        `ready` gets the warm-up's notices and the idle timeout once the socket listens."""
         from cardvault.serve.protocol import RunResult
         from cardvault.serve.server import serve as serve_loop
 
