@@ -1,10 +1,10 @@
-"""Writing planned host-file changes: each file replaced atomically (a temporary file beside
-it, then a rename), keeping its permissions; a file install made is removed by uninstall, with
-the folders it made for it; the records of what install added are updated last.
+"""Writing planned host-file changes: each file replaced atomically, keeping its permissions; a
+file install made is removed by uninstall, with the folders made for it; the records of what
+install added are updated last.
 
-These are the host's files, not the vault's: they do not go through the vault's write door
-and make no commit. A user-level file that is a symbolic link (dotfiles kept elsewhere) is
-written where the link points; in a project, links were refused when the plan read the files.
+These are the host's files, not the vault's: no write door, no commit. A user-level file that
+is a symbolic link (dotfiles kept elsewhere) is written where the link points; in a project,
+links were refused when the plan read the files.
 """
 
 from __future__ import annotations

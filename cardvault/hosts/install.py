@@ -1,11 +1,9 @@
 """`cardvault install`'s service: which files of which host, at which level, and the plan.
 
-- User level (this machine, every project): the host's files in the home folder name this
-  install of cardvault by absolute path and pin the vault by its absolute path.
-- Project level (`--project`): the files in the project folder (the top of the git work tree
-  around the current folder, else the current folder) name bare `cardvault` and no vault: the
-  hooks and the server find the vault from the project folder (a `cardvault.toml` there or
-  above), as a teammate's clone will. A vault that is not found that way is refused.
+User-level files (home folder) name this install of cardvault and the vault by absolute path.
+Project-level files (`--project`: the git work tree's top, else the current folder) name bare
+`cardvault` and no vault: hooks and server find the vault from the project folder, as a
+teammate's clone will; a vault not found that way is refused.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""What `cardvault install` (or `--uninstall`) changes in a host's files: for each file its
-text before and after, computed without writing anything (the diff shown, `--dry-run`).
+"""What `cardvault install` (or `--uninstall`) changes in a host's files: each file's text before
+and after, computed without writing anything (the diff shown, `--dry-run`).
 
-Install puts cardvault's entries in (replacing an older cardvault entry in place, never adding
-a second) and changes nothing when they are already as they should be; uninstall takes exactly
-those entries out, then the containers install added that are now empty, and the file itself
-when install made it. Each result is checked by parsing it: with cardvault's entries taken out
-of both sides, the document before and after must be equal.
+Install puts cardvault's entries in (an older cardvault entry replaced in place, never a
+second); uninstall takes exactly those out, then the containers install added that are now
+empty, and the file when install made it. Each result is checked by parsing it: with
+cardvault's entries taken out of both sides, the document before and after must be equal.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """A targeted edit of one table in a TOML file (Codex's `config.toml`), the rest kept byte for
 byte: comments, order, other servers.
 
-`tomllib` reads the file (so it is valid TOML and we know whether the table exists); the edit
-itself is on the text: the table is the lines from its `[a.b]` header (and the marker comment
-cardvault writes above it) to the last key line before the next header. A new table goes at
-the end of the file after a blank line; removing it takes that blank line away again. Every
-edit is checked by parsing the result: everything but the table must read as before, and the
-table as asked. A table defined another way (inline, dotted keys) is refused, not rewritten.
+`tomllib` validates the file; the edit is on the text: the table is the lines from its `[a.b]`
+header (and the marker comment above it) to the last key line before the next header. A new
+table goes at the end after a blank line, which removing it takes away again. Each edit is
+checked by parsing the result; a table defined another way (inline, dotted keys) is refused.
 """
 
 from __future__ import annotations
