@@ -24,7 +24,7 @@ from cardvault.limits import PROJECT_FILES, PROJECT_MANIFEST
 from cardvault.vault.bounded_data import json_loads, toml_loads
 from cardvault.vault.confine import confined, read_confined
 from cardvault.vault.finding import Finding
-from cardvault.verify.symbols import SKIPPED, mentioned, source_files
+from cardvault.verify.symbols import mentioned, source_files, walk_files
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 # Both read one line at a time (blanks are [ \t], never a newline): a `\s` that runs on across
@@ -139,20 +139,13 @@ class Project:
 
     @cached_property
     def file_names(self) -> frozenset[str]:
-        """The names of the project's files (a walk that follows no symlink and skips `.git`,
-        hidden folders, `node_modules` and virtual environments; at most `PROJECT_FILES`)."""
-        names: set[str] = set()
-        seen = 0
-        for _folder, subfolders, files in os.walk(self.root, followlinks=False):
-            subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
-            names.update(files)
-            seen += len(files)
-            if seen > PROJECT_FILES:
-                self.problems.append(
-                    Finding("", 0, f"over {PROJECT_FILES} files: bare file names checked in part")
-                )
-                break
-        return frozenset(names)
+        """The names of the project's files (verify/symbols.py `walk_files`)."""
+        found, more = walk_files(self.root)
+        if more:
+            self.problems.append(
+                Finding("", 0, f"over {PROJECT_FILES} files: bare file names checked in part")
+            )
+        return frozenset(name.rsplit("/", 1)[-1] for name in found)
 
     def source_names(self, names: frozenset[str]) -> frozenset[str] | None:
         """Which of `names` the project's tracked source files hold as identifiers; None when

@@ -81,22 +81,22 @@ def symbol_of(span: str) -> Symbol | None:
 def source_files(root: Path, tracked: list[str] | None) -> tuple[list[str], bool]:
     """The project's source files (relative to `root`), and whether there were more than
     `PROJECT_FILES` of them (the rest is not read)."""
-    names = tracked if tracked is not None else _walked(root)
+    names = tracked if tracked is not None else walk_files(root)[0]
     found = [n for n in names if n.rsplit(".", 1)[-1].lower() in SOURCE_EXTENSIONS and "." in n]
     return found[:PROJECT_FILES], len(found) > PROJECT_FILES
 
 
-def _walked(root: Path) -> list[str]:
-    """The folder's files outside a repository (hidden folders, `node_modules` and virtual
-    environments skipped; no symlink followed)."""
+def walk_files(root: Path) -> tuple[list[str], bool]:
+    """The folder's files (relative to `root`; hidden folders and `SKIPPED` left out, no
+    symlink followed), and whether the walk stopped past `PROJECT_FILES` of them."""
     names: list[str] = []
     for folder, subfolders, files in os.walk(root, followlinks=False):
         subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
         base = os.path.relpath(folder, root)
         names += [f if base == "." else f"{base}/{f}" for f in files]
         if len(names) > PROJECT_FILES:
-            break
-    return names
+            return names, True
+    return names, False
 
 
 def mentioned(root: Path, files: Iterable[str], names: Iterable[str]) -> tuple[set[str], int]:
