@@ -63,14 +63,11 @@ def _plain(word: str) -> str:
     """A word lower-cased, Latin letters without their diacritics (CJK runs as they are)."""
     if word.isascii():
         return word.lower()
-    if CJK_RUN.fullmatch(word):
+    if is_cjk(word):
         return word
     decomposed = unicodedata.normalize("NFKD", word.lower())
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not _combining(c)))
-
-
-def _combining(char: str) -> bool:
-    return unicodedata.combining(char) != 0
+    kept = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", kept)
 
 
 def is_cjk(word: str) -> bool:
@@ -85,8 +82,7 @@ def stem(word: str) -> str:
         return word
     if not word.isascii() and is_cjk(word):
         return word
-    stemmer = getattr(_local, "stemmer", None) or _stemmer()
-    return str(stemmer.stemWord(word))
+    return str(_stemmer().stemWord(word))
 
 
 def stems(text: str) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ def table_span(text: str, dotted: tuple[str, ...]) -> tuple[int, int] | None:
     """Where the table `dotted` (and its sub-tables) is written as a `[header]` block: the
     character span, or None when no such header exists."""
     lines = text.splitlines(keepends=True)
-    starts = _line_starts(lines)
+    starts = list(accumulate(map(len, lines), initial=0))
     own, sub = _header(dotted, r"\][ \t]*(?:#.*)?$"), _header(dotted, r"\.")
     first = None
     for number, line in _outside_strings(lines):
@@ -112,13 +113,6 @@ def _block(lines: list[str], starts: list[int], first: int, stop: int) -> tuple[
     if first > 0 and lines[first - 1].rstrip("\r\n") == MARKER:
         first -= 1
     return starts[first], starts[last]
-
-
-def _line_starts(lines: list[str]) -> list[int]:
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    return starts
 
 
 def _outside_strings(lines: list[str]) -> list[tuple[int, str]]:
