@@ -16,9 +16,10 @@ from typing import Any
 from cardvault.errors import CardvaultError
 from cardvault.insight.card_html import card_html
 from cardvault.insight.graph import Graph, build_graph
+from cardvault.insight.listing import CardRow
 from cardvault.insight.stats import VaultStats, vault_stats
 from cardvault.vault.decisions import ReviewItem, pending_items, read_queue
-from cardvault.vault.fields import STALE, UPDATED
+from cardvault.vault.fields import STALE
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, read_vault, remembered
 
@@ -29,18 +30,11 @@ MEMBER_TEXT_LIMIT = 300
 
 
 @dataclass(frozen=True)
-class ViewCard:
-    """One card as the page shows it; `html` is its body rendered inert (insight/card_html.py)."""
+class ViewCard(CardRow):
+    """One card as the page shows it: its `list` row (the category "(none)" when it has none),
+    and its body rendered inert (`html`, insight/card_html.py)."""
 
-    slug: str
-    path: str
-    topic: str
-    category: str
-    tags: tuple[str, ...]
     aliases: tuple[str, ...]
-    status: str
-    updated: str
-    tokens: int
     archived: bool
     stale: str | None  # why the card is stale, None when it is not
     html: str
@@ -132,22 +126,11 @@ def html_fact() -> str:
 
 def _view_card(rel: str, file: CardFile, cutoff: dt.date, html: str) -> ViewCard:
     card = file.card
-    updated = card.date(UPDATED)
     archived = file.archived or card.status == "archived"
-    return ViewCard(
-        slug=card.slug,
-        path=rel,
-        topic=card.topic,
-        category=card.category or "(none)",
-        tags=card.tags,
-        aliases=card.aliases,
-        status=card.status,
-        updated=updated.isoformat() if updated else "",
-        tokens=file.tokens,
-        archived=archived,
-        stale=None if archived else staleness(file, cutoff),
-        html=html,
-    )
+    return ViewCard.of(
+        rel, file, category=card.category or "(none)", aliases=card.aliases, archived=archived,
+        stale=None if archived else staleness(file, cutoff), html=html,
+    )  # fmt: skip
 
 
 def staleness(file: CardFile, cutoff: dt.date) -> str | None:
