@@ -112,8 +112,7 @@ def terms(text: str) -> list[str]:
 
 
 def index_terms(text: str) -> list[str]:
-    """The terms the keyword index holds for `text`: the stem of each of its `terms` (a CJK
-    bigram is its own stem)."""
+    """The terms the keyword index holds for `text`: the stems of its `terms`."""
     return list(map(stem, terms(text)))
 
 

@@ -79,8 +79,7 @@ class ForgetCommands(Wiring):
     def _forget_vaults(
         self, query: str, scope: ForgetScope | str | None
     ) -> tuple[list[tuple[str, Vault]], list[str], bool]:
-        """The vaults `scope` covers, by name; notices; whether the global vault holds the
-        topic too when no scope was given."""
+        """The vaults `scope` covers by name, notices, and `global_too`."""
         from cardvault.errors import VaultNotFoundError
         from cardvault.forget.plan import plan_forget
 

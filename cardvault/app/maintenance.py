@@ -96,8 +96,7 @@ class Maintained:
 
 @dataclass(frozen=True)
 class MaintainedGlobal:
-    """What `Session.maintain_global` did: the cross-project run, and the registration of the
-    project it ran in (as `Maintained`'s; both None outside a project)."""
+    """What `Session.maintain_global` did, and the project's registration."""
 
     result: GlobalResult
     registered: Registered | None = None
@@ -194,8 +193,7 @@ class MaintainCommands(WriteCommands, ReviewCommands):
         return MaintainedGlobal(result, **joined)
 
     def promote(self, slug: str, rule: str | None = None) -> HandResult:
-        """`cardvault promote`: the card's rule (`rule`, else its own) goes into AGENTS.md's
-        learned rules; one commit."""
+        """`cardvault promote`: the card's rule (`rule`, else its own) into AGENTS.md."""
         from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import promote_card
 

@@ -32,16 +32,14 @@ class ResidentCommands(SearchCommands):
     """The project vault's resident process."""
 
     def serve_settings(self, vault: Vault | None = None) -> ServeSettings:
-        """The `[serve]` settings of `vault` (default: the project), with the user's and the
-        environment's overrides."""
+        """The `[serve]` settings of `vault` (default: the project), with overrides."""
         from cardvault.serve.autostart import serve_settings
 
         config = (vault or self.project()).config
         return serve_settings(config.serve_auto, config.serve_idle_minutes)
 
     def serve_status(self) -> Serving:
-        """`cardvault serve --status`: the project's resident process, if one answers (a socket
-        left by a dead one is removed)."""
+        """`cardvault serve --status` (a socket left by a dead process is removed)."""
         from cardvault.serve.autostart import clear_stale_socket
         from cardvault.serve.control import lock_holder, server_status
 

@@ -42,8 +42,7 @@ class ReviewCommands(VaultFor):
     def review_answer(
         self, answers: Sequence[Answer], by: str | None = None, to_global: bool = False
     ) -> ReviewResult:
-        """`cardvault review accept|reject`: settle decisions in one commit, recorded as
-        answered by `by` (default: a person)."""
+        """`cardvault review accept|reject`: settle decisions in one commit."""
         from cardvault.edits.door import Door
         from cardvault.review.answer import PERSON, answer
 

@@ -175,8 +175,7 @@ class ServiceCommands(SearchCommands):
         return root, revoke(root, self.env)
 
     def mcp_registration(self, host: str) -> tuple[str, str]:
-        """`cardvault mcp --config HOST`: (the snippet registering this vault's MCP server with
-        `host`, where it goes)."""
+        """`cardvault mcp --config HOST`: (the snippet, where it goes)."""
         from cardvault.hosts.registration import registration
 
         return registration(host, self.root)

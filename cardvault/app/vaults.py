@@ -172,8 +172,7 @@ class VaultCommands(WriteCommands):
         return Door(vault, on_wait).land(rename_card(vault, slug, new))
 
     def check(self, fix: bool = False, on_wait: OnWait | None = None) -> Checked:
-        """`cardvault check [--fix]`: with `fix`, repair the mechanical problems first (one
-        commit); then every finding of the vault as it is."""
+        """`cardvault check`: every finding, after the repairs `fix` makes (one commit)."""
         from cardvault.check.run import run_checks
 
         vault = self.project()

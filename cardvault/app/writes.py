@@ -106,8 +106,7 @@ class WriteCommands(VaultFor):
         )
 
     def register(self) -> Registered | None:
-        """Register the project with the global vault (made on first use); None inside the
-        global vault itself."""
+        """Register the project with the global vault; None inside the global vault."""
         from cardvault.edits.door import Door
         from cardvault.scopes.home import is_global
         from cardvault.scopes.registry import register

@@ -62,8 +62,7 @@ def unified_diff(change: FileChange, shown: str) -> str:
 
 
 def _write(path: Path, text: str) -> list[Path]:
-    """Replace the file at `path` (its link target, for a link) with `text`; the folders made
-    for it, outermost first."""
+    """Write `text` to `path` (through a link); the folders made for it, outermost first."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     made = _make_parents(target.parent)
     atomic_write(target, text, current_digest(target), mode=0o666 & ~_umask())  # keeps a mode

@@ -66,8 +66,7 @@ def project_vault(project: Path) -> Path:
 def plan(
     host: str, project: Path | None, vault: Path | None, uninstall: bool = False
 ) -> InstallPlan:
-    """What installing (or uninstalling) `host` at project level (`project` given) or user
-    level (`vault`: the vault pinned, needed to install) changes."""
+    """What installing (or uninstalling) `host` at project or user level changes."""
     if host not in HOSTS:
         raise ValueError(f"unknown host {host!r}")
     targets = host_files(host, project, vault)

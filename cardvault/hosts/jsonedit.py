@@ -52,8 +52,7 @@ class Member:
 
 
 def load(text: str, path: Path) -> Any:
-    """The parsed document; HostFileError (naming the file and line) unless it is a JSON
-    object."""
+    """The parsed document; HostFileError (file and line) unless a JSON object."""
     try:
         data = json_loads(text)
     except json.JSONDecodeError as exc:
@@ -91,8 +90,7 @@ def items(text: str, array: Value) -> list[Value]:
 
 
 def _elements(text: str, container: Value) -> list[Member]:
-    """The elements of an object or array, each as a Member (an item's key is "", its start
-    its value's)."""
+    """The elements of an object or array, as Members (an item's key is "")."""
     at = _skip(text, container.start + 1)
     found: list[Member] = []
     while text[at] not in "}]":

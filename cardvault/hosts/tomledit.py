@@ -97,8 +97,7 @@ def remove(text: str, dotted: tuple[str, ...], separator: str | None, path: Path
 
 
 def check(before: str, after: str, dotted: tuple[str, ...], wanted: Any, path: Path) -> None:
-    """Refuse an edit that changed anything but the table, or left the table otherwise than
-    `wanted` (None: absent)."""
+    """Refuse an edit that changed anything but the table, or left it unlike `wanted`."""
     old, new = load(before, path), load(after, path)
     if table_at(new, dotted) != wanted or _without(old, dotted) != _without(new, dotted):
         raise HostFileError(f"could not edit [{'.'.join(dotted)}] safely: edit it by hand", path)

@@ -95,8 +95,7 @@ class Graph:
 
 
 def vault_graph(vault: Vault, archived: bool = False) -> tuple[Graph, tuple[Finding, ...]]:
-    """The graph of the vault's live cards (and archived ones with `archived`), and the files
-    that could not be read."""
+    """The graph of the vault's live (or all) cards, and the files not read."""
     snapshot = read_vault(vault)
     cards = snapshot.cards if archived else snapshot.live
     return build_graph(cards, snapshot.names), snapshot.problems

@@ -29,8 +29,7 @@ class CardRow:
 
     @classmethod
     def of(cls, rel: str, file: CardFile, **more: Any) -> Self:
-        """The row of the card in `file` (`rel`: its path in the vault); `more` sets a
-        subclass's fields, or overrides these."""
+        """The row of the card in `file`; `more` sets a subclass's fields or overrides."""
         card = file.card
         updated = card.date(UPDATED)
         row: dict[str, Any] = {
@@ -69,8 +68,7 @@ def list_cards(
     status: str | None = None,
     archived: bool = False,
 ) -> tuple[list[CardRow], list[str]]:
-    """Cards passing the filters, sorted by category then slug, and the files that could not
-    be read."""
+    """Cards passing the filters by category then slug, and the files not read."""
     snapshot = read_vault(vault)
     rows = [
         CardRow.of(snapshot.rel(file.path), file)

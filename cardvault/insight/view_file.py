@@ -44,8 +44,7 @@ class ViewWritten:
 def write_view(
     vault: Vault, today: dt.date, out: Path | None = None, temporary: bool = False
 ) -> ViewWritten:
-    """Build the page of `vault` and write it to `out`, to a new temporary file (`temporary`),
-    or to the vault's cache folder."""
+    """Build the page of `vault` and write it (see `Session.view`)."""
     from cardvault.edits.atomic import atomic_write
 
     view = vault_view(vault, today)

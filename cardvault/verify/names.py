@@ -118,8 +118,7 @@ def _shell_line(line: str) -> str | None:
 
 
 def classify_span(span: str) -> tuple[str, str] | None:
-    """What an inline code span names: ("command" | "pin" | "path" | "symbol", text), or
-    None."""
+    """What an inline code span names: (kind, text), or None."""
     if span.startswith("$ "):
         return ("command", span[2:].strip()) if span[2:].strip() else None
     words = span.split()

@@ -171,8 +171,7 @@ class Project:
         return project_head(self.root)
 
     def committed(self, commit: str, rel: str) -> str | None:
-        """The text `commit` holds for the project file `rel` (None: not there, or no such
-        commit). Read from git's objects, not the work tree."""
+        """The text `commit` holds for `rel` (git's objects; None: not there)."""
         from cardvault.history import blob_text, work_tree_of
 
         top = work_tree_of(self.root)

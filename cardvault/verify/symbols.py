@@ -79,8 +79,7 @@ def symbol_of(span: str) -> Symbol | None:
 
 
 def source_files(root: Path, tracked: list[str] | None) -> tuple[list[str], bool]:
-    """The project's source files (relative to `root`), and whether there were more than
-    `PROJECT_FILES` of them (the rest is not read)."""
+    """The project's source files, and whether more than `PROJECT_FILES` were cut."""
     names = tracked if tracked is not None else walk_files(root)[0]
     found = [n for n in names if n.rsplit(".", 1)[-1].lower() in SOURCE_EXTENSIONS and "." in n]
     return found[:PROJECT_FILES], len(found) > PROJECT_FILES
