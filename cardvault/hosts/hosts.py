@@ -119,46 +119,28 @@ def is_our_command(command: Any) -> bool:
     return bool(args) and args[0] == "hook"
 
 
-def _claude_group_is_ours(group: Any) -> bool:
+def _group_is_ours(group: Any) -> bool:
     hooks = group.get("hooks") if isinstance(group, dict) else None
-    return (
-        isinstance(hooks, list)
-        and bool(hooks)
-        and all(isinstance(h, dict) and is_our_command(h.get("command")) for h in hooks)
-    )
+    return isinstance(hooks, list) and bool(hooks) and all(map(_command_is_ours, hooks))
 
 
-def _cursor_item_is_ours(item: Any) -> bool:
+def _command_is_ours(item: Any) -> bool:
     return isinstance(item, dict) and is_our_command(item.get("command"))
 
 
-def claude_style_hooks(program: tuple[str, ...], vault: Path | None, host: str) -> tuple[Item, ...]:
-    """Claude Code's and Codex's hook groups: `hooks.<Event>` lists of `{matcher, hooks}`."""
+def hook_slots(program: tuple[str, ...], vault: Path | None, host: str) -> tuple[Item, ...]:
+    """The host's hooks, one per event, in `hooks.<Event>` lists: Cursor lists each
+    `{command, timeout}` itself; Claude Code and Codex wrap it in a `{matcher, hooks}` group."""
     slots = []
     for event in EVENTS:
-        command = {
-            "type": "command",
-            "command": hook_command(program, vault, event, host),
-            "timeout": TIMEOUTS[event],
-        }
-        group: dict[str, Any] = {}
-        if event in _MATCHERS:
-            group["matcher"] = _MATCHERS[event]
-        group["hooks"] = [command]
-        slots.append(Item(("hooks", _CLAUDE_EVENTS[event]), group, _claude_group_is_ours))
+        command = {"command": hook_command(program, vault, event, host), "timeout": TIMEOUTS[event]}
+        if host == "cursor":
+            slots.append(Item(("hooks", _CURSOR_EVENTS[event]), command, _command_is_ours))
+            continue
+        matcher = {"matcher": _MATCHERS[event]} if event in _MATCHERS else {}
+        group = {**matcher, "hooks": [{"type": "command", **command}]}
+        slots.append(Item(("hooks", _CLAUDE_EVENTS[event]), group, _group_is_ours))
     return tuple(slots)
-
-
-def cursor_hooks(program: tuple[str, ...], vault: Path | None) -> tuple[Item, ...]:
-    """Cursor's hooks: `hooks.<event>` lists of `{command, timeout}`."""
-    return tuple(
-        Item(
-            ("hooks", _CURSOR_EVENTS[event]),
-            {"command": hook_command(program, vault, event, "cursor"), "timeout": TIMEOUTS[event]},
-            _cursor_item_is_ours,
-        )
-        for event in EVENTS
-    )
 
 
 def _mcp_json(path: Path, program: tuple[str, ...], vault: Path | None) -> JsonFile:
@@ -173,7 +155,7 @@ def _claude_files(
     settings = (project or home) / ".claude" / "settings.json"
     return (
         _mcp_json(mcp, program, vault),
-        JsonFile(settings, claude_style_hooks(program, vault, "claude-code")),
+        JsonFile(settings, hook_slots(program, vault, "claude-code")),
     )
 
 
@@ -186,7 +168,7 @@ def _codex_files(
         TomlTable(
             folder / "config.toml", ("mcp_servers", SERVER_NAME), server_entry(program, vault)
         ),
-        JsonFile(folder / "hooks.json", claude_style_hooks(program, vault, "codex")),
+        JsonFile(folder / "hooks.json", hook_slots(program, vault, "codex")),
     )
 
 
@@ -196,7 +178,7 @@ def _cursor_files(
     folder = (project or home_folder(env)) / ".cursor"
     return (
         _mcp_json(folder / "mcp.json", program, vault),
-        JsonFile(folder / "hooks.json", cursor_hooks(program, vault), (("version", 1),)),
+        JsonFile(folder / "hooks.json", hook_slots(program, vault, "cursor"), (("version", 1),)),
     )
 
 
