@@ -1,14 +1,11 @@
 """`checked: {date, commit}`: when a card was last confirmed against the project, and at which
-commit (`SHORT` hex digits of the project's HEAD; no `commit` outside git).
+commit (`SHORT` hex digits of HEAD). Recorded by `verify` on a card citing lines whose files
+are as HEAD holds them (so the commit says what was read), and by a "still right" answer.
 
-Written by `verify` on a card that cites lines and has no record yet, when every cited file is
-as HEAD holds it (so the commit says exactly what was read); and by a "still right" answer to a
-stale question (review/act.py). Once recorded, each run compares the cited lines as that commit
-held them with the lines now: changed lines make the card stale. A clone that lacks the commit
-cannot compare: the card keeps what its mark says of those lines, so a clone that can compare
-and one that cannot never undo each other's mark. A card edited after its check is recorded
-anew (its citations are the person's newer ones); otherwise the value changes only when a card
-is checked again. A `checked:` of another form is the person's own and left alone.
+Each run compares the cited lines at that commit with the lines now: changed lines make the
+card stale. A clone lacking the commit keeps what the mark says of those lines, so a clone that
+can compare and one that cannot never undo each other's mark. A card edited after its check is
+recorded anew; a `checked:` of another form is the person's own and left alone.
 """
 
 from __future__ import annotations

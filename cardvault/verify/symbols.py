@@ -1,15 +1,11 @@
 """Code symbols a card names, and whether the project's source still has them (`verify`).
 
-A symbol is an inline code span of one of three shapes, never an ordinary word in backticks: a
-call (`load_config()`: the last name before the parentheses), a class-like name of two or more
-capitalised parts (`VaultState`; not the product names in `PRODUCTS`), or a dotted name
-(`settings.DEBUG`) whose first part the project's source has (so `example.com` never counts).
-It is stale when no tracked source file holds its name as a whole identifier: a definition, a
-call, an import or a comment all count, so a rename is found and a mention keeps a card fresh.
-
-Reading is confined like every project read and bounded (`SOURCE_EXTENSIONS` only, each file at
-most `PROJECT_SOURCE` bytes, at most `PROJECT_FILES` files), one read per file, and stops as
-soon as every name is found.
+A symbol is an inline code span that is a call (`load_config()`), a class-like name of two or
+more capitalised parts (`VaultState`; not `PRODUCTS`), or a dotted name (`settings.DEBUG`)
+whose first part the source has (so `example.com` never counts). It is stale when no tracked
+source file holds its name as a whole identifier: a mention anywhere keeps a card fresh, a
+rename is found. Reading is confined, bounded (`PROJECT_SOURCE`, `PROJECT_FILES`), one read
+per file, and stops once every name is found.
 """
 
 from __future__ import annotations
