@@ -258,7 +258,6 @@ class VaultCommands(WriteCommands):
         """`cardvault import FOLDER`: the folder's notes as cards in one commit (planned again
         if a file changed meanwhile; refused when a note has problems, unless `partial`)."""
         from cardvault.edits.door import Door
-        from cardvault.errors import CardvaultError
         from cardvault.portable.folder import plan_folder
         from cardvault.portable.importer import apply_import
 
@@ -290,7 +289,6 @@ class VaultCommands(WriteCommands):
         as portable JSON, written to `target` (outside the vault; an existing file only with
         `force`), or only returned when `target` is None."""
         from cardvault.edits.atomic import atomic_write
-        from cardvault.errors import CardvaultError
         from cardvault.portable.format import export_data, export_target
         from cardvault.vault.files import ABSENT, current_digest
 
