@@ -194,11 +194,9 @@ class InsightCommands(WriteCommands):
 
     def hot(self, text: str, to_global: bool = False, redact: bool = False) -> HotWrite:
         """`cardvault hot`: add a fragment to the session agent's hot memory and commit it."""
-        from cardvault.edits.door import Door
         from cardvault.scopes.agents import add_fragment
 
-        vault = self.vault_for(to_global)
-        return Door(vault).land(add_fragment(vault, text, self.now(), redact))
+        return self.landed(lambda vault: add_fragment(vault, text, self.now(), redact), to_global)
 
     def scope_info(self, register: bool = False) -> ScopeInfo:
         """`cardvault scope`: the global vault, this project's context key and the registered

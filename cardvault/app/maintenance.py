@@ -194,24 +194,18 @@ class MaintainCommands(WriteCommands, ReviewCommands):
 
     def promote(self, slug: str, rule: str | None = None) -> HandResult:
         """`cardvault promote`: the card's rule (`rule`, else its own) into AGENTS.md."""
-        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import promote_card
 
-        vault = self.project()
-        return Door(vault).land(promote_card(vault, slug, self.now().date(), rule))
+        return self.landed(lambda vault: promote_card(vault, slug, self.now().date(), rule))
 
     def demote(self, slug: str) -> HandResult:
         """`cardvault demote`: take the card's rule back out of AGENTS.md; one commit."""
-        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import demote_card
 
-        vault = self.project()
-        return Door(vault).land(demote_card(vault, slug, self.now().date()))
+        return self.landed(lambda vault: demote_card(vault, slug, self.now().date()))
 
     def archive(self, slug: str) -> HandResult:
         """`cardvault archive`: move the card to memory/archive/ now; one commit."""
-        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import archive_card
 
-        vault = self.project()
-        return Door(vault).land(archive_card(vault, slug, self.now().date()))
+        return self.landed(lambda vault: archive_card(vault, slug, self.now().date()))

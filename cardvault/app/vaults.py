@@ -165,11 +165,9 @@ class VaultCommands(WriteCommands):
 
     def rename(self, slug: str, new: str, on_wait: OnWait | None = None) -> RenameResult:
         """`cardvault rename SLUG NEW`: rename a card and every link to it, in one commit."""
-        from cardvault.edits.door import Door
         from cardvault.write.rename import rename_card
 
-        vault = self.project()
-        return Door(vault, on_wait).land(rename_card(vault, slug, new))
+        return self.landed(lambda vault: rename_card(vault, slug, new), on_wait=on_wait)
 
     def check(self, fix: bool = False, on_wait: OnWait | None = None) -> Checked:
         """`cardvault check`: every finding, after the repairs `fix` makes (one commit)."""
