@@ -1,13 +1,6 @@
-"""The public Python API: `open_vault(path)` gives a `Session` that does what the CLI does.
-
-    from cardvault import open_vault
-    with open_vault("~/notes") as vault:
-        for hit in vault.search("why does the login POST fail", k=5):
-            print(hit.score, hit.path, hit.topic)
-
-The session is `cardvault.app.Session` (search, context, log, remember, new, maintain, review,
-...); `VaultHandle`, `LiveVault` and `WarmHandles` are the warm search handles it holds
-(`cardvault.search.warm`), named here for programs that keep one themselves.
+"""The public Python API: `open_vault(path)` gives a `cardvault.app.Session` that does what the
+CLI does (the example is in cardvault.app); `VaultHandle`, `LiveVault` and `WarmHandles` are
+the warm search handles it holds, named here for programs that keep one themselves.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
-"""How cardvault starts itself in another process: this very installation, in a fresh Python
-that imports nothing from the folder it runs in.
+"""How cardvault starts itself in another process (git's merge drivers, `serve --background`, an
+MCP server with no `cardvault` script): this installation, in a fresh Python that imports
+nothing from the folder it runs in, as `PYTHON -I -c BOOT PACKAGE_FOLDER MODULE ARGS...`.
 
-Every process cardvault starts for itself (the merge drivers git runs inside the work tree, the
-resident `cardvault serve --background`, the MCP server a host launches when no `cardvault`
-script is installed) runs
-
-    PYTHON -I -c BOOT PACKAGE_FOLDER MODULE ARGS...
-
-`-I` is Python's isolated mode: the working directory is not on `sys.path`, and PYTHONPATH, the
-other PYTHON* variables and the user's site folder are ignored, so a `cardvault/` package, a
-`sitecustomize.py` or a `yaml.py` committed to a vault is never imported, whatever folder the
-process starts in. BOOT puts the folder holding the running package first on `sys.path` (so a
-source checkout and an editable install work the same as a normal one, and the child runs the
-same code as its parent), then runs MODULE as `python -m` would. BOOT holds no quote or
-backslash, so git stores the drivers' command lines verbatim.
+`-I` (isolated mode) keeps the working directory off `sys.path` and ignores PYTHON* variables
+and the user's site folder, so a `cardvault/`, `sitecustomize.py` or `yaml.py` committed to a
+vault is never imported. BOOT puts the running package's folder first on `sys.path` (the child
+runs the same code as its parent, from a checkout or an install alike), then runs MODULE as
+`python -m` would. BOOT holds no quote or backslash, so git stores the command lines verbatim.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Every bound on what cardvault reads from outside, in one table, and the one bounded read.
 
-Each row is a `Limit`: an int (compared, formatted and passed as one) that also says its unit,
-what it bounds and why it is that size. Every read of an untrusted input (a vault's files, a
-project's files, a folder to import, an export, a hook's stdin, a transcript, a socket, a
-JSON-RPC line, git's output) takes its bound from here, and `read_upto` is the one loop that
-reads a file descriptor, a stream or a socket without ever holding more than the limit plus one
-byte (one byte more tells "too big" from "exactly the limit"). Each reader still names its
-input in its own error (the file, and the line where there is one).
-
-A bound that shapes output or tunes an algorithm (tags on a new card, passages per document)
-is not an input limit and lives with its code; `tests/test_code_rules.py` keeps every other
-size constant here.
+Each row is a `Limit`: an int that also says its unit, what it bounds and why it is that size.
+Every read of an untrusted input takes its bound from here, and `read_upto` is the one loop
+that reads a descriptor, stream or socket holding at most the limit plus one byte (the one
+byte tells "too big" from "exactly the limit"); each reader names its input in its own error.
+A bound that shapes output or tunes an algorithm is not an input limit and lives with its code.
 """
 
 from __future__ import annotations
@@ -112,11 +106,6 @@ HOST_FILE = Limit(
     1 << 20, "bytes", "a host's settings file `install` reads and merges into",
     "settings files are a few KB; a bigger one is not a host's settings",
 )  # fmt: skip
-
-#: The whole table, for docs and the rule that no size limit lives outside it.
-TABLE: dict[str, Limit] = {
-    name: row for name, row in dict(globals()).items() if isinstance(row, Limit)
-}
 
 
 def read_upto(read: Callable[[int], bytes], limit: int) -> bytes:

@@ -1,27 +1,17 @@
 """Words and their stems: the one tokenizer and stemmer of cardvault.
 
 A word is a run of letters and digits (what SQLite's unicode61 tokenizer takes for one),
-lower-cased, its diacritics removed ("Café" -> "cafe"); a run of Chinese, Japanese or Korean
-characters is one word, kept as written. Such text does not say where its words end, so the
-search index holds each run as its overlapping bigrams and a query asks for the bigrams of its
-runs (`terms`, the one split for both): "数据库的连接" is "数据 据库 库的 的连 连接", found by a
-question that shares some of them, in any order, as BM25 ranks words.
+lower-cased, diacritics removed; a run of Chinese, Japanese or Korean characters is one word,
+kept as written. Such text does not say where its words end, so the index holds each run as its
+overlapping bigrams and a query asks for the bigrams of its runs (`terms`, the one split for
+both). A stem is Snowball English's (Porter2; PyStemmer's C accelerator when installed). The
+search index, its highlighting and maintenance's sentence comparison all use these stems: one
+word has one stem everywhere.
 
-A word's stem is the Snowball English stemmer's (Porter2, from snowballstemmer, through its C
-accelerator PyStemmer when that is installed): "boxes" and "box" are "box", "retries",
-"retried" and "retry" are "retri", "failing", "fails" and "failed" are "fail", "cookies" and
-"cookie" are "cooki". A CJK run and a word with digits stem to themselves.
-
-The search index stores these stems and its queries ask for them (search/text.py), a hit's
-highlighting marks the words whose stem the query asked for, and maintenance compares sentences
-by them (maintain/text.py): one word has one stem everywhere.
-
-A text's language is told by the Unicode scripts of its letters (`language`; no model, no
-dictionary): Hangul makes a text Korean, kana Japanese, Han characters alone Chinese. Other
-texts are named by their script ("latin", "cyrillic", ...): scripts cannot tell English from
-French, and an embedding model's languages (search/model.py: `reads`) are named the same way.
-A text is in the language whose letters weigh most, a CJK character counting as a short word
-(`CJK_WEIGHT` letters), so a Chinese note that quotes English commands and links is Chinese.
+A text's language is told by the Unicode scripts of its letters (`language`; no model): scripts
+cannot tell English from French, so other texts are named by their script ("latin", ...), as an
+embedding model's languages are (search/model.py). A CJK character weighs `CJK_WEIGHT` letters,
+so a Chinese note that quotes English commands is Chinese.
 """
 
 from __future__ import annotations
@@ -73,14 +63,11 @@ def _plain(word: str) -> str:
     """A word lower-cased, Latin letters without their diacritics (CJK runs as they are)."""
     if word.isascii():
         return word.lower()
-    if CJK_RUN.fullmatch(word):
+    if is_cjk(word):
         return word
     decomposed = unicodedata.normalize("NFKD", word.lower())
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not _combining(c)))
-
-
-def _combining(char: str) -> bool:
-    return unicodedata.combining(char) != 0
+    kept = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", kept)
 
 
 def is_cjk(word: str) -> bool:
@@ -95,8 +82,7 @@ def stem(word: str) -> str:
         return word
     if not word.isascii() and is_cjk(word):
         return word
-    stemmer = getattr(_local, "stemmer", None) or _stemmer()
-    return str(stemmer.stemWord(word))
+    return str(_stemmer().stemWord(word))
 
 
 def stems(text: str) -> list[str]:
@@ -126,8 +112,7 @@ def terms(text: str) -> list[str]:
 
 
 def index_terms(text: str) -> list[str]:
-    """The terms the keyword index holds for `text`: the stem of each of its `terms` (a CJK
-    bigram is its own stem)."""
+    """The terms the keyword index holds for `text`: the stems of its `terms`."""
     return list(map(stem, terms(text)))
 
 

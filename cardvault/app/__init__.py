@@ -1,22 +1,17 @@
 """The app: one `Session` wires a cardvault session, and has one method per command.
 
-A session holds what every command needs: the project vault (`--vault`, $CARDVAULT_VAULT, or
-found upwards) and the global vault, the agent (`--agent`, $CARDVAULT_AGENT), the clock
-($CARDVAULT_NOW pins it), which vaults a scope covers, and the warm search services of the
-vaults it has read. The CLI, the MCP server, the resident `cardvault serve` and the Python API
-all make one and call it; none of them wires services on its own:
+The CLI, the MCP server, the resident `cardvault serve` and the Python API all make a session
+and call it; none of them wires services on its own:
 
     from cardvault import open_vault
     with open_vault("~/notes") as vault:
         for hit in vault.search("why does the login POST fail", k=5, scope="all"):
             print(hit.score, hit.path, hit.topic)
-        print(vault.context(task="fix the login form").text)
-        vault.remember("The login POST needs the CSRF header from /token.")
 
-The wiring (the vaults, agent, clock, scope, warm searchers, all read from the session's `env`,
-never from `os.environ` behind its back) is `cardvault.wiring.Wiring`; this module adds the
-commands. Methods return the services' typed results; they never print. Importing this module
-is cheap: the services load when a method first needs them.
+The wiring (vaults, agent, clock, scope, warm searchers, all read from the session's `env`,
+never from `os.environ` behind its back) is `cardvault.wiring.Wiring`; the modules here add the
+commands, grouped by what they touch. Methods return the services' typed results and never
+print. Importing this module is cheap: services load when a method first needs them.
 """
 
 from __future__ import annotations
@@ -54,17 +49,14 @@ class Session(
     ReviewCommands,
     ServedCommands,
 ):
-    """One session of cardvault (see the module docstring): its wiring, and one method per
-    command, gathered from the app's modules by what they touch. Close it, or use it as a
-    context manager, to release the warm search services it made."""
+    """One session of cardvault (see the module docstring). Close it, or use it as a context
+    manager, to release the warm search services it made."""
 
 
 def open_vault(path: str | Path | None = None, watch: bool = False) -> Session:
-    """A session on the vault at `path`, or found like the CLI finds it ($CARDVAULT_VAULT,
-    walking up); VaultNotFoundError when there is none.
-
-    `watch` keeps a file watcher on each vault searched for the session's life (for long-lived
-    programs: searches on an unchanged vault then skip the sync)."""
+    """A session on the vault at `path`, or found like the CLI finds it; VaultNotFoundError when
+    there is none. `watch` keeps a file watcher on each vault searched, for long-lived programs
+    (a search on an unchanged vault then skips the sync)."""
     session = Session(path, watch=watch)
     _ = session.root  # fail now, not at the first call
     return session

@@ -25,10 +25,9 @@ class ForgetScope(StrEnum):
 
 @dataclass(frozen=True)
 class ForgetPlans:
-    """What `Session.forget_plan` found: the non-empty plan of each vault in scope, by name
-    ("project", "global", a project's key); whether an interrupted forget of the query was
-    finished first; warnings (projects not found, cards not searched); and, when no scope was
-    given, whether the global vault holds the topic too (a front end may ask where)."""
+    """What `Session.forget_plan` found: the non-empty plan of each vault in scope, by name; whether
+    an interrupted forget of the query was finished first; warnings; and, with no scope given,
+    whether the global vault holds the topic too (a front end may ask where)."""
 
     query: str
     plans: tuple[tuple[str, Vault, ForgetPlan], ...]
@@ -55,10 +54,9 @@ class ForgetCommands(Wiring):
     def forget_plan(
         self, query: str, scope: ForgetScope | str | None = None, on_wait: OnWait | None = None
     ) -> ForgetPlans:
-        """`cardvault forget`, the plan (nothing removed): what forgetting `query` removes in
-        each vault of `scope` (default: the project, or the global vault outside one), made
-        after finishing an interrupted write of those vaults (a plan of half-written files
-        would name what the finished write already took). Hand it to `forget`."""
+        """`cardvault forget`, the plan (nothing removed): what forgetting `query` removes in each
+        vault of `scope` (default: the project, else the global vault), made after finishing an
+        interrupted write there (else the plan would name what the finished write already took)."""
         from cardvault.edits.door import Door
         from cardvault.forget.plan import plan_forget, resumed_forget
 
@@ -81,8 +79,7 @@ class ForgetCommands(Wiring):
     def _forget_vaults(
         self, query: str, scope: ForgetScope | str | None
     ) -> tuple[list[tuple[str, Vault]], list[str], bool]:
-        """The vaults `scope` covers, by name; notices; whether the global vault holds the
-        topic too when no scope was given."""
+        """The vaults `scope` covers by name, notices, and `global_too`."""
         from cardvault.errors import VaultNotFoundError
         from cardvault.forget.plan import plan_forget
 
@@ -118,10 +115,9 @@ class ForgetCommands(Wiring):
     def forget(
         self, plans: ForgetPlans, match_text: bool = False, on_wait: OnWait | None = None
     ) -> list[tuple[str, Vault, ForgetResult]]:
-        """`cardvault forget`, the removal: carry out each plan of `forget_plan` (one commit per
-        vault; a file changed since is refused). NotFoundError when nothing matched (unless an
-        interrupted forget of the query was just finished); cards matched only by their text
-        go only with `match_text` (the CLI's yes at the prompt, or --yes --match-text)."""
+        """`cardvault forget`, the removal: each plan of `forget_plan` carried out, one commit per
+        vault. NotFoundError when nothing matched (unless an interrupted forget was just finished);
+        cards matched only by their text go only with `match_text`."""
         from cardvault.edits.door import Door
         from cardvault.errors import NotFoundError
         from cardvault.forget.plan import apply_forget

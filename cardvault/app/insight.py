@@ -146,8 +146,7 @@ class InsightCommands(WriteCommands):
     def graph(
         self, archived: bool = False, scope: Scope | str | InScope = Scope.project
     ) -> InVaults[Graph]:
-        """`cardvault graph`: each vault's tag and link graph (links never cross vaults);
-        `graph_text` draws one."""
+        """`cardvault graph`: each vault's graph (links never cross vaults)."""
         from cardvault.insight.graph import vault_graph
 
         return _over(self.scope(scope), lambda vault: vault_graph(vault, archived))
@@ -155,8 +154,7 @@ class InsightCommands(WriteCommands):
     def history(
         self, slug: str | None = None, since: dt.date | None = None, limit: int | None = None
     ) -> Iterator[MemoryCommit]:
-        """`cardvault history`: the commits that changed the memory, newest first, in words,
-        each read when taken (only those naming `slug`, on or after `since`, at most `limit`)."""
+        """`cardvault history`: the memory's commits in words, newest first, read lazily."""
         from cardvault.insight.changes import memory_history
 
         return memory_history(self.project(), slug, since, limit)
@@ -168,8 +166,7 @@ class InsightCommands(WriteCommands):
         return memory_diff(self.project(), rev)
 
     def view(self, out: Path | None = None, temporary: bool = False) -> ViewWritten:
-        """`cardvault view`: write the vault as one HTML page to `out`, to a new temporary file
-        (`temporary`), or to the vault's cache folder."""
+        """`cardvault view`: write the vault as one HTML page (insight/view_file.py)."""
         from cardvault.errors import CardvaultError
         from cardvault.insight.view_file import write_view
 
@@ -189,8 +186,7 @@ class InsightCommands(WriteCommands):
         return done if isinstance(done, VerifyResult) else Door(vault).land(done)
 
     def agents(self, from_global: bool = False) -> list[AgentSummary]:
-        """`cardvault agents`: the agents the vault knows, with their hot memory, log entries,
-        lessons, corrections and live cards."""
+        """`cardvault agents`: the agents the vault knows, with what each wrote."""
         from cardvault.scopes.agents import agent_summaries
         from cardvault.vault.read import read_vault
 
@@ -198,11 +194,9 @@ class InsightCommands(WriteCommands):
 
     def hot(self, text: str, to_global: bool = False, redact: bool = False) -> HotWrite:
         """`cardvault hot`: add a fragment to the session agent's hot memory and commit it."""
-        from cardvault.edits.door import Door
         from cardvault.scopes.agents import add_fragment
 
-        vault = self.vault_for(to_global)
-        return Door(vault).land(add_fragment(vault, text, self.now(), redact))
+        return self.landed(lambda vault: add_fragment(vault, text, self.now(), redact), to_global)
 
     def scope_info(self, register: bool = False) -> ScopeInfo:
         """`cardvault scope`: the global vault, this project's context key and the registered

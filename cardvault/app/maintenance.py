@@ -28,11 +28,9 @@ JUDGE_KEY = "maintain.judge"
 
 @dataclass(frozen=True)
 class Maintained:
-    """What `Session.maintain` did: the run; the project's registration with the global vault
-    (None: already registered, a dry run, or inside the global vault) or why it failed; the
-    judge's answers to the pending questions (None: no judge, or nothing for it to answer); the
-    judge the vault sets but this machine has not approved (`ignored`, when it had questions to
-    answer)."""
+    """What `Session.maintain` did: the run; the project's registration with the global vault (or
+    why it failed); the judge's answers; the judge the vault sets but this machine has not
+    approved (`ignored`, when it had questions to answer)."""
 
     run: RunResult
     dry_run: bool = False
@@ -98,8 +96,7 @@ class Maintained:
 
 @dataclass(frozen=True)
 class MaintainedGlobal:
-    """What `Session.maintain_global` did: the cross-project run, and the registration of the
-    project it ran in (as `Maintained`'s; both None outside a project)."""
+    """What `Session.maintain_global` did, and the project's registration."""
 
     result: GlobalResult
     registered: Registered | None = None
@@ -160,13 +157,10 @@ class MaintainCommands(WriteCommands, ReviewCommands):
         on_wait: OnWait | None = None,
     ) -> Maintained:
         """`cardvault maintain`: the maintenance pass over the project vault, one unit of work
-        (maintain/run.py: one lock, one read, the steps that precede the plan under it). `only`
-        names steps (comma-separated names too); `since` limits distilling to log entries from
-        that day on; `dry_run` plans and writes nothing (the plan's diff is in the result);
-        `review` commits on a new branch; `commit_pending` commits hand edits first. Then,
-        unless it was a dry run, the project registers with the global vault (a failure is
-        said, never a failed run), and unless it was a dry run or `review`, the vault's judge
-        (`[maintain] judge`) answers the questions pending."""
+        (maintain/run.py). `only` names steps; `since` limits distilling to entries from that day
+        on; `review` commits on a new branch; `commit_pending` commits hand edits first. Unless a
+        dry run, the project then registers with the global vault (a failure is said, never a failed
+        run), and unless a dry run or `review`, the vault's judge answers the questions pending."""
         from cardvault.forget.tombstone import before_maintenance
         from cardvault.maintain.run import RunOptions
 
@@ -199,26 +193,19 @@ class MaintainCommands(WriteCommands, ReviewCommands):
         return MaintainedGlobal(result, **joined)
 
     def promote(self, slug: str, rule: str | None = None) -> HandResult:
-        """`cardvault promote`: the card's rule (`rule`, else its own) goes into AGENTS.md's
-        learned rules; one commit."""
-        from cardvault.edits.door import Door
+        """`cardvault promote`: the card's rule (`rule`, else its own) into AGENTS.md."""
         from cardvault.maintain.by_hand import promote_card
 
-        vault = self.project()
-        return Door(vault).land(promote_card(vault, slug, self.now().date(), rule))
+        return self.landed(lambda vault: promote_card(vault, slug, self.now().date(), rule))
 
     def demote(self, slug: str) -> HandResult:
         """`cardvault demote`: take the card's rule back out of AGENTS.md; one commit."""
-        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import demote_card
 
-        vault = self.project()
-        return Door(vault).land(demote_card(vault, slug, self.now().date()))
+        return self.landed(lambda vault: demote_card(vault, slug, self.now().date()))
 
     def archive(self, slug: str) -> HandResult:
         """`cardvault archive`: move the card to memory/archive/ now; one commit."""
-        from cardvault.edits.door import Door
         from cardvault.maintain.by_hand import archive_card
 
-        vault = self.project()
-        return Door(vault).land(archive_card(vault, slug, self.now().date()))
+        return self.landed(lambda vault: archive_card(vault, slug, self.now().date()))

@@ -1,9 +1,6 @@
-"""The app's resident process (`cardvault serve`): its settings, status, start and stop, and
-the requests it answers.
-
-Each request runs in a `Session` made from the caller's environment and this session's warm
-handles (`lend`), the same app the CLI runs in-process, so there is one notion of a session
-however a command arrives.
+"""The app's resident process (`cardvault serve`): its settings, status, start and stop, and the
+requests it answers, each in a `Session` lent this one's warm handles (`lend`): one notion of a
+session however a command arrives.
 """
 
 from __future__ import annotations
@@ -35,16 +32,14 @@ class ResidentCommands(SearchCommands):
     """The project vault's resident process."""
 
     def serve_settings(self, vault: Vault | None = None) -> ServeSettings:
-        """The `[serve]` settings of `vault` (default: the project), with the user's and the
-        environment's overrides."""
+        """The `[serve]` settings of `vault` (default: the project), with overrides."""
         from cardvault.serve.autostart import serve_settings
 
         config = (vault or self.project()).config
         return serve_settings(config.serve_auto, config.serve_idle_minutes)
 
     def serve_status(self) -> Serving:
-        """`cardvault serve --status`: the project's resident process, if one answers (a socket
-        left by a dead one is removed)."""
+        """`cardvault serve --status` (a socket left by a dead process is removed)."""
         from cardvault.serve.autostart import clear_stale_socket
         from cardvault.serve.control import lock_holder, server_status
 
@@ -80,11 +75,10 @@ class ResidentCommands(SearchCommands):
         idle_minutes: float | None = None,
         ready: Callable[[tuple[str, ...], float], None] | None = None,
     ) -> str:
-        """`cardvault serve`: warm the project's search, then answer requests on its socket
-        until idle for `idle_minutes` or stopped; why it stopped. Each request is `answer`ed in
-        a session lent this one's warm services (`lend`); `ready` gets the warm-up's notices
-        and the idle timeout once the socket listens. `answer` runs a request's command line in
-        its session: its exit code and output as (stream number, text) pieces."""
+        """`cardvault serve`: warm the project's search, then answer requests on its socket until
+        idle for `idle_minutes` or stopped; why it stopped. `answer` runs a request's command line
+        in a session lent this one's warm services (`lend`): its exit code and output pieces;
+        `ready` gets the warm-up's notices and the idle timeout once the socket listens."""
         from cardvault.serve.protocol import RunResult
         from cardvault.serve.server import serve as serve_loop
 

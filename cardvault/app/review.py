@@ -42,13 +42,12 @@ class ReviewCommands(VaultFor):
     def review_answer(
         self, answers: Sequence[Answer], by: str | None = None, to_global: bool = False
     ) -> ReviewResult:
-        """`cardvault review accept|reject`: settle decisions in one commit, recorded as
-        answered by `by` (default: a person)."""
-        from cardvault.edits.door import Door
+        """`cardvault review accept|reject`: settle decisions in one commit."""
         from cardvault.review.answer import PERSON, answer
 
-        vault = self.vault_for(to_global)
-        return Door(vault).land(answer(vault, list(answers), self.now(), by=by or PERSON))
+        return self.landed(
+            lambda vault: answer(vault, list(answers), self.now(), by=by or PERSON), to_global
+        )
 
     def review_accept(
         self,

@@ -1,9 +1,7 @@
 """The app's reads for a server of one vault (the MCP server's `read` tool and resources): one
-memory file whole (a card, a day's log, MEMORY.md), the learned rules, the live cards; and the
-search index brought up to date before the first search and after each write. Also the names
-that server renders with (its log's progress lines, the bounded JSON reader, the context cap,
-and the quoting of stored memory: context/pack.py's rule, one definition for the context pack
-and the MCP server).
+memory file whole, the learned rules, the live cards; and the search index brought up to date
+before the first search and after each write. Also re-exports the names that server renders
+with, so the front end imports only the app.
 """
 
 from __future__ import annotations
@@ -81,10 +79,9 @@ class ServedCommands(Wiring):
     def index_first(
         self, progress: Progress, starting: Callable[[], None] | None = None
     ) -> bool | None:
-        """Build the project's search index now when it has none (or an interrupted one),
-        calling `starting` first and reporting to `progress`: None when it had one; else
-        whether it is built now (False: another process keeps it, or it is broken, which the
-        next search says)."""
+        """Build the project's search index now when it has none (or an interrupted one), calling
+        `starting` first: None when it had one, else whether it is built now (False: another process
+        keeps it, or it is broken, which the next search says)."""
         searcher = self.searcher(self.project())
         if searcher.indexed:
             return None

@@ -29,9 +29,6 @@ __all__ = [
     "shown",
 ]  # fmt: skip
 
-#: The events `cardvault hook` runs.
-HOOK_EVENTS = ("session-start", "pre-compact", "stop")
-
 
 @dataclass(frozen=True)
 class Doctored:
@@ -178,8 +175,7 @@ class ServiceCommands(SearchCommands):
         return root, revoke(root, self.env)
 
     def mcp_registration(self, host: str) -> tuple[str, str]:
-        """`cardvault mcp --config HOST`: (the snippet registering this vault's MCP server with
-        `host`, where it goes)."""
+        """`cardvault mcp --config HOST`: (the snippet, where it goes)."""
         from cardvault.hosts.registration import registration
 
         return registration(host, self.root)
@@ -195,12 +191,12 @@ class ServiceCommands(SearchCommands):
         `limits.HOOK_INPUT` bytes). The vault: the session's named one, else found from the
         input's `cwd`. session-start: the context pack for the host; pre-compact and stop:
         each new signal line of the transcript logged (one commit)."""
-        from cardvault.hosts.hosts import HOSTS
+        from cardvault.hosts.hosts import EVENTS, HOSTS
         from cardvault.hosts.payload import parse_input, quiet_output, session_start_output
         from cardvault.vault.layout import find_vault
 
-        if event not in HOOK_EVENTS:
-            raise ValueError(f"unknown hook event {event!r} (one of {', '.join(HOOK_EVENTS)})")
+        if event not in EVENTS:
+            raise ValueError(f"unknown hook event {event!r} (one of {', '.join(EVENTS)})")
         if host not in HOSTS:
             raise ValueError(f"unknown host {host!r} (one of {', '.join(HOSTS)})")
         given = parse_input(payload)

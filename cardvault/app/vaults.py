@@ -165,15 +165,12 @@ class VaultCommands(WriteCommands):
 
     def rename(self, slug: str, new: str, on_wait: OnWait | None = None) -> RenameResult:
         """`cardvault rename SLUG NEW`: rename a card and every link to it, in one commit."""
-        from cardvault.edits.door import Door
         from cardvault.write.rename import rename_card
 
-        vault = self.project()
-        return Door(vault, on_wait).land(rename_card(vault, slug, new))
+        return self.landed(lambda vault: rename_card(vault, slug, new), on_wait=on_wait)
 
     def check(self, fix: bool = False, on_wait: OnWait | None = None) -> Checked:
-        """`cardvault check [--fix]`: with `fix`, repair the mechanical problems first (one
-        commit); then every finding of the vault as it is."""
+        """`cardvault check`: every finding, after the repairs `fix` makes (one commit)."""
         from cardvault.check.run import run_checks
 
         vault = self.project()
@@ -259,7 +256,6 @@ class VaultCommands(WriteCommands):
         """`cardvault import FOLDER`: the folder's notes as cards in one commit (planned again
         if a file changed meanwhile; refused when a note has problems, unless `partial`)."""
         from cardvault.edits.door import Door
-        from cardvault.errors import CardvaultError
         from cardvault.portable.folder import plan_folder
         from cardvault.portable.importer import apply_import
 
@@ -291,7 +287,6 @@ class VaultCommands(WriteCommands):
         as portable JSON, written to `target` (outside the vault; an existing file only with
         `force`), or only returned when `target` is None."""
         from cardvault.edits.atomic import atomic_write
-        from cardvault.errors import CardvaultError
         from cardvault.portable.format import export_data, export_target
         from cardvault.vault.files import ABSENT, current_digest
 

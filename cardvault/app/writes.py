@@ -3,18 +3,20 @@ global vault, and making a vault (`init`, and the global vault on its first writ
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:
-    from cardvault.edits.proposal import OnWait
+    from cardvault.edits.proposal import OnWait, Planned
     from cardvault.scopes.registry import Registered
     from cardvault.vault.layout import Vault
     from cardvault.write.add import WriteResult
     from cardvault.write.init import InitResult
+
+R = TypeVar("R")
 
 
 def init_vault(root: Path) -> InitResult:
@@ -51,6 +53,18 @@ class VaultFor(Wiring):
         assert found is not None  # just made
         return found
 
+    def landed(
+        self,
+        plan: Callable[[Vault], Planned[Any, R]],
+        to_global: bool = False,
+        on_wait: OnWait | None = None,
+    ) -> R:
+        """The service's plan for the project (or global) vault landed through the door."""
+        from cardvault.edits.door import Door
+
+        vault = self.vault_for(to_global)
+        return Door(vault, on_wait).land(plan(vault))
+
 
 class WriteCommands(VaultFor):
     """Writes to the project (or global) vault, each one commit."""
@@ -64,11 +78,11 @@ class WriteCommands(VaultFor):
         on_wait: OnWait | None = None,
     ) -> WriteResult:
         """`cardvault log`: append an entry to today's daily log and commit it."""
-        from cardvault.edits.door import Door
         from cardvault.write.add import plan_log
 
-        vault = self.vault_for(to_global)
-        return Door(vault, on_wait).land(plan_log(vault, text, title, self.now(), redact))
+        return self.landed(
+            lambda vault: plan_log(vault, text, title, self.now(), redact), to_global, on_wait
+        )
 
     def remember(
         self,
@@ -96,27 +110,23 @@ class WriteCommands(VaultFor):
         on_wait: OnWait | None = None,
     ) -> WriteResult:
         """`cardvault new`: write a new knowledge card and commit it."""
-        from cardvault.edits.door import Door
         from cardvault.write.add import plan_card
 
-        vault = self.vault_for(to_global)
-        today = self.now().date()
-        return Door(vault, on_wait).land(
-            plan_card(vault, topic, category, tags, body, today, redact)
+        return self.landed(
+            lambda vault: plan_card(vault, topic, category, tags, body, self.now().date(), redact),
+            to_global,
+            on_wait,
         )
 
     def register(self) -> Registered | None:
-        """Register the project with the global vault (made on first use); None inside the
-        global vault itself."""
-        from cardvault.edits.door import Door
+        """Register the project with the global vault; None inside the global vault."""
         from cardvault.scopes.home import is_global
         from cardvault.scopes.registry import register
 
         project = self.project()
         if is_global(project, self.env):
             return None
-        home = self.vault_for(to_global=True)
-        return Door(home).land(register(home, project, self.now().date()))
+        return self.landed(lambda home: register(home, project, self.now().date()), to_global=True)
 
     def registration(self) -> dict[str, Any]:
         """The project's registration as a result's `registered`/`unregistered` fields

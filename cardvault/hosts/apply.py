@@ -1,10 +1,10 @@
-"""Writing planned host-file changes: each file replaced atomically (a temporary file beside
-it, then a rename), keeping its permissions; a file install made is removed by uninstall, with
-the folders it made for it; the records of what install added are updated last.
+"""Writing planned host-file changes: each file replaced atomically, keeping its permissions; a
+file install made is removed by uninstall, with the folders made for it; the records of what
+install added are updated last.
 
-These are the host's files, not the vault's: they do not go through the vault's write door
-and make no commit. A user-level file that is a symbolic link (dotfiles kept elsewhere) is
-written where the link points; in a project, links were refused when the plan read the files.
+These are the host's files, not the vault's: no write door, no commit. A user-level file that
+is a symbolic link (dotfiles kept elsewhere) is written where the link points; in a project,
+links were refused when the plan read the files.
 """
 
 from __future__ import annotations
@@ -62,8 +62,7 @@ def unified_diff(change: FileChange, shown: str) -> str:
 
 
 def _write(path: Path, text: str) -> list[Path]:
-    """Replace the file at `path` (its link target, for a link) with `text`; the folders made
-    for it, outermost first."""
+    """Write `text` to `path` (through a link); the folders made for it, outermost first."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     made = _make_parents(target.parent)
     atomic_write(target, text, current_digest(target), mode=0o666 & ~_umask())  # keeps a mode

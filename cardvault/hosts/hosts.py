@@ -2,7 +2,7 @@
 
 Each host keeps an MCP server list and a hooks list, at user level (this machine, every
 project) and at project level (files in the project's repository, shared with the team);
-`$CODEX_HOME` is `~/.codex` unless set:
+docs/agents.md says where each format is documented:
 
 | host | level | MCP servers | hooks |
 | --- | --- | --- | --- |
@@ -12,11 +12,6 @@ project) and at project level (files in the project's repository, shared with th
 | codex | project | `.codex/config.toml` | `.codex/hooks.json` |
 | cursor | user | `~/.cursor/mcp.json` | `~/.cursor/hooks.json` |
 | cursor | project | `.cursor/mcp.json` | `.cursor/hooks.json` |
-
-The hooks: at session start `cardvault hook session-start` (the context pack); before a
-compaction and when the agent stops, `cardvault hook pre-compact` / `stop` (the signal lines
-the assistant wrote since the last capture, logged). docs/agents.md says where each format is
-documented.
 """
 
 from __future__ import annotations
@@ -91,6 +86,11 @@ class Host:
     ]
 
 
+def home_folder(env: Mapping[str, str]) -> Path:
+    """The user's home folder: `$HOME` of `env`, else the system's idea of it."""
+    return Path(env.get("HOME") or Path.home())
+
+
 def hook_command(program: tuple[str, ...], vault: Path | None, event: str, host: str) -> str:
     """The shell command a host runs for `event` (hosts run hook commands through a shell)."""
     pinned = ("--vault", str(vault)) if vault is not None else ()
@@ -119,46 +119,28 @@ def is_our_command(command: Any) -> bool:
     return bool(args) and args[0] == "hook"
 
 
-def _claude_group_is_ours(group: Any) -> bool:
+def _group_is_ours(group: Any) -> bool:
     hooks = group.get("hooks") if isinstance(group, dict) else None
-    return (
-        isinstance(hooks, list)
-        and bool(hooks)
-        and all(isinstance(h, dict) and is_our_command(h.get("command")) for h in hooks)
-    )
+    return isinstance(hooks, list) and bool(hooks) and all(map(_command_is_ours, hooks))
 
 
-def _cursor_item_is_ours(item: Any) -> bool:
+def _command_is_ours(item: Any) -> bool:
     return isinstance(item, dict) and is_our_command(item.get("command"))
 
 
-def claude_style_hooks(program: tuple[str, ...], vault: Path | None, host: str) -> tuple[Item, ...]:
-    """Claude Code's and Codex's hook groups: `hooks.<Event>` lists of `{matcher, hooks}`."""
+def hook_slots(program: tuple[str, ...], vault: Path | None, host: str) -> tuple[Item, ...]:
+    """The host's hooks, one per event, in `hooks.<Event>` lists: Cursor lists each
+    `{command, timeout}` itself; Claude Code and Codex wrap it in a `{matcher, hooks}` group."""
     slots = []
     for event in EVENTS:
-        command = {
-            "type": "command",
-            "command": hook_command(program, vault, event, host),
-            "timeout": TIMEOUTS[event],
-        }
-        group: dict[str, Any] = {}
-        if event in _MATCHERS:
-            group["matcher"] = _MATCHERS[event]
-        group["hooks"] = [command]
-        slots.append(Item(("hooks", _CLAUDE_EVENTS[event]), group, _claude_group_is_ours))
+        command = {"command": hook_command(program, vault, event, host), "timeout": TIMEOUTS[event]}
+        if host == "cursor":
+            slots.append(Item(("hooks", _CURSOR_EVENTS[event]), command, _command_is_ours))
+            continue
+        matcher = {"matcher": _MATCHERS[event]} if event in _MATCHERS else {}
+        group = {**matcher, "hooks": [{"type": "command", **command}]}
+        slots.append(Item(("hooks", _CLAUDE_EVENTS[event]), group, _group_is_ours))
     return tuple(slots)
-
-
-def cursor_hooks(program: tuple[str, ...], vault: Path | None) -> tuple[Item, ...]:
-    """Cursor's hooks: `hooks.<event>` lists of `{command, timeout}`."""
-    return tuple(
-        Item(
-            ("hooks", _CURSOR_EVENTS[event]),
-            {"command": hook_command(program, vault, event, "cursor"), "timeout": TIMEOUTS[event]},
-            _cursor_item_is_ours,
-        )
-        for event in EVENTS
-    )
 
 
 def _mcp_json(path: Path, program: tuple[str, ...], vault: Path | None) -> JsonFile:
@@ -168,35 +150,35 @@ def _mcp_json(path: Path, program: tuple[str, ...], vault: Path | None) -> JsonF
 def _claude_files(
     project: Path | None, vault: Path | None, program: tuple[str, ...], env: Mapping[str, str]
 ) -> tuple[Target, ...]:
-    home = Path(env.get("HOME") or Path.home())
+    home = home_folder(env)
     mcp = project / ".mcp.json" if project else home / ".claude.json"
     settings = (project or home) / ".claude" / "settings.json"
     return (
         _mcp_json(mcp, program, vault),
-        JsonFile(settings, claude_style_hooks(program, vault, "claude-code")),
+        JsonFile(settings, hook_slots(program, vault, "claude-code")),
     )
 
 
 def _codex_files(
     project: Path | None, vault: Path | None, program: tuple[str, ...], env: Mapping[str, str]
 ) -> tuple[Target, ...]:
-    home = Path(env.get("HOME") or Path.home())
-    folder = project / ".codex" if project else Path(env.get("CODEX_HOME") or home / ".codex")
+    codex_home = env.get("CODEX_HOME") or home_folder(env) / ".codex"
+    folder = project / ".codex" if project else Path(codex_home)
     return (
         TomlTable(
             folder / "config.toml", ("mcp_servers", SERVER_NAME), server_entry(program, vault)
         ),
-        JsonFile(folder / "hooks.json", claude_style_hooks(program, vault, "codex")),
+        JsonFile(folder / "hooks.json", hook_slots(program, vault, "codex")),
     )
 
 
 def _cursor_files(
     project: Path | None, vault: Path | None, program: tuple[str, ...], env: Mapping[str, str]
 ) -> tuple[Target, ...]:
-    folder = (project or Path(env.get("HOME") or Path.home())) / ".cursor"
+    folder = (project or home_folder(env)) / ".cursor"
     return (
         _mcp_json(folder / "mcp.json", program, vault),
-        JsonFile(folder / "hooks.json", cursor_hooks(program, vault), (("version", 1),)),
+        JsonFile(folder / "hooks.json", hook_slots(program, vault, "cursor"), (("version", 1),)),
     )
 
 

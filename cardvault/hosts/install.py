@@ -1,11 +1,9 @@
 """`cardvault install`'s service: which files of which host, at which level, and the plan.
 
-- User level (this machine, every project): the host's files in the home folder name this
-  install of cardvault by absolute path and pin the vault by its absolute path.
-- Project level (`--project`): the files in the project folder (the top of the git work tree
-  around the current folder, else the current folder) name bare `cardvault` and no vault: the
-  hooks and the server find the vault from the project folder (a `cardvault.toml` there or
-  above), as a teammate's clone will. A vault that is not found that way is refused.
+User-level files (home folder) name this install of cardvault and the vault by absolute path.
+Project-level files (`--project`: the git work tree's top, else the current folder) name bare
+`cardvault` and no vault: hooks and server find the vault from the project folder, as a
+teammate's clone will; a vault not found that way is refused.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from pathlib import Path
 
 from cardvault import history
 from cardvault.errors import VaultNotFoundError
-from cardvault.hosts.hosts import HOSTS, host_files
+from cardvault.hosts.hosts import HOSTS, home_folder, host_files
 from cardvault.hosts.plan import FileChange, plan_changes
 from cardvault.hosts.state import read_records
 from cardvault.vault.root import locate_root
@@ -40,7 +38,7 @@ class InstallPlan:
         """`path` as a person reads it: relative to the project, or under `~`."""
         if self.project is not None and self.project in path.parents:
             return path.relative_to(self.project).as_posix()
-        home = Path((os.environ if env is None else env).get("HOME") or Path.home())
+        home = home_folder(os.environ if env is None else env)
         if home in path.parents:
             return "~/" + path.relative_to(home).as_posix()
         return str(path)
@@ -68,8 +66,7 @@ def project_vault(project: Path) -> Path:
 def plan(
     host: str, project: Path | None, vault: Path | None, uninstall: bool = False
 ) -> InstallPlan:
-    """What installing (or uninstalling) `host` at project level (`project` given) or user
-    level (`vault`: the vault pinned, needed to install) changes."""
+    """What installing (or uninstalling) `host` at project or user level changes."""
     if host not in HOSTS:
         raise ValueError(f"unknown host {host!r}")
     targets = host_files(host, project, vault)

@@ -52,8 +52,7 @@ class Member:
 
 
 def load(text: str, path: Path) -> Any:
-    """The parsed document; HostFileError (naming the file and line) unless it is a JSON
-    object."""
+    """The parsed document; HostFileError (file and line) unless a JSON object."""
     try:
         data = json_loads(text)
     except json.JSONDecodeError as exc:
@@ -82,26 +81,25 @@ def value_at(text: str, start: int) -> Value:
 
 def members(text: str, obj: Value) -> list[Member]:
     """The members of the object `obj`, in order."""
-    at = _skip(text, obj.start + 1)
-    found: list[Member] = []
-    while text[at] != "}":
-        key, after = scanstring(text, at + 1)
-        colon = _skip(text, after)
-        value = value_at(text, _skip(text, colon + 1))
-        found.append(Member(key, at, value))
-        at = _skip(text, value.end)
-        if text[at] == ",":
-            at = _skip(text, at + 1)
-    return found
+    return _elements(text, obj)
 
 
 def items(text: str, array: Value) -> list[Value]:
     """The items of the array `array`, in order."""
-    at = _skip(text, array.start + 1)
-    found: list[Value] = []
-    while text[at] != "]":
+    return [member.value for member in _elements(text, array)]
+
+
+def _elements(text: str, container: Value) -> list[Member]:
+    """The elements of an object or array, as Members (an item's key is "")."""
+    at = _skip(text, container.start + 1)
+    found: list[Member] = []
+    while text[at] not in "}]":
+        start, key = at, ""
+        if container.kind == "object":
+            key, after = scanstring(text, at + 1)
+            at = _skip(text, _skip(text, after) + 1)  # past the colon
         value = value_at(text, at)
-        found.append(value)
+        found.append(Member(key, start, value))
         at = _skip(text, value.end)
         if text[at] == ",":
             at = _skip(text, at + 1)
@@ -130,10 +128,19 @@ def lookup(text: str, path: Path_) -> Value | None:
 
 def insert_member(text: str, obj: Value, key: str, value: Any) -> str:
     """`text` with `"key": value` added at the end of the object `obj`."""
-    head = json.dumps(key, ensure_ascii=False) + ": "
-    present = members(text, obj)
+    return _append(text, obj, json.dumps(key, ensure_ascii=False) + ": ", value)
+
+
+def append_item(text: str, array: Value, value: Any) -> str:
+    """`text` with `value` added at the end of the array `array`."""
+    return _append(text, array, "", value)
+
+
+def _append(text: str, container: Value, head: str, value: Any) -> str:
+    """`text` with `head` and `value` after the last element of `container`, laid out like it."""
+    present = _elements(text, container)
     if not present:
-        return _fill_empty(text, obj, "{", "}", lambda indent: head + render(value, indent, text))
+        return _fill_empty(text, container, lambda indent: head + render(value, indent, text))
     last = present[-1]
     indent = line_indent(text, last.start)
     if indent is None:
@@ -141,20 +148,6 @@ def insert_member(text: str, obj: Value, key: str, value: Any) -> str:
     else:
         piece = ",\n" + indent + head + render(value, indent, text)
     return text[: last.value.end] + piece + text[last.value.end :]
-
-
-def append_item(text: str, array: Value, value: Any) -> str:
-    """`text` with `value` added at the end of the array `array`."""
-    present = items(text, array)
-    if not present:
-        return _fill_empty(text, array, "[", "]", lambda indent: render(value, indent, text))
-    last = present[-1]
-    indent = line_indent(text, last.start)
-    if indent is None:
-        piece = ", " + json.dumps(value, ensure_ascii=False)
-    else:
-        piece = ",\n" + indent + render(value, indent, text)
-    return text[: last.end] + piece + text[last.end :]
 
 
 def replace_value(text: str, old: Value, value: Any, owner_start: int) -> str:
@@ -170,21 +163,17 @@ def replace_value(text: str, old: Value, value: Any, owner_start: int) -> str:
 def remove_member(text: str, obj: Value, key: str) -> str:
     """`text` without the (last) member `key` of the object `obj`, and its separator."""
     present = members(text, obj)
-    index = max(i for i, m in enumerate(present) if m.key == key)
+    return remove_item(text, obj, max(i for i, m in enumerate(present) if m.key == key))
+
+
+def remove_item(text: str, container: Value, index: int) -> str:
+    """`text` without element `index` of the array (or object) `container`, and its separator."""
+    present = _elements(text, container)
     if len(present) == 1:
-        return text[: obj.start] + "{}" + text[obj.end :]
+        empty = "{}" if container.kind == "object" else "[]"
+        return text[: container.start] + empty + text[container.end :]
     if index > 0:
         return text[: present[index - 1].value.end] + text[present[index].value.end :]
-    return text[: present[0].start] + text[present[1].start :]
-
-
-def remove_item(text: str, array: Value, index: int) -> str:
-    """`text` without item `index` of the array `array`, and its separator."""
-    present = items(text, array)
-    if len(present) == 1:
-        return text[: array.start] + "[]" + text[array.end :]
-    if index > 0:
-        return text[: present[index - 1].end] + text[present[index].end :]
     return text[: present[0].start] + text[present[1].start :]
 
 
@@ -216,11 +205,12 @@ def line_indent(text: str, position: int) -> str | None:
     return before
 
 
-def _fill_empty(text: str, container: Value, opening: str, closing: str, body: Any) -> str:
+def _fill_empty(text: str, container: Value, body: Any) -> str:
     """An empty container rewritten to hold one element on its own line."""
     line_start = text.rfind("\n", 0, container.start) + 1
     outer = re.match(r"[ \t]*", text[line_start:]).group(0)  # type: ignore[union-attr]
     inner = outer + indent_unit(text)
+    opening, closing = ("{", "}") if container.kind == "object" else ("[", "]")
     filled = f"{opening}\n{inner}{body(inner)}\n{outer}{closing}"
     return text[: container.start] + filled + text[container.end :]
 

@@ -1,12 +1,10 @@
 """What a host sends a hook on stdin, and what it expects back on stdout.
 
-All three hosts send one JSON object. Claude Code and Codex send `session_id`,
-`transcript_path`, `cwd` and `hook_event_name` (and `source` at session start); Cursor sends
-`conversation_id`, `workspace_roots`, `hook_event_name` and, where it has one,
-`transcript_path`. At session start Claude Code and Codex add plain stdout to the model's
-context; Cursor reads a JSON object and takes its `additional_context`. After a capture
-(pre-compact, stop) cardvault prints nothing for Claude Code and Codex (a Stop hook's stdout
-must be empty or JSON for Codex) and `{}` for Cursor. Messages go to stderr.
+All three hosts send one JSON object (Claude Code and Codex: `session_id`, `transcript_path`,
+`cwd`; Cursor: `conversation_id`, `workspace_roots`). At session start Claude Code and Codex
+add plain stdout to the model's context, Cursor takes a JSON object's `additional_context`.
+After a capture cardvault prints nothing, or `{}` for Cursor (Codex's Stop hook output must be
+empty or JSON). Messages go to stderr.
 """
 
 from __future__ import annotations

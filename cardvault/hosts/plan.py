@@ -1,11 +1,10 @@
-"""What `cardvault install` (or `--uninstall`) changes in a host's files: for each file its
-text before and after, computed without writing anything (the diff shown, `--dry-run`).
+"""What `cardvault install` (or `--uninstall`) changes in a host's files: each file's text before
+and after, computed without writing anything (the diff shown, `--dry-run`).
 
-Install puts cardvault's entries in (replacing an older cardvault entry in place, never adding
-a second) and changes nothing when they are already as they should be; uninstall takes exactly
-those entries out, then the containers install added that are now empty, and the file itself
-when install made it. Each result is checked by parsing it: with cardvault's entries taken out
-of both sides, the document before and after must be equal.
+Install puts cardvault's entries in (an older cardvault entry replaced in place, never a
+second); uninstall takes exactly those out, then the containers install added that are now
+empty, and the file when install made it. Each result is checked by parsing it: with
+cardvault's entries taken out of both sides, the document before and after must be equal.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from cardvault.hosts import jsonedit, tomledit
 from cardvault.hosts.hosts import Item, JsonFile, Member, Target, TomlTable
 from cardvault.hosts.jsonedit import HostFileError
 from cardvault.hosts.state import FileRecord
+from cardvault.hosts.tomledit import table_at
 from cardvault.limits import HOST_FILE, read_upto
 
 
@@ -223,13 +223,13 @@ def _strip(data: dict[str, Any], target: JsonFile) -> dict[str, Any]:
     """`data` without cardvault's entries and the containers on their way left empty."""
     data = copy.deepcopy(data)
     for slot in target.slots:
-        parent = _at(data, slot.parent)
+        parent = table_at(data, slot.parent)
         if isinstance(slot, Member) and isinstance(parent, dict):
             parent.pop(slot.key, None)
         elif isinstance(slot, Item) and isinstance(parent, list):
             parent[:] = [item for item in parent if not slot.ours(item)]
         for depth in range(len(slot.parent), 0, -1):
-            holder, here = _at(data, slot.parent[: depth - 1]), slot.parent[depth - 1]
+            holder, here = table_at(data, slot.parent[: depth - 1]), slot.parent[depth - 1]
             if isinstance(holder, dict) and holder.get(here) in ({}, []):
                 del holder[here]
     return {} if data == dict(target.skeleton) else data
@@ -237,21 +237,13 @@ def _strip(data: dict[str, Any], target: JsonFile) -> dict[str, Any]:
 
 def _has_ours(data: dict[str, Any], target: JsonFile) -> bool:
     for slot in target.slots:
-        parent = _at(data, slot.parent)
+        parent = table_at(data, slot.parent)
         if isinstance(slot, Member):
             if not (isinstance(parent, dict) and parent.get(slot.key) == slot.value):
                 return False
         elif not (isinstance(parent, list) and any(slot.ours(item) for item in parent)):
             return False
     return True
-
-
-def _at(data: Any, path: tuple[str, ...]) -> Any:
-    for step in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(step)
-    return data
 
 
 def _value(text: str, value: jsonedit.Value) -> Any:

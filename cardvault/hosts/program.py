@@ -1,11 +1,9 @@
 """The command line that starts cardvault from a host's configuration file.
 
-A user-level file belongs to this machine: it names the exact program that runs now (the
-`cardvault` script beside this Python, else this Python running this installation isolated,
-`cardvault/launch.py`) by absolute path, so a hook or an MCP server works whatever the host's
-PATH (a venv that is not activated included) and imports nothing from the project's folder. A
-project-level file is shared in git: it names bare `cardvault`, found on each teammate's PATH,
-and no path of this machine.
+A user-level file belongs to this machine: it names the program running now by absolute path
+(the `cardvault` script beside this Python, else the isolated launch, cardvault/launch.py), so
+hooks work whatever the host's PATH and import nothing from the project's folder. A
+project-level file is shared in git: it names bare `cardvault` and no path of this machine.
 """
 
 from __future__ import annotations

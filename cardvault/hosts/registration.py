@@ -1,11 +1,6 @@
-"""The snippets that register `cardvault mcp` with an agent host, and where each one goes.
-
-Each names the exact program that is running now (the `cardvault` script beside this Python,
-else this Python running this installation in isolated mode, `cardvault/launch.py`) and the
-vault's absolute path, so the host starts the same install on the same vault whatever its own
-working directory and PATH, and never imports anything from that directory. `cardvault
-install` writes these entries into the host's files itself (hosts.py); these snippets are for
-doing it by hand.
+"""The snippets that register `cardvault mcp` with an agent host by hand, and where each goes:
+the entries `cardvault install` writes (hosts.py), naming this install and the vault by
+absolute path so the host starts them whatever its working directory and PATH.
 """
 
 from __future__ import annotations

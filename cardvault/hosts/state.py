@@ -1,12 +1,10 @@
 """What `cardvault install` added to each host file, remembered so `--uninstall` gives the file
-back exactly as it was: whether it made the file (and its folders), the containers it added
-(an `mcpServers` object, a `hooks.Stop` list), and the text it put before a TOML table.
+back exactly as it was: whether it made the file (and its folders), the containers it added,
+and the text it put before a TOML table.
 
-Kept in the user's state folder (`$XDG_STATE_HOME/cardvault/installs.json`, by default
-`~/.local/state/cardvault/` on Linux), outside every vault and project: it describes this
-machine's files. Without a record (a teammate uninstalling from a clone, a lost state folder)
-uninstall still removes exactly cardvault's entries, and the hook lists they leave empty; only
-containers and files it cannot know it made stay behind.
+Kept in the user's state folder (platformdirs), outside every vault and project: it describes
+this machine's files. Without a record (a teammate's clone, a lost state folder) uninstall
+still removes exactly cardvault's entries and the hook lists they leave empty.
 """
 
 from __future__ import annotations

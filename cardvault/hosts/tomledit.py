@@ -1,12 +1,10 @@
 """A targeted edit of one table in a TOML file (Codex's `config.toml`), the rest kept byte for
 byte: comments, order, other servers.
 
-`tomllib` reads the file (so it is valid TOML and we know whether the table exists); the edit
-itself is on the text: the table is the lines from its `[a.b]` header (and the marker comment
-cardvault writes above it) to the last key line before the next header. A new table goes at
-the end of the file after a blank line; removing it takes that blank line away again. Every
-edit is checked by parsing the result: everything but the table must read as before, and the
-table as asked. A table defined another way (inline, dotted keys) is refused, not rewritten.
+`tomllib` validates the file; the edit is on the text: the table is the lines from its `[a.b]`
+header (and the marker comment above it) to the last key line before the next header. A new
+table goes at the end after a blank line, which removing it takes away again. Each edit is
+checked by parsing the result; a table defined another way (inline, dotted keys) is refused.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,7 @@ def table_span(text: str, dotted: tuple[str, ...]) -> tuple[int, int] | None:
     """Where the table `dotted` (and its sub-tables) is written as a `[header]` block: the
     character span, or None when no such header exists."""
     lines = text.splitlines(keepends=True)
-    starts = _line_starts(lines)
+    starts = list(accumulate(map(len, lines), initial=0))
     own, sub = _header(dotted, r"\][ \t]*(?:#.*)?$"), _header(dotted, r"\.")
     first = None
     for number, line in _outside_strings(lines):
@@ -98,8 +97,7 @@ def remove(text: str, dotted: tuple[str, ...], separator: str | None, path: Path
 
 
 def check(before: str, after: str, dotted: tuple[str, ...], wanted: Any, path: Path) -> None:
-    """Refuse an edit that changed anything but the table, or left the table otherwise than
-    `wanted` (None: absent)."""
+    """Refuse an edit that changed anything but the table, or left it unlike `wanted`."""
     old, new = load(before, path), load(after, path)
     if table_at(new, dotted) != wanted or _without(old, dotted) != _without(new, dotted):
         raise HostFileError(f"could not edit [{'.'.join(dotted)}] safely: edit it by hand", path)
@@ -114,13 +112,6 @@ def _block(lines: list[str], starts: list[int], first: int, stop: int) -> tuple[
     if first > 0 and lines[first - 1].rstrip("\r\n") == MARKER:
         first -= 1
     return starts[first], starts[last]
-
-
-def _line_starts(lines: list[str]) -> list[int]:
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    return starts
 
 
 def _outside_strings(lines: list[str]) -> list[tuple[int, str]]:

@@ -1,16 +1,11 @@
-"""A session transcript (JSON Lines): the part written since a given offset, and the text of
-the assistant's messages in it.
+"""A session transcript (JSON Lines): the text of the assistant's messages written since a given
+offset.
 
-Hosts append one JSON object per line. An assistant message is found wherever a host puts it:
-Claude Code writes `{"type": "assistant", "message": {"role": "assistant", "content": [{"type":
-"text", "text": ...}]}}`; Codex writes `{"type": "response_item", "payload": {"type":
-"message", "role": "assistant", "content": [{"type": "output_text", "text": ...}]}}`; a line
-whose own `role` is "assistant" (Cursor) counts too. Only text parts are read: tool calls, tool
-results, the user's messages and the model's hidden reasoning are not the assistant's words.
-Lines that are not JSON, or not such a message, are skipped.
-
-Reading is bounded: at most TRANSCRIPT bytes, the newest, and only whole lines (a line still
-being written is read next time).
+An assistant message is found wherever a host puts it (Claude Code's `message`, Codex's
+`response_item` `payload`, or a line whose own `role` is "assistant", Cursor's); only text parts
+count: tool calls, tool results, the user's messages and hidden reasoning are not the
+assistant's words. Reading is bounded: at most TRANSCRIPT bytes, the newest, and only whole
+lines (a line still being written is read next time).
 """
 
 from __future__ import annotations

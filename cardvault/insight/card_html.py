@@ -1,18 +1,11 @@
 """A card's Markdown as inert HTML, for `cardvault view`.
 
-Cards are untrusted data (they arrive through git, imports, agents), so the HTML made here must
-never run anything in the page that shows it:
-- raw HTML in Markdown is not passed through: markdown-it-py runs with `html` off, so `<script>`,
-  `<img onerror=…>` and every other tag come out as escaped text;
-- a link keeps its `href` only when it is `http:`, `https:` or `mailto:` (markdown-it already
-  drops `javascript:`, `vbscript:`, `file:` and `data:` targets); any other target (a relative
-  path, an unknown scheme) becomes an `<a>` without `href`, showing the target as its title;
-- images are never loaded (the page makes no request): an image is shown as its alt text and
-  address;
-- `[[wiki-links]]` become in-page links `#card=KEY` (KEY as `vault.links.link_key` reads it,
-  URL-quoted); the page's script resolves KEY to a card when it is clicked, and marks links
-  naming no card.
-Every attribute value and text passes through markdown-it's escaping or `html.escape`.
+Cards are untrusted data (they arrive through git, imports, agents), so nothing made here may
+run in the page: markdown-it-py runs with `html` off (raw tags come out as escaped text); a link
+keeps its `href` only for `http:`, `https:` and `mailto:`; images are never loaded (shown as
+their alt text and address); `[[wiki-links]]` become in-page links `#card=KEY` that the page's
+script resolves. Every attribute value and text passes through markdown-it's escaping or
+`html.escape`.
 """
 
 from __future__ import annotations

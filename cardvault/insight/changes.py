@@ -1,12 +1,10 @@
-"""Memory history in words: what each commit did to the memory, read from git (history/changes).
+"""Memory history in words (`cardvault history`, `cardvault diff`): what each commit did to the
+memory, read from git (history/changes).
 
-`cardvault history` and `cardvault diff` show it. Each commit's file changes become events:
-a card created, merged (and from which cards), facts added or removed, a rule promoted or
-demoted, a card archived or forgotten, log entries written or forgotten, MEMORY.md rewritten.
-The texts come from git's objects and are parsed as data; a file that is not a valid card is
-described by its path only. A commit's files past what is read of one commit
-(history/changes: 1,000 files, 4 MB of texts) are told as a count ("N more files changed").
-Commits are described one at a time, as the caller takes them: nothing holds the whole history.
+Each commit's file changes become events (a card created, merged, archived or forgotten, facts
+added or removed, a rule promoted or demoted, log entries, MEMORY.md rewritten). Texts from git
+are parsed as data; a file that is not a valid card is described by its path only. Commits are
+described one at a time, as the caller takes them: nothing holds the whole history.
 """
 
 from __future__ import annotations

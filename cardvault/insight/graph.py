@@ -1,18 +1,13 @@
 """The vault as a graph: categories and tags, card-to-card links, cards sharing tags, hubs, orphans.
 
-`build_graph(cards)` is a pure function from the snapshot's cards to a `Graph` value. A link is
-a `[[target]]` anywhere in a card's text that names another card by slug or alias
-(`vault.links`, the definition `check` uses for broken links, so the two never disagree); a link
-to a card not drawn (an archived one, without `--archived`) is neither drawn nor unresolved.
-Cards are related by tags when they share one.
-A card's connections are the distinct other cards it reaches by a link (in or out) or a shared
-tag; hubs are the most connected cards, orphans the cards with none. Renderers live in
-insight/graph_render.py.
+A link is a `[[target]]` naming another card by slug or alias (`vault.links`, the definition
+`check` uses, so the two never disagree); a link to a card not drawn is neither drawn nor
+unresolved. A card's connections are the distinct other cards it reaches by a link (either way)
+or a shared tag. Renderers live in insight/graph_render.py.
 
 Tag pairs are listed only for tags on at most SHARED_PAIR_LIMIT cards: a tag on hundreds of
-cards is a theme, not a relation, and its pairs would grow with the square of its size (a
-10,000-card vault with random tags has 2.6 million). Such tags are listed in `broad_tags`; they
-still count in connections, computed as set unions per card, never pair by pair.
+cards is a theme, not a relation, and its pairs would grow with the square of its size. Such
+tags are listed in `broad_tags`; they still count in connections.
 """
 
 from __future__ import annotations
@@ -100,8 +95,7 @@ class Graph:
 
 
 def vault_graph(vault: Vault, archived: bool = False) -> tuple[Graph, tuple[Finding, ...]]:
-    """The graph of the vault's live cards (and archived ones with `archived`), and the files
-    that could not be read."""
+    """The graph of the vault's live (or all) cards, and the files not read."""
     snapshot = read_vault(vault)
     cards = snapshot.cards if archived else snapshot.live
     return build_graph(cards, snapshot.names), snapshot.problems
@@ -197,10 +191,7 @@ def _tag_tree(nodes: tuple[Node, ...]) -> dict[str, dict[str, int]]:
     tree: dict[str, Counter[str]] = defaultdict(Counter)
     for node in nodes:
         tree[node.category].update(dict.fromkeys(node.tags, 1))
-    order = sorted(tree, key=lambda cat: (-sum(1 for n in nodes if n.category == cat), cat))
-    return {
-        cat: dict(sorted(tree[cat].items(), key=lambda item: (-item[1], item[0]))) for cat in order
-    }
+    return {cat: sorted_counts(tree[cat]) for cat in category_counts(nodes)}
 
 
 def _hubs(links: tuple[Link, ...], connections: dict[str, int]) -> tuple[Hub, ...]:
@@ -211,7 +202,11 @@ def _hubs(links: tuple[Link, ...], connections: dict[str, int]) -> tuple[Hub, ..
     return tuple(hubs[:HUB_COUNT])
 
 
-def category_counts(graph: Graph) -> dict[str, int]:
-    """Cards per category, in the tag tree's order."""
-    counts = Counter(node.category for node in graph.nodes)
-    return {cat: counts[cat] for cat in graph.tag_tree}
+def category_counts(nodes: Iterable[Node]) -> dict[str, int]:
+    """Cards per category, largest first (the tag tree's order)."""
+    return sorted_counts(Counter(node.category for node in nodes))
+
+
+def sorted_counts(counts: Counter[str]) -> dict[str, int]:
+    """Counts, largest first, ties by name."""
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))

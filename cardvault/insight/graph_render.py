@@ -1,7 +1,5 @@
-"""Text renderings of a `Graph`: an indented tree, Mermaid, Graphviz DOT.
-
-Pure functions from a Graph to a string; the CLI prints them. Links are solid arrows; cards that
-share tags are joined by a dashed, undirected edge labelled with the tags.
+"""Text renderings of a `Graph`: an indented tree, Mermaid, Graphviz DOT. Links are solid arrows;
+cards that share tags are joined by a dashed, undirected edge labelled with the tags.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from cardvault.insight.graph import SHARED_PAIR_LIMIT, Graph, category_counts
 
 def render_tree(graph: Graph) -> str:
     """Categories → tags with card counts, then links, hubs and orphans, as an indented tree."""
-    counts = category_counts(graph)
+    counts = category_counts(graph.nodes)
     lines = [f"cards ({len(graph.nodes)})"]
     categories = list(graph.tag_tree.items())
     for index, (category, tags) in enumerate(categories):

@@ -1,12 +1,5 @@
-"""`cardvault stats`: what a vault holds, measured against its budgets.
-
-`vault_stats` reads the vault once and returns a `VaultStats` value: live cards by category and
-status, tag counts, per-card tokens against the card budget, MEMORY.md bytes against its budget,
-daily-log days and entries, the entries with a distillation signal no card cites yet, promotions,
-archived cards, the memory decisions pending in the review queue, the last maintenance commit,
-how far the search index is behind the files, and how many cards are in a language the search
-model does not read.
-It reads; it never writes, and it never loads the embedding model.
+"""`cardvault stats`: what a vault holds, measured against its budgets (`VaultStats` holds every
+figure). It reads the vault once; it never writes and never loads the embedding model.
 """
 
 from __future__ import annotations
@@ -17,6 +10,7 @@ from typing import Any
 
 from cardvault import history
 from cardvault.errors import CardvaultError
+from cardvault.insight.graph import sorted_counts
 from cardvault.scopes.tiers import TierPart, tier_parts
 from cardvault.search.freshness import IndexFreshness, index_freshness
 from cardvault.search.vectors import unread_languages, unread_notice
@@ -111,9 +105,9 @@ def vault_stats(vault: Vault, snapshot: VaultSnapshot | None = None) -> VaultSta
     unread = unread_languages(vault, live)
     return VaultStats(
         cards=len(live),
-        by_category=_sorted_counts(Counter(c.category or "(none)" for c in live)),
-        by_status=_sorted_counts(Counter(c.status for c in live)),
-        tags=_sorted_counts(Counter(t for c in live for t in c.tags)),
+        by_category=sorted_counts(Counter(c.category or "(none)" for c in live)),
+        by_status=sorted_counts(Counter(c.status for c in live)),
+        tags=sorted_counts(Counter(t for c in live for t in c.tags)),
         card_sizes=_card_sizes(snapshot),
         card_token_budget=vault.config.card_token_budget,
         memory_md_bytes=len(snapshot.memory.text.encode("utf-8")) if snapshot.memory else None,
@@ -139,11 +133,6 @@ def _review_pending(vault: Vault, problems: list[str]) -> int:
     except CardvaultError as exc:
         problems.append(str(exc))
         return 0
-
-
-def _sorted_counts(counts: Counter[str]) -> dict[str, int]:
-    """Counts, largest first, ties by name."""
-    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def _card_sizes(snapshot: VaultSnapshot) -> tuple[CardSize, ...]:

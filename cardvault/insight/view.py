@@ -1,20 +1,10 @@
-"""What `cardvault view` shows, as plain values: every card (rendered inert), the graph, the stats
-against their budgets and the pending review queue, from one read of the vault.
+"""What `cardvault view` shows, as plain values, from one read of the vault: every card (rendered
+inert), the graph, the stats and the pending review queue.
 
-`vault_view(vault, today)` reads the snapshot once and takes each part from the service that
-owns it: the graph from `insight.graph.build_graph` (live and archived cards, links resolved the
-way `check` resolves them), the figures from `insight.stats.vault_stats`, the questions from the
-review queue (`vault.decisions`), a card's HTML from `insight.card_html`, kept in the catalog
-under the card file's digest (`vault.read.remembered`) so only changed cards are rendered
-again. Nothing is computed a second way here. The page itself is built by `insight/view_html.py`.
-
-A card is marked
-- **archived** when it lives under `memory/archive/` (or says `status: archived`);
-- **stale** when its frontmatter says so (`stale: true`, or `stale: <why>`), or when it is live,
-  not promoted, and untouched for longer than `archive.days` (`maintain.archive.last_activity`):
-  the next `maintain` archives it;
-- **promoted** when `status: promoted` (its lesson is a rule in AGENTS.md).
-It reads; it never writes and never loads the embedding model.
+Each part comes from the service that owns it (insight.graph, insight.stats, vault.decisions,
+insight.card_html): nothing is computed a second way here. A card's HTML is kept in the catalog
+under the card file's digest (`vault.read.remembered`), so only changed cards render again. The
+page itself is insight/view_html.py's.
 """
 
 from __future__ import annotations
@@ -26,9 +16,10 @@ from typing import Any
 from cardvault.errors import CardvaultError
 from cardvault.insight.card_html import card_html
 from cardvault.insight.graph import Graph, build_graph
+from cardvault.insight.listing import CardRow
 from cardvault.insight.stats import VaultStats, vault_stats
 from cardvault.vault.decisions import ReviewItem, pending_items, read_queue
-from cardvault.vault.fields import STALE, UPDATED
+from cardvault.vault.fields import STALE
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import CardFile, read_vault, remembered
 
@@ -39,18 +30,11 @@ MEMBER_TEXT_LIMIT = 300
 
 
 @dataclass(frozen=True)
-class ViewCard:
-    """One card as the page shows it; `html` is its body rendered inert (insight/card_html.py)."""
+class ViewCard(CardRow):
+    """One card as the page shows it: its `list` row (the category "(none)" when it has none),
+    and its body rendered inert (`html`, insight/card_html.py)."""
 
-    slug: str
-    path: str
-    topic: str
-    category: str
-    tags: tuple[str, ...]
     aliases: tuple[str, ...]
-    status: str
-    updated: str
-    tokens: int
     archived: bool
     stale: str | None  # why the card is stale, None when it is not
     html: str
@@ -142,22 +126,11 @@ def html_fact() -> str:
 
 def _view_card(rel: str, file: CardFile, cutoff: dt.date, html: str) -> ViewCard:
     card = file.card
-    updated = card.date(UPDATED)
     archived = file.archived or card.status == "archived"
-    return ViewCard(
-        slug=card.slug,
-        path=rel,
-        topic=card.topic,
-        category=card.category or "(none)",
-        tags=card.tags,
-        aliases=card.aliases,
-        status=card.status,
-        updated=updated.isoformat() if updated else "",
-        tokens=file.tokens,
-        archived=archived,
-        stale=None if archived else staleness(file, cutoff),
-        html=html,
-    )
+    return ViewCard.of(
+        rel, file, category=card.category or "(none)", aliases=card.aliases, archived=archived,
+        stale=None if archived else staleness(file, cutoff), html=html,
+    )  # fmt: skip
 
 
 def staleness(file: CardFile, cutoff: dt.date) -> str | None:

@@ -1,11 +1,9 @@
 """Where `cardvault view` writes its page, and the writing.
 
-The page is derived data, never part of the vault: it is refused inside the vault's `memory/`
-(where it would sit beside the cards and be committed) and inside `.git/`. By default it goes
-to the vault's cache folder (`.cardvault/view.html`, ignored by git); `--out FILE` puts it
-anywhere else; `--open` in a new temporary file. The write is atomic (a reader sees the old
-page or the new one), and an existing file is replaced only when it is a page this command
-wrote before, so a mistyped `--out ~/.bashrc` costs nothing.
+The page is derived data: refused inside the vault's `memory/` (it would be committed) and
+`.git/`; by default in the vault's cache folder. The write is atomic, and an existing file is
+replaced only when it is a page this command wrote, so a mistyped `--out ~/.bashrc` costs
+nothing.
 """
 
 from __future__ import annotations
@@ -46,8 +44,7 @@ class ViewWritten:
 def write_view(
     vault: Vault, today: dt.date, out: Path | None = None, temporary: bool = False
 ) -> ViewWritten:
-    """Build the page of `vault` and write it to `out`, to a new temporary file (`temporary`),
-    or to the vault's cache folder."""
+    """Build the page of `vault` and write it (see `Session.view`)."""
     from cardvault.edits.atomic import atomic_write
 
     view = vault_view(vault, today)

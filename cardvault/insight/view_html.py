@@ -1,13 +1,10 @@
 """The page of `cardvault view`: one self-contained HTML file built from a `VaultView`.
 
-Everything is in the file: the style and script shipped beside this module (view_assets/, package
-data), the card list, every card's rendered body, the stats and the review queue as static HTML,
-and the graph's nodes and links as JSON that the script lays out and draws. The page loads
-nothing: its Content-Security-Policy allows no source at all (`default-src 'none'`) except the
-one inline style and the one inline script, named by their SHA-256 hashes, so even markup that
-slipped through could neither run nor fetch. Every text from the vault goes through
-`html.escape` here or through markdown-it's escaping (insight/card_html.py); the JSON is
-escaped so no `<` can end its script element.
+Everything is in the file (the style and script from view_assets/, every card, the stats and
+review queue, the graph as JSON the script draws), and the page loads nothing: its
+Content-Security-Policy allows only the one inline style and script, by their SHA-256 hashes,
+so even markup that slipped through could neither run nor fetch. Every vault text is escaped
+here or by markdown-it (insight/card_html.py); the JSON is escaped so no `<` can end its script.
 """
 
 from __future__ import annotations

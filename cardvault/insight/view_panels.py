@@ -1,10 +1,6 @@
-"""The Stats and Review tabs of `cardvault view`'s page, as static HTML (every text escaped).
-
-Stats shows `insight.stats.VaultStats` as `cardvault stats` computes it: the budgets (MEMORY.md
-bytes, tokens per card) with a meter each, the largest cards, the tiers, counts by category,
-status and tag, daily logs, maintenance and the search index. Review shows each pending
-decision as `cardvault review` words it (review/words.py): what it asks, about what (linked
-to the card where it names one), why it was asked, and the two commands that answer it.
+"""The Stats and Review tabs of `cardvault view`'s page, as static HTML (every text escaped):
+`VaultStats` as `cardvault stats` computes it, and each pending decision as `cardvault review`
+words it (review/words.py).
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
-"""`checked:`: when a card was last confirmed against the project, and at which commit.
+"""`checked: {date, commit}`: when a card was last confirmed against the project, and at which
+commit (`SHORT` hex digits of HEAD). Recorded by `verify` on a card citing lines whose files
+are as HEAD holds them (so the commit says what was read), and by a "still right" answer.
 
-`checked: {date, commit}` (the commit as `SHORT` hex digits of the project's HEAD; no `commit`
-when the project is no git repository or has no commit yet). Written:
-- by `verify` (and maintain's verify step) on a card that cites lines (`src/app.py:12-30`, a
-  link's `#L12-L30`) and has no record yet, when every cited file is as HEAD holds it (so the
-  commit says exactly what was read) and no cited range runs past its file's end;
-- by a "still right" answer to a stale question (review/act.py), on any card.
-Once recorded, each run compares the cited lines as that commit held them with the lines now:
-lines that changed make the card stale (`src/app.py:12-30: the lines changed since
-1a2b3c4d5e6f, the commit the card was checked at`). A clone that lacks the commit (one rebased
-or squashed away before it was pushed) cannot compare: the card keeps what its mark says of
-those lines, and the run reports it, so a clone that can compare and one that cannot never
-undo each other's mark. A card edited after its check (`updated` later than the record's
-date) is recorded anew instead: its citations are the person's newer ones. So the value
-changes only when a card is checked again, and a card's diff shows it once per check: nothing
-is rewritten because the project moved on. A `checked:` key in another
-form is the person's own: left alone, and the card's lines are not compared.
+Each run compares the cited lines at that commit with the lines now: changed lines make the
+card stale. A clone lacking the commit keeps what the mark says of those lines, so a clone that
+can compare and one that cannot never undo each other's mark. A card edited after its check is
+recorded anew; a `checked:` of another form is the person's own and left alone.
 """
 
 from __future__ import annotations

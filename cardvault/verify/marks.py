@@ -1,28 +1,13 @@
 """`cardvault verify`: cards checked against the project they describe, stale ones marked.
 
-Each live card's names (verify/names.py) are checked against the project (verify/project.py):
-The project is the git work tree holding the vault: a vault in `<repo>/memory-vault/`, or
-`cardvault init .` in a code repository (then the vault's root holds more than its own files);
-a vault alone in its repository has none (`verify --project PATH` names one).
-- a path that no longer exists (relative to the project root, else to the vault's root; a
-  bare file name anywhere in neither is missing). A path with no known extension counts only
-  when its first folder exists: `origin/main` is a branch, not a missing folder;
-- `make T` whose Makefile has no target T; `npm run X` / `yarn X` / `pnpm run X` whose
-  package.json has no script X; `uv run X` / `poetry run X` with X neither a pyproject script
-  nor a tool here; any other command whose program is not on PATH nor in the project's
-  `node_modules/.bin` or `.venv/bin`;
-- a pin `name==v` / `name@v` whose lock files lock `name` at other versions only;
-- a code symbol (`load_config()`, `VaultState`, `settings.DEBUG`: verify/symbols.py) that no
-  tracked source file of the project holds any more (a project without source checks none).
-A stale card gets `stale: {reason, date}` (the reasons joined by "; ", the date it was first
-found with those reasons); a card that is no longer stale loses the key. Cards are written
-through the one door (one commit, `verify: N stale`); nothing is run, the bodies are not
-touched. `maintain` runs the same check as its `verify` step, but clears a mark only where the
-card no longer names anything its mark cites (a person edited it out): a program on PATH differs
-from machine to machine, and a maintenance run on a clone that has it must not undo, commit
-after commit, the mark a clone without it made. `verify` clears every card it finds fresh, except
-a mark that only says a program it still names was not installed where it was marked: the
-program on this machine's PATH says nothing of that clone, and `review reject` settles it.
+The project is the git work tree holding the vault (a vault in `<repo>/memory-vault/`, or
+`cardvault init .` in a code repository); a vault alone in its repository has none (`verify
+--project PATH` names one). Each name a card holds (verify/names.py) is checked: a path that
+no longer exists, a make target, package script or program that is gone, a pin its lock files
+no longer lock, a code symbol no tracked source file holds. A stale card gets `stale: {reason,
+date}` (reasons joined by "; ", the date first found), written through the one door; nothing
+is run. Which marks clear is `clears`: a program on one machine's PATH must not undo, run
+after run, the mark a clone without it made.
 """
 
 from __future__ import annotations
@@ -46,40 +31,11 @@ from cardvault.verify.project import Project, normal_name
 from cardvault.verify.symbols import symbol_of
 
 STEP = "verify"
-SHELL_WORDS = frozenset(
-    [
-        "cd",
-        "export",
-        "echo",
-        "source",
-        "set",
-        "unset",
-        "if",
-        "then",
-        "else",
-        "fi",
-        "for",
-        "do",
-        "done",
-        "while",
-        "case",
-        "esac",
-        "alias",
-        "exit",
-        "true",
-        "false",
-        "test",
-        "[",
-        "[[",
-        "read",
-        "eval",
-        "exec",
-        "time",
-        "env",
-        "sudo",
-        "nohup",
-    ]
-)
+#: Shell builtins and keywords: a command line starting with one names no program. (The
+#: prefixes `_command_stale` skips, and words not starting with a letter, never get here.)
+SHELL_WORDS = frozenset({"cd", "export", "echo", "source", "set", "unset", "if", "then", "else",
+                         "fi", "for", "do", "done", "while", "case", "esac", "alias", "exit",
+                         "true", "false", "test", "read", "eval"})  # fmt: skip
 SCRIPT_RUNNERS = {("npm", "run"), ("npm", "run-script"), ("pnpm", "run"), ("yarn", "run")}
 
 
@@ -95,7 +51,7 @@ class CardCheck:
 
 
 #: Which fresh cards lose their mark: every one (`verify`), or only those edited out of what
-#: their mark cites (maintain's step: see the docstring).
+#: their mark cites (maintain's step): `clears`.
 EVERY, EDITED = "every", "edited"
 #: Between the reasons of one mark (`stale: {reason: "A; B"}`).
 SEPARATOR = "; "
@@ -107,13 +63,11 @@ LOCAL = ("is not on PATH", "nor installed here")
 
 
 def clears(check: CardCheck, card: CardFile, policy: str = EVERY) -> bool:
-    """Whether `card`'s stale mark goes now. Never while the check finds the card stale; else
-    - under EDITED (maintain), only when the card no longer names anything its mark cites;
-    - under EVERY (verify), unless every reason of the mark is about what is installed (a
-      program not on PATH where it was marked) and the card still names it: this machine
-      having the program says nothing of the clone that lacks it, and clearing it here would
-      have the two clones mark and clear the card run after run. `review reject` settles it.
-    A hand-written `stale:` with no cited name stays until `verify`."""
+    """Whether `card`'s stale mark goes now: never while the check finds it stale. Under EDITED
+    (maintain) only when the card no longer names anything its mark cites; under EVERY (verify)
+    unless every reason is about what is installed and the card still names it (this machine
+    having the program says nothing of the clone that lacks it). A hand-written `stale:` with no
+    cited name stays until `verify`."""
     before = card.card.meta.get(STALE)
     if check.reasons or before is None or before is False:
         return False
@@ -178,10 +132,8 @@ def check_cards(
     today: dt.date,
     dismissed: Mapping[str, frozenset[str]] | None = None,
 ) -> list[CardCheck]:
-    """The verdict on each card (in the order given), leaving out the reasons a review answer
-    said the card is right despite (`dismissed`: card path -> reasons; verify/questions.py).
-    The code symbols of all cards are looked up in one pass over the project's source; the
-    lines a card cites are compared with the commit it was checked at (verify/checked.py)."""
+    """The verdict on each card, in order, less the reasons a review answer dismissed (card path
+    -> reasons). All cards' symbols are looked up in one pass over the project's source."""
     vault_files = Project(vault.root)
     named = [(card, named_in(card.card.body)) for card in cards]
     present = _source_names(project, [n for _, names in named for n in names])

@@ -1,22 +1,14 @@
-"""What a card names in the project: file paths, commands, pinned versions and code symbols
-(`verify`).
+"""What a card names in the project (`verify`): file paths, commands, pinned versions and code
+symbols, read from the card's body, never run.
 
-Read from the card's body, never run:
-- **paths**: an inline code span that is one path-like word (`src/app.py`, `./scripts/x.sh`,
-  `package.json`; a `:12` or `:12-30` line suffix is kept apart as the lines it cites, as a
-  link's `#L12-L30`), and the target of a relative Markdown link
-  `[text](docs/setup.md)`. A word counts as a path when it holds a `/` or ends in a known file
-  extension, or is a well-known root file (`Makefile`, `Dockerfile`). URLs, globs, absolute
-  paths, `~` and `..` are not paths of the project.
-- **commands**: an inline code span starting with `$ ` or with a runner (`make`, `npm`, `yarn`,
-  `pnpm`, `npx`, `uv`, `poetry`, `just` excepted), and each line of a fenced block marked as
-  shell (`sh`, `bash`, `shell`, `console`, `zsh`), its `$ ` prompt dropped.
-- **pins**: an inline code span `name==1.2.3` (Python) or `name@1.2.3` (npm, `@scope/name@1.2.3`),
-  and in prose a word `name==1.2.3` or `name@1.2.3` whose version has a dot ("We pin
-  numpy==1.26.4 until ...", as people write it in a log; an e-mail address or `a==b` is none).
-- **symbols**: an inline code span that is a call (`load_config()`), a class-like name
-  (`VaultState`) or a dotted name (`settings.DEBUG`), as verify/symbols.py defines them.
-Everything is bounded: at most `MAX_NAMES` names per card.
+- paths: an inline code span that is one path-like word (a `:12-30` suffix, or a link's
+  `#L12-L30`, kept apart as the lines it cites), and a relative Markdown link's target; URLs,
+  globs, absolute paths, `~` and `..` are not the project's;
+- commands: a code span starting with `$ ` or a runner (`RUNNERS`), and each line of a fenced
+  shell block;
+- pins: `name==1.2.3` or `name@1.2.3` in a code span, or in prose with a dotted version;
+- symbols: as verify/symbols.py defines them.
+At most `MAX_NAMES` names per card.
 """
 
 from __future__ import annotations
@@ -31,61 +23,12 @@ RUNNERS = frozenset({"make", "npm", "yarn", "pnpm", "npx", "uv", "poetry"})
 SHELL_LANGUAGES = frozenset({"sh", "bash", "shell", "console", "zsh"})
 ROOT_FILES = frozenset({"Makefile", "makefile", "GNUmakefile", "Dockerfile", "Justfile",
                         "Procfile", "Gemfile", "Pipfile", "Rakefile"})  # fmt: skip
-EXTENSIONS = frozenset(
-    [
-        "py",
-        "pyi",
-        "js",
-        "mjs",
-        "cjs",
-        "ts",
-        "tsx",
-        "jsx",
-        "json",
-        "toml",
-        "yaml",
-        "yml",
-        "md",
-        "rst",
-        "txt",
-        "lock",
-        "cfg",
-        "ini",
-        "sh",
-        "bash",
-        "zsh",
-        "go",
-        "rs",
-        "rb",
-        "java",
-        "kt",
-        "c",
-        "h",
-        "cc",
-        "cpp",
-        "hpp",
-        "cs",
-        "css",
-        "scss",
-        "html",
-        "sql",
-        "xml",
-        "gradle",
-        "tf",
-        "env",
-        "conf",
-        "proto",
-        "vue",
-        "svelte",
-        "php",
-        "swift",
-        "lua",
-        "pl",
-        "r",
-        "ipynb",
-        "csv",
-    ]
-)
+EXTENSIONS = frozenset({"py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "toml",
+                        "yaml", "yml", "md", "rst", "txt", "lock", "cfg", "ini", "sh", "bash",
+                        "zsh", "go", "rs", "rb", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs",
+                        "css", "scss", "html", "sql", "xml", "gradle", "tf", "env", "conf",
+                        "proto", "vue", "svelte", "php", "swift", "lua", "pl", "r", "ipynb",
+                        "csv"})  # fmt: skip
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*$")
 _SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 #: No `[` or `]` in a link's text or target: each opening is tried only up to the next one, so a
@@ -175,8 +118,7 @@ def _shell_line(line: str) -> str | None:
 
 
 def classify_span(span: str) -> tuple[str, str] | None:
-    """What an inline code span names: ("command" | "pin" | "path" | "symbol", text), or
-    None."""
+    """What an inline code span names: (kind, text), or None."""
     if span.startswith("$ "):
         return ("command", span[2:].strip()) if span[2:].strip() else None
     words = span.split()

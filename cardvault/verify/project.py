@@ -1,21 +1,12 @@
 """The project a vault is checked against (`verify`): its files, scripts and locked versions.
 
-The project is the git work tree the vault lives in (a vault in `<repo>/memory-vault/`, or
-`cardvault init .` in a code repository), or a folder a person names (`verify --project PATH`);
-verify/marks.py's `project_of` decides. A vault alone in its repository has nothing to be
-checked against.
-
-Only files are read, never run, and only inside the project (vault/confine.py: no `..`, no
-`.git`, no symlink at any component; a read is bounded to `PROJECT_MANIFEST` bytes):
-- whether a path exists (`lstat`; a path through a symlink is not checked);
-- `Makefile` targets, `package.json` scripts, `pyproject.toml` scripts
-  (`[project.scripts]`, `[tool.poetry.scripts]`);
-- versions in `requirements*.txt` (`name==v`), `package-lock.json` (`packages`), `poetry.lock`
-  and `uv.lock` (`[[package]]` name and version);
-- the names its tracked source files hold (verify/symbols.py: each file read once, bounded);
-- what a commit held for a file a card cites lines of (git's objects: verify/checked.py).
-Commands are looked up on PATH with `shutil.which` and in the project's `node_modules/.bin` and
-`.venv/bin` (a name holding `/` is a path, checked inside the project): nothing is started.
+verify/marks.py's `project_of` decides which folder it is. Only files are read, never run, and
+only inside the project (vault/confine.py: no `..`, no `.git`, no symlink at any component;
+each read bounded to `PROJECT_MANIFEST` bytes): whether a path exists, Makefile targets,
+package.json and pyproject scripts, versions in requirements, package-lock, poetry.lock and
+uv.lock, the names its tracked source files hold (verify/symbols.py), and what a commit held
+for a cited file (verify/checked.py). Commands are looked up with `shutil.which` and in the
+project's `node_modules/.bin` and `.venv/bin`: nothing is started.
 """
 
 from __future__ import annotations
@@ -33,7 +24,7 @@ from cardvault.limits import PROJECT_FILES, PROJECT_MANIFEST
 from cardvault.vault.bounded_data import json_loads, toml_loads
 from cardvault.vault.confine import confined, read_confined
 from cardvault.vault.finding import Finding
-from cardvault.verify.symbols import SKIPPED, mentioned, source_files
+from cardvault.verify.symbols import mentioned, source_files, walk_files
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 # Both read one line at a time (blanks are [ \t], never a newline): a `\s` that runs on across
@@ -148,20 +139,13 @@ class Project:
 
     @cached_property
     def file_names(self) -> frozenset[str]:
-        """The names of the project's files (a walk that follows no symlink and skips `.git`,
-        hidden folders, `node_modules` and virtual environments; at most `PROJECT_FILES`)."""
-        names: set[str] = set()
-        seen = 0
-        for _folder, subfolders, files in os.walk(self.root, followlinks=False):
-            subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
-            names.update(files)
-            seen += len(files)
-            if seen > PROJECT_FILES:
-                self.problems.append(
-                    Finding("", 0, f"over {PROJECT_FILES} files: bare file names checked in part")
-                )
-                break
-        return frozenset(names)
+        """The names of the project's files (verify/symbols.py `walk_files`)."""
+        found, more = walk_files(self.root)
+        if more:
+            self.problems.append(
+                Finding("", 0, f"over {PROJECT_FILES} files: bare file names checked in part")
+            )
+        return frozenset(name.rsplit("/", 1)[-1] for name in found)
 
     def source_names(self, names: frozenset[str]) -> frozenset[str] | None:
         """Which of `names` the project's tracked source files hold as identifiers; None when
@@ -187,8 +171,7 @@ class Project:
         return project_head(self.root)
 
     def committed(self, commit: str, rel: str) -> str | None:
-        """The text `commit` holds for the project file `rel` (None: not there, or no such
-        commit). Read from git's objects, not the work tree."""
+        """The text `commit` holds for `rel` (git's objects; None: not there)."""
         from cardvault.history import blob_text, work_tree_of
 
         top = work_tree_of(self.root)

@@ -1,20 +1,11 @@
-"""Stale cards as review questions: `verify` and maintain's verify step ask, `review` answers.
+"""Stale cards as review questions (`kind: stale`): `verify` and maintain's verify step ask,
+`review` answers (review/act.py: reject keeps the card and never marks it for those reasons
+again; accept archives it).
 
-A card marked `stale:` is one question (`kind: stale`) in the review queue
-(`memory/review.jsonl`), its member the card, its evidence the reasons and the day they were
-first found. The answers (review/act.py):
-- **reject** — the card is still right: the mark goes, `checked:` records the day (and the
-  project's commit), and those reasons are never marked on that card again;
-- **accept** — the card is stale: it moves to the archive;
-- or the person edits the card: the next `cardvault verify`, or `maintain` once the card no
-  longer names what the mark cites, clears the mark and closes the question (or, with other
-  reasons, closes it and asks about those).
-A question is asked once per card and set of reasons: one pending or answered with the same
-reasons is not asked again; new reasons ask again, and so does a card marked again for the
-reasons of a question maintenance closed (the card was found fresh meanwhile: no one
-answered). A pending question whose card is no longer marked with its reasons (cleared,
-changed, archived, gone) is closed by `CLOSED_BY` with the reason, as maintain/asking.py closes
-its questions.
+A question is asked once per card and set of reasons; new reasons ask again, and so does a card
+marked again for the reasons of a question maintenance closed (no one answered it). A pending
+question whose card is no longer marked with its reasons is closed by `CLOSED_BY`, as
+maintain/asking.py closes its questions.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`cardvault verify` as a service: read the vault, check its cards, mark them through the door.
 
 The plan is made under the vault lock from the cards as they are (edits/door.py), so a card
-edited meanwhile is never overwritten; `dry_run` reads only and writes nothing. Each stale card
-is a question in the review queue (verify/questions.py), written in the same commit.
+edited meanwhile is never overwritten. Each stale card is a question in the review queue
+(verify/questions.py), written in the same commit.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Code symbols a card names, and whether the project's source still has them (`verify`).
 
-A symbol is an inline code span of one of three shapes (nothing else: an ordinary word in
-backticks is never a symbol):
-- a call, `load_config()` or `client.fetch(url)`: the last name before the parentheses;
-- a class-like name of two or more capitalised parts, `VaultState`, `HttpClient2` (not
-  `DEBUG`, `Redis` or `HTTPServer`, nor the product names in `PRODUCTS`: `GitHub`);
-- a dotted name, `settings.DEBUG`, `requests.get`: checked only when its first part is a name
-  the project's source has (so `example.com`, `logo.png`, `notes.bak` never count), and never
-  when its last part is a web domain's or a file's ending.
-The symbol is stale when no tracked source file of the project (git's index; the folder's
-files outside a repository) holds its name as a whole identifier: a definition, a call, an
-import or a comment all count, so a rename is found and a mention anywhere keeps a card fresh.
-
-Reading is confined like every project read (vault/confine.py: no symlink, nothing outside
-the project), bounded (files of `SOURCE_EXTENSIONS` only, each at most `PROJECT_SOURCE` bytes, at
-most `PROJECT_FILES` files), one read per file, and it stops as soon as every name is found.
+A symbol is an inline code span that is a call (`load_config()`), a class-like name of two or
+more capitalised parts (`VaultState`; not `PRODUCTS`), or a dotted name (`settings.DEBUG`)
+whose first part the source has (so `example.com` never counts). It is stale when no tracked
+source file holds its name as a whole identifier: a mention anywhere keeps a card fresh, a
+rename is found. Reading is confined, bounded (`PROJECT_SOURCE`, `PROJECT_FILES`), one read
+per file, and stops once every name is found.
 """
 
 from __future__ import annotations
@@ -84,24 +75,23 @@ def symbol_of(span: str) -> Symbol | None:
 
 
 def source_files(root: Path, tracked: list[str] | None) -> tuple[list[str], bool]:
-    """The project's source files (relative to `root`), and whether there were more than
-    `PROJECT_FILES` of them (the rest is not read)."""
-    names = tracked if tracked is not None else _walked(root)
+    """The project's source files, and whether more than `PROJECT_FILES` were cut."""
+    names = tracked if tracked is not None else walk_files(root)[0]
     found = [n for n in names if n.rsplit(".", 1)[-1].lower() in SOURCE_EXTENSIONS and "." in n]
     return found[:PROJECT_FILES], len(found) > PROJECT_FILES
 
 
-def _walked(root: Path) -> list[str]:
-    """The folder's files outside a repository (hidden folders, `node_modules` and virtual
-    environments skipped; no symlink followed)."""
+def walk_files(root: Path) -> tuple[list[str], bool]:
+    """The folder's files (relative to `root`; hidden folders and `SKIPPED` left out, no
+    symlink followed), and whether the walk stopped past `PROJECT_FILES` of them."""
     names: list[str] = []
     for folder, subfolders, files in os.walk(root, followlinks=False):
         subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in SKIPPED]
         base = os.path.relpath(folder, root)
         names += [f if base == "." else f"{base}/{f}" for f in files]
         if len(names) > PROJECT_FILES:
-            break
-    return names
+            return names, True
+    return names, False
 
 
 def mentioned(root: Path, files: Iterable[str], names: Iterable[str]) -> tuple[set[str], int]:
