@@ -15,9 +15,9 @@ from __future__ import annotations
 from cardvault.edits.changes import Change, Report
 from cardvault.maintain.state import VaultState
 from cardvault.vault.config import VaultConfig
-from cardvault.verify.marks import EDITED, check_cards, project_of, stale_changes
+from cardvault.verify.marks import EDITED, check_cards, mark_cards, project_of
 from cardvault.verify.project import Project
-from cardvault.verify.questions import dismissed, marks_after, stale_queue
+from cardvault.verify.questions import dismissed, stale_queue
 
 STEP = "verify"
 
@@ -30,10 +30,10 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     project = Project(root)
     items = list(state.review_items)
     checks = check_cards(state.live, state.vault, project, state.today, dismissed(items))
-    changes: list[Change] = list(stale_changes(checks, dict(state.files), state.today, EDITED))
-    marks = marks_after(checks, dict(state.files), state.vault, state.today, clear=EDITED)
+    marking = mark_cards(checks, dict(state.files), state.vault, state.today, EDITED)
+    changes: list[Change] = marking.changes
     live = {state.vault.rel(c.path) for c in state.live}
-    asked, lines = stale_queue(items, marks, live, state.today)
+    asked, lines = stale_queue(items, marking.marks, live, state.today)
     if lines:
         changes.append(state.queue_write(asked, lines, STEP))
     changes += [Report("skipped", str(problem), (), (), STEP) for problem in project.problems]

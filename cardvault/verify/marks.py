@@ -89,13 +89,6 @@ def mark_reasons(value: Any) -> tuple[str, ...]:
     return tuple(part for part in str(reason).split(SEPARATOR) if part.strip())
 
 
-def held(checks: Iterable[CardCheck], cards: Mapping[Path, CardFile]) -> list[CardCheck]:
-    """The cards found fresh here that keep their mark under EVERY (`clears`: a program on this
-    machine's PATH that was missing where the card was marked)."""
-    marked = [c for c in checks if not c.reasons and cards[c.path].card.meta.get(STALE)]
-    return [c for c in marked if not clears(c, cards[c.path])]
-
-
 def project_of(vault: Vault, named: Path | None = None) -> Path | None:
     """The project to check `vault` against: `named`, else the git work tree holding the vault
     (a vault in a sub-folder of a repository, or `cardvault init .` in one), unless that tree
@@ -252,15 +245,44 @@ def _pin_stale(text: str, project: Project) -> str | None:
     return f"`{text}`: {locked[1]} locks {name} at {now}"
 
 
-def stale_changes(
-    checks: Iterable[CardCheck], cards: dict[Path, CardFile], today: dt.date, clear: str = EVERY
-) -> list[Change]:
+@dataclass(frozen=True)
+class StaleMark:
+    """A card's stale mark as a review question needs it (verify/questions.py): its path
+    relative to the vault, its topic, why, since when (ISO date); screened by the secret guard."""
+
+    key: str
+    text: str
+    reasons: tuple[str, ...]
+    since: str
+
+
+@dataclass(frozen=True)
+class Marking:
+    """What writing the checks does: the card writes, each card's stale mark once they are
+    written (by `StaleMark.key`), and the cards found fresh that keep their mark (`clears`)."""
+
+    changes: list[Change]
+    marks: dict[str, StaleMark]
+    held: list[CardCheck]
+
+
+def mark_cards(
+    checks: Iterable[CardCheck],
+    cards: Mapping[Path, CardFile],
+    vault: Vault,
+    today: dt.date,
+    clear: str = EVERY,
+) -> Marking:
     """The frontmatter writes that mark stale cards, record the commit a card's cited lines
-    were checked at, and clear the marks `clear` lets go (`clears`)."""
-    changes: list[Change] = []
+    were checked at, and clear the marks `clear` lets go (`clears`); with each card's mark after:
+    the reasons found now, else the mark it has unless cleared."""
+    from cardvault.guard import redact_text
+
+    marking = Marking([], {}, [])
     for check in checks:
         card = cards[check.path]
         before = card.card.meta.get(STALE)
+        cleared = clears(check, card, clear)
         reason = SEPARATOR.join(check.reasons)
         updates: dict[str, object] = {}
         removed: list[str] = []
@@ -268,14 +290,29 @@ def stale_changes(
         if check.reasons and not (isinstance(before, dict) and before.get("reason") == reason):
             updates[STALE] = {"reason": reason, "date": today}
             whys.append(f"stale ({reason})")
-        elif clears(check, card, clear):
+        elif cleared:
             removed.append(STALE)
             whys.append("no longer stale")
+        elif before and not check.reasons:
+            marking.held.append(check)
         if check.record is not None:
             updates[CHECKED] = dict(check.record)
             whys.append(f"lines checked at {check.record.get('commit')}")
         text = update_card_text(card.file.text, updates, removed, card.path)
         if text != card.file.text:
             why = f"{check.slug}: {', '.join(whys)}"
-            changes.append(WriteFile(card.path, text, card.file.digest, why, STEP, 1))
-    return changes
+            marking.changes.append(WriteFile(card.path, text, card.file.digest, why, STEP, 1))
+        after = check.reasons or (() if cleared else mark_reasons(before))
+        if after:
+            kept = mark_reasons(before) == after
+            since = mark_since(before, today) if kept else today.isoformat()
+            key = vault.rel(card.path)
+            screened = tuple(redact_text(r) for r in after)
+            marking.marks[key] = StaleMark(key, redact_text(card.card.topic), screened, since)
+    return marking
+
+
+def mark_since(value: Any, today: dt.date) -> str:
+    """The day a `stale:` value says the card was found stale (today when it says none)."""
+    date = value.get("date") if isinstance(value, dict) else None
+    return date.isoformat() if isinstance(date, dt.date) else str(date or today.isoformat())

@@ -12,56 +12,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from cardvault.vault.decisions import CLOSED_BY, REJECTED, Member, ReviewItem, item_id
-from cardvault.vault.fields import STALE
-from cardvault.vault.layout import Vault
-from cardvault.vault.read import CardFile
-from cardvault.verify.marks import EVERY, CardCheck, clears, mark_reasons
+from cardvault.verify.marks import StaleMark
 
 KIND = "stale"
-
-
-@dataclass(frozen=True)
-class StaleMark:
-    """A card's stale mark as a question needs it: its path, what it says, why, since when."""
-
-    key: str  # the card's path, relative to the vault
-    text: str
-    reasons: tuple[str, ...]
-    since: str  # ISO date
-
-
-def marks_after(
-    checks: Iterable[CardCheck], cards: Mapping[Path, CardFile], vault: Vault, today: dt.date,
-    clear: str = EVERY,
-) -> dict[str, StaleMark]:  # fmt: skip
-    """Card path -> its stale mark once `stale_changes(checks, cards, today, clear)` is written:
-    the reasons found now, else the mark the card already has unless `clear` lets it go."""
-    from cardvault.guard import redact_text
-
-    marks: dict[str, StaleMark] = {}
-    for check in checks:
-        card = cards[check.path]
-        before = card.card.meta.get(STALE)
-        reasons = check.reasons or (() if clears(check, card, clear) else mark_reasons(before))
-        if not reasons:
-            continue
-        kept = mark_reasons(before) == reasons
-        since = mark_since(before, today) if kept else today.isoformat()
-        key = vault.rel(card.path)
-        screened = tuple(redact_text(r) for r in reasons)
-        marks[key] = StaleMark(key, redact_text(card.card.topic), screened, since)
-    return marks
-
-
-def mark_since(value: Any, today: dt.date) -> str:
-    """The day a `stale:` value says the card was found stale (today when it says none)."""
-    date = value.get("date") if isinstance(value, dict) else None
-    return date.isoformat() if isinstance(date, dt.date) else str(date or today.isoformat())
 
 
 def dismissed(items: Iterable[ReviewItem]) -> dict[str, frozenset[str]]:
@@ -83,7 +38,7 @@ def stale_queue(
 ) -> tuple[list[ReviewItem], list[str]]:
     """The queue with a question for each marked card not yet asked about its reasons, and
     the pending stale questions that no longer hold closed; with a line per change. The
-    marks' texts and reasons are screened by the secret guard already (`marks_after`)."""
+    marks' texts and reasons are screened by the secret guard already (`mark_cards`)."""
     queue = list(items)
     lines: list[str] = []
     for index, item in enumerate(queue):

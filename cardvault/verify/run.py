@@ -20,16 +20,9 @@ from cardvault.vault.files import ABSENT, read_if_present
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
-from cardvault.verify.marks import (
-    STEP,
-    CardCheck,
-    check_cards,
-    held,
-    project_of,
-    stale_changes,
-)
+from cardvault.verify.marks import STEP, CardCheck, check_cards, mark_cards, project_of
 from cardvault.verify.project import Project
-from cardvault.verify.questions import dismissed, marks_after, stale_queue
+from cardvault.verify.questions import dismissed, stale_queue
 
 
 @dataclass(frozen=True)
@@ -104,9 +97,9 @@ def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, li
     queue = read_if_present(queue_path(vault.root), vault.root)
     items = parse_queue(queue.text, queue.path) if queue is not None else []
     checks = check_cards(live, vault, facts, today, dismissed(items))
-    changes = stale_changes(checks, cards, today)
-    marks = marks_after(checks, cards, vault, today)
-    asked, lines = stale_queue(items, marks, {vault.rel(c.path) for c in live}, today)
+    marking = mark_cards(checks, cards, vault, today)
+    changes = marking.changes
+    asked, lines = stale_queue(items, marking.marks, {vault.rel(c.path) for c in live}, today)
     if lines:
         expected = queue.digest if queue is not None else ABSENT
         path = queue_path(vault.root)
@@ -119,7 +112,7 @@ def _planned(vault: Vault, today: dt.date, root: Path) -> tuple[VerifyResult, li
     kept = [
         Finding(vault.rel(c.path), 1, "still marked stale: what it names is installed here but "
                 "was missing where it was marked; `cardvault review` settles it (still right)")
-        for c in held(checks, cards)
+        for c in marking.held
     ]  # fmt: skip
     problems = (*snapshot.problems, *facts.problems, *kept)
     new = tuple(i.id for i in asked[len(items) :])
