@@ -2,16 +2,7 @@
 
 Each host keeps an MCP server list and a hooks list, at user level (this machine, every
 project) and at project level (files in the project's repository, shared with the team);
-docs/agents.md says where each format is documented:
-
-| host | level | MCP servers | hooks |
-| --- | --- | --- | --- |
-| claude-code | user | `~/.claude.json` (`mcpServers`) | `~/.claude/settings.json` (`hooks`) |
-| claude-code | project | `.mcp.json` | `.claude/settings.json` |
-| codex | user | `$CODEX_HOME/config.toml` (`[mcp_servers.cardvault]`) | `$CODEX_HOME/hooks.json` |
-| codex | project | `.codex/config.toml` | `.codex/hooks.json` |
-| cursor | user | `~/.cursor/mcp.json` | `~/.cursor/hooks.json` |
-| cursor | project | `.cursor/mcp.json` | `.cursor/hooks.json` |
+docs/agents.md lists each host's files and where their formats are documented.
 """
 
 from __future__ import annotations

@@ -29,7 +29,6 @@ class HookInput:
     cwd: Path | None  # the project folder the session runs in
     transcript: Path | None  # the session transcript (JSONL), when the host has one
     session: str | None  # the session (conversation) id
-    source: str | None  # why a session started: startup, resume, clear, compact
 
 
 def parse_input(raw: bytes) -> HookInput:
@@ -37,7 +36,7 @@ def parse_input(raw: bytes) -> HookInput:
     if len(raw) > HOOK_INPUT:
         raise HookInputError(f"hook input longer than {HOOK_INPUT} bytes")
     if not raw.strip():
-        return HookInput(None, None, None, None)
+        return HookInput(None, None, None)
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -48,7 +47,6 @@ def parse_input(raw: bytes) -> HookInput:
         cwd=_folder(data),
         transcript=_path(data.get("transcript_path")),
         session=_text(data.get("session_id")) or _text(data.get("conversation_id")),
-        source=_text(data.get("source")),
     )
 
 

@@ -1,13 +1,11 @@
-"""`cardvault verify`: cards checked against the project they describe, stale ones marked.
+"""`cardvault verify`: cards checked against the project they describe (`project_of`), stale
+ones marked.
 
-The project is the git work tree holding the vault (a vault in `<repo>/memory-vault/`, or
-`cardvault init .` in a code repository); a vault alone in its repository has none (`verify
---project PATH` names one). Each name a card holds (verify/names.py) is checked: a path that
-no longer exists, a make target, package script or program that is gone, a pin its lock files
-no longer lock, a code symbol no tracked source file holds. A stale card gets `stale: {reason,
-date}` (reasons joined by "; ", the date first found), written through the one door; nothing
-is run. Which marks clear is `clears`: a program on one machine's PATH must not undo, run
-after run, the mark a clone without it made.
+Each name a card holds (verify/names.py) is checked: a path that no longer exists, a make
+target, package script or program that is gone, a pin its lock files no longer lock, a code
+symbol no tracked source file holds. A stale card gets `stale: {reason, date}` (reasons joined
+by "; ", the date first found); nothing is run. Which marks clear is `clears`: a program on one
+machine's PATH must not undo, run after run, the mark a clone without it made.
 """
 
 from __future__ import annotations
@@ -196,11 +194,11 @@ def _command_stale(command: str, project: Project) -> str | None:
     if not words or words[0] in SHELL_WORDS or (not words[0][0].isalnum() and "/" not in words[0]):
         return None
     program, rest = words[0], words[1:]
-    if "/" in program:
+    if "/" in program:  # a path: `has_command` looks it up inside the project
         return (
             None
-            if project.exists(program.removeprefix("./")) is not False
-            else (f"`{program}` (in `{command}`) no longer exists")
+            if project.has_command(program)
+            else f"`{program}` (in `{command}`) no longer exists"
         )
     if program == "make" and rest and not rest[0].startswith("-"):
         targets = project.make_targets
