@@ -1,12 +1,10 @@
-"""The project a vault is checked against (`verify`): its files, scripts and locked versions.
+"""The project a vault is checked against (`verify`): its files, scripts and locked versions,
+each read once, on first use (verify/marks.py's `project_of` decides which folder it is).
 
-verify/marks.py's `project_of` decides which folder it is. Only files are read, never run, and
-only inside the project (vault/confine.py: no `..`, no `.git`, no symlink at any component;
-each read bounded to `PROJECT_MANIFEST` bytes): whether a path exists, Makefile targets,
-package.json and pyproject scripts, versions in requirements, package-lock, poetry.lock and
-uv.lock, the names its tracked source files hold (verify/symbols.py), and what a commit held
-for a cited file (verify/checked.py). Commands are looked up with `shutil.which` and in the
-project's `node_modules/.bin` and `.venv/bin`: nothing is started.
+Only files are read, never run, and only inside the project (vault/confine.py: no `..`, no
+`.git`, no symlink at any component; each read bounded to `PROJECT_MANIFEST` bytes). Commands
+are looked up with `shutil.which` and in the project's `node_modules/.bin` and `.venv/bin`:
+nothing is started.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ def normal_name(name: str) -> str:
 
 @dataclass(frozen=True)
 class Project:
-    """One project's facts, each read once, on first use."""
+    """One project's facts (see the module docstring)."""
 
     root: Path
     problems: list[Finding] = field(default_factory=list, compare=False)
