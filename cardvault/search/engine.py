@@ -395,11 +395,8 @@ class Searcher:
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
             total = evidence.idf_total
-            weak = frozenset(
-                d
-                for d, bm25 in keyword[:k]
-                if not calibration.keyword_stands_alone(bm25 / total) and d not in exact
-            )
+            alone = calibration.alone({d: bm25 / total for d, bm25 in keyword[:k]}, False)
+            weak = frozenset(d for d, _ in keyword[:k] if d not in alone and d not in exact)
             return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
@@ -419,7 +416,7 @@ class Searcher:
             return Ranked([])  # no evidence at all: "no match" (weak hits are shown, marked)
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)[:k]
-            weak = frozenset(d for d, c in semantic[:k] if not calibration.semantic_stands_alone(c))
+            weak = frozenset(dict(semantic[:k]).keys() - calibration.alone(dict(semantic[:k])))
             return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)
@@ -527,10 +524,10 @@ def _shares_words(query: KeywordQuery, keyword: Ranking) -> bool:
 
 def _near(semantic: Ranking, calibration: Calibration) -> bool:
     """Whether meaning finds a neighbour of the query above the model's noise floor: its best
-    cosine stands alone (`Calibration.semantic_stands_alone`, the floor set on the best hits of
+    cosine stands alone (`Calibration.alone`, the floor set on the best hits of
     nonsense queries). A query with no such neighbour and no word shared with any document
     has no evidence at all: the one case a search answers with nothing."""
-    return bool(semantic) and calibration.semantic_stands_alone(semantic[0][1])
+    return bool(semantic) and bool(calibration.alone(dict(semantic[:1])))
 
 
 def _evidence(ranking: Ranking) -> dict[int, tuple[int, float]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from cardvault.errors import CardvaultError
@@ -104,7 +105,7 @@ def search_vaults(
         notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]
         outcomes.append((name, outcome))
     per_vault = [(name, outcome.results) for name, outcome in outcomes]
-    hits = merge_ranked(per_vault, lambda hit: hit.score, k)
+    hits = merge_ranked(per_vault, attrgetter("score"), k)
     modes = tuple(dict.fromkeys(outcome.mode for _, outcome in outcomes))
     return ScopedHits(hits, modes, tuple(notices), tuple(outcomes))
 
@@ -119,5 +120,5 @@ def merge_ranked(
         for order, (name, hits) in enumerate(per_vault)
         for rank, hit in enumerate(hits)
     ]
-    tagged.sort(key=lambda row: row[:3])
+    tagged.sort()  # (order, rank) is unique: the names and hits are never compared
     return [(name, hit) for _, _, _, name, hit in tagged[:k]]
