@@ -87,7 +87,13 @@ class SearchCommands(Wiring):
         )
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
         found = search_vaults(
-            vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
+            vaults,
+            self.handles.searcher,
+            asked.text,
+            asked.k,
+            asked.mode,
+            asked.filters,
+            asked.rerank,
         )
         today = self.now().date()
         syncs = dict(found.outcomes)
@@ -98,7 +104,7 @@ class SearchCommands(Wiring):
                 for name, vault in vaults
                 for rel, facts in hit_ages(
                     vault,
-                    (hit.path for at, hit in found.hits if at == name),
+                    [hit.path for at, hit in found.hits if at == name],
                     today,
                     syncs[name].sync.stamps,
                     syncs[name].sync.cards,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from cardvault.vault.config import CONFIG_FILE
-from cardvault.vault.layout import Vault, holds_files, open_vault_at
+from cardvault.vault.layout import Vault, open_vault_at
 
 HOME_VAR = "CARDVAULT_HOME"
 
@@ -53,14 +53,6 @@ def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None)
     if not (root / CONFIG_FILE).is_file():
         return None
     return _as_agent(open_vault_at(root), agent)
-
-
-def holds_memory(root: Path) -> bool:
-    """Whether the vault folder `root` holds anything a search reads: a card, an archived card
-    or a daily log (the one walker's view, before the vault is opened; an entry it refuses
-    counts, as the search reports it): the walk stops at the first, as the search walks it
-    again."""
-    return holds_files(Vault(root))
 
 
 def is_global(vault: Vault, env: Mapping[str, str] | None = None) -> bool:

@@ -62,7 +62,7 @@ class ScopedHits:
         answers there are, shown marked, and "no strong match" said of them."""
         return bool(self.hits) and all(hit.weak for _, hit in self.hits)
 
-    @property
+    @cached_property
     def verdict(self) -> str | None:
         """What to say of the hits as a whole, the same words in the CLI and the MCP tool:
         "no match" when the query had no evidence at all, "no strong match" when every hit
@@ -71,10 +71,15 @@ class ScopedHits:
             return NO_MATCH
         return NO_STRONG_MATCH if self.all_weak else None
 
-    def rows(self) -> Iterator[dict[str, Any]]:
-        """The hits as JSON rows, each with its `vault` (a weak one marked `weak: true`)."""
+    def rows(self, weights: bool = False) -> Iterator[dict[str, Any]]:
+        """The hits as JSON rows, each with its `vault` (a weak one marked `weak: true`), and
+        with `weights` its vault's fusion weights (`SearchOutcome.weights_json`)."""
+        weighed = {name: outcome.weights_json() for name, outcome in self.outcomes if weights}
         for (name, hit), extra in zip(self.hits, self.about, strict=True):
-            yield {**hit.to_dict(), "vault": name, **extra}
+            row = {**hit.to_dict(), "vault": name, **extra}
+            if weights:
+                row["weights"] = weighed[name]
+            yield row
 
 
 def search_vaults(

@@ -128,6 +128,10 @@ class WarmHandles:
             live = self._live[root] = LiveVault(root, self._models, self._watch, opened)
         return live.handle
 
+    def searcher(self, vault: Vault) -> Searcher:
+        """The warm search service of `vault`."""
+        return self.handle(vault.root).searcher
+
     def close(self) -> None:
         """Close every handle (the session is ending)."""
         for live in self._live.values():
