@@ -111,12 +111,12 @@ def load_sentence_transformer(ref: ModelRef) -> Any:
     """Load `ref` with sentence-transformers on the CPU, offline; clear error when impossible."""
     import os
 
-    from cardvault.search.model import cache_root
+    from cardvault.vault.cache import machine_cache
 
     set_offline_env()
     # Importing torch makes a `torchinductor_<user>` folder in the system temp folder unless
     # told otherwise: cardvault writes nothing outside the vault and its own cache.
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(cache_root() / "torchinductor"))
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(machine_cache() / "torchinductor"))
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:

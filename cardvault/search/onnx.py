@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.search.embedder import EmbedProgress, embed_in_chunks, load_sentence_transformer
-from cardvault.search.model import ModelRef, ModelUnavailableError, cache_root
+from cardvault.search.model import ModelRef, ModelUnavailableError
+from cardvault.vault.cache import machine_cache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,7 +40,7 @@ def onnx_path(ref: ModelRef) -> Path:
     """Where the ONNX copy of `ref` lives (it may not exist yet); a bundled model's own file."""
     if ref.onnx_file is not None:
         return ref.onnx_file
-    return cache_root() / "onnx" / f"{ref.model_id}.{EXPORT_FORMAT}" / "model.onnx"
+    return machine_cache() / "onnx" / f"{ref.model_id}.{EXPORT_FORMAT}" / "model.onnx"
 
 
 def ensure_onnx(ref: ModelRef, st_model: Any = None) -> Path:

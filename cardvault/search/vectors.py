@@ -88,9 +88,9 @@ def text_key(text: str) -> str:
 
 def model_cache_dir() -> Path:
     """The machine-wide folder of the models' ONNX copies ($CARDVAULT_CACHE, ...)."""
-    from cardvault.search.model import cache_root
+    from cardvault.vault.cache import machine_cache
 
-    return cache_root()
+    return machine_cache()
 
 
 def load_embedder(vault: Vault) -> Embedder:
