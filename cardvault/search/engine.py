@@ -87,8 +87,7 @@ __all__ = [
 MODES = ("hybrid", "semantic", "keyword")
 #: How long a query waits for another process writing the index before it answers from the
 #: index as that process last committed it: longer than a sync of a few changed cards takes,
-#: and far shorter than a long index run (minutes on thousands of notes), which held every
-#: query meanwhile for the connection's whole busy timeout.
+#: far shorter than a long index run (minutes on thousands of notes).
 SEARCH_WAIT = 5.0
 #: How long it waits while the index holds nothing yet (another process is building it): an
 #: answer from an empty index helps no one, so as long as before, in case that build ends.

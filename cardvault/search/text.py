@@ -206,7 +206,7 @@ def _best_start(marks: list[_Mark], width: int) -> int:
     best, best_count = marks[0].at, (0, 0)
     inside: Counter[str] = Counter()  # the keys of marks[index:end], the window from `first`
     end = 0
-    for index, first in enumerate(marks):  # one pass: a card of 160,000 hits took minutes
+    for index, first in enumerate(marks):  # one pass: a long card holds 100,000s of marks
         end = max(end, index)
         while end < len(marks) and marks[end].at < first.at + width - 20:
             inside[marks[end].key] += 1
