@@ -47,7 +47,7 @@ from cardvault.search.index import (
     skipped_files,
 )
 from cardvault.search.model import ModelUnavailableError, reads
-from cardvault.search.query_model import QueryModel, QueryModels
+from cardvault.search.query_model import QueryModel
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
 from cardvault.search.retrieve import (
     PassageVectors,
@@ -74,7 +74,6 @@ __all__ = [
     "KeywordQuery",
     "Progress",
     "QueryModel",
-    "QueryModels",
     "SearchOutcome",
     "SearchResult",
     "Searcher",
