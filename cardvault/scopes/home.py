@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from cardvault.vault.config import CONFIG_FILE
@@ -52,15 +53,10 @@ def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None)
     root = global_root(env)
     if not (root / CONFIG_FILE).is_file():
         return None
-    return _as_agent(open_vault_at(root), agent)
+    vault = open_vault_at(root)
+    return replace(vault, agent=agent) if agent else vault
 
 
 def is_global(vault: Vault, env: Mapping[str, str] | None = None) -> bool:
     """Whether `vault` is the global vault."""
     return vault.root == global_root(env)
-
-
-def _as_agent(vault: Vault, agent: str | None) -> Vault:
-    from dataclasses import replace
-
-    return replace(vault, agent=agent) if agent else vault
