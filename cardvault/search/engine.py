@@ -385,6 +385,7 @@ class Searcher:
         rereads a hybrid ranking's first hits (search/rerank.py)."""
         depth = max(CANDIDATES, k)
         calibration = calibration_for(self.vault.config.model)
+        self._check_state(index)
         if mode == "keyword":
             keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
             if not _shares_words(query, keyword):
@@ -438,8 +439,7 @@ class Searcher:
         return self._embedder_thread
 
     def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
-        """The eligible passage vectors, kept while the index is unchanged."""
-        self._check_state(index)
+        """The eligible passage vectors, kept while the index is unchanged (`_check_state`)."""
         if filters not in self._vectors:
             self._vectors[filters] = passage_vectors(index, filters)
         return self._vectors[filters]
@@ -447,7 +447,6 @@ class Searcher:
     def _eligible(self, index: IndexHandle, filters: Filters) -> frozenset[int] | None:
         """The ids of the documents `filters` admits, kept while the index is unchanged; None
         on a searcher's first query (a cold process asks once: the SQL join is cheaper then)."""
-        self._check_state(index)
         if filters in self._eligible_ids:
             return self._eligible_ids[filters]
         if filters not in self._asked:
@@ -457,7 +456,8 @@ class Searcher:
         return self._eligible_ids[filters]
 
     def _check_state(self, index: IndexHandle) -> None:
-        """Forget what was kept for an older state of the index."""
+        """Forget what was kept for an older state of the index (once a ranking, before it
+        asks for what is kept)."""
         state = index_state(index)
         if state != self._state:
             self._vectors.clear()
