@@ -82,10 +82,8 @@ class SearchCommands(Wiring):
 
         asked = _query(query, options)
         in_scope = self.scope(asked.scope, searching=True)
-        check_filters(
-            (s.vault for s in in_scope.vaults), asked.filters.category, asked.filters.status
-        )
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
+        check_filters([vault for _, vault in vaults], asked.filters.category, asked.filters.status)
         found = search_vaults(
             vaults,
             self.handles.searcher,
