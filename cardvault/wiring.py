@@ -19,9 +19,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from cardvault.scopes.scope import InScope, Scope
+from cardvault.scopes.home import global_root
+from cardvault.scopes.scope import InScope, Scope, resolve
 from cardvault.search.warm import VaultHandle, WarmHandles
-from cardvault.vault.layout import Vault
+from cardvault.vault.agent_names import agent_name
+from cardvault.vault.layout import Vault, holds_files
 
 if TYPE_CHECKING:
     from cardvault.search.engine import Searcher
@@ -102,8 +104,6 @@ class Wiring:
     @cached_property
     def agent(self) -> str | None:
         """The agent this session acts as (validated once, when first needed), or None."""
-        from cardvault.vault.agent_names import agent_name
-
         return agent_name(self._agent, self.env)
 
     @property
@@ -123,7 +123,6 @@ class Wiring:
 
     def global_vault(self) -> Vault | None:
         """The global vault, or None when it was never created (reads never create it)."""
-        from cardvault.scopes.home import global_root
         from cardvault.vault.config import CONFIG_FILE
 
         root = global_root(self.env)
@@ -137,7 +136,6 @@ class Wiring:
         if not from_global:
             return self.project()
         from cardvault.errors import VaultNotFoundError
-        from cardvault.scopes.home import global_root
 
         found = self.global_vault()
         if found is None:
@@ -156,10 +154,9 @@ class Wiring:
         """The vaults `scope` covers, project first, with notices for what is missing. A command
         resolves its scope once and hands the result on: an `InScope` is returned as it is.
         `searching`: beside a project, `all` takes the global vault only when it holds something
-        to search (a card or a log; its rules and MEMORY.md are no search's), else never opens
-        it."""
-        from cardvault.scopes.home import global_root, holds_memory
-        from cardvault.scopes.scope import resolve
+        to search (a card, an archived card or a log: its rules and MEMORY.md are no search's;
+        an entry the walker refuses counts, as the search reports it), else never opens it: the
+        walk, before the vault is opened, stops at the first file."""
         from cardvault.vault.root import ENV_VAR
 
         if isinstance(scope, InScope):
@@ -168,7 +165,7 @@ class Wiring:
         skip = chosen is Scope.project or (
             searching
             and chosen is Scope.all
-            and not holds_memory(global_root(self.env))
+            and not holds_files(Vault(global_root(self.env)))
             and self._finds_project()
         )
         shared = None if skip else self.global_vault()
@@ -186,7 +183,7 @@ class Wiring:
 
     def searcher(self, vault: Vault) -> Searcher:
         """The warm search service of `vault`."""
-        return self.handles.handle(vault.root).searcher
+        return self.handles.searcher(vault)
 
     @property
     def handle(self) -> VaultHandle:

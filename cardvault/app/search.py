@@ -82,12 +82,16 @@ class SearchCommands(Wiring):
 
         asked = _query(query, options)
         in_scope = self.scope(asked.scope, searching=True)
-        check_filters(
-            (s.vault for s in in_scope.vaults), asked.filters.category, asked.filters.status
-        )
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
+        check_filters([vault for _, vault in vaults], asked.filters.category, asked.filters.status)
         found = search_vaults(
-            vaults, self.searcher, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
+            vaults,
+            self.handles.searcher,
+            asked.text,
+            asked.k,
+            asked.mode,
+            asked.filters,
+            asked.rerank,
         )
         today = self.now().date()
         syncs = dict(found.outcomes)
@@ -98,7 +102,7 @@ class SearchCommands(Wiring):
                 for name, vault in vaults
                 for rel, facts in hit_ages(
                     vault,
-                    (hit.path for at, hit in found.hits if at == name),
+                    [hit.path for at, hit in found.hits if at == name],
                     today,
                     syncs[name].sync.stamps,
                     syncs[name].sync.cards,

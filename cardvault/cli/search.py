@@ -88,8 +88,7 @@ def search(
     if render.wants_json(json_out):
         if found.verdict:  # on stderr
             render.note(found.verdict)
-        weights = {name: outcome.weights_json() for name, outcome in found.outcomes}
-        render.print_json([{**row, "weights": weights[row["vault"]]} for row in found.rows()])
+        render.print_json(list(found.rows(weights=True)))
         return
     if not found.hits:
         render.note(found.verdict or "")

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from cardvault.vault.config import CONFIG_FILE
-from cardvault.vault.layout import Vault, holds_files, open_vault_at
+from cardvault.vault.layout import Vault, open_vault_at
 
 HOME_VAR = "CARDVAULT_HOME"
 
@@ -52,23 +53,10 @@ def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None)
     root = global_root(env)
     if not (root / CONFIG_FILE).is_file():
         return None
-    return _as_agent(open_vault_at(root), agent)
-
-
-def holds_memory(root: Path) -> bool:
-    """Whether the vault folder `root` holds anything a search reads: a card, an archived card
-    or a daily log (the one walker's view, before the vault is opened; an entry it refuses
-    counts, as the search reports it): the walk stops at the first, as the search walks it
-    again."""
-    return holds_files(Vault(root))
+    vault = open_vault_at(root)
+    return replace(vault, agent=agent) if agent else vault
 
 
 def is_global(vault: Vault, env: Mapping[str, str] | None = None) -> bool:
     """Whether `vault` is the global vault."""
     return vault.root == global_root(env)
-
-
-def _as_agent(vault: Vault, agent: str | None) -> Vault:
-    from dataclasses import replace
-
-    return replace(vault, agent=agent) if agent else vault

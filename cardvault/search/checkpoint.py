@@ -1,18 +1,18 @@
 """Vectors a sync has embedded but not yet committed, kept so an interrupted index resumes.
 
 A sync writes the index in one transaction, and the first index of a big vault embeds for
-minutes inside it: killed or interrupted (Ctrl-C, a closed laptop, an out-of-memory kill), it
-used to leave nothing, and the next run embedded every passage again. So while a sync embeds
-many texts, every `EVERY` vectors go, in their own short transaction, into
+minutes inside it: an interrupted one (Ctrl-C, a closed laptop, an out-of-memory kill) would
+leave nothing. So while a sync embeds many texts, every `EVERY` vectors go, in their own short
+transaction, into
 `embedding-checkpoint.sqlite` beside the index, keyed by the digest of the text each embeds and
 the model's id. The next sync takes from it the vectors it still needs and embeds only the
 rest; a sync that commits deletes the file. Nothing else reads it.
 
 Like the index, it is a derived store (vault/derived_store.py): one that is another file (a copy,
 one git checked out), of another model or not a database of this shape is emptied or made anew
-before it is read. A row is used only for the text whose digest it is
-stored under, under the same model, at the width the file was made with, when it carries this
-machine's seal (provenance.py), and only when it is a finite unit vector.
+before it is read. A row is used only for the text whose digest it is stored under, under the
+same model and width, when it carries this machine's seal (provenance.py) and is a finite unit
+vector.
 """
 
 from __future__ import annotations

@@ -97,16 +97,17 @@ def sync_vectors(
         index.set_meta({"vectors_complete": ""})
         report.unembedded = count_unembedded(index.conn)
         return report
+    model_id = embedding.model_id
     before = index.meta("model_id")
-    if before != embedding.model_id:
+    if before != model_id:
         if before:  # vectors of two models never meet: every text is embedded again
             report.notices.append(
                 f"the index was built with another model ({before}); embedding every passage "
-                f"again with {embedding.model_id}"
+                f"again with {model_id}"
             )
         index.conn.execute("DELETE FROM passages")
         index.conn.execute("DELETE FROM vectors")
-    index.set_meta({"vectors_complete": "", "model_id": embedding.model_id})
+    index.set_meta({"vectors_complete": "", "model_id": model_id})
     report.split = _split_new_documents(index, embedding.ref, progress)
     index.conn.execute("DELETE FROM passages WHERE doc_hash NOT IN (SELECT text_hash FROM docs)")
     matrix = load_matrix(index)
@@ -132,7 +133,7 @@ def sync_vectors(
         _store(index, kept, [have[h] for h in kept], matrix, done, [fresh[h] for h in done])
     left = [h for h in missing if h not in fresh]
     # every stored row is one this machine made; complete unless the budget was reached
-    index.set_meta({UNPROVEN: "", "vectors_complete": "" if left else embedding.model_id})
+    index.set_meta({UNPROVEN: "", "vectors_complete": "" if left else model_id})
     if left:  # the next sync goes on
         report.unembedded = len(left)
         report.left_docs = _documents_of(index, left)

@@ -30,6 +30,7 @@ class Embedder(Protocol):
     """Anything that maps texts to L2-normalised float32 vectors of one model."""
 
     model_id: str
+    query_prefix: str  # the model's query instruction ("" when it has none)
 
     def embed(self, texts: Sequence[str], progress: EmbedProgress | None = None) -> np.ndarray:
         """One row per text, in order."""
@@ -37,7 +38,7 @@ class Embedder(Protocol):
 
     def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         """One row per search query (with the model's query instruction, if it has one)."""
-        ...
+        return self.embed([self.query_prefix + q for q in queries])
 
 
 def length_order(texts: Sequence[str]) -> list[int]:
@@ -72,7 +73,7 @@ def embed_in_chunks(
     return out
 
 
-class SentenceTransformerEmbedder:
+class SentenceTransformerEmbedder(Embedder):
     """The model loaded by sentence-transformers (slow to import: about 10 s here)."""
 
     def __init__(self, ref: ModelRef) -> None:
@@ -88,10 +89,6 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str], progress: EmbedProgress | None = None) -> np.ndarray:
         """Vectors exactly as `SentenceTransformer.encode(normalize_embeddings=True)` gives."""
         return embed_in_chunks(texts, self._encode, self.dim, progress)
-
-    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
-        """Vectors for search queries (with the model's query instruction, if it has one)."""
-        return self.embed([self.query_prefix + q for q in queries])
 
     def _encode(self, batch: list[str]) -> np.ndarray:
         import numpy as np
@@ -111,12 +108,12 @@ def load_sentence_transformer(ref: ModelRef) -> Any:
     """Load `ref` with sentence-transformers on the CPU, offline; clear error when impossible."""
     import os
 
-    from cardvault.search.model import cache_root
+    from cardvault.vault.cache import machine_cache
 
     set_offline_env()
     # Importing torch makes a `torchinductor_<user>` folder in the system temp folder unless
     # told otherwise: cardvault writes nothing outside the vault and its own cache.
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(cache_root() / "torchinductor"))
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(machine_cache() / "torchinductor"))
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:

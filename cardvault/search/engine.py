@@ -47,7 +47,7 @@ from cardvault.search.index import (
     skipped_files,
 )
 from cardvault.search.model import ModelUnavailableError, reads
-from cardvault.search.query_model import QueryModel, QueryModels
+from cardvault.search.query_model import QueryModel
 from cardvault.search.results import Ranked, SearchOutcome, SearchResult, describe
 from cardvault.search.retrieve import (
     PassageVectors,
@@ -74,7 +74,6 @@ __all__ = [
     "KeywordQuery",
     "Progress",
     "QueryModel",
-    "QueryModels",
     "SearchOutcome",
     "SearchResult",
     "Searcher",
@@ -87,8 +86,7 @@ __all__ = [
 MODES = ("hybrid", "semantic", "keyword")
 #: How long a query waits for another process writing the index before it answers from the
 #: index as that process last committed it: longer than a sync of a few changed cards takes,
-#: and far shorter than a long index run (minutes on thousands of notes), which held every
-#: query meanwhile for the connection's whole busy timeout.
+#: far shorter than a long index run (minutes on thousands of notes).
 SEARCH_WAIT = 5.0
 #: How long it waits while the index holds nothing yet (another process is building it): an
 #: answer from an empty index helps no one, so as long as before, in case that build ends.
@@ -387,6 +385,7 @@ class Searcher:
         rereads a hybrid ranking's first hits (search/rerank.py)."""
         depth = max(CANDIDATES, k)
         calibration = calibration_for(self.vault.config.model)
+        self._check_state(index)
         if mode == "keyword":
             keyword = keyword_ranking(index, query, filters, depth, self._eligible(index, filters))
             if not _shares_words(query, keyword):
@@ -395,11 +394,8 @@ class Searcher:
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
             total = evidence.idf_total
-            weak = frozenset(
-                d
-                for d, bm25 in keyword[:k]
-                if not calibration.keyword_stands_alone(bm25 / total) and d not in exact
-            )
+            alone = calibration.alone({d: bm25 / total for d, bm25 in keyword[:k]}, False)
+            weak = frozenset(d for d, _ in keyword[:k] if d not in alone and d not in exact)
             return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
@@ -419,7 +415,7 @@ class Searcher:
             return Ranked([])  # no evidence at all: "no match" (weak hits are shown, marked)
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)[:k]
-            weak = frozenset(d for d, c in semantic[:k] if not calibration.semantic_stands_alone(c))
+            weak = frozenset(dict(semantic[:k]).keys() - calibration.alone(dict(semantic[:k])))
             return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
         fused = hybrid(keyword, semantic, evidence, calibration)
@@ -443,8 +439,7 @@ class Searcher:
         return self._embedder_thread
 
     def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
-        """The eligible passage vectors, kept while the index is unchanged."""
-        self._check_state(index)
+        """The eligible passage vectors, kept while the index is unchanged (`_check_state`)."""
         if filters not in self._vectors:
             self._vectors[filters] = passage_vectors(index, filters)
         return self._vectors[filters]
@@ -452,7 +447,6 @@ class Searcher:
     def _eligible(self, index: IndexHandle, filters: Filters) -> frozenset[int] | None:
         """The ids of the documents `filters` admits, kept while the index is unchanged; None
         on a searcher's first query (a cold process asks once: the SQL join is cheaper then)."""
-        self._check_state(index)
         if filters in self._eligible_ids:
             return self._eligible_ids[filters]
         if filters not in self._asked:
@@ -462,7 +456,8 @@ class Searcher:
         return self._eligible_ids[filters]
 
     def _check_state(self, index: IndexHandle) -> None:
-        """Forget what was kept for an older state of the index."""
+        """Forget what was kept for an older state of the index (once a ranking, before it
+        asks for what is kept)."""
         state = index_state(index)
         if state != self._state:
             self._vectors.clear()
@@ -527,10 +522,10 @@ def _shares_words(query: KeywordQuery, keyword: Ranking) -> bool:
 
 def _near(semantic: Ranking, calibration: Calibration) -> bool:
     """Whether meaning finds a neighbour of the query above the model's noise floor: its best
-    cosine stands alone (`Calibration.semantic_stands_alone`, the floor set on the best hits of
+    cosine stands alone (`Calibration.alone`, the floor set on the best hits of
     nonsense queries). A query with no such neighbour and no word shared with any document
     has no evidence at all: the one case a search answers with nothing."""
-    return bool(semantic) and calibration.semantic_stands_alone(semantic[0][1])
+    return bool(semantic) and bool(calibration.alone(dict(semantic[:1])))
 
 
 def _evidence(ranking: Ranking) -> dict[int, tuple[int, float]]:

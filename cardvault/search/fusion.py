@@ -35,6 +35,7 @@ queries of all four workloads); an unknown model (a local folder) gets the defau
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: How deep each ranking goes before fusion.
@@ -63,47 +64,50 @@ class Calibration:
     weak_below: float = WEAK_BELOW
 
     def semantic_score(self, cosine: float, best: float) -> float:
-        bias, level, gap = self.semantic
-        return _sigmoid(bias + level * cosine + gap * (cosine - best))
+        return self.semantic_scores([cosine], best)[0]
 
     def keyword_score(self, share: float, best: float) -> float:
-        bias, level, gap = self.keyword
-        return _sigmoid(bias + level * share + gap * (share - best))
+        return self.keyword_scores([share], best)[0]
 
-    def semantic_stands_alone(self, cosine: float) -> bool:
-        """Whether a cosine is evidence of relevance on its own: its score read as the query's
-        best hit (no gap) clears the floor. The floor is set on nonsense queries' best hits, so
-        it reads the level alone; a hit far below a query's best is weaker, not weak."""
-        return not is_weak(self.semantic_score(cosine, cosine), self.weak_below)
+    def semantic_scores(self, cosines: Sequence[float], best: float | None = None) -> list[float]:
+        """Each cosine's score against the query's `best` cosine (None: each read as the
+        query's best hit, no gap), in one pass over a ranking."""
+        return _scores(self.semantic, cosines, best)
 
-    def keyword_stands_alone(self, share: float) -> bool:
-        """Whether a BM25 share is evidence of relevance on its own (as
-        `semantic_stands_alone`)."""
-        return not is_weak(self.keyword_score(share, share), self.weak_below)
+    def keyword_scores(self, shares: Sequence[float], best: float | None = None) -> list[float]:
+        """Each BM25 share's score, as `semantic_scores`."""
+        return _scores(self.keyword, shares, best)
 
-    def hybrid_score(self, semantic: Standing, keyword: Standing, spread: float) -> float:
-        """The hybrid probability of a document from where each side has it (`Standing`) and
-        the query's semantic spread."""
+    def alone(self, levels: Mapping[int, float], semantic: bool = True) -> set[int]:
+        """The documents whose level (cosine; BM25 share unless `semantic`) is evidence of
+        relevance on its own: its score read as the query's best hit (no gap) clears the floor.
+        The floor is set on nonsense queries' best hits, so it reads the level alone; a hit far
+        below a query's best is weaker, not weak."""
+        scores = (self.semantic_scores if semantic else self.keyword_scores)(list(levels.values()))
+        return {doc_id for doc_id, p in zip(levels, scores, strict=True) if not p < self.weak_below}
+
+    def hybrid_scores(
+        self,
+        rows: Sequence[tuple[float, float, float, float]],
+        best: tuple[float, float],
+        spread: float,
+    ) -> list[float]:
+        """The hybrid probability of each document from where each side has it (its cosine,
+        BM25 share, and each side's reciprocal rank: `_vouched_ranks`), given each side's
+        best level and the query's semantic spread."""  # fmt: skip
         bias, cos, kw, cos_gap, kw_gap = self.hybrid
         s_cos, s_kw, s_cos_gap, s_kw_gap = self.spread
-        level, share = semantic.level, keyword.level
-        level_gap, share_gap = level - semantic.best, share - keyword.best
-        # each sum written out, added in the order `sum` would (one ranking asks this of
-        # every candidate)
-        z = bias + (cos * level + kw * share + cos_gap * level_gap + kw_gap * share_gap)
-        z += self.ranks[0] * semantic.reciprocal_rank + self.ranks[1] * keyword.reciprocal_rank
-        spread_terms = s_cos * level + s_kw * share + s_cos_gap * level_gap + s_kw_gap * share_gap
-        return _sigmoid(z + spread * spread_terms)
-
-
-@dataclass(frozen=True)
-class Standing:
-    """Where one side has a document: its level (cosine, or BM25 share), the best level of
-    that side for the query, and 1 / (1 + its rank) where the side vouches for it (else 0)."""
-
-    level: float
-    best: float
-    reciprocal_rank: float
+        r_sem, r_kw = self.ranks
+        best_cosine, best_share = best
+        z = []
+        for level, share, sem_rank, kw_rank in rows:
+            level_gap, share_gap = level - best_cosine, share - best_share
+            # each sum written out, added in the order `sum` would
+            at = bias + (cos * level + kw * share + cos_gap * level_gap + kw_gap * share_gap)
+            at += r_sem * sem_rank + r_kw * kw_rank
+            terms = s_cos * level + s_kw * share + s_cos_gap * level_gap + s_kw_gap * share_gap
+            z.append(at + spread * terms)
+        return _sigmoids(z)
 
 
 #: Fitted per model on til, simonw, SciFact and LoCoMo (benchmarks/fusion_cv.py and
@@ -178,14 +182,16 @@ class Fused:
 def semantic_scored(semantic: Ranking, calibration: Calibration) -> Ranking:
     """The semantic ranking with calibrated scores (same order)."""
     best = semantic[0][1] if semantic else 0.0
-    return [(doc_id, calibration.semantic_score(cos, best)) for doc_id, cos in semantic]
+    scores = calibration.semantic_scores([cos for _, cos in semantic], best)
+    return list(zip([doc_id for doc_id, _ in semantic], scores, strict=True))
 
 
 def keyword_scored(keyword: Ranking, evidence: Evidence, calibration: Calibration) -> Ranking:
     """The keyword ranking with calibrated scores (same order)."""
     total = evidence.idf_total
     best = keyword[0][1] / total if keyword else 0.0
-    return [(doc_id, calibration.keyword_score(bm25 / total, best)) for doc_id, bm25 in keyword]
+    scores = calibration.keyword_scores([bm25 / total for _, bm25 in keyword], best)
+    return list(zip([doc_id for doc_id, _ in keyword], scores, strict=True))
 
 
 def hybrid(
@@ -202,28 +208,24 @@ def hybrid(
     cosine = dict(semantic)
     sem_rank = _vouched_ranks(semantic_scored(semantic, calibration), calibration.weak_below)
     kw_rank = _vouched_ranks(keyword_scored(keyword, evidence, calibration), calibration.weak_below)
-    scores = {
-        doc_id: calibration.hybrid_score(
-            Standing(cosine.get(doc_id, floor), best_cosine, sem_rank.get(doc_id, 0.0)),
-            Standing(share.get(doc_id, 0.0), best_share, kw_rank.get(doc_id, 0.0)),
-            spread,
-        )
-        for doc_id in dict.fromkeys([*share, *cosine])
-    }
+    ids = list(dict.fromkeys([*share, *cosine]))
+    rows = [
+        (cosine.get(d, floor), share.get(d, 0.0), sem_rank.get(d, 0.0), kw_rank.get(d, 0.0))
+        for d in ids
+    ]
+    scores = dict(
+        zip(ids, calibration.hybrid_scores(rows, (best_cosine, best_share), spread), strict=True)
+    )
     order = {doc_id: n for n, (doc_id, _) in enumerate([*keyword, *semantic])}
-    hits = sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+    ranked = sorted([(-p, order[doc_id], doc_id, p) for doc_id, p in scores.items()])
+    hits = [(doc_id, p) for _, _, doc_id, p in ranked]
     _, cos_coef, kw_coef, _, _ = calibration.hybrid
     weights = Weights(  # the level coefficients, as this query's spread sets them
         keyword=kw_coef + spread * calibration.spread[1],
         semantic=cos_coef + spread * calibration.spread[0],
     )
-    weak = frozenset(
-        doc_id
-        for doc_id in scores
-        if not (doc_id in cosine and calibration.semantic_stands_alone(cosine[doc_id]))
-        and not (doc_id in share and calibration.keyword_stands_alone(share[doc_id]))
-    )
-    return Fused(hits, weights, weak)
+    vouched = calibration.alone(cosine) | calibration.alone(share, semantic=False)
+    return Fused(hits, weights, frozenset(scores.keys() - vouched))
 
 
 #: The semantic spread of a query: its best cosine minus the cosine at this rank.
@@ -237,15 +239,17 @@ SPREAD_SEEN = 0.53
 def _vouched_ranks(scored: Ranking, floor: float) -> dict[int, float]:
     """1 / (1 + rank) of each document a side's own score vouches for: that score, gap to the
     side's best included, clears the floor (stricter than not weak, which reads the level)."""
-    return {doc_id: 1.0 / (1 + n) for n, (doc_id, p) in enumerate(scored) if not is_weak(p, floor)}
+    return {doc_id: 1.0 / (1 + n) for n, (doc_id, p) in enumerate(scored) if not p < floor}
 
 
-def is_weak(score: float, floor: float = WEAK_BELOW) -> bool:
-    """Whether a calibrated score is below the relevance floor (a model's `weak_below`)."""
-    return score < floor
+def _scores(
+    coefficients: tuple[float, float, float], levels: Sequence[float], best: float | None
+) -> list[float]:
+    bias, level, gap = coefficients
+    if best is None:  # each level is its own best: the gap term is gap * 0.0
+        return _sigmoids([bias + level * x + gap * (x - x) for x in levels])
+    return _sigmoids([bias + level * x + gap * (x - best) for x in levels])
 
 
-def _sigmoid(z: float) -> float:
-    if z < -60:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-z))
+def _sigmoids(zs: list[float]) -> list[float]:
+    return [0.0 if z < -60 else 1.0 / (1.0 + math.exp(-z)) for z in zs]

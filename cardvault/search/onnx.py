@@ -22,8 +22,14 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardvault.search.embedder import EmbedProgress, embed_in_chunks, load_sentence_transformer
-from cardvault.search.model import ModelRef, ModelUnavailableError, cache_root
+from cardvault.search.embedder import (
+    Embedder,
+    EmbedProgress,
+    embed_in_chunks,
+    load_sentence_transformer,
+)
+from cardvault.search.model import ModelRef, ModelUnavailableError
+from cardvault.vault.cache import machine_cache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,7 +45,7 @@ def onnx_path(ref: ModelRef) -> Path:
     """Where the ONNX copy of `ref` lives (it may not exist yet); a bundled model's own file."""
     if ref.onnx_file is not None:
         return ref.onnx_file
-    return cache_root() / "onnx" / f"{ref.model_id}.{EXPORT_FORMAT}" / "model.onnx"
+    return machine_cache() / "onnx" / f"{ref.model_id}.{EXPORT_FORMAT}" / "model.onnx"
 
 
 def ensure_onnx(ref: ModelRef, st_model: Any = None) -> Path:
@@ -127,7 +133,7 @@ def _hidden_state_module(transformer: Any, names: list[str]) -> Any:
     return HiddenState()
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(Embedder):
     """`ref`'s vectors computed by onnxruntime from its ONNX copy (no torch import).
 
     `bulk` is for embedding many texts (an index, a `maintain`): one text per run, unpadded, on
@@ -170,10 +176,6 @@ class OnnxEmbedder:
             return embed_in_chunks(texts, encode, self.dim, progress)
         finally:  # interrupted: runs not started are dropped, the ones running are waited for
             pool.shutdown(wait=True, cancel_futures=True)
-
-    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
-        """Unit vectors for search queries (with the model's query instruction, if it has one)."""
-        return self.embed([self.query_prefix + q for q in queries])
 
     def _encode_chunk(self, texts: list[str], pool: Executor | None = None) -> np.ndarray:
         import numpy as np

@@ -2,7 +2,7 @@
 
 The model reads at most `max_seq_length` tokens (256 for MiniLM) and ignores the rest, so a
 card's later paragraphs would be invisible to semantic search. A document whose text fits is
-one passage (its whole text, exactly as before). A longer one is cut into passages of its body,
+one passage (its whole text). A longer one is cut into passages of its body,
 each read with the card's topic and tags, of at most the window's tokens:
 
 - cuts fall where the text breaks most naturally inside the last half of the window: a blank

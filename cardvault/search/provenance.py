@@ -26,7 +26,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from cardvault.search.model import cache_root
+from cardvault.vault.cache import machine_cache
 
 KEY_FILE = "vector-key"
 KEY_BYTES = 32
@@ -37,7 +37,7 @@ _keys: dict[Path, bytes] = {}
 def machine_key() -> bytes | None:
     """This user's vector key (made now if there is none), or None when the machine cache
     cannot hold one."""
-    path = cache_root() / KEY_FILE
+    path = machine_cache() / KEY_FILE
     known = _keys.get(path)
     if known is not None:
         return known

@@ -103,20 +103,3 @@ class QueryModel:
                 self.ref, ensure_onnx(self.ref), resident=self.resident
             )
             return self._embedder
-
-
-class QueryModels:
-    """Query models shared across the vaults one command searches (a project and the global
-    vault): vaults set to the same model share one ONNX session, loaded once per process
-    (`resident`: see `QueryModel`)."""
-
-    def __init__(self, resident: bool = False) -> None:
-        self.resident = resident
-        self._by_id: dict[str, QueryModel] = {}
-
-    def for_vault(self, vault: Vault) -> QueryModel:
-        """The query model of `vault`'s settings (the one already made, for the same model)."""
-        model = QueryModel(vault, self.resident)
-        if model.ref is None:
-            return model
-        return self._by_id.setdefault(model.ref.model_id, model)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.search.fusion import WEAK_BELOW, Weights
 from cardvault.search.index import IndexHandle
-from cardvault.search.text import KeywordQuery, make_snippet
+from cardvault.search.text import KeywordQuery, make_snippets
 from cardvault.vault.fields import CATEGORY, STATUS, TAGS, TOPIC
 
 if TYPE_CHECKING:
@@ -65,17 +65,16 @@ class SearchResult:
             data["entry"] = self.entry
             data["line"] = self.line
             data["source"] = self.source
-        data["keyword"] = _side(self.keyword_rank, self.keyword_score)
-        data["semantic"] = _side(self.semantic_rank, self.semantic_score)
+        for side, rank, score in (
+            ("keyword", self.keyword_rank, self.keyword_score),
+            ("semantic", self.semantic_rank, self.semantic_score),
+        ):
+            data[side] = None
+            if rank is not None and score is not None:
+                data[side] = {"rank": rank, "score": round(score, 4)}
         if self.semantic_rank is not None:
             data["passage"] = {"number": self.passage, "of": self.passages}
         return data
-
-
-def _side(rank: int | None, score: float | None) -> dict[str, object] | None:
-    if rank is None or score is None:
-        return None
-    return {"rank": rank, "score": round(score, 4)}
 
 
 @dataclass(frozen=True)
@@ -126,15 +125,15 @@ def describe(index: IndexHandle, ranked: Ranked, query: str | KeywordQuery) -> l
         ids,
     ).fetchall()
     by_id = {row[0]: row for row in rows}
+    # a hit missing here was removed by a concurrent sync between ranking and now
+    shown = [(doc_id, score) for doc_id, score in ranked.hits if doc_id in by_id]
+    sources = _snippet_sources(index, ranked, {doc_id: by_id[doc_id][10] for doc_id, _ in shown})
+    snippets = make_snippets([sources[doc_id] for doc_id, _ in shown], query)
     results = []
-    for doc_id, score in ranked.hits:
-        if doc_id not in by_id:
-            continue  # removed by a concurrent sync between ranking and now
-        _, file, kind, slug, topic, category, tags, status, entry, line, body, key, count = by_id[
+    for (doc_id, score), snippet in zip(shown, snippets, strict=True):
+        _, file, kind, slug, topic, category, tags, status, entry, line, _, key, count = by_id[
             doc_id
         ]
-        passage = ranked.passages.get(doc_id)
-        snippet = make_snippet(_snippet_source(index, ranked, doc_id, body), query)
         keyword, semantic = ranked.keyword.get(doc_id), ranked.semantic.get(doc_id)
         results.append(
             SearchResult(
@@ -145,24 +144,33 @@ def describe(index: IndexHandle, ranked: Ranked, query: str | KeywordQuery) -> l
                 keyword_score=keyword[1] if keyword else None,
                 semantic_rank=semantic[0] if semantic else None,
                 semantic_score=semantic[1] if semantic else None,
-                passage=passage, passages=max(int(count), 1), weak=doc_id in ranked.weak,
-                source=key if kind == "log" else None,
+                passage=ranked.passages.get(doc_id), passages=max(int(count), 1),
+                weak=doc_id in ranked.weak, source=key if kind == "log" else None,
             )
         )  # fmt: skip
     return results
 
 
-def _snippet_source(index: IndexHandle, ranked: Ranked, doc_id: int, body: str) -> str:
-    """The text a hit's snippet is cut from: its best passage, when meaning found it."""
-    passage = ranked.passages.get(doc_id)
-    if passage is None:
-        return body
-    keyword, semantic = ranked.keyword.get(doc_id), ranked.semantic.get(doc_id)
-    if keyword is not None and (semantic is None or keyword[0] <= semantic[0]):
-        return body  # the query's own words ranked it at least as high: show where they are
-    row = index.conn.execute(
-        "SELECT p.start, p.stop FROM passages p JOIN docs d ON p.doc_hash = d.text_hash "
-        "WHERE d.id = ? AND p.seq = ?",
-        (doc_id, passage),
-    ).fetchone()
-    return body if row is None else body[row[0] : row[1]]
+def _snippet_sources(index: IndexHandle, ranked: Ranked, bodies: dict[int, str]) -> dict[int, str]:
+    """The text each hit's snippet is cut from (by document id, from its `bodies`): its best
+    passage when meaning found it, unless the query's own words ranked it at least as high
+    (then show where they are). One read of the index for every hit's passage."""
+    wanted = {}
+    for doc_id, passage in ranked.passages.items():
+        keyword, semantic = ranked.keyword.get(doc_id), ranked.semantic.get(doc_id)
+        if doc_id in bodies and (
+            keyword is None or (semantic is not None and keyword[0] > semantic[0])
+        ):
+            wanted[doc_id] = passage
+    spans = {}
+    if wanted:
+        rows = index.conn.execute(
+            "SELECT d.id, p.seq, p.start, p.stop FROM passages p JOIN docs d "
+            f"ON p.doc_hash = d.text_hash WHERE d.id IN ({', '.join('?' * len(wanted))})",
+            list(wanted),
+        ).fetchall()
+        spans = {d: (start, stop) for d, seq, start, stop in rows if wanted[d] == seq}
+    return {
+        doc_id: body[spans[doc_id][0] : spans[doc_id][1]] if doc_id in spans else body
+        for doc_id, body in bodies.items()
+    }

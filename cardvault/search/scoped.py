@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from cardvault.errors import CardvaultError
@@ -61,7 +62,7 @@ class ScopedHits:
         answers there are, shown marked, and "no strong match" said of them."""
         return bool(self.hits) and all(hit.weak for _, hit in self.hits)
 
-    @property
+    @cached_property
     def verdict(self) -> str | None:
         """What to say of the hits as a whole, the same words in the CLI and the MCP tool:
         "no match" when the query had no evidence at all, "no strong match" when every hit
@@ -70,10 +71,15 @@ class ScopedHits:
             return NO_MATCH
         return NO_STRONG_MATCH if self.all_weak else None
 
-    def rows(self) -> Iterator[dict[str, Any]]:
-        """The hits as JSON rows, each with its `vault` (a weak one marked `weak: true`)."""
+    def rows(self, weights: bool = False) -> Iterator[dict[str, Any]]:
+        """The hits as JSON rows, each with its `vault` (a weak one marked `weak: true`), and
+        with `weights` its vault's fusion weights (`SearchOutcome.weights_json`)."""
+        weighed = {name: outcome.weights_json() for name, outcome in self.outcomes if weights}
         for (name, hit), extra in zip(self.hits, self.about, strict=True):
-            yield {**hit.to_dict(), "vault": name, **extra}
+            row = {**hit.to_dict(), "vault": name, **extra}
+            if weights:
+                row["weights"] = weighed[name]
+            yield row
 
 
 def search_vaults(
@@ -104,7 +110,7 @@ def search_vaults(
         notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]
         outcomes.append((name, outcome))
     per_vault = [(name, outcome.results) for name, outcome in outcomes]
-    hits = merge_ranked(per_vault, lambda hit: hit.score, k)
+    hits = merge_ranked(per_vault, attrgetter("score"), k)
     modes = tuple(dict.fromkeys(outcome.mode for _, outcome in outcomes))
     return ScopedHits(hits, modes, tuple(notices), tuple(outcomes))
 
@@ -119,5 +125,5 @@ def merge_ranked(
         for order, (name, hits) in enumerate(per_vault)
         for rank, hit in enumerate(hits)
     ]
-    tagged.sort(key=lambda row: row[:3])
+    tagged.sort()  # (order, rank) is unique: the names and hits are never compared
     return [(name, hit) for _, _, _, name, hit in tagged[:k]]

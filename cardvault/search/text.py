@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_spans, terms, words
@@ -128,21 +128,31 @@ class Snippet:
 def make_snippet(body: str, query: str | KeywordQuery, width: int = SNIPPET_CHARS) -> Snippet:
     """The `width`-character window of `body` holding the most query words, on one line; a
     word is marked when its stem is one the query asked for (and a CJK run where it occurs)."""
-    flat = " ".join(body.split())
-    if not flat.isascii():
-        flat = unicodedata.normalize("NFC", flat)  # as `words` reads it: the marks' offsets
-    found = _marks(flat, KeywordQuery.of(query))
-    if len(flat) <= width:
-        return Snippet(flat, _distinct(found))
-    start = _best_start(found, width) if found else 0
-    start = max(0, min(start, len(flat) - width))
-    if start > 0:
-        space = flat.find(" ", start, start + 20)
-        start = space + 1 if space != -1 else start
-    window = flat[start : start + width].rstrip()
-    text = ("…" if start > 0 else "") + window + ("…" if start + width < len(flat) else "")
-    end = start + len(window)
-    return Snippet(text, _distinct([m for m in found if m.at >= start and m.end <= end]))
+    return make_snippets([body], KeywordQuery.of(query), width)[0]
+
+
+def make_snippets(
+    bodies: Sequence[str], query: KeywordQuery, width: int = SNIPPET_CHARS
+) -> list[Snippet]:
+    """`make_snippet` of each of `bodies`: a search's hits, the query read once for all."""
+    made = []
+    for body in bodies:
+        flat = " ".join(body.split())
+        if not flat.isascii():
+            flat = unicodedata.normalize("NFC", flat)  # as `words` reads it: the marks' offsets
+        found = _marks(flat, query)
+        if len(flat) > width:
+            start = _best_start(found, width) if found else 0
+            start = max(0, min(start, len(flat) - width))
+            if start > 0:
+                space = flat.find(" ", start, start + 20)
+                start = space + 1 if space != -1 else start
+            window = flat[start : start + width].rstrip()
+            dots = "…" if start + width < len(flat) else ""
+            flat, end = ("…" if start > 0 else "") + window + dots, start + len(window)
+            found = [m for m in found if m.at >= start and m.end <= end]
+        made.append(Snippet(flat, tuple(dict.fromkeys(mark.written for mark in found))))
+    return made
 
 
 @dataclass(frozen=True)
@@ -188,10 +198,6 @@ def _candidates(flat: str, wanted: KeywordQuery) -> Iterator[tuple[int, int, str
         yield match.start(), match.end(), stem(match.group().lower())
 
 
-def _distinct(found: list[_Mark]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(mark.written for mark in found))
-
-
 def _best_start(marks: list[_Mark], width: int) -> int:
     """Start of the window (a little before a mark) that covers the most of the query's words,
     then the most marks: "get ... staging-db ... after" beats "change ... gets ... changes"."""
@@ -200,7 +206,7 @@ def _best_start(marks: list[_Mark], width: int) -> int:
     best, best_count = marks[0].at, (0, 0)
     inside: Counter[str] = Counter()  # the keys of marks[index:end], the window from `first`
     end = 0
-    for index, first in enumerate(marks):  # one pass: a card of 160,000 hits took minutes
+    for index, first in enumerate(marks):  # one pass: a long card holds 100,000s of marks
         end = max(end, index)
         while end < len(marks) and marks[end].at < first.at + width - 20:
             inside[marks[end].key] += 1

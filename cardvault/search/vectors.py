@@ -1,22 +1,12 @@
 """Text vectors for other services (maintenance, import): the search index's vectors by content.
 
 Maintenance compares cards and lessons by meaning and keeps no index of its own. This module
-gives it the same vectors search uses, keyed by the digest of the exact text the model read:
-
-- `card_text(topic, body, tags)` is what the model reads for a card, and `text_key(text)` the
-  key its vector is stored under, so a card's vector is found by its content, never by position;
-- `indexed_vectors(vault, make_embedder)` brings the search index up to date (embedding new
-  texts with the embedder the caller supplies) and returns every stored vector that was verified
-  against its row checksum, by key — and for a long card, stored as several passages, one vector
-  of the whole card under its whole text's key (the normalised mean of its passages' vectors), so
-  a maintenance run over unchanged cards embeds nothing;
-- `load_embedder(vault)` is the vault model's torch-free (ONNX) embedder for any other text;
-  `model_cache_dir()` is where its ONNX copies are kept (machine-wide, disposable);
-- `unread_languages(vault, cards)` counts the cards in a language the model does not read, and
-  `unread_notice` says so in one line (`check`, `doctor`, `stats`).
-
-A vector is returned only under the key of the text it was computed from: rows of a damaged or
-permuted vector file are dropped by the index and computed again.
+gives it the same vectors search uses, keyed by the digest of the exact text the model read
+(`card_text`, `text_key`), so a card's vector is found by its content, never by position.
+`indexed_vectors` brings the index up to date and returns every vector verified against its
+row checksum (rows of a damaged or permuted file are dropped and computed again); a long card,
+stored as several passages, gets one vector under its whole text's key, the normalised mean of
+its passages', so a maintenance run over unchanged cards embeds nothing.
 """
 
 from __future__ import annotations
@@ -88,9 +78,9 @@ def text_key(text: str) -> str:
 
 def model_cache_dir() -> Path:
     """The machine-wide folder of the models' ONNX copies ($CARDVAULT_CACHE, ...)."""
-    from cardvault.search.model import cache_root
+    from cardvault.vault.cache import machine_cache
 
-    return cache_root()
+    return machine_cache()
 
 
 def load_embedder(vault: Vault) -> Embedder:

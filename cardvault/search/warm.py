@@ -21,7 +21,6 @@ if TYPE_CHECKING:
         Filters,
         Progress,
         QueryModel,
-        QueryModels,
         Searcher,
         SearchOutcome,
         SyncReport,
@@ -29,20 +28,23 @@ if TYPE_CHECKING:
 
 
 class SharedModels:
-    """`engine.QueryModels`, made when the first search needs a model (a session that only
-    writes never imports the search engine); `resident` when the session is long-lived."""
+    """The query models of a session's vaults (a project and the global vault): vaults set to
+    the same model share one ONNX session, loaded once per process; `resident` when the
+    session is long-lived (see `QueryModel`)."""
 
     def __init__(self, resident: bool = False) -> None:
         self.resident = resident
-        self._models: QueryModels | None = None
+        self._by_id: dict[str, QueryModel] = {}
 
     def for_vault(self, vault: Vault) -> QueryModel:
-        """The query model `vault`'s settings name, shared by every vault naming the same."""
-        if self._models is None:
-            from cardvault.search.engine import QueryModels
+        """The query model `vault`'s settings name (the one already made, for the same model);
+        the search engine is imported only now (a session that only writes never needs it)."""
+        from cardvault.search.engine import QueryModel
 
-            self._models = QueryModels(self.resident)
-        return self._models.for_vault(vault)
+        model = QueryModel(vault, self.resident)
+        if model.ref is None:
+            return model
+        return self._by_id.setdefault(model.ref.model_id, model)
 
 
 class VaultHandle:
@@ -127,6 +129,10 @@ class WarmHandles:
         if live is None:
             live = self._live[root] = LiveVault(root, self._models, self._watch, opened)
         return live.handle
+
+    def searcher(self, vault: Vault) -> Searcher:
+        """The warm search service of `vault`."""
+        return self.handle(vault.root).searcher
 
     def close(self) -> None:
         """Close every handle (the session is ending)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import NamedTuple, Protocol
 
 from cardvault.vault.layout import FileStat
@@ -63,22 +64,19 @@ class Changes(NamedTuple):
     gone: list[str]
 
 
-def unchanged(stat: FileStat, seen: Recorded | None) -> bool:
-    """Whether `stat` is the file `seen` recorded (same signature, recorded unambiguously)."""
-    return (
-        seen is not None
-        and not seen.racy
-        and seen.size == stat.size
-        and seen.mtime_ns == stat.mtime_ns
-        and seen.ctime_ns == stat.ctime_ns
-        and seen.inode == stat.inode
-    )
+#: A file's stat signature (see the module docstring), of a `FileStat` or a `Recorded`.
+SIGNATURE = attrgetter("size", "mtime_ns", "ctime_ns", "inode")
 
 
 def changed_since(files: Mapping[str, FileStat], recorded: Mapping[str, Recorded]) -> Changes:
-    """Which of `files` (the walk's, or a watcher's few) may differ from `recorded`, and which
-    recorded files are no longer among them."""
-    stale = {rel: stat for rel, stat in files.items() if not unchanged(stat, recorded.get(rel))}
+    """Which of `files` (the walk's, or a watcher's few) may differ from `recorded` (a file is
+    unchanged when recorded unambiguously with the same signature), and which recorded files
+    are no longer among them. One pass, no call per file: it runs over every file each look."""
+    stale = {
+        rel: stat
+        for rel, stat in files.items()
+        if (seen := recorded.get(rel)) is None or seen.racy or SIGNATURE(seen) != SIGNATURE(stat)
+    }
     gone = [rel for rel in recorded if rel not in files]
     return Changes(stale, gone)
 

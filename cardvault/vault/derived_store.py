@@ -88,10 +88,9 @@ def open_store(
     path = folder / store.file
     notices: list[str] = []
     with IN_USE:
-        _make_folder(folder)
         if path.is_symlink():
             path.unlink()
-        if path.exists():
+        if path.exists():  # its folder exists: made only for a new file, below
             conn = None
             try:
                 conn = connect(path)
@@ -106,6 +105,7 @@ def open_store(
                     f"{store.name} {trouble(path, f'is unreadable ({exc})')}; rebuilt it"
                 )
                 remove(folder, store.file)
+        _make_folder(folder)
         conn = connect(path)
         try:
             _settle(conn, store, path, fingerprint, notices, made=True)
@@ -208,7 +208,7 @@ def _settle(
     if fingerprint:
         wanted["fingerprint"] = fingerprint
     meta = _meta(conn)
-    if meta is not None and not _differences(meta, wanted):
+    if meta is not None and wanted.items() <= meta.items():  # each wanted value held
         for table in store.tables():
             conn.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
         if store.probe:
