@@ -11,6 +11,8 @@ import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import report_commit, report_registration, session_of
+from cardvault.cli.import_notes import import_folder
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -99,9 +101,6 @@ def _offer_import(session: Session, folder: Path, found: Survey) -> None:
     if not typer.confirm("Import them as cards now? (one commit; the notes stay as they are)"):
         render.note(f"not imported; later: {command}")
         return
-    from cardvault.cli.import_notes import import_folder
-    from cardvault.errors import CardvaultError
-
     try:
         import_folder(session, folder, False, False, False, None, False)
     except CardvaultError:

@@ -20,6 +20,7 @@ from cardvault.cli.common import (
     session_of,
     waiting_note,
 )
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.maintain.by_hand import HandResult
@@ -161,8 +162,6 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
 
 
 def _date(text: str | None) -> dt.date | None:
-    from cardvault.errors import CardvaultError
-
     if text is None:
         return None
     try:
