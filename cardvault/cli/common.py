@@ -275,9 +275,3 @@ def report_subject(result: Any) -> None:
 def waiting_note(holder: Any) -> None:
     """The write door's `on_wait`: the write waits for another writer."""
     render.note(f"waiting for another cardvault writer ({holder.describe()})…")
-
-
-def report_notes(notes: Any) -> None:
-    """What happened on the way in (an interrupted write finished, hand edits committed)."""
-    for line in notes:
-        render.note(line)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_notes, session_of, waiting_note
+from cardvault.cli.common import session_of, waiting_note
 from cardvault.limits import HOOK_INPUT, read_stream
 
 #: Registered leniently: a hook must never fail on its arguments with click's usage exit code
@@ -58,7 +58,7 @@ def _run(ctx: typer.Context, event: str, host: str) -> str:
     if captured is None and event != "session-start":
         render.note(f"cardvault hook {event}: no transcript in the hook input, nothing captured")
     elif captured is not None:
-        report_notes(captured.notes)
+        render.notes(captured.notes)
         if captured.logged:
             render.note(f"cardvault: logged {len(captured.logged)} line(s) of this session")
         if captured.dropped:

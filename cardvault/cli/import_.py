@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, reading, report_notes, report_subject, waiting_note
+from cardvault.cli.common import JsonOption, reading, report_subject, waiting_note
 from cardvault.cli.import_notes import import_folder
 from cardvault.errors import CardvaultError
 
@@ -80,7 +80,7 @@ def _import_export(
     session: Session, file: Path, dry_run: bool, partial: bool, redact: bool, json_out: bool
 ) -> None:
     done = session.import_export(file, dry_run, partial, redact, on_wait=waiting_note)
-    report_notes(done.notes)
+    render.notes(done.notes)
     if render.wants_json(json_out):
         render.print_json(import_json(done.plan, dry_run, done.commit))
     else:

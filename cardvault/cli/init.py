@@ -49,8 +49,7 @@ def init(
     session = session_of(ctx)
     done = session.init(path)
     made = done.made
-    for note in made.notes:
-        render.note(note)
+    render.notes(made.notes)
     for kept in made.kept:
         render.note(f"kept your existing {kept}")
     if done.oversized is not None:

@@ -14,7 +14,6 @@ from cardvault.cli.common import (
     opened,
     reading,
     report_commit,
-    report_notes,
     report_registration,
     report_subject,
     session_of,
@@ -207,8 +206,7 @@ def _show_patch(result: RunResult) -> None:
     what the run would do and why on stderr."""
     plan = result.plan
     render.warnings((*plan.before.problems, *result.notices))
-    for line in result.reasons:
-        render.note(line)
+    render.notes(result.reasons)
     for report in plan.reports:
         render.warning(f"{report.kind}: {report.message}")
     render.diff(plan.diff())
@@ -258,7 +256,7 @@ def _hand_result(result: HandResult) -> None:
     for report in result.reports:
         render.warning(report.message)
     lines = result.reasons
-    report_notes(result.notes)
+    render.notes(result.notes)
     if result.commit is None:
         render.success("nothing to change")
         return
