@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,6 +15,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 from cardvault.app.services import Scope
 from cardvault.cli import output, render
 from cardvault.errors import CardFormatError, CardvaultError
+from cardvault.limits import read_stream
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -239,8 +241,6 @@ def report_registration(done: Any) -> None:
 def read_stdin(vault: Vault, what: str) -> str:
     """Standard input as text; past `[write] max_entry_bytes` it is refused at once rather than
     read into memory (`log - < /dev/zero`)."""
-    from cardvault.limits import read_stream
-
     limit = vault.config.max_entry_bytes
     data = read_stream(sys.stdin, limit)
     if len(data) > limit:
@@ -266,8 +266,6 @@ def report_commit(result: Any) -> None:
 
 def report_subject(result: Any) -> None:
     """Like report_commit, with the subject line only (for commits with long bodies)."""
-    from dataclasses import replace
-
     if result is not None:
         report_commit(replace(result, message=result.message.split("\n", 1)[0]))
 
