@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import report_notes, session_of, waiting_note
+from cardvault.cli.common import session_of, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.app.vaults import Captured
@@ -57,7 +57,7 @@ def _stderr_bytes() -> BinaryIO | None:
 def _report(done: Captured, failure: Failure) -> None:
     """Where the failure was logged, and the fixes the vault knows."""
     if done.recorded is not None:
-        report_notes(done.recorded.notes)
+        render.notes(done.recorded.notes)
         again = f", seen {done.recorded.seen}×" if done.recorded.seen > 1 else ""
         render.note(
             f"cardvault: {failure.category} failure logged → {done.recorded.ref} "

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import opened, report_commit, report_notes, session_of, waiting_note
+from cardvault.cli.common import opened, report_commit, session_of, waiting_note
 
 
 def check(
@@ -31,7 +31,7 @@ def check(
     session = session_of(ctx)
     vault = opened(session.project())
     done = session.check(fix, on_wait=waiting_note)
-    report_notes(done.notes)
+    render.notes(done.notes)
     for repaired in done.fixed:
         render.note(f"fixed {vault.rel(repaired.path)}: {repaired.what}")
     report_commit(done.commit)

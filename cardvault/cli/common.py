@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -12,7 +13,9 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from cardvault.app.services import Scope
+from cardvault.cli import output, render
 from cardvault.errors import CardFormatError, CardvaultError
+from cardvault.limits import read_stream
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -69,11 +72,9 @@ class CardvaultGroup(TyperGroup):
     `--json` and `--quiet` (cli/output.py) when it is resolved, so running one prepares only it."""
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        from cardvault.cli.output import add_output_options
-
         command = super().get_command(ctx, cmd_name)
         if command is not None:
-            add_output_options(command)
+            output.add_output_options(command)
         return command
 
     def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
@@ -92,14 +93,11 @@ class CardvaultGroup(TyperGroup):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
-        from cardvault.cli import render
-        from cardvault.cli.output import session, usage_failed
-
-        with session():
+        with output.session():
             try:
                 return super().invoke(ctx)
             except typer.TyperException as exc:  # click's usage errors: shown on stderr, exit 2
-                usage_failed(ctx.meta.get(_ARGV, []), exc)
+                output.usage_failed(ctx.meta.get(_ARGV, []), exc)
                 raise
             except Exception as exc:
                 said = failure_line(exc)
@@ -113,9 +111,7 @@ class CardvaultGroup(TyperGroup):
         try:
             return super().parse_args(ctx, args)
         except typer.TyperException as exc:  # before any command: `cardvault --bogus list`
-            from cardvault.cli.output import usage_failed
-
-            usage_failed(given, exc, at_once=True)
+            output.usage_failed(given, exc, at_once=True)
             raise
 
 
@@ -200,8 +196,6 @@ def reading(ctx: typer.Context, from_global: bool = False) -> Session:
 
 def opened(vault: Vault) -> Vault:
     """`vault`, after telling the user what opening it healed (a `.cardvault` that was a file)."""
-    from cardvault.cli import render
-
     render.warnings(vault.notices)
     return vault
 
@@ -209,8 +203,6 @@ def opened(vault: Vault) -> Vault:
 def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
     """Index each vault never indexed with the progress `cardvault index` shows, before a ranked
     query: a first index takes minutes on thousands of long notes and must not look hung."""
-    from cardvault.cli import render
-
     session = session_of(ctx)
     if session.served:
         return
@@ -234,16 +226,12 @@ def open_scope(
 
 def print_each_json(found: Any, scope: Scope) -> None:
     """Each vault's result as JSON, named by "vault": a list with --scope all, else one object."""
-    from cardvault.cli import render
-
     data = [{**each.result.to_dict(), "vault": each.name} for each in found.each]
     render.print_json(data if scope is Scope.all else (data[0] if data else {}))
 
 
 def report_registration(done: Any) -> None:
     """Say that the project registered with the global vault, or why it did not."""
-    from cardvault.cli import render
-
     if done.unregistered is not None:
         render.warning(f"not registered with the global vault: {done.unregistered}")
     elif done.registered is not None and done.registered.commit is not None:
@@ -253,8 +241,6 @@ def report_registration(done: Any) -> None:
 def read_stdin(vault: Vault, what: str) -> str:
     """Standard input as text; past `[write] max_entry_bytes` it is refused at once rather than
     read into memory (`log - < /dev/zero`)."""
-    from cardvault.limits import read_stream
-
     limit = vault.config.max_entry_bytes
     data = read_stream(sys.stdin, limit)
     if len(data) > limit:
@@ -270,8 +256,6 @@ def read_stdin(vault: Vault, what: str) -> str:
 
 def report_commit(result: Any) -> None:
     """Tell the user which commit recorded the change (or why none did); nothing for None."""
-    from cardvault.cli import render
-
     if result is None:
         return
     if result.recorded:
@@ -282,22 +266,10 @@ def report_commit(result: Any) -> None:
 
 def report_subject(result: Any) -> None:
     """Like report_commit, with the subject line only (for commits with long bodies)."""
-    from dataclasses import replace
-
     if result is not None:
         report_commit(replace(result, message=result.message.split("\n", 1)[0]))
 
 
 def waiting_note(holder: Any) -> None:
     """The write door's `on_wait`: the write waits for another writer."""
-    from cardvault.cli import render
-
     render.note(f"waiting for another cardvault writer ({holder.describe()})…")
-
-
-def report_notes(notes: Any) -> None:
-    """What happened on the way in (an interrupted write finished, hand edits committed)."""
-    from cardvault.cli import render
-
-    for line in notes:
-        render.note(line)

@@ -58,8 +58,7 @@ def _run(ctx: typer.Context, event: str, host: str) -> str:
     if captured is None and event != "session-start":
         render.note(f"cardvault hook {event}: no transcript in the hook input, nothing captured")
     elif captured is not None:
-        for line in captured.notes:
-            render.note(line)
+        render.notes(captured.notes)
         if captured.logged:
             render.note(f"cardvault: logged {len(captured.logged)} line(s) of this session")
         if captured.dropped:

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import JsonOption, reading, report_notes, report_subject, waiting_note
+from cardvault.cli.common import JsonOption, reading, report_subject, waiting_note
 from cardvault.cli.import_notes import import_folder
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -67,8 +68,6 @@ def import_(
     """
     folder = path.is_dir()
     if category is not None and not folder:
-        from cardvault.errors import CardvaultError
-
         raise CardvaultError("--category is for a folder of notes; an export keeps its categories")
     session = reading(ctx)
     if folder:
@@ -81,7 +80,7 @@ def _import_export(
     session: Session, file: Path, dry_run: bool, partial: bool, redact: bool, json_out: bool
 ) -> None:
     done = session.import_export(file, dry_run, partial, redact, on_wait=waiting_note)
-    report_notes(done.notes)
+    render.notes(done.notes)
     if render.wants_json(json_out):
         render.print_json(import_json(done.plan, dry_run, done.commit))
     else:
@@ -94,8 +93,6 @@ def _import_export(
 
 def nothing_imported(file: Path, plan: ImportPlan) -> None:
     """Say why an import wrote nothing: an error when no item of the file was valid."""
-    from cardvault.errors import CardvaultError
-
     if plan.problems and not plan.outcomes and not plan.log_entries:
         raise CardvaultError(
             f"nothing imported: no item in {file.name} is valid ({len(plan.problems)} problem(s) "

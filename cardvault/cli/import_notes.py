@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardvault.cli import render
-from cardvault.cli.common import report_notes, report_subject, waiting_note
+from cardvault.cli.common import report_subject, waiting_note
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -30,7 +30,7 @@ def import_folder(
     else:
         with render.IndexProgress() as progress:
             done = session.import_notes(source, *options, progress, waiting_note)
-    report_notes(done.notes)
+    render.notes(done.notes)
     folder, commit = done.folder, done.commit
     problems = folder.plan.problems
     if as_json:

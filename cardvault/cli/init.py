@@ -11,6 +11,8 @@ import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import report_commit, report_registration, session_of
+from cardvault.cli.import_notes import import_folder
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.app import Session
@@ -47,8 +49,7 @@ def init(
     session = session_of(ctx)
     done = session.init(path)
     made = done.made
-    for note in made.notes:
-        render.note(note)
+    render.notes(made.notes)
     for kept in made.kept:
         render.note(f"kept your existing {kept}")
     if done.oversized is not None:
@@ -99,9 +100,6 @@ def _offer_import(session: Session, folder: Path, found: Survey) -> None:
     if not typer.confirm("Import them as cards now? (one commit; the notes stay as they are)"):
         render.note(f"not imported; later: {command}")
         return
-    from cardvault.cli.import_notes import import_folder
-    from cardvault.errors import CardvaultError
-
     try:
         import_folder(session, folder, False, False, False, None, False)
     except CardvaultError:

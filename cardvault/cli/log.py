@@ -14,7 +14,6 @@ from cardvault.cli.common import (
     opened,
     read_stdin,
     report_commit,
-    report_notes,
     session_of,
     waiting_note,
 )
@@ -39,7 +38,7 @@ def log(
     vault = opened(session.vault_for(to_global))
     body = read_stdin(vault, "the entry text") if text == "-" else text
     result = session.log(body, title, to_global, redact, on_wait=waiting_note)
-    report_notes(result.notes)
+    render.notes(result.notes)
     render.success(f"logged to {vault.rel(result.path)}")
     report_commit(result.commit)
 
@@ -58,6 +57,6 @@ def remember(
     session = session_of(ctx, agent)
     vault = opened(session.vault_for(to_global))
     result = session.remember(text, to_global, redact, on_wait=waiting_note)
-    report_notes(result.notes)
+    render.notes(result.notes)
     render.success(f"remembered in {vault.rel(result.path)}")
     report_commit(result.commit)

@@ -14,12 +14,12 @@ from cardvault.cli.common import (
     opened,
     reading,
     report_commit,
-    report_notes,
     report_registration,
     report_subject,
     session_of,
     waiting_note,
 )
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.maintain.by_hand import HandResult
@@ -161,8 +161,6 @@ def _maintain_global(ctx: typer.Context, agent: str | None, dry_run: bool, as_js
 
 
 def _date(text: str | None) -> dt.date | None:
-    from cardvault.errors import CardvaultError
-
     if text is None:
         return None
     try:
@@ -208,8 +206,7 @@ def _show_patch(result: RunResult) -> None:
     what the run would do and why on stderr."""
     plan = result.plan
     render.warnings((*plan.before.problems, *result.notices))
-    for line in result.reasons:
-        render.note(line)
+    render.notes(result.reasons)
     for report in plan.reports:
         render.warning(f"{report.kind}: {report.message}")
     render.diff(plan.diff())
@@ -259,7 +256,7 @@ def _hand_result(result: HandResult) -> None:
     for report in result.reports:
         render.warning(report.message)
     lines = result.reasons
-    report_notes(result.notes)
+    render.notes(result.notes)
     if result.commit is None:
         render.success("nothing to change")
         return

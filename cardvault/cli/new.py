@@ -16,7 +16,6 @@ from cardvault.cli.common import (
     opened,
     read_stdin,
     report_commit,
-    report_notes,
     session_of,
     waiting_note,
 )
@@ -54,7 +53,7 @@ def new(
     vault = opened(session.vault_for(to_global))
     text = _card_text(vault, body)
     result = session.new(topic, category, text, tags, to_global, redact, on_wait=waiting_note)
-    report_notes(result.notes)
+    render.notes(result.notes)
     render.warnings(result.warnings)
     if render.wants_json(json_out):
         render.print_json(

@@ -11,7 +11,6 @@ from cardvault.cli.common import (
     JsonOption,
     opened,
     report_commit,
-    report_notes,
     session_of,
     waiting_note,
 )
@@ -35,7 +34,7 @@ def rename(
     session = session_of(ctx)
     vault = opened(session.project())
     result = session.rename(slug, new, on_wait=waiting_note)
-    report_notes(result.notes)
+    render.notes(result.notes)
     if render.wants_json(json_out):
         render.print_json(
             {

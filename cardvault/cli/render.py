@@ -153,6 +153,12 @@ def note(message: str) -> None:
     err_console().print(f"[dim]{escape(message)}[/]")
 
 
+def notes(messages: Iterable[str]) -> None:
+    """A note line for each message."""
+    for message in messages:
+        note(message)
+
+
 def success(message: str) -> None:
     """A confirmation line on stdout."""
     if silenced("success", message):

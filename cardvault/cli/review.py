@@ -8,6 +8,7 @@ import typer
 
 from cardvault.cli import render
 from cardvault.cli.common import JsonOption, report_subject, session_of, vault_of
+from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
     from cardvault.review.answer import ReviewResult
@@ -148,8 +149,6 @@ def judge(
 
 
 def _numbers(text: str | None) -> tuple[int, ...]:
-    from cardvault.errors import CardvaultError
-
     if not text:
         return ()
     try:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from cardvault.cli import render
-from cardvault.cli.common import reading, report_notes, report_subject, waiting_note
+from cardvault.cli.common import reading, report_subject, waiting_note
 
 
 def sync(
@@ -26,7 +26,7 @@ def sync(
     """
     session = reading(ctx)
     result = session.sync(remote, on_wait=waiting_note)
-    report_notes(result.notes)
+    render.notes(result.notes)
     report_subject(result.pending)
     if result.conflicts:
         for conflict in result.conflicts:

@@ -24,9 +24,9 @@ from cardvault.serve.protocol import (
     address,
     decode,
     encode,
+    foreign_peer,
     install,
     new_id,
-    peer_uid,
     receive,
     run_result,
     socket_path,
@@ -62,8 +62,7 @@ def exchange(
             conn.settimeout(CONNECT_TIMEOUT)
             with address(path) as where:
                 conn.connect(where)
-            uid = peer_uid(conn)
-            if uid is not None and uid != os.getuid():
+            if foreign_peer(conn):
                 return None
             conn.settimeout(timeout)
             conn.sendall(encode(request))

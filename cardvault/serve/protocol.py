@@ -163,15 +163,16 @@ def run_result(answer: dict[str, Any]) -> RunResult:
     return RunResult(code, chunks)
 
 
-def peer_uid(conn: socket.socket) -> int | None:
-    """The user id of the process at the other end (Linux), or None where it cannot be told."""
+def foreign_peer(conn: socket.socket) -> bool:
+    """Whether the process at the other end runs as another user (Linux's SO_PEERCRED; False
+    where the system cannot tell)."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
-        return None
+        return False
     import struct
 
     creds = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
+    return struct.unpack("3i", creds)[1] != os.getuid()
 
 
 @contextlib.contextmanager

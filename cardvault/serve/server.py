@@ -34,9 +34,9 @@ from cardvault.serve.protocol import (
     address,
     decode,
     encode,
+    foreign_peer,
     install,
     lock_path,
-    peer_uid,
     receive,
     run_request,
     socket_path,
@@ -114,8 +114,7 @@ def _serve_one(root: Path, conn: socket.socket, state: ServerStatus, answer: Ans
     """Answer one connection; True when it asked the server to stop."""
     conn.settimeout(REQUEST_SECONDS)
     try:
-        uid = peer_uid(conn)
-        if uid is not None and uid != os.getuid():
+        if foreign_peer(conn):
             return False
         message = decode(receive(conn, SERVE_REQUEST))
     except (OSError, ProtocolError):
