@@ -27,7 +27,6 @@ from cardvault.vault.finding import Finding
 from cardvault.vault.layout import FileStat, Vault, walk
 from cardvault.vault.refresh import (
     collector_paused,
-    decode_rows,
     hot_memories,
     intact,
     optional_file,
@@ -77,17 +76,7 @@ def _read(vault: Vault, verify: bool) -> VaultSnapshot:
         known = catalog.rows()
         if verify:
             known = {rel: row for rel, row in known.items() if intact(row)}
-        rows, changed, parsed = refresh(vault, found.files, known)
-        cards, logs, damaged = decode_rows(found.files, rows, problems)
-        if damaged:  # rows that no longer decode: parse those files again
-            again = {rel: found.files[rel] for rel in damaged}
-            fixed, redone, count = refresh(vault, again, {})
-            more_cards, more_logs, _ = decode_rows(found.files, fixed, problems)
-            cards = dict(sorted({**cards, **more_cards}.items()))  # by path again
-            logs = dict(sorted({**logs, **more_logs}.items()))
-            rows.update(fixed)
-            changed += redone
-            parsed += count
+        cards, logs, rows, changed, parsed = refresh(vault, found.files, known, problems)
         catalog.store(changed, [rel for rel in known if rel not in found.files])
         notices = tuple(catalog.notices)
     memory, agents = (optional_file(vault, p, problems) for p in (vault.memory_md, vault.agents_md))
@@ -163,15 +152,7 @@ def read_files(vault: Vault, files: Mapping[str, FileStat]) -> FilesRead:
     needs a few files, not the snapshot (the search index's sync)."""
     problems: list[Finding] = []
     with collector_paused(), Catalog.open(vault.cache_dir, vault_fingerprint(vault)) as catalog:
-        rows, changed, _ = refresh(vault, files, catalog.rows(files))
-        cards, logs, damaged = decode_rows(files, rows, problems)
-        if damaged:
-            again, redone, _ = refresh(vault, {rel: files[rel] for rel in damaged}, {})
-            more_cards, more_logs, _ = decode_rows(files, again, problems)
-            cards.update(more_cards)
-            logs.update(more_logs)
-            rows.update(again)
-            changed += redone
+        cards, logs, rows, changed, _ = refresh(vault, files, catalog.rows(files), problems)
         catalog.store(changed, [])
     return FilesRead(
         cards=cards,

@@ -91,6 +91,24 @@ def code_stamp() -> str:
 
 
 def refresh(
+    vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row], problems: list[Finding]
+) -> tuple[dict[str, CardFile], dict[str, LogFile], dict[str, Row], list[Row], int]:
+    """`files` as cards and logs (by path), each one's current row, the rows to store, and how
+    many files were parsed; what cannot be used is added to `problems`."""
+    rows, changed, parsed = _rows(vault, files, known)
+    cards, logs, damaged = _decoded(files, rows, problems)
+    if damaged:  # rows that no longer decode: parse those files again
+        fixed, redone, count = _rows(vault, {rel: files[rel] for rel in damaged}, {})
+        more_cards, more_logs, _ = _decoded(files, fixed, problems)
+        cards = dict(sorted({**cards, **more_cards}.items()))  # by path again
+        logs = dict(sorted({**logs, **more_logs}.items()))
+        rows.update(fixed)
+        changed += redone
+        parsed += count
+    return cards, logs, rows, changed, parsed
+
+
+def _rows(
     vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row]
 ) -> tuple[dict[str, Row], list[Row], int]:
     """The current row of every file, the rows to store, and how many files were parsed: the
@@ -122,7 +140,7 @@ def refresh(
         if row is not None and keep:
             text, stored = row.text, row.record
         else:
-            text, record = parse_file(vault, stat, data, unreadable)
+            text, record = _parsed(vault, stat, data, unreadable)
             if cut is not None and "entries" in record:
                 record["partial"] = partial_note(stat, cut)
             stored = dumps(record)
@@ -140,7 +158,7 @@ def refresh(
     return rows, changed, parsed
 
 
-def parse_file(
+def _parsed(
     vault: Vault, stat: FileStat, data: bytes, unreadable: bool
 ) -> tuple[str | None, dict[str, Any]]:
     if unreadable:
@@ -175,7 +193,7 @@ def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
     return {"line": line, "code": "too-big", "message": message}
 
 
-def decode_rows(
+def _decoded(
     files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Finding]
 ) -> tuple[dict[str, CardFile], dict[str, LogFile], list[str]]:
     """Cards and logs from their rows, by relative path in the rows' order, and the rels of
@@ -187,7 +205,7 @@ def decode_rows(
     try:
         records = loads_many([row.record for row in ordered])
     except RecordError:
-        records = [loads_or_none(row.record) for row in ordered]
+        records = [_loads_or_none(row.record) for row in ordered]
     for row, record in zip(ordered, records, strict=True):
         stat = files[row.rel]
         try:
@@ -211,7 +229,7 @@ def decode_rows(
     return cards, logs, damaged
 
 
-def loads_or_none(stored: str) -> Any:
+def _loads_or_none(stored: str) -> Any:
     try:
         return loads(stored)
     except RecordError:
