@@ -1,12 +1,9 @@
 """Knowledge cards: parsing, validation and minimal-diff rewriting.
 
-A card is YAML frontmatter between `---` lines and a Markdown body, read and written through
-python-frontmatter with cardvault's handler (frontmatter_handler.py: byte-exact split, bounded
-YAML, house-style dump). Parsing keeps the file's exact text; rewriting edits only the
-frontmatter lines of the keys that changed, so key order, unknown keys, comments, quoting of
-untouched keys and every byte of the body survive, and a `git diff` of a maintenance run shows
-only what maintenance changed.
-"""
+A card is YAML frontmatter between `---` lines and a Markdown body (frontmatter_handler.py).
+Parsing keeps the file's exact text; rewriting edits only the frontmatter lines of the keys that
+changed, so key order, unknown keys, comments, quoting and every byte of the body survive, and
+a maintenance run's diff shows only what it changed."""
 
 from __future__ import annotations
 
@@ -145,10 +142,9 @@ def keep_provenance(card: Card, text: str) -> str:
 
 def sightings(cards: Iterable[Card]) -> int:
     """How many times the lesson of `cards`, taken as one card, was seen: its distinct sources
-    (one log entry that two clones each distilled into a card of their own is one sighting),
-    plus the most any one card counts beyond its own sources (a hand-written `seen: 2` with no
-    sources; an imported note's 1). Never a sum over the cards: ten imported notes merged are
-    one note seen once, not a lesson seen ten times."""
+    (one entry two clones each distilled is one sighting), plus the most any one card counts beyond
+    its own sources (a hand-written `seen: 2`). Never a sum: ten imported notes merged are one note
+    seen once."""
     cards = list(cards)
     cited = {source for card in cards for source in card.sources}
     beyond = max(card.seen - len(set(card.sources)) for card in cards)
@@ -216,10 +212,7 @@ def update_card_text(
     text: str, changes: Mapping[str, Any], remove: Iterable[str] = (), path: Path | None = None
 ) -> str:
     """Set/remove frontmatter keys, touching only those keys' lines; the rest stays byte-exact.
-
-    Keys whose parsed value already equals the new one are left alone. New keys go at the end of
-    the frontmatter, in the order given.
-    """
+    Keys already holding the new value are left alone; new keys go at the end, in order given."""
     where = path or Path("<card>")
     card = parse_card(text, where)
     newline = card.newline

@@ -183,14 +183,10 @@ def walk(vault: Vault) -> Walk:
     """Every card, archived card and daily log, stat-ed but not read (the one vault walker).
 
     Cards are `*.md` under memory/cards and memory/archive (sub-folders included, dot-names
-    skipped); logs are the dated files directly in memory/ and those under memory/archive/
-    without frontmatter (vault/lognames.py: only these few files are opened, for their first
-    line). Only real folders and regular files are taken: a symlink is never followed (so no
-    loop, no file outside the vault, nothing in `.git`), and
-    it, a FIFO, a file name that cannot be shown on one line and a folder that cannot be listed
-    are refused and reported, never a reason to stop. The files come sorted by relative path
-    (one sort at the end: 10,000 of them are walked on every read).
-    """
+    skipped); logs are the dated files in memory/ and those under memory/archive/ without
+    frontmatter. A symlink is never followed (no loop, nothing outside the vault or in `.git`);
+    it, a FIFO, a name that cannot be shown on one line and a folder that cannot be listed are
+    refused and reported, never a reason to stop. Sorted by relative path."""
     refused: list[Refused] = []
     files = {stat.rel: stat for stat in _walked(vault, refused)}
     return Walk(dict(sorted(files.items())), tuple(sorted(refused, key=lambda r: r.rel)))

@@ -1,19 +1,12 @@
 """The signal grammar as data: every form in which a log (or any Markdown text) says "this is a
-lesson", and the forms of an entry heading's time. vault/daily.py holds the one matcher that
-reads these tables over markdown-it tokens; vault/log_headings.py reads the heading forms.
+lesson", and the words of an entry heading's time. vault/daily.py holds the one matcher that
+reads these tables; vault/log_headings.py reads the heading words.
 
-Signal forms, each matched only in prose (never in code or quoted output), in the order of the
-tables below:
-- a line lead: a signal word (`distill.signal_words`, or one of its `WORD_ALIASES`) and a colon
-  where a sentence or clause starts, after at most two `LEAD_WORDS` ("Key lesson:");
-- a `#lesson` tag (`LESSON_TAG`);
-- a card link, `→ card: slug` (`CARD_LINK`);
-- a lesson label (`is_lesson_label`: `LABEL_HEADS`, `LABEL_ENDINGS`, `CJK_LABEL`): as a heading
-  (`### Lessons`, `## 💡 KEY INSIGHT`, `## 📝 经验总结`), every paragraph and list item of its
-  section is a lesson; as a paragraph of its own ending in a colon or set in bold
-  (`**Key findings:**`, `**What I Learned:**`), every item of the list right below it is.
-A new form of an existing kind is one more entry in these tables, with a fixture test.
-"""
+The forms, each matched only in prose: a signal word (`distill.signal_words` or a WORD_ALIASES
+entry) and a colon where a sentence or clause starts, after at most two LEAD_WORDS; a `#lesson`
+tag; a card link; a lesson label (`is_lesson_label`) as a heading, whose section's paragraphs
+and items are lessons, or as a paragraph of its own ending in a colon or set in bold, whose
+list right below is. A new form of an existing kind is one more entry here, with a fixture test."""
 
 from __future__ import annotations
 
