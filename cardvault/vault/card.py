@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -104,23 +104,21 @@ class Card:
         frontmatter (YAML keeps the last value without a word)."""
         first: dict[str, int] = {}
         repeated = []
-        for number, line in enumerate(self.text.splitlines()[1 : self.body_line - 1], start=2):
-            match = _TOP_KEY.match(line)
-            if match is None:
-                continue
-            if match.group(1) in first:
-                repeated.append((number, match.group(1), first[match.group(1)]))
+        for number, key in self._key_lines():
+            if key in first:
+                repeated.append((number, key, first[key]))
             else:
-                first[match.group(1)] = number
+                first[key] = number
         return repeated
 
     def key_line(self, key: str) -> int:
         """1-based line of `key` in the file (the opening `---` line when absent)."""
+        return next((number for number, found in self._key_lines() if found == key), 1)
+
+    def _key_lines(self) -> Iterator[tuple[int, str]]:
         for number, line in enumerate(self.text.splitlines()[1 : self.body_line - 1], start=2):
-            match = _TOP_KEY.match(line)
-            if match and match.group(1) == key:
-                return number
-        return 1
+            if match := _TOP_KEY.match(line):
+                yield number, match.group(1)
 
 
 def body_mark(body: str) -> str:

@@ -164,31 +164,22 @@ def _item(line: str, path: Path | None, number: int) -> ReviewItem:
     shape = _shape_problem(data)
     if shape is not None:
         raise CardFormatError(f"not a review item: {shape}", path, number)
-    try:
-        members = tuple(
-            Member(
-                str(m["key"]),
-                str(m["path"]),
-                str(m.get("text", "")),
-                m.get("source"),
-                m.get("card"),
-            )
-            for m in data["members"]
-        )
-        item = ReviewItem(
-            id=str(data["id"]),
-            kind=str(data["kind"]),
-            members=members,
-            evidence=dict(data.get("evidence") or {}),
-            asked=str(data.get("asked", "")),
-            status=str(data.get("status", PENDING)),
-            decided=data.get("decided"),
-            by=data.get("by"),
-            reason=data.get("reason"),
-            chosen=tuple(str(c) for c in data.get("chosen") or ()),
-        )
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CardFormatError(f"not a review item: {exc!r}", path, number) from exc
+    members = data["members"]  # `_shape_problem` vetted every access below
+    item = ReviewItem(
+        id=str(data["id"]),
+        kind=str(data["kind"]),
+        members=tuple(
+            Member(m["key"], m["path"], str(m.get("text", "")), m.get("source"), m.get("card"))
+            for m in members
+        ),
+        evidence=dict(data.get("evidence") or {}),
+        asked=str(data.get("asked", "")),
+        status=str(data.get("status", PENDING)),
+        decided=data.get("decided"),
+        by=data.get("by"),
+        reason=data.get("reason"),
+        chosen=tuple(str(c) for c in data.get("chosen") or ()),
+    )
     if item.kind not in KINDS or item.status not in STATUSES or not item.members:
         raise CardFormatError(
             f"review item {item.id}: kind must be one of {', '.join(KINDS)} and status one of "

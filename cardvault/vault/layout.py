@@ -209,11 +209,12 @@ def _walked(vault: Vault, refused: list[Refused]) -> Iterator[FileStat]:
             continue
         for entry in walker.markdown_under(str(folder)):
             rel = _posix(entry.path[prefix:])
-            found = kind if kind == "card" else _archived_kind(rel, entry.path)
-            yield _stat(entry, rel, found)
+            found = "log" if kind == "archived" and is_log_file(rel, entry.path) else kind
+            yield _stat(rel, entry.path, found, entry.stat(follow_symlinks=False))
     for entry in walker.listing(str(vault.memory_dir)):
         if is_log_path(f"memory/{entry.name}") and walker.regular(entry):
-            yield _stat(entry, _posix(entry.path[prefix:]), "log")
+            path = entry.path
+            yield _stat(_posix(path[prefix:]), path, "log", entry.stat(follow_symlinks=False))
 
 
 class _Walker:
@@ -285,21 +286,12 @@ class _Walker:
         self.refuse(path, code, symlink_message(path, self.root))
 
 
-def _archived_kind(rel: str, path: str) -> str:
-    """The kind of a file under memory/archive/: "log" for a dated one that is no card (no
-    frontmatter), else "archived"."""
-    return "log" if is_log_file(rel, path) else "archived"
-
-
 def _posix(rel: str) -> str:
     return rel if os.sep == "/" else rel.replace(os.sep, "/")
 
 
-def _stat(entry: os.DirEntry[str], rel: str, kind: str) -> FileStat:
-    stat = entry.stat(follow_symlinks=False)
-    return FileStat(
-        rel, entry.path, kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino
-    )
+def _stat(rel: str, path: str, kind: str, stat: os.stat_result) -> FileStat:
+    return FileStat(rel, path, kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino)
 
 
 def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
@@ -325,10 +317,8 @@ def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
         except (OSError, UnsafePathError):
             continue
         if stat_module.S_ISREG(stat.st_mode):
-            kind = _archived_kind(rel, str(path)) if kind == "archived" else kind
-            found[rel] = FileStat(
-                rel, str(path), kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino
-            )
+            kind = "log" if kind == "archived" and is_log_file(rel, str(path)) else kind
+            found[rel] = _stat(rel, str(path), kind, stat)
     return found
 
 
