@@ -221,9 +221,8 @@ def pending_items(items: Iterable[ReviewItem]) -> list[ReviewItem]:
 
 
 def find_items(items: Iterable[ReviewItem], wanted: Iterable[str]) -> list[ReviewItem]:
-    """The items named by ids or unique id prefixes, in the order named.
-
-    Raises NotFoundError for an id that matches no item or more than one."""
+    """The items named by ids or unique id prefixes, in the order named; NotFoundError for a name
+    that matches no item or several."""
     pool = list(items)
     found = []
     for name in wanted:
@@ -251,13 +250,7 @@ class KeptApart:
         if not isinstance(pair, frozenset) or len(pair) != 2:
             return False
         a, b = pair
-        return any(self._parted(number, a, b) for number in self.by_key.get(a, ()))
-
-    def _parted(self, number: int, a: str, b: str) -> bool:
-        left, right = self.fences[number]
-        if right is None:
-            return b in left
-        return (a in left and b in right) or (a in right and b in left)
+        return self.between((a,), (b,))
 
     def between(self, left: Iterable[str], right: Iterable[str]) -> bool:
         """Whether any key of `left` is kept apart from any key of `right`: a look at the answers
