@@ -183,11 +183,9 @@ def _children(node: Node) -> list[Node]:
 
 
 def _measure(root: Node, path: Path, first_line: int) -> None:
-    """Refuse a node graph that expands past YAML_NODES, nests past YAML_DEPTH or holds a cycle.
-
-    Depth-first without recursion; each distinct node is sized once (its size counts every use
-    of an alias below it), so a bomb is measured in time linear in its text.
-    """
+    """Refuse a node graph that expands past YAML_NODES, nests past YAML_DEPTH or holds a cycle:
+    depth-first without recursion, each distinct node sized once, so a bomb costs time linear
+    in its text."""
     sizes: dict[int, int] = {}
     ancestors: set[int] = set()
     stack: list[tuple[Node, int, bool]] = [(root, 1, False)]

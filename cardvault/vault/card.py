@@ -139,10 +139,9 @@ def keep_provenance(card: Card, text: str) -> str:
 
 
 def sightings(cards: Iterable[Card]) -> int:
-    """How many times the lesson of `cards`, taken as one card, was seen: its distinct sources
-    (one entry two clones each distilled is one sighting), plus the most any one card counts beyond
-    its own sources (a hand-written `seen: 2`). Never a sum: ten imported notes merged are one note
-    seen once."""
+    """How many times the lesson of `cards`, taken as one card, was seen: its distinct sources,
+    plus the most any one card counts beyond its own (a hand-written `seen: 2`). Never a sum:
+    ten imported notes merged are one note seen once."""
     cards = list(cards)
     cited = {source for card in cards for source in card.sources}
     beyond = max(card.seen - len(set(card.sources)) for card in cards)
@@ -189,9 +188,7 @@ def load_yaml(front: str, path: Path, first_line: int) -> dict[str, Any]:
 
 
 def render_value(key: str, value: Any) -> list[str]:
-    """The frontmatter lines for one key, in cardvault's house style (`frontmatter_handler.
-    dump_key`: short lists of scalars on one line, provenance and long lists one item a line,
-    so diffs show each addition)."""
+    """The frontmatter lines for one key, in the house style (`frontmatter_handler.dump_key`)."""
     from cardvault.vault.frontmatter_handler import dump_key
 
     return dump_key(key, value)

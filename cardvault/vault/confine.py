@@ -56,9 +56,8 @@ def relative_parts(root: Path, path: Path) -> tuple[str, ...]:
 
 def confined(root: Path, path: Path, cache: dict[str, bool] | None = None) -> Path:
     """`path` as an absolute path below `root`, refused (UnsafePathError) unless it stays inside
-    with no symlink at any component (a component that does not exist yet is fine: a write
-    creates it). `cache` remembers folders already found to be real (a batch of thousands of
-    files in one folder lstats it once)."""
+    with no symlink at any existing component. `cache` remembers folders found real (a batch of
+    thousands of files in one folder lstats it once)."""
     parts = relative_parts(root, path)
     current = os.fspath(root).rstrip(os.sep)
     for index, part in enumerate(parts):

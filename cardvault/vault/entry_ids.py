@@ -163,10 +163,9 @@ def stamped_log(text: str, path: Path) -> StampedLog:
 
 
 def clone_refs(entries: Sequence[LogEntry], text: str, path: Path) -> dict[str, str]:
-    """Each of a log's `entries` (parsed from `text`) by its positional citation -> the id
-    citation it has on every clone: its own, when every entry holds an id no other one does
-    (then nothing is read again), else the one `stamped_log` gives it, as maintain does (an
-    entry whose heading holds a secret gets none: it is left out)."""
+    """Each of `entries` (parsed from `text`) by its positional citation -> the id citation it has
+    on every clone: its own when every entry holds a distinct id, else the one `stamped_log`
+    gives it, as maintain does (an entry left without one is left out)."""
     ids = [entry.entry_id for entry in entries]
     if None not in ids and len(set(ids)) == len(ids):
         return {entry.position_ref: entry.ref for entry in entries}

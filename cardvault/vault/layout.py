@@ -141,10 +141,8 @@ def find_vault(
 
 
 class FileStat(NamedTuple):
-    """A Markdown file of the vault: path relative to the root, kind and stat (not read); the
-    stat's size, mtime, ctime and inode are its signature (vault/changes.py).
-
-    A NamedTuple of plain strings, not Paths: 10,000 of them are built on every read."""
+    """A Markdown file of the vault, stat-ed, not read: its size, mtime, ctime and inode are its
+    signature (vault/changes.py). Plain strings, not Paths: 10,000 are built on every read."""
 
     rel: str
     abspath: str
@@ -180,13 +178,11 @@ class Walk:
 
 
 def walk(vault: Vault) -> Walk:
-    """Every card, archived card and daily log, stat-ed but not read (the one vault walker).
-
-    Cards are `*.md` under memory/cards and memory/archive (sub-folders included, dot-names
-    skipped); logs are the dated files in memory/ and those under memory/archive/ without
-    frontmatter. A symlink is never followed (no loop, nothing outside the vault or in `.git`);
-    it, a FIFO, a name that cannot be shown on one line and a folder that cannot be listed are
-    refused and reported, never a reason to stop. Sorted by relative path."""
+    """Every card, archived card and daily log, stat-ed but not read (the one vault walker), sorted
+    by relative path. Cards are `*.md` under memory/cards and memory/archive (dot-names skipped);
+    logs are the dated files in memory/ and those under memory/archive/ without frontmatter. A
+    symlink is never followed; it, a FIFO, a name that cannot be shown on one line and a folder
+    that cannot be listed are refused and reported, never a reason to stop."""
     refused: list[Refused] = []
     files = {stat.rel: stat for stat in _walked(vault, refused)}
     return Walk(dict(sorted(files.items())), tuple(sorted(refused, key=lambda r: r.rel)))

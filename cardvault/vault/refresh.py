@@ -52,10 +52,8 @@ from cardvault.vault.snapshot import CardFile, LogFile
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Keep Python's cyclic garbage collector off the snapshot: paused while it is built (it
-    would scan the tens of thousands of new objects several times over: half the read time at
-    10,000 cards), then the objects are moved out of its reach (`gc.freeze`), or the first
-    collection after would scan them all once more. None of them forms a cycle; reference
-    counting still frees them when the snapshot goes."""
+    would scan the new objects several times over: half the read time at 10,000 cards), then
+    `gc.freeze` puts them out of its reach. None forms a cycle; reference counting frees them."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -100,10 +100,9 @@ def recited(text: str, rel: str) -> str:
 def rebuilt_section(
     current: str | None, generated: Iterable[str], added: Iterable[str] = ()
 ) -> str:
-    """The section's new content: its comments as they were, then every hand-written rule it
-    has, the `added` ones and the `generated` ones (promotion's), sorted case-insensitively
-    with duplicates dropped. Rules promotion wrote before are left out: `generated` replaces
-    them."""
+    """The section's new content: its comments, then its hand-written rules, the `added` ones and
+    the `generated` ones (which replace what promotion wrote before), sorted case-insensitively
+    without duplicates."""
     section = current or ""
     comments = _comment_lines(section)
     hand = [rule.text for rule in parse_rules(section) if not rule.generated]
