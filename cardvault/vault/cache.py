@@ -134,8 +134,7 @@ def set_aside(cache_dir: Path, path: Path, label: str) -> Path:
 
 
 def machine_cache() -> Path:
-    """This user's folder for machine-wide derived files: $CARDVAULT_CACHE, else
-    $XDG_CACHE_HOME/cardvault, else ~/.cache/cardvault."""
+    """This user's folder for machine-wide derived files (model copies, read-only vault indexes)."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

@@ -157,8 +157,7 @@ class LogEntry:
 
 
 def day_of(path: Path) -> dt.date:
-    """The date a log file is for, from its name (vault/lognames.py); ValueError for a name
-    that holds no real date."""
+    """The date a log file is for, from its name; ValueError when it names no real date."""
     day = log_day(path.name)
     if day is None:
         raise ValueError(f"{path.name} names no day")
@@ -390,8 +389,7 @@ def _block_signals(
 
 
 def _prose_text(lines: list[str], said: list[str], start: int, end: int) -> str:
-    """The prose lines start..end (an item with its sub-items, or a paragraph) as written,
-    without their indentation and list markers."""
+    """The prose lines start..end as written, without indentation and list markers."""
     kept = []
     for number in range(start, end):
         if said[number].strip():
@@ -518,8 +516,7 @@ def _paren_end(text: str, start: int, close: int) -> int:
 
 
 def _signal_kind(word: str, words: set[str]) -> str | None:
-    """The signal word `word` is a form of (`Lessons` and `Fixes` of lesson and fix; `教训` of
-    lesson), if any."""
+    """The signal word `word` is a form of (`Lessons` of lesson, `教训` of lesson), if any."""
     said = word.lower()
     if said in WORD_ALIASES:
         return WORD_ALIASES[said] if WORD_ALIASES[said] in words else None
@@ -640,8 +637,7 @@ def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
 
 
 def in_line_ends(text: str, log: str | None) -> str:
-    """`text` with the line ends of `log`: CRLF when most of the log's lines end so, else as
-    written."""
+    """`text` with CRLF line ends when most of `log`'s lines end so, else as written."""
     if log is None or log.count("\r\n") * 2 <= log.count("\n"):
         return text
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -692,8 +688,7 @@ def _forged_heading_line(lines: list[str]) -> int | None:
 
 
 def block_closers(text: str) -> str:
-    """The lines that close a code fence or HTML block `text` leaves open ("" when none is), so
-    that a heading after it is a heading."""
+    """The lines that close a code fence or HTML block `text` leaves open ("" when none is)."""
     if not _MAYBE_STRUCTURE.search(text):
         return ""
     probe = text + ("" if text.endswith("\n") else "\n") + "\n" + _CANARY + "\n"

@@ -319,8 +319,7 @@ def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
 
 
 def iter_card_paths(vault: Vault, archived: bool = False) -> Iterator[Path]:
-    """Card files (sorted) under memory/cards or memory/archive, symlinks out of the vault
-    skipped (`check` reports them)."""
+    """Card files (sorted) under memory/cards or memory/archive, as `walk` finds them."""
     kind = "archived" if archived else "card"
     for stat in walk(vault).files.values():
         if stat.kind == kind:

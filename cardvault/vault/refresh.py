@@ -109,8 +109,8 @@ def refresh(
 def _rows(
     vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row]
 ) -> tuple[dict[str, Row], list[Row], int]:
-    """The current row of every file, the rows to store, and how many files were parsed: the
-    files `changed_since` names are read, and parsed when their digest changed."""
+    """The current row of every file, the rows to store, and how many files were parsed (only a
+    changed file is read, and parsed only when its digest changed)."""
     rows: dict[str, Row] = {}
     changed: list[Row] = []
     parsed = 0
@@ -194,8 +194,7 @@ def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
 def _decoded(
     files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Finding]
 ) -> tuple[dict[str, CardFile], dict[str, LogFile], list[str]]:
-    """Cards and logs from their rows, by relative path in the rows' order, and the rels of
-    rows that could not be decoded."""
+    """Cards and logs from their rows, by path, and the rels of rows that do not decode."""
     cards: dict[str, CardFile] = {}
     logs: dict[str, LogFile] = {}
     damaged: list[str] = []
