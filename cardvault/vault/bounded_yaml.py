@@ -102,13 +102,10 @@ for _tag, _method in (
     ("pairs", _LenientConstructor.construct_yaml_pairs),
     ("binary", _LenientConstructor.construct_yaml_binary),
     ("map", _LenientConstructor.construct_yaml_map),
+    ("timestamp", _LenientConstructor.construct_yaml_timestamp),
+    ("int", _LenientConstructor.construct_yaml_int),
 ):
     _LenientConstructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _method)
-
-_LenientConstructor.add_constructor(
-    "tag:yaml.org,2002:timestamp", _LenientConstructor.construct_yaml_timestamp
-)
-_LenientConstructor.add_constructor("tag:yaml.org,2002:int", _LenientConstructor.construct_yaml_int)
 
 
 def _loader_class() -> Any:

@@ -211,11 +211,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> VaultConfig:
             if spec is None:
                 known = ", ".join(f"{s}.{k}" for s, k in _KEYS)
                 raise ConfigError(f"unknown setting '{section}.{key}' (known: {known})", path)
-            name, kind = spec.name, spec.metadata["kind"]
-            # a value TOML already gave the exact type of is kept (a float still has its
-            # finiteness checked, a list its items): only the rest is coerced
-            exact = type(value) is kind and kind is not float and kind is not list
-            values[name] = value if exact else _coerce(f"{section}.{key}", value, kind, path)
+            values[spec.name] = _coerce(f"{section}.{key}", value, spec.metadata["kind"], path)
     config = VaultConfig(**values, source=path)
     _validate(config, path)
     return config
