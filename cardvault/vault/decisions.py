@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,12 +58,7 @@ class Member:
 
     def to_json(self) -> dict[str, Any]:
         """The member as `review --json` shows it (and as the file stores it)."""
-        data: dict[str, Any] = {"key": self.key, "path": self.path, "text": self.text}
-        if self.source is not None:
-            data["source"] = self.source
-        if self.card is not None:
-            data["card"] = self.card
-        return data
+        return {name: value for name, value in asdict(self).items() if value is not None}
 
 
 @dataclass(frozen=True)
