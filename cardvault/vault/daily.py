@@ -50,8 +50,7 @@ if TYPE_CHECKING:
 
 #: The anchor of an untimed entry's positional citation (`memory/2026-04-23.md#untimed-2`).
 UNTIMED = "untimed"
-#: An entry's identity, written at the end of its heading: `## 14:30 — Title <!-- id:3f9a2c -->`
-#: (an HTML comment: Markdown viewers hide it; git diffs show it). See vault/entry_ids.py.
+#: An entry's identity at the end of its heading, `<!-- id:3f9a2c -->` (vault/entry_ids.py).
 ENTRY_ID = re.compile(r"[ \t]*<!--[ \t]*id:[ \t]*(?P<id>[0-9a-f]{6,16})[ \t]*-->[ \t]*$")
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
 #: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
