@@ -1,12 +1,8 @@
 """JSON and TOML read as the standard library reads them, nesting too deep included.
 
-`json.loads` and `tomllib.loads` recurse once per level: 100,000 nested brackets in a file a
-vault or a project ships (the review queue, `cardvault.toml`, `.mcp.json`, a lock file) make
-them raise RecursionError, which no handler of bad input expects, and the command ended in a
-traceback. Here that depth is each parser's own decode error (`json.JSONDecodeError`,
-`tomllib.TOMLDecodeError`, both ValueErrors), so every caller's handler for invalid text
-covers it with the message it already gives.
-"""
+`json.loads` and `tomllib.loads` recurse once per level, so 100,000 nested brackets in a file a
+vault or project ships raise RecursionError, which no handler of bad input expects. Here that
+depth is each parser's own decode error (a ValueError), which every caller already handles."""
 
 from __future__ import annotations
 

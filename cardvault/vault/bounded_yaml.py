@@ -1,16 +1,10 @@
 """Frontmatter YAML read with limits: the one place cardvault turns YAML text into values.
 
-YAML aliases share nodes, so a few hundred bytes (`a1: &a1 [*a0, *a0, ...]`, eight levels) can
-describe a billion items; `&a [*a]` describes an endless one. PyYAML builds them as shared
-objects, and the first code that walks them (a tag list, a JSON export, a comparison) hangs and
-eats memory. So the node graph libyaml composes is measured before any value is built: at most
-YAML_NODES nodes with aliases expanded, YAML_DEPTH levels, no cycles. An alias that stays inside
-those limits (`updated: *created`) is fine.
-
-Values YAML recognises but cannot build — `2026-02-30` (a timestamp with no such day), an integer
-longer than Python converts — stay as their text, so the card still reads and `check` reports
-the key as a schema finding at its line (see `schema.schema_problems`).
-"""
+YAML aliases share nodes, so a few hundred bytes can describe a billion items, and `&a [*a]` an
+endless one; the first code that walks them hangs. So the node graph libyaml composes is
+measured before any value is built: at most YAML_NODES nodes with aliases expanded, YAML_DEPTH
+levels, no cycles. A value YAML recognises but cannot build (`2026-02-30`, an integer too long
+for Python) stays as its text, so the card still reads and `check` reports the key."""
 
 from __future__ import annotations
 
@@ -108,13 +102,10 @@ for _tag, _method in (
     ("pairs", _LenientConstructor.construct_yaml_pairs),
     ("binary", _LenientConstructor.construct_yaml_binary),
     ("map", _LenientConstructor.construct_yaml_map),
+    ("timestamp", _LenientConstructor.construct_yaml_timestamp),
+    ("int", _LenientConstructor.construct_yaml_int),
 ):
     _LenientConstructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _method)
-
-_LenientConstructor.add_constructor(
-    "tag:yaml.org,2002:timestamp", _LenientConstructor.construct_yaml_timestamp
-)
-_LenientConstructor.add_constructor("tag:yaml.org,2002:int", _LenientConstructor.construct_yaml_int)
 
 
 def _loader_class() -> Any:
@@ -189,11 +180,9 @@ def _children(node: Node) -> list[Node]:
 
 
 def _measure(root: Node, path: Path, first_line: int) -> None:
-    """Refuse a node graph that expands past YAML_NODES, nests past YAML_DEPTH or holds a cycle.
-
-    Depth-first without recursion; each distinct node is sized once (its size counts every use
-    of an alias below it), so a bomb is measured in time linear in its text.
-    """
+    """Refuse a node graph that expands past YAML_NODES, nests past YAML_DEPTH or holds a cycle:
+    depth-first without recursion, each distinct node sized once, so a bomb costs time linear
+    in its text."""
     sizes: dict[int, int] = {}
     ancestors: set[int] = set()
     stack: list[tuple[Node, int, bool]] = [(root, 1, False)]

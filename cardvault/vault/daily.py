@@ -1,42 +1,20 @@
 """Daily logs (memory/YYYY-MM-DD.md): parsing into entries, and formatting appended entries.
 
-An entry is a top-level `##` section: cardvault writes `## HH:MM — Title`, agents write
-`## 10:30 PM — Title`, `## Title (11:00 AM)`, `## 3am — ...` or `## Summary` (an untimed entry,
-time ""); log_headings.py reads its time and title. Inside it, distillation signals (the one
-definition of a signal; the forms are the tables of signal_forms.py, `distill.signal_words`
-configures the words):
-- a signal word and a colon (`Lesson:`, `Gotcha:` ...; `**Lesson:**`, `*Lesson:*` too) wherever
-  a sentence starts: at the start of a line (after a list marker, or a sub-heading's `###`:
-  `### Lesson: pin the image` is a lesson), after a sentence's closing
-  `.`, `!` or `?`, or where a clause starts after a dash or a semicolon — "Login kept failing.
-  Lesson: send the token twice." and "Note for later — Gotcha: it reads the shell's
-  AWS_PROFILE." are lessons. Its text is the rest of the line and, while a line ends
-  mid-sentence (hard-wrapped text), what follows it in the same paragraph, up to the next
-  signal, a field line (`Mistake:` ...) or a `→ card:` line; the story told on the lines after
-  a finished sentence is not the lesson;
-- a `#lesson` tag anywhere in prose: the text after it in the paragraph, or, when nothing
-  follows, the sentence it ends;
-- each item of the list below a signal word with nothing after it (`Lessons learned:`) or a
-  lesson label alone (`**Key findings:**`), and each paragraph and list item (with its
-  sub-items) of a lesson section (`### Lessons`, `## 💡 KEY INSIGHT`, `## 📝 经验总结`).
-Never inside code (fenced, indented, an inline code span) or quoted output (a block quote):
-prose.py says what is code, through markdown-it-py. `→ card: slug` lines are links. An entry
-whose lines give `Mistake:` and `Fix:`/`Prevention:` (with optional `Domain:` and `Severity:`)
-is a structured correction and keeps those fields. Headings are found with markdown-it-py too,
-so a `##` inside a fenced code block is not an entry. `## 23:99` is an entry whose time is not
-a time of day: `check` reports it (`valid_time`). A heading may end with the entry's identity,
-`<!-- id:3f9a2c -->` (hidden by Markdown viewers; vault/entry_ids.py gives and resolves them):
-citations name the entry by it, `memory/2026-03-19.md#3f9a2c`, whatever moves around it.
+An entry is a top-level `##` section (one inside a quote, a list item or a fenced code block is
+body; a setext heading is one only when it gives a time): log_headings.py reads its time and
+title, and the `<!-- id:3f9a2c -->` at the end of its heading is its identity (entry_ids.py).
+Inside it, the one matcher of distillation signals reads the forms signal_forms.py tables over
+markdown-it tokens, in prose only (prose.py: never in code or quoted output). A signal's text is
+the rest of its line and, while a line ends mid-sentence (hard-wrapped text), what follows in
+its paragraph, up to the next signal, field line or `→ card:` line; the story told after a
+finished sentence is not the lesson. An entry whose lines give `Mistake:` and
+`Fix:`/`Prevention:` is a structured correction and keeps those fields.
 
-Written text cannot forge structure (`format_entry`, `appended_log_text`): a line of an entry's
-text that would read as an entry heading (`## 10:00 — Lesson: ...`, `## Notes`, or a setext
-`---` under a time) is escaped with a backslash (`\\## 10:00 — ...`: Markdown shows it as
-typed, and this parser reads it as body; a blank line keeps it a paragraph of its own, as the
-heading was, so it never runs on into the lesson before it), and a code fence or HTML block
-left open, which would swallow every later entry of the day, is closed at the end of the text
-that opened it. Only top-level `##` headings are entries (one inside a quote or a list item is
-body).
-"""
+Written text cannot forge structure (`format_entry`, `appended_log_text`): a line that would
+read as an entry heading is escaped with a backslash (`\\## 10:00 — ...`), and kept a paragraph
+of its own so it never runs on into the lesson before it; a code fence or HTML block left open,
+which would swallow every later entry of the day, is closed at the end of the text that opened
+it."""
 
 from __future__ import annotations
 
@@ -72,8 +50,7 @@ if TYPE_CHECKING:
 
 #: The anchor of an untimed entry's positional citation (`memory/2026-04-23.md#untimed-2`).
 UNTIMED = "untimed"
-#: An entry's identity, written at the end of its heading: `## 14:30 — Title <!-- id:3f9a2c -->`
-#: (an HTML comment: Markdown viewers hide it; git diffs show it). See vault/entry_ids.py.
+#: An entry's identity at the end of its heading, `<!-- id:3f9a2c -->` (vault/entry_ids.py).
 ENTRY_ID = re.compile(r"[ \t]*<!--[ \t]*id:[ \t]*(?P<id>[0-9a-f]{6,16})[ \t]*-->[ \t]*$")
 CORRECTION_FIELDS = ("domain", "mistake", "fix", "prevention", "severity")
 #: The line naming the agent that wrote an entry (`Agent: NAME`, added by `--agent`).
@@ -121,19 +98,17 @@ class LogEntry:
 
     @property
     def ref(self) -> str:
-        """Stable citation of the entry, as stored in a card's `sources`:
-        `memory/2026-03-19.md#3f9a2c` by its id; an entry without one (written before ids,
-        or by hand) by its position, `memory/2026-03-19.md#14:30-2`."""
+        """Stable citation of the entry, as a card's `sources` store it: by its id
+        (`memory/2026-03-19.md#3f9a2c`), else by its position."""
         if self.entry_id is not None:
             return f"{self.log}#{self.entry_id}"
         return self.position_ref
 
     @property
     def position_ref(self) -> str:
-        """The old positional citation: the entry's time and its place among the entries of
-        that minute (`#14:30`, `#14:30-2`). It names another entry once a merge interleaves
-        two clones' entries of one minute; kept so that old citations still resolve. An
-        untimed entry's is its place among the untimed ones, `#untimed-2`."""
+        """The positional citation, `#14:30`, `#14:30-2` (`#untimed-2` for an untimed entry):
+        kept so that old citations resolve, though it names another entry once a merge interleaves
+        two clones' entries of one minute."""
         suffix = "" if self.ordinal == 1 else f"-{self.ordinal}"
         return f"{self.log}#{self.time or UNTIMED}{suffix}"
 
@@ -181,8 +156,7 @@ class LogEntry:
 
 
 def day_of(path: Path) -> dt.date:
-    """The date a log file is for, from its name (vault/lognames.py); ValueError for a name
-    that holds no real date."""
+    """The date a log file is for, from its name; ValueError when it names no real date."""
     day = log_day(path.name)
     if day is None:
         raise ValueError(f"{path.name} names no day")
@@ -414,8 +388,7 @@ def _block_signals(
 
 
 def _prose_text(lines: list[str], said: list[str], start: int, end: int) -> str:
-    """The prose lines start..end (an item with its sub-items, or a paragraph) as written,
-    without their indentation and list markers."""
+    """The prose lines start..end as written, without indentation and list markers."""
     kept = []
     for number in range(start, end):
         if said[number].strip():
@@ -488,9 +461,8 @@ def _signals(
 
 
 def _wrapped_end(text: str, start: int, close: int) -> int:
-    """Where a signal's text ends before `close`: at the first line end that ends a sentence.
-    A line that stops mid-sentence was wrapped, and the next line goes on with it; a line that
-    ends with `.`, `!` or `?` ends the lesson, and the story told on the next lines is not it."""
+    """Where a signal's text ends before `close`: at the first line end that ends a sentence (a
+    line that stops mid-sentence was wrapped, and the next goes on with it)."""
     at = text.find("\n", start, close)
     line = start
     while at != -1:
@@ -543,8 +515,7 @@ def _paren_end(text: str, start: int, close: int) -> int:
 
 
 def _signal_kind(word: str, words: set[str]) -> str | None:
-    """The signal word `word` is a form of (`Lessons` and `Fixes` of lesson and fix; `教训` of
-    lesson), if any."""
+    """The signal word `word` is a form of (`Lessons` of lesson, `教训` of lesson), if any."""
     said = word.lower()
     if said in WORD_ALIASES:
         return WORD_ALIASES[said] if WORD_ALIASES[said] in words else None
@@ -640,9 +611,8 @@ def _fields(body_lines: list[str]) -> dict[str, str]:
 
 
 def format_entry(time: str, title: str, body: str, entry_id: str | None = None) -> str:
-    """The Markdown of one new entry (heading, body, trailing newline); the body is kept as
-    the text of this one entry (see the module docstring). New entries are made by
-    vault/entry_ids.py's `append_entry`, which gives each its id."""
+    """The Markdown of one new entry (heading, body escaped by `as_entry_body`, trailing newline);
+    entry_ids.py's `append_entry` gives it its id."""
     body = as_entry_body(body.strip("\n"))
     heading = f"## {time} — {title}" if time else f"## {title}"
     heading += f" <!-- id:{entry_id} -->" if entry_id else ""
@@ -666,8 +636,7 @@ def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
 
 
 def in_line_ends(text: str, log: str | None) -> str:
-    """`text` with the line ends of `log`: CRLF when most of the log's lines end so, else as
-    written."""
+    """`text` with CRLF line ends when most of `log`'s lines end so, else as written."""
     if log is None or log.count("\r\n") * 2 <= log.count("\n"):
         return text
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -718,8 +687,7 @@ def _forged_heading_line(lines: list[str]) -> int | None:
 
 
 def block_closers(text: str) -> str:
-    """The lines that close a code fence or HTML block `text` leaves open ("" when none is), so
-    that a heading after it is a heading."""
+    """The lines that close a code fence or HTML block `text` leaves open ("" when none is)."""
     if not _MAYBE_STRUCTURE.search(text):
         return ""
     probe = text + ("" if text.endswith("\n") else "\n") + "\n" + _CANARY + "\n"

@@ -1,32 +1,23 @@
 """The review queue file, `memory/review.jsonl`: memory decisions pending and settled.
 
-Maintenance writes a decision it cannot make with certainty here (is this the same lesson in
-other words? are these two cards duplicates? which of two contradicting cards holds? where does
-a merged card's overflow go? is this card, which `verify` found stale, still right?);
-`cardvault review` settles it. The file is tracked in git like
-every other vault file, so a settled decision is never asked again, on any clone.
+Maintenance writes here a decision it cannot make with certainty (same lesson? duplicate cards?
+which of two contradicting cards holds? where does a merged card's overflow go? is a stale card
+still right?); `cardvault review` settles it. Tracked in git, so a settled decision is never
+asked again, on any clone.
 
-One JSON object per line, keys sorted, one line per item, in the order the items were asked: a
-settled decision is a one-line diff. Two clones that both append lines merge line by line (the
-vault's `.gitattributes` marks the file `merge=union`); reading tolerates the result: when an
-id occurs twice, a settled line beats a pending one, an answer beats maintenance's closing of the
-question (another clone's, which answers nothing), and otherwise the later settlement wins; on
-one day, an accept beats a reject (two clones answered: the accept's effect is in the vault).
-
-A pending question whose members moved (a card archived, an entry gone, the members already in
-one card) is closed, not dropped: settled `rejected` by `maintain` (CLOSED_BY) with the reason in
-`reason`; such a closing keeps nothing apart.
-
-Members are what a decision is about: log entries (keyed by their `source` ref, the form cards
-cite in `sources`) or cards (keyed by their path). A member's `text` is what a person reads.
-"""
+One JSON object per line, keys sorted, in the order asked: a settlement is a one-line diff, and
+two clones' appends merge line by line (`merge=union` in `.gitattributes`). Reading resolves a
+repeated id (`_supersedes`): settled beats pending, an answer beats maintenance's closing of a
+question whose members moved (CLOSED_BY, which keeps nothing apart), a later settlement beats
+an earlier one, and on one day an accept beats a reject (its effect is already in the vault).
+Members are log entries (keyed by their `source` ref) or cards (keyed by their path)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +42,8 @@ STATUSES = (PENDING, ACCEPTED, REJECTED)
 ID_LENGTH = 6
 #: Who settles a question whose members moved (maintain/asking.py): an answer of no one's.
 CLOSED_BY = "maintain"
+#: Kinds whose members are never the same lesson to be kept apart or asked about.
+_UNPAIRED = ("split", "archive", "promote", "stale")
 
 
 @dataclass(frozen=True)
@@ -65,12 +58,7 @@ class Member:
 
     def to_json(self) -> dict[str, Any]:
         """The member as `review --json` shows it (and as the file stores it)."""
-        data: dict[str, Any] = {"key": self.key, "path": self.path, "text": self.text}
-        if self.source is not None:
-            data["source"] = self.source
-        if self.card is not None:
-            data["card"] = self.card
-        return data
+        return {name: value for name, value in asdict(self).items() if value is not None}
 
 
 @dataclass(frozen=True)
@@ -171,31 +159,22 @@ def _item(line: str, path: Path | None, number: int) -> ReviewItem:
     shape = _shape_problem(data)
     if shape is not None:
         raise CardFormatError(f"not a review item: {shape}", path, number)
-    try:
-        members = tuple(
-            Member(
-                str(m["key"]),
-                str(m["path"]),
-                str(m.get("text", "")),
-                m.get("source"),
-                m.get("card"),
-            )
-            for m in data["members"]
-        )
-        item = ReviewItem(
-            id=str(data["id"]),
-            kind=str(data["kind"]),
-            members=members,
-            evidence=dict(data.get("evidence") or {}),
-            asked=str(data.get("asked", "")),
-            status=str(data.get("status", PENDING)),
-            decided=data.get("decided"),
-            by=data.get("by"),
-            reason=data.get("reason"),
-            chosen=tuple(str(c) for c in data.get("chosen") or ()),
-        )
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CardFormatError(f"not a review item: {exc!r}", path, number) from exc
+    members = data["members"]  # `_shape_problem` vetted every access below
+    item = ReviewItem(
+        id=str(data["id"]),
+        kind=str(data["kind"]),
+        members=tuple(
+            Member(m["key"], m["path"], str(m.get("text", "")), m.get("source"), m.get("card"))
+            for m in members
+        ),
+        evidence=dict(data.get("evidence") or {}),
+        asked=str(data.get("asked", "")),
+        status=str(data.get("status", PENDING)),
+        decided=data.get("decided"),
+        by=data.get("by"),
+        reason=data.get("reason"),
+        chosen=tuple(str(c) for c in data.get("chosen") or ()),
+    )
     if item.kind not in KINDS or item.status not in STATUSES or not item.members:
         raise CardFormatError(
             f"review item {item.id}: kind must be one of {', '.join(KINDS)} and status one of "
@@ -237,9 +216,8 @@ def pending_items(items: Iterable[ReviewItem]) -> list[ReviewItem]:
 
 
 def find_items(items: Iterable[ReviewItem], wanted: Iterable[str]) -> list[ReviewItem]:
-    """The items named by ids or unique id prefixes, in the order named.
-
-    Raises NotFoundError for an id that matches no item or more than one."""
+    """The items named by ids or unique id prefixes, in the order named; NotFoundError for a name
+    that matches no item or several."""
     pool = list(items)
     found = []
     for name in wanted:
@@ -253,11 +231,9 @@ def find_items(items: Iterable[ReviewItem], wanted: Iterable[str]) -> list[Revie
 
 @dataclass(frozen=True)
 class KeptApart:
-    """The member keys answers keep apart, as the answers say it: per answer, a group whose
-    every two keys are apart (`right` None) or two sides each of whose keys is apart from each
-    of the other's. Never the pairs themselves: one rejected question of 40,000 members (a
-    1 MB line a shared vault can carry) is 800 million pairs, more memory than any machine has.
-    Asked about a pair (`frozenset((a, b)) in kept`), or for the pairs among given keys."""
+    """The member keys answers keep apart, as the answers say it: per answer, a group every two
+    of whose keys are apart (`right` None), or two sides each key of which is apart from each key
+    of the other. Never the pairs: one rejected question of 40,000 members is 800 million pairs."""
 
     fences: tuple[tuple[frozenset[str], frozenset[str] | None], ...] = ()
     by_key: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
@@ -269,13 +245,7 @@ class KeptApart:
         if not isinstance(pair, frozenset) or len(pair) != 2:
             return False
         a, b = pair
-        return any(self._parted(number, a, b) for number in self.by_key.get(a, ()))
-
-    def _parted(self, number: int, a: str, b: str) -> bool:
-        left, right = self.fences[number]
-        if right is None:
-            return b in left
-        return (a in left and b in right) or (a in right and b in left)
+        return self.between((a,), (b,))
 
     def between(self, left: Iterable[str], right: Iterable[str]) -> bool:
         """Whether any key of `left` is kept apart from any key of `right`: a look at the answers
@@ -316,15 +286,12 @@ class KeptApart:
 
 
 def apart_pairs(items: Iterable[ReviewItem]) -> KeptApart:
-    """Member keys a person (or the judge) said are not the same lesson, as pairs.
-
-    A rejected same-lesson or duplicate item keeps every two of its members apart; a partly
-    accepted one keeps each accepted member apart from each one left out; a settled
-    contradiction keeps its two sides apart."""
+    """Member keys a person (or the judge) said are not the same lesson: a rejected item keeps
+    every two of its members apart, a partly accepted one each accepted member from each one left
+    out, a settled contradiction its two sides."""
     fences: list[tuple[frozenset[str], frozenset[str] | None]] = []
     for item in items:
-        unpaired = item.kind in ("split", "archive", "promote", "stale")
-        if item.pending or unpaired or item.by == CLOSED_BY:
+        if item.pending or item.kind in _UNPAIRED or item.by == CLOSED_BY:
             continue
         keys = frozenset(item.keys)
         if item.status == ACCEPTED and item.kind != "contradiction":
@@ -348,8 +315,8 @@ def asked_pairs(items: Iterable[ReviewItem]) -> KeptApart:
     """Member keys a pending question asks about, every two of a question's members as a pair
     (kept as groups, as `apart_pairs` keeps answers): whether they are one lesson (or one card,
     or which of them holds) is the person's to answer, so nothing joins them before."""
-    unpaired = ("split", "archive", "promote", "stale")
-    return _kept([(frozenset(i.keys), None) for i in items if i.pending and i.kind not in unpaired])
+    asked = [i for i in items if i.pending and i.kind not in _UNPAIRED]
+    return _kept([(frozenset(i.keys), None) for i in asked])
 
 
 def read_queue(root: Path) -> list[ReviewItem]:

@@ -1,25 +1,15 @@
 """Log entries' identities: the one builder of new entries, ids for old ones, and citations.
 
-An entry's identity is a short hex id written at the end of its heading as an HTML comment,
-`## 14:30 — Cortex CSRF <!-- id:3f9a2c -->`: Markdown viewers hide it, git diffs show it, the
-time and title stay for people. A card cites the entry as `memory/2026-03-19.md#3f9a2c`, which
-names the same entry whatever merges, reorderings or hand edits do to the entries around it.
-
-- `append_entry` is the one way a new entry joins a daily log (`log`, `remember`, capture, the
-  MCP tools, hot-memory overflow, import): it gives the entry a random id no other entry of the
-  day has (random, not content-derived: two clones that log the same words in the same minute
-  make two entries, and each citation keeps naming its own).
-- `derived_id` gives an entry written without one (before ids, or by hand) an id derived from
-  its day, time, title and body, so two clones that give ids to the same old entries write the
-  same bytes and their merge is clean (`stamped_log`, used by maintain/entry_ids.py).
-- `entries_by_ref` resolves citations: by id, and the old positional form (`#14:30`,
-  `#14:30-2`: the second entry of 14:30 in file order) still resolves, as it always did.
-- `cited_entry` is what a card's citation names when it matters that it is the right entry (the
-  id migration rewrites the citation for good, `forget` removes the entry on every clone): a
-  positional citation names another entry once a merge interleaved two clones' entries of one
-  minute, so among several entries of its minute it is read by content: the entry most of whose
-  words the citing card holds, or none when no entry clearly is it.
-"""
+An entry's identity is a short hex id at the end of its heading, `## 14:30 — Cortex CSRF
+<!-- id:3f9a2c -->` (hidden by Markdown viewers, shown by git diffs). A card cites it as
+`memory/2026-03-19.md#3f9a2c`, which names the same entry whatever merges, reorderings or hand
+edits do around it. A new entry's id is random, not derived from its content: two clones that
+log the same words in the same minute make two entries, each citation naming its own. An old
+entry without one gets `derived_id`, the same on every clone, so two clones that stamp the same
+old entries write the same bytes and merge cleanly. The old positional citation (`#14:30-2`, the
+second entry of 14:30) still resolves; where it must name the right entry (the id migration,
+`forget`), `cited_entry` reads it by content, as a merge may have interleaved two clones'
+entries of one minute."""
 
 from __future__ import annotations
 
@@ -101,8 +91,7 @@ def append_entry(current: str | None, day: dt.date, entry_text: str) -> Appended
 def append_entries(current: str | None, day: dt.date, entry_texts: Iterable[str]) -> str:
     """`append_entry` of each of `entry_texts` in turn (import's entries of one day), in time
     linear in them: the blocks a log leaves open are looked for in its last entry only, as
-    everything before it was closed when that entry was appended (appending one by one parsed
-    the whole log grown so far each time: 6,000 imported entries took minutes)."""
+    everything before it was closed when that entry was appended."""
     text = current
     taken = ids_in(current)
     start = 0  # where the last entry appended starts in `text` (0: look at all of it)
@@ -140,15 +129,12 @@ class StampedLog:
 
 
 def stamped_log(text: str, path: Path) -> StampedLog:
-    """`text` with `derived_id`s added to the headings of entries that have none, or whose id
-    an earlier entry of the log already has (a copied heading: a citation of that id names the
-    first, which keeps it); every other byte stays. `renamed` maps each entry's positional
-    citation to its id citation.
+    """`text` with `derived_id`s added to the headings of entries that have none, or whose id an
+    earlier entry already has (a copied heading); every other byte stays. `renamed` maps each
+    entry's positional citation to its id citation.
 
-    An entry whose heading line holds a secret (guard.scan_text) is left without an id: giving
-    it one rewrites that line, and the commit would copy the hand-written secret into history
-    again (where a purge of the commit that brought it would miss it). Its positional
-    citation still resolves, and `check` reports the secret."""
+    An entry whose heading holds a secret (guard.scan_text) gets no id: rewriting that line would
+    copy the secret into a new commit, out of reach of a purge of the one that brought it."""
     from cardvault.guard import scan_text
 
     entries = parse_log(text, path, ())
@@ -177,10 +163,9 @@ def stamped_log(text: str, path: Path) -> StampedLog:
 
 
 def clone_refs(entries: Sequence[LogEntry], text: str, path: Path) -> dict[str, str]:
-    """Each of a log's `entries` (parsed from `text`) by its positional citation -> the id
-    citation it has on every clone: its own, when every entry holds an id no other one does
-    (then nothing is read again), else the one `stamped_log` gives it, as maintain does (an
-    entry whose heading holds a secret gets none: it is left out)."""
+    """Each of `entries` (parsed from `text`) by its positional citation -> the id citation it has
+    on every clone: its own when every entry holds a distinct id, else the one `stamped_log`
+    gives it, as maintain does (an entry left without one is left out)."""
     ids = [entry.entry_id for entry in entries]
     if None not in ids and len(set(ids)) == len(ids):
         return {entry.position_ref: entry.ref for entry in entries}
@@ -206,11 +191,10 @@ def is_positional(ref: str) -> bool:
 
 
 def cited_entry(ref: str, entries: Sequence[LogEntry], text: str) -> LogEntry | None:
-    """The entry of a log's `entries` that the citation `ref` in `text` (the citing card's
-    topic and body) names: by id, that entry; by position, the entry at that position when
-    it is the only one of its minute, else the one of that minute whose words (of more than
-    two letters) `text` holds the largest share of, at least CONTENT_SHARE and more than any
-    other's; None when no entry clearly is it (module docstring)."""
+    """The entry of `entries` that `ref`, cited by `text` (the card's topic and body), names: by
+    id, that entry; by position, the only entry of its minute, else the one whose words (of more
+    than two letters) `text` holds the largest share of, at least CONTENT_SHARE and more than any
+    other's; None when no entry clearly is it."""
     if not is_positional(ref):
         return entries_by_ref(entries).get(ref)
     minute = _ORDINAL.sub("", ref)

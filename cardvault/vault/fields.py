@@ -1,19 +1,13 @@
 """A card's frontmatter fields, declared once: the one place their names are spelled.
 
-Each row of FIELDS says, for one key: its type (what `check` accepts, vault/schema.py), whether
-a card must have it, and its place in a new card's frontmatter (the row order); how two clones'
-values merge when both changed it (`sync`, sync/merge_card.py); what maintenance's merge of
-duplicate cards makes of the cards' values (`fold`, maintain/merge.py, and import's fold,
-portable/fold.py); who writes it besides a person (`by`: what a merge driver may carry into the
-card a card was merged into, what stays removed); and whether a note's own key of that name is
-kept as `note_<key>` on import (portable/notecards.py). Export carries every key as it is (the
-card's exact text), so a new row changes no export version, and the catalog re-reads the vault
-when the code changes (vault/refresh.py). A key not in the table is the user's: kept byte for
-byte, merged only where one side alone changed it.
-
-Readers look the table up when they run (`FIELDS`, `field()`, `names()`), so a row added to it
-is read by every one of them.
-"""
+Each row of FIELDS gives, for one key: its type (what `check` accepts, vault/schema.py), whether
+a card must have it, its place in a new card (the row order), how two clones' values merge
+(`sync`, sync/merge_card.py), what a merge of duplicate cards makes of it (`fold`,
+maintain/merge.py and portable/fold.py), who writes it besides a person (`by`), and whether a
+note's own key of that name is kept as `note_<key>` on import. Export carries every key as it
+is, so a new row changes no export version. A key not in the table is the user's: kept byte for
+byte, merged only where one side alone changed it. Readers look the table up when they run, so
+a row added is read by every one of them."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""Reading vault files strictly, their digests, and keeping every path inside the vault.
+"""Reading vault files strictly, and their digests.
 
-Every card, log and managed file is read through `read_text` (or `decode` of bytes already read),
-which opens only real files inside the vault (confine.py) and refuses what is not reasonable
-UTF-8 text with the line of the first bad byte. The
-digests here key every concurrency check and every derived cache. Writing lives in
-`cardvault.edits`.
-"""
+Every card, log and managed file is read through `read_text` (or `decode` of bytes already
+read): only real files inside the vault (confine.py), and only reasonable UTF-8 text, refused
+with the line of the first bad byte. The digests key every concurrency check and derived cache;
+writing lives in `cardvault.edits`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""A finding: something wrong at a line of a file, shown as `path:line: message`.
-
-One type for every such problem: a file the read path could not use (the snapshot's
-`problems`), a breach of a vault rule (`cardvault check`, with its severity and code), a note
-of a folder being imported or an item of an export file that cannot be imported (portable/),
-and a project file `verify` could not read. `line` is 1-based; 0 when no line is known (the
-file as a whole), and `path:line` is then just `path`.
-"""
+"""A finding: something wrong at a line of a file, shown as `path:line: message`; the one type
+for a file the read path could not use, a `check` breach, an import or export problem and a
+project file `verify` could not read."""
 
 from __future__ import annotations
 
@@ -14,10 +9,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Finding:
-    """Something wrong at `path:line`. `path` is relative to the vault (or to the folder or
-    project read; for an item of an export file, the item: "card 3 (memory/cards/x.md)").
-    `code` names the kind of trouble ("unreadable", "schema", "tier-budget" ...); an error
-    breaks the format (`check` exits 1), a warning is a budget or hygiene."""
+    """Something wrong at `path:line` (line 1-based; 0: the file as a whole). `path` is relative
+    to the vault (or to the folder or project read, or names an export item). `code` names the
+    kind of trouble; an error breaks the format (`check` exits 1), a warning is hygiene."""
 
     path: str
     line: int

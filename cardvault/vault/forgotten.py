@@ -1,14 +1,10 @@
 """What `forget` removed, kept so that it stays removed on every clone: `memory/forgotten/`.
 
-A forget on one clone removes log entries. Another clone that has not synced yet may meanwhile
-have distilled one of them into a card or asked a review question about it, and the merge of
-the two brings that text back. So a forget that removes entries with an identity writes their
-citations (`memory/2026-12-01.md#3f9a2c`: the random id, never their text or title) to a file
-of its own, `memory/forgotten/<day>-<id>.txt`, one citation a line (`#` lines are comments).
-One file per forget: two clones' forgets never write the same file, so they merge without a
-driver, and `git revert` of the forget removes its file with the rest. Whatever a merge (or an
-import) brings back is removed again by forget/tombstone.py (sync runs it after a merge).
-"""
+A clone that has not synced may meanwhile have distilled a forgotten entry into a card, and the
+merge brings its text back. So a forget records the removed entries' citations by id (never
+their text) in a file of its own, `memory/forgotten/<day>-<id>.txt`, one a line: two clones'
+forgets never write the same file, and `git revert` of the forget removes it with the rest.
+forget/tombstone.py removes again whatever a merge or an import brings back."""
 
 from __future__ import annotations
 

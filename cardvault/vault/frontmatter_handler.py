@@ -1,19 +1,12 @@
 """A card's frontmatter through python-frontmatter: `BoundedYAMLHandler`, the library's
 `YAMLHandler` with cardvault's own split, load and dump, and `HANDLER`, the one instance.
 
-- Split: byte-exact. The frontmatter is the lines between a first line of exactly `---` and
-  the next line that is `---` (trailing blanks allowed); the body is every byte after that
-  line, newlines (LF or CRLF) and surrounding blank lines included. (The library's own
-  `frontmatter.parse` strips the text and the body, which would rewrite a card on every edit.)
-- Load: the bounded loader (`bounded_yaml.load_bounded`): limits on nodes and depth, no alias
-  cycles, errors naming the file and line.
-- Export: cardvault's house style (`dump_key`), the format `update_card_text` writes, so a
-  rewritten key's diff is that key's lines alone.
-
-Only `vault/` imports python-frontmatter (the banned-import rule in pyproject.toml); card.py
-imports this module when it parses or renders a card, so a command served from the catalog
-never loads it.
-"""
+The split is byte-exact: the frontmatter is the lines between a first line of exactly `---` and
+the next `---` line, and the body every byte after (the library's `frontmatter.parse` strips
+them, which would rewrite a card on every edit). Load is `bounded_yaml.load_bounded`; export is
+the house style `update_card_text` writes, so a rewritten key's diff is that key's lines alone.
+Only `vault/` imports python-frontmatter, and card.py imports this module lazily, so a command
+served from the catalog never loads it."""
 
 from __future__ import annotations
 
@@ -66,8 +59,7 @@ class BoundedYAMLHandler(frontmatter.YAMLHandler):
         raise CardFormatError("frontmatter is not closed by a '---' line", path, 1)
 
     def load(self, fm: str, **kwargs: object) -> Any:
-        """The frontmatter's YAML read within limits. `path` and `first_line` (keywords) name
-        where errors point."""
+        """The frontmatter's YAML within limits; `path` and `first_line` name where errors point."""
         path = kwargs.get("path", _UNNAMED)
         first_line = kwargs.get("first_line", 2)
         assert isinstance(path, Path) and isinstance(first_line, int)

@@ -141,10 +141,8 @@ def find_vault(
 
 
 class FileStat(NamedTuple):
-    """A Markdown file of the vault: path relative to the root, kind and stat (not read); the
-    stat's size, mtime, ctime and inode are its signature (vault/changes.py).
-
-    A NamedTuple of plain strings, not Paths: 10,000 of them are built on every read."""
+    """A Markdown file of the vault, stat-ed, not read: its size, mtime, ctime and inode are its
+    signature (vault/changes.py). Plain strings, not Paths: 10,000 are built on every read."""
 
     rel: str
     abspath: str
@@ -180,17 +178,11 @@ class Walk:
 
 
 def walk(vault: Vault) -> Walk:
-    """Every card, archived card and daily log, stat-ed but not read (the one vault walker).
-
-    Cards are `*.md` under memory/cards and memory/archive (sub-folders included, dot-names
-    skipped); logs are the dated files directly in memory/ and those under memory/archive/
-    without frontmatter (vault/lognames.py: only these few files are opened, for their first
-    line). Only real folders and regular files are taken: a symlink is never followed (so no
-    loop, no file outside the vault, nothing in `.git`), and
-    it, a FIFO, a file name that cannot be shown on one line and a folder that cannot be listed
-    are refused and reported, never a reason to stop. The files come sorted by relative path
-    (one sort at the end: 10,000 of them are walked on every read).
-    """
+    """Every card, archived card and daily log, stat-ed but not read (the one vault walker), sorted
+    by relative path. Cards are `*.md` under memory/cards and memory/archive (dot-names skipped);
+    logs are the dated files in memory/ and those under memory/archive/ without frontmatter. A
+    symlink is never followed; it, a FIFO, a name that cannot be shown on one line and a folder
+    that cannot be listed are refused and reported, never a reason to stop."""
     refused: list[Refused] = []
     files = {stat.rel: stat for stat in _walked(vault, refused)}
     return Walk(dict(sorted(files.items())), tuple(sorted(refused, key=lambda r: r.rel)))
@@ -213,11 +205,12 @@ def _walked(vault: Vault, refused: list[Refused]) -> Iterator[FileStat]:
             continue
         for entry in walker.markdown_under(str(folder)):
             rel = _posix(entry.path[prefix:])
-            found = kind if kind == "card" else _archived_kind(rel, entry.path)
-            yield _stat(entry, rel, found)
+            found = "log" if kind == "archived" and is_log_file(rel, entry.path) else kind
+            yield _stat(rel, entry.path, found, entry.stat(follow_symlinks=False))
     for entry in walker.listing(str(vault.memory_dir)):
         if is_log_path(f"memory/{entry.name}") and walker.regular(entry):
-            yield _stat(entry, _posix(entry.path[prefix:]), "log")
+            path = entry.path
+            yield _stat(_posix(path[prefix:]), path, "log", entry.stat(follow_symlinks=False))
 
 
 class _Walker:
@@ -289,21 +282,12 @@ class _Walker:
         self.refuse(path, code, symlink_message(path, self.root))
 
 
-def _archived_kind(rel: str, path: str) -> str:
-    """The kind of a file under memory/archive/: "log" for a dated one that is no card (no
-    frontmatter), else "archived"."""
-    return "log" if is_log_file(rel, path) else "archived"
-
-
 def _posix(rel: str) -> str:
     return rel if os.sep == "/" else rel.replace(os.sep, "/")
 
 
-def _stat(entry: os.DirEntry[str], rel: str, kind: str) -> FileStat:
-    stat = entry.stat(follow_symlinks=False)
-    return FileStat(
-        rel, entry.path, kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino
-    )
+def _stat(rel: str, path: str, kind: str, stat: os.stat_result) -> FileStat:
+    return FileStat(rel, path, kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino)
 
 
 def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
@@ -329,16 +313,13 @@ def files_at(vault: Vault, rels: set[str]) -> dict[str, FileStat]:
         except (OSError, UnsafePathError):
             continue
         if stat_module.S_ISREG(stat.st_mode):
-            kind = _archived_kind(rel, str(path)) if kind == "archived" else kind
-            found[rel] = FileStat(
-                rel, str(path), kind, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns, stat.st_ino
-            )
+            kind = "log" if kind == "archived" and is_log_file(rel, str(path)) else kind
+            found[rel] = _stat(rel, str(path), kind, stat)
     return found
 
 
 def iter_card_paths(vault: Vault, archived: bool = False) -> Iterator[Path]:
-    """Card files (sorted) under memory/cards or memory/archive, symlinks out of the vault
-    skipped (`check` reports them)."""
+    """Card files (sorted) under memory/cards or memory/archive, as `walk` finds them."""
     kind = "archived" if archived else "card"
     for stat in walk(vault).files.values():
         if stat.kind == kind:

@@ -1,16 +1,10 @@
 """Links between vault files: the one definition of what names a card, and how a name resolves.
 
-Three kinds of reference name a card:
-- a wiki-link `[[target]]`, `[[target|shown text]]` or `[[target#heading]]` anywhere in a card's
-  text, frontmatter values included (`rule: see [[other-card]]`), but never in code: a fenced or
-  indented code block or an inline code span (prose.py) holds `[[ -z "$x" ]]` or a TOML
-  `[[services]]` table, not links;
-- a log entry's `→ card: slug` line (parsed with the entry, see daily.py);
-- a path citation `memory/cards/slug.md` (AGENTS.md rules, MEMORY.md's table, `sources`).
-A target names a card by its *key*: the last path part without `.md` (`[[cards/x.md]]` and
-`[[x]]` both name `x`). A key resolves to the card with that slug, else to the card carrying it
-as an alias (a slug always wins over an alias).
-"""
+A card is named by a wiki-link `[[target]]` (`[[target|shown]]`, `[[target#heading]]`) anywhere
+in a card's text, frontmatter included, never in code (prose.py); by a log entry's `→ card:
+slug` line (daily.py); or by a path citation `memory/cards/slug.md`. A target names a card by
+its *key*, the last path part without `.md`, which resolves to the card with that slug, else to
+the card carrying it as an alias (a slug always wins)."""
 
 from __future__ import annotations
 

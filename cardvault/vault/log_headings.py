@@ -1,16 +1,12 @@
 """An entry heading's time and title, as cardvault and agents write them.
 
 cardvault writes `## 14:30 — Title`; agents write `## 10:30 PM — Compound Review`,
-`## Proactive Work Session (11:00 AM)`, `## 3am — ...`, `## 10:20 WITA — MAJOR BREAKTHROUGH`,
-`## SESSION_START: 2026-02-12 14:49 WITA`, `## 知识整理工作（凌晨2:00）`, `## 19:00 Evening` (no
-dash), `## [2026-05-21 14:05] session-end` (Claude Code hooks). A time is the heading's when it
-leads it (after a date or a word for a part of the day), sits in parentheses or brackets
-(`## [14:05] turn`), or follows a date; its 24-hour `HH:MM` is the entry's time (a range's
-start). A time anywhere else ("Notes on the 10:00 standup") is part of the title, and a heading
-without one is an untimed entry (time ""). The title is the heading without its time: the text
-after a leading time's dash as written (cardvault's own form), else the heading with the time
-(and its parentheses, date and time zone) taken out.
-"""
+`## Proactive Work Session (11:00 AM)`, `## 3am — ...`, `## 10:20 WITA — ...`,
+`## 知识整理工作（凌晨2:00）`, `## [2026-05-21 14:05] session-end`. A time is the heading's when
+it leads it (after a date or a word for a part of the day), sits in parentheses or brackets, or
+follows a date; elsewhere ("Notes on the 10:00 standup") it is part of the title. The title is
+the text after a leading time's dash, else the heading with the time (and its parentheses,
+date and zone) taken out."""
 
 from __future__ import annotations
 

@@ -1,15 +1,11 @@
 """MEMORY.md's managed `categories` table: what it holds for a set of live cards, inside the
 file's byte budget.
 
-One row per category that has live cards (most cards first): the count and the main topics as
-links, `[Topic](memory/cards/slug.md)`, promoted cards first, then the most seen, then the most
-recently updated. The budget is for the whole file: while it is exceeded, the row showing the
-most topics gives one up (noted "…and N more"); when no row shows a topic any more, the smallest
-categories are folded into a last "…and N more categories" row. Only the text between the
-section's markers changes. Maintenance's index step writes it, the door keeps it current on
-every write that adds, moves or removes a card (edits/derived.py), and the session pack shows
-it as the cards stand (context/build.py).
-"""
+One row per category with live cards (most cards first): the count and the main topics as
+links, promoted cards first, then the most seen, then the most recently updated. While the
+whole file is over budget, the row showing the most topics gives one up; when no row shows a
+topic, the smallest categories fold into a last "…and N more categories" row. Maintenance, the
+write door (edits/derived.py) and the session pack (context/build.py) all show it from here."""
 
 from __future__ import annotations
 

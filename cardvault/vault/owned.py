@@ -1,18 +1,12 @@
 """Which files are cardvault's own: what it may write, journal, commit as hand edits and push.
 
-A vault may share its folder and its git repository with other things (`cardvault init .` in a
-code repository, a vault in a sub-folder of a larger one: docs/security.md). cardvault's files
-are fixed by the layout (DESIGN.md §1): the settings, MEMORY.md, AGENTS.md, the files it names
-under `memory/` (Markdown, the review queue, forget records: no editor's swap or backup file),
-the `.gitattributes` that names its merge drivers, and the global vault's project registry. It
-also writes `.gitignore` once (`init`, to ignore its cache), so that one may appear in its own
-writes and in what `sync` pushes, but a hand edit of it is never cardvault's to commit.
-Nothing else is ever cardvault's: not code, not untracked files beside the vault, never
-`.cardvault/` (derived and local) or anything in `.git/`.
-
-Paths here are relative to the vault root, with forward slashes; a path that is not in that
-plain form (absolute, `..`, `.`, empty parts, a backslash, a NUL) is no vault file at all.
-"""
+A vault may share its folder and repository with other things (`cardvault init .` in a code
+repository). cardvault's files are fixed by the layout (DESIGN.md §1): the settings, MEMORY.md,
+AGENTS.md, the files it names under `memory/`, the `.gitattributes` naming its merge drivers,
+and the global vault's project registry. It writes `.gitignore` once (`init`), so that file may
+be in its own writes and pushes, but a hand edit of it is never cardvault's to commit. Never
+code, untracked files beside the vault, `.cardvault/` or `.git/`. Paths are relative to the
+root with forward slashes; any other form (absolute, `..`, a backslash, a NUL) is no vault file."""
 
 from __future__ import annotations
 
@@ -52,9 +46,8 @@ def is_vault_file(rel: str) -> bool:
 
 def _memory_file_name(name: str) -> bool:
     """Whether a file under memory/ is named as cardvault names its files there: never an
-    editor's swap, backup or lock file (`.card.md.swp`, `card.md~`, `#card.md#`, `.#card.md`),
-    a `.DS_Store`, a cut-off write's `.card.md.x.tmp` or an attachment: what a person leaves
-    beside their cards is theirs to commit, and an editor's swap file holds unsaved text."""
+    editor's swap, backup or lock file, a `.DS_Store`, a cut-off write's `.x.tmp` or an
+    attachment (an editor's swap file holds unsaved text)."""
     if name == PLACEHOLDER:
         return True
     return not name.startswith((".", "#")) and name.endswith(MEMORY_SUFFIXES)

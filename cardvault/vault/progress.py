@@ -17,10 +17,9 @@ LINE_EVERY = 10.0
 
 
 class ProgressLines:
-    """A `Progress` written as plain lines where no bar can be drawn (an agent reading a piped
-    stderr, an MCP server's log): one line every `every` seconds of long work, with the stage's
-    rate so far and the time left, so a first index of thousands of notes is not taken for a
-    hang. `write` takes each line (no newline)."""
+    """A `Progress` as plain lines where no bar can be drawn (a piped stderr, an MCP server's log):
+    one line every `every` seconds, with the stage's rate and the time left, so a long first
+    index is not taken for a hang. `write` takes each line (no newline)."""
 
     def __init__(
         self, write: Callable[[str], None], prefix: str = "cardvault", every: float = LINE_EVERY

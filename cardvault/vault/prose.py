@@ -1,12 +1,8 @@
-"""What in a Markdown text is prose, and what is code or quoted output.
-
-One definition, read by markdown-it-py (the CommonMark parser the project is specified with):
-fenced and indented code blocks, raw HTML blocks, inline code spans and (for signals) block
-quotes are not prose. `masked_lines` gives the text's lines with all of that blanked out, the
-same length each, so a pattern searched in them finds only prose and keeps its line and column.
-A `[[ -z "$x" ]]` in a bash block, a `[[services]]` table in a TOML block, a `Lesson:` in a
-pasted log or in `` `grep Lesson:` `` are not links or signals.
-"""
+"""What in a Markdown text is prose, and what is code or quoted output: one definition, read by
+markdown-it-py. Fenced and indented code, raw HTML blocks, inline code spans and (for signals)
+block quotes are not prose: a `[[ -z "$x" ]]` in a bash block or a `Lesson:` in a pasted log is
+no link or signal. `masked_lines` blanks all of that out, each line keeping its length, so a
+pattern searched in them finds only prose and keeps its line and column."""
 
 from __future__ import annotations
 

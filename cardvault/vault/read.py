@@ -1,14 +1,9 @@
 """The vault read once: every card, log entry, AGENTS.md rule and MEMORY.md, over the catalog.
 
-`read_vault` is the one read path. Every service — check, list, stats, graph, context, forget,
-export, import, maintain, capture — takes what it needs from the `VaultSnapshot` it returns, so
-they all see the same cards, the same rules and the same links. A file that cannot be read or
-parsed is a `Finding` in the snapshot, never an exception that stops the run.
-
-Reading goes through the catalog (catalog.py): files whose stat is unchanged are not opened,
-changed files are parsed only when their digest changed. `snapshot.parsed` counts the files
-parsed by this read (0 on an unchanged vault).
-"""
+`read_vault` is the one read path: every service takes what it needs from the `VaultSnapshot`
+it returns, so all see the same cards, rules and links. A file that cannot be read or parsed is
+a `Finding` in the snapshot, never an exception. Files whose stat is unchanged are not opened,
+and changed files are parsed only when their digest changed (`snapshot.parsed` counts them)."""
 
 from __future__ import annotations
 
@@ -27,7 +22,6 @@ from cardvault.vault.finding import Finding
 from cardvault.vault.layout import FileStat, Vault, walk
 from cardvault.vault.refresh import (
     collector_paused,
-    decode_rows,
     hot_memories,
     intact,
     optional_file,
@@ -53,13 +47,9 @@ log = logging.getLogger(__name__)
 
 
 def read_vault(vault: Vault, verify: bool = False) -> VaultSnapshot:
-    """Read the vault through its catalog (see the module docstring).
-
-    With `verify` (every command that plans a write passes it), each catalog row's text is
-    also checked against the digest it is stored under, so a damaged or tampered catalog can
-    never feed a change: such rows are parsed again from their files. Costs ~40 ms at 10,000
-    cards, which read-only commands do not pay.
-    """
+    """Read the vault through its catalog. With `verify` (every command that plans a write),
+    each row's text is also checked against its digest, so a damaged or tampered catalog never
+    feeds a change (~40 ms at 10,000 cards, which read-only commands do not pay)."""
     start = time.perf_counter()
     with collector_paused():
         snapshot = _read(vault, verify)
@@ -77,17 +67,7 @@ def _read(vault: Vault, verify: bool) -> VaultSnapshot:
         known = catalog.rows()
         if verify:
             known = {rel: row for rel, row in known.items() if intact(row)}
-        rows, changed, parsed = refresh(vault, found.files, known)
-        cards, logs, damaged = decode_rows(found.files, rows, problems)
-        if damaged:  # rows that no longer decode: parse those files again
-            again = {rel: found.files[rel] for rel in damaged}
-            fixed, redone, count = refresh(vault, again, {})
-            more_cards, more_logs, _ = decode_rows(found.files, fixed, problems)
-            cards = dict(sorted({**cards, **more_cards}.items()))  # by path again
-            logs = dict(sorted({**logs, **more_logs}.items()))
-            rows.update(fixed)
-            changed += redone
-            parsed += count
+        cards, logs, rows, changed, parsed = refresh(vault, found.files, known, problems)
         catalog.store(changed, [rel for rel in known if rel not in found.files])
         notices = tuple(catalog.notices)
     memory, agents = (optional_file(vault, p, problems) for p in (vault.memory_md, vault.agents_md))
@@ -132,9 +112,8 @@ def remembered(
     compute: Callable[[Any], Any],
 ) -> dict[str, Any]:
     """`compute(payload)` for each file (by relative path), kept in the catalog as fact `name`
-    under the file's digest: only files that changed since are computed again. Values must be
-    JSON-able. Used for per-file work that is slow at 10,000 files (check findings, secret scans).
-    """
+    under the file's digest, so only files changed since are computed again (check findings,
+    secret scans at 10,000 files). Values must be JSON-able."""
     digests = {rel: snapshot.digests[rel] for rel in payloads if rel in snapshot.digests}
     with Catalog.open(snapshot.vault.cache_dir, vault_fingerprint(snapshot.vault)) as catalog:
         values = catalog.facts(name, digests)
@@ -163,15 +142,7 @@ def read_files(vault: Vault, files: Mapping[str, FileStat]) -> FilesRead:
     needs a few files, not the snapshot (the search index's sync)."""
     problems: list[Finding] = []
     with collector_paused(), Catalog.open(vault.cache_dir, vault_fingerprint(vault)) as catalog:
-        rows, changed, _ = refresh(vault, files, catalog.rows(files))
-        cards, logs, damaged = decode_rows(files, rows, problems)
-        if damaged:
-            again, redone, _ = refresh(vault, {rel: files[rel] for rel in damaged}, {})
-            more_cards, more_logs, _ = decode_rows(files, again, problems)
-            cards.update(more_cards)
-            logs.update(more_logs)
-            rows.update(again)
-            changed += redone
+        cards, logs, rows, changed, _ = refresh(vault, files, catalog.rows(files), problems)
         catalog.store(changed, [])
     return FilesRead(
         cards=cards,

@@ -52,10 +52,8 @@ from cardvault.vault.snapshot import CardFile, LogFile
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Keep Python's cyclic garbage collector off the snapshot: paused while it is built (it
-    would scan the tens of thousands of new objects several times over: half the read time at
-    10,000 cards), then the objects are moved out of its reach (`gc.freeze`), or the first
-    collection after would scan them all once more. None of them forms a cycle; reference
-    counting still frees them when the snapshot goes."""
+    would scan the new objects several times over: half the read time at 10,000 cards), then
+    `gc.freeze` puts them out of its reach. None forms a cycle; reference counting frees them."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -91,10 +89,28 @@ def code_stamp() -> str:
 
 
 def refresh(
+    vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row], problems: list[Finding]
+) -> tuple[dict[str, CardFile], dict[str, LogFile], dict[str, Row], list[Row], int]:
+    """`files` as cards and logs (by path), each one's current row, the rows to store, and how
+    many files were parsed; what cannot be used is added to `problems`."""
+    rows, changed, parsed = _rows(vault, files, known)
+    cards, logs, damaged = _decoded(files, rows, problems)
+    if damaged:  # rows that no longer decode: parse those files again
+        fixed, redone, count = _rows(vault, {rel: files[rel] for rel in damaged}, {})
+        more_cards, more_logs, _ = _decoded(files, fixed, problems)
+        cards = dict(sorted({**cards, **more_cards}.items()))  # by path again
+        logs = dict(sorted({**logs, **more_logs}.items()))
+        rows.update(fixed)
+        changed += redone
+        parsed += count
+    return cards, logs, rows, changed, parsed
+
+
+def _rows(
     vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row]
 ) -> tuple[dict[str, Row], list[Row], int]:
-    """The current row of every file, the rows to store, and how many files were parsed: the
-    files `changed_since` names are read, and parsed when their digest changed."""
+    """The current row of every file, the rows to store, and how many files were parsed (only a
+    changed file is read, and parsed only when its digest changed)."""
     rows: dict[str, Row] = {}
     changed: list[Row] = []
     parsed = 0
@@ -122,7 +138,7 @@ def refresh(
         if row is not None and keep:
             text, stored = row.text, row.record
         else:
-            text, record = parse_file(vault, stat, data, unreadable)
+            text, record = _parsed(vault, stat, data, unreadable)
             if cut is not None and "entries" in record:
                 record["partial"] = partial_note(stat, cut)
             stored = dumps(record)
@@ -140,7 +156,7 @@ def refresh(
     return rows, changed, parsed
 
 
-def parse_file(
+def _parsed(
     vault: Vault, stat: FileStat, data: bytes, unreadable: bool
 ) -> tuple[str | None, dict[str, Any]]:
     if unreadable:
@@ -175,11 +191,10 @@ def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
     return {"line": line, "code": "too-big", "message": message}
 
 
-def decode_rows(
+def _decoded(
     files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Finding]
 ) -> tuple[dict[str, CardFile], dict[str, LogFile], list[str]]:
-    """Cards and logs from their rows, by relative path in the rows' order, and the rels of
-    rows that could not be decoded."""
+    """Cards and logs from their rows, by path, and the rels of rows that do not decode."""
     cards: dict[str, CardFile] = {}
     logs: dict[str, LogFile] = {}
     damaged: list[str] = []
@@ -187,7 +202,7 @@ def decode_rows(
     try:
         records = loads_many([row.record for row in ordered])
     except RecordError:
-        records = [loads_or_none(row.record) for row in ordered]
+        records = [_loads_or_none(row.record) for row in ordered]
     for row, record in zip(ordered, records, strict=True):
         stat = files[row.rel]
         try:
@@ -211,7 +226,7 @@ def decode_rows(
     return cards, logs, damaged
 
 
-def loads_or_none(stored: str) -> Any:
+def _loads_or_none(stored: str) -> Any:
     try:
         return loads(stored)
     except RecordError:

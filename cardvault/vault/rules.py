@@ -1,13 +1,9 @@
 """Learned rules: the one reading of AGENTS.md's managed `rules` section, and how it is rebuilt.
 
-Inside the section, a rule starts on a non-indented, non-blank line; indented lines that follow
-continue it (a rule wrapped by hand); blank lines are skipped, and so are HTML comments (one line
-or several). A rule that ends with a card citation, `(memory/cards/slug.md)`, was written by
-promotion and is kept while its card is promoted (maintain/promote.py: the section is the record
-of rules); any other rule was written by hand and is kept as it is. `stats`, `context`,
-`export`, `forget`, promotion and import all count and read rules through `read_rules`, so they
-agree.
-"""
+A rule starts on a non-indented, non-blank line; indented lines that follow continue it; blank
+lines and HTML comments are skipped. A rule ending with a card citation,
+`(memory/cards/slug.md)`, was written by promotion and is kept while its card is promoted; any
+other was written by hand and is kept as it is."""
 
 from __future__ import annotations
 
@@ -104,10 +100,9 @@ def recited(text: str, rel: str) -> str:
 def rebuilt_section(
     current: str | None, generated: Iterable[str], added: Iterable[str] = ()
 ) -> str:
-    """The section's new content: its comments as they were, then every hand-written rule it
-    has, the `added` ones and the `generated` ones (promotion's), sorted case-insensitively
-    with duplicates dropped. Rules promotion wrote before are left out: `generated` replaces
-    them."""
+    """The section's new content: its comments, then its hand-written rules, the `added` ones and
+    the `generated` ones (which replace what promotion wrote before), sorted case-insensitively
+    without duplicates."""
     section = current or ""
     comments = _comment_lines(section)
     hand = [rule.text for rule in parse_rules(section) if not rule.generated]

@@ -54,11 +54,8 @@ def get_section(text: str, name: str, path: Path | None = None) -> str | None:
 
 
 def set_section(text: str, name: str, content: str, path: Path | None = None) -> str:
-    """`text` with the section's content replaced (or the section appended at the end).
-
-    Content holding a section marker is refused: it would end the section early or open
-    another, and every later read of the file would see a different section.
-    """
+    """`text` with the section's content replaced (or the section appended at the end); content
+    holding a marker is refused, as it would change where the section ends."""
     marker = _ANY_MARKER.search(content)
     if marker is not None:
         line = text.count("\n", 0, (_span(text, name, path) or (len(text), 0))[0]) + 1

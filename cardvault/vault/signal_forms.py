@@ -1,19 +1,12 @@
 """The signal grammar as data: every form in which a log (or any Markdown text) says "this is a
-lesson", and the forms of an entry heading's time. vault/daily.py holds the one matcher that
-reads these tables over markdown-it tokens; vault/log_headings.py reads the heading forms.
+lesson", and the words of an entry heading's time. vault/daily.py holds the one matcher that
+reads these tables; vault/log_headings.py reads the heading words.
 
-Signal forms, each matched only in prose (never in code or quoted output), in the order of the
-tables below:
-- a line lead: a signal word (`distill.signal_words`, or one of its `WORD_ALIASES`) and a colon
-  where a sentence or clause starts, after at most two `LEAD_WORDS` ("Key lesson:");
-- a `#lesson` tag (`LESSON_TAG`);
-- a card link, `→ card: slug` (`CARD_LINK`);
-- a lesson label (`is_lesson_label`: `LABEL_HEADS`, `LABEL_ENDINGS`, `CJK_LABEL`): as a heading
-  (`### Lessons`, `## 💡 KEY INSIGHT`, `## 📝 经验总结`), every paragraph and list item of its
-  section is a lesson; as a paragraph of its own ending in a colon or set in bold
-  (`**Key findings:**`, `**What I Learned:**`), every item of the list right below it is.
-A new form of an existing kind is one more entry in these tables, with a fixture test.
-"""
+The forms, each matched only in prose: a signal word (`distill.signal_words` or a WORD_ALIASES
+entry) and a colon where a sentence or clause starts, after at most two LEAD_WORDS; a `#lesson`
+tag; a card link; a lesson label (`is_lesson_label`) as a heading, whose section's paragraphs
+and items are lessons, or as a paragraph of its own ending in a colon or set in bold, whose
+list right below is. A new form of an existing kind is one more entry here, with a fixture test."""
 
 from __future__ import annotations
 
@@ -24,19 +17,15 @@ import re
 #: full-width `。`, `！`, `？` or `；` (Chinese and Japanese put no space after one).
 AFTER_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t\n]+|(?<=[。！？；])[ \t]*")
 #: Where a clause starts inside a sentence: after a dash (`—`, `–`, or `-`/`--` between spaces),
-#: a semicolon, a comma or an opening parenthesis, "Note for future sessions — Gotcha: ...",
-#: "It hung; Lesson: ...", "It works now, lesson: ...", "We hit the limit (lesson: ...)".
-#: (The dash's own spaces before it are not part of the match: a run of tabs would be matched
-#: from each of its positions again, squared.)
+#: a semicolon, a comma or an opening parenthesis. The spaces before a dash are not part of the
+#: match: a run of tabs would be matched from each of its positions again, squared.
 AFTER_CLAUSE = re.compile(r"[—–][ \t]*|[ \t]--?[ \t]+|[;,][ \t]+|\([ \t]*")
 #: A line that ends a sentence: what a hard-wrapped signal's text runs on to ends there.
 SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*[ \t\r]*$")
 
 # The line-lead form: a signal word and its colon, after at most two lead words.
-#: A signal word (or field name) and its colon, in bold or italics too: `**Lesson:**`,
-#: `**Lesson**:`, `*Lesson:*`, `_Gotcha_:`; a signal word also in the forms people give it,
-#: `Lessons:`, `Lesson learned:`, `Lessons Learned:`, `Lesson 2:`, `Fixes:` (`form`: the
-#: "learned" or the number; a field line has none).
+#: A signal word (or field name) and its colon, in bold or italics too (`**Lesson**:`), also in
+#: the forms people give it: `Lesson learned:`, `Lesson 2:` (`form`; a field line has none).
 SIGNAL_WORD = re.compile(
     r"(?:\*{1,2}|_{1,2})?(?P<word>[^\W\d_](?:[^\W\d_]|-)*)"
     r"(?P<form>[ \t]+[Ll]earned|[ \t]+#?\d{1,3})?(?:\*{1,2}|_{1,2})?[ \t]*[:：](?:\*{1,2}|_{1,2})?"
@@ -89,9 +78,7 @@ LABEL_ENDINGS = (("learned",), ("learnt",), ("that", "worked"))
 #: R_V Measures Subsystem Activation" is a heading that states something.
 LABEL_WORDS = 4
 #: A label in Chinese, Japanese or Korean: a short run of words ending in a word for lesson,
-#: experience, reflection, insight or finding, maybe with "summary" after it (`经验总结`,
-#: `开发经验`, `个人反思`, `学习心得`, `关键洞察`, `关键发现`, `교훈`); `反思型 Agent 原型`
-#: names a thing.
+#: experience, reflection, insight or finding, maybe with "summary" after it (`经验总结`, `교훈`).
 CJK_LABEL = re.compile(
     r"[^\W\d_]{0,6}(?:经验|教训|反思|心得|洞察|发现|感悟|教訓|学び|反省|교훈|배운\s?점|회고)"
     r"(?:总结|總結|まとめ|정리)?"

@@ -10,13 +10,9 @@ MAX_SLUG = 60
 
 
 def slugify(text: str) -> str:
-    """Lowercase-hyphenated ASCII slug: "Cortex CSRF Automation" -> "cortex-csrf-automation".
-
-    Text with no ASCII letters or digits (e.g. only CJK) gives "card". A secret in `text` becomes
-    `redacted-<kind>` first, and a bare random token (a key or id out of context) is left out: a
-    slug is a file name, in git history for good, and lower-casing would hide a key's shape
-    from the guard afterwards.
-    """
+    """Lowercase-hyphenated ASCII slug ("Cortex CSRF" -> "cortex-csrf"; "card" when no ASCII
+    letter or digit is left). A slug is a file name, in git history for good: a secret becomes
+    `redacted-<kind>` first, and a bare random token (a key out of context) is left out."""
     from cardvault.guard import looks_random, redact_text
 
     ascii_text = unicodedata.normalize("NFKD", redact_text(text)).encode("ascii", "ignore").decode()

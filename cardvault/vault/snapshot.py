@@ -51,10 +51,9 @@ class CardFile:
 
 
 def only_one(card: CardFile, cards: Iterable[CardFile], vault: Vault) -> CardFile:
-    """`card`, found by a name for a command that acts on one card; CardvaultError naming the
-    files when other card files have its slug (`check`'s `duplicate-slug`). Each lookup takes
-    the first of them, and `show` the file at that name: a card pushed to a sub-folder under a
-    teammate's card's slug would be the one promoted, archived or renamed."""
+    """`card`, found by a name for a command that acts on one card; CardvaultError naming the files
+    when other card files have its slug: a card pushed to a sub-folder under a teammate's slug
+    would otherwise be the one promoted, archived or renamed."""
     files = sorted(vault.rel(c.path) for c in cards if c.slug == card.slug)
     if len(files) > 1:
         raise CardvaultError(

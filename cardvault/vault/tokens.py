@@ -1,20 +1,13 @@
 """The one token count every budget uses (card size, context pack, MEMORY.md summaries).
 
-Rule: text is split the way BPE tokenizers of current LLMs (cl100k/o200k style) split it, and
-each piece is charged what those tokenizers typically charge:
+Text is split the way BPE tokenizers (cl100k/o200k style) split it, and each piece charged what
+they typically charge: a run of ASCII letters 1 token per 6 characters, rounded up; digits 1
+per group of up to 3; other letters (accented, Cyrillic...) 1 per 3 characters; whitespace
+nothing; every other visible character (punctuation, each CJK ideograph or kana) 1.
 
-- a run of ASCII letters costs 1 token per 6 characters, rounded up ("authentication" = 3);
-- digits cost 1 token per group of up to 3 (cl100k splits numbers that way);
-- every other visible character (punctuation, symbols, each CJK ideograph or kana) costs 1;
-- other non-ASCII letters (accented words, Cyrillic, ...) cost 1 per 3 characters;
-- whitespace is free (BPE folds it into the next token).
-
-Why a rule and not a real tokenizer: budgets must be deterministic, offline, identical on every
-machine and cheap enough for `check` on 10,000 cards; tiktoken fetches its vocabularies from the
-network, and the embedding model's WordPiece vocabulary would make `check` load the model
-package. On English prose the rule lands within about 10 % of cl100k, slightly above it, which
-is the safe side for a budget. It is a budget measure, not a billing one.
-"""
+A rule, not a real tokenizer: budgets must be deterministic, offline and cheap enough for
+`check` on 10,000 cards (tiktoken fetches its vocabularies; the model's WordPiece would load the
+model package). On English prose it lands within about 10 % above cl100k, the safe side."""
 
 from __future__ import annotations
 
@@ -32,7 +25,7 @@ _PIECE = re.compile(
 
 
 def count_tokens(text: str) -> int:
-    """Return the deterministic token count of `text` (see the module docstring for the rule)."""
+    """The deterministic token count of `text` (the module docstring's rule)."""
     total = 0
     for match in _PIECE.finditer(text):
         kind = match.lastgroup

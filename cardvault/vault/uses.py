@@ -1,23 +1,14 @@
 """The use ledger: which cards were read for a task, recorded locally at no commit (DESIGN §10).
 
-Reading memory for a task (a card packed by `context`, an MCP `read`, `show` by an agent, a card
-cited in a log entry written through cardvault) appends one line to `.cardvault/uses.log`:
-
-    2026-12-01<TAB>slug<TAB>how
-
-- One `os.write` of one whole line on a descriptor opened with `O_APPEND` (never following a
-  symlink): POSIX appends a write that small (under `PIPE_BUF`, 512 bytes at least) whole and
-  in order, so any number of processes record at once without a lock and without a line mixed
-  into another. A line that would be longer is not recorded.
-- Recording never fails a read: a cache folder that cannot be written costs the record, no more.
-- The ledger is the clone's own (`.cardvault/` never comes from git). `maintain` folds the lines
-  past the clone's watermark (`.cardvault/uses.folded`: the byte offset folded so far and the
-  ledger's inode) into the cards' `last_used` and `uses`, in its one commit, then moves the
-  watermark. What another clone folded arrives as frontmatter through git, and the card merge
-  driver adds both sides' new uses (sync/merge_card.py), so no use is counted twice.
-- A line that is not whole (a writer killed mid-write cannot leave one, but a hand edit can) or
-  not of the form above is skipped.
-"""
+Reading memory for a task (`context`, an MCP `read`, `show` by an agent, a card cited in a log
+entry) appends `2026-12-01<TAB>slug<TAB>how` to `.cardvault/uses.log` with one `os.write` on an
+`O_APPEND` descriptor: POSIX appends a write under `PIPE_BUF` whole and in order, so processes
+record at once without a lock; a longer line is not recorded. Recording never fails a read.
+`maintain` folds the lines past the clone's watermark (`.cardvault/uses.folded`: the offset
+folded so far and the ledger's inode) into the cards' `last_used` and `uses`, in its one
+commit; what another clone folded arrives as frontmatter, and the card merge driver adds both
+sides' new uses (sync/merge_card.py), so no use is counted twice. A line not of that form is
+skipped."""
 
 from __future__ import annotations
 
