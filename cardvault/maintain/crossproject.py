@@ -43,9 +43,9 @@ from cardvault.edits.changes import Change, WriteFile, reason_lines
 from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index
-from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.crossasking import Member, Weak, ask
+from cardvault.maintain.linkage import constrained_clusters
 from cardvault.maintain.newcard import fallback
 from cardvault.maintain.promote import lesson_rule, recorded_cards, rules_changes
 from cardvault.maintain.state import CardFile, VaultState, load_state

@@ -38,11 +38,11 @@ from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.errors import CardFormatError
 from cardvault.maintain.asking import MAX_ASK, card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.calibration import ModelConstants, constants_for
-from cardvault.maintain.clusters import complete_clusters
 from cardvault.maintain.contained import CONTAINED, Share, contained_shares
 from cardvault.maintain.contradict import Contradiction, contradict, substitution
 from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import negated
+from cardvault.maintain.linkage import complete_clusters
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
