@@ -29,8 +29,10 @@ from cardvault.maintain.novelty import already_said, new_words
 from cardvault.maintain.text import (
     blocks,
     body_sentences,
+    is_code,
     meaning_words,
     normalise,
+    prose_sentences,
     split_sentences,
 )
 
@@ -88,11 +90,7 @@ class _Judged:
         for passage in inner:
             if normalise(passage) in norms:
                 self.said += _weight(passage)
-            elif (
-                meaning_words(passage)
-                and not passage.lstrip().startswith(("```", "~~~"))
-                and not new_words(passage, outer)
-            ):
+            elif meaning_words(passage) and not is_code(passage) and not new_words(passage, outer):
                 self.maybe.append(passage)
 
     def could_be_contained(self) -> bool:
@@ -138,10 +136,9 @@ def contained_shares(
         for (_, outer), judgement in judged.items():
             if judgement.maybe and judgement.could_be_contained():
                 texts.update(dict.fromkeys(judgement.maybe))
-                texts.update(dict.fromkeys(s for s in body_sentences(bodies[outer])))
-        prose = [t for t in texts if not t.lstrip().startswith(("```", "~~~"))]
-        if prose:
-            embeddings.vectors(prose)
+                texts.update(dict.fromkeys(prose_sentences(bodies[outer])))
+        if texts:
+            embeddings.vectors(list(texts))
     return {
         (i, j): (
             judged[(i, j)].share(embeddings, threshold),

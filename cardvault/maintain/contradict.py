@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cardvault.maintain.text import body_sentences
+from cardvault.maintain.text import prose_sentences
 
 _CLAUSE = re.compile(r";|\s[—–]\s|:\s")
 _WORDS = re.compile(r"don't|[a-z0-9][a-z0-9._+/-]*")
@@ -71,9 +71,7 @@ def tokens(sentence: str) -> list[str]:
 def claims(text: str) -> list[Claim]:
     """The polar claims of a card body or a lesson (code blocks are not read)."""
     found: list[Claim] = []
-    for sentence in body_sentences(text):
-        if sentence.lstrip().startswith(("```", "~~~")):
-            continue
+    for sentence in prose_sentences(text):
         flat = " ".join(sentence.split())
         for clause in _CLAUSE.split(sentence):
             found.extend(_clause_claims(tokens(clause), flat))

@@ -23,14 +23,14 @@ import re
 from typing import Any
 
 from cardvault.maintain.state import VaultState
-from cardvault.maintain.text import body_sentences, figure_contexts, names
+from cardvault.maintain.text import figure_contexts, names, prose_sentences
 
 
 def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | None:
     """The first disagreement between two texts (the figures or names each side holds alone,
     and the two sentences), or None."""
     embeddings = state.require_embeddings()
-    mine, theirs = _prose(left), _prose(right)
+    mine, theirs = prose_sentences(left), prose_sentences(right)
     if not mine or not theirs:
         return None
     scores = embeddings.vectors(mine) @ embeddings.vectors(theirs).T
@@ -73,7 +73,3 @@ def _mentions(found: set[str], item: str) -> bool:
     return any(
         min(len(item), len(w)) >= 3 and (w.startswith(item) or item.startswith(w)) for w in found
     )
-
-
-def _prose(body: str) -> list[str]:
-    return [s for s in body_sentences(body) if not s.startswith(("```", "~~~"))]

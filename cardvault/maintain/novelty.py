@@ -35,6 +35,7 @@ from cardvault.maintain.text import (
     meaning_words,
     negations,
     normalise,
+    prose_sentences,
     split_sentences,
     word_pairs,
 )
@@ -87,12 +88,11 @@ class _Known:
     def __init__(self, text: str, embeddings: Embeddings | None, threshold: float) -> None:
         import numpy as np
 
-        sentences = body_sentences(text)
-        self.norms = {normalise(s) for s in sentences}
+        self.norms = {normalise(s) for s in body_sentences(text)}
         self.text = text
         self.embeddings = embeddings
         self.threshold = threshold
-        self.prose = [s for s in sentences if not s.startswith(("```", "~~~"))]
+        self.prose = prose_sentences(text)
         if embeddings is not None and self.prose:
             self.vectors: np.ndarray = embeddings.vectors(self.prose)
         else:
@@ -196,13 +196,6 @@ def warm(embeddings: Embeddings | None, texts: list[str]) -> None:
     several times faster on one large batch than on many small ones)."""
     if embeddings is None:
         return
-    sentences: dict[str, None] = {}
-    for text in texts:
-        for block in blocks(text):
-            if block.kind in ("paragraph", "item"):
-                sentences.update(dict.fromkeys(split_sentences(block.text)))
-        for sentence in body_sentences(text):
-            if not sentence.startswith(("```", "~~~")):
-                sentences.setdefault(sentence, None)
+    sentences = dict.fromkeys(s for text in texts for s in prose_sentences(text))
     if sentences:
         embeddings.vectors(list(sentences))

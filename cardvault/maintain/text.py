@@ -95,6 +95,17 @@ def body_sentences(body: str) -> list[str]:
     return found
 
 
+def is_code(passage: str) -> bool:
+    """Whether a passage is a fenced code block (`blocks` keeps those whole)."""
+    return _FENCE.match(passage) is not None
+
+
+def prose_sentences(body: str) -> list[str]:
+    """Every sentence of a body outside its code blocks: what the model and the lexical
+    checks read."""
+    return [s for b in blocks(body) if b.kind != "code" for s in split_sentences(b.text)]
+
+
 def normalise(sentence: str) -> str:
     """The comparison form of a sentence."""
     flat = _MARKS.sub(" ", sentence.lower())
