@@ -1,18 +1,13 @@
 """Vectors for maintenance: card vectors from the search index, new texts from the same model.
 
-Maintenance keeps no index of its own. `Embeddings.preload` brings the search index
-(`.cardvault/`, through `cardvault.search.vectors`) up to date and reads the vectors it holds,
-keyed by the digest of the embedded text and verified against their rows' checksums (a damaged
-or permuted vector file is never read as the wrong card's meaning); any other text (a lesson, a
-card rewritten during the run, a sentence) is embedded by the search package's ONNX embedder.
-Every vector is memoised by text digest for the run. A text in a language the vault's model
-does not read (search/model.py: `reads`; the English model finds any two Chinese pages alike)
-is alike only to itself: its row is drawn at random from its digest, so the same text has the
-same row and any other text a row at cosine about 0 (±0.05 in 384 dimensions). No step merges,
-groups or matches it by the model's judgement, and an exact copy is still one.
+Maintenance keeps no index of its own: on first need the search index is brought up to date and
+its vectors read, keyed by the digest of the embedded text; any other text is embedded by the
+search package's ONNX embedder, and every vector is memoised by digest for the run. A text in a
+language the vault's model does not read (search/model.py `reads`: the English model finds any
+two Chinese pages alike) gets a row drawn at random from its digest, so it is alike only to an
+exact copy of itself and no step groups it by the model's judgement.
 
-`pairs_above` finds all pairs of rows above a cosine threshold with blocked matrix products, so
-10,000 cards are compared in seconds without a Python loop over pairs.
+`pairs_above` compares rows with blocked matrix products, never a Python loop over pairs.
 """
 
 from __future__ import annotations
@@ -73,20 +68,14 @@ class Embeddings:
         """True until the search index was read (it never is when no step needed vectors)."""
         return self._use_index
 
-    def preload_once(self) -> None:
-        """`preload` on first use (when the index is to be used)."""
+    def _preload_once(self) -> None:
+        """On first need, sync the search index and memoise every vector it holds."""
         if self._use_index:
             self._use_index = False
             start = time.perf_counter()
-            self.preload()
+            for key, vector in self._sync(self._load).items():
+                self._memo.setdefault(key, vector)
             self.index_seconds += time.perf_counter() - start
-
-    def preload(self) -> int:
-        """Sync the search index and memoise every vector it holds; return how many."""
-        stored = self._sync(self._load)
-        for key, vector in stored.items():
-            self._memo.setdefault(key, vector)
-        return len(stored)
 
     def refresh_index(self) -> None:
         """Bring the search index up to date after the run wrote its files, giving it the
@@ -121,7 +110,7 @@ class Embeddings:
         """One unit row per text, in order, as the model embeds it (whatever its language)."""
         import numpy as np
 
-        self.preload_once()
+        self._preload_once()
         keys = [search_vectors.text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self._memo))
         if missing:
@@ -187,13 +176,11 @@ def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:
 def pairs_above(
     matrix: np.ndarray, threshold: float, block: int = BLOCK, partners: int = MAX_PARTNERS
 ) -> list[tuple[int, int, float]]:
-    """(i, j, cosine) for every i < j whose rows' dot product is at least `threshold`, each
-    row i keeping its `partners` closest j at most (ordered by i, then j).
+    """(i, j, cosine) for every i < j whose unit rows' dot product is at least `threshold`,
+    each row i keeping its `partners` closest j at most (ordered by i, then j).
 
-    Rows must be unit length. The product is taken in row blocks against the rows after them,
-    so memory stays at block × n floats; the cap keeps the pairs at n × partners, whatever the
-    vault holds (3,000 copies of one card, which a shared vault can carry in 500 KB, were 4.5
-    million pairs, each looked at in Python: `maintain` ran past ten minutes).
+    The product is taken in row blocks, so memory stays at block × n floats; the cap keeps the
+    pairs at n × partners however many copies of one card the vault holds.
     """
     import numpy as np
 
