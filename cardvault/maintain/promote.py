@@ -1,25 +1,15 @@
 """Promote: recurring or severe lessons become one-line rules in AGENTS.md.
 
-What a rule is: the text of a lesson the logs told, or one a person gave. A card is a lesson
-when it cites log entries of this vault in `sources` (`sightings`: one per distinct entry, and
-the card's own telling, whatever more its `seen` claims); its rule is its `rule` key, else the
-first lesson line of the earliest entry it cites (`lesson_rule`). A card citing no log entry
-(written by hand, imported, merged from such notes) is never promoted on its own, whatever its
-`seen` or `severity`: `cardvault promote SLUG` (or an accepted review question) makes it one.
+A card is a lesson when it cites log entries of this vault; its rule is its `rule` key, else
+the first lesson line of the earliest entry it cites (`lesson_rule`). A card citing no entry is
+promoted only by a person (`cardvault promote SLUG`, or an accepted review question). A lesson
+is due when sighted `promote_threshold` times, of high `severity`, or learned by
+`[agents] promote_threshold` agents, unless demoted or `stale:` (verify runs first).
 
-A lesson is due when it was sighted `promote_threshold` times, its `severity` is high, or
-`[agents] promote_threshold` different agents learned it (the agents of the log entries it cites,
-and its `learned_by`), unless a person demoted it (`demoted:` date) or it is marked `stale:`
-(verify runs first: an outdated rule is not handed to every agent). Promoting sets `status:
-promoted` and `promoted: <date>` and writes the rule line,
-`- <rule> — learned by ada, bob (memory/cards/<slug>.md)` (the names when agents learned it).
-
-AGENTS.md's managed `rules` section is the record of rules (`rules_changes`): a line promotion
-wrote stays, as written, while its card is live and promoted (a merge's survivor, which keeps
-the old slug as an alias, takes over its line); a card that says `status: promoted` but has no
-line there (one that arrived by a pull) is no rule and may be promoted like any other. The
-section is sorted, so its diff is one line per change; rules written there by hand (and
-comments) are kept (vault/rules.py). `demote` reverses a promotion.
+AGENTS.md's managed `rules` section is the record of rules (`rules_changes`): a line stays as
+written while its card is live and promoted (a merge's survivor takes over its line); a card
+that says `promoted` without a line there is no rule. The section is sorted, so its diff is
+one line per change; lines written there by hand are kept (vault/rules.py).
 """
 
 from __future__ import annotations
@@ -72,8 +62,7 @@ def due(
     card: CardFile, cfg: VaultConfig, agents: Sequence[str] = (), seen: int | None = None
 ) -> str | None:
     """Why `card` should be promoted now ("seen 3 times", "severity high", "learned by 2
-    agents"), or None. `agents`: who learned it (`learners`); `seen`: its sightings (the card's
-    own `seen` when not given). Whether it is a lesson at all is `lesson_rule`'s question."""
+    agents"), or None. Whether it is a lesson at all is `lesson_rule`'s question."""
     meta = card.card.meta
     if card.card.status == "archived" or meta.get(DEMOTED):
         return None
@@ -176,9 +165,7 @@ def recorded_cards(state: VaultState) -> dict[Path, str]:
 
 def rules_changes(state: VaultState, promoted: Mapping[Path, str] | None = None) -> list[Change]:
     """The AGENTS.md write that brings its rules section up to date, if any: the lines it
-    records for cards still promoted (`recorded_cards`), and a line for each card of
-    `promoted` (card path -> rule: what this unit of work promoted, by the pass or by a
-    person's answer)."""
+    records for cards still promoted, and a line for each card of `promoted` (path -> rule)."""
     promoted = promoted or {}
     agents = state.agents
     path = state.vault.agents_md
