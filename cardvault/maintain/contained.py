@@ -1,21 +1,11 @@
 """How much of one card the other already says: the evidence merge judges sameness on.
 
-Two cards hold the same content when one's passages are, for the most part, already said by the
-other; never because their whole texts sit close on the model (long notes of one product and
-pages of one template sit above cosine 0.80 and say different things). A card's passages are
-its sentences and code blocks; headings are structure, and a passage found in BOILERPLATE or
-more cards of the vault (copies of one note counted once) is its template's ("Tags: [[System
-Security]]"), so neither counts. A passage is already said as novelty.py decides it: its
-normalised form is there, or it brings no new word, figure or identifier and the model finds a
-sentence of the other card that says it (the distill threshold) with the same negation,
-conditions and word order. A passage with no word that comparison reads (CJK text) is said only
-when its normalised form is there.
-
-`contained_shares` gives, for each pair, the share of each card's passages (weighted by their
-meaning words, so a stray "See also:" weighs little) the other says, facts and all, and the
-share it states perhaps with other figures or identifiers ("retry 3 times" / "retry 5 times":
-the same statement, whose facts disagree); CONTAINED of it is "this card's content is in the
-other's". The sentences the model must read are embedded in one batch.
+A card's passages are its sentences and code blocks; headings, and passages found in BOILERPLATE
+or more cards (copies of one note counted once: a template's text), do not count. A passage is
+already said as novelty.py decides it. `contained_shares` gives, for each pair, the share of
+each card's passages (weighted by their meaning words, so a stray "See also:" weighs little)
+the other says, facts and all, and the share it states perhaps with other figures ("retry 3
+times" / "retry 5 times"); CONTAINED of it is "this card's content is in the other's".
 """
 
 from __future__ import annotations
@@ -57,8 +47,7 @@ def passages(body: str) -> list[str]:
 
 
 def common_passages(bodies: Sequence[str]) -> frozenset[str]:
-    """Normalised passages found in BOILERPLATE or more of `bodies`: template text. Copies of
-    one body (the same words) count once: three copies of a note are no template."""
+    """Normalised passages found in BOILERPLATE or more distinct `bodies`: template text."""
     distinct = {" ".join(body.split()): body for body in bodies}.values()
     counts = Counter(n for body in distinct for n in {normalise(p) for p in passages(body)})
     return frozenset(n for n, count in counts.items() if n and count >= BOILERPLATE)
@@ -71,7 +60,7 @@ def _weight(passage: str) -> int:
 @dataclass(frozen=True)
 class Share:
     """How much of one card another says: `said` (facts and all), `stated` (the same
-    statements, their figures or identifiers perhaps other: "retry 3 times" / "retry 5 times")."""
+    statements, their figures or identifiers perhaps other)."""
 
     said: float
     stated: float

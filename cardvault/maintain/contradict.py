@@ -1,13 +1,10 @@
 """Contradictions between two cards, found lexically: the same action on the same object with
-opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "disable X",
-"do X" / "don't X").
+opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "disable X").
 
-Each clause yields its polar claims: (verb, object, +1 or -1). Two texts conflict when one
-claims (verb, object, +1) and the other (verb, object, -1). The object is up to three content
-words after the verb (code spans included, articles skipped); two objects are the same when
-their first two words agree ("use `npm ci` for the dashboard" / "never use npm ci in Docker";
-not "npm ci" / "npm install") or they share two words ("always pin Docker base images" / "don't
-pin base images"). Imports nothing heavy: `check` uses it.
+Each clause yields its polar claims (verb, object, ±1); two texts conflict when they claim one
+(verb, object) with opposite signs. The object is up to three content words after the verb; two
+objects are the same when their first two words agree or they share two words ("always pin
+Docker base images" / "don't pin base images"). Imports nothing heavy: `check` uses it.
 """
 
 from __future__ import annotations

@@ -153,8 +153,8 @@ _NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORE
 
 
 def figures(text: str) -> set[str]:
-    """The figures of `text`, each whole and lower case: "11.91" is one figure, not 11 and 91;
-    "3.1.8", "5ms", "2026-03-01", "10:30" are one each; "1,000" is "1000"; "five" is "5"."""
+    """The figures of `text`, each whole and lower case ("11.91" is one figure, not 11 and 91;
+    "1,000" is "1000"; "five" is "5")."""
     flat = _THOUSANDS.sub("", text)
     found = {m.group().lower().rstrip(".") for m in _FIGURE.finditer(flat)}
     return found | {_NUMBER_WORDS[m.group().lower()] for m in _NUMBER_WORD.finditer(flat)}
@@ -175,8 +175,8 @@ _NUMBER_AND_SUFFIX = re.compile(r"(?P<number>[vV]?\d+(?:[.:/-]\d+)*)(?P<suffix>[
 
 
 def _with_unit(figure: str, flat: str, end: int) -> tuple[str, int]:
-    """`figure` with its unit in one spelling (a unit written after a space is read with it),
-    and where the figure ends in `flat`."""
+    """`figure` with its unit in one spelling (one written after a space too), and where it
+    ends in `flat`."""
     parts = _NUMBER_AND_SUFFIX.fullmatch(figure)
     if parts is None:
         return figure, end
@@ -189,9 +189,8 @@ def _with_unit(figure: str, flat: str, end: int) -> tuple[str, int]:
 
 
 def figure_contexts(text: str) -> dict[str, set[str]]:
-    """Each figure of `text`, with its unit (`_UNITS`), and the words just before and after it
-    ("killed 12 rebels": 12 -> {killed, rebels}): two figures compete for one slot when they
-    share such a word."""
+    """Each figure of `text`, with its unit, -> the words just before and after it ("killed 12
+    rebels": 12 -> {killed, rebels}): two figures compete for one slot when they share one."""
     flat = _THOUSANDS.sub("", text)
     tokens: list[tuple[str, bool]] = []
     at = 0
@@ -252,9 +251,8 @@ _NAME = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?![\w'’-])")
 
 def names(sentence: str, common: Collection[str] = ()) -> set[str]:
     """The names in a sentence outside its code spans, lower case: capitalised words of letters
-    (a sentence's first word too, unless it is a common opener such as "The" or "Always", or a
-    word of `common`: words the vault writes in lower case, "Verify", "Check"), acronyms,
-    CamelCase. Words with digits (M1, S3) are identifiers, not names."""
+    (the first word too, unless a common opener or a word of `common`, those the vault writes
+    in lower case); words with digits (M1, S3) are identifiers, not names."""
     found = set()
     prose = re.sub(r"`[^`]*`", " ", sentence)
     for number, word in enumerate(_NAME.findall(prose)):
@@ -274,9 +272,8 @@ def lower_case_words(texts: Iterable[str]) -> frozenset[str]:
 
 
 def meaning_words(text: str) -> set[str]:
-    """The stems of the words that carry meaning (`cardvault.words`, as search stems them): not
-    function words, negations, conditions or figures (those are compared on their own), nor
-    CJK runs."""
+    """The stems (as search stems them) of the words that carry meaning: not function words,
+    negations, conditions or figures (those are compared on their own), nor CJK runs."""
     return set(meaning_sequence(text))
 
 
