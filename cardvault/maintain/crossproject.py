@@ -128,9 +128,9 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
     promoted: dict[Path, str] = {}
     for group in groups:
         projects = {m.project for m in group}
-        owner = next((cited[m.cite] for m in group if m.cite in cited), None)
-        if owner is not None:
-            changes += _extended(state.card_at(owner.path) or owner, group, today)
+        extended = _extended(state, group, cited, today)
+        if extended is not None:
+            changes += extended
             continue
         if len(projects) < cfg.global_promote_projects:
             needed = f"found in {len(projects)} project(s), {cfg.global_promote_projects} needed"
@@ -304,8 +304,15 @@ def _new_global_card(
     return WriteFile(path, render_card(meta, body), ABSENT, reason, STEP, 1)
 
 
-def _extended(owner: CardFile, group: list[Member], today: dt.date) -> list[Change]:
-    """The global card citing the group, with the members it did not cite yet."""
+def _extended(
+    state: VaultState, group: list[Member], cited: dict[str, CardFile], today: dt.date
+) -> list[Change] | None:
+    """The global card citing some of the group, with the members it did not cite yet (None
+    when no global card cites any)."""
+    owner = next((cited[m.cite] for m in group if m.cite in cited), None)
+    if owner is None:
+        return None
+    owner = state.card_at(owner.path) or owner
     known = list(owner.card.sources)
     new = sorted(m.cite for m in group if m.cite not in known)
     if not new:
@@ -336,10 +343,9 @@ def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:
             f"review item {item.id}: {', '.join(missing)} is no longer a live card of a "
             "registered project; reject the item or register the project again"
         )
-    cited = _cited_by(state)
-    owner = next((cited[m.cite] for m in group if m.cite in cited), None)
-    if owner is not None:
-        return _extended(state.card_at(owner.path) or owner, group, state.today)
+    extended = _extended(state, group, _cited_by(state), state.today)
+    if extended is not None:
+        return extended
     # a person said they are one lesson; the rule is still the one most of them say
     voice, _ = spokesman(group, state.vault.config.global_threshold)
     made = _new_global_card(state, group, state.today, voice)

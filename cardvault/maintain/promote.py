@@ -119,13 +119,6 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
     return WriteFile(card.path, text, card.file.digest, f"promoted {card.slug} ({why})", STEP, 1)
 
 
-def demotion(card: CardFile, today: dt.date) -> WriteFile:
-    """The card rewritten as no longer promoted (and not promoted again automatically)."""
-    changes = {STATUS: "active", DEMOTED: today}
-    text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
-    return WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
-
-
 def one_line(text: str) -> str:
     """`text` on one line, trimmed to RULE_LIMIT characters, without managed-section markers
     (a rule line sits inside one) and with any secret redacted (AGENTS.md is loaded by every
@@ -215,5 +208,8 @@ def demote_by_hand(state: VaultState, slug: str) -> list[Change]:
     card = state.live_card(slug)
     if card.card.status != "promoted":
         raise CardvaultError(f"{slug} is not promoted", card.path)
-    change = demotion(card, state.today)
+    # `demoted:` keeps the pass from promoting it again
+    changes = {STATUS: "active", DEMOTED: state.today}
+    text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
+    change = WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
     return [change, *rules_changes(state.after([change]))]

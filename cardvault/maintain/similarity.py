@@ -81,7 +81,7 @@ class Embeddings:
         """Bring the search index up to date after the run wrote its files, giving it the
         vectors this run already computed (so no text is embedded twice)."""
         start = time.perf_counter()
-        self._sync(lambda: _MemoFirst(self))
+        self._sync(lambda: self)
         self.index_seconds += time.perf_counter() - start
 
     def _sync(self, make: Callable[[], Any]) -> dict[str, np.ndarray]:
@@ -120,6 +120,10 @@ class Embeddings:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._memo[k] for k in keys]).astype(np.float32, copy=False)
 
+    def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
+        """The embedder the index sync calls after the run: answers from the run's memo first."""
+        return self.model_vectors(texts)
+
     @property
     def dim(self) -> int:
         """Vector length (384 for MiniLM)."""
@@ -156,16 +160,6 @@ def own_vector(key: str, dim: int) -> np.ndarray:
 
     row = np.random.default_rng(int(key[:16], 16)).standard_normal(dim).astype(np.float32)
     return row / np.linalg.norm(row)
-
-
-class _MemoFirst:
-    """An embedder for the index sync that answers from the run's memo first."""
-
-    def __init__(self, embeddings: Embeddings) -> None:
-        self._embeddings = embeddings
-
-    def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
-        return self._embeddings.model_vectors(texts)
 
 
 def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:

@@ -98,17 +98,9 @@ class VaultState:
 
     def by_slug(self, slug: str, archived: bool = False) -> CardFile | None:
         """The live (or, with `archived`, any) card whose slug or alias is `slug`; slugs win."""
-        names = self._names
         pools = (False, True) if archived else (False,)
-        for pool in pools:
-            found = names.get((pool, slug))
-            if found is not None and found.slug == slug:
-                return found
-        for pool in pools:
-            found = names.get((pool, slug))
-            if found is not None:
-                return found
-        return None
+        found = [self._names[(pool, slug)] for pool in pools if (pool, slug) in self._names]
+        return next((card for card in found if card.slug == slug), found[0] if found else None)
 
     def live_card(self, slug: str) -> CardFile:
         """The live card a command acting on it names (promote, demote, archive): NotFoundError
