@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain.calibration import ModelConstants
 from cardvault.maintain.contradict import Contradiction, conflicting_pairs
+from cardvault.maintain.text import FUNCTION_WORDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,14 +43,14 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]|[a-z0-9]")
-_STOP = frozenset(
+#: Words no term is made of: the function words meaning skips (text.py), and the words every
+#: lesson uses whatever it is about.
+_STOP = FUNCTION_WORDS | frozenset(
     re.split(
         r"\s+",
-        "a an and are as at be but by can for from has have in into is it its of on or so that "
-        "the their them then there these this those to was were when which while with will would "
-        "not no do does did if than too very just only also use used using uses every all any one "
-        "must should never always now after before our we you your out off via per get got set "
-        "lesson gotcha rule decision preference correction need needs",
+        "use used using uses every all any one must should never always now after before our we "
+        "you your out off via per get got set lesson gotcha rule decision preference correction "
+        "need needs",
     )
 )
 
