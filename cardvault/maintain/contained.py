@@ -17,13 +17,11 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain.novelty import already_said, new_words
 from cardvault.maintain.text import (
-    blocks,
     body_sentences,
     is_code,
     meaning_words,
     normalise,
     prose_sentences,
-    split_sentences,
 )
 
 if TYPE_CHECKING:
@@ -36,14 +34,8 @@ CONTAINED = 0.75
 
 
 def passages(body: str) -> list[str]:
-    """The body's sentences and code blocks (not its headings), in order."""
-    found: list[str] = []
-    for block in blocks(body):
-        if block.kind == "code":
-            found.append(block.text)
-        elif block.kind != "heading":
-            found.extend(split_sentences(block.text))
-    return found
+    """The body's sentences and code blocks (headings are structure, not content)."""
+    return body_sentences(body, skip=("heading",))
 
 
 def common_passages(bodies: Sequence[str]) -> frozenset[str]:

@@ -177,10 +177,8 @@ def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Cont
 def conflicting_claims(
     named: list[tuple[str, list[Claim]]],
 ) -> list[tuple[str, str, Contradiction]]:
-    """Like `conflicting_pairs`, over claims already worked out (e.g. kept in the catalog).
-
-    Claims are joined on their verb, so the cost grows with the number of claims, not pairs.
-    """
+    """Like `conflicting_pairs`, over claims already worked out (e.g. kept in the catalog);
+    joined on their verb, so the cost grows with the number of claims, not pairs."""
     by_verb: dict[str, list[tuple[int, Claim]]] = {}
     for index, (_, found) in enumerate(named):
         for claim in found:

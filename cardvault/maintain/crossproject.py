@@ -184,9 +184,8 @@ def same_lessons(
     embedder: Any = None,
     apart: KeptApart | None = None,
 ) -> tuple[list[list[Member]], list[Weak]]:
-    """Groups of cards of different projects telling the same lesson (groups of one left out),
-    and the weaker pairs (between `review` and `threshold`); two cards whose citations are a
-    pair in `apart` (an answered question said so) are neither grouped nor asked about."""
+    """Groups of cards of different projects telling the same lesson, and the weaker pairs
+    (between `review` and `threshold`); pairs in `apart` are neither grouped nor asked about."""
     apart = apart or KeptApart()
     if len({m.project for m in members}) < 2:
         return [], []

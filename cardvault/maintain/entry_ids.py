@@ -81,9 +81,8 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
 
 
 def give_entry_ids(vault: Vault) -> Callable[[], Proposal[None]]:
-    """The planning function of the vault's migration, in a commit of its own (nothing to
-    commit when there is nothing to migrate). `maintain` does this by itself under its own
-    lock."""
+    """The planning function of the vault's migration, in a commit of its own (`maintain` runs
+    it by itself under its own lock)."""
     from cardvault.edits.proposal import propose
     from cardvault.vault.read import read_vault
 

@@ -130,9 +130,9 @@ def certain_groups(nodes: list[Node], auto: np.ndarray, certain: float) -> list[
 
 
 def group_links(nodes: list[Node], groups: list[list[int]], review: np.ndarray) -> np.ndarray:
-    """Group × group links for questions. A group holding a card is one lesson already, so a
-    node links to it by its best link with any member; groups of new lessons link by the mean
-    of their members' links. Any never-together pair keeps the groups apart."""
+    """Group × group links for questions: to a group holding a card (one lesson already) by
+    the best link with any member, between groups of new lessons by the mean; any
+    never-together pair keeps two groups apart."""
     import numpy as np
 
     def fold(block: np.ndarray, axis: int, with_card: bool) -> np.ndarray:

@@ -27,12 +27,10 @@ def agglomerate(
     start: Sequence[Sequence[int]] | None = None,
     allowed: Allowed | None = None,
 ) -> list[list[int]]:
-    """Groups of row indices (each sorted; groups ordered by first member).
-
-    `scores` is square and symmetric; `start` (default: every row alone) are groups already
-    made, which are kept whole. Rows linked by no score at or above the threshold can never
-    meet (a group's link is at most its best pair's score), so each connected part of the
-    matrix is clustered on its own: the cost follows the parts' sizes, not the whole matrix."""
+    """Groups of row indices (each sorted; groups ordered by first member) of the symmetric
+    `scores`; `start` groups are kept whole. Rows linked by no score at or above the threshold
+    can never meet, so each connected part is clustered on its own: the cost follows the parts'
+    sizes, not the whole matrix."""
     import numpy as np
 
     groups = [list(group) for group in start or ()]

@@ -147,9 +147,8 @@ def identifiers(text: str) -> list[str]:
 def new_card_meta(
     group: Sequence[Lesson], category: str, tags: list[str], today: dt.date
 ) -> dict[str, Any]:
-    """Frontmatter for a card distilled from `group` on `today` (keys in the table's order,
-    vault/fields.py): `created` is the day the lesson was first told, `updated` the day the card
-    was written (its age for the archive counts from then, not from an old log's day)."""
+    """Frontmatter for a card distilled from `group` on `today`: `created` is the day the lesson
+    was first told, `updated` the day the card was written (the archive counts from it)."""
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
         f.TOPIC: lesson_topic(group),

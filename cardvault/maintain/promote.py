@@ -78,8 +78,7 @@ def due(
 
 def sightings(card: Card, by_ref: Mapping[str, LogEntry]) -> int:
     """How many times the card's lesson was told: the distinct log entries of this vault it
-    cites, and the card's own telling when its `seen` counts one more (a card a person wrote
-    with `new`, then the logs told again); never more than `seen` says, and nothing summed."""
+    cites, plus the card's own telling when its `seen` counts one more; never over `seen`."""
     entries = len({by_ref[s].ref for s in card.sources if s in by_ref})
     return min(card.seen, entries + 1) if entries else 0
 
@@ -121,8 +120,7 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
 
 def one_line(text: str) -> str:
     """`text` on one line, trimmed to RULE_LIMIT characters, without managed-section markers
-    (a rule line sits inside one) and with any secret redacted (AGENTS.md is loaded by every
-    agent and committed)."""
+    and with any secret redacted (every agent loads AGENTS.md)."""
     from cardvault.guard import redact_text
 
     flat = " ".join(redact_text(without_markers(text)).split())

@@ -38,11 +38,8 @@ def card_text(card: Card) -> str:
 
 
 class Embeddings:
-    """Unit vectors for texts, memoised; backed by the search index and the ONNX embedder.
-
-    `embedder` may be given (any object with `embed(texts) -> ndarray`, e.g. a test's
-    session-wide model); otherwise the vault's model is loaded on first need.
-    """
+    """Unit vectors for texts, memoised; backed by the search index and `embedder` (any object
+    with `embed(texts) -> ndarray`; by default the vault's model, loaded on first need)."""
 
     def __init__(
         self,
@@ -171,11 +168,8 @@ def pairs_above(
     matrix: np.ndarray, threshold: float, block: int = BLOCK, partners: int = MAX_PARTNERS
 ) -> list[tuple[int, int, float]]:
     """(i, j, cosine) for every i < j whose unit rows' dot product is at least `threshold`,
-    each row i keeping its `partners` closest j at most (ordered by i, then j).
-
-    The product is taken in row blocks, so memory stays at block × n floats; the cap keeps the
-    pairs at n × partners however many copies of one card the vault holds.
-    """
+    each row i keeping its `partners` closest j at most (ordered by i, then j). Products are
+    taken in row blocks (memory block × n floats); the cap bounds the pairs at n × partners."""
     import numpy as np
 
     found: list[tuple[int, int, float]] = []

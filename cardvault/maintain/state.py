@@ -103,9 +103,8 @@ class VaultState:
         return next((card for card in found if card.slug == slug), found[0] if found else None)
 
     def live_card(self, slug: str) -> CardFile:
-        """The live card a command acting on it names (promote, demote, archive): NotFoundError
-        when there is none, CardvaultError when it is archived or when several card files have
-        the slug it resolves to."""
+        """The live card a command names (NotFoundError when there is none, CardvaultError when
+        it is archived or several card files have its slug)."""
         found = self.by_slug(slug)
         if found is not None:
             return only_one(found, self.cards, self.vault)

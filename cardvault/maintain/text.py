@@ -84,10 +84,13 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
-def body_sentences(body: str) -> list[str]:
-    """Every sentence of a body (code blocks count as one sentence each)."""
+def body_sentences(body: str, skip: Collection[str] = ()) -> list[str]:
+    """Every sentence of a body (a code block counts as one), blocks of a kind in `skip` left
+    out."""
     found: list[str] = []
     for block in blocks(body):
+        if block.kind in skip:
+            continue
         if block.kind == "code":
             found.append(block.text)
         else:
@@ -103,7 +106,7 @@ def is_code(passage: str) -> bool:
 def prose_sentences(body: str) -> list[str]:
     """Every sentence of a body outside its code blocks: what the model and the lexical
     checks read."""
-    return [s for b in blocks(body) if b.kind != "code" for s in split_sentences(b.text)]
+    return body_sentences(body, skip=("code",))
 
 
 def normalise(sentence: str) -> str:
