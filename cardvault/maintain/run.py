@@ -67,7 +67,6 @@ class RunResult:
     pending: history.CommitResult | None = None
     timings: dict[str, float] = field(default_factory=dict)
     embedded: int = 0
-    dirty: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()  # repairs of derived data (a damaged search index)
     ids: history.CommitResult | None = None  # log entries given ids first (entry_ids.py)
 
@@ -152,9 +151,7 @@ class Run:
 
     def dry(self) -> RunResult:
         """The run planned from the work tree as it is; reads only, never waits for the lock."""
-        dirty = tuple(history.uncommitted(self.vault))
-        return _planned(_read(self.vault), self.options, self.only, self.progress,
-                        self.embeddings, dirty)  # fmt: skip
+        return _planned(_read(self.vault), self.options, self.only, self.progress, self.embeddings)
 
     def folding(self) -> contextlib.AbstractContextManager[Any]:
         """The fold lock (vault/uses.py) to hold around the landing, when the run folds uses."""
@@ -168,7 +165,7 @@ class Run:
         read = _read(vault)
         if self.branch is None:  # a --review branch leaves this branch's files as they are
             read = self._prepare(land, read)
-        result = _planned(read, options, self.only, self.progress, self.embeddings, dirty)
+        result = _planned(read, options, self.only, self.progress, self.embeddings)
         message = "" if result.plan.empty else result.plan.commit_message()
         self.planned_at.append(time.perf_counter())
         # the status above was taken under the lock: hand edits stopped the run or were committed
@@ -243,7 +240,6 @@ def _planned(
     only: tuple[str, ...] | None,
     progress: Progress | None,
     embeddings: Embeddings | None,
-    dirty: tuple[str, ...],
 ) -> RunResult:
     """Plan the run from the vault as `read` (no write)."""
     vault = read.snapshot.vault
@@ -268,7 +264,7 @@ def _planned(
     computed = embeddings.computed if embeddings else 0
     notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
     notices += tuple(threshold_notices(vault.config))
-    return RunResult(plan, timings=timings, embedded=computed, dirty=dirty, notices=notices)
+    return RunResult(plan, timings=timings, embedded=computed, notices=notices)
 
 
 def _warm(embeddings: Embeddings) -> None:
