@@ -40,6 +40,22 @@ class Node:
     keys: frozenset[str] = frozenset()  # what decisions name it by
     paragraphs: int = 0  # for a card: how many of its rows are its own paragraphs
 
+    @property
+    def name(self) -> str:
+        """The lesson's source ref, or the card's slug."""
+        if self.lesson is not None:
+            return self.lesson.ref
+        assert self.card is not None
+        return self.card.slug
+
+    @property
+    def text(self) -> str:
+        """The lesson's text, or the card's body."""
+        if self.lesson is not None:
+            return self.lesson.text
+        assert self.card is not None
+        return self.card.card.body
+
 
 def vocabulary(state: VaultState) -> Vocabulary:
     """Term rarity over every card and log entry of the vault."""

@@ -133,8 +133,7 @@ def _disagreeing(
     for i, j in zip(rows.tolist(), columns.tolist(), strict=True):
         if nodes[i].lesson is None and nodes[j].lesson is None:
             continue
-        texts = [_text_of(nodes[n]) for n in (i, j)]
-        where = disagreement(state, texts[0], texts[1])
+        where = disagreement(state, nodes[i].text, nodes[j].text)
         if where is not None:
             kind = "figures" if "figures" in where else "names"
             sides = where[kind]
@@ -143,13 +142,6 @@ def _disagreeing(
                 Claim("says", tuple(sides[0]), 1, first), Claim("says", tuple(sides[1]), -1, second)
             )
     return found
-
-
-def _text_of(node: Node) -> str:
-    if node.lesson is not None:
-        return node.lesson.text
-    assert node.card is not None
-    return node.card.card.body
 
 
 def _contradictions(

@@ -237,15 +237,8 @@ def _pair_detail(
 ) -> dict[str, Any]:
     rows = best.get((a, b)) or best.get((b, a)) or (nodes[a].rows[0], nodes[b].rows[0])
     detail = evidence.detail(*rows)
-    detail["between"] = [_name(nodes[a]), _name(nodes[b])]
+    detail["between"] = [nodes[a].name, nodes[b].name]
     return detail
-
-
-def _name(node: Node) -> str:
-    if node.lesson is not None:
-        return node.lesson.ref
-    assert node.card is not None
-    return node.card.slug
 
 
 def _ask_contradictions(

@@ -1,10 +1,9 @@
 """A maintenance plan: the steps run in order over an in-memory state, nothing written.
 
-Every step has the signature `step(state, cfg) -> list[Change]`. Each sees the state the
-earlier steps' changes leave (`VaultState.after`), so a card distilled to `seen: 3` is promoted
-in the same run, and the index counts the cards after merging and archiving. Merge runs
-once (no chains through a card merged this run). The plan knows what
-each step did, the commit message that records it, and the unified diff it would make.
+Every step is `step(state, cfg) -> list[Change]` and sees the state the earlier steps' changes
+leave (`VaultState.after`), so a card distilled to `seen: 3` is promoted in the same run. Merge
+runs once (no chains through a card merged this run). The plan knows what each step did, its
+commit message and the unified diff it would make.
 """
 
 from __future__ import annotations
