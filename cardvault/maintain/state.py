@@ -1,10 +1,9 @@
-"""The vault as maintenance sees it: the one read path's snapshot (cards with the digests of their
-bytes, log entries, MEMORY.md and AGENTS.md) plus the review queue (memory/review.jsonl), the
+"""The vault as maintenance sees it: the one read path's snapshot plus the review queue, the
 date the run counts as today, the vectors and the uses this clone recorded since its last fold.
 
-A `VaultState` is immutable. `after(changes)` returns the state the changes would leave, so each
-step of a run plans against the results of the steps before it without anything being written.
-Files that do not parse are listed in `problems` and never touched.
+A `VaultState` is immutable: `after(changes)` returns the state the changes would leave, so each
+step plans against the steps before it without anything being written. Files that do not parse
+are listed in `problems` and never touched.
 """
 
 from __future__ import annotations

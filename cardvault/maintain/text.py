@@ -1,9 +1,8 @@
 """Card bodies as blocks and sentences: splitting, normalising, and appending only what is new.
 
 A body is a run of blocks: paragraphs, list items, headings and fenced code blocks (kept whole).
-Sentences are compared in a normalised form (lower case, Markdown marks and punctuation dropped,
-spaces collapsed), so "Use `npm ci`." and "use npm ci" are the same sentence. Appending keeps the
-existing body byte for byte and adds new blocks after it, so a diff shows only the addition.
+Sentences are compared in a normalised form, so "Use `npm ci`." and "use npm ci" are one
+sentence. Appending keeps the existing body byte for byte, so a diff shows only the addition.
 """
 
 from __future__ import annotations
