@@ -57,8 +57,7 @@ def _held_back(held: list[CardFile], cfg: VaultConfig) -> Report:
 
 
 def last_activity(card: Card, use: Use | None = None) -> dt.date | None:
-    """The latest of `updated`, `last_used` and `use` (not folded yet); `created` when none
-    is set."""
+    """The latest of `updated`, `last_used` and `use`; `created` when none is set."""
     recorded = use.last if use is not None else None
     dates = [d for d in (card.date(UPDATED), card.date(LAST_USED), recorded) if d]
     if dates:

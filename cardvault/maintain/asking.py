@@ -271,8 +271,7 @@ def card_keys(state: VaultState, card: CardFile) -> frozenset[str]:
 
 
 def card_holders(state: VaultState) -> dict[str, str]:
-    """Member key -> the path of the live card that holds it (its path, an old slug's path, a
-    source it cites)."""
+    """Member key (`card_keys`) -> the path of the live card that holds it."""
     found: dict[str, str] = {}
     for card in state.live:
         rel = state.vault.rel(card.path)

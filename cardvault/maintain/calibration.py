@@ -128,8 +128,7 @@ def threshold_notices(config: VaultConfig) -> list[str]:
 
 
 def constants_for(config: VaultConfig) -> ModelConstants:
-    """The constants for the vault's model (the default model's when not measured), with the
-    vault's own `[merge]`/`[distill] threshold` when it sets them."""
+    """The constants for the vault's model, with its own `[merge]`/`[distill] threshold`."""
     found = CONSTANTS.get(config.model, CONSTANTS[DEFAULT_MODEL])
     if config.merge_threshold is not None:
         found = replace(found, merge_threshold=config.merge_threshold)

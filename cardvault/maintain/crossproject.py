@@ -51,8 +51,8 @@ FIRST_RULE = "the first global rule (every project's sessions load it): asked, n
 
 @dataclass(frozen=True)
 class GlobalPlan:
-    """What `maintain --global` would do: the changes to the global vault (the review queue's
-    included), the projects read, what the reader should be told, and the open questions."""
+    """What `maintain --global` would do: the changes, the projects read, notices and the open
+    questions."""
 
     changes: tuple[Change, ...]
     projects: tuple[str, ...]
@@ -99,8 +99,7 @@ class _Found:
 def run_global(
     global_vault: Vault, now: dt.datetime, dry_run: bool = False, embedder: Any = None
 ) -> GlobalResult | Planned[GlobalPlan, GlobalResult]:
-    """The cross-project promotion: its plan with `dry_run`, else its write for the app to
-    land."""
+    """The cross-project promotion: its plan with `dry_run`, else its write for the app."""
     if dry_run:
         return GlobalResult(plan_global(global_vault, now.date(), embedder), None, True)
 

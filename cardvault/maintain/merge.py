@@ -55,7 +55,7 @@ STEP = "merge"
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     """Changes that merge every cluster of distilled cards holding one content, and the
-    questions (duplicates among curated cards, contradictions)."""
+    questions left."""
     live = state.live
     if len(live) < 2:
         return queue_changes(state, [], STEP)

@@ -102,8 +102,7 @@ def lesson_rule(card: Card, by_ref: Mapping[str, LogEntry]) -> str | None:
 
 
 def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
-    """The agents who learned a card's lesson, sorted: those of the log entries it cites, and
-    its `learned_by` names."""
+    """The agents who learned a card's lesson (of the entries it cites, and `learned_by`)."""
     found = {by_ref[s].agent for s in card.sources if s in by_ref and by_ref[s].agent}
     found.update(n.strip().lower() for n in card.items(LEARNED_BY) if n.strip())
     return tuple(sorted(n for n in found if n))
