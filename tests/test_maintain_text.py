@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import claims, conflicting_pairs, contradict
+from cardvault.maintain.linkage import constrained_clusters
 from cardvault.maintain.text import (
     append_paragraphs,
     blocks,

@@ -1,18 +1,10 @@
 """Archive: cards nobody has touched for `archive_days` move to memory/archive/.
 
-A live card whose latest of `updated`, `last_used` and the last use this clone's ledger
-recorded but has not folded yet (vault/uses.py; so `--only archive` counts reads too), or
-`created` when none is set, is more than `archive_days` before the run's date, and which is not
-promoted, moves to the same place under memory/archive/ with `status: archived`. Nothing is
-deleted; search still finds it with `--archived`, and links to it still resolve.
-
-A card a folder import wrote (`imported: DATE`, docs/import.md) keeps the dates of the note it
-came from, often years old; it is not archived until `archive_days` after its import, and the
-run says how many cards it held back for that reason (a `skipped` report). The use ledger does
-not replace this: a card imported today has no use yet, so by use alone every old note would be
-archived on the first run. The import date is when the vault received it; from then on, reads
-keep it (each use moves `last_used`), and a card nobody reads for `archive_days` after its
-import is archived like any other.
+A card's last touch is the latest of `updated`, `last_used` and the use this clone's ledger
+recorded but has not folded yet (vault/uses.py), else `created`. Promoted cards stay; the rest
+move with `status: archived`, still found by search with `--archived`. A card a folder import
+wrote (`imported: DATE`) keeps its note's old dates, so it waits `archive_days` from its import
+(reported as held back): by use alone every old note would be archived on the first run.
 """
 
 from __future__ import annotations
@@ -65,8 +57,7 @@ def _held_back(held: list[CardFile], cfg: VaultConfig) -> Report:
 
 
 def last_activity(card: Card, use: Use | None = None) -> dt.date | None:
-    """The latest of `updated`, `last_used` and `use` (not folded yet); `created` when none
-    is set."""
+    """The latest of `updated`, `last_used` and `use`; `created` when none is set."""
     recorded = use.last if use is not None else None
     dates = [d for d in (card.date(UPDATED), card.date(LAST_USED), recorded) if d]
     if dates:

@@ -1,17 +1,12 @@
 """Putting questions in the review queue: members named the way `review` shows them, and one
 write of `memory/review.jsonl` per step.
 
-A new question that is already in the queue (same kind, same members or the same cards, an
-entry standing for the card that holds it; pending or settled) is not asked again. A same-lesson
-or duplicate question that touches a pending one of its kind (a member, or a member's card, in
-common) extends it with the new members instead of asking a second time, and brings its evidence
-(the pairs that say why each new member is there), as long as it stays a question a person can
-answer: at most MAX_ASK members (an entry in a card counting as that card). One that would
-widen it further waits, said in the commit; a run after the pending one is answered finds it
-again (the merge step asks about the cards its entries became) and asks it. Pending questions
-whose members moved or are gone (an entry no longer in its log, a card archived or removed by
-hand) or are already in one card are closed with the reason shown
-(`review: closed ID (memory/cards/x.md was archived (now memory/archive/x.md))`), not dropped.
+A question already in the queue (same kind, same members or the same cards; pending or
+settled) is not asked again. A grouping question that touches a pending one of its kind
+extends it with the new members and their evidence while it stays answerable (MAX_ASK members,
+an entry counting as its card); one that would widen it further waits for the answer. Pending
+questions whose members moved or are gone, or are already in one card, are closed with the
+reason shown, not dropped.
 """
 
 from __future__ import annotations
@@ -53,7 +48,7 @@ LABELS = {
 
 def entry_member(state: VaultState, lesson: Lesson, card: Path | None) -> Member:
     """A log entry as a member: its source ref, its log file, its lesson lines, its card. An
-    entry the secret guard flags lends no text (its log keeps it; the queue never copies it)."""
+    entry the secret guard flags lends no text."""
     from cardvault.guard import scan_text
 
     vault = state.vault
@@ -77,8 +72,8 @@ def card_member(state: VaultState, card: CardFile, text: str | None = None) -> M
 def new_item(
     kind: str, members: Sequence[Member], evidence: dict[str, object], today: dt.date
 ) -> ReviewItem:
-    """A pending item (its id is settled when it joins the queue). Every text in it passes the
-    secret guard's redaction first: the queue is a vault file like any other."""
+    """A pending item (its id is settled when it joins the queue), every text in it redacted by
+    the secret guard: the queue is a vault file like any other."""
     unique = [replace(m, text=_screened(m.text)) for m in {m.key: m for m in members}.values()]
     screened = {key: _screened(value) for key, value in evidence.items()}
     return ReviewItem("", kind, tuple(unique), screened, today.isoformat())
@@ -115,16 +110,14 @@ def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> 
 
 
 #: The most members a question holds: grouping proposes no wider one, and a pending question
-#: takes in one that touches it only while it stays within this (one grew to 95 members over
-#: ten weekly runs of the held-out lessons, nobody answering: no question a person can answer).
+#: takes in one that touches it only while it stays within this (wider is no question a person
+#: can answer).
 MAX_ASK = 4
 
 #: The most questions one step adds to the queue, and the most bytes the queue may reach by
 #: them (half of what a vault file may hold, leaving room for the answers): past either, the
-#: rest are not asked, and the commit says how many (a step that finds them again on a later
-#: run asks them then, if there is room). Without a bound, 160 lessons that each give the build
-#: another port asked some 3,300 "which one holds?" questions, a queue over the file limit, and
-#: every later maintain failed with nothing written and so nothing to answer.
+#: rest wait for a later run and the commit says how many. A queue over the file limit would
+#: stop every later run, with nothing written and so nothing to answer.
 MAX_NEW_QUESTIONS = 200
 QUEUE_BUDGET = MAX_FILE_BYTES // 2
 
@@ -195,8 +188,8 @@ def _bytes(items: list[ReviewItem]) -> int:
 
 
 def _joined_evidence(pending: Mapping[str, Any], joining: Mapping[str, Any]) -> dict[str, Any]:
-    """A pending question's evidence with the pairs of the question that extends it (the ones it
-    did not show yet) after its own, the score the best of both: why each new member is there."""
+    """A pending question's evidence with the new pairs of the question that extends it after
+    its own, the score the best of both: why each new member is there."""
     mine, theirs = pending.get("pairs"), joining.get("pairs")
     if not isinstance(mine, list) or not isinstance(theirs, list):
         return dict(pending)
@@ -278,8 +271,7 @@ def card_keys(state: VaultState, card: CardFile) -> frozenset[str]:
 
 
 def card_holders(state: VaultState) -> dict[str, str]:
-    """Member key -> the path of the live card that holds it (its path, an old slug's path, a
-    source it cites)."""
+    """Member key (`card_keys`) -> the path of the live card that holds it."""
     found: dict[str, str] = {}
     for card in state.live:
         rel = state.vault.rel(card.path)

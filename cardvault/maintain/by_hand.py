@@ -1,8 +1,7 @@
 """The steps a person runs on one card: `promote SLUG`, `demote SLUG`, `archive SLUG`.
 
-Each reads the vault (no model needed), plans the card's change plus the AGENTS.md rules
-section and the MEMORY.md table it affects under the vault lock, and writes them through the one
-door (edits/door.py) in one commit.
+Each plans the card's change plus the AGENTS.md rules and MEMORY.md table it affects, for the
+app to land through the one door in one commit.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """The maintenance constants that depend on the embedding model: one measured set per model.
 
-A cosine of 0.80 does not mean the same on two models (bge-small's unrelated sentences sit near
-0.44, MiniLM's near 0.07: STS-B dev, mismatched pairs), and the same-lesson score weighs two
-cosines; so every cut-off that reads a cosine, and the score's weights and cut-offs, are measured
-per model and kept here, keyed by the `[search] model` setting, the way search/fusion.py keys its
-fusion constants. `constants_for(config)` gives the set for a vault's model: a model not measured (a
-local folder) gets the default model's; `[merge] threshold` and `[distill] threshold`, when a vault
-sets them, override the model's value.
-
-How each is measured (`python benchmarks/thresholds.py --constants` lists the commands):
-the same-lesson score and its cut-offs by `benchmarks/lessons.py calibrate --model M` on the
-calibration half of the labelled lessons; the merge cut-offs by `benchmarks/merge_stsb.py
---model M`; the other cosines carried over from the default model's by rank on STS-B dev
-(`benchmarks/thresholds.py --map M`). docs/benchmarks.md ("Learning lessons, per model") has
-the figures.
+A cosine of 0.80 does not mean the same on two models (unrelated sentences sit near 0.44 on
+bge-small, 0.07 on MiniLM), so every cut-off that reads a cosine, and the same-lesson score's
+weights and cut-offs, are kept per model, keyed by the `[search] model` setting. A model not
+measured gets the default model's set; a vault's `[merge]`/`[distill] threshold` overrides.
+`python benchmarks/thresholds.py --constants` lists how each is measured; docs/benchmarks.md
+("Learning lessons, per model") has the figures.
 """
 
 from __future__ import annotations
@@ -136,8 +128,7 @@ def threshold_notices(config: VaultConfig) -> list[str]:
 
 
 def constants_for(config: VaultConfig) -> ModelConstants:
-    """The constants for the vault's model (the default model's when not measured), with the
-    vault's own `[merge]`/`[distill] threshold` when it sets them."""
+    """The constants for the vault's model, with its own `[merge]`/`[distill] threshold`."""
     found = CONSTANTS.get(config.model, CONSTANTS[DEFAULT_MODEL])
     if config.merge_threshold is not None:
         found = replace(found, merge_threshold=config.merge_threshold)

@@ -1,14 +1,10 @@
 """The nodes lesson grouping works on: pending lessons, the cards they may join, and the best
 score between every two of them.
 
-A lesson may join one of its SHORTLIST closest live cards (closeness: the larger of the cosine of
-its title and lines with the card's text, and of the whole entry with the entries the card cites,
-vectors the search index already holds), or the card it links to. A card's tellings are the entries
-it cites (else its paragraphs, at most CARD_PARAGRAPHS), so a lesson is compared with every way the
-card's lesson was told before; its link to the card is its best score with any of them (computed for
-lessons at least the model's `link_floor` close). Cards are not compared with each other here: merge
-does that. A card that cites entries is compared through them alone (the pairs the scores are
-calibrated on); a hand-written card through its paragraphs.
+A lesson may join one of its SHORTLIST closest live cards, or the card it links to. A card that
+cites entries is compared through them alone (the pairs the scores are calibrated on), a
+hand-written card through its paragraphs; a lesson's link to a card is its best score with any
+of those tellings. Cards are not compared with each other here: merge does that.
 """
 
 from __future__ import annotations
@@ -44,6 +40,22 @@ class Node:
     keys: frozenset[str] = frozenset()  # what decisions name it by
     paragraphs: int = 0  # for a card: how many of its rows are its own paragraphs
 
+    @property
+    def name(self) -> str:
+        """The lesson's source ref, or the card's slug."""
+        if self.lesson is not None:
+            return self.lesson.ref
+        assert self.card is not None
+        return self.card.slug
+
+    @property
+    def text(self) -> str:
+        """The lesson's text, or the card's body."""
+        if self.lesson is not None:
+            return self.lesson.text
+        assert self.card is not None
+        return self.card.card.body
+
 
 def vocabulary(state: VaultState) -> Vocabulary:
     """Term rarity over every card and log entry of the vault."""
@@ -53,13 +65,9 @@ def vocabulary(state: VaultState) -> Vocabulary:
 
 
 def shortlist(state: VaultState, lessons: list[Lesson]) -> tuple[list[CardFile], np.ndarray]:
-    """The cards some lesson is near, and every lesson's closeness to each of them.
-
-    Closeness is the larger of two cosines: the lesson's title and lines with the card's text,
-    and the whole entry with the entries the card cites (vectors the search index already
-    holds). A lesson's SHORTLIST closest live cards at ≥ the model's `shortlist_floor` are
-    taken, and any card
-    a lesson links to (live or archived)."""
+    """The cards some lesson is near (its SHORTLIST closest from `shortlist_floor`, and any card
+    it links to), and every lesson's closeness to each: the larger cosine of the lesson with
+    the card's text, and of the whole entry with the entries the card cites."""
     import numpy as np
 
     live = state.live
@@ -108,10 +116,8 @@ def build_nodes(
         tellings.append(lesson.telling)
     entries = entries_by_ref(state.entries)
     for card in cards:
-        # a card that cites entries is compared with them: a lesson with the earlier tellings,
-        # the kind of pair the scores are calibrated on (a paragraph with the card's topic as
-        # its story scored up to 16 against look-alikes; issue 22); a card that cites none is
-        # compared with its paragraphs
+        # a card that cites entries is compared with them, the pairs the scores are calibrated
+        # on (its paragraphs score look-alikes too high); a card that cites none, with those
         own = [entry_telling(entries[s]) for s in card.card.sources if s in entries]
         paragraphs = 0
         if not own:
@@ -124,9 +130,8 @@ def build_nodes(
 
 
 def card_tellings(state: VaultState, card: CardFile) -> list[Telling]:
-    """A card's body as tellings of its own: each paragraph (or list item) with the card's topic
-    as its story, at most CARD_PARAGRAPHS of them, so a long card counts like a few entries, not
-    like one long text that shares a word with everything."""
+    """A card's paragraphs as tellings, each with the card's topic as its story, at most
+    CARD_PARAGRAPHS: a long card counts like a few entries, not one text sharing every word."""
     rel = state.vault.rel(card.path)
     topic = card.card.topic
     paragraphs = [b.text for b in blocks(card.card.body) if b.kind in ("paragraph", "item")]
@@ -137,9 +142,8 @@ def card_tellings(state: VaultState, card: CardFile) -> list[Telling]:
 def node_links(
     nodes: list[Node], evidence: Evidence, closeness: np.ndarray
 ) -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, int]]]:
-    """Node × node: the best score between their tellings (cards never link to cards; a lesson
-    links to the cards it is at least the model's `link_floor` close to), and which two tellings
-    gave it."""
+    """Node × node: the best score between their tellings (cards never link to cards, a lesson
+    to cards from `link_floor`), and which two tellings gave it."""
     import numpy as np
 
     count = len(nodes)

@@ -1,18 +1,14 @@
 """What may and may not be grouped: the rules on top of the evidence scores.
 
-Never together: lessons that contradict each other or a card near them (lexically), or that
-would be joined but say the same with other figures or names (disagree.py), lessons
-linked to different cards (or a lesson and a card other than the one it links to), members a
-person said are different. Never certain (asked instead): a lesson that advises against
-("never", "don't") with one, or a card telling, that does not; two that advise the same
-action on different things ("use Jest" / "use Vitest"), whatever words they share. Always
-together: a lesson and the card its `→ card:` link names, members a person said are one
-lesson. A curated card (hand-written, imported: not `distilled`, vault/card.py) is never
-certain with a lesson, however close: maintenance writes into it only on the log's own link or
-a person's answer, and otherwise asks. A card that cites no entries is asked about only from
-the model's `card_ask_floor` closeness; two cards
-count as NEUTRAL_GAP below `review`, so a lesson near two cards is asked about both while two
-cards never make a question on their own.
+Never together: lessons that contradict each other or a card near them, or that would be joined
+but say the same with other figures or names (disagree.py); lessons linked to different cards;
+members a person said are different. Never certain (asked instead): one side advising against
+("never", "don't") and the other not; the same action on different things ("use Jest" / "use
+Vitest"); a curated card (not `distilled`, vault/card.py), which maintenance writes into only on
+the log's own link or a person's answer. Always together: a lesson and the card its `→ card:`
+link names; members a person said are one lesson. A card citing no entries is asked about only
+from `card_ask_floor`; two cards sit NEUTRAL_GAP below `review`, so they never make a question
+on their own.
 
 Each rule is a node × node mask; in each matrix's table the first rule that holds gives the value.
 """
@@ -127,10 +123,9 @@ def _substitutions(
 def _disagreeing(
     state: VaultState, nodes: list[Node], certain: np.ndarray
 ) -> dict[tuple[int, int], Contradiction]:
-    """Pairs that would be joined without asking (a lesson and a card, two lessons) but tell
-    the same thing with other figures or names ("p95 is 0.70 s" / "p95 is 11.91 s"): kept
-    apart, and asked which holds (disagree.py). Only these pairs are read, so the cost follows
-    what would be joined, not the vault."""
+    """Pairs that would be joined without asking but tell the same thing with other figures or
+    names (disagree.py): kept apart, and asked which holds. Only these pairs are read, so the
+    cost follows what would be joined, not the vault."""
     import numpy as np
 
     found: dict[tuple[int, int], Contradiction] = {}
@@ -138,8 +133,7 @@ def _disagreeing(
     for i, j in zip(rows.tolist(), columns.tolist(), strict=True):
         if nodes[i].lesson is None and nodes[j].lesson is None:
             continue
-        texts = [_text_of(nodes[n]) for n in (i, j)]
-        where = disagreement(state, texts[0], texts[1])
+        where = disagreement(state, nodes[i].text, nodes[j].text)
         if where is not None:
             kind = "figures" if "figures" in where else "names"
             sides = where[kind]
@@ -148,13 +142,6 @@ def _disagreeing(
                 Claim("says", tuple(sides[0]), 1, first), Claim("says", tuple(sides[1]), -1, second)
             )
     return found
-
-
-def _text_of(node: Node) -> str:
-    if node.lesson is not None:
-        return node.lesson.text
-    assert node.card is not None
-    return node.card.card.body
 
 
 def _contradictions(
@@ -180,9 +167,7 @@ def _contradictions(
 
 
 def _kept(state: VaultState, nodes: list[Node]) -> tuple[Pairs, Pairs]:
-    """Never together: pairs a person kept apart, lessons linked to different cards (or to
-    another card). Always together: a lesson and the card its `→ card:` link names, members a
-    person said are one lesson."""
+    """The never-together and the always-together node pairs (see the module docstring)."""
     never: Pairs = set()
     always: Pairs = set()
     holders: dict[str, list[int]] = {}
@@ -221,8 +206,7 @@ def _kept(state: VaultState, nodes: list[Node]) -> tuple[Pairs, Pairs]:
 
 def _accepted_together(state: VaultState) -> dict[str, list[frozenset[str]]]:
     """For each member key of an accepted same-lesson or duplicate item, the groups it joins:
-    each answer's chosen keys, one set its members share (a copy per member would be 900
-    million entries for one answer of 30,000 members, a line a shared vault can carry)."""
+    each answer's chosen keys as one set its members share (a copy per member is quadratic)."""
     found: dict[str, list[frozenset[str]]] = {}
     for item in state.review_items:
         if item.status == ACCEPTED and item.kind in ("same-lesson", "duplicate"):

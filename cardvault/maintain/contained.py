@@ -1,21 +1,11 @@
 """How much of one card the other already says: the evidence merge judges sameness on.
 
-Two cards hold the same content when one's passages are, for the most part, already said by the
-other; never because their whole texts sit close on the model (long notes of one product and
-pages of one template sit above cosine 0.80 and say different things). A card's passages are
-its sentences and code blocks; headings are structure, and a passage found in BOILERPLATE or
-more cards of the vault (copies of one note counted once) is its template's ("Tags: [[System
-Security]]"), so neither counts. A passage is already said as novelty.py decides it: its
-normalised form is there, or it brings no new word, figure or identifier and the model finds a
-sentence of the other card that says it (the distill threshold) with the same negation,
-conditions and word order. A passage with no word that comparison reads (CJK text) is said only
-when its normalised form is there.
-
-`contained_shares` gives, for each pair, the share of each card's passages (weighted by their
-meaning words, so a stray "See also:" weighs little) the other says, facts and all, and the
-share it states perhaps with other figures or identifiers ("retry 3 times" / "retry 5 times":
-the same statement, whose facts disagree); CONTAINED of it is "this card's content is in the
-other's". The sentences the model must read are embedded in one batch.
+A card's passages are its sentences and code blocks; headings, and passages found in BOILERPLATE
+or more cards (copies of one note counted once: a template's text), do not count. A passage is
+already said as novelty.py decides it. `contained_shares` gives, for each pair, the share of
+each card's passages (weighted by their meaning words, so a stray "See also:" weighs little)
+the other says, facts and all, and the share it states perhaps with other figures ("retry 3
+times" / "retry 5 times"); CONTAINED of it is "this card's content is in the other's".
 """
 
 from __future__ import annotations
@@ -27,11 +17,11 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain.novelty import already_said, new_words
 from cardvault.maintain.text import (
-    blocks,
     body_sentences,
+    is_code,
     meaning_words,
     normalise,
-    split_sentences,
+    prose_sentences,
 )
 
 if TYPE_CHECKING:
@@ -44,19 +34,12 @@ CONTAINED = 0.75
 
 
 def passages(body: str) -> list[str]:
-    """The body's sentences and code blocks (not its headings), in order."""
-    found: list[str] = []
-    for block in blocks(body):
-        if block.kind == "code":
-            found.append(block.text)
-        elif block.kind != "heading":
-            found.extend(split_sentences(block.text))
-    return found
+    """The body's sentences and code blocks (headings are structure, not content)."""
+    return body_sentences(body, skip=("heading",))
 
 
 def common_passages(bodies: Sequence[str]) -> frozenset[str]:
-    """Normalised passages found in BOILERPLATE or more of `bodies`: template text. Copies of
-    one body (the same words) count once: three copies of a note are no template."""
+    """Normalised passages found in BOILERPLATE or more distinct `bodies`: template text."""
     distinct = {" ".join(body.split()): body for body in bodies}.values()
     counts = Counter(n for body in distinct for n in {normalise(p) for p in passages(body)})
     return frozenset(n for n, count in counts.items() if n and count >= BOILERPLATE)
@@ -69,7 +52,7 @@ def _weight(passage: str) -> int:
 @dataclass(frozen=True)
 class Share:
     """How much of one card another says: `said` (facts and all), `stated` (the same
-    statements, their figures or identifiers perhaps other: "retry 3 times" / "retry 5 times")."""
+    statements, their figures or identifiers perhaps other)."""
 
     said: float
     stated: float
@@ -88,11 +71,7 @@ class _Judged:
         for passage in inner:
             if normalise(passage) in norms:
                 self.said += _weight(passage)
-            elif (
-                meaning_words(passage)
-                and not passage.lstrip().startswith(("```", "~~~"))
-                and not new_words(passage, outer)
-            ):
+            elif meaning_words(passage) and not is_code(passage) and not new_words(passage, outer):
                 self.maybe.append(passage)
 
     def could_be_contained(self) -> bool:
@@ -138,10 +117,9 @@ def contained_shares(
         for (_, outer), judgement in judged.items():
             if judgement.maybe and judgement.could_be_contained():
                 texts.update(dict.fromkeys(judgement.maybe))
-                texts.update(dict.fromkeys(s for s in body_sentences(bodies[outer])))
-        prose = [t for t in texts if not t.lstrip().startswith(("```", "~~~"))]
-        if prose:
-            embeddings.vectors(prose)
+                texts.update(dict.fromkeys(prose_sentences(bodies[outer])))
+        if texts:
+            embeddings.vectors(list(texts))
     return {
         (i, j): (
             judged[(i, j)].share(embeddings, threshold),

@@ -1,13 +1,10 @@
 """Contradictions between two cards, found lexically: the same action on the same object with
-opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "disable X",
-"do X" / "don't X").
+opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "disable X").
 
-Each clause yields its polar claims: (verb, object, +1 or -1). Two texts conflict when one
-claims (verb, object, +1) and the other (verb, object, -1). The object is up to three content
-words after the verb (code spans included, articles skipped); two objects are the same when
-their first two words agree ("use `npm ci` for the dashboard" / "never use npm ci in Docker";
-not "npm ci" / "npm install") or they share two words ("always pin Docker base images" / "don't
-pin base images"). Imports nothing heavy: `check` uses it.
+Each clause yields its polar claims (verb, object, ±1); two texts conflict when they claim one
+(verb, object) with opposite signs. The object is up to three content words after the verb; two
+objects are the same when their first two words agree or they share two words ("always pin
+Docker base images" / "don't pin base images"). Imports nothing heavy: `check` uses it.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cardvault.maintain.text import body_sentences
+from cardvault.maintain.text import prose_sentences
 
 _CLAUSE = re.compile(r";|\s[—–]\s|:\s")
 _WORDS = re.compile(r"don't|[a-z0-9][a-z0-9._+/-]*")
@@ -71,9 +68,7 @@ def tokens(sentence: str) -> list[str]:
 def claims(text: str) -> list[Claim]:
     """The polar claims of a card body or a lesson (code blocks are not read)."""
     found: list[Claim] = []
-    for sentence in body_sentences(text):
-        if sentence.lstrip().startswith(("```", "~~~")):
-            continue
+    for sentence in prose_sentences(text):
         flat = " ".join(sentence.split())
         for clause in _CLAUSE.split(sentence):
             found.extend(_clause_claims(tokens(clause), flat))
@@ -182,10 +177,8 @@ def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Cont
 def conflicting_claims(
     named: list[tuple[str, list[Claim]]],
 ) -> list[tuple[str, str, Contradiction]]:
-    """Like `conflicting_pairs`, over claims already worked out (e.g. kept in the catalog).
-
-    Claims are joined on their verb, so the cost grows with the number of claims, not pairs.
-    """
+    """Like `conflicting_pairs`, over claims already worked out (e.g. kept in the catalog);
+    joined on their verb, so the cost grows with the number of claims, not pairs."""
     by_verb: dict[str, list[tuple[int, Claim]]] = {}
     for index, (_, found) in enumerate(named):
         for claim in found:

@@ -1,13 +1,10 @@
 """The cards `maintain --global` compares (`Member`), and weak cross-project evidence: a
 question in the global vault's review queue, never a card.
 
-A pair of cards from two projects that look alike without being certainly the same lesson, or a
-lesson found in fewer projects than `[global] promote_projects`, is asked about rather than
-promoted: `ask` puts it in the global vault's `memory/review.jsonl` as a `cross-project` item
-(members named by their citation, `<context key>:memory/cards/<slug>.md`), and `cardvault
-review --global` lists it with the other decisions. Accepting it promotes the members into one
-global card at once (`promotion_by_answer`); rejecting it keeps them apart from then on, so
-`maintain --global` neither asks again nor groups them.
+A pair that looks alike without certainly being one lesson, or a lesson found in fewer projects
+than `[global] promote_projects`, becomes a `cross-project` item whose members are named by
+their citation (`<context key>:memory/cards/<slug>.md`). Accepting it promotes the members at
+once (crossproject.promotion_by_answer); rejecting it keeps them apart from then on.
 """
 
 from __future__ import annotations

@@ -1,34 +1,18 @@
 """`maintain --global`: a lesson found in several projects becomes one global card and rule.
 
-1. Every project registered with the global vault (scopes/registry.py) is read through the one read
-   path (one vault is one project, whatever keys it was registered under); a path that no
-   longer holds a vault is skipped with a notice. Its live lessons are the candidates, each with
-   its rule (the line its AGENTS.md records, else the rule its log entries give:
-   maintain/promote.py), except those marked `private: true`; a note that is no lesson brings
-   no rule.
-2. Each card is embedded as search embeds it (maintain.similarity, from each project's own
-   index), and cards of *different* projects are compared: at or above `[global] threshold`
-   (the global vault's setting) they tell the same lesson, unless they contradict each other.
-3. Same-lesson cards are grouped; a group spanning at least `[global] promote_projects`
-   projects becomes one global card: the body of the member among those whose rule the most
-   projects say whose rule is nearest the others' (then the most seen; `spokesman`: the rule
-   is what AGENTS.md will say), citing in `sources` every member whose rule says the same,
-   as `<context key>:memory/cards/<slug>.md` (the others join it on a later run, `_extended`;
-   too few projects saying one rule, and the group is a question), `seen` = the number of
-   projects, `status: promoted`, and its rule line in the global vault's AGENTS.md. While that
-   AGENTS.md records no rule yet, the group is asked instead (`FIRST_RULE`): a global rule
-   reaches every project's sessions, so the first one is a person's to accept. A group whose
-   members a global card already cites updates that card (new citations, `seen`) instead of
-   making another.
-4. Weaker evidence — a pair between `[global] review_threshold` and `threshold`, or a group in
-   fewer projects than required — is a question in the global vault's review queue
-   (crossasking.py), never a card. An accepted question is promoted at once
-   (`promotion_by_answer`, called by `cardvault review accept`); cards a rejected one named
-   are kept apart from then on.
+Every project registered with the global vault (scopes/registry.py) is read through the one read
+path; its live, non-private lessons are the candidates, each with its rule (maintain/promote.py).
+Cards of *different* projects at or above `[global] threshold` (each embedded by its own
+project's index and model) tell the same lesson unless they contradict. A group spanning
+`[global] promote_projects` projects becomes one global card with `status: promoted` and a rule
+line in the global AGENTS.md: the lesson of its `spokesman`, citing every member whose rule
+says the same (`<context key>:memory/cards/<slug>.md`); a group a global card already cites
+extends that card. While the global AGENTS.md has no rule yet, the group is asked instead
+(`FIRST_RULE`): a global rule reaches every project's sessions. Weaker evidence is a question
+in the global review queue (crossasking.py), never a card.
 
-Planning is pure apart from reading and embedding; `run_global` writes the plan into the global
-vault under its lock in one commit. Projects' vaults are only read (their search caches may be
-brought up to date).
+Planning only reads the projects; `run_global` writes the plan into the global vault under its
+lock in one commit.
 """
 
 from __future__ import annotations
@@ -43,9 +27,9 @@ from cardvault.edits.changes import Change, WriteFile, reason_lines
 from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index
-from cardvault.maintain.clusters import constrained_clusters
 from cardvault.maintain.contradict import contradict
 from cardvault.maintain.crossasking import Member, Weak, ask
+from cardvault.maintain.linkage import constrained_clusters
 from cardvault.maintain.newcard import fallback
 from cardvault.maintain.promote import lesson_rule, recorded_cards, rules_changes
 from cardvault.maintain.state import CardFile, VaultState, load_state
@@ -67,8 +51,8 @@ FIRST_RULE = "the first global rule (every project's sessions load it): asked, n
 
 @dataclass(frozen=True)
 class GlobalPlan:
-    """What `maintain --global` would do: the changes to the global vault (the review queue's
-    included), the projects read, what the reader should be told, and the open questions."""
+    """What `maintain --global` would do: the changes, the projects read, notices and the open
+    questions."""
 
     changes: tuple[Change, ...]
     projects: tuple[str, ...]
@@ -115,8 +99,7 @@ class _Found:
 def run_global(
     global_vault: Vault, now: dt.datetime, dry_run: bool = False, embedder: Any = None
 ) -> GlobalResult | Planned[GlobalPlan, GlobalResult]:
-    """The cross-project promotion: its plan with `dry_run`, else its write for the app to
-    land."""
+    """The cross-project promotion: its plan with `dry_run`, else its write for the app."""
     if dry_run:
         return GlobalResult(plan_global(global_vault, now.date(), embedder), None, True)
 
@@ -144,9 +127,9 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
     promoted: dict[Path, str] = {}
     for group in groups:
         projects = {m.project for m in group}
-        owner = next((cited[m.cite] for m in group if m.cite in cited), None)
-        if owner is not None:
-            changes += _extended(state.card_at(owner.path) or owner, group, today)
+        extended = _extended(state, group, cited, today)
+        if extended is not None:
+            changes += extended
             continue
         if len(projects) < cfg.global_promote_projects:
             needed = f"found in {len(projects)} project(s), {cfg.global_promote_projects} needed"
@@ -200,9 +183,8 @@ def same_lessons(
     embedder: Any = None,
     apart: KeptApart | None = None,
 ) -> tuple[list[list[Member]], list[Weak]]:
-    """Groups of cards of different projects telling the same lesson (groups of one left out),
-    and the weaker pairs (between `review` and `threshold`); two cards whose citations are a
-    pair in `apart` (an answered question said so) are neither grouped nor asked about."""
+    """Groups of cards of different projects telling the same lesson, and the weaker pairs
+    (between `review` and `threshold`); pairs in `apart` are neither grouped nor asked about."""
     apart = apart or KeptApart()
     if len({m.project for m in members}) < 2:
         return [], []
@@ -265,13 +247,10 @@ def spokesman(
     group: list[Member], threshold: float, embedder: Any = None
 ) -> tuple[Member, list[Member]]:
     """The member whose lesson (and rule) the global card takes, and the members whose rule
-    says what its rule says (cosine at `threshold` or above, in that member's project's model;
-    the member itself included): of the members whose rule the most projects say, the one
-    whose rule is nearest all the others' (the most cosine in sum), then the most seen. The
-    similarity that grouped them read the cards, never a `rule:` field, and a card's `seen` is
-    its own claim: a pushed card with a teammate's body, `seen: 100000` and a `rule:` piping
-    curl into sh would otherwise speak for every project (and one saying a teammate's rule
-    with a curl pipe after it agrees with every rule the teammates' rules agree with)."""
+    says what its rule says (cosine at `threshold` or above, in each member's project's model):
+    of the members whose rule the most projects say, the one whose rule is nearest all the
+    others', then the most seen. The grouping never read a `rule:` field, and `seen` is a
+    card's own claim, so neither may make a pushed card speak for every project."""
     from cardvault.maintain.similarity import Embeddings
 
     rules = [m.rule for m in group]
@@ -289,9 +268,8 @@ def spokesman(
         }
         agreeing = [m for b, m in enumerate(group) if b == a or near[b] >= threshold]
         card = voice.card.card
-        # nearest all the others' rules before the most seen: a rule that says another's and
-        # more (a curl pipe after a teammate's lesson) still agrees with it, but is farther
-        # from the rest than the rules it copies are from each other
+        # nearest the others before the most seen: a rule that copies another's and adds a
+        # command still agrees with it, but is farther from the rest than they are
         central = round(sum(near.values()), 6)
         rank = (len({m.project for m in agreeing}), central, card.seen, len(card.body), voice.cite)
         if best is None or rank > best:
@@ -324,8 +302,15 @@ def _new_global_card(
     return WriteFile(path, render_card(meta, body), ABSENT, reason, STEP, 1)
 
 
-def _extended(owner: CardFile, group: list[Member], today: dt.date) -> list[Change]:
-    """The global card citing the group, with the members it did not cite yet."""
+def _extended(
+    state: VaultState, group: list[Member], cited: dict[str, CardFile], today: dt.date
+) -> list[Change] | None:
+    """The global card citing some of the group, with the members it did not cite yet (None
+    when no global card cites any)."""
+    owner = next((cited[m.cite] for m in group if m.cite in cited), None)
+    if owner is None:
+        return None
+    owner = state.card_at(owner.path) or owner
     known = list(owner.card.sources)
     new = sorted(m.cite for m in group if m.cite not in known)
     if not new:
@@ -356,10 +341,9 @@ def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:
             f"review item {item.id}: {', '.join(missing)} is no longer a live card of a "
             "registered project; reject the item or register the project again"
         )
-    cited = _cited_by(state)
-    owner = next((cited[m.cite] for m in group if m.cite in cited), None)
-    if owner is not None:
-        return _extended(state.card_at(owner.path) or owner, group, state.today)
+    extended = _extended(state, group, _cited_by(state), state.today)
+    if extended is not None:
+        return extended
     # a person said they are one lesson; the rule is still the one most of them say
     voice, _ = spokesman(group, state.vault.config.global_threshold)
     made = _new_global_card(state, group, state.today, voice)

@@ -1,20 +1,11 @@
 """Where two texts that tell the same thing disagree on a figure or a name.
 
-Two close cards, or a lesson and the card it would fold into, may say the same sentence with
-another value: "killed 12 rebels" / "killed 16 rebels", "p95 is 0.70 s" / "p95 is 11.91 s",
-"bomber hits Iraq" / "bomber strikes Syria". Joining them without a person would keep both as
-if they agreed (or, before issue 22, drop one as "already said"). A disagreement is two
-sentences, one from each text, at least `align_figures` similar, each holding a figure the other
-text never mentions in that slot, in the same slot (a word just before or after it in common:
-"12 rebels" / "16 rebels", not "60s default" / "6 replicas"; "Wait 5 seconds" does not say the
-5 of "Retry 5 times"), or, from `align_names`, each holding
-a name the other text never mentions. A text that only adds figures or names, or
-says elsewhere what the other's sentence names, is no disagreement.
-
-Two sentences of two close cards `align_figures` similar tell the same thing, so their figures
-must agree; `align_names` similar, their names too (technical cards name one thing many ways:
-"Apple Silicon Mac" / "M-series MacBook" at 0.65 on MiniLM). Both are the model's
-(maintain/calibration.py; docs/benchmarks.md, "Merging duplicates").
+"killed 12 rebels" / "killed 16 rebels", "p95 is 0.70 s" / "p95 is 11.91 s": joining them without
+a person would keep both as if they agreed. A disagreement is two sentences, one from each text,
+at least `align_figures` similar, each holding a figure the other text never mentions in that
+slot (a word just before or after it in common: "Wait 5 seconds" does not say the 5 of "Retry 5
+times"), or, from `align_names` (technical cards name one thing many ways), each holding a name
+the other text never mentions. Both cut-offs are the model's (maintain/calibration.py).
 """
 
 from __future__ import annotations
@@ -23,14 +14,14 @@ import re
 from typing import Any
 
 from cardvault.maintain.state import VaultState
-from cardvault.maintain.text import body_sentences, figure_contexts, names
+from cardvault.maintain.text import figure_contexts, names, prose_sentences
 
 
 def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | None:
     """The first disagreement between two texts (the figures or names each side holds alone,
     and the two sentences), or None."""
     embeddings = state.require_embeddings()
-    mine, theirs = _prose(left), _prose(right)
+    mine, theirs = prose_sentences(left), prose_sentences(right)
     if not mine or not theirs:
         return None
     scores = embeddings.vectors(mine) @ embeddings.vectors(theirs).T
@@ -73,7 +64,3 @@ def _mentions(found: set[str], item: str) -> bool:
     return any(
         min(len(item), len(w)) >= 3 and (w.startswith(item) or item.startswith(w)) for w in found
     )
-
-
-def _prose(body: str) -> list[str]:
-    return [s for s in body_sentences(body) if not s.startswith(("```", "~~~"))]

@@ -1,21 +1,13 @@
 """Distill: log entries with a signal become knowledge, folded into a card or made a new one.
 
-Where each pending lesson goes is grouping.py's decision, on combined evidence: lessons that
-are certainly the same lesson make one group (a lesson written on three days in three wordings
-makes one card with `seen: 3`); a group goes to the card its `→ card:` link names, or to a card
-it is certainly the same lesson as; otherwise it becomes a new card. What is only possible (the
-same lesson in other words? a lesson that contradicts a card?) becomes a question in the review
-queue (`memory/review.jsonl`), asked once: `cardvault review` answers it.
-
-A new card states its lesson once: its first sighting's lines; the other sightings of the group
-are listed under it as sightings, each with its day, and only when its words add something
-(`_retold`). Folding appends only the sentences the card does not already say (novelty.py), adds
-the group's size to `seen`, sets `updated` to the run's day (an edit: the archive counts a card's
-age from it, never from an old log's day) and cites each entry in `sources`. A card over its
-token budget is kept whole and reported. Text that looks like a secret is never copied into a
-card: that group is reported and skipped. A new card carries `distilled:` (the digest of the
-body it was written with, vault/card.py): it is this pass's own card, which merge may join on
-its own; folding into one keeps the mark with its new body.
+Where each pending lesson goes is grouping.py's decision: lessons certainly the same make one
+group, which goes to the card its `→ card:` link names or it certainly tells, else becomes a
+new card; what is only possible becomes a question in the review queue. A new card states its
+lesson once (its first sighting's lines) and lists the other sightings under it only when their
+words add something (`_retold`). Folding appends only what the card does not already say
+(novelty.py), adds to `seen`, sets `updated` to the run's day and cites each entry. Text that
+looks like a secret is never copied into a card. A new card carries `distilled:` (vault/card.py):
+it is this pass's own card, which merge may join on its own.
 """
 
 from __future__ import annotations
@@ -231,10 +223,8 @@ def create(
 def _retold(
     paragraphs: list[str], group: list[Lesson], embeddings: Any, threshold: float
 ) -> list[str]:
-    """The other sightings of a new card's lesson (grouped with the first as certainly the same
-    lesson), recorded under its statement as sightings, one line each with its day, rather than
-    as the lesson told again: a sighting whose words add nothing is in `sources` alone, one that
-    adds a word or a figure keeps its words there (no fact is dropped)."""
+    """The other sightings of a new card's lesson, one line each with its day, for those whose
+    words add something (the rest are in `sources` alone): no fact is dropped."""
     said = "\n\n".join(paragraphs)
     lines = []
     for lesson in group:

@@ -1,21 +1,11 @@
 """Giving log entries their ids: the once-only migration of a vault of positional citations.
 
-A vault written before entries had ids cites them by position (`memory/2026-03-10.md#10:00-2`:
-the second entry of 10:00), which names another entry once a merge interleaves two clones'
-entries of one minute. `id_changes` plans, from the vault as it is:
-- every entry without an id gets one at the end of its heading (vault/entry_ids.py's
-  `derived_id`: from the entry's own text, so two clones that migrate the same entries write
-  the same bytes), and so does an entry whose id an earlier entry of its log has (a copied
-  heading); nothing else in a log changes;
-- every positional citation that names an entry is rewritten to the entry's id: cards' `sources`
-  (live and archived; only that key's lines change; read by content where several entries share
-  the minute: vault/entry_ids.cited_entry) and the review queue's members;
-- citations that name no entry are left as they are (`check` reports them).
-
-`maintain` runs it first, under the same lock, as a commit of its own ("log: give N entries
-stable ids ..."), so a person reviews the migration apart from any maintenance. Once every
-entry has an id and nothing cites by position, it plans nothing: it happens once, and again
-only for entries written by hand without an id since.
+A positional citation (`memory/2026-03-10.md#10:00-2`) names another entry once a merge
+interleaves two clones' entries of one minute. `id_changes` gives every entry without an id (or
+with a copied one) an id derived from its own text (vault/entry_ids.py: two clones write the
+same bytes) and rewrites every positional citation that names an entry, in cards' `sources` and
+the review queue; citations that name no entry are left for `check`. `maintain` runs it first,
+as a commit of its own, so a person reviews the migration apart from any maintenance.
 """
 
 from __future__ import annotations
@@ -91,9 +81,8 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
 
 
 def give_entry_ids(vault: Vault) -> Callable[[], Proposal[None]]:
-    """The planning function of the vault's migration, in a commit of its own (nothing to
-    commit when there is nothing to migrate). `maintain` does this by itself under its own
-    lock."""
+    """The planning function of the vault's migration, in a commit of its own (`maintain` runs
+    it by itself under its own lock)."""
     from cardvault.edits.proposal import propose
     from cardvault.vault.read import read_vault
 

@@ -1,21 +1,12 @@
 """Is this the same lesson? Evidence from several signals, combined into one calibrated score.
 
 A telling is one way a lesson was written down: a log entry's lesson lines (`signal`) and the
-whole entry, title and story included (`whole`); each paragraph of a card counts as one more
-telling of its lesson. For two tellings the score combines four signals:
-
-- the cosine of the lesson lines' sentence embeddings, and of the whole entries';
-- the salient terms and identifiers they share (`lock_timeout`, `npm`, `pgbouncer`), each
-  weighted by its rarity in the vault (inverse document frequency over every card and log
-  entry), as a share of the smaller side's weight: once for the lesson lines, once for the
-  whole entries.
-
-The weights are a logistic regression fitted on the calibration half of the labelled lesson
-set (tests/fixtures/lessons/) by `benchmarks/lessons.py`, which prints them; the two cut-offs
-come from the same run (docs/benchmarks.md, "Learning lessons"). Above `certain` a pair is the
-same lesson for maintenance to act on alone; from `review` up it is worth asking a person.
-Two of the signals are cosines, so the weights and cut-offs are the model's
-(maintain/calibration.py, one set per model).
+whole entry (`whole`); each paragraph of a card counts as one more telling. For two tellings the
+score combines the cosines of their signals and of their wholes, and the salient terms they
+share (weighted by rarity in the vault, as a share of the smaller side), once each. The weights
+are a logistic regression fitted by `benchmarks/lessons.py` on the calibration half of
+tests/fixtures/lessons/, per model (maintain/calibration.py): above `certain` a pair is the same
+lesson for maintenance to act on alone; from `review` up it is worth asking a person.
 """
 
 from __future__ import annotations
@@ -29,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain.calibration import ModelConstants
 from cardvault.maintain.contradict import Contradiction, conflicting_pairs
+from cardvault.maintain.text import FUNCTION_WORDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,14 +43,14 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]|[a-z0-9]")
-_STOP = frozenset(
+#: Words no term is made of: the function words meaning skips (text.py), and the words every
+#: lesson uses whatever it is about.
+_STOP = FUNCTION_WORDS | frozenset(
     re.split(
         r"\s+",
-        "a an and are as at be but by can for from has have in into is it its of on or so that "
-        "the their them then there these this those to was were when which while with will would "
-        "not no do does did if than too very just only also use used using uses every all any one "
-        "must should never always now after before our we you your out off via per get got set "
-        "lesson gotcha rule decision preference correction need needs",
+        "use used using uses every all any one must should never always now after before our we "
+        "you your out off via per get got set lesson gotcha rule decision preference correction "
+        "need needs",
     )
 )
 
@@ -115,11 +107,8 @@ def negated(text: str) -> bool:
 
 
 class Evidence:
-    """Scores between tellings, block by block, with what each score rests on.
-
-    Vectors come from `embeddings` (a whole entry's text is exactly the search index's text for
-    that entry, so those vectors are usually read, not computed); the weights and cut-offs
-    from `constants`, the model's (maintain/calibration.py)."""
+    """Scores between tellings, block by block, with what each score rests on (a whole entry's
+    text is the search index's text for it, so its vector is usually read, not computed)."""
 
     def __init__(
         self,

@@ -1,19 +1,12 @@
 """Where pending lessons go: certain groups, the card each folds into, and the questions left.
 
 The nodes (candidates.py) are the pending lessons and the cards they may join; the rules on top
-of the scores are constraints.py.
-
-1. Certain groups: each card with the lessons certainly telling its lesson (score at least
-   the model's `certain` with any of its tellings, maintain/calibration.py), then the other
-   lessons by complete linkage at `certain` (every two members certainly the same lesson).
-2. Questions: average-linkage clustering of the certain groups at `review` (a group with
-   a card links by its best member, a group of new lessons by the mean), at most MAX_ASK nodes
-   and at least one new lesson to a question, whose members are each other's nearest
-   neighbours on content (`content`: among each other's MAX_ASK - 1 nearest by the cosine of
-   their lesson texts, and at least the model's `neighbour_floor` close: words two unrelated
-   lessons share make no question): each proposal that joins groups is one "same-lesson"
-   question. Two nodes kept apart only because they contradict, and related
-   enough, make a "contradiction" question.
+of the scores are constraints.py. Certain groups: each card with the lessons certainly telling
+its lesson (score at least the model's `certain`), then the other lessons by complete linkage
+at `certain`. Questions: average linkage of the certain groups at `review`, at most MAX_ASK
+nodes and one new lesson to a question, whose members are each other's nearest neighbours on
+content and at least `neighbour_floor` close (words two unrelated lessons share make no
+question). Two nodes kept apart only because they contradict make a "contradiction" question.
 """
 
 from __future__ import annotations
@@ -113,9 +106,9 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
 
 
 def certain_groups(nodes: list[Node], auto: np.ndarray, certain: float) -> list[list[int]]:
-    """Certain groups of node indices (pairs at or above `certain`): each card with the lessons
-    certainly telling its lesson (its best certain card, for a lesson certain of several), then
-    the other lessons by complete linkage among themselves."""
+    """Certain groups of node indices: each card with the lessons certainly telling its lesson
+    (a lesson certain of several cards joins its best), then the other lessons by complete
+    linkage among themselves."""
     import numpy as np
 
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
@@ -137,9 +130,9 @@ def certain_groups(nodes: list[Node], auto: np.ndarray, certain: float) -> list[
 
 
 def group_links(nodes: list[Node], groups: list[list[int]], review: np.ndarray) -> np.ndarray:
-    """Group × group links for questions. A group holding a card is one lesson already, so a
-    node links to it by its best link with any member; groups of new lessons link by the mean
-    of their members' links. Any never-together pair keeps the groups apart."""
+    """Group × group links for questions: to a group holding a card (one lesson already) by
+    the best link with any member, between groups of new lessons by the mean; any
+    never-together pair keeps two groups apart."""
     import numpy as np
 
     def fold(block: np.ndarray, axis: int, with_card: bool) -> np.ndarray:
@@ -158,10 +151,8 @@ def group_links(nodes: list[Node], groups: list[list[int]], review: np.ndarray) 
 def content(
     nodes: list[Node], groups: list[list[int]], evidence: Evidence, review: np.ndarray
 ) -> np.ndarray:
-    """Node × node closeness on content: the cosine of their lesson texts (the best pair of
-    their tellings), NEVER below the model's `neighbour_floor` (too far apart to tell one
-    lesson, whatever words they share), within one certain group, or for a never-together
-    pair."""
+    """Node × node closeness on content: the best cosine of their tellings' lesson texts;
+    NEVER below `neighbour_floor`, within one certain group, or for a never-together pair."""
     import numpy as np
 
     rows = sorted({r for node in nodes for r in node.rows})
@@ -193,8 +184,8 @@ def nearest(closeness: np.ndarray, count: int) -> list[set[int]]:
 
 def _askable(nodes: list[Node], left: list[int], right: list[int], near: list[set[int]]) -> bool:
     """A question holds a new lesson, at most MAX_ASK members, and members that are each
-    other's nearest neighbours (each among the other's MAX_ASK - 1 nearest; two cards need not
-    be: the question is which of them the lesson tells)."""
+    other's nearest neighbours (two cards need not be: the question is which one the lesson
+    tells)."""
     members = left + right
     if len(members) > MAX_ASK or not any(nodes[n].lesson is not None for n in members):
         return False
@@ -246,15 +237,8 @@ def _pair_detail(
 ) -> dict[str, Any]:
     rows = best.get((a, b)) or best.get((b, a)) or (nodes[a].rows[0], nodes[b].rows[0])
     detail = evidence.detail(*rows)
-    detail["between"] = [_name(nodes[a]), _name(nodes[b])]
+    detail["between"] = [nodes[a].name, nodes[b].name]
     return detail
-
-
-def _name(node: Node) -> str:
-    if node.lesson is not None:
-        return node.lesson.ref
-    assert node.card is not None
-    return node.card.slug
 
 
 def _ask_contradictions(
@@ -263,9 +247,8 @@ def _ask_contradictions(
     links: np.ndarray,
     review: float,
 ) -> None:
-    """A contradiction question for each contradicting pair close enough to matter (a lesson and
-    a card near it, or two lessons scoring at least `review`); a lesson kept from a card it
-    contradicts is noted for the run's report."""
+    """A contradiction question for each contradicting pair close enough to matter; a lesson
+    kept from a card it contradicts is noted for the run's report."""
     group_of = {n: g for g, members in enumerate(placement.groups) for n in members}
     asked: set[tuple[int, int]] = set()
     for (a, b), claim in sorted(contradictions.items()):
@@ -284,11 +267,9 @@ def _ask_contradictions(
 
 def one_rule(claim: Contradiction) -> bool:
     """Whether a contradiction is two statements of one rule, worth asking which holds: a polar
-    pair ("use X" / "never use X") is; two sentences that name other things ("Bearer tokens
-    bypass Cortex CSRF" beside "Cortex wants the CSRF token as cookie AND header") are only when
-    their names stand in one slot (a word just before or after each in common, as figures
-    must: "deploy to us-east-1" / "deploy to eu-west-1"); else the second is a fact beside the
-    first, kept apart and not asked about."""
+    pair ("use X" / "never use X") is; two sentences naming other things are only when their
+    names stand in one slot ("deploy to us-east-1" / "deploy to eu-west-1"); otherwise the
+    second is a fact beside the first, kept apart and not asked about."""
     values = claim.first.obj + claim.second.obj
     if claim.first.verb != "says" or all(any(c.isdigit() for c in v) for v in values):
         return True  # a polar pair, or figures (disagree.py holds those to one slot already)

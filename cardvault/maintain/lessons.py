@@ -1,12 +1,9 @@
 """Lessons: the log entries a distill run takes up, and what of each the model reads.
 
-An entry is a lesson when it has a distillation signal (a `Lesson:`-style line, a `#lesson`
-tag, a structured correction) or a `→ card: slug` link, no card (live or archived) cites it in
-`sources` yet, and it is not older than `--since`. Its lines are its signal lines (a structured
-correction gives `Mistake:`, `Fix:`, `Prevention:` lines); an entry that only links a card adds
-no text, only its citation. What decides where a lesson goes is its lesson text (`text`: the
+An entry is a lesson when it has a distillation signal or a `→ card: slug` link, no card cites
+it yet, and it is not older than `--since`. What decides where it goes is its lesson text (the
 signal lines, not the title, which names the incident) and, as one signal among several, the
-whole entry (`whole`); see evidence.py.
+whole entry (evidence.py).
 """
 
 from __future__ import annotations
@@ -97,8 +94,7 @@ def whole_text(entry: LogEntry) -> str:
 
 def entry_telling(entry: LogEntry) -> Telling:
     """What the evidence scorer reads of an entry a card already cites."""
-    lines = " ".join(lesson_lines(entry)) or _narrative(entry) or entry.title
-    return Telling(entry.ref, lines, whole_text(entry))
+    return Lesson(entry, lesson_lines(entry), None).telling
 
 
 def lesson_lines(entry: LogEntry) -> tuple[str, ...]:

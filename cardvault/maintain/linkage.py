@@ -1,16 +1,16 @@
-"""Agglomerative clustering over a score matrix, with pairs that must stay apart.
+"""Clustering: agglomerative over a score matrix, and union-find over scored pairs.
 
-Groups are joined best pair first while the link between them reaches the threshold. The link
-is the *lowest* score between their members (complete linkage: every member must be close to
-every other, so a chain of look-alikes never joins two different lessons) or the *mean* score
-(average linkage: looser, for proposing groups to a person). A score of -inf keeps two items
-apart for good, and so it keeps apart any two groups holding them; `allowed` may refuse other
-joins (a group may hold at most one card, a proposal at most so many tellings).
+`agglomerate` joins groups best pair first while their link reaches the threshold: the *lowest*
+score between members (complete linkage: a chain of look-alikes never joins two different
+lessons) or the *mean* (average linkage: looser, for proposals to a person). A score of -inf
+keeps two items, and any groups holding them, apart for good. `constrained_clusters` joins
+pairs best first unless a member of one side may not be with one of the other; a refused pair
+is skipped, so one conflict never blocks the rest of a cluster.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,12 +27,10 @@ def agglomerate(
     start: Sequence[Sequence[int]] | None = None,
     allowed: Allowed | None = None,
 ) -> list[list[int]]:
-    """Groups of row indices (each sorted; groups ordered by first member).
-
-    `scores` is square and symmetric; `start` (default: every row alone) are groups already
-    made, which are kept whole. Rows linked by no score at or above the threshold can never
-    meet (a group's link is at most its best pair's score), so each connected part of the
-    matrix is clustered on its own: the cost follows the parts' sizes, not the whole matrix."""
+    """Groups of row indices (each sorted; groups ordered by first member) of the symmetric
+    `scores`; `start` groups are kept whole. Rows linked by no score at or above the threshold
+    can never meet, so each connected part is clustered on its own: the cost follows the parts'
+    sizes, not the whole matrix."""
     import numpy as np
 
     groups = [list(group) for group in start or ()]
@@ -54,23 +52,10 @@ def _parts(scores: np.ndarray, threshold: float, start: list[list[int]]) -> list
     """Rows in connected parts: linked by a score at or above the threshold, or a start group."""
     import numpy as np
 
-    parent = list(range(len(scores)))
-
-    def root(item: int) -> int:
-        while parent[item] != item:
-            parent[item] = parent[parent[item]]
-            item = parent[item]
-        return item
-
     rows, cols = np.nonzero(np.triu(scores >= threshold, k=1))
-    pairs = list(zip(rows.tolist(), cols.tolist(), strict=True))
-    pairs += [(group[0], other) for group in start for other in group[1:]]
-    for i, j in pairs:
-        parent[root(i)] = root(j)
-    parts: dict[int, list[int]] = {}
-    for row in range(len(scores)):
-        parts.setdefault(root(row), []).append(row)
-    return list(parts.values())
+    pairs = [(i, j, 0.0) for i, j in zip(rows.tolist(), cols.tolist(), strict=True)]
+    pairs += [(group[0], other, 0.0) for group in start for other in group[1:]]
+    return constrained_clusters(len(scores), pairs)
 
 
 def _cluster(
@@ -115,3 +100,55 @@ def _cluster(
             continue
         join(min(a, b), max(a, b))
     return list(members.values())
+
+
+def constrained_clusters(
+    count: int,
+    pairs: Iterable[tuple[int, int, float]],
+    apart: Callable[[int, int], bool] = lambda i, j: False,
+) -> list[list[int]]:
+    """Groups of item indices (each sorted; groups ordered by first member), singletons included."""
+    parent = list(range(count))
+    members: dict[int, list[int]] = {i: [i] for i in range(count)}
+
+    def root(item: int) -> int:
+        while parent[item] != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    for i, j, _ in sorted(pairs, key=lambda p: (-p[2], p[0], p[1])):
+        left, right = root(i), root(j)
+        if left == right:
+            continue
+        if any(apart(a, b) for a in members[left] for b in members[right]):
+            continue
+        if len(members[left]) < len(members[right]):
+            left, right = right, left
+        parent[right] = left
+        members[left].extend(members.pop(right))
+    return sorted((sorted(group) for group in members.values()), key=lambda g: g[0])
+
+
+def complete_clusters(count: int, pairs: Iterable[tuple[int, int, float]]) -> list[list[int]]:
+    """Groups of item indices (each sorted; groups ordered by first member), singletons
+    included, in which every two members are a pair of `pairs`; best pairs join first."""
+    import numpy as np
+
+    given = list(pairs)
+    parts = constrained_clusters(count, given)
+    scores = {(min(i, j), max(i, j)): score for i, j, score in given}
+    found: list[list[int]] = []
+    for part in parts:
+        if len(part) < 3:
+            found.append(part)
+            continue
+        matrix = np.full((len(part), len(part)), -np.inf)
+        for a, i in enumerate(part):
+            for b, j in enumerate(part):
+                if i < j and (i, j) in scores:
+                    matrix[a, b] = matrix[b, a] = scores[(i, j)]
+        floor = min(scores[(min(i, j), max(i, j))] for i in part for j in part if (i, j) in scores)
+        for group in agglomerate(matrix, floor, COMPLETE):
+            found.append(sorted(part[n] for n in group))
+    return sorted(found, key=lambda g: g[0])

@@ -1,31 +1,18 @@
 """Merge: distilled cards holding one content become one card; about curated cards, questions.
 
-A card is distilled (written by this pass, its body as the pass left it: vault/card.py
-`distilled`) or curated (by hand, imported, merged by a person's answer). Sameness is judged on
-content (contained.py): a pair is a duplicate when most of one card's passages are already said
-by the other, never on a whole-note cosine (sibling pages of one product, or of one template,
-sit above 0.80 and say different things); the cosine (`duplicate_ask` and up, one blocked
-matrix product: similarity.pairs_above) only chooses the pairs to read. Two distilled cards of
-such a pair at or above `merge_threshold` merge, in clusters whose every two members are such a
-pair (complete linkage: never a chain), one round per run. Every other such pair is asked
-("duplicate", with the share contained): a curated card is never deleted, merged away or
-rewritten on the pass's own judgement, and it stays a live, searchable card while the question
-waits. A person's `review accept` merges anything (review/act.py).
+Sameness is judged on content (contained.py: most of one card's passages already said by the
+other), never on a whole-note cosine (sibling pages of one template sit above 0.80 and say
+different things); the cosine only chooses the pairs to read. Two distilled cards (vault/card.py
+`distilled`) of such a pair at or above `merge_threshold` merge, in complete-linkage clusters
+(never a chain), one round per run. Every other such pair is asked: a curated card is never
+merged or rewritten on the pass's own judgement. Pairs that contradict (contradict.py), state
+one thing with other figures or names (disagree.py), or differ in advising against are asked,
+never merged; pairs a person kept apart are never asked again, and pairs a pending question
+names wait for its answer.
 
-A pair whose texts contradict each other (contradict.py) is never merged: it is reported, and
-asked in the review queue ("which one holds?"). A pair one of which states what the other
-states with other figures or names ("killed 12 rebels" / "killed 16 rebels": contained.py's
-`stated` share) is asked, not merged, its question naming them (disagree.py); so is a pair
-where one advises against what the other says. Cards each two of which hold one content
-(copies of a note) are one question of at most MAX_ASK members. A pair a person kept apart (a
-rejected or settled question) is never merged nor asked again; a pair a pending question asks
-about (distill's "same lesson?" of this run or an earlier one) waits for its answer.
-
-In a cluster the survivor (survivor.py) keeps its bytes; every sentence of the others it does
-not already say is appended, whatever the token budget (`check` notes the budget; nothing leaves
-search). Each frontmatter field becomes what its `fold` rule in the field table says
-(vault/fields.py; `seen` counts distinct sightings, never a sum over the cards). The other files
-are removed (git keeps them) and `[[links]]` to them in any card are rewritten to the survivor.
+The survivor (survivor.py) keeps its bytes and gains every sentence of the others it does not
+already say, whatever the token budget; each frontmatter field follows its `fold` rule
+(vault/fields.py). The others are removed (git keeps them) and links to them rewritten.
 """
 
 from __future__ import annotations
@@ -38,11 +25,11 @@ from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
 from cardvault.errors import CardFormatError
 from cardvault.maintain.asking import MAX_ASK, card_keys, card_member, new_item, queue_changes
 from cardvault.maintain.calibration import ModelConstants, constants_for
-from cardvault.maintain.clusters import complete_clusters
 from cardvault.maintain.contained import CONTAINED, Share, contained_shares
 from cardvault.maintain.contradict import Contradiction, contradict, substitution
 from cardvault.maintain.disagree import disagreement
 from cardvault.maintain.evidence import negated
+from cardvault.maintain.linkage import complete_clusters
 from cardvault.maintain.novelty import novel_blocks, warm
 from cardvault.maintain.similarity import card_text, pairs_above
 from cardvault.maintain.state import CardFile, VaultState
@@ -68,7 +55,7 @@ STEP = "merge"
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     """Changes that merge every cluster of distilled cards holding one content, and the
-    questions (duplicates among curated cards, contradictions)."""
+    questions left."""
     live = state.live
     if len(live) < 2:
         return queue_changes(state, [], STEP)
@@ -117,11 +104,9 @@ def _contained(
     never: set[tuple[int, int]],
     limits: ModelConstants,
 ) -> dict[tuple[int, int], Share]:
-    """The pairs to merge or ask about, with the larger share of one card the other says each
-    way: those one of whose cards' statements the other already makes (contained.py), and two
-    distilled cards from the merge threshold (the pass's own cards, one lesson perhaps told in
-    other words: asked, never merged, unless contained). The cosine alone decides nothing
-    about a curated card: it only chooses which pairs to read."""
+    """The pairs to merge or ask about, with the larger share of one card the other says: those
+    one of whose statements the other already makes, and two distilled cards from the merge
+    threshold (one lesson perhaps in other words: asked, never merged, unless contained)."""
     close = [(i, j) for i, j, s in pairs if s >= limits.duplicate_ask and (i, j) not in never]
     if not close:
         return {}
@@ -152,9 +137,8 @@ def _mergeable(
     held: dict[tuple[int, int], Share],
     limits: ModelConstants,
 ) -> tuple[list[tuple[int, int, float]], dict[tuple[int, int], dict[str, Any]]]:
-    """The pairs that may merge without asking (both distilled, close, one's content in the
-    other's facts and all, alike, no figure or name that disagrees), and the pairs whose
-    figures or names disagree (with where)."""
+    """The pairs that may merge without asking, and the pairs whose figures or names disagree
+    (with where)."""
     stating = [p for p in pairs if (p[0], p[1]) in held]
     warm(state.embeddings, [live[i].card.body for i in sorted({n for p in stating for n in p[:2]})])
     disputed = {}
@@ -199,11 +183,8 @@ def _questions(
     disputed: dict[tuple[int, int], dict[str, Any]],
     limits: ModelConstants,
 ) -> list[ReviewItem]:
-    """A duplicate question for the pairs one of whose content is in the other's that are not
-    merged now (a curated card among them, not close enough, one advises against and the other
-    does not, their figures or names disagree, or a member of a cluster not close to every
-    other member), a contradiction question for each contradicting pair close enough (cards
-    merged in this run wait for the next one)."""
+    """A duplicate question for each held pair not merged now, a contradiction question for
+    each contradicting pair close enough (cards merged in this run wait for the next one)."""
     found = []
     asking = []
     for i, j, score in pairs:
@@ -229,9 +210,8 @@ def _duplicates(
     held: dict[tuple[int, int], Share],
     disputed: dict[tuple[int, int], dict[str, Any]],
 ) -> list[ReviewItem]:
-    """One duplicate question for each group of cards every two of which hold one content,
-    their facts agreeing (three copies of a note are one question, not three; at most MAX_ASK
-    members a question), and one for each other pair, with the figures or names that differ."""
+    """One duplicate question for each group of cards every two of which hold one content (at
+    most MAX_ASK members), and one for each other pair, with the figures or names that differ."""
     agreeing = [p for p in asking if (p[0], p[1]) not in disputed]
     groups = [
         group[start : start + MAX_ASK]
@@ -289,19 +269,16 @@ def merge_cluster(
     inbound: Counter[str] | None = None,
     by_person: bool = False,
 ) -> list[Change]:
-    """Changes merging `cluster` (current versions read from `state`) into one card, every
-    sentence of the others it does not already say appended (nothing leaves the vault's text,
-    whatever the budget); nothing when the merged card would not read back (its frontmatter
-    over the YAML bounds): the cards stay as they are. The survivor stays distilled when this
-    pass merged distilled cards; a person's merge (`by_person`) makes it curated."""
+    """Changes merging `cluster` into one card; nothing when the merged card would not read
+    back (its frontmatter over the YAML bounds). A person's merge (`by_person`) makes the
+    survivor curated; the pass's own keeps it distilled."""
     fresh = [state.card_at(c.path) or c for c in cluster]
     ordered = survivor_order(fresh, inbound if inbound is not None else inbound_links(state))
     keep, others = ordered[0], ordered[1:]
     meta = merged_meta(keep, others)
     renames = {o.slug: keep.slug for o in others}
     text = _merged_text(state, keep, others, meta, renames, cfg)
-    try:  # the survivor must read back: cards each within the YAML bounds may not be together
-        # (a shared vault's copies of a card of 9,000 aliases each)
+    try:  # cards each within the YAML bounds may not be together (their aliases summed)
         if by_person:
             text = update_card_text(text, {}, remove=[DISTILLED_KEY], path=keep.path)
         else:
@@ -340,9 +317,8 @@ def _merged_text(
 
 
 def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:
-    """The survivor's frontmatter changes: each field by its `fold` rule (vault/fields.py), in
-    the table's order; the others' slugs and topics become `aliases`, their slugs
-    `merged_from`."""
+    """The survivor's frontmatter changes: each field by its `fold` rule (vault/fields.py); the
+    others' slugs and topics become `aliases`, their slugs `merged_from`."""
     cards = [keep.card, *(o.card for o in others)]
     meta: dict[str, Any] = {}
     for row in f.FIELDS:

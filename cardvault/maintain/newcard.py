@@ -1,16 +1,10 @@
 """A new card for a group of lessons: its slug, topic, category, tags and frontmatter.
 
-The topic says the lesson, from the lesson lines (topic.py); the slug comes from the topic (or is
-the slug an entry's `→ card:` link names). The category is the similarity-weighted majority of the
-nearest cards' categories, counting only neighbours close enough to say something (cosine ≥ the
-model's `neighbour_floor`, maintain/calibration.py); with none, "lessons". Tags come from the
-vault's own vocabulary and the lesson's identifiers, never from the entry title: the close
-neighbours' tags the lesson's words contain, then any tag the vault already uses that the lesson
-names, then the lesson's identifiers and names (`lock_timeout` → lock-timeout, `--force-with-lease`
-→ force-with-lease, S3, PgBouncer), then, while there are fewer than MIN_TAGS, the rarest words of
-the lesson's topic that the vault's topics and tags also use, the domain's words ("Set a timeout
-on every HTTP client call" → timeout, http; never "least" from "at least"); any topic word only
-for a card that would have no tag.
+The topic says the lesson (topic.py); the slug comes from it, or is the one an entry's `→ card:`
+link names. The category is the similarity-weighted majority of the nearest cards' categories
+from the model's `neighbour_floor`, else "lessons". Tags come from the vault's own vocabulary and
+the lesson's identifiers, never from the entry title; while there are fewer than MIN_TAGS, the
+rarest topic words the vault's topics and tags also use (never "least" from "at least").
 """
 
 from __future__ import annotations
@@ -153,9 +147,8 @@ def identifiers(text: str) -> list[str]:
 def new_card_meta(
     group: Sequence[Lesson], category: str, tags: list[str], today: dt.date
 ) -> dict[str, Any]:
-    """Frontmatter for a card distilled from `group` on `today` (keys in the table's order,
-    vault/fields.py): `created` is the day the lesson was first told, `updated` the day the card
-    was written (its age for the archive counts from then, not from an old log's day)."""
+    """Frontmatter for a card distilled from `group` on `today`: `created` is the day the lesson
+    was first told, `updated` the day the card was written (the archive counts from it)."""
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
         f.TOPIC: lesson_topic(group),

@@ -1,23 +1,12 @@
 """What a text adds to another: its blocks reduced to the sentences not already said.
 
-No fact is ever dropped (issue 22). A sentence is already said only when it brings nothing the
-present text lacks:
-- its normalised form is present ("Use `npm ci`." and "use npm ci" are one sentence); or
-- every word that carries meaning (stemmed: "retries"/"retry"), every figure taken whole
-  ("11.91", "3.1.8", "5ms", "2026-03-01"; never "11" and "91") and every identifier (code
-  spans, `lock_timeout`, linux/amd64, CSRF, PgBouncer) is already in the present text, AND the
-  model finds a present sentence that says it (cosine ≥ the threshold, `distill.threshold`),
-  holding those figures and identifiers itself ("Retry 5 times" is new to "Retry 3 times. Wait
-  5 seconds."), with the same negation ("not", "never", "without" ...) and at least its
-  conditions ("if", "unless", "only" ...), and its words in the same order (each meaning word
-  followed by the same next one: "copies users to A and orders to B" is new to "copies orders
-  to A and users to B"). "Bearer tokens bypass Cortex CSRF entirely" is new
-  to a card that says "Cortex 3.1.8 wants the CSRF token as cookie AND header on every POST"
-  (bearer, bypass, entirely are not in it), however close the model puts them (0.73).
-A sentence with a new word is kept even when it only says the same in other words: a repeated
-lesson costs a line, a dropped one costs the fact. Used by distill (folding lessons into cards)
-and merge (combining card bodies); what does not fit a card's budget becomes a question, never
-a loss (merge.py).
+No fact is ever dropped. A sentence is already said only when its normalised form is present,
+or when every meaning word (stemmed), figure (whole: "11.91", never 11 and 91) and identifier
+of it is already in the present text AND the model finds a present sentence that says it
+(cosine ≥ `distill.threshold`) holding those figures and identifiers itself, with the same
+negation, at least its conditions, and its words in the same order. A sentence with a new word
+is kept even when it only says the same in other words: a repeated lesson costs a line, a
+dropped one costs the fact. Used by distill (folding lessons into cards) and merge.
 """
 
 from __future__ import annotations
@@ -35,6 +24,7 @@ from cardvault.maintain.text import (
     meaning_words,
     negations,
     normalise,
+    prose_sentences,
     split_sentences,
     word_pairs,
 )
@@ -73,8 +63,7 @@ def _holds(text: str, fact: str) -> bool:
 def _says(sentence: str, match: str, facts: bool) -> bool:
     """Whether `match`, a sentence the model puts close to `sentence`, says it: the same
     negation, at least its conditions, its words in the same order and (`facts`) its figures and
-    identifiers, held in `match` itself ("Retry 5 times." is new to "Retry 3 times. Wait 5
-    seconds.")."""
+    identifiers held in `match` itself ("Retry 5 times." is new to "Retry 3 times. Wait 5 s.")."""
     same_polarity = bool(negations(sentence)) == bool(negations(match))
     bound = not facts or not _adds_facts(sentence, match)
     ordered = word_pairs(sentence) <= word_pairs(match)
@@ -87,12 +76,11 @@ class _Known:
     def __init__(self, text: str, embeddings: Embeddings | None, threshold: float) -> None:
         import numpy as np
 
-        sentences = body_sentences(text)
-        self.norms = {normalise(s) for s in sentences}
+        self.norms = {normalise(s) for s in body_sentences(text)}
         self.text = text
         self.embeddings = embeddings
         self.threshold = threshold
-        self.prose = [s for s in sentences if not s.startswith(("```", "~~~"))]
+        self.prose = prose_sentences(text)
         if embeddings is not None and self.prose:
             self.vectors: np.ndarray = embeddings.vectors(self.prose)
         else:
@@ -132,8 +120,8 @@ def already_said(
     threshold: float,
     facts: bool = True,
 ) -> list[bool]:
-    """For each of `sentences`, whether `existing` already says it (as `novel_blocks` decides;
-    `facts=False`: perhaps with other figures or identifiers)."""
+    """For each of `sentences`, whether `existing` already says it (`facts=False`: perhaps with
+    other figures or identifiers)."""
     known = _Known(existing, embeddings, threshold)
     vectors = embeddings.vectors(sentences) if embeddings is not None and sentences else None
     return [
@@ -193,16 +181,9 @@ def _drop_bare_headings(kept: list[Block]) -> list[Block]:
 
 def warm(embeddings: Embeddings | None, texts: list[str]) -> None:
     """Embed every sentence `novel_blocks` may ask about in `texts`, in one batch (the model is
-    several times faster on one large batch than on many small ones)."""
+    several times faster on one large batch)."""
     if embeddings is None:
         return
-    sentences: dict[str, None] = {}
-    for text in texts:
-        for block in blocks(text):
-            if block.kind in ("paragraph", "item"):
-                sentences.update(dict.fromkeys(split_sentences(block.text)))
-        for sentence in body_sentences(text):
-            if not sentence.startswith(("```", "~~~")):
-                sentences.setdefault(sentence, None)
+    sentences = dict.fromkeys(s for text in texts for s in prose_sentences(text))
     if sentences:
         embeddings.vectors(list(sentences))

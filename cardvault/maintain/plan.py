@@ -1,10 +1,9 @@
 """A maintenance plan: the steps run in order over an in-memory state, nothing written.
 
-Every step has the signature `step(state, cfg) -> list[Change]`. Each sees the state the
-earlier steps' changes leave (`VaultState.after`), so a card distilled to `seen: 3` is promoted
-in the same run, and the index counts the cards after merging and archiving. Merge runs
-once (no chains through a card merged this run). The plan knows what
-each step did, the commit message that records it, and the unified diff it would make.
+Every step is `step(state, cfg) -> list[Change]` and sees the state the earlier steps' changes
+leave (`VaultState.after`), so a card distilled to `seen: 3` is promoted in the same run. Merge
+runs once (no chains through a card merged this run). The plan knows what each step did, its
+commit message and the unified diff it would make.
 """
 
 from __future__ import annotations
@@ -31,31 +30,23 @@ from cardvault.vault.files import ABSENT
 from cardvault.vault.progress import Progress
 
 Step = Callable[[VaultState, VaultConfig], list[Change]]
-STEPS: dict[str, Step] = {
-    "distill": distill.step,
-    "merge": merge.step,
-    "verify": stale.step,  # before promote: a card the project no longer bears out is no rule
-    "promote": promote.step,
-    "uses": uses.step,
-    "archive": archive.step,
-    "index": memory_index.step,
+#: The steps in order, each with how its count reads in the commit subject.
+STEPS: dict[str, tuple[Step, str]] = {
+    "distill": (distill.step, "distilled"),
+    "merge": (merge.step, "merged"),
+    # before promote: a card the project no longer bears out is no rule
+    "verify": (stale.step, "found stale"),
+    "promote": (promote.step, "promoted"),
+    "uses": (uses.step, "counted uses"),
+    "archive": (archive.step, "archived"),
+    "index": (memory_index.step, "reindexed"),
 }
 ORDER = tuple(STEPS)
 #: Not steps of their own: reverted maintenance read as answers (before the steps), and pending
 #: questions whose members moved closed with the reason (after them).
 CLOSING = "questions"
-#: How each step's count reads in the commit subject.
-VERBS = {
-    "distill": "distilled",
-    "merge": "merged",
-    "verify": "found stale",
-    "promote": "promoted",
-    "uses": "counted uses",
-    "archive": "archived",
-    "index": "reindexed",
-    reverts.STEP: "recorded reverts",
-    CLOSING: "closed questions",
-}
+VERBS = {name: verb for name, (_, verb) in STEPS.items()}
+VERBS |= {reverts.STEP: "recorded reverts", CLOSING: "closed questions"}
 
 
 @dataclass(frozen=True)
@@ -151,7 +142,7 @@ def make_plan(
         if progress is not None:
             progress(f"step: {name}", number - 1, len(selected))
         start, model_start = time.perf_counter(), _model_time(current)
-        changes = STEPS[name](current, cfg)
+        changes = STEPS[name][0](current, cfg)
         spent = time.perf_counter() - start
         outcomes.append(
             StepOutcome(name, tuple(changes), spent, _model_time(current) - model_start)

@@ -1,25 +1,15 @@
 """Promote: recurring or severe lessons become one-line rules in AGENTS.md.
 
-What a rule is: the text of a lesson the logs told, or one a person gave. A card is a lesson
-when it cites log entries of this vault in `sources` (`sightings`: one per distinct entry, and
-the card's own telling, whatever more its `seen` claims); its rule is its `rule` key, else the
-first lesson line of the earliest entry it cites (`lesson_rule`). A card citing no log entry
-(written by hand, imported, merged from such notes) is never promoted on its own, whatever its
-`seen` or `severity`: `cardvault promote SLUG` (or an accepted review question) makes it one.
+A card is a lesson when it cites log entries of this vault; its rule is its `rule` key, else
+the first lesson line of the earliest entry it cites (`lesson_rule`). A card citing no entry is
+promoted only by a person (`cardvault promote SLUG`, or an accepted review question). A lesson
+is due when sighted `promote_threshold` times, of high `severity`, or learned by
+`[agents] promote_threshold` agents, unless demoted or `stale:` (verify runs first).
 
-A lesson is due when it was sighted `promote_threshold` times, its `severity` is high, or
-`[agents] promote_threshold` different agents learned it (the agents of the log entries it cites,
-and its `learned_by`), unless a person demoted it (`demoted:` date) or it is marked `stale:`
-(verify runs first: an outdated rule is not handed to every agent). Promoting sets `status:
-promoted` and `promoted: <date>` and writes the rule line,
-`- <rule> — learned by ada, bob (memory/cards/<slug>.md)` (the names when agents learned it).
-
-AGENTS.md's managed `rules` section is the record of rules (`rules_changes`): a line promotion
-wrote stays, as written, while its card is live and promoted (a merge's survivor, which keeps
-the old slug as an alias, takes over its line); a card that says `status: promoted` but has no
-line there (one that arrived by a pull) is no rule and may be promoted like any other. The
-section is sorted, so its diff is one line per change; rules written there by hand (and
-comments) are kept (vault/rules.py). `demote` reverses a promotion.
+AGENTS.md's managed `rules` section is the record of rules (`rules_changes`): a line stays as
+written while its card is live and promoted (a merge's survivor takes over its line); a card
+that says `promoted` without a line there is no rule. The section is sorted, so its diff is
+one line per change; lines written there by hand are kept (vault/rules.py).
 """
 
 from __future__ import annotations
@@ -72,8 +62,7 @@ def due(
     card: CardFile, cfg: VaultConfig, agents: Sequence[str] = (), seen: int | None = None
 ) -> str | None:
     """Why `card` should be promoted now ("seen 3 times", "severity high", "learned by 2
-    agents"), or None. `agents`: who learned it (`learners`); `seen`: its sightings (the card's
-    own `seen` when not given). Whether it is a lesson at all is `lesson_rule`'s question."""
+    agents"), or None. Whether it is a lesson at all is `lesson_rule`'s question."""
     meta = card.card.meta
     if card.card.status == "archived" or meta.get(DEMOTED):
         return None
@@ -89,8 +78,7 @@ def due(
 
 def sightings(card: Card, by_ref: Mapping[str, LogEntry]) -> int:
     """How many times the card's lesson was told: the distinct log entries of this vault it
-    cites, and the card's own telling when its `seen` counts one more (a card a person wrote
-    with `new`, then the logs told again); never more than `seen` says, and nothing summed."""
+    cites, plus the card's own telling when its `seen` counts one more; never over `seen`."""
     entries = len({by_ref[s].ref for s in card.sources if s in by_ref})
     return min(card.seen, entries + 1) if entries else 0
 
@@ -114,8 +102,7 @@ def lesson_rule(card: Card, by_ref: Mapping[str, LogEntry]) -> str | None:
 
 
 def learners(card: Card, by_ref: Mapping[str, LogEntry]) -> tuple[str, ...]:
-    """The agents who learned a card's lesson, sorted: those of the log entries it cites, and
-    its `learned_by` names."""
+    """The agents who learned a card's lesson (of the entries it cites, and `learned_by`)."""
     found = {by_ref[s].agent for s in card.sources if s in by_ref and by_ref[s].agent}
     found.update(n.strip().lower() for n in card.items(LEARNED_BY) if n.strip())
     return tuple(sorted(n for n in found if n))
@@ -130,17 +117,9 @@ def promotion(card: CardFile, today: dt.date, why: str, rule: str | None = None)
     return WriteFile(card.path, text, card.file.digest, f"promoted {card.slug} ({why})", STEP, 1)
 
 
-def demotion(card: CardFile, today: dt.date) -> WriteFile:
-    """The card rewritten as no longer promoted (and not promoted again automatically)."""
-    changes = {STATUS: "active", DEMOTED: today}
-    text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
-    return WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
-
-
 def one_line(text: str) -> str:
     """`text` on one line, trimmed to RULE_LIMIT characters, without managed-section markers
-    (a rule line sits inside one) and with any secret redacted (AGENTS.md is loaded by every
-    agent and committed)."""
+    and with any secret redacted (every agent loads AGENTS.md)."""
     from cardvault.guard import redact_text
 
     flat = " ".join(redact_text(without_markers(text)).split())
@@ -176,9 +155,7 @@ def recorded_cards(state: VaultState) -> dict[Path, str]:
 
 def rules_changes(state: VaultState, promoted: Mapping[Path, str] | None = None) -> list[Change]:
     """The AGENTS.md write that brings its rules section up to date, if any: the lines it
-    records for cards still promoted (`recorded_cards`), and a line for each card of
-    `promoted` (card path -> rule: what this unit of work promoted, by the pass or by a
-    person's answer)."""
+    records for cards still promoted, and a line for each card of `promoted` (path -> rule)."""
     promoted = promoted or {}
     agents = state.agents
     path = state.vault.agents_md
@@ -228,5 +205,8 @@ def demote_by_hand(state: VaultState, slug: str) -> list[Change]:
     card = state.live_card(slug)
     if card.card.status != "promoted":
         raise CardvaultError(f"{slug} is not promoted", card.path)
-    change = demotion(card, state.today)
+    # `demoted:` keeps the pass from promoting it again
+    changes = {STATUS: "active", DEMOTED: state.today}
+    text = update_card_text(card.file.text, changes, remove=[PROMOTED], path=card.path)
+    change = WriteFile(card.path, text, card.file.digest, f"demoted {card.slug}", STEP, 1)
     return [change, *rules_changes(state.after([change]))]

@@ -1,17 +1,11 @@
 """Reverted maintenance read as answers: what a person undid is not done again.
 
-`git revert` of a maintenance commit (`maintain: ...`) says that commit's merges, archives and
-promotions are not wanted. Before its steps, every maintenance run reads the reverts in the
-vault's history (`This reverts commit SHA.` in a commit's message; a revert that was itself
-reverted is withdrawn) and the reverted commits' change lines (`merged a → b`, `archived x
-(...)`, `promoted x (...)`), and records each as a settled answer in the review queue
-(memory/review.jsonl, where maintenance's decisions live), once:
-- a merge of `a` into `b`: a rejected duplicate question of the two cards, so they are kept
-  apart (the merge step never joins what an answer keeps apart);
-- an archive of `x`: a rejected `archive` decision of the card: the archive step leaves it;
-- a promotion of `x`: a rejected `promote` decision of the card: the promote step leaves it.
-The answers name `by: revert SHA` and say which revert gave them; a person who changes their
-mind rewrites or removes the line (or reverts the revert).
+Before its steps, every run reads the standing reverts of maintenance commits in the vault's
+history (a revert reverted again is withdrawn) and the reverted commits' change lines (`merged
+a → b`, `archived x (...)`, `promoted x (...)`), and records each once as a rejected answer in
+the review queue: the merge step keeps the two cards apart, the archive and promote steps leave
+the card. The answers name `by: revert SHA`; a person who changes their mind edits the line or
+reverts the revert.
 """
 
 from __future__ import annotations

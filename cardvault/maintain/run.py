@@ -1,32 +1,15 @@
 """One maintenance run as one unit of work: one lock, one read, preconditions, plan, one commit.
 
-- A run that writes is landed by the app through the one door (edits/door.py) once (`Run`
-  plans it, and the steps before it, for app/maintenance.py): the vault lock is held from
-  the read to the commit (a writer that comes meanwhile waits for it), and taking it finishes an
-  interrupted write and sets up the merge drivers, once. Under it the vault is read once, into
-  the snapshot every step plans from. A dry run reads it the same way, never waits for the lock
-  and writes nothing.
-- Uncommitted changes to the vault's own files stop a run (DirtyVaultError) unless
-  `commit_pending`, with which the door first commits them (after the secret guard) as their
-  own "hand edits" commit, so the maintenance commit holds maintenance alone. Other files of a
-  repository the vault shares with code are never the vault's edits: they neither stop a run
-  nor are committed (vault/owned.py). A dry run reads the work tree as it is.
-- Two steps precede the plan, from the same snapshot, each in a commit of its own when it has
-  work (not on a dry run or `--review`, which leave the branch as it is): what a merge that was
-  not cardvault's (`git pull` by hand) brought back of forgotten entries is removed again, as
-  `sync` does after its merges (forget/tombstone.py: nothing is distilled from a forgotten
-  entry); log entries without an id get theirs and positional citations are rewritten
-  (maintain/entry_ids.py). Only after such a commit is the vault read again.
-- A plan with no file change makes no commit. Otherwise the applier writes everything
-  all or nothing (journaled, so even a killed run is finished by the next command) and one git
-  commit records it; if the writes or the commit fail, every file is restored. `review` writes
-  no file: it commits the same tree on a new branch. The search index is refreshed after the
-  lock is released.
-- The uses this clone recorded (vault/uses.py) are folded in the same commit; the watermark
-  moves once the commit is made, while a fold lock keeps a second run from reading the old one.
-  A `--review` branch leaves them in the ledger (its commit may never land); archiving still
-  counts them as uses.
-Never prints: progress goes to the callback, the outcome comes back as a RunResult.
+The app lands a `Run` through the one door (edits/door.py): the vault lock is held from the
+read to the commit and the vault read once into the snapshot every step plans from; a dry run
+reads the same way, never waits for the lock and writes nothing. Uncommitted edits of the
+vault's own files stop a run unless `commit_pending` (the door commits them first as "hand
+edits"). Two preconditions land before the plan, each in its own commit when it has work (not
+on a dry run or `--review`): the caller's steps (forget/tombstone.py) and the entry-id
+migration (entry_ids.py); the vault is read again only after such a commit. A `--review` run
+commits on a new branch and leaves this clone's uses unfolded (its commit may never land).
+The search index is refreshed after the lock is released. Never prints: progress goes to the
+callback, the outcome comes back as a RunResult.
 """
 
 from __future__ import annotations
@@ -84,7 +67,6 @@ class RunResult:
     pending: history.CommitResult | None = None
     timings: dict[str, float] = field(default_factory=dict)
     embedded: int = 0
-    dirty: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()  # repairs of derived data (a damaged search index)
     ids: history.CommitResult | None = None  # log entries given ids first (entry_ids.py)
 
@@ -137,10 +119,9 @@ def check_steps(only: Sequence[str] | None) -> tuple[str, ...] | None:
 
 @dataclass
 class Run:
-    """One maintenance run, for the app to land through the door in one commit (with `branch`
-    and `commit_pending`): `plan` is called under the lock, `landed` makes the result; `dry`
-    plans without the door. `before`: the caller's steps that precede the plan (the app's:
-    forget/tombstone.py), landed under the same lock with `plan`'s `land` (the door's `write`)."""
+    """One maintenance run for the app to land through the door: `plan` is called under the
+    lock, `landed` makes the result, `dry` plans without the door. `before`: the caller's steps
+    that precede the plan, landed under the same lock with `plan`'s `land`."""
 
     vault: Vault
     options: RunOptions
@@ -170,9 +151,7 @@ class Run:
 
     def dry(self) -> RunResult:
         """The run planned from the work tree as it is; reads only, never waits for the lock."""
-        dirty = tuple(history.uncommitted(self.vault))
-        return _planned(_read(self.vault), self.options, self.only, self.progress,
-                        self.embeddings, dirty)  # fmt: skip
+        return _planned(_read(self.vault), self.options, self.only, self.progress, self.embeddings)
 
     def folding(self) -> contextlib.AbstractContextManager[Any]:
         """The fold lock (vault/uses.py) to hold around the landing, when the run folds uses."""
@@ -186,18 +165,15 @@ class Run:
         read = _read(vault)
         if self.branch is None:  # a --review branch leaves this branch's files as they are
             read = self._prepare(land, read)
-        result = _planned(read, options, self.only, self.progress, self.embeddings, dirty)
+        result = _planned(read, options, self.only, self.progress, self.embeddings)
         message = "" if result.plan.empty else result.plan.commit_message()
         self.planned_at.append(time.perf_counter())
         # the status above was taken under the lock: hand edits stopped the run or were committed
         return propose(result.plan.changes, message, result, committed=True, read=read.snapshot)
 
     def _prepare(self, land: Land, read: Read) -> Read:
-        """Land the steps that precede the plan, under the lock and from the run's snapshot
-        (after the hand-edit check: git was asked), each in a commit of its own. The vault is
-        read again only when one of them committed (rare: once per vault for ids, after a `git
-        pull` by hand for forgotten entries), so the plan sees what they wrote; a plan made
-        again finds nothing left to prepare."""
+        """Land the steps that precede the plan, each in a commit of its own; the vault is read
+        again only when one of them committed, so the plan sees what they wrote."""
         from cardvault.maintain.entry_ids import id_changes
 
         for step in self.before:
@@ -228,8 +204,8 @@ class Run:
                        branch=self.branch, timings=timings)  # fmt: skip
 
     def refreshed(self, result: RunResult) -> RunResult:
-        """After the lock, when the run wrote its files: the search index brought up to date
-        (a cache: if this fails, the next search catches up by itself)."""
+        """After the lock: the search index brought up to date (a cache: if this fails, the
+        next search catches up by itself)."""
         import sqlite3
 
         embeddings = result.plan.before.embeddings
@@ -264,7 +240,6 @@ def _planned(
     only: tuple[str, ...] | None,
     progress: Progress | None,
     embeddings: Embeddings | None,
-    dirty: tuple[str, ...],
 ) -> RunResult:
     """Plan the run from the vault as `read` (no write)."""
     vault = read.snapshot.vault
@@ -289,13 +264,12 @@ def _planned(
     computed = embeddings.computed if embeddings else 0
     notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
     notices += tuple(threshold_notices(vault.config))
-    return RunResult(plan, timings=timings, embedded=computed, dirty=dirty, notices=notices)
+    return RunResult(plan, timings=timings, embedded=computed, notices=notices)
 
 
 def _warm(embeddings: Embeddings) -> None:
-    """Bring the search index up to date and read its vectors (the model loads if a card needs
-    embedding). Vectors are keyed by content digest, so the plan made under the lock uses those
-    of unchanged cards and embeds only what changed meanwhile."""
+    """Read the search index's vectors before the lock; keyed by content digest, so the plan
+    made under the lock embeds only what changed meanwhile."""
     try:
         embeddings.vectors([])
     except ModelUnavailableError:

@@ -1,18 +1,13 @@
 """Vectors for maintenance: card vectors from the search index, new texts from the same model.
 
-Maintenance keeps no index of its own. `Embeddings.preload` brings the search index
-(`.cardvault/`, through `cardvault.search.vectors`) up to date and reads the vectors it holds,
-keyed by the digest of the embedded text and verified against their rows' checksums (a damaged
-or permuted vector file is never read as the wrong card's meaning); any other text (a lesson, a
-card rewritten during the run, a sentence) is embedded by the search package's ONNX embedder.
-Every vector is memoised by text digest for the run. A text in a language the vault's model
-does not read (search/model.py: `reads`; the English model finds any two Chinese pages alike)
-is alike only to itself: its row is drawn at random from its digest, so the same text has the
-same row and any other text a row at cosine about 0 (±0.05 in 384 dimensions). No step merges,
-groups or matches it by the model's judgement, and an exact copy is still one.
+Maintenance keeps no index of its own: on first need the search index is brought up to date and
+its vectors read, keyed by the digest of the embedded text; any other text is embedded by the
+search package's ONNX embedder, and every vector is memoised by digest for the run. A text in a
+language the vault's model does not read (search/model.py `reads`: the English model finds any
+two Chinese pages alike) gets a row drawn at random from its digest, so it is alike only to an
+exact copy of itself and no step groups it by the model's judgement.
 
-`pairs_above` finds all pairs of rows above a cosine threshold with blocked matrix products, so
-10,000 cards are compared in seconds without a Python loop over pairs.
+`pairs_above` compares rows with blocked matrix products, never a Python loop over pairs.
 """
 
 from __future__ import annotations
@@ -43,11 +38,8 @@ def card_text(card: Card) -> str:
 
 
 class Embeddings:
-    """Unit vectors for texts, memoised; backed by the search index and the ONNX embedder.
-
-    `embedder` may be given (any object with `embed(texts) -> ndarray`, e.g. a test's
-    session-wide model); otherwise the vault's model is loaded on first need.
-    """
+    """Unit vectors for texts, memoised; backed by the search index and `embedder` (any object
+    with `embed(texts) -> ndarray`; by default the vault's model, loaded on first need)."""
 
     def __init__(
         self,
@@ -73,26 +65,20 @@ class Embeddings:
         """True until the search index was read (it never is when no step needed vectors)."""
         return self._use_index
 
-    def preload_once(self) -> None:
-        """`preload` on first use (when the index is to be used)."""
+    def _preload_once(self) -> None:
+        """On first need, sync the search index and memoise every vector it holds."""
         if self._use_index:
             self._use_index = False
             start = time.perf_counter()
-            self.preload()
+            for key, vector in self._sync(self._load).items():
+                self._memo.setdefault(key, vector)
             self.index_seconds += time.perf_counter() - start
-
-    def preload(self) -> int:
-        """Sync the search index and memoise every vector it holds; return how many."""
-        stored = self._sync(self._load)
-        for key, vector in stored.items():
-            self._memo.setdefault(key, vector)
-        return len(stored)
 
     def refresh_index(self) -> None:
         """Bring the search index up to date after the run wrote its files, giving it the
         vectors this run already computed (so no text is embedded twice)."""
         start = time.perf_counter()
-        self._sync(lambda: _MemoFirst(self))
+        self._sync(lambda: self)
         self.index_seconds += time.perf_counter() - start
 
     def _sync(self, make: Callable[[], Any]) -> dict[str, np.ndarray]:
@@ -121,7 +107,7 @@ class Embeddings:
         """One unit row per text, in order, as the model embeds it (whatever its language)."""
         import numpy as np
 
-        self.preload_once()
+        self._preload_once()
         keys = [search_vectors.text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self._memo))
         if missing:
@@ -130,6 +116,10 @@ class Embeddings:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._memo[k] for k in keys]).astype(np.float32, copy=False)
+
+    def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
+        """The embedder the index sync calls after the run: answers from the run's memo first."""
+        return self.model_vectors(texts)
 
     @property
     def dim(self) -> int:
@@ -169,16 +159,6 @@ def own_vector(key: str, dim: int) -> np.ndarray:
     return row / np.linalg.norm(row)
 
 
-class _MemoFirst:
-    """An embedder for the index sync that answers from the run's memo first."""
-
-    def __init__(self, embeddings: Embeddings) -> None:
-        self._embeddings = embeddings
-
-    def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
-        return self._embeddings.model_vectors(texts)
-
-
 def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:
     """Normalised float32 vectors of `texts` with the vault's model (one row per text)."""
     return Embeddings(vault).vectors(texts)
@@ -187,14 +167,9 @@ def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:
 def pairs_above(
     matrix: np.ndarray, threshold: float, block: int = BLOCK, partners: int = MAX_PARTNERS
 ) -> list[tuple[int, int, float]]:
-    """(i, j, cosine) for every i < j whose rows' dot product is at least `threshold`, each
-    row i keeping its `partners` closest j at most (ordered by i, then j).
-
-    Rows must be unit length. The product is taken in row blocks against the rows after them,
-    so memory stays at block × n floats; the cap keeps the pairs at n × partners, whatever the
-    vault holds (3,000 copies of one card, which a shared vault can carry in 500 KB, were 4.5
-    million pairs, each looked at in Python: `maintain` ran past ten minutes).
-    """
+    """(i, j, cosine) for every i < j whose unit rows' dot product is at least `threshold`,
+    each row i keeping its `partners` closest j at most (ordered by i, then j). Products are
+    taken in row blocks (memory block × n floats); the cap bounds the pairs at n × partners."""
     import numpy as np
 
     found: list[tuple[int, int, float]] = []

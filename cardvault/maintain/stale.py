@@ -1,13 +1,9 @@
 """Verify: maintenance's step of `cardvault verify` (verify/marks.py).
 
-Live cards are checked against the project the vault lives in; a card that names a file,
-command, pinned version or code symbol the project no longer has gets `stale: {reason, date}`,
-and a review question (verify/questions.py) unless one was asked about those reasons already.
-A mark is cleared here only when the card no longer names anything the mark cites (a person
-edited it out); `cardvault verify` clears every card it finds fresh (verify/marks.py says
-why); reasons a review answer dismissed are not marked again. A vault
-that is its own repository has no project: nothing changes. Problems reading the project are
-reported, never fatal.
+A live card that names a file, command, pinned version or code symbol the project no longer has
+gets `stale: {reason, date}` and a review question, unless a question about those reasons was
+asked or dismissed already. A mark is cleared here only when a person edited out what it cites.
+A vault that is its own repository has no project: nothing changes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""The vault as maintenance sees it: the one read path's snapshot (cards with the digests of their
-bytes, log entries, MEMORY.md and AGENTS.md) plus the review queue (memory/review.jsonl), the
+"""The vault as maintenance sees it: the one read path's snapshot plus the review queue, the
 date the run counts as today, the vectors and the uses this clone recorded since its last fold.
 
-A `VaultState` is immutable. `after(changes)` returns the state the changes would leave, so each
-step of a run plans against the results of the steps before it without anything being written.
-Files that do not parse are listed in `problems` and never touched.
+A `VaultState` is immutable: `after(changes)` returns the state the changes would leave, so each
+step plans against the steps before it without anything being written. Files that do not parse
+are listed in `problems` and never touched.
 """
 
 from __future__ import annotations
@@ -98,22 +97,13 @@ class VaultState:
 
     def by_slug(self, slug: str, archived: bool = False) -> CardFile | None:
         """The live (or, with `archived`, any) card whose slug or alias is `slug`; slugs win."""
-        names = self._names
         pools = (False, True) if archived else (False,)
-        for pool in pools:
-            found = names.get((pool, slug))
-            if found is not None and found.slug == slug:
-                return found
-        for pool in pools:
-            found = names.get((pool, slug))
-            if found is not None:
-                return found
-        return None
+        found = [self._names[(pool, slug)] for pool in pools if (pool, slug) in self._names]
+        return next((card for card in found if card.slug == slug), found[0] if found else None)
 
     def live_card(self, slug: str) -> CardFile:
-        """The live card a command acting on it names (promote, demote, archive): NotFoundError
-        when there is none, CardvaultError when it is archived or when several card files have
-        the slug it resolves to."""
+        """The live card a command names (NotFoundError when there is none, CardvaultError when
+        it is archived or several card files have its slug)."""
         found = self.by_slug(slug)
         if found is not None:
             return only_one(found, self.cards, self.vault)

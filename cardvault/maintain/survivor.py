@@ -1,8 +1,7 @@
 """Cards that merge: which one survives, and the links that must follow it.
 
-The survivor of a cluster is the promoted card if there is one, else the earliest created, else
-the one most linked to. Once the others are merged into it, every `[[old-slug]]` link (and
-`memory/cards/old-slug.md` path) in any card is rewritten to the survivor.
+The survivor is the promoted card, else the earliest created, else the most linked to; links
+to the others (`[[old-slug]]` and `memory/cards/old-slug.md`) in any card are rewritten to it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Card bodies as blocks and sentences: splitting, normalising, and appending only what is new.
 
 A body is a run of blocks: paragraphs, list items, headings and fenced code blocks (kept whole).
-Sentences are compared in a normalised form (lower case, Markdown marks and punctuation dropped,
-spaces collapsed), so "Use `npm ci`." and "use npm ci" are the same sentence. Appending keeps the
-existing body byte for byte and adds new blocks after it, so a diff shows only the addition.
+Sentences are compared in a normalised form, so "Use `npm ci`." and "use npm ci" are one
+sentence. Appending keeps the existing body byte for byte, so a diff shows only the addition.
 """
 
 from __future__ import annotations
@@ -84,15 +83,29 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
-def body_sentences(body: str) -> list[str]:
-    """Every sentence of a body (code blocks count as one sentence each)."""
+def body_sentences(body: str, skip: Collection[str] = ()) -> list[str]:
+    """Every sentence of a body (a code block counts as one), blocks of a kind in `skip` left
+    out."""
     found: list[str] = []
     for block in blocks(body):
+        if block.kind in skip:
+            continue
         if block.kind == "code":
             found.append(block.text)
         else:
             found.extend(split_sentences(block.text))
     return found
+
+
+def is_code(passage: str) -> bool:
+    """Whether a passage is a fenced code block (`blocks` keeps those whole)."""
+    return _FENCE.match(passage) is not None
+
+
+def prose_sentences(body: str) -> list[str]:
+    """Every sentence of a body outside its code blocks: what the model and the lexical
+    checks read."""
+    return body_sentences(body, skip=("code",))
 
 
 def normalise(sentence: str) -> str:
@@ -142,8 +155,8 @@ _NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORE
 
 
 def figures(text: str) -> set[str]:
-    """The figures of `text`, each whole and lower case: "11.91" is one figure, not 11 and 91;
-    "3.1.8", "5ms", "2026-03-01", "10:30" are one each; "1,000" is "1000"; "five" is "5"."""
+    """The figures of `text`, each whole and lower case ("11.91" is one figure, not 11 and 91;
+    "1,000" is "1000"; "five" is "5")."""
     flat = _THOUSANDS.sub("", text)
     found = {m.group().lower().rstrip(".") for m in _FIGURE.finditer(flat)}
     return found | {_NUMBER_WORDS[m.group().lower()] for m in _NUMBER_WORD.finditer(flat)}
@@ -164,8 +177,8 @@ _NUMBER_AND_SUFFIX = re.compile(r"(?P<number>[vV]?\d+(?:[.:/-]\d+)*)(?P<suffix>[
 
 
 def _with_unit(figure: str, flat: str, end: int) -> tuple[str, int]:
-    """`figure` with its unit in one spelling (a unit written after a space is read with it),
-    and where the figure ends in `flat`."""
+    """`figure` with its unit in one spelling (one written after a space too), and where it
+    ends in `flat`."""
     parts = _NUMBER_AND_SUFFIX.fullmatch(figure)
     if parts is None:
         return figure, end
@@ -178,9 +191,8 @@ def _with_unit(figure: str, flat: str, end: int) -> tuple[str, int]:
 
 
 def figure_contexts(text: str) -> dict[str, set[str]]:
-    """Each figure of `text`, with its unit (`_UNITS`), and the words just before and after it
-    ("killed 12 rebels": 12 -> {killed, rebels}): two figures compete for one slot when they
-    share such a word."""
+    """Each figure of `text`, with its unit, -> the words just before and after it ("killed 12
+    rebels": 12 -> {killed, rebels}): two figures compete for one slot when they share one."""
     flat = _THOUSANDS.sub("", text)
     tokens: list[tuple[str, bool]] = []
     at = 0
@@ -241,9 +253,8 @@ _NAME = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?![\w'’-])")
 
 def names(sentence: str, common: Collection[str] = ()) -> set[str]:
     """The names in a sentence outside its code spans, lower case: capitalised words of letters
-    (a sentence's first word too, unless it is a common opener such as "The" or "Always", or a
-    word of `common`: words the vault writes in lower case, "Verify", "Check"), acronyms,
-    CamelCase. Words with digits (M1, S3) are identifiers, not names."""
+    (the first word too, unless a common opener or a word of `common`, those the vault writes
+    in lower case); words with digits (M1, S3) are identifiers, not names."""
     found = set()
     prose = re.sub(r"`[^`]*`", " ", sentence)
     for number, word in enumerate(_NAME.findall(prose)):
@@ -263,9 +274,8 @@ def lower_case_words(texts: Iterable[str]) -> frozenset[str]:
 
 
 def meaning_words(text: str) -> set[str]:
-    """The stems of the words that carry meaning (`cardvault.words`, as search stems them): not
-    function words, negations, conditions or figures (those are compared on their own), nor
-    CJK runs."""
+    """The stems (as search stems them) of the words that carry meaning: not function words,
+    negations, conditions or figures (those are compared on their own), nor CJK runs."""
     return set(meaning_sequence(text))
 
 

@@ -1,15 +1,10 @@
 """A new card's topic: the lesson in a few words, taken from the lesson lines, not the incident.
 
-The entry title names what happened ("Import job stuck"); the lesson lines say what to do
-("set a timeout on every HTTP client call; requests never times out by default"). The lines
-are taken most rule-like first ("Rule:" and a correction's prevention, then "Lesson:",
-"Decision:", "Preference:", "Gotcha:", then "Fix:"); the topic is the first clause that reads
-as advice on its own ("always ...", "use ...", "... must ..."; not "the repo needs ...", which
-names the incident) of at least MIN_WORDS words, else the first clause of the first line, cut
-down to at most MAX_WORDS words at a natural break: "Set a timeout on every HTTP client call".
-Code spans and braced or bracketed literals are never split; parentheses and backticks are
-dropped. An entry whose signal has no words of its own (a `#lesson` tag) is read whole; one
-with no words at all keeps its title.
+The entry title names what happened ("Import job stuck"); the lesson lines say what to do. The
+lines are taken most rule-like first (PRIORITY); the topic is the first clause that reads as
+advice on its own of at least MIN_WORDS words, else the first clause of the first line, cut at
+a natural break to at most MAX_WORDS words: "Set a timeout on every HTTP client call". Code
+spans and braced or bracketed literals are never split.
 """
 
 from __future__ import annotations

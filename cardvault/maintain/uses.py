@@ -1,10 +1,9 @@
 """Uses: the reads this clone's ledger recorded (vault/uses.py) folded into the cards.
 
-For each card some use names (by its slug or an alias: a card merged away hands its uses to the
-survivor), the card's `uses` grows by the uses recorded since the last fold and `last_used`
-becomes the later of its own and the last recorded use. `updated` is left alone: a read is no
-edit. A use of a card that no longer exists is dropped with the fold. The run that commits the
-fold moves the clone's watermark (maintain/run.py), so a second run folds nothing.
+A used card's `uses` grows by the uses recorded since the last fold and `last_used` becomes the
+later date; `updated` is left alone (a read is no edit). A card merged away hands its uses to
+the survivor through its alias. The run that commits the fold moves the clone's watermark
+(maintain/run.py), so a second run folds nothing.
 """
 
 from __future__ import annotations
