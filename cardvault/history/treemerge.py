@@ -96,7 +96,7 @@ def merge_in_objects(
             return TreeMerge("conflict", old, conflicts=conflicts, tree=tree)
         taken = {**dict.fromkeys(paths), **taken}
     if taken:
-        tree = _taking(top, tree, taken)
+        tree = tree_with(top, tree, taken)
     env = identity_env(top)
     new = run_git(top, "commit-tree", tree, *parents, "-m", message, env=env)
     sha = new.stdout.strip()
@@ -116,12 +116,17 @@ def _over(top: Path, base: str, ours: str, theirs: str) -> tuple[str, str]:
     return commit(ours, "-p", root), commit(theirs, "-p", root)
 
 
-def _taking(top: Path, tree: str, taken: Mapping[str, str | None]) -> str:
-    """`tree` with each path holding its blob (None: removed), made in a scratch index (the
-    repository's own is not touched) with one `update-index` for all paths."""
+def tree_with(
+    top: Path, tree: str, taken: Mapping[str, str | None], modes: Mapping[str, str] | None = None
+) -> str:
+    """`tree` with each path holding its blob (None: removed) in its mode (default 100644),
+    made in a scratch index (the repository's own is not touched) with one `update-index`."""
     zero = "0" * len(tree.partition("^")[0])  # a removal's line: mode 0, a null id of that length
+    modes = modes or {}
     entries = "".join(
-        f"100644 {blob}\t{path}\0" if blob is not None else f"0 {zero}\t{path}\0"
+        f"{modes.get(path, '100644')} {blob}\t{path}\0"
+        if blob is not None
+        else f"0 {zero}\t{path}\0"
         for path, blob in taken.items()
     )
     with tempfile.TemporaryDirectory(prefix="cardvault-merge-") as scratch:
@@ -231,7 +236,7 @@ def with_texts(top: Path, merge: TreeMerge, texts: Mapping[str, str], note: str)
     text: the same parents, its message followed by `note`. Nothing touches the work tree."""
     assert merge.new is not None
     blobs: dict[str, str | None] = {rel: write_blob(top, text) for rel, text in texts.items()}
-    tree = _taking(top, f"{merge.new}^{{tree}}", blobs)
+    tree = tree_with(top, f"{merge.new}^{{tree}}", blobs)
     parents = run_git(top, "rev-parse", f"{merge.new}^@").stdout.split()
     message = run_git(top, "log", "-1", "--format=%B", merge.new).stdout.rstrip("\n")
     made = run_git(
