@@ -1,5 +1,5 @@
-"""A vault's repository and its remote: the branch and remote to sync, fetch, push, and how a
-merge ended (the merge itself is made in git's object store: treemerge.py).
+"""A vault's repository and its remote: the branch and remote to sync, fetch, push, and a
+merge's conflicts (the merge itself is made in git's object store: treemerge.py).
 
 What git knows (branch, upstream, remotes, remote refs) is read in-process through GitPython;
 fetch and push are git's own commands with cardvault's safe environment (history/repo.py). None
@@ -35,15 +35,6 @@ class Conflict:
         if not self.lines:
             return [f"{self.path}: changed on one side, removed or renamed on the other"]
         return [f"{self.path}:{n}: both sides changed these lines" for n in self.lines]
-
-
-@dataclass(frozen=True)
-class MergeOutcome:
-    """How a merge ended: "up to date", "fast-forward", "merged" or "conflict"."""
-
-    how: str
-    conflicts: tuple[Conflict, ...] = ()
-    changed: tuple[str, ...] = ()  # files the merge changed in the work tree
 
 
 def _repo(top: Path) -> VaultRepo:
