@@ -227,7 +227,7 @@ def commit_to_branch(
     leaving the current branch, the index and the work tree as they were (the tree is built in
     a scratch index: treemerge.tree_with)."""
     from cardvault.history.repo import head_commit, open_repo, top_of
-    from cardvault.history.treemerge import tree_with
+    from cardvault.history.treemerge import commit_tree, tree_with
 
     message = safe_message(message)
     repo = open_repo(vault.root)
@@ -242,17 +242,15 @@ def commit_to_branch(
     try:
         blobs = _blobs(top, rels, vault.cache_dir)
         tree = tree_with(top, head.hexsha, blobs, {rel: _mode_at(head, rel) for rel in blobs})
-        told = signed(message, vault.agent)
-        env = identity_env(top)
-        sha = run_git(top, "commit-tree", tree, "-p", head.hexsha, "-m", told, env=env)
-        run_git(top, "branch", branch, sha.stdout.strip())
+        sha = commit_tree(top, tree, [head.hexsha], signed(message, vault.agent))
+        run_git(top, "branch", branch, sha)
     except GitError as exc:
         raise CardvaultError(
             f"git could not commit to branch {branch}: {exc.message}", vault.root
         ) from exc
     finally:
         repo.git.clear_cache()  # the `cat-file` that read HEAD's tree
-    return CommitResult(sha.stdout.strip(), message)
+    return CommitResult(sha, message)
 
 
 def _blobs(top: Path, rels: Mapping[str, str | None], cache: Path) -> dict[str, str | None]:
