@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
-    import git
-
     from cardvault.vault.layout import Vault
 
 from cardvault.history.runner import (
@@ -226,30 +224,27 @@ def commit_to_branch(
     """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`,
     leaving the current branch, the index and the work tree as they were (the tree is built in
     a scratch index: treemerge.tree_with)."""
-    from cardvault.history.repo import head_commit, open_repo, top_of
+    from cardvault.history.status import project_head
     from cardvault.history.treemerge import commit_tree, tree_with
 
     message = safe_message(message)
-    repo = open_repo(vault.root)
-    if repo is None:
+    top = work_tree_of(vault.root)
+    if top is None:
         return CommitResult(None, message, "not a git repository: nothing committed")
-    head = head_commit(repo)
+    head = project_head(top)
     if head is None:
         raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
-    top = top_of(repo)
     rels = {path.resolve().relative_to(top.resolve()).as_posix(): text
             for path, text in files.items()}  # fmt: skip
     try:
         blobs = _blobs(top, rels, vault.cache_dir)
-        tree = tree_with(top, head.hexsha, blobs, {rel: _mode_at(head, rel) for rel in blobs})
-        sha = commit_tree(top, tree, [head.hexsha], signed(message, vault.agent))
+        tree = tree_with(top, head, blobs, _modes(top, head))
+        sha = commit_tree(top, tree, [head], signed(message, vault.agent))
         run_git(top, "branch", branch, sha)
     except GitError as exc:
         raise CardvaultError(
             f"git could not commit to branch {branch}: {exc.message}", vault.root
         ) from exc
-    finally:
-        repo.git.clear_cache()  # the `cat-file` that read HEAD's tree
     return CommitResult(sha, message)
 
 
@@ -271,9 +266,8 @@ def _blobs(top: Path, rels: Mapping[str, str | None], cache: Path) -> dict[str, 
     return blobs
 
 
-def _mode_at(head: git.Commit, rel: str) -> str:
-    """The mode HEAD's tree gives `rel` (octal), 100644 for a file it does not hold."""
-    try:
-        return f"{head.tree[rel].mode:o}"
-    except KeyError:
-        return "100644"
+def _modes(top: Path, commit: str) -> dict[str, str]:
+    """The mode (octal) `commit`'s tree gives each file it holds."""
+    listed = run_git(top, "ls-tree", "-r", "-z", "--full-tree", commit, exact=True).stdout
+    entries = (record.partition("\t") for record in listed.split("\0") if record)
+    return {path: info.split(" ", 1)[0] for info, _, path in entries}
