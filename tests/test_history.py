@@ -16,7 +16,7 @@ from cardvault import history
 from cardvault.edits.changes import DeleteFile, WriteFile
 from cardvault.edits.door import Door
 from cardvault.edits.proposal import propose
-from cardvault.history.repo import open_repo, run
+from cardvault.history.repo import open_repo
 from cardvault.vault.files import ABSENT, read_text
 from cardvault.vault.layout import open_vault_at
 from tests.support.machine import scaled
@@ -242,7 +242,9 @@ def test_gitpython_opens_the_work_trees_git_folder_never_a_lookalike(vault_path:
 def test_every_git_gitpython_starts_gets_the_safe_environment(vault_path: Path) -> None:
     repo = open_repo(vault_path)
     assert repo is not None
-    said = run(repo, "config", "--get", "safe.bareRepository").stdout
+    said = repo.git.execute(
+        ["git", "config", "--get", "safe.bareRepository"], strip_newline_in_stdout=False
+    )
     assert said == "explicit\n"  # kept byte for byte: no newline taken off
     seen = repo.git.execute(["env"])  # GitPython's own calls go through the same door
     assert "GIT_LITERAL_PATHSPECS=1" in str(seen).splitlines()

@@ -362,14 +362,14 @@ def _exchange(
                 assert entered.recovery is not None
                 if not run.still_current(vault, prepared, entered.recovery.finished):
                     prepared = run.prepare(vault, top, target, today, dropped)
-                if prepared.outcome.conflicts:
+                if prepared.conflicts:
                     return SyncResult(
                         remote, branch, "conflict", False, attempt,
-                        conflicts=prepared.outcome.conflicts,
+                        conflicts=prepared.conflicts,
                     )  # fmt: skip
                 if prepared.merge.new is not None:
                     door.merge(prepared.changes, prepared.merge)
-                outcomes.append(prepared.outcome.how)
+                outcomes.append(prepared.merge.how)
             else:
                 outcomes.append("new branch")
             forgotten = door.write(still_forgotten(vault, today)).commit or forgotten

@@ -64,7 +64,7 @@ class Door:
             recovery = recover(vault)
             announce(recovery)
             setup = _merge_setup(vault) if merge_setup else None
-            pending = _commit_all_pending(vault) if commit_pending else None
+            pending = _commit_dirty(vault, history.uncommitted(vault)) if commit_pending else None
             yield Written(None, pending=pending, setup=setup, recovery=recovery)
 
     def commit(
@@ -168,9 +168,7 @@ class Door:
         commits leaves only edits still to commit."""
         vault = self.vault
         with self.holding() as entered:
-            if history.work_tree(vault) is None:
-                return entered
-            dirty = history.uncommitted(vault)
+            dirty = history.uncommitted(vault)  # none outside git
             if len(dirty) <= PENDING_STEP:
                 return replace(entered, pending=_commit_dirty(vault, dirty))
         top = history.work_tree(vault) or vault.root
@@ -210,12 +208,6 @@ def _merge_setup(vault: Vault) -> history.CommitResult | None:
     if change is None:
         return None
     return Door(vault).write(propose([change], history.SUBJECT, None)).commit
-
-
-def _commit_all_pending(vault: Vault) -> history.CommitResult | None:
-    if history.work_tree(vault) is None:
-        return None
-    return _commit_dirty(vault, history.uncommitted(vault))
 
 
 def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None:

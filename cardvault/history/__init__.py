@@ -2,11 +2,10 @@
 
 Every command that changes the vault records exactly one commit here. A vault that is not a git
 repository still works (`commit` says the change was not recorded); a repository with no user
-configured gets cardvault's default identity. Two ways to run git, with one set of safe
-settings (`runner.safe_env`): a plain subprocess (`runner.run_git`) for readers, the everyday
-commit and the drivers' line merge, and GitPython (repo.py), imported when first needed, for
-the work that is more than one commit (sync's fetch, merge and push, review branches, the
-drivers' set-up): its import costs more than the gits it would save a reader.
+configured gets cardvault's default identity. Every git command runs through
+`runner.run_git` with one set of safe settings (`runner.safe_env`); GitPython (repo.py),
+imported when first needed, only reads refs, config and trees in-process for sync and review
+branches: its import costs more than the gits it would save a reader.
 
 runner.py (safe settings, finding the repository), repo.py (the one `Repo`), commits.py,
 states.py (what git is in the middle of), treemerge.py (sync's merge in the object store),

@@ -14,9 +14,6 @@ from typing import TYPE_CHECKING
 from cardvault.errors import CardvaultError
 
 if TYPE_CHECKING:
-    import git
-
-    from cardvault.history.repo import VaultRepo
     from cardvault.vault.layout import Vault
 
 from cardvault.history.runner import (
@@ -226,67 +223,51 @@ def commit_to_branch(
 ) -> CommitResult:
     """Commit HEAD's tree with `files` replaced (None = removed) on a new branch `branch`,
     leaving the current branch, the index and the work tree as they were (the tree is built in
-    a temporary index in the vault's cache folder: nothing is written into `.git/` but by git)."""
-    from cardvault.history.repo import head_commit, open_repo, run, top_of
+    a scratch index: treemerge.tree_with)."""
+    from cardvault.history.status import project_head
+    from cardvault.history.treemerge import commit_tree, tree_with
 
     message = safe_message(message)
-    repo = open_repo(vault.root)
-    if repo is None:
+    top = work_tree_of(vault.root)
+    if top is None:
         return CommitResult(None, message, "not a git repository: nothing committed")
-    head = head_commit(repo)
+    head = project_head(top)
     if head is None:
         raise CardvaultError("the repository has no commit yet; commit once first", vault.root)
-    top = top_of(repo)
-    vault.cache_dir.mkdir(exist_ok=True)
+    rels = {path.resolve().relative_to(top.resolve()).as_posix(): text
+            for path, text in files.items()}  # fmt: skip
     try:
-        with tempfile.TemporaryDirectory(prefix="branch-", dir=vault.cache_dir) as folder:
-            env = {**identity_env(top), "GIT_INDEX_FILE": str(Path(folder) / "index")}
-            run(repo, "read-tree", head.hexsha, env=env)
-            rels = {path.resolve().relative_to(top.resolve()).as_posix(): text
-                    for path, text in files.items()}  # fmt: skip
-            entries = _index_entries(repo, head, rels, Path(folder))
-            if entries:
-                run(repo, "update-index", "--index-info", input="".join(entries), env=env)
-            tree = run(repo, "write-tree", env=env).stdout.strip()
-            told = signed(message, vault.agent)
-            args = ("commit-tree", tree, "-p", head.hexsha, "-m", told)
-            sha = run(repo, *args, env=env).stdout.strip()
-            run(repo, "branch", branch, sha)
+        blobs = _blobs(top, rels, vault.cache_dir)
+        tree = tree_with(top, head, blobs, _modes(top, head))
+        sha = commit_tree(top, tree, [head], signed(message, vault.agent))
+        run_git(top, "branch", branch, sha)
     except GitError as exc:
         raise CardvaultError(
             f"git could not commit to branch {branch}: {exc.message}", vault.root
         ) from exc
-    finally:
-        repo.git.clear_cache()  # the `cat-file` that read HEAD's tree
     return CommitResult(sha, message)
 
 
-def _index_entries(
-    repo: VaultRepo, head: git.Commit, rels: Mapping[str, str | None], folder: Path
-) -> list[str]:
-    """`update-index --index-info` lines: each written file's new blob (one `hash-object` for
-    all) with the mode HEAD gives it; a removed file's line of mode 0."""
-    from cardvault.history.repo import run
-
+def _blobs(top: Path, rels: Mapping[str, str | None], cache: Path) -> dict[str, str | None]:
+    """Each written file's new blob (one `hash-object` for all, of the exact bytes), None for
+    a removed one."""
     written = [rel for rel, text in rels.items() if text is not None]
-    sources = []
-    for number, rel in enumerate(written):
-        source = folder / f"blob-{number}"
-        source.write_bytes((rels[rel] or "").encode("utf-8"))
-        sources.append(str(source))
-    out = run(repo, "hash-object", "-w", "--no-filters", "--stdin-paths",
-              input="".join(f"{s}\n" for s in sources)).stdout.split()  # fmt: skip
-    zero = "0" * len(head.hexsha)
-    lines = [
-        f"{_mode_at(head, rel)} {blob}\t{rel}\n" for rel, blob in zip(written, out, strict=True)
-    ]
-    lines += [f"0 {zero}\t{rel}\n" for rel, text in rels.items() if text is None]
-    return lines
+    cache.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="branch-", dir=cache) as folder:
+        sources = []
+        for number, rel in enumerate(written):
+            source = Path(folder) / f"blob-{number}"
+            source.write_bytes((rels[rel] or "").encode("utf-8"))
+            sources.append(f"{source}\n")
+        args = ("hash-object", "-w", "--no-filters", "--stdin-paths")
+        out = run_git(top, *args, input="".join(sources)).stdout.split()
+    blobs: dict[str, str | None] = dict.fromkeys(rels)
+    blobs.update(zip(written, out, strict=True))
+    return blobs
 
 
-def _mode_at(head: git.Commit, rel: str) -> str:
-    """The mode HEAD's tree gives `rel` (octal), 100644 for a file it does not hold."""
-    try:
-        return f"{head.tree[rel].mode:o}"
-    except KeyError:
-        return "100644"
+def _modes(top: Path, commit: str) -> dict[str, str]:
+    """The mode (octal) `commit`'s tree gives each file it holds."""
+    listed = run_git(top, "ls-tree", "-r", "-z", "--full-tree", commit, exact=True).stdout
+    entries = (record.partition("\t") for record in listed.split("\0") if record)
+    return {path: info.split(" ", 1)[0] for info, _, path in entries}

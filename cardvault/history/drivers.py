@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cardvault.edits.atomic import atomic_write
 from cardvault.errors import CardvaultError
-from cardvault.history.runner import common_dir, git_dir, work_tree_of
+from cardvault.history.runner import common_dir, git_dir, run_git, work_tree_of
 from cardvault.launch import shell_command
 from cardvault.vault.files import ABSENT, digest_text, read_if_present
 
@@ -147,15 +147,12 @@ def drivers_configured(root: Path) -> bool:
 
 def configure_drivers(root: Path) -> bool:
     """Write the drivers into the clone's git config when missing; True when it changed."""
-    if work_tree_of(root) is None or drivers_configured(root):
+    top = work_tree_of(root)
+    if top is None or drivers_configured(root):
         return False
-    from cardvault.history.repo import open_repo, run
-
-    repo = open_repo(root)
-    assert repo is not None
     for name, (kind, label) in DRIVERS.items():
-        run(repo, "config", f"merge.{name}.name", label)
-        run(repo, "config", f"merge.{name}.driver", driver_command(kind))
+        run_git(top, "config", f"merge.{name}.name", label)
+        run_git(top, "config", f"merge.{name}.driver", driver_command(kind))
     info = _info_text(root)
     if info is not None and info[1] != info[2]:
         path, current, wanted = info

@@ -1,8 +1,8 @@
-"""A vault's repository and its remote: the branch and remote to sync, fetch, push, and how a
-merge ended (the merge itself is made in git's object store: treemerge.py).
+"""A vault's repository and its remote: the branch and remote to sync, fetch, push, and a
+merge's conflicts (the merge itself is made in git's object store: treemerge.py).
 
 What git knows (branch, upstream, remotes, remote refs) is read in-process through GitPython;
-fetch and push are git's own commands with cardvault's safe environment (history/repo.py). None
+fetch and push are git's own commands (runner.run_git, output kept byte for byte). None
 takes the vault lock: `cardvault sync` (sync/run.py) holds it around them.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import git
 
 from cardvault.errors import CardvaultError
-from cardvault.history.repo import VaultRepo, open_repo, run
-from cardvault.history.runner import GitError, git_dir, git_said
+from cardvault.history.repo import VaultRepo, open_repo
+from cardvault.history.runner import GitError, git_dir, git_said, run_git
 from cardvault.history.status import parse_status
 
 #: How git starts a conflict block in a file it could not merge.
@@ -35,15 +35,6 @@ class Conflict:
         if not self.lines:
             return [f"{self.path}: changed on one side, removed or renamed on the other"]
         return [f"{self.path}:{n}: both sides changed these lines" for n in self.lines]
-
-
-@dataclass(frozen=True)
-class MergeOutcome:
-    """How a merge ended: "up to date", "fast-forward", "merged" or "conflict"."""
-
-    how: str
-    conflicts: tuple[Conflict, ...] = ()
-    changed: tuple[str, ...] = ()  # files the merge changed in the work tree
 
 
 def _repo(top: Path) -> VaultRepo:
@@ -96,8 +87,7 @@ def check_remote(top: Path, remote: str) -> None:
 def fetch(top: Path, remote: str, branch: str) -> bool:
     """Fetch the remote's branch; False when the remote has no such branch (yet or any more: our
     copy of a branch deleted there, kept without `--prune`, does not count)."""
-    repo = _repo(top)
-    done = run(repo, "fetch", "--quiet", remote, check=False)
+    done = run_git(top, "fetch", "--quiet", remote, check=False, exact=True)
     if done.returncode != 0:
         raise GitError(f"git fetch {remote} failed: {git_said(done)}", top)
     return remote_head(top, remote, branch) is not None and _fetched(top, branch)
@@ -143,7 +133,8 @@ def refuse_overwriting(top: Path, paths: list[str]) -> None:
     vault's (code in a shared repository), as `git merge` does."""
     if not paths:
         return
-    out = run(_repo(top), "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
+    args = ("status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
+    out = run_git(top, *args, exact=True)
     dirty = parse_status(out.stdout)
     if dirty:
         names = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
@@ -166,11 +157,10 @@ def dropped_tip(top: Path, remote: str, branch: str, before: str | None = None) 
     """The newest commit our copy of the remote's branch pointed at (`before` the last fetch,
     then its reflog) that the branch no longer holds but HEAD does: the remote's history was
     rewritten, and merging HEAD would publish the dropped commits again. None otherwise."""
-    repo = _repo(top)
     ref = f"refs/remotes/{remote}/{branch}"
     if remote_head(top, remote, branch) is None:
         return None
-    ours = set(run(repo, "rev-list", "HEAD", f"^{ref}").stdout.split())
+    ours = set(run_git(top, "rev-list", "HEAD", f"^{ref}").stdout.split())
     if not ours:
         return None
     return next((sha for sha in [before or "", *_logged(top, ref)] if sha in ours), None)
@@ -188,14 +178,14 @@ def _logged(top: Path, ref: str) -> list[str]:
 
 def unpublished(top: Path, remote: str, branch: str) -> list[str]:
     """The files a push of HEAD to `remote`'s `branch` would publish changes to."""
-    repo = _repo(top)
     known = remote_head(top, remote, branch)
     if known is not None:
         args = ["diff", "--name-only", "--no-renames", "-z", known, "HEAD"]
     else:
         args = ["log", "--format=", "--name-only", "--no-renames", "-z", "HEAD"]
         args += ["--not", f"--remotes={remote}"]
-    return sorted({path for path in run(repo, *args).stdout.split("\0") if path.strip()})
+    listed = run_git(top, *args, exact=True).stdout.split("\0")
+    return sorted({path for path in listed if path.strip()})
 
 
 def push(
@@ -203,16 +193,15 @@ def push(
 ) -> bool:
     """Push `commit` (the one checked under the lock) to the remote's `branch`; False when the
     remote's branch moved since we fetched it (another machine pushed first)."""
-    repo = _repo(top)
     local = local or branch
     known = remote_head(top, remote, branch)
     upstream = _branch_setting(top, local, "remote")
-    done = run(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
+    done = run_git(top, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
     if done.returncode == 0:
         if not upstream:  # the first push: the branch follows the remote's from now on
-            run(repo, "branch", f"--set-upstream-to={remote}/{branch}", local, check=False)
+            run_git(top, "branch", f"--set-upstream-to={remote}/{branch}", local, check=False)
         return True
-    run(repo, "fetch", "--quiet", remote, check=False)
+    run_git(top, "fetch", "--quiet", remote, check=False)
     if remote_head(top, remote, branch) != known:
         return False
     raise GitError(f"git push {remote} {branch} failed: {git_said(done)}", top)

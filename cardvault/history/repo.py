@@ -9,23 +9,13 @@ its persistent `cat-file` included, gets `runner.safe_env` through `SafeGit`; an
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any
 
 import git
 
-from cardvault.history.runner import (
-    GitError,
-    git_said,
-    retried_while_locked,
-    safe_env,
-    work_tree_of,
-)
+from cardvault.history.runner import GitError, safe_env, work_tree_of
 
 
 class SafeGit(git.Git):
@@ -71,47 +61,6 @@ def top_of(repo: VaultRepo) -> Path:
     """The repository's work tree (where its git commands run)."""
     assert repo.working_tree_dir is not None  # open_repo refuses a bare repository
     return Path(repo.working_tree_dir)
-
-
-def run(
-    repo: VaultRepo,
-    *args: str,
-    input: str | None = None,
-    env: dict[str, str] | None = None,
-    check: bool = True,
-) -> subprocess.CompletedProcess[str]:
-    """`git args...` in the work tree through GitPython, as `runner.run_git` gives it back;
-    output kept byte for byte (no newline stripped)."""
-
-    def once() -> subprocess.CompletedProcess[str]:
-        with _stdin(input) as stream:
-            status, out, err = repo.git.execute(
-                ["git", *args],
-                stream,
-                as_process=False,
-                with_extended_output=True,
-                stdout_as_string=True,
-                with_exceptions=False,
-                strip_newline_in_stdout=False,
-                env=env,
-            )
-        return subprocess.CompletedProcess(["git", *args], status, out, err)
-
-    done = retried_while_locked(once)
-    if check and done.returncode != 0:
-        raise GitError(f"git {args[0]} failed: {git_said(done)}", top_of(repo))
-    return done
-
-
-@contextlib.contextmanager
-def _stdin(text: str | None) -> Iterator[BinaryIO | None]:
-    if text is None:
-        yield None
-        return
-    with tempfile.TemporaryFile() as handle:
-        handle.write(text.encode("utf-8"))
-        handle.seek(0)
-        yield cast(BinaryIO, handle)
 
 
 def head_commit(repo: VaultRepo) -> git.Commit | None:

@@ -1,9 +1,8 @@
 """Starting git without a library: the settings every git cardvault runs gets, finding the
 repository that holds a vault, and cardvault's identity for a repository that has none.
 
-Readers' questions, every write's commit and the drivers' line merge run git through `run_git`
-here and load no git library; GitPython (repo.py) runs git with the same `safe_env`: literal
-pathspecs (a card named `[s]tar.md` stages that file, never `star.md`),
+Every git command runs through `run_git` (GitPython's own gits, repo.py, get the same
+`safe_env`): literal pathspecs (a card named `[s]tar.md` stages that file, never `star.md`),
 `safe.bareRepository=explicit` (a vault folder mimicking a bare repository is never taken for
 one), no fsmonitor and no hook (docs/security.md). No module outside `history/` starts git
 (tests/test_code_rules.py). A git refused because another holds one of its lock files (an
@@ -125,26 +124,30 @@ def run_git(
     input: str | None = None,
     env: Mapping[str, str] | None = None,
     check: bool = True,
+    exact: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """Run `git args...` in `root` (again while another git holds a lock it needs); raise
-    GitError with git's message when it fails and `check`."""
+    GitError with git's message when it fails and `check`. Output is read as text mode reads
+    it (`\r` and `\r\n` become `\n`), or with `exact` as git wrote it."""
     full_env = {**os.environ, **safe_env(os.environ), **(env or {})}
-    done = retried_while_locked(
-        lambda: subprocess.run(
-            ["git", *args],
-            cwd=root,
-            input=input,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="surrogateescape",
-            env=full_env,
-            check=False,
+
+    def once() -> subprocess.CompletedProcess[str]:
+        sent = None if input is None else input.encode("utf-8", "surrogateescape")
+        raw = subprocess.run(
+            ["git", *args], cwd=root, input=sent, capture_output=True, env=full_env, check=False
         )
-    )
+        out, err = (_decoded(data, exact) for data in (raw.stdout, raw.stderr))
+        return subprocess.CompletedProcess(raw.args, raw.returncode, out, err)
+
+    done = retried_while_locked(once)
     if check and done.returncode != 0:
         raise GitError(f"git {args[0]} failed: {git_said(done)}", root)
     return done
+
+
+def _decoded(data: bytes, exact: bool) -> str:
+    text = data.decode("utf-8", "surrogateescape")
+    return text if exact else text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def work_tree_of(root: Path) -> Path | None:

@@ -57,12 +57,12 @@ def merge_in_objects(
     `target`, so nothing the rewrite removed comes back."""
     old = _sha(top, "HEAD")
     theirs = _sha(top, target)
-    parents = ["-p", old, "-p", theirs]
+    parents = [old, theirs]
     sides = (old, theirs)
     if dropped is not None:
         if _is_ancestor(top, old, dropped):
             return TreeMerge("fast-forward", old, theirs, changed_paths(top, old, theirs))
-        sides, parents = _over(top, dropped, old, theirs), ["-p", theirs]
+        sides, parents = _over(top, dropped, old, theirs), [theirs]
     elif _is_ancestor(top, theirs, old):
         return TreeMerge("up to date", old)
     elif _is_ancestor(top, old, theirs):
@@ -96,32 +96,32 @@ def merge_in_objects(
             return TreeMerge("conflict", old, conflicts=conflicts, tree=tree)
         taken = {**dict.fromkeys(paths), **taken}
     if taken:
-        tree = _taking(top, tree, taken)
-    env = identity_env(top)
-    new = run_git(top, "commit-tree", tree, *parents, "-m", message, env=env)
-    sha = new.stdout.strip()
+        tree = tree_with(top, tree, taken)
+    sha = commit_tree(top, tree, parents, message)
     return TreeMerge("merged", old, sha, changed_paths(top, old, sha))
 
 
 def _over(top: Path, base: str, ours: str, theirs: str) -> tuple[str, str]:
     """Two commits holding the trees of `ours` and `theirs`, each the child of one holding
     `base`'s tree: their merge is `base..ours` applied to `theirs`, without `base`'s history."""
-    env = identity_env(top)
-
-    def commit(tree_of: str, *parents: str) -> str:
-        done = run_git(top, "commit-tree", f"{tree_of}^{{tree}}", *parents, "-m", "side", env=env)
-        return done.stdout.strip()
-
-    root = commit(base)
-    return commit(ours, "-p", root), commit(theirs, "-p", root)
+    root = commit_tree(top, f"{base}^{{tree}}", [], "side")
+    return (
+        commit_tree(top, f"{ours}^{{tree}}", [root], "side"),
+        commit_tree(top, f"{theirs}^{{tree}}", [root], "side"),
+    )
 
 
-def _taking(top: Path, tree: str, taken: Mapping[str, str | None]) -> str:
-    """`tree` with each path holding its blob (None: removed), made in a scratch index (the
-    repository's own is not touched) with one `update-index` for all paths."""
+def tree_with(
+    top: Path, tree: str, taken: Mapping[str, str | None], modes: Mapping[str, str] | None = None
+) -> str:
+    """`tree` with each path holding its blob (None: removed) in its mode (default 100644),
+    made in a scratch index (the repository's own is not touched) with one `update-index`."""
     zero = "0" * len(tree.partition("^")[0])  # a removal's line: mode 0, a null id of that length
+    modes = modes or {}
     entries = "".join(
-        f"100644 {blob}\t{path}\0" if blob is not None else f"0 {zero}\t{path}\0"
+        f"{modes.get(path, '100644')} {blob}\t{path}\0"
+        if blob is not None
+        else f"0 {zero}\t{path}\0"
         for path, blob in taken.items()
     )
     with tempfile.TemporaryDirectory(prefix="cardvault-merge-") as scratch:
@@ -129,6 +129,13 @@ def _taking(top: Path, tree: str, taken: Mapping[str, str | None]) -> str:
         run_git(top, "read-tree", tree, env=env)
         run_git(top, "update-index", "-z", "--index-info", input=entries, env=env)
         return run_git(top, "write-tree", env=env).stdout.strip()
+
+
+def commit_tree(top: Path, tree: str, parents: Sequence[str], message: str) -> str:
+    """A new commit of `tree` with `parents`, by the repository's identity (else cardvault's)."""
+    args = [arg for parent in parents for arg in ("-p", parent)]
+    done = run_git(top, "commit-tree", tree, *args, "-m", message, env=identity_env(top))
+    return done.stdout.strip()
 
 
 def merge_base(top: Path, old: str, target: str) -> str | None:
@@ -231,19 +238,10 @@ def with_texts(top: Path, merge: TreeMerge, texts: Mapping[str, str], note: str)
     text: the same parents, its message followed by `note`. Nothing touches the work tree."""
     assert merge.new is not None
     blobs: dict[str, str | None] = {rel: write_blob(top, text) for rel, text in texts.items()}
-    tree = _taking(top, f"{merge.new}^{{tree}}", blobs)
+    tree = tree_with(top, f"{merge.new}^{{tree}}", blobs)
     parents = run_git(top, "rev-parse", f"{merge.new}^@").stdout.split()
     message = run_git(top, "log", "-1", "--format=%B", merge.new).stdout.rstrip("\n")
-    made = run_git(
-        top,
-        "commit-tree",
-        tree,
-        *(arg for parent in parents for arg in ("-p", parent)),
-        "-m",
-        f"{message}\n\n{note}",
-        env=identity_env(top),
-    )
-    new = made.stdout.strip()
+    new = commit_tree(top, tree, parents, f"{message}\n\n{note}")
     return TreeMerge(merge.how, merge.old, new, changed_paths(top, merge.old, new))
 
 

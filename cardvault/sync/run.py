@@ -60,9 +60,9 @@ class Prepared:
     """A merge computed in git's object store from HEAD `merge.old`, and the writes of the
     vault's files that carry it out (none for a conflict or nothing to merge)."""
 
-    outcome: git_remote.MergeOutcome
     merge: history.TreeMerge
     changes: tuple[Change, ...] = ()
+    conflicts: tuple[git_remote.Conflict, ...] = ()
 
 
 def still_current(vault: Vault, prepared: Prepared, recovered: bool) -> bool:
@@ -96,9 +96,9 @@ def prepare(
             git_remote.Conflict(path, tuple(git_remote.conflict_lines(text)) if text else ())
             for path, text in [*merge.conflicts, *((path, "") for path in stopped)]
         )
-        return Prepared(git_remote.MergeOutcome("conflict", conflicts), merge)
+        return Prepared(merge, conflicts=conflicts)
     if merge.new is None:
-        return Prepared(git_remote.MergeOutcome(merge.how), merge)
+        return Prepared(merge)
     ours = [rel for rel in merge.changed if _journaled(vault, top, rel)]
     git_remote.refuse_overwriting(top, [rel for rel in merge.changed if rel not in ours])
     texts = {rel: history.blob_text(top, merge.new, rel) for rel in ours}
@@ -111,7 +111,7 @@ def prepare(
         for rel in merge.changed
         if _journaled(vault, top, rel)
     ]
-    return Prepared(git_remote.MergeOutcome(merge.how, (), merge.changed), merge, tuple(changes))
+    return Prepared(merge, tuple(changes))
 
 
 def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
