@@ -88,7 +88,7 @@ def prepare(
         for path, _ in merge.conflicts:
             taken.update(removals.kept_after_removal(top, merge, target, path))
         rest = [p for p, _ in merge.conflicts if p not in taken]
-        gone = [p for p in rest if _removal_wins(top, merge.old, target, p)]
+        gone = [p for p in rest if removals.removal_wins(top, merge.old, target, p)]
         if len(gone) == len(rest):
             merge = history.merge_in_objects(top, target, message, gone, taken, dropped)
     if merge.how == "conflict" or stopped:
@@ -112,22 +112,6 @@ def prepare(
         if _journaled(vault, top, rel)
     ]
     return Prepared(git_remote.MergeOutcome(merge.how, (), merge.changed), merge, tuple(changes))
-
-
-def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
-    """Whether a conflicted card was removed on one side and only counted or checked on the
-    other (sync/merge_card.py `only_bookkeeping`): then the removal stands."""
-    from cardvault.sync.driver import is_of_kind
-    from cardvault.sync.merge_card import only_bookkeeping
-
-    if not is_of_kind("card", Path(rel)):
-        return False
-    base, ours, theirs = history.merge_sides(top, old, target, rel)
-    if base is None or (ours is None) == (theirs is None):
-        return False
-    kept = ours if ours is not None else theirs
-    assert kept is not None
-    return only_bookkeeping(base, kept, Path(rel))
 
 
 def _journaled(vault: Vault, top: Path, rel: str) -> bool:
