@@ -1,11 +1,9 @@
 """Failed commands in memory: the log entry a capture appends, its counter, and the known fixes.
 
 Logs are append-only, so the counter is derived: `seen` is the number of capture entries
-(`Signature:` and `Exit code:` lines) with the signature in all daily logs. The first gets the
-full entry; a repeat gets a short "failed again" one pointing to it. Known fixes come from the
-signal lines of entries naming the signature, the cards citing those entries, then a keyword
-search for the error line (docs/agents.md). The search never embeds: a capture must not wait
-for the model.
+(`Signature:` and `Exit code:` lines) with the signature in all daily logs. Known fixes
+(docs/agents.md) come from a keyword search that never embeds: a capture must not wait for
+the model.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """`cardvault forget`: remove a topic from the vault everywhere, in one revertible commit.
 
-`plan_forget` finds what would go and writes nothing: the cards the query names (by slug or
-alias, else every word in topic, slug or tags, else in the body), the log lines and entries that
-mention it (forget/logs.py), the AGENTS.md rules and review questions about them, every card made
-only of entries that go, and MEMORY.md's table without them; it records the removed entries'
-ids (vault/forgotten.py, no text) so they stay removed on every clone. Kept text that still names
-a forgotten card is listed, not edited.
-
-`apply_forget` makes the plan again under the lock and writes it only when it removes exactly
-what was shown: one all-or-nothing write, one commit that `git revert` undoes byte for byte.
+`plan_forget` finds what would go and writes nothing: the cards the query names, the log lines
+and entries that mention it (forget/logs.py), what refers to them, and every card made only of
+entries that go; it records the removed entries' ids (vault/forgotten.py, no text) so they stay
+removed on every clone. Kept text that still names a forgotten card is listed, not edited.
+`apply_forget` writes the plan only when, made again under the lock, it removes exactly what
+was shown.
 """
 
 from __future__ import annotations

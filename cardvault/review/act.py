@@ -1,11 +1,8 @@
 """What an answer to a review question does to the vault, as changes (nothing is written here).
 
-Per kind and answer (docs/review.md): accepted same lesson / duplicate questions merge the chosen
-members' cards as maintenance merges them (curated from then on); an accepted contradiction
-archives the losing card with `superseded_by`; an accepted cross-project question makes one
-global card; an accepted stale question archives the card, a rejected one drops its mark and
-records `checked:`. A rejected question keeps its members apart from then on; `split` questions
-are only answered, never asked any more.
+Per kind and answer, as docs/review.md gives them (`act`). An accepted merge joins the chosen
+members' cards as maintenance merges them (curated from then on); a rejected question keeps its
+members apart from then on.
 """
 
 from __future__ import annotations

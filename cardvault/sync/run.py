@@ -3,11 +3,9 @@ published); the app drives the steps and lands each through the door (app/vaults
 The rounds, the locks and the conflict rules are in docs/writers.md.
 
 A merge is computed in git's object store with cardvault's drivers (sync/driver.py), holding no
-lock, and carried out under the vault lock through the journal, computed again there when HEAD
-moved meanwhile: a kill leaves the vault as before or a journal the next command finishes. A
-true merge's commit also holds its derived files (MEMORY.md's table, AGENTS.md's rules for the
-merged cards), so no commit has the cards beside a stale table. A branch that touches files
-that are not cardvault's is never pushed: cardvault publishes memory only.
+lock, and carried out under the vault lock through the journal. A true merge's commit also
+holds its derived files, so no commit has the cards beside a stale table. A branch that
+touches files that are not cardvault's is never pushed.
 """
 
 from __future__ import annotations
