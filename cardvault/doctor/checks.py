@@ -8,14 +8,12 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cardvault import __version__
 from cardvault.vault.layout import Vault
-
-STATUSES = ("ok", "info", "warn", "error")
 
 
 @dataclass(frozen=True)
@@ -23,19 +21,13 @@ class Check:
     """One check: its name, status, what it found, and the fix when not ok."""
 
     name: str
-    status: str
+    status: str  # "ok" | "info" | "warn" | "error"
     summary: str
     fix: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "status": self.status,
-            "summary": self.summary,
-            "fix": self.fix,
-            "detail": self.detail,
-        }
+        return asdict(self)
 
 
 def check_install() -> Check:
