@@ -61,11 +61,8 @@ def _is_assigned(line: str, start: int, end: int) -> bool:
 
 
 def _is_code_word(value: str, key: str, op: str, before: str, after: str) -> bool:
-    """A variable, type, comparison or prose word: `password = auth`, `f(secret=secret)`,
-    `password: SecretStr`, `if pwd == other`, `Password: see the vault`.
-
-    `DB_PASSWORD=hunter` in an env file stays a secret.
-    """
+    """A variable, type, comparison or prose word (`password: SecretStr`, `if pwd == other`);
+    `DB_PASSWORD=hunter` in an env file stays a secret."""
     if op in ("==", "===", "!=", "!=="):
         return True
     if re.fullmatch(r"[A-Za-z_]+", value) is None:
