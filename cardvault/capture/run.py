@@ -47,8 +47,7 @@ PASSED_ON = ("SIGTERM", "SIGHUP")
 @dataclass(frozen=True)
 class RunResult:
     """How a command ended: exit code (128+N for signal N), the signal that killed it, the tail
-    of its stderr, and the job signals it started with ignored (inherited from cardvault's
-    caller)."""
+    of its stderr, and the job signals it inherited ignored."""
 
     argv: tuple[str, ...]
     cwd: str
@@ -80,9 +79,8 @@ class Failure:
 
 
 def ignored_at_start() -> tuple[str, ...]:
-    """The JOB_SIGNALS this process ignores, which a command it starts inherits: SIGINT and
-    SIGQUIT for a background job of a script (`cardvault capture -- make &`), SIGHUP under
-    `nohup`. Read before `_signals_to` changes anything."""
+    """The JOB_SIGNALS this process ignores, which a command it starts inherits (a background
+    job of a script, `nohup`). Read before `_signals_to` changes anything."""
     found = []
     for name in JOB_SIGNALS:
         number = getattr(signal, name, None)

@@ -75,8 +75,7 @@ def _ensure_something_joins(
 def _refuse_what_was_kept_apart(state: VaultState, item: ReviewItem, cards: list[CardFile]) -> None:
     """Accepting may not join two cards an earlier answer kept apart. An earlier "not a
     contradiction" (a rejected contradiction: both stand) is no such answer: two cards that do
-    not contradict may well tell one lesson, and a person accepting that they do is not
-    answering against it (the refusal left them no way to say so)."""
+    not contradict may well tell one lesson."""
     earlier = apart_pairs(
         i
         for i in state.review_items

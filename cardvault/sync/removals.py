@@ -1,11 +1,8 @@
 """A file one side of a sync's merge removed and the other changed (sync/run.py `prepare`).
 
-git says "changed on one side, removed on the other" and the sync would stop; the removals that
-are routine between clones that each run cardvault are settled here instead (docs/writers.md):
-a rename git paired between two vault files is undone (`unpaired`); a log forget removed keeps
-the other side's new entries, a card merged away carries the other side's folds into its
-survivor, and a forgotten card stays removed (`kept_after_removal`). Each answers with paths
-the merge takes as given blobs (None: left out).
+git would stop on "changed on one side, removed on the other"; the removals that are routine
+between clones that each run cardvault are settled here instead (docs/writers.md). Each answers
+with the paths the merge takes as given blobs (None: left out).
 """
 
 from __future__ import annotations
