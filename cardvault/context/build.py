@@ -166,10 +166,7 @@ def search_relevance(
     vault: Vault, task: str | KeywordQuery, mode: str = "hybrid", searcher: Searcher | None = None
 ) -> Relevance:
     """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model.
-
-    A long-lived caller (the agent server) passes its warm `searcher`; otherwise one is made for
-    this search alone.
-    """
+    `searcher`: a long-lived caller's warm one (else one is made for this search alone)."""
     from cardvault.search.engine import Searcher
 
     try:
