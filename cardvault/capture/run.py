@@ -1,12 +1,10 @@
 """`cardvault capture`: run a command as if run directly, and describe it when it fails.
 
 The command inherits stdin and stdout; its stderr goes through a pipe a reader thread copies
-to ours live while keeping the tail to log (so the command sees a pipe there). The exit code is
-its own (128 + N for signal N, 127 / 126 when it cannot start, as a shell reports). While it
-runs, Ctrl-C and Ctrl-backslash are left to it and SIGTERM / SIGHUP passed on; dispositions
-are never reset, so a job started in the background keeps the signals its shell ignored, and
-the entry says so (docs/agents.md). Nothing here touches the vault or imports anything heavy:
-a command that succeeds costs only the process start.
+to ours live while keeping the tail to log. The exit code is its own (128 + N for signal N,
+127 / 126 when it cannot start, as a shell reports). Signal dispositions are never reset, so a
+background job keeps the signals its shell ignored (docs/agents.md). Nothing here touches the
+vault or imports anything heavy: a command that succeeds costs only the process start.
 """
 
 from __future__ import annotations

@@ -139,10 +139,8 @@ def newly_merged(base: str, kept: str, path: Path) -> list[str]:
 
 def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     """`survivor` (the card `base` was merged into) with what `kept` added to `base` since, each
-    carried key by its rule (a source the survivor already cites is no new sighting), and the
-    paragraphs appended. None when `kept` changed anything else or is not active or promoted (a
-    person's edit, an archiving: theirs to settle).
-    """
+    carried key by its rule, and the paragraphs appended. None when `kept` changed anything
+    else or is not active or promoted (a person's edit, an archiving: theirs to settle)."""
     try:
         b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
     except CardFormatError:

@@ -65,9 +65,7 @@ class Prepared:
 
 def still_current(vault: Vault, prepared: Prepared, recovered: bool) -> bool:
     """Whether a merge prepared holding no lock still holds under it: HEAD has not moved and
-    taking the lock finished no interrupted write (hand edits meanwhile are caught by the digests
-    of its changes).
-    """
+    taking the lock finished no interrupted write (the changes' digests catch hand edits)."""
     return not recovered and history.head(vault) == prepared.merge.old
 
 
@@ -75,10 +73,8 @@ def prepare(
     vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
 ) -> Prepared:
     """Merge `target` into HEAD in git's object store with its derived files, and the changes
-    that write the vault's files (`Door.merge` lands them); writes nothing, so it runs holding no
-    lock. `dropped`: the remote's old head a rewrite dropped (only our own commits since it are
-    carried over).
-    """
+    that write the vault's files (`Door.merge` lands them); writes nothing. `dropped`: the
+    remote's old head a rewrite dropped (only our own commits since it are carried over)."""
     taken, stopped = removals.unpaired(top, target)
     message = f"sync: merge {target}"
     merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
