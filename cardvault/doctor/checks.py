@@ -8,7 +8,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,13 @@ class Check:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "name": self.name,
+            "status": self.status,
+            "summary": self.summary,
+            "fix": self.fix,
+            "detail": self.detail,
+        }
 
 
 def check_install() -> Check:
