@@ -1,9 +1,8 @@
 """Keyword assignments: values given to secret-sounding names (`password=x`, `api_key: x`).
 
 The regexes are detect-secrets' `KeywordDetector` config-file ones (see `plugins`); each value
-they capture is then vetted here, because notes hold code and prose as well as config: settings
-about a secret (`password_min_length: 12`), code (`password = auth`, `if pwd == other`) and
-prose after a colon (`Password: see the vault`) are not credentials.
+they capture is then vetted here, because notes hold code and prose as well as config
+(`password_min_length: 12`, `Password: see the vault` are no credentials).
 """
 
 from __future__ import annotations
