@@ -1,11 +1,9 @@
 """Failed commands in memory: the log entry a capture appends, its counter, and the known fixes.
 
 Logs are append-only, so the counter is derived: `seen` is the number of capture entries
-(`Signature:` and `Exit code:` lines) with the signature in all daily logs. The first gets the
-full entry; a repeat gets a short "failed again" one pointing to it. Known fixes come from the
-signal lines of entries naming the signature, the cards citing those entries, then a keyword
-search for the error line (docs/agents.md). The search never embeds: a capture must not wait
-for the model.
+(`Signature:` and `Exit code:` lines) with the signature in all daily logs. Known fixes
+(docs/agents.md) come from a keyword search that never embeds: a capture must not wait for
+the model.
 """
 
 from __future__ import annotations
@@ -152,21 +150,15 @@ def known_fixes(vault: Vault, failure: Failure, limit: int = 5) -> list[KnownFix
     its signature, the cards citing those entries, then what a keyword search for the error finds.
     """
     snapshot = read_vault(vault)
-    fixes: dict[tuple[str, str], KnownFix] = {}
     mentioning = entries_mentioning(snapshot, failure.signature)
-    for entry in mentioning:
-        for text in _fix_lines(entry):
-            fixes.setdefault((text, entry.ref), KnownFix(text, entry.ref))
+    found = [KnownFix(text, entry.ref) for entry in mentioning for text in _fix_lines(entry)]
     refs = {ref for e in mentioning for ref in e.refs}
     for file in snapshot.live:
         card = file.card
         if refs & set(card.sources):
-            rel = vault.rel(card.path)
-            for text in _card_fix_lines(card.body) or [card.topic]:
-                fixes.setdefault((text, rel), KnownFix(f"{text} (card {card.slug})", rel))
-    for fix in _searched_fixes(snapshot, failure):
-        fixes.setdefault((fix.text, fix.source), fix)
-    return list(fixes.values())[:limit]
+            found += _card_fixes(card.body, card.slug, vault.rel(card.path), card.topic)
+    found += _searched_fixes(snapshot, failure)
+    return list(dict.fromkeys(found))[:limit]  # each once, first place first
 
 
 def _fix_lines(entry: LogEntry) -> list[str]:
@@ -177,13 +169,14 @@ def _fix_lines(entry: LogEntry) -> list[str]:
     return lines
 
 
-def _card_fix_lines(body: str) -> list[str]:
-    out = []
+def _card_fixes(body: str, slug: str, source: str, fallback: str) -> list[KnownFix]:
+    """The `Fix:`-like lines of a card's body (`fallback` when it has none), naming the card."""
+    lines = []
     for line in body.splitlines():
         head, colon, rest = line.strip().lstrip("-* ").partition(":")
         if colon and head.strip().lower() in FIX_KINDS and rest.strip():
-            out.append(f"{head.strip()}: {rest.strip()}")
-    return out
+            lines.append(f"{head.strip()}: {rest.strip()}")
+    return [KnownFix(f"{text} (card {slug})", source) for text in lines or [fallback]]
 
 
 def _searched_fixes(snapshot: VaultSnapshot, failure: Failure) -> list[KnownFix]:
@@ -201,8 +194,7 @@ def _searched_fixes(snapshot: VaultSnapshot, failure: Failure) -> list[KnownFix]
             entry = _log_entry(snapshot, hit.path, hit.entry)
             fixes += [KnownFix(text, entry.ref) for text in _fix_lines(entry)] if entry else []
         else:
-            lines = _card_fix_lines(hit.body) or [f'see the card "{hit.topic}"']
-            fixes += [KnownFix(f"{text} (card {hit.slug})", hit.path) for text in lines]
+            fixes += _card_fixes(hit.body, hit.slug, hit.path, f'see the card "{hit.topic}"')
     return fixes
 
 

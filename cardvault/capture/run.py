@@ -1,12 +1,10 @@
 """`cardvault capture`: run a command as if run directly, and describe it when it fails.
 
 The command inherits stdin and stdout; its stderr goes through a pipe a reader thread copies
-to ours live while keeping the tail to log (so the command sees a pipe there). The exit code is
-its own (128 + N for signal N, 127 / 126 when it cannot start, as a shell reports). While it
-runs, Ctrl-C and Ctrl-backslash are left to it and SIGTERM / SIGHUP passed on; dispositions
-are never reset, so a job started in the background keeps the signals its shell ignored, and
-the entry says so (docs/agents.md). Nothing here touches the vault or imports anything heavy:
-a command that succeeds costs only the process start.
+to ours live while keeping the tail to log. The exit code is its own (128 + N for signal N,
+127 / 126 when it cannot start, as a shell reports). Signal dispositions are never reset, so a
+background job keeps the signals its shell ignored (docs/agents.md). Nothing here touches the
+vault or imports anything heavy: a command that succeeds costs only the process start.
 """
 
 from __future__ import annotations
@@ -47,8 +45,7 @@ PASSED_ON = ("SIGTERM", "SIGHUP")
 @dataclass(frozen=True)
 class RunResult:
     """How a command ended: exit code (128+N for signal N), the signal that killed it, the tail
-    of its stderr, and the job signals it started with ignored (inherited from cardvault's
-    caller)."""
+    of its stderr, and the job signals it inherited ignored."""
 
     argv: tuple[str, ...]
     cwd: str
@@ -80,9 +77,8 @@ class Failure:
 
 
 def ignored_at_start() -> tuple[str, ...]:
-    """The JOB_SIGNALS this process ignores, which a command it starts inherits: SIGINT and
-    SIGQUIT for a background job of a script (`cardvault capture -- make &`), SIGHUP under
-    `nohup`. Read before `_signals_to` changes anything."""
+    """The JOB_SIGNALS this process ignores, which a command it starts inherits (a background
+    job of a script, `nohup`). Read before `_signals_to` changes anything."""
     found = []
     for name in JOB_SIGNALS:
         number = getattr(signal, name, None)

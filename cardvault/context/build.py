@@ -1,12 +1,9 @@
 """`cardvault context`: the items of one vault for the session-start pack (docs/agents.md).
 
-In priority order: the pending-review line, the learned rules, MEMORY.md, with a task the log
-entries not yet distilled that its search found strongly, then the best `CARD_CANDIDATES` cards
-(with a task `0.75 × relevance + 0.25 × value`, else value alone). A card packed only to fill
-the budget is no use of it (`Item.for_task`): filler counted as use would keep itself from the
-archive. `context.plan` orders the items of every vault in scope and `context.pack` fits them
-to the budget. A failing search never stops a session: ranking falls back to value and says
-so in `notices`.
+In priority order: the pending-review line, the learned rules, MEMORY.md, the log entries not
+yet distilled, then the best `CARD_CANDIDATES` cards. A card packed only to fill the budget is
+no use of it (`Item.for_task`): filler counted as use would keep itself from the archive. A
+failing search never stops a session: ranking falls back to value and says so in `notices`.
 """
 
 from __future__ import annotations
@@ -169,10 +166,7 @@ def search_relevance(
     vault: Vault, task: str | KeywordQuery, mode: str = "hybrid", searcher: Searcher | None = None
 ) -> Relevance:
     """Ranks of the cards a search for `task` finds; on failure, keyword ranks without the model.
-
-    A long-lived caller (the agent server) passes its warm `searcher`; otherwise one is made for
-    this search alone.
-    """
+    `searcher`: a long-lived caller's warm one (else one is made for this search alone)."""
     from cardvault.search.engine import Searcher
 
     try:

@@ -2,14 +2,12 @@
 
 Memory reaches the agent as quoted data, never as instructions: a `PREAMBLE` line says so, and
 every text from the vault sits in a `<memory source="...">` block (`quoted`) whose `<memory`
-inside is escaped, so no note can close its block and speak for the pack; the names under
-"Not included" and the notices are quoted too, as the files' authors chose them.
+inside is escaped, so no note can close its block and speak for the pack.
 
 Items are taken whole, in priority order, or not at all (half a card can drop the line that
 mattered); what is left out is named so the agent can `cardvault show` it. Blocks are joined
-by blank lines, which cost no tokens, so the text's count is the sum of its parts'
-(`section_cost`); room for the "Not included" list is reserved (`footer_reserve`), and what
-the list leaves unused is offered again to the items left out.
+by blank lines, which cost no tokens, so the text's count is the sum of its parts'; room for
+the "Not included" list is reserved (`footer_reserve`) and what it leaves is offered again.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from cardvault.context.build import (
     CARD_CANDIDATES,
@@ -107,9 +108,7 @@ def hot_items(first: Side, others: list[Side], request: Request) -> list[Item]:
     for side in others:  # the global vault's cross-project questions (`maintain --global`)
         theirs = review_item(side.sources, "cardvault review --global")
         if theirs is not None:
-            named = replace(theirs, name=f"review queue ({side.name})",
-                            source=f"{side.name}:{theirs.source}")  # fmt: skip
-            items.append(_named(named, side.name))
+            items.append(_of_side(theirs, side))
     items += [_named(i, first.name) for i in rule_items(first.sources)]
     memory = memory_item(first.sources)
     if memory is not None:
@@ -121,11 +120,7 @@ def hot_items(first: Side, others: list[Side], request: Request) -> list[Item]:
                 items.append(hot)
     for side in others:
         for item in rule_items(side.sources):
-            items.append(
-                replace(item, kind="global-rule", name=f"{item.name} ({side.name})",
-                        source=f"{side.name}:{item.source}", why=f"{side.name} {item.why}",
-                        vault=side.name)
-            )  # fmt: skip
+            items.append(_of_side(item, side, kind="global-rule", why=f"{side.name} {item.why}"))
     return items
 
 
@@ -198,10 +193,7 @@ def _relevant_cards(
                           for s in card.sources):  # fmt: skip
             continue  # promoted from this project's own card, which is a candidate already
         where = f"{item.source} ({side.name} vault)"
-        items.append(
-            replace(item, name=f"{item.name} ({side.name})", source=f"{side.name}:{item.source}",
-                    block=card_block(card, where, request.today), vault=side.name)
-        )  # fmt: skip
+        items.append(_of_side(item, side, block=card_block(card, where, request.today)))
     return items
 
 
@@ -222,6 +214,12 @@ def _side(name: str, vault: Vault, task: KeywordQuery | None, request: Request) 
     searcher = request.searcher(vault) if request.searcher else None
     relevance = search_relevance(vault, task, request.mode, searcher) if task else None
     return Side(name, snapshot, sources, relevance)
+
+
+def _of_side(item: Item, side: Side, **more: Any) -> Item:
+    """`item` of a secondary vault: its name and source say which."""
+    name, source = f"{item.name} ({side.name})", f"{side.name}:{item.source}"
+    return replace(item, name=name, source=source, vault=side.name, **more)
 
 
 def _named(item: Item, vault: str) -> Item:

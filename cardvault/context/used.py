@@ -1,9 +1,8 @@
 """Cards read for a task, recorded in the use ledger (vault/uses.py, DESIGN §10) at no commit.
 
-A pack records one use of each card it packed for the task (`record_pack`: with a task, the
-search's hits, never a card filling the budget by value; without one, every packed card); an
-agent's read or `show` of a card records one (`read_used`). Rules, MEMORY.md and hot memory
-load every session and are no use of a card.
+A pack records one use of each card it packed for the task (`record_pack`), never of a card
+filling the budget by value; an agent's read or `show` of a card records one (`read_used`).
+Rules, MEMORY.md and hot memory load every session and are no use of a card.
 """
 
 from __future__ import annotations

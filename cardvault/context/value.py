@@ -117,10 +117,9 @@ def hit_ages(
     stamps: Mapping[str, FileStat] | None = None,
     read: Mapping[str, CardFile] | None = None,
 ) -> dict[str, dict[str, object]]:
-    """What an agent is told of each search hit's card (by path) besides the hit (`age_facts`):
-    the cards the search's sync already read taken as they are, the rest read in one pass through
-    the catalog; nothing for a log hit or a card that cannot be read.
-    """
+    """What an agent is told of each search hit's card (by path) besides the hit (`age_facts`),
+    reading in one pass the cards the search's sync did not; nothing for a log hit or a card
+    that cannot be read."""
     from cardvault.vault.read import read_files
 
     cards = {rel for rel in rels if rel.startswith(("memory/cards/", "memory/archive/"))}

@@ -15,15 +15,13 @@ from typing import Any
 from cardvault import __version__
 from cardvault.vault.layout import Vault
 
-STATUSES = ("ok", "info", "warn", "error")
-
 
 @dataclass(frozen=True)
 class Check:
     """One check: its name, status, what it found, and the fix when not ok."""
 
     name: str
-    status: str
+    status: str  # "ok" | "info" | "warn" | "error"
     summary: str
     fix: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)

@@ -3,11 +3,8 @@
 A line mentions the topic when it holds a forgotten card's slug, alias or topic as a phrase, or
 every word of a keyword query (`Needles`). An entry goes whole when a forgotten card cites it,
 it links to one, its heading mentions the topic, or only blank lines would be left of it; else
-only its mentioning lines go. Every other byte stays.
-
-Entries are known by the id they have on every clone (vault/entry_ids.py): a hand-written
-entry's is the one `maintain` derives from its text, and a kept entry whose heading copied the
-id of one that goes gets its own, so the forget's record never takes the copy.
+only its mentioning lines go. Entries are known by the id they have on every clone
+(vault/entry_ids.py). Every other byte stays.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """`cardvault forget`: remove a topic from the vault everywhere, in one revertible commit.
 
-`plan_forget` finds what would go and writes nothing: the cards the query names (by slug or
-alias, else every word in topic, slug or tags, else in the body), the log lines and entries that
-mention it (forget/logs.py), the AGENTS.md rules and review questions about them, every card made
-only of entries that go, and MEMORY.md's table without them; it records the removed entries'
-ids (vault/forgotten.py, no text) so they stay removed on every clone. Kept text that still names
-a forgotten card is listed, not edited.
-
-`apply_forget` makes the plan again under the lock and writes it only when it removes exactly
-what was shown: one all-or-nothing write, one commit that `git revert` undoes byte for byte.
+`plan_forget` finds what would go and writes nothing: the cards the query names, the log lines
+and entries that mention it (forget/logs.py), what refers to them, and every card made only of
+entries that go; it records the removed entries' ids (vault/forgotten.py, no text) so they stay
+removed on every clone. Kept text that still names a forgotten card is listed, not edited.
+`apply_forget` writes the plan only when, made again under the lock, it removes exactly what
+was shown.
 """
 
 from __future__ import annotations
@@ -40,9 +37,7 @@ _PLAIN_WORD = re.compile(
 
 def shown_query(query: str) -> str:
     """A forget query as messages and the commit name it: quoted when it is plain words or a
-    slug, else a stand-in (forgetting a leaked password is what forget is for, and a bare
-    password looks like nothing the guard knows).
-    """
+    slug, else a stand-in (a bare leaked password looks like nothing the guard knows)."""
     from cardvault import guard
 
     query = query.strip()
@@ -138,9 +133,8 @@ def match_cards(cards: list[ForgottenCard], query: str) -> tuple[list[ForgottenC
 def plan_forget(
     vault: Vault, query: str, today: dt.date | None = None, record_at: Path | None = None
 ) -> ForgetPlan:
-    """What forgetting `query` would remove (nothing is written). `record_at`: the record's
-    path the plan shown named, kept when still free.
-    """
+    """What forgetting `query` would remove. `record_at`: the record's path the plan shown
+    named, kept when still free."""
     if not query.strip():
         raise CardvaultError("forget needs a slug or some words naming the topic")
     snapshot = read_vault(vault, verify=True)
@@ -169,9 +163,7 @@ def plan_removal(
     today: dt.date,
 ) -> ForgetPlan:
     """The removal of the `chosen` cards, the log lines `needles` finds and every card made
-    only of entries that go, with what they leave behind (rules, links, questions, MEMORY.md's
-    table); a kept card citing an entry that goes is among the `mentions`. No query, no record.
-    """
+    only of entries that go, with what they leave behind. No query, no record."""
     cards = cards_of(snapshot)
     logs = cut_logs(snapshot, needles)
     going = {ref for cut in logs for ref in cut.refs} | needles.sources
@@ -210,9 +202,7 @@ def plan_removal(
 
 def _made_of(candidate: ForgottenCard, going: set[str] | frozenset[str]) -> bool:
     """Whether each of the card's sources goes and each sighting (`seen`) came from one: a card
-    `new` wrote (one sighting, no source) that maintain folded an entry into holds a lesson no
-    entry does.
-    """
+    `new` wrote that maintain folded an entry into holds a lesson no entry does."""
     sources = candidate.card.sources
     cited = bool(sources) and all(source in going for source in sources)
     return cited and candidate.card.seen <= len(sources)
@@ -306,9 +296,8 @@ def _unlinked(
 def _memory_table(
     snapshot: VaultSnapshot, cards: list[ForgottenCard], unlinked: list[WriteFile], today: dt.date
 ) -> WriteFile | None:
-    """MEMORY.md's categories table as `maintain` makes it once the cards are gone (the write
-    the door adds to any removal of cards: edits/derived.py), shown in the plan.
-    """
+    """MEMORY.md's categories table as `maintain` makes it once the cards are gone (the door
+    adds this write to any removal of cards: edits/derived.py), shown in the plan."""
     if not cards or snapshot.memory is None:
         return None
     from cardvault.maintain import memory_index
@@ -349,19 +338,21 @@ def commit_message(plan: ForgetPlan) -> str:
     """Subject and body of the forget commit; it names places, never the removed text."""
     counts = f"{len(plan.cards)} card(s), {plan.log_lines} log line(s) removed"
     subject = f"forget: {shown_query(plan.query)}: {counts}; daily logs rewritten"
-    body = [
+    why = [
         "Daily logs are append-only; forget rewrote them to remove what was asked.",
         "`git revert` of this commit brings everything back.",
-        "",
-        *reason_lines(plan.changes()),
     ]
-    return "\n".join([subject, "", *body]) + "\n"
+    return message_of(subject, why, plan)
+
+
+def message_of(subject: str, why: list[str], plan: ForgetPlan) -> str:
+    """A commit message of `subject`, the `why` lines and the place of each change."""
+    return "\n".join([subject, "", *why, "", *reason_lines(plan.changes())]) + "\n"
 
 
 def removals(plan: ForgetPlan) -> tuple[object, ...]:
     """What a plan takes out, by content: two plans with the same removals forget the same
-    thing, whatever else changed in the files.
-    """
+    thing, whatever else changed in the files."""
     logs = tuple((cut.rel, tuple(text for _, text in cut.removed_lines())) for cut in plan.logs)
     unlinked = tuple(str(change.path) for change in plan.unlinked)
     return (tuple(c.rel for c in plan.cards), logs, plan.rules, unlinked, plan.questions)
@@ -374,10 +365,8 @@ def resumed_forget(recovery: Recovery, query: str) -> bool:
 
 
 def apply_forget(vault: Vault, plan: ForgetPlan) -> Planned[ForgetPlan, ForgetResult]:
-    """The plan's write, for the app to land: one all-or-nothing write, one commit, then the
-    index catches up. Under the lock the plan is made again and carried out only when it removes
-    exactly what `plan` (the one shown) removes; an entry appended meanwhile is kept.
-    """
+    """The plan's write, for the app to land, made again under the lock (module docstring);
+    then the index catches up."""
     if plan.empty:
         raise CardvaultError(f"nothing in the vault matches {shown_query(plan.query)}")
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from cardvault.edits.proposal import Proposal, propose
 from cardvault.forget.logs import Needles
-from cardvault.forget.plan import ForgetPlan, plan_removal
+from cardvault.forget.plan import ForgetPlan, message_of, plan_removal
 from cardvault.vault.forgotten import forgotten_refs
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -50,17 +50,12 @@ def _counts(plan: ForgetPlan) -> str:
 
 def commit_message(plan: ForgetPlan) -> str:
     """The subject and body of the commit that removes it again (places, never the text)."""
-    from cardvault.edits.changes import reason_lines
-
-    subject = f"forget: {_REMOVED_AGAIN}: {_counts(plan)}"
-    body = [
+    why = [
         "A forget recorded these entries' ids (memory/forgotten/); another clone had worked",
         "with them before it saw the forget. To bring them back, `git revert` that forget",
         "(its record goes with it), then this commit: the record alone removes them again.",
-        "",
-        *reason_lines(plan.changes()),
     ]
-    return "\n".join([subject, "", *body]) + "\n"
+    return message_of(f"forget: {_REMOVED_AGAIN}: {_counts(plan)}", why, plan)
 
 
 def still_forgotten(

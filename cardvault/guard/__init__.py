@@ -2,16 +2,12 @@
 
 Every path that writes memory passes its text through `ensure_no_secrets` (refuse) or
 `redact_text` (`--redact`); `check` reports `scan_text` findings for stored files. A finding
-names the kind of secret and where it is, never the value. What it finds and misses, and its
-numbers on the corpus (tests/fixtures/secrets, `python benchmarks/guard_corpus.py`), are in
+names the kind of secret and where it is, never the value; what it finds and misses is in
 docs/hostile-input.md.
 
-Detection is Yelp's detect-secrets run in-process line by line without its global settings,
-plus what notes need that it gets wrong: whole private-key blocks (`keyblocks`), token formats
-it does not know (`patterns`), passwords on command lines (`commands`), vetted keyword values
-(`keywords`, `vetting`) and entropy only in credential context (`entropy`). Importing it costs
-110-150 ms, so it loads only when the cheap pre-screen (`gate`) finds something a detector
-could fire on.
+Detection is Yelp's detect-secrets run in-process line by line, plus the detectors of this
+package for what notes need that it gets wrong. Importing it costs 110-150 ms, so it loads only
+when the cheap pre-screen (`gate`) finds something a detector could fire on.
 """
 
 from cardvault.guard.finding import SecretFinding

@@ -1,9 +1,8 @@
 """Keyword assignments: values given to secret-sounding names (`password=x`, `api_key: x`).
 
 The regexes are detect-secrets' `KeywordDetector` config-file ones (see `plugins`); each value
-they capture is then vetted here, because notes hold code and prose as well as config: settings
-about a secret (`password_min_length: 12`), code (`password = auth`, `if pwd == other`) and
-prose after a colon (`Password: see the vault`) are not credentials.
+they capture is then vetted here, because notes hold code and prose as well as config
+(`password_min_length: 12`, `Password: see the vault` are no credentials).
 """
 
 from __future__ import annotations
@@ -61,11 +60,8 @@ def _is_assigned(line: str, start: int, end: int) -> bool:
 
 
 def _is_code_word(value: str, key: str, op: str, before: str, after: str) -> bool:
-    """A variable, type, comparison or prose word: `password = auth`, `f(secret=secret)`,
-    `password: SecretStr`, `if pwd == other`, `Password: see the vault`.
-
-    `DB_PASSWORD=hunter` in an env file stays a secret.
-    """
+    """A variable, type, comparison or prose word (`password: SecretStr`, `if pwd == other`);
+    `DB_PASSWORD=hunter` in an env file stays a secret."""
     if op in ("==", "===", "!=", "!=="):
         return True
     if re.fullmatch(r"[A-Za-z_]+", value) is None:

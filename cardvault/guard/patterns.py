@@ -1,9 +1,8 @@
 """Format detectors: detect-secrets' plugins for known token shapes, plus the shapes it misses.
 
-`_SUPPLEMENTS` holds the providers' documented token formats detect-secrets does not know, and
-its own shapes it gets wrong (`github_pat_`, `sk-ant-`, OpenAI keys without the `T3BlbkFJ`
-marker, `redis://:pw@`); JWT signatures its regex stops before, and "the password is X" in
-prose, are taken here too. Passwords on command lines are `commands`' job.
+`_SUPPLEMENTS` holds the providers' documented token formats detect-secrets does not know or
+gets wrong, JWT signatures its regex stops before, and "the password is X" in prose.
+Passwords on command lines are `commands`' job.
 """
 
 from __future__ import annotations

@@ -72,11 +72,8 @@ def secrets_added(before: str, after: str) -> list[SecretFinding]:
 
 def _value(lines: list[str], found: SecretFinding) -> str:
     """The text a finding covers (lines joined by newlines for a multi-line key block)."""
-    last = found.end_line or found.line
-    if last == found.line:
-        return lines[found.line - 1][found.start : found.end]
-    middle = lines[found.line : last - 1]
-    return "\n".join([lines[found.line - 1][found.start :], *middle, lines[last - 1][: found.end]])
+    covered = _regions([found], lines).items()
+    return "\n".join(lines[number - 1][start:end] for number, [(start, end)] in covered)
 
 
 def ensure_no_secrets(text: str, where: str | Path, first_line: int = 1) -> None:

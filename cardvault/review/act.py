@@ -1,11 +1,8 @@
 """What an answer to a review question does to the vault, as changes (nothing is written here).
 
-Per kind and answer (docs/review.md): accepted same lesson / duplicate questions merge the chosen
-members' cards as maintenance merges them (curated from then on); an accepted contradiction
-archives the losing card with `superseded_by`; an accepted cross-project question makes one
-global card; an accepted stale question archives the card, a rejected one drops its mark and
-records `checked:`. A rejected question keeps its members apart from then on; `split` questions
-are only answered, never asked any more.
+Per kind and answer, as docs/review.md gives them (`act`). An accepted merge joins the chosen
+members' cards as maintenance merges them (curated from then on); a rejected question keeps its
+members apart from then on.
 """
 
 from __future__ import annotations
@@ -78,8 +75,7 @@ def _ensure_something_joins(
 def _refuse_what_was_kept_apart(state: VaultState, item: ReviewItem, cards: list[CardFile]) -> None:
     """Accepting may not join two cards an earlier answer kept apart. An earlier "not a
     contradiction" (a rejected contradiction: both stand) is no such answer: two cards that do
-    not contradict may well tell one lesson, and a person accepting that they do is not
-    answering against it (the refusal left them no way to say so)."""
+    not contradict may well tell one lesson."""
     earlier = apart_pairs(
         i
         for i in state.review_items

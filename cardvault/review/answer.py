@@ -1,11 +1,9 @@
 """The review queue as a service: list the pending decisions, accept or reject them.
 
 `pending` reads the queue (no model, no lock); `answer` settles items through the one write
-door (edits/door.py: the vault lock, the plan made under it, all-or-nothing writes), records
-each answer in `memory/review.jsonl`, carries it out (review/act.py), lets promotion and the
-MEMORY.md index follow, and records one commit. An answer names members by their 1-based
-position in the item, as `review` lists them. The app's review commands (app/review.py) call
-it for the CLI, the MCP server and the Python API alike.
+door, records each answer in `memory/review.jsonl`, carries it out (review/act.py), lets
+promotion and the MEMORY.md index follow, and records one commit. An answer names members by
+their 1-based position in the item, as `review` lists them.
 """
 
 from __future__ import annotations

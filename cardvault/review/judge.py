@@ -1,12 +1,10 @@
 """The optional judge: an outside command (any LLM CLI the user has) that answers review questions.
 
 `[maintain] judge = "COMMAND"` (off by default: cardvault itself needs no network) runs once per
-pending question with the question as JSON on stdin (`PROTOCOL`, docs/review.md) and answers on
-stdout, as JSON or plain text whose first word is the answer. A vault's own judge runs only once
-`cardvault trust` approved it, at the vault's root; the user's own in an empty folder of its own
-(`_working_folder`). The command is split like a shell line; no shell runs it. Answers are applied
-like a person's and recorded as `by: judge:NAME`; a judge that fails, times out or answers
-anything else leaves the question pending, saying why.
+pending question with the question as JSON on stdin (`PROTOCOL`, docs/review.md). A vault's own
+judge runs only once `cardvault trust` approved it; the command is split like a shell line and
+no shell runs it. A judge that fails, times out or answers anything else leaves the question
+pending, saying why.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Merging two versions of a card: frontmatter key by key, the body three-way.
 
 A key one side left as in the base takes the other side's value; a key both sides changed
-follows its `sync` rule in the field table (vault/fields.py): UNION, EARLIEST / LATEST,
-SIGHTINGS and SUM (counts: `base + Δours + Δtheirs`; a source both sides added is one
-sighting), MARK and RECORD (verify's marks and checks), else CONFLICT, markers in the
-frontmatter (ours, for a card both created from a shared source). The body is merged line by
-line, except that paragraphs both sides only appended are kept each once (`merge_body`). Our
-file's bytes are kept wherever nothing changed. docs/writers.md gives the rules in full.
+follows its `sync` rule in the field table (vault/fields.py), else is a CONFLICT, marked in the
+frontmatter. Paragraphs both sides only appended to the body are kept each once (`merge_body`).
+Our file's bytes are kept wherever nothing changed. docs/writers.md gives the rules in full.
 """
 
 from __future__ import annotations
@@ -142,10 +139,8 @@ def newly_merged(base: str, kept: str, path: Path) -> list[str]:
 
 def carry_into(base: str, kept: str, survivor: str, path: Path) -> str | None:
     """`survivor` (the card `base` was merged into) with what `kept` added to `base` since, each
-    carried key by its rule (a source the survivor already cites is no new sighting), and the
-    paragraphs appended. None when `kept` changed anything else or is not active or promoted (a
-    person's edit, an archiving: theirs to settle).
-    """
+    carried key by its rule, and the paragraphs appended. None when `kept` changed anything
+    else or is not active or promoted (a person's edit, an archiving: theirs to settle)."""
     try:
         b, k, s = parse_card(base, path), parse_card(kept, path), parse_card(survivor, path)
     except CardFormatError:

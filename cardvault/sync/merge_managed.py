@@ -1,12 +1,8 @@
 """Merging two versions of MEMORY.md or AGENTS.md: managed sections apart from the rest.
 
-Between its `<!-- cardvault:begin NAME -->` markers cardvault owns the text; outside them the
-person does. Each managed section is merged as a set of lines (AGENTS.md's learned rules: a
-rule either side added is kept, one either side removed goes; MEMORY.md's table: the side that
-changed it wins, and `cardvault sync` makes the table again from the merged cards in the same
-merge commit: sync/run.py).
-The hand-written rest is merged three-way, with markers only where both sides changed the same
-lines.
+Between its `<!-- cardvault:begin NAME -->` markers cardvault owns the text and each section
+merges as a set of lines (MEMORY.md's table is made again from the merged cards by
+sync/run.py); outside them the person does, merged three-way.
 """
 
 from __future__ import annotations

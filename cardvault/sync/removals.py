@@ -1,11 +1,8 @@
 """A file one side of a sync's merge removed and the other changed (sync/run.py `prepare`).
 
-git says "changed on one side, removed on the other" and the sync would stop; the removals that
-are routine between clones that each run cardvault are settled here instead (docs/writers.md):
-a rename git paired between two vault files is undone (`unpaired`); a log forget removed keeps
-the other side's new entries, a card merged away carries the other side's folds into its
-survivor, and a forgotten card stays removed (`kept_after_removal`). Each answers with paths
-the merge takes as given blobs (None: left out).
+git would stop on "changed on one side, removed on the other"; the removals that are routine
+between clones that each run cardvault are settled here instead (docs/writers.md). Each answers
+with the paths the merge takes as given blobs (None: left out).
 """
 
 from __future__ import annotations
@@ -26,16 +23,35 @@ def kept_after_removal(
         return {}
     if _of_kind("log", rel):
         return _log_kept(base, ours, theirs, top, rel)
-    if _of_kind("card", rel) and merge.tree:
+    start = history.merge_base(top, merge.old, target)
+    if _of_kind("card", rel) and merge.tree and start is not None:
         kept = ours if ours is not None else theirs
         assert kept is not None
-        carried = _carried(top, merge, target, rel, base, kept)
-        return carried or _forgotten_and_folded(top, merge, target, rel, base, kept)
+        removing = target if theirs is None else merge.old
+        carried = _carried(top, merge.tree, start, removing, rel, base, kept)
+        return carried or _forgotten_and_folded(top, start, removing, rel, base, kept)
     return {}
 
 
+def removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
+    """Whether a conflicted card was removed on one side and only counted or checked on the
+    other (merge_card.py `only_bookkeeping`): then the removal stands."""
+    base, ours, theirs = history.merge_sides(top, old, target, rel)
+    if base is None or (ours is None) == (theirs is None):
+        return False
+    kept = ours if ours is not None else theirs
+    assert kept is not None
+    return _bookkeeping_only(base, kept, rel)
+
+
+def _bookkeeping_only(base: str | None, kept: str, rel: str) -> bool:
+    from cardvault.sync.merge_card import only_bookkeeping
+
+    return base is not None and _of_kind("card", rel) and only_bookkeeping(base, kept, Path(rel))
+
+
 def _forgotten_and_folded(
-    top: Path, merge: history.TreeMerge, target: str, rel: str, base: str, kept: str
+    top: Path, start: str, removing: str, rel: str, base: str, kept: str
 ) -> dict[str, str | None]:
     """A card a forget removed on one side (a commit that removed it says `forget:`) that the
     other side only folded into (`only_folded`): the removal stands; the folded entries stay in
@@ -45,10 +61,6 @@ def _forgotten_and_folded(
     from cardvault.sync.merge_card import newly_merged, only_folded
 
     if not only_folded(base, kept, Path(rel)):
-        return {}
-    removing = target if history.blob_text(top, target, rel) is None else merge.old
-    start = history.merge_base(top, merge.old, target)
-    if start is None:
         return {}
     subjects = history.removing_subjects(top, start, removing, rel)
     if not any(subject.startswith("forget:") for subject in subjects):
@@ -64,22 +76,19 @@ def _forgotten_and_folded(
 
 
 def _carried(
-    top: Path, merge: history.TreeMerge, target: str, rel: str, base: str, kept: str
+    top: Path, tree: str, start: str, removing: str, rel: str, base: str, kept: str
 ) -> dict[str, str | None]:
     """The card `rel` that one side merged into another (the survivor's `merged_from` names it
-    there) and the other side changed: that change carried into the merged survivor."""
+    there) and the other side changed: that change carried into the merged survivor (`tree`)."""
     from cardvault.sync.merge_card import carry_into, merged_into
 
-    assert merge.tree is not None
-    removing = target if history.blob_text(top, target, rel) is None else merge.old
-    start = history.merge_base(top, merge.old, target)
-    for path in history.changed_paths(top, start, removing) if start else ():
+    for path in history.changed_paths(top, start, removing):
         if path == rel or not _of_kind("card", path):
             continue
         side = history.blob_text(top, removing, path)
         if side is None or not merged_into(side, Path(rel).stem, Path(path)):
             continue
-        survivor = history.blob_text(top, merge.tree, path)
+        survivor = history.blob_text(top, tree, path)
         carried = carry_into(base, kept, survivor, Path(path)) if survivor else None
         if carried is None:
             return {}
@@ -94,8 +103,6 @@ def unpaired(top: Path, target: str) -> tuple[dict[str, str | None], list[str]]:
     removed one left out when the other side only did bookkeeping on it) and the removed files the
     other side edited otherwise: conflicts, as git's own "changed on one side, removed".
     """
-    from cardvault.sync.merge_card import only_bookkeeping
-
     taken: dict[str, str | None] = {}
     stopped: list[str] = []
     for side, old, new in history.renamed_pairs(top, "HEAD", target):
@@ -105,15 +112,7 @@ def unpaired(top: Path, target: str) -> tuple[dict[str, str | None], list[str]]:
         base, ours, theirs = history.merge_sides(top, "HEAD", target, old)
         kept = theirs if side == "HEAD" else ours
         taken[new] = history.blob_id(top, side, new)
-        if (
-            kept is None
-            or kept == base
-            or (
-                base is not None
-                and _of_kind("card", old)
-                and only_bookkeeping(base, kept, Path(old))
-            )
-        ):
+        if kept is None or kept == base or _bookkeeping_only(base, kept, old):
             taken[old] = None
         else:
             stopped.append(old)

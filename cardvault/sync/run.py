@@ -3,11 +3,9 @@ published); the app drives the steps and lands each through the door (app/vaults
 The rounds, the locks and the conflict rules are in docs/writers.md.
 
 A merge is computed in git's object store with cardvault's drivers (sync/driver.py), holding no
-lock, and carried out under the vault lock through the journal, computed again there when HEAD
-moved meanwhile: a kill leaves the vault as before or a journal the next command finishes. A
-true merge's commit also holds its derived files (MEMORY.md's table, AGENTS.md's rules for the
-merged cards), so no commit has the cards beside a stale table. A branch that touches files
-that are not cardvault's is never pushed: cardvault publishes memory only.
+lock, and carried out under the vault lock through the journal. A true merge's commit also
+holds its derived files, so no commit has the cards beside a stale table. A branch that
+touches files that are not cardvault's is never pushed.
 """
 
 from __future__ import annotations
@@ -67,9 +65,7 @@ class Prepared:
 
 def still_current(vault: Vault, prepared: Prepared, recovered: bool) -> bool:
     """Whether a merge prepared holding no lock still holds under it: HEAD has not moved and
-    taking the lock finished no interrupted write (hand edits meanwhile are caught by the digests
-    of its changes).
-    """
+    taking the lock finished no interrupted write (the changes' digests catch hand edits)."""
     return not recovered and history.head(vault) == prepared.merge.old
 
 
@@ -77,10 +73,8 @@ def prepare(
     vault: Vault, top: Path, target: str, today: dt.date, dropped: str | None = None
 ) -> Prepared:
     """Merge `target` into HEAD in git's object store with its derived files, and the changes
-    that write the vault's files (`Door.merge` lands them); writes nothing, so it runs holding no
-    lock. `dropped`: the remote's old head a rewrite dropped (only our own commits since it are
-    carried over).
-    """
+    that write the vault's files (`Door.merge` lands them); writes nothing. `dropped`: the
+    remote's old head a rewrite dropped (only our own commits since it are carried over)."""
     taken, stopped = removals.unpaired(top, target)
     message = f"sync: merge {target}"
     merge = history.merge_in_objects(top, target, message, taken=taken, dropped=dropped)
@@ -88,7 +82,7 @@ def prepare(
         for path, _ in merge.conflicts:
             taken.update(removals.kept_after_removal(top, merge, target, path))
         rest = [p for p, _ in merge.conflicts if p not in taken]
-        gone = [p for p in rest if _removal_wins(top, merge.old, target, p)]
+        gone = [p for p in rest if removals.removal_wins(top, merge.old, target, p)]
         if len(gone) == len(rest):
             merge = history.merge_in_objects(top, target, message, gone, taken, dropped)
     if merge.how == "conflict" or stopped:
@@ -112,22 +106,6 @@ def prepare(
         if _journaled(vault, top, rel)
     ]
     return Prepared(merge, tuple(changes))
-
-
-def _removal_wins(top: Path, old: str, target: str, rel: str) -> bool:
-    """Whether a conflicted card was removed on one side and only counted or checked on the
-    other (sync/merge_card.py `only_bookkeeping`): then the removal stands."""
-    from cardvault.sync.driver import is_of_kind
-    from cardvault.sync.merge_card import only_bookkeeping
-
-    if not is_of_kind("card", Path(rel)):
-        return False
-    base, ours, theirs = history.merge_sides(top, old, target, rel)
-    if base is None or (ours is None) == (theirs is None):
-        return False
-    kept = ours if ours is not None else theirs
-    assert kept is not None
-    return only_bookkeeping(base, kept, Path(rel))
 
 
 def _journaled(vault: Vault, top: Path, rel: str) -> bool:

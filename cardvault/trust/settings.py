@@ -1,11 +1,9 @@
 """The settings that run code, and what opening a vault makes of each (`settle`).
 
-`[maintain] judge` is a command cardvault runs on review questions; `[search] model` names a
-package it imports or a model folder whose files the model libraries load as code. From a
-vault's `cardvault.toml` either is honoured only when it is the built-in default or approved
-with `cardvault trust` (store.py); otherwise the user's own value (user.py) or the default takes
-its place and an `Ignored` says what was set aside. A future setting that runs anything is one
-more entry in CODE_SETTINGS.
+From a vault's `cardvault.toml` such a setting is honoured only when it is the built-in default
+or approved with `cardvault trust` (store.py); otherwise the user's own value (user.py) or the
+default takes its place and an `Ignored` says what was set aside. A future setting that runs
+anything is one more entry in CODE_SETTINGS.
 """
 
 from __future__ import annotations

@@ -246,9 +246,7 @@ def plan_log(
 
 
 def _commit_of(written: Written[Any]) -> history.CommitResult:
-    if written.commit is not None:
-        return written.commit
-    return history.CommitResult(None, "", "nothing to commit")
+    return written.commit or history.CommitResult(None, "", "nothing to commit")
 
 
 def _title_from(body: str) -> str:

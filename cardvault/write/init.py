@@ -2,9 +2,7 @@
 
 Only what is missing is written: files the folder has are kept, and notes already there are
 counted and their kind told (portable/kinds.py) so the command can offer to import them; init
-never imports a note. An agent workspace is adopted as it is (its daily logs are the vault's).
-`.cardvault/` goes into `.gitignore` and git is set up with cardvault's merge drivers
-(history/drivers.py). `plan_init` makes the folder and repository and plans the files; the app
+never imports a note. `plan_init` makes the folder and repository and plans the files; the app
 lands the plan in one commit (app/writes.py `init_vault`).
 """
 

@@ -1,11 +1,8 @@
 """`cardvault rename SLUG NEW`: a card under a new slug, every link following it, in one commit.
 
 The file moves to `NEW.md` in its folder and lists the old slug in `aliases`, so a link nobody
-rewrote (a daily log, a teammate's clone, an old commit) still resolves. Rewritten: every
-card's links and path citations to it and the managed sections of MEMORY.md and AGENTS.md; the
-person's own text outside those and the append-only daily logs never are (their mentions are
-reported). A NEW that is no slug, looks like a secret (a file name stays in git for good) or is
-taken is refused with nothing written.
+rewrote (a daily log, a teammate's clone, an old commit) still resolves. Only cardvault's own
+text is rewritten; mentions in the person's text and the append-only logs are reported.
 """
 
 from __future__ import annotations
