@@ -1,10 +1,8 @@
 """Bringing the index up to date with the vault: a pure diff of files on disk against index rows.
 
-A file whose stat signature matches its `files` row is skipped unread (vault/changes.py, the
-one change detection, decides); a changed file is read and its digest compared, and only a file
-whose bytes changed is parsed again. A vector is computed only for a text digest that has none
-under the current model, so an edited card is re-embedded alone, a touched-but-unchanged one not
-at all, and a model change re-embeds everything. All writes of one sync happen in one transaction.
+A file whose stat signature matches its `files` row is skipped unread (vault/changes.py
+decides); only a file whose bytes changed is parsed again, and only a text without a vector
+under the current model is embedded (embed_sync.py). All writes of one sync are one transaction.
 """
 
 from __future__ import annotations
@@ -42,12 +40,9 @@ WAITING = "waiting for another cardvault to finish indexing"
 
 @dataclass
 class SyncReport:
-    """What one sync did. `embedded` counts the passage texts sent to the model and
-    `embedded_docs` the documents they belong to; `passages` is the index's total after it;
-    `errors` names every file the index holds but could not use (read now or before);
-    `stamps` the files it compared as it stat-ed them (all, or those a watcher named) and `cards`
-    the changed cards it read, for a caller that reads some of them next (a hit's card) without
-    stat-ing or reading them again."""
+    """What one sync did. `errors` names every file the index holds but could not use (read now
+    or before); `stamps` (the files it stat-ed) and `cards` (the changed cards it read) spare a
+    caller that reads some of them next stat-ing or reading them again."""
 
     files: int = 0
     parsed: int = 0
@@ -79,10 +74,9 @@ def sync_index(
 ) -> SyncReport:
     """Update `index` to match `vault`; embed what lacks a vector when `embedding` is given.
 
-    `only` limits the comparison to those vault-relative paths (a watcher's report of what
-    changed); by default every file of the vault is compared. While another process writes the
-    index, the sync waits (a `WAITING` stage of `progress`) for as long as it takes, or raises
-    `IndexBusy` after `wait` seconds having written nothing.
+    `only` limits the comparison to those vault-relative paths (a watcher's report). While
+    another process writes the index, the sync waits (a `WAITING` stage of `progress`), or
+    raises `IndexBusy` after `wait` seconds having written nothing.
     """
     report = SyncReport()
     report.stamps, stale, gone, (parsed, report.cards) = _compare(vault, index, only, progress)
@@ -122,8 +116,8 @@ def sync_index(
 def _compare(
     vault: Vault, index: IndexHandle, only: set[str] | None, progress: Progress | None
 ) -> tuple[dict[str, FileStat], list[FileStat], list[str], Changed]:
-    """The files compared (every file, or those in `only`), which of them changed (read and
-    parsed: `Changed`) and which are gone, compared with what the index records now."""
+    """The files compared (every file, or those in `only`), those changed (`Changed`) and
+    those gone, against what the index records now."""
     if only is None:
         sources = list_sources(vault)
         known = recorded_files(index.conn)
@@ -161,8 +155,7 @@ def _read_changed(
     vault: Vault,
     progress: Progress | None,
 ) -> Changed:
-    """What each stale file holds now (see `Changed`), parsed by the one read path (which keeps
-    them in the catalog for every other command)."""
+    """What each stale file holds now (see `Changed`), parsed by the one read path."""
     if not stale:
         return [], {}
     if progress is not None:
