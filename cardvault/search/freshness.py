@@ -39,11 +39,7 @@ class IndexFreshness:
     @property
     def fresh(self) -> bool:
         """Whether a search right now would find the index up to date."""
-        return (
-            self.exists
-            and self.problem is None
-            and not (self.added or self.changed or self.removed)
-        )
+        return self.exists and self.problem is None and not self.behind
 
     @property
     def behind(self) -> int:
@@ -79,7 +75,6 @@ def index_freshness(
 
 
 def _indexed_files(path: Path) -> tuple[dict[str, Seen], int]:
-    """What the index recorded of each file, and the count of texts lacking a vector."""
     conn = connect(path, read_only=True)
     try:
         from cardvault.search.embed_sync import count_unembedded

@@ -217,9 +217,8 @@ def _scores(
     coefficients: tuple[float, float, float], levels: Sequence[float], best: float | None
 ) -> list[float]:
     bias, level, gap = coefficients
-    if best is None:  # each level is its own best: the gap term is gap * 0.0
-        return _sigmoids([bias + level * x + gap * (x - x) for x in levels])
-    return _sigmoids([bias + level * x + gap * (x - best) for x in levels])
+    # None: each level is its own best (the gap term is gap * 0.0, as the fit computed it)
+    return _sigmoids([bias + level * x + gap * (x - (x if best is None else best)) for x in levels])
 
 
 def _sigmoids(zs: list[float]) -> list[float]:

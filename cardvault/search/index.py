@@ -171,11 +171,6 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     return IndexHandle(conn, folder, notices)
 
 
-def index_trouble(folder: Path, damage: str) -> str:
-    """What is wrong with the index in `folder`, to follow "search index" (derived_store)."""
-    return derived_store.trouble(folder / DB_NAME, damage)
-
-
 def ever_built(folder: Path) -> bool:
     """Whether the index in `folder` has held a whole sync with vectors (its `model_id` is set
     in the same transaction as all it embedded). A file that cannot be read as an index is

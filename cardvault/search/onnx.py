@@ -45,13 +45,13 @@ def onnx_path(ref: ModelRef) -> Path:
     return machine_cache() / "onnx" / f"{ref.model_id}.{EXPORT_FORMAT}" / "model.onnx"
 
 
-def ensure_onnx(ref: ModelRef, st_model: Any = None) -> Path:
-    """The ONNX copy of `ref`, exported first if missing (reusing `st_model` when given)."""
+def ensure_onnx(ref: ModelRef) -> Path:
+    """The ONNX copy of `ref`, exported first if missing."""
     path = onnx_path(ref)
     if not path.is_file():
         if ref.onnx_file is not None:
             raise ModelUnavailableError(f"the model's ONNX file {path} is missing; reinstall it")
-        export_onnx(ref, path, st_model)
+        export_onnx(ref, path)
     return path
 
 
@@ -61,7 +61,7 @@ def discard_copy(ref: ModelRef) -> None:
         onnx_path(ref).unlink(missing_ok=True)
 
 
-def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
+def export_onnx(ref: ModelRef, target: Path) -> None:
     """Export the model's transformer (returning last_hidden_state) next to `target`.
 
     The weights go to ONNX external data, which onnxruntime memory-maps instead of parsing
@@ -74,7 +74,7 @@ def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
     try:
-        _torch_export(ref, tmp / "single.onnx", st_model)
+        _torch_export(ref, tmp / "single.onnx")
         graph = onnx.load(str(tmp / "single.onnx"))
         onnx.save_model(
             graph, str(tmp / target.name), save_as_external_data=True,
@@ -91,11 +91,11 @@ def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _torch_export(ref: ModelRef, target: Path, st_model: Any) -> None:
+def _torch_export(ref: ModelRef, target: Path) -> None:
     """torch.onnx.export of the transformer with dynamic batch and sequence axes."""
     import torch
 
-    model = st_model if st_model is not None else load_sentence_transformer(ref)
+    model = load_sentence_transformer(ref)
     transformer = model[0].auto_model.eval()
     sample = model.tokenizer(["an example sentence"], return_tensors="pt")
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]

@@ -79,8 +79,7 @@ def sync_index(
     raises `IndexBusy` after `wait` seconds having written nothing.
     """
     report = SyncReport()
-    report.stamps, stale, gone, (parsed, report.cards) = _compare(vault, index, only, progress)
-    report.files = _covered(index, report.stamps, only)
+    stale, gone, parsed = _compare(vault, index, only, progress, report)
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
         return report  # nothing to write: no transaction, no lock
@@ -90,10 +89,7 @@ def sync_index(
     try:
         if waited:  # another process wrote the index meanwhile: compare again, inside the
             # transaction (rows read before would be written over that process's newer ones)
-            report.stamps, stale, gone, (parsed, report.cards) = _compare(
-                vault, index, only, progress
-            )
-            report.files = _covered(index, report.stamps, only)
+            stale, gone, parsed = _compare(vault, index, only, progress, report)
         _write_files(index, parsed, gone)
         report.parsed = sum(1 for _, _, docs, _ in parsed if docs is not None)
         report.removed_files = len(gone)
@@ -114,26 +110,28 @@ def sync_index(
 
 
 def _compare(
-    vault: Vault, index: IndexHandle, only: set[str] | None, progress: Progress | None
-) -> tuple[dict[str, FileStat], list[FileStat], list[str], Changed]:
-    """The files compared (every file, or those in `only`), those changed (`Changed`) and
-    those gone, against what the index records now."""
+    vault: Vault,
+    index: IndexHandle,
+    only: set[str] | None,
+    progress: Progress | None,
+    report: SyncReport,
+) -> tuple[list[FileStat], list[str], list[Parsed]]:
+    """The files changed (read and parsed) and gone among those compared (every file, or those
+    in `only`), against what the index records now; sets the report's `stamps`, `cards` and
+    `files` (the files the index covers)."""
     if only is None:
         sources = list_sources(vault)
         known = recorded_files(index.conn)
+        report.files = len(sources)
     else:
         sources = files_at(vault, only)
         known = recorded_files(index.conn, only)
+        report.files = int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
     changes = changed_since(sources, known)
     stale = list(changes.stale.values())
-    return sources, stale, list(changes.gone), _read_changed(stale, known, vault, progress)
-
-
-def _covered(index: IndexHandle, sources: Mapping[str, FileStat], only: set[str] | None) -> int:
-    """How many files the index covers: every file compared, or (a watcher's few) its count."""
-    if only is None:
-        return len(sources)
-    return int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
+    parsed, report.cards = _read_changed(stale, known, vault, progress)
+    report.stamps = sources
+    return stale, list(changes.gone), parsed
 
 
 def _count(index: IndexHandle, report: SyncReport) -> None:
@@ -155,7 +153,6 @@ def _read_changed(
     vault: Vault,
     progress: Progress | None,
 ) -> Changed:
-    """What each stale file holds now (see `Changed`), parsed by the one read path."""
     if not stale:
         return [], {}
     if progress is not None:
