@@ -12,11 +12,12 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 from cardvault.errors import CardvaultError
-from cardvault.scopes.scope import PROJECT
 from cardvault.search.engine import Filters, KeywordQuery, Searcher, SearchOutcome, SearchResult
 from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
+#: The name of the first vault of a scope, whose notices carry no prefix (scopes.scope's).
+PROJECT = "project"
 NO_MATCH = "no match: nothing in memory shares a word with the query or comes near its meaning"
 NO_STRONG_MATCH = (
     "no strong match: the best hits are shown, marked weak (a low score: likely not it)"
@@ -91,7 +92,7 @@ def search_vaults(
         )
     for name, vault in vaults:
         outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters, rerank=rerank)
-        prefix = "" if name == PROJECT else f"{name}: "  # the project's notices are unmarked
+        prefix = "" if name == PROJECT else f"{name}: "
         notices += [f"{prefix}{notice}" for notice in outcome.notices]
         notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]
         outcomes.append((name, outcome))
