@@ -1,15 +1,9 @@
 """Agents: their names, their hot memory, and what each one wrote.
 
-An agent is named by `--agent NAME` or $CARDVAULT_AGENT (the rule: vault/agent_names.py).
-A write made as an agent carries it: the commit gets an `Agent: NAME` trailer, a log entry an
-`Agent: NAME` line, a new card `learned_by: [NAME]` (history/commits.py, write/add.py).
-
-Each agent has a hot memory, `memory/agents/NAME.md`: short fragments, noise allowed, loaded in
-every `context --agent NAME` and in no other agent's. `add_fragment` appends one
-(`- YYYY-MM-DD HH:MM text`); when the file would pass `[agents] hot_tokens`, its oldest
-fragments move to today's daily log as one entry of that agent, so nothing is lost and the next
-maintenance can distill them. An agent's corrections are its log entries that are structured
-corrections (`Mistake:` and `Fix:`/`Prevention:` lines).
+Each agent has a hot memory, `memory/agents/NAME.md`: short fragments loaded in every `context
+--agent NAME` and in no other agent's. When the file would pass `[agents] hot_tokens`, its
+oldest fragments move to today's daily log as one entry of that agent, so nothing is lost and
+the next maintenance can distill them.
 """
 
 from __future__ import annotations
@@ -34,11 +28,6 @@ if TYPE_CHECKING:
     from cardvault.vault.read import VaultSnapshot
 
 FRAGMENT = re.compile(r"^- \d{4}-\d{2}-\d{2} \d{2}:\d{2} ")
-
-
-def hot_header(name: str) -> str:
-    """The first lines of a new hot memory file."""
-    return f"# Hot memory: {name}\n\n"
 
 
 @dataclass(frozen=True)
@@ -69,7 +58,7 @@ def add_fragment(
 
     def plan() -> list[Change]:
         current = read_if_present(path, vault.root)
-        before = (current.text if current else hot_header(name)).rstrip("\n")
+        before = (current.text if current else f"# Hot memory: {name}\n\n").rstrip("\n")
         last = before.rsplit("\n", 1)[-1]
         joiner = "\n" if FRAGMENT.match(last) or not last.strip() else "\n\n"
         kept, gone = bounded(before + joiner + fragment + "\n", vault.config)

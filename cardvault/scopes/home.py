@@ -1,9 +1,7 @@
 """Where the global vault lives (the app makes it on its first write: app/writes.py).
 
-The global vault is an ordinary vault at `$CARDVAULT_HOME`, else at the user data folder
-platformdirs names for cardvault (`~/.local/share/cardvault` on Linux). Reads never create it
-(a missing global vault reads as empty); the first write to it — `--global`, a project's
-registration, `maintain --global` — makes it as `init` makes a vault.
+An ordinary vault at `$CARDVAULT_HOME`, else at the user data folder platformdirs names. Reads
+never create it (a missing global vault reads as empty).
 """
 
 from __future__ import annotations

@@ -6,13 +6,9 @@ paths = ["/home/ada/src/web"]
 registered = 2026-03-19
 ```
 
-A project registers itself (`cardvault init`, a project's `maintain`, `cardvault scope
-register`) so that `maintain --global` can look across every project on this machine. `paths`
-lists where this machine has clones of the project; a path is registered under one key only
-(registering again under a new key, as after `git remote add`, moves it), and a vault found
-under two keys is read as one project; a path that no longer holds a vault is
-skipped with a notice, never an error. The file is tracked in the global vault's git history
-like every other vault file.
+A project registers itself so that `maintain --global` can look across every project on this
+machine. A path is registered under one key only (registering it under a new key, as after
+`git remote add`, moves it); a path that no longer holds a vault is skipped with a notice.
 """
 
 from __future__ import annotations

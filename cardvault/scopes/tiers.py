@@ -1,14 +1,8 @@
 """Tiers: how much of a vault is loaded when, measured against the limits in cardvault.toml.
 
-- **HOT**, always loaded by `context`: MEMORY.md (limit `[memory] byte_budget`, in bytes), the
-  learned rules of AGENTS.md (`[tiers] rules_tokens`) and each agent's hot memory
-  (`[agents] hot_tokens`; loaded only for that agent).
-- **WARM**, loaded when a task matches them: the live cards (each within `[cards]
-  token_budget`; a pack holds as many as its budget leaves).
-- **COLD**, loaded only on request (`--archived`): the archived cards, no limit.
-
-`tier_parts` measures a vault; `stats` shows it; `tier_findings` is what `check` reports when a
-HOT part is over its limit, or HOT as a whole could not fit the context budget.
+HOT is always loaded by `context` (MEMORY.md, AGENTS.md's learned rules, the agent's hot
+memory), WARM when a task matches (the live cards, each within its budget), COLD only on
+request (the archived cards, no limit).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """How `cardvault index` embeds: the model's ONNX copy, in length-sorted batches.
 
-onnxruntime gives the same vectors as sentence-transformers (cosine > 0.9999, see
-tests/test_search_embedder.py) without importing torch, which alone costs several seconds here,
-and it embeds at least as fast (docs/benchmarks.md). sentence-transformers is loaded only once
-per machine and model: to export the ONNX copy when the cache lacks it.
+onnxruntime gives the same vectors as sentence-transformers without importing torch, and embeds
+at least as fast (docs/benchmarks.md); sentence-transformers is loaded only to export the copy.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from cardvault.search.model import ModelRef, ModelUnavailableError, resolve_mode
 from cardvault.vault.layout import Vault
 
 #: From this many texts to embed on, the embedder runs in bulk mode (onnx.OnnxEmbedder): below
-#: it, the ~40 ms its session takes to repack the weights would not be repaid.
+#: it, the time its session takes to repack the weights would not be repaid.
 BULK_TEXTS = 32
 
 
@@ -27,15 +25,15 @@ def bulk_embedding(vault: Vault) -> tuple[Embedding | None, list[str]]:
     return Embedding(ref, lambda count: onnx_embedder(ref, bulk=count >= BULK_TEXTS)), []
 
 
-def onnx_embedder(ref: ModelRef, bulk: bool = False) -> Embedder:
-    """`ref`'s ONNX embedder, exporting the ONNX copy first when the cache lacks it (or holds
-    a damaged one); `bulk` for many texts (onnx.OnnxEmbedder says how it differs)."""
+def onnx_embedder(ref: ModelRef, bulk: bool = False, resident: bool = False) -> Embedder:
+    """`ref`'s ONNX embedder (of the kind `bulk` and `resident` name: onnx.OnnxEmbedder),
+    exporting the ONNX copy first when the cache lacks it or holds a damaged one."""
     from cardvault.search.onnx import discard_copy, ensure_onnx, loaded_embedder
 
     try:
-        return loaded_embedder(ref, ensure_onnx(ref), bulk)
+        return loaded_embedder(ref, ensure_onnx(ref), bulk, resident)
     except ModelUnavailableError:
         if ref.onnx_file is not None:
             raise
         discard_copy(ref)
-        return loaded_embedder(ref, ensure_onnx(ref), bulk)
+        return loaded_embedder(ref, ensure_onnx(ref), bulk, resident)

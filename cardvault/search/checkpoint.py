@@ -1,18 +1,13 @@
 """Vectors a sync has embedded but not yet committed, kept so an interrupted index resumes.
 
-A sync writes the index in one transaction, and the first index of a big vault embeds for
-minutes inside it: an interrupted one (Ctrl-C, a closed laptop, an out-of-memory kill) would
-leave nothing. So while a sync embeds many texts, every `EVERY` vectors go, in their own short
-transaction, into
-`embedding-checkpoint.sqlite` beside the index, keyed by the digest of the text each embeds and
-the model's id. The next sync takes from it the vectors it still needs and embeds only the
-rest; a sync that commits deletes the file. Nothing else reads it.
+A sync writes the index in one transaction, and a first index of a big vault embeds for minutes
+inside it: interrupted, it would leave nothing. So every `EVERY` vectors go, in their own short
+transaction, into `embedding-checkpoint.sqlite` beside the index, keyed by text digest; the next
+sync takes what it still needs, and a sync that commits deletes the file.
 
-Like the index, it is a derived store (vault/derived_store.py): one that is another file (a copy,
-one git checked out), of another model or not a database of this shape is emptied or made anew
-before it is read. A row is used only for the text whose digest it is stored under, under the
-same model and width, when it carries this machine's seal (provenance.py) and is a finite unit
-vector.
+It is a derived store (vault/derived_store.py): another file's, another model's or a broken one
+is emptied before it is read. A row is used only under the same model and width, with this
+machine's seal (provenance.py), as a finite unit vector.
 """
 
 from __future__ import annotations
@@ -33,8 +28,8 @@ from cardvault.vault.derived_store import Store, meta_value, open_store, rows_in
 if TYPE_CHECKING:
     import numpy as np
 
-#: Vectors embedded between two saves: at bulk speed here (40 texts/s on 2 cores) about 6 s
-#: of work is the most an interruption costs, and a save (256 rows) takes a few milliseconds.
+#: Vectors embedded between two saves: a few seconds of work is the most an interruption
+#: costs, and a save takes a few milliseconds.
 EVERY = 256
 STORE = Store(
     "checkpoint",
@@ -91,7 +86,7 @@ class Checkpoint:
         import numpy as np
 
         try:
-            conn = self._writable()
+            conn = self._open()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (vectors.shape[1],))
@@ -122,9 +117,8 @@ class Checkpoint:
             self._conn = None
 
     def _existing(self) -> sqlite3.Connection | None:
-        """The open checkpoint when one holds vectors, else None. One that is another file's,
-        another model's or broken is emptied or made anew by derived_store, and a checkpoint
-        that holds nothing is deleted: its being there says an interrupted sync left work."""
+        """The open checkpoint when one holds vectors, else None; an empty one is deleted: its
+        being there says an interrupted sync left work."""
         if self._conn is None and os.path.lexists(self.path):
             with contextlib.suppress(CardvaultError, OSError, sqlite3.Error):
                 conn = self._open()
@@ -133,10 +127,7 @@ class Checkpoint:
                     discard(self.path.parent)
         return self._conn
 
-    def _writable(self) -> sqlite3.Connection:
-        """The open checkpoint, made when there is none (an error when it cannot be)."""
-        return self._conn if self._conn is not None else self._open()
-
     def _open(self) -> sqlite3.Connection:
-        self._conn, _ = open_store(STORE, self.path.parent, self.model_id)
+        if self._conn is None:
+            self._conn, _ = open_store(STORE, self.path.parent, self.model_id)
         return self._conn

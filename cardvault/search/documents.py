@@ -1,10 +1,8 @@
 """What the index stores for each vault file: cards and archived cards (one document each) and
 daily logs (one document per `## HH:MM — Title` entry).
 
-Which files exist comes from the vault's one walker (`vault.layout.walk`), stat-ed but not read:
-an unchanged file (same size and mtime) is never opened, so a no-op sync of 10,000 cards costs
-only the stat calls. Changed files are parsed by the one read path (`vault.read.read_files`, so
-the catalog learns them too); this module only turns a parsed card or log into documents.
+Files are listed by the vault's one walker and parsed by the one read path
+(`vault.read.read_files`); this module only turns a parsed card or log into documents.
 """
 
 from __future__ import annotations
@@ -60,8 +58,8 @@ def text_key(text: str) -> str:
 
 
 def list_sources(vault: Vault) -> dict[str, FileStat]:
-    """Every card, archived card and daily log of the vault, by relative path (the vault's one
-    walker: stat-ed, not read)."""
+    """Every card, archived card and daily log of the vault, by relative path (stat-ed, not
+    read)."""
     return walk(vault).files
 
 

@@ -1,16 +1,11 @@
 """The semantic half of a sync: split new documents into passages, embed passages lacking a
 vector, drop what no document uses, and rewrite the vector matrix once.
 
-Everything is keyed by content: a document's passages by the digest of its text, a vector by the
-digest of its passage's text. So an unchanged document is never split again, a passage whose
-text did not change is never embedded again (even when another part of its card changed), and a
-vector whose row fails its checksum (vector_store.py) counts as missing and is computed again.
-Passages depend on the model's tokenizer, so a model change drops them with the vectors.
-
-A query's sync embeds at most `QUERY_BUDGET` passages (a document is at most MAX_PASSAGES of
-them: passages.py), card by card, and commits them: the search answers from the keyword index
-and the vectors there are, says how many documents are still to embed, and the next sync (a
-later search, or `cardvault index`, which has no budget) goes on where it stopped.
+Everything is keyed by content (passages by their document's text digest, a vector by its
+passage's), so an unchanged passage is never embedded again, and a row failing its checksum
+counts as missing. Passages depend on the model's tokenizer: a model change drops them too.
+A query's sync embeds at most `QUERY_BUDGET` passages, card by card, and commits them; the next
+sync goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -43,9 +38,8 @@ QUERY_BUDGET = 128
 
 @dataclass(frozen=True)
 class Embedding:
-    """How a sync embeds: the model, a lazy embedder factory (called with the number of texts
-    to embed), whether to verify every stored row even when nothing changed, and the most
-    passages one sync embeds (None: all it lacks)."""
+    """How a sync embeds: the model, a lazy embedder factory (given the number of texts), whether
+    to verify every stored row even when nothing changed, and the most passages one sync embeds."""
 
     ref: ModelRef
     make: Callable[[int], Embedder]
@@ -73,11 +67,8 @@ class VectorReport:
 
 
 def vectors_current(index: IndexHandle, embedding: Embedding | None) -> bool:
-    """Whether every passage has a vector of the current model and no vector is unused.
-
-    Set by the last sync that left every text with a vector; with `verify`, every stored row's
-    checksum is checked as well (a permuted or foreign file of the right size is caught here).
-    """
+    """Whether every passage has a vector of the current model and no vector is unused (with
+    `verify`, every stored row's checksum is checked as well)."""
     if embedding is None:
         return True
     if index.meta("vectors_complete") != embedding.model_id or not has_vector_file(index):
@@ -137,17 +128,12 @@ def sync_vectors(
     if left:  # the next sync goes on
         report.unembedded = len(left)
         report.left_docs = _documents_of(index, left)
-        report.notices.append(still_to_embed(report.left_docs))
+        report.notices.append(
+            f"{report.left_docs:,} document{'s' if report.left_docs != 1 else ''} still to embed: "
+            "these results come from the keyword index and the vectors ready so far; later "
+            "searches embed more (or run `cardvault index` to finish now)"
+        )
     return report
-
-
-def still_to_embed(documents: int) -> str:
-    """The notice of a search that answered while `documents` still wait for their vectors."""
-    return (
-        f"{documents:,} document{'s' if documents != 1 else ''} still to embed: these results "
-        "come from the keyword index and the vectors ready so far; later searches embed more "
-        "(or run `cardvault index` to finish now)"
-    )
 
 
 def _passages_in_order(index: IndexHandle) -> list[str]:
@@ -210,12 +196,9 @@ def _embed(
     report: VectorReport,
     progress: Progress | None,
 ) -> dict[str, np.ndarray] | None:
-    """Vectors for the `missing` passage digests (the first `embedding.budget` of those no
-    checkpoint holds), or None when the model cannot be loaded.
-
-    Those an interrupted sync saved (checkpoint.py) are taken as they are; the rest are embedded,
-    and saved every `checkpoint.EVERY` texts when there are more than that, so a sync killed
-    now resumes where it stopped."""
+    """Vectors for the `missing` passage digests: those an interrupted sync saved
+    (checkpoint.py), and the first `embedding.budget` of the rest embedded now; None when the
+    model cannot be loaded."""
     saved = Checkpoint(index.folder, embedding.model_id)
     try:
         kept = saved.take(missing)
@@ -276,7 +259,6 @@ def _embed_new(
 
 
 def _documents_of(index: IndexHandle, hashes: list[str]) -> int:
-    """How many distinct document texts the passage digests belong to."""
     sql = "SELECT DISTINCT doc_hash FROM passages WHERE text_hash IN ({})"
     return len({row[0] for row in rows_in(index.conn, sql, hashes)})
 

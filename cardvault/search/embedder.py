@@ -1,12 +1,8 @@
 """Turning text into unit vectors: sentence-transformers for bulk indexing.
 
-Two embedders share one shape (`model_id`, `embed(texts, progress)`): this module's
-`SentenceTransformerEmbedder`, used by `cardvault index` (its vectors are the reference), and
-`onnx.OnnxEmbedder`, the same weights run by onnxruntime without torch, used for queries and
-the few cards a `search` finds changed. Both return float32 rows of length 1.
-
-torch and sentence-transformers are imported inside functions only: importing this module costs
-nothing, and commands that never embed never load them.
+Two embedders share one shape (`Embedder`): `SentenceTransformerEmbedder`, whose vectors are
+the reference, and `onnx.OnnxEmbedder`, the same weights run by onnxruntime without torch, which
+cardvault uses. torch and sentence-transformers are imported inside functions only.
 """
 
 from __future__ import annotations
@@ -53,8 +49,8 @@ def embed_in_chunks(
     progress: EmbedProgress | None,
 ) -> np.ndarray:
     """Encode `texts` in chunks of like length, reporting progress after each; rows come back in
-    order. The chunks are taken in a fixed shuffled order, not longest first, so the rate a
-    progress bar sees from the first chunk on is the run's average and its ETA holds."""
+    order. The chunks go in a fixed shuffled order, not longest first, so a progress bar's ETA
+    holds from the first chunk on."""
     import random
 
     import numpy as np
@@ -97,11 +93,6 @@ class SentenceTransformerEmbedder(Embedder):
             batch, batch_size=BATCH, normalize_embeddings=True, show_progress_bar=False
         )
         return np.asarray(vectors, dtype=np.float32)
-
-    @property
-    def model(self) -> Any:
-        """The underlying SentenceTransformer (for the ONNX export)."""
-        return self._model
 
 
 def load_sentence_transformer(ref: ModelRef) -> Any:

@@ -1,15 +1,9 @@
 """Search and index as services: bring the index up to date, rank, fuse, describe the hits.
 
-`Searcher` is the search service for one vault. A short-lived caller (the CLI) makes one, asks
-once and closes it; a long-lived one (the Python API's handle, the agent server, `context`)
-keeps it: it holds the query model, the open index and the vectors already loaded, so a warm
-query pays only for what changed (see `freshness.ChangeWatcher`). `search()` is the one-shot
-form. Neither prints: what the user should know (an index rebuilt after damage, a missing model)
-comes back as `notices`.
-
-The query path imports neither torch nor sentence-transformers: the query and any passage a sync
-finds new are embedded by onnxruntime (`onnx.OnnxEmbedder`). `build_index` (`cardvault index`)
-embeds in bulk and leaves the ONNX copy of the model in the cache for the searches that follow.
+`Searcher` is the search service for one vault: it holds the query model, the open index and
+the vectors already loaded, so a long-lived caller's warm query pays only for what changed.
+`search()` is the one-shot form. Neither prints: what the user should know comes back as
+`notices`. The query path imports neither torch nor sentence-transformers (onnx.py).
 """
 
 from __future__ import annotations
@@ -41,7 +35,6 @@ from cardvault.search.index import (
     IndexBusy,
     IndexHandle,
     ever_built,
-    index_trouble,
     is_locked,
     open_index,
     skipped_files,
@@ -61,6 +54,7 @@ from cardvault.search.retrieve import (
 )
 from cardvault.search.sync import Progress, SyncReport, sync_index
 from cardvault.search.text import KeywordQuery
+from cardvault.vault import derived_store
 from cardvault.vault.layout import Vault
 from cardvault.words import language
 
@@ -85,20 +79,15 @@ __all__ = [
 
 MODES = ("hybrid", "semantic", "keyword")
 #: How long a query waits for another process writing the index before it answers from the
-#: index as that process last committed it: longer than a sync of a few changed cards takes,
-#: far shorter than a long index run (minutes on thousands of notes).
+#: index as last committed: longer than a sync of a few changed cards, far shorter than an index.
 SEARCH_WAIT = 5.0
-#: How long it waits while the index holds nothing yet (another process is building it): an
-#: answer from an empty index helps no one, so as long as before, in case that build ends.
+#: How long it waits while the index holds nothing yet: an answer from it helps no one.
 FIRST_WAIT = BUSY_SECONDS
 
 
 class Searcher:
-    """The search service for one vault, reusable across queries (and threads).
-
-    `model` may be shared between searchers; `watch` starts a file watcher so that a query on an
-    unchanged vault skips the sync (without it, every query compares the vault with the index).
-    """
+    """The search service for one vault, reusable across queries (and threads); `model` may be
+    shared between searchers, and `watch` lets a query on an unchanged vault skip the sync."""
 
     def __init__(self, vault: Vault, model: QueryModel | None = None, watch: bool = False):
         self.vault = vault
@@ -157,10 +146,8 @@ class Searcher:
         filters: Filters | None = None,
         rerank: bool | None = None,
     ) -> SearchOutcome:
-        """Sync the index as needed, then return the `k` best documents for `query` in `mode`
-        (a query read once with `KeywordQuery.of` can be asked of many searchers). `rerank`
-        (None: the vault's `[search] rerank`) lets the cross-encoder reread a hybrid search's
-        first hits (search/rerank.py)."""
+        """Sync the index as needed, then return the `k` best documents for `query` in `mode`;
+        `rerank` (None: the vault's `[search] rerank`) rereads a hybrid's first hits (rerank.py)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         filters = filters or Filters()
@@ -187,8 +174,8 @@ class Searcher:
                     raise CardvaultError(f"search index {trouble}; cannot search") from again
 
     def index(self, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
-        """Bring the index up to date, embedding in bulk (`cardvault index`). A disk that is
-        full or a cache folder that cannot be written is one CardvaultError naming the index."""
+        """Bring the index up to date, embedding in bulk (`cardvault index`); a write that fails
+        is one CardvaultError naming the index."""
         with self._lock:
             try:
                 return build_index(self.vault, rebuild, progress, searcher=self)
@@ -204,18 +191,15 @@ class Searcher:
 
     @property
     def indexed(self) -> bool:
-        """Whether the vault has a search index yet (built by an earlier sync: not one another
-        process is still building), and no index was interrupted since (its checkpoint waits:
-        the next sync embeds for a while)."""
+        """Whether the vault has a whole search index, and no index run was interrupted since
+        (its checkpoint waits: the next sync embeds for a while)."""
         return ever_built(self._folder) and not checkpoint_path(self._folder).exists()
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
-        """Build the index now, reporting to `progress`, if the vault has none yet: a first
-        search builds it inside the query, a while on thousands of long notes with nothing to
-        show meanwhile. It embeds with the query's own model, loaded once for both, a query's
-        budget of passages (QUERY_BUDGET; the query that follows embeds one more, then answers).
-        False when it is still not built: another process kept the index for more than `wait`
-        seconds (building it, most likely), or the index or the disk is broken."""
+        """Build the index now, reporting to `progress`, if the vault has none yet (else a
+        first search builds it with nothing to show meanwhile), a query's budget of passages at
+        a time. False when it is still not built: another process kept the index for more than
+        `wait` seconds, or the index or the disk is broken."""
         with self._lock:
             if self.indexed:
                 return True
@@ -225,14 +209,13 @@ class Searcher:
             return self.indexed
 
     def _query_embedding(self) -> Embedding | None:
-        """How a query's sync embeds: at most QUERY_BUDGET passages, so a search answers from
-        what is ready while the rest waits for later searches or `cardvault index`."""
+        """How a query's sync embeds: at most QUERY_BUDGET passages, the rest left for later."""
         embedding = self.model.embedding()
         return None if embedding is None else replace(embedding, budget=QUERY_BUDGET)
 
     def _trouble(self, exc: BaseException) -> str:
-        """What went wrong with the index, following "search index" (see `index_trouble`)."""
-        return index_trouble(self._folder, f"was damaged ({exc})")
+        """What went wrong with the index, following "search index"."""
+        return derived_store.trouble(self._folder / DB_NAME, f"was damaged ({exc})")
 
     def _search(
         self,
@@ -281,12 +264,9 @@ class Searcher:
     ) -> tuple[IndexHandle, SyncReport]:
         """The open index, brought up to date (a database found broken mid-way is rebuilt).
 
-        With a watcher, only the files it reports changed are compared, and nothing at all when
-        none changed and the index is as this searcher last left it. The report's `errors`
-        always name every file the index could not use, whether or not this sync read it.
-        While another process writes the index, this waits for it, at most `wait` seconds when
-        given (a query's `query_wait`): then the index is left as that process's last commit
-        left it, with a notice saying so.
+        With a watcher, only the files it reports changed are compared, and nothing when none
+        did and the index is as this searcher left it. While another process writes the index,
+        this waits at most `wait` seconds, then answers from its last commit with a notice.
         """
         index = self._open(rebuild, notices)
         only = None if rebuild else self._changed_paths()
@@ -308,7 +288,6 @@ class Searcher:
         return index, report
 
     def _changed_paths(self) -> set[str] | None:
-        """What the watcher saw change since the last sync (None: compare every file)."""
         if self._watcher is None:
             return None
         changed = self._watcher.changes()
@@ -330,10 +309,8 @@ class Searcher:
         )
 
     def _open(self, rebuild: bool = False, notices: list[str] | None = None) -> IndexHandle:
-        """The open index (opened, or rebuilt, now if needed; repairs noted in `notices`).
-
-        An index file replaced since it was opened (another process rebuilt it) is reopened.
-        """
+        """The open index (opened or rebuilt now if needed; repairs noted in `notices`); a file
+        replaced since it was opened (another process rebuilt it) is reopened."""
         if rebuild or (self._index is not None and self._file_id() != self._opened_id):
             self._close_index()
         if self._index is None:
@@ -380,9 +357,8 @@ class Searcher:
         k: int,
         reader: CrossEncoder | None = None,
     ) -> Ranked:
-        """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence;
-        every score calibrated (fusion.py), so it means the same for any query. A `reader`
-        rereads a hybrid ranking's first hits (search/rerank.py)."""
+        """The top `k` for `query` in `mode` over an up-to-date index, with each side's evidence
+        and calibrated scores (fusion.py); a `reader` rereads a hybrid's first hits."""
         depth = max(CANDIDATES, k)
         calibration = calibration_for(self.vault.config.model)
         self._check_state(index)
@@ -433,20 +409,18 @@ class Searcher:
         )
 
     def _embedding_thread(self) -> ThreadPoolExecutor:
-        """The one worker thread that embeds queries (started on first use)."""
         if self._embedder_thread is None:
             self._embedder_thread = ThreadPoolExecutor(1, thread_name_prefix="cardvault-embed")
         return self._embedder_thread
 
     def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
-        """The eligible passage vectors, kept while the index is unchanged (`_check_state`)."""
         if filters not in self._vectors:
             self._vectors[filters] = passage_vectors(index, filters)
         return self._vectors[filters]
 
     def _eligible(self, index: IndexHandle, filters: Filters) -> frozenset[int] | None:
         """The ids of the documents `filters` admits, kept while the index is unchanged; None
-        on a searcher's first query (a cold process asks once: the SQL join is cheaper then)."""
+        on a searcher's first query with them (the SQL join is cheaper for one query)."""
         if filters in self._eligible_ids:
             return self._eligible_ids[filters]
         if filters not in self._asked:
@@ -456,8 +430,6 @@ class Searcher:
         return self._eligible_ids[filters]
 
     def _check_state(self, index: IndexHandle) -> None:
-        """Forget what was kept for an older state of the index (once a ranking, before it
-        asks for what is kept)."""
         state = index_state(index)
         if state != self._state:
             self._vectors.clear()
@@ -480,8 +452,7 @@ def index_state(index: IndexHandle) -> tuple[int, ...]:
 
 
 def _reread(index: IndexHandle, reader: CrossEncoder, query: str, hits: Ranking) -> Ranking:
-    """`hits` after the cross-encoder read the query with each of the first DEPTH documents'
-    topic and text."""
+    """`hits` after the cross-encoder read the query with each of the first DEPTH documents."""
     from cardvault.search.rerank import DEPTH, rerank
 
     ids = [doc_id for doc_id, _ in hits[:DEPTH]]
@@ -497,7 +468,6 @@ def _reread(index: IndexHandle, reader: CrossEncoder, query: str, hits: Ranking)
 
 
 def _holds_nothing(index: IndexHandle) -> bool:
-    """Whether the index has no document yet (as its last commit left it)."""
     return index.conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
 
 
@@ -521,10 +491,9 @@ def _shares_words(query: KeywordQuery, keyword: Ranking) -> bool:
 
 
 def _near(semantic: Ranking, calibration: Calibration) -> bool:
-    """Whether meaning finds a neighbour of the query above the model's noise floor: its best
-    cosine stands alone (`Calibration.alone`, the floor set on the best hits of
-    nonsense queries). A query with no such neighbour and no word shared with any document
-    has no evidence at all: the one case a search answers with nothing."""
+    """Whether the query's best cosine stands alone above the model's noise floor
+    (`Calibration.alone`). With no such neighbour and no word shared with any document, a
+    query has no evidence at all: the one case a search answers with nothing."""
     return bool(semantic) and bool(calibration.alone(dict(semantic[:1])))
 
 
@@ -540,11 +509,7 @@ def search(
     filters: Filters | None = None,
     model: QueryModel | None = None,
 ) -> SearchOutcome:
-    """One search: sync the index, then the `k` best documents for `query` in `mode`.
-
-    Pass the same `model` to repeated searches to load the ONNX session only once (or keep a
-    `Searcher`, which also keeps the index and its vectors).
-    """
+    """One search: sync the index, then the `k` best documents for `query` in `mode`."""
     with Searcher(vault, model) as searcher:
         return searcher.search(query, k, mode, filters)
 

@@ -1,12 +1,9 @@
 """How far the search index in `.cardvault/` is behind the vault's files, checked cheaply, and
 which files changed since a warm search last looked (`ChangeWatcher`).
 
-The index records each file it covers with its stat signature and content digest (the `files`
-table of `search.sqlite`, see cardvault/search/index.py). This module compares that table with a
-stat of the vault's Markdown files through the one change detection (vault/changes.py), reading
-a file only when its signature differs or was ambiguous, and counts what the
-next sync would add, re-read or drop. It opens the database read-only, writes nothing and never
-loads the embedding model.
+`index_freshness` compares the index's `files` table with a stat of the vault's files through
+vault/changes.py, reading a file only when its signature differs or was ambiguous. It opens the
+database read-only, writes nothing and never loads the embedding model.
 """
 
 from __future__ import annotations
@@ -42,11 +39,7 @@ class IndexFreshness:
     @property
     def fresh(self) -> bool:
         """Whether a search right now would find the index up to date."""
-        return (
-            self.exists
-            and self.problem is None
-            and not (self.added or self.changed or self.removed)
-        )
+        return self.exists and self.problem is None and not self.behind
 
     @property
     def behind(self) -> int:
@@ -59,9 +52,8 @@ def index_freshness(
     stamps: Mapping[str, FileStat] | None = None,
     digests: Mapping[str, str] | None = None,
 ) -> IndexFreshness:
-    """Compare the index's file records with the vault's files now. A caller that has just
-    read the vault passes its stamps and digests (the read path's snapshot), so nothing is
-    stat-ed or read twice."""
+    """Compare the index's file records with the vault's files now (`stamps` and `digests`:
+    a caller's snapshot of the vault just read, so nothing is stat-ed or read twice)."""
     path = vault.index_dir / DB_NAME
     if not path.is_file():
         return IndexFreshness(exists=False)
@@ -83,7 +75,6 @@ def index_freshness(
 
 
 def _indexed_files(path: Path) -> tuple[dict[str, Seen], int]:
-    """What the index recorded of each file, and the count of texts lacking a vector."""
     conn = connect(path, read_only=True)
     try:
         from cardvault.search.embed_sync import count_unembedded
@@ -107,14 +98,10 @@ class ChangeWatcher:
     """Which vault files changed since the last look, from the OS's file events (inotify and
     the like, through watchfiles), so a warm search on an unchanged vault stats nothing.
 
-    `changes()` returns the changed paths relative to the vault, or None when the watcher cannot
-    say (it is not running, an event named a folder or an unknown path, or the OS was slow to
-    deliver): the caller then compares every file, as a search without a watcher does.
-
-    A change made before `changes()` is called is always reported by it. The OS delivers file
-    events in order but on another thread, so `changes()` first touches a marker file in
-    `.cardvault/` and collects events until the marker's own event arrives: everything written
-    before the call has then been seen. That round trip takes a few hundredths of a millisecond.
+    A change made before `changes()` is called is always reported by it: the OS delivers events
+    in order but on another thread, so `changes()` touches a marker file in `.cardvault/` and
+    collects events until the marker's own arrives. When it cannot say (None), the caller
+    compares every file.
     """
 
     MARKER = "watch-marker"

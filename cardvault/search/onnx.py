@@ -1,12 +1,9 @@
 """The torch-free embedding path: an ONNX copy of the model run by onnxruntime + tokenizers.
 
-`export_onnx` converts the sentence-transformers model's transformer once (it needs torch,
-about 10 s) into `<cache>/onnx/<model-id>.v2/model.onnx` plus its weights file
-`model.onnx.data`; the cache is `$CARDVAULT_CACHE`, else `$XDG_CACHE_HOME/cardvault`, else
-`~/.cache/cardvault`. `OnnxEmbedder` then tokenizes like sentence-transformers (truncation to
-the model's max_seq_length, padding to the longest text), runs the graph, mean-pools over the
-attention mask and L2-normalises: the vectors equal the sentence-transformers ones to float
-precision (tests/test_search_embedder.py checks it).
+`export_onnx` converts the sentence-transformers model's transformer once (it needs torch)
+into `<cache>/onnx/<model-id>.v2/model.onnx` plus its weights file `model.onnx.data`.
+`OnnxEmbedder` tokenizes, pools and normalises as sentence-transformers does, so its vectors
+equal those to float precision.
 """
 
 from __future__ import annotations
@@ -48,13 +45,13 @@ def onnx_path(ref: ModelRef) -> Path:
     return machine_cache() / "onnx" / f"{ref.model_id}.{EXPORT_FORMAT}" / "model.onnx"
 
 
-def ensure_onnx(ref: ModelRef, st_model: Any = None) -> Path:
-    """The ONNX copy of `ref`, exported first if missing (reusing `st_model` when given)."""
+def ensure_onnx(ref: ModelRef) -> Path:
+    """The ONNX copy of `ref`, exported first if missing."""
     path = onnx_path(ref)
     if not path.is_file():
         if ref.onnx_file is not None:
             raise ModelUnavailableError(f"the model's ONNX file {path} is missing; reinstall it")
-        export_onnx(ref, path, st_model)
+        export_onnx(ref, path)
     return path
 
 
@@ -64,13 +61,12 @@ def discard_copy(ref: ModelRef) -> None:
         onnx_path(ref).unlink(missing_ok=True)
 
 
-def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
+def export_onnx(ref: ModelRef, target: Path) -> None:
     """Export the model's transformer (returning last_hidden_state) next to `target`.
 
-    The graph goes to `model.onnx` and the weights to `model.onnx.data` (ONNX external data):
-    onnxruntime memory-maps an external data file instead of parsing 90 MB of protobuf, which
-    cut the session load from about 270 ms to about 60 ms here. Both files are written in a
-    temporary folder that is then renamed into place, so readers never see half an export.
+    The weights go to ONNX external data, which onnxruntime memory-maps instead of parsing
+    (a much faster session load). Both files are written in a temporary folder renamed into
+    place, so readers never see half an export.
     """
     import onnx
 
@@ -78,7 +74,7 @@ def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
     try:
-        _torch_export(ref, tmp / "single.onnx", st_model)
+        _torch_export(ref, tmp / "single.onnx")
         graph = onnx.load(str(tmp / "single.onnx"))
         onnx.save_model(
             graph, str(tmp / target.name), save_as_external_data=True,
@@ -95,11 +91,11 @@ def export_onnx(ref: ModelRef, target: Path, st_model: Any = None) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _torch_export(ref: ModelRef, target: Path, st_model: Any) -> None:
+def _torch_export(ref: ModelRef, target: Path) -> None:
     """torch.onnx.export of the transformer with dynamic batch and sequence axes."""
     import torch
 
-    model = st_model if st_model is not None else load_sentence_transformer(ref)
+    model = load_sentence_transformer(ref)
     transformer = model[0].auto_model.eval()
     sample = model.tokenizer(["an example sentence"], return_tensors="pt")
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
@@ -136,14 +132,11 @@ def _hidden_state_module(transformer: Any, names: list[str]) -> Any:
 class OnnxEmbedder(Embedder):
     """`ref`'s vectors computed by onnxruntime from its ONNX copy (no torch import).
 
-    `bulk` is for embedding many texts (an index, a `maintain`): one text per run, unpadded, on
-    one single-threaded run per core at once (`bulk_workers`), with the weights repacked when the
-    session loads (about 40 ms). That embedded 1.7x the texts per second of batches of 32 on one
-    two-threaded run (docs/benchmarks.md, `benchmarks/bulk_embed.py`), with the same vectors to
-    float precision. Without it (a query, a few changed cards) one run uses every core for the
-    lowest latency and the session loads at once; `resident` (a process that answers many
-    queries: the agent server, a warm session) repacks the weights as it loads too: about 20 ms
-    more once, and each query embedded about 3 ms sooner (10 ms → 7 ms here, docs/benchmarks.md).
+    `bulk` (an index, a `maintain`) embeds one unpadded text per run, one single-threaded run
+    per core (`bulk_workers`), weights repacked at load: faster per text than batches
+    (docs/benchmarks.md). Without it (a query, a few changed cards) one run uses every core for
+    the lowest latency and the session loads at once; `resident` (a process answering many
+    queries) repacks the weights too, a little slower to load and faster per query.
     """
 
     def __init__(
@@ -153,8 +146,7 @@ class OnnxEmbedder(Embedder):
         self.pooling = ref.pooling
         self.query_prefix = ref.query_prefix
         # An int8 file quantises each batch's activations with one scale, so a text's vector
-        # would depend on its batch mates (and their padding): such models read one text at a
-        # time, which was also faster per CPU second here (docs/benchmarks.md).
+        # would depend on its batch mates: such models read one text at a time.
         self.batch = 1 if ref.onnx_file is not None or bulk else 32
         self.workers = bulk_workers() if bulk else 1
         threads = 1 if bulk else INTRA_OP_THREADS
@@ -231,11 +223,9 @@ def cpu_quota(cgroup: Path = CGROUP) -> float | None:
     return quota_us / period_us if quota_us > 0 and period_us > 0 else None
 
 
-#: The embedders this process loaded, by model, file (its identity: a copy exported again is a
-#: new file) and kind. Every session of a process shares one of each kind: each `open_vault`,
-#: each index, each CLI call of an in-process runner would otherwise load its own, and a freed
-#: onnxruntime session does not give back the pages of the weights file it mapped (about 20-54
-#: MB a load here).
+#: The embedders this process loaded, by model, file (a copy exported again is a new file) and
+#: kind, shared by every caller: a freed onnxruntime session does not give back the pages of
+#: the weights file it mapped.
 _LOADED: dict[tuple[str, str, int, int, bool, bool], OnnxEmbedder] = {}
 _LOADING = threading.Lock()
 
@@ -244,7 +234,7 @@ def loaded_embedder(
     ref: ModelRef, model_file: Path, bulk: bool = False, resident: bool = False
 ) -> OnnxEmbedder:
     """The process's embedder of this kind for `ref` read from `model_file`, loaded on first
-    use (OnnxEmbedder says how `bulk` and `resident` differ)."""
+    use."""
     stat = model_file.stat()
     key = (ref.model_id, str(model_file), stat.st_mtime_ns, stat.st_size, bulk, resident)
     with _LOADING:
@@ -255,11 +245,8 @@ def loaded_embedder(
 
 
 def load_session(model_file: Path, threads: int = INTRA_OP_THREADS, prepack: bool = False) -> Any:
-    """An onnxruntime session of `model_file` (the embedder's, or the reranker's).
-
-    `prepack` lets onnxruntime repack the weights for its matrix kernels as the session loads:
-    about 20–40 ms, repaid by a bulk embed or a few queries, not by one.
-    """
+    """An onnxruntime session of `model_file` (the embedder's, or the reranker's); `prepack`
+    repacks the weights as it loads, repaid by a bulk embed or a few queries, not by one."""
     # onnxruntime keeps a usage database under ~/.cache/Microsoft/DeveloperTools unless this is
     # set before it loads: cardvault writes nothing outside the vault and its own cache.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

@@ -1,22 +1,12 @@
 """Long documents as overlapping passages that each fit the model's window.
 
-The model reads at most `max_seq_length` tokens (256 for MiniLM) and ignores the rest, so a
-card's later paragraphs would be invisible to semantic search. A document whose text fits is
-one passage (its whole text). A longer one is cut into passages of its body,
-each read with the card's topic and tags, of at most the window's tokens:
-
-- cuts fall where the text breaks most naturally inside the last half of the window: a blank
-  line, else a line end, else a sentence end, else a word start; since a cut depends only on
-  the text near it, an edit in one paragraph usually leaves the other passages' texts, and so
-  their stored vectors, unchanged;
-- each passage after the first starts up to a quarter window before the previous one ended (at
-  the most natural break there), so a sentence on a cut is read whole by one of them.
-
-Passage bounds are character offsets into the body, from the model's own tokenizer.
-
-The work per document is bounded: at most `MAX_PASSAGES` passages, over the start of its body
-(a 1 MB note would be thousands of passages, minutes of embedding for one card); the rest is
-found by keyword search, as every word of every note is.
+The model ignores what lies past `max_seq_length` tokens, so a longer document's body is cut
+into passages (character offsets, from the model's own tokenizer), each read with the topic and
+tags. A cut falls at the most natural break in the last half of the window and depends only on
+the text near it, so an edit in one paragraph usually leaves the other passages' vectors valid;
+each passage overlaps the previous by up to a quarter window, so a sentence on a cut is read
+whole by one of them. At most `MAX_PASSAGES` are embedded per document; keyword search finds
+the rest.
 """
 
 from __future__ import annotations

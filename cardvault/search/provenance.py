@@ -1,20 +1,12 @@
 """Which stored vectors this machine made: a keyed digest ("seal") of each one.
 
-A vector is stored under the digest of the text it embeds, with a checksum of its bytes
-(vector_store.py). The checksum catches damage, but anyone can compute it: an index committed
-to a shared vault's repository (or copied from another machine) could carry a vector that is not
-its text's — a card about bread given the vector of "docker build on arm", so that it ranks
-first for every docker question and reaches an agent's context. So each stored vector also
-carries a seal: a keyed BLAKE2b digest of the model's id, the text's digest and the vector's
-bytes, under a key only this user's machine cache holds (`<cache>/vector-key`: 32 random bytes,
-mode 0600, made on first use; the cache is `$CARDVAULT_CACHE`, else `$XDG_CACHE_HOME/cardvault`,
-else `~/.cache/cardvault`, as for the model files).
-
-An index that is not the file it was created as (index.py `_reread`: a copy, or one git
-checked out) keeps only the vectors whose seal holds under this key: a copy made on this machine
-keeps every vector, one made anywhere else keeps none, and those texts are embedded again from
-what they say. Where the machine cache cannot be written, no key exists: vectors are stored
-unsealed and an index that is another file keeps none of them.
+A row's checksum (vector_store.py) catches damage, but anyone can compute it: an index
+committed to a shared repository could carry a vector that is not its text's, so that a card
+ranks first for questions it does not answer. So each vector also carries a seal, a keyed
+BLAKE2b digest of the model's id, the text's digest and the vector's bytes, under a key only
+this user's machine cache holds (`<cache>/vector-key`, mode 0600). An index that is not the file
+it was created as (a copy, a checkout) keeps only the vectors whose seal holds; without a key
+(the cache cannot be written) it keeps none.
 """
 
 from __future__ import annotations
@@ -86,8 +78,8 @@ def _read_key(path: Path) -> bytes | None:
 
 
 def _make_key(path: Path) -> None:
-    """Write a new key whole under a temporary name, then link it into place: a process that
-    loses the race keeps the winner's key, and no reader ever sees half a key."""
+    """Write a new key under a temporary name, then link it into place: a process that loses
+    the race keeps the winner's key, and no reader ever sees half a key."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

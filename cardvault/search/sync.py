@@ -1,10 +1,8 @@
 """Bringing the index up to date with the vault: a pure diff of files on disk against index rows.
 
-A file whose stat signature matches its `files` row is skipped unread (vault/changes.py, the
-one change detection, decides); a changed file is read and its digest compared, and only a file
-whose bytes changed is parsed again. A vector is computed only for a text digest that has none
-under the current model, so an edited card is re-embedded alone, a touched-but-unchanged one not
-at all, and a model change re-embeds everything. All writes of one sync happen in one transaction.
+A file whose stat signature matches its `files` row is skipped unread (vault/changes.py
+decides); only a file whose bytes changed is parsed again, and only a text without a vector
+under the current model is embedded (embed_sync.py). All writes of one sync are one transaction.
 """
 
 from __future__ import annotations
@@ -42,12 +40,9 @@ WAITING = "waiting for another cardvault to finish indexing"
 
 @dataclass
 class SyncReport:
-    """What one sync did. `embedded` counts the passage texts sent to the model and
-    `embedded_docs` the documents they belong to; `passages` is the index's total after it;
-    `errors` names every file the index holds but could not use (read now or before);
-    `stamps` the files it compared as it stat-ed them (all, or those a watcher named) and `cards`
-    the changed cards it read, for a caller that reads some of them next (a hit's card) without
-    stat-ing or reading them again."""
+    """What one sync did. `errors` names every file the index holds but could not use (read now
+    or before); `stamps` (the files it stat-ed) and `cards` (the changed cards it read) spare a
+    caller that reads some of them next stat-ing or reading them again."""
 
     files: int = 0
     parsed: int = 0
@@ -79,14 +74,12 @@ def sync_index(
 ) -> SyncReport:
     """Update `index` to match `vault`; embed what lacks a vector when `embedding` is given.
 
-    `only` limits the comparison to those vault-relative paths (a watcher's report of what
-    changed); by default every file of the vault is compared. While another process writes the
-    index, the sync waits (a `WAITING` stage of `progress`) for as long as it takes, or raises
-    `IndexBusy` after `wait` seconds having written nothing.
+    `only` limits the comparison to those vault-relative paths (a watcher's report). While
+    another process writes the index, the sync waits (a `WAITING` stage of `progress`), or
+    raises `IndexBusy` after `wait` seconds having written nothing.
     """
     report = SyncReport()
-    report.stamps, stale, gone, (parsed, report.cards) = _compare(vault, index, only, progress)
-    report.files = _covered(index, report.stamps, only)
+    stale, gone, parsed = _compare(vault, index, only, progress, report)
     if not stale and not gone and vectors_current(index, embedding):
         _count(index, report)
         return report  # nothing to write: no transaction, no lock
@@ -96,10 +89,7 @@ def sync_index(
     try:
         if waited:  # another process wrote the index meanwhile: compare again, inside the
             # transaction (rows read before would be written over that process's newer ones)
-            report.stamps, stale, gone, (parsed, report.cards) = _compare(
-                vault, index, only, progress
-            )
-            report.files = _covered(index, report.stamps, only)
+            stale, gone, parsed = _compare(vault, index, only, progress, report)
         _write_files(index, parsed, gone)
         report.parsed = sum(1 for _, _, docs, _ in parsed if docs is not None)
         report.removed_files = len(gone)
@@ -120,26 +110,28 @@ def sync_index(
 
 
 def _compare(
-    vault: Vault, index: IndexHandle, only: set[str] | None, progress: Progress | None
-) -> tuple[dict[str, FileStat], list[FileStat], list[str], Changed]:
-    """The files compared (every file, or those in `only`), which of them changed (read and
-    parsed: `Changed`) and which are gone, compared with what the index records now."""
+    vault: Vault,
+    index: IndexHandle,
+    only: set[str] | None,
+    progress: Progress | None,
+    report: SyncReport,
+) -> tuple[list[FileStat], list[str], list[Parsed]]:
+    """The files changed (read and parsed) and gone among those compared (every file, or those
+    in `only`), against what the index records now; sets the report's `stamps`, `cards` and
+    `files` (the files the index covers)."""
     if only is None:
         sources = list_sources(vault)
         known = recorded_files(index.conn)
+        report.files = len(sources)
     else:
         sources = files_at(vault, only)
         known = recorded_files(index.conn, only)
+        report.files = int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
     changes = changed_since(sources, known)
     stale = list(changes.stale.values())
-    return sources, stale, list(changes.gone), _read_changed(stale, known, vault, progress)
-
-
-def _covered(index: IndexHandle, sources: Mapping[str, FileStat], only: set[str] | None) -> int:
-    """How many files the index covers: every file compared, or (a watcher's few) its count."""
-    if only is None:
-        return len(sources)
-    return int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
+    parsed, report.cards = _read_changed(stale, known, vault, progress)
+    report.stamps = sources
+    return stale, list(changes.gone), parsed
 
 
 def _count(index: IndexHandle, report: SyncReport) -> None:
@@ -161,8 +153,6 @@ def _read_changed(
     vault: Vault,
     progress: Progress | None,
 ) -> Changed:
-    """What each stale file holds now (see `Changed`), parsed by the one read path (which keeps
-    them in the catalog for every other command)."""
     if not stale:
         return [], {}
     if progress is not None:

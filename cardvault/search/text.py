@@ -1,17 +1,10 @@
 """The keyword side's text: the index's terms, safe FTS5 queries, snippets with highlights.
 
-Words and stems come from `cardvault.words`, for the indexed text and the query alike: the
-index holds each word's stem (FTS5's own tokenizer only splits the stems again, it stems
-nothing), and a query asks for its words' stems, so "boxes" finds "box" and highlighting marks
-exactly the words whose stem was asked for. SQLite's tokenizer would keep a run of Chinese,
-Japanese or Korean characters as one token, so "数据库连接" could only be found by typing the
-whole run: the index holds every CJK run as its overlapping bigrams ("数据 据库 库连 连接"), and a
-query asks for the bigrams of its runs as words of their own (`words.terms` splits both), so a
-question worded otherwise than the card still finds it by the bigrams they share.
-
-A query is read once (`KeywordQuery.of`), however many vaults it searches. User queries never
-reach FTS5 syntax: only word tokens are kept and each is quoted, so `--no-verify`,
-`ImportError: cannot import name 'jwt'` or `AND (` are plain words to search.
+Words and stems come from `cardvault.words` for the indexed text and the query alike: the index
+holds each word's stem (FTS5 only splits at spaces) and every CJK run as its overlapping bigrams
+(SQLite would keep a run as one token), and a query asks for the same, so "boxes" finds "box"
+and highlighting marks exactly the words whose stem was asked for. User queries never reach
+FTS5 syntax: only word tokens are kept, each quoted, so `--no-verify` or `AND (` are plain words.
 """
 
 from __future__ import annotations
@@ -55,10 +48,9 @@ def fts_term(term: str) -> str:
 
 @dataclass(frozen=True)
 class KeywordQuery:
-    """A query as the keyword side reads it, once: its text (for the embedding), the words it
-    looks for (stop words aside unless nothing else is left; one per stem; a CJK run's
-    bigrams) and each word's FTS5 expression, and what a snippet highlights: the stems, and
-    the CJK runs with their bigrams."""
+    """A query as the keyword side reads it, once for every vault: its text, the words it looks
+    for (stop words aside unless nothing else is left) with their FTS5 expressions, and what a
+    snippet highlights (`marked` stems, `cjk` runs)."""
 
     text: str
     terms: tuple[str, ...]
@@ -90,22 +82,20 @@ class KeywordQuery:
 
     @property
     def match_any(self) -> str | None:
-        """An FTS5 MATCH expression: any of the words (OR), each quoted; None if no words.
-
-        OR (not AND) gives BM25 ranking over partial matches, as classic BM25 engines do; a
-        card holding every word of an error message still ranks first."""
+        """An FTS5 MATCH expression: any of the words (OR, so BM25 ranks partial matches too);
+        None if no words."""
         return " OR ".join(self.expressions) if self.expressions else None
 
     @property
     def says_something(self) -> bool:
-        """Whether the query holds a word other than a stop word: one of stop words alone
-        ("the", "it is") is held by nearly every text, so holding all of it is no evidence."""
+        """Whether the query holds a word other than a stop word (stop words alone, held by
+        nearly every text, are no evidence)."""
         return any(term not in STOP_WORDS for term in self.terms)
 
     @functools.cached_property
     def ascii_candidates(self) -> re.Pattern[str]:
         """What finds, in an ASCII text, the words that may have one of the `marked` stems
-        (see `_candidates`): made once per query, not once per hit's snippet."""
+        (see `_candidates`), made once per query."""
         marked = self.marked
         starts = {s[:2] for s in marked} | {s[0] + "y" for s in marked if s[1:2] == "i"}
         alternatives = "|".join(re.escape(start) for start in sorted(starts))
@@ -167,7 +157,6 @@ class _Mark:
 
 
 def _marks(flat: str, wanted: KeywordQuery) -> list[_Mark]:
-    """Where in `flat` the query's words are, in order."""
     found: list[_Mark] = []
     if wanted.marked:
         for at, end, key in _candidates(flat, wanted):
@@ -184,13 +173,9 @@ def _marks(flat: str, wanted: KeywordQuery) -> list[_Mark]:
 
 
 def _candidates(flat: str, wanted: KeywordQuery) -> Iterator[tuple[int, int, str]]:
-    """(start, end, stem) of the words of `flat` that may have one of the `marked` stems.
-
-    Every word is stemmed where `flat` has letters beyond ASCII (their diacritics go before
-    stemming). Otherwise only the words starting as a marked stem starts are: a Snowball stem
-    keeps its word's first two letters ("retri" of "retry"), but for "dying", "lying" and
-    "tying" ("die", "lie", "tie"), whose first letter and "y" are tried too. One regular
-    expression finds those words, so a long body costs little more than it did."""
+    """(start, end, stem) of the words of `flat` that may have one of the `marked` stems:
+    every word where `flat` is not ASCII, else only those starting as a marked stem starts (a
+    Snowball stem keeps its word's first two letters, but "dying" -> "die": "dy" is tried too)."""
     if not flat.isascii():
         yield from stem_spans(flat)
         return
@@ -200,7 +185,7 @@ def _candidates(flat: str, wanted: KeywordQuery) -> Iterator[tuple[int, int, str
 
 def _best_start(marks: list[_Mark], width: int) -> int:
     """Start of the window (a little before a mark) that covers the most of the query's words,
-    then the most marks: "get ... staging-db ... after" beats "change ... gets ... changes"."""
+    then the most marks."""
     from collections import Counter
 
     best, best_count = marks[0].at, (0, 0)

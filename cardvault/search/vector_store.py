@@ -1,16 +1,10 @@
 """The vector file beside the index: a float32 matrix whose rows are checked before use.
 
-`vectors-<generation>.npy` holds one L2-normalised row per embedded text; the `vectors` table
-maps each text's digest to its row and to a 64-bit checksum of that row's bytes. A row is used
-only when the file is a 2-D float32 matrix of the model's width and the row's checksum matches
-the one recorded when it was written: a truncated, zeroed, foreign or permuted file (rows that
-describe other texts) yields no vector for the affected texts, which the next sync embeds again.
-The file is written whole under a new generation name before the database points at it, so a
-crash leaves the old pair intact. Only a file of that name in the index's own folder is ever
-opened: a database that names another (`../..`, an absolute path, a FIFO: it may have come from
-git) has no vectors. The file is read whole (never memory-mapped: a file truncated
-by another process under a mapping kills the reader), and the checksums of 10,000 rows take
-about 3 ms.
+`vectors-<generation>.npy` holds one row per embedded text; the `vectors` table maps each text's
+digest to its row and a checksum of the row's bytes. A row is used only when its checksum
+matches, so a truncated, foreign or permuted file yields no vector for the affected texts, which
+the next sync embeds again. A file is written whole under a new generation name before the
+database points at it, and only a file of that name in the index's own folder is ever opened.
 """
 
 from __future__ import annotations
@@ -81,9 +75,8 @@ def _vector_file(index: IndexHandle) -> Path | None:
 
 
 def verified_rows(index: IndexHandle, matrix: np.ndarray | None) -> dict[str, int]:
-    """text digest -> row, for the rows of `matrix` whose checksum matches their record — and,
-    in an index that is another file than it was made as (a copy, a checkout: index.py), whose
-    seal shows this machine made them (provenance.py)."""
+    """text digest -> row, for the rows of `matrix` whose checksum matches their record (and,
+    in an `UNPROVEN` index, whose seal shows this machine made them: provenance.py)."""
     import numpy as np
 
     unproven = bool(index.meta(UNPROVEN))
@@ -124,9 +117,7 @@ def write_vectors(
     index: IndexHandle, hashes: list[str], matrix: np.ndarray, fresh: frozenset[str] = frozenset()
 ) -> None:
     """Make `matrix` (row i = text digest hashes[i]) the index's vectors; the caller commits.
-    Each row gets its seal (provenance.py): the one it had, for a row kept from the current
-    file (found by `verified_rows`), or a new one for those just embedded (`fresh`) or never
-    sealed."""
+    A kept row keeps its seal; one just embedded (`fresh`) or never sealed gets a new one."""
     import numpy as np
 
     matrix = np.ascontiguousarray(matrix, dtype=np.float32)

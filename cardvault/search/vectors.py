@@ -1,12 +1,9 @@
 """Text vectors for other services (maintenance, import): the search index's vectors by content.
 
-Maintenance compares cards and lessons by meaning and keeps no index of its own. This module
-gives it the same vectors search uses, keyed by the digest of the exact text the model read
-(`card_text`, `text_key`), so a card's vector is found by its content, never by position.
-`indexed_vectors` brings the index up to date and returns every vector verified against its
-row checksum (rows of a damaged or permuted file are dropped and computed again); a long card,
-stored as several passages, gets one vector under its whole text's key, the normalised mean of
-its passages', so a maintenance run over unchanged cards embeds nothing.
+Maintenance keeps no index of its own: it gets the vectors search uses, keyed by the digest of
+the exact text the model read (`card_text`, `text_key`). A long card, stored as several
+passages, gets the normalised mean of its passages' vectors under its whole text's key, so a
+maintenance run over unchanged cards embeds nothing.
 """
 
 from __future__ import annotations

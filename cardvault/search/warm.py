@@ -1,12 +1,9 @@
 """Warm search handles: one vault's search service kept loaded for the life of a session.
 
-A `VaultHandle` keeps one `engine.Searcher` (the model, the open index, the loaded vectors), so
-repeated searches pay only for what changed; with `watch` it also watches the vault's files, so
-a search on an unchanged vault skips the sync. `WarmHandles` holds one per vault a session
-reads (its own, and the global vault a `--scope all` search reads too), each reopened when its
-cardvault.toml changes, the vaults sharing one query model when their settings name the same.
-
-Importing this module is cheap: the model and numpy load when a search first needs them.
+A `VaultHandle` keeps one `engine.Searcher`, so repeated searches pay only for what changed.
+`WarmHandles` holds one per vault a session reads, each reopened when its cardvault.toml
+changes, vaults set to the same model sharing one query model. Importing this module is cheap:
+the model and numpy load when a search first needs them.
 """
 
 from __future__ import annotations
@@ -28,17 +25,14 @@ if TYPE_CHECKING:
 
 
 class SharedModels:
-    """The query models of a session's vaults (a project and the global vault): vaults set to
-    the same model share one ONNX session, loaded once per process; `resident` when the
-    session is long-lived (see `QueryModel`)."""
+    """The query models of a session's vaults: vaults set to the same model share one."""
 
     def __init__(self, resident: bool = False) -> None:
         self.resident = resident
         self._by_id: dict[str, QueryModel] = {}
 
     def for_vault(self, vault: Vault) -> QueryModel:
-        """The query model `vault`'s settings name (the one already made, for the same model);
-        the search engine is imported only now (a session that only writes never needs it)."""
+        """The query model `vault`'s settings name (the one already made, for the same model)."""
         from cardvault.search.engine import QueryModel
 
         model = QueryModel(vault, self.resident)
@@ -84,8 +78,7 @@ class VaultHandle:
 
 
 class LiveVault:
-    """A vault held by a session: one handle, opened afresh when cardvault.toml changes (another
-    model, other categories or budgets), so it never answers with settings no longer the vault's."""
+    """A vault held by a session: one handle, opened afresh when cardvault.toml changes."""
 
     def __init__(
         self,
