@@ -10,7 +10,6 @@ Docker base images" / "don't pin base images"). Imports nothing heavy: `check` u
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cardvault.maintain.text import prose_sentences
@@ -136,23 +135,17 @@ def _same_object(left: Claim, right: Claim) -> bool:
     return len(set(left.obj) & set(right.obj)) >= 2
 
 
-def contradictions(left: Iterable[Claim], right: Iterable[Claim]) -> list[Contradiction]:
-    """Pairs of claims (one from each side) about the same action with opposite polarity."""
-    by_key: dict[str, list[Claim]] = {}
-    for claim in right:
-        by_key.setdefault(claim.verb, []).append(claim)
-    found = []
-    for claim in left:
-        for other in by_key.get(claim.verb, []):
-            if other.polarity != claim.polarity and _same_object(claim, other):
-                found.append(Contradiction(claim, other))
-    return found
-
-
 def contradict(left_text: str, right_text: str) -> Contradiction | None:
-    """The first contradiction between two texts, or None."""
-    found = contradictions(claims(left_text), claims(right_text))
-    return found[0] if found else None
+    """The first pair of claims, one from each text, about the same action with opposite
+    polarity, or None."""
+    theirs: dict[str, list[Claim]] = {}
+    for claim in claims(right_text):
+        theirs.setdefault(claim.verb, []).append(claim)
+    for claim in claims(left_text):
+        for other in theirs.get(claim.verb, []):
+            if other.polarity != claim.polarity and _same_object(claim, other):
+                return Contradiction(claim, other)
+    return None
 
 
 def substitution(left_text: str, right_text: str) -> Contradiction | None:
