@@ -1,10 +1,8 @@
 """Contradictions between two cards, found lexically: the same action on the same object with
 opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "disable X").
 
-Each clause yields its polar claims (verb, object, ±1); two texts conflict when they claim one
-(verb, object) with opposite signs. The object is up to three content words after the verb; two
-objects are the same when their first two words agree or they share two words ("always pin
-Docker base images" / "don't pin base images"). Imports nothing heavy: `check` uses it.
+Each clause yields its polar claims (verb, object of up to three words, ±1); two texts conflict
+when they claim one (verb, object) with opposite signs. Imports nothing heavy: `check` uses it.
 """
 
 from __future__ import annotations
@@ -57,7 +55,7 @@ class Contradiction:
 
 
 def tokens(sentence: str) -> list[str]:
-    """Lower-case word tokens; "do not", "must not", "doesn't" ... all become "don't"."""
+    """Lower-case word tokens; "do not", "must not", "doesn't" ... become "don't"."""
     flat = sentence.lower().replace("`", " ").replace("’", "'")
     for pattern, replacement in _NEGATED:
         flat = pattern.sub(replacement, flat)
@@ -170,8 +168,8 @@ def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Cont
 def conflicting_claims(
     named: list[tuple[str, list[Claim]]],
 ) -> list[tuple[str, str, Contradiction]]:
-    """Like `conflicting_pairs`, over claims already worked out (e.g. kept in the catalog);
-    joined on their verb, so the cost grows with the number of claims, not pairs."""
+    """Like `conflicting_pairs`, over claims already worked out; joined on their verb, so the
+    cost grows with the number of claims, not pairs."""
     by_verb: dict[str, list[tuple[int, Claim]]] = {}
     for index, (_, found) in enumerate(named):
         for claim in found:

@@ -1,10 +1,9 @@
 """A new card for a group of lessons: its slug, topic, category, tags and frontmatter.
 
-The topic says the lesson (topic.py); the slug comes from it, or is the one an entry's `→ card:`
-link names. The category is the similarity-weighted majority of the nearest cards' categories
-from the model's `neighbour_floor`, else "lessons". Tags come from the vault's own vocabulary and
-the lesson's identifiers, never from the entry title; while there are fewer than MIN_TAGS, the
-rarest topic words the vault's topics and tags also use (never "least" from "at least").
+The category is the similarity-weighted majority of the nearest cards' categories from
+`neighbour_floor`, else "lessons". Tags come from the vault's own vocabulary and the lesson's
+identifiers, never from the entry title; while there are fewer than MIN_TAGS, the rarest topic
+words the vault's topics and tags also use (never "least" from "at least").
 """
 
 from __future__ import annotations
@@ -56,8 +55,7 @@ def new_slug(group: Sequence[Lesson], taken: Collection[str]) -> str:
 
 @dataclass(frozen=True)
 class TagWords:
-    """The vault's tags (by use), the words its cards' topics name things with (the domain's
-    words), and its term rarity, read once per run."""
+    """The vault's tags (by use), its topics' words (the domain's), and its term rarity."""
 
     used: Counter[str]
     vocabulary: Vocabulary
@@ -74,8 +72,7 @@ def tag_words(cards: Iterable[CardFile], vocabulary: Vocabulary) -> TagWords:
 def pick_category(
     neighbours: Sequence[Neighbour], categories: Sequence[str], *, floor: float
 ) -> str:
-    """Weighted majority category of the neighbours at least `floor` close, else "lessons" (or
-    the first category)."""
+    """Weighted majority category of the neighbours from `floor`, else the fallback."""
     votes: dict[str, float] = {}
     for card, score in neighbours[:NEIGHBOURS]:
         if score >= floor and card.card.category in categories:
@@ -97,8 +94,8 @@ def pick_tags(
     *,
     floor: float,
 ) -> list[str]:
-    """Tags from the vault's vocabulary (the tags of neighbours at least `floor` close first)
-    and the lesson's identifiers; at most MAX_TAGS."""
+    """Tags from the vault's vocabulary (neighbours' from `floor` first) and the lesson's
+    identifiers; at most MAX_TAGS."""
     text = " ".join(lesson.text for lesson in group)
     flat = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
     tags: list[str] = []
@@ -147,8 +144,8 @@ def identifiers(text: str) -> list[str]:
 def new_card_meta(
     group: Sequence[Lesson], category: str, tags: list[str], today: dt.date
 ) -> dict[str, Any]:
-    """Frontmatter for a card distilled from `group` on `today`: `created` is the day the lesson
-    was first told, `updated` the day the card was written (the archive counts from it)."""
+    """Frontmatter for a card distilled from `group`: `updated` is the day it was written (the
+    archive counts from it)."""
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
         f.TOPIC: lesson_topic(group),

@@ -23,7 +23,7 @@ _PUNCT = re.compile(r"[^\w\s./:@+-]")
 
 @dataclass(frozen=True)
 class Block:
-    """One block of a body. `prefix` is a list marker ("- ") or "" ; `text` excludes it."""
+    """One block of a body; `prefix` is its list marker ("- ") or ""."""
 
     kind: str  # "paragraph" | "item" | "heading" | "code"
     prefix: str
@@ -98,13 +98,12 @@ def body_sentences(body: str, skip: Collection[str] = ()) -> list[str]:
 
 
 def is_code(passage: str) -> bool:
-    """Whether a passage is a fenced code block (`blocks` keeps those whole)."""
+    """Whether a passage is a fenced code block."""
     return _FENCE.match(passage) is not None
 
 
 def prose_sentences(body: str) -> list[str]:
-    """Every sentence of a body outside its code blocks: what the model and the lexical
-    checks read."""
+    """Every sentence of a body outside its code blocks."""
     return body_sentences(body, skip=("code",))
 
 
@@ -177,8 +176,7 @@ _NUMBER_AND_SUFFIX = re.compile(r"(?P<number>[vV]?\d+(?:[.:/-]\d+)*)(?P<suffix>[
 
 
 def _with_unit(figure: str, flat: str, end: int) -> tuple[str, int]:
-    """`figure` with its unit in one spelling (one written after a space too), and where it
-    ends in `flat`."""
+    """`figure` with its unit in one spelling (one after a space too), and where it ends."""
     parts = _NUMBER_AND_SUFFIX.fullmatch(figure)
     if parts is None:
         return figure, end
@@ -224,18 +222,18 @@ def identifiers(text: str) -> set[str]:
 
 
 def facts(sentence: str) -> set[str]:
-    """The details a sentence must not lose, each whole: its figures and its identifiers."""
+    """The details a sentence must not lose: its figures and its identifiers."""
     return figures(sentence) | identifiers(sentence)
 
 
 def negations(sentence: str) -> set[str]:
-    """The negating words of a sentence ("not", "never", "don't", "without" ...)."""
+    """The negating words of a sentence."""
     flat = sentence.lower().replace("’", "'")
     return {w for w in _WORD.findall(flat) if w in NEGATIONS or w.endswith("n't")}
 
 
 def conditions(sentence: str) -> set[str]:
-    """The words that make a sentence conditional ("if", "unless", "only", "until" ...)."""
+    """The words that make a sentence conditional."""
     return {w for w in _WORD.findall(sentence.lower()) if w in CONDITIONS}
 
 
@@ -252,9 +250,8 @@ _NAME = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?![\w'’-])")
 
 
 def names(sentence: str, common: Collection[str] = ()) -> set[str]:
-    """The names in a sentence outside its code spans, lower case: capitalised words of letters
-    (the first word too, unless a common opener or a word of `common`, those the vault writes
-    in lower case); words with digits (M1, S3) are identifiers, not names."""
+    """The capitalised words of letters in a sentence outside its code spans, lower case; the
+    first word unless a common opener or in `common` (words the vault writes in lower case)."""
     found = set()
     prose = re.sub(r"`[^`]*`", " ", sentence)
     for number, word in enumerate(_NAME.findall(prose)):
@@ -292,7 +289,7 @@ def meaning_sequence(text: str) -> list[str]:
 
 def word_pairs(text: str) -> set[tuple[str, str]]:
     """Each meaning word with the next one: what tells "users to A, orders to B" from "orders
-    to A, users to B", whose words are the same."""
+    to A, users to B"."""
     return set(pairwise(meaning_sequence(text)))
 
 

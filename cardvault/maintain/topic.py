@@ -1,10 +1,8 @@
 """A new card's topic: the lesson in a few words, taken from the lesson lines, not the incident.
 
-The entry title names what happened ("Import job stuck"); the lesson lines say what to do. The
-lines are taken most rule-like first (PRIORITY); the topic is the first clause that reads as
-advice on its own of at least MIN_WORDS words, else the first clause of the first line, cut at
-a natural break to at most MAX_WORDS words: "Set a timeout on every HTTP client call". Code
-spans and braced or bracketed literals are never split.
+The lines are taken most rule-like first (PRIORITY); the topic is the first clause of at least
+MIN_WORDS words that reads as advice on its own, else the first clause of the first line, cut
+at a natural break to at most MAX_WORDS words. Code spans and literals are never split.
 """
 
 from __future__ import annotations
@@ -53,8 +51,7 @@ _BREAK_WORDS = frozenset(
 
 
 def lesson_topic(group: Sequence[Lesson]) -> str:
-    """The topic for a card distilled from `group` (from its lesson text when no signal line has
-    words of its own, as a `#lesson` tag on a story)."""
+    """The topic for a card distilled from `group`."""
     lines = _ranked_lines(group) or [lesson.text for lesson in group if lesson.lines == ()]
     for line in lines:
         for clause in clauses(line):
@@ -102,8 +99,8 @@ def clauses(line: str) -> list[str]:
 
 
 def _advice(clause: str) -> bool:
-    """Whether a clause reads as advice on its own: an imperative ("Always paginate", "Use
-    SCAN"), or a modal ("... must ...") whose subject is not the incident's ("the repo")."""
+    """Whether a clause reads as advice on its own: an imperative, or a modal whose subject is
+    not the incident's ("the repo must ...")."""
     words = clause.lower().split()
     if words[0] in _ADVICE_START:
         return True
@@ -111,8 +108,7 @@ def _advice(clause: str) -> bool:
 
 
 def _shortened(words: list[str], spans: list[str]) -> list[str]:
-    """At most MAX_WORDS words (a code span counts its own words), cut before a linking word
-    when one comes late enough."""
+    """At most MAX_WORDS words (a code span counts its own), cut before a late linking word."""
     sizes = [_size(word, spans) for word in words]
     if sum(sizes) <= MAX_WORDS:
         return words
