@@ -9,7 +9,6 @@ Text that looks like a secret is never copied into a card. A new card carries `d
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -162,11 +161,11 @@ def fold(
     added = render_blocks(kept)
     if added:
         text = replace_body(text, append_paragraphs(card.body, added))
-    base_seen = card.seen
+    days = [as_date(card.meta.get(UPDATED)), state.today, *(x.entry.day for x in group)]
     changes: dict[str, Any] = {
-        SEEN: base_seen + len(group),
+        SEEN: card.seen + len(group),
         # an edit today: the card's age for the archive counts from it, not from the log's day
-        UPDATED: _later(card.meta.get(UPDATED), max(state.today, *_days(group))),
+        UPDATED: max(day for day in days if day is not None),
         SOURCES: [*card.sources, *(lesson.ref for lesson in group)],
     }
     changes.update(correction_meta(group, card.meta))
@@ -177,15 +176,6 @@ def fold(
         changes[STATUS] = "active"
     text = keep_provenance(card, update_card_text(text, changes, path=target.path))
     return _guarded(state, target.path, text, added, group, cfg, target)
-
-
-def _days(group: list[Lesson]) -> list[dt.date]:
-    return [lesson.entry.day for lesson in group]
-
-
-def _later(current: Any, day: dt.date) -> dt.date:
-    found = as_date(current)
-    return day if found is None or day > found else found
 
 
 def create(

@@ -8,7 +8,6 @@ rejected answer (`by: revert SHA`) in the review queue, which the steps then res
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cardvault.edits.changes import Change
@@ -46,18 +45,15 @@ def undone_actions(state: VaultState) -> list[Undone]:
 
     found = []
     for reverted in history.reverted_commits(state.vault):
-        if reverted.message.startswith("maintain:"):
-            found += _actions(reverted.message.splitlines()[1:], reverted.sha, reverted.by)
-    return found
-
-
-def _actions(lines: Iterable[str], reverted: str, by: str) -> list[Undone]:
-    found = []
-    for line in lines:
-        for kind, pattern in _LINES:
-            match = pattern.match(line.strip())
-            if match:
-                found.append(Undone(kind, match.groups(), line.strip(), reverted, by))
+        if not reverted.message.startswith("maintain:"):
+            continue
+        for line in reverted.message.splitlines()[1:]:
+            for kind, pattern in _LINES:
+                match = pattern.match(line.strip())
+                if match:
+                    found.append(
+                        Undone(kind, match.groups(), line.strip(), reverted.sha, reverted.by)
+                    )
     return found
 
 
