@@ -79,13 +79,11 @@ class Vocabulary:
     """How rare each term is in the vault: idf = log((N + 1) / (df + 1)) over N documents."""
 
     def __init__(self, documents: Iterable[str]) -> None:
-        counts: Counter[str] = Counter()
-        total = 0
+        self._df: Counter[str] = Counter()
+        self._total = 0
         for text in documents:
-            counts.update(terms(text))
-            total += 1
-        self._df = counts
-        self._total = total
+            self._df.update(terms(text))
+            self._total += 1
 
     def idf(self, term: str) -> float:
         """The term's weight (an unseen term weighs like a rare one)."""
