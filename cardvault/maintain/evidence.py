@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain.calibration import ModelConstants
 from cardvault.maintain.contradict import Contradiction, conflicting_pairs
-from cardvault.maintain.text import FUNCTION_WORDS
+from cardvault.maintain.text import FUNCTION_WORDS, word_set
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,13 +41,10 @@ _CLAUSE = re.compile(
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]|[a-z0-9]")
 #: Words no term is made of: the function words meaning skips (text.py), and the words every
 #: lesson uses whatever it is about.
-_STOP = FUNCTION_WORDS | frozenset(
-    re.split(
-        r"\s+",
-        "use used using uses every all any one must should never always now after before our we "
-        "you your out off via per get got set lesson gotcha rule decision preference correction "
-        "need needs",
-    )
+_STOP = FUNCTION_WORDS | word_set(
+    "use used using uses every all any one must should never always now after before our we "
+    "you your out off via per get got set lesson gotcha rule decision preference correction "
+    "need needs"
 )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from cardvault.maintain.evidence import Vocabulary, terms
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile
+from cardvault.maintain.text import word_set
 from cardvault.maintain.topic import lesson_topic
 from cardvault.vault import fields as f
 from cardvault.vault.layout import SLUG_RE
@@ -33,13 +34,10 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b"  # S3, PgBouncer, GitHub (not KEYS, HTTP)
 )
 FALLBACK_CATEGORY = "lessons"
-_STOPWORDS = frozenset(
-    re.split(
-        r"\s+",
-        "a an and are as at be but by for from has have in into is it its of on or our the their "
-        "this to was were when which while with after again before still stopped new why how what "
-        "not all any one two three via about over under out off up down",
-    )
+_STOPWORDS = word_set(
+    "a an and are as at be but by for from has have in into is it its of on or our the their "
+    "this to was were when which while with after again before still stopped new why how what "
+    "not all any one two three via about over under out off up down"
 )
 
 Neighbour = tuple[CardFile, float]

@@ -21,6 +21,11 @@ _MARKS = re.compile(r"[`*_~\[\]()>#\"']")
 _PUNCT = re.compile(r"[^\w\s./:@+-]")
 
 
+def word_set(text: str) -> frozenset[str]:
+    """The words of `text`, split on whitespace: the word lists below are written as one string."""
+    return frozenset(text.split())
+
+
 @dataclass(frozen=True)
 class Block:
     """One block of a body; `prefix` is its list marker ("- ") or ""."""
@@ -127,19 +132,12 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Z]{2,}[a-z]?\b"  # CSRF, KEYS, URLs
     r"|\b[A-Z][a-z]+[A-Z]\w*"  # PgBouncer, GitHub
 )
-NEGATIONS = frozenset(
-    re.split(
-        r"\s+",
-        "not no never none nothing nobody neither nor without cannot can't don't doesn't didn't "
-        "isn't aren't wasn't weren't won't wouldn't shouldn't mustn't",
-    )
+NEGATIONS = word_set(
+    "not no never none nothing nobody neither nor without cannot can't don't doesn't didn't "
+    "isn't aren't wasn't weren't won't wouldn't shouldn't mustn't"
 )
-CONDITIONS = frozenset(
-    re.split(
-        r"\s+",
-        "if unless when whenever only except until while before after once otherwise provided "
-        "whether",
-    )
+CONDITIONS = word_set(
+    "if unless when whenever only except until while before after once otherwise provided whether"
 )
 _WORD = re.compile(r"[a-z][a-z0-9_']*")
 
@@ -238,13 +236,10 @@ def conditions(sentence: str) -> set[str]:
 
 
 #: Capitalised words that start sentences without naming anything.
-_STARTERS = frozenset(
-    re.split(
-        r"\s+",
-        "a an the this that these those it he she they we you i in on at for if when as but and "
-        "or so after before while with by from of to its his her their our there here then also "
-        "all some most many every each no not never always use set run do don't make keep",
-    )
+_STARTERS = word_set(
+    "a an the this that these those it he she they we you i in on at for if when as but and "
+    "or so after before while with by from of to its his her their our there here then also "
+    "all some most many every each no not never always use set run do don't make keep"
 )
 _NAME = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?![\w'’-])")
 
@@ -293,13 +288,10 @@ def word_pairs(text: str) -> set[tuple[str, str]]:
     return set(pairwise(meaning_sequence(text)))
 
 
-FUNCTION_WORDS = frozenset(
-    re.split(
-        r"\s+",
-        "a an and are as at be but by can for from has have in into is it its of on or so "
-        "that the their them then there these this those to was were when which while with "
-        "will would not no do does did if than too very just only also",
-    )
+FUNCTION_WORDS = word_set(
+    "a an and are as at be but by can for from has have in into is it its of on or so "
+    "that the their them then there these this those to was were when which while with "
+    "will would not no do does did if than too very just only also"
 )
 
 

@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cardvault.maintain.text import word_set
+
 if TYPE_CHECKING:
     from cardvault.maintain.lessons import Lesson
 
@@ -28,25 +30,19 @@ _CLAUSE_BREAK = re.compile(
 )
 _PARENS = re.compile(r"\s*\([^()]*\)")
 #: Words a long clause may be cut before ("... on every kubectl command | and run ...").
-_ADVICE_START = frozenset(
-    re.split(
-        r"\s+",
-        "always never don't do use set pass keep run add avoid prefer check wrap put send store "
-        "give pin make create call commit load open paginate enable disable switch move test "
-        "monitor normalise normalize compare track wait retry copy quote start take back limit "
-        "cap close free rotate revoke mask log generate include bump start stop",
-    )
+_ADVICE_START = word_set(
+    "always never don't do use set pass keep run add avoid prefer check wrap put send store "
+    "give pin make create call commit load open paginate enable disable switch move test "
+    "monitor normalise normalize compare track wait retry copy quote start take back limit "
+    "cap close free rotate revoke mask log generate include bump start stop"
 )
 _ADVICE_WORDS = frozenset(["must", "should", "need", "needs"])
 #: First words that point back into the incident ("the repo needs ...", "it must ..."): such a
 #: clause is no title read without the entry.
 _POINTING_BACK = frozenset(["the", "it", "its", "this", "that", "these", "those", "they", "their"])
-_BREAK_WORDS = frozenset(
-    re.split(
-        r"\s+",
-        "and or but so because when while after before until unless if as with without by from "
-        "for in on at into than instead",
-    )
+_BREAK_WORDS = word_set(
+    "and or but so because when while after before until unless if as with without by from "
+    "for in on at into than instead"
 )
 
 
