@@ -152,11 +152,6 @@ def own_vector(key: str, dim: int) -> np.ndarray:
     return row / np.linalg.norm(row)
 
 
-def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:
-    """Normalised float32 vectors of `texts` with the vault's model (one row per text)."""
-    return Embeddings(vault).vectors(texts)
-
-
 def pairs_above(
     matrix: np.ndarray, threshold: float, block: int = BLOCK, partners: int = MAX_PARTNERS
 ) -> list[tuple[int, int, float]]:
