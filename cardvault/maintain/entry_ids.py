@@ -9,17 +9,15 @@ the positional citations that name an entry; those that name none are left for `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.proposal import Proposal
 from cardvault.vault.card import update_card_text
 from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
 from cardvault.vault.entry_ids import cited_entry, is_positional, stamped_log
 from cardvault.vault.fields import SOURCES
 from cardvault.vault.files import read_if_present
-from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot
 from cardvault.vault.snapshot import LogFile
 
@@ -77,18 +75,6 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
         changes.append(queue[0])
         citations += queue[1]
     return IdMigration(tuple(changes), stamped, citations)
-
-
-def give_entry_ids(vault: Vault) -> Callable[[], Proposal[None]]:
-    """The planning function of the vault's migration, in a commit of its own."""
-    from cardvault.edits.proposal import propose
-    from cardvault.vault.read import read_vault
-
-    def plan() -> Proposal[None]:
-        migration = id_changes(read_vault(vault, verify=True))
-        return propose(migration.changes, migration.message, None)
-
-    return plan
 
 
 def _by_content(
