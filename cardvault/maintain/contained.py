@@ -91,11 +91,9 @@ def contained_shares(
     pairs: Sequence[tuple[int, int]],
     embeddings: Embeddings | None,
     threshold: float,
-    common: frozenset[str] | None = None,
 ) -> dict[tuple[int, int], tuple[Share, Share]]:
     """For each pair (i, j) of `bodies`: (how much of i j says, how much of j i says)."""
-    if common is None:
-        common = common_passages(bodies)
+    common = common_passages(bodies)
     involved = sorted({n for pair in pairs for n in pair})
     counted = {
         n: [p for p in passages(bodies[n]) if normalise(p) and normalise(p) not in common]
