@@ -58,10 +58,10 @@ def entry_member(state: VaultState, lesson: Lesson, card: Path | None) -> Member
     )
 
 
-def card_member(state: VaultState, card: CardFile, text: str | None = None) -> Member:
+def card_member(state: VaultState, card: CardFile) -> Member:
     """A card as a member: its path and what it says first."""
     rel = state.vault.rel(card.path)
-    said = text if text is not None else first_sentence(card.card.body, 300) or card.card.topic
+    said = first_sentence(card.card.body, 300) or card.card.topic
     return Member(key=rel, path=rel, text=said)
 
 

@@ -183,7 +183,7 @@ def create(
     group: list[Lesson],
     ranked: list[Neighbour],
     cfg: VaultConfig,
-    known: TagWords | None = None,
+    known: TagWords,
 ) -> list[Change]:
     """A new card for `group` (`known`: the vault's tag vocabulary, read once per run)."""
     slug = new_slug(group, state.taken)

@@ -88,7 +88,7 @@ def fallback(categories: Sequence[str]) -> str:
 def pick_tags(
     neighbours: Sequence[Neighbour],
     group: Sequence[Lesson],
-    known: TagWords | None = None,
+    known: TagWords,
     *,
     floor: float,
 ) -> list[str]:
@@ -111,13 +111,12 @@ def pick_tags(
         for tag in card.card.tags:
             if named(tag):
                 add(tag)
-    if known is not None:
-        for tag, _ in sorted(known.used.items(), key=lambda kv: (-kv[1], kv[0])):
-            if named(tag):
-                add(tag)
+    for tag, _ in sorted(known.used.items(), key=lambda kv: (-kv[1], kv[0])):
+        if named(tag):
+            add(tag)
     for identifier in identifiers(text):
         add(tagify(identifier))
-    if len(tags) < MIN_TAGS and known is not None:
+    if len(tags) < MIN_TAGS:
         words = terms(lesson_topic(group)) - _STOPWORDS
         # the domain's words first (those the vault's topics and tags use); any word only
         # for a card that has no tag yet
