@@ -168,12 +168,11 @@ def same_lessons(
     members: list[Member],
     threshold: float,
     review: float,
-    embedder: Any = None,
-    apart: KeptApart | None = None,
+    embedder: Any,
+    apart: KeptApart,
 ) -> tuple[list[list[Member]], list[Weak]]:
     """Groups of cards of different projects telling the same lesson, and the weaker pairs
     (from `review`); pairs in `apart` are neither grouped nor asked about."""
-    apart = apart or KeptApart()
     if len({m.project for m in members}) < 2:
         return [], []
     from cardvault.maintain.similarity import pairs_above
