@@ -219,11 +219,6 @@ def identifiers(text: str) -> set[str]:
     return found
 
 
-def facts(sentence: str) -> set[str]:
-    """The details a sentence must not lose: its figures and its identifiers."""
-    return figures(sentence) | identifiers(sentence)
-
-
 def negations(sentence: str) -> set[str]:
     """The negating words of a sentence."""
     flat = sentence.lower().replace("’", "'")
