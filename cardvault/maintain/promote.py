@@ -54,12 +54,15 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     return changes + rules_changes(state.after(changes), promoted)
 
 
-def due(card: CardFile, cfg: VaultConfig, agents: Sequence[str], seen: int) -> str | None:
+def due(
+    card: CardFile, cfg: VaultConfig, agents: Sequence[str] = (), seen: int | None = None
+) -> str | None:
     """Why `card` should be promoted now ("seen 3 times"), or None. Whether it is a lesson at
     all is `lesson_rule`'s question."""
     meta = card.card.meta
     if card.card.status == "archived" or meta.get(DEMOTED):
         return None
+    seen = card.card.seen if seen is None else seen
     if seen >= cfg.promote_threshold:
         return f"seen {seen} times"
     if meta.get(SEVERITY) == "high":
