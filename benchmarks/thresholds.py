@@ -22,7 +22,7 @@ computes them (card text = the search index's embed text; lesson text = title + 
 carries each cosine constant of the default model over to another model by rank: STS-B dev's
 1,500 pairs plus 1,500 mismatched pairs (sentence i with pair i+1's second sentence, the
 "unrelated" end) are embedded with both models through the product's path (a fresh vault of
-each model, `maintain.similarity.embed`); a default-model cosine c becomes the other model's
+each model, `maintain.similarity.Embeddings`); a default-model cosine c becomes the other model's
 cosine at the same quantile of those 3,000 pairs, printed beside both models' precision and
 recall on STS-B at that cut. The merge and distill cut-offs are then checked by
 merge_stsb.py and lessons.py on the other model itself.
@@ -239,7 +239,7 @@ def stsb_cosines(path: Path, model: str | None) -> tuple[np.ndarray, np.ndarray,
     from vault_model import use_model
 
     from cardvault.app.vaults import init_vault
-    from cardvault.maintain.similarity import embed
+    from cardvault.maintain.similarity import Embeddings
 
     rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if len(r) >= 7]
@@ -248,7 +248,7 @@ def stsb_cosines(path: Path, model: str | None) -> tuple[np.ndarray, np.ndarray,
         root = Path(folder) / "vault"
         init_vault(root)
         vault = use_model(root, model)
-        a, b = embed(vault, left), embed(vault, right)
+        a, b = Embeddings(vault).vectors(left), Embeddings(vault).vectors(right)
     paired = (a * b).sum(axis=1)
     mismatched = (a * np.roll(b, -1, axis=0)).sum(axis=1)
     return paired, mismatched, np.array([float(r[4]) for r in rows])

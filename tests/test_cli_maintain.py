@@ -15,6 +15,7 @@ from tests.support.maintain import (
     card,
     commit_all,
     git,
+    give_entry_ids,
     log,
     new_vault,
     run,
@@ -124,7 +125,6 @@ def test_failure_between_writes_leaves_the_vault_as_it_was(
 ) -> None:
     from cardvault.edits.apply import ApplyError
     from cardvault.edits.door import Door
-    from cardvault.maintain.entry_ids import give_entry_ids
 
     Door(vault).commit(
         give_entry_ids(vault)

@@ -24,8 +24,7 @@ STEP = "archive"
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
-    """Move every stale, unpromoted live card to the archive; say how many recently imported
-    cards were held back."""
+    """Move every stale, unpromoted live card to the archive; report imported ones held back."""
     cutoff = state.today - dt.timedelta(days=cfg.archive_days)
     changes: list[Change] = []
     held: list[CardFile] = []
@@ -46,7 +45,6 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
 
 
 def _held_back(held: list[CardFile], cfg: VaultConfig) -> Report:
-    """The note that imported cards older than `archive.days` were not archived."""
     days = sorted({d.isoformat() for c in held if (d := c.card.date(IMPORTED)) is not None})
     message = (
         f"not archived: {len(held)} card(s) imported on {', '.join(days[:3])}"

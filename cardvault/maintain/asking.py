@@ -1,12 +1,9 @@
-"""Putting questions in the review queue: members named the way `review` shows them, and one
-write of `memory/review.jsonl` per step.
+"""Putting questions in the review queue: one write of `memory/review.jsonl` per step.
 
-A question already in the queue (same kind, same members or the same cards; pending or
-settled) is not asked again. A grouping question that touches a pending one of its kind
-extends it with the new members and their evidence while it stays answerable (MAX_ASK members,
-an entry counting as its card); one that would widen it further waits for the answer. Pending
-questions whose members moved or are gone, or are already in one card, are closed with the
-reason shown, not dropped.
+A question already in the queue (same kind, same members or cards) is not asked again. A
+grouping question that touches a pending one extends it while it stays answerable (MAX_ASK
+members, an entry counting as its card), else waits for the answer. Pending questions whose
+members moved, are gone or are already in one card are closed with the reason, not dropped.
 """
 
 from __future__ import annotations
@@ -47,8 +44,7 @@ LABELS = {
 
 
 def entry_member(state: VaultState, lesson: Lesson, card: Path | None) -> Member:
-    """A log entry as a member: its source ref, its log file, its lesson lines, its card. An
-    entry the secret guard flags lends no text."""
+    """A log entry as a member; an entry the secret guard flags lends no text."""
     from cardvault.guard import scan_text
 
     vault = state.vault
@@ -62,18 +58,18 @@ def entry_member(state: VaultState, lesson: Lesson, card: Path | None) -> Member
     )
 
 
-def card_member(state: VaultState, card: CardFile, text: str | None = None) -> Member:
+def card_member(state: VaultState, card: CardFile) -> Member:
     """A card as a member: its path and what it says first."""
     rel = state.vault.rel(card.path)
-    said = text if text is not None else first_sentence(card.card.body, 300) or card.card.topic
+    said = first_sentence(card.card.body, 300) or card.card.topic
     return Member(key=rel, path=rel, text=said)
 
 
 def new_item(
     kind: str, members: Sequence[Member], evidence: dict[str, object], today: dt.date
 ) -> ReviewItem:
-    """A pending item (its id is settled when it joins the queue), every text in it redacted by
-    the secret guard: the queue is a vault file like any other."""
+    """A pending item (its id is given when it joins the queue), every text redacted by the
+    secret guard: the queue is a vault file like any other."""
     unique = [replace(m, text=_screened(m.text)) for m in {m.key: m for m in members}.values()]
     screened = {key: _screened(value) for key, value in evidence.items()}
     return ReviewItem("", kind, tuple(unique), screened, today.isoformat())
@@ -109,15 +105,12 @@ def queue_changes(state: VaultState, asked: Iterable[ReviewItem], step: str) -> 
     return [state.queue_write(kept, lines, step)]
 
 
-#: The most members a question holds: grouping proposes no wider one, and a pending question
-#: takes in one that touches it only while it stays within this (wider is no question a person
-#: can answer).
+#: The most members a question holds (wider is no question a person can answer).
 MAX_ASK = 4
 
-#: The most questions one step adds to the queue, and the most bytes the queue may reach by
-#: them (half of what a vault file may hold, leaving room for the answers): past either, the
-#: rest wait for a later run and the commit says how many. A queue over the file limit would
-#: stop every later run, with nothing written and so nothing to answer.
+#: The most questions one step adds, and the most bytes the queue may reach by them (half a
+#: vault file, leaving room for the answers): a queue over the file limit would stop every
+#: later run. Past either, the rest wait for a later run.
 MAX_NEW_QUESTIONS = 200
 QUEUE_BUDGET = MAX_FILE_BYTES // 2
 
@@ -183,13 +176,12 @@ def _added(
 
 
 def _bytes(items: list[ReviewItem]) -> int:
-    """The bytes `items` take in the queue file (UTF-8, as the file limit counts them)."""
     return len(render_queue(items).encode("utf-8"))
 
 
 def _joined_evidence(pending: Mapping[str, Any], joining: Mapping[str, Any]) -> dict[str, Any]:
-    """A pending question's evidence with the new pairs of the question that extends it after
-    its own, the score the best of both: why each new member is there."""
+    """A pending question's evidence plus the new pairs of the one extending it, the score the
+    best of both."""
     mine, theirs = pending.get("pairs"), joining.get("pairs")
     if not isinstance(mine, list) or not isinstance(theirs, list):
         return dict(pending)
@@ -211,19 +203,19 @@ def _number(value: object) -> bool:
 
 
 def _about(members: Iterable[Member]) -> frozenset[str]:
-    """What a question decides between: each card, an entry by the card that holds it (so the
-    merge step's question about two cards is the one distill asked about their entries)."""
+    """What a question decides between: each card, an entry by its card (so merge's question
+    about two cards is the one distill asked about their entries)."""
     return frozenset(m.card or m.key for m in members)
 
 
 def _touched(items: list[ReviewItem], question: ReviewItem) -> ReviewItem | None:
-    names = {m.key for m in question.members} | {m.card for m in question.members if m.card}
-    for item in items:
-        if item.pending and item.kind in GROUPING:
-            theirs = {m.key for m in item.members} | {m.card for m in item.members if m.card}
-            if names & theirs:
-                return item
-    return None
+    names = _named(question.members)
+    pending = (i for i in items if i.pending and i.kind in GROUPING)
+    return next((item for item in pending if names & _named(item.members)), None)
+
+
+def _named(members: Iterable[Member]) -> set[str]:
+    return {m.key for m in members} | {m.card for m in members if m.card}
 
 
 def _names(members: Iterable[Member]) -> str:
@@ -231,8 +223,7 @@ def _names(members: Iterable[Member]) -> str:
 
 
 def _why_closed(state: VaultState, item: ReviewItem) -> str | None:
-    """Why a pending item has nothing left to decide (a member archived or gone, the members
-    already in one card), or None while it is open."""
+    """Why a pending item has nothing left to decide, or None while it is open."""
     holders = card_holders(state)
     if item.kind == "cross-project":  # project cards, cited by the global card they joined
         places = {holders.get(m.key, m.key) for m in item.members}
@@ -253,7 +244,7 @@ def _why_closed(state: VaultState, item: ReviewItem) -> str | None:
 
 
 def moved(state: VaultState, key: str) -> str:
-    """Where a card member went: the archive (with its path there), or nowhere."""
+    """Where a card member went: the archive, or nowhere."""
     slug = key.rsplit("/", 1)[-1].removesuffix(".md")
     archived = state.by_slug(slug, archived=True)
     if archived is not None and archived.archived:

@@ -1,11 +1,9 @@
 """The maintenance constants that depend on the embedding model: one measured set per model.
 
 A cosine of 0.80 does not mean the same on two models (unrelated sentences sit near 0.44 on
-bge-small, 0.07 on MiniLM), so every cut-off that reads a cosine, and the same-lesson score's
-weights and cut-offs, are kept per model, keyed by the `[search] model` setting. A model not
-measured gets the default model's set; a vault's `[merge]`/`[distill] threshold` overrides.
-`python benchmarks/thresholds.py --constants` lists how each is measured; docs/benchmarks.md
-("Learning lessons, per model") has the figures.
+bge-small, 0.07 on MiniLM), so every cut-off that reads a cosine, and the same-lesson score, are
+kept per `[search] model`; a model not measured gets the default model's set. `python
+benchmarks/thresholds.py --constants` lists how each is measured; docs/benchmarks.md the figures.
 """
 
 from __future__ import annotations
@@ -108,7 +106,7 @@ CONSTANTS: dict[str, ModelConstants] = {
 
 def threshold_notices(config: VaultConfig) -> list[str]:
     """One line for each threshold the vault sets to the default model's value while it uses
-    another measured model: what an older `cardvault init` wrote, now holding the model back."""
+    another measured model (what an older `cardvault init` wrote)."""
     own = CONSTANTS.get(config.model)
     if own is None or config.model == DEFAULT_MODEL:
         return []

@@ -2,9 +2,8 @@
 score between every two of them.
 
 A lesson may join one of its SHORTLIST closest live cards, or the card it links to. A card that
-cites entries is compared through them alone (the pairs the scores are calibrated on), a
-hand-written card through its paragraphs; a lesson's link to a card is its best score with any
-of those tellings. Cards are not compared with each other here: merge does that.
+cites entries is compared through them alone (the pairs the scores are calibrated on), others
+through their paragraphs. Cards are not compared with each other here: merge does that.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from cardvault.maintain.lessons import Lesson, entry_telling, whole_text
 from cardvault.maintain.similarity import card_text
 from cardvault.maintain.state import CardFile, VaultState
 from cardvault.maintain.text import blocks
-from cardvault.vault.entry_ids import entries_by_ref
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,9 +63,8 @@ def vocabulary(state: VaultState) -> Vocabulary:
 
 
 def shortlist(state: VaultState, lessons: list[Lesson]) -> tuple[list[CardFile], np.ndarray]:
-    """The cards some lesson is near (its SHORTLIST closest from `shortlist_floor`, and any card
-    it links to), and every lesson's closeness to each: the larger cosine of the lesson with
-    the card's text, and of the whole entry with the entries the card cites."""
+    """The cards some lesson is near or links to, and every lesson's closeness to each: the
+    larger cosine with the card's text, and of the whole entry with those the card cites."""
     import numpy as np
 
     live = state.live
@@ -95,7 +92,7 @@ def _closeness(state: VaultState, lessons: list[Lesson], cards: list[CardFile]) 
     embeddings = state.require_embeddings()
     queries = embeddings.vectors([lesson.query for lesson in lessons])
     found = queries @ embeddings.vectors([card_text(c.card) for c in cards]).T
-    entries = entries_by_ref(state.entries)
+    entries = state.entries_by_ref
     cited = [(n, entries[s]) for n, c in enumerate(cards) for s in c.card.sources if s in entries]
     if cited:
         wholes = embeddings.vectors([lesson.whole for lesson in lessons])
@@ -114,7 +111,7 @@ def build_nodes(
     for lesson in lessons:
         nodes.append(Node(lesson=lesson, rows=(len(tellings),), keys=frozenset({lesson.ref})))
         tellings.append(lesson.telling)
-    entries = entries_by_ref(state.entries)
+    entries = state.entries_by_ref
     for card in cards:
         # a card that cites entries is compared with them, the pairs the scores are calibrated
         # on (its paragraphs score look-alikes too high); a card that cites none, with those
@@ -130,8 +127,8 @@ def build_nodes(
 
 
 def card_tellings(state: VaultState, card: CardFile) -> list[Telling]:
-    """A card's paragraphs as tellings, each with the card's topic as its story, at most
-    CARD_PARAGRAPHS: a long card counts like a few entries, not one text sharing every word."""
+    """A card's first CARD_PARAGRAPHS paragraphs as tellings: a long card counts like a few
+    entries, not one text sharing every word."""
     rel = state.vault.rel(card.path)
     topic = card.card.topic
     paragraphs = [b.text for b in blocks(card.card.body) if b.kind in ("paragraph", "item")]
@@ -142,8 +139,8 @@ def card_tellings(state: VaultState, card: CardFile) -> list[Telling]:
 def node_links(
     nodes: list[Node], evidence: Evidence, closeness: np.ndarray
 ) -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, int]]]:
-    """Node × node: the best score between their tellings (cards never link to cards, a lesson
-    to cards from `link_floor`), and which two tellings gave it."""
+    """Node × node: the best score between their tellings (never card to card), and which two
+    tellings gave it."""
     import numpy as np
 
     count = len(nodes)

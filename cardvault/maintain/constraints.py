@@ -1,15 +1,11 @@
 """What may and may not be grouped: the rules on top of the evidence scores.
 
-Never together: lessons that contradict each other or a card near them, or that would be joined
-but say the same with other figures or names (disagree.py); lessons linked to different cards;
-members a person said are different. Never certain (asked instead): one side advising against
-("never", "don't") and the other not; the same action on different things ("use Jest" / "use
-Vitest"); a curated card (not `distilled`, vault/card.py), which maintenance writes into only on
-the log's own link or a person's answer. Always together: a lesson and the card its `→ card:`
-link names; members a person said are one lesson. A card citing no entries is asked about only
-from `card_ask_floor`; two cards sit NEUTRAL_GAP below `review`, so they never make a question
-on their own.
-
+Never together: lessons that contradict each other or a card near them, or say the same with
+other figures or names (disagree.py); lessons linked to different cards; members a person said
+are different. Never certain (asked): one side advising against and the other not; the same
+action on different things; a curated card (written into only on the log's own link or a
+person's answer). Always together: a lesson and the card its `→ card:` link names; members a
+person said are one lesson. Two cards sit NEUTRAL_GAP below `review`: no question on their own.
 Each rule is a node × node mask; in each matrix's table the first rule that holds gives the value.
 """
 
@@ -41,8 +37,8 @@ def constraints(
     closeness: np.ndarray,
     best: dict[tuple[int, int], tuple[int, int]],
 ) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, int], Contradiction]]:
-    """The review matrix (never-together pairs removed), the certain matrix (only what may be
-    joined without asking, always-together pairs added), and the contradicting node pairs."""
+    """The review matrix, the certain matrix (what may be joined without asking), and the
+    contradicting node pairs."""
     import numpy as np
 
     limits = evidence.constants
@@ -92,7 +88,6 @@ def constraints(
 
 
 def _mask(count: int, pairs: Pairs) -> np.ndarray:
-    """The symmetric node × node mask of `pairs`."""
     import numpy as np
 
     found = np.zeros((count, count), dtype=bool)
@@ -107,8 +102,8 @@ def _substitutions(
     best: dict[tuple[int, int], tuple[int, int]],
     maybe: np.ndarray,
 ) -> list[tuple[int, int]]:
-    """Of the `maybe` pairs (certain on their scores alone), those that advise the same action
-    on different things ("use Jest" / "use Vitest"): words in common prove nothing there."""
+    """The `maybe` pairs that advise the same action on different things ("use Jest" / "use
+    Vitest"): words in common prove nothing there."""
     import numpy as np
 
     rows, columns = np.nonzero(np.triu(maybe, k=1))
@@ -124,8 +119,7 @@ def _disagreeing(
     state: VaultState, nodes: list[Node], certain: np.ndarray
 ) -> dict[tuple[int, int], Contradiction]:
     """Pairs that would be joined without asking but tell the same thing with other figures or
-    names (disagree.py): kept apart, and asked which holds. Only these pairs are read, so the
-    cost follows what would be joined, not the vault."""
+    names (disagree.py). Only these pairs are read: the cost follows what would be joined."""
     import numpy as np
 
     found: dict[tuple[int, int], Contradiction] = {}
@@ -147,8 +141,7 @@ def _disagreeing(
 def _contradictions(
     nodes: list[Node], evidence: Evidence, closeness: np.ndarray
 ) -> dict[tuple[int, int], Contradiction]:
-    """Contradicting lessons (among themselves, and with the shortlisted cards at least
-    `shortlist_floor` close to them)."""
+    """Contradicting lessons, among themselves and with cards from `shortlist_floor`."""
     import numpy as np
 
     found: dict[tuple[int, int], Contradiction] = {}
@@ -205,8 +198,8 @@ def _kept(state: VaultState, nodes: list[Node]) -> tuple[Pairs, Pairs]:
 
 
 def _accepted_together(state: VaultState) -> dict[str, list[frozenset[str]]]:
-    """For each member key of an accepted same-lesson or duplicate item, the groups it joins:
-    each answer's chosen keys as one set its members share (a copy per member is quadratic)."""
+    """Member key of an accepted grouping item -> the chosen key sets it joins (one set shared
+    by its members: a copy per member is quadratic)."""
     found: dict[str, list[frozenset[str]]] = {}
     for item in state.review_items:
         if item.status == ACCEPTED and item.kind in ("same-lesson", "duplicate"):

@@ -1,11 +1,9 @@
 """How much of one card the other already says: the evidence merge judges sameness on.
 
-A card's passages are its sentences and code blocks; headings, and passages found in BOILERPLATE
-or more cards (copies of one note counted once: a template's text), do not count. A passage is
-already said as novelty.py decides it. `contained_shares` gives, for each pair, the share of
-each card's passages (weighted by their meaning words, so a stray "See also:" weighs little)
-the other says, facts and all, and the share it states perhaps with other figures ("retry 3
-times" / "retry 5 times"); CONTAINED of it is "this card's content is in the other's".
+A card's passages are its sentences and code blocks; headings and template text (found in
+BOILERPLATE or more cards) do not count. `contained_shares` gives, for each pair, the share of
+each card's passages (weighted by meaning words, so a stray "See also:" weighs little) the other
+says (novelty.py), facts and all, and the share it states perhaps with other figures.
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ CONTAINED = 0.75
 
 
 def passages(body: str) -> list[str]:
-    """The body's sentences and code blocks (headings are structure, not content)."""
+    """The body's sentences and code blocks."""
     return body_sentences(body, skip=("heading",))
 
 
@@ -51,17 +49,14 @@ def _weight(passage: str) -> int:
 
 @dataclass(frozen=True)
 class Share:
-    """How much of one card another says: `said` (facts and all), `stated` (the same
-    statements, their figures or identifiers perhaps other)."""
+    """How much of one card another says: `said` (facts and all), `stated` (figures perhaps
+    other)."""
 
     said: float
     stated: float
 
 
 class _Judged:
-    """One card's counted passages against another card: what is said, what the model must
-    decide, and their weights."""
-
     def __init__(self, inner: list[str], outer: str) -> None:
         norms = {normalise(s) for s in body_sentences(outer)}
         self.outer = outer
@@ -96,12 +91,9 @@ def contained_shares(
     pairs: Sequence[tuple[int, int]],
     embeddings: Embeddings | None,
     threshold: float,
-    common: frozenset[str] | None = None,
 ) -> dict[tuple[int, int], tuple[Share, Share]]:
-    """For each pair (i, j) of indices into `bodies`: (how much of i j says, how much of j i
-    says). `common` (template passages) defaults to `bodies`' own."""
-    if common is None:
-        common = common_passages(bodies)
+    """For each pair (i, j) of `bodies`: (how much of i j says, how much of j i says)."""
+    common = common_passages(bodies)
     involved = sorted({n for pair in pairs for n in pair})
     counted = {
         n: [p for p in passages(bodies[n]) if normalise(p) and normalise(p) not in common]

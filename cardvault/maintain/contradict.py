@@ -1,16 +1,13 @@
 """Contradictions between two cards, found lexically: the same action on the same object with
 opposite polarity ("Always use `npm ci`" / "Never use `npm ci`", "enable X" / "disable X").
 
-Each clause yields its polar claims (verb, object, ±1); two texts conflict when they claim one
-(verb, object) with opposite signs. The object is up to three content words after the verb; two
-objects are the same when their first two words agree or they share two words ("always pin
-Docker base images" / "don't pin base images"). Imports nothing heavy: `check` uses it.
+Each clause yields its polar claims (verb, object of up to three words, ±1); two texts conflict
+when they claim one (verb, object) with opposite signs. Imports nothing heavy: `check` uses it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cardvault.maintain.text import prose_sentences
@@ -58,7 +55,7 @@ class Contradiction:
 
 
 def tokens(sentence: str) -> list[str]:
-    """Lower-case word tokens; "do not", "must not", "doesn't" ... all become "don't"."""
+    """Lower-case word tokens; "do not", "must not", "doesn't" ... become "don't"."""
     flat = sentence.lower().replace("`", " ").replace("’", "'")
     for pattern, replacement in _NEGATED:
         flat = pattern.sub(replacement, flat)
@@ -136,23 +133,17 @@ def _same_object(left: Claim, right: Claim) -> bool:
     return len(set(left.obj) & set(right.obj)) >= 2
 
 
-def contradictions(left: Iterable[Claim], right: Iterable[Claim]) -> list[Contradiction]:
-    """Pairs of claims (one from each side) about the same action with opposite polarity."""
-    by_key: dict[str, list[Claim]] = {}
-    for claim in right:
-        by_key.setdefault(claim.verb, []).append(claim)
-    found = []
-    for claim in left:
-        for other in by_key.get(claim.verb, []):
-            if other.polarity != claim.polarity and _same_object(claim, other):
-                found.append(Contradiction(claim, other))
-    return found
-
-
 def contradict(left_text: str, right_text: str) -> Contradiction | None:
-    """The first contradiction between two texts, or None."""
-    found = contradictions(claims(left_text), claims(right_text))
-    return found[0] if found else None
+    """The first pair of claims, one from each text, about the same action with opposite
+    polarity, or None."""
+    theirs: dict[str, list[Claim]] = {}
+    for claim in claims(right_text):
+        theirs.setdefault(claim.verb, []).append(claim)
+    for claim in claims(left_text):
+        for other in theirs.get(claim.verb, []):
+            if other.polarity != claim.polarity and _same_object(claim, other):
+                return Contradiction(claim, other)
+    return None
 
 
 def substitution(left_text: str, right_text: str) -> Contradiction | None:
@@ -177,8 +168,8 @@ def conflicting_pairs(texts: list[tuple[str, str]]) -> list[tuple[str, str, Cont
 def conflicting_claims(
     named: list[tuple[str, list[Claim]]],
 ) -> list[tuple[str, str, Contradiction]]:
-    """Like `conflicting_pairs`, over claims already worked out (e.g. kept in the catalog);
-    joined on their verb, so the cost grows with the number of claims, not pairs."""
+    """Like `conflicting_pairs`, over claims already worked out; joined on their verb, so the
+    cost grows with the number of claims, not pairs."""
     by_verb: dict[str, list[tuple[int, Claim]]] = {}
     for index, (_, found) in enumerate(named):
         for claim in found:

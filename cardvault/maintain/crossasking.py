@@ -1,10 +1,8 @@
 """The cards `maintain --global` compares (`Member`), and weak cross-project evidence: a
-question in the global vault's review queue, never a card.
+`cross-project` question in the global review queue, never a card.
 
-A pair that looks alike without certainly being one lesson, or a lesson found in fewer projects
-than `[global] promote_projects`, becomes a `cross-project` item whose members are named by
-their citation (`<context key>:memory/cards/<slug>.md`). Accepting it promotes the members at
-once (crossproject.promotion_by_answer); rejecting it keeps them apart from then on.
+Members are named by their citation (`<context key>:memory/cards/<slug>.md`). Accepting the
+question promotes them (crossproject.promotion_by_answer); rejecting it keeps them apart.
 """
 
 from __future__ import annotations
@@ -27,8 +25,7 @@ STEP = "global"
 
 @dataclass(frozen=True)
 class Member:
-    """A project card taking part: the project's key, the card and its rule in that project
-    (the line its AGENTS.md records, else the rule its lesson gives: maintain/promote.py)."""
+    """A project card taking part, with its rule in that project (maintain/promote.py)."""
 
     project: str
     card: CardFile
@@ -59,8 +56,7 @@ class Weak:
 
 
 def ask(state: VaultState, weak: Sequence[Weak], today: dt.date) -> list[Change]:
-    """The write that puts the questions weak evidence raises in the global vault's queue (an
-    item already asked, pending or answered, is not asked again)."""
+    """The write that puts the questions weak evidence raises in the global vault's queue."""
     return queue_changes(state, [question(w, today) for w in weak], STEP)
 
 

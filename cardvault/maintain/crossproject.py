@@ -1,18 +1,12 @@
 """`maintain --global`: a lesson found in several projects becomes one global card and rule.
 
-Every project registered with the global vault (scopes/registry.py) is read through the one read
-path; its live, non-private lessons are the candidates, each with its rule (maintain/promote.py).
-Cards of *different* projects at or above `[global] threshold` (each embedded by its own
-project's index and model) tell the same lesson unless they contradict. A group spanning
-`[global] promote_projects` projects becomes one global card with `status: promoted` and a rule
-line in the global AGENTS.md: the lesson of its `spokesman`, citing every member whose rule
-says the same (`<context key>:memory/cards/<slug>.md`); a group a global card already cites
-extends that card. While the global AGENTS.md has no rule yet, the group is asked instead
-(`FIRST_RULE`): a global rule reaches every project's sessions. Weaker evidence is a question
-in the global review queue (crossasking.py), never a card.
-
-Planning only reads the projects; `run_global` writes the plan into the global vault under its
-lock in one commit.
+The candidates are the live, non-private lessons of every registered project, each with its
+rule (maintain/promote.py). Cards of *different* projects from `[global] threshold` (each
+embedded in its own project's model) tell the same lesson unless they contradict. A group
+spanning `[global] promote_projects` projects becomes one promoted global card and a rule line
+in the global AGENTS.md: its `spokesman`'s lesson, citing every member whose rule says the same;
+a group a global card already cites extends that card. The first global rule is asked instead
+(`FIRST_RULE`), as is weaker evidence (crossasking.py). Planning only reads the projects.
 """
 
 from __future__ import annotations
@@ -44,15 +38,12 @@ from cardvault.vault.read import read_vault
 from cardvault.vault.slugs import slugify, unique_slug
 
 STEP = "global"
-#: Why a lesson found in enough projects is asked rather than written: the global vault has no
-#: rule yet, and a global rule reaches every project's sessions.
 FIRST_RULE = "the first global rule (every project's sessions load it): asked, not written"
 
 
 @dataclass(frozen=True)
 class GlobalPlan:
-    """What `maintain --global` would do: the changes, the projects read, notices and the open
-    questions."""
+    """What `maintain --global` would do."""
 
     changes: tuple[Change, ...]
     projects: tuple[str, ...]
@@ -61,11 +52,9 @@ class GlobalPlan:
 
     @property
     def lines(self) -> list[str]:
-        """One line per action, as the commit body lists them."""
         return reason_lines(list(self.changes))
 
     def message(self) -> str:
-        """The commit message: counts in the subject, one line per action in the body."""
         subject = (
             f"maintain --global: {self.promoted} lesson(s) found in several projects "
             f"({len(self.projects)} project(s) read)"
@@ -154,8 +143,7 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
 
 
 def project_members(global_vault: Vault) -> _Found:
-    """The live, non-private lessons of every registered project found on this machine: the
-    cards with a rule in their project (maintain/promote.py), each with that rule."""
+    """The live, non-private cards with a rule of every registered project on this machine."""
     from cardvault.vault.entry_ids import entries_by_ref
 
     found = _Found()
@@ -180,12 +168,11 @@ def same_lessons(
     members: list[Member],
     threshold: float,
     review: float,
-    embedder: Any = None,
-    apart: KeptApart | None = None,
+    embedder: Any,
+    apart: KeptApart,
 ) -> tuple[list[list[Member]], list[Weak]]:
     """Groups of cards of different projects telling the same lesson, and the weaker pairs
-    (between `review` and `threshold`); pairs in `apart` are neither grouped nor asked about."""
-    apart = apart or KeptApart()
+    (from `review`); pairs in `apart` are neither grouped nor asked about."""
     if len({m.project for m in members}) < 2:
         return [], []
     from cardvault.maintain.similarity import pairs_above
@@ -238,7 +225,7 @@ def _cited_by(state: VaultState) -> dict[str, CardFile]:
 
 
 def _settled(weak: Weak, cited: dict[str, CardFile]) -> bool:
-    """A weak pair both of whose cards one global card already cites needs no question."""
+    """Whether one global card already cites both cards of a weak pair."""
     owners = {cited[m.cite].slug for m in weak.members if m.cite in cited}
     return len(owners) == 1 and all(m.cite in cited for m in weak.members)
 
@@ -246,11 +233,10 @@ def _settled(weak: Weak, cited: dict[str, CardFile]) -> bool:
 def spokesman(
     group: list[Member], threshold: float, embedder: Any = None
 ) -> tuple[Member, list[Member]]:
-    """The member whose lesson (and rule) the global card takes, and the members whose rule
-    says what its rule says (cosine at `threshold` or above, in each member's project's model):
-    of the members whose rule the most projects say, the one whose rule is nearest all the
-    others', then the most seen. The grouping never read a `rule:` field, and `seen` is a
-    card's own claim, so neither may make a pushed card speak for every project."""
+    """The member whose lesson and rule the global card takes, and the members whose rule says
+    the same (from `threshold`, in each project's model): of the rules the most projects say,
+    the one nearest all the others', then the most seen. `seen` is a card's own claim, so it
+    may not make a pushed card speak for every project."""
     from cardvault.maintain.similarity import Embeddings
 
     rules = [m.rule for m in group]
@@ -305,8 +291,7 @@ def _new_global_card(
 def _extended(
     state: VaultState, group: list[Member], cited: dict[str, CardFile], today: dt.date
 ) -> list[Change] | None:
-    """The global card citing some of the group, with the members it did not cite yet (None
-    when no global card cites any)."""
+    """The global card citing some of the group, extended by the others (None: none cites)."""
     owner = next((cited[m.cite] for m in group if m.cite in cited), None)
     if owner is None:
         return None
@@ -331,8 +316,8 @@ def _learned_in(group: list[Member]) -> str:
 
 
 def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:
-    """The global card an accepted cross-project question makes (or extends): its chosen
-    members (all, unless some were chosen), read again from their projects."""
+    """The global card an accepted cross-project question makes or extends, its chosen members
+    read again from their projects."""
     wanted = set(item.chosen or item.keys)
     group = [m for m in project_members(state.vault).members if m.cite in wanted]
     missing = sorted(wanted - {m.cite for m in group})

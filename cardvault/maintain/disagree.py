@@ -1,11 +1,10 @@
 """Where two texts that tell the same thing disagree on a figure or a name.
 
-"killed 12 rebels" / "killed 16 rebels", "p95 is 0.70 s" / "p95 is 11.91 s": joining them without
-a person would keep both as if they agreed. A disagreement is two sentences, one from each text,
-at least `align_figures` similar, each holding a figure the other text never mentions in that
-slot (a word just before or after it in common: "Wait 5 seconds" does not say the 5 of "Retry 5
-times"), or, from `align_names` (technical cards name one thing many ways), each holding a name
-the other text never mentions. Both cut-offs are the model's (maintain/calibration.py).
+"killed 12 rebels" / "killed 16 rebels": joining them without a person would keep both as if
+they agreed. A disagreement is two sentences, one from each text, from `align_figures` similar,
+each holding a figure the other text never mentions in that slot (a word around it in common),
+or, from `align_names` (technical cards name one thing many ways), each holding a name the
+other text never mentions.
 """
 
 from __future__ import annotations
@@ -46,14 +45,13 @@ def disagreement(state: VaultState, left: str, right: str) -> dict[str, Any] | N
 
 
 def _mentioned(body: str) -> dict[str, Any]:
-    """A text's figures with the words around each, and every word it writes (for names)."""
     words = set(re.findall(r"[a-z][a-z'’-]*", body.lower()))
     return {"figures": figure_contexts(body), "names": words}
 
 
 def _says(found: dict[str, set[str]], figure: str, near: set[str]) -> bool:
-    """Whether a text holds `figure` in the same slot (a word around it in common): "Wait 5
-    seconds" does not say the 5 of "Retry 5 times"."""
+    """Whether a text holds `figure` in the same slot: "Wait 5 seconds" does not say the 5 of
+    "Retry 5 times"."""
     return bool(found.get(figure, set()) & near)
 
 

@@ -1,18 +1,14 @@
 """Distill: log entries with a signal become knowledge, folded into a card or made a new one.
 
-Where each pending lesson goes is grouping.py's decision: lessons certainly the same make one
-group, which goes to the card its `→ card:` link names or it certainly tells, else becomes a
-new card; what is only possible becomes a question in the review queue. A new card states its
-lesson once (its first sighting's lines) and lists the other sightings under it only when their
-words add something (`_retold`). Folding appends only what the card does not already say
-(novelty.py), adds to `seen`, sets `updated` to the run's day and cites each entry. Text that
-looks like a secret is never copied into a card. A new card carries `distilled:` (vault/card.py):
-it is this pass's own card, which merge may join on its own.
+Where each pending lesson goes is grouping.py's decision; what is only possible becomes a
+question. A new card states its lesson once and lists the other sightings only when their words
+add something (`_retold`). Folding appends only what the card does not already say (novelty.py).
+Text that looks like a secret is never copied into a card. A new card carries `distilled:`
+(vault/card.py): it is this pass's own card, which merge may join on its own.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -89,7 +85,6 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
 
 
 def _written(made: list[Change]) -> Path | None:
-    """The card a group's changes write (None when it was skipped)."""
     for change in made:
         if isinstance(change, MoveFile):
             return change.target
@@ -114,7 +109,7 @@ def _warm(state: VaultState, placement: Placement) -> None:
 def questions(
     state: VaultState, placement: Placement, destinations: dict[int, Path]
 ) -> list[ReviewItem]:
-    """The placement's questions as review items, members named where they now live."""
+    """The placement's questions, members named where they now live."""
     found = []
     for question in placement.questions:
         members = []
@@ -166,11 +161,11 @@ def fold(
     added = render_blocks(kept)
     if added:
         text = replace_body(text, append_paragraphs(card.body, added))
-    base_seen = card.seen
+    days = [as_date(card.meta.get(UPDATED)), state.today, *(x.entry.day for x in group)]
     changes: dict[str, Any] = {
-        SEEN: base_seen + len(group),
+        SEEN: card.seen + len(group),
         # an edit today: the card's age for the archive counts from it, not from the log's day
-        UPDATED: _later(card.meta.get(UPDATED), max(state.today, *_days(group))),
+        UPDATED: max(day for day in days if day is not None),
         SOURCES: [*card.sources, *(lesson.ref for lesson in group)],
     }
     changes.update(correction_meta(group, card.meta))
@@ -183,21 +178,12 @@ def fold(
     return _guarded(state, target.path, text, added, group, cfg, target)
 
 
-def _days(group: list[Lesson]) -> list[dt.date]:
-    return [lesson.entry.day for lesson in group]
-
-
-def _later(current: Any, day: dt.date) -> dt.date:
-    found = as_date(current)
-    return day if found is None or day > found else found
-
-
 def create(
     state: VaultState,
     group: list[Lesson],
     ranked: list[Neighbour],
     cfg: VaultConfig,
-    known: TagWords | None = None,
+    known: TagWords,
 ) -> list[Change]:
     """A new card for `group` (`known`: the vault's tag vocabulary, read once per run)."""
     slug = new_slug(group, state.taken)
@@ -223,8 +209,7 @@ def create(
 def _retold(
     paragraphs: list[str], group: list[Lesson], embeddings: Any, threshold: float
 ) -> list[str]:
-    """The other sightings of a new card's lesson, one line each with its day, for those whose
-    words add something (the rest are in `sources` alone): no fact is dropped."""
+    """A line for each other sighting whose words add something (the rest are in `sources`)."""
     said = "\n\n".join(paragraphs)
     lines = []
     for lesson in group:
@@ -243,8 +228,7 @@ def _guarded(
     cfg: VaultConfig,
     target: CardFile | None,
 ) -> list[Change]:
-    """The write for `text`, unless it adds a secret (in the added text, or in a topic or rule
-    taken from an entry's title or lines); plus an over-budget flag."""
+    """The write for `text`, unless it adds a secret; plus an over-budget flag."""
     from cardvault import guard
 
     rel = state.vault.rel(path)

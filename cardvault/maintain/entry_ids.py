@@ -2,25 +2,22 @@
 
 A positional citation (`memory/2026-03-10.md#10:00-2`) names another entry once a merge
 interleaves two clones' entries of one minute. `id_changes` gives every entry without an id (or
-with a copied one) an id derived from its own text (vault/entry_ids.py: two clones write the
-same bytes) and rewrites every positional citation that names an entry, in cards' `sources` and
-the review queue; citations that name no entry are left for `check`. `maintain` runs it first,
-as a commit of its own, so a person reviews the migration apart from any maintenance.
+with a copied one) an id derived from its text (two clones write the same bytes) and rewrites
+the positional citations that name an entry; those that name none are left for `check`.
+`maintain` runs it first, in a commit of its own, so a person reviews it apart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from cardvault.edits.changes import Change, WriteFile
-from cardvault.edits.proposal import Proposal
 from cardvault.vault.card import update_card_text
 from cardvault.vault.decisions import ReviewItem, parse_queue, queue_path, render_queue
 from cardvault.vault.entry_ids import cited_entry, is_positional, stamped_log
 from cardvault.vault.fields import SOURCES
 from cardvault.vault.files import read_if_present
-from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot
 from cardvault.vault.snapshot import LogFile
 
@@ -80,24 +77,11 @@ def id_changes(snapshot: VaultSnapshot) -> IdMigration:
     return IdMigration(tuple(changes), stamped, citations)
 
 
-def give_entry_ids(vault: Vault) -> Callable[[], Proposal[None]]:
-    """The planning function of the vault's migration, in a commit of its own (`maintain` runs
-    it by itself under its own lock)."""
-    from cardvault.edits.proposal import propose
-    from cardvault.vault.read import read_vault
-
-    def plan() -> Proposal[None]:
-        migration = id_changes(read_vault(vault, verify=True))
-        return propose(migration.changes, migration.message, None)
-
-    return plan
-
-
 def _by_content(
     ref: str, logs: Mapping[str, LogFile], renamed: Mapping[str, str], text: str
 ) -> str:
     """The id citation of the entry the positional `ref` of a card of `text` names, read by
-    content (vault/entry_ids.cited_entry); `ref` itself when no entry clearly is it."""
+    content; `ref` itself when no entry clearly is it."""
     log = logs.get(ref.partition("#")[0])
     entry = cited_entry(ref, log.entries, text) if log is not None else None
     return renamed.get(entry.position_ref, ref) if entry is not None else ref
@@ -120,8 +104,7 @@ def _queue_change(
 
 
 def _renamed_item(item: ReviewItem, renamed: Mapping[str, str]) -> ReviewItem:
-    """`item` with its entry members (and the answers naming them) named by id; its own id
-    stays, so an answer given is still the answer."""
+    """`item` with its entry members and answers named by id; its own id stays."""
     members = tuple(
         replace(m, key=renamed.get(m.key, m.key), source=renamed.get(m.source, m.source))
         if m.source is not None

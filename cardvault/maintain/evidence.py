@@ -1,12 +1,10 @@
 """Is this the same lesson? Evidence from several signals, combined into one calibrated score.
 
-A telling is one way a lesson was written down: a log entry's lesson lines (`signal`) and the
-whole entry (`whole`); each paragraph of a card counts as one more telling. For two tellings the
-score combines the cosines of their signals and of their wholes, and the salient terms they
-share (weighted by rarity in the vault, as a share of the smaller side), once each. The weights
-are a logistic regression fitted by `benchmarks/lessons.py` on the calibration half of
-tests/fixtures/lessons/, per model (maintain/calibration.py): above `certain` a pair is the same
-lesson for maintenance to act on alone; from `review` up it is worth asking a person.
+A telling is a log entry's lesson lines (`signal`) and whole text (`whole`), or a card's
+paragraph. The score of two tellings combines the cosines of their signals and of their wholes
+and the rarity-weighted share of salient terms they share; its weights are a logistic regression
+fitted by `benchmarks/lessons.py`, per model (maintain/calibration.py): from `certain` a pair is
+the same lesson for maintenance to act on alone; from `review` it is worth asking a person.
 """
 
 from __future__ import annotations
@@ -20,18 +18,16 @@ from typing import TYPE_CHECKING
 
 from cardvault.maintain.calibration import ModelConstants
 from cardvault.maintain.contradict import Contradiction, conflicting_pairs
-from cardvault.maintain.text import FUNCTION_WORDS
+from cardvault.maintain.text import FUNCTION_WORDS, word_set
 
 if TYPE_CHECKING:
     import numpy as np
 
     from cardvault.maintain.similarity import Embeddings
 
-#: What never counts as certain: a pair that contradicts, or where one side advises against
-#: ("never", "don't", "avoid" ...) and the other does not (a contradiction the lexical check
-#: missed looks just like that). Advice against is a clause that starts with it ("Never use
-#: X", "We must not ...", "Prevention: don't ..."), not a "don't" in a side clause: "copy it
-#: first so you don't overwrite the original", "depends_on doesn't wait" advise nothing against.
+#: Advice against is a clause that starts with it ("Never use X", "Prevention: don't ..."), not
+#: a "don't" in a side clause ("copy it first so you don't overwrite the original"). A pair where
+#: only one side advises against is never certain: a missed contradiction looks just like that.
 _AGAINST = re.compile(
     r"^\W*(?:(?:you|we|i|one|agents?|people|teams?)\s+)?(?:should\s+|must\s+|will\s+)?"
     r"(?:never|don'?t|do\s+not|must\s+not|mustn'?t|should\s+not|shouldn'?t|no\s+longer|avoid|"
@@ -45,13 +41,10 @@ _CLAUSE = re.compile(
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]|[a-z0-9]")
 #: Words no term is made of: the function words meaning skips (text.py), and the words every
 #: lesson uses whatever it is about.
-_STOP = FUNCTION_WORDS | frozenset(
-    re.split(
-        r"\s+",
-        "use used using uses every all any one must should never always now after before our we "
-        "you your out off via per get got set lesson gotcha rule decision preference correction "
-        "need needs",
-    )
+_STOP = FUNCTION_WORDS | word_set(
+    "use used using uses every all any one must should never always now after before our we "
+    "you your out off via per get got set lesson gotcha rule decision preference correction "
+    "need needs"
 )
 
 
@@ -65,8 +58,8 @@ class Telling:
 
 
 def terms(text: str) -> frozenset[str]:
-    """Salient terms: words of three letters or more that carry meaning, identifiers whole and
-    in parts (`lock_timeout` gives lock_timeout, lock, timeout), crudely singular."""
+    """Salient terms: meaningful words of three letters or more, identifiers whole and in parts
+    (`lock_timeout` gives lock_timeout, lock, timeout), crudely singular."""
     found: set[str] = set()
     for token in _TOKEN.findall(text.lower()):
         parts = [p for p in re.split(r"[_.\-/]", token) if p]
@@ -83,16 +76,14 @@ class Vocabulary:
     """How rare each term is in the vault: idf = log((N + 1) / (df + 1)) over N documents."""
 
     def __init__(self, documents: Iterable[str]) -> None:
-        counts: Counter[str] = Counter()
-        total = 0
+        self._df: Counter[str] = Counter()
+        self._total = 0
         for text in documents:
-            counts.update(terms(text))
-            total += 1
-        self._df = counts
-        self._total = total
+            self._df.update(terms(text))
+            self._total += 1
 
     def idf(self, term: str) -> float:
-        """The term's weight (rare terms weigh most; an unseen term weighs like a rare one)."""
+        """The term's weight (an unseen term weighs like a rare one)."""
         return math.log((self._total + 1) / (self._df.get(term, 0) + 1))
 
     def salient(self, found: Iterable[str], limit: int = 5) -> list[str]:
@@ -101,14 +92,13 @@ class Vocabulary:
 
 
 def negated(text: str) -> bool:
-    """Whether a lesson says what not to do: a clause of it starts with the advice against."""
+    """Whether a clause of a lesson starts with advice against."""
     flat = text.replace("’", "'")
     return any(_AGAINST.match(clause) for clause in _CLAUSE.split(flat))
 
 
 class Evidence:
-    """Scores between tellings, block by block, with what each score rests on (a whole entry's
-    text is the search index's text for it, so its vector is usually read, not computed)."""
+    """Scores between tellings, block by block, with what each score rests on."""
 
     def __init__(
         self,
@@ -129,7 +119,7 @@ class Evidence:
         self.negated = np.array([negated(t.signal) for t in tellings], dtype=bool)
 
     def scores(self, left: Sequence[int], right: Sequence[int]) -> np.ndarray:
-        """The score of every telling of `left` with every one of `right` (rows × columns)."""
+        """The score of every telling of `left` with every one of `right`."""
         signals = self.features(left, right)
         weights = self.constants.weights
         total = signals[0] * weights[0] + self.constants.intercept
@@ -138,7 +128,7 @@ class Evidence:
         return total
 
     def features(self, left: Sequence[int], right: Sequence[int]) -> list[np.ndarray]:
-        """The four signals for every pair (rows × columns), in the order of the weights."""
+        """The four signals for every pair, in the order of the weights."""
         a, b = list(left), list(right)
         return [
             self._signal[a] @ self._signal[b].T,
@@ -167,7 +157,7 @@ class Evidence:
         return np.divide(shared, smaller, out=np.zeros_like(shared), where=smaller > 0)
 
     def contradicting(self, rows: Sequence[int]) -> dict[tuple[int, int], Contradiction]:
-        """Every contradicting pair among `rows` (as (smaller, larger) telling rows)."""
+        """Every contradicting pair among `rows`, as (smaller, larger)."""
         found: dict[tuple[int, int], Contradiction] = {}
         named = [(str(row), self.tellings[row].signal) for row in rows]
         for left, right, claim in conflicting_pairs(named):

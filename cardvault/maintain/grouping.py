@@ -1,12 +1,10 @@
 """Where pending lessons go: certain groups, the card each folds into, and the questions left.
 
-The nodes (candidates.py) are the pending lessons and the cards they may join; the rules on top
-of the scores are constraints.py. Certain groups: each card with the lessons certainly telling
-its lesson (score at least the model's `certain`), then the other lessons by complete linkage
-at `certain`. Questions: average linkage of the certain groups at `review`, at most MAX_ASK
-nodes and one new lesson to a question, whose members are each other's nearest neighbours on
-content and at least `neighbour_floor` close (words two unrelated lessons share make no
-question). Two nodes kept apart only because they contradict make a "contradiction" question.
+Certain groups: each card with the lessons certainly telling its lesson (the model's
+`certain`), then the other lessons by complete linkage at `certain`. Questions: average linkage
+of those groups at `review`, at most MAX_ASK nodes around a new lesson, whose members are each
+other's nearest neighbours on content from `neighbour_floor` (words two unrelated lessons share
+make no question). Two nodes kept apart because they contradict make a "contradiction" question.
 """
 
 from __future__ import annotations
@@ -79,7 +77,7 @@ class Placement:
 
 
 def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placement:
-    """Decide where every lesson goes (see the module docstring)."""
+    """Decide where every lesson goes."""
     embeddings = state.require_embeddings()
     cards, closeness = shortlist(state, lessons)
     nodes, tellings = build_nodes(state, lessons, cards)
@@ -106,9 +104,7 @@ def place(state: VaultState, cfg: VaultConfig, lessons: list[Lesson]) -> Placeme
 
 
 def certain_groups(nodes: list[Node], auto: np.ndarray, certain: float) -> list[list[int]]:
-    """Certain groups of node indices: each card with the lessons certainly telling its lesson
-    (a lesson certain of several cards joins its best), then the other lessons by complete
-    linkage among themselves."""
+    """Certain groups of node indices (a lesson certain of several cards joins its best)."""
     import numpy as np
 
     cards = [n for n, node in enumerate(nodes) if node.card is not None]
@@ -151,8 +147,8 @@ def group_links(nodes: list[Node], groups: list[list[int]], review: np.ndarray) 
 def content(
     nodes: list[Node], groups: list[list[int]], evidence: Evidence, review: np.ndarray
 ) -> np.ndarray:
-    """Node × node closeness on content: the best cosine of their tellings' lesson texts;
-    NEVER below `neighbour_floor`, within one certain group, or for a never-together pair."""
+    """Node × node: the best cosine of their tellings' lesson texts; NEVER below
+    `neighbour_floor`, within one certain group, or for a never-together pair."""
     import numpy as np
 
     rows = sorted({r for node in nodes for r in node.rows})
@@ -183,9 +179,8 @@ def nearest(closeness: np.ndarray, count: int) -> list[set[int]]:
 
 
 def _askable(nodes: list[Node], left: list[int], right: list[int], near: list[set[int]]) -> bool:
-    """A question holds a new lesson, at most MAX_ASK members, and members that are each
-    other's nearest neighbours (two cards need not be: the question is which one the lesson
-    tells)."""
+    """A question holds a new lesson, at most MAX_ASK members, each other's nearest neighbours
+    (two cards need not be: the question is which one the lesson tells)."""
     members = left + right
     if len(members) > MAX_ASK or not any(nodes[n].lesson is not None for n in members):
         return False
@@ -267,9 +262,8 @@ def _ask_contradictions(
 
 def one_rule(claim: Contradiction) -> bool:
     """Whether a contradiction is two statements of one rule, worth asking which holds: a polar
-    pair ("use X" / "never use X") is; two sentences naming other things are only when their
-    names stand in one slot ("deploy to us-east-1" / "deploy to eu-west-1"); otherwise the
-    second is a fact beside the first, kept apart and not asked about."""
+    pair is; two sentences naming other things only when their names stand in one slot ("deploy
+    to us-east-1" / "deploy to eu-west-1"), else the second is a fact beside the first."""
     values = claim.first.obj + claim.second.obj
     if claim.first.verb != "says" or all(any(c.isdigit() for c in v) for v in values):
         return True  # a polar pair, or figures (disagree.py holds those to one slot already)
@@ -279,7 +273,6 @@ def one_rule(claim: Contradiction) -> bool:
 
 
 def _slots(sentence: str, values: tuple[str, ...]) -> set[str]:
-    """The words just before and after each of `values` in `sentence` (lower case)."""
     words = re.findall(r"[\w.+/-]+", sentence.lower())
     wanted = {v.lower() for v in values}
     found: set[str] = set()

@@ -1,9 +1,8 @@
 """Lessons: the log entries a distill run takes up, and what of each the model reads.
 
 An entry is a lesson when it has a distillation signal or a `→ card: slug` link, no card cites
-it yet, and it is not older than `--since`. What decides where it goes is its lesson text (the
-signal lines, not the title, which names the incident) and, as one signal among several, the
-whole entry (evidence.py).
+it yet, and it is not older than `--since`. Where it goes is decided on its lesson text (the
+signal lines, not the title, which names the incident) and the whole entry (evidence.py).
 """
 
 from __future__ import annotations
@@ -42,19 +41,16 @@ class Lesson:
 
     @property
     def raw(self) -> str:
-        """The title and the lesson lines exactly as the log has them (what the secret guard
-        reads before anything is reworded into a topic or a card)."""
+        """The title and the lesson lines as the log has them: what the secret guard reads."""
         lines = [s.text for s in self.entry.signals] + list(self.entry.fields.values())
         return "\n".join([self.entry.title, *lines])
 
     @property
     def whole(self) -> str:
-        """The whole entry, title and body: exactly the text the search index embeds for it."""
         return whole_text(self.entry)
 
     @property
     def telling(self) -> Telling:
-        """What the evidence scorer reads of this lesson."""
         return Telling(self.ref, self.text, self.whole)
 
     @property

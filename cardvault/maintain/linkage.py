@@ -27,10 +27,8 @@ def agglomerate(
     start: Sequence[Sequence[int]] | None = None,
     allowed: Allowed | None = None,
 ) -> list[list[int]]:
-    """Groups of row indices (each sorted; groups ordered by first member) of the symmetric
-    `scores`; `start` groups are kept whole. Rows linked by no score at or above the threshold
-    can never meet, so each connected part is clustered on its own: the cost follows the parts'
-    sizes, not the whole matrix."""
+    """Groups of row indices of the symmetric `scores`; `start` groups are kept whole. Each
+    connected part is clustered on its own: the cost follows the parts' sizes."""
     import numpy as np
 
     groups = [list(group) for group in start or ()]
@@ -49,7 +47,6 @@ def agglomerate(
 
 
 def _parts(scores: np.ndarray, threshold: float, start: list[list[int]]) -> list[list[int]]:
-    """Rows in connected parts: linked by a score at or above the threshold, or a start group."""
     import numpy as np
 
     rows, cols = np.nonzero(np.triu(scores >= threshold, k=1))
@@ -107,7 +104,7 @@ def constrained_clusters(
     pairs: Iterable[tuple[int, int, float]],
     apart: Callable[[int, int], bool] = lambda i, j: False,
 ) -> list[list[int]]:
-    """Groups of item indices (each sorted; groups ordered by first member), singletons included."""
+    """Groups of item indices, singletons included."""
     parent = list(range(count))
     members: dict[int, list[int]] = {i: [i] for i in range(count)}
 
@@ -131,8 +128,8 @@ def constrained_clusters(
 
 
 def complete_clusters(count: int, pairs: Iterable[tuple[int, int, float]]) -> list[list[int]]:
-    """Groups of item indices (each sorted; groups ordered by first member), singletons
-    included, in which every two members are a pair of `pairs`; best pairs join first."""
+    """Groups of item indices, singletons included, in which every two members are a pair of
+    `pairs`; best pairs join first."""
     import numpy as np
 
     given = list(pairs)

@@ -1,18 +1,13 @@
 """Merge: distilled cards holding one content become one card; about curated cards, questions.
 
-Sameness is judged on content (contained.py: most of one card's passages already said by the
-other), never on a whole-note cosine (sibling pages of one template sit above 0.80 and say
-different things); the cosine only chooses the pairs to read. Two distilled cards (vault/card.py
-`distilled`) of such a pair at or above `merge_threshold` merge, in complete-linkage clusters
-(never a chain), one round per run. Every other such pair is asked: a curated card is never
-merged or rewritten on the pass's own judgement. Pairs that contradict (contradict.py), state
-one thing with other figures or names (disagree.py), or differ in advising against are asked,
-never merged; pairs a person kept apart are never asked again, and pairs a pending question
-names wait for its answer.
-
+Sameness is judged on content (contained.py), never on a whole-note cosine (sibling pages of
+one template sit above 0.80 and say different things); the cosine only picks the pairs to read.
+Distilled pairs (vault/card.py `distilled`) from `merge_threshold` merge in complete-linkage
+clusters (never a chain), one round per run; a curated card is never merged on the pass's own
+judgement, so every other pair is asked, as are pairs that contradict, disagree on figures or
+names, or differ in advising against. Pairs a person kept apart are never asked again.
 The survivor (survivor.py) keeps its bytes and gains every sentence of the others it does not
-already say, whatever the token budget; each frontmatter field follows its `fold` rule
-(vault/fields.py). The others are removed (git keeps them) and links to them rewritten.
+already say, whatever the token budget; each frontmatter field follows its `fold` rule.
 """
 
 from __future__ import annotations
@@ -104,9 +99,8 @@ def _contained(
     never: set[tuple[int, int]],
     limits: ModelConstants,
 ) -> dict[tuple[int, int], Share]:
-    """The pairs to merge or ask about, with the larger share of one card the other says: those
-    one of whose statements the other already makes, and two distilled cards from the merge
-    threshold (one lesson perhaps in other words: asked, never merged, unless contained)."""
+    """The pairs to merge or ask about, with the larger share of one card the other says: the
+    contained pairs, and distilled pairs from the merge threshold (asked unless contained)."""
     close = [(i, j) for i, j, s in pairs if s >= limits.duplicate_ask and (i, j) not in never]
     if not close:
         return {}
@@ -124,8 +118,8 @@ def _contained(
 
 
 def _alike(left: CardFile, right: CardFile) -> bool:
-    """Whether two close cards may merge without asking: their first sentences do not differ in
-    advising against, and do not advise the same action on different things."""
+    """Whether two close cards' first sentences agree on advising against, and do not advise the
+    same action on different things."""
     first, second = first_sentence(left.card.body), first_sentence(right.card.body)
     return negated(first) == negated(second) and substitution(first, second) is None
 
@@ -165,7 +159,6 @@ def _named(
     pairs: list[tuple[int, int, float]],
     kept: KeptApart,
 ) -> set[tuple[int, int]]:
-    """The pairs whose cards' keys are one of the `kept` key pairs."""
     if not kept:
         return set()
     keys = {n: card_keys(state, live[n]) for pair in pairs for n in pair[:2]}
@@ -183,8 +176,8 @@ def _questions(
     disputed: dict[tuple[int, int], dict[str, Any]],
     limits: ModelConstants,
 ) -> list[ReviewItem]:
-    """A duplicate question for each held pair not merged now, a contradiction question for
-    each contradicting pair close enough (cards merged in this run wait for the next one)."""
+    """Duplicate and contradiction questions for the pairs not settled (cards merged in this
+    run wait for the next one)."""
     found = []
     asking = []
     for i, j, score in pairs:
@@ -270,8 +263,7 @@ def merge_cluster(
     by_person: bool = False,
 ) -> list[Change]:
     """Changes merging `cluster` into one card; nothing when the merged card would not read
-    back (its frontmatter over the YAML bounds). A person's merge (`by_person`) makes the
-    survivor curated; the pass's own keeps it distilled."""
+    back (its frontmatter over the YAML bounds). A person's merge makes the survivor curated."""
     fresh = [state.card_at(c.path) or c for c in cluster]
     ordered = survivor_order(fresh, inbound if inbound is not None else inbound_links(state))
     keep, others = ordered[0], ordered[1:]
@@ -306,7 +298,6 @@ def _merged_text(
     renames: dict[str, str],
     cfg: VaultConfig,
 ) -> str:
-    """The survivor's text with what the others add, paragraph by paragraph."""
     body = keep.card.body
     threshold = constants_for(cfg).distill_threshold
     for other in others:
@@ -332,7 +323,7 @@ def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:
 
 
 def _folded(row: f.Field, keep: Card, cards: list[Card]) -> dict[str, Any]:
-    """The survivor `keep`'s value of `row` once `cards` are one card (nothing: its own)."""
+    """`keep`'s value of `row` once `cards` are one card (nothing: its own)."""
     key, rule = row.name, row.fold
     if rule == f.UNION:
         return {key: _union(c.items(key) for c in cards) or None}

@@ -1,10 +1,9 @@
 """A new card for a group of lessons: its slug, topic, category, tags and frontmatter.
 
-The topic says the lesson (topic.py); the slug comes from it, or is the one an entry's `→ card:`
-link names. The category is the similarity-weighted majority of the nearest cards' categories
-from the model's `neighbour_floor`, else "lessons". Tags come from the vault's own vocabulary and
-the lesson's identifiers, never from the entry title; while there are fewer than MIN_TAGS, the
-rarest topic words the vault's topics and tags also use (never "least" from "at least").
+The category is the similarity-weighted majority of the nearest cards' categories from
+`neighbour_floor`, else "lessons". Tags come from the vault's own vocabulary and the lesson's
+identifiers, never from the entry title; while there are fewer than MIN_TAGS, the rarest topic
+words the vault's topics and tags also use (never "least" from "at least").
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from typing import Any
 from cardvault.maintain.evidence import Vocabulary, terms
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile
+from cardvault.maintain.text import word_set
 from cardvault.maintain.topic import lesson_topic
 from cardvault.vault import fields as f
 from cardvault.vault.layout import SLUG_RE
@@ -34,13 +34,10 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b"  # S3, PgBouncer, GitHub (not KEYS, HTTP)
 )
 FALLBACK_CATEGORY = "lessons"
-_STOPWORDS = frozenset(
-    re.split(
-        r"\s+",
-        "a an and are as at be but by for from has have in into is it its of on or our the their "
-        "this to was were when which while with after again before still stopped new why how what "
-        "not all any one two three via about over under out off up down",
-    )
+_STOPWORDS = word_set(
+    "a an and are as at be but by for from has have in into is it its of on or our the their "
+    "this to was were when which while with after again before still stopped new why how what "
+    "not all any one two three via about over under out off up down"
 )
 
 Neighbour = tuple[CardFile, float]
@@ -56,8 +53,7 @@ def new_slug(group: Sequence[Lesson], taken: Collection[str]) -> str:
 
 @dataclass(frozen=True)
 class TagWords:
-    """The vault's tags (by use), the words its cards' topics name things with (the domain's
-    words), and its term rarity, read once per run."""
+    """The vault's tags (by use), its topics' words (the domain's), and its term rarity."""
 
     used: Counter[str]
     vocabulary: Vocabulary
@@ -74,8 +70,7 @@ def tag_words(cards: Iterable[CardFile], vocabulary: Vocabulary) -> TagWords:
 def pick_category(
     neighbours: Sequence[Neighbour], categories: Sequence[str], *, floor: float
 ) -> str:
-    """Weighted majority category of the neighbours at least `floor` close, else "lessons" (or
-    the first category)."""
+    """Weighted majority category of the neighbours from `floor`, else the fallback."""
     votes: dict[str, float] = {}
     for card, score in neighbours[:NEIGHBOURS]:
         if score >= floor and card.card.category in categories:
@@ -93,12 +88,12 @@ def fallback(categories: Sequence[str]) -> str:
 def pick_tags(
     neighbours: Sequence[Neighbour],
     group: Sequence[Lesson],
-    known: TagWords | None = None,
+    known: TagWords,
     *,
     floor: float,
 ) -> list[str]:
-    """Tags from the vault's vocabulary (the tags of neighbours at least `floor` close first)
-    and the lesson's identifiers; at most MAX_TAGS."""
+    """Tags from the vault's vocabulary (neighbours' from `floor` first) and the lesson's
+    identifiers; at most MAX_TAGS."""
     text = " ".join(lesson.text for lesson in group)
     flat = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
     tags: list[str] = []
@@ -116,13 +111,12 @@ def pick_tags(
         for tag in card.card.tags:
             if named(tag):
                 add(tag)
-    if known is not None:
-        for tag, _ in sorted(known.used.items(), key=lambda kv: (-kv[1], kv[0])):
-            if named(tag):
-                add(tag)
+    for tag, _ in sorted(known.used.items(), key=lambda kv: (-kv[1], kv[0])):
+        if named(tag):
+            add(tag)
     for identifier in identifiers(text):
         add(tagify(identifier))
-    if len(tags) < MIN_TAGS and known is not None:
+    if len(tags) < MIN_TAGS:
         words = terms(lesson_topic(group)) - _STOPWORDS
         # the domain's words first (those the vault's topics and tags use); any word only
         # for a card that has no tag yet
@@ -147,8 +141,8 @@ def identifiers(text: str) -> list[str]:
 def new_card_meta(
     group: Sequence[Lesson], category: str, tags: list[str], today: dt.date
 ) -> dict[str, Any]:
-    """Frontmatter for a card distilled from `group` on `today`: `created` is the day the lesson
-    was first told, `updated` the day the card was written (the archive counts from it)."""
+    """Frontmatter for a card distilled from `group`: `updated` is the day it was written (the
+    archive counts from it)."""
     days = [lesson.entry.day for lesson in group]
     meta: dict[str, Any] = {
         f.TOPIC: lesson_topic(group),

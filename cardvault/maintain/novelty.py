@@ -1,12 +1,10 @@
 """What a text adds to another: its blocks reduced to the sentences not already said.
 
 No fact is ever dropped. A sentence is already said only when its normalised form is present,
-or when every meaning word (stemmed), figure (whole: "11.91", never 11 and 91) and identifier
-of it is already in the present text AND the model finds a present sentence that says it
-(cosine ≥ `distill.threshold`) holding those figures and identifiers itself, with the same
-negation, at least its conditions, and its words in the same order. A sentence with a new word
-is kept even when it only says the same in other words: a repeated lesson costs a line, a
-dropped one costs the fact. Used by distill (folding lessons into cards) and merge.
+or when every meaning word, figure and identifier of it is already in the present text AND the
+model finds a close present sentence (`distill.threshold`) holding those figures and identifiers
+itself, with the same negation, at least its conditions, and its words in the same order. A
+sentence with a new word is kept: a repeated lesson costs a line, a dropped one costs the fact.
 """
 
 from __future__ import annotations
@@ -36,8 +34,7 @@ if TYPE_CHECKING:
 
 
 def adds_detail(sentence: str, present: str) -> bool:
-    """Whether `sentence` brings a word, figure or identifier `present` does not hold (the
-    lexical half of "already said"; no model)."""
+    """Whether `sentence` brings a word, figure or identifier `present` does not hold."""
     return bool(new_words(sentence, present)) or _adds_facts(sentence, present)
 
 
@@ -47,7 +44,6 @@ def new_words(sentence: str, present: str) -> set[str]:
 
 
 def _adds_facts(sentence: str, present: str) -> bool:
-    """Whether `sentence` brings a figure or an identifier `present` does not hold."""
     return bool(
         figures(sentence) - figures(present)
         or {f for f in identifiers(sentence) if not _holds(present, f)}
@@ -55,7 +51,6 @@ def _adds_facts(sentence: str, present: str) -> bool:
 
 
 def _holds(text: str, fact: str) -> bool:
-    """Whether `fact` (lower case, whole) is in `text` as a whole token."""
     pattern = rf"(?<![\w.-]){re.escape(fact)}(?![\w-]|\.\d)"
     return re.search(pattern, text.lower().replace("`", " ")) is not None
 
@@ -71,8 +66,6 @@ def _says(sentence: str, match: str, facts: bool) -> bool:
 
 
 class _Known:
-    """Sentences already present: their normalised forms, text, vectors."""
-
     def __init__(self, text: str, embeddings: Embeddings | None, threshold: float) -> None:
         import numpy as np
 
@@ -87,8 +80,8 @@ class _Known:
             self.vectors = np.zeros((0, embeddings.dim if embeddings else 1), dtype=np.float32)
 
     def says(self, sentence: str, vector: np.ndarray | None, facts: bool = True) -> bool:
-        """Whether the present text says `sentence`; `facts=False`: says it but perhaps with
-        other figures or identifiers (the same statement, whose facts may disagree)."""
+        """Whether the present text says `sentence`; `facts=False`: perhaps with other figures
+        or identifiers."""
         norm = normalise(sentence)
         if not norm or norm in self.norms:
             return True
@@ -120,8 +113,7 @@ def already_said(
     threshold: float,
     facts: bool = True,
 ) -> list[bool]:
-    """For each of `sentences`, whether `existing` already says it (`facts=False`: perhaps with
-    other figures or identifiers)."""
+    """For each of `sentences`, whether `existing` already says it."""
     known = _Known(existing, embeddings, threshold)
     vectors = embeddings.vectors(sentences) if embeddings is not None and sentences else None
     return [
@@ -169,7 +161,6 @@ def _sentence_vectors(parts: list[Block], embeddings: Embeddings | None) -> dict
 
 
 def _drop_bare_headings(kept: list[Block]) -> list[Block]:
-    """Headings with nothing kept under them are dropped."""
     out: list[Block] = []
     for index, block in enumerate(kept):
         following = kept[index + 1] if index + 1 < len(kept) else None
@@ -180,8 +171,7 @@ def _drop_bare_headings(kept: list[Block]) -> list[Block]:
 
 
 def warm(embeddings: Embeddings | None, texts: list[str]) -> None:
-    """Embed every sentence `novel_blocks` may ask about in `texts`, in one batch (the model is
-    several times faster on one large batch)."""
+    """Embed every sentence of `texts` in one batch (several times faster than many small)."""
     if embeddings is None:
         return
     sentences = dict.fromkeys(s for text in texts for s in prose_sentences(text))

@@ -1,15 +1,11 @@
 """Promote: recurring or severe lessons become one-line rules in AGENTS.md.
 
-A card is a lesson when it cites log entries of this vault; its rule is its `rule` key, else
-the first lesson line of the earliest entry it cites (`lesson_rule`). A card citing no entry is
-promoted only by a person (`cardvault promote SLUG`, or an accepted review question). A lesson
-is due when sighted `promote_threshold` times, of high `severity`, or learned by
-`[agents] promote_threshold` agents, unless demoted or `stale:` (verify runs first).
-
-AGENTS.md's managed `rules` section is the record of rules (`rules_changes`): a line stays as
-written while its card is live and promoted (a merge's survivor takes over its line); a card
-that says `promoted` without a line there is no rule. The section is sorted, so its diff is
-one line per change; lines written there by hand are kept (vault/rules.py).
+A card is a lesson when it cites log entries of this vault (`lesson_rule`); a card citing none
+is promoted only by a person. A lesson is due when sighted `promote_threshold` times, of high
+`severity`, or learned by `[agents] promote_threshold` agents, unless demoted or `stale:`.
+AGENTS.md's managed `rules` section is the record of rules: a line stays as written while its
+card is live and promoted (a merge's survivor takes over its line); a card that says `promoted`
+without a line there is no rule. Lines written there by hand are kept (vault/rules.py).
 """
 
 from __future__ import annotations
@@ -61,8 +57,8 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
 def due(
     card: CardFile, cfg: VaultConfig, agents: Sequence[str] = (), seen: int | None = None
 ) -> str | None:
-    """Why `card` should be promoted now ("seen 3 times", "severity high", "learned by 2
-    agents"), or None. Whether it is a lesson at all is `lesson_rule`'s question."""
+    """Why `card` should be promoted now ("seen 3 times"), or None. Whether it is a lesson at
+    all is `lesson_rule`'s question."""
     meta = card.card.meta
     if card.card.status == "archived" or meta.get(DEMOTED):
         return None
@@ -127,7 +123,7 @@ def one_line(text: str) -> str:
 
 
 def rule_line(state: VaultState, card: CardFile, rule: str) -> str:
-    """The AGENTS.md line of `card` promoted with `rule`, citing it (and who learned it)."""
+    """The AGENTS.md line of `card` promoted with `rule`, citing it and who learned it."""
     agents = learners(card.card, state.entries_by_ref)
     # names come from the card's `learned_by` too: one line, like the rule itself
     who = f" — learned by {one_line(', '.join(agents))}" if agents else ""
@@ -154,8 +150,8 @@ def recorded_cards(state: VaultState) -> dict[Path, str]:
 
 
 def rules_changes(state: VaultState, promoted: Mapping[Path, str] | None = None) -> list[Change]:
-    """The AGENTS.md write that brings its rules section up to date, if any: the lines it
-    records for cards still promoted, and a line for each card of `promoted` (path -> rule)."""
+    """The AGENTS.md write that brings its rules section up to date, with a line for each card
+    of `promoted` (path -> rule)."""
     promoted = promoted or {}
     agents = state.agents
     path = state.vault.agents_md

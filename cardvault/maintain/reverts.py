@@ -1,17 +1,13 @@
 """Reverted maintenance read as answers: what a person undid is not done again.
 
-Before its steps, every run reads the standing reverts of maintenance commits in the vault's
-history (a revert reverted again is withdrawn) and the reverted commits' change lines (`merged
-a → b`, `archived x (...)`, `promoted x (...)`), and records each once as a rejected answer in
-the review queue: the merge step keeps the two cards apart, the archive and promote steps leave
-the card. The answers name `by: revert SHA`; a person who changes their mind edits the line or
-reverts the revert.
+Before its steps, every run reads the standing reverts of maintenance commits (a revert
+reverted again is withdrawn) and records each undone merge, archive or promotion once as a
+rejected answer (`by: revert SHA`) in the review queue, which the steps then respect.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cardvault.edits.changes import Change
@@ -44,28 +40,25 @@ class Undone:
 
 
 def undone_actions(state: VaultState) -> list[Undone]:
-    """Every merge, archive and promotion a standing revert of a maintenance commit undid."""
+    """Every action a standing revert of a maintenance commit undid."""
     from cardvault import history
 
     found = []
     for reverted in history.reverted_commits(state.vault):
-        if reverted.message.startswith("maintain:"):
-            found += _actions(reverted.message.splitlines()[1:], reverted.sha, reverted.by)
-    return found
-
-
-def _actions(lines: Iterable[str], reverted: str, by: str) -> list[Undone]:
-    found = []
-    for line in lines:
-        for kind, pattern in _LINES:
-            match = pattern.match(line.strip())
-            if match:
-                found.append(Undone(kind, match.groups(), line.strip(), reverted, by))
+        if not reverted.message.startswith("maintain:"):
+            continue
+        for line in reverted.message.splitlines()[1:]:
+            for kind, pattern in _LINES:
+                match = pattern.match(line.strip())
+                if match:
+                    found.append(
+                        Undone(kind, match.groups(), line.strip(), reverted.sha, reverted.by)
+                    )
     return found
 
 
 def step(state: VaultState) -> list[Change]:
-    """The queue write that records every standing revert not yet recorded (none when all are)."""
+    """The queue write that records every standing revert not yet recorded."""
     undone = undone_actions(state)
     if not undone:
         return []
@@ -106,7 +99,7 @@ def _card_member(state: VaultState, slug: str) -> Member:
 
 def refused(state: VaultState, kind: str, path_rel: str) -> bool:
     """Whether a standing answer says no to `kind` ("archive", "promote") of the card at
-    `path_rel` (a revert of that action, or a person's rejection)."""
+    `path_rel`."""
     return any(
         i.kind == kind and i.status == REJECTED and path_rel in i.keys for i in state.review_items
     )

@@ -1,15 +1,11 @@
 """One maintenance run as one unit of work: one lock, one read, preconditions, plan, one commit.
 
-The app lands a `Run` through the one door (edits/door.py): the vault lock is held from the
-read to the commit and the vault read once into the snapshot every step plans from; a dry run
-reads the same way, never waits for the lock and writes nothing. Uncommitted edits of the
-vault's own files stop a run unless `commit_pending` (the door commits them first as "hand
-edits"). Two preconditions land before the plan, each in its own commit when it has work (not
-on a dry run or `--review`): the caller's steps (forget/tombstone.py) and the entry-id
-migration (entry_ids.py); the vault is read again only after such a commit. A `--review` run
-commits on a new branch and leaves this clone's uses unfolded (its commit may never land).
-The search index is refreshed after the lock is released. Never prints: progress goes to the
-callback, the outcome comes back as a RunResult.
+The app lands a `Run` through the one door (edits/door.py): the lock is held from the one read
+to the commit; a dry run never waits for the lock and writes nothing. Uncommitted edits of the
+vault's files stop a run unless `commit_pending`. The caller's steps (forget/tombstone.py) and
+the entry-id migration (entry_ids.py) land before the plan, each in its own commit (not on a dry
+run or `--review`). A `--review` run commits on a new branch and leaves this clone's uses
+unfolded (its commit may never land). The search index is refreshed after the lock is released.
 """
 
 from __future__ import annotations
@@ -82,7 +78,7 @@ class RunResult:
 
     @property
     def reasons(self) -> list[str]:
-        """Every action line of the plan's file changes, in order: what the run does and why."""
+        """Every action line of the plan's file changes, in order."""
         return reason_lines(self.plan.changes)
 
     def step_rows(self) -> list[tuple[str, int, int, str]]:
@@ -120,8 +116,7 @@ def check_steps(only: Sequence[str] | None) -> tuple[str, ...] | None:
 @dataclass
 class Run:
     """One maintenance run for the app to land through the door: `plan` is called under the
-    lock, `landed` makes the result, `dry` plans without the door. `before`: the caller's steps
-    that precede the plan, landed under the same lock with `plan`'s `land`."""
+    lock, `landed` makes the result, `dry` plans without the door."""
 
     vault: Vault
     options: RunOptions
@@ -150,7 +145,7 @@ class Run:
         self.folds = self.branch is None and (self.only is None or "uses" in self.only)
 
     def dry(self) -> RunResult:
-        """The run planned from the work tree as it is; reads only, never waits for the lock."""
+        """The run planned from the work tree as it is, without the lock."""
         return _planned(_read(self.vault), self.options, self.only, self.progress, self.embeddings)
 
     def folding(self) -> contextlib.AbstractContextManager[Any]:
@@ -172,8 +167,7 @@ class Run:
         return propose(result.plan.changes, message, result, committed=True, read=read.snapshot)
 
     def _prepare(self, land: Land, read: Read) -> Read:
-        """Land the steps that precede the plan, each in a commit of its own; the vault is read
-        again only when one of them committed, so the plan sees what they wrote."""
+        """Land the steps that precede the plan, reading the vault again after each commit."""
         from cardvault.maintain.entry_ids import id_changes
 
         for step in self.before:
@@ -204,8 +198,8 @@ class Run:
                        branch=self.branch, timings=timings)  # fmt: skip
 
     def refreshed(self, result: RunResult) -> RunResult:
-        """After the lock: the search index brought up to date (a cache: if this fails, the
-        next search catches up by itself)."""
+        """After the lock: the search index brought up to date (a cache: a failure here is
+        caught up by the next search)."""
         import sqlite3
 
         embeddings = result.plan.before.embeddings
@@ -221,14 +215,11 @@ class Run:
 
 @dataclass(frozen=True)
 class Read:
-    """The run's one read of the vault, and how long it took."""
-
     snapshot: VaultSnapshot
     seconds: float
 
 
 def _read(vault: Vault) -> Read:
-    """Read the vault through the one read path, checking the catalog (the run plans writes)."""
     start = time.perf_counter()
     snapshot = read_vault(vault, verify=True)
     return Read(snapshot, time.perf_counter() - start)
@@ -241,7 +232,6 @@ def _planned(
     progress: Progress | None,
     embeddings: Embeddings | None,
 ) -> RunResult:
-    """Plan the run from the vault as `read` (no write)."""
     vault = read.snapshot.vault
     start = time.perf_counter()
     state = load_state(vault, options.now.date(), embeddings, options.since, read.snapshot)
@@ -268,8 +258,7 @@ def _planned(
 
 
 def _warm(embeddings: Embeddings) -> None:
-    """Read the search index's vectors before the lock; keyed by content digest, so the plan
-    made under the lock embeds only what changed meanwhile."""
+    """Read the search index's vectors before the lock: the plan embeds only what changed."""
     try:
         embeddings.vectors([])
     except ModelUnavailableError:
@@ -277,7 +266,6 @@ def _warm(embeddings: Embeddings) -> None:
 
 
 def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
-    """Uncommitted edits of the vault's own files stop a run that may not commit them."""
     if not dirty:
         return
     shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
@@ -288,8 +276,8 @@ def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:
     )
 
 
-#: A step that precedes the plan, given by the caller: planned from the run's snapshot under its
-#: lock, committed on its own; the proposal's value is what a person hears of it once committed.
+#: A caller's step before the plan, planned from the run's snapshot under its lock and committed
+#: on its own; the proposal's value is what a person hears of it.
 Before = Callable[[VaultSnapshot, dt.date], Proposal[str]]
 
 

@@ -1,13 +1,9 @@
 """Vectors for maintenance: card vectors from the search index, new texts from the same model.
 
 Maintenance keeps no index of its own: on first need the search index is brought up to date and
-its vectors read, keyed by the digest of the embedded text; any other text is embedded by the
-search package's ONNX embedder, and every vector is memoised by digest for the run. A text in a
-language the vault's model does not read (search/model.py `reads`: the English model finds any
-two Chinese pages alike) gets a row drawn at random from its digest, so it is alike only to an
-exact copy of itself and no step groups it by the model's judgement.
-
-`pairs_above` compares rows with blocked matrix products, never a Python loop over pairs.
+its vectors read, keyed by text digest; other texts are embedded by the same model and memoised.
+A text in a language the model does not read (the English model finds any two Chinese pages
+alike) gets a row drawn at random from its digest: alike only to an exact copy of itself.
 """
 
 from __future__ import annotations
@@ -33,7 +29,7 @@ MAX_PARTNERS = 50
 
 
 def card_text(card: Card) -> str:
-    """What the model reads for a card: exactly the search index's text, so vectors are shared."""
+    """What the model reads for a card: the search index's text, so vectors are shared."""
     return search_vectors.card_text(card.topic, card.body, card.tags)
 
 
@@ -66,7 +62,6 @@ class Embeddings:
         return self._use_index
 
     def _preload_once(self) -> None:
-        """On first need, sync the search index and memoise every vector it holds."""
         if self._use_index:
             self._use_index = False
             start = time.perf_counter()
@@ -75,8 +70,7 @@ class Embeddings:
             self.index_seconds += time.perf_counter() - start
 
     def refresh_index(self) -> None:
-        """Bring the search index up to date after the run wrote its files, giving it the
-        vectors this run already computed (so no text is embedded twice)."""
+        """Bring the search index up to date after the run, with the vectors it computed."""
         start = time.perf_counter()
         self._sync(lambda: self)
         self.index_seconds += time.perf_counter() - start
@@ -118,7 +112,7 @@ class Embeddings:
         return np.stack([self._memo[k] for k in keys]).astype(np.float32, copy=False)
 
     def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
-        """The embedder the index sync calls after the run: answers from the run's memo first."""
+        """The embedder the index sync calls after the run: the run's memo first."""
         return self.model_vectors(texts)
 
     @property
@@ -143,7 +137,6 @@ class Embeddings:
         self.computed += len(texts)
 
     def _load(self) -> Any:
-        """The embedder: the one given, else the vault model's ONNX copy (exported once)."""
         if self._embedder is None:
             if self._progress is not None:
                 self._progress("loading model", 0, 0)
@@ -159,17 +152,11 @@ def own_vector(key: str, dim: int) -> np.ndarray:
     return row / np.linalg.norm(row)
 
 
-def embed(vault: Vault, texts: Sequence[str]) -> np.ndarray:
-    """Normalised float32 vectors of `texts` with the vault's model (one row per text)."""
-    return Embeddings(vault).vectors(texts)
-
-
 def pairs_above(
     matrix: np.ndarray, threshold: float, block: int = BLOCK, partners: int = MAX_PARTNERS
 ) -> list[tuple[int, int, float]]:
-    """(i, j, cosine) for every i < j whose unit rows' dot product is at least `threshold`,
-    each row i keeping its `partners` closest j at most (ordered by i, then j). Products are
-    taken in row blocks (memory block × n floats); the cap bounds the pairs at n × partners."""
+    """(i, j, cosine) for every i < j from `threshold`, each row keeping its `partners` closest
+    (ordered by i, then j); products in row blocks, so memory is block × n floats."""
     import numpy as np
 
     found: list[tuple[int, int, float]] = []

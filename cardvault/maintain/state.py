@@ -63,8 +63,7 @@ class VaultState:
 
     @cached_property
     def lower_case_words(self) -> frozenset[str]:
-        """Every word some card or log entry writes in lower case (so a sentence's capitalised
-        first word "Verify" is no name; merge.py)."""
+        """Every word some card or log entry writes in lower case (so "Verify" is no name)."""
         from cardvault.maintain.text import lower_case_words
 
         texts = [c.card.body for c in self.files.values()]
@@ -82,7 +81,6 @@ class VaultState:
 
     @cached_property
     def _names(self) -> dict[tuple[bool, str], CardFile]:
-        """(archived?, slug or alias) -> card; slugs win over aliases, live over archived."""
         names: dict[tuple[bool, str], CardFile] = {}
         for card in reversed(self.cards):
             for alias in card.card.aliases:
@@ -102,8 +100,7 @@ class VaultState:
         return next((card for card in found if card.slug == slug), found[0] if found else None)
 
     def live_card(self, slug: str) -> CardFile:
-        """The live card a command names (NotFoundError when there is none, CardvaultError when
-        it is archived or several card files have its slug)."""
+        """The live card a command names (an error when there is none, or it is archived)."""
         found = self.by_slug(slug)
         if found is not None:
             return only_one(found, self.cards, self.vault)
@@ -125,7 +122,7 @@ class VaultState:
 
     @cached_property
     def entries_by_ref(self) -> dict[str, LogEntry]:
-        """Every citation that names a log entry (by id, or by its old position) -> the entry."""
+        """Every citation that names a log entry -> the entry."""
         from cardvault.vault.entry_ids import entries_by_ref
 
         return entries_by_ref(self.entries)
@@ -178,8 +175,7 @@ def load_state(
     since: dt.date | None = None,
     snapshot: VaultSnapshot | None = None,
 ) -> VaultState:
-    """The vault read once (through the one read path, unless the caller holds its `snapshot`),
-    and this clone's unfolded uses."""
+    """The vault read once (unless the caller holds its `snapshot`), and this clone's uses."""
     if snapshot is None:
         snapshot = read_vault(vault, verify=True)
     state = state_of(snapshot, today, embeddings, since)
@@ -208,8 +204,8 @@ def state_of(
 
 
 def _queue(vault: Vault) -> FileText | None:
-    """The review queue's text, checked: a queue that does not parse stops the run (its lines
-    are decisions a person made; nothing may overwrite them)."""
+    """The review queue's text; one that does not parse stops the run (its lines are a
+    person's decisions, nothing may overwrite them)."""
     path = queue_path(vault.root)
     file = read_if_present(path, vault.root)
     if file is None:

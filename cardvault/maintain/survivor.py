@@ -54,13 +54,6 @@ def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Path]) -
             moved = ", ".join(
                 f"[[{old}]] → [[{new}]]" for old, new in renames.items() if old in card.file.text
             )
-            changes.append(
-                WriteFile(
-                    card.path,
-                    text,
-                    card.file.digest,
-                    f"rewrote links in {card.slug}: {moved}",
-                    STEP,
-                )
-            )
+            reason = f"rewrote links in {card.slug}: {moved}"
+            changes.append(WriteFile(card.path, text, card.file.digest, reason, STEP))
     return changes

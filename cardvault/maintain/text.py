@@ -21,9 +21,14 @@ _MARKS = re.compile(r"[`*_~\[\]()>#\"']")
 _PUNCT = re.compile(r"[^\w\s./:@+-]")
 
 
+def word_set(text: str) -> frozenset[str]:
+    """The words of `text`, split on whitespace: the word lists below are written as one string."""
+    return frozenset(text.split())
+
+
 @dataclass(frozen=True)
 class Block:
-    """One block of a body. `prefix` is a list marker ("- ") or "" ; `text` excludes it."""
+    """One block of a body; `prefix` is its list marker ("- ") or ""."""
 
     kind: str  # "paragraph" | "item" | "heading" | "code"
     prefix: str
@@ -98,13 +103,12 @@ def body_sentences(body: str, skip: Collection[str] = ()) -> list[str]:
 
 
 def is_code(passage: str) -> bool:
-    """Whether a passage is a fenced code block (`blocks` keeps those whole)."""
+    """Whether a passage is a fenced code block."""
     return _FENCE.match(passage) is not None
 
 
 def prose_sentences(body: str) -> list[str]:
-    """Every sentence of a body outside its code blocks: what the model and the lexical
-    checks read."""
+    """Every sentence of a body outside its code blocks."""
     return body_sentences(body, skip=("code",))
 
 
@@ -128,19 +132,12 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Z]{2,}[a-z]?\b"  # CSRF, KEYS, URLs
     r"|\b[A-Z][a-z]+[A-Z]\w*"  # PgBouncer, GitHub
 )
-NEGATIONS = frozenset(
-    re.split(
-        r"\s+",
-        "not no never none nothing nobody neither nor without cannot can't don't doesn't didn't "
-        "isn't aren't wasn't weren't won't wouldn't shouldn't mustn't",
-    )
+NEGATIONS = word_set(
+    "not no never none nothing nobody neither nor without cannot can't don't doesn't didn't "
+    "isn't aren't wasn't weren't won't wouldn't shouldn't mustn't"
 )
-CONDITIONS = frozenset(
-    re.split(
-        r"\s+",
-        "if unless when whenever only except until while before after once otherwise provided "
-        "whether",
-    )
+CONDITIONS = word_set(
+    "if unless when whenever only except until while before after once otherwise provided whether"
 )
 _WORD = re.compile(r"[a-z][a-z0-9_']*")
 
@@ -177,8 +174,7 @@ _NUMBER_AND_SUFFIX = re.compile(r"(?P<number>[vV]?\d+(?:[.:/-]\d+)*)(?P<suffix>[
 
 
 def _with_unit(figure: str, flat: str, end: int) -> tuple[str, int]:
-    """`figure` with its unit in one spelling (one written after a space too), and where it
-    ends in `flat`."""
+    """`figure` with its unit in one spelling (one after a space too), and where it ends."""
     parts = _NUMBER_AND_SUFFIX.fullmatch(figure)
     if parts is None:
         return figure, end
@@ -223,38 +219,29 @@ def identifiers(text: str) -> set[str]:
     return found
 
 
-def facts(sentence: str) -> set[str]:
-    """The details a sentence must not lose, each whole: its figures and its identifiers."""
-    return figures(sentence) | identifiers(sentence)
-
-
 def negations(sentence: str) -> set[str]:
-    """The negating words of a sentence ("not", "never", "don't", "without" ...)."""
+    """The negating words of a sentence."""
     flat = sentence.lower().replace("’", "'")
     return {w for w in _WORD.findall(flat) if w in NEGATIONS or w.endswith("n't")}
 
 
 def conditions(sentence: str) -> set[str]:
-    """The words that make a sentence conditional ("if", "unless", "only", "until" ...)."""
+    """The words that make a sentence conditional."""
     return {w for w in _WORD.findall(sentence.lower()) if w in CONDITIONS}
 
 
 #: Capitalised words that start sentences without naming anything.
-_STARTERS = frozenset(
-    re.split(
-        r"\s+",
-        "a an the this that these those it he she they we you i in on at for if when as but and "
-        "or so after before while with by from of to its his her their our there here then also "
-        "all some most many every each no not never always use set run do don't make keep",
-    )
+_STARTERS = word_set(
+    "a an the this that these those it he she they we you i in on at for if when as but and "
+    "or so after before while with by from of to its his her their our there here then also "
+    "all some most many every each no not never always use set run do don't make keep"
 )
 _NAME = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?![\w'’-])")
 
 
 def names(sentence: str, common: Collection[str] = ()) -> set[str]:
-    """The names in a sentence outside its code spans, lower case: capitalised words of letters
-    (the first word too, unless a common opener or a word of `common`, those the vault writes
-    in lower case); words with digits (M1, S3) are identifiers, not names."""
+    """The capitalised words of letters in a sentence outside its code spans, lower case; the
+    first word unless a common opener or in `common` (words the vault writes in lower case)."""
     found = set()
     prose = re.sub(r"`[^`]*`", " ", sentence)
     for number, word in enumerate(_NAME.findall(prose)):
@@ -292,17 +279,14 @@ def meaning_sequence(text: str) -> list[str]:
 
 def word_pairs(text: str) -> set[tuple[str, str]]:
     """Each meaning word with the next one: what tells "users to A, orders to B" from "orders
-    to A, users to B", whose words are the same."""
+    to A, users to B"."""
     return set(pairwise(meaning_sequence(text)))
 
 
-FUNCTION_WORDS = frozenset(
-    re.split(
-        r"\s+",
-        "a an and are as at be but by can for from has have in into is it its of on or so "
-        "that the their them then there these this those to was were when which while with "
-        "will would not no do does did if than too very just only also",
-    )
+FUNCTION_WORDS = word_set(
+    "a an and are as at be but by can for from has have in into is it its of on or so "
+    "that the their them then there these this those to was were when which while with "
+    "will would not no do does did if than too very just only also"
 )
 
 

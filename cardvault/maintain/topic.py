@@ -1,10 +1,8 @@
 """A new card's topic: the lesson in a few words, taken from the lesson lines, not the incident.
 
-The entry title names what happened ("Import job stuck"); the lesson lines say what to do. The
-lines are taken most rule-like first (PRIORITY); the topic is the first clause that reads as
-advice on its own of at least MIN_WORDS words, else the first clause of the first line, cut at
-a natural break to at most MAX_WORDS words: "Set a timeout on every HTTP client call". Code
-spans and braced or bracketed literals are never split.
+The lines are taken most rule-like first (PRIORITY); the topic is the first clause of at least
+MIN_WORDS words that reads as advice on its own, else the first clause of the first line, cut
+at a natural break to at most MAX_WORDS words. Code spans and literals are never split.
 """
 
 from __future__ import annotations
@@ -12,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from cardvault.maintain.text import word_set
 
 if TYPE_CHECKING:
     from cardvault.maintain.lessons import Lesson
@@ -30,31 +30,24 @@ _CLAUSE_BREAK = re.compile(
 )
 _PARENS = re.compile(r"\s*\([^()]*\)")
 #: Words a long clause may be cut before ("... on every kubectl command | and run ...").
-_ADVICE_START = frozenset(
-    re.split(
-        r"\s+",
-        "always never don't do use set pass keep run add avoid prefer check wrap put send store "
-        "give pin make create call commit load open paginate enable disable switch move test "
-        "monitor normalise normalize compare track wait retry copy quote start take back limit "
-        "cap close free rotate revoke mask log generate include bump start stop",
-    )
+_ADVICE_START = word_set(
+    "always never don't do use set pass keep run add avoid prefer check wrap put send store "
+    "give pin make create call commit load open paginate enable disable switch move test "
+    "monitor normalise normalize compare track wait retry copy quote start take back limit "
+    "cap close free rotate revoke mask log generate include bump start stop"
 )
 _ADVICE_WORDS = frozenset(["must", "should", "need", "needs"])
 #: First words that point back into the incident ("the repo needs ...", "it must ..."): such a
 #: clause is no title read without the entry.
 _POINTING_BACK = frozenset(["the", "it", "its", "this", "that", "these", "those", "they", "their"])
-_BREAK_WORDS = frozenset(
-    re.split(
-        r"\s+",
-        "and or but so because when while after before until unless if as with without by from "
-        "for in on at into than instead",
-    )
+_BREAK_WORDS = word_set(
+    "and or but so because when while after before until unless if as with without by from "
+    "for in on at into than instead"
 )
 
 
 def lesson_topic(group: Sequence[Lesson]) -> str:
-    """The topic for a card distilled from `group` (from its lesson text when no signal line has
-    words of its own, as a `#lesson` tag on a story)."""
+    """The topic for a card distilled from `group`."""
     lines = _ranked_lines(group) or [lesson.text for lesson in group if lesson.lines == ()]
     for line in lines:
         for clause in clauses(line):
@@ -102,8 +95,8 @@ def clauses(line: str) -> list[str]:
 
 
 def _advice(clause: str) -> bool:
-    """Whether a clause reads as advice on its own: an imperative ("Always paginate", "Use
-    SCAN"), or a modal ("... must ...") whose subject is not the incident's ("the repo")."""
+    """Whether a clause reads as advice on its own: an imperative, or a modal whose subject is
+    not the incident's ("the repo must ...")."""
     words = clause.lower().split()
     if words[0] in _ADVICE_START:
         return True
@@ -111,8 +104,7 @@ def _advice(clause: str) -> bool:
 
 
 def _shortened(words: list[str], spans: list[str]) -> list[str]:
-    """At most MAX_WORDS words (a code span counts its own words), cut before a linking word
-    when one comes late enough."""
+    """At most MAX_WORDS words (a code span counts its own), cut before a late linking word."""
     sizes = [_size(word, spans) for word in words]
     if sum(sizes) <= MAX_WORDS:
         return words

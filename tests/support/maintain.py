@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from cardvault import history
 from cardvault.app.vaults import init_vault
+from cardvault.edits.proposal import Proposal, propose
 from cardvault.search.embedder import Embedder
 from cardvault.vault.card import DISTILLED_KEY, body_mark
 from cardvault.vault.layout import Vault, open_vault_at
+from cardvault.vault.read import read_vault
 
 #: One lesson, written twice in other words (cosine above the merge threshold).
 PLATFORM_A = (
@@ -170,3 +172,14 @@ def assert_memory_table_current(root: Path) -> None:
     assert read.memory is not None
     budget = read.vault.config.memory_byte_budget
     assert with_table(read.memory.text, read.vault, read.live, budget)[0] == read.memory.text
+
+
+def give_entry_ids(vault: Vault) -> Callable[[], Proposal[None]]:
+    """The planning function of the vault's entry-id migration, for the door to commit alone."""
+    from cardvault.maintain.entry_ids import id_changes
+
+    def plan() -> Proposal[None]:
+        migration = id_changes(read_vault(vault, verify=True))
+        return propose(migration.changes, migration.message, None)
+
+    return plan
