@@ -16,7 +16,7 @@ from typing import Any
 
 from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.limits import VAULT_FILE
-from cardvault.vault.catalog import Row, fingerprint
+from cardvault.vault.catalog import Row, decode_each, fingerprint
 from cardvault.vault.changes import changed_since, racy
 from cardvault.vault.confine import (
     leads_outside,
@@ -36,15 +36,13 @@ from cardvault.vault.finding import Finding
 from cardvault.vault.layout import FileStat, Vault
 from cardvault.vault.records import (
     RECORD_VERSION,
-    RecordError,
     card_record,
     decode_card,
     decode_log,
     dumps,
     error_record,
-    loads,
-    loads_many,
     log_record,
+    tagged,
 )
 from cardvault.vault.snapshot import CardFile, LogFile
 
@@ -199,10 +197,8 @@ def _decoded(
     logs: dict[str, LogFile] = {}
     damaged: list[str] = []
     ordered = list(rows.values())
-    try:
-        records = loads_many([row.record for row in ordered])
-    except RecordError:
-        records = [_loads_or_none(row.record) for row in ordered]
+    # a record that is not JSON (catalog.DAMAGED) fails below with a TypeError: parsed again
+    records = decode_each([row.record for row in ordered], tagged)
     for row, record in zip(ordered, records, strict=True):
         stat = files[row.rel]
         try:
@@ -224,13 +220,6 @@ def _decoded(
         except (KeyError, TypeError, ValueError, CardvaultError):
             damaged.append(row.rel)
     return cards, logs, damaged
-
-
-def _loads_or_none(stored: str) -> Any:
-    try:
-        return loads(stored)
-    except RecordError:
-        return None  # TypeError on use: the row counts as damaged
 
 
 def hot_memories(vault: Vault, problems: list[Finding]) -> dict[str, FileText]:
