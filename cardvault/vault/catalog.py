@@ -1,22 +1,13 @@
 """The catalog: the parsed form of every card and log, kept in `.cardvault/catalog.sqlite`.
 
-One row per file: its stat signature (size, mtime, ctime, inode), the digest of its bytes, its
-text and its parsed record (JSON: frontmatter, token count, links, log entries, or the parse
-error). A read stats every file and re-reads only those whose signature changed (vault/changes.py
-decides); of those, only a file whose digest changed is parsed again. So a command on an
-unchanged vault parses nothing.
+One row per file: its stat signature, the digest of its bytes, its text and its parsed record
+(records.py). A read re-reads only files whose signature changed (vault/changes.py), and parses
+only those whose digest changed. Named *facts* are per-file values the services derive (a
+card's check findings, its secret scan), kept under the file's digest.
 
-Named *facts* are per-file values derived by the services (a card's check findings, its secret
-scan) and kept under the file's digest, so they are recomputed only for changed files.
-
-Like the search index, the catalog is derived and disposable: opened, checked, rebuilt and
-reset by vault/derived_store.py (a damaged file, another schema, records made under other
-settings, a copy from another clone: all rebuilt from the vault). It is never a source of truth:
-nothing is written to the vault from it without the applier checking the file's digest on disk
-first. A file changed within a timestamp tick of its stat being taken is checked by digest on
-the next read as well (its row is `racy`: see vault/changes.py).
-When the catalog cannot be opened or written (a read-only cache, another process writing past
-the busy timeout), the vault is still read, just without caching.
+Derived and disposable (vault/derived_store.py rebuilds it), never a source of truth: nothing is
+written to the vault from it without the applier checking the file's digest on disk. When it
+cannot be opened or written, the vault is still read, just without caching.
 """
 
 from __future__ import annotations

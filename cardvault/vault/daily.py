@@ -1,20 +1,15 @@
 """Daily logs (memory/YYYY-MM-DD.md): parsing into entries, and formatting appended entries.
 
-An entry is a top-level `##` section (one inside a quote, a list item or a fenced code block is
-body; a setext heading is one only when it gives a time): log_headings.py reads its time and
-title, and the `<!-- id:3f9a2c -->` at the end of its heading is its identity (entry_ids.py).
-Inside it, the one matcher of distillation signals reads the forms signal_forms.py tables over
-markdown-it tokens, in prose only (prose.py: never in code or quoted output). A signal's text is
-the rest of its line and, while a line ends mid-sentence (hard-wrapped text), what follows in
-its paragraph, up to the next signal, field line or `→ card:` line; the story told after a
-finished sentence is not the lesson. An entry whose lines give `Mistake:` and
-`Fix:`/`Prevention:` is a structured correction and keeps those fields.
+An entry is a top-level `##` section (a setext heading only when it gives a time). Signals are
+read in prose only (prose.py), in the forms signal_forms.py tables. A signal's text is the rest
+of its line and, while a line ends mid-sentence (hard-wrapped), what follows in its paragraph,
+up to the next signal, field line or `→ card:` line. `Mistake:` with `Fix:`/`Prevention:` make
+a structured correction.
 
-Written text cannot forge structure (`format_entry`, `appended_log_text`): a line that would
-read as an entry heading is escaped with a backslash (`\\## 10:00 — ...`), and kept a paragraph
-of its own so it never runs on into the lesson before it; a code fence or HTML block left open,
-which would swallow every later entry of the day, is closed at the end of the text that opened
-it."""
+Written text cannot forge structure: a line that would read as an entry heading is escaped
+(`\\## 10:00 — ...`) and kept a paragraph of its own; a code fence or HTML block left open, which
+would swallow every later entry of the day, is closed at the end of the text that opened it.
+"""
 
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
 """The review queue file, `memory/review.jsonl`: memory decisions pending and settled.
 
-Maintenance writes here a decision it cannot make with certainty (same lesson? duplicate cards?
-which of two contradicting cards holds? where does a merged card's overflow go? is a stale card
-still right?); `cardvault review` settles it. Tracked in git, so a settled decision is never
-asked again, on any clone.
-
-One JSON object per line, keys sorted, in the order asked: a settlement is a one-line diff, and
-two clones' appends merge line by line (`merge=union` in `.gitattributes`). Reading resolves a
-repeated id (`_supersedes`): settled beats pending, an answer beats maintenance's closing of a
-question whose members moved (CLOSED_BY, which keeps nothing apart), a later settlement beats
-an earlier one, and on one day an accept beats a reject (its effect is already in the vault).
-Members are log entries (keyed by their `source` ref) or cards (keyed by their path)."""
+Maintenance writes here a decision it cannot make with certainty; `cardvault review` settles it.
+Tracked in git, one JSON object per line, keys sorted: a settlement is a one-line diff and two
+clones' appends merge line by line (`merge=union`). Reading resolves a repeated id
+(`_supersedes`): settled beats pending, an answer beats maintenance's closing (CLOSED_BY), a
+later settlement an earlier one, and on one day an accept a reject (its effect is in the vault).
+"""
 
 from __future__ import annotations
 

@@ -1,33 +1,19 @@
 """The derived SQLite files in the cache folder, opened, checked, reset and removed one way.
 
-Each is a `Store`, a row of data (name, file, schema version, tables): the catalog
-(`catalog.sqlite`, vault/catalog.py), the search index (`search.sqlite`, search/index.py) and the
-vectors of an interrupted index (`embedding-checkpoint.sqlite`, search/checkpoint.py). They stay
-three files: an index sync writes in one transaction that lasts minutes when it embeds many
-texts, which a catalog inside it would wait for on every command, and the checkpoint exists to
-commit while that transaction is open; and a read-only vault's index lives in the user's cache
-(vault/cache.py `index_folder`) while its catalog stays with the vault.
+Each is a `Store`, a row of data: the catalog (vault/catalog.py), the search index
+(search/index.py) and an interrupted index's vectors (search/checkpoint.py). They stay three
+files: an index sync holds one write transaction for minutes, which a catalog inside it would
+wait for and the checkpoint exists to commit during; and a read-only vault's index lives in the
+user's cache (vault/cache.py) while its catalog stays with the vault.
 
-`open_store`:
-- makes the folder; a link where the file should be is removed, never followed;
-- deletes and makes anew, with a notice saying why, a file that cannot be read as the store (not
-  a database, damaged, a folder, one this user may not read or write);
-- resets in place, in one write transaction, a file of another schema version (older or newer),
-  one made under other settings (`fingerprint`: the catalog's settings and code, the checkpoint's
-  model) or one that is not the file this clone made (a copy, or one git checked out: the device
-  and inode recorded when it was made differ, an identity its maker cannot forge): everything it
-  holds is rebuilt from the vault's files but the tables of `keep` (the index's vectors, keyed by
-  the digest of the text each embeds: minutes of work), which `on_copy` marks unproven when the
-  file was another one (only vectors this machine sealed are then used). A new version or
-  fingerprint gets a notice, a copy none.
+`open_store` deletes and remakes, with a notice, a file that cannot be read as the store; it
+resets in place a file of another schema version, `fingerprint` or identity (a copy, or one git
+checked out: the device and inode recorded at its making differ), keeping only the tables of
+`keep` (the index's vectors: minutes of work), which `on_copy` marks unproven for a copy.
 
-Every connection runs WAL, may be used from any thread (each owner serialises its use: the
-catalog holds `IN_USE`, a `Searcher` its lock) and waits `BUSY_SECONDS` (30 s) for another
-connection's write. Only short writes are waited for so (a catalog store, about a second for a
-first read of 10,000 files; a checkpoint save; a store's creation or reset), and 30 s is far past
-them on a loaded machine; past it the catalog reads without caching. The one long write, an index
-sync, is never waited for through it: `IndexHandle.begin_write` polls for the index's write lock
-with its own limit and progress.
+Connections run WAL, may be used from any thread (each owner serialises its use) and wait
+`BUSY_SECONDS` for another's write: only short writes are waited for so; the one long write, an
+index sync, is polled for by `IndexHandle.begin_write` with its own limit and progress.
 """
 
 from __future__ import annotations

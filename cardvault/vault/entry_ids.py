@@ -1,15 +1,12 @@
 """Log entries' identities: the one builder of new entries, ids for old ones, and citations.
 
-An entry's identity is a short hex id at the end of its heading, `## 14:30 — Cortex CSRF
-<!-- id:3f9a2c -->` (hidden by Markdown viewers, shown by git diffs). A card cites it as
-`memory/2026-03-19.md#3f9a2c`, which names the same entry whatever merges, reorderings or hand
-edits do around it. A new entry's id is random, not derived from its content: two clones that
-log the same words in the same minute make two entries, each citation naming its own. An old
-entry without one gets `derived_id`, the same on every clone, so two clones that stamp the same
-old entries write the same bytes and merge cleanly. The old positional citation (`#14:30-2`, the
-second entry of 14:30) still resolves; where it must name the right entry (the id migration,
-`forget`), `cited_entry` reads it by content, as a merge may have interleaved two clones'
-entries of one minute."""
+An entry's id ends its heading, `## 14:30 — Title <!-- id:3f9a2c -->`, and a card cites it as
+`memory/2026-03-19.md#3f9a2c` whatever merges or edits do around it. A new id is random: two
+clones logging the same words in the same minute make two entries. An old entry gets
+`derived_id`, the same on every clone, so two clones stamping it write the same bytes. The old
+positional citation (`#14:30-2`) still resolves; `cited_entry` reads it by content where it must
+name the right entry (a merge may have interleaved two clones' entries of one minute).
+"""
 
 from __future__ import annotations
 

@@ -1,18 +1,10 @@
 """Which files are daily logs: the one rule, for the vault's own walk and for `import`.
 
-A daily log is named by its day. The day may stand alone or beside a suffix, in the forms agents
-and people write (OpenClaw/Clawdbot workspaces among them):
-- `2026-03-19.md` (what cardvault writes), `2026-03-19-code-lab.md`, `2026-03-19_AUDIT.md`;
-- `documentation-work-2026-03-21.md`, `systems_synthesis_20260203.md` (the day at the end);
-- `20260203.md` (the compact form).
-A name shaped so whose day is no real date (`2026-02-30.md`) is still taken for a log, so that
-`check` names it rather than the file being passed over.
-
-Where, inside a vault or a folder laid out like one: directly in `memory/`, and anywhere under
-`memory/archive/`, where agent workspaces keep their old daily notes. A dated file there is a
-log unless it starts with frontmatter: an archived card whose slug begins with a date
-(`memory/archive/dev-notes/2026-05-21-release.md`) stays a card. Cards under `memory/cards/`
-are cards whatever their names.
+A daily log is named by its day, alone or beside a suffix or prefix (`2026-03-19.md`,
+`2026-03-19_AUDIT.md`, `systems_synthesis_20260203.md`, `20260203.md`); a name so shaped whose
+day is no real date (`2026-02-30.md`) is still a log, so that `check` names it. Logs sit directly
+in `memory/` or anywhere under `memory/archive/`, where a dated file that starts with
+frontmatter is an archived card (`memory/archive/2026-05-21-release.md`).
 """
 
 from __future__ import annotations
