@@ -54,12 +54,8 @@ class Store:
     on_copy: Mapping[str, str] = field(default_factory=dict)  # meta set when another file's
     probe: str = ""  # a query that fails on a damaged file, beyond reading a row of each table
 
-    def tables(self) -> tuple[str, ...]:
-        """The names of the tables the schema creates (read once per schema, not per open)."""
-        return _tables(self.schema)
 
-
-@functools.cache
+@functools.cache  # once per schema, not per open
 def _tables(schema: str) -> tuple[str, ...]:
     words = [statement.split() for statement in _statements(schema)]
     return tuple(w[w.index("TABLE") + 1] for w in words if "TABLE" in w)
@@ -151,8 +147,8 @@ def rows_in(conn: sqlite3.Connection, sql: str, values: Sequence[str]) -> list[t
 
 
 def trouble(path: Path, damage: str) -> str:
-    """What is wrong with the database at `path`, to follow its store's name: a file or folder
-    this user may not read or write is said to be so, else `damage` ("is unreadable (...)")."""
+    """What is wrong with the database at `path`, to follow its store's name: a permission
+    problem if there is one, else `damage` ("is unreadable (...)")."""
     if path.exists() and not os.access(path, os.R_OK):
         return f"{path} cannot be read by this user (permission denied)"
     if not os.access(path.parent, os.W_OK | os.X_OK):
@@ -187,15 +183,15 @@ def _settle(
     notices: list[str],
     made: bool,
 ) -> None:
-    """Make the database `store`'s, of its version and `fingerprint`, and this file's own:
-    nothing is written when it is (only its tables are read, so a damaged one raises here). Only
-    a file just `made` here may be without tables (another process may be making it at once)."""
+    """Make the database `store`'s, of its version and `fingerprint`, and this file's own;
+    nothing is written when it is (its tables are read, so a damaged one raises). Only a file
+    just `made` here may lack tables (another process may be making it at once)."""
     wanted = {"schema": store.version, "file": file_identity(path)}
     if fingerprint:
         wanted["fingerprint"] = fingerprint
     meta = _meta(conn)
     if meta is not None and wanted.items() <= meta.items():  # each wanted value held
-        for table in store.tables():
+        for table in _tables(store.schema):
             conn.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
         if store.probe:
             conn.execute(store.probe).fetchall()
@@ -231,7 +227,6 @@ def _settle(
 
 
 def _meta(conn: sqlite3.Connection) -> dict[str, str] | None:
-    """The meta table's values; None for a database without one (a new, empty file)."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
         return None
     return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}

@@ -25,11 +25,6 @@ ARCHIVE = "archive"
 FRONTMATTER = "---"
 
 
-def is_log_name(name: str) -> bool:
-    """Whether a file named `name` is a daily log's (its day need not be a real date)."""
-    return _LOG_NAME.match(name) is not None
-
-
 def log_day(name: str) -> dt.date | None:
     """The day a file named `name` is the log of; None when the name is no log's or its day
     is no real date."""
@@ -48,7 +43,7 @@ def is_log_path(rel: str, head: str = "") -> bool:
     slashes) is a daily log; `head` is the start of its text (a file under memory/archive/
     that opens with frontmatter is an archived card)."""
     parts = rel.split("/")
-    if len(parts) < 2 or parts[0] != "memory" or not is_log_name(parts[-1]):
+    if len(parts) < 2 or parts[0] != "memory" or not _LOG_NAME.match(parts[-1]):
         return False
     if any(not part or part.startswith(".") for part in parts):
         return False  # `..`, an empty or a hidden part: never a path into the vault's logs
@@ -69,8 +64,6 @@ def log_citation(path: Path) -> str:
     """How citations name the log at `path`: its place under the vault's memory/ folder
     (`memory/2026-03-19.md`, `memory/archive/2026-01-10.md`); `memory/<name>` for a file outside
     any memory/ folder."""
-    if path.parent.name == "memory":
-        return f"memory/{path.name}"
     for folder in path.parents:
         if folder.name == "memory":
             return "memory/" + path.relative_to(folder).as_posix()

@@ -68,8 +68,8 @@ def intact(row: Row) -> bool:
 
 
 def vault_fingerprint(vault: Vault) -> str:
-    """What every record depends on besides its file: the settings, and cardvault's own code
-    (so an upgrade, or a developer's edit, re-reads the vault rather than trusting old records)."""
+    """What every record depends on besides its file: the settings and cardvault's own code (an
+    upgrade or an edit re-reads the vault)."""
     settings = dataclasses.replace(vault.config, source=None)
     return fingerprint(RECORD_VERSION, settings, code_stamp())
 
@@ -246,8 +246,8 @@ def hot_memories(vault: Vault, problems: list[Finding]) -> dict[str, FileText]:
 
 
 def optional_file(vault: Vault, path: Path, problems: list[Finding]) -> FileText | None:
-    """MEMORY.md, AGENTS.md or a hot memory, read strictly (None when there is none); a file
-    that cannot be used is a problem, never an exception."""
+    """MEMORY.md, AGENTS.md or a hot memory (None when there is none); a file that cannot be
+    used is a problem, never an exception."""
     try:
         return read_if_present(path, vault.root)
     except UnsafePathError as exc:
