@@ -128,9 +128,7 @@ class StampedLog:
 def stamped_log(text: str, path: Path) -> StampedLog:
     """`text` with `derived_id`s added to the headings of entries that have none, or whose id an
     earlier entry already has (a copied heading); every other byte stays. `renamed` maps each
-    entry's positional citation to its id citation.
-
-    An entry whose heading holds a secret (guard.scan_text) gets no id: rewriting that line would
+    entry's positional citation to its id citation. An entry whose heading holds a secret (guard.scan_text) gets no id: rewriting that line would
     copy the secret into a new commit, out of reach of a purge of the one that brought it."""
     from cardvault.guard import scan_text
 
@@ -148,7 +146,7 @@ def stamped_log(text: str, path: Path) -> StampedLog:
         entry_id = entry.entry_id if entry.entry_id not in kept else None
         if entry_id is None:
             if scan_text(lines[entry.line - 1]):
-                continue  # stamping would copy the heading's secret into a new commit
+                continue
             entry_id = derived_id(entry, taken, occurrence)
             taken.add(entry_id)
             index = entry.line - 1
