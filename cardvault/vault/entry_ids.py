@@ -128,8 +128,9 @@ class StampedLog:
 def stamped_log(text: str, path: Path) -> StampedLog:
     """`text` with `derived_id`s added to the headings of entries that have none, or whose id an
     earlier entry already has (a copied heading); every other byte stays. `renamed` maps each
-    entry's positional citation to its id citation. An entry whose heading holds a secret (guard.scan_text) gets no id: rewriting that line would
-    copy the secret into a new commit, out of reach of a purge of the one that brought it."""
+    entry's positional citation to its id citation. An entry whose heading holds a secret
+    (guard.scan_text) gets no id: rewriting that line would copy the secret into a new commit,
+    out of reach of a purge of the one that brought it."""
     from cardvault.guard import scan_text
 
     entries = parse_log(text, path, ())
