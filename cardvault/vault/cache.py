@@ -1,18 +1,11 @@
 """The cache folder `.cardvault/`: derived state, local to this clone and this user, never taken
 from git (docs/security.md).
 
-Everything in it (catalog, search index, write lock, crash journal, the resident's socket) is
-rebuilt on demand, so anything there cardvault did not make is set aside rather than used.
-`heal_cache_dir` runs on every opening of a vault, with a few `lstat` calls: a symlink or a
-non-folder at `.cardvault` is removed (a link is never followed), a folder owned by another user
-is moved aside, a symlink directly inside it is removed, and the folder gets a `.gitignore` of
-its own ignoring all of it. What is set aside goes to `.cardvault/untrusted/<time>-<name>`, kept
-for a person to look at, never read. A database copied or checked out into the folder is
-rebuilt before it is read (derived_store.py).
-
-A vault this user cannot write is still read and searched: `index_folder` puts its search index
-in the user's cache (`machine_cache`). Writers keep to `.cardvault/` (the lock and the journal
-must be the vault's own) and refuse there."""
+Everything in it is rebuilt on demand, so anything there cardvault did not make is set aside
+(to `.cardvault/untrusted/`, never read) rather than used: `heal_cache_dir` runs on every
+opening of a vault, with a few `lstat` calls. A vault this user cannot write is still searched:
+`index_folder` puts its index in the user's cache; writers keep to `.cardvault/` and refuse.
+"""
 
 from __future__ import annotations
 

@@ -1,22 +1,13 @@
 """The catalog: the parsed form of every card and log, kept in `.cardvault/catalog.sqlite`.
 
-One row per file: its stat signature (size, mtime, ctime, inode), the digest of its bytes, its
-text and its parsed record (JSON: frontmatter, token count, links, log entries, or the parse
-error). A read stats every file and re-reads only those whose signature changed (vault/changes.py
-decides); of those, only a file whose digest changed is parsed again. So a command on an
-unchanged vault parses nothing.
+One row per file: its stat signature, the digest of its bytes, its text and its parsed record
+(records.py). A read re-reads only files whose signature changed (vault/changes.py), and parses
+only those whose digest changed. Named *facts* are per-file values the services derive (a
+card's check findings, its secret scan), kept under the file's digest.
 
-Named *facts* are per-file values derived by the services (a card's check findings, its secret
-scan) and kept under the file's digest, so they are recomputed only for changed files.
-
-Like the search index, the catalog is derived and disposable: opened, checked, rebuilt and
-reset by vault/derived_store.py (a damaged file, another schema, records made under other
-settings, a copy from another clone: all rebuilt from the vault). It is never a source of truth:
-nothing is written to the vault from it without the applier checking the file's digest on disk
-first. A file changed within a timestamp tick of its stat being taken is checked by digest on
-the next read as well (its row is `racy`: see vault/changes.py).
-When the catalog cannot be opened or written (a read-only cache, another process writing past
-the busy timeout), the vault is still read, just without caching.
+Derived and disposable (vault/derived_store.py rebuilds it), never a source of truth: nothing is
+written to the vault from it without the applier checking the file's digest on disk. When it
+cannot be opened or written, the vault is still read, just without caching.
 """
 
 from __future__ import annotations
@@ -25,7 +16,7 @@ import contextlib
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -139,17 +130,9 @@ class Catalog:
         except sqlite3.Error:
             return {}
         current = [(rel, value) for rel, digest, value in found if digests.get(rel) == digest]
-        try:  # one parse for all: much faster than one json.loads per file
-            decoded = json.loads("[" + ",".join(value for _, value in current) + "]")
-        except ValueError:
-            decoded = None
-        if decoded is not None and len(decoded) == len(current):
-            return {rel: value for (rel, _), value in zip(current, decoded, strict=True)}
-        values: dict[str, Any] = {}
-        for rel, value in current:
-            with contextlib.suppress(ValueError):
-                values[rel] = json.loads(value)
-        return values
+        decoded = decode_each([value for _, value in current])
+        pairs = zip(current, decoded, strict=True)
+        return {rel: value for (rel, _), value in pairs if value is not DAMAGED}
 
     def store_facts(self, name: str, values: Mapping[str, tuple[str, Any]]) -> bool:
         """Keep fact `name` for each rel: (digest it was computed from, JSON-able value)."""
@@ -191,6 +174,31 @@ class Catalog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: What `decode_each` gives for a stored text that is not JSON.
+DAMAGED = object()
+
+
+def decode_each(
+    stored: Sequence[str], hook: Callable[[dict[str, Any]], Any] | None = None
+) -> list[Any]:
+    """Stored JSON texts decoded (`hook` as json's `object_hook`), in one parse when all are
+    sound: much faster than one `json.loads` each."""
+    try:
+        decoded = json.loads("[" + ",".join(stored) + "]", object_hook=hook)
+    except ValueError:
+        decoded = None
+    if decoded is not None and len(decoded) == len(stored):  # not two running into one
+        return list(decoded)
+    return [_decode_one(text, hook) for text in stored]
+
+
+def _decode_one(text: str, hook: Callable[[dict[str, Any]], Any] | None) -> Any:
+    try:
+        return json.loads(text, object_hook=hook)
+    except ValueError:
+        return DAMAGED
 
 
 def fingerprint(*parts: object) -> str:

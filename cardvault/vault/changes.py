@@ -1,18 +1,11 @@
 """Which vault files changed since a recorded state: the one change detection.
 
-The catalog (refresh.py), the search index's sync (search/sync.py) and its freshness check and
-warm watcher (search/freshness.py) each record, per file, the stat they last saw and the digest
-of the bytes they read. `changed_since` compares that record with the files on disk now and says
-which files must be read again (their digest then decides whether they really changed) and which
-are gone. All three ask it, so they can never disagree about an edit.
-
-A file's stat signature is its size, mtime, ctime and inode. An edit that kept the size and set
-the old mtime back (`os.utime`, `touch -r`, a tool that preserves times) still moves the ctime,
-which no user call can set; a file replaced by a rename has a new inode. A signature taken
-within the filesystem's timestamp granularity of the file's last change is ambiguous: a second
-edit in the same tick would leave every field as it was (git's "racily clean" files). Such a
-record is `racy`, and a racy file is read again, by digest, on every later look until its
-signature is old enough to be trusted.
+The catalog (refresh.py) and the search index's sync, freshness check and watcher (search/)
+each record per file the stat they last saw; all ask `changed_since`, so they never disagree
+about an edit. A file's signature is its size, mtime, ctime and inode: an edit that set the old
+mtime back still moves the ctime, a rename gives a new inode. A signature taken within the
+filesystem's timestamp granularity of the file's last change is `racy` (git's "racily clean"):
+the file is read again, by digest, on every look until the signature is old enough to trust.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """Confinement: every file cardvault reads or writes below a vault root is a real file inside it.
 
-A vault arrives from other people through git, so any name in it may be a trap: a log that is a
-symlink to `../.git/config` (appended to and pushed), a card folder that links to `~/.ssh`, a
-folder that loops, a FIFO that blocks its reader forever, a file name holding a newline or a
-terminal escape. This module is the one place that decides what may be opened: `confined`
-(lexically below the root, nothing under `.git`, no symlink at any component below the root;
-the root itself may be one: a person chose it), `read_confined`/`read_regular` (a regular
-file's bytes, opened with `O_NOFOLLOW` and `O_NONBLOCK`, at most `limit` + 1 bytes so the caller
-tells "too big" from "exactly the limit"), and `name_problem`/`shown` for names that cannot be
-shown on one line.
-
-Not defended against: another local user swapping a checked folder for a symlink between the
-check and the open (a shared vault is files, not a process)."""
+A vault arrives through git, so any name in it may be a trap: a symlink to `../.git/config`, a
+folder linking to `~/.ssh`, a FIFO that blocks its reader, a file name holding a terminal
+escape. This module is the one place that decides what may be opened: `confined` (below the
+root, not under `.git`, no symlink below the root), `read_regular` (at most `limit` + 1 bytes,
+so the caller tells "too big" from "exactly the limit"), `name_problem`/`shown`.
+Not defended against: another local user swapping a checked folder between check and open.
+"""
 
 from __future__ import annotations
 

@@ -1,20 +1,15 @@
 """Daily logs (memory/YYYY-MM-DD.md): parsing into entries, and formatting appended entries.
 
-An entry is a top-level `##` section (one inside a quote, a list item or a fenced code block is
-body; a setext heading is one only when it gives a time): log_headings.py reads its time and
-title, and the `<!-- id:3f9a2c -->` at the end of its heading is its identity (entry_ids.py).
-Inside it, the one matcher of distillation signals reads the forms signal_forms.py tables over
-markdown-it tokens, in prose only (prose.py: never in code or quoted output). A signal's text is
-the rest of its line and, while a line ends mid-sentence (hard-wrapped text), what follows in
-its paragraph, up to the next signal, field line or `→ card:` line; the story told after a
-finished sentence is not the lesson. An entry whose lines give `Mistake:` and
-`Fix:`/`Prevention:` is a structured correction and keeps those fields.
+An entry is a top-level `##` section (a setext heading only when it gives a time). Signals are
+read in prose only (prose.py), in the forms signal_forms.py tables. A signal's text is the rest
+of its line and, while a line ends mid-sentence (hard-wrapped), what follows in its paragraph,
+up to the next signal, field line or `→ card:` line. `Mistake:` with `Fix:`/`Prevention:` make
+a structured correction.
 
-Written text cannot forge structure (`format_entry`, `appended_log_text`): a line that would
-read as an entry heading is escaped with a backslash (`\\## 10:00 — ...`), and kept a paragraph
-of its own so it never runs on into the lesson before it; a code fence or HTML block left open,
-which would swallow every later entry of the day, is closed at the end of the text that opened
-it."""
+Written text cannot forge structure: a line that would read as an entry heading is escaped
+(`\\## 10:00 — ...`) and kept a paragraph of its own; a code fence or HTML block left open, which
+would swallow every later entry of the day, is closed at the end of the text that opened it.
+"""
 
 from __future__ import annotations
 
@@ -98,24 +93,21 @@ class LogEntry:
 
     @property
     def ref(self) -> str:
-        """Stable citation of the entry, as a card's `sources` store it: by its id
-        (`memory/2026-03-19.md#3f9a2c`), else by its position."""
+        """The citation a card's `sources` store: by its id, else by its position."""
         if self.entry_id is not None:
             return f"{self.log}#{self.entry_id}"
         return self.position_ref
 
     @property
     def position_ref(self) -> str:
-        """The positional citation, `#14:30`, `#14:30-2` (`#untimed-2` for an untimed entry):
-        kept so that old citations resolve, though it names another entry once a merge interleaves
-        two clones' entries of one minute."""
+        """The positional citation, `#14:30-2` (`#untimed-2`): kept so that old citations
+        resolve, though a merge interleaving two clones' entries of one minute shifts it."""
         suffix = "" if self.ordinal == 1 else f"-{self.ordinal}"
         return f"{self.log}#{self.time or UNTIMED}{suffix}"
 
     @property
     def log(self) -> str:
-        """The entry's log as citations name it (`memory/2026-03-19.md`; an adopted workspace's
-        `memory/archive/2026-01-10.md`)."""
+        """The entry's log as citations name it (lognames.log_citation)."""
         return log_citation(self.path)
 
     @property
@@ -129,8 +121,7 @@ class LogEntry:
 
     @property
     def label(self) -> str:
-        """How the entry is named to a person (and in commit messages): `2026-03-19 14:30
-        "Cortex CSRF"`, any secret in a hand-written title redacted."""
+        """How the entry is named to a person and in commits, its title's secrets redacted."""
         from cardvault.guard import redact_text
 
         return f'{self.day.isoformat()} {self.heading_time}"{redact_text(self.title)}"'
@@ -263,9 +254,8 @@ def _code_lines(tokens: list[Token]) -> set[int]:
 
 
 def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None]]:
-    """(0-based line, time, title, id) of each top-level `##` heading (one inside a quote or a
-    list item is body): every `## ...` line is an entry, timed or not (log_headings.py); a
-    setext one (a line underlined with `---`) only when it gives a time."""
+    """(0-based line, time, title, id) of each entry heading: a top-level `##` line, or a
+    setext heading that gives a time."""
     found = []
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag != "h2" or token.map is None:
@@ -307,9 +297,8 @@ def _lesson_sections(tokens: list[Token]) -> tuple[set[int], set[int]]:
 
 
 def signals_in(text: str, signal_words: Iterable[str]) -> list[Signal]:
-    """The signals of any Markdown text (an assistant's message, a card's body) by the same
-    rules as an entry's: wherever a sentence starts, never in code or quotes; `line` is the
-    1-based line in `text`."""
+    """The signals of any Markdown text (an assistant's message, a card's body) by an entry's
+    rules; `line` is the 1-based line in `text`."""
     tokens = prose.parse(text)
     raw = text.split("\n")
     said = prose.masked_lines(text, tokens, quotes=True)
@@ -620,10 +609,8 @@ def format_entry(time: str, title: str, body: str, entry_id: str | None = None) 
 
 
 def appended_log_text(current: str | None, day: dt.date, entry: str) -> str:
-    """The log's new text with `entry` appended; the current bytes stay a prefix of it (a block
-    the current text leaves open is closed after it, so the new heading is an entry). What is
-    appended ends its lines as the log does (`in_line_ends`: a log written on Windows keeps
-    CRLF, not a mix)."""
+    """The log's new text with `entry` appended: the current bytes stay its prefix, a block they
+    leave open is closed first, and what is appended ends its lines as the log does."""
     if current is None or not current.strip():
         head = current or ""
         return f"{head}# {day.isoformat()}\n\n{entry}"

@@ -1,16 +1,11 @@
 """The review queue file, `memory/review.jsonl`: memory decisions pending and settled.
 
-Maintenance writes here a decision it cannot make with certainty (same lesson? duplicate cards?
-which of two contradicting cards holds? where does a merged card's overflow go? is a stale card
-still right?); `cardvault review` settles it. Tracked in git, so a settled decision is never
-asked again, on any clone.
-
-One JSON object per line, keys sorted, in the order asked: a settlement is a one-line diff, and
-two clones' appends merge line by line (`merge=union` in `.gitattributes`). Reading resolves a
-repeated id (`_supersedes`): settled beats pending, an answer beats maintenance's closing of a
-question whose members moved (CLOSED_BY, which keeps nothing apart), a later settlement beats
-an earlier one, and on one day an accept beats a reject (its effect is already in the vault).
-Members are log entries (keyed by their `source` ref) or cards (keyed by their path)."""
+Maintenance writes here a decision it cannot make with certainty; `cardvault review` settles it.
+Tracked in git, one JSON object per line, keys sorted: a settlement is a one-line diff and two
+clones' appends merge line by line (`merge=union`). Reading resolves a repeated id
+(`_supersedes`): settled beats pending, an answer beats maintenance's closing (CLOSED_BY), a
+later settlement an earlier one, and on one day an accept a reject (its effect is in the vault).
+"""
 
 from __future__ import annotations
 
@@ -231,9 +226,9 @@ def find_items(items: Iterable[ReviewItem], wanted: Iterable[str]) -> list[Revie
 
 @dataclass(frozen=True)
 class KeptApart:
-    """The member keys answers keep apart, as the answers say it: per answer, a group every two
-    of whose keys are apart (`right` None), or two sides each key of which is apart from each key
-    of the other. Never the pairs: one rejected question of 40,000 members is 800 million pairs."""
+    """The member keys answers keep apart, per answer: a group every two of whose keys are
+    apart (`right` None), or two sides apart from each other. Never the pairs: one rejected
+    question of 40,000 members is 800 million pairs."""
 
     fences: tuple[tuple[frozenset[str], frozenset[str] | None], ...] = ()
     by_key: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
@@ -303,7 +298,6 @@ def apart_pairs(items: Iterable[ReviewItem]) -> KeptApart:
 
 
 def _kept(fences: list[tuple[frozenset[str], frozenset[str] | None]]) -> KeptApart:
-    """The fences, with each key's answers found at once."""
     by_key: dict[str, list[int]] = {}
     for number, (left, right) in enumerate(fences):
         for key in left | (right or frozenset()):
@@ -312,9 +306,8 @@ def _kept(fences: list[tuple[frozenset[str], frozenset[str] | None]]) -> KeptApa
 
 
 def asked_pairs(items: Iterable[ReviewItem]) -> KeptApart:
-    """Member keys a pending question asks about, every two of a question's members as a pair
-    (kept as groups, as `apart_pairs` keeps answers): whether they are one lesson (or one card,
-    or which of them holds) is the person's to answer, so nothing joins them before."""
+    """Member keys a pending question asks about, as groups: the answer is the person's, so
+    nothing joins them before."""
     asked = [i for i in items if i.pending and i.kind not in _UNPAIRED]
     return _kept([(frozenset(i.keys), None) for i in asked])
 

@@ -1,33 +1,19 @@
 """The derived SQLite files in the cache folder, opened, checked, reset and removed one way.
 
-Each is a `Store`, a row of data (name, file, schema version, tables): the catalog
-(`catalog.sqlite`, vault/catalog.py), the search index (`search.sqlite`, search/index.py) and the
-vectors of an interrupted index (`embedding-checkpoint.sqlite`, search/checkpoint.py). They stay
-three files: an index sync writes in one transaction that lasts minutes when it embeds many
-texts, which a catalog inside it would wait for on every command, and the checkpoint exists to
-commit while that transaction is open; and a read-only vault's index lives in the user's cache
-(vault/cache.py `index_folder`) while its catalog stays with the vault.
+Each is a `Store`, a row of data: the catalog (vault/catalog.py), the search index
+(search/index.py) and an interrupted index's vectors (search/checkpoint.py). They stay three
+files: an index sync holds one write transaction for minutes, which a catalog inside it would
+wait for and the checkpoint exists to commit during; and a read-only vault's index lives in the
+user's cache (vault/cache.py) while its catalog stays with the vault.
 
-`open_store`:
-- makes the folder; a link where the file should be is removed, never followed;
-- deletes and makes anew, with a notice saying why, a file that cannot be read as the store (not
-  a database, damaged, a folder, one this user may not read or write);
-- resets in place, in one write transaction, a file of another schema version (older or newer),
-  one made under other settings (`fingerprint`: the catalog's settings and code, the checkpoint's
-  model) or one that is not the file this clone made (a copy, or one git checked out: the device
-  and inode recorded when it was made differ, an identity its maker cannot forge): everything it
-  holds is rebuilt from the vault's files but the tables of `keep` (the index's vectors, keyed by
-  the digest of the text each embeds: minutes of work), which `on_copy` marks unproven when the
-  file was another one (only vectors this machine sealed are then used). A new version or
-  fingerprint gets a notice, a copy none.
+`open_store` deletes and remakes, with a notice, a file that cannot be read as the store; it
+resets in place a file of another schema version, `fingerprint` or identity (a copy, or one git
+checked out: the device and inode recorded at its making differ), keeping only the tables of
+`keep` (the index's vectors: minutes of work), which `on_copy` marks unproven for a copy.
 
-Every connection runs WAL, may be used from any thread (each owner serialises its use: the
-catalog holds `IN_USE`, a `Searcher` its lock) and waits `BUSY_SECONDS` (30 s) for another
-connection's write. Only short writes are waited for so (a catalog store, about a second for a
-first read of 10,000 files; a checkpoint save; a store's creation or reset), and 30 s is far past
-them on a loaded machine; past it the catalog reads without caching. The one long write, an index
-sync, is never waited for through it: `IndexHandle.begin_write` polls for the index's write lock
-with its own limit and progress.
+Connections run WAL, may be used from any thread (each owner serialises its use) and wait
+`BUSY_SECONDS` for another's write: only short writes are waited for so; the one long write, an
+index sync, is polled for by `IndexHandle.begin_write` with its own limit and progress.
 """
 
 from __future__ import annotations
@@ -68,12 +54,8 @@ class Store:
     on_copy: Mapping[str, str] = field(default_factory=dict)  # meta set when another file's
     probe: str = ""  # a query that fails on a damaged file, beyond reading a row of each table
 
-    def tables(self) -> tuple[str, ...]:
-        """The names of the tables the schema creates (read once per schema, not per open)."""
-        return _tables(self.schema)
 
-
-@functools.cache
+@functools.cache  # once per schema, not per open
 def _tables(schema: str) -> tuple[str, ...]:
     words = [statement.split() for statement in _statements(schema)]
     return tuple(w[w.index("TABLE") + 1] for w in words if "TABLE" in w)
@@ -165,8 +147,8 @@ def rows_in(conn: sqlite3.Connection, sql: str, values: Sequence[str]) -> list[t
 
 
 def trouble(path: Path, damage: str) -> str:
-    """What is wrong with the database at `path`, to follow its store's name: a file or folder
-    this user may not read or write is said to be so, else `damage` ("is unreadable (...)")."""
+    """What is wrong with the database at `path`, to follow its store's name: a permission
+    problem if there is one, else `damage` ("is unreadable (...)")."""
     if path.exists() and not os.access(path, os.R_OK):
         return f"{path} cannot be read by this user (permission denied)"
     if not os.access(path.parent, os.W_OK | os.X_OK):
@@ -201,15 +183,15 @@ def _settle(
     notices: list[str],
     made: bool,
 ) -> None:
-    """Make the database `store`'s, of its version and `fingerprint`, and this file's own:
-    nothing is written when it is (only its tables are read, so a damaged one raises here). Only
-    a file just `made` here may be without tables (another process may be making it at once)."""
+    """Make the database `store`'s, of its version and `fingerprint`, and this file's own;
+    nothing is written when it is (its tables are read, so a damaged one raises). Only a file
+    just `made` here may lack tables (another process may be making it at once)."""
     wanted = {"schema": store.version, "file": file_identity(path)}
     if fingerprint:
         wanted["fingerprint"] = fingerprint
     meta = _meta(conn)
     if meta is not None and wanted.items() <= meta.items():  # each wanted value held
-        for table in store.tables():
+        for table in _tables(store.schema):
             conn.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
         if store.probe:
             conn.execute(store.probe).fetchall()
@@ -245,7 +227,6 @@ def _settle(
 
 
 def _meta(conn: sqlite3.Connection) -> dict[str, str] | None:
-    """The meta table's values; None for a database without one (a new, empty file)."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
         return None
     return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}

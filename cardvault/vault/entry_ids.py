@@ -1,15 +1,12 @@
 """Log entries' identities: the one builder of new entries, ids for old ones, and citations.
 
-An entry's identity is a short hex id at the end of its heading, `## 14:30 — Cortex CSRF
-<!-- id:3f9a2c -->` (hidden by Markdown viewers, shown by git diffs). A card cites it as
-`memory/2026-03-19.md#3f9a2c`, which names the same entry whatever merges, reorderings or hand
-edits do around it. A new entry's id is random, not derived from its content: two clones that
-log the same words in the same minute make two entries, each citation naming its own. An old
-entry without one gets `derived_id`, the same on every clone, so two clones that stamp the same
-old entries write the same bytes and merge cleanly. The old positional citation (`#14:30-2`, the
-second entry of 14:30) still resolves; where it must name the right entry (the id migration,
-`forget`), `cited_entry` reads it by content, as a merge may have interleaved two clones'
-entries of one minute."""
+An entry's id ends its heading, `## 14:30 — Title <!-- id:3f9a2c -->`, and a card cites it as
+`memory/2026-03-19.md#3f9a2c` whatever merges or edits do around it. A new id is random: two
+clones logging the same words in the same minute make two entries. An old entry gets
+`derived_id`, the same on every clone, so two clones stamping it write the same bytes. The old
+positional citation (`#14:30-2`) still resolves; `cited_entry` reads it by content where it must
+name the right entry (a merge may have interleaved two clones' entries of one minute).
+"""
 
 from __future__ import annotations
 
@@ -131,10 +128,9 @@ class StampedLog:
 def stamped_log(text: str, path: Path) -> StampedLog:
     """`text` with `derived_id`s added to the headings of entries that have none, or whose id an
     earlier entry already has (a copied heading); every other byte stays. `renamed` maps each
-    entry's positional citation to its id citation.
-
-    An entry whose heading holds a secret (guard.scan_text) gets no id: rewriting that line would
-    copy the secret into a new commit, out of reach of a purge of the one that brought it."""
+    entry's positional citation to its id citation. An entry whose heading holds a secret
+    (guard.scan_text) gets no id: rewriting that line would copy the secret into a new commit,
+    out of reach of a purge of the one that brought it."""
     from cardvault.guard import scan_text
 
     entries = parse_log(text, path, ())
@@ -151,7 +147,7 @@ def stamped_log(text: str, path: Path) -> StampedLog:
         entry_id = entry.entry_id if entry.entry_id not in kept else None
         if entry_id is None:
             if scan_text(lines[entry.line - 1]):
-                continue  # stamping would copy the heading's secret into a new commit
+                continue
             entry_id = derived_id(entry, taken, occurrence)
             taken.add(entry_id)
             index = entry.line - 1

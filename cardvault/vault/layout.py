@@ -83,8 +83,7 @@ class Vault:
         """`path` relative to the vault root, with forward slashes (as shown to users)."""
         text, root = str(path), self._root_prefix
         if text.startswith(root):  # string work: pathlib's relative_to is 30x slower
-            rel = text[len(root) :]
-            return rel if os.sep == "/" else rel.replace(os.sep, "/")
+            return _posix(text[len(root) :])
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:
@@ -170,19 +169,16 @@ class Refused:
 
 @dataclass(frozen=True)
 class Walk:
-    """The vault's card and log files by relative path, and the names refused on the way
-    (symlinks, FIFOs and devices, file names with control characters, unreadable folders)."""
+    """The vault's card and log files by relative path, and the names refused on the way."""
 
     files: dict[str, FileStat]
     refused: tuple[Refused, ...]
 
 
 def walk(vault: Vault) -> Walk:
-    """Every card, archived card and daily log, stat-ed but not read (the one vault walker), sorted
-    by relative path. Cards are `*.md` under memory/cards and memory/archive (dot-names skipped);
-    logs are the dated files in memory/ and those under memory/archive/ without frontmatter. A
-    symlink is never followed; it, a FIFO, a name that cannot be shown on one line and a folder
-    that cannot be listed are refused and reported, never a reason to stop."""
+    """Every card, archived card and daily log (lognames.py), stat-ed but not read: the one vault
+    walker, sorted by relative path. Symlinks are never followed; they, FIFOs, names that cannot
+    be shown on one line and folders that cannot be listed are refused, never a reason to stop."""
     refused: list[Refused] = []
     files = {stat.rel: stat for stat in _walked(vault, refused)}
     return Walk(dict(sorted(files.items())), tuple(sorted(refused, key=lambda r: r.rel)))

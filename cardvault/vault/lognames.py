@@ -1,18 +1,10 @@
 """Which files are daily logs: the one rule, for the vault's own walk and for `import`.
 
-A daily log is named by its day. The day may stand alone or beside a suffix, in the forms agents
-and people write (OpenClaw/Clawdbot workspaces among them):
-- `2026-03-19.md` (what cardvault writes), `2026-03-19-code-lab.md`, `2026-03-19_AUDIT.md`;
-- `documentation-work-2026-03-21.md`, `systems_synthesis_20260203.md` (the day at the end);
-- `20260203.md` (the compact form).
-A name shaped so whose day is no real date (`2026-02-30.md`) is still taken for a log, so that
-`check` names it rather than the file being passed over.
-
-Where, inside a vault or a folder laid out like one: directly in `memory/`, and anywhere under
-`memory/archive/`, where agent workspaces keep their old daily notes. A dated file there is a
-log unless it starts with frontmatter: an archived card whose slug begins with a date
-(`memory/archive/dev-notes/2026-05-21-release.md`) stays a card. Cards under `memory/cards/`
-are cards whatever their names.
+A daily log is named by its day, alone or beside a suffix or prefix (`2026-03-19.md`,
+`2026-03-19_AUDIT.md`, `systems_synthesis_20260203.md`, `20260203.md`); a name so shaped whose
+day is no real date (`2026-02-30.md`) is still a log, so that `check` names it. Logs sit directly
+in `memory/` or anywhere under `memory/archive/`, where a dated file that starts with
+frontmatter is an archived card (`memory/archive/2026-05-21-release.md`).
 """
 
 from __future__ import annotations
@@ -33,11 +25,6 @@ ARCHIVE = "archive"
 FRONTMATTER = "---"
 
 
-def is_log_name(name: str) -> bool:
-    """Whether a file named `name` is a daily log's (its day need not be a real date)."""
-    return _LOG_NAME.match(name) is not None
-
-
 def log_day(name: str) -> dt.date | None:
     """The day a file named `name` is the log of; None when the name is no log's or its day
     is no real date."""
@@ -56,7 +43,7 @@ def is_log_path(rel: str, head: str = "") -> bool:
     slashes) is a daily log; `head` is the start of its text (a file under memory/archive/
     that opens with frontmatter is an archived card)."""
     parts = rel.split("/")
-    if len(parts) < 2 or parts[0] != "memory" or not is_log_name(parts[-1]):
+    if len(parts) < 2 or parts[0] != "memory" or not _LOG_NAME.match(parts[-1]):
         return False
     if any(not part or part.startswith(".") for part in parts):
         return False  # `..`, an empty or a hidden part: never a path into the vault's logs
@@ -77,8 +64,6 @@ def log_citation(path: Path) -> str:
     """How citations name the log at `path`: its place under the vault's memory/ folder
     (`memory/2026-03-19.md`, `memory/archive/2026-01-10.md`); `memory/<name>` for a file outside
     any memory/ folder."""
-    if path.parent.name == "memory":
-        return f"memory/{path.name}"
     for folder in path.parents:
         if folder.name == "memory":
             return "memory/" + path.relative_to(folder).as_posix()

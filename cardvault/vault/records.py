@@ -27,10 +27,6 @@ RECORD_VERSION = 4
 _TAGS = {"$date": dt.date.fromisoformat, "$datetime": dt.datetime.fromisoformat}
 
 
-class RecordError(ValueError):
-    """A stored record that cannot be decoded (the file is parsed again)."""
-
-
 def card_record(text: str, path: Path) -> dict[str, Any]:
     """The record of a card's text (or of its parse error)."""
     try:
@@ -110,17 +106,17 @@ def error_record(exc: CardvaultError, code: str = "unreadable") -> dict[str, Any
 
 
 def encode_meta(meta: dict[str, Any]) -> Any:
-    """JSON-able frontmatter that reads back (as `loads` reads every record) into exactly
-    `meta`, else None."""
+    """JSON-able frontmatter that reads back (through `tagged`, as every record is read) into
+    exactly `meta`, else None."""
     try:
         encoded = _encode(meta)
-        faithful = json.loads(json.dumps(encoded), object_hook=_tagged) == meta
-    except (TypeError, ValueError, RecordError):
+        faithful = json.loads(json.dumps(encoded), object_hook=tagged) == meta
+    except (TypeError, ValueError):
         return None
     return encoded if faithful else None
 
 
-def _tagged(value: dict[str, Any]) -> Any:
+def tagged(value: dict[str, Any]) -> Any:
     """A JSON object back to the value it stands for (`{"$date": ...}` -> a date)."""
     if len(value) == 1:
         key = next(iter(value))
@@ -152,26 +148,3 @@ def _encode(value: Any) -> Any:
 def dumps(record: dict[str, Any]) -> str:
     """A record as stored."""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-
-
-def loads_many(stored: list[str]) -> list[Any]:
-    """Many stored records in one parse (much faster than one `loads` each); RecordError when
-    any of them is damaged (the caller then takes them one by one)."""
-    try:
-        records = json.loads("[" + ",".join(stored) + "]", object_hook=_tagged)
-    except ValueError as exc:
-        raise RecordError(str(exc)) from exc
-    if len(records) != len(stored):
-        raise RecordError("records run into each other")
-    return list(records)
-
-
-def loads(stored: str) -> dict[str, Any]:
-    """A stored record, frontmatter values decoded; RecordError when it is not one."""
-    try:
-        record = json.loads(stored, object_hook=_tagged)
-    except ValueError as exc:
-        raise RecordError(str(exc)) from exc
-    if not isinstance(record, dict):
-        raise RecordError("not a record")
-    return record

@@ -16,7 +16,7 @@ from typing import Any
 
 from cardvault.errors import CardvaultError, UnsafePathError
 from cardvault.limits import VAULT_FILE
-from cardvault.vault.catalog import Row, fingerprint
+from cardvault.vault.catalog import Row, decode_each, fingerprint
 from cardvault.vault.changes import changed_since, racy
 from cardvault.vault.confine import (
     leads_outside,
@@ -36,15 +36,13 @@ from cardvault.vault.finding import Finding
 from cardvault.vault.layout import FileStat, Vault
 from cardvault.vault.records import (
     RECORD_VERSION,
-    RecordError,
     card_record,
     decode_card,
     decode_log,
     dumps,
     error_record,
-    loads,
-    loads_many,
     log_record,
+    tagged,
 )
 from cardvault.vault.snapshot import CardFile, LogFile
 
@@ -70,8 +68,8 @@ def intact(row: Row) -> bool:
 
 
 def vault_fingerprint(vault: Vault) -> str:
-    """What every record depends on besides its file: the settings, and cardvault's own code
-    (so an upgrade, or a developer's edit, re-reads the vault rather than trusting old records)."""
+    """What every record depends on besides its file: the settings and cardvault's own code (an
+    upgrade or an edit re-reads the vault)."""
     settings = dataclasses.replace(vault.config, source=None)
     return fingerprint(RECORD_VERSION, settings, code_stamp())
 
@@ -199,10 +197,8 @@ def _decoded(
     logs: dict[str, LogFile] = {}
     damaged: list[str] = []
     ordered = list(rows.values())
-    try:
-        records = loads_many([row.record for row in ordered])
-    except RecordError:
-        records = [_loads_or_none(row.record) for row in ordered]
+    # a record that is not JSON (catalog.DAMAGED) fails below with a TypeError: parsed again
+    records = decode_each([row.record for row in ordered], tagged)
     for row, record in zip(ordered, records, strict=True):
         stat = files[row.rel]
         try:
@@ -224,13 +220,6 @@ def _decoded(
         except (KeyError, TypeError, ValueError, CardvaultError):
             damaged.append(row.rel)
     return cards, logs, damaged
-
-
-def _loads_or_none(stored: str) -> Any:
-    try:
-        return loads(stored)
-    except RecordError:
-        return None  # TypeError on use: the row counts as damaged
 
 
 def hot_memories(vault: Vault, problems: list[Finding]) -> dict[str, FileText]:
@@ -257,8 +246,8 @@ def hot_memories(vault: Vault, problems: list[Finding]) -> dict[str, FileText]:
 
 
 def optional_file(vault: Vault, path: Path, problems: list[Finding]) -> FileText | None:
-    """MEMORY.md, AGENTS.md or a hot memory, read strictly (None when there is none); a file
-    that cannot be used is a problem, never an exception."""
+    """MEMORY.md, AGENTS.md or a hot memory (None when there is none); a file that cannot be
+    used is a problem, never an exception."""
     try:
         return read_if_present(path, vault.root)
     except UnsafePathError as exc:

@@ -1,14 +1,12 @@
 """The use ledger: which cards were read for a task, recorded locally at no commit (DESIGN §10).
 
-Reading memory for a task (`context`, an MCP `read`, `show` by an agent, a card cited in a log
-entry) appends `2026-12-01<TAB>slug<TAB>how` to `.cardvault/uses.log` with one `os.write` on an
-`O_APPEND` descriptor: POSIX appends a write under `PIPE_BUF` whole and in order, so processes
-record at once without a lock; a longer line is not recorded. Recording never fails a read.
-`maintain` folds the lines past the clone's watermark (`.cardvault/uses.folded`: the offset
-folded so far and the ledger's inode) into the cards' `last_used` and `uses`, in its one
-commit; what another clone folded arrives as frontmatter, and the card merge driver adds both
-sides' new uses (sync/merge_card.py), so no use is counted twice. A line not of that form is
-skipped."""
+Reading memory for a task appends `2026-12-01<TAB>slug<TAB>how` to `.cardvault/uses.log` with
+one `os.write` on an `O_APPEND` descriptor: POSIX appends a write under `PIPE_BUF` whole, so
+processes record without a lock (a longer line is not recorded); recording never fails a read.
+`maintain` folds the lines past the clone's watermark (`.cardvault/uses.folded`: offset and
+inode) into the cards' `last_used` and `uses`; the card merge driver adds both sides' new uses,
+so no use is counted twice.
+"""
 
 from __future__ import annotations
 
