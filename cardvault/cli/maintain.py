@@ -255,11 +255,10 @@ def archive(
 def _hand_result(result: HandResult) -> None:
     for report in result.reports:
         render.warning(report.message)
-    lines = result.reasons
     render.notes(result.notes)
     if result.commit is None:
         render.success("nothing to change")
         return
-    for line in lines:
+    for line in result.reasons:
         render.success(line)
     report_commit(result.commit)

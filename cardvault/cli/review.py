@@ -117,9 +117,7 @@ def accept(
     """Accept decisions: make the members one card (same lesson, duplicate), keep one side of a
     contradiction, give a merged card's overflow a card of its own, archive a stale card. One
     commit."""
-    members = _numbers(only)
-    result = session_of(ctx).review_accept(ids, members, keep, reason, _to_global(ctx))
-    _show_result(result)
+    _show_result(session_of(ctx).review_accept(ids, _numbers(only), keep, reason, _to_global(ctx)))
 
 
 @review_app.command("reject")
