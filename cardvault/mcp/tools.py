@@ -266,12 +266,11 @@ class ReviewTools(Toolset):
 
         def run() -> dict[str, Any]:
             ids, to_global = [id.strip()], _to_global(self.app, queue)
-            if accept:
-                result = self.app.review_accept(
-                    ids, members or (), keep, reason, to_global, by=MCP_AGENT
-                )
-            else:
-                result = self.app.review_reject(ids, reason, to_global, by=MCP_AGENT)
+            result = (
+                self.app.review_accept(ids, members or (), keep, reason, to_global, by=MCP_AGENT)
+                if accept
+                else self.app.review_reject(ids, reason, to_global, by=MCP_AGENT)
+            )
             return {
                 "settled": [
                     {
