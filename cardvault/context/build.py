@@ -157,9 +157,9 @@ def review_item(sources: Sources, command: str = "cardvault review") -> Item | N
     return Item("review", "review queue", QUEUE_FILE, line, "decisions waiting for an answer", 1.0)
 
 
-def relevance_score(rank: int) -> float:
-    """Relevance of the card at 0-based search rank `rank`: 1.0, 0.75, 0.6, 0.5, ..."""
-    return 1.0 / (1.0 + rank / 3.0)
+def relevance_score(rank: int | None) -> float:
+    """Relevance of the card at 0-based search rank `rank`: 1.0, 0.75, 0.6, ...; None: 0.0."""
+    return 0.0 if rank is None else 1.0 / (1.0 + rank / 3.0)
 
 
 def search_relevance(
@@ -275,8 +275,7 @@ def card_items(
         rel = sources.rel(card.path)
         score = card_value(card, today).score
         if relevance is not None:
-            rank = relevance.ranks.get(rel)
-            found = relevance_score(rank) if rank is not None else 0.0
+            found = relevance_score(relevance.ranks.get(rel))
             score = RELEVANCE_WEIGHT * found + VALUE_WEIGHT * score
         scored.append((score, rel, card))
     scored.sort(key=lambda s: (-s[0], s[1]))
@@ -297,7 +296,7 @@ def _card_item(
         why = f"value: {value.explain()}"
     else:
         rank = relevance.ranks.get(rel)
-        found = relevance_score(rank) if rank is not None else 0.0
+        found = relevance_score(rank)
         where = f"{relevance.mode} rank {rank + 1}" if rank is not None else "not a search hit"
         why = (
             f"{RELEVANCE_WEIGHT} × relevance {found:.2f} ({where}) + {VALUE_WEIGHT} × value "

@@ -19,27 +19,21 @@ HOME_VAR = "CARDVAULT_HOME"
 
 
 def global_root(env: Mapping[str, str] | None = None) -> Path:
-    """The global vault's folder ($CARDVAULT_HOME, else the user data folder)."""
-    if env is not None and env is not os.environ and sys.platform not in ("darwin", "win32"):
-        return _unix_root(env)  # a caller's environment (`cardvault serve` answering it)
+    """The global vault's folder: $CARDVAULT_HOME, else the user data folder. On Linux and the
+    BSDs that is $XDG_DATA_HOME/cardvault, else ~/.local/share/cardvault (platformdirs' rule,
+    read from `env`, which may be a caller's environment: `cardvault serve` answering it)."""
     env = os.environ if env is None else env
-    if env.get(HOME_VAR):
-        return Path(env[HOME_VAR]).expanduser().resolve()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("cardvault", appauthor=False)).resolve()
-
-
-def _unix_root(env: Mapping[str, str]) -> Path:
-    """The folder `global_root` gives under `env` on Linux and the BSDs: $CARDVAULT_HOME, else
-    $XDG_DATA_HOME/cardvault, else ~/.local/share/cardvault (platformdirs' rule, read from
-    `env` rather than this process's environment)."""
+    unix = sys.platform not in ("darwin", "win32")
     if env.get(HOME_VAR):
         named = env[HOME_VAR]
         home = env.get("HOME")
-        if home and (named == "~" or named.startswith("~/")):
+        if unix and home and (named == "~" or named.startswith("~/")):
             named = home + named[1:]
         return Path(named).expanduser().resolve()
+    if not unix:
+        from platformdirs import user_data_dir
+
+        return Path(user_data_dir("cardvault", appauthor=False)).resolve()
     data = env.get("XDG_DATA_HOME", "").strip()
     if not data:
         data = str(Path(env["HOME"]) / ".local" / "share") if env.get("HOME") else "~/.local/share"

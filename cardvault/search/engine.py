@@ -369,9 +369,8 @@ class Searcher:
             evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
             scored = keyword_scored(keyword, evidence, calibration)[:k]
             exact = holding_every_term(index, query, [doc_id for doc_id, _ in scored])
-            total = evidence.idf_total
-            alone = calibration.alone({d: bm25 / total for d, bm25 in keyword[:k]}, False)
-            weak = frozenset(d for d, _ in keyword[:k] if d not in alone and d not in exact)
+            levels = {d: bm25 / evidence.idf_total for d, bm25 in keyword[:k]}
+            weak = frozenset(levels.keys() - calibration.alone(levels, False) - exact)
             return Ranked(scored, keyword=_evidence(keyword), weak=weak)
         # The query is embedded on a second thread while the keyword side ranks: onnxruntime
         # and SQLite both let go of the GIL, so a hybrid query costs the longer side, not both.
