@@ -194,7 +194,7 @@ class VaultCommands(WriteCommands):
         from cardvault.sync.run import index_notes
 
         vault = self.project()
-        top = history.work_tree(vault)
+        top = history.work_tree_of(vault.root)
         if top is None:
             raise CardvaultError(
                 "the vault is not in a git repository: nothing to sync", vault.root

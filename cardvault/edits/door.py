@@ -171,7 +171,7 @@ class Door:
             dirty = history.uncommitted(vault)  # none outside git
             if len(dirty) <= PENDING_STEP:
                 return replace(entered, pending=_commit_dirty(vault, dirty))
-        top = history.work_tree(vault) or vault.root
+        top = history.work_tree_of(vault.root) or vault.root
         screen_hand_edits(top, dirty)  # the long read, holding no lock
         pending = None
         for start in range(0, len(dirty), PENDING_STEP):
@@ -214,7 +214,7 @@ def _commit_dirty(vault: Vault, dirty: list[str]) -> history.CommitResult | None
     """Commit `dirty` (relative to the work tree) as "hand edits", once screened for secrets."""
     if not dirty:
         return None
-    top = history.work_tree(vault) or vault.root
+    top = history.work_tree_of(vault.root) or vault.root
     screen_hand_edits(top, dirty)
     listing = "\n".join(dirty[:50]) + (f"\n… and {len(dirty) - 50} more" if len(dirty) > 50 else "")
     return history.commit(vault, f"hand edits\n\n{listing}\n", [top / rel for rel in dirty])

@@ -61,7 +61,6 @@ from cardvault.history.status import (
     reverted_commits,
     tracked_under,
     uncommitted,
-    work_tree,
 )
 from cardvault.history.treemerge import (
     TreeMerge,
@@ -129,7 +128,6 @@ __all__ = [
     "unfinished_operation",
     "unstage",
     "with_texts",
-    "work_tree",
     "work_tree_of",
     "write_blob",
 ]

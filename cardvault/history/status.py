@@ -239,11 +239,6 @@ def reverted_commits(vault: Vault) -> list[Reverted]:
     return found
 
 
-def work_tree(vault: Vault) -> Path | None:
-    """The root of the git work tree holding the vault, or None outside a repository."""
-    return work_tree_of(vault.root)
-
-
 def remote_url(root: Path) -> str | None:
     """The URL of the repository's `origin` remote (else its first), or None."""
     top = work_tree_of(root)

@@ -82,11 +82,9 @@ def kept_apart(state: VaultState, item: ImportedCard, target: CardFile) -> bool:
 
 def write_new(vault: Vault, item: ImportedCard, taken: set[str]) -> WriteFile:
     """The card written at its exported path, renamed `-2`... when its slug is taken."""
-    path = vault.root / item.rel
     slug = unique_slug(item.card.slug, taken)
     taken.add(slug)
-    if slug != item.card.slug:
-        path = path.with_name(f"{slug}.md")
+    path = (vault.root / item.rel).with_name(f"{slug}.md")  # unchanged when not taken
     reason = f"imported {item.rel}" + (f" as {slug}" if slug != item.card.slug else "")
     return WriteFile(path, item.text, ABSENT, reason, STEP, 1)
 

@@ -215,11 +215,8 @@ def _header_problems(data: dict[str, Any]) -> list[Finding]:
         problems.append(problem("format", f"is {data.get('format')!r}, expected {FORMAT!r}"))
     version = data.get("version")
     if version != VERSION:
-        problems.append(
-            problem(
-                "version", f"{version!r} is not supported (this cardvault reads version {VERSION})"
-            )
-        )
+        message = f"{version!r} is not supported (this cardvault reads version {VERSION})"
+        problems.append(problem("version", message))
     return problems
 
 

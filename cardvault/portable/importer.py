@@ -156,18 +156,17 @@ def _duplicates(
     for item in cards:
         twin = texts.get(item.text) or slugs.get(item.card.slug)
         sources = item.card.sources
+        why = ""
         if sources and all(source in forgotten for source in sources):
-            skipped.append(
-                Outcome(item.index, item.rel, "skipped", "made only of forgotten entries")
-            )
+            why = "made only of forgotten entries"
         elif twin is not None and (
             twin.file.text == item.text or same_content(twin.card, item.card)
         ):
-            skipped.append(
-                Outcome(item.index, item.rel, "skipped", f"same as {state.vault.rel(twin.path)}")
-            )
+            why = f"same as {state.vault.rel(twin.path)}"
         elif item.text in seen:
-            skipped.append(Outcome(item.index, item.rel, "skipped", "repeated in the file"))
+            why = "repeated in the file"
+        if why:
+            skipped.append(Outcome(item.index, item.rel, "skipped", why))
         else:
             rest.append(item)
         seen.add(item.text)
@@ -381,8 +380,7 @@ def commit_message(plan: ImportPlan, source: str) -> str:
     from cardvault.edits.changes import reason_lines
 
     body = reason_lines(list(plan.changes))
-    for report in reports(list(plan.changes)):
-        body.append(f"conflict: {report.message}")
+    body += [f"conflict: {report.message}" for report in plan.reports]
     if plan.log_entries:
         body.append(
             f"{plan.log_entries} daily-log entr{'y' if plan.log_entries == 1 else 'ies'} added"

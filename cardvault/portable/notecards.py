@@ -220,9 +220,7 @@ def _words(value: Any, split: bool = True) -> list[str]:
 def clean_tag(raw: str) -> str:
     """A tag in the vault's form, or "" when nothing of it is ASCII (`#日本` has no such form)."""
     text = raw.strip().lstrip("#").replace("/", "-")
-    if not re.search(r"[A-Za-z0-9]", text):
-        return ""
-    return slugify(text)
+    return slugify(text) if re.search(r"[A-Za-z0-9]", text) else ""
 
 
 def _tags(parsed: ParsedNote, tokens: list[Token]) -> list[str]:

@@ -151,11 +151,7 @@ def walk_folder(root: Path, vault: Path | None) -> tuple[list[str], list[str], l
 
 
 def _vault_own(root: Path, rel: str, vault: Path | None) -> bool:
-    if vault is None:
-        return False
-    if root == vault:
-        return vault_own(rel)
-    return root / rel == vault
+    return vault is not None and (vault_own(rel) if root == vault else root / rel == vault)
 
 
 def vault_own(rel: str) -> bool:

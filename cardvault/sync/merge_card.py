@@ -209,10 +209,8 @@ def merge_meta(
         b, o, t = (side.get(key, _MISSING) for side in (base, ours, theirs))
         if o != b and t != b and (o != t or f.field(key).sync in _COUNTS):  # counts may agree
             value = _both_changed(key, b, o, t, base, ours, theirs)
-        elif t == b:
-            value = o
         else:
-            value = t
+            value = o if t == b else t
         if value is _CONFLICT:
             conflicts.append(key)
         elif value is not _MISSING:

@@ -131,7 +131,7 @@ def how(outcomes: list[str]) -> str:
 
 def not_ours(vault: Vault, paths: list[str]) -> list[str]:
     """Those of `paths` (relative to the work tree) that are not files cardvault writes."""
-    top = history.work_tree(vault) or vault.root
+    top = history.work_tree_of(vault.root) or vault.root
     return [rel for rel in paths if not _journaled(vault, top, rel)]
 
 

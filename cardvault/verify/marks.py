@@ -93,9 +93,9 @@ def project_of(vault: Vault, named: Path | None = None) -> Path | None:
     holds nothing but the vault's own files (a vault of its own: None)."""
     if named is not None:
         return named.resolve()
-    from cardvault.history import work_tree
+    from cardvault.history import work_tree_of
 
-    top = work_tree(vault)
+    top = work_tree_of(vault.root)
     if top is None:
         return None
     if top.resolve() == vault.root.resolve() and not _beside_the_vault(top):
