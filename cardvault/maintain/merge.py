@@ -316,7 +316,8 @@ def _folded(row: f.Field, keep: Card, cards: list[Card]) -> dict[str, Any]:
     if rule == f.UNION:
         return {key: _union(c.items(key) for c in cards) or None}
     if rule in (f.EARLIEST, f.LATEST):
-        return {key: _extreme(cards, key, min if rule == f.EARLIEST else max)}
+        dates = [d for d in (as_date(c.meta.get(key)) for c in cards) if d is not None]
+        return {key: (min if rule == f.EARLIEST else max)(dates, default=None)}
     if rule == f.SIGHTINGS:
         return {key: sightings(cards)}
     if rule == f.HIGHEST:
@@ -336,8 +337,3 @@ def _union(groups: Any) -> list[str]:
         for item in group:
             out.setdefault(str(item), None)
     return list(out)
-
-
-def _extreme(cards: list[Any], key: str, pick: Any) -> Any:
-    dates = [d for d in (as_date(c.meta.get(key)) for c in cards) if d is not None]
-    return pick(dates) if dates else None
