@@ -8,19 +8,16 @@ question promotes them (crossproject.promotion_by_answer); rejecting it keeps th
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cardvault.edits.changes import Change
-from cardvault.maintain.asking import new_item, queue_changes
-from cardvault.maintain.state import CardFile, VaultState
+from cardvault.maintain.asking import new_item
+from cardvault.maintain.state import CardFile
 from cardvault.maintain.text import first_sentence
 from cardvault.vault.decisions import Member as Asked
 from cardvault.vault.decisions import ReviewItem
 from cardvault.vault.layout import Vault
 
 KIND = "cross-project"
-STEP = "global"
 
 
 @dataclass(frozen=True)
@@ -53,11 +50,6 @@ class Weak:
         cites = [m.cite for m in self.members]
         score = f" (similarity {self.score:.2f})" if self.score is not None else ""
         return f"same lesson in {len(cites)} places?{score}: {self.why}: {', '.join(cites)}"
-
-
-def ask(state: VaultState, weak: Sequence[Weak], today: dt.date) -> list[Change]:
-    """The write that puts the questions weak evidence raises in the global vault's queue."""
-    return queue_changes(state, [question(w, today) for w in weak], STEP)
 
 
 def question(weak: Weak, today: dt.date) -> ReviewItem:

@@ -21,8 +21,9 @@ from cardvault.edits.changes import Change, WriteFile, reason_lines
 from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index
+from cardvault.maintain.asking import queue_changes
 from cardvault.maintain.contradict import contradict
-from cardvault.maintain.crossasking import Member, Weak, ask
+from cardvault.maintain.crossasking import Member, Weak, question
 from cardvault.maintain.linkage import constrained_clusters
 from cardvault.maintain.newcard import fallback
 from cardvault.maintain.promote import lesson_rule, recorded_cards, rules_changes
@@ -137,7 +138,7 @@ def plan_global(global_vault: Vault, today: dt.date, embedder: Any = None) -> Gl
     rules = rules_changes(after, promoted)
     changes += rules + memory_index.step(after.after(rules), cfg)
     open_ = [w for w in weak if not _settled(w, cited)]
-    changes += ask(state.after(changes), open_, today)
+    changes += queue_changes(state.after(changes), [question(w, today) for w in open_], STEP)
     questions = tuple(w.message for w in open_)
     return GlobalPlan(tuple(changes), tuple(found.projects), tuple(found.notices), questions)
 

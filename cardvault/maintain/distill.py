@@ -16,7 +16,6 @@ from typing import Any
 from cardvault.edits.changes import Change, MoveFile, Report, WriteFile, over_budget
 from cardvault.maintain.asking import card_member, entry_member, new_item, queue_changes
 from cardvault.maintain.calibration import constants_for
-from cardvault.maintain.candidates import vocabulary
 from cardvault.maintain.grouping import Placement, place
 from cardvault.maintain.lessons import Lesson, pending_lessons
 from cardvault.maintain.newcard import (
@@ -61,7 +60,7 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     changes: list[Change] = []
     current = state
     destinations: dict[int, Path] = {}
-    known = tag_words(state.live, placement.vocabulary or vocabulary(state))
+    known = tag_words(state.live, placement.vocabulary)
     for number in range(len(placement.groups)):
         group = placement.lessons_of(number)
         target = placement.card_of(number)

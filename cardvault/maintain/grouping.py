@@ -51,9 +51,9 @@ class Placement:
 
     nodes: list[Node]
     groups: list[list[int]]
-    cards: list[CardFile] = field(default_factory=list)  # the shortlist, in closeness's columns
-    closeness: Any = None  # lessons × shortlisted cards: cosine of lesson query and card text
-    vocabulary: Vocabulary | None = None
+    cards: list[CardFile]  # the shortlist, in closeness's columns
+    closeness: Any  # lessons × shortlisted cards: cosine of lesson query and card text
+    vocabulary: Vocabulary
     questions: list[Question] = field(default_factory=list)
     conflicts: list[tuple[int, CardFile, Contradiction]] = field(default_factory=list)
 

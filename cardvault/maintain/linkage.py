@@ -133,19 +133,14 @@ def complete_clusters(count: int, pairs: Iterable[tuple[int, int, float]]) -> li
     import numpy as np
 
     given = list(pairs)
-    parts = constrained_clusters(count, given)
     scores = {(min(i, j), max(i, j)): score for i, j, score in given}
+    floor = min(scores.values(), default=0.0)  # every given pair joins; a missing one (-inf) never
     found: list[list[int]] = []
-    for part in parts:
-        if len(part) < 3:
-            found.append(part)
-            continue
+    for part in constrained_clusters(count, given):
         matrix = np.full((len(part), len(part)), -np.inf)
         for a, i in enumerate(part):
-            for b, j in enumerate(part):
-                if i < j and (i, j) in scores:
-                    matrix[a, b] = matrix[b, a] = scores[(i, j)]
-        floor = min(scores[(min(i, j), max(i, j))] for i in part for j in part if (i, j) in scores)
-        for group in agglomerate(matrix, floor, COMPLETE):
+            for b, j in enumerate(part[a + 1 :], a + 1):
+                matrix[a, b] = matrix[b, a] = scores.get((i, j), -np.inf)
+        for group in _cluster(matrix, floor, COMPLETE, [], lambda a, b: True):
             found.append(sorted(part[n] for n in group))
     return sorted(found, key=lambda g: g[0])

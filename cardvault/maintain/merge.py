@@ -13,7 +13,6 @@ already say, whatever the token budget; each frontmatter field follows its `fold
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
@@ -269,7 +268,13 @@ def merge_cluster(
     keep, others = ordered[0], ordered[1:]
     meta = merged_meta(keep, others)
     renames = {o.slug: keep.slug for o in others}
-    text = _merged_text(state, keep, others, meta, renames, cfg)
+    body = keep.card.body
+    threshold = constants_for(cfg).distill_threshold
+    for other in others:
+        kept = novel_blocks(body, other.card.body, state.embeddings, threshold)
+        body = append_paragraphs(body, _units(render_blocks(kept)))
+    text = replace_body(keep.file.text, body) if body != keep.card.body else keep.file.text
+    text = rename_links(update_card_text(text, meta, path=keep.path), renames)
     try:  # cards each within the YAML bounds may not be together (their aliases summed)
         if by_person:
             text = update_card_text(text, {}, remove=[DISTILLED_KEY], path=keep.path)
@@ -288,23 +293,6 @@ def merge_cluster(
         )
     changes.extend(rewrite_links(state, renames, {keep.path, *(o.path for o in others)}))
     return changes
-
-
-def _merged_text(
-    state: VaultState,
-    keep: CardFile,
-    others: Sequence[CardFile],
-    meta: dict[str, Any],
-    renames: dict[str, str],
-    cfg: VaultConfig,
-) -> str:
-    body = keep.card.body
-    threshold = constants_for(cfg).distill_threshold
-    for other in others:
-        kept = novel_blocks(body, other.card.body, state.embeddings, threshold)
-        body = append_paragraphs(body, _units(render_blocks(kept)))
-    text = replace_body(keep.file.text, body) if body != keep.card.body else keep.file.text
-    return rename_links(update_card_text(text, meta, path=keep.path), renames)
 
 
 def merged_meta(keep: CardFile, others: list[CardFile]) -> dict[str, Any]:
@@ -328,7 +316,8 @@ def _folded(row: f.Field, keep: Card, cards: list[Card]) -> dict[str, Any]:
     if rule == f.UNION:
         return {key: _union(c.items(key) for c in cards) or None}
     if rule in (f.EARLIEST, f.LATEST):
-        return {key: _extreme(cards, key, min if rule == f.EARLIEST else max)}
+        dates = [d for d in (as_date(c.meta.get(key)) for c in cards) if d is not None]
+        return {key: (min if rule == f.EARLIEST else max)(dates, default=None)}
     if rule == f.SIGHTINGS:
         return {key: sightings(cards)}
     if rule == f.HIGHEST:
@@ -348,8 +337,3 @@ def _union(groups: Any) -> list[str]:
         for item in group:
             out.setdefault(str(item), None)
     return list(out)
-
-
-def _extreme(cards: list[Any], key: str, pick: Any) -> Any:
-    dates = [d for d in (as_date(c.meta.get(key)) for c in cards) if d is not None]
-    return pick(dates) if dates else None
