@@ -13,7 +13,7 @@ the "Not included" list is reserved (`footer_reserve`) and what it leaves is off
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -202,18 +202,8 @@ def render(items: Sequence[Item], footer: str) -> str:
 def pack(items: Sequence[Item], budget: int) -> Packed:
     """Take `items` (priority order) whole while they fit `budget`; name the rest at the end."""
     costs = {id(item): item.tokens for item in items}
-    limit = budget - footer_reserve(budget)
-
-    def cost(trial: set[int]) -> int:
-        return _cost([i for i in items if id(i) in trial], costs)
-
-    def with_footer(trial: set[int]) -> bool:
-        names = [i.name for i in items if id(i) not in trial]
-        footer = render_footer(names, budget - cost(trial))[0]
-        return cost(trial) <= budget and bool(footer or not names)
-
-    chosen = _fill(items, set(), lambda trial: cost(trial) <= limit)
-    chosen = _fill(items, chosen, with_footer)  # the reserve's unused tokens
+    chosen = _greedy(items, costs, budget - footer_reserve(budget))
+    chosen = _use_leftover(items, costs, chosen, budget)
     while True:
         kept = [item for item in items if id(item) in chosen]
         left = [item for item in items if id(item) not in chosen]
@@ -237,12 +227,33 @@ def _cost(items: Sequence[Item], costs: dict[int, int]) -> int:
     return start + sum(costs[id(i)] for i in items) + sum(section_cost(k) for k in kinds)
 
 
-def _fill(items: Sequence[Item], chosen: set[int], fits: Callable[[set[int]], bool]) -> set[int]:
-    """`chosen` with each item left out, best first, that still `fits` with it."""
+def _greedy(items: Sequence[Item], costs: dict[int, int], limit: int) -> set[int]:
+    chosen: set[int] = set()
+    kinds: set[str] = set()
+    used = preamble_cost()
+    for item in items:
+        cost = costs[id(item)] + (0 if item.kind in kinds else section_cost(item.kind))
+        if used + cost <= limit:
+            chosen.add(id(item))
+            kinds.add(item.kind)
+            used += cost
+    return chosen
+
+
+def _use_leftover(
+    items: Sequence[Item], costs: dict[int, int], chosen: set[int], budget: int
+) -> set[int]:
+    """Add left-out items, best first, while they and the shrinking footer still fit."""
     chosen = set(chosen)
     for item in items:
+        if id(item) in chosen:
+            continue
         trial = chosen | {id(item)}
-        if id(item) not in chosen and fits(trial):
+        kept = [i for i in items if id(i) in trial]
+        used = _cost(kept, costs)
+        names = [i.name for i in items if id(i) not in trial]
+        footer, _ = render_footer(names, budget - used)
+        if used <= budget and (footer or not names):
             chosen = trial
     return chosen
 
