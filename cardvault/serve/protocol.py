@@ -144,7 +144,7 @@ def run_request(message: dict[str, Any]) -> RunRequest:
     for name, valid in _RUN_FIELDS.items():
         if not valid(message.get(name)):
             raise ProtocolError(f"{name} has the wrong type")
-    request = RunRequest(*(message[name] for name in _RUN_FIELDS))
+    request = RunRequest(**{name: message[name] for name in _RUN_FIELDS})
     return request._replace(env={k: v for k, v in request.env.items() if k in CLIENT_ENV})
 
 
