@@ -186,12 +186,15 @@ def _prune(text: str, target: JsonFile, record: FileRecord | None) -> str:
     else:
         candidates = [slot.parent for slot in target.slots if isinstance(slot, Item)]
     for path in sorted(set(candidates), key=len, reverse=True):
-        text = jsonedit.remove(text, path[:-1], partial(_is_empty, path[-1]))
+        found = jsonedit.find(text, path)
+        if found is not None and found.data in ({}, []):
+            text = jsonedit.remove(text, path[:-1], partial(_is_at, path[-1], found))
     return text
 
 
-def _is_empty(key: str, element: jsonedit.Element) -> bool:
-    return element.key == key and element.value.data in ({}, [])
+def _is_at(key: str, value: jsonedit.Value, element: jsonedit.Element) -> bool:
+    """Whether `element` is member `key` with `value` (of a repeated key, the one that counts)."""
+    return element.key == key and element.value == value
 
 
 def _check(target: Target, old: dict[str, Any], new: dict[str, Any], present: bool) -> None:
