@@ -414,3 +414,23 @@ def test_a_codex_config_cardvault_cannot_edit_is_refused_and_kept(
     assert done.exit_code == 1 and "Traceback" not in done.output
     assert f"{config}: {said}" in done.output.replace("\n", " ")
     assert config.read_text() == text and not (home / ".codex" / "hooks.json").exists()
+
+
+def test_older_cardvault_hooks_are_replaced_where_they_are(home: Path, project: Path) -> None:
+    """Two older cardvault hooks between the user's: the first is replaced in place, the second
+    taken out; uninstall without its record takes out exactly cardvault's hooks."""
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine, theirs = (
+        '{"hooks": [{"type": "command", "command": "notify-send done"}]}',
+        ('{"hooks": [{"type": "command", "command": "cardvault --vault /old hook stop"}]}'),
+    )
+    settings.write_text(f'{{"hooks": {{"Stop": [{mine}, {theirs}, {theirs}, {mine}]}}}}\n')
+    assert install("claude-code", "user", project, "--yes").exit_code == 0
+    stop = json.loads(settings.read_text())["hooks"]["Stop"]
+    assert len(stop) == 3 and stop[0] == stop[2] == json.loads(mine)
+    assert stop[1]["hooks"][0]["command"].endswith(f"{project} hook stop --host claude-code")
+    assert settings.read_text().startswith(f'{{"hooks": {{"Stop": [{mine}, {{"hooks": [{{"')
+    (home / ".local" / "state" / "cardvault" / "installs.json").unlink()
+    assert install("claude-code", "user", project, "--uninstall", "--yes").exit_code == 0
+    assert settings.read_text() == f'{{"hooks": {{"Stop": [{mine}, {mine}]}}}}\n'
