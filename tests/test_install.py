@@ -423,7 +423,7 @@ def test_older_cardvault_hooks_are_replaced_where_they_are(home: Path, project: 
     settings.parent.mkdir()
     mine, theirs = (
         '{"hooks": [{"type": "command", "command": "notify-send done"}]}',
-        ('{"hooks": [{"type": "command", "command": "cardvault --vault /old hook stop"}]}'),
+        '{"hooks": [{"type": "command", "command": "cardvault --vault /old hook stop"}]}',
     )
     settings.write_text(f'{{"hooks": {{"Stop": [{mine}, {theirs}, {theirs}, {mine}]}}}}\n')
     assert install("claude-code", "user", project, "--yes").exit_code == 0
