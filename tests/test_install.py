@@ -374,3 +374,63 @@ def test_a_user_install_names_the_vault_it_pins(
     done = run_cli(["install", "claude-code", "--yes"])
     assert done.exit_code == 1 and "pass --vault PATH" in done.output
     assert not (home / ".claude.json").exists()
+
+
+def test_codex_config_edits_keep_the_comments_around_cardvaults_table(
+    home: Path, project: Path
+) -> None:
+    """An older cardvault table is replaced in place and uninstall takes it out; the user's
+    comment below it belongs to the next table and stays through both (a whole-table
+    delete in a TOML document model drops it with the table)."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    work = '# the work profile\n[profiles.work]\nmodel = "o4"\n'
+    config.write_text(
+        f'model = "o3"\n\n[mcp_servers.cardvault]\ncommand = "old-cardvault"\nargs = []\n\n{work}'
+    )
+    assert install("codex", "user", project, "--yes").exit_code == 0
+    installed = config.read_text()
+    assert installed.startswith('model = "o3"\n\n') and installed.endswith("\n\n" + work)
+    assert server_of("codex", config)["command"] == str(BIN / "cardvault")
+    assert install("codex", "user", project, "--uninstall", "--yes").exit_code == 0
+    assert config.read_text() == f'model = "o3"\n\n{work}'
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('model = "o3"\nmodel = "o4"\n', "not valid TOML: Cannot overwrite a value (at line 2"),
+        ('mcp_servers = { cardvault = { command = "x" } }\n', "[mcp_servers.cardvault] is def"),
+        ('[mcp_servers]\ncardvault.command = "x"\n', "[mcp_servers.cardvault] is def"),
+    ],
+)
+def test_a_codex_config_cardvault_cannot_edit_is_refused_and_kept(
+    home: Path, project: Path, text: str, said: str
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(text)
+    done = install("codex", "user", project, "--yes")
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert f"{config}: {said}" in done.output.replace("\n", " ")
+    assert config.read_text() == text and not (home / ".codex" / "hooks.json").exists()
+
+
+def test_older_cardvault_hooks_are_replaced_where_they_are(home: Path, project: Path) -> None:
+    """Two older cardvault hooks between the user's: the first is replaced in place, the second
+    taken out; uninstall without its record takes out exactly cardvault's hooks."""
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine, theirs = (
+        '{"hooks": [{"type": "command", "command": "notify-send done"}]}',
+        '{"hooks": [{"type": "command", "command": "cardvault --vault /old hook stop"}]}',
+    )
+    settings.write_text(f'{{"hooks": {{"Stop": [{mine}, {theirs}, {theirs}, {mine}]}}}}\n')
+    assert install("claude-code", "user", project, "--yes").exit_code == 0
+    stop = json.loads(settings.read_text())["hooks"]["Stop"]
+    assert len(stop) == 3 and stop[0] == stop[2] == json.loads(mine)
+    assert stop[1]["hooks"][0]["command"].endswith(f"{project} hook stop --host claude-code")
+    assert settings.read_text().startswith(f'{{"hooks": {{"Stop": [{mine}, {{"hooks": [{{"')
+    (home / ".local" / "state" / "cardvault" / "installs.json").unlink()
+    assert install("claude-code", "user", project, "--uninstall", "--yes").exit_code == 0
+    assert settings.read_text() == f'{{"hooks": {{"Stop": [{mine}, {mine}]}}}}\n'

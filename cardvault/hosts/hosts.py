@@ -56,11 +56,16 @@ class JsonFile:
 
 @dataclass(frozen=True)
 class TomlTable:
-    """A TOML file and the one table cardvault owns in it."""
+    """A TOML file and the one table cardvault owns in it: one member, as in a JsonFile."""
 
     path: Path
     dotted: tuple[str, ...]
     values: dict[str, Any]
+    skeleton: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def slots(self) -> tuple[Member]:
+        return (Member(self.dotted[:-1], self.dotted[-1], self.values),)
 
 
 Target = JsonFile | TomlTable

@@ -1,18 +1,19 @@
-"""Targeted edits of a JSON document's text: add, replace or remove one member or array item,
+"""Targeted edits of a JSON document's text: add, replace or remove members and array items,
 leaving every other byte as it was.
 
 The document is parsed once with `json.loads` (so it is valid JSON), then navigated by
-position: `members` and `items` give each member's key and each value's span, using the C
-decoder (`raw_decode`) to step over values that are not descended into. An insertion goes
-after the container's last element, indented like its siblings (or one indent unit deeper than
-the container's line); removing what was inserted gives back the bytes that were there
-before. Comments (JSONC) are not JSON: such a file is refused, never rewritten.
+position: `elements` gives each member's key, each value's span and what it parses to, using
+the C decoder (`raw_decode`) to step over values. An insertion goes after the container's last
+element, indented like its siblings (or one indent unit deeper than the container's line);
+removing what was inserted gives back the bytes that were there before. Comments (JSONC) are
+not JSON: such a file is refused, never rewritten.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
@@ -26,8 +27,6 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _INDENT = re.compile(r'^([ \t]+)"', re.M)
 DEFAULT_UNIT = "  "
 
-Path_ = tuple[str | int, ...]
-
 
 class HostFileError(CardvaultError):
     """A host's configuration file that cardvault cannot edit safely."""
@@ -35,18 +34,19 @@ class HostFileError(CardvaultError):
 
 @dataclass(frozen=True)
 class Value:
-    """A JSON value's span in the text: [start, end), and its kind."""
+    """A JSON value: its span [start, end) in the text, and what it parses to."""
 
     start: int
     end: int
-    kind: str  # "object", "array" or "scalar"
+    data: Any
 
 
 @dataclass(frozen=True)
-class Member:
-    """One `"key": value` of an object: the key, where its quote starts, and its value."""
+class Element:
+    """A member of an object (`key`) or an item of an array (`key` None): where it starts (the
+    key's quote, or the item) and its value."""
 
-    key: str
+    key: str | None
     start: int
     value: Value
 
@@ -67,135 +67,102 @@ def load(text: str, path: Path) -> Any:
     return data
 
 
-def root(text: str) -> Value:
-    """The document's top-level value."""
-    return value_at(text, _SPACE.match(text, 0).end())  # type: ignore[union-attr]
+def find(text: str, path: tuple[str, ...]) -> Value | None:
+    """The value at `path`, keys of nested objects (`()`: the document), or None when it is not
+    there. With a repeated key, the last one counts (as `json.loads` reads it)."""
+    here = _value_at(text, _skip(text, 0))
+    for key in path:
+        matching = [element.value for element in elements(text, here) if element.key == key]
+        if not matching:
+            return None
+        here = matching[-1]
+    return here
 
 
-def value_at(text: str, start: int) -> Value:
-    """The value starting at `start`."""
-    _, end = _DECODER.raw_decode(text, start)
-    kind = {"{": "object", "[": "array"}.get(text[start], "scalar")
-    return Value(start, end, kind)
-
-
-def members(text: str, obj: Value) -> list[Member]:
-    """The members of the object `obj`, in order."""
-    return _elements(text, obj)
-
-
-def items(text: str, array: Value) -> list[Value]:
-    """The items of the array `array`, in order."""
-    return [member.value for member in _elements(text, array)]
-
-
-def _elements(text: str, container: Value) -> list[Member]:
-    """The elements of an object or array, as Members (an item's key is "")."""
+def elements(text: str, container: Value) -> list[Element]:
+    """The members of an object or the items of an array, in order (none for a scalar)."""
+    if not isinstance(container.data, dict | list):
+        return []
     at = _skip(text, container.start + 1)
-    found: list[Member] = []
+    found: list[Element] = []
     while text[at] not in "}]":
-        start, key = at, ""
-        if container.kind == "object":
+        start, key = at, None
+        if isinstance(container.data, dict):
             key, after = scanstring(text, at + 1)
             at = _skip(text, _skip(text, after) + 1)  # past the colon
-        value = value_at(text, at)
-        found.append(Member(key, start, value))
+        value = _value_at(text, at)
+        found.append(Element(key, start, value))
         at = _skip(text, value.end)
         if text[at] == ",":
             at = _skip(text, at + 1)
     return found
 
 
-def lookup(text: str, path: Path_) -> Value | None:
-    """The value at `path` (keys of objects, indexes of arrays), or None when it is not there.
-    With a repeated key, the last one counts (as `json.loads` reads it)."""
-    here = root(text)
-    for step in path:
-        if isinstance(step, str) and here.kind == "object":
-            matching = [m.value for m in members(text, here) if m.key == step]
-            if not matching:
-                return None
-            here = matching[-1]
-        elif isinstance(step, int) and here.kind == "array":
-            listed = items(text, here)
-            if step >= len(listed):
-                return None
-            here = listed[step]
-        else:
-            return None
-    return here
-
-
-def insert_member(text: str, obj: Value, key: str, value: Any) -> str:
-    """`text` with `"key": value` added at the end of the object `obj`."""
-    return _append(text, obj, json.dumps(key, ensure_ascii=False) + ": ", value)
-
-
-def append_item(text: str, array: Value, value: Any) -> str:
-    """`text` with `value` added at the end of the array `array`."""
-    return _append(text, array, "", value)
-
-
-def _append(text: str, container: Value, head: str, value: Any) -> str:
-    """`text` with `head` and `value` after the last element of `container`, laid out like it."""
-    present = _elements(text, container)
+def insert(text: str, path: tuple[str, ...], key: str | None, value: Any) -> str:
+    """`text` with `value` after the last element of the container at `path` (as its member
+    `key`, or an item when `key` is None), laid out like its siblings."""
+    container = find(text, path)
+    assert container is not None, path
+    head = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
+    present = elements(text, container)
     if not present:
-        return _fill_empty(text, container, lambda indent: head + render(value, indent, text))
+        line_start = text.rfind("\n", 0, container.start) + 1
+        outer = re.match(r"[ \t]*", text[line_start:]).group(0)  # type: ignore[union-attr]
+        inner = outer + _indent_unit(text)
+        opening, closing = text[container.start], text[container.end - 1]
+        filled = f"{opening}\n{inner}{head}{_render(value, inner, text)}\n{outer}{closing}"
+        return text[: container.start] + filled + text[container.end :]
     last = present[-1]
-    indent = line_indent(text, last.start)
+    indent = _line_indent(text, last.start)
     if indent is None:
         piece = ", " + head + json.dumps(value, ensure_ascii=False)
     else:
-        piece = ",\n" + indent + head + render(value, indent, text)
+        piece = ",\n" + indent + head + _render(value, indent, text)
     return text[: last.value.end] + piece + text[last.value.end :]
 
 
-def replace_value(text: str, old: Value, value: Any, owner_start: int) -> str:
-    """`text` with the value at `old` replaced by `value`, indented like the line of
-    `owner_start` (the member's key, or the item itself)."""
-    indent = line_indent(text, owner_start)
+def replace(text: str, element: Element, value: Any) -> str:
+    """`text` with the value of `element` replaced by `value`, indented like its line."""
+    indent = _line_indent(text, element.start)
     rendered = (
-        json.dumps(value, ensure_ascii=False) if indent is None else render(value, indent, text)
+        json.dumps(value, ensure_ascii=False) if indent is None else _render(value, indent, text)
     )
-    return text[: old.start] + rendered + text[old.end :]
+    return text[: element.value.start] + rendered + text[element.value.end :]
 
 
-def remove_member(text: str, obj: Value, key: str) -> str:
-    """`text` without the (last) member `key` of the object `obj`, and its separator."""
-    present = members(text, obj)
-    return remove_item(text, obj, max(i for i, m in enumerate(present) if m.key == key))
+def remove(text: str, path: tuple[str, ...], drop: Callable[[Element], bool]) -> str:
+    """`text` without the elements of the container at `path` that `drop` picks, each with its
+    separator; the last one from the end first, so the spans of those before it hold."""
+    while (container := find(text, path)) is not None:
+        present = elements(text, container)
+        picked = [index for index, element in enumerate(present) if drop(element)]
+        if not picked:
+            break
+        index = picked[-1]
+        if len(present) == 1:
+            empty = text[container.start] + text[container.end - 1]
+            text = text[: container.start] + empty + text[container.end :]
+        elif index > 0:
+            text = text[: present[index - 1].value.end] + text[present[index].value.end :]
+        else:
+            text = text[: present[0].start] + text[present[1].start :]
+    return text
 
 
-def remove_item(text: str, container: Value, index: int) -> str:
-    """`text` without element `index` of the array (or object) `container`, and its separator."""
-    present = _elements(text, container)
-    if len(present) == 1:
-        empty = "{}" if container.kind == "object" else "[]"
-        return text[: container.start] + empty + text[container.end :]
-    if index > 0:
-        return text[: present[index - 1].value.end] + text[present[index].value.end :]
-    return text[: present[0].start] + text[present[1].start :]
-
-
-def is_empty(text: str, value: Value) -> bool:
-    """Whether `value` is an empty object or array."""
-    return value.kind != "scalar" and _skip(text, value.start + 1) == value.end - 1
-
-
-def render(value: Any, indent: str, text: str) -> str:
+def _render(value: Any, indent: str, text: str) -> str:
     """`value` as JSON laid out like the document: its indent unit, continuation lines under
     `indent`."""
-    unit = indent_unit(text)
+    unit = _indent_unit(text)
     return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
-def indent_unit(text: str) -> str:
+def _indent_unit(text: str) -> str:
     """The document's indentation step: the smallest indent before a key, else two spaces."""
     found = [match.group(1) for match in _INDENT.finditer(text)]
     return min(found, key=len) if found else DEFAULT_UNIT
 
 
-def line_indent(text: str, position: int) -> str | None:
+def _line_indent(text: str, position: int) -> str | None:
     """The whitespace before `position` on its line, or None when other text precedes it there
     (an inline, one-line layout)."""
     line_start = text.rfind("\n", 0, position) + 1
@@ -205,14 +172,9 @@ def line_indent(text: str, position: int) -> str | None:
     return before
 
 
-def _fill_empty(text: str, container: Value, body: Any) -> str:
-    """An empty container rewritten to hold one element on its own line."""
-    line_start = text.rfind("\n", 0, container.start) + 1
-    outer = re.match(r"[ \t]*", text[line_start:]).group(0)  # type: ignore[union-attr]
-    inner = outer + indent_unit(text)
-    opening, closing = ("{", "}") if container.kind == "object" else ("[", "]")
-    filled = f"{opening}\n{inner}{body(inner)}\n{outer}{closing}"
-    return text[: container.start] + filled + text[container.end :]
+def _value_at(text: str, start: int) -> Value:
+    data, end = _DECODER.raw_decode(text, start)
+    return Value(start, end, data)
 
 
 def _skip(text: str, at: int) -> int:

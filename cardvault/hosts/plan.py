@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,6 @@ from cardvault.hosts import jsonedit, tomledit
 from cardvault.hosts.hosts import Item, JsonFile, Member, Target, TomlTable
 from cardvault.hosts.jsonedit import HostFileError
 from cardvault.hosts.state import FileRecord
-from cardvault.hosts.tomledit import table_at
 from cardvault.limits import HOST_FILE, read_upto
 
 
@@ -105,16 +105,16 @@ def refuse_links(path: Path, project: Path) -> None:
 
 def _install_json(target: JsonFile, before: str | None) -> tuple[str, list[tuple[str, ...]]]:
     text = before if before is not None else "{}\n"
-    jsonedit.load(text, target.path)
+    old = jsonedit.load(text, target.path)
     made: list[tuple[str, ...]] = []
     if before is None:
         for key, value in target.skeleton:
-            text = jsonedit.insert_member(text, jsonedit.root(text), key, value)
+            text = jsonedit.insert(text, (), key, value)
     for slot in target.slots:
         text, added = _ensure_parents(text, slot, target.path)
         made += added
         text = _place(text, slot)
-    _check(target, before, text, present=True)
+    _check(target, old, json.loads(text), present=True)
     return (before if text == before else text), made
 
 
@@ -125,69 +125,51 @@ def _ensure_parents(
     made = []
     for depth in range(1, len(slot.parent) + 1):
         here = slot.parent[:depth]
-        wants = "array" if isinstance(slot, Item) and depth == len(slot.parent) else "object"
-        found = jsonedit.lookup(text, here)
+        wants = list if isinstance(slot, Item) and depth == len(slot.parent) else dict
+        found = jsonedit.find(text, here)
         if found is None:
-            holder = jsonedit.lookup(text, here[:-1])
-            assert holder is not None and holder.kind == "object"
-            text = jsonedit.insert_member(text, holder, here[-1], [] if wants == "array" else {})
+            text = jsonedit.insert(text, here[:-1], here[-1], wants())
             made.append(here)
-        elif found.kind != wants:
-            raise HostFileError(f"'{'.'.join(here)}' should be a JSON {wants}", path)
+        elif not isinstance(found.data, wants):
+            kind = "array" if wants is list else "object"
+            raise HostFileError(f"'{'.'.join(here)}' should be a JSON {kind}", path)
     return text, made
 
 
 def _place(text: str, slot: Member | Item) -> str:
-    """`text` with the slot's value in place (added, or an old cardvault entry replaced)."""
-    parent = jsonedit.lookup(text, slot.parent)
+    """`text` with the slot's value in place: added, or the first of cardvault's entries
+    replaced and the others taken out."""
+    parent = jsonedit.find(text, slot.parent)
     assert parent is not None
-    if isinstance(slot, Member):
-        present = [m for m in jsonedit.members(text, parent) if m.key == slot.key]
-        if not present:
-            return jsonedit.insert_member(text, parent, slot.key, slot.value)
-        last = present[-1]
-        if _value(text, last.value) == slot.value:
-            return text
-        return jsonedit.replace_value(text, last.value, slot.value, last.start)
-    listed = jsonedit.items(text, parent)
-    ours = [i for i, item in enumerate(listed) if slot.ours(_value(text, item))]
-    if len(ours) == 1 and _value(text, listed[ours[0]]) == slot.value:
+    ours = [e for e in jsonedit.elements(text, parent) if _is_ours(slot, e)]
+    if [element.value.data for element in ours] == [slot.value]:
         return text
-    for index in reversed(ours[1:]):
-        text = jsonedit.remove_item(text, parent, index)
-        parent = jsonedit.lookup(text, slot.parent)
-        assert parent is not None
     if not ours:
-        return jsonedit.append_item(text, parent, slot.value)
-    first = jsonedit.items(text, parent)[ours[0]]
-    return jsonedit.replace_value(text, first, slot.value, first.start)
+        key = slot.key if isinstance(slot, Member) else None
+        return jsonedit.insert(text, slot.parent, key, slot.value)
+    first = ours[0]
+    text = jsonedit.remove(text, slot.parent, lambda e: e.start > first.start and _is_ours(slot, e))
+    return jsonedit.replace(text, first, slot.value)
+
+
+def _is_ours(slot: Member | Item, element: jsonedit.Element) -> bool:
+    """Whether `element`, in the container at `slot.parent`, is cardvault's entry for `slot`."""
+    if isinstance(slot, Member):
+        return element.key == slot.key
+    return element.key is None and slot.ours(element.value.data)
 
 
 def _uninstall_json(target: JsonFile, before: str, record: FileRecord | None) -> str | None:
     if not before.strip():
         return before
-    jsonedit.load(before, target.path)
+    old = jsonedit.load(before, target.path)
     text = before
     for slot in target.slots:
-        parent = jsonedit.lookup(text, slot.parent)
-        if parent is None:
-            continue
-        if isinstance(slot, Member) and parent.kind == "object":
-            while any(m.key == slot.key for m in jsonedit.members(text, parent)):
-                text = jsonedit.remove_member(text, parent, slot.key)
-                parent = jsonedit.lookup(text, slot.parent)
-                assert parent is not None
-        elif isinstance(slot, Item) and parent.kind == "array":
-            listed = jsonedit.items(text, parent)
-            for index in reversed(range(len(listed))):
-                if slot.ours(_value(text, listed[index])):
-                    text = jsonedit.remove_item(text, parent, index)
-                    parent = jsonedit.lookup(text, slot.parent)
-                    assert parent is not None
+        text = jsonedit.remove(text, slot.parent, partial(_is_ours, slot))
     if text == before:
         return before
     text = _prune(text, target, record)
-    _check(target, before, text, present=False)
+    _check(target, old, json.loads(text), present=False)
     if record is not None and json.loads(text) == dict(target.skeleton):
         if record.created_file:
             return None
@@ -204,68 +186,99 @@ def _prune(text: str, target: JsonFile, record: FileRecord | None) -> str:
     else:
         candidates = [slot.parent for slot in target.slots if isinstance(slot, Item)]
     for path in sorted(set(candidates), key=len, reverse=True):
-        found = jsonedit.lookup(text, path)
-        holder = jsonedit.lookup(text, path[:-1])
-        if found is not None and holder is not None and jsonedit.is_empty(text, found):
-            text = jsonedit.remove_member(text, holder, path[-1])
+        found = jsonedit.find(text, path)
+        if found is not None and found.data in ({}, []):
+            text = jsonedit.remove(text, path[:-1], partial(_is_at, path[-1], found))
     return text
 
 
-def _check(target: JsonFile, before: str | None, after: str, present: bool) -> None:
-    """Refuse an edit that changed more than cardvault's entries (or missed them)."""
-    old = json.loads(before) if before is not None else {}
-    new = json.loads(after)
-    if _strip(old, target) != _strip(new, target) or _has_ours(new, target) != present:
-        raise HostFileError("could not edit the file safely: add cardvault by hand", target.path)
+def _is_at(key: str, value: jsonedit.Value, element: jsonedit.Element) -> bool:
+    """Whether `element` is member `key` with `value` (of a repeated key, the one that counts)."""
+    return element.key == key and element.value == value
 
 
-def _strip(data: dict[str, Any], target: JsonFile) -> dict[str, Any]:
+def _check(target: Target, old: dict[str, Any], new: dict[str, Any], present: bool) -> None:
+    """Refuse an edit that changed more than cardvault's entries, or left them otherwise than
+    wanted: each entry once as written (`present`), or none."""
+    wanted = [[slot.value] if present else [] for slot in target.slots]
+    if _strip(old, target) != _strip(new, target) or _entries(new, target) != wanted:
+        raise HostFileError(
+            "could not edit the file safely: make cardvault's change by hand", target.path
+        )
+
+
+def _strip(data: dict[str, Any], target: Target) -> dict[str, Any]:
     """`data` without cardvault's entries and the containers on their way left empty."""
     data = copy.deepcopy(data)
     for slot in target.slots:
-        parent = table_at(data, slot.parent)
+        parent = _at(data, slot.parent)
         if isinstance(slot, Member) and isinstance(parent, dict):
             parent.pop(slot.key, None)
         elif isinstance(slot, Item) and isinstance(parent, list):
             parent[:] = [item for item in parent if not slot.ours(item)]
         for depth in range(len(slot.parent), 0, -1):
-            holder, here = table_at(data, slot.parent[: depth - 1]), slot.parent[depth - 1]
+            holder, here = _at(data, slot.parent[: depth - 1]), slot.parent[depth - 1]
             if isinstance(holder, dict) and holder.get(here) in ({}, []):
                 del holder[here]
     return {} if data == dict(target.skeleton) else data
 
 
-def _has_ours(data: dict[str, Any], target: JsonFile) -> bool:
+def _entries(data: dict[str, Any], target: Target) -> list[list[Any]]:
+    """cardvault's entries in `data`, for each of the target's slots."""
+    found = []
     for slot in target.slots:
-        parent = table_at(data, slot.parent)
+        parent = _at(data, slot.parent)
         if isinstance(slot, Member):
-            if not (isinstance(parent, dict) and parent.get(slot.key) == slot.value):
-                return False
-        elif not (isinstance(parent, list) and any(slot.ours(item) for item in parent)):
-            return False
-    return True
+            has = isinstance(parent, dict) and slot.key in parent
+            found.append([parent[slot.key]] if has else [])
+        else:
+            listed = parent if isinstance(parent, list) else []
+            found.append([item for item in listed if slot.ours(item)])
+    return found
 
 
-def _value(text: str, value: jsonedit.Value) -> Any:
-    return json.loads(text[value.start : value.end])
+def _at(data: Any, dotted: tuple[str, ...]) -> Any:
+    """What `data` holds at the dotted name (None when any part of it is missing)."""
+    for part in dotted:
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return data
 
 
 def _install_toml(target: TomlTable, before: str | None) -> tuple[str, str | None]:
     text = before or ""
-    data = tomledit.load(text, target.path)
-    block = tomledit.table_text(target.dotted, target.values)
-    present = tomledit.table_at(data, target.dotted)
-    if present == target.values and tomledit.table_span(text, target.dotted):
+    old = tomledit.load(text, target.path)
+    span = _toml_span(target, text, old)
+    present = _entries(old, target)[0]
+    if present == [target.values]:
         return text, None
-    after, separator = tomledit.upsert(text, target.dotted, block, target.path)
-    tomledit.check(text, after, target.dotted, target.values, target.path)
-    return after, (separator if present is None else None)
+    block = tomledit.table_text(target.dotted, target.values)
+    after, separator = tomledit.upsert(text, span, block)
+    _check(target, old, tomledit.load(after, target.path), present=True)
+    return after, (None if present else separator)
 
 
 def _uninstall_toml(target: TomlTable, before: str, record: FileRecord | None) -> str | None:
-    separator = record.separator if record is not None else None
-    after = tomledit.remove(before, target.dotted, separator, target.path)
-    tomledit.check(before, after, target.dotted, None, target.path)
+    old = tomledit.load(before, target.path)
+    span = _toml_span(target, before, old)
+    if span is None:
+        return before
+    after = tomledit.remove(before, span, record.separator if record is not None else None)
+    _check(target, old, tomledit.load(after, target.path), present=False)
     if record is not None and record.created_file and not after:
         return None
     return after
+
+
+def _toml_span(target: TomlTable, text: str, data: dict[str, Any]) -> tuple[int, int] | None:
+    """Where cardvault's table is written in `text` (None: it is not there); HostFileError when
+    it is there without its own `[header]`, which cardvault does not edit."""
+    span = tomledit.table_span(text, target.dotted)
+    if span is None and _entries(data, target)[0]:
+        raise HostFileError(
+            f"[{'.'.join(target.dotted)}] is defined without its own header (inline or dotted "
+            "keys): edit it by hand",
+            target.path,
+        )
+    return span

@@ -2,9 +2,10 @@
 byte: comments, order, other servers.
 
 `tomllib` validates the file; the edit is on the text: the table is the lines from its `[a.b]`
-header (and the marker comment above it) to the last key line before the next header. A new
-table goes at the end after a blank line, which removing it takes away again. Each edit is
-checked by parsing the result; a table defined another way (inline, dotted keys) is refused.
+header (and the marker comment above it) to the last key line before the next header, so the
+comments above the next header stay with it. A new table goes at the end after a blank line,
+which removing it takes away again. (A TOML document model, tomlkit, counts those comments as
+the end of the table before them and drops them with it.)
 """
 
 from __future__ import annotations
@@ -62,45 +63,23 @@ def table_span(text: str, dotted: tuple[str, ...]) -> tuple[int, int] | None:
     return _block(lines, starts, first, len(lines))
 
 
-def upsert(text: str, dotted: tuple[str, ...], block: str, path: Path) -> tuple[str, str]:
-    """`text` with the table replaced by (or, when absent, appended as) `block`; also the
-    separator put before an appended block ("" when replaced in place)."""
-    data = load(text, path)
-    span = table_span(text, dotted)
+def upsert(text: str, span: tuple[int, int] | None, block: str) -> tuple[str, str]:
+    """`text` with the table at `span` replaced by `block` or, with no span, `block` appended;
+    also the separator put before an appended block ("" when replaced in place)."""
     if span is not None:
         return text[: span[0]] + block + text[span[1] :], ""
-    if table_at(data, dotted) is not None:
-        raise HostFileError(
-            f"[{'.'.join(dotted)}] is defined without its own header (inline or dotted keys): "
-            "edit it by hand",
-            path,
-        )
     separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
     return text + separator + block, separator
 
 
-def remove(text: str, dotted: tuple[str, ...], separator: str | None, path: Path) -> str:
-    """`text` without the table's block and the separator appended before it (`separator`
+def remove(text: str, span: tuple[int, int], separator: str | None) -> str:
+    """`text` without the table at `span` and the separator appended before it (`separator`
     None: not known, a blank line is assumed)."""
-    span = table_span(text, dotted)
-    if span is None:
-        if table_at(load(text, path), dotted) is not None:
-            raise HostFileError(
-                f"[{'.'.join(dotted)}] is not written as its own table: remove it by hand", path
-            )
-        return text
     start, end = span
     gap = "\n" if separator is None else separator
     if gap and text[:start].endswith(gap):
         start -= len(gap)
     return text[:start] + text[end:]
-
-
-def check(before: str, after: str, dotted: tuple[str, ...], wanted: Any, path: Path) -> None:
-    """Refuse an edit that changed anything but the table, or left it unlike `wanted`."""
-    old, new = load(before, path), load(after, path)
-    if table_at(new, dotted) != wanted or _without(old, dotted) != _without(new, dotted):
-        raise HostFileError(f"could not edit [{'.'.join(dotted)}] safely: edit it by hand", path)
 
 
 def _block(lines: list[str], starts: list[int], first: int, stop: int) -> tuple[int, int]:
@@ -134,28 +113,3 @@ def _header(dotted: tuple[str, ...], after: str) -> re.Pattern[str]:
     """A header line opening the table `dotted` (`[a.b`), then `after`: `]` for the table's
     own header, `.` for a sub-table's."""
     return re.compile(r"^[ \t]*\[" + r"\.".join(map(_name, dotted)) + after)
-
-
-def table_at(data: dict[str, Any], dotted: tuple[str, ...]) -> Any:
-    """What `data` holds at the dotted name (None when any part of it is missing)."""
-    here: Any = data
-    for part in dotted:
-        if not isinstance(here, dict) or part not in here:
-            return None
-        here = here[part]
-    return here
-
-
-def _without(data: dict[str, Any], dotted: tuple[str, ...]) -> dict[str, Any]:
-    """`data` less the table `dotted`, and less the tables left empty by its going."""
-    if len(dotted) == 1:
-        return {k: v for k, v in data.items() if k != dotted[0]}
-    head, rest = dotted[0], dotted[1:]
-    inner = data.get(head)
-    if not isinstance(inner, dict):
-        return data
-    pruned = _without(inner, rest)
-    out = {k: v for k, v in data.items() if k != head}
-    if pruned:
-        out[head] = pruned
-    return out
