@@ -60,16 +60,13 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     close = _Close(state, live, pairs_above(vectors, lowest), limits)
     # pairs a person kept apart (any of their keys named in a settled decision)
     apart = close.named(apart_pairs(state.review_items))
-    for i, j, _ in close.pairs:
+    changes: list[Change] = []
+    for i, j, score in close.pairs:
         found = contradict(live[i].card.body, live[j].card.body)
         if found is not None and (i, j) not in apart:
             close.conflicts[(i, j)] = found
-    score = {(i, j): value for i, j, value in close.pairs}
-    changes: list[Change] = [
-        _conflict_report(live[i], live[j], c)
-        for (i, j), c in close.conflicts.items()
-        if score[i, j] >= limits.merge_threshold
-    ]
+            if score >= limits.merge_threshold:
+                changes.append(_conflict_report(live[i], live[j], found))
     close.held = close.contained(apart | set(close.conflicts))
     merging = close.mergeable()
     # pairs a pending question asks about (distill's, of this run or an earlier one): the
