@@ -105,13 +105,13 @@ class _Close:
         the contained pairs, and distilled pairs from the merge threshold (asked unless
         contained)."""
         live, limits = self.live, self.limits
-        close = [
+        near = [
             (i, j) for i, j, s in self.pairs if s >= limits.duplicate_ask and (i, j) not in never
         ]
-        if not close:
+        if not near:
             return {}
         bodies = [c.card.body for c in live]
-        shares = contained_shares(bodies, close, self.state.embeddings, limits.distill_threshold)
+        shares = contained_shares(bodies, near, self.state.embeddings, limits.distill_threshold)
         found = {
             pair: Share(max(a.said, b.said), max(a.stated, b.stated))
             for pair, (a, b) in shares.items()
