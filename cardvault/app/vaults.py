@@ -203,7 +203,7 @@ class VaultCommands(WriteCommands):
         local = git_remote.current_branch(top)
         name = remote or git_remote.default_remote(top, local)
         git_remote.check_remote(top, name)
-        branch = git_remote.upstream_branch(top, local, name)
+        branch = git_remote.followed_branch(top, local, name) or local
         with vault_lock(vault, on_wait=on_wait, name=SYNC_LOCK):  # one sync of a clone at a time
             # an interrupted write finished (and said so), hand edits committed in bounded steps
             door = Door(vault, on_wait)

@@ -43,7 +43,7 @@ def with_memory_table(
         return tuple(changes)
     cards = {card.path: card for card in snapshot.cards}
     for path, text in final.items():
-        if _card_path(vault, path):
+        if is_card_path(vault, path):
             cards.pop(path, None)
             card = _parsed(vault, path, text)
             if card is not None:
@@ -65,10 +65,11 @@ def _adds_moves_or_removes_a_card(vault: Vault, change: FileChange) -> bool:
     maintenance's index step)."""
     if isinstance(change, WriteFile) and not change.creates:
         return False
-    return any(_card_path(vault, path) for path in touched_paths(change))
+    return any(is_card_path(vault, path) for path in touched_paths(change))
 
 
-def _card_path(vault: Vault, path: Path) -> bool:
+def is_card_path(vault: Vault, path: Path) -> bool:
+    """Whether `path` is a card file, live or archived."""
     folders = (vault.cards_dir, vault.archive_dir)
     return path.suffix == ".md" and any(folder in path.parents for folder in folders)
 

@@ -62,13 +62,8 @@ def _branch_setting(top: Path, branch: str, key: str) -> str:
     return str(reader.get_value(f'branch "{branch}"', key, default="")).strip()
 
 
-def upstream_branch(top: Path, branch: str, remote: str) -> str:
-    """The remote's branch `branch` follows on `remote` (as `git pull` reads it), else ours."""
-    return followed_branch(top, branch, remote) or branch
-
-
 def followed_branch(top: Path, branch: str, remote: str) -> str | None:
-    """The remote's branch `branch` follows on `remote` (None: no upstream there)."""
+    """The remote's branch `branch` follows on `remote` as `git pull` reads it (None: none)."""
     followed = _branch_setting(top, branch, "remote")
     merge = _branch_setting(top, branch, "merge")
     if followed == remote and merge.startswith("refs/heads/") and len(merge) > len("refs/heads/"):

@@ -24,6 +24,7 @@ from cardvault.history import (
     one_commit,
 )
 from cardvault.limits import COMMIT_FILES, COMMIT_READ
+from cardvault.vault.card import Card, parse_card
 from cardvault.vault.fields import MERGED_FROM, STATUS, TOPIC
 from cardvault.vault.layout import Vault
 
@@ -118,17 +119,14 @@ def _unread(count: int) -> MemoryEvent:
     )
 
 
-def _parse(text: str, rel: str) -> dict[str, Any] | None:
-    """(meta with the body under "_body") of a card's text, or None when it is not a card."""
-    from cardvault.vault.card import parse_card
-
+def _parse(text: str, rel: str) -> Card | None:
+    """The card `text` holds, or None when it is not a card."""
     if not text:
         return None
     try:
-        card = parse_card(text, Path(rel))
+        return parse_card(text, Path(rel))
     except Exception:  # whatever git holds is data: a broken card is described by path only
         return None
-    return {**card.meta, "_body": card.body}
 
 
 def _card_events(change: FileChange, subject: str) -> list[MemoryEvent]:
@@ -144,7 +142,7 @@ def _card_events(change: FileChange, subject: str) -> list[MemoryEvent]:
     events: list[MemoryEvent] = []
     merged = _merged(before, after)
     if old_match is None or change.status == "A":
-        title = str((after or {}).get(TOPIC, slug))
+        title = str((after.meta if after is not None else {}).get(TOPIC, slug))
         events.append(MemoryEvent("created", slug, f"created card {slug} ({title})"))
     if merged:
         events.append(
@@ -161,19 +159,15 @@ def _card_events(change: FileChange, subject: str) -> list[MemoryEvent]:
     return events
 
 
-def _merged(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[str]:
-    def sources(meta: dict[str, Any] | None) -> list[str]:
-        value = (meta or {}).get(MERGED_FROM) or []
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    old = set(sources(before))
-    return [s for s in sources(after) if s not in old]
+def _merged(before: Card | None, after: Card | None) -> list[str]:
+    if after is None:
+        return []
+    old = set(before.items(MERGED_FROM)) if before is not None else set()
+    return [s for s in after.items(MERGED_FROM) if s not in old]
 
 
-def _status_events(
-    slug: str, before: dict[str, Any], after: dict[str, Any], folder: str
-) -> list[MemoryEvent]:
-    old, new = str(before.get(STATUS, "active")), str(after.get(STATUS, "active"))
+def _status_events(slug: str, before: Card, after: Card, folder: str) -> list[MemoryEvent]:
+    old, new = str(before.meta.get(STATUS, "active")), str(after.meta.get(STATUS, "active"))
     if old == new or (new == "archived" and folder == "archive"):
         return []
     if new == "promoted":
@@ -183,9 +177,9 @@ def _status_events(
     return [MemoryEvent("status", slug, f"{slug}: status {old} -> {new}")]
 
 
-def _fact_events(slug: str, before: dict[str, Any], after: dict[str, Any]) -> list[MemoryEvent]:
-    old = {line.strip() for line in str(before["_body"]).splitlines() if line.strip()}
-    new = [line.strip() for line in str(after["_body"]).splitlines() if line.strip()]
+def _fact_events(slug: str, before: Card, after: Card) -> list[MemoryEvent]:
+    old = {line.strip() for line in before.body.splitlines() if line.strip()}
+    new = [line.strip() for line in after.body.splitlines() if line.strip()]
     added = [line for line in new if line not in old]
     removed = sorted(old - set(new))
     events = []

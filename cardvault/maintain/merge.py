@@ -13,6 +13,7 @@ already say, whatever the token budget; each frontmatter field follows its `fold
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
@@ -56,25 +57,21 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     vectors = state.require_embeddings().vectors([card_text(c.card) for c in live])
     limits = constants_for(cfg)
     lowest = min(limits.duplicate_ask, limits.contradiction_ask, limits.merge_threshold)
-    pairs = pairs_above(vectors, lowest)
+    close = _Close(state, live, pairs_above(vectors, lowest), limits)
     # pairs a person kept apart (any of their keys named in a settled decision)
-    apart = _named(state, live, pairs, apart_pairs(state.review_items))
-    conflicts: dict[tuple[int, int], Contradiction] = {}
-    for i, j, _ in pairs:
+    apart = close.named(apart_pairs(state.review_items))
+    changes: list[Change] = []
+    for i, j, score in close.pairs:
         found = contradict(live[i].card.body, live[j].card.body)
         if found is not None and (i, j) not in apart:
-            conflicts[(i, j)] = found
-    score = {(i, j): value for i, j, value in pairs}
-    changes: list[Change] = [
-        _conflict_report(live[i], live[j], c)
-        for (i, j), c in conflicts.items()
-        if score[i, j] >= limits.merge_threshold
-    ]
-    held = _contained(state, live, pairs, apart | set(conflicts), limits)
-    merging, disputed = _mergeable(state, live, pairs, held, limits)
+            close.conflicts[(i, j)] = found
+            if score >= limits.merge_threshold:
+                changes.append(_conflict_report(live[i], live[j], found))
+    close.held = close.contained(apart | set(close.conflicts))
+    merging = close.mergeable()
     # pairs a pending question asks about (distill's, of this run or an earlier one): the
     # answer is the person's, and merging them would close the question unanswered
-    waiting = _named(state, live, pairs, asked_pairs(state.review_items))
+    waiting = close.named(asked_pairs(state.review_items))
     merging = [p for p in merging if (p[0], p[1]) not in waiting]
     groups = complete_clusters(len(live), merging)
     current = state
@@ -87,33 +84,130 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
             current = current.after(made)
             merged |= set(group) if made else set()
     settled = apart | {(i, j) for i, j, _ in merging}
-    asked = _questions(current, live, pairs, conflicts, held, settled, merged, disputed, limits)
+    asked = close.questions(current, settled, merged)
     return changes + queue_changes(current, asked, STEP)
 
 
-def _contained(
-    state: VaultState,
-    live: list[CardFile],
-    pairs: list[tuple[int, int, float]],
-    never: set[tuple[int, int]],
-    limits: ModelConstants,
-) -> dict[tuple[int, int], Share]:
-    """The pairs to merge or ask about, with the larger share of one card the other says: the
-    contained pairs, and distilled pairs from the merge threshold (asked unless contained)."""
-    close = [(i, j) for i, j, s in pairs if s >= limits.duplicate_ask and (i, j) not in never]
-    if not close:
-        return {}
-    bodies = [c.card.body for c in live]
-    shares = contained_shares(bodies, close, state.embeddings, limits.distill_threshold)
-    found = {
-        pair: Share(max(a.said, b.said), max(a.stated, b.stated)) for pair, (a, b) in shares.items()
-    }
-    own = {
-        (i, j)
-        for i, j, s in pairs
-        if s >= limits.merge_threshold and live[i].card.distilled and live[j].card.distilled
-    }
-    return {p: share for p, share in found.items() if share.stated >= CONTAINED or p in own}
+@dataclass
+class _Close:
+    """The live cards' close pairs (indexes into `live`) and what the step found of them."""
+
+    state: VaultState
+    live: list[CardFile]
+    pairs: list[tuple[int, int, float]]
+    limits: ModelConstants
+    conflicts: dict[tuple[int, int], Contradiction] = field(default_factory=dict)
+    held: dict[tuple[int, int], Share] = field(default_factory=dict)
+    disputed: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+
+    def contained(self, never: set[tuple[int, int]]) -> dict[tuple[int, int], Share]:
+        """The pairs to merge or ask about, with the larger share of one card the other says:
+        the contained pairs, and distilled pairs from the merge threshold (asked unless
+        contained)."""
+        live, limits = self.live, self.limits
+        near = [
+            (i, j) for i, j, s in self.pairs if s >= limits.duplicate_ask and (i, j) not in never
+        ]
+        if not near:
+            return {}
+        bodies = [c.card.body for c in live]
+        shares = contained_shares(bodies, near, self.state.embeddings, limits.distill_threshold)
+        found = {
+            pair: Share(max(a.said, b.said), max(a.stated, b.stated))
+            for pair, (a, b) in shares.items()
+        }
+        own = {
+            (i, j)
+            for i, j, s in self.pairs
+            if s >= limits.merge_threshold and live[i].card.distilled and live[j].card.distilled
+        }
+        return {p: share for p, share in found.items() if share.stated >= CONTAINED or p in own}
+
+    def mergeable(self) -> list[tuple[int, int, float]]:
+        """The pairs that may merge without asking; the pairs whose figures or names disagree
+        go to `disputed` (with where)."""
+        live, held = self.live, self.held
+        stating = [p for p in self.pairs if (p[0], p[1]) in held]
+        indexes = sorted({n for p in stating for n in p[:2]})
+        warm(self.state.embeddings, [live[i].card.body for i in indexes])
+        for i, j, _ in stating:
+            found = disagreement(self.state, live[i].card.body, live[j].card.body)
+            if found is not None:
+                self.disputed[(i, j)] = found
+        return [
+            p
+            for p in stating
+            if held[(p[0], p[1])].said >= CONTAINED
+            and p[2] >= self.limits.merge_threshold
+            and live[p[0]].card.distilled
+            and live[p[1]].card.distilled
+            and _alike(live[p[0]], live[p[1]])
+            and (p[0], p[1]) not in self.disputed
+        ]
+
+    def named(self, kept: KeptApart) -> set[tuple[int, int]]:
+        if not kept:
+            return set()
+        keys = {n: card_keys(self.state, self.live[n]) for pair in self.pairs for n in pair[:2]}
+        return {(i, j) for i, j, _ in self.pairs if kept.between(keys[i], keys[j])}
+
+    def questions(
+        self, state: VaultState, settled: set[tuple[int, int]], merged: set[int]
+    ) -> list[ReviewItem]:
+        """Duplicate and contradiction questions for the pairs not settled (cards merged in
+        this run wait for the next one), their members as `state` (after the merges) has them."""
+        found = []
+        asking = []
+        for i, j, score in self.pairs:
+            if (i, j) in settled or i in merged or j in merged:
+                continue
+            if (i, j) in self.conflicts and score >= self.limits.contradiction_ask:
+                pair = (self.live[i], self.live[j])
+                members = [card_member(state, state.card_at(c.path) or c) for c in pair]
+                claim = self.conflicts[(i, j)]
+                evidence = {
+                    "cosine": round(score, 3),
+                    "sentences": [claim.first.sentence, claim.second.sentence],
+                }
+                found.append(new_item("contradiction", members, evidence, state.today))
+            elif (i, j) in self.held:
+                asking.append((i, j, score))
+        return found + self._duplicates(state, asking)
+
+    def _duplicates(
+        self, state: VaultState, asking: list[tuple[int, int, float]]
+    ) -> list[ReviewItem]:
+        """One duplicate question for each group of cards every two of which hold one content
+        (at most MAX_ASK members), and one for each other pair, with the figures or names that
+        differ."""
+        live, held, disputed = self.live, self.held, self.disputed
+        agreeing = [p for p in asking if (p[0], p[1]) not in disputed]
+        groups = [
+            group[start : start + MAX_ASK]
+            for group in complete_clusters(len(live), agreeing)
+            for start in range(0, len(group), MAX_ASK)
+        ]
+        group_of = {n: k for k, group in enumerate(groups) for n in group}
+        together: dict[int, list[tuple[int, int, float]]] = {}
+        asked = []
+        for pair in asking:
+            if (pair[0], pair[1]) not in disputed and group_of[pair[0]] == group_of[pair[1]]:
+                together.setdefault(group_of[pair[0]], []).append(pair)
+            else:
+                asked.append([pair])
+        asked += together.values()
+        found = []
+        for among in asked:
+            cards = sorted({n for pair in among for n in pair[:2]})
+            members = [card_member(state, state.card_at(live[n].path) or live[n]) for n in cards]
+            evidence: dict[str, Any] = {
+                "cosine": round(min(p[2] for p in among), 3),
+                "contained": round(min(held[(p[0], p[1])].stated for p in among), 2),
+            }
+            if len(among) == 1:
+                evidence.update(disputed.get((among[0][0], among[0][1]), {}))
+            found.append(new_item("duplicate", members, evidence, state.today))
+        return found
 
 
 def _alike(left: CardFile, right: CardFile) -> bool:
@@ -121,116 +215,6 @@ def _alike(left: CardFile, right: CardFile) -> bool:
     same action on different things."""
     first, second = first_sentence(left.card.body), first_sentence(right.card.body)
     return negated(first) == negated(second) and substitution(first, second) is None
-
-
-def _mergeable(
-    state: VaultState,
-    live: list[CardFile],
-    pairs: list[tuple[int, int, float]],
-    held: dict[tuple[int, int], Share],
-    limits: ModelConstants,
-) -> tuple[list[tuple[int, int, float]], dict[tuple[int, int], dict[str, Any]]]:
-    """The pairs that may merge without asking, and the pairs whose figures or names disagree
-    (with where)."""
-    stating = [p for p in pairs if (p[0], p[1]) in held]
-    warm(state.embeddings, [live[i].card.body for i in sorted({n for p in stating for n in p[:2]})])
-    disputed = {}
-    for i, j, _ in stating:
-        found = disagreement(state, live[i].card.body, live[j].card.body)
-        if found is not None:
-            disputed[(i, j)] = found
-    merging = [
-        p
-        for p in stating
-        if held[(p[0], p[1])].said >= CONTAINED
-        and p[2] >= limits.merge_threshold
-        and live[p[0]].card.distilled
-        and live[p[1]].card.distilled
-        and _alike(live[p[0]], live[p[1]])
-        and (p[0], p[1]) not in disputed
-    ]
-    return merging, disputed
-
-
-def _named(
-    state: VaultState,
-    live: list[CardFile],
-    pairs: list[tuple[int, int, float]],
-    kept: KeptApart,
-) -> set[tuple[int, int]]:
-    if not kept:
-        return set()
-    keys = {n: card_keys(state, live[n]) for pair in pairs for n in pair[:2]}
-    return {(i, j) for i, j, _ in pairs if kept.between(keys[i], keys[j])}
-
-
-def _questions(
-    state: VaultState,
-    live: list[CardFile],
-    pairs: list[tuple[int, int, float]],
-    conflicts: dict[tuple[int, int], Contradiction],
-    held: dict[tuple[int, int], Share],
-    settled: set[tuple[int, int]],
-    merged: set[int],
-    disputed: dict[tuple[int, int], dict[str, Any]],
-    limits: ModelConstants,
-) -> list[ReviewItem]:
-    """Duplicate and contradiction questions for the pairs not settled (cards merged in this
-    run wait for the next one)."""
-    found = []
-    asking = []
-    for i, j, score in pairs:
-        if (i, j) in settled or i in merged or j in merged:
-            continue
-        if (i, j) in conflicts and score >= limits.contradiction_ask:
-            members = [card_member(state, state.card_at(c.path) or c) for c in (live[i], live[j])]
-            claim = conflicts[(i, j)]
-            evidence = {
-                "cosine": round(score, 3),
-                "sentences": [claim.first.sentence, claim.second.sentence],
-            }
-            found.append(new_item("contradiction", members, evidence, state.today))
-        elif (i, j) in held:
-            asking.append((i, j, score))
-    return found + _duplicates(state, live, asking, held, disputed)
-
-
-def _duplicates(
-    state: VaultState,
-    live: list[CardFile],
-    asking: list[tuple[int, int, float]],
-    held: dict[tuple[int, int], Share],
-    disputed: dict[tuple[int, int], dict[str, Any]],
-) -> list[ReviewItem]:
-    """One duplicate question for each group of cards every two of which hold one content (at
-    most MAX_ASK members), and one for each other pair, with the figures or names that differ."""
-    agreeing = [p for p in asking if (p[0], p[1]) not in disputed]
-    groups = [
-        group[start : start + MAX_ASK]
-        for group in complete_clusters(len(live), agreeing)
-        for start in range(0, len(group), MAX_ASK)
-    ]
-    group_of = {n: k for k, group in enumerate(groups) for n in group}
-    together: dict[int, list[tuple[int, int, float]]] = {}
-    asked = []
-    for pair in asking:
-        if (pair[0], pair[1]) not in disputed and group_of[pair[0]] == group_of[pair[1]]:
-            together.setdefault(group_of[pair[0]], []).append(pair)
-        else:
-            asked.append([pair])
-    asked += together.values()
-    found = []
-    for among in asked:
-        cards = sorted({n for pair in among for n in pair[:2]})
-        members = [card_member(state, state.card_at(live[n].path) or live[n]) for n in cards]
-        evidence: dict[str, Any] = {
-            "cosine": round(min(p[2] for p in among), 3),
-            "contained": round(min(held[(p[0], p[1])].stated for p in among), 2),
-        }
-        if len(among) == 1:
-            evidence.update(disputed.get((among[0][0], among[0][1]), {}))
-        found.append(new_item("duplicate", members, evidence, state.today))
-    return found
 
 
 def _conflict_report(left: CardFile, right: CardFile, found: Contradiction) -> Report:

@@ -208,7 +208,7 @@ def merge_meta(
     for key in [*ours, *(k for k in theirs if k not in ours)]:
         b, o, t = (side.get(key, _MISSING) for side in (base, ours, theirs))
         if o != b and t != b and (o != t or f.field(key).sync in _COUNTS):  # counts may agree
-            value = _both_changed(key, b, o, t, base, ours, theirs)
+            value = _both_changed(key, base, ours, theirs)
         else:
             value = o if t == b else t
         if value is _CONFLICT:
@@ -222,14 +222,9 @@ _CONFLICT = object()
 
 
 def _both_changed(
-    key: str,
-    b: Any,
-    o: Any,
-    t: Any,
-    base: dict[str, Any],
-    ours: dict[str, Any],
-    theirs: dict[str, Any],
+    key: str, base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]
 ) -> Any:
+    b, o, t = (side.get(key, _MISSING) for side in (base, ours, theirs))
     rule = f.field(key).sync
     if rule == f.UNION and all(isinstance(v, list) for v in (o, t)):
         return union(b if isinstance(b, list) else [], o, t)

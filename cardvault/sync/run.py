@@ -18,6 +18,7 @@ from pathlib import Path
 from cardvault import history
 from cardvault.edits.apply import final_texts
 from cardvault.edits.changes import Change, DeleteFile, WriteFile
+from cardvault.edits.derived import is_card_path
 from cardvault.errors import CardvaultError
 from cardvault.history import remote as git_remote
 from cardvault.sync import removals
@@ -169,10 +170,7 @@ def _derived(
 
 def _read(vault: Vault, path: Path) -> bool:
     """Whether the maintenance state models `path`: a card, MEMORY.md or AGENTS.md."""
-    if path in (vault.memory_md, vault.agents_md):
-        return True
-    folders = (vault.cards_dir, vault.archive_dir)
-    return path.suffix == ".md" and any(folder in path.parents for folder in folders)
+    return path in (vault.memory_md, vault.agents_md) or is_card_path(vault, path)
 
 
 def _as_read(vault: Vault, path: Path, text: str | None) -> Change:
