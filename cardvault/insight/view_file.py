@@ -17,6 +17,7 @@ from pathlib import Path
 from cardvault.errors import CardvaultError
 from cardvault.insight.view import vault_view
 from cardvault.insight.view_html import GENERATOR, render_page
+from cardvault.vault.confine import read_file
 from cardvault.vault.files import ABSENT, current_digest
 from cardvault.vault.layout import Vault
 
@@ -91,8 +92,7 @@ def _replaceable(path: Path) -> str:
     found = current_digest(path)
     if found == ABSENT:
         return ABSENT
-    with path.open("rb") as handle:
-        head = handle.read(MARKER_WINDOW)
+    head = read_file(path, MARKER_WINDOW, named=True).data
     if f'<meta name="generator" content="{GENERATOR}">'.encode() not in head:
         raise CardvaultError(
             "exists and is not a page `cardvault view` wrote; not overwriting it "
