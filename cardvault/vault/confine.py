@@ -25,8 +25,9 @@ from cardvault.errors import CardFormatError, UnsafePathError
 #: Folder names a vault path may never pass through (git's own data: hooks, config, objects).
 FORBIDDEN_PARTS = frozenset({".git"})
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NAMED_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-_READ_FLAGS = _NAMED_FLAGS | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_NAMED_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)  # a path the user chose (read_file)
 _NOT_A_LINK = "is a symlink; cardvault reads and writes no symlinks"
 _CHUNK = 1 << 20
 #: Characters a file name shown on one line must not hold, besides categories Cc, Cs, Zl, Zp:
@@ -107,8 +108,7 @@ def leads_outside(root: Path, link: Path) -> bool:
 
 def read_confined(root: Path, path: Path, limit: int) -> bytes:
     """The bytes of the regular file `path` inside `root` (see the module docstring)."""
-    confined(root, path)
-    return read_regular(path, limit)
+    return read_regular(confined(root, path), limit)
 
 
 def read_regular(path: Path, limit: int) -> bytes:
