@@ -23,7 +23,7 @@ from cardvault.sync.merge_lines import merge_lines
 from cardvault.sync.merge_log import merge_log
 from cardvault.sync.merge_managed import merge_managed
 from cardvault.sync.merge_text import Merged, merge3
-from cardvault.vault.confine import read_regular
+from cardvault.vault.confine import read_file
 
 _LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
         return 2
     kind, base_file, ours_file, theirs_file, path = argv
     try:
-        texts = [read_regular(Path(name), VAULT_FILE) for name in argv[1:4]]
+        texts = [read_file(name, VAULT_FILE).data for name in argv[1:4]]
         if any(len(text) > VAULT_FILE for text in texts):
             return _git_fallback(base_file, ours_file, theirs_file)  # no vault file is this big
         base, ours, theirs = (text.decode("utf-8") for text in texts)

@@ -108,7 +108,7 @@ def leads_outside(root: Path, link: Path) -> bool:
 
 def read_confined(root: Path, path: Path, limit: int) -> bytes:
     """The bytes of the regular file `path` inside `root` (see the module docstring)."""
-    return read_regular(confined(root, path), limit)
+    return read_file(confined(root, path), limit).data
 
 
 def read_regular(path: Path, limit: int) -> bytes:
