@@ -1,18 +1,17 @@
-"""Every bound on what cardvault reads from outside, in one table, and the one bounded read.
+"""Every bound on what cardvault reads from outside, in one table.
 
 Each row is a `Limit`: an int that also says its unit, what it bounds and why it is that size.
-Every read of an untrusted input takes its bound from here, and `read_upto` is the one loop
-that reads a descriptor, stream or socket holding at most the limit plus one byte (the one
-byte tells "too big" from "exactly the limit"); each reader names its input in its own error.
+Every read of an untrusted input takes its bound from here: a file through
+`vault.confine.read_file`, a socket through that module's loop `read_upto`, stdin through
+`read_stream`, the MCP server's lines through `mcp/transport.py`'s (each line bounded, the
+next one still read). Each keeps at most the limit plus one byte (the one byte tells "too
+big" from "exactly the limit") and names its input in its own error.
 A bound that shapes output or tunes an algorithm is not an input limit and lives with its code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
-
-_CHUNK = 1 << 20
 
 
 class Limit(int):
@@ -106,21 +105,6 @@ HOST_FILE = Limit(
     1 << 20, "bytes", "a host's settings file `install` reads and merges into",
     "settings files are a few KB; a bigger one is not a host's settings",
 )  # fmt: skip
-
-
-def read_upto(read: Callable[[int], bytes], limit: int) -> bytes:
-    """At most `limit` + 1 bytes from `read` (`os.read` on a descriptor, a binary stream's
-    `read`, a socket's `recv`), chunk by chunk until it returns nothing; the caller refuses
-    more than `limit` in its own words, naming the input."""
-    chunks: list[bytes] = []
-    left = limit + 1
-    while left > 0:
-        chunk = read(min(left, _CHUNK))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def read_stream(stream: Any, limit: int) -> bytes:

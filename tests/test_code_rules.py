@@ -8,6 +8,7 @@ way fails here with the module and the import named.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -644,7 +645,7 @@ def _size_constants() -> set[str]:
 
 
 def test_size_limits_live_in_the_one_table() -> None:
-    """Every bound on an input is a row of cardvault/limits.py, read through `read_upto`:
+    """Every bound on an input is a row of cardvault/limits.py, read through `read_file`:
     a module that reads something new takes a row, it does not grow a constant of its own."""
     assert sorted(_size_constants() - LIMIT_NOT_INPUT) == []
     assert sorted(LIMIT_NOT_INPUT - _size_constants()) == []  # the list only shrinks
@@ -654,3 +655,29 @@ def test_the_size_limit_rule_fails_on_a_planted_constant(tmp_path: Path) -> None
     planted = tmp_path / "reader.py"
     planted.write_text("MAX_READ = 4 << 20\nTAIL_BYTES: int = 65536\nCAPTURE = 3\n")
     assert size_constants(planted) == {f"{planted}: MAX_READ", f"{planted}: TAIL_BYTES"}
+
+
+#: Modules that open a file for reading themselves, each with why `vault/confine.read_file`
+#: (the one open and bounded read of a file cardvault did not write) is not the reader.
+OWN_READERS = {
+    # the uses ledger cardvault appends in its cache, read on from the last fold's watermark
+    "cardvault/vault/uses.py",
+    # `current_digest` streams a file the door is about to replace into a hash, whole
+    "cardvault/vault/files.py",
+}
+_OWN_READ = re.compile(r"O_RDONLY \| [^\n]*O_NOFOLLOW|fdopen\([^\n]*\"rb\"|open\([^\n]*\"rb\"\)")
+
+
+def _own_readers() -> set[str]:
+    confine = PACKAGE / "vault" / "confine.py"
+    return {
+        str(path.relative_to(REPO))
+        for path, _ in _modules()
+        if path != confine and _OWN_READ.search(path.read_text(encoding="utf-8"))
+    }
+
+
+def test_untrusted_files_are_opened_by_read_file() -> None:
+    """No module opens a file to read with flags or a loop of its own: it calls read_file."""
+    assert sorted(_own_readers() - OWN_READERS) == []
+    assert sorted(OWN_READERS - _own_readers()) == []  # the list only shrinks

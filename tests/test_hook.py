@@ -102,3 +102,31 @@ def test_no_vault_found_fails_the_hook_not_the_session(vault_path: Path, tmp_pat
     missing = tmp_path / "gone"
     code, out, err = hook(vault_path, "stop", stdin=payload(missing, transcript))
     assert (code, out) == (1, "") and "error: cardvault hook stop: no vault" in err
+
+
+def test_a_transcript_behind_a_symlink_is_refused_as_a_vault_file_is(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """The transcript is read through the one bounded reader: a link is never followed."""
+    transcript = tmp_path / "t.jsonl"
+    say(transcript, "Lesson: read through the link")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(transcript)
+    before = git_log(vault_path)
+    code, out, err = hook(vault_path, "stop", stdin=payload(vault_path, link))
+    assert (code, out) == (1, "")
+    assert f"{link}: is a symlink; cardvault reads and writes no symlinks" in err
+    assert git_log(vault_path) == before
+
+
+def test_a_capture_reads_only_the_newest_part_of_a_huge_transcript(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """Past the transcript limit a capture skips ahead to the newest whole lines."""
+    transcript = tmp_path / "t.jsonl"
+    say(transcript, "Lesson: an old thing past the limit")
+    user = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * 1000}})
+    transcript.write_text(transcript.read_text() + (user + "\n") * 9000)  # ~ 9 MB
+    say(transcript, "Lesson: the newest thing")
+    assert hook(vault_path, "stop", stdin=payload(vault_path, transcript))[0] == 0
+    assert logged(vault_path) == ["Lesson: the newest thing"]

@@ -356,6 +356,17 @@ def test_view_never_writes_inside_memory_or_over_another_file(
     assert both.exit_code != 0 and "do not go together" in both.stderr
 
 
+def test_view_over_a_device_reads_a_bounded_head_and_refuses(vault_path: Path) -> None:
+    """`--out /dev/zero` exists and never ends: its head is read (bounded) and it is no page."""
+    done = subprocess.run(
+        [sys.executable, "-m", "cardvault", "--vault", str(vault_path), "view", "--out",
+         "/dev/zero"],
+        capture_output=True, text=True, check=False, timeout=scaled(120),
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "/dev/zero: exists and is not a page `cardvault view` wrote" in done.stderr
+
+
 def test_view_by_default_goes_to_the_ignored_cache_folder(vault_path: Path) -> None:
     """In a vault `cardvault init` made (its .gitignore ignores .cardvault/)."""
     result = run_cli(["--vault", str(vault_path), "view", "--json"])

@@ -20,7 +20,8 @@ from cardvault.hosts import jsonedit, tomledit
 from cardvault.hosts.hosts import Item, JsonFile, Member, Target, TomlTable
 from cardvault.hosts.jsonedit import HostFileError
 from cardvault.hosts.state import FileRecord
-from cardvault.limits import HOST_FILE, read_upto
+from cardvault.limits import HOST_FILE
+from cardvault.vault.confine import read_file
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,7 @@ def read_host_file(path: Path, project: Path | None) -> str | None:
     if project is not None:
         refuse_links(path, project)
     try:
-        with path.open("rb") as handle:
-            data = read_upto(handle.read, HOST_FILE)
+        data = read_file(path, HOST_FILE, named=True).data
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -10,8 +10,6 @@ lines (a line still being written is read next time).
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 from cardvault.errors import CardvaultError
 from cardvault.limits import TRANSCRIPT
 from cardvault.vault.bounded_data import json_loads
+from cardvault.vault.confine import read_file
 
 _TEXT_PARTS = ("text", "output_text")
 
@@ -35,21 +34,11 @@ class Chunk:
 def read_since(path: Path, offset: int) -> Chunk:
     """The whole lines written after byte `offset` (from the start again when the file is now
     shorter: it was replaced); CardvaultError when it is not a readable regular file."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:  # never blocks: a FIFO opens at once (and is refused below), not when a writer comes
-        fd = os.open(path, flags)
+    try:
+        data, start, info = read_file(path, TRANSCRIPT, after=offset)
     except OSError as exc:
         raise CardvaultError(f"cannot read the transcript: {exc.strerror}", path) from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise CardvaultError("the transcript is not a regular file", path)
-        size = info.st_size
-        offset = 0 if offset > size else offset
-        start = max(offset, size - TRANSCRIPT)
-        handle.seek(start)
-        data = handle.read(size - start)
-    if start > offset:  # skipped ahead: the first line read is cut
+    if start > (offset if offset <= info.st_size else 0):  # skipped ahead: the first line is cut
         cut = data.find(b"\n")
         data, start = (b"", start + len(data)) if cut < 0 else (data[cut + 1 :], start + cut + 1)
     last = data.rfind(b"\n")

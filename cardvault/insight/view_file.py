@@ -17,6 +17,7 @@ from pathlib import Path
 from cardvault.errors import CardvaultError
 from cardvault.insight.view import vault_view
 from cardvault.insight.view_html import GENERATOR, render_page
+from cardvault.vault.confine import read_file
 from cardvault.vault.files import ABSENT, current_digest
 from cardvault.vault.layout import Vault
 
@@ -88,18 +89,16 @@ def destination(vault: Vault, out: Path | None) -> Path:
 def _replaceable(path: Path) -> str:
     """The digest `atomic_write` may replace: ABSENT for a new file, the file's own digest when
     it is an earlier page; raises CardvaultError for any other existing file."""
-    found = current_digest(path)
-    if found == ABSENT:
+    if not os.path.lexists(path):
         return ABSENT
-    with path.open("rb") as handle:
-        head = handle.read(MARKER_WINDOW)
+    head = read_file(path, MARKER_WINDOW, named=True).data  # bounded: /dev/zero is no page
     if f'<meta name="generator" content="{GENERATOR}">'.encode() not in head:
         raise CardvaultError(
             "exists and is not a page `cardvault view` wrote; not overwriting it "
             "(remove it or choose another file)",
             path,
         )
-    return found
+    return current_digest(path)
 
 
 def _temporary_file(text: str) -> Path:

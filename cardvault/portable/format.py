@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cardvault.errors import CardFormatError, CardvaultError, UnsafePathError
-from cardvault.limits import IMPORT, read_upto
+from cardvault.limits import IMPORT
 from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.card import Card, parse_card
-from cardvault.vault.confine import confined
+from cardvault.vault.confine import confined, read_file
 from cardvault.vault.files import ensure_within, text_problem
 from cardvault.vault.finding import Finding
 from cardvault.vault.layout import Vault
@@ -140,7 +140,7 @@ MAX_RULE_CHARS = 1000
 def load_export(path: Path) -> Any:
     """The JSON in `path`; a file that is not JSON, or too big or deep to read, is an error
     naming its line. At most `limits.IMPORT` bytes are read (a size is not trusted: /dev/zero has
-    none), and a NUL byte stops the read at once."""
+    none); a NUL byte is refused."""
     data = _read_export_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -157,24 +157,13 @@ def load_export(path: Path) -> Any:
 
 
 def _read_export_bytes(path: Path) -> bytes:
-    lines = 0
-
-    def read(size: int) -> bytes:
-        nonlocal lines
-        chunk: bytes = handle.read(size)
-        if b"\x00" in chunk:
-            line = lines + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
-            raise CardFormatError("not an export: binary data (NUL byte)", path, line)
-        lines += chunk.count(b"\n")
-        return chunk
-
     try:
-        with open(path, "rb") as handle:
-            data = read_upto(read, IMPORT)
-    except IsADirectoryError as exc:
-        raise CardFormatError("cannot read the export: is a folder", path) from exc
+        data = read_file(path, IMPORT, named=True).data
     except OSError as exc:
         raise CardFormatError(f"cannot read the export: {exc.strerror}", path) from exc
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise CardFormatError("not an export: binary data (NUL byte)", path, line)
     if len(data) > IMPORT:
         raise CardFormatError(f"export is over the {IMPORT:,}-byte limit (stopped reading)", path)
     return data

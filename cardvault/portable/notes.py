@@ -11,13 +11,13 @@ naming the file, and CRLF becomes LF: the card is written the vault's way.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from cardvault.errors import CardvaultError
-from cardvault.limits import IMPORT, VAULT_FILE, read_upto
+from cardvault.limits import IMPORT, VAULT_FILE
 from cardvault.portable.format import problem
+from cardvault.vault.confine import read_file
 from cardvault.vault.files import bytes_problem
 from cardvault.vault.finding import Finding
 from cardvault.vault.lognames import is_log_path
@@ -163,16 +163,12 @@ def vault_own(rel: str) -> bool:
 
 def read_note(root: Path, rel: str) -> tuple[SourceNote | None, int, Finding | None]:
     """The note at `rel`, the bytes read, and the problem that keeps it out (if any)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        descriptor = os.open(root / rel, flags)
+        data, _, info = read_file(root / rel, VAULT_FILE)
     except OSError as exc:
         return None, 0, problem(rel, f"cannot be read: {exc.strerror}")
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return None, 0, problem(rel, "not a regular file")
-        data = read_upto(handle.read, VAULT_FILE)
+    except CardvaultError as exc:  # a symlink, a FIFO: what the walk found changed since
+        return None, 0, problem(rel, exc.message)
     data = data.removeprefix(b"\xef\xbb\xbf")
     trouble = bytes_problem(data)
     if trouble is not None:

@@ -15,10 +15,11 @@ import contextlib
 import hashlib
 import os
 import secrets
-import stat
 from pathlib import Path
 
+from cardvault.errors import CardvaultError
 from cardvault.vault.cache import machine_cache
+from cardvault.vault.confine import read_file
 
 KEY_FILE = "vector-key"
 KEY_BYTES = 32
@@ -65,15 +66,12 @@ def sealed(key: bytes | None, model_id: str, text_hash: object, row: bytes, foun
 def _read_key(path: Path) -> bytes | None:
     """The key in `path` when it is this user's own regular file of the right size."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+        key, _, info = read_file(path, KEY_BYTES)
+    except (OSError, CardvaultError):
         return None
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        getuid = getattr(os, "getuid", None)
-        if not stat.S_ISREG(info.st_mode) or (getuid is not None and info.st_uid != getuid()):
-            return None
-        key = handle.read(KEY_BYTES + 1)
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None and info.st_uid != getuid():
+        return None
     return key if len(key) == KEY_BYTES else None
 
 

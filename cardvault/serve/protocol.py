@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from cardvault.limits import read_upto
+from cardvault.vault.confine import read_upto
 
 PROTOCOL = 1
 SOCKET_NAME = "serve.sock"

@@ -10,19 +10,20 @@ over the size a vault file may hold (never three copies of a huge blob parsed in
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
+from cardvault.errors import CardvaultError
 from cardvault.limits import VAULT_FILE
 from cardvault.sync.merge_card import merge_card
 from cardvault.sync.merge_lines import merge_lines
 from cardvault.sync.merge_log import merge_log
 from cardvault.sync.merge_managed import merge_managed
 from cardvault.sync.merge_text import Merged, merge3
+from cardvault.vault.confine import read_file
 
 _LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 MERGERS: dict[str, Callable[[str, str, str, Path], Merged]] = {
@@ -69,12 +70,11 @@ def main(argv: list[str]) -> int:
         return 2
     kind, base_file, ours_file, theirs_file, path = argv
     try:
-        if any(os.stat(name).st_size > VAULT_FILE for name in argv[1:4]):
+        texts = [read_file(name, VAULT_FILE).data for name in argv[1:4]]
+        if any(len(text) > VAULT_FILE for text in texts):
             return _git_fallback(base_file, ours_file, theirs_file)  # no vault file is this big
-        base, ours, theirs = (
-            Path(name).read_bytes().decode("utf-8") for name in (base_file, ours_file, theirs_file)
-        )
-    except (OSError, UnicodeDecodeError):
+        base, ours, theirs = (text.decode("utf-8") for text in texts)
+    except (OSError, CardvaultError, UnicodeDecodeError):
         return _git_fallback(base_file, ours_file, theirs_file)
     merged = merge_file(kind, base, ours, theirs, Path(path))
     Path(ours_file).write_bytes(merged.text.encode("utf-8"))

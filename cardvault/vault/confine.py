@@ -3,8 +3,9 @@
 A vault arrives through git, so any name in it may be a trap: a symlink to `../.git/config`, a
 folder linking to `~/.ssh`, a FIFO that blocks its reader, a file name holding a terminal
 escape. This module is the one place that decides what may be opened: `confined` (below the
-root, not under `.git`, no symlink below the root), `read_regular` (at most `limit` + 1 bytes,
-so the caller tells "too big" from "exactly the limit"), `name_problem`/`shown`.
+root, not under `.git`, no symlink below the root), `read_file` (the one open and bounded read
+of a file cardvault did not write: at most `limit` + 1 bytes, so the caller tells "too big"
+from "exactly the limit"), `name_problem`/`shown`.
 Not defended against: another local user swapping a checked folder between check and open.
 """
 
@@ -15,16 +16,20 @@ import functools
 import os
 import stat
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from cardvault.errors import CardFormatError, UnsafePathError
-from cardvault.limits import read_upto
 
 #: Folder names a vault path may never pass through (git's own data: hooks, config, objects).
 FORBIDDEN_PARTS = frozenset({".git"})
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_NAMED_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)  # a path the user chose (read_file)
+_NOT_A_LINK = "is a symlink; cardvault reads and writes no symlinks"
+_CHUNK = 1 << 20
 #: Characters a file name shown on one line must not hold, besides categories Cc, Cs, Zl, Zp:
 #: the bidirectional overrides and isolates that reorder what a terminal shows.
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -103,34 +108,69 @@ def leads_outside(root: Path, link: Path) -> bool:
 
 def read_confined(root: Path, path: Path, limit: int) -> bytes:
     """The bytes of the regular file `path` inside `root` (see the module docstring)."""
-    confined(root, path)
-    return read_regular(path, limit)
+    return read_file(confined(root, path), limit).data
 
 
 def read_regular(path: Path, limit: int) -> bytes:
-    """At most `limit` + 1 bytes of the regular file `path`, never through a symlink, never
-    blocking on a FIFO or a device. FileNotFoundError when it is missing; CardFormatError when it
-    is a folder, a FIFO, a device or a socket; UnsafePathError when it is a symlink."""
+    """At most `limit` + 1 bytes of the regular file `path` (see `read_file`)."""
+    return read_file(path, limit).data
+
+
+class FileRead(NamedTuple):
+    """What `read_file` read: the bytes from offset `start`, and the file's status."""
+
+    data: bytes
+    start: int
+    info: os.stat_result
+
+
+def read_file(
+    path: Path | str, limit: int, *, after: int | None = None, named: bool = False
+) -> FileRead:
+    """The one open and bounded read of a file cardvault did not write: at most `limit` + 1
+    bytes from the start, or from `after` (from the start when the file is now shorter: it was
+    replaced), skipping ahead to the last `limit` bytes. Never through a symlink (UnsafePathError)
+    nor from a FIFO, device or socket (CardFormatError, as for a folder), unless `named`: a path
+    the user chose (an export, their settings) opens as in any program, links and pipes too.
+    FileNotFoundError when it is missing; any other OSError as it is."""
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = os.open(path, _NAMED_FLAGS if named else _READ_FLAGS)
     except OSError as exc:
-        if _NOFOLLOW and exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
-            raise UnsafePathError(
-                "is a symlink; cardvault reads and writes no symlinks", path
-            ) from exc
-        if isinstance(exc, IsADirectoryError):
-            raise CardFormatError("is a folder, not a file", path) from exc
+        if not named and exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+            raise UnsafePathError(_NOT_A_LINK, path) from exc
         raise
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise CardFormatError(f"is {kind} (a FIFO, device or socket is never read)", path)
-        if not _NOFOLLOW and os.path.islink(path):  # no O_NOFOLLOW here (Windows): check after
-            raise UnsafePathError("is a symlink; cardvault reads and writes no symlinks", path)
-        return read_upto(functools.partial(os.read, fd), limit)
+        if stat.S_ISDIR(info.st_mode):
+            raise CardFormatError("is a folder, not a file", path)
+        if not named and not stat.S_ISREG(info.st_mode):
+            raise CardFormatError(
+                "is not a regular file (a FIFO, device or socket is never read)", path
+            )
+        if not named and not _NOFOLLOW and os.path.islink(path):  # no O_NOFOLLOW (Windows)
+            raise UnsafePathError(_NOT_A_LINK, path)
+        start = 0
+        if after is not None:
+            start = max(after if after <= info.st_size else 0, info.st_size - limit)
+            os.lseek(fd, start, os.SEEK_SET)
+        return FileRead(read_upto(functools.partial(os.read, fd), limit), start, info)
     finally:
         os.close(fd)
+
+
+def read_upto(read: Callable[[int], bytes], limit: int) -> bytes:
+    """At most `limit` + 1 bytes from `read` (`os.read` on a descriptor, a socket's `recv`),
+    chunk by chunk until it returns nothing; the caller refuses more than `limit` in its own
+    words, naming the input (its bound is a row of `cardvault.limits`)."""
+    chunks: list[bytes] = []
+    left = limit + 1
+    while left > 0:
+        chunk = read(min(left, _CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def is_real_folder(path: Path) -> bool:

@@ -10,9 +10,11 @@ frontmatter is an archived card (`memory/archive/2026-05-21-release.md`).
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from pathlib import Path
+
+from cardvault.errors import CardvaultError
+from cardvault.vault.confine import read_file
 
 _DAY = r"\d{4}-\d{2}-\d{2}|\d{8}"
 #: The day first (alone or before a suffix), else last (after a prefix); `-`, `_`, ` ` or `.`
@@ -73,13 +75,10 @@ def log_citation(path: Path) -> str:
 def head_of(path: str) -> str:
     """The first bytes of the file at `path`, enough for `starts_with_frontmatter` ("" when it
     cannot be opened; a symlink is not followed, a FIFO not waited on)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        descriptor = os.open(path, flags)
-    except OSError:
+        return read_file(path, 7).data.decode("utf-8", "replace")
+    except (OSError, CardvaultError):
         return ""
-    with os.fdopen(descriptor, "rb") as handle:
-        return handle.read(8).decode("utf-8", "replace")
 
 
 def starts_with_frontmatter(head: str) -> bool:
