@@ -31,11 +31,11 @@ class Serving:
 class ResidentCommands(SearchCommands):
     """The project vault's resident process."""
 
-    def serve_settings(self, vault: Vault | None = None) -> ServeSettings:
-        """The `[serve]` settings of `vault` (default: the project), with overrides."""
+    def serve_settings(self) -> ServeSettings:
+        """The project's `[serve]` settings, with overrides."""
         from cardvault.serve.autostart import serve_settings
 
-        config = (vault or self.project()).config
+        config = self.project().config
         return serve_settings(config.serve_auto, config.serve_idle_minutes)
 
     def serve_status(self) -> Serving:
@@ -109,4 +109,4 @@ class ResidentCommands(SearchCommands):
         from cardvault.serve.autostart import start_resident
 
         if not self.served:
-            start_resident(vault.root, self.serve_settings(vault))
+            start_resident(vault.root, vault.config)
