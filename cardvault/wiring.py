@@ -64,15 +64,11 @@ class Wiring:
         #: The vault named by the caller (`--vault`, a path), else None: found as the CLI does.
         self.explicit = Path(vault).expanduser() if vault is not None else None
         self._agent = agent
-        self._owns_handles = handles is None
+        #: Whether this session runs on warm services lent to it (inside `cardvault serve`, or
+        #: a `with_options` copy), rather than its own.
+        self.served = handles is not None
         self.handles = WarmHandles(watch) if handles is None else handles
         self._root: Path | None = None
-
-    @property
-    def served(self) -> bool:
-        """Whether this session runs on warm services lent to it (inside `cardvault serve`, or a
-        `with_options` copy), rather than its own."""
-        return not self._owns_handles
 
     def with_options(self, vault: Path | None = None, agent: str | None = None) -> Self:
         """This session with another vault or agent (None keeps its own), sharing its warm
@@ -82,7 +78,6 @@ class Wiring:
             agent=agent if agent is not None else self._agent,
             env=self.env, clock=self.now, handles=self.handles,
         )  # fmt: skip
-        same._owns_handles = False
         same._root = self._root if vault is None or vault == self._root else None
         if agent is None and "agent" in self.__dict__:  # validated already: not again
             same.agent = self.agent
@@ -96,7 +91,7 @@ class Wiring:
 
     def close(self) -> None:
         """Release the search services this session made (not those it was lent)."""
-        if self._owns_handles:
+        if not self.served:
             self.handles.close()
 
     # -- the vaults ---------------------------------------------------------------------------
@@ -109,17 +104,22 @@ class Wiring:
     @property
     def root(self) -> Path:
         """The project vault's root folder (VaultNotFoundError when there is none)."""
-        if self._root is None:
-            from cardvault.vault.layout import find_vault
+        return self._root if self._root is not None else self.handle.vault.root
 
-            found = find_vault(self.explicit, self.env)
-            self._root = found.root
-            self.handles.handle(found.root, found)
-        return self._root
+    @property
+    def handle(self) -> VaultHandle:
+        """The project vault's warm handle (the vault found and opened on first use)."""
+        if self._root is not None:
+            return self.handles.handle(self._root)
+        from cardvault.vault.layout import find_vault
+
+        found = find_vault(self.explicit, self.env)
+        self._root = found.root
+        return self.handles.handle(found.root, found)
 
     def project(self) -> Vault:
         """The project vault with its current settings, as the session's agent."""
-        return self._as_agent(self.handles.handle(self.root).vault)
+        return self._as_agent(self.handle.vault)
 
     def global_vault(self) -> Vault | None:
         """The global vault, or None when it was never created (reads never create it)."""
@@ -184,11 +184,6 @@ class Wiring:
     def searcher(self, vault: Vault) -> Searcher:
         """The warm search service of `vault`."""
         return self.handles.searcher(vault)
-
-    @property
-    def handle(self) -> VaultHandle:
-        """The project vault's warm handle."""
-        return self.handles.handle(self.root)
 
     def _as_agent(self, vault: Vault) -> Vault:
         name = self.agent
