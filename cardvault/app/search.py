@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cardvault.scopes.scope import InScope, Scope
@@ -40,22 +40,11 @@ class Query:
     rerank: bool | None = None
 
     @classmethod
-    def of(
-        cls,
-        text: str,
-        k: int = 10,
-        mode: str = "hybrid",
-        category: str | None = None,
-        tag: str | None = None,
-        status: str | None = None,
-        logs: bool = False,
-        archived: bool = False,
-        scope: Scope | str | InScope = Scope.project,
-        rerank: bool | None = None,
-    ) -> Query:
+    def of(cls, text: str, **options: Unpack[SearchOptions]) -> Query:
         """The query the flat options (`SearchOptions`) spell."""
-        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
-        return cls(text, k, mode, filters, scope, rerank)
+        rest: dict[str, Any] = dict(options)
+        named = {f.name: rest.pop(f.name) for f in fields(Filters) if f.name in rest}
+        return cls(text, filters=Filters(**named), **rest)
 
 
 class SearchOptions(TypedDict, total=False):
