@@ -121,27 +121,28 @@ class Wiring:
         """The project vault with its current settings, as the session's agent."""
         return self._as_agent(self.handle.vault)
 
+    @cached_property
+    def home(self) -> Path:
+        """The global vault's folder (`scopes/home.py`; it may hold no vault yet)."""
+        return global_root(self.env)
+
     def global_vault(self) -> Vault | None:
         """The global vault, or None when it was never created (reads never create it)."""
         from cardvault.vault.config import CONFIG_FILE
 
-        root = global_root(self.env)
-        if not (root / CONFIG_FILE).is_file():
+        if not (self.home / CONFIG_FILE).is_file():
             return None
-        return self._as_agent(self.handles.handle(root).vault)
+        return self._as_agent(self.handles.handle(self.home).vault)
 
     def vault_to_read(self, from_global: bool = False) -> Vault:
         """The project vault, or the global vault (VaultNotFoundError when it was never made:
         a read never makes it)."""
-        if not from_global:
-            return self.project()
         from cardvault.errors import VaultNotFoundError
 
-        found = self.global_vault()
+        found = self.global_vault() if from_global else self.project()
         if found is None:
-            root = global_root(self.env)
             raise VaultNotFoundError(
-                "no global vault yet (the first `--global` write makes it)", root
+                "no global vault yet (the first `--global` write makes it)", self.home
             )
         return found
 
@@ -151,12 +152,10 @@ class Wiring:
         return self.project()
 
     def scope(self, scope: Scope | str | InScope, searching: bool = False) -> InScope:
-        """The vaults `scope` covers, project first, with notices for what is missing. A command
-        resolves its scope once and hands the result on: an `InScope` is returned as it is.
-        `searching`: beside a project, `all` takes the global vault only when it holds something
-        to search (a card, an archived card or a log: its rules and MEMORY.md are no search's;
-        an entry the walker refuses counts, as the search reports it), else never opens it: the
-        walk, before the vault is opened, stops at the first file."""
+        """The vaults `scope` covers, project first, with notices for what is missing (an
+        `InScope`, resolved once by a command, is returned as it is). `searching`: beside a
+        project, `all` opens the global vault only when its walk finds something to search (a
+        card, an archived card, a log or a name the walker refuses); the walk stops at the first."""
         from cardvault.vault.root import ENV_VAR
 
         if isinstance(scope, InScope):
@@ -165,21 +164,21 @@ class Wiring:
         skip = chosen is Scope.project or (
             searching
             and chosen is Scope.all
-            and not holds_files(Vault(global_root(self.env)))
-            and self._finds_project()
+            and not holds_files(Vault(self.home))
+            and self.found_project() is not None
         )
         shared = None if skip else self.global_vault()
         named = self.explicit is not None or bool(self.env.get(ENV_VAR))
         return resolve(chosen, self.project, shared, named)
 
-    def _finds_project(self) -> bool:
-        """Whether the project vault is found (`root`, kept for the session)."""
+    def found_project(self) -> Vault | None:
+        """The project vault (`project()`), or None when there is none here."""
         from cardvault.errors import VaultNotFoundError
 
         try:
-            return self.root is not None
+            return self.project()
         except VaultNotFoundError:
-            return False
+            return None
 
     def searcher(self, vault: Vault) -> Searcher:
         """The warm search service of `vault`."""
