@@ -281,9 +281,7 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
             f"{len(config.categories):,}",
             path,
         )
-    for category in config.categories:  # the built-in ones are names
-        if category in DEFAULT_CATEGORIES:
-            continue
+    for category in (c for c in config.categories if c not in DEFAULT_CATEGORIES):
         if len(category) > CATEGORY_CHARS or not CATEGORY.fullmatch(_category_shape(category)):
             raise ConfigError(
                 f"'cards.categories' must be names (words of letters and digits joined by -, _ "
