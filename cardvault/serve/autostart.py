@@ -58,19 +58,6 @@ def serve_command(root: Path, idle_minutes: float) -> list[str]:
     return python_command("cardvault", "--vault", str(root), "serve", "--idle-timeout", idle)
 
 
-def clear_stale_socket(root: Path) -> bool:
-    """Remove the socket of a server that died without removing it (nobody holds the lock)."""
-    from cardvault.serve.control import lock_holder
-    from cardvault.serve.protocol import socket_path
-
-    path = socket_path(root)
-    if lock_holder(root) is not None or not os.path.lexists(path):
-        return False
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-    return True
-
-
 def start_resident(root: Path, config: VaultConfig) -> int | None:
     """Launch the resident process of the vault at `root` (settings `config`) unless it is off
     (the env var first: it makes the settings files moot) or one runs; its pid, or None. A
@@ -80,7 +67,7 @@ def start_resident(root: Path, config: VaultConfig) -> int | None:
     settings = serve_settings(config.serve_auto, config.serve_idle_minutes)
     if not settings.auto:
         return None
-    from cardvault.serve.control import lock_holder, spawn_detached
+    from cardvault.serve.control import clear_stale_socket, lock_holder, spawn_detached
 
     root = root.resolve()
     try:
