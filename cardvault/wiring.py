@@ -64,15 +64,11 @@ class Wiring:
         #: The vault named by the caller (`--vault`, a path), else None: found as the CLI does.
         self.explicit = Path(vault).expanduser() if vault is not None else None
         self._agent = agent
-        self._owns_handles = handles is None
+        #: Whether this session runs on warm services lent to it (inside `cardvault serve`, or
+        #: a `with_options` copy), rather than its own.
+        self.served = handles is not None
         self.handles = WarmHandles(watch) if handles is None else handles
         self._root: Path | None = None
-
-    @property
-    def served(self) -> bool:
-        """Whether this session runs on warm services lent to it (inside `cardvault serve`, or a
-        `with_options` copy), rather than its own."""
-        return not self._owns_handles
 
     def with_options(self, vault: Path | None = None, agent: str | None = None) -> Self:
         """This session with another vault or agent (None keeps its own), sharing its warm
@@ -82,7 +78,6 @@ class Wiring:
             agent=agent if agent is not None else self._agent,
             env=self.env, clock=self.now, handles=self.handles,
         )  # fmt: skip
-        same._owns_handles = False
         same._root = self._root if vault is None or vault == self._root else None
         if agent is None and "agent" in self.__dict__:  # validated already: not again
             same.agent = self.agent
@@ -96,7 +91,7 @@ class Wiring:
 
     def close(self) -> None:
         """Release the search services this session made (not those it was lent)."""
-        if self._owns_handles:
+        if not self.served:
             self.handles.close()
 
     # -- the vaults ---------------------------------------------------------------------------
@@ -109,39 +104,45 @@ class Wiring:
     @property
     def root(self) -> Path:
         """The project vault's root folder (VaultNotFoundError when there is none)."""
-        if self._root is None:
-            from cardvault.vault.layout import find_vault
+        return self._root if self._root is not None else self.handle.vault.root
 
-            found = find_vault(self.explicit, self.env)
-            self._root = found.root
-            self.handles.handle(found.root, found)
-        return self._root
+    @property
+    def handle(self) -> VaultHandle:
+        """The project vault's warm handle (the vault found and opened on first use)."""
+        if self._root is not None:
+            return self.handles.handle(self._root)
+        from cardvault.vault.layout import find_vault
+
+        found = find_vault(self.explicit, self.env)
+        self._root = found.root
+        return self.handles.handle(found.root, found)
 
     def project(self) -> Vault:
         """The project vault with its current settings, as the session's agent."""
-        return self._as_agent(self.handles.handle(self.root).vault)
+        return self._as_agent(self.handle.vault)
+
+    @cached_property
+    def home(self) -> Path:
+        """The global vault's folder (`scopes/home.py`; it may hold no vault yet)."""
+        return global_root(self.env)
 
     def global_vault(self) -> Vault | None:
         """The global vault, or None when it was never created (reads never create it)."""
         from cardvault.vault.config import CONFIG_FILE
 
-        root = global_root(self.env)
-        if not (root / CONFIG_FILE).is_file():
+        if not (self.home / CONFIG_FILE).is_file():
             return None
-        return self._as_agent(self.handles.handle(root).vault)
+        return self._as_agent(self.handles.handle(self.home).vault)
 
     def vault_to_read(self, from_global: bool = False) -> Vault:
         """The project vault, or the global vault (VaultNotFoundError when it was never made:
         a read never makes it)."""
-        if not from_global:
-            return self.project()
         from cardvault.errors import VaultNotFoundError
 
-        found = self.global_vault()
+        found = self.global_vault() if from_global else self.project()
         if found is None:
-            root = global_root(self.env)
             raise VaultNotFoundError(
-                "no global vault yet (the first `--global` write makes it)", root
+                "no global vault yet (the first `--global` write makes it)", self.home
             )
         return found
 
@@ -151,12 +152,10 @@ class Wiring:
         return self.project()
 
     def scope(self, scope: Scope | str | InScope, searching: bool = False) -> InScope:
-        """The vaults `scope` covers, project first, with notices for what is missing. A command
-        resolves its scope once and hands the result on: an `InScope` is returned as it is.
-        `searching`: beside a project, `all` takes the global vault only when it holds something
-        to search (a card, an archived card or a log: its rules and MEMORY.md are no search's;
-        an entry the walker refuses counts, as the search reports it), else never opens it: the
-        walk, before the vault is opened, stops at the first file."""
+        """The vaults `scope` covers, project first, with notices for what is missing (an
+        `InScope`, resolved once by a command, is returned as it is). `searching`: beside a
+        project, `all` opens the global vault only when its walk finds something to search (a
+        card, an archived card, a log or a name the walker refuses); the walk stops at the first."""
         from cardvault.vault.root import ENV_VAR
 
         if isinstance(scope, InScope):
@@ -165,30 +164,25 @@ class Wiring:
         skip = chosen is Scope.project or (
             searching
             and chosen is Scope.all
-            and not holds_files(Vault(global_root(self.env)))
-            and self._finds_project()
+            and not holds_files(Vault(self.home))
+            and self.found_project() is not None
         )
         shared = None if skip else self.global_vault()
         named = self.explicit is not None or bool(self.env.get(ENV_VAR))
         return resolve(chosen, self.project, shared, named)
 
-    def _finds_project(self) -> bool:
-        """Whether the project vault is found (`root`, kept for the session)."""
+    def found_project(self) -> Vault | None:
+        """The project vault (`project()`), or None when there is none here."""
         from cardvault.errors import VaultNotFoundError
 
         try:
-            return self.root is not None
+            return self.project()
         except VaultNotFoundError:
-            return False
+            return None
 
     def searcher(self, vault: Vault) -> Searcher:
         """The warm search service of `vault`."""
         return self.handles.searcher(vault)
-
-    @property
-    def handle(self) -> VaultHandle:
-        """The project vault's warm handle."""
-        return self.handles.handle(self.root)
 
     def _as_agent(self, vault: Vault) -> Vault:
         name = self.agent

@@ -203,22 +203,18 @@ class InsightCommands(WriteCommands):
         projects, after registering the project with `register` (a failure is said in the
         result, never raised). VaultNotFoundError to `register` outside a project."""
         from cardvault.errors import VaultNotFoundError
-        from cardvault.scopes.home import global_root
         from cardvault.scopes.key import context_key
         from cardvault.scopes.registry import read_projects
 
-        try:
-            project: Vault | None = self.project()
-        except VaultNotFoundError:
-            project = None
+        project = self.found_project()
         if register and project is None:
             raise VaultNotFoundError("no project vault here to register")
         joined = self.registration() if register else {}
-        home = self.global_vault()
+        shared = self.global_vault()
         return ScopeInfo(
-            global_root(self.env), home is not None, project.root if project else None,
+            self.home, shared is not None, project.root if project else None,
             context_key(project.root) if project else None,
-            read_projects(home) if home else {}, notices=project.notices if project else (),
+            read_projects(shared) if shared else {}, notices=project.notices if project else (),
             **joined,
         )  # fmt: skip
 

@@ -31,17 +31,16 @@ class Serving:
 class ResidentCommands(SearchCommands):
     """The project vault's resident process."""
 
-    def serve_settings(self, vault: Vault | None = None) -> ServeSettings:
-        """The `[serve]` settings of `vault` (default: the project), with overrides."""
+    def serve_settings(self) -> ServeSettings:
+        """The project's `[serve]` settings, with overrides."""
         from cardvault.serve.autostart import serve_settings
 
-        config = (vault or self.project()).config
+        config = self.project().config
         return serve_settings(config.serve_auto, config.serve_idle_minutes)
 
     def serve_status(self) -> Serving:
         """`cardvault serve --status` (a socket left by a dead process is removed)."""
-        from cardvault.serve.autostart import clear_stale_socket
-        from cardvault.serve.control import lock_holder, server_status
+        from cardvault.serve.control import clear_stale_socket, lock_holder, server_status
 
         root = self.root
         clear_stale_socket(root)  # only when no server holds the lock
@@ -57,8 +56,8 @@ class ResidentCommands(SearchCommands):
     def serve_background(self, idle_minutes: float | None = None) -> Serving:
         """`cardvault serve --background`: the project's resident process, started detached
         (isolated: its folder may be the vault, whose files came from a remote) if none runs."""
-        from cardvault.serve.autostart import clear_stale_socket, serve_command
-        from cardvault.serve.control import server_status, start_detached
+        from cardvault.serve.autostart import serve_command
+        from cardvault.serve.control import clear_stale_socket, server_status, start_detached
 
         settings = self.serve_settings()
         root = self.root
@@ -109,4 +108,4 @@ class ResidentCommands(SearchCommands):
         from cardvault.serve.autostart import start_resident
 
         if not self.served:
-            start_resident(vault.root, self.serve_settings(vault))
+            start_resident(vault.root, vault.config)

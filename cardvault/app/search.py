@@ -3,8 +3,9 @@ long-lived process; `Query` is one search."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cardvault.scopes.scope import InScope, Scope
@@ -14,8 +15,11 @@ from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:
     from cardvault.context.build import ContextPack
-    from cardvault.search.engine import Progress, SearchOutcome, SearchResult, SyncReport
+    from cardvault.search.engine import Progress, Searcher, SearchOutcome, SearchResult, SyncReport
     from cardvault.search.scoped import ScopedHits
+
+    #: A front end's progress display for a first index (the CLI's progress bar).
+    Indexing = Callable[[], AbstractContextManager[Progress]]
 
 #: What a long-lived process searches for once at start, to sync the index and load the model.
 WARM_UP_QUERY = "warm up the search index and model"
@@ -36,22 +40,11 @@ class Query:
     rerank: bool | None = None
 
     @classmethod
-    def of(
-        cls,
-        text: str,
-        k: int = 10,
-        mode: str = "hybrid",
-        category: str | None = None,
-        tag: str | None = None,
-        status: str | None = None,
-        logs: bool = False,
-        archived: bool = False,
-        scope: Scope | str | InScope = Scope.project,
-        rerank: bool | None = None,
-    ) -> Query:
+    def of(cls, text: str, **options: Unpack[SearchOptions]) -> Query:
         """The query the flat options (`SearchOptions`) spell."""
-        filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
-        return cls(text, k, mode, filters, scope, rerank)
+        rest: dict[str, Any] = dict(options)
+        named = {f.name: rest.pop(f.name) for f in fields(Filters) if f.name in rest}
+        return cls(text, filters=Filters(**named), **rest)
 
 
 class SearchOptions(TypedDict, total=False):
@@ -71,11 +64,14 @@ class SearchOptions(TypedDict, total=False):
 class SearchCommands(Wiring):
     """Search and context: reads of the scope's vaults through their warm search services."""
 
-    def search_hits(self, query: str | Query, **options: Unpack[SearchOptions]) -> ScopedHits:
+    def search_hits(
+        self, query: str | Query, indexing: Indexing | None = None, **options: Unpack[SearchOptions]
+    ) -> ScopedHits:
         """`cardvault search`: the `k` best hits of `query` (a `Query`, or its text with the
         options as keywords) over the scope's vaults, each named by its vault, with the modes
         used, the notices (the scope's first), each vault's outcome and each card hit's age and
-        stale mark (`about`). CardvaultError for a category or status no card can have."""
+        stale mark (`about`). CardvaultError for a category or status no card can have.
+        `indexing`: a ranked search first indexes a vault never indexed with this display."""
         from cardvault.context.value import hit_ages
         from cardvault.search.scoped import search_vaults
         from cardvault.vault.filters import check_filters
@@ -84,9 +80,12 @@ class SearchCommands(Wiring):
         in_scope = self.scope(asked.scope, searching=True)
         vaults = [(s.name, s.vault) for s in in_scope.vaults]
         check_filters([vault for _, vault in vaults], asked.filters.category, asked.filters.status)
+        searchers = {vault.root: self.handles.searcher(vault) for _, vault in vaults}
+        if asked.mode != "keyword":
+            self._index_first(searchers.values(), indexing)
         found = search_vaults(
             vaults,
-            self.handles.searcher,
+            lambda vault: searchers[vault.root],
             asked.text,
             asked.k,
             asked.mode,
@@ -132,14 +131,30 @@ class SearchCommands(Wiring):
         scope: Scope | str | InScope = Scope.all,
         archived: bool = False,
         mode: str = "hybrid",
+        indexing: Indexing | None = None,
     ) -> ContextPack:
-        """`cardvault context`: the session-start pack for `task` within `budget` tokens."""
+        """`cardvault context`: the session-start pack for `task` within `budget` tokens (with a
+        task, a vault never indexed is first indexed with the display `indexing`)."""
         from cardvault.context.plan import Request, build_context
 
+        in_scope = self.scope(scope)
+        if task:
+            self._index_first((self.searcher(s.vault) for s in in_scope.vaults), indexing)
         request = Request(
             task, budget, self.now().date(), self.agent, archived, mode, searcher=self.searcher
         )
-        return build_context(self.scope(scope), request)
+        return build_context(in_scope, request)
+
+    def _index_first(self, searchers: Iterable[Searcher], indexing: Indexing | None) -> None:
+        """Index each vault never indexed, showing `indexing`: a first index takes minutes on
+        thousands of long notes and must not look hung."""
+        if indexing is None:
+            return
+        fresh = [searcher for searcher in searchers if not searcher.indexed]
+        if fresh:
+            with indexing() as progress:
+                for searcher in fresh:  # one another process is building: the query says so
+                    searcher.first_index(progress, wait=0)
 
     def warm_up(self) -> tuple[str, ...]:
         """Sync the index and load the model now, for the project and the global vault when a

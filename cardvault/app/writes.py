@@ -39,13 +39,13 @@ class VaultFor(Wiring):
         """The vault a command works on: the project, or the global vault (made, as `init`
         makes a vault, on its first write; a read never makes it)."""
         from cardvault.errors import CardvaultError
-        from cardvault.scopes.home import HOME_VAR, global_root
+        from cardvault.scopes.home import HOME_VAR
 
         if not to_global:
             return self.project()
         found = self.global_vault()
         if found is None:
-            root = global_root(self.env)
+            root = self.home
             if root.exists() and not root.is_dir():
                 raise CardvaultError(f"{HOME_VAR} must name a folder for the global vault", root)
             init_vault(root)
@@ -120,11 +120,10 @@ class WriteCommands(VaultFor):
 
     def register(self) -> Registered | None:
         """Register the project with the global vault; None inside the global vault."""
-        from cardvault.scopes.home import is_global
         from cardvault.scopes.registry import register
 
         project = self.project()
-        if is_global(project, self.env):
+        if project.root == self.home:
             return None
         return self.landed(lambda home: register(home, project, self.now().date()), to_global=True)
 

@@ -4,7 +4,6 @@ clock, the scope), the options several commands take, and turning errors into ex
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -19,7 +18,8 @@ from cardvault.limits import read_stream
 
 if TYPE_CHECKING:
     from cardvault.app import Session
-    from cardvault.scopes.scope import InScope, Scoped
+    from cardvault.app.search import Indexing
+    from cardvault.scopes.scope import InScope
     from cardvault.vault.layout import Vault
 
 #: The card filters shared by `list` and `search`.
@@ -200,17 +200,10 @@ def opened(vault: Vault) -> Vault:
     return vault
 
 
-def first_index(ctx: typer.Context, vaults: Sequence[Scoped]) -> None:
-    """Index each vault never indexed with the progress `cardvault index` shows, before a ranked
-    query: a first index takes minutes on thousands of long notes and must not look hung."""
-    session = session_of(ctx)
-    if session.served:
-        return
-    fresh = [s.vault for s in vaults if not session.searcher(s.vault).indexed]
-    if fresh:
-        with render.IndexProgress() as progress:
-            for vault in fresh:  # one another process is building: the query says so
-                session.searcher(vault).first_index(progress, wait=0)
+def indexing(ctx: typer.Context) -> Indexing | None:
+    """How a ranked read shows a first index: the progress bar `cardvault index` shows, none
+    inside the resident process (it indexed when it started)."""
+    return None if session_of(ctx).served else render.IndexProgress
 
 
 def open_scope(

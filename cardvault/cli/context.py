@@ -13,7 +13,7 @@ from cardvault.cli import render
 from cardvault.cli.common import (
     AgentOption,
     ScopeOption,
-    first_index,
+    indexing,
     open_scope,
     session_of,
 )
@@ -80,9 +80,8 @@ def context(
     Example: cardvault context --task "fix the Cortex login script" --budget 1500
     """
     in_scope = open_scope(ctx, scope, agent)
-    if task:
-        first_index(ctx, in_scope.vaults)
-    pack = session_of(ctx, agent).context(task, budget, scope=in_scope, archived=archived)
+    session = session_of(ctx, agent)
+    pack = session.context(task, budget, in_scope, archived, indexing=indexing(ctx))
     render.warnings(pack.notices)
     vaults = in_scope.vaults if task else ()
     if vaults:  # a ranked pack loaded the model: warm by default

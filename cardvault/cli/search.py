@@ -15,7 +15,7 @@ from cardvault.cli.common import (
     ScopeOption,
     StatusOption,
     TagOption,
-    first_index,
+    indexing,
     open_scope,
     session_of,
     vault_of,
@@ -76,10 +76,8 @@ def search(
     in_scope = open_scope(ctx, scope, searching=True)
     filters = Filters(category=category, tag=tag, status=status, logs=logs, archived=archived)
     asked = Query(query, k=k, mode=mode.value, filters=filters, scope=in_scope, rerank=rerank)
-    if mode is not Mode.keyword:
-        first_index(ctx, in_scope.vaults)
     session = session_of(ctx)
-    found = session.search_hits(asked)
+    found = session.search_hits(asked, indexing(ctx))
     if in_scope.vaults:  # warm by default: the next search is answered by the vault's server
         session.start_resident(in_scope.vaults[0].vault)
     render.warnings(found.notices)

@@ -47,8 +47,3 @@ def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None)
         return None
     vault = open_vault_at(root)
     return replace(vault, agent=agent) if agent else vault
-
-
-def is_global(vault: Vault, env: Mapping[str, str] | None = None) -> bool:
-    """Whether `vault` is the global vault."""
-    return vault.root == global_root(env)

@@ -15,9 +15,10 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cardvault.serve.control import lock_holder, spawn_detached
-from cardvault.serve.protocol import socket_path
+if TYPE_CHECKING:
+    from cardvault.vault.config import VaultConfig
 
 #: Set (to anything but "" or "0") to never start a resident process on one's own.
 NO_AUTOSERVE_VAR = "CARDVAULT_NO_AUTOSERVE"
@@ -41,9 +42,12 @@ def serve_settings(vault_auto: bool, vault_idle_minutes: float) -> ServeSettings
         mine_auto, mine_idle = user.get("serve.auto"), user.get("serve.idle_minutes")
         auto = auto if mine_auto is None else bool(mine_auto)
         idle = idle if mine_idle is None else float(mine_idle)
-    if os.environ.get(NO_AUTOSERVE_VAR, "") not in ("", "0"):
-        auto = False
-    return ServeSettings(auto, idle)
+    return ServeSettings(auto and not _switched_off(), idle)
+
+
+def _switched_off() -> bool:
+    """Whether $CARDVAULT_NO_AUTOSERVE turns starting unasked off, whatever the settings say."""
+    return os.environ.get(NO_AUTOSERVE_VAR, "") not in ("", "0")
 
 
 def serve_command(root: Path, idle_minutes: float) -> list[str]:
@@ -54,21 +58,17 @@ def serve_command(root: Path, idle_minutes: float) -> list[str]:
     return python_command("cardvault", "--vault", str(root), "serve", "--idle-timeout", idle)
 
 
-def clear_stale_socket(root: Path) -> bool:
-    """Remove the socket of a server that died without removing it (nobody holds the lock)."""
-    path = socket_path(root)
-    if lock_holder(root) is not None or not os.path.lexists(path):
-        return False
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-    return True
-
-
-def start_resident(root: Path, settings: ServeSettings) -> int | None:
-    """Launch the vault's resident process unless it is off or one runs; its pid, or None. A
+def start_resident(root: Path, config: VaultConfig) -> int | None:
+    """Launch the resident process of the vault at `root` (settings `config`) unless it is off
+    (the env var first: it makes the settings files moot) or one runs; its pid, or None. A
     failed launch is not raised: the command that asked has answered, the next runs cold."""
+    if _switched_off():
+        return None
+    settings = serve_settings(config.serve_auto, config.serve_idle_minutes)
     if not settings.auto:
         return None
+    from cardvault.serve.control import clear_stale_socket, lock_holder, spawn_detached
+
     root = root.resolve()
     try:
         if lock_holder(root) is not None:

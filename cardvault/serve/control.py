@@ -56,6 +56,16 @@ _STATUS_FIELDS: dict[str, Callable[[Any], Any]] = {
 }  # fmt: skip
 
 
+def clear_stale_socket(root: Path) -> bool:
+    """Remove the socket of a server that died without removing it (nobody holds the lock)."""
+    path = socket_path(root)
+    if lock_holder(root) is not None or not os.path.lexists(path):
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    return True
+
+
 def lock_holder(root: Path) -> int | None:
     """The pid of the process holding the vault's serve lock, or None when nobody holds it."""
     try:

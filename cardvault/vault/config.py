@@ -211,7 +211,8 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> VaultConfig:
             if spec is None:
                 known = ", ".join(f"{s}.{k}" for s, k in _KEYS)
                 raise ConfigError(f"unknown setting '{section}.{key}' (known: {known})", path)
-            values[spec.name] = _coerce(f"{section}.{key}", value, spec.metadata["kind"], path)
+            if type(value) is not type(spec.default) or value != spec.default:  # else valid
+                values[spec.name] = _coerce(f"{section}.{key}", value, spec.metadata["kind"], path)
     config = VaultConfig(**values, source=path)
     _validate(config, path)
     return config
@@ -280,7 +281,7 @@ def _validate(config: VaultConfig, path: Path | None) -> None:
             f"{len(config.categories):,}",
             path,
         )
-    for category in config.categories:
+    for category in (c for c in config.categories if c not in DEFAULT_CATEGORIES):
         if len(category) > CATEGORY_CHARS or not CATEGORY.fullmatch(_category_shape(category)):
             raise ConfigError(
                 f"'cards.categories' must be names (words of letters and digits joined by -, _ "
