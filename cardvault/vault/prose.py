@@ -145,7 +145,7 @@ def _blank_spans(lines: list[str], start: int, end: int) -> None:
     """Blank the inline code spans of the block on lines start..end (its container marks, "- "
     or "> ", hold no backticks, so the spans are the same in the raw lines)."""
     block = "\n".join(lines[start:end])
-    spans = code_spans(block)
+    spans = code_spans(block) if "`" in block else []  # most prose holds no backtick
     if not spans:
         return
     chars = list(block)
