@@ -66,14 +66,11 @@ def keyword_ranking(
     return [(int(doc_id), -float(score)) for doc_id, score in rows]
 
 
-def holding_every_term(
-    index: IndexHandle, query: str | KeywordQuery, ids: list[int]
-) -> frozenset[int]:
+def holding_every_term(index: IndexHandle, query: KeywordQuery, ids: list[int]) -> frozenset[int]:
     """Which of `ids` hold every word of `query` (an exact match is never a weak one, even
     where BM25's IDF says little); none for a query of stop words alone."""
-    read = KeywordQuery.of(query)
-    match = read.match_all
-    if match is None or not ids or not read.says_something:
+    match = query.match_all
+    if match is None or not ids or not query.says_something:
         return frozenset()
     rows = index.conn.execute(
         f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(ids))})",
