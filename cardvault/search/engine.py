@@ -284,11 +284,10 @@ class Searcher:
             index = self._open(True, notices)
             report = sync_index(self.vault, index, embedding, progress)
         notices.extend(report.notices)
-        state = index_state(index)
-        if report.vectors is not None:  # kept here for the ranking, not in the search's outcome
-            self._synced, report.vectors = (state, report.vectors), None
+        vectors, report.vectors = report.vectors, None  # the ranking's, not the outcome's
+        self._synced = None if vectors is None else (index_state(index), vectors)
         if self._watcher is not None and not (embedding is not None and report.unembedded):
-            self._fresh = _Freshness(state, embedding)  # else the next sync goes on
+            self._fresh = _Freshness(index_state(index), embedding)  # else the next sync goes on
         return index, report
 
     def _changed_paths(self) -> set[str] | None:
