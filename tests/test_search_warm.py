@@ -64,3 +64,26 @@ def test_another_process_rebuilding_the_index_is_noticed(vault_root: Path) -> No
         before = vault.search(QUERIES[0])
         other.index(rebuild=True)
         assert vault.search(QUERIES[0]) == before
+
+
+def test_a_search_ranks_with_the_vectors_its_sync_wrote(
+    vault_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sync that embeds a changed card hands the vector matrix it wrote to the ranking: a
+    search reads the vector file once, not again to rank."""
+    from cardvault.search import embed_sync, retrieve, vector_store
+
+    reads: list[int] = []
+
+    def counting(index):  # type: ignore[no-untyped-def]
+        reads.append(1)
+        return vector_store.load_matrix(index)
+
+    monkeypatch.setattr(embed_sync, "load_matrix", counting)
+    monkeypatch.setattr(retrieve, "load_matrix", counting)
+    with open_vault(vault_root, watch=True) as vault:
+        vault.search(QUERIES[0])
+        write_card(vault_root, "redis-eviction", "Redis eviction", "Use allkeys-lru for caches.")
+        reads.clear()
+        assert vault.search("evicting cache keys in redis", k=1)[0].slug == "redis-eviction"
+    assert reads == [1]

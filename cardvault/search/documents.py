@@ -10,10 +10,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cardvault.vault.card import Card
-from cardvault.vault.daily import LogEntry
 from cardvault.vault.layout import FileStat, Vault, walk
+
+if TYPE_CHECKING:  # parsed by the read path, which imports them
+    from cardvault.vault.card import Card
+    from cardvault.vault.daily import LogEntry
 
 
 @dataclass(frozen=True)

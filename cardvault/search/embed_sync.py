@@ -32,6 +32,8 @@ from cardvault.vault.progress import Progress
 if TYPE_CHECKING:
     import numpy as np
 
+#: A vector matrix and the row of each text digest whose row in it is verified.
+Vectors = tuple["np.ndarray", dict[str, int]]
 #: Passages a query's sync embeds at most (a few seconds on 2 cores): two huge cards' worth.
 QUERY_BUDGET = 128
 
@@ -64,6 +66,9 @@ class VectorReport:
     unembedded: int = 0
     left_docs: int = 0  # documents with passages still to embed (a budget was reached)
     notices: list[str] = field(default_factory=list)
+    #: The vector matrix the index holds now and each verified text digest's row in it, when
+    #: the sync read or wrote them: the search that follows ranks with them as they are.
+    current: Vectors | None = field(default=None, repr=False)
 
 
 def vectors_current(index: IndexHandle, embedding: Embedding | None) -> bool:
@@ -121,7 +126,11 @@ def sync_vectors(
     done = [h for h in missing if h in fresh]
     if done or report.rejected or len(have) != len(needed):
         kept = [h for h in needed if h in have]
-        _store(index, kept, [have[h] for h in kept], matrix, done, [fresh[h] for h in done])
+        report.current = _store(
+            index, kept, [have[h] for h in kept], matrix, done, [fresh[h] for h in done]
+        )
+    elif matrix is not None:
+        report.current = matrix, have
     left = [h for h in missing if h not in fresh]
     # every stored row is one this machine made; complete unless the budget was reached
     index.set_meta({UNPROVEN: "", "vectors_complete": "" if left else model_id})
@@ -270,7 +279,7 @@ def _store(
     matrix: np.ndarray | None,
     missing: list[str],
     new_vectors: list[np.ndarray],
-) -> None:
+) -> Vectors:
     import numpy as np
 
     parts = []
@@ -280,6 +289,7 @@ def _store(
         parts.append(np.stack(new_vectors).astype(np.float32))
     combined = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
     write_vectors(index, kept + missing, combined, frozenset(missing))
+    return combined, {text_hash: row for row, text_hash in enumerate(kept + missing)}
 
 
 def count_unembedded(conn: sqlite3.Connection) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
 from cardvault.search.checkpoint import checkpoint_path
-from cardvault.search.embed_sync import QUERY_BUDGET, Embedding
+from cardvault.search.embed_sync import QUERY_BUDGET, Embedding, Vectors
 from cardvault.search.filters import Filters
 from cardvault.search.fusion import (
     CANDIDATES,
@@ -99,6 +99,7 @@ class Searcher:
         self._eligible_ids: dict[Filters, frozenset[int]] = {}
         self._asked: set[Filters] = set()  # filters a query has used (see `_eligible`)
         self._state: tuple[int, ...] | None = None
+        self._synced: tuple[tuple[int, ...], Vectors] | None = None  # the vectors a sync left
         self._fresh: _Freshness | None = None
         self._opened_id: tuple[int, int] | None = None
         self._watcher: ChangeWatcher | None = None
@@ -283,6 +284,8 @@ class Searcher:
             index = self._open(True, notices)
             report = sync_index(self.vault, index, embedding, progress)
         notices.extend(report.notices)
+        vectors, report.vectors = report.vectors, None  # the ranking's, not the outcome's
+        self._synced = None if vectors is None else (index_state(index), vectors)
         if self._watcher is not None and not (embedding is not None and report.unembedded):
             self._fresh = _Freshness(index_state(index), embedding)  # else the next sync goes on
         return index, report
@@ -332,7 +335,7 @@ class Searcher:
             self._index.close()
             self._index = None
         self._vectors.clear()
-        self._state = None
+        self._state = self._synced = None
         self._fresh = None
 
     def _cross_encoder(self, notices: list[str]) -> CrossEncoder | None:
@@ -414,7 +417,9 @@ class Searcher:
 
     def _passage_vectors(self, index: IndexHandle, filters: Filters) -> PassageVectors | None:
         if filters not in self._vectors:
-            self._vectors[filters] = passage_vectors(index, filters)
+            left = self._synced  # as the last sync left them, unless the index changed since
+            current = left[1] if left is not None and left[0] == self._state else None
+            self._vectors[filters] = passage_vectors(index, filters, current)
         return self._vectors[filters]
 
     def _eligible(self, index: IndexHandle, filters: Filters) -> frozenset[int] | None:

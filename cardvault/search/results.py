@@ -111,12 +111,11 @@ class Ranked:
     weak: frozenset[int] = frozenset()  # hits no side's own evidence stands alone for
 
 
-def describe(index: IndexHandle, ranked: Ranked, query: str | KeywordQuery) -> list[SearchResult]:
+def describe(index: IndexHandle, ranked: Ranked, query: KeywordQuery) -> list[SearchResult]:
     """SearchResults (with snippets and evidence) for a ranking."""
     ids = [doc_id for doc_id, _ in ranked.hits]
     if not ids:
         return []
-    query = KeywordQuery.of(query)
     rows = index.conn.execute(
         "SELECT id, file, kind, slug, topic, category, tags, status, entry, line, body, key, "
         "(SELECT count(*) FROM passages p WHERE p.doc_hash = docs.text_hash) "

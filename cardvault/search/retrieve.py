@@ -19,6 +19,8 @@ from cardvault.search.vector_store import load_matrix, verified_rows
 if TYPE_CHECKING:
     import numpy as np
 
+    from cardvault.search.embed_sync import Vectors
+
 #: BM25 column weights for (topic, tags, body): a word in the topic or tags says more about
 #: what a card is about than the same word in its body. Measured on SciFact (titles = topics).
 BM25_WEIGHTS = (3.0, 2.0, 1.0)
@@ -66,14 +68,11 @@ def keyword_ranking(
     return [(int(doc_id), -float(score)) for doc_id, score in rows]
 
 
-def holding_every_term(
-    index: IndexHandle, query: str | KeywordQuery, ids: list[int]
-) -> frozenset[int]:
+def holding_every_term(index: IndexHandle, query: KeywordQuery, ids: list[int]) -> frozenset[int]:
     """Which of `ids` hold every word of `query` (an exact match is never a weak one, even
     where BM25's IDF says little); none for a query of stop words alone."""
-    read = KeywordQuery.of(query)
-    match = read.match_all
-    if match is None or not ids or not read.says_something:
+    match = query.match_all
+    if match is None or not ids or not query.says_something:
         return frozenset()
     rows = index.conn.execute(
         f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(ids))})",
@@ -115,13 +114,20 @@ class PassageVectors(NamedTuple):
     starts: np.ndarray
 
 
-def passage_vectors(index: IndexHandle, filters: Filters) -> PassageVectors | None:
-    """The eligible passages' vectors, or None when there are none (no model, no vectors)."""
+def passage_vectors(
+    index: IndexHandle, filters: Filters, current: Vectors | None = None
+) -> PassageVectors | None:
+    """The eligible passages' vectors, or None when there are none (no model, no vectors);
+    `current`: the index's matrix and verified rows, when a sync has just read or written them."""
     import numpy as np
 
-    matrix = load_matrix(index)
-    rows_of = verified_rows(index, matrix)
-    if matrix is None or not rows_of:
+    if current is None:
+        loaded = load_matrix(index)
+        if loaded is None:
+            return None
+        current = loaded, verified_rows(index, loaded)
+    matrix, rows_of = current
+    if not rows_of:
         return None
     where, params = filters.sql()
     pairs = [

@@ -22,6 +22,7 @@ from cardvault.search.documents import (
 from cardvault.search.embed_sync import (
     Embedding,
     Progress,
+    Vectors,
     sync_vectors,
     vectors_current,
 )
@@ -57,6 +58,7 @@ class SyncReport:
     notices: list[str] = field(default_factory=list)
     stamps: Mapping[str, FileStat] = field(default_factory=dict)
     cards: Mapping[str, CardFile] = field(default_factory=dict)
+    vectors: Vectors | None = field(default=None, repr=False)  # `VectorReport.current`
 
     @property
     def changed(self) -> bool:
@@ -104,6 +106,7 @@ def sync_index(
     report.embedded, report.embedded_docs = vectors.embedded, vectors.embedded_docs
     report.resumed = vectors.resumed
     report.unembedded = vectors.unembedded
+    report.vectors = vectors.current
     report.notices.extend(vectors.notices)
     _count(index, report)
     return report

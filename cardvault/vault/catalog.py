@@ -183,10 +183,12 @@ DAMAGED = object()
 def decode_each(
     stored: Sequence[str], hook: Callable[[dict[str, Any]], Any] | None = None
 ) -> list[Any]:
-    """Stored JSON texts decoded (`hook` as json's `object_hook`), in one parse when all are
-    sound: much faster than one `json.loads` each."""
+    """Stored JSON texts decoded (`hook` as json's `object_hook`, asked only when some key
+    starts with `$`, as a tag's does: records.tagged), in one parse when all are sound: much
+    faster than one `json.loads` each."""
+    joined = "[" + ",".join(stored) + "]"
     try:
-        decoded = json.loads("[" + ",".join(stored) + "]", object_hook=hook)
+        decoded = json.loads(joined, object_hook=hook if '"$' in joined else None)
     except ValueError:
         decoded = None
     if decoded is not None and len(decoded) == len(stored):  # not two running into one

@@ -34,7 +34,7 @@ def heading_time(heading: str) -> tuple[str, str]:
     """(time, title) of an entry heading's text (its id comment already taken off); time is
     "HH:MM" (24-hour), or "" when the heading gives none."""
     lead = len(heading) - len(heading.lstrip())
-    opened = _open_parens(heading)
+    opened: list[int] = []  # made for the first time that does not lead the heading
     for match in _TIME.finditer(heading):
         if match.group("m") is None and match.group("ampm") is None:
             continue
@@ -42,6 +42,7 @@ def heading_time(heading: str) -> tuple[str, str]:
         if at == lead:
             title = heading[_SEPARATOR.match(heading, match.end()).end() :]  # type: ignore[union-attr]
             return time, title.strip()
+        opened = opened or _open_parens(heading)
         if opened[at] >= 0:
             close = _close_paren(heading, match.end())
             return time, _tidy(heading[: opened[at]] + " " + heading[close:])

@@ -34,7 +34,7 @@ def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = Fa
     `quotes`, block quotes replaced by spaces."""
     lines = text.split("\n")
     found = parse(text) if tokens is None else tokens
-    depth = 0
+    depth, ticks = 0, "`" in text  # no backtick: no code span to look for
     for token in found:
         if token.type == "blockquote_open":
             depth += 1
@@ -44,7 +44,7 @@ def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = Fa
             depth -= 1
         elif token.type in _BLOCKS and token.map is not None:
             _blank(lines, token.map[0], token.map[1])
-        elif token.type == "inline" and token.map is not None and not (quotes and depth):
+        elif ticks and token.type == "inline" and token.map is not None and not (quotes and depth):
             _blank_spans(lines, token.map[0], token.map[1])
     return lines
 
@@ -145,7 +145,7 @@ def _blank_spans(lines: list[str], start: int, end: int) -> None:
     """Blank the inline code spans of the block on lines start..end (its container marks, "- "
     or "> ", hold no backticks, so the spans are the same in the raw lines)."""
     block = "\n".join(lines[start:end])
-    spans = code_spans(block)
+    spans = code_spans(block) if "`" in block else []  # most prose holds no backtick
     if not spans:
         return
     chars = list(block)
