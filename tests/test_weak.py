@@ -82,3 +82,28 @@ def test_the_mcp_tool_returns_a_weak_best_hit_marked_and_nothing_for_nonsense(
     assert (first["slug"], first["weak"]) == (ANSWER, True), question
     assert NO_STRONG_MATCH in question["notices"]
     assert nonsense["results"] == [] and NO_MATCH in nonsense["notices"], nonsense
+
+
+def test_a_search_that_misses_says_when_a_log_entry_holds_the_answer(vault: Path) -> None:
+    """An entry with no lesson in it is searched only with --logs: a search that finds nothing
+    strong among the cards says so, with the switch of the front end asked."""
+    said = "Restarted the worker after the queue stalled; it came back in a minute."
+    cli_at(vault, "log", said, "--title", "Worker restart", now=NOW)
+    asked = ["--vault", str(vault), "search", "restart the worker", "--json"]
+    missed = run_cli(asked)
+    assert all(row["kind"] == "card" for row in json.loads(missed.stdout)), missed.stdout
+    assert "1 log entry matches: search again with --logs" in missed.stderr, missed.stderr
+    found = run_cli([*asked, "--logs"])
+    assert json.loads(found.stdout)[0]["topic"] == "Worker restart"
+    assert "log entry matches" not in found.stderr
+    nonsense = run_cli(["--vault", str(vault), "search", NONSENSE, "--json"])
+    assert "log entr" not in nonsense.stderr
+
+    async def scenario() -> dict:
+        async with connected(vault) as client:
+            hit = await client.call_tool("search", {"query": "restart the worker"})
+            return json.loads(text_of(hit))
+
+    assert (
+        "1 log entry matches: search again with include_logs=true" in anyio.run(scenario)["notices"]
+    )

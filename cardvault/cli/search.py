@@ -67,7 +67,8 @@ def search(
     estimate how likely a hit is what you look for (0-1, the same scale for every query and
     mode). The best hits are always shown; one unlikely to be what you look for is marked weak
     ("no strong match" when all are), and only a query sharing no word with memory and near
-    nothing in meaning gets "no match".
+    nothing in meaning gets "no match". When no card is a strong hit but a log entry is, it
+    says so: search again with --logs.
     By default this project's vault and the global vault are searched (--scope all); each hit
     names the vault it came from. A card's age is shown in days since it was updated, with
     STALE under it when `cardvault verify` marked it (--json: `age`, `age_days`, `stale`).
@@ -83,20 +84,19 @@ def search(
     render.warnings(found.notices)
     if show_all:
         render.note("--all is no longer needed: weak hits are always shown, marked weak")
+    said = [line for line in (found.verdict, found.logs_hint("--logs")) if line]
     if render.wants_json(json_out):
-        if found.verdict:  # on stderr
-            render.note(found.verdict)
+        render.notes(said)  # on stderr
         render.print_json(list(found.rows(weights=True)))
         return
     if not found.hits:
-        render.note(found.verdict or "")
+        render.notes(said)
         return
     vaults = [name for name, _ in found.hits] if found.vaults > 1 else None
     ages = found.about if found.extras is not None else None  # reads the shown cards only
     title = f"{'/'.join(found.modes)} search: {query}"
     render.search_results(found.results, title, vaults, ages)
-    if found.verdict:
-        render.note(found.verdict)
+    render.notes(said)
     if explain:
         for name, outcome in found.outcomes:
             render.search_explanation(outcome, name if found.vaults > 1 else None)

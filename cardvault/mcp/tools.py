@@ -102,8 +102,7 @@ class MemoryTools(Toolset):
             found = self.app.search_hits(Query(query, k, mode, kept, scope, rerank))
             rows = list(found.rows())
             notices = [quoted(NOTICES_SOURCE, notice) for notice in few(found.notices)]
-            if found.verdict:
-                notices.append(found.verdict)
+            notices += filter(None, (found.verdict, found.logs_hint("include_logs=true")))
             return {"mode": "/".join(found.modes), "memory": QUOTED, "results": rows,
                     "notices": notices}  # fmt: skip
 

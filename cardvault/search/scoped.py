@@ -6,7 +6,7 @@ The app session calls `search_vaults` for the CLI, the MCP tool and the Python A
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -35,6 +35,15 @@ class ScopedHits:
     notices: tuple[str, ...]
     outcomes: tuple[tuple[str, SearchOutcome], ...]
     extras: Callable[[], Mapping[tuple[str, str], Mapping[str, Any]]] | None = None
+    in_logs: int = 0  # log entries the filters left out that would beat these hits
+
+    def logs_hint(self, switch: str) -> str | None:
+        """Where a better answer waits in the daily logs, said with the front end's `switch`
+        that includes them (`--logs`, `include_logs=true`); None when none does."""
+        if not self.in_logs:
+            return None
+        entries = "log entry matches" if self.in_logs == 1 else "log entries match"
+        return f"{self.in_logs} {entries}: search again with {switch}"
 
     @cached_property
     def about(self) -> list[Mapping[str, Any]]:
@@ -99,7 +108,18 @@ def search_vaults(
     per_vault = [(name, outcome.results) for name, outcome in outcomes]
     hits = merge_ranked(per_vault, attrgetter("score"), k)
     modes = tuple(dict.fromkeys(outcome.mode for _, outcome in outcomes))
-    return ScopedHits(hits, modes, tuple(notices), tuple(outcomes))
+    kept = filters or Filters()
+    in_logs = 0
+    if not (kept.logs or kept.category or kept.tag or kept.status) and all(
+        hit.weak for _, hit in hits
+    ):  # nothing strong among the cards: would a log entry have answered?
+        wide = replace(kept, logs=True)
+        in_logs = sum(
+            hit.kind == "log" and not (hits and hit.weak)
+            for _, vault in vaults
+            for hit in searcher(vault).search(read, k, mode, wide, rerank=False).results
+        )
+    return ScopedHits(hits, modes, tuple(notices), tuple(outcomes), in_logs=in_logs)
 
 
 def merge_ranked(
