@@ -41,7 +41,7 @@ _CLAUSE = re.compile(
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]|[a-z0-9]")
 #: Words no term is made of: the function words meaning skips (text.py), and the words every
 #: lesson uses whatever it is about.
-_STOP = FUNCTION_WORDS | word_set(
+COMMON_WORDS = FUNCTION_WORDS | word_set(
     "use used using uses every all any one must should never always now after before our we "
     "you your out off via per get got set lesson gotcha rule decision preference correction "
     "need needs"
@@ -64,7 +64,7 @@ def terms(text: str) -> frozenset[str]:
     for token in _TOKEN.findall(text.lower()):
         parts = [p for p in re.split(r"[_.\-/]", token) if p]
         for part in parts + ([token] if len(parts) > 1 else []):
-            if len(part) < 3 or part in _STOP or part.isdigit():
+            if len(part) < 3 or part in COMMON_WORDS or part.isdigit():
                 continue
             if part.endswith("s") and len(part) > 4 and not part.endswith("ss"):
                 part = part[:-1]

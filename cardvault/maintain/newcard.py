@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardvault.maintain.evidence import Vocabulary, terms
+from cardvault.maintain.evidence import COMMON_WORDS, Vocabulary, terms
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile
 from cardvault.maintain.text import word_set
@@ -34,10 +34,9 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b"  # S3, PgBouncer, GitHub (not KEYS, HTTP)
 )
 FALLBACK_CATEGORY = "lessons"
-_STOPWORDS = word_set(
-    "a an and are as at be but by for from has have in into is it its of on or our the their "
-    "this to was were when which while with after again before still stopped new why how what "
-    "not all any one two three via about over under out off up down"
+#: Words no tag is made of: the words no term is, and a few a topic uses without naming a thing.
+_NOT_TAGS = COMMON_WORDS | word_set(
+    "again still stopped new why how what two three about over under down"
 )
 
 Neighbour = tuple[CardFile, float]
@@ -117,7 +116,7 @@ def pick_tags(
     for identifier in identifiers(text):
         add(tagify(identifier))
     if len(tags) < MIN_TAGS:
-        words = terms(lesson_topic(group)) - _STOPWORDS
+        words = terms(lesson_topic(group)) - _NOT_TAGS
         # the domain's words first (those the vault's topics and tags use); any word only
         # for a card that has no tag yet
         for pool in (words & known.named, words if not tags else frozenset()):
