@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cardvault.maintain.calibration import ModelConstants
 from cardvault.maintain.contradict import Contradiction, conflicting_pairs
@@ -120,10 +120,8 @@ class Evidence:
 
     def scores(self, left: Sequence[int], right: Sequence[int]) -> np.ndarray:
         """The score of every telling of `left` with every one of `right`."""
-        signals = self.features(left, right)
-        weights = self.constants.weights
-        total = signals[0] * weights[0] + self.constants.intercept
-        for weight, signal in zip(weights[1:], signals[1:], strict=True):
+        total: Any = self.constants.intercept
+        for weight, signal in zip(self.constants.weights, self.features(left, right), strict=True):
             total = total + weight * signal
         return total
 
