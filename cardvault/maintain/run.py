@@ -62,7 +62,6 @@ class RunResult:
     branch: str | None = None
     pending: history.CommitResult | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    embedded: int = 0
     notices: tuple[str, ...] = ()  # repairs of derived data (a damaged search index)
     ids: history.CommitResult | None = None  # log entries given ids first (entry_ids.py)
 
@@ -251,10 +250,9 @@ def _planned(
     if embeddings is not None:
         timings["index sync"] = embeddings.index_seconds
         timings["embedding"] = embeddings.embed_seconds
-    computed = embeddings.computed if embeddings else 0
     notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
     notices += tuple(threshold_notices(vault.config))
-    return RunResult(plan, timings=timings, embedded=computed, notices=notices)
+    return RunResult(plan, timings=timings, notices=notices)
 
 
 def _warm(embeddings: Embeddings) -> None:
