@@ -75,10 +75,8 @@ class Embeddings:
         self.index_seconds += time.perf_counter() - start
 
     def _sync(self, make: Callable[[], Any]) -> dict[str, np.ndarray]:
-        step = None
-        if self._progress is not None:
-            progress = self._progress
-            step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
+        progress = self._progress
+        step = None if progress is None else (lambda phase, d, t: progress(f"index: {phase}", d, t))
         return search_vectors.indexed_vectors(self._vault, make, step, self.notices)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
