@@ -97,21 +97,13 @@ def pick_tags(
     flat = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
     tags: list[str] = []
 
-    def named(tag: str) -> bool:
-        return f" {tag.replace('-', ' ')} " in flat
-
     def add(tag: str) -> None:
         if tag and tag not in tags and not tag.isdigit() and len(tag) <= MAX_TAG_LENGTH:
             tags.append(tag)
 
-    for card, score in neighbours[:NEIGHBOURS]:
-        if score < floor:
-            break
-        for tag in card.card.tags:
-            if named(tag):
-                add(tag)
-    for tag, _ in sorted(known.used.items(), key=lambda kv: (-kv[1], kv[0])):
-        if named(tag):
+    near = [t for card, score in neighbours[:NEIGHBOURS] if score >= floor for t in card.card.tags]
+    for tag in near + sorted(known.used, key=lambda t: (-known.used[t], t)):
+        if f" {tag.replace('-', ' ')} " in flat:  # the lesson names it
             add(tag)
     for identifier in identifiers(text):
         add(tagify(identifier))
