@@ -156,12 +156,9 @@ class Evidence:
 
     def contradicting(self, rows: Sequence[int]) -> dict[tuple[int, int], Contradiction]:
         """Every contradicting pair among `rows`, as (smaller, larger)."""
-        found: dict[tuple[int, int], Contradiction] = {}
         named = [(str(row), self.tellings[row].signal) for row in rows]
-        for left, right, claim in conflicting_pairs(named):
-            i, j = sorted((int(left), int(right)))
-            found[(i, j)] = claim
-        return found
+        pairs = [(int(left), int(right), claim) for left, right, claim in conflicting_pairs(named)]
+        return {(min(i, j), max(i, j)): claim for i, j, claim in pairs}
 
     def detail(self, i: int, j: int) -> dict[str, object]:
         """What the score of (i, j) rests on, for a person reading the review queue."""
