@@ -16,6 +16,7 @@ from pathlib import Path
 from cardvault import history
 from cardvault.capture.run import Failure
 from cardvault.edits.proposal import Planned, Proposal, Written, door_notes, propose
+from cardvault.maintain.evidence import terms
 from cardvault.vault.daily import LogEntry, parse_log
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import VaultSnapshot, read_vault
@@ -23,9 +24,6 @@ from cardvault.vault.read import VaultSnapshot, read_vault
 FIX_KINDS = ("fix", "lesson", "gotcha", "rule", "correction", "prevention")
 SEARCH_DEPTH = 8
 MIN_COVERAGE = 0.5
-_STOP = frozenset(
-    ("the", "and", "for", "not", "with", "from", "that", "this", "was", "are", "has", "had")
-)
 
 
 @dataclass(frozen=True)
@@ -181,14 +179,14 @@ def _card_fixes(body: str, slug: str, source: str, fallback: str) -> list[KnownF
 
 def _searched_fixes(snapshot: VaultSnapshot, failure: Failure) -> list[KnownFix]:
     """Cards and fix-bearing log entries a keyword search for the error line finds."""
-    terms = distinctive_terms(failure.error)
-    if not terms:
+    wanted = terms(failure.error)
+    if not wanted:
         return []
     from cardvault.search.keyword import keyword_hits
 
     fixes = []
     for hit in keyword_hits(snapshot.vault, failure.error, SEARCH_DEPTH, logs=True):
-        if coverage(terms, f"{hit.topic}\n{hit.body}") < MIN_COVERAGE:
+        if coverage(wanted, f"{hit.topic}\n{hit.body}") < MIN_COVERAGE:
             continue
         if hit.kind == "log":
             entry = _log_entry(snapshot, hit.path, hit.entry)
@@ -198,16 +196,9 @@ def _searched_fixes(snapshot: VaultSnapshot, failure: Failure) -> list[KnownFix]
     return fixes
 
 
-def distinctive_terms(text: str) -> set[str]:
-    """Lower-cased words of 3+ characters in `text`, minus common words and numbers."""
-    from cardvault.search.keyword import query_terms
-
-    return {t for t in query_terms(text) if len(t) >= 3 and t not in _STOP and not t.isdigit()}
-
-
-def coverage(terms: set[str], text: str) -> float:
-    """Share of `terms` that occur as words in `text`."""
-    return len(terms & distinctive_terms(text)) / len(terms) if terms else 0.0
+def coverage(wanted: frozenset[str], text: str) -> float:
+    """Share of the salient terms `wanted` that `text` holds too."""
+    return len(wanted & terms(text)) / len(wanted) if wanted else 0.0
 
 
 def _log_entry(snapshot: VaultSnapshot, file: str, entry: str | None) -> LogEntry | None:

@@ -58,9 +58,7 @@ def last_activity(card: Card, use: Use | None = None) -> dt.date | None:
     """The latest of `updated`, `last_used` and `use`; `created` when none is set."""
     recorded = use.last if use is not None else None
     dates = [d for d in (card.date(UPDATED), card.date(LAST_USED), recorded) if d]
-    if dates:
-        return max(dates)
-    return card.date(CREATED)
+    return max(dates, default=card.date(CREATED))
 
 
 def archival(state: VaultState, card: CardFile, why: str) -> Change:

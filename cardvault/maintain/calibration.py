@@ -103,6 +103,10 @@ CONSTANTS: dict[str, ModelConstants] = {
     "bge-small-en-v1.5": BGE_SMALL,
 }
 
+#: The constants a vault may set in cardvault.toml: its section, and the name of the constant
+#: (the same name in VaultConfig).
+OVERRIDES = (("merge", "merge_threshold"), ("distill", "distill_threshold"))
+
 
 def threshold_notices(config: VaultConfig) -> list[str]:
     """One line for each threshold the vault sets to the default model's value while it uses
@@ -111,10 +115,8 @@ def threshold_notices(config: VaultConfig) -> list[str]:
     if own is None or config.model == DEFAULT_MODEL:
         return []
     found = []
-    for key, name, value in (
-        ("merge", "merge_threshold", config.merge_threshold),
-        ("distill", "distill_threshold", config.distill_threshold),
-    ):
+    for key, name in OVERRIDES:
+        value = getattr(config, name)
         theirs, default = getattr(own, name), getattr(CONSTANTS[DEFAULT_MODEL], name)
         if value is not None and value == default != theirs:
             found.append(
@@ -128,8 +130,7 @@ def threshold_notices(config: VaultConfig) -> list[str]:
 def constants_for(config: VaultConfig) -> ModelConstants:
     """The constants for the vault's model, with its own `[merge]`/`[distill] threshold`."""
     found = CONSTANTS.get(config.model, CONSTANTS[DEFAULT_MODEL])
-    if config.merge_threshold is not None:
-        found = replace(found, merge_threshold=config.merge_threshold)
-    if config.distill_threshold is not None:
-        found = replace(found, distill_threshold=config.distill_threshold)
-    return found
+    own = {
+        name: getattr(config, name) for _, name in OVERRIDES if getattr(config, name) is not None
+    }
+    return replace(found, **own) if own else found

@@ -13,13 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cardvault.maintain.novelty import already_said, new_words
+from cardvault.maintain.novelty import already_said, new_words, warm
 from cardvault.maintain.text import (
     body_sentences,
     is_code,
     meaning_words,
     normalise,
-    prose_sentences,
 )
 
 if TYPE_CHECKING:
@@ -104,14 +103,11 @@ def contained_shares(
         for i, j in pairs
         for inner, outer in ((i, j), (j, i))
     }
-    if embeddings is not None:  # everything the model reads, in one batch
-        texts: dict[str, None] = {}
-        for (_, outer), judgement in judged.items():
-            if judgement.maybe and judgement.could_be_contained():
-                texts.update(dict.fromkeys(judgement.maybe))
-                texts.update(dict.fromkeys(prose_sentences(bodies[outer])))
-        if texts:
-            embeddings.vectors(list(texts))
+    texts = []  # everything the model reads, in one batch
+    for (_, outer), judgement in judged.items():
+        if judgement.maybe and judgement.could_be_contained():
+            texts += [*judgement.maybe, bodies[outer]]
+    warm(embeddings, texts)
     return {
         (i, j): (
             judged[(i, j)].share(embeddings, threshold),

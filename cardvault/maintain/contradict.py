@@ -136,14 +136,8 @@ def _same_object(left: Claim, right: Claim) -> bool:
 def contradict(left_text: str, right_text: str) -> Contradiction | None:
     """The first pair of claims, one from each text, about the same action with opposite
     polarity, or None."""
-    theirs: dict[str, list[Claim]] = {}
-    for claim in claims(right_text):
-        theirs.setdefault(claim.verb, []).append(claim)
-    for claim in claims(left_text):
-        for other in theirs.get(claim.verb, []):
-            if other.polarity != claim.polarity and _same_object(claim, other):
-                return Contradiction(claim, other)
-    return None
+    found = conflicting_claims([("left", claims(left_text)), ("right", claims(right_text))])
+    return found[0][2] if found else None
 
 
 def substitution(left_text: str, right_text: str) -> Contradiction | None:

@@ -281,7 +281,9 @@ def _new_global_card(
         f.SOURCES: sorted(m.cite for m in group),
     }  # fmt: skip
     names = {link for m in group for link in (x.key for x in m.card.links)}
-    body = unlink(card.body.strip(), names) + "\n\n" + _learned_in(group) + "\n"
+    cites = ", ".join(f"{m.project} ({m.rel})" for m in sorted(group, key=lambda m: m.cite))
+    learned = f"Learned in {len(projects)} projects: {cites}."
+    body = unlink(card.body.strip(), names) + "\n\n" + learned + "\n"
     path = state.vault.card_path(slug)
     reason = (
         f"global card {slug}: the same lesson in {len(projects)} projects ({', '.join(projects)})"
@@ -309,11 +311,6 @@ def _extended(
     )  # fmt: skip
     reason = f"global card {owner.slug}: also found in {', '.join(new)}"
     return [WriteFile(owner.path, text, owner.file.digest, reason, STEP, 1)]
-
-
-def _learned_in(group: list[Member]) -> str:
-    cites = ", ".join(f"{m.project} ({m.rel})" for m in sorted(group, key=lambda m: m.cite))
-    return f"Learned in {len({m.project for m in group})} projects: {cites}."
 
 
 def promotion_by_answer(state: VaultState, item: ReviewItem) -> list[Change]:

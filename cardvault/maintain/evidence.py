@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cardvault.maintain.calibration import ModelConstants
 from cardvault.maintain.contradict import Contradiction, conflicting_pairs
@@ -41,7 +41,7 @@ _CLAUSE = re.compile(
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.\-/]*[a-z0-9]|[a-z0-9]")
 #: Words no term is made of: the function words meaning skips (text.py), and the words every
 #: lesson uses whatever it is about.
-_STOP = FUNCTION_WORDS | word_set(
+COMMON_WORDS = FUNCTION_WORDS | word_set(
     "use used using uses every all any one must should never always now after before our we "
     "you your out off via per get got set lesson gotcha rule decision preference correction "
     "need needs"
@@ -64,7 +64,7 @@ def terms(text: str) -> frozenset[str]:
     for token in _TOKEN.findall(text.lower()):
         parts = [p for p in re.split(r"[_.\-/]", token) if p]
         for part in parts + ([token] if len(parts) > 1 else []):
-            if len(part) < 3 or part in _STOP or part.isdigit():
+            if len(part) < 3 or part in COMMON_WORDS or part.isdigit():
                 continue
             if part.endswith("s") and len(part) > 4 and not part.endswith("ss"):
                 part = part[:-1]
@@ -120,10 +120,8 @@ class Evidence:
 
     def scores(self, left: Sequence[int], right: Sequence[int]) -> np.ndarray:
         """The score of every telling of `left` with every one of `right`."""
-        signals = self.features(left, right)
-        weights = self.constants.weights
-        total = signals[0] * weights[0] + self.constants.intercept
-        for weight, signal in zip(weights[1:], signals[1:], strict=True):
+        total: Any = self.constants.intercept
+        for weight, signal in zip(self.constants.weights, self.features(left, right), strict=True):
             total = total + weight * signal
         return total
 
@@ -158,12 +156,9 @@ class Evidence:
 
     def contradicting(self, rows: Sequence[int]) -> dict[tuple[int, int], Contradiction]:
         """Every contradicting pair among `rows`, as (smaller, larger)."""
-        found: dict[tuple[int, int], Contradiction] = {}
         named = [(str(row), self.tellings[row].signal) for row in rows]
-        for left, right, claim in conflicting_pairs(named):
-            i, j = sorted((int(left), int(right)))
-            found[(i, j)] = claim
-        return found
+        pairs = [(int(left), int(right), claim) for left, right, claim in conflicting_pairs(named)]
+        return {(min(i, j), max(i, j)): claim for i, j, claim in pairs}
 
     def detail(self, i: int, j: int) -> dict[str, object]:
         """What the score of (i, j) rests on, for a person reading the review queue."""

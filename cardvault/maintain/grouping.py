@@ -151,16 +151,13 @@ def content(
     `neighbour_floor`, within one certain group, or for a never-together pair."""
     import numpy as np
 
-    rows = sorted({r for node in nodes for r in node.rows})
-    at = {r: i for i, r in enumerate(rows)}
-    cosine = evidence.features(rows, rows)[0]
+    every = list(range(len(evidence.tellings)))  # each a telling of one node (build_nodes)
+    cosine = evidence.features(every, every)[0]
     found = np.full((len(nodes), len(nodes)), NEVER)
     for a, left in enumerate(nodes):
         for b, right in enumerate(nodes):
             if a != b and left.rows and right.rows:
-                found[a, b] = cosine[
-                    np.ix_([at[r] for r in left.rows], [at[r] for r in right.rows])
-                ].max()
+                found[a, b] = cosine[np.ix_(left.rows, right.rows)].max()
     for group in groups:
         found[np.ix_(group, group)] = NEVER
     floor = evidence.constants.neighbour_floor

@@ -65,8 +65,7 @@ class Lesson:
 
     @property
     def rule(self) -> str | None:
-        rules = [s.text for s in self.entry.signals if s.kind == "rule"]
-        return rules[0] if rules else None
+        return next((s.text for s in self.entry.signals if s.kind == "rule"), None)
 
 
 def pending_lessons(state: VaultState) -> list[Lesson]:

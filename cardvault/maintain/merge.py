@@ -316,8 +316,4 @@ def _folded(row: f.Field, keep: Card, cards: list[Card]) -> dict[str, Any]:
 
 
 def _union(groups: Any) -> list[str]:
-    out: dict[str, None] = {}
-    for group in groups:
-        for item in group:
-            out.setdefault(str(item), None)
-    return list(out)
+    return list(dict.fromkeys(str(item) for group in groups for item in group))

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardvault.maintain.evidence import Vocabulary, terms
+from cardvault.maintain.evidence import COMMON_WORDS, Vocabulary, terms
 from cardvault.maintain.lessons import Lesson
 from cardvault.maintain.state import CardFile
 from cardvault.maintain.text import word_set
@@ -34,10 +34,9 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b"  # S3, PgBouncer, GitHub (not KEYS, HTTP)
 )
 FALLBACK_CATEGORY = "lessons"
-_STOPWORDS = word_set(
-    "a an and are as at be but by for from has have in into is it its of on or our the their "
-    "this to was were when which while with after again before still stopped new why how what "
-    "not all any one two three via about over under out off up down"
+#: Words no tag is made of: the words no term is, and a few a topic uses without naming a thing.
+_NOT_TAGS = COMMON_WORDS | word_set(
+    "again still stopped new why how what two three about over under down"
 )
 
 Neighbour = tuple[CardFile, float]
@@ -98,26 +97,18 @@ def pick_tags(
     flat = f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
     tags: list[str] = []
 
-    def named(tag: str) -> bool:
-        return f" {tag.replace('-', ' ')} " in flat
-
     def add(tag: str) -> None:
         if tag and tag not in tags and not tag.isdigit() and len(tag) <= MAX_TAG_LENGTH:
             tags.append(tag)
 
-    for card, score in neighbours[:NEIGHBOURS]:
-        if score < floor:
-            break
-        for tag in card.card.tags:
-            if named(tag):
-                add(tag)
-    for tag, _ in sorted(known.used.items(), key=lambda kv: (-kv[1], kv[0])):
-        if named(tag):
+    near = [t for card, score in neighbours[:NEIGHBOURS] if score >= floor for t in card.card.tags]
+    for tag in near + sorted(known.used, key=lambda t: (-known.used[t], t)):
+        if f" {tag.replace('-', ' ')} " in flat:  # the lesson names it
             add(tag)
     for identifier in identifiers(text):
         add(tagify(identifier))
     if len(tags) < MIN_TAGS:
-        words = terms(lesson_topic(group)) - _STOPWORDS
+        words = terms(lesson_topic(group)) - _NOT_TAGS
         # the domain's words first (those the vault's topics and tags use); any word only
         # for a card that has no tag yet
         for pool in (words & known.named, words if not tags else frozenset()):

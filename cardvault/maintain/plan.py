@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cardvault.edits.apply import compose
@@ -47,6 +47,7 @@ ORDER = tuple(STEPS)
 CLOSING = "questions"
 VERBS = {name: verb for name, (_, verb) in STEPS.items()}
 VERBS |= {reverts.STEP: "recorded reverts", CLOSING: "closed questions"}
+_NO_NEWLINE = "\\ No newline at end of file\n"
 
 
 @dataclass(frozen=True)
@@ -116,15 +117,8 @@ class Plan:
             lines = difflib.unified_diff(
                 old.splitlines(keepends=True), new.splitlines(keepends=True), before, after
             )
-            chunks.append("".join(_terminated(lines)))
+            chunks += [line if line.endswith("\n") else f"{line}\n{_NO_NEWLINE}" for line in lines]
         return "".join(chunks)
-
-
-def _terminated(lines: Iterable[str]) -> list[str]:
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return out
 
 
 def make_plan(

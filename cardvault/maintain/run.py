@@ -62,7 +62,6 @@ class RunResult:
     branch: str | None = None
     pending: history.CommitResult | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    embedded: int = 0
     notices: tuple[str, ...] = ()  # repairs of derived data (a damaged search index)
     ids: history.CommitResult | None = None  # log entries given ids first (entry_ids.py)
 
@@ -136,7 +135,10 @@ class Run:
         if options.dry_run:
             return
         if self.embeddings is not None:  # the slow part, before the lock: writers need not wait
-            _warm(self.embeddings)
+            # the index's vectors read now, so the plan embeds only what changed; a missing model
+            # is the plan's to report, under the lock, with its advice
+            with contextlib.suppress(ModelUnavailableError):
+                self.embeddings.vectors([])
         if options.review:
             if not history.is_repo(vault.root):
                 raise CardvaultError("--review needs the vault to be a git repository", vault.root)
@@ -251,18 +253,9 @@ def _planned(
     if embeddings is not None:
         timings["index sync"] = embeddings.index_seconds
         timings["embedding"] = embeddings.embed_seconds
-    computed = embeddings.computed if embeddings else 0
     notices = tuple(dict.fromkeys(embeddings.notices)) if embeddings else ()
     notices += tuple(threshold_notices(vault.config))
-    return RunResult(plan, timings=timings, embedded=computed, notices=notices)
-
-
-def _warm(embeddings: Embeddings) -> None:
-    """Read the search index's vectors before the lock: the plan embeds only what changed."""
-    try:
-        embeddings.vectors([])
-    except ModelUnavailableError:
-        return  # the plan reports it, under the lock, with its advice
+    return RunResult(plan, timings=timings, notices=notices)
 
 
 def _refuse_pending(vault: Vault, dirty: tuple[str, ...]) -> None:

@@ -50,7 +50,6 @@ class Embeddings:
         self._memo: dict[str, np.ndarray] = {}
         self._read: dict[str, bool] = {}  # by text digest: the model reads the text's language
         self._use_index = use_index
-        self.computed = 0  # texts embedded during this run (not read from the index)
         self.embed_seconds = 0.0  # time spent in the model
         self.index_seconds = 0.0  # time spent bringing the search index up to date
         # repairs of the search index (damaged cache) to show, and a vault model set aside
@@ -76,10 +75,8 @@ class Embeddings:
         self.index_seconds += time.perf_counter() - start
 
     def _sync(self, make: Callable[[], Any]) -> dict[str, np.ndarray]:
-        step = None
-        if self._progress is not None:
-            progress = self._progress
-            step = lambda phase, d, t: progress(f"index: {phase}", d, t)  # noqa: E731
+        progress = self._progress
+        step = None if progress is None else (lambda phase, d, t: progress(f"index: {phase}", d, t))
         return search_vectors.indexed_vectors(self._vault, make, step, self.notices)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
@@ -134,7 +131,6 @@ class Embeddings:
         self.embed_seconds += time.perf_counter() - start
         for key, row in zip(keys, matrix, strict=True):
             self._memo[key] = row
-        self.computed += len(texts)
 
     def _load(self) -> Any:
         if self._embedder is None:

@@ -35,12 +35,8 @@ def survivor_order(cluster: list[CardFile], inbound: Counter[str]) -> list[CardF
 
 def inbound_links(state: VaultState) -> Counter[str]:
     """How many `[[links]]` in other cards point at each slug."""
-    counts: Counter[str] = Counter()
-    for card in state.cards:
-        for target in {link.key for link in card.links}:
-            if target != card.slug:
-                counts[target] += 1
-    return counts
+    linked = ({link.key for link in card.links} - {card.slug} for card in state.cards)
+    return Counter(target for targets in linked for target in targets)
 
 
 def rewrite_links(state: VaultState, renames: dict[str, str], skip: set[Path]) -> list[Change]:
