@@ -34,7 +34,6 @@ from cardvault.search.index import (
     DB_NAME,
     IndexBusy,
     IndexHandle,
-    ever_built,
     is_locked,
     open_index,
     skipped_files,
@@ -102,6 +101,7 @@ class Searcher:
         self._synced: tuple[tuple[int, ...], Vectors] | None = None  # the vectors a sync left
         self._fresh: _Freshness | None = None
         self._opened_id: tuple[int, int] | None = None
+        self._unsaid: list[str] = []  # what the opening repaired, not yet told
         self._watcher: ChangeWatcher | None = None
         self._embedder_thread: ThreadPoolExecutor | None = None
         self._reranker: CrossEncoder | None = None
@@ -194,7 +194,12 @@ class Searcher:
     def indexed(self) -> bool:
         """Whether the vault has a whole search index, and no index run was interrupted since
         (its checkpoint waits: the next sync embeds for a while)."""
-        return ever_built(self._folder) and not checkpoint_path(self._folder).exists()
+        with self._lock:  # the search that follows uses this opening, and says its repairs
+            try:
+                built = self._open().meta("model_id")
+            except (sqlite3.DatabaseError, OSError):
+                return True  # the search that follows rebuilds it and says why
+        return bool(built) and not checkpoint_path(self._folder).exists()
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
         """Build the index now, reporting to `progress`, if the vault has none yet (else a
@@ -204,9 +209,11 @@ class Searcher:
         with self._lock:
             if self.indexed:
                 return True
+            unsaid, self._unsaid = self._unsaid, []  # the search that follows tells them
             # a broken index or disk: the search that follows meets it again and says what
             with contextlib.suppress(sqlite3.DatabaseError, OSError):
                 self.synced(self._query_embedding(), [], progress, wait=wait)
+            self._unsaid[:0] = unsaid
             return self.indexed
 
     def _query_embedding(self) -> Embedding | None:
@@ -319,8 +326,10 @@ class Searcher:
         if self._index is None:
             self._index = open_index(self._folder, rebuild=rebuild)
             self._opened_id = self._file_id()
-            if notices is not None:
-                notices.extend(self._index.notices)
+            self._unsaid.extend(self._index.notices)
+        if notices is not None:  # the repairs of an opening, told to the first caller that tells
+            notices.extend(self._unsaid)
+            self._unsaid.clear()
         return self._index
 
     def _file_id(self) -> tuple[int, int] | None:
