@@ -21,7 +21,6 @@ from cardvault.search.embed_sync import QUERY_BUDGET, Embedding, Vectors
 from cardvault.search.filters import Filters
 from cardvault.search.fusion import (
     CANDIDATES,
-    Calibration,
     Evidence,
     Weights,
     calibration_for,
@@ -396,16 +395,17 @@ class Searcher:
         )
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
-        if not _near(semantic, calibration) and not _shares_words(
+        near = calibration.alone(dict(semantic))  # each cosine clearing the noise floor alone
+        if not (semantic and semantic[0][0] in near) and not _shares_words(
             query, keyword_ranking(index, query, filters, 1) if mode == "semantic" else keyword
         ):
             return Ranked([])  # no evidence at all: "no match" (weak hits are shown, marked)
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)[:k]
-            weak = frozenset(dict(semantic[:k]).keys() - calibration.alone(dict(semantic[:k])))
+            weak = frozenset(dict(semantic[:k]).keys() - near)
             return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
-        fused = hybrid(keyword, semantic, evidence, calibration)
+        fused = hybrid(keyword, semantic, evidence, calibration, near)
         if reader is not None:
             fused = replace(fused, hits=_reread(index, reader, query.text, fused.hits))
         top = [doc_id for doc_id, _ in fused.hits[:k]]
@@ -501,13 +501,6 @@ def _shares_words(query: KeywordQuery, keyword: Ranking) -> bool:
     """Whether some document holds a word of the query other than a stop word (a query of stop
     words alone, "the", is held by nearly every text: no evidence)."""
     return bool(keyword) and query.says_something
-
-
-def _near(semantic: Ranking, calibration: Calibration) -> bool:
-    """Whether the query's best cosine stands alone above the model's noise floor
-    (`Calibration.alone`). With no such neighbour and no word shared with any document, a
-    query has no evidence at all: the one case a search answers with nothing."""
-    return bool(semantic) and bool(calibration.alone(dict(semantic[:1])))
 
 
 def _evidence(ranking: Ranking) -> dict[int, tuple[int, float]]:
