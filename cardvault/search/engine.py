@@ -191,8 +191,8 @@ class Searcher:
 
     @property
     def indexed(self) -> bool:
-        """Whether the vault has a whole search index, and no index run was interrupted since
-        (its checkpoint waits: the next sync embeds for a while)."""
+        """Whether the vault has a whole search index (`model_id` is set with a whole sync's
+        vectors), and no index run was interrupted since (its checkpoint waits)."""
         with self._lock:  # the search that follows uses this opening, and says its repairs
             try:
                 built = self._open().meta("model_id")
