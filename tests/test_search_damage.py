@@ -140,3 +140,16 @@ def test_searches_while_the_index_is_damaged_and_rebuilt(
     shutil.rmtree(root / ".cardvault", ignore_errors=True)
     assert failures == []
     assert search(vault, "Cortex CSRF header").results[0].slug == "cortex-csrf-automation"
+
+
+@pytest.mark.parametrize("damage", ["database truncated", "database a folder"])
+def test_a_first_index_check_tells_the_repair(
+    search_vault_template: Path, tmp_path: Path, damage: str
+) -> None:
+    """A ranked `search` asks whether the index was ever built before searching: the repair
+    that opening made is told all the same."""
+    root = copy_vault(search_vault_template, tmp_path / "vault")
+    DAMAGE[damage](root)
+    result = run_cli(["--vault", str(root), *COMMANDS["search"]])
+    assert result.exit_code == 0, result.output
+    assert "search index" in result.stderr and "rebuilt it" in result.stderr, result.stderr

@@ -21,7 +21,6 @@ from cardvault.search.embed_sync import QUERY_BUDGET, Embedding, Vectors
 from cardvault.search.filters import Filters
 from cardvault.search.fusion import (
     CANDIDATES,
-    Calibration,
     Evidence,
     Weights,
     calibration_for,
@@ -34,7 +33,6 @@ from cardvault.search.index import (
     DB_NAME,
     IndexBusy,
     IndexHandle,
-    ever_built,
     is_locked,
     open_index,
     skipped_files,
@@ -102,6 +100,7 @@ class Searcher:
         self._synced: tuple[tuple[int, ...], Vectors] | None = None  # the vectors a sync left
         self._fresh: _Freshness | None = None
         self._opened_id: tuple[int, int] | None = None
+        self._unsaid: list[str] = []  # what the opening repaired, not yet told
         self._watcher: ChangeWatcher | None = None
         self._embedder_thread: ThreadPoolExecutor | None = None
         self._reranker: CrossEncoder | None = None
@@ -192,9 +191,14 @@ class Searcher:
 
     @property
     def indexed(self) -> bool:
-        """Whether the vault has a whole search index, and no index run was interrupted since
-        (its checkpoint waits: the next sync embeds for a while)."""
-        return ever_built(self._folder) and not checkpoint_path(self._folder).exists()
+        """Whether the vault has a whole search index (`model_id` is set with a whole sync's
+        vectors), and no index run was interrupted since (its checkpoint waits)."""
+        with self._lock:  # the search that follows uses this opening, and says its repairs
+            try:
+                built = self._open().meta("model_id")
+            except (sqlite3.DatabaseError, OSError):
+                return True  # the search that follows rebuilds it and says why
+        return bool(built) and not checkpoint_path(self._folder).exists()
 
     def first_index(self, progress: Progress, wait: float = SEARCH_WAIT) -> bool:
         """Build the index now, reporting to `progress`, if the vault has none yet (else a
@@ -204,9 +208,11 @@ class Searcher:
         with self._lock:
             if self.indexed:
                 return True
+            unsaid, self._unsaid = self._unsaid, []  # the search that follows tells them
             # a broken index or disk: the search that follows meets it again and says what
             with contextlib.suppress(sqlite3.DatabaseError, OSError):
                 self.synced(self._query_embedding(), [], progress, wait=wait)
+            self._unsaid[:0] = unsaid
             return self.indexed
 
     def _query_embedding(self) -> Embedding | None:
@@ -319,8 +325,10 @@ class Searcher:
         if self._index is None:
             self._index = open_index(self._folder, rebuild=rebuild)
             self._opened_id = self._file_id()
-            if notices is not None:
-                notices.extend(self._index.notices)
+            self._unsaid.extend(self._index.notices)
+        if notices is not None:  # the repairs of an opening, told to the first caller that tells
+            notices.extend(self._unsaid)
+            self._unsaid.clear()
         return self._index
 
     def _file_id(self) -> tuple[int, int] | None:
@@ -387,16 +395,17 @@ class Searcher:
         )
         vector = embedding.result()[0]
         semantic, passages = semantic_ranking(self._passage_vectors(index, filters), vector, depth)
-        if not _near(semantic, calibration) and not _shares_words(
+        near = calibration.alone(dict(semantic))  # each cosine clearing the noise floor alone
+        if not (semantic and semantic[0][0] in near) and not _shares_words(
             query, keyword_ranking(index, query, filters, 1) if mode == "semantic" else keyword
         ):
             return Ranked([])  # no evidence at all: "no match" (weak hits are shown, marked)
         if mode == "semantic":
             scored = semantic_scored(semantic, calibration)[:k]
-            weak = frozenset(dict(semantic[:k]).keys() - calibration.alone(dict(semantic[:k])))
+            weak = frozenset(dict(semantic[:k]).keys() - near)
             return Ranked(scored, semantic=_evidence(semantic), passages=passages, weak=weak)
         evidence = Evidence.of(query.text, term_idf(index, query) if keyword else {})
-        fused = hybrid(keyword, semantic, evidence, calibration)
+        fused = hybrid(keyword, semantic, evidence, calibration, near)
         if reader is not None:
             fused = replace(fused, hits=_reread(index, reader, query.text, fused.hits))
         top = [doc_id for doc_id, _ in fused.hits[:k]]
@@ -492,13 +501,6 @@ def _shares_words(query: KeywordQuery, keyword: Ranking) -> bool:
     """Whether some document holds a word of the query other than a stop word (a query of stop
     words alone, "the", is held by nearly every text: no evidence)."""
     return bool(keyword) and query.says_something
-
-
-def _near(semantic: Ranking, calibration: Calibration) -> bool:
-    """Whether the query's best cosine stands alone above the model's noise floor
-    (`Calibration.alone`). With no such neighbour and no word shared with any document, a
-    query has no evidence at all: the one case a search answers with nothing."""
-    return bool(semantic) and bool(calibration.alone(dict(semantic[:1])))
 
 
 def _evidence(ranking: Ranking) -> dict[int, tuple[int, float]]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 CANDIDATES = 100
 Ranking = list[tuple[int, float]]
 #: The default floor of each side's own calibrated score: a hit below it on both sides is
-#: shown marked weak (a query with no evidence at all gets no hit: engine._near).
+#: shown marked weak (a query with no evidence at all gets no hit: engine.Searcher._rank).
 WEAK_BELOW = 0.08
 
 
@@ -168,9 +168,14 @@ def keyword_scored(keyword: Ranking, evidence: Evidence, calibration: Calibratio
 
 
 def hybrid(
-    keyword: Ranking, semantic: Ranking, evidence: Evidence, calibration: Calibration
+    keyword: Ranking,
+    semantic: Ranking,
+    evidence: Evidence,
+    calibration: Calibration,
+    near: set[int] | None = None,
 ) -> Fused:
-    """The hybrid ranking of one query: both sides' candidates by their calibrated score."""
+    """The hybrid ranking of one query: both sides' candidates by their calibrated score.
+    `near`: the semantic side's `Calibration.alone`, when the caller has it already."""
     floor = semantic[-1][1] if semantic else 0.0
     best_cosine = semantic[0][1] if semantic else 0.0
     spread = best_cosine - semantic[min(SPREAD_AT, len(semantic)) - 1][1] if semantic else 0.0
@@ -197,7 +202,8 @@ def hybrid(
         keyword=kw_coef + spread * calibration.spread[1],
         semantic=cos_coef + spread * calibration.spread[0],
     )
-    vouched = calibration.alone(cosine) | calibration.alone(share, semantic=False)
+    near = calibration.alone(cosine) if near is None else near
+    vouched = near | calibration.alone(share, semantic=False)
     return Fused(hits, weights, frozenset(scores.keys() - vouched))
 
 

@@ -12,7 +12,6 @@ are used only when this machine sealed them (`UNPROVEN`).
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import sqlite3
 import time
@@ -169,23 +168,6 @@ def open_index(folder: Path, rebuild: bool = False) -> IndexHandle:
         remove_index(folder)
     conn, notices = open_store(STORE, folder)
     return IndexHandle(conn, folder, notices)
-
-
-def ever_built(folder: Path) -> bool:
-    """Whether the index in `folder` has held a whole sync with vectors (its `model_id` is set
-    in the same transaction as all it embedded). A file that cannot be read as an index is
-    True: the search that opens it rebuilds it and says why (and never reads through a link)."""
-    path = folder / DB_NAME
-    if not path.is_file():
-        return False
-    if path.is_symlink():
-        return True
-    try:
-        with contextlib.closing(derived_store.connect(path, read_only=True)) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'model_id'").fetchone()
-    except sqlite3.Error:
-        return True
-    return row is not None and bool(row[0])
 
 
 def remove_index(folder: Path) -> None:
