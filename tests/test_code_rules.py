@@ -486,14 +486,12 @@ def test_no_service_calls_the_door() -> None:
 
 
 #: Where a card field's name may still be spelled as a key outside vault/fields.py, as
-#: "path: name". The same word as another noun: a review item's or a doctor check's `status`,
-#: a finding's `severity`, a review question kind or report count named `stale`, the `uses`
-#: maintenance step, a verb form, the sections of a context pack (`rule`), a graph node's
-#: attribute, the files a host install `created`, a log entry's own correction fields
-#: (vault/daily.py, maintain/lessons.py).
+#: "path: name". The same word as another noun: a review item's `status`, a review question
+#: kind or report count named `stale`, the `uses` maintenance step, a verb form, the sections
+#: of a context pack (`rule`), a graph node's attribute, the files a host install `created`, a
+#: log entry's own correction fields (vault/daily.py, maintain/lessons.py).
 FIELD_NAME_OTHER_NOUNS: set[str] = {
     "cardvault/context/pack.py: rule",
-    "cardvault/doctor/checks.py: status",
     "cardvault/hosts/state.py: created",
     "cardvault/insight/graph.py: tags",
     "cardvault/insight/view.py: stale",
@@ -507,7 +505,6 @@ FIELD_NAME_OTHER_NOUNS: set[str] = {
     "cardvault/mcp/tools.py: status",
     "cardvault/review/words.py: stale",
     "cardvault/vault/decisions.py: status",
-    "cardvault/vault/finding.py: severity",
     "cardvault/verify/run.py: checked",
     "cardvault/verify/run.py: stale",
     "cardvault/cli/maintain.py: promoted",

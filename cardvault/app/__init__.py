@@ -20,21 +20,17 @@ from pathlib import Path
 
 from cardvault.app.forgetting import ForgetCommands
 from cardvault.app.insight import InsightCommands
-from cardvault.app.maintenance import MaintainCommands, Maintained
+from cardvault.app.maintenance import MaintainCommands
 from cardvault.app.resident import ResidentCommands
 from cardvault.app.review import ReviewCommands
-from cardvault.app.search import WARM_UP_QUERY, Query, SearchCommands, SearchOptions
+from cardvault.app.search import Query, SearchCommands, SearchOptions
 from cardvault.app.served import ServedCommands
 from cardvault.app.services import ServiceCommands
 from cardvault.app.vaults import VaultCommands
 from cardvault.app.writes import WriteCommands
 from cardvault.search.filters import Filters
-from cardvault.wiring import NOW_VAR, clock_of
 
-__all__ = [
-    "NOW_VAR", "WARM_UP_QUERY", "Filters", "Maintained", "Query", "SearchOptions", "Session",
-    "clock_of", "open_vault",
-]  # fmt: skip
+__all__ = ["Filters", "Query", "SearchOptions", "Session", "open_vault"]
 
 
 class Session(

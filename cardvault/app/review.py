@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +84,5 @@ class ReviewCommands(VaultFor):
         """`cardvault review judge`: let the vault's judge command answer pending decisions."""
         from cardvault.review.judge import judge_pending
 
-        def settle(answers: list[Answer], by: str) -> ReviewResult:
-            return self.review_answer(answers, by, to_global)
-
+        settle = functools.partial(self.review_answer, to_global=to_global)
         return judge_pending(self.vault_for(to_global), settle, ids)

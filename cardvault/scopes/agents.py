@@ -19,7 +19,7 @@ from cardvault.edits.proposal import Planned, Written, propose
 from cardvault.errors import CardFormatError, CardvaultError
 from cardvault.vault.config import VaultConfig
 from cardvault.vault.daily import format_entry
-from cardvault.vault.entry_ids import append_entry, entries_by_ref
+from cardvault.vault.entry_ids import entries_by_ref
 from cardvault.vault.files import ABSENT, ensure_within, read_if_present
 from cardvault.vault.layout import Vault
 from cardvault.vault.tokens import count_tokens
@@ -94,14 +94,13 @@ def bounded(text: str, cfg: VaultConfig) -> tuple[str, list[str]]:
 
 def overflow_entry(vault: Vault, name: str, fragments: list[str], now: dt.datetime) -> WriteFile:
     """Today's log with the fragments that left `name`'s hot memory appended as one entry."""
+    from cardvault.write.add import Entry, entry_change
+
     body = "\n".join([*fragments, f"Agent: {name}"])
-    entry = format_entry(now.strftime("%H:%M"), f"Hot memory overflow ({name})", body)
-    path = vault.log_path(now.date().isoformat())
-    current = read_if_present(path, vault.root)
-    text = append_entry(current.text if current else None, now.date(), entry).text
-    expected = current.digest if current else ABSENT
+    time, heading = now.strftime("%H:%M"), f"Hot memory overflow ({name})"
+    entry = Entry(now.date(), time, heading, format_entry(time, heading, body))
     reason = f"moved {len(fragments)} fragment(s) of {name}'s hot memory to the log"
-    return WriteFile(path, text, expected, reason)
+    return entry_change(vault, entry, reason)
 
 
 @dataclass(frozen=True)

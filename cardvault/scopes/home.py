@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 
 from cardvault.vault.config import CONFIG_FILE
@@ -40,10 +39,9 @@ def global_root(env: Mapping[str, str] | None = None) -> Path:
     return (Path(data).expanduser() / "cardvault").resolve()
 
 
-def global_vault(env: Mapping[str, str] | None = None, agent: str | None = None) -> Vault | None:
+def global_vault(env: Mapping[str, str] | None = None) -> Vault | None:
     """The global vault, or None when it was never created."""
     root = global_root(env)
     if not (root / CONFIG_FILE).is_file():
         return None
-    vault = open_vault_at(root)
-    return replace(vault, agent=agent) if agent else vault
+    return open_vault_at(root)

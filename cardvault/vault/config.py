@@ -168,7 +168,7 @@ def load_config(path: Path) -> VaultConfig:
     except UnicodeDecodeError as exc:
         raise ConfigError("config is not UTF-8 text", path) from exc
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", path, _toml_error_line(exc)) from exc
+        raise ConfigError(f"invalid TOML: {exc}", path, getattr(exc, "lineno", None)) from exc
     try:
         return parse_config(data, path)
     except ConfigError as exc:  # the parsed TOML has no lines: found again in the text
@@ -303,8 +303,3 @@ def _validate_judge(command: str, path: Path | None) -> None:
         raise ConfigError(f"'maintain.judge' is not a command line: {exc}", path) from exc
     if not words:
         raise ConfigError("'maintain.judge' is blank; remove it to have no judge", path)
-
-
-def _toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
-    lineno = getattr(exc, "lineno", None)
-    return lineno if isinstance(lineno, int) else None

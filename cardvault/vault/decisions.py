@@ -89,10 +89,8 @@ class ReviewItem:
             "asked": self.asked,
             "status": self.status,
         }
-        for key in ("decided", "by", "reason"):
-            value = getattr(self, key)
-            if value is not None:
-                data[key] = value
+        answer = {"decided": self.decided, "by": self.by, "reason": self.reason}
+        data.update((key, value) for key, value in answer.items() if value is not None)
         if self.chosen:
             data["chosen"] = list(self.chosen)
         return data

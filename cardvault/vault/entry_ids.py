@@ -76,11 +76,7 @@ def append_entry(current: str | None, day: dt.date, entry_text: str) -> Appended
     """The log's new text with `entry_text` (format_entry's Markdown, without an id, or with
     one it keeps when no entry of the day has it: an imported entry) appended under an id of
     its own. Call under the vault lock, with the log as it is now."""
-    taken = ids_in(current)
-    heading = entry_text.partition("\n")[0]
-    marked = ENTRY_ID.search(heading)
-    kept = marked.group("id") if marked and marked.group("id") not in taken else None
-    entry_id = kept or fresh_id(taken)
+    entry_id = _own_id(entry_text, ids_in(current))
     text = appended_log_text(current, day, with_id(entry_text, entry_id))
     return AppendedEntry(text, entry_id, f"memory/{day.isoformat()}.md#{entry_id}")
 
@@ -93,15 +89,19 @@ def append_entries(current: str | None, day: dt.date, entry_texts: Iterable[str]
     taken = ids_in(current)
     start = 0  # where the last entry appended starts in `text` (0: look at all of it)
     for entry_text in entry_texts:
-        heading = entry_text.partition("\n")[0]
-        marked = ENTRY_ID.search(heading)
-        kept = marked.group("id") if marked and marked.group("id") not in taken else None
-        entry = with_id(entry_text, kept or fresh_id(taken))
+        entry = with_id(entry_text, _own_id(entry_text, taken))
         taken |= ids_in(entry)
         head, basis = (text[:start], text[start:]) if text is not None else ("", None)
         text = head + appended_log_text(basis, day, entry)
         start = len(text) - len(in_line_ends(entry, basis))
     return text or ""
+
+
+def _own_id(entry_text: str, taken: set[str]) -> str:
+    """The id on `entry_text`'s heading when no entry of the day has it, else a fresh one."""
+    marked = ENTRY_ID.search(entry_text.partition("\n")[0])
+    kept = marked.group("id") if marked and marked.group("id") not in taken else None
+    return kept or fresh_id(taken)
 
 
 def derived_id(entry: LogEntry, taken: set[str], occurrence: int = 0) -> str:

@@ -4,7 +4,7 @@ project file `verify` could not read."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,4 @@ class Finding:
 
     def to_dict(self) -> dict[str, object]:
         """JSON form (`check --json`)."""
-        return {
-            "path": self.path,
-            "line": self.line,
-            "severity": self.severity,
-            "code": self.code,
-            "message": self.message,
-        }
+        return asdict(self)

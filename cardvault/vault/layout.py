@@ -93,11 +93,10 @@ class Vault:
     def _root_prefix(self) -> str:
         return str(self.root).rstrip(os.sep) + os.sep
 
-    def card_path(self, slug: str, archived: bool = False) -> Path:
+    def card_path(self, slug: str) -> Path:
         """Where a top-level card with `slug` lives; refuses slugs that could escape the vault."""
         check_slug(slug)
-        folder = self.archive_dir if archived else self.cards_dir
-        return confined(self.root, folder / f"{slug}.md")
+        return confined(self.root, self.cards_dir / f"{slug}.md")
 
     def log_path(self, day: str) -> Path:
         """The daily log file for ISO date `day`."""

@@ -75,11 +75,6 @@ def name_table(cards: Iterable[tuple[str, Iterable[str]]]) -> dict[str, str]:
     return table
 
 
-def resolve(target: str, names: Mapping[str, str]) -> str | None:
-    """The slug a link target names, or None when it names no card."""
-    return names.get(link_key(target))
-
-
 def rename_links(text: str, renames: Mapping[str, str]) -> str:
     """`text` with `[[old…]]` and `memory/cards/old.md` pointing at the new slugs instead."""
 

@@ -10,6 +10,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
@@ -34,32 +36,31 @@ def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = Fa
     `quotes`, block quotes replaced by spaces."""
     lines = text.split("\n")
     found = parse(text) if tokens is None else tokens
-    depth, ticks = 0, "`" in text  # no backtick: no code span to look for
-    for token in found:
-        if token.type == "blockquote_open":
-            depth += 1
-            if quotes and token.map is not None:
-                _blank(lines, token.map[0], token.map[1])
-        elif token.type == "blockquote_close":
-            depth -= 1
-        elif token.type in _BLOCKS and token.map is not None:
+    blanked = (*_BLOCKS, "blockquote_open") if quotes else _BLOCKS
+    ticks = "`" in text  # no backtick: no code span to look for
+    for token, depth in _quoted(found):
+        if token.type in blanked and token.map is not None:
             _blank(lines, token.map[0], token.map[1])
         elif ticks and token.type == "inline" and token.map is not None and not (quotes and depth):
             _blank_spans(lines, token.map[0], token.map[1])
     return lines
 
 
+def _quoted(tokens: list[Token]) -> Iterator[tuple[Token, int]]:
+    """Each token with the number of block quotes it is in (a quote's own tokens are in it)."""
+    depth = 0
+    for token in tokens:
+        depth += token.type == "blockquote_open"
+        yield token, depth
+        depth -= token.type == "blockquote_close"
+
+
 def block_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
     """(first line, line after the last), 0-based, of every paragraph and heading outside block
     quotes (a `### Lesson: ...` sub-heading is prose as a paragraph is)."""
     found = []
-    depth = 0
-    for token in tokens:
-        if token.type == "blockquote_open":
-            depth += 1
-        elif token.type == "blockquote_close":
-            depth -= 1
-        elif token.type in _PROSE_BLOCKS and token.map is not None and not depth:
+    for token, depth in _quoted(tokens):
+        if token.type in _PROSE_BLOCKS and token.map is not None and not depth:
             found.append((token.map[0], token.map[1]))
     return found
 
@@ -70,13 +71,9 @@ def list_items(tokens: list[Token]) -> dict[int, list[tuple[int, int]]]:
     of its own)."""
     found: dict[int, list[tuple[int, int]]] = {}
     opened: list[tuple[int, int]] = []  # (level, first line) of each list being read
-    depth, item_end = 0, -1  # item_end: the end of the item whose first paragraph is next
-    for token in tokens:
-        if token.type == "blockquote_open":
-            depth += 1
-        elif token.type == "blockquote_close":
-            depth -= 1
-        elif token.type in ("bullet_list_open", "ordered_list_open") and token.map is not None:
+    item_end = -1  # the end of the item whose first paragraph is next
+    for token, depth in _quoted(tokens):
+        if token.type in ("bullet_list_open", "ordered_list_open") and token.map is not None:
             opened.append((token.level, token.map[0]))
             if not depth:
                 found.setdefault(token.map[0], [])

@@ -74,18 +74,14 @@ def decode_log(record: dict[str, Any], path: Path) -> tuple[LogEntry, ...]:
     day = day_of(path)
     return tuple(
         LogEntry(
-            path=path,
-            day=day,
-            time=e["time"],
-            title=e["title"],
-            body=e["body"],
-            line=e["line"],
-            end_line=e["end_line"],
-            ordinal=e["ordinal"],
-            entry_id=e.get("entry_id"),
-            signals=tuple(Signal(*s) for s in e["signals"]),
-            card_links=tuple(e["card_links"]),
-            fields=dict(e["fields"]),
+            path,
+            day,
+            **{
+                **e,  # `_entry`'s fields, those JSON does not carry as they are rebuilt
+                "signals": tuple(Signal(*s) for s in e["signals"]),
+                "card_links": tuple(e["card_links"]),
+                "fields": dict(e["fields"]),
+            },
         )
         for e in record["entries"]
     )
