@@ -314,3 +314,28 @@ def test_a_checked_key_of_the_persons_own_is_left_alone(project: Path) -> None:
     card.write_text(card.read_text().replace("updated:", "checked: true\nupdated:"))
     run_cli(["--vault", str(project), "verify"], env={"CARDVAULT_NOW": TODAY})
     assert meta(project, "own-check")["checked"] is True
+
+
+def test_a_runner_naming_a_pyproject_script_or_a_project_path_is_checked(project: Path) -> None:
+    top = project.parent
+    (top / "pyproject.toml").write_text(
+        '[project.scripts]\nserve = "app:serve"\n[tool.poetry.scripts]\nworker = "app:work"\n'
+    )
+    (top / "scripts").mkdir()
+    (top / "scripts/build.sh").write_text("#!/bin/sh\n")
+    bodies = {
+        "Serving": "Start it with `uv run serve`, the queue with `poetry run worker`.",
+        "Building": "Build with `$ ./scripts/build.sh --all`.",
+        "Old tool": "Lint with `uv run gone-linter-xyz`, package with `$ ./scripts/pack.sh`.",
+    }
+    for topic, body in bodies.items():
+        ok(project, "new", topic, "-c", "workflow", "-t", "project", "--body", body)
+
+    result = run_cli(["--vault", str(project), "verify", "--json"], env={"CARDVAULT_NOW": TODAY})
+    stale = {Path(row["path"]).stem: row["reasons"] for row in json.loads(result.output)["stale"]}
+    assert "serving" not in stale and "building" not in stale
+    assert set(stale["old-tool"]) == {
+        "`uv run gone-linter-xyz`: `gone-linter-xyz` is neither a pyproject script nor installed"
+        " here",
+        "`./scripts/pack.sh` (in `./scripts/pack.sh`) no longer exists",
+    }

@@ -141,14 +141,12 @@ class LogCut:
 def cut_logs(snapshot: VaultSnapshot, needles: Needles) -> list[LogCut]:
     """The cut of every daily log that mentions the topic (unreadable logs, and logs too big to
     read whole, are left alone: `check` reports them)."""
-    cuts = []
-    for log in snapshot.logs:
-        if snapshot.rel(log.file.path) in snapshot.partial:
-            continue
-        cut = cut_log(log.file, snapshot.rel(log.file.path), list(log.entries), needles)
-        if cut is not None:
-            cuts.append(cut)
-    return cuts
+    cuts = (
+        cut_log(log.file, snapshot.rel(log.file.path), list(log.entries), needles)
+        for log in snapshot.logs
+        if snapshot.rel(log.file.path) not in snapshot.partial
+    )
+    return [cut for cut in cuts if cut is not None]
 
 
 def cut_log(file: FileText, rel: str, entries: list[LogEntry], needles: Needles) -> LogCut | None:

@@ -271,9 +271,8 @@ def _rule_cut(
     drop = {rule.line - 1 + offset for rule in gone for offset in range(len(rule.text.split("\n")))}
     text = "\n".join(line for number, line in enumerate(lines) if number not in drop)
     reason = f"removed {len(gone)} rule line(s) from AGENTS.md"
-    return [rule.text for rule in gone], WriteFile(
-        agents.path, text, agents.digest, reason, "forget"
-    )
+    write = WriteFile(agents.path, text, agents.digest, reason, "forget")
+    return [rule.text for rule in gone], write
 
 
 def _unlinked(

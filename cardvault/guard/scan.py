@@ -7,6 +7,7 @@ looking again until nothing new appears, so scanning redacted text finds nothing
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from pathlib import Path
 
 from cardvault.errors import SecretFoundError
@@ -95,9 +96,7 @@ def ensure_no_secrets(text: str, where: str | Path, first_line: int = 1) -> None
 
 def redact_text(text: str) -> str:
     """`text` with every finding replaced by `[REDACTED:<kind>]`, all else byte-identical."""
-    starts = [0]
-    for line in text.split("\n")[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = list(accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
     out, cursor = [], 0
     for found in scan_text(text):
         out += [text[cursor : starts[found.line - 1] + found.start], f"[REDACTED:{found.kind}]"]

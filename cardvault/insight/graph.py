@@ -174,10 +174,8 @@ def _connections(
     for link in links:
         linked[link.source] |= bit[link.target]
         linked[link.target] |= bit[link.source]
-    groups: dict[str, int] = defaultdict(int)
-    for tag, group in members.items():
-        for slug in group:
-            groups[tag] |= bit[slug]
+    # a tag's slugs are distinct, so the sum of their bits is their union
+    groups = {tag: sum(bit[slug] for slug in group) for tag, group in members.items()}
     counts = {}
     for node in nodes:
         near = linked[node.slug]

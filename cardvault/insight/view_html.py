@@ -77,12 +77,9 @@ def colours(categories: Iterable[str], declared: Iterable[str] = ()) -> dict[str
     taken: dict[int, str] = {}
     found: dict[str, int] = {}
     for name in order:
-        slot = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big")
-        slot %= len(PALETTE)
-        for step in range(len(PALETTE)):
-            if (slot + step) % len(PALETTE) not in taken:
-                slot = (slot + step) % len(PALETTE)
-                break
+        hashed = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big")
+        probes = ((hashed + step) % len(PALETTE) for step in range(len(PALETTE)))
+        slot = next((free for free in probes if free not in taken), hashed % len(PALETTE))
         taken.setdefault(slot, name)
         found[name] = slot
     return found

@@ -370,9 +370,8 @@ def _rule_changes(state: VaultState, rules: tuple[str, ...], changes: list[Chang
     base = agents.text if agents else "# AGENTS.md\n\n## Learned rules\n"
     text = set_section(base, SECTION, content, state.vault.agents_md)
     reason = f"AGENTS.md: added {len(new)} learned rule(s)"
-    return [
-        WriteFile(state.vault.agents_md, text, agents.digest if agents else ABSENT, reason, STEP)
-    ]
+    digest = agents.digest if agents else ABSENT
+    return [WriteFile(state.vault.agents_md, text, digest, reason, STEP)]
 
 
 def commit_message(plan: ImportPlan, source: str) -> str:

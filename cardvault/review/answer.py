@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from cardvault.edits.proposal import Planned, Proposal, Written, propose
 from cardvault.errors import CardvaultError
 from cardvault.maintain import memory_index, promote
 from cardvault.maintain.asking import LABELS, new_item, queue_changes, settle_changes
+from cardvault.maintain.plan import Step
 from cardvault.maintain.similarity import Embeddings
 from cardvault.maintain.state import VaultState, load_state
 from cardvault.review.act import act
@@ -110,16 +112,12 @@ def plan_answers(state: VaultState, settled: Sequence[ReviewItem]) -> list[Chang
     cfg = state.vault.config
     changes = settle_changes(state, settled, "review")
     current = state.after(changes)
-    asked: list[ReviewItem] = []
-    for item in settled:
-        made = act(current, cfg, item)
-        changes += made
-        current = current.after(made)
-        asked += _rest(item, state.today)
-    for step in (promote.step, memory_index.step):
+    acts: list[Step] = [partial(act, item=item) for item in settled]
+    for step in [*acts, promote.step, memory_index.step]:
         made = step(current, cfg)
         changes += made
         current = current.after(made)
+    asked = [rest for item in settled for rest in _rest(item, state.today)]
     return changes + queue_changes(current, asked, "review")
 
 

@@ -195,11 +195,8 @@ def _command_stale(command: str, project: Project) -> str | None:
         return None
     program, rest = words[0], words[1:]
     if "/" in program:  # a path: `has_command` looks it up inside the project
-        return (
-            None
-            if project.has_command(program)
-            else f"`{program}` (in `{command}`) no longer exists"
-        )
+        gone = not project.has_command(program)
+        return f"`{program}` (in `{command}`) no longer exists" if gone else None
     if program == "make" and rest and not rest[0].startswith("-"):
         targets = project.make_targets
         if targets is None:

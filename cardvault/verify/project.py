@@ -99,12 +99,8 @@ class Project:
         data = self._toml("pyproject.toml")
         project, tool = data.get("project"), data.get("tool")
         poetry = tool.get("poetry") if isinstance(tool, dict) else None
-        names: set[str] = set()
-        for owner in (project, poetry):
-            table = owner.get("scripts") if isinstance(owner, dict) else None
-            if isinstance(table, dict):
-                names.update(table)
-        return frozenset(names)
+        tables = [o.get("scripts") if isinstance(o, dict) else None for o in (project, poetry)]
+        return frozenset(name for table in tables if isinstance(table, dict) for name in table)
 
     @cached_property
     def locked(self) -> dict[str, tuple[set[str], str]]:
