@@ -67,7 +67,7 @@ def build_context(scope: InScope, request: Request) -> ContextPack:
     read = KeywordQuery.of(task) if task else None  # once, for every vault searched
     sides = [_side(s.name, s.vault, read, request) for s in scope.vaults]
     if not sides:
-        return _empty(request, task, scope.notices)
+        return ContextPack(task, request.budget or 1, "", 0, (), (), "none", 0, scope.notices)
     budget = sides[0].snapshot.vault.config.context_token_budget
     limit = request.budget if request.budget is not None else budget
     packed = plan_context(sides, replace(request, task=task), limit, scope.notices)
@@ -224,8 +224,3 @@ def _of_side(item: Item, side: Side, **more: Any) -> Item:
 
 def _named(item: Item, vault: str) -> Item:
     return item if vault == PROJECT else replace(item, vault=vault)
-
-
-def _empty(request: Request, task: str | None, notices: tuple[str, ...]) -> ContextPack:
-    budget = request.budget or 1
-    return ContextPack(task, budget, "", 0, (), (), "none", 0, notices)

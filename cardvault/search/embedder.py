@@ -37,11 +37,6 @@ class Embedder(Protocol):
         return self.embed([self.query_prefix + q for q in queries])
 
 
-def length_order(texts: Sequence[str]) -> list[int]:
-    """Indices of `texts` from longest to shortest: batches of like lengths pad least."""
-    return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-
-
 def embed_in_chunks(
     texts: Sequence[str],
     encode: Callable[[list[str]], np.ndarray],
@@ -56,7 +51,7 @@ def embed_in_chunks(
     import numpy as np
 
     out = np.zeros((len(texts), dim), dtype=np.float32)
-    order = length_order(texts)
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # like lengths pad least
     starts = list(range(0, len(order), CHUNK))
     random.Random(0).shuffle(starts)
     done = 0

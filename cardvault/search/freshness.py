@@ -75,16 +75,11 @@ def index_freshness(
 
 
 def _indexed_files(path: Path) -> tuple[dict[str, Seen], int]:
-    conn = connect(path, read_only=True)
-    try:
-        from cardvault.search.embed_sync import count_unembedded
-        from cardvault.search.index import recorded_files
+    from cardvault.search.embed_sync import count_unembedded
+    from cardvault.search.index import recorded_files
 
-        known = recorded_files(conn)
-        missing = count_unembedded(conn)
-    finally:
-        conn.close()
-    return known, missing
+    with contextlib.closing(connect(path, read_only=True)) as conn:
+        return recorded_files(conn), count_unembedded(conn)
 
 
 def _digest(root: Path, path: Path) -> str | None:

@@ -133,7 +133,8 @@ def resolve_model(spec: str, vault_root: Path) -> ModelRef:
             f"embedding model folder {folder} lacks config.json or tokenizer.json; {INSTALL_HINT}"
         )
     st_config = _read_json(folder / "sentence_bert_config.json")
-    pooling = _pooling_mode(folder)
+    pooled = _read_json(folder / "1_Pooling" / "config.json") or {}
+    cls = pooled.get("pooling_mode_cls_token") and not pooled.get("pooling_mode_mean_tokens")
     modules = _read_json(folder / "modules.json")
     normalize = isinstance(modules, list) and any(
         str(m.get("type", "")).endswith("Normalize") for m in modules if isinstance(m, dict)
@@ -145,7 +146,7 @@ def resolve_model(spec: str, vault_root: Path) -> ModelRef:
         max_seq_length=int(st_config.get("max_seq_length", 256))
         if isinstance(st_config, dict)
         else 256,
-        pooling=pooling,
+        pooling="cls" if cls else "mean",
         normalize=normalize,
     )
 
@@ -210,17 +211,6 @@ def _model_folder(spec: str, vault_root: Path) -> Path:
     if getter is None:
         raise ModelUnavailableError(f"package '{spec}' has no get_model_path(); {INSTALL_HINT}")
     return Path(getter())
-
-
-def _pooling_mode(folder: Path) -> str:
-    config = _read_json(folder / "1_Pooling" / "config.json")
-    if (
-        config
-        and config.get("pooling_mode_cls_token")
-        and not config.get("pooling_mode_mean_tokens")
-    ):
-        return "cls"
-    return "mean"
 
 
 def _model_id(spec: str, folder: Path) -> str:

@@ -105,8 +105,5 @@ def _best_break(strength: list[int], low: int, high: int, latest: bool) -> int:
     """The token index in [low, high] with the strongest break (ties: latest or earliest)."""
     low = max(low, 1)
     candidates = range(high, low - 1, -1) if latest else range(low, high + 1)
-    best, best_strength = high, 0
-    for i in candidates:
-        if strength[i] > best_strength:
-            best, best_strength = i, strength[i]
-    return best
+    best = max(candidates, key=strength.__getitem__, default=high)  # the first of the strongest
+    return best if strength[best] else high

@@ -9,7 +9,7 @@ query's words themselves were what counted.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from cardvault.search.fusion import WEAK_BELOW, Weights
@@ -93,10 +93,7 @@ class SearchOutcome:
         """The fusion's weights for this query as JSON (None outside hybrid mode)."""
         if self.weights is None:
             return None
-        return {
-            "keyword": round(self.weights.keyword, 4),
-            "semantic": round(self.weights.semantic, 4),
-        }
+        return {side: round(weight, 4) for side, weight in asdict(self.weights).items()}
 
 
 @dataclass(frozen=True)
