@@ -43,7 +43,8 @@ def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = Fa
     ticks = "`" in text  # no backtick: no code span to look for
     for token, depth in _quoted(found):
         if token.type in blanked and token.map is not None:
-            _blank(lines, token.map[0], token.map[1])
+            for number in range(token.map[0], min(token.map[1], len(lines))):
+                lines[number] = " " * len(lines[number])
         elif ticks and token.type == "inline" and token.map is not None and not (quotes and depth):
             _blank_spans(lines, token.map[0], token.map[1])
     return lines
@@ -108,11 +109,6 @@ def code_spans(text: str) -> list[tuple[int, int]]:
             spans.append((opened.start(), close.end()))
             index = close.end()
     return spans
-
-
-def _blank(lines: list[str], start: int, end: int) -> None:
-    for number in range(start, min(end, len(lines))):
-        lines[number] = " " * len(lines[number])
 
 
 def _blank_spans(lines: list[str], start: int, end: int) -> None:
