@@ -255,9 +255,7 @@ def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None
     setext heading that gives a time."""
     found = []
     for index, token in enumerate(tokens):
-        if token.type != "heading_open" or token.tag != "h2" or token.map is None:
-            continue
-        if token.level != 0:
+        if token.type != "heading_open" or token.tag != "h2" or token.level or token.map is None:
             continue
         content = tokens[index + 1].content.strip()
         marked = ENTRY_ID.search(content)
@@ -501,11 +499,8 @@ def _signal_kind(word: str, words: set[str]) -> str | None:
     said = word.lower()
     if said in WORD_ALIASES:
         return WORD_ALIASES[said] if WORD_ALIASES[said] in words else None
-    forms = [said]  # a plural is the word and an s or an es: "Rulers" is no rule
-    if said.endswith("s"):
-        forms.append(said[:-1])
-    if said.endswith("es"):
-        forms.append(said[:-2])
+    # a plural is the word and an s or an es: "Rulers" is no rule
+    forms = (said, said.removesuffix("s"), said.removesuffix("es"))
     return next((form for form in forms if form in words), None)
 
 
