@@ -243,11 +243,9 @@ def valid_time(time: str) -> bool:
 
 def _code_lines(tokens: list[Token]) -> set[int]:
     """0-based lines inside fenced or indented code: quoted output, never signals or links."""
-    lines: set[int] = set()
-    for token in tokens:
-        if token.type in ("fence", "code_block") and token.map is not None:
-            lines.update(range(token.map[0], token.map[1]))
-    return lines
+    code = ("fence", "code_block")
+    blocks = [token.map for token in tokens if token.type in code and token.map is not None]
+    return {line for start, end in blocks for line in range(start, end)}
 
 
 def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None]]:
@@ -399,7 +397,7 @@ def _signals(
     # a signal's or a tag's text runs to the next signal, field line, link, or sentence that
     # carries a tag (a tag in the signal's own first sentence is part of it)
     ends = sorted(
-        _boundaries(prose)
+        {head for head, line in _line_heads(prose) if _ends_signal(line)}
         | {at for at, _, _ in signals}
         | {sentence_start(t.start()) for t in tags}
         | {len(prose)}
@@ -529,11 +527,6 @@ def _line_heads(prose: str) -> Iterator[tuple[int, str]]:
     for line in prose.split("\n"):
         yield offset + _LINE_START.match(line).end(), line  # type: ignore[union-attr]
         offset += len(line) + 1
-
-
-def _boundaries(prose: str) -> set[int]:
-    """Starts of the lines that end a signal's text: a field line (`Mistake:` ...) or a link."""
-    return {head for head, line in _line_heads(prose) if _ends_signal(line)}
 
 
 def _ends_signal(line: str) -> bool:
