@@ -224,15 +224,10 @@ def text_before_entries(text: str, entries: Sequence[LogEntry]) -> int | None:
     day's `# YYYY-MM-DD` title): it belongs to no entry, so nothing distills it; None if none."""
     lines = text.split("\n")
     first = entries[0].line if entries else len(lines) + 1
-    titled = False
-    for number, line in enumerate(lines[: first - 1], start=1):
-        if not line.strip():
-            continue
-        if not titled and line.startswith("# "):
-            titled = True
-            continue
-        return number
-    return None
+    written = [(number, line) for number, line in enumerate(lines[: first - 1], 1) if line.strip()]
+    if written and written[0][1].startswith("# "):
+        written = written[1:]
+    return written[0][0] if written else None
 
 
 def valid_time(time: str) -> bool:
