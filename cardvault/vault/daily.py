@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -161,11 +161,8 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
     tokens = prose.parse(text)
     headings = _entry_headings(tokens)
     code = _code_lines(tokens)
-    raw = text.split("\n")  # the lines markdown-it counts, split as `masked_lines` splits
-    said = prose.masked_lines(text, tokens, quotes=True)
-    paragraphs = sorted(prose.block_ranges(tokens))
-    layout = _Layout.of(tokens)
-    starts = [a for a, _ in paragraphs]  # each entry's paragraphs found by bisection, not a
+    layout = _Layout.of(text, tokens)
+    starts = [a for a, _ in layout.blocks]  # each entry's paragraphs found by bisection, not a
     # scan of all of them: a log of 60,000 one-line entries would cost 60,000² comparisons
     words = {w.lower() for w in signal_words}
     entries: list[LogEntry] = []
@@ -179,7 +176,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
             "" if start + 1 + offset in code else line for offset, line in enumerate(body_lines)
         ]
         seen_times[time] = seen_times.get(time, 0) + 1
-        mine = paragraphs[bisect_right(starts, start) : bisect_left(starts, stop)]
+        mine = layout.blocks[bisect_right(starts, start) : bisect_left(starts, stop)]
         entries.append(
             LogEntry(
                 path=path,
@@ -191,7 +188,7 @@ def parse_log(text: str, path: Path, signal_words: Iterable[str]) -> list[LogEnt
                 end_line=start + 1 + len(body_lines),
                 ordinal=seen_times[time],
                 entry_id=entry_id,
-                signals=tuple(_block_signals(raw, said, mine, words, layout)),
+                signals=tuple(_block_signals(layout, mine, words)),
                 card_links=tuple(
                     m.group("slug") for ln in prose_lines for m in CARD_LINK.finditer(ln)
                 ),
@@ -227,15 +224,10 @@ def text_before_entries(text: str, entries: Sequence[LogEntry]) -> int | None:
     day's `# YYYY-MM-DD` title): it belongs to no entry, so nothing distills it; None if none."""
     lines = text.split("\n")
     first = entries[0].line if entries else len(lines) + 1
-    titled = False
-    for number, line in enumerate(lines[: first - 1], start=1):
-        if not line.strip():
-            continue
-        if not titled and line.startswith("# "):
-            titled = True
-            continue
-        return number
-    return None
+    written = [(number, line) for number, line in enumerate(lines[: first - 1], 1) if line.strip()]
+    if written and written[0][1].startswith("# "):
+        written = written[1:]
+    return written[0][0] if written else None
 
 
 def valid_time(time: str) -> bool:
@@ -246,11 +238,9 @@ def valid_time(time: str) -> bool:
 
 def _code_lines(tokens: list[Token]) -> set[int]:
     """0-based lines inside fenced or indented code: quoted output, never signals or links."""
-    lines: set[int] = set()
-    for token in tokens:
-        if token.type in ("fence", "code_block") and token.map is not None:
-            lines.update(range(token.map[0], token.map[1]))
-    return lines
+    code = ("fence", "code_block")
+    blocks = [token.map for token in tokens if token.type in code and token.map is not None]
+    return {line for start, end in blocks for line in range(start, end)}
 
 
 def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None]]:
@@ -258,9 +248,7 @@ def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None
     setext heading that gives a time."""
     found = []
     for index, token in enumerate(tokens):
-        if token.type != "heading_open" or token.tag != "h2" or token.map is None:
-            continue
-        if token.level != 0:
+        if token.type != "heading_open" or token.tag != "h2" or token.level or token.map is None:
             continue
         content = tokens[index + 1].content.strip()
         marked = ENTRY_ID.search(content)
@@ -299,28 +287,29 @@ def _lesson_sections(tokens: list[Token]) -> tuple[set[int], set[int]]:
 def signals_in(text: str, signal_words: Iterable[str]) -> list[Signal]:
     """The signals of any Markdown text (an assistant's message, a card's body) by an entry's
     rules; `line` is the 1-based line in `text`."""
-    tokens = prose.parse(text)
-    raw = text.split("\n")
-    said = prose.masked_lines(text, tokens, quotes=True)
-    words = {w.lower() for w in signal_words}
-    blocks = sorted(prose.block_ranges(tokens))
-    return _block_signals(raw, said, blocks, words, _Layout.of(tokens))
+    layout = _Layout.of(text, prose.parse(text))
+    return _block_signals(layout, layout.blocks, {w.lower() for w in signal_words})
 
 
 @dataclass(frozen=True)
 class _Layout:
     """What of a text's block structure the signal forms read (from its tokens, once)."""
 
+    lines: list[str]  # the lines markdown-it counts, split as `masked_lines` splits
+    said: list[str]  # those lines with code and quotes blanked (prose.masked_lines)
+    blocks: list[tuple[int, int]]  # its paragraphs and headings in order (prose.block_ranges)
     lists: dict[int, list[tuple[int, int]]]  # prose.list_items
     lesson_paragraphs: set[int]  # first lines of the paragraphs of lesson sections
     lesson_items: dict[int, int]  # first line of a lesson section's list item -> its end
 
     @classmethod
-    def of(cls, tokens: list[Token]) -> _Layout:
+    def of(cls, text: str, tokens: list[Token]) -> _Layout:
         lists = prose.list_items(tokens)
         paragraphs, sectioned = _lesson_sections(tokens)
         items = {first: end for at in sectioned for first, end in lists[at]}
-        return cls(lists, paragraphs, items)
+        said = prose.masked_lines(text, tokens, quotes=True)
+        blocks = sorted(prose.block_ranges(tokens))
+        return cls(text.split("\n"), said, blocks, lists, paragraphs, items)
 
 
 def _labels_a_list(said: list[str], start: int, stop: int) -> bool:
@@ -334,18 +323,13 @@ def _labels_a_list(said: list[str], start: int, stop: int) -> bool:
     return (colon or bold) and is_lesson_label(line)
 
 
-def _block_signals(
-    lines: list[str],
-    said: list[str],
-    blocks: list[tuple[int, int]],
-    words: set[str],
-    layout: _Layout,
-) -> list[Signal]:
+def _block_signals(layout: _Layout, blocks: list[tuple[int, int]], words: set[str]) -> list[Signal]:
     """The signals of the paragraphs `blocks` (in order). A signal with nothing after it that
     ends its paragraph, or a lesson label alone, heads the list that follows ("Lessons
     learned:" and a bullet per lesson): each item of that list without a signal of its own is
     one of its kind. So is each paragraph and list item of a lesson section."""
     found: list[Signal] = []
+    lines, said = layout.lines, layout.said
     labels = LESSON in words  # lesson labels and sections give lessons where lessons are signals
     listed: dict[int, tuple[str, int]] = {}  # an item's first line -> the kind it lists, its end
     for start, stop in blocks:
@@ -408,7 +392,7 @@ def _signals(
     # a signal's or a tag's text runs to the next signal, field line, link, or sentence that
     # carries a tag (a tag in the signal's own first sentence is part of it)
     ends = sorted(
-        _boundaries(prose)
+        {head for head, line in _line_heads(prose) if _ends_signal(line)}
         | {at for at, _, _ in signals}
         | {sentence_start(t.start()) for t in tags}
         | {len(prose)}
@@ -508,11 +492,8 @@ def _signal_kind(word: str, words: set[str]) -> str | None:
     said = word.lower()
     if said in WORD_ALIASES:
         return WORD_ALIASES[said] if WORD_ALIASES[said] in words else None
-    forms = [said]  # a plural is the word and an s or an es: "Rulers" is no rule
-    if said.endswith("s"):
-        forms.append(said[:-1])
-    if said.endswith("es"):
-        forms.append(said[:-2])
+    # a plural is the word and an s or an es: "Rulers" is no rule
+    forms = (said, said.removesuffix("s"), said.removesuffix("es"))
     return next((form for form in forms if form in words), None)
 
 
@@ -520,11 +501,7 @@ def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
     """Where sentences start: each line's first word (after a list marker) and after a
     sentence's closing `.`, `!` or `?`; with `clauses`, also where a clause starts after a dash
     or a semicolon (a signal may start there; the sentence a `#lesson` tag ends starts before)."""
-    starts = set()
-    offset = 0
-    for line in prose.split("\n"):
-        starts.add(offset + _LINE_START.match(line).end())  # type: ignore[union-attr]
-        offset += len(line) + 1
+    starts = {head for head, _ in _line_heads(prose)}
     starts.update(m.end() for m in AFTER_SENTENCE.finditer(prose))
     if clauses:
         line_start, seen, looked = 0, 0, -1
@@ -539,15 +516,12 @@ def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
     return sorted(starts)
 
 
-def _boundaries(prose: str) -> set[int]:
-    """Starts of the lines that end a signal's text: a field line (`Mistake:` ...) or a link."""
-    found = set()
+def _line_heads(prose: str) -> Iterator[tuple[int, str]]:
+    """(where its words start, the line) of each line of `prose`."""
     offset = 0
     for line in prose.split("\n"):
-        if _ends_signal(line):
-            found.add(offset + _LINE_START.match(line).end())  # type: ignore[union-attr]
+        yield offset + _LINE_START.match(line).end(), line  # type: ignore[union-attr]
         offset += len(line) + 1
-    return found
 
 
 def _ends_signal(line: str) -> bool:

@@ -6,6 +6,7 @@ pattern searched in them finds only prose and keeps its line and column."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
 
 _BLOCKS = ("fence", "code_block", "html_block")
 _PROSE_BLOCKS = ("paragraph_open", "heading_open")
+_TICKS = re.compile(r"`+")
+_ESCAPE_OR_TICKS = re.compile(r"\\[\s\S]?|`+")
 
 
 @cache
@@ -40,7 +43,8 @@ def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = Fa
     ticks = "`" in text  # no backtick: no code span to look for
     for token, depth in _quoted(found):
         if token.type in blanked and token.map is not None:
-            _blank(lines, token.map[0], token.map[1])
+            for number in range(token.map[0], min(token.map[1], len(lines))):
+                lines[number] = " " * len(lines[number])
         elif ticks and token.type == "inline" and token.map is not None and not (quotes and depth):
             _blank_spans(lines, token.map[0], token.map[1])
     return lines
@@ -94,48 +98,17 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     backticks opens a span that the next run of exactly N closes; a run with no match is
     literal, and so is a backtick escaped with a backslash (outside a span)."""
     spans = []
-    index, size = 0, len(text)
-    while index < size:
-        char = text[index]
-        if char == "\\":  # an escape: the next character is literal (a backtick too)
-            index += 2
+    index = 0
+    while opened := _ESCAPE_OR_TICKS.search(text, index):
+        index = opened.end()
+        if opened.group().startswith("\\"):  # the escaped character is literal (a backtick too)
             continue
-        if char != "`":
-            index += 1
-            continue
-        run = _run(text, index)
-        close = _closing(text, index + run, run)
-        if close is None:
-            index += run
-            continue
-        spans.append((index, close + run))
-        index = close + run
+        run = len(opened.group())
+        close = next((m for m in _TICKS.finditer(text, index) if len(m.group()) == run), None)
+        if close is not None:
+            spans.append((opened.start(), close.end()))
+            index = close.end()
     return spans
-
-
-def _run(text: str, start: int) -> int:
-    end = start
-    while end < len(text) and text[end] == "`":
-        end += 1
-    return end - start
-
-
-def _closing(text: str, start: int, run: int) -> int | None:
-    index = start
-    while index < len(text):
-        if text[index] != "`":
-            index += 1
-            continue
-        length = _run(text, index)
-        if length == run:
-            return index
-        index += length
-    return None
-
-
-def _blank(lines: list[str], start: int, end: int) -> None:
-    for number in range(start, min(end, len(lines))):
-        lines[number] = " " * len(lines[number])
 
 
 def _blank_spans(lines: list[str], start: int, end: int) -> None:

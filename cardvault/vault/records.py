@@ -64,8 +64,7 @@ def log_record(text: str, path: Path, signal_words: Iterable[str]) -> dict[str, 
     except CardvaultError as exc:
         return error_record(exc)
     except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
-        return {"error": {"message": "log file name is not a valid date", "line": 1,
-                          "code": "log-name"}}  # fmt: skip
+        return error_record(CardvaultError("log file name is not a valid date"), "log-name")
     return {"entries": [_entry(e) for e in entries]}
 
 
