@@ -12,7 +12,9 @@ import anyio
 import pytest
 
 from cardvault import open_vault
-from cardvault.search.scoped import NO_MATCH, NO_STRONG_MATCH
+from cardvault.search.engine import Searcher
+from cardvault.search.scoped import NO_MATCH, NO_STRONG_MATCH, search_vaults
+from cardvault.vault.layout import Vault, open_vault_at
 from tests.support.cli import cli_at, run_cli
 from tests.support.mcp import connected, text_of
 
@@ -107,3 +109,21 @@ def test_a_search_that_misses_says_when_a_log_entry_holds_the_answer(vault: Path
     assert (
         "1 log entry matches: search again with include_logs=true" in anyio.run(scenario)["notices"]
     )
+
+
+def test_the_logs_are_searched_again_only_when_the_hint_is_read(vault: Path) -> None:
+    """A caller that takes the hits alone (the Python API's `search`) pays for one search."""
+    said = "Restarted the worker after the queue stalled; it came back in a minute."
+    cli_at(vault, "log", said, "--title", "Worker restart", now=NOW)
+    opened = open_vault_at(vault)
+    asked: list[Vault] = []
+    with Searcher(opened) as searcher:
+
+        def counted(each: Vault) -> Searcher:
+            asked.append(each)
+            return searcher
+
+        found = search_vaults([("project", opened)], counted, "restart the worker")
+        assert all(hit.kind == "card" for hit in found.results) and len(asked) == 1
+        assert (found.in_logs, len(asked)) == (1, 2)
+        assert (found.in_logs, len(asked)) == (1, 2)  # asked once

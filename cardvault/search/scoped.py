@@ -35,7 +35,14 @@ class ScopedHits:
     notices: tuple[str, ...]
     outcomes: tuple[tuple[str, SearchOutcome], ...]
     extras: Callable[[], Mapping[tuple[str, str], Mapping[str, Any]]] | None = None
-    in_logs: int = 0  # log entries the filters left out that would beat these hits
+    #: Counts the log entries the filters left out that would beat these hits: a second
+    #: search, asked once, when `in_logs` is first read (None: nothing to look for).
+    beating_logs: Callable[[], int] | None = None
+
+    @cached_property
+    def in_logs(self) -> int:
+        """How many log entries the filters left out would beat these hits."""
+        return self.beating_logs() if self.beating_logs is not None else 0
 
     def logs_hint(self, switch: str) -> str | None:
         """Where a better answer waits in the daily logs, said with the front end's `switch`
@@ -109,17 +116,18 @@ def search_vaults(
     hits = merge_ranked(per_vault, attrgetter("score"), k)
     modes = tuple(dict.fromkeys(outcome.mode for _, outcome in outcomes))
     kept = filters or Filters()
-    in_logs = 0
-    if not (kept.logs or kept.category or kept.tag or kept.status) and all(
-        hit.weak for _, hit in hits
-    ):  # nothing strong among the cards: would a log entry have answered?
+
+    def beating_logs() -> int:  # nothing strong among the cards: would a log entry answer?
         wide = replace(kept, logs=True)
-        in_logs = sum(
+        return sum(
             hit.kind == "log" and not (hits and hit.weak)
             for _, vault in vaults
             for hit in searcher(vault).search(read, k, mode, wide, rerank=False).results
         )
-    return ScopedHits(hits, modes, tuple(notices), tuple(outcomes), in_logs=in_logs)
+
+    ruled_out = kept.logs or kept.category or kept.tag or kept.status
+    beating = None if ruled_out or not all(hit.weak for _, hit in hits) else beating_logs
+    return ScopedHits(hits, modes, tuple(notices), tuple(outcomes), beating_logs=beating)
 
 
 def merge_ranked(
