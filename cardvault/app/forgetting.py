@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from cardvault.wiring import Wiring
+from cardvault.app.wiring import Wiring
 
 if TYPE_CHECKING:
     from cardvault.edits.proposal import OnWait

@@ -19,9 +19,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from cardvault.app.warm import VaultHandle, WarmHandles
 from cardvault.scopes.home import global_root
 from cardvault.scopes.scope import InScope, Scope, resolve
-from cardvault.search.warm import VaultHandle, WarmHandles
 from cardvault.vault.agent_names import agent_name
 from cardvault.vault.layout import Vault, holds_files
 
