@@ -447,7 +447,11 @@ def test_a_named_vault_that_is_not_one_is_an_error_not_the_global_vault(
     alpha = make_project(tmp_path, "alpha")  # its init makes the global vault
     run("--vault", str(alpha), "new", "Shared", "-c", "tools", "--global", "--body", "Zebra.")
     typo = tmp_path / "alpah"
-    for argv in (["search", "zebra", "--mode", "keyword"], ["context"]):
+    for argv in (
+        ["search", "zebra", "--mode", "keyword"],
+        ["context"],
+        ["forget", "zebra", "--yes"],
+    ):
         code, out, err = run("--vault", str(typo), *argv)
         assert code == 1 and out == "", (argv, out)
         assert f"{typo}: not a vault" in err
