@@ -169,7 +169,7 @@ class Wiring:
         from cardvault.vault.config import CONFIG_FILE
         from cardvault.vault.root import ENV_VAR
 
-        made = scope is not Scope.project and (self.home / CONFIG_FILE).is_file()
+        reads_global = scope is not Scope.project and (self.home / CONFIG_FILE).is_file()
         project: Vault | None = None
         notices: list[str] = []
         if scope is not Scope.global_:
@@ -177,12 +177,12 @@ class Wiring:
                 project = self.project()
             except VaultNotFoundError:
                 named = self.explicit is not None or bool(self.env.get(ENV_VAR))
-                if scope is Scope.project or not made or named:
+                if scope is Scope.project or not reads_global or named:
                     raise
                 notices.append("no project vault here: the global vault only")
-        if made and searching and project is not None:
-            made = holds_files(Vault(self.home))
-        shared = self._as_agent(self.handles.handle(self.home).vault) if made else None
+        if reads_global and searching and project is not None:
+            reads_global = holds_files(Vault(self.home))  # nothing to search: left unopened
+        shared = self._as_agent(self.handles.handle(self.home).vault) if reads_global else None
         vaults: list[Scoped] = []
         if project is not None and (shared is None or project.root != shared.root):
             vaults.append(Scoped(PROJECT, project))
