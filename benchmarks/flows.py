@@ -42,7 +42,7 @@ NOW = "2026-12-01T10:00"
 NOUNS: dict[str, tuple[str, ...]] = {
     "vault root": ("cardvault.vault.root:locate_root",),
     "config": ("cardvault.vault.config:load_config",),
-    "scope": ("cardvault.scopes.scope:resolve",),
+    "scope": ("cardvault.app.wiring:Wiring._resolve",),
     "agent": ("cardvault.vault.agent_names:agent_name",),
     "vault read": ("cardvault.vault.read:_read",),
     "lock": ("cardvault.edits.lock:vault_lock",),
@@ -94,7 +94,8 @@ def profile(frame, event, arg):
     if key in names:
         named[key] += 1
         first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
-        root = getattr(first, "root", None)  # a Vault's root (a path's own .root is a str)
+        # a Vault's root, read from its fields: a property (a session's) must not run here
+        root = getattr(first, "__dict__", {}).get("root")
         where = root if isinstance(root, os.PathLike) else first
         per_vault.setdefault(key, Counter())[str(where)] += 1
     caller = frame.f_back

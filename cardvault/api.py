@@ -6,6 +6,6 @@ the warm search handles it holds, named here for programs that keep one themselv
 from __future__ import annotations
 
 from cardvault.app import Session, open_vault
-from cardvault.search.warm import LiveVault, VaultHandle, WarmHandles
+from cardvault.app.warm import LiveVault, VaultHandle, WarmHandles
 
 __all__ = ["LiveVault", "Session", "VaultHandle", "WarmHandles", "open_vault"]

@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardvault import history
+from cardvault.app import Session
+from cardvault.app.writes import init_vault
 from cardvault.context.build import Relevance, Sources
 from cardvault.context.plan import Request, Side, plan_context
 from cardvault.errors import CardvaultError, ConfigError, VaultNotFoundError
@@ -21,7 +23,7 @@ from cardvault.scopes.agents import bounded
 from cardvault.scopes.home import HOME_VAR, global_root, global_vault
 from cardvault.scopes.key import path_key, remote_key
 from cardvault.scopes.registry import read_projects
-from cardvault.scopes.scope import Scope, resolve
+from cardvault.scopes.scope import Scope
 from cardvault.search.scoped import merge_ranked
 from cardvault.vault.agent_names import agent_name
 from cardvault.vault.config import VaultConfig, parse_config
@@ -134,24 +136,26 @@ def test_a_broken_registry_names_its_file(tmp_path: Path) -> None:
 # --- scope resolution and merging ----------------------------------------------------------------
 
 
-def test_resolve_scopes(vault_path: Path, tmp_path: Path) -> None:
-    project = open_vault_at(vault_path)
-    home = Vault(tmp_path / "home")
-    assert [s.name for s in resolve(Scope.all, lambda: project, home).vaults] == [
-        "project",
-        "global",
-    ]
-    assert [s.name for s in resolve(Scope.project, lambda: project, home).vaults] == ["project"]
-    only = resolve(Scope.global_, lambda: project, None)
+def test_resolve_scopes(vault_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's scopes, project first; `all` with no project here falls back to the global
+    vault with a notice, and fails when there is no global vault either."""
+    home = tmp_path / "home"
+    init_vault(home)  # a vault at $CARDVAULT_HOME is the global vault
+    env = {**os.environ, HOME_VAR: str(home)}
+    session = Session(vault_path, env=env)
+    assert [s.name for s in session.scope(Scope.all).vaults] == ["project", "global"]
+    assert [s.name for s in session.scope(Scope.project).vaults] == ["project"]
+    nowhere = {**env, HOME_VAR: str(tmp_path / "none")}  # no global vault made
+    only = Session(vault_path, env=nowhere).scope("global")
     assert only.vaults == () and only.notices
+    alone = Session(vault_path, env=nowhere).scope(Scope.all, searching=True)
+    assert ([s.name for s in alone.vaults], alone.notices) == (["project"], ())
 
-    def missing() -> Vault:
-        raise VaultNotFoundError("none")
-
-    fallback = resolve(Scope.all, missing, home)
+    monkeypatch.chdir(tmp_path)  # no vault here or above
+    fallback = Session(env=env).scope(Scope.all)
     assert [s.name for s in fallback.vaults] == ["global"] and fallback.notices
     with pytest.raises(VaultNotFoundError):
-        resolve(Scope.all, missing, None)
+        Session(env=nowhere).scope(Scope.all)
 
 
 def test_merge_ranked_by_score_project_first_on_ties() -> None:
@@ -443,7 +447,11 @@ def test_a_named_vault_that_is_not_one_is_an_error_not_the_global_vault(
     alpha = make_project(tmp_path, "alpha")  # its init makes the global vault
     run("--vault", str(alpha), "new", "Shared", "-c", "tools", "--global", "--body", "Zebra.")
     typo = tmp_path / "alpah"
-    for argv in (["search", "zebra", "--mode", "keyword"], ["context"]):
+    for argv in (
+        ["search", "zebra", "--mode", "keyword"],
+        ["context"],
+        ["forget", "zebra", "--yes"],
+    ):
         code, out, err = run("--vault", str(typo), *argv)
         assert code == 1 and out == "", (argv, out)
         assert f"{typo}: not a vault" in err

@@ -9,7 +9,7 @@ and call it; none of them wires services on its own:
             print(hit.score, hit.path, hit.topic)
 
 The wiring (vaults, agent, clock, scope, warm searchers, all read from the session's `env`,
-never from `os.environ` behind its back) is `cardvault.wiring.Wiring`; the modules here add the
+never from `os.environ` behind its back) is `app/wiring.py`'s `Wiring`; the modules here add the
 commands, grouped by what they touch. Methods return the services' typed results and never
 print. Importing this module is cheap: services load when a method first needs them.
 """

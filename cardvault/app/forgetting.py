@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from cardvault.wiring import Wiring
+from cardvault.app.wiring import Wiring
+from cardvault.scopes.scope import GLOBAL, PROJECT, Scope
 
 if TYPE_CHECKING:
     from cardvault.edits.proposal import OnWait
@@ -79,20 +80,16 @@ class ForgetCommands(Wiring):
     def _forget_vaults(
         self, query: str, scope: ForgetScope | str | None
     ) -> tuple[list[tuple[str, Vault]], list[str], bool]:
-        """The vaults `scope` covers by name, notices, and `global_too`."""
-        from cardvault.errors import VaultNotFoundError
+        """The vaults `scope` covers by name, notices, and `global_too`: the session's `all`
+        (so a named folder that holds no vault is an error, never the global vault instead),
+        with the registered projects for `everywhere`."""
         from cardvault.forget.plan import plan_forget
 
         chosen = ForgetScope(scope) if scope is not None else None
-        home = self.global_vault()
-        try:
-            project: Vault | None = self.project()
-        except VaultNotFoundError:
-            if home is None or chosen is ForgetScope.project:
-                raise
-            project = None
-        if project is not None and home is not None and project.root == home.root:
-            project = None
+        both = self.scope(Scope.all)
+        project, home = both.get(PROJECT), both.get(GLOBAL)
+        if project is None and chosen is ForgetScope.project:
+            self.project()  # raises when there is none: the global vault is no fallback here
         global_too = bool(
             chosen is None and project and home and not plan_forget(home, query).empty
         )

@@ -8,10 +8,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
+from cardvault.app.wiring import Wiring
 from cardvault.scopes.scope import InScope, Scope
 from cardvault.search.filters import Filters
 from cardvault.vault.fields import STALE as STALE  # the key of a hit's `about` marking it stale
-from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:
     from cardvault.context.build import ContextPack

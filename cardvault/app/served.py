@@ -10,11 +10,11 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cardvault.app.wiring import Wiring
 from cardvault.context.pack import NOTICES_SOURCE, PREAMBLE, quoted, quoted_notices
 from cardvault.vault.bounded_data import json_loads
 from cardvault.vault.config import MAX_CONTEXT_TOKENS
 from cardvault.vault.progress import ProgressLines, duration
-from cardvault.wiring import Wiring
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from cardvault.wiring import Wiring
+from cardvault.app.wiring import Wiring
 
 if TYPE_CHECKING:
     from cardvault.edits.proposal import OnWait, Planned

@@ -91,21 +91,22 @@ class LiveVault:
         self._models = models
         self._watch = watch
         self._stamp = _config_stamp(root)
-        self._handle = VaultHandle(opened or open_vault_at(root), watch, models)
+        #: The handle as last opened (`handle` checks its settings first).
+        self.opened = VaultHandle(opened or open_vault_at(root), watch, models)
 
     @property
     def handle(self) -> VaultHandle:
         """The handle on the vault as its settings are now."""
         stamp = _config_stamp(self.root)
         if stamp != self._stamp:
-            self._handle.close()
-            self._handle = VaultHandle(open_vault_at(self.root), self._watch, self._models)
+            self.opened.close()
+            self.opened = VaultHandle(open_vault_at(self.root), self._watch, self._models)
             self._stamp = stamp
-        return self._handle
+        return self.opened
 
     def close(self) -> None:
         """Stop the handle's watcher and close its index."""
-        self._handle.close()
+        self.opened.close()
 
 
 class WarmHandles:
@@ -119,8 +120,9 @@ class WarmHandles:
     def handle(self, root: Path, opened: Vault | None = None) -> VaultHandle:
         """The warm handle on the vault at `root` (`opened`: that vault, already opened)."""
         live = self._live.get(root)
-        if live is None:
+        if live is None:  # opened now, so its settings are current
             live = self._live[root] = LiveVault(root, self._models, self._watch, opened)
+            return live.opened
         return live.handle
 
     def searcher(self, vault: Vault) -> Searcher:

@@ -19,9 +19,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from cardvault.app.warm import VaultHandle, WarmHandles
 from cardvault.scopes.home import global_root
-from cardvault.scopes.scope import InScope, Scope, resolve
-from cardvault.search.warm import VaultHandle, WarmHandles
+from cardvault.scopes.scope import GLOBAL, PROJECT, InScope, Scope, Scoped
 from cardvault.vault.agent_names import agent_name
 from cardvault.vault.layout import Vault, holds_files
 
@@ -153,23 +153,44 @@ class Wiring:
 
     def scope(self, scope: Scope | str | InScope, searching: bool = False) -> InScope:
         """The vaults `scope` covers, project first, with notices for what is missing (an
-        `InScope`, resolved once by a command, is returned as it is). `searching`: beside a
-        project, `all` opens the global vault only when its walk finds something to search (a
-        card, an archived card, a log or a name the walker refuses); the walk stops at the first."""
-        from cardvault.vault.root import ENV_VAR
-
+        `InScope`, resolved once by a command, is returned as it is)."""
         if isinstance(scope, InScope):
             return scope
-        chosen = Scope(scope)
-        skip = chosen is Scope.project or (
-            searching
-            and chosen is Scope.all
-            and not holds_files(Vault(self.home))
-            and self.found_project() is not None
-        )
-        shared = None if skip else self.global_vault()
-        named = self.explicit is not None or bool(self.env.get(ENV_VAR))
-        return resolve(chosen, self.project, shared, named)
+        return self._resolve(Scope(scope), searching)
+
+    def _resolve(self, scope: Scope, searching: bool) -> InScope:
+        """`scope()`'s vaults. The project is looked up once, only when the scope needs it;
+        with `all`, a missing project leaves the global vault alone, with a notice, unless the
+        project was named (--vault or $CARDVAULT_VAULT): a named folder that holds no vault is
+        an error, never quietly the global vault instead. `searching`: beside a project, `all`
+        opens the global vault only when its walk finds something to search (a card, an
+        archived card, a log or a name the walker refuses); the walk stops at the first."""
+        from cardvault.errors import VaultNotFoundError
+        from cardvault.vault.config import CONFIG_FILE
+        from cardvault.vault.root import ENV_VAR
+
+        reads_global = scope is not Scope.project and (self.home / CONFIG_FILE).is_file()
+        project: Vault | None = None
+        notices: list[str] = []
+        if scope is not Scope.global_:
+            try:
+                project = self.project()
+            except VaultNotFoundError:
+                named = self.explicit is not None or bool(self.env.get(ENV_VAR))
+                if scope is Scope.project or not reads_global or named:
+                    raise
+                notices.append("no project vault here: the global vault only")
+        if reads_global and searching and project is not None:
+            reads_global = holds_files(Vault(self.home))  # nothing to search: left unopened
+        shared = self._as_agent(self.handles.handle(self.home).vault) if reads_global else None
+        vaults: list[Scoped] = []
+        if project is not None and (shared is None or project.root != shared.root):
+            vaults.append(Scoped(PROJECT, project))
+        if shared is not None:
+            vaults.append(Scoped(GLOBAL, shared))
+        elif scope is Scope.global_:
+            notices.append("no global vault yet (the first `--global` write creates it)")
+        return InScope(tuple(vaults), tuple(notices))
 
     def found_project(self) -> Vault | None:
         """The project vault (`project()`), or None when there is none here."""
