@@ -18,6 +18,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,14 +92,14 @@ class LogEntry:
     card_links: tuple[str, ...] = ()
     fields: dict[str, str] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def ref(self) -> str:
         """The citation a card's `sources` store: by its id, else by its position."""
         if self.entry_id is not None:
             return f"{self.log}#{self.entry_id}"
         return self.position_ref
 
-    @property
+    @cached_property
     def position_ref(self) -> str:
         """The positional citation, `#14:30-2` (`#untimed-2`): kept so that old citations
         resolve, though a merge interleaving two clones' entries of one minute shifts it."""
