@@ -186,8 +186,7 @@ def _split_new_documents(
 
 
 def passage_texts(index: IndexHandle, hashes: list[str]) -> tuple[dict[str, str], int]:
-    """passage digest -> the text the model reads, for the given digests; and how many
-    documents those passages are of."""
+    """passage digest -> the text the model reads, of `hashes`; and how many documents hold them."""
     texts: dict[str, str] = {}
     documents: set[str] = set()
     sql = (
