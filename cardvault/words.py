@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Iterator
-from functools import lru_cache
+from collections.abc import Iterable, Iterator
+from functools import cached_property, lru_cache
 from typing import Any
 
 #: Han characters: the iteration marks (々 〆 〇), extension A, the unified block, the
@@ -35,7 +35,20 @@ _WORD = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 #: Words longer than this are their own stem (a hash, a blob: nothing to stem, and the
 #: stemmer's time grows with the word).
 _LONGEST = 64
-_local = threading.local()  # a Stemmer object may not be shared between threads
+
+
+class _PerThread(threading.local):
+    """Each thread's own English stemmer (a Stemmer object may not be shared between threads),
+    made on first use: the import is paid by its users."""
+
+    @cached_property
+    def stemmer(self) -> Any:
+        import snowballstemmer
+
+        return snowballstemmer.stemmer("english")
+
+
+_local = _PerThread()
 
 
 def words(text: str) -> list[str]:
@@ -82,7 +95,7 @@ def stem(word: str) -> str:
         return word
     if not word.isascii() and is_cjk(word):
         return word
-    return str(_stemmer().stemWord(word))
+    return str(_local.stemmer.stemWord(word))
 
 
 def stems(text: str) -> list[str]:
@@ -111,19 +124,14 @@ def terms(text: str) -> list[str]:
     return found
 
 
+def stem_each(words: Iterable[str]) -> list[str]:
+    """The stem of each of `words` (as `terms` gives them), in order: a query's in one call."""
+    return list(map(stem, words))
+
+
 def index_terms(text: str) -> list[str]:
     """The terms the keyword index holds for `text`: the stems of its `terms`."""
     return list(map(stem, terms(text)))
-
-
-def _stemmer() -> Any:
-    """This thread's English stemmer (made on first use: the import is paid by its users)."""
-    found = getattr(_local, "stemmer", None)
-    if found is None:
-        import snowballstemmer
-
-        found = _local.stemmer = snowballstemmer.stemmer("english")
-    return found
 
 
 #: Letters of one CJK character, in weight: about one English word's worth of meaning.

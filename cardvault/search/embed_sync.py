@@ -185,17 +185,19 @@ def _split_new_documents(
     return len(rows)
 
 
-def passage_texts(index: IndexHandle, hashes: list[str]) -> dict[str, str]:
-    """passage digest -> the text the model reads, for the given digests."""
+def passage_texts(index: IndexHandle, hashes: list[str]) -> tuple[dict[str, str], int]:
+    """passage digest -> the text the model reads, of `hashes`; and how many documents hold them."""
     texts: dict[str, str] = {}
+    documents: set[str] = set()
     sql = (
-        "SELECT p.text_hash, p.start, p.stop, d.topic, d.body, d.tags FROM passages p "
+        "SELECT p.text_hash, p.doc_hash, p.start, p.stop, d.topic, d.body, d.tags FROM passages p "
         "JOIN docs d ON d.text_hash = p.doc_hash WHERE p.text_hash IN ({})"
     )
-    for text_hash, start, stop, topic, body, tags in rows_in(index.conn, sql, hashes):
+    for text_hash, doc_hash, start, stop, topic, body, tags in rows_in(index.conn, sql, hashes):
+        documents.add(doc_hash)
         if text_hash not in texts:
             texts[text_hash] = embed_text(topic, body[start:stop], tuple(json.loads(tags)))
-    return texts
+    return texts, len(documents)
 
 
 def _embed(
@@ -229,7 +231,6 @@ def _embed(
             f"embedded the other {len(todo):,}"
         )
     report.embedded = len(todo)
-    report.embedded_docs = _documents_of(index, todo)
     return kept | fresh
 
 
@@ -242,7 +243,7 @@ def _embed_new(
     progress: Progress | None,
 ) -> dict[str, np.ndarray] | None:
     """Vectors for the `todo` digests, saved to `saved` as they come when there are many."""
-    texts = passage_texts(index, todo)
+    texts, documents = passage_texts(index, todo)
     if progress is not None:
         progress("loading model", 0, 1)
     try:
@@ -264,6 +265,7 @@ def _embed_new(
         if len(todo) > EVERY:
             saved.add(part, rows)
         vectors.update(zip(part, rows, strict=True))
+    report.embedded_docs = documents
     return vectors
 
 

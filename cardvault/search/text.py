@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_spans, terms, words
+from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_each, stem_spans, terms, words
 
 MAX_QUERY_TERMS = 64
 #: Lucene's English stop words: dropped from keyword queries unless nothing else is left.
@@ -38,12 +38,12 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
 
 
-def fts_term(term: str) -> str:
-    """One query word as an FTS5 expression: its stem, quoted (a lone CJK character: any
-    bigram that starts with it)."""
-    if len(term) == 1 and not term.isascii() and is_cjk(term):
-        return f'"{term}"*'
-    return f'"{stem(term)}"'
+def fts_term(stemmed: str) -> str:
+    """One query word's stem as an FTS5 expression: quoted (a lone CJK character, its own
+    stem: any bigram that starts with it)."""
+    if len(stemmed) == 1 and not stemmed.isascii() and is_cjk(stemmed):
+        return f'"{stemmed}"*'
+    return f'"{stemmed}"'
 
 
 @dataclass(frozen=True)
@@ -64,16 +64,17 @@ class KeywordQuery:
         if isinstance(query, KeywordQuery):
             return query
         every = query_terms(query)
+        stems = dict(zip(every, stem_each(every), strict=True))
         first: dict[str, str] = {}  # FTS5 expression -> the first word asking for it
         for term in [t for t in every if t not in STOP_WORDS] or every:
-            first.setdefault(fts_term(term), term)
+            first.setdefault(fts_term(stems[term]), term)
         latin = query.isascii()  # no CJK run: no word to tell apart
         return cls(
             query,
             tuple(first.values()),
             tuple(first),
             frozenset(
-                stem(t)
+                stems[t]
                 for t in every
                 if len(t) > 1 and t not in STOP_WORDS and (latin or not is_cjk(t))
             ),

@@ -18,6 +18,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,14 +92,14 @@ class LogEntry:
     card_links: tuple[str, ...] = ()
     fields: dict[str, str] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def ref(self) -> str:
         """The citation a card's `sources` store: by its id, else by its position."""
         if self.entry_id is not None:
             return f"{self.log}#{self.entry_id}"
         return self.position_ref
 
-    @property
+    @cached_property
     def position_ref(self) -> str:
         """The positional citation, `#14:30-2` (`#untimed-2`): kept so that old citations
         resolve, though a merge interleaving two clones' entries of one minute shifts it."""
@@ -378,11 +379,12 @@ def _signals(
     paragraph with no text (it may head a list)."""
     text = "\n".join(lines[start:stop])
     prose = "\n".join(said[start:stop])
-    signals = _signal_starts(prose, words)
-    tags = list(LESSON_TAG.finditer(prose))
+    heads = list(_line_heads(prose))
     # every look-up below is a bisection over lists made once per paragraph: a paragraph of
     # 30,000 tags or signals looked through all of them for each (squared)
-    sentences = _sentence_starts(prose)
+    sentences, clauses = _sentence_starts(prose, heads)
+    signals = _signal_starts(prose, clauses, words)
+    tags = list(LESSON_TAG.finditer(prose))
     newlines = [m.start() for m in _NEWLINE.finditer(prose)]
 
     def sentence_start(before: int) -> int:
@@ -392,7 +394,7 @@ def _signals(
     # a signal's or a tag's text runs to the next signal, field line, link, or sentence that
     # carries a tag (a tag in the signal's own first sentence is part of it)
     ends = sorted(
-        {head for head, line in _line_heads(prose) if _ends_signal(line)}
+        {head for head, line in heads if _ends_signal(line)}
         | {at for at, _, _ in signals}
         | {sentence_start(t.start()) for t in tags}
         | {len(prose)}
@@ -446,11 +448,11 @@ def _wrapped_end(text: str, start: int, close: int) -> int:
     return close
 
 
-def _signal_starts(prose: str, words: set[str]) -> list[tuple[int, int, str]]:
+def _signal_starts(prose: str, clauses: list[int], words: set[str]) -> list[tuple[int, int, str]]:
     """(start, where its text starts, kind) of every signal word and colon at a sentence or
-    clause start, after at most two lead words ("The fix:", "Key lesson:")."""
+    clause start (`clauses`), after at most two lead words ("The fix:", "Key lesson:")."""
     found = []
-    for at in _sentence_starts(prose, clauses=True):
+    for at in clauses:
         word_at = at
         for _ in range(3):
             match = SIGNAL_WORD.match(prose, word_at)
@@ -497,23 +499,23 @@ def _signal_kind(word: str, words: set[str]) -> str | None:
     return next((form for form in forms if form in words), None)
 
 
-def _sentence_starts(prose: str, clauses: bool = False) -> list[int]:
-    """Where sentences start: each line's first word (after a list marker) and after a
-    sentence's closing `.`, `!` or `?`; with `clauses`, also where a clause starts after a dash
-    or a semicolon (a signal may start there; the sentence a `#lesson` tag ends starts before)."""
-    starts = {head for head, _ in _line_heads(prose)}
+def _sentence_starts(prose: str, heads: list[tuple[int, str]]) -> tuple[list[int], list[int]]:
+    """Where sentences start (each line's head, and after a closing `.`, `!` or `?`), and where
+    sentences or clauses start (after a dash or a semicolon too): a signal may start at either,
+    the sentence a `#lesson` tag ends starts at the first."""
+    starts = {head for head, _ in heads}
     starts.update(m.end() for m in AFTER_SENTENCE.finditer(prose))
-    if clauses:
-        line_start, seen, looked = 0, 0, -1
-        for found in AFTER_CLAUSE.finditer(prose):
-            line_start = prose.rfind("\n", seen, found.start()) + 1 or line_start
-            seen = found.start()
-            # only a line's first clause can follow a heading's time alone (a time holds no
-            # dash or semicolon), so each line's start is matched once, not once a clause
-            first, looked = line_start != looked, line_start
-            if not (first and _HEADING_TIME.fullmatch(prose, line_start, found.start())):
-                starts.add(found.end())
-    return sorted(starts)
+    clauses = set(starts)
+    line_start, seen, looked = 0, 0, -1
+    for found in AFTER_CLAUSE.finditer(prose):
+        line_start = prose.rfind("\n", seen, found.start()) + 1 or line_start
+        seen = found.start()
+        # only a line's first clause can follow a heading's time alone (a time holds no
+        # dash or semicolon), so each line's start is matched once, not once a clause
+        first, looked = line_start != looked, line_start
+        if not (first and _HEADING_TIME.fullmatch(prose, line_start, found.start())):
+            clauses.add(found.end())
+    return sorted(starts), sorted(clauses)
 
 
 def _line_heads(prose: str) -> Iterator[tuple[int, str]]:
