@@ -7,16 +7,80 @@ Files are listed by the vault's one walker and parsed by the one read path
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from cardvault.vault.card import as_date
+from cardvault.vault.fields import CREATED, LAST_USED, STALE, UPDATED
 from cardvault.vault.layout import FileStat, Vault, walk
 
 if TYPE_CHECKING:  # parsed by the read path, which imports them
     from cardvault.vault.card import Card
     from cardvault.vault.daily import LogEntry
+
+
+@dataclass(frozen=True)
+class Dates:
+    """What a card's age is told from: the day it was edited (`updated`, else `created`), last
+    used, and `verify`'s stale mark (`stale_reason` None: unmarked; `stale_since` None: the
+    mark gives no date). The index keeps them (`row`), so a hit's age needs no card read."""
+
+    edited: dt.date | None = None
+    used: dt.date | None = None
+    stale_since: dt.date | None = None
+    stale_reason: str | None = None
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any]) -> Dates:
+        """The dates a card's frontmatter gives."""
+        edited = as_date(meta.get(UPDATED)) or as_date(meta.get(CREATED))
+        used = as_date(meta.get(LAST_USED))
+        stale = meta.get(STALE)
+        if not isinstance(stale, dict):
+            return cls(edited, used)
+        reason = " ".join(str(stale.get("reason", "")).split())
+        return cls(edited, used, as_date(stale.get("date")), reason)
+
+    @classmethod
+    def of_row(cls, row: Sequence[str | None]) -> Dates:
+        """The dates as `row` (the index's) stores them."""
+        edited, used, since = (
+            None if day is None else dt.date.fromisoformat(day) for day in row[:3]
+        )
+        return cls(edited, used, since, row[3])
+
+    def row(self) -> tuple[str | None, ...]:
+        """The dates as the index stores them: ISO days and the stale mark's reason."""
+        days = (self.edited, self.used, self.stale_since)
+        return (*(None if day is None else day.isoformat() for day in days), self.stale_reason)
+
+    def facts(self, today: dt.date) -> dict[str, object]:
+        """What is said of the card's age on `today`: in words (`age`: `updated 40 days ago,
+        last used 3 days ago`, then for a stale card `; STALE since 2026-12-01: <reason>`), in
+        days since it was edited (`age_days`, when dated), and `stale: True` when marked."""
+        edited = self.edited
+        parts = [f"updated {days_ago(edited, today)}" if edited else "never dated"]
+        if self.used is not None:
+            parts.append(f"last used {days_ago(self.used, today)}")
+        line = ", ".join(parts)
+        if self.stale_reason is not None:
+            since = self.stale_since.isoformat() if self.stale_since else "?"
+            line += f"; STALE since {since}: {self.stale_reason}"
+        facts: dict[str, object] = {"age": line}
+        if edited is not None:
+            facts["age_days"] = max((today - edited).days, 0)
+        if self.stale_reason is not None:
+            facts[STALE] = True
+        return facts
+
+
+def days_ago(then: dt.date, today: dt.date) -> str:
+    """`today`, `yesterday`, `12 days ago` (a future date reads as today)."""
+    days = max((today - then).days, 0)
+    return "today" if days == 0 else "yesterday" if days == 1 else f"{days} days ago"
 
 
 @dataclass(frozen=True)
@@ -37,6 +101,7 @@ class Document:
     pending: bool = False
     #: The log entries a card cites in `sources` (once cited, an entry is no longer fresh).
     cites: tuple[str, ...] = ()
+    dates: Dates = Dates()  # a card's (a log entry has none)
 
     @property
     def embed_text(self) -> str:
@@ -72,7 +137,7 @@ def card_documents(source: FileStat, card: Card) -> list[Document]:
         Document(
             key=source.rel, kind=source.kind, slug=card.slug, topic=card.topic,
             category=card.category, tags=card.tags, status=card.status, entry=None, line=None,
-            body=card.body, cites=tuple(card.sources),
+            body=card.body, cites=tuple(card.sources), dates=Dates.of(card.meta),
         )
     ]  # fmt: skip
 

@@ -5,6 +5,7 @@ The app session calls `search_vaults` for the CLI, the MCP tool and the Python A
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -27,14 +28,13 @@ NO_STRONG_MATCH = (
 @dataclass(frozen=True)
 class ScopedHits:
     """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome,
-    and `extras`: what the app adds to the hits' rows by (vault name, path), asked once, when
-    `about` is first read."""
+    and `today`, the day a card hit's age is told on (None: no ages)."""
 
     hits: list[tuple[str, SearchResult]]
     modes: tuple[str, ...]
     notices: tuple[str, ...]
     outcomes: tuple[tuple[str, SearchOutcome], ...]
-    extras: Callable[[], Mapping[tuple[str, str], Mapping[str, Any]]] | None = None
+    today: dt.date | None = None
     #: Counts the log entries the filters left out that would beat these hits: a second
     #: search, asked once, when `in_logs` is first read (None: nothing to look for).
     beating_logs: Callable[[], int] | None = None
@@ -54,9 +54,13 @@ class ScopedHits:
 
     @cached_property
     def about(self) -> list[Mapping[str, Any]]:
-        """What the app adds to each hit's row, in hit order (empty without `extras`)."""
-        found = self.extras() if self.extras is not None else {}
-        return [found.get((name, hit.path), {}) for name, hit in self.hits]
+        """What each hit's row says of its card's age (`documents.Dates.facts`), in hit order:
+        nothing of a log hit, nor without `today`."""
+        today = self.today
+        return [
+            {} if hit.dates is None or today is None else hit.dates.facts(today)
+            for _, hit in self.hits
+        ]
 
     @property
     def vaults(self) -> int:
