@@ -78,19 +78,14 @@ class SearchCommands(Wiring):
 
         asked = _query(query, options)
         in_scope = self.scope(asked.scope, searching=True)
-        vaults = [(s.name, s.vault) for s in in_scope.vaults]
-        check_filters([vault for _, vault in vaults], asked.filters.category, asked.filters.status)
-        searchers = {vault.root: self.handles.searcher(vault) for _, vault in vaults}
+        check_filters(
+            [s.vault for s in in_scope.vaults], asked.filters.category, asked.filters.status
+        )
+        searchers = {s.name: self.handles.searcher(s.vault) for s in in_scope.vaults}
         if asked.mode != "keyword":
             self._index_first(searchers.values(), indexing)
         found = search_vaults(
-            vaults,
-            lambda vault: searchers[vault.root],
-            asked.text,
-            asked.k,
-            asked.mode,
-            asked.filters,
-            asked.rerank,
+            searchers, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
         )
         notices = (*in_scope.notices, *found.notices)
         return replace(found, notices=notices, today=self.now().date())

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 from cardvault.errors import CardvaultError
 from cardvault.search.engine import Filters, KeywordQuery, Searcher, SearchOutcome, SearchResult
-from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
 #: The name of the first vault of a scope, whose notices carry no prefix (scopes.scope's).
@@ -92,16 +91,16 @@ class ScopedHits:
 
 
 def search_vaults(
-    vaults: Sequence[tuple[str, Vault]],
-    searcher: Callable[[Vault], Searcher],
+    searchers: Mapping[str, Searcher],
     query: str,
     k: int = 10,
     mode: str = "hybrid",
     filters: Filters | None = None,
     rerank: bool | None = None,
 ) -> ScopedHits:
-    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order. A
-    query without a word is an error: an embedding of nothing ranks noise."""
+    """The best `k` hits for `query` over the vaults of `searchers` (each vault's search service
+    by its name, in order). A query without a word is an error: an embedding of nothing ranks
+    noise."""
     outcomes: list[tuple[str, SearchOutcome]] = []
     notices: list[str] = []
     read = KeywordQuery.of(query)
@@ -110,8 +109,8 @@ def search_vaults(
         raise CardvaultError(
             f"the query {shown!r} holds no word to search for" if shown else "the query is empty"
         )
-    for name, vault in vaults:
-        outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters, rerank=rerank)
+    for name, searcher in searchers.items():
+        outcome = searcher.search(read, k=k, mode=mode, filters=filters, rerank=rerank)
         prefix = "" if name == PROJECT else f"{name}: "
         notices += [f"{prefix}{notice}" for notice in outcome.notices]
         notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]
@@ -125,8 +124,8 @@ def search_vaults(
         wide = replace(kept, logs=True)
         return sum(
             hit.kind == "log" and not (hits and hit.weak)
-            for _, vault in vaults
-            for hit in searcher(vault).search(read, k, mode, wide, rerank=False).results
+            for searcher in searchers.values()
+            for hit in searcher.search(read, k, mode, wide, rerank=False).results
         )
 
     ruled_out = kept.logs or kept.category or kept.tag or kept.status
