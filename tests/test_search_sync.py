@@ -162,7 +162,7 @@ def test_upgrade_from_schema_8_tells_ages_from_the_index_and_embeds_nothing(
     import sqlite3
 
     with sqlite3.connect(vault_root / ".cardvault" / DB_NAME) as conn:
-        for column in ("edited", "used", "stale_since", "stale_reason"):
+        for column in ("edited", "used", "stale"):
             conn.execute(f"ALTER TABLE docs DROP COLUMN {column}")
         conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema'")
     with open_vault(vault_root) as handle:

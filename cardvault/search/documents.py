@@ -11,7 +11,7 @@ import datetime as dt
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cardvault.vault.card import as_date
 from cardvault.vault.fields import CREATED, LAST_USED, STALE, UPDATED
@@ -22,57 +22,42 @@ if TYPE_CHECKING:  # parsed by the read path, which imports them
     from cardvault.vault.daily import LogEntry
 
 
-@dataclass(frozen=True)
-class Dates:
-    """What a card's age is told from: the day it was edited (`updated`, else `created`), last
-    used, and `verify`'s stale mark (`stale_reason` None: unmarked; `stale_since` None: the
-    mark gives no date). The index keeps them (`row`), so a hit's age needs no card read."""
+class Dates(NamedTuple):
+    """What a card's age is told from, as the index stores it: the ISO day it was edited
+    (`updated`, else `created`) and last used, and what `verify`'s stale mark says
+    (`2026-12-01: <reason>`, `?` for a mark without its day; None: unmarked)."""
 
-    edited: dt.date | None = None
-    used: dt.date | None = None
-    stale_since: dt.date | None = None
-    stale_reason: str | None = None
+    edited: str | None = None
+    used: str | None = None
+    stale: str | None = None
 
     @classmethod
     def of(cls, meta: Mapping[str, Any]) -> Dates:
         """The dates a card's frontmatter gives."""
         edited = as_date(meta.get(UPDATED)) or as_date(meta.get(CREATED))
         used = as_date(meta.get(LAST_USED))
-        stale = meta.get(STALE)
-        if not isinstance(stale, dict):
-            return cls(edited, used)
-        reason = " ".join(str(stale.get("reason", "")).split())
-        return cls(edited, used, as_date(stale.get("date")), reason)
-
-    @classmethod
-    def of_row(cls, row: Sequence[str | None]) -> Dates:
-        """The dates as `row` (the index's) stores them."""
-        edited, used, since = (
-            None if day is None else dt.date.fromisoformat(day) for day in row[:3]
+        mark, stale = meta.get(STALE), None
+        if isinstance(mark, dict):
+            since = as_date(mark.get("date")) or "?"
+            stale = f"{since}: {' '.join(str(mark.get('reason', '')).split())}"
+        return cls(
+            edited.isoformat() if edited else None, used.isoformat() if used else None, stale
         )
-        return cls(edited, used, since, row[3])
-
-    def row(self) -> tuple[str | None, ...]:
-        """The dates as the index stores them: ISO days and the stale mark's reason."""
-        days = (self.edited, self.used, self.stale_since)
-        return (*(None if day is None else day.isoformat() for day in days), self.stale_reason)
 
     def facts(self, today: dt.date) -> dict[str, object]:
         """What is said of the card's age on `today`: in words (`age`: `updated 40 days ago,
         last used 3 days ago`, then for a stale card `; STALE since 2026-12-01: <reason>`), in
         days since it was edited (`age_days`, when dated), and `stale: True` when marked."""
-        edited = self.edited
+        edited = dt.date.fromisoformat(self.edited) if self.edited else None
         parts = [f"updated {days_ago(edited, today)}" if edited else "never dated"]
-        if self.used is not None:
-            parts.append(f"last used {days_ago(self.used, today)}")
-        line = ", ".join(parts)
-        if self.stale_reason is not None:
-            since = self.stale_since.isoformat() if self.stale_since else "?"
-            line += f"; STALE since {since}: {self.stale_reason}"
-        facts: dict[str, object] = {"age": line}
+        if self.used:
+            parts.append(f"last used {days_ago(dt.date.fromisoformat(self.used), today)}")
+        if self.stale is not None:
+            parts[-1] += f"; STALE since {self.stale}"
+        facts: dict[str, object] = {"age": ", ".join(parts)}
         if edited is not None:
             facts["age_days"] = max((today - edited).days, 0)
-        if self.stale_reason is not None:
+        if self.stale is not None:
             facts[STALE] = True
         return facts
 
@@ -101,7 +86,7 @@ class Document:
     pending: bool = False
     #: The log entries a card cites in `sources` (once cited, an entry is no longer fresh).
     cites: tuple[str, ...] = ()
-    dates: Dates = Dates()  # a card's (a log entry has none)
+    dates: Dates | None = None  # a card's (a log entry has none)
 
     @property
     def embed_text(self) -> str:

@@ -52,7 +52,7 @@ CREATE TABLE docs (
     slug TEXT NOT NULL, topic TEXT NOT NULL, category TEXT NOT NULL, tags TEXT NOT NULL,
     status TEXT NOT NULL, entry TEXT, line INTEGER, body TEXT NOT NULL, text_hash TEXT NOT NULL,
     pending INTEGER NOT NULL DEFAULT 0,
-    edited TEXT, used TEXT, stale_since TEXT, stale_reason TEXT
+    edited TEXT, used TEXT, stale TEXT
 );
 CREATE INDEX docs_file ON docs(file);
 CREATE TABLE cites (doc_id INTEGER NOT NULL, ref TEXT NOT NULL);

@@ -119,7 +119,7 @@ def describe(index: IndexHandle, ranked: Ranked, query: KeywordQuery) -> list[Se
     rows = index.conn.execute(
         "SELECT id, file, kind, slug, topic, category, tags, status, entry, line, body, key, "
         "(SELECT count(*) FROM passages p WHERE p.doc_hash = docs.text_hash), "
-        "edited, used, stale_since, stale_reason "
+        "edited, used, stale "
         f"FROM docs WHERE id IN ({', '.join('?' * len(ids))})",
         ids,
     ).fetchall()
@@ -145,7 +145,7 @@ def describe(index: IndexHandle, ranked: Ranked, query: KeywordQuery) -> list[Se
                 semantic_score=semantic[1] if semantic else None,
                 passage=ranked.passages.get(doc_id), passages=max(int(count), 1),
                 weak=doc_id in ranked.weak, source=key if kind == "log" else None,
-                dates=None if kind == "log" else Dates.of_row(dates),
+                dates=None if kind == "log" else Dates(*dates),
             )
         )  # fmt: skip
     return results

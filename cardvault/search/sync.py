@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from cardvault.search.checkpoint import discard as discard_checkpoint
 from cardvault.search.documents import (
+    Dates,
     Document,
     card_documents,
     list_sources,
@@ -213,11 +214,11 @@ def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document, known: Terms)
     tags = json.dumps(list(doc.tags))
     cursor = conn.execute(
         "INSERT OR REPLACE INTO docs (file, key, kind, slug, topic, category, tags, status, "
-        "entry, line, body, text_hash, pending, edited, used, stale_since, stale_reason) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "entry, line, body, text_hash, pending, edited, used, stale) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, tags,
          doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending),
-         *doc.dates.row()),
+         *(doc.dates or Dates())),
     )  # fmt: skip
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
