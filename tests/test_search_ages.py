@@ -1,6 +1,7 @@
 """A search hit's age (`age`, `age_days`, `stale`) is told from the index's row of its card,
 in the words `context` uses for the same card: a real vault made by `cardvault init`, cards
-written on disk with every kind of dated frontmatter, searched by keyword through the CLI."""
+written on disk with every kind of dated frontmatter, searched by keyword through the CLI and
+the MCP tool."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 
 from cardvault.context.value import card_age
 from cardvault.vault.read import read_card
+from tests.support import mcp
 from tests.support.cli import cli_at
 
 NOW = "2026-12-01T10:00"
@@ -73,3 +76,16 @@ def test_an_edited_card_tells_its_new_age_from_the_next_search(vault: Path) -> N
     found = json.loads(cli_at(vault, "search", "kettle", "--mode", "keyword", "--json", now=NOW))
     row = next(row for row in found if row["slug"] == "undated")
     assert (row["age"], row["age_days"]) == ("updated 3 days ago", 3)
+
+
+def test_the_mcp_tool_tells_the_ages_the_cli_does(vault: Path) -> None:
+    async def scenario() -> list[dict[str, object]]:
+        async with mcp.connected(vault) as client:
+            asked = {"query": "kettle", "mode": "keyword", "include_logs": True}
+            return list(json.loads(mcp.text_of(await client.call_tool("search", asked)))["results"])
+
+    said = cli_at(vault, "search", "kettle", "--mode", "keyword", "--logs", "--json", now=mcp.NOW)
+    ages = ("age", "age_days", "stale")
+    cli = {row["slug"]: {key: row.get(key) for key in ages} for row in json.loads(said)}
+    served = {row["slug"]: {key: row.get(key) for key in ages} for row in anyio.run(scenario)}
+    assert served == cli and served["marked"]["stale"] is True
