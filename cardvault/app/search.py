@@ -74,13 +74,14 @@ class SearchCommands(Wiring):
         status no card can have.
         `indexing`: a ranked search first indexes a vault never indexed with this display."""
         from cardvault.search.scoped import search_vaults
-        from cardvault.vault.filters import check_filters
 
         asked = _query(query, options)
         in_scope = self.scope(asked.scope, searching=True)
-        check_filters(
-            [s.vault for s in in_scope.vaults], asked.filters.category, asked.filters.status
-        )
+        category, status = asked.filters.category, asked.filters.status
+        if category is not None or status is not None:  # else nothing to check
+            from cardvault.vault.filters import check_filters
+
+            check_filters([s.vault for s in in_scope.vaults], category, status)
         searchers = {s.name: self.handles.searcher(s.vault) for s in in_scope.vaults}
         if asked.mode != "keyword":
             self._index_first(searchers.values(), indexing)
