@@ -154,6 +154,26 @@ def test_upgrade_from_schema_2_keeps_every_vector(vault_root: Path) -> None:
     assert outcome.results[0].entry == "09:15 Flaky CI"
 
 
+def test_upgrade_from_schema_8_tells_ages_from_the_index_and_embeds_nothing(
+    vault_root: Path,
+) -> None:
+    """Schema 8 kept no card's dates (a hit's age was read from the card): the upgrade reads
+    every file again, keeps every vector, and each card hit tells its age from its row."""
+    import sqlite3
+
+    with sqlite3.connect(vault_root / ".cardvault" / DB_NAME) as conn:
+        for column in ("edited", "used", "stale"):
+            conn.execute(f"ALTER TABLE docs DROP COLUMN {column}")
+        conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema'")
+    with open_vault(vault_root) as handle:
+        found = handle.search_hits("docker arm64 images", k=3)
+    outcome = found.outcomes[0][1]
+    assert any("schema version 8, upgraded to" in n for n in outcome.notices), outcome.notices
+    assert outcome.sync.embedded == 0 and outcome.sync.parsed == outcome.sync.files
+    cards = [about for (_, hit), about in zip(found.hits, found.about, strict=True) if hit.dates]
+    assert cards and all(about["age"] and "age_days" in about for about in cards)
+
+
 def test_upgrade_from_schema_5_names_the_broken_card_it_had_recorded(vault_root: Path) -> None:
     """Schema 5 kept no file's problem, so a broken card it had recorded was never named again;
     the upgrade reads every file again (embedding nothing), and every search names it."""

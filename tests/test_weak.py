@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from cardvault import open_vault
-from cardvault.search.engine import Searcher
+from cardvault.search.engine import Searcher, SearchOutcome
 from cardvault.search.scoped import NO_MATCH, NO_STRONG_MATCH, search_vaults
-from cardvault.vault.layout import Vault, open_vault_at
+from cardvault.vault.layout import open_vault_at
 from tests.support.cli import cli_at, run_cli
 from tests.support.mcp import connected, text_of
 
@@ -115,15 +116,15 @@ def test_the_logs_are_searched_again_only_when_the_hint_is_read(vault: Path) -> 
     """A caller that takes the hits alone (the Python API's `search`) pays for one search."""
     said = "Restarted the worker after the queue stalled; it came back in a minute."
     cli_at(vault, "log", said, "--title", "Worker restart", now=NOW)
-    opened = open_vault_at(vault)
-    asked: list[Vault] = []
-    with Searcher(opened) as searcher:
+    asked: list[object] = []
 
-        def counted(each: Vault) -> Searcher:
-            asked.append(each)
-            return searcher
+    class Counted(Searcher):  # the real service, its searches counted
+        def search(self, *args: Any, **kwargs: Any) -> SearchOutcome:
+            asked.append(args)
+            return super().search(*args, **kwargs)
 
-        found = search_vaults([("project", opened)], counted, "restart the worker")
+    with Counted(open_vault_at(vault)) as searcher:
+        found = search_vaults({"project": searcher}, "restart the worker")
         assert all(hit.kind == "card" for hit in found.results) and len(asked) == 1
         assert (found.in_logs, len(asked)) == (1, 2)
         assert (found.in_logs, len(asked)) == (1, 2)  # asked once

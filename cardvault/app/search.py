@@ -3,7 +3,7 @@ long-lived process; `Query` is one search."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
@@ -70,45 +70,26 @@ class SearchCommands(Wiring):
         """`cardvault search`: the `k` best hits of `query` (a `Query`, or its text with the
         options as keywords) over the scope's vaults, each named by its vault, with the modes
         used, the notices (the scope's first), each vault's outcome and each card hit's age and
-        stale mark (`about`). CardvaultError for a category or status no card can have.
+        stale mark (`about`, told on the session's day). CardvaultError for a category or
+        status no card can have.
         `indexing`: a ranked search first indexes a vault never indexed with this display."""
-        from cardvault.context.value import hit_ages
         from cardvault.search.scoped import search_vaults
-        from cardvault.vault.filters import check_filters
 
         asked = _query(query, options)
         in_scope = self.scope(asked.scope, searching=True)
-        vaults = [(s.name, s.vault) for s in in_scope.vaults]
-        check_filters([vault for _, vault in vaults], asked.filters.category, asked.filters.status)
-        searchers = {vault.root: self.handles.searcher(vault) for _, vault in vaults}
+        category, status = asked.filters.category, asked.filters.status
+        if category is not None or status is not None:  # else nothing to check
+            from cardvault.vault.filters import check_filters
+
+            check_filters([s.vault for s in in_scope.vaults], category, status)
+        searchers = {s.name: self.handles.searcher(s.vault) for s in in_scope.vaults}
         if asked.mode != "keyword":
             self._index_first(searchers.values(), indexing)
         found = search_vaults(
-            vaults,
-            lambda vault: searchers[vault.root],
-            asked.text,
-            asked.k,
-            asked.mode,
-            asked.filters,
-            asked.rerank,
+            searchers, asked.text, asked.k, asked.mode, asked.filters, asked.rerank
         )
-        today = self.now().date()
-        syncs = dict(found.outcomes)
-
-        def extras() -> dict[tuple[str, str], Mapping[str, Any]]:  # every shown hit's card,
-            return {  # one read per vault, asked only when rows are shown
-                (name, rel): facts
-                for name, vault in vaults
-                for rel, facts in hit_ages(
-                    vault,
-                    [hit.path for at, hit in found.hits if at == name],
-                    today,
-                    syncs[name].sync.stamps,
-                    syncs[name].sync.cards,
-                ).items()
-            }
-
-        return replace(found, notices=(*in_scope.notices, *found.notices), extras=extras)
+        notices = (*in_scope.notices, *found.notices)
+        return replace(found, notices=notices, today=self.now().date())
 
     def search(self, query: str | Query, **options: Unpack[SearchOptions]) -> list[SearchResult]:
         """The `k` best hits for `query` (as `search_hits`), best first."""

@@ -93,7 +93,7 @@ def search(
         render.notes(said)
         return
     vaults = [name for name, _ in found.hits] if found.vaults > 1 else None
-    ages = found.about if found.extras is not None else None  # reads the shown cards only
+    ages = found.about if found.today is not None else None
     title = f"{'/'.join(found.modes)} search: {query}"
     render.search_results(found.results, title, vaults, ages)
     render.notes(said)

@@ -9,16 +9,10 @@ says when a card was last edited and used, and whether `verify` found it stale.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from cardvault.vault.card import Card, as_date
-from cardvault.vault.fields import CREATED, IMPACT, LAST_USED, SEVERITY, STALE, UPDATED
-from cardvault.vault.layout import FileStat, Vault, files_at
-
-if TYPE_CHECKING:
-    from cardvault.vault.snapshot import CardFile
+from cardvault.vault.card import Card
+from cardvault.vault.fields import CREATED, IMPACT, LAST_USED, SEVERITY, UPDATED
 
 FREQUENCY_CAP = 10
 DEFAULT_IMPACT = 0.5
@@ -75,61 +69,10 @@ def card_recency(card: Card, today: dt.date) -> float:
     return max(RECENCY_FLOOR, round(1.0 - RECENCY_DECAY_PER_WEEK * weeks, 6))
 
 
-def days_ago(then: dt.date, today: dt.date) -> str:
-    """`today`, `yesterday`, `12 days ago` (a future date reads as today)."""
-    days = max((today - then).days, 0)
-    return "today" if days == 0 else "yesterday" if days == 1 else f"{days} days ago"
-
-
 def card_age(card: Card, today: dt.date) -> str:
-    """How old the card's knowledge is, in words: `updated 40 days ago, last used 3 days ago`,
-    then, for a card `verify` found stale, `STALE since 2026-12-01: <reason>`."""
-    return str(age_facts(card, today)["age"])
+    """How old the card's knowledge is, in words, as a search hit of it says
+    (`search.engine.Dates.facts`): `updated 40 days ago, last used 3 days ago`, then, for a
+    card `verify` found stale, `; STALE since 2026-12-01: <reason>`."""
+    from cardvault.search.engine import Dates
 
-
-def age_facts(card: Card, today: dt.date) -> dict[str, object]:
-    """What a search hit says of its card: its age in words (`age`, as `card_age`), in days
-    since it was edited (`age_days`, when dated), and `stale: True` when `verify` marked it."""
-    meta = card.meta
-    edited = as_date(meta.get(UPDATED)) or as_date(meta.get(CREATED))
-    parts = [f"updated {days_ago(edited, today)}" if edited else "never dated"]
-    used = as_date(meta.get(LAST_USED))
-    if used is not None:
-        parts.append(f"last used {days_ago(used, today)}")
-    line = ", ".join(parts)
-    stale = meta.get(STALE)
-    if isinstance(stale, dict):
-        since = as_date(stale.get("date"))
-        reason = " ".join(str(stale.get("reason", "")).split())
-        line += f"; STALE since {since.isoformat() if since else '?'}: {reason}"
-    facts: dict[str, object] = {"age": line}
-    if edited is not None:
-        facts["age_days"] = max((today - edited).days, 0)
-    if isinstance(stale, dict):
-        facts[STALE] = True
-    return facts
-
-
-def hit_ages(
-    vault: Vault,
-    rels: Iterable[str],
-    today: dt.date,
-    stamps: Mapping[str, FileStat] | None = None,
-    read: Mapping[str, CardFile] | None = None,
-) -> dict[str, dict[str, object]]:
-    """What an agent is told of each search hit's card (by path) besides the hit (`age_facts`),
-    reading in one pass the cards the search's sync did not; nothing for a log hit or a card
-    that cannot be read."""
-    from cardvault.vault.read import read_files
-
-    cards = {rel for rel in rels if rel.startswith(("memory/cards/", "memory/archive/"))}
-    ready = read or {}
-    known = stamps or {}
-    files = {rel: known[rel] for rel in cards if rel in known and rel not in ready}
-    unstamped = {rel for rel in cards if rel not in known and rel not in ready}
-    if unstamped:  # not compared by the sync (a watched vault left unchanged)
-        files.update(files_at(vault, unstamped))
-    found = {rel: ready[rel] for rel in cards if rel in ready}
-    if files:
-        found.update(read_files(vault, files).cards)
-    return {rel: age_facts(card.card, today) for rel, card in sorted(found.items())}
+    return str(Dates.of(card.meta).facts(today)["age"])

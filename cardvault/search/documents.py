@@ -7,16 +7,65 @@ Files are listed by the vault's one walker and parsed by the one read path
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from cardvault.vault.card import as_date
+from cardvault.vault.fields import CREATED, LAST_USED, STALE, UPDATED
 from cardvault.vault.layout import FileStat, Vault, walk
 
 if TYPE_CHECKING:  # parsed by the read path, which imports them
     from cardvault.vault.card import Card
     from cardvault.vault.daily import LogEntry
+
+
+class Dates(NamedTuple):
+    """What a card's age is told from, as the index stores it: the ISO day it was edited
+    (`updated`, else `created`) and last used, and what `verify`'s stale mark says
+    (`2026-12-01: <reason>`, `?` for a mark without its day; None: unmarked)."""
+
+    edited: str | None = None
+    used: str | None = None
+    stale: str | None = None
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any]) -> Dates:
+        """The dates a card's frontmatter gives."""
+        edited = as_date(meta.get(UPDATED)) or as_date(meta.get(CREATED))
+        used = as_date(meta.get(LAST_USED))
+        mark, stale = meta.get(STALE), None
+        if isinstance(mark, dict):
+            since = as_date(mark.get("date")) or "?"
+            stale = f"{since}: {' '.join(str(mark.get('reason', '')).split())}"
+        return cls(
+            edited.isoformat() if edited else None, used.isoformat() if used else None, stale
+        )
+
+    def facts(self, today: dt.date) -> dict[str, object]:
+        """What is said of the card's age on `today`: in words (`age`: `updated 40 days ago,
+        last used 3 days ago`, then for a stale card `; STALE since 2026-12-01: <reason>`), in
+        days since it was edited (`age_days`, when dated), and `stale: True` when marked."""
+        edited = dt.date.fromisoformat(self.edited) if self.edited else None
+        parts = [f"updated {days_ago(edited, today)}" if edited else "never dated"]
+        if self.used:
+            parts.append(f"last used {days_ago(dt.date.fromisoformat(self.used), today)}")
+        if self.stale is not None:
+            parts[-1] += f"; STALE since {self.stale}"
+        facts: dict[str, object] = {"age": ", ".join(parts)}
+        if edited is not None:
+            facts["age_days"] = max((today - edited).days, 0)
+        if self.stale is not None:
+            facts[STALE] = True
+        return facts
+
+
+def days_ago(then: dt.date, today: dt.date) -> str:
+    """`today`, `yesterday`, `12 days ago` (a future date reads as today)."""
+    days = max((today - then).days, 0)
+    return "today" if days == 0 else "yesterday" if days == 1 else f"{days} days ago"
 
 
 @dataclass(frozen=True)
@@ -37,6 +86,7 @@ class Document:
     pending: bool = False
     #: The log entries a card cites in `sources` (once cited, an entry is no longer fresh).
     cites: tuple[str, ...] = ()
+    dates: Dates | None = None  # a card's (a log entry has none)
 
     @property
     def embed_text(self) -> str:
@@ -72,7 +122,7 @@ def card_documents(source: FileStat, card: Card) -> list[Document]:
         Document(
             key=source.rel, kind=source.kind, slug=card.slug, topic=card.topic,
             category=card.category, tags=card.tags, status=card.status, entry=None, line=None,
-            body=card.body, cites=tuple(card.sources),
+            body=card.body, cites=tuple(card.sources), dates=Dates.of(card.meta),
         )
     ]  # fmt: skip
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from cardvault.errors import CardvaultError
 from cardvault.search.checkpoint import checkpoint_path
+from cardvault.search.documents import Dates
 from cardvault.search.embed_sync import QUERY_BUDGET, Embedding, Vectors
 from cardvault.search.filters import Filters
 from cardvault.search.fusion import (
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODES",
+    "Dates",
     "Filters",
     "KeywordQuery",
     "Progress",

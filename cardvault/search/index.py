@@ -1,9 +1,10 @@
 """The derived search index in `.cardvault/`: one SQLite file plus one float32 `.npy` of vectors.
 
 `search.sqlite` holds what was indexed from which file (`files`), the searchable documents
-(`docs`), an FTS5 table of their terms (text.py), the log entries each card cites (`cites`: an
-uncited entry with a lesson signal is fresh memory, searched by default), each document's
-`passages` (passages.py) and `vectors` (each passage text's row and checksum: vector_store.py).
+(`docs`, with each card's `documents.Dates`: a hit's age is told from its row), an FTS5 table
+of their terms (text.py), the log entries each card cites (`cites`: an uncited entry with a
+lesson signal is fresh memory, searched by default), each document's `passages` (passages.py)
+and `vectors` (each passage text's row and checksum: vector_store.py).
 
 Everything here can be thrown away and rebuilt from the vault's files by vault/derived_store.py;
 only the vectors are kept, keyed by the digest of the text they embed, and those of another file
@@ -32,7 +33,7 @@ from cardvault.vault.layout import FileStat
 
 #: Bumped whenever the tables or the terms of a text (cardvault/words.py) change: an index of
 #: another version is rebuilt.
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 DB_NAME = "search.sqlite"
 #: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -50,7 +51,8 @@ CREATE TABLE docs (
     id INTEGER PRIMARY KEY, file TEXT NOT NULL, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
     slug TEXT NOT NULL, topic TEXT NOT NULL, category TEXT NOT NULL, tags TEXT NOT NULL,
     status TEXT NOT NULL, entry TEXT, line INTEGER, body TEXT NOT NULL, text_hash TEXT NOT NULL,
-    pending INTEGER NOT NULL DEFAULT 0
+    pending INTEGER NOT NULL DEFAULT 0,
+    edited TEXT, used TEXT, stale TEXT
 );
 CREATE INDEX docs_file ON docs(file);
 CREATE TABLE cites (doc_id INTEGER NOT NULL, ref TEXT NOT NULL);

@@ -12,6 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
+from cardvault.search.documents import Dates
 from cardvault.search.fusion import WEAK_BELOW, Weights
 from cardvault.search.index import IndexHandle
 from cardvault.search.text import KeywordQuery, make_snippets
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One hit. `path` is relative to the vault; `entry` names the log entry for log hits."""
+    """One hit. `path` is relative to the vault; `entry` names the log entry for log hits;
+    `dates` what a card hit's age is told from (None for a log hit)."""
 
     slug: str
     path: str
@@ -45,6 +47,7 @@ class SearchResult:
     passages: int = 1
     weak: bool = False  # below the relevance floor (its model's fusion.Calibration.weak_below)
     source: str | None = None  # a log hit's entry, as a card's `sources` would cite it
+    dates: Dates | None = None
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (what `cardvault search --json` prints)."""
@@ -115,7 +118,8 @@ def describe(index: IndexHandle, ranked: Ranked, query: KeywordQuery) -> list[Se
         return []
     rows = index.conn.execute(
         "SELECT id, file, kind, slug, topic, category, tags, status, entry, line, body, key, "
-        "(SELECT count(*) FROM passages p WHERE p.doc_hash = docs.text_hash) "
+        "(SELECT count(*) FROM passages p WHERE p.doc_hash = docs.text_hash), "
+        "edited, used, stale "
         f"FROM docs WHERE id IN ({', '.join('?' * len(ids))})",
         ids,
     ).fetchall()
@@ -126,9 +130,9 @@ def describe(index: IndexHandle, ranked: Ranked, query: KeywordQuery) -> list[Se
     snippets = make_snippets([sources[doc_id] for doc_id, _ in shown], query)
     results = []
     for (doc_id, score), snippet in zip(shown, snippets, strict=True):
-        _, file, kind, slug, topic, category, tags, status, entry, line, _, key, count = by_id[
-            doc_id
-        ]
+        _, file, kind, slug, topic, category, tags, status, entry, line, _, key, count, *dates = (
+            by_id[doc_id]
+        )
         keyword, semantic = ranked.keyword.get(doc_id), ranked.semantic.get(doc_id)
         results.append(
             SearchResult(
@@ -141,6 +145,7 @@ def describe(index: IndexHandle, ranked: Ranked, query: KeywordQuery) -> list[Se
                 semantic_score=semantic[1] if semantic else None,
                 passage=ranked.passages.get(doc_id), passages=max(int(count), 1),
                 weak=doc_id in ranked.weak, source=key if kind == "log" else None,
+                dates=None if kind == "log" else Dates(*dates),
             )
         )  # fmt: skip
     return results

@@ -5,6 +5,7 @@ The app session calls `search_vaults` for the CLI, the MCP tool and the Python A
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -13,7 +14,6 @@ from typing import Any, TypeVar
 
 from cardvault.errors import CardvaultError
 from cardvault.search.engine import Filters, KeywordQuery, Searcher, SearchOutcome, SearchResult
-from cardvault.vault.layout import Vault
 
 T = TypeVar("T")
 #: The name of the first vault of a scope, whose notices carry no prefix (scopes.scope's).
@@ -27,14 +27,13 @@ NO_STRONG_MATCH = (
 @dataclass(frozen=True)
 class ScopedHits:
     """The merged hits as (vault name, hit), the modes used, notices, each vault's outcome,
-    and `extras`: what the app adds to the hits' rows by (vault name, path), asked once, when
-    `about` is first read."""
+    and `today`, the day a card hit's age is told on (None: no ages)."""
 
     hits: list[tuple[str, SearchResult]]
     modes: tuple[str, ...]
     notices: tuple[str, ...]
     outcomes: tuple[tuple[str, SearchOutcome], ...]
-    extras: Callable[[], Mapping[tuple[str, str], Mapping[str, Any]]] | None = None
+    today: dt.date | None = None
     #: Counts the log entries the filters left out that would beat these hits: a second
     #: search, asked once, when `in_logs` is first read (None: nothing to look for).
     beating_logs: Callable[[], int] | None = None
@@ -54,9 +53,13 @@ class ScopedHits:
 
     @cached_property
     def about(self) -> list[Mapping[str, Any]]:
-        """What the app adds to each hit's row, in hit order (empty without `extras`)."""
-        found = self.extras() if self.extras is not None else {}
-        return [found.get((name, hit.path), {}) for name, hit in self.hits]
+        """What each hit's row says of its card's age (`documents.Dates.facts`), in hit order:
+        nothing of a log hit, nor without `today`."""
+        today = self.today
+        return [
+            {} if hit.dates is None or today is None else hit.dates.facts(today)
+            for _, hit in self.hits
+        ]
 
     @property
     def vaults(self) -> int:
@@ -88,16 +91,16 @@ class ScopedHits:
 
 
 def search_vaults(
-    vaults: Sequence[tuple[str, Vault]],
-    searcher: Callable[[Vault], Searcher],
+    searchers: Mapping[str, Searcher],
     query: str,
     k: int = 10,
     mode: str = "hybrid",
     filters: Filters | None = None,
     rerank: bool | None = None,
 ) -> ScopedHits:
-    """The best `k` hits for `query` over every (name, vault) of `vaults`, in that order. A
-    query without a word is an error: an embedding of nothing ranks noise."""
+    """The best `k` hits for `query` over the vaults of `searchers` (each vault's search service
+    by its name, in order). A query without a word is an error: an embedding of nothing ranks
+    noise."""
     outcomes: list[tuple[str, SearchOutcome]] = []
     notices: list[str] = []
     read = KeywordQuery.of(query)
@@ -106,8 +109,8 @@ def search_vaults(
         raise CardvaultError(
             f"the query {shown!r} holds no word to search for" if shown else "the query is empty"
         )
-    for name, vault in vaults:
-        outcome = searcher(vault).search(read, k=k, mode=mode, filters=filters, rerank=rerank)
+    for name, searcher in searchers.items():
+        outcome = searcher.search(read, k=k, mode=mode, filters=filters, rerank=rerank)
         prefix = "" if name == PROJECT else f"{name}: "
         notices += [f"{prefix}{notice}" for notice in outcome.notices]
         notices += [f"{prefix}skipped {problem}" for problem in outcome.sync.errors]
@@ -121,8 +124,8 @@ def search_vaults(
         wide = replace(kept, logs=True)
         return sum(
             hit.kind == "log" and not (hits and hit.weak)
-            for _, vault in vaults
-            for hit in searcher(vault).search(read, k, mode, wide, rerank=False).results
+            for searcher in searchers.values()
+            for hit in searcher.search(read, k, mode, wide, rerank=False).results
         )
 
     ruled_out = kept.logs or kept.category or kept.tag or kept.status

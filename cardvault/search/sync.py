@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cardvault.search.checkpoint import discard as discard_checkpoint
 from cardvault.search.documents import (
+    Dates,
     Document,
     card_documents,
     list_sources,
@@ -31,7 +31,7 @@ from cardvault.search.text import index_text
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.layout import FileStat, Vault, files_at
-from cardvault.vault.read import CardFile, read_files
+from cardvault.vault.read import read_files
 
 __all__ = ["WAITING", "Embedding", "Progress", "SyncReport", "sync_index"]
 
@@ -42,8 +42,7 @@ WAITING = "waiting for another cardvault to finish indexing"
 @dataclass
 class SyncReport:
     """What one sync did. `errors` names every file the index holds but could not use (read now
-    or before); `stamps` (the files it stat-ed) and `cards` (the changed cards it read) spare a
-    caller that reads some of them next stat-ing or reading them again."""
+    or before)."""
 
     files: int = 0
     parsed: int = 0
@@ -56,8 +55,6 @@ class SyncReport:
     unembedded: int = 0
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-    stamps: Mapping[str, FileStat] = field(default_factory=dict)
-    cards: Mapping[str, CardFile] = field(default_factory=dict)
     vectors: Vectors | None = field(default=None, repr=False)  # `VectorReport.current`
 
     @property
@@ -120,8 +117,8 @@ def _compare(
     report: SyncReport,
 ) -> tuple[list[FileStat], list[str], list[Parsed]]:
     """The files changed (read and parsed) and gone among those compared (every file, or those
-    in `only`), against what the index records now; sets the report's `stamps`, `cards` and
-    `files` (the files the index covers)."""
+    in `only`), against what the index records now; sets the report's `files` (the files the
+    index covers)."""
     if only is None:
         sources = list_sources(vault)
         known = recorded_files(index.conn)
@@ -132,9 +129,7 @@ def _compare(
         report.files = int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
     changes = changed_since(sources, known)
     stale = list(changes.stale.values())
-    parsed, report.cards = _read_changed(stale, known, vault, progress)
-    report.stamps = sources
-    return stale, list(changes.gone), parsed
+    return stale, list(changes.gone), _read_changed(stale, known, vault, progress)
 
 
 def _count(index: IndexHandle, report: SyncReport) -> None:
@@ -146,8 +141,6 @@ def _count(index: IndexHandle, report: SyncReport) -> None:
 
 #: (source, digest, its documents or None when its bytes did not change, why it was skipped)
 Parsed = tuple[FileStat, str, "list[Document] | None", "str | None"]
-#: What the changed files hold (`Parsed` each) and the cards among them, by relative path.
-Changed = tuple[list[Parsed], dict[str, CardFile]]
 
 
 def _read_changed(
@@ -155,9 +148,9 @@ def _read_changed(
     known: dict[str, Seen],
     vault: Vault,
     progress: Progress | None,
-) -> Changed:
+) -> list[Parsed]:
     if not stale:
-        return [], {}
+        return []
     if progress is not None:
         progress("reading", 0, len(stale))
     found = read_files(vault, {source.rel: source for source in stale})
@@ -180,7 +173,7 @@ def _read_changed(
             parsed.append((source, digest, card_documents(source, card), why))
     if progress is not None:
         progress("reading", len(stale), len(stale))
-    return parsed, found.cards
+    return parsed
 
 
 def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> None:
@@ -221,9 +214,11 @@ def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document, known: Terms)
     tags = json.dumps(list(doc.tags))
     cursor = conn.execute(
         "INSERT OR REPLACE INTO docs (file, key, kind, slug, topic, category, tags, status, "
-        "entry, line, body, text_hash, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "entry, line, body, text_hash, pending, edited, used, stale) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, tags,
-         doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending)),
+         doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending),
+         *(doc.dates or Dates())),
     )  # fmt: skip
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
