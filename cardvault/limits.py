@@ -29,9 +29,10 @@ class Limit(int):
 
 VAULT_FILE = Limit(
     1_000_000, "bytes",
-    "a card, a daily log, MEMORY.md, AGENTS.md, cardvault.toml, a file git's merge driver is "
-    "handed, a note imported as a card, a vault file's text at a commit (history), "
-    "`[write] max_entry_bytes` at most",
+    "a card, a daily log, MEMORY.md, AGENTS.md, cardvault.toml, the user's config.toml, the "
+    "clone's git config and info/attributes, a file git's merge driver is handed, a note "
+    "imported as a card, a vault file's text at a commit (history), `[write] max_entry_bytes` "
+    "at most",
     "a vault of notes has no larger file, and the applier writes none larger, so what is "
     "written always reads back",
 )  # fmt: skip

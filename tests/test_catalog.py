@@ -7,6 +7,7 @@ line the CLI prints), never by a timer.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
@@ -161,6 +162,30 @@ def test_a_tampered_row_never_feeds_a_write(vault: Vault) -> None:
     assert checked.parsed == 2
     card = checked.card("card-0")
     assert card is not None and card.file.text == (vault.cards_dir / "card-0.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [lambda e: e.pop("entry_id"), lambda e: e.pop("ordinal"), lambda e: e.update(extra=1)],
+    ids=["missing-id", "missing-ordinal", "extra-key"],
+)
+def test_a_log_row_that_does_not_fit_an_entry_is_parsed_again(vault: Vault, damage: object) -> None:
+    """A log row whose entries miss a field (which LogEntry would default) or hold one more
+    (a catalog of another version, a damaged row) is not decoded: the file is parsed again."""
+    log = vault.memory_dir / "2026-11-02.md"
+    log.write_text("# 2026-11-02\n\n## 10:00 — A <!-- id:a1b2c3 -->\nLesson: x\n\n## 10:00 — B\n")
+    age(log)
+    first = read_vault(vault)
+    assert [(e.entry_id, e.ordinal) for e in first.entries] == [("a1b2c3", 1), (None, 2)]
+    with sqlite3.connect(vault.cache_dir / DB_NAME) as conn:
+        (stored,) = conn.execute("SELECT record FROM files WHERE kind = 'log'").fetchone()
+        record = json.loads(stored)
+        for entry in record["entries"]:
+            damage(entry)  # type: ignore[operator]
+        conn.execute("UPDATE files SET record = ? WHERE kind = 'log'", (json.dumps(record),))
+    again = read_vault(vault)
+    assert again.parsed == 1 and again.entries == first.entries
+    assert read_vault(vault).parsed == 0
 
 
 def test_the_catalog_lives_in_the_cache_and_nothing_else_is_written(vault: Vault) -> None:

@@ -250,3 +250,29 @@ def test_a_hand_edit_is_screened_reading_at_most_what_the_reader_takes(vault_pat
         commit_hand_edits(vault, [cards / "linked.md"])
     except SecretFoundError as exc:  # pragma: no cover - the failure this test exists for
         raise AssertionError(f"read through a symlink: {exc}") from exc
+
+
+def test_the_users_settings_over_the_limit_are_refused_naming_the_file(vault_path: Path) -> None:
+    """`config.toml` is read on every opening of a vault: at most the 1 MB a vault file may hold
+    (a sparse 64 MB file here), and one line naming it."""
+    mine = Path(os.environ["CARDVAULT_CONFIG_DIR"]) / "config.toml"
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text("[serve]\nauto = false\n", encoding="utf-8")
+    os.truncate(mine, 64 << 20)
+    message = refused_once(cli(vault_path, "search", "anything", "--mode", "keyword"))
+    assert str(mine) in message and "over the 1,000,000-byte limit" in message
+    mine.write_text("[serve]\nauto = false\n", encoding="utf-8")
+    assert cli(vault_path, "search", "anything", "--mode", "keyword").exit_code == 0
+
+
+def test_gits_attributes_file_over_the_limit_is_refused_naming_it(vault_path: Path) -> None:
+    """Every write checks the clone's `info/attributes` (and git config) for cardvault's merge
+    drivers: read as a vault file is, a file over the bound is one line naming it, untouched."""
+    attributes = vault_path / ".git" / "info" / "attributes"
+    os.truncate(attributes, 64 << 20)
+    before = git_log(vault_path)
+    message = refused_once(cli(vault_path, "log", "a note"))
+    assert str(attributes) in message and "over the 1,000,000-byte limit" in message
+    assert attributes.stat().st_size == 64 << 20 and git_log(vault_path) == before
+    attributes.write_text("", encoding="utf-8")
+    assert cli(vault_path, "log", "a note").exit_code == 0

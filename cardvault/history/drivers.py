@@ -21,7 +21,9 @@ from cardvault.edits.atomic import atomic_write
 from cardvault.errors import CardvaultError
 from cardvault.history.runner import common_dir, git_dir, run_git, work_tree_of
 from cardvault.launch import shell_command
-from cardvault.vault.files import ABSENT, digest_text, read_if_present
+from cardvault.limits import VAULT_FILE
+from cardvault.vault.confine import read_file
+from cardvault.vault.files import ABSENT, decode, digest_text, read_if_present
 
 BEGIN = "# cardvault:begin merge drivers"
 END = "# cardvault:end merge drivers"
@@ -117,25 +119,27 @@ def _info_text(root: Path) -> tuple[Path, str, str] | None:
     if top is None or folder is None:
         return None
     path = common_dir(folder) / "info" / "attributes"  # a linked work tree's is the main one's
-    try:
-        current = path.read_text(encoding="utf-8")
+    try:  # the clone's own file, never from a remote: a link opens as git opens it
+        read = read_file(path, VAULT_FILE, named=True)
+        current = decode(read.data, path, read.info.st_size)  # bounded as a vault file is
     except FileNotFoundError:
         current = ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CardvaultError(f"cannot read git's attributes file: {exc}", path) from exc
+    except OSError as exc:
+        raise CardvaultError(f"cannot read git's attributes file: {exc.strerror}", path) from exc
     block = info_block(root, top)
     return path, current, _with_block(current, block, block.splitlines()[0] + "\n")
 
 
 def drivers_configured(root: Path) -> bool:
     """Whether the clone's config names each driver with exactly this cardvault's command and
-    its `info/attributes` gives the vault's files to them (read from the files, no git
-    started: git keeps a value without quotes or backslashes verbatim)."""
+    its `info/attributes` gives the vault's files to them (read from the files, the config's
+    first VAULT_FILE bytes, no git started: git keeps a value without quotes or backslashes
+    verbatim)."""
     folder = git_dir(root)
     if folder is None:
         return True  # not a repository: nothing to configure
     try:
-        config = (folder / "config").read_text(encoding="utf-8", errors="replace")
+        config = read_file(folder / "config", VAULT_FILE, named=True).data.decode(errors="replace")
     except OSError:
         return False
     info = _info_text(root)

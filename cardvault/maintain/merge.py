@@ -13,7 +13,7 @@ already say, whatever the token budget; each frontmatter field follows its `fold
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cardvault.edits.changes import Change, DeleteFile, Report, WriteFile
@@ -46,6 +46,7 @@ from cardvault.vault.decisions import KeptApart, ReviewItem, apart_pairs, asked_
 from cardvault.vault.links import rename_links
 
 STEP = "merge"
+_Pairs = list[tuple[int, int, float]]  # (i, j, cosine) of two live cards, i < j
 
 
 def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
@@ -54,26 +55,14 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
     live = state.live
     if len(live) < 2:
         return queue_changes(state, [], STEP)
-    vectors = state.require_embeddings().vectors([card_text(c.card) for c in live])
     limits = constants_for(cfg)
-    lowest = min(limits.duplicate_ask, limits.contradiction_ask, limits.merge_threshold)
-    close = _Close(state, live, pairs_above(vectors, lowest), limits)
-    # pairs a person kept apart (any of their keys named in a settled decision)
-    apart = close.named(apart_pairs(state.review_items))
-    changes: list[Change] = []
-    for i, j, score in close.pairs:
-        found = contradict(live[i].card.body, live[j].card.body)
-        if found is not None and (i, j) not in apart:
-            close.conflicts[(i, j)] = found
-            if score >= limits.merge_threshold:
-                changes.append(_conflict_report(live[i], live[j], found))
-    close.held = close.contained(apart | set(close.conflicts))
-    merging = close.mergeable()
-    # pairs a pending question asks about (distill's, of this run or an earlier one): the
-    # answer is the person's, and merging them would close the question unanswered
-    waiting = close.named(asked_pairs(state.review_items))
-    merging = [p for p in merging if (p[0], p[1]) not in waiting]
-    groups = complete_clusters(len(live), merging)
+    close = _Close.found(state, limits)
+    changes: list[Change] = [
+        _conflict_report(live[i], live[j], close.conflicts[(i, j)])
+        for i, j, score in close.pairs
+        if (i, j) in close.conflicts and score >= limits.merge_threshold
+    ]
+    groups = complete_clusters(len(live), close.merging)
     current = state
     inbound = inbound_links(state)
     merged: set[int] = set()
@@ -83,73 +72,53 @@ def step(state: VaultState, cfg: VaultConfig) -> list[Change]:
             changes.extend(made)
             current = current.after(made)
             merged |= set(group) if made else set()
-    settled = apart | {(i, j) for i, j, _ in merging}
+    settled = close.apart | {(i, j) for i, j, _ in close.merging}
     asked = close.questions(current, settled, merged)
     return changes + queue_changes(current, asked, STEP)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Close:
-    """The live cards' close pairs (indexes into `live`) and what the step found of them."""
+    """The live cards' close pairs (indexes into `live`) and what the step finds of them, all
+    at once (`found`): pairs kept `apart` by a person, that contradict, that one card of which
+    says the other (`held`), whose figures or names disagree (`disputed`), that merge unasked."""
 
-    state: VaultState
     live: list[CardFile]
-    pairs: list[tuple[int, int, float]]
+    pairs: _Pairs
     limits: ModelConstants
-    conflicts: dict[tuple[int, int], Contradiction] = field(default_factory=dict)
-    held: dict[tuple[int, int], Share] = field(default_factory=dict)
-    disputed: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+    apart: set[tuple[int, int]]
+    conflicts: dict[tuple[int, int], Contradiction]
+    held: dict[tuple[int, int], Share]
+    disputed: dict[tuple[int, int], dict[str, Any]]
+    merging: _Pairs
 
-    def contained(self, never: set[tuple[int, int]]) -> dict[tuple[int, int], Share]:
-        """The pairs to merge or ask about, with the larger share of one card the other says:
-        the contained pairs, and distilled pairs from the merge threshold (asked unless
-        contained)."""
-        live, limits = self.live, self.limits
-        near = [
-            (i, j) for i, j, s in self.pairs if s >= limits.duplicate_ask and (i, j) not in never
+    @classmethod
+    def found(cls, state: VaultState, limits: ModelConstants) -> _Close:
+        """The close pairs of the live cards and what the step finds of them."""
+        live = state.live
+        vectors = state.require_embeddings().vectors([card_text(c.card) for c in live])
+        lowest = min(limits.duplicate_ask, limits.contradiction_ask, limits.merge_threshold)
+        pairs = pairs_above(vectors, lowest)
+        # pairs a person kept apart (any of their keys named in a settled decision)
+        apart = _named(state, pairs, apart_pairs(state.review_items))
+        conflicts = {}
+        for i, j, _ in pairs:
+            found = contradict(live[i].card.body, live[j].card.body)
+            if found is not None and (i, j) not in apart:
+                conflicts[(i, j)] = found
+        held = _contained(state, pairs, limits, apart | set(conflicts))
+        disputed = _disputed(state, [p for p in pairs if (p[0], p[1]) in held])
+        # pairs a pending question asks about (distill's, of this run or an earlier one): the
+        # answer is the person's, and merging them would close the question unanswered
+        waiting = _named(state, pairs, asked_pairs(state.review_items))
+        sure = {p for p, share in held.items() if share.said >= CONTAINED}
+        sure -= disputed.keys() | waiting
+        merging = [
+            (i, j, s)
+            for i, j, s in pairs
+            if (i, j) in sure and s >= limits.merge_threshold and _alike(live[i], live[j])
         ]
-        if not near:
-            return {}
-        bodies = [c.card.body for c in live]
-        shares = contained_shares(bodies, near, self.state.embeddings, limits.distill_threshold)
-        found = {
-            pair: Share(max(a.said, b.said), max(a.stated, b.stated))
-            for pair, (a, b) in shares.items()
-        }
-        own = {
-            (i, j)
-            for i, j, s in self.pairs
-            if s >= limits.merge_threshold and live[i].card.distilled and live[j].card.distilled
-        }
-        return {p: share for p, share in found.items() if share.stated >= CONTAINED or p in own}
-
-    def mergeable(self) -> list[tuple[int, int, float]]:
-        """The pairs that may merge without asking; the pairs whose figures or names disagree
-        go to `disputed` (with where)."""
-        live, held = self.live, self.held
-        stating = [p for p in self.pairs if (p[0], p[1]) in held]
-        indexes = sorted({n for p in stating for n in p[:2]})
-        warm(self.state.embeddings, [live[i].card.body for i in indexes])
-        for i, j, _ in stating:
-            found = disagreement(self.state, live[i].card.body, live[j].card.body)
-            if found is not None:
-                self.disputed[(i, j)] = found
-        return [
-            p
-            for p in stating
-            if held[(p[0], p[1])].said >= CONTAINED
-            and p[2] >= self.limits.merge_threshold
-            and live[p[0]].card.distilled
-            and live[p[1]].card.distilled
-            and _alike(live[p[0]], live[p[1]])
-            and (p[0], p[1]) not in self.disputed
-        ]
-
-    def named(self, kept: KeptApart) -> set[tuple[int, int]]:
-        if not kept:
-            return set()
-        keys = {n: card_keys(self.state, self.live[n]) for pair in self.pairs for n in pair[:2]}
-        return {(i, j) for i, j, _ in self.pairs if kept.between(keys[i], keys[j])}
+        return cls(live, pairs, limits, apart, conflicts, held, disputed, merging)
 
     def questions(
         self, state: VaultState, settled: set[tuple[int, int]], merged: set[int]
@@ -174,9 +143,7 @@ class _Close:
                 asking.append((i, j, score))
         return found + self._duplicates(state, asking)
 
-    def _duplicates(
-        self, state: VaultState, asking: list[tuple[int, int, float]]
-    ) -> list[ReviewItem]:
+    def _duplicates(self, state: VaultState, asking: _Pairs) -> list[ReviewItem]:
         """One duplicate question for each group of cards every two of which hold one content
         (at most MAX_ASK members), and one for each other pair, with the figures or names that
         differ."""
@@ -188,7 +155,7 @@ class _Close:
             for start in range(0, len(group), MAX_ASK)
         ]
         group_of = {n: k for k, group in enumerate(groups) for n in group}
-        together: dict[int, list[tuple[int, int, float]]] = {}
+        together: dict[int, _Pairs] = {}
         asked = []
         for pair in asking:
             if (pair[0], pair[1]) not in disputed and group_of[pair[0]] == group_of[pair[1]]:
@@ -210,9 +177,51 @@ class _Close:
         return found
 
 
+def _named(state: VaultState, pairs: _Pairs, kept: KeptApart) -> set[tuple[int, int]]:
+    """The pairs of live cards both of which `kept` names."""
+    if not kept:
+        return set()
+    keys = {n: card_keys(state, state.live[n]) for pair in pairs for n in pair[:2]}
+    return {(i, j) for i, j, _ in pairs if kept.between(keys[i], keys[j])}
+
+
+def _contained(
+    state: VaultState, pairs: _Pairs, limits: ModelConstants, never: set[tuple[int, int]]
+) -> dict[tuple[int, int], Share]:
+    """The pairs to merge or ask about, with the larger share of one card the other says: the
+    contained pairs, and distilled pairs from the merge threshold (asked unless contained)."""
+    live = state.live
+    near = [(i, j) for i, j, s in pairs if s >= limits.duplicate_ask and (i, j) not in never]
+    if not near:
+        return {}
+    bodies = [c.card.body for c in live]
+    shares = contained_shares(bodies, near, state.embeddings, limits.distill_threshold)
+    found = {
+        pair: Share(max(a.said, b.said), max(a.stated, b.stated)) for pair, (a, b) in shares.items()
+    }
+    own = {
+        (i, j)
+        for i, j, s in pairs
+        if s >= limits.merge_threshold and live[i].card.distilled and live[j].card.distilled
+    }
+    return {p: share for p, share in found.items() if share.stated >= CONTAINED or p in own}
+
+
+def _disputed(state: VaultState, stating: _Pairs) -> dict[tuple[int, int], dict[str, Any]]:
+    """The pairs of `stating` whose figures or names disagree, with where."""
+    live = state.live
+    warm(state.embeddings, [live[i].card.body for i in sorted({n for p in stating for n in p[:2]})])
+    found = (
+        (i, j, disagreement(state, live[i].card.body, live[j].card.body)) for i, j, _ in stating
+    )
+    return {(i, j): where for i, j, where in found if where is not None}
+
+
 def _alike(left: CardFile, right: CardFile) -> bool:
-    """Whether two close cards' first sentences agree on advising against, and do not advise the
-    same action on different things."""
+    """Whether two close cards are both distilled, their first sentences agree on advising
+    against and do not advise the same action on different things."""
+    if not (left.card.distilled and right.card.distilled):
+        return False
     first, second = first_sentence(left.card.body), first_sentence(right.card.body)
     return negated(first) == negated(second) and substitution(first, second) is None
 

@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from cardvault.errors import ConfigError
+from cardvault.limits import VAULT_FILE
 from cardvault.vault.bounded_data import toml_loads
 from cardvault.vault.config import parse_config
+from cardvault.vault.confine import read_file
+from cardvault.vault.files import decode
 
 ENV_VAR = "CARDVAULT_CONFIG_DIR"
 CONFIG_NAME = "config.toml"
@@ -67,15 +70,15 @@ def read_user_settings(env: Mapping[str, str] | None = None) -> UserSettings:
     """The user's settings; empty when the file does not exist. ConfigError names the file and
     the key when it holds something else than the settings that run code, or a bad value."""
     path = user_config_path(env)
-    try:
-        raw = path.read_bytes()
+    try:  # the user's own file: links and pipes open as in any program
+        read = read_file(path, VAULT_FILE, named=True)
     except (FileNotFoundError, NotADirectoryError):
         return UserSettings({}, path)
     except OSError as exc:
         raise ConfigError(f"cannot read your cardvault settings: {exc.strerror}", path) from exc
-    try:
-        data = toml_loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    try:  # bounded and checked as a vault file is
+        data = toml_loads(decode(read.data, path, read.info.st_size))
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"your cardvault settings are not valid TOML: {exc}", path) from exc
     values: dict[str, Any] = {}
     for section, table in data.items():

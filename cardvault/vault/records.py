@@ -10,6 +10,7 @@ from the text whenever it is needed.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Iterable
@@ -24,6 +25,8 @@ from cardvault.vault.tokens import count_tokens
 
 #: Bumped whenever a record's shape changes (it is part of the catalog's fingerprint).
 RECORD_VERSION = 4
+#: What a log record holds of each entry, in order: every field but those its file gives.
+_ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(LogEntry) if f.name not in ("path", "day"))
 _TAGS = {"$date": dt.date.fromisoformat, "$datetime": dt.datetime.fromisoformat}
 
 
@@ -69,8 +72,11 @@ def log_record(text: str, path: Path, signal_words: Iterable[str]) -> dict[str, 
 
 
 def decode_log(record: dict[str, Any], path: Path) -> tuple[LogEntry, ...]:
-    """The entries of a log record."""
+    """The entries of a log record; ValueError when an entry's keys are not `_ENTRY_FIELDS`
+    (a record of another version, or damaged: the read path parses its file again)."""
     day = day_of(path)
+    if any(tuple(e) != _ENTRY_FIELDS for e in record["entries"]):  # as `_entry` writes them
+        raise ValueError("a log entry's record does not hold a log entry's fields")
     return tuple(
         LogEntry(
             path,
@@ -88,11 +94,10 @@ def decode_log(record: dict[str, Any], path: Path) -> tuple[LogEntry, ...]:
 
 def _entry(entry: LogEntry) -> dict[str, Any]:
     return {
-        "time": entry.time, "title": entry.title, "body": entry.body, "line": entry.line,
-        "end_line": entry.end_line, "ordinal": entry.ordinal, "entry_id": entry.entry_id,
+        **{name: getattr(entry, name) for name in _ENTRY_FIELDS},
         "signals": [[s.kind, s.text, s.line] for s in entry.signals],
-        "card_links": list(entry.card_links), "fields": entry.fields,
-    }  # fmt: skip
+        "card_links": list(entry.card_links),
+    }
 
 
 def error_record(exc: CardvaultError, code: str = "unreadable") -> dict[str, Any]:
