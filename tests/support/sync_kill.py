@@ -70,7 +70,14 @@ def killed_sync(vault: Path, *, delay: float | None = None, step: int | None = N
     """Run `cardvault sync` on `vault` and kill it (its whole process group, git included)
     after `delay` seconds, or at exactly its write step `step` (edits/faults.py `N:KILL`).
     Returns its exit status (-9 when the kill came before it ended)."""
-    env = {**os.environ, "CARDVAULT_VAULT": str(vault), "CARDVAULT_NOW": NOW}
+    scratch = vault.parent / "tmp"  # what the killed process cannot clean up stays in the trial
+    scratch.mkdir(exist_ok=True)
+    env = {
+        **os.environ,
+        "CARDVAULT_VAULT": str(vault),
+        "CARDVAULT_NOW": NOW,
+        "TMPDIR": str(scratch),
+    }
     if step is not None:
         env["CARDVAULT_FAIL_AT"] = f"{step}:KILL"
     proc = subprocess.Popen(
