@@ -27,7 +27,7 @@ from cardvault.search.embed_sync import (
     vectors_current,
 )
 from cardvault.search.index import IndexHandle, record_file, recorded_files, skipped_files
-from cardvault.search.text import index_text
+from cardvault.search.text import index_texts
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
 from cardvault.vault.layout import FileStat, Vault, files_at
@@ -223,10 +223,8 @@ def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document, known: Terms)
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
     )
-    terms = known.get((doc.topic, tags, doc.body)) or (
-        index_text(doc.topic),
-        index_text(" ".join(doc.tags)),
-        index_text(doc.body),
+    terms = known.get((doc.topic, tags, doc.body)) or index_texts(
+        doc.topic, " ".join(doc.tags), doc.body
     )
     conn.execute(
         "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)", (cursor.lastrowid, *terms)
