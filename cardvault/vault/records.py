@@ -31,8 +31,7 @@ _TAGS = {"$date": dt.date.fromisoformat, "$datetime": dt.datetime.fromisoformat}
 
 
 def card_record(text: str, path: Path) -> tuple[dict[str, Any], Any]:
-    """The record of a card's text (or of its parse error), and what `decode_card` makes of it
-    (None for an error): equal, so a file just parsed is not decoded again."""
+    """The record of a card's text (or of its parse error) and what `decode_card` makes of it."""
     try:
         card = parse_card(text, path)
     except CardvaultError as exc:
@@ -63,8 +62,7 @@ def decode_card(
 
 
 def log_record(text: str, path: Path, signal_words: Iterable[str]) -> tuple[dict[str, Any], Any]:
-    """The record of a daily log's text: its entries (or its parse error); and what
-    `decode_log` makes of it (None for an error)."""
+    """The record of a daily log's text (or its parse error) and what `decode_log` makes of it."""
     try:
         entries = tuple(parse_log(text, path, signal_words))
     except CardvaultError as exc:

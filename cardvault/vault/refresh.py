@@ -195,9 +195,8 @@ def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
 def _decoded(
     files: Mapping[str, FileStat], rows: Mapping[str, Row], made: Made, problems: list[Finding]
 ) -> tuple[dict[str, CardFile], dict[str, LogFile], list[str]]:
-    """Cards and logs from their rows, by path, and the rels of rows that do not decode; a file
-    just parsed is taken as parsed (its record decodes to equal objects), only rows read from
-    the catalog are decoded."""
+    """Cards and logs from their rows, by path, and the rels of rows that do not decode: a file
+    just parsed as parsed (its record decodes to equal objects), other rows decoded."""
     cards: dict[str, CardFile] = {}
     logs: dict[str, LogFile] = {}
     damaged: list[str] = []
