@@ -16,7 +16,6 @@ from cardvault.search.documents import (
     Dates,
     Document,
     card_documents,
-    list_sources,
     log_documents,
 )
 from cardvault.search.embed_sync import (
@@ -30,7 +29,7 @@ from cardvault.search.index import IndexHandle, record_file, recorded_files, ski
 from cardvault.search.text import index_texts
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
-from cardvault.vault.layout import FileStat, Vault, files_at
+from cardvault.vault.layout import FileStat, Vault, files_at, walk
 from cardvault.vault.read import read_files
 
 __all__ = ["WAITING", "Embedding", "Progress", "SyncReport", "sync_index"]
@@ -115,21 +114,20 @@ def _compare(
     only: set[str] | None,
     progress: Progress | None,
     report: SyncReport,
-) -> tuple[list[FileStat], list[str], list[Parsed]]:
+) -> tuple[dict[str, FileStat], list[str], list[Parsed]]:
     """The files changed (read and parsed) and gone among those compared (every file, or those
     in `only`), against what the index records now; sets the report's `files` (the files the
     index covers)."""
     if only is None:
-        sources = list_sources(vault)
+        sources = walk(vault).files  # every card, archived card and log, stat-ed
         known = recorded_files(index.conn)
         report.files = len(sources)
     else:
         sources = files_at(vault, only)
         known = recorded_files(index.conn, only)
         report.files = int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
-    changes = changed_since(sources, known)
-    stale = list(changes.stale.values())
-    return stale, list(changes.gone), _read_changed(stale, known, vault, progress)
+    stale, gone = changed_since(sources, known)
+    return stale, gone, _read_changed(stale, known, vault, progress)
 
 
 def _count(index: IndexHandle, report: SyncReport) -> None:
@@ -144,7 +142,7 @@ Parsed = tuple[FileStat, str, "list[Document] | None", "str | None"]
 
 
 def _read_changed(
-    stale: list[FileStat],
+    stale: dict[str, FileStat],
     known: dict[str, Seen],
     vault: Vault,
     progress: Progress | None,
@@ -153,9 +151,9 @@ def _read_changed(
         return []
     if progress is not None:
         progress("reading", 0, len(stale))
-    found = read_files(vault, {source.rel: source for source in stale})
+    found = read_files(vault, stale)
     parsed: list[Parsed] = []
-    for source in stale:
+    for source in stale.values():
         digest = found.digests.get(source.rel)
         if digest is None:
             continue  # removed since it was stat-ed: the next sync drops it
