@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Any
 
 from cardvault.search.checkpoint import discard as discard_checkpoint
 from cardvault.search.documents import (
@@ -177,51 +178,68 @@ def _read_changed(
 def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> None:
     conn = index.conn
     for rel in gone:
-        _delete_file_docs(conn, rel)
+        _write_docs(conn, rel, [])
         conn.execute("DELETE FROM files WHERE path = ?", (rel,))
     for source, digest, docs, problem in parsed:
         record_file(conn, source, digest, problem)
-        if docs is None:
-            continue
-        terms = _delete_file_docs(conn, source.rel)
-        for doc in docs:
-            _insert_doc(conn, source.rel, doc, terms)
+        if docs is not None:
+            _write_docs(conn, source.rel, docs)
 
 
+#: A document's `docs` columns (`file` and `text_hash` aside), in the order `_values` gives.
+_COLUMNS = "key kind slug topic category tags status entry line body pending edited used stale"
+#: A file's documents: id, keyword terms (topic, tags, body), `_COLUMNS`, cites as JSON.
+_STORED = (
+    f"SELECT d.id, f.topic, f.tags, f.body, d.{_COLUMNS.replace(' ', ', d.')}, "
+    "(SELECT json_group_array(ref) FROM cites c WHERE c.doc_id = d.id) FROM docs d "
+    "LEFT JOIN fts f ON f.rowid = d.id WHERE d.file = ?"
+)
+_INSERT = (
+    f"INSERT OR REPLACE INTO docs ({_COLUMNS.replace(' ', ', ')}, file, text_hash) "
+    f"VALUES ({'?, ' * (_COLUMNS.count(' ') + 2)}?)"
+)
+_as_sqlite_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 #: A document's (topic, tags as stored, body) -> its keyword terms (topic, tags, body).
 Terms = dict[tuple[str, str, str], tuple[str, str, str]]
 
 
-def _delete_file_docs(conn: sqlite3.Connection, rel: str) -> Terms:
-    """Drop the file's documents; returns their keyword terms, so a document the file still
-    holds unchanged (every other entry of a log one entry was added to) is not split into
-    terms again."""
-    rows = conn.execute(
-        "SELECT d.id, d.topic, d.tags, d.body, f.topic, f.tags, f.body FROM docs d "
-        "LEFT JOIN fts f ON f.rowid = d.id WHERE d.file = ?",
-        (rel,),
-    ).fetchall()
-    ids = [(row[0],) for row in rows]
+def _write_docs(conn: sqlite3.Connection, rel: str, docs: list[Document]) -> None:
+    """Make `docs` the file's documents. One stored exactly as it is now is left as it is
+    (every other entry of a log one entry was added to); the others are dropped, and their
+    keyword terms serve a new document of the same text (a card whose dates alone changed)."""
+    rows = conn.execute(_STORED, (rel,)).fetchall()
+    wanted = {_values(doc): doc for doc in docs}
+    # a row without its terms (a damaged index) is written again
+    dropped = [row for row in rows if row[1] is None or row[4:] not in wanted]
+    ids = [(row[0],) for row in dropped]
     conn.executemany("DELETE FROM fts WHERE rowid = ?", ids)
     conn.executemany("DELETE FROM cites WHERE doc_id = ?", ids)
-    conn.execute("DELETE FROM docs WHERE file = ?", (rel,))
-    return {row[1:4]: row[4:] for row in rows if row[4] is not None}
+    conn.executemany("DELETE FROM docs WHERE id = ?", ids)
+    # by the stored topic, tags and body (`_COLUMNS` from row[4])
+    terms = {(row[7], row[9], row[13]): row[1:4] for row in dropped if row[1] is not None}
+    kept = {row[4:] for row in rows if row[1] is not None}
+    for values, doc in wanted.items():
+        if values not in kept:
+            _insert_doc(conn, rel, doc, values, terms)
 
 
-def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document, known: Terms) -> None:
-    tags = json.dumps(list(doc.tags))
-    cursor = conn.execute(
-        "INSERT OR REPLACE INTO docs (file, key, kind, slug, topic, category, tags, status, "
-        "entry, line, body, text_hash, pending, edited, used, stale) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, tags,
-         doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending),
-         *(doc.dates or Dates())),
+def _values(doc: Document) -> tuple[Any, ...]:
+    """`doc` as `_COLUMNS` and its cites are stored (the cites as SQLite's JSON writes them)."""
+    return (
+        doc.key, doc.kind, doc.slug, doc.topic, doc.category, json.dumps(list(doc.tags)),
+        doc.status, doc.entry, doc.line, doc.body, int(doc.pending), *(doc.dates or Dates()),
+        _as_sqlite_json(doc.cites),
     )  # fmt: skip
+
+
+def _insert_doc(
+    conn: sqlite3.Connection, rel: str, doc: Document, values: tuple[Any, ...], known: Terms
+) -> None:
+    cursor = conn.execute(_INSERT, (*values[:-1], rel, doc.text_hash))
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
     )
-    terms = known.get((doc.topic, tags, doc.body)) or index_texts(
+    terms = known.get((doc.topic, values[5], doc.body)) or index_texts(
         doc.topic, " ".join(doc.tags), doc.body
     )
     conn.execute(
