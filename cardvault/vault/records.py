@@ -36,7 +36,7 @@ def card_record(text: str, path: Path) -> tuple[dict[str, Any], Any]:
         card = parse_card(text, path)
     except CardvaultError as exc:
         return error_record(exc), None
-    tokens, links = count_tokens(text), tuple(wiki_links(text))
+    tokens, links = count_tokens(text), wiki_links(text)
     return {
         "meta": encode_meta(card.meta),
         "body_line": card.body_line,
