@@ -263,11 +263,12 @@ def scifact_first_index(workdir: Path) -> dict[str, object]:
 
 def passage_texts(root: Path) -> list[str]:
     """The texts the model reads for the vault's cards."""
-    from cardvault.search.documents import card_documents, list_sources
+    from cardvault.search.documents import card_documents
+    from cardvault.vault.layout import walk
     from cardvault.vault.read import read_vault
 
     with open_vault(root) as handle:
-        sources = list_sources(handle.vault)
+        sources = walk(handle.vault).files
         cards = read_vault(handle.vault).cards
         return [
             doc.embed_text

@@ -129,9 +129,9 @@ def stem_each(words: Iterable[str]) -> list[str]:
     return list(map(stem, words))
 
 
-def index_terms(text: str) -> list[str]:
-    """The terms the keyword index holds for `text`: the stems of its `terms`."""
-    return list(map(stem, terms(text)))
+def index_terms(*texts: str) -> list[list[str]]:
+    """The terms the keyword index holds for each of `texts`: the stems of its `terms`."""
+    return [list(map(stem, terms(text))) for text in texts]
 
 
 #: Letters of one CJK character, in weight: about one English word's worth of meaning.

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from cardvault.vault.catalog import DB_NAME
+from cardvault.vault.catalog import DB_NAME, decode_each
+from cardvault.vault.config import DEFAULT_SIGNALS
 from cardvault.vault.layout import Vault
 from cardvault.vault.read import read_vault
+from cardvault.vault.records import card_record, decode_card, decode_log, dumps, log_record, tagged
 from tests.support.cli import run_cli
 from tests.support.cli import snapshot as files_of
 from tests.support.machine import scaled
@@ -186,6 +188,42 @@ def test_a_log_row_that_does_not_fit_an_entry_is_parsed_again(vault: Vault, dama
     again = read_vault(vault)
     assert again.parsed == 1 and again.entries == first.entries
     assert read_vault(vault).parsed == 0
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(FIXTURES.rglob("*.md")), ids=lambda p: str(p.relative_to(FIXTURES))
+)
+def test_a_record_decodes_to_what_its_parse_made(path: Path) -> None:
+    """A file just parsed is handed on as parsed and only rows read from the catalog are
+    decoded: sound while the two are equal, value for value and type for type (every fixture
+    as a log and as a card, frontmatter of every YAML type the fixtures hold)."""
+    text = path.read_text(encoding="utf-8")
+    log = path.parent / "memory" / "2026-03-19.md"
+    record, entries = log_record(text, log, DEFAULT_SIGNALS)
+    back = decode_log(decode_each([dumps(record)], tagged)[0], log)
+    assert back == entries and repr(back) == repr(entries)
+    record, parsed = card_record(text, path)
+    if parsed is not None:
+        back = decode_card(decode_each([dumps(record)], tagged)[0], text, path)
+        assert back == parsed and repr(back[0].meta) == repr(parsed[0].meta)
+
+
+def test_a_file_just_parsed_reads_as_it_does_from_the_catalog(vault: Vault) -> None:
+    """The first read takes what it parsed, the second decodes the catalog's rows: the same."""
+    path = write_card(vault, "dated", "Body [[card-1]].")
+    dated = path.read_text().replace("tags: [t]", "tags: [t]\nwhen: 2026-01-01T10:00:00\nn: 1.0")
+    path.write_text(dated)
+    first = read_vault(vault)
+    second = read_vault(vault)
+    assert (first.parsed, second.parsed) == (7, 0)
+    assert second.cards == first.cards and second.entries == first.entries
+    assert [(c.counted, c.linked) for c in second.cards] == [
+        (c.counted, c.linked) for c in first.cards
+    ]
+    assert repr([c.card.meta for c in second.cards]) == repr([c.card.meta for c in first.cards])
 
 
 def test_the_catalog_lives_in_the_cache_and_nothing_else_is_written(vault: Vault) -> None:

@@ -101,15 +101,15 @@ def test_a_cold_search_sees_a_same_size_same_mtime_edit(
 def test_a_warm_searcher_sees_a_same_size_same_mtime_edit(
     search_vault_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cardvault.search import documents
+    from cardvault.vault import layout
 
     listings: list[int] = []
 
     def counting(vault):  # type: ignore[no-untyped-def]
         listings.append(1)  # a full comparison of every file (the real one, counted)
-        return documents.list_sources(vault)
+        return layout.walk(vault)
 
-    monkeypatch.setattr("cardvault.search.sync.list_sources", counting)
+    monkeypatch.setattr("cardvault.search.sync.walk", counting)
     root = copy_vault(search_vault_template, tmp_path / "vault")
     settle(root)
     with open_vault(root, watch=True) as handle:

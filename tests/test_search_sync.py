@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -257,3 +258,31 @@ def test_a_hit_card_the_sync_read_tells_its_new_age(
     ages = {hit.slug: about.get("age_days") for (_, hit), about in rows}
     assert found.outcomes[0][1].sync.parsed == 1
     assert ages["docker-apple-silicon"] == 3
+
+
+def _log_rows(root: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(root / ".cardvault" / DB_NAME) as conn:
+        return conn.execute(
+            "SELECT d.id, d.key, d.line, f.body FROM docs d JOIN fts f ON f.rowid = d.id "
+            "WHERE d.file = 'memory/2026-11-03.md' ORDER BY d.line"
+        ).fetchall()
+
+
+def test_an_entry_added_to_a_log_is_the_one_row_written(vault_root: Path) -> None:
+    """A log's other entries keep their rows (ids, terms) when one is added; entries that
+    moved are written again at their new lines, and an entry removed leaves the index."""
+    log = vault_root / "memory" / "2026-11-03.md"
+    before = _log_rows(vault_root)
+    text = log.read_text(encoding="utf-8")
+    log.write_text(text + "\n## 16:00 — Wombat census\nCounted the wombats.\n", encoding="utf-8")
+    vault = open_vault(vault_root)
+    outcome = vault.query("wombat census", mode="keyword", logs=True)
+    assert outcome.sync.parsed == 1 and outcome.results[0].slug == "2026-11-03#16:00"
+    after = _log_rows(vault_root)
+    assert after[: len(before)] == before and len(after) == len(before) + 1
+    log.write_text("# 2026-11-03\n\n## 08:00 — Early\nWombats again.\n\n" + text[14:], "utf-8")
+    moved = vault.query("wombat", mode="keyword", logs=True)
+    assert [hit.slug for hit in moved.results] == ["2026-11-03#08:00"]  # 16:00 is gone
+    rows = _log_rows(vault_root)
+    assert [row[1] for row in rows] == ["memory/2026-11-03.md#08:00", *(b[1] for b in before)]
+    assert [row[2:] for row in rows[1:]] == [(b[2] + 3, b[3]) for b in before]  # moved down

@@ -12,7 +12,7 @@ from cardvault.search.index import TOKENIZER
 from cardvault.search.text import (
     KeywordQuery,
     bigrams,
-    index_text,
+    index_texts,
     make_snippet,
     query_terms,
 )
@@ -24,8 +24,11 @@ def test_bigrams_of_a_cjk_run() -> None:
 
 
 def test_index_text_stems_words_and_splits_cjk_runs() -> None:
-    assert index_text("Use 连接池 now") == "use 连接 接池 now"
-    assert index_text("Boxes of failing cookies") == "box of fail cooki"
+    assert index_texts("Use 连接池 now", "Boxes of failing cookies", "") == (
+        "use 连接 接池 now",
+        "box of fail cooki",
+        "",
+    )
 
 
 def test_query_terms_are_distinct_and_lowercase() -> None:
@@ -55,11 +58,7 @@ def _fts() -> sqlite3.Connection:
     )
     conn.execute(
         "INSERT INTO fts VALUES (?, ?, ?)",
-        (
-            index_text("缓存失效策略"),
-            "cache",
-            index_text("pip says ImportError: cannot import name 'jwt'"),
-        ),
+        index_texts("缓存失效策略", "cache", "pip says ImportError: cannot import name 'jwt'"),
     )
     return conn
 

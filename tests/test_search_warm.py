@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cardvault import open_vault
-from cardvault.search import documents
+from cardvault.vault import layout
 from tests.support.search import copy_vault, same_hits, warm_and_fresh, write_card
 
 pytestmark = pytest.mark.slow
@@ -24,13 +24,13 @@ def vault_root(search_vault_template: Path, tmp_path: Path) -> Path:
 def listings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many times the vault's files were listed and stat-ed (by full comparisons)."""
     calls: list[int] = []
-    real = documents.list_sources
+    real = layout.walk
 
     def counting(vault):  # type: ignore[no-untyped-def]
         calls.append(1)
         return real(vault)
 
-    monkeypatch.setattr("cardvault.search.sync.list_sources", counting)
+    monkeypatch.setattr("cardvault.search.sync.walk", counting)
     return calls
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from cardvault import open_vault
 from cardvault.maintain.text import meaning_words
-from cardvault.search.text import index_text, make_snippet
+from cardvault.search.text import index_texts, make_snippet
 from cardvault.words import index_terms, stem, stems, words
 from tests.support.search import write_card
 
@@ -28,7 +28,7 @@ FORMS = [
 @pytest.mark.parametrize(("asked", "written"), FORMS)
 def test_the_forms_of_a_word_share_one_stem(asked: str, written: str) -> None:
     assert stem(asked) == stem(written)
-    assert index_text(f"the {written}") == f"the {stem(asked)}"
+    assert index_texts(f"the {written}") == (f"the {stem(asked)}",)
 
 
 def test_words_are_lower_case_without_diacritics_and_cjk_runs_whole() -> None:
@@ -37,7 +37,7 @@ def test_words_are_lower_case_without_diacritics_and_cjk_runs_whole() -> None:
     ]  # fmt: skip
     assert words("cafe\u0301") == ["cafe"]  # a combining accent is part of its letter
     assert stems("Boxes, retries") == ["box", "retri"]
-    assert index_terms("use 连接池 now") == ["use", "连接", "接池", "now"]
+    assert index_terms("use 连接池 now", "") == [["use", "连接", "接池", "now"], []]
     assert stem("arm64") == "arm64" and stem("连接池") == "连接池"
     assert stem("x" * 80 + "ing") == "x" * 80 + "ing"  # a blob is its own stem
 
@@ -67,7 +67,7 @@ def test_maintenance_matches_the_other_form(asked: str, written: str) -> None:
 
 def test_search_maintenance_and_highlighting_agree_on_every_stem() -> None:
     text = "Retries of failing uploads; the cookies expire and the boxes fill."
-    searched = set(index_text(text).split())
+    searched = set(index_texts(text)[0].split())
     assert meaning_words(text) <= searched
     assert set(stems(" ".join(make_snippet(text, text).matches))) == meaning_words(text)
 

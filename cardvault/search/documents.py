@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cardvault.vault.card import as_date
 from cardvault.vault.fields import CREATED, LAST_USED, STALE, UPDATED
-from cardvault.vault.layout import FileStat, Vault, walk
+from cardvault.vault.layout import FileStat
 
 if TYPE_CHECKING:  # parsed by the read path, which imports them
     from cardvault.vault.card import Card
@@ -108,12 +108,6 @@ def embed_text(topic: str, body: str, tags: tuple[str, ...]) -> str:
 def text_key(text: str) -> str:
     """Content key of a text: its vector is stored and found under this digest."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def list_sources(vault: Vault) -> dict[str, FileStat]:
-    """Every card, archived card and daily log of the vault, by relative path (stat-ed, not
-    read)."""
-    return walk(vault).files
 
 
 def card_documents(source: FileStat, card: Card) -> list[Document]:

@@ -35,7 +35,7 @@ from cardvault.vault.layout import FileStat
 #: another version is rebuilt.
 SCHEMA_VERSION = "9"
 DB_NAME = "search.sqlite"
-#: The terms are stemmed already (text.index_text): FTS5 only splits them at the spaces.
+#: The terms are stemmed already (text.index_texts): FTS5 only splits them at the spaces.
 TOKENIZER = "unicode61 remove_diacritics 2"
 #: The vectors of an interrupted sync, beside the database (checkpoint.py).
 CHECKPOINT = "embedding-checkpoint.sqlite"

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Any
 
 from cardvault.search.checkpoint import discard as discard_checkpoint
 from cardvault.search.documents import (
     Dates,
     Document,
     card_documents,
-    list_sources,
     log_documents,
 )
 from cardvault.search.embed_sync import (
@@ -27,10 +27,10 @@ from cardvault.search.embed_sync import (
     vectors_current,
 )
 from cardvault.search.index import IndexHandle, record_file, recorded_files, skipped_files
-from cardvault.search.text import index_text
+from cardvault.search.text import index_texts
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
-from cardvault.vault.layout import FileStat, Vault, files_at
+from cardvault.vault.layout import FileStat, Vault, files_at, walk
 from cardvault.vault.read import read_files
 
 __all__ = ["WAITING", "Embedding", "Progress", "SyncReport", "sync_index"]
@@ -115,21 +115,20 @@ def _compare(
     only: set[str] | None,
     progress: Progress | None,
     report: SyncReport,
-) -> tuple[list[FileStat], list[str], list[Parsed]]:
+) -> tuple[dict[str, FileStat], list[str], list[Parsed]]:
     """The files changed (read and parsed) and gone among those compared (every file, or those
     in `only`), against what the index records now; sets the report's `files` (the files the
     index covers)."""
     if only is None:
-        sources = list_sources(vault)
+        sources = walk(vault).files  # every card, archived card and log, stat-ed
         known = recorded_files(index.conn)
         report.files = len(sources)
     else:
         sources = files_at(vault, only)
         known = recorded_files(index.conn, only)
         report.files = int(index.conn.execute("SELECT count(*) FROM files").fetchone()[0])
-    changes = changed_since(sources, known)
-    stale = list(changes.stale.values())
-    return stale, list(changes.gone), _read_changed(stale, known, vault, progress)
+    stale, gone = changed_since(sources, known)
+    return stale, gone, _read_changed(stale, known, vault, progress)
 
 
 def _count(index: IndexHandle, report: SyncReport) -> None:
@@ -144,7 +143,7 @@ Parsed = tuple[FileStat, str, "list[Document] | None", "str | None"]
 
 
 def _read_changed(
-    stale: list[FileStat],
+    stale: dict[str, FileStat],
     known: dict[str, Seen],
     vault: Vault,
     progress: Progress | None,
@@ -153,9 +152,9 @@ def _read_changed(
         return []
     if progress is not None:
         progress("reading", 0, len(stale))
-    found = read_files(vault, {source.rel: source for source in stale})
+    found = read_files(vault, stale)
     parsed: list[Parsed] = []
-    for source in stale:
+    for source in stale.values():
         digest = found.digests.get(source.rel)
         if digest is None:
             continue  # removed since it was stat-ed: the next sync drops it
@@ -179,54 +178,69 @@ def _read_changed(
 def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> None:
     conn = index.conn
     for rel in gone:
-        _delete_file_docs(conn, rel)
+        _write_docs(conn, rel, [])
         conn.execute("DELETE FROM files WHERE path = ?", (rel,))
     for source, digest, docs, problem in parsed:
         record_file(conn, source, digest, problem)
-        if docs is None:
-            continue
-        terms = _delete_file_docs(conn, source.rel)
-        for doc in docs:
-            _insert_doc(conn, source.rel, doc, terms)
+        if docs is not None:
+            _write_docs(conn, source.rel, docs)
 
 
+#: A document's `docs` columns (`file` and `text_hash` aside), in the order `_values` gives.
+_COLUMNS = "key kind slug topic category tags status entry line body pending edited used stale"
+#: A file's documents: id, keyword terms (topic, tags, body), `_COLUMNS`, cites as JSON.
+_STORED = (
+    f"SELECT d.id, f.topic, f.tags, f.body, d.{_COLUMNS.replace(' ', ', d.')}, "
+    "(SELECT json_group_array(ref) FROM cites c WHERE c.doc_id = d.id) FROM docs d "
+    "LEFT JOIN fts f ON f.rowid = d.id WHERE d.file = ?"
+)
+_INSERT = (
+    f"INSERT OR REPLACE INTO docs ({_COLUMNS.replace(' ', ', ')}, file, text_hash) "
+    f"VALUES ({'?, ' * (_COLUMNS.count(' ') + 2)}?)"
+)
+_as_sqlite_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 #: A document's (topic, tags as stored, body) -> its keyword terms (topic, tags, body).
 Terms = dict[tuple[str, str, str], tuple[str, str, str]]
 
 
-def _delete_file_docs(conn: sqlite3.Connection, rel: str) -> Terms:
-    """Drop the file's documents; returns their keyword terms, so a document the file still
-    holds unchanged (every other entry of a log one entry was added to) is not split into
-    terms again."""
-    rows = conn.execute(
-        "SELECT d.id, d.topic, d.tags, d.body, f.topic, f.tags, f.body FROM docs d "
-        "LEFT JOIN fts f ON f.rowid = d.id WHERE d.file = ?",
-        (rel,),
-    ).fetchall()
-    ids = [(row[0],) for row in rows]
+def _write_docs(conn: sqlite3.Connection, rel: str, docs: list[Document]) -> None:
+    """Make `docs` the file's documents. One stored exactly as it is now is left as it is
+    (every other entry of a log one entry was added to); the others are dropped, and their
+    keyword terms serve a new document of the same text (a card whose dates alone changed)."""
+    rows = conn.execute(_STORED, (rel,)).fetchall()
+    wanted = {_values(doc): doc for doc in docs}
+    # a row without its terms (a damaged index) is written again
+    dropped = [row for row in rows if row[1] is None or row[4:] not in wanted]
+    ids = [(row[0],) for row in dropped]
     conn.executemany("DELETE FROM fts WHERE rowid = ?", ids)
     conn.executemany("DELETE FROM cites WHERE doc_id = ?", ids)
-    conn.execute("DELETE FROM docs WHERE file = ?", (rel,))
-    return {row[1:4]: row[4:] for row in rows if row[4] is not None}
+    conn.executemany("DELETE FROM docs WHERE id = ?", ids)
+    # by the stored topic, tags and body (`_COLUMNS` from row[4])
+    terms = {(row[7], row[9], row[13]): row[1:4] for row in dropped if row[1] is not None}
+    kept = {row[4:] for row in rows if row[1] is not None}
+    for values, doc in wanted.items():
+        if values not in kept:
+            _insert_doc(conn, rel, doc, values, terms)
 
 
-def _insert_doc(conn: sqlite3.Connection, rel: str, doc: Document, known: Terms) -> None:
-    tags = json.dumps(list(doc.tags))
-    cursor = conn.execute(
-        "INSERT OR REPLACE INTO docs (file, key, kind, slug, topic, category, tags, status, "
-        "entry, line, body, text_hash, pending, edited, used, stale) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (rel, doc.key, doc.kind, doc.slug, doc.topic, doc.category, tags,
-         doc.status, doc.entry, doc.line, doc.body, doc.text_hash, int(doc.pending),
-         *(doc.dates or Dates())),
+def _values(doc: Document) -> tuple[Any, ...]:
+    """`doc` as `_COLUMNS` and its cites are stored (the cites as SQLite's JSON writes them)."""
+    return (
+        doc.key, doc.kind, doc.slug, doc.topic, doc.category, json.dumps(list(doc.tags)),
+        doc.status, doc.entry, doc.line, doc.body, int(doc.pending), *(doc.dates or Dates()),
+        _as_sqlite_json(doc.cites),
     )  # fmt: skip
+
+
+def _insert_doc(
+    conn: sqlite3.Connection, rel: str, doc: Document, values: tuple[Any, ...], known: Terms
+) -> None:
+    cursor = conn.execute(_INSERT, (*values[:-1], rel, doc.text_hash))
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
     )
-    terms = known.get((doc.topic, tags, doc.body)) or (
-        index_text(doc.topic),
-        index_text(" ".join(doc.tags)),
-        index_text(doc.body),
+    terms = known.get((doc.topic, values[5], doc.body)) or index_texts(
+        doc.topic, " ".join(doc.tags), doc.body
     )
     conn.execute(
         "INSERT INTO fts (rowid, topic, tags, body) VALUES (?, ?, ?, ?)", (cursor.lastrowid, *terms)

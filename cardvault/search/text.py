@@ -27,9 +27,10 @@ STOP_WORDS = frozenset(_STOP_LIST.split())
 SNIPPET_CHARS = 180
 
 
-def index_text(text: str) -> str:
-    """`text` as the keyword index holds it: its terms (`words.index_terms`), space-separated."""
-    return " ".join(index_terms(text))
+def index_texts(*texts: str) -> tuple[str, ...]:
+    """Each of `texts` as the keyword index holds it: its terms (`words.index_terms`),
+    space-separated (a document's topic, tags and body in one call)."""
+    return tuple(map(" ".join, index_terms(*texts)))
 
 
 def query_terms(query: str) -> list[str]:

@@ -106,9 +106,10 @@ class LogEntry:
         suffix = "" if self.ordinal == 1 else f"-{self.ordinal}"
         return f"{self.log}#{self.time or UNTIMED}{suffix}"
 
-    @property
+    @cached_property
     def log(self) -> str:
-        """The entry's log as citations name it (lognames.log_citation)."""
+        """The entry's log as citations name it (lognames.log_citation; its ref and its
+        positional ref both start with it)."""
         return log_citation(self.path)
 
     @property

@@ -30,20 +30,21 @@ _ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(LogEntry) if f.name not
 _TAGS = {"$date": dt.date.fromisoformat, "$datetime": dt.datetime.fromisoformat}
 
 
-def card_record(text: str, path: Path) -> dict[str, Any]:
-    """The record of a card's text (or of its parse error)."""
+def card_record(text: str, path: Path) -> tuple[dict[str, Any], Any]:
+    """The record of a card's text (or of its parse error) and what `decode_card` makes of it."""
     try:
         card = parse_card(text, path)
     except CardvaultError as exc:
-        return error_record(exc)
+        return error_record(exc), None
+    tokens, links = count_tokens(text), wiki_links(text)
     return {
         "meta": encode_meta(card.meta),
         "body_line": card.body_line,
         "body_at": len(text) - len(card.body),
         "newline": card.newline,
-        "tokens": count_tokens(text),
-        "links": [[link.target, link.line] for link in wiki_links(text)],
-    }
+        "tokens": tokens,
+        "links": [[link.target, link.line] for link in links],
+    }, (card, tokens, links)
 
 
 def decode_card(
@@ -60,15 +61,15 @@ def decode_card(
     return card, record["tokens"], links
 
 
-def log_record(text: str, path: Path, signal_words: Iterable[str]) -> dict[str, Any]:
-    """The record of a daily log's text: its entries (or its parse error)."""
+def log_record(text: str, path: Path, signal_words: Iterable[str]) -> tuple[dict[str, Any], Any]:
+    """The record of a daily log's text (or its parse error) and what `decode_log` makes of it."""
     try:
-        entries = parse_log(text, path, signal_words)
+        entries = tuple(parse_log(text, path, signal_words))
     except CardvaultError as exc:
-        return error_record(exc)
+        return error_record(exc), None
     except ValueError:  # a name shaped like a date that is not one (2026-02-30.md)
-        return error_record(CardvaultError("log file name is not a valid date"), "log-name")
-    return {"entries": [_entry(e) for e in entries]}
+        return error_record(CardvaultError("log file name is not a valid date"), "log-name"), None
+    return {"entries": [_entry(e) for e in entries]}, entries
 
 
 def decode_log(record: dict[str, Any], path: Path) -> tuple[LogEntry, ...]:

@@ -91,27 +91,31 @@ def refresh(
 ) -> tuple[dict[str, CardFile], dict[str, LogFile], dict[str, Row], list[Row], int]:
     """`files` as cards and logs (by path), each one's current row, the rows to store, and how
     many files were parsed; what cannot be used is added to `problems`."""
-    rows, changed, parsed = _rows(vault, files, known)
-    cards, logs, damaged = _decoded(files, rows, problems)
+    rows, changed, made = _rows(vault, files, known)
+    cards, logs, damaged = _decoded(files, rows, made, problems)
     if damaged:  # rows that no longer decode: parse those files again
-        fixed, redone, count = _rows(vault, {rel: files[rel] for rel in damaged}, {})
-        more_cards, more_logs, _ = _decoded(files, fixed, problems)
+        fixed, redone, remade = _rows(vault, {rel: files[rel] for rel in damaged}, {})
+        more_cards, more_logs, _ = _decoded(files, fixed, remade, problems)
         cards = dict(sorted({**cards, **more_cards}.items()))  # by path again
         logs = dict(sorted({**logs, **more_logs}.items()))
         rows.update(fixed)
         changed += redone
-        parsed += count
-    return cards, logs, rows, changed, parsed
+        made.update(remade)
+    return cards, logs, rows, changed, len(made)
+
+
+#: A file just parsed, by path: its record and what decoding that record gives (None: an error).
+Made = dict[str, tuple[dict[str, Any], Any]]
 
 
 def _rows(
     vault: Vault, files: Mapping[str, FileStat], known: Mapping[str, Row]
-) -> tuple[dict[str, Row], list[Row], int]:
-    """The current row of every file, the rows to store, and how many files were parsed (only a
-    changed file is read, and parsed only when its digest changed)."""
+) -> tuple[dict[str, Row], list[Row], Made]:
+    """The current row of every file, the rows to store, and the files parsed (only a changed
+    file is read, and parsed only when its digest changed)."""
     rows: dict[str, Row] = {}
     changed: list[Row] = []
-    parsed = 0
+    made: Made = {}
     stale = changed_since(files, known).stale
     for rel, stat in files.items():
         row = known.get(rel)
@@ -136,11 +140,10 @@ def _rows(
         if row is not None and keep:
             text, stored = row.text, row.record
         else:
-            text, record = _parsed(vault, stat, data, unreadable)
+            text, record, value = _parsed(vault, stat, data, unreadable)
             if cut is not None and "entries" in record:
                 record["partial"] = partial_note(stat, cut)
-            stored = dumps(record)
-            parsed += 1
+            stored, made[rel] = dumps(record), (record, value)
         # A file that could not be read is tried again by the next read, like a racy one: a
         # chmod that fixes it changes no size or mtime, so its stat would look unchanged.
         again = unreadable or racy(stat)
@@ -151,21 +154,21 @@ def _rows(
         rows[rel] = fresh
         if fresh != row:
             changed.append(fresh)
-    return rows, changed, parsed
+    return rows, changed, made
 
 
 def _parsed(
     vault: Vault, stat: FileStat, data: bytes, unreadable: bool
-) -> tuple[str | None, dict[str, Any]]:
+) -> tuple[str | None, dict[str, Any], Any]:
     if unreadable:
-        return None, error_record(CardvaultError(data.decode(), stat.path))
+        return None, error_record(CardvaultError(data.decode(), stat.path)), None
     try:
         text = decode(data, stat.path, stat.size)
     except CardvaultError as exc:
-        return None, error_record(exc)
+        return None, error_record(exc), None
     if stat.kind == "log":
-        return text, log_record(text, stat.path, vault.config.signal_words)
-    return text, card_record(text, stat.path)
+        return text, *log_record(text, stat.path, vault.config.signal_words)
+    return text, *card_record(text, stat.path)
 
 
 def readable_part(data: bytes) -> tuple[bytes, int]:
@@ -190,17 +193,19 @@ def partial_note(stat: FileStat, line: int) -> dict[str, Any]:
 
 
 def _decoded(
-    files: Mapping[str, FileStat], rows: Mapping[str, Row], problems: list[Finding]
+    files: Mapping[str, FileStat], rows: Mapping[str, Row], made: Made, problems: list[Finding]
 ) -> tuple[dict[str, CardFile], dict[str, LogFile], list[str]]:
-    """Cards and logs from their rows, by path, and the rels of rows that do not decode."""
+    """Cards and logs from their rows, by path, and the rels of rows that do not decode: a file
+    just parsed as parsed (its record decodes to equal objects), other rows decoded."""
     cards: dict[str, CardFile] = {}
     logs: dict[str, LogFile] = {}
     damaged: list[str] = []
-    ordered = list(rows.values())
+    stored = [row for row in rows.values() if row.rel not in made]
     # a record that is not JSON (catalog.DAMAGED) fails below with a TypeError: parsed again
-    records = decode_each([row.record for row in ordered], tagged)
-    for row, record in zip(ordered, records, strict=True):
+    records = iter(decode_each([row.record for row in stored], tagged))  # in `rows`' order
+    for row in rows.values():
         stat = files[row.rel]
+        record, value = made.get(row.rel) or (next(records), None)
         try:
             if "error" in record:
                 error = record["error"]
@@ -210,12 +215,12 @@ def _decoded(
             path = Path(stat.abspath)
             file = FileText(path, row.text, row.digest)  # type: ignore[arg-type]
             if stat.kind == "log":
-                logs[row.rel] = LogFile(file, decode_log(record, path))
+                logs[row.rel] = LogFile(file, value or decode_log(record, path))
                 if "partial" in record:
                     cut = record["partial"]
                     problems.append(Finding(row.rel, int(cut["line"]), cut["message"], cut["code"]))
             else:
-                card, tokens, links = decode_card(record, file.text, path)
+                card, tokens, links = value or decode_card(record, file.text, path)
                 cards[row.rel] = CardFile(file, card, stat.kind == "archived", tokens, links)
         except (KeyError, TypeError, ValueError, CardvaultError):
             damaged.append(row.rel)
