@@ -60,21 +60,25 @@ def code_ranges(
     alone (a stray backtick opens no span in the next paragraph). The container marks of a
     block's lines ("- ", "> ") hold no backtick, so its spans are the same in the raw text."""
     found = parse(text) if tokens is None else tokens
-    starts = [0, *(match.end() for match in _NEWLINE.finditer(text)), len(text) + 1]
-    last = len(starts) - 1
     blanked = (*_BLOCKS, "blockquote_open") if quotes else _BLOCKS
     ticks = "`" in text  # no backtick: no code span to look for
+    wanted = [  # (first line, line after, whether only its code spans count)
+        (token.map[0], token.map[1], token.type == "inline")
+        for token, depth in _quoted(found)
+        if token.map is not None
+        and (token.type in blanked or (ticks and token.type == "inline" and not (quotes and depth)))
+    ]
+    if not wanted:
+        return []
+    starts = [0, *(match.end() for match in _NEWLINE.finditer(text)), len(text) + 1]
+    last = len(starts) - 1
     ranges = []
-    for token, depth in _quoted(found):
-        if token.map is None:
-            continue
-        start, end = starts[min(token.map[0], last)], starts[min(token.map[1], last)]
-        if token.type in blanked:
+    for first, after, inline in wanted:
+        start, end = starts[min(first, last)], starts[min(after, last)]
+        if not inline:
             ranges.append((start, min(end, len(text))))
-        elif ticks and token.type == "inline" and not (quotes and depth):
-            block = text[start:end]
-            if "`" in block:  # most prose holds no backtick
-                ranges += [(start + a, start + b) for a, b in code_spans(block)]
+        elif "`" in (block := text[start:end]):  # most prose holds no backtick
+            ranges += [(start + a, start + b) for a, b in code_spans(block)]
     return sorted(ranges)
 
 
