@@ -157,6 +157,40 @@ def test_a_question_whose_member_was_archived_is_closed_with_the_reason(tmp_path
     assert listed == []
 
 
+LOG = "memory/2025-01-02.md"
+LOGGED = "# 2025-01-02\n\n## 09:00 — Queue order <!-- id:0a0b0c -->\nLesson: restart the queue.\n"
+
+
+@pytest.mark.parametrize(
+    ("damaged", "damage"),
+    [
+        ("memory/cards/a-card.md", "---\ntopic: [unclosed\n---\nRestart the queue.\n"),
+        (LOG, LOGGED + "A pasted \0 byte.\n"),
+    ],
+)
+def test_a_question_whose_member_does_not_read_stays_pending(
+    tmp_path: Path, damaged: str, damage: str
+) -> None:
+    """A member in a file the read skips (bad YAML, a NUL byte) is unknown, not gone."""
+    root = vault_with(tmp_path, *TWO_CARDS)
+    (root / LOG).write_text(LOGGED, encoding="utf-8")
+    entry = {"key": f"{LOG}#0a0b0c", "path": LOG, "source": f"{LOG}#0a0b0c", "text": "restart"}
+    card = {"key": "memory/cards/a-card.md", "path": "memory/cards/a-card.md", "text": "a"}
+    item = {"id": "5a3e1e", "kind": "same-lesson", "members": [entry, card], "evidence": {},
+            "asked": "2026-05-01", "status": "pending"}  # fmt: skip
+    (root / QUEUE).write_text(json.dumps(item, sort_keys=True) + "\n", encoding="utf-8")
+    (root / damaged).write_text(damage, encoding="utf-8")
+    git(root, "add", "-A")
+    person(root, "commit", "-qm", "a question, and a damaged file")
+    before, files = head(root), snapshot(root)
+    result = cv(root, "maintain", "--only", "index")
+    assert result.exit_code == 0, result.output
+    assert damaged in result.output, "the skipped file is not named"
+    assert queue(root) == [item], "the pending question was closed"
+    assert snapshot(root)[damaged] == files[damaged]
+    assert "review: closed" not in git(root, "log", "--format=%B", f"{before}..HEAD")
+
+
 def test_accepting_a_question_that_would_merge_nothing_is_an_error(tmp_path: Path) -> None:
     root = vault_with(tmp_path, *TWO_CARDS)
     item = duplicate_question(root)

@@ -255,6 +255,18 @@ def test_new_prompts_in_a_terminal(vault_path: Path) -> None:
     assert "Typed body." in (vault_path / "memory" / "cards" / "typed-topic.md").read_text()
 
 
+def test_new_refuses_an_unknown_category_before_asking_for_the_text(vault_path: Path) -> None:
+    import sys
+
+    from tests.support.serve import run_in_terminal
+
+    argv = [sys.executable, "-m", "cardvault", "--vault", str(vault_path), "new", "Typed topic"]
+    code, shown = run_in_terminal([*argv, "-c", "bogus"], vault_path, typed=b"Typed body.\n\x04")
+    assert code == 1, shown
+    assert b"unknown category 'bogus'" in shown
+    assert b"card text" not in shown, "the text was asked for, then thrown away"
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [

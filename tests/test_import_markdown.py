@@ -519,6 +519,24 @@ def test_links_and_tags_inside_code_are_left_as_they_are(vault_path: Path, tmp_p
     assert card.body == code.replace("prose [[Target]]", "prose [[target|Target]]")
 
 
+def test_a_stray_backtick_hides_no_later_link(vault_path: Path, tmp_path: Path) -> None:
+    """A code span ends with its paragraph: an unmatched backtick in one list item does not
+    make the next paragraphs code, so their links are converted as `check` reads them."""
+    source = tmp_path / "notes"
+    source.mkdir()
+    (source / "Target Note.md").write_text("The target.\n", encoding="utf-8")
+    text = (
+        "- verified from `<dir> `/lookup` read it\n- see [[Target Note]] first\n\n"
+        "## Related\n- [[Target Note]] and `code`\n"
+    )
+    (source / "stray.md").write_text(text, encoding="utf-8")
+    done = import_notes(vault_path, source)
+    assert [link["line"] for link in done["links"] if link["note"] == "stray.md"] == [2, 5]
+    body = card_at(vault_path, "memory/cards/stray.md").body
+    assert body == text.replace("[[Target Note]]", "[[target-note|Target Note]]")
+    assert link_findings(vault_path) == []
+
+
 def test_a_vault_inside_the_folder_is_not_imported_into_itself(tmp_path: Path) -> None:
     source = copy_fixture("claude-memory", tmp_path)
     vault = source / "vault"

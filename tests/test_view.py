@@ -557,12 +557,13 @@ PANES = """(() => {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("width", [800, 1280])
+@pytest.mark.parametrize("width", [375, 800, 1280])
 def test_every_pane_fits_the_window_and_no_label_is_cut(
     page_file: Path, browser: DevTools, width: int
 ) -> None:
-    """At 800 and 1280 px the list, the graph and the reader are each wholly in the window and
-    of a usable size, and every label the graph draws lies inside the graph."""
+    """At 375 (a phone: one column), 800 and 1280 px the list, the graph and the reader each
+    lie across the window and are of a usable size, and every label the graph draws lies
+    inside the graph."""
     browser.open(page_file.as_uri())
     browser.send(
         "Emulation.setDeviceMetricsOverride", width=width, height=800, deviceScaleFactor=1,

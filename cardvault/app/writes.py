@@ -103,17 +103,21 @@ class WriteCommands(VaultFor):
         self,
         topic: str,
         category: str,
-        body: str,
+        body: str | Callable[[], str],
         tags: Sequence[str] = (),
         to_global: bool = False,
         redact: bool = False,
         on_wait: OnWait | None = None,
     ) -> WriteResult:
-        """`cardvault new`: write a new knowledge card and commit it."""
-        from cardvault.write.add import plan_card
+        """`cardvault new`: write a new knowledge card and commit it. `body` is the card's text,
+        or how to read it: called once the category is known, so no text is typed in vain."""
+        from cardvault.write.add import check_category, plan_card
 
+        if callable(body):
+            check_category(self.vault_for(to_global), category)
+        text = body() if callable(body) else body
         return self.landed(
-            lambda vault: plan_card(vault, topic, category, tags, body, self.now().date(), redact),
+            lambda vault: plan_card(vault, topic, category, tags, text, self.now().date(), redact),
             to_global,
             on_wait,
         )

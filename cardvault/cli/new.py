@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -51,7 +52,7 @@ def new(
     """
     session = session_of(ctx, agent)
     vault = opened(session.vault_for(to_global))
-    text = _card_text(vault, body)
+    text = partial(_card_text, vault, body)  # read once the category is known good
     result = session.new(topic, category, text, tags, to_global, redact, on_wait=waiting_note)
     render.notes(result.notes)
     render.warnings(result.warnings)

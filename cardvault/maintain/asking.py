@@ -230,6 +230,8 @@ def _why_closed(state: VaultState, item: ReviewItem) -> str | None:
         return None if len(places) > 1 else f"already in {next(iter(places))}"
     places = set()
     for member in item.members:
+        if member.path in state.unreadable:  # unknown whether it is gone: the question stays
+            return None
         if member.source is not None:
             if member.source not in state.entries_by_ref:
                 return f"the entry {member.source} is gone"

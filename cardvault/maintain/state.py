@@ -45,6 +45,8 @@ class VaultState:
     embeddings: Embeddings | None = field(default=None, compare=False)
     since: dt.date | None = None
     problems: tuple[str, ...] = ()
+    #: The files the read could not use (vault-relative): what they hold is unknown, not gone.
+    unreadable: frozenset[str] = frozenset()
     queue: FileText | None = None  # memory/review.jsonl
     #: The uses this clone recorded since its last fold (vault/uses.py).
     uses: Unfolded = field(default_factory=Unfolded, compare=False)
@@ -199,6 +201,7 @@ def state_of(
         embeddings=embeddings,
         since=since,
         problems=tuple(f"{problem} (skipped)" for problem in snapshot.problems),
+        unreadable=frozenset(problem.path for problem in snapshot.problems),
         queue=_queue(snapshot.vault),
     )
 

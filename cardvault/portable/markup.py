@@ -1,7 +1,7 @@
 """Reading a note's Markdown for import: where its code is, its inline `#tags`, its links.
 
-Code is found with markdown-it-py's tokens (blocks by line range, code spans by CommonMark's
-backtick rule); nothing inside code is a tag or a link, and import never rewrites a byte of it.
+Code is what `check` reads as code (vault/prose.py: code and HTML blocks, each block's code
+spans); nothing inside code is a tag or a link, and import never rewrites a byte of it.
 Tags are Obsidian's, never in headings. A wiki-link is what `vault/links.py`'s pattern reads, so
 import rewrites exactly what `check` will read; a Markdown link counts when its target is a
 relative path.
@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cardvault.vault.links import WIKILINK
-from cardvault.vault.prose import code_spans as prose_code_spans
-from cardvault.vault.prose import parse
+from cardvault.vault.prose import code_ranges, parse
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -44,39 +43,9 @@ class Found:
 
 
 def code_spans(text: str, tokens: list[Token] | None = None) -> list[tuple[int, int]]:
-    """Character ranges of `text` that are code (`tokens`: `text` parsed already)."""
-    tokens = parse(text) if tokens is None else tokens
-    offsets = _line_offsets(text)
-    code_lines: set[int] = set()
-    for token in tokens:
-        if token.type in ("fence", "code_block") and token.map:
-            code_lines.update(range(token.map[0], token.map[1]))
-    spans: list[tuple[int, int]] = []
-    region_start: int | None = None
-    for line in range(len(offsets) - 1):
-        if line in code_lines:
-            if region_start is not None:
-                spans += _inline_code(text, region_start, offsets[line])
-                region_start = None
-            spans.append((offsets[line], offsets[line + 1]))
-        elif region_start is None:
-            region_start = offsets[line]
-    if region_start is not None:
-        spans += _inline_code(text, region_start, len(text))
-    return sorted(spans)
-
-
-def _line_offsets(text: str) -> list[int]:
-    offsets = [0]
-    for match in re.finditer("\n", text):
-        offsets.append(match.end())
-    if offsets[-1] != len(text):
-        offsets.append(len(text))
-    return offsets
-
-
-def _inline_code(text: str, start: int, stop: int) -> list[tuple[int, int]]:
-    return [(start + a, start + b) for a, b in prose_code_spans(text[start:stop])]
+    """Character ranges of `text` that are code (`tokens`: `text` parsed already): the ranges
+    `check` blanks before it reads links (vault/prose.py)."""
+    return code_ranges(text, tokens)
 
 
 def inside(spans: list[tuple[int, int]], position: int) -> bool:

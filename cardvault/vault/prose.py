@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 _BLOCKS = ("fence", "code_block", "html_block")
 _PROSE_BLOCKS = ("paragraph_open", "heading_open")
 _TICKS = re.compile(r"`+")
+_NEWLINE = re.compile("\n")
+_NOT_NEWLINE = re.compile("[^\n]+")
 _ESCAPE_OR_TICKS = re.compile(r"\\[\s\S]?|`+")
 
 
@@ -35,19 +37,49 @@ def parse(text: str) -> list[Token]:
 
 
 def masked_lines(text: str, tokens: list[Token] | None = None, quotes: bool = False) -> list[str]:
-    """`text`'s lines (split on "\\n") with code blocks, HTML blocks, inline code spans and, when
-    `quotes`, block quotes replaced by spaces."""
-    lines = text.split("\n")
+    """`text`'s lines (split on "\\n") with what `code_ranges` finds replaced by spaces."""
+    pieces, at = [], 0
+    for left, right in code_ranges(text, tokens, quotes):
+        if right > at:
+            left = max(left, at)
+            pieces += [text[at:left], _NOT_NEWLINE.sub(_spaces, text[left:right])]
+            at = right
+    pieces.append(text[at:])
+    return "".join(pieces).split("\n")
+
+
+def _spaces(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def code_ranges(
+    text: str, tokens: list[Token] | None = None, quotes: bool = False
+) -> list[tuple[int, int]]:
+    """The character ranges of `text` that are no prose, sorted: code and HTML blocks (and,
+    when `quotes`, block quotes) whole, and each block's inline code spans, found in that block
+    alone (a stray backtick opens no span in the next paragraph). The container marks of a
+    block's lines ("- ", "> ") hold no backtick, so its spans are the same in the raw text."""
     found = parse(text) if tokens is None else tokens
     blanked = (*_BLOCKS, "blockquote_open") if quotes else _BLOCKS
     ticks = "`" in text  # no backtick: no code span to look for
-    for token, depth in _quoted(found):
-        if token.type in blanked and token.map is not None:
-            for number in range(token.map[0], min(token.map[1], len(lines))):
-                lines[number] = " " * len(lines[number])
-        elif ticks and token.type == "inline" and token.map is not None and not (quotes and depth):
-            _blank_spans(lines, token.map[0], token.map[1])
-    return lines
+    wanted = [  # (first line, line after, whether only its code spans count)
+        (token.map[0], token.map[1], token.type == "inline")
+        for token, depth in _quoted(found)
+        if token.map is not None
+        and (token.type in blanked or (ticks and token.type == "inline" and not (quotes and depth)))
+    ]
+    if not wanted:
+        return []
+    starts = [0, *(match.end() for match in _NEWLINE.finditer(text)), len(text) + 1]
+    last = len(starts) - 1
+    ranges = []
+    for first, after, inline in wanted:
+        start, end = starts[min(first, last)], starts[min(after, last)]
+        if not inline:
+            ranges.append((start, min(end, len(text))))
+        elif "`" in (block := text[start:end]):  # most prose holds no backtick
+            ranges += [(start + a, start + b) for a, b in code_spans(block)]
+    return sorted(ranges)
 
 
 def _quoted(tokens: list[Token]) -> Iterator[tuple[Token, int]]:
@@ -109,18 +141,3 @@ def code_spans(text: str) -> list[tuple[int, int]]:
             spans.append((opened.start(), close.end()))
             index = close.end()
     return spans
-
-
-def _blank_spans(lines: list[str], start: int, end: int) -> None:
-    """Blank the inline code spans of the block on lines start..end (its container marks, "- "
-    or "> ", hold no backticks, so the spans are the same in the raw lines)."""
-    block = "\n".join(lines[start:end])
-    spans = code_spans(block) if "`" in block else []  # most prose holds no backtick
-    if not spans:
-        return
-    chars = list(block)
-    for left, right in spans:
-        for index in range(left, right):
-            if chars[index] != "\n":
-                chars[index] = " "
-    lines[start:end] = "".join(chars).split("\n")

@@ -99,6 +99,13 @@ def normalise_tags(raw: Sequence[str]) -> list[str]:
     return tags
 
 
+def check_category(vault: Vault, category: str) -> None:
+    """Refuse a category the vault's settings do not list."""
+    if category not in vault.config.categories:
+        allowed = ", ".join(vault.config.categories)
+        raise ConfigError(f"unknown category '{category}' (allowed: {allowed})")
+
+
 def plan_card(
     vault: Vault,
     topic: str,
@@ -113,9 +120,7 @@ def plan_card(
     topic = topic.strip()
     if not topic:
         raise CardFormatError("a card needs a topic")
-    if category not in vault.config.categories:
-        allowed = ", ".join(vault.config.categories)
-        raise ConfigError(f"unknown category '{category}' (allowed: {allowed})")
+    check_category(vault, category)
     if not body.strip():
         raise CardFormatError("a card needs a body (--body TEXT, or --body - to read stdin)")
     limit = vault.config.max_entry_bytes
