@@ -157,6 +157,33 @@ def test_lesson_sections_labels_and_lead_words_give_lessons(name: str) -> None:
     assert found == LESSONS[name]
 
 
+@pytest.mark.parametrize("name", sorted(LESSONS))
+def test_the_id_marks_cardvault_gives_entries_change_no_lesson(name: str) -> None:
+    """Every `##` heading marked as `log` and the ids step mark them (`<!-- id:… -->`): the
+    same entries with the same lessons, a heading that names a lesson section included."""
+    text = (FIXTURES / name).read_text("utf-8")
+    marked = re.sub(r"(?m)^(## .*?)\s*$", r"\1 <!-- id:abc123 -->", text)
+    day = _DATED.match(name.rpartition("/")[2])
+    assert day is not None and marked != text
+    again = parse_log(marked, Path("memory") / f"{day.group()}.md", DEFAULT_SIGNALS)
+    assert [(e.title, [(s.kind, s.text) for s in e.signals]) for e in again] == [
+        (e.title, [(s.kind, s.text) for s in e.signals]) for e in entries_of(name)
+    ]
+
+
+def test_a_logged_entry_titled_as_a_lesson_section_is_distilled(tmp_path: Path) -> None:
+    """`log "- Drain the queue before deploys." --title Lessons` writes its heading with an id
+    mark; `maintain --dry-run` still reads the entry's items as lessons."""
+    root = tmp_path / "vault"
+    assert run_cli(["init", str(root)]).exit_code == 0
+    logged = run_cli(["--vault", str(root), "log", "- Drain the queue before deploys.", "--title",
+                      "Lessons"])  # fmt: skip
+    assert logged.exit_code == 0, logged.output
+    result = run_cli(["--vault", str(root), "maintain", "--dry-run", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"]["distill"] == 1
+
+
 def test_an_inline_bold_lesson_in_chinese() -> None:
     """`**教训: ...**` inside a line of MEMORY.md: the lesson, without the closing bold."""
     text = (FIXTURES / "openclaw-catalyst-zh" / "MEMORY.md").read_text("utf-8")

@@ -252,13 +252,18 @@ def _entry_headings(tokens: list[Token]) -> list[tuple[int, str, str, str | None
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag != "h2" or token.level or token.map is None:
             continue
-        content = tokens[index + 1].content.strip()
-        marked = ENTRY_ID.search(content)
-        entry_id = marked.group("id") if marked else None
-        time, title = heading_time(content[: marked.start()] if marked else content)
+        content, entry_id = _without_id(tokens[index + 1].content)
+        time, title = heading_time(content)
         if time or token.markup == "##":
             found.append((token.map[0], time, title, entry_id))
     return found
+
+
+def _without_id(content: str) -> tuple[str, str | None]:
+    """A heading's text without the `<!-- id:… -->` mark cardvault gives an entry, and the id."""
+    content = content.strip()
+    marked = ENTRY_ID.search(content)
+    return (content[: marked.start()], marked.group("id")) if marked else (content, None)
 
 
 def _lesson_sections(tokens: list[Token]) -> tuple[set[int], set[int]]:
@@ -275,7 +280,8 @@ def _lesson_sections(tokens: list[Token]) -> tuple[set[int], set[int]]:
         if token.type == "heading_open":
             level = int(token.tag[1:])
             rank = 0 if level <= max(rank, 2) else rank
-            if not rank and is_lesson_label(heading_time(tokens[index + 1].content)[1]):
+            title = heading_time(_without_id(tokens[index + 1].content)[0])[1]
+            if not rank and is_lesson_label(title):
                 rank = level
         elif token.type == "hr":
             rank = 0
