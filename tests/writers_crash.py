@@ -45,7 +45,9 @@ CARD = (
 
 def cardvault(root: Path, *args: str, group: bool = False) -> subprocess.Popen[bytes]:
     """Start `cardvault ARGS` on the vault at `root` (in a new process group with `group`)."""
-    env = {**os.environ, "CARDVAULT_VAULT": str(root), "CARDVAULT_NOW": NOW}
+    scratch = root.parent / "tmp"  # what a killed process cannot clean up stays beside `root`
+    scratch.mkdir(exist_ok=True)
+    env = {**os.environ, "CARDVAULT_VAULT": str(root), "CARDVAULT_NOW": NOW, "TMPDIR": str(scratch)}
     return subprocess.Popen(
         [sys.executable, "-m", "cardvault", *args],
         env=env,
