@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -122,11 +122,6 @@ def terms(text: str) -> list[str]:
         else:
             found.append(word)
     return found
-
-
-def stem_each(words: Iterable[str]) -> list[str]:
-    """The stem of each of `words` (as `terms` gives them), in order: a query's in one call."""
-    return list(map(stem, words))
 
 
 def index_terms(*texts: str) -> list[list[str]]:

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_each, stem_spans, terms, words
+from cardvault.words import bigrams, index_terms, is_cjk, stem, stem_spans, terms, words
 
 MAX_QUERY_TERMS = 64
 #: Lucene's English stop words: dropped from keyword queries unless nothing else is left.
@@ -65,7 +65,7 @@ class KeywordQuery:
         if isinstance(query, KeywordQuery):
             return query
         every = query_terms(query)
-        stems = dict(zip(every, stem_each(every), strict=True))
+        stems = {term: stem(term) for term in every}
         first: dict[str, str] = {}  # FTS5 expression -> the first word asking for it
         for term in [t for t in every if t not in STOP_WORDS] or every:
             first.setdefault(fts_term(stems[term]), term)
