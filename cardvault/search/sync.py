@@ -30,6 +30,7 @@ from cardvault.search.index import IndexHandle, record_file, recorded_files, ski
 from cardvault.search.text import index_texts
 from cardvault.search.vector_store import prune_vector_files
 from cardvault.vault.changes import Seen, changed_since
+from cardvault.vault.fields import TAGS, TOPIC
 from cardvault.vault.layout import FileStat, Vault, files_at, walk
 from cardvault.vault.read import read_files
 
@@ -188,7 +189,10 @@ def _write_files(index: IndexHandle, parsed: list[Parsed], gone: list[str]) -> N
 
 #: A document's `docs` columns (`file` and `text_hash` aside), in the order `_values` gives.
 _COLUMNS = "key kind slug topic category tags status entry line body pending edited used stale"
-#: A file's documents: id, keyword terms (topic, tags, body), `_COLUMNS`, cites as JSON.
+#: Where a document's topic, tags (as stored) and body are in its `_values`.
+_TOPIC, _TAGS, _BODY = map(_COLUMNS.split().index, (TOPIC, TAGS, "body"))
+#: A file's documents: id, keyword terms (topic, tags, body), then `_values` (`_COLUMNS` and
+#: the cites as JSON).
 _STORED = (
     f"SELECT d.id, f.topic, f.tags, f.body, d.{_COLUMNS.replace(' ', ', d.')}, "
     "(SELECT json_group_array(ref) FROM cites c WHERE c.doc_id = d.id) FROM docs d "
@@ -207,17 +211,24 @@ def _write_docs(conn: sqlite3.Connection, rel: str, docs: list[Document]) -> Non
     """Make `docs` the file's documents. One stored exactly as it is now is left as it is
     (every other entry of a log one entry was added to); the others are dropped, and their
     keyword terms serve a new document of the same text (a card whose dates alone changed)."""
-    rows = conn.execute(_STORED, (rel,)).fetchall()
+    rows = [(row[0], row[1:4], row[4:]) for row in conn.execute(_STORED, (rel,))]
     wanted = {_values(doc): doc for doc in docs}
     # a row without its terms (a damaged index) is written again
-    dropped = [row for row in rows if row[1] is None or row[4:] not in wanted]
-    ids = [(row[0],) for row in dropped]
+    dropped = [
+        (doc_id, stored, values)
+        for doc_id, stored, values in rows
+        if stored[0] is None or values not in wanted
+    ]
+    ids = [(doc_id,) for doc_id, _, _ in dropped]
     conn.executemany("DELETE FROM fts WHERE rowid = ?", ids)
     conn.executemany("DELETE FROM cites WHERE doc_id = ?", ids)
     conn.executemany("DELETE FROM docs WHERE id = ?", ids)
-    # by the stored topic, tags and body (`_COLUMNS` from row[4])
-    terms = {(row[7], row[9], row[13]): row[1:4] for row in dropped if row[1] is not None}
-    kept = {row[4:] for row in rows if row[1] is not None}
+    terms = {
+        (values[_TOPIC], values[_TAGS], values[_BODY]): stored
+        for _, stored, values in dropped
+        if stored[0] is not None
+    }
+    kept = {values for _, stored, values in rows if stored[0] is not None}
     for values, doc in wanted.items():
         if values not in kept:
             _insert_doc(conn, rel, doc, values, terms)
@@ -239,7 +250,7 @@ def _insert_doc(
     conn.executemany(
         "INSERT INTO cites VALUES (?, ?)", [(cursor.lastrowid, ref) for ref in doc.cites]
     )
-    terms = known.get((doc.topic, values[5], doc.body)) or index_texts(
+    terms = known.get((values[_TOPIC], values[_TAGS], values[_BODY])) or index_texts(
         doc.topic, " ".join(doc.tags), doc.body
     )
     conn.execute(
