@@ -18,7 +18,7 @@ from typing import Any
 from cardvault.errors import CardvaultError, ConfigError
 from cardvault.limits import VAULT_FILE
 from cardvault.vault.bounded_data import toml_loads
-from cardvault.vault.confine import read_regular
+from cardvault.vault.confine import read_file
 from cardvault.vault.root import CONFIG_FILE as CONFIG_FILE  # defined with the root search
 
 DEFAULT_CATEGORIES = (
@@ -153,7 +153,7 @@ def load_config(path: Path) -> VaultConfig:
     """Read `path` (a cardvault.toml); raise ConfigError naming the file and key on bad input.
     A symlink, a FIFO or a file over 1 MB is refused, never read (vault/confine.py)."""
     try:
-        raw = read_regular(path, VAULT_FILE)
+        raw = read_file(path, VAULT_FILE).data
     except FileNotFoundError:
         return VaultConfig(source=path)
     except CardvaultError as exc:

@@ -111,11 +111,6 @@ def read_confined(root: Path, path: Path, limit: int) -> bytes:
     return read_file(confined(root, path), limit).data
 
 
-def read_regular(path: Path, limit: int) -> bytes:
-    """At most `limit` + 1 bytes of the regular file `path` (see `read_file`)."""
-    return read_file(path, limit).data
-
-
 class FileRead(NamedTuple):
     """What `read_file` read: the bytes from offset `start`, and the file's status."""
 

@@ -21,7 +21,7 @@ from cardvault.vault.changes import changed_since, racy
 from cardvault.vault.confine import (
     leads_outside,
     name_problem,
-    read_regular,
+    read_file,
     shown,
     symlink_message,
 )
@@ -123,7 +123,7 @@ def _rows(
             rows[rel] = row
             continue
         try:
-            data = read_regular(stat.path, VAULT_FILE)  # the walk vetted its folders
+            data = read_file(stat.path, VAULT_FILE).data  # the walk vetted its folders
         except FileNotFoundError:
             continue  # removed since the walk
         except CardvaultError as exc:  # became a symlink or a FIFO since the walk
